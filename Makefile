@@ -1,0 +1,105 @@
+# npugen — build, test, run, bench.
+#   make            build/npugen, build/libnpugen.a, build/libnpusim.a
+#   make run        check examples/matmul.c and write its emitted C to out/
+#   make test       normal + ASan/UBSan builds, whole Criterion suite in both
+#   make bench      benchmark table (one run, ratios)
+#   make install PREFIX=/usr/local
+
+PREFIX  ?= /usr/local
+BUILD   ?= build
+SAN     ?=
+CC      ?= gcc
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+
+TS_C    := third_party/tree-sitter-c/src
+DEPS_OK := third_party/.deps-ok
+
+WARN    := -Wall -Wextra -Werror
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT     := -O1 -g $(SANFLAGS)
+else
+OPT     := -O2 -g
+endif
+CFLAGS_ALL := -std=c11 $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -I. -Inpu_intrinsics -Isim -DNPG_INTRINSICS_INCLUDE_DIR=\"$(CURDIR)/npu_intrinsics\"
+LDLIBS  := -ltree-sitter -ltcc -ldl -lisl -lgmp -linih -lm
+TESTLIBS := -lcriterion
+
+LIB_SRCS  := $(wildcard frontend/*.c ir/*.c schedule/*.c emit/*.c jit/*.c)
+SIM_SRCS  := $(wildcard sim/*.c)
+CLI_SRCS  := $(wildcard cli/*.c)
+TEST_SRCS := $(wildcard tests/*.c)
+HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h emit/*.h jit/*.h sim/*.h npu_intrinsics/*.h cli/*.h tests/*.h)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIB_OBJS  := $(call obj,$(LIB_SRCS)) $(BUILD)/obj/ts_c_parser.o
+SIM_OBJS  := $(call obj,$(SIM_SRCS))
+CLI_OBJS  := $(call obj,$(CLI_SRCS))
+TEST_OBJS := $(call obj,$(TEST_SRCS))
+
+.PHONY: all deps run test test-build bench install clean
+all: $(BUILD)/npugen $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
+
+deps: $(DEPS_OK)
+$(DEPS_OK): scripts/deps.sh scripts/tree-sitter-c.sha256
+	bash scripts/deps.sh
+	touch $@
+
+$(BUILD)/obj/%.o: %.c $(HDRS) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+# libnpusim is fast host C even in debug builds: tests run real intrinsics.
+$(BUILD)/obj/sim/%.o: sim/%.c $(HDRS) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O2 -c $< -o $@
+
+# The generated grammar is third-party code: our warning flags do not apply.
+$(BUILD)/obj/ts_c_parser.o: $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -w $(SANFLAGS) -I$(TS_C) -c $(TS_C)/parser.c -o $@
+
+$(BUILD)/libnpugen.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libnpusim.a: $(SIM_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/npugen: $(CLI_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
+	$(CC) $(OPT) -o $@ $(CLI_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
+
+$(BUILD)/npugen-tests: $(TEST_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
+	$(CC) $(OPT) -o $@ $(TEST_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(TESTLIBS) $(LDLIBS)
+
+test-build: $(BUILD)/npugen $(BUILD)/npugen-tests
+
+# The README's test command: both builds, whole suite.
+test: $(DEPS_OK)
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build test-build
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/asan SAN=1 test-build
+	@echo "== normal build =="
+	NPUGEN=build/npugen build/npugen-tests --jobs=$(JOBS)
+	@echo "== ASan+UBSan build =="
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  NPUGEN=build/asan/npugen build/asan/npugen-tests --jobs=$(JOBS)
+
+run: all
+	$(BUILD)/npugen check examples/matmul.c
+	$(BUILD)/npugen emit examples/matmul.c -o out/matmul
+	@echo "emitted C written to: $$(ls out/matmul/*.c out/matmul/*.h | tr '\n' ' ')"
+
+bench: all
+	bash bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/npugen
+	install -m 755 $(BUILD)/npugen $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/npugen.h $(wildcard npu_intrinsics/*.h) $(wildcard sim/npusim.h) $(DESTDIR)$(PREFIX)/include/npugen/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/npugen.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npugen.pc
+
+clean:
+	rm -rf build out

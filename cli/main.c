@@ -1,0 +1,178 @@
+/* The npugen command. Exit status: 0 success, 1 bad input or a failed check,
+ * 2 usage error. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "npugen.h"
+
+static const char usage[] =
+    "usage: npugen emit FILE [-o DIR] [--check] [--dump-ir]\n"
+    "       npugen check FILE [--seed N]\n"
+    "       npugen --version | --help\n"
+    "\n"
+    "  emit    write <variant>.c and <variant>.h for every variant into DIR\n"
+    "          (without -o, print the C to standard output)\n"
+    "          --check    exit 1 if the files in DIR are missing or stale\n"
+    "          --dump-ir  print the loop-nest IR of every variant\n"
+    "  check   JIT-run every variant and the kernel as written on the same\n"
+    "          seeded random inputs and compare every output element\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "npugen: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n%s", usage);
+  return 2;
+}
+
+typedef struct {
+  const char *cmd, *file, *out_dir;
+  bool check_stale, dump_ir;
+  uint64_t seed;
+} Options;
+
+static int parse_args(int argc, char **argv, Options *o) {
+  memset(o, 0, sizeof *o);
+  o->seed = 1;
+  if (argc < 2) return usage_error("missing command", "");
+  o->cmd = argv[1];
+  if (strcmp(o->cmd, "emit") && strcmp(o->cmd, "check")) return usage_error("unknown command '%s'", o->cmd);
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-o") || !strcmp(a, "--seed")) {
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
+      if (a[1] == 'o') {
+        o->out_dir = argv[++i];
+      } else {
+        char *end;
+        errno = 0;
+        o->seed = strtoull(argv[++i], &end, 10);
+        if (*end || errno || argv[i][0] == '-') return usage_error("invalid seed '%s'", argv[i]);
+      }
+    } else if (!strcmp(a, "--check")) {
+      o->check_stale = true;
+    } else if (!strcmp(a, "--dump-ir")) {
+      o->dump_ir = true;
+    } else if (a[0] == '-' && a[1]) {
+      return usage_error("unknown option '%s'", a);
+    } else if (!o->file) {
+      o->file = a;
+    } else {
+      return usage_error("unexpected argument '%s'", a);
+    }
+  }
+  if (!o->file) return usage_error("missing input FILE", "");
+  if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir))
+    return usage_error("-o, --check and --dump-ir belong to 'emit'", "");
+  if (o->check_stale && !o->out_dir) return usage_error("--check needs -o DIR", "");
+  return 0;
+}
+
+/* 0 when equal, 1 when different or missing. */
+static int same_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 1;
+  size_t n = strlen(text);
+  char *buf = malloc(n + 2);
+  size_t got = fread(buf, 1, n + 1, f);
+  fclose(f);
+  int diff = got != n || memcmp(buf, text, n) != 0;
+  free(buf);
+  return diff;
+}
+
+static int write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+    fprintf(stderr, "npugen: error: cannot write %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+static int make_dir(const char *dir) {
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", dir);
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      mkdir(buf, 0777);
+      *p = '/';
+    }
+  if (mkdir(buf, 0777) && errno != EEXIST) {
+    fprintf(stderr, "npugen: error: cannot create %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+static int cmd_emit(NpgSession *s, const Options *o) {
+  int n = npg_variant_count(s), stale = 0;
+  if (o->dump_ir)
+    for (int i = 0; i < n; i++) printf("%s", npg_dump_ir(s, i));
+  if (!o->out_dir) {
+    if (!o->dump_ir)
+      for (int i = 0; i < n; i++) printf("%s%s", i ? "\n" : "", npg_emit_source(s, i));
+    return 0;
+  }
+  if (!o->check_stale && make_dir(o->out_dir)) return 1;
+  for (int i = 0; i < n; i++) {
+    const char *texts[2] = {npg_emit_source(s, i), npg_emit_header(s, i)};
+    const char *exts[2] = {".c", ".h"};
+    for (int f = 0; f < 2; f++) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s%s", o->out_dir, npg_variant_name(s, i), exts[f]);
+      if (o->check_stale) {
+        if (same_file(path, texts[f])) {
+          fprintf(stderr, "npugen: %s is stale: run 'npugen emit %s -o %s'\n", path, o->file, o->out_dir);
+          stale = 1;
+        }
+      } else if (write_file(path, texts[f])) {
+        return 1;
+      }
+    }
+  }
+  return stale;
+}
+
+static int cmd_check(NpgSession *s, const Options *o) {
+  int n = npg_variant_count(s), failed = 0;
+  for (int i = 0; i < n; i++) {
+    NpgCheckResult r;
+    bool ok = npg_check(s, i, o->seed, &r);
+    if (ok)
+      printf("%-24s PASS  max error %g%s, %ld output elements compared (seed %llu)\n",
+             npg_variant_name(s, i), r.max_error, r.exact ? " (bit-exact)" : "", r.compared,
+             (unsigned long long)o->seed);
+    else
+      printf("%-24s FAIL  %s\n", npg_variant_name(s, i), r.message);
+    failed += !ok;
+  }
+  printf("%d passed, %d failed\n", n - failed, failed);
+  return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && !strcmp(argv[1], "--version")) {
+    printf("npugen %s\n", NPUGEN_VERSION_STRING);
+    return 0;
+  }
+  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  Options o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc) return rc;
+  NpgSession *s = npg_open_file(o.file);
+  if (npg_error_count(s)) {
+    fputs(npg_errors(s), stderr);
+    npg_close(s);
+    return 1;
+  }
+  rc = !strcmp(o.cmd, "emit") ? cmd_emit(s, &o) : cmd_check(s, &o);
+  npg_close(s);
+  return rc;
+}

@@ -1,0 +1,24 @@
+/* IR -> C99 text: one .c and one .h per variant. */
+#ifndef NPG_EMIT_H
+#define NPG_EMIT_H
+
+#include "ir/ir.h"
+
+#define NPUGEN_VERSION "0.1.0"
+
+/* What a variant is emitted from: the kernel IR and the schedule text that
+ * produced it (NULL for the kernel as written). */
+typedef struct {
+  const Module *m;
+  const Kernel *k;       /* the (scheduled) IR */
+  const char *name;      /* emitted function name */
+  const char *schedule;  /* "split(i, 64, io, ii)\n..." or NULL */
+} EmitUnit;
+
+/* malloc'ed C source / header text. Deterministic: same IR, same bytes. */
+char *emit_c_source(const EmitUnit *u);
+char *emit_c_header(const EmitUnit *u);
+/* The prototype line "void f(const int8_t A[4][4], int n)" (no ';'). */
+void emit_prototype(StrBuf *sb, const EmitUnit *u);
+
+#endif

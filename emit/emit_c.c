@@ -1,0 +1,355 @@
+/* Emits readable C99 for one variant. Rules (DESIGN.md section 6): source
+ * names kept, a header comment with the schedule, a comment on each loop
+ * nest naming its statements and lines, deterministic bytes, and code that
+ * gcc -std=c99 -Wall -Wextra -pedantic -Werror, clang and tcc accept. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit/emit.h"
+
+typedef struct {
+  StrBuf *sb;
+  const EmitUnit *u;
+  bool *var_read;   /* by Var.id: read somewhere */
+  bool *var_used;   /* by Var.id: read or written */
+  bool *buf_used;   /* by Buffer.id */
+  bool *buf_read;
+} Emit;
+
+/* ---------------- usage scan ---------------- */
+
+static void scan_expr(Emit *em, const Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_VAR) em->var_read[e->var->id] = em->var_used[e->var->id] = true;
+  if (e->kind == EX_LOAD) {
+    em->buf_used[e->buf->id] = em->buf_read[e->buf->id] = true;
+    for (int i = 0; i < e->buf->ndim; i++) scan_expr(em, e->idx[i]);
+  }
+  scan_expr(em, e->a);
+  scan_expr(em, e->b);
+  scan_expr(em, e->c);
+  for (int i = 0; i < e->nargs; i++) scan_expr(em, e->args[i]);
+}
+
+static bool scan_stmt(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Emit *em = ctx;
+  switch (s->kind) {
+  case ST_FOR:
+    scan_expr(em, s->lo);
+    scan_expr(em, s->hi);
+    break;
+  case ST_IF:
+    scan_expr(em, s->cond);
+    break;
+  case ST_ASSIGN:
+    scan_expr(em, s->rhs);
+    if (s->lhs->kind == EX_LOAD) {
+      em->buf_used[s->lhs->buf->id] = true;
+      for (int i = 0; i < s->lhs->buf->ndim; i++) scan_expr(em, s->lhs->idx[i]);
+      if (s->op != OP_NONE) em->buf_read[s->lhs->buf->id] = true;
+    } else {
+      em->var_used[s->lhs->var->id] = true;
+      if (s->op != OP_NONE) em->var_read[s->lhs->var->id] = true;
+    }
+    break;
+  case ST_DECL:
+    scan_expr(em, s->init);
+    for (int i = 0; i < s->ninit; i++) scan_expr(em, s->init_list[i]);
+    break;
+  default:
+    break;
+  }
+  return true;
+}
+
+/* ---------------- pieces ---------------- */
+
+static void emit_array_decl(StrBuf *sb, const Buffer *b) {
+  sb_printf(sb, "%s%s %s", b->is_const ? "const " : "", b->elem->name, b->name);
+  for (int i = 0; i < b->ndim; i++) sb_printf(sb, "[%lld]", (long long)b->shape[i]);
+}
+
+void emit_prototype(StrBuf *sb, const EmitUnit *u) {
+  sb_printf(sb, "void %s(", u->name);
+  if (!u->k->params) sb_puts(sb, "void");
+  for (const Param *p = u->k->params; p; p = p->next) {
+    if (p != u->k->params) sb_puts(sb, ", ");
+    if (p->buf)
+      emit_array_decl(sb, p->buf);
+    else
+      sb_printf(sb, "%s%s %s", p->var->is_const ? "const " : "", p->var->type->name, p->var->name);
+  }
+  sb_putc(sb, ')');
+}
+
+typedef struct {
+  const char **names;
+  int *lines;
+  int n, cap;
+} NameList;
+
+static bool list_names(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  NameList *l = ctx;
+  if (s->kind != ST_ASSIGN) return true;
+  if (l->n < l->cap) {
+    l->names[l->n] = s->name;
+    l->lines[l->n] = s->loc.line;
+  }
+  l->n++;
+  return true;
+}
+
+/* "loop nest i (line 4): init (line 6), update (line 8)" */
+static void nest_comment(Emit *em, Stmt *loop, int ind) {
+  const char *names[6];
+  int lines[6];
+  NameList l = {names, lines, 0, 6};
+  Stmt *next = loop->next;
+  loop->next = NULL; /* walk this nest only */
+  ir_walk_stmts(loop, list_names, &l);
+  loop->next = next;
+  sb_indent(em->sb, ind);
+  sb_printf(em->sb, "/* loop nest %s (line %d)", loop->name, loop->loc.line);
+  for (int i = 0; i < l.n && i < l.cap; i++)
+    sb_printf(em->sb, "%s %s (line %d)", i ? "," : ":", names[i], lines[i]);
+  if (l.n > l.cap) sb_printf(em->sb, ", and %d more", l.n - l.cap);
+  sb_puts(em->sb, " */\n");
+}
+
+static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top);
+
+static void emit_block_body(Emit *em, const Stmt *block, int ind) {
+  emit_stmts(em, block->kind == ST_BLOCK ? block->body : block, ind, false);
+}
+
+static void emit_for_header(Emit *em, const Stmt *s) {
+  StrBuf *sb = em->sb;
+  const char *v = s->var->name;
+  sb_printf(sb, "for (%s %s = ", s->var->type->name, v);
+  ir_print_expr(sb, s->lo);
+  sb_printf(sb, "; %s %s ", v, op_spelling(s->cmp));
+  ir_print_expr(sb, s->hi);
+  if (s->step == 1)
+    sb_printf(sb, "; %s++)", v);
+  else if (s->step == -1)
+    sb_printf(sb, "; %s--)", v);
+  else if (s->step > 0)
+    sb_printf(sb, "; %s += %lld)", v, (long long)s->step);
+  else
+    sb_printf(sb, "; %s -= %lld)", v, (long long)-s->step);
+}
+
+static void emit_if(Emit *em, const Stmt *s, int ind) {
+  StrBuf *sb = em->sb;
+  sb_puts(sb, "if (");
+  ir_print_expr(sb, s->cond);
+  sb_puts(sb, ") {\n");
+  emit_block_body(em, s->then_s, ind + 1);
+  sb_indent(sb, ind);
+  sb_putc(sb, '}');
+  if (s->else_s) {
+    const Stmt *e = s->else_s;
+    if (e->kind == ST_BLOCK && e->body && !e->body->next && e->body->kind == ST_IF) {
+      sb_puts(sb, " else ");
+      emit_if(em, e->body, ind);
+      return;
+    }
+    sb_puts(sb, " else {\n");
+    emit_block_body(em, e, ind + 1);
+    sb_indent(sb, ind);
+    sb_putc(sb, '}');
+  }
+}
+
+static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
+  StrBuf *sb = em->sb;
+  for (; s; s = s->next) {
+    switch (s->kind) {
+    case ST_BLOCK:
+      sb_indent(sb, ind);
+      sb_puts(sb, "{\n");
+      emit_stmts(em, s->body, ind + 1, false);
+      sb_indent(sb, ind);
+      sb_puts(sb, "}\n");
+      break;
+    case ST_FOR:
+      if (top) nest_comment(em, (Stmt *)s, ind);
+      sb_indent(sb, ind);
+      emit_for_header(em, s);
+      sb_puts(sb, " {\n");
+      emit_block_body(em, s->body, ind + 1);
+      sb_indent(sb, ind);
+      sb_puts(sb, "}\n");
+      break;
+    case ST_IF:
+      sb_indent(sb, ind);
+      emit_if(em, s, ind);
+      sb_putc(sb, '\n');
+      break;
+    case ST_ASSIGN:
+      sb_indent(sb, ind);
+      ir_print_expr(sb, s->lhs);
+      sb_printf(sb, " %s= ", op_spelling(s->op));
+      ir_print_expr(sb, s->rhs);
+      sb_putc(sb, ';');
+      if (s->labeled) sb_printf(sb, " /* %s */", s->name);
+      sb_putc(sb, '\n');
+      break;
+    case ST_DECL:
+      sb_indent(sb, ind);
+      if (s->buf) {
+        emit_array_decl(sb, s->buf);
+        if (s->ninit) {
+          sb_puts(sb, " = {");
+          for (int i = 0; i < s->ninit; i++) {
+            if (i) sb_puts(sb, ", ");
+            ir_print_expr(sb, s->init_list[i]);
+          }
+          sb_putc(sb, '}');
+        }
+        sb_puts(sb, ";\n");
+        if (!em->buf_read[s->buf->id]) {
+          sb_indent(sb, ind);
+          sb_printf(sb, "(void)%s;\n", s->buf->name);
+        }
+      } else {
+        sb_printf(sb, "%s%s %s", s->var->is_const ? "const " : "", s->var->type->name, s->var->name);
+        if (s->init) {
+          sb_puts(sb, " = ");
+          ir_print_expr(sb, s->init);
+        }
+        sb_puts(sb, ";\n");
+        if (!em->var_read[s->var->id]) {
+          sb_indent(sb, ind);
+          sb_printf(sb, "(void)%s;\n", s->var->name);
+        }
+      }
+      break;
+    }
+  }
+}
+
+/* ---------------- includes ---------------- */
+
+typedef struct {
+  bool stdint, math, stdlib;
+} Needs;
+
+static void need_type(Needs *n, const Type *t) {
+  if (strchr(t->name, '_')) n->stdint = true; /* int8_t, uint32_t, ... */
+}
+
+static void needs_expr(Needs *n, const Expr *e) {
+  if (!e) return;
+  need_type(n, e->type);
+  if (e->kind == EX_CALL) {
+    if (!strcmp(e->text, "abs")) n->stdlib = true;
+    else n->math = true;
+    for (int i = 0; i < e->nargs; i++) needs_expr(n, e->args[i]);
+  }
+  if (e->kind == EX_LOAD)
+    for (int i = 0; i < e->buf->ndim; i++) needs_expr(n, e->idx[i]);
+  needs_expr(n, e->a);
+  needs_expr(n, e->b);
+  needs_expr(n, e->c);
+}
+
+static bool needs_stmt(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Needs *n = ctx;
+  needs_expr(n, s->lo);
+  needs_expr(n, s->hi);
+  needs_expr(n, s->cond);
+  needs_expr(n, s->lhs);
+  needs_expr(n, s->rhs);
+  needs_expr(n, s->init);
+  for (int i = 0; i < s->ninit; i++) needs_expr(n, s->init_list[i]);
+  if (s->var) need_type(n, s->var->type);
+  if (s->buf) need_type(n, s->buf->elem);
+  return true;
+}
+
+static Needs unit_needs(const EmitUnit *u) {
+  Needs n = {false, false, false};
+  for (const Param *p = u->k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
+  ir_walk_stmts(u->k->body, needs_stmt, &n);
+  return n;
+}
+
+static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
+  sb_printf(sb, "/* %s generated by npugen %s from %s. Do not edit.\n", what, NPUGEN_VERSION,
+            u->m->file);
+  sb_printf(sb, " * Kernel: %s (%s:%d)\n", u->k->name, u->m->file, u->k->loc.line);
+  if (u->schedule && *u->schedule) {
+    sb_printf(sb, " * Schedule %s:\n", u->name);
+    const char *p = u->schedule;
+    while (*p) {
+      const char *e = strchr(p, '\n');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      sb_puts(sb, " *   ");
+      sb_putn(sb, p, n);
+      sb_putc(sb, '\n');
+      p += n + (e ? 1 : 0);
+    }
+  } else {
+    sb_puts(sb, " * Schedule: none (the kernel as written)\n");
+  }
+  sb_puts(sb, " */\n");
+}
+
+char *emit_c_source(const EmitUnit *u) {
+  StrBuf sb;
+  sb_init(&sb);
+  header_comment(&sb, u, "C99");
+  Needs n = unit_needs(u);
+  if (n.math) sb_puts(&sb, "#include <math.h>\n");
+  if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n");
+  if (n.stdlib) sb_puts(&sb, "#include <stdlib.h>\n");
+  if (n.math || n.stdint || n.stdlib) sb_putc(&sb, '\n');
+  if (u->m->defines) {
+    for (const Define *d = u->m->defines; d; d = d->next)
+      sb_printf(&sb, "#define %s %s\n", d->name, d->body);
+    sb_putc(&sb, '\n');
+  }
+
+  int nv = u->k->nvars + 1, nb = u->k->nbufs + 1;
+  Emit em = {&sb, u, calloc((size_t)nv, 1), calloc((size_t)nv, 1), calloc((size_t)nb, 1),
+             calloc((size_t)nb, 1)};
+  ir_walk_stmts(u->k->body, scan_stmt, &em);
+  emit_prototype(&sb, u);
+  sb_puts(&sb, " {\n");
+  for (const Param *p = u->k->params; p; p = p->next) {
+    bool used = p->buf ? em.buf_used[p->buf->id] : em.var_read[p->var->id];
+    if (!used) sb_printf(&sb, "  (void)%s;\n", p->buf ? p->buf->name : p->var->name);
+  }
+  emit_stmts(&em, u->k->body->body, 1, true);
+  sb_puts(&sb, "}\n");
+  free(em.var_read);
+  free(em.var_used);
+  free(em.buf_used);
+  free(em.buf_read);
+  return sb_take(&sb);
+}
+
+char *emit_c_header(const EmitUnit *u) {
+  StrBuf sb;
+  sb_init(&sb);
+  header_comment(&sb, u, "Header");
+  StrBuf guard;
+  sb_init(&guard);
+  sb_puts(&guard, "NPUGEN_");
+  for (const char *p = u->name; *p; p++)
+    sb_putc(&guard, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : *p);
+  sb_puts(&guard, "_H");
+  sb_printf(&sb, "#ifndef %s\n#define %s\n\n", guard.data, guard.data);
+  sb_free(&guard);
+  Needs n = {false, false, false};
+  for (const Param *p = u->k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
+  if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
+  emit_prototype(&sb, u);
+  sb_puts(&sb, ";\n\n");
+  sb_printf(&sb, "#endif\n");
+  return sb_take(&sb);
+}

@@ -1,0 +1,469 @@
+/* Expressions: tree-sitter nodes -> typed IR with C's conversions explicit. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/fe.h"
+
+/* ---------------- <math.h> (and abs) ---------------- */
+typedef struct {
+  const char *name;
+  const Type *ret;
+  int nargs;
+  const Type *arg;
+} MathFn;
+
+#define F1(n) {#n "f", &ty_float, 1, &ty_float}, {#n, &ty_double, 1, &ty_double}
+#define F2(n) {#n "f", &ty_float, 2, &ty_float}, {#n, &ty_double, 2, &ty_double}
+static const MathFn math_fns[] = {
+    F1(sqrt), F1(exp), F1(log), F1(fabs), F1(tanh), F1(sin), F1(cos), F1(tan),
+    F1(floor), F1(ceil), F1(round), F1(trunc), F1(exp2), F1(log2), F1(log10), F1(erf),
+    F1(atan), F1(asin), F1(acos), F1(sinh), F1(cosh), F1(cbrt), F1(log1p), F1(expm1),
+    F2(pow), F2(fmin), F2(fmax), F2(fmod), F2(atan2), F2(copysign), F2(hypot),
+    {"fmaf", &ty_float, 3, &ty_float}, {"fma", &ty_double, 3, &ty_double},
+    {"abs", &ty_int, 1, &ty_int},
+};
+
+static const MathFn *math_fn(const char *name) {
+  for (size_t i = 0; i < sizeof math_fns / sizeof math_fns[0]; i++)
+    if (strcmp(math_fns[i].name, name) == 0) return &math_fns[i];
+  return NULL;
+}
+
+/* ---------------- constant evaluation ---------------- */
+
+/* Truncates v to integer type t, as a C conversion does (two's complement). */
+static int64_t wrap_to(int64_t v, const Type *t) {
+  switch (t->size) {
+  case 1: return t->is_signed ? (int64_t)(int8_t)v : (int64_t)(uint8_t)v;
+  case 2: return t->is_signed ? (int64_t)(int16_t)v : (int64_t)(uint16_t)v;
+  case 4: return t->is_signed ? (int64_t)(int32_t)v : (int64_t)(uint32_t)v;
+  default: return v;
+  }
+}
+
+bool fe_eval_int(const Expr *e, int64_t *out) {
+  int64_t a, b, c;
+  if (!type_is_integer(e->type)) return false;
+  switch (e->kind) {
+  case EX_INT:
+    *out = e->ival;
+    return true;
+  case EX_CAST:
+    if (type_is_float(e->a->type)) {
+      if (e->a->kind != EX_FLOAT) return false;
+      *out = wrap_to((int64_t)e->a->fval, e->type);
+      return true;
+    }
+    if (!fe_eval_int(e->a, &a)) return false;
+    *out = wrap_to(a, e->type);
+    return true;
+  case EX_UNARY:
+    if (!fe_eval_int(e->a, &a)) return false;
+    switch (e->op) {
+    case OP_NEG: *out = wrap_to((int64_t)(0 - (uint64_t)a), e->type); return true;
+    case OP_PLUS: *out = a; return true;
+    case OP_LNOT: *out = !a; return true;
+    case OP_BNOT: *out = wrap_to(~a, e->type); return true;
+    default: return false;
+    }
+  case EX_BINARY: {
+    if (!fe_eval_int(e->a, &a) || !fe_eval_int(e->b, &b)) return false;
+    bool u = !e->a->type->is_signed && e->op != OP_SHL && e->op != OP_SHR;
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    switch (e->op) {
+    case OP_ADD: c = (int64_t)(ua + ub); break;
+    case OP_SUB: c = (int64_t)(ua - ub); break;
+    case OP_MUL: c = (int64_t)(ua * ub); break;
+    case OP_DIV:
+      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+      c = u ? (int64_t)(ua / ub) : a / b;
+      break;
+    case OP_MOD:
+      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+      c = u ? (int64_t)(ua % ub) : a % b;
+      break;
+    case OP_SHL:
+      if (b < 0 || b >= 63) return false;
+      c = (int64_t)(ua << b);
+      break;
+    case OP_SHR:
+      if (b < 0 || b >= 63) return false;
+      c = a >> b;
+      break;
+    case OP_BAND: c = a & b; break;
+    case OP_BOR: c = a | b; break;
+    case OP_BXOR: c = a ^ b; break;
+    case OP_LT: c = u ? ua < ub : a < b; break;
+    case OP_LE: c = u ? ua <= ub : a <= b; break;
+    case OP_GT: c = u ? ua > ub : a > b; break;
+    case OP_GE: c = u ? ua >= ub : a >= b; break;
+    case OP_EQ: c = a == b; break;
+    case OP_NE: c = a != b; break;
+    case OP_LAND: c = a && b; break;
+    case OP_LOR: c = a || b; break;
+    default: return false;
+    }
+    *out = wrap_to(c, e->type);
+    return true;
+  }
+  case EX_COND:
+    if (!fe_eval_int(e->a, &a)) return false;
+    return fe_eval_int(a ? e->b : e->c, out);
+  default:
+    return false;
+  }
+}
+
+int64_t fe_const_int(Fe *fe, TSNode n, const char *what) {
+  Expr *e = fe_expr(fe, n);
+  int64_t v;
+  if (!type_is_integer(e->type) || !fe_eval_int(e, &v))
+    fe_error(fe, n, "%s must be an integer constant expression", what);
+  return v;
+}
+
+/* ---------------- literals ---------------- */
+
+static Expr *int_literal(Fe *fe, TSNode n, const char *text) {
+  size_t len = strlen(text);
+  bool has_u = false;
+  int nl = 0;
+  while (len > 0) {
+    char c = text[len - 1];
+    if (c == 'u' || c == 'U') has_u = true;
+    else if (c == 'l' || c == 'L') nl++;
+    else break;
+    len--;
+  }
+  char *digits = arena_strndup(fe->arena, text, len);
+  bool decimal = !(digits[0] == '0' && len > 1);
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(digits, &end, 0);
+  if (*end || errno == ERANGE) fe_error(fe, n, "invalid integer constant '%s'", text);
+  /* C11 6.4.4.1: the first type of the list that can hold the value. */
+  const Type *cands[6];
+  int nc = 0;
+  if (nl == 0) {
+    if (!has_u) cands[nc++] = &ty_int;
+    if (has_u || !decimal) cands[nc++] = &ty_uint;
+  }
+  if (nl <= 1) {
+    if (!has_u) cands[nc++] = &ty_long;
+    if (has_u || !decimal) cands[nc++] = &ty_ulong;
+  }
+  if (!has_u) cands[nc++] = &ty_llong;
+  if (has_u || !decimal) cands[nc++] = &ty_ullong;
+  for (int i = 0; i < nc; i++) {
+    int64_t lo;
+    uint64_t hi;
+    type_int_range(cands[i], &lo, &hi);
+    if (v <= hi) {
+      Expr *e = ir_int(fe->arena, (int64_t)v, cands[i], fe_loc(fe, n));
+      e->text = text;
+      return e;
+    }
+  }
+  fe_error(fe, n, "integer constant '%s' is too large", text);
+}
+
+static Expr *number_literal(Fe *fe, TSNode n) {
+  const char *text = fe_text(fe, n);
+  bool is_hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  bool is_float = is_hex ? strpbrk(text, "pP") != NULL : strpbrk(text, ".eE") != NULL;
+  if (!is_float) return int_literal(fe, n, text);
+  size_t len = strlen(text);
+  const Type *t = &ty_double;
+  char last = text[len - 1];
+  if (last == 'f' || last == 'F') {
+    t = &ty_float;
+    len--;
+  } else if (last == 'l' || last == 'L') {
+    fe_error(fe, n, "type 'long double' is not supported in kernels");
+  }
+  char *body = arena_strndup(fe->arena, text, len);
+  char *end;
+  double v = strtod(body, &end);
+  if (*end) fe_error(fe, n, "invalid floating constant '%s'", text);
+  Expr *e = ARENA_NEW(fe->arena, Expr);
+  e->kind = EX_FLOAT;
+  e->fval = t == &ty_float ? (double)(float)v : v;
+  e->type = t;
+  e->text = text;
+  e->loc = fe_loc(fe, n);
+  return e;
+}
+
+/* ---------------- helpers ---------------- */
+
+Expr *fe_convert(Fe *fe, Expr *e, const Type *to) { return ir_cast(fe->arena, e, to, true); }
+
+static void need_scalar(Fe *fe, TSNode n, Expr *e) {
+  (void)e;
+  (void)fe;
+  (void)n;
+}
+
+static void need_integer(Fe *fe, TSNode n, Expr *e, const char *op) {
+  if (!type_is_integer(e->type))
+    fe_error(fe, n, "operand of '%s' must be an integer, not '%s'", op, e->type->name);
+}
+
+static Expr *new_unary(Fe *fe, Op op, Expr *a, const Type *t, SrcLoc loc) {
+  Expr *e = ARENA_NEW(fe->arena, Expr);
+  e->kind = EX_UNARY;
+  e->op = op;
+  e->a = a;
+  e->type = t;
+  e->loc = loc;
+  return e;
+}
+
+static Op binary_op(const char *s) {
+  static const struct {
+    const char *s;
+    Op op;
+  } ops[] = {{"+", OP_ADD}, {"-", OP_SUB}, {"*", OP_MUL}, {"/", OP_DIV}, {"%", OP_MOD},
+             {"<<", OP_SHL}, {">>", OP_SHR}, {"&", OP_BAND}, {"|", OP_BOR}, {"^", OP_BXOR},
+             {"<", OP_LT}, {"<=", OP_LE}, {">", OP_GT}, {">=", OP_GE}, {"==", OP_EQ},
+             {"!=", OP_NE}, {"&&", OP_LAND}, {"||", OP_LOR}};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(ops[i].s, s) == 0) return ops[i].op;
+  return OP_NONE;
+}
+
+/* Builds `a op b` with C's typing rules; n is used for error positions. */
+static Expr *make_binary(Fe *fe, TSNode n, Op op, Expr *a, Expr *b) {
+  SrcLoc loc = fe_loc(fe, n);
+  const char *ops = op_spelling(op);
+  switch (op) {
+  case OP_LAND:
+  case OP_LOR:
+    return ir_binary(fe->arena, op, a, b, &ty_int, loc);
+  case OP_SHL:
+  case OP_SHR: {
+    need_integer(fe, n, a, ops);
+    need_integer(fe, n, b, ops);
+    const Type *t = type_promote(a->type);
+    int64_t sh;
+    if (fe_eval_int(b, &sh) && (sh < 0 || sh >= t->size * 8))
+      fe_error(fe, n, "shift by %lld is undefined for type '%s'", (long long)sh, t->name);
+    return ir_binary(fe->arena, op, fe_convert(fe, a, t),
+                     fe_convert(fe, b, type_promote(b->type)), t, loc);
+  }
+  case OP_MOD:
+  case OP_BAND:
+  case OP_BOR:
+  case OP_BXOR:
+    need_integer(fe, n, a, ops);
+    need_integer(fe, n, b, ops);
+    /* fall through */
+  default: {
+    const Type *t = type_common(a->type, b->type);
+    if ((op == OP_DIV || op == OP_MOD) && type_is_integer(t)) {
+      int64_t d;
+      if (fe_eval_int(b, &d) && d == 0) fe_error(fe, n, "division by zero");
+    }
+    Expr *e = ir_binary(fe->arena, op, fe_convert(fe, a, t), fe_convert(fe, b, t), t, loc);
+    if (op >= OP_LT && op <= OP_NE) e->type = &ty_int;
+    return e;
+  }
+  }
+}
+
+/* Resolves `A[i][j]...` to the buffer and its index expressions. */
+static Expr *subscript(Fe *fe, TSNode n) {
+  TSNode chain[IR_MAX_DIMS + 1];
+  int depth = 0;
+  TSNode base = n;
+  while (fe_is(base, "subscript_expression")) {
+    if (depth == IR_MAX_DIMS) fe_error(fe, n, "too many indices (at most %d)", IR_MAX_DIMS);
+    chain[depth++] = base;
+    base = fe_field(base, "argument");
+    while (fe_is(base, "parenthesized_expression")) base = ts_node_named_child(base, 0);
+  }
+  if (!fe_is(base, "identifier")) fe_error(fe, base, "only named arrays can be indexed");
+  const char *name = fe_text(fe, base);
+  Sym *y = fe_lookup(fe, name);
+  if (!y) fe_error(fe, base, "'%s' is not declared", name);
+  if (y->kind != SYM_BUF) fe_error(fe, base, "'%s' is not an array", name);
+  Buffer *b = y->buf;
+  if (depth != b->ndim)
+    fe_error(fe, n, "wrong number of indices for '%s': it has %d dimension%s, %d given", name,
+             b->ndim, b->ndim == 1 ? "" : "s", depth);
+  Expr *e = ARENA_NEW(fe->arena, Expr);
+  e->kind = EX_LOAD;
+  e->buf = b;
+  e->type = b->elem;
+  e->loc = fe_loc(fe, n);
+  e->idx = ARENA_ARRAY(fe->arena, Expr *, b->ndim);
+  for (int d = 0; d < depth; d++) {
+    TSNode in = fe_field(chain[depth - 1 - d], "index");
+    Expr *ix = fe_expr(fe, in);
+    if (!type_is_integer(ix->type))
+      fe_error(fe, in, "array index must be an integer, not '%s'", ix->type->name);
+    e->idx[d] = ix;
+  }
+  return e;
+}
+
+static Expr *identifier(Fe *fe, TSNode n) {
+  const char *name = fe_text(fe, n);
+  Sym *y = fe_lookup(fe, name);
+  if (!y) fe_error(fe, n, "'%s' is not declared", name);
+  if (y->kind == SYM_DEFINE) {
+    Expr *e = ir_expr_copy(fe->arena, y->value);
+    e->loc = fe_loc(fe, n);
+    return e;
+  }
+  if (y->kind == SYM_BUF) fe_error(fe, n, "array '%s' used without an index", name);
+  if (y->is_counter)
+    fe_error(fe, n, "loop counter '%s' is used after its loop (line %d); its final value is not kept",
+             name, y->after_loop);
+  if (fe->k && y->var->kind != VAR_LOOP) fe_vinfo(fe, y->var)->reads++;
+  return ir_var(fe->arena, y->var, fe_loc(fe, n));
+}
+
+static Expr *call(Fe *fe, TSNode n) {
+  TSNode fn = fe_field(n, "function");
+  if (!fe_is(fn, "identifier")) fe_error(fe, fn, "only calls to <math.h> functions are supported");
+  const char *name = fe_text(fe, fn);
+  const MathFn *m = math_fn(name);
+  if (!m)
+    fe_error(fe, fn, "call to '%s' is not supported: kernels may call only <math.h> functions and abs", name);
+  TSNode args = fe_field(n, "arguments");
+  uint32_t na = ts_node_named_child_count(args);
+  Expr *e = ARENA_NEW(fe->arena, Expr);
+  e->kind = EX_CALL;
+  e->text = m->name;
+  e->type = m->ret;
+  e->loc = fe_loc(fe, n);
+  e->args = ARENA_ARRAY(fe->arena, Expr *, m->nargs);
+  int got = 0;
+  for (uint32_t i = 0; i < na; i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (fe_is(a, "comment")) continue;
+    if (got == m->nargs) {
+      got++;
+      break;
+    }
+    Expr *x = fe_expr(fe, a);
+    if (m->arg == &ty_int && !type_is_integer(x->type))
+      fe_error(fe, a, "argument of 'abs' must be an integer");
+    e->args[got++] = fe_convert(fe, x, m->arg);
+  }
+  if (got != m->nargs)
+    fe_error(fe, n, "'%s' takes %d argument%s", name, m->nargs, m->nargs == 1 ? "" : "s");
+  e->nargs = m->nargs;
+  return e;
+}
+
+Expr *fe_expr(Fe *fe, TSNode n) {
+  if (++fe->depth > FE_MAX_NESTING) fe_error(fe, n, "expression nested too deeply (the limit is %d levels)", FE_MAX_NESTING);
+  Expr *e = NULL;
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "number_literal")) {
+    e = number_literal(fe, n);
+  } else if (!strcmp(t, "identifier")) {
+    e = identifier(fe, n);
+  } else if (!strcmp(t, "true") || !strcmp(t, "false")) {
+    e = ir_int(fe->arena, t[0] == 't', &ty_int, fe_loc(fe, n));
+    e->text = t;
+  } else if (!strcmp(t, "parenthesized_expression")) {
+    TSNode in = ts_node_named_child(n, 0);
+    if (fe_is(in, "comma_expression")) fe_error(fe, in, "the comma operator is not supported in kernels");
+    e = fe_expr(fe, in);
+  } else if (!strcmp(t, "subscript_expression")) {
+    e = subscript(fe, n);
+  } else if (!strcmp(t, "call_expression")) {
+    e = call(fe, n);
+  } else if (!strcmp(t, "unary_expression")) {
+    const char *op = fe_text(fe, fe_field(n, "operator"));
+    TSNode an = fe_field(n, "argument");
+    Expr *a = fe_expr(fe, an);
+    SrcLoc loc = fe_loc(fe, n);
+    if (!strcmp(op, "!")) {
+      e = new_unary(fe, OP_LNOT, a, &ty_int, loc);
+    } else {
+      Op o = !strcmp(op, "-") ? OP_NEG : !strcmp(op, "+") ? OP_PLUS : OP_BNOT;
+      if (o == OP_BNOT) need_integer(fe, n, a, "~");
+      const Type *pt = type_promote(a->type);
+      e = new_unary(fe, o, fe_convert(fe, a, pt), pt, loc);
+    }
+  } else if (!strcmp(t, "binary_expression")) {
+    Op op = binary_op(fe_text(fe, fe_field(n, "operator")));
+    Expr *a = fe_expr(fe, fe_field(n, "left"));
+    Expr *b = fe_expr(fe, fe_field(n, "right"));
+    e = make_binary(fe, fe_field(n, "operator"), op, a, b);
+    e->loc = fe_loc(fe, n);
+  } else if (!strcmp(t, "conditional_expression")) {
+    Expr *c = fe_expr(fe, fe_field(n, "condition"));
+    TSNode bn = fe_field(n, "consequence");
+    if (ts_node_is_null(bn)) fe_error(fe, n, "the '?:' shorthand without a middle operand is not supported");
+    Expr *a = fe_expr(fe, bn);
+    Expr *b = fe_expr(fe, fe_field(n, "alternative"));
+    const Type *ct = type_common(a->type, b->type);
+    e = ARENA_NEW(fe->arena, Expr);
+    e->kind = EX_COND;
+    e->a = c;
+    e->b = fe_convert(fe, a, ct);
+    e->c = fe_convert(fe, b, ct);
+    e->type = ct;
+    e->loc = fe_loc(fe, n);
+  } else if (!strcmp(t, "cast_expression")) {
+    const Type *ty = fe_type_descriptor(fe, fe_field(n, "type"));
+    Expr *a = fe_expr(fe, fe_field(n, "value"));
+    e = ir_cast(fe->arena, a, ty, false);
+    e->loc = fe_loc(fe, n);
+  } else if (!strcmp(t, "assignment_expression")) {
+    fe_error(fe, n, "assignment inside an expression is not supported; write it as its own statement");
+  } else if (!strcmp(t, "update_expression")) {
+    fe_error(fe, n, "'++' and '--' inside an expression are not supported; write them as their own statement");
+  } else if (!strcmp(t, "pointer_expression")) {
+    fe_error(fe, n, "pointers are not supported in kernels");
+  } else if (!strcmp(t, "field_expression")) {
+    fe_error(fe, n, "structs are not supported in kernels");
+  } else if (!strcmp(t, "comma_expression")) {
+    fe_error(fe, n, "the comma operator is not supported in kernels");
+  } else if (!strcmp(t, "sizeof_expression")) {
+    fe_error(fe, n, "'sizeof' is not supported in kernels");
+  } else if (!strcmp(t, "string_literal") || !strcmp(t, "concatenated_string")) {
+    fe_error(fe, n, "strings are not supported in kernels");
+  } else if (!strcmp(t, "char_literal")) {
+    fe_error(fe, n, "character constants are not supported in kernels");
+  } else {
+    fe_error(fe, n, "unsupported expression (%s)", t);
+  }
+  need_scalar(fe, n, e);
+  fe->depth--;
+  return e;
+}
+
+Expr *fe_lvalue(Fe *fe, TSNode n) {
+  while (fe_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  if (fe_is(n, "subscript_expression")) {
+    Expr *e = subscript(fe, n);
+    if (e->buf->is_const)
+      fe_error(fe, n, "cannot write to '%s': it is declared const", e->buf->name);
+    return e;
+  }
+  if (fe_is(n, "identifier")) {
+    const char *name = fe_text(fe, n);
+    Sym *y = fe_lookup(fe, name);
+    if (!y) fe_error(fe, n, "'%s' is not declared", name);
+    if (y->kind == SYM_BUF) fe_error(fe, n, "cannot assign to array '%s' as a whole", name);
+    if (y->kind == SYM_DEFINE) fe_error(fe, n, "cannot assign to constant '%s'", name);
+    if (y->var->kind == VAR_LOOP)
+      fe_error(fe, n, "cannot write to loop counter '%s' inside its loop", name);
+    if (y->is_counter)
+      fe_error(fe, n, "loop counter '%s' is used after its loop (line %d); its final value is not kept",
+               name, y->after_loop);
+    VarInfo *vi = fe_vinfo(fe, y->var);
+    if (vi->is_const) fe_error(fe, n, "cannot write to '%s': it is declared const", name);
+    vi->assigns++;
+    return ir_var(fe->arena, y->var, fe_loc(fe, n));
+  }
+  if (fe_is(n, "pointer_expression")) fe_error(fe, n, "pointers are not supported in kernels");
+  fe_error(fe, n, "expression is not assignable");
+}

@@ -1,0 +1,112 @@
+/* Internal state shared by the frontend's files. */
+#ifndef NPG_FE_H
+#define NPG_FE_H
+
+#include <setjmp.h>
+#include <tree_sitter/api.h>
+
+#include "frontend/frontend.h"
+
+typedef enum { SYM_VAR, SYM_BUF, SYM_DEFINE } SymKind;
+
+typedef struct Sym Sym;
+struct Sym {
+  Sym *next;
+  const char *name;
+  SymKind kind;
+  Var *var;
+  Buffer *buf;
+  Expr *value;      /* SYM_DEFINE: the folded constant */
+  /* A local counter declared before its loops (`int i; for (i = 0; ...)`). */
+  bool is_counter;  /* adopted by a for loop */
+  int after_loop;   /* line of the loop it was adopted by, for the error */
+};
+
+typedef struct Scope Scope;
+struct Scope {
+  Scope *up;
+  Sym *syms;
+};
+
+/* Facts about a local scalar, used by the frontend checks and bounds analysis. */
+typedef struct VarInfo {
+  int assigns;   /* assignments besides the declaration's initializer */
+  int reads;
+  Expr *init;    /* declaration initializer, NULL if none */
+  bool is_const;
+} VarInfo;
+
+/* Where a macro body's snippet sits in the real source (see preproc.c). */
+typedef struct {
+  bool active;
+  int line, col;   /* position of the body's first byte */
+  int prefix;      /* bytes the snippet adds before the body */
+} LocMap;
+
+typedef struct {
+  const char *file;
+  const char *src;  /* the real source: positions and caret lines refer to it */
+  const char *text; /* what node byte offsets index: src, or a macro snippet */
+  LocMap map;
+  Module *m;
+  Arena *arena;
+  DiagList *diags;
+  const TSLanguage *lang;
+  jmp_buf fail; /* an error unwinds to the current top-level item */
+  Scope *globals; /* #define constants */
+  Scope *scope;
+  Kernel *k;
+  VarInfo *vinfo; /* indexed by Var.id */
+  int vinfo_cap;
+  int stmt_seq;
+  int depth;
+} Fe;
+
+/* cst.c: tree-sitter helpers */
+SrcLoc fe_loc(const Fe *fe, TSNode n);
+const char *fe_text(Fe *fe, TSNode n); /* arena copy of the node's text */
+bool fe_is(TSNode n, const char *type);
+TSNode fe_field(TSNode n, const char *field);
+_Noreturn void fe_error(Fe *fe, TSNode n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+_Noreturn void fe_error_at(Fe *fe, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Reports the first ERROR/MISSING node or excessive depth; false if any. */
+bool fe_check_syntax(Fe *fe, TSNode root);
+
+/* scope.c */
+void fe_push_scope(Fe *fe);
+void fe_pop_scope(Fe *fe);
+Sym *fe_lookup(Fe *fe, const char *name);
+Sym *fe_declare(Fe *fe, TSNode at, const char *name, SymKind kind);
+Var *fe_new_var(Fe *fe, const char *name, const Type *t, VarKind kind, SrcLoc loc);
+VarInfo *fe_vinfo(Fe *fe, const Var *v);
+
+/* type.c: type specifiers and type descriptors */
+const Type *fe_type_of(Fe *fe, TSNode type_node);
+bool fe_has_const(TSNode decl);
+const Type *fe_type_descriptor(Fe *fe, TSNode td);
+
+/* expr.c */
+Expr *fe_expr(Fe *fe, TSNode n);
+Expr *fe_convert(Fe *fe, Expr *e, const Type *to);
+/* Constant integer value of an expression (after folding); error if not. */
+int64_t fe_const_int(Fe *fe, TSNode n, const char *what);
+bool fe_eval_int(const Expr *e, int64_t *out);
+/* An lvalue (array element or assignable scalar) for writing. */
+Expr *fe_lvalue(Fe *fe, TSNode n);
+
+/* stmt.c */
+Stmt *fe_block(Fe *fe, TSNode compound);
+Stmt *fe_stmt(Fe *fe, TSNode n);
+
+/* kernel.c */
+Kernel *fe_kernel(Fe *fe, TSNode fn);
+
+/* preproc.c: #define, #include, #pragma at file level */
+void fe_define(Fe *fe, TSNode n);
+void fe_include(Fe *fe, TSNode n);
+void fe_pragma(Fe *fe, TSNode n);
+
+/* bounds.c (frontend-facing part of ir/affine) */
+void fe_check_bounds(Fe *fe, Kernel *k);
+
+#endif

@@ -1,0 +1,113 @@
+/* The frontend driver: parse with tree-sitter-c, check the syntax tree, and
+ * lower each top-level item; then the whole-kernel analyses. */
+#include <string.h>
+
+#include "frontend/fe.h"
+
+const TSLanguage *tree_sitter_c(void);
+
+void module_free(Module *m) {
+  if (!m) return;
+  Arena a = m->arena; /* the module itself lives in its arena */
+  arena_free(&a);
+}
+
+bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src);
+
+static void top_level(Fe *fe, TSNode n) {
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "comment") || !strcmp(t, ";")) return;
+  if (!strcmp(t, "preproc_include")) {
+    fe_include(fe, n);
+  } else if (!strcmp(t, "preproc_def")) {
+    fe_define(fe, n);
+  } else if (!strcmp(t, "preproc_call")) {
+    fe_pragma(fe, n);
+  } else if (!strcmp(t, "function_definition")) {
+    Kernel *k = fe_kernel(fe, n);
+    fe->k = NULL;
+    if (!ir_check_bounds(k, fe->diags, fe->file, fe->src)) longjmp(fe->fail, 1);
+    Kernel **tail = &fe->m->kernels;
+    while (*tail) tail = &(*tail)->next;
+    *tail = k;
+  } else if (!strcmp(t, "preproc_function_def")) {
+    fe_error(fe, n, "function-like macros are not supported in kernels");
+  } else if (!strncmp(t, "preproc_if", 10) || !strncmp(t, "preproc_else", 12) || !strcmp(t, "preproc_elif")) {
+    fe_error(fe, n, "conditional compilation (#if/#ifdef) is not supported in kernel files");
+  } else if (!strcmp(t, "declaration")) {
+    TSNode d = fe_field(n, "declarator");
+    if (fe_is(d, "function_declarator")) fe_error(fe, n, "function declarations are not supported; define the kernel instead");
+    fe_error(fe, n, "global variables are not supported in kernels; pass arrays as parameters");
+  } else if (!strcmp(t, "type_definition")) {
+    fe_error(fe, n, "typedef is not supported in kernel files");
+  } else {
+    fe_error(fe, n, "unsupported top-level item (%s)", t);
+  }
+}
+
+Module *frontend_parse(const char *file, const char *src, size_t len, DiagList *d) {
+  if (len > FE_MAX_SOURCE_BYTES) {
+    diag_error(d, file, NULL, 0, 0, "file is too large (%zu bytes; the limit is %d)", len,
+               FE_MAX_SOURCE_BYTES);
+    return NULL;
+  }
+  if (memchr(src, 0, len)) {
+    /* Find the line of the first NUL for the message. */
+    const char *z = memchr(src, 0, len);
+    int line = 1;
+    for (const char *p = src; p < z; p++) line += *p == '\n';
+    diag_error(d, file, NULL, line, 1, "file contains a NUL byte: not a C source file");
+    return NULL;
+  }
+  Arena arena;
+  arena_init(&arena, FE_MAX_ARENA_BYTES);
+  Module *m = ARENA_NEW(&arena, Module);
+  m->file = arena_strdup(&arena, file);
+  m->src = arena_strndup(&arena, src, len);
+  Fe fe;
+  memset(&fe, 0, sizeof fe);
+  fe.file = m->file;
+  fe.src = m->src;
+  fe.text = m->src;
+  fe.m = m;
+  fe.arena = &arena;
+  fe.diags = d;
+  fe.lang = tree_sitter_c();
+  fe.globals = ARENA_NEW(&arena, Scope);
+
+  TSParser *parser = ts_parser_new();
+  ts_parser_set_language(parser, fe.lang);
+  TSTree *tree = ts_parser_parse_string(parser, NULL, m->src, (uint32_t)len);
+  ts_parser_delete(parser);
+  TSNode root = ts_tree_root_node(tree);
+
+  int errors_before = d->errors;
+  if (fe_check_syntax(&fe, root)) {
+    uint32_t cnt = ts_node_child_count(root);
+    for (volatile uint32_t i = 0; i < cnt; i++) {
+      TSNode n = ts_node_child(root, i);
+      if (setjmp(fe.fail) == 0) top_level(&fe, n);
+      fe.scope = NULL;
+      fe.k = NULL;
+      fe.map.active = false;
+      fe.text = m->src;
+      if (arena.exhausted) {
+        diag_error(d, file, NULL, 0, 0, "the kernel is too large (IR memory limit %d MiB)",
+                   FE_MAX_ARENA_BYTES >> 20);
+        break;
+      }
+    }
+  }
+  ts_tree_delete(tree);
+  if (d->errors > errors_before) {
+    arena_free(&arena);
+    return NULL;
+  }
+  if (!m->kernels) {
+    diag_error(d, file, NULL, 0, 0, "no kernel found: expected at least one void function");
+    arena_free(&arena);
+    return NULL;
+  }
+  m->arena = arena;
+  return m;
+}

@@ -1,0 +1,21 @@
+/* The frontend: kernel source text -> checked IR Module. */
+#ifndef NPG_FRONTEND_H
+#define NPG_FRONTEND_H
+
+#include <stddef.h>
+
+#include "ir/ir.h"
+
+/* Documented resource limits (docs/limits.md). Past each, a clear error. */
+enum {
+  FE_MAX_SOURCE_BYTES = 8 * 1024 * 1024,
+  FE_MAX_NESTING = 200,          /* syntax-tree depth of one function */
+  FE_MAX_ARENA_BYTES = 512 << 20 /* IR memory of one module */
+};
+
+/* Parses and checks `src` (len bytes, need not be NUL-terminated). Returns the
+ * module, or NULL with errors in d. The module owns a copy of src. */
+Module *frontend_parse(const char *file, const char *src, size_t len, DiagList *d);
+void module_free(Module *m);
+
+#endif

@@ -1,0 +1,249 @@
+/* Kernel functions: signature, parameters, body, and the checks that need
+ * the whole body (buffer roles, statement names). */
+#include <string.h>
+
+#include "frontend/fe.h"
+
+static Param *parameter(Fe *fe, TSNode pd) {
+  uint32_t cnt = ts_node_named_child_count(pd);
+  for (uint32_t i = 0; i < cnt; i++) {
+    TSNode c = ts_node_named_child(pd, i);
+    if (fe_is(c, "storage_class_specifier"))
+      fe_error(fe, c, "storage class '%s' is not supported on parameters", fe_text(fe, c));
+  }
+  const Type *t = fe_type_of(fe, fe_field(pd, "type"));
+  TSNode d = fe_field(pd, "declarator");
+  if (ts_node_is_null(d)) fe_error(fe, pd, "kernel parameters need names");
+  if (fe_is(d, "pointer_declarator") || fe_is(d, "abstract_pointer_declarator"))
+    fe_error(fe, d, "pointer parameters are not supported; declare an array with constant extents, e.g. 'float A[64][64]'");
+  if (t->kind == TY_VOID) fe_error(fe, pd, "parameters cannot have type 'void'");
+  bool is_const = fe_has_const(pd);
+  Param *p = ARENA_NEW(fe->arena, Param);
+  if (fe_is(d, "identifier")) {
+    const char *name = fe_text(fe, d);
+    p->var = fe_new_var(fe, name, t, VAR_PARAM, fe_loc(fe, d));
+    Sym *y = fe_declare(fe, d, name, SYM_VAR);
+    y->var = p->var;
+    fe_vinfo(fe, p->var)->is_const = is_const;
+    p->var->is_const = is_const;
+    return p;
+  }
+  if (!fe_is(d, "array_declarator")) fe_error(fe, d, "unsupported parameter declarator");
+  int64_t dims[IR_MAX_DIMS];
+  int nd = 0;
+  while (fe_is(d, "array_declarator")) {
+    if (nd == IR_MAX_DIMS) fe_error(fe, d, "too many array dimensions (at most %d)", IR_MAX_DIMS);
+    TSNode size = fe_field(d, "size");
+    TSNode inner = fe_field(d, "declarator");
+    if (ts_node_is_null(size)) {
+      const char *nm = fe_is(inner, "identifier") ? fe_text(fe, inner) : "?";
+      TSNode base = inner;
+      while (fe_is(base, "array_declarator")) base = fe_field(base, "declarator");
+      fe_error(fe, d, "array parameter '%s' needs a constant extent in every dimension",
+               fe_is(base, "identifier") ? fe_text(fe, base) : nm);
+    }
+    int64_t v = fe_const_int(fe, size, "array extent");
+    if (v <= 0) fe_error(fe, size, "array extent must be positive, not %lld", (long long)v);
+    dims[nd++] = v;
+    d = inner;
+  }
+  if (fe_is(d, "pointer_declarator")) fe_error(fe, d, "pointer parameters are not supported");
+  if (!fe_is(d, "identifier")) fe_error(fe, d, "unsupported parameter declarator");
+  Buffer *b = ARENA_NEW(fe->arena, Buffer);
+  b->name = fe_text(fe, d);
+  b->elem = t;
+  b->ndim = nd;
+  int64_t total = 1;
+  for (int i = 0; i < nd; i++) {
+    b->shape[i] = dims[nd - 1 - i];
+    if (b->shape[i] > (int64_t)1 << 31 || (total *= b->shape[i]) > (int64_t)1 << 31)
+      fe_error(fe, pd, "array '%s' is too large (at most 2^31 elements)", b->name);
+  }
+  b->scope = "global";
+  b->is_const = is_const;
+  b->role = is_const ? ROLE_INPUT : ROLE_INOUT;
+  b->loc = fe_loc(fe, d);
+  b->id = fe->k->nbufs++;
+  Sym *y = fe_declare(fe, d, b->name, SYM_BUF);
+  y->buf = b;
+  p->buf = b;
+  return p;
+}
+
+/* ---- whole-body passes ---- */
+
+typedef struct {
+  Fe *fe;
+  Kernel *k;
+  int seq;
+  bool *read; /* by buffer id */
+} BodyPass;
+
+static void mark_reads(const Expr *e, bool *read) {
+  if (!e) return;
+  if (e->kind == EX_LOAD) {
+    read[e->buf->id] = true;
+    for (int i = 0; i < e->buf->ndim; i++) mark_reads(e->idx[i], read);
+  }
+  mark_reads(e->a, read);
+  mark_reads(e->b, read);
+  mark_reads(e->c, read);
+  for (int i = 0; i < e->nargs; i++) mark_reads(e->args[i], read);
+}
+
+static bool collect(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  BodyPass *bp = ctx;
+  switch (s->kind) {
+  case ST_ASSIGN:
+    mark_reads(s->rhs, bp->read);
+    if (s->lhs->kind == EX_LOAD) {
+      for (int i = 0; i < s->lhs->buf->ndim; i++) mark_reads(s->lhs->idx[i], bp->read);
+      if (s->op != OP_NONE) bp->read[s->lhs->buf->id] = true;
+    }
+    break;
+  case ST_FOR:
+    mark_reads(s->lo, bp->read);
+    mark_reads(s->hi, bp->read);
+    break;
+  case ST_IF:
+    mark_reads(s->cond, bp->read);
+    break;
+  case ST_DECL:
+    mark_reads(s->init, bp->read);
+    for (int i = 0; i < s->ninit; i++) mark_reads(s->init_list[i], bp->read);
+    break;
+  default:
+    break;
+  }
+  return true;
+}
+
+typedef struct {
+  Fe *fe;
+  const char **names;
+  SrcLoc *locs;
+  int n, cap;
+} Labels;
+
+static bool check_label(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Labels *L = ctx;
+  if (!s->labeled) return true;
+  for (int i = 0; i < L->n; i++)
+    if (!strcmp(L->names[i], s->name)) {
+      diag_error(L->fe->diags, L->fe->file, L->fe->src, s->loc.line, s->loc.col,
+                 "duplicate label '%s' (first used on line %d)", s->name, L->locs[i].line);
+      longjmp(L->fe->fail, 1);
+    }
+  if (L->n == L->cap) {
+    L->cap = L->cap ? 2 * L->cap : 16;
+    const char **nn = ARENA_ARRAY(L->fe->arena, const char *, L->cap);
+    SrcLoc *nl = ARENA_ARRAY(L->fe->arena, SrcLoc, L->cap);
+    if (L->n) {
+      memcpy(nn, L->names, sizeof(char *) * (size_t)L->n);
+      memcpy(nl, L->locs, sizeof(SrcLoc) * (size_t)L->n);
+    }
+    L->names = nn;
+    L->locs = nl;
+  }
+  L->names[L->n] = s->name;
+  L->locs[L->n++] = s->loc;
+  return true;
+}
+
+static bool label_taken(const Labels *L, const char *name) {
+  for (int i = 0; i < L->n; i++)
+    if (!strcmp(L->names[i], name)) return true;
+  return false;
+}
+
+typedef struct {
+  Fe *fe;
+  const Labels *labels;
+  int seq;
+} Namer;
+
+/* Unlabeled statements get s1, s2, ... in source order, skipping user labels. */
+static bool name_stmt(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Namer *nm = ctx;
+  bool named_kind = s->kind == ST_ASSIGN || (s->kind == ST_DECL && (s->init || s->ninit));
+  if (!named_kind || s->labeled) return true;
+  const char *name;
+  do name = arena_printf(nm->fe->arena, "s%d", ++nm->seq);
+  while (label_taken(nm->labels, name));
+  s->name = name;
+  return true;
+}
+
+Kernel *fe_kernel(Fe *fe, TSNode fn) {
+  Kernel *k = ARENA_NEW(fe->arena, Kernel);
+  fe->k = k;
+  fe->depth = 0;
+  const Type *rt = fe_type_of(fe, fe_field(fn, "type"));
+  TSNode decl = fe_field(fn, "declarator");
+  if (!fe_is(decl, "function_declarator"))
+    fe_error(fe, decl, "kernels must be plain functions returning void");
+  if (rt->kind != TY_VOID) fe_error(fe, fe_field(fn, "type"), "kernels must return void");
+  TSNode name_n = fe_field(decl, "declarator");
+  if (!fe_is(name_n, "identifier")) fe_error(fe, name_n, "unsupported function declarator");
+  k->name = fe_text(fe, name_n);
+  k->loc = fe_loc(fe, name_n);
+  for (Kernel *o = fe->m->kernels; o; o = o->next)
+    if (!strcmp(o->name, k->name))
+      fe_error(fe, name_n, "redefinition of kernel '%s' (first defined on line %d)", k->name, o->loc.line);
+
+  fe_push_scope(fe);
+  TSNode params = fe_field(decl, "parameters");
+  Param **tail = &k->params;
+  uint32_t cnt = ts_node_named_child_count(params);
+  for (uint32_t i = 0; i < cnt; i++) {
+    TSNode pd = ts_node_named_child(params, i);
+    if (fe_is(pd, "comment")) continue;
+    if (fe_is(pd, "variadic_parameter")) fe_error(fe, pd, "variadic kernels are not supported");
+    if (!fe_is(pd, "parameter_declaration")) fe_error(fe, pd, "unsupported parameter");
+    /* f(void) */
+    if (cnt == 1 && ts_node_is_null(fe_field(pd, "declarator")) &&
+        !strcmp(fe_text(fe, fe_field(pd, "type")), "void"))
+      break;
+    *tail = parameter(fe, pd);
+    tail = &(*tail)->next;
+    k->nparams++;
+  }
+
+  /* The body; a final bare `return;` is allowed and dropped. */
+  TSNode body = fe_field(fn, "body");
+  uint32_t nc = ts_node_named_child_count(body);
+  TSNode last = nc ? ts_node_named_child(body, nc - 1) : body;
+  while (nc > 1 && fe_is(last, "comment")) last = ts_node_named_child(body, --nc - 1);
+  /* Parameters and the body's top level share one scope, as in C. */
+  Stmt *list = NULL, **lt = &list;
+  uint32_t all = ts_node_child_count(body);
+  for (uint32_t i = 0; i < all; i++) {
+    TSNode c = ts_node_child(body, i);
+    if (!ts_node_is_named(c) || fe_is(c, "comment")) continue;
+    if (fe_is(c, "return_statement") && ts_node_eq(c, last) && ts_node_named_child_count(c) == 0) continue;
+    if (fe_is(c, "return_statement") && ts_node_named_child_count(c) != 0)
+      fe_error(fe, c, "kernels return void; 'return' cannot have a value");
+    Stmt *s = fe_stmt(fe, c);
+    *lt = s;
+    while (*lt) lt = &(*lt)->next;
+  }
+  fe_pop_scope(fe);
+  k->body = ir_stmt(fe->arena, ST_BLOCK, fe_loc(fe, body));
+  k->body->body = list;
+
+  /* Buffer roles: a non-const parameter never read is a pure output. */
+  BodyPass bp = {fe, k, 0, ARENA_ARRAY(fe->arena, bool, k->nbufs + 1)};
+  ir_walk_stmts(k->body, collect, &bp);
+  for (Param *p = k->params; p; p = p->next)
+    if (p->buf && !p->buf->is_const) p->buf->role = bp.read[p->buf->id] ? ROLE_INOUT : ROLE_OUTPUT;
+
+  Labels labels = {fe, NULL, NULL, 0, 0};
+  ir_walk_stmts(k->body, check_label, &labels);
+  Namer nm = {fe, &labels, 0};
+  ir_walk_stmts(k->body, name_stmt, &nm);
+  k->nstmts = nm.seq + labels.n;
+  return k;
+}

@@ -1,0 +1,118 @@
+/* File-level preprocessor lines: #define constants, #include of standard
+ * headers, #pragma. Macro bodies are parsed with tree-sitter as C expressions
+ * (a small snippet), never by hand. */
+#include <string.h>
+
+#include "frontend/fe.h"
+
+static const char *const std_headers[] = {"stdint.h", "math.h", "stdlib.h", "stddef.h",
+                                          "stdbool.h", "limits.h", "float.h", "inttypes.h"};
+
+void fe_include(Fe *fe, TSNode n) {
+  TSNode path = fe_field(n, "path");
+  const char *p = fe_text(fe, path);
+  if (!fe_is(path, "system_lib_string"))
+    fe_error(fe, path, "only standard headers can be included (#include <...>), not %s", p);
+  size_t len = strlen(p);
+  for (size_t i = 0; i < sizeof std_headers / sizeof std_headers[0]; i++)
+    if (len == strlen(std_headers[i]) + 2 && !strncmp(p + 1, std_headers[i], len - 2)) return;
+  fe_error(fe, path, "header %s is not supported in kernels", p);
+}
+
+/* The body must keep its meaning when substituted: one constant, a name,
+ * a parenthesized expression, or a sign/cast applied to one of those. */
+static bool macro_shape_ok(TSNode e) {
+  if (fe_is(e, "number_literal") || fe_is(e, "identifier") || fe_is(e, "parenthesized_expression"))
+    return true;
+  if (fe_is(e, "unary_expression")) return macro_shape_ok(ts_node_named_child(e, ts_node_named_child_count(e) - 1));
+  if (fe_is(e, "cast_expression")) return macro_shape_ok(ts_node_child_by_field_name(e, "value", 5));
+  return false;
+}
+
+static bool is_constant(const Expr *e) {
+  if (!e) return true;
+  if (e->kind == EX_VAR || e->kind == EX_LOAD || e->kind == EX_CALL) return false;
+  return is_constant(e->a) && is_constant(e->b) && is_constant(e->c);
+}
+
+void fe_define(Fe *fe, TSNode n) {
+  TSNode name_n = fe_field(n, "name"), value_n = fe_field(n, "value");
+  const char *name = fe_text(fe, name_n);
+  if (ts_node_is_null(value_n)) return; /* valueless flag macros define no constant */
+  const char *body = fe_text(fe, value_n);
+  /* Trim the body (preproc_arg keeps leading blanks and a trailing newline). */
+  while (*body == ' ' || *body == '\t') body++;
+  char *b = arena_strdup(fe->arena, body);
+  size_t bl = strlen(b);
+  while (bl && (b[bl - 1] == '\n' || b[bl - 1] == '\r' || b[bl - 1] == ' ' || b[bl - 1] == '\t')) b[--bl] = 0;
+  if (strchr(b, '\\') || strchr(b, '\n'))
+    fe_error(fe, value_n, "macro '%s' must fit on one line", name);
+
+  static const char prefix[] = "int __npg_macro = ";
+  char *snippet = arena_printf(fe->arena, "%s%s;", prefix, b);
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, fe->lang);
+  TSTree *tree = ts_parser_parse_string(p, NULL, snippet, (uint32_t)strlen(snippet));
+  ts_parser_delete(p);
+
+  /* Errors inside the body point into the real #define line. */
+  SrcLoc vloc = fe_loc(fe, value_n);
+  int lead = (int)(body - fe_text(fe, value_n));
+  LocMap saved_map = fe->map;
+  const char *saved_text = fe->text;
+  fe->map = (LocMap){true, vloc.line, vloc.col + lead, (int)sizeof prefix - 1};
+  fe->text = snippet;
+  jmp_buf saved;
+  memcpy(saved, fe->fail, sizeof saved);
+  bool failed = setjmp(fe->fail);
+  if (!failed) {
+    TSNode root = ts_tree_root_node(tree);
+    if (!fe_check_syntax(fe, root)) longjmp(fe->fail, 1);
+    TSNode decl = ts_node_named_child(root, 0);
+    TSNode init = fe_field(decl, "declarator");
+    TSNode val = fe_field(init, "value");
+    if (ts_node_is_null(val) || ts_node_named_child_count(root) != 1)
+      fe_error(fe, value_n, "macro '%s' is not a constant expression", name);
+    if (!macro_shape_ok(val))
+      fe_error(fe, val, "macro '%s' must be a single constant or be parenthesized, so that its uses keep C's meaning", name);
+    Expr *e = fe_expr(fe, val);
+    if (!is_constant(e)) fe_error(fe, val, "macro '%s' is not a constant expression", name);
+    int64_t iv;
+    if (type_is_integer(e->type) && fe_eval_int(e, &iv)) e = ir_int(fe->arena, iv, e->type, e->loc);
+    e->macro = name;
+    fe->map = saved_map;
+    fe->text = saved_text;
+    Sym *y = fe_declare(fe, name_n, name, SYM_DEFINE);
+    y->value = e;
+    Define *d = ARENA_NEW(fe->arena, Define);
+    d->name = name;
+    d->body = b;
+    d->loc = fe_loc(fe, n);
+    Define **tail = &fe->m->defines;
+    while (*tail) tail = &(*tail)->next;
+    *tail = d;
+  }
+  fe->map = saved_map;
+  fe->text = saved_text;
+  ts_tree_delete(tree);
+  memcpy(fe->fail, saved, sizeof saved);
+  if (failed) longjmp(fe->fail, 1);
+}
+
+void fe_pragma(Fe *fe, TSNode n) {
+  TSNode dir = fe_field(n, "directive");
+  if (strcmp(fe_text(fe, dir), "#pragma")) fe_error(fe, dir, "preprocessor directive '%s' is not supported in kernels", fe_text(fe, dir));
+  TSNode arg = fe_field(n, "argument");
+  if (ts_node_is_null(arg)) return;
+  const char *text = fe_text(fe, arg);
+  if (strncmp(text, "npu", 3) || (text[3] != ' ' && text[3] != '\t')) return; /* other pragmas are not ours */
+  Pragma *p = ARENA_NEW(fe->arena, Pragma);
+  char *t = arena_strdup(fe->arena, text);
+  size_t l = strlen(t);
+  while (l && (t[l - 1] == '\n' || t[l - 1] == '\r' || t[l - 1] == ' ')) t[--l] = 0;
+  p->text = t;
+  p->loc = fe_loc(fe, arg);
+  Pragma **tail = &fe->m->pragmas;
+  while (*tail) tail = &(*tail)->next;
+  *tail = p;
+}

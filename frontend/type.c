@@ -1,0 +1,60 @@
+/* Type specifiers, qualifiers and type descriptors (casts). */
+#include <string.h>
+
+#include "frontend/fe.h"
+
+/* Joins the words of a specifier ("unsigned   long") with single spaces. */
+static const char *spec_words(Fe *fe, TSNode n) {
+  StrBuf sb;
+  sb_init(&sb);
+  uint32_t cnt = ts_node_child_count(n);
+  if (cnt == 0) {
+    sb_puts(&sb, fe_text(fe, n));
+  } else {
+    for (uint32_t i = 0; i < cnt; i++) {
+      TSNode c = ts_node_child(n, i);
+      if (fe_is(c, "comment")) continue;
+      if (sb.len) sb_putc(&sb, ' ');
+      sb_puts(&sb, fe_text(fe, c));
+    }
+  }
+  const char *s = arena_strdup(fe->arena, sb.data ? sb.data : "");
+  sb_free(&sb);
+  return s;
+}
+
+const Type *fe_type_of(Fe *fe, TSNode type_node) {
+  if (fe_is(type_node, "struct_specifier") || fe_is(type_node, "union_specifier") ||
+      fe_is(type_node, "enum_specifier"))
+    fe_error(fe, type_node, "structs, unions and enums are not supported in kernels");
+  const char *words = spec_words(fe, type_node);
+  const Type *t = type_by_name(words);
+  if (!t) {
+    if (strstr(words, "long double"))
+      fe_error(fe, type_node, "type 'long double' is not supported in kernels");
+    fe_error(fe, type_node, "unknown type '%s'", words);
+  }
+  return t;
+}
+
+bool fe_has_const(TSNode decl) {
+  uint32_t cnt = ts_node_child_count(decl);
+  for (uint32_t i = 0; i < cnt; i++) {
+    TSNode c = ts_node_child(decl, i);
+    if (strcmp(ts_node_type(c), "type_qualifier") == 0) {
+      /* type_qualifier's only child is the keyword token. */
+      TSNode kw = ts_node_child(c, 0);
+      if (!ts_node_is_null(kw) && strcmp(ts_node_type(kw), "const") == 0) return true;
+    }
+  }
+  return false;
+}
+
+const Type *fe_type_descriptor(Fe *fe, TSNode td) {
+  TSNode decl = fe_field(td, "declarator");
+  if (!ts_node_is_null(decl))
+    fe_error(fe, td, "cast to a pointer or array type is not supported in kernels");
+  const Type *t = fe_type_of(fe, fe_field(td, "type"));
+  if (t->kind == TY_VOID) fe_error(fe, td, "cast to 'void' is not supported in kernels");
+  return t;
+}

@@ -1,0 +1,61 @@
+/* npugen: C kernels + schedules -> readable C99 calling NPU intrinsics.
+ *
+ * The public C API. A session holds one kernel file: its parsed IR, its
+ * variants (each kernel as written, later each schedule), their emitted C,
+ * and JIT-compiled code to run them. Every string returned is owned by the
+ * session (or the JIT handle) and lives until it is closed. */
+#ifndef NPUGEN_H
+#define NPUGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NPUGEN_VERSION_STRING "0.1.0"
+
+typedef struct NpgSession NpgSession;
+typedef struct NpgJit NpgJit;
+
+/* Parse and check a kernel file. Never NULL; see npg_error_count. */
+NpgSession *npg_open_file(const char *path);
+NpgSession *npg_open_string(const char *name, const char *src, size_t len);
+void npg_close(NpgSession *s);
+
+/* Errors, rendered as gcc does: "file:line:col: error: ...", source line, caret. */
+int npg_error_count(const NpgSession *s);
+const char *npg_errors(NpgSession *s);
+
+/* Variants: each one an emitted function. */
+int npg_variant_count(const NpgSession *s);
+const char *npg_variant_name(const NpgSession *s, int variant);
+int npg_variant_index(const NpgSession *s, const char *name); /* -1 if none */
+const char *npg_emit_source(NpgSession *s, int variant); /* <variant>.c */
+const char *npg_emit_header(NpgSession *s, int variant); /* <variant>.h */
+const char *npg_dump_ir(NpgSession *s, int variant);
+
+/* Differential check of one variant against the kernel as written. */
+typedef struct {
+  bool pass;
+  bool exact;         /* every output element bit-identical */
+  double max_error;   /* max |reference - variant| */
+  long compared;      /* output elements compared */
+  char message[1024]; /* first mismatch or error, "" when it passed */
+} NpgCheckResult;
+bool npg_check(NpgSession *s, int variant, uint64_t seed, NpgCheckResult *r);
+
+/* Running with your own arrays: args[i] is the i-th parameter's array, or a
+ * pointer to the scalar's value. */
+NpgJit *npg_jit_variant(NpgSession *s, int variant);   /* the emitted C */
+NpgJit *npg_jit_reference(NpgSession *s, int variant); /* the kernel as written */
+const char *npg_jit_error(const NpgJit *j);            /* NULL if it compiled */
+bool npg_jit_run(NpgJit *j, void **args);              /* false: see npg_jit_error */
+void npg_jit_free(NpgJit *j);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,435 @@
+#include "ir/affine.h"
+
+#include <isl/aff.h>
+#include <isl/ctx.h>
+#include <isl/ilp.h>
+#include <isl/set.h>
+#include <isl/val.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool collect_defs(Stmt *s, int depth, void *ctx);
+
+typedef struct {
+  const Expr **defs;
+  int *assigns;
+} DefScan;
+
+static bool collect_defs(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  DefScan *d = ctx;
+  if (s->kind == ST_DECL && s->var && s->init) d->defs[s->var->id] = s->init;
+  if (s->kind == ST_ASSIGN && s->lhs->kind == EX_VAR) d->assigns[s->lhs->var->id]++;
+  return true;
+}
+
+void aff_init(AffCtx *c, isl_ctx *ctx, const Kernel *k) {
+  memset(c, 0, sizeof *c);
+  c->ctx = ctx;
+  c->k = k;
+  int n = k->nvars + 1;
+  c->defs = calloc((size_t)n, sizeof *c->defs);
+  int *assigns = calloc((size_t)n, sizeof *assigns);
+  DefScan d = {c->defs, assigns};
+  ir_walk_stmts(k->body, collect_defs, &d);
+  for (int i = 0; i < n; i++)
+    if (assigns[i]) c->defs[i] = NULL; /* reassigned: not a plain alias */
+  free(assigns);
+}
+
+void aff_free(AffCtx *c) {
+  for (int i = 0; i < c->ncons; i++) free(c->cons[i]);
+  free(c->cons);
+  free(c->loops);
+  free(c->defs);
+}
+
+/* ---------------- affine text ---------------- */
+
+static bool is_const_int(const Expr *e, int64_t *v);
+
+static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth);
+
+static bool nonneg(AffCtx *c, const Expr *e) {
+  int64_t lo, hi;
+  bool exact, empty;
+  return aff_range(c, e, &lo, &hi, &exact, &empty) && (empty || lo >= 0);
+}
+
+static bool is_const_int(const Expr *e, int64_t *v) {
+  while (e->kind == EX_CAST && type_is_integer(e->type) && type_is_integer(e->a->type)) e = e->a;
+  if (e->kind == EX_INT) {
+    *v = e->ival;
+    return true;
+  }
+  if (e->kind == EX_UNARY && e->op == OP_NEG && is_const_int(e->a, v)) {
+    *v = -*v;
+    return true;
+  }
+  return false;
+}
+
+static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
+  if (depth > 64 || !type_is_integer(e->type)) return false;
+  int64_t v;
+  switch (e->kind) {
+  case EX_INT:
+    sb_printf(sb, "(%lld)", (long long)e->ival);
+    return true;
+  case EX_VAR: {
+    if (e->var->kind == VAR_LOOP) {
+      for (int i = 0; i < c->nloops; i++)
+        if (c->loops[i]->var == e->var) {
+          sb_printf(sb, "c%d", e->var->id);
+          return true;
+        }
+      return false;
+    }
+    const Expr *d = e->var->kind == VAR_LOCAL ? c->defs[e->var->id] : NULL;
+    if (!d) return false;
+    sb_putc(sb, '(');
+    bool ok = text_rec(c, sb, d, depth + 1);
+    sb_putc(sb, ')');
+    return ok;
+  }
+  case EX_CAST:
+    /* Narrowing below int may wrap: leave those to the interval analysis. */
+    if (!type_is_integer(e->a->type) || e->type->size < 4) return false;
+    return text_rec(c, sb, e->a, depth + 1);
+  case EX_UNARY:
+    if (e->op != OP_NEG && e->op != OP_PLUS) return false;
+    sb_puts(sb, e->op == OP_NEG ? "-(" : "(");
+    if (!text_rec(c, sb, e->a, depth + 1)) return false;
+    sb_putc(sb, ')');
+    return true;
+  case EX_BINARY:
+    switch (e->op) {
+    case OP_ADD:
+    case OP_SUB:
+      sb_putc(sb, '(');
+      if (!text_rec(c, sb, e->a, depth + 1)) return false;
+      sb_puts(sb, e->op == OP_ADD ? " + " : " - ");
+      if (!text_rec(c, sb, e->b, depth + 1)) return false;
+      sb_putc(sb, ')');
+      return true;
+    case OP_MUL:
+      if (is_const_int(e->a, &v)) {
+        sb_printf(sb, "(%lld)*(", (long long)v);
+        if (!text_rec(c, sb, e->b, depth + 1)) return false;
+      } else if (is_const_int(e->b, &v)) {
+        sb_printf(sb, "(%lld)*(", (long long)v);
+        if (!text_rec(c, sb, e->a, depth + 1)) return false;
+      } else {
+        return false;
+      }
+      sb_putc(sb, ')');
+      return true;
+    case OP_SHL:
+      if (!is_const_int(e->b, &v) || v < 0 || v > 30) return false;
+      sb_printf(sb, "(%lld)*(", (long long)1 << v);
+      if (!text_rec(c, sb, e->a, depth + 1)) return false;
+      sb_putc(sb, ')');
+      return true;
+    case OP_DIV:
+    case OP_MOD:
+    case OP_SHR:
+      /* C truncates; isl floors: equal when the dividend is >= 0. */
+      if (!is_const_int(e->b, &v)) return false;
+      if (e->op == OP_SHR) {
+        if (v < 0 || v > 30) return false;
+        v = (int64_t)1 << v;
+      }
+      if (v <= 0 || !nonneg(c, e->a)) return false;
+      sb_puts(sb, e->op == OP_MOD ? "((" : "floor((");
+      if (!text_rec(c, sb, e->a, depth + 1)) return false;
+      if (e->op == OP_MOD)
+        sb_printf(sb, ") mod %lld)", (long long)v);
+      else
+        sb_printf(sb, ")/%lld)", (long long)v);
+      return true;
+    default:
+      return false;
+    }
+  default:
+    return false;
+  }
+}
+
+char *aff_text(AffCtx *c, const Expr *e) {
+  StrBuf sb;
+  sb_init(&sb);
+  if (!text_rec(c, &sb, e, 0)) {
+    sb_free(&sb);
+    return NULL;
+  }
+  return sb_take(&sb);
+}
+
+/* ---------------- domain stack ---------------- */
+
+static void push_con(AffCtx *c, char *text) {
+  if (c->ncons == c->cap_cons) {
+    c->cap_cons = c->cap_cons ? 2 * c->cap_cons : 32;
+    c->cons = realloc(c->cons, sizeof *c->cons * (size_t)c->cap_cons);
+  }
+  c->cons[c->ncons++] = text;
+}
+
+void aff_push_loop(AffCtx *c, const Stmt *loop) {
+  if (c->nloops == c->cap_loops) {
+    c->cap_loops = c->cap_loops ? 2 * c->cap_loops : 16;
+    c->loops = realloc(c->loops, sizeof *c->loops * (size_t)c->cap_loops);
+  }
+  c->loops[c->nloops++] = loop;
+  int id = loop->var->id;
+  char *lo = aff_text(c, loop->lo), *hi = aff_text(c, loop->hi);
+  StrBuf sb;
+  sb_init(&sb);
+  /* Without affine bounds the domain over-approximates (still sound). */
+  if (lo) sb_printf(&sb, "c%d %s %s", id, loop->step > 0 ? ">=" : "<=", lo);
+  if (hi) sb_printf(&sb, "%sc%d %s %s", lo ? " and " : "", id, op_spelling(loop->cmp), hi);
+  if (lo && (loop->step > 1 || loop->step < -1))
+    sb_printf(&sb, " and exists (e%d : c%d = %s + (%lld)*e%d)", id, id, lo, (long long)loop->step, id);
+  if (!sb.len) sb_puts(&sb, "0 = 0");
+  free(lo);
+  free(hi);
+  push_con(c, sb_take(&sb));
+}
+
+void aff_pop_loop(AffCtx *c) {
+  if (c->nloops == 0) return;
+  c->nloops--;
+  aff_pop_cond(c);
+}
+
+static bool cond_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
+  if (depth > 64) return false;
+  while (e->kind == EX_CAST && e->implicit) e = e->a;
+  if (e->kind == EX_UNARY && e->op == OP_LNOT) {
+    sb_puts(sb, "not (");
+    if (!cond_rec(c, sb, e->a, depth + 1)) return false;
+    sb_putc(sb, ')');
+    return true;
+  }
+  if (e->kind != EX_BINARY) return false;
+  if (e->op == OP_LAND || e->op == OP_LOR) {
+    sb_putc(sb, '(');
+    if (!cond_rec(c, sb, e->a, depth + 1)) return false;
+    sb_puts(sb, e->op == OP_LAND ? ") and (" : ") or (");
+    if (!cond_rec(c, sb, e->b, depth + 1)) return false;
+    sb_putc(sb, ')');
+    return true;
+  }
+  if (e->op < OP_LT || e->op > OP_NE) return false;
+  char *a = aff_text(c, e->a), *b = aff_text(c, e->b);
+  bool ok = a && b;
+  if (ok) sb_printf(sb, "%s %s %s", a, e->op == OP_EQ ? "=" : op_spelling(e->op), b);
+  free(a);
+  free(b);
+  return ok;
+}
+
+bool aff_push_cond(AffCtx *c, const Expr *cond, bool negate) {
+  StrBuf sb;
+  sb_init(&sb);
+  if (negate) sb_puts(&sb, "not (");
+  if (!cond_rec(c, &sb, cond, 0)) {
+    sb_free(&sb);
+    return false;
+  }
+  if (negate) sb_putc(&sb, ')');
+  push_con(c, sb_take(&sb));
+  return true;
+}
+
+void aff_pop_cond(AffCtx *c) {
+  if (c->ncons == 0) return;
+  free(c->cons[--c->ncons]);
+}
+
+/* ---------------- ranges ---------------- */
+
+static char *space_text(AffCtx *c) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_putc(&sb, '[');
+  for (int i = 0; i < c->nloops; i++) sb_printf(&sb, "%sc%d", i ? ", " : "", c->loops[i]->var->id);
+  sb_putc(&sb, ']');
+  return sb_take(&sb);
+}
+
+/* Exact min/max of affine text over the domain with isl. */
+static bool isl_range(AffCtx *c, const char *text, int64_t *lo, int64_t *hi, bool *empty) {
+  char *space = space_text(c);
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "{ %s : ", space);
+  for (int i = 0; i < c->ncons; i++) sb_printf(&sb, "%s(%s)", i ? " and " : "", c->cons[i]);
+  if (!c->ncons) sb_puts(&sb, "0 = 0");
+  sb_puts(&sb, " }");
+  isl_set *dom = isl_set_read_from_str(c->ctx, sb.data);
+  sb_free(&sb);
+  sb_printf(&sb, "{ %s -> [(%s)] }", space, text);
+  isl_aff *aff = isl_aff_read_from_str(c->ctx, sb.data);
+  sb_free(&sb);
+  free(space);
+  bool ok = false;
+  *empty = false;
+  if (dom && aff) {
+    if (isl_set_is_empty(dom) == isl_bool_true) {
+      *empty = true;
+      ok = true;
+    } else {
+      isl_val *mn = isl_set_min_val(dom, aff), *mx = isl_set_max_val(dom, aff);
+      if (mn && mx && isl_val_is_int(mn) && isl_val_is_int(mx)) {
+        *lo = isl_val_get_num_si(mn);
+        *hi = isl_val_get_num_si(mx);
+        ok = true;
+      }
+      isl_val_free(mn);
+      isl_val_free(mx);
+    }
+  }
+  isl_set_free(dom);
+  isl_aff_free(aff);
+  return ok;
+}
+
+#define BIG ((int64_t)1 << 62)
+
+static bool clamp_ok(int64_t lo, int64_t hi) { return lo >= -BIG && hi <= BIG; }
+
+static bool interval(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, int depth) {
+  if (depth > 64) return false;
+  bool exact, empty;
+  char *t = aff_text(c, e);
+  if (t) {
+    bool ok = isl_range(c, t, lo, hi, &empty);
+    free(t);
+    if (ok && empty) *lo = *hi = 0;
+    if (ok) return true;
+  }
+  (void)exact;
+  int64_t a0, a1, b0, b1, v;
+  if (type_is_integer(e->type) && (e->kind == EX_LOAD || e->kind == EX_VAR)) {
+    int64_t tl;
+    uint64_t th;
+    type_int_range(e->type, &tl, &th);
+    if (th > (uint64_t)BIG || tl < -BIG) return false;
+    *lo = tl;
+    *hi = (int64_t)th;
+    return true;
+  }
+  switch (e->kind) {
+  case EX_INT:
+    *lo = *hi = e->ival;
+    return true;
+  case EX_CAST: {
+    if (!type_is_integer(e->type) || !type_is_integer(e->a->type)) return false;
+    int64_t tl;
+    uint64_t th;
+    type_int_range(e->type, &tl, &th);
+    if (interval(c, e->a, &a0, &a1, depth + 1) && a0 >= tl && (a1 < 0 || (uint64_t)a1 <= th)) {
+      *lo = a0;
+      *hi = a1;
+      return true;
+    }
+    if (th > (uint64_t)BIG || tl < -BIG) return false;
+    *lo = tl;
+    *hi = (int64_t)th;
+    return true;
+  }
+  case EX_UNARY:
+    if (!interval(c, e->a, &a0, &a1, depth + 1)) return false;
+    if (e->op == OP_PLUS) { *lo = a0; *hi = a1; return true; }
+    if (e->op == OP_NEG) { *lo = -a1; *hi = -a0; return true; }
+    if (e->op == OP_BNOT) { *lo = ~a1; *hi = ~a0; return true; }
+    if (e->op == OP_LNOT) { *lo = 0; *hi = 1; return true; }
+    return false;
+  case EX_COND:
+    if (!interval(c, e->b, &a0, &a1, depth + 1) || !interval(c, e->c, &b0, &b1, depth + 1)) return false;
+    *lo = a0 < b0 ? a0 : b0;
+    *hi = a1 > b1 ? a1 : b1;
+    return true;
+  case EX_BINARY:
+    if (e->op >= OP_LT && e->op <= OP_LOR) {
+      *lo = 0;
+      *hi = 1;
+      return true;
+    }
+    if (e->op == OP_BAND) {
+      const Expr *m = is_const_int(e->b, &v) ? e->b : is_const_int(e->a, &v) ? e->a : NULL;
+      if (m && v >= 0) {
+        *lo = 0;
+        *hi = v;
+        return true;
+      }
+    }
+    if (!interval(c, e->a, &a0, &a1, depth + 1)) return false;
+    if (e->op == OP_MOD || e->op == OP_DIV || e->op == OP_SHR) {
+      if (!is_const_int(e->b, &v)) return false;
+      if (e->op == OP_SHR) {
+        if (v < 0 || v > 62) return false;
+        *lo = a0 >> v;
+        *hi = a1 >> v;
+        return true;
+      }
+      if (v == 0) return false;
+      if (v < 0) v = -v;
+      if (e->op == OP_DIV) {
+        *lo = a0 / v;
+        *hi = a1 / v;
+        if (*lo > *hi) { int64_t t2 = *lo; *lo = *hi; *hi = t2; }
+        return true;
+      }
+      *lo = a0 >= 0 ? 0 : -(v - 1);
+      *hi = a1 <= 0 ? 0 : (a1 < v - 1 ? a1 : v - 1);
+      if (a0 >= 0 && a1 < v) *lo = a0;
+      return true;
+    }
+    if (!interval(c, e->b, &b0, &b1, depth + 1)) return false;
+    switch (e->op) {
+    case OP_ADD: *lo = a0 + b0; *hi = a1 + b1; break;
+    case OP_SUB: *lo = a0 - b1; *hi = a1 - b0; break;
+    case OP_MUL: {
+      if (!clamp_ok(a0, a1) || !clamp_ok(b0, b1)) return false;
+      if ((a0 < -(1 << 30) || a1 > (1 << 30)) && (b0 < -(1 << 30) || b1 > (1 << 30))) return false;
+      __int128 p[4] = {(__int128)a0 * b0, (__int128)a0 * b1, (__int128)a1 * b0, (__int128)a1 * b1};
+      __int128 mn = p[0], mx = p[0];
+      for (int i = 1; i < 4; i++) {
+        if (p[i] < mn) mn = p[i];
+        if (p[i] > mx) mx = p[i];
+      }
+      if (mn < -BIG || mx > BIG) return false;
+      *lo = (int64_t)mn;
+      *hi = (int64_t)mx;
+      break;
+    }
+    case OP_SHL:
+      if (b0 < 0 || b1 > 30 || a0 < -(1 << 30) || a1 > (1 << 30)) return false;
+      *lo = a0 < 0 ? a0 * ((int64_t)1 << b1) : a0 * ((int64_t)1 << b0);
+      *hi = a1 < 0 ? a1 * ((int64_t)1 << b0) : a1 * ((int64_t)1 << b1);
+      break;
+    default:
+      return false;
+    }
+    return clamp_ok(*lo, *hi);
+  default:
+    return false;
+  }
+}
+
+bool aff_range(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, bool *exact, bool *empty) {
+  *empty = false;
+  char *t = aff_text(c, e);
+  if (t) {
+    bool ok = isl_range(c, t, lo, hi, empty);
+    free(t);
+    if (ok) {
+      *exact = true;
+      return true;
+    }
+  }
+  *exact = false;
+  return interval(c, e, lo, hi, 0);
+}

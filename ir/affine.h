@@ -1,0 +1,38 @@
+/* Affine analysis with isl: iteration domains of statements, exact value
+ * ranges of affine index expressions, interval ranges of the rest. */
+#ifndef NPG_AFFINE_H
+#define NPG_AFFINE_H
+
+#include "ir/ir.h"
+
+typedef struct isl_ctx isl_ctx;
+
+/* The constraints that hold where an expression is evaluated: enclosing
+ * loops and affine conditions (if, &&, ?:). A stack; push/pop in order. */
+typedef struct {
+  isl_ctx *ctx;
+  const Kernel *k;
+  const Stmt **loops;
+  int nloops, cap_loops;
+  char **cons; /* isl constraint texts (malloc'ed) */
+  int ncons, cap_cons;
+  const Expr **defs; /* by Var.id: single-assignment local -> its initializer */
+} AffCtx;
+
+void aff_init(AffCtx *c, isl_ctx *ctx, const Kernel *k);
+void aff_free(AffCtx *c);
+void aff_push_loop(AffCtx *c, const Stmt *loop);
+void aff_pop_loop(AffCtx *c);
+/* Pushes `cond` (or its negation); returns false (pushes nothing) when the
+ * condition is not affine. */
+bool aff_push_cond(AffCtx *c, const Expr *cond, bool negate);
+void aff_pop_cond(AffCtx *c);
+
+/* isl text of e in the current loop space, or NULL if e is not affine. */
+char *aff_text(AffCtx *c, const Expr *e);
+/* [lo, hi] of an expression over the current domain: exact for affine
+ * expressions, an interval bound otherwise. *empty when the domain is empty.
+ * Returns false when no finite bound is known. */
+bool aff_range(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, bool *exact, bool *empty);
+
+#endif

@@ -1,0 +1,102 @@
+/* IR construction helpers and generic walks. */
+#include <string.h>
+
+#include "ir/ir.h"
+
+Expr *ir_int(Arena *a, int64_t v, const Type *t, SrcLoc loc) {
+  Expr *e = ARENA_NEW(a, Expr);
+  e->kind = EX_INT;
+  e->ival = v;
+  e->type = t;
+  e->loc = loc;
+  return e;
+}
+
+Expr *ir_var(Arena *a, Var *v, SrcLoc loc) {
+  Expr *e = ARENA_NEW(a, Expr);
+  e->kind = EX_VAR;
+  e->var = v;
+  e->type = v->type;
+  e->loc = loc;
+  return e;
+}
+
+Expr *ir_cast(Arena *a, Expr *e, const Type *t, bool implicit) {
+  if (implicit && e->type->kind == t->kind) return e;
+  Expr *c = ARENA_NEW(a, Expr);
+  c->kind = EX_CAST;
+  c->a = e;
+  c->type = t;
+  c->implicit = implicit;
+  c->loc = e->loc;
+  return c;
+}
+
+Expr *ir_binary(Arena *a, Op op, Expr *l, Expr *r, const Type *t, SrcLoc loc) {
+  Expr *e = ARENA_NEW(a, Expr);
+  e->kind = EX_BINARY;
+  e->op = op;
+  e->a = l;
+  e->b = r;
+  e->type = t;
+  e->loc = loc;
+  return e;
+}
+
+Stmt *ir_stmt(Arena *a, StmtKind kind, SrcLoc loc) {
+  Stmt *s = ARENA_NEW(a, Stmt);
+  s->kind = kind;
+  s->loc = loc;
+  return s;
+}
+
+Expr *ir_expr_copy(Arena *a, const Expr *e) {
+  if (!e) return NULL;
+  Expr *c = ARENA_NEW(a, Expr);
+  *c = *e;
+  c->a = ir_expr_copy(a, e->a);
+  c->b = ir_expr_copy(a, e->b);
+  c->c = ir_expr_copy(a, e->c);
+  if (e->kind == EX_LOAD) {
+    c->idx = ARENA_ARRAY(a, Expr *, e->buf->ndim);
+    for (int i = 0; i < e->buf->ndim; i++) c->idx[i] = ir_expr_copy(a, e->idx[i]);
+  }
+  if (e->kind == EX_CALL) {
+    c->args = ARENA_ARRAY(a, Expr *, e->nargs);
+    for (int i = 0; i < e->nargs; i++) c->args[i] = ir_expr_copy(a, e->args[i]);
+  }
+  return c;
+}
+
+Kernel *module_kernel(const Module *m, const char *name) {
+  for (Kernel *k = m->kernels; k; k = k->next)
+    if (strcmp(k->name, name) == 0) return k;
+  return NULL;
+}
+
+int64_t buffer_elems(const Buffer *b) {
+  int64_t n = 1;
+  for (int i = 0; i < b->ndim; i++) n *= b->shape[i];
+  return n;
+}
+
+static bool walk(Stmt *s, StmtVisitor fn, void *ctx, int depth) {
+  for (; s; s = s->next) {
+    if (!fn(s, depth, ctx)) return false;
+    switch (s->kind) {
+    case ST_BLOCK:
+    case ST_FOR:
+      if (!walk(s->body, fn, ctx, depth + 1)) return false;
+      break;
+    case ST_IF:
+      if (!walk(s->then_s, fn, ctx, depth + 1)) return false;
+      if (!walk(s->else_s, fn, ctx, depth + 1)) return false;
+      break;
+    default:
+      break;
+    }
+  }
+  return true;
+}
+
+void ir_walk_stmts(Stmt *s, StmtVisitor fn, void *ctx) { walk(s, fn, ctx, 0); }

@@ -1,0 +1,245 @@
+/* The loop-nest IR: buffers, loops, statements and typed expressions.
+ *
+ * A Module owns one Arena; every node below lives in it. Lists are plain
+ * singly linked (Stmt.next) or counted arrays (index lists). The IR keeps the
+ * source's C semantics exactly: each Expr carries its C type, and the usual
+ * arithmetic conversions are explicit EX_CAST nodes marked `implicit` (the
+ * emitter leaves those to the C compiler, which re-inserts the same ones). */
+#ifndef NPG_IR_H
+#define NPG_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/util.h"
+
+/* ---------------- C scalar types ---------------- */
+typedef enum {
+  TY_VOID,
+  TY_CHAR, /* plain char: signed on every target we support */
+  TY_SCHAR,
+  TY_UCHAR,
+  TY_SHORT,
+  TY_USHORT,
+  TY_INT,
+  TY_UINT,
+  TY_LONG,
+  TY_ULONG,
+  TY_LLONG,
+  TY_ULLONG,
+  TY_FLOAT,
+  TY_DOUBLE,
+} TypeKind;
+
+/* Types are interned, read-only descriptors; `name` is the spelling the user
+ * wrote (int8_t and signed char are the same kind, spelled differently). */
+typedef struct {
+  TypeKind kind;
+  const char *name;
+  int size;      /* bytes */
+  bool is_signed;
+  int rank;      /* integer conversion rank; 0 for floating types */
+} Type;
+
+extern const Type ty_void, ty_char, ty_schar, ty_uchar, ty_short, ty_ushort, ty_int,
+    ty_uint, ty_long, ty_ulong, ty_llong, ty_ullong, ty_float, ty_double;
+
+/* The type named by a spelling ("int8_t", "unsigned char", "float"...), or NULL. */
+const Type *type_by_name(const char *spelling);
+bool type_is_integer(const Type *t);
+bool type_is_float(const Type *t);
+/* Integer promotion (char, short -> int); identity for other types. */
+const Type *type_promote(const Type *t);
+/* The usual arithmetic conversions of C11 6.3.1.8. */
+const Type *type_common(const Type *a, const Type *b);
+/* Canonical spelling of a type kind ("int", "unsigned int", ...). */
+const Type *type_canonical(const Type *t);
+bool type_same(const Type *a, const Type *b);
+/* Value range of an integer type. */
+void type_int_range(const Type *t, int64_t *lo, uint64_t *hi);
+
+/* ---------------- nodes ---------------- */
+typedef struct Var Var;
+typedef struct Buffer Buffer;
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+typedef struct Param Param;
+typedef struct Kernel Kernel;
+typedef struct Module Module;
+
+typedef struct {
+  int line, col; /* 1-based position in the kernel source */
+} SrcLoc;
+
+typedef enum { VAR_LOOP, VAR_LOCAL, VAR_PARAM } VarKind;
+
+struct Var {
+  const char *name;
+  const Type *type;
+  VarKind kind;
+  bool is_const;
+  SrcLoc loc;
+  int id; /* unique within the kernel */
+};
+
+typedef enum { ROLE_INPUT, ROLE_OUTPUT, ROLE_INOUT, ROLE_LOCAL } BufferRole;
+
+enum { IR_MAX_DIMS = 8 };
+
+struct Buffer {
+  const char *name;
+  const Type *elem;
+  int ndim;
+  int64_t shape[IR_MAX_DIMS];
+  const char *scope; /* "global" for host arrays; on-chip scopes later */
+  BufferRole role;
+  bool is_const;
+  SrcLoc loc;
+  int id;
+};
+
+typedef enum {
+  EX_INT,    /* integer literal: ival, type from its suffix/value */
+  EX_FLOAT,  /* floating literal: fval, and its source spelling in text */
+  EX_VAR,    /* var */
+  EX_LOAD,   /* buf[idx0][idx1]... */
+  EX_UNARY,  /* op a */
+  EX_BINARY, /* a op b */
+  EX_COND,   /* a ? b : c */
+  EX_CAST,   /* (type) a; implicit when inserted by the conversions */
+  EX_CALL,   /* fn(args) from <math.h> */
+} ExprKind;
+
+typedef enum {
+  OP_NONE,
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+  OP_SHL, OP_SHR, OP_BAND, OP_BOR, OP_BXOR,
+  OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
+  OP_LAND, OP_LOR,
+  OP_NEG, OP_PLUS, OP_LNOT, OP_BNOT,
+} Op;
+
+const char *op_spelling(Op op);
+
+struct Expr {
+  ExprKind kind;
+  const Type *type;
+  SrcLoc loc;
+  int64_t ival;
+  double fval;
+  const char *text;  /* EX_FLOAT spelling; EX_CALL function name */
+  Var *var;
+  Buffer *buf;
+  Expr **idx;        /* EX_LOAD: buf->ndim indices */
+  Op op;
+  Expr *a, *b, *c;
+  bool implicit;     /* EX_CAST */
+  Expr **args;       /* EX_CALL */
+  int nargs;
+  const char *macro; /* a #define'd constant: printed by name */
+};
+
+typedef enum { ST_BLOCK, ST_FOR, ST_IF, ST_ASSIGN, ST_DECL } StmtKind;
+
+typedef enum { LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL } LoopKind;
+
+struct Stmt {
+  StmtKind kind;
+  SrcLoc loc;
+  Stmt *next;          /* next statement in the enclosing block */
+  const char *name;    /* ST_ASSIGN: label or generated name; ST_FOR: loop name */
+  bool labeled;        /* the user wrote the name as a label */
+
+  Stmt *body;          /* ST_BLOCK: first child; ST_FOR: the body (a block) */
+
+  /* ST_FOR: var takes lo, lo+step, ... while `var cmp hi` holds. */
+  Var *var;
+  Expr *lo, *hi;
+  Op cmp;              /* OP_LT, OP_LE (step > 0) or OP_GT, OP_GE (step < 0) */
+  int64_t step;
+  LoopKind loop_kind;
+
+  /* ST_IF */
+  Expr *cond;
+  Stmt *then_s, *else_s;
+
+  /* ST_ASSIGN: lhs op= rhs; op is OP_NONE for plain '='. */
+  Expr *lhs;
+  Op op;
+  Expr *rhs;
+
+  /* ST_DECL: a local scalar (var, optional init) or a local array (buf,
+   * optional flat initializer list of ninit constant expressions). */
+  Buffer *buf;
+  Expr *init;
+  Expr **init_list;
+  int ninit;
+};
+
+struct Param {
+  Param *next;
+  Buffer *buf; /* array parameter */
+  Var *var;    /* or scalar parameter */
+};
+
+struct Kernel {
+  Kernel *next;
+  const char *name;
+  SrcLoc loc;
+  Param *params;
+  int nparams;
+  Stmt *body; /* an ST_BLOCK */
+  int nvars, nbufs, nstmts;
+};
+
+/* `#define NAME body` of the source, re-emitted verbatim in generated code. */
+typedef struct Define Define;
+struct Define {
+  Define *next;
+  const char *name, *body;
+  SrcLoc loc;
+};
+
+/* `#pragma npu ...` lines, kept in order for the schedule frontend. */
+typedef struct Pragma Pragma;
+struct Pragma {
+  Pragma *next;
+  const char *text; /* the argument after "#pragma", e.g. "npu split(i, 4, io, ii)" */
+  SrcLoc loc;       /* of the argument's first byte */
+};
+
+struct Module {
+  Arena arena;
+  const char *file; /* path as given */
+  const char *src;  /* the whole source text, NUL-terminated */
+  Kernel *kernels;
+  Define *defines;
+  Pragma *pragmas;
+};
+
+/* ---------------- construction helpers ---------------- */
+Expr *ir_int(Arena *a, int64_t v, const Type *t, SrcLoc loc);
+Expr *ir_var(Arena *a, Var *v, SrcLoc loc);
+Expr *ir_cast(Arena *a, Expr *e, const Type *t, bool implicit);
+Expr *ir_binary(Arena *a, Op op, Expr *l, Expr *r, const Type *t, SrcLoc loc);
+Stmt *ir_stmt(Arena *a, StmtKind kind, SrcLoc loc);
+Expr *ir_expr_copy(Arena *a, const Expr *e);
+
+Kernel *module_kernel(const Module *m, const char *name);
+int64_t buffer_elems(const Buffer *b);
+/* True when the loop var counts upward. */
+static inline bool loop_up(const Stmt *s) { return s->step > 0; }
+
+/* Visits every statement (pre-order). Stops early when fn returns false. */
+typedef bool (*StmtVisitor)(Stmt *s, int depth, void *ctx);
+void ir_walk_stmts(Stmt *s, StmtVisitor fn, void *ctx);
+
+/* ---------------- printer and verifier ---------------- */
+/* The readable text form shown by `npugen emit --dump-ir`. */
+void ir_print_kernel(StrBuf *sb, const Kernel *k);
+/* C precedence-aware expression text (shared by the printer and the emitter). */
+void ir_print_expr(StrBuf *sb, const Expr *e);
+/* Structural invariants; reports violations into d. True when sound. */
+bool ir_verify_kernel(const Kernel *k, DiagList *d, const char *file);
+
+#endif

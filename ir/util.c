@@ -1,0 +1,249 @@
+#include "ir/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------- arena ---------------- */
+
+struct ArenaChunk {
+  ArenaChunk *next;
+  size_t used, cap;
+  _Alignas(16) unsigned char data[];
+};
+
+enum { CHUNK_SIZE = 64 * 1024 };
+
+void arena_init(Arena *a, size_t limit_bytes) {
+  memset(a, 0, sizeof *a);
+  a->limit_bytes = limit_bytes;
+}
+
+void arena_free(Arena *a) {
+  ArenaChunk *c = a->head;
+  while (c) {
+    ArenaChunk *next = c->next;
+    free(c);
+    c = next;
+  }
+  a->head = NULL;
+  a->used_bytes = 0;
+}
+
+void *arena_alloc(Arena *a, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  a->used_bytes += size;
+  if (a->limit_bytes && a->used_bytes > a->limit_bytes)
+    a->exhausted = true;
+  if (!a->head || a->head->cap - a->head->used < size) {
+    size_t cap = size > CHUNK_SIZE ? size : CHUNK_SIZE;
+    ArenaChunk *c = malloc(sizeof(ArenaChunk) + cap);
+    if (!c) {
+      fputs("npugen: out of memory\n", stderr);
+      abort();
+    }
+    c->used = 0;
+    c->cap = cap;
+    c->next = a->head;
+    a->head = c;
+  }
+  void *p = a->head->data + a->head->used;
+  a->head->used += size;
+  memset(p, 0, size);
+  return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+  char *p = arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = arena_alloc(a, (size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  return p;
+}
+
+/* ---------------- string buffer ---------------- */
+
+void sb_init(StrBuf *sb) { memset(sb, 0, sizeof *sb); }
+void sb_free(StrBuf *sb) {
+  free(sb->data);
+  sb_init(sb);
+}
+
+static void sb_reserve(StrBuf *sb, size_t extra) {
+  if (sb->len + extra + 1 <= sb->cap) return;
+  size_t cap = sb->cap ? sb->cap : 256;
+  while (cap < sb->len + extra + 1) cap *= 2;
+  char *p = realloc(sb->data, cap);
+  if (!p) {
+    fputs("npugen: out of memory\n", stderr);
+    abort();
+  }
+  sb->data = p;
+  sb->cap = cap;
+}
+
+void sb_putn(StrBuf *sb, const char *s, size_t n) {
+  sb_reserve(sb, n);
+  memcpy(sb->data + sb->len, s, n);
+  sb->len += n;
+  sb->data[sb->len] = 0;
+}
+void sb_putc(StrBuf *sb, char c) { sb_putn(sb, &c, 1); }
+void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
+
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  sb_reserve(sb, (size_t)n);
+  vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  sb->len += (size_t)n;
+}
+
+void sb_printf(StrBuf *sb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(sb, fmt, ap);
+  va_end(ap);
+}
+
+void sb_indent(StrBuf *sb, int level) {
+  for (int i = 0; i < level; i++) sb_puts(sb, "  ");
+}
+
+char *sb_take(StrBuf *sb) {
+  char *p = sb->data ? sb->data : calloc(1, 1);
+  sb_init(sb);
+  return p;
+}
+
+/* ---------------- diagnostics ---------------- */
+
+void diag_init(DiagList *d) { memset(d, 0, sizeof *d); }
+
+void diag_free(DiagList *d) {
+  Diag *g = d->first;
+  while (g) {
+    Diag *next = g->next;
+    free(g->file);
+    free(g->message);
+    free(g->source_line);
+    free(g);
+    g = next;
+  }
+  diag_init(d);
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* The text of 1-based line `line` of src, without its newline. */
+static char *copy_line(const char *src, int line) {
+  if (!src || line <= 0) return NULL;
+  const char *p = src;
+  for (int l = 1; l < line && *p; p++)
+    if (*p == '\n') l++;
+  const char *e = p;
+  while (*e && *e != '\n') e++;
+  size_t n = (size_t)(e - p);
+  if (n > 512) n = 512; /* binary garbage can have huge "lines" */
+  char *s = malloc(n + 1);
+  memcpy(s, p, n);
+  s[n] = 0;
+  /* Keep the caret display printable. */
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)s[i] < 32 && s[i] != '\t') s[i] = '?';
+  return s;
+}
+
+void diag_verror(DiagList *d, bool is_note, const char *file, const char *src, int line,
+                 int col, const char *fmt, va_list ap) {
+  Diag *g = calloc(1, sizeof *g);
+  StrBuf sb;
+  sb_init(&sb);
+  sb_vprintf(&sb, fmt, ap);
+  g->message = sb_take(&sb);
+  g->file = dup_or_null(file);
+  g->line = line;
+  g->col = col;
+  g->source_line = copy_line(src, line);
+  g->is_note = is_note;
+  if (d->last)
+    d->last->next = g;
+  else
+    d->first = g;
+  d->last = g;
+  if (!is_note) d->errors++;
+}
+
+void diag_error(DiagList *d, const char *file, const char *src, int line, int col,
+                const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(d, false, file, src, line, col, fmt, ap);
+  va_end(ap);
+}
+
+void diag_note(DiagList *d, const char *file, const char *src, int line, int col,
+               const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(d, true, file, src, line, col, fmt, ap);
+  va_end(ap);
+}
+
+char *diag_render(const DiagList *d) {
+  StrBuf sb;
+  sb_init(&sb);
+  for (const Diag *g = d->first; g; g = g->next) {
+    const char *kind = g->is_note ? "note" : "error";
+    if (g->file && g->line > 0)
+      sb_printf(&sb, "%s:%d:%d: %s: %s\n", g->file, g->line, g->col, kind, g->message);
+    else if (g->file)
+      sb_printf(&sb, "%s: %s: %s\n", g->file, kind, g->message);
+    else
+      sb_printf(&sb, "npugen: %s: %s\n", kind, g->message);
+    if (g->source_line) {
+      sb_printf(&sb, "%5d | %s\n      | ", g->line, g->source_line);
+      size_t len = strlen(g->source_line);
+      for (int i = 1; i < g->col && (size_t)(i - 1) < len; i++)
+        sb_putc(&sb, g->source_line[i - 1] == '\t' ? '\t' : ' ');
+      sb_puts(&sb, "^\n");
+    }
+  }
+  return sb_take(&sb);
+}
+
+char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  StrBuf sb;
+  sb_init(&sb);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&sb, buf, n);
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    sb_free(&sb);
+    errno = EIO;
+    return NULL;
+  }
+  if (len) *len = sb.len;
+  return sb_take(&sb);
+}

@@ -1,0 +1,80 @@
+/* Small shared utilities: an arena for IR memory, a growable string buffer,
+ * and diagnostics. They depend on nothing else of the project. */
+#ifndef NPG_UTIL_H
+#define NPG_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/* ---- arena: every IR node of a module lives here and dies with it ---- */
+typedef struct ArenaChunk ArenaChunk;
+typedef struct {
+  ArenaChunk *head;
+  size_t used_bytes;     /* total handed out, checked against limit_bytes */
+  size_t limit_bytes;    /* 0 = no limit */
+  bool exhausted;        /* set once an allocation went past limit_bytes */
+} Arena;
+
+void arena_init(Arena *a, size_t limit_bytes);
+void arena_free(Arena *a);
+/* Zeroed memory. Past the limit it still returns memory (from a reserve) so
+ * callers need no checks; the frontend reports a.exhausted as an error. */
+void *arena_alloc(Arena *a, size_t size);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* ---- string buffer ---- */
+typedef struct {
+  char *data;
+  size_t len, cap;
+} StrBuf;
+
+void sb_init(StrBuf *sb);
+void sb_free(StrBuf *sb);
+void sb_putc(StrBuf *sb, char c);
+void sb_puts(StrBuf *sb, const char *s);
+void sb_putn(StrBuf *sb, const char *s, size_t n);
+void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
+void sb_indent(StrBuf *sb, int level);
+/* Hands the buffer's malloc'ed text to the caller. */
+char *sb_take(StrBuf *sb);
+
+/* ---- diagnostics: collected, never printed by the library ---- */
+typedef struct Diag Diag;
+struct Diag {
+  Diag *next;
+  char *file;        /* may be NULL for errors without a location */
+  int line, col;     /* 1-based; 0 when unknown */
+  char *message;
+  char *source_line; /* the line's text for the caret display, or NULL */
+  bool is_note;      /* "note:" follow-up of the previous error */
+};
+
+typedef struct {
+  Diag *first, *last;
+  int errors;
+} DiagList;
+
+void diag_init(DiagList *d);
+void diag_free(DiagList *d);
+/* src may be NULL; when given, the line's text is copied for the caret. */
+void diag_error(DiagList *d, const char *file, const char *src, int line, int col,
+                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void diag_note(DiagList *d, const char *file, const char *src, int line, int col,
+               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void diag_verror(DiagList *d, bool is_note, const char *file, const char *src, int line,
+                 int col, const char *fmt, va_list ap);
+/* gcc-style text: "file:line:col: error: msg\n<line>\n   ^\n" for each. */
+char *diag_render(const DiagList *d);
+
+/* Reads a whole file; NULL and errno on failure. *len gets the size. */
+char *read_file(const char *path, size_t *len);
+
+#endif

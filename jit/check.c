@@ -1,0 +1,229 @@
+#include "jit/check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/guard.h"
+
+char *check_thunk_text(const Kernel *k, const char *fn, const char *thunk) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "\nvoid %s(void **a) {\n  %s(", thunk, fn);
+  int i = 0;
+  for (const Param *p = k->params; p; p = p->next, i++) {
+    if (i) sb_puts(&sb, ", ");
+    if (p->buf)
+      sb_printf(&sb, "a[%d]", i);
+    else
+      sb_printf(&sb, "*(%s *)a[%d]", p->var->type->name, i);
+  }
+  sb_puts(&sb, ");\n}\n");
+  return sb_take(&sb);
+}
+
+TccUnit *check_compile_reference(const Module *m, char *err, size_t err_size) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, m->src);
+  sb_puts(&sb, "\n#include <stdint.h>\n");
+  for (const Kernel *k = m->kernels; k; k = k->next) {
+    char thunk[300];
+    snprintf(thunk, sizeof thunk, "npg_ref_%s", k->name);
+    char *t = check_thunk_text(k, k->name, thunk);
+    sb_puts(&sb, t);
+    free(t);
+  }
+  TccUnit *u = tcc_unit_compile(sb.data, m->file, err, err_size);
+  sb_free(&sb);
+  return u;
+}
+
+TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const char *fn,
+                               char *err, size_t err_size) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, variant_src);
+  sb_puts(&sb, "\n#include <stdint.h>\n");
+  char thunk[300];
+  snprintf(thunk, sizeof thunk, "npg_call_%s", fn);
+  char *t = check_thunk_text(k, fn, thunk);
+  sb_puts(&sb, t);
+  free(t);
+  char name[300];
+  snprintf(name, sizeof name, "%s.c", fn);
+  TccUnit *u = tcc_unit_compile(sb.data, name, err, err_size);
+  sb_free(&sb);
+  return u;
+}
+
+/* ---------------- seeded inputs ---------------- */
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static void store(void *p, const Type *t, int64_t iv, double fv) {
+  switch (t->kind) {
+  case TY_CHAR: case TY_SCHAR: *(int8_t *)p = (int8_t)iv; break;
+  case TY_UCHAR: *(uint8_t *)p = (uint8_t)iv; break;
+  case TY_SHORT: *(int16_t *)p = (int16_t)iv; break;
+  case TY_USHORT: *(uint16_t *)p = (uint16_t)iv; break;
+  case TY_INT: *(int32_t *)p = (int32_t)iv; break;
+  case TY_UINT: *(uint32_t *)p = (uint32_t)iv; break;
+  case TY_LONG: case TY_LLONG: *(int64_t *)p = iv; break;
+  case TY_ULONG: case TY_ULLONG: *(uint64_t *)p = (uint64_t)iv; break;
+  case TY_FLOAT: *(float *)p = (float)fv; break;
+  case TY_DOUBLE: *(double *)p = fv; break;
+  case TY_VOID: break;
+  }
+}
+
+static void random_value(uint64_t *s, const Type *t, bool scalar, void *out) {
+  uint64_t r = splitmix(s);
+  if (type_is_float(t)) {
+    double u = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
+    store(out, t, 0, scalar ? 0.5 + u : 2.0 * u - 1.0);
+  } else if (scalar) {
+    store(out, t, (int64_t)(1 + r % 8), 0); /* [1, 8] */
+  } else if (t->is_signed) {
+    store(out, t, (int64_t)(r % (2 * CHECK_SIGNED_MAX + 1)) - CHECK_SIGNED_MAX, 0);
+  } else {
+    store(out, t, (int64_t)(r % (CHECK_UNSIGNED_MAX + 1)), 0);
+  }
+}
+
+static double load(const void *p, const Type *t, int64_t *iv) {
+  switch (t->kind) {
+  case TY_CHAR: case TY_SCHAR: *iv = *(const int8_t *)p; break;
+  case TY_UCHAR: *iv = *(const uint8_t *)p; break;
+  case TY_SHORT: *iv = *(const int16_t *)p; break;
+  case TY_USHORT: *iv = *(const uint16_t *)p; break;
+  case TY_INT: *iv = *(const int32_t *)p; break;
+  case TY_UINT: *iv = *(const uint32_t *)p; break;
+  case TY_LONG: case TY_LLONG: *iv = *(const int64_t *)p; break;
+  case TY_ULONG: case TY_ULLONG: *iv = (int64_t) * (const uint64_t *)p; break;
+  case TY_FLOAT: return *(const float *)p;
+  case TY_DOUBLE: return *(const double *)p;
+  case TY_VOID: break;
+  }
+  return (double)*iv;
+}
+
+/* ---------------- run and compare ---------------- */
+
+static void index_text(char *out, size_t n, const Buffer *b, int64_t flat) {
+  int64_t idx[IR_MAX_DIMS];
+  for (int d = b->ndim - 1; d >= 0; d--) {
+    idx[d] = flat % b->shape[d];
+    flat /= b->shape[d];
+  }
+  size_t len = 0;
+  for (int d = 0; d < b->ndim && len < n; d++)
+    len += (size_t)snprintf(out + len, n - len, "[%lld]", (long long)idx[d]);
+}
+
+static bool compare(const Buffer *b, const unsigned char *ref, const unsigned char *got,
+                    CheckResult *r) {
+  const Type *t = b->elem;
+  int64_t n = buffer_elems(b);
+  bool is_f = type_is_float(t);
+  double rtol = t->kind == TY_FLOAT ? CHECK_RTOL_FLOAT : CHECK_RTOL_DOUBLE;
+  double atol = t->kind == TY_FLOAT ? CHECK_ATOL_FLOAT : CHECK_ATOL_DOUBLE;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t ri = 0, gi = 0;
+    double rv = load(ref + i * t->size, t, &ri), gv = load(got + i * t->size, t, &gi);
+    r->compared++;
+    bool ok;
+    double err;
+    if (is_f) {
+      if (isnan(rv) || isnan(gv)) {
+        ok = isnan(rv) && isnan(gv);
+        err = ok ? 0 : INFINITY;
+      } else if (isinf(rv) || isinf(gv)) {
+        ok = rv == gv;
+        err = ok ? 0 : INFINITY;
+      } else {
+        err = fabs(rv - gv);
+        double mag = fabs(rv) > fabs(gv) ? fabs(rv) : fabs(gv);
+        ok = err <= atol + rtol * mag;
+      }
+      if (memcmp(ref + i * t->size, got + i * t->size, (size_t)t->size)) r->exact = false;
+    } else {
+      ok = ri == gi;
+      err = fabs((double)ri - (double)gi);
+      if (!ok) r->exact = false;
+    }
+    if (err > r->max_error) r->max_error = err;
+    if (!ok && r->pass) {
+      char ix[128];
+      index_text(ix, sizeof ix, b, i);
+      if (is_f)
+        snprintf(r->message, sizeof r->message, "%s%s: expected %.9g, got %.9g", b->name, ix, rv, gv);
+      else
+        snprintf(r->message, sizeof r->message, "%s%s: expected %lld, got %lld", b->name, ix,
+                 (long long)ri, (long long)gi);
+      r->pass = false;
+    }
+  }
+  return r->pass;
+}
+
+void check_run(const Kernel *k, TccUnit *ref, TccUnit *var, const char *fn, uint64_t seed,
+               CheckResult *r) {
+  memset(r, 0, sizeof *r);
+  r->pass = true;
+  r->exact = true;
+  char name[300];
+  snprintf(name, sizeof name, "npg_ref_%s", k->name);
+  ThunkFn ref_fn = (ThunkFn)tcc_unit_symbol(ref, name);
+  snprintf(name, sizeof name, "npg_call_%s", fn);
+  ThunkFn var_fn = (ThunkFn)tcc_unit_symbol(var, name);
+  if (!ref_fn || !var_fn) {
+    snprintf(r->message, sizeof r->message, "internal error: a JIT thunk is missing");
+    r->pass = false;
+    return;
+  }
+  int n = k->nparams;
+  void **ref_args = calloc((size_t)n + 1, sizeof(void *));
+  void **var_args = calloc((size_t)n + 1, sizeof(void *));
+  uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
+  int i = 0;
+  for (const Param *p = k->params; p; p = p->next, i++) {
+    if (p->buf) {
+      size_t bytes = (size_t)buffer_elems(p->buf) * (size_t)p->buf->elem->size;
+      ref_args[i] = malloc(bytes);
+      var_args[i] = malloc(bytes);
+      for (int64_t e = 0; e < buffer_elems(p->buf); e++)
+        random_value(&s, p->buf->elem, false, (unsigned char *)ref_args[i] + e * p->buf->elem->size);
+      memcpy(var_args[i], ref_args[i], bytes);
+    } else {
+      ref_args[i] = calloc(1, 16);
+      var_args[i] = calloc(1, 16);
+      random_value(&s, p->var->type, true, ref_args[i]);
+      memcpy(var_args[i], ref_args[i], 16);
+    }
+  }
+  char err[256];
+  if (!guarded_call(ref_fn, ref_args, err, sizeof err)) {
+    snprintf(r->message, sizeof r->message, "reference kernel '%s': %s", k->name, err);
+    r->pass = false;
+  } else if (!guarded_call(var_fn, var_args, err, sizeof err)) {
+    snprintf(r->message, sizeof r->message, "emitted '%s': %s", fn, err);
+    r->pass = false;
+  } else {
+    i = 0;
+    for (const Param *p = k->params; p; p = p->next, i++)
+      if (p->buf && !p->buf->is_const) compare(p->buf, ref_args[i], var_args[i], r);
+  }
+  for (i = 0; i < n; i++) {
+    free(ref_args[i]);
+    free(var_args[i]);
+  }
+  free(ref_args);
+  free(var_args);
+}

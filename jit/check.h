@@ -1,0 +1,48 @@
+/* Differential check: the kernel as written (the reference) and an emitted
+ * variant, both JIT-compiled with libtcc, run on the same seeded random inputs;
+ * every output element compared. */
+#ifndef NPG_CHECK_H
+#define NPG_CHECK_H
+
+#include <stdint.h>
+
+#include "ir/ir.h"
+#include "jit/tcc_unit.h"
+
+/* Input value ranges (docs/check.md): small enough that the suite's integer
+ * kernels never overflow. */
+#define CHECK_SIGNED_MAX 8   /* signed integers: [-8, 8] */
+#define CHECK_UNSIGNED_MAX 16 /* unsigned integers: [0, 16] */
+/* Float comparison: |a - b| <= ATOL + RTOL * max(|a|, |b|). */
+#define CHECK_RTOL_FLOAT 1e-5
+#define CHECK_ATOL_FLOAT 1e-6
+#define CHECK_RTOL_DOUBLE 1e-12
+#define CHECK_ATOL_DOUBLE 1e-12
+
+typedef struct {
+  bool pass;
+  bool exact;          /* every element bit-identical */
+  double max_error;    /* max |ref - got| over compared elements */
+  long compared;       /* output elements compared */
+  char message[1024];  /* why it failed, or "" */
+} CheckResult;
+
+/* The C text of a thunk `void THUNK(void **a)` that calls FN with the
+ * kernel's parameters unpacked from a[]. */
+char *check_thunk_text(const Kernel *k, const char *fn, const char *thunk);
+
+/* Compiles the module's own source plus one reference thunk per kernel
+ * ("npg_ref_<kernel>"). */
+TccUnit *check_compile_reference(const Module *m, char *err, size_t err_size);
+
+/* Compiles emitted C (`variant_src`, defining function `fn`) plus its thunk
+ * "npg_call_<fn>". */
+TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const char *fn,
+                               char *err, size_t err_size);
+
+/* Runs reference kernel k (from ref) and variant fn (from var) on inputs made
+ * from seed; fills r. */
+void check_run(const Kernel *k, TccUnit *ref, TccUnit *var, const char *fn, uint64_t seed,
+               CheckResult *r);
+
+#endif

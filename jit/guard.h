@@ -1,0 +1,14 @@
+/* Runs JIT-compiled code so that a crash in it (SIGSEGV, SIGFPE, ...) comes
+ * back as an error instead of killing the process. */
+#ifndef NPG_GUARD_H
+#define NPG_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef void (*ThunkFn)(void **args);
+
+/* Calls fn(args). False with a message in err when a signal stopped it. */
+bool guarded_call(ThunkFn fn, void **args, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,217 @@
+/* The public API (include/npugen.h): glue over frontend, emit and jit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit/emit.h"
+#include "frontend/frontend.h"
+#include "jit/check.h"
+#include "jit/guard.h"
+#include "npugen.h"
+
+typedef struct {
+  const Kernel *kernel; /* the kernel as written (the reference) */
+  const Kernel *ir;     /* the variant's IR */
+  const char *name;
+  const char *schedule;
+  char *source, *header, *dump;
+} Variant;
+
+struct NpgSession {
+  char *path;
+  DiagList diags;
+  char *rendered;
+  Module *m;
+  Variant *v;
+  int nv;
+  TccUnit *ref; /* compiled on first use */
+};
+
+struct NpgJit {
+  TccUnit *unit;
+  const Kernel *k;
+  char thunk[300];
+  char error[4096];
+};
+
+static void build_variants(NpgSession *s) {
+  for (Kernel *k = s->m->kernels; k; k = k->next) s->nv++;
+  s->v = calloc((size_t)s->nv, sizeof *s->v);
+  int i = 0;
+  for (Kernel *k = s->m->kernels; k; k = k->next, i++) {
+    s->v[i].kernel = k;
+    s->v[i].ir = k;
+    s->v[i].name = k->name;
+    if (!ir_verify_kernel(k, &s->diags, s->m->file)) break;
+  }
+}
+
+NpgSession *npg_open_string(const char *name, const char *src, size_t len) {
+  NpgSession *s = calloc(1, sizeof *s);
+  s->path = strdup(name);
+  diag_init(&s->diags);
+  s->m = frontend_parse(name, src, len, &s->diags);
+  if (s->m) build_variants(s);
+  return s;
+}
+
+NpgSession *npg_open_file(const char *path) {
+  size_t len;
+  char *src = read_file(path, &len);
+  if (!src) {
+    NpgSession *s = calloc(1, sizeof *s);
+    s->path = strdup(path);
+    diag_init(&s->diags);
+    diag_error(&s->diags, path, NULL, 0, 0, "cannot read file");
+    return s;
+  }
+  NpgSession *s = npg_open_string(path, src, len);
+  free(src);
+  return s;
+}
+
+void npg_close(NpgSession *s) {
+  if (!s) return;
+  for (int i = 0; i < s->nv; i++) {
+    free(s->v[i].source);
+    free(s->v[i].header);
+    free(s->v[i].dump);
+  }
+  free(s->v);
+  tcc_unit_free(s->ref);
+  module_free(s->m);
+  diag_free(&s->diags);
+  free(s->rendered);
+  free(s->path);
+  free(s);
+}
+
+int npg_error_count(const NpgSession *s) { return s->diags.errors; }
+
+const char *npg_errors(NpgSession *s) {
+  free(s->rendered);
+  s->rendered = diag_render(&s->diags);
+  return s->rendered;
+}
+
+int npg_variant_count(const NpgSession *s) { return s->diags.errors ? 0 : s->nv; }
+
+const char *npg_variant_name(const NpgSession *s, int i) {
+  return i >= 0 && i < npg_variant_count(s) ? s->v[i].name : NULL;
+}
+
+int npg_variant_index(const NpgSession *s, const char *name) {
+  for (int i = 0; i < npg_variant_count(s); i++)
+    if (!strcmp(s->v[i].name, name)) return i;
+  return -1;
+}
+
+static EmitUnit unit_of(const NpgSession *s, int i) {
+  return (EmitUnit){s->m, s->v[i].ir, s->v[i].name, s->v[i].schedule};
+}
+
+const char *npg_emit_source(NpgSession *s, int i) {
+  if (i < 0 || i >= npg_variant_count(s)) return NULL;
+  if (!s->v[i].source) {
+    EmitUnit u = unit_of(s, i);
+    s->v[i].source = emit_c_source(&u);
+  }
+  return s->v[i].source;
+}
+
+const char *npg_emit_header(NpgSession *s, int i) {
+  if (i < 0 || i >= npg_variant_count(s)) return NULL;
+  if (!s->v[i].header) {
+    EmitUnit u = unit_of(s, i);
+    s->v[i].header = emit_c_header(&u);
+  }
+  return s->v[i].header;
+}
+
+const char *npg_dump_ir(NpgSession *s, int i) {
+  if (i < 0 || i >= npg_variant_count(s)) return NULL;
+  if (!s->v[i].dump) {
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_kernel(&sb, s->v[i].ir);
+    s->v[i].dump = sb_take(&sb);
+  }
+  return s->v[i].dump;
+}
+
+static TccUnit *reference_unit(NpgSession *s, char *err, size_t n) {
+  if (!s->ref) s->ref = check_compile_reference(s->m, err, n);
+  return s->ref;
+}
+
+bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
+  memset(out, 0, sizeof *out);
+  if (i < 0 || i >= npg_variant_count(s)) {
+    snprintf(out->message, sizeof out->message, "no variant %d", i);
+    return false;
+  }
+  char err[4096];
+  TccUnit *ref = reference_unit(s, err, sizeof err);
+  if (!ref) {
+    snprintf(out->message, sizeof out->message, "the kernel source does not compile with tcc:\n%.900s", err);
+    return false;
+  }
+  const char *src = npg_emit_source(s, i);
+  TccUnit *var = check_compile_variant(s->v[i].ir, src, s->v[i].name, err, sizeof err);
+  if (!var) {
+    snprintf(out->message, sizeof out->message, "internal error: emitted C does not compile:\n%.900s", err);
+    return false;
+  }
+  CheckResult r;
+  check_run(s->v[i].kernel, ref, var, s->v[i].name, seed, &r);
+  tcc_unit_free(var);
+  out->pass = r.pass;
+  out->exact = r.exact;
+  out->max_error = r.max_error;
+  out->compared = r.compared;
+  memcpy(out->message, r.message, sizeof out->message);
+  return r.pass;
+}
+
+static NpgJit *jit_new(const Kernel *k) {
+  NpgJit *j = calloc(1, sizeof *j);
+  j->k = k;
+  return j;
+}
+
+NpgJit *npg_jit_variant(NpgSession *s, int i) {
+  if (i < 0 || i >= npg_variant_count(s)) return NULL;
+  NpgJit *j = jit_new(s->v[i].ir);
+  snprintf(j->thunk, sizeof j->thunk, "npg_call_%s", s->v[i].name);
+  j->unit = check_compile_variant(s->v[i].ir, npg_emit_source(s, i), s->v[i].name, j->error,
+                                  sizeof j->error);
+  if (j->unit) j->error[0] = 0; /* tcc's warnings are not errors */
+  return j;
+}
+
+NpgJit *npg_jit_reference(NpgSession *s, int i) {
+  if (i < 0 || i >= npg_variant_count(s)) return NULL;
+  NpgJit *j = jit_new(s->v[i].kernel);
+  snprintf(j->thunk, sizeof j->thunk, "npg_ref_%s", s->v[i].kernel->name);
+  j->unit = check_compile_reference(s->m, j->error, sizeof j->error);
+  if (j->unit) j->error[0] = 0;
+  return j;
+}
+
+const char *npg_jit_error(const NpgJit *j) { return j->unit && !j->error[0] ? NULL : j->error; }
+
+bool npg_jit_run(NpgJit *j, void **args) {
+  if (!j->unit) return false;
+  ThunkFn fn = (ThunkFn)tcc_unit_symbol(j->unit, j->thunk);
+  if (!fn) {
+    snprintf(j->error, sizeof j->error, "internal error: missing thunk %s", j->thunk);
+    return false;
+  }
+  return guarded_call(fn, args, j->error, sizeof j->error);
+}
+
+void npg_jit_free(NpgJit *j) {
+  if (!j) return;
+  tcc_unit_free(j->unit);
+  free(j);
+}

@@ -1,0 +1,70 @@
+#include "jit/tcc_unit.h"
+
+#include <libtcc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/npusim.h"
+
+struct TccUnit {
+  TCCState *s;
+};
+
+typedef struct {
+  char *buf;
+  size_t size, len;
+} ErrSink;
+
+static void on_tcc_error(void *opaque, const char *msg) {
+  ErrSink *e = opaque;
+  if (!e->buf || e->size == 0) return;
+  int n = snprintf(e->buf + e->len, e->size - e->len, "%s%s", e->len ? "\n" : "", msg);
+  if (n > 0) e->len = e->len + (size_t)n < e->size ? e->len + (size_t)n : e->size - 1;
+}
+
+TccUnit *tcc_unit_compile(const char *source, const char *source_name, char *err,
+                          size_t err_size) {
+  ErrSink sink = {err, err_size, 0};
+  if (err && err_size) err[0] = 0;
+  TCCState *s = tcc_new();
+  if (!s) {
+    snprintf(err, err_size, "libtcc: cannot create a compiler state");
+    return NULL;
+  }
+  tcc_set_error_func(s, &sink, on_tcc_error);
+  tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
+  tcc_add_include_path(s, "npu_intrinsics");
+#ifdef NPG_INTRINSICS_INCLUDE_DIR
+  tcc_add_include_path(s, NPG_INTRINSICS_INCLUDE_DIR);
+#endif
+  tcc_add_library(s, "m");
+
+  /* tcc reports errors against "<string>"; a #line gives it the real name. */
+  size_t n = strlen(source) + strlen(source_name) + 32;
+  char *text = malloc(n);
+  snprintf(text, n, "#line 1 \"%s\"\n%s", source_name, source);
+  int rc = tcc_compile_string(s, text);
+  free(text);
+  if (rc < 0) goto fail;
+
+  size_t count = 0;
+  const NpuSimSymbol *syms = npusim_symbols(&count);
+  for (size_t i = 0; i < count; i++) tcc_add_symbol(s, syms[i].name, syms[i].addr);
+
+  if (tcc_relocate(s, TCC_RELOCATE_AUTO) < 0) goto fail;
+  TccUnit *u = malloc(sizeof *u);
+  u->s = s;
+  return u;
+fail:
+  tcc_delete(s);
+  return NULL;
+}
+
+void *tcc_unit_symbol(TccUnit *u, const char *name) { return tcc_get_symbol(u->s, name); }
+
+void tcc_unit_free(TccUnit *u) {
+  if (!u) return;
+  tcc_delete(u->s);
+  free(u);
+}
