@@ -168,8 +168,25 @@ static Expr *int_literal(Fe *fe, TSNode n, const char *text) {
   fe_error(fe, n, "integer constant '%s' is too large", text);
 }
 
+static Expr *new_unary(Fe *fe, Op op, Expr *a, const Type *t, SrcLoc loc);
+
+static Expr *number_text(Fe *fe, TSNode n, const char *text);
+
+/* tree-sitter-c folds a leading sign into the literal ("-128"): C reads it
+ * as unary minus applied to 128. */
 static Expr *number_literal(Fe *fe, TSNode n) {
   const char *text = fe_text(fe, n);
+  if (text[0] == '-' || text[0] == '+') {
+    const char *rest = text + 1;
+    while (*rest == ' ' || *rest == '\t') rest++;
+    Expr *a = number_text(fe, n, rest);
+    const Type *t = type_promote(a->type);
+    return new_unary(fe, text[0] == '-' ? OP_NEG : OP_PLUS, a, t, fe_loc(fe, n));
+  }
+  return number_text(fe, n, text);
+}
+
+static Expr *number_text(Fe *fe, TSNode n, const char *text) {
   bool is_hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
   bool is_float = is_hex ? strpbrk(text, "pP") != NULL : strpbrk(text, ".eE") != NULL;
   if (!is_float) return int_literal(fe, n, text);

@@ -38,6 +38,8 @@ static void top_level(Fe *fe, TSNode n) {
     TSNode d = fe_field(n, "declarator");
     if (fe_is(d, "function_declarator")) fe_error(fe, n, "function declarations are not supported; define the kernel instead");
     fe_error(fe, n, "global variables are not supported in kernels; pass arrays as parameters");
+  } else if (!strcmp(t, "struct_specifier") || !strcmp(t, "union_specifier") || !strcmp(t, "enum_specifier")) {
+    fe_error(fe, n, "structs, unions and enums are not supported in kernels");
   } else if (!strcmp(t, "type_definition")) {
     fe_error(fe, n, "typedef is not supported in kernel files");
   } else {

@@ -39,7 +39,7 @@ void fe_define(Fe *fe, TSNode n) {
   TSNode name_n = fe_field(n, "name"), value_n = fe_field(n, "value");
   const char *name = fe_text(fe, name_n);
   if (ts_node_is_null(value_n)) return; /* valueless flag macros define no constant */
-  const char *body = fe_text(fe, value_n);
+  const char *raw = fe_text(fe, value_n), *body = raw;
   /* Trim the body (preproc_arg keeps leading blanks and a trailing newline). */
   while (*body == ' ' || *body == '\t') body++;
   char *b = arena_strdup(fe->arena, body);
@@ -57,7 +57,7 @@ void fe_define(Fe *fe, TSNode n) {
 
   /* Errors inside the body point into the real #define line. */
   SrcLoc vloc = fe_loc(fe, value_n);
-  int lead = (int)(body - fe_text(fe, value_n));
+  int lead = (int)(body - raw);
   LocMap saved_map = fe->map;
   const char *saved_text = fe->text;
   fe->map = (LocMap){true, vloc.line, vloc.col + lead, (int)sizeof prefix - 1};

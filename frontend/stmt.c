@@ -89,10 +89,11 @@ static Stmt *declaration(Fe *fe, TSNode n) {
   if (t->kind == TY_VOID) fe_error(fe, n, "variables cannot have type 'void'");
   bool is_const = fe_has_const(n);
   Stmt *list = NULL;
-  for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
-    const char *field = ts_node_field_name_for_child(n, i);
-    if (!field || strcmp(field, "declarator")) continue;
-    TSNode d = ts_node_child(n, i), value = {0};
+  TSNode type_n = fe_field(n, "type");
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode d = ts_node_named_child(n, i), value = {0};
+    /* Every named child but the type, qualifiers and comments is a declarator. */
+    if (ts_node_eq(d, type_n) || fe_is(d, "type_qualifier") || fe_is(d, "comment")) continue;
     bool has_value = false;
     if (fe_is(d, "init_declarator")) {
       value = fe_field(d, "value");

@@ -5,6 +5,7 @@
 #include <isl/ilp.h>
 #include <isl/set.h>
 #include <isl/val.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,21 +115,21 @@ static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
       return true;
     case OP_MUL:
       if (is_const_int(e->a, &v)) {
-        sb_printf(sb, "(%lld)*(", (long long)v);
+        sb_printf(sb, "(%lld*(", (long long)v);
         if (!text_rec(c, sb, e->b, depth + 1)) return false;
       } else if (is_const_int(e->b, &v)) {
-        sb_printf(sb, "(%lld)*(", (long long)v);
+        sb_printf(sb, "(%lld*(", (long long)v);
         if (!text_rec(c, sb, e->a, depth + 1)) return false;
       } else {
         return false;
       }
-      sb_putc(sb, ')');
+      sb_puts(sb, "))");
       return true;
     case OP_SHL:
       if (!is_const_int(e->b, &v) || v < 0 || v > 30) return false;
-      sb_printf(sb, "(%lld)*(", (long long)1 << v);
+      sb_printf(sb, "(%lld*(", (long long)1 << v);
       if (!text_rec(c, sb, e->a, depth + 1)) return false;
-      sb_putc(sb, ')');
+      sb_puts(sb, "))");
       return true;
     case OP_DIV:
     case OP_MOD:
@@ -189,7 +190,7 @@ void aff_push_loop(AffCtx *c, const Stmt *loop) {
   if (lo) sb_printf(&sb, "c%d %s %s", id, loop->step > 0 ? ">=" : "<=", lo);
   if (hi) sb_printf(&sb, "%sc%d %s %s", lo ? " and " : "", id, op_spelling(loop->cmp), hi);
   if (lo && (loop->step > 1 || loop->step < -1))
-    sb_printf(&sb, " and exists (e%d : c%d = %s + (%lld)*e%d)", id, id, lo, (long long)loop->step, id);
+    sb_printf(&sb, " and exists (e%d : c%d = %s + %lld*e%d)", id, id, lo, (long long)loop->step, id);
   if (!sb.len) sb_puts(&sb, "0 = 0");
   free(lo);
   free(hi);
@@ -290,6 +291,7 @@ static bool isl_range(AffCtx *c, const char *text, int64_t *lo, int64_t *hi, boo
       isl_val_free(mx);
     }
   }
+  if (!ok && getenv("NPG_DEBUG_ISL")) fprintf(stderr, "isl failed: dom ok %d aff ok %d for %s\n", dom != NULL, aff != NULL, text);
   isl_set_free(dom);
   isl_aff_free(aff);
   return ok;

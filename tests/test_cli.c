@@ -1,0 +1,67 @@
+/* The npugen command as a user runs it: exit codes, messages, emit --check. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *npugen(void) {
+  const char *p = getenv("NPUGEN");
+  return p ? p : "build/npugen";
+}
+
+/* Runs a shell command; returns its exit status, output in out. */
+static int run(const char *cmd, char *out, size_t n) {
+  FILE *p = popen(cmd, "r");
+  size_t got = fread(out, 1, n - 1, p);
+  out[got] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+Test(cli, check_passes_on_the_example) {
+  char cmd[512], out[8192];
+  snprintf(cmd, sizeof cmd, "%s check examples/matmul.c --seed 3 2>&1", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "matmul") && strstr(out, "PASS"), "%s", out);
+  cr_expect(strstr(out, "1 passed, 0 failed"), "%s", out);
+}
+
+Test(cli, usage_errors_exit_2) {
+  char cmd[512], out[8192];
+  const char *bad[] = {"", "frobnicate x.c", "check", "check examples/matmul.c --seed -1",
+                       "check examples/matmul.c --bogus", "emit examples/matmul.c --check"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", npugen(), bad[i]);
+    cr_expect_eq(run(cmd, out, sizeof out), 2, "'%s' -> %s", bad[i], out);
+  }
+}
+
+Test(cli, bad_input_exits_1_with_gcc_style_message) {
+  char cmd[512], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf 'void f(float *p) {}\\n' > $d/bad.c && cd $d && %s%s check bad.c 2>&1; "
+           "rc=$?; rm -rf $d; exit $rc",
+           npugen()[0] == '/' ? "" : "$OLDPWD/", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(!strncmp(out, "bad.c:1:14: error: pointer parameters are not supported", 55), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s check /nonexistent/k.c 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "/nonexistent/k.c: error: cannot read file"), "%s", out);
+}
+
+Test(cli, emit_check_detects_stale_files) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s emit examples/matmul.c -o $d && %s emit examples/matmul.c -o $d --check "
+           "&& test -f $d/matmul.c && test -f $d/matmul.h && echo ok; rm -rf $d",
+           npugen(), npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "ok"), "%s", out);
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s emit examples/matmul.c -o $d && echo '/* edited */' >> $d/matmul.c && "
+           "%s emit examples/matmul.c -o $d --check 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "matmul.c is stale"), "%s", out);
+}

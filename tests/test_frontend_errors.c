@@ -1,0 +1,144 @@
+/* Malformed kernels: each is refused with exactly this first message line. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npugen.h"
+
+typedef struct {
+  const char *src;
+  const char *message; /* the first line of npg_errors() */
+} BadCase;
+
+static const BadCase cases[] = {
+    {"void f(float *a) { a[0] = 1; }",
+     "bad.c:1:14: error: pointer parameters are not supported; declare an array with constant extents, e.g. 'float A[64][64]'"},
+    {"void f(float a[4]) { int i = 0; while (i < 4) { a[i] = 0; i++; } }",
+     "bad.c:1:33: error: 'while' loops are not supported in kernels; use a for loop with affine bounds"},
+    {"void f(float a[4]) { goto end; end: a[0] = 1; }",
+     "bad.c:1:22: error: 'goto' is not supported in kernels"},
+    {"void f(float a[4]) { for (int i = 0; i < 4; i++) a[i] = foo(a[i]); }",
+     "bad.c:1:57: error: call to 'foo' is not supported: kernels may call only <math.h> functions and abs"},
+    {"void f(float a[4]) { for (int i = 0; i < 4; i++) a[i] = b[i]; }",
+     "bad.c:1:57: error: 'b' is not declared"},
+    {"void f(float a[4][4]) { for (int i = 0; i < 4; i++) a[i] = 0; }",
+     "bad.c:1:53: error: wrong number of indices for 'a': it has 2 dimensions, 1 given"},
+    {"void f(const float a[4]) { for (int i = 0; i < 4; i++) a[i] = 0; }",
+     "bad.c:1:56: error: cannot write to 'a': it is declared const"},
+    {"void f(float a[4]) { for (int i = 0; i < 4; i++) { a[i] = 0; i = i + 1; } }",
+     "bad.c:1:62: error: cannot write to loop counter 'i' inside its loop"},
+    {"void f(float a[4]) { for (int i = 0; i <= 4; i++) a[i] = 0; }",
+     "bad.c:1:53: error: index 'i' is out of bounds: it ranges over [0, 4] but dimension 1 of 'a' has extent 4"},
+    {"void f(float a[8], const float b[8]) { for (int i = 0; i < 8; i++) a[i] = b[i - 1]; }",
+     "bad.c:1:77: error: index 'i - 1' is out of bounds: it ranges over [-1, 6] but dimension 1 of 'b' has extent 8"},
+    {"void f(float a[4]) { for (int i = 0; i < 4; i++) a[i] = ; }",
+     "bad.c:1:55: error: syntax error at '='"},
+    {"void f(float a[16], int s) { for (int i = 0; i < 16; i += s) a[i] = 0; }",
+     "bad.c:1:59: error: the loop step must be an integer constant expression"},
+    {"void f(float a[4], float b[1]) { int i; for (i = 0; i < 4; i++) a[i] = 0; b[0] = i; }",
+     "bad.c:1:82: error: loop counter 'i' is used after its loop (line 1); its final value is not kept"},
+    {"int f(float a[4]) { a[0] = 0; return 0; }", "bad.c:1:1: error: kernels must return void"},
+    {"void f(float a[]) { a[0] = 0; }",
+     "bad.c:1:14: error: array parameter 'a' needs a constant extent in every dimension"},
+    {"void f(float a[16], const int idx[4], float o[4]) { for (int i = 0; i < 4; i++) o[i] = a[idx[i]]; }",
+     "bad.c:1:90: error: cannot prove that index 'idx[i]' stays within dimension 1 of 'a' (extent 16): its value can range over [-2147483648, 2147483647]; clamp it, e.g. with '% 16' or a mask"},
+    {"void f(float a[4]) { for (int i = 0; i < 4; i--) a[i] = 0; }",
+     "bad.c:1:38: error: the loop condition never becomes false: the counter moves down but the condition bounds it from above"},
+    {"void f(int a[4]) { for (int i = 0; i < 4; i++) a[i] = a[i] / 0; }",
+     "bad.c:1:60: error: division by zero"},
+    {"void f(int a[4]) { for (int i = 0; i < 4; i++) a[i] = a[i] << 40; }",
+     "bad.c:1:60: error: shift by 40 is undefined for type 'int'"},
+    {"float g[4];\nvoid f(float a[4]) { a[0] = g[0]; }",
+     "bad.c:1:1: error: global variables are not supported in kernels; pass arrays as parameters"},
+    {"struct s { int x; };\nvoid f(float a[4]) { a[0] = 0; }",
+     "bad.c:1:1: error: structs, unions and enums are not supported in kernels"},
+    {"void f(float a[16]) { for (int i = 0; i < 4; i++) for (int j = 0; j < i * i; j++) a[j] = 0; }",
+     "bad.c:1:71: error: loop bound is not affine: bounds must be affine in enclosing loop counters and constants"},
+    {"#define SQ(x) ((x)*(x))\nvoid f(float a[4]) { a[0] = SQ(2); }",
+     "bad.c:1:1: error: function-like macros are not supported in kernels"},
+    {"#define N 2 + 2\nvoid f(float a[8]) { a[0] = N; }",
+     "bad.c:1:11: error: macro 'N' must be a single constant or be parenthesized, so that its uses keep C's meaning"},
+    {"#include \"foo.h\"\nvoid f(float a[4]) { a[0] = 0; }",
+     "bad.c:1:10: error: only standard headers can be included (#include <...>), not \"foo.h\""},
+    {"void f(float a[4]) { s: a[0] = 0; s: a[1] = 0; }",
+     "bad.c:1:38: error: duplicate label 's' (first used on line 1)"},
+    {"void f(float a[4]) { for (int i = 0; i < 4; i++) { if (i > 2) break; a[i] = 0; } }",
+     "bad.c:1:63: error: 'break' is not supported in kernels"},
+    {"void f(float a[4]) { for (int i = 0; i < 4; i++) { return; } }",
+     "bad.c:1:52: error: 'return' is only allowed as the last statement of a kernel"},
+    {"#if 1\nvoid f(float a[4]) { a[0] = 0; }\n#endif",
+     "bad.c:1:1: error: conditional compilation (#if/#ifdef) is not supported in kernel files"},
+    {"", "bad.c: error: no kernel found: expected at least one void function"},
+    {"void f(float a[4]) { for (int i = 0; i < 4; i++) a[i] = a[i] + a; }",
+     "bad.c:1:64: error: array 'a' used without an index"},
+    {"void f(float a[4]) { float x = 1; x % 2; }",
+     "bad.c:1:37: error: operand of '%' must be an integer, not 'float'"},
+    {"void f(float a[4]) { for (int i = 0, j = 0; i < 4; i++) a[i] = 0; }",
+     "bad.c:1:27: error: a kernel loop declares exactly one counter"},
+    {"#define N 4\nvoid f(float a[N]) { for (int i = 0; i < N; i++) a[i + N] = 0; }",
+     "bad.c:2:52: error: index 'i + N' is out of bounds: it ranges over [4, 7] but dimension 1 of 'a' has extent 4"},
+};
+
+Test(frontend_errors, exact_messages) {
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    NpgSession *s = npg_open_string("bad.c", cases[i].src, strlen(cases[i].src));
+    cr_expect(npg_error_count(s) > 0, "case %zu was accepted: %s", i, cases[i].src);
+    const char *all = npg_errors(s);
+    const char *nl = strchr(all, '\n');
+    size_t len = nl ? (size_t)(nl - all) : strlen(all);
+    cr_expect(len == strlen(cases[i].message) && !strncmp(all, cases[i].message, len),
+              "case %zu\n  source:   %s\n  expected: %s\n  got:      %.*s", i, cases[i].src,
+              cases[i].message, (int)len, all);
+    npg_close(s);
+  }
+}
+
+Test(frontend_errors, caret_under_the_column) {
+  const char *src = "void f(float a[4]) {\n  a[5] = 0;\n}\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_str_eq(npg_errors(s),
+                   "k.c:2:5: error: index '5' is out of bounds: it ranges over [5, 5] but dimension 1 of 'a' has extent 4\n"
+                   "    2 |   a[5] = 0;\n"
+                   "      |     ^\n");
+  npg_close(s);
+}
+
+Test(frontend_errors, hostile_inputs_never_crash) {
+  /* Binary garbage, a NUL byte, 20,000-deep parentheses and blocks. */
+  static char buf[200000];
+  unsigned x = 12345;
+  for (size_t i = 0; i < 5000; i++) {
+    x = x * 1103515245u + 12345u;
+    buf[i] = (char)(x >> 16);
+  }
+  NpgSession *s = npg_open_string("g.c", buf, 5000);
+  cr_expect(npg_error_count(s) > 0);
+  npg_close(s);
+
+  size_t n = 0;
+  n += (size_t)sprintf(buf, "void f(int a[1]) { a[0] = ");
+  for (int i = 0; i < 20000; i++) buf[n++] = '(';
+  buf[n++] = '1';
+  for (int i = 0; i < 20000; i++) buf[n++] = ')';
+  n += (size_t)sprintf(buf + n, "; }");
+  s = npg_open_string("deep.c", buf, n);
+  cr_expect(strstr(npg_errors(s), "nesting too deep (the limit is 200 levels)") != NULL, "%s", npg_errors(s));
+  npg_close(s);
+
+  n = (size_t)sprintf(buf, "void f(int a[1]) { ");
+  for (int i = 0; i < 20000; i++) buf[n++] = '{';
+  n += (size_t)sprintf(buf + n, "a[0] = 1;");
+  for (int i = 0; i < 20000; i++) buf[n++] = '}';
+  n += (size_t)sprintf(buf + n, " }");
+  s = npg_open_string("deep.c", buf, n);
+  cr_expect(strstr(npg_errors(s), "nesting too deep") != NULL, "%s", npg_errors(s));
+  npg_close(s);
+
+  /* Every prefix of a valid kernel: refused or accepted, never a crash. */
+  const char *k = "#define N 8\nvoid f(const float a[N], float b[N]) { for (int i = 0; i < N; i++) b[i] = a[i] * 2.0f; }";
+  for (size_t len = 0; len <= strlen(k); len++) {
+    s = npg_open_string("p.c", k, len);
+    (void)npg_errors(s);
+    npg_close(s);
+  }
+}
