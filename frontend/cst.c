@@ -20,6 +20,16 @@ const char *fe_text(Fe *fe, TSNode n) {
 
 bool fe_is(TSNode n, const char *type) { return strcmp(ts_node_type(n), type) == 0; }
 
+TSNode fe_child(TSNode n, uint32_t i) {
+  uint32_t cnt = ts_node_named_child_count(n);
+  for (uint32_t k = 0; k < cnt; k++) {
+    TSNode c = ts_node_named_child(n, k);
+    if (fe_is(c, "comment")) continue;
+    if (i-- == 0) return c;
+  }
+  return (TSNode){0};
+}
+
 TSNode fe_field(TSNode n, const char *field) {
   return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
 }

@@ -298,7 +298,7 @@ static Expr *subscript(Fe *fe, TSNode n) {
     if (depth == IR_MAX_DIMS) fe_error(fe, n, "too many indices (at most %d)", IR_MAX_DIMS);
     chain[depth++] = base;
     base = fe_field(base, "argument");
-    while (fe_is(base, "parenthesized_expression")) base = ts_node_named_child(base, 0);
+    while (fe_is(base, "parenthesized_expression")) base = fe_child(base, 0);
   }
   if (!fe_is(base, "identifier")) fe_error(fe, base, "only named arrays can be indexed");
   const char *name = fe_text(fe, base);
@@ -388,7 +388,7 @@ Expr *fe_expr(Fe *fe, TSNode n) {
     e = ir_int(fe->arena, t[0] == 't', &ty_int, fe_loc(fe, n));
     e->text = t;
   } else if (!strcmp(t, "parenthesized_expression")) {
-    TSNode in = ts_node_named_child(n, 0);
+    TSNode in = fe_child(n, 0);
     if (fe_is(in, "comma_expression")) fe_error(fe, in, "the comma operator is not supported in kernels");
     e = fe_expr(fe, in);
   } else if (!strcmp(t, "subscript_expression")) {
@@ -458,7 +458,7 @@ Expr *fe_expr(Fe *fe, TSNode n) {
 }
 
 Expr *fe_lvalue(Fe *fe, TSNode n) {
-  while (fe_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  while (fe_is(n, "parenthesized_expression")) n = fe_child(n, 0);
   if (fe_is(n, "subscript_expression")) {
     Expr *e = subscript(fe, n);
     if (e->buf->is_const)

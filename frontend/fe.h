@@ -66,6 +66,8 @@ typedef struct {
 SrcLoc fe_loc(const Fe *fe, TSNode n);
 const char *fe_text(Fe *fe, TSNode n); /* arena copy of the node's text */
 bool fe_is(TSNode n, const char *type);
+/* The i-th named child, comments skipped (tree-sitter puts them anywhere). */
+TSNode fe_child(TSNode n, uint32_t i);
 TSNode fe_field(TSNode n, const char *field);
 _Noreturn void fe_error(Fe *fe, TSNode n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 _Noreturn void fe_error_at(Fe *fe, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

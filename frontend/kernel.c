@@ -177,6 +177,28 @@ static bool name_stmt(Stmt *s, int depth, void *ctx) {
   return true;
 }
 
+/* Drops declarations of locals that are never used at all, such as counters
+ * declared at the top (`int i, j;`) and then only adopted by loops: the
+ * emitted loops declare their own counters. */
+static void prune_unused(Fe *fe, Stmt **list) {
+  while (*list) {
+    Stmt *s = *list;
+    if (s->kind == ST_DECL && s->var && !s->init) {
+      VarInfo *vi = fe_vinfo(fe, s->var);
+      if (!vi->reads && !vi->assigns) {
+        *list = s->next;
+        continue;
+      }
+    }
+    if (s->kind == ST_BLOCK || s->kind == ST_FOR) prune_unused(fe, &s->body);
+    if (s->kind == ST_IF) {
+      prune_unused(fe, &s->then_s->body);
+      if (s->else_s) prune_unused(fe, &s->else_s->body);
+    }
+    list = &s->next;
+  }
+}
+
 Kernel *fe_kernel(Fe *fe, TSNode fn) {
   Kernel *k = ARENA_NEW(fe->arena, Kernel);
   fe->k = k;
@@ -233,6 +255,7 @@ Kernel *fe_kernel(Fe *fe, TSNode fn) {
   fe_pop_scope(fe);
   k->body = ir_stmt(fe->arena, ST_BLOCK, fe_loc(fe, body));
   k->body->body = list;
+  prune_unused(fe, &k->body->body);
 
   /* Buffer roles: a non-const parameter never read is a pure output. */
   BodyPass bp = {fe, k, 0, ARENA_ARRAY(fe->arena, bool, k->nbufs + 1)};

@@ -68,7 +68,7 @@ void fe_define(Fe *fe, TSNode n) {
   if (!failed) {
     TSNode root = ts_tree_root_node(tree);
     if (!fe_check_syntax(fe, root)) longjmp(fe->fail, 1);
-    TSNode decl = ts_node_named_child(root, 0);
+    TSNode decl = fe_child(root, 0);
     TSNode init = fe_field(decl, "declarator");
     TSNode val = fe_field(init, "value");
     if (ts_node_is_null(val) || ts_node_named_child_count(root) != 1)

@@ -173,7 +173,7 @@ static Stmt *assignment(Fe *fe, TSNode n) {
   const char *ops = fe_text(fe, fe_field(n, "operator"));
   Op op = strcmp(ops, "=") ? compound_op(ops) : OP_NONE;
   TSNode r = right;
-  while (fe_is(r, "parenthesized_expression")) r = ts_node_named_child(r, 0);
+  while (fe_is(r, "parenthesized_expression")) r = fe_child(r, 0);
   if (fe_is(r, "assignment_expression")) {
     /* a = b = e: assign b first, then a from b (exactly C's meaning). */
     Stmt *inner = assignment(fe, r);
@@ -191,8 +191,8 @@ static Stmt *assignment(Fe *fe, TSNode n) {
 
 static Stmt *expression_statement(Fe *fe, TSNode n) {
   if (ts_node_named_child_count(n) == 0) return NULL; /* ';' */
-  TSNode e = ts_node_named_child(n, 0);
-  while (fe_is(e, "parenthesized_expression")) e = ts_node_named_child(e, 0);
+  TSNode e = fe_child(n, 0);
+  while (fe_is(e, "parenthesized_expression")) e = fe_child(e, 0);
   if (fe_is(e, "assignment_expression")) return assignment(fe, e);
   if (fe_is(e, "update_expression")) {
     TSNode arg = fe_field(e, "argument");
@@ -213,7 +213,7 @@ static Stmt *expression_statement(Fe *fe, TSNode n) {
 /* ---------------- for loops ---------------- */
 
 static bool is_ident(Fe *fe, TSNode n, const char *name) {
-  while (fe_is(n, "parenthesized_expression")) n = ts_node_named_child(n, 0);
+  while (fe_is(n, "parenthesized_expression")) n = fe_child(n, 0);
   return fe_is(n, "identifier") && !strcmp(fe_text(fe, n), name);
 }
 
@@ -312,7 +312,7 @@ static Stmt *for_loop(Fe *fe, TSNode n) {
 
   /* Condition: counter OP bound, or bound OP counter. */
   TSNode c = cond;
-  while (fe_is(c, "parenthesized_expression")) c = ts_node_named_child(c, 0);
+  while (fe_is(c, "parenthesized_expression")) c = fe_child(c, 0);
   if (!fe_is(c, "binary_expression")) fe_error(fe, cond, "the loop condition must compare the counter with a bound");
   const char *cs = fe_text(fe, fe_field(c, "operator"));
   TSNode cl = fe_field(c, "left"), cr = fe_field(c, "right");
@@ -343,7 +343,7 @@ static Stmt *for_loop(Fe *fe, TSNode n) {
   /* Update: ++/--, += c, -= c, counter = counter +/- c. */
   int64_t step = 0;
   TSNode u = update;
-  while (fe_is(u, "parenthesized_expression")) u = ts_node_named_child(u, 0);
+  while (fe_is(u, "parenthesized_expression")) u = fe_child(u, 0);
   if (fe_is(u, "update_expression")) {
     if (!is_ident(fe, fe_field(u, "argument"), name))
       fe_error(fe, u, "the loop update must change the counter '%s'", name);
@@ -355,7 +355,7 @@ static Stmt *for_loop(Fe *fe, TSNode n) {
       step = fe_const_int(fe, r, "the loop step");
       if (op[0] == '-') step = -step;
     } else if (!strcmp(op, "=")) {
-      while (fe_is(r, "parenthesized_expression")) r = ts_node_named_child(r, 0);
+      while (fe_is(r, "parenthesized_expression")) r = fe_child(r, 0);
       const char *bop = fe_is(r, "binary_expression") ? fe_text(fe, fe_field(r, "operator")) : "";
       if (!strcmp(bop, "+") && is_ident(fe, fe_field(r, "left"), name))
         step = fe_const_int(fe, fe_field(r, "right"), "the loop step");
@@ -425,19 +425,19 @@ Stmt *fe_stmt(Fe *fe, TSNode n) {
   } else if (!strcmp(t, "if_statement")) {
     s = ir_stmt(fe->arena, ST_IF, fe_loc(fe, n));
     TSNode cond = fe_field(n, "condition");
-    TSNode ce = ts_node_named_child(cond, 0);
+    TSNode ce = fe_child(cond, 0);
     if (fe_is(ce, "comma_expression")) fe_error(fe, ce, "the comma operator is not supported in kernels");
     s->cond = fe_expr(fe, ce);
     TSNode then_n = fe_field(n, "consequence");
     s->then_s = as_block(fe, fe_stmt(fe, then_n), fe_loc(fe, then_n));
     TSNode alt = fe_field(n, "alternative");
     if (!ts_node_is_null(alt)) {
-      TSNode else_n = ts_node_named_child(alt, 0);
+      TSNode else_n = fe_child(alt, 0);
       s->else_s = as_block(fe, fe_stmt(fe, else_n), fe_loc(fe, else_n));
     }
   } else if (!strcmp(t, "labeled_statement")) {
     const char *label = fe_text(fe, fe_field(n, "label"));
-    TSNode inner = ts_node_named_child(n, 1);
+    TSNode inner = fe_child(n, 1);
     s = fe_stmt(fe, inner);
     if (!s || (s->kind != ST_ASSIGN && s->kind != ST_FOR && !(s->kind == ST_DECL && s->init)))
       fe_error(fe, n, "label '%s' must name an assignment or a loop", label);

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# make bench: every figure below is measured in this one run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=build
+LIBS="$B/libnpugen.a $B/libnpusim.a -ltree-sitter -ltcc -ldl -lisl -lgmp -linih -lm"
+gcc -std=c11 -O2 -Iinclude bench/bench_spine.c -o $B/bench_spine $LIBS
+echo "== generation, compile and check times per kernel file =="
+$B/bench_spine examples/*.c tests/kernels/*.c
+if [ -f bench/sim_bench.sh ]; then
+  echo
+  echo "== simulator host speed =="
+  bash bench/sim_bench.sh
+fi
