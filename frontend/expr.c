@@ -11,17 +11,19 @@ typedef struct {
   const Type *ret;
   int nargs;
   const Type *arg;
+  const Type *last_arg; /* when the last argument differs (ldexp's int) */
 } MathFn;
 
-#define F1(n) {#n "f", &ty_float, 1, &ty_float}, {#n, &ty_double, 1, &ty_double}
-#define F2(n) {#n "f", &ty_float, 2, &ty_float}, {#n, &ty_double, 2, &ty_double}
+#define F1(n) {#n "f", &ty_float, 1, &ty_float, NULL}, {#n, &ty_double, 1, &ty_double, NULL}
+#define F2(n) {#n "f", &ty_float, 2, &ty_float, NULL}, {#n, &ty_double, 2, &ty_double, NULL}
 static const MathFn math_fns[] = {
     F1(sqrt), F1(exp), F1(log), F1(fabs), F1(tanh), F1(sin), F1(cos), F1(tan),
     F1(floor), F1(ceil), F1(round), F1(trunc), F1(exp2), F1(log2), F1(log10), F1(erf),
     F1(atan), F1(asin), F1(acos), F1(sinh), F1(cosh), F1(cbrt), F1(log1p), F1(expm1),
     F2(pow), F2(fmin), F2(fmax), F2(fmod), F2(atan2), F2(copysign), F2(hypot),
-    {"fmaf", &ty_float, 3, &ty_float}, {"fma", &ty_double, 3, &ty_double},
-    {"abs", &ty_int, 1, &ty_int},
+    {"fmaf", &ty_float, 3, &ty_float, NULL}, {"fma", &ty_double, 3, &ty_double, NULL},
+    {"abs", &ty_int, 1, &ty_int, NULL},
+    {"ldexpf", &ty_float, 2, &ty_float, &ty_int}, {"ldexp", &ty_double, 2, &ty_double, &ty_int},
 };
 
 static const MathFn *math_fn(const char *name) {
@@ -368,7 +370,10 @@ static Expr *call(Fe *fe, TSNode n) {
     Expr *x = fe_expr(fe, a);
     if (m->arg == &ty_int && !type_is_integer(x->type))
       fe_error(fe, a, "argument of 'abs' must be an integer");
-    e->args[got++] = fe_convert(fe, x, m->arg);
+    const Type *at = m->last_arg && got == m->nargs - 1 ? m->last_arg : m->arg;
+    if (at == &ty_int && !type_is_integer(x->type))
+      fe_error(fe, a, "argument %d of '%s' must be an integer", got + 1, name);
+    e->args[got++] = fe_convert(fe, x, at);
   }
   if (got != m->nargs)
     fe_error(fe, n, "'%s' takes %d argument%s", name, m->nargs, m->nargs == 1 ? "" : "s");

@@ -40,6 +40,7 @@ ParameterizedTestParameters(kernels, roundtrip) {
   KernelFile *files = cr_malloc(sizeof(KernelFile) * CAP);
   size_t n = list_dir("tests/kernels", files, CAP, 0);
   n = list_dir("examples", files, CAP, n);
+  n = list_dir("npu_intrinsics", files, CAP, n); /* semantics kernels are DSL too */
   qsort(files, n, sizeof *files, cmp_files);
   return cr_make_param_array(KernelFile, files, n, free_files);
 }
