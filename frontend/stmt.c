@@ -376,6 +376,10 @@ static Stmt *for_loop(Fe *fe, TSNode n) {
     fe_error(fe, cond, "the loop condition never becomes false: the counter moves %s but the condition bounds it from %s",
              step > 0 ? "up" : "down", step > 0 ? "below" : "above");
 
+  int64_t hv;
+  if (!t->is_signed && step < 0 && cmp == OP_GE && fe_eval_int(hi, &hv) && hv <= 0)
+    fe_error(fe, cond, "the loop condition never becomes false: unsigned counter '%s' is always >= 0", name);
+
   Stmt *s = ir_stmt(fe->arena, ST_FOR, loc);
   s->var = v;
   s->lo = fe_convert(fe, lo, t);

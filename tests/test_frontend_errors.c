@@ -77,6 +77,12 @@ static const BadCase cases[] = {
      "bad.c:1:27: error: a kernel loop declares exactly one counter"},
     {"#define N 4\nvoid f(float a[N]) { for (int i = 0; i < N; i++) a[i + N] = 0; }",
      "bad.c:2:52: error: index 'i + N' is out of bounds: it ranges over [4, 7] but dimension 1 of 'a' has extent 4"},
+    {"void f(float a[4]) { for (unsigned i = 3; i >= 0; i--) a[i] = 0; }",
+     "bad.c:1:43: error: the loop condition never becomes false: unsigned counter 'i' is always >= 0"},
+    {"void f(float a[4]) { for (int i = 0; i < 4; i += 0) a[i] = 0; }",
+     "bad.c:1:45: error: the loop step must not be zero"},
+    {"void f(float a[4]) { for (int i = 0; i != 4; i++) a[i] = 0; }",
+     "bad.c:1:38: error: the loop condition must use <, <=, > or >= ('!=' is not supported)"},
 };
 
 Test(frontend_errors, exact_messages) {
