@@ -1,0 +1,174 @@
+/* npu_intrinsics.h -- the NPU intrinsic ABI that npugen's emitted C calls.
+ *
+ * Plain C99, no dependency on npugen. libnpusim (sim/) implements every
+ * function below on the host; a vendor implements the same names on hardware.
+ *
+ * Every public name is a macro that adds the call site (__FILE__, __LINE__)
+ * and calls the matching `<name>_at` function, so a simulator error points at
+ * a line of emitted code. The `_at` functions are the ABI's linkable symbols.
+ *
+ * Conventions (docs/npu-model.md has the full model):
+ *  - Scopes: NPU_DDR (host arrays, passed as plain pointers), NPU_DM,
+ *    NPU_NU_IB, NPU_NU_WB, NPU_NU_OB, NPU_VU_VM (one per VU core). On-chip
+ *    addresses are npu_scope_base(scope, core) + a byte offset.
+ *  - Sizes and counts are `int` (>= 0; a negative one is an error, zero is a
+ *    no-op that still costs its issue slot). Strides and leading dimensions
+ *    are in bytes for DMA and in elements for compute intrinsics.
+ *  - Matrices are row-major. Element operands must be naturally aligned.
+ *  - Compute intrinsics are asynchronous: the unit runs them in issue order;
+ *    the hardware interlocks units on overlapping on-chip addresses. DMAs are
+ *    asynchronous and must be waited for (npu_dma_wait) before anything else
+ *    touches their destination or overwrites their source.
+ */
+#ifndef NPU_INTRINSICS_H
+#define NPU_INTRINSICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- scopes ---- */
+enum {
+  NPU_DDR = 0,   /* off-chip: the host's arrays */
+  NPU_DM = 1,    /* global on-chip buffer */
+  NPU_NU_IB = 2, /* NU input buffer (matmul A, conv input) */
+  NPU_NU_WB = 3, /* NU weight buffer (matmul B, conv weights) */
+  NPU_NU_OB = 4, /* NU output buffer (int32 / fp32 accumulators) */
+  NPU_VU_VM = 5, /* vector memory of VU core `core` */
+  NPU_SCOPE_COUNT = 6
+};
+
+/* A DMA completion token (> 0). */
+typedef int32_t npu_token_t;
+
+/* Base address of an on-chip scope (core selects the VU core for NPU_VU_VM,
+ * and must be 0 otherwise). NULL for NPU_DDR or a bad scope/core. */
+void *npu_scope_base_at(const char *file, int line, int scope, int core);
+/* Capacity in bytes of that scope. */
+size_t npu_scope_size_at(const char *file, int line, int scope, int core);
+#define npu_scope_base(scope, core) npu_scope_base_at(__FILE__, __LINE__, (scope), (core))
+#define npu_scope_size(scope, core) npu_scope_size_at(__FILE__, __LINE__, (scope), (core))
+
+/* ---- DMA: asynchronous strided copies on channel `ch` (0 .. channels-1) ----
+ * 1-D: bytes contiguous bytes.
+ * 2-D: rows rows of row_bytes bytes; row r at dst + r*dst_stride, src + r*src_stride.
+ * 3-D: planes planes of the 2-D copy; plane p adds p*dst_stride2 / p*src_stride2.
+ * Strides are in bytes and >= 0; destination rows must not overlap.
+ * Returns a token for npu_dma_wait. */
+npu_token_t npu_dma_1d_at(const char *file, int line, int ch, void *dst, const void *src,
+                          int bytes);
+npu_token_t npu_dma_2d_at(const char *file, int line, int ch, void *dst, ptrdiff_t dst_stride,
+                          const void *src, ptrdiff_t src_stride, int row_bytes, int rows);
+npu_token_t npu_dma_3d_at(const char *file, int line, int ch, void *dst, ptrdiff_t dst_stride,
+                          ptrdiff_t dst_stride2, const void *src, ptrdiff_t src_stride,
+                          ptrdiff_t src_stride2, int row_bytes, int rows, int planes);
+/* Blocks the control unit until the DMA of `token` has completed. */
+void npu_dma_wait_at(const char *file, int line, npu_token_t token);
+#define npu_dma_1d(...) npu_dma_1d_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_dma_2d(...) npu_dma_2d_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_dma_3d(...) npu_dma_3d_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_dma_wait(token) npu_dma_wait_at(__FILE__, __LINE__, (token))
+
+/* ---- NU (neural unit) ----
+ * matmul: C[i*ldc+j] = (accumulate ? C[i*ldc+j] : 0) + sum_{p<k} A[i*lda+p]*B[p*ldb+j]
+ * for i < m, j < n. A in NU_IB, B in NU_WB, C in NU_OB. int8 products are
+ * summed in int32; fp32 sums run in order p = 0 .. k-1, one rounding per step. */
+void npu_nu_matmul_i8_at(const char *file, int line, int32_t *C, const int8_t *A,
+                         const int8_t *B, int m, int n, int k, int lda, int ldb, int ldc,
+                         int accumulate);
+void npu_nu_matmul_f32_at(const char *file, int line, float *C, const float *A, const float *B,
+                          int m, int n, int k, int lda, int ldb, int ldc, int accumulate);
+#define npu_nu_matmul_i8(...) npu_nu_matmul_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_nu_matmul_f32(...) npu_nu_matmul_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* conv2d, one image, channels last:
+ *   in[h][w][c] (NU_IB), wt[kh][kw][c][oc] (NU_WB), out[oh][ow][oc] int32 (NU_OB)
+ *   oh = (h + 2*pad_h - dil_h*(kh-1) - 1) / stride_h + 1   (ow alike)
+ *   out[y][x][o] = (accumulate ? out[y][x][o] : 0)
+ *     + sum_{r,s,ci} in[y*stride_h - pad_h + r*dil_h][x*stride_w - pad_w + s*dil_w][ci]
+ *                    * wt[r][s][ci][o]     (input outside the image reads as 0) */
+void npu_nu_conv2d_i8_at(const char *file, int line, int32_t *out, const int8_t *in,
+                         const int8_t *wt, int h, int w, int c, int oc, int kh, int kw,
+                         int stride_h, int stride_w, int pad_h, int pad_w, int dil_h, int dil_w,
+                         int accumulate);
+#define npu_nu_conv2d_i8(...) npu_nu_conv2d_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- VU (vector units): every operand in the VU_VM of one core; the op runs
+ * on that core. Element-wise over n elements: dst[i] = a[i] OP b[i].
+ * int32 add/sub/mul wrap on overflow (the DSL kernels leave overflow undefined,
+ * as C does). */
+#define NPU_VU_BINARY(name, T)                                                              \
+  void name##_at(const char *file, int line, T *dst, const T *a, const T *b, int n);
+NPU_VU_BINARY(npu_vu_add_i32, int32_t)
+NPU_VU_BINARY(npu_vu_sub_i32, int32_t)
+NPU_VU_BINARY(npu_vu_mul_i32, int32_t)
+NPU_VU_BINARY(npu_vu_max_i32, int32_t)
+NPU_VU_BINARY(npu_vu_min_i32, int32_t)
+NPU_VU_BINARY(npu_vu_add_f32, float)
+NPU_VU_BINARY(npu_vu_sub_f32, float)
+NPU_VU_BINARY(npu_vu_mul_f32, float)
+NPU_VU_BINARY(npu_vu_max_f32, float)
+NPU_VU_BINARY(npu_vu_min_f32, float)
+#undef NPU_VU_BINARY
+#define npu_vu_add_i32(...) npu_vu_add_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_sub_i32(...) npu_vu_sub_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_mul_i32(...) npu_vu_mul_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_max_i32(...) npu_vu_max_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_min_i32(...) npu_vu_min_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_add_f32(...) npu_vu_add_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_sub_f32(...) npu_vu_sub_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_mul_f32(...) npu_vu_mul_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_max_f32(...) npu_vu_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_min_f32(...) npu_vu_min_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] > 0 ? a[i] : 0 */
+void npu_vu_relu_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n);
+void npu_vu_relu_f32_at(const char *file, int line, float *dst, const float *a, int n);
+#define npu_vu_relu_i32(...) npu_vu_relu_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_relu_f32(...) npu_vu_relu_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Casts. f32 -> i32 rounds toward zero and saturates; NaN gives 0. */
+void npu_vu_cast_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, int n);
+void npu_vu_cast_i32_f32_at(const char *file, int line, float *dst, const int32_t *a, int n);
+void npu_vu_cast_f32_i32_at(const char *file, int line, int32_t *dst, const float *a, int n);
+#define npu_vu_cast_i8_i32(...) npu_vu_cast_i8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_cast_i32_f32(...) npu_vu_cast_i32_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_cast_f32_i32(...) npu_vu_cast_f32_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Requantize int32 -> int8:
+ *   dst[i] = clamp(floor(a[i] * multiplier / 2^shift + 1/2) + zero_point, -128, 127)
+ * i.e. the exact product, rounded to nearest with ties toward +infinity.
+ * Operand limits: |multiplier| <= 2^21, 0 <= shift <= 47, -128 <= zero_point <= 127
+ * (so the DSL kernel computes it exactly in double). */
+void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t *a, int n,
+                          int32_t multiplier, int shift, int zero_point);
+#define npu_vu_requant_i8(...) npu_vu_requant_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Row reductions: dst[r] = reduce_{c < cols} a[r*ld + c] for r < rows (cols >= 1).
+ * sum_f32 adds in order c = 0 .. cols-1 starting from 0.0f. */
+void npu_vu_reduce_sum_i32_at(const char *file, int line, int32_t *dst, const int32_t *a,
+                              int rows, int cols, int ld);
+void npu_vu_reduce_max_i32_at(const char *file, int line, int32_t *dst, const int32_t *a,
+                              int rows, int cols, int ld);
+void npu_vu_reduce_sum_f32_at(const char *file, int line, float *dst, const float *a,
+                              int rows, int cols, int ld);
+void npu_vu_reduce_max_f32_at(const char *file, int line, float *dst, const float *a,
+                              int rows, int cols, int ld);
+#define npu_vu_reduce_sum_i32(...) npu_vu_reduce_sum_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_reduce_max_i32(...) npu_vu_reduce_max_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_reduce_sum_f32(...) npu_vu_reduce_sum_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_reduce_max_f32(...) npu_vu_reduce_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- barrier: the control unit waits until every unit and every DMA channel
+ * is idle; all outstanding DMA tokens count as waited. ---- */
+void npu_barrier_at(const char *file, int line);
+#define npu_barrier() npu_barrier_at(__FILE__, __LINE__)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

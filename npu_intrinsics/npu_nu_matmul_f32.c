@@ -1,0 +1,23 @@
+/* Semantics of npu_nu_matmul_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * abi: npu_nu_matmul_f32(C, A, B, M, N, K, LDA, LDB, LDC, accumulate)
+ * The sizes are one instance of the intrinsic; it is defined for any sizes
+ * that satisfy the limits in npu_intrinsics.h. */
+#include <stdint.h>
+#define M 32
+#define N 32
+#define K 32
+#define LDA 32
+#define LDB 32
+#define LDC 32
+
+void npu_nu_matmul_f32(float C[M][LDC], const float A[M][LDA], const float B[K][LDB],
+                       int accumulate) {
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      if (accumulate == 0) {
+        init: C[i][j] = 0.0f;
+      }
+      for (int k = 0; k < K; k++)
+        update: C[i][j] += A[i][k] * B[k][j];
+    }
+}

@@ -1,0 +1,11 @@
+/* Semantics of npu_vu_add_i32 (npu_intrinsics.h), written in the kernel DSL.
+ * abi: npu_vu_add_i32(dst, a, b, N)
+ * The sizes are one instance of the intrinsic; it is defined for any sizes
+ * that satisfy the limits in npu_intrinsics.h. */
+#include <stdint.h>
+#define N 64
+
+void npu_vu_add_i32(int32_t dst[N], const int32_t a[N], const int32_t b[N]) {
+  for (int i = 0; i < N; i++)
+    dst[i] = a[i] + b[i];
+}

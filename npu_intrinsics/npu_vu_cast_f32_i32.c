@@ -1,0 +1,14 @@
+/* Semantics of npu_vu_cast_f32_i32 (npu_intrinsics.h), written in the kernel DSL.
+ * abi: npu_vu_cast_f32_i32(dst, a, N)
+ * The sizes are one instance of the intrinsic; it is defined for any sizes
+ * that satisfy the limits in npu_intrinsics.h. */
+#include <stdint.h>
+#define N 64
+
+void npu_vu_cast_f32_i32(int32_t dst[N], const float a[N]) {
+  for (int i = 0; i < N; i++)
+    dst[i] = a[i] != a[i] ? 0
+           : a[i] >= 2147483648.0f ? 2147483647
+           : a[i] < -2147483648.0f ? -2147483647 - 1
+           : (int32_t)a[i];
+}

@@ -1,0 +1,16 @@
+/* Semantics of npu_vu_reduce_max_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * abi: npu_vu_reduce_max_f32(dst, a, ROWS, COLS, LD)
+ * The sizes are one instance of the intrinsic; it is defined for any sizes
+ * that satisfy the limits in npu_intrinsics.h. */
+#include <stdint.h>
+#define ROWS 16
+#define COLS 16
+#define LD 16
+
+void npu_vu_reduce_max_f32(float dst[ROWS], const float a[ROWS][LD]) {
+  for (int r = 0; r < ROWS; r++) {
+    dst[r] = a[r][0];
+    for (int c = 1; c < COLS; c++)
+      dst[r] = a[r][c] > dst[r] ? a[r][c] : dst[r];
+  }
+}

@@ -1,0 +1,175 @@
+/* libnpusim internals shared by the sim/ sources. Not installed. */
+#ifndef NPUSIM_INTERNAL_H
+#define NPUSIM_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "npu_intrinsics.h"
+#include "sim/npusim.h"
+
+/* A strided byte region: planes x rows x len bytes; row r of plane p starts at
+ * base + p*s2 + r*s1. [lo, hi) is its bounding box. Empty when lo == hi. */
+typedef struct {
+  uintptr_t base, lo, hi;
+  int64_t len, rows, s1, planes, s2;
+  int slot; /* on-chip slot index, or -1 for DDR */
+} Region;
+
+/* A call site; file is interned in the simulator (outlives the caller's unit). */
+typedef struct {
+  const char *file;
+  int line;
+} Site;
+
+/* An issued DMA whose token has not been waited for. */
+typedef struct {
+  npu_token_t token;
+  int ch;
+  Region src, dst;
+  uint64_t start, end;
+  Site site;
+  const char *op;
+} PendingDma;
+
+/* An on-chip access of a compute op that may still be running (interlocks). */
+typedef struct {
+  Region r;
+  bool write;
+  uint64_t end;
+  const char *op;
+} Inflight;
+
+/* One unit's or DMA channel's timeline. ring holds the end times of its last
+ * queue_depth instructions (in order, so non-decreasing). */
+typedef struct {
+  uint64_t free_at, busy, ops;
+  uint64_t *ring;
+  int ring_n, ring_head;
+} Timeline;
+
+typedef struct {
+  int track;
+  uint64_t start, dur;
+  const char *name;
+  Site site;
+  char detail[120];
+} TraceEvent;
+
+typedef struct {
+  uintptr_t lo, hi;
+  char *name;
+} DdrArray;
+
+/* On-chip slots: dm, nu_ib, nu_wb, nu_ob, then vu_vm of each core. */
+enum { SLOT_DM, SLOT_IB, SLOT_WB, SLOT_OB, SLOT_VM0 };
+
+typedef struct {
+  unsigned char *base;
+  uint64_t cap, span; /* span = cap + guard: addresses in the guard are "beyond capacity" */
+  uint64_t peak;
+  int scope, core;
+} Slot;
+
+/* Tracks: 0 = cu, 1 = nu, 2 .. 2+vu_count-1 = vu cores, then DMA channels. */
+#define TRACK_CU 0
+#define TRACK_NU 1
+#define TRACK_VU(s, c) (2 + (c))
+#define TRACK_DMA(s, ch) (2 + (int)(s)->t.vu_count + (ch))
+
+struct NpuSim {
+  NpuTarget t;
+  unsigned char *mem_raw;
+  uintptr_t mem_lo, mem_hi;
+  Slot slots[SLOT_VM0 + NPUSIM_MAX_VU];
+  int nslots;
+
+  uint64_t cu_time, cu_busy, cu_ops;
+  Timeline tl[2 + NPUSIM_MAX_VU + NPUSIM_MAX_DMA]; /* indexed by track; [0] unused */
+  uint64_t ddr_port_free, dm_port_free;
+
+  PendingDma *pending;
+  int npending;
+  npu_token_t next_token;
+
+  Inflight *inflight;
+  int ninflight, inflight_cap;
+
+  bool failed;
+  char err[1024];
+
+  char **files;
+  int nfiles;
+  const char *last_file_key;
+  const char *last_file;
+
+  bool tracing;
+  TraceEvent *ev;
+  size_t nev, ev_cap;
+
+  DdrArray *ddr;
+  int nddr;
+
+  uint64_t bytes_read[NPUSIM_LEVELS], bytes_written[NPUSIM_LEVELS];
+  uint64_t macs, transfers;
+};
+
+/* sim.c */
+NpuSim *sim_enter(void); /* the bound simulator if it has not failed, else NULL */
+Site sim_site(NpuSim *s, const char *file, int line);
+void sim_fail(NpuSim *s, Site site, const char *op, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+const char *scope_name(int scope);
+int slot_level(const NpuSim *s, int slot);
+
+/* region.c */
+/* Builds a region and checks it: inside one scope and its capacity, in scope
+ * `want` (-1: any scope; NPU_VU_VM with want_core >= 0: that core), aligned to
+ * `align` bytes. On error records it and returns false. */
+bool region_make(NpuSim *s, Site site, const char *op, const char *what, const void *ptr,
+                 int64_t len, int64_t rows, int64_t s1, int64_t planes, int64_t s2, int want,
+                 int want_core, int align, Region *out);
+bool region_empty(const Region *r);
+bool region_overlap(const Region *a, const Region *b);
+/* "nu_ib[0x40, 0x80)" or "ddr A[0x0, 0x400)" into buf. */
+const char *region_str(const NpuSim *s, const Region *r, char *buf, size_t n);
+int region_scope(const NpuSim *s, const Region *r);
+int region_core(const NpuSim *s, const Region *r);
+
+/* hazard.c: token discipline against un-waited DMAs, and interlock times */
+bool hazard_check_read(NpuSim *s, Site site, const char *op, const char *what, const Region *r);
+bool hazard_check_write(NpuSim *s, Site site, const char *op, const char *what,
+                        const Region *r);
+/* The earliest time an op with these reads/writes may start (in-flight compute ops). */
+uint64_t interlock_ready(NpuSim *s, const Region *reads, int nreads, const Region *writes,
+                         int nwrites);
+void inflight_add(NpuSim *s, const Region *r, bool write, uint64_t end, const char *op);
+void inflight_prune(NpuSim *s);
+
+/* timeline.c */
+/* The CU issues one instruction to timeline `track`: stalls while its queue is
+ * full, then spends the issue cost. Returns the issue time. */
+uint64_t cu_issue(NpuSim *s, int track, Site site);
+void cu_issue_sync(NpuSim *s); /* issue cost of wait/barrier */
+void cu_wait_until(NpuSim *s, uint64_t t, Site site, const char *what);
+void tl_run(NpuSim *s, int track, uint64_t start, uint64_t end);
+uint64_t ceil_div_u64(uint64_t a, uint64_t b);
+
+/* A compute op's operand for unit_exec. */
+enum { OP_READ = 1, OP_WRITE = 2 };
+typedef struct {
+  const char *name;
+  Region r;
+  int mode;
+} Operand;
+/* Checks hazards, issues the op to `track` and books `dur` cycles on it once
+ * the unit is free and its operands are ready. False on a hazard (recorded). */
+bool unit_exec(NpuSim *s, Site site, const char *op, int track, const Operand *ops, int n,
+               uint64_t dur, const char *detail);
+
+/* trace.c */
+void trace_event(NpuSim *s, int track, uint64_t start, uint64_t dur, const char *name,
+                 Site site, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+#endif

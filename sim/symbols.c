@@ -1,0 +1,27 @@
+/* The one table of ABI symbols: the JIT binds each entry into emitted code. */
+#include "sim/internal.h"
+
+#define SYM(f) {#f, (const void *)f}
+static const NpuSimSymbol table[] = {
+    SYM(npu_scope_base_at),        SYM(npu_scope_size_at),
+    SYM(npu_dma_1d_at),            SYM(npu_dma_2d_at),
+    SYM(npu_dma_3d_at),            SYM(npu_dma_wait_at),
+    SYM(npu_nu_matmul_i8_at),      SYM(npu_nu_matmul_f32_at),
+    SYM(npu_nu_conv2d_i8_at),      SYM(npu_vu_add_i32_at),
+    SYM(npu_vu_sub_i32_at),        SYM(npu_vu_mul_i32_at),
+    SYM(npu_vu_max_i32_at),        SYM(npu_vu_min_i32_at),
+    SYM(npu_vu_add_f32_at),        SYM(npu_vu_sub_f32_at),
+    SYM(npu_vu_mul_f32_at),        SYM(npu_vu_max_f32_at),
+    SYM(npu_vu_min_f32_at),        SYM(npu_vu_relu_i32_at),
+    SYM(npu_vu_relu_f32_at),       SYM(npu_vu_cast_i8_i32_at),
+    SYM(npu_vu_cast_i32_f32_at),   SYM(npu_vu_cast_f32_i32_at),
+    SYM(npu_vu_requant_i8_at),     SYM(npu_vu_reduce_sum_i32_at),
+    SYM(npu_vu_reduce_max_i32_at), SYM(npu_vu_reduce_sum_f32_at),
+    SYM(npu_vu_reduce_max_f32_at), SYM(npu_barrier_at),
+};
+#undef SYM
+
+const NpuSimSymbol *npusim_symbols(size_t *count) {
+  *count = sizeof table / sizeof table[0];
+  return table;
+}

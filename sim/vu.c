@@ -1,0 +1,165 @@
+/* The VU cores: element-wise ops, casts, requantize, row reductions. Every
+ * operand lies in the VM of one core, which runs the op. Cycles per
+ * instruction: overhead + ceil(bytes of the widest operand / vector_bytes). */
+#include <stdio.h>
+
+#include "sim/internal.h"
+
+typedef struct {
+  const char *name;
+  const void *p;
+  int64_t len, rows, s1; /* bytes per row, rows, row stride in bytes */
+  int esz, mode;
+} VuArg;
+
+static bool vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv,
+                     uint64_t work_bytes, const char *detail) {
+  Operand o[3];
+  int core = -1;
+  for (int i = 0; i < nv; i++) {
+    o[i].name = v[i].name;
+    o[i].mode = v[i].mode;
+    if (!region_make(s, site, op, v[i].name, v[i].p, v[i].len, v[i].rows, v[i].s1, 1, 0,
+                     NPU_VU_VM, core, v[i].esz, &o[i].r))
+      return false;
+    if (core < 0 && !region_empty(&o[i].r)) core = region_core(s, &o[i].r);
+  }
+  if (core < 0) core = 0; /* nothing touched: book the issue on core 0 */
+  uint64_t dur = (uint64_t)s->t.vu_overhead + ceil_div_u64(work_bytes, (uint64_t)s->t.vu_vector_bytes);
+  return unit_exec(s, site, op, TRACK_VU(s, core), o, nv, dur, detail);
+}
+
+static NpuSim *vu_enter(const char *file, int line, const char *op, int n, Site *site) {
+  NpuSim *s = sim_enter();
+  if (!s) return NULL;
+  *site = sim_site(s, file, line);
+  if (n < 0) {
+    sim_fail(s, *site, op, "negative shape: n=%d", n);
+    return NULL;
+  }
+  return s;
+}
+
+static const char *n_detail(const NpuSim *s, char *buf, size_t size, int n) {
+  if (s->tracing) snprintf(buf, size, "n=%d", n);
+  else buf[0] = 0;
+  return buf;
+}
+
+/* Element-wise: dst, a[, b] of n elements, all `esz` bytes wide. */
+#define VU_ARGS3(T)                                                                             \
+  VuArg v[3] = {{"dst", dst, (int64_t)n * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), OP_WRITE}, \
+                {"a", a, (int64_t)n * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), OP_READ},      \
+                {"b", b, (int64_t)n * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), OP_READ}}
+
+#define VU_BINARY(NAME, T, EXPR)                                                              \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int n) {         \
+    Site site;                                                                                \
+    char d[32];                                                                               \
+    NpuSim *s = vu_enter(file, line, #NAME, n, &site);                                        \
+    if (!s) return;                                                                           \
+    VU_ARGS3(T);                                                                              \
+    if (!vu_issue(s, site, #NAME, v, 3, (uint64_t)n * sizeof(T), n_detail(s, d, sizeof d, n))) \
+      return;                                                                                 \
+    for (int i = 0; i < n; i++) {                                                             \
+      T x = a[i], y = b[i];                                                                   \
+      dst[i] = (EXPR);                                                                        \
+    }                                                                                         \
+  }
+
+/* int32 add/sub/mul wrap (computed in uint32). */
+VU_BINARY(npu_vu_add_i32, int32_t, (int32_t)((uint32_t)x + (uint32_t)y))
+VU_BINARY(npu_vu_sub_i32, int32_t, (int32_t)((uint32_t)x - (uint32_t)y))
+VU_BINARY(npu_vu_mul_i32, int32_t, (int32_t)((uint32_t)x * (uint32_t)y))
+VU_BINARY(npu_vu_max_i32, int32_t, x > y ? x : y)
+VU_BINARY(npu_vu_min_i32, int32_t, x < y ? x : y)
+VU_BINARY(npu_vu_add_f32, float, x + y)
+VU_BINARY(npu_vu_sub_f32, float, x - y)
+VU_BINARY(npu_vu_mul_f32, float, x * y)
+VU_BINARY(npu_vu_max_f32, float, x > y ? x : y)
+VU_BINARY(npu_vu_min_f32, float, x < y ? x : y)
+
+/* Unary: dst of TD, a of TA; the op costs the wider of the two. */
+#define VU_UNARY(NAME, TD, TA, EXPR)                                                          \
+  void NAME##_at(const char *file, int line, TD *dst, const TA *a, int n) {                   \
+    Site site;                                                                                \
+    char d[32];                                                                               \
+    NpuSim *s = vu_enter(file, line, #NAME, n, &site);                                        \
+    if (!s) return;                                                                           \
+    VuArg v[2] = {{"dst", dst, (int64_t)n * (int64_t)sizeof(TD), 1, 0, (int)sizeof(TD), OP_WRITE}, \
+                  {"a", a, (int64_t)n * (int64_t)sizeof(TA), 1, 0, (int)sizeof(TA), OP_READ}};     \
+    size_t w = sizeof(TD) > sizeof(TA) ? sizeof(TD) : sizeof(TA);                             \
+    if (!vu_issue(s, site, #NAME, v, 2, (uint64_t)n * w, n_detail(s, d, sizeof d, n))) return; \
+    for (int i = 0; i < n; i++) {                                                             \
+      TA x = a[i];                                                                            \
+      dst[i] = (EXPR);                                                                        \
+    }                                                                                         \
+  }
+
+VU_UNARY(npu_vu_relu_i32, int32_t, int32_t, x > 0 ? x : 0)
+VU_UNARY(npu_vu_relu_f32, float, float, x > 0 ? x : 0.0f)
+VU_UNARY(npu_vu_cast_i8_i32, int32_t, int8_t, (int32_t)x)
+VU_UNARY(npu_vu_cast_i32_f32, float, int32_t, (float)x)
+VU_UNARY(npu_vu_cast_f32_i32, int32_t, float,
+         x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x)
+
+void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t *a, int n,
+                          int32_t multiplier, int shift, int zero_point) {
+  const char *op = "npu_vu_requant_i8";
+  Site site;
+  char d[64] = "";
+  NpuSim *s = vu_enter(file, line, op, n, &site);
+  if (!s) return;
+  if (multiplier > (1 << 21) || multiplier < -(1 << 21) || shift < 0 || shift > 47 ||
+      zero_point < -128 || zero_point > 127) {
+    sim_fail(s, site, op, "bad operand: multiplier=%d shift=%d zero_point=%d (limits: "
+             "|multiplier| <= 2^21, 0 <= shift <= 47, -128 <= zero_point <= 127)",
+             (int)multiplier, shift, zero_point);
+    return;
+  }
+  VuArg v[2] = {{"dst", dst, n, 1, 0, 1, OP_WRITE}, {"a", a, (int64_t)n * 4, 1, 0, 4, OP_READ}};
+  if (s->tracing) snprintf(d, sizeof d, "n=%d multiplier=%d shift=%d zp=%d", n, (int)multiplier,
+                           shift, zero_point);
+  if (!vu_issue(s, site, op, v, 2, (uint64_t)n * 4, d)) return;
+  int64_t half = shift ? (int64_t)1 << (shift - 1) : 0;
+  for (int i = 0; i < n; i++) {
+    /* |a * multiplier| <= 2^52: exact in int64. >> of a negative value is an
+     * arithmetic shift on every compiler libnpusim supports (floor division). */
+    int64_t r = (((int64_t)a[i] * multiplier + half) >> shift) + zero_point;
+    dst[i] = (int8_t)(r > 127 ? 127 : r < -128 ? -128 : r);
+  }
+}
+
+#define VU_REDUCE(NAME, T, INIT, FIRST, STEP)                                                        \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, int rows, int cols, int ld) {  \
+    const char *op = #NAME;                                                                     \
+    Site site;                                                                                  \
+    char d[64] = "";                                                                            \
+    NpuSim *s = vu_enter(file, line, op, rows, &site);                                          \
+    if (!s) return;                                                                             \
+    if (cols < 1 || (rows > 1 && ld < cols)) {                                                  \
+      sim_fail(s, site, op, "%s shape: rows=%d cols=%d ld=%d (cols >= 1, ld >= cols)",          \
+               cols < 1 ? "bad" : "misaligned", rows, cols, ld);                                \
+      return;                                                                                   \
+    }                                                                                           \
+    VuArg v[2] = {{"dst", dst, (int64_t)rows * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), OP_WRITE}, \
+                  {"a", a, (int64_t)cols * (int64_t)sizeof(T), rows, (int64_t)ld * (int64_t)sizeof(T), \
+                   (int)sizeof(T), OP_READ}};                                                   \
+    if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ld=%d", rows, cols, ld);             \
+    if (!vu_issue(s, site, op, v, 2, (uint64_t)rows * (uint64_t)cols * sizeof(T), d)) return;   \
+    for (int r = 0; r < rows; r++) {                                                            \
+      const T *row = a + (ptrdiff_t)r * ld;                                                     \
+      T acc = INIT;                                                                             \
+      for (int c = (FIRST); c < cols; c++) {                                                     \
+        T x = row[c];                                                                           \
+        acc = (STEP);                                                                           \
+      }                                                                                         \
+      dst[r] = acc;                                                                             \
+    }                                                                                           \
+  }
+
+/* sums start from 0 and run c = 0 .. cols-1; int32 sums wrap */
+VU_REDUCE(npu_vu_reduce_sum_i32, int32_t, 0, 0, (int32_t)((uint32_t)acc + (uint32_t)x))
+VU_REDUCE(npu_vu_reduce_max_i32, int32_t, row[0], 1, x > acc ? x : acc)
+VU_REDUCE(npu_vu_reduce_sum_f32, float, 0.0f, 0, acc + x)
+VU_REDUCE(npu_vu_reduce_max_f32, float, row[0], 1, x > acc ? x : acc)

@@ -1,0 +1,416 @@
+/* Each compute intrinsic, run in the simulator, equals its DSL semantics
+ * kernel (npu_intrinsics/<name>.c, JIT-run with libtcc) on seeded random data:
+ * sizes 1, odd sizes with padded leading dimensions, the largest operands the
+ * default target's buffers hold, accumulate on and off. Results compare exactly
+ * (bitwise for floats: the DSL kernels fix the order of every float sum). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npu_intrinsics.h"
+#include "test_sim_util.h"
+
+/* Compiles the DSL kernel `name` with the given sizes and returns it. */
+static void *simop_kernel(TccUnit **unit, const char *name, const char *const *defs) {
+  char *src = simt_kernel_source(name, defs);
+  char file[96];
+  snprintf(file, sizeof file, "%s.c", name);
+  *unit = simt_compile(src, file);
+  free(src);
+  void *fn = tcc_unit_symbol(*unit, name);
+  cr_assert_not_null(fn, "%s.c does not define %s", name, name);
+  return fn;
+}
+
+static void *simop_dup(const void *p, size_t n) {
+  void *q = malloc(n ? n : 1);
+  memcpy(q, p, n);
+  return q;
+}
+
+static void simop_ok(NpuSim *s) { cr_assert(!npusim_failed(s), "simulator error: %s", npusim_error(s)); }
+
+/* ---- NU matmul ---- */
+typedef struct {
+  int m, n, k, lda, ldb, ldc, acc;
+} SimopMm;
+
+static const SimopMm simop_mm_i8_cases[] = {
+    {1, 1, 1, 1, 1, 1, 0},       {1, 1, 1, 1, 1, 1, 1},       {7, 13, 5, 9, 16, 15, 0},
+    {7, 13, 5, 9, 16, 15, 1},    {33, 31, 67, 67, 31, 40, 1}, {32, 32, 32, 32, 32, 32, 0},
+    {64, 1, 3, 3, 1, 1, 1},      {256, 256, 1024, 1024, 256, 256, 0},
+    {256, 256, 1024, 1024, 256, 256, 1},
+};
+
+static void simop_mm_defs(const SimopMm *c, char buf[6][24], const char *defs[7]) {
+  const char *names[6] = {"M", "N", "K", "LDA", "LDB", "LDC"};
+  const int vals[6] = {c->m, c->n, c->k, c->lda, c->ldb, c->ldc};
+  for (int i = 0; i < 6; i++) {
+    snprintf(buf[i], 24, "%s=%d", names[i], vals[i]);
+    defs[i] = buf[i];
+  }
+  defs[6] = NULL;
+}
+
+Test(sim_ops, matmul_i8_matches_dsl) {
+  SimtRng rng;
+  simt_seed(&rng, 11);
+  for (size_t ci = 0; ci < sizeof simop_mm_i8_cases / sizeof simop_mm_i8_cases[0]; ci++) {
+    const SimopMm *c = &simop_mm_i8_cases[ci];
+    NpuSim *s = simt_new();
+    int8_t *A = npu_scope_base(NPU_NU_IB, 0), *B = npu_scope_base(NPU_NU_WB, 0);
+    int32_t *C = npu_scope_base(NPU_NU_OB, 0);
+    size_t na = (size_t)c->m * c->lda, nb = (size_t)c->k * c->ldb, nc = (size_t)c->m * c->ldc;
+    simt_fill_i8(&rng, A, na);
+    simt_fill_i8(&rng, B, nb);
+    for (size_t i = 0; i < nc; i++) C[i] = simt_range(&rng, -(1 << 20), 1 << 20);
+    int8_t *rA = simop_dup(A, na), *rB = simop_dup(B, nb);
+    int32_t *rC = simop_dup(C, nc * 4);
+
+    npu_nu_matmul_i8(C, A, B, c->m, c->n, c->k, c->lda, c->ldb, c->ldc, c->acc);
+    simop_ok(s);
+
+    char buf[6][24];
+    const char *defs[7];
+    simop_mm_defs(c, buf, defs);
+    TccUnit *u;
+    void (*ref)(int32_t *, const int8_t *, const int8_t *, int) =
+        (void (*)(int32_t *, const int8_t *, const int8_t *, int))simop_kernel(&u, "npu_nu_matmul_i8", defs);
+    ref(rC, rA, rB, c->acc);
+    for (size_t i = 0; i < nc; i++)
+      cr_assert_eq(C[i], rC[i], "case %zu (m=%d n=%d k=%d acc=%d): C[%zu] sim %d dsl %d", ci,
+                   c->m, c->n, c->k, c->acc, i, C[i], rC[i]);
+    tcc_unit_free(u);
+    free(rA), free(rB), free(rC);
+    simt_free(s);
+  }
+}
+
+static const SimopMm simop_mm_f32_cases[] = {
+    {1, 1, 1, 1, 1, 1, 0},   {1, 1, 1, 1, 1, 1, 1},         {7, 13, 5, 9, 16, 15, 0},
+    {7, 13, 5, 9, 16, 15, 1}, {256, 256, 256, 256, 256, 256, 1},
+};
+
+Test(sim_ops, matmul_f32_matches_dsl) {
+  SimtRng rng;
+  simt_seed(&rng, 12);
+  for (size_t ci = 0; ci < sizeof simop_mm_f32_cases / sizeof simop_mm_f32_cases[0]; ci++) {
+    const SimopMm *c = &simop_mm_f32_cases[ci];
+    NpuSim *s = simt_new();
+    float *A = npu_scope_base(NPU_NU_IB, 0), *B = npu_scope_base(NPU_NU_WB, 0);
+    float *C = npu_scope_base(NPU_NU_OB, 0);
+    size_t na = (size_t)c->m * c->lda, nb = (size_t)c->k * c->ldb, nc = (size_t)c->m * c->ldc;
+    for (size_t i = 0; i < na; i++) A[i] = simt_float(&rng);
+    for (size_t i = 0; i < nb; i++) B[i] = simt_float(&rng);
+    for (size_t i = 0; i < nc; i++) C[i] = simt_float(&rng);
+    float *rA = simop_dup(A, na * 4), *rB = simop_dup(B, nb * 4), *rC = simop_dup(C, nc * 4);
+
+    npu_nu_matmul_f32(C, A, B, c->m, c->n, c->k, c->lda, c->ldb, c->ldc, c->acc);
+    simop_ok(s);
+
+    char buf[6][24];
+    const char *defs[7];
+    simop_mm_defs(c, buf, defs);
+    TccUnit *u;
+    void (*ref)(float *, const float *, const float *, int) =
+        (void (*)(float *, const float *, const float *, int))simop_kernel(&u, "npu_nu_matmul_f32", defs);
+    ref(rC, rA, rB, c->acc);
+    cr_assert_eq(memcmp(C, rC, nc * 4), 0, "case %zu (m=%d n=%d k=%d acc=%d): results differ",
+                 ci, c->m, c->n, c->k, c->acc);
+    tcc_unit_free(u);
+    free(rA), free(rB), free(rC);
+    simt_free(s);
+  }
+}
+
+/* ---- NU conv2d ---- */
+typedef struct {
+  int h, w, c, oc, kh, kw, sh, sw, ph, pw, dh, dw, acc;
+} SimopConv;
+
+static const SimopConv simop_conv_cases[] = {
+    {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0},
+    {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+    {9, 7, 3, 5, 3, 3, 2, 1, 1, 2, 2, 1, 1},
+    {11, 13, 5, 7, 3, 2, 3, 2, 0, 1, 1, 3, 0},
+    {32, 32, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 0}, /* out fills all of NU_OB */
+};
+
+Test(sim_ops, conv2d_i8_matches_dsl) {
+  SimtRng rng;
+  simt_seed(&rng, 13);
+  for (size_t ci = 0; ci < sizeof simop_conv_cases / sizeof simop_conv_cases[0]; ci++) {
+    const SimopConv *c = &simop_conv_cases[ci];
+    int oh = (c->h + 2 * c->ph - c->dh * (c->kh - 1) - 1) / c->sh + 1;
+    int ow = (c->w + 2 * c->pw - c->dw * (c->kw - 1) - 1) / c->sw + 1;
+    NpuSim *s = simt_new();
+    int8_t *in = npu_scope_base(NPU_NU_IB, 0), *wt = npu_scope_base(NPU_NU_WB, 0);
+    int32_t *out = npu_scope_base(NPU_NU_OB, 0);
+    size_t ni = (size_t)c->h * c->w * c->c, nw = (size_t)c->kh * c->kw * c->c * c->oc;
+    size_t no = (size_t)oh * ow * c->oc;
+    simt_fill_i8(&rng, in, ni);
+    simt_fill_i8(&rng, wt, nw);
+    for (size_t i = 0; i < no; i++) out[i] = simt_range(&rng, -(1 << 20), 1 << 20);
+    int8_t *rin = simop_dup(in, ni), *rwt = simop_dup(wt, nw);
+    int32_t *rout = simop_dup(out, no * 4);
+
+    npu_nu_conv2d_i8(out, in, wt, c->h, c->w, c->c, c->oc, c->kh, c->kw, c->sh, c->sw, c->ph,
+                     c->pw, c->dh, c->dw, c->acc);
+    simop_ok(s);
+
+    const char *names[14] = {"H", "W", "C", "OC", "KH", "KW", "SH", "SW", "PH", "PW", "DH", "DW", "OH", "OW"};
+    const int vals[14] = {c->h, c->w, c->c, c->oc, c->kh, c->kw, c->sh, c->sw, c->ph, c->pw, c->dh, c->dw, oh, ow};
+    char buf[14][24];
+    const char *defs[15];
+    for (int i = 0; i < 14; i++) {
+      snprintf(buf[i], sizeof buf[i], "%s=%d", names[i], vals[i]);
+      defs[i] = buf[i];
+    }
+    defs[14] = NULL;
+    TccUnit *u;
+    void (*ref)(int32_t *, const int8_t *, const int8_t *, int) =
+        (void (*)(int32_t *, const int8_t *, const int8_t *, int))simop_kernel(&u, "npu_nu_conv2d_i8", defs);
+    ref(rout, rin, rwt, c->acc);
+    for (size_t i = 0; i < no; i++)
+      cr_assert_eq(out[i], rout[i], "conv case %zu: out[%zu] sim %d dsl %d", ci, i, out[i], rout[i]);
+    tcc_unit_free(u);
+    free(rin), free(rwt), free(rout);
+    simt_free(s);
+  }
+}
+
+/* ---- VU ---- */
+typedef void (*SimopBin)(const char *, int, void *, const void *, const void *, int);
+typedef void (*SimopUn)(const char *, int, void *, const void *, int);
+
+static const int simop_vu_ns[] = {1, 37, 10922}; /* 10922: three int32 vectors fill the VM */
+
+/* Random element of the given kind into p[i]. kind: 'i' int32 (+-2^29), 'm'
+ * int32 (+-2^15, for mul), 'I' full int32, 'f' float, 'F' float specials,
+ * 'b' int8. */
+static void simop_fill(SimtRng *r, void *p, int n, char kind) {
+  static const float specials[] = {0.0f, -0.0f, 0.5f, -0.5f, -1.75f, 2147483520.0f,
+                                   -2147483648.0f, 2147483648.0f, 3e9f, -3e9f, 1e30f};
+  for (int i = 0; i < n; i++) {
+    switch (kind) {
+    case 'i': ((int32_t *)p)[i] = simt_range(r, -(1 << 29), 1 << 29); break;
+    case 'm': ((int32_t *)p)[i] = simt_range(r, -(1 << 15), 1 << 15); break;
+    case 'I': ((int32_t *)p)[i] = (int32_t)(uint32_t)simt_next(r); break;
+    case 'b': ((int8_t *)p)[i] = (int8_t)simt_range(r, -128, 127); break;
+    case 'f': ((float *)p)[i] = simt_float(r); break;
+    case 'F': {
+      float x = simt_float(r) * (float)(1u << simt_range(r, 0, 31));
+      if (i < (int)(sizeof specials / sizeof specials[0])) x = specials[i];
+      if (i == 11) x = NAN;
+      if (i == 12) x = INFINITY;
+      if (i == 13) x = -INFINITY;
+      ((float *)p)[i] = x;
+      break;
+    }
+    }
+  }
+}
+
+static size_t simop_esz(char kind) { return kind == 'b' ? 1 : 4; }
+
+typedef struct {
+  const char *name;
+  SimopBin fn;
+  char kind;
+} SimopBinCase;
+
+#define SIMOP_BIN(n, k) {#n, (SimopBin)n##_at, k}
+static const SimopBinCase simop_bins[] = {
+    SIMOP_BIN(npu_vu_add_i32, 'i'), SIMOP_BIN(npu_vu_sub_i32, 'i'), SIMOP_BIN(npu_vu_mul_i32, 'm'),
+    SIMOP_BIN(npu_vu_max_i32, 'I'), SIMOP_BIN(npu_vu_min_i32, 'I'), SIMOP_BIN(npu_vu_add_f32, 'f'),
+    SIMOP_BIN(npu_vu_sub_f32, 'f'), SIMOP_BIN(npu_vu_mul_f32, 'f'), SIMOP_BIN(npu_vu_max_f32, 'f'),
+    SIMOP_BIN(npu_vu_min_f32, 'f'),
+};
+
+Test(sim_ops, vu_binary_match_dsl) {
+  SimtRng rng;
+  simt_seed(&rng, 14);
+  for (size_t oi = 0; oi < sizeof simop_bins / sizeof simop_bins[0]; oi++)
+    for (size_t ni = 0; ni < sizeof simop_vu_ns / sizeof simop_vu_ns[0]; ni++) {
+      const SimopBinCase *c = &simop_bins[oi];
+      int n = simop_vu_ns[ni], core = (int)(oi % 4);
+      NpuSim *s = simt_new();
+      char *vm = npu_scope_base(NPU_VU_VM, core);
+      void *dst = vm, *a = vm + (size_t)n * 4, *b = vm + (size_t)n * 8;
+      simop_fill(&rng, a, n, c->kind);
+      simop_fill(&rng, b, n, c->kind);
+      void *ra = simop_dup(a, (size_t)n * 4), *rb = simop_dup(b, (size_t)n * 4), *rd = malloc((size_t)n * 4);
+      c->fn(__FILE__, __LINE__, dst, a, b, n);
+      simop_ok(s);
+      char def[24];
+      snprintf(def, sizeof def, "N=%d", n);
+      const char *defs[] = {def, NULL};
+      TccUnit *u;
+      void (*ref)(void *, const void *, const void *) =
+          (void (*)(void *, const void *, const void *))simop_kernel(&u, c->name, defs);
+      ref(rd, ra, rb);
+      cr_assert_eq(memcmp(dst, rd, (size_t)n * 4), 0, "%s n=%d: sim and DSL differ", c->name, n);
+      tcc_unit_free(u);
+      free(ra), free(rb), free(rd);
+      simt_free(s);
+    }
+}
+
+typedef struct {
+  const char *name;
+  SimopUn fn;
+  char in_kind, out_kind;
+} SimopUnCase;
+
+#define SIMOP_UN(n, ki, ko) {#n, (SimopUn)n##_at, ki, ko}
+static const SimopUnCase simop_uns[] = {
+    SIMOP_UN(npu_vu_relu_i32, 'I', 'I'),    SIMOP_UN(npu_vu_relu_f32, 'F', 'f'),
+    SIMOP_UN(npu_vu_cast_i8_i32, 'b', 'I'), SIMOP_UN(npu_vu_cast_i32_f32, 'I', 'f'),
+    SIMOP_UN(npu_vu_cast_f32_i32, 'F', 'I'),
+};
+
+Test(sim_ops, vu_unary_and_casts_match_dsl) {
+  SimtRng rng;
+  simt_seed(&rng, 15);
+  for (size_t oi = 0; oi < sizeof simop_uns / sizeof simop_uns[0]; oi++)
+    for (size_t ni = 0; ni < sizeof simop_vu_ns / sizeof simop_vu_ns[0]; ni++) {
+      const SimopUnCase *c = &simop_uns[oi];
+      int n = simop_vu_ns[ni];
+      size_t bi = (size_t)n * simop_esz(c->in_kind), bo = (size_t)n * simop_esz(c->out_kind);
+      NpuSim *s = simt_new();
+      char *vm = npu_scope_base(NPU_VU_VM, 1);
+      void *dst = vm, *a = vm + bo;
+      simop_fill(&rng, a, n, c->in_kind);
+      void *ra = simop_dup(a, bi), *rd = malloc(bo);
+      c->fn(__FILE__, __LINE__, dst, a, n);
+      simop_ok(s);
+      char def[24];
+      snprintf(def, sizeof def, "N=%d", n);
+      const char *defs[] = {def, NULL};
+      TccUnit *u;
+      void (*ref)(void *, const void *) = (void (*)(void *, const void *))simop_kernel(&u, c->name, defs);
+      ref(rd, ra);
+      cr_assert_eq(memcmp(dst, rd, bo), 0, "%s n=%d: sim and DSL differ", c->name, n);
+      tcc_unit_free(u);
+      free(ra), free(rd);
+      simt_free(s);
+    }
+}
+
+Test(sim_ops, requant_matches_dsl) {
+  SimtRng rng;
+  simt_seed(&rng, 16);
+  const int32_t mults[] = {1, 1 << 21, -(1 << 21), 1518500, -77777, 0};
+  const int shifts[] = {0, 1, 47, 20, 31, 9};
+  for (size_t pi = 0; pi < sizeof mults / sizeof mults[0]; pi++)
+    for (size_t ni = 0; ni < sizeof simop_vu_ns / sizeof simop_vu_ns[0]; ni++) {
+      int n = simop_vu_ns[ni];
+      int32_t mult = mults[pi];
+      int shift = shifts[pi], zp = simt_range(&rng, -128, 127);
+      NpuSim *s = simt_new();
+      char *vm = npu_scope_base(NPU_VU_VM, 2);
+      int8_t *dst = (int8_t *)vm;
+      int32_t *a = (int32_t *)(vm + ((n + 63) / 64) * 64);
+      simop_fill(&rng, a, n, pi % 2 ? 'I' : 'm');
+      a[0] = INT32_MIN;
+      if (n > 1) a[1] = INT32_MAX;
+      if (n > 3 && shift >= 1 && shift <= 31) /* exact ties when multiplier is 1 */
+        a[2] = (int32_t)(1u << (shift - 1)), a[3] = -a[2];
+      int32_t *ra = simop_dup(a, (size_t)n * 4);
+      int8_t *rd = malloc((size_t)n);
+      npu_vu_requant_i8(dst, a, n, mult, shift, zp);
+      simop_ok(s);
+      char def[24];
+      snprintf(def, sizeof def, "N=%d", n);
+      const char *defs[] = {def, NULL};
+      TccUnit *u;
+      void (*ref)(int8_t *, const int32_t *, int, int, int) =
+          (void (*)(int8_t *, const int32_t *, int, int, int))simop_kernel(&u, "npu_vu_requant_i8", defs);
+      ref(rd, ra, (int)mult, shift, zp);
+      for (int i = 0; i < n; i++)
+        cr_assert_eq(dst[i], rd[i], "requant m=%d shift=%d zp=%d a=%d: sim %d dsl %d", (int)mult,
+                     shift, zp, ra[i], dst[i], rd[i]);
+      tcc_unit_free(u);
+      free(ra), free(rd);
+      simt_free(s);
+    }
+}
+
+Test(sim_ops, requant_rounding_by_hand) {
+  NpuSim *s = simt_new();
+  int8_t *d = npu_scope_base(NPU_VU_VM, 0);
+  int32_t *a = (int32_t *)(d + 64);
+  const int32_t in[6] = {5, -5, 6, -6, 1000, -1000};
+  memcpy(a, in, sizeof in);
+  npu_vu_requant_i8(d, a, 6, 1, 2, 3); /* x/4 rounded half up, + 3 */
+  simop_ok(s);
+  /* 1.25->1, -1.25->-1, 1.5->2, -1.5->-1; 250+3 and -250+3 saturate */
+  const int8_t want[6] = {4, 2, 5, 2, 127, -128};
+  for (int i = 0; i < 6; i++) cr_assert_eq(d[i], want[i], "element %d: %d, want %d", i, d[i], want[i]);
+  simt_free(s);
+}
+
+typedef struct {
+  const char *name;
+  char kind;
+} SimopRedCase;
+
+Test(sim_ops, reductions_match_dsl) {
+  static const SimopRedCase ops[] = {{"npu_vu_reduce_sum_i32", 'i'}, {"npu_vu_reduce_max_i32", 'I'},
+                                     {"npu_vu_reduce_sum_f32", 'f'}, {"npu_vu_reduce_max_f32", 'f'}};
+  static const int shapes[][3] = {{1, 1, 1}, {7, 13, 16}, {3, 1, 5}, {256, 127, 127}};
+  typedef void (*Red)(const char *, int, void *, const void *, int, int, int);
+  const Red fns[] = {(Red)npu_vu_reduce_sum_i32_at, (Red)npu_vu_reduce_max_i32_at,
+                     (Red)npu_vu_reduce_sum_f32_at, (Red)npu_vu_reduce_max_f32_at};
+  SimtRng rng;
+  simt_seed(&rng, 17);
+  for (size_t oi = 0; oi < 4; oi++)
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+      int rows = shapes[si][0], cols = shapes[si][1], ld = shapes[si][2];
+      size_t na = (size_t)rows * ld;
+      NpuSim *s = simt_new();
+      char *vm = npu_scope_base(NPU_VU_VM, 3);
+      void *dst = vm, *a = vm + (size_t)rows * 4;
+      simop_fill(&rng, a, (int)na, ops[oi].kind == 'i' ? 'm' : ops[oi].kind);
+      void *ra = simop_dup(a, na * 4), *rd = malloc((size_t)rows * 4);
+      fns[oi](__FILE__, __LINE__, dst, a, rows, cols, ld);
+      simop_ok(s);
+      char b1[24], b2[24], b3[24];
+      snprintf(b1, sizeof b1, "ROWS=%d", rows);
+      snprintf(b2, sizeof b2, "COLS=%d", cols);
+      snprintf(b3, sizeof b3, "LD=%d", ld);
+      const char *defs[] = {b1, b2, b3, NULL};
+      TccUnit *u;
+      void (*ref)(void *, const void *) = (void (*)(void *, const void *))simop_kernel(&u, ops[oi].name, defs);
+      ref(rd, ra);
+      cr_assert_eq(memcmp(dst, rd, (size_t)rows * 4), 0, "%s %dx%d ld %d: sim and DSL differ",
+                   ops[oi].name, rows, cols, ld);
+      tcc_unit_free(u);
+      free(ra), free(rd);
+      simt_free(s);
+    }
+}
+
+/* A strided 3-D DMA moves exactly the bytes a host loop would. */
+Test(sim_ops, dma_3d_moves_the_right_bytes) {
+  SimtRng rng;
+  simt_seed(&rng, 18);
+  NpuSim *s = simt_new();
+  enum { P = 3, R = 5, L = 7, SS = 11, SS2 = 64, DS = 8, DS2 = 48 };
+  uint8_t host[P * SS2];
+  simt_fill_i8(&rng, (int8_t *)host, sizeof host);
+  uint8_t *dm = npu_scope_base(NPU_DM, 0);
+  memset(dm, 0xEE, 4096);
+  npu_token_t t = npu_dma_3d(2, dm, DS, DS2, host, SS, SS2, L, R, P);
+  npu_dma_wait(t);
+  simop_ok(s);
+  for (int i = 0; i < 4096; i++) {
+    int p = i / DS2, r = (i % DS2) / DS, l = i % DS2 % DS;
+    int in = p < P && r < R && l < L && i % DS2 < DS * R;
+    uint8_t want = in ? host[p * SS2 + r * SS + l] : 0xEE;
+    cr_assert_eq(dm[i], want, "dm[%d]", i);
+  }
+  simt_free(s);
+}
