@@ -10,7 +10,7 @@
 
 static const char usage[] =
     "usage: npugen emit FILE [-o DIR] [--check] [--dump-ir]\n"
-    "       npugen check FILE [--seed N]\n"
+    "       npugen check FILE [--seed N] [--target INI] [--trace JSON]\n"
     "       npugen --version | --help\n"
     "\n"
     "  emit    write <variant>.c and <variant>.h for every variant into DIR\n"
@@ -28,7 +28,7 @@ static int usage_error(const char *fmt, const char *arg) {
 }
 
 typedef struct {
-  const char *cmd, *file, *out_dir;
+  const char *cmd, *file, *out_dir, *target, *trace;
   bool check_stale, dump_ir;
   uint64_t seed;
 } Options;
@@ -41,9 +41,13 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (strcmp(o->cmd, "emit") && strcmp(o->cmd, "check")) return usage_error("unknown command '%s'", o->cmd);
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "-o") || !strcmp(a, "--seed")) {
+    if (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--target") || !strcmp(a, "--trace")) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
-      if (a[1] == 'o') {
+      if (!strcmp(a, "--target")) {
+        o->target = argv[++i];
+      } else if (!strcmp(a, "--trace")) {
+        o->trace = argv[++i];
+      } else if (a[1] == 'o') {
         o->out_dir = argv[++i];
       } else {
         char *end;
@@ -66,6 +70,8 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (!o->file) return usage_error("missing input FILE", "");
   if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir))
     return usage_error("-o, --check and --dump-ir belong to 'emit'", "");
+  if (strcmp(o->cmd, "check") && (o->target || o->trace))
+    return usage_error("--target and --trace belong to 'check'", "");
   if (o->check_stale && !o->out_dir) return usage_error("--check needs -o DIR", "");
   return 0;
 }
@@ -142,10 +148,14 @@ static int cmd_check(NpgSession *s, const Options *o) {
   for (int i = 0; i < n; i++) {
     NpgCheckResult r;
     bool ok = npg_check(s, i, o->seed, &r);
-    if (ok)
+    if (ok) {
       printf("%-24s PASS  max error %g%s, %ld output elements compared (seed %llu)\n",
              npg_variant_name(s, i), r.max_error, r.exact ? " (bit-exact)" : "", r.compared,
              (unsigned long long)o->seed);
+      printf("%-24s       sim: %llu cycles, NU utilization %.1f%%, DMA %llu bytes, on-chip peak %llu bytes\n",
+             "", (unsigned long long)r.sim_cycles, 100.0 * r.nu_utilization,
+             (unsigned long long)r.dma_bytes, (unsigned long long)r.onchip_peak);
+    }
     else
       printf("%-24s FAIL  %s\n", npg_variant_name(s, i), r.message);
     failed += !ok;
@@ -167,6 +177,8 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
   NpgSession *s = npg_open_file(o.file);
+  if (o.target && !npg_error_count(s)) npg_set_target(s, o.target);
+  if (o.trace) npg_set_trace(s, o.trace);
   if (npg_error_count(s)) {
     fputs(npg_errors(s), stderr);
     npg_close(s);

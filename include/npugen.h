@@ -44,8 +44,18 @@ typedef struct {
   double max_error;   /* max |reference - variant| */
   long compared;      /* output elements compared */
   char message[1024]; /* first mismatch or error, "" when it passed */
+  /* The variant's run in libnpusim (zero for code without intrinsics). */
+  uint64_t sim_cycles;    /* total simulated cycles */
+  double nu_utilization;  /* NU busy / total */
+  uint64_t dma_bytes;     /* bytes moved by DMA */
+  uint64_t onchip_peak;   /* peak on-chip bytes, summed over scopes */
 } NpgCheckResult;
 bool npg_check(NpgSession *s, int variant, uint64_t seed, NpgCheckResult *r);
+/* The NPU target (an INI file, targets/default.ini's format) variants are
+ * simulated on; false with npg_errors() explaining. Default: built in. */
+bool npg_set_target(NpgSession *s, const char *path);
+/* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
+void npg_set_trace(NpgSession *s, const char *path);
 
 /* Running with your own arrays: args[i] is the i-th parameter's array, or a
  * pointer to the scalar's value. */

@@ -8,6 +8,7 @@
 
 #include "ir/ir.h"
 #include "jit/tcc_unit.h"
+#include "sim/npusim.h"
 
 /* Input value ranges (docs/check.md): small enough that the suite's integer
  * kernels never overflow. */
@@ -25,6 +26,9 @@ typedef struct {
   double max_error;    /* max |ref - got| over compared elements */
   long compared;       /* output elements compared */
   char message[1024];  /* why it failed, or "" */
+  /* The variant's run in libnpusim. */
+  uint64_t sim_cycles, sim_macs, dma_bytes, onchip_peak;
+  double nu_utilization;
 } CheckResult;
 
 /* The C text of a thunk `void THUNK(void **a)` that calls FN with the
@@ -41,8 +45,9 @@ TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const c
                                char *err, size_t err_size);
 
 /* Runs reference kernel k (from ref) and variant fn (from var) on inputs made
- * from seed; fills r. */
+ * from seed; the variant runs bound to a simulator of `target` (the default
+ * target when NULL), whose timeline goes to trace_path when not NULL. */
 void check_run(const Kernel *k, TccUnit *ref, TccUnit *var, const char *fn, uint64_t seed,
-               CheckResult *r);
+               const NpuTarget *target, const char *trace_path, CheckResult *r);
 
 #endif

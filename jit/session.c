@@ -25,6 +25,9 @@ struct NpgSession {
   Variant *v;
   int nv;
   TccUnit *ref; /* compiled on first use */
+  NpuTarget target;
+  bool has_target;
+  char *trace_path;
 };
 
 struct NpgJit {
@@ -79,6 +82,7 @@ void npg_close(NpgSession *s) {
   }
   free(s->v);
   tcc_unit_free(s->ref);
+  free(s->trace_path);
   module_free(s->m);
   diag_free(&s->diags);
   free(s->rendered);
@@ -163,14 +167,34 @@ bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
     return false;
   }
   CheckResult r;
-  check_run(s->v[i].kernel, ref, var, s->v[i].name, seed, &r);
+  check_run(s->v[i].kernel, ref, var, s->v[i].name, seed, s->has_target ? &s->target : NULL,
+            s->trace_path, &r);
   tcc_unit_free(var);
   out->pass = r.pass;
   out->exact = r.exact;
   out->max_error = r.max_error;
   out->compared = r.compared;
   memcpy(out->message, r.message, sizeof out->message);
+  out->sim_cycles = r.sim_cycles;
+  out->nu_utilization = r.nu_utilization;
+  out->dma_bytes = r.dma_bytes;
+  out->onchip_peak = r.onchip_peak;
   return r.pass;
+}
+
+bool npg_set_target(NpgSession *s, const char *path) {
+  char err[1024];
+  if (npusim_target_load(&s->target, path, err, sizeof err)) {
+    diag_error(&s->diags, NULL, NULL, 0, 0, "%s", err);
+    return false;
+  }
+  s->has_target = true;
+  return true;
+}
+
+void npg_set_trace(NpgSession *s, const char *path) {
+  free(s->trace_path);
+  s->trace_path = path ? strdup(path) : NULL;
 }
 
 static NpgJit *jit_new(const Kernel *k) {

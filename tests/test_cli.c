@@ -65,3 +65,20 @@ Test(cli, emit_check_detects_stale_files) {
   cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "matmul.c is stale"), "%s", out);
 }
+
+Test(cli, target_and_trace_options) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s check examples/matmul.c --target targets/default.ini --trace $d/t.json "
+           "&& head -c 40 $d/t.json; rc=$?; rm -rf $d; exit $rc",
+           npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "sim: 0 cycles"), "%s", out);
+  cr_expect(strstr(out, "{\"displayTimeUnit\""), "%s", out);
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf '[npu]\\nbogus = 1\\n' > $d/bad.ini && "
+           "%s check examples/matmul.c --target $d/bad.ini 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "bad.ini:2: unknown key 'bogus'"), "%s", out);
+}
