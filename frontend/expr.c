@@ -218,12 +218,6 @@ static Expr *number_text(Fe *fe, TSNode n, const char *text) {
 
 Expr *fe_convert(Fe *fe, Expr *e, const Type *to) { return ir_cast(fe->arena, e, to, true); }
 
-static void need_scalar(Fe *fe, TSNode n, Expr *e) {
-  (void)e;
-  (void)fe;
-  (void)n;
-}
-
 static void need_integer(Fe *fe, TSNode n, Expr *e, const char *op) {
   if (!type_is_integer(e->type))
     fe_error(fe, n, "operand of '%s' must be an integer, not '%s'", op, e->type->name);
@@ -457,7 +451,6 @@ Expr *fe_expr(Fe *fe, TSNode n) {
   } else {
     fe_error(fe, n, "unsupported expression (%s)", t);
   }
-  need_scalar(fe, n, e);
   fe->depth--;
   return e;
 }

@@ -5,7 +5,6 @@
 #include <isl/ilp.h>
 #include <isl/set.h>
 #include <isl/val.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,7 +290,6 @@ static bool isl_range(AffCtx *c, const char *text, int64_t *lo, int64_t *hi, boo
       isl_val_free(mx);
     }
   }
-  if (!ok && getenv("NPG_DEBUG_ISL")) fprintf(stderr, "isl failed: dom ok %d aff ok %d for %s\n", dom != NULL, aff != NULL, text);
   isl_set_free(dom);
   isl_aff_free(aff);
   return ok;
