@@ -11,7 +11,6 @@ typedef struct {
   StrBuf *sb;
   const EmitUnit *u;
   bool *var_read;   /* by Var.id: read somewhere */
-  bool *var_used;   /* by Var.id: read or written */
   bool *buf_used;   /* by Buffer.id */
   bool *buf_read;
 } Emit;
@@ -20,7 +19,7 @@ typedef struct {
 
 static void scan_expr(Emit *em, const Expr *e) {
   if (!e) return;
-  if (e->kind == EX_VAR) em->var_read[e->var->id] = em->var_used[e->var->id] = true;
+  if (e->kind == EX_VAR) em->var_read[e->var->id] = true;
   if (e->kind == EX_LOAD) {
     em->buf_used[e->buf->id] = em->buf_read[e->buf->id] = true;
     for (int i = 0; i < e->buf->ndim; i++) scan_expr(em, e->idx[i]);
@@ -49,7 +48,6 @@ static bool scan_stmt(Stmt *s, int depth, void *ctx) {
       for (int i = 0; i < s->lhs->buf->ndim; i++) scan_expr(em, s->lhs->idx[i]);
       if (s->op != OP_NONE) em->buf_read[s->lhs->buf->id] = true;
     } else {
-      em->var_used[s->lhs->var->id] = true;
       if (s->op != OP_NONE) em->var_read[s->lhs->var->id] = true;
     }
     break;
@@ -315,7 +313,7 @@ char *emit_c_source(const EmitUnit *u) {
   }
 
   int nv = u->k->nvars + 1, nb = u->k->nbufs + 1;
-  Emit em = {&sb, u, calloc((size_t)nv, 1), calloc((size_t)nv, 1), calloc((size_t)nb, 1),
+  Emit em = {&sb, u, calloc((size_t)nv, 1), calloc((size_t)nb, 1),
              calloc((size_t)nb, 1)};
   ir_walk_stmts(u->k->body, scan_stmt, &em);
   emit_prototype(&sb, u);
@@ -327,7 +325,6 @@ char *emit_c_source(const EmitUnit *u) {
   emit_stmts(&em, u->k->body->body, 1, true);
   sb_puts(&sb, "}\n");
   free(em.var_read);
-  free(em.var_used);
   free(em.buf_used);
   free(em.buf_read);
   return sb_take(&sb);

@@ -32,7 +32,6 @@ struct Scope {
 typedef struct VarInfo {
   int assigns;   /* assignments besides the declaration's initializer */
   int reads;
-  Expr *init;    /* declaration initializer, NULL if none */
   bool is_const;
 } VarInfo;
 
@@ -107,8 +106,5 @@ Kernel *fe_kernel(Fe *fe, TSNode fn);
 void fe_define(Fe *fe, TSNode n);
 void fe_include(Fe *fe, TSNode n);
 void fe_pragma(Fe *fe, TSNode n);
-
-/* bounds.c (frontend-facing part of ir/affine) */
-void fe_check_bounds(Fe *fe, Kernel *k);
 
 #endif

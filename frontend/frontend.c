@@ -12,8 +12,6 @@ void module_free(Module *m) {
   arena_free(&a);
 }
 
-bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src);
-
 static void top_level(Fe *fe, TSNode n) {
   const char *t = ts_node_type(n);
   if (!strcmp(t, "comment") || !strcmp(t, ";")) return;

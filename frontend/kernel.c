@@ -73,9 +73,6 @@ static Param *parameter(Fe *fe, TSNode pd) {
 /* ---- whole-body passes ---- */
 
 typedef struct {
-  Fe *fe;
-  Kernel *k;
-  int seq;
   bool *read; /* by buffer id */
 } BodyPass;
 
@@ -258,7 +255,7 @@ Kernel *fe_kernel(Fe *fe, TSNode fn) {
   prune_unused(fe, &k->body->body);
 
   /* Buffer roles: a non-const parameter never read is a pure output. */
-  BodyPass bp = {fe, k, 0, ARENA_ARRAY(fe->arena, bool, k->nbufs + 1)};
+  BodyPass bp = {ARENA_ARRAY(fe->arena, bool, k->nbufs + 1)};
   ir_walk_stmts(k->body, collect, &bp);
   for (Param *p = k->params; p; p = p->next)
     if (p->buf && !p->buf->is_const) p->buf->role = bp.read[p->buf->id] ? ROLE_INOUT : ROLE_OUTPUT;

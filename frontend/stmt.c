@@ -119,7 +119,6 @@ static Stmt *declaration(Fe *fe, TSNode n) {
     Sym *y = fe_declare(fe, d, name, SYM_VAR);
     y->var = v;
     VarInfo *vi = fe_vinfo(fe, v);
-    vi->init = init;
     vi->is_const = is_const;
     v->is_const = is_const;
     Stmt *s = ir_stmt(fe->arena, ST_DECL, fe_loc(fe, d));

@@ -239,6 +239,9 @@ void ir_walk_stmts(Stmt *s, StmtVisitor fn, void *ctx);
 void ir_print_kernel(StrBuf *sb, const Kernel *k);
 /* C precedence-aware expression text (shared by the printer and the emitter). */
 void ir_print_expr(StrBuf *sb, const Expr *e);
+/* Static bounds check (ir/bounds.c): every index provably inside its extent;
+ * otherwise errors into d. */
+bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src);
 /* Structural invariants; reports violations into d. True when sound. */
 bool ir_verify_kernel(const Kernel *k, DiagList *d, const char *file);
 
