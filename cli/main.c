@@ -9,16 +9,21 @@
 #include "npugen.h"
 
 static const char usage[] =
-    "usage: npugen emit FILE [-o DIR] [--check] [--dump-ir]\n"
-    "       npugen check FILE [--seed N] [--target INI] [--trace JSON]\n"
+    "usage: npugen emit FILE [--schedule SFILE] [-o DIR] [--check] [--dump-ir[=steps]]\n"
+    "       npugen check FILE [--schedule SFILE] [--seed N] [--target INI] [--trace JSON]\n"
     "       npugen --version | --help\n"
     "\n"
     "  emit    write <variant>.c and <variant>.h for every variant into DIR\n"
     "          (without -o, print the C to standard output)\n"
     "          --check    exit 1 if the files in DIR are missing or stale\n"
     "          --dump-ir  print the loop-nest IR of every variant\n"
+    "          --dump-ir=steps  also the IR after each schedule step\n"
     "  check   JIT-run every variant and the kernel as written on the same\n"
-    "          seeded random inputs and compare every output element\n";
+    "          seeded random inputs and compare every output element\n"
+    "  --schedule SFILE  more variants: a file of '#pragma npu' lines only\n"
+    "\n"
+    "A refused schedule is reported as an error; the other variants are still\n"
+    "emitted or checked, and the exit status is 1.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "npugen: ");
@@ -28,8 +33,8 @@ static int usage_error(const char *fmt, const char *arg) {
 }
 
 typedef struct {
-  const char *cmd, *file, *out_dir, *target, *trace;
-  bool check_stale, dump_ir;
+  const char *cmd, *file, *out_dir, *target, *trace, *schedule;
+  bool check_stale, dump_ir, dump_steps;
   uint64_t seed;
 } Options;
 
@@ -41,9 +46,12 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (strcmp(o->cmd, "emit") && strcmp(o->cmd, "check")) return usage_error("unknown command '%s'", o->cmd);
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--target") || !strcmp(a, "--trace")) {
+    if (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--target") || !strcmp(a, "--trace") ||
+        !strcmp(a, "--schedule")) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
-      if (!strcmp(a, "--target")) {
+      if (!strcmp(a, "--schedule")) {
+        o->schedule = argv[++i];
+      } else if (!strcmp(a, "--target")) {
         o->target = argv[++i];
       } else if (!strcmp(a, "--trace")) {
         o->trace = argv[++i];
@@ -59,6 +67,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->check_stale = true;
     } else if (!strcmp(a, "--dump-ir")) {
       o->dump_ir = true;
+    } else if (!strcmp(a, "--dump-ir=steps")) {
+      o->dump_ir = o->dump_steps = true;
     } else if (a[0] == '-' && a[1]) {
       return usage_error("unknown option '%s'", a);
     } else if (!o->file) {
@@ -117,7 +127,11 @@ static int make_dir(const char *dir) {
 static int cmd_emit(NpgSession *s, const Options *o) {
   int n = npg_variant_count(s), stale = 0;
   if (o->dump_ir)
-    for (int i = 0; i < n; i++) printf("%s", npg_dump_ir(s, i));
+    for (int i = 0; i < n; i++) {
+      const char *steps = o->dump_steps ? npg_dump_ir_steps(s, i) : NULL;
+      if (steps) printf("# variant %s\n%s", npg_variant_name(s, i), steps);
+      else printf("%s", npg_dump_ir(s, i));
+    }
   if (!o->out_dir) {
     if (!o->dump_ir)
       for (int i = 0; i < n; i++) printf("%s%s", i ? "\n" : "", npg_emit_source(s, i));
@@ -177,14 +191,13 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
   NpgSession *s = npg_open_file(o.file);
-  if (o.target && !npg_error_count(s)) npg_set_target(s, o.target);
+  if (o.schedule && npg_variant_count(s)) npg_add_schedule_file(s, o.schedule);
+  if (o.target && npg_variant_count(s)) npg_set_target(s, o.target);
   if (o.trace) npg_set_trace(s, o.trace);
-  if (npg_error_count(s)) {
-    fputs(npg_errors(s), stderr);
-    npg_close(s);
-    return 1;
-  }
-  rc = !strcmp(o.cmd, "emit") ? cmd_emit(s, &o) : cmd_check(s, &o);
+  int errors = npg_error_count(s);
+  if (errors) fputs(npg_errors(s), stderr);
+  /* A refused variant is not emitted; the others still are. */
+  if (npg_variant_count(s)) rc = !strcmp(o.cmd, "emit") ? cmd_emit(s, &o) : cmd_check(s, &o);
   npg_close(s);
-  return rc;
+  return errors ? 1 : rc;
 }

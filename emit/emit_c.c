@@ -161,9 +161,25 @@ static void emit_if(Emit *em, const Stmt *s, int ind) {
   }
 }
 
+/* annotate() values, one comment line each, before their loop or statement. */
+static void emit_annots(Emit *em, const Stmt *s, int ind) {
+  for (const Annot *a = s->annots; a; a = a->next) {
+    sb_indent(em->sb, ind);
+    sb_printf(em->sb, "/* @%s = %s */\n", a->key, a->value);
+  }
+}
+
+/* vectorize/parallel: OpenMP hints that a compiler without OpenMP never sees
+ * (so -Wunknown-pragmas stays quiet and the meaning cannot change). */
+static void emit_loop_hint(Emit *em, const Stmt *s) {
+  const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
+  if (p) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
+}
+
 static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
   StrBuf *sb = em->sb;
   for (; s; s = s->next) {
+    emit_annots(em, s, ind);
     switch (s->kind) {
     case ST_BLOCK:
       sb_indent(sb, ind);
@@ -174,6 +190,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       break;
     case ST_FOR:
       if (top) nest_comment(em, (Stmt *)s, ind);
+      emit_loop_hint(em, s);
       sb_indent(sb, ind);
       emit_for_header(em, s);
       sb_puts(sb, " {\n");

@@ -6,6 +6,7 @@
 #include <tree_sitter/api.h>
 
 #include "frontend/frontend.h"
+#include "ir/sched_prog.h"
 
 typedef enum { SYM_VAR, SYM_BUF, SYM_DEFINE } SymKind;
 
@@ -59,6 +60,7 @@ typedef struct {
   int vinfo_cap;
   int stmt_seq;
   int depth;
+  SchedProgram *sched; /* the variant the next schedule pragma belongs to */
 } Fe;
 
 /* cst.c: tree-sitter helpers */
@@ -106,5 +108,10 @@ Kernel *fe_kernel(Fe *fe, TSNode fn);
 void fe_define(Fe *fe, TSNode n);
 void fe_include(Fe *fe, TSNode n);
 void fe_pragma(Fe *fe, TSNode n);
+/* Declares the module's #define constants (for schedule files). */
+void fe_import_defines(Fe *fe);
+
+/* schedule.c: `#pragma npu` lines -> Module.schedules */
+void fe_schedule_pragma(Fe *fe, const char *text, SrcLoc loc);
 
 #endif

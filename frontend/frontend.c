@@ -6,6 +6,8 @@
 
 const TSLanguage *tree_sitter_c(void);
 
+const TSLanguage *frontend_language(void) { return tree_sitter_c(); }
+
 void module_free(Module *m) {
   if (!m) return;
   Arena a = m->arena; /* the module itself lives in its arena */

@@ -6,6 +6,8 @@
 
 #include "ir/ir.h"
 
+typedef struct TSLanguage TSLanguage;
+
 /* Documented resource limits (docs/limits.md). Past each, a clear error. */
 enum {
   FE_MAX_SOURCE_BYTES = 8 * 1024 * 1024,
@@ -17,5 +19,9 @@ enum {
  * module, or NULL with errors in d. The module owns a copy of src. */
 Module *frontend_parse(const char *file, const char *src, size_t len, DiagList *d);
 void module_free(Module *m);
+/* Adds the variants of a schedule file (only `#pragma npu` lines) to m.
+ * False with errors in d. */
+bool frontend_parse_schedules(Module *m, const char *file, const char *src, size_t len, DiagList *d);
+const TSLanguage *frontend_language(void);
 
 #endif

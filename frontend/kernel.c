@@ -1,5 +1,6 @@
 /* Kernel functions: signature, parameters, body, and the checks that need
  * the whole body (buffer roles, statement names). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "frontend/fe.h"
@@ -174,6 +175,51 @@ static bool name_stmt(Stmt *s, int depth, void *ctx) {
   return true;
 }
 
+typedef struct {
+  Stmt **loops;
+  int n, cap;
+} LoopList;
+
+static bool list_loops(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  LoopList *l = ctx;
+  if (s->kind != ST_FOR) return true;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 16;
+    l->loops = realloc(l->loops, sizeof *l->loops * (size_t)l->cap);
+  }
+  l->loops[l->n++] = s;
+  return true;
+}
+
+static bool loop_name_taken(const LoopList *l, const Labels *L, const char *name) {
+  for (int i = 0; i < l->n; i++)
+    if (!strcmp(l->loops[i]->name, name)) return true;
+  return label_taken(L, name);
+}
+
+/* Sibling loops that reuse a counter name (`i` twice) get stable suffixed
+ * names in source order (i_1, i_2, ...), so a schedule can name each. */
+static void name_loops(Fe *fe, Kernel *k, const Labels *labels) {
+  LoopList l = {0};
+  ir_walk_stmts(k->body, list_loops, &l);
+  for (int i = 0; i < l.n; i++) {
+    Stmt *s = l.loops[i];
+    if (s->labeled) continue;
+    const char *base = s->var->name;
+    int dup = 0;
+    for (int j = 0; j < l.n; j++)
+      if (!l.loops[j]->labeled && !strcmp(l.loops[j]->var->name, base)) dup++;
+    if (dup < 2) continue;
+    int seq = 0;
+    const char *name;
+    do name = arena_printf(fe->arena, "%s_%d", base, ++seq);
+    while (loop_name_taken(&l, labels, name));
+    s->name = name;
+  }
+  free(l.loops);
+}
+
 /* Drops declarations of locals that are never used at all, such as counters
  * declared at the top (`int i, j;`) and then only adopted by loops: the
  * emitted loops declare their own counters. */
@@ -264,6 +310,7 @@ Kernel *fe_kernel(Fe *fe, TSNode fn) {
   ir_walk_stmts(k->body, check_label, &labels);
   Namer nm = {fe, &labels, 0};
   ir_walk_stmts(k->body, name_stmt, &nm);
+  name_loops(fe, k, &labels);
   k->nstmts = nm.seq + labels.n;
   return k;
 }

@@ -88,6 +88,7 @@ void fe_define(Fe *fe, TSNode n) {
     d->name = name;
     d->body = b;
     d->loc = fe_loc(fe, n);
+    d->value = e;
     Define **tail = &fe->m->defines;
     while (*tail) tail = &(*tail)->next;
     *tail = d;
@@ -106,13 +107,16 @@ void fe_pragma(Fe *fe, TSNode n) {
   if (ts_node_is_null(arg)) return;
   const char *text = fe_text(fe, arg);
   if (strncmp(text, "npu", 3) || (text[3] != ' ' && text[3] != '\t')) return; /* other pragmas are not ours */
-  Pragma *p = ARENA_NEW(fe->arena, Pragma);
-  char *t = arena_strdup(fe->arena, text);
-  size_t l = strlen(t);
-  while (l && (t[l - 1] == '\n' || t[l - 1] == '\r' || t[l - 1] == ' ')) t[--l] = 0;
-  p->text = t;
-  p->loc = fe_loc(fe, arg);
-  Pragma **tail = &fe->m->pragmas;
-  while (*tail) tail = &(*tail)->next;
-  *tail = p;
+  fe_schedule_pragma(fe, text, fe_loc(fe, arg));
+}
+
+void fe_import_defines(Fe *fe) {
+  for (const Define *d = fe->m->defines; d; d = d->next) {
+    Sym *y = ARENA_NEW(fe->arena, Sym);
+    y->name = d->name;
+    y->kind = SYM_DEFINE;
+    y->value = (Expr *)d->value;
+    y->next = fe->globals->syms;
+    fe->globals->syms = y;
+  }
 }

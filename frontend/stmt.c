@@ -450,7 +450,13 @@ Stmt *fe_stmt(Fe *fe, TSNode n) {
     last->name = label;
     last->labeled = true;
   } else if (!strcmp(t, "preproc_call")) {
-    s = NULL; /* pragmas inside a body are ignored hints */
+    /* Other pragmas inside a body are hints a C compiler may ignore; ours
+     * name loops and statements, so they belong at file level. */
+    TSNode arg = fe_field(n, "argument");
+    const char *a = ts_node_is_null(arg) ? "" : fe_text(fe, arg);
+    if (!strncmp(a, "npu", 3) && (a[3] == ' ' || a[3] == '\t'))
+      fe_error(fe, n, "'#pragma npu' lines go at file level, after the kernel, not inside it");
+    s = NULL;
   } else if (!strcmp(t, "return_statement")) {
     fe_error(fe, n, "'return' is only allowed as the last statement of a kernel");
   } else if (!strcmp(t, "while_statement") || !strcmp(t, "do_statement")) {

@@ -37,6 +37,43 @@ const char *npg_emit_source(NpgSession *s, int variant); /* <variant>.c */
 const char *npg_emit_header(NpgSession *s, int variant); /* <variant>.h */
 const char *npg_dump_ir(NpgSession *s, int variant);
 
+/* The variant's schedule as applied (one step a line), NULL for a kernel as
+ * written; and the IR after each of its steps. */
+const char *npg_variant_schedule(const NpgSession *s, int variant);
+const char *npg_dump_ir_steps(NpgSession *s, int variant);
+
+/* More variants from a file (or text) of `#pragma npu` lines only. Variants
+ * that apply become new variants; refusals are errors (npg_errors). */
+bool npg_add_schedule_file(NpgSession *s, const char *path);
+bool npg_add_schedule_string(NpgSession *s, const char *name, const char *src, size_t len);
+
+/* Building a variant step by step: the same primitives as the pragmas,
+ * checked the same way. Each call returns false when the step is refused
+ * (the reason is in npg_errors); later calls then do nothing, and
+ * npg_sched_end returns -1. Otherwise npg_sched_end adds the variant and
+ * returns its index. Names are loops, statements and new loop names. */
+typedef struct NpgSched NpgSched;
+NpgSched *npg_sched_begin(NpgSession *s, const char *kernel, const char *variant);
+bool npg_sched_split(NpgSched *h, const char *loop, long long factor, const char *outer, const char *inner);
+bool npg_sched_fuse(NpgSched *h, const char *outer, const char *inner, const char *fused);
+bool npg_sched_merge(NpgSched *h, const char *first, const char *second);
+bool npg_sched_fission(NpgSched *h, const char *loop, const char *after_statement);
+bool npg_sched_reorder(NpgSched *h, const char *const *loops, int n);
+bool npg_sched_tile(NpgSched *h, const char *x, const char *y, long long x_factor, long long y_factor,
+                    const char *xo, const char *yo, const char *xi, const char *yi);
+bool npg_sched_unroll(NpgSched *h, const char *loop, long long factor); /* 0: fully */
+bool npg_sched_vectorize(NpgSched *h, const char *loop);
+bool npg_sched_parallel(NpgSched *h, const char *loop);
+bool npg_sched_loop_partition(NpgSched *h, const char *loop, const long long *points, int n);
+bool npg_sched_compute_at(NpgSched *h, const char *statement, const char *loop);
+bool npg_sched_reverse_compute_at(NpgSched *h, const char *statement, const char *loop);
+bool npg_sched_compute_inline(NpgSched *h, const char *statement);
+bool npg_sched_reverse_compute_inline(NpgSched *h, const char *statement);
+bool npg_sched_decompose_reduction(NpgSched *h, const char *init_statement, const char *loop);
+bool npg_sched_annotate_int(NpgSched *h, const char *target, const char *key, long long value);
+bool npg_sched_annotate_str(NpgSched *h, const char *target, const char *key, const char *value);
+int npg_sched_end(NpgSched *h);
+
 /* Differential check of one variant against the kernel as written. */
 typedef struct {
   bool pass;

@@ -433,3 +433,23 @@ bool aff_range(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, bool *exact, 
   *exact = false;
   return interval(c, e, lo, hi, 0);
 }
+
+static bool domain_empty(AffCtx *c) {
+  Expr zero = {.kind = EX_INT, .type = &ty_int};
+  int64_t lo, hi;
+  bool exact, empty;
+  return aff_range(c, &zero, &lo, &hi, &exact, &empty) && empty;
+}
+
+int aff_cond_value(AffCtx *c, const Expr *cond) {
+  int r = -1;
+  if (aff_push_cond(c, cond, true)) {
+    if (domain_empty(c)) r = 1;
+    aff_pop_cond(c);
+  }
+  if (r < 0 && aff_push_cond(c, cond, false)) {
+    if (domain_empty(c)) r = 0;
+    aff_pop_cond(c);
+  }
+  return r;
+}

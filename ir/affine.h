@@ -35,4 +35,8 @@ char *aff_text(AffCtx *c, const Expr *e);
  * Returns false when no finite bound is known. */
 bool aff_range(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, bool *exact, bool *empty);
 
+/* 1 when cond holds everywhere in the current domain, 0 when nowhere,
+ * -1 when it depends (or is not affine). */
+int aff_cond_value(AffCtx *c, const Expr *cond);
+
 #endif

@@ -141,6 +141,13 @@ struct Expr {
 
 typedef enum { ST_BLOCK, ST_FOR, ST_IF, ST_ASSIGN, ST_DECL } StmtKind;
 
+/* annotate(target, key, value): value is kept as its C spelling. */
+typedef struct Annot Annot;
+struct Annot {
+  Annot *next;
+  const char *key, *value;
+};
+
 typedef enum { LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL } LoopKind;
 
 struct Stmt {
@@ -174,6 +181,15 @@ struct Stmt {
   Expr *init;
   Expr **init_list;
   int ninit;
+
+  /* Scheduling bookkeeping (schedule/, ir/deps.c). `inst` numbers the leaf
+   * statements of the program a schedule step starts from; `orig` gives, in
+   * the current loop variables, the values of that program's enclosing loop
+   * counters (norig of them), so every rewritten instance keeps its identity. */
+  int inst;
+  Expr **orig;
+  int norig;
+  Annot *annots;       /* annotate(): kept as comments/pragmas in emitted code */
 };
 
 struct Param {
@@ -198,15 +214,10 @@ struct Define {
   Define *next;
   const char *name, *body;
   SrcLoc loc;
+  const Expr *value; /* the folded constant */
 };
 
-/* `#pragma npu ...` lines, kept in order for the schedule frontend. */
-typedef struct Pragma Pragma;
-struct Pragma {
-  Pragma *next;
-  const char *text; /* the argument after "#pragma", e.g. "npu split(i, 4, io, ii)" */
-  SrcLoc loc;       /* of the argument's first byte */
-};
+typedef struct SchedProgram SchedProgram; /* ir/sched_prog.h */
 
 struct Module {
   Arena arena;
@@ -214,7 +225,7 @@ struct Module {
   const char *src;  /* the whole source text, NUL-terminated */
   Kernel *kernels;
   Define *defines;
-  Pragma *pragmas;
+  SchedProgram *schedules; /* `#pragma npu schedule(...)` variants, in order */
 };
 
 /* ---------------- construction helpers ---------------- */
@@ -224,6 +235,30 @@ Expr *ir_cast(Arena *a, Expr *e, const Type *t, bool implicit);
 Expr *ir_binary(Arena *a, Op op, Expr *l, Expr *r, const Type *t, SrcLoc loc);
 Stmt *ir_stmt(Arena *a, StmtKind kind, SrcLoc loc);
 Expr *ir_expr_copy(Arena *a, const Expr *e);
+/* Folding constructors for rewrites: x + 0 is x, x * 1 is x, constants fold.
+ * Both operands must have type t (the loop counter's type). */
+Expr *ir_add(Arena *a, Expr *x, Expr *y, const Type *t);
+Expr *ir_sub(Arena *a, Expr *x, Expr *y, const Type *t);
+Expr *ir_mul_int(Arena *a, Expr *x, int64_t c, const Type *t);
+bool ir_const_int(const Expr *e, int64_t *v);
+
+/* Deep copies (ir/clone.c). A CloneMap maps variables and buffers to their
+ * copies; declarations met inside a cloned subtree get fresh copies (with new
+ * ids from `k` when given, the same ids otherwise). */
+typedef struct {
+  const void **from;
+  void **to;
+  int n, cap;
+  Kernel *k;
+} CloneMap;
+void clone_map_free(CloneMap *cm);
+Expr *ir_clone_expr(Arena *a, const Expr *e, CloneMap *cm);
+Stmt *ir_clone_stmt(Arena *a, const Stmt *s, CloneMap *cm); /* s alone, not s->next */
+Kernel *ir_clone_kernel(Arena *a, const Kernel *k);
+Var *ir_new_var(Arena *a, Kernel *k, const char *name, const Type *t, VarKind kind, SrcLoc loc);
+/* Replaces every use of v in s's subtree (s alone, not s->next) by a copy of r. */
+void ir_subst_stmt(Arena *a, Stmt *s, const Var *v, const Expr *r);
+Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r);
 
 Kernel *module_kernel(const Module *m, const char *name);
 int64_t buffer_elems(const Buffer *b);

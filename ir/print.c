@@ -1,4 +1,6 @@
 /* The IR's readable text form (`npugen emit --dump-ir`). */
+#include <string.h>
+
 #include "ir/ir.h"
 
 static const char *role_name(BufferRole r) {
@@ -38,7 +40,10 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       break;
     case ST_FOR:
       sb_indent(sb, ind);
-      sb_printf(sb, "for %s in ", s->name);
+      if (strcmp(s->name, s->var->name))
+        sb_printf(sb, "for %s (counter %s) in ", s->name, s->var->name);
+      else
+        sb_printf(sb, "for %s in ", s->name);
       ir_print_expr(sb, s->lo);
       sb_printf(sb, " .. %s ", op_spelling(s->cmp));
       ir_print_expr(sb, s->hi);

@@ -7,28 +7,8 @@
 #include "frontend/frontend.h"
 #include "jit/check.h"
 #include "jit/guard.h"
+#include "jit/session.h"
 #include "npugen.h"
-
-typedef struct {
-  const Kernel *kernel; /* the kernel as written (the reference) */
-  const Kernel *ir;     /* the variant's IR */
-  const char *name;
-  const char *schedule;
-  char *source, *header, *dump;
-} Variant;
-
-struct NpgSession {
-  char *path;
-  DiagList diags;
-  char *rendered;
-  Module *m;
-  Variant *v;
-  int nv;
-  TccUnit *ref; /* compiled on first use */
-  NpuTarget target;
-  bool has_target;
-  char *trace_path;
-};
 
 struct NpgJit {
   TccUnit *unit;
@@ -37,16 +17,13 @@ struct NpgJit {
   char error[4096];
 };
 
+/* One variant per kernel as written, then one per schedule. */
 static void build_variants(NpgSession *s) {
-  for (Kernel *k = s->m->kernels; k; k = k->next) s->nv++;
-  s->v = calloc((size_t)s->nv, sizeof *s->v);
-  int i = 0;
-  for (Kernel *k = s->m->kernels; k; k = k->next, i++) {
-    s->v[i].kernel = k;
-    s->v[i].ir = k;
-    s->v[i].name = k->name;
-    if (!ir_verify_kernel(k, &s->diags, s->m->file)) break;
+  for (Kernel *k = s->m->kernels; k; k = k->next) {
+    if (!ir_verify_kernel(k, &s->diags, s->m->file)) return;
+    session_add_variant(s, k, k, k->name, NULL, NULL);
   }
+  session_apply_programs(s, s->m->schedules);
 }
 
 NpgSession *npg_open_string(const char *name, const char *src, size_t len) {
@@ -79,6 +56,8 @@ void npg_close(NpgSession *s) {
     free(s->v[i].source);
     free(s->v[i].header);
     free(s->v[i].dump);
+    free(s->v[i].schedule);
+    free(s->v[i].steps);
   }
   free(s->v);
   tcc_unit_free(s->ref);
@@ -98,7 +77,8 @@ const char *npg_errors(NpgSession *s) {
   return s->rendered;
 }
 
-int npg_variant_count(const NpgSession *s) { return s->diags.errors ? 0 : s->nv; }
+/* Variants that were refused are not counted; the others stay usable. */
+int npg_variant_count(const NpgSession *s) { return s->m ? s->nv : 0; }
 
 const char *npg_variant_name(const NpgSession *s, int i) {
   return i >= 0 && i < npg_variant_count(s) ? s->v[i].name : NULL;

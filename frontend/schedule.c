@@ -1,0 +1,210 @@
+/* Schedule pragmas -> schedule programs. `#pragma npu schedule(K, V)` starts
+ * a variant; each `#pragma npu PRIMITIVE(args...)` after it is one step. The
+ * argument text is parsed by tree-sitter-c as a C call expression (inside a
+ * small snippet), never by hand; errors point into the pragma line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/fe.h"
+
+static SchedArg convert_arg(Fe *fe, TSNode n);
+
+static void flatten_tuple(Fe *fe, TSNode n, SchedArg **items, int *count, int *cap) {
+  if (fe_is(n, "comma_expression")) {
+    flatten_tuple(fe, fe_field(n, "left"), items, count, cap);
+    flatten_tuple(fe, fe_field(n, "right"), items, count, cap);
+    return;
+  }
+  if (*count == *cap) {
+    int nc = *cap ? 2 * *cap : 8;
+    SchedArg *ni = ARENA_ARRAY(fe->arena, SchedArg, nc);
+    if (*count) memcpy(ni, *items, sizeof *ni * (size_t)*count);
+    *items = ni;
+    *cap = nc;
+  }
+  (*items)[(*count)++] = convert_arg(fe, n);
+}
+
+/* A constant integer expression (literals, #define names, arithmetic)? */
+static bool const_value(Fe *fe, TSNode n, int64_t *v) {
+  jmp_buf saved;
+  memcpy(saved, fe->fail, sizeof saved);
+  DiagList quiet, *real = fe->diags;
+  diag_init(&quiet);
+  fe->diags = &quiet;
+  bool ok = false;
+  if (setjmp(fe->fail) == 0) {
+    Expr *e = fe_expr(fe, n);
+    ok = type_is_integer(e->type) && fe_eval_int(e, v);
+  }
+  fe->diags = real;
+  diag_free(&quiet);
+  memcpy(fe->fail, saved, sizeof saved);
+  return ok;
+}
+
+static SchedArg convert_arg(Fe *fe, TSNode n) {
+  SchedArg a;
+  memset(&a, 0, sizeof a);
+  a.loc = fe_loc(fe, n);
+  a.text = fe_text(fe, n);
+  if (fe_is(n, "identifier")) {
+    a.kind = SA_NAME;
+    a.name = a.text;
+    Sym *y = fe_lookup(fe, a.name);
+    if (y && y->kind == SYM_DEFINE && y->value && type_is_integer(y->value->type)) a.has_value = fe_eval_int(y->value, &a.ival);
+    return a;
+  }
+  if (fe_is(n, "string_literal")) {
+    a.kind = SA_STR;
+    size_t l = strlen(a.text);
+    a.name = l >= 2 ? arena_strndup(fe->arena, a.text + 1, l - 2) : "";
+    if (strchr(a.name, '\\') || strchr(a.name, '"'))
+      fe_error(fe, n, "schedule strings cannot contain escapes");
+    return a;
+  }
+  if (fe_is(n, "parenthesized_expression")) {
+    int64_t v;
+    if (const_value(fe, n, &v)) {
+      a.kind = SA_INT;
+      a.ival = v;
+      return a;
+    }
+    a.kind = SA_TUPLE;
+    int cap = 0;
+    TSNode inner = fe_child(n, 0);
+    if (!ts_node_is_null(inner)) flatten_tuple(fe, inner, &a.items, &a.nitems, &cap);
+    return a;
+  }
+  int64_t v;
+  if (const_value(fe, n, &v)) {
+    a.kind = SA_INT;
+    a.ival = v;
+    return a;
+  }
+  a.kind = SA_EXPR;
+  return a;
+}
+
+/* Parses "PRIM(args...)" (the pragma text after "npu") into a step. */
+static SchedStep *parse_call(Fe *fe, const char *call, SrcLoc at) {
+  static const char prefix[] = "void __npg_pragma(void) { ";
+  char *snippet = arena_printf(fe->arena, "%s%s; }", prefix, call);
+  for (char *p = snippet; *p; p++)
+    if (*p == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n'))) *p = ' '; /* continuation */
+  for (char *p = snippet; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+  TSParser *parser = ts_parser_new();
+  ts_parser_set_language(parser, fe->lang);
+  TSTree *tree = ts_parser_parse_string(parser, NULL, snippet, (uint32_t)strlen(snippet));
+  ts_parser_delete(parser);
+
+  LocMap saved_map = fe->map;
+  const char *saved_text = fe->text;
+  fe->map = (LocMap){true, at.line, at.col, (int)sizeof prefix - 1};
+  fe->text = snippet;
+  jmp_buf saved;
+  memcpy(saved, fe->fail, sizeof saved);
+  SchedStep *st = NULL;
+  bool failed = setjmp(fe->fail);
+  if (!failed) {
+    TSNode root = ts_tree_root_node(tree);
+    if (!fe_check_syntax(fe, root)) longjmp(fe->fail, 1);
+    TSNode fn = fe_child(root, 0);
+    TSNode body = fe_field(fn, "body");
+    TSNode es = fe_child(body, 0);
+    TSNode callee = ts_node_is_null(es) ? es : fe_child(es, 0);
+    if (ts_node_named_child_count(root) != 1 || ts_node_named_child_count(body) != 1 ||
+        ts_node_is_null(callee) || !fe_is(es, "expression_statement") || !fe_is(callee, "call_expression"))
+      fe_error_at(fe, at, "expected one schedule primitive call, such as 'split(i, 16, io, ii)'");
+    TSNode fname = fe_field(callee, "function");
+    if (!fe_is(fname, "identifier")) fe_error(fe, fname, "the schedule primitive must be a plain name");
+    st = ARENA_NEW(fe->arena, SchedStep);
+    st->prim = fe_text(fe, fname);
+    st->loc = fe_loc(fe, fname);
+    st->text = fe_text(fe, callee);
+    TSNode args = fe_field(callee, "arguments");
+    uint32_t na = ts_node_named_child_count(args);
+    st->args = ARENA_ARRAY(fe->arena, SchedArg, na ? na : 1);
+    for (uint32_t i = 0; i < na; i++) {
+      TSNode a = ts_node_named_child(args, i);
+      if (fe_is(a, "comment")) continue;
+      st->args[st->nargs++] = convert_arg(fe, a);
+    }
+  }
+  fe->map = saved_map;
+  fe->text = saved_text;
+  ts_tree_delete(tree);
+  memcpy(fe->fail, saved, sizeof saved);
+  if (failed) longjmp(fe->fail, 1);
+  return st;
+}
+
+void fe_schedule_pragma(Fe *fe, const char *text, SrcLoc loc) {
+  /* text is "npu ..."; the call starts after the blanks. */
+  const char *call = text + 3;
+  while (*call == ' ' || *call == '\t') call++;
+  SrcLoc at = {loc.line, loc.col + (int)(call - text)};
+  SchedStep *st = parse_call(fe, call, at);
+  if (!strcmp(st->prim, "schedule")) {
+    if (st->nargs != 2 || st->args[0].kind != SA_NAME || st->args[1].kind != SA_NAME)
+      fe_error_at(fe, st->loc, "schedule takes 2 arguments: schedule(KERNEL, VARIANT), both names");
+    SchedProgram *p = ARENA_NEW(fe->arena, SchedProgram);
+    p->kernel = st->args[0].name;
+    p->variant = st->args[1].name;
+    p->loc = st->loc;
+    p->kernel_loc = st->args[0].loc;
+    p->variant_loc = st->args[1].loc;
+    p->file = fe->file;
+    p->src = fe->src;
+    SchedProgram **tail = &fe->m->schedules;
+    while (*tail) tail = &(*tail)->next;
+    *tail = p;
+    fe->sched = p;
+    return;
+  }
+  if (!fe->sched)
+    fe_error_at(fe, st->loc, "'%s' must follow '#pragma npu schedule(KERNEL, VARIANT)', which names the variant it belongs to", st->prim);
+  SchedStep **tail = &fe->sched->steps;
+  while (*tail) tail = &(*tail)->next;
+  *tail = st;
+}
+
+bool frontend_parse_schedules(Module *m, const char *file, const char *src, size_t len, DiagList *d) {
+  if (len > FE_MAX_SOURCE_BYTES || memchr(src, 0, len)) {
+    diag_error(d, file, NULL, 0, 0, "not a schedule file (too large, or binary)");
+    return false;
+  }
+  Fe fe;
+  memset(&fe, 0, sizeof fe);
+  fe.file = arena_strdup(&m->arena, file);
+  fe.src = arena_strndup(&m->arena, src, len);
+  fe.text = fe.src;
+  fe.m = m;
+  fe.arena = &m->arena;
+  fe.diags = d;
+  fe.lang = frontend_language();
+  fe.globals = ARENA_NEW(&m->arena, Scope);
+  fe_import_defines(&fe);
+  TSParser *parser = ts_parser_new();
+  ts_parser_set_language(parser, fe.lang);
+  TSTree *tree = ts_parser_parse_string(parser, NULL, fe.src, (uint32_t)len);
+  ts_parser_delete(parser);
+  TSNode root = ts_tree_root_node(tree);
+  int before = d->errors;
+  if (fe_check_syntax(&fe, root)) {
+    uint32_t cnt = ts_node_named_child_count(root);
+    for (volatile uint32_t i = 0; i < cnt; i++) {
+      TSNode n = ts_node_named_child(root, i);
+      if (setjmp(fe.fail) == 0) {
+        if (fe_is(n, "comment")) continue;
+        if (!fe_is(n, "preproc_call")) fe_error(&fe, n, "a schedule file holds only '#pragma npu ...' lines");
+        fe_pragma(&fe, n);
+      }
+      fe.map.active = false;
+      fe.text = fe.src;
+    }
+  }
+  ts_tree_delete(tree);
+  return d->errors == before;
+}

@@ -1,0 +1,236 @@
+/* Deep copies, substitution and folding constructors: the tools schedule
+ * rewrites are built from. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+
+/* ---------------- folding constructors ---------------- */
+
+bool ir_const_int(const Expr *e, int64_t *v) {
+  while (e->kind == EX_CAST && type_is_integer(e->type) && type_is_integer(e->a->type)) e = e->a;
+  if (e->kind == EX_INT) {
+    *v = e->ival;
+    return true;
+  }
+  return false;
+}
+
+Expr *ir_add(Arena *a, Expr *x, Expr *y, const Type *t) {
+  int64_t cx, cy;
+  bool kx = ir_const_int(x, &cx), ky = ir_const_int(y, &cy);
+  if (kx && ky) return ir_int(a, cx + cy, t, x->loc);
+  if (ky && cy == 0) return x;
+  if (kx && cx == 0) return y;
+  if (ky && cy < 0) return ir_binary(a, OP_SUB, x, ir_int(a, -cy, t, y->loc), t, x->loc);
+  return ir_binary(a, OP_ADD, x, y, t, x->loc);
+}
+
+Expr *ir_sub(Arena *a, Expr *x, Expr *y, const Type *t) {
+  int64_t cx, cy;
+  bool kx = ir_const_int(x, &cx), ky = ir_const_int(y, &cy);
+  if (kx && ky) return ir_int(a, cx - cy, t, x->loc);
+  if (ky && cy == 0) return x;
+  return ir_binary(a, OP_SUB, x, y, t, x->loc);
+}
+
+Expr *ir_mul_int(Arena *a, Expr *x, int64_t c, const Type *t) {
+  int64_t cx;
+  if (ir_const_int(x, &cx)) return ir_int(a, cx * c, t, x->loc);
+  if (c == 1) return x;
+  if (c == 0) return ir_int(a, 0, t, x->loc);
+  return ir_binary(a, OP_MUL, x, ir_int(a, c, t, x->loc), t, x->loc);
+}
+
+/* ---------------- clone maps ---------------- */
+
+void clone_map_free(CloneMap *cm) {
+  free(cm->from);
+  free(cm->to);
+  cm->from = NULL;
+  cm->to = NULL;
+  cm->n = cm->cap = 0;
+}
+
+static void map_put(CloneMap *cm, const void *from, void *to) {
+  if (cm->n == cm->cap) {
+    cm->cap = cm->cap ? 2 * cm->cap : 32;
+    cm->from = realloc(cm->from, sizeof *cm->from * (size_t)cm->cap);
+    cm->to = realloc(cm->to, sizeof *cm->to * (size_t)cm->cap);
+  }
+  cm->from[cm->n] = from;
+  cm->to[cm->n++] = to;
+}
+
+static void *map_get(const CloneMap *cm, const void *from) {
+  for (int i = cm->n - 1; i >= 0; i--)
+    if (cm->from[i] == from) return cm->to[i];
+  return NULL;
+}
+
+Var *ir_new_var(Arena *a, Kernel *k, const char *name, const Type *t, VarKind kind, SrcLoc loc) {
+  Var *v = ARENA_NEW(a, Var);
+  v->name = name;
+  v->type = t;
+  v->kind = kind;
+  v->loc = loc;
+  v->id = k->nvars++;
+  return v;
+}
+
+static Var *fresh_var(Arena *a, CloneMap *cm, const Var *v) {
+  Var *c = ARENA_NEW(a, Var);
+  *c = *v;
+  if (cm->k) c->id = cm->k->nvars++;
+  map_put(cm, v, c);
+  return c;
+}
+
+static Buffer *fresh_buf(Arena *a, CloneMap *cm, const Buffer *b) {
+  Buffer *c = ARENA_NEW(a, Buffer);
+  *c = *b;
+  if (cm->k) c->id = cm->k->nbufs++;
+  map_put(cm, b, c);
+  return c;
+}
+
+static Var *mapped_var(const CloneMap *cm, Var *v) {
+  Var *m = map_get(cm, v);
+  return m ? m : v;
+}
+
+static Buffer *mapped_buf(const CloneMap *cm, Buffer *b) {
+  Buffer *m = map_get(cm, b);
+  return m ? m : b;
+}
+
+/* ---------------- cloning ---------------- */
+
+Expr *ir_clone_expr(Arena *a, const Expr *e, CloneMap *cm) {
+  if (!e) return NULL;
+  Expr *c = ARENA_NEW(a, Expr);
+  *c = *e;
+  if (e->var) c->var = mapped_var(cm, e->var);
+  if (e->buf) c->buf = mapped_buf(cm, e->buf);
+  c->a = ir_clone_expr(a, e->a, cm);
+  c->b = ir_clone_expr(a, e->b, cm);
+  c->c = ir_clone_expr(a, e->c, cm);
+  if (e->kind == EX_LOAD) {
+    c->idx = ARENA_ARRAY(a, Expr *, e->buf->ndim);
+    for (int i = 0; i < e->buf->ndim; i++) c->idx[i] = ir_clone_expr(a, e->idx[i], cm);
+  }
+  if (e->kind == EX_CALL) {
+    c->args = ARENA_ARRAY(a, Expr *, e->nargs);
+    for (int i = 0; i < e->nargs; i++) c->args[i] = ir_clone_expr(a, e->args[i], cm);
+  }
+  return c;
+}
+
+static Stmt *clone_list(Arena *a, const Stmt *s, CloneMap *cm) {
+  Stmt *head = NULL, **tail = &head;
+  for (; s; s = s->next) {
+    *tail = ir_clone_stmt(a, s, cm);
+    tail = &(*tail)->next;
+  }
+  return head;
+}
+
+Stmt *ir_clone_stmt(Arena *a, const Stmt *s, CloneMap *cm) {
+  if (!s) return NULL;
+  Stmt *c = ARENA_NEW(a, Stmt);
+  *c = *s;
+  c->next = NULL;
+  switch (s->kind) {
+  case ST_BLOCK:
+    c->body = clone_list(a, s->body, cm);
+    break;
+  case ST_FOR:
+    c->lo = ir_clone_expr(a, s->lo, cm);
+    c->hi = ir_clone_expr(a, s->hi, cm);
+    c->var = fresh_var(a, cm, s->var);
+    c->body = ir_clone_stmt(a, s->body, cm);
+    break;
+  case ST_IF:
+    c->cond = ir_clone_expr(a, s->cond, cm);
+    c->then_s = ir_clone_stmt(a, s->then_s, cm);
+    c->else_s = ir_clone_stmt(a, s->else_s, cm);
+    break;
+  case ST_ASSIGN:
+    c->lhs = ir_clone_expr(a, s->lhs, cm);
+    c->rhs = ir_clone_expr(a, s->rhs, cm);
+    break;
+  case ST_DECL:
+    c->init = ir_clone_expr(a, s->init, cm);
+    if (s->ninit) {
+      c->init_list = ARENA_ARRAY(a, Expr *, s->ninit);
+      for (int i = 0; i < s->ninit; i++) c->init_list[i] = ir_clone_expr(a, s->init_list[i], cm);
+    }
+    if (s->var) c->var = fresh_var(a, cm, s->var);
+    if (s->buf) c->buf = fresh_buf(a, cm, s->buf);
+    break;
+  }
+  if (s->norig) {
+    c->orig = ARENA_ARRAY(a, Expr *, s->norig);
+    for (int i = 0; i < s->norig; i++) c->orig[i] = ir_clone_expr(a, s->orig[i], cm);
+  }
+  return c;
+}
+
+Kernel *ir_clone_kernel(Arena *a, const Kernel *k) {
+  CloneMap cm = {0};
+  Kernel *c = ARENA_NEW(a, Kernel);
+  *c = *k;
+  c->next = NULL;
+  Param *head = NULL, **tail = &head;
+  for (const Param *p = k->params; p; p = p->next) {
+    Param *q = ARENA_NEW(a, Param);
+    if (p->buf) q->buf = fresh_buf(a, &cm, p->buf);
+    if (p->var) q->var = fresh_var(a, &cm, p->var);
+    *tail = q;
+    tail = &q->next;
+  }
+  c->params = head;
+  c->body = ir_clone_stmt(a, k->body, &cm);
+  clone_map_free(&cm);
+  return c;
+}
+
+/* ---------------- substitution ---------------- */
+
+Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r) {
+  if (!e) return NULL;
+  if (e->kind == EX_VAR && e->var == v) return ir_clone_expr(a, r, &(CloneMap){0});
+  e->a = ir_subst_expr(a, e->a, v, r);
+  e->b = ir_subst_expr(a, e->b, v, r);
+  e->c = ir_subst_expr(a, e->c, v, r);
+  if (e->kind == EX_LOAD)
+    for (int i = 0; i < e->buf->ndim; i++) e->idx[i] = ir_subst_expr(a, e->idx[i], v, r);
+  if (e->kind == EX_CALL)
+    for (int i = 0; i < e->nargs; i++) e->args[i] = ir_subst_expr(a, e->args[i], v, r);
+  return e;
+}
+
+static bool subst_visit(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  void **c = ctx;
+  Arena *a = c[0];
+  const Var *v = c[1];
+  const Expr *r = c[2];
+  s->lo = ir_subst_expr(a, s->lo, v, r);
+  s->hi = ir_subst_expr(a, s->hi, v, r);
+  s->cond = ir_subst_expr(a, s->cond, v, r);
+  s->lhs = ir_subst_expr(a, s->lhs, v, r);
+  s->rhs = ir_subst_expr(a, s->rhs, v, r);
+  s->init = ir_subst_expr(a, s->init, v, r);
+  for (int i = 0; i < s->ninit; i++) s->init_list[i] = ir_subst_expr(a, s->init_list[i], v, r);
+  for (int i = 0; i < s->norig; i++) s->orig[i] = ir_subst_expr(a, s->orig[i], v, r);
+  return true;
+}
+
+void ir_subst_stmt(Arena *a, Stmt *s, const Var *v, const Expr *r) {
+  Stmt *next = s->next;
+  s->next = NULL;
+  void *ctx[3] = {a, (void *)v, (void *)r};
+  ir_walk_stmts(s, subst_visit, ctx);
+  s->next = next;
+}

@@ -1,0 +1,441 @@
+#include "ir/deps.h"
+
+#include <isl/ctx.h>
+#include <isl/map.h>
+#include <isl/set.h>
+#include <isl/space.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/affine.h"
+
+/* ---------------- origins ---------------- */
+
+typedef struct {
+  Arena *a;
+  const Stmt *loops[512];
+  int depth;
+  int next_inst;
+} Reset;
+
+static void reset_list(Reset *r, Stmt *s);
+
+static void reset_stmt(Reset *r, Stmt *s) {
+  switch (s->kind) {
+  case ST_BLOCK:
+    reset_list(r, s->body);
+    break;
+  case ST_FOR:
+    if (r->depth < 512) r->loops[r->depth] = s;
+    r->depth++;
+    reset_list(r, s->body);
+    r->depth--;
+    break;
+  case ST_IF:
+    reset_list(r, s->then_s);
+    reset_list(r, s->else_s);
+    break;
+  case ST_ASSIGN:
+  case ST_DECL:
+    s->inst = r->next_inst++;
+    s->norig = r->depth < 512 ? r->depth : 512;
+    s->orig = ARENA_ARRAY(r->a, Expr *, s->norig ? s->norig : 1);
+    for (int i = 0; i < s->norig; i++) s->orig[i] = ir_var(r->a, r->loops[i]->var, s->loc);
+    break;
+  }
+}
+
+static void reset_list(Reset *r, Stmt *s) {
+  for (; s; s = s->next) reset_stmt(r, s);
+}
+
+void dep_reset_origins(Arena *a, Kernel *k) {
+  Reset r = {.a = a};
+  reset_list(&r, k->body);
+}
+
+/* ---------------- model building ---------------- */
+
+typedef struct {
+  DepModel *m;
+  AffCtx aff;
+  bool accesses;
+  bool failed;
+  /* time vector components of the current position, as isl texts */
+  char *comps[1024];
+  int ncomps;
+  const Expr *conds[256]; /* enclosing if conditions (their reads count) */
+  int nconds;
+  /* where each local was declared: the enclosing loops (by id), for the
+   * expansion of locals into one copy per iteration of those loops */
+  int **var_decl_loops, **buf_decl_loops;
+  /* per leaf texts, kept until the padded time length is known */
+  char **iter_space, **cons, **orig, **time;
+  int *ntime;
+  int nocc, capocc;
+  isl_union_map *reads, *writes;
+} Build;
+
+static char *cons_text(Build *b) {
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < b->aff.ncons; i++) sb_printf(&sb, "%s(%s)", i ? " and " : "", b->aff.cons[i]);
+  if (!b->aff.ncons) sb_puts(&sb, "0 = 0");
+  return sb_take(&sb);
+}
+
+static char *space_text(Build *b) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_putc(&sb, '[');
+  for (int i = 0; i < b->aff.nloops; i++) sb_printf(&sb, "%sc%d", i ? ", " : "", b->aff.loops[i]->var->id);
+  sb_putc(&sb, ']');
+  return sb_take(&sb);
+}
+
+static int *snapshot_loops(Build *b) {
+  int *ids = malloc(sizeof(int) * (size_t)(b->aff.nloops + 1));
+  ids[0] = b->aff.nloops;
+  for (int i = 0; i < b->aff.nloops; i++) ids[i + 1] = b->aff.loops[i]->var->id;
+  return ids;
+}
+
+/* Adds `stmt accesses elem` to the reads or writes. The element tuple of a
+ * local carries the loops it was declared in first (one copy per iteration).
+ * A dimension whose index is not affine is left free within its extent. */
+static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write, isl_map *iter2orig) {
+  StrBuf sb;
+  sb_init(&sb);
+  char *space = space_text(b), *cons = cons_text(b);
+  sb_printf(&sb, "{ %s -> ", space);
+  const int *decl = NULL;
+  StrBuf extra;
+  sb_init(&extra);
+  if (e->kind == EX_VAR) {
+    decl = b->var_decl_loops[e->var->id];
+    sb_printf(&sb, "V%d[", e->var->id);
+  } else {
+    decl = b->buf_decl_loops[e->buf->id];
+    sb_printf(&sb, "B%d[", e->buf->id);
+  }
+  int nd = 0;
+  for (int i = 0; decl && i < decl[0]; i++) sb_printf(&sb, "%sc%d", nd++ ? ", " : "", decl[i + 1]);
+  if (e->kind == EX_LOAD) {
+    for (int i = 0; i < e->buf->ndim; i++) {
+      char *t = e->idx ? aff_text(&b->aff, e->idx[i]) : NULL;
+      if (t) {
+        sb_printf(&sb, "%s(%s)", nd++ ? ", " : "", t);
+      } else {
+        sb_printf(&sb, "%sa%d", nd++ ? ", " : "", i);
+        sb_printf(&extra, " and 0 <= a%d < %lld", i, (long long)e->buf->shape[i]);
+        if (!b->m->nonaffine && e->idx) {
+          b->m->nonaffine = e;
+          b->m->nonaffine_stmt = leaf;
+        }
+      }
+      free(t);
+    }
+  }
+  sb_printf(&sb, "] : %s%s }", cons, extra.len ? extra.data : "");
+  isl_map *acc = isl_map_read_from_str(b->m->ctx, sb.data);
+  sb_free(&sb);
+  sb_free(&extra);
+  free(space);
+  free(cons);
+  if (!acc) {
+    b->failed = true;
+    snprintf(b->m->error, sizeof b->m->error, "cannot model an access of %s (line %d)", leaf->name ? leaf->name : "a statement", leaf->loc.line);
+    return;
+  }
+  acc = isl_map_apply_domain(acc, isl_map_copy(iter2orig));
+  isl_union_map **into = write ? &b->writes : &b->reads;
+  *into = isl_union_map_union(*into, isl_union_map_from_map(acc));
+}
+
+static void reads_of(Build *b, const Stmt *leaf, const Expr *e, isl_map *i2o) {
+  if (!e) return;
+  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) add_access(b, leaf, e, false, i2o);
+  if (e->kind == EX_LOAD) {
+    add_access(b, leaf, e, false, i2o);
+    for (int i = 0; i < e->buf->ndim; i++) reads_of(b, leaf, e->idx[i], i2o);
+  }
+  reads_of(b, leaf, e->a, i2o);
+  reads_of(b, leaf, e->b, i2o);
+  reads_of(b, leaf, e->c, i2o);
+  for (int i = 0; i < e->nargs; i++) reads_of(b, leaf, e->args[i], i2o);
+}
+
+static void leaf_accesses(Build *b, const Stmt *s, isl_map *i2o) {
+  for (int i = 0; i < b->nconds; i++) reads_of(b, s, b->conds[i], i2o);
+  if (s->kind == ST_ASSIGN) {
+    reads_of(b, s, s->rhs, i2o);
+    if (s->lhs->kind == EX_LOAD)
+      for (int i = 0; i < s->lhs->buf->ndim; i++) reads_of(b, s, s->lhs->idx[i], i2o);
+    if (s->op != OP_NONE) add_access(b, s, s->lhs, false, i2o);
+    add_access(b, s, s->lhs, true, i2o);
+    return;
+  }
+  /* ST_DECL */
+  reads_of(b, s, s->init, i2o);
+  for (int i = 0; i < s->ninit; i++) reads_of(b, s, s->init_list[i], i2o);
+  if (s->var && s->init) {
+    Expr v = {.kind = EX_VAR, .var = s->var, .type = s->var->type};
+    add_access(b, s, &v, true, i2o);
+  }
+  if (s->buf && s->ninit) {
+    Expr l = {.kind = EX_LOAD, .buf = s->buf, .type = s->buf->elem}; /* idx NULL: whole array */
+    add_access(b, s, &l, true, i2o);
+  }
+}
+
+static void leaf(Build *b, const Stmt *s) {
+  DepModel *m = b->m;
+  if (s->inst < 0 || s->inst >= m->nleaves) {
+    b->failed = true;
+    snprintf(m->error, sizeof m->error, "statement %s has no instance number", s->name ? s->name : "?");
+    return;
+  }
+  /* A leaf may occur several times (unroll, partition copies): one tuple. */
+  int li = s->inst;
+  DepLeaf *L = &m->leaves[li];
+  if (!L->stmt) {
+    L->stmt = s;
+    L->depth = b->aff.nloops;
+    L->vars = malloc(sizeof *L->vars * (size_t)(b->aff.nloops + 1));
+    for (int i = 0; i < b->aff.nloops; i++) L->vars[i] = b->aff.loops[i]->var;
+    L->time_dims = b->ncomps;
+  }
+  if (b->ncomps > m->time_dims) m->time_dims = b->ncomps;
+
+  StrBuf o;
+  sb_init(&o);
+  sb_printf(&o, "S%d[", s->inst);
+  for (int i = 0; i < s->norig; i++) {
+    char *t = aff_text(&b->aff, s->orig[i]);
+    if (!t) {
+      b->failed = true;
+      snprintf(m->error, sizeof m->error, "the instances of %s (line %d) are not affine in the new loops", s->name ? s->name : "a declaration", s->loc.line);
+      sb_free(&o);
+      return;
+    }
+    sb_printf(&o, "%s(%s)", i ? ", " : "", t);
+    free(t);
+  }
+  sb_putc(&o, ']');
+  StrBuf t;
+  sb_init(&t);
+  for (int i = 0; i < b->ncomps; i++) sb_printf(&t, "%s(%s)", i ? ", " : "", b->comps[i]);
+
+  /* Kept per occurrence: a leaf may occur several times (copies). */
+  if (b->nocc == b->capocc) {
+    b->capocc = b->capocc ? 2 * b->capocc : 64;
+    b->iter_space = realloc(b->iter_space, sizeof(char *) * (size_t)b->capocc);
+    b->cons = realloc(b->cons, sizeof(char *) * (size_t)b->capocc);
+    b->orig = realloc(b->orig, sizeof(char *) * (size_t)b->capocc);
+    b->time = realloc(b->time, sizeof(char *) * (size_t)b->capocc);
+    b->ntime = realloc(b->ntime, sizeof(int) * (size_t)b->capocc);
+  }
+  int idx = b->nocc++;
+  b->iter_space[idx] = space_text(b);
+  b->cons[idx] = cons_text(b);
+  b->orig[idx] = sb_take(&o);
+  b->time[idx] = sb_take(&t);
+  b->ntime[idx] = b->ncomps;
+
+  if (b->accesses) {
+    StrBuf mt;
+    sb_init(&mt);
+    sb_printf(&mt, "{ %s -> %s : %s }", b->iter_space[idx], b->orig[idx], b->cons[idx]);
+    isl_map *i2o = isl_map_read_from_str(m->ctx, mt.data);
+    sb_free(&mt);
+    if (!i2o) {
+      b->failed = true;
+      snprintf(m->error, sizeof m->error, "cannot model %s (line %d)", s->name ? s->name : "a declaration", s->loc.line);
+      return;
+    }
+    leaf_accesses(b, s, i2o);
+    isl_map_free(i2o);
+  }
+}
+
+static void push_comp(Build *b, char *text) {
+  if (b->ncomps < 1024) b->comps[b->ncomps] = text;
+  else free(text);
+  b->ncomps++;
+}
+
+static void pop_comp(Build *b) {
+  b->ncomps--;
+  if (b->ncomps < 1024) free(b->comps[b->ncomps]);
+}
+
+static void walk_list(Build *b, const Stmt *s);
+
+static void walk_stmt(Build *b, const Stmt *s) {
+  if (b->failed) return;
+  switch (s->kind) {
+  case ST_BLOCK:
+    walk_list(b, s->body);
+    break;
+  case ST_FOR: {
+    aff_push_loop(&b->aff, s);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%sc%d", s->step > 0 ? "" : "-", s->var->id);
+    push_comp(b, strdup(buf));
+    DepModel *m = b->m;
+    m->loops = realloc(m->loops, sizeof *m->loops * (size_t)(m->nloops + 1));
+    m->loops[m->nloops++] = (DepLoop){s, b->ncomps - 1};
+    walk_list(b, s->body->body);
+    pop_comp(b);
+    aff_pop_loop(&b->aff);
+    break;
+  }
+  case ST_IF:
+    for (int branch = 0; branch < 2; branch++) {
+      const Stmt *body = branch ? s->else_s : s->then_s;
+      if (!body) continue;
+      bool pushed = aff_push_cond(&b->aff, s->cond, branch == 1);
+      if (b->nconds < 256) b->conds[b->nconds] = s->cond;
+      b->nconds++;
+      push_comp(b, strdup(branch ? "1" : "0"));
+      walk_list(b, body->kind == ST_BLOCK ? body->body : body);
+      pop_comp(b);
+      b->nconds--;
+      if (pushed) aff_pop_cond(&b->aff);
+    }
+    break;
+  case ST_DECL:
+    if (s->var) {
+      free(b->var_decl_loops[s->var->id]);
+      b->var_decl_loops[s->var->id] = snapshot_loops(b);
+    }
+    if (s->buf) {
+      free(b->buf_decl_loops[s->buf->id]);
+      b->buf_decl_loops[s->buf->id] = snapshot_loops(b);
+    }
+    leaf(b, s);
+    break;
+  case ST_ASSIGN:
+    leaf(b, s);
+    break;
+  }
+}
+
+static void walk_list(Build *b, const Stmt *s) {
+  for (int pos = 0; s && !b->failed; s = s->next, pos++) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%d", pos);
+    push_comp(b, strdup(buf));
+    walk_stmt(b, s);
+    pop_comp(b);
+  }
+}
+
+static bool count_leaves(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  int *n = ctx;
+  if ((s->kind == ST_ASSIGN || s->kind == ST_DECL) && s->inst + 1 > *n) *n = s->inst + 1;
+  return true;
+}
+
+bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) {
+  memset(m, 0, sizeof *m);
+  m->ctx = ctx;
+  ir_walk_stmts(k->body, count_leaves, &m->nleaves);
+  m->leaves = calloc((size_t)m->nleaves + 1, sizeof *m->leaves);
+  Build b = {.m = m, .accesses = accesses};
+  aff_init(&b.aff, ctx, k);
+  b.var_decl_loops = calloc((size_t)k->nvars + 2, sizeof *b.var_decl_loops);
+  b.buf_decl_loops = calloc((size_t)k->nbufs + 2, sizeof *b.buf_decl_loops);
+  isl_space *sp = isl_space_params_alloc(ctx, 0);
+  b.reads = isl_union_map_empty(isl_space_copy(sp));
+  b.writes = isl_union_map_empty(isl_space_copy(sp));
+  m->domain = isl_union_set_empty(isl_space_copy(sp));
+  m->sched = isl_union_map_empty(sp);
+  walk_list(&b, k->body->body);
+
+  for (int i = 0; i < b.nocc; i++) {
+    if (!b.failed) {
+      StrBuf sb;
+      sb_init(&sb);
+      sb_printf(&sb, "{ %s -> %s : %s }", b.iter_space[i], b.orig[i], b.cons[i]);
+      isl_map *i2o = isl_map_read_from_str(ctx, sb.data);
+      sb_free(&sb);
+      sb_printf(&sb, "{ %s -> [%s", b.iter_space[i], b.time[i]);
+      for (int d = b.ntime[i]; d < m->time_dims; d++) sb_printf(&sb, "%s0", d ? ", " : "");
+      sb_printf(&sb, "] : %s }", b.cons[i]);
+      isl_map *i2t = isl_map_read_from_str(ctx, sb.data);
+      sb_free(&sb);
+      if (!i2o || !i2t) {
+        b.failed = true;
+        snprintf(m->error, sizeof m->error, "cannot model the schedule of a statement");
+        isl_map_free(i2o);
+        isl_map_free(i2t);
+      } else {
+        m->domain = isl_union_set_union(m->domain, isl_union_set_from_set(isl_map_range(isl_map_copy(i2o))));
+        isl_map *o2t = isl_map_apply_range(isl_map_reverse(i2o), i2t);
+        m->sched = isl_union_map_union(m->sched, isl_union_map_from_map(o2t));
+      }
+    }
+    free(b.iter_space[i]);
+    free(b.cons[i]);
+    free(b.orig[i]);
+    free(b.time[i]);
+  }
+  free(b.iter_space);
+  free(b.cons);
+  free(b.orig);
+  free(b.time);
+  free(b.ntime);
+  for (int i = 0; i < k->nvars + 2; i++) free(b.var_decl_loops[i]);
+  for (int i = 0; i < k->nbufs + 2; i++) free(b.buf_decl_loops[i]);
+  free(b.var_decl_loops);
+  free(b.buf_decl_loops);
+  while (b.ncomps > 0) pop_comp(&b);
+  aff_free(&b.aff);
+  if (accesses) {
+    m->reads = b.reads;
+    m->writes = b.writes;
+  } else {
+    isl_union_map_free(b.reads);
+    isl_union_map_free(b.writes);
+  }
+  if (!m->domain || !m->sched) {
+    b.failed = true;
+    if (!m->error[0]) snprintf(m->error, sizeof m->error, "isl could not build the model");
+  }
+  return !b.failed;
+}
+
+void dep_model_free(DepModel *m) {
+  for (int i = 0; i < m->nleaves; i++) free(m->leaves[i].vars);
+  free(m->leaves);
+  free(m->loops);
+  isl_union_set_free(m->domain);
+  isl_union_map_free(m->sched);
+  isl_union_map_free(m->reads);
+  isl_union_map_free(m->writes);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---------------- dependences ---------------- */
+
+static isl_union_map *earlier(const DepModel *m) {
+  return isl_union_map_lex_lt_union_map(isl_union_map_copy(m->sched), isl_union_map_copy(m->sched));
+}
+
+isl_union_map *dep_memory_kind(const DepModel *m, char kind) {
+  isl_union_map *src = kind == 'a' ? m->reads : m->writes;
+  isl_union_map *dst = kind == 'f' ? m->reads : m->writes;
+  isl_union_map *pairs = isl_union_map_apply_range(isl_union_map_copy(src), isl_union_map_reverse(isl_union_map_copy(dst)));
+  return isl_union_map_intersect(pairs, earlier(m));
+}
+
+isl_union_map *dep_memory(const DepModel *m) {
+  isl_union_map *d = dep_memory_kind(m, 'f');
+  d = isl_union_map_union(d, dep_memory_kind(m, 'a'));
+  return isl_union_map_union(d, dep_memory_kind(m, 'o'));
+}

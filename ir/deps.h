@@ -1,0 +1,66 @@
+/* The polyhedral model of a kernel, built with isl: statement instances,
+ * their execution order (a schedule of time vectors), their memory accesses,
+ * and the memory dependences between them.
+ *
+ * Leaf statements (assignments and declarations) are the statements whose
+ * instances are tracked. Each leaf has a tuple S<inst>[o...] where `inst` and
+ * `o` come from Stmt.inst and Stmt.orig: the identity of the instance in the
+ * program a schedule step started from. So a model of the rewritten program
+ * and a model of the program before the step speak about the same instances,
+ * and legality is a comparison of their orders (schedule/legality.c). */
+#ifndef NPG_DEPS_H
+#define NPG_DEPS_H
+
+#include "ir/ir.h"
+
+typedef struct isl_ctx isl_ctx;
+typedef struct isl_union_map isl_union_map;
+typedef struct isl_union_set isl_union_set;
+
+typedef struct {
+  const Stmt *stmt;   /* the leaf */
+  int depth;          /* enclosing loops */
+  const Var **vars;   /* the enclosing loops' counters, outermost first */
+  int time_dims;      /* its time vector's length before padding */
+} DepLeaf;
+
+typedef struct {
+  const Stmt *loop;
+  int dim; /* index of its counter in the time vectors */
+} DepLoop;
+
+typedef struct {
+  isl_ctx *ctx;
+  int nleaves;
+  DepLeaf *leaves; /* by Stmt.inst */
+  int nloops;
+  DepLoop *loops;
+  int time_dims;   /* padded length of all time vectors */
+  isl_union_set *domain; /* instances that run */
+  isl_union_map *sched;  /* instance -> time vector */
+  isl_union_map *reads, *writes; /* instance -> element (with accesses only) */
+  /* First access whose index is not affine (treated as touching the whole
+   * dimension), for messages; NULL when every access is affine. */
+  const Expr *nonaffine;
+  const Stmt *nonaffine_stmt;
+  char error[256]; /* why building failed */
+} DepModel;
+
+/* Numbers the leaves of k (Stmt.inst, pre-order) and sets each leaf's origin
+ * to its own enclosing loop counters: k becomes the reference program of the
+ * next step. */
+void dep_reset_origins(Arena *a, Kernel *k);
+/* Builds the model of k. With accesses, k's origins must be the identity
+ * (fresh from dep_reset_origins). Returns false (with m->error) when some
+ * origin is not affine. */
+bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses);
+void dep_model_free(DepModel *m);
+/* Memory dependences: pairs of instances (earlier -> later in m's order)
+ * that touch one element, at least one of them writing. */
+isl_union_map *dep_memory(const DepModel *m);
+/* The dependences of m restricted to one kind: 'f' flow (write then read),
+ * 'a' anti (read then write), 'o' output (write then write), on buffer or
+ * local variable `name` (the tuple name used in access relations). */
+isl_union_map *dep_memory_kind(const DepModel *m, char kind);
+
+#endif

@@ -1,0 +1,256 @@
+/* Schedules in the session: the programs written as pragmas (or in a
+ * schedule file) and the npg_sched_* C API. Both hand SchedSteps to the same
+ * schedule/ driver, so a pragma and an API call are checked alike. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/frontend.h"
+#include "jit/session.h"
+#include "schedule/sched.h"
+
+void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name,
+                         char *schedule, char *steps) {
+  if (s->nv == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 8;
+    s->v = realloc(s->v, sizeof *s->v * (size_t)s->cap);
+  }
+  Variant *v = &s->v[s->nv++];
+  memset(v, 0, sizeof *v);
+  v->kernel = kernel;
+  v->ir = ir;
+  v->name = name;
+  v->schedule = schedule;
+  v->steps = steps;
+}
+
+bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc) {
+  for (int i = 0; i < s->nv; i++)
+    if (!strcmp(s->v[i].name, name)) {
+      diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: a variant or kernel named '%s' already exists", name);
+      return false;
+    }
+  for (const Define *d = s->m->defines; d; d = d->next)
+    if (!strcmp(d->name, name)) {
+      diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: '%s' is a #define name; the variant needs another name", name);
+      return false;
+    }
+  return true;
+}
+
+static Kernel *find_kernel(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc) {
+  Kernel *k = module_kernel(s->m, name);
+  if (k) return k;
+  StrBuf sb;
+  sb_init(&sb);
+  for (Kernel *x = s->m->kernels; x; x = x->next) sb_printf(&sb, "%s%s", x == s->m->kernels ? "" : ", ", x->name);
+  diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: no kernel named '%s' (kernels: %s)", name, sb.data);
+  sb_free(&sb);
+  return NULL;
+}
+
+static void commit(NpgSession *s, Sched *sc, const Kernel *k) {
+  session_add_variant(s, k, sc->k, sc->variant, sb_take(&sc->applied), sb_take(&sc->steps_ir));
+}
+
+void session_apply_programs(NpgSession *s, SchedProgram *first) {
+  for (SchedProgram *p = first; p; p = p->next) {
+    Kernel *k = find_kernel(s, p->kernel, p->file, p->src, p->kernel_loc);
+    if (!k || !session_variant_name_ok(s, p->variant, p->file, p->src, p->variant_loc)) continue;
+    Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &s->diags, p->file, p->src);
+    bool ok = true;
+    for (SchedStep *st = p->steps; st && ok; st = st->next) ok = sched_apply(sc, st);
+    if (ok) commit(s, sc, k);
+    sched_free(sc);
+  }
+}
+
+static bool add_schedules(NpgSession *s, const char *name, const char *src, size_t len) {
+  if (!s->m) return false;
+  SchedProgram *last = s->m->schedules;
+  while (last && last->next) last = last->next;
+  int before = s->diags.errors;
+  frontend_parse_schedules(s->m, name, src, len, &s->diags);
+  session_apply_programs(s, last ? last->next : s->m->schedules);
+  return s->diags.errors == before;
+}
+
+bool npg_add_schedule_string(NpgSession *s, const char *name, const char *src, size_t len) {
+  return add_schedules(s, name, src, len);
+}
+
+bool npg_add_schedule_file(NpgSession *s, const char *path) {
+  size_t len;
+  char *src = read_file(path, &len);
+  if (!src) {
+    diag_error(&s->diags, path, NULL, 0, 0, "cannot read schedule file");
+    return false;
+  }
+  bool ok = add_schedules(s, path, src, len);
+  free(src);
+  return ok;
+}
+
+const char *npg_variant_schedule(const NpgSession *s, int i) {
+  return i >= 0 && i < npg_variant_count(s) ? s->v[i].schedule : NULL;
+}
+
+const char *npg_dump_ir_steps(NpgSession *s, int i) {
+  return i >= 0 && i < npg_variant_count(s) ? s->v[i].steps : NULL;
+}
+
+/* ---------------- the C API ---------------- */
+
+struct NpgSched {
+  NpgSession *s;
+  Sched *sc;
+  const Kernel *k;
+  bool failed;
+  Arena *a;
+};
+
+NpgSched *npg_sched_begin(NpgSession *s, const char *kernel, const char *variant) {
+  if (!s->m) return NULL;
+  Kernel *k = find_kernel(s, kernel, s->m->file, NULL, (SrcLoc){0, 0});
+  if (!k || !session_variant_name_ok(s, variant, s->m->file, NULL, (SrcLoc){0, 0})) return NULL;
+  NpgSched *h = calloc(1, sizeof *h);
+  h->s = s;
+  h->k = k;
+  h->a = &s->m->arena;
+  h->sc = sched_new(h->a, s->m, k, arena_strdup(h->a, variant), &s->diags, s->m->file, NULL);
+  return h;
+}
+
+static SchedArg arg_name(NpgSched *h, const char *n) {
+  return (SchedArg){.kind = SA_NAME, .name = arena_strdup(h->a, n ? n : ""), .text = arena_strdup(h->a, n ? n : "")};
+}
+
+static SchedArg arg_int(NpgSched *h, long long v) {
+  return (SchedArg){.kind = SA_INT, .ival = v, .text = arena_printf(h->a, "%lld", v)};
+}
+
+static SchedArg arg_str(NpgSched *h, const char *v) {
+  return (SchedArg){.kind = SA_STR, .name = arena_strdup(h->a, v), .text = arena_printf(h->a, "\"%s\"", v)};
+}
+
+/* Applies prim(args...) as one step, with its text for the emitted header. */
+static bool step(NpgSched *h, const char *prim, SchedArg *args, int n) {
+  if (!h || h->failed) return false;
+  SchedStep *st = ARENA_NEW(h->a, SchedStep);
+  st->prim = prim;
+  st->args = ARENA_ARRAY(h->a, SchedArg, n ? n : 1);
+  memcpy(st->args, args, sizeof *args * (size_t)n);
+  st->nargs = n;
+  StrBuf t;
+  sb_init(&t);
+  sb_printf(&t, "%s(", prim);
+  for (int i = 0; i < n; i++) sb_printf(&t, "%s%s", i ? ", " : "", args[i].text);
+  sb_putc(&t, ')');
+  st->text = arena_strdup(h->a, t.data);
+  sb_free(&t);
+  if (!sched_apply(h->sc, st)) h->failed = true;
+  return !h->failed;
+}
+
+bool npg_sched_split(NpgSched *h, const char *loop, long long factor, const char *outer, const char *inner) {
+  SchedArg a[4] = {arg_name(h, loop), arg_int(h, factor), arg_name(h, outer), arg_name(h, inner)};
+  return step(h, "split", a, 4);
+}
+
+bool npg_sched_fuse(NpgSched *h, const char *outer, const char *inner, const char *fused) {
+  SchedArg a[3] = {arg_name(h, outer), arg_name(h, inner), arg_name(h, fused)};
+  return step(h, "fuse", a, 3);
+}
+
+bool npg_sched_merge(NpgSched *h, const char *first, const char *second) {
+  SchedArg a[2] = {arg_name(h, first), arg_name(h, second)};
+  return step(h, "merge", a, 2);
+}
+
+bool npg_sched_fission(NpgSched *h, const char *loop, const char *after) {
+  SchedArg a[2] = {arg_name(h, loop), arg_name(h, after)};
+  return step(h, "fission", a, 2);
+}
+
+bool npg_sched_reorder(NpgSched *h, const char *const *loops, int n) {
+  if (!h || n < 0 || n > 64) return false;
+  SchedArg a[64];
+  for (int i = 0; i < n; i++) a[i] = arg_name(h, loops[i]);
+  return step(h, "reorder", a, n);
+}
+
+bool npg_sched_tile(NpgSched *h, const char *x, const char *y, long long fx, long long fy, const char *xo,
+                    const char *yo, const char *xi, const char *yi) {
+  SchedArg a[8] = {arg_name(h, x), arg_name(h, y), arg_int(h, fx), arg_int(h, fy),
+                   arg_name(h, xo), arg_name(h, yo), arg_name(h, xi), arg_name(h, yi)};
+  return step(h, "tile", a, 8);
+}
+
+bool npg_sched_unroll(NpgSched *h, const char *loop, long long factor) {
+  SchedArg a[2] = {arg_name(h, loop), arg_int(h, factor)};
+  return step(h, "unroll", a, factor ? 2 : 1);
+}
+
+bool npg_sched_vectorize(NpgSched *h, const char *loop) {
+  SchedArg a[1] = {arg_name(h, loop)};
+  return step(h, "vectorize", a, 1);
+}
+
+bool npg_sched_parallel(NpgSched *h, const char *loop) {
+  SchedArg a[1] = {arg_name(h, loop)};
+  return step(h, "parallel", a, 1);
+}
+
+bool npg_sched_loop_partition(NpgSched *h, const char *loop, const long long *points, int n) {
+  if (!h || n < 1 || n > 63) return false;
+  SchedArg a[64];
+  a[0] = arg_name(h, loop);
+  for (int i = 0; i < n; i++) a[i + 1] = arg_int(h, points[i]);
+  return step(h, "loop_partition", a, n + 1);
+}
+
+static bool two_names(NpgSched *h, const char *prim, const char *x, const char *y) {
+  SchedArg a[2] = {arg_name(h, x), arg_name(h, y)};
+  return step(h, prim, a, 2);
+}
+
+bool npg_sched_compute_at(NpgSched *h, const char *stmt, const char *loop) { return two_names(h, "compute_at", stmt, loop); }
+bool npg_sched_reverse_compute_at(NpgSched *h, const char *stmt, const char *loop) {
+  return two_names(h, "reverse_compute_at", stmt, loop);
+}
+bool npg_sched_decompose_reduction(NpgSched *h, const char *init, const char *loop) {
+  return two_names(h, "decompose_reduction", init, loop);
+}
+
+bool npg_sched_compute_inline(NpgSched *h, const char *stmt) {
+  SchedArg a[1] = {arg_name(h, stmt)};
+  return step(h, "compute_inline", a, 1);
+}
+
+bool npg_sched_reverse_compute_inline(NpgSched *h, const char *stmt) {
+  SchedArg a[1] = {arg_name(h, stmt)};
+  return step(h, "reverse_compute_inline", a, 1);
+}
+
+bool npg_sched_annotate_int(NpgSched *h, const char *target, const char *key, long long value) {
+  SchedArg a[3] = {arg_name(h, target), arg_str(h, key), arg_int(h, value)};
+  return step(h, "annotate", a, 3);
+}
+
+bool npg_sched_annotate_str(NpgSched *h, const char *target, const char *key, const char *value) {
+  SchedArg a[3] = {arg_name(h, target), arg_str(h, key), arg_str(h, value)};
+  return step(h, "annotate", a, 3);
+}
+
+int npg_sched_end(NpgSched *h) {
+  if (!h) return -1;
+  int r = -1;
+  if (!h->failed) {
+    commit(h->s, h->sc, h->k);
+    r = h->s->nv - 1;
+  }
+  sched_free(h->sc);
+  free(h);
+  return r;
+}

@@ -1,0 +1,42 @@
+/* The session's private state, shared by the API's files (session.c, the
+ * schedule API in sched_api.c). */
+#ifndef NPG_SESSION_H
+#define NPG_SESSION_H
+
+#include "ir/sched_prog.h"
+#include "jit/tcc_unit.h"
+#include "npugen.h"
+#include "sim/npusim.h"
+
+typedef struct {
+  const Kernel *kernel; /* the kernel as written (the reference) */
+  const Kernel *ir;     /* the variant's IR */
+  const char *name;
+  char *schedule;       /* the steps as applied, one a line; NULL as written */
+  char *steps;          /* the IR after each step */
+  char *source, *header, *dump;
+} Variant;
+
+struct NpgSession {
+  char *path;
+  DiagList diags;
+  char *rendered;
+  Module *m;
+  Variant *v;
+  int nv, cap;
+  TccUnit *ref; /* compiled on first use */
+  NpuTarget target;
+  bool has_target;
+  char *trace_path;
+};
+
+/* Adds a variant; takes ownership of schedule and steps. */
+void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name,
+                         char *schedule, char *steps);
+/* Applies schedule programs (from `first` to the end of the list): each that
+ * applies cleanly becomes a variant; refusals go to s->diags. */
+void session_apply_programs(NpgSession *s, SchedProgram *first);
+/* True when `name` may name a new variant; otherwise an error at loc. */
+bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc);
+
+#endif

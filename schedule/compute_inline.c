@@ -1,0 +1,12 @@
+/* compute_inline / reverse_compute_inline: PLACEHOLDER, being written. */
+#include "schedule/primitives.h"
+
+bool prim_compute_inline(Sched *s, const SchedStep *st) {
+  (void)st;
+  return sched_error(s, NULL, "not implemented yet");
+}
+
+bool prim_reverse_compute_inline(Sched *s, const SchedStep *st) {
+  (void)st;
+  return sched_error(s, NULL, "not implemented yet");
+}

@@ -1,0 +1,64 @@
+/* decompose_reduction(init, loop): moves a reduction's init statement out
+ * of the loop nest into its own nest, placed right before `loop`, over the
+ * loops from `loop` down to the init's own loop (TVM's decompose_reduction;
+ * in C the init is usually already a statement of its own). */
+#include "schedule/primitives.h"
+
+bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
+  Stmt *init = sched_leaf(s, &st->args[0]);
+  if (!init) return false;
+  Stmt *loop = sched_loop(s, &st->args[1]);
+  if (!loop) return false;
+  if (init->kind != ST_ASSIGN)
+    return sched_error(s, &st->args[0], "%s is a declaration; only an assignment can be moved out", init->name);
+  if (!sched_encloses(loop, init))
+    return sched_error(s, &st->args[1], "%s (line %d) is not inside loop %s", init->name, init->loc.line, loop->name);
+  /* The loops from `loop` down to init's parent, each directly nested. */
+  Stmt *chain[256];
+  int n = 0;
+  for (Stmt *p = sched_parent_loop(s, init); p; p = sched_parent_loop(s, p)) {
+    if (n == 256) return sched_error(s, NULL, "loop nest too deep");
+    chain[n++] = p;
+    if (p == loop) break;
+  }
+  if (!n || chain[n - 1] != loop)
+    return sched_error(s, &st->args[0], "%s must sit directly in loops (not inside an if) up to loop %s", init->name, loop->name);
+  if (!sched_begin_rewrite(s)) return false;
+  /* Build the new nest outermost first, with fresh counters. */
+  Stmt *outer = NULL, **slot = &outer;
+  Stmt *body = init;
+  Stmt **ilink = sched_link(s, init, NULL);
+  *ilink = init->next;
+  init->next = NULL;
+  Stmt *copies[256];
+  for (int i = n - 1; i >= 0; i--) {
+    Stmt *l = chain[i];
+    Stmt *c = ir_stmt(s->a, ST_FOR, l->loc);
+    *c = *l;
+    c->next = NULL;
+    c->annots = NULL;
+    c->loop_kind = LOOP_SERIAL;
+    c->var = ir_new_var(s->a, s->k, l->var->name, l->var->type, VAR_LOOP, l->loc);
+    c->lo = ir_clone_expr(s->a, l->lo, &(CloneMap){0});
+    c->hi = ir_clone_expr(s->a, l->hi, &(CloneMap){0});
+    c->name = sched_fresh_name(s, l->var->name);
+    c->labeled = false;
+    c->body = sched_block(s, NULL, l->loc);
+    *slot = c;
+    slot = &c->body->body;
+    copies[i] = c;
+  }
+  *slot = body;
+  /* Counters of the copied loops replace the originals (in bounds too). */
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      Expr *v = ir_var(s->a, copies[j]->var, chain[j]->loc);
+      copies[i]->lo = ir_subst_expr(s->a, copies[i]->lo, chain[j]->var, v);
+      copies[i]->hi = ir_subst_expr(s->a, copies[i]->hi, chain[j]->var, v);
+    }
+  for (int j = 0; j < n; j++) ir_subst_stmt(s->a, body, chain[j]->var, ir_var(s->a, copies[j]->var, chain[j]->loc));
+  Stmt **llink = sched_link(s, loop, NULL);
+  outer->next = loop;
+  *llink = outer;
+  return sched_legal(s);
+}

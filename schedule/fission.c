@@ -1,0 +1,93 @@
+/* fission(loop, after): loop distribution. The loop's body is cut after the
+ * statement `after` (a statement or loop directly in the body); the rest
+ * runs in a second loop with the same bounds, named <counter>_N. C kernels
+ * keep init statements inside the loops: this is how they come out. */
+#include "schedule/primitives.h"
+
+typedef struct {
+  const Var *v;
+  const Buffer *b;
+  bool used;
+} Use;
+
+static void use_expr(Use *u, const Expr *e) {
+  if (!e || u->used) return;
+  if ((e->kind == EX_VAR && e->var == u->v) || (e->kind == EX_LOAD && e->buf == u->b && u->b)) u->used = true;
+  if (e->kind == EX_LOAD)
+    for (int i = 0; i < e->buf->ndim; i++) use_expr(u, e->idx[i]);
+  for (int i = 0; i < e->nargs; i++) use_expr(u, e->args[i]);
+  use_expr(u, e->a);
+  use_expr(u, e->b);
+  use_expr(u, e->c);
+}
+
+static bool use_visit(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Use *u = ctx;
+  use_expr(u, s->lo);
+  use_expr(u, s->hi);
+  use_expr(u, s->cond);
+  use_expr(u, s->lhs);
+  use_expr(u, s->rhs);
+  use_expr(u, s->init);
+  for (int i = 0; i < s->ninit; i++) use_expr(u, s->init_list[i]);
+  return !u->used;
+}
+
+/* Cuts `loop` after its direct child `cut`: the rest goes to a new loop. */
+static bool cut_loop(Sched *s, Stmt *loop, Stmt *cut, const SchedArg *at) {
+  /* A local declared before the cut and used after it would leave its scope. */
+  for (Stmt *c = loop->body->body; c != cut->next; c = c->next) {
+    if (c->kind != ST_DECL) continue;
+    Use u = {c->var, c->buf, false};
+    ir_walk_stmts(cut->next, use_visit, &u);
+    if (u.used)
+      return sched_error(s, at, "local %s (line %d) is declared before the cut and used after it", c->var ? c->var->name : c->buf->name, c->loc.line);
+  }
+  Stmt *rest = cut->next;
+  cut->next = NULL;
+  Stmt *second = ir_stmt(s->a, ST_FOR, loop->loc);
+  *second = *loop;
+  second->annots = NULL;
+  second->var = ir_new_var(s->a, s->k, loop->var->name, loop->var->type, VAR_LOOP, loop->loc);
+  second->lo = ir_clone_expr(s->a, loop->lo, &(CloneMap){0});
+  second->hi = ir_clone_expr(s->a, loop->hi, &(CloneMap){0});
+  second->body = sched_block(s, rest, loop->loc);
+  for (Stmt *x = rest; x; x = x->next) ir_subst_stmt(s->a, x, loop->var, ir_var(s->a, second->var, loop->loc));
+  second->name = sched_fresh_name(s, loop->var->name);
+  second->labeled = false;
+  second->next = loop->next;
+  loop->next = second;
+  return true;
+}
+
+/* fission(loop, after): when `after` sits deeper (inside inner loops), each
+ * loop level from the innermost out to `loop` is cut in turn, so the part
+ * up to `after` and the rest end up in two separate nests. */
+bool prim_fission(Sched *s, const SchedStep *st) {
+  Stmt *loop = sched_loop(s, &st->args[0]);
+  if (!loop) return false;
+  Stmt *after = sched_target(s, &st->args[1]);
+  if (!after) return false;
+  if (!sched_encloses(loop, after))
+    return sched_error(s, &st->args[1], "%s (line %d) is not inside loop %s", after->name, after->loc.line, loop->name);
+  Stmt *levels[256], *cuts[256];
+  int n = 0;
+  Stmt *cut = after;
+  for (Stmt *p = sched_parent_loop(s, cut); ; p = sched_parent_loop(s, p)) {
+    if (!p || n == 256)
+      return sched_error(s, &st->args[1], "%s (line %d) must sit directly in loops (not inside an if) up to loop %s", after->name, after->loc.line, loop->name);
+    levels[n] = p;
+    cuts[n++] = cut;
+    cut = p;
+    if (p == loop) break;
+  }
+  bool any = false;
+  for (int i = 0; i < n; i++)
+    if (cuts[i]->next) any = true;
+  if (!any) return sched_error(s, &st->args[1], "nothing follows %s in loop %s: there is nothing to split off", after->name, loop->name);
+  if (!sched_begin_rewrite(s)) return false;
+  for (int i = 0; i < n; i++)
+    if (cuts[i]->next && !cut_loop(s, levels[i], cuts[i], &st->args[1])) return false;
+  return sched_legal(s);
+}

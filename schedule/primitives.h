@@ -1,0 +1,37 @@
+/* One function per schedule primitive, one file each (schedule/<name>.c).
+ * Each checks its arguments and preconditions, rewrites s->k, and proves the
+ * rewrite legal (sched_legal) before returning true. */
+#ifndef NPG_PRIMITIVES_H
+#define NPG_PRIMITIVES_H
+
+#include "schedule/sched.h"
+
+bool prim_split(Sched *s, const SchedStep *st);
+bool prim_fuse(Sched *s, const SchedStep *st);
+bool prim_merge(Sched *s, const SchedStep *st);
+bool prim_fission(Sched *s, const SchedStep *st);
+bool prim_reorder(Sched *s, const SchedStep *st);
+bool prim_tile(Sched *s, const SchedStep *st);
+bool prim_unroll(Sched *s, const SchedStep *st);
+bool prim_vectorize(Sched *s, const SchedStep *st);
+bool prim_parallel(Sched *s, const SchedStep *st);
+bool prim_loop_partition(Sched *s, const SchedStep *st);
+bool prim_compute_at(Sched *s, const SchedStep *st);
+bool prim_reverse_compute_at(Sched *s, const SchedStep *st);
+bool prim_compute_inline(Sched *s, const SchedStep *st);
+bool prim_reverse_compute_inline(Sched *s, const SchedStep *st);
+bool prim_decompose_reduction(Sched *s, const SchedStep *st);
+bool prim_annotate(Sched *s, const SchedStep *st);
+
+/* Shared pieces (schedule/split.c, schedule/reorder.c, schedule/simplify.c) */
+/* split as a building block of tile: loop -> outer(inner(body)). */
+bool split_loop(Sched *s, Stmt *loop, int64_t factor, const char *outer, const char *inner,
+                const SchedArg *at);
+/* reorder by loop statements (outermost first in the new order). */
+bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args);
+/* Drops if-guards that are always true (or false) in their loops. */
+void simplify_guards(Sched *s, Stmt **list);
+/* Sets the loop's extent as [lo, end) with a step-1 '<' test (normalizes <=). */
+bool loop_unit_range(Sched *s, Stmt *loop, const SchedArg *at, Expr **lo, Expr **end);
+
+#endif

@@ -1,0 +1,124 @@
+/* reorder(l1, l2, ...): permutes loops of one perfectly nested chain. The
+ * loops listed take, outermost first, the places the listed loops occupy;
+ * loops not listed stay where they are. Refused when a loop's bounds would
+ * depend on a counter that now runs inside it, or a dependence reverses. */
+#include <string.h>
+
+#include "schedule/primitives.h"
+
+/* The loop header fields that move; the bodies stay put. */
+typedef struct {
+  Var *var;
+  Expr *lo, *hi;
+  Op cmp;
+  int64_t step;
+  LoopKind kind;
+  const char *name;
+  bool labeled;
+  SrcLoc loc;
+  Annot *annots;
+} Header;
+
+static Header header_of(const Stmt *l) {
+  return (Header){l->var, l->lo, l->hi, l->cmp, l->step, l->loop_kind, l->name, l->labeled, l->loc, l->annots};
+}
+
+static void set_header(Stmt *l, Header h) {
+  l->var = h.var;
+  l->lo = h.lo;
+  l->hi = h.hi;
+  l->cmp = h.cmp;
+  l->step = h.step;
+  l->loop_kind = h.kind;
+  l->name = h.name;
+  l->labeled = h.labeled;
+  l->loc = h.loc;
+  l->annots = h.annots;
+}
+
+static bool uses_var(const Expr *e, const Var *v) {
+  if (!e) return false;
+  if (e->kind == EX_VAR && e->var == v) return true;
+  if (e->kind == EX_LOAD)
+    for (int i = 0; i < e->buf->ndim; i++)
+      if (uses_var(e->idx[i], v)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (uses_var(e->args[i], v)) return true;
+  return uses_var(e->a, v) || uses_var(e->b, v) || uses_var(e->c, v);
+}
+
+bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
+  /* The outermost listed loop encloses all the others. */
+  Stmt *top = NULL;
+  for (int i = 0; i < n; i++) {
+    int inside = 0;
+    for (int j = 0; j < n; j++)
+      if (j != i && sched_encloses(loops[i], loops[j])) inside++;
+    if (inside == n - 1) top = loops[i];
+  }
+  if (!top) return sched_error(s, args[0], "the loops must be nested in one another (one loop nest)");
+  /* The chain from top down to the innermost listed loop must be perfect. */
+  Stmt *chain[256];
+  int nc = 0, seen = 0;
+  for (Stmt *c = top; c; ) {
+    if (nc == 256) return sched_error(s, args[0], "loop nest too deep");
+    chain[nc++] = c;
+    for (int i = 0; i < n; i++)
+      if (loops[i] == c) seen++;
+    if (seen == n) break;
+    Stmt *b = c->body->body;
+    /* A guard around the next loop (from a split with a tail) sinks into
+     * it: `if (g) for y B` is `for y if (g) B` when y does not occur in g. */
+    if (b && !b->next && b->kind == ST_IF && !b->else_s && b->then_s->body && !b->then_s->body->next &&
+        b->then_s->body->kind == ST_FOR) {
+      Stmt *inner = b->then_s->body;
+      b->then_s->body = inner->body->body;
+      inner->body->body = b;
+      b->next = NULL;
+      c->body->body = inner;
+      b = inner;
+    }
+    if (!b || b->next || b->kind != ST_FOR) {
+      const Stmt *other = b && b->kind == ST_FOR ? b->next : b;
+      if (!other) other = b;
+      return sched_error(s, args[0], "loop %s is not perfectly nested: its body holds %s (line %d) besides the next loop; use fission or decompose_reduction first",
+                         c->name, !other ? "nothing" : other->kind == ST_FOR ? other->name : other->name ? other->name : "a statement",
+                         other ? other->loc.line : c->loc.line);
+    }
+    c = b;
+  }
+  /* New headers: the listed loops fill the listed places in list order. */
+  Header h[256];
+  int slot = 0;
+  for (int i = 0; i < nc; i++) {
+    bool listed = false;
+    for (int j = 0; j < n; j++)
+      if (loops[j] == chain[i]) listed = true;
+    h[i] = listed ? header_of(loops[slot++]) : header_of(chain[i]);
+  }
+  /* Bounds may only use counters of loops outside them. */
+  for (int i = 0; i < nc; i++)
+    for (int j = i; j < nc; j++)
+      if (uses_var(h[i].lo, h[j].var) || uses_var(h[i].hi, h[j].var)) {
+        const SchedArg *at = args[0];
+        for (int a = 0; a < n; a++)
+          if (!strcmp(args[a]->name, h[i].name)) at = args[a];
+        return sched_error(s, at, "loop %s's bounds depend on %s, which would run inside it", h[i].name, h[j].var->name);
+      }
+  if (!sched_begin_rewrite(s)) return false;
+  for (int i = 0; i < nc; i++) set_header(chain[i], h[i]);
+  return sched_legal(s);
+}
+
+bool prim_reorder(Sched *s, const SchedStep *st) {
+  Stmt *loops[64];
+  const SchedArg *args[64];
+  for (int i = 0; i < st->nargs; i++) {
+    loops[i] = sched_loop(s, &st->args[i]);
+    if (!loops[i]) return false;
+    args[i] = &st->args[i];
+    for (int j = 0; j < i; j++)
+      if (loops[j] == loops[i]) return sched_error(s, &st->args[i], "loop %s is listed twice", loops[i]->name);
+  }
+  return reorder_loops(s, loops, st->nargs, args);
+}

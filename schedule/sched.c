@@ -1,0 +1,390 @@
+/* The schedule driver: variant state, the primitive table, argument and
+ * name resolution, and the structural helpers primitives share. */
+#include "schedule/sched.h"
+
+#include <isl/ctx.h>
+#include <isl/options.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedule/primitives.h"
+
+static const struct {
+  const char *name;
+  PrimFn fn;
+  int min_args, max_args;
+  const char *usage;
+} prims[] = {
+    {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)"},
+    {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)"},
+    {"merge", prim_merge, 2, 2, "merge(first, second)"},
+    {"fission", prim_fission, 2, 2, "fission(loop, after_statement)"},
+    {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)"},
+    {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)"},
+    {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)"},
+    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)"},
+    {"parallel", prim_parallel, 1, 1, "parallel(loop)"},
+    {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)"},
+    {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)"},
+    {"reverse_compute_at", prim_reverse_compute_at, 2, 2, "reverse_compute_at(statement, loop)"},
+    {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)"},
+    {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)"},
+    {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)"},
+    {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)"},
+};
+
+Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
+                 const char *file, const char *src) {
+  Sched *s = calloc(1, sizeof *s);
+  s->a = a;
+  s->m = m;
+  s->k = ir_clone_kernel(a, k);
+  s->k->name = variant;
+  s->variant = variant;
+  s->d = d;
+  s->file = file;
+  s->src = src;
+  s->ctx = isl_ctx_alloc();
+  isl_options_set_on_error(s->ctx, ISL_ON_ERROR_CONTINUE);
+  sb_init(&s->applied);
+  sb_init(&s->steps_ir);
+  return s;
+}
+
+void sched_free(Sched *s) {
+  if (!s) return;
+  if (s->have_before) dep_model_free(&s->before);
+  isl_ctx_free(s->ctx);
+  sb_free(&s->applied);
+  sb_free(&s->steps_ir);
+  free(s);
+}
+
+bool sched_apply(Sched *s, const SchedStep *st) {
+  s->step = st;
+  int pi = -1;
+  for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++)
+    if (!strcmp(prims[i].name, st->prim)) pi = (int)i;
+  if (pi < 0) {
+    diag_error(s->d, s->file, s->src, st->loc.line, st->loc.col, "unknown schedule primitive '%s'", st->prim);
+    StrBuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++) sb_printf(&sb, "%s%s", i ? ", " : "", prims[i].name);
+    diag_note(s->d, s->file, NULL, st->loc.line, st->loc.col, "the primitives are: %s", sb.data);
+    sb_free(&sb);
+    return false;
+  }
+  if (st->nargs < prims[pi].min_args || st->nargs > prims[pi].max_args) {
+    const char *many = prims[pi].min_args == prims[pi].max_args ? "" : prims[pi].max_args > 8 ? "at least " : "";
+    return sched_error(s, NULL, "takes %s%d argument%s, %s; got %d", many, prims[pi].min_args,
+                       prims[pi].min_args == 1 ? "" : "s", prims[pi].usage, st->nargs);
+  }
+  bool ok = prims[pi].fn(s, st);
+  if (s->have_before) {
+    dep_model_free(&s->before);
+    s->have_before = false;
+  }
+  if (!ok) return false;
+  if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
+  sb_printf(&s->applied, "%s\n", st->text);
+  sb_printf(&s->steps_ir, "# after %s\n", st->text);
+  ir_print_kernel(&s->steps_ir, s->k);
+  return true;
+}
+
+/* ---------------- messages ---------------- */
+
+static SrcLoc where(const Sched *s, const SchedArg *arg) {
+  if (arg && arg->loc.line) return arg->loc;
+  return s->step ? s->step->loc : (SrcLoc){0, 0};
+}
+
+bool sched_error(Sched *s, const SchedArg *arg, const char *fmt, ...) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "%s: ", s->step ? s->step->prim : "schedule");
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&sb, fmt, ap);
+  va_end(ap);
+  SrcLoc l = where(s, arg);
+  diag_error(s->d, s->file, s->src, l.line, l.col, "%s", sb.data);
+  sb_free(&sb);
+  return false;
+}
+
+void sched_note(Sched *s, int line, const char *fmt, ...) {
+  (void)line;
+  va_list ap;
+  va_start(ap, fmt);
+  SrcLoc l = where(s, NULL);
+  diag_verror(s->d, true, s->file, NULL, l.line, l.col, fmt, ap);
+  va_end(ap);
+}
+
+/* ---------------- name resolution ---------------- */
+
+typedef struct {
+  const char *name;
+  bool loops, leaves;
+  bool by_var;       /* match loops by their counter's name */
+  Stmt *found[16];
+  int n;
+  StrBuf all;        /* every candidate name, for "no such" messages */
+} Find;
+
+static bool find_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Find *f = ctx;
+  bool is_loop = st->kind == ST_FOR, is_leaf = st->kind == ST_ASSIGN || st->kind == ST_DECL;
+  if (!st->name || !((is_loop && f->loops) || (is_leaf && f->leaves))) return true;
+  const char *n = f->by_var && is_loop ? st->var->name : st->name;
+  if (!strcmp(n, f->name)) {
+    if (f->n < 16) f->found[f->n] = st;
+    f->n++;
+  }
+  if (!f->by_var) sb_printf(&f->all, "%s%s", f->all.len ? ", " : "", st->name);
+  return true;
+}
+
+static Stmt *find(Sched *s, const SchedArg *arg, bool loops, bool leaves, const char *what) {
+  if (arg->kind != SA_NAME) {
+    sched_error(s, arg, "expected the name of a %s, got '%s'", what, arg->text);
+    return NULL;
+  }
+  Find f = {.name = arg->name, .loops = loops, .leaves = leaves};
+  sb_init(&f.all);
+  ir_walk_stmts(s->k->body, find_visit, &f);
+  if (f.n == 0 && loops) {
+    f.by_var = true;
+    ir_walk_stmts(s->k->body, find_visit, &f);
+  }
+  Stmt *r = NULL;
+  if (f.n == 1) {
+    r = f.found[0];
+  } else if (f.n == 0) {
+    sched_error(s, arg, "no %s named '%s' in %s (%s: %s)", what, arg->name, s->k->name,
+                loops && leaves ? "loops and statements" : loops ? "loops" : "statements",
+                f.all.len ? f.all.data : "none");
+  } else {
+    StrBuf c;
+    sb_init(&c);
+    for (int i = 0; i < f.n && i < 16; i++)
+      sb_printf(&c, "%s%s (line %d)", i ? ", " : "", f.found[i]->name, f.found[i]->loc.line);
+    if (f.by_var)
+      sched_error(s, arg, "'%s' is ambiguous: it names %d loops: %s", arg->name, f.n, c.data);
+    else
+      sched_error(s, arg, "'%s' is ambiguous: it occurs %d times (copies made by an earlier step): %s", arg->name, f.n, c.data);
+    sb_free(&c);
+  }
+  sb_free(&f.all);
+  return r;
+}
+
+Stmt *sched_loop(Sched *s, const SchedArg *arg) { return find(s, arg, true, false, "loop"); }
+Stmt *sched_leaf(Sched *s, const SchedArg *arg) { return find(s, arg, false, true, "statement"); }
+Stmt *sched_target(Sched *s, const SchedArg *arg) { return find(s, arg, true, true, "loop or statement"); }
+
+bool sched_int(Sched *s, const SchedArg *arg, int64_t *v) {
+  if (arg->kind == SA_INT || (arg->kind == SA_NAME && arg->has_value)) {
+    *v = arg->ival;
+    return true;
+  }
+  return sched_error(s, arg, "expected an integer constant, got '%s'", arg->text);
+}
+
+bool sched_positive(Sched *s, const SchedArg *arg, const char *what, int64_t *v) {
+  if (!sched_int(s, arg, v)) return false;
+  if (*v <= 0) return sched_error(s, arg, "%s must be positive, got %lld", what, (long long)*v);
+  if (*v > ((int64_t)1 << 31)) return sched_error(s, arg, "%s %lld is too large", what, (long long)*v);
+  return true;
+}
+
+typedef struct {
+  const char *name;
+  bool taken;
+} Taken;
+
+static bool taken_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Taken *t = ctx;
+  if (st->name && !strcmp(st->name, t->name)) t->taken = true;
+  if (st->var && !strcmp(st->var->name, t->name)) t->taken = true;
+  if (st->buf && !strcmp(st->buf->name, t->name)) t->taken = true;
+  return !t->taken;
+}
+
+bool sched_name_taken(Sched *s, const char *name) {
+  for (const Param *p = s->k->params; p; p = p->next)
+    if (!strcmp(p->buf ? p->buf->name : p->var->name, name)) return true;
+  for (const Define *d = s->m->defines; d; d = d->next)
+    if (!strcmp(d->name, name)) return true;
+  for (const Kernel *k = s->m->kernels; k; k = k->next)
+    if (!strcmp(k->name, name)) return true;
+  if (!strcmp(s->variant, name)) return true;
+  Taken t = {name, false};
+  ir_walk_stmts(s->k->body, taken_visit, &t);
+  return t.taken;
+}
+
+const char *sched_new_name(Sched *s, const SchedArg *arg) {
+  if (arg->kind != SA_NAME) {
+    sched_error(s, arg, "expected a name for the new loop, got '%s'", arg->text);
+    return NULL;
+  }
+  if (sched_name_taken(s, arg->name)) {
+    sched_error(s, arg, "the name '%s' is already used in %s; new loops need fresh names", arg->name, s->k->name);
+    return NULL;
+  }
+  return arg->name;
+}
+
+const char *sched_fresh_name(Sched *s, const char *base) {
+  for (int i = 1;; i++) {
+    const char *n = arena_printf(s->a, "%s_%d", base, i);
+    if (!sched_name_taken(s, n)) return n;
+  }
+}
+
+/* ---------------- structure ---------------- */
+
+static Stmt **link_in(Stmt **list, const Stmt *target, Stmt *owner, Stmt **out_owner) {
+  for (Stmt **l = list; *l; l = &(*l)->next) {
+    Stmt *c = *l;
+    if (c == target) {
+      *out_owner = owner;
+      return l;
+    }
+    Stmt **r = NULL;
+    switch (c->kind) {
+    case ST_BLOCK: r = link_in(&c->body, target, c, out_owner); break;
+    case ST_FOR: r = link_in(&c->body->body, target, c->body, out_owner); break;
+    case ST_IF:
+      r = link_in(&c->then_s->body, target, c->then_s, out_owner);
+      if (!r && c->else_s) r = link_in(&c->else_s->body, target, c->else_s, out_owner);
+      break;
+    default: break;
+    }
+    if (r) return r;
+  }
+  return NULL;
+}
+
+Stmt **sched_link(Sched *s, const Stmt *stmt, Stmt **owner) {
+  Stmt *o = NULL;
+  Stmt **l = link_in(&s->k->body->body, stmt, s->k->body, &o);
+  if (owner) *owner = o;
+  return l;
+}
+
+typedef struct {
+  const Stmt *target;
+  Stmt *parent;
+  Stmt *stack[512];
+  int depth;
+} ParentFind;
+
+static bool parent_rec(ParentFind *p, Stmt *list) {
+  for (Stmt *c = list; c; c = c->next) {
+    if (c == p->target) {
+      p->parent = p->depth ? p->stack[p->depth - 1] : NULL;
+      return true;
+    }
+    if (c->kind == ST_FOR && p->depth < 512) {
+      p->stack[p->depth++] = c;
+      bool r = parent_rec(p, c->body->body);
+      p->depth--;
+      if (r) return true;
+    } else if (c->kind == ST_BLOCK) {
+      if (parent_rec(p, c->body)) return true;
+    } else if (c->kind == ST_IF) {
+      if (parent_rec(p, c->then_s->body) || (c->else_s && parent_rec(p, c->else_s->body))) return true;
+    }
+  }
+  return false;
+}
+
+Stmt *sched_parent_loop(Sched *s, const Stmt *stmt) {
+  Stmt *owner = NULL;
+  if (!sched_link(s, stmt, &owner)) return NULL;
+  ParentFind p = {.target = stmt};
+  parent_rec(&p, s->k->body->body);
+  /* Only when stmt sits directly in that loop's body block. */
+  if (p.parent && owner == p.parent->body) return p.parent;
+  return NULL;
+}
+
+static bool contains(const Stmt *list, const Stmt *inner) {
+  for (const Stmt *c = list; c; c = c->next) {
+    if (c == inner) return true;
+    switch (c->kind) {
+    case ST_BLOCK:
+    case ST_FOR:
+      if (contains(c->body, inner)) return true;
+      break;
+    case ST_IF:
+      if (contains(c->then_s, inner) || contains(c->else_s, inner)) return true;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
+bool sched_encloses(const Stmt *outer, const Stmt *inner) {
+  return outer != inner && outer->kind == ST_FOR && contains(outer->body, inner);
+}
+
+bool sched_trip_count(const Stmt *loop, int64_t *n) {
+  int64_t lo, hi;
+  if (!ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;
+  int64_t span;
+  switch (loop->cmp) {
+  case OP_LT: span = hi - lo; break;
+  case OP_LE: span = hi - lo + 1; break;
+  case OP_GT: span = lo - hi; break;
+  default: span = lo - hi + 1; break;
+  }
+  int64_t st = loop->step > 0 ? loop->step : -loop->step;
+  *n = span <= 0 ? 0 : (span + st - 1) / st;
+  return true;
+}
+
+Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc) {
+  Stmt *b = ir_stmt(s->a, ST_BLOCK, loc);
+  b->body = list;
+  return b;
+}
+
+Stmt *sched_make_loop(Sched *s, const char *name, const Type *t, Expr *lo, Expr *hi, SrcLoc loc, Var **var) {
+  Stmt *l = ir_stmt(s->a, ST_FOR, loc);
+  l->var = ir_new_var(s->a, s->k, name, t, VAR_LOOP, loc);
+  l->name = name;
+  l->lo = lo;
+  l->hi = hi;
+  l->cmp = OP_LT;
+  l->step = 1;
+  l->body = sched_block(s, NULL, loc);
+  if (var) *var = l->var;
+  return l;
+}
+
+static bool rename_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Sched *s = ctx;
+  if (st->kind == ST_FOR) {
+    st->name = sched_fresh_name(s, st->var->name);
+    st->labeled = false;
+  }
+  return true;
+}
+
+void sched_rename_copies(Sched *s, Stmt *copy) {
+  Stmt *next = copy->next;
+  copy->next = NULL;
+  if (copy->kind == ST_FOR) ir_walk_stmts(copy->body, rename_visit, s);
+  else ir_walk_stmts(copy, rename_visit, s);
+  copy->next = next;
+}

@@ -1,0 +1,85 @@
+/* Applying schedules. A Sched holds one variant being built: a private copy
+ * of the kernel's IR that each step rewrites in place. A step is a primitive
+ * (one file each in schedule/) that checks its own preconditions, rewrites
+ * the IR, and lets sched_legal() prove with isl that every dependence of the
+ * program before the step still runs in order in the program after it.
+ *
+ * Errors go to the DiagList at the step's pragma (or at the argument they
+ * are about); after an error the variant is dropped, never emitted. */
+#ifndef NPG_SCHED_H
+#define NPG_SCHED_H
+
+#include "ir/deps.h"
+#include "ir/ir.h"
+#include "ir/sched_prog.h"
+
+typedef struct Sched Sched;
+struct Sched {
+  Arena *a;           /* the module's arena: new IR nodes live there */
+  const Module *m;
+  Kernel *k;          /* the variant's IR (a clone of the kernel) */
+  const char *variant;
+  DiagList *d;
+  const char *file, *src; /* where the steps were written (for messages) */
+  isl_ctx *ctx;
+  StrBuf applied;     /* the schedule as applied, one step a line */
+  StrBuf steps_ir;    /* the IR after each step (--dump-ir=steps) */
+  const SchedStep *step; /* the step being applied */
+  DepModel before;    /* model of the IR before the step (with accesses) */
+  bool have_before;
+};
+
+/* Starts a variant of k named `variant`. */
+Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
+                 const char *file, const char *src);
+void sched_free(Sched *s);
+/* Applies one step. False (with an error) when refused. */
+bool sched_apply(Sched *s, const SchedStep *st);
+
+/* ---------------- for primitives ---------------- */
+typedef bool (*PrimFn)(Sched *s, const SchedStep *st);
+
+/* An error at the step (or at arg when given): "PRIM: message". Returns false. */
+bool sched_error(Sched *s, const SchedArg *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void sched_note(Sched *s, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Argument readers: each reports its own error and returns false/NULL. */
+Stmt *sched_loop(Sched *s, const SchedArg *arg);      /* a loop by name */
+Stmt *sched_leaf(Sched *s, const SchedArg *arg);      /* a statement by name */
+Stmt *sched_target(Sched *s, const SchedArg *arg);    /* a loop or a statement */
+bool sched_int(Sched *s, const SchedArg *arg, int64_t *v);
+bool sched_positive(Sched *s, const SchedArg *arg, const char *what, int64_t *v);
+/* A name for a new loop: an identifier not used anywhere in the kernel. */
+const char *sched_new_name(Sched *s, const SchedArg *arg);
+/* An unused loop name derived from base: base_1, base_2, ... */
+const char *sched_fresh_name(Sched *s, const char *base);
+bool sched_name_taken(Sched *s, const char *name);
+
+/* The link that points at stmt (in its enclosing list), and the statement
+ * owning that list (a block, for the body of a loop or if: its block). */
+Stmt **sched_link(Sched *s, const Stmt *stmt, Stmt **owner);
+/* The loop whose body block directly holds stmt, or NULL. */
+Stmt *sched_parent_loop(Sched *s, const Stmt *stmt);
+/* True when inner is inside outer's body (at any depth). */
+bool sched_encloses(const Stmt *outer, const Stmt *inner);
+/* Constant trip count of a loop, or false. */
+bool sched_trip_count(const Stmt *loop, int64_t *n);
+/* A new loop `for name in lo .. < hi step 1` over a fresh counter of type t. */
+Stmt *sched_make_loop(Sched *s, const char *name, const Type *t, Expr *lo, Expr *hi, SrcLoc loc, Var **var);
+/* Loops inside a copied subtree get fresh names (base_N), so names stay
+ * unique: the original keeps its names, copies are suffixed. */
+void sched_rename_copies(Sched *s, Stmt *copy);
+/* Wraps a statement list into a block. */
+Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc);
+
+/* ---------------- legality (schedule/legality.c) ---------------- */
+/* Models the IR before the rewrite (call before changing anything). */
+bool sched_begin_rewrite(Sched *s);
+/* Proves the rewritten IR runs the same instances, each once, and keeps
+ * every dependence of the program before the rewrite in order; otherwise a
+ * refusal naming both statements, their lines and the distance. */
+bool sched_legal(Sched *s);
+/* No dependence is carried by loop (parallel, vectorize). */
+bool sched_loop_is_parallel(Sched *s, const Stmt *loop, const char *what);
+
+#endif

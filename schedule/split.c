@@ -1,0 +1,77 @@
+/* split(loop, factor, outer, inner): loop i becomes outer x inner with
+ * i = lo + outer * factor + inner. A trip count that factor divides gives
+ * plain loops; otherwise the inner body is guarded (loop_partition can then
+ * peel the guarded tail into its own loop). */
+#include <string.h>
+
+#include "schedule/primitives.h"
+
+bool loop_unit_range(Sched *s, Stmt *loop, const SchedArg *at, Expr **lo, Expr **end) {
+  if (loop->step != 1)
+    return sched_error(s, at, "loop %s must count up by 1 (it counts by %lld)", loop->name, (long long)loop->step);
+  const Type *t = loop->var->type;
+  *lo = ir_clone_expr(s->a, loop->lo, &(CloneMap){0});
+  *end = ir_clone_expr(s->a, loop->hi, &(CloneMap){0});
+  if ((*lo)->type != t) *lo = ir_cast(s->a, *lo, t, true);
+  if ((*end)->type != t) *end = ir_cast(s->a, *end, t, true);
+  if (loop->cmp == OP_LE) *end = ir_add(s->a, *end, ir_int(s->a, 1, t, loop->loc), t);
+  return true;
+}
+
+/* Comparison a < b in C's types (operands of type t). */
+static Expr *less_than(Sched *s, Expr *a, Expr *b, const Type *t) {
+  const Type *ct = type_common(t, t);
+  return ir_binary(s->a, OP_LT, ir_cast(s->a, a, ct, true), ir_cast(s->a, b, ct, true), &ty_int, a->loc);
+}
+
+bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *inner, const SchedArg *at) {
+  Expr *lo, *end;
+  if (!loop_unit_range(s, loop, at, &lo, &end)) return false;
+  const Type *t = loop->var->type;
+  Stmt **link = sched_link(s, loop, NULL);
+  if (!link) return sched_error(s, at, "internal error: loop %s not found", loop->name);
+  Expr *extent = ir_sub(s->a, ir_clone_expr(s->a, end, &(CloneMap){0}), ir_clone_expr(s->a, lo, &(CloneMap){0}), t);
+  int64_t n;
+  bool constant = ir_const_int(extent, &n);
+  bool divisible = constant && n % f == 0;
+  Expr *outer_hi;
+  if (constant)
+    outer_hi = ir_int(s->a, n <= 0 ? 0 : (n + f - 1) / f, t, loop->loc);
+  else
+    outer_hi = ir_binary(s->a, OP_DIV, ir_add(s->a, extent, ir_int(s->a, f - 1, t, loop->loc), t), ir_int(s->a, f, t, loop->loc), t, loop->loc);
+  Var *ov, *iv;
+  Stmt *o = sched_make_loop(s, outer, t, ir_int(s->a, 0, t, loop->loc), outer_hi, loop->loc, &ov);
+  Stmt *in = sched_make_loop(s, inner, t, ir_int(s->a, 0, t, loop->loc), ir_int(s->a, f, t, loop->loc), loop->loc, &iv);
+  o->body->body = in;
+  /* i = lo + outer * f + inner */
+  Expr *value = ir_add(s->a, ir_add(s->a, ir_clone_expr(s->a, lo, &(CloneMap){0}), ir_mul_int(s->a, ir_var(s->a, ov, loop->loc), f, t), t),
+                       ir_var(s->a, iv, loop->loc), t);
+  Stmt *body = loop->body->body;
+  for (Stmt *b = body; b; b = b->next) ir_subst_stmt(s->a, b, loop->var, value);
+  if (divisible) {
+    in->body->body = body;
+  } else {
+    Stmt *g = ir_stmt(s->a, ST_IF, loop->loc);
+    g->cond = less_than(s, ir_clone_expr(s->a, value, &(CloneMap){0}), end, t);
+    g->then_s = sched_block(s, body, loop->loc);
+    in->body->body = g;
+  }
+  o->annots = loop->annots;
+  o->next = loop->next;
+  *link = o;
+  return true;
+}
+
+bool prim_split(Sched *s, const SchedStep *st) {
+  Stmt *loop = sched_loop(s, &st->args[0]);
+  int64_t f;
+  if (!loop || !sched_positive(s, &st->args[1], "the split factor", &f)) return false;
+  const char *outer = sched_new_name(s, &st->args[2]);
+  if (!outer) return false;
+  const char *inner = sched_new_name(s, &st->args[3]);
+  if (!inner) return false;
+  if (!strcmp(outer, inner)) return sched_error(s, &st->args[3], "the two new loops need different names");
+  if (!sched_begin_rewrite(s)) return false;
+  if (!split_loop(s, loop, f, outer, inner, &st->args[0])) return false;
+  return sched_legal(s);
+}

@@ -1,0 +1,109 @@
+/* unroll(loop) copies the body once per iteration (constant trip count, at
+ * most SCHED_MAX_UNROLL copies). unroll(loop, f) steps the loop by f with f
+ * copies of the body, plus a remainder loop when f does not divide the trip
+ * count. Each copy gets its own inner counters and locals. */
+#include "schedule/primitives.h"
+
+enum { SCHED_MAX_UNROLL = 256 };
+
+static bool has_decl(const Stmt *list) {
+  for (const Stmt *c = list; c; c = c->next)
+    if (c->kind == ST_DECL) return true;
+  return false;
+}
+
+/* Copies of body with the counter replaced by base + t*step, t = 0..n-1,
+ * as one statement list (a block per copy when the body declares locals). */
+static Stmt *copies(Sched *s, const Stmt *loop, Expr *base, int64_t n) {
+  const Type *t = loop->var->type;
+  Stmt *head = NULL, **tail = &head;
+  bool blocks = has_decl(loop->body->body);
+  for (int64_t i = 0; i < n; i++) {
+    CloneMap cm = {.k = s->k};
+    Stmt *list = NULL, **lt = &list;
+    for (const Stmt *c = loop->body->body; c; c = c->next) {
+      *lt = ir_clone_stmt(s->a, c, &cm);
+      lt = &(*lt)->next;
+    }
+    clone_map_free(&cm);
+    if (i > 0)
+      for (Stmt *c = list; c; c = c->next) sched_rename_copies(s, c);
+    Expr *v = ir_add(s->a, ir_clone_expr(s->a, base, &(CloneMap){0}), ir_int(s->a, i * loop->step, t, loop->loc), t);
+    for (Stmt *c = list; c; c = c->next) ir_subst_stmt(s->a, c, loop->var, v);
+    if (blocks) list = sched_block(s, list, loop->loc);
+    *tail = list;
+    while (*tail) tail = &(*tail)->next;
+  }
+  return head;
+}
+
+bool prim_unroll(Sched *s, const SchedStep *st) {
+  Stmt *loop = sched_loop(s, &st->args[0]);
+  if (!loop) return false;
+  int64_t n;
+  if (st->nargs == 1) {
+    if (!sched_trip_count(loop, &n))
+      return sched_error(s, &st->args[0], "loop %s has no constant trip count; unroll by a factor, or split it first", loop->name);
+    if (n > SCHED_MAX_UNROLL)
+      return sched_error(s, &st->args[0], "loop %s runs %lld iterations; full unrolling is limited to %d", loop->name, (long long)n, SCHED_MAX_UNROLL);
+    if (!sched_begin_rewrite(s)) return false;
+    Stmt **link = sched_link(s, loop, NULL);
+    Stmt *list = copies(s, loop, loop->lo, n);
+    if (!list) {
+      *link = loop->next;
+    } else {
+      Stmt *last = list;
+      while (last->next) last = last->next;
+      last->next = loop->next;
+      *link = list;
+    }
+    return sched_legal(s);
+  }
+  int64_t f;
+  if (!sched_positive(s, &st->args[1], "the unroll factor", &f)) return false;
+  if (f > SCHED_MAX_UNROLL) return sched_error(s, &st->args[1], "unroll factor %lld is above the limit of %d", (long long)f, SCHED_MAX_UNROLL);
+  Expr *lo, *end;
+  if (!loop_unit_range(s, loop, &st->args[0], &lo, &end)) return false;
+  const Type *t = loop->var->type;
+  int64_t lo_c, end_c;
+  if (!ir_const_int(lo, &lo_c) || !ir_const_int(end, &end_c))
+    return sched_error(s, &st->args[0], "loop %s needs constant bounds to be unrolled by a factor; split it first", loop->name);
+  n = end_c > lo_c ? end_c - lo_c : 0;
+  int64_t main_end = lo_c + n / f * f;
+  if (!sched_begin_rewrite(s)) return false;
+  Stmt **link = sched_link(s, loop, NULL);
+  Stmt *after = loop->next;
+  /* remainder first (it clones the original body) */
+  Stmt *rem = NULL;
+  if (main_end < end_c) {
+    CloneMap cm = {.k = s->k};
+    rem = ir_clone_stmt(s->a, loop, &cm);
+    clone_map_free(&cm);
+    rem->lo = ir_int(s->a, main_end, t, loop->loc);
+    rem->hi = ir_int(s->a, end_c, t, loop->loc);
+    rem->cmp = OP_LT;
+    rem->name = sched_fresh_name(s, loop->var->name);
+    rem->labeled = false;
+    sched_rename_copies(s, rem);
+  }
+  Stmt *main = NULL;
+  if (main_end > lo_c) {
+    main = ir_stmt(s->a, ST_FOR, loop->loc);
+    *main = *loop;
+    main->var = ir_new_var(s->a, s->k, loop->var->name, t, VAR_LOOP, loop->loc);
+    main->lo = ir_int(s->a, lo_c, t, loop->loc);
+    main->hi = ir_int(s->a, main_end, t, loop->loc);
+    main->cmp = OP_LT;
+    main->step = f;
+    main->loop_kind = LOOP_UNROLL;
+    Stmt tmp = *loop;
+    tmp.step = 1;
+    main->body = sched_block(s, copies(s, &tmp, ir_var(s->a, main->var, loop->loc), f), loop->loc);
+  }
+  Stmt *list = NULL, **tail = &list;
+  if (main) { *tail = main; tail = &main->next; }
+  if (rem) { *tail = rem; tail = &rem->next; }
+  *tail = after;
+  *link = list;
+  return sched_legal(s);
+}
