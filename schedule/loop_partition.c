@@ -52,10 +52,7 @@ bool prim_loop_partition(Sched *s, const SchedStep *st) {
   }
   head->name = name;
   head->labeled = labeled;
-  for (Stmt *p = head->next; p != after; p = p->next) {
-    p->name = sched_fresh_name(s, loop->var->name);
-    sched_rename_copies(s, p);
-  }
+  for (Stmt *p = head->next; p != after; p = p->next) sched_rename_copies(s, p);
   for (Stmt **p = link; *p != after; p = &(*p)->next) simplify_guards(s, &(*p)->body->body);
   return sched_legal(s);
 }

@@ -384,7 +384,6 @@ static bool rename_visit(Stmt *st, int depth, void *ctx) {
 void sched_rename_copies(Sched *s, Stmt *copy) {
   Stmt *next = copy->next;
   copy->next = NULL;
-  if (copy->kind == ST_FOR) ir_walk_stmts(copy->body, rename_visit, s);
-  else ir_walk_stmts(copy, rename_visit, s);
+  ir_walk_stmts(copy, rename_visit, s);
   copy->next = next;
 }

@@ -66,8 +66,8 @@ bool sched_encloses(const Stmt *outer, const Stmt *inner);
 bool sched_trip_count(const Stmt *loop, int64_t *n);
 /* A new loop `for name in lo .. < hi step 1` over a fresh counter of type t. */
 Stmt *sched_make_loop(Sched *s, const char *name, const Type *t, Expr *lo, Expr *hi, SrcLoc loc, Var **var);
-/* Loops inside a copied subtree get fresh names (base_N), so names stay
- * unique: the original keeps its names, copies are suffixed. */
+/* The loops of a copied subtree (copy itself included) get fresh names
+ * (base_N), so names stay unique: originals keep theirs, copies are suffixed. */
 void sched_rename_copies(Sched *s, Stmt *copy);
 /* Wraps a statement list into a block. */
 Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc);

@@ -14,7 +14,7 @@ static bool has_decl(const Stmt *list) {
 
 /* Copies of body with the counter replaced by base + t*step, t = 0..n-1,
  * as one statement list (a block per copy when the body declares locals). */
-static Stmt *copies(Sched *s, const Stmt *loop, Expr *base, int64_t n) {
+static Stmt *copies(Sched *s, const Stmt *loop, Expr *base, int64_t n, Stmt **second) {
   const Type *t = loop->var->type;
   Stmt *head = NULL, **tail = &head;
   bool blocks = has_decl(loop->body->body);
@@ -26,11 +26,10 @@ static Stmt *copies(Sched *s, const Stmt *loop, Expr *base, int64_t n) {
       lt = &(*lt)->next;
     }
     clone_map_free(&cm);
-    if (i > 0)
-      for (Stmt *c = list; c; c = c->next) sched_rename_copies(s, c);
     Expr *v = ir_add(s->a, ir_clone_expr(s->a, base, &(CloneMap){0}), ir_int(s->a, i * loop->step, t, loop->loc), t);
     for (Stmt *c = list; c; c = c->next) ir_subst_stmt(s->a, c, loop->var, v);
     if (blocks) list = sched_block(s, list, loop->loc);
+    if (i == 1) *second = list;
     *tail = list;
     while (*tail) tail = &(*tail)->next;
   }
@@ -48,15 +47,18 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
       return sched_error(s, &st->args[0], "loop %s runs %lld iterations; full unrolling is limited to %d", loop->name, (long long)n, SCHED_MAX_UNROLL);
     if (!sched_begin_rewrite(s)) return false;
     Stmt **link = sched_link(s, loop, NULL);
-    Stmt *list = copies(s, loop, loop->lo, n);
+    Stmt *second = NULL, *after = loop->next;
+    Stmt *list = copies(s, loop, loop->lo, n, &second);
     if (!list) {
-      *link = loop->next;
+      *link = after;
     } else {
       Stmt *last = list;
       while (last->next) last = last->next;
-      last->next = loop->next;
+      last->next = after;
       *link = list;
     }
+    /* copies after the first get fresh loop names, now that all are linked */
+    for (Stmt *c = second; c && c != after; c = c->next) sched_rename_copies(s, c);
     return sched_legal(s);
   }
   int64_t f;
@@ -86,7 +88,7 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
     rem->labeled = false;
     sched_rename_copies(s, rem);
   }
-  Stmt *main = NULL;
+  Stmt *main = NULL, *second = NULL;
   if (main_end > lo_c) {
     main = ir_stmt(s->a, ST_FOR, loop->loc);
     *main = *loop;
@@ -98,12 +100,13 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
     main->loop_kind = LOOP_UNROLL;
     Stmt tmp = *loop;
     tmp.step = 1;
-    main->body = sched_block(s, copies(s, &tmp, ir_var(s->a, main->var, loop->loc), f), loop->loc);
+    main->body = sched_block(s, copies(s, &tmp, ir_var(s->a, main->var, loop->loc), f, &second), loop->loc);
   }
   Stmt *list = NULL, **tail = &list;
   if (main) { *tail = main; tail = &main->next; }
   if (rem) { *tail = rem; tail = &rem->next; }
   *tail = after;
   *link = list;
+  for (Stmt *c = second; c; c = c->next) sched_rename_copies(s, c);
   return sched_legal(s);
 }

@@ -1,0 +1,286 @@
+/* Loop schedules: each primitive's IR, emitted C and differential check;
+ * refusals with their exact messages; the schedule language and the C API. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npugen.h"
+
+static const char *matmul =
+    "#include <stdint.h>\n"
+    "#define M 64\n"
+    "void matmul(const int8_t A[M][32], const int8_t B[32][48], int32_t C[M][48]) {\n"
+    "  for (int i = 0; i < M; i++)\n"
+    "    for (int j = 0; j < 48; j++) {\n"
+    "      init: C[i][j] = 0;\n"
+    "      for (int k = 0; k < 32; k++)\n"
+    "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+    "    }\n"
+    "}\n";
+
+/* Opens kernel + pragma lines; the session must have no errors. */
+static NpgSession *open_ok(const char *kernel, const char *pragmas) {
+  char src[8192];
+  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  return s;
+}
+
+/* The variant exists and passes the differential check with two seeds. */
+static int checked(NpgSession *s, const char *variant) {
+  int i = npg_variant_index(s, variant);
+  cr_assert_geq(i, 0, "no variant %s", variant);
+  for (uint64_t seed = 1; seed <= 2; seed++) {
+    NpgCheckResult r;
+    cr_assert(npg_check(s, i, seed, &r), "%s: %s\n%s", variant, r.message, npg_emit_source(s, i));
+    cr_assert_gt(r.compared, 0);
+  }
+  return i;
+}
+
+static void has(const char *text, const char *part) {
+  cr_assert(strstr(text, part), "expected to find:\n%s\nin:\n%s", part, text);
+}
+
+/* The first line of the errors of kernel + pragmas. */
+static void refused(const char *kernel, const char *pragmas, const char *want) {
+  char src[8192];
+  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_gt(npg_error_count(s), 0, "accepted:\n%s", pragmas);
+  const char *e = npg_errors(s);
+  const char *nl = strchr(e, '\n');
+  char first[2048];
+  snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - e) : (int)strlen(e), e);
+  cr_assert_str_eq(first, want, "full errors:\n%s", e);
+  npg_close(s);
+}
+
+/* ---------------- each primitive ---------------- */
+
+Test(sched, split_divisible_makes_plain_loops) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 16, io, ii)\n");
+  int v = checked(s, "v");
+  has(npg_dump_ir(s, v), "  for io in 0 .. < 4 step 1:  # line 4\n    for ii in 0 .. < 16 step 1:  # line 4\n");
+  has(npg_emit_source(s, v), "        C[io * 16 + ii][j] = 0; /* init */\n");
+  has(npg_emit_source(s, v), " * Schedule v:\n *   split(i, 16, io, ii)\n");
+  cr_assert_null(strstr(npg_emit_source(s, v), "if ("));
+  npg_close(s);
+}
+
+Test(sched, split_with_tail_is_guarded_and_partition_removes_the_guard) {
+  NpgSession *s = open_ok(matmul,
+                          "#pragma npu schedule(matmul, guarded)\n#pragma npu split(j, 10, jo, ji)\n"
+                          "#pragma npu schedule(matmul, peeled)\n#pragma npu split(j, 10, jo, ji)\n"
+                          "#pragma npu loop_partition(jo, 4)\n");
+  int g = checked(s, "guarded"), p = checked(s, "peeled");
+  has(npg_dump_ir(s, g), "for jo in 0 .. < 5 step 1:");
+  has(npg_emit_source(s, g), "if (jo * 10 + ji < 48) {");
+  /* main tiles: no guard; the last tile keeps it */
+  has(npg_dump_ir(s, p), "    for jo in 0 .. < 4 step 1:  # line 5\n      for ji in 0 .. < 10 step 1:  # line 5\n        init:");
+  has(npg_dump_ir(s, p), "    for jo_1 (counter jo) in 4 .. < 5 step 1:  # line 5\n      for ji_1 (counter ji) in 0 .. < 10 step 1:  # line 5\n        if jo * 10 + ji < 48:");
+  npg_close(s);
+}
+
+Test(sched, reorder_after_decompose_reduction) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(init, i)\n"
+                                  "#pragma npu reorder(k, j)\n#pragma npu reorder(i, k)\n");
+  int v = checked(s, "v");
+  has(npg_dump_ir(s, v), "  for i_1 (counter i) in 0 .. < M step 1:  # line 4\n    for j_1 (counter j) in 0 .. < 48 step 1:  # line 5\n      init:");
+  has(npg_dump_ir(s, v), "  for i in 0 .. < M step 1:  # line 4\n    for k in 0 .. < 32 step 1:  # line 7\n      for j in 0 .. < 48 step 1:");
+  npg_close(s);
+}
+
+Test(sched, fission_cuts_every_level_down_to_the_statement) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu fission(i, init)\n");
+  int v = checked(s, "v");
+  has(npg_dump_ir(s, v), "  for i in 0 .. < M step 1:  # line 4\n    for j in 0 .. < 48 step 1:  # line 5\n      init:");
+  has(npg_dump_ir(s, v), "  for i_1 (counter i) in 0 .. < M step 1:  # line 4\n    for j_1 (counter j) in 0 .. < 48 step 1:  # line 5\n      for k in");
+  npg_close(s);
+}
+
+Test(sched, tile_unroll_vectorize_parallel_annotate) {
+  NpgSession *s = open_ok(matmul,
+                          "#pragma npu schedule(matmul, v)\n#pragma npu fission(j, init)\n"
+                          "#pragma npu tile(j_1, k, 16, 8, jo, ko, ji, ki)\n"
+                          "#pragma npu unroll(ki, 4)\n#pragma npu parallel(i)\n#pragma npu vectorize(j)\n"
+                          "#pragma npu annotate(jo, \"tile\", (16, 8))\n#pragma npu annotate(init, prio, 3)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n  for (int i = 0; i < M; i++) {\n");
+  has(c, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n    for (int j = 0; j < 48; j++) {\n");
+  has(c, "    /* @tile = (16, 8) */\n    for (int jo = 0; jo < 3; jo++) {\n");
+  has(c, "for (int ki = 0; ki < 8; ki += 4) {\n");
+  has(c, "/* @prio = 3 */\n");
+  has(c, "(int32_t)A[i][ko * 8 + (ki + 3)]");
+  npg_close(s);
+}
+
+Test(sched, unroll_fully_and_fuse) {
+  const char *k = "void add(const float A[4][6], float B[4][6]) {\n"
+                  "  for (int i = 0; i < 4; i++)\n"
+                  "    for (int j = 0; j < 6; j++)\n"
+                  "      B[i][j] = A[i][j] + 1.0f;\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(add, fused)\n#pragma npu fuse(i, j, ij)\n"
+                             "#pragma npu schedule(add, unrolled)\n#pragma npu unroll(i)\n");
+  int f = checked(s, "fused"), u = checked(s, "unrolled");
+  has(npg_emit_source(s, f), "  for (int ij = 0; ij < 24; ij++) {\n    B[ij / 6][ij % 6] = A[ij / 6][ij % 6] + 1.0f;\n");
+  has(npg_emit_source(s, u), "    B[3][j] = A[3][j] + 1.0f;\n");
+  has(npg_dump_ir(s, u), "for j_3 (counter j) in 0 .. < 6 step 1:");
+  npg_close(s);
+}
+
+Test(sched, merge_sibling_loops) {
+  const char *k = "void two(const int A[16], int B[16], int C[16]) {\n"
+                  "  for (int i = 0; i < 16; i++)\n"
+                  "    B[i] = A[i] * 2;\n"
+                  "  for (int i = 0; i < 16; i++)\n"
+                  "    C[i] = B[i] + 1;\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(two, v)\n#pragma npu merge(i_1, i_2)\n");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "  for (int i = 0; i < 16; i++) {\n    B[i] = A[i] * 2;\n    C[i] = B[i] + 1;\n  }\n");
+  npg_close(s);
+}
+
+Test(sched, schedule_file_and_c_api) {
+  NpgSession *s = open_ok(matmul, "");
+  const char *sf = "// tiles\n#pragma npu schedule(matmul, from_file)\n#pragma npu split(i, 8, io, ii)\n";
+  cr_assert(npg_add_schedule_string(s, "s.sched", sf, strlen(sf)), "%s", npg_errors(s));
+  checked(s, "from_file");
+  NpgSched *h = npg_sched_begin(s, "matmul", "from_api");
+  cr_assert(npg_sched_decompose_reduction(h, "init", "i"));
+  const char *order[] = {"i", "k", "j"};
+  cr_assert(npg_sched_reorder(h, order, 3));
+  cr_assert(npg_sched_vectorize(h, "j"));
+  int v = npg_sched_end(h);
+  cr_assert_geq(v, 0, "%s", npg_errors(s));
+  cr_assert_str_eq(npg_variant_name(s, v), "from_api");
+  has(npg_variant_schedule(s, v), "decompose_reduction(init, i)\nreorder(i, k, j)\nvectorize(j)\n");
+  checked(s, "from_api");
+  h = npg_sched_begin(s, "matmul", "bad_api");
+  cr_assert_not(npg_sched_split(h, "i", 0, "a", "b"));
+  cr_assert_not(npg_sched_split(h, "i", 4, "a", "b")); /* after a refusal nothing applies */
+  cr_assert_eq(npg_sched_end(h), -1);
+  has(npg_errors(s), "k.c: error: split: the split factor must be positive, got 0");
+  npg_close(s);
+}
+
+Test(sched, reused_counter_names_get_suffixes) {
+  const char *k = "void two(const int A[8], int B[8], int C[8]) {\n"
+                  "  for (int i = 0; i < 8; i++) B[i] = A[i];\n"
+                  "  for (int i = 0; i < 8; i++) C[i] = B[i];\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "");
+  has(npg_dump_ir(s, 0), "  for i_1 (counter i) in 0 .. < 8 step 1:  # line 2\n");
+  has(npg_dump_ir(s, 0), "  for i_2 (counter i) in 0 .. < 8 step 1:  # line 3\n");
+  npg_close(s);
+  refused(k, "#pragma npu schedule(two, v)\n#pragma npu split(i, 2, a, b)\n",
+          "k.c:6:19: error: split: 'i' is ambiguous: it names 2 loops: i_1 (line 2), i_2 (line 3)");
+}
+
+/* ---------------- refusals ---------------- */
+
+Test(sched, interchanging_an_in_place_stencil_is_refused) {
+  const char *k = "#define N 12\n"
+                  "void seidel(double A[N][N]) {\n"
+                  "  for (int t = 0; t < 3; t++)\n"
+                  "    for (int i = 1; i < N - 1; i++)\n"
+                  "      for (int j = 1; j < N - 1; j++)\n"
+                  "        sweep: A[i][j] = (A[i - 1][j] + A[i - 1][j + 1] + A[i][j - 1] + A[i][j] + A[i][j + 1] + A[i + 1][j]) / 6.0;\n"
+                  "}\n";
+  refused(k, "#pragma npu schedule(seidel, v)\n#pragma npu reorder(i, t)\n",
+          "k.c:9:13: error: reorder: illegal: it reverses the flow dependence on A from sweep (line 6) to sweep (line 6), distance (1, -1, 0)");
+  refused(k, "#pragma npu schedule(seidel, v)\n#pragma npu reorder(j, i)\n",
+          "k.c:9:13: error: reorder: illegal: it reverses the flow dependence on A from sweep (line 6) to sweep (line 6), distance (0, 1, -1)");
+  /* the note shows both instances */
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", k, "#pragma npu schedule(seidel, v)\n#pragma npu reorder(j, i)\n");
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  has(npg_errors(s), "note: sweep (line 6) at t=0, i=1, j=2 writes A[1][2], then sweep (line 6) at t=0, i=2, j=1 reads it");
+  npg_close(s);
+}
+
+Test(sched, moving_floyd_warshall_k_inward_is_refused) {
+  const char *k = "#define N 10\n"
+                  "void fw(int D[N][N]) {\n"
+                  "  for (int k = 0; k < N; k++)\n"
+                  "    for (int i = 0; i < N; i++)\n"
+                  "      for (int j = 0; j < N; j++)\n"
+                  "        relax: D[i][j] = D[i][j] < D[i][k] + D[k][j] ? D[i][j] : D[i][k] + D[k][j];\n"
+                  "}\n";
+  refused(k, "#pragma npu schedule(fw, v)\n#pragma npu reorder(i, k)\n",
+          "k.c:9:13: error: reorder: illegal: it reverses the flow dependence on D from relax (line 6) to relax (line 6), distance (1, -1, 0)");
+  /* splitting it, or interchanging i and j, is fine */
+  NpgSession *s = open_ok(k, "#pragma npu schedule(fw, ok)\n#pragma npu reorder(j, i)\n#pragma npu split(i, 4, io, ii)\n");
+  checked(s, "ok");
+  npg_close(s);
+}
+
+Test(sched, merging_across_a_reversed_dependence_is_refused) {
+  const char *k = "void shift(const int A[16], int B[17], int C[16]) {\n"
+                  "  for (int i = 0; i < 16; i++)\n"
+                  "    prod: B[i + 1] = A[i];\n"
+                  "  for (int i = 0; i < 16; i++)\n"
+                  "    cons: C[i] = B[16 - i];\n"
+                  "}\n";
+  refused(k, "#pragma npu schedule(shift, v)\n#pragma npu merge(i_1, i_2)\n",
+          "k.c:8:13: error: merge: illegal: it reverses the flow dependence on B from prod (line 3) to cons (line 5)");
+}
+
+Test(sched, parallel_on_a_reduction_is_refused) {
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu parallel(k)\n",
+          "k.c:12:13: error: parallel: illegal: loop k would run its iterations in any order, but it carries the flow dependence on C from update (line 8) to update (line 8), distance (0, 0, 1)");
+}
+
+Test(sched, bad_arguments) {
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(x, 4, a, b)\n",
+          "k.c:12:19: error: split: no loop named 'x' in v (loops: i, j, k)");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 4, a)\n",
+          "k.c:12:13: error: split: takes 4 arguments, split(loop, factor, outer, inner); got 3");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 0, a, b)\n",
+          "k.c:12:22: error: split: the split factor must be positive, got 0");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, -4, a, b)\n",
+          "k.c:12:22: error: split: the split factor must be positive, got -4");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 4, j, b)\n",
+          "k.c:12:25: error: split: the name 'j' is already used in v; new loops need fresh names");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu unroll(i, 0)\n",
+          "k.c:12:23: error: unroll: the unroll factor must be positive, got 0");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu reorder(k, i)\n",
+          "k.c:12:21: error: reorder: loop j is not perfectly nested: its body holds init (line 6) besides the next loop; use fission or decompose_reduction first");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu frobnicate(i)\n",
+          "k.c:12:13: error: unknown schedule primitive 'frobnicate'");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(nothere, i)\n",
+          "k.c:12:33: error: decompose_reduction: no statement named 'nothere' in v (statements: init, update)");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu loop_partition(j, 60)\n",
+          "k.c:12:31: error: loop_partition: point 60 must lie inside loop j's range 0 .. 48 and after the previous point");
+}
+
+Test(sched, bad_schedule_language) {
+  refused(matmul, "#pragma npu split(i, 4, a, b)\n",
+          "k.c:11:13: error: 'split' must follow '#pragma npu schedule(KERNEL, VARIANT)', which names the variant it belongs to");
+  refused(matmul, "#pragma npu schedule(mm, v)\n",
+          "k.c:11:22: error: schedule: no kernel named 'mm' (kernels: matmul)");
+  refused(matmul, "#pragma npu schedule(matmul, matmul)\n",
+          "k.c:11:30: error: schedule: a variant or kernel named 'matmul' already exists");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 4, a, b\n",
+          "k.c:12:29: error: expected ')'");
+  refused(matmul, "#pragma npu schedule(matmul)\n",
+          "k.c:11:13: error: schedule takes 2 arguments: schedule(KERNEL, VARIANT), both names");
+  const char *inside = "void f(int A[4]) {\n#pragma npu split(i, 2, a, b)\n  for (int i = 0; i < 4; i++) A[i] = 0;\n}\n";
+  refused(inside, "", "k.c:2:1: error: '#pragma npu' lines go at file level, after the kernel, not inside it");
+}
+
+Test(sched, refused_variant_is_not_emitted_but_others_are) {
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", matmul,
+           "#pragma npu schedule(matmul, good)\n#pragma npu split(i, 4, a, b)\n"
+           "#pragma npu schedule(matmul, bad)\n#pragma npu parallel(k)\n");
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 1);
+  cr_assert_eq(npg_variant_index(s, "bad"), -1);
+  checked(s, "good");
+  npg_close(s);
+}
