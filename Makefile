@@ -86,10 +86,14 @@ test: $(DEPS_OK)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  NPUGEN=build/asan/npugen build/asan/npugen-tests --jobs=$(JOBS)
 
+EXAMPLES := $(wildcard examples/*.c)
+
 run: all
-	$(BUILD)/npugen check examples/matmul.c
-	$(BUILD)/npugen emit examples/matmul.c -o out/matmul
-	@echo "emitted C written to: $$(ls out/matmul/*.c out/matmul/*.h | tr '\n' ' ')"
+	@set -e; for f in $(EXAMPLES); do \
+	  echo "== npugen check $$f"; $(BUILD)/npugen check $$f; done
+	@set -e; for f in $(EXAMPLES); do \
+	  n=$$(basename $$f .c); $(BUILD)/npugen emit $$f -o out/$$n; done
+	@echo "emitted C written to: $$(ls out/*/*.c | tr '\n' ' ')"
 
 bench: all
 	bash bench/run.sh

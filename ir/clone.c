@@ -7,13 +7,33 @@
 
 /* ---------------- folding constructors ---------------- */
 
+/* Value of a constant integer expression (literals, #define names and
+ * + - * / % on them), as C computes it for in-range values. */
 bool ir_const_int(const Expr *e, int64_t *v) {
   while (e->kind == EX_CAST && type_is_integer(e->type) && type_is_integer(e->a->type)) e = e->a;
-  if (e->kind == EX_INT) {
+  int64_t x, y;
+  switch (e->kind) {
+  case EX_INT:
     *v = e->ival;
     return true;
+  case EX_UNARY:
+    if (e->op != OP_NEG || !ir_const_int(e->a, &x) || x < -(1LL << 40) || x > (1LL << 40)) return false;
+    *v = -x;
+    return true;
+  case EX_BINARY:
+    if (!type_is_integer(e->type) || !ir_const_int(e->a, &x) || !ir_const_int(e->b, &y)) return false;
+    if (x < -(1LL << 40) || x > (1LL << 40) || y < -(1LL << 20) || y > (1LL << 20)) return false;
+    switch (e->op) {
+    case OP_ADD: *v = x + y; return true;
+    case OP_SUB: *v = x - y; return true;
+    case OP_MUL: *v = x * y; return true;
+    case OP_DIV: if (!y) return false; *v = x / y; return true;
+    case OP_MOD: if (!y) return false; *v = x % y; return true;
+    default: return false;
+    }
+  default:
+    return false;
   }
-  return false;
 }
 
 Expr *ir_add(Arena *a, Expr *x, Expr *y, const Type *t) {
@@ -197,6 +217,25 @@ Kernel *ir_clone_kernel(Arena *a, const Kernel *k) {
 
 /* ---------------- substitution ---------------- */
 
+/* x + 0, x - 0, x * 1 and constant arithmetic left by a substitution
+ * (unroll puts constants in) fold away when the type stays the same. */
+static Expr *fold(Arena *a, Expr *e) {
+  if (e->kind != EX_BINARY || !type_is_integer(e->type) || e->macro) return e;
+  int64_t x, y;
+  bool kx = e->a->kind == EX_INT && !e->a->macro && ir_const_int(e->a, &x);
+  bool ky = e->b->kind == EX_INT && !e->b->macro && ir_const_int(e->b, &y);
+  if (kx && ky && e->a->type == e->type && e->b->type == e->type && e->type->size >= 4 &&
+      x > -(1 << 30) && x < (1 << 30) && y > -(1 << 30) && y < (1 << 30)) {
+    if (e->op == OP_ADD) return ir_int(a, x + y, e->type, e->loc);
+    if (e->op == OP_SUB) return ir_int(a, x - y, e->type, e->loc);
+    if (e->op == OP_MUL) return ir_int(a, x * y, e->type, e->loc);
+  }
+  if (ky && e->a->type == e->type && ((y == 0 && (e->op == OP_ADD || e->op == OP_SUB)) || (y == 1 && e->op == OP_MUL)))
+    return e->a;
+  if (kx && e->b->type == e->type && ((x == 0 && e->op == OP_ADD) || (x == 1 && e->op == OP_MUL))) return e->b;
+  return e;
+}
+
 Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r) {
   if (!e) return NULL;
   if (e->kind == EX_VAR && e->var == v) return ir_clone_expr(a, r, &(CloneMap){0});
@@ -207,7 +246,7 @@ Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r) {
     for (int i = 0; i < e->buf->ndim; i++) e->idx[i] = ir_subst_expr(a, e->idx[i], v, r);
   if (e->kind == EX_CALL)
     for (int i = 0; i < e->nargs; i++) e->args[i] = ir_subst_expr(a, e->args[i], v, r);
-  return e;
+  return fold(a, e);
 }
 
 static bool subst_visit(Stmt *s, int depth, void *ctx) {

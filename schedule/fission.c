@@ -54,10 +54,11 @@ static bool cut_loop(Sched *s, Stmt *loop, Stmt *cut, const SchedArg *at) {
   second->hi = ir_clone_expr(s->a, loop->hi, &(CloneMap){0});
   second->body = sched_block(s, rest, loop->loc);
   for (Stmt *x = rest; x; x = x->next) ir_subst_stmt(s->a, x, loop->var, ir_var(s->a, second->var, loop->loc));
-  second->name = sched_fresh_name(s, loop->var->name);
+  second->name = NULL;
   second->labeled = false;
   second->next = loop->next;
   loop->next = second;
+  second->name = sched_fresh_name(s, loop->var->name); /* now that rest is linked again */
   return true;
 }
 

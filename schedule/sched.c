@@ -371,19 +371,34 @@ Stmt *sched_make_loop(Sched *s, const char *name, const Type *t, Expr *lo, Expr 
   return l;
 }
 
-static bool rename_visit(Stmt *st, int depth, void *ctx) {
+typedef struct {
+  Stmt **loops;
+  int n, cap;
+} LoopSet;
+
+static bool collect_loops(Stmt *st, int depth, void *ctx) {
   (void)depth;
-  Sched *s = ctx;
-  if (st->kind == ST_FOR) {
-    st->name = sched_fresh_name(s, st->var->name);
-    st->labeled = false;
+  LoopSet *l = ctx;
+  if (st->kind != ST_FOR) return true;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 16;
+    l->loops = realloc(l->loops, sizeof *l->loops * (size_t)l->cap);
   }
+  l->loops[l->n++] = st;
   return true;
 }
 
 void sched_rename_copies(Sched *s, Stmt *copy) {
+  /* collect first: the name search must see the whole kernel, siblings too */
+  LoopSet l = {0};
   Stmt *next = copy->next;
   copy->next = NULL;
-  ir_walk_stmts(copy, rename_visit, s);
+  ir_walk_stmts(copy, collect_loops, &l);
   copy->next = next;
+  for (int i = 0; i < l.n; i++) {
+    l.loops[i]->name = NULL;
+    l.loops[i]->name = sched_fresh_name(s, l.loops[i]->var->name);
+    l.loops[i]->labeled = false;
+  }
+  free(l.loops);
 }
