@@ -73,9 +73,12 @@ typedef struct {
    * expansion of locals into one copy per iteration of those loops */
   int **var_decl_loops, **buf_decl_loops;
   /* per leaf texts, kept until the padded time length is known */
-  char **iter_space, **cons, **orig, **time;
+  char **iter_space, **cons, **orig;
+  char ***time; /* components, ntime of them */
   int *ntime;
+  bool *identity;
   int nocc, capocc;
+  StrBuf racc, wacc; /* one leaf's accesses, batched for one parse */
   isl_union_map *reads, *writes;
 } Build;
 
@@ -106,30 +109,29 @@ static int *snapshot_loops(Build *b) {
 /* Adds `stmt accesses elem` to the reads or writes. The element tuple of a
  * local carries the loops it was declared in first (one copy per iteration).
  * A dimension whose index is not affine is left free within its extent. */
-static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write, isl_map *iter2orig) {
-  StrBuf sb;
-  sb_init(&sb);
+static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
+  StrBuf *sb = write ? &b->wacc : &b->racc;
   char *space = space_text(b), *cons = cons_text(b);
-  sb_printf(&sb, "{ %s -> ", space);
+  sb_printf(sb, "S%d%s -> ", leaf->inst, space);
   const int *decl = NULL;
   StrBuf extra;
   sb_init(&extra);
   if (e->kind == EX_VAR) {
     decl = b->var_decl_loops[e->var->id];
-    sb_printf(&sb, "V%d[", e->var->id);
+    sb_printf(sb, "V%d[", e->var->id);
   } else {
     decl = b->buf_decl_loops[e->buf->id];
-    sb_printf(&sb, "B%d[", e->buf->id);
+    sb_printf(sb, "B%d[", e->buf->id);
   }
   int nd = 0;
-  for (int i = 0; decl && i < decl[0]; i++) sb_printf(&sb, "%sc%d", nd++ ? ", " : "", decl[i + 1]);
+  for (int i = 0; decl && i < decl[0]; i++) sb_printf(sb, "%sc%d", nd++ ? ", " : "", decl[i + 1]);
   if (e->kind == EX_LOAD) {
     for (int i = 0; i < e->buf->ndim; i++) {
       char *t = e->idx ? aff_text(&b->aff, e->idx[i]) : NULL;
       if (t) {
-        sb_printf(&sb, "%s(%s)", nd++ ? ", " : "", t);
+        sb_printf(sb, "%s(%s)", nd++ ? ", " : "", t);
       } else {
-        sb_printf(&sb, "%sa%d", nd++ ? ", " : "", i);
+        sb_printf(sb, "%sa%d", nd++ ? ", " : "", i);
         sb_printf(&extra, " and 0 <= a%d < %lld", i, (long long)e->buf->shape[i]);
         if (!b->m->nonaffine && e->idx) {
           b->m->nonaffine = e;
@@ -139,55 +141,63 @@ static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write, is
       free(t);
     }
   }
-  sb_printf(&sb, "] : %s%s }", cons, extra.len ? extra.data : "");
-  isl_map *acc = isl_map_read_from_str(b->m->ctx, sb.data);
-  sb_free(&sb);
+  sb_printf(sb, "] : %s%s; ", cons, extra.len ? extra.data : "");
   sb_free(&extra);
   free(space);
   free(cons);
+}
+
+/* Parses the batched accesses of one leaf into reads or writes. */
+static void flush_accesses(Build *b, StrBuf *sb, isl_union_map **into, const Stmt *leaf) {
+  if (!sb->len) return;
+  StrBuf all;
+  sb_init(&all);
+  sb_printf(&all, "{ %s }", sb->data);
+  isl_union_map *acc = isl_union_map_read_from_str(b->m->ctx, all.data);
+  sb_free(&all);
+  sb_free(sb);
+  sb_init(sb);
   if (!acc) {
     b->failed = true;
-    snprintf(b->m->error, sizeof b->m->error, "cannot model an access of %s (line %d)", leaf->name ? leaf->name : "a statement", leaf->loc.line);
+    snprintf(b->m->error, sizeof b->m->error, "cannot model the accesses of %s (line %d)", leaf->name ? leaf->name : "a statement", leaf->loc.line);
     return;
   }
-  acc = isl_map_apply_domain(acc, isl_map_copy(iter2orig));
-  isl_union_map **into = write ? &b->writes : &b->reads;
-  *into = isl_union_map_union(*into, isl_union_map_from_map(acc));
+  *into = isl_union_map_union(*into, acc);
 }
 
-static void reads_of(Build *b, const Stmt *leaf, const Expr *e, isl_map *i2o) {
+static void reads_of(Build *b, const Stmt *leaf, const Expr *e) {
   if (!e) return;
-  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) add_access(b, leaf, e, false, i2o);
+  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) add_access(b, leaf, e, false);
   if (e->kind == EX_LOAD) {
-    add_access(b, leaf, e, false, i2o);
-    for (int i = 0; i < e->buf->ndim; i++) reads_of(b, leaf, e->idx[i], i2o);
+    add_access(b, leaf, e, false);
+    for (int i = 0; i < e->buf->ndim; i++) reads_of(b, leaf, e->idx[i]);
   }
-  reads_of(b, leaf, e->a, i2o);
-  reads_of(b, leaf, e->b, i2o);
-  reads_of(b, leaf, e->c, i2o);
-  for (int i = 0; i < e->nargs; i++) reads_of(b, leaf, e->args[i], i2o);
+  reads_of(b, leaf, e->a);
+  reads_of(b, leaf, e->b);
+  reads_of(b, leaf, e->c);
+  for (int i = 0; i < e->nargs; i++) reads_of(b, leaf, e->args[i]);
 }
 
-static void leaf_accesses(Build *b, const Stmt *s, isl_map *i2o) {
-  for (int i = 0; i < b->nconds; i++) reads_of(b, s, b->conds[i], i2o);
+static void leaf_accesses(Build *b, const Stmt *s) {
+  for (int i = 0; i < b->nconds; i++) reads_of(b, s, b->conds[i]);
   if (s->kind == ST_ASSIGN) {
-    reads_of(b, s, s->rhs, i2o);
+    reads_of(b, s, s->rhs);
     if (s->lhs->kind == EX_LOAD)
-      for (int i = 0; i < s->lhs->buf->ndim; i++) reads_of(b, s, s->lhs->idx[i], i2o);
-    if (s->op != OP_NONE) add_access(b, s, s->lhs, false, i2o);
-    add_access(b, s, s->lhs, true, i2o);
+      for (int i = 0; i < s->lhs->buf->ndim; i++) reads_of(b, s, s->lhs->idx[i]);
+    if (s->op != OP_NONE) add_access(b, s, s->lhs, false);
+    add_access(b, s, s->lhs, true);
     return;
   }
   /* ST_DECL */
-  reads_of(b, s, s->init, i2o);
-  for (int i = 0; i < s->ninit; i++) reads_of(b, s, s->init_list[i], i2o);
+  reads_of(b, s, s->init);
+  for (int i = 0; i < s->ninit; i++) reads_of(b, s, s->init_list[i]);
   if (s->var && s->init) {
     Expr v = {.kind = EX_VAR, .var = s->var, .type = s->var->type};
-    add_access(b, s, &v, true, i2o);
+    add_access(b, s, &v, true);
   }
   if (s->buf && s->ninit) {
     Expr l = {.kind = EX_LOAD, .buf = s->buf, .type = s->buf->elem}; /* idx NULL: whole array */
-    add_access(b, s, &l, true, i2o);
+    add_access(b, s, &l, true);
   }
 }
 
@@ -227,7 +237,6 @@ static void leaf(Build *b, const Stmt *s) {
   sb_putc(&o, ']');
   StrBuf t;
   sb_init(&t);
-  for (int i = 0; i < b->ncomps; i++) sb_printf(&t, "%s(%s)", i ? ", " : "", b->comps[i]);
 
   /* Kept per occurrence: a leaf may occur several times (copies). */
   if (b->nocc == b->capocc) {
@@ -235,29 +244,40 @@ static void leaf(Build *b, const Stmt *s) {
     b->iter_space = realloc(b->iter_space, sizeof(char *) * (size_t)b->capocc);
     b->cons = realloc(b->cons, sizeof(char *) * (size_t)b->capocc);
     b->orig = realloc(b->orig, sizeof(char *) * (size_t)b->capocc);
-    b->time = realloc(b->time, sizeof(char *) * (size_t)b->capocc);
+    b->time = realloc(b->time, sizeof(char **) * (size_t)b->capocc);
     b->ntime = realloc(b->ntime, sizeof(int) * (size_t)b->capocc);
+    b->identity = realloc(b->identity, sizeof(bool) * (size_t)b->capocc);
   }
   int idx = b->nocc++;
   b->iter_space[idx] = space_text(b);
   b->cons[idx] = cons_text(b);
   b->orig[idx] = sb_take(&o);
-  b->time[idx] = sb_take(&t);
+  sb_free(&t);
+  b->time[idx] = malloc(sizeof(char *) * (size_t)(b->ncomps + 1));
+  for (int i = 0; i < b->ncomps; i++) b->time[idx][i] = strdup(i < 1024 ? b->comps[i] : "0");
   b->ntime[idx] = b->ncomps;
 
+  /* identity origins: the instance tuple is the leaf's own loop space */
+  bool identity = s->norig == b->aff.nloops;
+  for (int i = 0; identity && i < s->norig; i++)
+    identity = s->orig[i]->kind == EX_VAR && s->orig[i]->var == b->aff.loops[i]->var;
+  b->identity[idx] = identity;
+  if (identity) { /* plain names: the tuple declares the variables */
+    free(b->orig[idx]);
+    StrBuf on;
+    sb_init(&on);
+    sb_printf(&on, "S%d%s", s->inst, b->iter_space[idx]);
+    b->orig[idx] = sb_take(&on);
+  }
   if (b->accesses) {
-    StrBuf mt;
-    sb_init(&mt);
-    sb_printf(&mt, "{ %s -> %s : %s }", b->iter_space[idx], b->orig[idx], b->cons[idx]);
-    isl_map *i2o = isl_map_read_from_str(m->ctx, mt.data);
-    sb_free(&mt);
-    if (!i2o) {
+    if (!identity) {
       b->failed = true;
-      snprintf(m->error, sizeof m->error, "cannot model %s (line %d)", s->name ? s->name : "a declaration", s->loc.line);
+      snprintf(m->error, sizeof m->error, "internal error: accesses need fresh origins");
       return;
     }
-    leaf_accesses(b, s, i2o);
-    isl_map_free(i2o);
+    leaf_accesses(b, s);
+    flush_accesses(b, &b->racc, &b->reads, s);
+    flush_accesses(b, &b->wacc, &b->writes, s);
   }
 }
 
@@ -357,32 +377,64 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
   m->sched = isl_union_map_empty(sp);
   walk_list(&b, k->body->body);
 
+  /* Time dimensions that are the same constant for every occurrence (the
+   * position in a block with one child) order nothing: drop them, isl's
+   * lexicographic operations cost per dimension. */
+  int full = m->time_dims, kept = 0;
+  int *newdim = malloc(sizeof(int) * (size_t)(full + 1));
+  for (int d = 0; d < full; d++) {
+    const char *first = NULL;
+    bool same = true;
+    for (int i = 0; i < b.nocc && same; i++) {
+      const char *c = d < b.ntime[i] ? b.time[i][d] : "0";
+      if (!first) first = c;
+      same = !strcmp(first, c) && c[0] >= '0' && c[0] <= '9';
+    }
+    newdim[d] = same ? -1 : kept++;
+  }
+  m->time_dims = kept;
+  for (int i = 0; i < m->nloops; i++) m->loops[i].dim = newdim[m->loops[i].dim];
   for (int i = 0; i < b.nocc; i++) {
     if (!b.failed) {
+      StrBuf tv;
+      sb_init(&tv);
+      sb_putc(&tv, '[');
+      int n = 0;
+      for (int d = 0; d < full; d++)
+        if (newdim[d] >= 0) sb_printf(&tv, "%s%s", n++ ? ", " : "", d < b.ntime[i] ? b.time[i][d] : "0");
+      sb_putc(&tv, ']');
       StrBuf sb;
       sb_init(&sb);
-      sb_printf(&sb, "{ %s -> %s : %s }", b.iter_space[i], b.orig[i], b.cons[i]);
-      isl_map *i2o = isl_map_read_from_str(ctx, sb.data);
+      isl_map *o2t = NULL;
+      if (b.identity[i]) {
+        /* S[c..] -> [t] directly: one parse */
+        sb_printf(&sb, "{ %s -> %s : %s }", b.orig[i], tv.data, b.cons[i]);
+        o2t = isl_map_read_from_str(ctx, sb.data);
+      } else {
+        sb_printf(&sb, "{ %s -> %s : %s }", b.iter_space[i], b.orig[i], b.cons[i]);
+        isl_map *i2o = isl_map_read_from_str(ctx, sb.data);
+        sb_free(&sb);
+        sb_printf(&sb, "{ %s -> %s : %s }", b.iter_space[i], tv.data, b.cons[i]);
+        isl_map *i2t = isl_map_read_from_str(ctx, sb.data);
+        if (i2o && i2t) o2t = isl_map_apply_range(isl_map_reverse(i2o), i2t);
+        else {
+          isl_map_free(i2o);
+          isl_map_free(i2t);
+        }
+      }
       sb_free(&sb);
-      sb_printf(&sb, "{ %s -> [%s", b.iter_space[i], b.time[i]);
-      for (int d = b.ntime[i]; d < m->time_dims; d++) sb_printf(&sb, "%s0", d ? ", " : "");
-      sb_printf(&sb, "] : %s }", b.cons[i]);
-      isl_map *i2t = isl_map_read_from_str(ctx, sb.data);
-      sb_free(&sb);
-      if (!i2o || !i2t) {
+      sb_free(&tv);
+      if (!o2t) {
         b.failed = true;
         snprintf(m->error, sizeof m->error, "cannot model the schedule of a statement");
-        isl_map_free(i2o);
-        isl_map_free(i2t);
       } else {
-        m->domain = isl_union_set_union(m->domain, isl_union_set_from_set(isl_map_range(isl_map_copy(i2o))));
-        isl_map *o2t = isl_map_apply_range(isl_map_reverse(i2o), i2t);
         m->sched = isl_union_map_union(m->sched, isl_union_map_from_map(o2t));
       }
     }
     free(b.iter_space[i]);
     free(b.cons[i]);
     free(b.orig[i]);
+    for (int d = 0; d < b.ntime[i]; d++) free(b.time[i][d]);
     free(b.time[i]);
   }
   free(b.iter_space);
@@ -390,6 +442,12 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
   free(b.orig);
   free(b.time);
   free(b.ntime);
+  free(newdim);
+  free(b.identity);
+  sb_free(&b.racc);
+  sb_free(&b.wacc);
+  isl_union_set_free(m->domain);
+  m->domain = isl_union_map_domain(isl_union_map_copy(m->sched));
   for (int i = 0; i < k->nvars + 2; i++) free(b.var_decl_loops[i]);
   for (int i = 0; i < k->nbufs + 2; i++) free(b.buf_decl_loops[i]);
   free(b.var_decl_loops);
@@ -427,15 +485,19 @@ static isl_union_map *earlier(const DepModel *m) {
   return isl_union_map_lex_lt_union_map(isl_union_map_copy(m->sched), isl_union_map_copy(m->sched));
 }
 
-isl_union_map *dep_memory_kind(const DepModel *m, char kind) {
+static isl_union_map *conflicts(const DepModel *m, char kind) {
   isl_union_map *src = kind == 'a' ? m->reads : m->writes;
   isl_union_map *dst = kind == 'f' ? m->reads : m->writes;
-  isl_union_map *pairs = isl_union_map_apply_range(isl_union_map_copy(src), isl_union_map_reverse(isl_union_map_copy(dst)));
-  return isl_union_map_intersect(pairs, earlier(m));
+  return isl_union_map_apply_range(isl_union_map_copy(src), isl_union_map_reverse(isl_union_map_copy(dst)));
+}
+
+isl_union_map *dep_memory_kind(const DepModel *m, char kind) {
+  return isl_union_map_intersect(conflicts(m, kind), earlier(m));
 }
 
 isl_union_map *dep_memory(const DepModel *m) {
-  isl_union_map *d = dep_memory_kind(m, 'f');
-  d = isl_union_map_union(d, dep_memory_kind(m, 'a'));
-  return isl_union_map_union(d, dep_memory_kind(m, 'o'));
+  isl_union_map *c = conflicts(m, 'f');
+  c = isl_union_map_union(c, conflicts(m, 'a'));
+  c = isl_union_map_union(c, conflicts(m, 'o'));
+  return isl_union_map_intersect(c, earlier(m));
 }

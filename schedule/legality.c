@@ -256,7 +256,7 @@ bool sched_loop_is_parallel(Sched *s, const Stmt *loop, const char *what) {
   int dim = -1;
   for (int i = 0; i < s->before.nloops; i++)
     if (s->before.loops[i].loop == loop) dim = s->before.loops[i].dim;
-  if (dim < 1) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
+  if (dim < 0) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
   int n = s->before.time_dims;
   StrBuf sb;
   sb_init(&sb);
