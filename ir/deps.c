@@ -307,7 +307,12 @@ static void walk_stmt(Build *b, const Stmt *s) {
     push_comp(b, strdup(buf));
     DepModel *m = b->m;
     m->loops = realloc(m->loops, sizeof *m->loops * (size_t)(m->nloops + 1));
-    m->loops[m->nloops++] = (DepLoop){s, b->ncomps - 1};
+    int64_t *prefix = malloc(sizeof *prefix * (size_t)b->ncomps);
+    for (int i = 0; i < b->ncomps - 1; i++) {
+      const char *c = i < 1024 ? b->comps[i] : "x";
+      prefix[i] = c[0] >= '0' && c[0] <= '9' ? strtoll(c, NULL, 10) : INT64_MIN;
+    }
+    m->loops[m->nloops++] = (DepLoop){s, b->ncomps - 1, prefix};
     walk_list(b, s->body->body);
     pop_comp(b);
     aff_pop_loop(&b->aff);
@@ -393,7 +398,16 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
     newdim[d] = same ? -1 : kept++;
   }
   m->time_dims = kept;
-  for (int i = 0; i < m->nloops; i++) m->loops[i].dim = newdim[m->loops[i].dim];
+  for (int i = 0; i < m->nloops; i++) {
+    /* the prefix in kept dimensions only */
+    DepLoop *l = &m->loops[i];
+    int64_t *p = malloc(sizeof *p * (size_t)(kept + 1));
+    for (int d = 0; d < l->dim; d++)
+      if (newdim[d] >= 0) p[newdim[d]] = l->prefix[d];
+    free(l->prefix);
+    l->prefix = p;
+    l->dim = newdim[l->dim];
+  }
   for (int i = 0; i < b.nocc; i++) {
     if (!b.failed) {
       StrBuf tv;
@@ -471,6 +485,7 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
 void dep_model_free(DepModel *m) {
   for (int i = 0; i < m->nleaves; i++) free(m->leaves[i].vars);
   free(m->leaves);
+  for (int i = 0; i < m->nloops; i++) free(m->loops[i].prefix);
   free(m->loops);
   isl_union_set_free(m->domain);
   isl_union_map_free(m->sched);

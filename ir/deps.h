@@ -27,6 +27,9 @@ typedef struct {
 typedef struct {
   const Stmt *loop;
   int dim; /* index of its counter in the time vectors */
+  /* The time components before dim that are block positions, with their
+   * values (the loop's place in the program); INT64_MIN for counters. */
+  int64_t *prefix;
 } DepLoop;
 
 typedef struct {

@@ -13,6 +13,7 @@
 #include <isl/union_map.h>
 #include <isl/union_set.h>
 #include <isl/val.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,8 +255,12 @@ bool sched_legal(Sched *s) {
 bool sched_loop_is_parallel(Sched *s, const Stmt *loop, const char *what) {
   if (!s->have_before && !sched_begin_rewrite(s)) return false;
   int dim = -1;
+  const int64_t *prefix = NULL;
   for (int i = 0; i < s->before.nloops; i++)
-    if (s->before.loops[i].loop == loop) dim = s->before.loops[i].dim;
+    if (s->before.loops[i].loop == loop) {
+      dim = s->before.loops[i].dim;
+      prefix = s->before.loops[i].prefix;
+    }
   if (dim < 0) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
   int n = s->before.time_dims;
   StrBuf sb;
@@ -265,7 +270,12 @@ bool sched_loop_is_parallel(Sched *s, const Stmt *loop, const char *what) {
   sb_puts(&sb, "] -> [");
   for (int i = 0; i < n; i++) sb_printf(&sb, "%su%d", i ? ", " : "", i);
   sb_puts(&sb, "] : ");
-  for (int i = 0; i < dim; i++) sb_printf(&sb, "t%d = u%d and ", i, i);
+  /* both instances inside this loop (its place in the program), in the
+   * same iteration of the loops around it, in different iterations of it */
+  for (int i = 0; i < dim; i++) {
+    sb_printf(&sb, "t%d = u%d and ", i, i);
+    if (prefix[i] != INT64_MIN) sb_printf(&sb, "t%d = %lld and ", i, (long long)prefix[i]);
+  }
   sb_printf(&sb, "t%d != u%d }", dim, dim);
   isl_union_map *carried = isl_union_map_read_from_str(s->ctx, sb.data);
   sb_free(&sb);

@@ -284,3 +284,23 @@ Test(sched, refused_variant_is_not_emitted_but_others_are) {
   checked(s, "good");
   npg_close(s);
 }
+
+/* Regression: a dependence carried by a sibling loop at the same depth was
+ * blamed on the loop being parallelized. */
+Test(sched, parallel_checks_only_its_own_loop) {
+  const char *k = "#define N 12\n"
+                  "void lu(double A[N][N]) {\n"
+                  "  for (int i = 0; i < N; i++)\n"
+                  "    A[i][i] = A[i][i] + 2.0 * N;\n"
+                  "  for (int i = 0; i < N; i++)\n"
+                  "    for (int j = i; j < N; j++)\n"
+                  "      for (int k = 0; k < i; k++)\n"
+                  "        A[i][j] -= A[i][k] * A[k][j];\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(lu, v)\n#pragma npu parallel(i_1)\n#pragma npu parallel(j)\n");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "#pragma omp parallel for\n#endif\n  for (int i = 0; i < N; i++) {\n    A[i][i] = A[i][i] + 2.0 * N;\n");
+  npg_close(s);
+  refused(k, "#pragma npu schedule(lu, v)\n#pragma npu parallel(i_2)\n",
+          "k.c:11:13: error: parallel: illegal: loop i_2 would run its iterations in any order, but it carries the flow dependence on A from s2 (line 8) to s2 (line 8), distance (1, 0, 1)");
+}
