@@ -304,3 +304,21 @@ Test(sched, parallel_checks_only_its_own_loop) {
   refused(k, "#pragma npu schedule(lu, v)\n#pragma npu parallel(i_2)\n",
           "k.c:11:13: error: parallel: illegal: loop i_2 would run its iterations in any order, but it carries the flow dependence on A from s2 (line 8) to s2 (line 8), distance (1, 0, 1)");
 }
+
+Test(sched, refusal_says_when_an_access_is_not_affine) {
+  const char *k = "#include <stdint.h>\n"
+                  "void hist(const uint8_t x[64], int H[16]) {\n"
+                  "  for (int i = 0; i < 64; i++)\n"
+                  "    bump: H[x[i] & 15] += 1;\n"
+                  "}\n";
+  char src[2048];
+  snprintf(src, sizeof src, "%s%s", k, "#pragma npu schedule(hist, v)\n#pragma npu parallel(i)\n");
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  has(npg_errors(s), "k.c:7:13: error: parallel: illegal: loop i would run its iterations in any order, but it carries the flow dependence on H from bump (line 4) to bump (line 4), distance (1)");
+  has(npg_errors(s), "note: an index of H in bump (line 4) is not affine: npugen assumes it may touch the whole dimension");
+  npg_close(s);
+  /* splitting it is still fine: the order is kept */
+  s = open_ok(k, "#pragma npu schedule(hist, ok)\n#pragma npu split(i, 8, io, ii)\n");
+  checked(s, "ok");
+  npg_close(s);
+}
