@@ -510,9 +510,10 @@ isl_union_map *dep_memory_kind(const DepModel *m, char kind) {
   return isl_union_map_intersect(conflicts(m, kind), earlier(m));
 }
 
-isl_union_map *dep_memory(const DepModel *m) {
+isl_union_map *dep_conflicts(const DepModel *m) {
   isl_union_map *c = conflicts(m, 'f');
   c = isl_union_map_union(c, conflicts(m, 'a'));
-  c = isl_union_map_union(c, conflicts(m, 'o'));
-  return isl_union_map_intersect(c, earlier(m));
+  return isl_union_map_union(c, conflicts(m, 'o'));
 }
+
+isl_union_map *dep_memory(const DepModel *m) { return isl_union_map_intersect(dep_conflicts(m), earlier(m)); }

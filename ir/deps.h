@@ -61,6 +61,10 @@ void dep_model_free(DepModel *m);
 /* Memory dependences: pairs of instances (earlier -> later in m's order)
  * that touch one element, at least one of them writing. */
 isl_union_map *dep_memory(const DepModel *m);
+/* Pairs of instances that touch one element, at least one writing, in both
+ * directions (no order): cheaper than dep_memory when only the existence of
+ * a broken pair matters. */
+isl_union_map *dep_conflicts(const DepModel *m);
 /* The dependences of m restricted to one kind: 'f' flow (write then read),
  * 'a' anti (read then write), 'o' output (write then write), on buffer or
  * local variable `name` (the tuple name used in access relations). */

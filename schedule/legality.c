@@ -159,8 +159,9 @@ static void explain(Sched *s, isl_union_map *pairs, const char *verb) {
   sb_free(&pt);
   int ki = 0;
   for (int i = 0; i < 3; i++) {
-    isl_union_map *d = dep_memory_kind(&s->before, kinds[i].kind);
-    bool hit = isl_union_map_is_empty(isl_union_map_intersect(d, isl_union_map_copy(pair))) == isl_bool_false;
+    isl_union_map *d = isl_union_map_intersect(dep_memory_kind(&s->before, kinds[i].kind), isl_union_map_copy(pair));
+    bool hit = isl_union_map_is_empty(d) == isl_bool_false;
+    isl_union_map_free(d);
     if (hit) {
       ki = i;
       break;
@@ -221,6 +222,62 @@ static void explain(Sched *s, isl_union_map *pairs, const char *verb) {
 
 /* ---------------- the checks ---------------- */
 
+/* The difference vectors (later - earlier time) of conflicting instance
+ * pairs, with both times given by `times` (instance -> time vector). Working
+ * on differences keeps isl's work to one set instead of one lexicographic
+ * order per pair of statements. NULL when isl fails. */
+static isl_set *conflict_deltas(Sched *s, isl_union_map *times, isl_union_set *restrict_to) {
+  isl_union_map *c = dep_conflicts(&s->before);
+  if (restrict_to) {
+    c = isl_union_map_intersect_domain(c, isl_union_set_copy(restrict_to));
+    c = isl_union_map_intersect_range(c, restrict_to);
+  }
+  isl_union_map *t = isl_union_map_apply_domain(c, isl_union_map_copy(times));
+  t = isl_union_map_apply_range(t, isl_union_map_copy(times));
+  if (!t) return NULL;
+  if (isl_union_map_is_empty(t) == isl_bool_true) {
+    isl_union_map_free(t);
+    return NULL;
+  }
+  return isl_map_deltas(isl_map_from_union_map(t));
+}
+
+static void lex_sign_text(StrBuf *sb, const char *v, int from, int n, const char *sign) {
+  sb_putc(sb, '(');
+  for (int i = 0; i < n; i++) {
+    sb_printf(sb, "%s(", i ? " or " : "");
+    for (int j = 0; j < i; j++) sb_printf(sb, "%s%d = 0 and ", v, from + j);
+    sb_printf(sb, "%s%d %s 0)", v, from + i, sign);
+  }
+  if (!n) sb_puts(sb, "1 = 0");
+  sb_putc(sb, ')');
+}
+
+/* True when some conflicting pair runs in one order before the rewrite and
+ * in the other after it (then the slow exact path explains which). */
+static bool order_broken(Sched *s, const DepModel *after) {
+  int kb = s->before.time_dims, ka = after->time_dims;
+  isl_union_map *both = isl_union_map_flat_range_product(isl_union_map_copy(s->before.sched), isl_union_map_copy(after->sched));
+  isl_set *d = conflict_deltas(s, both, NULL);
+  isl_union_map_free(both);
+  if (!d) return false; /* no conflicts at all */
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "{ [");
+  for (int i = 0; i < kb + ka; i++) sb_printf(&sb, "%sd%d", i ? ", " : "", i);
+  sb_puts(&sb, "] : ");
+  lex_sign_text(&sb, "d", 0, kb, ">");
+  sb_puts(&sb, " and ");
+  lex_sign_text(&sb, "d", kb, ka, "<");
+  sb_puts(&sb, " }");
+  isl_set *bad = isl_set_read_from_str(s->ctx, sb.data);
+  sb_free(&sb);
+  bad = isl_set_intersect(bad, d);
+  bool broken = !bad || isl_set_is_empty(bad) != isl_bool_true;
+  isl_set_free(bad);
+  return broken;
+}
+
 bool sched_legal(Sched *s) {
   if (!s->have_before) return sched_error(s, NULL, "internal error: no model of the program before this step");
   DepModel after;
@@ -235,8 +292,8 @@ bool sched_legal(Sched *s) {
       isl_union_map_is_single_valued(after.sched) != isl_bool_true) {
     ok = sched_error(s, NULL, "internal error: the rewritten loops do not run every statement instance exactly once (an npugen bug; the variant is not emitted)");
   }
-  /* 2. dependences in order */
-  if (ok) {
+  /* 2. dependences in order: a quick test, then the exact pair for a message */
+  if (ok && order_broken(s, &after)) {
     isl_union_map *deps = dep_memory(&s->before);
     isl_union_map *order = isl_union_map_lex_lt_union_map(isl_union_map_copy(after.sched), isl_union_map_copy(after.sched));
     isl_union_map *broken = isl_union_map_subtract(deps, order);
@@ -279,6 +336,40 @@ bool sched_loop_is_parallel(Sched *s, const Stmt *loop, const char *what) {
   sb_printf(&sb, "t%d != u%d }", dim, dim);
   isl_union_map *carried = isl_union_map_read_from_str(s->ctx, sb.data);
   sb_free(&sb);
+  /* Quick test on differences: instances inside this loop (its place in
+   * the program) whose times first differ at its counter. */
+  {
+    StrBuf in;
+    sb_init(&in);
+    sb_puts(&in, "{ [");
+    for (int i = 0; i < n; i++) sb_printf(&in, "%st%d", i ? ", " : "", i);
+    sb_puts(&in, "] : 0 = 0");
+    for (int i = 0; i < dim; i++)
+      if (prefix[i] != INT64_MIN) sb_printf(&in, " and t%d = %lld", i, (long long)prefix[i]);
+    sb_puts(&in, " }");
+    isl_union_set *inside = isl_union_set_apply(isl_union_set_read_from_str(s->ctx, in.data),
+                                                isl_union_map_reverse(isl_union_map_copy(s->before.sched)));
+    sb_free(&in);
+    isl_set *d = conflict_deltas(s, s->before.sched, inside);
+    bool any = false;
+    if (d) {
+      StrBuf c;
+      sb_init(&c);
+      sb_puts(&c, "{ [");
+      for (int i = 0; i < n; i++) sb_printf(&c, "%sd%d", i ? ", " : "", i);
+      sb_puts(&c, "] : ");
+      for (int i = 0; i < dim; i++) sb_printf(&c, "d%d = 0 and ", i);
+      sb_printf(&c, "d%d != 0 }", dim);
+      isl_set *hit = isl_set_intersect(isl_set_read_from_str(s->ctx, c.data), d);
+      sb_free(&c);
+      any = !hit || isl_set_is_empty(hit) != isl_bool_true;
+      isl_set_free(hit);
+    }
+    if (!any) {
+      isl_union_map_free(carried);
+      return true;
+    }
+  }
   /* instance pairs whose times differ first at this loop's counter */
   isl_union_map *x = isl_union_map_apply_range(isl_union_map_copy(s->before.sched), carried);
   x = isl_union_map_apply_range(x, isl_union_map_reverse(isl_union_map_copy(s->before.sched)));
