@@ -159,9 +159,14 @@ static void explain(Sched *s, isl_union_map *pairs, const char *verb) {
   sb_free(&pt);
   int ki = 0;
   for (int i = 0; i < 3; i++) {
-    isl_union_map *d = isl_union_map_intersect(dep_memory_kind(&s->before, kinds[i].kind), isl_union_map_copy(pair));
-    bool hit = isl_union_map_is_empty(d) == isl_bool_false;
+    /* as plain maps of the pair's space (isl 0.25 leaks in the union test) */
+    isl_map *pm = isl_map_from_union_map(isl_union_map_copy(pair));
+    isl_union_map *d = dep_memory_kind(&s->before, kinds[i].kind);
+    isl_map *dm = isl_union_map_extract_map(d, isl_map_get_space(pm));
     isl_union_map_free(d);
+    bool hit = isl_map_is_subset(pm, dm) == isl_bool_true;
+    isl_map_free(pm);
+    isl_map_free(dm);
     if (hit) {
       ki = i;
       break;
