@@ -10,14 +10,14 @@
 char *check_thunk_text(const Kernel *k, const char *fn, const char *thunk) {
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "\nvoid %s(void **a) {\n  %s(", thunk, fn);
+  sb_printf(&sb, "\nvoid %s(void **npg_args) {\n  %s(", thunk, fn);
   int i = 0;
   for (const Param *p = k->params; p; p = p->next, i++) {
     if (i) sb_puts(&sb, ", ");
     if (p->buf)
-      sb_printf(&sb, "a[%d]", i);
+      sb_printf(&sb, "npg_args[%d]", i);
     else
-      sb_printf(&sb, "*(%s *)a[%d]", p->var->type->name, i);
+      sb_printf(&sb, "*(%s *)npg_args[%d]", p->var->type->name, i);
   }
   sb_puts(&sb, ");\n}\n");
   return sb_take(&sb);

@@ -79,11 +79,18 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
       b = inner;
     }
     if (!b || b->next || b->kind != ST_FOR) {
-      const Stmt *other = b && b->kind == ST_FOR ? b->next : b;
-      if (!other) other = b;
-      return sched_error(s, args[0], "loop %s is not perfectly nested: its body holds %s (line %d) besides the next loop; use fission or decompose_reduction first",
-                         c->name, !other ? "nothing" : other->kind == ST_FOR ? other->name : other->name ? other->name : "a statement",
-                         other ? other->loc.line : c->loc.line);
+      /* name what keeps the nest from being perfect */
+      if (!b) return sched_error(s, args[0], "loop %s has an empty body", c->name);
+      const Stmt *other = b->kind == ST_FOR ? b->next : b;
+      const char *what = other->kind == ST_IF ? "an if" : other->name ? other->name : "a declaration";
+      if (b->kind == ST_FOR && other->kind == ST_FOR)
+        return sched_error(s, args[0], "loop %s is not perfectly nested: its body holds loops %s and %s; use fission first",
+                           c->name, b->name, other->name);
+      if (b->kind == ST_FOR)
+        return sched_error(s, args[0], "loop %s is not perfectly nested: besides loop %s its body holds %s (line %d); use fission or decompose_reduction first",
+                           c->name, b->name, what, other->loc.line);
+      return sched_error(s, args[0], "loop %s is not perfectly nested: its body holds %s (line %d) before the next loop; use fission or decompose_reduction first",
+                         c->name, what, other->loc.line);
     }
     c = b;
   }

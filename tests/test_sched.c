@@ -249,7 +249,7 @@ Test(sched, bad_arguments) {
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu unroll(i, 0)\n",
           "k.c:12:23: error: unroll: the unroll factor must be positive, got 0");
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu reorder(k, i)\n",
-          "k.c:12:21: error: reorder: loop j is not perfectly nested: its body holds init (line 6) besides the next loop; use fission or decompose_reduction first");
+          "k.c:12:21: error: reorder: loop j is not perfectly nested: its body holds init (line 6) before the next loop; use fission or decompose_reduction first");
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu frobnicate(i)\n",
           "k.c:12:13: error: unknown schedule primitive 'frobnicate'");
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(nothere, i)\n",
