@@ -111,7 +111,7 @@ static int *snapshot_loops(Build *b) {
  * A dimension whose index is not affine is left free within its extent. */
 static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
   StrBuf *sb = write ? &b->wacc : &b->racc;
-  char *space = space_text(b), *cons = cons_text(b);
+  char *space = space_text(b);
   sb_printf(sb, "S%d%s -> ", leaf->inst, space);
   const int *decl = NULL;
   StrBuf extra;
@@ -141,14 +141,14 @@ static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
       free(t);
     }
   }
-  sb_printf(sb, "] : %s%s; ", cons, extra.len ? extra.data : "");
+  /* the leaf's domain is intersected once, for all its accesses */
+  sb_printf(sb, "] : 0 = 0%s; ", extra.len ? extra.data : "");
   sb_free(&extra);
   free(space);
-  free(cons);
 }
 
 /* Parses the batched accesses of one leaf into reads or writes. */
-static void flush_accesses(Build *b, StrBuf *sb, isl_union_map **into, const Stmt *leaf) {
+static void flush_accesses(Build *b, StrBuf *sb, isl_union_map **into, const Stmt *leaf, isl_union_set *dom) {
   if (!sb->len) return;
   StrBuf all;
   sb_init(&all);
@@ -162,6 +162,7 @@ static void flush_accesses(Build *b, StrBuf *sb, isl_union_map **into, const Stm
     snprintf(b->m->error, sizeof b->m->error, "cannot model the accesses of %s (line %d)", leaf->name ? leaf->name : "a statement", leaf->loc.line);
     return;
   }
+  acc = isl_union_map_intersect_domain(acc, isl_union_set_copy(dom));
   *into = isl_union_map_union(*into, acc);
 }
 
@@ -276,8 +277,19 @@ static void leaf(Build *b, const Stmt *s) {
       return;
     }
     leaf_accesses(b, s);
-    flush_accesses(b, &b->racc, &b->reads, s);
-    flush_accesses(b, &b->wacc, &b->writes, s);
+    StrBuf d;
+    sb_init(&d);
+    sb_printf(&d, "{ %s : %s }", b->orig[idx], b->cons[idx]);
+    isl_union_set *dom = isl_union_set_read_from_str(m->ctx, d.data);
+    sb_free(&d);
+    if (!dom) {
+      b->failed = true;
+      snprintf(m->error, sizeof m->error, "cannot model the domain of %s (line %d)", s->name ? s->name : "a declaration", s->loc.line);
+      return;
+    }
+    flush_accesses(b, &b->racc, &b->reads, s, dom);
+    flush_accesses(b, &b->wacc, &b->writes, s, dom);
+    isl_union_set_free(dom);
   }
 }
 
