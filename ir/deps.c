@@ -324,8 +324,11 @@ static void walk_stmt(Build *b, const Stmt *s) {
       const char *c = i < 1024 ? b->comps[i] : "x";
       prefix[i] = c[0] >= '0' && c[0] <= '9' ? strtoll(c, NULL, 10) : INT64_MIN;
     }
-    m->loops[m->nloops++] = (DepLoop){s, b->ncomps - 1, prefix};
+    int li = m->nloops++;
+    m->loops[li] = (DepLoop){s, b->ncomps - 1, prefix};
+    int before = b->nocc;
     walk_list(b, s->body->body);
+    if (b->nocc == before) m->loops[li].dim = -1; /* no statement: no time dimension of its own */
     pop_comp(b);
     aff_pop_loop(&b->aff);
     break;
@@ -398,7 +401,12 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
    * position in a block with one child) order nothing: drop them, isl's
    * lexicographic operations cost per dimension. */
   int full = m->time_dims, kept = 0;
-  int *newdim = malloc(sizeof(int) * (size_t)(full + 1));
+  /* a loop without statements may reach deeper than any statement */
+  int span = full;
+  for (int i = 0; i < m->nloops; i++)
+    if (m->loops[i].dim + 1 > span) span = m->loops[i].dim + 1; /* (dim -1: none) */
+  int *newdim = malloc(sizeof(int) * (size_t)(span + 1));
+  for (int d = full; d < span; d++) newdim[d] = -1;
   for (int d = 0; d < full; d++) {
     const char *first = NULL;
     bool same = true;
@@ -418,7 +426,7 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
       if (newdim[d] >= 0) p[newdim[d]] = l->prefix[d];
     free(l->prefix);
     l->prefix = p;
-    l->dim = newdim[l->dim];
+    if (l->dim >= 0) l->dim = newdim[l->dim];
   }
   for (int i = 0; i < b.nocc; i++) {
     if (!b.failed) {
@@ -473,6 +481,9 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
   sb_free(&b.racc);
   sb_free(&b.wacc);
   isl_union_set_free(m->domain);
+  /* copies of a statement (unroll, partition) are adjacent pieces: merging
+   * them keeps later isl work from growing with the square of the copies */
+  m->sched = isl_union_map_coalesce(m->sched);
   m->domain = isl_union_map_domain(isl_union_map_copy(m->sched));
   for (int i = 0; i < k->nvars + 2; i++) free(b.var_decl_loops[i]);
   for (int i = 0; i < k->nbufs + 2; i++) free(b.buf_decl_loops[i]);

@@ -26,7 +26,7 @@ typedef struct {
 
 typedef struct {
   const Stmt *loop;
-  int dim; /* index of its counter in the time vectors */
+  int dim; /* index of its counter in the time vectors; -1 when it holds no statement */
   /* The time components before dim that are block positions, with their
    * values (the loop's place in the program); INT64_MIN for counters. */
   int64_t *prefix;

@@ -9,8 +9,8 @@ bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
   if (!init) return false;
   Stmt *loop = sched_loop(s, &st->args[1]);
   if (!loop) return false;
-  if (init->kind != ST_ASSIGN)
-    return sched_error(s, &st->args[0], "%s is a declaration; only an assignment can be moved out", init->name);
+  if (init->kind != ST_ASSIGN || init->op != OP_NONE)
+    return sched_error(s, &st->args[0], "%s (line %d) is not a reduction's init: it must be a plain assignment (=)", init->name, init->loc.line);
   if (!sched_encloses(loop, init))
     return sched_error(s, &st->args[1], "%s (line %d) is not inside loop %s", init->name, init->loc.line, loop->name);
   /* The loops from `loop` down to init's parent, each directly nested. */
@@ -60,5 +60,6 @@ bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
   Stmt **llink = sched_link(s, loop, NULL);
   outer->next = loop;
   *llink = outer;
+  sched_drop_empty(s);
   return sched_legal(s);
 }

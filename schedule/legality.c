@@ -316,14 +316,15 @@ bool sched_legal(Sched *s) {
 
 bool sched_loop_is_parallel(Sched *s, const Stmt *loop, const char *what) {
   if (!s->have_before && !sched_begin_rewrite(s)) return false;
-  int dim = -1;
+  int dim = -2;
   const int64_t *prefix = NULL;
   for (int i = 0; i < s->before.nloops; i++)
     if (s->before.loops[i].loop == loop) {
       dim = s->before.loops[i].dim;
       prefix = s->before.loops[i].prefix;
     }
-  if (dim < 0) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
+  if (dim == -2) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
+  if (dim < 0) return true; /* no statement inside: nothing is carried */
   int n = s->before.time_dims;
   StrBuf sb;
   sb_init(&sb);

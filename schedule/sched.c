@@ -5,6 +5,7 @@
 #include <isl/ctx.h>
 #include <isl/options.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,7 +198,7 @@ bool sched_int(Sched *s, const SchedArg *arg, int64_t *v) {
 bool sched_positive(Sched *s, const SchedArg *arg, const char *what, int64_t *v) {
   if (!sched_int(s, arg, v)) return false;
   if (*v <= 0) return sched_error(s, arg, "%s must be positive, got %lld", what, (long long)*v);
-  if (*v > ((int64_t)1 << 31)) return sched_error(s, arg, "%s %lld is too large", what, (long long)*v);
+  if (*v > INT32_MAX) return sched_error(s, arg, "%s %lld is too large", what, (long long)*v);
   return true;
 }
 
@@ -402,3 +403,21 @@ void sched_rename_copies(Sched *s, Stmt *copy) {
   }
   free(l.loops);
 }
+
+static bool is_empty_list(Stmt **list);
+
+/* Drops empty loops, ifs and blocks from a list; true when nothing is left. */
+static bool is_empty_list(Stmt **list) {
+  for (Stmt **l = list; *l;) {
+    Stmt *c = *l;
+    bool empty = false;
+    if (c->kind == ST_FOR) empty = is_empty_list(&c->body->body);
+    else if (c->kind == ST_BLOCK) empty = is_empty_list(&c->body);
+    else if (c->kind == ST_IF) empty = is_empty_list(&c->then_s->body) & (!c->else_s || is_empty_list(&c->else_s->body));
+    if (empty) *l = c->next;
+    else l = &c->next;
+  }
+  return !*list;
+}
+
+void sched_drop_empty(Sched *s) { is_empty_list(&s->k->body->body); }

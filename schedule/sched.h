@@ -69,6 +69,8 @@ Stmt *sched_make_loop(Sched *s, const char *name, const Type *t, Expr *lo, Expr 
 /* The loops of a copied subtree (copy itself included) get fresh names
  * (base_N), so names stay unique: originals keep theirs, copies are suffixed. */
 void sched_rename_copies(Sched *s, Stmt *copy);
+/* Removes loops (and ifs) left without statements by a move. */
+void sched_drop_empty(Sched *s);
 /* Wraps a statement list into a block. */
 Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc);
 

@@ -33,6 +33,12 @@ bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *
   Expr *extent = ir_sub(s->a, ir_clone_expr(s->a, end, &(CloneMap){0}), ir_clone_expr(s->a, lo, &(CloneMap){0}), t);
   int64_t n;
   bool constant = ir_const_int(extent, &n);
+  if (constant && f > n && n > 0)
+    return sched_error(s, at, "the factor %lld is larger than loop %s's trip count %lld", (long long)f, loop->name, (long long)n);
+  int64_t tlo;
+  uint64_t thi;
+  type_int_range(t, &tlo, &thi);
+  if ((uint64_t)f > thi) return sched_error(s, at, "the factor %lld does not fit loop %s's counter type %s", (long long)f, loop->name, t->name);
   bool divisible = constant && n % f == 0;
   Expr *outer_hi;
   if (constant)

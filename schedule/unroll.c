@@ -71,6 +71,7 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
   if (!ir_const_int(lo, &lo_c) || !ir_const_int(end, &end_c))
     return sched_error(s, &st->args[0], "loop %s needs constant bounds to be unrolled by a factor; split it first", loop->name);
   n = end_c > lo_c ? end_c - lo_c : 0;
+  if (f > n) return sched_error(s, &st->args[1], "the factor %lld is larger than loop %s's trip count %lld", (long long)f, loop->name, (long long)n);
   int64_t main_end = lo_c + n / f * f;
   if (!sched_begin_rewrite(s)) return false;
   Stmt **link = sched_link(s, loop, NULL);

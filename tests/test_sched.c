@@ -322,3 +322,35 @@ Test(sched, refusal_says_when_an_access_is_not_affine) {
   checked(s, "ok");
   npg_close(s);
 }
+
+/* Regressions found by the random-schedule tester (fuzz/regressions/). */
+Test(sched, random_schedule_regressions) {
+  /* a loop nest without statements: tiled, parallel, vectorized */
+  const char *k = "void f(const float A[8][8], float C[8][8]) {\n"
+                  "  for (int i = 0; i < 8; i++)\n"
+                  "    for (int j = 0; j < 8; j++)\n"
+                  "      C[i][j] = A[i][j];\n"
+                  "  for (int k = 0; k < 8; k++)\n"
+                  "    for (int m = 0; m < 8; m++) {\n"
+                  "    }\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(f, v)\n#pragma npu tile(k, m, 4, 4, ko, mo, ki, mi)\n"
+                             "#pragma npu parallel(ko)\n#pragma npu vectorize(mi)\n#pragma npu parallel(i)\n");
+  checked(s, "v");
+  npg_close(s);
+  const char *r = "#define N 8\n"
+                  "void f(const float A[N][N], float C[N][N]) {\n"
+                  "  for (int i = 0; i < N; i++)\n"
+                  "    for (int k = 0; k < N; k++)\n"
+                  "      for (int j = 0; j < N; j++)\n"
+                  "        upd: C[i][j] += A[i][k];\n"
+                  "}\n";
+  refused(r, "#pragma npu schedule(f, v)\n#pragma npu decompose_reduction(upd, k)\n",
+          "k.c:9:33: error: decompose_reduction: upd (line 6) is not a reduction's init: it must be a plain assignment (=)");
+  refused(r, "#pragma npu schedule(f, v)\n#pragma npu split(i, 2147483648, a, b)\n",
+          "k.c:9:22: error: split: the split factor 2147483648 is too large");
+  refused(r, "#pragma npu schedule(f, v)\n#pragma npu split(i, 9, a, b)\n",
+          "k.c:9:19: error: split: the factor 9 is larger than loop i's trip count 8");
+  refused(r, "#pragma npu schedule(f, v)\n#pragma npu unroll(j, 16)\n",
+          "k.c:9:23: error: unroll: the factor 16 is larger than loop j's trip count 8");
+}
