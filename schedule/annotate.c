@@ -19,10 +19,13 @@ bool prim_annotate(Sched *s, const SchedStep *st) {
     return sched_error(s, key, "the key must be a name or a string, got '%s'", key->text);
   if (!value_ok(val))
     return sched_error(s, val, "the value must be an integer, a string, a name or a parenthesized list of those, got '%s'", val->text);
+  /* both reach C comments in the emitted code */
   for (const char *p = val->text; *p; p++)
-    if (p[0] == '*' && p[1] == '/') return sched_error(s, val, "the value cannot contain '*/'");
+    if ((p[0] == '*' && p[1] == '/') || (p[0] == '/' && p[1] == '*'))
+      return sched_error(s, val, "the value cannot contain '/*' or '*/' (it is emitted inside a comment)");
   for (const char *p = key->name; *p; p++)
-    if (p[0] == '*' && p[1] == '/') return sched_error(s, key, "the key cannot contain '*/'");
+    if ((p[0] == '*' && p[1] == '/') || (p[0] == '/' && p[1] == '*'))
+      return sched_error(s, key, "the key cannot contain '/*' or '*/' (it is emitted inside a comment)");
   Annot *a = ARENA_NEW(s->a, Annot);
   a->key = key->name;
   a->value = val->kind == SA_INT ? arena_printf(s->a, "%lld", (long long)val->ival) : val->text;
