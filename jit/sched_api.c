@@ -26,6 +26,10 @@ void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
 }
 
 bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc) {
+  if (!sched_is_c_name(name)) {
+    diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: the variant name '%s' is not a C identifier", name);
+    return false;
+  }
   for (int i = 0; i < s->nv; i++)
     if (!strcmp(s->v[i].name, name)) {
       diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: a variant or kernel named '%s' already exists", name);

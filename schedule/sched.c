@@ -229,9 +229,23 @@ bool sched_name_taken(Sched *s, const char *name) {
   return t.taken;
 }
 
+/* A C identifier that is not a keyword (API callers pass any string). */
+bool sched_is_c_name(const char *n) {
+  static const char *const kw[] = {"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+                                   "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+                                   "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+                                   "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool"};
+  if (!n[0] || !((n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') || n[0] == '_')) return false;
+  for (const char *p = n; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return false;
+  for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+    if (!strcmp(n, kw[i])) return false;
+  return strlen(n) < 64;
+}
+
 const char *sched_new_name(Sched *s, const SchedArg *arg) {
-  if (arg->kind != SA_NAME) {
-    sched_error(s, arg, "expected a name for the new loop, got '%s'", arg->text);
+  if (arg->kind != SA_NAME || !sched_is_c_name(arg->name)) {
+    sched_error(s, arg, "expected a name for the new loop (a C identifier), got '%s'", arg->text);
     return NULL;
   }
   if (sched_name_taken(s, arg->name)) {

@@ -54,6 +54,8 @@ const char *sched_new_name(Sched *s, const SchedArg *arg);
 /* An unused loop name derived from base: base_1, base_2, ... */
 const char *sched_fresh_name(Sched *s, const char *base);
 bool sched_name_taken(Sched *s, const char *name);
+/* A C identifier, not a keyword, shorter than 64 bytes. */
+bool sched_is_c_name(const char *name);
 
 /* The link that points at stmt (in its enclosing list), and the statement
  * owning that list (a block, for the body of a loop or if: its block). */
