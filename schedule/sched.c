@@ -207,9 +207,24 @@ typedef struct {
   bool taken;
 } Taken;
 
+static bool calls(const Expr *e, const char *name) {
+  if (!e) return false;
+  if (e->kind == EX_CALL && !strcmp(e->text, name)) return true;
+  if (e->kind == EX_LOAD)
+    for (int i = 0; i < e->buf->ndim; i++)
+      if (calls(e->idx[i], name)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (calls(e->args[i], name)) return true;
+  return calls(e->a, name) || calls(e->b, name) || calls(e->c, name);
+}
+
 static bool taken_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Taken *t = ctx;
+  /* a counter named like a function the body calls would shadow it */
+  const Expr *es[] = {st->lo, st->hi, st->cond, st->lhs, st->rhs, st->init};
+  for (size_t i = 0; i < sizeof es / sizeof es[0]; i++)
+    if (calls(es[i], t->name)) t->taken = true;
   if (st->name && !strcmp(st->name, t->name)) t->taken = true;
   if (st->var && !strcmp(st->var->name, t->name)) t->taken = true;
   if (st->buf && !strcmp(st->buf->name, t->name)) t->taken = true;
@@ -217,6 +232,13 @@ static bool taken_visit(Stmt *st, int depth, void *ctx) {
 }
 
 bool sched_name_taken(Sched *s, const char *name) {
+  /* type names (int32_t), names C code relies on, and our own prefixes */
+  static const char *const reserved[] = {"main", "NULL", "size_t", "ptrdiff_t", "bool", "true", "false",
+                                         "INFINITY", "NAN", "errno", "abs"};
+  if (type_by_name(name)) return true;
+  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+    if (!strcmp(reserved[i], name)) return true;
+  if (!strncmp(name, "npg_", 4) || !strncmp(name, "npu_", 4) || !strncmp(name, "__", 2)) return true;
   for (const Param *p = s->k->params; p; p = p->next)
     if (!strcmp(p->buf ? p->buf->name : p->var->name, name)) return true;
   for (const Define *d = s->m->defines; d; d = d->next)
