@@ -89,11 +89,14 @@ static SchedArg convert_arg(Fe *fe, TSNode n) {
 /* Parses "PRIM(args...)" (the pragma text after "npu") into a step. */
 static SchedStep *parse_call(Fe *fe, const char *call, SrcLoc at) {
   static const char prefix[] = "void __npg_pragma(void) { ";
-  char *snippet = arena_printf(fe->arena, "%s%s; }", prefix, call);
-  for (char *p = snippet; *p; p++)
+  /* The call on one line (continuations joined), then a newline, so that a
+   * trailing // comment on the pragma line ends before the closing "; }". */
+  char *one = arena_strdup(fe->arena, call);
+  for (char *p = one; *p; p++)
     if (*p == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n'))) *p = ' '; /* continuation */
-  for (char *p = snippet; *p; p++)
+  for (char *p = one; *p; p++)
     if (*p == '\n' || *p == '\r') *p = ' ';
+  char *snippet = arena_printf(fe->arena, "%s%s\n; }", prefix, one);
   TSParser *parser = ts_parser_new();
   ts_parser_set_language(parser, fe->lang);
   TSTree *tree = ts_parser_parse_string(parser, NULL, snippet, (uint32_t)strlen(snippet));

@@ -492,8 +492,8 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
   while (b.ncomps > 0) pop_comp(&b);
   aff_free(&b.aff);
   if (accesses) {
-    m->reads = b.reads;
-    m->writes = b.writes;
+    m->reads = isl_union_map_coalesce(b.reads);
+    m->writes = isl_union_map_coalesce(b.writes);
   } else {
     isl_union_map_free(b.reads);
     isl_union_map_free(b.writes);
@@ -536,7 +536,7 @@ isl_union_map *dep_memory_kind(const DepModel *m, char kind) {
 isl_union_map *dep_conflicts(const DepModel *m) {
   isl_union_map *c = conflicts(m, 'f');
   c = isl_union_map_union(c, conflicts(m, 'a'));
-  return isl_union_map_union(c, conflicts(m, 'o'));
+  return isl_union_map_coalesce(isl_union_map_union(c, conflicts(m, 'o')));
 }
 
 isl_union_map *dep_memory(const DepModel *m) { return isl_union_map_intersect(dep_conflicts(m), earlier(m)); }

@@ -4,6 +4,19 @@
  * in C the init is usually already a statement of its own). */
 #include "schedule/primitives.h"
 
+/* Does e read the array (or scalar) that lhs stores to? */
+static bool reads_target(const Expr *e, const Expr *lhs) {
+  if (!e) return false;
+  if (lhs->kind == EX_LOAD && e->kind == EX_LOAD && e->buf == lhs->buf) return true;
+  if (lhs->kind == EX_VAR && e->kind == EX_VAR && e->var == lhs->var) return true;
+  if (e->kind == EX_LOAD)
+    for (int i = 0; i < e->buf->ndim; i++)
+      if (reads_target(e->idx[i], lhs)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (reads_target(e->args[i], lhs)) return true;
+  return reads_target(e->a, lhs) || reads_target(e->b, lhs) || reads_target(e->c, lhs);
+}
+
 bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
   Stmt *init = sched_leaf(s, &st->args[0]);
   if (!init) return false;
@@ -11,6 +24,9 @@ bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
   if (!loop) return false;
   if (init->kind != ST_ASSIGN || init->op != OP_NONE)
     return sched_error(s, &st->args[0], "%s (line %d) is not a reduction's init: it must be a plain assignment (=)", init->name, init->loc.line);
+  if (reads_target(init->rhs, init->lhs))
+    return sched_error(s, &st->args[0], "%s (line %d) is not a reduction's init: it reads %s, which it writes",
+                       init->name, init->loc.line, init->lhs->kind == EX_LOAD ? init->lhs->buf->name : init->lhs->var->name);
   if (!sched_encloses(loop, init))
     return sched_error(s, &st->args[1], "%s (line %d) is not inside loop %s", init->name, init->loc.line, loop->name);
   /* The loops from `loop` down to init's parent, each directly nested. */

@@ -18,8 +18,8 @@ bool prim_loop_partition(Sched *s, const SchedStep *st) {
     if (!sched_int(s, &st->args[i + 1], &pts[i])) return false;
     int64_t prev = i ? pts[i - 1] : lo_c;
     if (pts[i] <= prev || pts[i] >= end_c)
-      return sched_error(s, &st->args[i + 1], "point %lld must lie inside loop %s's range %lld .. %lld and after the previous point",
-                         (long long)pts[i], loop->name, (long long)lo_c, (long long)end_c);
+      return sched_error(s, &st->args[i + 1], "point %lld must satisfy %lld < point < %lld (loop %s runs %lld .. < %lld) and follow the previous point",
+                         (long long)pts[i], (long long)prev, (long long)end_c, loop->name, (long long)lo_c, (long long)end_c);
   }
   if (!sched_begin_rewrite(s)) return false;
   const Type *t = loop->var->type;

@@ -432,9 +432,18 @@ void sched_rename_copies(Sched *s, Stmt *copy) {
   copy->next = NULL;
   ir_walk_stmts(copy, collect_loops, &l);
   copy->next = next;
+  for (int i = 0; i < l.n; i++) l.loops[i]->name = NULL;
   for (int i = 0; i < l.n; i++) {
-    l.loops[i]->name = NULL;
-    l.loops[i]->name = sched_fresh_name(s, l.loops[i]->var->name);
+    /* fresh in the kernel and among this copy's loops (it may not be linked yet) */
+    for (int n = 1;; n++) {
+      const char *c = arena_printf(s->a, "%s_%d", l.loops[i]->var->name, n);
+      bool used = sched_name_taken(s, c);
+      for (int j = 0; j < i && !used; j++) used = !strcmp(l.loops[j]->name, c);
+      if (!used) {
+        l.loops[i]->name = c;
+        break;
+      }
+    }
     l.loops[i]->labeled = false;
   }
   free(l.loops);

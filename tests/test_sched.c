@@ -255,7 +255,7 @@ Test(sched, bad_arguments) {
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(nothere, i)\n",
           "k.c:12:33: error: decompose_reduction: no statement named 'nothere' in v (statements: init, update)");
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu loop_partition(j, 60)\n",
-          "k.c:12:31: error: loop_partition: point 60 must lie inside loop j's range 0 .. 48 and after the previous point");
+          "k.c:12:31: error: loop_partition: point 60 must satisfy 0 < point < 48 (loop j runs 0 .. < 48) and follow the previous point");
 }
 
 Test(sched, bad_schedule_language) {
@@ -353,4 +353,26 @@ Test(sched, random_schedule_regressions) {
           "k.c:9:19: error: split: the factor 9 is larger than loop i's trip count 8");
   refused(r, "#pragma npu schedule(f, v)\n#pragma npu unroll(j, 16)\n",
           "k.c:9:23: error: unroll: the factor 16 is larger than loop j's trip count 8");
+}
+
+/* From a new user's trials: trailing comments on pragma lines, and names
+ * in an unroll remainder (two sibling loops once got the same name). */
+Test(sched, new_user_findings) {
+  const char *k = "#define N 10\n"
+                  "void atax(const float A[N][N], const float x[N], float y[N], float tmp[N]) {\n"
+                  "  for (int i = 0; i < N; i++) {\n"
+                  "    tmp[i] = 0.0f;\n"
+                  "    for (int j = 0; j < N; j++) tmp[i] += A[i][j] * x[j];\n"
+                  "    for (int j = 0; j < N; j++) y[j] += A[i][j] * tmp[i];\n"
+                  "  }\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(atax, v) // unrolled rows\n"
+                             "#pragma npu unroll(i, 4)  // 10 = 2 * 4 + 2\n");
+  int v = checked(s, "v");
+  has(npg_dump_ir(s, v), "for i_1 (counter i) in 8 .. < 10 step 1:");
+  has(npg_dump_ir(s, v), "  for j_9 (counter j) in 0 .. < N step 1:");
+  has(npg_dump_ir(s, v), "  for j_10 (counter j) in 0 .. < N step 1:");
+  npg_close(s);
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(update, i)\n",
+          "k.c:12:33: error: decompose_reduction: update (line 8) is not a reduction's init: it must be a plain assignment (=)");
 }
