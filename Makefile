@@ -37,6 +37,8 @@ LIB_OBJS  := $(call obj,$(LIB_SRCS)) $(BUILD)/obj/ts_c_parser.o
 SIM_OBJS  := $(call obj,$(SIM_SRCS))
 CLI_OBJS  := $(call obj,$(CLI_SRCS))
 TEST_OBJS := $(call obj,$(TEST_SRCS))
+# sched_random: the random-schedule tester (fuzz/) is linked into the tests.
+TEST_OBJS += $(call obj,fuzz/sched_gen.c)
 
 .PHONY: all deps run test test-build bench install clean
 all: $(BUILD)/npugen $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
@@ -107,3 +109,16 @@ install: all
 
 clean:
 	rm -rf build out
+
+# sched_random: long random-schedule runs (fuzz/fuzz_schedules.c), a process
+# per case; reproductions of failures go to fuzz/failures/.
+#   make fuzz-schedules N=100000 [SEED=1]
+N    ?= 1000
+SEED ?= 1
+FUZZ_OBJS := $(call obj,fuzz/fuzz_schedules.c fuzz/sched_gen.c)
+$(FUZZ_OBJS) $(call obj,tests/test_sched_random.c): fuzz/sched_gen.h
+.PHONY: fuzz-schedules
+$(BUILD)/fuzz_schedules: $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
+	$(CC) $(OPT) -o $@ $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
+fuzz-schedules: $(BUILD)/fuzz_schedules
+	$(BUILD)/fuzz_schedules -n $(N) -s $(SEED) -j $(JOBS)

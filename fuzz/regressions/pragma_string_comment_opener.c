@@ -1,0 +1,19 @@
+/* sched_random finding (minor, frontend): a schedule pragma whose string
+ * argument holds a comment opener (slash-star) is rejected as
+ * "syntax error at '#pragma'", although the file is valid C (gcc builds it:
+ * inside a string literal the two characters open no comment). tree-sitter-c
+ * seems to lex the opener inside the pragma's argument as a comment.
+ *   ./build/npugen check fuzz/regressions/pragma_string_comment_opener.c
+ *     -> error: syntax error at '#pragma' (exit 1)
+ * Expected: the pragma parses (then annotate_comment_opener.c applies), or
+ * a message that names the real problem.
+ *
+ * Status: open.
+ */
+#define N 16
+void f(const int x[N], int y[N]) {
+  for (int i = 0; i < N; i++)
+    s: y[i] = x[i] + 1;
+}
+#pragma npu schedule(f, v)
+#pragma npu annotate(s, note, "a/*b")

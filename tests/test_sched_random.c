@@ -1,0 +1,148 @@
+/* Random schedules (fuzz/sched_gen.h) on the suite's kernels (tests/kernels,
+ * examples, and fuzz/kernels' producer/consumer nests): 1024 seeded
+ * cases of 1..6 random primitives each. Every case must either be refused
+ * with an error message or pass the differential check against the kernel
+ * as written; nothing may be miscompiled, crash, or be refused silently.
+ * Refusals saying "internal error" are npugen bugs too: they are counted
+ * and printed separately (they are refusals with a message, so they do not
+ * fail this test). Longer runs: `make fuzz-schedules N=100000`.
+ *
+ * The cases are split into shards (one test each, so --jobs runs them in
+ * parallel); shard k takes every SHARDS-th kernel file. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz/sched_gen.h"
+
+/* In the ASan build a leak is a failure too; LeakSanitizer reports it only
+ * at exit, where Criterion does not look, so the shard asks after each
+ * case (until the first leak: later checks would repeat it). */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LEAKED() (__lsan_do_recoverable_leak_check() != 0)
+#else
+#define LEAKED() false
+#endif
+
+enum {
+  SHARDS = 8,
+  CASES_PER_SHARD = 128,
+  MAX_FILES = 512,
+  /* Files whose largest kernel has more leaf statements are left to
+   * `make fuzz-schedules`: the isl legality proof grows quadratically with
+   * statements (style_manylocals.c, 86, takes seconds per case). */
+  MAX_LEAVES = 40,
+};
+
+typedef struct {
+  int shard;
+} Shard;
+
+typedef struct {
+  char *path[MAX_FILES];
+  int n;
+} FileList;
+
+static void list_dir(FileList *l, const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)) && l->n < MAX_FILES) {
+    size_t len = strlen(e->d_name);
+    if (len > 2 && !strcmp(e->d_name + len - 2, ".c")) {
+      char *p = malloc(strlen(dir) + len + 2);
+      sprintf(p, "%s/%s", dir, e->d_name);
+      l->path[l->n++] = p;
+    }
+  }
+  closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool count_leaf(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  if ((s->kind == ST_ASSIGN || s->kind == ST_DECL) && s->name) ++*(int *)ctx;
+  return true;
+}
+
+static int largest_kernel(const Module *m) {
+  int most = 0;
+  for (Kernel *k = m->kernels; k; k = k->next) {
+    int n = 0;
+    ir_walk_stmts(k->body, count_leaf, &n);
+    if (n > most) most = n;
+  }
+  return most;
+}
+
+static void free_shards(struct criterion_test_params *p) { cr_free(p->params); }
+
+ParameterizedTestParameters(sched_random, shard) {
+  Shard *shards = cr_malloc(sizeof(Shard) * SHARDS);
+  for (int i = 0; i < SHARDS; i++) shards[i].shard = i;
+  return cr_make_param_array(Shard, shards, SHARDS, free_shards);
+}
+
+ParameterizedTest(Shard *sh, sched_random, shard, .timeout = 600) {
+  FileList all = {0};
+  list_dir(&all, "tests/kernels");
+  list_dir(&all, "examples");
+  list_dir(&all, "fuzz/kernels"); /* producer/consumer nests for compute_at and inlining */
+  cr_assert(all.n > 0, "no kernel files (run from the repository root)");
+  qsort(all.path, (size_t)all.n, sizeof *all.path, cmp_str);
+  SgFile *files[MAX_FILES];
+  int nfiles = 0;
+  for (int i = 0; i < all.n; i++) {
+    if (i % SHARDS == sh->shard) {
+      char err[2048];
+      SgFile *f = sg_file_open(all.path[i], err, sizeof err);
+      cr_expect(f != NULL, "%s", err);
+      if (f && largest_kernel(sg_file_module(f)) > MAX_LEAVES) {
+        sg_file_close(f);
+        f = NULL;
+      }
+      if (f) files[nfiles++] = f;
+    }
+    free(all.path[i]);
+  }
+  cr_assert(nfiles > 0);
+
+  SgCounts c = {0};
+  SgOptions opt = sg_default_options();
+  uint64_t seed0 = 1000003ull * (uint64_t)(sh->shard + 1);
+  bool leaked = false;
+  for (int i = 0; i < CASES_PER_SHARD; i++) {
+    SgCase cs;
+    uint64_t seed = seed0 + (uint64_t)i;
+    sg_run_case(files[sg_pick_file(seed, nfiles)], seed, &opt, &cs, NULL, NULL);
+    if (!leaked && LEAKED()) {
+      leaked = true;
+      const char *was = cs.message ? cs.message : "";
+      char *m = malloc(strlen(was) + 100);
+      sprintf(m, "LeakSanitizer: this case leaked memory (the report is above)\n%s", was);
+      free(cs.message);
+      cs.message = m;
+      cs.outcome = SG_FAILED;
+    }
+    sg_counts_add(&c, &cs);
+    sg_case_free(&cs);
+  }
+  char *sum = sg_counts_summary(&c);
+  /* the figures, for the log and for review notes */
+  fprintf(stderr, "sched_random shard %d (%d files): %s", sh->shard, nfiles, sum);
+  if (c.outcome[SG_INTERNAL])
+    fprintf(stderr, "sched_random shard %d: %ld internal errors (npugen bugs, reported, not failed):\n%s", sh->shard,
+            c.outcome[SG_INTERNAL], c.failures ? c.failures : "");
+  cr_expect_eq(c.outcome[SG_FAILED], 0, "%ld of %ld random schedules failed:\n%s", c.outcome[SG_FAILED], c.cases,
+               c.failures ? c.failures : "");
+  cr_expect(c.outcome[SG_PASSED] > 0, "no random schedule was applied and passed: %s", sum);
+  cr_expect(c.outcome[SG_REFUSED] + c.outcome[SG_INTERNAL] > 0, "no random schedule was refused: %s", sum);
+  free(sum);
+  sg_counts_free(&c);
+  for (int i = 0; i < nfiles; i++) sg_file_close(files[i]);
+}
