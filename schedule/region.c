@@ -528,7 +528,10 @@ static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx
   b->loc = q->loc;
   Expr *nlo = NULL, *nhi = NULL, *guard = NULL;
   char *tlo = isl_pw_aff_to_str(lo), *thi = isl_pw_aff_to_str(hi);
-  bool ok = bound(b, lo, ctx, true, q, &nlo, &guard) && bound(b, hi, ctx, false, q, &nhi, &guard);
+  /* bound() takes its pw_aff: call both, even when the first fails */
+  bool ok_lo = bound(b, lo, ctx, true, q, &nlo, &guard);
+  bool ok_hi = bound(b, hi, ctx, false, q, &nhi, &guard);
+  bool ok = ok_lo && ok_hi;
   if (!ok)
     sched_error(s, NULL, "cannot narrow loop %s (line %d): the range an iteration of %s needs, from %s to %s, is not a max/min of affine expressions",
                 q->name, q->loc.line, r->target->name, tlo, thi);
