@@ -20,5 +20,9 @@ char *emit_c_source(const EmitUnit *u);
 char *emit_c_header(const EmitUnit *u);
 /* The prototype line "void f(const int8_t A[4][4], int n)" (no ';'). */
 void emit_prototype(StrBuf *sb, const EmitUnit *u);
+/* VARIANT_pack_BUF / VARIANT_unpack_BUF of each parameter with a new layout
+ * (emit/emit_layout.c): their definitions, and their declarations. */
+void emit_layout_helpers(StrBuf *sb, const EmitUnit *u);
+void emit_layout_prototypes(StrBuf *sb, const EmitUnit *u);
 
 #endif

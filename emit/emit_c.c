@@ -341,6 +341,7 @@ char *emit_c_source(const EmitUnit *u) {
   }
   emit_stmts(&em, u->k->body->body, 1, true);
   sb_puts(&sb, "}\n");
+  emit_layout_helpers(&sb, u);
   free(em.var_read);
   free(em.buf_used);
   free(em.buf_read);
@@ -364,6 +365,7 @@ char *emit_c_header(const EmitUnit *u) {
   if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
   emit_prototype(&sb, u);
   sb_puts(&sb, ";\n\n");
+  emit_layout_prototypes(&sb, u);
   sb_printf(&sb, "#endif\n");
   return sb_take(&sb);
 }

@@ -43,6 +43,40 @@ static bool const_value(Fe *fe, TSNode n, int64_t *v) {
   return ok;
 }
 
+/* An index-map expression keeps its tree (operator and operands), so that
+ * transform_layout can rebuild it over its own variables. */
+static void expr_tree(Fe *fe, TSNode n, SchedArg *a) {
+  static const struct {
+    const char *text;
+    Op op;
+  } ops[] = {{"+", OP_ADD}, {"-", OP_SUB}, {"*", OP_MUL}, {"/", OP_DIV}, {"%", OP_MOD}};
+  if (fe_is(n, "number_literal")) {
+    char *end;
+    a->fval = strtod(a->text, &end);
+    const char *suf = end;
+    if (end != a->text && (!*suf || ((*suf == 'f' || *suf == 'F') && !suf[1]))) a->kind = SA_FLOAT;
+    return;
+  }
+  bool unary = fe_is(n, "unary_expression");
+  if (!unary && !fe_is(n, "binary_expression")) return;
+  const char *optext = fe_text(fe, fe_field(n, "operator"));
+  if (unary) {
+    if (strcmp(optext, "-")) return;
+    a->op = OP_NEG;
+    a->items = ARENA_ARRAY(fe->arena, SchedArg, 1);
+    a->items[0] = convert_arg(fe, fe_field(n, "argument"));
+    a->nitems = 1;
+    return;
+  }
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (!strcmp(optext, ops[i].text)) a->op = ops[i].op;
+  if (a->op == OP_NONE) return;
+  a->items = ARENA_ARRAY(fe->arena, SchedArg, 2);
+  a->items[0] = convert_arg(fe, fe_field(n, "left"));
+  a->items[1] = convert_arg(fe, fe_field(n, "right"));
+  a->nitems = 2;
+}
+
 static SchedArg convert_arg(Fe *fe, TSNode n) {
   SchedArg a;
   memset(&a, 0, sizeof a);
@@ -83,6 +117,7 @@ static SchedArg convert_arg(Fe *fe, TSNode n) {
     return a;
   }
   a.kind = SA_EXPR;
+  expr_tree(fe, n, &a);
   return a;
 }
 

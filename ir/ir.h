@@ -86,12 +86,29 @@ typedef enum { ROLE_INPUT, ROLE_OUTPUT, ROLE_INOUT, ROLE_LOCAL } BufferRole;
 
 enum { IR_MAX_DIMS = 8 };
 
+/* A buffer's physical layout after transform_layout and its sugar: the
+ * composed index map from the logical indices (the kernel as written) to the
+ * physical ones, and what the padding holds. Immutable once built: a new
+ * step builds a new Layout. */
+typedef struct Layout Layout;
+struct Layout {
+  int ndim;                   /* logical rank */
+  int64_t shape[IR_MAX_DIMS]; /* logical extents */
+  Var *var[IR_MAX_DIMS];      /* logical index variables */
+  Expr *index[IR_MAX_DIMS];   /* physical index d, over var[] (Buffer.ndim of them) */
+  bool padded;                /* some physical elements hold no logical one */
+  const char *pad_text;       /* pad_value as C text; NULL when not given */
+  double pad_value;
+  const char *steps;          /* the layout steps, one a line */
+};
+
 struct Buffer {
   const char *name;
   const Type *elem;
   int ndim;
   int64_t shape[IR_MAX_DIMS];
   const char *scope; /* "global" for host arrays; on-chip scopes later */
+  const Layout *layout; /* NULL: the logical layout; shape is physical */
   BufferRole role;
   bool is_const;
   SrcLoc loc;

@@ -10,7 +10,9 @@ typedef enum {
   SA_INT,   /* an integer constant (a #define'd name is resolved to it) */
   SA_STR,   /* a string literal; `name` holds its contents */
   SA_TUPLE, /* (a, b, ...): a parenthesized list */
-  SA_EXPR,  /* any other expression, kept as text */
+  SA_FLOAT, /* a floating constant: fval (pad values) */
+  SA_EXPR,  /* any other expression: op applied to items (one or two
+             * operands) for + - * / % and unary -; op OP_NONE otherwise */
 } SchedArgKind;
 
 typedef struct SchedArg SchedArg;
@@ -18,9 +20,11 @@ struct SchedArg {
   SchedArgKind kind;
   const char *name;  /* SA_NAME, SA_STR */
   int64_t ival;      /* SA_INT; SA_NAME of a #define'd constant (has_value) */
+  double fval;       /* SA_FLOAT */
+  Op op;             /* SA_EXPR */
   bool has_value;
   const char *text;  /* the argument as written (C spelling) */
-  SchedArg *items;   /* SA_TUPLE */
+  SchedArg *items;   /* SA_TUPLE; SA_EXPR operands */
   int nitems;
   SrcLoc loc;        /* line 0 when it came from the C API */
 };

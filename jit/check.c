@@ -51,6 +51,12 @@ TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const c
   char *t = check_thunk_text(k, fn, thunk);
   sb_puts(&sb, t);
   free(t);
+  /* npg_pack_BUF / npg_unpack_BUF: the emitted layout helpers, by thunk */
+  for (const Param *p = k->params; p; p = p->next)
+    if (p->buf && p->buf->layout)
+      for (int pack = 0; pack < 2; pack++)
+        sb_printf(&sb, "void npg_%s_%s(void **a) { %s_%s_%s(a[0], a[1]); }\n", pack ? "pack" : "unpack", p->buf->name, fn,
+                  pack ? "pack" : "unpack", p->buf->name);
   char name[300];
   snprintf(name, sizeof name, "%s.c", fn);
   TccUnit *u = tcc_unit_compile(sb.data, name, err, err_size);
@@ -175,7 +181,7 @@ static bool compare(const Buffer *b, const unsigned char *ref, const unsigned ch
 
 /* Runs the variant bound to a fresh simulator; false with r->message when the
  * simulator stopped it (a hazard, an operand out of its scope, ...). */
-static bool run_simulated(const Kernel *k, ThunkFn var_fn, void **args, const NpuTarget *target,
+static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, void **args, const NpuTarget *target,
                           const char *trace_path, CheckResult *r) {
   NpuTarget def;
   if (!target) {
@@ -189,7 +195,7 @@ static bool run_simulated(const Kernel *k, ThunkFn var_fn, void **args, const Np
   }
   if (trace_path) npusim_set_trace(sim, true);
   int i = 0;
-  for (const Param *p = k->params; p; p = p->next, i++)
+  for (const Param *p = ir->params; p; p = p->next, i++)
     if (p->buf)
       npusim_add_ddr(sim, args[i], (size_t)buffer_elems(p->buf) * (size_t)p->buf->elem->size,
                      p->buf->name);
@@ -221,11 +227,25 @@ static bool run_simulated(const Kernel *k, ThunkFn var_fn, void **args, const Np
   return ok;
 }
 
-void check_run(const Kernel *k, TccUnit *ref, TccUnit *var, const char *fn, uint64_t seed,
+/* The i-th parameter's buffer of the variant (its physical layout). */
+static const Buffer *variant_buffer(const Kernel *ir, int i) {
+  const Param *p = ir->params;
+  while (p && i--) p = p->next;
+  return p ? p->buf : NULL;
+}
+
+static ThunkFn layout_thunk(TccUnit *var, const char *what, const Buffer *b) {
+  char name[300];
+  snprintf(name, sizeof name, "npg_%s_%s", what, b->name);
+  return (ThunkFn)tcc_unit_symbol(var, name);
+}
+
+void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn, uint64_t seed,
                const NpuTarget *target, const char *trace_path, CheckResult *r) {
   memset(r, 0, sizeof *r);
   r->pass = true;
   r->exact = true;
+  if (!ir) ir = k;
   char name[300];
   snprintf(name, sizeof name, "npg_ref_%s", k->name);
   ThunkFn ref_fn = (ThunkFn)tcc_unit_symbol(ref, name);
@@ -239,16 +259,32 @@ void check_run(const Kernel *k, TccUnit *ref, TccUnit *var, const char *fn, uint
   int n = k->nparams;
   void **ref_args = calloc((size_t)n + 1, sizeof(void *));
   void **var_args = calloc((size_t)n + 1, sizeof(void *));
+  void **logical = calloc((size_t)n + 1, sizeof(void *)); /* the variant's inputs before pack */
   uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
   int i = 0;
+  char err[256];
   for (const Param *p = k->params; p; p = p->next, i++) {
     if (p->buf) {
       size_t bytes = (size_t)buffer_elems(p->buf) * (size_t)p->buf->elem->size;
+      const Buffer *vb = variant_buffer(ir, i);
       ref_args[i] = malloc(bytes);
-      var_args[i] = malloc(bytes);
       for (int64_t e = 0; e < buffer_elems(p->buf); e++)
         random_value(&s, p->buf->elem, false, (unsigned char *)ref_args[i] + e * p->buf->elem->size);
-      memcpy(var_args[i], ref_args[i], bytes);
+      if (vb && vb->layout) {
+        /* pack the same logical values into the variant's layout */
+        logical[i] = malloc(bytes);
+        memcpy(logical[i], ref_args[i], bytes);
+        var_args[i] = malloc((size_t)buffer_elems(vb) * (size_t)vb->elem->size);
+        void *pa[2] = {logical[i], var_args[i]};
+        ThunkFn pack = layout_thunk(var, "pack", vb);
+        if (!pack || !guarded_call(pack, pa, err, sizeof err)) {
+          snprintf(r->message, sizeof r->message, "%s_pack_%s: %s", fn, vb->name, pack ? err : "missing");
+          r->pass = false;
+        }
+      } else {
+        var_args[i] = malloc(bytes);
+        memcpy(var_args[i], ref_args[i], bytes);
+      }
     } else {
       ref_args[i] = calloc(1, 16);
       var_args[i] = calloc(1, 16);
@@ -256,21 +292,37 @@ void check_run(const Kernel *k, TccUnit *ref, TccUnit *var, const char *fn, uint
       memcpy(var_args[i], ref_args[i], 16);
     }
   }
-  char err[256];
-  if (!guarded_call(ref_fn, ref_args, err, sizeof err)) {
+  if (!r->pass) {
+  } else if (!guarded_call(ref_fn, ref_args, err, sizeof err)) {
     snprintf(r->message, sizeof r->message, "reference kernel '%s': %s", k->name, err);
     r->pass = false;
-  } else if (!run_simulated(k, var_fn, var_args, target, trace_path, r)) {
+  } else if (!run_simulated(k, ir, var_fn, var_args, target, trace_path, r)) {
     r->pass = false;
   } else {
     i = 0;
-    for (const Param *p = k->params; p; p = p->next, i++)
-      if (p->buf && !p->buf->is_const) compare(p->buf, ref_args[i], var_args[i], r);
+    for (const Param *p = k->params; p; p = p->next, i++) {
+      if (!p->buf || p->buf->is_const) continue;
+      const Buffer *vb = variant_buffer(ir, i);
+      void *got = var_args[i];
+      if (vb && vb->layout) {
+        void *ua[2] = {var_args[i], logical[i]};
+        ThunkFn unpack = layout_thunk(var, "unpack", vb);
+        if (!unpack || !guarded_call(unpack, ua, err, sizeof err)) {
+          snprintf(r->message, sizeof r->message, "%s_unpack_%s: %s", fn, vb->name, unpack ? err : "missing");
+          r->pass = false;
+          break;
+        }
+        got = logical[i];
+      }
+      compare(p->buf, ref_args[i], got, r);
+    }
   }
   for (i = 0; i < n; i++) {
     free(ref_args[i]);
     free(var_args[i]);
+    free(logical[i]);
   }
   free(ref_args);
   free(var_args);
+  free(logical);
 }

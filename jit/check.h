@@ -44,10 +44,12 @@ TccUnit *check_compile_reference(const Module *m, char *err, size_t err_size);
 TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const char *fn,
                                char *err, size_t err_size);
 
-/* Runs reference kernel k (from ref) and variant fn (from var) on inputs made
- * from seed; the variant runs bound to a simulator of `target` (the default
+/* Runs reference kernel k (from ref) and variant fn (from var, whose IR is
+ * `ir`) on inputs made from seed. Parameters with a new layout are packed
+ * with the variant's own VARIANT_pack_BUF before the run and unpacked after
+ * it, so outputs are compared logically; the variant runs bound to a simulator of `target` (the default
  * target when NULL), whose timeline goes to trace_path when not NULL. */
-void check_run(const Kernel *k, TccUnit *ref, TccUnit *var, const char *fn, uint64_t seed,
+void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn, uint64_t seed,
                const NpuTarget *target, const char *trace_path, CheckResult *r);
 
 #endif

@@ -147,7 +147,7 @@ bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
     return false;
   }
   CheckResult r;
-  check_run(s->v[i].kernel, ref, var, s->v[i].name, seed, s->has_target ? &s->target : NULL,
+  check_run(s->v[i].kernel, s->v[i].ir, ref, var, s->v[i].name, seed, s->has_target ? &s->target : NULL,
             s->trace_path, &r);
   tcc_unit_free(var);
   out->pass = r.pass;

@@ -22,6 +22,12 @@ bool prim_compute_inline(Sched *s, const SchedStep *st);
 bool prim_reverse_compute_inline(Sched *s, const SchedStep *st);
 bool prim_decompose_reduction(Sched *s, const SchedStep *st);
 bool prim_annotate(Sched *s, const SchedStep *st);
+bool prim_transform_layout(Sched *s, const SchedStep *st);
+bool prim_buffer_split(Sched *s, const SchedStep *st);
+bool prim_buffer_fuse(Sched *s, const SchedStep *st);
+bool prim_buffer_reorder(Sched *s, const SchedStep *st);
+bool prim_storage_align(Sched *s, const SchedStep *st);
+bool prim_set_axis_separators(Sched *s, const SchedStep *st);
 
 /* Shared pieces (schedule/split.c, schedule/reorder.c, schedule/simplify.c) */
 /* split as a building block of tile: loop -> outer(inner(body)). */

@@ -33,6 +33,12 @@ static const struct {
     {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)"},
     {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)"},
     {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)"},
+    {"transform_layout", prim_transform_layout, 3, 4, "transform_layout(buffer, (i, j, ...), (index, ...)[, pad_value])"},
+    {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])"},
+    {"buffer_fuse", prim_buffer_fuse, 3, 3, "buffer_fuse(buffer, axis, axis + 1)"},
+    {"buffer_reorder", prim_buffer_reorder, 2, 9, "buffer_reorder(buffer, axis, axis, ...)"},
+    {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)"},
+    {"set_axis_separators", prim_set_axis_separators, 2, 8, "set_axis_separators(buffer, axis, ...)"},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,

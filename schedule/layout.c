@@ -1,0 +1,419 @@
+/* The layout engine: applies one index map to one buffer.
+ *
+ * A map sends the buffer's current indices to new ones. It is checked with
+ * isl over the whole current buffer (padding included): every output must be
+ * affine (/ and % by positive constants allowed) and never negative, and the
+ * map must be injective. Each output's extent is the smallest that holds its
+ * image, except that `x % c` always gets extent c (a split pads its last
+ * block, as in TVM). Physical elements that hold no logical element are
+ * padding, which needs a pad value: pack writes it there.
+ *
+ * The map is composed with the buffer's earlier layout, so Layout.index
+ * always goes from the logical indices of the kernel as written straight to
+ * the physical ones; pack and unpack are generated from that. Accesses are
+ * rewritten by substitution. Statements, loops and their order do not
+ * change, and the map is injective, so every dependence stays exactly as it
+ * was: a layout step needs no further legality proof. */
+#include "schedule/layout.h"
+
+#include <isl/ctx.h>
+#include <isl/map.h>
+#include <isl/point.h>
+#include <isl/set.h>
+#include <isl/space.h>
+#include <isl/val.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/affine.h"
+
+/* ---------------- finding buffers ---------------- */
+
+typedef struct {
+  const char *name;
+  Buffer *found;
+} FindBuf;
+
+static bool find_decl(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  FindBuf *f = ctx;
+  if (st->kind == ST_DECL && st->buf && !strcmp(st->buf->name, f->name)) f->found = st->buf;
+  return !f->found;
+}
+
+Buffer *sched_buffer(Sched *s, const SchedArg *arg) {
+  if (arg->kind != SA_NAME) {
+    sched_error(s, arg, "expected a buffer name, got '%s'", arg->text);
+    return NULL;
+  }
+  for (Param *p = s->k->params; p; p = p->next) {
+    if (p->buf && !strcmp(p->buf->name, arg->name)) return p->buf;
+    if (p->var && !strcmp(p->var->name, arg->name)) {
+      sched_error(s, arg, "'%s' is a scalar parameter, not an array", arg->name);
+      return NULL;
+    }
+  }
+  FindBuf f = {arg->name, NULL};
+  ir_walk_stmts(s->k->body, find_decl, &f);
+  if (!f.found) sched_error(s, arg, "no array named '%s' in kernel %s", arg->name, s->k->name);
+  return f.found;
+}
+
+Var *layout_var(Sched *s, const char *name) {
+  Var *v = ARENA_NEW(s->a, Var);
+  v->name = arena_strdup(s->a, name);
+  v->type = &ty_int;
+  v->kind = VAR_LOOP;
+  v->id = s->k->nvars++; /* unique, so isl texts over it are unambiguous */
+  return v;
+}
+
+void layout_map_init(IndexMap *m, Sched *s, const Buffer *b, const char *const *names) {
+  memset(m, 0, sizeof *m);
+  m->nin = b->ndim;
+  for (int d = 0; d < b->ndim; d++) {
+    char def[16];
+    snprintf(def, sizeof def, "i%d", d);
+    m->in[d] = layout_var(s, names ? names[d] : def);
+  }
+}
+
+/* ---------------- isl over a box ---------------- */
+
+/* The box [0, shape) over vars, as synthetic loops in an AffCtx (so that
+ * aff_text and aff_range see the variables' ranges). */
+typedef struct {
+  AffCtx aff;
+  Stmt loops[IR_MAX_DIMS];
+  int n;
+  StrBuf dom; /* "0 <= c1 < 4 and ..." */
+} Box;
+
+static void box_init(Box *bx, Sched *s, Var *const *vars, const int64_t *shape, int n) {
+  aff_init(&bx->aff, s->ctx, s->k);
+  sb_init(&bx->dom);
+  bx->n = n;
+  for (int d = 0; d < n; d++) {
+    Stmt *l = &bx->loops[d];
+    memset(l, 0, sizeof *l);
+    l->kind = ST_FOR;
+    l->var = vars[d];
+    l->lo = ir_int(s->a, 0, &ty_int, (SrcLoc){0, 0});
+    l->hi = ir_int(s->a, shape[d], &ty_long, (SrcLoc){0, 0});
+    l->cmp = OP_LT;
+    l->step = 1;
+    aff_push_loop(&bx->aff, l);
+    sb_printf(&bx->dom, "%s0 <= c%d < %lld", d ? " and " : "", vars[d]->id, (long long)shape[d]);
+  }
+  if (!n) sb_puts(&bx->dom, "0 = 0");
+}
+
+static void box_free(Box *bx) {
+  for (int d = 0; d < bx->n; d++) aff_pop_loop(&bx->aff);
+  aff_free(&bx->aff);
+  sb_free(&bx->dom);
+}
+
+/* "{ [c1, c2] -> [o0, o1] : dom and o0 = ... and o1 = ... }" or NULL when an
+ * output is not affine. */
+static isl_map *box_map(Sched *s, Box *bx, Var *const *vars, Expr *const *out, int nout) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "{ [");
+  for (int d = 0; d < bx->n; d++) sb_printf(&sb, "%sc%d", d ? ", " : "", vars[d]->id);
+  sb_puts(&sb, "] -> [");
+  for (int k = 0; k < nout; k++) sb_printf(&sb, "%so%d", k ? ", " : "", k);
+  sb_printf(&sb, "] : %s", bx->dom.data);
+  for (int k = 0; k < nout; k++) {
+    char *t = aff_text(&bx->aff, out[k]);
+    if (!t) {
+      sb_free(&sb);
+      return NULL;
+    }
+    sb_printf(&sb, " and o%d = %s", k, t);
+    free(t);
+  }
+  sb_puts(&sb, " }");
+  isl_map *m = isl_map_read_from_str(s->ctx, sb.data);
+  sb_free(&sb);
+  return m;
+}
+
+static int64_t point_coord(isl_point *p, int pos) {
+  isl_val *v = isl_point_get_coordinate_val(p, isl_dim_set, pos);
+  int64_t r = isl_val_get_num_si(v);
+  isl_val_free(v);
+  return r;
+}
+
+static void index_text(StrBuf *sb, const int64_t *v, int n) {
+  for (int d = 0; d < n; d++) sb_printf(sb, "[%lld]", (long long)v[d]);
+}
+
+/* ---------------- checks ---------------- */
+
+static const char *expr_text(Sched *s, const Expr *e) {
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_expr(&sb, e);
+  const char *t = arena_strdup(s->a, sb.data);
+  sb_free(&sb);
+  return t;
+}
+
+static bool is_mod_by(const Expr *e, int64_t *c) {
+  return e->kind == EX_BINARY && e->op == OP_MOD && ir_const_int(e->b, c) && *c > 0;
+}
+
+/* Extents of the outputs over the buffer; false (error) when an output is
+ * not affine or can be negative. */
+static bool output_extents(Sched *s, Box *bx, IndexMap *m, const Buffer *b, const SchedArg *at) {
+  for (int k = 0; k < m->nout; k++) {
+    const SchedArg *where = m->out_arg[k] ? m->out_arg[k] : at;
+    char *t = aff_text(&bx->aff, m->out[k]);
+    if (!t)
+      return sched_error(s, where, "index '%s' is not affine in the indices of %s (allowed: + and -, * by a constant, / and %% by a positive constant)",
+                         expr_text(s, m->out[k]), b->name);
+    free(t);
+    int64_t lo, hi, c;
+    bool exact, empty;
+    if (!aff_range(&bx->aff, m->out[k], &lo, &hi, &exact, &empty) || empty)
+      return sched_error(s, where, "cannot bound index '%s' of the new layout of %s", expr_text(s, m->out[k]), b->name);
+    if (lo < 0)
+      return sched_error(s, where, "index '%s' of the new layout of %s ranges over [%lld, %lld]: it must not be negative",
+                         expr_text(s, m->out[k]), b->name, (long long)lo, (long long)hi);
+    int64_t need = is_mod_by(m->out[k], &c) && hi < c ? c : hi + 1;
+    if (m->extent[k] && m->extent[k] < need)
+      return sched_error(s, where, "internal error: extent %lld is too small for index '%s'", (long long)m->extent[k],
+                         expr_text(s, m->out[k]));
+    if (!m->extent[k]) m->extent[k] = need;
+  }
+  return true;
+}
+
+static bool check_injective(Sched *s, Box *bx, IndexMap *m, const Buffer *b, const SchedArg *at) {
+  isl_map *map = box_map(s, bx, m->in, m->out, m->nout);
+  if (!map) return sched_error(s, at, "internal error: the map of %s has no isl form", b->name);
+  isl_bool inj = isl_map_is_injective(map);
+  if (inj == isl_bool_true) {
+    isl_map_free(map);
+    return true;
+  }
+  /* Two indices with the same image, for the message. */
+  isl_map *same = isl_map_apply_range(isl_map_copy(map), isl_map_reverse(map));
+  isl_set *lt = isl_map_wrap(isl_map_lex_lt(isl_space_range(isl_map_get_space(same))));
+  isl_set *pairs = isl_set_intersect(isl_map_wrap(same), lt);
+  isl_point *p = isl_set_sample_point(pairs);
+  StrBuf sb;
+  sb_init(&sb);
+  int64_t x[IR_MAX_DIMS], y[IR_MAX_DIMS];
+  if (p && !isl_point_is_void(p)) {
+    for (int d = 0; d < m->nin; d++) {
+      x[d] = point_coord(p, d);
+      y[d] = point_coord(p, m->nin + d);
+    }
+    sb_printf(&sb, ": %s", b->name);
+    index_text(&sb, x, m->nin);
+    sb_printf(&sb, " and %s", b->name);
+    index_text(&sb, y, m->nin);
+    sb_puts(&sb, " map to the same element");
+  }
+  isl_point_free(p);
+  sched_error(s, at, "the map is not injective%s", sb.data);
+  sb_free(&sb);
+  return false;
+}
+
+/* pad_value: an integer, or a float for float buffers, that fits the type. */
+static bool read_pad(Sched *s, const SchedArg *a, const Buffer *b, const char **text, double *value) {
+  bool neg = a->kind == SA_EXPR && a->op == OP_NEG && a->nitems == 1;
+  const SchedArg *v = neg ? &a->items[0] : a;
+  if (v->kind == SA_INT || (v->kind == SA_NAME && v->has_value)) {
+    int64_t iv = a == v ? v->ival : -v->ival;
+    if (type_is_integer(b->elem)) {
+      int64_t lo;
+      uint64_t hi;
+      type_int_range(b->elem, &lo, &hi);
+      if (iv < lo || (iv > 0 && (uint64_t)iv > hi))
+        return sched_error(s, a, "pad_value %lld does not fit %s's element type %s", (long long)iv, b->name, b->elem->name);
+    }
+    *text = arena_printf(s->a, "%lld", (long long)iv);
+    *value = (double)iv;
+    return true;
+  }
+  if (v->kind == SA_FLOAT) {
+    if (!type_is_float(b->elem))
+      return sched_error(s, a, "pad_value %s is not an integer, but %s holds %s", a->text, b->name, b->elem->name);
+    *text = a->text;
+    *value = neg ? -v->fval : v->fval;
+    return true;
+  }
+  return sched_error(s, a, "pad_value must be a number, got '%s'", a->text);
+}
+
+/* ---------------- rewriting ---------------- */
+
+typedef struct {
+  Sched *s;
+  Buffer *b;
+  Expr *phys[IR_MAX_DIMS]; /* new indices over m->in */
+  int nphys;
+  const IndexMap *m;
+} Rewrite;
+
+static Expr *as_int(Sched *s, Expr *e) {
+  if (e->type == &ty_int || (type_is_integer(e->type) && e->type->kind == TY_INT)) return e;
+  return ir_cast(s->a, e, &ty_int, true);
+}
+
+static void rewrite_expr(Rewrite *r, Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_LOAD) {
+    for (int d = 0; d < e->buf->ndim && e->buf != r->b; d++) rewrite_expr(r, e->idx[d]);
+    if (e->buf == r->b) {
+      for (int d = 0; d < r->m->nin; d++) rewrite_expr(r, e->idx[d]);
+      Expr **idx = ARENA_ARRAY(r->s->a, Expr *, r->nphys);
+      for (int g = 0; g < r->nphys; g++) {
+        Expr *x = ir_expr_copy(r->s->a, r->phys[g]);
+        for (int d = 0; d < r->m->nin; d++) x = ir_subst_expr(r->s->a, x, r->m->in[d], as_int(r->s, e->idx[d]));
+        idx[g] = x;
+      }
+      e->idx = idx;
+    }
+  }
+  rewrite_expr(r, e->a);
+  rewrite_expr(r, e->b);
+  rewrite_expr(r, e->c);
+  for (int i = 0; i < e->nargs; i++) rewrite_expr(r, e->args[i]);
+}
+
+static bool rewrite_stmt(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Rewrite *r = ctx;
+  rewrite_expr(r, st->lo);
+  rewrite_expr(r, st->hi);
+  rewrite_expr(r, st->cond);
+  rewrite_expr(r, st->lhs);
+  rewrite_expr(r, st->rhs);
+  rewrite_expr(r, st->init);
+  for (int i = 0; i < st->ninit; i++) rewrite_expr(r, st->init_list[i]);
+  return true;
+}
+
+typedef struct {
+  const Buffer *b;
+  bool has_init;
+} InitScan;
+
+static bool scan_init(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  InitScan *i = ctx;
+  if (st->kind == ST_DECL && st->buf == i->b && st->ninit) i->has_init = true;
+  return true;
+}
+
+/* One physical index per group: its outputs flattened row-major. */
+static int group_indices(Sched *s, const IndexMap *m, Expr **phys, int64_t *shape) {
+  int from = 0;
+  for (int g = 0; g < m->ngroups; g++) {
+    Expr *x = NULL;
+    int64_t ext = 1;
+    for (int k = from; k < m->group_end[g]; k++) {
+      x = x ? ir_add(s->a, ir_mul_int(s->a, x, m->extent[k], &ty_int), m->out[k], &ty_int) : m->out[k];
+      ext *= m->extent[k];
+    }
+    phys[g] = x;
+    shape[g] = ext;
+    from = m->group_end[g];
+  }
+  return m->ngroups;
+}
+
+bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at) {
+  if (m->nin != b->ndim)
+    return sched_error(s, at, "the map takes %d ind%s, but %s has %d dimension%s", m->nin, m->nin == 1 ? "ex" : "ices",
+                       b->name, b->ndim, b->ndim == 1 ? "" : "s");
+  if (m->nout == 0) return sched_error(s, at, "the new layout of %s has no index", b->name);
+  if (m->ngroups == 0) /* no separators: one dimension per output */
+    for (int k = 0; k < m->nout; k++) m->group_end[m->ngroups++] = k + 1;
+  if (m->ngroups > IR_MAX_DIMS)
+    return sched_error(s, at, "the new layout of %s has %d dimensions; at most %d are supported", b->name, m->ngroups,
+                       IR_MAX_DIMS);
+  for (int g = 0; g < m->ngroups; g++)
+    if (g ? m->group_end[g] == m->group_end[g - 1] : m->group_end[g] == 0)
+      return sched_error(s, at, "an axis separator needs indices on both sides");
+  InitScan is = {b, false};
+  ir_walk_stmts(s->k->body, scan_init, &is);
+  if (is.has_init)
+    return sched_error(s, at, "%s has an initializer list; a local array with a new layout must be initialized by statements",
+                       b->name);
+
+  Box in;
+  box_init(&in, s, m->in, b->shape, b->ndim);
+  bool ok = output_extents(s, &in, m, b, at) && check_injective(s, &in, m, b, at);
+  box_free(&in);
+  if (!ok) return false;
+
+  Expr *phys[IR_MAX_DIMS];
+  int64_t shape[IR_MAX_DIMS];
+  int nphys = group_indices(s, m, phys, shape);
+  int64_t total = 1;
+  for (int g = 0; g < nphys; g++) {
+    if (shape[g] > ((int64_t)1 << 31) / total)
+      return sched_error(s, at, "the new layout of %s has more than 2^31 elements", b->name);
+    total *= shape[g];
+  }
+
+  /* The composed layout: logical indices -> new physical ones. */
+  Layout *L = ARENA_NEW(s->a, Layout);
+  const Layout *old = b->layout;
+  if (old) {
+    *L = *old;
+  } else {
+    L->ndim = b->ndim;
+    for (int d = 0; d < b->ndim; d++) {
+      L->shape[d] = b->shape[d];
+      /* pack and unpack name their arrays `logical` and `physical` */
+      const char *n = m->in[d]->name;
+      L->var[d] = layout_var(s, strcmp(n, "logical") && strcmp(n, "physical") ? n : arena_printf(s->a, "%s_", n));
+      L->index[d] = ir_var(s->a, L->var[d], (SrcLoc){0, 0});
+    }
+  }
+  for (int g = 0; g < nphys; g++) {
+    Expr *x = ir_expr_copy(s->a, phys[g]);
+    for (int d = 0; d < m->nin; d++)
+      x = ir_subst_expr(s->a, x, m->in[d], old ? old->index[d] : ir_var(s->a, L->var[d], (SrcLoc){0, 0}));
+    L->index[g] = x;
+  }
+  for (int g = nphys; g < IR_MAX_DIMS; g++) L->index[g] = NULL;
+  int64_t logical = 1;
+  for (int d = 0; d < L->ndim; d++) logical *= L->shape[d];
+  L->padded = total > logical; /* the map is injective: the rest is padding */
+  L->steps = arena_printf(s->a, "%s%s\n", old ? old->steps : "", s->step ? s->step->text : "layout");
+
+  if (m->pad) {
+    const char *text = NULL;
+    double v = 0;
+    if (!read_pad(s, m->pad, b, &text, &v)) return false;
+    if (old && old->pad_text && old->pad_value != v)
+      return sched_error(s, m->pad, "%s's padding already holds %s; pad_value %s differs", b->name, old->pad_text, text);
+    L->pad_text = text;
+    L->pad_value = v;
+  }
+  if (L->padded && !L->pad_text && m->gaps) {
+    L->pad_text = "0";
+    L->pad_value = 0;
+  }
+  if (L->padded && !L->pad_text)
+    return sched_error(s, at, "the new layout of %s has %lld elements for %lld values: the %lld padding elements need a pad_value (the last argument)",
+                       b->name, (long long)total, (long long)logical, (long long)(total - logical));
+
+  Rewrite r = {s, b, {0}, nphys, m};
+  for (int g = 0; g < nphys; g++) r.phys[g] = phys[g];
+  ir_walk_stmts(s->k->body, rewrite_stmt, &r);
+  b->ndim = nphys;
+  for (int g = 0; g < IR_MAX_DIMS; g++) b->shape[g] = g < nphys ? shape[g] : 0;
+  b->layout = L;
+  return true;
+}
