@@ -258,6 +258,16 @@ static char *space_text(AffCtx *c) {
   return sb_take(&sb);
 }
 
+char *aff_space_text(AffCtx *c) { return space_text(c); }
+
+char *aff_cons_text(AffCtx *c) {
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < c->ncons; i++) sb_printf(&sb, "%s(%s)", i ? " and " : "", c->cons[i]);
+  if (!c->ncons) sb_puts(&sb, "0 = 0");
+  return sb_take(&sb);
+}
+
 /* Exact min/max of affine text over the domain with isl. */
 static bool isl_range(AffCtx *c, const char *text, int64_t *lo, int64_t *hi, bool *empty) {
   char *space = space_text(c);

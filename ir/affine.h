@@ -28,6 +28,10 @@ void aff_pop_loop(AffCtx *c);
 bool aff_push_cond(AffCtx *c, const Expr *cond, bool negate);
 void aff_pop_cond(AffCtx *c);
 
+/* isl texts of the current domain: its space "[c1, c2]" (loop counters by
+ * Var.id) and its constraints "(...) and (...)"; malloc'ed. */
+char *aff_space_text(AffCtx *c);
+char *aff_cons_text(AffCtx *c);
 /* isl text of e in the current loop space, or NULL if e is not affine. */
 char *aff_text(AffCtx *c, const Expr *e);
 /* [lo, hi] of an expression over the current domain: exact for affine

@@ -294,6 +294,10 @@ void ir_print_expr(StrBuf *sb, const Expr *e);
 /* Static bounds check (ir/bounds.c): every index provably inside its extent;
  * otherwise errors into d. */
 bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src);
+/* Name hygiene (ir/names.c): with C's scoping, every name resolves to the
+ * variable or array the IR means, and no scope declares a name twice.
+ * Otherwise false, with the first clash described in why. */
+bool ir_check_names(const Kernel *k, char *why, size_t why_size);
 /* Structural invariants; reports violations into d. True when sound. */
 bool ir_verify_kernel(const Kernel *k, DiagList *d, const char *file);
 

@@ -84,6 +84,31 @@ bool prim_buffer_reorder(Sched *s, const SchedStep *st) {
   return layout_apply(s, b, &m, &st->args[0]);
 }
 
+/* buffer_pad(BUF, (e0, e1, ...), pad_value): grows each axis to the given
+ * extent; the new elements are padding that holds pad_value. */
+bool prim_buffer_pad(Sched *s, const SchedStep *st) {
+  Buffer *b = sched_buffer(s, &st->args[0]);
+  if (!b) return false;
+  const SchedArg *a = &st->args[1];
+  int n = a->kind == SA_TUPLE ? a->nitems : 1;
+  const SchedArg *items = a->kind == SA_TUPLE ? a->items : a;
+  if (n != b->ndim)
+    return sched_error(s, a, "%s has %d axes, so buffer_pad takes %d extents; got %d", b->name, b->ndim, b->ndim, n);
+  IndexMap m;
+  layout_map_init(&m, s, b, NULL);
+  identity_outputs(s, &m);
+  for (int d = 0; d < n; d++) {
+    int64_t e;
+    if (!sched_int(s, &items[d], &e)) return false;
+    if (e < b->shape[d])
+      return sched_error(s, &items[d], "extent %lld is smaller than axis %d of %s (%lld)", (long long)e, d, b->name,
+                         (long long)b->shape[d]);
+    m.extent[d] = e;
+  }
+  m.pad = &st->args[2];
+  return layout_apply(s, b, &m, &st->args[0]);
+}
+
 /* storage_align(BUF, axis, factor, offset): pads the next axis so that the
  * stride of `axis` (in elements) is factor * k + offset, as TVM's
  * storage_align does (to spread rows over memory banks). */

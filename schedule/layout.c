@@ -56,7 +56,7 @@ Buffer *sched_buffer(Sched *s, const SchedArg *arg) {
   }
   FindBuf f = {arg->name, NULL};
   ir_walk_stmts(s->k->body, find_decl, &f);
-  if (!f.found) sched_error(s, arg, "no array named '%s' in kernel %s", arg->name, s->k->name);
+  if (!f.found) sched_error(s, arg, "no array named '%s' among the kernel's parameters and local arrays", arg->name);
   return f.found;
 }
 
@@ -149,6 +149,35 @@ static int64_t point_coord(isl_point *p, int pos) {
 
 static void index_text(StrBuf *sb, const int64_t *v, int n) {
   for (int d = 0; d < n; d++) sb_printf(sb, "[%lld]", (long long)v[d]);
+}
+
+isl_set *layout_box_set(Sched *s, const Buffer *b) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "{ [");
+  for (int d = 0; d < b->ndim; d++) sb_printf(&sb, "%st%d", d ? ", " : "", d);
+  sb_puts(&sb, "] : ");
+  for (int d = 0; d < b->ndim; d++) sb_printf(&sb, "%s0 <= t%d < %lld", d ? " and " : "", d, (long long)b->shape[d]);
+  if (!b->ndim) sb_puts(&sb, "0 = 0");
+  sb_puts(&sb, " }");
+  isl_set *set = isl_set_read_from_str(s->ctx, sb.data);
+  sb_free(&sb);
+  return set;
+}
+
+isl_set *layout_pad_set(Sched *s, const Buffer *b) {
+  isl_set *box = layout_box_set(s, b);
+  const Layout *L = b->layout;
+  if (!L || !box) return isl_set_subtract(box, isl_set_copy(box)); /* empty */
+  Box lb;
+  box_init(&lb, s, L->var, L->shape, L->ndim);
+  isl_map *m = box_map(s, &lb, L->var, L->index, b->ndim);
+  box_free(&lb);
+  if (!m) {
+    isl_set_free(box);
+    return NULL;
+  }
+  return isl_set_subtract(box, isl_map_range(m));
 }
 
 /* ---------------- checks ---------------- */

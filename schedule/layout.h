@@ -6,6 +6,8 @@
 
 #include "schedule/sched.h"
 
+typedef struct isl_set isl_set;
+
 enum { LAYOUT_MAX_OUT = 2 * IR_MAX_DIMS };
 
 /* An index map from the buffer's current (physical) indices `in` to new
@@ -35,5 +37,10 @@ void layout_map_init(IndexMap *m, Sched *s, const Buffer *b, const char *const *
  * buffer, padding only with a pad value), rewrites every access to b and
  * composes b's layout. False with an error at `at` otherwise. */
 bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at);
+
+/* isl sets over a buffer's physical indices [t0, t1, ...]: all its elements,
+ * and its padding (the elements no logical one maps to). */
+isl_set *layout_box_set(Sched *s, const Buffer *b);
+isl_set *layout_pad_set(Sched *s, const Buffer *b);
 
 #endif

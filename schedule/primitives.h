@@ -28,6 +28,7 @@ bool prim_buffer_fuse(Sched *s, const SchedStep *st);
 bool prim_buffer_reorder(Sched *s, const SchedStep *st);
 bool prim_storage_align(Sched *s, const SchedStep *st);
 bool prim_set_axis_separators(Sched *s, const SchedStep *st);
+bool prim_buffer_pad(Sched *s, const SchedStep *st);
 
 /* Shared pieces (schedule/split.c, schedule/reorder.c, schedule/simplify.c) */
 /* split as a building block of tile: loop -> outer(inner(body)). */
@@ -35,6 +36,9 @@ bool split_loop(Sched *s, Stmt *loop, int64_t factor, const char *outer, const c
                 const SchedArg *at);
 /* reorder by loop statements (outermost first in the new order). */
 bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args);
+/* Drops if-guards whose skipped instances would only touch padding
+ * (schedule/pad_compute.c); a no-op when no buffer is padded. */
+void pad_drop_guards(Sched *s);
 /* Drops if-guards that are always true (or false) in their loops. */
 void simplify_guards(Sched *s, Stmt **list);
 /* Sets the loop's extent as [lo, end) with a step-1 '<' test (normalizes <=). */

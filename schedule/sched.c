@@ -37,8 +37,9 @@ static const struct {
     {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])"},
     {"buffer_fuse", prim_buffer_fuse, 3, 3, "buffer_fuse(buffer, axis, axis + 1)"},
     {"buffer_reorder", prim_buffer_reorder, 2, 9, "buffer_reorder(buffer, axis, axis, ...)"},
+    {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)"},
     {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)"},
-    {"set_axis_separators", prim_set_axis_separators, 2, 8, "set_axis_separators(buffer, axis, ...)"},
+    {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)"},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
@@ -93,7 +94,11 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     s->have_before = false;
   }
   if (!ok) return false;
+  pad_drop_guards(s);
   if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
+  char why[300];
+  if (!ir_check_names(s->k, why, sizeof why))
+    return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
   sb_printf(&s->applied, "%s\n", st->text);
   sb_printf(&s->steps_ir, "# after %s\n", st->text);
   ir_print_kernel(&s->steps_ir, s->k);

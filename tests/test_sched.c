@@ -376,3 +376,35 @@ Test(sched, new_user_findings) {
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(update, i)\n",
           "k.c:12:33: error: decompose_reduction: update (line 8) is not a reduction's init: it must be a plain assignment (=)");
 }
+
+/* A moved use must not be captured by a declaration of the same name where
+ * it lands (found by review: the emitted C computed something else). */
+Test(sched, refuses_a_move_that_would_capture_a_name) {
+  static const char *k = "#define N 8\n"
+                         "void sh(const int A[N][N], int B[N][N]) {\n"
+                         "  for (int i = 0; i < N; i++) {\n"
+                         "    int T[N];\n"
+                         "    for (int j = 0; j < N; j++)\n"
+                         "      p: T[j] = A[i][j] * 2 + i;\n"
+                         "    for (int i = 0; i < N; i++)\n"
+                         "      c: B[0][i] = T[i];\n"
+                         "  }\n"
+                         "}\n";
+  refused(k, "#pragma npu schedule(sh, v)\n#pragma npu compute_inline(p)\n",
+          "k.c:12:13: error: compute_inline: refused: the emitted C would capture a name: 'i' at line 6 would refer to the "
+          "declaration at line 7, not to the one at line 3; rename one of them in the kernel");
+  static const char *k2 = "void shadow(const float A[4][8], float B[8]) {\n"
+                          "  for (int i = 0; i < 4; i++) {\n"
+                          "    float T[8];\n"
+                          "    for (int x = 0; x < 8; x++)\n"
+                          "      prod: T[x] = A[i][x] + 1.0f;\n"
+                          "    for (int k = 0; k < 8; k++) {\n"
+                          "      for (int i = 0; i < 1; i++)\n"
+                          "        use: B[k] += T[k] * 0.5f;\n"
+                          "    }\n"
+                          "  }\n"
+                          "}\n";
+  refused(k2, "#pragma npu schedule(shadow, v)\n#pragma npu compute_at(prod, i_2)\n",
+          "k.c:13:13: error: compute_at: refused: the emitted C would capture a name: 'i' at line 5 would refer to the "
+          "declaration at line 7, not to the one at line 2; rename one of them in the kernel");
+}
