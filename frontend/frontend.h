@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "ir/ir.h"
+#include "ir/sched_prog.h"
 
 typedef struct TSLanguage TSLanguage;
 
@@ -23,5 +24,8 @@ void module_free(Module *m);
  * False with errors in d. */
 bool frontend_parse_schedules(Module *m, const char *file, const char *src, size_t len, DiagList *d);
 const TSLanguage *frontend_language(void);
+/* One schedule step from its text, "split(i, 16, io, ii)", parsed as the
+ * pragma's call would be (errors at NAME:1:col). NULL after an error. */
+SchedStep *frontend_parse_step(Module *m, const char *name, const char *call, DiagList *d);
 
 #endif

@@ -208,6 +208,27 @@ void fe_schedule_pragma(Fe *fe, const char *text, SrcLoc loc) {
   *tail = st;
 }
 
+SchedStep *frontend_parse_step(Module *m, const char *name, const char *call, DiagList *d) {
+  Fe fe;
+  memset(&fe, 0, sizeof fe);
+  fe.file = arena_strdup(&m->arena, name);
+  fe.src = arena_strdup(&m->arena, call);
+  fe.text = fe.src;
+  fe.m = m;
+  fe.arena = &m->arena;
+  fe.diags = d;
+  fe.lang = frontend_language();
+  fe.globals = ARENA_NEW(&m->arena, Scope);
+  fe_import_defines(&fe);
+  if (strlen(call) > 4096 || strchr(call, '\n')) {
+    diag_error(d, fe.file, NULL, 1, 1, "a schedule step is one line, at most 4096 bytes");
+    return NULL;
+  }
+  SchedStep *volatile st = NULL;
+  if (setjmp(fe.fail) == 0) st = parse_call(&fe, fe.src, (SrcLoc){1, 1});
+  return st;
+}
+
 bool frontend_parse_schedules(Module *m, const char *file, const char *src, size_t len, DiagList *d) {
   if (len > FE_MAX_SOURCE_BYTES || memchr(src, 0, len)) {
     diag_error(d, file, NULL, 0, 0, "not a schedule file (too large, or binary)");

@@ -72,6 +72,14 @@ bool npg_sched_reverse_compute_inline(NpgSched *h, const char *statement);
 bool npg_sched_decompose_reduction(NpgSched *h, const char *init_statement, const char *loop);
 bool npg_sched_annotate_int(NpgSched *h, const char *target, const char *key, long long value);
 bool npg_sched_annotate_str(NpgSched *h, const char *target, const char *key, const char *value);
+/* Any primitive by its pragma text, "buffer_split(W, 0, 4)": parsed exactly
+ * as `#pragma npu buffer_split(W, 0, 4)` would be. */
+bool npg_sched_step(NpgSched *h, const char *call);
+/* transform_layout(buffer, indices, map[, pad_value]) with the map's two
+ * tuples as C text: ("A", "(i, j)", "(i / 4, j, i % 4)", "0"); pad_value may
+ * be NULL. */
+bool npg_sched_transform_layout(NpgSched *h, const char *buffer, const char *indices, const char *map,
+                                const char *pad_value);
 int npg_sched_end(NpgSched *h);
 
 /* Differential check of one variant against the kernel as written. */

@@ -157,6 +157,35 @@ static bool step(NpgSched *h, const char *prim, SchedArg *args, int n) {
   return !h->failed;
 }
 
+/* API steps have no source line: messages name the step, not a place. */
+static void forget_locs(SchedArg *a, int n) {
+  for (int i = 0; i < n; i++) {
+    a[i].loc = (SrcLoc){0, 0};
+    forget_locs(a[i].items, a[i].nitems);
+  }
+}
+
+bool npg_sched_step(NpgSched *h, const char *call) {
+  if (!h || h->failed || !call) return false;
+  SchedStep *st = frontend_parse_step(h->s->m, "schedule step", call, &h->s->diags);
+  if (!st) {
+    h->failed = true;
+    return false;
+  }
+  st->loc = (SrcLoc){0, 0};
+  forget_locs(st->args, st->nargs);
+  if (!sched_apply(h->sc, st)) h->failed = true;
+  return !h->failed;
+}
+
+bool npg_sched_transform_layout(NpgSched *h, const char *buffer, const char *indices, const char *map,
+                                const char *pad_value) {
+  if (!h || !buffer || !indices || !map) return false;
+  char *call = arena_printf(h->a, "transform_layout(%s, %s, %s%s%s)", buffer, indices, map,
+                            pad_value ? ", " : "", pad_value ? pad_value : "");
+  return npg_sched_step(h, call);
+}
+
 bool npg_sched_split(NpgSched *h, const char *loop, long long factor, const char *outer, const char *inner) {
   SchedArg a[4] = {arg_name(h, loop), arg_int(h, factor), arg_name(h, outer), arg_name(h, inner)};
   return step(h, "split", a, 4);

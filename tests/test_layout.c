@@ -261,3 +261,18 @@ Test(layout, refusals) {
   refused(mnpq, "#pragma npu schedule(add1, v)\n#pragma npu transform_layout(Z, (m), (m))\n",
           "k.c:9:30: error: transform_layout: no array named 'Z' among the kernel's parameters and local arrays");
 }
+
+Test(layout, c_api) {
+  NpgSession *s = open_ok(conv, "");
+  NpgSched *h = npg_sched_begin(s, "conv", "api");
+  cr_assert(npg_sched_step(h, "buffer_split(W, 0, 4)"));
+  cr_assert(npg_sched_transform_layout(h, "X", "(i, y, x)", "(y, x, i)", NULL));
+  cr_assert_geq(npg_sched_end(h), 0, "%s", npg_errors(s));
+  const char *c = npg_emit_source(s, checked(s, "api"));
+  has(c, "void api(const float X[13][13][3], const float W[8][4][3][7][7], float Y[32][7][7]) {");
+  h = npg_sched_begin(s, "conv", "bad");
+  cr_assert_not(npg_sched_transform_layout(h, "X", "(i, y, x)", "(y, x, i / 2)", NULL));
+  cr_assert_eq(npg_sched_end(h), -1);
+  has(npg_errors(s), "transform_layout: the map is not injective: X[0][0][0] and X[1][0][0] map to the same element");
+  npg_close(s);
+}
