@@ -968,6 +968,7 @@ bool prim_reverse_compute_inline(Sched *s, const SchedStep *st) {
   locals_of(c->lhs, &cl);
   locals_of(c->rhs, &cl);
   Locals used = {.n = 0};
+  used.overflow = cl.overflow; /* past 256 locals: refuse, never skip the check */
   for (int i = 0; i < cl.n; i++)
     if (cl.v[i].var != t.var || cl.v[i].buf != t.buf) add_local(&used, cl.v[i]);
   int cloc = 0;
