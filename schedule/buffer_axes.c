@@ -151,8 +151,10 @@ bool prim_set_axis_separators(Sched *s, const SchedStep *st) {
   for (int k = 1; k < st->nargs; k++) {
     int a;
     if (!read_axis(s, &st->args[k], b, &a)) return false;
-    if (a <= last)
-      return sched_error(s, &st->args[k], "separators must be increasing axes after 0; %d follows %d", a, last);
+    if (a == 0)
+      return sched_error(s, &st->args[k], "a separator at axis 0 would start an empty dimension; separators are axes 1 to %d",
+                         b->ndim - 1);
+    if (a <= last) return sched_error(s, &st->args[k], "separators must be increasing: axis %d follows axis %d", a, last);
     m.group_end[m.ngroups++] = a;
     last = a;
   }

@@ -8,13 +8,19 @@
  * the inner loops projected out, composed with the producer's writes).
  * When each producer instance then still runs exactly once, sched_legal
  * proves the step. When iterations need overlapping regions (stencil halos)
- * or leave some elements out, the producer is recomputed or skipped: that is
- * proven here instead, from purity and coverage (see recompute_ok).
+ * or leave some elements out, the producer is recomputed or skipped, which
+ * sched_legal cannot judge (it compares orders of instances that run once):
+ * recompute_ok checks it instead, with a dataflow argument (each iteration's
+ * rerun gets every value it reads from within itself, and nothing it reads
+ * from outside changes in between) over the model of the program before the
+ * step. The model must be exact where that argument relies on it: moves into
+ * loops under ifs it cannot describe are refused (movable).
  *
  * reverse_compute_at moves a consumer's nest to the end of an earlier
  * producer loop's body, narrowed to the consumer instances whose inputs
  * that iteration has just completed (each instance at the first iteration
  * after which no later one writes what it reads); sched_legal proves it. */
+#include <isl/flow.h>
 #include <isl/map.h>
 #include <isl/set.h>
 #include <isl/space.h>
@@ -24,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/affine.h"
 #include "schedule/primitives.h"
 #include "schedule/region.h"
 
@@ -72,6 +79,21 @@ static bool movable(Sched *s, const SchedStep *st, Stmt *what, Stmt *L, bool int
     if (lf[i].st->kind == ST_FOR && (lf[i].st->loop_kind == LOOP_PARALLEL || lf[i].st->loop_kind == LOOP_VECTORIZE))
       return sched_error(s, &st->args[1], "loop %s (line %d) is %s; move %s first, then mark the loop", lf[i].st->name, lf[i].st->loc.line,
                          lf[i].st->loop_kind == LOOP_PARALLEL ? "parallel" : "vectorized", n);
+  /* The model of an iteration of L (region.c) is exact only when each if
+   * around L has an affine condition: with an unmodelled one, the moved nest
+   * would run only where the condition holds, which nothing proves. (The
+   * nest itself sits under no if: checked below.) */
+  AffCtx a;
+  aff_init(&a, s->ctx, s->k);
+  const Stmt *bad_if = NULL;
+  for (int i = 0; i < nlf && !bad_if; i++) {
+    if (lf[i].st->kind == ST_FOR) aff_push_loop(&a, lf[i].st);
+    else if (!aff_push_cond(&a, lf[i].st->cond, lf[i].neg)) bad_if = lf[i].st;
+  }
+  aff_free(&a);
+  if (bad_if)
+    return sched_error(s, &st->args[1], "loop %s (line %d) is inside an if (line %d) whose condition is not affine; %s would run only when it holds, which cannot be checked",
+                       L->name, L->loc.line, bad_if->loc.line, n);
   Stmt *r = nest_root(s, what);
   AtFrame f[AT_MAX_LOOPS];
   int nf;
@@ -118,7 +140,15 @@ static const Stmt *some_leaf(const AtRegion *r, isl_union_map *u) {
   return st;
 }
 
-static bool is_empty(isl_union_map *u) { return isl_union_map_is_empty(u) == isl_bool_true; }
+/* 1 when u is empty, 0 when not, -1 when isl failed. */
+static int empty3(isl_union_map *u) {
+  isl_bool e = isl_union_map_is_empty(u);
+  return e == isl_bool_true ? 1 : e == isl_bool_false ? 0 : -1;
+}
+
+static bool isl_failed(Sched *s, const char *what) {
+  return sched_error(s, NULL, "internal error: isl failed while checking %s", what);
+}
 
 /* ---------------- the producer's array ---------------- */
 
@@ -129,13 +159,20 @@ typedef struct {
   const Var *vars[MAX_LOCALS];
   const Buffer *bufs[MAX_LOCALS];
   int nv, nb;
+  bool over; /* more than MAX_LOCALS of either */
 } Locals;
 
 static bool locals_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Locals *l = ctx;
-  if (st->kind == ST_DECL && st->var && l->nv < MAX_LOCALS) l->vars[l->nv++] = st->var;
-  if (st->kind == ST_DECL && st->buf && l->nb < MAX_LOCALS) l->bufs[l->nb++] = st->buf;
+  if (st->kind == ST_DECL && st->var) {
+    if (l->nv < MAX_LOCALS) l->vars[l->nv++] = st->var;
+    else l->over = true;
+  }
+  if (st->kind == ST_DECL && st->buf) {
+    if (l->nb < MAX_LOCALS) l->bufs[l->nb++] = st->buf;
+    else l->over = true;
+  }
   return true;
 }
 
@@ -204,6 +241,10 @@ static bool use_visit(Stmt *st, int depth, void *ctx) {
 static bool no_escape(Sched *s, const SchedArg *arg, Stmt *root) {
   Locals *own = calloc(1, sizeof *own);
   subtree_walk(root, locals_visit, own);
+  if (own->over) {
+    free(own);
+    return sched_error(s, arg, "%s (line %d) declares too many variables to check", root->name ? root->name : "the nest", root->loc.line);
+  }
   Use u = {root, NULL, NULL, NULL};
   const char *name = NULL;
   for (int i = 0; i < own->nv + own->nb && !u.user; i++) {
@@ -260,6 +301,7 @@ static bool writer_visit(Stmt *st, int depth, void *ctx) {
 static bool producer_array(Sched *s, const SchedStep *st, Stmt *p, Stmt *root, Locals *loc, Buffer **T) {
   const SchedArg *arg = &st->args[0];
   subtree_walk(root, locals_visit, loc);
+  if (loc->over) return sched_error(s, arg, "%s (line %d) declares too many variables to check", p->name, p->loc.line);
   Outputs o = {loc, NULL, NULL, NULL};
   subtree_walk(root, outputs_visit, &o);
   if (!o.T)
@@ -295,17 +337,117 @@ static isl_stat range_name(isl_map *m, void *user) {
   return isl_stat_ok;
 }
 
+static isl_union_map *within_extent(isl_union_map *rd, const Buffer *T, const char *tn);
+
+/* The largest leaf number (Stmt.inst) in st's subtree, -1 if none. */
+typedef struct {
+  int max;
+} MaxLeaf;
+
+static bool max_leaf_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  MaxLeaf *m = ctx;
+  if ((st->kind == ST_ASSIGN || st->kind == ST_DECL) && st->inst > m->max) m->max = st->inst;
+  return true;
+}
+
+/* Which leaves of the nest write exactly what the model says they write (a
+ * must-write for isl's dataflow): not under an if whose condition is not
+ * affine (the model keeps them as if they always ran) and with affine
+ * indices (the model widens the others to the whole dimension). */
+typedef struct {
+  AffCtx a;
+  bool *exact; /* by Stmt.inst */
+  int nleaves;
+} Exact;
+
+static void exact_list(Exact *x, const Stmt *st, bool ok);
+
+static void exact_stmt(Exact *x, const Stmt *st, bool ok) {
+  switch (st->kind) {
+  case ST_BLOCK: exact_list(x, st->body, ok); break;
+  case ST_FOR:
+    aff_push_loop(&x->a, st);
+    exact_list(x, st->body->body, ok);
+    aff_pop_loop(&x->a);
+    break;
+  case ST_IF:
+    for (int b = 0; b < 2; b++) {
+      const Stmt *body = b ? st->else_s : st->then_s;
+      if (!body) continue;
+      bool pushed = aff_push_cond(&x->a, st->cond, b == 1);
+      exact_list(x, body->body, ok && pushed);
+      if (pushed) aff_pop_cond(&x->a);
+    }
+    break;
+  case ST_ASSIGN:
+  case ST_DECL: {
+    bool e = ok;
+    if (st->kind == ST_ASSIGN && st->lhs->kind == EX_LOAD)
+      for (int i = 0; e && i < st->lhs->buf->ndim; i++) {
+        char *t = aff_text(&x->a, st->lhs->idx[i]);
+        e = t != NULL;
+        free(t);
+      }
+    if (st->inst >= 0 && st->inst < x->nleaves) x->exact[st->inst] = e;
+    break;
+  }
+  default: break;
+  }
+}
+
+static void exact_list(Exact *x, const Stmt *st, bool ok) {
+  for (; st; st = st->next) exact_stmt(x, st, ok);
+}
+
+/* ins -> (must, may) writes of the nest's leaves to tuple tn. */
+static void nest_writes(const AtRegion *r, const bool *exact, const char *tn, isl_union_map **must, isl_union_map **may) {
+  const DepModel *m = &r->s->before;
+  int *ex = malloc(sizeof(int) * (size_t)(r->nmove + 1)), *in = malloc(sizeof(int) * (size_t)(r->nmove + 1)), nex = 0, nin = 0;
+  for (int i = 0; i < r->nmove; i++) {
+    if (exact[r->move[i]]) ex[nex++] = r->move[i];
+    else in[nin++] = r->move[i];
+  }
+  *must = at_only_tuple(isl_union_map_intersect_domain(isl_union_map_copy(m->writes), at_leaves(r, ex, nex)), tn);
+  *may = at_only_tuple(isl_union_map_intersect_domain(isl_union_map_copy(m->writes), at_leaves(r, in, nin)), tn);
+  free(ex);
+  free(in);
+}
+
+/* The name of a model tuple: T, or a local of the nest. */
+static const char *tuple_var_name(const Locals *loc, const Buffer *T, const char *tn, const char *x) {
+  if (!strcmp(x, tn)) return T->name;
+  int id = atoi(x + 1);
+  for (int i = 0; x[0] == 'V' && i < loc->nv; i++)
+    if (loc->vars[i]->id == id) return loc->vars[i]->name;
+  for (int i = 0; x[0] == 'B' && i < loc->nb; i++)
+    if (loc->bufs[i]->id == id) return loc->bufs[i]->name;
+  return x;
+}
+
 /* Where iterations of L need overlapping regions of T (the producer runs
  * again for them) or no iteration needs some element (it is skipped), the
- * new program is right when:
+ * new program is right when (checked here, not by sched_legal):
  *   - nothing but the statements under L reads T, and T is a local when
  *     elements are skipped (a parameter's elements are all results);
- *   - the producer is pure: what it reads besides T is not written by any
- *     statement after it, and it reads T only at elements the same instance
- *     writes, after an earlier instance wrote them (so a rerun over a whole
- *     element starts from scratch: init then updates, never a recurrence);
- *   - every element an iteration of L reads is written by the instances the
- *     narrowed loops run in that iteration (which precede the reads).
+ *   - what the producer reads besides T and its own locals is not written
+ *     between its old place and the end of the loop around L that it does
+ *     not share (the last point where a rerun can happen);
+ *   - the instances an iteration [o] runs, box([o]), form a closed rerun: for
+ *     every read of T or of a local of the nest by an instance of box([o]),
+ *     and for every read of T under L in iteration [o], each write that can
+ *     supply the value in the program as written (isl dataflow: the last
+ *     writer, or every possible one when the model of a write is inexact) is
+ *     an instance of box([o]), and some write always precedes the read. By
+ *     induction over box([o]) in its (unchanged) order, every rerun instance
+ *     then computes the value it computed before, and every read under L sees
+ *     the value it saw before. A value carried in from another iteration of
+ *     the shared loops (an accumulator across them) or from an instance the
+ *     box leaves out (a running sum in a scalar) is refused;
+ *   - when T is a parameter and instances run more than once, each box
+ *     writes only complete elements: with every write of them (in that
+ *     iteration of the shared loops), so the last box to touch an element
+ *     leaves its final value.
  * T is written by the producer only (checked before). */
 static bool recompute_ok(Sched *s, AtRegion *r, const Stmt *p, const Buffer *T, const char *tn, const Locals *loc,
                          isl_union_map *rd, isl_union_map *wt, isl_union_map *box, bool once, bool all) {
@@ -319,7 +461,12 @@ static bool recompute_ok(Sched *s, AtRegion *r, const Stmt *p, const Buffer *T, 
 
   isl_union_set *ours = isl_union_set_union(at_leaves(r, r->at, r->nat), at_leaves(r, r->move, r->nmove));
   isl_union_map *others = at_only_tuple(isl_union_map_subtract_domain(isl_union_map_copy(m->reads), ours), tn);
-  if (!is_empty(others)) {
+  int e = empty3(others);
+  if (e < 0) {
+    isl_union_map_free(others);
+    return isl_failed(s, "the readers of T");
+  }
+  if (!e) {
     const Stmt *o = some_leaf(r, others);
     return sched_error(s, NULL, "%s; that is only correct when nothing else reads %s, but %s (line %d) does", why, T->name,
                        o && o->name ? o->name : "a statement", o ? o->loc.line : 0);
@@ -337,18 +484,31 @@ static bool recompute_ok(Sched *s, AtRegion *r, const Stmt *p, const Buffer *T, 
     isl_union_map_free(rp);
     return sched_error(s, NULL, "%s; that needs %s to be pure, but it reads too many variables to check", why, pn);
   }
+  /* Writers that can run between a producer instance's old place and a
+   * rerun: the statements after the producer up to the end of the first
+   * loop around L that does not enclose the producer (later iterations of
+   * the shared loops rerun their own instances). */
   int last = 0;
   for (int i = 0; i < r->nmove; i++)
     if (r->move[i] > last) last = r->move[i];
+  MaxLeaf ml = {-1};
+  subtree_walk((Stmt *)r->oloops[r->nsh], max_leaf_visit, &ml);
   int *after = malloc(sizeof(int) * (size_t)(m->nleaves + 1)), nafter = 0;
-  for (int i = last + 1; i < m->nleaves; i++) after[nafter++] = i;
+  for (int i = last + 1; i <= ml.max && i < m->nleaves; i++) after[nafter++] = i;
   isl_union_map *later = isl_union_map_intersect_domain(isl_union_map_copy(m->writes), at_leaves(r, after, nafter));
   free(after);
   for (int i = 0; i < in.n; i++) {
     const char *x = in.names[i];
     if (!strcmp(x, tn) || local_tuple(loc, x)) continue;
     isl_union_map *w = at_only_tuple(isl_union_map_copy(later), x);
-    if (!is_empty(w)) {
+    e = empty3(w);
+    if (e < 0) {
+      isl_union_map_free(w);
+      isl_union_map_free(later);
+      isl_union_map_free(rp);
+      return isl_failed(s, "the inputs of the producer");
+    }
+    if (!e) {
       const Stmt *o = some_leaf(r, w);
       const char *what = x;
       if (o && o->kind == ST_ASSIGN) what = o->lhs->kind == EX_LOAD ? o->lhs->buf->name : o->lhs->var->name;
@@ -362,33 +522,119 @@ static bool recompute_ok(Sched *s, AtRegion *r, const Stmt *p, const Buffer *T, 
   }
   isl_union_map_free(later);
 
-  /* reads of T: only what the same instance writes, after an earlier write */
-  isl_union_map *rt = at_only_tuple(rp, tn);
-  isl_union_map *bad = isl_union_map_subtract(isl_union_map_copy(rt), isl_union_map_copy(wt));
-  if (!is_empty(bad)) {
+  /* reads of T: only what the same instance writes */
+  isl_union_map *rt = at_only_tuple(isl_union_map_copy(rp), tn);
+  isl_union_map *bad = isl_union_map_subtract(rt, isl_union_map_copy(wt));
+  e = empty3(bad);
+  if (e < 0) {
+    isl_union_map_free(bad);
+    isl_union_map_free(rp);
+    return isl_failed(s, "the reads of T");
+  }
+  if (!e) {
     const Stmt *o = some_leaf(r, bad);
-    isl_union_map_free(rt);
+    isl_union_map_free(rp);
     return sched_error(s, NULL, "%s; that needs %s to be pure, but %s (line %d) reads elements of %s that it does not write itself", why, pn,
                        o && o->name ? o->name : "a statement", o ? o->loc.line : 0, T->name);
   }
   isl_union_map_free(bad);
-  isl_union_map *sp = isl_union_map_intersect_domain(isl_union_map_copy(m->sched), at_leaves(r, r->move, r->nmove));
-  isl_union_map *earlier = isl_union_map_lex_gt_union_map(isl_union_map_copy(sp), sp);
-  isl_union_map *covered = isl_union_map_apply_range(earlier, isl_union_map_copy(wt));
-  bad = isl_union_map_subtract(rt, covered);
-  if (!is_empty(bad)) {
-    const Stmt *o = some_leaf(r, bad);
-    return sched_error(s, NULL, "%s; that needs %s to be pure, but %s (line %d) reads %s before %s writes it", why, pn,
-                       o && o->name ? o->name : "a statement", o ? o->loc.line : 0, T->name, pn);
+
+  /* the rerun is closed: dataflow of T and of the nest's locals */
+  Exact ex;
+  ex.nleaves = m->nleaves;
+  ex.exact = calloc((size_t)m->nleaves + 1, sizeof(bool));
+  aff_init(&ex.a, s->ctx, s->k);
+  AtFrame rf[AT_MAX_LOOPS];
+  int nrf = 0;
+  bool ok = at_frames(s->k, r->root, rf, AT_MAX_LOOPS, &nrf);
+  for (int i = 0; ok && i < nrf; i++)
+    if (rf[i].st->kind == ST_FOR) aff_push_loop(&ex.a, rf[i].st);
+  if (ok) exact_stmt(&ex, r->root, true);
+  aff_free(&ex.a);
+  if (!ok) {
+    free(ex.exact);
+    isl_union_map_free(rp);
+    return sched_error(s, NULL, "loop nest too deep");
   }
-  isl_union_map_free(bad);
+  isl_union_map *at_iter = at_by_iter(r, m, r->at, r->nat);
+  if (!at_iter) {
+    free(ex.exact);
+    isl_union_map_free(rp);
+    return sched_error(s, NULL, "internal error: loop %s is not in the model", ln);
+  }
+  /* [o] -> the instances whose reads must be served within box([o]) */
+  isl_union_map *users = isl_union_map_union(isl_union_map_copy(box), at_iter);
+  isl_union_map *rc = at_only_tuple(isl_union_map_intersect_domain(isl_union_map_copy(m->reads), at_leaves(r, r->at, r->nat)), tn);
+  for (int i = 0; ok && i < in.n; i++) {
+    const char *x = in.names[i];
+    bool isT = !strcmp(x, tn);
+    if (!isT && !local_tuple(loc, x)) continue;
+    isl_union_map *sink = at_only_tuple(isl_union_map_copy(rp), x);
+    /* reads the model over-approximates can fall outside T (the bounds
+     * check proved the real ones inside) */
+    if (isT) sink = within_extent(isl_union_map_union(sink, isl_union_map_copy(rc)), T, tn);
+    isl_union_map *must, *may;
+    nest_writes(r, ex.exact, x, &must, &may);
+    isl_union_access_info *ai = isl_union_access_info_from_sink(sink);
+    ai = isl_union_access_info_set_must_source(ai, must);
+    ai = isl_union_access_info_set_may_source(ai, may);
+    ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(m->sched));
+    isl_union_flow *fl = isl_union_access_info_compute_flow(ai);
+    isl_union_map *dep = fl ? isl_union_flow_get_may_dependence(fl) : NULL;
+    isl_union_map *nos = fl ? isl_union_flow_get_may_no_source(fl) : NULL;
+    isl_union_flow_free(fl);
+    const char *vn = tuple_var_name(loc, T, tn, x);
+    /* reads (by instances that run in some iteration) with no write before */
+    isl_union_map *orphan = nos ? isl_union_map_intersect_range(isl_union_map_copy(users), isl_union_map_domain(nos)) : NULL;
+    /* [o] -> writers serving the reads in [o], outside box([o]) */
+    isl_union_map *outside = dep ? isl_union_map_subtract(isl_union_map_apply_range(isl_union_map_copy(users), isl_union_map_reverse(dep)),
+                                                          isl_union_map_copy(box))
+                                 : NULL;
+    int e1 = orphan ? empty3(orphan) : -1, e2 = outside ? empty3(outside) : -1;
+    if (e1 < 0 || e2 < 0) {
+      ok = isl_failed(s, "the dataflow of the producer");
+    } else if (!e1) {
+      const Stmt *o = some_leaf(r, isl_union_map_reverse(isl_union_map_copy(orphan)));
+      ok = sched_error(s, NULL, "%s; that needs %s to be pure, but %s (line %d) can read %s before %s writes it", why, pn,
+                       o && o->name ? o->name : "a statement", o ? o->loc.line : 0, vn, pn);
+    } else if (!e2) {
+      const Stmt *o = some_leaf(r, isl_union_map_reverse(isl_union_map_copy(outside)));
+      ok = sched_error(s, NULL, "%s; that needs %s to be pure, but values of %s flow into a rerun from instances it does not run (such as %s, line %d)",
+                       why, pn, vn, o && o->name ? o->name : "a statement", o ? o->loc.line : 0);
+    }
+    isl_union_map_free(orphan);
+    isl_union_map_free(outside);
+  }
+  free(ex.exact);
+  isl_union_map_free(rc);
+  isl_union_map_free(users);
+  isl_union_map_free(rp);
+  if (!ok) return false;
 
   /* every read under L is written earlier in the same iteration */
   isl_union_map *written = isl_union_map_apply_range(isl_union_map_copy(box), isl_union_map_copy(wt));
-  bool covers = isl_union_map_is_subset(rd, written) == isl_bool_true;
-  isl_union_map_free(written);
-  if (!covers)
+  isl_bool covers = isl_union_map_is_subset(rd, written);
+  if (covers < 0) {
+    isl_union_map_free(written);
+    return isl_failed(s, "what loop reads");
+  }
+  if (!covers) {
+    isl_union_map_free(written);
     return sched_error(s, NULL, "%s, and loop %s also reads elements of %s that %s never writes", why, ln, T->name, pn);
+  }
+  /* a parameter's final values: each box computes whole elements */
+  if (!once && T->role != ROLE_LOCAL) {
+    isl_union_map *allw = isl_union_map_apply_range(written, isl_union_map_reverse(isl_union_map_copy(wt)));
+    allw = isl_union_map_intersect(allw, at_shared(r, r->move, r->nmove));
+    isl_bool closed = isl_union_map_is_subset(allw, box);
+    isl_union_map_free(allw);
+    if (closed < 0) return isl_failed(s, "the elements each iteration computes");
+    if (!closed)
+      return sched_error(s, NULL, "%s; %s is a parameter of %s, so an iteration of loop %s that writes an element must run all of %s's writes of it, but some runs only part of them",
+                         why, T->name, s->k->name, ln, pn);
+    return true;
+  }
+  isl_union_map_free(written);
   return true;
 }
 
@@ -402,47 +648,62 @@ typedef struct {
   const char *name[MAX_NAMES];
   const void *obj[MAX_NAMES];
   int n;
+  bool over;
 } Names;
 
 static void add_name(Names *nm, const char *name, const void *obj) {
   if (nm->n < MAX_NAMES) {
     nm->name[nm->n] = name;
     nm->obj[nm->n++] = obj;
+  } else {
+    nm->over = true;
   }
 }
 
+/* What `name` means in the target loop's body: the innermost declaration
+ * (scope_rec adds the innermost scopes first). */
 static const void *name_obj(const Names *nm, const char *name) {
-  for (int i = nm->n - 1; i >= 0; i--)
+  for (int i = 0; i < nm->n; i++)
     if (!strcmp(nm->name[i], name)) return nm->obj[i];
   return NULL;
 }
 
+static void add_decl(Names *nm, const Stmt *d) {
+  if (d->kind == ST_DECL) add_name(nm, d->var ? d->var->name : d->buf->name, d->var ? (const void *)d->var : (const void *)d->buf);
+}
+
+/* Names declared around target's body, innermost scope first: target's
+ * counter and all of its body's declarations (the nest goes first there, but
+ * a clash within one block is refused by C too), then in each enclosing
+ * scope the declarations before the statement that holds target. */
 static bool scope_rec(const Stmt *list, const Stmt *target, Names *nm) {
-  bool found = false;
-  for (const Stmt *c = list; c && !found; c = c->next) {
+  const Stmt *holder = NULL;
+  for (const Stmt *c = list; c && !holder; c = c->next) {
     if (c == target) {
       add_name(nm, c->var->name, c->var);
-      for (const Stmt *d = c->body->body; d; d = d->next)
-        if (d->kind == ST_DECL) add_name(nm, d->var ? d->var->name : d->buf->name, d->var ? (const void *)d->var : (const void *)d->buf);
-      found = true;
+      for (const Stmt *d = c->body->body; d; d = d->next) add_decl(nm, d);
+      holder = c;
       break;
     }
     switch (c->kind) {
-    case ST_BLOCK: found = scope_rec(c->body, target, nm); break;
+    case ST_BLOCK:
+      if (scope_rec(c->body, target, nm)) holder = c;
+      break;
     case ST_FOR:
       if (scope_rec(c->body->body, target, nm)) {
         add_name(nm, c->var->name, c->var);
-        found = true;
+        holder = c;
       }
       break;
-    case ST_IF: found = scope_rec(c->then_s->body, target, nm) || (c->else_s && scope_rec(c->else_s->body, target, nm)); break;
+    case ST_IF:
+      if (scope_rec(c->then_s->body, target, nm) || (c->else_s && scope_rec(c->else_s->body, target, nm))) holder = c;
+      break;
     default: break;
     }
   }
-  if (found)
-    for (const Stmt *c = list; c; c = c->next)
-      if (c->kind == ST_DECL) add_name(nm, c->var ? c->var->name : c->buf->name, c->var ? (const void *)c->var : (const void *)c->buf);
-  return found;
+  if (holder)
+    for (const Stmt *c = list; c != holder; c = c->next) add_decl(nm, c);
+  return holder != NULL;
 }
 
 typedef struct {
@@ -454,6 +715,11 @@ typedef struct {
 
 static void clash_expr(Rename *rn, const Expr *e) {
   if (!e || rn->clash) return;
+  /* The nest's own locals are renamed where they clash. Loop counters are
+   * left to the name check after every step (ir_check_names, which also
+   * covers the narrowed bounds: they name the counters of the loops around
+   * L, which an inner declaration could hide), so that its message is the
+   * one a kernel gets. */
   if (e->kind == EX_VAR && e->var->kind != VAR_LOOP && !local_var(rn->own, e->var)) {
     const void *o = name_obj(rn->nm, e->var->name);
     if (o && o != e->var) rn->clash = e->var->name;
@@ -493,15 +759,19 @@ static bool rename_visit(Stmt *st, int depth, void *ctx) {
 
 /* Before root moves under L: fresh names where names would clash, or a
  * refusal when root uses a variable a declaration around L would hide. */
-static bool fix_names(Sched *s, Stmt *root, Stmt *L) {
+static bool fix_names(Sched *s, AtRegion *r) {
+  Stmt *root = r->root, *L = r->target;
   Names *nm = calloc(1, sizeof *nm);
   Locals *own = calloc(1, sizeof *own);
   scope_rec(s->k->body->body, L, nm);
   subtree_walk(root, locals_visit, own);
+  bool ok = true;
+  if (nm->over || own->over)
+    ok = sched_error(s, NULL, "too many declarations around loop %s or in %s to check their names", L->name, root->name);
   Rename rn = {s, nm, own, NULL};
-  subtree_walk(root, rename_visit, &rn);
-  bool ok = !rn.clash || sched_error(s, NULL, "%s uses %s, but a different %s is declared around loop %s", root->name, rn.clash,
-                                     rn.clash, L->name);
+  if (ok) subtree_walk(root, rename_visit, &rn);
+  if (ok && rn.clash)
+    ok = sched_error(s, NULL, "%s uses %s, but a different %s is declared around loop %s", root->name, rn.clash, rn.clash, L->name);
   free(nm);
   free(own);
   return ok;
@@ -567,8 +837,10 @@ static bool compute_at_region(Sched *s, const SchedStep *st, AtRegion *r, Stmt *
   isl_union_map *reads = isl_union_map_intersect_domain(isl_union_map_copy(m->reads), at_leaves(r, r->at, r->nat));
   isl_union_map *rd = isl_union_map_apply_domain(at_only_tuple(reads, tn), isl_union_map_reverse(at_iter));
   rd = within_extent(rd, T, tn);
-  if (is_empty(rd)) {
+  int e = empty3(rd);
+  if (e) {
     isl_union_map_free(rd);
+    if (e < 0) return isl_failed(s, "what the loop reads");
     return sched_error(s, &st->args[1], "nothing under loop %s reads %s, which %s writes", L->name, T->name, p->name);
   }
   /* need: [o] -> the producer instances writing those elements */
@@ -579,9 +851,12 @@ static bool compute_at_region(Sched *s, const SchedStep *st, AtRegion *r, Stmt *
   bool ok = true;
   Stmt *placed = NULL;
   isl_union_map *box = NULL;
-  if (is_empty(need))
+  e = empty3(need);
+  if (e < 0)
+    ok = isl_failed(s, "which instances the loop needs");
+  else if (e)
     ok = sched_error(s, &st->args[1], "loop %s reads no element of %s that %s writes", L->name, T->name, p->name);
-  if (ok) ok = at_narrow(r, need, &placed) && fix_names(s, r->root, L);
+  if (ok) ok = at_narrow(r, need, &placed) && fix_names(s, r);
   if (ok) {
     move_into(s, r->root, placed, L, true);
     box = moved_box(s, r);
@@ -641,11 +916,12 @@ static bool reverse_region(Sched *s, const SchedStep *st, AtRegion *r, Stmt *c) 
   isl_union_map *wo = isl_union_map_apply_domain(w, isl_union_map_reverse(at_iter));
   isl_union_map *e = isl_union_map_intersect_domain(isl_union_map_copy(m->reads), at_leaves(r, r->move, r->nmove));
   isl_union_map *used = isl_union_map_apply_range(isl_union_map_copy(e), isl_union_map_reverse(isl_union_map_copy(wo)));
-  bool uses = !is_empty(used);
+  int none = empty3(used);
   isl_union_map_free(used);
-  if (!uses) {
+  if (none) {
     isl_union_map_free(wo);
     isl_union_map_free(e);
+    if (none < 0) return isl_failed(s, "what the consumer reads");
     return sched_error(s, &st->args[1], "%s reads nothing that loop %s writes", c->name, L->name);
   }
   /* later: [o] -> [o'] for o' after o in the same iteration of the shared loops */
@@ -667,7 +943,7 @@ static bool reverse_region(Sched *s, const SchedStep *st, AtRegion *r, Stmt *c) 
   isl_union_map *box = NULL;
   if (!every)
     ok = sched_error(s, NULL, "some instances of %s run in no iteration of loop %s", c->name, L->name);
-  if (ok) ok = at_narrow(r, assign, &placed) && fix_names(s, r->root, L);
+  if (ok) ok = at_narrow(r, assign, &placed) && fix_names(s, r);
   if (ok) {
     move_into(s, r->root, placed, L, false);
     box = moved_box(s, r);

@@ -209,6 +209,9 @@ static bool output_extents(Sched *s, Box *bx, IndexMap *m, const Buffer *b, cons
     bool exact, empty;
     if (!aff_range(&bx->aff, m->out[k], &lo, &hi, &exact, &empty) || empty)
       return sched_error(s, where, "cannot bound index '%s' of the new layout of %s", expr_text(s, m->out[k]), b->name);
+    if (hi >= ((int64_t)1 << 31) || lo <= -((int64_t)1 << 31))
+      return sched_error(s, where, "index '%s' of the new layout of %s reaches %lld: indices must stay below 2^31",
+                         expr_text(s, m->out[k]), b->name, (long long)(hi >= ((int64_t)1 << 31) ? hi : lo));
     if (lo < 0)
       return sched_error(s, where, "index '%s' of the new layout of %s ranges over [%lld, %lld]: it must not be negative",
                          expr_text(s, m->out[k]), b->name, (long long)lo, (long long)hi);
@@ -249,7 +252,9 @@ static bool check_injective(Sched *s, Box *bx, IndexMap *m, const Buffer *b, con
     sb_puts(&sb, " map to the same element");
   }
   isl_point_free(p);
-  sched_error(s, at, "the map is not injective%s", sb.data);
+  if (!sb.len && m->nout < m->nin)
+    sb_printf(&sb, ": it has %d output%s for %d indices", m->nout, m->nout == 1 ? "" : "s", m->nin);
+  sched_error(s, at, "the map is not injective%s", sb.len ? sb.data : "");
   sb_free(&sb);
   return false;
 }
@@ -274,6 +279,9 @@ static bool read_pad(Sched *s, const SchedArg *a, const Buffer *b, const char **
   if (v->kind == SA_FLOAT) {
     if (!type_is_float(b->elem))
       return sched_error(s, a, "pad_value %s is not an integer, but %s holds %s", a->text, b->name, b->elem->name);
+    double lim = b->elem->kind == TY_FLOAT ? 3.4028234663852886e38 : 1.7976931348623157e308;
+    if (!(v->fval <= lim)) /* also inf and nan */
+      return sched_error(s, a, "pad_value %s is out of the range of %s", a->text, b->elem->name);
     *text = a->text;
     *value = neg ? -v->fval : v->fval;
     return true;

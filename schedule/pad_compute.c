@@ -8,7 +8,9 @@
  *     buffer's physical extents (padding included), and
  *   - it writes only padding (which no logical element maps to: unpack drops
  *     it, and no instance of the kernel as written reads it), and evaluates
- *     nothing that can trap (no division by a variable); or
+ *     nothing undefined on arbitrary values (no division by a variable, no
+ *     signed integer arithmetic or shift by a variable, no float to integer
+ *     conversion; an integer update of padding must add 0, as below); or
  *   - it adds (+=, -=, |=, ^=) a product with a factor read from the padding
  *     of a buffer that the kernel never writes and whose pad_value is 0, so
  *     it adds exactly 0. For floats every other factor must be read from such
@@ -96,6 +98,42 @@ static bool safe_expr(Pad *p, const Expr *e, int depth) {
                                                   (e->nargs < 2 || safe_expr(p, e->args[1], depth + 1))));
 }
 
+/* Evaluating e on arbitrary element values cannot overflow a signed integer,
+ * shift out of range or convert an out-of-range float to an integer (all
+ * undefined in C). Index arithmetic is exempt: indices stay in the box. */
+static bool no_overflow(const Expr *e, int depth) {
+  if (!e) return true;
+  if (depth > 64) return false;
+  switch (e->kind) {
+  case EX_LOAD:
+  case EX_VAR:
+  case EX_INT:
+  case EX_FLOAT:
+    return true;
+  case EX_CAST:
+    if (type_is_integer(e->type) && type_is_float(e->a->type)) return false;
+    return no_overflow(e->a, depth + 1);
+  case EX_UNARY:
+    if (e->op == OP_NEG && type_is_integer(e->type) && e->type->is_signed) return false;
+    return no_overflow(e->a, depth + 1);
+  case EX_BINARY: {
+    int64_t c;
+    bool arith = e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL;
+    if (arith && type_is_integer(e->type) && e->type->is_signed) return false;
+    if ((e->op == OP_SHL || e->op == OP_SHR) && !(ir_const_int(e->b, &c) && c >= 0 && c < 8 * e->type->size)) return false;
+    if (e->op == OP_SHL && type_is_integer(e->type) && e->type->is_signed) return false;
+    return no_overflow(e->a, depth + 1) && no_overflow(e->b, depth + 1);
+  }
+  case EX_COND:
+    return no_overflow(e->a, depth + 1) && no_overflow(e->b, depth + 1) && no_overflow(e->c, depth + 1);
+  case EX_CALL:
+    for (int i = 0; i < e->nargs; i++)
+      if (!no_overflow(e->args[i], depth + 1)) return false;
+    return true;
+  }
+  return false;
+}
+
 static const Expr *strip_casts(const Expr *e) {
   while (e->kind == EX_CAST && (type_is_integer(e->type) || type_is_float(e->type))) e = e->a;
   return e;
@@ -115,7 +153,7 @@ static bool is_zero(Pad *p, const Expr *e, bool is_float);
 
 /* A factor that keeps 0 * factor == 0. */
 static bool finite_factor(Pad *p, const Expr *e, bool is_float) {
-  if (!is_float) return true; /* integers: 0 * x == 0 (safety is checked apart) */
+  if (!is_float) return no_overflow(e, 0); /* integers: 0 * x == 0, if x itself is defined */
   const Expr *x = strip_casts(e);
   if (x->kind == EX_INT || x->kind == EX_FLOAT) return true;
   return known_pad_read(p, x, false) || is_zero(p, x, is_float);
@@ -134,10 +172,15 @@ static bool is_zero(Pad *p, const Expr *e, bool is_float) {
 static bool harmless_leaf(Pad *p, const Stmt *st) {
   if (st->kind != ST_ASSIGN) return false;
   if (!safe_expr(p, st->rhs, 0) || !safe_expr(p, st->lhs, 0)) return false;
-  if (st->lhs->kind == EX_LOAD && st->lhs->buf->layout && image_within(p, st->lhs, buf_set(p, st->lhs->buf, true)))
-    return true; /* writes padding only */
   bool adds = st->op == OP_ADD || st->op == OP_SUB || st->op == OP_BOR || st->op == OP_BXOR;
-  return adds && is_zero(p, st->rhs, type_is_float(st->rhs->type));
+  bool adds_zero = adds && is_zero(p, st->rhs, type_is_float(st->rhs->type));
+  if (st->lhs->kind == EX_LOAD && st->lhs->buf->layout && image_within(p, st->lhs, buf_set(p, st->lhs->buf, true))) {
+    /* writes padding only: any value will do, if computing it is defined
+     * (an integer `x op= v` on padding of unknown value needs v == 0) */
+    bool int_update = st->op != OP_NONE && type_is_integer(st->lhs->type);
+    return adds_zero || (!int_update && no_overflow(st->rhs, 0));
+  }
+  return adds_zero;
 }
 
 /* All leaves of a list are harmless over the current (excluded) domain. */

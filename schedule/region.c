@@ -107,9 +107,12 @@ bool at_init(AtRegion *r, Sched *s, Stmt *root, Stmt *target) {
     if (f[i].st->kind == ST_FOR) {
       aff_push_loop(&a, f[i].st);
       r->oloops[r->n++] = f[i].st;
-    } else {
-      /* a non-affine condition is left out: the domain grows (still sound) */
-      aff_push_cond(&a, f[i].st->cond, f[i].neg);
+    } else if (!aff_push_cond(&a, f[i].st->cond, f[i].neg)) {
+      /* Leaving the condition out would model iterations that never run as
+       * running: the moved nest would be assumed to run where it does not.
+       * The callers refuse such ifs first (compute_at.c, movable). */
+      aff_free(&a);
+      return sched_error(s, NULL, "internal error: the if (line %d) around loop %s is not affine", f[i].st->loc.line, target->name);
     }
   }
   aff_push_loop(&a, target);
@@ -400,10 +403,29 @@ static isl_stat piece(isl_set *set, isl_aff *aff, void *user) {
 /* A bound of loop q over the iterations ctx, pa (taken, defined on ctx):
  * the max (lower) or min (upper) of its pieces. The piece that depends on
  * the iteration becomes the loop bound, the others (the clamps at the
- * borders) guards on q's counter. */
+ * borders) guards on q's counter. Counting up (step 1), *out is the start
+ * (lower) or the exclusive end (upper, for <); counting down (step -1), the
+ * start (upper, inclusive) or the inclusive end (lower, for >=). */
 static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt *q, Expr **out, Expr **guard) {
+  bool down = q->step < 0;
   Pieces p = {{0}, 0, false};
   isl_pw_aff_foreach_piece(pa, piece, &p);
+  /* isl may split one affine bound into pieces (constants at some
+   * iterations): when one piece alone is the bound everywhere, use it */
+  for (int pass = 0; pass < 2 && !p.over && p.n > 1; pass++)
+    for (int i = 0; i < p.n; i++) {
+      if ((isl_aff_is_cst(p.a[i]) == isl_bool_true) != (pass == 1)) continue;
+      isl_pw_aff *alone = isl_pw_aff_alloc(isl_set_copy(ctx), isl_aff_copy(p.a[i]));
+      bool same = isl_pw_aff_is_equal(alone, pa) == isl_bool_true;
+      isl_pw_aff_free(alone);
+      if (!same) continue;
+      isl_aff *keep = p.a[i];
+      for (int j = 0; j < p.n; j++)
+        if (j != i) isl_aff_free(p.a[j]);
+      p.a[0] = keep;
+      p.n = 1;
+      break;
+    }
   isl_pw_aff *m = NULL;
   for (int i = 0; i < p.n; i++) {
     isl_pw_aff *pi = isl_pw_aff_alloc(isl_set_copy(ctx), isl_aff_copy(p.a[i]));
@@ -416,11 +438,18 @@ static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt
   for (int i = p.n - 1; i >= 0; i--)
     if (isl_aff_is_cst(p.a[i]) == isl_bool_false) main = i;
   for (int i = 0; ok && i < p.n; i++) {
-    Expr *e = aff_expr(b, p.a[i], lower ? 0 : 1);
-    int64_t c, orig;
+    /* lower bounds are inclusive; upper ones exclusive (+1), except the
+     * start of a loop counting down */
+    bool incl_upper = !lower && down && i == main;
+    Expr *e = aff_expr(b, p.a[i], lower || incl_upper ? 0 : 1);
     /* a clamp at the loop's own bound keeps its spelling (a macro) */
-    if (e && ir_const_int(e, &c) && ir_const_int(lower ? q->lo : q->hi, &orig) && c == orig && (lower || q->cmp == OP_LT))
-      e = ir_clone_expr(b->s->a, lower ? q->lo : q->hi, &(CloneMap){0});
+    const Expr *spelled = NULL;
+    if (lower) spelled = !down ? q->lo : q->cmp == OP_GE ? q->hi : NULL;
+    else if (incl_upper) spelled = q->lo;
+    else spelled = !down && q->cmp == OP_LT ? q->hi : NULL;
+    int64_t c, orig;
+    if (e && spelled && ir_const_int(e, &c) && ir_const_int(spelled, &orig) && c == orig)
+      e = ir_clone_expr(b->s->a, spelled, &(CloneMap){0});
     if (!e) {
       ok = false;
     } else if (i == main) {
@@ -435,8 +464,8 @@ static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt
 }
 
 /* [o] -> [value of q's counter] over the wanted instances under q; NULL
- * when none of them is under q. */
-static isl_map *loop_range(AtRegion *r, isl_union_map *want, const Stmt *q) {
+ * when none of them is under q (or, with *err, when isl failed). */
+static isl_map *loop_range(AtRegion *r, isl_union_map *want, const Stmt *q, bool *err) {
   isl_map *acc = NULL;
   for (int i = 0; i < r->nmove; i++) {
     const DepLeaf *L = &r->s->before.leaves[r->move[i]];
@@ -447,9 +476,13 @@ static isl_map *loop_range(AtRegion *r, isl_union_map *want, const Stmt *q) {
     char name[32];
     snprintf(name, sizeof name, "S%d", r->move[i]);
     isl_union_map *u = at_only_tuple(isl_union_map_copy(want), name);
-    if (isl_union_map_is_empty(u) != isl_bool_false) {
+    isl_bool e = isl_union_map_is_empty(u);
+    if (e != isl_bool_false) {
       isl_union_map_free(u);
-      continue;
+      if (e == isl_bool_true) continue;
+      isl_map_free(acc);
+      *err = true;
+      return NULL;
     }
     isl_map *m = isl_map_from_union_map(u);
     m = isl_map_project_out(m, isl_dim_out, pos + 1, L->depth - pos - 1);
@@ -460,15 +493,21 @@ static isl_map *loop_range(AtRegion *r, isl_union_map *want, const Stmt *q) {
   return acc;
 }
 
+enum { MAX_NEST_LOOPS = 256 };
+
 typedef struct {
-  Stmt *loops[256];
+  Stmt *loops[MAX_NEST_LOOPS];
   int n;
+  bool over;
 } Loops;
 
 static bool loop_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Loops *l = ctx;
-  if (st->kind == ST_FOR && l->n < 256) l->loops[l->n++] = st;
+  if (st->kind == ST_FOR) {
+    if (l->n < MAX_NEST_LOOPS) l->loops[l->n++] = st;
+    else l->over = true;
+  }
   return true;
 }
 
@@ -485,7 +524,9 @@ static bool signed_counters(AtRegion *r) {
 /* Narrows one loop; false with a message. */
 static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx, Stmt *q) {
   Sched *s = r->s;
-  isl_map *range = loop_range(r, want, q);
+  bool err = false;
+  isl_map *range = loop_range(r, want, q, &err);
+  if (err) return sched_error(s, NULL, "internal error: isl failed on the range of loop %s", q->name);
   if (!range) return true;
   isl_pw_aff *lo = isl_pw_aff_intersect_domain(isl_map_dim_min(isl_map_copy(range), 0), isl_set_copy(ctx));
   isl_pw_aff *hi = isl_pw_aff_intersect_domain(isl_map_dim_max(range, 0), isl_set_copy(ctx));
@@ -501,8 +542,15 @@ static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx
   }
   /* A loop whose whole (constant) range is needed stays as it is. */
   int64_t lc, hc;
+  bool whole_const = false;
   if (q->step == 1 && (q->cmp == OP_LT || q->cmp == OP_LE) && ir_const_int(q->lo, &lc) && ir_const_int(q->hi, &hc)) {
     if (q->cmp == OP_LT) hc--;
+    whole_const = true;
+  } else if (q->step == -1 && (q->cmp == OP_GT || q->cmp == OP_GE) && ir_const_int(q->lo, &hc) && ir_const_int(q->hi, &lc)) {
+    if (q->cmp == OP_GT) lc++;
+    whole_const = true;
+  }
+  if (whole_const) {
     isl_pw_aff *l0 = isl_pw_aff_val_on_domain(isl_set_copy(ctx), isl_val_int_from_si(s->ctx, lc));
     isl_pw_aff *h0 = isl_pw_aff_val_on_domain(isl_set_copy(ctx), isl_val_int_from_si(s->ctx, hc));
     bool same = isl_pw_aff_is_equal(l0, lo) == isl_bool_true && isl_pw_aff_is_equal(h0, hi) == isl_bool_true;
@@ -519,10 +567,10 @@ static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx
     isl_pw_aff_free(hi);
     return false;
   }
-  if (q->step != 1 || !q->var->type->is_signed) {
+  if ((q->step != 1 && q->step != -1) || !q->var->type->is_signed) {
     isl_pw_aff_free(lo);
     isl_pw_aff_free(hi);
-    return sched_error(s, NULL, "loop %s (line %d) must count up by 1 over a signed counter to be narrowed", q->name, q->loc.line);
+    return sched_error(s, NULL, "loop %s (line %d) must count up or down by 1 over a signed counter to be narrowed", q->name, q->loc.line);
   }
   b->t = q->var->type;
   b->loc = q->loc;
@@ -538,9 +586,16 @@ static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx
   free(tlo);
   free(thi);
   if (!ok) return false;
-  q->lo = nlo;
-  q->hi = nhi;
-  q->cmp = OP_LT;
+  if (q->step > 0) {
+    q->lo = nlo;
+    q->hi = nhi;
+    q->cmp = OP_LT;
+  } else {
+    /* from the largest value down to the smallest: the same order */
+    q->lo = nhi;
+    q->hi = nlo;
+    q->cmp = OP_GE;
+  }
   if (guard) {
     Stmt *g = ir_stmt(s->a, ST_IF, q->loc);
     g->cond = guard;
@@ -554,8 +609,10 @@ bool at_narrow(AtRegion *r, isl_union_map *want, Stmt **placed) {
   Sched *s = r->s;
   *placed = NULL;
   isl_union_set *ud = isl_union_map_domain(isl_union_map_copy(want));
-  if (isl_union_set_is_empty(ud) != isl_bool_false) {
+  isl_bool none = isl_union_set_is_empty(ud);
+  if (none != isl_bool_false) {
     isl_union_set_free(ud);
+    if (none < 0) return sched_error(s, NULL, "internal error: isl failed on the iterations of loop %s", r->target->name);
     return sched_error(s, NULL, "no iteration of loop %s needs %s", r->target->name, r->root->name);
   }
   isl_set *dom = isl_set_from_union_set(ud);
@@ -574,12 +631,14 @@ bool at_narrow(AtRegion *r, isl_union_map *want, Stmt **placed) {
     free(t);
   }
   isl_set_free(dom);
-  Loops l = {.n = 0};
+  Loops *l = calloc(1, sizeof *l);
   Stmt *next = r->root->next;
   r->root->next = NULL;
-  ir_walk_stmts(r->root, loop_visit, &l);
+  ir_walk_stmts(r->root, loop_visit, l);
   r->root->next = next;
-  for (int i = 0; ok && i < l.n; i++) ok = narrow_loop(r, &b, want, ctx, l.loops[i]);
+  if (ok && l->over) ok = sched_error(s, NULL, "cannot narrow %s: it holds more than %d loops", r->root->name, MAX_NEST_LOOPS);
+  for (int i = 0; ok && i < l->n; i++) ok = narrow_loop(r, &b, want, ctx, l->loops[i]);
+  free(l);
   isl_set_free(ctx);
   if (!ok) return false;
   *placed = r->root;

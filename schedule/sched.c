@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/arith.h"
 #include "schedule/primitives.h"
 
 static const struct {
@@ -95,6 +96,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   }
   if (!ok) return false;
   pad_drop_guards(s);
+  arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts */
   if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
   char why[300];
   if (!ir_check_names(s->k, why, sizeof why))

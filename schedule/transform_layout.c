@@ -31,11 +31,16 @@ static Expr *map_expr(Sched *s, const IndexMap *m, const SchedArg *a, int depth)
   }
   switch (a->kind) {
   case SA_INT:
+    if (a->ival >= ((int64_t)1 << 31) || a->ival <= -((int64_t)1 << 31)) {
+      sched_error(s, a, "constant %lld is too large for an index map (at most 2^31 - 1)", (long long)a->ival);
+      return NULL;
+    }
     return ir_int(s->a, a->ival, &ty_int, at);
   case SA_NAME:
     for (int d = 0; d < m->nin; d++)
       if (!strcmp(m->in[d]->name, a->name)) return ir_var(s->a, m->in[d], at);
-    if (a->has_value) return ir_int(s->a, a->ival, &ty_int, at);
+    if (a->has_value && a->ival < ((int64_t)1 << 31) && a->ival > -((int64_t)1 << 31))
+      return ir_int(s->a, a->ival, &ty_int, at);
     if (is_separator(a)) sched_error(s, a, "axis_separator must stand alone between two indices");
     else sched_error(s, a, "'%s' is not one of the map's indices", a->name);
     return NULL;

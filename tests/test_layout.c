@@ -100,7 +100,7 @@ Test(layout, conv_weight_split_split_reorder) {
   int v = checked(s, "packed");
   const char *c = npg_emit_source(s, v);
   has(c, "void packed(const float X[3][13][13], const float W[8][1][4][4][7][7], float Y[32][7][7]) {");
-  has(c, "Y[o][y][x] += X[i][y + h][x + w] * W[o / 4][i / 4][o % 4][i % 4][h][w];");
+  has(c, "Y[o][y][x] += X[i][y + h][x + w] * W[o / 4][0][o % 4][i][h][w];");
   has(c, "void packed_pack_W(const float logical[32][3][7][7], float physical[8][1][4][4][7][7]) {");
   has(c, "          physical[i0 / 4][i1 / 4][i0 % 4][i1 % 4][i2][i3] = logical[i0][i1][i2][i3];");
   has(c, "void packed_unpack_W(const float physical[8][1][4][4][7][7], float logical[32][3][7][7]) {");
@@ -275,4 +275,29 @@ Test(layout, c_api) {
   cr_assert_eq(npg_sched_end(h), -1);
   has(npg_errors(s), "transform_layout: the map is not injective: X[0][0][0] and X[1][0][0] map to the same element");
   npg_close(s);
+}
+
+/* Found by a new user's trial: padding holding INT_MAX made the dropped guard
+ * compute INT_MAX + 1 (undefined); huge map constants wrapped around. */
+Test(layout, guard_stays_where_the_padding_would_overflow) {
+  static const char *k = "#include <stdint.h>\n#define N 7\n"
+                         "void incr(const int32_t X[N], int32_t Y[N]) {\n"
+                         "  for (int i = 0; i < N; i++)\n"
+                         "    Y[i] = X[i] + 1;\n"
+                         "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(incr, v)\n#pragma npu buffer_pad(X, (8), 2147483647)\n"
+                             "#pragma npu buffer_pad(Y, (8), 0)\n#pragma npu split(i, 4, io, ii)\n");
+  has(npg_emit_source(s, checked(s, "v")), "if (io * 4 + ii < N) {");
+  npg_close(s);
+}
+
+Test(layout, more_refusals) {
+  refused(mnpq, "#pragma npu schedule(add1, v)\n#pragma npu transform_layout(A, (m, n, p, q), (m * 4611686018427387904, n, p, q))\n",
+          "k.c:9:52: error: transform_layout: constant 4611686018427387904 is too large for an index map (at most 2^31 - 1)");
+  refused(mnpq, "#pragma npu schedule(add1, v)\n#pragma npu transform_layout(A, (m, n, p, q), (m + n, p, q))\n",
+          "k.c:9:47: error: transform_layout: the map is not injective: it has 3 outputs for 4 indices");
+  refused(mnpq, "#pragma npu schedule(add1, v)\n#pragma npu buffer_pad(A, (2, 3, 4, 6), 1e39)\n",
+          "k.c:9:41: error: buffer_pad: pad_value 1e39 is out of the range of float");
+  refused(mnpq, "#pragma npu schedule(add1, v)\n#pragma npu set_axis_separators(A, 0)\n",
+          "k.c:9:36: error: set_axis_separators: a separator at axis 0 would start an empty dimension; separators are axes 1 to 3");
 }

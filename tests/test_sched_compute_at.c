@@ -464,3 +464,209 @@ Test(sched_compute_at, reverse_compute_at_waits_for_a_complete_reduction) {
                          "          s3: y[r][i_3] = x[r][i_3] * ss  # line 7\n");
   npg_close(s);
 }
+
+/* ---------------- review fixes ---------------- */
+
+Test(sched_compute_at, a_value_carried_across_the_shared_loop_is_not_recomputed) {
+  /* T accumulates over b: a rerun in iteration b would add to T[x] again */
+  const char *k = "void acc(const float A[3][8], float B[3][6]) {\n"
+                  "  float T[8];\n"
+                  "  for (int b = 0; b < 3; b++) {\n"
+                  "    px: for (int x = 0; x < 8; x++) {\n"
+                  "      if (b == 0)\n"
+                  "        init: T[x] = A[b][x];\n"
+                  "      else\n"
+                  "        upd: T[x] += A[b][x];\n"
+                  "    }\n"
+                  "    for (int j = 1; j < 7; j++)\n"
+                  "      use: B[b][j - 1] = T[j - 1] + T[j + 1];\n"
+                  "  }\n"
+                  "}\n";
+  refused(k, "#pragma npu schedule(acc, v)\n#pragma npu compute_at(px, j)\n",
+          "k.c:15:13: error: compute_at: iterations of loop j read overlapping parts of T, so px would compute some elements more than once; that needs px to be pure, but values of T flow into a rerun from instances it does not run (such as upd, line 8)");
+}
+
+Test(sched_compute_at, a_running_sum_in_a_local_of_the_nest_is_not_recomputed) {
+  /* s carries the prefix sum along x: a rerun from x = j - 1 restarts it */
+  const char *k = "void pre(const float A[4][8], float B[4][6]) {\n"
+                  "  float T[4][8];\n"
+                  "  py: for (int y = 0; y < 4; y++) {\n"
+                  "    float s = 0.0f;\n"
+                  "    for (int x = 0; x < 8; x++) {\n"
+                  "      s += A[y][x];\n"
+                  "      T[y][x] = s;\n"
+                  "    }\n"
+                  "  }\n"
+                  "  for (int i = 0; i < 4; i++)\n"
+                  "    for (int j = 1; j < 7; j++)\n"
+                  "      use: B[i][j - 1] = T[i][j - 1] + T[i][j + 1];\n"
+                  "}\n";
+  refused(k, "#pragma npu schedule(pre, v)\n#pragma npu compute_at(py, j)\n",
+          "k.c:15:13: error: compute_at: iterations of loop j read overlapping parts of T, so py would compute some elements more than once; that needs py to be pure, but values of s flow into a rerun from instances it does not run (such as s2, line 6)");
+  /* a temporary set before each use is fine: the rows are recomputed */
+  const char *tmp = "void tmp(const float A[4][8], float B[4][6]) {\n"
+                    "  float T[4][8];\n"
+                    "  py: for (int y = 0; y < 4; y++)\n"
+                    "    for (int x = 0; x < 8; x++) {\n"
+                    "      float t = A[y][x] * 2.0f;\n"
+                    "      T[y][x] = t + 1.0f;\n"
+                    "    }\n"
+                    "  for (int i = 0; i < 4; i++)\n"
+                    "    for (int j = 1; j < 7; j++)\n"
+                    "      use: B[i][j - 1] = T[i][j - 1] + T[i][j + 1];\n"
+                    "}\n";
+  NpgSession *s = open_ok(tmp, "#pragma npu schedule(tmp, v)\n#pragma npu compute_at(py, j)\n");
+  int v = checked(s, "v");
+  has(npg_dump_ir(s, v), "      for py (counter y) in i .. < i + 1 step 1:  # line 3\n"
+                         "        for x in j - 1 .. < j + 2 step 1:  # line 4\n");
+  npg_close(s);
+}
+
+Test(sched_compute_at, a_name_hidden_at_the_new_place_is_refused) {
+  /* the inner c (line 9) would capture the producer's c (line 3) */
+  const char *k = "void shadow2(const float A[8][10], float B[8][10]) {\n"
+                  "  float c = 2.0f;\n"
+                  "  float T[8][10];\n"
+                  "  for (int y = 0; y < 8; y++)\n"
+                  "    for (int x = 0; x < 10; x++)\n"
+                  "      prod: T[y][x] = A[y][x] * c;\n"
+                  "  for (int i = 0; i < 8; i++) {\n"
+                  "    float c = 3.0f;\n"
+                  "    for (int j = 0; j < 10; j++)\n"
+                  "      use: B[i][j] = T[i][j] + c;\n"
+                  "  }\n"
+                  "}\n";
+  refused(k, "#pragma npu schedule(shadow2, v)\n#pragma npu compute_at(prod, j)\n",
+          "k.c:14:13: error: compute_at: y uses c, but a different c is declared around loop j");
+  /* the consumer loop's counter i hides the shared loop's counter i (left
+   * to the name check after every step) */
+  const char *k2 = "void shadow(const float A[4][8], float B[8]) {\n"
+                   "  for (int i = 0; i < 4; i++) {\n"
+                   "    float T[8];\n"
+                   "    for (int x = 0; x < 8; x++)\n"
+                   "      prod: T[x] = A[i][x] + 1.0f;\n"
+                   "    for (int k = 0; k < 8; k++) {\n"
+                   "      for (int i = 0; i < 1; i++)\n"
+                   "        use: B[k] += T[k] * 0.5f;\n"
+                   "    }\n"
+                   "  }\n"
+                   "}\n";
+  refused(k2, "#pragma npu schedule(shadow, v)\n#pragma npu compute_at(prod, i_2)\n",
+          "k.c:13:13: error: compute_at: refused: the emitted C would capture a name: 'i' at line 5 would refer to the "
+          "declaration at line 7, not to the one at line 2; rename one of them in the kernel");
+}
+
+Test(sched_compute_at, into_a_loop_under_a_non_affine_if_is_refused) {
+  const char *k = "void nonaff(const float A[8], const int flag[1], float B[8], float C[8]) {\n"
+                  "  float T[8];\n"
+                  "  for (int x = 0; x < 8; x++)\n"
+                  "    prod: T[x] = A[x] * 2.0f;\n"
+                  "  if (flag[0] == 7)\n"
+                  "    for (int j = 0; j < 8; j++)\n"
+                  "      use: B[j] = T[j];\n"
+                  "  for (int k = 0; k < 8; k++)\n"
+                  "    late: C[k] = T[k] + 1.0f;\n"
+                  "}\n";
+  refused(k, "#pragma npu schedule(nonaff, v)\n#pragma npu compute_at(prod, j)\n",
+          "k.c:12:30: error: compute_at: loop j (line 6) is inside an if (line 5) whose condition is not affine; prod would run only when it holds, which cannot be checked");
+  const char *k2 = "void nonaff2(const float A[8], const int flag[1], float B[8]) {\n"
+                   "  float T[8];\n"
+                   "  for (int x = 0; x < 8; x++)\n"
+                   "    T[x] = A[x];\n"
+                   "  if (flag[0] == 7)\n"
+                   "    for (int y = 0; y < 8; y++)\n"
+                   "      prod: T[y] = A[y] * 2.0f;\n"
+                   "  for (int j = 0; j < 8; j++)\n"
+                   "    cons: B[j] = T[j] + 1.0f;\n"
+                   "}\n";
+  refused(k2, "#pragma npu schedule(nonaff2, v)\n#pragma npu reverse_compute_at(cons, y)\n",
+          "k.c:12:38: error: reverse_compute_at: loop y (line 6) is inside an if (line 5) whose condition is not affine; cons would run only when it holds, which cannot be checked");
+  /* an affine condition is modelled: the producer runs where it holds */
+  const char *k3 = "void aff(const float A[8][8], float B[8][8]) {\n"
+                   "  float T[8][8];\n"
+                   "  for (int y = 0; y < 8; y++)\n"
+                   "    for (int x = 0; x < 8; x++)\n"
+                   "      prod: T[y][x] = A[y][x] * 2.0f;\n"
+                   "  for (int i = 0; i < 8; i++)\n"
+                   "    if (i < 5)\n"
+                   "      for (int j = 0; j < 8; j++)\n"
+                   "        use: B[i][j] = T[i][j];\n"
+                   "}\n";
+  NpgSession *s = open_ok(k3, "#pragma npu schedule(aff, v)\n#pragma npu compute_at(prod, j)\n");
+  checked(s, "v");
+  npg_close(s);
+}
+
+Test(sched_compute_at, inputs_overwritten_only_after_the_consumer_loop) {
+  /* clr writes A after loop j is done: no rerun of prod can see it */
+  const char *k = "void later(float A[8][10], float B[8][8]) {\n"
+                  "  float T[8][10];\n"
+                  "  for (int y = 0; y < 8; y++)\n"
+                  "    for (int x = 0; x < 10; x++)\n"
+                  "      prod: T[y][x] = A[y][x] * 2.0f;\n"
+                  "  for (int i = 0; i < 8; i++)\n"
+                  "    for (int j = 1; j < 9; j++)\n"
+                  "      use: B[i][j - 1] = T[i][j - 1] + T[i][j + 1];\n"
+                  "  for (int k = 0; k < 8; k++)\n"
+                  "    clr: A[k][0] = 0.0f;\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(later, v)\n#pragma npu compute_at(prod, j)\n");
+  checked(s, "v");
+  npg_close(s);
+  /* but a write after loop j inside the loop around it runs between reruns */
+  const char *k2 = "void between(float A[8][10], float B[8][8]) {\n"
+                   "  float T[8][10];\n"
+                   "  for (int y = 0; y < 8; y++)\n"
+                   "    for (int x = 0; x < 10; x++)\n"
+                   "      prod: T[y][x] = A[y][x] * 2.0f;\n"
+                   "  for (int i = 0; i < 8; i++) {\n"
+                   "    for (int j = 1; j < 9; j++)\n"
+                   "      use: B[i][j - 1] = T[i][j - 1] + T[i][j + 1];\n"
+                   "    clr: A[(i + 1) % 8][3] = 0.0f;\n"
+                   "  }\n"
+                   "}\n";
+  refused(k2, "#pragma npu schedule(between, v)\n#pragma npu compute_at(prod, j)\n",
+          "k.c:13:13: error: compute_at: iterations of loop j read overlapping parts of T, so prod would compute some elements more than once; that needs prod to be pure, but it reads A, which clr (line 9) writes after it");
+}
+
+Test(sched_compute_at, a_producer_loop_counting_down_is_narrowed) {
+  const char *k = "#define H 8\n"
+                  "#define W 10\n"
+                  "void down(const float A[H][W], float B[H][W - 2]) {\n"
+                  "  float T[H][W];\n"
+                  "  prod: for (int y = H - 1; y >= 0; y--)\n"
+                  "    for (int x = W - 1; x >= 0; x--)\n"
+                  "      T[y][x] = A[y][x] * 2.0f;\n"
+                  "  for (int i = 0; i < H; i++)\n"
+                  "    for (int j = 1; j < W - 1; j++)\n"
+                  "      B[i][j - 1] = (i > 0 ? T[i - 1][j] : 0.0f) + T[i][j - 1] + T[i][j + 1];\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(down, rows)\n#pragma npu compute_at(prod, i)\n"
+                             "#pragma npu schedule(down, cols)\n#pragma npu compute_at(prod, j)\n");
+  int r = checked(s, "rows"), c = checked(s, "cols");
+  /* rows max(0, i - 1) .. i, still from the top down; x keeps its range */
+  has(npg_dump_ir(s, r), "    for prod (counter y) in i .. >= i - 1 step -1:  # line 5\n"
+                         "      if y >= 0:\n"
+                         "        for x in W - 1 .. >= 0 step -1:  # line 6\n");
+  has(npg_emit_source(s, c), "for (int x = j + 1; x >= j - 1; x--)");
+  npg_close(s);
+}
+
+Test(sched_compute_at, a_bound_isl_splits_into_pieces_is_one_affine_bound) {
+  /* the needed range is j .. j + 2 everywhere; isl writes its upper end as
+   * 7 at j = 5, 8 at j = 6 and j + 2 elsewhere */
+  const char *k = "void pieces(const float A[9], float T[9], float B[7]) {\n"
+                  "  px: for (int x = 0; x < 9; x++) {\n"
+                  "    if (x < 7) lo: T[x] = A[x];\n"
+                  "    if (x > 7) hi: T[x] = A[x] + 1.0f;\n"
+                  "    if (x == 7) seven: T[x] = A[x] * 2.0f;\n"
+                  "  }\n"
+                  "  for (int j = 0; j < 7; j++)\n"
+                  "    use: B[j] = T[j] + T[j + 2];\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(pieces, v)\n#pragma npu compute_at(px, j)\n");
+  int v = checked(s, "v");
+  has(npg_dump_ir(s, v), "  for j in 0 .. < 7 step 1:  # line 7\n"
+                         "    for px (counter x) in j .. < j + 3 step 1:  # line 2\n");
+  npg_close(s);
+}
