@@ -259,6 +259,8 @@ bool frontend_parse_schedules(Module *m, const char *file, const char *src, size
         if (fe_is(n, "comment")) continue;
         if (!fe_is(n, "preproc_call")) fe_error(&fe, n, "a schedule file holds only '#pragma npu ...' lines");
         fe_pragma(&fe, n);
+      } else if (fe.sched) {
+        fe.sched->broken = true; /* never build a variant that lacks a step */
       }
       fe.map.active = false;
       fe.text = fe.src;

@@ -47,6 +47,7 @@ struct SchedProgram {
   SrcLoc loc, kernel_loc, variant_loc;
   const char *file, *src; /* where the pragmas were written */
   SchedStep *steps;
+  bool broken; /* a step did not parse: the variant is not built */
 };
 
 #endif

@@ -60,6 +60,7 @@ static void commit(NpgSession *s, Sched *sc, const Kernel *k) {
 
 void session_apply_programs(NpgSession *s, SchedProgram *first) {
   for (SchedProgram *p = first; p; p = p->next) {
+    if (p->broken) continue; /* its parse error is reported already */
     Kernel *k = find_kernel(s, p->kernel, p->file, p->src, p->kernel_loc);
     if (!k || !session_variant_name_ok(s, p->variant, p->file, p->src, p->variant_loc)) continue;
     Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &s->diags, p->file, p->src);

@@ -408,3 +408,17 @@ Test(sched, refuses_a_move_that_would_capture_a_name) {
           "k.c:13:13: error: compute_at: refused: the emitted C would capture a name: 'i' at line 5 would refer to the "
           "declaration at line 7, not to the one at line 2; rename one of them in the kernel");
 }
+
+/* A step that does not parse drops its whole variant, never just the step
+ * (a new user's trial found the variant emitted without it). */
+Test(sched, schedule_file_step_with_a_syntax_error_drops_the_variant) {
+  NpgSession *s = open_ok(matmul, "");
+  static const char sched[] = "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 16, io\n"
+                              "#pragma npu split(j, 16, jo, ji)\n#pragma npu schedule(matmul, w)\n"
+                              "#pragma npu split(j, 16, jo, ji)\n";
+  cr_assert_not(npg_add_schedule_string(s, "s.sched", sched, strlen(sched)));
+  cr_assert_eq(npg_variant_index(s, "v"), -1, "the variant was built without its broken step");
+  checked(s, "w");
+  has(npg_errors(s), "s.sched:2:");
+  npg_close(s);
+}
