@@ -39,6 +39,18 @@ void matmul127(const float A[N][N], const float B[N][N], float C[N][N]) {
 #pragma npu split(j, 32, jo, ji)
 #pragma npu split(k, 32, ko, ki)
 
+/* The same, split and fused back: plain loops of 128, no guard. */
+#pragma npu schedule(matmul127, matmul128_loops)
+#pragma npu buffer_pad(A, (128, 128), 0)
+#pragma npu buffer_pad(B, (128, 128), 0)
+#pragma npu buffer_pad(C, (128, 128), 0)
+#pragma npu split(i, 32, io, ii)
+#pragma npu fuse(io, ii, i128)
+#pragma npu split(j, 32, jo, ji)
+#pragma npu fuse(jo, ji, j128)
+#pragma npu split(k, 32, ko, ki)
+#pragma npu fuse(ko, ki, k128)
+
 /* NHWC -> NCHWc (c blocked by 4), and a 2-D physical array by an axis
  * separator. */
 void bias_relu(const int8_t X[1][14][14][16], const int32_t bias[16], int32_t Y[1][14][14][16]) {

@@ -143,6 +143,20 @@ Test(layout, matmul_127_padded_to_128_has_no_guard) {
   npg_close(s);
 }
 
+Test(layout, matmul_127_split_and_fused_to_128) {
+  char p[2048];
+  snprintf(p, sizeof p,
+           "#pragma npu schedule(mm, v)\n%s#pragma npu split(i, 32, io, ii)\n#pragma npu fuse(io, ii, i128)\n"
+           "#pragma npu split(k, 32, ko, ki)\n#pragma npu fuse(ko, ki, k128)\n",
+           pad_all);
+  NpgSession *s = open_ok(mm127, p);
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  for (int i128 = 0; i128 < 128; i128++) {\n    for (int j = 0; j < N; j++) {\n      C[i128][j] = 0.0f;\n"
+         "      for (int k128 = 0; k128 < 128; k128++) {\n        C[i128][j] += A[i128][k128] * B[k128][j];\n");
+  cr_assert_null(strstr(c, "if ("), "a guard is left:\n%s", c);
+  npg_close(s);
+}
+
 Test(layout, padding_that_is_not_zero_keeps_the_reduction_guard) {
   /* A and B pad with 1: A[i][127] * B[127][j] adds 1, so the k guard stays;
    * the rows past 127 write only C's padding, so the i and j guards go. */
