@@ -208,18 +208,24 @@ void fe_schedule_pragma(Fe *fe, const char *text, SrcLoc loc) {
   *tail = st;
 }
 
+/* A frontend over schedule text only (a schedule file or one API step): the
+ * kernel file's #defines are visible, its kernels are not needed. */
+static void schedule_fe(Fe *fe, Module *m, const char *file, const char *src, size_t len, DiagList *d) {
+  memset(fe, 0, sizeof *fe);
+  fe->file = arena_strdup(&m->arena, file);
+  fe->src = arena_strndup(&m->arena, src, len);
+  fe->text = fe->src;
+  fe->m = m;
+  fe->arena = &m->arena;
+  fe->diags = d;
+  fe->lang = frontend_language();
+  fe->globals = ARENA_NEW(&m->arena, Scope);
+  fe_import_defines(fe);
+}
+
 SchedStep *frontend_parse_step(Module *m, const char *name, const char *call, DiagList *d) {
   Fe fe;
-  memset(&fe, 0, sizeof fe);
-  fe.file = arena_strdup(&m->arena, name);
-  fe.src = arena_strdup(&m->arena, call);
-  fe.text = fe.src;
-  fe.m = m;
-  fe.arena = &m->arena;
-  fe.diags = d;
-  fe.lang = frontend_language();
-  fe.globals = ARENA_NEW(&m->arena, Scope);
-  fe_import_defines(&fe);
+  schedule_fe(&fe, m, name, call, strlen(call), d);
   if (strlen(call) > 4096 || strchr(call, '\n')) {
     diag_error(d, fe.file, NULL, 1, 1, "a schedule step is one line, at most 4096 bytes");
     return NULL;
@@ -235,16 +241,7 @@ bool frontend_parse_schedules(Module *m, const char *file, const char *src, size
     return false;
   }
   Fe fe;
-  memset(&fe, 0, sizeof fe);
-  fe.file = arena_strdup(&m->arena, file);
-  fe.src = arena_strndup(&m->arena, src, len);
-  fe.text = fe.src;
-  fe.m = m;
-  fe.arena = &m->arena;
-  fe.diags = d;
-  fe.lang = frontend_language();
-  fe.globals = ARENA_NEW(&m->arena, Scope);
-  fe_import_defines(&fe);
+  schedule_fe(&fe, m, file, src, len, d);
   TSParser *parser = ts_parser_new();
   ts_parser_set_language(parser, fe.lang);
   TSTree *tree = ts_parser_parse_string(parser, NULL, fe.src, (uint32_t)len);

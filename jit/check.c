@@ -293,6 +293,7 @@ void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, co
     }
   }
   if (!r->pass) {
+    /* a pack failed: r->message says which */
   } else if (!guarded_call(ref_fn, ref_args, err, sizeof err)) {
     snprintf(r->message, sizeof r->message, "reference kernel '%s': %s", k->name, err);
     r->pass = false;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ir/affine.h"
+#include "ir/arith.h"
 
 /* ---------------- finding buffers ---------------- */
 
@@ -294,22 +295,18 @@ static bool read_pad(Sched *s, const SchedArg *a, const Buffer *b, const char **
 typedef struct {
   Sched *s;
   Buffer *b;
-  Expr *phys[IR_MAX_DIMS]; /* new indices over m->in */
+  Expr *const *phys; /* new indices over m->in */
   int nphys;
   const IndexMap *m;
 } Rewrite;
 
-static Expr *as_int(Sched *s, Expr *e) {
-  if (e->type == &ty_int || (type_is_integer(e->type) && e->type->kind == TY_INT)) return e;
-  return ir_cast(s->a, e, &ty_int, true);
-}
+static Expr *as_int(Sched *s, Expr *e) { return e->type->kind == TY_INT ? e : ir_cast(s->a, e, &ty_int, true); }
 
 static void rewrite_expr(Rewrite *r, Expr *e) {
   if (!e) return;
   if (e->kind == EX_LOAD) {
-    for (int d = 0; d < e->buf->ndim && e->buf != r->b; d++) rewrite_expr(r, e->idx[d]);
+    for (int d = 0; d < e->buf->ndim; d++) rewrite_expr(r, e->idx[d]); /* b's ndim changes only at the end */
     if (e->buf == r->b) {
-      for (int d = 0; d < r->m->nin; d++) rewrite_expr(r, e->idx[d]);
       Expr **idx = ARENA_ARRAY(r->s->a, Expr *, r->nphys);
       for (int g = 0; g < r->nphys; g++) {
         Expr *x = ir_expr_copy(r->s->a, r->phys[g]);
@@ -368,9 +365,6 @@ static int group_indices(Sched *s, const IndexMap *m, Expr **phys, int64_t *shap
 }
 
 bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at) {
-  if (m->nin != b->ndim)
-    return sched_error(s, at, "the map takes %d ind%s, but %s has %d dimension%s", m->nin, m->nin == 1 ? "ex" : "ices",
-                       b->name, b->ndim, b->ndim == 1 ? "" : "s");
   if (m->nout == 0) return sched_error(s, at, "the new layout of %s has no index", b->name);
   if (m->ngroups == 0) /* no separators: one dimension per output */
     for (int k = 0; k < m->nout; k++) m->group_end[m->ngroups++] = k + 1;
@@ -417,11 +411,13 @@ bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at) {
       L->index[d] = ir_var(s->a, L->var[d], (SrcLoc){0, 0});
     }
   }
+  VarRange logical_range[IR_MAX_DIMS];
+  for (int d = 0; d < L->ndim; d++) logical_range[d] = (VarRange){L->var[d], 0, L->shape[d] - 1};
   for (int g = 0; g < nphys; g++) {
     Expr *x = ir_expr_copy(s->a, phys[g]);
     for (int d = 0; d < m->nin; d++)
       x = ir_subst_expr(s->a, x, m->in[d], old ? old->index[d] : ir_var(s->a, L->var[d], (SrcLoc){0, 0}));
-    L->index[g] = x;
+    L->index[g] = arith_simplify_index(s->a, x, logical_range, L->ndim); /* what pack and unpack print */
   }
   for (int g = nphys; g < IR_MAX_DIMS; g++) L->index[g] = NULL;
   int64_t logical = 1;
@@ -446,8 +442,7 @@ bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at) {
     return sched_error(s, at, "the new layout of %s has %lld elements for %lld values: the %lld padding elements need a pad_value (the last argument)",
                        b->name, (long long)total, (long long)logical, (long long)(total - logical));
 
-  Rewrite r = {s, b, {0}, nphys, m};
-  for (int g = 0; g < nphys; g++) r.phys[g] = phys[g];
+  Rewrite r = {s, b, phys, nphys, m};
   ir_walk_stmts(s->k->body, rewrite_stmt, &r);
   b->ndim = nphys;
   for (int g = 0; g < IR_MAX_DIMS; g++) b->shape[g] = g < nphys ? shape[g] : 0;

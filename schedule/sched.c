@@ -84,10 +84,13 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     sb_free(&sb);
     return false;
   }
-  if (st->nargs < prims[pi].min_args || st->nargs > prims[pi].max_args) {
-    const char *many = prims[pi].min_args == prims[pi].max_args ? "" : prims[pi].max_args > 8 ? "at least " : "";
-    return sched_error(s, NULL, "takes %s%d argument%s, %s; got %d", many, prims[pi].min_args,
-                       prims[pi].min_args == 1 ? "" : "s", prims[pi].usage, st->nargs);
+  int lo = prims[pi].min_args, hi = prims[pi].max_args;
+  if (st->nargs < lo || st->nargs > hi) {
+    char count[48]; /* "2", "3 or 4", "1 to 8", "at least 2" (hi > 8: a list) */
+    if (lo == hi) snprintf(count, sizeof count, "%d", lo);
+    else if (hi > 8) snprintf(count, sizeof count, "at least %d", lo);
+    else snprintf(count, sizeof count, hi == lo + 1 ? "%d or %d" : "%d to %d", lo, hi);
+    return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
   }
   bool ok = prims[pi].fn(s, st);
   if (s->have_before) {
@@ -472,6 +475,7 @@ static bool is_empty_list(Stmt **list) {
     if (c->kind == ST_FOR) empty = is_empty_list(&c->body->body);
     else if (c->kind == ST_BLOCK) empty = is_empty_list(&c->body);
     else if (c->kind == ST_IF) empty = is_empty_list(&c->then_s->body) & (!c->else_s || is_empty_list(&c->else_s->body));
+    if (!empty && c->kind == ST_IF && c->else_s && !c->else_s->body) c->else_s = NULL; /* no `else {}` */
     if (empty) *l = c->next;
     else l = &c->next;
   }

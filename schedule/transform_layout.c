@@ -87,7 +87,7 @@ bool prim_transform_layout(Sched *s, const SchedStep *st) {
   layout_map_init(&m, s, b, names);
   for (int k = 0; k < nout; k++) {
     if (is_separator(&outs[k])) {
-      if (m.ngroups == LAYOUT_MAX_OUT) break;
+      if (m.ngroups == IR_MAX_DIMS) return sched_error(s, &outs[k], "more than %d physical dimensions", IR_MAX_DIMS);
       m.group_end[m.ngroups++] = m.nout;
       continue;
     }

@@ -12,6 +12,7 @@
 #include "ir/arith.h"
 #include "ir/ir.h"
 #include "jit/session.h"
+#include "tests/test_sched_util.h"
 
 typedef __int128 i128;
 
@@ -453,8 +454,6 @@ static char *kernel_text(const char *src, bool simplify) {
   module_free(m);
   return sb_take(&sb);
 }
-
-static void has(const char *t, const char *part) { cr_assert(strstr(t, part), "expected\n%s\nin\n%s", part, t); }
 
 Test(arith, kernel_indices_and_bounds) {
   const char *src =

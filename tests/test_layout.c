@@ -9,42 +9,7 @@
 
 #include "jit/tcc_unit.h"
 #include "npugen.h"
-
-static NpgSession *open_ok(const char *kernel, const char *pragmas) {
-  char src[8192];
-  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
-  return s;
-}
-
-static int checked(NpgSession *s, const char *variant) {
-  int i = npg_variant_index(s, variant);
-  cr_assert_geq(i, 0, "no variant %s", variant);
-  for (uint64_t seed = 1; seed <= 2; seed++) {
-    NpgCheckResult r;
-    cr_assert(npg_check(s, i, seed, &r), "%s: %s\n%s", variant, r.message, npg_emit_source(s, i));
-    cr_assert_gt(r.compared, 0);
-  }
-  return i;
-}
-
-static void has(const char *text, const char *part) {
-  cr_assert(strstr(text, part), "expected to find:\n%s\nin:\n%s", part, text);
-}
-
-static void refused(const char *kernel, const char *pragmas, const char *want) {
-  char src[8192];
-  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_gt(npg_error_count(s), 0, "accepted:\n%s", pragmas);
-  const char *e = npg_errors(s);
-  const char *nl = strchr(e, '\n');
-  char first[2048];
-  snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - e) : (int)strlen(e), e);
-  cr_assert_str_eq(first, want, "full errors:\n%s", e);
-  npg_close(s);
-}
+#include "tests/test_sched_util.h"
 
 /* pack then unpack, run on the emitted helpers of a float buffer: distinct
  * logical values come back unchanged, and exactly the padding elements hold
@@ -102,7 +67,7 @@ Test(layout, conv_weight_split_split_reorder) {
   has(c, "void packed(const float X[3][13][13], const float W[8][1][4][4][7][7], float Y[32][7][7]) {");
   has(c, "Y[o][y][x] += X[i][y + h][x + w] * W[o / 4][0][o % 4][i][h][w];");
   has(c, "void packed_pack_W(const float logical[32][3][7][7], float physical[8][1][4][4][7][7]) {");
-  has(c, "          physical[i0 / 4][i1 / 4][i0 % 4][i1 % 4][i2][i3] = logical[i0][i1][i2][i3];");
+  has(c, "          physical[i0 / 4][0][i0 % 4][i1][i2][i3] = logical[i0][i1][i2][i3];");
   has(c, "void packed_unpack_W(const float physical[8][1][4][4][7][7], float logical[32][3][7][7]) {");
   has(npg_emit_header(s, v), "void packed_pack_W(const float logical[32][3][7][7], float physical[8][1][4][4][7][7]);");
   pack_roundtrip(s, v, "W", 32 * 3 * 7 * 7, 8 * 4 * 4 * 7 * 7, 0.0f);

@@ -6,50 +6,7 @@
 #include <string.h>
 
 #include "npugen.h"
-
-/* Opens kernel + pragma lines; the session must have no errors. */
-static NpgSession *open_ok(const char *kernel, const char *pragmas) {
-  char src[8192];
-  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
-  return s;
-}
-
-/* The variant exists and passes the differential check with two seeds. */
-static int checked(NpgSession *s, const char *variant) {
-  int i = npg_variant_index(s, variant);
-  cr_assert_geq(i, 0, "no variant %s", variant);
-  for (uint64_t seed = 1; seed <= 2; seed++) {
-    NpgCheckResult r;
-    cr_assert(npg_check(s, i, seed, &r), "%s: %s\n%s", variant, r.message, npg_emit_source(s, i));
-    cr_assert(r.pass);
-    cr_assert_gt(r.compared, 0);
-  }
-  return i;
-}
-
-static void has(const char *text, const char *part) {
-  cr_assert(strstr(text, part), "expected to find:\n%s\nin:\n%s", part, text);
-}
-
-static void lacks(const char *text, const char *part) {
-  cr_assert_null(strstr(text, part), "did not expect:\n%s\nin:\n%s", part, text);
-}
-
-/* The first line of the errors of kernel + pragmas. */
-static void refused(const char *kernel, const char *pragmas, const char *want) {
-  char src[8192];
-  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_gt(npg_error_count(s), 0, "accepted:\n%s", pragmas);
-  const char *e = npg_errors(s);
-  const char *nl = strchr(e, '\n');
-  char first[2048];
-  snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - e) : (int)strlen(e), e);
-  cr_assert_str_eq(first, want, "full errors:\n%s", e);
-  npg_close(s);
-}
+#include "tests/test_sched_util.h"
 
 static const char *chain =
     "#include <stdint.h>\n"

@@ -1,0 +1,45 @@
+#include "tests/test_sched_util.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+NpgSession *open_ok(const char *kernel, const char *pragmas) {
+  char src[8192];
+  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  return s;
+}
+
+int checked(NpgSession *s, const char *variant) {
+  int i = npg_variant_index(s, variant);
+  cr_assert_geq(i, 0, "no variant %s", variant);
+  for (uint64_t seed = 1; seed <= 2; seed++) {
+    NpgCheckResult r;
+    cr_assert(npg_check(s, i, seed, &r), "%s: %s\n%s", variant, r.message, npg_emit_source(s, i));
+    cr_assert_gt(r.compared, 0);
+  }
+  return i;
+}
+
+void has(const char *text, const char *part) {
+  cr_assert(strstr(text, part), "expected to find:\n%s\nin:\n%s", part, text);
+}
+
+void lacks(const char *text, const char *part) {
+  cr_assert_null(strstr(text, part), "did not expect:\n%s\nin:\n%s", part, text);
+}
+
+void refused(const char *kernel, const char *pragmas, const char *want) {
+  char src[8192];
+  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_gt(npg_error_count(s), 0, "accepted:\n%s", pragmas);
+  const char *e = npg_errors(s);
+  const char *nl = strchr(e, '\n');
+  char first[2048];
+  snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - e) : (int)strlen(e), e);
+  cr_assert_str_eq(first, want, "full errors:\n%s", e);
+  npg_close(s);
+}

@@ -1,0 +1,20 @@
+/* Helpers shared by the schedule tests (tests/test_sched*.c, test_layout.c,
+ * test_arith.c): open a kernel with pragmas, check a variant by execution,
+ * look for text, and compare a refusal's first message line. */
+#ifndef TEST_SCHED_UTIL_H
+#define TEST_SCHED_UTIL_H
+
+#include "npugen.h"
+
+/* Opens kernel + pragma lines (as "k.c"); fails the test on any error. */
+NpgSession *open_ok(const char *kernel, const char *pragmas);
+/* The variant exists and passes the differential check with seeds 1 and 2;
+ * returns its index. */
+int checked(NpgSession *s, const char *variant);
+/* text contains (lacks) part; fails the test showing both otherwise. */
+void has(const char *text, const char *part);
+void lacks(const char *text, const char *part);
+/* kernel + pragmas is refused, and the first error line is exactly want. */
+void refused(const char *kernel, const char *pragmas, const char *want);
+
+#endif
