@@ -333,15 +333,18 @@ static void add_factor(Gen *g, int li, bool for_unroll, bool divisor) {
   int64_t n = known ? g->in.loops[li].trip : 16, v;
   if (chance(g, 2 * g->bad)) {
     /* not a valid factor: refused, whatever the loop */
-    static const int64_t huge[] = {255, 256, 257, 1000, 2147483648LL, 2147483649LL, 4294967296LL, INT64_MAX};
+    static const int64_t huge[] = {SCHED_MAX_UNROLL + 1, 255, 256, 257, 1000, 2147483648LL, 2147483649LL, 4294967296LL,
+                                   INT64_MAX};
     switch (below(g, 7)) {
     case 0: v = 0; break;
     case 1: v = -1 - below(g, 3); break;
-    case 2: v = huge[below(g, 8)]; break;
+    case 2: v = huge[below(g, (int)(sizeof huge / sizeof huge[0]))]; break;
     case 3: add_name(g, g->in.nloops ? g->in.loops[below(g, g->in.nloops)].s->name : "i"); return;
     case 4: add_str(g, "4"); return;
     case 5: v = n + 1; break; /* above the trip count */
-    default: v = 257 + below(g, 1000); break; /* above the unroll limit */
+    default: /* above the unroll limit: mostly just above it, up to 256 */
+      v = SCHED_MAX_UNROLL + 1 + below(g, chance(g, 80) ? 256 - SCHED_MAX_UNROLL : 1000);
+      break;
     }
     add_int(g, v);
     return;
@@ -550,7 +553,7 @@ static void gen_unroll(Gen *g) {
     /* full unroll within the limits, or of a loop too long for any (which
      * must be refused); otherwise unroll by a factor */
     int64_t n = g->in.loops[li].trip;
-    full = n > 256 || unroll_fits(g, li, n);
+    full = n > SCHED_MAX_UNROLL || unroll_fits(g, li, n);
   }
   if (!full) add_factor(g, li, true, false);
 }
@@ -670,25 +673,14 @@ static void written(const Stmt *s, const Buffer **b, const Var **v) {
   }
 }
 
-static bool expr_uses(const Expr *e, const Buffer *b, const Var *v) {
-  if (!e) return false;
-  if ((e->kind == EX_LOAD && b && e->buf == b) || (e->kind == EX_VAR && v && e->var == v)) return true;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (expr_uses(e->idx[i], b, v)) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (expr_uses(e->args[i], b, v)) return true;
-  return expr_uses(e->a, b, v) || expr_uses(e->b, b, v) || expr_uses(e->c, b, v);
-}
-
 /* Does leaf r read what leaf w writes? */
 static bool reads_from(const Stmt *r, const Stmt *w) {
   const Buffer *b;
   const Var *v;
   written(w, &b, &v);
   if (!b && !v) return false;
-  if (expr_uses(r->rhs, b, v) || expr_uses(r->init, b, v)) return true;
-  return r->lhs && r->op != OP_NONE && expr_uses(r->lhs, b, v); /* x += ... reads x */
+  if (ir_expr_uses(r->rhs, v, b) || ir_expr_uses(r->init, v, b)) return true;
+  return r->lhs && r->op != OP_NONE && ir_expr_uses(r->lhs, v, b); /* x += ... reads x */
 }
 
 /* compute_at(producer, loop): mostly a later loop, not around the

@@ -64,8 +64,9 @@ typedef struct {
 typedef struct {
   /* Valid unrolls stay within these: at most max_copies copies of the body,
    * adding at most max_new_leaves leaf statements (larger valid factors are
-   * scaled down; invalid ones such as 0, -1 or 257 are kept). The isl
-   * legality proof slows down steeply with copies and statements. */
+   * scaled down; invalid ones such as 0, -1 or 65..256, above the unroll
+   * limit, are kept). The isl legality proof slows down steeply with
+   * copies and statements. */
   int max_copies, max_new_leaves;
   /* When set (e.g. "gcc"), the emitted C of every passing variant must also
    * compile with `CC -std=c99 -Wall -Wextra -pedantic -Werror` (DESIGN.md

@@ -674,25 +674,6 @@ static void ctx_free(Ctx *c) {
 
 /* A deep copy (subtrees past the depth cap are shared, never reached in
  * practice: the frontend limits nesting far below it). */
-static Expr *copy_tree(Arena *a, const Expr *e, int depth) {
-  if (!e) return NULL;
-  if (depth > 4 * ARITH_MAX_DEPTH) return (Expr *)e;
-  Expr *c = ARENA_NEW(a, Expr);
-  *c = *e;
-  c->a = copy_tree(a, e->a, depth + 1);
-  c->b = copy_tree(a, e->b, depth + 1);
-  c->c = copy_tree(a, e->c, depth + 1);
-  if (e->kind == EX_LOAD) {
-    c->idx = ARENA_ARRAY(a, Expr *, e->buf->ndim);
-    for (int i = 0; i < e->buf->ndim; i++) c->idx[i] = copy_tree(a, e->idx[i], depth + 1);
-  }
-  if (e->kind == EX_CALL) {
-    c->args = ARENA_ARRAY(a, Expr *, e->nargs);
-    for (int i = 0; i < e->nargs; i++) c->args[i] = copy_tree(a, e->args[i], depth + 1);
-  }
-  return c;
-}
-
 static Expr *simplify(Arena *a, Expr *e, const VarRange *ranges, int n, bool index) {
   if (!e || !type_is_integer(e->type)) return e;
   Ctx c;
@@ -701,7 +682,7 @@ static Expr *simplify(Arena *a, Expr *e, const VarRange *ranges, int n, bool ind
   Expr *r = simp(&c, e, 0);
   ctx_free(&c);
   /* The result shares no node with e (nor with itself). */
-  return r == e ? e : copy_tree(a, r, 0);
+  return r == e ? e : ir_expr_copy(a, r);
 }
 
 Expr *arith_simplify(Arena *a, Expr *e, const VarRange *ranges, int n) { return simplify(a, e, ranges, n, false); }

@@ -238,7 +238,7 @@ static Expr *fold(Arena *a, Expr *e) {
 
 Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r) {
   if (!e) return NULL;
-  if (e->kind == EX_VAR && e->var == v) return ir_clone_expr(a, r, &(CloneMap){0});
+  if (e->kind == EX_VAR && e->var == v) return ir_expr_copy(a, r);
   e->a = ir_subst_expr(a, e->a, v, r);
   e->b = ir_subst_expr(a, e->b, v, r);
   e->c = ir_subst_expr(a, e->c, v, r);

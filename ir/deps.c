@@ -82,23 +82,6 @@ typedef struct {
   isl_union_map *reads, *writes;
 } Build;
 
-static char *cons_text(Build *b) {
-  StrBuf sb;
-  sb_init(&sb);
-  for (int i = 0; i < b->aff.ncons; i++) sb_printf(&sb, "%s(%s)", i ? " and " : "", b->aff.cons[i]);
-  if (!b->aff.ncons) sb_puts(&sb, "0 = 0");
-  return sb_take(&sb);
-}
-
-static char *space_text(Build *b) {
-  StrBuf sb;
-  sb_init(&sb);
-  sb_putc(&sb, '[');
-  for (int i = 0; i < b->aff.nloops; i++) sb_printf(&sb, "%sc%d", i ? ", " : "", b->aff.loops[i]->var->id);
-  sb_putc(&sb, ']');
-  return sb_take(&sb);
-}
-
 static int *snapshot_loops(Build *b) {
   int *ids = malloc(sizeof(int) * (size_t)(b->aff.nloops + 1));
   ids[0] = b->aff.nloops;
@@ -111,7 +94,7 @@ static int *snapshot_loops(Build *b) {
  * A dimension whose index is not affine is left free within its extent. */
 static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
   StrBuf *sb = write ? &b->wacc : &b->racc;
-  char *space = space_text(b);
+  char *space = aff_space_text(&b->aff);
   sb_printf(sb, "S%d%s -> ", leaf->inst, space);
   const int *decl = NULL;
   StrBuf extra;
@@ -217,7 +200,6 @@ static void leaf(Build *b, const Stmt *s) {
     L->depth = b->aff.nloops;
     L->vars = malloc(sizeof *L->vars * (size_t)(b->aff.nloops + 1));
     for (int i = 0; i < b->aff.nloops; i++) L->vars[i] = b->aff.loops[i]->var;
-    L->time_dims = b->ncomps;
   }
   if (b->ncomps > m->time_dims) m->time_dims = b->ncomps;
 
@@ -236,8 +218,6 @@ static void leaf(Build *b, const Stmt *s) {
     free(t);
   }
   sb_putc(&o, ']');
-  StrBuf t;
-  sb_init(&t);
 
   /* Kept per occurrence: a leaf may occur several times (copies). */
   if (b->nocc == b->capocc) {
@@ -250,10 +230,9 @@ static void leaf(Build *b, const Stmt *s) {
     b->identity = realloc(b->identity, sizeof(bool) * (size_t)b->capocc);
   }
   int idx = b->nocc++;
-  b->iter_space[idx] = space_text(b);
-  b->cons[idx] = cons_text(b);
+  b->iter_space[idx] = aff_space_text(&b->aff);
+  b->cons[idx] = aff_cons_text(&b->aff);
   b->orig[idx] = sb_take(&o);
-  sb_free(&t);
   b->time[idx] = malloc(sizeof(char *) * (size_t)(b->ncomps + 1));
   for (int i = 0; i < b->ncomps; i++) b->time[idx][i] = strdup(i < 1024 ? b->comps[i] : "0");
   b->ntime[idx] = b->ncomps;
@@ -393,7 +372,6 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
   isl_space *sp = isl_space_params_alloc(ctx, 0);
   b.reads = isl_union_map_empty(isl_space_copy(sp));
   b.writes = isl_union_map_empty(isl_space_copy(sp));
-  m->domain = isl_union_set_empty(isl_space_copy(sp));
   m->sched = isl_union_map_empty(sp);
   walk_list(&b, k->body->body);
 
@@ -480,7 +458,6 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
   free(b.identity);
   sb_free(&b.racc);
   sb_free(&b.wacc);
-  isl_union_set_free(m->domain);
   /* copies of a statement (unroll, partition) are adjacent pieces: merging
    * them keeps later isl work from growing with the square of the copies */
   m->sched = isl_union_map_coalesce(m->sched);

@@ -21,7 +21,6 @@ typedef struct {
   const Stmt *stmt;   /* the leaf */
   int depth;          /* enclosing loops */
   const Var **vars;   /* the enclosing loops' counters, outermost first */
-  int time_dims;      /* its time vector's length before padding */
 } DepLeaf;
 
 typedef struct {
@@ -66,8 +65,7 @@ isl_union_map *dep_memory(const DepModel *m);
  * a broken pair matters. */
 isl_union_map *dep_conflicts(const DepModel *m);
 /* The dependences of m restricted to one kind: 'f' flow (write then read),
- * 'a' anti (read then write), 'o' output (write then write), on buffer or
- * local variable `name` (the tuple name used in access relations). */
+ * 'a' anti (read then write), 'o' output (write then write). */
 isl_union_map *dep_memory_kind(const DepModel *m, char kind);
 
 #endif

@@ -68,6 +68,24 @@ Expr *ir_expr_copy(Arena *a, const Expr *e) {
   return c;
 }
 
+bool ir_expr_uses(const Expr *e, const Var *v, const Buffer *b) {
+  if (!e) return false;
+  if ((v && e->kind == EX_VAR && e->var == v) || (b && e->kind == EX_LOAD && e->buf == b)) return true;
+  if (e->kind == EX_LOAD)
+    for (int i = 0; i < e->buf->ndim; i++)
+      if (ir_expr_uses(e->idx[i], v, b)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (ir_expr_uses(e->args[i], v, b)) return true;
+  return ir_expr_uses(e->a, v, b) || ir_expr_uses(e->b, v, b) || ir_expr_uses(e->c, v, b);
+}
+
+bool ir_stmt_uses(const Stmt *s, const Var *v, const Buffer *b) {
+  for (int i = 0; i < s->ninit; i++)
+    if (ir_expr_uses(s->init_list[i], v, b)) return true;
+  return ir_expr_uses(s->lo, v, b) || ir_expr_uses(s->hi, v, b) || ir_expr_uses(s->cond, v, b) ||
+         ir_expr_uses(s->lhs, v, b) || ir_expr_uses(s->rhs, v, b) || ir_expr_uses(s->init, v, b);
+}
+
 Kernel *module_kernel(const Module *m, const char *name) {
   for (Kernel *k = m->kernels; k; k = k->next)
     if (strcmp(k->name, name) == 0) return k;

@@ -277,6 +277,12 @@ Var *ir_new_var(Arena *a, Kernel *k, const char *name, const Type *t, VarKind ki
 void ir_subst_stmt(Arena *a, Stmt *s, const Var *v, const Expr *r);
 Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r);
 
+/* Does e (or statement s's own expressions: bounds, condition, sides,
+ * initializers; not its children) mention variable v or array b? Either may
+ * be NULL. */
+bool ir_expr_uses(const Expr *e, const Var *v, const Buffer *b);
+bool ir_stmt_uses(const Stmt *s, const Var *v, const Buffer *b);
+
 Kernel *module_kernel(const Module *m, const char *name);
 int64_t buffer_elems(const Buffer *b);
 /* True when the loop var counts upward. */

@@ -59,9 +59,12 @@ static void close_scope(Names *s) {
 
 static void use(Names *s, const char *name, const void *obj, int line, int meant_line) {
   const Decl *d = lookup(s, name);
-  if ((!d || d->obj != obj) && first_failure(s))
-    snprintf(s->why, s->why_size, "'%s' at line %d would refer to %s at line %d, not to the one at line %d", name, line,
-             d ? "the declaration" : "nothing", d ? d->line : 0, meant_line);
+  if (d && d->obj != obj && first_failure(s))
+    snprintf(s->why, s->why_size, "'%s' at line %d would refer to the declaration at line %d, not to the one at line %d",
+             name, line, d->line, meant_line);
+  else if (!d && first_failure(s))
+    snprintf(s->why, s->why_size, "'%s' at line %d would be used outside the scope of its declaration (line %d)", name,
+             line, meant_line);
 }
 
 static void check_expr(Names *s, const Expr *e, int depth) {

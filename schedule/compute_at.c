@@ -214,25 +214,11 @@ typedef struct {
   const Stmt *user;
 } Use;
 
-static bool expr_uses(const Use *u, const Expr *e) {
-  if (!e) return false;
-  if ((e->kind == EX_VAR && e->var == u->v) || (e->kind == EX_LOAD && u->b && e->buf == u->b)) return true;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (expr_uses(u, e->idx[i])) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (expr_uses(u, e->args[i])) return true;
-  return expr_uses(u, e->a) || expr_uses(u, e->b) || expr_uses(u, e->c);
-}
-
 static bool use_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Use *u = ctx;
   if (u->user || st == u->root || sched_encloses(u->root, st)) return !u->user;
-  bool used = expr_uses(u, st->lo) || expr_uses(u, st->hi) || expr_uses(u, st->cond) || expr_uses(u, st->lhs) ||
-              expr_uses(u, st->rhs) || expr_uses(u, st->init);
-  for (int i = 0; i < st->ninit; i++) used |= expr_uses(u, st->init_list[i]);
-  if (used) u->user = st;
+  if (ir_stmt_uses(st, u->v, u->b)) u->user = st;
   return !u->user;
 }
 
@@ -709,45 +695,13 @@ static bool scope_rec(const Stmt *list, const Stmt *target, Names *nm) {
 typedef struct {
   Sched *s;
   const Names *nm;
-  const Locals *own;
-  const char *clash; /* a name the moved nest uses that means something else there */
 } Rename;
-
-static void clash_expr(Rename *rn, const Expr *e) {
-  if (!e || rn->clash) return;
-  /* The nest's own locals are renamed where they clash. Loop counters are
-   * left to the name check after every step (ir_check_names, which also
-   * covers the narrowed bounds: they name the counters of the loops around
-   * L, which an inner declaration could hide), so that its message is the
-   * one a kernel gets. */
-  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP && !local_var(rn->own, e->var)) {
-    const void *o = name_obj(rn->nm, e->var->name);
-    if (o && o != e->var) rn->clash = e->var->name;
-  }
-  if (e->kind == EX_LOAD && !local_buf(rn->own, e->buf)) {
-    const void *o = name_obj(rn->nm, e->buf->name);
-    if (o && o != e->buf) rn->clash = e->buf->name;
-  }
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) clash_expr(rn, e->idx[i]);
-  for (int i = 0; i < e->nargs; i++) clash_expr(rn, e->args[i]);
-  clash_expr(rn, e->a);
-  clash_expr(rn, e->b);
-  clash_expr(rn, e->c);
-}
 
 /* Counters and locals of the moved nest that another variable of the new
  * place would hide (or hide) get fresh names: x -> x_1. */
 static bool rename_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Rename *rn = ctx;
-  clash_expr(rn, st->lo);
-  clash_expr(rn, st->hi);
-  clash_expr(rn, st->cond);
-  clash_expr(rn, st->lhs);
-  clash_expr(rn, st->rhs);
-  clash_expr(rn, st->init);
-  for (int i = 0; i < st->ninit; i++) clash_expr(rn, st->init_list[i]);
   const void *o;
   if (st->kind == ST_FOR || (st->kind == ST_DECL && st->var)) {
     if ((o = name_obj(rn->nm, st->var->name)) && o != st->var) st->var->name = sched_fresh_name(rn->s, st->var->name);
@@ -757,23 +711,19 @@ static bool rename_visit(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
-/* Before root moves under L: fresh names where names would clash, or a
- * refusal when root uses a variable a declaration around L would hide. */
+/* Before root moves under L: fresh names for the nest's own counters and
+ * locals where names would clash. A use of an outer variable that a
+ * declaration around L would hide is refused by the name check after every
+ * step (ir_check_names), like any other capture. */
 static bool fix_names(Sched *s, AtRegion *r) {
   Stmt *root = r->root, *L = r->target;
   Names *nm = calloc(1, sizeof *nm);
-  Locals *own = calloc(1, sizeof *own);
   scope_rec(s->k->body->body, L, nm);
-  subtree_walk(root, locals_visit, own);
   bool ok = true;
-  if (nm->over || own->over)
-    ok = sched_error(s, NULL, "too many declarations around loop %s or in %s to check their names", L->name, root->name);
-  Rename rn = {s, nm, own, NULL};
+  if (nm->over) ok = sched_error(s, NULL, "too many declarations around loop %s to check their names", L->name);
+  Rename rn = {s, nm};
   if (ok) subtree_walk(root, rename_visit, &rn);
-  if (ok && rn.clash)
-    ok = sched_error(s, NULL, "%s uses %s, but a different %s is declared around loop %s", root->name, rn.clash, rn.clash, L->name);
   free(nm);
-  free(own);
   return ok;
 }
 

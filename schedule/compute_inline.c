@@ -338,7 +338,7 @@ static Expr *subst_many(Sched *s, Expr *e, Var *const *from, Expr *const *to, in
   if (!e) return NULL;
   if (e->kind == EX_VAR)
     for (int i = 0; i < n; i++)
-      if (e->var == from[i]) return ir_clone_expr(s->a, to[i], &(CloneMap){0});
+      if (e->var == from[i]) return ir_expr_copy(s->a, to[i]);
   e->a = subst_many(s, e->a, from, to, n);
   e->b = subst_many(s, e->b, from, to, n);
   e->c = subst_many(s, e->c, from, to, n);
@@ -353,43 +353,16 @@ static Expr *subst_many(Sched *s, Expr *e, Var *const *from, Expr *const *to, in
 static Expr *stored_value(Sched *s, const Stmt *p, const Type *elem) {
   const Expr *v = p->kind == ST_DECL ? p->init : p->rhs;
   if (v->kind == EX_CAST && v->implicit) v = v->a;
-  return as_type(s, ir_clone_expr(s->a, v, &(CloneMap){0}), elem);
+  return as_type(s, ir_expr_copy(s->a, v), elem);
 }
 
 /* ---------------- removing statements ---------------- */
 
-typedef struct {
-  const Stmt *block;
-  Stmt *holder;
-} Holder;
-
-static bool holder_visit(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  Holder *h = ctx;
-  if ((st->kind == ST_FOR && st->body == h->block) || (st->kind == ST_IF && (st->then_s == h->block || st->else_s == h->block)) ||
-      st == h->block)
-    h->holder = st;
-  return !h->holder;
-}
-
-/* Unlinks st; a loop or if left empty goes too. */
+/* Unlinks st; loops and ifs left empty go too (sched_drop_empty). */
 static void remove_stmt(Sched *s, const Stmt *st) {
-  Stmt *owner = NULL;
-  Stmt **link = sched_link(s, st, &owner);
-  if (!link) return;
-  *link = st->next;
-  if (!owner || owner->body || owner == s->k->body) return;
-  Holder h = {owner, NULL};
-  ir_walk_stmts(s->k->body, holder_visit, &h);
-  Stmt *x = h.holder;
-  if (!x) return;
-  if (x->kind == ST_IF && x->else_s == owner) {
-    x->else_s = NULL;
-  } else if (x->kind == ST_IF && x->else_s && x->else_s->body) {
-    /* keep `if (c) {} else {...}` */
-  } else {
-    remove_stmt(s, x);
-  }
+  Stmt **link = sched_link(s, st, NULL);
+  if (link) *link = st->next;
+  sched_drop_empty(s);
 }
 
 /* ---------------- isl helpers ---------------- */
@@ -565,9 +538,9 @@ static Expr *inline_expr(Inline *in, Expr *e) {
   if (!refers_to(e, in->t)) return e;
   Expr *to[IR_MAX_DIMS];
   for (int i = 0; i < in->inv.n; i++)
-    to[i] = as_type(in->s, ir_clone_expr(in->s->a, (Expr *)strip_implicit(e->idx[in->inv.dim[i]]), &(CloneMap){0}),
+    to[i] = as_type(in->s, ir_expr_copy(in->s->a, (Expr *)strip_implicit(e->idx[in->inv.dim[i]])),
                     in->inv.ctr[i]->type);
-  Expr *v = ir_clone_expr(in->s->a, in->value, &(CloneMap){0});
+  Expr *v = ir_expr_copy(in->s->a, in->value);
   return subst_many(in->s, v, in->inv.ctr, to, in->inv.n);
 }
 
@@ -789,7 +762,7 @@ static void same_index(SameIndex *q, Sched *s, const Expr *e) {
 /* e with every read of T replaced by value. */
 static Expr *replace_reads(Sched *s, Expr *e, Store t, const Expr *value) {
   if (!e) return NULL;
-  if (refers_to(e, t)) return ir_clone_expr(s->a, value, &(CloneMap){0});
+  if (refers_to(e, t)) return ir_expr_copy(s->a, value);
   e->a = replace_reads(s, e->a, t, value);
   e->b = replace_reads(s, e->b, t, value);
   e->c = replace_reads(s, e->c, t, value);
@@ -964,13 +937,13 @@ bool prim_reverse_compute_inline(Sched *s, const SchedStep *st) {
       return sched_error(s, NULL, "cannot inline %s: the if at line %d around %s would be lost", cin, cp.enc[i]->loc.line, c->name);
   }
   /* what C uses must be visible at P */
-  Locals cl = {.n = 0};
-  locals_of(c->lhs, &cl);
-  locals_of(c->rhs, &cl);
-  Locals used = {.n = 0};
-  used.overflow = cl.overflow; /* past 256 locals: refuse, never skip the check */
-  for (int i = 0; i < cl.n; i++)
-    if (cl.v[i].var != t.var || cl.v[i].buf != t.buf) add_local(&used, cl.v[i]);
+  Locals used = {.n = 0}; /* the locals C uses, T aside (T goes away) */
+  locals_of(c->lhs, &used);
+  locals_of(c->rhs, &used);
+  int kept = 0;
+  for (int i = 0; i < used.n; i++)
+    if (used.v[i].var != t.var || used.v[i].buf != t.buf) used.v[kept++] = used.v[i];
+  used.n = kept;
   int cloc = 0;
   if (!locals_visible(s, &used, p, arena_printf(s->a, "cannot inline %s: %s", cin, c->name), &cloc)) return false;
 
@@ -991,7 +964,7 @@ bool prim_reverse_compute_inline(Sched *s, const SchedStep *st) {
   Expr *to[IR_MAX_DIMS];
   for (int i = 0; i < inv.n; i++) {
     const Expr *pi = p->kind == ST_DECL ? NULL : p->lhs->idx[inv.dim[i]];
-    to[i] = as_type(s, ir_clone_expr(s->a, strip_implicit(pi), &(CloneMap){0}), inv.ctr[i]->type);
+    to[i] = as_type(s, ir_expr_copy(s->a, strip_implicit(pi)), inv.ctr[i]->type);
   }
   Expr *value = stored_value(s, p, store_type(t));
   Stmt *n = ir_stmt(s->a, ST_ASSIGN, c->loc);
@@ -999,12 +972,12 @@ bool prim_reverse_compute_inline(Sched *s, const SchedStep *st) {
   n->labeled = c->labeled;
   n->annots = c->annots;
   n->op = OP_NONE;
-  n->lhs = subst_many(s, ir_clone_expr(s->a, c->lhs, &(CloneMap){0}), inv.ctr, to, inv.n);
-  n->rhs = replace_reads(s, subst_many(s, ir_clone_expr(s->a, c->rhs, &(CloneMap){0}), inv.ctr, to, inv.n), t, value);
+  n->lhs = subst_many(s, ir_expr_copy(s->a, c->lhs), inv.ctr, to, inv.n);
+  n->rhs = replace_reads(s, subst_many(s, ir_expr_copy(s->a, c->rhs), inv.ctr, to, inv.n), t, value);
   n->inst = c->inst;
   n->norig = c->norig;
   n->orig = ARENA_ARRAY(s->a, Expr *, c->norig ? c->norig : 1);
-  for (int i = 0; i < c->norig; i++) n->orig[i] = subst_many(s, ir_clone_expr(s->a, c->orig[i], &(CloneMap){0}), inv.ctr, to, inv.n);
+  for (int i = 0; i < c->norig; i++) n->orig[i] = subst_many(s, ir_expr_copy(s->a, c->orig[i]), inv.ctr, to, inv.n);
   Stmt **link = sched_link(s, p, NULL);
   if (!link) {
     isl_union_map_free(pc);

@@ -6,15 +6,7 @@
 
 /* Does e read the array (or scalar) that lhs stores to? */
 static bool reads_target(const Expr *e, const Expr *lhs) {
-  if (!e) return false;
-  if (lhs->kind == EX_LOAD && e->kind == EX_LOAD && e->buf == lhs->buf) return true;
-  if (lhs->kind == EX_VAR && e->kind == EX_VAR && e->var == lhs->var) return true;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (reads_target(e->idx[i], lhs)) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (reads_target(e->args[i], lhs)) return true;
-  return reads_target(e->a, lhs) || reads_target(e->b, lhs) || reads_target(e->c, lhs);
+  return ir_expr_uses(e, lhs->kind == EX_VAR ? lhs->var : NULL, lhs->kind == EX_LOAD ? lhs->buf : NULL);
 }
 
 bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
@@ -55,8 +47,8 @@ bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
     c->annots = NULL;
     c->loop_kind = LOOP_SERIAL;
     c->var = ir_new_var(s->a, s->k, l->var->name, l->var->type, VAR_LOOP, l->loc);
-    c->lo = ir_clone_expr(s->a, l->lo, &(CloneMap){0});
-    c->hi = ir_clone_expr(s->a, l->hi, &(CloneMap){0});
+    c->lo = ir_expr_copy(s->a, l->lo);
+    c->hi = ir_expr_copy(s->a, l->hi);
     c->name = sched_fresh_name(s, l->var->name);
     c->labeled = false;
     c->body = sched_block(s, NULL, l->loc);

@@ -10,27 +10,10 @@ typedef struct {
   bool used;
 } Use;
 
-static void use_expr(Use *u, const Expr *e) {
-  if (!e || u->used) return;
-  if ((e->kind == EX_VAR && e->var == u->v) || (e->kind == EX_LOAD && e->buf == u->b && u->b)) u->used = true;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) use_expr(u, e->idx[i]);
-  for (int i = 0; i < e->nargs; i++) use_expr(u, e->args[i]);
-  use_expr(u, e->a);
-  use_expr(u, e->b);
-  use_expr(u, e->c);
-}
-
 static bool use_visit(Stmt *s, int depth, void *ctx) {
   (void)depth;
   Use *u = ctx;
-  use_expr(u, s->lo);
-  use_expr(u, s->hi);
-  use_expr(u, s->cond);
-  use_expr(u, s->lhs);
-  use_expr(u, s->rhs);
-  use_expr(u, s->init);
-  for (int i = 0; i < s->ninit; i++) use_expr(u, s->init_list[i]);
+  u->used = u->used || ir_stmt_uses(s, u->v, u->b);
   return !u->used;
 }
 
@@ -50,8 +33,8 @@ static bool cut_loop(Sched *s, Stmt *loop, Stmt *cut, const SchedArg *at) {
   *second = *loop;
   second->annots = NULL;
   second->var = ir_new_var(s->a, s->k, loop->var->name, loop->var->type, VAR_LOOP, loop->loc);
-  second->lo = ir_clone_expr(s->a, loop->lo, &(CloneMap){0});
-  second->hi = ir_clone_expr(s->a, loop->hi, &(CloneMap){0});
+  second->lo = ir_expr_copy(s->a, loop->lo);
+  second->hi = ir_expr_copy(s->a, loop->hi);
   second->body = sched_block(s, rest, loop->loc);
   for (Stmt *x = rest; x; x = x->next) ir_subst_stmt(s->a, x, loop->var, ir_var(s->a, second->var, loop->loc));
   second->name = NULL;

@@ -22,7 +22,7 @@ bool prim_fuse(Sched *s, const SchedStep *st) {
   if (!ir_const_int(iext, &ni))
     return sched_error(s, &st->args[1], "loop %s needs a constant trip count to be fused", in->name);
   if (ni <= 0) return sched_error(s, &st->args[1], "loop %s runs no iterations", in->name);
-  Expr *oext = ir_sub(s->a, oend, ir_clone_expr(s->a, olo, &(CloneMap){0}), t);
+  Expr *oext = ir_sub(s->a, oend, ir_expr_copy(s->a, olo), t);
   if (!sched_begin_rewrite(s)) return false;
   Stmt **link = sched_link(s, o, NULL);
   Var *fv;

@@ -314,7 +314,7 @@ bool sched_legal(Sched *s) {
   return ok;
 }
 
-bool sched_loop_is_parallel(Sched *s, const Stmt *loop, const char *what) {
+bool sched_loop_is_parallel(Sched *s, const Stmt *loop) {
   if (!s->have_before && !sched_begin_rewrite(s)) return false;
   int dim = -2;
   const int64_t *prefix = NULL;
@@ -385,7 +385,6 @@ bool sched_loop_is_parallel(Sched *s, const Stmt *loop, const char *what) {
     ok = sched_error(s, NULL, "internal error: dependence analysis failed");
   } else if (isl_union_map_is_empty(hit) != isl_bool_true) {
     char verb[160];
-    (void)what;
     snprintf(verb, sizeof verb, "loop %s would run its iterations in any order, but it carries", loop->name);
     explain(s, hit, verb);
     ok = false;

@@ -6,7 +6,7 @@ bool prim_parallel(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop) return false;
   if (loop->loop_kind == LOOP_VECTORIZE) return sched_error(s, &st->args[0], "loop %s is already vectorized", loop->name);
-  if (!sched_loop_is_parallel(s, loop, "parallel: the")) return false;
+  if (!sched_loop_is_parallel(s, loop)) return false;
   loop->loop_kind = LOOP_PARALLEL;
   return true;
 }

@@ -34,7 +34,8 @@ bool prim_buffer_pad(Sched *s, const SchedStep *st);
 /* split as a building block of tile: loop -> outer(inner(body)). */
 bool split_loop(Sched *s, Stmt *loop, int64_t factor, const char *outer, const char *inner,
                 const SchedArg *at);
-/* reorder by loop statements (outermost first in the new order). */
+/* reorder by loop statements (outermost first in the new order); the
+ * rewrite only: call sched_begin_rewrite before and sched_legal after. */
 bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args);
 /* Drops if-guards whose skipped instances would only touch padding
  * (schedule/pad_compute.c); a no-op when no buffer is padded. */

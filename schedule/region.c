@@ -449,7 +449,7 @@ static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt
     else spelled = !down && q->cmp == OP_LT ? q->hi : NULL;
     int64_t c, orig;
     if (e && spelled && ir_const_int(e, &c) && ir_const_int(spelled, &orig) && c == orig)
-      e = ir_clone_expr(b->s->a, spelled, &(CloneMap){0});
+      e = ir_expr_copy(b->s->a, spelled);
     if (!e) {
       ok = false;
     } else if (i == main) {

@@ -36,17 +36,17 @@ static void set_header(Stmt *l, Header h) {
   l->annots = h.annots;
 }
 
-static bool uses_var(const Expr *e, const Var *v) {
-  if (!e) return false;
-  if (e->kind == EX_VAR && e->var == v) return true;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (uses_var(e->idx[i], v)) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (uses_var(e->args[i], v)) return true;
-  return uses_var(e->a, v) || uses_var(e->b, v) || uses_var(e->c, v);
+/* A guard may move inside a loop only if the loop's body cannot change it:
+ * it reads loop counters and constants only (no element, no local, no call). */
+static bool counters_only(const Expr *e) {
+  if (!e) return true;
+  if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
+  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) return false;
+  return counters_only(e->a) && counters_only(e->b) && counters_only(e->c);
 }
 
+/* The rewrite alone: the caller models the program before it (the guard
+ * sinking below changes it too) and proves the result. */
 bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
   /* The outermost listed loop encloses all the others. */
   Stmt *top = NULL;
@@ -68,9 +68,12 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
     if (seen == n) break;
     Stmt *b = c->body->body;
     /* A guard around the next loop (from a split with a tail) sinks into
-     * it: `if (g) for y B` is `for y if (g) B` when y does not occur in g. */
-    if (b && !b->next && b->kind == ST_IF && !b->else_s && b->then_s->body && !b->then_s->body->next &&
-        b->then_s->body->kind == ST_FOR) {
+     * it: `if (g) for y B` is `for y if (g) B` when B cannot change g (y,
+     * declared inside, cannot occur in g). The isl model charges a
+     * condition's reads to every instance under it, so it could not tell
+     * the two apart: counters_only is what makes this sound. */
+    if (b && !b->next && b->kind == ST_IF && !b->else_s && counters_only(b->cond) && b->then_s->body &&
+        !b->then_s->body->next && b->then_s->body->kind == ST_FOR) {
       Stmt *inner = b->then_s->body;
       b->then_s->body = inner->body->body;
       inner->body->body = b;
@@ -106,15 +109,14 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
   /* Bounds may only use counters of loops outside them. */
   for (int i = 0; i < nc; i++)
     for (int j = i; j < nc; j++)
-      if (uses_var(h[i].lo, h[j].var) || uses_var(h[i].hi, h[j].var)) {
+      if (ir_expr_uses(h[i].lo, h[j].var, NULL) || ir_expr_uses(h[i].hi, h[j].var, NULL)) {
         const SchedArg *at = args[0];
         for (int a = 0; a < n; a++)
           if (!strcmp(args[a]->name, h[i].name)) at = args[a];
         return sched_error(s, at, "loop %s's bounds depend on %s, which would run inside it", h[i].name, h[j].var->name);
       }
-  if (!sched_begin_rewrite(s)) return false;
   for (int i = 0; i < nc; i++) set_header(chain[i], h[i]);
-  return sched_legal(s);
+  return true;
 }
 
 bool prim_reorder(Sched *s, const SchedStep *st) {
@@ -127,5 +129,5 @@ bool prim_reorder(Sched *s, const SchedStep *st) {
     for (int j = 0; j < i; j++)
       if (loops[j] == loops[i]) return sched_error(s, &st->args[i], "loop %s is listed twice", loops[i]->name);
   }
-  return reorder_loops(s, loops, st->nargs, args);
+  return sched_begin_rewrite(s) && reorder_loops(s, loops, st->nargs, args) && sched_legal(s);
 }

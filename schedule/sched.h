@@ -36,6 +36,10 @@ void sched_free(Sched *s);
 /* Applies one step. False (with an error) when refused. */
 bool sched_apply(Sched *s, const SchedStep *st);
 
+/* unroll makes at most this many copies: the legality proof grows with the
+ * square of the copies (schedule/unroll.c; the random tester aims at it). */
+enum { SCHED_MAX_UNROLL = 64 };
+
 /* ---------------- for primitives ---------------- */
 typedef bool (*PrimFn)(Sched *s, const SchedStep *st);
 
@@ -84,6 +88,6 @@ bool sched_begin_rewrite(Sched *s);
  * refusal naming both statements, their lines and the distance. */
 bool sched_legal(Sched *s);
 /* No dependence is carried by loop (parallel, vectorize). */
-bool sched_loop_is_parallel(Sched *s, const Stmt *loop, const char *what);
+bool sched_loop_is_parallel(Sched *s, const Stmt *loop);
 
 #endif

@@ -7,7 +7,6 @@
 #include "schedule/primitives.h"
 
 typedef struct {
-  Sched *s;
   AffCtx aff;
   Stmt **target; /* the list to simplify */
 } Simp;
@@ -28,7 +27,7 @@ static void simp_stmt(Simp *p, Stmt **link, bool active) {
     break;
   case ST_FOR:
     aff_push_loop(&p->aff, c);
-    simp_list(p, &c->body->body, active || &c->body->body == p->target);
+    simp_list(p, &c->body->body, active);
     aff_pop_loop(&p->aff);
     break;
   case ST_IF: {
@@ -73,7 +72,7 @@ static void simp_list(Simp *p, Stmt **list, bool active) {
 }
 
 void simplify_guards(Sched *s, Stmt **list) {
-  Simp p = {.s = s, .target = list};
+  Simp p = {.target = list};
   aff_init(&p.aff, s->ctx, s->k);
   simp_list(&p, &s->k->body->body, false);
   aff_free(&p.aff);

@@ -10,8 +10,8 @@ bool loop_unit_range(Sched *s, Stmt *loop, const SchedArg *at, Expr **lo, Expr *
   if (loop->step != 1)
     return sched_error(s, at, "loop %s must count up by 1 (it counts by %lld)", loop->name, (long long)loop->step);
   const Type *t = loop->var->type;
-  *lo = ir_clone_expr(s->a, loop->lo, &(CloneMap){0});
-  *end = ir_clone_expr(s->a, loop->hi, &(CloneMap){0});
+  *lo = ir_expr_copy(s->a, loop->lo);
+  *end = ir_expr_copy(s->a, loop->hi);
   if ((*lo)->type != t) *lo = ir_cast(s->a, *lo, t, true);
   if ((*end)->type != t) *end = ir_cast(s->a, *end, t, true);
   if (loop->cmp == OP_LE) *end = ir_add(s->a, *end, ir_int(s->a, 1, t, loop->loc), t);
@@ -20,7 +20,7 @@ bool loop_unit_range(Sched *s, Stmt *loop, const SchedArg *at, Expr **lo, Expr *
 
 /* Comparison a < b in C's types (operands of type t). */
 static Expr *less_than(Sched *s, Expr *a, Expr *b, const Type *t) {
-  const Type *ct = type_common(t, t);
+  const Type *ct = type_promote(t);
   return ir_binary(s->a, OP_LT, ir_cast(s->a, a, ct, true), ir_cast(s->a, b, ct, true), &ty_int, a->loc);
 }
 
@@ -30,7 +30,7 @@ bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *
   const Type *t = loop->var->type;
   Stmt **link = sched_link(s, loop, NULL);
   if (!link) return sched_error(s, at, "internal error: loop %s not found", loop->name);
-  Expr *extent = ir_sub(s->a, ir_clone_expr(s->a, end, &(CloneMap){0}), ir_clone_expr(s->a, lo, &(CloneMap){0}), t);
+  Expr *extent = ir_sub(s->a, ir_expr_copy(s->a, end), ir_expr_copy(s->a, lo), t);
   int64_t n;
   bool constant = ir_const_int(extent, &n);
   if (constant && f > n && n > 0)
@@ -50,7 +50,7 @@ bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *
   Stmt *in = sched_make_loop(s, inner, t, ir_int(s->a, 0, t, loop->loc), ir_int(s->a, f, t, loop->loc), loop->loc, &iv);
   o->body->body = in;
   /* i = lo + outer * f + inner */
-  Expr *value = ir_add(s->a, ir_add(s->a, ir_clone_expr(s->a, lo, &(CloneMap){0}), ir_mul_int(s->a, ir_var(s->a, ov, loop->loc), f, t), t),
+  Expr *value = ir_add(s->a, ir_add(s->a, ir_expr_copy(s->a, lo), ir_mul_int(s->a, ir_var(s->a, ov, loop->loc), f, t), t),
                        ir_var(s->a, iv, loop->loc), t);
   Stmt *body = loop->body->body;
   for (Stmt *b = body; b; b = b->next) ir_subst_stmt(s->a, b, loop->var, value);
@@ -58,7 +58,7 @@ bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *
     in->body->body = body;
   } else {
     Stmt *g = ir_stmt(s->a, ST_IF, loop->loc);
-    g->cond = less_than(s, ir_clone_expr(s->a, value, &(CloneMap){0}), end, t);
+    g->cond = less_than(s, ir_expr_copy(s->a, value), end, t);
     g->then_s = sched_block(s, body, loop->loc);
     in->body->body = g;
   }

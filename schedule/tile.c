@@ -24,7 +24,6 @@ bool prim_tile(Sched *s, const SchedStep *st) {
   if (!split_loop(s, x, fx, names[0], names[2], &st->args[0])) return false;
   /* y's statement object is unchanged by splitting x */
   if (!split_loop(s, y, fy, names[1], names[3], &st->args[1])) return false;
-  if (!sched_legal(s)) return false;
   SchedArg a[4];
   Stmt *loops[4];
   const SchedArg *ap[4];
@@ -33,5 +32,5 @@ bool prim_tile(Sched *s, const SchedStep *st) {
     if (!(loops[i] = sched_loop(s, &a[i]))) return false;
     ap[i] = &a[i];
   }
-  return reorder_loops(s, loops, 4, ap);
+  return reorder_loops(s, loops, 4, ap) && sched_legal(s); /* one proof for the three steps */
 }

@@ -4,7 +4,6 @@
  * count. Each copy gets its own inner counters and locals. */
 #include "schedule/primitives.h"
 
-enum { SCHED_MAX_UNROLL = 64 }; /* the legality proof grows with the square of the copies */
 
 static bool has_decl(const Stmt *list) {
   for (const Stmt *c = list; c; c = c->next)
@@ -26,7 +25,7 @@ static Stmt *copies(Sched *s, const Stmt *loop, Expr *base, int64_t n, Stmt **se
       lt = &(*lt)->next;
     }
     clone_map_free(&cm);
-    Expr *v = ir_add(s->a, ir_clone_expr(s->a, base, &(CloneMap){0}), ir_int(s->a, i * loop->step, t, loop->loc), t);
+    Expr *v = ir_add(s->a, ir_expr_copy(s->a, base), ir_int(s->a, i * loop->step, t, loop->loc), t);
     for (Stmt *c = list; c; c = c->next) ir_subst_stmt(s->a, c, loop->var, v);
     if (blocks) list = sched_block(s, list, loop->loc);
     if (i == 1) *second = list;

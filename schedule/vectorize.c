@@ -7,7 +7,7 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop) return false;
   if (loop->loop_kind == LOOP_PARALLEL) return sched_error(s, &st->args[0], "loop %s is already parallel", loop->name);
-  if (!sched_loop_is_parallel(s, loop, "vectorize: the")) return false;
+  if (!sched_loop_is_parallel(s, loop)) return false;
   loop->loop_kind = LOOP_VECTORIZE;
   return true;
 }

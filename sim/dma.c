@@ -79,7 +79,7 @@ static npu_token_t dma(const char *file, int line, const char *op, int ch, void 
   s->transfers++;
 
   npu_token_t token = s->next_token++;
-  s->pending[s->npending++] = (PendingDma){token, ch, sr, d, start, end, site, op};
+  s->pending[s->npending++] = (PendingDma){token, ch, sr, d, end, site, op};
   if (s->tracing) {
     char a[160], b[160];
     trace_event(s, track, start, end - start, op, site, "token %d: %lld B %s -> %s", (int)token,
@@ -136,5 +136,4 @@ void npu_dma_wait_at(const char *file, int line, npu_token_t token) {
   s->npending--;
   cu_issue_sync(s);
   cu_wait_until(s, end, site, "npu_dma_wait");
-  inflight_prune(s);
 }

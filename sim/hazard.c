@@ -44,19 +44,24 @@ bool hazard_check_write(NpuSim *s, Site site, const char *op, const char *what,
 
 uint64_t interlock_ready(NpuSim *s, const Region *reads, int nreads, const Region *writes,
                          int nwrites) {
-  uint64_t t = 0;
+  uint64_t now = s->cu_time, t = now;
+  int k = 0;
   for (int i = 0; i < s->ninflight; i++) {
     const Inflight *e = &s->inflight[i];
+    if (e->end <= now) continue; /* ended: cannot delay an op issued now or later; dropped */
+    if (k != i) s->inflight[k] = *e;
+    e = &s->inflight[k++];
     if (e->end <= t) continue;
     bool hit = false;
     for (int j = 0; j < nwrites && !hit; j++) hit = region_overlap(&e->r, &writes[j]);
     for (int j = 0; j < nreads && !hit && e->write; j++) hit = region_overlap(&e->r, &reads[j]);
     if (hit) t = e->end;
   }
+  s->ninflight = k;
   return t;
 }
 
-void inflight_add(NpuSim *s, const Region *r, bool write, uint64_t end, const char *op) {
+void inflight_add(NpuSim *s, const Region *r, bool write, uint64_t end) {
   if (region_empty(r) || r->slot < 0 || end <= s->cu_time) return;
   if (s->ninflight == s->inflight_cap) {
     int cap = s->inflight_cap ? s->inflight_cap * 2 : 64;
@@ -65,7 +70,7 @@ void inflight_add(NpuSim *s, const Region *r, bool write, uint64_t end, const ch
     s->inflight = n;
     s->inflight_cap = cap;
   }
-  s->inflight[s->ninflight++] = (Inflight){*r, write, end, op};
+  s->inflight[s->ninflight++] = (Inflight){*r, write, end};
 }
 
 void inflight_prune(NpuSim *s) {

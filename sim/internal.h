@@ -10,9 +10,10 @@
 #include "sim/npusim.h"
 
 /* A strided byte region: planes x rows x len bytes; row r of plane p starts at
- * base + p*s2 + r*s1. [lo, hi) is its bounding box. Empty when lo == hi. */
+ * base + p*s2 + r*s1 (strides are >= 0). [base, hi) is its bounding box. Empty
+ * when base == hi. */
 typedef struct {
-  uintptr_t base, lo, hi;
+  uintptr_t base, hi;
   int64_t len, rows, s1, planes, s2;
   int slot; /* on-chip slot index, or -1 for DDR */
 } Region;
@@ -28,7 +29,7 @@ typedef struct {
   npu_token_t token;
   int ch;
   Region src, dst;
-  uint64_t start, end;
+  uint64_t end;
   Site site;
   const char *op;
 } PendingDma;
@@ -38,7 +39,6 @@ typedef struct {
   Region r;
   bool write;
   uint64_t end;
-  const char *op;
 } Inflight;
 
 /* One unit's or DMA channel's timeline. ring holds the end times of its last
@@ -115,6 +115,17 @@ struct NpuSim {
   uint64_t macs, transfers;
 };
 
+/* slot_level and npusim_level_name use a scope as a level. */
+_Static_assert((int)NPUSIM_LEVEL_DDR == (int)NPU_DDR &&
+                   (int)NPUSIM_LEVEL_VU_VM == (int)NPU_VU_VM &&
+                   (int)NPUSIM_LEVELS == (int)NPU_SCOPE_COUNT,
+               "levels are scopes");
+
+/* Tracks in use: cu, nu, the VU cores, the DMA channels. */
+static inline int sim_ntracks(const NpuSim *s) {
+  return 2 + (int)s->t.vu_count + (int)s->t.dma_channels;
+}
+
 /* sim.c */
 NpuSim *sim_enter(void); /* the bound simulator if it has not failed, else NULL */
 Site sim_site(NpuSim *s, const char *file, int line);
@@ -122,6 +133,8 @@ void sim_fail(NpuSim *s, Site site, const char *op, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 const char *scope_name(int scope);
 int slot_level(const NpuSim *s, int slot);
+/* Every timeline's end: when everything issued so far has finished. */
+uint64_t sim_idle_at(const NpuSim *s);
 
 /* region.c */
 /* Builds a region and checks it: inside one scope and its capacity, in scope
@@ -141,11 +154,15 @@ int region_core(const NpuSim *s, const Region *r);
 bool hazard_check_read(NpuSim *s, Site site, const char *op, const char *what, const Region *r);
 bool hazard_check_write(NpuSim *s, Site site, const char *op, const char *what,
                         const Region *r);
-/* The earliest time an op with these reads/writes may start (in-flight compute ops). */
+/* The earliest time an op with these reads/writes, issued at the CU's current
+ * time, may start: that time or the end of an in-flight compute op it meets.
+ * Drops the in-flight entries that ended by then on the way (no op issued later
+ * can wait for them), so no separate pruning pass runs per intrinsic. */
 uint64_t interlock_ready(NpuSim *s, const Region *reads, int nreads, const Region *writes,
                          int nwrites);
-void inflight_add(NpuSim *s, const Region *r, bool write, uint64_t end, const char *op);
-void inflight_prune(NpuSim *s);
+/* Records a compute op's access to r that lasts until `end`. */
+void inflight_add(NpuSim *s, const Region *r, bool write, uint64_t end);
+void inflight_prune(NpuSim *s); /* drops every entry that ended by the CU's time */
 
 /* timeline.c */
 /* The CU issues one instruction to timeline `track`: stalls while its queue is
@@ -171,5 +188,7 @@ bool unit_exec(NpuSim *s, Site site, const char *op, int track, const Operand *o
 /* trace.c */
 void trace_event(NpuSim *s, int track, uint64_t start, uint64_t dur, const char *name,
                  Site site, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* "cu", "nu", "vu<core>" or "dma<channel>" into buf. */
+void track_name(const NpuSim *s, int track, char *buf, size_t n);
 
 #endif

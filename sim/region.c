@@ -18,7 +18,7 @@ int region_scope(const NpuSim *s, const Region *r) { return slot_level(s, r->slo
 int region_core(const NpuSim *s, const Region *r) {
   return r->slot >= 0 ? s->slots[r->slot].core : 0;
 }
-bool region_empty(const Region *r) { return r->lo == r->hi; }
+bool region_empty(const Region *r) { return r->base == r->hi; }
 
 static const char *slot_str(const NpuSim *s, int slot, char *buf, size_t n) {
   const Slot *sl = &s->slots[slot];
@@ -32,25 +32,24 @@ const char *region_str(const NpuSim *s, const Region *r, char *buf, size_t n) {
   if (r->slot >= 0) {
     uintptr_t b = (uintptr_t)s->slots[r->slot].base;
     snprintf(buf, n, "%s[0x%" PRIxPTR ", 0x%" PRIxPTR ")", slot_str(s, r->slot, name, sizeof name),
-             r->lo - b, r->hi - b);
+             r->base - b, r->hi - b);
     return buf;
   }
   for (int i = 0; i < s->nddr; i++)
-    if (r->lo >= s->ddr[i].lo && r->lo < s->ddr[i].hi) {
+    if (r->base >= s->ddr[i].lo && r->base < s->ddr[i].hi) {
       snprintf(buf, n, "ddr %s[0x%" PRIxPTR ", 0x%" PRIxPTR ")", s->ddr[i].name,
-               r->lo - s->ddr[i].lo, r->hi - s->ddr[i].lo);
+               r->base - s->ddr[i].lo, r->hi - s->ddr[i].lo);
       return buf;
     }
-  snprintf(buf, n, "ddr [0x%" PRIxPTR ", 0x%" PRIxPTR ")", r->lo, r->hi);
+  snprintf(buf, n, "ddr [0x%" PRIxPTR ", 0x%" PRIxPTR ")", r->base, r->hi);
   return buf;
 }
 
 bool region_make(NpuSim *s, Site site, const char *op, const char *what, const void *ptr,
                  int64_t len, int64_t rows, int64_t s1, int64_t planes, int64_t s2, int want,
                  int want_core, int align, Region *out) {
-  Region r = {.base = (uintptr_t)ptr, .len = len, .rows = rows, .s1 = s1, .planes = planes,
-              .s2 = s2, .slot = -1};
-  r.lo = r.hi = r.base;
+  Region r = {.base = (uintptr_t)ptr, .hi = (uintptr_t)ptr, .len = len, .rows = rows, .s1 = s1,
+              .planes = planes, .s2 = s2, .slot = -1};
   *out = r;
   if (len <= 0 || rows <= 0 || planes <= 0) return true; /* touches nothing */
   if (!ptr) {
@@ -66,14 +65,14 @@ bool region_make(NpuSim *s, Site site, const char *op, const char *what, const v
     return false;
   }
   r.hi = r.base + (uint64_t)extent;
-  r.slot = find_slot_of(s, r.lo);
+  r.slot = find_slot_of(s, r.base);
   char buf[160], name[32];
   if (r.slot >= 0) {
     Slot *sl = &s->slots[r.slot];
     uintptr_t b = (uintptr_t)sl->base;
-    if (r.lo - b >= sl->cap) {
+    if (r.base - b >= sl->cap) {
       sim_fail(s, site, op, "operand %s at %s+0x%" PRIxPTR " is beyond its capacity of %" PRIu64
-               " bytes", what, slot_str(s, r.slot, name, sizeof name), r.lo - b, sl->cap);
+               " bytes", what, slot_str(s, r.slot, name, sizeof name), r.base - b, sl->cap);
       return false;
     }
     if (r.hi - b > sl->cap) {
@@ -82,14 +81,14 @@ bool region_make(NpuSim *s, Site site, const char *op, const char *what, const v
                sl->cap);
       return false;
     }
-    if ((r.lo - b) % (uintptr_t)align || (align > 1 && (s1 % align || s2 % align))) {
+    if ((r.base - b) % (uintptr_t)align || (align > 1 && (s1 % align || s2 % align))) {
       sim_fail(s, site, op, "operand %s %s is not aligned to its %d-byte elements", what,
                region_str(s, &r, buf, sizeof buf), align);
       return false;
     }
     if (r.hi - b > sl->peak) sl->peak = r.hi - b;
   } else {
-    if (r.lo < s->mem_lo && r.hi > s->mem_lo) {
+    if (r.base < s->mem_lo && r.hi > s->mem_lo) {
       sim_fail(s, site, op, "operand %s %s runs from host memory into on-chip memory", what,
                region_str(s, &r, buf, sizeof buf));
       return false;
@@ -97,14 +96,14 @@ bool region_make(NpuSim *s, Site site, const char *op, const char *what, const v
     if (s->nddr) {
       bool inside = false;
       for (int i = 0; i < s->nddr && !inside; i++)
-        inside = r.lo >= s->ddr[i].lo && r.hi <= s->ddr[i].hi;
+        inside = r.base >= s->ddr[i].lo && r.hi <= s->ddr[i].hi;
       if (!inside) {
         sim_fail(s, site, op, "operand %s %s is outside every declared DDR array", what,
                  region_str(s, &r, buf, sizeof buf));
         return false;
       }
     }
-    if (r.lo % (uintptr_t)align) {
+    if (r.base % (uintptr_t)align) {
       sim_fail(s, site, op, "operand %s %s is not aligned to its %d-byte elements", what,
                region_str(s, &r, buf, sizeof buf), align);
       return false;
@@ -154,7 +153,7 @@ static bool meets(const Region *a, const Region *b) {
 
 bool region_overlap(const Region *a, const Region *b) {
   if (region_empty(a) || region_empty(b)) return false;
-  if (a->hi <= b->lo || b->hi <= a->lo) return false;
+  if (a->hi <= b->base || b->hi <= a->base) return false;
   /* One contiguous side: the box test on the other is not exact, go on. */
   int64_t ca = a->rows * a->planes, cb = b->rows * b->planes;
   if (ca == 1 && cb == 1) return true;

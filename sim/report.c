@@ -7,18 +7,13 @@
 
 void npusim_report(const NpuSim *s, NpuSimReport *r) {
   memset(r, 0, sizeof *r);
-  int ntracks = 2 + (int)s->t.vu_count + (int)s->t.dma_channels;
-  uint64_t total = s->cu_time;
-  for (int i = 1; i < ntracks; i++)
-    if (s->tl[i].free_at > total) total = s->tl[i].free_at;
+  int ntracks = sim_ntracks(s);
+  uint64_t total = sim_idle_at(s);
   r->total_cycles = total;
   r->unit_count = ntracks;
   for (int i = 0; i < ntracks; i++) {
     NpuSimUnitStats *u = &r->units[i];
-    if (i == TRACK_CU) snprintf(u->name, sizeof u->name, "cu");
-    else if (i == TRACK_NU) snprintf(u->name, sizeof u->name, "nu");
-    else if (i < TRACK_DMA(s, 0)) snprintf(u->name, sizeof u->name, "vu%d", i - TRACK_VU(s, 0));
-    else snprintf(u->name, sizeof u->name, "dma%d", i - TRACK_DMA(s, 0));
+    track_name(s, i, u->name, sizeof u->name);
     u->busy = i == TRACK_CU ? s->cu_busy : s->tl[i].busy;
     u->ops = i == TRACK_CU ? s->cu_ops : s->tl[i].ops;
     u->utilization = total ? (double)u->busy / (double)total : 0.0;

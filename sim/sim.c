@@ -43,8 +43,7 @@ NpuSim *npusim_new(const NpuTarget *t) {
   }
   s->mem_raw = calloc(1, total + 64);
   int depth = (int)t->cu_queue_depth;
-  int ntracks = 2 + (int)t->vu_count + (int)t->dma_channels;
-  for (int i = 1; i < ntracks && s->mem_raw; i++) {
+  for (int i = 1; i < sim_ntracks(s) && s->mem_raw; i++) {
     s->tl[i].ring = calloc((size_t)depth, sizeof(uint64_t));
     if (!s->tl[i].ring) {
       npusim_free(s);
@@ -177,11 +176,9 @@ size_t npu_scope_size_at(const char *file, int line, int scope, int core) {
   return slot < 0 ? 0 : (size_t)s->slots[slot].cap;
 }
 
-/* Every timeline's end: when everything issued so far has finished. */
-static uint64_t all_idle_at(const NpuSim *s) {
+uint64_t sim_idle_at(const NpuSim *s) {
   uint64_t t = s->cu_time;
-  int ntracks = 2 + (int)s->t.vu_count + (int)s->t.dma_channels;
-  for (int i = 1; i < ntracks; i++)
+  for (int i = 1; i < sim_ntracks(s); i++)
     if (s->tl[i].free_at > t) t = s->tl[i].free_at;
   return t;
 }
@@ -191,7 +188,7 @@ void npu_barrier_at(const char *file, int line) {
   if (!s) return;
   Site site = sim_site(s, file, line);
   cu_issue_sync(s);
-  cu_wait_until(s, all_idle_at(s), site, "npu_barrier");
+  cu_wait_until(s, sim_idle_at(s), site, "npu_barrier");
   s->npending = 0;
   inflight_prune(s);
 }
@@ -201,13 +198,12 @@ int npusim_finish(NpuSim *s) {
   if (s->npending) {
     const PendingDma *p = &s->pending[0];
     char buf[160];
-    s->failed = true;
-    snprintf(s->err, sizeof s->err,
-             "%s:%d: %s: DMA token %d (to %s) was never waited for before the end of the run",
-             p->site.file, p->site.line, p->op, (int)p->token, region_str(s, &p->dst, buf, sizeof buf));
+    sim_fail(s, p->site, p->op,
+             "DMA token %d (to %s) was never waited for before the end of the run",
+             (int)p->token, region_str(s, &p->dst, buf, sizeof buf));
     return -1;
   }
-  uint64_t t = all_idle_at(s);
+  uint64_t t = sim_idle_at(s);
   if (t > s->cu_time) s->cu_time = t;
   inflight_prune(s);
   return 0;

@@ -1,6 +1,7 @@
 /* Target descriptions: the built-in default and INI files (libinih). */
 #include <errno.h>
 #include <ini.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,9 +74,21 @@ typedef struct {
   int errors;
 } ParseCtx;
 
-static int fail(ParseCtx *c, const char *fmt, const char *a, const char *b) {
-  if (c->errors++ == 0) snprintf(c->msg, sizeof c->msg, fmt, a, b);
+static int fail(ParseCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(ParseCtx *c, const char *fmt, ...) {
+  if (c->errors++ == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+    va_end(ap);
+  }
   return 0;
+}
+
+/* "[sec] key = x is out of range [min, max]": the loader's and the checker's message. */
+static void out_of_range(char *buf, size_t n, const Key *k, int64_t x) {
+  snprintf(buf, n, "[%s] %s = %lld is out of range [%lld, %lld]", k->section, k->key,
+           (long long)x, (long long)k->min, (long long)k->max);
 }
 
 /* Integer with an optional KiB/MiB/GiB suffix; false if malformed. */
@@ -120,10 +133,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
       return fail(c, "'%s' is not a valid value for %s",
                   value, k->size_suffix ? "a size (integer, optional KiB/MiB/GiB)" : "an integer");
     if (x < k->min || x > k->max) {
-      char range[96];
-      snprintf(range, sizeof range, "[%s] %s = %lld is out of range [%lld, %lld]", section, name,
-               (long long)x, (long long)k->min, (long long)k->max);
-      return fail(c, "%s%s", range, "");
+      char range[sizeof c->msg];
+      out_of_range(range, sizeof range, k, x);
+      return fail(c, "%s", range);
     }
     *(int64_t *)((char *)c->t + k->offset) = x;
     return 1;
@@ -135,8 +147,7 @@ int npusim_target_check(const NpuTarget *t, char *err, size_t err_size) {
   for (size_t i = 0; i < NKEYS; i++) {
     int64_t x = *(const int64_t *)((const char *)t + keys[i].offset);
     if (x < keys[i].min || x > keys[i].max) {
-      snprintf(err, err_size, "[%s] %s = %lld is out of range [%lld, %lld]", keys[i].section,
-               keys[i].key, (long long)x, (long long)keys[i].min, (long long)keys[i].max);
+      out_of_range(err, err_size, &keys[i], x);
       return -1;
     }
   }

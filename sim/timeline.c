@@ -17,10 +17,7 @@ uint64_t cu_issue(NpuSim *s, int track, Site site) {
     uint64_t oldest = tl->ring[tl->ring_head];
     cu_wait_until(s, oldest, site, "queue full");
   }
-  s->cu_time += (uint64_t)s->t.cu_issue_cycles;
-  s->cu_busy += (uint64_t)s->t.cu_issue_cycles;
-  s->cu_ops++;
-  inflight_prune(s);
+  cu_issue_sync(s);
   return s->cu_time;
 }
 
@@ -62,8 +59,8 @@ bool unit_exec(NpuSim *s, Site site, const char *op, int track, const Operand *o
   if (s->tl[track].free_at > t) t = s->tl[track].free_at;
   if (dep > t) t = dep;
   tl_run(s, track, t, t + dur);
-  for (int i = 0; i < nr; i++) inflight_add(s, &reads[i], false, t + dur, op);
-  for (int i = 0; i < nw; i++) inflight_add(s, &writes[i], true, t + dur, op);
+  for (int i = 0; i < nr; i++) inflight_add(s, &reads[i], false, t + dur);
+  for (int i = 0; i < nw; i++) inflight_add(s, &writes[i], true, t + dur);
   if (s->tracing) trace_event(s, track, t, dur, op, site, "%s", detail);
   return true;
 }

@@ -40,7 +40,7 @@ static void json_str(FILE *f, const char *str) {
   fputc('"', f);
 }
 
-static void track_name(const NpuSim *s, int track, char *buf, size_t n) {
+void track_name(const NpuSim *s, int track, char *buf, size_t n) {
   if (track == TRACK_CU) snprintf(buf, n, "cu");
   else if (track == TRACK_NU) snprintf(buf, n, "nu");
   else if (track < TRACK_DMA(s, 0)) snprintf(buf, n, "vu%d", track - TRACK_VU(s, 0));
@@ -56,8 +56,7 @@ int npusim_write_trace_file(const NpuSim *s, FILE *f) {
   json_str(f, s->t.name);
   fprintf(f, ",\"time_unit\":\"1 us = 1 cycle\"},\"traceEvents\":[\n");
   fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"NPU\"}}");
-  int ntracks = 2 + (int)s->t.vu_count + (int)s->t.dma_channels;
-  for (int t = 0; t < ntracks; t++) {
+  for (int t = 0; t < sim_ntracks(s); t++) {
     char name[16];
     track_name(s, t, name, sizeof name);
     fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"%s\"}}", t, name);

@@ -384,3 +384,16 @@ Test(sched, schedule_file_step_with_a_syntax_error_drops_the_variant) {
   has(npg_errors(s), "s.sched:2:");
   npg_close(s);
 }
+
+/* A guard that reads data must not sink into the loop under it: the loop's
+ * body may change what it reads (found by review: reorder miscompiled this). */
+Test(sched, reorder_keeps_a_data_guard_outside) {
+  static const char *k = "void f(float A[8]) {\n"
+                         "  for (int i = 0; i < 8; i++)\n"
+                         "    if (A[0] < 100.0f)\n"
+                         "      for (int j = 0; j < 8; j++)\n"
+                         "        s: A[j] = A[j] + 1000.0f;\n"
+                         "}\n";
+  refused(k, "#pragma npu schedule(f, v)\n#pragma npu reorder(i, j)\n",
+          "k.c:8:21: error: reorder: loop i is not perfectly nested: its body holds an if (line 3) before the next loop; use fission or decompose_reduction first");
+}

@@ -499,7 +499,8 @@ Test(sched_compute_at, a_name_hidden_at_the_new_place_is_refused) {
                   "  }\n"
                   "}\n";
   refused(k, "#pragma npu schedule(shadow2, v)\n#pragma npu compute_at(prod, j)\n",
-          "k.c:14:13: error: compute_at: y uses c, but a different c is declared around loop j");
+          "k.c:14:13: error: compute_at: refused: the emitted C would capture a name: 'c' at line 6 would refer to the "
+          "declaration at line 8, not to the one at line 2; rename one of them in the kernel");
   /* the consumer loop's counter i hides the shared loop's counter i (left
    * to the name check after every step) */
   const char *k2 = "void shadow(const float A[4][8], float B[8]) {\n"

@@ -55,6 +55,13 @@ static void simhz_clean(NpuSim *s, const char *name) {
   npusim_free(s);
 }
 
+/* The broken program (FIX off) must fail with `parts`; its twin must run clean. */
+static void simhz_case(const char *name, const char *body, const char *const *parts, void *a,
+                       void *b, void *c) {
+  simhz_expect(simhz_run(name, body, 0, a, b, c), name, body, parts);
+  simhz_clean(simhz_run(name, body, 1, a, b, c), name);
+}
+
 static void simhz_ref(const int8_t *a, const int8_t *b, int32_t *c, int m, int n, int k) {
   for (int i = 0; i < m; i++)
     for (int j = 0; j < n; j++) {
@@ -163,11 +170,9 @@ static const char simhz_cap[] =
     "}\n";
 
 Test(sim_hazard, operand_beyond_capacity) {
-  NpuSim *s = simhz_run("cap.c", simhz_cap, 0, NULL, NULL, NULL);
   const char *parts[] = {"npu_nu_matmul_i8: operand C nu_ob[0x0, 0x40400) runs past the end of nu_ob",
                          "capacity 262144 bytes", NULL};
-  simhz_expect(s, "cap.c", simhz_cap, parts);
-  simhz_clean(simhz_run("cap.c", simhz_cap, 1, NULL, NULL, NULL), "cap.c");
+  simhz_case("cap.c", simhz_cap, parts, NULL, NULL, NULL);
 }
 
 /* ---- outside its scope: an address past the end of NU_IB ---- */
@@ -182,10 +187,8 @@ static const char simhz_scope[] =
 
 Test(sim_hazard, address_outside_scope) {
   int8_t x[64] = {0};
-  NpuSim *s = simhz_run("scope.c", simhz_scope, 0, x, NULL, NULL);
   const char *parts[] = {"npu_dma_1d: operand dst at nu_ib+0x4b000 is beyond its capacity of 262144 bytes", NULL};
-  simhz_expect(s, "scope.c", simhz_scope, parts);
-  simhz_clean(simhz_run("scope.c", simhz_scope, 1, x, NULL, NULL), "scope.c");
+  simhz_case("scope.c", simhz_scope, parts, x, NULL, NULL);
 }
 
 /* ---- wrong scope: the NU reading DDR directly ---- */
@@ -226,10 +229,8 @@ static const char simhz_cores[] =
     "}\n";
 
 Test(sim_hazard, vu_operands_in_two_cores) {
-  NpuSim *s = simhz_run("cores.c", simhz_cores, 0, NULL, NULL, NULL);
   const char *parts[] = {"npu_vu_add_f32: operand b is in the VM of VU core 1", "are in core 0", NULL};
-  simhz_expect(s, "cores.c", simhz_cores, parts);
-  simhz_clean(simhz_run("cores.c", simhz_cores, 1, NULL, NULL, NULL), "cores.c");
+  simhz_case("cores.c", simhz_cores, parts, NULL, NULL, NULL);
 }
 
 /* ---- misaligned shape: lda smaller than k ---- */
@@ -242,10 +243,8 @@ static const char simhz_lda[] =
     "}\n";
 
 Test(sim_hazard, misaligned_leading_dimension) {
-  NpuSim *s = simhz_run("lda.c", simhz_lda, 0, NULL, NULL, NULL);
   const char *parts[] = {"npu_nu_matmul_i8: misaligned shape: lda < k", "lda=16", NULL};
-  simhz_expect(s, "lda.c", simhz_lda, parts);
-  simhz_clean(simhz_run("lda.c", simhz_lda, 1, NULL, NULL, NULL), "lda.c");
+  simhz_case("lda.c", simhz_lda, parts, NULL, NULL, NULL);
 }
 
 /* ---- misaligned address: int32 accumulators at an odd offset ---- */
@@ -259,10 +258,8 @@ static const char simhz_align[] =
     "}\n";
 
 Test(sim_hazard, misaligned_address) {
-  NpuSim *s = simhz_run("align.c", simhz_align, 0, NULL, NULL, NULL);
   const char *parts[] = {"operand C nu_ob[0x2, 0x12) is not aligned to its 4-byte elements", NULL};
-  simhz_expect(s, "align.c", simhz_align, parts);
-  simhz_clean(simhz_run("align.c", simhz_align, 1, NULL, NULL, NULL), "align.c");
+  simhz_case("align.c", simhz_align, parts, NULL, NULL, NULL);
 }
 
 /* ---- negative shape ---- */
@@ -276,10 +273,8 @@ static const char simhz_neg[] =
 
 Test(sim_hazard, negative_shape) {
   int8_t x[64] = {0};
-  NpuSim *s = simhz_run("neg.c", simhz_neg, 0, x, NULL, NULL);
   const char *parts[] = {"npu_dma_2d: negative shape: row_bytes=32 rows=-2", NULL};
-  simhz_expect(s, "neg.c", simhz_neg, parts);
-  simhz_clean(simhz_run("neg.c", simhz_neg, 1, x, NULL, NULL), "neg.c");
+  simhz_case("neg.c", simhz_neg, parts, x, NULL, NULL);
 }
 
 /* ---- the result DMA is never waited for before the kernel returns ---- */
@@ -293,10 +288,8 @@ static const char simhz_end[] =
 
 Test(sim_hazard, dma_never_waited) {
   int8_t x[64] = {1}, y[64];
-  NpuSim *s = simhz_run("end.c", simhz_end, 0, x, y, NULL);
   const char *parts[] = {"npu_dma_1d: DMA token 2", "was never waited for", NULL};
-  simhz_expect(s, "end.c", simhz_end, parts);
-  simhz_clean(simhz_run("end.c", simhz_end, 1, x, y, NULL), "end.c");
+  simhz_case("end.c", simhz_end, parts, x, y, NULL);
 }
 
 /* ---- a declared DDR array bounds DMAs on the host side too ---- */
@@ -360,4 +353,74 @@ Test(sim_hazard, waw_and_bad_dma_arguments) {
   cr_assert(!npusim_failed(s), "%s", npusim_error(s));
   cr_assert_eq(npusim_finish(s), 0);
   simt_free(s);
+}
+
+/* ---- argument errors without a test yet: the whole message, site included ---- */
+static void simhz_exact(NpuSim *s, const char *want) {
+  cr_assert(npusim_failed(s), "no error; expected '%s'", want);
+  cr_assert_str_eq(npusim_error(s), want);
+  simt_free(s);
+}
+
+Test(sim_hazard, too_many_outstanding_dmas) {
+  static int8_t x[64];
+  NpuSim *s = simt_new();
+  char *dm = npu_scope_base(NPU_DM, 0);
+  for (int i = 0; i < 64; i++) /* the default target's dma_max_tokens */
+    cr_assert_eq(npu_dma_1d_at("t.c", 3, i % 4, dm + 64 * i, x, 64), i + 1, "%s",
+                 npusim_error(s));
+  cr_assert(!npusim_failed(s), "%s", npusim_error(s));
+  cr_assert_eq(npu_dma_1d_at("t.c", 5, 0, dm + 64 * 64, x, 64), 0);
+  simhz_exact(s, "t.c:5: npu_dma_1d: more than 64 DMAs outstanding (is npu_dma_wait missing?)");
+
+  /* one wait frees a token */
+  s = simt_new();
+  dm = npu_scope_base(NPU_DM, 0);
+  for (int i = 0; i < 64; i++) npu_dma_1d_at("t.c", 3, 0, dm + 64 * i, x, 64);
+  npu_dma_wait_at("t.c", 4, 1);
+  cr_assert_eq(npu_dma_1d_at("t.c", 5, 0, dm + 64 * 64, x, 64), 65, "%s", npusim_error(s));
+  for (npu_token_t t = 2; t <= 65; t++) npu_dma_wait_at("t.c", 6, t);
+  cr_assert_eq(npusim_finish(s), 0, "%s", npusim_error(s));
+  simt_free(s);
+}
+
+Test(sim_hazard, dma_destination_rows_overlap) {
+  static int8_t x[256];
+  NpuSim *s = simt_new();
+  char *dm = npu_scope_base(NPU_DM, 0);
+  npu_dma_2d_at("t.c", 7, 1, dm, 16, x, 32, 32, 2);
+  simhz_exact(s, "t.c:7: npu_dma_2d: destination rows overlap: dst_stride 16 < row_bytes 32");
+
+  /* one row may use any stride; overlapping source rows are fine */
+  s = simt_new();
+  dm = npu_scope_base(NPU_DM, 0);
+  npu_dma_wait(npu_dma_2d(1, dm, 0, x, 32, 32, 1));
+  npu_dma_wait(npu_dma_2d(1, dm, 32, x, 8, 32, 4));
+  cr_assert(!npusim_failed(s), "%s", npusim_error(s));
+  simt_free(s);
+}
+
+Test(sim_hazard, dma_negative_stride) {
+  static int8_t x[256];
+  NpuSim *s = simt_new();
+  char *dm = npu_scope_base(NPU_DM, 0);
+  npu_dma_2d_at("t.c", 8, 0, dm + 128, -64, x, 32, 32, 2);
+  simhz_exact(s, "t.c:8: npu_dma_2d: negative stride: dst -64/0, src 32/0");
+
+  s = simt_new();
+  dm = npu_scope_base(NPU_DM, 0);
+  npu_dma_3d_at("t.c", 9, 0, dm, 32, 64, x, 32, -1, 32, 1, 2);
+  simhz_exact(s, "t.c:9: npu_dma_3d: negative stride: dst 32/64, src 32/-1");
+}
+
+Test(sim_hazard, scope_not_on_chip) {
+  NpuSim *s = simt_new();
+  cr_assert_null(npu_scope_base_at("t.c", 10, NPU_DDR, 0));
+  simhz_exact(s, "t.c:10: npu_scope_base: scope 0 is not an on-chip scope (dm=1, nu_ib=2, "
+                 "nu_wb=3, nu_ob=4, vu_vm=5)");
+
+  s = simt_new();
+  cr_assert_eq(npu_scope_size_at("t.c", 11, NPU_SCOPE_COUNT, 0), 0);
+  simhz_exact(s, "t.c:11: npu_scope_size: scope 6 is not an on-chip scope (dm=1, nu_ib=2, "
+                 "nu_wb=3, nu_ob=4, vu_vm=5)");
 }

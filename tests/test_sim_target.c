@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/util.h"
 #include "test_sim_util.h"
 #include "sim/npusim.h"
 
 static char *simtg_default_text(void) {
-  char *text = simt_read_file("targets/default.ini");
+  char *text = read_file("targets/default.ini", NULL);
   cr_assert_not_null(text, "targets/default.ini must be readable from the repo root");
   return text;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "npu_intrinsics.h"
+#include "ir/util.h"
 #include "test_sim_util.h"
 
 static int8_t simtr_host[4096];
@@ -82,7 +83,7 @@ Test(sim_trace, write_to_path) {
   char path[96];
   snprintf(path, sizeof path, "/tmp/npugen_sim_trace_%d.json", (int)getpid());
   cr_assert_eq(npusim_write_trace(s, path, err, sizeof err), 0, "%s", err);
-  char *text = simt_read_file(path);
+  char *text = read_file(path, NULL);
   cr_assert_not_null(text);
   cr_assert(simt_json_valid(text));
   free(text);

@@ -6,26 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/util.h"
 
-char *simt_read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  size_t n;
-  while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-    len += n;
-    if (cap - len < 2) buf = realloc(buf, cap *= 2);
-  }
-  fclose(f);
-  buf[len] = 0;
-  return buf;
-}
 
 char *simt_kernel_source(const char *name, const char *const *defs) {
   char path[256];
   snprintf(path, sizeof path, "npu_intrinsics/%s.c", name);
-  char *text = simt_read_file(path);
+  char *text = read_file(path, NULL);
   cr_assert_not_null(text, "cannot read %s (run the tests from the repo root)", path);
   for (const char *const *d = defs; d && *d; d++) {
     const char *eq = strchr(*d, '=');

@@ -8,8 +8,6 @@
 #include "jit/tcc_unit.h"
 #include "sim/npusim.h"
 
-/* A whole file as malloc'ed text, or NULL. */
-char *simt_read_file(const char *path);
 /* The DSL semantics kernel npu_intrinsics/<name>.c with each "#define K v"
  * line replaced by the values in defs ("M=7", ...; NULL-terminated).
  * Returns malloc'ed text; fails the test if the file or a name is missing. */

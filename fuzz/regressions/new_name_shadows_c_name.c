@@ -12,6 +12,8 @@
  *
  * Status: fixed in 4fe3d14 (now refused: "the name 'int32_t' is already
  * used in v1").
+ * Expect: refused split: the name 'int32_t' is already used in v1
+ * Expect: refused split: the name 'expf' is already used in v2
  */
 #include <stdint.h>
 #include <math.h>

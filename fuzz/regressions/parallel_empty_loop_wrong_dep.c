@@ -16,7 +16,9 @@
  * statement that is not an init (it is C[i][j] += ...), leaving no empty
  * nest behind.
  *
- * Status: fixed in af9822c (as tile_empty_nest_overflow.c).
+ * Status: fixed in af9822c (as tile_empty_nest_overflow.c): the first
+ * step is now refused, so no empty nest is left.
+ * Expect: refused decompose_reduction: upd (line 28) is not a reduction's init
  */
 #define N 8
 void f(const float A[N][N], float C[N][N]) {

@@ -5,10 +5,14 @@
  * seems to lex the opener inside the pragma's argument as a comment.
  *   ./build/npugen check fuzz/regressions/pragma_string_comment_opener.c
  *     -> error: syntax error at '#pragma' (exit 1)
- * Expected: the pragma parses (then annotate_comment_opener.c applies), or
+ * Expected: the pragma parses (then the annotate refusal of test
+ * fuzz_regressions/annotate_comment_opener applies), or
  * a message that names the real problem.
  *
- * Status: open.
+ * Status: open. The Expect line below records the current (wrong)
+ * refusal; once the pragma parses, it should be refused by annotate
+ * ("the value cannot contain ..."): update it then.
+ * Expect: refused syntax error at '#pragma'
  */
 #define N 16
 void f(const int x[N], int y[N]) {

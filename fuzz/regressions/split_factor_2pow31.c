@@ -12,6 +12,7 @@
  *
  * Status: fixed in af9822c (factors bounded by the trip count and the
  * counter type: "split: the split factor 2147483648 is too large").
+ * Expect: refused split: the split factor 2147483648 is too large
  */
 #define N 10
 void f(const int x[N], int y[N]) {

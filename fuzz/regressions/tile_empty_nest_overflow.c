@@ -14,6 +14,7 @@
  *
  * Status: fixed in af9822c (loops without statements get no time dimension;
  * decompose_reduction now refuses a statement that is not a plain init).
+ * Expect: refused decompose_reduction: upd (line 24) is not a reduction's init
  */
 #define N 8
 void f(const float A[N][N], float C[N][N]) {
