@@ -2,6 +2,7 @@
  *   parse+check+emit time (mean of 20), tcc JIT compile of the emitted C,
  *   gcc -O2 -c of the same file, and JIT check time (reference + variant run). */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* mkstemps */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -380,3 +380,28 @@ Test(sched_inline, reverse_refusals) {
   refused(rbad, "#pragma npu schedule(k, v)\n#pragma npu reverse_compute_inline(xw)\n",
           "k.c:20:13: error: reverse_compute_inline: cannot inline xw (line 5): it reads no local array or scalar that a single statement produces");
 }
+
+/* A value that uses a local declared beside the producer cannot move to
+ * readers outside that local's scope (review: this rule had no test). */
+Test(sched_inline, refuses_a_value_whose_locals_are_not_visible_at_the_reader) {
+  static const char *k = "#define N 8\n"
+                         "void k(const float X[N], float B[N]) {\n"
+                         "  float T[N];\n"
+                         "  for (int i = 0; i < N; i++) { float v = X[i]; p: T[i] = v * 2.0f; }\n"
+                         "  for (int j = 0; j < N; j++) B[j] = T[j];\n"
+                         "}\n";
+  refused(k, "#pragma npu schedule(k, v)\n#pragma npu compute_inline(p)\n",
+          "k.c:8:13: error: compute_inline: cannot inline p (line 4): its value uses v, which is not visible at s2 (line 5)");
+  static const char *k2 = "#define N 8\n"
+                          "void k(const float X[N], float B[N]) {\n"
+                          "  for (int i = 0; i < N; i++) {\n"
+                          "    float T[N];\n"
+                          "    for (int j = 0; j < N; j++) p: T[j] = X[j];\n"
+                          "    float w = X[i];\n"
+                          "    w = w * 2.0f;\n"
+                          "    for (int j = 0; j < N; j++) c: B[j] = T[j] * w;\n"
+                          "  }\n"
+                          "}\n";
+  refused(k2, "#pragma npu schedule(k, v)\n#pragma npu reverse_compute_inline(c)\n",
+          "k.c:12:13: error: reverse_compute_inline: cannot inline c (line 8) into p (line 5): c uses w, which is not visible at p (line 5)");
+}
