@@ -29,7 +29,7 @@ LIB_SRCS  := $(wildcard frontend/*.c ir/*.c schedule/*.c emit/*.c jit/*.c)
 SIM_SRCS  := $(wildcard sim/*.c)
 CLI_SRCS  := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
-HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h emit/*.h jit/*.h sim/*.h npu_intrinsics/*.h cli/*.h tests/*.h)
+HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h emit/*.h jit/*.h sim/*.h npu_intrinsics/*.h cli/*.h tests/*.h fuzz/*.h)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -38,7 +38,8 @@ SIM_OBJS  := $(call obj,$(SIM_SRCS))
 CLI_OBJS  := $(call obj,$(CLI_SRCS))
 TEST_OBJS := $(call obj,$(TEST_SRCS))
 # sched_random: the random-schedule tester (fuzz/) is linked into the tests.
-TEST_OBJS += $(call obj,fuzz/sched_gen.c)
+# kernel_random: the random-kernel generator (fuzz/kernel_gen.c) likewise.
+TEST_OBJS += $(call obj,$(wildcard fuzz/sched_gen.c fuzz/kernel_gen.c))
 
 .PHONY: all deps run test test-build bench install clean
 all: $(BUILD)/npugen $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
@@ -87,6 +88,8 @@ test: $(DEPS_OK)
 	@echo "== ASan+UBSan build =="
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  NPUGEN=build/asan/npugen build/asan/npugen-tests --jobs=$(JOBS)
+	@echo "== smoke runs: $(SMOKE_TARGETS) =="
+	$(MAKE) --no-print-directory $(SMOKE_TARGETS)
 
 EXAMPLES := $(wildcard examples/*.c)
 
@@ -109,6 +112,11 @@ install: all
 
 clean:
 	rm -rf build out
+
+# Each fuzz/*.mk adds its harness's targets, and appends the short run that
+# `make test` ends with to SMOKE_TARGETS.
+SMOKE_TARGETS :=
+-include $(wildcard fuzz/*.mk)
 
 # sched_random: long random-schedule runs (fuzz/fuzz_schedules.c), a process
 # per case; reproductions of failures go to fuzz/failures/.
