@@ -113,9 +113,29 @@ install: all
 clean:
 	rm -rf build out
 
+# valgrind memcheck over a subset of the suite and the CLI, on the normal
+# build: any error or leak (definite, indirect or possible) fails. Criterion
+# runs each test in a child process, hence a log file per process.
+VALGRIND_SUITES := api frontend_errors fuzz_regressions sim_hazard
+VALGRIND := valgrind -q --trace-children=yes --leak-check=full --show-leak-kinds=definite,indirect,possible \
+  --errors-for-leak-kinds=definite,indirect,possible --suppressions=tests/valgrind.supp
+.PHONY: valgrind-subset
+valgrind-subset: $(DEPS_OK)
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build test-build
+	@rm -rf build/valgrind && mkdir -p build/valgrind
+	@set -e; for s in $(VALGRIND_SUITES); do \
+	  echo "== valgrind: $$s"; \
+	  NPUGEN=build/npugen $(VALGRIND) --log-file=build/valgrind/$$s.%p.log build/npugen-tests --filter "$$s/*" --jobs=$(JOBS); \
+	done
+	@echo "== valgrind: npugen check examples/matmul.c"
+	$(VALGRIND) --log-file=build/valgrind/cli.%p.log build/npugen check examples/matmul.c >/dev/null
+	@bad=$$(find build/valgrind -name '*.log' -size +0 | sort); \
+	if [ -n "$$bad" ]; then cat $$bad; echo "valgrind: reports in: $$bad"; exit 1; fi; \
+	echo "valgrind: no errors, no leaks ($$(ls build/valgrind | wc -l) processes)"
+SMOKE_TARGETS += valgrind-subset
+
 # Each fuzz/*.mk adds its harness's targets, and appends the short run that
 # `make test` ends with to SMOKE_TARGETS.
-SMOKE_TARGETS :=
 -include $(wildcard fuzz/*.mk)
 
 # sched_random: long random-schedule runs (fuzz/fuzz_schedules.c), a process
@@ -130,3 +150,12 @@ $(BUILD)/fuzz_schedules: $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
 	$(CC) $(OPT) -o $@ $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
 fuzz-schedules: $(BUILD)/fuzz_schedules
 	$(BUILD)/fuzz_schedules -n $(N) -s $(SEED) -j $(JOBS)
+
+# The smoke run in `make test`: 30 s of cases in the ASan+UBSan build (a
+# leak, a sanitizer report, a crash or a wrong result fails it).
+.PHONY: fuzz-schedules-smoke
+fuzz-schedules-smoke: $(DEPS_OK)
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/asan SAN=1 build/asan/fuzz_schedules
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  build/asan/fuzz_schedules -n 1000000 -T 30 -s 2 -j $(JOBS)
+SMOKE_TARGETS += fuzz-schedules-smoke

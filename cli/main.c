@@ -11,6 +11,7 @@
 static const char usage[] =
     "usage: npugen emit FILE [--schedule SFILE] [-o DIR] [--check] [--dump-ir[=steps]]\n"
     "       npugen check FILE [--schedule SFILE] [--seed N] [--target INI] [--trace JSON]\n"
+    "                         [--max-steps N] [--max-memory MIB]\n"
     "       npugen --version | --help\n"
     "\n"
     "  emit    write <variant>.c and <variant>.h for every variant into DIR\n"
@@ -20,6 +21,9 @@ static const char usage[] =
     "          --dump-ir=steps  also the IR after each schedule step\n"
     "  check   JIT-run every variant and the kernel as written on the same\n"
     "          seeded random inputs and compare every output element\n"
+    "          --max-steps N     do not start a run of more than N loop iterations\n"
+    "                            plus statement instances (default 2^32)\n"
+    "          --max-memory MIB  nor one whose arrays need more (default 1024)\n"
     "  --schedule SFILE  more variants: a file of '#pragma npu' lines only\n"
     "\n"
     "A refused schedule is reported as an error; the other variants are still\n"
@@ -35,7 +39,7 @@ static int usage_error(const char *fmt, const char *arg) {
 typedef struct {
   const char *cmd, *file, *out_dir, *target, *trace, *schedule;
   bool check_stale, dump_ir, dump_steps;
-  uint64_t seed;
+  uint64_t seed, max_steps, max_mib;
 } Options;
 
 static int parse_args(int argc, char **argv, Options *o) {
@@ -47,7 +51,7 @@ static int parse_args(int argc, char **argv, Options *o) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--target") || !strcmp(a, "--trace") ||
-        !strcmp(a, "--schedule")) {
+        !strcmp(a, "--schedule") || !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory")) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
       if (!strcmp(a, "--schedule")) {
         o->schedule = argv[++i];
@@ -60,8 +64,13 @@ static int parse_args(int argc, char **argv, Options *o) {
       } else {
         char *end;
         errno = 0;
-        o->seed = strtoull(argv[++i], &end, 10);
-        if (*end || errno || argv[i][0] == '-') return usage_error("invalid seed '%s'", argv[i]);
+        uint64_t v = strtoull(argv[++i], &end, 10);
+        if (*end || errno || !argv[i][0] || argv[i][0] == '-') return usage_error("invalid number '%s'", argv[i]);
+        if (!strcmp(a, "--seed")) o->seed = v;
+        else if (v == 0 || (!strcmp(a, "--max-memory") && v > (UINT64_MAX >> 20)))
+          return usage_error("invalid limit '%s'", argv[i]);
+        else if (!strcmp(a, "--max-steps")) o->max_steps = v;
+        else o->max_mib = v;
       }
     } else if (!strcmp(a, "--check")) {
       o->check_stale = true;
@@ -80,8 +89,8 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (!o->file) return usage_error("missing input FILE", "");
   if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir))
     return usage_error("-o, --check and --dump-ir belong to 'emit'", "");
-  if (strcmp(o->cmd, "check") && (o->target || o->trace))
-    return usage_error("--target and --trace belong to 'check'", "");
+  if (strcmp(o->cmd, "check") && (o->target || o->trace || o->max_steps || o->max_mib))
+    return usage_error("--target, --trace, --max-steps and --max-memory belong to 'check'", "");
   if (o->check_stale && !o->out_dir) return usage_error("--check needs -o DIR", "");
   return 0;
 }
@@ -159,6 +168,7 @@ static int cmd_emit(NpgSession *s, const Options *o) {
 
 static int cmd_check(NpgSession *s, const Options *o) {
   int n = npg_variant_count(s), failed = 0;
+  npg_set_check_limits(s, o->max_steps, o->max_mib << 20);
   for (int i = 0; i < n; i++) {
     NpgCheckResult r;
     bool ok = npg_check(s, i, o->seed, &r);

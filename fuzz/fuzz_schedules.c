@@ -1,13 +1,14 @@
 /* Long random-schedule runs: `make fuzz-schedules N=100000 [SEED=1]`.
  *
- *   fuzz_schedules [-n N] [-s SEED] [-j JOBS] [-t SECONDS] [-u COPIES LEAVES]
+ *   fuzz_schedules [-n N] [-s SEED] [-j JOBS] [-t SECONDS] [-T SECONDS] [-u COPIES LEAVES]
  *                  [--cc CC|none] [--in-process [-v]] [FILE...]
  *
  * Runs N cases (fuzz/sched_gen.h) over every kernel file (tests/kernels,
  * tests/kernels/realworld, examples, fuzz/kernels; or the files given). Each case runs in
  * its own forked process, JOBS at a time, so a crash, a sanitizer report or
  * a hang (past -t seconds, default 60) is caught and recorded like any
- * other failure. Each failure and each internal error is written to
+ * other failure. -T ends the run after that many seconds in all (the cases
+ * running then finish; `make test`'s smoke run uses it). Each failure and each internal error is written to
  * fuzz/failures/ as a file `npugen check` reproduces it with: the kernel
  * source plus the case's pragmas, the description in a comment on top.
  * Exits 1 when any case failed or hit an internal error.
@@ -202,7 +203,8 @@ static void record(Records *r, SgFile *f, const SgCase *c, const char *describe)
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: fuzz_schedules [-n N] [-s SEED] [-j JOBS] [-t SECONDS] [-u MAX_COPIES MAX_NEW_LEAVES]\n"
+  fprintf(stderr, "usage: fuzz_schedules [-n N] [-s SEED] [-j JOBS] [-t SECONDS] [-T SECONDS]\n"
+                  "                      [-u MAX_COPIES MAX_NEW_LEAVES]\n"
                   "                      [--cc CC|none] [--in-process [-v]] [FILE...]\n");
   exit(2);
 }
@@ -211,6 +213,7 @@ int main(int argc, char **argv) {
   long n = 1000;
   uint64_t seed = 1;
   int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), timeout = 60;
+  double total = 0; /* -T: the whole run's seconds; 0: no limit */
   bool fork_cases = true, verbose = false;
   SgOptions opt = sg_default_options();
   /* longer runs afford larger unrolls than the test (a timeout catches
@@ -226,6 +229,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "-s") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "-j") && i + 1 < argc) jobs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-t") && i + 1 < argc) timeout = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-T") && i + 1 < argc) total = atof(argv[++i]);
     else if (!strcmp(argv[i], "--in-process")) fork_cases = false;
     else if (!strcmp(argv[i], "-v")) verbose = true;
     else if (!strcmp(argv[i], "--cc") && i + 1 < argc) opt.strict_cc = argv[++i];
@@ -292,6 +296,11 @@ int main(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   long next = 0, done = 0;
   while (done < n) {
+    if (total > 0 && next < n && now() - t0 >= total) {
+      printf("time budget of %.0f s reached: no new cases\n", total);
+      n = next;
+      if (done == n) break;
+    }
     if (stop_requested) {
       for (int j = 0; j < jobs && fork_cases; j++)
         if (job[j].pid) {

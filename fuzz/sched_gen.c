@@ -939,7 +939,8 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
     return;
   }
   CheckResult r;
-  check_run(k, s->k, f->ref, var, c->variant, 1, NULL, NULL, &r);
+  CheckOptions o = {.seed = 1};
+  check_run(k, s->k, f->ref, var, c->variant, &o, &r);
   tcc_unit_free(var);
   if (!r.pass) {
     fail(c, "the variant does not match the kernel as written (seed 1): %s", r.message);

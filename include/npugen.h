@@ -101,6 +101,11 @@ bool npg_check(NpgSession *s, int variant, uint64_t seed, NpgCheckResult *r);
 bool npg_set_target(NpgSession *s, const char *path);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);
+/* What npg_check may spend on one run (docs/limits.md); 0 keeps a default.
+ * max_steps bounds loop iterations plus statement instances (counted before
+ * the run) and intrinsic calls; max_bytes the arrays the check allocates.
+ * Defaults: 2^32 steps, 1 GiB. A run past them is not started. */
+void npg_set_check_limits(NpgSession *s, uint64_t max_steps, uint64_t max_bytes);
 
 /* Running with your own arrays: args[i] is the i-th parameter's array, or a
  * pointer to the scalar's value. */

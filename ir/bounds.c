@@ -1,7 +1,9 @@
 /* Static bounds check: every array index, over the exact iteration domain of
  * its statement (loops, affine if-conditions, short-circuit and ?: guards),
  * must stay inside its dimension's extent. Affine indices are decided exactly
- * with isl; others need a provable interval (types, masks, modulo). */
+ * with isl; others need a provable interval (types, masks, modulo). Loop
+ * counters must stay inside their type, the update after the last iteration
+ * included: past it the loop would never end or overflow. */
 #include <isl/ctx.h>
 #include <isl/options.h>
 #include <string.h>
@@ -12,6 +14,7 @@ typedef struct {
   AffCtx aff;
   DiagList *d;
   const char *file, *src;
+  uint64_t local_bytes; /* local arrays declared so far */
   bool ok;
 } Bounds;
 
@@ -86,6 +89,54 @@ static void check_expr(Bounds *b, const Expr *e) {
   for (int i = 0; i < e->nargs; i++) check_expr(b, e->args[i]);
 }
 
+/* The counter's last value and the one the update makes of it, over the
+ * outer domain: both must fit the counter's type. Exact when the start is
+ * one value; otherwise the widest bound. */
+static void check_counter(Bounds *b, const Stmt *s) {
+  int64_t lo_min, lo_max, hi_min, hi_max, tmin;
+  uint64_t tmax;
+  bool exact, empty;
+  if (!aff_range(&b->aff, s->lo, &lo_min, &lo_max, &exact, &empty) || empty) return;
+  if (!aff_range(&b->aff, s->hi, &hi_min, &hi_max, &exact, &empty) || empty) return;
+  type_int_range(s->var->type, &tmin, &tmax);
+  __int128 step = s->step, last, next;
+  if (step > 0) {
+    __int128 end = (__int128)hi_max - (s->cmp == OP_LT); /* the largest value the test lets through */
+    if (end < lo_min) return;                            /* never runs */
+    last = lo_min == lo_max ? lo_min + (end - lo_min) / step * step : end;
+    next = last + step;
+  } else {
+    __int128 end = (__int128)hi_min + (s->cmp == OP_GT);
+    if (end > lo_max) return;
+    last = lo_min == lo_max ? lo_max - (lo_max - end) / -step * -step : end;
+    next = last + step;
+  }
+  __int128 start = step > 0 ? lo_min : lo_max;
+  const char *what = NULL;
+  __int128 bad = 0;
+  if (start < tmin || start > (__int128)tmax) what = "starts at", bad = start;
+  else if (next < tmin || next > (__int128)tmax) what = "would reach, after its last iteration,", bad = next;
+  if (!what) return;
+  diag_error(b->d, b->file, b->src, s->loc.line, s->loc.col,
+             "loop counter '%s' (%s) %s %s%llu, outside its type's range [%lld, %llu]: the loop would "
+             "overflow or never end; use a wider counter or a smaller bound",
+             s->var->name, s->var->type->name, what, bad < 0 ? "-" : "",
+             (unsigned long long)(bad < 0 ? -bad : bad), (long long)tmin, (unsigned long long)tmax);
+  b->ok = false;
+}
+
+/* Local arrays live on the stack of whoever runs the kernel (the JIT's
+ * thread, a small NPU control core): their sum is limited. */
+static void check_local_array(Bounds *b, const Stmt *s) {
+  b->local_bytes += (uint64_t)buffer_elems(s->buf) * (uint64_t)s->buf->elem->size;
+  if (b->local_bytes <= IR_MAX_LOCAL_BYTES) return;
+  diag_error(b->d, b->file, b->src, s->loc.line, s->loc.col,
+             "local array '%s' brings the kernel's local arrays to %llu bytes; the limit is %d "
+             "(they live on the stack); pass large arrays as parameters",
+             s->buf->name, (unsigned long long)b->local_bytes, IR_MAX_LOCAL_BYTES);
+  b->ok = false;
+}
+
 static void check_stmts(Bounds *b, const Stmt *s) {
   for (; s && b->ok; s = s->next) {
     switch (s->kind) {
@@ -95,6 +146,7 @@ static void check_stmts(Bounds *b, const Stmt *s) {
     case ST_FOR:
       check_expr(b, s->lo);
       check_expr(b, s->hi);
+      if (b->ok) check_counter(b, s);
       aff_push_loop(&b->aff, s);
       check_stmts(b, s->body);
       aff_pop_loop(&b->aff);
@@ -114,6 +166,7 @@ static void check_stmts(Bounds *b, const Stmt *s) {
       check_expr(b, s->lhs);
       break;
     case ST_DECL:
+      if (s->buf) check_local_array(b, s);
       check_expr(b, s->init);
       for (int i = 0; i < s->ninit; i++) check_expr(b, s->init_list[i]);
       break;

@@ -85,6 +85,8 @@ struct Var {
 typedef enum { ROLE_INPUT, ROLE_OUTPUT, ROLE_INOUT, ROLE_LOCAL } BufferRole;
 
 enum { IR_MAX_DIMS = 8 };
+/* The most bytes a kernel's local arrays may take together (ir/bounds.c). */
+enum { IR_MAX_LOCAL_BYTES = 1 << 20 };
 
 /* A buffer's physical layout after transform_layout and its sugar: the
  * composed index map from the logical indices (the kernel as written) to the
@@ -300,6 +302,9 @@ void ir_print_expr(StrBuf *sb, const Expr *e);
 /* Static bounds check (ir/bounds.c): every index provably inside its extent;
  * otherwise errors into d. */
 bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src);
+/* An upper bound on the loop iterations plus statement instances of one run
+ * (ir/steps.c); UINT64_MAX when unbounded or too many to count. */
+uint64_t ir_count_steps(const Kernel *k);
 /* Name hygiene (ir/names.c): with C's scoping, every name resolves to the
  * variable or array the IR means, and no scope declares a name twice.
  * Otherwise false, with the first clash described in why. */

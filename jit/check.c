@@ -181,8 +181,10 @@ static bool compare(const Buffer *b, const unsigned char *ref, const unsigned ch
 
 /* Runs the variant bound to a fresh simulator; false with r->message when the
  * simulator stopped it (a hazard, an operand out of its scope, ...). */
-static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, void **args, const NpuTarget *target,
-                          const char *trace_path, CheckResult *r) {
+static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, void **args, const CheckOptions *o,
+                          uint64_t max_steps, CheckResult *r) {
+  const NpuTarget *target = o->target;
+  const char *trace_path = o->trace_path;
   NpuTarget def;
   if (!target) {
     npusim_target_default(&def);
@@ -194,6 +196,7 @@ static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, voi
     return false;
   }
   if (trace_path) npusim_set_trace(sim, true);
+  npusim_set_step_budget(sim, max_steps);
   int i = 0;
   for (const Param *p = ir->params; p; p = p->next, i++)
     if (p->buf)
@@ -240,12 +243,52 @@ static ThunkFn layout_thunk(TccUnit *var, const char *what, const Buffer *b) {
   return (ThunkFn)tcc_unit_symbol(var, name);
 }
 
-void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn, uint64_t seed,
-               const NpuTarget *target, const char *trace_path, CheckResult *r) {
+/* Bytes of the arrays check_run allocates: each parameter for the
+ * reference and the variant, and a logical copy for a new layout. */
+static uint64_t check_bytes(const Kernel *k, const Kernel *ir) {
+  uint64_t total = 0;
+  int i = 0;
+  for (const Param *p = k->params; p; p = p->next, i++) {
+    if (!p->buf) continue;
+    uint64_t bytes = (uint64_t)buffer_elems(p->buf) * (uint64_t)p->buf->elem->size;
+    const Buffer *vb = variant_buffer(ir, i);
+    total += 2 * bytes;
+    if (vb && vb->layout) total += (uint64_t)buffer_elems(vb) * (uint64_t)vb->elem->size;
+  }
+  return total;
+}
+
+/* False with r->message when the run would go past o's limits. */
+static bool within_limits(const Kernel *k, const Kernel *ir, uint64_t max_steps, uint64_t max_bytes,
+                          CheckResult *r) {
+  uint64_t steps = ir_count_steps(k), vsteps = ir_count_steps(ir);
+  if (vsteps > steps) steps = vsteps;
+  uint64_t bytes = check_bytes(k, ir);
+  if (steps > max_steps)
+    snprintf(r->message, sizeof r->message,
+             "not run: a run takes up to %.3g steps (loop iterations plus statement instances), past the "
+             "step budget of %llu; shrink the problem or raise the budget (npugen check --max-steps N)",
+             (double)steps, (unsigned long long)max_steps);
+  else if (bytes > max_bytes)
+    snprintf(r->message, sizeof r->message,
+             "not run: the check needs %llu MiB for its copies of the arrays, past the limit of %llu MiB; "
+             "shrink the arrays or raise the limit (npugen check --max-memory MIB)",
+             (unsigned long long)(bytes >> 20), (unsigned long long)(max_bytes >> 20));
+  else
+    return true;
+  r->pass = false;
+  return false;
+}
+
+void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn,
+               const CheckOptions *o, CheckResult *r) {
   memset(r, 0, sizeof *r);
   r->pass = true;
   r->exact = true;
   if (!ir) ir = k;
+  uint64_t max_steps = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
+  uint64_t max_bytes = o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES;
+  if (!within_limits(k, ir, max_steps, max_bytes, r)) return;
   char name[300];
   snprintf(name, sizeof name, "npg_ref_%s", k->name);
   ThunkFn ref_fn = (ThunkFn)tcc_unit_symbol(ref, name);
@@ -260,44 +303,56 @@ void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, co
   void **ref_args = calloc((size_t)n + 1, sizeof(void *));
   void **var_args = calloc((size_t)n + 1, sizeof(void *));
   void **logical = calloc((size_t)n + 1, sizeof(void *)); /* the variant's inputs before pack */
-  uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
+  uint64_t s = o->seed * 0x2545F4914F6CDD1Dull + 1;
   int i = 0;
   char err[256];
-  for (const Param *p = k->params; p; p = p->next, i++) {
-    if (p->buf) {
-      size_t bytes = (size_t)buffer_elems(p->buf) * (size_t)p->buf->elem->size;
-      const Buffer *vb = variant_buffer(ir, i);
-      ref_args[i] = malloc(bytes);
-      for (int64_t e = 0; e < buffer_elems(p->buf); e++)
-        random_value(&s, p->buf->elem, false, (unsigned char *)ref_args[i] + e * p->buf->elem->size);
-      if (vb && vb->layout) {
-        /* pack the same logical values into the variant's layout */
-        logical[i] = malloc(bytes);
-        memcpy(logical[i], ref_args[i], bytes);
-        var_args[i] = malloc((size_t)buffer_elems(vb) * (size_t)vb->elem->size);
-        void *pa[2] = {logical[i], var_args[i]};
-        ThunkFn pack = layout_thunk(var, "pack", vb);
-        if (!pack || !guarded_call(pack, pa, err, sizeof err)) {
-          snprintf(r->message, sizeof r->message, "%s_pack_%s: %s", fn, vb->name, pack ? err : "missing");
-          r->pass = false;
-        }
-      } else {
-        var_args[i] = malloc(bytes);
-        memcpy(var_args[i], ref_args[i], bytes);
-      }
-    } else {
+  if (!ref_args || !var_args || !logical) {
+    free(ref_args), free(var_args), free(logical);
+    snprintf(r->message, sizeof r->message, "not run: out of memory");
+    r->pass = false;
+    return;
+  }
+  for (const Param *p = k->params; p && r->pass; p = p->next, i++) {
+    if (!p->buf) {
       ref_args[i] = calloc(1, 16);
       var_args[i] = calloc(1, 16);
+      if (!ref_args[i] || !var_args[i]) break;
       random_value(&s, p->var->type, true, ref_args[i]);
       memcpy(var_args[i], ref_args[i], 16);
+      continue;
     }
+    size_t bytes = (size_t)buffer_elems(p->buf) * (size_t)p->buf->elem->size;
+    const Buffer *vb = variant_buffer(ir, i);
+    bool packed = vb && vb->layout;
+    ref_args[i] = malloc(bytes);
+    var_args[i] = malloc(packed ? (size_t)buffer_elems(vb) * (size_t)vb->elem->size : bytes);
+    if (packed) logical[i] = malloc(bytes);
+    if (!ref_args[i] || !var_args[i] || (packed && !logical[i])) break;
+    for (int64_t e = 0; e < buffer_elems(p->buf); e++)
+      random_value(&s, p->buf->elem, false, (unsigned char *)ref_args[i] + e * p->buf->elem->size);
+    if (!packed) {
+      memcpy(var_args[i], ref_args[i], bytes);
+      continue;
+    }
+    /* pack the same logical values into the variant's layout */
+    memcpy(logical[i], ref_args[i], bytes);
+    void *pa[2] = {logical[i], var_args[i]};
+    ThunkFn pack = layout_thunk(var, "pack", vb);
+    if (!pack || !guarded_call(pack, pa, err, sizeof err)) {
+      snprintf(r->message, sizeof r->message, "%s_pack_%s: %s", fn, vb->name, pack ? err : "missing");
+      r->pass = false;
+    }
+  }
+  if (r->pass && i < n) {
+    snprintf(r->message, sizeof r->message, "not run: out of memory for the arrays");
+    r->pass = false;
   }
   if (!r->pass) {
     /* a pack failed: r->message says which */
   } else if (!guarded_call(ref_fn, ref_args, err, sizeof err)) {
     snprintf(r->message, sizeof r->message, "reference kernel '%s': %s", k->name, err);
     r->pass = false;
-  } else if (!run_simulated(k, ir, var_fn, var_args, target, trace_path, r)) {
+  } else if (!run_simulated(k, ir, var_fn, var_args, o, max_steps, r)) {
     r->pass = false;
   } else {
     i = 0;

@@ -20,6 +20,19 @@
 #define CHECK_RTOL_DOUBLE 1e-12
 #define CHECK_ATOL_DOUBLE 1e-12
 
+/* What one check run may take (docs/limits.md): steps are loop iterations
+ * plus statement instances, bounded before the run (ir_count_steps), and
+ * intrinsic calls in the simulator; bytes are the arrays check allocates. */
+#define CHECK_DEFAULT_MAX_STEPS (1ull << 32)
+#define CHECK_DEFAULT_MAX_BYTES (1ull << 30)
+
+typedef struct {
+  uint64_t seed;
+  const NpuTarget *target;        /* NULL: the default target */
+  const char *trace_path;         /* the simulator's timeline goes here; NULL: none */
+  uint64_t max_steps, max_bytes;  /* 0: the defaults above */
+} CheckOptions;
+
 typedef struct {
   bool pass;
   bool exact;          /* every element bit-identical */
@@ -45,11 +58,11 @@ TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const c
                                char *err, size_t err_size);
 
 /* Runs reference kernel k (from ref) and variant fn (from var, whose IR is
- * `ir`) on inputs made from seed. Parameters with a new layout are packed
+ * `ir`) on inputs made from o->seed. Parameters with a new layout are packed
  * with the variant's own VARIANT_pack_BUF before the run and unpacked after
- * it, so outputs are compared logically; the variant runs bound to a simulator of `target` (the default
- * target when NULL), whose timeline goes to trace_path when not NULL. */
-void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn, uint64_t seed,
-               const NpuTarget *target, const char *trace_path, CheckResult *r);
+ * it, so outputs are compared logically. The variant runs bound to a
+ * simulator of o->target. A run past o's limits is not started: r says why. */
+void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn,
+               const CheckOptions *o, CheckResult *r);
 
 #endif

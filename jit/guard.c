@@ -1,8 +1,11 @@
+/* sigaltstack and SA_ONSTACK are XSI */
+#define _XOPEN_SOURCE 700
 #include "jit/guard.h"
 
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The one piece of process state the JIT needs: where to return to when the
@@ -18,12 +21,18 @@ static void on_signal(int sig) {
 static const int guarded_signals[] = {SIGSEGV, SIGFPE, SIGBUS, SIGILL};
 enum { NSIG_GUARDED = sizeof guarded_signals / sizeof guarded_signals[0] };
 
+/* The handler runs on its own stack, so a stack overflow in the JIT code
+ * (SIGSEGV with no stack left) is caught like any other fault. */
+enum { ALT_STACK_BYTES = 64 << 10 };
+
 bool guarded_call(ThunkFn fn, void **args, char *err, size_t err_size) {
   struct sigaction sa, old[NSIG_GUARDED];
+  stack_t alt = {.ss_sp = malloc(ALT_STACK_BYTES), .ss_size = ALT_STACK_BYTES}, old_alt;
+  volatile bool on_alt = alt.ss_sp && sigaltstack(&alt, &old_alt) == 0;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_NODEFER;
+  sa.sa_flags = SA_NODEFER | (on_alt ? SA_ONSTACK : 0);
   for (int i = 0; i < NSIG_GUARDED; i++) sigaction(guarded_signals[i], &sa, &old[i]);
   sigjmp_buf jb;
   sigjmp_buf *saved = active_jmp;
@@ -34,6 +43,8 @@ bool guarded_call(ThunkFn fn, void **args, char *err, size_t err_size) {
   }
   active_jmp = saved;
   for (int i = 0; i < NSIG_GUARDED; i++) sigaction(guarded_signals[i], &old[i], NULL);
+  if (on_alt) sigaltstack(&old_alt, NULL);
+  free(alt.ss_sp);
   if (sig) {
     const char *what = sig == SIGFPE   ? "SIGFPE (an integer division by zero or overflow)"
                        : sig == SIGSEGV ? "SIGSEGV (an out-of-bounds memory access)"

@@ -147,8 +147,9 @@ bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
     return false;
   }
   CheckResult r;
-  check_run(s->v[i].kernel, s->v[i].ir, ref, var, s->v[i].name, seed, s->has_target ? &s->target : NULL,
-            s->trace_path, &r);
+  CheckOptions o = {.seed = seed, .target = s->has_target ? &s->target : NULL, .trace_path = s->trace_path,
+                    .max_steps = s->max_steps, .max_bytes = s->max_bytes};
+  check_run(s->v[i].kernel, s->v[i].ir, ref, var, s->v[i].name, &o, &r);
   tcc_unit_free(var);
   out->pass = r.pass;
   out->exact = r.exact;
@@ -170,6 +171,11 @@ bool npg_set_target(NpgSession *s, const char *path) {
   }
   s->has_target = true;
   return true;
+}
+
+void npg_set_check_limits(NpgSession *s, uint64_t max_steps, uint64_t max_bytes) {
+  s->max_steps = max_steps;
+  s->max_bytes = max_bytes;
 }
 
 void npg_set_trace(NpgSession *s, const char *path) {

@@ -28,6 +28,7 @@ struct NpgSession {
   NpuTarget target;
   bool has_target;
   char *trace_path;
+  uint64_t max_steps, max_bytes; /* npg_set_check_limits; 0: the defaults */
 };
 
 /* Adds a variant; takes ownership of schedule and steps. */

@@ -8,9 +8,9 @@
 static npu_token_t dma(const char *file, int line, const char *op, int ch, void *dst,
                        ptrdiff_t ds1, ptrdiff_t ds2, const void *src, ptrdiff_t ss1,
                        ptrdiff_t ss2, int row_bytes, int rows, int planes) {
-  NpuSim *s = sim_enter();
+  Site site;
+  NpuSim *s = sim_enter(file, line, &site);
   if (!s) return 0;
-  Site site = sim_site(s, file, line);
   if (ch < 0 || ch >= s->t.dma_channels) {
     sim_fail(s, site, op, "DMA channel %d does not exist (the target has channels 0..%lld)", ch,
              (long long)s->t.dma_channels - 1);
@@ -119,9 +119,9 @@ npu_token_t npu_dma_3d_at(const char *file, int line, int ch, void *dst, ptrdiff
 }
 
 void npu_dma_wait_at(const char *file, int line, npu_token_t token) {
-  NpuSim *s = sim_enter();
+  Site site;
+  NpuSim *s = sim_enter(file, line, &site);
   if (!s) return;
-  Site site = sim_site(s, file, line);
   int i = 0;
   while (i < s->npending && s->pending[i].token != token) i++;
   if (i == s->npending) {

@@ -98,6 +98,7 @@ struct NpuSim {
 
   bool failed;
   char err[1024];
+  uint64_t calls, step_budget; /* intrinsic calls so far, and the most allowed */
 
   char **files;
   int nfiles;
@@ -107,6 +108,7 @@ struct NpuSim {
   bool tracing;
   TraceEvent *ev;
   size_t nev, ev_cap;
+  uint64_t ev_dropped; /* events past NPUSIM_MAX_TRACE_EVENTS, or lost to out-of-memory */
 
   DdrArray *ddr;
   int nddr;
@@ -127,7 +129,9 @@ static inline int sim_ntracks(const NpuSim *s) {
 }
 
 /* sim.c */
-NpuSim *sim_enter(void); /* the bound simulator if it has not failed, else NULL */
+/* The bound simulator, counting the call against the step budget, with the
+ * call's site; NULL when there is none or it has failed. */
+NpuSim *sim_enter(const char *file, int line, Site *site);
 Site sim_site(NpuSim *s, const char *file, int line);
 void sim_fail(NpuSim *s, Site site, const char *op, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -75,8 +75,15 @@ typedef struct NpuSim NpuSim;
  * npusim_target_check. */
 NpuSim *npusim_new(const NpuTarget *t);
 void npusim_free(NpuSim *sim);
-/* Records trace events from now on (off by default; costs memory per op). */
+/* Records trace events from now on (off by default; costs memory per op).
+ * At most NPUSIM_MAX_TRACE_EVENTS are kept; the trace says how many more
+ * there were. */
+enum { NPUSIM_MAX_TRACE_EVENTS = 1 << 20 };
 void npusim_set_trace(NpuSim *sim, bool on);
+/* The most intrinsic calls a run may make; the call past it fails the run
+ * ("exceeded its step budget"). Default NPUSIM_DEFAULT_STEP_BUDGET. */
+#define NPUSIM_DEFAULT_STEP_BUDGET (1ull << 32)
+void npusim_set_step_budget(NpuSim *sim, uint64_t calls);
 /* Optional: declares a host array. Once any is declared, every DDR operand
  * must lie inside a declared array, and messages name it ("ddr A+0x40"). */
 void npusim_add_ddr(NpuSim *sim, const void *addr, size_t bytes, const char *name);

@@ -108,9 +108,9 @@ static bool matmul_issue(NpuSim *s, Site site, const char *op, const void *C, co
 void npu_nu_matmul_i8_at(const char *file, int line, int32_t *C, const int8_t *A,
                          const int8_t *B, int m, int n, int k, int lda, int ldb, int ldc,
                          int accumulate) {
-  NpuSim *s = sim_enter();
+  Site site;
+  NpuSim *s = sim_enter(file, line, &site);
   if (!s) return;
-  Site site = sim_site(s, file, line);
   const char *op = "npu_nu_matmul_i8";
   if (!matmul_check(s, site, op, m, n, k, lda, ldb, ldc) ||
       !matmul_issue(s, site, op, C, A, B, m, n, k, lda, ldb, ldc, accumulate, 1,
@@ -121,9 +121,9 @@ void npu_nu_matmul_i8_at(const char *file, int line, int32_t *C, const int8_t *A
 
 void npu_nu_matmul_f32_at(const char *file, int line, float *C, const float *A, const float *B,
                           int m, int n, int k, int lda, int ldb, int ldc, int accumulate) {
-  NpuSim *s = sim_enter();
+  Site site;
+  NpuSim *s = sim_enter(file, line, &site);
   if (!s) return;
-  Site site = sim_site(s, file, line);
   const char *op = "npu_nu_matmul_f32";
   if (!matmul_check(s, site, op, m, n, k, lda, ldb, ldc) ||
       !matmul_issue(s, site, op, C, A, B, m, n, k, lda, ldb, ldc, accumulate, 4,
@@ -136,9 +136,9 @@ void npu_nu_conv2d_i8_at(const char *file, int line, int32_t *out, const int8_t 
                          const int8_t *wt, int h, int w, int c, int oc, int kh, int kw,
                          int stride_h, int stride_w, int pad_h, int pad_w, int dil_h, int dil_w,
                          int accumulate) {
-  NpuSim *s = sim_enter();
+  Site site;
+  NpuSim *s = sim_enter(file, line, &site);
   if (!s) return;
-  Site site = sim_site(s, file, line);
   const char *op = "npu_nu_conv2d_i8";
   if (h < 1 || w < 1 || c < 1 || oc < 1 || kh < 1 || kw < 1 || pad_h < 0 || pad_w < 0) {
     sim_fail(s, site, op, "bad shape: h=%d w=%d c=%d oc=%d kh=%d kw=%d pad=%d,%d (sizes must be "

@@ -14,10 +14,20 @@ void npusim_bind(NpuSim *sim) { current = sim; }
 void npusim_unbind(void) { current = NULL; }
 NpuSim *npusim_current(void) { return current; }
 
-NpuSim *sim_enter(void) {
+NpuSim *sim_enter(const char *file, int line, Site *site) {
   NpuSim *s = current;
-  return s && !s->failed ? s : NULL;
+  if (!s || s->failed) return NULL;
+  *site = sim_site(s, file, line);
+  /* the step budget: a run that would go on past it stops here */
+  if (++s->calls > s->step_budget) {
+    sim_fail(s, *site, "npusim", "the run exceeded its step budget of %llu intrinsic calls "
+             "(npusim_set_step_budget)", (unsigned long long)s->step_budget);
+    return NULL;
+  }
+  return s;
 }
+
+void npusim_set_step_budget(NpuSim *s, uint64_t calls) { s->step_budget = calls; }
 
 static uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
@@ -63,6 +73,7 @@ NpuSim *npusim_new(const NpuTarget *t) {
   }
   s->mem_hi = p;
   s->next_token = 1;
+  s->step_budget = NPUSIM_DEFAULT_STEP_BUDGET;
   return s;
 }
 
@@ -163,16 +174,18 @@ static int find_slot(NpuSim *s, Site site, const char *op, int scope, int core) 
 }
 
 void *npu_scope_base_at(const char *file, int line, int scope, int core) {
-  NpuSim *s = sim_enter();
+  Site site;
+  NpuSim *s = sim_enter(file, line, &site);
   if (!s) return NULL;
-  int slot = find_slot(s, sim_site(s, file, line), "npu_scope_base", scope, core);
+  int slot = find_slot(s, site, "npu_scope_base", scope, core);
   return slot < 0 ? NULL : s->slots[slot].base;
 }
 
 size_t npu_scope_size_at(const char *file, int line, int scope, int core) {
-  NpuSim *s = sim_enter();
+  Site site;
+  NpuSim *s = sim_enter(file, line, &site);
   if (!s) return 0;
-  int slot = find_slot(s, sim_site(s, file, line), "npu_scope_size", scope, core);
+  int slot = find_slot(s, site, "npu_scope_size", scope, core);
   return slot < 0 ? 0 : (size_t)s->slots[slot].cap;
 }
 
@@ -184,9 +197,9 @@ uint64_t sim_idle_at(const NpuSim *s) {
 }
 
 void npu_barrier_at(const char *file, int line) {
-  NpuSim *s = sim_enter();
+  Site site;
+  NpuSim *s = sim_enter(file, line, &site);
   if (!s) return;
-  Site site = sim_site(s, file, line);
   cu_issue_sync(s);
   cu_wait_until(s, sim_idle_at(s), site, "npu_barrier");
   s->npending = 0;

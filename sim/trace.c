@@ -11,10 +11,17 @@
 void trace_event(NpuSim *s, int track, uint64_t start, uint64_t dur, const char *name,
                  Site site, const char *fmt, ...) {
   if (!s->tracing) return;
+  if (s->nev == NPUSIM_MAX_TRACE_EVENTS) {
+    s->ev_dropped++;
+    return;
+  }
   if (s->nev == s->ev_cap) {
     size_t cap = s->ev_cap ? s->ev_cap * 2 : 256;
     TraceEvent *n = realloc(s->ev, cap * sizeof *n);
-    if (!n) return;
+    if (!n) {
+      s->ev_dropped++;
+      return;
+    }
     s->ev = n;
     s->ev_cap = cap;
   }
@@ -54,7 +61,9 @@ static const char *track_cat(const NpuSim *s, int track) {
 int npusim_write_trace_file(const NpuSim *s, FILE *f) {
   fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"target\":");
   json_str(f, s->t.name);
-  fprintf(f, ",\"time_unit\":\"1 us = 1 cycle\"},\"traceEvents\":[\n");
+  /* a cut trace says so where a reader of the file sees it first */
+  fprintf(f, ",\"time_unit\":\"1 us = 1 cycle\",\"events_dropped\":%llu},\"traceEvents\":[\n",
+          (unsigned long long)s->ev_dropped);
   fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"NPU\"}}");
   for (int t = 0; t < sim_ntracks(s); t++) {
     char name[16];
@@ -75,6 +84,11 @@ int npusim_write_trace_file(const NpuSim *s, FILE *f) {
     json_str(f, e->detail);
     fprintf(f, "}}");
   }
+  if (s->ev_dropped)
+    fprintf(f, ",\n{\"name\":\"trace cut: %llu later events dropped (the limit is %d)\",\"ph\":\"i\","
+            "\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%llu}",
+            (unsigned long long)s->ev_dropped, NPUSIM_MAX_TRACE_EVENTS,
+            (unsigned long long)(s->nev ? s->ev[s->nev - 1].start : 0));
   fprintf(f, "\n]}\n");
   return ferror(f) ? -1 : 0;
 }

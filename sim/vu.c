@@ -30,9 +30,8 @@ static bool vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int n
 }
 
 static NpuSim *vu_enter(const char *file, int line, const char *op, int n, Site *site) {
-  NpuSim *s = sim_enter();
+  NpuSim *s = sim_enter(file, line, site);
   if (!s) return NULL;
-  *site = sim_site(s, file, line);
   if (n < 0) {
     sim_fail(s, *site, op, "negative shape: n=%d", n);
     return NULL;

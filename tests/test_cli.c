@@ -30,11 +30,22 @@ Test(cli, check_passes_on_the_example) {
 Test(cli, usage_errors_exit_2) {
   char cmd[512], out[8192];
   const char *bad[] = {"", "frobnicate x.c", "check", "check examples/matmul.c --seed -1",
-                       "check examples/matmul.c --bogus", "emit examples/matmul.c --check"};
+                       "check examples/matmul.c --bogus", "emit examples/matmul.c --check",
+                       "check examples/matmul.c --max-steps 0", "check examples/matmul.c --max-steps x",
+                       "check examples/matmul.c --max-memory", "emit examples/matmul.c --max-memory 5"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(cmd, sizeof cmd, "%s %s 2>&1", npugen(), bad[i]);
     cr_expect_eq(run(cmd, out, sizeof out), 2, "'%s' -> %s", bad[i], out);
   }
+}
+
+Test(cli, check_limits_stop_a_run_before_it_starts) {
+  char cmd[512], out[8192];
+  snprintf(cmd, sizeof cmd, "%s check examples/matmul.c --max-steps 1000 2>&1", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "FAIL  not run: a run takes up to") && strstr(out, "past the step budget of 1000"), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s check examples/matmul.c --max-memory 1 --max-steps 100000000 2>&1", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
 }
 
 Test(cli, bad_input_exits_1_with_gcc_style_message) {

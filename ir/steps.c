@@ -1,0 +1,74 @@
+/* The work a run of a kernel does, bounded before it runs: every loop
+ * iteration and every statement instance is a step. `npugen check` refuses
+ * to run past its step budget, so a kernel of 10^12 iterations is stopped
+ * with a message instead of hanging the JIT (docs/limits.md). */
+#include <isl/ctx.h>
+#include <isl/options.h>
+
+#include "ir/affine.h"
+
+typedef struct {
+  AffCtx aff;
+  uint64_t steps;
+} Count;
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) {
+  return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
+
+/* Iterations of `loop` per run of it, at most: the exact range of its
+ * counter over the domain (outer loops and conditions), divided by the step.
+ * Loops whose bounds depend on outer counters count their widest run. */
+static uint64_t trips(Count *c, const Stmt *loop) {
+  Expr counter = {.kind = EX_VAR, .type = loop->var->type, .var = loop->var};
+  int64_t lo, hi;
+  bool exact, empty;
+  aff_push_loop(&c->aff, loop);
+  bool known = aff_range(&c->aff, &counter, &lo, &hi, &exact, &empty);
+  aff_pop_loop(&c->aff);
+  if (!known) return UINT64_MAX;
+  if (empty) return 0;
+  uint64_t span = (uint64_t)hi - (uint64_t)lo;
+  uint64_t step = loop->step > 0 ? (uint64_t)loop->step : 0 - (uint64_t)loop->step;
+  return add_sat(span / step, 1);
+}
+
+static void count_stmts(Count *c, const Stmt *s, uint64_t runs) {
+  for (; s && runs; s = s->next) {
+    switch (s->kind) {
+    case ST_BLOCK:
+      count_stmts(c, s->body, runs);
+      break;
+    case ST_FOR: {
+      uint64_t inner = mul_sat(runs, trips(c, s));
+      c->steps = add_sat(c->steps, inner);
+      aff_push_loop(&c->aff, s);
+      count_stmts(c, s->body, inner);
+      aff_pop_loop(&c->aff);
+      break;
+    }
+    case ST_IF:
+      c->steps = add_sat(c->steps, runs);
+      count_stmts(c, s->then_s, runs);
+      count_stmts(c, s->else_s, runs);
+      break;
+    case ST_ASSIGN:
+    case ST_DECL:
+      c->steps = add_sat(c->steps, runs);
+      break;
+    }
+  }
+}
+
+uint64_t ir_count_steps(const Kernel *k) {
+  isl_ctx *ctx = isl_ctx_alloc();
+  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  Count c = {.steps = 0};
+  aff_init(&c.aff, ctx, k);
+  count_stmts(&c, k->body, 1);
+  aff_free(&c.aff);
+  isl_ctx_free(ctx);
+  return c.steps;
+}
