@@ -24,5 +24,10 @@ void emit_prototype(StrBuf *sb, const EmitUnit *u);
  * (emit/emit_layout.c): their definitions, and their declarations. */
 void emit_layout_helpers(StrBuf *sb, const EmitUnit *u);
 void emit_layout_prototypes(StrBuf *sb, const EmitUnit *u);
+/* emit/emit_dma.c: an on-chip buffer's declaration, a pointer into its
+ * scope (no ';'); a LOOP_DMA copy nest as DMA + wait, false (nothing
+ * written) when its shape does not allow it. */
+void emit_onchip_decl(StrBuf *sb, const Buffer *b);
+bool emit_dma_copy(StrBuf *sb, Arena *scratch, const Stmt *loop, int ind);
 
 #endif

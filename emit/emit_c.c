@@ -10,6 +10,7 @@
 typedef struct {
   StrBuf *sb;
   const EmitUnit *u;
+  Arena scratch;    /* expressions built while emitting (DMA addresses) */
   bool *var_read;   /* by Var.id: read somewhere */
   bool *buf_used;   /* by Buffer.id */
   bool *buf_read;
@@ -190,6 +191,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       break;
     case ST_FOR:
       if (top) nest_comment(em, (Stmt *)s, ind);
+      if (s->loop_kind == LOOP_DMA && emit_dma_copy(sb, &em->scratch, s, ind)) break;
       emit_loop_hint(em, s);
       sb_indent(sb, ind);
       emit_for_header(em, s);
@@ -214,7 +216,10 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       break;
     case ST_DECL:
       sb_indent(sb, ind);
-      if (s->buf) {
+      if (s->buf && buffer_onchip(s->buf)) {
+        emit_onchip_decl(sb, s->buf);
+        sb_putc(sb, '\n');
+      } else if (s->buf) {
         emit_array_decl(sb, s->buf);
         if (s->ninit) {
           sb_puts(sb, " = {");
@@ -249,7 +254,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
 /* ---------------- includes ---------------- */
 
 typedef struct {
-  bool stdint, math, stdlib;
+  bool stdint, math, stdlib, npu;
 } Needs;
 
 static void need_type(Needs *n, const Type *t) {
@@ -283,11 +288,12 @@ static bool needs_stmt(Stmt *s, int depth, void *ctx) {
   for (int i = 0; i < s->ninit; i++) needs_expr(n, s->init_list[i]);
   if (s->var) need_type(n, s->var->type);
   if (s->buf) need_type(n, s->buf->elem);
+  if (s->buf && buffer_onchip(s->buf)) n->npu = true;
   return true;
 }
 
 static Needs unit_needs(const EmitUnit *u) {
-  Needs n = {false, false, false};
+  Needs n = {false, false, false, false};
   for (const Param *p = u->k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
   ir_walk_stmts(u->k->body, needs_stmt, &n);
   return n;
@@ -322,7 +328,8 @@ char *emit_c_source(const EmitUnit *u) {
   if (n.math) sb_puts(&sb, "#include <math.h>\n");
   if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n");
   if (n.stdlib) sb_puts(&sb, "#include <stdlib.h>\n");
-  if (n.math || n.stdint || n.stdlib) sb_putc(&sb, '\n');
+  if (n.npu) sb_puts(&sb, "#include \"npu_intrinsics.h\"\n");
+  if (n.math || n.stdint || n.stdlib || n.npu) sb_putc(&sb, '\n');
   if (u->m->defines) {
     for (const Define *d = u->m->defines; d; d = d->next)
       sb_printf(&sb, "#define %s %s\n", d->name, d->body);
@@ -330,8 +337,8 @@ char *emit_c_source(const EmitUnit *u) {
   }
 
   int nv = u->k->nvars + 1, nb = u->k->nbufs + 1;
-  Emit em = {&sb, u, calloc((size_t)nv, 1), calloc((size_t)nb, 1),
-             calloc((size_t)nb, 1)};
+  Emit em = {&sb, u, {0}, calloc((size_t)nv, 1), calloc((size_t)nb, 1), calloc((size_t)nb, 1)};
+  arena_init(&em.scratch, 0);
   ir_walk_stmts(u->k->body, scan_stmt, &em);
   emit_prototype(&sb, u);
   sb_puts(&sb, " {\n");
@@ -342,6 +349,7 @@ char *emit_c_source(const EmitUnit *u) {
   emit_stmts(&em, u->k->body->body, 1, true);
   sb_puts(&sb, "}\n");
   emit_layout_helpers(&sb, u);
+  arena_free(&em.scratch);
   free(em.var_read);
   free(em.buf_used);
   free(em.buf_read);
@@ -360,7 +368,7 @@ char *emit_c_header(const EmitUnit *u) {
   sb_puts(&guard, "_H");
   sb_printf(&sb, "#ifndef %s\n#define %s\n\n", guard.data, guard.data);
   sb_free(&guard);
-  Needs n = {false, false, false};
+  Needs n = {false, false, false, false};
   for (const Param *p = u->k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
   if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
   emit_prototype(&sb, u);

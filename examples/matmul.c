@@ -32,3 +32,13 @@ void matmul(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128])
 #pragma npu fission(i, init)
 #pragma npu fuse(i, j, ij)
 #pragma npu reorder(k, j_1)
+
+/* Tiles staged on chip by DMA: a 64-row band of A per io in the NU's input
+ * buffer, a 32-column band of B per jo in its weight buffer, the C tile in
+ * its output buffer (copied back after the tile). Each copy is one 1-D or
+ * 2-D DMA and its wait; the compute stays in host loops until tensorize. */
+#pragma npu schedule(matmul, matmul_staged)
+#pragma npu tile(i, j, 64, 32, io, jo, ii, ji)
+#pragma npu cache_read(A, nu_ib, io, A_ib)
+#pragma npu cache_read(B, nu_wb, jo, B_wb)
+#pragma npu cache_write(C, nu_ob, jo, C_ob)

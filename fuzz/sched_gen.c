@@ -29,11 +29,11 @@ enum { SG_MAX_FAILURE_TEXT = 256 << 10 };
 static const char *const prim_names[] = {
     "split", "fuse", "merge", "fission", "reorder", "tile", "unroll", "vectorize", "parallel",
     "loop_partition", "decompose_reduction", "annotate", "compute_at", "reverse_compute_at",
-    "compute_inline", "reverse_compute_inline",
+    "compute_inline", "reverse_compute_inline", "cache_read", "cache_write",
 };
 enum { NPRIMS = sizeof prim_names / sizeof prim_names[0] };
 /* Relative frequency of each primitive (same order). */
-static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4};
+static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5};
 
 int sg_prim_count(void) { return NPRIMS; }
 const char *sg_prim_name(int i) { return i >= 0 && i < NPRIMS ? prim_names[i] : "?"; }
@@ -750,6 +750,21 @@ static bool has_other_nest(const Gen *g, bool reverse) {
   return false;
 }
 
+/* cache_read/cache_write(BUF, scope, loop, NEW): an array parameter (the
+ * outputs mostly for cache_write), a scope (now and then a small one that
+ * overflows, or no scope at all), any loop. */
+static void gen_cache(Gen *g, bool write) {
+  const Param *pick = NULL;
+  int n = 0;
+  for (const Param *p = g->s->k->params; p; p = p->next)
+    if (p->buf && (!write || !p->buf->is_const || chance(g, 10)) && below(g, ++n) == 0) pick = p;
+  add_name(g, pick && !chance(g, g->bad / 2) ? pick->buf->name : "nosuch");
+  static const char *const scopes[] = {"dm", "nu_ib", "nu_wb", "nu_ob", "vu_vm"};
+  add_name(g, chance(g, g->bad / 2) ? "l2" : scopes[below(g, 5)]);
+  add_loop(g, random_loop(g));
+  add_new_name(g);
+}
+
 /* Can the IR give prim p plausible arguments? */
 static bool fits(Gen *g, const char *prim) {
   int a, b;
@@ -791,6 +806,7 @@ static int generate(Gen *g) {
   else if (!strcmp(name, "annotate")) gen_annotate(g);
   else if (!strcmp(name, "compute_at")) gen_compute_at(g, false);
   else if (!strcmp(name, "reverse_compute_at")) gen_compute_at(g, true);
+  else if (!strncmp(name, "cache_", 6)) gen_cache(g, !strcmp(name, "cache_write"));
   else gen_inline(g, !strcmp(name, "reverse_compute_inline"));
   /* now and then a wrong argument count (not for unroll: unroll(loop) is
    * valid and would escape the unroll limits) */
@@ -889,7 +905,8 @@ static bool strict_compile(const char *cc, const char *src, StrBuf *msg) {
   fputs(src, out);
   fclose(out);
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "%s -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c %s 2>&1", cc, path);
+  snprintf(cmd, sizeof cmd, "%s -std=c99 -Wall -Wextra -pedantic -Werror -I%s -fsyntax-only -x c %s 2>&1", cc,
+           NPG_INTRINSICS_INCLUDE_DIR, path);
   FILE *p = popen(cmd, "r");
   bool ok = false;
   if (p) {

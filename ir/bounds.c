@@ -166,7 +166,7 @@ static void check_stmts(Bounds *b, const Stmt *s) {
       check_expr(b, s->lhs);
       break;
     case ST_DECL:
-      if (s->buf) check_local_array(b, s);
+      if (s->buf && !buffer_onchip(s->buf)) check_local_array(b, s);
       check_expr(b, s->init);
       for (int i = 0; i < s->ninit; i++) check_expr(b, s->init_list[i]);
       break;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ir/util.h"
 
@@ -109,7 +110,8 @@ struct Buffer {
   const Type *elem;
   int ndim;
   int64_t shape[IR_MAX_DIMS];
-  const char *scope; /* "global" for host arrays; on-chip scopes later */
+  const char *scope; /* "global" for host arrays and locals; or dm, nu_ib, nu_wb, nu_ob, vu_vm */
+  int64_t offset;    /* on-chip buffers: byte offset in the scope (schedule/placement.c) */
   const Layout *layout; /* NULL: the logical layout; shape is physical */
   BufferRole role;
   bool is_const;
@@ -167,7 +169,9 @@ struct Annot {
   const char *key, *value;
 };
 
-typedef enum { LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL } LoopKind;
+/* LOOP_DMA: the outermost loop of a copy nest made by cache_read or
+ * cache_write; the emitter turns it into DMA when its shape allows. */
+typedef enum { LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL, LOOP_DMA } LoopKind;
 
 struct Stmt {
   StmtKind kind;
@@ -289,6 +293,10 @@ Kernel *module_kernel(const Module *m, const char *name);
 int64_t buffer_elems(const Buffer *b);
 /* True when the loop var counts upward. */
 static inline bool loop_up(const Stmt *s) { return s->step > 0; }
+/* A buffer in NPU memory (cache_read, cache_write): not a host array or local. */
+static inline bool buffer_onchip(const Buffer *b) {
+  return b->scope && strcmp(b->scope, "global") && strcmp(b->scope, "local");
+}
 
 /* Visits every statement (pre-order). Stops early when fn returns false. */
 typedef bool (*StmtVisitor)(Stmt *s, int depth, void *ctx);

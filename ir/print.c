@@ -24,6 +24,7 @@ static const char *loop_kind_name(LoopKind k) {
   case LOOP_UNROLL: return " unroll";
   case LOOP_VECTORIZE: return " vectorize";
   case LOOP_PARALLEL: return " parallel";
+  case LOOP_DMA: return " dma";
   }
   return "";
 }
@@ -75,7 +76,10 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       sb_indent(sb, ind);
       if (s->name) sb_printf(sb, "%s: ", s->name);
       if (s->buf) {
-        sb_printf(sb, "local %s: ", s->buf->name);
+        if (buffer_onchip(s->buf))
+          sb_printf(sb, "%s %s @%lld: ", s->buf->scope, s->buf->name, (long long)s->buf->offset);
+        else
+          sb_printf(sb, "local %s: ", s->buf->name);
         print_buffer_type(sb, s->buf);
         if (s->ninit) {
           sb_puts(sb, " = {");

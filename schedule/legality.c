@@ -314,7 +314,21 @@ bool sched_legal(Sched *s) {
   return ok;
 }
 
+static bool find_onchip_decl(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  const Stmt **found = ctx;
+  if (!*found && st->kind == ST_DECL && st->buf && buffer_onchip(st->buf)) *found = st;
+  return !*found;
+}
+
 bool sched_loop_is_parallel(Sched *s, const Stmt *loop) {
+  /* a buffer declared in the body is private to an iteration in C, but an
+   * on-chip one is one place in NPU memory: the iterations would share it */
+  const Stmt *decl = NULL;
+  ir_walk_stmts(loop->body, find_onchip_decl, &decl);
+  if (decl)
+    return sched_error(s, NULL, "the iterations of loop %s would share on-chip buffer %s (%s, declared in its body)",
+                       loop->name, decl->buf->name, decl->buf->scope);
   if (!s->have_before && !sched_begin_rewrite(s)) return false;
   int dim = -2;
   const int64_t *prefix = NULL;

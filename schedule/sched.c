@@ -41,6 +41,8 @@ static const struct {
     {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)"},
     {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)"},
     {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)"},
+    {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)"},
+    {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)"},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
@@ -104,6 +106,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   char why[300];
   if (!ir_check_names(s->k, why, sizeof why))
     return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
+  if (!sched_place_onchip(s)) return false;
   sb_printf(&s->applied, "%s\n", st->text);
   sb_printf(&s->steps_ir, "# after %s\n", st->text);
   ir_print_kernel(&s->steps_ir, s->k);
@@ -287,7 +290,7 @@ const char *sched_new_name(Sched *s, const SchedArg *arg) {
     return NULL;
   }
   if (sched_name_taken(s, arg->name)) {
-    sched_error(s, arg, "the name '%s' is already used in %s; new loops need fresh names", arg->name, s->k->name);
+    sched_error(s, arg, "the name '%s' is already used in %s; new loops and buffers need fresh names", arg->name, s->k->name);
     return NULL;
   }
   return arg->name;

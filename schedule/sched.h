@@ -80,6 +80,11 @@ void sched_drop_empty(Sched *s);
 /* Wraps a statement list into a block. */
 Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc);
 
+/* Static placement of the on-chip buffers (schedule/placement.c): an
+ * offset per buffer in its scope, buffers whose lifetimes overlap kept
+ * apart. False, with a usage table per scope, when a scope overflows. */
+bool sched_place_onchip(Sched *s);
+
 /* ---------------- legality (schedule/legality.c) ---------------- */
 /* Models the IR before the rewrite (call before changing anything). */
 bool sched_begin_rewrite(Sched *s);

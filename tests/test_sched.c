@@ -207,7 +207,7 @@ Test(sched, bad_arguments) {
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, -4, a, b)\n",
           "k.c:12:22: error: split: the split factor must be positive, got -4");
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 4, j, b)\n",
-          "k.c:12:25: error: split: the name 'j' is already used in v; new loops need fresh names");
+          "k.c:12:25: error: split: the name 'j' is already used in v; new loops and buffers need fresh names");
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu unroll(i, 0)\n",
           "k.c:12:23: error: unroll: the unroll factor must be positive, got 0");
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu reorder(k, i)\n",

@@ -1,0 +1,193 @@
+/* On-chip buffers and DMA in emitted C.
+ *
+ * An on-chip buffer is a pointer into its scope at the offset placement
+ * gave it: `int8_t (*A_ib)[512] = (int8_t (*)[512])(void *)((char *)
+ * npu_scope_base(NPU_NU_IB, 0) + 0);`, so the code indexes it as an array.
+ *
+ * A copy nest (a LOOP_DMA loop: `for v0 < E0: ... dst[..] = src[..]` with
+ * every index linear in the copy counters) becomes one async DMA and its
+ * wait. The innermost counter is a DMA row when both sides are contiguous
+ * along it, the next ones rows and planes (1-D to 3-D); counters beyond
+ * three stay as host loops around the call. A nest of another shape (after
+ * later steps rewrote it) is emitted as the plain copy loop it is. */
+#include <string.h>
+
+#include "emit/emit.h"
+
+static const char *scope_macro(const char *scope) {
+  if (!strcmp(scope, "dm")) return "NPU_DM";
+  if (!strcmp(scope, "nu_ib")) return "NPU_NU_IB";
+  if (!strcmp(scope, "nu_wb")) return "NPU_NU_WB";
+  if (!strcmp(scope, "nu_ob")) return "NPU_NU_OB";
+  return "NPU_VU_VM";
+}
+
+void emit_onchip_decl(StrBuf *sb, const Buffer *b) {
+  StrBuf dims;
+  sb_init(&dims);
+  for (int d = 1; d < b->ndim; d++) sb_printf(&dims, "[%lld]", (long long)b->shape[d]);
+  const char *ptr = b->ndim > 1 ? "(*%s)%s" : "*%s%s";
+  const char *rest = dims.data ? dims.data : "";
+  sb_printf(sb, "%s ", b->elem->name);
+  sb_printf(sb, ptr, b->name, rest);
+  sb_printf(sb, " = (%s ", b->elem->name);
+  sb_printf(sb, ptr, "", rest);
+  sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s: %lld bytes */", scope_macro(b->scope),
+            (long long)b->offset, b->scope, (long long)(buffer_elems(b) * b->elem->size));
+  sb_free(&dims);
+}
+
+/* ---------------- copy nests ---------------- */
+
+enum { MAX_COPY = IR_MAX_DIMS };
+
+typedef struct {
+  const Stmt *loops[MAX_COPY];
+  int64_t extent[MAX_COPY];
+  int n;
+  const Stmt *copy; /* dst[..] = src[..] */
+} Nest;
+
+/* The coefficient of v in e, when e is linear in v. */
+static bool linear(const Expr *e, const Var *v, int64_t *c) {
+  int64_t x, y;
+  if (!ir_expr_uses(e, v, NULL)) {
+    *c = 0;
+    return true;
+  }
+  switch (e->kind) {
+  case EX_VAR: *c = 1; return true;
+  case EX_CAST: return type_is_integer(e->type) && e->type->size >= 4 && linear(e->a, v, c);
+  case EX_UNARY:
+    if (e->op != OP_NEG && e->op != OP_PLUS) return false;
+    if (!linear(e->a, v, &x)) return false;
+    *c = e->op == OP_NEG ? -x : x;
+    return true;
+  case EX_BINARY:
+    if (e->op == OP_ADD || e->op == OP_SUB) {
+      if (!linear(e->a, v, &x) || !linear(e->b, v, &y)) return false;
+      *c = e->op == OP_ADD ? x + y : x - y;
+      return true;
+    }
+    if (e->op == OP_MUL) {
+      int64_t k;
+      if (ir_const_int(e->b, &k) && linear(e->a, v, &x)) return *c = k * x, true;
+      if (ir_const_int(e->a, &k) && linear(e->b, v, &x)) return *c = k * x, true;
+    }
+    return false;
+  default: return false;
+  }
+}
+
+/* Element stride of v through a whole access (row-major). */
+static bool stride(const Expr *access, const Var *v, int64_t *elems) {
+  const Buffer *b = access->buf;
+  int64_t s = 0, pitch = 1;
+  for (int d = b->ndim - 1; d >= 0; d--) {
+    int64_t c;
+    if (!linear(access->idx[d], v, &c)) return false;
+    s += c * pitch;
+    pitch *= b->shape[d];
+  }
+  *elems = s;
+  return true;
+}
+
+static bool perfect_nest(const Stmt *loop, Nest *n) {
+  n->n = 0;
+  const Stmt *s = loop;
+  while (s && s->kind == ST_FOR) {
+    if (n->n == MAX_COPY || s->step != 1 || s->cmp != OP_LT) return false;
+    int64_t lo, hi;
+    if (!ir_const_int(s->lo, &lo) || lo != 0 || !ir_const_int(s->hi, &hi) || hi <= 0) return false;
+    n->loops[n->n] = s;
+    n->extent[n->n++] = hi;
+    const Stmt *body = s->body->body;
+    if (!body || body->next) return false;
+    s = body;
+  }
+  if (!s || s->kind != ST_ASSIGN || s->op != OP_NONE || s->lhs->kind != EX_LOAD || s->rhs->kind != EX_LOAD ||
+      s->lhs->buf->elem != s->rhs->buf->elem)
+    return false;
+  n->copy = s;
+  return true;
+}
+
+/* &B[idx with the copy counters from `from` on set to 0] */
+static void base_address(StrBuf *sb, Arena *a, const Expr *access, const Nest *n, int from) {
+  Expr *e = ir_expr_copy(a, access);
+  for (int i = from; i < n->n; i++)
+    e = ir_subst_expr(a, e, n->loops[i]->var, ir_int(a, 0, &ty_int, (SrcLoc){0, 0}));
+  sb_puts(sb, "&");
+  ir_print_expr(sb, e);
+}
+
+bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind) {
+  Nest n;
+  if (!perfect_nest(loop, &n)) return false;
+  const Expr *dst = n.copy->lhs, *src = n.copy->rhs;
+  int64_t size = dst->buf->elem->size;
+  int64_t ds[MAX_COPY] = {0}, ss[MAX_COPY] = {0};
+  for (int i = 0; i < n.n; i++)
+    if (!stride(dst, n.loops[i]->var, &ds[i]) || !stride(src, n.loops[i]->var, &ss[i]) || ds[i] < 0 || ss[i] < 0)
+      return false;
+  /* DMA dimensions, innermost first: a contiguous row, then strided ones */
+  int last = n.n - 1;
+  int64_t row = size;
+  int first_dim = n.n; /* counters first_dim .. last are in the DMA */
+  int ndims = 0;
+  int64_t dstr[3], sstr[3], cnt[3];
+  if (ds[last] == 1 && ss[last] == 1) {
+    row = n.extent[last] * size;
+    first_dim = last;
+  }
+  for (int i = first_dim - 1; i >= 0 && ndims < 2; i--) {
+    first_dim = i;
+    if (n.extent[i] == 1) continue; /* counter 0 only: no DMA dimension */
+    dstr[ndims] = ds[i] * size;
+    sstr[ndims] = ss[i] * size;
+    cnt[ndims++] = n.extent[i];
+  }
+  /* rows back to back on both sides are one longer row */
+  while (ndims > 0 && dstr[0] == row && sstr[0] == row) {
+    row *= cnt[0];
+    for (int i = 1; i < ndims; i++) dstr[i - 1] = dstr[i], sstr[i - 1] = sstr[i], cnt[i - 1] = cnt[i];
+    ndims--;
+  }
+  if (row > INT32_MAX || (ndims > 0 && cnt[0] > INT32_MAX) || (ndims > 1 && cnt[1] > INT32_MAX)) return false;
+  /* the DMA may not write a row twice: rows must not overlap in dst */
+  if (ndims >= 1 && dstr[0] < row) return false;
+  if (ndims == 2 && dstr[1] < dstr[0] * cnt[0]) return false;
+  /* host loops over the counters the DMA does not cover */
+  for (int i = 0; i < first_dim; i++) {
+    const Stmt *l = n.loops[i];
+    sb_indent(sb, ind + i);
+    sb_printf(sb, "for (int %s = 0; %s < %lld; %s++) {\n", l->var->name, l->var->name, (long long)n.extent[i],
+              l->var->name);
+  }
+  int in = ind + first_dim;
+  sb_indent(sb, in);
+  sb_printf(sb, "/* %s: %s <- %s */\n", n.copy->name, dst->buf->name, src->buf->name);
+  sb_indent(sb, in);
+  StrBuf d, s;
+  sb_init(&d);
+  sb_init(&s);
+  base_address(&d, a, dst, &n, first_dim);
+  base_address(&s, a, src, &n, first_dim);
+  if (ndims == 0)
+    sb_printf(sb, "npu_dma_wait(npu_dma_1d(0, %s, %s, %lld));\n", d.data, s.data, (long long)row);
+  else if (ndims == 1)
+    sb_printf(sb, "npu_dma_wait(npu_dma_2d(0, %s, %lld, %s, %lld, %lld, %lld));\n", d.data, (long long)dstr[0], s.data,
+              (long long)sstr[0], (long long)row, (long long)cnt[0]);
+  else
+    sb_printf(sb, "npu_dma_wait(npu_dma_3d(0, %s, %lld, %lld, %s, %lld, %lld, %lld, %lld, %lld));\n", d.data,
+              (long long)dstr[0], (long long)dstr[1], s.data, (long long)sstr[0], (long long)sstr[1], (long long)row,
+              (long long)cnt[0], (long long)cnt[1]);
+  sb_free(&d);
+  sb_free(&s);
+  for (int i = first_dim - 1; i >= 0; i--) {
+    sb_indent(sb, ind + i);
+    sb_puts(sb, "}\n");
+  }
+  return true;
+}

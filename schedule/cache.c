@@ -1,0 +1,445 @@
+/* cache_read(BUF, scope, at_loop, NEW) and cache_write(BUF, scope, at_loop,
+ * NEW): stage the region of BUF that one iteration of at_loop touches in a
+ * new on-chip buffer NEW of `scope` (TVM's cache_read/cache_write followed
+ * by compute_at, in one step).
+ *
+ * The region is computed exactly with isl: per dimension, its start as an
+ * affine function of the loops around (and including) at_loop, and its
+ * largest extent over all iterations, which gives NEW's shape. At the start
+ * of each iteration a copy nest fills NEW (cache_read; cache_write too when
+ * the iteration reads BUF or leaves part of the box unwritten); at its end
+ * cache_write copies NEW back. Copy nests are plain loops marked LOOP_DMA,
+ * so every later step and proof treats them as code; the emitter lowers
+ * them to npu_dma_1d/2d/3d and a wait (emit/emit_dma.c). NEW gets its
+ * offset in the scope from schedule/placement.c. */
+#include <isl/aff.h>
+#include <isl/ilp.h>
+#include <isl/map.h>
+#include <isl/set.h>
+#include <isl/val.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/affine.h"
+#include "schedule/layout.h"
+#include "schedule/primitives.h"
+#include "schedule/region.h"
+
+static const char *const scopes[] = {"dm", "nu_ib", "nu_wb", "nu_ob", "vu_vm"};
+
+typedef struct {
+  Sched *s;
+  Buffer *b;
+  AffCtx aff;
+  int nouter;                        /* loops of an iteration [o]: around at_loop, and at_loop */
+  const Stmt *oloops[AT_MAX_LOOPS];
+  isl_set *odom;                     /* every iteration [o], whether it touches BUF or not */
+  isl_map *all, *writes;             /* [o] -> [index] of every access, of the writes */
+  bool reads;                        /* the iteration reads BUF (loads, compound assignments) */
+  const Stmt *writer;                /* a statement that writes BUF */
+  const Expr *opaque;                /* an index isl cannot describe */
+} Region;
+
+static isl_map *union_into(isl_map *acc, isl_map *m) { return acc ? isl_map_union(acc, m) : m; }
+
+/* The largest (smallest) value a piecewise function takes; takes pa. */
+static isl_val *pw_extreme(isl_pw_aff *pa, bool max) {
+  isl_set *values = isl_map_range(isl_map_from_pw_aff(pa));
+  return max ? isl_set_dim_max_val(values, 0) : isl_set_dim_min_val(values, 0);
+}
+
+/* Adds one access (its indices in the current domain) to the region. */
+static void add_access(Region *r, Expr *const *idx, bool write) {
+  if (r->opaque) return;
+  char *space = aff_space_text(&r->aff), *cons = aff_cons_text(&r->aff);
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "{ %s -> [", space);
+  for (int d = 0; d < r->b->ndim && !r->opaque; d++) {
+    char *t = aff_text(&r->aff, idx[d]);
+    if (!t) r->opaque = idx[d];
+    else sb_printf(&sb, "%s%s", d ? ", " : "", t);
+    free(t);
+  }
+  sb_printf(&sb, "] : %s }", cons);
+  free(space);
+  free(cons);
+  if (!r->opaque) {
+    isl_map *m = isl_map_read_from_str(r->s->ctx, sb.data);
+    int inner = r->aff.nloops - r->nouter;
+    m = isl_map_project_out(m, isl_dim_in, (unsigned)r->nouter, (unsigned)inner);
+    if (write) r->writes = union_into(r->writes, isl_map_copy(m));
+    r->all = union_into(r->all, m);
+  }
+  sb_free(&sb);
+}
+
+static void scan_expr(Region *r, const Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_LOAD && e->buf == r->b) {
+    r->reads = true;
+    add_access(r, e->idx, false);
+  }
+  if (e->kind == EX_LOAD)
+    for (int d = 0; d < e->buf->ndim; d++) scan_expr(r, e->idx[d]);
+  scan_expr(r, e->a);
+  scan_expr(r, e->b);
+  scan_expr(r, e->c);
+  for (int i = 0; i < e->nargs; i++) scan_expr(r, e->args[i]);
+}
+
+/* Conditions narrow the region where isl can describe them; otherwise the
+ * region is that of both branches (a superset, still exact per access). */
+static void scan_stmts(Region *r, const Stmt *st) {
+  for (; st; st = st->next) {
+    switch (st->kind) {
+    case ST_BLOCK:
+      scan_stmts(r, st->body);
+      break;
+    case ST_FOR:
+      aff_push_loop(&r->aff, st);
+      scan_stmts(r, st->body);
+      aff_pop_loop(&r->aff);
+      break;
+    case ST_IF: {
+      scan_expr(r, st->cond);
+      bool pushed = aff_push_cond(&r->aff, st->cond, false);
+      scan_stmts(r, st->then_s);
+      if (pushed) aff_pop_cond(&r->aff);
+      pushed = aff_push_cond(&r->aff, st->cond, true);
+      scan_stmts(r, st->else_s);
+      if (pushed) aff_pop_cond(&r->aff);
+      break;
+    }
+    case ST_ASSIGN:
+      scan_expr(r, st->rhs);
+      if (st->lhs->kind == EX_LOAD) {
+        for (int d = 0; d < st->lhs->buf->ndim; d++) scan_expr(r, st->lhs->idx[d]);
+        if (st->lhs->buf == r->b) {
+          if (!r->writer) r->writer = st;
+          if (st->op != OP_NONE) r->reads = true;
+          add_access(r, st->lhs->idx, true);
+        }
+      }
+      break;
+    case ST_DECL:
+      scan_expr(r, st->init);
+      break;
+    }
+  }
+}
+
+/* ---------------- the box ---------------- */
+
+typedef struct {
+  int64_t coef[AT_MAX_LOOPS], cst;
+  int pieces;
+  bool affine;
+  isl_aff *aff; /* the one piece */
+} Start;
+
+static isl_stat start_piece(isl_set *set, isl_aff *aff, void *user) {
+  Start *st = user;
+  st->pieces++;
+  isl_aff_free(st->aff);
+  st->aff = isl_aff_copy(aff);
+  st->affine = isl_aff_dim(aff, isl_dim_div) == 0;
+  isl_size n = isl_aff_dim(aff, isl_dim_in);
+  for (int k = 0; st->affine && k < n && k < AT_MAX_LOOPS; k++) {
+    isl_val *v = isl_aff_get_coefficient_val(aff, isl_dim_in, k);
+    st->affine = isl_val_is_int(v) == isl_bool_true;
+    st->coef[k] = st->affine ? isl_val_get_num_si(v) : 0;
+    isl_val_free(v);
+  }
+  isl_val *v = isl_aff_get_constant_val(aff);
+  if (isl_val_is_int(v) != isl_bool_true) st->affine = false;
+  st->cst = isl_val_get_num_si(v);
+  isl_val_free(v);
+  isl_set_free(set);
+  isl_aff_free(aff);
+  return isl_stat_ok;
+}
+
+/* Start (an affine function of [o]) and largest extent of dimension d. */
+static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const SchedArg *at) {
+  Sched *s = r->s;
+  isl_map *md = isl_map_copy(r->all);
+  int n = r->b->ndim;
+  md = isl_map_project_out(md, isl_dim_out, (unsigned)(d + 1), (unsigned)(n - d - 1));
+  md = isl_map_project_out(md, isl_dim_out, 0, (unsigned)d);
+  isl_pw_aff *lo = isl_map_dim_min(isl_map_copy(md), 0), *hi = isl_map_dim_max(md, 0);
+  memset(start, 0, sizeof *start);
+  isl_pw_aff_foreach_piece(lo, start_piece, start);
+  isl_pw_aff *ext = isl_pw_aff_sub(hi, isl_pw_aff_copy(lo));
+  isl_val *mx = pw_extreme(ext, true);
+  bool ok = mx && isl_val_is_int(mx) == isl_bool_true;
+  *extent = ok ? isl_val_get_num_si(mx) + 1 : 0;
+  isl_val_free(mx);
+  /* the window [start, start + extent) must stay inside the array in
+   * every iteration: the copies run in those that touch nothing too */
+  isl_val *top = NULL, *bottom = NULL;
+  if (ok && start->pieces == 1 && start->affine) {
+    isl_pw_aff *all = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(isl_aff_copy(start->aff)), isl_set_copy(r->odom));
+    isl_pw_aff *end = isl_pw_aff_add_constant_val(isl_pw_aff_copy(all), isl_val_int_from_si(s->ctx, *extent));
+    top = pw_extreme(end, true);
+    bottom = pw_extreme(all, false);
+  }
+  isl_aff_free(start->aff);
+  start->aff = NULL;
+  isl_pw_aff_free(lo);
+  if (!ok) {
+    isl_val_free(top), isl_val_free(bottom);
+    return sched_error(s, at, "cannot bound the region of %s along dimension %d", r->b->name, d);
+  }
+  if (start->pieces != 1 || !start->affine) {
+    isl_val_free(top), isl_val_free(bottom);
+    return sched_error(s, at, "the region of %s along dimension %d starts at a piecewise or non-affine "
+                       "position over the iterations of the loops down to %s; cache a loop whose "
+                       "iterations touch regions of one shape", r->b->name, d, r->oloops[r->nouter - 1]->name);
+  }
+  bool inside = top && bottom && isl_val_is_int(top) && isl_val_is_int(bottom) &&
+                isl_val_get_num_si(top) <= r->b->shape[d] && isl_val_get_num_si(bottom) >= 0;
+  int64_t reach = top ? isl_val_get_num_si(top) : 0;
+  isl_val_free(top), isl_val_free(bottom);
+  if (!inside)
+    return sched_error(s, at, "the region of %s is %lld wide along dimension %d at its widest, and the "
+                       "last iteration's copy would reach index %lld, past the extent %lld; choose tiles "
+                       "that divide the extent (tail tiles are not cached yet)",
+                       r->b->name, (long long)*extent, d, (long long)(reach - 1), (long long)r->b->shape[d]);
+  return true;
+}
+
+/* sum coef[k] * o_k + cst, in type t. */
+static Expr *start_expr(Region *r, const Start *st, const Type *t) {
+  Arena *a = r->s->a;
+  Expr *e = NULL;
+  for (int k = 0; k < r->nouter; k++) {
+    if (!st->coef[k]) continue;
+    Expr *v = ir_var(a, r->oloops[k]->var, (SrcLoc){0, 0});
+    if (v->type != t) v = ir_cast(a, v, t, false);
+    Expr *term = ir_mul_int(a, v, st->coef[k], t);
+    e = e ? ir_add(a, e, term, t) : term;
+  }
+  Expr *c = ir_int(a, st->cst, t, (SrcLoc){0, 0});
+  return e ? (st->cst ? ir_add(a, e, c, t) : e) : c;
+}
+
+/* ---------------- rewriting ---------------- */
+
+typedef struct {
+  Sched *s;
+  Region *r;
+  Buffer *from, *to;
+  const Start *start; /* per dimension */
+} Redirect;
+
+/* index - start, in the index's type */
+static Expr *shifted(Redirect *rd, Expr *ix, int d) {
+  return ir_sub(rd->s->a, ix, start_expr(rd->r, &rd->start[d], ix->type), ix->type);
+}
+
+static void redirect_expr(Redirect *rd, Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_LOAD)
+    for (int d = 0; d < e->buf->ndim; d++) redirect_expr(rd, e->idx[d]);
+  redirect_expr(rd, e->a);
+  redirect_expr(rd, e->b);
+  redirect_expr(rd, e->c);
+  for (int i = 0; i < e->nargs; i++) redirect_expr(rd, e->args[i]);
+  if (e->kind == EX_LOAD && e->buf == rd->from) {
+    Expr **idx = ARENA_ARRAY(rd->s->a, Expr *, rd->to->ndim);
+    for (int d = 0; d < rd->to->ndim; d++) idx[d] = shifted(rd, e->idx[d], d);
+    e->idx = idx;
+    e->buf = rd->to;
+  }
+}
+
+static bool redirect_stmt(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Redirect *rd = ctx;
+  redirect_expr(rd, st->lo);
+  redirect_expr(rd, st->hi);
+  redirect_expr(rd, st->cond);
+  redirect_expr(rd, st->rhs);
+  redirect_expr(rd, st->lhs);
+  redirect_expr(rd, st->init);
+  return true;
+}
+
+static Expr *load(Arena *a, Buffer *b, Expr **idx) {
+  Expr *e = ARENA_NEW(a, Expr);
+  e->kind = EX_LOAD;
+  e->buf = b;
+  e->type = b->elem;
+  e->idx = idx;
+  return e;
+}
+
+/* for v0 < E0: for v1 < E1: ... dst[..] = src[..], with the BUF side at
+ * start + v; marked LOOP_DMA on its outermost loop. */
+static const char *new_name(Sched *s, const char *base, const char *suffix);
+
+static Stmt *copy_nest(Redirect *rd, bool into_cache, const char *name, SrcLoc loc) {
+  Sched *s = rd->s;
+  Buffer *c = rd->to;
+  Stmt *outer = NULL, *inner = NULL;
+  Expr **cidx = ARENA_ARRAY(s->a, Expr *, c->ndim), **bidx = ARENA_ARRAY(s->a, Expr *, c->ndim);
+  for (int d = 0; d < c->ndim; d++) {
+    Var *v;
+    char dim[16];
+    snprintf(dim, sizeof dim, "%s%d", into_cache ? "" : "w", d);
+    Stmt *l = sched_make_loop(s, new_name(s, c->name, dim), &ty_int, ir_int(s->a, 0, &ty_int, loc),
+                              ir_int(s->a, c->shape[d], &ty_int, loc), loc, &v);
+    cidx[d] = ir_var(s->a, v, loc);
+    bidx[d] = ir_add(s->a, start_expr(rd->r, &rd->start[d], &ty_int), ir_var(s->a, v, loc), &ty_int);
+    if (inner) inner->body->body = l;
+    else outer = l;
+    inner = l;
+  }
+  Stmt *as = ir_stmt(s->a, ST_ASSIGN, loc);
+  as->name = name;
+  as->op = OP_NONE;
+  as->lhs = into_cache ? load(s->a, c, cidx) : load(s->a, rd->from, bidx);
+  as->rhs = into_cache ? load(s->a, rd->from, bidx) : load(s->a, c, cidx);
+  inner->body->body = as;
+  outer->loop_kind = LOOP_DMA;
+  return outer;
+}
+
+/* base_suffix, or a fresh variant of it when taken */
+static const char *new_name(Sched *s, const char *base, const char *suffix) {
+  char name[160];
+  snprintf(name, sizeof name, "%s_%s", base, suffix);
+  return sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);
+}
+
+/* Are all of box's elements written in every iteration? Then a cache_write
+ * need not copy the region in first. */
+static bool writes_cover_box(Region *r, const Start *st, const int64_t *ext) {
+  if (!r->writes) return false;
+  isl_set *iters = isl_set_copy(r->odom);
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "{ [");
+  for (int k = 0; k < r->nouter; k++) sb_printf(&sb, "%so%d", k ? ", " : "", k);
+  sb_puts(&sb, "] -> [");
+  for (int d = 0; d < r->b->ndim; d++) sb_printf(&sb, "%sx%d", d ? ", " : "", d);
+  sb_puts(&sb, "] : ");
+  for (int d = 0; d < r->b->ndim; d++) {
+    StrBuf lo;
+    sb_init(&lo);
+    for (int k = 0; k < r->nouter; k++)
+      if (st[d].coef[k]) sb_printf(&lo, "%lld * o%d + ", (long long)st[d].coef[k], k);
+    sb_printf(&lo, "%lld", (long long)st[d].cst);
+    sb_printf(&sb, "%s%s <= x%d < %s + %lld", d ? " and " : "", lo.data, d, lo.data, (long long)ext[d]);
+    sb_free(&lo);
+  }
+  sb_puts(&sb, " }");
+  isl_map *box = isl_map_read_from_str(r->s->ctx, sb.data);
+  sb_free(&sb);
+  box = isl_map_intersect_domain(box, iters);
+  isl_bool sub = isl_map_is_subset(box, r->writes);
+  isl_map_free(box);
+  return sub == isl_bool_true;
+}
+
+static bool cache(Sched *s, const SchedStep *st, bool write) {
+  Buffer *b = sched_buffer(s, &st->args[0]);
+  if (!b) return false;
+  const SchedArg *sa = &st->args[1];
+  const char *scope = NULL;
+  for (size_t i = 0; i < sizeof scopes / sizeof scopes[0]; i++)
+    if (sa->kind == SA_NAME && !strcmp(sa->name, scopes[i])) scope = scopes[i];
+  if (!scope) return sched_error(s, sa, "unknown scope '%s'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and vu_vm", sa->text);
+  Stmt *at = sched_loop(s, &st->args[2]);
+  if (!at) return false;
+  const char *name = sched_new_name(s, &st->args[3]);
+  if (!name) return false;
+  bool is_param = false;
+  for (const Param *p = s->k->params; p; p = p->next) is_param |= p->buf == b;
+  if (!is_param)
+    return sched_error(s, &st->args[0], "%s is a local array; only arrays passed in (DDR) are cached", b->name);
+  if (write && b->is_const) return sched_error(s, &st->args[0], "%s is const: nothing to write back", b->name);
+
+  AtFrame frames[AT_MAX_LOOPS];
+  int nf;
+  if (!at_frames(s->k, at, frames, AT_MAX_LOOPS - 1, &nf)) return sched_error(s, &st->args[2], "loop nest too deep");
+  for (int i = 0; i < nf; i++)
+    if (frames[i].st->kind == ST_FOR && frames[i].st->loop_kind == LOOP_PARALLEL)
+      return sched_error(s, &st->args[2], "%s is inside parallel loop %s, whose iterations would share %s",
+                         at->name, frames[i].st->name, name);
+
+  Region r = {.s = s, .b = b};
+  aff_init(&r.aff, s->ctx, s->k);
+  for (int i = 0; i < nf; i++) {
+    if (frames[i].st->kind == ST_FOR) {
+      aff_push_loop(&r.aff, frames[i].st);
+      r.oloops[r.nouter++] = frames[i].st;
+    } else {
+      aff_push_cond(&r.aff, frames[i].st->cond, frames[i].neg);
+    }
+  }
+  aff_push_loop(&r.aff, at);
+  r.oloops[r.nouter++] = at;
+  char *space = aff_space_text(&r.aff), *cons = aff_cons_text(&r.aff);
+  char *dom = arena_printf(s->a, "{ %s : %s }", space, cons);
+  free(space);
+  free(cons);
+  r.odom = isl_set_read_from_str(s->ctx, dom);
+  scan_stmts(&r, at->body);
+  aff_free(&r.aff);
+
+  bool ok = true;
+  Start start[IR_MAX_DIMS];
+  int64_t ext[IR_MAX_DIMS];
+  if (r.opaque) {
+    StrBuf t;
+    sb_init(&t);
+    ir_print_expr(&t, r.opaque);
+    ok = sched_error(s, &st->args[0], "index '%s' of %s (line %d) is not affine: the region to copy is unknown",
+                     t.data, b->name, r.opaque->loc.line);
+    sb_free(&t);
+  } else if (!r.all) {
+    ok = sched_error(s, &st->args[2], "nothing under loop %s accesses %s", at->name, b->name);
+  } else if (!write && r.writer) {
+    ok = sched_error(s, &st->args[0], "%s (line %d) writes %s under loop %s: a read cache would go stale; "
+                     "use cache_write", r.writer->name, r.writer->loc.line, b->name, at->name);
+  }
+  for (int d = 0; ok && d < b->ndim; d++) ok = box_dim(&r, d, &start[d], &ext[d], &st->args[0]);
+  bool copy_in = ok && (!write || r.reads || !writes_cover_box(&r, start, ext));
+  isl_map_free(r.all);
+  isl_map_free(r.writes);
+  isl_set_free(r.odom);
+  if (!ok) return false;
+
+  /* NEW: the box's shape, in `scope` */
+  Buffer *c = ARENA_NEW(s->a, Buffer);
+  c->name = name;
+  c->elem = b->elem;
+  c->ndim = b->ndim;
+  memcpy(c->shape, ext, sizeof ext);
+  c->scope = scope;
+  c->role = b->role;
+  c->loc = st->loc;
+  c->id = s->k->nbufs++;
+  Redirect rd = {s, &r, b, c, start};
+  ir_walk_stmts(at->body, redirect_stmt, &rd);
+
+  Stmt *decl = ir_stmt(s->a, ST_DECL, st->loc);
+  decl->buf = c;
+  Stmt *first = decl, **tail = &decl->next;
+  if (copy_in) {
+    *tail = copy_nest(&rd, true, new_name(s, name, "load"), st->loc);
+    tail = &(*tail)->next;
+  }
+  *tail = at->body->body;
+  if (write) {
+    while (*tail) tail = &(*tail)->next;
+    *tail = copy_nest(&rd, false, new_name(s, name, "store"), st->loc);
+  }
+  at->body->body = first;
+  return true;
+}
+
+bool prim_cache_read(Sched *s, const SchedStep *st) { return cache(s, st, false); }
+bool prim_cache_write(Sched *s, const SchedStep *st) { return cache(s, st, true); }

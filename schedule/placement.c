@@ -1,0 +1,174 @@
+/* Static placement of on-chip buffers: each gets a byte offset in its
+ * scope at generation time, so the emitted code needs no allocator.
+ *
+ * A buffer lives from its declaration to the end of the block holding it.
+ * Two buffers are live at once when one's block encloses (or is) the
+ * other's; buffers in sibling blocks (two loops one after the other) may
+ * share memory. Buffers are placed largest first, each at the lowest
+ * 64-byte aligned offset clear of the live-at-once ones already placed.
+ * Capacities are those of the default target (targets/default.ini). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedule/sched.h"
+#include "sim/npusim.h"
+
+enum { ALIGN = 64, MAX_ONCHIP = 256, MAX_DEPTH = 256 };
+
+typedef struct {
+  Buffer *b;
+  const Stmt *path[MAX_DEPTH]; /* the blocks enclosing the declaration, outermost first */
+  int depth;
+  const Stmt *owner;           /* the loop whose body declares it, or NULL */
+  uint64_t bytes;
+  bool placed;
+} Onchip;
+
+typedef struct {
+  Onchip *v;
+  int n;
+  const Stmt *path[MAX_DEPTH];
+  const Stmt *loops[MAX_DEPTH];
+  int depth;
+  bool over;
+} Walk;
+
+static void walk(Walk *w, const Stmt *list, const Stmt *block, const Stmt *loop) {
+  if (w->depth == MAX_DEPTH) {
+    w->over = true;
+    return;
+  }
+  w->path[w->depth] = block;
+  w->loops[w->depth++] = loop;
+  for (const Stmt *s = list; s; s = s->next) {
+    switch (s->kind) {
+    case ST_BLOCK: walk(w, s->body, s, loop); break;
+    case ST_FOR: walk(w, s->body->body, s->body, s); break;
+    case ST_IF:
+      walk(w, s->then_s->body, s->then_s, loop);
+      if (s->else_s) walk(w, s->else_s->body, s->else_s, loop);
+      break;
+    case ST_DECL:
+      if (!s->buf || !buffer_onchip(s->buf)) break;
+      if (w->n == MAX_ONCHIP) {
+        w->over = true;
+        break;
+      }
+      Onchip *o = &w->v[w->n++];
+      memset(o, 0, sizeof *o);
+      o->b = s->buf;
+      memcpy(o->path, w->path, sizeof o->path[0] * (size_t)w->depth);
+      o->depth = w->depth;
+      o->owner = loop;
+      o->bytes = (uint64_t)buffer_elems(s->buf) * (uint64_t)s->buf->elem->size;
+      break;
+    default: break;
+    }
+  }
+  w->depth--;
+}
+
+static bool live_together(const Onchip *x, const Onchip *y) {
+  int n = x->depth < y->depth ? x->depth : y->depth;
+  for (int i = 0; i < n; i++)
+    if (x->path[i] != y->path[i]) return false;
+  return true;
+}
+
+static uint64_t capacity(const NpuTarget *t, const char *scope) {
+  if (!strcmp(scope, "dm")) return (uint64_t)t->dm_size;
+  if (!strcmp(scope, "nu_ib")) return (uint64_t)t->nu_ib_size;
+  if (!strcmp(scope, "nu_wb")) return (uint64_t)t->nu_wb_size;
+  if (!strcmp(scope, "nu_ob")) return (uint64_t)t->nu_ob_size;
+  return (uint64_t)t->vu_vm_size;
+}
+
+static uint64_t round_up(uint64_t x) { return (x + ALIGN - 1) / ALIGN * ALIGN; }
+
+/* The lowest offset where o fits beside the placed buffers live with it. */
+static uint64_t first_fit(const Walk *w, const Onchip *o) {
+  uint64_t off = 0;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int i = 0; i < w->n; i++) {
+      const Onchip *p = &w->v[i];
+      if (!p->placed || p == o || strcmp(p->b->scope, o->b->scope) || !live_together(p, o)) continue;
+      uint64_t lo = (uint64_t)p->b->offset, hi = lo + p->bytes;
+      if (off < hi && lo < off + o->bytes) {
+        off = round_up(hi);
+        moved = true;
+      }
+    }
+  }
+  return off;
+}
+
+static int by_size(const void *x, const void *y) {
+  const Onchip *a = *(Onchip *const *)x, *b = *(Onchip *const *)y;
+  if (a->bytes != b->bytes) return a->bytes < b->bytes ? 1 : -1;
+  return a->b->id - b->b->id;
+}
+
+/* "nu_ib (262144 bytes): A_ib 131072 B in loop jo (line 9) at 0, ..." */
+static void usage_line(StrBuf *sb, const Onchip *o) {
+  sb_printf(sb, "\n    %-16s %10llu bytes  live in ", o->b->name, (unsigned long long)o->bytes);
+  if (o->owner) sb_printf(sb, "loop %s (line %d)", o->owner->name, o->owner->loc.line);
+  else sb_puts(sb, "the whole kernel");
+  if (o->placed) sb_printf(sb, ", at offset %lld", (long long)o->b->offset);
+  else sb_puts(sb, ", does not fit");
+}
+
+/* The scope's buffers by offset, then those not placed. */
+static void usage_table(StrBuf *sb, const Walk *w, const NpuTarget *t, const char *scope) {
+  sb_printf(sb, "\n  %s, %llu bytes:", scope, (unsigned long long)capacity(t, scope));
+  int64_t last = -1;
+  for (;;) {
+    const Onchip *next = NULL;
+    for (int i = 0; i < w->n; i++) {
+      const Onchip *o = &w->v[i];
+      if (o->placed && !strcmp(o->b->scope, scope) && o->b->offset > last && (!next || o->b->offset < next->b->offset))
+        next = o;
+    }
+    if (!next) break;
+    /* buffers sharing an offset (not live together) are listed in walk order */
+    for (int i = 0; i < w->n; i++)
+      if (w->v[i].placed && !strcmp(w->v[i].b->scope, scope) && w->v[i].b->offset == next->b->offset)
+        usage_line(sb, &w->v[i]);
+    last = next->b->offset;
+  }
+  for (int i = 0; i < w->n; i++)
+    if (!w->v[i].placed && !strcmp(w->v[i].b->scope, scope)) usage_line(sb, &w->v[i]);
+}
+
+bool sched_place_onchip(Sched *s) {
+  Walk w = {.v = calloc(MAX_ONCHIP, sizeof(Onchip))};
+  if (!w.v) return sched_error(s, NULL, "out of memory");
+  walk(&w, s->k->body->body, s->k->body, NULL);
+  bool ok = true;
+  if (w.over) ok = sched_error(s, NULL, "too many on-chip buffers or too deep a nest to place (at most %d, %d levels)",
+                               MAX_ONCHIP, MAX_DEPTH);
+  NpuTarget t;
+  npusim_target_default(&t);
+  Onchip *order[MAX_ONCHIP];
+  for (int i = 0; i < w.n; i++) order[i] = &w.v[i];
+  qsort(order, (size_t)w.n, sizeof order[0], by_size);
+  for (int i = 0; ok && i < w.n; i++) {
+    Onchip *o = order[i];
+    uint64_t off = first_fit(&w, o), cap = capacity(&t, o->b->scope);
+    if (off + o->bytes > cap) {
+      StrBuf sb;
+      sb_init(&sb);
+      sb_printf(&sb, "the on-chip buffers do not fit: %s (%llu bytes) needs %llu bytes of %s, which holds %llu; "
+                "usage (buffers live at once share no bytes):", o->b->name, (unsigned long long)o->bytes,
+                (unsigned long long)(off + o->bytes), o->b->scope, (unsigned long long)cap);
+      usage_table(&sb, &w, &t, o->b->scope);
+      ok = sched_error(s, NULL, "%s", sb.data);
+      sb_free(&sb);
+      break;
+    }
+    o->b->offset = (int64_t)off;
+    o->placed = true;
+  }
+  free(w.v);
+  return ok;
+}

@@ -1,0 +1,176 @@
+/* cache_read and cache_write (schedule/cache.c), the static placement of
+ * on-chip buffers (schedule/placement.c) and the DMA the emitter makes of
+ * copy nests (emit/emit_dma.c). Every accepted variant is checked by
+ * execution, in the simulator, with its hazard checks. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npugen.h"
+#include "tests/test_sched_util.h"
+
+static const char matmul[] =
+    "#include <stdint.h>\n"
+    "void mm(const int8_t A[128][256], const int8_t B[256][128], int32_t C[128][128]) {\n"
+    "  for (int i = 0; i < 128; i++)\n"
+    "    for (int j = 0; j < 128; j++) {\n"
+    "      init: C[i][j] = 0;\n"
+    "      for (int k = 0; k < 256; k++)\n"
+    "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+    "    }\n"
+    "}\n";
+
+/* The variant's simulated DMA traffic, after a passing check. */
+static uint64_t dma_bytes(NpgSession *s, int v) {
+  NpgCheckResult r;
+  cr_assert(npg_check(s, v, 3, &r), "%s", r.message);
+  return r.dma_bytes;
+}
+
+Test(cache, matmul_tiles_staged_in_the_nu_buffers) {
+  NpgSession *s = open_ok(matmul,
+                          "#pragma npu schedule(mm, v)\n"
+                          "#pragma npu tile(i, j, 32, 32, io, jo, ii, ji)\n"
+                          "#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+                          "#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+                          "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "#include \"npu_intrinsics.h\"");
+  has(c, "int8_t (*A_ib)[256] = (int8_t (*)[256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 8192 bytes */");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 32][0], 8192));");
+  has(c, "npu_dma_wait(npu_dma_2d(0, &B_wb[0][0], 32, &B[0][jo * 32], 128, 32, 256));");
+  has(c, "C_ob[ii][ji] += (int32_t)A_ib[ii][k] * (int32_t)B_wb[k][ji]; /* update */");
+  has(c, "npu_dma_wait(npu_dma_2d(0, &C[io * 32][jo * 32], 512, &C_ob[0][0], 128, 128, 32));");
+  /* A once per io (4 x 8 KiB), B per (io, jo) (16 x 8 KiB), C in and out
+   * per (io, jo) (2 x 16 x 4 KiB): every byte the DMA moves, counted */
+  cr_expect_eq(dma_bytes(s, v), 4 * 8192 + 16 * 8192 + 2 * 16 * 4096);
+  has(npg_dump_ir(s, v), "nu_ib A_ib @0: int8_t[32][256]");
+  npg_close(s);
+}
+
+/* A pure output whose every element is written before it is read in the
+ * iteration: cache_write copies it out only. */
+Test(cache, a_fully_written_box_is_not_copied_in) {
+  NpgSession *s = open_ok("void k(const float X[64][64], float Y[64][64]) {\n"
+                          "  for (int i = 0; i < 64; i++)\n"
+                          "    for (int j = 0; j < 64; j++) Y[i][j] = 2.0f * X[j][i];\n}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu split(i, 16, io, ii)\n"
+                          "#pragma npu cache_write(Y, dm, io, Y_dm)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  lacks(c, "Y_dm_load");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &Y[io * 16][0], &Y_dm[0][0], 4096));");
+  cr_expect_eq(dma_bytes(s, v), 64 * 64 * 4);
+  npg_close(s);
+}
+
+/* A column: strided on the DDR side, one element a row; a 3-D box. */
+Test(cache, strided_and_three_dimensional_regions) {
+  NpgSession *s = open_ok("void k(const float X[64][64], const float T[8][16][16], float Y[64][16]) {\n"
+                          "  for (int j = 0; j < 16; j++)\n"
+                          "    for (int i = 0; i < 64; i++)\n"
+                          "      Y[i][j] = X[i][4 * j] + T[i % 8][j][j];\n}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu cache_read(X, vu_vm, j, X_vm)\n"
+                          "#pragma npu cache_read(T, dm, j, T_dm)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "npu_dma_wait(npu_dma_2d(0, &X_vm[0][0], 4, &X[0][j * 4], 256, 4, 64));");
+  /* the box's size-1 dimensions are no DMA dimensions */
+  has(c, "npu_dma_wait(npu_dma_2d(0, &T_dm[0][0][0], 4, &T[0][j][j], 1024, 4, 8));");
+  npg_close(s);
+  s = open_ok("#include <stdint.h>\nvoid k(const int16_t T[8][16][32], int16_t Y[8][16][32]) {\n"
+              "  for (int a = 0; a < 8; a++)\n"
+              "    for (int b = 0; b < 16; b++)\n"
+              "      for (int c = 0; c < 32; c++) Y[a][b][c] = T[a][b][c] + 1;\n}\n",
+              "#pragma npu schedule(k, v)\n"
+              "#pragma npu split(a, 2, ao, ai)\n"
+              "#pragma npu split(c, 8, co, ci)\n"
+              "#pragma npu reorder(ao, co, ai, b, ci)\n"
+              "#pragma npu cache_read(T, dm, co, T_dm)\n");
+  v = checked(s, "v");
+  has(npg_emit_source(s, v), "npu_dma_wait(npu_dma_3d(0, &T_dm[0][0][0], 16, 256, &T[ao * 2][0][co * 8], 64, 1024, 16, 16, 2));");
+  npg_close(s);
+}
+
+/* Buffers in sibling loops share bytes; nested ones do not. */
+Test(cache, placement_reuses_memory_across_sibling_loops) {
+  NpgSession *s = open_ok("void k(const float X[256][256], float Y[256][256], float Z[256][256]) {\n"
+                          "  for (int i = 0; i < 256; i++)\n"
+                          "    for (int j = 0; j < 256; j++) Y[i][j] = X[i][j] + 1.0f;\n"
+                          "  for (int p = 0; p < 256; p++)\n"
+                          "    for (int q = 0; q < 256; q++) Z[p][q] = X[p][q] * 2.0f;\n}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu split(i, 128, io, ii)\n"
+                          "#pragma npu split(p, 128, po, pi)\n"
+                          "#pragma npu cache_read(X, dm, io, X1)\n"
+                          "#pragma npu cache_write(Y, dm, io, Y1)\n"
+                          "#pragma npu cache_read(X, dm, po, X2)\n");
+  int v = checked(s, "v");
+  const char *ir = npg_dump_ir(s, v);
+  has(ir, "dm X1 @0: float[128][256]");
+  has(ir, "dm Y1 @131072: float[128][256]");
+  has(ir, "dm X2 @0: float[128][256]");
+  npg_close(s);
+}
+
+Test(cache, a_scope_that_overflows_shows_its_usage) {
+  const char *k = "void k(const float X[256][512], const float W[256][512], float Y[256][512]) {\n"
+                  "  for (int i = 0; i < 256; i++)\n"
+                  "    for (int j = 0; j < 512; j++) Y[i][j] = X[i][j] + W[i][j];\n}\n";
+  const char *steps = "#pragma npu schedule(k, v)\n#pragma npu split(i, 32, io, ii)\n"
+                      "#pragma npu cache_read(X, vu_vm, io, X_vm)\n#pragma npu cache_read(W, vu_vm, io, W_vm)\n"
+                      "#pragma npu cache_write(Y, vu_vm, io, Y_vm)\n";
+  refused(k, steps, "k.c:9:13: error: cache_write: the on-chip buffers do not fit: Y_vm (65536 bytes) needs "
+                    "196608 bytes of vu_vm, which holds 131072; usage (buffers live at once share no bytes):");
+  char src[2048];
+  snprintf(src, sizeof src, "%s%s", k, steps);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  has(npg_errors(s), "\n  vu_vm, 131072 bytes:\n"
+                     "    X_vm                  65536 bytes  live in loop io (line 2), at offset 0\n"
+                     "    W_vm                  65536 bytes  live in loop io (line 2), at offset 65536\n"
+                     "    Y_vm                  65536 bytes  live in loop io (line 2), does not fit\n");
+  npg_close(s);
+}
+
+/* parallel and vectorize refuse a loop whose iterations would share an
+ * on-chip buffer (in C a local in the body is private; NPU memory is not) */
+Test(cache, iterations_do_not_share_an_onchip_buffer) {
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, dm, i, A_dm)\n#pragma npu parallel(i)\n",
+          "k.c:12:13: error: parallel: the iterations of loop i would share on-chip buffer A_dm (dm, declared in its body)");
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(B, dm, j, B_dm)\n#pragma npu vectorize(j)\n",
+          "k.c:12:13: error: vectorize: the iterations of loop j would share on-chip buffer B_dm (dm, declared in its body)");
+}
+
+Test(cache, refusals) {
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(C, nu_ob, i, C_ob)\n",
+          "k.c:11:24: error: cache_read: init (line 5) writes C under loop i: a read cache would go stale; use cache_write");
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, l2, i, A_l2)\n",
+          "k.c:11:27: error: cache_read: unknown scope 'l2'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and vu_vm");
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_write(A, dm, i, A_dm)\n",
+          "k.c:11:25: error: cache_write: A is const: nothing to write back");
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu split(i, 48, io, ii)\n#pragma npu cache_read(A, dm, io, A_dm)\n",
+          "k.c:12:24: error: cache_read: the region of A is 48 wide along dimension 0 at its widest, and the last "
+          "iteration's copy would reach index 143, past the extent 128; choose tiles that divide the extent "
+          "(tail tiles are not cached yet)");
+  /* the copy runs in every iteration, also those a guarded tail skips */
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu tile(i, j, 29, 25, io, jo, ii, ji)\n"
+          "#pragma npu cache_read(B, nu_wb, ji, B_wb)\n",
+          "k.c:12:24: error: cache_read: the region of B is 1 wide along dimension 1 at its widest, and the last "
+          "iteration's copy would reach index 149, past the extent 128; choose tiles that divide the extent "
+          "(tail tiles are not cached yet)");
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu parallel(i)\n#pragma npu cache_read(B, dm, j, B_dm)\n",
+          "k.c:12:31: error: cache_read: j is inside parallel loop i, whose iterations would share B_dm");
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, dm, i, B)\n",
+          "k.c:11:34: error: cache_read: the name 'B' is already used in v; new loops and buffers need fresh names");
+  refused("void k(const float X[16], const unsigned char P[16], float Y[16]) {\n"
+          "  for (int i = 0; i < 16; i++) Y[i] = X[P[i] & 15];\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu cache_read(X, dm, i, X_dm)\n",
+          "k.c:5:24: error: cache_read: index 'P[i] & 15' of X (line 2) is not affine: the region to copy is unknown");
+  refused("void k(float Y[16]) {\n  float t[16];\n  for (int p = 0; p < 16; p++) t[p] = 1.0f;\n"
+          "  for (int q = 0; q < 16; q++) Y[q] = t[q];\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu cache_read(t, dm, q, t_dm)\n",
+          "k.c:7:24: error: cache_read: t is a local array; only arrays passed in (DDR) are cached");
+}
