@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "emit/emit.h"
+#include "schedule/tensorize.h"
 
 typedef struct {
   StrBuf *sb;
@@ -170,6 +171,20 @@ static void emit_annots(Emit *em, const Stmt *s, int ind) {
   }
 }
 
+/* A tensorized nest: its intrinsic call, or (when a later step changed
+ * the nest) a comment saying why the loops stay. */
+static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
+  StrBuf call;
+  sb_init(&call);
+  char why[1024];
+  bool ok = tensorize_call(&em->scratch, s, &call, why, sizeof why);
+  sb_indent(em->sb, ind);
+  if (ok) sb_printf(em->sb, "%s\n", call.data);
+  else sb_printf(em->sb, "/* tensorize(%s, %s) no longer matches: %s */\n", s->name, s->intrin, why);
+  sb_free(&call);
+  return ok;
+}
+
 /* vectorize/parallel: OpenMP hints that a compiler without OpenMP never sees
  * (so -Wunknown-pragmas stays quiet and the meaning cannot change). */
 static void emit_loop_hint(Emit *em, const Stmt *s) {
@@ -192,6 +207,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
     case ST_FOR:
       if (top) nest_comment(em, (Stmt *)s, ind);
       if (s->loop_kind == LOOP_DMA && emit_dma_copy(sb, &em->scratch, s, ind)) break;
+      if (s->intrin && emit_intrinsic(em, s, ind)) break;
       emit_loop_hint(em, s);
       sb_indent(sb, ind);
       emit_for_header(em, s);
@@ -288,7 +304,7 @@ static bool needs_stmt(Stmt *s, int depth, void *ctx) {
   for (int i = 0; i < s->ninit; i++) needs_expr(n, s->init_list[i]);
   if (s->var) need_type(n, s->var->type);
   if (s->buf) need_type(n, s->buf->elem);
-  if (s->buf && buffer_onchip(s->buf)) n->npu = true;
+  if ((s->buf && buffer_onchip(s->buf)) || s->intrin) n->npu = true;
   return true;
 }
 

@@ -33,12 +33,13 @@ void matmul(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128])
 #pragma npu fuse(i, j, ij)
 #pragma npu reorder(k, j_1)
 
-/* Tiles staged on chip by DMA: a 64-row band of A per io in the NU's input
+/* On the NPU: a 64-row band of A per io staged by DMA in the NU's input
  * buffer, a 32-column band of B per jo in its weight buffer, the C tile in
- * its output buffer (copied back after the tile). Each copy is one 1-D or
- * 2-D DMA and its wait; the compute stays in host loops until tensorize. */
-#pragma npu schedule(matmul, matmul_staged)
+ * its output buffer (copied back after the tile); each copy is one 1-D or
+ * 2-D DMA and its wait. The 64x32x512 tile product is one NU matmul. */
+#pragma npu schedule(matmul, matmul_nu)
 #pragma npu tile(i, j, 64, 32, io, jo, ii, ji)
 #pragma npu cache_read(A, nu_ib, io, A_ib)
 #pragma npu cache_read(B, nu_wb, jo, B_wb)
 #pragma npu cache_write(C, nu_ob, jo, C_ob)
+#pragma npu tensorize(ii, npu_nu_matmul_i8)

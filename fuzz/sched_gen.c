@@ -29,11 +29,11 @@ enum { SG_MAX_FAILURE_TEXT = 256 << 10 };
 static const char *const prim_names[] = {
     "split", "fuse", "merge", "fission", "reorder", "tile", "unroll", "vectorize", "parallel",
     "loop_partition", "decompose_reduction", "annotate", "compute_at", "reverse_compute_at",
-    "compute_inline", "reverse_compute_inline", "cache_read", "cache_write",
+    "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "tensorize",
 };
 enum { NPRIMS = sizeof prim_names / sizeof prim_names[0] };
 /* Relative frequency of each primitive (same order). */
-static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5};
+static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5, 3};
 
 int sg_prim_count(void) { return NPRIMS; }
 const char *sg_prim_name(int i) { return i >= 0 && i < NPRIMS ? prim_names[i] : "?"; }
@@ -807,6 +807,11 @@ static int generate(Gen *g) {
   else if (!strcmp(name, "compute_at")) gen_compute_at(g, false);
   else if (!strcmp(name, "reverse_compute_at")) gen_compute_at(g, true);
   else if (!strncmp(name, "cache_", 6)) gen_cache(g, !strcmp(name, "cache_write"));
+  else if (!strcmp(name, "tensorize")) {
+    static const char *const intrins[] = {"npu_nu_matmul_i8", "npu_nu_matmul_f32", "npu_vu_add_i32", "npu_bogus"};
+    add_loop(g, random_loop(g));
+    add_name(g, intrins[below(g, 4)]);
+  }
   else gen_inline(g, !strcmp(name, "reverse_compute_inline"));
   /* now and then a wrong argument count (not for unroll: unroll(loop) is
    * valid and would escape the unroll limits) */

@@ -188,6 +188,7 @@ struct Stmt {
   Op cmp;              /* OP_LT, OP_LE (step > 0) or OP_GT, OP_GE (step < 0) */
   int64_t step;
   LoopKind loop_kind;
+  const char *intrin;  /* tensorize(): the intrinsic this nest is emitted as */
 
   /* ST_IF */
   Expr *cond;

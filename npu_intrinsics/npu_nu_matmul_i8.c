@@ -1,4 +1,5 @@
 /* Semantics of npu_nu_matmul_i8 (npu_intrinsics.h), written in the kernel DSL.
+ * scopes: C nu_ob, A nu_ib, B nu_wb
  * abi: npu_nu_matmul_i8(C, A, B, M, N, K, LDA, LDB, LDC, accumulate)
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */

@@ -174,3 +174,100 @@ Test(cache, refusals) {
           "#pragma npu schedule(k, v)\n#pragma npu cache_read(t, dm, q, t_dm)\n",
           "k.c:7:24: error: cache_read: t is a local array; only arrays passed in (DDR) are cached");
 }
+
+/* ---------------- tensorize ---------------- */
+
+static const char staged[] = "#pragma npu schedule(mm, v)\n"
+                             "#pragma npu tile(i, j, 32, 32, io, jo, ii, ji)\n"
+                             "#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+                             "#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+                             "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n";
+
+static char *with(const char *a, const char *b) {
+  static char buf[4096];
+  snprintf(buf, sizeof buf, "%s%s", a, b);
+  return buf;
+}
+
+Test(tensorize, matmul_tiles_run_on_the_nu) {
+  NpgSession *s = open_ok(matmul, with(staged, "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"));
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "      npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 32, 256, 256, 32, 32, 0);\n"
+         "      /* C_ob_store: C <- C_ob */");
+  lacks(c, "for (int ii");
+  NpgCheckResult r;
+  cr_assert(npg_check(s, v, 1, &r), "%s", r.message);
+  cr_expect_gt(r.nu_utilization, 0.0);
+  npg_close(s);
+}
+
+/* Without the init in the nest the intrinsic accumulates (accumulate = 1). */
+Test(tensorize, an_update_only_nest_accumulates) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(mm, v)\n"
+                                  "#pragma npu decompose_reduction(init, i)\n"
+                                  "#pragma npu tile(i, j, 32, 32, io, jo, ii, ji)\n"
+                                  "#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+                                  "#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+                                  "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n"
+                                  "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 32, 256, 256, 32, 32, 1);");
+  npg_close(s);
+}
+
+Test(tensorize, fp32_and_offsets_into_a_larger_buffer) {
+  NpgSession *s = open_ok("void mm(const float A[64][64], const float B[64][64], float C[64][64]) {\n"
+                          "  for (int i = 0; i < 64; i++)\n"
+                          "    for (int j = 0; j < 64; j++)\n"
+                          "      for (int k = 0; k < 64; k++) C[i][j] += A[i][k] * B[k][j];\n}\n",
+                          "#pragma npu schedule(mm, v)\n"
+                          "#pragma npu tile(i, j, 16, 16, io, jo, ii, ji)\n"
+                          "#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+                          "#pragma npu cache_read(B, nu_wb, io, B_wb)\n"
+                          "#pragma npu cache_write(C, nu_ob, io, C_ob)\n"
+                          "#pragma npu tensorize(ii, npu_nu_matmul_f32)\n");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "npu_nu_matmul_f32(&C_ob[0][jo * 16], &A_ib[0][0], &B_wb[0][jo * 16], 16, 16, 64, 64, 64, 64, 1);");
+  npg_close(s);
+}
+
+Test(tensorize, a_nest_that_does_not_match_says_where) {
+  refused(matmul, with(staged, "#pragma npu reorder(ji, ii)\n#pragma npu tensorize(ji, npu_nu_matmul_i8)\n"),
+          "k.c:16:27: error: tensorize: the nest under ji does not match npu_nu_matmul_i8: an index differs: "
+          "'ii' in init (line 5) against the intrinsic's 'i' (line 19)");
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu tile(i, j, 32, 32, io, jo, ii, ji)\n"
+                  "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n",
+          "k.c:12:27: error: tensorize: the nest under ii does not match npu_nu_matmul_i8: its operand C would be C, "
+          "which is in DDR; it must be in nu_ob (stage it there with cache_read or cache_write)");
+  refused(matmul, with(staged, "#pragma npu tensorize(ii, npu_nu_matmul_f32)\n"),
+          "k.c:15:27: error: tensorize: the nest under ii does not match npu_nu_matmul_f32: the types differ: "
+          "'C_ob[ii][ji]' in init (line 5) against the intrinsic's 'C[i][j]' (line 19)");
+  refused(matmul, with(staged, "#pragma npu tensorize(ii, npu_frobnicate)\n"),
+          "k.c:15:27: error: tensorize: unknown intrinsic 'npu_frobnicate' (npu_intrinsics/ has no semantics kernel "
+          "npu_frobnicate.c)");
+}
+
+/* A later step that changes the nest: the loops are emitted, with a note. */
+Test(tensorize, a_later_step_falls_back_to_the_loops) {
+  NpgSession *s = open_ok(matmul, with(staged, "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n#pragma npu unroll(ji, 2)\n"));
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "/* tensorize(ii, npu_nu_matmul_i8) no longer matches: ");
+  npg_close(s);
+}
+
+/* Element-wise VU ops: operands staged in the vector memory. */
+Test(tensorize, elementwise_ops_run_on_a_vu) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void k(const int32_t X[16][256], const int32_t Y[16][256], int32_t Z[16][256]) {\n"
+                          "  for (int r = 0; r < 16; r++)\n"
+                          "    for (int c = 0; c < 256; c++) Z[r][c] = X[r][c] + Y[r][c];\n}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu cache_read(X, vu_vm, r, X_vm)\n"
+                          "#pragma npu cache_read(Y, vu_vm, r, Y_vm)\n"
+                          "#pragma npu cache_write(Z, vu_vm, r, Z_vm)\n"
+                          "#pragma npu tensorize(c, npu_vu_add_i32)\n");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "npu_vu_add_i32(&Z_vm[0][0], &X_vm[0][0], &Y_vm[0][0], 256);");
+  npg_close(s);
+}

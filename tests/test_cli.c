@@ -24,7 +24,7 @@ Test(cli, check_passes_on_the_example) {
   snprintf(cmd, sizeof cmd, "%s check examples/matmul.c --seed 3 2>&1", npugen());
   cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
   cr_expect(strstr(out, "matmul") && strstr(out, "PASS"), "%s", out);
-  cr_expect(strstr(out, "matmul_tiled") && strstr(out, "matmul_staged") && strstr(out, "4 passed, 0 failed"), "%s", out);
+  cr_expect(strstr(out, "matmul_tiled") && strstr(out, "matmul_nu") && strstr(out, "4 passed, 0 failed"), "%s", out);
 }
 
 Test(cli, usage_errors_exit_2) {

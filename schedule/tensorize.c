@@ -1,0 +1,423 @@
+/* tensorize(loop, INTRINSIC): the loop nest under `loop` computes exactly
+ * what one call of an NPU intrinsic computes; the emitter calls it instead.
+ *
+ * An intrinsic's semantics is a kernel in the DSL, npu_intrinsics/NAME.c
+ * (like TVM's TensorIntrin desc and Exo's instr). The match is structural,
+ * up to renaming: loop for loop (the user's trip counts bind the size
+ * macros, M = 32), statement for statement, expression for expression with
+ * the same operators, casts and types. A semantics `if (p == c)` on a
+ * scalar parameter is taken (p = c) or not (p = c + 1), whichever matches
+ * (the matmul's accumulate flag). Each semantics array binds to one user
+ * array: every index must be the semantics index plus an offset that does
+ * not vary inside the nest, so the operand is &USER[offset...] and its
+ * leading dimensions are the user array's. The comment lines of the
+ * semantics file give the scopes the operands must live in ("scopes: C
+ * nu_ob, A nu_ib") and the order of the call's arguments ("abi: ..."):
+ * operands, size macros, scalar parameters, and LDX for the leading
+ * dimension of operand X.
+ *
+ * The nest stays in the IR, marked with the intrinsic, so later steps and
+ * their proofs see the code it stands for; the emitter matches again and
+ * writes the call (or the loops, with a comment, if a later step changed
+ * the nest so that it no longer matches). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/frontend.h"
+#include "schedule/primitives.h"
+#include "schedule/tensorize.h"
+
+enum { MAX_BIND = 32 };
+
+typedef struct {
+  const Kernel *sem;
+  const char *sem_src;
+  const Var *svar[MAX_BIND], *uvar[MAX_BIND];
+  int nvars;
+  const char *size[MAX_BIND]; /* macro -> value */
+  int64_t size_val[MAX_BIND];
+  int nsizes;
+  const Buffer *sbuf[MAX_BIND], *ubuf[MAX_BIND];
+  Expr **off[MAX_BIND]; /* per dimension */
+  int nbufs;
+  const Var *sparam[MAX_BIND];
+  int64_t sparam_val[MAX_BIND];
+  int nparams;
+  Arena *a;
+  const Stmt *ucur, *scur; /* the statements being matched */
+  char why[1024];
+} Match;
+
+/* ---------------- differences ---------------- */
+
+static bool differ(Match *m, const char *fmt, const Expr *u, const Expr *s) {
+  if (m->why[0]) return false;
+  StrBuf us, ss;
+  sb_init(&us);
+  sb_init(&ss);
+  if (u) ir_print_expr(&us, u);
+  if (s) ir_print_expr(&ss, s);
+  char what[256];
+  snprintf(what, sizeof what, fmt, "");
+  snprintf(m->why, sizeof m->why, "%s: '%s' in %s (line %d) against the intrinsic's '%s' (line %d)", what,
+           us.data ? us.data : "", m->ucur ? m->ucur->name : "?", m->ucur ? m->ucur->loc.line : 0,
+           ss.data ? ss.data : "", m->scur ? m->scur->loc.line : 0);
+  sb_free(&us);
+  sb_free(&ss);
+  return false;
+}
+
+static bool differ_stmt(Match *m, const char *what, const Stmt *u, const Stmt *s) {
+  if (!m->why[0])
+    snprintf(m->why, sizeof m->why, "%s: %s%s (line %d) against the intrinsic's %s (line %d)", what,
+             u ? (u->kind == ST_FOR ? "loop " : "") : "nothing", u ? u->name ? u->name : "a statement" : "",
+             u ? u->loc.line : 0, s ? s->name ? s->name : "statement" : "nothing", s ? s->loc.line : 0);
+  return false;
+}
+
+/* ---------------- linear indices ---------------- */
+
+/* The coefficient of v in e when e is linear in v. */
+static bool coef(const Expr *e, const Var *v, int64_t *c) {
+  int64_t x, y, k;
+  if (!ir_expr_uses(e, v, NULL)) return *c = 0, true;
+  switch (e->kind) {
+  case EX_VAR: return *c = 1, true;
+  case EX_CAST: return type_is_integer(e->type) && e->type->size >= 4 && coef(e->a, v, c);
+  case EX_UNARY:
+    if (e->op != OP_NEG || !coef(e->a, v, &x)) return false;
+    return *c = -x, true;
+  case EX_BINARY:
+    if (e->op == OP_ADD || e->op == OP_SUB) {
+      if (!coef(e->a, v, &x) || !coef(e->b, v, &y)) return false;
+      return *c = e->op == OP_ADD ? x + y : x - y, true;
+    }
+    if (e->op == OP_MUL && ir_const_int(e->b, &k) && coef(e->a, v, &x)) return *c = k * x, true;
+    if (e->op == OP_MUL && ir_const_int(e->a, &k) && coef(e->b, v, &x)) return *c = k * x, true;
+    return false;
+  default: return false;
+  }
+}
+
+static const Var *mapped(const Match *m, const Var *sv) {
+  for (int i = 0; i < m->nvars; i++)
+    if (m->svar[i] == sv) return m->uvar[i];
+  return NULL;
+}
+
+/* u = sem index (loop vars renamed) + an offset free of the nest's loops. */
+static bool match_index(Match *m, const Expr *u, const Expr *s, Expr **off) {
+  for (int i = 0; i < m->nvars; i++) {
+    int64_t cu, cs;
+    if (!coef(u, m->uvar[i], &cu) || !coef(s, m->svar[i], &cs) || cu != cs)
+      return differ(m, "an index differs", u, s);
+  }
+  Expr *o = ir_expr_copy(m->a, u);
+  for (int i = 0; i < m->nvars; i++) o = ir_subst_expr(m->a, o, m->uvar[i], ir_int(m->a, 0, &ty_int, u->loc));
+  int64_t sc;
+  Expr *so = ir_expr_copy(m->a, s);
+  for (int i = 0; i < m->nvars; i++) so = ir_subst_expr(m->a, so, m->svar[i], ir_int(m->a, 0, &ty_int, s->loc));
+  if (!ir_const_int(so, &sc) || sc != 0) return differ(m, "the intrinsic's index is not its loop counters", u, s);
+  *off = o;
+  return true;
+}
+
+static bool same_text(const Expr *x, const Expr *y) {
+  StrBuf a, b;
+  sb_init(&a);
+  sb_init(&b);
+  ir_print_expr(&a, x);
+  ir_print_expr(&b, y);
+  bool same = !strcmp(a.data ? a.data : "", b.data ? b.data : "");
+  sb_free(&a);
+  sb_free(&b);
+  return same;
+}
+
+/* A user array of higher rank than the semantics one: its leading indices
+ * must not change inside the nest (a row of a matrix as a vector). */
+static bool invariant(Match *m, const Expr *u) {
+  for (int i = 0; i < m->nvars; i++)
+    if (ir_expr_uses(u, m->uvar[i], NULL)) return false;
+  return true;
+}
+
+static bool match_load(Match *m, const Expr *u, const Expr *s) {
+  int lead = u->buf->ndim - s->buf->ndim;
+  if (lead < 0) return differ(m, "the array has fewer dimensions than the intrinsic's", u, s);
+  for (int d = 0; d < lead; d++)
+    if (!invariant(m, u->idx[d])) return differ(m, "a leading index changes inside the nest", u, s);
+  if (u->buf->elem != s->buf->elem) return differ(m, "the element types differ", u, s);
+  int bi = -1;
+  for (int i = 0; i < m->nbufs; i++)
+    if (m->sbuf[i] == s->buf) bi = i;
+  if (bi >= 0 && m->ubuf[bi] != u->buf) return differ(m, "one intrinsic operand would be two arrays", u, s);
+  for (int i = 0; i < m->nbufs; i++)
+    if (i != bi && m->ubuf[i] == u->buf) return differ(m, "one array would be two intrinsic operands", u, s);
+  Expr **off = ARENA_ARRAY(m->a, Expr *, u->buf->ndim);
+  for (int d = 0; d < lead; d++) off[d] = u->idx[d];
+  for (int d = lead; d < u->buf->ndim; d++)
+    if (!match_index(m, u->idx[d], s->idx[d - lead], &off[d])) return false;
+  if (bi < 0) {
+    if (m->nbufs == MAX_BIND) return differ(m, "too many arrays", u, s);
+    bi = m->nbufs++;
+    m->sbuf[bi] = s->buf;
+    m->ubuf[bi] = u->buf;
+    m->off[bi] = off;
+    return true;
+  }
+  for (int d = 0; d < u->buf->ndim; d++)
+    if (!same_text(off[d], m->off[bi][d])) return differ(m, "two accesses of one operand start at different places", u, s);
+  return true;
+}
+
+static bool match_expr(Match *m, const Expr *u, const Expr *s) {
+  if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
+  if (u->kind != s->kind) return differ(m, "the expressions differ", u, s);
+  if (!type_same(u->type, s->type)) return differ(m, "the types differ", u, s);
+  switch (u->kind) {
+  case EX_INT: return u->ival == s->ival || differ(m, "the constants differ", u, s);
+  case EX_FLOAT: return u->fval == s->fval || differ(m, "the constants differ", u, s);
+  case EX_VAR: return mapped(m, s->var) == u->var || differ(m, "the variables differ", u, s);
+  case EX_LOAD: return match_load(m, u, s);
+  case EX_CALL:
+    if (strcmp(u->text, s->text) || u->nargs != s->nargs) return differ(m, "the calls differ", u, s);
+    for (int i = 0; i < u->nargs; i++)
+      if (!match_expr(m, u->args[i], s->args[i])) return false;
+    return true;
+  default:
+    if (u->op != s->op) return differ(m, "the operators differ", u, s);
+    return match_expr(m, u->a, s->a) && match_expr(m, u->b, s->b) && match_expr(m, u->c, s->c);
+  }
+}
+
+/* ---------------- statements ---------------- */
+
+static const Stmt *flat(const Stmt *s) {
+  while (s && s->kind == ST_BLOCK && !s->next) s = s->body;
+  return s;
+}
+
+static bool bind_size(Match *m, const Expr *shi, int64_t v, const Stmt *u, const Stmt *s) {
+  int64_t c;
+  if (!shi->macro) return (ir_const_int(shi, &c) && c == v) || differ_stmt(m, "the trip counts differ", u, s);
+  for (int i = 0; i < m->nsizes; i++)
+    if (!strcmp(m->size[i], shi->macro))
+      return m->size_val[i] == v || differ_stmt(m, "a size would take two values", u, s);
+  if (m->nsizes == MAX_BIND) return differ_stmt(m, "too many sizes", u, s);
+  m->size[m->nsizes] = shi->macro;
+  m->size_val[m->nsizes++] = v;
+  return true;
+}
+
+static bool match_list(Match *m, const Stmt *u, const Stmt *s);
+
+static bool match_loop(Match *m, const Stmt *u, const Stmt *s) {
+  int64_t lo, hi, slo;
+  if (u->step != 1 || u->cmp != OP_LT || !ir_const_int(u->lo, &lo) || lo != 0 || !ir_const_int(u->hi, &hi) || hi <= 0)
+    return differ_stmt(m, "the loop must run from 0 by 1 to a constant", u, s);
+  if (s->step != 1 || s->cmp != OP_LT || !ir_const_int(s->lo, &slo) || slo != 0)
+    return differ_stmt(m, "the intrinsic's loop is not of the supported form", u, s);
+  if (!type_same(u->var->type, s->var->type)) return differ_stmt(m, "the loop counters' types differ", u, s);
+  if (!bind_size(m, s->hi, hi, u, s)) return false;
+  if (m->nvars == MAX_BIND) return differ_stmt(m, "too deep", u, s);
+  m->svar[m->nvars] = s->var;
+  m->uvar[m->nvars++] = u->var;
+  return match_list(m, u->body->body, s->body->body);
+}
+
+/* `p == c` over a scalar parameter of the semantics kernel. */
+static bool param_test(const Match *m, const Expr *c, const Var **p, int64_t *v) {
+  if (c->kind != EX_BINARY || c->op != OP_EQ || c->a->kind != EX_VAR || !ir_const_int(c->b, v)) return false;
+  for (const Param *q = m->sem->params; q; q = q->next)
+    if (q->var && q->var == c->a->var) return *p = q->var, true;
+  return false;
+}
+
+static bool bind_param(Match *m, const Var *p, int64_t v) {
+  for (int i = 0; i < m->nparams; i++)
+    if (m->sparam[i] == p) return m->sparam_val[i] == v;
+  if (m->nparams == MAX_BIND) return false;
+  m->sparam[m->nparams] = p;
+  m->sparam_val[m->nparams++] = v;
+  return true;
+}
+
+static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
+  u = flat(u);
+  s = flat(s);
+  if (!s) return !u || differ_stmt(m, "the nest does more than the intrinsic", u, NULL);
+  const Var *p;
+  int64_t v;
+  if (s->kind == ST_IF && !s->else_s && param_test(m, s->cond, &p, &v)) {
+    /* taken (p = v): its statements, then the rest; or not taken */
+    Match save = *m;
+    Stmt *list = (Stmt *)s->next, **tail = &list;
+    for (const Stmt *t = flat(s->then_s); t; t = t->next) {
+      Stmt *c = ARENA_NEW(m->a, Stmt);
+      *c = *t;
+      c->next = *tail;
+      *tail = c;
+      tail = &c->next;
+    }
+    if (bind_param(m, p, v) && match_list(m, u, list)) return true;
+    char taken_why[sizeof m->why];
+    memcpy(taken_why, m->why, sizeof taken_why);
+    *m = save;
+    if (bind_param(m, p, v + 1) && match_list(m, u, s->next)) return true;
+    /* neither: the difference that explains it is the taken one's when the
+     * nest has a statement where the if's would be */
+    const Stmt *t = flat(s->then_s);
+    if (u && t && u->kind == t->kind && taken_why[0]) memcpy(m->why, taken_why, sizeof m->why);
+    return false;
+  }
+  if (!u) return differ_stmt(m, "the nest does less than the intrinsic", NULL, s);
+  if (u->kind != s->kind) return differ_stmt(m, "the statements differ", u, s);
+  bool ok;
+  switch (s->kind) {
+  case ST_FOR: ok = match_loop(m, u, s); break;
+  case ST_ASSIGN:
+    m->ucur = u;
+    m->scur = s;
+    ok = u->op == s->op ? match_expr(m, u->lhs, s->lhs) && match_expr(m, u->rhs, s->rhs)
+                        : differ_stmt(m, "the assignment operators differ", u, s);
+    break;
+  default: ok = differ_stmt(m, "unsupported statement in the intrinsic", u, s); break;
+  }
+  return ok && match_list(m, u->next, s->next);
+}
+
+/* ---------------- the semantics file ---------------- */
+
+/* The value of the text after "key: " on its comment line, malloc'ed. */
+static char *meta(const char *src, const char *key) {
+  const char *p = strstr(src, key);
+  if (!p) return NULL;
+  p += strlen(key);
+  const char *e = strchr(p, '\n');
+  return e ? strndup(p, (size_t)(e - p)) : strdup(p);
+}
+
+typedef struct {
+  Module *m;
+  DiagList d;
+} Sem;
+
+static bool sem_load(Sem *sem, const char *name, char *err, size_t n) {
+  diag_init(&sem->d);
+  sem->m = NULL;
+  for (const char *c = name; *c; c++)
+    if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))) {
+      snprintf(err, n, "'%s' is not an intrinsic name", name);
+      return false;
+    }
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.c", NPG_INTRINSICS_INCLUDE_DIR, name);
+  size_t len;
+  char *text = read_file(path, &len);
+  if (!text) {
+    snprintf(err, n, "unknown intrinsic '%s' (npu_intrinsics/ has no semantics kernel %s.c)", name, name);
+    return false;
+  }
+  sem->m = frontend_parse(path, text, len, &sem->d);
+  free(text);
+  if (!sem->m || !sem->m->kernels) {
+    snprintf(err, n, "the semantics kernel of %s does not parse", name);
+    return false;
+  }
+  return true;
+}
+
+static void sem_free(Sem *sem) {
+  if (sem->m) module_free(sem->m);
+  diag_free(&sem->d);
+}
+
+/* Matches and checks scopes; fills the call text when sb is not NULL. */
+static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf *call, char *why, size_t n,
+                            bool *known) {
+  Sem sem;
+  *known = sem_load(&sem, name, why, n);
+  if (!*known) {
+    sem_free(&sem);
+    return false;
+  }
+  Match *m = calloc(1, sizeof *m);
+  m->sem = sem.m->kernels;
+  m->a = a;
+  Stmt one = *loop;
+  one.next = NULL;
+  bool ok = match_list(m, &one, m->sem->body->body);
+  if (!ok) snprintf(why, n, "%s", m->why);
+  char *scopes = ok ? meta(sem.m->src, "scopes: ") : NULL, *abi = ok ? meta(sem.m->src, "abi: ") : NULL;
+  /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
+  for (char *p = scopes; ok && p && *p;) {
+    char op[64], scope[64];
+    int used = 0;
+    if (sscanf(p, " %63[^ ,] %63[^ ,]%n", op, scope, &used) != 2) break;
+    p += used;
+    while (*p == ',' || *p == ' ') p++;
+    for (int i = 0; i < m->nbufs; i++)
+      if (!strcmp(m->sbuf[i]->name, op) && strcmp(m->ubuf[i]->scope, scope)) {
+        snprintf(why, n, "its operand %s would be %s, which is in %s; it must be in %s (stage it there with "
+                 "cache_read or cache_write)", op, m->ubuf[i]->name,
+                 strcmp(m->ubuf[i]->scope, "global") ? m->ubuf[i]->scope : "DDR", scope);
+        ok = false;
+      }
+  }
+  /* abi: "npu_nu_matmul_i8(C, A, B, M, N, K, LDA, LDB, LDC, accumulate)" */
+  char *args = abi ? strchr(abi, '(') : NULL;
+  if (ok && !args) ok = snprintf(why, n, "the semantics of %s give no abi line", name) < 0;
+  if (ok && call) {
+    sb_printf(call, "%s(", name);
+    int k = 0;
+    for (char *t = strtok(args + 1, ", )"); t && ok; t = strtok(NULL, ", )"), k++) {
+      if (k) sb_puts(call, ", ");
+      bool done = false;
+      for (int i = 0; i < m->nbufs && !done; i++)
+        if (!strcmp(m->sbuf[i]->name, t)) {
+          Expr e = {.kind = EX_LOAD, .buf = (Buffer *)m->ubuf[i], .type = m->ubuf[i]->elem, .idx = m->off[i]};
+          sb_putc(call, '&');
+          ir_print_expr(call, &e);
+          done = true;
+        }
+      for (int i = 0; i < m->nsizes && !done; i++)
+        if (!strcmp(m->size[i], t)) sb_printf(call, "%lld", (long long)m->size_val[i]), done = true;
+      for (int i = 0; i < m->nparams && !done; i++)
+        if (!strcmp(m->sparam[i]->name, t)) sb_printf(call, "%lld", (long long)m->sparam_val[i]), done = true;
+      /* LDX: the leading dimension (row pitch) of operand X */
+      for (int i = 0; i < m->nbufs && !done; i++)
+        if (!strncmp(t, "LD", 2) && !strcmp(t + 2, m->sbuf[i]->name))
+          sb_printf(call, "%lld", (long long)m->ubuf[i]->shape[m->ubuf[i]->ndim - 1]), done = true;
+      if (!done) ok = snprintf(why, n, "the abi of %s names '%s', which the match does not bind", name, t) < 0;
+    }
+    sb_puts(call, ");");
+  }
+  free(scopes);
+  free(abi);
+  free(m);
+  sem_free(&sem);
+  return ok;
+}
+
+bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, char *why, size_t n) {
+  bool known;
+  return loop->intrin && match_intrinsic(a, loop, loop->intrin, call, why, n, &known);
+}
+
+bool prim_tensorize(Sched *s, const SchedStep *st) {
+  Stmt *loop = sched_loop(s, &st->args[0]);
+  if (!loop) return false;
+  const SchedArg *ia = &st->args[1];
+  if (ia->kind != SA_NAME) return sched_error(s, ia, "expected an intrinsic's name, got '%s'", ia->text);
+  char why[1024];
+  StrBuf call;
+  sb_init(&call);
+  bool known, ok = match_intrinsic(s->a, loop, ia->name, &call, why, sizeof why, &known);
+  sb_free(&call);
+  if (!known) return sched_error(s, ia, "%s", why);
+  if (!ok) return sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);
+  loop->intrin = arena_strdup(s->a, ia->name);
+  return true;
+}
