@@ -113,6 +113,19 @@ install: all
 clean:
 	rm -rf build out
 
+# The emitted C of every example is committed under examples/emitted/ for
+# review; examples-fresh fails when it is stale (`make emitted` rewrites it).
+.PHONY: examples-fresh emitted
+examples-fresh: $(DEPS_OK)
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build build/npugen
+	@set -e; for f in $(EXAMPLES); do n=$$(basename $$f .c); \
+	  build/npugen emit $$f -o examples/emitted/$$n --check; done
+	@echo "examples/emitted: fresh"
+emitted: all
+	@set -e; for f in $(EXAMPLES); do n=$$(basename $$f .c); \
+	  $(BUILD)/npugen emit $$f -o examples/emitted/$$n; done
+SMOKE_TARGETS += examples-fresh
+
 # valgrind memcheck over a subset of the suite and the CLI, on the normal
 # build: any error or leak (definite, indirect or possible) fails. Criterion
 # runs each test in a child process, hence a log file per process.

@@ -16,3 +16,6 @@ if [ -f bench/sim_bench.sh ]; then
   echo "== simulator host speed =="
   bash bench/sim_bench.sh
 fi
+echo
+echo "== simulated cycles against the roofline =="
+bash bench/roofline.sh

@@ -28,6 +28,14 @@ void emit_layout_prototypes(StrBuf *sb, const EmitUnit *u);
  * scope (no ';'); a LOOP_DMA copy nest as DMA + wait, false (nothing
  * written) when its shape does not allow it. */
 void emit_onchip_decl(StrBuf *sb, const Buffer *b);
-bool emit_dma_copy(StrBuf *sb, Arena *scratch, const Stmt *loop, int ind);
+/* Issued and not waited for: `token = npu_dma_Nd(channel, ...)`, with the
+ * addresses where counter `var` (when given) has the value `value`. */
+typedef struct {
+  const char *token;
+  int channel;
+  const Var *var;
+  const Expr *value;
+} DmaAsync;
+bool emit_dma_copy(StrBuf *sb, Arena *scratch, const Stmt *loop, int ind, const DmaAsync *async);
 
 #endif

@@ -113,16 +113,18 @@ static bool perfect_nest(const Stmt *loop, Nest *n) {
   return true;
 }
 
-/* &B[idx with the copy counters from `from` on set to 0] */
-static void base_address(StrBuf *sb, Arena *a, const Expr *access, const Nest *n, int from) {
+/* &B[idx with the copy counters from `from` on set to 0, and a's counter
+ * (when given) set to its value] */
+static void base_address(StrBuf *sb, Arena *a, const Expr *access, const Nest *n, int from, const DmaAsync *as) {
   Expr *e = ir_expr_copy(a, access);
   for (int i = from; i < n->n; i++)
     e = ir_subst_expr(a, e, n->loops[i]->var, ir_int(a, 0, &ty_int, (SrcLoc){0, 0}));
+  if (as && as->var) e = ir_subst_expr(a, e, as->var, as->value);
   sb_puts(sb, "&");
   ir_print_expr(sb, e);
 }
 
-bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind) {
+bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsync *async) {
   Nest n;
   if (!perfect_nest(loop, &n)) return false;
   const Expr *dst = n.copy->lhs, *src = n.copy->rhs;
@@ -158,6 +160,7 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind) {
   /* the DMA may not write a row twice: rows must not overlap in dst */
   if (ndims >= 1 && dstr[0] < row) return false;
   if (ndims == 2 && dstr[1] < dstr[0] * cnt[0]) return false;
+  if (async && first_dim > 0) return false; /* one token: one DMA */
   /* host loops over the counters the DMA does not cover */
   for (int i = 0; i < first_dim; i++) {
     const Stmt *l = n.loops[i];
@@ -166,23 +169,29 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind) {
               l->var->name);
   }
   int in = ind + first_dim;
+  if (!async) {
+    sb_indent(sb, in);
+    sb_printf(sb, "/* %s: %s <- %s */\n", n.copy->name, dst->buf->name, src->buf->name);
+  }
   sb_indent(sb, in);
-  sb_printf(sb, "/* %s: %s <- %s */\n", n.copy->name, dst->buf->name, src->buf->name);
-  sb_indent(sb, in);
-  StrBuf d, s;
+  StrBuf d, s, call;
   sb_init(&d);
   sb_init(&s);
-  base_address(&d, a, dst, &n, first_dim);
-  base_address(&s, a, src, &n, first_dim);
+  sb_init(&call);
+  base_address(&d, a, dst, &n, first_dim, async);
+  base_address(&s, a, src, &n, first_dim, async);
   if (ndims == 0)
-    sb_printf(sb, "npu_dma_wait(npu_dma_1d(0, %s, %s, %lld));\n", d.data, s.data, (long long)row);
+    sb_printf(&call, "npu_dma_1d(%d, %s, %s, %lld)", async ? async->channel : 0, d.data, s.data, (long long)row);
   else if (ndims == 1)
-    sb_printf(sb, "npu_dma_wait(npu_dma_2d(0, %s, %lld, %s, %lld, %lld, %lld));\n", d.data, (long long)dstr[0], s.data,
-              (long long)sstr[0], (long long)row, (long long)cnt[0]);
+    sb_printf(&call, "npu_dma_2d(%d, %s, %lld, %s, %lld, %lld, %lld)", async ? async->channel : 0, d.data,
+              (long long)dstr[0], s.data, (long long)sstr[0], (long long)row, (long long)cnt[0]);
   else
-    sb_printf(sb, "npu_dma_wait(npu_dma_3d(0, %s, %lld, %lld, %s, %lld, %lld, %lld, %lld, %lld));\n", d.data,
-              (long long)dstr[0], (long long)dstr[1], s.data, (long long)sstr[0], (long long)sstr[1], (long long)row,
-              (long long)cnt[0], (long long)cnt[1]);
+    sb_printf(&call, "npu_dma_3d(%d, %s, %lld, %lld, %s, %lld, %lld, %lld, %lld, %lld)", async ? async->channel : 0,
+              d.data, (long long)dstr[0], (long long)dstr[1], s.data, (long long)sstr[0], (long long)sstr[1],
+              (long long)row, (long long)cnt[0], (long long)cnt[1]);
+  if (async) sb_printf(sb, "%s = %s;\n", async->token, call.data);
+  else sb_printf(sb, "npu_dma_wait(%s);\n", call.data);
+  sb_free(&call);
   sb_free(&d);
   sb_free(&s);
   for (int i = first_dim - 1; i >= 0; i--) {

@@ -29,11 +29,11 @@ enum { SG_MAX_FAILURE_TEXT = 256 << 10 };
 static const char *const prim_names[] = {
     "split", "fuse", "merge", "fission", "reorder", "tile", "unroll", "vectorize", "parallel",
     "loop_partition", "decompose_reduction", "annotate", "compute_at", "reverse_compute_at",
-    "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "tensorize",
+    "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "tensorize", "double_buffer",
 };
 enum { NPRIMS = sizeof prim_names / sizeof prim_names[0] };
 /* Relative frequency of each primitive (same order). */
-static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5, 3};
+static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5, 3, 4};
 
 int sg_prim_count(void) { return NPRIMS; }
 const char *sg_prim_name(int i) { return i >= 0 && i < NPRIMS ? prim_names[i] : "?"; }
@@ -765,6 +765,19 @@ static void gen_cache(Gen *g, bool write) {
   add_new_name(g);
 }
 
+typedef struct {
+  Gen *g;
+  const char *pick;
+  int n;
+} OnchipPick;
+
+static bool pick_onchip(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  OnchipPick *p = ctx;
+  if (st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) && below(p->g, ++p->n) == 0) p->pick = st->buf->name;
+  return true;
+}
+
 /* Can the IR give prim p plausible arguments? */
 static bool fits(Gen *g, const char *prim) {
   int a, b;
@@ -807,7 +820,12 @@ static int generate(Gen *g) {
   else if (!strcmp(name, "compute_at")) gen_compute_at(g, false);
   else if (!strcmp(name, "reverse_compute_at")) gen_compute_at(g, true);
   else if (!strncmp(name, "cache_", 6)) gen_cache(g, !strcmp(name, "cache_write"));
-  else if (!strcmp(name, "tensorize")) {
+  else if (!strcmp(name, "double_buffer")) {
+    /* an on-chip buffer of the variant, mostly */
+    OnchipPick op = {g, NULL, 0};
+    ir_walk_stmts(g->s->k->body, pick_onchip, &op);
+    add_name(g, op.pick && !chance(g, 10) ? op.pick : g->s->k->params->buf ? g->s->k->params->buf->name : "x");
+  } else if (!strcmp(name, "tensorize")) {
     static const char *const intrins[] = {"npu_nu_matmul_i8", "npu_nu_matmul_f32", "npu_vu_add_i32", "npu_bogus"};
     add_loop(g, random_loop(g));
     add_name(g, intrins[below(g, 4)]);

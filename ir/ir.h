@@ -112,6 +112,10 @@ struct Buffer {
   int64_t shape[IR_MAX_DIMS];
   const char *scope; /* "global" for host arrays and locals; or dm, nu_ib, nu_wb, nu_ob, vu_vm */
   int64_t offset;    /* on-chip buffers: byte offset in the scope (schedule/placement.c) */
+  /* double_buffer(): two copies, <name>_db, filled and drained by DMA on
+   * token <name>_tok while the loop runs on the other copy */
+  int copies;
+  const char *db_name, *db_token;
   const Layout *layout; /* NULL: the logical layout; shape is physical */
   BufferRole role;
   bool is_const;

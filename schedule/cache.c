@@ -13,6 +13,9 @@
  * them to npu_dma_1d/2d/3d and a wait (emit/emit_dma.c). NEW gets its
  * offset in the scope from schedule/placement.c. */
 #include <isl/aff.h>
+#include <isl/flow.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
 #include <isl/ilp.h>
 #include <isl/map.h>
 #include <isl/set.h>
@@ -343,6 +346,83 @@ static bool writes_cover_box(Region *r, const Start *st, const int64_t *ext) {
   return sub == isl_bool_true;
 }
 
+/* ---------------- reads of values the iteration wrote ---------------- */
+
+typedef struct {
+  StrBuf sb;
+  int n;
+} Leaves;
+
+static bool leaf_tuple(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Leaves *l = ctx;
+  if (st->kind != ST_ASSIGN && st->kind != ST_DECL) return true;
+  sb_printf(&l->sb, "%sS%d[", l->n++ ? "; " : "", st->inst);
+  for (int i = 0; i < st->norig; i++) sb_printf(&l->sb, "%so%d", i ? ", " : "", i);
+  sb_puts(&l->sb, "]");
+  return true;
+}
+
+static isl_stat same_iteration(isl_map *m, void *user) {
+  int nouter = *(int *)user;
+  bool same = true;
+  for (int k = 0; k < nouter && same; k++) {
+    isl_map *eq = isl_map_equate(isl_map_copy(m), isl_dim_in, k, isl_dim_out, k);
+    same = isl_map_is_equal(eq, m) == isl_bool_true;
+    isl_map_free(eq);
+  }
+  isl_map_free(m);
+  return same ? isl_stat_ok : isl_stat_error;
+}
+
+/* Does every read of b under `at` see a value written earlier in the same
+ * iteration (exact last-writer dataflow with isl)? Then the region need
+ * not be copied in. */
+static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b, int nouter) {
+  dep_reset_origins(s->a, s->k);
+  DepModel m;
+  if (!dep_model_build(&m, s->ctx, s->k, true)) return false;
+  Leaves l = {.n = 0};
+  sb_init(&l.sb);
+  sb_puts(&l.sb, "{ ");
+  Stmt *next = at->next;
+  at->next = NULL; /* this nest only */
+  ir_walk_stmts(at, leaf_tuple, &l);
+  at->next = next;
+  sb_puts(&l.sb, " }");
+  char elems[64];
+  snprintf(elems, sizeof elems, "{ B%d[", b->id);
+  StrBuf e;
+  sb_init(&e);
+  sb_puts(&e, elems);
+  for (int d = 0; d < b->ndim; d++) sb_printf(&e, "%sx%d", d ? ", " : "", d);
+  sb_puts(&e, "] }");
+  isl_union_set *under = isl_union_set_read_from_str(s->ctx, l.sb.data);
+  isl_union_set *array = isl_union_set_read_from_str(s->ctx, e.data);
+  sb_free(&l.sb);
+  sb_free(&e);
+  isl_union_map *reads = isl_union_map_intersect_range(
+      isl_union_map_intersect_domain(isl_union_map_copy(m.reads), isl_union_set_copy(under)), isl_union_set_copy(array));
+  isl_union_map *writes = isl_union_map_intersect_range(
+      isl_union_map_intersect_domain(isl_union_map_copy(m.writes), under), array);
+  isl_union_access_info *ai = isl_union_access_info_from_sink(reads);
+  ai = isl_union_access_info_set_must_source(ai, writes);
+  ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(m.sched));
+  isl_union_flow *flow = isl_union_access_info_compute_flow(ai);
+  bool ok = false;
+  if (flow) {
+    isl_union_map *none = isl_union_flow_get_may_no_source(flow);
+    isl_union_map *dep = isl_union_flow_get_may_dependence(flow);
+    ok = none && dep && isl_union_map_is_empty(none) == isl_bool_true &&
+         isl_union_map_foreach_map(dep, same_iteration, &nouter) == isl_stat_ok;
+    isl_union_map_free(none);
+    isl_union_map_free(dep);
+    isl_union_flow_free(flow);
+  }
+  dep_model_free(&m);
+  return ok;
+}
+
 static bool cache(Sched *s, const SchedStep *st, bool write) {
   Buffer *b = sched_buffer(s, &st->args[0]);
   if (!b) return false;
@@ -406,7 +486,8 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
                      "use cache_write", r.writer->name, r.writer->loc.line, b->name, at->name);
   }
   for (int d = 0; ok && d < b->ndim; d++) ok = box_dim(&r, d, &start[d], &ext[d], &st->args[0]);
-  bool copy_in = ok && (!write || r.reads || !writes_cover_box(&r, start, ext));
+  bool copy_in = ok && (!write || !writes_cover_box(&r, start, ext) ||
+                        (r.reads && !reads_see_own_writes(s, at, b, r.nouter)));
   isl_map_free(r.all);
   isl_map_free(r.writes);
   isl_set_free(r.odom);

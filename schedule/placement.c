@@ -60,7 +60,7 @@ static void walk(Walk *w, const Stmt *list, const Stmt *block, const Stmt *loop)
       memcpy(o->path, w->path, sizeof o->path[0] * (size_t)w->depth);
       o->depth = w->depth;
       o->owner = loop;
-      o->bytes = (uint64_t)buffer_elems(s->buf) * (uint64_t)s->buf->elem->size;
+      o->bytes = (uint64_t)buffer_elems(s->buf) * (uint64_t)s->buf->elem->size * (s->buf->copies > 1 ? 2 : 1);
       break;
     default: break;
     }

@@ -44,6 +44,7 @@ static const struct {
     {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)"},
     {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)"},
     {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)"},
+    {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)"},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
