@@ -1,5 +1,6 @@
 /* Expressions: tree-sitter nodes -> typed IR with C's conversions explicit. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,23 @@ static int64_t wrap_to(int64_t v, const Type *t) {
   }
 }
 
+/* C11 6.3.1.4: a floating value converts to an integer type only when its
+ * integral part fits; otherwise the behaviour is undefined (NaN never fits). */
+static bool float_fits(double v, const Type *t) {
+  double w = trunc(v), top = ldexp(1.0, t->size * 8 - (t->is_signed ? 1 : 0));
+  return w >= (t->is_signed ? -top : 0) && w < top;
+}
+
+/* A floating constant, possibly signed (tree-sitter folds "-1e30"). */
+static bool float_const(const Expr *e, double *v) {
+  if (e->kind == EX_UNARY && (e->op == OP_NEG || e->op == OP_PLUS) && float_const(e->a, v)) {
+    if (e->op == OP_NEG) *v = -*v;
+    return true;
+  }
+  *v = e->fval;
+  return e->kind == EX_FLOAT;
+}
+
 bool fe_eval_int(const Expr *e, int64_t *out) {
   int64_t a, b, c;
   if (!type_is_integer(e->type)) return false;
@@ -53,8 +71,9 @@ bool fe_eval_int(const Expr *e, int64_t *out) {
     return true;
   case EX_CAST:
     if (type_is_float(e->a->type)) {
-      if (e->a->kind != EX_FLOAT) return false;
-      *out = wrap_to((int64_t)e->a->fval, e->type);
+      double v;
+      if (!float_const(e->a, &v) || !float_fits(v, e->type)) return false;
+      *out = wrap_to((int64_t)v, e->type);
       return true;
     }
     if (!fe_eval_int(e->a, &a)) return false;
@@ -216,7 +235,16 @@ static Expr *number_text(Fe *fe, TSNode n, const char *text) {
 
 /* ---------------- helpers ---------------- */
 
-Expr *fe_convert(Fe *fe, Expr *e, const Type *to) { return ir_cast(fe->arena, e, to, true); }
+/* A floating constant converted to an integer type must fit (float_fits):
+ * refused like a constant division by zero, as the kernel is undefined. */
+static Expr *cast(Fe *fe, Expr *e, const Type *to, bool implicit, SrcLoc loc) {
+  double v;
+  if (type_is_integer(to) && float_const(e, &v) && !float_fits(v, to))
+    fe_error_at(fe, loc, "the constant %g does not fit in '%s': converting it is undefined", v, to->name);
+  return ir_cast(fe->arena, e, to, implicit);
+}
+
+Expr *fe_convert(Fe *fe, Expr *e, const Type *to) { return cast(fe, e, to, true, e->loc); }
 
 static void need_integer(Fe *fe, TSNode n, Expr *e, const char *op) {
   if (!type_is_integer(e->type))
@@ -430,7 +458,7 @@ Expr *fe_expr(Fe *fe, TSNode n) {
   } else if (!strcmp(t, "cast_expression")) {
     const Type *ty = fe_type_descriptor(fe, fe_field(n, "type"));
     Expr *a = fe_expr(fe, fe_field(n, "value"));
-    e = ir_cast(fe->arena, a, ty, false);
+    e = cast(fe, a, ty, false, fe_loc(fe, n));
     e->loc = fe_loc(fe, n);
   } else if (!strcmp(t, "assignment_expression")) {
     fe_error(fe, n, "assignment inside an expression is not supported; write it as its own statement");

@@ -60,6 +60,7 @@ typedef struct {
   int vinfo_cap;
   int stmt_seq;
   int depth;
+  int loop_depth; /* for loops around the current statement */
   SchedProgram *sched; /* the variant the next schedule pragma belongs to */
 } Fe;
 
@@ -72,6 +73,8 @@ TSNode fe_child(TSNode n, uint32_t i);
 TSNode fe_field(TSNode n, const char *field);
 _Noreturn void fe_error(Fe *fe, TSNode n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 _Noreturn void fe_error_at(Fe *fe, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Parses a whole file (see cst.c for the comment openers in strings). */
+TSTree *fe_parse(const TSLanguage *lang, const char *src, uint32_t len);
 /* Reports the first ERROR/MISSING node or excessive depth; false if any. */
 bool fe_check_syntax(Fe *fe, TSNode root);
 

@@ -77,10 +77,7 @@ Module *frontend_parse(const char *file, const char *src, size_t len, DiagList *
   fe.lang = tree_sitter_c();
   fe.globals = ARENA_NEW(&arena, Scope);
 
-  TSParser *parser = ts_parser_new();
-  ts_parser_set_language(parser, fe.lang);
-  TSTree *tree = ts_parser_parse_string(parser, NULL, m->src, (uint32_t)len);
-  ts_parser_delete(parser);
+  TSTree *tree = fe_parse(fe.lang, m->src, (uint32_t)len);
   TSNode root = ts_tree_root_node(tree);
 
   int errors_before = d->errors;
@@ -91,6 +88,7 @@ Module *frontend_parse(const char *file, const char *src, size_t len, DiagList *
       if (setjmp(fe.fail) == 0) top_level(&fe, n);
       fe.scope = NULL;
       fe.k = NULL;
+      fe.depth = 0; /* an error unwinds without counting down */
       fe.map.active = false;
       fe.text = m->src;
       if (arena.exhausted) {

@@ -13,6 +13,7 @@ typedef struct TSLanguage TSLanguage;
 enum {
   FE_MAX_SOURCE_BYTES = 8 * 1024 * 1024,
   FE_MAX_NESTING = 200,          /* syntax-tree depth of one function */
+  FE_MAX_LOOP_DEPTH = 16,        /* nested loops: isl's analyses grow steeply with them */
   FE_MAX_ARENA_BYTES = 512 << 20 /* IR memory of one module */
 };
 

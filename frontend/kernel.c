@@ -246,6 +246,7 @@ Kernel *fe_kernel(Fe *fe, TSNode fn) {
   Kernel *k = ARENA_NEW(fe->arena, Kernel);
   fe->k = k;
   fe->depth = 0;
+  fe->loop_depth = 0;
   const Type *rt = fe_type_of(fe, fe_field(fn, "type"));
   TSNode decl = fe_field(fn, "declarator");
   if (!fe_is(decl, "function_declarator"))

@@ -49,7 +49,8 @@ void fe_define(Fe *fe, TSNode n) {
     fe_error(fe, value_n, "macro '%s' must fit on one line", name);
 
   static const char prefix[] = "int __npg_macro = ";
-  char *snippet = arena_printf(fe->arena, "%s%s;", prefix, b);
+  /* The newline ends a trailing // comment before the ';'. */
+  char *snippet = arena_printf(fe->arena, "%s%s\n;", prefix, b);
   TSParser *p = ts_parser_new();
   ts_parser_set_language(p, fe->lang);
   TSTree *tree = ts_parser_parse_string(p, NULL, snippet, (uint32_t)strlen(snippet));
@@ -73,7 +74,8 @@ void fe_define(Fe *fe, TSNode n) {
     TSNode val = fe_field(init, "value");
     if (ts_node_is_null(val) || ts_node_named_child_count(root) != 1)
       fe_error(fe, value_n, "macro '%s' is not a constant expression", name);
-    if (!macro_shape_ok(val))
+    /* "4, M" parses as a second declarator here, and means (4, M) in C. */
+    if (!macro_shape_ok(val) || !ts_node_is_null(fe_child(decl, 2)))
       fe_error(fe, val, "macro '%s' must be a single constant or be parenthesized, so that its uses keep C's meaning", name);
     Expr *e = fe_expr(fe, val);
     if (!is_constant(e)) fe_error(fe, val, "macro '%s' is not a constant expression", name);

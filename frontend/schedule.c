@@ -33,10 +33,12 @@ static bool const_value(Fe *fe, TSNode n, int64_t *v) {
   diag_init(&quiet);
   fe->diags = &quiet;
   bool ok = false;
+  int depth = fe->depth; /* an error unwinds fe_expr without counting down */
   if (setjmp(fe->fail) == 0) {
     Expr *e = fe_expr(fe, n);
     ok = type_is_integer(e->type) && fe_eval_int(e, v);
   }
+  fe->depth = depth;
   fe->diags = real;
   diag_free(&quiet);
   memcpy(fe->fail, saved, sizeof saved);
@@ -242,10 +244,7 @@ bool frontend_parse_schedules(Module *m, const char *file, const char *src, size
   }
   Fe fe;
   schedule_fe(&fe, m, file, src, len, d);
-  TSParser *parser = ts_parser_new();
-  ts_parser_set_language(parser, fe.lang);
-  TSTree *tree = ts_parser_parse_string(parser, NULL, fe.src, (uint32_t)len);
-  ts_parser_delete(parser);
+  TSTree *tree = fe_parse(fe.lang, fe.src, (uint32_t)len);
   TSNode root = ts_tree_root_node(tree);
   int before = d->errors;
   if (fe_check_syntax(&fe, root)) {
@@ -261,6 +260,7 @@ bool frontend_parse_schedules(Module *m, const char *file, const char *src, size
       }
       fe.map.active = false;
       fe.text = fe.src;
+      fe.depth = 0;
     }
   }
   ts_tree_delete(tree);

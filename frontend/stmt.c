@@ -265,11 +265,44 @@ static void check_bound(Fe *fe, TSNode n, const Expr *e, const Var *self) {
   fe_error(fe, n, "loop bound is not affine: bounds must be affine in enclosing loop counters and constants");
 }
 
+/* The step of `-= c` or `= counter - c`; INT64_MIN has no negation. */
+static int64_t minus_step(Fe *fe, TSNode n) {
+  int64_t c = fe_const_int(fe, n, "the loop step");
+  if (c == INT64_MIN) fe_error(fe, n, "the loop step %lld is too large", (long long)c);
+  return -c;
+}
+
+/* C compares `counter OP bound` in their common type, the IR compares their
+ * values: the two agree unless that type is unsigned and a signed side can
+ * be negative (C converts it to a huge value), or a 64-bit unsigned constant
+ * is 2^63 or more (the IR holds values as int64_t). */
+static void check_compare(Fe *fe, TSNode cond, TSNode bound_node, const Var *v, const Expr *lo, const Expr *hi,
+                          int64_t step) {
+  const Type *t = type_promote(v->type), *ht = type_promote(hi->type), *ct = type_common(t, ht);
+  int64_t c, start;
+  bool lo_const = fe_eval_int(lo, &start);
+  if (!t->is_signed && t->size == 8 && lo_const && start < 0)
+    fe_error(fe, cond, "the loop counter '%s' starts at %llu: values of 2^63 and more are not supported", v->name,
+             (unsigned long long)start);
+  if (!ht->is_signed && ht->size == 8 && fe_eval_int(hi, &c) && c < 0)
+    fe_error(fe, bound_node, "the loop bound %llu is too large: values of 2^63 and more are not supported",
+             (unsigned long long)c);
+  if (ct->is_signed) return;
+  if (ht->is_signed && (!fe_eval_int(hi, &c) || c < 0))
+    fe_error(fe, bound_node, "the unsigned counter '%s' is compared with a signed bound, which C converts to '%s' "
+             "(a negative one to a huge value): give both the same signedness", v->name, ct->name);
+  if (t->is_signed && (step < 0 || !lo_const || start < 0))
+    fe_error(fe, cond, "the signed counter '%s' is compared with an unsigned bound, so C converts it to '%s' "
+             "(a negative one to a huge value): give both the same signedness", v->name, ct->name);
+}
+
 static Stmt *for_loop(Fe *fe, TSNode n) {
   TSNode init = fe_field(n, "initializer"), cond = fe_field(n, "condition"),
          update = fe_field(n, "update"), body = fe_field(n, "body");
   if (ts_node_is_null(init) || ts_node_is_null(cond) || ts_node_is_null(update))
     fe_error(fe, n, "a kernel loop needs an initializer, a condition and an update");
+  if (fe->loop_depth == FE_MAX_LOOP_DEPTH)
+    fe_error(fe, n, "loops nested too deeply (the limit is %d levels)", FE_MAX_LOOP_DEPTH);
   SrcLoc loc = fe_loc(fe, n);
   const char *name;
   const Type *t;
@@ -351,8 +384,7 @@ static Stmt *for_loop(Fe *fe, TSNode n) {
     const char *op = fe_text(fe, fe_field(u, "operator"));
     TSNode r = fe_field(u, "right");
     if (!strcmp(op, "+=") || !strcmp(op, "-=")) {
-      step = fe_const_int(fe, r, "the loop step");
-      if (op[0] == '-') step = -step;
+      step = op[0] == '-' ? minus_step(fe, r) : fe_const_int(fe, r, "the loop step");
     } else if (!strcmp(op, "=")) {
       while (fe_is(r, "parenthesized_expression")) r = fe_child(r, 0);
       const char *bop = fe_is(r, "binary_expression") ? fe_text(fe, fe_field(r, "operator")) : "";
@@ -361,7 +393,7 @@ static Stmt *for_loop(Fe *fe, TSNode n) {
       else if (!strcmp(bop, "+") && is_ident(fe, fe_field(r, "right"), name))
         step = fe_const_int(fe, fe_field(r, "left"), "the loop step");
       else if (!strcmp(bop, "-") && is_ident(fe, fe_field(r, "left"), name))
-        step = -fe_const_int(fe, fe_field(r, "right"), "the loop step");
+        step = minus_step(fe, fe_field(r, "right"));
       else
         fe_error(fe, u, "the loop update must add a constant to the counter '%s'", name);
     } else {
@@ -375,18 +407,22 @@ static Stmt *for_loop(Fe *fe, TSNode n) {
     fe_error(fe, cond, "the loop condition never becomes false: the counter moves %s but the condition bounds it from %s",
              step > 0 ? "up" : "down", step > 0 ? "below" : "above");
 
+  Expr *lo_t = fe_convert(fe, lo, t);
+  check_compare(fe, cond, bound_node, v, lo_t, hi, step);
   int64_t hv;
   if (!t->is_signed && step < 0 && cmp == OP_GE && fe_eval_int(hi, &hv) && hv <= 0)
     fe_error(fe, cond, "the loop condition never becomes false: unsigned counter '%s' is always >= 0", name);
 
   Stmt *s = ir_stmt(fe->arena, ST_FOR, loc);
   s->var = v;
-  s->lo = fe_convert(fe, lo, t);
+  s->lo = lo_t;
   s->hi = hi;
   s->cmp = cmp;
   s->step = step;
   s->name = name;
+  fe->loop_depth++;
   s->body = as_block(fe, fe_stmt(fe, body), fe_loc(fe, body));
+  fe->loop_depth--;
   fe_pop_scope(fe);
   if (adopted) {
     adopted->is_counter = true;

@@ -125,6 +125,34 @@ static void check_counter(Bounds *b, const Stmt *s) {
   b->ok = false;
 }
 
+/* The IR's bound arithmetic is exact where C's wraps around (unsigned) or
+ * overflows (signed), so every sum, difference, product, negation and
+ * conversion in a loop bound must stay inside its type over the outer
+ * domain: `j - 1u` at j = 0 would run the loop four billion times. */
+static void check_bound_range(Bounds *b, const Expr *e) {
+  if (!e || !b->ok || !type_is_integer(e->type)) return;
+  check_bound_range(b, e->a);
+  check_bound_range(b, e->b);
+  check_bound_range(b, e->c);
+  bool arith = (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)) ||
+               (e->kind == EX_UNARY && e->op == OP_NEG) || e->kind == EX_CAST;
+  int64_t lo, hi, tmin;
+  uint64_t tmax;
+  bool exact, empty;
+  if (!b->ok || !arith || !aff_range(&b->aff, e, &lo, &hi, &exact, &empty) || empty) return;
+  type_int_range(e->type, &tmin, &tmax);
+  if (lo >= tmin && (hi < 0 || (uint64_t)hi <= tmax)) return;
+  StrBuf text;
+  sb_init(&text);
+  ir_print_expr(&text, e);
+  diag_error(b->d, b->file, b->src, e->loc.line, e->loc.col,
+             "loop bound '%s' ranges over [%lld, %lld], outside its type %s [%lld, %llu]: C would wrap it "
+             "around or overflow; compute the bound in a wider signed type",
+             text.data, (long long)lo, (long long)hi, e->type->name, (long long)tmin, (unsigned long long)tmax);
+  sb_free(&text);
+  b->ok = false;
+}
+
 /* Local arrays live on the stack of whoever runs the kernel (the JIT's
  * thread, a small NPU control core): their sum is limited. */
 static void check_local_array(Bounds *b, const Stmt *s) {
@@ -146,6 +174,8 @@ static void check_stmts(Bounds *b, const Stmt *s) {
     case ST_FOR:
       check_expr(b, s->lo);
       check_expr(b, s->hi);
+      check_bound_range(b, s->lo);
+      check_bound_range(b, s->hi);
       if (b->ok) check_counter(b, s);
       aff_push_loop(&b->aff, s);
       check_stmts(b, s->body);
