@@ -220,11 +220,52 @@ static const char *scope_enum(const char *scope) {
  * compute, the copy out (a write cache) is waited for two iterations later,
  * and every other statement is emitted as it is. False (nothing written)
  * when a copy is not one DMA: then the loop runs with synchronous copies. */
+typedef struct {
+  const Buffer *b;
+  bool used;
+} Uses;
+
+static bool uses_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Uses *u = ctx;
+  u->used |= ir_stmt_uses(st, NULL, u->b);
+  return !u->used;
+}
+
+/* Does c (its whole subtree, not what follows it) use b? */
+static bool uses_deep(const Stmt *c, const Buffer *b) {
+  Stmt one = *c;
+  one.next = NULL;
+  Uses u = {b, false};
+  ir_walk_stmts(&one, uses_visit, &u);
+  return u.used;
+}
+
+/* Is the pipelining double_buffer() checked still valid after the steps
+ * that followed it? The copy goes between on-chip memory and an array
+ * passed in, nothing else under L touches that array, and a copy out's
+ * boxes for consecutive iterations are apart. */
+static bool still_pipelinable(const Emit *em, const Stmt *L, const DbBuf *d) {
+  const Stmt *leaf = dma_leaf(d->load ? d->load : d->store);
+  const Buffer *array = d->load ? leaf->rhs->buf : leaf->lhs->buf;
+  bool param = false;
+  for (const Param *p = em->u->k->params; p; p = p->next) param |= p->buf == array;
+  if (!param) return false;
+  for (const Stmt *c = L->body->body; c; c = c->next)
+    if (c != d->load && c != d->store && uses_deep(c, array)) {
+      /* another double-buffered copy of the same array is fine; anything else is not */
+      const Stmt *other = c->kind == ST_FOR && c->loop_kind == LOOP_DMA ? dma_leaf(c) : NULL;
+      if (!other) return false;
+    }
+  return d->load || ir_copy_steps_apart(d->store, L->var);
+}
+
 static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   DbBuf db[MAX_DB];
   int n = 0;
-  int64_t trips;
-  if (!ir_const_int(L->hi, &trips)) return false;
+  int64_t trips, lo;
+  if (!ir_const_int(L->hi, &trips) || !ir_const_int(L->lo, &lo) || lo != 0 || L->step != 1 || L->cmp != OP_LT)
+    return false;
   for (const Stmt *c = L->body->body; c; c = c->next) {
     if (c->kind != ST_DECL || !c->buf || c->buf->copies < 2) continue;
     if (n == MAX_DB) return false;
@@ -236,7 +277,7 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
       if (x == c->next && leaf->lhs->buf == c->buf) d->load = x;
       if (!x->next && leaf->rhs->kind == EX_LOAD && leaf->rhs->buf == c->buf) d->store = x;
     }
-    if (!d->load == !d->store) return false;
+    if (!d->load == !d->store || !still_pipelinable(em, L, d)) return false;
   }
   if (!n) return false;
   /* every copy must be one DMA: try them first */
@@ -253,6 +294,10 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
   SrcLoc at = L->loc;
+  /* a block: a loop emitted twice (loop_partition) declares its copies twice */
+  sb_indent(sb, ind);
+  sb_puts(sb, "{\n");
+  ind++;
   for (int i = 0; i < n; i++) {
     const Buffer *b = db[i].decl->buf;
     sb_indent(sb, ind);
@@ -335,6 +380,8 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
       sb_printf(sb, "npu_dma_wait(%s[%lld]);\n", b->db_token, (long long)(t % 2));
     }
   }
+  sb_indent(sb, ind - 1);
+  sb_puts(sb, "}\n");
   return true;
 }
 

@@ -48,44 +48,13 @@ typedef struct {
   const Stmt *copy; /* dst[..] = src[..] */
 } Nest;
 
-/* The coefficient of v in e, when e is linear in v. */
-static bool linear(const Expr *e, const Var *v, int64_t *c) {
-  int64_t x, y;
-  if (!ir_expr_uses(e, v, NULL)) {
-    *c = 0;
-    return true;
-  }
-  switch (e->kind) {
-  case EX_VAR: *c = 1; return true;
-  case EX_CAST: return type_is_integer(e->type) && e->type->size >= 4 && linear(e->a, v, c);
-  case EX_UNARY:
-    if (e->op != OP_NEG && e->op != OP_PLUS) return false;
-    if (!linear(e->a, v, &x)) return false;
-    *c = e->op == OP_NEG ? -x : x;
-    return true;
-  case EX_BINARY:
-    if (e->op == OP_ADD || e->op == OP_SUB) {
-      if (!linear(e->a, v, &x) || !linear(e->b, v, &y)) return false;
-      *c = e->op == OP_ADD ? x + y : x - y;
-      return true;
-    }
-    if (e->op == OP_MUL) {
-      int64_t k;
-      if (ir_const_int(e->b, &k) && linear(e->a, v, &x)) return *c = k * x, true;
-      if (ir_const_int(e->a, &k) && linear(e->b, v, &x)) return *c = k * x, true;
-    }
-    return false;
-  default: return false;
-  }
-}
-
 /* Element stride of v through a whole access (row-major). */
 static bool stride(const Expr *access, const Var *v, int64_t *elems) {
   const Buffer *b = access->buf;
   int64_t s = 0, pitch = 1;
   for (int d = b->ndim - 1; d >= 0; d--) {
     int64_t c;
-    if (!linear(access->idx[d], v, &c)) return false;
+    if (!ir_linear_coef(access->idx[d], v, &c)) return false;
     s += c * pitch;
     pitch *= b->shape[d];
   }

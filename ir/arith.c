@@ -789,6 +789,7 @@ static void walk_stmts(KWalk *w, Stmt *s) {
       break;
     case ST_DECL:
       walk_expr(w, s->init, 0);
+      for (int i = 0; i < s->ninit; i++) walk_expr(w, s->init_list[i], 0);
       break;
     }
   }

@@ -118,3 +118,49 @@ static bool walk(Stmt *s, StmtVisitor fn, void *ctx, int depth) {
 }
 
 void ir_walk_stmts(Stmt *s, StmtVisitor fn, void *ctx) { walk(s, fn, ctx, 0); }
+
+bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c) {
+  int64_t x, y, k;
+  if (!ir_expr_uses(e, v, NULL)) return *c = 0, true;
+  switch (e->kind) {
+  case EX_VAR: return *c = 1, true;
+  case EX_CAST: return type_is_integer(e->type) && e->type->size >= 4 && ir_linear_coef(e->a, v, c);
+  case EX_UNARY:
+    if ((e->op != OP_NEG && e->op != OP_PLUS) || !ir_linear_coef(e->a, v, &x)) return false;
+    return *c = e->op == OP_NEG ? -x : x, true;
+  case EX_BINARY:
+    if (e->op == OP_ADD || e->op == OP_SUB) {
+      if (!ir_linear_coef(e->a, v, &x) || !ir_linear_coef(e->b, v, &y)) return false;
+      return *c = e->op == OP_ADD ? x + y : x - y, true;
+    }
+    if (e->op == OP_MUL && ir_const_int(e->b, &k) && ir_linear_coef(e->a, v, &x)) return *c = k * x, true;
+    if (e->op == OP_MUL && ir_const_int(e->a, &k) && ir_linear_coef(e->b, v, &x)) return *c = k * x, true;
+    return false;
+  default: return false;
+  }
+}
+
+bool ir_copy_steps_apart(const Stmt *copy, const Var *v) {
+  const Stmt *leaf = copy;
+  int64_t ext[IR_MAX_DIMS];
+  const Var *cv[IR_MAX_DIMS];
+  int n = 0;
+  for (; leaf && leaf->kind == ST_FOR; leaf = leaf->body->body) {
+    int64_t lo, hi;
+    if (n == IR_MAX_DIMS || !ir_const_int(leaf->lo, &lo) || !ir_const_int(leaf->hi, &hi) || leaf->step != 1) return false;
+    cv[n] = leaf->var;
+    ext[n++] = hi - lo;
+  }
+  if (!leaf || leaf->kind != ST_ASSIGN || leaf->lhs->kind != EX_LOAD) return false;
+  const Expr *dst = leaf->lhs;
+  for (int d = 0; d < dst->buf->ndim; d++) {
+    int64_t step, reach = 0, c;
+    if (!ir_linear_coef(dst->idx[d], v, &step)) return false;
+    for (int i = 0; i < n; i++) {
+      if (!ir_linear_coef(dst->idx[d], cv[i], &c)) return false;
+      reach += (c < 0 ? -c : c) * (ext[i] - 1);
+    }
+    if ((step < 0 ? -step : step) > reach) return true;
+  }
+  return false;
+}

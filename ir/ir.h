@@ -269,6 +269,13 @@ Expr *ir_add(Arena *a, Expr *x, Expr *y, const Type *t);
 Expr *ir_sub(Arena *a, Expr *x, Expr *y, const Type *t);
 Expr *ir_mul_int(Arena *a, Expr *x, int64_t c, const Type *t);
 bool ir_const_int(const Expr *e, int64_t *v);
+/* The coefficient of v in e when e is linear in v (+, -, * by a constant,
+ * widening casts); false otherwise. */
+bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
+/* A copy nest's destination boxes for consecutive values of v do not
+ * overlap (some dimension moves by more than the box spans): a copy of one
+ * iteration may still run while the next one's starts. */
+bool ir_copy_steps_apart(const Stmt *copy, const Var *v);
 
 /* Deep copies (ir/clone.c). A CloneMap maps variables and buffers to their
  * copies; declarations met inside a cloned subtree get fresh copies (with new

@@ -39,6 +39,8 @@ typedef struct {
   isl_set *odom;                     /* every iteration [o], whether it touches BUF or not */
   isl_map *all, *writes;             /* [o] -> [index] of every access, of the writes */
   bool reads;                        /* the iteration reads BUF (loads, compound assignments) */
+  int opaque_conds;                  /* non-affine conditions around the statement being scanned */
+  bool cond_writes;                  /* some write of BUF runs only under such a condition */
   const Stmt *writer;                /* a statement that writes BUF */
   const Expr *opaque;                /* an index isl cannot describe */
 } Region;
@@ -71,7 +73,10 @@ static void add_access(Region *r, Expr *const *idx, bool write) {
     isl_map *m = isl_map_read_from_str(r->s->ctx, sb.data);
     int inner = r->aff.nloops - r->nouter;
     m = isl_map_project_out(m, isl_dim_in, (unsigned)r->nouter, (unsigned)inner);
-    if (write) r->writes = union_into(r->writes, isl_map_copy(m));
+    /* a write under a condition isl cannot describe may not happen: it
+     * covers nothing (the box must then be copied in) */
+    if (write && r->opaque_conds) r->cond_writes = true;
+    else if (write) r->writes = union_into(r->writes, isl_map_copy(m));
     r->all = union_into(r->all, m);
   }
   sb_free(&sb);
@@ -107,10 +112,14 @@ static void scan_stmts(Region *r, const Stmt *st) {
     case ST_IF: {
       scan_expr(r, st->cond);
       bool pushed = aff_push_cond(&r->aff, st->cond, false);
+      r->opaque_conds += !pushed;
       scan_stmts(r, st->then_s);
+      r->opaque_conds -= !pushed;
       if (pushed) aff_pop_cond(&r->aff);
       pushed = aff_push_cond(&r->aff, st->cond, true);
+      r->opaque_conds += !pushed;
       scan_stmts(r, st->else_s);
+      r->opaque_conds -= !pushed;
       if (pushed) aff_pop_cond(&r->aff);
       break;
     }
@@ -127,6 +136,7 @@ static void scan_stmts(Region *r, const Stmt *st) {
       break;
     case ST_DECL:
       scan_expr(r, st->init);
+      for (int i = 0; i < st->ninit; i++) scan_expr(r, st->init_list[i]);
       break;
     }
   }
@@ -266,6 +276,7 @@ static bool redirect_stmt(Stmt *st, int depth, void *ctx) {
   redirect_expr(rd, st->rhs);
   redirect_expr(rd, st->lhs);
   redirect_expr(rd, st->init);
+  for (int i = 0; i < st->ninit; i++) redirect_expr(rd, st->init_list[i]);
   return true;
 }
 
@@ -437,6 +448,9 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   if (!name) return false;
   bool is_param = false;
   for (const Param *p = s->k->params; p; p = p->next) is_param |= p->buf == b;
+  if (!is_param && buffer_onchip(b))
+    return sched_error(s, &st->args[0], "%s is an on-chip buffer; to stage part of it in another scope, cache the "
+                       "array it came from at the inner loop instead", b->name);
   if (!is_param)
     return sched_error(s, &st->args[0], "%s is a local array; only arrays passed in (DDR) are cached", b->name);
   if (write && b->is_const) return sched_error(s, &st->args[0], "%s is const: nothing to write back", b->name);
@@ -445,9 +459,10 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   int nf;
   if (!at_frames(s->k, at, frames, AT_MAX_LOOPS - 1, &nf)) return sched_error(s, &st->args[2], "loop nest too deep");
   for (int i = 0; i < nf; i++)
-    if (frames[i].st->kind == ST_FOR && frames[i].st->loop_kind == LOOP_PARALLEL)
-      return sched_error(s, &st->args[2], "%s is inside parallel loop %s, whose iterations would share %s",
-                         at->name, frames[i].st->name, name);
+    if (frames[i].st->kind == ST_FOR &&
+        (frames[i].st->loop_kind == LOOP_PARALLEL || frames[i].st->loop_kind == LOOP_VECTORIZE))
+      return sched_error(s, &st->args[2], "%s is inside %s loop %s, whose iterations would share %s", at->name,
+                         frames[i].st->loop_kind == LOOP_PARALLEL ? "parallel" : "vectorized", frames[i].st->name, name);
 
   Region r = {.s = s, .b = b};
   aff_init(&r.aff, s->ctx, s->k);
@@ -486,7 +501,7 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
                      "use cache_write", r.writer->name, r.writer->loc.line, b->name, at->name);
   }
   for (int d = 0; ok && d < b->ndim; d++) ok = box_dim(&r, d, &start[d], &ext[d], &st->args[0]);
-  bool copy_in = ok && (!write || !writes_cover_box(&r, start, ext) ||
+  bool copy_in = ok && (!write || r.cond_writes || !writes_cover_box(&r, start, ext) ||
                         (r.reads && !reads_see_own_writes(s, at, b, r.nouter)));
   isl_map_free(r.all);
   isl_map_free(r.writes);
@@ -498,7 +513,7 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   c->name = name;
   c->elem = b->elem;
   c->ndim = b->ndim;
-  memcpy(c->shape, ext, sizeof ext);
+  memcpy(c->shape, ext, sizeof ext[0] * (size_t)b->ndim);
   c->scope = scope;
   c->role = b->role;
   c->loc = st->loc;

@@ -24,6 +24,17 @@ static const Stmt *copy_of(const Stmt *first, const Buffer *b, bool into) {
   return NULL;
 }
 
+/* The outermost loop of the copy nest whose leaf is `leaf` (after decl). */
+static const Stmt *copy_nest_of(const Stmt *decl, const Stmt *leaf) {
+  for (const Stmt *c = decl->next; c; c = c->next)
+    if (c->kind == ST_FOR && c->loop_kind == LOOP_DMA) {
+      const Stmt *in = c;
+      while (in->kind == ST_FOR) in = in->body->body;
+      if (in == leaf) return c;
+    }
+  return NULL;
+}
+
 typedef struct {
   const Buffer *array, *cache;
   const Stmt *other;
@@ -80,6 +91,16 @@ bool prim_double_buffer(Sched *s, const SchedStep *st) {
   if (t.other)
     return sched_error(s, &st->args[0], "%s (line %d) accesses %s under loop %s, so its copy to %s cannot move "
                        "into another iteration", t.other->name, t.other->loc.line, array->name, loop->name, b->name);
+  bool is_param = false;
+  for (const Param *p = s->k->params; p; p = p->next) is_param |= p->buf == array;
+  if (!is_param)
+    return sched_error(s, &st->args[0], "%s is copied %s %s, not an array passed in: only copies from and to DDR "
+                       "are double-buffered", b->name, load ? "from" : "to", array->name);
+  /* a copy out stays in flight while the next iteration runs and issues its
+   * own: their boxes in the array must not overlap */
+  if (store && !ir_copy_steps_apart(copy_nest_of(f.decl, store), loop->var))
+    return sched_error(s, &st->args[0], "the regions of %s that consecutive iterations of %s copy out may overlap, "
+                       "so the copies could not run at once", array->name, loop->name);
   char name[160];
   snprintf(name, sizeof name, "%s_db", b->name);
   b->db_name = sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);

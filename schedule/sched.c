@@ -259,7 +259,15 @@ bool sched_name_taken(Sched *s, const char *name) {
   if (type_by_name(name)) return true;
   for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
     if (!strcmp(reserved[i], name)) return true;
-  if (!strncmp(name, "npg_", 4) || !strncmp(name, "npu_", 4) || !strncmp(name, "__", 2)) return true;
+  /* npu_intrinsics.h: npu_* functions, NPU_* scopes; <stdint.h>: INT8_MAX, ... */
+  if (!strncmp(name, "npg_", 4) || !strncmp(name, "npu_", 4) || !strncmp(name, "NPU_", 4) || !strncmp(name, "__", 2))
+    return true;
+  static const char *const stdint_prefix[] = {"INT", "UINT", "SIZE_", "PTRDIFF_"};
+  for (size_t i = 0; i < sizeof stdint_prefix / sizeof stdint_prefix[0]; i++) {
+    size_t n = strlen(stdint_prefix[i]);
+    if (!strncmp(name, stdint_prefix[i], n) && strstr(name, "_MAX")) return true;
+    if (!strncmp(name, stdint_prefix[i], n) && strstr(name, "_MIN")) return true;
+  }
   for (const Param *p = s->k->params; p; p = p->next)
     if (!strcmp(p->buf ? p->buf->name : p->var->name, name)) return true;
   for (const Define *d = s->m->defines; d; d = d->next)

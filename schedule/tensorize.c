@@ -78,28 +78,6 @@ static bool differ_stmt(Match *m, const char *what, const Stmt *u, const Stmt *s
 
 /* ---------------- linear indices ---------------- */
 
-/* The coefficient of v in e when e is linear in v. */
-static bool coef(const Expr *e, const Var *v, int64_t *c) {
-  int64_t x, y, k;
-  if (!ir_expr_uses(e, v, NULL)) return *c = 0, true;
-  switch (e->kind) {
-  case EX_VAR: return *c = 1, true;
-  case EX_CAST: return type_is_integer(e->type) && e->type->size >= 4 && coef(e->a, v, c);
-  case EX_UNARY:
-    if (e->op != OP_NEG || !coef(e->a, v, &x)) return false;
-    return *c = -x, true;
-  case EX_BINARY:
-    if (e->op == OP_ADD || e->op == OP_SUB) {
-      if (!coef(e->a, v, &x) || !coef(e->b, v, &y)) return false;
-      return *c = e->op == OP_ADD ? x + y : x - y, true;
-    }
-    if (e->op == OP_MUL && ir_const_int(e->b, &k) && coef(e->a, v, &x)) return *c = k * x, true;
-    if (e->op == OP_MUL && ir_const_int(e->a, &k) && coef(e->b, v, &x)) return *c = k * x, true;
-    return false;
-  default: return false;
-  }
-}
-
 static const Var *mapped(const Match *m, const Var *sv) {
   for (int i = 0; i < m->nvars; i++)
     if (m->svar[i] == sv) return m->uvar[i];
@@ -110,7 +88,7 @@ static const Var *mapped(const Match *m, const Var *sv) {
 static bool match_index(Match *m, const Expr *u, const Expr *s, Expr **off) {
   for (int i = 0; i < m->nvars; i++) {
     int64_t cu, cs;
-    if (!coef(u, m->uvar[i], &cu) || !coef(s, m->svar[i], &cs) || cu != cs)
+    if (!ir_linear_coef(u, m->uvar[i], &cu) || !ir_linear_coef(s, m->svar[i], &cs) || cu != cs)
       return differ(m, "an index differs", u, s);
   }
   Expr *o = ir_expr_copy(m->a, u);

@@ -311,16 +311,17 @@ Test(double_buffer, overlaps_dma_with_the_nu) {
                (unsigned long long)b.sim_cycles, (unsigned long long)a.sim_cycles);
   cr_expect_gt(b.nu_utilization, 0.75);
   const char *c = npg_emit_source(s, db);
-  has(c, "      npu_dma_wait(B_wb_tok);\n"
-         "      if (jo + 1 < 4) { /* the next iteration's region, into the other copy */\n"
-         "        int8_t (*B_wb)[64] = B_wb_db[(jo + 1) % 2];\n"
-         "        B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 64, &B[0][(jo + 1) * 64], 256, 64, 512);\n"
-         "      }\n");
+  has(c, "          npu_dma_wait(B_wb_tok);\n"
+         "          if (jo + 1 < 4) { /* the next iteration's region, into the other copy */\n"
+         "            int8_t (*B_wb)[64] = B_wb_db[(jo + 1) % 2];\n"
+         "            B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 64, &B[0][(jo + 1) * 64], 256, 64, 512);\n"
+         "          }\n");
   has(c, "if (jo >= 2) npu_dma_wait(C_ob_tok[jo % 2]); /* its copy out two iterations ago */");
-  has(c, "      C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 64][jo * 64], 1024, &C_ob[0][0], 256, 256, 64);\n"
-         "    }\n"
-         "    npu_dma_wait(C_ob_tok[0]);\n"
-         "    npu_dma_wait(C_ob_tok[1]);\n");
+  has(c, "          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 64][jo * 64], 1024, &C_ob[0][0], 256, 256, 64);\n"
+         "        }\n"
+         "        npu_dma_wait(C_ob_tok[0]);\n"
+         "        npu_dma_wait(C_ob_tok[1]);\n"
+         "      }\n");
   /* two copies each: placement counts both */
   has(npg_dump_ir(s, db), "nu_wb B_wb @0: int8_t[512][64]");
   npg_close(s);
@@ -341,4 +342,57 @@ Test(double_buffer, refusals) {
                "#pragma npu double_buffer(A_ib)\n",
           "k.c:14:13: error: double_buffer: the on-chip buffers do not fit: B_ib (131072 bytes) needs 393216 bytes "
           "of nu_ib, which holds 262144; usage (buffers live at once share no bytes):");
+}
+
+/* Review findings (each was wrong code or a crash before the fix). */
+Test(cache, review_regressions) {
+  /* writes under a data-dependent if cover nothing: the box is copied in */
+  int v;
+  NpgSession *s = open_ok("#include <stdint.h>\nvoid k(const int32_t X[64], int32_t Y[64]) {\n"
+                          "  for (int i = 0; i < 64; i++)\n    if (X[i] > 0) Y[i] = X[i];\n}\n",
+                          "#pragma npu schedule(k, v)\n#pragma npu split(i, 16, io, ii)\n"
+                          "#pragma npu cache_write(Y, dm, io, Y_dm)\n");
+  v = checked(s, "v");
+  has(npg_emit_source(s, v), "Y_dm_load");
+  npg_close(s);
+  /* a local array's initializer list reads the cached array too */
+  s = open_ok("#include <stdint.h>\nvoid k(const int32_t X[64], int32_t Y[64], int32_t Z[64]) {\n"
+              "  for (int i = 0; i < 64; i++) {\n    Y[i] = X[i] + 1;\n    int32_t t[2] = {Y[i], 3};\n"
+              "    Z[i] = t[0] * t[1];\n  }\n}\n",
+              "#pragma npu schedule(k, v)\n#pragma npu split(i, 16, io, ii)\n#pragma npu cache_write(Y, dm, io, Y_dm)\n");
+  v = checked(s, "v");
+  has(npg_emit_source(s, v), "int32_t t[2] = {Y_dm[ii], 3};");
+  npg_close(s);
+  /* NPU_* and INT*_MAX names are the header's */
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, dm, i, NPU_DM)\n",
+          "k.c:11:34: error: cache_read: the name 'NPU_DM' is already used in v; new loops and buffers need fresh names");
+  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu vectorize(i)\n#pragma npu cache_read(B, dm, j, B_dm)\n",
+          "k.c:12:31: error: cache_read: j is inside vectorized loop i, whose iterations would share B_dm");
+}
+
+static const char rows[] = "#include <stdint.h>\nvoid k(const int32_t X[64][16], int32_t Y[64][16]) {\n"
+                           "  for (int i = 0; i < 64; i++)\n    for (int j = 0; j < 16; j++) Y[i][j] = X[i][j] + 1;\n}\n";
+
+/* Steps after double_buffer that break what it relied on: the loops run with
+ * synchronous copies (still correct), never a wrong pipeline. */
+Test(double_buffer, later_steps_fall_back_to_synchronous_copies) {
+  NpgSession *s = open_ok(rows, "#pragma npu schedule(k, unr)\n#pragma npu split(i, 8, io, ii)\n"
+                                "#pragma npu cache_read(X, dm, io, X_dm)\n#pragma npu double_buffer(X_dm)\n"
+                                "#pragma npu unroll(io, 5)\n"
+                                "#pragma npu schedule(k, part)\n#pragma npu split(i, 8, io, ii)\n"
+                                "#pragma npu cache_write(Y, dm, io, Y_dm)\n#pragma npu double_buffer(Y_dm)\n"
+                                "#pragma npu loop_partition(io, 3)\n"
+                                "#pragma npu schedule(k, second)\n#pragma npu split(i, 8, io, ii)\n"
+                                "#pragma npu cache_read(X, vu_vm, io, X_vm)\n#pragma npu double_buffer(X_vm)\n"
+                                "#pragma npu cache_read(X, dm, io, X_dm)\n");
+  lacks(npg_emit_source(s, checked(s, "unr")), "X_dm_db");
+  has(npg_emit_source(s, checked(s, "part")), "Y_dm_db");
+  lacks(npg_emit_source(s, checked(s, "second")), "X_vm_db");
+  npg_close(s);
+  refused("#include <stdint.h>\nvoid k(const int32_t X[16], int32_t Y[17][16]) {\n"
+          "  for (int i = 0; i < 16; i++)\n    for (int t = 0; t < 2; t++)\n"
+          "      for (int j = 0; j < 16; j++) Y[i + t][j] = X[i] + t + j;\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu cache_write(Y, dm, i, Y_dm)\n#pragma npu double_buffer(Y_dm)\n",
+          "k.c:9:27: error: double_buffer: the regions of Y that consecutive iterations of i copy out may overlap, so the "
+          "copies could not run at once");
 }
