@@ -69,6 +69,20 @@ static bool is_const_int(const Expr *e, int64_t *v) {
   return false;
 }
 
+/* Does integer cast e keep every value its operand takes here? Always
+ * when the new type holds the old one; otherwise when the operand's range
+ * (over the current domain) fits. */
+static bool cast_keeps_value(AffCtx *c, const Expr *e) {
+  const Type *from = e->a->type, *to = e->type;
+  if (from->is_signed == to->is_signed ? to->size >= from->size : to->is_signed && to->size > from->size) return true;
+  int64_t lo, hi, tl;
+  uint64_t th;
+  bool exact, empty;
+  type_int_range(to, &tl, &th);
+  if (!aff_range(c, e->a, &lo, &hi, &exact, &empty)) return false;
+  return empty || (lo >= tl && (hi < 0 || (uint64_t)hi <= th));
+}
+
 static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
   if (depth > 64 || !type_is_integer(e->type)) return false;
   int64_t v;
@@ -93,8 +107,9 @@ static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
     return ok;
   }
   case EX_CAST:
-    /* Narrowing below int may wrap: leave those to the interval analysis. */
-    if (!type_is_integer(e->a->type) || e->type->size < 4) return false;
+    /* Affine only where the conversion keeps the value: a narrowing or a
+     * change of sign may wrap ((unsigned)(i - 1) is not i - 1). */
+    if (!type_is_integer(e->a->type) || !cast_keeps_value(c, e)) return false;
     return text_rec(c, sb, e->a, depth + 1);
   case EX_UNARY:
     if (e->op != OP_NEG && e->op != OP_PLUS) return false;
@@ -429,6 +444,8 @@ static bool interval(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, int dep
   }
 }
 
+static bool domain_empty(AffCtx *c);
+
 bool aff_range(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, bool *exact, bool *empty) {
   *empty = false;
   char *t = aff_text(c, e);
@@ -441,6 +458,13 @@ bool aff_range(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, bool *exact, 
     }
   }
   *exact = false;
+  /* Over an empty domain (dead code: an always-false guard) every value is
+   * vacuously in range; interval() would read its constants as 0 there. */
+  if (domain_empty(c)) {
+    *empty = true;
+    *lo = *hi = 0;
+    return true;
+  }
   return interval(c, e, lo, hi, 0);
 }
 

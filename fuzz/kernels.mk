@@ -1,0 +1,21 @@
+# kernel_random: random valid kernels (fuzz/kernel_gen.c), each checked by
+# npugen check and by gcc (UBSan, ASan) vs tcc builds of the emitted C and
+# of the kernel as written (fuzz/fuzz_kernels.c, a process per case);
+# failures go to fuzz/failures/kgen-seed*.c.
+#   make fuzz-kernels N=20000 [SEED=1]    a long run (JOBS at a time)
+#   make fuzz-kernels-smoke               30 s of it (run by `make test`)
+KGEN_OBJS := $(call obj,fuzz/fuzz_kernels.c fuzz/kernel_gen.c)
+KGEN_SMOKE_SECONDS ?= 30
+$(KGEN_OBJS) $(call obj,tests/test_kernel_random.c): fuzz/kernel_gen.h
+
+.PHONY: fuzz-kernels fuzz-kernels-smoke
+$(BUILD)/fuzz_kernels: $(KGEN_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
+	$(CC) $(OPT) -o $@ $(KGEN_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
+
+fuzz-kernels: $(BUILD)/fuzz_kernels
+	$(BUILD)/fuzz_kernels -n $(N) -s $(SEED) -j $(JOBS)
+
+fuzz-kernels-smoke: $(BUILD)/fuzz_kernels
+	$(BUILD)/fuzz_kernels -n 100000 -s $(SEED) -j $(JOBS) -T $(KGEN_SMOKE_SECONDS)
+
+SMOKE_TARGETS += fuzz-kernels-smoke
