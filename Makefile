@@ -86,12 +86,7 @@ test: $(DEPS_OK)
 	@echo "== normal build =="
 	NPUGEN=build/npugen build/npugen-tests --jobs=$(JOBS)
 	@echo "== ASan+UBSan build =="
-	@# Leaks are checked where npugen runs: per case in the test processes
-	@# (__lsan_do_recoverable_leak_check) and by valgrind-subset. The check at
-	@# exit would only see the Criterion runner, which now and then keeps 48
-	@# bytes of its own bookkeeping (seen once in CI, no npugen frame).
-	ASAN_OPTIONS=detect_leaks=1:leak_check_at_exit=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  NPUGEN=build/asan/npugen build/asan/npugen-tests --jobs=$(JOBS)
+	NPUGEN=build/asan/npugen bash tests/asan_run.sh build/asan/npugen-tests --jobs=$(JOBS)
 	@echo "== smoke runs: $(SMOKE_TARGETS) =="
 	$(MAKE) --no-print-directory $(SMOKE_TARGETS)
 

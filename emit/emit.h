@@ -28,6 +28,10 @@ void emit_layout_prototypes(StrBuf *sb, const EmitUnit *u);
  * scope (no ';'); a LOOP_DMA copy nest as DMA + wait, false (nothing
  * written) when its shape does not allow it. */
 void emit_onchip_decl(StrBuf *sb, const Buffer *b);
+/* "int8_t (*NAME)[32]" or "int8_t *NAME": a pointer to b's elements from
+ * dimension from + 1 on (from = -1: to the whole array); NPU_DM, ... */
+void emit_pointer_decl(StrBuf *sb, const Buffer *b, const char *name, int from);
+const char *emit_scope_macro(const char *scope);
 /* Issued and not waited for: `token = npu_dma_Nd(channel, ...)`, with the
  * addresses where counter `var` (when given) has the value `value`. */
 typedef struct {

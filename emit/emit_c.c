@@ -192,101 +192,36 @@ static void emit_loop_hint(Emit *em, const Stmt *s);
 
 enum { MAX_DB = 8 };
 
-typedef struct {
-  const Stmt *decl;
-  const Stmt *load, *store; /* its copy nest (LOOP_DMA) into or out of it */
-} DbBuf;
-
-static const Stmt *dma_leaf(const Stmt *c) {
-  while (c && c->kind == ST_FOR) c = c->body->body;
-  return c && c->kind == ST_ASSIGN ? c : NULL;
-}
-
-/* "int8_t (*NAME)[32]" / "int8_t *NAME" for b's shape from dimension `from` */
-static void pointer_decl(StrBuf *sb, const Buffer *b, const char *name, int from) {
-  sb_printf(sb, "%s ", b->elem->name);
-  if (from < b->ndim - 1 || from < 0) sb_printf(sb, "(*%s)", name);
-  else sb_printf(sb, "*%s", name);
-  for (int d = from + 1; d < b->ndim; d++) sb_printf(sb, "[%lld]", (long long)b->shape[d]);
-}
-
-static const char *scope_enum(const char *scope) {
-  return !strcmp(scope, "dm") ? "NPU_DM" : !strcmp(scope, "nu_ib") ? "NPU_NU_IB" : !strcmp(scope, "nu_wb") ? "NPU_NU_WB"
-         : !strcmp(scope, "nu_ob") ? "NPU_NU_OB" : "NPU_VU_VM";
-}
-
 /* A loop whose body declares double-buffered buffers: the copy of the next
  * iteration's region (a read cache) is issued before this iteration's
  * compute, the copy out (a write cache) is waited for two iterations later,
  * and every other statement is emitted as it is. False (nothing written)
- * when a copy is not one DMA: then the loop runs with synchronous copies. */
+ * when a rule of double buffering no longer holds after later steps
+ * (ir_double_buffer_rules) or a copy is not one DMA: then the loop runs with
+ * synchronous copies. */
 typedef struct {
-  const Buffer *b;
-  bool used;
-} Uses;
-
-static bool uses_visit(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  Uses *u = ctx;
-  u->used |= ir_stmt_uses(st, NULL, u->b);
-  return !u->used;
-}
-
-/* Does c (its whole subtree, not what follows it) use b? */
-static bool uses_deep(const Stmt *c, const Buffer *b) {
-  Stmt one = *c;
-  one.next = NULL;
-  Uses u = {b, false};
-  ir_walk_stmts(&one, uses_visit, &u);
-  return u.used;
-}
-
-/* Is the pipelining double_buffer() checked still valid after the steps
- * that followed it? The copy goes between on-chip memory and an array
- * passed in, nothing else under L touches that array, and a copy out's
- * boxes for consecutive iterations are apart. */
-static bool still_pipelinable(const Emit *em, const Stmt *L, const DbBuf *d) {
-  const Stmt *leaf = dma_leaf(d->load ? d->load : d->store);
-  const Buffer *array = d->load ? leaf->rhs->buf : leaf->lhs->buf;
-  bool param = false;
-  for (const Param *p = em->u->k->params; p; p = p->next) param |= p->buf == array;
-  if (!param) return false;
-  for (const Stmt *c = L->body->body; c; c = c->next)
-    if (c != d->load && c != d->store && uses_deep(c, array)) {
-      /* another double-buffered copy of the same array is fine; anything else is not */
-      const Stmt *other = c->kind == ST_FOR && c->loop_kind == LOOP_DMA ? dma_leaf(c) : NULL;
-      if (!other) return false;
-    }
-  return d->load || ir_copy_steps_apart(d->store, L->var);
-}
+  const Stmt *decl;
+  DbCopies c;
+} DbBuf;
 
 static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   DbBuf db[MAX_DB];
   int n = 0;
-  int64_t trips, lo;
-  if (!ir_const_int(L->hi, &trips) || !ir_const_int(L->lo, &lo) || lo != 0 || L->step != 1 || L->cmp != OP_LT)
-    return false;
+  int64_t trips;
+  char why[512];
   for (const Stmt *c = L->body->body; c; c = c->next) {
     if (c->kind != ST_DECL || !c->buf || c->buf->copies < 2) continue;
-    if (n == MAX_DB) return false;
-    DbBuf *d = &db[n++];
-    *d = (DbBuf){c, NULL, NULL};
-    for (const Stmt *x = c->next; x; x = x->next) {
-      const Stmt *leaf = x->kind == ST_FOR && x->loop_kind == LOOP_DMA ? dma_leaf(x) : NULL;
-      if (!leaf) continue;
-      if (x == c->next && leaf->lhs->buf == c->buf) d->load = x;
-      if (!x->next && leaf->rhs->kind == EX_LOAD && leaf->rhs->buf == c->buf) d->store = x;
-    }
-    if (!d->load == !d->store || !still_pipelinable(em, L, d)) return false;
+    if (n == MAX_DB || !ir_double_buffer_rules(em->u->k, L, c, &db[n].c, why, sizeof why)) return false;
+    db[n++].decl = c;
   }
-  if (!n) return false;
+  if (!n || !ir_const_int(L->hi, &trips)) return false;
   /* every copy must be one DMA: try them first */
   StrBuf dry;
   sb_init(&dry);
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
     DmaAsync as = {"t", 1, NULL, NULL};
-    ok = emit_dma_copy(&dry, &em->scratch, db[i].load ? db[i].load : db[i].store, 0, &as);
+    ok = emit_dma_copy(&dry, &em->scratch, db[i].c.load ? db[i].c.load : db[i].c.store, 0, &as);
   }
   sb_free(&dry);
   if (!ok) return false;
@@ -301,13 +236,13 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   for (int i = 0; i < n; i++) {
     const Buffer *b = db[i].decl->buf;
     sb_indent(sb, ind);
-    pointer_decl(sb, b, b->db_name, -1);
+    emit_pointer_decl(sb, b, b->db_name, -1);
     sb_puts(sb, " = (");
-    pointer_decl(sb, b, "", -1);
+    emit_pointer_decl(sb, b, "", -1);
     sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s, two copies of %lld bytes */\n",
-              scope_enum(b->scope), (long long)b->offset, b->scope, (long long)(buffer_elems(b) * b->elem->size));
+              emit_scope_macro(b->scope), (long long)b->offset, b->scope, (long long)(buffer_elems(b) * b->elem->size));
     sb_indent(sb, ind);
-    if (db[i].store) {
+    if (db[i].c.store) {
       sb_printf(sb, "npu_token_t %s[2];\n", b->db_token);
       continue;
     }
@@ -316,12 +251,10 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
     sb_indent(sb, ind);
     sb_puts(sb, "{\n");
     sb_indent(sb, ind + 1);
-    pointer_decl(sb, b, b->name, 0);
+    emit_pointer_decl(sb, b, b->name, 0);
     sb_printf(sb, " = %s[0];\n", b->db_name);
-    char tok[160];
-    snprintf(tok, sizeof tok, "%s", b->db_token);
-    DmaAsync as = {tok, 1, L->var, L->lo};
-    emit_dma_copy(sb, &em->scratch, db[i].load, ind + 1, &as);
+    DmaAsync as = {b->db_token, 1, L->var, L->lo};
+    emit_dma_copy(sb, &em->scratch, db[i].c.load, ind + 1, &as);
     sb_indent(sb, ind);
     sb_puts(sb, "}\n");
   }
@@ -332,7 +265,7 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   for (const Stmt *c = L->body->body; c; c = c->next) {
     const DbBuf *d = NULL;
     for (int i = 0; i < n; i++)
-      if (db[i].decl == c || db[i].load == c || db[i].store == c) d = &db[i];
+      if (db[i].decl == c || db[i].c.load == c || db[i].c.store == c) d = &db[i];
     if (!d) {
       Stmt one = *c;
       one.next = NULL;
@@ -342,38 +275,38 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
     const Buffer *b = d->decl->buf;
     if (c == d->decl) {
       sb_indent(sb, ind + 1);
-      pointer_decl(sb, b, b->name, 0);
+      emit_pointer_decl(sb, b, b->name, 0);
       sb_printf(sb, " = %s[%s %% 2];\n", b->db_name, v);
-      if (d->store) {
+      if (d->c.store) {
         sb_indent(sb, ind + 1);
         sb_printf(sb, "if (%s >= 2) npu_dma_wait(%s[%s %% 2]); /* its copy out two iterations ago */\n", v,
                   b->db_token, v);
       }
-    } else if (c == d->load) {
+    } else if (c == d->c.load) {
       sb_indent(sb, ind + 1);
       sb_printf(sb, "npu_dma_wait(%s);\n", b->db_token);
       sb_indent(sb, ind + 1);
       sb_printf(sb, "if (%s + 1 < %lld) { /* the next iteration's region, into the other copy */\n", v, (long long)trips);
       sb_indent(sb, ind + 2);
-      pointer_decl(sb, b, b->name, 0);
+      emit_pointer_decl(sb, b, b->name, 0);
       sb_printf(sb, " = %s[(%s + 1) %% 2];\n", b->db_name, v);
       Expr *next = ir_add(&em->scratch, ir_var(&em->scratch, L->var, at), ir_int(&em->scratch, 1, &ty_int, at),
                           L->var->type);
       DmaAsync as = {b->db_token, 1, L->var, next};
-      emit_dma_copy(sb, &em->scratch, d->load, ind + 2, &as);
+      emit_dma_copy(sb, &em->scratch, d->c.load, ind + 2, &as);
       sb_indent(sb, ind + 1);
       sb_puts(sb, "}\n");
     } else {
       char tok[200];
       snprintf(tok, sizeof tok, "%s[%s %% 2]", b->db_token, v);
       DmaAsync as = {tok, 2, NULL, NULL};
-      emit_dma_copy(sb, &em->scratch, d->store, ind + 1, &as);
+      emit_dma_copy(sb, &em->scratch, d->c.store, ind + 1, &as);
     }
   }
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
   for (int i = 0; i < n; i++) {
-    if (!db[i].store) continue;
+    if (!db[i].c.store) continue;
     const Buffer *b = db[i].decl->buf;
     for (int64_t t = trips >= 2 ? trips - 2 : trips - 1; t < trips; t++) {
       sb_indent(sb, ind);

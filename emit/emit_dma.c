@@ -14,7 +14,7 @@
 
 #include "emit/emit.h"
 
-static const char *scope_macro(const char *scope) {
+const char *emit_scope_macro(const char *scope) {
   if (!strcmp(scope, "dm")) return "NPU_DM";
   if (!strcmp(scope, "nu_ib")) return "NPU_NU_IB";
   if (!strcmp(scope, "nu_wb")) return "NPU_NU_WB";
@@ -22,19 +22,19 @@ static const char *scope_macro(const char *scope) {
   return "NPU_VU_VM";
 }
 
-void emit_onchip_decl(StrBuf *sb, const Buffer *b) {
-  StrBuf dims;
-  sb_init(&dims);
-  for (int d = 1; d < b->ndim; d++) sb_printf(&dims, "[%lld]", (long long)b->shape[d]);
-  const char *ptr = b->ndim > 1 ? "(*%s)%s" : "*%s%s";
-  const char *rest = dims.data ? dims.data : "";
+void emit_pointer_decl(StrBuf *sb, const Buffer *b, const char *name, int from) {
   sb_printf(sb, "%s ", b->elem->name);
-  sb_printf(sb, ptr, b->name, rest);
-  sb_printf(sb, " = (%s ", b->elem->name);
-  sb_printf(sb, ptr, "", rest);
-  sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s: %lld bytes */", scope_macro(b->scope),
+  if (from < b->ndim - 1) sb_printf(sb, "(*%s)", name);
+  else sb_printf(sb, "*%s", name);
+  for (int d = from + 1; d < b->ndim; d++) sb_printf(sb, "[%lld]", (long long)b->shape[d]);
+}
+
+void emit_onchip_decl(StrBuf *sb, const Buffer *b) {
+  emit_pointer_decl(sb, b, b->name, 0);
+  sb_puts(sb, " = (");
+  emit_pointer_decl(sb, b, "", 0);
+  sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s: %lld bytes */", emit_scope_macro(b->scope),
             (long long)b->offset, b->scope, (long long)(buffer_elems(b) * b->elem->size));
-  sb_free(&dims);
 }
 
 /* ---------------- copy nests ---------------- */

@@ -43,6 +43,28 @@ Expr *ir_binary(Arena *a, Op op, Expr *l, Expr *r, const Type *t, SrcLoc loc) {
   return e;
 }
 
+Expr *ir_load(Arena *a, Buffer *b, Expr **idx) {
+  Expr *e = ARENA_NEW(a, Expr);
+  e->kind = EX_LOAD;
+  e->buf = b;
+  e->type = b->elem;
+  e->idx = idx;
+  return e;
+}
+
+bool ir_expr_same(const Expr *x, const Expr *y) {
+  if (!x || !y) return x == y;
+  StrBuf a, b;
+  sb_init(&a);
+  sb_init(&b);
+  ir_print_expr(&a, x);
+  ir_print_expr(&b, y);
+  bool same = !strcmp(a.data ? a.data : "", b.data ? b.data : "");
+  sb_free(&a);
+  sb_free(&b);
+  return same;
+}
+
 Stmt *ir_stmt(Arena *a, StmtKind kind, SrcLoc loc) {
   Stmt *s = ARENA_NEW(a, Stmt);
   s->kind = kind;
@@ -138,29 +160,4 @@ bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c) {
     return false;
   default: return false;
   }
-}
-
-bool ir_copy_steps_apart(const Stmt *copy, const Var *v) {
-  const Stmt *leaf = copy;
-  int64_t ext[IR_MAX_DIMS];
-  const Var *cv[IR_MAX_DIMS];
-  int n = 0;
-  for (; leaf && leaf->kind == ST_FOR; leaf = leaf->body->body) {
-    int64_t lo, hi;
-    if (n == IR_MAX_DIMS || !ir_const_int(leaf->lo, &lo) || !ir_const_int(leaf->hi, &hi) || leaf->step != 1) return false;
-    cv[n] = leaf->var;
-    ext[n++] = hi - lo;
-  }
-  if (!leaf || leaf->kind != ST_ASSIGN || leaf->lhs->kind != EX_LOAD) return false;
-  const Expr *dst = leaf->lhs;
-  for (int d = 0; d < dst->buf->ndim; d++) {
-    int64_t step, reach = 0, c;
-    if (!ir_linear_coef(dst->idx[d], v, &step)) return false;
-    for (int i = 0; i < n; i++) {
-      if (!ir_linear_coef(dst->idx[d], cv[i], &c)) return false;
-      reach += (c < 0 ? -c : c) * (ext[i] - 1);
-    }
-    if ((step < 0 ? -step : step) > reach) return true;
-  }
-  return false;
 }

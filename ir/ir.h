@@ -262,6 +262,10 @@ Expr *ir_var(Arena *a, Var *v, SrcLoc loc);
 Expr *ir_cast(Arena *a, Expr *e, const Type *t, bool implicit);
 Expr *ir_binary(Arena *a, Op op, Expr *l, Expr *r, const Type *t, SrcLoc loc);
 Stmt *ir_stmt(Arena *a, StmtKind kind, SrcLoc loc);
+/* b[idx[0]]...[idx[ndim-1]], of b's element type */
+Expr *ir_load(Arena *a, Buffer *b, Expr **idx);
+/* Both print as the same C text (NULL only equals NULL). */
+bool ir_expr_same(const Expr *x, const Expr *y);
 Expr *ir_expr_copy(Arena *a, const Expr *e);
 /* Folding constructors for rewrites: x + 0 is x, x * 1 is x, constants fold.
  * Both operands must have type t (the loop counter's type). */
@@ -272,10 +276,22 @@ bool ir_const_int(const Expr *e, int64_t *v);
 /* The coefficient of v in e when e is linear in v (+, -, * by a constant,
  * widening casts); false otherwise. */
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
+/* ---- DMA copy nests (ir/dma.c) ---- */
+/* The assignment at the bottom of a perfect loop nest, when it copies one
+ * array element to another; NULL otherwise. */
+const Stmt *ir_nest_leaf(const Stmt *loop);
 /* A copy nest's destination boxes for consecutive values of v do not
  * overlap (some dimension moves by more than the box spans): a copy of one
  * iteration may still run while the next one's starts. */
 bool ir_copy_steps_apart(const Stmt *copy, const Var *v);
+/* The copy nests of a double-buffered buffer (declared by decl in loop's
+ * body) and the DDR array they copy; false with the reason in why when a
+ * rule of double buffering does not hold. */
+typedef struct {
+  const Stmt *load, *store; /* one of them: the copy in (first) or out (last) */
+  const Buffer *array;
+} DbCopies;
+bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl, DbCopies *c, char *why, size_t n);
 
 /* Deep copies (ir/clone.c). A CloneMap maps variables and buffers to their
  * copies; declarations met inside a cloned subtree get fresh copies (with new

@@ -145,6 +145,7 @@ static void scan_stmts(Region *r, const Stmt *st) {
 /* ---------------- the box ---------------- */
 
 typedef struct {
+  int n; /* loops of an iteration [o] */
   int64_t coef[AT_MAX_LOOPS], cst;
   int pieces;
   bool affine;
@@ -156,18 +157,7 @@ static isl_stat start_piece(isl_set *set, isl_aff *aff, void *user) {
   st->pieces++;
   isl_aff_free(st->aff);
   st->aff = isl_aff_copy(aff);
-  st->affine = isl_aff_dim(aff, isl_dim_div) == 0;
-  isl_size n = isl_aff_dim(aff, isl_dim_in);
-  for (int k = 0; st->affine && k < n && k < AT_MAX_LOOPS; k++) {
-    isl_val *v = isl_aff_get_coefficient_val(aff, isl_dim_in, k);
-    st->affine = isl_val_is_int(v) == isl_bool_true;
-    st->coef[k] = st->affine ? isl_val_get_num_si(v) : 0;
-    isl_val_free(v);
-  }
-  isl_val *v = isl_aff_get_constant_val(aff);
-  if (isl_val_is_int(v) != isl_bool_true) st->affine = false;
-  st->cst = isl_val_get_num_si(v);
-  isl_val_free(v);
+  st->affine = aff_int_terms(aff, st->n, st->coef, &st->cst);
   isl_set_free(set);
   isl_aff_free(aff);
   return isl_stat_ok;
@@ -182,6 +172,7 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
   md = isl_map_project_out(md, isl_dim_out, 0, (unsigned)d);
   isl_pw_aff *lo = isl_map_dim_min(isl_map_copy(md), 0), *hi = isl_map_dim_max(md, 0);
   memset(start, 0, sizeof *start);
+  start->n = r->nouter;
   isl_pw_aff_foreach_piece(lo, start_piece, start);
   isl_pw_aff *ext = isl_pw_aff_sub(hi, isl_pw_aff_copy(lo));
   isl_val *mx = pw_extreme(ext, true);
@@ -224,17 +215,7 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
 
 /* sum coef[k] * o_k + cst, in type t. */
 static Expr *start_expr(Region *r, const Start *st, const Type *t) {
-  Arena *a = r->s->a;
-  Expr *e = NULL;
-  for (int k = 0; k < r->nouter; k++) {
-    if (!st->coef[k]) continue;
-    Expr *v = ir_var(a, r->oloops[k]->var, (SrcLoc){0, 0});
-    if (v->type != t) v = ir_cast(a, v, t, false);
-    Expr *term = ir_mul_int(a, v, st->coef[k], t);
-    e = e ? ir_add(a, e, term, t) : term;
-  }
-  Expr *c = ir_int(a, st->cst, t, (SrcLoc){0, 0});
-  return e ? (st->cst ? ir_add(a, e, c, t) : e) : c;
+  return affine_expr(r->s->a, r->oloops, r->nouter, st->coef, st->cst, t, (SrcLoc){0, 0});
 }
 
 /* ---------------- rewriting ---------------- */
@@ -280,14 +261,6 @@ static bool redirect_stmt(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
-static Expr *load(Arena *a, Buffer *b, Expr **idx) {
-  Expr *e = ARENA_NEW(a, Expr);
-  e->kind = EX_LOAD;
-  e->buf = b;
-  e->type = b->elem;
-  e->idx = idx;
-  return e;
-}
 
 /* for v0 < E0: for v1 < E1: ... dst[..] = src[..], with the BUF side at
  * start + v; marked LOOP_DMA on its outermost loop. */
@@ -313,8 +286,8 @@ static Stmt *copy_nest(Redirect *rd, bool into_cache, const char *name, SrcLoc l
   Stmt *as = ir_stmt(s->a, ST_ASSIGN, loc);
   as->name = name;
   as->op = OP_NONE;
-  as->lhs = into_cache ? load(s->a, c, cidx) : load(s->a, rd->from, bidx);
-  as->rhs = into_cache ? load(s->a, rd->from, bidx) : load(s->a, c, cidx);
+  as->lhs = into_cache ? ir_load(s->a, c, cidx) : ir_load(s->a, rd->from, bidx);
+  as->rhs = into_cache ? ir_load(s->a, rd->from, bidx) : ir_load(s->a, c, cidx);
   inner->body->body = as;
   outer->loop_kind = LOOP_DMA;
   return outer;

@@ -6,17 +6,6 @@
 
 #include "schedule/primitives.h"
 
-static bool same_expr(const Expr *a, const Expr *b) {
-  StrBuf x, y;
-  sb_init(&x);
-  sb_init(&y);
-  ir_print_expr(&x, a);
-  ir_print_expr(&y, b);
-  bool same = !strcmp(x.data, y.data);
-  sb_free(&x);
-  sb_free(&y);
-  return same;
-}
 
 bool prim_merge(Sched *s, const SchedStep *st) {
   Stmt *a = sched_loop(s, &st->args[0]);
@@ -26,7 +15,7 @@ bool prim_merge(Sched *s, const SchedStep *st) {
   if (a == b) return sched_error(s, &st->args[1], "cannot merge loop %s with itself", a->name);
   if (a->next != b)
     return sched_error(s, &st->args[1], "loop %s must directly follow loop %s (sibling loops, nothing in between)", b->name, a->name);
-  if (a->step != b->step || a->cmp != b->cmp || !same_expr(a->lo, b->lo) || !same_expr(a->hi, b->hi) ||
+  if (a->step != b->step || a->cmp != b->cmp || !ir_expr_same(a->lo, b->lo) || !ir_expr_same(a->hi, b->hi) ||
       a->var->type != b->var->type)
     return sched_error(s, &st->args[1], "loops %s and %s have different bounds", a->name, b->name);
   if (!sched_begin_rewrite(s)) return false;

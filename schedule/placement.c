@@ -25,12 +25,11 @@ typedef struct {
 } Onchip;
 
 typedef struct {
-  Onchip *v;
-  int n;
+  Onchip *v; /* grown as buffers are found: most variants have none */
+  int n, cap;
   const Stmt *path[MAX_DEPTH];
-  const Stmt *loops[MAX_DEPTH];
   int depth;
-  bool over;
+  bool over, oom;
 } Walk;
 
 static void walk(Walk *w, const Stmt *list, const Stmt *block, const Stmt *loop) {
@@ -38,8 +37,7 @@ static void walk(Walk *w, const Stmt *list, const Stmt *block, const Stmt *loop)
     w->over = true;
     return;
   }
-  w->path[w->depth] = block;
-  w->loops[w->depth++] = loop;
+  w->path[w->depth++] = block;
   for (const Stmt *s = list; s; s = s->next) {
     switch (s->kind) {
     case ST_BLOCK: walk(w, s->body, s, loop); break;
@@ -53,6 +51,16 @@ static void walk(Walk *w, const Stmt *list, const Stmt *block, const Stmt *loop)
       if (w->n == MAX_ONCHIP) {
         w->over = true;
         break;
+      }
+      if (w->n == w->cap) {
+        int cap = w->cap ? 2 * w->cap : 8;
+        Onchip *v = realloc(w->v, sizeof *v * (size_t)cap);
+        if (!v) {
+          w->oom = true;
+          break;
+        }
+        w->v = v;
+        w->cap = cap;
       }
       Onchip *o = &w->v[w->n++];
       memset(o, 0, sizeof *o);
@@ -141,11 +149,10 @@ static void usage_table(StrBuf *sb, const Walk *w, const NpuTarget *t, const cha
 }
 
 bool sched_place_onchip(Sched *s) {
-  Walk w = {.v = calloc(MAX_ONCHIP, sizeof(Onchip))};
-  if (!w.v) return sched_error(s, NULL, "out of memory");
+  Walk w = {.v = NULL};
   walk(&w, s->k->body->body, s->k->body, NULL);
-  bool ok = true;
-  if (w.over) ok = sched_error(s, NULL, "too many on-chip buffers or too deep a nest to place (at most %d, %d levels)",
+  bool ok = !w.oom || sched_error(s, NULL, "out of memory");
+  if (ok && w.over) ok = sched_error(s, NULL, "too many on-chip buffers or too deep a nest to place (at most %d, %d levels)",
                                MAX_ONCHIP, MAX_DEPTH);
   NpuTarget t;
   npusim_target_default(&t);

@@ -245,28 +245,36 @@ typedef struct {
   SrcLoc loc;
 } Build;
 
-static Expr *ovar(Build *b, int k) {
-  Expr *v = ir_var(b->s->a, b->r->oloops[k]->var, b->loc);
-  return v->type == b->t ? v : ir_cast(b->s->a, v, b->t, false);
+typedef struct {
+  Arena *a;
+  const Stmt *const *loops;
+  int n;
+  const Type *t;
+  SrcLoc loc;
+} Terms;
+
+static Expr *ovar(const Terms *b, int k) {
+  Expr *v = ir_var(b->a, b->loops[k]->var, b->loc);
+  return v->type == b->t ? v : ir_cast(b->a, v, b->t, false);
 }
 
 /* sum coef[k] * o_k + cst, positive terms first: "y - 1", "3 - y". */
-static Expr *terms(Build *b, const int64_t *coef, int64_t cst) {
-  Arena *a = b->s->a;
+static Expr *sum_terms(const Terms *b, const int64_t *coef, int64_t cst) {
+  Arena *a = b->a;
   const Type *t = b->t;
   Expr *e = NULL;
-  for (int k = 0; k < b->r->n; k++)
+  for (int k = 0; k < b->n; k++)
     if (coef[k] > 0) {
       Expr *term = ir_mul_int(a, ovar(b, k), coef[k], t);
       e = e ? ir_add(a, e, term, t) : term;
     }
   bool neg = false;
-  for (int k = 0; k < b->r->n; k++) neg |= coef[k] < 0;
+  for (int k = 0; k < b->n; k++) neg |= coef[k] < 0;
   if (!e && (cst > 0 || !neg)) {
     e = ir_int(a, cst, t, b->loc);
     cst = 0;
   }
-  for (int k = 0; k < b->r->n; k++)
+  for (int k = 0; k < b->n; k++)
     if (coef[k] < 0) {
       Expr *term = ir_mul_int(a, ovar(b, k), -coef[k], t);
       if (e) {
@@ -284,17 +292,25 @@ static Expr *terms(Build *b, const int64_t *coef, int64_t cst) {
   return e;
 }
 
-/* The coefficients of an affine function of [o]; false with divisions or
- * fractions (not written as C). */
-static bool aff_terms(const AtRegion *r, isl_aff *aff, int64_t *coef, int64_t *cst) {
-  bool ok = isl_aff_dim(aff, isl_dim_in) == r->n;
+Expr *affine_expr(Arena *a, const Stmt *const *loops, int n, const int64_t *coef, int64_t cst, const Type *t,
+                  SrcLoc loc) {
+  Terms b = {a, loops, n, t, loc};
+  return sum_terms(&b, coef, cst);
+}
+
+static Expr *terms(Build *b, const int64_t *coef, int64_t cst) {
+  return affine_expr(b->s->a, b->r->oloops, b->r->n, coef, cst, b->t, b->loc);
+}
+
+bool aff_int_terms(isl_aff *aff, int n, int64_t *coef, int64_t *cst) {
+  bool ok = isl_aff_dim(aff, isl_dim_in) == n;
   isl_size nd = isl_aff_dim(aff, isl_dim_div);
   for (int i = 0; ok && i < nd; i++) {
     isl_val *v = isl_aff_get_coefficient_val(aff, isl_dim_div, i);
     ok = isl_val_is_zero(v) == isl_bool_true;
     isl_val_free(v);
   }
-  for (int k = 0; ok && k < r->n; k++) {
+  for (int k = 0; ok && k < n; k++) {
     isl_val *v = isl_aff_get_coefficient_val(aff, isl_dim_in, k);
     ok = isl_val_is_int(v) == isl_bool_true;
     coef[k] = ok ? isl_val_get_num_si(v) : 0;
@@ -311,7 +327,7 @@ static bool aff_terms(const AtRegion *r, isl_aff *aff, int64_t *coef, int64_t *c
 
 static Expr *aff_expr(Build *b, isl_aff *aff, int add) {
   int64_t coef[AT_MAX_LOOPS], cst;
-  if (!aff_terms(b->r, aff, coef, &cst)) return NULL;
+  if (!aff_int_terms(aff, b->r->n, coef, &cst)) return NULL;
   return terms(b, coef, cst + add);
 }
 
@@ -337,7 +353,7 @@ static isl_stat constraint_cond(isl_constraint *c, void *user) {
   CondBuild *cb = user;
   isl_aff *aff = isl_constraint_get_aff(c);
   int64_t coef[AT_MAX_LOOPS], cst, pos[AT_MAX_LOOPS], neg[AT_MAX_LOOPS];
-  if (!aff_terms(cb->b->r, aff, coef, &cst)) {
+  if (!aff_int_terms(aff, cb->b->r->n, coef, &cst)) {
     cb->fail = true;
   } else {
     /* a + b - c - 2 >= 0 is written a + b >= c + 2 */

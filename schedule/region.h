@@ -65,4 +65,13 @@ bool at_narrow(AtRegion *r, isl_union_map *want, Stmt **placed);
 /* The leaf of s->before an instance tuple name "S<inst>" stands for. */
 const Stmt *at_leaf_stmt(const AtRegion *r, const char *tuple);
 
+/* The integer coefficients of an affine function of n variables (and its
+ * constant); false with divisions or fractions (not written as C). */
+typedef struct isl_aff isl_aff;
+bool aff_int_terms(isl_aff *aff, int n, int64_t *coef, int64_t *cst);
+/* sum coef[k] * loops[k]'s counter + cst as an expression of type t,
+ * positive terms first ("y - 1", "3 - y"). */
+Expr *affine_expr(Arena *a, const Stmt *const *loops, int n, const int64_t *coef, int64_t cst, const Type *t,
+                  SrcLoc loc);
+
 #endif

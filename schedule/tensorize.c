@@ -101,17 +101,6 @@ static bool match_index(Match *m, const Expr *u, const Expr *s, Expr **off) {
   return true;
 }
 
-static bool same_text(const Expr *x, const Expr *y) {
-  StrBuf a, b;
-  sb_init(&a);
-  sb_init(&b);
-  ir_print_expr(&a, x);
-  ir_print_expr(&b, y);
-  bool same = !strcmp(a.data ? a.data : "", b.data ? b.data : "");
-  sb_free(&a);
-  sb_free(&b);
-  return same;
-}
 
 /* A user array of higher rank than the semantics one: its leading indices
  * must not change inside the nest (a row of a matrix as a vector). */
@@ -146,7 +135,7 @@ static bool match_load(Match *m, const Expr *u, const Expr *s) {
     return true;
   }
   for (int d = 0; d < u->buf->ndim; d++)
-    if (!same_text(off[d], m->off[bi][d])) return differ(m, "two accesses of one operand start at different places", u, s);
+    if (!ir_expr_same(off[d], m->off[bi][d])) return differ(m, "two accesses of one operand start at different places", u, s);
   return true;
 }
 

@@ -156,7 +156,8 @@ Test(limits, the_trace_keeps_a_bounded_number_of_events) {
   cr_expect(cut);
 }
 
-/* 2^20 frames of 4 KiB run off any thread's stack; not a tail call. */
+/* 2^20 frames of 4 KiB run off any thread's stack; not a tail call. Host code
+ * under guarded_call, as JIT code runs: the guard is what is tested. */
 static int recurse(volatile char *up, int depth) {
   volatile char frame[4096];
   frame[0] = up ? up[0] : 1;
@@ -168,7 +169,7 @@ static void overflow_stack(void **args) {
   recurse(NULL, 1 << 20);
 }
 
-Test(limits, a_stack_overflow_in_jit_code_is_an_error) {
+Test(limits, a_stack_overflow_under_the_guard_is_an_error) {
   char err[256];
   cr_expect_not(guarded_call(overflow_stack, NULL, err, sizeof err));
   cr_expect(strstr(err, "SIGSEGV"), "%s", err);

@@ -1,0 +1,100 @@
+/* Facts about DMA copy nests (loops marked LOOP_DMA by cache_read and
+ * cache_write) shared by the schedule and the emitter: the leaf of a nest,
+ * whether its boxes for consecutive iterations are apart, and the rules a
+ * double-buffered buffer must keep. double_buffer() refuses with the
+ * reason; the emitter checks again after later steps and, when a rule no
+ * longer holds, emits the loop with synchronous copies. */
+#include <stdio.h>
+
+#include "ir/ir.h"
+
+const Stmt *ir_nest_leaf(const Stmt *loop) {
+  while (loop && loop->kind == ST_FOR) loop = loop->body->body;
+  return loop && loop->kind == ST_ASSIGN && loop->lhs->kind == EX_LOAD && loop->rhs->kind == EX_LOAD ? loop : NULL;
+}
+
+bool ir_copy_steps_apart(const Stmt *copy, const Var *v) {
+  const Stmt *leaf = copy;
+  int64_t ext[IR_MAX_DIMS];
+  const Var *cv[IR_MAX_DIMS];
+  int n = 0;
+  for (; leaf && leaf->kind == ST_FOR; leaf = leaf->body->body) {
+    int64_t lo, hi;
+    if (n == IR_MAX_DIMS || !ir_const_int(leaf->lo, &lo) || !ir_const_int(leaf->hi, &hi) || leaf->step != 1) return false;
+    cv[n] = leaf->var;
+    ext[n++] = hi - lo;
+  }
+  if (!leaf || leaf->kind != ST_ASSIGN || leaf->lhs->kind != EX_LOAD) return false;
+  const Expr *dst = leaf->lhs;
+  for (int d = 0; d < dst->buf->ndim; d++) {
+    int64_t step, reach = 0, c;
+    if (!ir_linear_coef(dst->idx[d], v, &step)) return false;
+    for (int i = 0; i < n; i++) {
+      if (!ir_linear_coef(dst->idx[d], cv[i], &c)) return false;
+      reach += (c < 0 ? -c : c) * (ext[i] - 1);
+    }
+    if ((step < 0 ? -step : step) > reach) return true;
+  }
+  return false;
+}
+
+static bool is_copy(const Stmt *loop) { return loop->kind == ST_FOR && loop->loop_kind == LOOP_DMA; }
+
+typedef struct {
+  const DbCopies *c;
+  const Stmt *other;
+} Touch;
+
+/* a statement that writes the array (any access, for a copy out), other
+ * than the copies themselves */
+static bool touch_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Touch *t = ctx;
+  const Stmt *copy = t->c->load ? ir_nest_leaf(t->c->load) : ir_nest_leaf(t->c->store);
+  if (st == copy || (st->kind != ST_ASSIGN && st->kind != ST_DECL)) return true;
+  bool writes = st->kind == ST_ASSIGN && st->lhs->kind == EX_LOAD && st->lhs->buf == t->c->array;
+  if (writes || (t->c->store && ir_stmt_uses(st, NULL, t->c->array))) t->other = st;
+  return !t->other;
+}
+
+bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl, DbCopies *c, char *why, size_t n) {
+  const Buffer *b = decl->buf;
+  *c = (DbCopies){NULL, NULL, NULL};
+  int64_t lo, hi;
+  if (!ir_const_int(loop->lo, &lo) || lo != 0 || loop->step != 1 || loop->cmp != OP_LT || !ir_const_int(loop->hi, &hi) ||
+      hi < 1)
+    return snprintf(why, n, "loop %s must run from 0 by 1 to a constant for %s to be double-buffered", loop->name,
+                    b->name) < 0;
+  /* the copy in right after the declaration, the copy out last */
+  for (const Stmt *x = decl->next; x; x = x->next) {
+    const Stmt *leaf = is_copy(x) ? ir_nest_leaf(x) : NULL;
+    if (leaf && x == decl->next && leaf->lhs->buf == b) c->load = x;
+    if (leaf && !x->next && leaf->rhs->buf == b) c->store = x;
+  }
+  if (!c->load && !c->store)
+    return snprintf(why, n, "%s has no DMA copy at the start or the end of loop %s's body", b->name, loop->name) < 0;
+  if (c->load && c->store)
+    return snprintf(why, n, "%s is both filled and drained by DMA (a cache_write that copies in); double-buffer a "
+                    "read cache or a write-only one", b->name) < 0;
+  const Stmt *leaf = ir_nest_leaf(c->load ? c->load : c->store);
+  c->array = c->load ? leaf->rhs->buf : leaf->lhs->buf;
+  bool param = false;
+  for (const Param *p = k->params; p; p = p->next) param |= p->buf == c->array;
+  if (!param)
+    return snprintf(why, n, "%s is copied %s %s, not an array passed in: only copies from and to DDR are "
+                    "double-buffered", b->name, c->load ? "from" : "to", c->array->name) < 0;
+  /* the overlap moves a copy across the rest of an iteration: nothing else
+   * under the loop may write the array (or touch it, for a copy out) */
+  Touch t = {c, NULL};
+  ir_walk_stmts(loop->body, touch_visit, &t);
+  if (t.other)
+    return snprintf(why, n, "%s (line %d) %s %s under loop %s, so the copy of %s cannot move into another iteration",
+                    t.other->name ? t.other->name : "a statement", t.other->loc.line, c->store ? "accesses" : "writes",
+                    c->array->name, loop->name, b->name) < 0;
+  /* a copy out stays in flight while the next iteration runs and issues its
+   * own: their boxes in the array must not overlap */
+  if (c->store && !ir_copy_steps_apart(c->store, loop->var))
+    return snprintf(why, n, "the regions of %s that consecutive iterations of %s copy out may overlap, so the copies "
+                    "could not run at once", c->array->name, loop->name) < 0;
+  return true;
+}
