@@ -21,3 +21,6 @@ row() { # file variant macs ddr_bytes
 row examples/matmul_npu.c matmul_nu $((1 << 30)) $(( (1 << 20) * 2 + (4 << 20) ))
 # int8 matmul 256x128x512 (examples/matmul.c): A 128 KiB, B 64 KiB, C 128 KiB
 row examples/matmul.c matmul_nu $((256 * 128 * 512)) $(( 256 * 512 + 512 * 128 + 256 * 128 * 4 ))
+# int8 conv2d 56x56, 64 -> 64, 3x3 (examples/conv2d_npu.c): 56*56*64*64*9 MACs;
+# input 196 KiB, weights 36 KiB, output 784 KiB (int32)
+row examples/conv2d_npu.c conv2d_nu $((56 * 56 * 64 * 64 * 9)) $(( 56 * 56 * 64 + 64 * 64 * 9 + 56 * 56 * 64 * 4 ))

@@ -6,9 +6,10 @@
  *
  * A copy nest (a LOOP_DMA loop: `for v0 < E0: ... dst[..] = src[..]` with
  * every index linear in the copy counters) becomes one async DMA and its
- * wait. The innermost counter is a DMA row when both sides are contiguous
- * along it, the next ones rows and planes (1-D to 3-D); counters beyond
- * three stay as host loops around the call. A nest of another shape (after
+ * wait. Counters of extent 1 vanish, and counters that continue the one
+ * inside them on both sides merge with it (a dense box is one 1-D copy);
+ * what remains is a contiguous row and up to two strided dimensions (1-D to
+ * 3-D). Counters beyond those stay as host loops around the call. A nest of another shape (after
  * later steps rewrote it) is emitted as the plain copy loop it is. */
 #include <string.h>
 
@@ -82,12 +83,12 @@ static bool perfect_nest(const Stmt *loop, Nest *n) {
   return true;
 }
 
-/* &B[idx with the copy counters from `from` on set to 0, and a's counter
- * (when given) set to its value] */
+/* &B[idx with the copy counters from `from` on (and those of extent 1) set
+ * to 0, and a's counter (when given) set to its value] */
 static void base_address(StrBuf *sb, Arena *a, const Expr *access, const Nest *n, int from, const DmaAsync *as) {
   Expr *e = ir_expr_copy(a, access);
-  for (int i = from; i < n->n; i++)
-    e = ir_subst_expr(a, e, n->loops[i]->var, ir_int(a, 0, &ty_int, (SrcLoc){0, 0}));
+  for (int i = 0; i < n->n; i++)
+    if (i >= from || n->extent[i] == 1) e = ir_subst_expr(a, e, n->loops[i]->var, ir_int(a, 0, &ty_int, (SrcLoc){0, 0}));
   if (as && as->var) e = ir_subst_expr(a, e, as->var, as->value);
   sb_puts(sb, "&");
   ir_print_expr(sb, e);
@@ -102,42 +103,52 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
   for (int i = 0; i < n.n; i++)
     if (!stride(dst, n.loops[i]->var, &ds[i]) || !stride(src, n.loops[i]->var, &ss[i]) || ds[i] < 0 || ss[i] < 0)
       return false;
-  /* DMA dimensions, innermost first: a contiguous row, then strided ones */
-  int last = n.n - 1;
+  /* DMA dimensions, innermost first, in bytes. Counters of extent 1 add
+   * nothing; a dimension whose stride on both sides is the span of the one
+   * inside it continues it (rows back to back are one longer row, and so
+   * on), so a dense box of any rank is one 1-D copy. */
   int64_t row = size;
-  int first_dim = n.n; /* counters first_dim .. last are in the DMA */
+  int64_t dstr[MAX_COPY], sstr[MAX_COPY], cnt[MAX_COPY];
+  int outer[MAX_COPY]; /* the outermost counter each dimension covers */
   int ndims = 0;
-  int64_t dstr[3], sstr[3], cnt[3];
-  if (ds[last] == 1 && ss[last] == 1) {
-    row = n.extent[last] * size;
-    first_dim = last;
+  for (int i = n.n - 1; i >= 0; i--) {
+    if (n.extent[i] == 1) continue;
+    int64_t d = ds[i] * size, s2 = ss[i] * size;
+    if (ndims == 0 && d == row && s2 == row) {
+      row *= n.extent[i];
+      continue;
+    }
+    if (ndims > 0 && d == dstr[ndims - 1] * cnt[ndims - 1] && s2 == sstr[ndims - 1] * cnt[ndims - 1]) {
+      cnt[ndims - 1] *= n.extent[i];
+      outer[ndims - 1] = i;
+      continue;
+    }
+    dstr[ndims] = d;
+    sstr[ndims] = s2;
+    cnt[ndims] = n.extent[i];
+    outer[ndims++] = i;
   }
-  for (int i = first_dim - 1; i >= 0 && ndims < 2; i--) {
-    first_dim = i;
-    if (n.extent[i] == 1) continue; /* counter 0 only: no DMA dimension */
-    dstr[ndims] = ds[i] * size;
-    sstr[ndims] = ss[i] * size;
-    cnt[ndims++] = n.extent[i];
-  }
-  /* rows back to back on both sides are one longer row */
-  while (ndims > 0 && dstr[0] == row && sstr[0] == row) {
-    row *= cnt[0];
-    for (int i = 1; i < ndims; i++) dstr[i - 1] = dstr[i], sstr[i - 1] = sstr[i], cnt[i - 1] = cnt[i];
-    ndims--;
-  }
+  /* at most two strided dimensions in one DMA; counters of the others
+   * become host loops around it */
+  int first_dim = ndims > 2 ? outer[1] : 0; /* counters before first_dim are host loops */
+  if (ndims > 2) ndims = 2;
   if (row > INT32_MAX || (ndims > 0 && cnt[0] > INT32_MAX) || (ndims > 1 && cnt[1] > INT32_MAX)) return false;
   /* the DMA may not write a row twice: rows must not overlap in dst */
   if (ndims >= 1 && dstr[0] < row) return false;
   if (ndims == 2 && dstr[1] < dstr[0] * cnt[0]) return false;
-  if (async && first_dim > 0) return false; /* one token: one DMA */
+  int nhost = 0;
+  for (int i = 0; i < first_dim; i++) nhost += n.extent[i] > 1;
+  if (async && nhost > 0) return false; /* one token: one DMA */
   /* host loops over the counters the DMA does not cover */
+  int depth = 0;
   for (int i = 0; i < first_dim; i++) {
     const Stmt *l = n.loops[i];
-    sb_indent(sb, ind + i);
+    if (n.extent[i] == 1) continue;
+    sb_indent(sb, ind + depth++);
     sb_printf(sb, "for (int %s = 0; %s < %lld; %s++) {\n", l->var->name, l->var->name, (long long)n.extent[i],
               l->var->name);
   }
-  int in = ind + first_dim;
+  int in = ind + depth;
   if (!async) {
     sb_indent(sb, in);
     sb_printf(sb, "/* %s: %s <- %s */\n", n.copy->name, dst->buf->name, src->buf->name);
@@ -163,8 +174,8 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
   sb_free(&call);
   sb_free(&d);
   sb_free(&s);
-  for (int i = first_dim - 1; i >= 0; i--) {
-    sb_indent(sb, ind + i);
+  while (depth > 0) {
+    sb_indent(sb, ind + --depth);
     sb_puts(sb, "}\n");
   }
   return true;

@@ -31,6 +31,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
   }
   if (!fe_is(d, "array_declarator")) fe_error(fe, d, "unsupported parameter declarator");
   int64_t dims[IR_MAX_DIMS];
+  const char *dim_names[IR_MAX_DIMS];
   int nd = 0;
   while (fe_is(d, "array_declarator")) {
     if (nd == IR_MAX_DIMS) fe_error(fe, d, "too many array dimensions (at most %d)", IR_MAX_DIMS);
@@ -45,6 +46,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
     }
     int64_t v = fe_const_int(fe, size, "array extent");
     if (v <= 0) fe_error(fe, size, "array extent must be positive, not %lld", (long long)v);
+    dim_names[nd] = fe_is(size, "identifier") ? fe_text(fe, size) : NULL;
     dims[nd++] = v;
     d = inner;
   }
@@ -57,6 +59,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
   int64_t total = 1;
   for (int i = 0; i < nd; i++) {
     b->shape[i] = dims[nd - 1 - i];
+    b->dim_macro[i] = dim_names[nd - 1 - i];
     if (b->shape[i] > (int64_t)1 << 31 || (total *= b->shape[i]) > (int64_t)1 << 31)
       fe_error(fe, pd, "array '%s' is too large (at most 2^31 elements)", b->name);
   }

@@ -110,6 +110,7 @@ struct Buffer {
   const Type *elem;
   int ndim;
   int64_t shape[IR_MAX_DIMS];
+  const char *dim_macro[IR_MAX_DIMS]; /* parameters: the #define naming an extent, or NULL */
   const char *scope; /* "global" for host arrays and locals; or dm, nu_ib, nu_wb, nu_ob, vu_vm */
   int64_t offset;    /* on-chip buffers: byte offset in the scope (schedule/placement.c) */
   /* double_buffer(): two copies, <name>_db, filled and drained by DMA on

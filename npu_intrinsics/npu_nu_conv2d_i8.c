@@ -1,6 +1,7 @@
 /* Semantics of npu_nu_conv2d_i8 (npu_intrinsics.h), written in the kernel DSL.
  * abi: npu_nu_conv2d_i8(out, in, wt, H, W, C, OC, KH, KW, SH, SW, PH, PW, DH, DW, accumulate)
- * OH = (H + 2*PH - DH*(KH-1) - 1) / SH + 1 and OW alike (not arguments).
+ * scopes: out nu_ob, in nu_ib, wt nu_wb
+ * OH and OW follow from the other sizes (not arguments).
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */
 #include <stdint.h>
@@ -16,8 +17,8 @@
 #define PW 1
 #define DH 1
 #define DW 1
-#define OH 8
-#define OW 8
+#define OH ((H + 2 * PH - DH * (KH - 1) - 1) / SH + 1)
+#define OW ((W + 2 * PW - DW * (KW - 1) - 1) / SW + 1)
 
 void npu_nu_conv2d_i8(int32_t out[OH][OW][OC], const int8_t in[H][W][C],
                       const int8_t wt[KH][KW][C][OC], int accumulate) {

@@ -20,6 +20,7 @@
  * their proofs see the code it stands for; the emitter matches again and
  * writes the call (or the loops, with a comment, if a later step changed
  * the nest so that it no longer matches). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,23 +85,224 @@ static const Var *mapped(const Match *m, const Var *sv) {
   return NULL;
 }
 
-/* u = sem index (loop vars renamed) + an offset free of the nest's loops. */
-static bool match_index(Match *m, const Expr *u, const Expr *s, Expr **off) {
-  for (int i = 0; i < m->nvars; i++) {
-    int64_t cu, cs;
-    if (!ir_linear_coef(u, m->uvar[i], &cu) || !ir_linear_coef(s, m->svar[i], &cs) || cu != cs)
-      return differ(m, "an index differs", u, s);
-  }
-  Expr *o = ir_expr_copy(m->a, u);
-  for (int i = 0; i < m->nvars; i++) o = ir_subst_expr(m->a, o, m->uvar[i], ir_int(m->a, 0, &ty_int, u->loc));
-  int64_t sc;
-  Expr *so = ir_expr_copy(m->a, s);
-  for (int i = 0; i < m->nvars; i++) so = ir_subst_expr(m->a, so, m->svar[i], ir_int(m->a, 0, &ty_int, s->loc));
-  if (!ir_const_int(so, &sc) || sc != 0) return differ(m, "the intrinsic's index is not its loop counters", u, s);
-  *off = o;
+/* ---------------- sizes and linear forms ----------------
+ * The semantics kernel's #define sizes are unknowns: a loop's trip count
+ * binds its bound (M = 32), and an index or a condition binds the sizes in
+ * it (in[y * SH - PH + r * DH] against in[oh + kh - 1] gives SH = 1, DH = 1
+ * once PH is known from the guard oh + kh - 1 >= 0). A semantics
+ * expression is read as a sum of terms c * var * size, with at most one of
+ * var and size per term; a group with one unknown size solves for it. */
+
+static bool size_value(const Match *m, const char *name, int64_t *v) {
+  for (int i = 0; i < m->nsizes; i++)
+    if (!strcmp(m->size[i], name)) return *v = m->size_val[i], true;
+  return false;
+}
+
+static bool size_bind(Match *m, const char *name, int64_t v) {
+  int64_t old;
+  if (size_value(m, name, &old)) return old == v;
+  if (m->nsizes == MAX_BIND) return false;
+  m->size[m->nsizes] = name;
+  m->size_val[m->nsizes++] = v;
   return true;
 }
 
+enum { MAX_TERMS = 24 };
+typedef struct {
+  int64_t c;
+  const Var *v;     /* NULL: no variable */
+  const char *size; /* an unbound size, or NULL */
+} Term;
+typedef struct {
+  Term t[MAX_TERMS];
+  int n;
+} Form;
+
+static bool same_size(const char *x, const char *y) { return x == y || (x && y && !strcmp(x, y)); }
+
+static bool form_add(Form *f, int64_t c, const Var *v, const char *size) {
+  if (!c) return true;
+  for (int i = 0; i < f->n; i++)
+    if (f->t[i].v == v && same_size(f->t[i].size, size)) return f->t[i].c += c, true;
+  if (f->n == MAX_TERMS) return false;
+  f->t[f->n++] = (Term){c, v, size};
+  return true;
+}
+
+/* A form that is one plain constant (or empty, 0). */
+static bool form_const(const Form *f, int64_t *k) {
+  *k = 0;
+  for (int i = 0; i < f->n; i++) {
+    if (f->t[i].v || f->t[i].size) return false;
+    *k += f->t[i].c;
+  }
+  return true;
+}
+
+/* f += scale * e, over the semantics kernel's variables and unbound sizes. */
+static bool sym_linear(const Match *m, const Expr *e, int64_t scale, Form *f) {
+  int64_t v;
+  switch (e->kind) {
+  case EX_INT:
+    if (e->macro && !size_value(m, e->macro, &v)) return form_add(f, scale, NULL, e->macro);
+    return form_add(f, scale * (e->macro ? v : e->ival), NULL, NULL);
+  case EX_VAR: return form_add(f, scale, e->var, NULL);
+  case EX_CAST: return type_is_integer(e->type) && e->type->size >= 4 && sym_linear(m, e->a, scale, f);
+  case EX_UNARY:
+    if (e->op != OP_NEG && e->op != OP_PLUS) return false;
+    return sym_linear(m, e->a, e->op == OP_NEG ? -scale : scale, f);
+  case EX_BINARY:
+    if (e->op == OP_ADD || e->op == OP_SUB)
+      return sym_linear(m, e->a, scale, f) && sym_linear(m, e->b, e->op == OP_ADD ? scale : -scale, f);
+    if (e->op == OP_MUL) {
+      Form x = {0}, y = {0};
+      if (!sym_linear(m, e->a, 1, &x) || !sym_linear(m, e->b, 1, &y)) return false;
+      for (int swap = 0; swap < 2; swap++) {
+        const Form *p = swap ? &y : &x, *q = swap ? &x : &y;
+        int64_t k;
+        if (form_const(p, &k)) {
+          for (int i = 0; i < q->n; i++)
+            if (!form_add(f, scale * k * q->t[i].c, q->t[i].v, q->t[i].size)) return false;
+          return true;
+        }
+        /* var * SIZE: the size must be alone on its side, the other side free of sizes */
+        if (p->n == 1 && !p->t[0].v && p->t[0].size) {
+          for (int i = 0; i < q->n; i++)
+            if (q->t[i].size || !form_add(f, scale * p->t[0].c * q->t[i].c, q->t[i].v, p->t[0].size)) return false;
+          return true;
+        }
+      }
+    }
+    return false;
+  default: return false;
+  }
+}
+
+/* The terms of group v (a variable, or NULL for the constant part): their
+ * known sum, and the one unknown size if there is exactly one. */
+static int form_group(const Form *f, const Var *v, int64_t *known, const Term **unknown) {
+  int n = 0;
+  *known = 0;
+  *unknown = NULL;
+  for (int i = 0; i < f->n; i++) {
+    if (f->t[i].v != v) continue;
+    if (f->t[i].size) n++, *unknown = &f->t[i];
+    else *known += f->t[i].c;
+  }
+  return n;
+}
+
+/* Solve group value = want for its one unknown size, or check it. */
+static bool solve_group(Match *m, const Form *f, const Var *v, int64_t want, bool *bound) {
+  int64_t known;
+  const Term *t;
+  int n = form_group(f, v, &known, &t);
+  if (n == 0) return known == want;
+  if (n > 1 || (want - known) % t->c) return false;
+  *bound = true;
+  return size_bind(m, t->size, (want - known) / t->c);
+}
+
+/* Matches the linear expression u against the semantics' s: equal
+ * coefficients of each pair of loop counters, sizes solved on the way. With
+ * rest != NULL the user's expression may add an offset free of the nest's
+ * counters (returned); otherwise the constants must be equal too. */
+static bool match_linear(Match *m, const Expr *u, const Expr *s, Expr **rest) {
+  const char *differs = rest ? "an index differs" : "a condition differs";
+  for (int again = 1; again;) { /* a size just solved may appear in other groups */
+    again = 0;
+    Form f = {0};
+    if (!sym_linear(m, s, 1, &f)) return differ(m, "the intrinsic's expression is not linear in its counters and sizes", u, s);
+    for (int i = 0; i < f.n; i++)
+      if (f.t[i].v && !mapped(m, f.t[i].v)) return differ(m, "the intrinsic's expression uses a variable the nest does not bind", u, s);
+    bool bound = false;
+    for (int i = 0; i < m->nvars && !bound; i++) {
+      int64_t cu;
+      if (!ir_linear_coef(u, m->uvar[i], &cu)) return differ(m, "the expression is not linear in the nest's counters", u, s);
+      if (!solve_group(m, &f, m->svar[i], cu, &bound)) return differ(m, differs, u, s);
+    }
+    if (bound) {
+      again = 1;
+      continue;
+    }
+    Expr *o = ir_expr_copy(m->a, u);
+    for (int i = 0; i < m->nvars; i++) o = ir_subst_expr(m->a, o, m->uvar[i], ir_int(m->a, 0, &ty_int, u->loc));
+    int64_t known, oc;
+    const Term *t;
+    int unknowns = form_group(&f, NULL, &known, &t);
+    if (rest) {
+      if (unknowns) return differ(m, "the intrinsic's sizes in this index are not bound yet (the guard that binds them must come first)", u, s);
+      *rest = known ? ir_add(m->a, o, ir_int(m->a, -known, o->type, o->loc), o->type) : o;
+      return true;
+    }
+    if (!ir_const_int(o, &oc)) return differ(m, "the condition depends on values from outside the nest", u, s);
+    if (!solve_group(m, &f, NULL, oc, &bound)) return differ(m, differs, u, s);
+    again = bound;
+  }
+  return true;
+}
+
+/* u = sem index (loop vars renamed) + an offset free of the nest's loops. */
+static bool match_index(Match *m, const Expr *u, const Expr *s, Expr **off) {
+  return match_linear(m, u, s, off);
+}
+
+/* ---------------- conditions ---------------- */
+
+static bool match_expr(Match *m, const Expr *u, const Expr *s);
+
+static bool relational(const Expr *e) {
+  return e->kind == EX_BINARY && (e->op == OP_LT || e->op == OP_LE || e->op == OP_GT || e->op == OP_GE);
+}
+
+/* a OP b as one expression that is >= 0 exactly when it holds (integers). */
+static Expr *nonneg_form(Arena *a, const Expr *e) {
+  Expr *x = e->a, *y = e->b, *one = ir_int(a, 1, &ty_int, e->loc);
+  switch (e->op) {
+  case OP_GE: return ir_binary(a, OP_SUB, x, y, &ty_long, e->loc);
+  case OP_LE: return ir_binary(a, OP_SUB, y, x, &ty_long, e->loc);
+  case OP_GT: return ir_binary(a, OP_SUB, ir_binary(a, OP_SUB, x, y, &ty_long, e->loc), one, &ty_long, e->loc);
+  default: return ir_binary(a, OP_SUB, ir_binary(a, OP_SUB, y, x, &ty_long, e->loc), one, &ty_long, e->loc);
+  }
+}
+
+static int conjuncts(const Expr *e, const Expr **out, int n, int max) {
+  if (e->kind == EX_BINARY && e->op == OP_LAND) return conjuncts(e->b, out, conjuncts(e->a, out, n, max), max);
+  if (n < max) out[n] = e;
+  return n + 1;
+}
+
+/* Guards compare as linear inequalities (oh + kh >= 1 is y * SH - PH + r * DH
+ * >= 0 when they agree for every counter), conjunct for conjunct in any
+ * order; other conditions structurally. */
+static bool match_cond(Match *m, const Expr *u, const Expr *s) {
+  enum { MAX_CONJ = 16 };
+  const Expr *uc[MAX_CONJ], *sc[MAX_CONJ];
+  int nu = conjuncts(u, uc, 0, MAX_CONJ), ns = conjuncts(s, sc, 0, MAX_CONJ);
+  if (nu != ns || nu > MAX_CONJ) return differ(m, "the conditions have different numbers of terms", u, s);
+  bool used[MAX_CONJ] = {false};
+  Match *save = malloc(sizeof *save);
+  for (int i = 0; i < ns; i++) {
+    bool found = false;
+    for (int j = 0; j < nu && !found; j++) {
+      if (used[j]) continue;
+      *save = *m;
+      if (relational(sc[i]) && relational(uc[j]))
+        found = match_linear(m, nonneg_form(m->a, uc[j]), nonneg_form(m->a, sc[i]), NULL);
+      else
+        found = match_expr(m, uc[j], sc[i]);
+      if (found) used[j] = true;
+      else *m = *save;
+    }
+    if (!found) {
+      free(save);
+      return differ(m, "no term of the condition matches", u, sc[i]);
+    }
+  }
+  free(save);
+  return true;
+}
 
 /* A user array of higher rank than the semantics one: its leading indices
  * must not change inside the nest (a row of a matrix as a vector). */
@@ -169,13 +371,7 @@ static const Stmt *flat(const Stmt *s) {
 static bool bind_size(Match *m, const Expr *shi, int64_t v, const Stmt *u, const Stmt *s) {
   int64_t c;
   if (!shi->macro) return (ir_const_int(shi, &c) && c == v) || differ_stmt(m, "the trip counts differ", u, s);
-  for (int i = 0; i < m->nsizes; i++)
-    if (!strcmp(m->size[i], shi->macro))
-      return m->size_val[i] == v || differ_stmt(m, "a size would take two values", u, s);
-  if (m->nsizes == MAX_BIND) return differ_stmt(m, "too many sizes", u, s);
-  m->size[m->nsizes] = shi->macro;
-  m->size_val[m->nsizes++] = v;
-  return true;
+  return size_bind(m, shi->macro, v) || differ_stmt(m, "a size would take two values", u, s);
 }
 
 static bool match_list(Match *m, const Stmt *u, const Stmt *s);
@@ -244,6 +440,11 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   bool ok;
   switch (s->kind) {
   case ST_FOR: ok = match_loop(m, u, s); break;
+  case ST_IF:
+    ok = match_cond(m, u->cond, s->cond) && match_list(m, u->then_s, s->then_s) &&
+         ((!u->else_s && !s->else_s) || (u->else_s && s->else_s && match_list(m, u->else_s, s->else_s)) ||
+          differ_stmt(m, "one if has an else and the other has none", u, s));
+    break;
   case ST_ASSIGN:
     m->ucur = u;
     m->scur = s;
@@ -301,6 +502,68 @@ static void sem_free(Sem *sem) {
   diag_free(&sem->d);
 }
 
+/* After the match: sizes defined from others (OH from H, PH, ...) must
+ * agree with what the match bound, and the operands' extents with the
+ * semantics arrays' (an extent that is a size of its own, like LDA, takes
+ * the user array's). The defines are re-read by the frontend with the bound
+ * values in place of their literals. */
+static bool is_literal(const char *body) {
+  char *end;
+  errno = 0;
+  (void)strtoll(body, &end, 0);
+  return end != body && !*end && !errno;
+}
+
+static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
+  for (int i = 0; i < m->nbufs; i++) {
+    const Buffer *sb = m->sbuf[i], *ub = m->ubuf[i];
+    int lead = ub->ndim - sb->ndim;
+    for (int d = 1; d < sb->ndim; d++) {
+      int64_t v;
+      if (!sb->dim_macro[d]) v = sb->shape[d];
+      else if (!size_value(m, sb->dim_macro[d], &v)) {
+        size_bind(m, sb->dim_macro[d], ub->shape[lead + d]);
+        continue;
+      }
+      if (v != ub->shape[lead + d]) {
+        snprintf(why, n, "operand %s is %s, whose dimension %d has extent %lld; the intrinsic needs %lld (%s) there",
+                 sb->name, ub->name, lead + d, (long long)ub->shape[lead + d], (long long)v,
+                 sb->dim_macro[d] ? sb->dim_macro[d] : "its extent");
+        return false;
+      }
+    }
+  }
+  StrBuf text;
+  sb_init(&text);
+  for (const Define *d = sem->defines; d; d = d->next) {
+    int64_t v;
+    if (is_literal(d->body) && size_value(m, d->name, &v)) sb_printf(&text, "#define %s %lld\n", d->name, (long long)v);
+    else sb_printf(&text, "#define %s %s\n", d->name, d->body);
+  }
+  sb_puts(&text, "void npg_sizes(int x) { x = 0; }\n");
+  DiagList dl;
+  diag_init(&dl);
+  Module *mod = frontend_parse("<sizes>", text.data, text.len, &dl);
+  bool ok = mod != NULL;
+  if (!ok) snprintf(why, n, "the sizes of the semantics kernel do not evaluate with the bound values");
+  for (const Define *d = mod ? mod->defines : NULL; d && ok; d = d->next) {
+    int64_t v, want;
+    if (!d->value || !ir_const_int(d->value, &v)) continue;
+    if (!size_value(m, d->name, &want)) {
+      if (is_literal(d->body)) continue; /* never bound: unused by this match */
+      size_bind(m, d->name, v);
+    } else if (v != want) {
+      snprintf(why, n, "the nest has %s = %lld where the intrinsic computes %s = %s = %lld from the other sizes",
+               d->name, (long long)want, d->name, d->body, (long long)v);
+      ok = false;
+    }
+  }
+  if (mod) module_free(mod);
+  diag_free(&dl);
+  sb_free(&text);
+  return ok;
+}
+
 /* Matches and checks scopes; fills the call text when sb is not NULL. */
 static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf *call, char *why, size_t n,
                             bool *known) {
@@ -317,6 +580,7 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
   one.next = NULL;
   bool ok = match_list(m, &one, m->sem->body->body);
   if (!ok) snprintf(why, n, "%s", m->why);
+  else ok = check_sizes(m, sem.m, why, n);
   char *scopes = ok ? meta(sem.m->src, "scopes: ") : NULL, *abi = ok ? meta(sem.m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
   for (char *p = scopes; ok && p && *p;) {
@@ -353,10 +617,6 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
         if (!strcmp(m->size[i], t)) sb_printf(call, "%lld", (long long)m->size_val[i]), done = true;
       for (int i = 0; i < m->nparams && !done; i++)
         if (!strcmp(m->sparam[i]->name, t)) sb_printf(call, "%lld", (long long)m->sparam_val[i]), done = true;
-      /* LDX: the leading dimension (row pitch) of operand X */
-      for (int i = 0; i < m->nbufs && !done; i++)
-        if (!strncmp(t, "LD", 2) && !strcmp(t + 2, m->sbuf[i]->name))
-          sb_printf(call, "%lld", (long long)m->ubuf[i]->shape[m->ubuf[i]->ndim - 1]), done = true;
       if (!done) ok = snprintf(why, n, "the abi of %s names '%s', which the match does not bind", name, t) < 0;
     }
     sb_puts(call, ");");
