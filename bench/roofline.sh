@@ -24,3 +24,6 @@ row examples/matmul.c matmul_nu $((256 * 128 * 512)) $(( 256 * 512 + 512 * 128 +
 # int8 conv2d 56x56, 64 -> 64, 3x3 (examples/conv2d_npu.c): 56*56*64*64*9 MACs;
 # input 196 KiB, weights 36 KiB, output 784 KiB (int32)
 row examples/conv2d_npu.c conv2d_nu $((56 * 56 * 64 * 64 * 9)) $(( 56 * 56 * 64 + 64 * 64 * 9 + 56 * 56 * 64 * 4 ))
+# fused conv 28x28, 128 -> 128, 3x3 + bias + ReLU + requantize (examples/conv2d_fused_npu.c):
+# input 98 KiB, weights 144 KiB, bias 512 B, int8 output 98 KiB
+row examples/conv2d_fused_npu.c fused $((28 * 28 * 128 * 128 * 9)) $(( 28 * 28 * 128 + 128 * 128 * 9 + 128 * 4 + 28 * 28 * 128 ))

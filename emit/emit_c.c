@@ -119,6 +119,18 @@ static void nest_comment(Emit *em, Stmt *loop, int ind) {
   sb_puts(em->sb, " */\n");
 }
 
+/* A plain serial copy nest between DDR and an on-chip buffer (or two
+ * on-chip buffers), such as a reduction's init from a bias vector after
+ * decompose_reduction: the control unit does not store into unit buffers
+ * element by element, so it becomes a DMA like the caches' copies. */
+static bool onchip_copy(const Stmt *loop) {
+  const Stmt *leaf = ir_nest_leaf(loop);
+  if (!leaf || leaf->op != OP_NONE || (!buffer_onchip(leaf->lhs->buf) && !buffer_onchip(leaf->rhs->buf))) return false;
+  for (const Stmt *l = loop; l->kind == ST_FOR; l = l->body->body)
+    if (l->loop_kind != LOOP_SERIAL || l->intrin || l->annots) return false;
+  return true;
+}
+
 static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top);
 
 static void emit_block_body(Emit *em, const Stmt *block, int ind) {
@@ -339,7 +351,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       break;
     case ST_FOR:
       if (top) nest_comment(em, (Stmt *)s, ind);
-      if (s->loop_kind == LOOP_DMA && emit_dma_copy(sb, &em->scratch, s, ind, NULL)) break;
+      if ((s->loop_kind == LOOP_DMA || onchip_copy(s)) && emit_dma_copy(sb, &em->scratch, s, ind, NULL)) break;
       if (s->intrin && emit_intrinsic(em, s, ind)) break;
       if (emit_pipelined(em, s, ind)) break;
       emit_loop_hint(em, s);

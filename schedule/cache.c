@@ -407,6 +407,51 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b, int nouter
   return ok;
 }
 
+/* ---------------- local arrays ---------------- */
+
+/* The statement lists under x: a block's or loop's body, an if's branches. */
+static int children(Stmt *x, Stmt ***out) {
+  if (x->kind == ST_BLOCK || x->kind == ST_FOR) return out[0] = &x->body, 1;
+  if (x->kind == ST_IF) return out[0] = &x->then_s, out[1] = &x->else_s, 2;
+  return 0;
+}
+
+static Stmt *find_decl(Stmt *list, const Buffer *b) {
+  for (Stmt *x = list; x; x = x->next) {
+    if (x->kind == ST_DECL && x->buf == b) return x;
+    Stmt **kids[2];
+    for (int i = 0, n = children(x, kids); i < n; i++) {
+      Stmt *d = find_decl(*kids[i], b);
+      if (d) return d;
+    }
+  }
+  return NULL;
+}
+
+static bool unlink_stmt(Stmt **list, const Stmt *st) {
+  for (Stmt **p = list; *p; p = &(*p)->next) {
+    if (*p == st) return *p = st->next, true;
+    Stmt **kids[2];
+    for (int i = 0, n = children(*p, kids); i < n; i++)
+      if (unlink_stmt(kids[i], st)) return true;
+  }
+  return false;
+}
+
+/* A statement outside loop `at` that uses b (its declaration aside). */
+static const Stmt *used_outside(Stmt *list, const Buffer *b, const Stmt *at) {
+  for (Stmt *x = list; x; x = x->next) {
+    if (x == at || (x->kind == ST_DECL && x->buf == b)) continue;
+    if (ir_stmt_uses(x, NULL, b)) return x;
+    Stmt **kids[2];
+    for (int i = 0, n = children(x, kids); i < n; i++) {
+      const Stmt *u = used_outside(*kids[i], b, at);
+      if (u) return u;
+    }
+  }
+  return NULL;
+}
+
 static bool cache(Sched *s, const SchedStep *st, bool write) {
   Buffer *b = sched_buffer(s, &st->args[0]);
   if (!b) return false;
@@ -421,12 +466,22 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   if (!name) return false;
   bool is_param = false;
   for (const Param *p = s->k->params; p; p = p->next) is_param |= p->buf == b;
-  if (!is_param && buffer_onchip(b))
-    return sched_error(s, &st->args[0], "%s is an on-chip buffer; to stage part of it in another scope, cache the "
-                       "array it came from at the inner loop instead", b->name);
-  if (!is_param)
-    return sched_error(s, &st->args[0], "%s is a local array; only arrays passed in (DDR) are cached", b->name);
   if (write && b->is_const) return sched_error(s, &st->args[0], "%s is const: nothing to write back", b->name);
+  /* a local array: the cache replaces it, when nothing outside one
+   * iteration of `at` sees it */
+  Stmt *local = is_param || buffer_onchip(b) ? NULL : find_decl(s->k->body, b);
+  if (local) {
+    const Stmt *outside = used_outside(s->k->body, b, at);
+    if (!write)
+      return sched_error(s, &st->args[0], "%s is a local array; stage it with cache_write, which replaces it", b->name);
+    if (outside)
+      return sched_error(s, &st->args[0], "%s is a local array used outside loop %s (%s, line %d); its cache can "
+                         "replace it only when every use is under the loop", b->name, at->name,
+                         outside->name ? outside->name : "a statement", outside->loc.line);
+    if (local->ninit)
+      return sched_error(s, &st->args[0], "%s is a local array with an initializer list; initialize it with "
+                         "statements to stage it", b->name);
+  }
 
   AtFrame frames[AT_MAX_LOOPS];
   int nf;
@@ -476,6 +531,9 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   for (int d = 0; ok && d < b->ndim; d++) ok = box_dim(&r, d, &start[d], &ext[d], &st->args[0]);
   bool copy_in = ok && (!write || r.cond_writes || !writes_cover_box(&r, start, ext) ||
                         (r.reads && !reads_see_own_writes(s, at, b, r.nouter)));
+  if (ok && local && copy_in)
+    ok = sched_error(s, &st->args[0], "local array %s is read under loop %s where an iteration has not written it "
+                     "first; its cache would have to keep values across iterations", b->name, at->name);
   isl_map_free(r.all);
   isl_map_free(r.writes);
   isl_set_free(r.odom);
@@ -502,11 +560,12 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
     tail = &(*tail)->next;
   }
   *tail = at->body->body;
-  if (write) {
+  if (write && !local) {
     while (*tail) tail = &(*tail)->next;
     *tail = copy_nest(&rd, false, new_name(s, name, "store"), st->loc);
   }
   at->body->body = first;
+  if (local) unlink_stmt(&s->k->body, local);
   return true;
 }
 

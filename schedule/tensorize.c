@@ -44,6 +44,7 @@ typedef struct {
   int nbufs;
   const Var *sparam[MAX_BIND];
   int64_t sparam_val[MAX_BIND];
+  const Expr *sparam_expr[MAX_BIND]; /* a scalar operand bound to the nest's value, or NULL */
   int nparams;
   Arena *a;
   const Stmt *ucur, *scur; /* the statements being matched */
@@ -341,6 +342,34 @@ static bool match_load(Match *m, const Expr *u, const Expr *s) {
   return true;
 }
 
+/* A scalar parameter of the semantics kernel (multiplier, shift): it binds
+ * to the nest's value there, which must not change inside the nest. */
+static bool is_param(const Match *m, const Var *v) {
+  for (const Param *q = m->sem->params; q; q = q->next)
+    if (q->var && q->var == v) return true;
+  return false;
+}
+
+static bool has_load(const Expr *e) {
+  if (!e) return false;
+  if (e->kind == EX_LOAD) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (has_load(e->args[i])) return true;
+  return has_load(e->a) || has_load(e->b) || has_load(e->c);
+}
+
+static bool bind_operand(Match *m, const Var *p, const Expr *u) {
+  if (!invariant(m, u) || has_load(u)) return differ(m, "a scalar operand of the intrinsic must not change inside the nest", u, NULL);
+  for (int i = 0; i < m->nparams; i++)
+    if (m->sparam[i] == p)
+      return (m->sparam_expr[i] && ir_expr_same(m->sparam_expr[i], u)) ||
+             differ(m, "one scalar operand of the intrinsic would take two values", u, NULL);
+  if (m->nparams == MAX_BIND) return differ(m, "too many scalar operands", u, NULL);
+  m->sparam[m->nparams] = p;
+  m->sparam_expr[m->nparams++] = u;
+  return true;
+}
+
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
   if (u->kind != s->kind) return differ(m, "the expressions differ", u, s);
@@ -348,7 +377,9 @@ static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   switch (u->kind) {
   case EX_INT: return u->ival == s->ival || differ(m, "the constants differ", u, s);
   case EX_FLOAT: return u->fval == s->fval || differ(m, "the constants differ", u, s);
-  case EX_VAR: return mapped(m, s->var) == u->var || differ(m, "the variables differ", u, s);
+  case EX_VAR:
+    if (is_param(m, s->var)) return bind_operand(m, s->var, u);
+    return mapped(m, s->var) == u->var || differ(m, "the variables differ", u, s);
   case EX_LOAD: return match_load(m, u, s);
   case EX_CALL:
     if (strcmp(u->text, s->text) || u->nargs != s->nargs) return differ(m, "the calls differ", u, s);
@@ -400,9 +431,10 @@ static bool param_test(const Match *m, const Expr *c, const Var **p, int64_t *v)
 
 static bool bind_param(Match *m, const Var *p, int64_t v) {
   for (int i = 0; i < m->nparams; i++)
-    if (m->sparam[i] == p) return m->sparam_val[i] == v;
+    if (m->sparam[i] == p) return !m->sparam_expr[i] && m->sparam_val[i] == v;
   if (m->nparams == MAX_BIND) return false;
   m->sparam[m->nparams] = p;
+  m->sparam_expr[m->nparams] = NULL;
   m->sparam_val[m->nparams++] = v;
   return true;
 }
@@ -472,6 +504,26 @@ typedef struct {
   DiagList d;
 } Sem;
 
+/* A semantics kernel's local scalars (requantize's `double r = ...`) are
+ * substituted into the statements after them, as compute_inline does in
+ * the user's nest, so both compare in the same shape. */
+static void inline_locals(Arena *a, Stmt **list) {
+  for (Stmt **p = list; *p;) {
+    Stmt *x = *p;
+    if (x->kind == ST_DECL && !x->buf && x->var && x->init) {
+      for (Stmt *y = x->next; y; y = y->next) ir_subst_stmt(a, y, x->var, x->init);
+      *p = x->next;
+      continue;
+    }
+    if (x->kind == ST_BLOCK || x->kind == ST_FOR) inline_locals(a, &x->body);
+    if (x->kind == ST_IF) {
+      inline_locals(a, &x->then_s);
+      inline_locals(a, &x->else_s);
+    }
+    p = &x->next;
+  }
+}
+
 static bool sem_load(Sem *sem, const char *name, char *err, size_t n) {
   diag_init(&sem->d);
   sem->m = NULL;
@@ -494,6 +546,7 @@ static bool sem_load(Sem *sem, const char *name, char *err, size_t n) {
     snprintf(err, n, "the semantics kernel of %s does not parse", name);
     return false;
   }
+  inline_locals(&sem->m->arena, &sem->m->kernels->body);
   return true;
 }
 
@@ -616,7 +669,11 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
       for (int i = 0; i < m->nsizes && !done; i++)
         if (!strcmp(m->size[i], t)) sb_printf(call, "%lld", (long long)m->size_val[i]), done = true;
       for (int i = 0; i < m->nparams && !done; i++)
-        if (!strcmp(m->sparam[i]->name, t)) sb_printf(call, "%lld", (long long)m->sparam_val[i]), done = true;
+        if (!strcmp(m->sparam[i]->name, t)) {
+          if (m->sparam_expr[i]) ir_print_expr(call, m->sparam_expr[i]);
+          else sb_printf(call, "%lld", (long long)m->sparam_val[i]);
+          done = true;
+        }
       if (!done) ok = snprintf(why, n, "the abi of %s names '%s', which the match does not bind", name, t) < 0;
     }
     sb_puts(call, ");");

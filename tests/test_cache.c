@@ -192,7 +192,7 @@ Test(cache, refusals) {
   refused("void k(float Y[16]) {\n  float t[16];\n  for (int p = 0; p < 16; p++) t[p] = 1.0f;\n"
           "  for (int q = 0; q < 16; q++) Y[q] = t[q];\n}\n",
           "#pragma npu schedule(k, v)\n#pragma npu cache_read(t, dm, q, t_dm)\n",
-          "k.c:7:24: error: cache_read: t is a local array; only arrays passed in (DDR) are cached");
+          "k.c:7:24: error: cache_read: t is a local array; stage it with cache_write, which replaces it");
 }
 
 /* ---------------- tensorize ---------------- */
@@ -375,6 +375,77 @@ Test(tensorize, a_conv2d_that_differs_from_the_intrinsic_is_refused) {
           "#pragma npu tensorize(y, npu_nu_conv2d_i8)\n",
           "k.c:20:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: its operand in would be in, "
           "which is in DDR; it must be in nu_ib (stage it there with cache_read or cache_write)");
+}
+
+/* A local array staged with cache_write: the cache replaces it when every
+ * use is inside one iteration of the loop, so it never reaches DDR. */
+static const char local_kernel[] =
+    "#include <stdint.h>\n"
+    "void k(const int32_t X[8][64], const int32_t b[64], int32_t Y[8][64]) {\n"
+    "  int32_t t[8][64];\n"
+    "  for (int r = 0; r < 8; r++) {\n"
+    "    for (int c = 0; c < 64; c++) fill: t[r][c] = b[c];\n"
+    "    for (int c = 0; c < 64; c++) add: Y[r][c] = t[r][c] + X[r][c];\n"
+    "  }\n"
+    "}\n";
+
+Test(cache, a_local_array_lives_on_chip_only) {
+  NpgSession *s = open_ok(local_kernel, "#pragma npu schedule(k, v)\n"
+                                        "#pragma npu cache_write(t, vu_vm, r, t_vm)\n"
+                                        "#pragma npu cache_read(X, vu_vm, r, X_vm)\n"
+                                        "#pragma npu cache_write(Y, vu_vm, r, Y_vm)\n"
+                                        "#pragma npu tensorize(c_2, npu_vu_add_i32)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  lacks(c, "int32_t t[8][64]"); /* no local left */
+  /* the fill is a copy from DDR into the vector memory: a DMA */
+  has(c, "/* fill: t_vm <- b */");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &t_vm[0][0], &b[0], 256));");
+  has(c, "npu_vu_add_i32(&Y_vm[0][0], &t_vm[0][0], &X_vm[0][0], 64);");
+  npg_close(s);
+  /* used outside the loop */
+  refused(local_kernel, "#pragma npu schedule(k, v)\n#pragma npu cache_write(t, vu_vm, c_2, t_vm)\n",
+          "k.c:10:25: error: cache_write: t is a local array used outside loop c_2 (fill, line 5); its cache can "
+          "replace it only when every use is under the loop");
+  /* read where the iteration has not written it yet: the mirrored column */
+  refused("void k(const int X[8][64], int Y[8][64]) {\n"
+          "  int t[8][64];\n"
+          "  for (int r = 0; r < 8; r++)\n"
+          "    for (int c = 0; c < 64; c++) {\n"
+          "      t[r][c] = X[r][c];\n"
+          "      Y[r][c] = t[r][63 - c];\n"
+          "    }\n"
+          "}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu cache_write(t, vu_vm, r, t_vm)\n",
+          "k.c:10:25: error: cache_write: local array t is read under loop r where an iteration has not written it "
+          "first; its cache would have to keep values across iterations");
+  refused(local_kernel, "#pragma npu schedule(k, v)\n#pragma npu cache_read(t, vu_vm, r, t_vm)\n",
+          "k.c:10:24: error: cache_read: t is a local array; stage it with cache_write, which replaces it");
+}
+
+/* Scalar operands of an intrinsic bind to the nest's values; a cache of an
+ * on-chip buffer copies between scopes. */
+Test(tensorize, requantize_takes_the_kernels_scalars) {
+  NpgSession *s = open_ok("#include <stdint.h>\n#include <math.h>\n"
+                          "void k(const int32_t X[4][128], int8_t Y[4][128], int m, int sh, int zp) {\n"
+                          "  for (int r = 0; r < 4; r++)\n"
+                          "    for (int c = 0; c < 128; c++) {\n"
+                          "      double q = floor(ldexp((double)X[r][c] * (double)m, -sh) + 0.5) + zp;\n"
+                          "      Y[r][c] = (int8_t)(q > 127.0 ? 127.0 : q < -128.0 ? -128.0 : q);\n"
+                          "    }\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu compute_inline(s1)\n"
+                          "#pragma npu split(c, 64, co, ci)\n"
+                          "#pragma npu cache_read(X, dm, r, X_dm)\n"
+                          "#pragma npu cache_read(X_dm, vu_vm, co, X_vm)\n"
+                          "#pragma npu cache_write(Y, vu_vm, co, Y_vm)\n"
+                          "#pragma npu tensorize(ci, npu_vu_requant_i8)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "npu_dma_wait(npu_dma_1d(0, &X_vm[0][0], &X_dm[0][co * 64], 256));");
+  has(c, "npu_vu_requant_i8(&Y_vm[0][0], &X_vm[0][0], 64, m, sh, zp);");
+  npg_close(s);
 }
 
 /* ---------------- double_buffer ---------------- */
