@@ -98,6 +98,7 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
   Nest n;
   if (!perfect_nest(loop, &n)) return false;
   const Expr *dst = n.copy->lhs, *src = n.copy->rhs;
+  if (dst->buf == src->buf) return false; /* a loop that reads what it wrote is no block copy */
   int64_t size = dst->buf->elem->size;
   int64_t ds[MAX_COPY] = {0}, ss[MAX_COPY] = {0};
   for (int i = 0; i < n.n; i++)

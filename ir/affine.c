@@ -236,6 +236,10 @@ static bool cond_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
     return true;
   }
   if (e->op < OP_LT || e->op > OP_NE) return false;
+  /* a comparison C makes in an unsigned type (i - 1u >= 0) is not the
+   * affine one: its operands wrap */
+  if ((type_is_integer(e->a->type) && !e->a->type->is_signed) || (type_is_integer(e->b->type) && !e->b->type->is_signed))
+    return false;
   char *a = aff_text(c, e->a), *b = aff_text(c, e->b);
   bool ok = a && b;
   if (ok) sb_printf(sb, "%s %s %s", a, e->op == OP_EQ ? "=" : op_spelling(e->op), b);

@@ -253,8 +253,11 @@ static bool match_index(Match *m, const Expr *u, const Expr *s, Expr **off) {
 
 static bool match_expr(Match *m, const Expr *u, const Expr *s);
 
+/* An integer comparison made in a signed type: one that C makes in an
+ * unsigned type (oh + kh - 1u >= 0, always true) is not the linear one. */
 static bool relational(const Expr *e) {
-  return e->kind == EX_BINARY && (e->op == OP_LT || e->op == OP_LE || e->op == OP_GT || e->op == OP_GE);
+  return e->kind == EX_BINARY && (e->op == OP_LT || e->op == OP_LE || e->op == OP_GT || e->op == OP_GE) &&
+         type_is_integer(e->a->type) && e->a->type->is_signed && type_is_integer(e->b->type) && e->b->type->is_signed;
 }
 
 /* a OP b as one expression that is >= 0 exactly when it holds (integers). */
@@ -586,6 +589,12 @@ static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
       }
     }
   }
+  for (int i = 0; i < m->nsizes; i++)
+    if (m->size_val[i] < 0) {
+      snprintf(why, n, "the match gives %s = %lld; the intrinsic's sizes are not negative", m->size[i],
+               (long long)m->size_val[i]);
+      return false;
+    }
   StrBuf text;
   sb_init(&text);
   for (const Define *d = sem->defines; d; d = d->next) {

@@ -448,6 +448,46 @@ Test(tensorize, requantize_takes_the_kernels_scalars) {
   npg_close(s);
 }
 
+/* Review findings: a guard C compares in an unsigned type is always true
+ * at 0 and is no padding guard; a copy nest that reads what it wrote is no
+ * block copy. */
+Test(tensorize, review_regressions) {
+  refused("#include <stdint.h>\n"
+          "void cv(const int8_t in[10][10][4], const int8_t wt[3][3][4][8], int32_t out[8][8][8]) {\n"
+          "  for (int z = 0; z < 1; z++)\n"
+          "    for (int y = 0; y < 8; y++)\n"
+          "      for (int x = 0; x < 8; x++)\n"
+          "        for (int o = 0; o < 8; o++) {\n"
+          "          out[y][x][o] = 0;\n"
+          "          for (int r = 0; r < 3; r++)\n"
+          "            for (int q = 0; q < 3; q++)\n"
+          "              for (int c = 0; c < 4; c++)\n"
+          "                if (y + r - 1u >= 0 && y + r - 1 < 8 && x + q - 1 >= 0 && x + q - 1 < 8)\n"
+          "                  out[y][x][o] += (int32_t)in[y + r][x + q][c] * (int32_t)wt[r][q][c][o];\n"
+          "        }\n"
+          "}\n",
+          "#pragma npu schedule(cv, v)\n"
+          "#pragma npu cache_read(in, nu_ib, z, in_ib)\n"
+          "#pragma npu cache_read(wt, nu_wb, z, wt_wb)\n"
+          "#pragma npu cache_write(out, nu_ob, z, out_ob)\n"
+          "#pragma npu tensorize(y, npu_nu_conv2d_i8)\n",
+          "k.c:19:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: no term of the condition "
+          "matches: 'y + r - 1u >= 0 && y + r - 1 < 8 && x + q - 1 >= 0 && x + q - 1 < 8' in s1 (line 7) against the "
+          "intrinsic's 'y * SH - PH + r * DH < H' (line 29)");
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void k(const int32_t x[2][64], int32_t out[2][65]) {\n"
+                          "  for (int z = 0; z < 2; z++) {\n"
+                          "    for (int i = 0; i < 64; i++) out[z][i] = x[z][i];\n"
+                          "    out[z][64] = 0;\n"
+                          "    for (int j = 0; j < 64; j++) shift: out[z][j + 1] = out[z][j];\n"
+                          "  }\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n#pragma npu cache_write(out, vu_vm, z, out_vm)\n");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "out_vm[0][j + 1] = out_vm[0][j]; /* shift */");
+  npg_close(s);
+}
+
 /* ---------------- double_buffer ---------------- */
 
 static const char big[] =
