@@ -155,8 +155,9 @@ SMOKE_TARGETS += valgrind-subset
 #   make fuzz-schedules N=100000 [SEED=1]
 N    ?= 1000
 SEED ?= 1
-FUZZ_OBJS := $(call obj,fuzz/fuzz_schedules.c fuzz/sched_gen.c)
+FUZZ_OBJS := $(call obj,fuzz/fuzz_schedules.c fuzz/sched_gen.c fuzz/fork_pool.c)
 $(FUZZ_OBJS) $(call obj,tests/test_sched_random.c): fuzz/sched_gen.h
+$(FUZZ_OBJS): fuzz/fork_pool.h
 .PHONY: fuzz-schedules
 $(BUILD)/fuzz_schedules: $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
 	$(CC) $(OPT) -o $@ $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)

@@ -38,24 +38,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fuzz/fork_pool.h"
 #include "fuzz/kernel_gen.h"
 #include "ir/util.h"
 #include "npugen.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define LEAKED() (__lsan_do_recoverable_leak_check() != 0)
-#else
-#define LEAKED() false
-#endif
-
-enum { LEAK_EXIT = 70, MAX_JOBS = 64, SLOT_TEXT = 16 << 10, MAX_KINDS = 64, FILES_PER_KIND = 3, MAX_RECORDS = 200 };
+enum { SLOT_TEXT = 16 << 10, MAX_KINDS = 64, FILES_PER_KIND = 3, MAX_RECORDS = 200 };
 static const char *failure_dir = "fuzz/failures";
 
 typedef enum { K_PASSED, K_FAILED } Outcome;
@@ -74,18 +67,6 @@ typedef struct {
   bool keep;       /* keep the build directory (--case) */
   bool verbose;
 } Options;
-
-static volatile sig_atomic_t stop_requested;
-static void on_stop(int sig) {
-  (void)sig;
-  stop_requested = 1;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void set_phase(Slot *s, const char *p) { snprintf(s->phase, sizeof s->phase, "%s", p); }
 
@@ -358,6 +339,19 @@ static void record(Records *r, uint64_t seed, const char *kind, const char *phas
   printf("  FAILURE (%s): %s\n", kind, path);
 }
 
+typedef struct {
+  uint64_t seed;
+  const Options *o;
+} KernelCase;
+
+/* in the case's process: exits with the outcome */
+static int run_child(void *ctx, void *slot) {
+  const KernelCase *c = ctx;
+  Slot *sl = slot;
+  run_case(c->seed, sl, c->o);
+  return sl->outcome;
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: fuzz_kernels [-n N] [-s SEED] [-j JOBS] [-T SECONDS] [-t SECONDS] [--cc none]\n"
                   "                    [--case SEED [-k]]\n");
@@ -398,109 +392,60 @@ int main(int argc, char **argv) {
     else printf("case %llu: FAILED: %s (during: %s)\n%s\n", (unsigned long long)one, sl.kind, sl.phase, sl.text);
     return sl.outcome == K_PASSED ? 0 : 1;
   }
-  if (jobs < 1) jobs = 1;
-  if (jobs > MAX_JOBS) jobs = MAX_JOBS;
   mkdir("fuzz", 0755);
   mkdir(failure_dir, 0755);
   uint64_t seed0 = seed << 32;
-  printf("fuzz-kernels: %ld cases, seed %llu, %d jobs, %s", n, (unsigned long long)seed, jobs,
+  ForkPool pool;
+  char prefix[256];
+  snprintf(prefix, sizeof prefix, "%s/.kgen-stderr", failure_dir);
+  if (!fork_pool_open(&pool, jobs, sizeof(Slot), prefix)) return 2;
+  printf("fuzz-kernels: %ld cases, seed %llu, %d jobs, %s", n, (unsigned long long)seed, pool.jobs,
          o.cc ? "npugen check + gcc (UBSan, ASan) vs tcc builds" : "npugen check only");
   if (total > 0) printf(", starting cases for %.0f s", total);
   printf("\n");
   fflush(stdout);
-  Slot *slots = mmap(NULL, sizeof(Slot) * (size_t)jobs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (slots == MAP_FAILED) {
-    perror("mmap");
-    return 2;
-  }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
   static Records rec;
-  pid_t pid_of[MAX_JOBS] = {0};
-  uint64_t seed_of[MAX_JOBS] = {0};
+  uint64_t seed_of[FORK_POOL_MAX_JOBS] = {0};
   long next = 0, done = 0, passed = 0, failed = 0;
-  double t0 = now(), last = t0;
+  double t0 = fork_pool_now(), last = t0;
   for (;;) {
-    bool starting = !stop_requested && (total <= 0 || now() - t0 < total);
-    int running = 0;
-    for (int j = 0; j < jobs; j++) {
-      if (!pid_of[j] && next < n && starting) {
-        uint64_t s = seed0 + (uint64_t)next++;
-        memset(&slots[j], 0, offsetof(Slot, text) + 1);
-        slots[j].outcome = -1;
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid < 0) {
-          perror("fork");
-          return 2;
-        }
-        if (!pid) {
-          signal(SIGINT, SIG_DFL);
-          signal(SIGTERM, SIG_DFL);
-          setpgid(0, 0); /* a timeout kills the case's compilers too */
-          char path[512];
-          snprintf(path, sizeof path, "%s/.kgen-stderr.%d", failure_dir, j);
-          int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-          if (fd >= 0) dup2(fd, 2), close(fd);
-          alarm((unsigned)timeout);
-          run_case(s, &slots[j], &o);
-          _exit(LEAKED() ? LEAK_EXIT : slots[j].outcome);
-        }
-        pid_of[j] = pid;
-        seed_of[j] = s;
-      }
-      if (pid_of[j]) running++;
+    bool starting = !fork_pool_stop && (total <= 0 || fork_pool_now() - t0 < total);
+    for (int j = 0; j < pool.jobs && starting && next < n; j++) {
+      if (pool.pid[j]) continue;
+      Slot *sl = fork_pool_slot(&pool, j);
+      memset(sl, 0, offsetof(Slot, text) + 1);
+      sl->outcome = -1;
+      KernelCase kc = {seed0 + (uint64_t)next++, &o};
+      if (!fork_pool_start(&pool, j, timeout, run_child, &kc)) return 2;
+      seed_of[j] = kc.seed;
     }
-    if (!running) break;
-    int status;
-    pid_t pid = wait(&status);
-    if (pid < 0 && errno == EINTR) {
-      if (stop_requested)
-        for (int j = 0; j < jobs; j++)
-          if (pid_of[j]) kill(-pid_of[j], SIGKILL);
+    if (!fork_pool_busy(&pool)) break;
+    int status, j = fork_pool_reap(&pool, &status);
+    if (j == -1) {
+      if (fork_pool_stop) fork_pool_kill_all(&pool);
       continue;
     }
-    if (pid < 0) {
-      perror("wait");
-      return 2;
-    }
-    int j = 0;
-    while (j < jobs && pid_of[j] != pid) j++;
-    if (j == jobs) continue;
-    kill(-pid, SIGKILL); /* leftovers of a case that timed out */
-    Slot *sl = &slots[j];
+    if (j < 0) return 2;
+    Slot *sl = fork_pool_slot(&pool, j);
     bool clean = WIFEXITED(status) && WEXITSTATUS(status) == sl->outcome && sl->outcome >= 0;
-    if (!stop_requested || clean) {
+    if (!fork_pool_stop || clean) {
       done++;
       if (clean && sl->outcome == K_PASSED) {
         passed++;
       } else {
         failed++;
         if (!clean) {
-          char path[512];
-          snprintf(path, sizeof path, "%s/.kgen-stderr.%d", failure_dir, j);
-          size_t len;
-          char *err = read_file(path, &len);
+          char *err = fork_pool_stderr(&pool, j);
           char how[128];
-          if (WIFSIGNALED(status))
-            snprintf(how, sizeof how, "%s", WTERMSIG(status) == SIGALRM ? "timed out" : strsignal(WTERMSIG(status)));
-          else if (WEXITSTATUS(status) == LEAK_EXIT)
-            snprintf(how, sizeof how, "memory leaked");
-          else
-            snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(status));
+          fork_pool_how(status, how, sizeof how);
           snprintf(sl->kind, sizeof sl->kind, "case process ended abnormally (%s)", how);
-          snprintf(sl->text, sizeof sl->text, "-- stderr:\n%.12000s", err ? err : "");
+          snprintf(sl->text, sizeof sl->text, "-- stderr:\n%.12000s", err);
           free(err);
         }
         record(&rec, seed_of[j], sl->kind, sl->phase, sl->text);
       }
     }
-    pid_of[j] = 0;
-    double t = now();
+    double t = fork_pool_now();
     if (t - last > 10) {
       last = t;
       printf("[%ld/%ld] passed %ld, failed %ld (%.0f s, %.2f cases/s)\n", done, n, passed, failed, t - t0,
@@ -508,16 +453,11 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
   }
-  double wall = now() - t0;
+  double wall = fork_pool_now() - t0;
   printf("\n%ld cases: passed %ld, failed %ld; %.2f cases/s; wall time %.1f s%s\n", done, passed, failed,
-         wall > 0 ? done / wall : 0.0, wall, stop_requested ? " (interrupted)" : "");
+         wall > 0 ? done / wall : 0.0, wall, fork_pool_stop ? " (interrupted)" : "");
   if (rec.n) printf("failures by kind (count, first reproduction):\n");
   for (int i = 0; i < rec.n; i++) printf("  %6ld  %s\n          %s\n", rec.k[i].count, rec.k[i].kind, rec.k[i].first);
-  for (int j = 0; j < jobs; j++) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/.kgen-stderr.%d", failure_dir, j);
-    unlink(path);
-  }
-  munmap(slots, sizeof(Slot) * (size_t)jobs);
-  return failed || stop_requested ? 1 : 0;
+  fork_pool_close(&pool);
+  return failed || fork_pool_stop ? 1 : 0;
 }

@@ -28,27 +28,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fuzz/fork_pool.h"
 #include "fuzz/sched_gen.h"
 
-/* In an ASan build (make fuzz-schedules BUILD=build/asan SAN=1) a case
- * that leaks fails too. _exit skips LeakSanitizer's exit check, so the
- * child asks, and ends with LEAK_EXIT (the parent then records stderr,
- * which holds the report). */
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define LEAKED() (__lsan_do_recoverable_leak_check() != 0)
-#else
-#define LEAKED() false
-#endif
-enum { LEAK_EXIT = 70 };
+enum { MAX_FILES = 1024, SLOT_TEXT = 256 << 10, MAX_RECORDS = 200 };
 
-enum { MAX_FILES = 1024, MAX_JOBS = 64, SLOT_TEXT = 256 << 10, MAX_RECORDS = 200 };
 static const char *failure_dir = "fuzz/failures";
 
 /* What a child leaves for the parent: the case so far (updated before each
@@ -60,27 +49,6 @@ typedef struct {
   char schedule[16 << 10];
   char text[SLOT_TEXT]; /* sg_case_describe of a failed or internal-error case */
 } Slot;
-
-typedef struct {
-  pid_t pid;
-  uint64_t seed;
-  int file;
-  double start;
-} Job;
-
-/* Set by SIGINT/SIGTERM: stop starting cases, end the running ones, and
- * print the summary of what ran. */
-static volatile sig_atomic_t stop_requested;
-static void on_stop(int sig) {
-  (void)sig;
-  stop_requested = 1;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -109,17 +77,18 @@ static void save_slot(void *ctx, const SgCase *c) {
   memcpy(s->prims, c->prims, sizeof s->prims);
 }
 
-static void run_child(SgFile *f, uint64_t seed, const SgOptions *opt, Slot *slot, int timeout, int slot_index) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/.stderr.%d", failure_dir, slot_index);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd >= 0) {
-    dup2(fd, 2);
-    close(fd);
-  }
-  alarm((unsigned)timeout);
+typedef struct {
+  SgFile *file;
+  uint64_t seed;
+  const SgOptions *opt;
+} SchedCase;
+
+/* in the case's process: exits with the outcome */
+static int run_child(void *ctx, void *slot_) {
+  const SchedCase *sc = ctx;
+  Slot *slot = slot_;
   SgCase c;
-  sg_run_case(f, seed, opt, &c, save_slot, slot);
+  sg_run_case(sc->file, sc->seed, sc->opt, &c, save_slot, slot);
   save_slot(slot, &c);
   slot->napplied = c.napplied;
   if (c.outcome == SG_FAILED || c.outcome == SG_INTERNAL) {
@@ -130,12 +99,7 @@ static void run_child(SgFile *f, uint64_t seed, const SgOptions *opt, Slot *slot
   slot->outcome = c.outcome;
   int rc = c.outcome;
   sg_case_free(&c);
-  _exit(LEAKED() ? LEAK_EXIT : rc);
-}
-
-static char *read_all(const char *path) {
-  size_t n;
-  return read_file(path, &n);
+  return rc;
 }
 
 /* Failures grouped by kind, so one bug hit a thousand times is one line
@@ -241,8 +205,6 @@ int main(int argc, char **argv) {
     else if (nfiles < MAX_FILES) files[nfiles++] = strdup(argv[i]);
   }
   if (opt.strict_cc && !strcmp(opt.strict_cc, "none")) opt.strict_cc = NULL;
-  if (jobs < 1) jobs = 1;
-  if (jobs > MAX_JOBS) jobs = MAX_JOBS;
   if (!nfiles) {
     nfiles = list_dir("tests/kernels", files, nfiles);
     nfiles = list_dir("tests/kernels/realworld", files, nfiles);
@@ -268,57 +230,41 @@ int main(int argc, char **argv) {
   }
   /* the case seeds depend on SEED and the case number only */
   uint64_t seed0 = seed << 32;
+  ForkPool pool;
+  char prefix[256];
+  snprintf(prefix, sizeof prefix, "%s/.stderr", failure_dir);
+  if (!fork_pool_open(&pool, fork_cases ? jobs : 1, sizeof(Slot), prefix)) return 2;
   printf("fuzz-schedules: %ld cases over %d kernel files, seed %llu, %d jobs%s%s%s\n", n, nsg, (unsigned long long)seed,
-         fork_cases ? jobs : 1, fork_cases ? "" : " (in-process)", opt.strict_cc ? ", strict C check with " : "",
+         pool.jobs, fork_cases ? "" : " (in-process)", opt.strict_cc ? ", strict C check with " : "",
          opt.strict_cc ? opt.strict_cc : "");
   fflush(stdout);
 
   SgCounts counts = {0};
   static Records rec; /* large: not on the stack */
   long crashes = 0;
-  double t0 = now(), last_progress = t0, slowest = 0;
-  uint64_t slowest_seed = 0;
-  Slot *slots = NULL;
-  Job job[MAX_JOBS];
-  memset(job, 0, sizeof job);
-  if (fork_cases) {
-    slots = mmap(NULL, sizeof(Slot) * (size_t)jobs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (slots == MAP_FAILED) {
-      perror("mmap");
-      return 2;
-    }
-  }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop; /* no SA_RESTART: wait() returns EINTR */
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  double t0 = fork_pool_now(), last_progress = t0, slowest = 0;
+  uint64_t slowest_seed = 0, seed_of[FORK_POOL_MAX_JOBS] = {0};
+  int file_of[FORK_POOL_MAX_JOBS] = {0};
   long next = 0, done = 0;
   while (done < n) {
-    if (total > 0 && next < n && now() - t0 >= total) {
+    if (total > 0 && next < n && fork_pool_now() - t0 >= total) {
       printf("time budget of %.0f s reached: no new cases\n", total);
       n = next;
       if (done == n) break;
     }
-    if (stop_requested) {
-      for (int j = 0; j < jobs && fork_cases; j++)
-        if (job[j].pid) {
-          kill(job[j].pid, SIGKILL);
-          waitpid(job[j].pid, NULL, 0);
-          job[j].pid = 0;
-        }
+    if (fork_pool_stop) {
+      fork_pool_kill_all(&pool);
       printf("stopped after %ld cases\n", done);
       break;
     }
     if (!fork_cases) {
       uint64_t s = seed0 + (uint64_t)next++;
       SgFile *f = sg[sg_pick_file(s, nsg)];
-      double st = now();
+      double st = fork_pool_now();
       SgCase c;
       sg_run_case(f, s, &opt, &c, NULL, NULL);
       if (verbose) printf("%llu %s %s %.2fs: %.200s\n", (unsigned long long)s, sg_outcome_name(c.outcome), f ? sg_file_path(f) : "", c.seconds, c.message ? strtok(c.message, "\n") : "");
-      double dt = now() - st;
+      double dt = fork_pool_now() - st;
       if (dt > slowest) slowest = dt, slowest_seed = s;
       sg_counts_add(&counts, &c);
       if (c.outcome == SG_FAILED || c.outcome == SG_INTERNAL) {
@@ -329,47 +275,28 @@ int main(int argc, char **argv) {
       sg_case_free(&c);
       done++;
     } else {
-      /* start cases on free slots, then reap one */
-      int running = 0;
-      for (int j = 0; j < jobs; j++) {
-        if (!job[j].pid && next < n) {
-          uint64_t s = seed0 + (uint64_t)next++;
-          int fi = sg_pick_file(s, nsg);
-          memset(&slots[j], 0, offsetof(Slot, text) + 1);
-          slots[j].outcome = -1;
-          fflush(stdout);
-          pid_t pid = fork();
-          if (pid < 0) {
-            perror("fork");
-            return 2;
-          }
-          if (!pid) {
-            signal(SIGINT, SIG_DFL);
-            signal(SIGTERM, SIG_DFL);
-            run_child(sg[fi], s, &opt, &slots[j], timeout, j);
-          }
-          job[j] = (Job){pid, s, fi, now()};
-        }
-        if (job[j].pid) running++;
+      /* start cases on free jobs, then reap one */
+      for (int j = 0; j < pool.jobs && next < n; j++) {
+        if (pool.pid[j]) continue;
+        Slot *sl = fork_pool_slot(&pool, j);
+        memset(sl, 0, offsetof(Slot, text) + 1);
+        sl->outcome = -1;
+        seed_of[j] = seed0 + (uint64_t)next++;
+        file_of[j] = sg_pick_file(seed_of[j], nsg);
+        SchedCase sc = {sg[file_of[j]], seed_of[j], &opt};
+        if (!fork_pool_start(&pool, j, timeout, run_child, &sc)) return 2;
       }
-      if (!running) break;
-      int status;
-      pid_t pid = wait(&status);
-      if (pid < 0 && errno == EINTR) continue;
-      if (pid < 0) {
-        perror("wait");
-        return 2;
-      }
-      int j = 0;
-      while (j < jobs && job[j].pid != pid) j++;
-      if (j == jobs) continue;
-      Slot *sl = &slots[j];
-      SgFile *f = sg[job[j].file];
-      double dt = now() - job[j].start;
-      if (dt > slowest) slowest = dt, slowest_seed = job[j].seed;
+      if (!fork_pool_busy(&pool)) break;
+      int status, j = fork_pool_reap(&pool, &status);
+      if (j == -1) continue;
+      if (j < 0) return 2;
+      Slot *sl = fork_pool_slot(&pool, j);
+      SgFile *f = sg[file_of[j]];
+      double dt = fork_pool_now() - pool.start[j];
+      if (dt > slowest) slowest = dt, slowest_seed = seed_of[j];
       SgCase c;
       memset(&c, 0, sizeof c);
-      c.seed = job[j].seed;
+      c.seed = seed_of[j];
       c.file = sg_file_path(f);
       snprintf(c.kernel, sizeof c.kernel, "%s", sl->kernel);
       snprintf(c.variant, sizeof c.variant, "%s", sl->variant);
@@ -386,23 +313,16 @@ int main(int argc, char **argv) {
         /* crashed, killed by the alarm, or a sanitizer report */
         crashes++;
         c.outcome = SG_FAILED;
-        char path[512];
-        snprintf(path, sizeof path, "%s/.stderr.%d", failure_dir, j);
-        char *err = read_all(path);
+        char *err = fork_pool_stderr(&pool, j);
         char how[128];
-        if (WIFSIGNALED(status))
-          snprintf(how, sizeof how, "%s", WTERMSIG(status) == SIGALRM ? "timed out" : strsignal(WTERMSIG(status)));
-        else if (WEXITSTATUS(status) == LEAK_EXIT)
-          snprintf(how, sizeof how, "memory leaked");
-        else
-          snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(status));
-        size_t len = strlen(sl->schedule) + (err ? strlen(err) : 0) + 512;
+        fork_pool_how(status, how, sizeof how);
+        size_t len = strlen(sl->schedule) + strlen(err) + 512;
         describe = malloc(len);
         /* a leak is found once the case is over; anything else stopped it */
-        bool leak = WIFEXITED(status) && WEXITSTATUS(status) == LEAK_EXIT;
+        bool leak = WIFEXITED(status) && WEXITSTATUS(status) == FORK_POOL_LEAK_EXIT;
         snprintf(describe, len, "== FAILED: %s, seed %llu, kernel %s\nthe case process ended abnormally (%s)%s\n-- schedule:\n%s-- stderr:\n%s\n",
                  c.file, (unsigned long long)c.seed, c.kernel, how, leak ? "" : " during the last step", sl->schedule,
-                 err ? err : "");
+                 err);
         free(err);
       }
       /* sg_counts_add only reads the fields set above */
@@ -413,10 +333,9 @@ int main(int argc, char **argv) {
         record(&rec, f, &c, describe);
         free(describe);
       }
-      job[j].pid = 0;
       done++;
     }
-    double t = now();
+    double t = fork_pool_now();
     if (t - last_progress > 5 || done == n) {
       last_progress = t;
       printf("[%ld/%ld] passed %ld, refused %ld, internal %ld, failed %ld (%.0f s)\n", done, n,
@@ -425,7 +344,7 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
   }
-  double wall = now() - t0;
+  double wall = fork_pool_now() - t0;
   char *sum = sg_counts_summary(&counts);
   printf("\n%s", sum);
   free(sum);
@@ -434,14 +353,9 @@ int main(int argc, char **argv) {
   if (rec.n) printf("failures and internal errors by kind (count, first reproduction):\n");
   for (int i = 0; i < rec.n; i++) printf("  %6ld  %s\n          %s\n", rec.k[i].count, rec.k[i].sig, rec.k[i].first);
   if (rec.written) printf("reproductions written to %s/ (%ld, at most %d per kind)\n", failure_dir, rec.written, FILES_PER_KIND);
-  for (int j = 0; j < jobs && fork_cases; j++) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/.stderr.%d", failure_dir, j);
-    unlink(path);
-  }
-  bool bad = counts.outcome[SG_FAILED] || counts.outcome[SG_INTERNAL] || stop_requested;
+  fork_pool_close(&pool);
+  bool bad = counts.outcome[SG_FAILED] || counts.outcome[SG_INTERNAL] || fork_pool_stop;
   sg_counts_free(&counts);
   for (int i = 0; i < nsg; i++) sg_file_close(sg[i]);
-  if (slots) munmap(slots, sizeof(Slot) * (size_t)jobs);
   return bad ? 1 : 0;
 }

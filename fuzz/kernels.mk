@@ -4,9 +4,10 @@
 # failures go to fuzz/failures/kgen-seed*.c.
 #   make fuzz-kernels N=20000 [SEED=1]    a long run (JOBS at a time)
 #   make fuzz-kernels-smoke               30 s of it (run by `make test`)
-KGEN_OBJS := $(call obj,fuzz/fuzz_kernels.c fuzz/kernel_gen.c)
+KGEN_OBJS := $(call obj,fuzz/fuzz_kernels.c fuzz/kernel_gen.c fuzz/fork_pool.c)
 KGEN_SMOKE_SECONDS ?= 30
 $(KGEN_OBJS) $(call obj,tests/test_kernel_random.c): fuzz/kernel_gen.h
+$(KGEN_OBJS): fuzz/fork_pool.h
 
 .PHONY: fuzz-kernels fuzz-kernels-smoke
 $(BUILD)/fuzz_kernels: $(KGEN_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a

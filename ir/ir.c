@@ -141,6 +141,24 @@ static bool walk(Stmt *s, StmtVisitor fn, void *ctx, int depth) {
 
 void ir_walk_stmts(Stmt *s, StmtVisitor fn, void *ctx) { walk(s, fn, ctx, 0); }
 
+typedef struct {
+  const Buffer *b;
+  Stmt *decl;
+} FindDecl;
+
+static bool find_decl(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  FindDecl *f = ctx;
+  if (st->kind == ST_DECL && st->buf == f->b) f->decl = st;
+  return !f->decl;
+}
+
+Stmt *ir_buffer_decl(Stmt *body, const Buffer *b) {
+  FindDecl f = {b, NULL};
+  ir_walk_stmts(body, find_decl, &f);
+  return f.decl;
+}
+
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c) {
   int64_t x, y, k;
   if (!ir_expr_uses(e, v, NULL)) return *c = 0, true;

@@ -330,6 +330,8 @@ static inline bool buffer_onchip(const Buffer *b) {
 /* Visits every statement (pre-order). Stops early when fn returns false. */
 typedef bool (*StmtVisitor)(Stmt *s, int depth, void *ctx);
 void ir_walk_stmts(Stmt *s, StmtVisitor fn, void *ctx);
+/* The statement declaring local or on-chip buffer b under body, or NULL. */
+Stmt *ir_buffer_decl(Stmt *body, const Buffer *b);
 
 /* ---------------- printer and verifier ---------------- */
 /* The readable text form shown by `npugen emit --dump-ir`. */

@@ -409,47 +409,19 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b, int nouter
 
 /* ---------------- local arrays ---------------- */
 
-/* The statement lists under x: a block's or loop's body, an if's branches. */
-static int children(Stmt *x, Stmt ***out) {
-  if (x->kind == ST_BLOCK || x->kind == ST_FOR) return out[0] = &x->body, 1;
-  if (x->kind == ST_IF) return out[0] = &x->then_s, out[1] = &x->else_s, 2;
-  return 0;
-}
+typedef struct {
+  const Buffer *b;
+  const Stmt *at, *outside;
+} Outside;
 
-static Stmt *find_decl(Stmt *list, const Buffer *b) {
-  for (Stmt *x = list; x; x = x->next) {
-    if (x->kind == ST_DECL && x->buf == b) return x;
-    Stmt **kids[2];
-    for (int i = 0, n = children(x, kids); i < n; i++) {
-      Stmt *d = find_decl(*kids[i], b);
-      if (d) return d;
-    }
-  }
-  return NULL;
-}
-
-static bool unlink_stmt(Stmt **list, const Stmt *st) {
-  for (Stmt **p = list; *p; p = &(*p)->next) {
-    if (*p == st) return *p = st->next, true;
-    Stmt **kids[2];
-    for (int i = 0, n = children(*p, kids); i < n; i++)
-      if (unlink_stmt(kids[i], st)) return true;
-  }
-  return false;
-}
-
-/* A statement outside loop `at` that uses b (its declaration aside). */
-static const Stmt *used_outside(Stmt *list, const Buffer *b, const Stmt *at) {
-  for (Stmt *x = list; x; x = x->next) {
-    if (x == at || (x->kind == ST_DECL && x->buf == b)) continue;
-    if (ir_stmt_uses(x, NULL, b)) return x;
-    Stmt **kids[2];
-    for (int i = 0, n = children(x, kids); i < n; i++) {
-      const Stmt *u = used_outside(*kids[i], b, at);
-      if (u) return u;
-    }
-  }
-  return NULL;
+/* a statement outside loop `at` that uses b (its declaration aside) */
+static bool find_outside(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Outside *o = ctx;
+  if (st != o->at && !sched_encloses(o->at, st) && !(st->kind == ST_DECL && st->buf == o->b) &&
+      ir_stmt_uses(st, NULL, o->b))
+    o->outside = st;
+  return !o->outside;
 }
 
 static bool cache(Sched *s, const SchedStep *st, bool write) {
@@ -469,9 +441,11 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   if (write && b->is_const) return sched_error(s, &st->args[0], "%s is const: nothing to write back", b->name);
   /* a local array: the cache replaces it, when nothing outside one
    * iteration of `at` sees it */
-  Stmt *local = is_param || buffer_onchip(b) ? NULL : find_decl(s->k->body, b);
+  Stmt *local = is_param || buffer_onchip(b) ? NULL : ir_buffer_decl(s->k->body, b);
   if (local) {
-    const Stmt *outside = used_outside(s->k->body, b, at);
+    Outside u = {b, at, NULL};
+    ir_walk_stmts(s->k->body, find_outside, &u);
+    const Stmt *outside = u.outside;
     if (!write)
       return sched_error(s, &st->args[0], "%s is a local array; stage it with cache_write, which replaces it", b->name);
     if (outside)
@@ -565,7 +539,7 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
     *tail = copy_nest(&rd, false, new_name(s, name, "store"), st->loc);
   }
   at->body->body = first;
-  if (local) unlink_stmt(&s->k->body, local);
+  if (local) *sched_link(s, local, NULL) = local->next; /* the cache replaced it */
   return true;
 }
 

@@ -11,31 +11,18 @@
 #include "schedule/layout.h"
 #include "schedule/primitives.h"
 
-typedef struct {
-  const Buffer *b;
-  Stmt *decl;
-} FindDecl;
-
-static bool find_decl(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  FindDecl *f = ctx;
-  if (st->kind == ST_DECL && st->buf == f->b) f->decl = st;
-  return !f->decl;
-}
-
 bool prim_double_buffer(Sched *s, const SchedStep *st) {
   Buffer *b = sched_buffer(s, &st->args[0]);
   if (!b) return false;
   if (!buffer_onchip(b))
     return sched_error(s, &st->args[0], "%s is not an on-chip buffer (make one with cache_read or cache_write)", b->name);
   if (b->copies > 1) return sched_error(s, &st->args[0], "%s is already double-buffered", b->name);
-  FindDecl f = {b, NULL};
-  ir_walk_stmts(s->k->body, find_decl, &f);
-  Stmt *loop = f.decl ? sched_parent_loop(s, f.decl) : NULL;
+  Stmt *decl = ir_buffer_decl(s->k->body, b);
+  Stmt *loop = decl ? sched_parent_loop(s, decl) : NULL;
   if (!loop) return sched_error(s, &st->args[0], "%s is not declared directly in a loop's body", b->name);
   DbCopies c;
   char why[512];
-  if (!ir_double_buffer_rules(s->k, loop, f.decl, &c, why, sizeof why)) return sched_error(s, &st->args[0], "%s", why);
+  if (!ir_double_buffer_rules(s->k, loop, decl, &c, why, sizeof why)) return sched_error(s, &st->args[0], "%s", why);
   char name[160];
   snprintf(name, sizeof name, "%s_db", b->name);
   b->db_name = sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);

@@ -53,18 +53,20 @@ typedef struct {
 
 /* ---------------- differences ---------------- */
 
-static bool differ(Match *m, const char *fmt, const Expr *u, const Expr *s) {
+static const char *stmt_label(const Stmt *st) {
+  return !st ? "?" : st->name ? st->name : st->kind == ST_IF ? "the if" : "a statement";
+}
+
+static bool differ(Match *m, const char *what, const Expr *u, const Expr *s) {
   if (m->why[0]) return false;
   StrBuf us, ss;
   sb_init(&us);
   sb_init(&ss);
   if (u) ir_print_expr(&us, u);
   if (s) ir_print_expr(&ss, s);
-  char what[256];
-  snprintf(what, sizeof what, fmt, "");
   snprintf(m->why, sizeof m->why, "%s: '%s' in %s (line %d) against the intrinsic's '%s' (line %d)", what,
-           us.data ? us.data : "", m->ucur ? m->ucur->name : "?", m->ucur ? m->ucur->loc.line : 0,
-           ss.data ? ss.data : "", m->scur ? m->scur->loc.line : 0);
+           us.data ? us.data : "", stmt_label(m->ucur), m->ucur ? m->ucur->loc.line : 0, ss.data ? ss.data : "",
+           m->scur ? m->scur->loc.line : 0);
   sb_free(&us);
   sb_free(&ss);
   return false;
@@ -244,11 +246,6 @@ static bool match_linear(Match *m, const Expr *u, const Expr *s, Expr **rest) {
   return true;
 }
 
-/* u = sem index (loop vars renamed) + an offset free of the nest's loops. */
-static bool match_index(Match *m, const Expr *u, const Expr *s, Expr **off) {
-  return match_linear(m, u, s, off);
-}
-
 /* ---------------- conditions ---------------- */
 
 static bool match_expr(Match *m, const Expr *u, const Expr *s);
@@ -331,7 +328,7 @@ static bool match_load(Match *m, const Expr *u, const Expr *s) {
   Expr **off = ARENA_ARRAY(m->a, Expr *, u->buf->ndim);
   for (int d = 0; d < lead; d++) off[d] = u->idx[d];
   for (int d = lead; d < u->buf->ndim; d++)
-    if (!match_index(m, u->idx[d], s->idx[d - lead], &off[d])) return false;
+    if (!match_linear(m, u->idx[d], s->idx[d - lead], &off[d])) return false;
   if (bi < 0) {
     if (m->nbufs == MAX_BIND) return differ(m, "too many arrays", u, s);
     bi = m->nbufs++;
@@ -426,10 +423,11 @@ static bool match_loop(Match *m, const Stmt *u, const Stmt *s) {
 
 /* `p == c` over a scalar parameter of the semantics kernel. */
 static bool param_test(const Match *m, const Expr *c, const Var **p, int64_t *v) {
-  if (c->kind != EX_BINARY || c->op != OP_EQ || c->a->kind != EX_VAR || !ir_const_int(c->b, v)) return false;
-  for (const Param *q = m->sem->params; q; q = q->next)
-    if (q->var && q->var == c->a->var) return *p = q->var, true;
-  return false;
+  if (c->kind != EX_BINARY || c->op != OP_EQ || c->a->kind != EX_VAR || !ir_const_int(c->b, v) ||
+      !is_param(m, c->a->var))
+    return false;
+  *p = c->a->var;
+  return true;
 }
 
 static bool bind_param(Match *m, const Var *p, int64_t v) {
@@ -476,6 +474,8 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   switch (s->kind) {
   case ST_FOR: ok = match_loop(m, u, s); break;
   case ST_IF:
+    m->ucur = u;
+    m->scur = s;
     ok = match_cond(m, u->cond, s->cond) && match_list(m, u->then_s, s->then_s) &&
          ((!u->else_s && !s->else_s) || (u->else_s && s->else_s && match_list(m, u->else_s, s->else_s)) ||
           differ_stmt(m, "one if has an else and the other has none", u, s));

@@ -69,6 +69,11 @@ Test(cache, a_fully_written_box_is_not_copied_in) {
 }
 
 /* A column: strided on the DDR side, one element a row; a 3-D box. */
+static const char planes[] = "#include <stdint.h>\nvoid k(const int16_t T[8][16][32], int16_t Y[8][16][32]) {\n"
+                             "  for (int a = 0; a < 8; a++)\n"
+                             "    for (int b = 0; b < 16; b++)\n"
+                             "      for (int c = 0; c < 32; c++) Y[a][b][c] = T[a][b][c] + 1;\n}\n";
+
 Test(cache, strided_and_three_dimensional_regions) {
   NpgSession *s = open_ok("void k(const float X[64][64], const float T[8][16][16], float Y[64][16]) {\n"
                           "  for (int j = 0; j < 16; j++)\n"
@@ -83,10 +88,7 @@ Test(cache, strided_and_three_dimensional_regions) {
   /* the box's size-1 dimensions are no DMA dimensions */
   has(c, "npu_dma_wait(npu_dma_2d(0, &T_dm[0][0][0], 4, &T[0][j][j], 1024, 4, 8));");
   npg_close(s);
-  s = open_ok("#include <stdint.h>\nvoid k(const int16_t T[8][16][32], int16_t Y[8][16][32]) {\n"
-              "  for (int a = 0; a < 8; a++)\n"
-              "    for (int b = 0; b < 16; b++)\n"
-              "      for (int c = 0; c < 32; c++) Y[a][b][c] = T[a][b][c] + 1;\n}\n",
+  s = open_ok(planes,
               "#pragma npu schedule(k, v)\n"
               "#pragma npu split(a, 2, ao, ai)\n"
               "#pragma npu split(c, 8, co, ci)\n"
@@ -99,10 +101,7 @@ Test(cache, strided_and_three_dimensional_regions) {
   npg_close(s);
   /* a box that is not whole along b: its planes do not continue the rows in
    * T, a 3-D copy */
-  s = open_ok("#include <stdint.h>\nvoid k(const int16_t T[8][16][32], int16_t Y[8][16][32]) {\n"
-              "  for (int a = 0; a < 8; a++)\n"
-              "    for (int b = 0; b < 16; b++)\n"
-              "      for (int c = 0; c < 32; c++) Y[a][b][c] = T[a][b][c] + 1;\n}\n",
+  s = open_ok(planes,
               "#pragma npu schedule(k, v)\n"
               "#pragma npu split(a, 2, ao, ai)\n"
               "#pragma npu split(b, 4, bo, bi)\n"
@@ -294,24 +293,34 @@ Test(tensorize, elementwise_ops_run_on_a_vu) {
   npg_close(s);
 }
 
-/* conv2d: a padded, possibly strided convolution in channels-last tiles.
- * The guard binds the image size and the padding, the input index the
- * stride and dilation; the output size follows from them. */
-static const char conv[] =
+/* conv2d: a padded, possibly strided convolution in channels-last tiles,
+ * inside a batch loop b of one (the loop the caches are staged at). The
+ * guard binds the image size and the padding, the input index the stride
+ * and dilation; the output size follows from them. The format takes the
+ * stride, the bound of the row guard and the weights' window indices. */
+static const char conv_fmt[] =
     "#include <stdint.h>\n"
-    "#define S 1\n"
+    "#define S %d\n"
     "void cv(const int8_t in[12][12][16], const int8_t wt[3][3][16][8], int32_t out[12 / S][12 / S][8]) {\n"
-    "  for (int y = 0; y < 12 / S; y++)\n"
-    "    for (int x = 0; x < 12 / S; x++)\n"
-    "      for (int o = 0; o < 8; o++) {\n"
-    "        out[y][x][o] = 0;\n"
-    "        for (int r = 0; r < 3; r++)\n"
-    "          for (int q = 0; q < 3; q++)\n"
-    "            for (int c = 0; c < 16; c++)\n"
-    "              if (S * y + r - 1 >= 0 && S * y + r - 1 < 12 && S * x + q >= 1 && S * x + q - 1 < 12)\n"
-    "                out[y][x][o] += (int32_t)in[S * y + r - 1][S * x + q - 1][c] * (int32_t)wt[r][q][c][o];\n"
-    "      }\n"
+    "  for (int b = 0; b < 1; b++)\n"
+    "    for (int y = 0; y < 12 / S; y++)\n"
+    "      for (int x = 0; x < 12 / S; x++)\n"
+    "        for (int o = 0; o < 8; o++) {\n"
+    "          out[y][x][o] = 0;\n"
+    "          for (int r = 0; r < 3; r++)\n"
+    "            for (int q = 0; q < 3; q++)\n"
+    "              for (int c = 0; c < 16; c++)\n"
+    "                if (S * y + r - 1 >= 0 && S * y + r - 1 < %d && S * x + q >= 1 && S * x + q - 1 < 12)\n"
+    "                  out[y][x][o] += (int32_t)in[S * y + r - 1][S * x + q - 1][c] * (int32_t)wt%s[c][o];\n"
+    "        }\n"
     "}\n";
+
+static const char *conv_src(int stride, int rows, const char *window) {
+  static char buf[2048];
+  snprintf(buf, sizeof buf, conv_fmt, stride, rows, window);
+  return buf;
+}
+
 static const char conv_staged[] =
     "#pragma npu schedule(cv, v)\n"
     "#pragma npu cache_read(in, nu_ib, b, in_ib)\n"
@@ -319,31 +328,14 @@ static const char conv_staged[] =
     "#pragma npu cache_write(out, nu_ob, b, out_ob)\n"
     "#pragma npu tensorize(y, npu_nu_conv2d_i8)\n";
 
-/* conv with stride S, its loops inside a batch loop b of one (the loop the
- * caches are staged at) */
-static char *conv_with_batch(int stride) {
-  static char buf[2048];
-  char src[2048];
-  snprintf(src, sizeof src, "%s", conv);
-  char *d = strstr(src, "#define S 1");
-  d[10] = (char)('0' + stride);
-  /* wrap the body in `for (int b = 0; b < 1; b++)` */
-  char *body = strstr(src, "  for (int y");
-  char *end = strrchr(src, '}');
-  *end = 0;
-  snprintf(buf, sizeof buf, "%.*s  for (int b = 0; b < 1; b++) {\n%s  }\n}\n", (int)(body - src), src, body);
-  return buf;
-}
-
 Test(tensorize, conv2d_with_padding_and_stride_runs_on_the_nu) {
-  const char *staged = conv_staged;
-  NpgSession *s = open_ok(conv_with_batch(1), staged);
+  NpgSession *s = open_ok(conv_src(1, 12, "[r][q]"), conv_staged);
   int v = checked(s, "v");
   has(npg_emit_source(s, v),
       "npu_nu_conv2d_i8(&out_ob[0][0][0], &in_ib[0][0][0], &wt_wb[0][0][0][0], 12, 12, 16, 8, 3, 3, 1, 1, 1, 1, 1, 1, 0);");
   npg_close(s);
   /* stride 2: 6 x 6 outputs from the same padded 12 x 12 image */
-  s = open_ok(conv_with_batch(2), staged);
+  s = open_ok(conv_src(2, 12, "[r][q]"), conv_staged);
   v = checked(s, "v");
   has(npg_emit_source(s, v),
       "npu_nu_conv2d_i8(&out_ob[0][0][0], &in_ib[0][0][0], &wt_wb[0][0][0][0], 12, 12, 16, 8, 3, 3, 2, 2, 1, 1, 1, 1, 0);");
@@ -351,29 +343,21 @@ Test(tensorize, conv2d_with_padding_and_stride_runs_on_the_nu) {
 }
 
 Test(tensorize, a_conv2d_that_differs_from_the_intrinsic_is_refused) {
-  const char *staged = conv_staged;
-  char src[2048];
   /* the guard cuts the last row: the intrinsic's padding is symmetric */
-  snprintf(src, sizeof src, "%s", conv_with_batch(1));
-  char *g = strstr(src, "S * y + r - 1 < 12");
-  memcpy(g, "S * y + r - 1 < 11", 18);
-  refused(src, staged,
-          "k.c:21:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: the nest has OH = 12 where "
+  refused(conv_src(1, 11, "[r][q]"), conv_staged,
+          "k.c:20:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: the nest has OH = 12 where "
           "the intrinsic computes OH = ((H + 2 * PH - DH * (KH - 1) - 1) / SH + 1) = 11 from the other sizes");
   /* the kernel window read transposed */
-  snprintf(src, sizeof src, "%s", conv_with_batch(1));
-  g = strstr(src, "wt[r][q]");
-  memcpy(g, "wt[q][r]", 8);
-  refused(src, staged,
-          "k.c:21:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: an index differs: "
+  refused(conv_src(1, 12, "[q][r]"), conv_staged,
+          "k.c:20:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: an index differs: "
           "'q' in s2 (line 13) against the intrinsic's 'r' (line 36)");
   /* the input still in DDR */
-  refused(conv_with_batch(1),
+  refused(conv_src(1, 12, "[r][q]"),
           "#pragma npu schedule(cv, v)\n"
           "#pragma npu cache_read(wt, nu_wb, b, wt_wb)\n"
           "#pragma npu cache_write(out, nu_ob, b, out_ob)\n"
           "#pragma npu tensorize(y, npu_nu_conv2d_i8)\n",
-          "k.c:20:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: its operand in would be in, "
+          "k.c:19:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: its operand in would be in, "
           "which is in DDR; it must be in nu_ib (stage it there with cache_read or cache_write)");
 }
 
@@ -472,8 +456,8 @@ Test(tensorize, review_regressions) {
           "#pragma npu cache_write(out, nu_ob, z, out_ob)\n"
           "#pragma npu tensorize(y, npu_nu_conv2d_i8)\n",
           "k.c:19:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: no term of the condition "
-          "matches: 'y + r - 1u >= 0 && y + r - 1 < 8 && x + q - 1 >= 0 && x + q - 1 < 8' in s1 (line 7) against the "
-          "intrinsic's 'y * SH - PH + r * DH < H' (line 29)");
+          "matches: 'y + r - 1u >= 0 && y + r - 1 < 8 && x + q - 1 >= 0 && x + q - 1 < 8' in the if (line 11) against the "
+          "intrinsic's 'y * SH - PH + r * DH < H' (line 34)");
   NpgSession *s = open_ok("#include <stdint.h>\n"
                           "void k(const int32_t x[2][64], int32_t out[2][65]) {\n"
                           "  for (int z = 0; z < 2; z++) {\n"
