@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Simulated cycles against the roofline bound of the default target:
-#   bound = max(MACs / 1024 int8 MAC per cycle, DDR bytes / 64 B per cycle)
+#   bound = max(MACs / peak MACs per cycle, DDR bytes / 64 B per cycle)
+# The peak is the NU's 1024 int8 MACs per cycle, or for a kernel on the VU
+# cores 4 cores x 16 int32 lanes (64 B vectors) = 64 MACs per cycle.
 # DDR bytes are the least any schedule moves: each input read once, each
 # output written once. Cycles come from `npugen check` in this run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-build}
 printf '%-24s %-14s %14s %14s %10s %8s\n' example variant cycles bound "of bound" "NU busy"
-row() { # file variant macs ddr_bytes
-  local out cyc util bound
+row() { # file variant macs ddr_bytes [peak MACs per cycle]
+  local out cyc util bound peak=${5:-1024}
   out=$($B/npugen check "$1")
   cyc=$(awk -v v="$2" '$1 == v && $2 == "PASS" { getline; print $2 }' <<<"$out")
   util=$(awk -v v="$2" '$1 == v && $2 == "PASS" { getline; print $6 }' <<<"$out" | tr -d ,)
   [ -n "$cyc" ] || { echo "$1: $2 did not pass:"; echo "$out"; exit 1; }
-  bound=$(( $3 / 1024 > $4 / 64 ? $3 / 1024 : $4 / 64 ))
+  bound=$(( $3 / peak > $4 / 64 ? $3 / peak : $4 / 64 ))
   awk -v f="$1" -v v="$2" -v c="$cyc" -v b="$bound" -v u="$util" \
     'BEGIN { printf "%-24s %-14s %14d %14d %9.1f%% %8s\n", f, v, c, b, 100 * b / c, u }'
 }
@@ -27,3 +29,6 @@ row examples/conv2d_npu.c conv2d_nu $((56 * 56 * 64 * 64 * 9)) $(( 56 * 56 * 64 
 # fused conv 28x28, 128 -> 128, 3x3 + bias + ReLU + requantize (examples/conv2d_fused_npu.c):
 # input 98 KiB, weights 144 KiB, bias 512 B, int8 output 98 KiB
 row examples/conv2d_fused_npu.c fused $((28 * 28 * 128 * 128 * 9)) $(( 28 * 28 * 128 + 128 * 128 * 9 + 128 * 4 + 28 * 28 * 128 ))
+# depthwise 3x3 on the VU cores (examples/dwconv_npu.c): 64*56*56*9 MACs at
+# 64 per cycle; padded input 64x58x58, weights 576 B, output 784 KiB (int32)
+row examples/dwconv_npu.c dw_vu $((64 * 56 * 56 * 9)) $(( 64 * 58 * 58 + 64 * 9 + 64 * 56 * 56 * 4 )) 64

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emit/emit.h"
+#include "schedule/sched.h"
 #include "schedule/tensorize.h"
 
 typedef struct {
@@ -16,6 +17,12 @@ typedef struct {
   bool *var_read;   /* by Var.id: read somewhere */
   bool *buf_used;   /* by Buffer.id */
   bool *buf_read;
+  /* bound loops' copies out whose waits are deferred (emit_bound) */
+  struct Deferred {
+    const Stmt *store, *loop;
+    const Buffer *b;
+  } defer[16];
+  int ndefer;
 } Emit;
 
 /* ---------------- usage scan ---------------- */
@@ -330,6 +337,285 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   return true;
 }
 
+/* ---------------- loops bound to the VU cores ---------------- */
+
+/* bind(loop, vu): iteration i runs on VU core i while the control unit
+ * goes on to the next core. A copy out of a core's buffer (a cache_write's
+ * store) is not waited for where it is issued, which would stall the
+ * control unit until that core finished: its token is kept per core and
+ * waited for just before the core's copy is written again (at the
+ * buffer's declaration in the next pass) and after `home`, the outermost
+ * loop inside which nothing else uses the copy's destination and no other
+ * VM buffer could share the buffer's bytes. */
+
+typedef struct {
+  const Stmt *skip;
+  const Buffer *b;
+  const Stmt *loop;
+  bool found;
+} UseScan;
+
+static bool other_use(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  UseScan *u = ctx;
+  if (u->skip && (st == u->skip || sched_encloses(u->skip, st))) return true;
+  if (u->b && st->kind != ST_DECL && ir_stmt_uses(st, NULL, u->b)) u->found = true;
+  if (u->loop && st->kind == ST_DECL && st->buf && st->buf->scope && !strcmp(st->buf->scope, "vu_vm") &&
+      !sched_encloses(u->loop, st))
+    u->found = true;
+  return !u->found;
+}
+
+/* A copy nest in bound loop L's body from one of the body's VM buffers to
+ * a buffer outside it: its buffer, or NULL. */
+static const Buffer *bound_store(const Stmt *c, const Stmt *L) {
+  if (c->kind != ST_FOR || (c->loop_kind != LOOP_DMA && !onchip_copy(c))) return NULL;
+  const Stmt *leaf = ir_nest_leaf(c);
+  if (!leaf || leaf->op != OP_NONE || leaf->rhs->kind != EX_LOAD || leaf->lhs->kind != EX_LOAD) return NULL;
+  const Buffer *src = leaf->rhs->buf, *dst = leaf->lhs->buf;
+  if (src->core != L->var || dst->core == L->var) return NULL;
+  for (const Stmt *d = L->body->body; d; d = d->next)
+    if (d->kind == ST_DECL && d->buf == src) return src;
+  return NULL;
+}
+
+static const struct Deferred *deferred(const Emit *em, const Stmt *store, const Buffer *decl) {
+  for (int i = 0; i < em->ndefer; i++)
+    if ((store && em->defer[i].store == store) || (decl && em->defer[i].b == decl)) return &em->defer[i];
+  return NULL;
+}
+
+/* Plans the deferred stores of the bound loops under home (home included)
+ * that no outer home took; returns how many it added. */
+typedef struct {
+  Emit *em;
+  const Stmt *home;
+  int added;
+} Plan;
+
+static bool plan_bound(Stmt *L, int depth, void *ctx) {
+  (void)depth;
+  Plan *p = ctx;
+  Emit *em = p->em;
+  if (L->kind != ST_FOR || L->loop_kind != LOOP_VU) return true;
+  for (const Stmt *c = L->body->body; c; c = c->next) {
+    const Buffer *b = bound_store(c, L);
+    if (!b || deferred(em, c, NULL) || em->ndefer == (int)(sizeof em->defer / sizeof em->defer[0])) continue;
+    UseScan dst = {c, ir_nest_leaf(c)->lhs->buf, NULL, false}, vm = {NULL, NULL, L, false};
+    Stmt *home = (Stmt *)p->home;
+    ir_walk_stmts(home->body, other_use, &dst);
+    ir_walk_stmts(home->body, other_use, &vm);
+    StrBuf dry;
+    sb_init(&dry);
+    DmaAsync as = {"t", 2, NULL, NULL};
+    bool one_dma = emit_dma_copy(&dry, &em->scratch, c, 0, &as);
+    sb_free(&dry);
+    if (dst.found || vm.found || !one_dma) continue;
+    em->defer[em->ndefer++] = (struct Deferred){c, L, b};
+    p->added++;
+  }
+  return true;
+}
+
+/* The token arrays of the stores planned at home, before it. */
+static void defer_open(Emit *em, int from, int ind) {
+  StrBuf *sb = em->sb;
+  sb_indent(sb, ind);
+  sb_puts(sb, "{\n");
+  for (int i = from; i < em->ndefer; i++) {
+    int64_t cores;
+    ir_const_int(em->defer[i].loop->hi, &cores);
+    sb_indent(sb, ind + 1);
+    sb_printf(sb, "npu_token_t %s[%lld] = {0}; /* per core: the copy out of %s not yet waited for */\n",
+              em->defer[i].b->db_token, (long long)cores, em->defer[i].b->name);
+  }
+}
+
+static void defer_close(Emit *em, int from, int ind) {
+  StrBuf *sb = em->sb;
+  for (int i = from; i < em->ndefer; i++) {
+    int64_t cores;
+    ir_const_int(em->defer[i].loop->hi, &cores);
+    for (int64_t c = 0; c < cores; c++) {
+      sb_indent(sb, ind + 1);
+      sb_printf(sb, "if (%s[%lld]) npu_dma_wait(%s[%lld]);\n", em->defer[i].b->db_token, (long long)c,
+                em->defer[i].b->db_token, (long long)c);
+    }
+  }
+  sb_indent(sb, ind);
+  sb_puts(sb, "}\n");
+}
+
+/* A copy nest into one of bound loop L's per-core buffers from outside
+ * them that is one DMA: its buffer, or NULL. */
+static const Buffer *bound_load(Emit *em, const Stmt *c, const Stmt *L) {
+  if (c->kind != ST_FOR || (c->loop_kind != LOOP_DMA && !onchip_copy(c))) return NULL;
+  const Stmt *leaf = ir_nest_leaf(c);
+  if (!leaf || leaf->op != OP_NONE || leaf->rhs->kind != EX_LOAD || leaf->lhs->kind != EX_LOAD) return NULL;
+  if (leaf->lhs->buf->core != L->var || leaf->rhs->buf->core == L->var) return NULL;
+  StrBuf dry;
+  sb_init(&dry);
+  DmaAsync as = {"t", 0, NULL, NULL};
+  bool one = emit_dma_copy(&dry, &em->scratch, c, 0, &as);
+  sb_free(&dry);
+  return one ? leaf->lhs->buf : NULL;
+}
+
+/* The body as phases, each a loop over the cores: every core's loads
+ * (issued, not waited for), then every core's compute (after waiting for
+ * its loads and for its last copy out of a buffer it writes again), then
+ * every core's copies out. The control unit so keeps all cores busy rather
+ * than waiting on one core's loads before issuing to the next. The
+ * iterations are independent (bind proved it), so running the body
+ * statement group by statement group over the cores changes nothing but
+ * the order of issue. False (nothing written) for a body of another shape. */
+static void bound_header(Emit *em, const Stmt *L, int ind, const char *what) {
+  sb_indent(em->sb, ind);
+  sb_printf(em->sb, "for (%s %s = 0; %s < ", L->var->type->name, L->var->name, L->var->name);
+  ir_print_expr(em->sb, L->hi);
+  sb_printf(em->sb, "; %s++) { /* %s */\n", L->var->name, what);
+}
+
+static int bound_phase(Emit *em, const Stmt *c, const Stmt *L) {
+  return bound_load(em, c, L) ? 0 : deferred(em, c, NULL) ? 2 : 1;
+}
+
+static bool uses_buf(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  UseScan *u = ctx;
+  if (st->kind != ST_DECL && ir_stmt_uses(st, NULL, u->b)) u->found = true;
+  return !u->found;
+}
+
+/* Is b used by a statement of phase p? */
+static bool phase_uses(Emit *em, const Stmt *L, int p, const Buffer *b) {
+  for (const Stmt *c = L->body->body; c; c = c->next) {
+    if (c->kind == ST_DECL || bound_phase(em, c, L) != p) continue;
+    UseScan u = {NULL, b, NULL, false};
+    Stmt one = *c;
+    one.next = NULL;
+    ir_walk_stmts(&one, uses_buf, &u);
+    if (u.found) return true;
+  }
+  return false;
+}
+
+/* The buffers phase p uses (and the waits it needs before them). */
+static void bound_decls(Emit *em, const Stmt *L, int ind, int p) {
+  for (const Stmt *c = L->body->body; c; c = c->next)
+    if (c->kind == ST_DECL && phase_uses(em, L, p, c->buf)) {
+      sb_indent(em->sb, ind);
+      emit_onchip_decl(em->sb, c->buf);
+      sb_putc(em->sb, '\n');
+    }
+}
+
+static bool emit_bound_phases(Emit *em, const Stmt *L, int ind) {
+  int phase = 0, nload = 0; /* 0 loads, 1 compute, 2 stores */
+  for (const Stmt *c = L->body->body; c; c = c->next) {
+    if (c->kind == ST_DECL) {
+      if (!c->buf || c->buf->core != L->var) return false;
+      continue;
+    }
+    int p = bound_phase(em, c, L);
+    if (p < phase) return false;
+    phase = p;
+    nload += p == 0;
+  }
+  if (!nload) return false;
+  StrBuf *sb = em->sb;
+  const char *v = L->var->name;
+  int64_t cores;
+  ir_const_int(L->hi, &cores);
+  sb_indent(sb, ind);
+  sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s, phase by phase */\n", v, v);
+  sb_indent(sb, ind);
+  sb_puts(sb, "{\n");
+  for (const Stmt *c = L->body->body; c; c = c->next) {
+    const Buffer *b = bound_load(em, c, L);
+    if (!b) continue;
+    sb_indent(sb, ind + 1);
+    sb_printf(sb, "npu_token_t %s[%lld]; /* per core: the load of %s */\n", b->db_token, (long long)cores, b->name);
+  }
+  for (int p = 0; p < 3; p++) {
+    bound_header(em, L, ind + 1, p == 0 ? "loads" : p == 1 ? "compute" : "copies out");
+    bound_decls(em, L, ind + 2, p);
+    for (const Stmt *c = L->body->body; c; c = c->next) {
+      const struct Deferred *d = c->kind == ST_DECL ? deferred(em, NULL, c->buf) : NULL;
+      /* a buffer's last copy out is waited for before the first phase that writes it */
+      bool loaded = d && phase_uses(em, L, 0, d->b);
+      if (d && (p == 0) == loaded && p < 2) {
+        sb_indent(sb, ind + 2);
+        sb_printf(sb, "if (%s[%s]) npu_dma_wait(%s[%s]); /* this core's copy out of %s in the last pass */\n",
+                  d->b->db_token, v, d->b->db_token, v, d->b->name);
+      }
+      const Buffer *b = p == 1 ? bound_load(em, c, L) : NULL;
+      if (b) {
+        sb_indent(sb, ind + 2);
+        sb_printf(sb, "npu_dma_wait(%s[%s]);\n", b->db_token, v);
+      }
+    }
+    for (const Stmt *c = L->body->body; c; c = c->next) {
+      if (c->kind == ST_DECL || bound_phase(em, c, L) != p) continue;
+      const Buffer *b = bound_load(em, c, L);
+      const struct Deferred *d = deferred(em, c, NULL);
+      char tok[200];
+      snprintf(tok, sizeof tok, "%s[%s]", b ? b->db_token : d ? d->b->db_token : "", v);
+      DmaAsync as = {tok, b ? 0 : 2, NULL, NULL};
+      if (b || d) {
+        sb_indent(sb, ind + 2);
+        sb_printf(sb, "/* %s: %s <- %s */\n", ir_nest_leaf(c)->name, ir_nest_leaf(c)->lhs->buf->name,
+                  ir_nest_leaf(c)->rhs->buf->name);
+        emit_dma_copy(sb, &em->scratch, c, ind + 2, &as);
+        continue;
+      }
+      Stmt one = *c;
+      one.next = NULL;
+      emit_stmts(em, &one, ind + 2, false);
+    }
+    sb_indent(sb, ind + 1);
+    sb_puts(sb, "}\n");
+  }
+  sb_indent(sb, ind);
+  sb_puts(sb, "}\n");
+  return true;
+}
+
+static void emit_bound(Emit *em, const Stmt *L, int ind) {
+  StrBuf *sb = em->sb;
+  const char *v = L->var->name;
+  if (emit_bound_phases(em, L, ind)) return;
+  sb_indent(sb, ind);
+  sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s */\n", v, v);
+  sb_indent(sb, ind);
+  emit_for_header(em, L);
+  sb_puts(sb, " {\n");
+  for (const Stmt *c = L->body->body; c; c = c->next) {
+    const struct Deferred *d = deferred(em, c, NULL);
+    if (d) {
+      char tok[200];
+      snprintf(tok, sizeof tok, "%s[%s]", d->b->db_token, v);
+      DmaAsync as = {tok, 2, NULL, NULL};
+      sb_indent(sb, ind + 1);
+      sb_printf(sb, "/* %s: %s <- %s, waited for when core %s writes %s again */\n", ir_nest_leaf(c)->name,
+                ir_nest_leaf(c)->lhs->buf->name, d->b->name, v, d->b->name);
+      emit_dma_copy(sb, &em->scratch, c, ind + 1, &as);
+      continue;
+    }
+    Stmt one = *c;
+    one.next = NULL;
+    emit_stmts(em, &one, ind + 1, false);
+    d = c->kind == ST_DECL ? deferred(em, NULL, c->buf) : NULL;
+    if (d) {
+      sb_indent(sb, ind + 1);
+      sb_printf(sb, "if (%s[%s]) npu_dma_wait(%s[%s]); /* this core's copy out of %s in the last pass */\n",
+                d->b->db_token, v, d->b->db_token, v, d->b->name);
+    }
+  }
+  sb_indent(sb, ind);
+  sb_puts(sb, "}\n");
+}
+
 /* vectorize/parallel: OpenMP hints that a compiler without OpenMP never sees
  * (so -Wunknown-pragmas stays quiet and the meaning cannot change). */
 static void emit_loop_hint(Emit *em, const Stmt *s) {
@@ -349,19 +635,38 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       sb_indent(sb, ind);
       sb_puts(sb, "}\n");
       break;
-    case ST_FOR:
+    case ST_FOR: {
       if (top) nest_comment(em, (Stmt *)s, ind);
       if ((s->loop_kind == LOOP_DMA || onchip_copy(s)) && emit_dma_copy(sb, &em->scratch, s, ind, NULL)) break;
       if (s->intrin && emit_intrinsic(em, s, ind)) break;
-      if (emit_pipelined(em, s, ind)) break;
-      emit_loop_hint(em, s);
-      sb_indent(sb, ind);
-      emit_for_header(em, s);
-      sb_puts(sb, " {\n");
-      emit_block_body(em, s->body, ind + 1);
-      sb_indent(sb, ind);
-      sb_puts(sb, "}\n");
+      /* a home for bound loops' deferred copies out: the kernel's loop nest, else the bound loop */
+      Plan plan = {em, s, 0};
+      if (top || s->loop_kind == LOOP_VU) {
+        Stmt one = *s;
+        one.next = NULL;
+        ir_walk_stmts(&one, plan_bound, &plan);
+      }
+      int from = em->ndefer - plan.added;
+      if (plan.added) {
+        defer_open(em, from, ind);
+        ind++;
+      }
+      if (s->loop_kind == LOOP_VU) emit_bound(em, s, ind);
+      else if (!emit_pipelined(em, s, ind)) {
+        emit_loop_hint(em, s);
+        sb_indent(sb, ind);
+        emit_for_header(em, s);
+        sb_puts(sb, " {\n");
+        emit_block_body(em, s->body, ind + 1);
+        sb_indent(sb, ind);
+        sb_puts(sb, "}\n");
+      }
+      if (plan.added) {
+        ind--;
+        defer_close(em, from, ind);
+      }
       break;
+    }
     case ST_IF:
       sb_indent(sb, ind);
       emit_if(em, s, ind);
@@ -499,7 +804,8 @@ char *emit_c_source(const EmitUnit *u) {
   }
 
   int nv = u->k->nvars + 1, nb = u->k->nbufs + 1;
-  Emit em = {&sb, u, {0}, calloc((size_t)nv, 1), calloc((size_t)nb, 1), calloc((size_t)nb, 1)};
+  Emit em = {.sb = &sb, .u = u, .var_read = calloc((size_t)nv, 1), .buf_used = calloc((size_t)nb, 1),
+             .buf_read = calloc((size_t)nb, 1)};
   arena_init(&em.scratch, 0);
   ir_walk_stmts(u->k->body, scan_stmt, &em);
   emit_prototype(&sb, u);

@@ -34,8 +34,10 @@ void emit_onchip_decl(StrBuf *sb, const Buffer *b) {
   emit_pointer_decl(sb, b, b->name, 0);
   sb_puts(sb, " = (");
   emit_pointer_decl(sb, b, "", 0);
-  sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s: %lld bytes */", emit_scope_macro(b->scope),
-            (long long)b->offset, b->scope, (long long)(buffer_elems(b) * b->elem->size));
+  /* a buffer of a loop bound to the VU cores: each iteration's copy in its core's VM */
+  sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, %s) + %lld); /* %s%s: %lld bytes */", emit_scope_macro(b->scope),
+            b->core ? b->core->name : "0", (long long)b->offset, b->scope, b->core ? " of each core" : "",
+            (long long)(buffer_elems(b) * b->elem->size));
 }
 
 /* ---------------- copy nests ---------------- */

@@ -118,6 +118,10 @@ struct Buffer {
   int copies;
   const char *db_name, *db_token;
   const Layout *layout; /* NULL: the logical layout; shape is physical */
+  /* vu_vm buffers in the body of a loop bound to the VU cores: that loop's
+   * counter, whose value is the core holding the iteration's copy (set
+   * after every step by sched_check_bound_loops); NULL: core 0 */
+  const Var *core;
   BufferRole role;
   bool is_const;
   SrcLoc loc;
@@ -176,7 +180,8 @@ struct Annot {
 
 /* LOOP_DMA: the outermost loop of a copy nest made by cache_read or
  * cache_write; the emitter turns it into DMA when its shape allows. */
-typedef enum { LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL, LOOP_DMA } LoopKind;
+/* LOOP_VU: bind(loop, vu), iteration i on VU core i (schedule/bind.c). */
+typedef enum { LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL, LOOP_DMA, LOOP_VU } LoopKind;
 
 struct Stmt {
   StmtKind kind;

@@ -25,6 +25,7 @@ static const char *loop_kind_name(LoopKind k) {
   case LOOP_VECTORIZE: return " vectorize";
   case LOOP_PARALLEL: return " parallel";
   case LOOP_DMA: return " dma";
+  case LOOP_VU: return " bind(vu)";
   }
   return "";
 }

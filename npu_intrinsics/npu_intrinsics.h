@@ -147,6 +147,20 @@ void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t
                           int32_t multiplier, int shift, int zero_point);
 #define npu_vu_requant_i8(...) npu_vu_requant_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* Fill a 2-D box: dst[r*ldd + c] = value for r < rows, c < cols (an
+ * accumulator's zero before the multiply-accumulates). ldd >= cols when
+ * rows > 1. */
+void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value);
+#define npu_vu_fill_i32(...) npu_vu_fill_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Multiply-accumulate by one scalar operand, over a 2-D box:
+ *   dst[r*ldd + c] += (int32_t)a[r*lda + c] * (int32_t)b[0]   for r < rows, c < cols
+ * int32 sums wrap. b is one element in the same VM (a per-channel weight:
+ * a depthwise conv is one call per kernel tap). ldd, lda >= cols when rows > 1. */
+void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, const int8_t *b,
+                           int rows, int cols, int ldd, int lda);
+#define npu_vu_macs_i8_i32(...) npu_vu_macs_i8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* Row reductions: dst[r] = reduce_{c < cols} a[r*ld + c] for r < rows (cols >= 1).
  * sum_f32 adds in order c = 0 .. cols-1 starting from 0.0f. */
 void npu_vu_reduce_sum_i32_at(const char *file, int line, int32_t *dst, const int32_t *a,

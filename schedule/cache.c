@@ -465,6 +465,13 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
         (frames[i].st->loop_kind == LOOP_PARALLEL || frames[i].st->loop_kind == LOOP_VECTORIZE))
       return sched_error(s, &st->args[2], "%s is inside %s loop %s, whose iterations would share %s", at->name,
                          frames[i].st->loop_kind == LOOP_PARALLEL ? "parallel" : "vectorized", frames[i].st->name, name);
+  /* a bound loop's iterations run at once on the VU cores: only a VM buffer is per core */
+  for (int i = 0; i <= nf; i++) {
+    const Stmt *l = i < nf ? frames[i].st : at;
+    if (l->kind == ST_FOR && l->loop_kind == LOOP_VU && strcmp(scope, "vu_vm"))
+      return sched_error(s, &st->args[1], "%s would be in %s, one buffer for the VU cores that loop %s (bound to them) "
+                         "runs at once; only a vu_vm buffer has a copy per core", name, scope, l->name);
+  }
 
   Region r = {.s = s, .b = b};
   aff_init(&r.aff, s->ctx, s->k);

@@ -76,9 +76,11 @@ static bool movable(Sched *s, const SchedStep *st, Stmt *what, Stmt *L, bool int
   if (!at_frames(s->k, L, lf, AT_MAX_LOOPS - 1, &nlf)) return sched_error(s, arg, "loop nest too deep");
   lf[nlf++] = (AtFrame){L, false};
   for (int i = 0; i < nlf; i++)
-    if (lf[i].st->kind == ST_FOR && (lf[i].st->loop_kind == LOOP_PARALLEL || lf[i].st->loop_kind == LOOP_VECTORIZE))
+    if (lf[i].st->kind == ST_FOR && (lf[i].st->loop_kind == LOOP_PARALLEL || lf[i].st->loop_kind == LOOP_VECTORIZE ||
+                                     lf[i].st->loop_kind == LOOP_VU))
       return sched_error(s, &st->args[1], "loop %s (line %d) is %s; move %s first, then mark the loop", lf[i].st->name, lf[i].st->loc.line,
-                         lf[i].st->loop_kind == LOOP_PARALLEL ? "parallel" : "vectorized", n);
+                         lf[i].st->loop_kind == LOOP_PARALLEL ? "parallel" : lf[i].st->loop_kind == LOOP_VU ? "bound to the VU cores"
+                         : "vectorized", n);
   /* The model of an iteration of L (region.c) is exact only when each if
    * around L has an affine condition: with an unmodelled one, the moved nest
    * would run only where the condition holds, which nothing proves. (The

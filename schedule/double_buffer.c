@@ -20,6 +20,9 @@ bool prim_double_buffer(Sched *s, const SchedStep *st) {
   Stmt *decl = ir_buffer_decl(s->k->body, b);
   Stmt *loop = decl ? sched_parent_loop(s, decl) : NULL;
   if (!loop) return sched_error(s, &st->args[0], "%s is not declared directly in a loop's body", b->name);
+  if (loop->loop_kind == LOOP_VU)
+    return sched_error(s, &st->args[0], "%s is declared in loop %s, which is bound to the VU cores: the next iteration "
+                       "is another core's copy, not a second copy of this one", b->name, loop->name);
   DbCopies c;
   char why[512];
   if (!ir_double_buffer_rules(s->k, loop, decl, &c, why, sizeof why)) return sched_error(s, &st->args[0], "%s", why);

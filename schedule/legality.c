@@ -314,18 +314,28 @@ bool sched_legal(Sched *s) {
   return ok;
 }
 
+typedef struct {
+  const char *private_scope;
+  const Stmt *found;
+} OnchipDecl;
+
 static bool find_onchip_decl(Stmt *st, int depth, void *ctx) {
   (void)depth;
-  const Stmt **found = ctx;
-  if (!*found && st->kind == ST_DECL && st->buf && buffer_onchip(st->buf)) *found = st;
-  return !*found;
+  OnchipDecl *f = ctx;
+  if (!f->found && st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) &&
+      !(f->private_scope && !strcmp(st->buf->scope, f->private_scope)))
+    f->found = st;
+  return !f->found;
 }
 
-bool sched_loop_is_parallel(Sched *s, const Stmt *loop) {
+bool sched_loop_is_parallel(Sched *s, const Stmt *loop) { return sched_loop_iterations_independent(s, loop, NULL); }
+
+bool sched_loop_iterations_independent(Sched *s, const Stmt *loop, const char *private_scope) {
   /* a buffer declared in the body is private to an iteration in C, but an
    * on-chip one is one place in NPU memory: the iterations would share it */
-  const Stmt *decl = NULL;
-  ir_walk_stmts(loop->body, find_onchip_decl, &decl);
+  OnchipDecl f = {private_scope, NULL};
+  ir_walk_stmts(loop->body, find_onchip_decl, &f);
+  const Stmt *decl = f.found;
   if (decl)
     return sched_error(s, NULL, "the iterations of loop %s would share on-chip buffer %s (%s, declared in its body)",
                        loop->name, decl->buf->name, decl->buf->scope);

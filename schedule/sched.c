@@ -45,6 +45,7 @@ static const struct {
     {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)"},
     {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)"},
     {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)"},
+    {"bind", prim_bind, 2, 2, "bind(loop, vu)"},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
@@ -108,7 +109,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   char why[300];
   if (!ir_check_names(s->k, why, sizeof why))
     return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
-  if (!sched_place_onchip(s)) return false;
+  if (!sched_check_bound_loops(s) || !sched_place_onchip(s)) return false;
   sb_printf(&s->applied, "%s\n", st->text);
   sb_printf(&s->steps_ir, "# after %s\n", st->text);
   ir_print_kernel(&s->steps_ir, s->k);
@@ -249,6 +250,10 @@ static bool taken_visit(Stmt *st, int depth, void *ctx) {
   if (st->name && !strcmp(st->name, t->name)) t->taken = true;
   if (st->var && !strcmp(st->var->name, t->name)) t->taken = true;
   if (st->buf && !strcmp(st->buf->name, t->name)) t->taken = true;
+  /* names the emitter declares for an on-chip buffer (double_buffer, bind) */
+  if (st->buf && ((st->buf->db_name && !strcmp(st->buf->db_name, t->name)) ||
+                  (st->buf->db_token && !strcmp(st->buf->db_token, t->name))))
+    t->taken = true;
   return !t->taken;
 }
 
@@ -401,6 +406,14 @@ static bool contains(const Stmt *list, const Stmt *inner) {
 
 bool sched_encloses(const Stmt *outer, const Stmt *inner) {
   return outer != inner && outer->kind == ST_FOR && contains(outer->body, inner);
+}
+
+const Buffer *sched_copy_nest_onchip(const Stmt *loop) {
+  const Stmt *leaf = loop;
+  while (leaf && leaf->kind == ST_FOR && leaf->body->body && !leaf->body->body->next) leaf = leaf->body->body;
+  if (!leaf || leaf->kind != ST_ASSIGN || leaf->op != OP_NONE || leaf->lhs->kind != EX_LOAD || leaf->rhs->kind != EX_LOAD)
+    return NULL;
+  return buffer_onchip(leaf->lhs->buf) ? leaf->lhs->buf : buffer_onchip(leaf->rhs->buf) ? leaf->rhs->buf : NULL;
 }
 
 bool sched_trip_count(const Stmt *loop, int64_t *n) {

@@ -68,6 +68,11 @@ Stmt **sched_link(Sched *s, const Stmt *stmt, Stmt **owner);
 Stmt *sched_parent_loop(Sched *s, const Stmt *stmt);
 /* True when inner is inside outer's body (at any depth). */
 bool sched_encloses(const Stmt *outer, const Stmt *inner);
+/* The on-chip buffer of the copy nest that loop is part of (a perfect nest
+ * down to `dst[..] = src[..]` with an on-chip side, which the emitter makes
+ * a DMA), or NULL. Marking such a loop (parallel, vectorize, unroll) would
+ * turn the DMA into host code touching unit memory. */
+const Buffer *sched_copy_nest_onchip(const Stmt *loop);
 /* Constant trip count of a loop, or false. */
 bool sched_trip_count(const Stmt *loop, int64_t *n);
 /* A new loop `for name in lo .. < hi step 1` over a fresh counter of type t. */
@@ -94,5 +99,12 @@ bool sched_begin_rewrite(Sched *s);
 bool sched_legal(Sched *s);
 /* No dependence is carried by loop (parallel, vectorize). */
 bool sched_loop_is_parallel(Sched *s, const Stmt *loop);
+/* The same, except that on-chip buffers of scope private_scope declared in
+ * the body are private to an iteration (bind: each core has its own VM). */
+bool sched_loop_iterations_independent(Sched *s, const Stmt *loop, const char *private_scope);
+/* After every step (schedule/bind.c): each loop bound to the VU cores
+ * still fits them, its body's vu_vm buffers get the loop's counter as their
+ * core, and no buffer of one core's VM is used inside a bound loop. */
+bool sched_check_bound_loops(Sched *s);
 
 #endif

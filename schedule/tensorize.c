@@ -370,8 +370,19 @@ static bool bind_operand(Match *m, const Var *p, const Expr *u) {
   return true;
 }
 
+/* An integer constant the scalar parameter's type holds: passing it
+ * converts nothing (a fill's value 0). */
+static bool constant_fits(const Expr *u, const Type *t) {
+  int64_t lo;
+  uint64_t hi;
+  if (u->kind != EX_INT || !type_is_integer(t)) return false;
+  type_int_range(t, &lo, &hi);
+  return u->ival >= lo && (u->ival < 0 || (uint64_t)u->ival <= hi);
+}
+
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
+  if (s->kind == EX_VAR && is_param(m, s->var) && constant_fits(u, s->type)) return bind_operand(m, s->var, u);
   if (u->kind != s->kind) return differ(m, "the expressions differ", u, s);
   if (!type_same(u->type, s->type)) return differ(m, "the types differ", u, s);
   switch (u->kind) {

@@ -1,9 +1,13 @@
 /* The DMA engine: asynchronous 1-D/2-D/3-D strided copies on channels, tokens
  * and waits. A DMA takes latency + bytes / bandwidth of the slowest level it
- * crosses; the data moves through that level's port, which all channels share. */
+ * crosses; the data moves through that level's port, which all channels share
+ * (the earliest free window of it: port_book). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/internal.h"
+
+static bool port_book(NpuSim *s, Port *p, uint64_t from, uint64_t len, uint64_t *at);
 
 static npu_token_t dma(const char *file, int line, const char *op, int ch, void *dst,
                        ptrdiff_t ds1, ptrdiff_t ds2, const void *src, ptrdiff_t ss1,
@@ -65,12 +69,14 @@ static npu_token_t dma(const char *file, int line, const char *op, int ch, void 
   uint64_t start = t, end = t;
   bool via_ddr = d.slot < 0 || sr.slot < 0;
   if (bytes > 0) {
-    uint64_t *port = via_ddr ? &s->ddr_port_free : &s->dm_port_free;
+    Port *port = via_ddr ? &s->ddr_port : &s->dm_port;
     uint64_t bw = (uint64_t)(via_ddr ? s->t.ddr_bandwidth : s->t.dm_bandwidth);
     uint64_t lat = (uint64_t)(via_ddr ? s->t.ddr_latency : s->t.dm_latency);
-    uint64_t tx = *port > start ? *port : start;
-    uint64_t xfer = ceil_div_u64((uint64_t)bytes, bw);
-    *port = tx + xfer;
+    uint64_t xfer = ceil_div_u64((uint64_t)bytes, bw), tx;
+    if (!port_book(s, port, start, xfer, &tx)) {
+      sim_fail(s, site, op, "out of memory");
+      return 0;
+    }
     end = tx + xfer + lat;
   }
   tl_run(s, track, start, end);
@@ -98,6 +104,34 @@ static npu_token_t dma(const char *file, int line, const char *op, int ch, void 
     for (int r = 0; r < rows; r++)
       memmove(dp + p * ds2 + r * ds1, sp + p * ss2 + r * ss1, (size_t)row_bytes);
   return token;
+}
+
+/* Books len cycles of the port in its earliest free window from `from`.
+ * Windows that ended before the control unit's time are dropped: nothing
+ * issued from now on starts before it. */
+static bool port_book(NpuSim *s, Port *p, uint64_t from, uint64_t len, uint64_t *at) {
+  int k = 0;
+  for (int i = 0; i < p->n; i++)
+    if (p->v[i].hi > s->cu_time) p->v[k++] = p->v[i];
+  p->n = k;
+  uint64_t t = from;
+  int pos = 0;
+  for (; pos < p->n; pos++) {
+    if (t + len <= p->v[pos].lo) break;
+    if (p->v[pos].hi > t) t = p->v[pos].hi;
+  }
+  if (p->n == p->cap) {
+    int cap = p->cap ? 2 * p->cap : 16;
+    Busy *v = realloc(p->v, sizeof *v * (size_t)cap);
+    if (!v) return false;
+    p->v = v;
+    p->cap = cap;
+  }
+  memmove(&p->v[pos + 1], &p->v[pos], sizeof *p->v * (size_t)(p->n - pos));
+  p->v[pos] = (Busy){t, t + len};
+  p->n++;
+  *at = t;
+  return true;
 }
 
 npu_token_t npu_dma_1d_at(const char *file, int line, int ch, void *dst, const void *src,

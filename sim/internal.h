@@ -34,6 +34,18 @@ typedef struct {
   const char *op;
 } PendingDma;
 
+/* A shared transfer port (DDR, or the on-chip fabric): the cycles it is
+ * booked, as sorted disjoint [lo, hi) windows. A transfer takes the
+ * earliest free window from when it can start, so one that waits (for an
+ * interlock) does not hold back a later one on another channel. */
+typedef struct {
+  uint64_t lo, hi;
+} Busy;
+typedef struct {
+  Busy *v;
+  int n, cap;
+} Port;
+
 /* An on-chip access of a compute op that may still be running (interlocks). */
 typedef struct {
   Region r;
@@ -87,7 +99,7 @@ struct NpuSim {
 
   uint64_t cu_time, cu_busy, cu_ops;
   Timeline tl[2 + NPUSIM_MAX_VU + NPUSIM_MAX_DMA]; /* indexed by track; [0] unused */
-  uint64_t ddr_port_free, dm_port_free;
+  Port ddr_port, dm_port;
 
   PendingDma *pending;
   int npending;

@@ -86,6 +86,8 @@ void npusim_free(NpuSim *s) {
   free(s->files);
   free(s->ddr);
   free(s->pending);
+  free(s->ddr_port.v);
+  free(s->dm_port.v);
   free(s->inflight);
   free(s->ev);
   free(s->mem_raw);

@@ -162,3 +162,47 @@ VU_REDUCE(npu_vu_reduce_sum_i32, int32_t, 0, 0, (int32_t)((uint32_t)acc + (uint3
 VU_REDUCE(npu_vu_reduce_max_i32, int32_t, row[0], 1, x > acc ? x : acc)
 VU_REDUCE(npu_vu_reduce_sum_f32, float, 0.0f, 0, acc + x)
 VU_REDUCE(npu_vu_reduce_max_f32, float, row[0], 1, x > acc ? x : acc)
+
+void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value) {
+  const char *op = "npu_vu_fill_i32";
+  Site site;
+  char d[64] = "";
+  NpuSim *s = vu_enter(file, line, op, rows, &site);
+  if (!s) return;
+  if (cols < 0 || (rows > 1 && ldd < cols)) {
+    sim_fail(s, site, op, "%s shape: rows=%d cols=%d ldd=%d (cols >= 0, ldd >= cols)", cols < 0 ? "bad" : "misaligned",
+             rows, cols, ldd);
+    return;
+  }
+  VuArg v[1] = {{"dst", dst, (int64_t)cols * 4, rows, (int64_t)ldd * 4, 4, OP_WRITE}};
+  if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ldd=%d value=%d", rows, cols, ldd, (int)value);
+  if (!vu_issue(s, site, op, v, 1, (uint64_t)rows * (uint64_t)cols * 4, d)) return;
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = value;
+}
+
+void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, const int8_t *b,
+                           int rows, int cols, int ldd, int lda) {
+  const char *op = "npu_vu_macs_i8_i32";
+  Site site;
+  char d[64] = "";
+  NpuSim *s = vu_enter(file, line, op, rows, &site);
+  if (!s) return;
+  if (cols < 0 || (rows > 1 && (ldd < cols || lda < cols))) {
+    sim_fail(s, site, op, "%s shape: rows=%d cols=%d ldd=%d lda=%d (cols >= 0, ldd and lda >= cols)",
+             cols < 0 ? "bad" : "misaligned", rows, cols, ldd, lda);
+    return;
+  }
+  int64_t nb = rows && cols ? 1 : 0; /* b is read only when there is work */
+  VuArg v[3] = {{"dst", dst, (int64_t)cols * 4, rows, (int64_t)ldd * 4, 4, OP_READ | OP_WRITE},
+                {"a", a, cols, rows, lda, 1, OP_READ},
+                {"b", b, nb, 1, 0, 1, OP_READ}};
+  if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ldd=%d lda=%d", rows, cols, ldd, lda);
+  if (!vu_issue(s, site, op, v, 3, (uint64_t)rows * (uint64_t)cols * 4, d)) return;
+  int32_t w = b && nb ? b[0] : 0;
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) {
+      int32_t *p = dst + (ptrdiff_t)r * ldd + c;
+      *p = (int32_t)((uint32_t)*p + (uint32_t)((int32_t)a[(ptrdiff_t)r * lda + c] * w));
+    }
+}

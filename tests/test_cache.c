@@ -163,6 +163,22 @@ Test(cache, iterations_do_not_share_an_onchip_buffer) {
           "k.c:12:13: error: vectorize: the iterations of loop j would share on-chip buffer B_dm (dm, declared in its body)");
 }
 
+/* A cache's copy nest is a DMA: marking one of its loops would make it host
+ * code storing into unit memory (found by the random schedule tester). */
+Test(cache, a_copy_nest_is_not_marked) {
+  static const char pre[] = "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, nu_ib, i, A_ib)\n";
+  char steps[256];
+  snprintf(steps, sizeof steps, "%s#pragma npu parallel(A_ib_0)\n", pre);
+  refused(matmul, steps, "k.c:12:22: error: parallel: loop A_ib_0 copies A_ib (nu_ib), a copy the emitter makes a DMA; "
+                         "it cannot be parallel");
+  snprintf(steps, sizeof steps, "%s#pragma npu unroll(A_ib_0, 4)\n", pre);
+  refused(matmul, steps, "k.c:12:20: error: unroll: loop A_ib_0 copies A_ib (nu_ib), a copy the emitter makes a DMA; "
+                         "it cannot be unrolled");
+  snprintf(steps, sizeof steps, "%s#pragma npu vectorize(A_ib_0)\n", pre);
+  refused(matmul, steps, "k.c:12:23: error: vectorize: loop A_ib_0 copies A_ib (nu_ib), a copy the emitter makes a DMA; "
+                         "it cannot be vectorized");
+}
+
 Test(cache, refusals) {
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(C, nu_ob, i, C_ob)\n",
           "k.c:11:24: error: cache_read: init (line 5) writes C under loop i: a read cache would go stale; use cache_write");

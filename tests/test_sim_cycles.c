@@ -174,3 +174,22 @@ Test(sim_cycles, custom_target_changes_the_figures) {
   cr_assert_eq(simcy_finish(s).total_cycles, 4096 / 32 + 100);
   simt_free(s);
 }
+
+/* A DMA that waits for an interlock books the DDR port only from when it
+ * can start: a later DMA on another channel uses the port before it. */
+Test(sim_cycles, waiting_dma_does_not_hold_the_ddr_port) {
+  NpuSim *s = simt_new();
+  int32_t *vm = npu_scope_base(NPU_VU_VM, 0);
+  /* issued at 1: 65536 B / 64 = 1024 + 4 cycles on core 0, 1 .. 1029 */
+  npu_vu_fill_i32(vm, 1, 16384, 16384, 0);
+  /* issued at 2; reads what the fill writes: starts at 1029, port 1029 .. 1093, ends 1293 */
+  npu_token_t out = npu_dma_1d(2, simcy_host, vm, 4096);
+  /* issued at 3 on channel 0: the port is free from 3 to 1029, so 3 .. 67, ends 267 */
+  npu_token_t in = npu_dma_1d(0, npu_scope_base(NPU_DM, 0), simcy_host + 8192, 4096);
+  npu_dma_wait(in);
+  npu_dma_wait(out);
+  NpuSimReport r = simcy_finish(s);
+  cr_assert_eq(simcy_unit(&r, "dma0")->busy, 264, "the load ran in the port's free window");
+  cr_assert_eq(r.total_cycles, 1293);
+  simt_free(s);
+}

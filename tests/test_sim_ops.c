@@ -393,6 +393,83 @@ Test(sim_ops, reductions_match_dsl) {
     }
 }
 
+/* rows, cols, ldd: the elements between rows keep their values */
+Test(sim_ops, fill_matches_dsl) {
+  static const int shapes[][3] = {{1, 1, 1}, {1, 37, 37}, {7, 13, 16}, {56, 56, 58}, {128, 255, 255}};
+  SimtRng rng;
+  simt_seed(&rng, 19);
+  for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+    int rows = shapes[si][0], cols = shapes[si][1], ldd = shapes[si][2];
+    size_t nd = (size_t)rows * ldd;
+    int32_t value = (int32_t)(uint32_t)simt_next(&rng);
+    NpuSim *s = simt_new();
+    int32_t *dst = npu_scope_base(NPU_VU_VM, 1);
+    simop_fill(&rng, dst, (int)nd, 'I');
+    int32_t *rd = simop_dup(dst, nd * 4);
+    npu_vu_fill_i32(dst, rows, cols, ldd, value);
+    simop_ok(s);
+    char d1[24], d2[24], d3[24];
+    snprintf(d1, sizeof d1, "ROWS=%d", rows);
+    snprintf(d2, sizeof d2, "COLS=%d", cols);
+    snprintf(d3, sizeof d3, "LDD=%d", ldd);
+    const char *defs[] = {d1, d2, d3, NULL};
+    TccUnit *u;
+    void (*ref)(int32_t *, int32_t) = (void (*)(int32_t *, int32_t))simop_kernel(&u, "npu_vu_fill_i32", defs);
+    ref(rd, value);
+    cr_assert_eq(memcmp(dst, rd, nd * 4), 0, "fill %dx%d ldd %d: sim and DSL differ", rows, cols, ldd);
+    tcc_unit_free(u);
+    free(rd);
+    simt_free(s);
+  }
+}
+
+/* rows, cols, ldd, lda: padded leading dimensions, one row, the largest box */
+Test(sim_ops, macs_matches_dsl) {
+  static const int shapes[][4] = {{1, 1, 1, 1}, {7, 13, 16, 15}, {1, 37, 37, 37}, {56, 56, 56, 58}, {96, 160, 160, 164}};
+  SimtRng rng;
+  simt_seed(&rng, 20);
+  for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+    int rows = shapes[si][0], cols = shapes[si][1], ldd = shapes[si][2], lda = shapes[si][3];
+    size_t nd = (size_t)rows * ldd, na = (size_t)rows * lda;
+    NpuSim *s = simt_new();
+    char *vm = npu_scope_base(NPU_VU_VM, 3);
+    int32_t *dst = (int32_t *)vm;
+    int8_t *a = (int8_t *)(vm + nd * 4), *b = a + na;
+    simop_fill(&rng, dst, (int)nd, 'I'); /* full range: the sums wrap */
+    simop_fill(&rng, a, (int)na, 'b');
+    b[0] = (int8_t)simt_range(&rng, -128, 127);
+    if (si == 0) b[0] = -128;
+    int32_t *rd = simop_dup(dst, nd * 4);
+    int8_t *ra = simop_dup(a, na + 1);
+    npu_vu_macs_i8_i32(dst, a, b, rows, cols, ldd, lda);
+    simop_ok(s);
+    char d1[24], d2[24], d3[24], d4[24];
+    snprintf(d1, sizeof d1, "ROWS=%d", rows);
+    snprintf(d2, sizeof d2, "COLS=%d", cols);
+    snprintf(d3, sizeof d3, "LDD=%d", ldd);
+    snprintf(d4, sizeof d4, "LDA=%d", lda);
+    const char *defs[] = {d1, d2, d3, d4, NULL};
+    TccUnit *u;
+    void (*ref)(int32_t *, const int8_t *, const int8_t *) =
+        (void (*)(int32_t *, const int8_t *, const int8_t *))simop_kernel(&u, "npu_vu_macs_i8_i32", defs);
+    ref(rd, ra, ra + na);
+    cr_assert_eq(memcmp(dst, rd, nd * 4), 0, "macs %dx%d ldd %d lda %d: sim and DSL differ", rows, cols, ldd, lda);
+    tcc_unit_free(u);
+    free(ra), free(rd);
+    simt_free(s);
+  }
+}
+
+/* A misshapen call is an error that names the operands, not a wild write. */
+Test(sim_ops, macs_refuses_short_leading_dimension) {
+  NpuSim *s = simt_new();
+  char *vm = npu_scope_base(NPU_VU_VM, 0);
+  npu_vu_macs_i8_i32((int32_t *)vm, (int8_t *)vm + 4096, (int8_t *)vm + 8192, 4, 16, 8, 16);
+  cr_assert(npusim_failed(s));
+  cr_assert(strstr(npusim_error(s), "misaligned shape: rows=4 cols=16 ldd=8 lda=16"), "%s", npusim_error(s));
+  simt_free(s);
+}
+
 /* A strided 3-D DMA moves exactly the bytes a host loop would. */
 Test(sim_ops, dma_3d_moves_the_right_bytes) {
   SimtRng rng;

@@ -1,0 +1,113 @@
+/* bind(loop, vu) (schedule/bind.c): iterations on the VU cores, each with
+ * its own copy of the body's vu_vm buffers, and the emitter's phases and
+ * deferred copies out (emit/emit_c.c, bound loops). Every accepted variant
+ * runs in the simulator, with its hazard checks, against the kernel. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npugen.h"
+#include "tests/test_sched_util.h"
+
+/* A small depthwise conv: 8 channels of 12x12 from a padded 14x14 plane. */
+static const char dw[] =
+    "#include <stdint.h>\n"
+    "void dw(const int8_t in[8][14][14], const int8_t wt[8][3][3], int32_t out[8][12][12]) {\n"
+    "  for (int c = 0; c < 8; c++)\n"
+    "    for (int y = 0; y < 12; y++)\n"
+    "      for (int x = 0; x < 12; x++) {\n"
+    "        init: out[c][y][x] = 0;\n"
+    "        for (int r = 0; r < 3; r++)\n"
+    "          for (int s = 0; s < 3; s++)\n"
+    "            update: out[c][y][x] += (int32_t)in[c][y + r][x + s] * (int32_t)wt[c][r][s];\n"
+    "      }\n"
+    "}\n";
+
+static const char dw_steps[] = "#pragma npu schedule(dw, v)\n"
+                               "#pragma npu split(c, 4, co, ci)\n"
+                               "#pragma npu decompose_reduction(init, y)\n"
+                               "#pragma npu reorder(r, s, y, x)\n"
+                               "#pragma npu bind(ci, vu)\n"
+                               "#pragma npu cache_read(in, vu_vm, ci, in_vm)\n"
+                               "#pragma npu cache_read(wt, vu_vm, ci, wt_vm)\n"
+                               "#pragma npu cache_write(out, vu_vm, ci, out_vm)\n";
+
+static char *cat(const char *a, const char *b) {
+  static char buf[4096];
+  snprintf(buf, sizeof buf, "%s%s", a, b);
+  return buf;
+}
+
+Test(bind, depthwise_conv_runs_on_four_cores) {
+  NpgSession *s = open_ok(dw, cat(dw_steps, "#pragma npu tensorize(y_1, npu_vu_fill_i32)\n"
+                                            "#pragma npu tensorize(y, npu_vu_macs_i8_i32)\n"));
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  /* each core's buffers in its own VM */
+  has(c, "int8_t (*in_vm)[14][14] = (int8_t (*)[14][14])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + ");
+  /* every core's loads, then every core's compute, then the copies out */
+  has(c, "for (int ci = 0; ci < 4; ci++) { /* loads */");
+  has(c, "in_vm_tok[ci] = npu_dma_1d(0, &in_vm[0][0][0], &in[co * 4 + ci][0][0], 196);");
+  has(c, "npu_dma_wait(in_vm_tok[ci]);\n");
+  has(c, "npu_vu_fill_i32(&out_vm[0][0][0], 12, 12, 12, 0);");
+  has(c, "npu_vu_macs_i8_i32(&out_vm[0][0][0], &in_vm[0][r][s], &wt_vm[0][r][s], 12, 12, 12, 14);");
+  /* a core's copy out is waited for when it writes the plane again, and at the end */
+  has(c, "out_vm_tok[ci] = npu_dma_1d(2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 576);");
+  has(c, "if (out_vm_tok[ci]) npu_dma_wait(out_vm_tok[ci]); /* this core's copy out of out_vm in the last pass */");
+  has(c, "if (out_vm_tok[3]) npu_dma_wait(out_vm_tok[3]);");
+  has(npg_dump_ir(s, v), "for ci in 0 .. < 4 step 1 bind(vu):");
+  npg_close(s);
+}
+
+/* Without tensorize the body's loops run on the host over each core's VM
+ * copy; with a cache_write that loads its buffer (out is read before it is
+ * written), the copy out's wait moves before that load. */
+Test(bind, plain_loops_and_a_loaded_write_cache) {
+  NpgSession *s = open_ok(dw, dw_steps);
+  checked(s, "v");
+  npg_close(s);
+  s = open_ok("void acc(const float X[4][64], float Y[4][64]) {\n"
+              "  for (int c = 0; c < 4; c++)\n"
+              "    for (int t = 0; t < 3; t++)\n"
+              "      for (int i = 0; i < 64; i++) Y[c][i] += X[c][i] * (float)t;\n}\n",
+              "#pragma npu schedule(acc, v)\n"
+              "#pragma npu bind(c, vu)\n"
+              "#pragma npu cache_read(X, vu_vm, c, X_vm)\n"
+              "#pragma npu cache_write(Y, vu_vm, c, Y_vm)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "Y_vm_tok[c] = npu_dma_1d(0, &Y_vm[0][0], &Y[c][0], 256);");
+  npg_close(s);
+}
+
+Test(bind, refusals_say_why) {
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu bind(c, vu)\n",
+          "k.c:13:18: error: bind: loop c must count 0, 1, ... up to at most 4, one iteration per VU core; split it "
+          "first (split(c, 4, outer, inner)) and bind the inner loop");
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, nu)\n",
+          "k.c:14:22: error: bind: expected the unit to bind to, vu (the vector unit cores); got 'nu'");
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu split(y, 4, yo, yi)\n"
+              "#pragma npu bind(yi, vu)\n#pragma npu bind(ci, vu)\n",
+          "k.c:16:18: error: bind: loop ci is around loop yi, which is bound to the VU cores: one loop of a nest binds");
+  /* a running sum carries a dependence from one iteration to the next */
+  refused("void k(float Y[4]) {\n  for (int i = 0; i < 3; i++) Y[i + 1] += Y[i];\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu bind(i, vu)\n",
+          "k.c:5:13: error: bind: illegal: loop i would run its iterations in any order, but it carries the flow "
+          "dependence on Y from s1 (line 2) to s1 (line 2), distance (1)");
+  /* a DM buffer in the body would be one buffer for four cores at once */
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
+              "#pragma npu cache_read(in, dm, ci, in_dm)\n",
+          "k.c:15:28: error: cache_read: in_dm would be in dm, one buffer for the VU cores that loop ci (bound to them) "
+          "runs at once; only a vu_vm buffer has a copy per core");
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu cache_read(in, dm, ci, in_dm)\n"
+              "#pragma npu bind(ci, vu)\n",
+          "k.c:15:13: error: bind: the iterations of loop ci would share on-chip buffer in_dm (dm, declared in its body)");
+  /* a VM buffer staged outside the bound loop lives in one core's VM */
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
+              "#pragma npu cache_read(wt, vu_vm, co, wt_vm)\n",
+          "k.c:15:13: error: cache_read: update (line 9) uses wt_vm inside loop ci, which is bound to the VU cores, but "
+          "wt_vm lives in one core's VM (declared outside the loop); stage it at the bound loop or inside it");
+  refused(dw, cat(dw_steps, "#pragma npu double_buffer(in_vm)\n"),
+          "k.c:20:27: error: double_buffer: in_vm is declared in loop ci, which is bound to the VU cores: the next "
+          "iteration is another core's copy, not a second copy of this one");
+}
