@@ -389,7 +389,7 @@ static const struct Deferred *deferred(const Emit *em, const Stmt *store, const 
  * that no outer home took; returns how many it added. */
 typedef struct {
   Emit *em;
-  const Stmt *home;
+  const Stmt *home, *copy; /* copy: the stack copy of home being walked */
   int added;
 } Plan;
 
@@ -398,6 +398,7 @@ static bool plan_bound(Stmt *L, int depth, void *ctx) {
   Plan *p = ctx;
   Emit *em = p->em;
   if (L->kind != ST_FOR || L->loop_kind != LOOP_VU) return true;
+  if (L == p->copy) L = (Stmt *)p->home; /* keep the real statement, not the walk's copy */
   for (const Stmt *c = L->body->body; c; c = c->next) {
     const Buffer *b = bound_store(c, L);
     if (!b || deferred(em, c, NULL) || em->ndefer == (int)(sizeof em->defer / sizeof em->defer[0])) continue;
@@ -640,12 +641,10 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       if ((s->loop_kind == LOOP_DMA || onchip_copy(s)) && emit_dma_copy(sb, &em->scratch, s, ind, NULL)) break;
       if (s->intrin && emit_intrinsic(em, s, ind)) break;
       /* a home for bound loops' deferred copies out: the kernel's loop nest, else the bound loop */
-      Plan plan = {em, s, 0};
-      if (top || s->loop_kind == LOOP_VU) {
-        Stmt one = *s;
-        one.next = NULL;
-        ir_walk_stmts(&one, plan_bound, &plan);
-      }
+      Stmt one = *s;
+      one.next = NULL;
+      Plan plan = {em, s, &one, 0};
+      if (top || s->loop_kind == LOOP_VU) ir_walk_stmts(&one, plan_bound, &plan);
       int from = em->ndefer - plan.added;
       if (plan.added) {
         defer_open(em, from, ind);

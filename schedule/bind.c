@@ -100,8 +100,13 @@ static bool check_bound(Sched *s, Stmt *loop, VmWalk *all) {
   if (!fits_cores(loop, &t))
     return sched_error(s, NULL, "loop %s, bound to the VU cores, no longer counts 0, 1, ... up to at most %lld",
                        loop->name, (long long)t.vu_count);
+  /* later steps (a cache's box, a reorder) must keep the iterations independent */
+  if (!sched_loop_iterations_independent(s, loop, "vu_vm")) return false;
   for (int i = 0; i < all->n; i++) {
     Stmt *d = all->decl[i];
+    if (sched_encloses(loop, d) && d->buf->copies > 1)
+      return sched_error(s, NULL, "%s is double-buffered in loop %s, which is bound to the VU cores; each core's "
+                         "buffer has one copy", d->buf->name, loop->name);
     if (sched_encloses(loop, d)) {
       d->buf->core = loop->var;
       /* the token array of its copies out (emit/emit_c.c, bound loops) */
@@ -139,5 +144,9 @@ bool sched_check_bound_loops(Sched *s) {
   void *c[3] = {s, all, NULL};
   if (ok) ir_walk_stmts(s->k->body, each_bound, c);
   free(all);
+  if (s->have_before) { /* the model the independence proof built */
+    dep_model_free(&s->before);
+    s->have_before = false;
+  }
   return ok && !c[2];
 }

@@ -111,3 +111,34 @@ Test(bind, refusals_say_why) {
           "k.c:20:27: error: double_buffer: in_vm is declared in loop ci, which is bound to the VU cores: the next "
           "iteration is another core's copy, not a second copy of this one");
 }
+
+/* Found in review: a bound loop that is its own home under an unrolled
+ * loop waits for every core's copy out (the plan kept a stale copy of the
+ * loop); a cache whose boxes overlap between cores, made after bind, is
+ * refused (independence is proven again after every step); a
+ * double-buffered buffer under a bound loop is refused. */
+Test(bind, review_regressions) {
+  static const char add1[] = "#include <stdint.h>\n"
+                             "void k(const int32_t X[8][16], int32_t Y[8][16]) {\n"
+                             "  for (int c = 0; c < 8; c++)\n"
+                             "    for (int i = 0; i < 16; i++)\n"
+                             "      Y[c][i] = X[c][i] + 1;\n}\n";
+  NpgSession *s = open_ok(add1, "#pragma npu schedule(k, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
+                                "#pragma npu cache_read(X, vu_vm, ci, X_vm)\n#pragma npu cache_write(Y, vu_vm, ci, Y_vm)\n"
+                                "#pragma npu unroll(co)\n");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "if (Y_vm_tok[3]) npu_dma_wait(Y_vm_tok[3]);");
+  lacks(npg_emit_source(s, v), "npu_dma_wait(Y_vm_tok[4])");
+  npg_close(s);
+  refused("#include <stdint.h>\nvoid k(const int32_t X[4][8], int32_t Y[32]) {\n  for (int c = 0; c < 4; c++)\n"
+          "    for (int j = 0; j < 8; j++)\n      Y[j * 4 + c] = X[c][j] + 1;\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu bind(c, vu)\n#pragma npu cache_read(X, vu_vm, c, X_vm)\n"
+          "#pragma npu cache_write(Y, vu_vm, c, Y_vm)\n",
+          "k.c:10:13: error: cache_write: illegal: loop c would run its iterations in any order, but it carries the "
+          "output dependence on Y from Y_vm_store (line 10) to Y_vm_store (line 10), distance (1, -1)");
+  refused(add1, "#pragma npu schedule(k, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu cache_read(X, vu_vm, ci, X_vm)\n"
+                "#pragma npu double_buffer(X_vm)\n#pragma npu bind(ci, vu)\n",
+          "k.c:11:13: error: bind: X_vm is double-buffered in loop ci, which is bound to the VU cores; each core's buffer "
+          "has one copy");
+}
+
