@@ -126,13 +126,17 @@ static void nest_comment(Emit *em, Stmt *loop, int ind) {
   sb_puts(em->sb, " */\n");
 }
 
-/* A plain serial copy nest between DDR and an on-chip buffer (or two
- * on-chip buffers), such as a reduction's init from a bias vector after
+/* A plain serial copy nest between a DDR array (a parameter) and an on-chip
+ * buffer (or two on-chip buffers), such as a reduction's init from a bias vector after
  * decompose_reduction: the control unit does not store into unit buffers
  * element by element, so it becomes a DMA like the caches' copies. */
+static bool dma_addressable(const Buffer *b) { return buffer_onchip(b) || b->role != ROLE_LOCAL; }
+
 static bool onchip_copy(const Stmt *loop) {
   const Stmt *leaf = ir_nest_leaf(loop);
   if (!leaf || leaf->op != OP_NONE || (!buffer_onchip(leaf->lhs->buf) && !buffer_onchip(leaf->rhs->buf))) return false;
+  /* a local array lives in the control unit's memory, not in DDR: no DMA reaches it */
+  if (!dma_addressable(leaf->lhs->buf) || !dma_addressable(leaf->rhs->buf)) return false;
   for (const Stmt *l = loop; l->kind == ST_FOR; l = l->body->body)
     if (l->loop_kind != LOOP_SERIAL || l->intrin || l->annots) return false;
   return true;
@@ -343,40 +347,60 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
  * goes on to the next core. A copy out of a core's buffer (a cache_write's
  * store) is not waited for where it is issued, which would stall the
  * control unit until that core finished: its token is kept per core and
- * waited for just before the core's copy is written again (at the
- * buffer's declaration in the next pass) and after `home`, the outermost
- * loop inside which nothing else uses the copy's destination and no other
- * VM buffer could share the buffer's bytes. */
+ * waited for just before the core writes the buffer again (in the next
+ * pass) and after `home`, the outermost loop inside which nothing else uses
+ * the copy's destination and no other VM buffer could share the buffer's
+ * bytes. */
 
 typedef struct {
-  const Stmt *skip;
+  const Stmt *skip, *inside;
   const Buffer *b;
-  const Stmt *loop;
   bool found;
-} UseScan;
+} Scan;
 
-static bool other_use(Stmt *st, int depth, void *ctx) {
+/* A statement outside skip that uses b. */
+static bool scan_use(Stmt *st, int depth, void *ctx) {
   (void)depth;
-  UseScan *u = ctx;
+  Scan *u = ctx;
   if (u->skip && (st == u->skip || sched_encloses(u->skip, st))) return true;
-  if (u->b && st->kind != ST_DECL && ir_stmt_uses(st, NULL, u->b)) u->found = true;
-  if (u->loop && st->kind == ST_DECL && st->buf && st->buf->scope && !strcmp(st->buf->scope, "vu_vm") &&
-      !sched_encloses(u->loop, st))
+  if (st->kind != ST_DECL && ir_stmt_uses(st, NULL, u->b)) u->found = true;
+  return !u->found;
+}
+
+/* A vu_vm buffer declared outside loop `inside`. */
+static bool scan_vm_decl(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Scan *u = ctx;
+  if (st->kind == ST_DECL && st->buf && st->buf->scope && !strcmp(st->buf->scope, "vu_vm") &&
+      !sched_encloses(u->inside, st))
     u->found = true;
   return !u->found;
 }
 
-/* A copy nest in bound loop L's body from one of the body's VM buffers to
- * a buffer outside it: its buffer, or NULL. */
-static const Buffer *bound_store(const Stmt *c, const Stmt *L) {
+static bool stmt_uses(const Stmt *c, const Buffer *b) {
+  Scan u = {NULL, NULL, b, false};
+  Stmt one = *c;
+  one.next = NULL;
+  ir_walk_stmts(&one, scan_use, &u);
+  return u.found;
+}
+
+/* A copy nest of bound loop L's body between one of L's per-core buffers
+ * and a buffer outside them that is one DMA: the per-core buffer (*load:
+ * it is the destination), or NULL. */
+static const Buffer *bound_copy(Emit *em, const Stmt *c, const Stmt *L, bool *load) {
   if (c->kind != ST_FOR || (c->loop_kind != LOOP_DMA && !onchip_copy(c))) return NULL;
   const Stmt *leaf = ir_nest_leaf(c);
-  if (!leaf || leaf->op != OP_NONE || leaf->rhs->kind != EX_LOAD || leaf->lhs->kind != EX_LOAD) return NULL;
-  const Buffer *src = leaf->rhs->buf, *dst = leaf->lhs->buf;
-  if (src->core != L->var || dst->core == L->var) return NULL;
-  for (const Stmt *d = L->body->body; d; d = d->next)
-    if (d->kind == ST_DECL && d->buf == src) return src;
-  return NULL;
+  if (!leaf || leaf->op != OP_NONE) return NULL;
+  const Buffer *dst = leaf->lhs->buf, *src = leaf->rhs->buf;
+  if ((dst->core == L->var) == (src->core == L->var)) return NULL;
+  StrBuf dry;
+  sb_init(&dry);
+  DmaAsync as = {"t", 0, NULL, NULL};
+  bool one = emit_dma_copy(&dry, &em->scratch, c, 0, &as);
+  sb_free(&dry);
+  *load = dst->core == L->var;
+  return one ? (*load ? dst : src) : NULL;
 }
 
 static const struct Deferred *deferred(const Emit *em, const Stmt *store, const Buffer *decl) {
@@ -386,7 +410,7 @@ static const struct Deferred *deferred(const Emit *em, const Stmt *store, const 
 }
 
 /* Plans the deferred stores of the bound loops under home (home included)
- * that no outer home took; returns how many it added. */
+ * that no outer home took; counts them in added. */
 typedef struct {
   Emit *em;
   const Stmt *home, *copy; /* copy: the stack copy of home being walked */
@@ -400,25 +424,21 @@ static bool plan_bound(Stmt *L, int depth, void *ctx) {
   if (L->kind != ST_FOR || L->loop_kind != LOOP_VU) return true;
   if (L == p->copy) L = (Stmt *)p->home; /* keep the real statement, not the walk's copy */
   for (const Stmt *c = L->body->body; c; c = c->next) {
-    const Buffer *b = bound_store(c, L);
-    if (!b || deferred(em, c, NULL) || em->ndefer == (int)(sizeof em->defer / sizeof em->defer[0])) continue;
-    UseScan dst = {c, ir_nest_leaf(c)->lhs->buf, NULL, false}, vm = {NULL, NULL, L, false};
-    Stmt *home = (Stmt *)p->home;
-    ir_walk_stmts(home->body, other_use, &dst);
-    ir_walk_stmts(home->body, other_use, &vm);
-    StrBuf dry;
-    sb_init(&dry);
-    DmaAsync as = {"t", 2, NULL, NULL};
-    bool one_dma = emit_dma_copy(&dry, &em->scratch, c, 0, &as);
-    sb_free(&dry);
-    if (dst.found || vm.found || !one_dma) continue;
+    bool load;
+    const Buffer *b = bound_copy(em, c, L, &load);
+    if (!b || load || deferred(em, c, NULL) || em->ndefer == (int)(sizeof em->defer / sizeof em->defer[0])) continue;
+    Scan dst = {c, NULL, ir_nest_leaf(c)->lhs->buf, false}, vm = {NULL, L, NULL, false};
+    ir_walk_stmts(p->home->body, scan_use, &dst);
+    ir_walk_stmts(p->home->body, scan_vm_decl, &vm);
+    if (dst.found || vm.found) continue;
     em->defer[em->ndefer++] = (struct Deferred){c, L, b};
     p->added++;
   }
   return true;
 }
 
-/* The token arrays of the stores planned at home, before it. */
+/* The token arrays of the stores planned at home, before it, and their
+ * last waits after it. */
 static void defer_open(Emit *em, int from, int ind) {
   StrBuf *sb = em->sb;
   sb_indent(sb, ind);
@@ -447,19 +467,50 @@ static void defer_close(Emit *em, int from, int ind) {
   sb_puts(sb, "}\n");
 }
 
-/* A copy nest into one of bound loop L's per-core buffers from outside
- * them that is one DMA: its buffer, or NULL. */
-static const Buffer *bound_load(Emit *em, const Stmt *c, const Stmt *L) {
-  if (c->kind != ST_FOR || (c->loop_kind != LOOP_DMA && !onchip_copy(c))) return NULL;
+/* How each statement of a bound loop's body is issued, found once. */
+enum { BOUND_MAX = 64 };
+typedef enum { B_LOAD, B_COMPUTE, B_STORE, B_DECL } BoundKind;
+typedef struct {
+  const Stmt *st[BOUND_MAX];
+  BoundKind kind[BOUND_MAX];
+  const Buffer *buf[BOUND_MAX]; /* B_LOAD: the buffer loaded */
+  int n;
+} Body;
+
+static bool classify(Emit *em, const Stmt *L, Body *b) {
+  b->n = 0;
+  for (const Stmt *c = L->body->body; c; c = c->next) {
+    if (b->n == BOUND_MAX) return false;
+    bool load = false;
+    const Buffer *cb = c->kind == ST_DECL ? NULL : bound_copy(em, c, L, &load);
+    b->st[b->n] = c;
+    b->buf[b->n] = load ? cb : NULL;
+    b->kind[b->n++] = c->kind == ST_DECL ? B_DECL : load && cb ? B_LOAD : deferred(em, c, NULL) ? B_STORE : B_COMPUTE;
+  }
+  return true;
+}
+
+static bool phase_uses(const Body *b, BoundKind p, const Buffer *buf) {
+  for (int i = 0; i < b->n; i++)
+    if (b->kind[i] == p && stmt_uses(b->st[i], buf)) return true;
+  return false;
+}
+
+static void wait_last_store(Emit *em, const struct Deferred *d, const char *v, int ind) {
+  sb_indent(em->sb, ind);
+  sb_printf(em->sb, "if (%s[%s]) npu_dma_wait(%s[%s]); /* this core's copy out of %s in the last pass */\n",
+            d->b->db_token, v, d->b->db_token, v, d->b->name);
+}
+
+/* A load or deferred store: the DMA, not waited for, its token per core. */
+static void issue_async(Emit *em, const Stmt *c, const Buffer *b, const char *v, int channel, int ind) {
+  char tok[200];
+  snprintf(tok, sizeof tok, "%s[%s]", b->db_token, v);
+  DmaAsync as = {tok, channel, NULL, NULL};
   const Stmt *leaf = ir_nest_leaf(c);
-  if (!leaf || leaf->op != OP_NONE || leaf->rhs->kind != EX_LOAD || leaf->lhs->kind != EX_LOAD) return NULL;
-  if (leaf->lhs->buf->core != L->var || leaf->rhs->buf->core == L->var) return NULL;
-  StrBuf dry;
-  sb_init(&dry);
-  DmaAsync as = {"t", 0, NULL, NULL};
-  bool one = emit_dma_copy(&dry, &em->scratch, c, 0, &as);
-  sb_free(&dry);
-  return one ? leaf->lhs->buf : NULL;
+  sb_indent(em->sb, ind);
+  sb_printf(em->sb, "/* %s: %s <- %s */\n", leaf->name, leaf->lhs->buf->name, leaf->rhs->buf->name);
+  emit_dma_copy(em->sb, &em->scratch, c, ind, &as);
 }
 
 /* The body as phases, each a loop over the cores: every core's loads
@@ -467,63 +518,24 @@ static const Buffer *bound_load(Emit *em, const Stmt *c, const Stmt *L) {
  * its loads and for its last copy out of a buffer it writes again), then
  * every core's copies out. The control unit so keeps all cores busy rather
  * than waiting on one core's loads before issuing to the next. The
- * iterations are independent (bind proved it), so running the body
- * statement group by statement group over the cores changes nothing but
- * the order of issue. False (nothing written) for a body of another shape. */
-static void bound_header(Emit *em, const Stmt *L, int ind, const char *what) {
-  sb_indent(em->sb, ind);
-  sb_printf(em->sb, "for (%s %s = 0; %s < ", L->var->type->name, L->var->name, L->var->name);
-  ir_print_expr(em->sb, L->hi);
-  sb_printf(em->sb, "; %s++) { /* %s */\n", L->var->name, what);
-}
-
-static int bound_phase(Emit *em, const Stmt *c, const Stmt *L) {
-  return bound_load(em, c, L) ? 0 : deferred(em, c, NULL) ? 2 : 1;
-}
-
-static bool uses_buf(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  UseScan *u = ctx;
-  if (st->kind != ST_DECL && ir_stmt_uses(st, NULL, u->b)) u->found = true;
-  return !u->found;
-}
-
-/* Is b used by a statement of phase p? */
-static bool phase_uses(Emit *em, const Stmt *L, int p, const Buffer *b) {
-  for (const Stmt *c = L->body->body; c; c = c->next) {
-    if (c->kind == ST_DECL || bound_phase(em, c, L) != p) continue;
-    UseScan u = {NULL, b, NULL, false};
-    Stmt one = *c;
-    one.next = NULL;
-    ir_walk_stmts(&one, uses_buf, &u);
-    if (u.found) return true;
-  }
-  return false;
-}
-
-/* The buffers phase p uses (and the waits it needs before them). */
-static void bound_decls(Emit *em, const Stmt *L, int ind, int p) {
-  for (const Stmt *c = L->body->body; c; c = c->next)
-    if (c->kind == ST_DECL && phase_uses(em, L, p, c->buf)) {
-      sb_indent(em->sb, ind);
-      emit_onchip_decl(em->sb, c->buf);
-      sb_putc(em->sb, '\n');
-    }
-}
-
-static bool emit_bound_phases(Emit *em, const Stmt *L, int ind) {
-  int phase = 0, nload = 0; /* 0 loads, 1 compute, 2 stores */
-  for (const Stmt *c = L->body->body; c; c = c->next) {
-    if (c->kind == ST_DECL) {
-      if (!c->buf || c->buf->core != L->var) return false;
+ * iterations are independent (bind proved it, again after every step), so
+ * running the body phase by phase over the cores changes nothing but the
+ * order of issue. A loaded buffer is never a deferred store (its load
+ * uses the store's destination: plan_bound). False (nothing written) for
+ * a body of another shape. */
+static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
+  int count[3] = {0};
+  BoundKind last = B_LOAD;
+  for (int i = 0; i < b->n; i++) {
+    if (b->kind[i] == B_DECL) {
+      if (!b->st[i]->buf || b->st[i]->buf->core != L->var) return false;
       continue;
     }
-    int p = bound_phase(em, c, L);
-    if (p < phase) return false;
-    phase = p;
-    nload += p == 0;
+    if (b->kind[i] < last) return false;
+    last = b->kind[i];
+    count[last]++;
   }
-  if (!nload) return false;
+  if (!count[B_LOAD]) return false;
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
   int64_t cores;
@@ -532,47 +544,42 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, int ind) {
   sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s, phase by phase */\n", v, v);
   sb_indent(sb, ind);
   sb_puts(sb, "{\n");
-  for (const Stmt *c = L->body->body; c; c = c->next) {
-    const Buffer *b = bound_load(em, c, L);
-    if (!b) continue;
+  for (int i = 0; i < b->n; i++)
+    if (b->kind[i] == B_LOAD) {
+      sb_indent(sb, ind + 1);
+      sb_printf(sb, "npu_token_t %s[%lld]; /* per core: the load of %s */\n", b->buf[i]->db_token, (long long)cores,
+                b->buf[i]->name);
+    }
+  static const char *const what[3] = {"loads", "compute", "copies out"};
+  for (BoundKind p = B_LOAD; p <= B_STORE; p++) {
+    if (!count[p]) continue;
     sb_indent(sb, ind + 1);
-    sb_printf(sb, "npu_token_t %s[%lld]; /* per core: the load of %s */\n", b->db_token, (long long)cores, b->name);
-  }
-  for (int p = 0; p < 3; p++) {
-    bound_header(em, L, ind + 1, p == 0 ? "loads" : p == 1 ? "compute" : "copies out");
-    bound_decls(em, L, ind + 2, p);
-    for (const Stmt *c = L->body->body; c; c = c->next) {
-      const struct Deferred *d = c->kind == ST_DECL ? deferred(em, NULL, c->buf) : NULL;
-      /* a buffer's last copy out is waited for before the first phase that writes it */
-      bool loaded = d && phase_uses(em, L, 0, d->b);
-      if (d && (p == 0) == loaded && p < 2) {
+    sb_printf(sb, "for (%s %s = 0; %s < ", L->var->type->name, v, v);
+    ir_print_expr(sb, L->hi);
+    sb_printf(sb, "; %s++) { /* %s */\n", v, what[p]);
+    for (int i = 0; i < b->n; i++)
+      if (b->kind[i] == B_DECL && phase_uses(b, p, b->st[i]->buf)) {
         sb_indent(sb, ind + 2);
-        sb_printf(sb, "if (%s[%s]) npu_dma_wait(%s[%s]); /* this core's copy out of %s in the last pass */\n",
-                  d->b->db_token, v, d->b->db_token, v, d->b->name);
+        emit_onchip_decl(sb, b->st[i]->buf);
+        sb_putc(sb, '\n');
       }
-      const Buffer *b = p == 1 ? bound_load(em, c, L) : NULL;
-      if (b) {
+    for (int i = 0; i < b->n && p == B_COMPUTE; i++) {
+      const struct Deferred *d = b->kind[i] == B_DECL ? deferred(em, NULL, b->st[i]->buf) : NULL;
+      if (d) wait_last_store(em, d, v, ind + 2);
+      if (b->kind[i] == B_LOAD) {
         sb_indent(sb, ind + 2);
-        sb_printf(sb, "npu_dma_wait(%s[%s]);\n", b->db_token, v);
+        sb_printf(sb, "npu_dma_wait(%s[%s]);\n", b->buf[i]->db_token, v);
       }
     }
-    for (const Stmt *c = L->body->body; c; c = c->next) {
-      if (c->kind == ST_DECL || bound_phase(em, c, L) != p) continue;
-      const Buffer *b = bound_load(em, c, L);
-      const struct Deferred *d = deferred(em, c, NULL);
-      char tok[200];
-      snprintf(tok, sizeof tok, "%s[%s]", b ? b->db_token : d ? d->b->db_token : "", v);
-      DmaAsync as = {tok, b ? 0 : 2, NULL, NULL};
-      if (b || d) {
-        sb_indent(sb, ind + 2);
-        sb_printf(sb, "/* %s: %s <- %s */\n", ir_nest_leaf(c)->name, ir_nest_leaf(c)->lhs->buf->name,
-                  ir_nest_leaf(c)->rhs->buf->name);
-        emit_dma_copy(sb, &em->scratch, c, ind + 2, &as);
-        continue;
+    for (int i = 0; i < b->n; i++) {
+      if (b->kind[i] != p) continue;
+      if (p == B_LOAD) issue_async(em, b->st[i], b->buf[i], v, 0, ind + 2);
+      else if (p == B_STORE) issue_async(em, b->st[i], deferred(em, b->st[i], NULL)->b, v, 2, ind + 2);
+      else {
+        Stmt one = *b->st[i];
+        one.next = NULL;
+        emit_stmts(em, &one, ind + 2, false);
       }
-      Stmt one = *c;
-      one.next = NULL;
-      emit_stmts(em, &one, ind + 2, false);
     }
     sb_indent(sb, ind + 1);
     sb_puts(sb, "}\n");
@@ -582,10 +589,13 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, int ind) {
   return true;
 }
 
+/* One loop over the cores, loads synchronous, copies out deferred. */
 static void emit_bound(Emit *em, const Stmt *L, int ind) {
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
-  if (emit_bound_phases(em, L, ind)) return;
+  Body b;
+  bool known = classify(em, L, &b);
+  if (known && emit_bound_phases(em, L, &b, ind)) return;
   sb_indent(sb, ind);
   sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s */\n", v, v);
   sb_indent(sb, ind);
@@ -594,24 +604,14 @@ static void emit_bound(Emit *em, const Stmt *L, int ind) {
   for (const Stmt *c = L->body->body; c; c = c->next) {
     const struct Deferred *d = deferred(em, c, NULL);
     if (d) {
-      char tok[200];
-      snprintf(tok, sizeof tok, "%s[%s]", d->b->db_token, v);
-      DmaAsync as = {tok, 2, NULL, NULL};
-      sb_indent(sb, ind + 1);
-      sb_printf(sb, "/* %s: %s <- %s, waited for when core %s writes %s again */\n", ir_nest_leaf(c)->name,
-                ir_nest_leaf(c)->lhs->buf->name, d->b->name, v, d->b->name);
-      emit_dma_copy(sb, &em->scratch, c, ind + 1, &as);
+      issue_async(em, c, d->b, v, 2, ind + 1);
       continue;
     }
     Stmt one = *c;
     one.next = NULL;
     emit_stmts(em, &one, ind + 1, false);
     d = c->kind == ST_DECL ? deferred(em, NULL, c->buf) : NULL;
-    if (d) {
-      sb_indent(sb, ind + 1);
-      sb_printf(sb, "if (%s[%s]) npu_dma_wait(%s[%s]); /* this core's copy out of %s in the last pass */\n",
-                d->b->db_token, v, d->b->db_token, v, d->b->name);
-    }
+    if (d) wait_last_store(em, d, v, ind + 1);
   }
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");

@@ -208,7 +208,11 @@ static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, voi
   if (ran) npusim_finish(sim);
   npusim_unbind();
   bool ok = ran && !npusim_failed(sim);
-  if (!ran)
+  /* after a simulator error the intrinsics return NULL, so control code
+   * may crash on it: the error is the cause worth showing */
+  if (!ran && npusim_failed(sim))
+    snprintf(r->message, sizeof r->message, "simulator: %.700s (then the code crashed: %.100s)", npusim_error(sim), err);
+  else if (!ran)
     snprintf(r->message, sizeof r->message, "emitted '%s': %s", k->name, err);
   else if (!ok)
     snprintf(r->message, sizeof r->message, "simulator: %.900s", npusim_error(sim));

@@ -63,7 +63,8 @@ bool prim_bind(Sched *s, const SchedStep *st) {
   if (inner || outer)
     return sched_error(s, &st->args[0], "loop %s is %s loop %s, which is bound to the VU cores: one loop of a nest binds",
                        loop->name, inner ? "around" : "inside", (inner ? inner : outer)->name);
-  if (!sched_loop_iterations_independent(s, loop, "vu_vm")) return false;
+  /* the iterations' independence is proven after this step and every later
+   * one (sched_check_bound_loops) */
   loop->loop_kind = LOOP_VU;
   return true;
 }
@@ -128,11 +129,17 @@ static bool check_bound(Sched *s, Stmt *loop, VmWalk *all) {
   return true;
 }
 
+typedef struct {
+  Sched *s;
+  VmWalk *all;
+  bool failed;
+} BoundWalk;
+
 static bool each_bound(Stmt *st, int depth, void *ctx) {
   (void)depth;
-  void **c = ctx;
-  if (st->kind == ST_FOR && st->loop_kind == LOOP_VU && !check_bound(c[0], st, c[1])) c[2] = st;
-  return !c[2];
+  BoundWalk *w = ctx;
+  if (st->kind == ST_FOR && st->loop_kind == LOOP_VU && !check_bound(w->s, st, w->all)) w->failed = true;
+  return !w->failed;
 }
 
 bool sched_check_bound_loops(Sched *s) {
@@ -141,12 +148,12 @@ bool sched_check_bound_loops(Sched *s) {
   ir_walk_stmts(s->k->body, collect_vm, all);
   bool ok = all->n < MAX_VM || sched_error(s, NULL, "too many vu_vm buffers (at most %d)", MAX_VM - 1);
   for (int i = 0; i < all->n; i++) all->decl[i]->buf->core = NULL;
-  void *c[3] = {s, all, NULL};
-  if (ok) ir_walk_stmts(s->k->body, each_bound, c);
+  BoundWalk w = {s, all, false};
+  if (ok) ir_walk_stmts(s->k->body, each_bound, &w);
   free(all);
   if (s->have_before) { /* the model the independence proof built */
     dep_model_free(&s->before);
     s->have_before = false;
   }
-  return ok && !c[2];
+  return ok && !w.failed;
 }

@@ -6,10 +6,6 @@ bool prim_parallel(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop) return false;
   if (loop->loop_kind == LOOP_VU) return sched_error(s, &st->args[0], "loop %s is bound to the VU cores", loop->name);
-  const Buffer *copied = sched_copy_nest_onchip(loop);
-  if (copied)
-    return sched_error(s, &st->args[0], "loop %s copies %s (%s), a copy the emitter makes a DMA; it cannot be parallel",
-                       loop->name, copied->name, copied->scope);
   if (loop->loop_kind == LOOP_VECTORIZE) return sched_error(s, &st->args[0], "loop %s is already vectorized", loop->name);
   if (!sched_loop_is_parallel(s, loop)) return false;
   loop->loop_kind = LOOP_PARALLEL;

@@ -408,14 +408,6 @@ bool sched_encloses(const Stmt *outer, const Stmt *inner) {
   return outer != inner && outer->kind == ST_FOR && contains(outer->body, inner);
 }
 
-const Buffer *sched_copy_nest_onchip(const Stmt *loop) {
-  const Stmt *leaf = loop;
-  while (leaf && leaf->kind == ST_FOR && leaf->body->body && !leaf->body->body->next) leaf = leaf->body->body;
-  if (!leaf || leaf->kind != ST_ASSIGN || leaf->op != OP_NONE || leaf->lhs->kind != EX_LOAD || leaf->rhs->kind != EX_LOAD)
-    return NULL;
-  return buffer_onchip(leaf->lhs->buf) ? leaf->lhs->buf : buffer_onchip(leaf->rhs->buf) ? leaf->rhs->buf : NULL;
-}
-
 bool sched_trip_count(const Stmt *loop, int64_t *n) {
   int64_t lo, hi;
   if (!ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;

@@ -68,11 +68,6 @@ Stmt **sched_link(Sched *s, const Stmt *stmt, Stmt **owner);
 Stmt *sched_parent_loop(Sched *s, const Stmt *stmt);
 /* True when inner is inside outer's body (at any depth). */
 bool sched_encloses(const Stmt *outer, const Stmt *inner);
-/* The on-chip buffer of the copy nest that loop is part of (a perfect nest
- * down to `dst[..] = src[..]` with an on-chip side, which the emitter makes
- * a DMA), or NULL. Marking such a loop (parallel, vectorize, unroll) would
- * turn the DMA into host code touching unit memory. */
-const Buffer *sched_copy_nest_onchip(const Stmt *loop);
 /* Constant trip count of a loop, or false. */
 bool sched_trip_count(const Stmt *loop, int64_t *n);
 /* A new loop `for name in lo .. < hi step 1` over a fresh counter of type t. */

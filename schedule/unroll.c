@@ -38,10 +38,6 @@ static Stmt *copies(Sched *s, const Stmt *loop, Expr *base, int64_t n, Stmt **se
 bool prim_unroll(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop) return false;
-  const Buffer *copied = sched_copy_nest_onchip(loop);
-  if (copied)
-    return sched_error(s, &st->args[0], "loop %s copies %s (%s), a copy the emitter makes a DMA; it cannot be unrolled",
-                       loop->name, copied->name, copied->scope);
   int64_t n;
   if (st->nargs == 1) {
     if (!sched_trip_count(loop, &n))

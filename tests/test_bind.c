@@ -60,8 +60,9 @@ Test(bind, depthwise_conv_runs_on_four_cores) {
 }
 
 /* Without tensorize the body's loops run on the host over each core's VM
- * copy; with a cache_write that loads its buffer (out is read before it is
- * written), the copy out's wait moves before that load. */
+ * copy. A cache_write that loads its buffer (Y is read before it is
+ * written) keeps its copy out synchronous: the load reads the destination
+ * a deferred copy out would still be writing. */
 Test(bind, plain_loops_and_a_loaded_write_cache) {
   NpgSession *s = open_ok(dw, dw_steps);
   checked(s, "v");
@@ -77,6 +78,8 @@ Test(bind, plain_loops_and_a_loaded_write_cache) {
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
   has(c, "Y_vm_tok[c] = npu_dma_1d(0, &Y_vm[0][0], &Y[c][0], 256);");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &Y[c][0], &Y_vm[0][0], 256));");
+  lacks(c, "npu_dma_1d(2, &Y[c][0]");
   npg_close(s);
 }
 
