@@ -176,6 +176,55 @@ void npu_vu_reduce_max_f32_at(const char *file, int line, float *dst, const floa
 #define npu_vu_reduce_sum_f32(...) npu_vu_reduce_sum_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_reduce_max_f32(...) npu_vu_reduce_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* ---- VU f32 ops for row-wise kernels (softmax, layernorm) ----
+ * 2-D boxes: r < rows, c < cols; dst row r at dst + r*ldd, a row r at
+ * a + r*lda (ldd, lda >= cols when rows > 1). Each op is one rounding per
+ * element, as the C expression in its comment; exp, division and square
+ * root cost one vector per cycle like the others. */
+
+/* dst[r*ldd + c] = expf(a[r*lda + c]) */
+void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ldd,
+                       int lda);
+#define npu_vu_exp_f32(...) npu_vu_exp_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Row broadcast, one b per row: dst[r*ldd + c] = a[r*lda + c] OP b[r]
+ * (softmax's x - max and e / sum, layernorm's x - mean and d * rstd). */
+#define NPU_VU_ROWS(name)                                                                       \
+  void name##_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, \
+                 int cols, int ldd, int lda);
+NPU_VU_ROWS(npu_vu_add_rows_f32)
+NPU_VU_ROWS(npu_vu_sub_rows_f32)
+NPU_VU_ROWS(npu_vu_mul_rows_f32)
+NPU_VU_ROWS(npu_vu_div_rows_f32)
+#undef NPU_VU_ROWS
+#define npu_vu_add_rows_f32(...) npu_vu_add_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_sub_rows_f32(...) npu_vu_sub_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_mul_rows_f32(...) npu_vu_mul_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_div_rows_f32(...) npu_vu_div_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Column broadcast, one g and one b per column (layernorm's gamma, beta):
+ *   dst[r*ldd + c] = a[r*lda + c] * g[c] + b[c]   (rounded after the * and after the +) */
+void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const float *a, const float *g,
+                               const float *b, int rows, int cols, int ldd, int lda);
+#define npu_vu_muladd_cols_f32(...) npu_vu_muladd_cols_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Over n elements with a scalar operand s: dst[i] = a[i] OP s. */
+void npu_vu_muls_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+void npu_vu_divs_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_muls_f32(...) npu_vu_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_divs_f32(...) npu_vu_divs_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = 1.0f / sqrtf(a[i] + eps) */
+void npu_vu_rsqrt_f32_at(const char *file, int line, float *dst, const float *a, int n, float eps);
+#define npu_vu_rsqrt_f32(...) npu_vu_rsqrt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Row dot products: dst[r] = sum_{c < cols} a[r*lda + c] * b[r*ldb + c], adding
+ * in order c = 0 .. cols-1 from 0.0f (cols >= 1; a and b may be the same rows:
+ * a sum of squares). */
+void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows,
+                              int cols, int lda, int ldb);
+#define npu_vu_reduce_dot_f32(...) npu_vu_reduce_dot_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* ---- barrier: the control unit waits until every unit and every DMA channel
  * is idle; all outstanding DMA tokens count as waited. ---- */
 void npu_barrier_at(const char *file, int line);

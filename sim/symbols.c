@@ -19,6 +19,11 @@ static const NpuSimSymbol table[] = {
     SYM(npu_vu_reduce_max_i32_at), SYM(npu_vu_reduce_sum_f32_at),
     SYM(npu_vu_reduce_max_f32_at), SYM(npu_barrier_at),
     SYM(npu_vu_fill_i32_at),       SYM(npu_vu_macs_i8_i32_at),
+    SYM(npu_vu_exp_f32_at),        SYM(npu_vu_add_rows_f32_at),
+    SYM(npu_vu_sub_rows_f32_at),   SYM(npu_vu_mul_rows_f32_at),
+    SYM(npu_vu_div_rows_f32_at),   SYM(npu_vu_muladd_cols_f32_at),
+    SYM(npu_vu_muls_f32_at),       SYM(npu_vu_divs_f32_at),
+    SYM(npu_vu_rsqrt_f32_at),      SYM(npu_vu_reduce_dot_f32_at),
 };
 #undef SYM
 

@@ -1,6 +1,7 @@
 /* The VU cores: element-wise ops, casts, requantize, row reductions. Every
  * operand lies in the VM of one core, which runs the op. Cycles per
  * instruction: overhead + ceil(bytes of the widest operand / vector_bytes). */
+#include <math.h>
 #include <stdio.h>
 
 #include "sim/internal.h"
@@ -14,7 +15,7 @@ typedef struct {
 
 static bool vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv,
                      uint64_t work_bytes, const char *detail) {
-  Operand o[3];
+  Operand o[4]; /* at most dst and three sources */
   int core = -1;
   for (int i = 0; i < nv; i++) {
     o[i].name = v[i].name;
@@ -205,4 +206,126 @@ void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_
       int32_t *p = dst + (ptrdiff_t)r * ldd + c;
       *p = (int32_t)((uint32_t)*p + (uint32_t)((int32_t)a[(ptrdiff_t)r * lda + c] * w));
     }
+}
+
+/* ---- f32 ops for row-wise kernels (softmax, layernorm) ---- */
+
+/* A 2-D box's shape: cols >= 0, leading dimensions >= cols when rows > 1. */
+static bool box_ok(NpuSim *s, Site site, const char *op, int rows, int cols, int ldd, int lda, const char *lds) {
+  if (cols >= 0 && (rows <= 1 || (ldd >= cols && lda >= cols))) return true;
+  sim_fail(s, site, op, "%s shape: rows=%d cols=%d %s=%d,%d (cols >= 0, leading dimensions >= cols)",
+           cols < 0 ? "bad" : "misaligned", rows, cols, lds, ldd, lda);
+  return false;
+}
+
+static const char *box_detail(const NpuSim *s, char *buf, size_t size, int rows, int cols, int ldd, int lda) {
+  if (s->tracing) snprintf(buf, size, "rows=%d cols=%d ldd=%d lda=%d", rows, cols, ldd, lda);
+  else buf[0] = 0;
+  return buf;
+}
+
+#define BOX(name, p, ld, mode) {name, p, (int64_t)cols * 4, rows, (int64_t)(ld) * 4, 4, mode}
+
+void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ldd,
+                       int lda) {
+  const char *op = "npu_vu_exp_f32";
+  Site site;
+  char d[64];
+  NpuSim *s = vu_enter(file, line, op, rows, &site);
+  if (!s || !box_ok(s, site, op, rows, cols, ldd, lda, "ldd,lda")) return;
+  VuArg v[2] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ)};
+  if (!vu_issue(s, site, op, v, 2, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, rows, cols, ldd, lda)))
+    return;
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = expf(a[(ptrdiff_t)r * lda + c]);
+}
+
+/* b holds one value per row; it is read only when there is work. */
+#define VU_ROWS(NAME, OP)                                                                                       \
+  void NAME##_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols,   \
+                 int ldd, int lda) {                                                                            \
+    Site site;                                                                                                  \
+    char d[64];                                                                                                 \
+    NpuSim *s = vu_enter(file, line, #NAME, rows, &site);                                                       \
+    if (!s || !box_ok(s, site, #NAME, rows, cols, ldd, lda, "ldd,lda")) return;                                 \
+    VuArg v[3] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ),                                    \
+                  {"b", b, cols ? (int64_t)rows * 4 : 0, 1, 0, 4, OP_READ}};                                    \
+    if (!vu_issue(s, site, #NAME, v, 3, (uint64_t)rows * (uint64_t)cols * 4,                                    \
+                  box_detail(s, d, sizeof d, rows, cols, ldd, lda)))                                            \
+      return;                                                                                                   \
+    for (int r = 0; r < rows; r++) {                                                                            \
+      float y = cols ? b[r] : 0.0f;                                                                             \
+      for (int c = 0; c < cols; c++) {                                                                          \
+        float x = a[(ptrdiff_t)r * lda + c];                                                                    \
+        dst[(ptrdiff_t)r * ldd + c] = x OP y;                                                                   \
+      }                                                                                                         \
+    }                                                                                                           \
+  }
+
+VU_ROWS(npu_vu_add_rows_f32, +)
+VU_ROWS(npu_vu_sub_rows_f32, -)
+VU_ROWS(npu_vu_mul_rows_f32, *)
+VU_ROWS(npu_vu_div_rows_f32, /)
+
+void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const float *a, const float *g,
+                               const float *b, int rows, int cols, int ldd, int lda) {
+  const char *op = "npu_vu_muladd_cols_f32";
+  Site site;
+  char d[64];
+  NpuSim *s = vu_enter(file, line, op, rows, &site);
+  if (!s || !box_ok(s, site, op, rows, cols, ldd, lda, "ldd,lda")) return;
+  int64_t nc = rows ? (int64_t)cols * 4 : 0;
+  VuArg v[4] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ), {"g", g, nc, 1, 0, 4, OP_READ},
+                {"b", b, nc, 1, 0, 4, OP_READ}};
+  if (!vu_issue(s, site, op, v, 4, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, rows, cols, ldd, lda)))
+    return;
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) {
+      float p = a[(ptrdiff_t)r * lda + c] * g[c]; /* rounded here, as the C expression is */
+      dst[(ptrdiff_t)r * ldd + c] = p + b[c];
+    }
+}
+
+/* Over n elements with a scalar operand. */
+#define VU_SCALAR(NAME, EXPR)                                                                     \
+  void NAME##_at(const char *file, int line, float *dst, const float *a, int n, float y) {        \
+    Site site;                                                                                    \
+    char d[32];                                                                                   \
+    NpuSim *s = vu_enter(file, line, #NAME, n, &site);                                            \
+    if (!s) return;                                                                               \
+    VuArg v[2] = {{"dst", dst, (int64_t)n * 4, 1, 0, 4, OP_WRITE}, {"a", a, (int64_t)n * 4, 1, 0, 4, OP_READ}}; \
+    if (!vu_issue(s, site, #NAME, v, 2, (uint64_t)n * 4, n_detail(s, d, sizeof d, n))) return;    \
+    for (int i = 0; i < n; i++) {                                                                 \
+      float x = a[i];                                                                             \
+      dst[i] = (EXPR);                                                                            \
+    }                                                                                             \
+  }
+
+VU_SCALAR(npu_vu_muls_f32, x * y)
+VU_SCALAR(npu_vu_divs_f32, x / y)
+VU_SCALAR(npu_vu_rsqrt_f32, 1.0f / sqrtf(x + y))
+
+void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows,
+                              int cols, int lda, int ldb) {
+  const char *op = "npu_vu_reduce_dot_f32";
+  Site site;
+  char d[64];
+  NpuSim *s = vu_enter(file, line, op, rows, &site);
+  if (!s) return;
+  if (cols < 1 || (rows > 1 && (lda < cols || ldb < cols))) {
+    sim_fail(s, site, op, "%s shape: rows=%d cols=%d lda=%d ldb=%d (cols >= 1, lda and ldb >= cols)",
+             cols < 1 ? "bad" : "misaligned", rows, cols, lda, ldb);
+    return;
+  }
+  VuArg v[3] = {{"dst", dst, (int64_t)rows * 4, 1, 0, 4, OP_WRITE}, BOX("a", a, lda, OP_READ), BOX("b", b, ldb, OP_READ)};
+  if (!vu_issue(s, site, op, v, 3, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, rows, cols, lda, ldb)))
+    return;
+  for (int r = 0; r < rows; r++) {
+    float acc = 0.0f;
+    for (int c = 0; c < cols; c++) {
+      float p = a[(ptrdiff_t)r * lda + c] * b[(ptrdiff_t)r * ldb + c];
+      acc = acc + p;
+    }
+    dst[r] = acc;
+  }
 }

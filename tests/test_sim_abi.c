@@ -35,6 +35,12 @@ static const char simabi_all[] =
     "  npu_vu_reduce_sum_i32(v, v + 64, 4, 4, 4); npu_vu_reduce_max_i32(v, v + 64, 4, 4, 4);\n"
     "  npu_vu_reduce_sum_f32(f, f + 64, 4, 4, 4); npu_vu_reduce_max_f32(f, f + 64, 4, 4, 4);\n"
     "  npu_vu_fill_i32(v, 4, 4, 8, 7); npu_vu_macs_i8_i32(v, b, b + 32, 4, 4, 8, 4);\n"
+    "  npu_vu_exp_f32(f, f + 64, 4, 4, 8, 4);\n"
+    "  npu_vu_add_rows_f32(f, f + 64, f + 96, 4, 4, 8, 4); npu_vu_sub_rows_f32(f, f + 64, f + 96, 4, 4, 8, 4);\n"
+    "  npu_vu_mul_rows_f32(f, f + 64, f + 96, 4, 4, 8, 4); npu_vu_div_rows_f32(f, f + 64, f + 96, 4, 4, 8, 4);\n"
+    "  npu_vu_muladd_cols_f32(f, f + 64, f + 96, f + 100, 4, 4, 8, 4);\n"
+    "  npu_vu_muls_f32(f, f + 16, 16, 0.5f); npu_vu_divs_f32(f, f + 16, 16, 3.0f);\n"
+    "  npu_vu_rsqrt_f32(f, f + 16, 16, 1e-5f); npu_vu_reduce_dot_f32(f, f + 64, f + 64, 4, 4, 4, 4);\n"
     "  npu_barrier();\n"
     "  return 0;\n"
     "}\n";
@@ -57,7 +63,7 @@ Test(sim_abi, every_intrinsic_binds_and_runs) {
 Test(sim_abi, symbol_table_is_complete_and_unique) {
   size_t n;
   const NpuSimSymbol *t = npusim_symbols(&n);
-  cr_assert_eq(n, 32);
+  cr_assert_eq(n, 42);
   for (size_t i = 0; i < n; i++) {
     cr_assert_not_null(t[i].addr);
     size_t len = strlen(t[i].name);

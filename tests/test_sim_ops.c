@@ -491,3 +491,130 @@ Test(sim_ops, dma_3d_moves_the_right_bytes) {
   }
   simt_free(s);
 }
+
+/* ---- f32 ops for row-wise kernels: 2-D boxes with padded leading
+ * dimensions, one row, one column, the box the softmax example issues ---- */
+typedef struct {
+  const char *name;
+  void *fn;
+  char form; /* 'u' exp, 'r' row broadcast, 'c' column muladd, 'd' row dot */
+} SimopBoxCase;
+
+static const SimopBoxCase simop_boxes[] = {
+    {"npu_vu_exp_f32", (void *)npu_vu_exp_f32_at, 'u'},
+    {"npu_vu_add_rows_f32", (void *)npu_vu_add_rows_f32_at, 'r'},
+    {"npu_vu_sub_rows_f32", (void *)npu_vu_sub_rows_f32_at, 'r'},
+    {"npu_vu_mul_rows_f32", (void *)npu_vu_mul_rows_f32_at, 'r'},
+    {"npu_vu_div_rows_f32", (void *)npu_vu_div_rows_f32_at, 'r'},
+    {"npu_vu_muladd_cols_f32", (void *)npu_vu_muladd_cols_f32_at, 'c'},
+    {"npu_vu_reduce_dot_f32", (void *)npu_vu_reduce_dot_f32_at, 'd'},
+};
+
+Test(sim_ops, f32_box_ops_match_dsl) {
+  static const int shapes[][4] = {{1, 1, 1, 1}, {7, 13, 16, 15}, {1, 37, 37, 37}, {16, 256, 256, 256}, {3, 5, 5, 9}};
+  typedef void (*Un)(const char *, int, float *, const float *, int, int, int, int);
+  typedef void (*Bin)(const char *, int, float *, const float *, const float *, int, int, int, int);
+  typedef void (*Tri)(const char *, int, float *, const float *, const float *, const float *, int, int, int, int);
+  SimtRng rng;
+  simt_seed(&rng, 21);
+  for (size_t oi = 0; oi < sizeof simop_boxes / sizeof simop_boxes[0]; oi++)
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+      const SimopBoxCase *c = &simop_boxes[oi];
+      int rows = shapes[si][0], cols = shapes[si][1], ldd = shapes[si][2], lda = shapes[si][3];
+      /* dst: rows x ldd (rows for the dot); a: rows x lda; b, g: rows x lda for
+       * the dot, else one value per row or column */
+      size_t nd = c->form == 'd' ? (size_t)rows : (size_t)rows * ldd;
+      size_t na = (size_t)rows * (ldd > lda ? ldd : lda), nb = na;
+      NpuSim *s = simt_new();
+      float *dst = npu_scope_base(NPU_VU_VM, (int)(oi % 4)), *a = dst + nd, *b = a + na, *g = b + nb;
+      simop_fill(&rng, dst, (int)nd, 'f');
+      simop_fill(&rng, a, (int)(na + 2 * nb), 'f');
+      float *rd = simop_dup(dst, nd * 4), *ra = simop_dup(a, (na + 2 * nb) * 4);
+      float *rb = ra + na, *rg = rb + nb;
+      char d1[24], d2[24], d3[24], d4[24];
+      snprintf(d1, sizeof d1, "ROWS=%d", rows);
+      snprintf(d2, sizeof d2, "COLS=%d", cols);
+      snprintf(d3, sizeof d3, c->form == 'd' ? "LDA=%d" : "LDD=%d", ldd);
+      snprintf(d4, sizeof d4, c->form == 'd' ? "LDB=%d" : "LDA=%d", lda);
+      const char *defs[] = {d1, d2, d3, d4, NULL};
+      TccUnit *u;
+      void *ref = simop_kernel(&u, c->name, defs);
+      switch (c->form) {
+      case 'u':
+        ((Un)c->fn)(__FILE__, __LINE__, dst, a, rows, cols, ldd, lda);
+        ((void (*)(float *, const float *))ref)(rd, ra);
+        break;
+      case 'r':
+        ((Bin)c->fn)(__FILE__, __LINE__, dst, a, b, rows, cols, ldd, lda);
+        ((void (*)(float *, const float *, const float *))ref)(rd, ra, rb);
+        break;
+      case 'c':
+        ((Tri)c->fn)(__FILE__, __LINE__, dst, a, g, b, rows, cols, ldd, lda);
+        ((void (*)(float *, const float *, const float *, const float *))ref)(rd, ra, rg, rb);
+        break;
+      default: /* the dot: dst[r] over a and b with their own leading dimensions */
+        ((Bin)c->fn)(__FILE__, __LINE__, dst, a, b, rows, cols, ldd, lda);
+        ((void (*)(float *, const float *, const float *))ref)(rd, ra, rb);
+        break;
+      }
+      simop_ok(s);
+      cr_assert_eq(memcmp(dst, rd, nd * 4), 0, "%s %dx%d ld %d,%d: sim and DSL differ", c->name, rows, cols, ldd, lda);
+      tcc_unit_free(u);
+      free(ra), free(rd);
+      simt_free(s);
+    }
+}
+
+/* The dot of a row with itself (a sum of squares) is one operand twice. */
+Test(sim_ops, reduce_dot_of_a_row_with_itself) {
+  NpuSim *s = simt_new();
+  float *dst = npu_scope_base(NPU_VU_VM, 0), *a = dst + 4;
+  const float in[6] = {1, 2, 3, -1, 0.5f, 4};
+  memcpy(a, in, sizeof in);
+  npu_vu_reduce_dot_f32(dst, a, a, 2, 3, 3, 3);
+  simop_ok(s);
+  cr_assert(dst[0] == 14.0f && dst[1] == 17.25f, "%g %g", dst[0], dst[1]);
+  simt_free(s);
+}
+
+Test(sim_ops, f32_scalar_ops_match_dsl) {
+  static const char *names[] = {"npu_vu_muls_f32", "npu_vu_divs_f32", "npu_vu_rsqrt_f32"};
+  typedef void (*Sc)(const char *, int, float *, const float *, int, float);
+  const Sc fns[] = {npu_vu_muls_f32_at, npu_vu_divs_f32_at, npu_vu_rsqrt_f32_at};
+  const float scalars[] = {0.5f, 3.0f, 1e-5f, -7.25f};
+  SimtRng rng;
+  simt_seed(&rng, 22);
+  for (size_t oi = 0; oi < 3; oi++)
+    for (size_t ni = 0; ni < sizeof simop_vu_ns / sizeof simop_vu_ns[0]; ni++) {
+      int n = simop_vu_ns[ni] * 3 / 4; /* two f32 operands in one VM */
+      float y = scalars[(oi + ni) % 4];
+      NpuSim *s = simt_new();
+      float *dst = npu_scope_base(NPU_VU_VM, 2), *a = dst + n;
+      simop_fill(&rng, a, n, 'f');
+      if (oi == 2) /* the square root of a variance: a >= 0 */
+        for (int i = 0; i < n; i++) a[i] = fabsf(a[i]);
+      float *ra = simop_dup(a, (size_t)n * 4), *rd = malloc((size_t)n * 4);
+      fns[oi](__FILE__, __LINE__, dst, a, n, y);
+      simop_ok(s);
+      char def[24];
+      snprintf(def, sizeof def, "N=%d", n);
+      const char *defs[] = {def, NULL};
+      TccUnit *u;
+      void (*ref)(float *, const float *, float) = (void (*)(float *, const float *, float))simop_kernel(&u, names[oi], defs);
+      ref(rd, ra, y);
+      cr_assert_eq(memcmp(dst, rd, (size_t)n * 4), 0, "%s n=%d s=%g: sim and DSL differ", names[oi], n, y);
+      tcc_unit_free(u);
+      free(ra), free(rd);
+      simt_free(s);
+    }
+}
+
+Test(sim_ops, box_ops_refuse_short_leading_dimension) {
+  NpuSim *s = simt_new();
+  float *vm = npu_scope_base(NPU_VU_VM, 0);
+  npu_vu_div_rows_f32(vm, vm + 1024, vm + 2048, 4, 16, 16, 8);
+  cr_assert(npusim_failed(s));
+  cr_assert(strstr(npusim_error(s), "npu_vu_div_rows_f32"), "%s", npusim_error(s));
+  cr_assert(strstr(npusim_error(s), "misaligned shape: rows=4 cols=16 ldd,lda=16,8"), "%s", npusim_error(s));
+  simt_free(s);
+}

@@ -1,0 +1,18 @@
+/* Semantics of npu_vu_div_rows_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * scopes: dst vu_vm, a vu_vm, b vu_vm
+ * abi: npu_vu_div_rows_f32(dst, a, b, ROWS, COLS, LDD, LDA)
+ * b holds one value per row (softmax's e / sum).
+ * The sizes are one instance of the intrinsic; it is defined for any sizes
+ * that satisfy the limits in npu_intrinsics.h. */
+#include <stdint.h>
+#include <math.h>
+#define ROWS 8
+#define COLS 16
+#define LDD 16
+#define LDA 16
+
+void npu_vu_div_rows_f32(float dst[ROWS][LDD], const float a[ROWS][LDA], const float b[ROWS]) {
+  for (int r = 0; r < ROWS; r++)
+    for (int c = 0; c < COLS; c++)
+      dst[r][c] = a[r][c] / b[r];
+}

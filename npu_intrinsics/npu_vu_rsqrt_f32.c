@@ -1,0 +1,13 @@
+/* Semantics of npu_vu_rsqrt_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * scopes: dst vu_vm, a vu_vm
+ * abi: npu_vu_rsqrt_f32(dst, a, N, eps)
+ * The sizes are one instance of the intrinsic; it is defined for any sizes
+ * that satisfy the limits in npu_intrinsics.h. */
+#include <stdint.h>
+#include <math.h>
+#define N 64
+
+void npu_vu_rsqrt_f32(float dst[N], const float a[N], float eps) {
+  for (int i = 0; i < N; i++)
+    dst[i] = 1.0f / sqrtf(a[i] + eps);
+}
