@@ -32,3 +32,11 @@ row examples/conv2d_fused_npu.c fused $((28 * 28 * 128 * 128 * 9)) $(( 28 * 28 *
 # depthwise 3x3 on the VU cores (examples/dwconv_npu.c): 64*56*56*9 MACs at
 # 64 per cycle; padded input 64x58x58, weights 576 B, output 784 KiB (int32)
 row examples/dwconv_npu.c dw_vu $((64 * 56 * 56 * 9)) $(( 64 * 58 * 58 + 64 * 9 + 64 * 56 * 56 * 4 )) 64
+# Row-wise fp32 kernels on the VU cores: the work is vector element-ops
+# (each stage one pass over the 256x256 rows at 64 f32 lanes a cycle over
+# four cores); both kernels are bound by DDR.
+# softmax (examples/softmax_npu.c): max, shift, exp, sum, divide; X and Y 256 KiB each
+row examples/softmax_npu.c softmax_vu $((5 * 256 * 256)) $(( 2 * 256 * 256 * 4 )) 64
+# layernorm (examples/layernorm_npu.c): sum, centre, sum of squares, scale, scale and
+# shift; X and Y 256 KiB each, gamma and beta 1 KiB each
+row examples/layernorm_npu.c layernorm_vu $((5 * 256 * 256)) $(( 2 * 256 * 256 * 4 + 2 * 256 * 4 )) 64

@@ -39,6 +39,7 @@ typedef struct {
   int channel;
   const Var *var;
   const Expr *value;
+  const char *channel_text; /* the channel as a C expression (core % 2); NULL: channel */
 } DmaAsync;
 bool emit_dma_copy(StrBuf *sb, Arena *scratch, const Stmt *loop, int ind, const DmaAsync *async);
 

@@ -243,7 +243,7 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   sb_init(&dry);
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
-    DmaAsync as = {"t", 1, NULL, NULL};
+    DmaAsync as = {"t", 1, NULL, NULL, NULL};
     ok = emit_dma_copy(&dry, &em->scratch, db[i].c.load ? db[i].c.load : db[i].c.store, 0, &as);
   }
   sb_free(&dry);
@@ -276,7 +276,7 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
     sb_indent(sb, ind + 1);
     emit_pointer_decl(sb, b, b->name, 0);
     sb_printf(sb, " = %s[0];\n", b->db_name);
-    DmaAsync as = {b->db_token, 1, L->var, L->lo};
+    DmaAsync as = {b->db_token, 1, L->var, L->lo, NULL};
     emit_dma_copy(sb, &em->scratch, db[i].c.load, ind + 1, &as);
     sb_indent(sb, ind);
     sb_puts(sb, "}\n");
@@ -315,14 +315,14 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
       sb_printf(sb, " = %s[(%s + 1) %% 2];\n", b->db_name, v);
       Expr *next = ir_add(&em->scratch, ir_var(&em->scratch, L->var, at), ir_int(&em->scratch, 1, &ty_int, at),
                           L->var->type);
-      DmaAsync as = {b->db_token, 1, L->var, next};
+      DmaAsync as = {b->db_token, 1, L->var, next, NULL};
       emit_dma_copy(sb, &em->scratch, d->c.load, ind + 2, &as);
       sb_indent(sb, ind + 1);
       sb_puts(sb, "}\n");
     } else {
       char tok[200];
       snprintf(tok, sizeof tok, "%s[%s %% 2]", b->db_token, v);
-      DmaAsync as = {tok, 2, NULL, NULL};
+      DmaAsync as = {tok, 2, NULL, NULL, NULL};
       emit_dma_copy(sb, &em->scratch, d->c.store, ind + 1, &as);
     }
   }
@@ -396,7 +396,7 @@ static const Buffer *bound_copy(Emit *em, const Stmt *c, const Stmt *L, bool *lo
   if ((dst->core == L->var) == (src->core == L->var)) return NULL;
   StrBuf dry;
   sb_init(&dry);
-  DmaAsync as = {"t", 0, NULL, NULL};
+  DmaAsync as = {"t", 0, NULL, NULL, NULL};
   bool one = emit_dma_copy(&dry, &em->scratch, c, 0, &as);
   sb_free(&dry);
   *load = dst->core == L->var;
@@ -502,11 +502,38 @@ static void wait_last_store(Emit *em, const struct Deferred *d, const char *v, i
             d->b->db_token, v, d->b->db_token, v, d->b->name);
 }
 
-/* A load or deferred store: the DMA, not waited for, its token per core. */
-static void issue_async(Emit *em, const Stmt *c, const Buffer *b, const char *v, int channel, int ind) {
-  char tok[200];
+/* The waits a core's compute needs before statement i (i == b->n: after
+ * the last, for what no statement used): for the loads of the buffers it
+ * uses, and for the last pass's copy out of a buffer it uses, each as late
+ * as it can be, so the core's work on the other buffers is issued first. */
+static void compute_waits(Emit *em, const Body *b, int i, bool *waited, const char *v, int ind) {
+  for (int j = 0; j < b->n; j++) {
+    if (waited[j] || (b->kind[j] != B_LOAD && b->kind[j] != B_DECL)) continue;
+    const Buffer *buf = b->kind[j] == B_LOAD ? b->buf[j] : b->st[j]->buf;
+    if (i < b->n && (b->kind[i] != B_COMPUTE || !stmt_uses(b->st[i], buf))) continue;
+    const struct Deferred *d = b->kind[j] == B_DECL ? deferred(em, NULL, b->st[j]->buf) : NULL;
+    if (d) wait_last_store(em, d, v, ind);
+    if (b->kind[j] == B_LOAD) {
+      sb_indent(em->sb, ind);
+      sb_printf(em->sb, "npu_dma_wait(%s[%s]);\n", b->buf[j]->db_token, v);
+    }
+    waited[j] = d || b->kind[j] == B_LOAD;
+  }
+}
+
+/* A load or deferred store: the DMA on `channel`, not waited for, its
+ * token per core. A channel runs its transfers one after another, each
+ * with the DDR latency, so the phases use two channels each: loads 0 and
+ * 1, copies out 2 and 3. A single buffer alternates between its two by
+ * core (alternate = true); several buffers take one each in turn, so each
+ * buffer's loads stay in core order on one channel. */
+static void issue_async(Emit *em, const Stmt *c, const Buffer *b, const char *v, int channel, bool alternate,
+                        int ind) {
+  char tok[200], ch[100];
   snprintf(tok, sizeof tok, "%s[%s]", b->db_token, v);
-  DmaAsync as = {tok, channel, NULL, NULL};
+  if (alternate) snprintf(ch, sizeof ch, "%d + %s %% 2", channel, v);
+  else snprintf(ch, sizeof ch, "%d", channel);
+  DmaAsync as = {tok, channel, NULL, NULL, ch};
   const Stmt *leaf = ir_nest_leaf(c);
   sb_indent(em->sb, ind);
   sb_printf(em->sb, "/* %s: %s <- %s */\n", leaf->name, leaf->lhs->buf->name, leaf->rhs->buf->name);
@@ -536,6 +563,7 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
     count[last]++;
   }
   if (!count[B_LOAD]) return false;
+  count[B_COMPUTE] = 1; /* the compute phase waits for the loads even when it computes nothing */
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
   int64_t cores;
@@ -563,18 +591,13 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
         emit_onchip_decl(sb, b->st[i]->buf);
         sb_putc(sb, '\n');
       }
-    for (int i = 0; i < b->n && p == B_COMPUTE; i++) {
-      const struct Deferred *d = b->kind[i] == B_DECL ? deferred(em, NULL, b->st[i]->buf) : NULL;
-      if (d) wait_last_store(em, d, v, ind + 2);
-      if (b->kind[i] == B_LOAD) {
-        sb_indent(sb, ind + 2);
-        sb_printf(sb, "npu_dma_wait(%s[%s]);\n", b->buf[i]->db_token, v);
-      }
-    }
-    for (int i = 0; i < b->n; i++) {
-      if (b->kind[i] != p) continue;
-      if (p == B_LOAD) issue_async(em, b->st[i], b->buf[i], v, 0, ind + 2);
-      else if (p == B_STORE) issue_async(em, b->st[i], deferred(em, b->st[i], NULL)->b, v, 2, ind + 2);
+    bool waited[BOUND_MAX] = {false};
+    int nth[3] = {0};
+    for (int i = 0; i <= b->n; i++) {
+      if (p == B_COMPUTE) compute_waits(em, b, i, waited, v, ind + 2);
+      if (i == b->n || b->kind[i] != p) continue;
+      if (p == B_LOAD) issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, count[p] == 1, ind + 2);
+      else if (p == B_STORE) issue_async(em, b->st[i], deferred(em, b->st[i], NULL)->b, v, 2 + nth[p]++ % 2, count[p] == 1, ind + 2);
       else {
         Stmt one = *b->st[i];
         one.next = NULL;
@@ -604,7 +627,7 @@ static void emit_bound(Emit *em, const Stmt *L, int ind) {
   for (const Stmt *c = L->body->body; c; c = c->next) {
     const struct Deferred *d = deferred(em, c, NULL);
     if (d) {
-      issue_async(em, c, d->b, v, 2, ind + 1);
+      issue_async(em, c, d->b, v, 2, true, ind + 1);
       continue;
     }
     Stmt one = *c;

@@ -13,6 +13,8 @@
  * later steps rewrote it) is emitted as the plain copy loop it is. */
 #include <string.h>
 
+#include <stdio.h>
+
 #include "emit/emit.h"
 
 const char *emit_scope_macro(const char *scope) {
@@ -163,13 +165,16 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
   sb_init(&call);
   base_address(&d, a, dst, &n, first_dim, async);
   base_address(&s, a, src, &n, first_dim, async);
+  char ch[64];
+  if (async && async->channel_text) snprintf(ch, sizeof ch, "%s", async->channel_text);
+  else snprintf(ch, sizeof ch, "%d", async ? async->channel : 0);
   if (ndims == 0)
-    sb_printf(&call, "npu_dma_1d(%d, %s, %s, %lld)", async ? async->channel : 0, d.data, s.data, (long long)row);
+    sb_printf(&call, "npu_dma_1d(%s, %s, %s, %lld)", ch, d.data, s.data, (long long)row);
   else if (ndims == 1)
-    sb_printf(&call, "npu_dma_2d(%d, %s, %lld, %s, %lld, %lld, %lld)", async ? async->channel : 0, d.data,
+    sb_printf(&call, "npu_dma_2d(%s, %s, %lld, %s, %lld, %lld, %lld)", ch, d.data,
               (long long)dstr[0], s.data, (long long)sstr[0], (long long)row, (long long)cnt[0]);
   else
-    sb_printf(&call, "npu_dma_3d(%d, %s, %lld, %lld, %s, %lld, %lld, %lld, %lld, %lld)", async ? async->channel : 0,
+    sb_printf(&call, "npu_dma_3d(%s, %s, %lld, %lld, %s, %lld, %lld, %lld, %lld, %lld)", ch,
               d.data, (long long)dstr[0], (long long)dstr[1], s.data, (long long)sstr[0], (long long)sstr[1],
               (long long)row, (long long)cnt[0], (long long)cnt[1]);
   if (async) sb_printf(sb, "%s = %s;\n", async->token, call.data);

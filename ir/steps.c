@@ -18,15 +18,20 @@ static uint64_t mul_sat(uint64_t a, uint64_t b) {
 
 static uint64_t add_sat(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
-/* Iterations of `loop` per run of it, at most: the exact range of its
- * counter over the domain (outer loops and conditions), divided by the step.
- * Loops whose bounds depend on outer counters count their widest run. */
+/* Iterations of `loop` per run of it, at most: the exact range over the
+ * domain (outer loops and conditions) of its counter, or of the counter
+ * less its start when that is narrower (for j_2 in j .. j + 1 runs once
+ * each time, though j_2 takes every value of j), divided by the step. */
 static uint64_t trips(Count *c, const Stmt *loop) {
   Expr counter = {.kind = EX_VAR, .type = loop->var->type, .var = loop->var};
-  int64_t lo, hi;
+  Expr from_start = {.kind = EX_BINARY, .op = OP_SUB, .type = loop->var->type, .a = &counter, .b = loop->lo};
+  int64_t lo, hi, lo2, hi2;
   bool exact, empty;
   aff_push_loop(&c->aff, loop);
   bool known = aff_range(&c->aff, &counter, &lo, &hi, &exact, &empty);
+  if (known && !empty && aff_range(&c->aff, &from_start, &lo2, &hi2, &exact, &empty) && !empty &&
+      (uint64_t)hi2 - (uint64_t)lo2 < (uint64_t)hi - (uint64_t)lo)
+    lo = lo2, hi = hi2;
   aff_pop_loop(&c->aff);
   if (!known) return UINT64_MAX;
   if (empty) return 0;

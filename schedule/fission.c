@@ -1,5 +1,5 @@
-/* fission(loop, after): loop distribution. The loop's body is cut after the
- * statement `after` (a statement or loop directly in the body); the rest
+/* fission(loop, after, ...): loop distribution. The loop's body is cut after
+ * the statement `after` (a statement or loop directly in the body); the rest
  * runs in a second loop with the same bounds, named <counter>_N. C kernels
  * keep init statements inside the loops: this is how they come out. */
 #include "schedule/primitives.h"
@@ -45,22 +45,21 @@ static bool cut_loop(Sched *s, Stmt *loop, Stmt *cut, const SchedArg *at) {
   return true;
 }
 
-/* fission(loop, after): when `after` sits deeper (inside inner loops), each
- * loop level from the innermost out to `loop` is cut in turn, so the part
- * up to `after` and the rest end up in two separate nests. */
-bool prim_fission(Sched *s, const SchedStep *st) {
-  Stmt *loop = sched_loop(s, &st->args[0]);
-  if (!loop) return false;
-  Stmt *after = sched_target(s, &st->args[1]);
+/* Cuts `loop` after `after`: when `after` sits deeper (inside inner loops),
+ * each loop level from the innermost out to `loop` is cut in turn, so the
+ * part up to `after` and the rest end up in two separate nests. */
+static bool cut_after(Sched *s, Stmt *loop, const SchedArg *at) {
+  Stmt *after = sched_target(s, at);
   if (!after) return false;
   if (!sched_encloses(loop, after))
-    return sched_error(s, &st->args[1], "%s (line %d) is not inside loop %s", after->name, after->loc.line, loop->name);
+    return sched_error(s, at, "%s (line %d) is not inside loop %s%s", after->name, after->loc.line, loop->name,
+                       at > &s->step->args[1] ? " (the cut points must come in the order of the body)" : "");
   Stmt *levels[256], *cuts[256];
   int n = 0;
   Stmt *cut = after;
   for (Stmt *p = sched_parent_loop(s, cut); ; p = sched_parent_loop(s, p)) {
     if (!p || n == 256)
-      return sched_error(s, &st->args[1], "%s (line %d) must sit directly in loops (not inside an if) up to loop %s", after->name, after->loc.line, loop->name);
+      return sched_error(s, at, "%s (line %d) must sit directly in loops (not inside an if) up to loop %s", after->name, after->loc.line, loop->name);
     levels[n] = p;
     cuts[n++] = cut;
     cut = p;
@@ -69,9 +68,22 @@ bool prim_fission(Sched *s, const SchedStep *st) {
   bool any = false;
   for (int i = 0; i < n; i++)
     if (cuts[i]->next) any = true;
-  if (!any) return sched_error(s, &st->args[1], "nothing follows %s in loop %s: there is nothing to split off", after->name, loop->name);
-  if (!sched_begin_rewrite(s)) return false;
+  if (!any) return sched_error(s, at, "nothing follows %s in loop %s: there is nothing to split off", after->name, loop->name);
   for (int i = 0; i < n; i++)
-    if (cuts[i]->next && !cut_loop(s, levels[i], cuts[i], &st->args[1])) return false;
+    if (cuts[i]->next && !cut_loop(s, levels[i], cuts[i], at)) return false;
+  return true;
+}
+
+/* fission(loop, after[, after2, ...]): one cut per statement named, in the
+ * order of the body; each later cut splits the loop the previous one made
+ * (softmax's stages: fission(ri, max, shift, ex, acc) gives ri .. ri_4). */
+bool prim_fission(Sched *s, const SchedStep *st) {
+  Stmt *loop = sched_loop(s, &st->args[0]);
+  if (!loop) return false;
+  if (!sched_begin_rewrite(s)) return false;
+  for (int k = 1; k < st->nargs; k++) {
+    if (!cut_after(s, loop, &st->args[k])) return false;
+    loop = loop->next; /* the second part, where the next cut falls */
+  }
   return sched_legal(s);
 }

@@ -21,7 +21,7 @@ static const struct {
     {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)"},
     {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)"},
     {"merge", prim_merge, 2, 2, "merge(first, second)"},
-    {"fission", prim_fission, 2, 2, "fission(loop, after_statement)"},
+    {"fission", prim_fission, 2, 64, "fission(loop, after_statement, ...)"},
     {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)"},
     {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)"},
     {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)"},

@@ -323,8 +323,11 @@ static bool match_load(Match *m, const Expr *u, const Expr *s) {
   for (int i = 0; i < m->nbufs; i++)
     if (m->sbuf[i] == s->buf) bi = i;
   if (bi >= 0 && m->ubuf[bi] != u->buf) return differ(m, "one intrinsic operand would be two arrays", u, s);
+  /* Two operands the intrinsic only reads may be one array (d[r][c] * d[r][c]
+   * as a row dot product); one it writes may not alias another. */
   for (int i = 0; i < m->nbufs; i++)
-    if (i != bi && m->ubuf[i] == u->buf) return differ(m, "one array would be two intrinsic operands", u, s);
+    if (i != bi && m->ubuf[i] == u->buf && !(s->buf->is_const && m->sbuf[i]->is_const))
+      return differ(m, "one array would be two intrinsic operands", u, s);
   Expr **off = ARENA_ARRAY(m->a, Expr *, u->buf->ndim);
   for (int d = 0; d < lead; d++) off[d] = u->idx[d];
   for (int d = lead; d < u->buf->ndim; d++)
@@ -370,11 +373,17 @@ static bool bind_operand(Match *m, const Var *p, const Expr *u) {
   return true;
 }
 
-/* An integer constant the scalar parameter's type holds: passing it
- * converts nothing (a fill's value 0). */
+/* A constant the scalar parameter's type holds: passing it converts
+ * nothing (a fill's value 0, a float epsilon 1e-5f against a float), or
+ * converts exactly what C converts in the nest (sum[r] / C with C = 256
+ * against a float divisor: the enclosing operator's type, float, was
+ * already compared). */
 static bool constant_fits(const Expr *u, const Type *t) {
   int64_t lo;
   uint64_t hi;
+  if (u->kind == EX_FLOAT) return type_same(u->type, t);
+  if (u->kind == EX_INT && type_is_float(t))
+    return t->size == 4 ? (int64_t)(float)u->ival == u->ival : (int64_t)(double)u->ival == u->ival;
   if (u->kind != EX_INT || !type_is_integer(t)) return false;
   type_int_range(t, &lo, &hi);
   return u->ival >= lo && (u->ival < 0 || (uint64_t)u->ival <= hi);
@@ -382,15 +391,15 @@ static bool constant_fits(const Expr *u, const Type *t) {
 
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
-  if (s->kind == EX_VAR && is_param(m, s->var) && constant_fits(u, s->type)) return bind_operand(m, s->var, u);
+  /* a scalar parameter binds any value of its type the nest does not vary */
+  if (s->kind == EX_VAR && is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
+    return bind_operand(m, s->var, u);
   if (u->kind != s->kind) return differ(m, "the expressions differ", u, s);
   if (!type_same(u->type, s->type)) return differ(m, "the types differ", u, s);
   switch (u->kind) {
   case EX_INT: return u->ival == s->ival || differ(m, "the constants differ", u, s);
   case EX_FLOAT: return u->fval == s->fval || differ(m, "the constants differ", u, s);
-  case EX_VAR:
-    if (is_param(m, s->var)) return bind_operand(m, s->var, u);
-    return mapped(m, s->var) == u->var || differ(m, "the variables differ", u, s);
+  case EX_VAR: return mapped(m, s->var) == u->var || differ(m, "the variables differ", u, s);
   case EX_LOAD: return match_load(m, u, s);
   case EX_CALL:
     if (strcmp(u->text, s->text) || u->nargs != s->nargs) return differ(m, "the calls differ", u, s);
@@ -418,12 +427,16 @@ static bool bind_size(Match *m, const Expr *shi, int64_t v, const Stmt *u, const
 
 static bool match_list(Match *m, const Stmt *u, const Stmt *s);
 
+/* A loop runs by 1 from a constant start to a constant end; the starts are
+ * equal (a max reduction's from 1, after its init from element 0) and the
+ * end binds the intrinsic's size. */
 static bool match_loop(Match *m, const Stmt *u, const Stmt *s) {
   int64_t lo, hi, slo;
-  if (u->step != 1 || u->cmp != OP_LT || !ir_const_int(u->lo, &lo) || lo != 0 || !ir_const_int(u->hi, &hi) || hi <= 0)
-    return differ_stmt(m, "the loop must run from 0 by 1 to a constant", u, s);
-  if (s->step != 1 || s->cmp != OP_LT || !ir_const_int(s->lo, &slo) || slo != 0)
+  if (u->step != 1 || u->cmp != OP_LT || !ir_const_int(u->lo, &lo) || !ir_const_int(u->hi, &hi) || hi <= lo)
+    return differ_stmt(m, "the loop must run by 1 between constants", u, s);
+  if (s->step != 1 || s->cmp != OP_LT || !ir_const_int(s->lo, &slo))
     return differ_stmt(m, "the intrinsic's loop is not of the supported form", u, s);
+  if (lo != slo) return differ_stmt(m, "the loops start at different values", u, s);
   if (!type_same(u->var->type, s->var->type)) return differ_stmt(m, "the loop counters' types differ", u, s);
   if (!bind_size(m, s->hi, hi, u, s)) return false;
   if (m->nvars == MAX_BIND) return differ_stmt(m, "too deep", u, s);

@@ -47,13 +47,19 @@ Test(bind, depthwise_conv_runs_on_four_cores) {
   has(c, "int8_t (*in_vm)[14][14] = (int8_t (*)[14][14])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + ");
   /* every core's loads, then every core's compute, then the copies out */
   has(c, "for (int ci = 0; ci < 4; ci++) { /* loads */");
-  has(c, "in_vm_tok[ci] = npu_dma_1d(0, &in_vm[0][0][0], &in[co * 4 + ci][0][0], 196);");
-  has(c, "npu_dma_wait(in_vm_tok[ci]);\n");
-  has(c, "npu_vu_fill_i32(&out_vm[0][0][0], 12, 12, 12, 0);");
+  /* two buffers loaded: one load channel each, in core order */
+  has(c, "wt_vm_tok[ci] = npu_dma_1d(0, &wt_vm[0][0][0], &wt[co * 4 + ci][0][0], 9);");
+  has(c, "in_vm_tok[ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[co * 4 + ci][0][0], 196);");
+  /* each wait just before the first statement that needs it: the fill
+   * needs no load, so it is issued before the loads are waited for */
+  has(c, "if (out_vm_tok[ci]) npu_dma_wait(out_vm_tok[ci]); /* this core's copy out of out_vm in the last pass */\n"
+         "          npu_vu_fill_i32(&out_vm[0][0][0], 12, 12, 12, 0);\n"
+         "          npu_dma_wait(wt_vm_tok[ci]);\n"
+         "          npu_dma_wait(in_vm_tok[ci]);\n");
   has(c, "npu_vu_macs_i8_i32(&out_vm[0][0][0], &in_vm[0][r][s], &wt_vm[0][r][s], 12, 12, 12, 14);");
   /* a core's copy out is waited for when it writes the plane again, and at the end */
-  has(c, "out_vm_tok[ci] = npu_dma_1d(2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 576);");
-  has(c, "if (out_vm_tok[ci]) npu_dma_wait(out_vm_tok[ci]); /* this core's copy out of out_vm in the last pass */");
+  /* one buffer copied out: channels 2 and 3 by core, so two cores' copies overlap */
+  has(c, "out_vm_tok[ci] = npu_dma_1d(2 + ci % 2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 576);");
   has(c, "if (out_vm_tok[3]) npu_dma_wait(out_vm_tok[3]);");
   has(npg_dump_ir(s, v), "for ci in 0 .. < 4 step 1 bind(vu):");
   npg_close(s);

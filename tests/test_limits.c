@@ -94,6 +94,21 @@ Test(limits, the_check_counts_steps_before_it_runs) {
   cr_expect(strstr(r.message, "past the step budget of 4294967296"), "%s", r.message);
 }
 
+/* A loop from i to i + 1 runs once per i (10 + 10 + 10 steps), though its
+ * counter takes ten values over the run: the count is per run of the loop
+ * (it was 10 + 10*10 + 10*10, and a reverse_compute_at of a 1024^3 matmul
+ * was "not run"). */
+Test(limits, a_loop_that_starts_at_an_outer_counter_counts_its_own_trips) {
+  const char *shifted = "void k(const float A[10], float B[11]) {\n"
+                        "  for (int i = 0; i < 10; i++)\n"
+                        "    for (int j = i; j < i + 1; j++) B[j] += A[i];\n"
+                        "}\n";
+  NpgCheckResult r;
+  cr_expect(check_with(shifted, 30, 0, &r), "%s", r.message);
+  cr_expect_not(check_with(shifted, 29, 0, &r));
+  cr_expect(strstr(r.message, "a run takes up to 30 steps"), "%s", r.message);
+}
+
 Test(limits, the_check_bounds_its_memory) {
   /* two copies (reference, variant) of 2^20 doubles: 16 MiB */
   const char *src = "void k(double A[1048576]) {\n  A[0] += 1.0;\n}\n";

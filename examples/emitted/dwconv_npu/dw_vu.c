@@ -33,16 +33,16 @@ void dw_vu(const int8_t in[64][58][58], const int8_t wt[64][3][3], int32_t out[6
           /* wt_vm_load: wt_vm <- wt */
           wt_vm_tok[ci] = npu_dma_1d(0, &wt_vm[0][0][0], &wt[co * 4 + ci][0][0], 9);
           /* in_vm_load: in_vm <- in */
-          in_vm_tok[ci] = npu_dma_1d(0, &in_vm[0][0][0], &in[co * 4 + ci][0][0], 3364);
+          in_vm_tok[ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[co * 4 + ci][0][0], 3364);
         }
         for (int ci = 0; ci < 4; ci++) { /* compute */
           int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 0); /* vu_vm of each core: 12544 bytes */
           int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 15936); /* vu_vm of each core: 9 bytes */
           int8_t (*in_vm)[58][58] = (int8_t (*)[58][58])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 12544); /* vu_vm of each core: 3364 bytes */
           if (out_vm_tok[ci]) npu_dma_wait(out_vm_tok[ci]); /* this core's copy out of out_vm in the last pass */
+          npu_vu_fill_i32(&out_vm[0][0][0], 56, 56, 56, 0);
           npu_dma_wait(wt_vm_tok[ci]);
           npu_dma_wait(in_vm_tok[ci]);
-          npu_vu_fill_i32(&out_vm[0][0][0], 56, 56, 56, 0);
           for (int r = 0; r < 3; r++) {
             for (int s = 0; s < 3; s++) {
               npu_vu_macs_i8_i32(&out_vm[0][0][0], &in_vm[0][r][s], &wt_vm[0][r][s], 56, 56, 56, 58);
@@ -52,7 +52,7 @@ void dw_vu(const int8_t in[64][58][58], const int8_t wt[64][3][3], int32_t out[6
         for (int ci = 0; ci < 4; ci++) { /* copies out */
           int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 0); /* vu_vm of each core: 12544 bytes */
           /* out_vm_store: out <- out_vm */
-          out_vm_tok[ci] = npu_dma_1d(2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 12544);
+          out_vm_tok[ci] = npu_dma_1d(2 + ci % 2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 12544);
         }
       }
     }
