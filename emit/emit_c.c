@@ -8,6 +8,7 @@
 
 #include "emit/emit.h"
 #include "schedule/sched.h"
+#include "sim/npusim.h"
 #include "schedule/tensorize.h"
 
 typedef struct {
@@ -526,13 +527,17 @@ static void compute_waits(Emit *em, const Body *b, int i, bool *waited, const ch
  * with the DDR latency, so the phases use two channels each: loads 0 and
  * 1, copies out 2 and 3. A single buffer alternates between its two by
  * core (alternate = true); several buffers take one each in turn, so each
- * buffer's loads stay in core order on one channel. */
+ * buffer's loads stay in core order on one channel. A target with fewer
+ * than four channels (the default target's, as placement uses) shares them. */
 static void issue_async(Emit *em, const Stmt *c, const Buffer *b, const char *v, int channel, bool alternate,
                         int ind) {
   char tok[200], ch[100];
+  NpuTarget t;
+  npusim_target_default(&t);
+  int channels = t.dma_channels > 0 ? (int)t.dma_channels : 1;
   snprintf(tok, sizeof tok, "%s[%s]", b->db_token, v);
-  if (alternate) snprintf(ch, sizeof ch, "%d + %s %% 2", channel, v);
-  else snprintf(ch, sizeof ch, "%d", channel);
+  if (alternate && channels >= 4) snprintf(ch, sizeof ch, "%d + %s %% 2", channel, v);
+  else snprintf(ch, sizeof ch, "%d", channel % channels);
   DmaAsync as = {tok, channel, NULL, NULL, ch};
   const Stmt *leaf = ir_nest_leaf(c);
   sb_indent(em->sb, ind);

@@ -1,4 +1,5 @@
 /* Semantics of npu_vu_reduce_sum_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * scopes: dst vu_vm, a vu_vm
  * abi: npu_vu_reduce_sum_f32(dst, a, ROWS, COLS, LD)
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */

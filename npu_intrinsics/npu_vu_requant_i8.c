@@ -1,4 +1,5 @@
 /* Semantics of npu_vu_requant_i8 (npu_intrinsics.h), written in the kernel DSL.
+ * scopes: dst vu_vm, a vu_vm
  * abi: npu_vu_requant_i8(dst, a, N, multiplier, shift, zero_point)
  * Rounds to nearest, ties toward +infinity; the product is exact in double
  * because |multiplier| <= 2^21.

@@ -373,17 +373,14 @@ static bool bind_operand(Match *m, const Var *p, const Expr *u) {
   return true;
 }
 
-/* A constant the scalar parameter's type holds: passing it converts
- * nothing (a fill's value 0, a float epsilon 1e-5f against a float), or
- * converts exactly what C converts in the nest (sum[r] / C with C = 256
- * against a float divisor: the enclosing operator's type, float, was
- * already compared). */
+/* An integer constant the scalar parameter's integer type holds: passing
+ * it converts nothing (a fill's value 0). Other values bind when their type
+ * is the parameter's: a float constant, or an int constant C converts where
+ * it stands (sum[r] / C is sum[r] / (float)C, and passing C to a float
+ * parameter converts it the same way). */
 static bool constant_fits(const Expr *u, const Type *t) {
   int64_t lo;
   uint64_t hi;
-  if (u->kind == EX_FLOAT) return type_same(u->type, t);
-  if (u->kind == EX_INT && type_is_float(t))
-    return t->size == 4 ? (int64_t)(float)u->ival == u->ival : (int64_t)(double)u->ival == u->ival;
   if (u->kind != EX_INT || !type_is_integer(t)) return false;
   type_int_range(t, &lo, &hi);
   return u->ival >= lo && (u->ival < 0 || (uint64_t)u->ival <= hi);

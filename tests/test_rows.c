@@ -89,7 +89,7 @@ Test(rows, loops_must_start_where_the_intrinsics_do) {
   p[8] = '0';
   refused(k, cat(softmax_stages, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n"),
           "k.c:28:27: error: tensorize: the nest under ri does not match npu_vu_reduce_max_f32: the loops start at "
-          "different values: loop c_1 (line 6) against the intrinsic's c (line 13)");
+          "different values: loop c_1 (line 6) against the intrinsic's c (line 14)");
 }
 
 static const char norm[] =
@@ -147,8 +147,7 @@ Test(rows, scalars_and_a_sum_of_squares) {
   npg_close(s);
 }
 
-/* mean[r] / 16 inside the centring is not a row broadcast of mean; an
- * int constant binds a float operand only where C converts it exactly. */
+/* mean[r] / 16 inside the centring is not a row broadcast of mean. */
 Test(rows, what_does_not_match_says_why) {
   refused(norm, cat(norm_stages, "#pragma npu tensorize(ri_1, npu_vu_sub_rows_f32)\n"),
           "k.c:34:29: error: tensorize: the nest under ri_1 does not match npu_vu_sub_rows_f32: the expressions "
@@ -161,4 +160,29 @@ Test(rows, what_does_not_match_says_why) {
           "#pragma npu schedule(k, v)\n#pragma npu tensorize(i, npu_vu_muls_f32)\n",
           "k.c:5:26: error: tensorize: the nest under i does not match npu_vu_muls_f32: one array would be two "
           "intrinsic operands: 'A[i]' in s1 (line 2) against the intrinsic's 'a[i]' (line 12)");
+}
+
+/* The reductions name their operands' scopes too: a max over rows in DDR is
+ * refused when it is scheduled, not found by the simulator. An int constant
+ * binds a float operand as C converts it (2^24 + 1 rounds the same way in
+ * the kernel and in the call). */
+Test(rows, reductions_need_their_operands_in_the_vm) {
+  refused("void k(const float X[16][64], float M[16]) {\n"
+          "  for (int r = 0; r < 16; r++) {\n"
+          "    M[r] = X[r][0];\n"
+          "    for (int c = 1; c < 64; c++) M[r] = X[r][c] > M[r] ? X[r][c] : M[r];\n"
+          "  }\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu tensorize(r, npu_vu_reduce_max_f32)\n",
+          "k.c:8:26: error: tensorize: the nest under r does not match npu_vu_reduce_max_f32: its operand dst would be "
+          "M, which is in DDR; it must be in vu_vm (stage it there with cache_read or cache_write)");
+  NpgSession *s = open_ok("void k(const float A[2][64], float O[2][64]) {\n"
+                          "  for (int b = 0; b < 2; b++)\n"
+                          "    for (int i = 0; i < 64; i++) O[b][i] = A[b][i] / 16777217;\n}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu cache_read(A, vu_vm, b, A_vm)\n"
+                          "#pragma npu cache_write(O, vu_vm, b, O_vm)\n"
+                          "#pragma npu tensorize(i, npu_vu_divs_f32)\n");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "npu_vu_divs_f32(&O_vm[0][0], &A_vm[0][0], 64, 16777217);");
+  npg_close(s);
 }
