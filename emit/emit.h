@@ -36,10 +36,9 @@ const char *emit_scope_macro(const char *scope);
  * addresses where counter `var` (when given) has the value `value`. */
 typedef struct {
   const char *token;
-  int channel;
+  const char *channel; /* C text: "1", or "2 + ci % 2" */
   const Var *var;
   const Expr *value;
-  const char *channel_text; /* the channel as a C expression (core % 2); NULL: channel */
 } DmaAsync;
 bool emit_dma_copy(StrBuf *sb, Arena *scratch, const Stmt *loop, int ind, const DmaAsync *async);
 

@@ -24,7 +24,18 @@ typedef struct {
     const Buffer *b;
   } defer[16];
   int ndefer;
+  int dma_channels; /* the default target's, as placement uses */
 } Emit;
+
+/* DMA channel `base` as C text, within the target's channels. With a core
+ * counter it alternates between base and base + 1 by core: a channel runs
+ * its transfers one after another, each paying the DDR latency, so two in
+ * flight hide each other's. */
+static const char *dma_channel(const Emit *em, char *buf, size_t n, int base, const char *core) {
+  if (core && em->dma_channels >= base + 2) snprintf(buf, n, "%d + %s %% 2", base, core);
+  else snprintf(buf, n, "%d", base % em->dma_channels);
+  return buf;
+}
 
 /* ---------------- usage scan ---------------- */
 
@@ -244,7 +255,7 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   sb_init(&dry);
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
-    DmaAsync as = {"t", 1, NULL, NULL, NULL};
+    DmaAsync as = {"t", "1", NULL, NULL};
     ok = emit_dma_copy(&dry, &em->scratch, db[i].c.load ? db[i].c.load : db[i].c.store, 0, &as);
   }
   sb_free(&dry);
@@ -277,7 +288,8 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
     sb_indent(sb, ind + 1);
     emit_pointer_decl(sb, b, b->name, 0);
     sb_printf(sb, " = %s[0];\n", b->db_name);
-    DmaAsync as = {b->db_token, 1, L->var, L->lo, NULL};
+    char ch[32];
+    DmaAsync as = {b->db_token, dma_channel(em, ch, sizeof ch, 1, NULL), L->var, L->lo};
     emit_dma_copy(sb, &em->scratch, db[i].c.load, ind + 1, &as);
     sb_indent(sb, ind);
     sb_puts(sb, "}\n");
@@ -316,14 +328,15 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
       sb_printf(sb, " = %s[(%s + 1) %% 2];\n", b->db_name, v);
       Expr *next = ir_add(&em->scratch, ir_var(&em->scratch, L->var, at), ir_int(&em->scratch, 1, &ty_int, at),
                           L->var->type);
-      DmaAsync as = {b->db_token, 1, L->var, next, NULL};
+      char ch[32];
+      DmaAsync as = {b->db_token, dma_channel(em, ch, sizeof ch, 1, NULL), L->var, next};
       emit_dma_copy(sb, &em->scratch, d->c.load, ind + 2, &as);
       sb_indent(sb, ind + 1);
       sb_puts(sb, "}\n");
     } else {
-      char tok[200];
+      char tok[200], ch[32];
       snprintf(tok, sizeof tok, "%s[%s %% 2]", b->db_token, v);
-      DmaAsync as = {tok, 2, NULL, NULL, NULL};
+      DmaAsync as = {tok, dma_channel(em, ch, sizeof ch, 2, NULL), NULL, NULL};
       emit_dma_copy(sb, &em->scratch, d->c.store, ind + 1, &as);
     }
   }
@@ -397,7 +410,7 @@ static const Buffer *bound_copy(Emit *em, const Stmt *c, const Stmt *L, bool *lo
   if ((dst->core == L->var) == (src->core == L->var)) return NULL;
   StrBuf dry;
   sb_init(&dry);
-  DmaAsync as = {"t", 0, NULL, NULL, NULL};
+  DmaAsync as = {"t", "0", NULL, NULL};
   bool one = emit_dma_copy(&dry, &em->scratch, c, 0, &as);
   sb_free(&dry);
   *load = dst->core == L->var;
@@ -522,23 +535,16 @@ static void compute_waits(Emit *em, const Body *b, int i, bool *waited, const ch
   }
 }
 
-/* A load or deferred store: the DMA on `channel`, not waited for, its
- * token per core. A channel runs its transfers one after another, each
- * with the DDR latency, so the phases use two channels each: loads 0 and
- * 1, copies out 2 and 3. A single buffer alternates between its two by
- * core (alternate = true); several buffers take one each in turn, so each
- * buffer's loads stay in core order on one channel. A target with fewer
- * than four channels (the default target's, as placement uses) shares them. */
+/* A load or deferred store: the DMA, not waited for, its token per core.
+ * The phases use two channels each, loads 0 and 1, copies out 2 and 3: a
+ * single buffer alternates between its two by core (alternate); several
+ * buffers take one each in turn, so each buffer's transfers stay in core
+ * order on one channel. */
 static void issue_async(Emit *em, const Stmt *c, const Buffer *b, const char *v, int channel, bool alternate,
                         int ind) {
   char tok[200], ch[100];
-  NpuTarget t;
-  npusim_target_default(&t);
-  int channels = t.dma_channels > 0 ? (int)t.dma_channels : 1;
   snprintf(tok, sizeof tok, "%s[%s]", b->db_token, v);
-  if (alternate && channels >= 4) snprintf(ch, sizeof ch, "%d + %s %% 2", channel, v);
-  else snprintf(ch, sizeof ch, "%d", channel % channels);
-  DmaAsync as = {tok, channel, NULL, NULL, ch};
+  DmaAsync as = {tok, dma_channel(em, ch, sizeof ch, channel, alternate ? v : NULL), NULL, NULL};
   const Stmt *leaf = ir_nest_leaf(c);
   sb_indent(em->sb, ind);
   sb_printf(em->sb, "/* %s: %s <- %s */\n", leaf->name, leaf->lhs->buf->name, leaf->rhs->buf->name);
@@ -568,7 +574,6 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
     count[last]++;
   }
   if (!count[B_LOAD]) return false;
-  count[B_COMPUTE] = 1; /* the compute phase waits for the loads even when it computes nothing */
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
   int64_t cores;
@@ -585,7 +590,7 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
     }
   static const char *const what[3] = {"loads", "compute", "copies out"};
   for (BoundKind p = B_LOAD; p <= B_STORE; p++) {
-    if (!count[p]) continue;
+    if (!count[p] && p != B_COMPUTE) continue; /* compute waits for the loads even when it computes nothing */
     sb_indent(sb, ind + 1);
     sb_printf(sb, "for (%s %s = 0; %s < ", L->var->type->name, v, v);
     ir_print_expr(sb, L->hi);
@@ -833,6 +838,9 @@ char *emit_c_source(const EmitUnit *u) {
   int nv = u->k->nvars + 1, nb = u->k->nbufs + 1;
   Emit em = {.sb = &sb, .u = u, .var_read = calloc((size_t)nv, 1), .buf_used = calloc((size_t)nb, 1),
              .buf_read = calloc((size_t)nb, 1)};
+  NpuTarget target;
+  npusim_target_default(&target);
+  em.dma_channels = target.dma_channels > 0 ? (int)target.dma_channels : 1;
   arena_init(&em.scratch, 0);
   ir_walk_stmts(u->k->body, scan_stmt, &em);
   emit_prototype(&sb, u);

@@ -13,8 +13,6 @@
  * later steps rewrote it) is emitted as the plain copy loop it is. */
 #include <string.h>
 
-#include <stdio.h>
-
 #include "emit/emit.h"
 
 const char *emit_scope_macro(const char *scope) {
@@ -165,9 +163,7 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
   sb_init(&call);
   base_address(&d, a, dst, &n, first_dim, async);
   base_address(&s, a, src, &n, first_dim, async);
-  char ch[64];
-  if (async && async->channel_text) snprintf(ch, sizeof ch, "%s", async->channel_text);
-  else snprintf(ch, sizeof ch, "%d", async ? async->channel : 0);
+  const char *ch = async ? async->channel : "0";
   if (ndims == 0)
     sb_printf(&call, "npu_dma_1d(%s, %s, %s, %lld)", ch, d.data, s.data, (long long)row);
   else if (ndims == 1)

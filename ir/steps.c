@@ -25,11 +25,12 @@ static uint64_t add_sat(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UI
 static uint64_t trips(Count *c, const Stmt *loop) {
   Expr counter = {.kind = EX_VAR, .type = loop->var->type, .var = loop->var};
   Expr from_start = {.kind = EX_BINARY, .op = OP_SUB, .type = loop->var->type, .a = &counter, .b = loop->lo};
-  int64_t lo, hi, lo2, hi2;
+  int64_t lo, hi, lo2, hi2, start;
   bool exact, empty;
   aff_push_loop(&c->aff, loop);
   bool known = aff_range(&c->aff, &counter, &lo, &hi, &exact, &empty);
-  if (known && !empty && aff_range(&c->aff, &from_start, &lo2, &hi2, &exact, &empty) && !empty &&
+  if (known && !empty && !ir_const_int(loop->lo, &start) &&
+      aff_range(&c->aff, &from_start, &lo2, &hi2, &exact, &empty) && !empty &&
       (uint64_t)hi2 - (uint64_t)lo2 < (uint64_t)hi - (uint64_t)lo)
     lo = lo2, hi = hi2;
   aff_pop_loop(&c->aff);

@@ -95,14 +95,14 @@ static bool uses_buffer(Stmt *st, int depth, void *ctx) {
   return !w->user;
 }
 
-static bool check_bound(Sched *s, Stmt *loop, VmWalk *all) {
+static bool check_bound(Sched *s, Stmt *loop, VmWalk *all, bool prove) {
   NpuTarget t;
   npusim_target_default(&t);
   if (!fits_cores(loop, &t))
     return sched_error(s, NULL, "loop %s, bound to the VU cores, no longer counts 0, 1, ... up to at most %lld",
                        loop->name, (long long)t.vu_count);
   /* later steps (a cache's box, a reorder) must keep the iterations independent */
-  if (!sched_loop_iterations_independent(s, loop, "vu_vm")) return false;
+  if (prove && !sched_loop_iterations_independent(s, loop, "vu_vm")) return false;
   for (int i = 0; i < all->n; i++) {
     Stmt *d = all->decl[i];
     if (sched_encloses(loop, d) && d->buf->copies > 1)
@@ -132,23 +132,23 @@ static bool check_bound(Sched *s, Stmt *loop, VmWalk *all) {
 typedef struct {
   Sched *s;
   VmWalk *all;
-  bool failed;
+  bool prove, failed;
 } BoundWalk;
 
 static bool each_bound(Stmt *st, int depth, void *ctx) {
   (void)depth;
   BoundWalk *w = ctx;
-  if (st->kind == ST_FOR && st->loop_kind == LOOP_VU && !check_bound(w->s, st, w->all)) w->failed = true;
+  if (st->kind == ST_FOR && st->loop_kind == LOOP_VU && !check_bound(w->s, st, w->all, w->prove)) w->failed = true;
   return !w->failed;
 }
 
-bool sched_check_bound_loops(Sched *s) {
+bool sched_check_bound_loops(Sched *s, bool prove) {
   VmWalk *all = calloc(1, sizeof *all);
   if (!all) return sched_error(s, NULL, "out of memory");
   ir_walk_stmts(s->k->body, collect_vm, all);
   bool ok = all->n < MAX_VM || sched_error(s, NULL, "too many vu_vm buffers (at most %d)", MAX_VM - 1);
   for (int i = 0; i < all->n; i++) all->decl[i]->buf->core = NULL;
-  BoundWalk w = {s, all, false};
+  BoundWalk w = {s, all, prove, false};
   if (ok) ir_walk_stmts(s->k->body, each_bound, &w);
   free(all);
   if (s->have_before) { /* the model the independence proof built */

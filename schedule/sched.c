@@ -12,40 +12,43 @@
 #include "ir/arith.h"
 #include "schedule/primitives.h"
 
+/* marks: the step only marks the IR (an intrinsic, an annotation); the
+ * program's loops, statements and accesses stay as they were. */
 static const struct {
   const char *name;
   PrimFn fn;
   int min_args, max_args;
   const char *usage;
+  bool marks;
 } prims[] = {
-    {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)"},
-    {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)"},
-    {"merge", prim_merge, 2, 2, "merge(first, second)"},
-    {"fission", prim_fission, 2, 64, "fission(loop, after_statement, ...)"},
-    {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)"},
-    {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)"},
-    {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)"},
-    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)"},
-    {"parallel", prim_parallel, 1, 1, "parallel(loop)"},
-    {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)"},
-    {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)"},
-    {"reverse_compute_at", prim_reverse_compute_at, 2, 2, "reverse_compute_at(statement, loop)"},
-    {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)"},
-    {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)"},
-    {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)"},
-    {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)"},
-    {"transform_layout", prim_transform_layout, 3, 4, "transform_layout(buffer, (i, j, ...), (index, ...)[, pad_value])"},
-    {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])"},
-    {"buffer_fuse", prim_buffer_fuse, 3, 3, "buffer_fuse(buffer, axis, axis + 1)"},
-    {"buffer_reorder", prim_buffer_reorder, 2, 9, "buffer_reorder(buffer, axis, axis, ...)"},
-    {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)"},
-    {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)"},
-    {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)"},
-    {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)"},
-    {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)"},
-    {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)"},
-    {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)"},
-    {"bind", prim_bind, 2, 2, "bind(loop, vu)"},
+    {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)", false},
+    {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)", false},
+    {"merge", prim_merge, 2, 2, "merge(first, second)", false},
+    {"fission", prim_fission, 2, 64, "fission(loop, after_statement, ...)", false},
+    {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)", false},
+    {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)", false},
+    {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)", false},
+    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)", false},
+    {"parallel", prim_parallel, 1, 1, "parallel(loop)", false},
+    {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)", false},
+    {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)", false},
+    {"reverse_compute_at", prim_reverse_compute_at, 2, 2, "reverse_compute_at(statement, loop)", false},
+    {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)", false},
+    {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)", false},
+    {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", false},
+    {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)", true},
+    {"transform_layout", prim_transform_layout, 3, 4, "transform_layout(buffer, (i, j, ...), (index, ...)[, pad_value])", false},
+    {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])", false},
+    {"buffer_fuse", prim_buffer_fuse, 3, 3, "buffer_fuse(buffer, axis, axis + 1)", false},
+    {"buffer_reorder", prim_buffer_reorder, 2, 9, "buffer_reorder(buffer, axis, axis, ...)", false},
+    {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)", false},
+    {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)", false},
+    {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)", false},
+    {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)", false},
+    {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)", false},
+    {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)", true},
+    {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)", false},
+    {"bind", prim_bind, 2, 2, "bind(loop, vu)", false},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
@@ -109,7 +112,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   char why[300];
   if (!ir_check_names(s->k, why, sizeof why))
     return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
-  if (!sched_check_bound_loops(s) || !sched_place_onchip(s)) return false;
+  if (!sched_check_bound_loops(s, !prims[pi].marks) || !sched_place_onchip(s)) return false;
   sb_printf(&s->applied, "%s\n", st->text);
   sb_printf(&s->steps_ir, "# after %s\n", st->text);
   ir_print_kernel(&s->steps_ir, s->k);

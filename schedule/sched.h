@@ -99,7 +99,9 @@ bool sched_loop_is_parallel(Sched *s, const Stmt *loop);
 bool sched_loop_iterations_independent(Sched *s, const Stmt *loop, const char *private_scope);
 /* After every step (schedule/bind.c): each loop bound to the VU cores
  * still fits them, its body's vu_vm buffers get the loop's counter as their
- * core, and no buffer of one core's VM is used inside a bound loop. */
-bool sched_check_bound_loops(Sched *s);
+ * core, and no buffer of one core's VM is used inside a bound loop. With
+ * prove, its iterations are proven independent again (a step that only
+ * marks the IR, such as tensorize, cannot change that). */
+bool sched_check_bound_loops(Sched *s, bool prove);
 
 #endif

@@ -1,4 +1,5 @@
-/* The VU cores: element-wise ops, casts, requantize, row reductions. Every
+/* The VU cores: element-wise ops, casts, requantize, row reductions, 2-D
+ * boxes (fill, multiply-accumulate, the f32 row ops of softmax and layernorm). Every
  * operand lies in the VM of one core, which runs the op. Cycles per
  * instruction: overhead + ceil(bytes of the widest operand / vector_bytes). */
 #include <math.h>
@@ -182,24 +183,42 @@ void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int 
     for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = value;
 }
 
+/* A 2-D box of rows x cols over two operands with leading dimensions
+ * ld1, ld2 (named n1, n2 in messages and traces). */
+typedef struct {
+  int rows, cols, min_cols;
+  const char *n1, *n2;
+  int ld1, ld2;
+} Box;
+
+/* cols >= min_cols, and both leading dimensions >= cols when rows > 1. */
+static bool box_ok(NpuSim *s, Site site, const char *op, const Box *b) {
+  if (b->cols >= b->min_cols && (b->rows <= 1 || (b->ld1 >= b->cols && b->ld2 >= b->cols))) return true;
+  sim_fail(s, site, op, "%s shape: rows=%d cols=%d %s=%d %s=%d (cols >= %d, %s and %s >= cols)",
+           b->cols < b->min_cols ? "bad" : "misaligned", b->rows, b->cols, b->n1, b->ld1, b->n2, b->ld2, b->min_cols,
+           b->n1, b->n2);
+  return false;
+}
+
+static const char *box_detail(const NpuSim *s, char *buf, size_t size, const Box *b) {
+  if (s->tracing) snprintf(buf, size, "rows=%d cols=%d %s=%d %s=%d", b->rows, b->cols, b->n1, b->ld1, b->n2, b->ld2);
+  else buf[0] = 0;
+  return buf;
+}
+
 void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, const int8_t *b,
                            int rows, int cols, int ldd, int lda) {
   const char *op = "npu_vu_macs_i8_i32";
   Site site;
-  char d[64] = "";
+  char d[64];
   NpuSim *s = vu_enter(file, line, op, rows, &site);
-  if (!s) return;
-  if (cols < 0 || (rows > 1 && (ldd < cols || lda < cols))) {
-    sim_fail(s, site, op, "%s shape: rows=%d cols=%d ldd=%d lda=%d (cols >= 0, ldd and lda >= cols)",
-             cols < 0 ? "bad" : "misaligned", rows, cols, ldd, lda);
-    return;
-  }
+  const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};
+  if (!s || !box_ok(s, site, op, &box)) return;
   int64_t nb = rows && cols ? 1 : 0; /* b is read only when there is work */
   VuArg v[3] = {{"dst", dst, (int64_t)cols * 4, rows, (int64_t)ldd * 4, 4, OP_READ | OP_WRITE},
                 {"a", a, cols, rows, lda, 1, OP_READ},
                 {"b", b, nb, 1, 0, 1, OP_READ}};
-  if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ldd=%d lda=%d", rows, cols, ldd, lda);
-  if (!vu_issue(s, site, op, v, 3, (uint64_t)rows * (uint64_t)cols * 4, d)) return;
+  if (!vu_issue(s, site, op, v, 3, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, &box))) return;
   int32_t w = b && nb ? b[0] : 0;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) {
@@ -210,20 +229,6 @@ void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_
 
 /* ---- f32 ops for row-wise kernels (softmax, layernorm) ---- */
 
-/* A 2-D box's shape: cols >= 0, leading dimensions >= cols when rows > 1. */
-static bool box_ok(NpuSim *s, Site site, const char *op, int rows, int cols, int ldd, int lda, const char *lds) {
-  if (cols >= 0 && (rows <= 1 || (ldd >= cols && lda >= cols))) return true;
-  sim_fail(s, site, op, "%s shape: rows=%d cols=%d %s=%d,%d (cols >= 0, leading dimensions >= cols)",
-           cols < 0 ? "bad" : "misaligned", rows, cols, lds, ldd, lda);
-  return false;
-}
-
-static const char *box_detail(const NpuSim *s, char *buf, size_t size, int rows, int cols, int ldd, int lda) {
-  if (s->tracing) snprintf(buf, size, "rows=%d cols=%d ldd=%d lda=%d", rows, cols, ldd, lda);
-  else buf[0] = 0;
-  return buf;
-}
-
 #define BOX(name, p, ld, mode) {name, p, (int64_t)cols * 4, rows, (int64_t)(ld) * 4, 4, mode}
 
 void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ldd,
@@ -232,9 +237,10 @@ void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, i
   Site site;
   char d[64];
   NpuSim *s = vu_enter(file, line, op, rows, &site);
-  if (!s || !box_ok(s, site, op, rows, cols, ldd, lda, "ldd,lda")) return;
+  const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};
+  if (!s || !box_ok(s, site, op, &box)) return;
   VuArg v[2] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ)};
-  if (!vu_issue(s, site, op, v, 2, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, rows, cols, ldd, lda)))
+  if (!vu_issue(s, site, op, v, 2, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, &box)))
     return;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = expf(a[(ptrdiff_t)r * lda + c]);
@@ -247,11 +253,12 @@ void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, i
     Site site;                                                                                                  \
     char d[64];                                                                                                 \
     NpuSim *s = vu_enter(file, line, #NAME, rows, &site);                                                       \
-    if (!s || !box_ok(s, site, #NAME, rows, cols, ldd, lda, "ldd,lda")) return;                                 \
+    const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};                                                    \
+    if (!s || !box_ok(s, site, #NAME, &box)) return;                                                            \
     VuArg v[3] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ),                                    \
                   {"b", b, cols ? (int64_t)rows * 4 : 0, 1, 0, 4, OP_READ}};                                    \
     if (!vu_issue(s, site, #NAME, v, 3, (uint64_t)rows * (uint64_t)cols * 4,                                    \
-                  box_detail(s, d, sizeof d, rows, cols, ldd, lda)))                                            \
+                  box_detail(s, d, sizeof d, &box)))                                                            \
       return;                                                                                                   \
     for (int r = 0; r < rows; r++) {                                                                            \
       float y = cols ? b[r] : 0.0f;                                                                             \
@@ -273,11 +280,12 @@ void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const flo
   Site site;
   char d[64];
   NpuSim *s = vu_enter(file, line, op, rows, &site);
-  if (!s || !box_ok(s, site, op, rows, cols, ldd, lda, "ldd,lda")) return;
+  const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};
+  if (!s || !box_ok(s, site, op, &box)) return;
   int64_t nc = rows ? (int64_t)cols * 4 : 0;
   VuArg v[4] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ), {"g", g, nc, 1, 0, 4, OP_READ},
                 {"b", b, nc, 1, 0, 4, OP_READ}};
-  if (!vu_issue(s, site, op, v, 4, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, rows, cols, ldd, lda)))
+  if (!vu_issue(s, site, op, v, 4, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, &box)))
     return;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) {
@@ -311,14 +319,10 @@ void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const floa
   Site site;
   char d[64];
   NpuSim *s = vu_enter(file, line, op, rows, &site);
-  if (!s) return;
-  if (cols < 1 || (rows > 1 && (lda < cols || ldb < cols))) {
-    sim_fail(s, site, op, "%s shape: rows=%d cols=%d lda=%d ldb=%d (cols >= 1, lda and ldb >= cols)",
-             cols < 1 ? "bad" : "misaligned", rows, cols, lda, ldb);
-    return;
-  }
+  const Box box = {rows, cols, 1, "lda", "ldb", lda, ldb};
+  if (!s || !box_ok(s, site, op, &box)) return;
   VuArg v[3] = {{"dst", dst, (int64_t)rows * 4, 1, 0, 4, OP_WRITE}, BOX("a", a, lda, OP_READ), BOX("b", b, ldb, OP_READ)};
-  if (!vu_issue(s, site, op, v, 3, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, rows, cols, lda, ldb)))
+  if (!vu_issue(s, site, op, v, 3, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, &box)))
     return;
   for (int r = 0; r < rows; r++) {
     float acc = 0.0f;

@@ -32,14 +32,8 @@ static const char dw_steps[] = "#pragma npu schedule(dw, v)\n"
                                "#pragma npu cache_read(wt, vu_vm, ci, wt_vm)\n"
                                "#pragma npu cache_write(out, vu_vm, ci, out_vm)\n";
 
-static char *cat(const char *a, const char *b) {
-  static char buf[4096];
-  snprintf(buf, sizeof buf, "%s%s", a, b);
-  return buf;
-}
-
 Test(bind, depthwise_conv_runs_on_four_cores) {
-  NpgSession *s = open_ok(dw, cat(dw_steps, "#pragma npu tensorize(y_1, npu_vu_fill_i32)\n"
+  NpgSession *s = open_ok(dw, steps_then(dw_steps, "#pragma npu tensorize(y_1, npu_vu_fill_i32)\n"
                                             "#pragma npu tensorize(y, npu_vu_macs_i8_i32)\n"));
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
@@ -116,7 +110,7 @@ Test(bind, refusals_say_why) {
               "#pragma npu cache_read(wt, vu_vm, co, wt_vm)\n",
           "k.c:15:13: error: cache_read: update (line 9) uses wt_vm inside loop ci, which is bound to the VU cores, but "
           "wt_vm lives in one core's VM (declared outside the loop); stage it at the bound loop or inside it");
-  refused(dw, cat(dw_steps, "#pragma npu double_buffer(in_vm)\n"),
+  refused(dw, steps_then(dw_steps, "#pragma npu double_buffer(in_vm)\n"),
           "k.c:20:27: error: double_buffer: in_vm is declared in loop ci, which is bound to the VU cores: the next "
           "iteration is another core's copy, not a second copy of this one");
 }

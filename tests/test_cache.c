@@ -225,14 +225,8 @@ static const char staged[] = "#pragma npu schedule(mm, v)\n"
                              "#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
                              "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n";
 
-static char *with(const char *a, const char *b) {
-  static char buf[4096];
-  snprintf(buf, sizeof buf, "%s%s", a, b);
-  return buf;
-}
-
 Test(tensorize, matmul_tiles_run_on_the_nu) {
-  NpgSession *s = open_ok(matmul, with(staged, "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"));
+  NpgSession *s = open_ok(matmul, steps_then(staged, "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"));
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
   has(c, "      npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 32, 256, 256, 32, 32, 0);\n"
@@ -277,24 +271,24 @@ Test(tensorize, fp32_and_offsets_into_a_larger_buffer) {
 }
 
 Test(tensorize, a_nest_that_does_not_match_says_where) {
-  refused(matmul, with(staged, "#pragma npu reorder(ji, ii)\n#pragma npu tensorize(ji, npu_nu_matmul_i8)\n"),
+  refused(matmul, steps_then(staged, "#pragma npu reorder(ji, ii)\n#pragma npu tensorize(ji, npu_nu_matmul_i8)\n"),
           "k.c:16:27: error: tensorize: the nest under ji does not match npu_nu_matmul_i8: an index differs: "
           "'ii' in init (line 5) against the intrinsic's 'i' (line 19)");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu tile(i, j, 32, 32, io, jo, ii, ji)\n"
                   "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n",
           "k.c:12:27: error: tensorize: the nest under ii does not match npu_nu_matmul_i8: its operand C would be C, "
           "which is in DDR; it must be in nu_ob (stage it there with cache_read or cache_write)");
-  refused(matmul, with(staged, "#pragma npu tensorize(ii, npu_nu_matmul_f32)\n"),
+  refused(matmul, steps_then(staged, "#pragma npu tensorize(ii, npu_nu_matmul_f32)\n"),
           "k.c:15:27: error: tensorize: the nest under ii does not match npu_nu_matmul_f32: the types differ: "
           "'C_ob[ii][ji]' in init (line 5) against the intrinsic's 'C[i][j]' (line 19)");
-  refused(matmul, with(staged, "#pragma npu tensorize(ii, npu_frobnicate)\n"),
+  refused(matmul, steps_then(staged, "#pragma npu tensorize(ii, npu_frobnicate)\n"),
           "k.c:15:27: error: tensorize: unknown intrinsic 'npu_frobnicate' (npu_intrinsics/ has no semantics kernel "
           "npu_frobnicate.c)");
 }
 
 /* A later step that changes the nest: the loops are emitted, with a note. */
 Test(tensorize, a_later_step_falls_back_to_the_loops) {
-  NpgSession *s = open_ok(matmul, with(staged, "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n#pragma npu unroll(ji, 2)\n"));
+  NpgSession *s = open_ok(matmul, steps_then(staged, "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n#pragma npu unroll(ji, 2)\n"));
   int v = checked(s, "v");
   has(npg_emit_source(s, v), "/* tensorize(ii, npu_nu_matmul_i8) no longer matches: ");
   npg_close(s);

@@ -39,14 +39,8 @@ static const char softmax_stages[] =
     "#pragma npu cache_write(e, vu_vm, ro, e_vm)\n"
     "#pragma npu cache_write(sum, vu_vm, ro, sum_vm)\n";
 
-static char *cat(const char *a, const char *b) {
-  static char buf[4096];
-  snprintf(buf, sizeof buf, "%s%s", a, b);
-  return buf;
-}
-
 Test(rows, softmax_stages_run_as_vu_instructions) {
-  NpgSession *s = open_ok(softmax, cat(softmax_stages, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n"
+  NpgSession *s = open_ok(softmax, steps_then(softmax_stages, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n"
                                                         "#pragma npu tensorize(ri_1, npu_vu_sub_rows_f32)\n"
                                                         "#pragma npu tensorize(ri_2, npu_vu_exp_f32)\n"
                                                         "#pragma npu tensorize(ri_3, npu_vu_reduce_sum_f32)\n"
@@ -87,7 +81,7 @@ Test(rows, loops_must_start_where_the_intrinsics_do) {
   snprintf(k, sizeof k, "%s", softmax);
   char *p = strstr(k, "int c = 1;");
   p[8] = '0';
-  refused(k, cat(softmax_stages, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n"),
+  refused(k, steps_then(softmax_stages, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n"),
           "k.c:28:27: error: tensorize: the nest under ri does not match npu_vu_reduce_max_f32: the loops start at "
           "different values: loop c_1 (line 6) against the intrinsic's c (line 14)");
 }
@@ -132,7 +126,7 @@ static const char norm_stages[] =
 /* A scalar operand binds a kernel parameter (eps) or a float constant; a
  * row dot product binds one array to both of its read operands. */
 Test(rows, scalars_and_a_sum_of_squares) {
-  NpgSession *s = open_ok(norm, cat(norm_stages, "#pragma npu tensorize(ri, npu_vu_reduce_sum_f32)\n"
+  NpgSession *s = open_ok(norm, steps_then(norm_stages, "#pragma npu tensorize(ri, npu_vu_reduce_sum_f32)\n"
                                                   "#pragma npu tensorize(ri_2, npu_vu_reduce_dot_f32)\n"
                                                   "#pragma npu tensorize(ri_3, npu_vu_rsqrt_f32)\n"
                                                   "#pragma npu tensorize(ri_4, npu_vu_muls_f32)\n"
@@ -149,10 +143,10 @@ Test(rows, scalars_and_a_sum_of_squares) {
 
 /* mean[r] / 16 inside the centring is not a row broadcast of mean. */
 Test(rows, what_does_not_match_says_why) {
-  refused(norm, cat(norm_stages, "#pragma npu tensorize(ri_1, npu_vu_sub_rows_f32)\n"),
+  refused(norm, steps_then(norm_stages, "#pragma npu tensorize(ri_1, npu_vu_sub_rows_f32)\n"),
           "k.c:34:29: error: tensorize: the nest under ri_1 does not match npu_vu_sub_rows_f32: the expressions "
           "differ: 'mean_vm[ri] / 16' in centre (line 9) against the intrinsic's 'b[r]' (line 17)");
-  refused(norm, cat(norm_stages, "#pragma npu tensorize(ri_4, npu_vu_divs_f32)\n"),
+  refused(norm, steps_then(norm_stages, "#pragma npu tensorize(ri_4, npu_vu_divs_f32)\n"),
           "k.c:34:29: error: tensorize: the nest under ri_4 does not match npu_vu_divs_f32: the operators differ: "
           "'rstd_vm[ri] * 0.25f' in lit (line 14) against the intrinsic's 'a[i] / s' (line 12)");
   /* an operand the intrinsic writes may not be one it reads (in place) */

@@ -31,6 +31,13 @@ void lacks(const char *text, const char *part) {
   cr_assert_null(strstr(text, part), "did not expect:\n%s\nin:\n%s", part, text);
 }
 
+const char *steps_then(const char *a, const char *b) {
+  static char buf[8192];
+  int n = snprintf(buf, sizeof buf, "%s%s", a, b);
+  cr_assert(n >= 0 && (size_t)n < sizeof buf, "the steps do not fit in %zu bytes", sizeof buf);
+  return buf;
+}
+
 void refused(const char *kernel, const char *pragmas, const char *want) {
   char src[8192];
   snprintf(src, sizeof src, "%s%s", kernel, pragmas);

@@ -14,6 +14,9 @@ int checked(NpgSession *s, const char *variant);
 /* text contains (lacks) part; fails the test showing both otherwise. */
 void has(const char *text, const char *part);
 void lacks(const char *text, const char *part);
+/* Pragma lines a and then b, in a static buffer (valid until the next
+ * call): shared steps plus the ones a test adds. */
+const char *steps_then(const char *a, const char *b);
 /* kernel + pragmas is refused, and the first error line is exactly want. */
 void refused(const char *kernel, const char *pragmas, const char *want);
 

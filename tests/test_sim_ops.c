@@ -5,6 +5,7 @@
  * (bitwise for floats: the DSL kernels fix the order of every float sum). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,21 @@
 #include "npu_intrinsics.h"
 #include "test_sim_util.h"
 
-/* Compiles the DSL kernel `name` with the given sizes and returns it. */
-static void *simop_kernel(TccUnit **unit, const char *name, const char *const *defs) {
+/* Compiles the DSL kernel `name` with its sizes set by `sizes`, a format
+ * of space-separated NAME=value ("ROWS=%d COLS=%d"), and returns it. */
+static void *simop_kernel(TccUnit **unit, const char *name, const char *sizes, ...)
+    __attribute__((format(printf, 3, 4)));
+static void *simop_kernel(TccUnit **unit, const char *name, const char *sizes, ...) {
+  char text[512];
+  va_list ap;
+  va_start(ap, sizes);
+  vsnprintf(text, sizeof text, sizes, ap);
+  va_end(ap);
+  const char *defs[17];
+  int n = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(text, " ", &save); t && n < 16; t = strtok_r(NULL, " ", &save)) defs[n++] = t;
+  defs[n] = NULL;
   char *src = simt_kernel_source(name, defs);
   char file[96];
   snprintf(file, sizeof file, "%s.c", name);
@@ -44,16 +58,6 @@ static const SimopMm simop_mm_i8_cases[] = {
     {256, 256, 1024, 1024, 256, 256, 1},
 };
 
-static void simop_mm_defs(const SimopMm *c, char buf[6][24], const char *defs[7]) {
-  const char *names[6] = {"M", "N", "K", "LDA", "LDB", "LDC"};
-  const int vals[6] = {c->m, c->n, c->k, c->lda, c->ldb, c->ldc};
-  for (int i = 0; i < 6; i++) {
-    snprintf(buf[i], 24, "%s=%d", names[i], vals[i]);
-    defs[i] = buf[i];
-  }
-  defs[6] = NULL;
-}
-
 Test(sim_ops, matmul_i8_matches_dsl) {
   SimtRng rng;
   simt_seed(&rng, 11);
@@ -72,12 +76,9 @@ Test(sim_ops, matmul_i8_matches_dsl) {
     npu_nu_matmul_i8(C, A, B, c->m, c->n, c->k, c->lda, c->ldb, c->ldc, c->acc);
     simop_ok(s);
 
-    char buf[6][24];
-    const char *defs[7];
-    simop_mm_defs(c, buf, defs);
     TccUnit *u;
     void (*ref)(int32_t *, const int8_t *, const int8_t *, int) =
-        (void (*)(int32_t *, const int8_t *, const int8_t *, int))simop_kernel(&u, "npu_nu_matmul_i8", defs);
+        (void (*)(int32_t *, const int8_t *, const int8_t *, int))simop_kernel(&u, "npu_nu_matmul_i8", "M=%d N=%d K=%d LDA=%d LDB=%d LDC=%d", c->m, c->n, c->k, c->lda, c->ldb, c->ldc);
     ref(rC, rA, rB, c->acc);
     for (size_t i = 0; i < nc; i++)
       cr_assert_eq(C[i], rC[i], "case %zu (m=%d n=%d k=%d acc=%d): C[%zu] sim %d dsl %d", ci,
@@ -110,12 +111,9 @@ Test(sim_ops, matmul_f32_matches_dsl) {
     npu_nu_matmul_f32(C, A, B, c->m, c->n, c->k, c->lda, c->ldb, c->ldc, c->acc);
     simop_ok(s);
 
-    char buf[6][24];
-    const char *defs[7];
-    simop_mm_defs(c, buf, defs);
     TccUnit *u;
     void (*ref)(float *, const float *, const float *, int) =
-        (void (*)(float *, const float *, const float *, int))simop_kernel(&u, "npu_nu_matmul_f32", defs);
+        (void (*)(float *, const float *, const float *, int))simop_kernel(&u, "npu_nu_matmul_f32", "M=%d N=%d K=%d LDA=%d LDB=%d LDC=%d", c->m, c->n, c->k, c->lda, c->ldb, c->ldc);
     ref(rC, rA, rB, c->acc);
     cr_assert_eq(memcmp(C, rC, nc * 4), 0, "case %zu (m=%d n=%d k=%d acc=%d): results differ",
                  ci, c->m, c->n, c->k, c->acc);
@@ -160,18 +158,11 @@ Test(sim_ops, conv2d_i8_matches_dsl) {
                      c->pw, c->dh, c->dw, c->acc);
     simop_ok(s);
 
-    const char *names[14] = {"H", "W", "C", "OC", "KH", "KW", "SH", "SW", "PH", "PW", "DH", "DW", "OH", "OW"};
-    const int vals[14] = {c->h, c->w, c->c, c->oc, c->kh, c->kw, c->sh, c->sw, c->ph, c->pw, c->dh, c->dw, oh, ow};
-    char buf[14][24];
-    const char *defs[15];
-    for (int i = 0; i < 14; i++) {
-      snprintf(buf[i], sizeof buf[i], "%s=%d", names[i], vals[i]);
-      defs[i] = buf[i];
-    }
-    defs[14] = NULL;
     TccUnit *u;
     void (*ref)(int32_t *, const int8_t *, const int8_t *, int) =
-        (void (*)(int32_t *, const int8_t *, const int8_t *, int))simop_kernel(&u, "npu_nu_conv2d_i8", defs);
+        (void (*)(int32_t *, const int8_t *, const int8_t *, int))simop_kernel(
+            &u, "npu_nu_conv2d_i8", "H=%d W=%d C=%d OC=%d KH=%d KW=%d SH=%d SW=%d PH=%d PW=%d DH=%d DW=%d OH=%d OW=%d", c->h,
+            c->w, c->c, c->oc, c->kh, c->kw, c->sh, c->sw, c->ph, c->pw, c->dh, c->dw, oh, ow);
     ref(rout, rin, rwt, c->acc);
     for (size_t i = 0; i < no; i++)
       cr_assert_eq(out[i], rout[i], "conv case %zu: out[%zu] sim %d dsl %d", ci, i, out[i], rout[i]);
@@ -244,12 +235,9 @@ Test(sim_ops, vu_binary_match_dsl) {
       void *ra = simop_dup(a, (size_t)n * 4), *rb = simop_dup(b, (size_t)n * 4), *rd = malloc((size_t)n * 4);
       c->fn(__FILE__, __LINE__, dst, a, b, n);
       simop_ok(s);
-      char def[24];
-      snprintf(def, sizeof def, "N=%d", n);
-      const char *defs[] = {def, NULL};
       TccUnit *u;
       void (*ref)(void *, const void *, const void *) =
-          (void (*)(void *, const void *, const void *))simop_kernel(&u, c->name, defs);
+          (void (*)(void *, const void *, const void *))simop_kernel(&u, c->name, "N=%d", n);
       ref(rd, ra, rb);
       cr_assert_eq(memcmp(dst, rd, (size_t)n * 4), 0, "%s n=%d: sim and DSL differ", c->name, n);
       tcc_unit_free(u);
@@ -286,11 +274,8 @@ Test(sim_ops, vu_unary_and_casts_match_dsl) {
       void *ra = simop_dup(a, bi), *rd = malloc(bo);
       c->fn(__FILE__, __LINE__, dst, a, n);
       simop_ok(s);
-      char def[24];
-      snprintf(def, sizeof def, "N=%d", n);
-      const char *defs[] = {def, NULL};
       TccUnit *u;
-      void (*ref)(void *, const void *) = (void (*)(void *, const void *))simop_kernel(&u, c->name, defs);
+      void (*ref)(void *, const void *) = (void (*)(void *, const void *))simop_kernel(&u, c->name, "N=%d", n);
       ref(rd, ra);
       cr_assert_eq(memcmp(dst, rd, bo), 0, "%s n=%d: sim and DSL differ", c->name, n);
       tcc_unit_free(u);
@@ -322,12 +307,9 @@ Test(sim_ops, requant_matches_dsl) {
       int8_t *rd = malloc((size_t)n);
       npu_vu_requant_i8(dst, a, n, mult, shift, zp);
       simop_ok(s);
-      char def[24];
-      snprintf(def, sizeof def, "N=%d", n);
-      const char *defs[] = {def, NULL};
       TccUnit *u;
       void (*ref)(int8_t *, const int32_t *, int, int, int) =
-          (void (*)(int8_t *, const int32_t *, int, int, int))simop_kernel(&u, "npu_vu_requant_i8", defs);
+          (void (*)(int8_t *, const int32_t *, int, int, int))simop_kernel(&u, "npu_vu_requant_i8", "N=%d", n);
       ref(rd, ra, (int)mult, shift, zp);
       for (int i = 0; i < n; i++)
         cr_assert_eq(dst[i], rd[i], "requant m=%d shift=%d zp=%d a=%d: sim %d dsl %d", (int)mult,
@@ -377,13 +359,8 @@ Test(sim_ops, reductions_match_dsl) {
       void *ra = simop_dup(a, na * 4), *rd = malloc((size_t)rows * 4);
       fns[oi](__FILE__, __LINE__, dst, a, rows, cols, ld);
       simop_ok(s);
-      char b1[24], b2[24], b3[24];
-      snprintf(b1, sizeof b1, "ROWS=%d", rows);
-      snprintf(b2, sizeof b2, "COLS=%d", cols);
-      snprintf(b3, sizeof b3, "LD=%d", ld);
-      const char *defs[] = {b1, b2, b3, NULL};
       TccUnit *u;
-      void (*ref)(void *, const void *) = (void (*)(void *, const void *))simop_kernel(&u, ops[oi].name, defs);
+      void (*ref)(void *, const void *) = (void (*)(void *, const void *))simop_kernel(&u, ops[oi].name, "ROWS=%d COLS=%d LD=%d", rows, cols, ld);
       ref(rd, ra);
       cr_assert_eq(memcmp(dst, rd, (size_t)rows * 4), 0, "%s %dx%d ld %d: sim and DSL differ",
                    ops[oi].name, rows, cols, ld);
@@ -408,13 +385,8 @@ Test(sim_ops, fill_matches_dsl) {
     int32_t *rd = simop_dup(dst, nd * 4);
     npu_vu_fill_i32(dst, rows, cols, ldd, value);
     simop_ok(s);
-    char d1[24], d2[24], d3[24];
-    snprintf(d1, sizeof d1, "ROWS=%d", rows);
-    snprintf(d2, sizeof d2, "COLS=%d", cols);
-    snprintf(d3, sizeof d3, "LDD=%d", ldd);
-    const char *defs[] = {d1, d2, d3, NULL};
     TccUnit *u;
-    void (*ref)(int32_t *, int32_t) = (void (*)(int32_t *, int32_t))simop_kernel(&u, "npu_vu_fill_i32", defs);
+    void (*ref)(int32_t *, int32_t) = (void (*)(int32_t *, int32_t))simop_kernel(&u, "npu_vu_fill_i32", "ROWS=%d COLS=%d LDD=%d", rows, cols, ldd);
     ref(rd, value);
     cr_assert_eq(memcmp(dst, rd, nd * 4), 0, "fill %dx%d ldd %d: sim and DSL differ", rows, cols, ldd);
     tcc_unit_free(u);
@@ -443,15 +415,9 @@ Test(sim_ops, macs_matches_dsl) {
     int8_t *ra = simop_dup(a, na + 1);
     npu_vu_macs_i8_i32(dst, a, b, rows, cols, ldd, lda);
     simop_ok(s);
-    char d1[24], d2[24], d3[24], d4[24];
-    snprintf(d1, sizeof d1, "ROWS=%d", rows);
-    snprintf(d2, sizeof d2, "COLS=%d", cols);
-    snprintf(d3, sizeof d3, "LDD=%d", ldd);
-    snprintf(d4, sizeof d4, "LDA=%d", lda);
-    const char *defs[] = {d1, d2, d3, d4, NULL};
     TccUnit *u;
     void (*ref)(int32_t *, const int8_t *, const int8_t *) =
-        (void (*)(int32_t *, const int8_t *, const int8_t *))simop_kernel(&u, "npu_vu_macs_i8_i32", defs);
+        (void (*)(int32_t *, const int8_t *, const int8_t *))simop_kernel(&u, "npu_vu_macs_i8_i32", "ROWS=%d COLS=%d LDD=%d LDA=%d", rows, cols, ldd, lda);
     ref(rd, ra, ra + na);
     cr_assert_eq(memcmp(dst, rd, nd * 4), 0, "macs %dx%d ldd %d lda %d: sim and DSL differ", rows, cols, ldd, lda);
     tcc_unit_free(u);
@@ -531,30 +497,21 @@ Test(sim_ops, f32_box_ops_match_dsl) {
       simop_fill(&rng, a, (int)(na + 2 * nb), 'f');
       float *rd = simop_dup(dst, nd * 4), *ra = simop_dup(a, (na + 2 * nb) * 4);
       float *rb = ra + na, *rg = rb + nb;
-      char d1[24], d2[24], d3[24], d4[24];
-      snprintf(d1, sizeof d1, "ROWS=%d", rows);
-      snprintf(d2, sizeof d2, "COLS=%d", cols);
-      snprintf(d3, sizeof d3, c->form == 'd' ? "LDA=%d" : "LDD=%d", ldd);
-      snprintf(d4, sizeof d4, c->form == 'd' ? "LDB=%d" : "LDA=%d", lda);
-      const char *defs[] = {d1, d2, d3, d4, NULL};
       TccUnit *u;
-      void *ref = simop_kernel(&u, c->name, defs);
+      void *ref = simop_kernel(&u, c->name, c->form == 'd' ? "ROWS=%d COLS=%d LDA=%d LDB=%d" : "ROWS=%d COLS=%d LDD=%d LDA=%d", rows, cols, ldd, lda);
       switch (c->form) {
       case 'u':
         ((Un)c->fn)(__FILE__, __LINE__, dst, a, rows, cols, ldd, lda);
         ((void (*)(float *, const float *))ref)(rd, ra);
         break;
       case 'r':
+      case 'd': /* the dot: dst[r] over a and b, each with its leading dimension */
         ((Bin)c->fn)(__FILE__, __LINE__, dst, a, b, rows, cols, ldd, lda);
         ((void (*)(float *, const float *, const float *))ref)(rd, ra, rb);
         break;
       case 'c':
         ((Tri)c->fn)(__FILE__, __LINE__, dst, a, g, b, rows, cols, ldd, lda);
         ((void (*)(float *, const float *, const float *, const float *))ref)(rd, ra, rg, rb);
-        break;
-      default: /* the dot: dst[r] over a and b with their own leading dimensions */
-        ((Bin)c->fn)(__FILE__, __LINE__, dst, a, b, rows, cols, ldd, lda);
-        ((void (*)(float *, const float *, const float *))ref)(rd, ra, rb);
         break;
       }
       simop_ok(s);
@@ -596,11 +553,8 @@ Test(sim_ops, f32_scalar_ops_match_dsl) {
       float *ra = simop_dup(a, (size_t)n * 4), *rd = malloc((size_t)n * 4);
       fns[oi](__FILE__, __LINE__, dst, a, n, y);
       simop_ok(s);
-      char def[24];
-      snprintf(def, sizeof def, "N=%d", n);
-      const char *defs[] = {def, NULL};
       TccUnit *u;
-      void (*ref)(float *, const float *, float) = (void (*)(float *, const float *, float))simop_kernel(&u, names[oi], defs);
+      void (*ref)(float *, const float *, float) = (void (*)(float *, const float *, float))simop_kernel(&u, names[oi], "N=%d", n);
       ref(rd, ra, y);
       cr_assert_eq(memcmp(dst, rd, (size_t)n * 4), 0, "%s n=%d s=%g: sim and DSL differ", names[oi], n, y);
       tcc_unit_free(u);
@@ -615,6 +569,6 @@ Test(sim_ops, box_ops_refuse_short_leading_dimension) {
   npu_vu_div_rows_f32(vm, vm + 1024, vm + 2048, 4, 16, 16, 8);
   cr_assert(npusim_failed(s));
   cr_assert(strstr(npusim_error(s), "npu_vu_div_rows_f32"), "%s", npusim_error(s));
-  cr_assert(strstr(npusim_error(s), "misaligned shape: rows=4 cols=16 ldd,lda=16,8"), "%s", npusim_error(s));
+  cr_assert(strstr(npusim_error(s), "misaligned shape: rows=4 cols=16 ldd=16 lda=8"), "%s", npusim_error(s));
   simt_free(s);
 }
