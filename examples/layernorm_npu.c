@@ -34,7 +34,9 @@ void layernorm(const float X[R][C], const float gamma[C], const float beta[C], f
  * and the whole gamma and beta in its vector memory, keeps every temporary
  * there (cache_write of a local array: it never reaches DDR) and runs the
  * eight stages as eight VU instructions (fission cuts the row loop into
- * them). */
+ * them). vectorize of a stage over vector memory picks the instruction
+ * that computes it: reduce_sum, divs, sub_rows, reduce_dot, divs, rsqrt,
+ * mul_rows and muladd_cols (softmax_npu.c names them with tensorize). */
 #pragma npu schedule(layernorm, layernorm_vu)
 #pragma npu split(r, 64, ro, rr)
 #pragma npu split(rr, 16, core, ri)
@@ -51,11 +53,11 @@ void layernorm(const float X[R][C], const float gamma[C], const float beta[C], f
 #pragma npu cache_write(var, vu_vm, core, var_vm)
 #pragma npu cache_write(rstd, vu_vm, core, rstd_vm)
 #pragma npu cache_write(n, vu_vm, core, n_vm)
-#pragma npu tensorize(ri, npu_vu_reduce_sum_f32)
-#pragma npu tensorize(ri_1, npu_vu_divs_f32)
-#pragma npu tensorize(ri_2, npu_vu_sub_rows_f32)
-#pragma npu tensorize(ri_3, npu_vu_reduce_dot_f32)
-#pragma npu tensorize(ri_4, npu_vu_divs_f32)
-#pragma npu tensorize(ri_5, npu_vu_rsqrt_f32)
-#pragma npu tensorize(ri_6, npu_vu_mul_rows_f32)
-#pragma npu tensorize(ri_7, npu_vu_muladd_cols_f32)
+#pragma npu vectorize(ri)
+#pragma npu vectorize(ri_1)
+#pragma npu vectorize(ri_2)
+#pragma npu vectorize(ri_3)
+#pragma npu vectorize(ri_4)
+#pragma npu vectorize(ri_5)
+#pragma npu vectorize(ri_6)
+#pragma npu vectorize(ri_7)

@@ -199,6 +199,7 @@ struct Stmt {
   int64_t step;
   LoopKind loop_kind;
   const char *intrin;  /* tensorize(): the intrinsic this nest is emitted as */
+  const char *vec_note; /* vectorize() on vu_vm data: why no VU instruction computes the nest */
 
   /* ST_IF */
   Expr *cond;

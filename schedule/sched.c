@@ -28,7 +28,7 @@ static const struct {
     {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)", false},
     {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)", false},
     {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)", false},
-    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)", false},
+    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)", true},
     {"parallel", prim_parallel, 1, 1, "parallel(loop)", false},
     {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)", false},
     {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)", false},

@@ -20,6 +20,7 @@
  * their proofs see the code it stands for; the emitter matches again and
  * writes the call (or the loops, with a comment, if a later step changed
  * the nest so that it no longer matches). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ typedef struct {
   int nparams;
   Arena *a;
   const Stmt *ucur, *scur; /* the statements being matched */
+  int progress;             /* nodes compared: how near a failed match came */
   char why[1024];
 } Match;
 
@@ -387,6 +389,7 @@ static bool constant_fits(const Expr *u, const Type *t) {
 }
 
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
+  m->progress++;
   if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
@@ -464,6 +467,7 @@ static bool bind_param(Match *m, const Var *p, int64_t v) {
 static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   u = flat(u);
   s = flat(s);
+  m->progress++;
   if (!s) return !u || differ_stmt(m, "the nest does more than the intrinsic", u, NULL);
   const Var *p;
   int64_t v;
@@ -649,7 +653,7 @@ static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
 
 /* Matches and checks scopes; fills the call text when sb is not NULL. */
 static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf *call, char *why, size_t n,
-                            bool *known) {
+                            bool *known, int *progress) {
   Sem sem;
   *known = sem_load(&sem, name, why, n);
   if (!*known) {
@@ -662,6 +666,7 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
   Stmt one = *loop;
   one.next = NULL;
   bool ok = match_list(m, &one, m->sem->body->body);
+  if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
   else ok = check_sizes(m, sem.m, why, n);
   char *scopes = ok ? meta(sem.m->src, "scopes: ") : NULL, *abi = ok ? meta(sem.m->src, "abi: ") : NULL;
@@ -717,7 +722,43 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
 
 bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, char *why, size_t n) {
   bool known;
-  return loop->intrin && match_intrinsic(a, loop, loop->intrin, call, why, n, &known);
+  return loop->intrin && match_intrinsic(a, loop, loop->intrin, call, why, n, &known, NULL);
+}
+
+static int intrinsic_file(const struct dirent *e) {
+  size_t n = strlen(e->d_name);
+  return n > 2 && !strcmp(e->d_name + n - 2, ".c");
+}
+
+const char *tensorize_find(Arena *a, const Stmt *loop, const char *prefix, char *why, size_t n) {
+  struct dirent **files;
+  int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, intrinsic_file, alphasort);
+  if (count < 0) {
+    snprintf(why, n, "cannot read the intrinsics' semantics in %s: %s", NPG_INTRINSICS_INCLUDE_DIR, strerror(errno));
+    return NULL;
+  }
+  const char *found = NULL;
+  int best = -1;
+  snprintf(why, n, "npu_intrinsics/ has no %s* semantics kernel", prefix);
+  for (int i = 0; i < count; i++) {
+    char name[256], miss[1024];
+    snprintf(name, sizeof name, "%.*s", (int)strlen(files[i]->d_name) - 2, files[i]->d_name);
+    bool known;
+    int progress = 0;
+    if (!found && !strncmp(name, prefix, strlen(prefix))) {
+      StrBuf call; /* written, so the abi is known to bind */
+      sb_init(&call);
+      if (match_intrinsic(a, loop, name, &call, miss, sizeof miss, &known, &progress)) found = arena_strdup(a, name);
+      else if (known && progress > best) { /* the nearest miss: the one that matched furthest */
+        best = progress;
+        snprintf(why, n, "nearest %s: %s", name, miss);
+      }
+      sb_free(&call);
+    }
+    free(files[i]);
+  }
+  free(files);
+  return found;
 }
 
 bool prim_tensorize(Sched *s, const SchedStep *st) {
@@ -728,7 +769,7 @@ bool prim_tensorize(Sched *s, const SchedStep *st) {
   char why[1024];
   StrBuf call;
   sb_init(&call);
-  bool known, ok = match_intrinsic(s->a, loop, ia->name, &call, why, sizeof why, &known);
+  bool known, ok = match_intrinsic(s->a, loop, ia->name, &call, why, sizeof why, &known, NULL);
   sb_free(&call);
   if (!known) return sched_error(s, ia, "%s", why);
   if (!ok) return sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);

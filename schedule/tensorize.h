@@ -9,4 +9,10 @@
  * nest no longer matches (a later step changed it). */
 bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, char *why, size_t n);
 
+/* The first intrinsic, in name order, whose name starts with prefix and
+ * whose semantics loop's nest matches (vectorize's lowering to the VU):
+ * its name, in the arena. NULL when none does, with why saying how the
+ * nearest one differs. */
+const char *tensorize_find(Arena *a, const Stmt *loop, const char *prefix, char *why, size_t n);
+
 #endif

@@ -1,14 +1,66 @@
-/* vectorize(loop): marks a loop whose iterations carry no dependence; the
+/* vectorize(loop): the nest under `loop` runs as vectors.
+ *
+ * On a nest over vector memory (it reads or writes a vu_vm buffer) that is
+ * the VU's instruction for the nest when one computes it: the first of
+ * npu_intrinsics/npu_vu_*.c, in name order, that the nest matches, exactly
+ * as tensorize(loop, that intrinsic) would make it. The user names the
+ * loop; the matcher picks the instruction.
+ *
+ * Otherwise it marks a loop whose iterations carry no dependence: the
  * emitted C gets `#pragma omp simd` under `#ifdef _OPENMP`, a hint that
- * changes nothing for a compiler without OpenMP. */
+ * changes nothing for a compiler without OpenMP. On a vu_vm nest the
+ * emitted loop also carries a comment with the nearest VU instruction and
+ * how the nest differs from it. */
 #include "schedule/primitives.h"
+#include "schedule/tensorize.h"
+
+static bool expr_in_vm(const Expr *e) {
+  if (!e) return false;
+  if (e->kind == EX_LOAD) {
+    if (e->buf->scope && !strcmp(e->buf->scope, "vu_vm")) return true;
+    for (int d = 0; d < e->buf->ndim; d++)
+      if (expr_in_vm(e->idx[d])) return true;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (expr_in_vm(e->args[i])) return true;
+  return expr_in_vm(e->a) || expr_in_vm(e->b) || expr_in_vm(e->c);
+}
+
+static bool find_vm_access(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  bool *found = ctx;
+  *found = *found || expr_in_vm(st->lhs) || expr_in_vm(st->rhs) || expr_in_vm(st->cond);
+  return !*found;
+}
+
+static bool nest_in_vm(const Stmt *loop) {
+  Stmt one = *loop;
+  one.next = NULL;
+  bool found = false;
+  ir_walk_stmts(&one, find_vm_access, &found);
+  return found;
+}
 
 bool prim_vectorize(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop) return false;
   if (loop->loop_kind == LOOP_VU) return sched_error(s, &st->args[0], "loop %s is bound to the VU cores", loop->name);
   if (loop->loop_kind == LOOP_PARALLEL) return sched_error(s, &st->args[0], "loop %s is already parallel", loop->name);
-  if (!sched_loop_is_parallel(s, loop)) return false;
+  if (loop->intrin)
+    return sched_error(s, &st->args[0], "loop %s is already tensorized (%s)", loop->name, loop->intrin);
+  char why[1024] = "";
+  if (nest_in_vm(loop)) {
+    const char *intrin = tensorize_find(s->a, loop, "npu_vu_", why, sizeof why);
+    if (intrin) {
+      loop->intrin = intrin; /* the loops stay serial: the call computes them in order */
+      return true;
+    }
+  }
+  if (!sched_loop_is_parallel(s, loop)) {
+    if (why[0]) sched_note(s, 0, "no VU instruction computes the nest under %s either: %s", loop->name, why);
+    return false;
+  }
   loop->loop_kind = LOOP_VECTORIZE;
+  if (why[0]) loop->vec_note = arena_strdup(s->a, why);
   return true;
 }

@@ -16,14 +16,14 @@
  *   cache_write(var, vu_vm, core, var_vm)
  *   cache_write(rstd, vu_vm, core, rstd_vm)
  *   cache_write(n, vu_vm, core, n_vm)
- *   tensorize(ri, npu_vu_reduce_sum_f32)
- *   tensorize(ri_1, npu_vu_divs_f32)
- *   tensorize(ri_2, npu_vu_sub_rows_f32)
- *   tensorize(ri_3, npu_vu_reduce_dot_f32)
- *   tensorize(ri_4, npu_vu_divs_f32)
- *   tensorize(ri_5, npu_vu_rsqrt_f32)
- *   tensorize(ri_6, npu_vu_mul_rows_f32)
- *   tensorize(ri_7, npu_vu_muladd_cols_f32)
+ *   vectorize(ri)
+ *   vectorize(ri_1)
+ *   vectorize(ri_2)
+ *   vectorize(ri_3)
+ *   vectorize(ri_4)
+ *   vectorize(ri_5)
+ *   vectorize(ri_6)
+ *   vectorize(ri_7)
  */
 #include <math.h>
 #include "npu_intrinsics.h"
@@ -32,7 +32,7 @@
 #define C 256
 
 void layernorm_vu(const float X[256][256], const float gamma[256], const float beta[256], float Y[256][256]) {
-  /* loop nest ro (line 14): beta_vm_load (line 45), gamma_vm_load (line 44), X_vm_load (line 43), s1 (line 15), rsum (line 17), avg (line 18), and 8 more */
+  /* loop nest ro (line 14): beta_vm_load (line 47), gamma_vm_load (line 46), X_vm_load (line 45), s1 (line 15), rsum (line 17), avg (line 18), and 8 more */
   {
     npu_token_t Y_vm_tok[4] = {0}; /* per core: the copy out of Y_vm not yet waited for */
     for (int ro = 0; ro < 4; ro++) {

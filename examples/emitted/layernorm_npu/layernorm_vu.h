@@ -16,14 +16,14 @@
  *   cache_write(var, vu_vm, core, var_vm)
  *   cache_write(rstd, vu_vm, core, rstd_vm)
  *   cache_write(n, vu_vm, core, n_vm)
- *   tensorize(ri, npu_vu_reduce_sum_f32)
- *   tensorize(ri_1, npu_vu_divs_f32)
- *   tensorize(ri_2, npu_vu_sub_rows_f32)
- *   tensorize(ri_3, npu_vu_reduce_dot_f32)
- *   tensorize(ri_4, npu_vu_divs_f32)
- *   tensorize(ri_5, npu_vu_rsqrt_f32)
- *   tensorize(ri_6, npu_vu_mul_rows_f32)
- *   tensorize(ri_7, npu_vu_muladd_cols_f32)
+ *   vectorize(ri)
+ *   vectorize(ri_1)
+ *   vectorize(ri_2)
+ *   vectorize(ri_3)
+ *   vectorize(ri_4)
+ *   vectorize(ri_5)
+ *   vectorize(ri_6)
+ *   vectorize(ri_7)
  */
 #ifndef NPUGEN_LAYERNORM_VU_H
 #define NPUGEN_LAYERNORM_VU_H

@@ -1,0 +1,131 @@
+/* vectorize(loop): on a nest over vector memory it becomes the VU
+ * instruction that computes the nest, chosen by the matcher; otherwise it
+ * stays a portable hint, and on vu_vm data the emitted loop says which
+ * instruction came nearest and how the nest differs. Every variant is
+ * checked by execution. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_sched_util.h"
+
+/* Three stages of a row kernel: a row maximum (from element 1), a shift by
+ * it, and an element-wise product of two rows. */
+static const char rows[] =
+    "#include <math.h>\n"
+    "void k(const float X[8][16], const float W[8][16], float Y[8][16], float Z[8][16]) {\n"
+    "  float mx[8];\n"
+    "  for (int r = 0; r < 8; r++) {\n"
+    "    mx[r] = X[r][0];\n"
+    "    for (int c = 1; c < 16; c++)\n"
+    "      rmax: mx[r] = X[r][c] > mx[r] ? X[r][c] : mx[r];\n"
+    "    for (int c = 0; c < 16; c++)\n"
+    "      shift: Y[r][c] = X[r][c] - mx[r];\n"
+    "    for (int c = 0; c < 16; c++)\n"
+    "      prod: Z[r][c] = X[r][c] * W[r][c];\n"
+    "  }\n"
+    "}\n";
+
+static const char staged[] =
+    "#pragma npu schedule(k, v)\n"
+    "#pragma npu split(r, 4, ro, ri)\n"
+    "#pragma npu fission(ri, rmax, shift)\n"
+    "#pragma npu cache_read(X, vu_vm, ro, X_vm)\n"
+    "#pragma npu cache_read(W, vu_vm, ro, W_vm)\n"
+    "#pragma npu cache_write(Y, vu_vm, ro, Y_vm)\n"
+    "#pragma npu cache_write(Z, vu_vm, ro, Z_vm)\n"
+    "#pragma npu cache_write(mx, vu_vm, ro, mx_vm)\n";
+
+Test(vectorize, picks_the_vu_instruction_that_computes_the_nest) {
+  /* the user names loops; the matcher names the instructions, as tensorize
+   * with the right names would */
+  NpgSession *s = open_ok(rows, steps_then(staged, "#pragma npu vectorize(ri)\n"
+                                                   "#pragma npu vectorize(ri_1)\n"
+                                                   "#pragma npu vectorize(c_3)\n"));
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], 4, 16, 16);");
+  has(c, "npu_vu_sub_rows_f32(&Y_vm[0][0], &X_vm[0][0], &mx_vm[0], 4, 16, 16, 16);");
+  /* a 1-D instruction per row: vectorize named the row's loop */
+  has(c, "npu_vu_mul_f32(&Z_vm[ri][0], &X_vm[ri][0], &W_vm[ri][0], 16);");
+  lacks(c, "omp simd");
+
+  NpgSession *t = open_ok(rows, steps_then(staged, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n"
+                                                   "#pragma npu tensorize(ri_1, npu_vu_sub_rows_f32)\n"
+                                                   "#pragma npu tensorize(c_3, npu_vu_mul_f32)\n"));
+  int w = checked(t, "v");
+  const char *d = npg_emit_source(t, w);
+  /* the same code after the schedule comment */
+  cr_assert_str_eq(strstr(c, "void v("), strstr(d, "void v("));
+  npg_close(t);
+  npg_close(s);
+}
+
+Test(vectorize, stays_a_hint_and_says_why_when_no_instruction_matches) {
+  /* X * 2 + 1 is two VU instructions: no one computes it */
+  static const char axpb[] =
+      "void k(const float X[8][16], float Y[8][16]) {\n"
+      "  for (int i = 0; i < 8; i++)\n"
+      "    for (int j = 0; j < 16; j++)\n"
+      "      Y[i][j] = X[i][j] * 2.0f + 1.0f;\n"
+      "}\n";
+  NpgSession *s = open_ok(axpb, "#pragma npu schedule(k, v)\n"
+                                "#pragma npu cache_read(X, vu_vm, i, X_vm)\n"
+                                "#pragma npu cache_write(Y, vu_vm, i, Y_vm)\n"
+                                "#pragma npu vectorize(j)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "/* vectorize(j) stays a hint: no VU instruction computes this nest (nearest npu_vu_add_f32: the "
+         "expressions differ: 'X_vm[0][j] * 2.0f' in s1 (line 4) against the intrinsic's 'a[i]' (line 11)) */\n");
+  has(c, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
+  lacks(c, "npu_vu_add_f32(&");
+  npg_close(s);
+
+  /* on DDR data vectorize is the hint alone: the VU is not tried */
+  NpgSession *h = open_ok(axpb, "#pragma npu schedule(k, v)\n#pragma npu vectorize(j)\n");
+  const char *e = npg_emit_source(h, checked(h, "v"));
+  has(e, "#pragma omp simd\n");
+  lacks(e, "stays a hint");
+  npg_close(h);
+}
+
+Test(vectorize, a_reduction_no_instruction_computes_is_refused_with_the_nearest) {
+  /* a row's sum alone (vectorize of the inner loop) carries a dependence, and
+   * the reductions are whole 2-D boxes: refused, saying both */
+  static const char sums[] =
+      "void k(const float X[8][16], float S[8]) {\n"
+      "  for (int i = 0; i < 8; i++) {\n"
+      "    S[i] = 0.0f;\n"
+      "    for (int j = 0; j < 16; j++)\n"
+      "      S[i] += X[i][j];\n"
+      "  }\n"
+      "}\n";
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", sums,
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu cache_read(X, vu_vm, i, X_vm)\n"
+           "#pragma npu cache_write(S, vu_vm, i, S_vm)\n"
+           "#pragma npu vectorize(j)\n");
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_gt(npg_error_count(s), 0);
+  const char *e = npg_errors(s);
+  has(e, "k.c:11:13: error: vectorize: illegal: loop j would run its iterations in any order, but it carries the "
+         "flow dependence on S_vm");
+  has(e, "k.c:11:13: note: no VU instruction computes the nest under j either: nearest npu_vu_add_f32: the "
+         "assignment operators differ: s2 (line 5) against the intrinsic's s1 (line 11)\n");
+  npg_close(s);
+
+  /* whole rows, the loop around the sum, are npu_vu_reduce_sum_f32 */
+  NpgSession *t = open_ok(sums, "#pragma npu schedule(k, v)\n"
+                                "#pragma npu split(i, 4, io, ii)\n"
+                                "#pragma npu cache_read(X, vu_vm, io, X_vm)\n"
+                                "#pragma npu cache_write(S, vu_vm, io, S_vm)\n"
+                                "#pragma npu vectorize(ii)\n");
+  has(npg_emit_source(t, checked(t, "v")), "npu_vu_reduce_sum_f32(&S_vm[0], &X_vm[0][0], 4, 16, 16);");
+  npg_close(t);
+}
+
+Test(vectorize, a_tensorized_or_bound_loop_is_refused) {
+  refused(rows, steps_then(staged, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n#pragma npu vectorize(ri)\n"),
+          "k.c:23:23: error: vectorize: loop ri is already tensorized (npu_vu_reduce_max_f32)");
+}
