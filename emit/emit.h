@@ -25,9 +25,10 @@ void emit_prototype(StrBuf *sb, const EmitUnit *u);
 void emit_layout_helpers(StrBuf *sb, const EmitUnit *u);
 void emit_layout_prototypes(StrBuf *sb, const EmitUnit *u);
 /* emit/emit_dma.c: an on-chip buffer's declaration, a pointer into its
- * scope (no ';'); a LOOP_DMA copy nest as DMA + wait, false (nothing
- * written) when its shape does not allow it. */
-void emit_onchip_decl(StrBuf *sb, const Buffer *b);
+ * scope (no ';'), into copy number `copy` (C text) of a double-buffered
+ * one when copy is not NULL; a LOOP_DMA copy nest as DMA + wait, false
+ * (nothing written) when its shape does not allow it. */
+void emit_onchip_decl(StrBuf *sb, const Buffer *b, const char *copy);
 /* "int8_t (*NAME)[32]" or "int8_t *NAME": a pointer to b's elements from
  * dimension from + 1 on (from = -1: to the whole array); NPU_DM, ... */
 void emit_pointer_decl(StrBuf *sb, const Buffer *b, const char *name, int from);

@@ -25,6 +25,13 @@ typedef struct {
   } defer[16];
   int ndefer;
   int dma_channels; /* the default target's, as placement uses */
+  /* while the body of loop `pass` is emitted: bound loop `pass_bound` in
+   * it alternates the two copies of its double-buffered read caches by
+   * pass (emit_bound_pass) */
+  const Stmt *pass, *pass_bound;
+  /* and the read caches of pass_bound loaded once, before `pass` */
+  const Buffer *resident[16];
+  int nresident;
 } Emit;
 
 /* DMA channel `base` as C text, within the target's channels. With a core
@@ -458,24 +465,33 @@ static void defer_open(Emit *em, int from, int ind) {
   sb_indent(sb, ind);
   sb_puts(sb, "{\n");
   for (int i = from; i < em->ndefer; i++) {
+    const Buffer *b = em->defer[i].b;
     int64_t cores;
     ir_const_int(em->defer[i].loop->hi, &cores);
     sb_indent(sb, ind + 1);
-    sb_printf(sb, "npu_token_t %s[%lld] = {0}; /* per core: the copy out of %s not yet waited for */\n",
-              em->defer[i].b->db_token, (long long)cores, em->defer[i].b->name);
+    if (b->copies == 2)
+      sb_printf(sb, "npu_token_t %s[2][%lld] = {{0}}; /* per copy, per core: the copy out of %s not yet waited for */\n",
+                b->db_token, (long long)cores, b->name);
+    else
+      sb_printf(sb, "npu_token_t %s[%lld] = {0}; /* per core: the copy out of %s not yet waited for */\n", b->db_token,
+                (long long)cores, b->name);
   }
 }
 
 static void defer_close(Emit *em, int from, int ind) {
   StrBuf *sb = em->sb;
   for (int i = from; i < em->ndefer; i++) {
+    const Buffer *b = em->defer[i].b;
     int64_t cores;
     ir_const_int(em->defer[i].loop->hi, &cores);
-    for (int64_t c = 0; c < cores; c++) {
-      sb_indent(sb, ind + 1);
-      sb_printf(sb, "if (%s[%lld]) npu_dma_wait(%s[%lld]);\n", em->defer[i].b->db_token, (long long)c,
-                em->defer[i].b->db_token, (long long)c);
-    }
+    for (int k = 0; k < (b->copies == 2 ? 2 : 1); k++)
+      for (int64_t c = 0; c < cores; c++) {
+        char tok[200];
+        if (b->copies == 2) snprintf(tok, sizeof tok, "%s[%d][%lld]", b->db_token, k, (long long)c);
+        else snprintf(tok, sizeof tok, "%s[%lld]", b->db_token, (long long)c);
+        sb_indent(sb, ind + 1);
+        sb_printf(sb, "if (%s) npu_dma_wait(%s);\n", tok, tok);
+      }
   }
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
@@ -489,10 +505,12 @@ typedef struct {
   BoundKind kind[BOUND_MAX];
   const Buffer *buf[BOUND_MAX]; /* B_LOAD: the buffer loaded */
   int n;
+  const Stmt *loop; /* the bound loop */
 } Body;
 
 static bool classify(Emit *em, const Stmt *L, Body *b) {
   b->n = 0;
+  b->loop = L;
   for (const Stmt *c = L->body->body; c; c = c->next) {
     if (b->n == BOUND_MAX) return false;
     bool load = false;
@@ -504,16 +522,42 @@ static bool classify(Emit *em, const Stmt *L, Body *b) {
   return true;
 }
 
-static bool phase_uses(const Body *b, BoundKind p, const Buffer *buf) {
-  for (int i = 0; i < b->n; i++)
-    if (b->kind[i] == p && stmt_uses(b->st[i], buf)) return true;
+/* A per-core buffer of bound loop L whose two copies alternate by pass. */
+static bool by_pass(const Emit *em, const Stmt *L, const Buffer *b) {
+  return em->pass_bound == L && b->copies == 2 && b->core == L->var;
+}
+
+/* A read cache of bound loop L loaded once, before the pass loop. */
+static bool resident(const Emit *em, const Stmt *L, const Buffer *b) {
+  for (int i = 0; em->pass_bound == L && i < em->nresident; i++)
+    if (em->resident[i] == b) return true;
   return false;
 }
 
+/* A statement of phase p that uses buf (a resident load is not in any). */
+static bool phase_uses(const Emit *em, const Body *b, BoundKind p, const Buffer *buf) {
+  for (int i = 0; i < b->n; i++)
+    if (b->kind[i] == p && !(p == B_LOAD && resident(em, b->loop, b->buf[i])) && stmt_uses(b->st[i], buf)) return true;
+  return false;
+}
+
+/* The copy of a double-buffered copy out that this pass uses, as C text
+ * (in buf): its pass's when the copies alternate (by_pass), else copy 0;
+ * NULL for a buffer of one copy. */
+static const char *store_copy(const Emit *em, const struct Deferred *d, char *buf, size_t n) {
+  if (d->b->copies < 2) return NULL;
+  if (by_pass(em, d->loop, d->b)) snprintf(buf, n, "%s %% 2", em->pass->var->name);
+  else snprintf(buf, n, "0");
+  return buf;
+}
+
 static void wait_last_store(Emit *em, const struct Deferred *d, const char *v, int ind) {
+  char copy[100], tok[300];
+  if (store_copy(em, d, copy, sizeof copy)) snprintf(tok, sizeof tok, "%s[%s][%s]", d->b->db_token, copy, v);
+  else snprintf(tok, sizeof tok, "%s[%s]", d->b->db_token, v);
   sb_indent(em->sb, ind);
-  sb_printf(em->sb, "if (%s[%s]) npu_dma_wait(%s[%s]); /* this core's copy out of %s in the last pass */\n",
-            d->b->db_token, v, d->b->db_token, v, d->b->name);
+  sb_printf(em->sb, "if (%s) npu_dma_wait(%s); /* this core's copy out of %s %s */\n", tok, tok, d->b->name,
+            by_pass(em, d->loop, d->b) ? "two passes ago, from this copy" : "in the last pass");
 }
 
 /* The waits a core's compute needs before statement i (i == b->n: after
@@ -529,26 +573,52 @@ static void compute_waits(Emit *em, const Body *b, int i, bool *waited, const ch
     if (d) wait_last_store(em, d, v, ind);
     if (b->kind[j] == B_LOAD) {
       sb_indent(em->sb, ind);
-      sb_printf(em->sb, "npu_dma_wait(%s[%s]);\n", b->buf[j]->db_token, v);
+      if (by_pass(em, b->loop, b->buf[j]))
+        sb_printf(em->sb, "npu_dma_wait(%s[%s %% 2][%s]);\n", b->buf[j]->db_token, em->pass->var->name, v);
+      else if (resident(em, b->loop, b->buf[j]))
+        sb_printf(em->sb, "if (%s == 0) npu_dma_wait(%s[%s]); /* loaded once, before the passes */\n",
+                  em->pass->var->name, b->buf[j]->db_token, v);
+      else sb_printf(em->sb, "npu_dma_wait(%s[%s]);\n", b->buf[j]->db_token, v);
     }
     waited[j] = d || b->kind[j] == B_LOAD;
   }
 }
 
-/* A load or deferred store: the DMA, not waited for, its token per core.
+/* A load or deferred store: the DMA, not waited for, its token per core
+ * (per copy and core when copy, C text, is given: the copy's region where
+ * the pass counter has value `next`, or the current one when next is NULL).
  * The phases use two channels each, loads 0 and 1, copies out 2 and 3: a
  * single buffer alternates between its two by core (alternate); several
  * buffers take one each in turn, so each buffer's transfers stay in core
  * order on one channel. */
 static void issue_async(Emit *em, const Stmt *c, const Buffer *b, const char *v, int channel, bool alternate,
-                        int ind) {
+                        const char *copy, const Expr *next, int ind) {
   char tok[200], ch[100];
-  snprintf(tok, sizeof tok, "%s[%s]", b->db_token, v);
-  DmaAsync as = {tok, dma_channel(em, ch, sizeof ch, channel, alternate ? v : NULL), NULL, NULL};
+  if (copy) snprintf(tok, sizeof tok, "%s[%s][%s]", b->db_token, copy, v);
+  else snprintf(tok, sizeof tok, "%s[%s]", b->db_token, v);
+  DmaAsync as = {tok, dma_channel(em, ch, sizeof ch, channel, alternate ? v : NULL), next ? em->pass->var : NULL, next};
   const Stmt *leaf = ir_nest_leaf(c);
   sb_indent(em->sb, ind);
   sb_printf(em->sb, "/* %s: %s <- %s */\n", leaf->name, leaf->lhs->buf->name, leaf->rhs->buf->name);
   emit_dma_copy(em->sb, &em->scratch, c, ind, &as);
+}
+
+/* The body fits the phases: declarations of per-core buffers anywhere,
+ * then loads, compute and copies out in that order, with at least one
+ * load. Counts each phase's statements. */
+static bool phases_fit(const Stmt *L, const Body *b, int count[3]) {
+  BoundKind last = B_LOAD;
+  count[0] = count[1] = count[2] = 0;
+  for (int i = 0; i < b->n; i++) {
+    if (b->kind[i] == B_DECL) {
+      if (!b->st[i]->buf || b->st[i]->buf->core != L->var) return false;
+      continue;
+    }
+    if (b->kind[i] < last) return false;
+    last = b->kind[i];
+    count[last]++;
+  }
+  return count[B_LOAD] > 0;
 }
 
 /* The body as phases, each a loop over the cores: every core's loads
@@ -559,46 +629,50 @@ static void issue_async(Emit *em, const Stmt *c, const Buffer *b, const char *v,
  * iterations are independent (bind proved it, again after every step), so
  * running the body phase by phase over the cores changes nothing but the
  * order of issue. A loaded buffer is never a deferred store (its load
- * uses the store's destination: plan_bound). False (nothing written) for
- * a body of another shape. */
+ * uses the store's destination: plan_bound). Inside a pass loop
+ * (emit_bound_pass), a read cache whose copies alternate (by_pass) is
+ * loaded one pass ahead: the loads phase fills the other copy with the
+ * next pass's region, after this pass's other loads; a resident one is not
+ * loaded here at all. False (nothing written) for a body of another
+ * shape. */
 static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
-  int count[3] = {0};
-  BoundKind last = B_LOAD;
-  for (int i = 0; i < b->n; i++) {
-    if (b->kind[i] == B_DECL) {
-      if (!b->st[i]->buf || b->st[i]->buf->core != L->var) return false;
-      continue;
-    }
-    if (b->kind[i] < last) return false;
-    last = b->kind[i];
-    count[last]++;
-  }
-  if (!count[B_LOAD]) return false;
+  int count[3];
+  if (!phases_fit(L, b, count)) return false;
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
-  int64_t cores;
+  int64_t cores, passes = 0;
   ir_const_int(L->hi, &cores);
+  char this_copy[100] = "", next_copy[100] = "";
+  if (em->pass_bound == L) {
+    snprintf(this_copy, sizeof this_copy, "%s %% 2", em->pass->var->name);
+    snprintf(next_copy, sizeof next_copy, "(%s + 1) %% 2", em->pass->var->name);
+    ir_const_int(em->pass->hi, &passes);
+  }
+  int issued = 0; /* loads issued in the loads phase */
+  for (int i = 0; i < b->n; i++) issued += b->kind[i] == B_LOAD && !resident(em, L, b->buf[i]);
   sb_indent(sb, ind);
   sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s, phase by phase */\n", v, v);
   sb_indent(sb, ind);
   sb_puts(sb, "{\n");
   for (int i = 0; i < b->n; i++)
-    if (b->kind[i] == B_LOAD) {
+    if (b->kind[i] == B_LOAD && !by_pass(em, L, b->buf[i]) && !resident(em, L, b->buf[i])) {
       sb_indent(sb, ind + 1);
       sb_printf(sb, "npu_token_t %s[%lld]; /* per core: the load of %s */\n", b->buf[i]->db_token, (long long)cores,
                 b->buf[i]->name);
     }
   static const char *const what[3] = {"loads", "compute", "copies out"};
   for (BoundKind p = B_LOAD; p <= B_STORE; p++) {
-    if (!count[p] && p != B_COMPUTE) continue; /* compute waits for the loads even when it computes nothing */
+    /* compute waits for the loads even when it computes nothing */
+    if ((p == B_LOAD && !issued) || (p == B_STORE && !count[p])) continue;
     sb_indent(sb, ind + 1);
     sb_printf(sb, "for (%s %s = 0; %s < ", L->var->type->name, v, v);
     ir_print_expr(sb, L->hi);
     sb_printf(sb, "; %s++) { /* %s */\n", v, what[p]);
     for (int i = 0; i < b->n; i++)
-      if (b->kind[i] == B_DECL && phase_uses(b, p, b->st[i]->buf)) {
+      if (b->kind[i] == B_DECL && phase_uses(em, b, p, b->st[i]->buf)) {
+        bool alt = by_pass(em, L, b->st[i]->buf);
         sb_indent(sb, ind + 2);
-        emit_onchip_decl(sb, b->st[i]->buf);
+        emit_onchip_decl(sb, b->st[i]->buf, !alt ? NULL : p == B_LOAD ? next_copy : this_copy);
         sb_putc(sb, '\n');
       }
     bool waited[BOUND_MAX] = {false};
@@ -606,19 +680,168 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
     for (int i = 0; i <= b->n; i++) {
       if (p == B_COMPUTE) compute_waits(em, b, i, waited, v, ind + 2);
       if (i == b->n || b->kind[i] != p) continue;
-      if (p == B_LOAD) issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, count[p] == 1, ind + 2);
-      else if (p == B_STORE) issue_async(em, b->st[i], deferred(em, b->st[i], NULL)->b, v, 2 + nth[p]++ % 2, count[p] == 1, ind + 2);
+      if (p == B_LOAD && (by_pass(em, L, b->buf[i]) || resident(em, L, b->buf[i]))) continue;
+      if (p == B_LOAD) issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, issued == 1, NULL, NULL, ind + 2);
+      else if (p == B_STORE)
+      {
+        const struct Deferred *d = deferred(em, b->st[i], NULL);
+        char copy[100];
+        issue_async(em, b->st[i], d->b, v, 2 + nth[p]++ % 2, count[p] == 1, store_copy(em, d, copy, sizeof copy), NULL,
+                    ind + 2);
+      }
       else {
         Stmt one = *b->st[i];
         one.next = NULL;
         emit_stmts(em, &one, ind + 2, false);
       }
     }
+    int ahead = 0;
+    for (int i = 0; p == B_LOAD && i < b->n; i++) {
+      if (b->kind[i] != B_LOAD || !by_pass(em, L, b->buf[i])) continue;
+      Expr *next = ir_add(&em->scratch, ir_var(&em->scratch, em->pass->var, em->pass->loc),
+                          ir_int(&em->scratch, 1, &ty_int, em->pass->loc), em->pass->var->type);
+      if (!ahead++) {
+        sb_indent(sb, ind + 2);
+        sb_printf(sb, "if (%s + 1 < %lld) { /* the next pass's regions, into the other copies */\n",
+                  em->pass->var->name, (long long)passes);
+      }
+      issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, issued == 1, next_copy, next, ind + 3);
+    }
+    if (ahead) {
+      sb_indent(sb, ind + 2);
+      sb_puts(sb, "}\n");
+    }
     sb_indent(sb, ind + 1);
     sb_puts(sb, "}\n");
   }
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
+  return true;
+}
+
+/* ---------------- pass loops around bound loops ---------------- */
+
+typedef struct {
+  const Buffer *b;
+  const Stmt *skip; /* writes: the load's copy statement */
+  const Var *v;     /* uses_var: the pass counter */
+  bool found;
+} Find;
+
+static bool find_write(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Find *f = ctx;
+  if (st != f->skip && st->kind == ST_ASSIGN && st->lhs->kind == EX_LOAD && st->lhs->buf == f->b) f->found = true;
+  return !f->found;
+}
+
+static bool find_var(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Find *f = ctx;
+  if (ir_stmt_uses(st, f->v, NULL)) f->found = true;
+  return !f->found;
+}
+
+static int64_t onchip_bytes(const Buffer *b) { return buffer_elems(b) * b->elem->size * (b->copies > 1 ? 2 : 1); }
+
+/* Another on-chip buffer of b's scope placed on some of b's bytes. */
+static bool find_overlap(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Find *f = ctx;
+  const Buffer *o = st->kind == ST_DECL ? st->buf : NULL;
+  if (o && o != f->b && buffer_onchip(o) && !strcmp(o->scope, f->b->scope) &&
+      o->offset < f->b->offset + onchip_bytes(f->b) && f->b->offset < o->offset + onchip_bytes(o))
+    f->found = true;
+  return !f->found;
+}
+
+/* A load of bound loop L, in pass loop P, that brings the same region in
+ * every pass into bytes nothing else writes: it can be loaded once, before
+ * P. Its region does not use P's counter, nothing under P writes its
+ * source, nothing but the load writes the buffer, and placement gave no
+ * other buffer any of its bytes. */
+static bool loads_once(Emit *em, const Stmt *P, const Stmt *load, const Buffer *b) {
+  Stmt one = *load;
+  one.next = NULL;
+  Find uses = {.v = P->var}, src = {.b = ir_nest_leaf(load)->rhs->buf}, dst = {.b = b, .skip = ir_nest_leaf(load)},
+       shared = {.b = b};
+  ir_walk_stmts(&one, find_var, &uses);
+  ir_walk_stmts(P->body, find_write, &src);
+  ir_walk_stmts(P->body, find_write, &dst);
+  ir_walk_stmts(em->u->k->body, find_overlap, &shared);
+  return b->copies < 2 && !uses.found && !src.found && !dst.found && !shared.found;
+}
+
+/* A loop `pass` whose body holds a bound loop L that fits the phases, with
+ * double-buffered read caches (their copies alternate by pass) or read
+ * caches that load the same region in every pass (loaded once): before the
+ * loop come their token arrays and the loads of the first pass (into copy
+ * 0) and of the resident ones, then L's phases (emit_bound_phases) load one
+ * pass ahead and skip the resident ones. False (nothing written) when L
+ * does not fit the phases or has no such buffer. */
+static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
+  const Stmt *L = NULL;
+  for (const Stmt *c = P->body->body; c && !L; c = c->next)
+    if (c->kind == ST_FOR && c->loop_kind == LOOP_VU) L = c;
+  int64_t lo, cores;
+  Body b;
+  int count[3], ndb = 0;
+  if (!L || em->pass || !ir_const_int(P->lo, &lo) || lo != 0 || P->step != 1 || !ir_const_int(P->hi, &lo) ||
+      !ir_const_int(L->hi, &cores) || !classify(em, L, &b) || !phases_fit(L, &b, count))
+    return false;
+  em->nresident = 0;
+  int alternate = 0; /* per-core buffers with two copies: loads and copies out */
+  for (int i = 0; i < b.n; i++) {
+    alternate += b.kind[i] == B_DECL && b.st[i]->buf->copies == 2;
+    if (b.kind[i] != B_LOAD) continue;
+    ndb += b.buf[i]->copies == 2;
+    if (loads_once(em, P, b.st[i], b.buf[i]) && em->nresident < (int)(sizeof em->resident / sizeof em->resident[0]))
+      em->resident[em->nresident++] = b.buf[i];
+  }
+  if (!alternate && !em->nresident) return false;
+  em->pass = P;
+  em->pass_bound = L;
+  StrBuf *sb = em->sb;
+  const char *v = L->var->name;
+  sb_indent(sb, ind);
+  sb_puts(sb, "{\n");
+  for (int i = 0; i < b.n; i++) {
+    if (b.kind[i] != B_LOAD || (!by_pass(em, L, b.buf[i]) && !resident(em, L, b.buf[i]))) continue;
+    sb_indent(sb, ind + 1);
+    if (by_pass(em, L, b.buf[i]))
+      sb_printf(sb, "npu_token_t %s[2][%lld]; /* per copy, per core: the load of %s */\n", b.buf[i]->db_token,
+                (long long)cores, b.buf[i]->name);
+    else
+      sb_printf(sb, "npu_token_t %s[%lld]; /* per core: the load of %s, the same in every pass of %s */\n",
+                b.buf[i]->db_token, (long long)cores, b.buf[i]->name, P->name);
+  }
+  sb_indent(sb, ind + 1);
+  sb_printf(sb, "for (%s %s = 0; %s < ", L->var->type->name, v, v);
+  ir_print_expr(sb, L->hi);
+  sb_printf(sb, "; %s++) { /* loaded ahead: the first pass's %s */\n", v, ndb ? "regions, into copy 0" : "regions");
+  int nth = 0, first = ndb + em->nresident;
+  for (int i = 0; i < b.n; i++) {
+    if (b.kind[i] != B_LOAD) continue;
+    bool alt = by_pass(em, L, b.buf[i]);
+    if (!alt && !resident(em, L, b.buf[i])) continue;
+    sb_indent(sb, ind + 2);
+    emit_onchip_decl(sb, b.buf[i], alt ? "0" : NULL);
+    sb_putc(sb, '\n');
+    issue_async(em, b.st[i], b.buf[i], v, nth++ % 2, first == 1, alt ? "0" : NULL, alt ? P->lo : NULL, ind + 2);
+  }
+  sb_indent(sb, ind + 1);
+  sb_puts(sb, "}\n");
+  emit_loop_hint(em, P, ind + 1);
+  sb_indent(sb, ind + 1);
+  emit_for_header(em, P);
+  sb_puts(sb, " {\n");
+  emit_block_body(em, P->body, ind + 2);
+  sb_indent(sb, ind + 1);
+  sb_puts(sb, "}\n");
+  sb_indent(sb, ind);
+  sb_puts(sb, "}\n");
+  em->pass = em->pass_bound = NULL;
+  em->nresident = 0;
   return true;
 }
 
@@ -629,6 +852,12 @@ static void emit_bound(Emit *em, const Stmt *L, int ind) {
   Body b;
   bool known = classify(em, L, &b);
   if (known && emit_bound_phases(em, L, &b, ind)) return;
+  for (const Stmt *c = L->body->body; c; c = c->next)
+    if (c->kind == ST_DECL && c->buf && c->buf->copies == 2) {
+      sb_indent(sb, ind);
+      sb_printf(sb, "/* double_buffer(%s) does nothing here: the body does not run phase by phase (loads, compute, "
+                "copies out), so each core uses copy 0 */\n", c->buf->name);
+    }
   sb_indent(sb, ind);
   sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s */\n", v, v);
   sb_indent(sb, ind);
@@ -637,7 +866,8 @@ static void emit_bound(Emit *em, const Stmt *L, int ind) {
   for (const Stmt *c = L->body->body; c; c = c->next) {
     const struct Deferred *d = deferred(em, c, NULL);
     if (d) {
-      issue_async(em, c, d->b, v, 2, true, ind + 1);
+      char copy[100];
+      issue_async(em, c, d->b, v, 2, true, store_copy(em, d, copy, sizeof copy), NULL, ind + 1);
       continue;
     }
     Stmt one = *c;
@@ -691,7 +921,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
         ind++;
       }
       if (s->loop_kind == LOOP_VU) emit_bound(em, s, ind);
-      else if (!emit_pipelined(em, s, ind)) {
+      else if (!emit_pipelined(em, s, ind) && !emit_bound_pass(em, s, ind)) {
         emit_loop_hint(em, s, ind);
         sb_indent(sb, ind);
         emit_for_header(em, s);
@@ -723,7 +953,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
     case ST_DECL:
       sb_indent(sb, ind);
       if (s->buf && buffer_onchip(s->buf)) {
-        emit_onchip_decl(sb, s->buf);
+        emit_onchip_decl(sb, s->buf, NULL);
         sb_putc(sb, '\n');
       } else if (s->buf) {
         emit_array_decl(sb, s->buf);

@@ -30,14 +30,17 @@ void emit_pointer_decl(StrBuf *sb, const Buffer *b, const char *name, int from) 
   for (int d = from + 1; d < b->ndim; d++) sb_printf(sb, "[%lld]", (long long)b->shape[d]);
 }
 
-void emit_onchip_decl(StrBuf *sb, const Buffer *b) {
+void emit_onchip_decl(StrBuf *sb, const Buffer *b, const char *copy) {
+  int64_t bytes = buffer_elems(b) * b->elem->size;
   emit_pointer_decl(sb, b, b->name, 0);
   sb_puts(sb, " = (");
   emit_pointer_decl(sb, b, "", 0);
   /* a buffer of a loop bound to the VU cores: each iteration's copy in its core's VM */
-  sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, %s) + %lld); /* %s%s: %lld bytes */", emit_scope_macro(b->scope),
-            b->core ? b->core->name : "0", (long long)b->offset, b->scope, b->core ? " of each core" : "",
-            (long long)(buffer_elems(b) * b->elem->size));
+  sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, %s) + %lld", emit_scope_macro(b->scope),
+            b->core ? b->core->name : "0", (long long)b->offset);
+  if (copy && strcmp(copy, "0")) sb_printf(sb, " + (%s) * %lld", copy, (long long)bytes);
+  sb_printf(sb, "); /* %s%s: %lld bytes%s */", b->scope, b->core ? " of each core" : "", (long long)bytes,
+            copy ? ", two copies" : "");
 }
 
 /* ---------------- copy nests ---------------- */

@@ -25,8 +25,11 @@ void dwconv3x3(const int8_t in[C][H + 2][W + 2], const int8_t wt[C][3][3], int32
  * accumulates the output plane there: a fill, then one multiply-accumulate
  * by a scalar weight per kernel tap over the whole 56x56 plane (taps
  * outside, the plane inside: reorder). The emitter issues every core's
- * loads, then every core's compute, then every core's copy out, and waits
- * for a core's copy out only before that core writes its plane again. */
+ * loads, then every core's compute, then every core's copy out. Each core
+ * has two copies of its buffers (double_buffer), used in turn by the
+ * passes of co: the next four channels load while these compute, and a
+ * copy out is waited for only when its copy is written again, two passes
+ * later. */
 #pragma npu schedule(dwconv3x3, dw_vu)
 #pragma npu split(c, 4, co, ci)
 #pragma npu decompose_reduction(init, y)
@@ -35,5 +38,8 @@ void dwconv3x3(const int8_t in[C][H + 2][W + 2], const int8_t wt[C][3][3], int32
 #pragma npu cache_read(in, vu_vm, ci, in_vm)
 #pragma npu cache_read(wt, vu_vm, ci, wt_vm)
 #pragma npu cache_write(out, vu_vm, ci, out_vm)
+#pragma npu double_buffer(in_vm)
+#pragma npu double_buffer(wt_vm)
+#pragma npu double_buffer(out_vm)
 #pragma npu tensorize(y_1, npu_vu_fill_i32)
 #pragma npu tensorize(y, npu_vu_macs_i8_i32)

@@ -36,7 +36,9 @@ void layernorm(const float X[R][C], const float gamma[C], const float beta[C], f
  * eight stages as eight VU instructions (fission cuts the row loop into
  * them). vectorize of a stage over vector memory picks the instruction
  * that computes it: reduce_sum, divs, sub_rows, reduce_dot, divs, rsqrt,
- * mul_rows and muladd_cols (softmax_npu.c names them with tensorize). */
+ * mul_rows and muladd_cols (softmax_npu.c names them with tensorize).
+ * X and Y have two copies per core (double_buffer), used in turn by the
+ * passes; gamma and beta, the same in every pass, are loaded once. */
 #pragma npu schedule(layernorm, layernorm_vu)
 #pragma npu split(r, 64, ro, rr)
 #pragma npu split(rr, 16, core, ri)
@@ -53,6 +55,8 @@ void layernorm(const float X[R][C], const float gamma[C], const float beta[C], f
 #pragma npu cache_write(var, vu_vm, core, var_vm)
 #pragma npu cache_write(rstd, vu_vm, core, rstd_vm)
 #pragma npu cache_write(n, vu_vm, core, n_vm)
+#pragma npu double_buffer(X_vm)
+#pragma npu double_buffer(Y_vm)
 #pragma npu vectorize(ri)
 #pragma npu vectorize(ri_1)
 #pragma npu vectorize(ri_2)

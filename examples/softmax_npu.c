@@ -28,7 +28,9 @@ void softmax(const float X[R][C], float Y[R][C]) {
 /* 64 rows a pass, 16 on each core (bind). Each core stages its rows of X in
  * its vector memory, keeps every temporary there (cache_write of a local
  * array: it never reaches DDR) and runs the five stages as five VU
- * instructions over its 16x256 box (fission cuts the row loop into them). */
+ * instructions over its 16x256 box (fission cuts the row loop into them).
+ * X and Y have two copies per core (double_buffer): the next pass's rows
+ * load, and the last pass's results drain, while this pass computes. */
 #pragma npu schedule(softmax, softmax_vu)
 #pragma npu split(r, 64, ro, rr)
 #pragma npu split(rr, 16, core, ri)
@@ -40,6 +42,8 @@ void softmax(const float X[R][C], float Y[R][C]) {
 #pragma npu cache_write(d, vu_vm, core, d_vm)
 #pragma npu cache_write(e, vu_vm, core, e_vm)
 #pragma npu cache_write(sum, vu_vm, core, sum_vm)
+#pragma npu double_buffer(X_vm)
+#pragma npu double_buffer(Y_vm)
 #pragma npu tensorize(ri, npu_vu_reduce_max_f32)
 #pragma npu tensorize(ri_1, npu_vu_sub_rows_f32)
 #pragma npu tensorize(ri_2, npu_vu_exp_f32)

@@ -12,7 +12,9 @@
  * The loop needs a constant trip count of at most the target's VU cores
  * and no dependence between its iterations. The emitter overlaps the
  * cores: it waits for a core's copy out only before that core's buffer is
- * written again (emit/emit_c.c, bound loops). */
+ * written again (emit/emit_c.c, bound loops). A body buffer may be
+ * double-buffered: its two copies alternate over the passes of the loop
+ * around the bound one (schedule/double_buffer.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +107,11 @@ static bool check_bound(Sched *s, Stmt *loop, VmWalk *all, bool prove) {
   if (prove && !sched_loop_iterations_independent(s, loop, "vu_vm")) return false;
   for (int i = 0; i < all->n; i++) {
     Stmt *d = all->decl[i];
-    if (sched_encloses(loop, d) && d->buf->copies > 1)
-      return sched_error(s, NULL, "%s is double-buffered in loop %s, which is bound to the VU cores; each core's "
-                         "buffer has one copy", d->buf->name, loop->name);
+    char why[512];
+    if (sched_encloses(loop, d) && d->buf->copies > 1 &&
+        (sched_parent_loop(s, d) != loop || !sched_bound_double_buffer_rules(s, loop, d, why, sizeof why)))
+      return sched_error(s, NULL, "%s is double-buffered in loop %s, which is bound to the VU cores: %s", d->buf->name,
+                         loop->name, sched_parent_loop(s, d) != loop ? "it must be declared directly in that loop's body" : why);
     if (sched_encloses(loop, d)) {
       d->buf->core = loop->var;
       /* the token array of its copies out (emit/emit_c.c, bound loops) */

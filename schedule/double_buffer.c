@@ -4,12 +4,28 @@
  * one, DMA fills the other with the next iteration's region (a read cache)
  * or drains the previous one's (a write cache); the emitter places the
  * waits (emit/emit_c.c, pipelined loops). The IR keeps the synchronous
- * program, which every step and proof sees. */
+ * program, which every step and proof sees.
+ *
+ * In a loop bound to the VU cores the next iteration is another core, so
+ * the copies alternate over the loop P around it instead: each core has
+ * two copies, and while pass p computes on one, DMA fills the other with
+ * pass p + 1's region (a read cache) or drains pass p - 1's (a write
+ * cache) (emit/emit_c.c, pass loops around bound loops). */
 #include <stdio.h>
 #include <string.h>
 
 #include "schedule/layout.h"
 #include "schedule/primitives.h"
+
+bool sched_bound_double_buffer_rules(Sched *s, const Stmt *bound, const Stmt *decl, char *why, size_t n) {
+  const Buffer *b = decl->buf;
+  Stmt *pass = sched_parent_loop(s, bound);
+  if (!pass)
+    return snprintf(why, n, "%s is declared in loop %s, which is bound to the VU cores and is not directly in a loop's "
+                    "body: its copies alternate over the loop around it, and there is none", b->name, bound->name) < 0;
+  DbCopies c;
+  return ir_double_buffer_rules(s->k, pass, decl, &c, why, n);
+}
 
 bool prim_double_buffer(Sched *s, const SchedStep *st) {
   Buffer *b = sched_buffer(s, &st->args[0]);
@@ -20,17 +36,17 @@ bool prim_double_buffer(Sched *s, const SchedStep *st) {
   Stmt *decl = ir_buffer_decl(s->k->body, b);
   Stmt *loop = decl ? sched_parent_loop(s, decl) : NULL;
   if (!loop) return sched_error(s, &st->args[0], "%s is not declared directly in a loop's body", b->name);
-  if (loop->loop_kind == LOOP_VU)
-    return sched_error(s, &st->args[0], "%s is declared in loop %s, which is bound to the VU cores: the next iteration "
-                       "is another core's copy, not a second copy of this one", b->name, loop->name);
   DbCopies c;
   char why[512];
-  if (!ir_double_buffer_rules(s->k, loop, decl, &c, why, sizeof why)) return sched_error(s, &st->args[0], "%s", why);
+  if (loop->loop_kind == LOOP_VU ? !sched_bound_double_buffer_rules(s, loop, decl, why, sizeof why)
+                                 : !ir_double_buffer_rules(s->k, loop, decl, &c, why, sizeof why))
+    return sched_error(s, &st->args[0], "%s", why);
   char name[160];
   snprintf(name, sizeof name, "%s_db", b->name);
   b->db_name = sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);
   snprintf(name, sizeof name, "%s_tok", b->name);
-  b->db_token = sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);
+  if (!b->db_token) /* a bound loop's buffer has its token array already (schedule/bind.c) */
+    b->db_token = sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);
   b->copies = 2;
   return true;
 }

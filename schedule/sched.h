@@ -103,5 +103,9 @@ bool sched_loop_iterations_independent(Sched *s, const Stmt *loop, const char *p
  * prove, its iterations are proven independent again (a step that only
  * marks the IR, such as tensorize, cannot change that). */
 bool sched_check_bound_loops(Sched *s, bool prove);
+/* A double-buffered buffer declared in bound loop `bound`: the rules of
+ * double buffering hold over the loop directly around `bound`
+ * (schedule/double_buffer.c). False with why otherwise. */
+bool sched_bound_double_buffer_rules(Sched *s, const Stmt *bound, const Stmt *decl, char *why, size_t n);
 
 #endif

@@ -110,16 +110,98 @@ Test(bind, refusals_say_why) {
               "#pragma npu cache_read(wt, vu_vm, co, wt_vm)\n",
           "k.c:15:13: error: cache_read: update (line 9) uses wt_vm inside loop ci, which is bound to the VU cores, but "
           "wt_vm lives in one core's VM (declared outside the loop); stage it at the bound loop or inside it");
-  refused(dw, steps_then(dw_steps, "#pragma npu double_buffer(in_vm)\n"),
-          "k.c:20:27: error: double_buffer: in_vm is declared in loop ci, which is bound to the VU cores: the next "
-          "iteration is another core's copy, not a second copy of this one");
+  /* a bound loop's buffers alternate over the loop around it: there is none */
+  refused("#include <stdint.h>\nvoid k(const int32_t X[4][8], int32_t Y[4][8]) {\n  for (int c = 0; c < 4; c++)\n"
+          "    for (int j = 0; j < 8; j++)\n      Y[c][j] = X[c][j] + 1;\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu bind(c, vu)\n#pragma npu cache_read(X, vu_vm, c, X_vm)\n"
+          "#pragma npu double_buffer(X_vm)\n",
+          "k.c:10:27: error: double_buffer: X_vm is declared in loop c, which is bound to the VU cores and is not "
+          "directly in a loop's body: its copies alternate over the loop around it, and there is none");
+}
+
+/* double_buffer of a bound loop's buffers: each core has two copies that
+ * alternate by pass of the loop around the bound one (co). The loads phase
+ * fills the other copies with the next pass's regions; a core waits for a
+ * copy out from two passes ago before it writes that copy again. */
+Test(bind, double_buffered_buffers_alternate_by_pass) {
+  NpgSession *s = open_ok(dw, steps_then(dw_steps, "#pragma npu double_buffer(in_vm)\n"
+                                                   "#pragma npu double_buffer(wt_vm)\n"
+                                                   "#pragma npu double_buffer(out_vm)\n"
+                                                   "#pragma npu tensorize(y_1, npu_vu_fill_i32)\n"
+                                                   "#pragma npu tensorize(y, npu_vu_macs_i8_i32)\n"));
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  /* the first pass's regions before the pass loop, into copy 0 */
+  has(c, "npu_token_t in_vm_tok[2][4]; /* per copy, per core: the load of in_vm */\n");
+  has(c, "in_vm_tok[0][ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[ci][0][0], 196);");
+  /* each pass loads the next one's, into the other copies */
+  has(c, "int8_t (*in_vm)[14][14] = (int8_t (*)[14][14])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 1152 + "
+         "((co + 1) % 2) * 196); /* vu_vm of each core: 196 bytes, two copies */\n");
+  has(c, "if (co + 1 < 2) { /* the next pass's regions, into the other copies */\n");
+  has(c, "in_vm_tok[(co + 1) % 2][ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[(co + 1) * 4 + ci][0][0], 196);");
+  has(c, "npu_dma_wait(in_vm_tok[co % 2][ci]);");
+  /* copies out: per copy and core, waited for two passes later and at the end */
+  has(c, "npu_token_t out_vm_tok[2][4] = {{0}};");
+  has(c, "if (out_vm_tok[co % 2][ci]) npu_dma_wait(out_vm_tok[co % 2][ci]); /* this core's copy out of out_vm two "
+         "passes ago, from this copy */");
+  has(c, "out_vm_tok[co % 2][ci] = npu_dma_1d(2 + ci % 2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 576);");
+  has(c, "if (out_vm_tok[1][3]) npu_dma_wait(out_vm_tok[1][3]);");
+  npg_close(s);
+
+  /* a body that does not run phase by phase (a local array in it): each
+   * core uses copy 0, and the code says so */
+  NpgSession *f = open_ok("void k(const float X[16][8], float Y[16][8]) {\n"
+                          "  for (int c = 0; c < 16; c++) {\n"
+                          "    float t[8];\n"
+                          "    for (int i = 0; i < 8; i++) t[i] = X[c][i] * 2.0f;\n"
+                          "    for (int i = 0; i < 8; i++) Y[c][i] = t[i] + 1.0f;\n"
+                          "  }\n}\n",
+                          "#pragma npu schedule(k, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
+                          "#pragma npu cache_read(X, vu_vm, ci, X_vm)\n#pragma npu cache_write(Y, vu_vm, ci, Y_vm)\n"
+                          "#pragma npu double_buffer(X_vm)\n#pragma npu double_buffer(Y_vm)\n");
+  const char *fc = npg_emit_source(f, checked(f, "v"));
+  has(fc, "/* double_buffer(X_vm) does nothing here: the body does not run phase by phase (loads, compute, copies "
+          "out), so each core uses copy 0 */");
+  has(fc, "Y_vm_tok[0][ci] = npu_dma_1d(");
+  npg_close(f);
+
+  /* bind after double_buffer: the same rules, over co */
+  NpgSession *t = open_ok(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n"
+                              "#pragma npu cache_read(in, vu_vm, ci, in_vm)\n#pragma npu double_buffer(in_vm)\n"
+                              "#pragma npu bind(ci, vu)\n");
+  has(npg_emit_source(t, checked(t, "v")), "in_vm_tok[(co + 1) % 2][ci] = ");
+  npg_close(t);
+}
+
+/* A read cache whose region is the same in every pass (a per-column scale)
+ * is loaded once per core, before the pass loop, and waited for in the
+ * first pass; one whose region moves is loaded in every pass. */
+Test(bind, a_region_every_pass_needs_is_loaded_once) {
+  static const char scale[] = "void k(const float X[16][32], const float G[32], float Y[16][32]) {\n"
+                              "  for (int r = 0; r < 16; r++)\n"
+                              "    for (int c = 0; c < 32; c++)\n"
+                              "      Y[r][c] = X[r][c] * G[c];\n}\n";
+  NpgSession *s = open_ok(scale, "#pragma npu schedule(k, v)\n#pragma npu split(r, 4, ro, core)\n"
+                                 "#pragma npu bind(core, vu)\n#pragma npu cache_read(X, vu_vm, core, X_vm)\n"
+                                 "#pragma npu cache_read(G, vu_vm, core, G_vm)\n"
+                                 "#pragma npu cache_write(Y, vu_vm, core, Y_vm)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "npu_token_t G_vm_tok[4]; /* per core: the load of G_vm, the same in every pass of ro */\n");
+  has(c, "G_vm_tok[core] = npu_dma_1d(");
+  has(c, "if (ro == 0) npu_dma_wait(G_vm_tok[core]); /* loaded once, before the passes */");
+  /* X moves with ro: loaded in each pass's loads phase */
+  has(c, "X_vm_tok[core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[ro * 4 + core][0], 128);");
+  has(c, "npu_dma_wait(X_vm_tok[core]);");
+  npg_close(s);
 }
 
 /* Found in review: a bound loop that is its own home under an unrolled
  * loop waits for every core's copy out (the plan kept a stale copy of the
  * loop); a cache whose boxes overlap between cores, made after bind, is
- * refused (independence is proven again after every step); a
- * double-buffered buffer under a bound loop is refused. */
+ * refused (independence is proven again after every step); a step that
+ * moves a double-buffered buffer of a bound loop away from the loop around
+ * it is refused. */
 Test(bind, review_regressions) {
   static const char add1[] = "#include <stdint.h>\n"
                              "void k(const int32_t X[8][16], int32_t Y[8][16]) {\n"
@@ -139,9 +221,11 @@ Test(bind, review_regressions) {
           "#pragma npu cache_write(Y, vu_vm, c, Y_vm)\n",
           "k.c:10:13: error: cache_write: illegal: loop c would run its iterations in any order, but it carries the "
           "output dependence on Y from Y_vm_store (line 10) to Y_vm_store (line 10), distance (1, -1)");
-  refused(add1, "#pragma npu schedule(k, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu cache_read(X, vu_vm, ci, X_vm)\n"
-                "#pragma npu double_buffer(X_vm)\n#pragma npu bind(ci, vu)\n",
-          "k.c:11:13: error: bind: X_vm is double-buffered in loop ci, which is bound to the VU cores; each core's buffer "
-          "has one copy");
+  /* double_buffer, then a split that puts the buffer in an inner loop of the bound one */
+  refused(add1, "#pragma npu schedule(k, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
+                "#pragma npu cache_read(X, vu_vm, ci, X_vm)\n#pragma npu double_buffer(X_vm)\n"
+                "#pragma npu split(co, 1, co_o, co_i)\n#pragma npu reorder(ci, co_i)\n",
+          "k.c:13:13: error: reorder: X_vm is double-buffered in loop ci, which is bound to the VU cores: it must be "
+          "declared directly in that loop's body");
 }
 

@@ -8,6 +8,9 @@
  *   cache_read(in, vu_vm, ci, in_vm)
  *   cache_read(wt, vu_vm, ci, wt_vm)
  *   cache_write(out, vu_vm, ci, out_vm)
+ *   double_buffer(in_vm)
+ *   double_buffer(wt_vm)
+ *   double_buffer(out_vm)
  *   tensorize(y_1, npu_vu_fill_i32)
  *   tensorize(y, npu_vu_macs_i8_i32)
  */
@@ -19,46 +22,62 @@
 #define W 56
 
 void dw_vu(const int8_t in[64][58][58], const int8_t wt[64][3][3], int32_t out[64][56][56]) {
-  /* loop nest co (line 13): wt_vm_load (line 36), in_vm_load (line 35), init (line 16), update (line 19), out_vm_store (line 37) */
+  /* loop nest co (line 13): wt_vm_load (line 39), in_vm_load (line 38), init (line 16), update (line 19), out_vm_store (line 40) */
   {
-    npu_token_t out_vm_tok[4] = {0}; /* per core: the copy out of out_vm not yet waited for */
-    for (int co = 0; co < 16; co++) {
-      /* bound to the VU cores: iteration ci runs on core ci, phase by phase */
-      {
-        npu_token_t wt_vm_tok[4]; /* per core: the load of wt_vm */
-        npu_token_t in_vm_tok[4]; /* per core: the load of in_vm */
-        for (int ci = 0; ci < 4; ci++) { /* loads */
-          int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 15936); /* vu_vm of each core: 9 bytes */
-          int8_t (*in_vm)[58][58] = (int8_t (*)[58][58])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 12544); /* vu_vm of each core: 3364 bytes */
-          /* wt_vm_load: wt_vm <- wt */
-          wt_vm_tok[ci] = npu_dma_1d(0, &wt_vm[0][0][0], &wt[co * 4 + ci][0][0], 9);
-          /* in_vm_load: in_vm <- in */
-          in_vm_tok[ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[co * 4 + ci][0][0], 3364);
-        }
-        for (int ci = 0; ci < 4; ci++) { /* compute */
-          int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 0); /* vu_vm of each core: 12544 bytes */
-          int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 15936); /* vu_vm of each core: 9 bytes */
-          int8_t (*in_vm)[58][58] = (int8_t (*)[58][58])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 12544); /* vu_vm of each core: 3364 bytes */
-          if (out_vm_tok[ci]) npu_dma_wait(out_vm_tok[ci]); /* this core's copy out of out_vm in the last pass */
-          npu_vu_fill_i32(&out_vm[0][0][0], 56, 56, 56, 0);
-          npu_dma_wait(wt_vm_tok[ci]);
-          npu_dma_wait(in_vm_tok[ci]);
-          for (int r = 0; r < 3; r++) {
-            for (int s = 0; s < 3; s++) {
-              npu_vu_macs_i8_i32(&out_vm[0][0][0], &in_vm[0][r][s], &wt_vm[0][r][s], 56, 56, 56, 58);
+    npu_token_t out_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of out_vm not yet waited for */
+    {
+      npu_token_t wt_vm_tok[2][4]; /* per copy, per core: the load of wt_vm */
+      npu_token_t in_vm_tok[2][4]; /* per copy, per core: the load of in_vm */
+      for (int ci = 0; ci < 4; ci++) { /* loaded ahead: the first pass's regions, into copy 0 */
+        int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 31872); /* vu_vm of each core: 9 bytes, two copies */
+        /* wt_vm_load: wt_vm <- wt */
+        wt_vm_tok[0][ci] = npu_dma_1d(0, &wt_vm[0][0][0], &wt[ci][0][0], 9);
+        int8_t (*in_vm)[58][58] = (int8_t (*)[58][58])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 25088); /* vu_vm of each core: 3364 bytes, two copies */
+        /* in_vm_load: in_vm <- in */
+        in_vm_tok[0][ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[ci][0][0], 3364);
+      }
+      for (int co = 0; co < 16; co++) {
+        /* bound to the VU cores: iteration ci runs on core ci, phase by phase */
+        {
+          for (int ci = 0; ci < 4; ci++) { /* loads */
+            int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 31872 + ((co + 1) % 2) * 9); /* vu_vm of each core: 9 bytes, two copies */
+            int8_t (*in_vm)[58][58] = (int8_t (*)[58][58])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 25088 + ((co + 1) % 2) * 3364); /* vu_vm of each core: 3364 bytes, two copies */
+            if (co + 1 < 16) { /* the next pass's regions, into the other copies */
+              /* wt_vm_load: wt_vm <- wt */
+              wt_vm_tok[(co + 1) % 2][ci] = npu_dma_1d(0, &wt_vm[0][0][0], &wt[(co + 1) * 4 + ci][0][0], 9);
+              /* in_vm_load: in_vm <- in */
+              in_vm_tok[(co + 1) % 2][ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[(co + 1) * 4 + ci][0][0], 3364);
             }
           }
-        }
-        for (int ci = 0; ci < 4; ci++) { /* copies out */
-          int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 0); /* vu_vm of each core: 12544 bytes */
-          /* out_vm_store: out <- out_vm */
-          out_vm_tok[ci] = npu_dma_1d(2 + ci % 2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 12544);
+          for (int ci = 0; ci < 4; ci++) { /* compute */
+            int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 0 + (co % 2) * 12544); /* vu_vm of each core: 12544 bytes, two copies */
+            int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 31872 + (co % 2) * 9); /* vu_vm of each core: 9 bytes, two copies */
+            int8_t (*in_vm)[58][58] = (int8_t (*)[58][58])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 25088 + (co % 2) * 3364); /* vu_vm of each core: 3364 bytes, two copies */
+            if (out_vm_tok[co % 2][ci]) npu_dma_wait(out_vm_tok[co % 2][ci]); /* this core's copy out of out_vm two passes ago, from this copy */
+            npu_vu_fill_i32(&out_vm[0][0][0], 56, 56, 56, 0);
+            npu_dma_wait(wt_vm_tok[co % 2][ci]);
+            npu_dma_wait(in_vm_tok[co % 2][ci]);
+            for (int r = 0; r < 3; r++) {
+              for (int s = 0; s < 3; s++) {
+                npu_vu_macs_i8_i32(&out_vm[0][0][0], &in_vm[0][r][s], &wt_vm[0][r][s], 56, 56, 56, 58);
+              }
+            }
+          }
+          for (int ci = 0; ci < 4; ci++) { /* copies out */
+            int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 0 + (co % 2) * 12544); /* vu_vm of each core: 12544 bytes, two copies */
+            /* out_vm_store: out <- out_vm */
+            out_vm_tok[co % 2][ci] = npu_dma_1d(2 + ci % 2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 12544);
+          }
         }
       }
     }
-    if (out_vm_tok[0]) npu_dma_wait(out_vm_tok[0]);
-    if (out_vm_tok[1]) npu_dma_wait(out_vm_tok[1]);
-    if (out_vm_tok[2]) npu_dma_wait(out_vm_tok[2]);
-    if (out_vm_tok[3]) npu_dma_wait(out_vm_tok[3]);
+    if (out_vm_tok[0][0]) npu_dma_wait(out_vm_tok[0][0]);
+    if (out_vm_tok[0][1]) npu_dma_wait(out_vm_tok[0][1]);
+    if (out_vm_tok[0][2]) npu_dma_wait(out_vm_tok[0][2]);
+    if (out_vm_tok[0][3]) npu_dma_wait(out_vm_tok[0][3]);
+    if (out_vm_tok[1][0]) npu_dma_wait(out_vm_tok[1][0]);
+    if (out_vm_tok[1][1]) npu_dma_wait(out_vm_tok[1][1]);
+    if (out_vm_tok[1][2]) npu_dma_wait(out_vm_tok[1][2]);
+    if (out_vm_tok[1][3]) npu_dma_wait(out_vm_tok[1][3]);
   }
 }

@@ -8,6 +8,9 @@
  *   cache_read(in, vu_vm, ci, in_vm)
  *   cache_read(wt, vu_vm, ci, wt_vm)
  *   cache_write(out, vu_vm, ci, out_vm)
+ *   double_buffer(in_vm)
+ *   double_buffer(wt_vm)
+ *   double_buffer(out_vm)
  *   tensorize(y_1, npu_vu_fill_i32)
  *   tensorize(y, npu_vu_macs_i8_i32)
  */

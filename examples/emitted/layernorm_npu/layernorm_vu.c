@@ -16,6 +16,8 @@
  *   cache_write(var, vu_vm, core, var_vm)
  *   cache_write(rstd, vu_vm, core, rstd_vm)
  *   cache_write(n, vu_vm, core, n_vm)
+ *   double_buffer(X_vm)
+ *   double_buffer(Y_vm)
  *   vectorize(ri)
  *   vectorize(ri_1)
  *   vectorize(ri_2)
@@ -32,61 +34,74 @@
 #define C 256
 
 void layernorm_vu(const float X[256][256], const float gamma[256], const float beta[256], float Y[256][256]) {
-  /* loop nest ro (line 14): beta_vm_load (line 47), gamma_vm_load (line 46), X_vm_load (line 45), s1 (line 15), rsum (line 17), avg (line 18), and 8 more */
+  /* loop nest ro (line 14): beta_vm_load (line 49), gamma_vm_load (line 48), X_vm_load (line 47), s1 (line 15), rsum (line 17), avg (line 18), and 8 more */
   {
-    npu_token_t Y_vm_tok[4] = {0}; /* per core: the copy out of Y_vm not yet waited for */
-    for (int ro = 0; ro < 4; ro++) {
-      /* bound to the VU cores: iteration core runs on core core, phase by phase */
-      {
-        npu_token_t beta_vm_tok[4]; /* per core: the load of beta_vm */
-        npu_token_t gamma_vm_tok[4]; /* per core: the load of gamma_vm */
-        npu_token_t X_vm_tok[4]; /* per core: the load of X_vm */
-        for (int core = 0; core < 4; core++) { /* loads */
-          float *beta_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 66560); /* vu_vm of each core: 1024 bytes */
-          float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core: 1024 bytes */
-          float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 16384 bytes */
-          /* beta_vm_load: beta_vm <- beta */
-          beta_vm_tok[core] = npu_dma_1d(0, &beta_vm[0], &beta[0], 1024);
-          /* gamma_vm_load: gamma_vm <- gamma */
-          gamma_vm_tok[core] = npu_dma_1d(1, &gamma_vm[0], &gamma[0], 1024);
-          /* X_vm_load: X_vm <- X */
-          X_vm_tok[core] = npu_dma_1d(0, &X_vm[0][0], &X[ro * 64 + core * 16][0], 16384);
-        }
-        for (int core = 0; core < 4; core++) { /* compute */
-          float (*n_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 49152); /* vu_vm of each core: 16384 bytes */
-          float *rstd_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 67840); /* vu_vm of each core: 64 bytes */
-          float *var_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 67776); /* vu_vm of each core: 64 bytes */
-          float *ssq_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 67712); /* vu_vm of each core: 64 bytes */
-          float (*d_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768); /* vu_vm of each core: 16384 bytes */
-          float *mean_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 67648); /* vu_vm of each core: 64 bytes */
-          float *sum_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 67584); /* vu_vm of each core: 64 bytes */
-          float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 16384); /* vu_vm of each core: 16384 bytes */
-          float *beta_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 66560); /* vu_vm of each core: 1024 bytes */
-          float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core: 1024 bytes */
-          float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 16384 bytes */
-          npu_dma_wait(X_vm_tok[core]);
-          npu_vu_reduce_sum_f32(&sum_vm[0], &X_vm[0][0], 16, 256, 256);
-          npu_vu_divs_f32(&mean_vm[0], &sum_vm[0], 16, C);
-          npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mean_vm[0], 16, 256, 256, 256);
-          npu_vu_reduce_dot_f32(&ssq_vm[0], &d_vm[0][0], &d_vm[0][0], 16, 256, 256, 256);
-          npu_vu_divs_f32(&var_vm[0], &ssq_vm[0], 16, C);
-          npu_vu_rsqrt_f32(&rstd_vm[0], &var_vm[0], 16, 1e-5f);
-          npu_vu_mul_rows_f32(&n_vm[0][0], &d_vm[0][0], &rstd_vm[0], 16, 256, 256, 256);
-          if (Y_vm_tok[core]) npu_dma_wait(Y_vm_tok[core]); /* this core's copy out of Y_vm in the last pass */
-          npu_dma_wait(beta_vm_tok[core]);
-          npu_dma_wait(gamma_vm_tok[core]);
-          npu_vu_muladd_cols_f32(&Y_vm[0][0], &n_vm[0][0], &gamma_vm[0], &beta_vm[0], 16, 256, 256, 256);
-        }
-        for (int core = 0; core < 4; core++) { /* copies out */
-          float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 16384); /* vu_vm of each core: 16384 bytes */
-          /* Y_vm_store: Y <- Y_vm */
-          Y_vm_tok[core] = npu_dma_1d(2 + core % 2, &Y[ro * 64 + core * 16][0], &Y_vm[0][0], 16384);
+    npu_token_t Y_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of Y_vm not yet waited for */
+    {
+      npu_token_t beta_vm_tok[4]; /* per core: the load of beta_vm, the same in every pass of ro */
+      npu_token_t gamma_vm_tok[4]; /* per core: the load of gamma_vm, the same in every pass of ro */
+      npu_token_t X_vm_tok[2][4]; /* per copy, per core: the load of X_vm */
+      for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
+        float *beta_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 99328); /* vu_vm of each core: 1024 bytes */
+        /* beta_vm_load: beta_vm <- beta */
+        beta_vm_tok[core] = npu_dma_1d(0, &beta_vm[0], &beta[0], 1024);
+        float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core: 1024 bytes */
+        /* gamma_vm_load: gamma_vm <- gamma */
+        gamma_vm_tok[core] = npu_dma_1d(1, &gamma_vm[0], &gamma[0], 1024);
+        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 16384 bytes, two copies */
+        /* X_vm_load: X_vm <- X */
+        X_vm_tok[0][core] = npu_dma_1d(0, &X_vm[0][0], &X[core * 16][0], 16384);
+      }
+      for (int ro = 0; ro < 4; ro++) {
+        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        {
+          for (int core = 0; core < 4; core++) { /* loads */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((ro + 1) % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            if (ro + 1 < 4) { /* the next pass's regions, into the other copies */
+              /* X_vm_load: X_vm <- X */
+              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], 16384);
+            }
+          }
+          for (int core = 0; core < 4; core++) { /* compute */
+            float (*n_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 81920); /* vu_vm of each core: 16384 bytes */
+            float *rstd_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100608); /* vu_vm of each core: 64 bytes */
+            float *var_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100544); /* vu_vm of each core: 64 bytes */
+            float *ssq_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100480); /* vu_vm of each core: 64 bytes */
+            float (*d_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core: 16384 bytes */
+            float *mean_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100416); /* vu_vm of each core: 64 bytes */
+            float *sum_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100352); /* vu_vm of each core: 64 bytes */
+            float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            float *beta_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 99328); /* vu_vm of each core: 1024 bytes */
+            float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core: 1024 bytes */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (ro % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            npu_dma_wait(X_vm_tok[ro % 2][core]);
+            npu_vu_reduce_sum_f32(&sum_vm[0], &X_vm[0][0], 16, 256, 256);
+            npu_vu_divs_f32(&mean_vm[0], &sum_vm[0], 16, C);
+            npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mean_vm[0], 16, 256, 256, 256);
+            npu_vu_reduce_dot_f32(&ssq_vm[0], &d_vm[0][0], &d_vm[0][0], 16, 256, 256, 256);
+            npu_vu_divs_f32(&var_vm[0], &ssq_vm[0], 16, C);
+            npu_vu_rsqrt_f32(&rstd_vm[0], &var_vm[0], 16, 1e-5f);
+            npu_vu_mul_rows_f32(&n_vm[0][0], &d_vm[0][0], &rstd_vm[0], 16, 256, 256, 256);
+            if (Y_vm_tok[ro % 2][core]) npu_dma_wait(Y_vm_tok[ro % 2][core]); /* this core's copy out of Y_vm two passes ago, from this copy */
+            if (ro == 0) npu_dma_wait(beta_vm_tok[core]); /* loaded once, before the passes */
+            if (ro == 0) npu_dma_wait(gamma_vm_tok[core]); /* loaded once, before the passes */
+            npu_vu_muladd_cols_f32(&Y_vm[0][0], &n_vm[0][0], &gamma_vm[0], &beta_vm[0], 16, 256, 256, 256);
+          }
+          for (int core = 0; core < 4; core++) { /* copies out */
+            float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            /* Y_vm_store: Y <- Y_vm */
+            Y_vm_tok[ro % 2][core] = npu_dma_1d(2 + core % 2, &Y[ro * 64 + core * 16][0], &Y_vm[0][0], 16384);
+          }
         }
       }
     }
-    if (Y_vm_tok[0]) npu_dma_wait(Y_vm_tok[0]);
-    if (Y_vm_tok[1]) npu_dma_wait(Y_vm_tok[1]);
-    if (Y_vm_tok[2]) npu_dma_wait(Y_vm_tok[2]);
-    if (Y_vm_tok[3]) npu_dma_wait(Y_vm_tok[3]);
+    if (Y_vm_tok[0][0]) npu_dma_wait(Y_vm_tok[0][0]);
+    if (Y_vm_tok[0][1]) npu_dma_wait(Y_vm_tok[0][1]);
+    if (Y_vm_tok[0][2]) npu_dma_wait(Y_vm_tok[0][2]);
+    if (Y_vm_tok[0][3]) npu_dma_wait(Y_vm_tok[0][3]);
+    if (Y_vm_tok[1][0]) npu_dma_wait(Y_vm_tok[1][0]);
+    if (Y_vm_tok[1][1]) npu_dma_wait(Y_vm_tok[1][1]);
+    if (Y_vm_tok[1][2]) npu_dma_wait(Y_vm_tok[1][2]);
+    if (Y_vm_tok[1][3]) npu_dma_wait(Y_vm_tok[1][3]);
   }
 }

@@ -16,6 +16,8 @@
  *   cache_write(var, vu_vm, core, var_vm)
  *   cache_write(rstd, vu_vm, core, rstd_vm)
  *   cache_write(n, vu_vm, core, n_vm)
+ *   double_buffer(X_vm)
+ *   double_buffer(Y_vm)
  *   vectorize(ri)
  *   vectorize(ri_1)
  *   vectorize(ri_2)

@@ -11,6 +11,8 @@
  *   cache_write(d, vu_vm, core, d_vm)
  *   cache_write(e, vu_vm, core, e_vm)
  *   cache_write(sum, vu_vm, core, sum_vm)
+ *   double_buffer(X_vm)
+ *   double_buffer(Y_vm)
  *   tensorize(ri, npu_vu_reduce_max_f32)
  *   tensorize(ri_1, npu_vu_sub_rows_f32)
  *   tensorize(ri_2, npu_vu_exp_f32)
@@ -24,43 +26,56 @@
 #define C 256
 
 void softmax_vu(const float X[256][256], float Y[256][256]) {
-  /* loop nest ro (line 12): X_vm_load (line 37), s1 (line 13), rmax (line 15), shift (line 17), ex (line 19), s2 (line 20), and 3 more */
+  /* loop nest ro (line 12): X_vm_load (line 39), s1 (line 13), rmax (line 15), shift (line 17), ex (line 19), s2 (line 20), and 3 more */
   {
-    npu_token_t Y_vm_tok[4] = {0}; /* per core: the copy out of Y_vm not yet waited for */
-    for (int ro = 0; ro < 4; ro++) {
-      /* bound to the VU cores: iteration core runs on core core, phase by phase */
-      {
-        npu_token_t X_vm_tok[4]; /* per core: the load of X_vm */
-        for (int core = 0; core < 4; core++) { /* loads */
-          float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 16384 bytes */
-          /* X_vm_load: X_vm <- X */
-          X_vm_tok[core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[ro * 64 + core * 16][0], 16384);
-        }
-        for (int core = 0; core < 4; core++) { /* compute */
-          float *sum_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65600); /* vu_vm of each core: 64 bytes */
-          float (*e_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 49152); /* vu_vm of each core: 16384 bytes */
-          float (*d_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768); /* vu_vm of each core: 16384 bytes */
-          float *mx_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core: 64 bytes */
-          float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 16384); /* vu_vm of each core: 16384 bytes */
-          float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 16384 bytes */
-          npu_dma_wait(X_vm_tok[core]);
-          npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], 16, 256, 256);
-          npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mx_vm[0], 16, 256, 256, 256);
-          npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], 16, 256, 256, 256);
-          npu_vu_reduce_sum_f32(&sum_vm[0], &e_vm[0][0], 16, 256, 256);
-          if (Y_vm_tok[core]) npu_dma_wait(Y_vm_tok[core]); /* this core's copy out of Y_vm in the last pass */
-          npu_vu_div_rows_f32(&Y_vm[0][0], &e_vm[0][0], &sum_vm[0], 16, 256, 256, 256);
-        }
-        for (int core = 0; core < 4; core++) { /* copies out */
-          float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 16384); /* vu_vm of each core: 16384 bytes */
-          /* Y_vm_store: Y <- Y_vm */
-          Y_vm_tok[core] = npu_dma_1d(2 + core % 2, &Y[ro * 64 + core * 16][0], &Y_vm[0][0], 16384);
+    npu_token_t Y_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of Y_vm not yet waited for */
+    {
+      npu_token_t X_vm_tok[2][4]; /* per copy, per core: the load of X_vm */
+      for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
+        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 16384 bytes, two copies */
+        /* X_vm_load: X_vm <- X */
+        X_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[core * 16][0], 16384);
+      }
+      for (int ro = 0; ro < 4; ro++) {
+        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        {
+          for (int core = 0; core < 4; core++) { /* loads */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((ro + 1) % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            if (ro + 1 < 4) { /* the next pass's regions, into the other copies */
+              /* X_vm_load: X_vm <- X */
+              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], 16384);
+            }
+          }
+          for (int core = 0; core < 4; core++) { /* compute */
+            float *sum_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98368); /* vu_vm of each core: 64 bytes */
+            float (*e_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 81920); /* vu_vm of each core: 16384 bytes */
+            float (*d_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core: 16384 bytes */
+            float *mx_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core: 64 bytes */
+            float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (ro % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            npu_dma_wait(X_vm_tok[ro % 2][core]);
+            npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], 16, 256, 256);
+            npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mx_vm[0], 16, 256, 256, 256);
+            npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], 16, 256, 256, 256);
+            npu_vu_reduce_sum_f32(&sum_vm[0], &e_vm[0][0], 16, 256, 256);
+            if (Y_vm_tok[ro % 2][core]) npu_dma_wait(Y_vm_tok[ro % 2][core]); /* this core's copy out of Y_vm two passes ago, from this copy */
+            npu_vu_div_rows_f32(&Y_vm[0][0], &e_vm[0][0], &sum_vm[0], 16, 256, 256, 256);
+          }
+          for (int core = 0; core < 4; core++) { /* copies out */
+            float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            /* Y_vm_store: Y <- Y_vm */
+            Y_vm_tok[ro % 2][core] = npu_dma_1d(2 + core % 2, &Y[ro * 64 + core * 16][0], &Y_vm[0][0], 16384);
+          }
         }
       }
     }
-    if (Y_vm_tok[0]) npu_dma_wait(Y_vm_tok[0]);
-    if (Y_vm_tok[1]) npu_dma_wait(Y_vm_tok[1]);
-    if (Y_vm_tok[2]) npu_dma_wait(Y_vm_tok[2]);
-    if (Y_vm_tok[3]) npu_dma_wait(Y_vm_tok[3]);
+    if (Y_vm_tok[0][0]) npu_dma_wait(Y_vm_tok[0][0]);
+    if (Y_vm_tok[0][1]) npu_dma_wait(Y_vm_tok[0][1]);
+    if (Y_vm_tok[0][2]) npu_dma_wait(Y_vm_tok[0][2]);
+    if (Y_vm_tok[0][3]) npu_dma_wait(Y_vm_tok[0][3]);
+    if (Y_vm_tok[1][0]) npu_dma_wait(Y_vm_tok[1][0]);
+    if (Y_vm_tok[1][1]) npu_dma_wait(Y_vm_tok[1][1]);
+    if (Y_vm_tok[1][2]) npu_dma_wait(Y_vm_tok[1][2]);
+    if (Y_vm_tok[1][3]) npu_dma_wait(Y_vm_tok[1][3]);
   }
 }

@@ -11,6 +11,8 @@
  *   cache_write(d, vu_vm, core, d_vm)
  *   cache_write(e, vu_vm, core, e_vm)
  *   cache_write(sum, vu_vm, core, sum_vm)
+ *   double_buffer(X_vm)
+ *   double_buffer(Y_vm)
  *   tensorize(ri, npu_vu_reduce_max_f32)
  *   tensorize(ri_1, npu_vu_sub_rows_f32)
  *   tensorize(ri_2, npu_vu_exp_f32)
