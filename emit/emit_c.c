@@ -253,7 +253,7 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   char why[512];
   for (const Stmt *c = L->body->body; c; c = c->next) {
     if (c->kind != ST_DECL || !c->buf || c->buf->copies < 2) continue;
-    if (n == MAX_DB || !ir_double_buffer_rules(em->u->k, L, c, &db[n].c, why, sizeof why)) return false;
+    if (n == MAX_DB || !ir_double_buffer_rules(em->u->k, L, c, NULL, &db[n].c, why, sizeof why)) return false;
     db[n++].decl = c;
   }
   if (!n || !ir_const_int(L->hi, &trips)) return false;

@@ -29,11 +29,11 @@ enum { SG_MAX_FAILURE_TEXT = 256 << 10 };
 static const char *const prim_names[] = {
     "split", "fuse", "merge", "fission", "reorder", "tile", "unroll", "vectorize", "parallel",
     "loop_partition", "decompose_reduction", "annotate", "compute_at", "reverse_compute_at",
-    "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "tensorize", "double_buffer",
+    "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "tensorize", "double_buffer", "bind",
 };
 enum { NPRIMS = sizeof prim_names / sizeof prim_names[0] };
 /* Relative frequency of each primitive (same order). */
-static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5, 3, 4};
+static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5, 3, 4, 4};
 
 int sg_prim_count(void) { return NPRIMS; }
 const char *sg_prim_name(int i) { return i >= 0 && i < NPRIMS ? prim_names[i] : "?"; }
@@ -492,6 +492,28 @@ static void gen_fission(Gen *g) {
   add_loop(g, li);
   if (c >= SG_MAX_ITEMS) add_loop(g, c - SG_MAX_ITEMS);
   else add_leaf(g, c);
+  /* now and then a second cut: a later statement under the same loop */
+  if (c < SG_MAX_ITEMS && chance(g, 25)) {
+    int later[SG_MAX_ITEMS], nl = 0;
+    for (int i = 0; i < g->in.nleaves; i++)
+      if (g->in.leaves[i].order > g->in.leaves[c].order && g->in.leaves[i].parent >= 0 &&
+          within(&g->in, g->in.leaves[i].parent, li))
+        later[nl++] = i;
+    if (nl) add_leaf(g, later[below(g, nl)]);
+  }
+}
+
+/* bind(loop, vu): mostly a loop from 0 with at most 4 iterations (one per
+ * VU core), now and then any loop or another unit. */
+static void gen_bind(Gen *g) {
+  int cand[SG_MAX_ITEMS], nc = 0;
+  for (int i = 0; i < g->in.nloops; i++) {
+    int64_t n, lo;
+    const Stmt *l = g->in.loops[i].s;
+    if (sched_trip_count(l, &n) && n <= 4 && ir_const_int(l->lo, &lo) && lo == 0) cand[nc++] = i;
+  }
+  add_loop(g, nc && chance(g, 85) ? cand[below(g, nc)] : random_loop(g));
+  add_name(g, chance(g, g->bad / 2) ? "nu" : "vu");
 }
 
 /* The loop li is the only statement of its parent's body. */
@@ -826,9 +848,14 @@ static int generate(Gen *g) {
     ir_walk_stmts(g->s->k->body, pick_onchip, &op);
     add_name(g, op.pick && !chance(g, 10) ? op.pick : g->s->k->params->buf ? g->s->k->params->buf->name : "x");
   } else if (!strcmp(name, "tensorize")) {
-    static const char *const intrins[] = {"npu_nu_matmul_i8", "npu_nu_matmul_f32", "npu_vu_add_i32", "npu_bogus"};
+    static const char *const intrins[] = {"npu_nu_matmul_i8",   "npu_nu_matmul_f32",     "npu_vu_add_i32",
+                                          "npu_vu_fill_i32",    "npu_vu_reduce_sum_f32", "npu_vu_mul_rows_f32",
+                                          "npu_vu_exp_f32",     "npu_vu_add_f32",        "npu_bogus"};
+    enum { NINTRINS = sizeof intrins / sizeof intrins[0] };
     add_loop(g, random_loop(g));
-    add_name(g, intrins[below(g, 4)]);
+    add_name(g, intrins[below(g, NINTRINS)]);
+  } else if (!strcmp(name, "bind")) {
+    gen_bind(g);
   }
   else gen_inline(g, !strcmp(name, "reverse_compute_inline"));
   /* now and then a wrong argument count (not for unroll: unroll(loop) is

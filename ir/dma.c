@@ -13,14 +13,20 @@ const Stmt *ir_nest_leaf(const Stmt *loop) {
   return loop && loop->kind == ST_ASSIGN && loop->lhs->kind == EX_LOAD && loop->rhs->kind == EX_LOAD ? loop : NULL;
 }
 
-bool ir_copy_steps_apart(const Stmt *copy, const Var *v) {
+bool ir_copy_steps_apart(const Stmt *copy, const Var *v, const Stmt *also) {
   const Stmt *leaf = copy;
-  int64_t ext[IR_MAX_DIMS];
-  const Var *cv[IR_MAX_DIMS];
+  int64_t ext[IR_MAX_DIMS + 1];
+  const Var *cv[IR_MAX_DIMS + 1];
   int n = 0;
+  if (also) { /* its iterations' boxes are one box */
+    int64_t lo, hi;
+    if (!ir_const_int(also->lo, &lo) || !ir_const_int(also->hi, &hi) || also->step != 1) return false;
+    cv[n] = also->var;
+    ext[n++] = hi - lo;
+  }
   for (; leaf && leaf->kind == ST_FOR; leaf = leaf->body->body) {
     int64_t lo, hi;
-    if (n == IR_MAX_DIMS || !ir_const_int(leaf->lo, &lo) || !ir_const_int(leaf->hi, &hi) || leaf->step != 1) return false;
+    if (n == IR_MAX_DIMS + 1 || !ir_const_int(leaf->lo, &lo) || !ir_const_int(leaf->hi, &hi) || leaf->step != 1) return false;
     cv[n] = leaf->var;
     ext[n++] = hi - lo;
   }
@@ -40,6 +46,15 @@ bool ir_copy_steps_apart(const Stmt *copy, const Var *v) {
 
 static bool is_copy(const Stmt *loop) { return loop->kind == ST_FOR && loop->loop_kind == LOOP_DMA; }
 
+/* Statements that are all copy nests of buffers other than b. */
+static bool only_other_copies(const Stmt *x, const Buffer *b) {
+  for (; x; x = x->next) {
+    const Stmt *leaf = is_copy(x) ? ir_nest_leaf(x) : NULL;
+    if (!leaf || leaf->lhs->buf == b || leaf->rhs->buf == b) return false;
+  }
+  return true;
+}
+
 typedef struct {
   const DbCopies *c;
   const Stmt *other;
@@ -57,7 +72,8 @@ static bool touch_visit(Stmt *st, int depth, void *ctx) {
   return !t->other;
 }
 
-bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl, DbCopies *c, char *why, size_t n) {
+bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl, const Stmt *bound, DbCopies *c,
+                            char *why, size_t n) {
   const Buffer *b = decl->buf;
   *c = (DbCopies){NULL, NULL, NULL};
   int64_t lo, hi;
@@ -65,14 +81,16 @@ bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl,
       hi < 1)
     return snprintf(why, n, "loop %s must run from 0 by 1 to a constant for %s to be double-buffered", loop->name,
                     b->name) < 0;
-  /* the copy in right after the declaration, the copy out last */
+  /* the copy in right after the declaration, the copy out last (or
+   * followed only by other buffers' copies out) */
   for (const Stmt *x = decl->next; x; x = x->next) {
     const Stmt *leaf = is_copy(x) ? ir_nest_leaf(x) : NULL;
     if (leaf && x == decl->next && leaf->lhs->buf == b) c->load = x;
-    if (leaf && !x->next && leaf->rhs->buf == b) c->store = x;
+    if (leaf && leaf->rhs->buf == b && only_other_copies(x->next, b)) c->store = x;
   }
   if (!c->load && !c->store)
-    return snprintf(why, n, "%s has no DMA copy at the start or the end of loop %s's body", b->name, loop->name) < 0;
+    return snprintf(why, n, "%s has no DMA copy right after its declaration or at the end of the body that "
+                    "declares it", b->name) < 0;
   if (c->load && c->store)
     return snprintf(why, n, "%s is both filled and drained by DMA (a cache_write that copies in); double-buffer a "
                     "read cache or a write-only one", b->name) < 0;
@@ -93,7 +111,7 @@ bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl,
                     c->array->name, loop->name, b->name) < 0;
   /* a copy out stays in flight while the next iteration runs and issues its
    * own: their boxes in the array must not overlap */
-  if (c->store && !ir_copy_steps_apart(c->store, loop->var))
+  if (c->store && !ir_copy_steps_apart(c->store, loop->var, bound))
     return snprintf(why, n, "the regions of %s that consecutive iterations of %s copy out may overlap, so the copies "
                     "could not run at once", c->array->name, loop->name) < 0;
   return true;

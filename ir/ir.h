@@ -289,16 +289,20 @@ bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
 const Stmt *ir_nest_leaf(const Stmt *loop);
 /* A copy nest's destination boxes for consecutive values of v do not
  * overlap (some dimension moves by more than the box spans): a copy of one
- * iteration may still run while the next one's starts. */
-bool ir_copy_steps_apart(const Stmt *copy, const Var *v);
+ * iteration may still run while the next one's starts. With `also`, a loop
+ * around the copy (a bound loop: its cores' copies run at once), the box
+ * spans all of its iterations. */
+bool ir_copy_steps_apart(const Stmt *copy, const Var *v, const Stmt *also);
 /* The copy nests of a double-buffered buffer (declared by decl in loop's
- * body) and the DDR array they copy; false with the reason in why when a
- * rule of double buffering does not hold. */
+ * body, or in the body of `bound`, a loop bound to the VU cores directly in
+ * loop's body) and the DDR array they copy; false with the reason in why
+ * when a rule of double buffering does not hold. */
 typedef struct {
   const Stmt *load, *store; /* one of them: the copy in (first) or out (last) */
   const Buffer *array;
 } DbCopies;
-bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl, DbCopies *c, char *why, size_t n);
+bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl, const Stmt *bound, DbCopies *c,
+                            char *why, size_t n);
 
 /* Deep copies (ir/clone.c). A CloneMap maps variables and buffers to their
  * copies; declarations met inside a cloned subtree get fresh copies (with new

@@ -24,7 +24,7 @@ bool sched_bound_double_buffer_rules(Sched *s, const Stmt *bound, const Stmt *de
     return snprintf(why, n, "%s is declared in loop %s, which is bound to the VU cores and is not directly in a loop's "
                     "body: its copies alternate over the loop around it, and there is none", b->name, bound->name) < 0;
   DbCopies c;
-  return ir_double_buffer_rules(s->k, pass, decl, &c, why, n);
+  return ir_double_buffer_rules(s->k, pass, decl, bound, &c, why, n);
 }
 
 bool prim_double_buffer(Sched *s, const SchedStep *st) {
@@ -39,7 +39,7 @@ bool prim_double_buffer(Sched *s, const SchedStep *st) {
   DbCopies c;
   char why[512];
   if (loop->loop_kind == LOOP_VU ? !sched_bound_double_buffer_rules(s, loop, decl, why, sizeof why)
-                                 : !ir_double_buffer_rules(s->k, loop, decl, &c, why, sizeof why))
+                                 : !ir_double_buffer_rules(s->k, loop, decl, NULL, &c, why, sizeof why))
     return sched_error(s, &st->args[0], "%s", why);
   char name[160];
   snprintf(name, sizeof name, "%s_db", b->name);

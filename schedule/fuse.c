@@ -5,9 +5,9 @@
 
 bool prim_fuse(Sched *s, const SchedStep *st) {
   Stmt *o = sched_loop(s, &st->args[0]);
-  if (!o) return false;
+  if (!o || !sched_loop_unmarked(s, st, &st->args[0], o)) return false;
   Stmt *in = sched_loop(s, &st->args[1]);
-  if (!in) return false;
+  if (!in || !sched_loop_unmarked(s, st, &st->args[1], in)) return false;
   const char *name = sched_new_name(s, &st->args[2]);
   if (!name) return false;
   if (o->body->body != in || in->next)

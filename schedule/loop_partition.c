@@ -6,7 +6,7 @@
 
 bool prim_loop_partition(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
-  if (!loop) return false;
+  if (!loop || !sched_loop_unmarked(s, st, &st->args[0], loop)) return false;
   Expr *lo, *end;
   if (!loop_unit_range(s, loop, &st->args[0], &lo, &end)) return false;
   int64_t lo_c, end_c;

@@ -379,6 +379,15 @@ static bool parent_rec(ParentFind *p, Stmt *list) {
   return false;
 }
 
+bool sched_loop_unmarked(Sched *s, const SchedStep *st, const SchedArg *at, const Stmt *loop) {
+  const char *mark = loop->loop_kind == LOOP_VU         ? "bound to the VU cores (bind)"
+                     : loop->loop_kind == LOOP_PARALLEL  ? "parallel"
+                     : loop->loop_kind == LOOP_VECTORIZE ? "vectorized"
+                                                         : NULL;
+  return !mark || sched_error(s, at, "loop %s is %s; %s replaces it by new loops, which would not be: %s "
+                              "before marking", loop->name, mark, st->prim, st->prim);
+}
+
 Stmt *sched_parent_loop(Sched *s, const Stmt *stmt) {
   Stmt *owner = NULL;
   if (!sched_link(s, stmt, &owner)) return NULL;

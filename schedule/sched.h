@@ -103,6 +103,10 @@ bool sched_loop_iterations_independent(Sched *s, const Stmt *loop, const char *p
  * prove, its iterations are proven independent again (a step that only
  * marks the IR, such as tensorize, cannot change that). */
 bool sched_check_bound_loops(Sched *s, bool prove);
+/* A step that replaces loop by new loops (split, tile, fuse, unroll,
+ * loop_partition) would drop its mark (bind, parallel, vectorize):
+ * refused, naming the order that works. */
+bool sched_loop_unmarked(Sched *s, const SchedStep *st, const SchedArg *at, const Stmt *loop);
 /* A double-buffered buffer declared in bound loop `bound`: the rules of
  * double buffering hold over the loop directly around `bound`
  * (schedule/double_buffer.c). False with why otherwise. */

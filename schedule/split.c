@@ -71,7 +71,8 @@ bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *
 bool prim_split(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   int64_t f;
-  if (!loop || !sched_positive(s, &st->args[1], "the split factor", &f)) return false;
+  if (!loop || !sched_loop_unmarked(s, st, &st->args[0], loop) || !sched_positive(s, &st->args[1], "the split factor", &f))
+    return false;
   const char *outer = sched_new_name(s, &st->args[2]);
   if (!outer) return false;
   const char *inner = sched_new_name(s, &st->args[3]);

@@ -6,9 +6,9 @@
 
 bool prim_tile(Sched *s, const SchedStep *st) {
   Stmt *x = sched_loop(s, &st->args[0]);
-  if (!x) return false;
+  if (!x || !sched_loop_unmarked(s, st, &st->args[0], x)) return false;
   Stmt *y = sched_loop(s, &st->args[1]);
-  if (!y) return false;
+  if (!y || !sched_loop_unmarked(s, st, &st->args[1], y)) return false;
   if (x == y) return sched_error(s, &st->args[1], "tile needs two different loops");
   if (!sched_encloses(x, y)) return sched_error(s, &st->args[1], "loop %s must be inside loop %s", y->name, x->name);
   int64_t fx, fy;

@@ -37,7 +37,7 @@ static Stmt *copies(Sched *s, const Stmt *loop, Expr *base, int64_t n, Stmt **se
 
 bool prim_unroll(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
-  if (!loop) return false;
+  if (!loop || !sched_loop_unmarked(s, st, &st->args[0], loop)) return false;
   int64_t n;
   if (st->nargs == 1) {
     if (!sched_trip_count(loop, &n))

@@ -110,6 +110,30 @@ Test(bind, refusals_say_why) {
               "#pragma npu cache_read(wt, vu_vm, co, wt_vm)\n",
           "k.c:15:13: error: cache_read: update (line 9) uses wt_vm inside loop ci, which is bound to the VU cores, but "
           "wt_vm lives in one core's VM (declared outside the loop); stage it at the bound loop or inside it");
+  /* steps that replace a bound loop by new loops would drop the binding */
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
+              "#pragma npu split(ci, 2, cio, cii)\n",
+          "k.c:15:19: error: split: loop ci is bound to the VU cores (bind); split replaces it by new loops, which would "
+          "not be: split before marking");
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
+              "#pragma npu unroll(ci)\n",
+          "k.c:15:20: error: unroll: loop ci is bound to the VU cores (bind); unroll replaces it by new loops, which "
+          "would not be: unroll before marking");
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
+              "#pragma npu fuse(co, ci, f)\n",
+          "k.c:15:22: error: fuse: loop ci is bound to the VU cores (bind); fuse replaces it by new loops, which would "
+          "not be: fuse before marking");
+  refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu parallel(c)\n#pragma npu tile(c, y, 2, 2, a, b, d, e)\n", "k.c:14:18: error: tile: loop c is parallel; tile replaces it by new loops, which would not be: tile before "
+          "marking");
+  /* copies out in flight together are every core's of two passes: pass p's
+   * core 0 and pass p + 1's core 1 write the same rows here */
+  refused("void k(const float X[6][2][8], float Y[32][8]) {\n  for (int p = 0; p < 6; p++)\n"
+          "    for (int q = 0; q < 2; q++)\n      for (int i = 0; i < 4; i++)\n        for (int j = 0; j < 8; j++)\n"
+          "          Y[4 * p - 4 * q + 4 + i][j] = X[p][q][j] + (float)i;\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu bind(q, vu)\n#pragma npu cache_write(Y, vu_vm, q, Y_vm)\n"
+          "#pragma npu double_buffer(Y_vm)\n",
+          "k.c:11:27: error: double_buffer: the regions of Y that consecutive iterations of p copy out may overlap, so "
+          "the copies could not run at once");
   /* a bound loop's buffers alternate over the loop around it: there is none */
   refused("#include <stdint.h>\nvoid k(const int32_t X[4][8], int32_t Y[4][8]) {\n  for (int c = 0; c < 4; c++)\n"
           "    for (int j = 0; j < 8; j++)\n      Y[c][j] = X[c][j] + 1;\n}\n",
@@ -229,3 +253,51 @@ Test(bind, review_regressions) {
           "declared directly in that loop's body");
 }
 
+
+/* Random schedules of one row kernel over the bound-loop machinery: rows
+ * per pass and per core, which arrays are staged, which buffers are
+ * double-buffered, a fission into stages. Every accepted variant must
+ * match its source in the simulator (with its hazard checks); most must be
+ * accepted, so the test covers the emitter and not only the refusals. */
+Test(bind, random_pass_schedules_match_their_source) {
+  static const char rows[] = "void k(const float X[%d][16], const float G[16], float Y[%d][16], float S[%d]) {\n"
+                             "  for (int r = 0; r < %d; r++) {\n"
+                             "    S[r] = 0.0f;\n"
+                             "    for (int c = 0; c < 16; c++)\n"
+                             "      acc: S[r] += X[r][c];\n"
+                             "    for (int c = 0; c < 16; c++)\n"
+                             "      out: Y[r][c] = X[r][c] * G[c] + S[r];\n"
+                             "  }\n}\n";
+  uint64_t rng = 12345;
+  int accepted = 0, cases = 24;
+  for (int t = 0; t < cases; t++) {
+#define PICK(n) ((int)((rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 33) % (n))
+    int R = 8 + 4 * PICK(5), cores = 1 + PICK(4), per_core = 1 + PICK(3), pass = cores * per_core;
+    char kernel[1024], steps[2048];
+    snprintf(kernel, sizeof kernel, rows, R, R, R, R);
+    int n = snprintf(steps, sizeof steps,
+                     "#pragma npu schedule(k, v)\n#pragma npu split(r, %d, ro, rr)\n"
+                     "#pragma npu split(rr, %d, core, ri)\n#pragma npu bind(core, vu)\n",
+                     pass, per_core);
+    if (PICK(2)) n += snprintf(steps + n, sizeof steps - (size_t)n, "#pragma npu fission(ri, acc)\n");
+    n += snprintf(steps + n, sizeof steps - (size_t)n, "#pragma npu cache_read(X, vu_vm, core, X_vm)\n");
+    bool g = PICK(2), y = PICK(3), s = PICK(2);
+    if (g) n += snprintf(steps + n, sizeof steps - (size_t)n, "#pragma npu cache_read(G, vu_vm, core, G_vm)\n");
+    if (y) n += snprintf(steps + n, sizeof steps - (size_t)n, "#pragma npu cache_write(Y, vu_vm, core, Y_vm)\n");
+    if (s) n += snprintf(steps + n, sizeof steps - (size_t)n, "#pragma npu cache_write(S, vu_vm, core, S_vm)\n");
+    const char *names[4] = {"X_vm", g ? "G_vm" : NULL, y ? "Y_vm" : NULL, s ? "S_vm" : NULL};
+    for (int i = 0; i < 4; i++)
+      if (names[i] && PICK(3))
+        n += snprintf(steps + n, sizeof steps - (size_t)n, "#pragma npu double_buffer(%s)\n", names[i]);
+#undef PICK
+    char src[4096];
+    snprintf(src, sizeof src, "%s%s", kernel, steps);
+    NpgSession *ses = npg_open_string("k.c", src, strlen(src));
+    if (!npg_error_count(ses)) {
+      checked(ses, "v");
+      accepted++;
+    }
+    npg_close(ses);
+  }
+  cr_assert_geq(accepted, cases / 2, "only %d of %d random schedules were accepted", accepted, cases);
+}
