@@ -783,14 +783,24 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   const Stmt *L = NULL;
   for (const Stmt *c = P->body->body; c && !L; c = c->next)
     if (c->kind == ST_FOR && c->loop_kind == LOOP_VU) L = c;
-  int64_t lo, cores;
-  Body b;
-  int count[3], ndb = 0;
-  if (!L || em->pass || !ir_const_int(P->lo, &lo) || lo != 0 || P->step != 1 || !ir_const_int(P->hi, &lo) ||
-      !ir_const_int(L->hi, &cores) || !classify(em, L, &b) || !phases_fit(L, &b, count))
+  int64_t lo, passes, cores;
+  if (!L || em->pass || !ir_const_int(P->lo, &lo) || lo != 0 || P->step != 1 || !ir_const_int(P->hi, &passes) ||
+      !ir_const_int(L->hi, &cores) || ir_other_onchip_user(P, L))
     return false;
+  /* classify L as emit_bound will: with the copies out L's own plan
+   * defers (planned again, the same, when L is emitted) */
+  int saved = em->ndefer;
+  Stmt one = *L;
+  one.next = NULL;
+  Plan plan = {em, L, &one, 0};
+  ir_walk_stmts(&one, plan_bound, &plan);
+  Body b;
+  int count[3];
+  bool fit = classify(em, L, &b) && phases_fit(L, &b, count);
+  em->ndefer = saved;
+  if (!fit) return false;
   em->nresident = 0;
-  int alternate = 0; /* per-core buffers with two copies: loads and copies out */
+  int alternate = 0, ndb = 0; /* per-core buffers with two copies; the loads among them */
   for (int i = 0; i < b.n; i++) {
     alternate += b.kind[i] == B_DECL && b.st[i]->buf->copies == 2;
     if (b.kind[i] != B_LOAD) continue;
@@ -803,6 +813,18 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   em->pass_bound = L;
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
+  int first = ndb + em->nresident; /* loads before the pass loop */
+  if (!first) { /* only copies out alternate: nothing to load ahead */
+    emit_loop_hint(em, P, ind);
+    sb_indent(sb, ind);
+    emit_for_header(em, P);
+    sb_puts(sb, " {\n");
+    emit_block_body(em, P->body, ind + 1);
+    sb_indent(sb, ind);
+    sb_puts(sb, "}\n");
+    em->pass = em->pass_bound = NULL;
+    return true;
+  }
   sb_indent(sb, ind);
   sb_puts(sb, "{\n");
   for (int i = 0; i < b.n; i++) {
@@ -819,7 +841,7 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   sb_printf(sb, "for (%s %s = 0; %s < ", L->var->type->name, v, v);
   ir_print_expr(sb, L->hi);
   sb_printf(sb, "; %s++) { /* loaded ahead: the first pass's %s */\n", v, ndb ? "regions, into copy 0" : "regions");
-  int nth = 0, first = ndb + em->nresident;
+  int nth = 0;
   for (int i = 0; i < b.n; i++) {
     if (b.kind[i] != B_LOAD) continue;
     bool alt = by_pass(em, L, b.buf[i]);
@@ -933,6 +955,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       if (plan.added) {
         ind--;
         defer_close(em, from, ind);
+        em->ndefer = from; /* an outer home's close must not wait on these tokens, out of scope there */
       }
       break;
     }

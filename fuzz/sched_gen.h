@@ -25,7 +25,8 @@ enum { SG_MAX_STEPS = 6 };
 
 typedef enum {
   SG_PASSED,   /* every step applied; the variant matched the reference */
-  SG_REFUSED,  /* a step was refused with an error message */
+  SG_REFUSED,  /* a step was refused with an error message, or the check
+                  would pass its limits (not run) */
   SG_INTERNAL, /* refused, but with "internal error: ..." (an npugen bug) */
   SG_FAILED,   /* miscompile, refusal without message, bad emitted C, ... */
   SG_OUTCOMES

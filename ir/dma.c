@@ -46,6 +46,43 @@ bool ir_copy_steps_apart(const Stmt *copy, const Var *v, const Stmt *also) {
 
 static bool is_copy(const Stmt *loop) { return loop->kind == ST_FOR && loop->loop_kind == LOOP_DMA; }
 
+typedef struct {
+  const Stmt *found;
+} OnchipUse;
+
+static bool expr_onchip(const Expr *e) {
+  if (!e) return false;
+  if (e->kind == EX_LOAD) {
+    if (buffer_onchip(e->buf)) return true;
+    for (int d = 0; d < e->buf->ndim; d++)
+      if (expr_onchip(e->idx[d])) return true;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (expr_onchip(e->args[i])) return true;
+  return expr_onchip(e->a) || expr_onchip(e->b) || expr_onchip(e->c);
+}
+
+static bool find_onchip_use(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  OnchipUse *u = ctx;
+  if ((st->kind == ST_DECL && st->buf && buffer_onchip(st->buf)) || (st->kind == ST_FOR && st->loop_kind == LOOP_VU) ||
+      expr_onchip(st->lhs) || expr_onchip(st->rhs) || expr_onchip(st->cond))
+    u->found = st;
+  return !u->found;
+}
+
+const Stmt *ir_other_onchip_user(const Stmt *loop, const Stmt *inner) {
+  for (const Stmt *c = loop->body->body; c; c = c->next) {
+    if (c == inner) continue;
+    OnchipUse u = {NULL};
+    Stmt one = *c;
+    one.next = NULL;
+    ir_walk_stmts(&one, find_onchip_use, &u);
+    if (u.found) return u.found == &one ? c : u.found;
+  }
+  return NULL;
+}
+
 /* Statements that are all copy nests of buffers other than b. */
 static bool only_other_copies(const Stmt *x, const Buffer *b) {
   for (; x; x = x->next) {
@@ -111,7 +148,7 @@ bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl,
                     c->array->name, loop->name, b->name) < 0;
   /* a copy out stays in flight while the next iteration runs and issues its
    * own: their boxes in the array must not overlap */
-  if (c->store && !ir_copy_steps_apart(c->store, loop->var, bound))
+  if (c->store && hi > 1 && !ir_copy_steps_apart(c->store, loop->var, bound))
     return snprintf(why, n, "the regions of %s that consecutive iterations of %s copy out may overlap, so the copies "
                     "could not run at once", c->array->name, loop->name) < 0;
   return true;

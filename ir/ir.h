@@ -293,6 +293,11 @@ const Stmt *ir_nest_leaf(const Stmt *loop);
  * around the copy (a bound loop: its cores' copies run at once), the box
  * spans all of its iterations. */
 bool ir_copy_steps_apart(const Stmt *copy, const Var *v, const Stmt *also);
+/* A statement of loop's body, other than `inner`, that declares or uses
+ * an on-chip buffer or is (or holds) a loop bound to the VU cores; NULL
+ * when there is none. A buffer whose copies alternate over the iterations
+ * of loop stays live across its whole body. */
+const Stmt *ir_other_onchip_user(const Stmt *loop, const Stmt *inner);
 /* The copy nests of a double-buffered buffer (declared by decl in loop's
  * body, or in the body of `bound`, a loop bound to the VU cores directly in
  * loop's body) and the DDR array they copy; false with the reason in why

@@ -281,6 +281,7 @@ static bool within_limits(const Kernel *k, const Kernel *ir, uint64_t max_steps,
   else
     return true;
   r->pass = false;
+  r->not_run = true;
   return false;
 }
 

@@ -35,6 +35,7 @@ typedef struct {
 
 typedef struct {
   bool pass;
+  bool not_run;        /* past the limits: not run, so neither passed nor failed */
   bool exact;          /* every element bit-identical */
   double max_error;    /* max |ref - got| over compared elements */
   long compared;       /* output elements compared */

@@ -21,10 +21,16 @@ bool sched_bound_double_buffer_rules(Sched *s, const Stmt *bound, const Stmt *de
   const Buffer *b = decl->buf;
   Stmt *pass = sched_parent_loop(s, bound);
   if (!pass)
-    return snprintf(why, n, "%s is declared in loop %s, which is bound to the VU cores and is not directly in a loop's "
-                    "body: its copies alternate over the loop around it, and there is none", b->name, bound->name) < 0;
-  DbCopies c;
-  return ir_double_buffer_rules(s->k, pass, decl, bound, &c, why, n);
+    return snprintf(why, n, "%s is declared in loop %s, which is bound to the VU cores: its copies alternate over the "
+                    "iterations of the loop around it, and loop %s is not directly in a loop's body (at the top, or "
+                    "under an if)", b->name, bound->name, bound->name) < 0;
+  const Stmt *other = ir_other_onchip_user(pass, bound);
+  if (other)
+    return snprintf(why, n, "the copies of %s stay live across the passes of loop %s, so nothing in it but loop %s may "
+                    "use on-chip memory; %s (line %d) does", b->name, pass->name, bound->name,
+                    other->name ? other->name : "a statement", other->loc.line) < 0;
+  DbCopies unused;
+  return ir_double_buffer_rules(s->k, pass, decl, bound, &unused, why, n);
 }
 
 bool prim_double_buffer(Sched *s, const SchedStep *st) {

@@ -139,8 +139,9 @@ Test(bind, refusals_say_why) {
           "    for (int j = 0; j < 8; j++)\n      Y[c][j] = X[c][j] + 1;\n}\n",
           "#pragma npu schedule(k, v)\n#pragma npu bind(c, vu)\n#pragma npu cache_read(X, vu_vm, c, X_vm)\n"
           "#pragma npu double_buffer(X_vm)\n",
-          "k.c:10:27: error: double_buffer: X_vm is declared in loop c, which is bound to the VU cores and is not "
-          "directly in a loop's body: its copies alternate over the loop around it, and there is none");
+          "k.c:10:27: error: double_buffer: X_vm is declared in loop c, which is bound to the VU cores: its copies "
+          "alternate over the iterations of the loop around it, and loop c is not directly in a loop's body (at the "
+          "top, or under an if)");
 }
 
 /* double_buffer of a bound loop's buffers: each core has two copies that
@@ -300,4 +301,69 @@ Test(bind, random_pass_schedules_match_their_source) {
     npg_close(ses);
   }
   cr_assert_geq(accepted, cases / 2, "only %d of %d random schedules were accepted", accepted, cases);
+}
+
+/* Found in review of the pass loops: the decision to load ahead must see
+ * the bound loop as its emission will (a copy out the loop defers itself,
+ * followed by a copy out that is not one DMA, keeps the body serial: the
+ * early loads then broke it); a home of copies out inside another home
+ * closes its tokens itself (they were out of scope at the outer close);
+ * nothing but the bound loop may use on-chip memory in a pass loop whose
+ * buffers alternate (a second bound loop was placed on the copy being
+ * loaded ahead). */
+Test(bind, pass_loop_review_regressions) {
+  static const char five_d[] =
+      "#include <stdint.h>\n"
+      "void k(const int32_t X[16][8], const int32_t G[8], int32_t Y[16][8], int32_t Z[16][4][4][4][4], "
+      "int32_t W[4]) {\n"
+      "  for (int co = 0; co < 4; co++) {\n"
+      "    for (int ci = 0; ci < 4; ci++) {\n"
+      "      for (int j = 0; j < 8; j++)\n"
+      "        s1: Y[co * 4 + ci][j] = X[co * 4 + ci][j] * G[j];\n"
+      "      for (int a = 0; a < 2; a++)\n"
+      "        for (int b = 0; b < 2; b++)\n"
+      "          for (int d = 0; d < 2; d++)\n"
+      "            for (int e = 0; e < 2; e++)\n"
+      "              s2: Z[co * 4 + ci][a][b][d][e] = X[co * 4 + ci][a + b + d + e] * 2;\n"
+      "    }\n"
+      "    s3: W[co] = Y[co * 4][0];\n"
+      "  }\n}\n";
+  static const char staged[] = "#pragma npu schedule(k, v)\n#pragma npu bind(ci, vu)\n"
+                               "#pragma npu cache_read(X, vu_vm, ci, X_vm)\n#pragma npu cache_read(G, vu_vm, ci, G_vm)\n"
+                               "#pragma npu cache_write(Y, vu_vm, ci, Y_vm)\n#pragma npu cache_write(Z, vu_vm, ci, Z_vm)\n";
+  NpgSession *s = open_ok(five_d, staged);
+  lacks(npg_emit_source(s, checked(s, "v")), "loaded ahead");
+  npg_close(s);
+  s = open_ok(five_d, steps_then(staged, "#pragma npu double_buffer(X_vm)\n"));
+  has(npg_emit_source(s, checked(s, "v")), "/* double_buffer(X_vm) does nothing here");
+  npg_close(s);
+  /* without G: the Y copy out's home is the bound loop, inside the nest's */
+  s = open_ok(five_d, "#pragma npu schedule(k, v)\n#pragma npu bind(ci, vu)\n#pragma npu cache_read(X, vu_vm, ci, X_vm)\n"
+                      "#pragma npu cache_write(Y, vu_vm, ci, Y_vm)\n#pragma npu cache_write(Z, vu_vm, ci, Z_vm)\n");
+  checked(s, "v");
+  npg_close(s);
+
+  static const char two[] = "#include <stdint.h>\n"
+                            "void k(const int32_t X[16][16], int32_t Y[16][16], int32_t Z[16][16]) {\n"
+                            "  for (int c = 0; c < 16; c++) {\n"
+                            "    for (int j = 0; j < 16; j++)\n      s1: Y[c][j] = X[c][j] + 1;\n"
+                            "    for (int j = 0; j < 16; j++)\n      s2: Z[c][j] = X[c][j] * 2;\n"
+                            "  }\n}\n";
+  static const char two_steps[] = "#pragma npu schedule(k, v)\n#pragma npu split(c, 4, co, ci)\n"
+                                  "#pragma npu fission(ci, s1)\n#pragma npu bind(ci, vu)\n#pragma npu bind(ci_1, vu)\n"
+                                  "#pragma npu cache_read(X, vu_vm, ci, X_vm)\n#pragma npu cache_write(Y, vu_vm, ci, Y_vm)\n"
+                                  "#pragma npu cache_read(X, vu_vm, ci_1, X_vm2)\n"
+                                  "#pragma npu cache_write(Z, vu_vm, ci_1, Z_vm)\n";
+  s = open_ok(two, two_steps);
+  checked(s, "v");
+  npg_close(s);
+  refused(two, steps_then(two_steps, "#pragma npu double_buffer(X_vm)\n"),
+          "k.c:19:27: error: double_buffer: the copies of X_vm stay live across the passes of loop co, so nothing in "
+          "it but loop ci may use on-chip memory; ci_1 (line 3) does");
+  refused(two, "#pragma npu schedule(k, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
+               "#pragma npu cache_read(X, vu_vm, ci, X_vm)\n#pragma npu double_buffer(X_vm)\n"
+               "#pragma npu split(co, 2, coo, coi)\n#pragma npu unroll(coi)\n",
+          "k.c:16:13: error: unroll: X_vm is double-buffered in loop ci, which is bound to the VU cores: the copies of "
+          "X_vm stay live across the passes of loop coo, so nothing in it but loop ci may use on-chip memory; ci_1 "
+          "(line 3) does");
 }
