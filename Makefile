@@ -21,7 +21,11 @@ OPT     := -O1 -g $(SANFLAGS)
 else
 OPT     := -O2 -g
 endif
-CFLAGS_ALL := -std=c11 $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -I. -Inpu_intrinsics -Isim -DNPG_INTRINSICS_INCLUDE_DIR=\"$(CURDIR)/npu_intrinsics\"
+# Where npugen reads the intrinsics' semantics kernels (tensorize, vectorize)
+# and npu_intrinsics.h (the JIT's include): the source tree, or the
+# installed copy (make install).
+INTRINSICS_DIR ?= $(CURDIR)/npu_intrinsics
+CFLAGS_ALL := -std=c11 $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -I. -Inpu_intrinsics -Isim -DNPG_INTRINSICS_INCLUDE_DIR=\"$(INTRINSICS_DIR)\"
 LDLIBS  := -ltree-sitter -ltcc -ldl -lisl -lgmp -linih -lm
 TESTLIBS := -lcriterion
 
@@ -102,12 +106,30 @@ run: all
 bench: all
 	bash bench/run.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/npugen
-	install -m 755 $(BUILD)/npugen $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(DESTDIR)$(PREFIX)/lib/
+# The installed npugen and libnpugen read the semantics kernels from
+# PREFIX/share/npugen/npu_intrinsics: they are built apart (build/install)
+# with that path compiled in.
+INSTALL_INTRINSICS := $(PREFIX)/share/npugen/npu_intrinsics
+install: $(DEPS_OK)
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/install INTRINSICS_DIR=$(INSTALL_INTRINSICS) all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/npugen \
+	  $(DESTDIR)$(INSTALL_INTRINSICS)
+	install -m 755 build/install/npugen $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 build/install/libnpugen.a build/install/libnpusim.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/npugen.h $(wildcard npu_intrinsics/*.h) $(wildcard sim/npusim.h) $(DESTDIR)$(PREFIX)/include/npugen/
+	install -m 644 $(wildcard npu_intrinsics/*.c npu_intrinsics/*.h) $(DESTDIR)$(INSTALL_INTRINSICS)/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/npugen.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npugen.pc
+
+# An installed npugen, away from the source tree, tensorizes and vectorizes
+# (softmax and layernorm need the semantics kernels) and JIT-runs the result.
+.PHONY: install-smoke
+install-smoke: $(DEPS_OK)
+	rm -rf build/install-root
+	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/build/install-root
+	grep -qa '$(CURDIR)/build/install-root/share/npugen/npu_intrinsics' build/install-root/bin/npugen
+	cd / && $(CURDIR)/build/install-root/bin/npugen check $(CURDIR)/examples/softmax_npu.c
+	cd / && $(CURDIR)/build/install-root/bin/npugen check $(CURDIR)/examples/layernorm_npu.c
+SMOKE_TARGETS += install-smoke
 
 clean:
 	rm -rf build out
