@@ -167,6 +167,20 @@ static void emit_block_body(Emit *em, const Stmt *block, int ind) {
   emit_stmts(em, block->kind == ST_BLOCK ? block->body : block, ind, false);
 }
 
+static void emit_for_header(Emit *em, const Stmt *s);
+static void emit_loop_hint(Emit *em, const Stmt *s, int ind);
+
+/* A loop as written: its hint, header and body. */
+static void emit_plain_loop(Emit *em, const Stmt *s, int ind) {
+  emit_loop_hint(em, s, ind);
+  sb_indent(em->sb, ind);
+  emit_for_header(em, s);
+  sb_puts(em->sb, " {\n");
+  emit_block_body(em, s->body, ind + 1);
+  sb_indent(em->sb, ind);
+  sb_puts(em->sb, "}\n");
+}
+
 static void emit_for_header(Emit *em, const Stmt *s) {
   StrBuf *sb = em->sb;
   const char *v = s->var->name;
@@ -228,7 +242,6 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   return ok;
 }
 
-static void emit_loop_hint(Emit *em, const Stmt *s, int ind);
 
 /* ---------------- double-buffered loops ---------------- */
 
@@ -815,13 +828,7 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   const char *v = L->var->name;
   int first = ndb + em->nresident; /* loads before the pass loop */
   if (!first) { /* only copies out alternate: nothing to load ahead */
-    emit_loop_hint(em, P, ind);
-    sb_indent(sb, ind);
-    emit_for_header(em, P);
-    sb_puts(sb, " {\n");
-    emit_block_body(em, P->body, ind + 1);
-    sb_indent(sb, ind);
-    sb_puts(sb, "}\n");
+    emit_plain_loop(em, P, ind);
     em->pass = em->pass_bound = NULL;
     return true;
   }
@@ -853,13 +860,7 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   }
   sb_indent(sb, ind + 1);
   sb_puts(sb, "}\n");
-  emit_loop_hint(em, P, ind + 1);
-  sb_indent(sb, ind + 1);
-  emit_for_header(em, P);
-  sb_puts(sb, " {\n");
-  emit_block_body(em, P->body, ind + 2);
-  sb_indent(sb, ind + 1);
-  sb_puts(sb, "}\n");
+  emit_plain_loop(em, P, ind + 1);
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
   em->pass = em->pass_bound = NULL;
@@ -943,15 +944,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
         ind++;
       }
       if (s->loop_kind == LOOP_VU) emit_bound(em, s, ind);
-      else if (!emit_pipelined(em, s, ind) && !emit_bound_pass(em, s, ind)) {
-        emit_loop_hint(em, s, ind);
-        sb_indent(sb, ind);
-        emit_for_header(em, s);
-        sb_puts(sb, " {\n");
-        emit_block_body(em, s->body, ind + 1);
-        sb_indent(sb, ind);
-        sb_puts(sb, "}\n");
-      }
+      else if (!emit_pipelined(em, s, ind) && !emit_bound_pass(em, s, ind)) emit_plain_loop(em, s, ind);
       if (plan.added) {
         ind--;
         defer_close(em, from, ind);

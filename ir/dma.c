@@ -50,23 +50,11 @@ typedef struct {
   const Stmt *found;
 } OnchipUse;
 
-static bool expr_onchip(const Expr *e) {
-  if (!e) return false;
-  if (e->kind == EX_LOAD) {
-    if (buffer_onchip(e->buf)) return true;
-    for (int d = 0; d < e->buf->ndim; d++)
-      if (expr_onchip(e->idx[d])) return true;
-  }
-  for (int i = 0; i < e->nargs; i++)
-    if (expr_onchip(e->args[i])) return true;
-  return expr_onchip(e->a) || expr_onchip(e->b) || expr_onchip(e->c);
-}
-
 static bool find_onchip_use(Stmt *st, int depth, void *ctx) {
   (void)depth;
   OnchipUse *u = ctx;
   if ((st->kind == ST_DECL && st->buf && buffer_onchip(st->buf)) || (st->kind == ST_FOR && st->loop_kind == LOOP_VU) ||
-      expr_onchip(st->lhs) || expr_onchip(st->rhs) || expr_onchip(st->cond))
+      ir_expr_in_scope(st->lhs, NULL) || ir_expr_in_scope(st->rhs, NULL) || ir_expr_in_scope(st->cond, NULL))
     u->found = st;
   return !u->found;
 }

@@ -90,6 +90,18 @@ Expr *ir_expr_copy(Arena *a, const Expr *e) {
   return c;
 }
 
+bool ir_expr_in_scope(const Expr *e, const char *scope) {
+  if (!e) return false;
+  if (e->kind == EX_LOAD) {
+    if (scope ? e->buf->scope && !strcmp(e->buf->scope, scope) : buffer_onchip(e->buf)) return true;
+    for (int i = 0; i < e->buf->ndim; i++)
+      if (ir_expr_in_scope(e->idx[i], scope)) return true;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (ir_expr_in_scope(e->args[i], scope)) return true;
+  return ir_expr_in_scope(e->a, scope) || ir_expr_in_scope(e->b, scope) || ir_expr_in_scope(e->c, scope);
+}
+
 bool ir_expr_uses(const Expr *e, const Var *v, const Buffer *b) {
   if (!e) return false;
   if ((v && e->kind == EX_VAR && e->var == v) || (b && e->kind == EX_LOAD && e->buf == b)) return true;

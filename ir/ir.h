@@ -332,6 +332,9 @@ Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r);
  * be NULL. */
 bool ir_expr_uses(const Expr *e, const Var *v, const Buffer *b);
 bool ir_stmt_uses(const Stmt *s, const Var *v, const Buffer *b);
+/* Does e access an array of scope `scope` ("vu_vm"), or of any on-chip
+ * scope when scope is NULL? */
+bool ir_expr_in_scope(const Expr *e, const char *scope);
 
 Kernel *module_kernel(const Module *m, const char *name);
 int64_t buffer_elems(const Buffer *b);

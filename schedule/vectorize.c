@@ -14,22 +14,11 @@
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
 
-static bool expr_in_vm(const Expr *e) {
-  if (!e) return false;
-  if (e->kind == EX_LOAD) {
-    if (e->buf->scope && !strcmp(e->buf->scope, "vu_vm")) return true;
-    for (int d = 0; d < e->buf->ndim; d++)
-      if (expr_in_vm(e->idx[d])) return true;
-  }
-  for (int i = 0; i < e->nargs; i++)
-    if (expr_in_vm(e->args[i])) return true;
-  return expr_in_vm(e->a) || expr_in_vm(e->b) || expr_in_vm(e->c);
-}
-
 static bool find_vm_access(Stmt *st, int depth, void *ctx) {
   (void)depth;
   bool *found = ctx;
-  *found = *found || expr_in_vm(st->lhs) || expr_in_vm(st->rhs) || expr_in_vm(st->cond);
+  *found = *found || ir_expr_in_scope(st->lhs, "vu_vm") || ir_expr_in_scope(st->rhs, "vu_vm") ||
+           ir_expr_in_scope(st->cond, "vu_vm");
   return !*found;
 }
 
