@@ -30,10 +30,11 @@ static const char *const prim_names[] = {
     "split", "fuse", "merge", "fission", "reorder", "tile", "unroll", "vectorize", "parallel",
     "loop_partition", "decompose_reduction", "annotate", "compute_at", "reverse_compute_at",
     "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "tensorize", "double_buffer", "bind",
+    "set_scope",
 };
 enum { NPRIMS = sizeof prim_names / sizeof prim_names[0] };
 /* Relative frequency of each primitive (same order). */
-static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5, 3, 4, 4};
+static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5, 3, 4, 4, 3};
 
 int sg_prim_count(void) { return NPRIMS; }
 const char *sg_prim_name(int i) { return i >= 0 && i < NPRIMS ? prim_names[i] : "?"; }
@@ -800,6 +801,19 @@ static bool pick_onchip(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
+typedef struct {
+  Gen *g;
+  const char *pick;
+  int n;
+} LocalPick;
+
+static bool pick_local(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  LocalPick *p = ctx;
+  if (st->kind == ST_DECL && st->buf && !buffer_onchip(st->buf) && below(p->g, ++p->n) == 0) p->pick = st->buf->name;
+  return true;
+}
+
 /* Can the IR give prim p plausible arguments? */
 static bool fits(Gen *g, const char *prim) {
   int a, b;
@@ -856,6 +870,13 @@ static int generate(Gen *g) {
     add_name(g, intrins[below(g, NINTRINS)]);
   } else if (!strcmp(name, "bind")) {
     gen_bind(g);
+  } else if (!strcmp(name, "set_scope")) {
+    /* a local array of the variant, mostly */
+    LocalPick lp = {g, NULL, 0};
+    ir_walk_stmts(g->s->k->body, pick_local, &lp);
+    add_name(g, lp.pick && !chance(g, 10) ? lp.pick : g->s->k->params->buf ? g->s->k->params->buf->name : "x");
+    static const char *const scopes[] = {"dm", "nu_ob", "vu_vm", "l2"};
+    add_name(g, scopes[chance(g, g->bad) ? 3 : below(g, 3)]);
   }
   else gen_inline(g, !strcmp(name, "reverse_compute_inline"));
   /* now and then a wrong argument count (not for unroll: unroll(loop) is

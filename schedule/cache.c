@@ -28,7 +28,6 @@
 #include "schedule/primitives.h"
 #include "schedule/region.h"
 
-static const char *const scopes[] = {"dm", "nu_ib", "nu_wb", "nu_ob", "vu_vm"};
 
 typedef struct {
   Sched *s;
@@ -427,11 +426,8 @@ static bool find_outside(Stmt *st, int depth, void *ctx) {
 static bool cache(Sched *s, const SchedStep *st, bool write) {
   Buffer *b = sched_buffer(s, &st->args[0]);
   if (!b) return false;
-  const SchedArg *sa = &st->args[1];
-  const char *scope = NULL;
-  for (size_t i = 0; i < sizeof scopes / sizeof scopes[0]; i++)
-    if (sa->kind == SA_NAME && !strcmp(sa->name, scopes[i])) scope = scopes[i];
-  if (!scope) return sched_error(s, sa, "unknown scope '%s'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and vu_vm", sa->text);
+  const char *scope = sched_onchip_scope(s, &st->args[1]);
+  if (!scope) return false;
   Stmt *at = sched_loop(s, &st->args[2]);
   if (!at) return false;
   const char *name = sched_new_name(s, &st->args[3]);

@@ -29,6 +29,7 @@ bool prim_buffer_reorder(Sched *s, const SchedStep *st);
 bool prim_storage_align(Sched *s, const SchedStep *st);
 bool prim_set_axis_separators(Sched *s, const SchedStep *st);
 bool prim_buffer_pad(Sched *s, const SchedStep *st);
+bool prim_set_scope(Sched *s, const SchedStep *st);
 bool prim_cache_read(Sched *s, const SchedStep *st);
 bool prim_cache_write(Sched *s, const SchedStep *st);
 bool prim_tensorize(Sched *s, const SchedStep *st);

@@ -44,6 +44,7 @@ static const struct {
     {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)", false},
     {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)", false},
     {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)", false},
+    {"set_scope", prim_set_scope, 2, 2, "set_scope(local_array, scope)", false},
     {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)", false},
     {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)", false},
     {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)", true},
@@ -377,6 +378,14 @@ static bool parent_rec(ParentFind *p, Stmt *list) {
     }
   }
   return false;
+}
+
+const char *sched_onchip_scope(Sched *s, const SchedArg *arg) {
+  static const char *const scopes[] = {"dm", "nu_ib", "nu_wb", "nu_ob", "vu_vm"};
+  for (size_t i = 0; i < sizeof scopes / sizeof scopes[0]; i++)
+    if (arg->kind == SA_NAME && !strcmp(arg->name, scopes[i])) return scopes[i];
+  sched_error(s, arg, "unknown scope '%s'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and vu_vm", arg->text);
+  return NULL;
 }
 
 bool sched_loop_unmarked(Sched *s, const SchedStep *st, const SchedArg *at, const Stmt *loop) {

@@ -103,6 +103,9 @@ bool sched_loop_iterations_independent(Sched *s, const Stmt *loop, const char *p
  * prove, its iterations are proven independent again (a step that only
  * marks the IR, such as tensorize, cannot change that). */
 bool sched_check_bound_loops(Sched *s, bool prove);
+/* The on-chip scope an argument names (dm, nu_ib, nu_wb, nu_ob, vu_vm);
+ * NULL after an error listing them. */
+const char *sched_onchip_scope(Sched *s, const SchedArg *arg);
 /* A step that replaces loop by new loops (split, tile, fuse, unroll,
  * loop_partition) would drop its mark (bind, parallel, vectorize):
  * refused, naming the order that works. */

@@ -609,3 +609,51 @@ Test(double_buffer, later_steps_fall_back_to_synchronous_copies) {
           "k.c:9:27: error: double_buffer: the regions of Y that consecutive iterations of i copy out may overlap, so the "
           "copies could not run at once");
 }
+
+/* set_scope(local, scope): a temporary lives on chip, with no copy (it
+ * never was in DDR); host loops and intrinsics access it there. Refused:
+ * an array passed in (cache_read or cache_write stage those), one already
+ * on chip, an unknown scope, and a temporary that does not fit. */
+Test(cache, set_scope_puts_a_temporary_on_chip) {
+  static const char k[] = "#include <math.h>\n"
+                          "void k(const float X[8][16], float Y[8][16]) {\n"
+                          "  float mx[8], d[8][16];\n"
+                          "  for (int r = 0; r < 8; r++) {\n"
+                          "    mx[r] = X[r][0];\n"
+                          "    for (int c = 1; c < 16; c++)\n"
+                          "      rmax: mx[r] = X[r][c] > mx[r] ? X[r][c] : mx[r];\n"
+                          "    for (int c = 0; c < 16; c++)\n"
+                          "      shift: d[r][c] = X[r][c] - mx[r];\n"
+                          "    for (int c = 0; c < 16; c++)\n"
+                          "      ex: Y[r][c] = expf(d[r][c]);\n"
+                          "  }\n}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(k, v)\n#pragma npu fission(r, rmax, shift)\n"
+                             "#pragma npu set_scope(mx, vu_vm)\n#pragma npu set_scope(d, vu_vm)\n"
+                             "#pragma npu cache_read(X, vu_vm, r, X_vm)\n#pragma npu cache_write(Y, vu_vm, r_2, Y_vm)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "float (*d)[16] = (float (*)[16])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + ");
+  has(c, "float *mx = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + ");
+  lacks(c, "float d[8][16];");
+  npg_close(s);
+  /* a stage between two temporaries in VM is one VU instruction */
+  s = open_ok("#include <math.h>\nvoid k(const float X[8][16], float Y[8][16]) {\n  float a[8][16], b[8][16];\n"
+              "  for (int r = 0; r < 8; r++)\n    for (int c = 0; c < 16; c++) a[r][c] = X[r][c] * 2.0f;\n"
+              "  for (int r = 0; r < 8; r++)\n    for (int c = 0; c < 16; c++) b[r][c] = expf(a[r][c]);\n"
+              "  for (int r = 0; r < 8; r++)\n    for (int c = 0; c < 16; c++) Y[r][c] = b[r][c];\n}\n",
+              "#pragma npu schedule(k, v)\n#pragma npu set_scope(a, vu_vm)\n#pragma npu set_scope(b, vu_vm)\n"
+              "#pragma npu vectorize(r_2)\n");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_exp_f32(&b[0][0], &a[0][0], 8, 16, 16, 16);");
+  npg_close(s);
+  refused(k, "#pragma npu schedule(k, v)\n#pragma npu set_scope(X, dm)\n",
+          "k.c:15:23: error: set_scope: X is passed in, so it lives in DDR; stage it with cache_read or cache_write");
+  refused(k, "#pragma npu schedule(k, v)\n#pragma npu set_scope(d, l2)\n",
+          "k.c:15:26: error: set_scope: unknown scope 'l2'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and vu_vm");
+  refused(k, "#pragma npu schedule(k, v)\n#pragma npu set_scope(d, dm)\n#pragma npu set_scope(d, vu_vm)\n",
+          "k.c:16:23: error: set_scope: d is already in dm");
+  refused("void k(const float X[256][256], float Y[256][256]) {\n  float t[256][256];\n"
+          "  for (int r = 0; r < 256; r++)\n    for (int c = 0; c < 256; c++) t[r][c] = X[r][c] * 2.0f;\n"
+          "  for (int r = 0; r < 256; r++)\n    for (int c = 0; c < 256; c++) Y[r][c] = t[r][c] + 1.0f;\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu set_scope(t, vu_vm)\n",
+          "k.c:9:13: error: set_scope: the on-chip buffers do not fit: t (262144 bytes) needs 262144 bytes of vu_vm, "
+          "which holds 131072; usage (buffers live at once share no bytes):");
+}
