@@ -443,6 +443,43 @@ static const struct Deferred *deferred(const Emit *em, const Stmt *store, const 
   return NULL;
 }
 
+/* A per-core buffer of bound loop L whose two copies alternate by pass. */
+static bool by_pass(const Emit *em, const Stmt *L, const Buffer *b) {
+  return em->pass_bound == L && b->copies == 2 && b->core == L->var;
+}
+
+/* A read cache of bound loop L loaded once, before the pass loop. */
+static bool resident(const Emit *em, const Stmt *L, const Buffer *b) {
+  for (int i = 0; em->pass_bound == L && i < em->nresident; i++)
+    if (em->resident[i] == b) return true;
+  return false;
+}
+
+/* The copy of per-core buffer b of bound loop L, as C text in buf: NULL
+ * when b has one; this pass's (with next: the next pass's) when its copies
+ * alternate by pass; else copy 0. Its token is b_tok[copy][core] and its
+ * pointer points into that copy (emit_onchip_decl). */
+static const char *copy_of(const Emit *em, const Stmt *L, const Buffer *b, bool next, char *buf, size_t n) {
+  if (b->copies < 2) return NULL;
+  if (!by_pass(em, L, b)) snprintf(buf, n, "0");
+  else if (next) snprintf(buf, n, "(%s + 1) %% 2", em->pass->var->name);
+  else snprintf(buf, n, "%s %% 2", em->pass->var->name);
+  return buf;
+}
+
+/* b's token for one core: b_tok[core], or b_tok[copy][core]. */
+static const char *token_of(char *out, size_t n, const Buffer *b, const char *copy, const char *core) {
+  if (copy) snprintf(out, n, "%s[%s][%s]", b->db_token, copy, core);
+  else snprintf(out, n, "%s[%s]", b->db_token, core);
+  return out;
+}
+
+/* b's token array (per copy when b has two, per core), zeroed with zero. */
+static void token_decl(StrBuf *sb, const Buffer *b, int64_t cores, bool zero) {
+  if (b->copies == 2) sb_printf(sb, "npu_token_t %s[2][%lld]%s;", b->db_token, (long long)cores, zero ? " = {{0}}" : "");
+  else sb_printf(sb, "npu_token_t %s[%lld]%s;", b->db_token, (long long)cores, zero ? " = {0}" : "");
+}
+
 /* Plans the deferred stores of the bound loops under home (home included)
  * that no outer home took; counts them in added. */
 typedef struct {
@@ -482,12 +519,9 @@ static void defer_open(Emit *em, int from, int ind) {
     int64_t cores;
     ir_const_int(em->defer[i].loop->hi, &cores);
     sb_indent(sb, ind + 1);
-    if (b->copies == 2)
-      sb_printf(sb, "npu_token_t %s[2][%lld] = {{0}}; /* per copy, per core: the copy out of %s not yet waited for */\n",
-                b->db_token, (long long)cores, b->name);
-    else
-      sb_printf(sb, "npu_token_t %s[%lld] = {0}; /* per core: the copy out of %s not yet waited for */\n", b->db_token,
-                (long long)cores, b->name);
+    token_decl(sb, b, cores, true);
+    sb_printf(sb, " /* per %score: the copy out of %s not yet waited for */\n", b->copies == 2 ? "copy, per " : "",
+              b->name);
   }
 }
 
@@ -499,9 +533,10 @@ static void defer_close(Emit *em, int from, int ind) {
     ir_const_int(em->defer[i].loop->hi, &cores);
     for (int k = 0; k < (b->copies == 2 ? 2 : 1); k++)
       for (int64_t c = 0; c < cores; c++) {
-        char tok[200];
-        if (b->copies == 2) snprintf(tok, sizeof tok, "%s[%d][%lld]", b->db_token, k, (long long)c);
-        else snprintf(tok, sizeof tok, "%s[%lld]", b->db_token, (long long)c);
+        char copy[16], core[24], tok[300];
+        snprintf(copy, sizeof copy, "%d", k);
+        snprintf(core, sizeof core, "%lld", (long long)c);
+        token_of(tok, sizeof tok, b, b->copies == 2 ? copy : NULL, core);
         sb_indent(sb, ind + 1);
         sb_printf(sb, "if (%s) npu_dma_wait(%s);\n", tok, tok);
       }
@@ -535,18 +570,6 @@ static bool classify(Emit *em, const Stmt *L, Body *b) {
   return true;
 }
 
-/* A per-core buffer of bound loop L whose two copies alternate by pass. */
-static bool by_pass(const Emit *em, const Stmt *L, const Buffer *b) {
-  return em->pass_bound == L && b->copies == 2 && b->core == L->var;
-}
-
-/* A read cache of bound loop L loaded once, before the pass loop. */
-static bool resident(const Emit *em, const Stmt *L, const Buffer *b) {
-  for (int i = 0; em->pass_bound == L && i < em->nresident; i++)
-    if (em->resident[i] == b) return true;
-  return false;
-}
-
 /* A statement of phase p that uses buf (a resident load is not in any). */
 static bool phase_uses(const Emit *em, const Body *b, BoundKind p, const Buffer *buf) {
   for (int i = 0; i < b->n; i++)
@@ -554,20 +577,9 @@ static bool phase_uses(const Emit *em, const Body *b, BoundKind p, const Buffer 
   return false;
 }
 
-/* The copy of a double-buffered copy out that this pass uses, as C text
- * (in buf): its pass's when the copies alternate (by_pass), else copy 0;
- * NULL for a buffer of one copy. */
-static const char *store_copy(const Emit *em, const struct Deferred *d, char *buf, size_t n) {
-  if (d->b->copies < 2) return NULL;
-  if (by_pass(em, d->loop, d->b)) snprintf(buf, n, "%s %% 2", em->pass->var->name);
-  else snprintf(buf, n, "0");
-  return buf;
-}
-
 static void wait_last_store(Emit *em, const struct Deferred *d, const char *v, int ind) {
   char copy[100], tok[300];
-  if (store_copy(em, d, copy, sizeof copy)) snprintf(tok, sizeof tok, "%s[%s][%s]", d->b->db_token, copy, v);
-  else snprintf(tok, sizeof tok, "%s[%s]", d->b->db_token, v);
+  token_of(tok, sizeof tok, d->b, copy_of(em, d->loop, d->b, false, copy, sizeof copy), v);
   sb_indent(em->sb, ind);
   sb_printf(em->sb, "if (%s) npu_dma_wait(%s); /* this core's copy out of %s %s */\n", tok, tok, d->b->name,
             by_pass(em, d->loop, d->b) ? "two passes ago, from this copy" : "in the last pass");
@@ -585,13 +597,13 @@ static void compute_waits(Emit *em, const Body *b, int i, bool *waited, const ch
     const struct Deferred *d = b->kind[j] == B_DECL ? deferred(em, NULL, b->st[j]->buf) : NULL;
     if (d) wait_last_store(em, d, v, ind);
     if (b->kind[j] == B_LOAD) {
+      char copy[100], tok[300];
+      token_of(tok, sizeof tok, buf, copy_of(em, b->loop, buf, false, copy, sizeof copy), v);
       sb_indent(em->sb, ind);
-      if (by_pass(em, b->loop, b->buf[j]))
-        sb_printf(em->sb, "npu_dma_wait(%s[%s %% 2][%s]);\n", b->buf[j]->db_token, em->pass->var->name, v);
-      else if (resident(em, b->loop, b->buf[j]))
-        sb_printf(em->sb, "if (%s == 0) npu_dma_wait(%s[%s]); /* loaded once, before the passes */\n",
-                  em->pass->var->name, b->buf[j]->db_token, v);
-      else sb_printf(em->sb, "npu_dma_wait(%s[%s]);\n", b->buf[j]->db_token, v);
+      if (resident(em, b->loop, buf))
+        sb_printf(em->sb, "if (%s == 0) npu_dma_wait(%s); /* loaded once, before the passes */\n",
+                  em->pass->var->name, tok);
+      else sb_printf(em->sb, "npu_dma_wait(%s);\n", tok);
     }
     waited[j] = d || b->kind[j] == B_LOAD;
   }
@@ -606,9 +618,8 @@ static void compute_waits(Emit *em, const Body *b, int i, bool *waited, const ch
  * order on one channel. */
 static void issue_async(Emit *em, const Stmt *c, const Buffer *b, const char *v, int channel, bool alternate,
                         const char *copy, const Expr *next, int ind) {
-  char tok[200], ch[100];
-  if (copy) snprintf(tok, sizeof tok, "%s[%s][%s]", b->db_token, copy, v);
-  else snprintf(tok, sizeof tok, "%s[%s]", b->db_token, v);
+  char tok[300], ch[100];
+  token_of(tok, sizeof tok, b, copy, v);
   DmaAsync as = {tok, dma_channel(em, ch, sizeof ch, channel, alternate ? v : NULL), next ? em->pass->var : NULL, next};
   const Stmt *leaf = ir_nest_leaf(c);
   sb_indent(em->sb, ind);
@@ -655,12 +666,8 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
   const char *v = L->var->name;
   int64_t cores, passes = 0;
   ir_const_int(L->hi, &cores);
-  char this_copy[100] = "", next_copy[100] = "";
-  if (em->pass_bound == L) {
-    snprintf(this_copy, sizeof this_copy, "%s %% 2", em->pass->var->name);
-    snprintf(next_copy, sizeof next_copy, "(%s + 1) %% 2", em->pass->var->name);
-    ir_const_int(em->pass->hi, &passes);
-  }
+  if (em->pass_bound == L) ir_const_int(em->pass->hi, &passes);
+  char copy[100];
   int issued = 0; /* loads issued in the loads phase */
   for (int i = 0; i < b->n; i++) issued += b->kind[i] == B_LOAD && !resident(em, L, b->buf[i]);
   sb_indent(sb, ind);
@@ -670,8 +677,8 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
   for (int i = 0; i < b->n; i++)
     if (b->kind[i] == B_LOAD && !by_pass(em, L, b->buf[i]) && !resident(em, L, b->buf[i])) {
       sb_indent(sb, ind + 1);
-      sb_printf(sb, "npu_token_t %s[%lld]; /* per core: the load of %s */\n", b->buf[i]->db_token, (long long)cores,
-                b->buf[i]->name);
+      token_decl(sb, b->buf[i], cores, false);
+      sb_printf(sb, " /* per %score: the load of %s */\n", b->buf[i]->copies == 2 ? "copy, per " : "", b->buf[i]->name);
     }
   static const char *const what[3] = {"loads", "compute", "copies out"};
   for (BoundKind p = B_LOAD; p <= B_STORE; p++) {
@@ -683,9 +690,8 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
     sb_printf(sb, "; %s++) { /* %s */\n", v, what[p]);
     for (int i = 0; i < b->n; i++)
       if (b->kind[i] == B_DECL && phase_uses(em, b, p, b->st[i]->buf)) {
-        bool alt = by_pass(em, L, b->st[i]->buf);
         sb_indent(sb, ind + 2);
-        emit_onchip_decl(sb, b->st[i]->buf, !alt ? NULL : p == B_LOAD ? next_copy : this_copy);
+        emit_onchip_decl(sb, b->st[i]->buf, copy_of(em, L, b->st[i]->buf, p == B_LOAD, copy, sizeof copy));
         sb_putc(sb, '\n');
       }
     bool waited[BOUND_MAX] = {false};
@@ -694,15 +700,14 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
       if (p == B_COMPUTE) compute_waits(em, b, i, waited, v, ind + 2);
       if (i == b->n || b->kind[i] != p) continue;
       if (p == B_LOAD && (by_pass(em, L, b->buf[i]) || resident(em, L, b->buf[i]))) continue;
-      if (p == B_LOAD) issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, issued == 1, NULL, NULL, ind + 2);
-      else if (p == B_STORE)
-      {
-        const struct Deferred *d = deferred(em, b->st[i], NULL);
-        char copy[100];
-        issue_async(em, b->st[i], d->b, v, 2 + nth[p]++ % 2, count[p] == 1, store_copy(em, d, copy, sizeof copy), NULL,
-                    ind + 2);
-      }
-      else {
+      if (p == B_LOAD)
+        issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, issued == 1,
+                    copy_of(em, L, b->buf[i], false, copy, sizeof copy), NULL, ind + 2);
+      else if (p == B_STORE) {
+        const Buffer *out = deferred(em, b->st[i], NULL)->b;
+        issue_async(em, b->st[i], out, v, 2 + nth[p]++ % 2, count[p] == 1, copy_of(em, L, out, false, copy, sizeof copy),
+                    NULL, ind + 2);
+      } else {
         Stmt one = *b->st[i];
         one.next = NULL;
         emit_stmts(em, &one, ind + 2, false);
@@ -718,7 +723,8 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
         sb_printf(sb, "if (%s + 1 < %lld) { /* the next pass's regions, into the other copies */\n",
                   em->pass->var->name, (long long)passes);
       }
-      issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, issued == 1, next_copy, next, ind + 3);
+      issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, issued == 1, copy_of(em, L, b->buf[i], true, copy, sizeof copy),
+                  next, ind + 3);
     }
     if (ahead) {
       sb_indent(sb, ind + 2);
@@ -837,12 +843,9 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   for (int i = 0; i < b.n; i++) {
     if (b.kind[i] != B_LOAD || (!by_pass(em, L, b.buf[i]) && !resident(em, L, b.buf[i]))) continue;
     sb_indent(sb, ind + 1);
-    if (by_pass(em, L, b.buf[i]))
-      sb_printf(sb, "npu_token_t %s[2][%lld]; /* per copy, per core: the load of %s */\n", b.buf[i]->db_token,
-                (long long)cores, b.buf[i]->name);
-    else
-      sb_printf(sb, "npu_token_t %s[%lld]; /* per core: the load of %s, the same in every pass of %s */\n",
-                b.buf[i]->db_token, (long long)cores, b.buf[i]->name, P->name);
+    token_decl(sb, b.buf[i], cores, false);
+    if (by_pass(em, L, b.buf[i])) sb_printf(sb, " /* per copy, per core: the load of %s */\n", b.buf[i]->name);
+    else sb_printf(sb, " /* per core: the load of %s, the same in every pass of %s */\n", b.buf[i]->name, P->name);
   }
   sb_indent(sb, ind + 1);
   sb_printf(sb, "for (%s %s = 0; %s < ", L->var->type->name, v, v);
@@ -890,7 +893,7 @@ static void emit_bound(Emit *em, const Stmt *L, int ind) {
     const struct Deferred *d = deferred(em, c, NULL);
     if (d) {
       char copy[100];
-      issue_async(em, c, d->b, v, 2, true, store_copy(em, d, copy, sizeof copy), NULL, ind + 1);
+      issue_async(em, c, d->b, v, 2, true, copy_of(em, L, d->b, false, copy, sizeof copy), NULL, ind + 1);
       continue;
     }
     Stmt one = *c;

@@ -41,10 +41,16 @@ static NpuSim *vu_enter(const char *file, int line, const char *op, int n, Site 
   return s;
 }
 
-static const char *n_detail(const NpuSim *s, char *buf, size_t size, int n) {
-  if (s->tracing) snprintf(buf, size, "n=%d", n);
-  else buf[0] = 0;
-  return buf;
+/* A 1-D op over n elements (work_bytes of work): entered and its operands
+ * issued; false when the simulator stopped it (or none is bound), and
+ * then the op computes nothing. */
+static bool n_issue(const char *file, int line, const char *op, int n, const VuArg *v, int nv, uint64_t work_bytes) {
+  Site site;
+  char d[32] = "";
+  NpuSim *s = vu_enter(file, line, op, n, &site);
+  if (!s) return false;
+  if (s->tracing) snprintf(d, sizeof d, "n=%d", n);
+  return vu_issue(s, site, op, v, nv, work_bytes, d);
 }
 
 /* Element-wise: dst, a[, b] of n elements, all `esz` bytes wide. */
@@ -55,13 +61,8 @@ static const char *n_detail(const NpuSim *s, char *buf, size_t size, int n) {
 
 #define VU_BINARY(NAME, T, EXPR)                                                              \
   void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int n) {         \
-    Site site;                                                                                \
-    char d[32];                                                                               \
-    NpuSim *s = vu_enter(file, line, #NAME, n, &site);                                        \
-    if (!s) return;                                                                           \
     VU_ARGS3(T);                                                                              \
-    if (!vu_issue(s, site, #NAME, v, 3, (uint64_t)n * sizeof(T), n_detail(s, d, sizeof d, n))) \
-      return;                                                                                 \
+    if (!n_issue(file, line, #NAME, n, v, 3, (uint64_t)n * sizeof(T))) return;                \
     for (int i = 0; i < n; i++) {                                                             \
       T x = a[i], y = b[i];                                                                   \
       dst[i] = (EXPR);                                                                        \
@@ -83,14 +84,10 @@ VU_BINARY(npu_vu_min_f32, float, x < y ? x : y)
 /* Unary: dst of TD, a of TA; the op costs the wider of the two. */
 #define VU_UNARY(NAME, TD, TA, EXPR)                                                          \
   void NAME##_at(const char *file, int line, TD *dst, const TA *a, int n) {                   \
-    Site site;                                                                                \
-    char d[32];                                                                               \
-    NpuSim *s = vu_enter(file, line, #NAME, n, &site);                                        \
-    if (!s) return;                                                                           \
     VuArg v[2] = {{"dst", dst, (int64_t)n * (int64_t)sizeof(TD), 1, 0, (int)sizeof(TD), OP_WRITE}, \
                   {"a", a, (int64_t)n * (int64_t)sizeof(TA), 1, 0, (int)sizeof(TA), OP_READ}};     \
     size_t w = sizeof(TD) > sizeof(TA) ? sizeof(TD) : sizeof(TA);                             \
-    if (!vu_issue(s, site, #NAME, v, 2, (uint64_t)n * w, n_detail(s, d, sizeof d, n))) return; \
+    if (!n_issue(file, line, #NAME, n, v, 2, (uint64_t)n * w)) return;                        \
     for (int i = 0; i < n; i++) {                                                             \
       TA x = a[i];                                                                            \
       dst[i] = (EXPR);                                                                        \
@@ -200,25 +197,26 @@ static bool box_ok(NpuSim *s, Site site, const char *op, const Box *b) {
   return false;
 }
 
-static const char *box_detail(const NpuSim *s, char *buf, size_t size, const Box *b) {
-  if (s->tracing) snprintf(buf, size, "rows=%d cols=%d %s=%d %s=%d", b->rows, b->cols, b->n1, b->ld1, b->n2, b->ld2);
-  else buf[0] = 0;
-  return buf;
+/* A 2-D box op (rows x cols elements of 4 bytes of work): entered, its
+ * shape checked, its operands issued; false when the simulator stopped it
+ * (or none is bound), and then the op computes nothing. */
+static bool box_issue(const char *file, int line, const char *op, const Box *b, const VuArg *v, int nv) {
+  Site site;
+  char d[64] = "";
+  NpuSim *s = vu_enter(file, line, op, b->rows, &site);
+  if (!s || !box_ok(s, site, op, b)) return false;
+  if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d %s=%d %s=%d", b->rows, b->cols, b->n1, b->ld1, b->n2, b->ld2);
+  return vu_issue(s, site, op, v, nv, (uint64_t)b->rows * (uint64_t)b->cols * 4, d);
 }
 
 void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, const int8_t *b,
                            int rows, int cols, int ldd, int lda) {
-  const char *op = "npu_vu_macs_i8_i32";
-  Site site;
-  char d[64];
-  NpuSim *s = vu_enter(file, line, op, rows, &site);
   const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};
-  if (!s || !box_ok(s, site, op, &box)) return;
   int64_t nb = rows && cols ? 1 : 0; /* b is read only when there is work */
   VuArg v[3] = {{"dst", dst, (int64_t)cols * 4, rows, (int64_t)ldd * 4, 4, OP_READ | OP_WRITE},
                 {"a", a, cols, rows, lda, 1, OP_READ},
                 {"b", b, nb, 1, 0, 1, OP_READ}};
-  if (!vu_issue(s, site, op, v, 3, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, &box))) return;
+  if (!box_issue(file, line, "npu_vu_macs_i8_i32", &box, v, 3)) return;
   int32_t w = b && nb ? b[0] : 0;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) {
@@ -233,15 +231,9 @@ void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_
 
 void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ldd,
                        int lda) {
-  const char *op = "npu_vu_exp_f32";
-  Site site;
-  char d[64];
-  NpuSim *s = vu_enter(file, line, op, rows, &site);
   const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};
-  if (!s || !box_ok(s, site, op, &box)) return;
   VuArg v[2] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ)};
-  if (!vu_issue(s, site, op, v, 2, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, &box)))
-    return;
+  if (!box_issue(file, line, "npu_vu_exp_f32", &box, v, 2)) return;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = expf(a[(ptrdiff_t)r * lda + c]);
 }
@@ -250,16 +242,10 @@ void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, i
 #define VU_ROWS(NAME, OP)                                                                                       \
   void NAME##_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols,   \
                  int ldd, int lda) {                                                                            \
-    Site site;                                                                                                  \
-    char d[64];                                                                                                 \
-    NpuSim *s = vu_enter(file, line, #NAME, rows, &site);                                                       \
     const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};                                                    \
-    if (!s || !box_ok(s, site, #NAME, &box)) return;                                                            \
     VuArg v[3] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ),                                    \
                   {"b", b, cols ? (int64_t)rows * 4 : 0, 1, 0, 4, OP_READ}};                                    \
-    if (!vu_issue(s, site, #NAME, v, 3, (uint64_t)rows * (uint64_t)cols * 4,                                    \
-                  box_detail(s, d, sizeof d, &box)))                                                            \
-      return;                                                                                                   \
+    if (!box_issue(file, line, #NAME, &box, v, 3)) return;                                                      \
     for (int r = 0; r < rows; r++) {                                                                            \
       float y = cols ? b[r] : 0.0f;                                                                             \
       for (int c = 0; c < cols; c++) {                                                                          \
@@ -276,17 +262,11 @@ VU_ROWS(npu_vu_div_rows_f32, /)
 
 void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const float *a, const float *g,
                                const float *b, int rows, int cols, int ldd, int lda) {
-  const char *op = "npu_vu_muladd_cols_f32";
-  Site site;
-  char d[64];
-  NpuSim *s = vu_enter(file, line, op, rows, &site);
   const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};
-  if (!s || !box_ok(s, site, op, &box)) return;
   int64_t nc = rows ? (int64_t)cols * 4 : 0;
   VuArg v[4] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ), {"g", g, nc, 1, 0, 4, OP_READ},
                 {"b", b, nc, 1, 0, 4, OP_READ}};
-  if (!vu_issue(s, site, op, v, 4, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, &box)))
-    return;
+  if (!box_issue(file, line, "npu_vu_muladd_cols_f32", &box, v, 4)) return;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) {
       float p = a[(ptrdiff_t)r * lda + c] * g[c]; /* rounded here, as the C expression is */
@@ -297,12 +277,8 @@ void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const flo
 /* Over n elements with a scalar operand. */
 #define VU_SCALAR(NAME, EXPR)                                                                     \
   void NAME##_at(const char *file, int line, float *dst, const float *a, int n, float y) {        \
-    Site site;                                                                                    \
-    char d[32];                                                                                   \
-    NpuSim *s = vu_enter(file, line, #NAME, n, &site);                                            \
-    if (!s) return;                                                                               \
     VuArg v[2] = {{"dst", dst, (int64_t)n * 4, 1, 0, 4, OP_WRITE}, {"a", a, (int64_t)n * 4, 1, 0, 4, OP_READ}}; \
-    if (!vu_issue(s, site, #NAME, v, 2, (uint64_t)n * 4, n_detail(s, d, sizeof d, n))) return;    \
+    if (!n_issue(file, line, #NAME, n, v, 2, (uint64_t)n * 4)) return;                            \
     for (int i = 0; i < n; i++) {                                                                 \
       float x = a[i];                                                                             \
       dst[i] = (EXPR);                                                                            \
@@ -315,15 +291,9 @@ VU_SCALAR(npu_vu_rsqrt_f32, 1.0f / sqrtf(x + y))
 
 void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows,
                               int cols, int lda, int ldb) {
-  const char *op = "npu_vu_reduce_dot_f32";
-  Site site;
-  char d[64];
-  NpuSim *s = vu_enter(file, line, op, rows, &site);
   const Box box = {rows, cols, 1, "lda", "ldb", lda, ldb};
-  if (!s || !box_ok(s, site, op, &box)) return;
   VuArg v[3] = {{"dst", dst, (int64_t)rows * 4, 1, 0, 4, OP_WRITE}, BOX("a", a, lda, OP_READ), BOX("b", b, ldb, OP_READ)};
-  if (!vu_issue(s, site, op, v, 3, (uint64_t)rows * (uint64_t)cols * 4, box_detail(s, d, sizeof d, &box)))
-    return;
+  if (!box_issue(file, line, "npu_vu_reduce_dot_f32", &box, v, 3)) return;
   for (int r = 0; r < rows; r++) {
     float acc = 0.0f;
     for (int c = 0; c < cols; c++) {
