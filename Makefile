@@ -95,12 +95,21 @@ test: $(DEPS_OK)
 	$(MAKE) --no-print-directory $(SMOKE_TARGETS)
 
 EXAMPLES := $(wildcard examples/*.c)
+# Examples with schedules for another target (schedule(K, V, TARGET)), as
+# FILE:TARGET_INI; their emitted C goes to <example>-<target>/.
+TARGET_EXAMPLES := examples/softmax_npu.c:targets/small.ini
+# "f t n" per target example: file, target file, output directory name
+TARGET_RUNS = for x in $(TARGET_EXAMPLES); do f=$${x%%:*}; t=$${x\#*:}; \
+	  n=$$(basename $$f .c)-$$(basename $$t .ini)
 
 run: all
 	@set -e; for f in $(EXAMPLES); do \
 	  echo "== npugen check $$f"; $(BUILD)/npugen check $$f; done
+	@set -e; $(TARGET_RUNS); \
+	  echo "== npugen check $$f --target $$t"; $(BUILD)/npugen check $$f --target $$t; done
 	@set -e; for f in $(EXAMPLES); do \
 	  n=$$(basename $$f .c); $(BUILD)/npugen emit $$f -o out/$$n; done
+	@set -e; $(TARGET_RUNS); $(BUILD)/npugen emit $$f --target $$t -o out/$$n; done
 	@echo "emitted C written to: $$(ls out/*/*.c | tr '\n' ' ')"
 
 bench: all
@@ -113,11 +122,12 @@ INSTALL_INTRINSICS := $(PREFIX)/share/npugen/npu_intrinsics
 install: $(DEPS_OK)
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/install INTRINSICS_DIR=$(INSTALL_INTRINSICS) all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/npugen \
-	  $(DESTDIR)$(INSTALL_INTRINSICS)
+	  $(DESTDIR)$(INSTALL_INTRINSICS) $(DESTDIR)$(PREFIX)/share/npugen/targets
 	install -m 755 build/install/npugen $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/install/libnpugen.a build/install/libnpusim.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/npugen.h $(wildcard npu_intrinsics/*.h) $(wildcard sim/npusim.h) $(DESTDIR)$(PREFIX)/include/npugen/
 	install -m 644 $(wildcard npu_intrinsics/*.c npu_intrinsics/*.h) $(DESTDIR)$(INSTALL_INTRINSICS)/
+	install -m 644 $(wildcard targets/*.ini) $(DESTDIR)$(PREFIX)/share/npugen/targets/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/npugen.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npugen.pc
 
 # An installed npugen, away from the source tree, tensorizes and vectorizes
@@ -128,6 +138,8 @@ install-smoke: $(DEPS_OK)
 	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/build/install-root
 	grep -qa '$(CURDIR)/build/install-root/share/npugen/npu_intrinsics' build/install-root/bin/npugen
 	cd / && $(CURDIR)/build/install-root/bin/npugen check $(CURDIR)/examples/softmax_npu.c
+	cd / && $(CURDIR)/build/install-root/bin/npugen check $(CURDIR)/examples/softmax_npu.c \
+	  --target $(CURDIR)/build/install-root/share/npugen/targets/small.ini
 	cd / && $(CURDIR)/build/install-root/bin/npugen check $(CURDIR)/examples/layernorm_npu.c
 SMOKE_TARGETS += install-smoke
 
@@ -141,10 +153,12 @@ examples-fresh: $(DEPS_OK)
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build build/npugen
 	@set -e; for f in $(EXAMPLES); do n=$$(basename $$f .c); \
 	  build/npugen emit $$f -o examples/emitted/$$n --check; done
+	@set -e; $(TARGET_RUNS); build/npugen emit $$f --target $$t -o examples/emitted/$$n --check; done
 	@echo "examples/emitted: fresh"
 emitted: all
 	@set -e; for f in $(EXAMPLES); do n=$$(basename $$f .c); \
 	  $(BUILD)/npugen emit $$f -o examples/emitted/$$n; done
+	@set -e; $(TARGET_RUNS); $(BUILD)/npugen emit $$f --target $$t -o examples/emitted/$$n; done
 SMOKE_TARGETS += examples-fresh
 
 # valgrind memcheck over a subset of the suite and the CLI, on the normal

@@ -9,8 +9,8 @@
 #include "npugen.h"
 
 static const char usage[] =
-    "usage: npugen emit FILE [--schedule SFILE] [-o DIR] [--check] [--dump-ir[=steps]]\n"
-    "       npugen check FILE [--schedule SFILE] [--seed N] [--target INI] [--trace JSON]\n"
+    "usage: npugen emit FILE [--schedule SFILE] [--target INI] [-o DIR] [--check] [--dump-ir[=steps]]\n"
+    "       npugen check FILE [--schedule SFILE] [--target INI] [--seed N] [--trace JSON]\n"
     "                         [--max-steps N] [--max-memory MIB]\n"
     "       npugen --version | --help\n"
     "\n"
@@ -25,6 +25,8 @@ static const char usage[] =
     "                            plus statement instances (default 2^32)\n"
     "          --max-memory MIB  nor one whose arrays need more (default 1024)\n"
     "  --schedule SFILE  more variants: a file of '#pragma npu' lines only\n"
+    "  --target INI      the NPU (targets/default.ini's format) to schedule for\n"
+    "                    and simulate on (default: targets/default.ini's)\n"
     "\n"
     "A refused schedule is reported as an error; the other variants are still\n"
     "emitted or checked, and the exit status is 1.\n";
@@ -89,8 +91,8 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (!o->file) return usage_error("missing input FILE", "");
   if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir))
     return usage_error("-o, --check and --dump-ir belong to 'emit'", "");
-  if (strcmp(o->cmd, "check") && (o->target || o->trace || o->max_steps || o->max_mib))
-    return usage_error("--target, --trace, --max-steps and --max-memory belong to 'check'", "");
+  if (strcmp(o->cmd, "check") && (o->trace || o->max_steps || o->max_mib))
+    return usage_error("--trace, --max-steps and --max-memory belong to 'check'", "");
   if (o->check_stale && !o->out_dir) return usage_error("--check needs -o DIR", "");
   return 0;
 }
@@ -200,9 +202,8 @@ int main(int argc, char **argv) {
   Options o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
-  NpgSession *s = npg_open_file(o.file);
+  NpgSession *s = npg_open_file_for_target(o.file, o.target);
   if (o.schedule && npg_variant_count(s)) npg_add_schedule_file(s, o.schedule);
-  if (o.target && npg_variant_count(s)) npg_set_target(s, o.target);
   if (o.trace) npg_set_trace(s, o.trace);
   int errors = npg_error_count(s);
   if (errors) fputs(npg_errors(s), stderr);

@@ -3,16 +3,19 @@
 #define NPG_EMIT_H
 
 #include "ir/ir.h"
+#include "sim/npusim.h"
 
 #define NPUGEN_VERSION "0.1.0"
 
-/* What a variant is emitted from: the kernel IR and the schedule text that
- * produced it (NULL for the kernel as written). */
+/* What a variant is emitted from: the kernel IR, the schedule text that
+ * produced it (NULL for the kernel as written) and the target it was
+ * scheduled for (NULL: the default target). */
 typedef struct {
   const Module *m;
   const Kernel *k;       /* the (scheduled) IR */
   const char *name;      /* emitted function name */
   const char *schedule;  /* "split(i, 64, io, ii)\n..." or NULL */
+  const NpuTarget *target;
 } EmitUnit;
 
 /* malloc'ed C source / header text. Deterministic: same IR, same bytes. */

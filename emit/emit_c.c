@@ -24,7 +24,7 @@ typedef struct {
     const Buffer *b;
   } defer[16];
   int ndefer;
-  int dma_channels; /* the default target's, as placement uses */
+  int dma_channels; /* the unit's target's */
   /* while the body of loop `pass` is emitted: bound loop `pass_bound` in
    * it alternates the two copies of its double-buffered read caches by
    * pass (emit_bound_pass) */
@@ -1059,6 +1059,7 @@ static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
             u->m->file);
   sb_printf(sb, " * Kernel: %s (%s:%d)\n", u->k->name, u->m->file, u->k->loc.line);
   if (u->schedule && *u->schedule) {
+    if (u->target) sb_printf(sb, " * Target: %s\n", u->target->name);
     sb_printf(sb, " * Schedule %s:\n", u->name);
     const char *p = u->schedule;
     while (*p) {
@@ -1094,9 +1095,13 @@ char *emit_c_source(const EmitUnit *u) {
   int nv = u->k->nvars + 1, nb = u->k->nbufs + 1;
   Emit em = {.sb = &sb, .u = u, .var_read = calloc((size_t)nv, 1), .buf_used = calloc((size_t)nb, 1),
              .buf_read = calloc((size_t)nb, 1)};
-  NpuTarget target;
-  npusim_target_default(&target);
-  em.dma_channels = target.dma_channels > 0 ? (int)target.dma_channels : 1;
+  NpuTarget def;
+  const NpuTarget *target = u->target;
+  if (!target) {
+    npusim_target_default(&def);
+    target = &def;
+  }
+  em.dma_channels = target->dma_channels > 0 ? (int)target->dma_channels : 1;
   arena_init(&em.scratch, 0);
   ir_walk_stmts(u->k->body, scan_stmt, &em);
   emit_prototype(&sb, u);

@@ -31,7 +31,7 @@ void softmax(const float X[R][C], float Y[R][C]) {
  * instructions over its 16x256 box (fission cuts the row loop into them).
  * X and Y have two copies per core (double_buffer): the next pass's rows
  * load, and the last pass's results drain, while this pass computes. */
-#pragma npu schedule(softmax, softmax_vu)
+#pragma npu schedule(softmax, softmax_vu, default)
 #pragma npu split(r, 64, ro, rr)
 #pragma npu split(rr, 16, core, ri)
 #pragma npu bind(core, vu)
@@ -49,3 +49,25 @@ void softmax(const float X[R][C], float Y[R][C]) {
 #pragma npu tensorize(ri_2, npu_vu_exp_f32)
 #pragma npu tensorize(ri_3, npu_vu_reduce_sum_f32)
 #pragma npu tensorize(ri_4, npu_vu_div_rows_f32)
+
+/* The same for targets/small.ini (npugen --target targets/small.ini): two
+ * cores with 64 KiB each. 8 rows a core keep the six 8x256 fp32 boxes
+ * (X and Y double-buffered, d, e) in 48 KiB; 16 rows a pass. */
+#pragma npu schedule(softmax, softmax_vu_small, small)
+#pragma npu split(r, 16, ro, rr)
+#pragma npu split(rr, 8, core, ri)
+#pragma npu bind(core, vu)
+#pragma npu fission(ri, rmax, shift, ex, acc)
+#pragma npu cache_read(X, vu_vm, core, X_vm)
+#pragma npu cache_write(Y, vu_vm, core, Y_vm)
+#pragma npu cache_write(mx, vu_vm, core, mx_vm)
+#pragma npu cache_write(d, vu_vm, core, d_vm)
+#pragma npu cache_write(e, vu_vm, core, e_vm)
+#pragma npu cache_write(sum, vu_vm, core, sum_vm)
+#pragma npu double_buffer(X_vm)
+#pragma npu double_buffer(Y_vm)
+#pragma npu vectorize(ri)
+#pragma npu vectorize(ri_1)
+#pragma npu vectorize(ri_2)
+#pragma npu vectorize(ri_3)
+#pragma npu vectorize(ri_4)

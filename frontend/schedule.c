@@ -1,4 +1,4 @@
-/* Schedule pragmas -> schedule programs. `#pragma npu schedule(K, V)` starts
+/* Schedule pragmas -> schedule programs. `#pragma npu schedule(K, V[, TARGET])` starts
  * a variant; each `#pragma npu PRIMITIVE(args...)` after it is one step. The
  * argument text is parsed by tree-sitter-c as a C call expression (inside a
  * small snippet), never by hand; errors point into the pragma line. */
@@ -187,11 +187,14 @@ void fe_schedule_pragma(Fe *fe, const char *text, SrcLoc loc) {
   SrcLoc at = {loc.line, loc.col + (int)(call - text)};
   SchedStep *st = parse_call(fe, call, at);
   if (!strcmp(st->prim, "schedule")) {
-    if (st->nargs != 2 || st->args[0].kind != SA_NAME || st->args[1].kind != SA_NAME)
-      fe_error_at(fe, st->loc, "schedule takes 2 arguments: schedule(KERNEL, VARIANT), both names");
+    if (st->nargs < 2 || st->nargs > 3 || st->args[0].kind != SA_NAME || st->args[1].kind != SA_NAME ||
+        (st->nargs == 3 && st->args[2].kind != SA_NAME && st->args[2].kind != SA_STR))
+      fe_error_at(fe, st->loc, "schedule takes 2 or 3 arguments: schedule(KERNEL, VARIANT[, TARGET]), all names "
+                  "(TARGET: the only target the schedule is for, by its name in [target])");
     SchedProgram *p = ARENA_NEW(fe->arena, SchedProgram);
     p->kernel = st->args[0].name;
     p->variant = st->args[1].name;
+    p->target = st->nargs == 3 ? st->args[2].name : NULL;
     p->loc = st->loc;
     p->kernel_loc = st->args[0].loc;
     p->variant_loc = st->args[1].loc;

@@ -1014,7 +1014,7 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
   if (c->outcome == SG_FAILED) return;
 
   const char *sched = s->applied.data ? s->applied.data : "";
-  EmitUnit u = {f->m, s->k, c->variant, sched};
+  EmitUnit u = {f->m, s->k, c->variant, sched, NULL};
   c->emitted = emit_c_source(&u);
   char *again = emit_c_source(&u);
   if (strcmp(c->emitted, again)) fail(c, "emission is not deterministic: two emissions of the same IR differ");
@@ -1089,7 +1089,7 @@ bool sg_run_case(SgFile *f, uint64_t seed, const SgOptions *opt, SgCase *c, SgSt
 
   DiagList d;
   diag_init(&d);
-  g->s = sched_new(&m->arena, m, k, variant, &d, m->file, m->src);
+  g->s = sched_new(&m->arena, m, k, variant, &d, m->file, m->src, NULL);
   int nsteps = 1 + below(g, SG_MAX_STEPS);
   SchedStep *steps[SG_MAX_STEPS];
   bool all = true;

@@ -23,6 +23,12 @@ typedef struct NpgJit NpgJit;
 /* Parse and check a kernel file. Never NULL; see npg_error_count. */
 NpgSession *npg_open_file(const char *path);
 NpgSession *npg_open_string(const char *name, const char *src, size_t len);
+/* The same for an NPU target other than the default: an INI file in
+ * targets/default.ini's format (NULL: the default). Schedules are planned for
+ * it (scope sizes for placement, VU cores for bind, DMA channels) and
+ * variants simulated on it. A target that cannot be read is an error. */
+NpgSession *npg_open_file_for_target(const char *path, const char *target_ini);
+NpgSession *npg_open_string_for_target(const char *name, const char *src, size_t len, const char *target_ini);
 void npg_close(NpgSession *s);
 
 /* Errors, rendered as gcc does: "file:line:col: error: ...", source line, caret. */
@@ -96,8 +102,11 @@ typedef struct {
   uint64_t onchip_peak;   /* peak on-chip bytes, summed over scopes */
 } NpgCheckResult;
 bool npg_check(NpgSession *s, int variant, uint64_t seed, NpgCheckResult *r);
-/* The NPU target (an INI file, targets/default.ini's format) variants are
- * simulated on; false with npg_errors() explaining. Default: built in. */
+/* Changes the session's target (an INI file): variants are simulated on it
+ * and later schedules planned for it. Refused (false, npg_errors() says why)
+ * when it cannot be read, or when variants are already scheduled and it
+ * differs in what they were planned for (scope sizes, VU cores, DMA
+ * channels): open the file for that target instead. */
 bool npg_set_target(NpgSession *s, const char *path);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);

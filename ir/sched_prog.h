@@ -39,11 +39,12 @@ struct SchedStep {
   SrcLoc loc;
 };
 
-/* `#pragma npu schedule(KERNEL, VARIANT)` and the steps after it. */
+/* `#pragma npu schedule(KERNEL, VARIANT[, TARGET])` and the steps after it. */
 typedef struct SchedProgram SchedProgram;
 struct SchedProgram {
   SchedProgram *next;
   const char *kernel, *variant;
+  const char *target; /* written for the target of this name only; NULL: any */
   SrcLoc loc, kernel_loc, variant_loc;
   const char *file, *src; /* where the pragmas were written */
   SchedStep *steps;

@@ -61,9 +61,10 @@ static void commit(NpgSession *s, Sched *sc, const Kernel *k) {
 void session_apply_programs(NpgSession *s, SchedProgram *first) {
   for (SchedProgram *p = first; p; p = p->next) {
     if (p->broken) continue; /* its parse error is reported already */
+    if (p->target && strcmp(p->target, s->target.name)) continue; /* written for another target */
     Kernel *k = find_kernel(s, p->kernel, p->file, p->src, p->kernel_loc);
     if (!k || !session_variant_name_ok(s, p->variant, p->file, p->src, p->variant_loc)) continue;
-    Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &s->diags, p->file, p->src);
+    Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &s->diags, p->file, p->src, &s->target);
     bool ok = true;
     for (SchedStep *st = p->steps; st && ok; st = st->next) ok = sched_apply(sc, st);
     if (ok) commit(s, sc, k);
@@ -123,7 +124,7 @@ NpgSched *npg_sched_begin(NpgSession *s, const char *kernel, const char *variant
   h->s = s;
   h->k = k;
   h->a = &s->m->arena;
-  h->sc = sched_new(h->a, s->m, k, arena_strdup(h->a, variant), &s->diags, s->m->file, NULL);
+  h->sc = sched_new(h->a, s->m, k, arena_strdup(h->a, variant), &s->diags, s->m->file, NULL, &s->target);
   return h;
 }
 

@@ -26,29 +26,46 @@ static void build_variants(NpgSession *s) {
   session_apply_programs(s, s->m->schedules);
 }
 
-NpgSession *npg_open_string(const char *name, const char *src, size_t len) {
+/* A session for `path`, with its target loaded (an error when it cannot be). */
+static NpgSession *session_new(const char *path, const char *target_ini) {
   NpgSession *s = calloc(1, sizeof *s);
-  s->path = strdup(name);
+  s->path = strdup(path);
   diag_init(&s->diags);
+  npusim_target_default(&s->target);
+  char err[1024];
+  if (target_ini && npusim_target_load(&s->target, target_ini, err, sizeof err))
+    diag_error(&s->diags, NULL, NULL, 0, 0, "%s", err);
+  return s;
+}
+
+NpgSession *npg_open_string_for_target(const char *name, const char *src, size_t len, const char *target_ini) {
+  NpgSession *s = session_new(name, target_ini);
+  if (s->diags.errors) return s;
   s->m = frontend_parse(name, src, len, &s->diags);
   if (s->m) build_variants(s);
   return s;
 }
 
-NpgSession *npg_open_file(const char *path) {
+NpgSession *npg_open_file_for_target(const char *path, const char *target_ini) {
+  NpgSession *s = session_new(path, target_ini);
+  if (s->diags.errors) return s;
   size_t len;
   char *src = read_file(path, &len);
   if (!src) {
-    NpgSession *s = calloc(1, sizeof *s);
-    s->path = strdup(path);
-    diag_init(&s->diags);
     diag_error(&s->diags, path, NULL, 0, 0, "cannot read file");
     return s;
   }
-  NpgSession *s = npg_open_string(path, src, len);
+  s->m = frontend_parse(path, src, len, &s->diags);
   free(src);
+  if (s->m) build_variants(s);
   return s;
 }
+
+NpgSession *npg_open_string(const char *name, const char *src, size_t len) {
+  return npg_open_string_for_target(name, src, len, NULL);
+}
+
+NpgSession *npg_open_file(const char *path) { return npg_open_file_for_target(path, NULL); }
 
 void npg_close(NpgSession *s) {
   if (!s) return;
@@ -91,7 +108,7 @@ int npg_variant_index(const NpgSession *s, const char *name) {
 }
 
 static EmitUnit unit_of(const NpgSession *s, int i) {
-  return (EmitUnit){s->m, s->v[i].ir, s->v[i].name, s->v[i].schedule};
+  return (EmitUnit){s->m, s->v[i].ir, s->v[i].name, s->v[i].schedule, &s->target};
 }
 
 const char *npg_emit_source(NpgSession *s, int i) {
@@ -147,7 +164,7 @@ bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
     return false;
   }
   CheckResult r;
-  CheckOptions o = {.seed = seed, .target = s->has_target ? &s->target : NULL, .trace_path = s->trace_path,
+  CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
                     .max_steps = s->max_steps, .max_bytes = s->max_bytes};
   check_run(s->v[i].kernel, s->v[i].ir, ref, var, s->v[i].name, &o, &r);
   tcc_unit_free(var);
@@ -163,13 +180,44 @@ bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
   return r.pass;
 }
 
+/* Where two targets differ in what a schedule is planned for (scope sizes,
+ * VU cores, DMA channels); false when they do not. */
+static bool plan_differs(const NpuTarget *a, const NpuTarget *b, char *what, size_t n) {
+  const struct {
+    const char *name;
+    int64_t x, y;
+  } keys[] = {
+      {"dm size", a->dm_size, b->dm_size},          {"nu_ib size", a->nu_ib_size, b->nu_ib_size},
+      {"nu_wb size", a->nu_wb_size, b->nu_wb_size}, {"nu_ob size", a->nu_ob_size, b->nu_ob_size},
+      {"VU cores", a->vu_count, b->vu_count},       {"vu_vm size", a->vu_vm_size, b->vu_vm_size},
+      {"DMA channels", a->dma_channels, b->dma_channels},
+  };
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (keys[i].x != keys[i].y) {
+      snprintf(what, n, "%s (%lld against %lld)", keys[i].name, (long long)keys[i].x, (long long)keys[i].y);
+      return true;
+    }
+  return false;
+}
+
 bool npg_set_target(NpgSession *s, const char *path) {
   char err[1024];
-  if (npusim_target_load(&s->target, path, err, sizeof err)) {
+  NpuTarget t;
+  if (npusim_target_load(&t, path, err, sizeof err)) {
     diag_error(&s->diags, NULL, NULL, 0, 0, "%s", err);
     return false;
   }
-  s->has_target = true;
+  bool scheduled = false;
+  for (int i = 0; i < s->nv; i++) scheduled |= s->v[i].schedule != NULL;
+  char what[160];
+  if (scheduled && plan_differs(&t, &s->target, what, sizeof what)) {
+    diag_error(&s->diags, NULL, NULL, 0, 0,
+               "%s: target '%s' differs in %s from target '%s', which the variants are scheduled for; "
+               "open the kernel file with it (npugen --target) to schedule for it",
+               path, t.name, what, s->target.name);
+    return false;
+  }
+  s->target = t;
   return true;
 }
 

@@ -25,8 +25,7 @@ struct NpgSession {
   Variant *v;
   int nv, cap;
   TccUnit *ref; /* compiled on first use */
-  NpuTarget target;
-  bool has_target;
+  NpuTarget target; /* schedules are planned for it, variants simulated on it */
   char *trace_path;
   uint64_t max_steps, max_bytes; /* npg_set_check_limits; 0: the defaults */
 };

@@ -53,12 +53,11 @@ bool prim_bind(Sched *s, const SchedStep *st) {
     return sched_error(s, &st->args[0], "loop %s is already marked (%s); bind a plain loop", loop->name,
                        loop->loop_kind == LOOP_PARALLEL ? "parallel" : loop->loop_kind == LOOP_VECTORIZE ? "vectorized"
                        : loop->loop_kind == LOOP_DMA ? "a DMA copy" : "unrolled");
-  NpuTarget t;
-  npusim_target_default(&t);
-  if (!fits_cores(loop, &t))
-    return sched_error(s, &st->args[0], "loop %s must count 0, 1, ... up to at most %lld, one iteration per VU core; "
-                       "split it first (split(%s, %lld, outer, inner)) and bind the inner loop",
-                       loop->name, (long long)t.vu_count, loop->name, (long long)t.vu_count);
+  const NpuTarget *t = &s->target;
+  if (!fits_cores(loop, t))
+    return sched_error(s, &st->args[0], "loop %s must count 0, 1, ... up to at most %lld, one iteration per VU core "
+                       "of target '%s'; split it first (split(%s, %lld, outer, inner)) and bind the inner loop",
+                       loop->name, (long long)t->vu_count, t->name, loop->name, (long long)t->vu_count);
   const Stmt *inner = NULL;
   ir_walk_stmts(loop->body, find_bound, &inner);
   const Stmt *outer = enclosing_bound(s, loop);
@@ -98,11 +97,10 @@ static bool uses_buffer(Stmt *st, int depth, void *ctx) {
 }
 
 static bool check_bound(Sched *s, Stmt *loop, VmWalk *all, bool prove) {
-  NpuTarget t;
-  npusim_target_default(&t);
-  if (!fits_cores(loop, &t))
-    return sched_error(s, NULL, "loop %s, bound to the VU cores, no longer counts 0, 1, ... up to at most %lld",
-                       loop->name, (long long)t.vu_count);
+  const NpuTarget *t = &s->target;
+  if (!fits_cores(loop, t))
+    return sched_error(s, NULL, "loop %s, bound to the VU cores, no longer counts 0, 1, ... up to at most %lld "
+                       "(the VU cores of target '%s')", loop->name, (long long)t->vu_count, t->name);
   /* later steps (a cache's box, a reorder) must keep the iterations independent */
   if (prove && !sched_loop_iterations_independent(s, loop, "vu_vm")) return false;
   for (int i = 0; i < all->n; i++) {

@@ -6,7 +6,8 @@
  * other's; buffers in sibling blocks (two loops one after the other) may
  * share memory. Buffers are placed largest first, each at the lowest
  * 64-byte aligned offset clear of the live-at-once ones already placed.
- * Capacities are those of the default target (targets/default.ini). */
+ * Capacities are those of the target the variant is generated for
+ * (Sched.target: --target, else targets/default.ini's). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,21 +155,20 @@ bool sched_place_onchip(Sched *s) {
   bool ok = !w.oom || sched_error(s, NULL, "out of memory");
   if (ok && w.over) ok = sched_error(s, NULL, "too many on-chip buffers or too deep a nest to place (at most %d, %d levels)",
                                MAX_ONCHIP, MAX_DEPTH);
-  NpuTarget t;
-  npusim_target_default(&t);
+  const NpuTarget *t = &s->target;
   Onchip *order[MAX_ONCHIP];
   for (int i = 0; i < w.n; i++) order[i] = &w.v[i];
   qsort(order, (size_t)w.n, sizeof order[0], by_size);
   for (int i = 0; ok && i < w.n; i++) {
     Onchip *o = order[i];
-    uint64_t off = first_fit(&w, o), cap = capacity(&t, o->b->scope);
+    uint64_t off = first_fit(&w, o), cap = capacity(t, o->b->scope);
     if (off + o->bytes > cap) {
       StrBuf sb;
       sb_init(&sb);
-      sb_printf(&sb, "the on-chip buffers do not fit: %s (%llu bytes) needs %llu bytes of %s, which holds %llu; "
-                "usage (buffers live at once share no bytes):", o->b->name, (unsigned long long)o->bytes,
-                (unsigned long long)(off + o->bytes), o->b->scope, (unsigned long long)cap);
-      usage_table(&sb, &w, &t, o->b->scope);
+      sb_printf(&sb, "the on-chip buffers do not fit: %s (%llu bytes) needs %llu bytes of %s, which holds %llu "
+                "on target '%s'; usage (buffers live at once share no bytes):", o->b->name, (unsigned long long)o->bytes,
+                (unsigned long long)(off + o->bytes), o->b->scope, (unsigned long long)cap, t->name);
+      usage_table(&sb, &w, t, o->b->scope);
       ok = sched_error(s, NULL, "%s", sb.data);
       sb_free(&sb);
       break;

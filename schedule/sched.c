@@ -53,8 +53,10 @@ static const struct {
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
-                 const char *file, const char *src) {
+                 const char *file, const char *src, const NpuTarget *target) {
   Sched *s = calloc(1, sizeof *s);
+  if (target) s->target = *target;
+  else npusim_target_default(&s->target);
   s->a = a;
   s->m = m;
   s->k = ir_clone_kernel(a, k);

@@ -12,6 +12,7 @@
 #include "ir/deps.h"
 #include "ir/ir.h"
 #include "ir/sched_prog.h"
+#include "sim/npusim.h"
 
 typedef struct Sched Sched;
 struct Sched {
@@ -27,11 +28,13 @@ struct Sched {
   const SchedStep *step; /* the step being applied */
   DepModel before;    /* model of the IR before the step (with accesses) */
   bool have_before;
+  NpuTarget target;   /* what placement, bind and the emitter plan for */
 };
 
-/* Starts a variant of k named `variant`. */
+/* Starts a variant of k named `variant`, generated for `target` (NULL: the
+ * default target). */
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
-                 const char *file, const char *src);
+                 const char *file, const char *src, const NpuTarget *target);
 void sched_free(Sched *s);
 /* Applies one step. False (with an error) when refused. */
 bool sched_apply(Sched *s, const SchedStep *st);

@@ -85,8 +85,8 @@ Test(bind, plain_loops_and_a_loaded_write_cache) {
 
 Test(bind, refusals_say_why) {
   refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu bind(c, vu)\n",
-          "k.c:13:18: error: bind: loop c must count 0, 1, ... up to at most 4, one iteration per VU core; split it "
-          "first (split(c, 4, outer, inner)) and bind the inner loop");
+          "k.c:13:18: error: bind: loop c must count 0, 1, ... up to at most 4, one iteration per VU core of target "
+          "'default'; split it first (split(c, 4, outer, inner)) and bind the inner loop");
   refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, nu)\n",
           "k.c:14:22: error: bind: expected the unit to bind to, vu (the vector unit cores); got 'nu'");
   refused(dw, "#pragma npu schedule(dw, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu split(y, 4, yo, yi)\n"

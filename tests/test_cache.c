@@ -143,7 +143,7 @@ Test(cache, a_scope_that_overflows_shows_its_usage) {
                       "#pragma npu cache_read(X, vu_vm, io, X_vm)\n#pragma npu cache_read(W, vu_vm, io, W_vm)\n"
                       "#pragma npu cache_write(Y, vu_vm, io, Y_vm)\n";
   refused(k, steps, "k.c:9:13: error: cache_write: the on-chip buffers do not fit: Y_vm (65536 bytes) needs "
-                    "196608 bytes of vu_vm, which holds 131072; usage (buffers live at once share no bytes):");
+                    "196608 bytes of vu_vm, which holds 131072 on target 'default'; usage (buffers live at once share no bytes):");
   char src[2048];
   snprintf(src, sizeof src, "%s%s", k, steps);
   NpgSession *s = npg_open_string("k.c", src, strlen(src));
@@ -554,7 +554,7 @@ Test(double_buffer, refusals) {
                "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_ib, io, B_ib)\n"
                "#pragma npu double_buffer(A_ib)\n",
           "k.c:14:13: error: double_buffer: the on-chip buffers do not fit: B_ib (131072 bytes) needs 393216 bytes "
-          "of nu_ib, which holds 262144; usage (buffers live at once share no bytes):");
+          "of nu_ib, which holds 262144 on target 'default'; usage (buffers live at once share no bytes):");
 }
 
 /* Review findings (each was wrong code or a crash before the fix). */
@@ -655,5 +655,5 @@ Test(cache, set_scope_puts_a_temporary_on_chip) {
           "  for (int r = 0; r < 256; r++)\n    for (int c = 0; c < 256; c++) Y[r][c] = t[r][c] + 1.0f;\n}\n",
           "#pragma npu schedule(k, v)\n#pragma npu set_scope(t, vu_vm)\n",
           "k.c:9:13: error: set_scope: the on-chip buffers do not fit: t (262144 bytes) needs 262144 bytes of vu_vm, "
-          "which holds 131072; usage (buffers live at once share no bytes):");
+          "which holds 131072 on target 'default'; usage (buffers live at once share no bytes):");
 }

@@ -92,6 +92,14 @@ Test(cli, target_and_trace_options) {
            npugen());
   cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "bad.ini:2: unknown key 'bogus'"), "%s", out);
+  /* emit plans for the target too: softmax_npu.c's schedule for it */
+  snprintf(cmd, sizeof cmd, "%s emit examples/softmax_npu.c --target targets/small.ini 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, " * Target: small\n * Schedule softmax_vu_small:"), "%s", out);
+  cr_expect(!strstr(out, "Schedule softmax_vu:"), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s emit examples/softmax_npu.c --trace t.json 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 2, "%s", out);
+  cr_expect(strstr(out, "npugen: --trace, --max-steps and --max-memory belong to 'check'"), "%s", out);
 }
 
 Test(cli, schedule_file_adds_variants_and_refusals_exit_1) {

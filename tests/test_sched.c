@@ -230,7 +230,11 @@ Test(sched, bad_schedule_language) {
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 4, a, b\n",
           "k.c:12:29: error: expected ')'");
   refused(matmul, "#pragma npu schedule(matmul)\n",
-          "k.c:11:13: error: schedule takes 2 arguments: schedule(KERNEL, VARIANT), both names");
+          "k.c:11:13: error: schedule takes 2 or 3 arguments: schedule(KERNEL, VARIANT[, TARGET]), all names "
+          "(TARGET: the only target the schedule is for, by its name in [target])");
+  refused(matmul, "#pragma npu schedule(matmul, v, 4)\n",
+          "k.c:11:13: error: schedule takes 2 or 3 arguments: schedule(KERNEL, VARIANT[, TARGET]), all names "
+          "(TARGET: the only target the schedule is for, by its name in [target])");
   const char *inside = "void f(int A[4]) {\n#pragma npu split(i, 2, a, b)\n  for (int i = 0; i < 4; i++) A[i] = 0;\n}\n";
   refused(inside, "", "k.c:2:1: error: '#pragma npu' lines go at file level, after the kernel, not inside it");
 }
