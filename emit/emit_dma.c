@@ -9,11 +9,17 @@
  * wait. Counters of extent 1 vanish, and counters that continue the one
  * inside them on both sides merge with it (a dense box is one 1-D copy);
  * what remains is a contiguous row and up to two strided dimensions (1-D to
- * 3-D). Counters beyond those stay as host loops around the call. A nest of another shape (after
- * later steps rewrote it) is emitted as the plain copy loop it is. */
+ * 3-D). Counters beyond those stay as host loops around the call.
+ *
+ * A tail tile's copy has a guard `start + v < N` inside loop v (cache.c):
+ * that dimension's count is then min(extent, N - start), computed in the
+ * emitted code; nothing outside it merges with it (its rows stop short).
+ * A nest of another shape (after later steps rewrote it) is emitted as the
+ * plain copy loop it is. */
 #include <string.h>
 
 #include "emit/emit.h"
+#include "ir/arith.h"
 
 const char *emit_scope_macro(const char *scope) {
   if (!strcmp(scope, "dm")) return "NPU_DM";
@@ -50,9 +56,25 @@ enum { MAX_COPY = IR_MAX_DIMS };
 typedef struct {
   const Stmt *loops[MAX_COPY];
   int64_t extent[MAX_COPY];
+  const Expr *start[MAX_COPY]; /* a tail's `start` (of `start + v < end`), or NULL */
+  int64_t end[MAX_COPY];
   int n;
   const Stmt *copy; /* dst[..] = src[..] */
 } Nest;
+
+/* `start + v < end`, start free of the nest's counters: a tail's guard. */
+static bool tail_guard(Arena *a, const Stmt *g, const Nest *n, const Var *v, const Expr **start, int64_t *end) {
+  const Expr *c = g->cond;
+  int64_t k;
+  if (g->else_s || !g->then_s || c->kind != EX_BINARY || c->op != OP_LT || !ir_const_int(c->b, end) ||
+      !ir_linear_coef(c->a, v, &k) || k != 1)
+    return false;
+  Expr *s = ir_subst_expr(a, ir_expr_copy(a, c->a), v, ir_int(a, 0, &ty_int, (SrcLoc){0, 0}));
+  for (int i = 0; i < n->n; i++)
+    if (ir_expr_uses(s, n->loops[i]->var, NULL)) return false;
+  *start = s;
+  return true;
+}
 
 /* Element stride of v through a whole access (row-major). */
 static bool stride(const Expr *access, const Var *v, int64_t *elems) {
@@ -68,7 +90,7 @@ static bool stride(const Expr *access, const Var *v, int64_t *elems) {
   return true;
 }
 
-static bool perfect_nest(const Stmt *loop, Nest *n) {
+static bool perfect_nest(Arena *a, const Stmt *loop, Nest *n) {
   n->n = 0;
   const Stmt *s = loop;
   while (s && s->kind == ST_FOR) {
@@ -76,9 +98,15 @@ static bool perfect_nest(const Stmt *loop, Nest *n) {
     int64_t lo, hi;
     if (!ir_const_int(s->lo, &lo) || lo != 0 || !ir_const_int(s->hi, &hi) || hi <= 0) return false;
     n->loops[n->n] = s;
+    n->start[n->n] = NULL;
     n->extent[n->n++] = hi;
     const Stmt *body = s->body->body;
     if (!body || body->next) return false;
+    if (body->kind == ST_IF) {
+      if (!tail_guard(a, body, n, s->var, &n->start[n->n - 1], &n->end[n->n - 1])) return false;
+      body = body->then_s->body;
+      if (!body || body->next) return false;
+    }
     s = body;
   }
   if (!s || s->kind != ST_ASSIGN || s->op != OP_NONE || s->lhs->kind != EX_LOAD || s->rhs->kind != EX_LOAD ||
@@ -99,9 +127,43 @@ static void base_address(StrBuf *sb, Arena *a, const Expr *access, const Nest *n
   ir_print_expr(sb, e);
 }
 
+/* One DMA dimension: its byte strides and count (the row: its bytes). */
+typedef struct {
+  int64_t dst, src, count;
+  int64_t mul;      /* with a tail: the count is mul * tail */
+  const char *tail; /* C text of a tail's count, or NULL */
+  int64_t known;    /* the tail's count when it is a constant, else -1 */
+} Dim;
+
+/* "(end - start < extent ? end - start : extent)" of counter i, with
+ * async's counter set to its value (a load ahead is the next tile's); its
+ * value in *known when that is a constant (-1 otherwise). */
+static const char *tail_count(Arena *a, const Nest *n, int i, const DmaAsync *as, int64_t *known) {
+  Expr *start = ir_expr_copy(a, n->start[i]);
+  if (as && as->var) start = ir_subst_expr(a, start, as->var, as->value);
+  Expr *left = arith_simplify(a, ir_sub(a, ir_int(a, n->end[i], &ty_int, (SrcLoc){0, 0}), start, &ty_int), NULL, 0);
+  int64_t c;
+  *known = ir_const_int(left, &c) ? (c < n->extent[i] ? c : n->extent[i]) : -1;
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_expr(&sb, left);
+  const char *text = arena_printf(a, "(%s < %lld ? %s : %lld)", sb.data, (long long)n->extent[i], sb.data,
+                                  (long long)n->extent[i]);
+  sb_free(&sb);
+  return text;
+}
+
+static const char *dim_text(char *buf, size_t size, const Dim *d) {
+  if (!d->tail) snprintf(buf, size, "%lld", (long long)d->count);
+  else if (d->known >= 0) snprintf(buf, size, "%lld", (long long)(d->mul * d->known));
+  else if (d->mul == 1) snprintf(buf, size, "%s", d->tail);
+  else snprintf(buf, size, "%lld * %s", (long long)d->mul, d->tail);
+  return buf;
+}
+
 bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsync *async) {
   Nest n;
-  if (!perfect_nest(loop, &n)) return false;
+  if (!perfect_nest(a, loop, &n)) return false;
   const Expr *dst = n.copy->lhs, *src = n.copy->rhs;
   if (dst->buf == src->buf) return false; /* a loop that reads what it wrote is no block copy */
   int64_t size = dst->buf->elem->size;
@@ -112,38 +174,42 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
   /* DMA dimensions, innermost first, in bytes. Counters of extent 1 add
    * nothing; a dimension whose stride on both sides is the span of the one
    * inside it continues it (rows back to back are one longer row, and so
-   * on), so a dense box of any rank is one 1-D copy. */
-  int64_t row = size;
-  int64_t dstr[MAX_COPY], sstr[MAX_COPY], cnt[MAX_COPY];
+   * on), so a dense box of any rank is one 1-D copy. A tail's count is
+   * C text (tail_count), times the extents merged inside it (mul). */
+  Dim row = {.count = size, .mul = 1}, dim[MAX_COPY];
   int outer[MAX_COPY]; /* the outermost counter each dimension covers */
   int ndims = 0;
   for (int i = n.n - 1; i >= 0; i--) {
     if (n.extent[i] == 1) continue;
     int64_t d = ds[i] * size, s2 = ss[i] * size;
-    if (ndims == 0 && d == row && s2 == row) {
-      row *= n.extent[i];
-      continue;
+    Dim *last = ndims ? &dim[ndims - 1] : &row;
+    int64_t span = ndims ? last->dst * last->count : row.count;
+    bool continues = !last->tail && d == span && s2 == (ndims ? last->src * last->count : row.count);
+    if (!continues) {
+      last = &dim[ndims++];
+      *last = (Dim){.dst = d, .src = s2, .count = 1, .mul = 1};
     }
-    if (ndims > 0 && d == dstr[ndims - 1] * cnt[ndims - 1] && s2 == sstr[ndims - 1] * cnt[ndims - 1]) {
-      cnt[ndims - 1] *= n.extent[i];
-      outer[ndims - 1] = i;
-      continue;
+    if (n.start[i]) {
+      last->mul = last->count;
+      last->tail = tail_count(a, &n, i, async, &last->known);
     }
-    dstr[ndims] = d;
-    sstr[ndims] = s2;
-    cnt[ndims] = n.extent[i];
-    outer[ndims++] = i;
+    last->count *= n.extent[i];
+    if (ndims) outer[ndims - 1] = i;
   }
   /* at most two strided dimensions in one DMA; counters of the others
    * become host loops around it */
   int first_dim = ndims > 2 ? outer[1] : 0; /* counters before first_dim are host loops */
   if (ndims > 2) ndims = 2;
-  if (row > INT32_MAX || (ndims > 0 && cnt[0] > INT32_MAX) || (ndims > 1 && cnt[1] > INT32_MAX)) return false;
+  if (row.count > INT32_MAX || (ndims > 0 && dim[0].count > INT32_MAX) || (ndims > 1 && dim[1].count > INT32_MAX))
+    return false;
   /* the DMA may not write a row twice: rows must not overlap in dst */
-  if (ndims >= 1 && dstr[0] < row) return false;
-  if (ndims == 2 && dstr[1] < dstr[0] * cnt[0]) return false;
+  if (ndims >= 1 && dim[0].dst < row.count) return false;
+  if (ndims == 2 && dim[1].dst < dim[0].dst * dim[0].count) return false;
   int nhost = 0;
-  for (int i = 0; i < first_dim; i++) nhost += n.extent[i] > 1;
+  for (int i = 0; i < first_dim; i++) {
+    nhost += n.extent[i] > 1;
+    if (n.start[i] && n.extent[i] > 1) return false; /* a host loop would need the guard */
+  }
   if (async && nhost > 0) return false; /* one token: one DMA */
   /* host loops over the counters the DMA does not cover */
   int depth = 0;
@@ -167,15 +233,17 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
   base_address(&d, a, dst, &n, first_dim, async);
   base_address(&s, a, src, &n, first_dim, async);
   const char *ch = async ? async->channel : "0";
+  char rw[256], c0[256], c1[256];
+  dim_text(rw, sizeof rw, &row);
   if (ndims == 0)
-    sb_printf(&call, "npu_dma_1d(%s, %s, %s, %lld)", ch, d.data, s.data, (long long)row);
+    sb_printf(&call, "npu_dma_1d(%s, %s, %s, %s)", ch, d.data, s.data, rw);
   else if (ndims == 1)
-    sb_printf(&call, "npu_dma_2d(%s, %s, %lld, %s, %lld, %lld, %lld)", ch, d.data,
-              (long long)dstr[0], s.data, (long long)sstr[0], (long long)row, (long long)cnt[0]);
+    sb_printf(&call, "npu_dma_2d(%s, %s, %lld, %s, %lld, %s, %s)", ch, d.data, (long long)dim[0].dst, s.data,
+              (long long)dim[0].src, rw, dim_text(c0, sizeof c0, &dim[0]));
   else
-    sb_printf(&call, "npu_dma_3d(%s, %s, %lld, %lld, %s, %lld, %lld, %lld, %lld, %lld)", ch,
-              d.data, (long long)dstr[0], (long long)dstr[1], s.data, (long long)sstr[0], (long long)sstr[1],
-              (long long)row, (long long)cnt[0], (long long)cnt[1]);
+    sb_printf(&call, "npu_dma_3d(%s, %s, %lld, %lld, %s, %lld, %lld, %s, %s, %s)", ch, d.data, (long long)dim[0].dst,
+              (long long)dim[1].dst, s.data, (long long)dim[0].src, (long long)dim[1].src, rw,
+              dim_text(c0, sizeof c0, &dim[0]), dim_text(c1, sizeof c1, &dim[1]));
   if (async) sb_printf(sb, "%s = %s;\n", async->token, call.data);
   else sb_printf(sb, "npu_dma_wait(%s);\n", call.data);
   sb_free(&call);

@@ -8,8 +8,14 @@
 
 #include "ir/ir.h"
 
+const Stmt *ir_nest_inner(const Stmt *loop) {
+  const Stmt *s = loop->body->body;
+  if (s && !s->next && s->kind == ST_IF && !s->else_s && s->then_s) return s->then_s->body;
+  return s;
+}
+
 const Stmt *ir_nest_leaf(const Stmt *loop) {
-  while (loop && loop->kind == ST_FOR) loop = loop->body->body;
+  while (loop && loop->kind == ST_FOR) loop = ir_nest_inner(loop);
   return loop && loop->kind == ST_ASSIGN && loop->lhs->kind == EX_LOAD && loop->rhs->kind == EX_LOAD ? loop : NULL;
 }
 
@@ -24,7 +30,7 @@ bool ir_copy_steps_apart(const Stmt *copy, const Var *v, const Stmt *also) {
     cv[n] = also->var;
     ext[n++] = hi - lo;
   }
-  for (; leaf && leaf->kind == ST_FOR; leaf = leaf->body->body) {
+  for (; leaf && leaf->kind == ST_FOR; leaf = ir_nest_inner(leaf)) { /* a tail's guard only shrinks the box */
     int64_t lo, hi;
     if (n == IR_MAX_DIMS + 1 || !ir_const_int(leaf->lo, &lo) || !ir_const_int(leaf->hi, &hi) || leaf->step != 1) return false;
     cv[n] = leaf->var;

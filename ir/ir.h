@@ -284,8 +284,12 @@ bool ir_const_int(const Expr *e, int64_t *v);
  * widening casts); false otherwise. */
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
 /* ---- DMA copy nests (ir/dma.c) ---- */
-/* The assignment at the bottom of a perfect loop nest, when it copies one
- * array element to another; NULL otherwise. */
+/* What a nest's loop runs: its body's statement list, or, when the body is
+ * a tail tile's guard alone (`if (start + v < end)`, cache.c), the guarded
+ * list. */
+const Stmt *ir_nest_inner(const Stmt *loop);
+/* The assignment at the bottom of a perfect loop nest (tail guards seen
+ * through), when it copies one array element to another; NULL otherwise. */
 const Stmt *ir_nest_leaf(const Stmt *loop);
 /* A copy nest's destination boxes for consecutive values of v do not
  * overlap (some dimension moves by more than the box spans): a copy of one

@@ -149,6 +149,8 @@ typedef struct {
   int pieces;
   bool affine;
   isl_aff *aff; /* the one piece */
+  bool tail;    /* the window passes the array's end in some iteration (a
+                 * tail tile): the copies stop at the end */
 } Start;
 
 static isl_stat start_piece(isl_set *set, isl_aff *aff, void *user) {
@@ -178,13 +180,15 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
   bool ok = mx && isl_val_is_int(mx) == isl_bool_true;
   *extent = ok ? isl_val_get_num_si(mx) + 1 : 0;
   isl_val_free(mx);
-  /* the window [start, start + extent) must stay inside the array in
-   * every iteration: the copies run in those that touch nothing too */
-  isl_val *top = NULL, *bottom = NULL;
+  /* where the window [start, start + extent) reaches over all iterations
+   * (the copies run in those that touch nothing too): not below index 0;
+   * past the end only with copies that stop there */
+  isl_val *top = NULL, *bottom = NULL, *last = NULL;
   if (ok && start->pieces == 1 && start->affine) {
     isl_pw_aff *all = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(isl_aff_copy(start->aff)), isl_set_copy(r->odom));
     isl_pw_aff *end = isl_pw_aff_add_constant_val(isl_pw_aff_copy(all), isl_val_int_from_si(s->ctx, *extent));
     top = pw_extreme(end, true);
+    last = pw_extreme(isl_pw_aff_copy(all), true);
     bottom = pw_extreme(all, false);
   }
   isl_aff_free(start->aff);
@@ -200,15 +204,21 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
                        "position over the iterations of the loops down to %s; cache a loop whose "
                        "iterations touch regions of one shape", r->b->name, d, r->oloops[r->nouter - 1]->name);
   }
-  bool inside = top && bottom && isl_val_is_int(top) && isl_val_is_int(bottom) &&
-                isl_val_get_num_si(top) <= r->b->shape[d] && isl_val_get_num_si(bottom) >= 0;
-  int64_t reach = top ? isl_val_get_num_si(top) : 0;
-  isl_val_free(top), isl_val_free(bottom);
-  if (!inside)
-    return sched_error(s, at, "the region of %s is %lld wide along dimension %d at its widest, and the "
-                       "last iteration's copy would reach index %lld, past the extent %lld; choose tiles "
-                       "that divide the extent (tail tiles are not cached yet)",
-                       r->b->name, (long long)*extent, d, (long long)(reach - 1), (long long)r->b->shape[d]);
+  bool known = top && bottom && last && isl_val_is_int(top) && isl_val_is_int(bottom) && isl_val_is_int(last);
+  int64_t reach = known ? isl_val_get_num_si(top) : 0, low = known ? isl_val_get_num_si(bottom) : 0,
+          high = known ? isl_val_get_num_si(last) : 0;
+  isl_val_free(top), isl_val_free(bottom), isl_val_free(last);
+  if (!known || low < 0)
+    return sched_error(s, at, "the region of %s along dimension %d starts before index 0 in some iteration of "
+                       "the loops down to %s; a halo region is not cached (pad the array with transform_layout)",
+                       r->b->name, d, r->oloops[r->nouter - 1]->name);
+  if (high >= r->b->shape[d])
+    return sched_error(s, at, "the region of %s along dimension %d starts at index %lld, past the extent %lld, in "
+                       "some iteration of the loops down to %s; cache a loop whose iterations each touch %s",
+                       r->b->name, d, (long long)high, (long long)r->b->shape[d], r->oloops[r->nouter - 1]->name,
+                       r->b->name);
+  /* a tail tile: the buffer keeps the full box, the copies stop at the end */
+  start->tail = reach > r->b->shape[d];
   return true;
 }
 
@@ -265,10 +275,12 @@ static bool redirect_stmt(Stmt *st, int depth, void *ctx) {
  * start + v; marked LOOP_DMA on its outermost loop. */
 static const char *new_name(Sched *s, const char *base, const char *suffix);
 
+/* The copy of the box, one loop per dimension; along a dimension with a
+ * tail, the rest of the nest is guarded by `start + counter < extent`. */
 static Stmt *copy_nest(Redirect *rd, bool into_cache, const char *name, SrcLoc loc) {
   Sched *s = rd->s;
   Buffer *c = rd->to;
-  Stmt *outer = NULL, *inner = NULL;
+  Stmt *outer = NULL, **slot = &outer;
   Expr **cidx = ARENA_ARRAY(s->a, Expr *, c->ndim), **bidx = ARENA_ARRAY(s->a, Expr *, c->ndim);
   for (int d = 0; d < c->ndim; d++) {
     Var *v;
@@ -278,16 +290,23 @@ static Stmt *copy_nest(Redirect *rd, bool into_cache, const char *name, SrcLoc l
                               ir_int(s->a, c->shape[d], &ty_int, loc), loc, &v);
     cidx[d] = ir_var(s->a, v, loc);
     bidx[d] = ir_add(s->a, start_expr(rd->r, &rd->start[d], &ty_int), ir_var(s->a, v, loc), &ty_int);
-    if (inner) inner->body->body = l;
-    else outer = l;
-    inner = l;
+    *slot = l;
+    slot = &l->body->body;
+    if (rd->start[d].tail) {
+      Stmt *g = ir_stmt(s->a, ST_IF, loc);
+      g->cond = ir_binary(s->a, OP_LT, ir_expr_copy(s->a, bidx[d]), ir_int(s->a, rd->from->shape[d], &ty_int, loc),
+                          &ty_int, loc);
+      g->then_s = sched_block(s, NULL, loc);
+      *slot = g;
+      slot = &g->then_s->body;
+    }
   }
   Stmt *as = ir_stmt(s->a, ST_ASSIGN, loc);
   as->name = name;
   as->op = OP_NONE;
   as->lhs = into_cache ? ir_load(s->a, c, cidx) : ir_load(s->a, rd->from, bidx);
   as->rhs = into_cache ? ir_load(s->a, rd->from, bidx) : ir_load(s->a, c, cidx);
-  inner->body->body = as;
+  *slot = as;
   outer->loop_kind = LOOP_DMA;
   return outer;
 }
@@ -317,7 +336,8 @@ static bool writes_cover_box(Region *r, const Start *st, const int64_t *ext) {
     for (int k = 0; k < r->nouter; k++)
       if (st[d].coef[k]) sb_printf(&lo, "%lld * o%d + ", (long long)st[d].coef[k], k);
     sb_printf(&lo, "%lld", (long long)st[d].cst);
-    sb_printf(&sb, "%s%s <= x%d < %s + %lld", d ? " and " : "", lo.data, d, lo.data, (long long)ext[d]);
+    sb_printf(&sb, "%s%s <= x%d < %s + %lld and x%d < %lld", d ? " and " : "", lo.data, d, lo.data, (long long)ext[d],
+              d, (long long)r->b->shape[d]);
     sb_free(&lo);
   }
   sb_puts(&sb, " }");

@@ -1,20 +1,59 @@
 /* Guard simplification: an if whose condition is always true (or always
  * false) inside its loops is replaced by the branch that runs. Used after
- * loop_partition, where a split's tail guard holds on every main tile. */
+ * loop_partition, where a split's tail guard holds on every main tile; and
+ * on the tail tile itself (a loop of one iteration around), the guard
+ * `start + ii < end` that is a loop's whole body becomes that loop's bound:
+ * the tail's loops then have constant extents, as tensorize needs. */
 #include <isl/ctx.h>
 
 #include "ir/affine.h"
+#include "ir/arith.h"
 #include "schedule/primitives.h"
+
+enum { MAX_LOOPS = 64 };
 
 typedef struct {
   AffCtx aff;
+  Sched *s;
   Stmt **target; /* the list to simplify */
+  const Stmt *loops[MAX_LOOPS]; /* the loops around the statement at hand */
+  int nloops;
 } Simp;
 
 static bool has_decl(const Stmt *list) {
   for (const Stmt *c = list; c; c = c->next)
     if (c->kind == ST_DECL) return true;
   return false;
+}
+
+static const Expr *strip_casts(const Expr *e) {
+  while (e->kind == EX_CAST && e->implicit) e = e->a;
+  return e;
+}
+
+/* `for v in 0 .. < E: if (start + v < end) BODY`, with start a constant
+ * once the one-iteration loops around take their value: BODY with bound
+ * end - start when that is below E. */
+static void tighten(Sched *s, Simp *p, Stmt *loop) {
+  Stmt *g = loop->body->body;
+  int64_t lo, hi, end, k, start;
+  if (!g || g->next || g->kind != ST_IF || g->else_s || !g->then_s || !g->then_s->body || has_decl(g->then_s->body) ||
+      loop->step != 1 || loop->cmp != OP_LT || !ir_const_int(loop->lo, &lo) || lo != 0 || !ir_const_int(loop->hi, &hi))
+    return;
+  const Expr *c = strip_casts(g->cond);
+  if (c->kind != EX_BINARY || c->op != OP_LT || !ir_const_int(strip_casts(c->b), &end) ||
+      !ir_linear_coef(c->a, loop->var, &k) || k != 1)
+    return;
+  Expr *x = ir_subst_expr(s->a, ir_expr_copy(s->a, c->a), loop->var, ir_int(s->a, 0, loop->var->type, loop->loc));
+  for (int i = 0; i < p->nloops && i < MAX_LOOPS; i++) {
+    const Stmt *o = p->loops[i];
+    int64_t olo, ohi;
+    if (o->step == 1 && o->cmp == OP_LT && ir_const_int(o->lo, &olo) && ir_const_int(o->hi, &ohi) && ohi == olo + 1)
+      x = ir_subst_expr(s->a, x, o->var, o->lo);
+  }
+  if (!ir_const_int(arith_simplify(s->a, x, NULL, 0), &start) || end - start <= 0 || end - start >= hi) return;
+  loop->hi = ir_int(s->a, end - start, loop->hi->type, loop->hi->loc);
+  loop->body->body = g->then_s->body;
 }
 
 static void simp_list(Simp *p, Stmt **list, bool active);
@@ -26,8 +65,12 @@ static void simp_stmt(Simp *p, Stmt **link, bool active) {
     simp_list(p, &c->body, active);
     break;
   case ST_FOR:
+    if (active) tighten(p->s, p, c);
     aff_push_loop(&p->aff, c);
+    if (p->nloops < MAX_LOOPS) p->loops[p->nloops] = c;
+    p->nloops++;
     simp_list(p, &c->body->body, active);
+    p->nloops--;
     aff_pop_loop(&p->aff);
     break;
   case ST_IF: {
@@ -72,7 +115,7 @@ static void simp_list(Simp *p, Stmt **list, bool active) {
 }
 
 void simplify_guards(Sched *s, Stmt **list) {
-  Simp p = {.target = list};
+  Simp p = {.target = list, .s = s};
   aff_init(&p.aff, s->ctx, s->k);
   simp_list(&p, &s->k->body->body, false);
   aff_free(&p.aff);

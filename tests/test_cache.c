@@ -193,16 +193,11 @@ Test(cache, refusals) {
           "k.c:11:27: error: cache_read: unknown scope 'l2'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and vu_vm");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_write(A, dm, i, A_dm)\n",
           "k.c:11:25: error: cache_write: A is const: nothing to write back");
-  refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu split(i, 48, io, ii)\n#pragma npu cache_read(A, dm, io, A_dm)\n",
-          "k.c:12:24: error: cache_read: the region of A is 48 wide along dimension 0 at its widest, and the last "
-          "iteration's copy would reach index 143, past the extent 128; choose tiles that divide the extent "
-          "(tail tiles are not cached yet)");
   /* the copy runs in every iteration, also those a guarded tail skips */
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu tile(i, j, 29, 25, io, jo, ii, ji)\n"
           "#pragma npu cache_read(B, nu_wb, ji, B_wb)\n",
-          "k.c:12:24: error: cache_read: the region of B is 1 wide along dimension 1 at its widest, and the last "
-          "iteration's copy would reach index 149, past the extent 128; choose tiles that divide the extent "
-          "(tail tiles are not cached yet)");
+          "k.c:12:24: error: cache_read: the region of B along dimension 1 starts at index 149, past the extent 128, "
+          "in some iteration of the loops down to ji; cache a loop whose iterations each touch B");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu parallel(i)\n#pragma npu cache_read(B, dm, j, B_dm)\n",
           "k.c:12:31: error: cache_read: j is inside parallel loop i, whose iterations would share B_dm");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, dm, i, B)\n",
@@ -656,4 +651,61 @@ Test(cache, set_scope_puts_a_temporary_on_chip) {
           "#pragma npu schedule(k, v)\n#pragma npu set_scope(t, vu_vm)\n",
           "k.c:9:13: error: set_scope: the on-chip buffers do not fit: t (262144 bytes) needs 262144 bytes of vu_vm, "
           "which holds 131072 on target 'default'; usage (buffers live at once share no bytes):");
+}
+
+/* Tiles that do not divide the extent: the buffer holds a whole tile, the
+ * copies stop at the array's end (a count computed in the emitted code),
+ * also when loaded ahead for the next tile. */
+Test(cache, tail_tiles_copy_up_to_the_end) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(mm, v)\n#pragma npu tile(i, j, 48, 40, io, jo, ii, ji)\n"
+                                   "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+                                   "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu double_buffer(B_wb)\n"
+                                   "#pragma npu double_buffer(C_ob)\n"
+                                   "#pragma npu schedule(mm, w)\n#pragma npu split(i, 48, io, ii)\n"
+                                   "#pragma npu cache_read(A, dm, io, A_dm)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "int8_t (*A_ib)[256] = ");
+  has(c, "/* nu_ib: 12288 bytes */"); /* a whole 48-row tile */
+  has(c, "npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 48][0], 256 * (128 - io * 48 < 48 ? 128 - io * 48 : 48)));");
+  /* the first tile, loaded before the loop: its count is known */
+  has(c, "B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 40, &B[0][0], 128, 40, 256);");
+  has(c, "B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 40, &B[0][(jo + 1) * 40], 128, "
+         "(128 - (jo + 1) * 40 < 40 ? 128 - (jo + 1) * 40 : 40), 256);");
+  /* two tails: row bytes and rows */
+  has(c, "C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 48][jo * 40], 512, &C_ob[0][0], 160, "
+         "4 * (128 - jo * 40 < 40 ? 128 - jo * 40 : 40), (128 - io * 48 < 48 ? 128 - io * 48 : 48));");
+  /* every byte once: A, B for each of the 3 row tiles, C */
+  cr_expect_eq(dma_bytes(s, v), 128 * 256 + 3 * 256 * 128 + 128 * 128 * 4);
+  int w = checked(s, "w");
+  cr_expect_eq(dma_bytes(s, w), 128 * 256);
+  npg_close(s);
+}
+
+/* loop_partition peels the tail tile, whose loop then runs to the end
+ * (no guard): it has its own caches and runs on the NU as a 72-row matmul. */
+Test(cache, tail_tile_peeled_runs_on_the_nu) {
+  static const char mm200[] =
+      "#include <stdint.h>\n"
+      "void mm(const int8_t A[200][64], const int8_t B[64][64], int32_t C[200][64]) {\n"
+      "  for (int i = 0; i < 200; i++)\n"
+      "    for (int j = 0; j < 64; j++) {\n"
+      "      init: C[i][j] = 0;\n"
+      "      for (int k = 0; k < 64; k++)\n"
+      "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+      "    }\n"
+      "}\n";
+  NpgSession *s = open_ok(mm200, "#pragma npu schedule(mm, v)\n#pragma npu split(i, 128, io, ii)\n"
+                                 "#pragma npu loop_partition(io, 1)\n"
+                                 "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, io, B_wb)\n"
+                                 "#pragma npu cache_write(C, nu_ob, io, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"
+                                 "#pragma npu cache_read(A, nu_ib, io_1, A_t)\n#pragma npu cache_read(B, nu_wb, io_1, B_t)\n"
+                                 "#pragma npu cache_write(C, nu_ob, io_1, C_t)\n"
+                                 "#pragma npu tensorize(ii_1, npu_nu_matmul_i8)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "npu_nu_matmul_i8(&C_t[io * 128 - 128][0], &A_t[io * 128 - 128][0], &B_t[0][0], 72, 64, 64, 64, 64, 64, 0);");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &A_t[0][0], &A[128][0], 4608));");
+  has(npg_dump_ir(s, v), "for ii_1 (counter ii) in 0 .. < 72 step 1:");
+  npg_close(s);
 }

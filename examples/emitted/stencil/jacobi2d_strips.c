@@ -25,11 +25,9 @@ void jacobi2d_strips(float A[64][64], float B[64][64]) {
       }
     }
     for (int io = 7; io < 8; io++) {
-      for (int ii = 0; ii < 8; ii++) {
-        if (1 + io * 8 + ii < N - 1) {
-          for (int j = 1; j < N - 1; j++) {
-            B[1 + io * 8 + ii][j] = 0.2f * (A[1 + io * 8 + ii][j] + A[io * 8 + ii][j] + A[io * 8 + ii + 2][j] + A[1 + io * 8 + ii][j - 1] + A[1 + io * 8 + ii][j + 1]); /* sweep */
-          }
+      for (int ii = 0; ii < 6; ii++) {
+        for (int j = 1; j < N - 1; j++) {
+          B[1 + io * 8 + ii][j] = 0.2f * (A[1 + io * 8 + ii][j] + A[io * 8 + ii][j] + A[io * 8 + ii + 2][j] + A[1 + io * 8 + ii][j - 1] + A[1 + io * 8 + ii][j + 1]); /* sweep */
         }
       }
     }
