@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Simulated cycles against the roofline bound of the default target:
-#   bound = max(MACs / peak MACs per cycle, DDR bytes / 64 B per cycle)
+# Simulated cycles against the roofline bound of the default target (or of
+# the target a row names):
+#   bound = max(MACs / peak MACs per cycle, DDR bytes / DDR bytes per cycle)
 # The peak is the NU's 1024 int8 MACs per cycle, or for a kernel on the VU
 # cores 4 cores x 16 int32 lanes (64 B vectors) = 64 MACs per cycle.
 # DDR bytes are the least any schedule moves: each input read once, each
@@ -9,13 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-build}
 printf '%-24s %-14s %14s %14s %10s %8s\n' example variant cycles bound "of bound" "NU busy"
-row() { # file variant macs ddr_bytes [peak MACs per cycle]
-  local out cyc util bound peak=${5:-1024}
-  out=$($B/npugen check "$1")
+row() { # file variant macs ddr_bytes [peak MACs per cycle] [target file, its DDR bytes per cycle]
+  local out cyc util bound peak=${5:-1024} ddr=${7:-64}
+  out=$($B/npugen check "$1" ${6:+--target "$6"})
   cyc=$(awk -v v="$2" '$1 == v && $2 == "PASS" { getline; print $2 }' <<<"$out")
   util=$(awk -v v="$2" '$1 == v && $2 == "PASS" { getline; print $6 }' <<<"$out" | tr -d ,)
   [ -n "$cyc" ] || { echo "$1: $2 did not pass:"; echo "$out"; exit 1; }
-  bound=$(( $3 / peak > $4 / 64 ? $3 / peak : $4 / 64 ))
+  bound=$(( $3 / peak > $4 / ddr ? $3 / peak : $4 / ddr ))
   awk -v f="$1" -v v="$2" -v c="$cyc" -v b="$bound" -v u="$util" \
     'BEGIN { printf "%-24s %-14s %14d %14d %9.1f%% %8s\n", f, v, c, b, 100 * b / c, u }'
 }
@@ -40,3 +41,6 @@ row examples/softmax_npu.c softmax_vu $((5 * 256 * 256)) $(( 2 * 256 * 256 * 4 )
 # layernorm (examples/layernorm_npu.c): sum, centre, sum of squares, scale, scale and
 # shift; X and Y 256 KiB each, gamma and beta 1 KiB each
 row examples/layernorm_npu.c layernorm_vu $((5 * 256 * 256)) $(( 2 * 256 * 256 * 4 + 2 * 256 * 4 )) 64
+# softmax for targets/small.ini (its own schedule in the same file): two
+# cores (32 MACs per cycle) and half the DDR bandwidth (32 B per cycle)
+row examples/softmax_npu.c softmax_vu_small $((5 * 256 * 256)) $(( 2 * 256 * 256 * 4 )) 32 targets/small.ini 32

@@ -156,7 +156,7 @@ static bool onchip_copy(const Stmt *loop) {
   if (!leaf || leaf->op != OP_NONE || (!buffer_onchip(leaf->lhs->buf) && !buffer_onchip(leaf->rhs->buf))) return false;
   /* a local array lives in the control unit's memory, not in DDR: no DMA reaches it */
   if (!dma_addressable(leaf->lhs->buf) || !dma_addressable(leaf->rhs->buf)) return false;
-  for (const Stmt *l = loop; l->kind == ST_FOR; l = l->body->body)
+  for (const Stmt *l = loop; l && l->kind == ST_FOR; l = ir_nest_inner(l))
     if (l->loop_kind != LOOP_SERIAL || l->intrin || l->annots) return false;
   return true;
 }

@@ -62,14 +62,10 @@ typedef struct {
   const Stmt *copy; /* dst[..] = src[..] */
 } Nest;
 
-/* `start + v < end`, start free of the nest's counters: a tail's guard. */
+/* A tail's guard (ir_tail_guard) whose start is free of the nest's counters. */
 static bool tail_guard(Arena *a, const Stmt *g, const Nest *n, const Var *v, const Expr **start, int64_t *end) {
-  const Expr *c = g->cond;
-  int64_t k;
-  if (g->else_s || !g->then_s || c->kind != EX_BINARY || c->op != OP_LT || !ir_const_int(c->b, end) ||
-      !ir_linear_coef(c->a, v, &k) || k != 1)
-    return false;
-  Expr *s = ir_subst_expr(a, ir_expr_copy(a, c->a), v, ir_int(a, 0, &ty_int, (SrcLoc){0, 0}));
+  Expr *s;
+  if (!ir_tail_guard(a, g, v, &s, end)) return false;
   for (int i = 0; i < n->n; i++)
     if (ir_expr_uses(s, n->loops[i]->var, NULL)) return false;
   *start = s;
@@ -103,7 +99,9 @@ static bool perfect_nest(Arena *a, const Stmt *loop, Nest *n) {
     const Stmt *body = s->body->body;
     if (!body || body->next) return false;
     if (body->kind == ST_IF) {
-      if (!tail_guard(a, body, n, s->var, &n->start[n->n - 1], &n->end[n->n - 1])) return false;
+      /* only cache.c's copies: their boxes start inside the array, so the count is at least 1 */
+      if (loop->loop_kind != LOOP_DMA || !tail_guard(a, body, n, s->var, &n->start[n->n - 1], &n->end[n->n - 1]))
+        return false;
       body = body->then_s->body;
       if (!body || body->next) return false;
     }
@@ -143,7 +141,7 @@ static const char *tail_count(Arena *a, const Nest *n, int i, const DmaAsync *as
   if (as && as->var) start = ir_subst_expr(a, start, as->var, as->value);
   Expr *left = arith_simplify(a, ir_sub(a, ir_int(a, n->end[i], &ty_int, (SrcLoc){0, 0}), start, &ty_int), NULL, 0);
   int64_t c;
-  *known = ir_const_int(left, &c) ? (c < n->extent[i] ? c : n->extent[i]) : -1;
+  *known = ir_const_int(left, &c) ? (c <= 0 ? 0 : c < n->extent[i] ? c : n->extent[i]) : -1;
   StrBuf sb;
   sb_init(&sb);
   ir_print_expr(&sb, left);
@@ -180,7 +178,7 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
   int outer[MAX_COPY]; /* the outermost counter each dimension covers */
   int ndims = 0;
   for (int i = n.n - 1; i >= 0; i--) {
-    if (n.extent[i] == 1) continue;
+    if (n.extent[i] == 1 && !n.start[i]) continue;
     int64_t d = ds[i] * size, s2 = ss[i] * size;
     Dim *last = ndims ? &dim[ndims - 1] : &row;
     int64_t span = ndims ? last->dst * last->count : row.count;
@@ -192,6 +190,7 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
     if (n.start[i]) {
       last->mul = last->count;
       last->tail = tail_count(a, &n, i, async, &last->known);
+      if (last->known == 0) return false; /* nothing to copy: not a DMA */
     }
     last->count *= n.extent[i];
     if (ndims) outer[ndims - 1] = i;

@@ -189,8 +189,8 @@ void fe_schedule_pragma(Fe *fe, const char *text, SrcLoc loc) {
   if (!strcmp(st->prim, "schedule")) {
     if (st->nargs < 2 || st->nargs > 3 || st->args[0].kind != SA_NAME || st->args[1].kind != SA_NAME ||
         (st->nargs == 3 && st->args[2].kind != SA_NAME && st->args[2].kind != SA_STR))
-      fe_error_at(fe, st->loc, "schedule takes 2 or 3 arguments: schedule(KERNEL, VARIANT[, TARGET]), all names "
-                  "(TARGET: the only target the schedule is for, by its name in [target])");
+      fe_error_at(fe, st->loc, "schedule takes 2 or 3 arguments: schedule(KERNEL, VARIANT[, TARGET]): names, and "
+                  "TARGET a name or string (the only target the schedule is for, by its name in [target])");
     SchedProgram *p = ARENA_NEW(fe->arena, SchedProgram);
     p->kernel = st->args[0].name;
     p->variant = st->args[1].name;

@@ -106,7 +106,9 @@ bool npg_check(NpgSession *s, int variant, uint64_t seed, NpgCheckResult *r);
  * and later schedules planned for it. Refused (false, npg_errors() says why)
  * when it cannot be read, or when variants are already scheduled and it
  * differs in what they were planned for (scope sizes, VU cores, DMA
- * channels): open the file for that target instead. */
+ * channels and tokens): open the file for that target instead. The kernel
+ * file's schedules are applied when it is opened, so one written for
+ * another target (schedule(K, V, TARGET)) is not applied by this call. */
 bool npg_set_target(NpgSession *s, const char *path);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);

@@ -8,10 +8,41 @@
 
 #include "ir/ir.h"
 
+/* Integer arithmetic that is signed all through (no wrap-around hides in an
+ * unsigned step) and made of constants, variables, + - * and negation. */
+static bool signed_affine(const Expr *e) {
+  if (!e || !type_is_integer(e->type) || !e->type->is_signed) return false;
+  switch (e->kind) {
+  case EX_INT:
+  case EX_VAR:
+    return true;
+  case EX_CAST:
+    return e->implicit && signed_affine(e->a);
+  case EX_UNARY:
+    return (e->op == OP_NEG || e->op == OP_PLUS) && signed_affine(e->a);
+  case EX_BINARY:
+    return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && signed_affine(e->a) && signed_affine(e->b);
+  default:
+    return false;
+  }
+}
+
+bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t *end) {
+  if (!g || g->next || g->kind != ST_IF || g->else_s || !g->then_s || !g->then_s->body) return false;
+  const Expr *c = g->cond;
+  while (c->kind == EX_CAST && c->implicit) c = c->a;
+  int64_t k, e;
+  if (c->kind != EX_BINARY || c->op != OP_LT || !signed_affine(c->a) || !ir_const_int(c->b, &e) ||
+      !v->type->is_signed || !ir_linear_coef(c->a, v, &k) || k != 1)
+    return false;
+  if (end) *end = e;
+  if (start) *start = ir_subst_expr(a, ir_expr_copy(a, c->a), v, ir_int(a, 0, v->type, g->loc));
+  return true;
+}
+
 const Stmt *ir_nest_inner(const Stmt *loop) {
   const Stmt *s = loop->body->body;
-  if (s && !s->next && s->kind == ST_IF && !s->else_s && s->then_s) return s->then_s->body;
-  return s;
+  return ir_tail_guard(NULL, s, loop->var, NULL, NULL) ? s->then_s->body : s;
 }
 
 const Stmt *ir_nest_leaf(const Stmt *loop) {

@@ -284,9 +284,13 @@ bool ir_const_int(const Expr *e, int64_t *v);
  * widening casts); false otherwise. */
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
 /* ---- DMA copy nests (ir/dma.c) ---- */
+/* g is `if (start + v < end) { ... }` alone, with no else, start free of
+ * v, end a constant, and the arithmetic signed all through: a tail tile's
+ * guard (split's, or a tail copy's in cache.c). start (v set to 0, in
+ * arena a) and end when asked. */
+bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t *end);
 /* What a nest's loop runs: its body's statement list, or, when the body is
- * a tail tile's guard alone (`if (start + v < end)`, cache.c), the guarded
- * list. */
+ * a tail guard alone (ir_tail_guard), the guarded list. */
 const Stmt *ir_nest_inner(const Stmt *loop);
 /* The assignment at the bottom of a perfect loop nest (tail guards seen
  * through), when it copies one array element to another; NULL otherwise. */

@@ -181,7 +181,8 @@ bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
 }
 
 /* Where two targets differ in what a schedule is planned for (scope sizes,
- * VU cores, DMA channels); false when they do not. */
+ * VU cores, DMA channels) or relies on (the DMAs in flight at once); false
+ * when they do not. */
 static bool plan_differs(const NpuTarget *a, const NpuTarget *b, char *what, size_t n) {
   const struct {
     const char *name;
@@ -191,6 +192,7 @@ static bool plan_differs(const NpuTarget *a, const NpuTarget *b, char *what, siz
       {"nu_wb size", a->nu_wb_size, b->nu_wb_size}, {"nu_ob size", a->nu_ob_size, b->nu_ob_size},
       {"VU cores", a->vu_count, b->vu_count},       {"vu_vm size", a->vu_vm_size, b->vu_vm_size},
       {"DMA channels", a->dma_channels, b->dma_channels},
+      {"DMA tokens", a->dma_max_tokens, b->dma_max_tokens},
   };
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     if (keys[i].x != keys[i].y) {

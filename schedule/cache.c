@@ -204,21 +204,25 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
                        "position over the iterations of the loops down to %s; cache a loop whose "
                        "iterations touch regions of one shape", r->b->name, d, r->oloops[r->nouter - 1]->name);
   }
+  /* the window's end at its furthest, its start at its lowest and highest */
   bool known = top && bottom && last && isl_val_is_int(top) && isl_val_is_int(bottom) && isl_val_is_int(last);
-  int64_t reach = known ? isl_val_get_num_si(top) : 0, low = known ? isl_val_get_num_si(bottom) : 0,
-          high = known ? isl_val_get_num_si(last) : 0;
+  int64_t end_max = known ? isl_val_get_num_si(top) : 0, start_min = known ? isl_val_get_num_si(bottom) : 0,
+          start_max = known ? isl_val_get_num_si(last) : 0;
   isl_val_free(top), isl_val_free(bottom), isl_val_free(last);
-  if (!known || low < 0)
+  if (!known)
+    return sched_error(s, at, "cannot bound where the region of %s along dimension %d starts over the iterations of "
+                       "the loops down to %s", r->b->name, d, r->oloops[r->nouter - 1]->name);
+  if (start_min < 0)
     return sched_error(s, at, "the region of %s along dimension %d starts before index 0 in some iteration of "
                        "the loops down to %s; a halo region is not cached (pad the array with transform_layout)",
                        r->b->name, d, r->oloops[r->nouter - 1]->name);
-  if (high >= r->b->shape[d])
-    return sched_error(s, at, "the region of %s along dimension %d starts at index %lld, past the extent %lld, in "
-                       "some iteration of the loops down to %s; cache a loop whose iterations each touch %s",
-                       r->b->name, d, (long long)high, (long long)r->b->shape[d], r->oloops[r->nouter - 1]->name,
-                       r->b->name);
+  if (start_max >= r->b->shape[d])
+    return sched_error(s, at, "the region of %s along dimension %d starts at index %lld, at or past its end (extent "
+                       "%lld), in some iteration of the loops down to %s, which then copies nothing; cache a loop "
+                       "whose iterations each touch %s", r->b->name, d, (long long)start_max,
+                       (long long)r->b->shape[d], r->oloops[r->nouter - 1]->name, r->b->name);
   /* a tail tile: the buffer keeps the full box, the copies stop at the end */
-  start->tail = reach > r->b->shape[d];
+  start->tail = end_max > r->b->shape[d];
   return true;
 }
 

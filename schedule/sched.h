@@ -28,7 +28,8 @@ struct Sched {
   const SchedStep *step; /* the step being applied */
   DepModel before;    /* model of the IR before the step (with accesses) */
   bool have_before;
-  NpuTarget target;   /* what placement, bind and the emitter plan for */
+  NpuTarget target;   /* what placement and bind plan for (the emitter takes
+                       * the session's target, the same one, via EmitUnit) */
 };
 
 /* Starts a variant of k named `variant`, generated for `target` (NULL: the

@@ -26,25 +26,16 @@ static bool has_decl(const Stmt *list) {
   return false;
 }
 
-static const Expr *strip_casts(const Expr *e) {
-  while (e->kind == EX_CAST && e->implicit) e = e->a;
-  return e;
-}
-
-/* `for v in 0 .. < E: if (start + v < end) BODY`, with start a constant
- * once the one-iteration loops around take their value: BODY with bound
- * end - start when that is below E. */
+/* `for v in 0 .. < E: if (start + v < end) BODY` (ir_tail_guard), with
+ * start a constant once the one-iteration loops around take their value:
+ * BODY with bound end - start when that is below E. */
 static void tighten(Sched *s, Simp *p, Stmt *loop) {
   Stmt *g = loop->body->body;
-  int64_t lo, hi, end, k, start;
-  if (!g || g->next || g->kind != ST_IF || g->else_s || !g->then_s || !g->then_s->body || has_decl(g->then_s->body) ||
-      loop->step != 1 || loop->cmp != OP_LT || !ir_const_int(loop->lo, &lo) || lo != 0 || !ir_const_int(loop->hi, &hi))
+  Expr *x;
+  int64_t lo, hi, end, start;
+  if (loop->step != 1 || loop->cmp != OP_LT || !ir_const_int(loop->lo, &lo) || lo != 0 || !ir_const_int(loop->hi, &hi) ||
+      !ir_tail_guard(s->a, g, loop->var, &x, &end) || has_decl(g->then_s->body))
     return;
-  const Expr *c = strip_casts(g->cond);
-  if (c->kind != EX_BINARY || c->op != OP_LT || !ir_const_int(strip_casts(c->b), &end) ||
-      !ir_linear_coef(c->a, loop->var, &k) || k != 1)
-    return;
-  Expr *x = ir_subst_expr(s->a, ir_expr_copy(s->a, c->a), loop->var, ir_int(s->a, 0, loop->var->type, loop->loc));
   for (int i = 0; i < p->nloops && i < MAX_LOOPS; i++) {
     const Stmt *o = p->loops[i];
     int64_t olo, ohi;

@@ -196,8 +196,9 @@ Test(cache, refusals) {
   /* the copy runs in every iteration, also those a guarded tail skips */
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu tile(i, j, 29, 25, io, jo, ii, ji)\n"
           "#pragma npu cache_read(B, nu_wb, ji, B_wb)\n",
-          "k.c:12:24: error: cache_read: the region of B along dimension 1 starts at index 149, past the extent 128, "
-          "in some iteration of the loops down to ji; cache a loop whose iterations each touch B");
+          "k.c:12:24: error: cache_read: the region of B along dimension 1 starts at index 149, at or past its end "
+          "(extent 128), in some iteration of the loops down to ji, which then copies nothing; cache a loop whose "
+          "iterations each touch B");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu parallel(i)\n#pragma npu cache_read(B, dm, j, B_dm)\n",
           "k.c:12:31: error: cache_read: j is inside parallel loop i, whose iterations would share B_dm");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, dm, i, B)\n",
@@ -708,4 +709,30 @@ Test(cache, tail_tile_peeled_runs_on_the_nu) {
   has(c, "npu_dma_wait(npu_dma_1d(0, &A_t[0][0], &A[128][0], 4608));");
   has(npg_dump_ir(s, v), "for ii_1 (counter ii) in 0 .. < 72 step 1:");
   npg_close(s);
+}
+
+/* Guards the user wrote around a copy into an on-chip buffer are not tail
+ * guards: the copy stays a loop (review regressions: an unsigned guard
+ * lowered as signed, a guard on a one-iteration loop dropped, a negative
+ * count). Each is checked against the kernel as written. */
+Test(cache, user_guards_around_copies_stay_loops) {
+  static const char *const kernels[] = {
+      "void k(const float X[64], float Y[64]) {\n  float t[64];\n"
+      "  for (int j = 0; j < 64; j++) t[j] = 0.0f;\n"
+      "  for (unsigned j = 0; j < 64; j++)\n    if (j - 3 < 40) t[j] = X[j];\n"
+      "  for (int j = 0; j < 64; j++) Y[j] = t[j];\n}\n",
+      "void k(const float X[4][1], float Y[4][1]) {\n  float t[4][1];\n"
+      "  for (int i = 0; i < 4; i++) t[i][0] = 0.0f;\n"
+      "  for (int i = 0; i < 4; i++)\n    for (int j = 0; j < 1; j++)\n      if (j + 50 < 40) t[i][j] = X[i][j];\n"
+      "  for (int i = 0; i < 4; i++) Y[i][0] = t[i][0];\n}\n",
+      "void k(const float X[64], float Y[64]) {\n  float t[64];\n"
+      "  for (int j = 0; j < 64; j++) t[j] = 0.0f;\n"
+      "  for (int j = 0; j < 64; j++)\n    if (j + 50 < 40) t[j] = X[j];\n"
+      "  for (int j = 0; j < 64; j++) Y[j] = t[j];\n}\n",
+  };
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+    NpgSession *s = open_ok(kernels[i], "#pragma npu schedule(k, v)\n#pragma npu set_scope(t, dm)\n");
+    lacks(npg_emit_source(s, checked(s, "v")), "&X[0]"); /* no DMA from X */
+    npg_close(s);
+  }
 }

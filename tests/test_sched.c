@@ -47,6 +47,16 @@ Test(sched, split_with_tail_is_guarded_and_partition_removes_the_guard) {
   npg_close(s);
 }
 
+/* A guard in unsigned arithmetic may wrap: never taken for a loop bound
+ * (it gave loop_partition an internal error). */
+Test(sched, loop_partition_keeps_an_unsigned_guard) {
+  NpgSession *s = open_ok("void k(float A[10][16]) {\n  for (int i = 0; i < 10; i++)\n"
+                          "    for (unsigned j = 0; j < 16; j++)\n      if (j - 3 < 8) A[i][j] = 1.0f;\n}\n",
+                          "#pragma npu schedule(k, v)\n#pragma npu loop_partition(i, 1)\n");
+  has(npg_dump_ir(s, checked(s, "v")), "for j in 0 .. < 16 step 1:");
+  npg_close(s);
+}
+
 Test(sched, reorder_after_decompose_reduction) {
   NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(init, i)\n"
                                   "#pragma npu reorder(k, j)\n#pragma npu reorder(i, k)\n");
@@ -232,11 +242,11 @@ Test(sched, bad_schedule_language) {
   refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 4, a, b\n",
           "k.c:12:29: error: expected ')'");
   refused(matmul, "#pragma npu schedule(matmul)\n",
-          "k.c:11:13: error: schedule takes 2 or 3 arguments: schedule(KERNEL, VARIANT[, TARGET]), all names "
-          "(TARGET: the only target the schedule is for, by its name in [target])");
+          "k.c:11:13: error: schedule takes 2 or 3 arguments: schedule(KERNEL, VARIANT[, TARGET]): names, and "
+          "TARGET a name or string (the only target the schedule is for, by its name in [target])");
   refused(matmul, "#pragma npu schedule(matmul, v, 4)\n",
-          "k.c:11:13: error: schedule takes 2 or 3 arguments: schedule(KERNEL, VARIANT[, TARGET]), all names "
-          "(TARGET: the only target the schedule is for, by its name in [target])");
+          "k.c:11:13: error: schedule takes 2 or 3 arguments: schedule(KERNEL, VARIANT[, TARGET]): names, and "
+          "TARGET a name or string (the only target the schedule is for, by its name in [target])");
   const char *inside = "void f(int A[4]) {\n#pragma npu split(i, 2, a, b)\n  for (int i = 0; i < 4; i++) A[i] = 0;\n}\n";
   refused(inside, "", "k.c:2:1: error: '#pragma npu' lines go at file level, after the kernel, not inside it");
 }
