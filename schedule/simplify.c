@@ -26,16 +26,30 @@ static bool has_decl(const Stmt *list) {
   return false;
 }
 
-/* `for v in 0 .. < E: if (start + v < end) BODY` (ir_tail_guard), with
- * start a constant once the one-iteration loops around take their value:
- * BODY with bound end - start when that is below E. */
+/* `for v in 0 .. < E: [for w ...:] if (start + v < end) BODY`
+ * (ir_tail_guard; the loops between, as tile() leaves them, have bounds
+ * and start free of v and of each other), with start a constant once the
+ * one-iteration loops around take their value: the guard goes and v's
+ * bound becomes end - start when that is below E. The iterations dropped
+ * ran nothing. */
 static void tighten(Sched *s, Simp *p, Stmt *loop) {
-  Stmt *g = loop->body->body;
-  Expr *x;
   int64_t lo, hi, end, start;
-  if (loop->step != 1 || loop->cmp != OP_LT || !ir_const_int(loop->lo, &lo) || lo != 0 || !ir_const_int(loop->hi, &hi) ||
-      !ir_tail_guard(s->a, g, loop->var, &x, &end) || has_decl(g->then_s->body))
+  if (loop->step != 1 || loop->cmp != OP_LT || !ir_const_int(loop->lo, &lo) || lo != 0 || !ir_const_int(loop->hi, &hi))
     return;
+  const Stmt *between[MAX_LOOPS];
+  int nb = 0;
+  Stmt **link = &loop->body->body;
+  while (*link && !(*link)->next && (*link)->kind == ST_FOR && nb < MAX_LOOPS) {
+    Stmt *w = *link;
+    if (ir_expr_uses(w->lo, loop->var, NULL) || ir_expr_uses(w->hi, loop->var, NULL)) return;
+    between[nb++] = w;
+    link = &w->body->body;
+  }
+  Stmt *g = *link;
+  Expr *x;
+  if (!ir_tail_guard(s->a, g, loop->var, &x, &end) || has_decl(g->then_s->body)) return;
+  for (int i = 0; i < nb; i++)
+    if (ir_expr_uses(x, between[i]->var, NULL)) return;
   for (int i = 0; i < p->nloops && i < MAX_LOOPS; i++) {
     const Stmt *o = p->loops[i];
     int64_t olo, ohi;
@@ -44,7 +58,7 @@ static void tighten(Sched *s, Simp *p, Stmt *loop) {
   }
   if (!ir_const_int(arith_simplify(s->a, x, NULL, 0), &start) || end - start <= 0 || end - start >= hi) return;
   loop->hi = ir_int(s->a, end - start, loop->hi->type, loop->hi->loc);
-  loop->body->body = g->then_s->body;
+  *link = g->then_s->body;
 }
 
 static void simp_list(Simp *p, Stmt **list, bool active);

@@ -18,9 +18,12 @@ bool loop_unit_range(Sched *s, Stmt *loop, const SchedArg *at, Expr **lo, Expr *
   return true;
 }
 
-/* Comparison a < b in C's types (operands of type t). */
+/* Comparison a < b in C's types (operands of type t); an unsigned counter's
+ * is made in long long, where the affine model sees it (an unsigned
+ * comparison may wrap, so the model leaves it opaque). */
 static Expr *less_than(Sched *s, Expr *a, Expr *b, const Type *t) {
   const Type *ct = type_promote(t);
+  if (!ct->is_signed && ct->size < ty_llong.size) ct = &ty_llong;
   return ir_binary(s->a, OP_LT, ir_cast(s->a, a, ct, true), ir_cast(s->a, b, ct, true), &ty_int, a->loc);
 }
 

@@ -47,6 +47,28 @@ Test(sched, split_with_tail_is_guarded_and_partition_removes_the_guard) {
   npg_close(s);
 }
 
+/* After tile(), the row tail's guard sits under the column loop; in the
+ * peeled tail tile it still becomes the row loop's bound. */
+Test(sched, partition_of_a_tiled_tail_bounds_its_row_loop) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu tile(i, j, 24, 16, io, jo, ii, ji)\n"
+                                  "#pragma npu loop_partition(io, 2)\n");
+  const char *ir = npg_dump_ir(s, checked(s, "v"));
+  has(ir, "      for ii_1 (counter ii) in 0 .. < 16 step 1:  # line 4\n"
+          "        for ji_1 (counter ji) in 0 .. < 16 step 1:  # line 5\n          init:");
+  lacks(ir, "if io * 24 + ii < M");
+  npg_close(s);
+}
+
+/* An unsigned counter's tail guard is modeled (it compares in long long);
+ * it was an internal error. */
+Test(sched, split_with_tail_of_an_unsigned_counter) {
+  NpgSession *s = open_ok("void k(const float X[64], float Y[64]) {\n"
+                          "  for (unsigned j = 0; j < 64; j++) Y[j] = X[j] + 1.0f;\n}\n",
+                          "#pragma npu schedule(k, v)\n#pragma npu split(j, 40, jo, ji)\n");
+  has(npg_emit_source(s, checked(s, "v")), "if (jo * 40u + ji < 64) {");
+  npg_close(s);
+}
+
 /* A guard in unsigned arithmetic may wrap: never taken for a loop bound
  * (it gave loop_partition an internal error). */
 Test(sched, loop_partition_keeps_an_unsigned_guard) {
