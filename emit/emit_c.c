@@ -250,14 +250,21 @@ enum { MAX_DB = 8 };
 /* A loop whose body declares double-buffered buffers: the copy of the next
  * iteration's region (a read cache) is issued before this iteration's
  * compute, the copy out (a write cache) is waited for two iterations later,
- * and every other statement is emitted as it is. False (nothing written)
- * when a rule of double buffering no longer holds after later steps
+ * and every other statement is emitted as it is. False when a rule of
+ * double buffering no longer holds after later steps
  * (ir_double_buffer_rules) or a copy is not one DMA: then the loop runs with
- * synchronous copies. */
+ * synchronous copies, after a comment that says why. */
 typedef struct {
   const Stmt *decl;
   DbCopies c;
 } DbBuf;
+
+/* Says why double_buffer(b) leaves L's copies synchronous; false. */
+static bool pipeline_note(Emit *em, const Buffer *b, const char *why, int ind) {
+  sb_indent(em->sb, ind);
+  sb_printf(em->sb, "/* double_buffer(%s) does nothing here: %s */\n", b->name, why);
+  return false;
+}
 
 static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   DbBuf db[MAX_DB];
@@ -266,20 +273,23 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   char why[512];
   for (const Stmt *c = L->body->body; c; c = c->next) {
     if (c->kind != ST_DECL || !c->buf || c->buf->copies < 2) continue;
-    if (n == MAX_DB || !ir_double_buffer_rules(em->u->k, L, c, NULL, &db[n].c, why, sizeof why)) return false;
+    if (n == MAX_DB) return pipeline_note(em, c->buf, "too many double-buffered buffers in one loop", ind);
+    if (!ir_double_buffer_rules(em->u->k, L, c, NULL, &db[n].c, why, sizeof why))
+      return pipeline_note(em, c->buf, why, ind);
     db[n++].decl = c;
   }
   if (!n || !ir_const_int(L->hi, &trips)) return false;
   /* every copy must be one DMA: try them first */
-  StrBuf dry;
-  sb_init(&dry);
-  bool ok = true;
-  for (int i = 0; i < n && ok; i++) {
+  for (int i = 0; i < n; i++) {
+    StrBuf dry;
+    sb_init(&dry);
     DmaAsync as = {"t", "1", NULL, NULL};
-    ok = emit_dma_copy(&dry, &em->scratch, db[i].c.load ? db[i].c.load : db[i].c.store, 0, &as);
+    bool one = emit_dma_copy(&dry, &em->scratch, db[i].c.load ? db[i].c.load : db[i].c.store, 0, &as);
+    sb_free(&dry);
+    if (!one)
+      return pipeline_note(em, db[i].decl->buf, "its copy is not one DMA (it needs host loops around the DMA "
+                           "call, or it is not a plain box copy), so the copies stay synchronous", ind);
   }
-  sb_free(&dry);
-  if (!ok) return false;
 
   StrBuf *sb = em->sb;
   const char *v = L->var->name;

@@ -736,3 +736,22 @@ Test(cache, user_guards_around_copies_stay_loops) {
     npg_close(s);
   }
 }
+
+/* A double-buffered copy that is not one DMA (a tail along an outer
+ * dimension of a 4-D box needs a host loop) leaves the loop synchronous, and
+ * the emitted code says so. */
+Test(cache, double_buffer_that_cannot_overlap_says_why) {
+  NpgSession *s = open_ok("void k(const float T[6][4][8][16], float Y[6][4][8][16]) {\n"
+                          "  for (int a = 0; a < 6; a++)\n    for (int b = 0; b < 4; b++)\n"
+                          "      for (int c = 0; c < 8; c++)\n        for (int d = 0; d < 16; d++)\n"
+                          "          Y[a][b][c][d] = T[a][b][c][d] + 1.0f;\n}\n",
+                          "#pragma npu schedule(k, v)\n#pragma npu split(d, 8, dd, di)\n#pragma npu split(c, 4, co, ci)\n"
+                          "#pragma npu split(b, 2, bo, bi)\n#pragma npu split(a, 4, ao, ai)\n"
+                          "#pragma npu reorder(dd, co, bo, ao, di, ci, bi, ai)\n"
+                          "#pragma npu cache_read(T, dm, ao, T_dm)\n#pragma npu double_buffer(T_dm)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "/* double_buffer(T_dm) does nothing here: its copy is not one DMA (it needs host loops around the DMA call, "
+         "or it is not a plain box copy), so the copies stay synchronous */\n");
+  lacks(c, "T_dm_tok");
+  npg_close(s);
+}
