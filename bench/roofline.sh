@@ -46,4 +46,4 @@ row examples/layernorm_npu.c layernorm_vu $((5 * 256 * 256)) $(( 2 * 256 * 256 *
 row examples/softmax_npu.c softmax_vu_small $((5 * 256 * 256)) $(( 2 * 256 * 256 * 4 )) 32 targets/small.ini 32
 # int8 matmul 1000^3 (examples/matmul_tail_npu.c): tiles 128 x 125, the last
 # row tile 104 rows; A and B 1,000,000 bytes each, C 4,000,000
-row examples/matmul_tail_npu.c matmul_tail $((1000 * 1000 * 1000)) $(( 2 * 1000 * 1000 + 4 * 1000 * 1000 ))
+row examples/matmul_tail_npu.c matmul_tail_guarded $((1000 * 1000 * 1000)) $(( 2 * 1000 * 1000 + 4 * 1000 * 1000 ))

@@ -45,9 +45,53 @@ static bool cut_loop(Sched *s, Stmt *loop, Stmt *cut, const SchedArg *at) {
   return true;
 }
 
-/* Cuts `loop` after `after`: when `after` sits deeper (inside inner loops),
- * each loop level from the innermost out to `loop` is cut in turn, so the
- * part up to `after` and the rest end up in two separate nests. */
+/* A condition over loop counters and constants only (a split's guard): it
+ * has the same value before and after anything its branch does. */
+static bool counters_only(const Expr *e) {
+  if (!e) return true;
+  if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
+  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) return false;
+  return counters_only(e->a) && counters_only(e->b) && counters_only(e->c);
+}
+
+typedef struct {
+  const Stmt *then_block;
+  Stmt *found;
+} IfFind;
+
+static bool find_if(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  IfFind *f = ctx;
+  if (st->kind == ST_IF && st->then_s == f->then_block) f->found = st;
+  return !f->found;
+}
+
+/* The guard (an if with no else over loop counters only) whose branch
+ * directly holds stmt, or NULL. */
+static Stmt *parent_guard(Sched *s, const Stmt *stmt) {
+  Stmt *owner = NULL;
+  if (!sched_link(s, stmt, &owner) || !owner) return NULL;
+  IfFind f = {owner, NULL};
+  ir_walk_stmts(s->k->body, find_if, &f);
+  return f.found && !f.found->else_s && counters_only(f.found->cond) ? f.found : NULL;
+}
+
+/* Cuts guard g after its branch's statement `cut`: the rest goes under a
+ * copy of the guard right after it. */
+static void cut_guard(Sched *s, Stmt *g, Stmt *cut) {
+  if (!cut->next) return;
+  Stmt *g2 = ir_stmt(s->a, ST_IF, g->loc);
+  g2->cond = ir_expr_copy(s->a, g->cond);
+  g2->then_s = sched_block(s, cut->next, g->loc);
+  cut->next = NULL;
+  g2->next = g->next;
+  g->next = g2;
+}
+
+/* Cuts `loop` after `after`: when `after` sits deeper (inside inner loops,
+ * or a split's guard), each level from the innermost out to `loop` is cut
+ * in turn, so the part up to `after` and the rest end up in two separate
+ * nests (a guard is repeated in both). */
 static bool cut_after(Sched *s, Stmt *loop, const SchedArg *at) {
   Stmt *after = sched_target(s, at);
   if (!after) return false;
@@ -57,20 +101,26 @@ static bool cut_after(Sched *s, Stmt *loop, const SchedArg *at) {
   Stmt *levels[256], *cuts[256];
   int n = 0;
   Stmt *cut = after;
-  for (Stmt *p = sched_parent_loop(s, cut); ; p = sched_parent_loop(s, p)) {
-    if (!p || n == 256)
-      return sched_error(s, at, "%s (line %d) must sit directly in loops (not inside an if) up to loop %s", after->name, after->loc.line, loop->name);
-    levels[n] = p;
+  for (;;) {
+    Stmt *p = sched_parent_loop(s, cut);
+    Stmt *g = p ? NULL : parent_guard(s, cut);
+    if ((!p && !g) || n == 256)
+      return sched_error(s, at, "%s (line %d) must sit directly in loops, or in ifs over loop counters with no else, "
+                         "up to loop %s", after->name, after->loc.line, loop->name);
+    levels[n] = p ? p : g;
     cuts[n++] = cut;
-    cut = p;
+    cut = levels[n - 1];
     if (p == loop) break;
   }
   bool any = false;
   for (int i = 0; i < n; i++)
     if (cuts[i]->next) any = true;
   if (!any) return sched_error(s, at, "nothing follows %s in loop %s: there is nothing to split off", after->name, loop->name);
-  for (int i = 0; i < n; i++)
-    if (cuts[i]->next && !cut_loop(s, levels[i], cuts[i], at)) return false;
+  for (int i = 0; i < n; i++) {
+    if (!cuts[i]->next) continue;
+    if (levels[i]->kind == ST_IF) cut_guard(s, levels[i], cuts[i]);
+    else if (!cut_loop(s, levels[i], cuts[i], at)) return false;
+  }
   return true;
 }
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "frontend/frontend.h"
+#include "ir/arith.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
 
@@ -48,6 +49,15 @@ typedef struct {
   const Expr *sparam_expr[MAX_BIND]; /* a scalar operand bound to the nest's value, or NULL */
   int nparams;
   Arena *a;
+  const Stmt *uloop[MAX_BIND];   /* the nest's loop of each uvar */
+  const Var *size_loop[MAX_BIND]; /* the nest's counter whose extent bound size i, or NULL */
+  /* tails: a matched loop's iterations from end - start on do nothing (a
+   * split's guard `start + v < end` around what follows): the size its
+   * extent binds is min(extent, end - start), computed in the call */
+  const Var *tail_var[MAX_BIND];
+  Expr *tail_start[MAX_BIND];
+  int64_t tail_end[MAX_BIND];
+  int ntails;
   const Stmt *ucur, *scur; /* the statements being matched */
   int progress;             /* nodes compared: how near a failed match came */
   char why[1024];
@@ -422,7 +432,31 @@ static const Stmt *flat(const Stmt *s) {
 static bool bind_size(Match *m, const Expr *shi, int64_t v, const Stmt *u, const Stmt *s) {
   int64_t c;
   if (!shi->macro) return (ir_const_int(shi, &c) && c == v) || differ_stmt(m, "the trip counts differ", u, s);
-  return size_bind(m, shi->macro, v) || differ_stmt(m, "a size would take two values", u, s);
+  int before = m->nsizes;
+  if (!size_bind(m, shi->macro, v)) return differ_stmt(m, "a size would take two values", u, s);
+  if (m->nsizes > before) m->size_loop[before] = u->var;
+  return true;
+}
+
+/* u is a tail guard (ir_tail_guard) on a matched loop that starts at 0,
+ * with a start free of every matched counter: recorded, true. */
+static bool tail_guard(Match *m, const Stmt *u) {
+  for (int i = 0; i < m->nvars; i++) {
+    Expr *start;
+    int64_t end, lo;
+    if (!ir_tail_guard(m->a, u, m->uvar[i], &start, &end) || !ir_const_int(m->uloop[i]->lo, &lo) || lo != 0)
+      continue;
+    for (int j = 0; j < m->nvars; j++)
+      if (ir_expr_uses(start, m->uvar[j], NULL)) return false;
+    for (int j = 0; j < m->ntails; j++)
+      if (m->tail_var[j] == m->uvar[i]) return false;
+    if (m->ntails == MAX_BIND) return false;
+    m->tail_var[m->ntails] = m->uvar[i];
+    m->tail_start[m->ntails] = start;
+    m->tail_end[m->ntails++] = end;
+    return true;
+  }
+  return false;
 }
 
 static bool match_list(Match *m, const Stmt *u, const Stmt *s);
@@ -441,6 +475,7 @@ static bool match_loop(Match *m, const Stmt *u, const Stmt *s) {
   if (!bind_size(m, s->hi, hi, u, s)) return false;
   if (m->nvars == MAX_BIND) return differ_stmt(m, "too deep", u, s);
   m->svar[m->nvars] = s->var;
+  m->uloop[m->nvars] = u;
   m->uvar[m->nvars++] = u->var;
   return match_list(m, u->body->body, s->body->body);
 }
@@ -494,6 +529,8 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
     return false;
   }
   if (!u) return differ_stmt(m, "the nest does less than the intrinsic", NULL, s);
+  /* a split's tail guard, where the intrinsic has none: what it guards */
+  if (u->kind == ST_IF && s->kind != ST_IF && tail_guard(m, u)) return match_list(m, u->then_s, s);
   if (u->kind != s->kind) return differ_stmt(m, "the statements differ", u, s);
   bool ok;
   switch (s->kind) {
@@ -651,6 +688,45 @@ static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
   return ok;
 }
 
+/* The size a tail's loop bound, or NULL. */
+static const char *tail_size(const Match *m, int tail) {
+  for (int i = 0; i < m->nsizes; i++)
+    if (m->size_loop[i] == m->tail_var[tail]) return m->size[i];
+  return NULL;
+}
+
+/* A tail shortens one size at run time: only a size no other size derives
+ * from and that is no operand's inner extent (a leading dimension, like a
+ * matmul's M or a VU op's rows) may be. */
+static bool check_tails(Match *m, const Module *sem, char *why, size_t n) {
+  for (int t = 0; t < m->ntails; t++) {
+    const char *size = tail_size(m, t);
+    const char *loop = m->tail_var[t]->name;
+    if (!size) return snprintf(why, n, "the guard on loop %s shortens no size of the intrinsic", loop) < 0;
+    for (const Define *d = sem->defines; d; d = d->next)
+      if (!is_literal(d->body))
+        return snprintf(why, n, "the guard on loop %s (a tail) would shorten %s at run time, but the intrinsic's "
+                        "%s derives from its sizes; peel the tail with loop_partition", loop, size, d->name) < 0;
+    for (int i = 0; i < m->nbufs; i++)
+      for (int d = 1; d < m->sbuf[i]->ndim; d++)
+        if (m->sbuf[i]->dim_macro[d] && !strcmp(m->sbuf[i]->dim_macro[d], size))
+          return snprintf(why, n, "the guard on loop %s (a tail) would shorten %s at run time, an inner extent of "
+                          "operand %s; peel the tail with loop_partition", loop, size, m->sbuf[i]->name) < 0;
+  }
+  return true;
+}
+
+/* min(extent, end - start) of tail t, as C text. */
+static void print_tail(StrBuf *call, Arena *a, const Match *m, int t, int64_t extent) {
+  Expr *left = arith_simplify(a, ir_sub(a, ir_int(a, m->tail_end[t], &ty_int, (SrcLoc){0, 0}), m->tail_start[t], &ty_int),
+                              NULL, 0);
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_expr(&sb, left);
+  sb_printf(call, "(%s < %lld ? %s : %lld)", sb.data, (long long)extent, sb.data, (long long)extent);
+  sb_free(&sb);
+}
+
 /* Matches and checks scopes; fills the call text when sb is not NULL. */
 static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf *call, char *why, size_t n,
                             bool *known, int *progress) {
@@ -668,7 +744,7 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
   bool ok = match_list(m, &one, m->sem->body->body);
   if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
-  else ok = check_sizes(m, sem.m, why, n);
+  else ok = check_sizes(m, sem.m, why, n) && check_tails(m, sem.m, why, n);
   char *scopes = ok ? meta(sem.m->src, "scopes: ") : NULL, *abi = ok ? meta(sem.m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
   for (char *p = scopes; ok && p && *p;) {
@@ -702,7 +778,14 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
           done = true;
         }
       for (int i = 0; i < m->nsizes && !done; i++)
-        if (!strcmp(m->size[i], t)) sb_printf(call, "%lld", (long long)m->size_val[i]), done = true;
+        if (!strcmp(m->size[i], t)) {
+          int tail = -1;
+          for (int j = 0; j < m->ntails; j++)
+            if (m->size_loop[i] && m->size_loop[i] == m->tail_var[j]) tail = j;
+          if (tail >= 0) print_tail(call, a, m, tail, m->size_val[i]);
+          else sb_printf(call, "%lld", (long long)m->size_val[i]);
+          done = true;
+        }
       for (int i = 0; i < m->nparams && !done; i++)
         if (!strcmp(m->sparam[i]->name, t)) {
           if (m->sparam_expr[i]) ir_print_expr(call, m->sparam_expr[i]);

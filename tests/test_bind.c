@@ -367,3 +367,28 @@ Test(bind, pass_loop_review_regressions) {
           "X_vm stay live across the passes of loop coo, so nothing in it but loop ci may use on-chip memory; ci_1 "
           "(line 3) does");
 }
+
+/* Rows that the tiles do not divide: softmax_npu.c's schedule on 250 rows.
+ * Fission repeats the split's guard in every stage, each core's copies
+ * stop at the last row, and every VU instruction takes its rows at run time
+ * (the last pass: 58 rows, 10 on core 3). */
+Test(bind, softmax_rows_the_tiles_do_not_divide) {
+  FILE *f = fopen("examples/softmax_npu.c", "rb");
+  cr_assert(f);
+  static char src[16384];
+  size_t n = fread(src, 1, sizeof src - 1, f);
+  fclose(f);
+  src[n] = 0;
+  char *r = strstr(src, "#define R 256");
+  cr_assert(r);
+  memcpy(r, "#define R 250", 13);
+  NpgSession *s = npg_open_string("softmax250.c", src, n);
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  int v = checked(s, "softmax_vu");
+  const char *c = npg_emit_source(s, v);
+  has(c, "npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], (250 - (ro * 64 + core * 16) < 16 ? 250 - (ro * 64 + core * 16) : 16), "
+         "256, 256, 256);");
+  has(c, "X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], "
+         "1024 * (250 - ((ro + 1) * 64 + core * 16) < 16 ? 250 - ((ro + 1) * 64 + core * 16) : 16));");
+  npg_close(s);
+}

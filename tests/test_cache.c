@@ -755,3 +755,36 @@ Test(cache, double_buffer_that_cannot_overlap_says_why) {
   lacks(c, "T_dm_tok");
   npg_close(s);
 }
+
+/* Without peeling: the split's guard around the nest is a tail, and the
+ * intrinsic takes that size at run time (rows and columns here). */
+Test(cache, tail_tiles_run_on_the_nu_with_sizes_at_run_time) {
+  static const char mm[] =
+      "#include <stdint.h>\n"
+      "void mm(const int8_t A[200][64], const int8_t B[64][100], int32_t C[200][100]) {\n"
+      "  for (int i = 0; i < 200; i++)\n"
+      "    for (int j = 0; j < 100; j++) {\n"
+      "      init: C[i][j] = 0;\n"
+      "      for (int k = 0; k < 64; k++)\n"
+      "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+      "    }\n"
+      "}\n";
+  NpgSession *s = open_ok(mm, "#pragma npu schedule(mm, v)\n#pragma npu tile(i, j, 128, 64, io, jo, ii, ji)\n"
+                              "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+                              "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"
+                              "#pragma npu double_buffer(B_wb)\n#pragma npu double_buffer(C_ob)\n"
+                              "#pragma npu schedule(mm, rows)\n#pragma npu split(i, 128, io, ii)\n"
+                              "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, io, B_wb)\n"
+                              "#pragma npu cache_write(C, nu_ob, io, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
+                             "(200 - io * 128 < 128 ? 200 - io * 128 : 128), (100 - jo * 64 < 64 ? 100 - jo * 64 : 64), "
+                             "64, 64, 64, 64, 0);");
+  lacks(npg_emit_source(s, v), "for (int ii");
+  /* A once per row tile, B once per tile, C once */
+  cr_expect_eq(dma_bytes(s, v), 200 * 64 + 2 * 64 * 100 + 200 * 100 * 4);
+  int r = checked(s, "rows");
+  has(npg_emit_source(s, r), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
+                             "(200 - io * 128 < 128 ? 200 - io * 128 : 128), 100, 64, 64, 100, 100, 0);");
+  npg_close(s);
+}

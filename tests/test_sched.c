@@ -59,6 +59,16 @@ Test(sched, partition_of_a_tiled_tail_bounds_its_row_loop) {
   npg_close(s);
 }
 
+/* fission cuts through a split's guard: each part keeps a copy of it. */
+Test(sched, fission_through_a_tail_guard) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(j, 10, jo, ji)\n"
+                                  "#pragma npu fission(ji, init)\n");
+  const char *ir = npg_dump_ir(s, checked(s, "v"));
+  has(ir, "      for ji in 0 .. < 10 step 1:  # line 5\n        if jo * 10 + ji < 48:\n          init:");
+  has(ir, "      for ji_1 (counter ji) in 0 .. < 10 step 1:  # line 5\n        if jo * 10 + ji < 48:\n          for k");
+  npg_close(s);
+}
+
 /* An unsigned counter's tail guard is modeled (it compares in long long);
  * it was an internal error. */
 Test(sched, split_with_tail_of_an_unsigned_counter) {

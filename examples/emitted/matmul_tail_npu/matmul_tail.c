@@ -25,7 +25,7 @@
 #define K 1000
 
 void matmul_tail(const int8_t A[1000][1000], const int8_t B[1000][1000], int32_t C[1000][1000]) {
-  /* loop nest io (line 11): A_ib_load (line 27), B_wb_load (line 28), init (line 13), update (line 15), C_ob_store (line 29) */
+  /* loop nest io (line 11): A_ib_load (line 42), B_wb_load (line 43), init (line 13), update (line 15), C_ob_store (line 44) */
   for (int io = 0; io < 7; io++) {
     int8_t (*A_ib)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 128000 bytes */
     /* A_ib_load: A_ib <- A */
@@ -55,7 +55,7 @@ void matmul_tail(const int8_t A[1000][1000], const int8_t B[1000][1000], int32_t
       npu_dma_wait(C_ob_tok[1]);
     }
   }
-  /* loop nest io_1 (line 11): A_t_load (line 33), B_t_load (line 34), init (line 13), update (line 15), C_t_store (line 35) */
+  /* loop nest io_1 (line 11): A_t_load (line 48), B_t_load (line 49), init (line 13), update (line 15), C_t_store (line 50) */
   for (int io = 7; io < 8; io++) {
     int8_t (*A_t)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 104000 bytes */
     /* A_t_load: A_t <- A */
