@@ -438,13 +438,25 @@ static bool bind_size(Match *m, const Expr *shi, int64_t v, const Stmt *u, const
   return true;
 }
 
+/* g is all loop's body runs: its body, or the whole body of a loop or of
+ * an if with no else that is all loop's body runs, and so on down (ifs have
+ * no side effects: when g is false, nothing runs). */
+static bool whole_body(const Stmt *loop, const Stmt *g) {
+  const Stmt *s = flat(loop->body->body);
+  while (s && s != g && !s->next && (s->kind == ST_FOR || (s->kind == ST_IF && !s->else_s && s->then_s)))
+    s = flat(s->kind == ST_FOR ? s->body->body : s->then_s);
+  return s == g && !s->next;
+}
+
 /* u is a tail guard (ir_tail_guard) on a matched loop that starts at 0,
+ * all that loop's body runs (so an iteration past the end does nothing),
  * with a start free of every matched counter: recorded, true. */
 static bool tail_guard(Match *m, const Stmt *u) {
   for (int i = 0; i < m->nvars; i++) {
     Expr *start;
     int64_t end, lo;
-    if (!ir_tail_guard(m->a, u, m->uvar[i], &start, &end) || !ir_const_int(m->uloop[i]->lo, &lo) || lo != 0)
+    if (!ir_tail_guard(m->a, u, m->uvar[i], &start, &end) || !ir_const_int(m->uloop[i]->lo, &lo) || lo != 0 ||
+        !whole_body(m->uloop[i], u))
       continue;
     for (int j = 0; j < m->nvars; j++)
       if (ir_expr_uses(start, m->uvar[j], NULL)) return false;
@@ -716,14 +728,22 @@ static bool check_tails(Match *m, const Module *sem, char *why, size_t n) {
   return true;
 }
 
-/* min(extent, end - start) of tail t, as C text. */
+/* min(extent, max(0, end - start)) of tail t, as C text: the loops around
+ * may reach the nest where the guard holds for no iteration (start >= end),
+ * and then the intrinsic does nothing. */
 static void print_tail(StrBuf *call, Arena *a, const Match *m, int t, int64_t extent) {
   Expr *left = arith_simplify(a, ir_sub(a, ir_int(a, m->tail_end[t], &ty_int, (SrcLoc){0, 0}), m->tail_start[t], &ty_int),
                               NULL, 0);
+  int64_t c;
+  if (ir_const_int(left, &c)) {
+    sb_printf(call, "%lld", (long long)(c <= 0 ? 0 : c < extent ? c : extent));
+    return;
+  }
   StrBuf sb;
   sb_init(&sb);
   ir_print_expr(&sb, left);
-  sb_printf(call, "(%s < %lld ? %s : %lld)", sb.data, (long long)extent, sb.data, (long long)extent);
+  sb_printf(call, "(%s >= %lld ? %lld : %s > 0 ? %s : 0)", sb.data, (long long)extent, (long long)extent, sb.data,
+            sb.data);
   sb_free(&sb);
 }
 

@@ -386,8 +386,8 @@ Test(bind, softmax_rows_the_tiles_do_not_divide) {
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   int v = checked(s, "softmax_vu");
   const char *c = npg_emit_source(s, v);
-  has(c, "npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], (250 - (ro * 64 + core * 16) < 16 ? 250 - (ro * 64 + core * 16) : 16), "
-         "256, 256, 256);");
+  has(c, "npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], (250 - (ro * 64 + core * 16) >= 16 ? 16 : 250 - (ro * 64 + core * 16) > 0 "
+         "? 250 - (ro * 64 + core * 16) : 0), 256, 256, 256);");
   has(c, "X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], "
          "1024 * (250 - ((ro + 1) * 64 + core * 16) < 16 ? 250 - ((ro + 1) * 64 + core * 16) : 16));");
   npg_close(s);

@@ -778,13 +778,35 @@ Test(cache, tail_tiles_run_on_the_nu_with_sizes_at_run_time) {
                               "#pragma npu cache_write(C, nu_ob, io, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
   int v = checked(s, "v");
   has(npg_emit_source(s, v), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
-                             "(200 - io * 128 < 128 ? 200 - io * 128 : 128), (100 - jo * 64 < 64 ? 100 - jo * 64 : 64), "
-                             "64, 64, 64, 64, 0);");
+                             "(200 - io * 128 >= 128 ? 128 : 200 - io * 128 > 0 ? 200 - io * 128 : 0), "
+                             "(100 - jo * 64 >= 64 ? 64 : 100 - jo * 64 > 0 ? 100 - jo * 64 : 0), 64, 64, 64, 64, 0);");
   lacks(npg_emit_source(s, v), "for (int ii");
   /* A once per row tile, B once per tile, C once */
   cr_expect_eq(dma_bytes(s, v), 200 * 64 + 2 * 64 * 100 + 200 * 100 * 4);
   int r = checked(s, "rows");
   has(npg_emit_source(s, r), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
-                             "(200 - io * 128 < 128 ? 200 - io * 128 : 128), 100, 64, 64, 100, 100, 0);");
+                             "(200 - io * 128 >= 128 ? 128 : 200 - io * 128 > 0 ? 200 - io * 128 : 0), 100, 64, 64, 100, 100, 0);");
+  npg_close(s);
+}
+
+/* Review regressions: a guard that covers only part of its loop's body is
+ * no tail (the init of rows past it would be skipped); a guard that holds
+ * for no row of some outer iteration gives the intrinsic 0 rows, not a
+ * negative count. */
+Test(cache, tails_only_where_the_guard_is_the_whole_body) {
+  refused("void rm(const float A[16][16], float S[16]) {\n  for (int o = 0; o < 1; o++)\n"
+          "    for (int r = 0; r < 16; r++) {\n      init: S[r] = A[r][0];\n      for (int c = 1; c < 16; c++)\n"
+          "        if (r < 10)\n          acc: S[r] = A[r][c] > S[r] ? A[r][c] : S[r];\n    }\n}\n",
+          "#pragma npu schedule(rm, v)\n#pragma npu cache_read(A, vu_vm, o, A_vm)\n"
+          "#pragma npu cache_write(S, vu_vm, o, S_vm)\n#pragma npu tensorize(r, npu_vu_reduce_max_f32)\n",
+          "k.c:13:26: error: tensorize: the nest under r does not match npu_vu_reduce_max_f32: the statements differ: "
+          "a statement (line 6) against the intrinsic's s2 (line 15)");
+  NpgSession *s = open_ok("#include <math.h>\nvoid ex(const float A[32][16], float B[32][16]) {\n"
+                          "  for (int o = 0; o < 4; o++)\n    for (int r = 0; r < 8; r++)\n      if (o * 8 + r < 12)\n"
+                          "        for (int c = 0; c < 16; c++)\n          s: B[o * 8 + r][c] = expf(A[o * 8 + r][c]);\n}\n",
+                          "#pragma npu schedule(ex, v)\n#pragma npu cache_read(A, vu_vm, o, A_vm)\n"
+                          "#pragma npu cache_write(B, vu_vm, o, B_vm)\n#pragma npu tensorize(r, npu_vu_exp_f32)\n");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_exp_f32(&B_vm[0][0], &A_vm[0][0], "
+                                           "(12 - o * 8 >= 8 ? 8 : 12 - o * 8 > 0 ? 12 - o * 8 : 0), 16, 16, 16);");
   npg_close(s);
 }
