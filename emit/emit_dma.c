@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "emit/emit.h"
-#include "ir/arith.h"
 
 const char *emit_scope_macro(const char *scope) {
   if (!strcmp(scope, "dm")) return "NPU_DM";
@@ -133,22 +132,13 @@ typedef struct {
   int64_t known;    /* the tail's count when it is a constant, else -1 */
 } Dim;
 
-/* "(end - start < extent ? end - start : extent)" of counter i, with
- * async's counter set to its value (a load ahead is the next tile's); its
- * value in *known when that is a constant (-1 otherwise). */
+/* The count of tail counter i (ir_tail_count: a copy's box starts inside
+ * the array, so at least 1), with async's counter set to its value (a load
+ * ahead is the next tile's); *known as there. */
 static const char *tail_count(Arena *a, const Nest *n, int i, const DmaAsync *as, int64_t *known) {
-  Expr *start = ir_expr_copy(a, n->start[i]);
-  if (as && as->var) start = ir_subst_expr(a, start, as->var, as->value);
-  Expr *left = arith_simplify(a, ir_sub(a, ir_int(a, n->end[i], &ty_int, (SrcLoc){0, 0}), start, &ty_int), NULL, 0);
-  int64_t c;
-  *known = ir_const_int(left, &c) ? (c <= 0 ? 0 : c < n->extent[i] ? c : n->extent[i]) : -1;
-  StrBuf sb;
-  sb_init(&sb);
-  ir_print_expr(&sb, left);
-  const char *text = arena_printf(a, "(%s < %lld ? %s : %lld)", sb.data, (long long)n->extent[i], sb.data,
-                                  (long long)n->extent[i]);
-  sb_free(&sb);
-  return text;
+  const Expr *start = n->start[i];
+  if (as && as->var) start = ir_subst_expr(a, ir_expr_copy(a, start), as->var, as->value);
+  return ir_tail_count(a, start, n->end[i], n->extent[i], true, known);
 }
 
 static const char *dim_text(char *buf, size_t size, const Dim *d) {

@@ -6,6 +6,7 @@
  * longer holds, emits the loop with synchronous copies. */
 #include <stdio.h>
 
+#include "ir/arith.h"
 #include "ir/ir.h"
 
 /* Integer arithmetic that is signed all through (no wrap-around hides in an
@@ -38,6 +39,25 @@ bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t 
   if (end) *end = e;
   if (start) *start = ir_subst_expr(a, ir_expr_copy(a, c->a), v, ir_int(a, 0, v->type, g->loc));
   return true;
+}
+
+const char *ir_tail_count(Arena *a, const Expr *start, int64_t end, int64_t extent, bool at_least_one,
+                          int64_t *known) {
+  Expr *left = arith_simplify(a, ir_sub(a, ir_int(a, end, &ty_int, (SrcLoc){0, 0}), ir_expr_copy(a, start), &ty_int),
+                              NULL, 0);
+  int64_t c;
+  *known = ir_const_int(left, &c) ? (c <= 0 ? 0 : c < extent ? c : extent) : -1;
+  if (*known >= 0) return arena_printf(a, "%lld", (long long)*known);
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_expr(&sb, left);
+  const char *text = at_least_one
+                         ? arena_printf(a, "(%s < %lld ? %s : %lld)", sb.data, (long long)extent, sb.data,
+                                        (long long)extent)
+                         : arena_printf(a, "(%s >= %lld ? %lld : %s > 0 ? %s : 0)", sb.data, (long long)extent,
+                                        (long long)extent, sb.data, sb.data);
+  sb_free(&sb);
+  return text;
 }
 
 const Stmt *ir_nest_inner(const Stmt *loop) {

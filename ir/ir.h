@@ -289,6 +289,12 @@ bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
  * guard (split's, or a tail copy's in cache.c). start (v set to 0, in
  * arena a) and end when asked. */
 bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t *end);
+/* How many iterations a tail runs, min(extent, end - start), as C text in
+ * a: also clamped at 0 unless at_least_one (start < end wherever it runs).
+ * *known: that count when it is a constant (the text is then the number),
+ * else -1. */
+const char *ir_tail_count(Arena *a, const Expr *start, int64_t end, int64_t extent, bool at_least_one,
+                          int64_t *known);
 /* What a nest's loop runs: its body's statement list, or, when the body is
  * a tail guard alone (ir_tail_guard), the guarded list. */
 const Stmt *ir_nest_inner(const Stmt *loop);

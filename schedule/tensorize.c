@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "frontend/frontend.h"
-#include "ir/arith.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
 
@@ -728,23 +727,12 @@ static bool check_tails(Match *m, const Module *sem, char *why, size_t n) {
   return true;
 }
 
-/* min(extent, max(0, end - start)) of tail t, as C text: the loops around
- * may reach the nest where the guard holds for no iteration (start >= end),
- * and then the intrinsic does nothing. */
+/* The size tail t leaves, as C text (ir_tail_count), clamped at 0 too: the
+ * loops around may reach the nest where the guard holds for no iteration
+ * (start >= end), and then the intrinsic does nothing. */
 static void print_tail(StrBuf *call, Arena *a, const Match *m, int t, int64_t extent) {
-  Expr *left = arith_simplify(a, ir_sub(a, ir_int(a, m->tail_end[t], &ty_int, (SrcLoc){0, 0}), m->tail_start[t], &ty_int),
-                              NULL, 0);
-  int64_t c;
-  if (ir_const_int(left, &c)) {
-    sb_printf(call, "%lld", (long long)(c <= 0 ? 0 : c < extent ? c : extent));
-    return;
-  }
-  StrBuf sb;
-  sb_init(&sb);
-  ir_print_expr(&sb, left);
-  sb_printf(call, "(%s >= %lld ? %lld : %s > 0 ? %s : 0)", sb.data, (long long)extent, (long long)extent, sb.data,
-            sb.data);
-  sb_free(&sb);
+  int64_t known;
+  sb_puts(call, ir_tail_count(a, m->tail_start[t], m->tail_end[t], extent, false, &known));
 }
 
 /* Matches and checks scopes; fills the call text when sb is not NULL. */
