@@ -771,34 +771,22 @@ static bool find_var(Stmt *st, int depth, void *ctx) {
   return !f->found;
 }
 
-static int64_t onchip_bytes(const Buffer *b) { return buffer_elems(b) * b->elem->size * (b->copies > 1 ? 2 : 1); }
-
-/* Another on-chip buffer of b's scope placed on some of b's bytes. */
-static bool find_overlap(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  Find *f = ctx;
-  const Buffer *o = st->kind == ST_DECL ? st->buf : NULL;
-  if (o && o != f->b && buffer_onchip(o) && !strcmp(o->scope, f->b->scope) &&
-      o->offset < f->b->offset + onchip_bytes(f->b) && f->b->offset < o->offset + onchip_bytes(o))
-    f->found = true;
-  return !f->found;
-}
-
 /* A load of bound loop L, in pass loop P, that brings the same region in
  * every pass into bytes nothing else writes: it can be loaded once, before
  * P. Its region does not use P's counter, nothing under P writes its
- * source, nothing but the load writes the buffer, and placement gave no
- * other buffer any of its bytes. */
-static bool loads_once(Emit *em, const Stmt *P, const Stmt *load, const Buffer *b) {
+ * source, and nothing but the load writes the buffer. No other buffer
+ * shares its bytes while P runs: nothing in P but L uses on-chip memory
+ * (ir_other_onchip_user, checked by the caller), and placement keeps L's
+ * buffers, all live with b, apart. */
+static bool loads_once(const Stmt *P, const Stmt *load, const Buffer *b) {
+  if (b->copies > 1) return false;
   Stmt one = *load;
   one.next = NULL;
-  Find uses = {.v = P->var}, src = {.b = ir_nest_leaf(load)->rhs->buf}, dst = {.b = b, .skip = ir_nest_leaf(load)},
-       shared = {.b = b};
+  Find uses = {.v = P->var}, src = {.b = ir_nest_leaf(load)->rhs->buf}, dst = {.b = b, .skip = ir_nest_leaf(load)};
   ir_walk_stmts(&one, find_var, &uses);
   ir_walk_stmts(P->body, find_write, &src);
   ir_walk_stmts(P->body, find_write, &dst);
-  ir_walk_stmts(em->u->k->body, find_overlap, &shared);
-  return b->copies < 2 && !uses.found && !src.found && !dst.found && !shared.found;
+  return !uses.found && !src.found && !dst.found;
 }
 
 /* A loop `pass` whose body holds a bound loop L that fits the phases, with
@@ -834,7 +822,7 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
     alternate += b.kind[i] == B_DECL && b.st[i]->buf->copies == 2;
     if (b.kind[i] != B_LOAD) continue;
     ndb += b.buf[i]->copies == 2;
-    if (loads_once(em, P, b.st[i], b.buf[i]) && em->nresident < (int)(sizeof em->resident / sizeof em->resident[0]))
+    if (loads_once(P, b.st[i], b.buf[i]) && em->nresident < (int)(sizeof em->resident / sizeof em->resident[0]))
       em->resident[em->nresident++] = b.buf[i];
   }
   if (!alternate && !em->nresident) return false;

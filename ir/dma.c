@@ -111,7 +111,7 @@ static bool find_onchip_use(Stmt *st, int depth, void *ctx) {
   (void)depth;
   OnchipUse *u = ctx;
   if ((st->kind == ST_DECL && st->buf && buffer_onchip(st->buf)) || (st->kind == ST_FOR && st->loop_kind == LOOP_VU) ||
-      ir_expr_in_scope(st->lhs, NULL) || ir_expr_in_scope(st->rhs, NULL) || ir_expr_in_scope(st->cond, NULL))
+      ir_stmt_in_scope(st, NULL))
     u->found = st;
   return !u->found;
 }

@@ -90,6 +90,13 @@ Expr *ir_expr_copy(Arena *a, const Expr *e) {
   return c;
 }
 
+bool ir_expr_counters_only(const Expr *e) {
+  if (!e) return true;
+  if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
+  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) return false;
+  return ir_expr_counters_only(e->a) && ir_expr_counters_only(e->b) && ir_expr_counters_only(e->c);
+}
+
 bool ir_expr_in_scope(const Expr *e, const char *scope) {
   if (!e) return false;
   if (e->kind == EX_LOAD) {
@@ -100,6 +107,15 @@ bool ir_expr_in_scope(const Expr *e, const char *scope) {
   for (int i = 0; i < e->nargs; i++)
     if (ir_expr_in_scope(e->args[i], scope)) return true;
   return ir_expr_in_scope(e->a, scope) || ir_expr_in_scope(e->b, scope) || ir_expr_in_scope(e->c, scope);
+}
+
+bool ir_stmt_in_scope(const Stmt *st, const char *scope) {
+  if (ir_expr_in_scope(st->lhs, scope) || ir_expr_in_scope(st->rhs, scope) || ir_expr_in_scope(st->cond, scope) ||
+      ir_expr_in_scope(st->lo, scope) || ir_expr_in_scope(st->hi, scope) || ir_expr_in_scope(st->init, scope))
+    return true;
+  for (int i = 0; i < st->ninit; i++)
+    if (ir_expr_in_scope(st->init_list[i], scope)) return true;
+  return false;
 }
 
 bool ir_expr_uses(const Expr *e, const Var *v, const Buffer *b) {

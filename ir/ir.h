@@ -349,6 +349,11 @@ bool ir_stmt_uses(const Stmt *s, const Var *v, const Buffer *b);
 /* Does e access an array of scope `scope` ("vu_vm"), or of any on-chip
  * scope when scope is NULL? */
 bool ir_expr_in_scope(const Expr *e, const char *scope);
+/* The same for the expressions of one statement (not its body). */
+bool ir_stmt_in_scope(const Stmt *st, const char *scope);
+/* e reads loop counters and constants only (no element, no local, no
+ * call): a guard no statement can change, so it may be moved or repeated. */
+bool ir_expr_counters_only(const Expr *e);
 
 Kernel *module_kernel(const Module *m, const char *name);
 int64_t buffer_elems(const Buffer *b);

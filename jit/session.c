@@ -38,11 +38,15 @@ static NpgSession *session_new(const char *path, const char *target_ini) {
   return s;
 }
 
+/* Parses the kernel file into s and builds its variants. */
+static void session_parse(NpgSession *s, const char *src, size_t len) {
+  s->m = frontend_parse(s->path, src, len, &s->diags);
+  if (s->m) build_variants(s);
+}
+
 NpgSession *npg_open_string_for_target(const char *name, const char *src, size_t len, const char *target_ini) {
   NpgSession *s = session_new(name, target_ini);
-  if (s->diags.errors) return s;
-  s->m = frontend_parse(name, src, len, &s->diags);
-  if (s->m) build_variants(s);
+  if (!s->diags.errors) session_parse(s, src, len);
   return s;
 }
 
@@ -51,13 +55,9 @@ NpgSession *npg_open_file_for_target(const char *path, const char *target_ini) {
   if (s->diags.errors) return s;
   size_t len;
   char *src = read_file(path, &len);
-  if (!src) {
-    diag_error(&s->diags, path, NULL, 0, 0, "cannot read file");
-    return s;
-  }
-  s->m = frontend_parse(path, src, len, &s->diags);
+  if (!src) diag_error(&s->diags, path, NULL, 0, 0, "cannot read file");
+  else session_parse(s, src, len);
   free(src);
-  if (s->m) build_variants(s);
   return s;
 }
 

@@ -180,35 +180,25 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
   bool ok = mx && isl_val_is_int(mx) == isl_bool_true;
   *extent = ok ? isl_val_get_num_si(mx) + 1 : 0;
   isl_val_free(mx);
-  /* where the window [start, start + extent) reaches over all iterations
-   * (the copies run in those that touch nothing too): not below index 0;
-   * past the end only with copies that stop there */
-  isl_val *top = NULL, *bottom = NULL, *last = NULL;
-  if (ok && start->pieces == 1 && start->affine) {
-    isl_pw_aff *all = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(isl_aff_copy(start->aff)), isl_set_copy(r->odom));
-    isl_pw_aff *end = isl_pw_aff_add_constant_val(isl_pw_aff_copy(all), isl_val_int_from_si(s->ctx, *extent));
-    top = pw_extreme(end, true);
-    last = pw_extreme(isl_pw_aff_copy(all), true);
-    bottom = pw_extreme(all, false);
-  }
-  isl_aff_free(start->aff);
-  start->aff = NULL;
   isl_pw_aff_free(lo);
-  if (!ok) {
-    isl_val_free(top), isl_val_free(bottom);
-    return sched_error(s, at, "cannot bound the region of %s along dimension %d", r->b->name, d);
-  }
-  if (start->pieces != 1 || !start->affine) {
-    isl_val_free(top), isl_val_free(bottom);
+  if (!ok || start->pieces != 1 || !start->affine) {
+    isl_aff_free(start->aff);
+    start->aff = NULL;
+    if (!ok) return sched_error(s, at, "cannot bound the region of %s along dimension %d", r->b->name, d);
     return sched_error(s, at, "the region of %s along dimension %d starts at a piecewise or non-affine "
                        "position over the iterations of the loops down to %s; cache a loop whose "
                        "iterations touch regions of one shape", r->b->name, d, r->oloops[r->nouter - 1]->name);
   }
-  /* the window's end at its furthest, its start at its lowest and highest */
-  bool known = top && bottom && last && isl_val_is_int(top) && isl_val_is_int(bottom) && isl_val_is_int(last);
-  int64_t end_max = known ? isl_val_get_num_si(top) : 0, start_min = known ? isl_val_get_num_si(bottom) : 0,
-          start_max = known ? isl_val_get_num_si(last) : 0;
-  isl_val_free(top), isl_val_free(bottom), isl_val_free(last);
+  /* where the window [start, start + extent) lies over all iterations (the
+   * copies run in those that touch nothing too): it may not start below
+   * index 0 nor at or past the end; past the end it reaches only with
+   * copies that stop there */
+  isl_pw_aff *all = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(start->aff), isl_set_copy(r->odom));
+  start->aff = NULL;
+  isl_val *bottom = pw_extreme(isl_pw_aff_copy(all), false), *top = pw_extreme(all, true);
+  bool known = bottom && top && isl_val_is_int(bottom) && isl_val_is_int(top);
+  int64_t start_min = known ? isl_val_get_num_si(bottom) : 0, start_max = known ? isl_val_get_num_si(top) : 0;
+  isl_val_free(bottom), isl_val_free(top);
   if (!known)
     return sched_error(s, at, "cannot bound where the region of %s along dimension %d starts over the iterations of "
                        "the loops down to %s", r->b->name, d, r->oloops[r->nouter - 1]->name);
@@ -222,7 +212,7 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
                        "whose iterations each touch %s", r->b->name, d, (long long)start_max,
                        (long long)r->b->shape[d], r->oloops[r->nouter - 1]->name, r->b->name);
   /* a tail tile: the buffer keeps the full box, the copies stop at the end */
-  start->tail = end_max > r->b->shape[d];
+  start->tail = start_max + *extent > r->b->shape[d];
   return true;
 }
 

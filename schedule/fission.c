@@ -45,15 +45,6 @@ static bool cut_loop(Sched *s, Stmt *loop, Stmt *cut, const SchedArg *at) {
   return true;
 }
 
-/* A condition over loop counters and constants only (a split's guard): it
- * has the same value before and after anything its branch does. */
-static bool counters_only(const Expr *e) {
-  if (!e) return true;
-  if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
-  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) return false;
-  return counters_only(e->a) && counters_only(e->b) && counters_only(e->c);
-}
-
 typedef struct {
   const Stmt *then_block;
   Stmt *found;
@@ -73,7 +64,7 @@ static Stmt *parent_guard(Sched *s, const Stmt *stmt) {
   if (!sched_link(s, stmt, &owner) || !owner) return NULL;
   IfFind f = {owner, NULL};
   ir_walk_stmts(s->k->body, find_if, &f);
-  return f.found && !f.found->else_s && counters_only(f.found->cond) ? f.found : NULL;
+  return f.found && !f.found->else_s && ir_expr_counters_only(f.found->cond) ? f.found : NULL;
 }
 
 /* Cuts guard g after its branch's statement `cut`: the rest goes under a

@@ -36,15 +36,6 @@ static void set_header(Stmt *l, Header h) {
   l->annots = h.annots;
 }
 
-/* A guard may move inside a loop only if the loop's body cannot change it:
- * it reads loop counters and constants only (no element, no local, no call). */
-static bool counters_only(const Expr *e) {
-  if (!e) return true;
-  if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
-  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) return false;
-  return counters_only(e->a) && counters_only(e->b) && counters_only(e->c);
-}
-
 /* The rewrite alone: the caller models the program before it (the guard
  * sinking below changes it too) and proves the result. */
 bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
@@ -71,8 +62,8 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
      * it: `if (g) for y B` is `for y if (g) B` when B cannot change g (y,
      * declared inside, cannot occur in g). The isl model charges a
      * condition's reads to every instance under it, so it could not tell
-     * the two apart: counters_only is what makes this sound. */
-    if (b && !b->next && b->kind == ST_IF && !b->else_s && counters_only(b->cond) && b->then_s->body &&
+     * the two apart: ir_expr_counters_only is what makes this sound. */
+    if (b && !b->next && b->kind == ST_IF && !b->else_s && ir_expr_counters_only(b->cond) && b->then_s->body &&
         !b->then_s->body->next && b->then_s->body->kind == ST_FOR) {
       Stmt *inner = b->then_s->body;
       b->then_s->body = inner->body->body;

@@ -12,8 +12,10 @@
 #include "ir/arith.h"
 #include "schedule/primitives.h"
 
-/* marks: the step only marks the IR (an intrinsic, an annotation); the
- * program's loops, statements and accesses stay as they were. */
+/* marks: the step only marks the IR (an intrinsic, an annotation, a
+ * buffer's second copy); the program's loops, statements, accesses and
+ * scopes stay as they were, so a bound loop's independence need not be
+ * proven again. */
 static const struct {
   const char *name;
   PrimFn fn;
@@ -48,7 +50,7 @@ static const struct {
     {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)", false},
     {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)", false},
     {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)", true},
-    {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)", false},
+    {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)", true},
     {"bind", prim_bind, 2, 2, "bind(loop, vu)", false},
 };
 

@@ -2,22 +2,19 @@
  * false) inside its loops is replaced by the branch that runs. Used after
  * loop_partition, where a split's tail guard holds on every main tile; and
  * on the tail tile itself (a loop of one iteration around), the guard
- * `start + ii < end` that is a loop's whole body becomes that loop's bound:
+ * `start + ii < end` that is all a loop runs becomes that loop's bound:
  * the tail's loops then have constant extents, as tensorize needs. */
 #include <isl/ctx.h>
 
 #include "ir/affine.h"
-#include "ir/arith.h"
 #include "schedule/primitives.h"
 
 enum { MAX_LOOPS = 64 };
 
 typedef struct {
-  AffCtx aff;
-  Sched *s;
+  AffCtx aff;    /* the loops and guards around the statement at hand */
+  Arena *a;
   Stmt **target; /* the list to simplify */
-  const Stmt *loops[MAX_LOOPS]; /* the loops around the statement at hand */
-  int nloops;
 } Simp;
 
 static bool has_decl(const Stmt *list) {
@@ -28,12 +25,13 @@ static bool has_decl(const Stmt *list) {
 
 /* `for v in 0 .. < E: [for w ...:] if (start + v < end) BODY`
  * (ir_tail_guard; the loops between, as tile() leaves them, have bounds
- * and start free of v and of each other), with start a constant once the
- * one-iteration loops around take their value: the guard goes and v's
- * bound becomes end - start when that is below E. The iterations dropped
- * ran nothing. */
-static void tighten(Sched *s, Simp *p, Stmt *loop) {
-  int64_t lo, hi, end, start;
+ * and start free of v and of each other), with start one value over the
+ * loops and guards around (a tail tile of one iteration): the guard goes
+ * and v's bound becomes end - start when that is below E. The iterations
+ * dropped ran nothing. */
+static void tighten(Simp *p, Stmt *loop) {
+  int64_t lo, hi, end, start, start_hi;
+  bool exact, empty;
   if (loop->step != 1 || loop->cmp != OP_LT || !ir_const_int(loop->lo, &lo) || lo != 0 || !ir_const_int(loop->hi, &hi))
     return;
   const Stmt *between[MAX_LOOPS];
@@ -47,17 +45,13 @@ static void tighten(Sched *s, Simp *p, Stmt *loop) {
   }
   Stmt *g = *link;
   Expr *x;
-  if (!ir_tail_guard(s->a, g, loop->var, &x, &end) || has_decl(g->then_s->body)) return;
+  if (!ir_tail_guard(p->a, g, loop->var, &x, &end) || has_decl(g->then_s->body)) return;
   for (int i = 0; i < nb; i++)
     if (ir_expr_uses(x, between[i]->var, NULL)) return;
-  for (int i = 0; i < p->nloops && i < MAX_LOOPS; i++) {
-    const Stmt *o = p->loops[i];
-    int64_t olo, ohi;
-    if (o->step == 1 && o->cmp == OP_LT && ir_const_int(o->lo, &olo) && ir_const_int(o->hi, &ohi) && ohi == olo + 1)
-      x = ir_subst_expr(s->a, x, o->var, o->lo);
-  }
-  if (!ir_const_int(arith_simplify(s->a, x, NULL, 0), &start) || end - start <= 0 || end - start >= hi) return;
-  loop->hi = ir_int(s->a, end - start, loop->hi->type, loop->hi->loc);
+  if (!aff_range(&p->aff, x, &start, &start_hi, &exact, &empty) || !exact || empty || start != start_hi ||
+      end - start <= 0 || end - start >= hi)
+    return;
+  loop->hi = ir_int(p->a, end - start, loop->hi->type, loop->hi->loc);
   *link = g->then_s->body;
 }
 
@@ -70,12 +64,9 @@ static void simp_stmt(Simp *p, Stmt **link, bool active) {
     simp_list(p, &c->body, active);
     break;
   case ST_FOR:
-    if (active) tighten(p->s, p, c);
+    if (active) tighten(p, c);
     aff_push_loop(&p->aff, c);
-    if (p->nloops < MAX_LOOPS) p->loops[p->nloops] = c;
-    p->nloops++;
     simp_list(p, &c->body->body, active);
-    p->nloops--;
     aff_pop_loop(&p->aff);
     break;
   case ST_IF: {
@@ -120,7 +111,7 @@ static void simp_list(Simp *p, Stmt **list, bool active) {
 }
 
 void simplify_guards(Sched *s, Stmt **list) {
-  Simp p = {.target = list, .s = s};
+  Simp p = {.target = list, .a = s->a};
   aff_init(&p.aff, s->ctx, s->k);
   simp_list(&p, &s->k->body->body, false);
   aff_free(&p.aff);

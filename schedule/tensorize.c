@@ -35,7 +35,7 @@ enum { MAX_BIND = 32 };
 typedef struct {
   const Kernel *sem;
   const char *sem_src;
-  const Var *svar[MAX_BIND], *uvar[MAX_BIND];
+  const Var *svar[MAX_BIND];
   int nvars;
   const char *size[MAX_BIND]; /* macro -> value */
   int64_t size_val[MAX_BIND];
@@ -48,7 +48,7 @@ typedef struct {
   const Expr *sparam_expr[MAX_BIND]; /* a scalar operand bound to the nest's value, or NULL */
   int nparams;
   Arena *a;
-  const Stmt *uloop[MAX_BIND];   /* the nest's loop of each uvar */
+  const Stmt *uloop[MAX_BIND];   /* the nest's loop matched to svar[i] */
   const Var *size_loop[MAX_BIND]; /* the nest's counter whose extent bound size i, or NULL */
   /* tails: a matched loop's iterations from end - start on do nothing (a
    * split's guard `start + v < end` around what follows): the size its
@@ -95,7 +95,7 @@ static bool differ_stmt(Match *m, const char *what, const Stmt *u, const Stmt *s
 
 static const Var *mapped(const Match *m, const Var *sv) {
   for (int i = 0; i < m->nvars; i++)
-    if (m->svar[i] == sv) return m->uvar[i];
+    if (m->svar[i] == sv) return m->uloop[i]->var;
   return NULL;
 }
 
@@ -233,7 +233,7 @@ static bool match_linear(Match *m, const Expr *u, const Expr *s, Expr **rest) {
     bool bound = false;
     for (int i = 0; i < m->nvars && !bound; i++) {
       int64_t cu;
-      if (!ir_linear_coef(u, m->uvar[i], &cu)) return differ(m, "the expression is not linear in the nest's counters", u, s);
+      if (!ir_linear_coef(u, m->uloop[i]->var, &cu)) return differ(m, "the expression is not linear in the nest's counters", u, s);
       if (!solve_group(m, &f, m->svar[i], cu, &bound)) return differ(m, differs, u, s);
     }
     if (bound) {
@@ -241,7 +241,7 @@ static bool match_linear(Match *m, const Expr *u, const Expr *s, Expr **rest) {
       continue;
     }
     Expr *o = ir_expr_copy(m->a, u);
-    for (int i = 0; i < m->nvars; i++) o = ir_subst_expr(m->a, o, m->uvar[i], ir_int(m->a, 0, &ty_int, u->loc));
+    for (int i = 0; i < m->nvars; i++) o = ir_subst_expr(m->a, o, m->uloop[i]->var, ir_int(m->a, 0, &ty_int, u->loc));
     int64_t known, oc;
     const Term *t;
     int unknowns = form_group(&f, NULL, &known, &t);
@@ -320,7 +320,7 @@ static bool match_cond(Match *m, const Expr *u, const Expr *s) {
  * must not change inside the nest (a row of a matrix as a vector). */
 static bool invariant(Match *m, const Expr *u) {
   for (int i = 0; i < m->nvars; i++)
-    if (ir_expr_uses(u, m->uvar[i], NULL)) return false;
+    if (ir_expr_uses(u, m->uloop[i]->var, NULL)) return false;
   return true;
 }
 
@@ -450,19 +450,19 @@ static bool whole_body(const Stmt *loop, const Stmt *g) {
 /* u is a tail guard (ir_tail_guard) on a matched loop that starts at 0,
  * all that loop's body runs (so an iteration past the end does nothing),
  * with a start free of every matched counter: recorded, true. */
-static bool tail_guard(Match *m, const Stmt *u) {
+static bool take_tail(Match *m, const Stmt *u) {
   for (int i = 0; i < m->nvars; i++) {
     Expr *start;
     int64_t end, lo;
-    if (!ir_tail_guard(m->a, u, m->uvar[i], &start, &end) || !ir_const_int(m->uloop[i]->lo, &lo) || lo != 0 ||
+    if (!ir_tail_guard(m->a, u, m->uloop[i]->var, &start, &end) || !ir_const_int(m->uloop[i]->lo, &lo) || lo != 0 ||
         !whole_body(m->uloop[i], u))
       continue;
     for (int j = 0; j < m->nvars; j++)
-      if (ir_expr_uses(start, m->uvar[j], NULL)) return false;
+      if (ir_expr_uses(start, m->uloop[j]->var, NULL)) return false;
     for (int j = 0; j < m->ntails; j++)
-      if (m->tail_var[j] == m->uvar[i]) return false;
+      if (m->tail_var[j] == m->uloop[i]->var) return false;
     if (m->ntails == MAX_BIND) return false;
-    m->tail_var[m->ntails] = m->uvar[i];
+    m->tail_var[m->ntails] = m->uloop[i]->var;
     m->tail_start[m->ntails] = start;
     m->tail_end[m->ntails++] = end;
     return true;
@@ -486,8 +486,7 @@ static bool match_loop(Match *m, const Stmt *u, const Stmt *s) {
   if (!bind_size(m, s->hi, hi, u, s)) return false;
   if (m->nvars == MAX_BIND) return differ_stmt(m, "too deep", u, s);
   m->svar[m->nvars] = s->var;
-  m->uloop[m->nvars] = u;
-  m->uvar[m->nvars++] = u->var;
+  m->uloop[m->nvars++] = u;
   return match_list(m, u->body->body, s->body->body);
 }
 
@@ -541,7 +540,7 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   }
   if (!u) return differ_stmt(m, "the nest does less than the intrinsic", NULL, s);
   /* a split's tail guard, where the intrinsic has none: what it guards */
-  if (u->kind == ST_IF && s->kind != ST_IF && tail_guard(m, u)) return match_list(m, u->then_s, s);
+  if (u->kind == ST_IF && s->kind != ST_IF && take_tail(m, u)) return match_list(m, u->then_s, s);
   if (u->kind != s->kind) return differ_stmt(m, "the statements differ", u, s);
   bool ok;
   switch (s->kind) {

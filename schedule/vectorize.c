@@ -17,8 +17,7 @@
 static bool find_vm_access(Stmt *st, int depth, void *ctx) {
   (void)depth;
   bool *found = ctx;
-  *found = *found || ir_expr_in_scope(st->lhs, "vu_vm") || ir_expr_in_scope(st->rhs, "vu_vm") ||
-           ir_expr_in_scope(st->cond, "vu_vm");
+  *found = *found || ir_stmt_in_scope(st, "vu_vm");
   return !*found;
 }
 

@@ -128,4 +128,7 @@ Test(vectorize, a_reduction_no_instruction_computes_is_refused_with_the_nearest)
 Test(vectorize, a_tensorized_or_bound_loop_is_refused) {
   refused(rows, steps_then(staged, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n#pragma npu vectorize(ri)\n"),
           "k.c:23:23: error: vectorize: loop ri is already tensorized (npu_vu_reduce_max_f32)");
+  refused(rows, "#pragma npu schedule(k, v)\n#pragma npu split(r, 4, ro, ri)\n#pragma npu bind(ri, vu)\n"
+                "#pragma npu vectorize(ri)\n",
+          "k.c:17:23: error: vectorize: loop ri is bound to the VU cores");
 }
