@@ -22,9 +22,11 @@ typedef struct {
   struct Deferred {
     const Stmt *store, *loop;
     const Buffer *b;
+    int64_t tokens; /* in flight at most: per core, per copy */
   } defer[16];
   int ndefer;
   int dma_channels; /* the unit's target's */
+  const char *target_name;
   /* while the body of loop `pass` is emitted: bound loop `pass_bound` in
    * it alternates the two copies of its double-buffered read caches by
    * pass (emit_bound_pass) */
@@ -32,6 +34,15 @@ typedef struct {
   /* and the read caches of pass_bound loaded once, before `pass` */
   const Buffer *resident[16];
   int nresident;
+  /* DMAs in flight: the target's limit, and those held by the pipelines,
+   * pass loops and phases around the statement being emitted (the bound
+   * loops' deferred copies out are counted from defer[]) */
+  int64_t max_tokens, held;
+  struct Grant {
+    const void *key;
+    bool ok;
+  } *grant; /* each structure's overlap, decided once (grant), in scratch */
+  int ngrant, grant_cap;
 } Emit;
 
 /* DMA channel `base` as C text, within the target's channels. With a core
@@ -41,6 +52,54 @@ typedef struct {
 static const char *dma_channel(const Emit *em, char *buf, size_t n, int base, const char *core) {
   if (core && em->dma_channels >= base + 2) snprintf(buf, n, "%d + %s %% 2", base, core);
   else snprintf(buf, n, "%d", base % em->dma_channels);
+  return buf;
+}
+
+/* ---------------- DMAs in flight ---------------- */
+
+/* A structure that overlaps copies with compute (a double-buffered loop, a
+ * bound loop run phase by phase, a pass loop loading ahead, a deferred
+ * copy out) keeps DMAs issued and not yet waited for, and the target has
+ * at most max_tokens of them (npu_dma_* fails beyond). Each structure is
+ * granted its overlap when the DMAs held around it, its own `need` and one
+ * synchronous copy inside it fit; else it is emitted with synchronous
+ * copies, after a comment that says why. Outer structures are asked first.
+ * A structure planned ahead (a pass loop plans its bound loop) is keyed by
+ * a statement, so it is emitted as it was planned. */
+static int64_t in_flight(const Emit *em) {
+  int64_t n = em->held;
+  for (int i = 0; i < em->ndefer; i++) n += em->defer[i].tokens;
+  return n;
+}
+
+static bool grant_again(Emit *em, const void *key, int64_t need, bool *again) {
+  *again = true;
+  for (int i = 0; i < em->ngrant; i++)
+    if (em->grant[i].key == key) return em->grant[i].ok;
+  *again = false;
+  if (em->ngrant == em->grant_cap) {
+    int cap = em->grant_cap ? 2 * em->grant_cap : 16;
+    struct Grant *g = arena_alloc(&em->scratch, sizeof *g * (size_t)cap);
+    if (em->ngrant) memcpy(g, em->grant, sizeof *g * (size_t)em->ngrant);
+    em->grant = g;
+    em->grant_cap = cap;
+  }
+  bool ok = in_flight(em) + need + 1 <= em->max_tokens;
+  em->grant[em->ngrant++] = (struct Grant){key, ok};
+  return ok;
+}
+
+static bool grant(Emit *em, const void *key, int64_t need) {
+  bool again;
+  return grant_again(em, key, need, &again);
+}
+
+/* "would keep up to 24 DMAs in flight (with those around it and a copy
+ * inside), and target 'small' allows 16" */
+static const char *no_room(const Emit *em, int64_t need, char *buf, size_t n) {
+  snprintf(buf, n, "would keep up to %lld DMAs in flight (with those around it and a copy inside), and target '%s' "
+           "allows %lld",
+           (long long)(in_flight(em) + need + 1), em->target_name, (long long)em->max_tokens);
   return buf;
 }
 
@@ -290,6 +349,28 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
       return pipeline_note(em, db[i].decl->buf, "its copy is not one DMA (it needs host loops around the DMA "
                            "call, or it is not a plain box copy), so the copies stay synchronous", ind);
   }
+  /* in flight: a load ahead per read cache, two copies out per write
+   * cache, loads granted first (they cost one); the buffers that do not
+   * fit keep synchronous copies */
+  int64_t need = 0;
+  bool ok[MAX_DB];
+  for (int store = 0; store < 2; store++)
+    for (int i = 0; i < n; i++) {
+      if ((db[i].c.store != NULL) != store) continue;
+      int64_t one = store ? 2 : 1;
+      if ((ok[i] = grant(em, db[i].decl, one))) {
+        em->held += one;
+        need += one;
+        continue;
+      }
+      char why[400] = "overlapping its copies ";
+      no_room(em, one, why + strlen(why), sizeof why - strlen(why));
+      pipeline_note(em, db[i].decl->buf, why, ind);
+    }
+  int kept = 0;
+  for (int i = 0; i < n; i++)
+    if (ok[i]) db[kept++] = db[i];
+  if (!(n = kept)) return false;
 
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
@@ -382,6 +463,7 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   }
   sb_indent(sb, ind - 1);
   sb_puts(sb, "}\n");
+  em->held -= need;
   return true;
 }
 
@@ -495,6 +577,7 @@ static void token_decl(StrBuf *sb, const Buffer *b, int64_t cores, bool zero) {
 typedef struct {
   Emit *em;
   const Stmt *home, *copy; /* copy: the stack copy of home being walked */
+  int ind;                 /* of the comment on a copy out left synchronous */
   int added;
 } Plan;
 
@@ -504,6 +587,8 @@ static bool plan_bound(Stmt *L, int depth, void *ctx) {
   Emit *em = p->em;
   if (L->kind != ST_FOR || L->loop_kind != LOOP_VU) return true;
   if (L == p->copy) L = (Stmt *)p->home; /* keep the real statement, not the walk's copy */
+  int64_t cores;
+  ir_const_int(L->hi, &cores);
   for (const Stmt *c = L->body->body; c; c = c->next) {
     bool load;
     const Buffer *b = bound_copy(em, c, L, &load);
@@ -512,7 +597,17 @@ static bool plan_bound(Stmt *L, int depth, void *ctx) {
     ir_walk_stmts(p->home->body, scan_use, &dst);
     ir_walk_stmts(p->home->body, scan_vm_decl, &vm);
     if (dst.found || vm.found) continue;
-    em->defer[em->ndefer++] = (struct Deferred){c, L, b};
+    int64_t need = cores * (b->copies == 2 ? 2 : 1);
+    bool again;
+    if (!grant_again(em, c, need, &again)) {
+      char why[300];
+      if (again) continue; /* said where it was first planned */
+      sb_indent(em->sb, p->ind);
+      sb_printf(em->sb, "/* the copies out of %s are waited for where they are issued: deferring them %s */\n", b->name,
+                no_room(em, need, why, sizeof why));
+      continue;
+    }
+    em->defer[em->ndefer++] = (struct Deferred){c, L, b, need};
     p->added++;
   }
   return true;
@@ -669,7 +764,7 @@ static bool phases_fit(const Stmt *L, const Body *b, int count[3]) {
  * next pass's region, after this pass's other loads; a resident one is not
  * loaded here at all. False (nothing written) for a body of another
  * shape. */
-static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
+static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind, char *why, size_t nwhy) {
   int count[3];
   if (!phases_fit(L, b, count)) return false;
   StrBuf *sb = em->sb;
@@ -678,8 +773,20 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
   ir_const_int(L->hi, &cores);
   if (em->pass_bound == L) ir_const_int(em->pass->hi, &passes);
   char copy[100];
-  int issued = 0; /* loads issued in the loads phase */
-  for (int i = 0; i < b->n; i++) issued += b->kind[i] == B_LOAD && !resident(em, L, b->buf[i]);
+  int issued = 0, now = 0; /* loads issued in the loads phase; of them, for this pass */
+  for (int i = 0; i < b->n; i++) {
+    issued += b->kind[i] == B_LOAD && !resident(em, L, b->buf[i]);
+    now += b->kind[i] == B_LOAD && !resident(em, L, b->buf[i]) && !by_pass(em, L, b->buf[i]);
+  }
+  /* each core's loads of this pass are in flight until its compute (a pass
+   * loop's grant counts its loads ahead and this phase's) */
+  int64_t need = cores * now;
+  if (em->pass_bound != L && !grant(em, L->body, need)) {
+    snprintf(why, nwhy, "running it phase by phase ");
+    no_room(em, need, why + strlen(why), nwhy - strlen(why));
+    return false;
+  }
+  em->held += need;
   sb_indent(sb, ind);
   sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s, phase by phase */\n", v, v);
   sb_indent(sb, ind);
@@ -745,6 +852,7 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind) {
   }
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
+  em->held -= need;
   return true;
 }
 
@@ -809,23 +917,39 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   int saved = em->ndefer;
   Stmt one = *L;
   one.next = NULL;
-  Plan plan = {em, L, &one, 0};
+  Plan plan = {em, L, &one, ind, 0};
   ir_walk_stmts(&one, plan_bound, &plan);
   Body b;
   int count[3];
   bool fit = classify(em, L, &b) && phases_fit(L, &b, count);
+  int64_t deferred_tokens = in_flight(em);
   em->ndefer = saved;
+  deferred_tokens -= in_flight(em);
   if (!fit) return false;
   em->nresident = 0;
-  int alternate = 0, ndb = 0; /* per-core buffers with two copies; the loads among them */
+  int alternate = 0, ndb = 0, now = 0; /* per-core buffers with two copies; the loads among them; other loads */
   for (int i = 0; i < b.n; i++) {
     alternate += b.kind[i] == B_DECL && b.st[i]->buf->copies == 2;
     if (b.kind[i] != B_LOAD) continue;
     ndb += b.buf[i]->copies == 2;
     if (loads_once(P, b.st[i], b.buf[i]) && em->nresident < (int)(sizeof em->resident / sizeof em->resident[0]))
       em->resident[em->nresident++] = b.buf[i];
+    else now += b.buf[i]->copies != 2;
   }
   if (!alternate && !em->nresident) return false;
+  /* in flight: each core's loads of this pass and of the next (the
+   * double-buffered ones), its resident loads until the first pass's
+   * compute, its copies out (those L defers), and L's other loads */
+  int64_t held = cores * (2 * ndb + em->nresident);
+  if (!grant(em, P->body, deferred_tokens + held + cores * now)) {
+    char why[400];
+    sb_indent(em->sb, ind);
+    sb_printf(em->sb, "/* pass loop %s loads nothing ahead: loading ahead %s */\n", P->name,
+              no_room(em, deferred_tokens + held + cores * now, why, sizeof why));
+    em->nresident = 0;
+    return false;
+  }
+  em->held += held;
   em->pass = P;
   em->pass_bound = L;
   StrBuf *sb = em->sb;
@@ -834,6 +958,7 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   if (!first) { /* only copies out alternate: nothing to load ahead */
     emit_plain_loop(em, P, ind);
     em->pass = em->pass_bound = NULL;
+    em->held -= held;
     return true;
   }
   sb_indent(sb, ind);
@@ -866,6 +991,7 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   sb_puts(sb, "}\n");
   em->pass = em->pass_bound = NULL;
   em->nresident = 0;
+  em->held -= held;
   return true;
 }
 
@@ -874,16 +1000,19 @@ static void emit_bound(Emit *em, const Stmt *L, int ind) {
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
   Body b;
+  char why[400] = "";
   bool known = classify(em, L, &b);
-  if (known && emit_bound_phases(em, L, &b, ind)) return;
+  if (known && emit_bound_phases(em, L, &b, ind, why, sizeof why)) return;
   for (const Stmt *c = L->body->body; c; c = c->next)
     if (c->kind == ST_DECL && c->buf && c->buf->copies == 2) {
       sb_indent(sb, ind);
-      sb_printf(sb, "/* double_buffer(%s) does nothing here: the body does not run phase by phase (loads, compute, "
-                "copies out), so each core uses copy 0 */\n", c->buf->name);
+      sb_printf(sb, "/* double_buffer(%s) does nothing here: %s, so each core uses copy 0 */\n", c->buf->name,
+                *why ? why : "the body does not run phase by phase (loads, compute, copies out)");
     }
   sb_indent(sb, ind);
-  sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s */\n", v, v);
+  sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s", v, v);
+  if (*why) sb_printf(sb, ", one core after another: %s", why);
+  sb_puts(sb, " */\n");
   sb_indent(sb, ind);
   emit_for_header(em, L);
   sb_puts(sb, " {\n");
@@ -937,7 +1066,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       /* a home for bound loops' deferred copies out: the kernel's loop nest, else the bound loop */
       Stmt one = *s;
       one.next = NULL;
-      Plan plan = {em, s, &one, 0};
+      Plan plan = {em, s, &one, ind, 0};
       if (top || s->loop_kind == LOOP_VU) ir_walk_stmts(&one, plan_bound, &plan);
       int from = em->ndefer - plan.added;
       if (plan.added) {
@@ -1100,6 +1229,8 @@ char *emit_c_source(const EmitUnit *u) {
     target = &def;
   }
   em.dma_channels = target->dma_channels > 0 ? (int)target->dma_channels : 1;
+  em.max_tokens = target->dma_max_tokens;
+  em.target_name = target->name;
   arena_init(&em.scratch, 0);
   ir_walk_stmts(u->k->body, scan_stmt, &em);
   emit_prototype(&sb, u);

@@ -1,7 +1,7 @@
 /* Long random-schedule runs: `make fuzz-schedules N=100000 [SEED=1]`.
  *
  *   fuzz_schedules [-n N] [-s SEED] [-j JOBS] [-t SECONDS] [-T SECONDS] [-u COPIES LEAVES]
- *                  [--cc CC|none] [--in-process [-v]] [FILE...]
+ *                  [-k TOKENS] [--cc CC|none] [--in-process [-v]] [FILE...]
  *
  * Runs N cases (fuzz/sched_gen.h) over every kernel file (tests/kernels,
  * tests/kernels/realworld, examples, fuzz/kernels; or the files given). Each case runs in
@@ -16,7 +16,9 @@
  * Passing variants are also compiled with gcc's strict flags (--cc none
  * turns that off). -u sets the generator's unroll limits (default 8 copies,
  * 32 new statements, twice the test's; slow legality proofs show up as
- * timeouts). --in-process runs the cases in this
+ * timeouts). -k plans, emits and runs every case for the default target
+ * with at most TOKENS DMAs in flight (its reproductions need a target file
+ * with that max_tokens). --in-process runs the cases in this
  * process (for a debugger); -v then prints each case's outcome. */
 /* MAP_ANONYMOUS is not POSIX */
 #define _DEFAULT_SOURCE
@@ -168,7 +170,7 @@ static void record(Records *r, SgFile *f, const SgCase *c, const char *describe)
 
 static void usage(void) {
   fprintf(stderr, "usage: fuzz_schedules [-n N] [-s SEED] [-j JOBS] [-t SECONDS] [-T SECONDS]\n"
-                  "                      [-u MAX_COPIES MAX_NEW_LEAVES]\n"
+                  "                      [-u MAX_COPIES MAX_NEW_LEAVES] [-k TOKENS]\n"
                   "                      [--cc CC|none] [--in-process [-v]] [FILE...]\n");
   exit(2);
 }
@@ -197,6 +199,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--in-process")) fork_cases = false;
     else if (!strcmp(argv[i], "-v")) verbose = true;
     else if (!strcmp(argv[i], "--cc") && i + 1 < argc) opt.strict_cc = argv[++i];
+    else if (!strcmp(argv[i], "-k") && i + 1 < argc) opt.max_tokens = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-u") && i + 2 < argc) {
       opt.max_copies = atoi(argv[++i]);
       opt.max_new_leaves = atoi(argv[++i]);

@@ -1014,7 +1014,7 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
   if (c->outcome == SG_FAILED) return;
 
   const char *sched = s->applied.data ? s->applied.data : "";
-  EmitUnit u = {f->m, s->k, c->variant, sched, NULL};
+  EmitUnit u = {f->m, s->k, c->variant, sched, &s->target};
   c->emitted = emit_c_source(&u);
   char *again = emit_c_source(&u);
   if (strcmp(c->emitted, again)) fail(c, "emission is not deterministic: two emissions of the same IR differ");
@@ -1027,7 +1027,7 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
     return;
   }
   CheckResult r;
-  CheckOptions o = {.seed = 1};
+  CheckOptions o = {.seed = 1, .target = &s->target};
   check_run(k, s->k, f->ref, var, c->variant, &o, &r);
   tcc_unit_free(var);
   if (r.not_run) { /* past the check's limits (a copy per element of a 1024^3 matmul): a limit, not a result */
@@ -1089,7 +1089,10 @@ bool sg_run_case(SgFile *f, uint64_t seed, const SgOptions *opt, SgCase *c, SgSt
 
   DiagList d;
   diag_init(&d);
-  g->s = sched_new(&m->arena, m, k, variant, &d, m->file, m->src, NULL);
+  NpuTarget target;
+  npusim_target_default(&target);
+  if (g->opt.max_tokens > 0) target.dma_max_tokens = g->opt.max_tokens;
+  g->s = sched_new(&m->arena, m, k, variant, &d, m->file, m->src, &target);
   int nsteps = 1 + below(g, SG_MAX_STEPS);
   SchedStep *steps[SG_MAX_STEPS];
   bool all = true;

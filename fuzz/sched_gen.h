@@ -73,6 +73,10 @@ typedef struct {
    * compile with `CC -std=c99 -Wall -Wextra -pedantic -Werror` (DESIGN.md
    * section 6). A process per variant: for long runs, not the test. */
   const char *strict_cc;
+  /* When > 0, schedules are planned, emitted and simulated for the default
+   * target with this many DMAs in flight at most (dma.max_tokens): the
+   * emitter must keep within it. */
+  int max_tokens;
 } SgOptions;
 SgOptions sg_default_options(void);
 

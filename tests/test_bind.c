@@ -4,7 +4,9 @@
  * runs in the simulator, with its hazard checks, against the kernel. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "npugen.h"
 #include "tests/test_sched_util.h"
@@ -273,7 +275,8 @@ Test(bind, review_regressions) {
 /* Random schedules of one row kernel over the bound-loop machinery: rows
  * per pass and per core, which arrays are staged, which buffers are
  * double-buffered, a fission into stages. Every accepted variant must
- * match its source in the simulator (with its hazard checks); most must be
+ * match its source in the simulator (with its hazard checks), also when
+ * planned for a target with 1 to 16 DMAs in flight; most must be
  * accepted, so the test covers the emitter and not only the refusals. */
 Test(bind, random_pass_schedules_match_their_source) {
   static const char rows[] = "void k(const float X[%d][16], const float G[16], float Y[%d][16], float S[%d]) {\n"
@@ -305,6 +308,7 @@ Test(bind, random_pass_schedules_match_their_source) {
     for (int i = 0; i < 4; i++)
       if (names[i] && PICK(3))
         n += snprintf(steps + n, sizeof steps - (size_t)n, "#pragma npu double_buffer(%s)\n", names[i]);
+    int tokens = 1 + PICK(16);
 #undef PICK
     char src[4096];
     snprintf(src, sizeof src, "%s%s", kernel, steps);
@@ -314,6 +318,14 @@ Test(bind, random_pass_schedules_match_their_source) {
       accepted++;
       const char *c = npg_emit_source(ses, v);
       pipelined += strstr(c, "into the other copies") || strstr(c, "loaded once, before the passes");
+      /* planned for a target with fewer DMAs in flight, it still runs */
+      char *few = target_file("default", 64, 4, tokens);
+      npg_close(ses);
+      ses = npg_open_string_for_target("k.c", src, strlen(src), few);
+      cr_assert_eq(npg_error_count(ses), 0, "%s", npg_errors(ses));
+      checked(ses, "v");
+      unlink(few);
+      free(few);
     }
     npg_close(ses);
   }

@@ -2,7 +2,9 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 NpgSession *open_ok(const char *kernel, const char *pragmas) {
   char src[8192];
@@ -49,4 +51,19 @@ void refused(const char *kernel, const char *pragmas, const char *want) {
   snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - e) : (int)strlen(e), e);
   cr_assert_str_eq(first, want, "full errors:\n%s", e);
   npg_close(s);
+}
+
+char *target_file(const char *name, int ddr_bandwidth, int dma_channels, int max_tokens) {
+  char *path = strdup("/tmp/npugen-target-XXXXXX");
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fprintf(f,
+          "[target]\nname = %s\n[ddr]\nbandwidth = %d\nlatency = 200\n[dm]\nsize = 2MiB\nbandwidth = 256\n"
+          "latency = 16\n[nu]\nib_size = 256KiB\nwb_size = 256KiB\nob_size = 256KiB\nmacs_int8 = 1024\n"
+          "macs_fp32 = 256\noverhead = 32\n[vu]\ncount = 4\nvm_size = 128KiB\nvector_bytes = 64\noverhead = 4\n"
+          "[dma]\nchannels = %d\nmax_tokens = %d\n[cu]\nissue_cycles = 1\nqueue_depth = 8\n",
+          name, ddr_bandwidth, dma_channels, max_tokens);
+  fclose(f);
+  return path;
 }

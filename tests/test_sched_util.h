@@ -1,6 +1,6 @@
 /* Helpers shared by the schedule tests (tests/test_sched*.c, test_layout.c,
  * test_arith.c): open a kernel with pragmas, check a variant by execution,
- * look for text, and compare a refusal's first message line. */
+ * look for text, compare a refusal's first message line, write a target. */
 #ifndef TEST_SCHED_UTIL_H
 #define TEST_SCHED_UTIL_H
 
@@ -19,5 +19,8 @@ void lacks(const char *text, const char *part);
 const char *steps_then(const char *a, const char *b);
 /* kernel + pragmas is refused, and the first error line is exactly want. */
 void refused(const char *kernel, const char *pragmas, const char *want);
+/* targets/default.ini named `name`, with these values changed: a file
+ * under /tmp that the caller removes and frees. */
+char *target_file(const char *name, int ddr_bandwidth, int dma_channels, int max_tokens);
 
 #endif

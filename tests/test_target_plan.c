@@ -1,6 +1,6 @@
 /* Schedules are planned for the session's target (npg_open_*_for_target,
  * npugen --target): placement's scope sizes, bind's core count and the
- * emitter's DMA channels follow it; schedule(K, V, TARGET) is applied for
+ * emitter's DMA channels and DMAs in flight follow it; schedule(K, V, TARGET) is applied for
  * that target only; npg_set_target refuses a target the variants were not
  * planned for. Every accepted variant runs in the simulator of its target. */
 #include <criterion/criterion.h>
@@ -34,23 +34,6 @@ static const char *on_cores(int cores, int rows_per_core) {
            "#pragma npu double_buffer(X_vm)\n",
            cores * rows_per_core, rows_per_core);
   return buf;
-}
-
-/* targets/default.ini with these values changed: a file under /tmp that
- * the caller removes. */
-static char *target_file(const char *name, int ddr_bandwidth, int dma_channels) {
-  char *path = strdup("/tmp/npugen-target-XXXXXX");
-  int fd = mkstemp(path);
-  cr_assert_geq(fd, 0);
-  FILE *f = fdopen(fd, "w");
-  fprintf(f,
-          "[target]\nname = %s\n[ddr]\nbandwidth = %d\nlatency = 200\n[dm]\nsize = 2MiB\nbandwidth = 256\n"
-          "latency = 16\n[nu]\nib_size = 256KiB\nwb_size = 256KiB\nob_size = 256KiB\nmacs_int8 = 1024\n"
-          "macs_fp32 = 256\noverhead = 32\n[vu]\ncount = 4\nvm_size = 128KiB\nvector_bytes = 64\noverhead = 4\n"
-          "[dma]\nchannels = %d\nmax_tokens = 64\n[cu]\nissue_cycles = 1\nqueue_depth = 8\n",
-          name, ddr_bandwidth, dma_channels);
-  fclose(f);
-  return path;
 }
 
 static NpgSession *open_for(const char *kernel, const char *pragmas, const char *target) {
@@ -103,7 +86,7 @@ Test(target, placement_uses_the_targets_scope_sizes) {
 }
 
 Test(target, dma_channels_follow_the_target) {
-  char *one = target_file("one_channel", 64, 1);
+  char *one = target_file("one_channel", 64, 1, 64);
   NpgSession *s = open_for(rows, on_cores(4, 2), one);
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   int v = checked(s, "v"); /* a channel past the target's is a simulator error */
@@ -118,6 +101,56 @@ Test(target, dma_channels_follow_the_target) {
   npg_close(s);
   unlink(one);
   free(one);
+}
+
+/* X double-buffered by pass on 4 cores (2 loads in flight a core), Y's
+ * copies out deferred (1 a core): 12 DMAs in flight, and the emitter keeps
+ * room for one synchronous copy more. With fewer tokens the overlap that
+ * does not fit is dropped, outer structures first asked, with a comment
+ * that says why; every variant runs within its target's tokens. */
+Test(target, dmas_in_flight_follow_the_target) {
+  static const struct {
+    int tokens;
+    const char *has, *lacks;
+  } cases[] = {
+      {13, "if (ro + 1 < 4) { /* the next pass's regions, into the other copies */", "allows"},
+      {12, "/* pass loop ro loads nothing ahead: loading ahead would keep up to 13 DMAs in flight (with those around "
+           "it and a copy inside), and target 'few_tokens' allows 12 */", "into the other copies"},
+      {9, "for (int core = 0; core < 4; core++) { /* compute */", "into the other copies"},
+      {8, "/* bound to the VU cores: iteration core runs on core core, one core after another: running it phase by "
+          "phase would keep up to 9 DMAs in flight (with those around it and a copy inside), and target 'few_tokens' "
+          "allows 8 */", "/* compute */"},
+      {1, "/* the copies out of Y_vm are waited for where they are issued: deferring them would keep up to 5 DMAs in "
+          "flight (with those around it and a copy inside), and target 'few_tokens' allows 1 */", "Y_vm_tok"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *t = target_file("few_tokens", 64, 4, cases[i].tokens);
+    NpgSession *s = open_for(rows, on_cores(4, 2), t);
+    cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+    const char *c = npg_emit_source(s, checked(s, "v")); /* past the tokens: a simulator error */
+    has(c, cases[i].has);
+    lacks(c, cases[i].lacks);
+    npg_close(s);
+    unlink(t);
+    free(t);
+  }
+  /* the VU examples need 16 to 24 DMAs in flight on the default target */
+  static const char *const examples[] = {"examples/softmax_npu.c", "examples/dwconv_npu.c", "examples/layernorm_npu.c"};
+  static const int tokens[] = {1, 6, 12};
+  for (size_t e = 0; e < sizeof examples / sizeof examples[0]; e++)
+    for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++) {
+      char *t = target_file("default", 64, 4, tokens[i]);
+      NpgSession *s = npg_open_file_for_target(examples[e], t);
+      cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+      for (int v = 0; v < npg_variant_count(s); v++) {
+        NpgCheckResult r;
+        cr_assert(npg_check(s, v, 1, &r), "%s with %d tokens, %s: %s", examples[e], tokens[i], npg_variant_name(s, v),
+                  r.message);
+      }
+      npg_close(s);
+      unlink(t);
+      free(t);
+    }
 }
 
 Test(target, a_schedule_for_one_target_is_applied_for_it_only) {
@@ -138,7 +171,7 @@ Test(target, a_schedule_for_one_target_is_applied_for_it_only) {
   has(npg_emit_source(s, checked(s, "v")), "core < 2");
   npg_close(s);
   /* a target no schedule is written for: only the kernel as written */
-  char *other = target_file("other", 64, 4);
+  char *other = target_file("other", 64, 4, 64);
   s = open_for(rows, pragmas, other);
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   cr_assert_eq(npg_variant_count(s), 1);
@@ -153,12 +186,12 @@ Test(target, set_target_keeps_what_the_variants_were_planned_for) {
   NpgCheckResult fast, slow;
   cr_assert(npg_check(s, v, 1, &fast), "%s", fast.message);
   /* half the DDR bandwidth: same plan, simulated slower */
-  char *half = target_file("slow_ddr", 32, 4);
+  char *half = target_file("slow_ddr", 32, 4, 64);
   cr_assert(npg_set_target(s, half), "%s", npg_errors(s));
   cr_assert(npg_check(s, v, 1, &slow), "%s", slow.message);
   cr_expect_gt(slow.sim_cycles, fast.sim_cycles);
   /* fewer channels than the variants use: refused, the target unchanged */
-  char *one = target_file("one_channel", 64, 1);
+  char *one = target_file("one_channel", 64, 1, 64);
   cr_assert_not(npg_set_target(s, one));
   char want[1024];
   snprintf(want, sizeof want,
