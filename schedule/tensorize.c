@@ -713,15 +713,21 @@ static bool check_tails(Match *m, const Module *sem, char *why, size_t n) {
     const char *size = tail_size(m, t);
     const char *loop = m->tail_var[t]->name;
     if (!size) return snprintf(why, n, "the guard on loop %s shortens no size of the intrinsic", loop) < 0;
+    /* an inner extent is the cache's: the peeled tail needs caches of its own extent */
+    const Buffer *inner = NULL;
+    for (int i = 0; i < m->nbufs && !inner; i++)
+      for (int d = 1; d < m->sbuf[i]->ndim; d++)
+        if (m->sbuf[i]->dim_macro[d] && !strcmp(m->sbuf[i]->dim_macro[d], size)) inner = m->sbuf[i];
+    const char *peel = inner ? "; peel the tail with loop_partition before cache_read and cache_write, so that "
+                               "the tail's caches have its extent"
+                             : "; peel the tail with loop_partition";
     for (const Define *d = sem->defines; d; d = d->next)
       if (!is_literal(d->body))
         return snprintf(why, n, "the guard on loop %s (a tail) would shorten %s at run time, but the intrinsic's "
-                        "%s derives from its sizes; peel the tail with loop_partition", loop, size, d->name) < 0;
-    for (int i = 0; i < m->nbufs; i++)
-      for (int d = 1; d < m->sbuf[i]->ndim; d++)
-        if (m->sbuf[i]->dim_macro[d] && !strcmp(m->sbuf[i]->dim_macro[d], size))
-          return snprintf(why, n, "the guard on loop %s (a tail) would shorten %s at run time, an inner extent of "
-                          "operand %s; peel the tail with loop_partition", loop, size, m->sbuf[i]->name) < 0;
+                        "%s derives from its sizes%s", loop, size, d->name, peel) < 0;
+    if (inner)
+      return snprintf(why, n, "the guard on loop %s (a tail) would shorten %s at run time, an inner extent of "
+                      "operand %s%s", loop, size, inner->name, peel) < 0;
   }
   return true;
 }

@@ -374,6 +374,35 @@ Test(tensorize, a_conv2d_that_differs_from_the_intrinsic_is_refused) {
           "which is in DDR; it must be in nu_ib (stage it there with cache_read or cache_write)");
 }
 
+/* Output channels 8 in tiles of 5: the conv2d intrinsic takes no size at
+ * run time (its OH follows from the others), and OC is an inner extent of
+ * its operands, so the tail is peeled before the caches, each part with
+ * caches of its own extent and a call of its own sizes. */
+Test(tensorize, a_conv2d_tail_is_peeled_before_its_caches) {
+  static const char tiles[] = "#pragma npu schedule(cv, v)\n#pragma npu split(o, 5, oo, oi)\n"
+                              "#pragma npu reorder(oo, y, x, oi)\n";
+  refused(conv_src(1, 12, "[r][q]"),
+          steps_then(tiles, "#pragma npu cache_read(in, nu_ib, oo, in_ib)\n#pragma npu cache_read(wt, nu_wb, oo, wt_wb)\n"
+                            "#pragma npu cache_write(out, nu_ob, oo, out_ob)\n#pragma npu tensorize(y, npu_nu_conv2d_i8)\n"),
+          "k.c:22:26: error: tensorize: the nest under y does not match npu_nu_conv2d_i8: the guard on loop oi (a tail) "
+          "would shorten OC at run time, but the intrinsic's OH derives from its sizes; peel the tail with "
+          "loop_partition before cache_read and cache_write, so that the tail's caches have its extent");
+  NpgSession *s = open_ok(conv_src(1, 12, "[r][q]"),
+                          steps_then(tiles, "#pragma npu loop_partition(oo, 1)\n#pragma npu cache_read(in, nu_ib, b, in_ib)\n"
+                                            "#pragma npu cache_read(wt, nu_wb, oo, wt_wb)\n"
+                                            "#pragma npu cache_write(out, nu_ob, oo, out_ob)\n"
+                                            "#pragma npu cache_read(wt, nu_wb, oo_1, wt_tail)\n"
+                                            "#pragma npu cache_write(out, nu_ob, oo_1, out_tail)\n"
+                                            "#pragma npu tensorize(y, npu_nu_conv2d_i8)\n"
+                                            "#pragma npu tensorize(y_1, npu_nu_conv2d_i8)\n"));
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "npu_nu_conv2d_i8(&out_ob[0][0][oo * 5], &in_ib[0][0][0], &wt_wb[0][0][0][oo * 5], "
+         "12, 12, 16, 5, 3, 3, 1, 1, 1, 1, 1, 1, 0);");
+  has(c, "npu_nu_conv2d_i8(&out_tail[0][0][oo * 5 - 5], &in_ib[0][0][0], &wt_tail[0][0][0][oo * 5 - 5], "
+         "12, 12, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 0);");
+  npg_close(s);
+}
+
 /* A local array staged with cache_write: the cache replaces it when every
  * use is inside one iteration of the loop, so it never reaches DDR. */
 static const char local_kernel[] =
