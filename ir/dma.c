@@ -157,6 +157,8 @@ static bool touch_visit(Stmt *st, int depth, void *ctx) {
 bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl, const Stmt *bound, DbCopies *c,
                             char *why, size_t n) {
   const Buffer *b = decl->buf;
+  DbCopies mine;
+  if (!c) c = &mine;
   *c = (DbCopies){NULL, NULL, NULL};
   int64_t lo, hi;
   if (!ir_const_int(loop->lo, &lo) || lo != 0 || loop->step != 1 || loop->cmp != OP_LT || !ir_const_int(loop->hi, &hi) ||

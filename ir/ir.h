@@ -314,8 +314,8 @@ bool ir_copy_steps_apart(const Stmt *copy, const Var *v, const Stmt *also);
 const Stmt *ir_other_onchip_user(const Stmt *loop, const Stmt *inner);
 /* The copy nests of a double-buffered buffer (declared by decl in loop's
  * body, or in the body of `bound`, a loop bound to the VU cores directly in
- * loop's body) and the DDR array they copy; false with the reason in why
- * when a rule of double buffering does not hold. */
+ * loop's body) and the DDR array they copy (into c, unless NULL); false
+ * with the reason in why when a rule of double buffering does not hold. */
 typedef struct {
   const Stmt *load, *store; /* one of them: the copy in (first) or out (last) */
   const Buffer *array;

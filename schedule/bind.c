@@ -113,11 +113,7 @@ static bool check_bound(Sched *s, Stmt *loop, VmWalk *all, bool prove) {
     if (sched_encloses(loop, d)) {
       d->buf->core = loop->var;
       /* the token array of its copies out (emit/emit_c.c, bound loops) */
-      if (!d->buf->db_token) {
-        char name[160];
-        snprintf(name, sizeof name, "%s_tok", d->buf->name);
-        d->buf->db_token = sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);
-      }
+      if (!d->buf->db_token) d->buf->db_token = sched_derived_name(s, d->buf->name, "_tok");
       continue;
     }
     VmWalk w = {.b = d->buf};

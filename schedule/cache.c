@@ -267,7 +267,6 @@ static bool redirect_stmt(Stmt *st, int depth, void *ctx) {
 
 /* for v0 < E0: for v1 < E1: ... dst[..] = src[..], with the BUF side at
  * start + v; marked LOOP_DMA on its outermost loop. */
-static const char *new_name(Sched *s, const char *base, const char *suffix);
 
 /* The copy of the box, one loop per dimension; along a dimension with a
  * tail, the rest of the nest is guarded by `start + counter < extent`. */
@@ -279,8 +278,8 @@ static Stmt *copy_nest(Redirect *rd, bool into_cache, const char *name, SrcLoc l
   for (int d = 0; d < c->ndim; d++) {
     Var *v;
     char dim[16];
-    snprintf(dim, sizeof dim, "%s%d", into_cache ? "" : "w", d);
-    Stmt *l = sched_make_loop(s, new_name(s, c->name, dim), &ty_int, ir_int(s->a, 0, &ty_int, loc),
+    snprintf(dim, sizeof dim, "_%s%d", into_cache ? "" : "w", d);
+    Stmt *l = sched_make_loop(s, sched_derived_name(s, c->name, dim), &ty_int, ir_int(s->a, 0, &ty_int, loc),
                               ir_int(s->a, c->shape[d], &ty_int, loc), loc, &v);
     cidx[d] = ir_var(s->a, v, loc);
     bidx[d] = ir_add(s->a, start_expr(rd->r, &rd->start[d], &ty_int), ir_var(s->a, v, loc), &ty_int);
@@ -303,13 +302,6 @@ static Stmt *copy_nest(Redirect *rd, bool into_cache, const char *name, SrcLoc l
   *slot = as;
   outer->loop_kind = LOOP_DMA;
   return outer;
-}
-
-/* base_suffix, or a fresh variant of it when taken */
-static const char *new_name(Sched *s, const char *base, const char *suffix) {
-  char name[160];
-  snprintf(name, sizeof name, "%s_%s", base, suffix);
-  return sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);
 }
 
 /* Are all of box's elements written in every iteration? Then a cache_write
@@ -547,13 +539,13 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   decl->buf = c;
   Stmt *first = decl, **tail = &decl->next;
   if (copy_in) {
-    *tail = copy_nest(&rd, true, new_name(s, name, "load"), st->loc);
+    *tail = copy_nest(&rd, true, sched_derived_name(s, name, "_load"), st->loc);
     tail = &(*tail)->next;
   }
   *tail = at->body->body;
   if (write && !local) {
     while (*tail) tail = &(*tail)->next;
-    *tail = copy_nest(&rd, false, new_name(s, name, "store"), st->loc);
+    *tail = copy_nest(&rd, false, sched_derived_name(s, name, "_store"), st->loc);
   }
   at->body->body = first;
   if (local) *sched_link(s, local, NULL) = local->next; /* the cache replaced it */

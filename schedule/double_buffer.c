@@ -29,8 +29,7 @@ bool sched_bound_double_buffer_rules(Sched *s, const Stmt *bound, const Stmt *de
     return snprintf(why, n, "the copies of %s stay live across the passes of loop %s, so nothing in it but loop %s may "
                     "use on-chip memory; %s (line %d) does", b->name, pass->name, bound->name,
                     other->name ? other->name : "a statement", other->loc.line) < 0;
-  DbCopies unused;
-  return ir_double_buffer_rules(s->k, pass, decl, bound, &unused, why, n);
+  return ir_double_buffer_rules(s->k, pass, decl, bound, NULL, why, n);
 }
 
 bool prim_double_buffer(Sched *s, const SchedStep *st) {
@@ -42,17 +41,15 @@ bool prim_double_buffer(Sched *s, const SchedStep *st) {
   Stmt *decl = ir_buffer_decl(s->k->body, b);
   Stmt *loop = decl ? sched_parent_loop(s, decl) : NULL;
   if (!loop) return sched_error(s, &st->args[0], "%s is not declared directly in a loop's body", b->name);
-  DbCopies c;
   char why[512];
-  if (loop->loop_kind == LOOP_VU ? !sched_bound_double_buffer_rules(s, loop, decl, why, sizeof why)
-                                 : !ir_double_buffer_rules(s->k, loop, decl, NULL, &c, why, sizeof why))
+  bool bound = loop->loop_kind == LOOP_VU;
+  if (bound ? !sched_bound_double_buffer_rules(s, loop, decl, why, sizeof why)
+            : !ir_double_buffer_rules(s->k, loop, decl, NULL, NULL, why, sizeof why))
     return sched_error(s, &st->args[0], "%s", why);
-  char name[160];
-  snprintf(name, sizeof name, "%s_db", b->name);
-  b->db_name = sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);
-  snprintf(name, sizeof name, "%s_tok", b->name);
-  if (!b->db_token) /* a bound loop's buffer has its token array already (schedule/bind.c) */
-    b->db_token = sched_name_taken(s, name) ? sched_fresh_name(s, name) : arena_strdup(s->a, name);
+  /* a bound loop's buffer is reached through its core's pointer, not an
+   * array of copies, and has its token array already (schedule/bind.c) */
+  if (!bound) b->db_name = sched_derived_name(s, b->name, "_db");
+  if (!b->db_token) b->db_token = sched_derived_name(s, b->name, "_tok");
   b->copies = 2;
   return true;
 }

@@ -326,6 +326,11 @@ const char *sched_fresh_name(Sched *s, const char *base) {
   }
 }
 
+const char *sched_derived_name(Sched *s, const char *base, const char *suffix) {
+  const char *n = arena_printf(s->a, "%s%s", base, suffix);
+  return sched_name_taken(s, n) ? sched_fresh_name(s, n) : n;
+}
+
 /* ---------------- structure ---------------- */
 
 static Stmt **link_in(Stmt **list, const Stmt *target, Stmt *owner, Stmt **out_owner) {

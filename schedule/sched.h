@@ -61,6 +61,8 @@ bool sched_positive(Sched *s, const SchedArg *arg, const char *what, int64_t *v)
 const char *sched_new_name(Sched *s, const SchedArg *arg);
 /* An unused loop name derived from base: base_1, base_2, ... */
 const char *sched_fresh_name(Sched *s, const char *base);
+/* base + suffix ("X_vm" "_tok"), or a fresh name derived from it when taken. */
+const char *sched_derived_name(Sched *s, const char *base, const char *suffix);
 bool sched_name_taken(Sched *s, const char *name);
 /* A C identifier, not a keyword, shorter than 64 bytes. */
 bool sched_is_c_name(const char *name);
