@@ -14,6 +14,9 @@
  * A tail tile's copy has a guard `start + v < N` inside loop v (cache.c):
  * that dimension's count is then min(extent, N - start), computed in the
  * emitted code; nothing outside it merges with it (its rows stop short).
+ * Where the box may start at or past N (a VU core with no rows in the last
+ * pass), the DMA is issued only when N - start > 0, and an async one's
+ * token is 0 otherwise (waiting for token 0 returns at once).
  * A nest of another shape (after later steps rewrote it) is emitted as the
  * plain copy loop it is. */
 #include <string.h>
@@ -57,6 +60,7 @@ typedef struct {
   int64_t extent[MAX_COPY];
   const Expr *start[MAX_COPY]; /* a tail's `start` (of `start + v < end`), or NULL */
   int64_t end[MAX_COPY];
+  bool may_be_empty[MAX_COPY]; /* the tail runs for no v in some iterations around */
   int n;
   const Stmt *copy; /* dst[..] = src[..] */
 } Nest;
@@ -94,13 +98,16 @@ static bool perfect_nest(Arena *a, const Stmt *loop, Nest *n) {
     if (!ir_const_int(s->lo, &lo) || lo != 0 || !ir_const_int(s->hi, &hi) || hi <= 0) return false;
     n->loops[n->n] = s;
     n->start[n->n] = NULL;
+    n->may_be_empty[n->n] = false;
     n->extent[n->n++] = hi;
     const Stmt *body = s->body->body;
     if (!body || body->next) return false;
     if (body->kind == ST_IF) {
-      /* only cache.c's copies: their boxes start inside the array, so the count is at least 1 */
+      /* only cache.c's copies: their boxes start inside the array (the count
+       * is at least 1) unless the guard says they may not */
       if (loop->loop_kind != LOOP_DMA || !tail_guard(a, body, n, s->var, &n->start[n->n - 1], &n->end[n->n - 1]))
         return false;
+      n->may_be_empty[n->n - 1] = body->tail_may_be_empty;
       body = body->then_s->body;
       if (!body || body->next) return false;
     }
@@ -132,13 +139,33 @@ typedef struct {
   int64_t known;    /* the tail's count when it is a constant, else -1 */
 } Dim;
 
-/* The count of tail counter i (ir_tail_count: a copy's box starts inside
- * the array, so at least 1), with async's counter set to its value (a load
- * ahead is the next tile's); *known as there. */
-static const char *tail_count(Arena *a, const Nest *n, int i, const DmaAsync *as, int64_t *known) {
+/* Where tail counter i starts, with async's counter set to its value (a
+ * load ahead is the next tile's). */
+static const Expr *tail_start(Arena *a, const Nest *n, int i, const DmaAsync *as) {
   const Expr *start = n->start[i];
   if (as && as->var) start = ir_subst_expr(a, ir_expr_copy(a, start), as->var, as->value);
-  return ir_tail_count(a, start, n->end[i], n->extent[i], true, known);
+  return start;
+}
+
+/* The count of tail counter i (ir_tail_count: at least 1, as the DMA runs
+ * only where the box starts inside the array); *known as there. */
+static const char *tail_count(Arena *a, const Nest *n, int i, const DmaAsync *as, int64_t *known) {
+  const char *count = ir_tail_count(a, tail_start(a, n, i, as), n->end[i], n->extent[i], true, known);
+  if (*known < 0 && n->extent[i] == 1) *known = 1; /* min(1, at least 1) */
+  return count;
+}
+
+/* The condition (C text in sb, empty when always) under which the copy runs
+ * at all: every tail that may be empty runs. */
+static void copy_runs(StrBuf *sb, Arena *a, const Nest *n, const DmaAsync *as) {
+  for (int i = 0; i < n->n; i++) {
+    int64_t known;
+    if (!n->start[i] || !n->may_be_empty[i]) continue;
+    const Expr *start = tail_start(a, n, i, as);
+    ir_tail_count(a, start, n->end[i], n->extent[i], true, &known);
+    if (known > 0) continue; /* runs wherever this copy does */
+    sb_printf(sb, "%s%s", sb->len ? " && " : "", ir_tail_runs(a, start, n->end[i]));
+  }
 }
 
 static const char *dim_text(char *buf, size_t size, const Dim *d) {
@@ -233,8 +260,15 @@ bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsy
     sb_printf(&call, "npu_dma_3d(%s, %s, %lld, %lld, %s, %lld, %lld, %s, %s, %s)", ch, d.data, (long long)dim[0].dst,
               (long long)dim[1].dst, s.data, (long long)dim[0].src, (long long)dim[1].src, rw,
               dim_text(c0, sizeof c0, &dim[0]), dim_text(c1, sizeof c1, &dim[1]));
-  if (async) sb_printf(sb, "%s = %s;\n", async->token, call.data);
+  /* a box that may start past the array's end: no DMA there (token 0) */
+  StrBuf runs;
+  sb_init(&runs);
+  copy_runs(&runs, a, &n, async);
+  if (async && runs.len) sb_printf(sb, "%s = %s ? %s : 0;\n", async->token, runs.data, call.data);
+  else if (async) sb_printf(sb, "%s = %s;\n", async->token, call.data);
+  else if (runs.len) sb_printf(sb, "if (%s) npu_dma_wait(%s);\n", runs.data, call.data);
   else sb_printf(sb, "npu_dma_wait(%s);\n", call.data);
+  sb_free(&runs);
   sb_free(&call);
   sb_free(&d);
   sb_free(&s);

@@ -41,10 +41,23 @@ bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t 
   return true;
 }
 
+/* end - start, simplified */
+static Expr *tail_left(Arena *a, const Expr *start, int64_t end) {
+  return arith_simplify(a, ir_sub(a, ir_int(a, end, &ty_int, (SrcLoc){0, 0}), ir_expr_copy(a, start), &ty_int), NULL, 0);
+}
+
+const char *ir_tail_runs(Arena *a, const Expr *start, int64_t end) {
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_expr(&sb, tail_left(a, start, end));
+  const char *text = arena_printf(a, "%s > 0", sb.data);
+  sb_free(&sb);
+  return text;
+}
+
 const char *ir_tail_count(Arena *a, const Expr *start, int64_t end, int64_t extent, bool at_least_one,
                           int64_t *known) {
-  Expr *left = arith_simplify(a, ir_sub(a, ir_int(a, end, &ty_int, (SrcLoc){0, 0}), ir_expr_copy(a, start), &ty_int),
-                              NULL, 0);
+  Expr *left = tail_left(a, start, end);
   int64_t c;
   *known = ir_const_int(left, &c) ? (c <= 0 ? 0 : c < extent ? c : extent) : -1;
   if (*known >= 0) return arena_printf(a, "%lld", (long long)*known);

@@ -204,6 +204,10 @@ struct Stmt {
   /* ST_IF */
   Expr *cond;
   Stmt *then_s, *else_s;
+  /* a copy nest's tail guard (schedule/cache.c) that holds for no
+   * iteration in some iterations of the loops around (the box starts at or
+   * past the array's end there): its DMA runs only when its count is > 0 */
+  bool tail_may_be_empty;
 
   /* ST_ASSIGN: lhs op= rhs; op is OP_NONE for plain '='. */
   Expr *lhs;
@@ -295,6 +299,8 @@ bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t 
  * else -1. */
 const char *ir_tail_count(Arena *a, const Expr *start, int64_t end, int64_t extent, bool at_least_one,
                           int64_t *known);
+/* "end - start > 0" as C text in a: the tail runs at all. */
+const char *ir_tail_runs(Arena *a, const Expr *start, int64_t end);
 /* What a nest's loop runs: its body's statement list, or, when the body is
  * a tail guard alone (ir_tail_guard), the guarded list. */
 const Stmt *ir_nest_inner(const Stmt *loop);

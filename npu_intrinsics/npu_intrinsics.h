@@ -65,7 +65,9 @@ npu_token_t npu_dma_2d_at(const char *file, int line, int ch, void *dst, ptrdiff
 npu_token_t npu_dma_3d_at(const char *file, int line, int ch, void *dst, ptrdiff_t dst_stride,
                           ptrdiff_t dst_stride2, const void *src, ptrdiff_t src_stride,
                           ptrdiff_t src_stride2, int row_bytes, int rows, int planes);
-/* Blocks the control unit until the DMA of `token` has completed. */
+/* Blocks the control unit until the DMA of `token` has completed. Tokens
+ * are never 0: waiting for 0 returns at once, so code can keep 0 for a
+ * DMA it did not issue. */
 void npu_dma_wait_at(const char *file, int line, npu_token_t token);
 #define npu_dma_1d(...) npu_dma_1d_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_dma_2d(...) npu_dma_2d_at(__FILE__, __LINE__, __VA_ARGS__)

@@ -151,6 +151,7 @@ typedef struct {
   isl_aff *aff; /* the one piece */
   bool tail;    /* the window passes the array's end in some iteration (a
                  * tail tile): the copies stop at the end */
+  bool empty;   /* and starts at or past it in some: they copy nothing */
 } Start;
 
 static isl_stat start_piece(isl_set *set, isl_aff *aff, void *user) {
@@ -191,8 +192,9 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
   }
   /* where the window [start, start + extent) lies over all iterations (the
    * copies run in those that touch nothing too): it may not start below
-   * index 0 nor at or past the end; past the end it reaches only with
-   * copies that stop there */
+   * index 0; past the end it reaches only with copies that stop there (in
+   * an iteration where it starts past the end, a VU core with no rows in
+   * the last pass, they copy nothing) */
   isl_pw_aff *all = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(start->aff), isl_set_copy(r->odom));
   start->aff = NULL;
   isl_val *bottom = pw_extreme(isl_pw_aff_copy(all), false), *top = pw_extreme(all, true);
@@ -206,13 +208,9 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
     return sched_error(s, at, "the region of %s along dimension %d starts before index 0 in some iteration of "
                        "the loops down to %s; a halo region is not cached (pad the array with transform_layout)",
                        r->b->name, d, r->oloops[r->nouter - 1]->name);
-  if (start_max >= r->b->shape[d])
-    return sched_error(s, at, "the region of %s along dimension %d starts at index %lld, at or past its end (extent "
-                       "%lld), in some iteration of the loops down to %s, which then copies nothing; cache a loop "
-                       "whose iterations each touch %s", r->b->name, d, (long long)start_max,
-                       (long long)r->b->shape[d], r->oloops[r->nouter - 1]->name, r->b->name);
   /* a tail tile: the buffer keeps the full box, the copies stop at the end */
   start->tail = start_max + *extent > r->b->shape[d];
+  start->empty = start_max >= r->b->shape[d];
   return true;
 }
 
@@ -290,6 +288,7 @@ static Stmt *copy_nest(Redirect *rd, bool into_cache, const char *name, SrcLoc l
       g->cond = ir_binary(s->a, OP_LT, ir_expr_copy(s->a, bidx[d]), ir_int(s->a, rd->from->shape[d], &ty_int, loc),
                           &ty_int, loc);
       g->then_s = sched_block(s, NULL, loc);
+      g->tail_may_be_empty = rd->start[d].empty;
       *slot = g;
       slot = &g->then_s->body;
     }

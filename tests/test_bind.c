@@ -402,7 +402,8 @@ Test(bind, pass_loop_review_regressions) {
 /* Rows that the tiles do not divide: softmax_npu.c's schedule on 250 rows.
  * Fission repeats the split's guard in every stage, each core's copies
  * stop at the last row, and every VU instruction takes its rows at run time
- * (the last pass: 58 rows, 10 on core 3). */
+ * (the last pass: 58 rows, 10 on core 3); on 200 rows, three cores have
+ * none in the last pass. */
 Test(bind, softmax_rows_the_tiles_do_not_divide) {
   FILE *f = fopen("examples/softmax_npu.c", "rb");
   cr_assert(f);
@@ -421,5 +422,20 @@ Test(bind, softmax_rows_the_tiles_do_not_divide) {
          "? 250 - (ro * 64 + core * 16) : 0), 256, 256, 256);");
   has(c, "X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], "
          "1024 * (250 - ((ro + 1) * 64 + core * 16) < 16 ? 250 - ((ro + 1) * 64 + core * 16) : 16));");
+  npg_close(s);
+  /* 200 rows: the last pass has 8, all on core 0; the other cores' boxes
+   * start past the end, so they load and store nothing (token 0) */
+  memcpy(strstr(src, "#define R 250"), "#define R 200", 13);
+  s = npg_open_string("softmax200.c", src, n);
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  v = checked(s, "softmax_vu");
+  c = npg_emit_source(s, v);
+  has(c, "X_vm_tok[(ro + 1) % 2][core] = 200 - ((ro + 1) * 64 + core * 16) > 0 ? npu_dma_1d(0 + core % 2, &X_vm[0][0], "
+         "&X[(ro + 1) * 64 + core * 16][0], 1024 * (200 - ((ro + 1) * 64 + core * 16) < 16 ? "
+         "200 - ((ro + 1) * 64 + core * 16) : 16)) : 0;");
+  has(c, "Y_vm_tok[ro % 2][core] = 200 - (ro * 64 + core * 16) > 0 ? npu_dma_1d(2 + core % 2, ");
+  NpgCheckResult res;
+  cr_assert(npg_check(s, v, 3, &res), "%s", res.message);
+  cr_expect_eq(res.dma_bytes, 2 * 200 * 256 * 4); /* X in once, Y out once */
   npg_close(s);
 }

@@ -337,6 +337,15 @@ Test(sim_hazard, waw_and_bad_dma_arguments) {
   cr_assert(strstr(npusim_error(s), "npu_dma_wait: unknown DMA token 7"), "%s", npusim_error(s));
   simt_free(s);
 
+  /* token 0 is no DMA's: waiting for it returns (emitted code keeps 0 for
+   * a copy it did not issue); a negative one is unknown */
+  s = simt_new();
+  npu_dma_wait(0);
+  cr_assert_not(npusim_failed(s), "%s", npusim_error(s));
+  npu_dma_wait(-3);
+  cr_assert(strstr(npusim_error(s), "npu_dma_wait: unknown DMA token -3"), "%s", npusim_error(s));
+  simt_free(s);
+
   s = simt_new();
   npu_dma_1d(0, y, x, 16);
   cr_assert(strstr(npusim_error(s), "both src and dst are in ddr"), "%s", npusim_error(s));
