@@ -22,7 +22,7 @@ typedef struct {
   struct Deferred {
     const Stmt *store, *loop;
     const Buffer *b;
-    int64_t tokens; /* in flight at most: per core, per copy */
+    int64_t tokens; /* in flight at most, over all cores (one each) */
   } defer[16];
   int ndefer;
   int dma_channels; /* the unit's target's */
@@ -61,22 +61,32 @@ static const char *dma_channel(const Emit *em, char *buf, size_t n, int base, co
  * bound loop run phase by phase, a pass loop loading ahead, a deferred
  * copy out) keeps DMAs issued and not yet waited for, and the target has
  * at most max_tokens of them (npu_dma_* fails beyond). Each structure is
- * granted its overlap when the DMAs held around it, its own `need` and one
- * synchronous copy inside it fit; else it is emitted with synchronous
- * copies, after a comment that says why. Outer structures are asked first.
- * A structure planned ahead (a pass loop plans its bound loop) is keyed by
- * a statement, so it is emitted as it was planned. */
+ * granted its overlap when the DMAs held by the structures it is emitted
+ * in, its own and, when it holds a synchronous copy, one more fit; else it
+ * is emitted with synchronous copies, after a comment that says why.
+ * Structures are asked as the emitter meets them: the copies out deferred
+ * over a whole loop nest first, then each loop's from the outside in. A
+ * structure planned ahead (a pass loop plans its bound loop) is keyed by a
+ * statement, so it is emitted as it was planned. */
+typedef struct {
+  int64_t tokens;   /* DMAs the structure keeps in flight at most */
+  bool copy_inside; /* a synchronous copy runs while it holds them */
+} Need;
+
 static int64_t in_flight(const Emit *em) {
   int64_t n = em->held;
   for (int i = 0; i < em->ndefer; i++) n += em->defer[i].tokens;
   return n;
 }
 
-static bool grant_again(Emit *em, const void *key, int64_t need, bool *again) {
-  *again = true;
+static int64_t peak(const Emit *em, Need need) { return in_flight(em) + need.tokens + need.copy_inside; }
+
+/* Grants key its need, or not; decided once (*decided: before this call). */
+static bool grant(Emit *em, const void *key, Need need, bool *decided) {
+  if (decided) *decided = true;
   for (int i = 0; i < em->ngrant; i++)
     if (em->grant[i].key == key) return em->grant[i].ok;
-  *again = false;
+  if (decided) *decided = false;
   if (em->ngrant == em->grant_cap) {
     int cap = em->grant_cap ? 2 * em->grant_cap : 16;
     struct Grant *g = arena_alloc(&em->scratch, sizeof *g * (size_t)cap);
@@ -84,23 +94,48 @@ static bool grant_again(Emit *em, const void *key, int64_t need, bool *again) {
     em->grant = g;
     em->grant_cap = cap;
   }
-  bool ok = in_flight(em) + need + 1 <= em->max_tokens;
+  bool ok = peak(em, need) <= em->max_tokens;
   em->grant[em->ngrant++] = (struct Grant){key, ok};
   return ok;
 }
 
-static bool grant(Emit *em, const void *key, int64_t need) {
-  bool again;
-  return grant_again(em, key, need, &again);
-}
-
 /* "would keep up to 24 DMAs in flight (with those around it and a copy
  * inside), and target 'small' allows 16" */
-static const char *no_room(const Emit *em, int64_t need, char *buf, size_t n) {
-  snprintf(buf, n, "would keep up to %lld DMAs in flight (with those around it and a copy inside), and target '%s' "
-           "allows %lld",
-           (long long)(in_flight(em) + need + 1), em->target_name, (long long)em->max_tokens);
+static const char *no_room(const Emit *em, Need need, char *buf, size_t n) {
+  snprintf(buf, n, "would keep up to %lld DMAs in flight (with those around it%s), and target '%s' allows %lld",
+           (long long)peak(em, need), need.copy_inside ? " and a copy inside" : "", em->target_name,
+           (long long)em->max_tokens);
   return buf;
+}
+
+/* A copy nest (a DMA, or host loops of DMAs) in list, other than skip[]. */
+static bool onchip_copy(const Stmt *loop);
+typedef struct {
+  const Stmt *const *skip;
+  int nskip;
+  bool found;
+} CopyScan;
+
+static bool scan_copy(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  CopyScan *c = ctx;
+  for (int i = 0; i < c->nskip; i++)
+    if (st == c->skip[i] || sched_encloses(c->skip[i], st)) return true;
+  if (st->kind == ST_FOR && (st->loop_kind == LOOP_DMA || onchip_copy(st))) c->found = true;
+  return !c->found;
+}
+
+static bool has_copy(const Stmt *list, const Stmt *const *skip, int nskip) {
+  CopyScan c = {skip, nskip, false};
+  for (const Stmt *s = list; s && !c.found; s = s->next) {
+    bool skipped = false;
+    for (int i = 0; i < nskip; i++) skipped |= s == skip[i];
+    if (skipped) continue;
+    Stmt one = *s; /* walked alone: its siblings are the loop's */
+    one.next = NULL;
+    ir_walk_stmts(&one, scan_copy, &c);
+  }
+  return c.found;
 }
 
 /* ---------------- usage scan ---------------- */
@@ -311,8 +346,10 @@ enum { MAX_DB = 8 };
  * compute, the copy out (a write cache) is waited for two iterations later,
  * and every other statement is emitted as it is. False when a rule of
  * double buffering no longer holds after later steps
- * (ir_double_buffer_rules) or a copy is not one DMA: then the loop runs with
- * synchronous copies, after a comment that says why. */
+ * (ir_double_buffer_rules), a copy is not one DMA or no buffer's overlap
+ * fits the target's DMAs in flight: then the loop runs with synchronous
+ * copies, after a comment that says why. A buffer whose overlap does not
+ * fit while others' do keeps synchronous copies alone (a comment says so). */
 typedef struct {
   const Stmt *decl;
   DbCopies c;
@@ -350,23 +387,35 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
                            "call, or it is not a plain box copy), so the copies stay synchronous", ind);
   }
   /* in flight: a load ahead per read cache, two copies out per write
-   * cache, loads granted first (they cost one); the buffers that do not
-   * fit keep synchronous copies */
+   * cache. When they do not all fit, loads are granted first (they cost
+   * one) and a buffer left keeps synchronous copies, which then run inside
+   * the others' overlap. */
+  const Stmt *own[MAX_DB];
+  int order[MAX_DB], nordered = 0;
+  int64_t all = 0;
+  for (int i = 0; i < n; i++) {
+    own[i] = db[i].c.load ? db[i].c.load : db[i].c.store;
+    all += db[i].c.store ? 2 : 1;
+    if (!db[i].c.store) order[nordered++] = i;
+  }
+  for (int i = 0; i < n; i++)
+    if (db[i].c.store) order[nordered++] = i;
+  bool others = has_copy(L->body->body, own, n), all_fit = peak(em, (Need){all, others}) <= em->max_tokens;
+  bool denied = false, ok[MAX_DB];
   int64_t need = 0;
-  bool ok[MAX_DB];
-  for (int store = 0; store < 2; store++)
-    for (int i = 0; i < n; i++) {
-      if ((db[i].c.store != NULL) != store) continue;
-      int64_t one = store ? 2 : 1;
-      if ((ok[i] = grant(em, db[i].decl, one))) {
-        em->held += one;
-        need += one;
-        continue;
-      }
-      char why[400] = "overlapping its copies ";
-      no_room(em, one, why + strlen(why), sizeof why - strlen(why));
-      pipeline_note(em, db[i].decl->buf, why, ind);
+  for (int k = 0; k < n; k++) {
+    int i = order[k];
+    Need one = {db[i].c.store ? 2 : 1, others || (!all_fit && (denied || k < n - 1))};
+    if ((ok[i] = grant(em, db[i].decl, one, NULL))) {
+      em->held += one.tokens;
+      need += one.tokens;
+      continue;
     }
+    denied = true;
+    char note[400] = "overlapping its copies ";
+    no_room(em, one, note + strlen(note), sizeof note - strlen(note));
+    pipeline_note(em, db[i].decl->buf, note, ind);
+  }
   int kept = 0;
   for (int i = 0; i < n; i++)
     if (ok[i]) db[kept++] = db[i];
@@ -597,17 +646,20 @@ static bool plan_bound(Stmt *L, int depth, void *ctx) {
     ir_walk_stmts(p->home->body, scan_use, &dst);
     ir_walk_stmts(p->home->body, scan_vm_decl, &vm);
     if (dst.found || vm.found) continue;
-    int64_t need = cores * (b->copies == 2 ? 2 : 1);
-    bool again;
-    if (!grant_again(em, c, need, &again)) {
+    /* one per core: a pass loop that alternates a double-buffered one's
+     * copies holds the second (emit_bound_pass); the home may hold
+     * synchronous copies anywhere */
+    Need need = {cores, true};
+    bool decided;
+    if (!grant(em, c, need, &decided)) {
       char why[300];
-      if (again) continue; /* said where it was first planned */
+      if (decided) continue; /* said where it was first planned */
       sb_indent(em->sb, p->ind);
       sb_printf(em->sb, "/* the copies out of %s are waited for where they are issued: deferring them %s */\n", b->name,
                 no_room(em, need, why, sizeof why));
       continue;
     }
-    em->defer[em->ndefer++] = (struct Deferred){c, L, b, need};
+    em->defer[em->ndefer++] = (struct Deferred){c, L, b, cores};
     p->added++;
   }
   return true;
@@ -750,6 +802,33 @@ static bool phases_fit(const Stmt *L, const Body *b, int count[3]) {
   return count[B_LOAD] > 0;
 }
 
+/* L's loads by how the phases issue them: for this pass (now), for the
+ * next (ahead: by_pass), or not at all (once: resident). */
+typedef struct {
+  int now, ahead, once;
+} Loads;
+
+static Loads count_loads(const Emit *em, const Body *b) {
+  Loads n = {0, 0, 0};
+  for (int i = 0; i < b->n; i++) {
+    if (b->kind[i] != B_LOAD) continue;
+    if (resident(em, b->loop, b->buf[i])) n.once++;
+    else if (by_pass(em, b->loop, b->buf[i])) n.ahead++;
+    else n.now++;
+  }
+  return n;
+}
+
+/* A copy that the compute phase waits for where it is issued. */
+static bool compute_copies(const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    Stmt one = *b->st[i]; /* alone: its siblings are the other phases' */
+    one.next = NULL;
+    if (b->kind[i] == B_COMPUTE && has_copy(&one, NULL, 0)) return true;
+  }
+  return false;
+}
+
 /* The body as phases, each a loop over the cores: every core's loads
  * (issued, not waited for), then every core's compute (after waiting for
  * its loads and for its last copy out of a buffer it writes again), then
@@ -762,8 +841,9 @@ static bool phases_fit(const Stmt *L, const Body *b, int count[3]) {
  * (emit_bound_pass), a read cache whose copies alternate (by_pass) is
  * loaded one pass ahead: the loads phase fills the other copy with the
  * next pass's region, after this pass's other loads; a resident one is not
- * loaded here at all. False (nothing written) for a body of another
- * shape. */
+ * loaded here at all. False, with nothing written, for a body of another
+ * shape; false with the reason in why when its loads do not fit the
+ * target's DMAs in flight. */
 static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind, char *why, size_t nwhy) {
   int count[3];
   if (!phases_fit(L, b, count)) return false;
@@ -773,20 +853,17 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind, c
   ir_const_int(L->hi, &cores);
   if (em->pass_bound == L) ir_const_int(em->pass->hi, &passes);
   char copy[100];
-  int issued = 0, now = 0; /* loads issued in the loads phase; of them, for this pass */
-  for (int i = 0; i < b->n; i++) {
-    issued += b->kind[i] == B_LOAD && !resident(em, L, b->buf[i]);
-    now += b->kind[i] == B_LOAD && !resident(em, L, b->buf[i]) && !by_pass(em, L, b->buf[i]);
-  }
+  Loads loads = count_loads(em, b);
+  int issued = loads.now + loads.ahead; /* loads issued in the loads phase */
   /* each core's loads of this pass are in flight until its compute (a pass
-   * loop's grant counts its loads ahead and this phase's) */
-  int64_t need = cores * now;
-  if (em->pass_bound != L && !grant(em, L->body, need)) {
+   * loop's grant counts them with its own) */
+  Need need = {cores * loads.now, compute_copies(b)};
+  if (em->pass_bound != L && !grant(em, L->body, need, NULL)) {
     snprintf(why, nwhy, "running it phase by phase ");
     no_room(em, need, why + strlen(why), nwhy - strlen(why));
     return false;
   }
-  em->held += need;
+  em->held += need.tokens;
   sb_indent(sb, ind);
   sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s, phase by phase */\n", v, v);
   sb_indent(sb, ind);
@@ -852,7 +929,7 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind, c
   }
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
-  em->held -= need;
+  em->held -= need.tokens;
   return true;
 }
 
@@ -902,8 +979,10 @@ static bool loads_once(const Stmt *P, const Stmt *load, const Buffer *b) {
  * caches that load the same region in every pass (loaded once): before the
  * loop come their token arrays and the loads of the first pass (into copy
  * 0) and of the resident ones, then L's phases (emit_bound_phases) load one
- * pass ahead and skip the resident ones. False (nothing written) when L
- * does not fit the phases or has no such buffer. */
+ * pass ahead and skip the resident ones. False when L does not fit the
+ * phases, has no such buffer or its loads ahead do not fit the target's
+ * DMAs in flight (then after a comment that says so; a copy out L's plan
+ * leaves synchronous is said where it is planned, here or before). */
 static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   const Stmt *L = NULL;
   for (const Stmt *c = P->body->body; c && !L; c = c->next)
@@ -922,39 +1001,45 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   Body b;
   int count[3];
   bool fit = classify(em, L, &b) && phases_fit(L, &b, count);
-  int64_t deferred_tokens = in_flight(em);
+  int64_t deferred_tokens = in_flight(em), alt_stores = 0;
+  for (int i = 0; i < em->ndefer; i++) alt_stores += em->defer[i].loop == L && em->defer[i].b->copies == 2;
   em->ndefer = saved;
   deferred_tokens -= in_flight(em);
   if (!fit) return false;
+  int alternate = 0; /* per-core buffers with two copies */
+  for (int i = 0; i < b.n; i++) alternate += b.kind[i] == B_DECL && b.st[i]->buf->copies == 2;
+  em->pass = P;
+  em->pass_bound = L;
   em->nresident = 0;
-  int alternate = 0, ndb = 0, now = 0; /* per-core buffers with two copies; the loads among them; other loads */
-  for (int i = 0; i < b.n; i++) {
-    alternate += b.kind[i] == B_DECL && b.st[i]->buf->copies == 2;
-    if (b.kind[i] != B_LOAD) continue;
-    ndb += b.buf[i]->copies == 2;
-    if (loads_once(P, b.st[i], b.buf[i]) && em->nresident < (int)(sizeof em->resident / sizeof em->resident[0]))
+  for (int i = 0; i < b.n; i++)
+    if (b.kind[i] == B_LOAD && loads_once(P, b.st[i], b.buf[i]) &&
+        em->nresident < (int)(sizeof em->resident / sizeof em->resident[0]))
       em->resident[em->nresident++] = b.buf[i];
-    else now += b.buf[i]->copies != 2;
-  }
-  if (!alternate && !em->nresident) return false;
   /* in flight: each core's loads of this pass and of the next (the
    * double-buffered ones), its resident loads until the first pass's
-   * compute, its copies out (those L defers), and L's other loads */
-  int64_t held = cores * (2 * ndb + em->nresident);
-  if (!grant(em, P->body, deferred_tokens + held + cores * now)) {
-    char why[400];
-    sb_indent(em->sb, ind);
-    sb_printf(em->sb, "/* pass loop %s loads nothing ahead: loading ahead %s */\n", P->name,
-              no_room(em, deferred_tokens + held + cores * now, why, sizeof why));
+   * compute, its copies out (two of a double-buffered one: this pass's and
+   * the last's), and L's other loads */
+  Loads loads = count_loads(em, &b);
+  int64_t held = cores * (2 * loads.ahead + loads.once + alt_stores);
+  Need need = {deferred_tokens + held + cores * loads.now, compute_copies(&b)};
+  if ((!alternate && !em->nresident) || !grant(em, P->body, need, NULL)) {
+    if (alternate || em->nresident) {
+      char why[400];
+      sb_indent(em->sb, ind);
+      sb_printf(em->sb, "/* pass loop %s loads nothing ahead", P->name);
+      for (int i = 0; i < b.n; i++)
+        if (b.kind[i] == B_DECL && b.st[i]->buf->copies == 2)
+          sb_printf(em->sb, ", double_buffer(%s) does nothing here", b.st[i]->buf->name);
+      sb_printf(em->sb, ": loading ahead %s */\n", no_room(em, need, why, sizeof why));
+    }
+    em->pass = em->pass_bound = NULL;
     em->nresident = 0;
     return false;
   }
   em->held += held;
-  em->pass = P;
-  em->pass_bound = L;
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
-  int first = ndb + em->nresident; /* loads before the pass loop */
+  int first = loads.ahead + loads.once; /* loads before the pass loop */
   if (!first) { /* only copies out alternate: nothing to load ahead */
     emit_plain_loop(em, P, ind);
     em->pass = em->pass_bound = NULL;
@@ -973,7 +1058,7 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   sb_indent(sb, ind + 1);
   sb_printf(sb, "for (%s %s = 0; %s < ", L->var->type->name, v, v);
   ir_print_expr(sb, L->hi);
-  sb_printf(sb, "; %s++) { /* loaded ahead: the first pass's %s */\n", v, ndb ? "regions, into copy 0" : "regions");
+  sb_printf(sb, "; %s++) { /* loaded ahead: the first pass's %s */\n", v, loads.ahead ? "regions, into copy 0" : "regions");
   int nth = 0;
   for (int i = 0; i < b.n; i++) {
     if (b.kind[i] != B_LOAD) continue;
@@ -1007,7 +1092,8 @@ static void emit_bound(Emit *em, const Stmt *L, int ind) {
     if (c->kind == ST_DECL && c->buf && c->buf->copies == 2) {
       sb_indent(sb, ind);
       sb_printf(sb, "/* double_buffer(%s) does nothing here: %s, so each core uses copy 0 */\n", c->buf->name,
-                *why ? why : "the body does not run phase by phase (loads, compute, copies out)");
+                *why ? "the cores run one after another (below)"
+                     : "the body does not run phase by phase (loads, compute, copies out)");
     }
   sb_indent(sb, ind);
   sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s", v, v);
