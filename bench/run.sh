@@ -19,3 +19,6 @@ fi
 echo
 echo "== simulated cycles against the roofline =="
 bash bench/roofline.sh
+echo
+echo "== simulated cycles by DMAs in flight (the target's max_tokens) =="
+bash bench/tokens.sh
