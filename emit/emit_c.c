@@ -1001,8 +1001,10 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   Body b;
   int count[3];
   bool fit = classify(em, L, &b) && phases_fit(L, &b, count);
+  /* L's double-buffered copies out alternate across passes when deferred
+   * over a nest around P; deferred at L they are waited for every pass */
   int64_t deferred_tokens = in_flight(em), alt_stores = 0;
-  for (int i = 0; i < em->ndefer; i++) alt_stores += em->defer[i].loop == L && em->defer[i].b->copies == 2;
+  for (int i = 0; i < saved; i++) alt_stores += em->defer[i].loop == L && em->defer[i].b->copies == 2;
   em->ndefer = saved;
   deferred_tokens -= in_flight(em);
   if (!fit) return false;

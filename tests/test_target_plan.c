@@ -138,6 +138,34 @@ Test(target, dmas_in_flight_follow_the_target) {
   }
 }
 
+/* Found in review: copies out deferred at the bound loop itself (the nest
+ * around uses Y after it) are waited for every pass, so their two copies
+ * never hold tokens at once: 8 loads (this pass's and the next's) and 4
+ * copies out, 12 in flight, not 16. */
+Test(target, copies_out_waited_every_pass_hold_one_token_a_core) {
+  static const char post[] = "void k(const float X[8][40], float Y[8][40], float S[8]) {\n"
+                             "  for (int j = 0; j < 8; j++) {\n"
+                             "    for (int r = 0; r < 40; r++)\n"
+                             "      body: Y[j][r] = X[j][r] * 2.0f;\n"
+                             "    post: S[j] = Y[j][0];\n"
+                             "  }\n}\n";
+  static const char steps[] = "#pragma npu schedule(k, v)\n#pragma npu split(r, 32, ro, rr)\n"
+                              "#pragma npu split(rr, 8, core, ri)\n#pragma npu bind(core, vu)\n"
+                              "#pragma npu cache_read(X, vu_vm, core, X_vm)\n#pragma npu cache_write(Y, vu_vm, core, Y_vm)\n"
+                              "#pragma npu double_buffer(X_vm)\n#pragma npu double_buffer(Y_vm)\n";
+  for (int tokens = 11; tokens <= 12; tokens++) {
+    char *t = target_file("few_tokens", 64, 4, tokens);
+    NpgSession *s = open_for(post, steps, t);
+    cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+    const char *c = npg_emit_source(s, checked(s, "v"));
+    if (tokens == 12) lacks(c, "in flight");
+    else has(c, "loading ahead would keep up to 12 DMAs in flight (with those around it), and target 'few_tokens' allows 11");
+    npg_close(s);
+    unlink(t);
+    free(t);
+  }
+}
+
 /* The VU examples keep up to `full` DMAs in flight on the default target:
  * with that many tokens their code is the default's, with one fewer it is
  * not, and every count runs (the sim fails a DMA past them). */
