@@ -48,7 +48,8 @@ int main(int argc, char **argv) {
       fputs(npg_emit_source(s, i), f);
       fclose(f);
       char cmd[256];
-      snprintf(cmd, sizeof cmd, "gcc -std=c99 -O2 -c %s -o /dev/null", tmp);
+      /* run from the repository's root (bench/run.sh): the emitted C includes npu_intrinsics.h */
+      snprintf(cmd, sizeof cmd, "gcc -std=c99 -O2 -Inpu_intrinsics -c %s -o /dev/null", tmp);
       t0 = now();
       if (system(cmd)) return 1;
       gcc += (now() - t0) * 1e3;
