@@ -150,21 +150,15 @@ static const Expr *tail_start(Arena *a, const Nest *n, int i, const DmaAsync *as
 /* The count of tail counter i (ir_tail_count: at least 1, as the DMA runs
  * only where the box starts inside the array); *known as there. */
 static const char *tail_count(Arena *a, const Nest *n, int i, const DmaAsync *as, int64_t *known) {
-  const char *count = ir_tail_count(a, tail_start(a, n, i, as), n->end[i], n->extent[i], true, known);
-  if (*known < 0 && n->extent[i] == 1) *known = 1; /* min(1, at least 1) */
-  return count;
+  return ir_tail_count(a, tail_start(a, n, i, as), n->end[i], n->extent[i], true, known);
 }
 
 /* The condition (C text in sb, empty when always) under which the copy runs
  * at all: every tail that may be empty runs. */
 static void copy_runs(StrBuf *sb, Arena *a, const Nest *n, const DmaAsync *as) {
   for (int i = 0; i < n->n; i++) {
-    int64_t known;
-    if (!n->start[i] || !n->may_be_empty[i]) continue;
-    const Expr *start = tail_start(a, n, i, as);
-    ir_tail_count(a, start, n->end[i], n->extent[i], true, &known);
-    if (known > 0) continue; /* runs wherever this copy does */
-    sb_printf(sb, "%s%s", sb->len ? " && " : "", ir_tail_runs(a, start, n->end[i]));
+    const char *runs = n->start[i] && n->may_be_empty[i] ? ir_tail_runs(a, tail_start(a, n, i, as), n->end[i]) : NULL;
+    if (runs) sb_printf(sb, "%s%s", sb->len ? " && " : "", runs);
   }
 }
 

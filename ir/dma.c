@@ -47,9 +47,12 @@ static Expr *tail_left(Arena *a, const Expr *start, int64_t end) {
 }
 
 const char *ir_tail_runs(Arena *a, const Expr *start, int64_t end) {
+  Expr *left = tail_left(a, start, end);
+  int64_t c;
+  if (ir_const_int(left, &c) && c > 0) return NULL;
   StrBuf sb;
   sb_init(&sb);
-  ir_print_expr(&sb, tail_left(a, start, end));
+  ir_print_expr(&sb, left);
   const char *text = arena_printf(a, "%s > 0", sb.data);
   sb_free(&sb);
   return text;
@@ -60,6 +63,7 @@ const char *ir_tail_count(Arena *a, const Expr *start, int64_t end, int64_t exte
   Expr *left = tail_left(a, start, end);
   int64_t c;
   *known = ir_const_int(left, &c) ? (c <= 0 ? 0 : c < extent ? c : extent) : -1;
+  if (*known < 0 && at_least_one && extent == 1) *known = 1; /* min(1, at least 1) */
   if (*known >= 0) return arena_printf(a, "%lld", (long long)*known);
   StrBuf sb;
   sb_init(&sb);

@@ -299,7 +299,8 @@ bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t 
  * else -1. */
 const char *ir_tail_count(Arena *a, const Expr *start, int64_t end, int64_t extent, bool at_least_one,
                           int64_t *known);
-/* "end - start > 0" as C text in a: the tail runs at all. */
+/* "end - start > 0" as C text in a: the tail runs at all; NULL when it
+ * always does (a positive constant). */
 const char *ir_tail_runs(Arena *a, const Expr *start, int64_t end);
 /* What a nest's loop runs: its body's statement list, or, when the body is
  * a tail guard alone (ir_tail_guard), the guarded list. */

@@ -732,14 +732,6 @@ static bool check_tails(Match *m, const Module *sem, char *why, size_t n) {
   return true;
 }
 
-/* The size tail t leaves, as C text (ir_tail_count), clamped at 0 too: the
- * loops around may reach the nest where the guard holds for no iteration
- * (start >= end), and then the intrinsic does nothing. */
-static void print_tail(StrBuf *call, Arena *a, const Match *m, int t, int64_t extent) {
-  int64_t known;
-  sb_puts(call, ir_tail_count(a, m->tail_start[t], m->tail_end[t], extent, false, &known));
-}
-
 /* Matches and checks scopes; fills the call text when sb is not NULL. */
 static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf *call, char *why, size_t n,
                             bool *known, int *progress) {
@@ -795,7 +787,11 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
           int tail = -1;
           for (int j = 0; j < m->ntails; j++)
             if (m->size_loop[i] && m->size_loop[i] == m->tail_var[j]) tail = j;
-          if (tail >= 0) print_tail(call, a, m, tail, m->size_val[i]);
+          /* a tail's size, clamped at 0 too: the loops around may reach the
+           * nest where its guard holds for no iteration */
+          int64_t known;
+          if (tail >= 0)
+            sb_puts(call, ir_tail_count(a, m->tail_start[tail], m->tail_end[tail], m->size_val[i], false, &known));
           else sb_printf(call, "%lld", (long long)m->size_val[i]);
           done = true;
         }
