@@ -356,6 +356,17 @@ typedef struct {
 } DbBuf;
 
 /* Says why double_buffer(b) leaves L's copies synchronous; false. */
+/* Copy nest c is one DMA that can run async (emit_dma_copy, written to
+ * nowhere). */
+static bool one_dma(Emit *em, const Stmt *c) {
+  StrBuf dry;
+  sb_init(&dry);
+  DmaAsync as = {"t", "0", NULL, NULL};
+  bool one = emit_dma_copy(&dry, &em->scratch, c, 0, &as);
+  sb_free(&dry);
+  return one;
+}
+
 static bool pipeline_note(Emit *em, const Buffer *b, const char *why, int ind) {
   sb_indent(em->sb, ind);
   sb_printf(em->sb, "/* double_buffer(%s) does nothing here: %s */\n", b->name, why);
@@ -376,16 +387,10 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
   }
   if (!n || !ir_const_int(L->hi, &trips)) return false;
   /* every copy must be one DMA: try them first */
-  for (int i = 0; i < n; i++) {
-    StrBuf dry;
-    sb_init(&dry);
-    DmaAsync as = {"t", "1", NULL, NULL};
-    bool one = emit_dma_copy(&dry, &em->scratch, db[i].c.load ? db[i].c.load : db[i].c.store, 0, &as);
-    sb_free(&dry);
-    if (!one)
+  for (int i = 0; i < n; i++)
+    if (!one_dma(em, db[i].c.load ? db[i].c.load : db[i].c.store))
       return pipeline_note(em, db[i].decl->buf, "its copy is not one DMA (it needs host loops around the DMA "
                            "call, or it is not a plain box copy), so the copies stay synchronous", ind);
-  }
   /* in flight: a load ahead per read cache, two copies out per write
    * cache. When they do not all fit, loads are granted first (they cost
    * one) and a buffer left keeps synchronous copies, which then run inside
@@ -569,13 +574,8 @@ static const Buffer *bound_copy(Emit *em, const Stmt *c, const Stmt *L, bool *lo
   if (!leaf || leaf->op != OP_NONE) return NULL;
   const Buffer *dst = leaf->lhs->buf, *src = leaf->rhs->buf;
   if ((dst->core == L->var) == (src->core == L->var)) return NULL;
-  StrBuf dry;
-  sb_init(&dry);
-  DmaAsync as = {"t", "0", NULL, NULL};
-  bool one = emit_dma_copy(&dry, &em->scratch, c, 0, &as);
-  sb_free(&dry);
   *load = dst->core == L->var;
-  return one ? (*load ? dst : src) : NULL;
+  return one_dma(em, c) ? (*load ? dst : src) : NULL;
 }
 
 static const struct Deferred *deferred(const Emit *em, const Stmt *store, const Buffer *decl) {
