@@ -491,6 +491,7 @@ void dep_model_free(DepModel *m) {
   isl_union_map_free(m->sched);
   isl_union_map_free(m->reads);
   isl_union_map_free(m->writes);
+  isl_union_map_free(m->conflicts);
   memset(m, 0, sizeof *m);
 }
 
@@ -500,20 +501,23 @@ static isl_union_map *earlier(const DepModel *m) {
   return isl_union_map_lex_lt_union_map(isl_union_map_copy(m->sched), isl_union_map_copy(m->sched));
 }
 
-static isl_union_map *conflicts(const DepModel *m, char kind) {
+static isl_union_map *conflict_kind(const DepModel *m, char kind) {
   isl_union_map *src = kind == 'a' ? m->reads : m->writes;
   isl_union_map *dst = kind == 'f' ? m->reads : m->writes;
   return isl_union_map_apply_range(isl_union_map_copy(src), isl_union_map_reverse(isl_union_map_copy(dst)));
 }
 
 isl_union_map *dep_memory_kind(const DepModel *m, char kind) {
-  return isl_union_map_intersect(conflicts(m, kind), earlier(m));
+  return isl_union_map_intersect(conflict_kind(m, kind), earlier(m));
 }
 
-isl_union_map *dep_conflicts(const DepModel *m) {
-  isl_union_map *c = conflicts(m, 'f');
-  c = isl_union_map_union(c, conflicts(m, 'a'));
-  return isl_union_map_coalesce(isl_union_map_union(c, conflicts(m, 'o')));
+isl_union_map *dep_conflicts(DepModel *m) {
+  if (!m->conflicts) {
+    isl_union_map *c = conflict_kind(m, 'f');
+    c = isl_union_map_union(c, conflict_kind(m, 'a'));
+    m->conflicts = isl_union_map_coalesce(isl_union_map_union(c, conflict_kind(m, 'o')));
+  }
+  return isl_union_map_copy(m->conflicts);
 }
 
-isl_union_map *dep_memory(const DepModel *m) { return isl_union_map_intersect(dep_conflicts(m), earlier(m)); }
+isl_union_map *dep_memory(DepModel *m) { return isl_union_map_intersect(dep_conflicts(m), earlier(m)); }

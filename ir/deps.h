@@ -46,6 +46,8 @@ typedef struct {
   const Expr *nonaffine;
   const Stmt *nonaffine_stmt;
   char error[256]; /* why building failed */
+  /* dep_conflicts, computed once per model (it only depends on accesses) */
+  isl_union_map *conflicts;
 } DepModel;
 
 /* Numbers the leaves of k (Stmt.inst, pre-order) and sets each leaf's origin
@@ -59,11 +61,11 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses);
 void dep_model_free(DepModel *m);
 /* Memory dependences: pairs of instances (earlier -> later in m's order)
  * that touch one element, at least one of them writing. */
-isl_union_map *dep_memory(const DepModel *m);
+isl_union_map *dep_memory(DepModel *m);
 /* Pairs of instances that touch one element, at least one writing, in both
  * directions (no order): cheaper than dep_memory when only the existence of
- * a broken pair matters. */
-isl_union_map *dep_conflicts(const DepModel *m);
+ * a broken pair matters. Computed once per model; a new reference each call. */
+isl_union_map *dep_conflicts(DepModel *m);
 /* The dependences of m restricted to one kind: 'f' flow (write then read),
  * 'a' anti (read then write), 'o' output (write then write). */
 isl_union_map *dep_memory_kind(const DepModel *m, char kind);

@@ -198,6 +198,11 @@ struct Stmt {
   Op cmp;              /* OP_LT, OP_LE (step > 0) or OP_GT, OP_GE (step < 0) */
   int64_t step;
   LoopKind loop_kind;
+  /* The step that set loop_kind to parallel, vectorize or bind ("parallel(j)")
+   * and its pragma's place: the mark is re-proven after every later step
+   * (schedule/marks.c), and a step that breaks it is refused naming both. */
+  const char *mark_step;
+  SrcLoc mark_loc;
   const char *intrin;  /* tensorize(): the intrinsic this nest is emitted as */
   const char *vec_note; /* vectorize() on vu_vm data: why no VU instruction computes the nest */
 

@@ -65,8 +65,10 @@ bool prim_bind(Sched *s, const SchedStep *st) {
     return sched_error(s, &st->args[0], "loop %s is %s loop %s, which is bound to the VU cores: one loop of a nest binds",
                        loop->name, inner ? "around" : "inside", (inner ? inner : outer)->name);
   /* the iterations' independence is proven after this step and every later
-   * one (sched_check_bound_loops) */
+   * one (sched_check_marks) */
   loop->loop_kind = LOOP_VU;
+  loop->mark_step = st->text;
+  loop->mark_loc = st->loc;
   return true;
 }
 
@@ -96,13 +98,11 @@ static bool uses_buffer(Stmt *st, int depth, void *ctx) {
   return !w->user;
 }
 
-static bool check_bound(Sched *s, Stmt *loop, VmWalk *all, bool prove) {
+static bool check_bound(Sched *s, Stmt *loop, VmWalk *all) {
   const NpuTarget *t = &s->target;
   if (!fits_cores(loop, t))
     return sched_error(s, NULL, "loop %s, bound to the VU cores, no longer counts 0, 1, ... up to at most %lld "
                        "(the VU cores of target '%s')", loop->name, (long long)t->vu_count, t->name);
-  /* later steps (a cache's box, a reorder) must keep the iterations independent */
-  if (prove && !sched_loop_iterations_independent(s, loop, "vu_vm")) return false;
   for (int i = 0; i < all->n; i++) {
     Stmt *d = all->decl[i];
     char why[512];
@@ -130,28 +130,24 @@ static bool check_bound(Sched *s, Stmt *loop, VmWalk *all, bool prove) {
 typedef struct {
   Sched *s;
   VmWalk *all;
-  bool prove, failed;
+  bool failed;
 } BoundWalk;
 
 static bool each_bound(Stmt *st, int depth, void *ctx) {
   (void)depth;
   BoundWalk *w = ctx;
-  if (st->kind == ST_FOR && st->loop_kind == LOOP_VU && !check_bound(w->s, st, w->all, w->prove)) w->failed = true;
+  if (st->kind == ST_FOR && st->loop_kind == LOOP_VU && !check_bound(w->s, st, w->all)) w->failed = true;
   return !w->failed;
 }
 
-bool sched_check_bound_loops(Sched *s, bool prove) {
+bool sched_check_bound_loops(Sched *s) {
   VmWalk *all = calloc(1, sizeof *all);
   if (!all) return sched_error(s, NULL, "out of memory");
   ir_walk_stmts(s->k->body, collect_vm, all);
   bool ok = all->n < MAX_VM || sched_error(s, NULL, "too many vu_vm buffers (at most %d)", MAX_VM - 1);
   for (int i = 0; i < all->n; i++) all->decl[i]->buf->core = NULL;
-  BoundWalk w = {s, all, prove, false};
+  BoundWalk w = {s, all, false};
   if (ok) ir_walk_stmts(s->k->body, each_bound, &w);
   free(all);
-  if (s->have_before) { /* the model the independence proof built */
-    dep_model_free(&s->before);
-    s->have_before = false;
-  }
   return ok && !w.failed;
 }

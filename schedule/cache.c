@@ -367,6 +367,7 @@ static isl_stat same_iteration(isl_map *m, void *user) {
  * iteration (exact last-writer dataflow with isl)? Then the region need
  * not be copied in. */
 static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b, int nouter) {
+  sched_model_drop(s); /* its origins restart here */
   dep_reset_origins(s->a, s->k);
   DepModel m;
   if (!dep_model_build(&m, s->ctx, s->k, true)) return false;
@@ -461,11 +462,8 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   AtFrame frames[AT_MAX_LOOPS];
   int nf;
   if (!at_frames(s->k, at, frames, AT_MAX_LOOPS - 1, &nf)) return sched_error(s, &st->args[2], "loop nest too deep");
-  for (int i = 0; i < nf; i++)
-    if (frames[i].st->kind == ST_FOR &&
-        (frames[i].st->loop_kind == LOOP_PARALLEL || frames[i].st->loop_kind == LOOP_VECTORIZE))
-      return sched_error(s, &st->args[2], "%s is inside %s loop %s, whose iterations would share %s", at->name,
-                         frames[i].st->loop_kind == LOOP_PARALLEL ? "parallel" : "vectorized", frames[i].st->name, name);
+  /* a parallel or vectorized loop around: its iterations would share the
+   * buffer, refused after the step with the marks (schedule/marks.c) */
   /* a bound loop's iterations run at once on the VU cores: only a VM buffer is per core */
   for (int i = 0; i <= nf; i++) {
     const Stmt *l = i < nf ? frames[i].st : at;

@@ -849,7 +849,7 @@ bool prim_compute_at(Sched *s, const SchedStep *st) {
   Locals loc = {.nv = 0, .nb = 0};
   if (!movable(s, st, p, L, true, &root) || !no_escape(s, &st->args[0], root) || !producer_array(s, st, p, root, &loc, &T))
     return false;
-  if (!sched_begin_rewrite(s)) return false;
+  if (!sched_begin_fresh(s)) return false;
   AtRegion r;
   bool ok = at_init(&r, s, root, L) && compute_at_region(s, st, &r, p, T, &loc);
   at_free(&r);
@@ -924,7 +924,7 @@ bool prim_reverse_compute_at(Sched *s, const SchedStep *st) {
   if (!L) return false;
   Stmt *root;
   if (!movable(s, st, c, L, false, &root) || !no_escape(s, &st->args[0], root)) return false;
-  if (!sched_begin_rewrite(s)) return false;
+  if (!sched_begin_fresh(s)) return false;
   AtRegion r;
   bool ok = at_init(&r, s, root, L) && reverse_region(s, st, &r, c);
   at_free(&r);

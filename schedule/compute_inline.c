@@ -697,7 +697,7 @@ bool prim_compute_inline(Sched *s, const SchedStep *st) {
   free(rd.v);
   if (!ok) return false;
 
-  if (!sched_begin_rewrite(s)) return false;
+  if (!sched_begin_fresh(s)) return false;
   if (!inline_legal(s, p, t, vloops, &vl)) return false;
 
   Inline in = {s, t, p, stored_value(s, p, store_type(t)), inv};
@@ -947,7 +947,7 @@ bool prim_reverse_compute_inline(Sched *s, const SchedStep *st) {
   int cloc = 0;
   if (!locals_visible(s, &used, p, arena_printf(s->a, "cannot inline %s: %s", cin, c->name), &cloc)) return false;
 
-  if (!sched_begin_rewrite(s)) return false;
+  if (!sched_begin_fresh(s)) return false;
   isl_union_map *pc = NULL;
   if (!producer_matches(s, c, p, t, &pc)) return false;
   isl_map *bad = NULL;

@@ -46,6 +46,7 @@ bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
     c->next = NULL;
     c->annots = NULL;
     c->loop_kind = LOOP_SERIAL;
+    c->mark_step = NULL;
     c->var = ir_new_var(s->a, s->k, l->var->name, l->var->type, VAR_LOOP, l->loc);
     c->lo = ir_expr_copy(s->a, l->lo);
     c->hi = ir_expr_copy(s->a, l->hi);

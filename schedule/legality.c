@@ -1,10 +1,18 @@
-/* Exact legality of a rewrite, with isl. Before a primitive rewrites, the
- * IR's leaves are numbered and modelled with their accesses; the memory
- * dependences of that program (flow, anti and output, so every element keeps
- * the order of its writes and reads) are what any rewrite must keep. After
- * the rewrite, the new program is modelled over the same instances, and:
- *   1. it runs exactly the same instances, each once (else: an npugen bug);
- *   2. every dependence still runs source before sink.
+/* Exact legality of a rewrite, with isl.
+ *
+ * One dependence model per variant (Sched.before): the IR's leaves are
+ * numbered and modelled with their accesses once, and the memory conflicts
+ * of that program (flow, anti and output, so every element keeps the order
+ * of its writes and reads) are computed once. Steps that only move, copy or
+ * mark instances (split, reorder, unroll, fission, ...: `keeps` in
+ * schedule/sched.c) carry the model over: each rewritten leaf keeps its
+ * instance's identity in Stmt.inst and Stmt.orig (the model's loop counters
+ * as expressions of the new ones), which is the step's instance map. After
+ * a rewrite only the schedule of the new program is built, and:
+ *   1. it runs exactly the model's instances, each once (else: an npugen bug);
+ *   2. every conflicting pair still runs in the model's order.
+ * A step that adds statements or changes accesses drops the model; the next
+ * proof builds a new one from the IR as it is then.
  * Reductions are not reassociated: a float sum keeps its order per element. */
 #include <isl/map.h>
 #include <isl/point.h>
@@ -20,15 +28,34 @@
 
 #include "schedule/sched.h"
 
-bool sched_begin_rewrite(Sched *s) {
+/* ---------------- the variant's model ---------------- */
+
+void sched_model_drop(Sched *s) {
   if (s->have_before) dep_model_free(&s->before);
+  s->have_before = s->fresh = false;
+}
+
+bool sched_begin_fresh(Sched *s) {
+  sched_model_drop(s);
   dep_reset_origins(s->a, s->k);
   s->have_before = dep_model_build(&s->before, s->ctx, s->k, true);
   if (!s->have_before) {
     sched_error(s, NULL, "cannot analyse %s: %s", s->k->name, s->before.error);
     dep_model_free(&s->before);
   }
+  s->fresh = s->have_before;
   return s->have_before;
+}
+
+bool sched_begin_rewrite(Sched *s) { return s->have_before || sched_begin_fresh(s); }
+
+const DepModel *sched_model_now(Sched *s, DepModel *storage) {
+  if (!s->have_before && !sched_begin_fresh(s)) return NULL;
+  if (s->fresh) return &s->before;
+  if (dep_model_build(storage, s->ctx, s->k, false)) return storage;
+  sched_error(s, NULL, "internal error: cannot model the rewritten loops: %s", storage->error);
+  dep_model_free(storage);
+  return NULL;
 }
 
 /* ---------------- describing a dependence ---------------- */
@@ -129,7 +156,7 @@ static void instance_text(StrBuf *sb, const DepLeaf *L, isl_point *p, int off) {
 
 /* Explains one pair of `pairs` (instances of the program before the step
  * whose order the rewrite breaks): kind, element, both instances. */
-static void explain(Sched *s, isl_union_map *pairs, const char *verb) {
+void sched_explain(Sched *s, isl_union_map *pairs, const char *verb) {
   isl_map *m = first_map(pairs);
   if (!m) {
     sched_error(s, NULL, "illegal: it would break a dependence");
@@ -230,8 +257,8 @@ static void explain(Sched *s, isl_union_map *pairs, const char *verb) {
 /* The difference vectors (later - earlier time) of conflicting instance
  * pairs, with both times given by `times` (instance -> time vector). Working
  * on differences keeps isl's work to one set instead of one lexicographic
- * order per pair of statements. NULL when isl fails. */
-static isl_set *conflict_deltas(Sched *s, isl_union_map *times, isl_union_set *restrict_to) {
+ * order per pair of statements. NULL when no pair conflicts (or isl fails). */
+isl_set *sched_conflict_deltas(Sched *s, isl_union_map *times, isl_union_set *restrict_to) {
   isl_union_map *c = dep_conflicts(&s->before);
   if (restrict_to) {
     c = isl_union_map_intersect_domain(c, isl_union_set_copy(restrict_to));
@@ -247,15 +274,11 @@ static isl_set *conflict_deltas(Sched *s, isl_union_map *times, isl_union_set *r
   return isl_map_deltas(isl_map_from_union_map(t));
 }
 
-static void lex_sign_text(StrBuf *sb, const char *v, int from, int n, const char *sign) {
-  sb_putc(sb, '(');
-  for (int i = 0; i < n; i++) {
-    sb_printf(sb, "%s(", i ? " or " : "");
-    for (int j = 0; j < i; j++) sb_printf(sb, "%s%d = 0 and ", v, from + j);
-    sb_printf(sb, "%s%d %s 0)", v, from + i, sign);
-  }
-  if (!n) sb_puts(sb, "1 = 0");
-  sb_putc(sb, ')');
+/* The vectors of n integers that are lexicographically positive (sign > 0)
+ * or negative (sign < 0): the differences of the pairs isl's lex order holds. */
+static isl_set *lex_signed(isl_ctx *ctx, int n, int sign) {
+  isl_space *sp = isl_space_set_alloc(ctx, 0, (unsigned)n);
+  return isl_map_deltas(sign > 0 ? isl_map_lex_lt(sp) : isl_map_lex_gt(sp));
 }
 
 /* True when some conflicting pair runs in one order before the rewrite and
@@ -263,20 +286,10 @@ static void lex_sign_text(StrBuf *sb, const char *v, int from, int n, const char
 static bool order_broken(Sched *s, const DepModel *after) {
   int kb = s->before.time_dims, ka = after->time_dims;
   isl_union_map *both = isl_union_map_flat_range_product(isl_union_map_copy(s->before.sched), isl_union_map_copy(after->sched));
-  isl_set *d = conflict_deltas(s, both, NULL);
+  isl_set *d = sched_conflict_deltas(s, both, NULL);
   isl_union_map_free(both);
   if (!d) return false; /* no conflicts at all */
-  StrBuf sb;
-  sb_init(&sb);
-  sb_puts(&sb, "{ [");
-  for (int i = 0; i < kb + ka; i++) sb_printf(&sb, "%sd%d", i ? ", " : "", i);
-  sb_puts(&sb, "] : ");
-  lex_sign_text(&sb, "d", 0, kb, ">");
-  sb_puts(&sb, " and ");
-  lex_sign_text(&sb, "d", kb, ka, "<");
-  sb_puts(&sb, " }");
-  isl_set *bad = isl_set_read_from_str(s->ctx, sb.data);
-  sb_free(&sb);
+  isl_set *bad = isl_set_flat_product(lex_signed(s->ctx, kb, 1), lex_signed(s->ctx, ka, -1));
   bad = isl_set_intersect(bad, d);
   bool broken = !bad || isl_set_is_empty(bad) != isl_bool_true;
   isl_set_free(bad);
@@ -285,6 +298,7 @@ static bool order_broken(Sched *s, const DepModel *after) {
 
 bool sched_legal(Sched *s) {
   if (!s->have_before) return sched_error(s, NULL, "internal error: no model of the program before this step");
+  s->fresh = false; /* the IR was rewritten: its origins now lead back to the model's */
   DepModel after;
   if (!dep_model_build(&after, s->ctx, s->k, false)) {
     bool r = sched_error(s, NULL, "internal error: cannot model the rewritten loops: %s", after.error);
@@ -305,114 +319,11 @@ bool sched_legal(Sched *s) {
     if (!broken) {
       ok = sched_error(s, NULL, "internal error: dependence analysis failed");
     } else if (isl_union_map_is_empty(broken) != isl_bool_true) {
-      explain(s, broken, "it reverses");
+      sched_explain(s, broken, "it reverses");
       ok = false;
     }
     isl_union_map_free(broken);
   }
   dep_model_free(&after);
-  return ok;
-}
-
-typedef struct {
-  const char *private_scope;
-  const Stmt *found;
-} OnchipDecl;
-
-static bool find_onchip_decl(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  OnchipDecl *f = ctx;
-  if (!f->found && st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) &&
-      !(f->private_scope && !strcmp(st->buf->scope, f->private_scope)))
-    f->found = st;
-  return !f->found;
-}
-
-bool sched_loop_is_parallel(Sched *s, const Stmt *loop) { return sched_loop_iterations_independent(s, loop, NULL); }
-
-bool sched_loop_iterations_independent(Sched *s, const Stmt *loop, const char *private_scope) {
-  /* a buffer declared in the body is private to an iteration in C, but an
-   * on-chip one is one place in NPU memory: the iterations would share it */
-  OnchipDecl f = {private_scope, NULL};
-  ir_walk_stmts(loop->body, find_onchip_decl, &f);
-  const Stmt *decl = f.found;
-  if (decl)
-    return sched_error(s, NULL, "the iterations of loop %s would share on-chip buffer %s (%s, declared in its body)",
-                       loop->name, decl->buf->name, decl->buf->scope);
-  if (!s->have_before && !sched_begin_rewrite(s)) return false;
-  int dim = -2;
-  const int64_t *prefix = NULL;
-  for (int i = 0; i < s->before.nloops; i++)
-    if (s->before.loops[i].loop == loop) {
-      dim = s->before.loops[i].dim;
-      prefix = s->before.loops[i].prefix;
-    }
-  if (dim == -2) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
-  if (dim < 0) return true; /* no statement inside: nothing is carried */
-  int n = s->before.time_dims;
-  StrBuf sb;
-  sb_init(&sb);
-  sb_puts(&sb, "{ [");
-  for (int i = 0; i < n; i++) sb_printf(&sb, "%st%d", i ? ", " : "", i);
-  sb_puts(&sb, "] -> [");
-  for (int i = 0; i < n; i++) sb_printf(&sb, "%su%d", i ? ", " : "", i);
-  sb_puts(&sb, "] : ");
-  /* both instances inside this loop (its place in the program), in the
-   * same iteration of the loops around it, in different iterations of it */
-  for (int i = 0; i < dim; i++) {
-    sb_printf(&sb, "t%d = u%d and ", i, i);
-    if (prefix[i] != INT64_MIN) sb_printf(&sb, "t%d = %lld and ", i, (long long)prefix[i]);
-  }
-  sb_printf(&sb, "t%d != u%d }", dim, dim);
-  isl_union_map *carried = isl_union_map_read_from_str(s->ctx, sb.data);
-  sb_free(&sb);
-  /* Quick test on differences: instances inside this loop (its place in
-   * the program) whose times first differ at its counter. */
-  {
-    StrBuf in;
-    sb_init(&in);
-    sb_puts(&in, "{ [");
-    for (int i = 0; i < n; i++) sb_printf(&in, "%st%d", i ? ", " : "", i);
-    sb_puts(&in, "] : 0 = 0");
-    for (int i = 0; i < dim; i++)
-      if (prefix[i] != INT64_MIN) sb_printf(&in, " and t%d = %lld", i, (long long)prefix[i]);
-    sb_puts(&in, " }");
-    isl_union_set *inside = isl_union_set_apply(isl_union_set_read_from_str(s->ctx, in.data),
-                                                isl_union_map_reverse(isl_union_map_copy(s->before.sched)));
-    sb_free(&in);
-    isl_set *d = conflict_deltas(s, s->before.sched, inside);
-    bool any = false;
-    if (d) {
-      StrBuf c;
-      sb_init(&c);
-      sb_puts(&c, "{ [");
-      for (int i = 0; i < n; i++) sb_printf(&c, "%sd%d", i ? ", " : "", i);
-      sb_puts(&c, "] : ");
-      for (int i = 0; i < dim; i++) sb_printf(&c, "d%d = 0 and ", i);
-      sb_printf(&c, "d%d != 0 }", dim);
-      isl_set *hit = isl_set_intersect(isl_set_read_from_str(s->ctx, c.data), d);
-      sb_free(&c);
-      any = !hit || isl_set_is_empty(hit) != isl_bool_true;
-      isl_set_free(hit);
-    }
-    if (!any) {
-      isl_union_map_free(carried);
-      return true;
-    }
-  }
-  /* instance pairs whose times differ first at this loop's counter */
-  isl_union_map *x = isl_union_map_apply_range(isl_union_map_copy(s->before.sched), carried);
-  x = isl_union_map_apply_range(x, isl_union_map_reverse(isl_union_map_copy(s->before.sched)));
-  isl_union_map *hit = isl_union_map_intersect(dep_memory(&s->before), x);
-  bool ok = true;
-  if (!hit) {
-    ok = sched_error(s, NULL, "internal error: dependence analysis failed");
-  } else if (isl_union_map_is_empty(hit) != isl_bool_true) {
-    char verb[160];
-    snprintf(verb, sizeof verb, "loop %s would run its iterations in any order, but it carries", loop->name);
-    explain(s, hit, verb);
-    ok = false;
-  }
-  isl_union_map_free(hit);
   return ok;
 }

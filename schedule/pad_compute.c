@@ -36,6 +36,7 @@ typedef struct {
   bool *written;     /* by Buffer.id */
   isl_set **pad;     /* by Buffer.id, built on first use */
   isl_set **box;
+  int dropped;       /* guards dropped */
 } Pad;
 
 static bool mark_written(Stmt *st, int depth, void *ctx) {
@@ -220,6 +221,7 @@ static bool try_drop(Pad *p, Stmt **link) {
   aff_pop_cond(&p->aff);
   if (!ok) return false;
   Stmt *body = g->then_s->kind == ST_BLOCK ? g->then_s->body : g->then_s;
+  p->dropped++;
   if (!body) {
     *link = g->next;
     return true;
@@ -264,9 +266,9 @@ static bool any_padding(const Kernel *k) {
   return false;
 }
 
-void pad_drop_guards(Sched *s) {
-  if (!any_padding(s->k)) return;
-  Pad p = {s, {0}, s->k->nbufs, NULL, NULL, NULL};
+bool pad_drop_guards(Sched *s) {
+  if (!any_padding(s->k)) return false;
+  Pad p = {s, {0}, s->k->nbufs, NULL, NULL, NULL, 0};
   p.written = calloc((size_t)p.nbufs + 1, sizeof *p.written);
   p.pad = calloc((size_t)p.nbufs + 1, sizeof *p.pad);
   p.box = calloc((size_t)p.nbufs + 1, sizeof *p.box);
@@ -281,4 +283,5 @@ void pad_drop_guards(Sched *s) {
   free(p.written);
   free(p.pad);
   free(p.box);
+  return p.dropped > 0;
 }

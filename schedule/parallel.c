@@ -9,5 +9,7 @@ bool prim_parallel(Sched *s, const SchedStep *st) {
   if (loop->loop_kind == LOOP_VECTORIZE) return sched_error(s, &st->args[0], "loop %s is already vectorized", loop->name);
   if (!sched_loop_is_parallel(s, loop)) return false;
   loop->loop_kind = LOOP_PARALLEL;
+  loop->mark_step = st->text;
+  loop->mark_loc = st->loc;
   return true;
 }

@@ -44,8 +44,9 @@ bool split_loop(Sched *s, Stmt *loop, int64_t factor, const char *outer, const c
  * rewrite only: call sched_begin_rewrite before and sched_legal after. */
 bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args);
 /* Drops if-guards whose skipped instances would only touch padding
- * (schedule/pad_compute.c); a no-op when no buffer is padded. */
-void pad_drop_guards(Sched *s);
+ * (schedule/pad_compute.c); a no-op when no buffer is padded. True when
+ * it dropped one (more instances run: the dependence model is stale). */
+bool pad_drop_guards(Sched *s);
 /* Drops if-guards that are always true (or false) in their loops. */
 void simplify_guards(Sched *s, Stmt **list);
 /* Sets the loop's extent as [lo, end) with a step-1 '<' test (normalizes <=). */

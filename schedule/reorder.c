@@ -13,6 +13,8 @@ typedef struct {
   Op cmp;
   int64_t step;
   LoopKind kind;
+  const char *mark_step; /* a mark moves with its loop */
+  SrcLoc mark_loc;
   const char *name;
   bool labeled;
   SrcLoc loc;
@@ -20,7 +22,7 @@ typedef struct {
 } Header;
 
 static Header header_of(const Stmt *l) {
-  return (Header){l->var, l->lo, l->hi, l->cmp, l->step, l->loop_kind, l->name, l->labeled, l->loc, l->annots};
+  return (Header){l->var, l->lo, l->hi, l->cmp, l->step, l->loop_kind, l->mark_step, l->mark_loc, l->name, l->labeled, l->loc, l->annots};
 }
 
 static void set_header(Stmt *l, Header h) {
@@ -30,6 +32,8 @@ static void set_header(Stmt *l, Header h) {
   l->cmp = h.cmp;
   l->step = h.step;
   l->loop_kind = h.kind;
+  l->mark_step = h.mark_step;
+  l->mark_loc = h.mark_loc;
   l->name = h.name;
   l->labeled = h.labeled;
   l->loc = h.loc;

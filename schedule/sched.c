@@ -12,46 +12,47 @@
 #include "ir/arith.h"
 #include "schedule/primitives.h"
 
-/* marks: the step only marks the IR (an intrinsic, an annotation, a
- * buffer's second copy); the program's loops, statements, accesses and
- * scopes stay as they were, so a bound loop's independence need not be
- * proven again. */
+/* keeps: the step keeps every statement instance and what it accesses (it
+ * moves, copies or marks them): the variant's dependence model carries over,
+ * and the IR's origins lead back to its instances. Any other step (new
+ * statements, new accesses, new indices) makes the next proof build a new
+ * model. */
 static const struct {
   const char *name;
   PrimFn fn;
   int min_args, max_args;
   const char *usage;
-  bool marks;
+  bool keeps;
 } prims[] = {
-    {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)", false},
-    {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)", false},
-    {"merge", prim_merge, 2, 2, "merge(first, second)", false},
-    {"fission", prim_fission, 2, 64, "fission(loop, after_statement, ...)", false},
-    {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)", false},
-    {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)", false},
-    {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)", false},
+    {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)", true},
+    {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)", true},
+    {"merge", prim_merge, 2, 2, "merge(first, second)", true},
+    {"fission", prim_fission, 2, 64, "fission(loop, after_statement, ...)", true},
+    {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)", true},
+    {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)", true},
+    {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)", true},
     {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)", true},
-    {"parallel", prim_parallel, 1, 1, "parallel(loop)", false},
-    {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)", false},
+    {"parallel", prim_parallel, 1, 1, "parallel(loop)", true},
+    {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)", true},
     {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)", false},
     {"reverse_compute_at", prim_reverse_compute_at, 2, 2, "reverse_compute_at(statement, loop)", false},
     {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)", false},
     {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)", false},
-    {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", false},
+    {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", true},
     {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)", true},
     {"transform_layout", prim_transform_layout, 3, 4, "transform_layout(buffer, (i, j, ...), (index, ...)[, pad_value])", false},
     {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])", false},
     {"buffer_fuse", prim_buffer_fuse, 3, 3, "buffer_fuse(buffer, axis, axis + 1)", false},
     {"buffer_reorder", prim_buffer_reorder, 2, 9, "buffer_reorder(buffer, axis, axis, ...)", false},
     {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)", false},
-    {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)", false},
-    {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)", false},
-    {"set_scope", prim_set_scope, 2, 2, "set_scope(local_array, scope)", false},
+    {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)", true},
+    {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)", true},
+    {"set_scope", prim_set_scope, 2, 2, "set_scope(local_array, scope)", true},
     {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)", false},
     {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)", false},
     {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)", true},
     {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)", true},
-    {"bind", prim_bind, 2, 2, "bind(loop, vu)", false},
+    {"bind", prim_bind, 2, 2, "bind(loop, vu)", true},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
@@ -76,7 +77,7 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
 
 void sched_free(Sched *s) {
   if (!s) return;
-  if (s->have_before) dep_model_free(&s->before);
+  sched_model_drop(s);
   isl_ctx_free(s->ctx);
   sb_free(&s->applied);
   sb_free(&s->steps_ir);
@@ -105,19 +106,15 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     else snprintf(count, sizeof count, hi == lo + 1 ? "%d or %d" : "%d to %d", lo, hi);
     return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
   }
-  bool ok = prims[pi].fn(s, st);
-  if (s->have_before) {
-    dep_model_free(&s->before);
-    s->have_before = false;
-  }
-  if (!ok) return false;
-  pad_drop_guards(s);
-  arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts */
+  if (!prims[pi].fn(s, st)) return false;
+  if (!prims[pi].keeps) sched_model_drop(s);
+  if (pad_drop_guards(s)) sched_model_drop(s); /* instances that only touch padding run now */
+  arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts (values only) */
   if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
   char why[300];
   if (!ir_check_names(s->k, why, sizeof why))
     return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
-  if (!sched_check_bound_loops(s, !prims[pi].marks) || !sched_place_onchip(s)) return false;
+  if (!sched_check_marks(s) || !sched_check_bound_loops(s) || !sched_place_onchip(s)) return false;
   sb_printf(&s->applied, "%s\n", st->text);
   sb_printf(&s->steps_ir, "# after %s\n", st->text);
   ir_print_kernel(&s->steps_ir, s->k);

@@ -26,8 +26,12 @@ struct Sched {
   StrBuf applied;     /* the schedule as applied, one step a line */
   StrBuf steps_ir;    /* the IR after each step (--dump-ir=steps) */
   const SchedStep *step; /* the step being applied */
-  DepModel before;    /* model of the IR before the step (with accesses) */
+  /* The variant's dependence model (ir/deps.h, with accesses), carried
+   * through the steps that keep every instance and its accesses: the IR's
+   * origins (Stmt.inst, Stmt.orig) lead back to its instances. */
+  DepModel before;
   bool have_before;
+  bool fresh;         /* nothing rewritten since it was built: its schedule is the IR's */
   NpuTarget target;   /* what placement and bind plan for (the emitter takes
                        * the session's target, the same one, via EmitUnit) */
 };
@@ -92,23 +96,44 @@ Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc);
 bool sched_place_onchip(Sched *s);
 
 /* ---------------- legality (schedule/legality.c) ---------------- */
-/* Models the IR before the rewrite (call before changing anything). */
+/* The variant's dependence model, before a rewrite: the one carried from
+ * earlier steps, or a new one of the IR as it is (call before changing
+ * anything). */
 bool sched_begin_rewrite(Sched *s);
+/* A new model whose instances are the IR's own loop iterations, for the
+ * primitives that reason about the current loops directly (compute_at,
+ * compute_inline): the origins restart here. */
+bool sched_begin_fresh(Sched *s);
+/* Forgets the model (after a step that changes statements or accesses). */
+void sched_model_drop(Sched *s);
+/* The schedule of the IR as it is now over the model's instances: the model
+ * itself when fresh, else built into storage (free it when returned). NULL
+ * after an error. */
+const DepModel *sched_model_now(Sched *s, DepModel *storage);
 /* Proves the rewritten IR runs the same instances, each once, and keeps
- * every dependence of the program before the rewrite in order; otherwise a
- * refusal naming both statements, their lines and the distance. */
+ * every dependence of the model in order; otherwise a refusal naming both
+ * statements, their lines and the distance. */
 bool sched_legal(Sched *s);
-/* No dependence is carried by loop (parallel, vectorize). */
+/* Differences of the times (by `times`) of the model's conflicting pairs,
+ * both instances in restrict_to when given (consumed); NULL when none. */
+typedef struct isl_set isl_set;
+isl_set *sched_conflict_deltas(Sched *s, isl_union_map *times, isl_union_set *restrict_to);
+/* Refuses with "illegal: VERB the flow dependence on ..." for one pair of
+ * `pairs` (dependences of the model). */
+void sched_explain(Sched *s, isl_union_map *pairs, const char *verb);
+
+/* ---------------- marks (schedule/marks.c) ---------------- */
+/* No dependence is carried by loop and no on-chip buffer is declared in its
+ * body (parallel, vectorize, before they mark it). */
 bool sched_loop_is_parallel(Sched *s, const Stmt *loop);
-/* The same, except that on-chip buffers of scope private_scope declared in
- * the body are private to an iteration (bind: each core has its own VM). */
-bool sched_loop_iterations_independent(Sched *s, const Stmt *loop, const char *private_scope);
+/* After every step: every marked loop (parallel, vectorize, bind) still
+ * carries no dependence and owns its buffers; a refusal names the step that
+ * set the mark. */
+bool sched_check_marks(Sched *s);
 /* After every step (schedule/bind.c): each loop bound to the VU cores
  * still fits them, its body's vu_vm buffers get the loop's counter as their
- * core, and no buffer of one core's VM is used inside a bound loop. With
- * prove, its iterations are proven independent again (a step that only
- * marks the IR, such as tensorize, cannot change that). */
-bool sched_check_bound_loops(Sched *s, bool prove);
+ * core, and no buffer of one core's VM is used inside a bound loop. */
+bool sched_check_bound_loops(Sched *s);
 /* The on-chip scope an argument names (dm, nu_ib, nu_wb, nu_ob, vu_vm);
  * NULL after an error listing them. */
 const char *sched_onchip_scope(Sched *s, const SchedArg *arg);

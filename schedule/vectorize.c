@@ -49,6 +49,8 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
     return false;
   }
   loop->loop_kind = LOOP_VECTORIZE;
+  loop->mark_step = st->text;
+  loop->mark_loc = st->loc;
   if (why[0]) loop->vec_note = arena_strdup(s->a, why);
   return true;
 }

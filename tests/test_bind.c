@@ -261,8 +261,9 @@ Test(bind, review_regressions) {
           "    for (int j = 0; j < 8; j++)\n      Y[j * 4 + c] = X[c][j] + 1;\n}\n",
           "#pragma npu schedule(k, v)\n#pragma npu bind(c, vu)\n#pragma npu cache_read(X, vu_vm, c, X_vm)\n"
           "#pragma npu cache_write(Y, vu_vm, c, Y_vm)\n",
-          "k.c:10:13: error: cache_write: illegal: loop c would run its iterations in any order, but it carries the "
-          "output dependence on Y from Y_vm_store (line 10) to Y_vm_store (line 10), distance (1, -1)");
+          "k.c:10:13: error: cache_write: illegal: loop c is bound to the VU cores (bind(c, vu), line 8), and after "
+          "this step it would carry the output dependence on Y from Y_vm_store (line 10) to Y_vm_store (line 10), "
+          "distance (1, -1)");
   /* double_buffer, then a split that puts the buffer in an inner loop of the bound one */
   refused(add1, "#pragma npu schedule(k, v)\n#pragma npu split(c, 4, co, ci)\n#pragma npu bind(ci, vu)\n"
                 "#pragma npu cache_read(X, vu_vm, ci, X_vm)\n#pragma npu double_buffer(X_vm)\n"

@@ -207,7 +207,8 @@ Test(cache, refusals) {
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_write(A, dm, i, A_dm)\n",
           "k.c:11:25: error: cache_write: A is const: nothing to write back");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu parallel(i)\n#pragma npu cache_read(B, dm, j, B_dm)\n",
-          "k.c:12:31: error: cache_read: j is inside parallel loop i, whose iterations would share B_dm");
+          "k.c:12:13: error: cache_read: loop i is parallel (parallel(i), line 11), and after this step its "
+          "iterations would share on-chip buffer B_dm (dm, declared in its body)");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, dm, i, B)\n",
           "k.c:11:34: error: cache_read: the name 'B' is already used in v; new loops and buffers need fresh names");
   refused("void k(const float X[16], const unsigned char P[16], float Y[16]) {\n"
@@ -612,7 +613,8 @@ Test(cache, review_regressions) {
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, dm, i, NPU_DM)\n",
           "k.c:11:34: error: cache_read: the name 'NPU_DM' is already used in v; new loops and buffers need fresh names");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu vectorize(i)\n#pragma npu cache_read(B, dm, j, B_dm)\n",
-          "k.c:12:31: error: cache_read: j is inside vectorized loop i, whose iterations would share B_dm");
+          "k.c:12:13: error: cache_read: loop i is vectorized (vectorize(i), line 11), and after this step its "
+          "iterations would share on-chip buffer B_dm (dm, declared in its body)");
 }
 
 static const char rows[] = "#include <stdint.h>\nvoid k(const int32_t X[64][16], int32_t Y[64][16]) {\n"
