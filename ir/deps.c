@@ -492,6 +492,7 @@ void dep_model_free(DepModel *m) {
   isl_union_map_free(m->reads);
   isl_union_map_free(m->writes);
   isl_union_map_free(m->conflicts);
+  isl_union_map_free(m->deps);
   memset(m, 0, sizeof *m);
 }
 
@@ -520,4 +521,7 @@ isl_union_map *dep_conflicts(DepModel *m) {
   return isl_union_map_copy(m->conflicts);
 }
 
-isl_union_map *dep_memory(DepModel *m) { return isl_union_map_intersect(dep_conflicts(m), earlier(m)); }
+isl_union_map *dep_memory(DepModel *m) {
+  if (!m->deps) m->deps = isl_union_map_coalesce(isl_union_map_intersect(dep_conflicts(m), earlier(m)));
+  return isl_union_map_copy(m->deps);
+}

@@ -46,8 +46,8 @@ typedef struct {
   const Expr *nonaffine;
   const Stmt *nonaffine_stmt;
   char error[256]; /* why building failed */
-  /* dep_conflicts, computed once per model (it only depends on accesses) */
-  isl_union_map *conflicts;
+  /* dep_conflicts and dep_memory, each computed once per model */
+  isl_union_map *conflicts, *deps;
 } DepModel;
 
 /* Numbers the leaves of k (Stmt.inst, pre-order) and sets each leaf's origin
@@ -60,7 +60,8 @@ void dep_reset_origins(Arena *a, Kernel *k);
 bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses);
 void dep_model_free(DepModel *m);
 /* Memory dependences: pairs of instances (earlier -> later in m's order)
- * that touch one element, at least one of them writing. */
+ * that touch one element, at least one of them writing. Computed once per
+ * model; a new reference each call. */
 isl_union_map *dep_memory(DepModel *m);
 /* Pairs of instances that touch one element, at least one writing, in both
  * directions (no order): cheaper than dep_memory when only the existence of

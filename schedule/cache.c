@@ -367,10 +367,10 @@ static isl_stat same_iteration(isl_map *m, void *user) {
  * iteration (exact last-writer dataflow with isl)? Then the region need
  * not be copied in. */
 static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b, int nouter) {
-  sched_model_drop(s); /* its origins restart here */
-  dep_reset_origins(s->a, s->k);
-  DepModel m;
-  if (!dep_model_build(&m, s->ctx, s->k, true)) return false;
+  /* instances as the loops' own iterations: a fresh model (the one the
+   * last step left, when nothing was rewritten since) */
+  if (!s->fresh && !sched_begin_fresh(s)) return false;
+  DepModel *m = &s->before;
   Leaves l = {.n = 0};
   sb_init(&l.sb);
   sb_puts(&l.sb, "{ ");
@@ -391,12 +391,12 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b, int nouter
   sb_free(&l.sb);
   sb_free(&e);
   isl_union_map *reads = isl_union_map_intersect_range(
-      isl_union_map_intersect_domain(isl_union_map_copy(m.reads), isl_union_set_copy(under)), isl_union_set_copy(array));
+      isl_union_map_intersect_domain(isl_union_map_copy(m->reads), isl_union_set_copy(under)), isl_union_set_copy(array));
   isl_union_map *writes = isl_union_map_intersect_range(
-      isl_union_map_intersect_domain(isl_union_map_copy(m.writes), under), array);
+      isl_union_map_intersect_domain(isl_union_map_copy(m->writes), under), array);
   isl_union_access_info *ai = isl_union_access_info_from_sink(reads);
   ai = isl_union_access_info_set_must_source(ai, writes);
-  ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(m.sched));
+  ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(m->sched));
   isl_union_flow *flow = isl_union_access_info_compute_flow(ai);
   bool ok = false;
   if (flow) {
@@ -408,7 +408,6 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b, int nouter
     isl_union_map_free(dep);
     isl_union_flow_free(flow);
   }
-  dep_model_free(&m);
   return ok;
 }
 

@@ -30,7 +30,17 @@
 
 /* ---------------- the variant's model ---------------- */
 
+static void now_drop(Sched *s) {
+  s->ir_gen++;
+  if (s->have_now) dep_model_free(&s->now);
+  s->have_now = false;
+  isl_map_free(s->conflict_times);
+  s->conflict_times = NULL;
+  s->conflict_times_of = NULL;
+}
+
 void sched_model_drop(Sched *s) {
+  now_drop(s);
   if (s->have_before) dep_model_free(&s->before);
   s->have_before = s->fresh = false;
 }
@@ -47,14 +57,21 @@ bool sched_begin_fresh(Sched *s) {
   return s->have_before;
 }
 
-bool sched_begin_rewrite(Sched *s) { return s->have_before || sched_begin_fresh(s); }
+bool sched_begin_rewrite(Sched *s) {
+  now_drop(s); /* the IR is about to change */
+  return s->have_before || sched_begin_fresh(s);
+}
 
-const DepModel *sched_model_now(Sched *s, DepModel *storage) {
+const DepModel *sched_model_now(Sched *s) {
   if (!s->have_before && !sched_begin_fresh(s)) return NULL;
   if (s->fresh) return &s->before;
-  if (dep_model_build(storage, s->ctx, s->k, false)) return storage;
-  sched_error(s, NULL, "internal error: cannot model the rewritten loops: %s", storage->error);
-  dep_model_free(storage);
+  if (s->have_now) return &s->now;
+  if (dep_model_build(&s->now, s->ctx, s->k, false)) {
+    s->have_now = true;
+    return &s->now;
+  }
+  sched_error(s, NULL, "internal error: cannot model the rewritten loops: %s", s->now.error);
+  dep_model_free(&s->now);
   return NULL;
 }
 
@@ -254,76 +271,87 @@ void sched_explain(Sched *s, isl_union_map *pairs, const char *verb) {
 
 /* ---------------- the checks ---------------- */
 
-/* The difference vectors (later - earlier time) of conflicting instance
- * pairs, with both times given by `times` (instance -> time vector). Working
- * on differences keeps isl's work to one set instead of one lexicographic
- * order per pair of statements. NULL when no pair conflicts (or isl fails). */
-isl_set *sched_conflict_deltas(Sched *s, isl_union_map *times, isl_union_set *restrict_to) {
-  isl_union_map *c = dep_conflicts(&s->before);
-  if (restrict_to) {
-    c = isl_union_map_intersect_domain(c, isl_union_set_copy(restrict_to));
-    c = isl_union_map_intersect_range(c, restrict_to);
-  }
-  isl_union_map *t = isl_union_map_apply_domain(c, isl_union_map_copy(times));
+/* The model's conflicting pairs as pairs of times by `times`: one map, all
+ * time vectors having the model's padded length. NULL when there are none
+ * (*failed when isl failed). */
+static isl_map *conflict_times(Sched *s, isl_union_map *times, bool *failed) {
+  isl_union_map *t = isl_union_map_apply_domain(dep_conflicts(&s->before), isl_union_map_copy(times));
   t = isl_union_map_apply_range(t, isl_union_map_copy(times));
-  if (!t) return NULL;
-  if (isl_union_map_is_empty(t) == isl_bool_true) {
+  int none = t ? isl_union_map_is_empty(t) : -1;
+  *failed = none < 0;
+  if (none) {
     isl_union_map_free(t);
     return NULL;
   }
-  return isl_map_deltas(isl_map_from_union_map(t));
+  return isl_map_from_union_map(t);
 }
 
-/* The vectors of n integers that are lexicographically positive (sign > 0)
- * or negative (sign < 0): the differences of the pairs isl's lex order holds. */
-static isl_set *lex_signed(isl_ctx *ctx, int n, int sign) {
-  isl_space *sp = isl_space_set_alloc(ctx, 0, (unsigned)n);
-  return isl_map_deltas(sign > 0 ? isl_map_lex_lt(sp) : isl_map_lex_gt(sp));
+isl_map *sched_conflict_times(Sched *s, const DepModel *now, bool *failed) {
+  *failed = false;
+  if (s->conflict_times_of != now) {
+    isl_map_free(s->conflict_times);
+    s->conflict_times = conflict_times(s, now->sched, failed);
+    s->conflict_times_of = *failed ? NULL : now;
+  }
+  return s->conflict_times;
 }
 
-/* True when some conflicting pair runs in one order before the rewrite and
- * in the other after it (then the slow exact path explains which). */
+/* Some vector of d is lexicographically positive in its first kb
+ * components and negative in the other ka: level by level in the first
+ * part (zeros, then > 0), and only where that part is not empty, in the
+ * second (zeros, then < 0). Consumes d. */
+static bool reversed_somewhere(isl_set *d, int kb, int ka) {
+  bool found = false;
+  for (int i = 0; i < kb && !found; i++) {
+    isl_set *x = isl_set_lower_bound_si(isl_set_copy(d), isl_dim_set, (unsigned)i, 1);
+    int empty = x ? isl_set_is_empty(x) : -1;
+    for (int j = 0; j < ka && empty == 0 && !found; j++) {
+      isl_set *y = isl_set_upper_bound_si(isl_set_copy(x), isl_dim_set, (unsigned)(kb + j), -1);
+      found = !y || isl_set_is_empty(y) != isl_bool_true;
+      isl_set_free(y);
+      x = isl_set_fix_si(x, isl_dim_set, (unsigned)(kb + j), 0);
+    }
+    found = found || empty < 0;
+    isl_set_free(x);
+    d = isl_set_fix_si(d, isl_dim_set, (unsigned)i, 0);
+  }
+  isl_set_free(d);
+  return found;
+}
+
+/* True when some conflicting pair runs in one order in the model and in the
+ * other after the rewrite (then the slow exact path explains which). */
 static bool order_broken(Sched *s, const DepModel *after) {
-  int kb = s->before.time_dims, ka = after->time_dims;
   isl_union_map *both = isl_union_map_flat_range_product(isl_union_map_copy(s->before.sched), isl_union_map_copy(after->sched));
-  isl_set *d = sched_conflict_deltas(s, both, NULL);
+  bool failed;
+  isl_map *t = conflict_times(s, both, &failed);
   isl_union_map_free(both);
-  if (!d) return false; /* no conflicts at all */
-  isl_set *bad = isl_set_flat_product(lex_signed(s->ctx, kb, 1), lex_signed(s->ctx, ka, -1));
-  bad = isl_set_intersect(bad, d);
-  bool broken = !bad || isl_set_is_empty(bad) != isl_bool_true;
-  isl_set_free(bad);
-  return broken;
+  if (!t) return failed; /* no conflicts at all */
+  return reversed_somewhere(isl_map_deltas(t), s->before.time_dims, after->time_dims);
 }
 
 bool sched_legal(Sched *s) {
   if (!s->have_before) return sched_error(s, NULL, "internal error: no model of the program before this step");
   s->fresh = false; /* the IR was rewritten: its origins now lead back to the model's */
-  DepModel after;
-  if (!dep_model_build(&after, s->ctx, s->k, false)) {
-    bool r = sched_error(s, NULL, "internal error: cannot model the rewritten loops: %s", after.error);
-    dep_model_free(&after);
-    return r;
-  }
-  bool ok = true;
+  const DepModel *after = sched_model_now(s);
+  if (!after) return false;
   /* 1. the same instances, each exactly once */
-  if (isl_union_set_is_equal(after.domain, s->before.domain) != isl_bool_true ||
-      isl_union_map_is_single_valued(after.sched) != isl_bool_true) {
-    ok = sched_error(s, NULL, "internal error: the rewritten loops do not run every statement instance exactly once (an npugen bug; the variant is not emitted)");
-  }
+  if (isl_union_set_is_equal(after->domain, s->before.domain) != isl_bool_true ||
+      isl_union_map_is_single_valued(after->sched) != isl_bool_true)
+    return sched_error(s, NULL, "internal error: the rewritten loops do not run every statement instance exactly once (an npugen bug; the variant is not emitted)");
   /* 2. dependences in order: a quick test, then the exact pair for a message */
-  if (ok && order_broken(s, &after)) {
-    isl_union_map *deps = dep_memory(&s->before);
-    isl_union_map *order = isl_union_map_lex_lt_union_map(isl_union_map_copy(after.sched), isl_union_map_copy(after.sched));
-    isl_union_map *broken = isl_union_map_subtract(deps, order);
-    if (!broken) {
-      ok = sched_error(s, NULL, "internal error: dependence analysis failed");
-    } else if (isl_union_map_is_empty(broken) != isl_bool_true) {
-      sched_explain(s, broken, "it reverses");
-      ok = false;
-    }
-    isl_union_map_free(broken);
+  if (!order_broken(s, after)) return true;
+  isl_union_map *deps = dep_memory(&s->before);
+  isl_union_map *order = isl_union_map_lex_lt_union_map(isl_union_map_copy(after->sched), isl_union_map_copy(after->sched));
+  isl_union_map *broken = isl_union_map_subtract(deps, order);
+  bool ok = false;
+  if (!broken) {
+    sched_error(s, NULL, "internal error: dependence analysis failed");
+  } else if (isl_union_map_is_empty(broken) != isl_bool_true) {
+    sched_explain(s, broken, "it reverses");
+  } else {
+    ok = true; /* the quick test over-approximates: no pair is broken */
   }
-  dep_model_free(&after);
+  isl_union_map_free(broken);
   return ok;
 }

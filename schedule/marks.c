@@ -78,81 +78,90 @@ static const DepLoop *loop_in(const DepModel *now, const Stmt *loop) {
   return NULL;
 }
 
-/* Time vectors of the instances inside loop l: its place in the program
- * (the block positions before its counter). */
-static isl_set *inside_times(isl_ctx *ctx, int n, const DepLoop *l) {
-  isl_set *t = isl_set_universe(isl_space_set_alloc(ctx, 0, (unsigned)n));
-  for (int i = 0; i < l->dim; i++)
-    if (l->prefix[i] != INT64_MIN) t = isl_set_fix_si(t, isl_dim_set, (unsigned)i, (int)l->prefix[i]);
-  return t;
+/* Pairs of times (of t) inside loop l (its place in the program: the
+ * block positions before its counter, on the first side; equal prefixes
+ * put the second there too) in one iteration of the loops around it and in
+ * different iterations of it, the first earlier (lt) or later. */
+static isl_map *across_iterations(isl_map *t, const DepLoop *l, bool lt) {
+  for (int i = 0; i < l->dim; i++) {
+    if (l->prefix[i] != INT64_MIN) t = isl_map_fix_si(t, isl_dim_in, (unsigned)i, (int)l->prefix[i]);
+    t = isl_map_equate(t, isl_dim_in, i, isl_dim_out, i);
+  }
+  return lt ? isl_map_order_lt(t, isl_dim_in, l->dim, isl_dim_out, l->dim)
+            : isl_map_order_gt(t, isl_dim_in, l->dim, isl_dim_out, l->dim);
 }
 
-/* Quick test: some conflicting pair inside the loop whose times are equal
- * before the loop's counter and differ at it. */
-static bool carries_any(Sched *s, const DepModel *now, const DepLoop *l) {
-  int n = now->time_dims;
-  isl_union_set *inside = isl_union_set_apply(isl_union_set_from_set(inside_times(s->ctx, n, l)),
-                                              isl_union_map_reverse(isl_union_map_copy(now->sched)));
-  isl_set *d = sched_conflict_deltas(s, now->sched, inside);
-  if (!d) return false;
-  for (int i = 0; i < l->dim; i++) d = isl_set_fix_si(d, isl_dim_set, (unsigned)i, 0);
-  isl_set *pos = isl_set_lower_bound_si(isl_set_copy(d), isl_dim_set, (unsigned)l->dim, 1);
-  isl_set *neg = isl_set_upper_bound_si(d, isl_dim_set, (unsigned)l->dim, -1);
-  isl_set *hit = isl_set_union(pos, neg);
-  bool any = !hit || isl_set_is_empty(hit) != isl_bool_true;
-  isl_set_free(hit);
-  return any;
+/* 1 when some conflicting pair runs across iterations of l, 0 when none,
+ * -1 when isl failed. The pairs come in both directions: one order is
+ * enough. */
+static int carried(isl_map *t, const DepLoop *l) {
+  if (!t) return 0;
+  isl_map *x = across_iterations(isl_map_copy(t), l, true);
+  int empty = x ? isl_map_is_empty(x) : -1;
+  isl_map_free(x);
+  return empty < 0 ? -1 : !empty;
 }
 
-/* The dependences (pairs of the model's instances, earlier -> later) whose
- * times inside the loop first differ at its counter: for the message. */
-static isl_union_map *carried_deps(Sched *s, const DepModel *now, const DepLoop *l) {
-  int n = now->time_dims;
-  isl_map *x = isl_map_from_domain_and_range(inside_times(s->ctx, n, l), inside_times(s->ctx, n, l));
-  for (int i = 0; i < l->dim; i++) x = isl_map_equate(x, isl_dim_in, i, isl_dim_out, i);
-  isl_map *lt = isl_map_order_lt(isl_map_copy(x), isl_dim_in, l->dim, isl_dim_out, l->dim);
-  x = isl_map_union(lt, isl_map_order_gt(x, isl_dim_in, l->dim, isl_dim_out, l->dim));
+/* The dependences (pairs of the model's instances, earlier -> later)
+ * across iterations of l, for the message. */
+static isl_union_map *carried_deps(Sched *s, const DepModel *now, isl_map *t, const DepLoop *l) {
+  isl_map *x = isl_map_union(across_iterations(isl_map_copy(t), l, true), across_iterations(isl_map_copy(t), l, false));
   isl_union_map *pairs = isl_union_map_apply_range(isl_union_map_copy(now->sched), isl_union_map_from_map(x));
   pairs = isl_union_map_apply_range(pairs, isl_union_map_reverse(isl_union_map_copy(now->sched)));
   return isl_union_map_intersect(dep_memory(&s->before), pairs);
 }
 
+/* Proven on this very IR already (a step that changed no dependence)? */
+static bool proven_already(Sched *s, const Stmt *loop) {
+  if (s->proven_gen != s->ir_gen) return false;
+  for (int i = 0; i < s->nproven; i++)
+    if (s->proven[i] == loop) return true;
+  return false;
+}
+
+static void proven(Sched *s, const Stmt *loop) {
+  if (s->proven_gen != s->ir_gen) {
+    s->proven_gen = s->ir_gen;
+    s->nproven = 0;
+  }
+  if (s->nproven < 64) s->proven[s->nproven++] = loop;
+}
+
 static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop) {
+  if (proven_already(s, loop)) return true;
   const DepLoop *l = loop_in(now, loop);
   if (!l) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
-  if (l->dim < 0 || !carries_any(s, now, l)) return true; /* no statement inside, or nothing carried */
-  isl_union_map *hit = carried_deps(s, now, l);
-  bool ok = true;
-  if (!hit) {
-    ok = sched_error(s, NULL, "internal error: dependence analysis failed");
-  } else if (isl_union_map_is_empty(hit) != isl_bool_true) {
-    char buf[256], verb[320];
-    const char *since = standing(s, loop, buf, sizeof buf);
-    if (since) snprintf(verb, sizeof verb, "%s it would carry", since);
-    else snprintf(verb, sizeof verb, "loop %s would run its iterations in any order, but it carries", loop->name);
-    sched_explain(s, hit, verb);
-    ok = false;
+  if (l->dim < 0) return true; /* no statement inside: nothing is carried */
+  bool failed;
+  isl_map *t = sched_conflict_times(s, now, &failed);
+  int c = failed ? -1 : carried(t, l);
+  if (c < 0) return sched_error(s, NULL, "internal error: dependence analysis failed");
+  if (!c) {
+    proven(s, loop);
+    return true;
   }
+  isl_union_map *hit = carried_deps(s, now, t, l);
+  if (!hit || isl_union_map_is_empty(hit) != isl_bool_false) {
+    isl_union_map_free(hit);
+    return sched_error(s, NULL, "internal error: dependence analysis failed");
+  }
+  char buf[256], verb[320];
+  const char *since = standing(s, loop, buf, sizeof buf);
+  if (since) snprintf(verb, sizeof verb, "%s it would carry", since);
+  else snprintf(verb, sizeof verb, "loop %s would run its iterations in any order, but it carries", loop->name);
+  sched_explain(s, hit, verb);
   isl_union_map_free(hit);
-  return ok;
+  return false;
 }
 
 /* ---------------- entry points ---------------- */
 
 static const char *private_scope_of(const Stmt *loop) { return loop->loop_kind == LOOP_VU ? "vu_vm" : NULL; }
 
-static bool loop_independent(Sched *s, const DepModel *now, const Stmt *loop, const char *private_scope) {
-  return owns_its_buffers(s, loop, private_scope) && carries_nothing(s, now, loop);
-}
-
 bool sched_loop_is_parallel(Sched *s, const Stmt *loop) {
   if (!owns_its_buffers(s, loop, NULL)) return false;
-  DepModel storage;
-  const DepModel *now = sched_model_now(s, &storage);
-  if (!now) return false;
-  bool ok = carries_nothing(s, now, loop);
-  if (now == &storage) dep_model_free(&storage);
-  return ok;
+  const DepModel *now = sched_model_now(s);
+  return now && carries_nothing(s, now, loop);
 }
 
 typedef struct {
@@ -175,14 +184,14 @@ bool sched_check_marks(Sched *s) {
   Marked m = {.n = 0};
   ir_walk_stmts(s->k->body, collect_marked, &m);
   if (m.overflow) return sched_error(s, NULL, "more than 256 marked loops (parallel, vectorize, bind)");
-  if (!m.n) return true;
-  for (int i = 0; i < m.n; i++)
+  int unproven = 0;
+  for (int i = 0; i < m.n; i++) {
     if (!owns_its_buffers(s, m.loops[i], private_scope_of(m.loops[i]))) return false;
-  DepModel storage;
-  const DepModel *now = sched_model_now(s, &storage);
-  if (!now) return false;
-  bool ok = true;
-  for (int i = 0; i < m.n && ok; i++) ok = loop_independent(s, now, m.loops[i], private_scope_of(m.loops[i]));
-  if (now == &storage) dep_model_free(&storage);
+    if (!proven_already(s, m.loops[i])) m.loops[unproven++] = m.loops[i];
+  }
+  if (!unproven) return true;
+  const DepModel *now = sched_model_now(s);
+  bool ok = now != NULL;
+  for (int i = 0; i < unproven && ok; i++) ok = carries_nothing(s, now, m.loops[i]);
   return ok;
 }

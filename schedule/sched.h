@@ -15,6 +15,7 @@
 #include "sim/npusim.h"
 
 typedef struct Sched Sched;
+typedef struct isl_map isl_map;
 struct Sched {
   Arena *a;           /* the module's arena: new IR nodes live there */
   const Module *m;
@@ -32,6 +33,18 @@ struct Sched {
   DepModel before;
   bool have_before;
   bool fresh;         /* nothing rewritten since it was built: its schedule is the IR's */
+  DepModel now;       /* the IR's schedule over the model's instances (no accesses) */
+  bool have_now;      /* built since the IR last changed */
+  /* The model's conflicting pairs as pairs of the IR's times (both
+   * directions), for the model conflict_times_of names; NULL: none. */
+  isl_map *conflict_times;
+  const DepModel *conflict_times_of;
+  /* Counts the changes of the IR's dependence structure (a rewrite, a
+   * dropped model); the marked loops proven to carry nothing since the
+   * last one need no proof again (schedule/marks.c). */
+  unsigned ir_gen, proven_gen;
+  const Stmt *proven[64];
+  int nproven;
   NpuTarget target;   /* what placement and bind plan for (the emitter takes
                        * the session's target, the same one, via EmitUnit) */
 };
@@ -107,17 +120,18 @@ bool sched_begin_fresh(Sched *s);
 /* Forgets the model (after a step that changes statements or accesses). */
 void sched_model_drop(Sched *s);
 /* The schedule of the IR as it is now over the model's instances: the model
- * itself when fresh, else built into storage (free it when returned). NULL
+ * itself when fresh, else Sched.now, built once per change of the IR. NULL
  * after an error. */
-const DepModel *sched_model_now(Sched *s, DepModel *storage);
+const DepModel *sched_model_now(Sched *s);
 /* Proves the rewritten IR runs the same instances, each once, and keeps
  * every dependence of the model in order; otherwise a refusal naming both
  * statements, their lines and the distance. */
 bool sched_legal(Sched *s);
-/* Differences of the times (by `times`) of the model's conflicting pairs,
- * both instances in restrict_to when given (consumed); NULL when none. */
-typedef struct isl_set isl_set;
-isl_set *sched_conflict_deltas(Sched *s, isl_union_map *times, isl_union_set *restrict_to);
+/* The model's conflicting pairs (sharing an element, one writing) as pairs
+ * of times of `now` (sched_model_now), in both directions. Owned by s and
+ * kept until the IR changes; NULL when there are none (*failed when isl
+ * failed). */
+isl_map *sched_conflict_times(Sched *s, const DepModel *now, bool *failed);
 /* Refuses with "illegal: VERB the flow dependence on ..." for one pair of
  * `pairs` (dependences of the model). */
 void sched_explain(Sched *s, isl_union_map *pairs, const char *verb);
