@@ -27,6 +27,7 @@ void aff_init(AffCtx *c, isl_ctx *ctx, const Kernel *k) {
   memset(c, 0, sizeof *c);
   c->ctx = ctx;
   c->k = k;
+  c->dom_empty = -1;
   int n = k->nvars + 1;
   c->defs = calloc((size_t)n, sizeof *c->defs);
   int *assigns = calloc((size_t)n, sizeof *assigns);
@@ -37,7 +38,14 @@ void aff_init(AffCtx *c, isl_ctx *ctx, const Kernel *k) {
   free(assigns);
 }
 
+static void dom_forget(AffCtx *c) {
+  isl_set_free(c->dom);
+  c->dom = NULL;
+  c->dom_empty = -1;
+}
+
 void aff_free(AffCtx *c) {
+  dom_forget(c);
   for (int i = 0; i < c->ncons; i++) free(c->cons[i]);
   free(c->cons);
   free(c->loops);
@@ -183,6 +191,7 @@ char *aff_text(AffCtx *c, const Expr *e) {
 /* ---------------- domain stack ---------------- */
 
 static void push_con(AffCtx *c, char *text) {
+  dom_forget(c);
   if (c->ncons == c->cap_cons) {
     c->cap_cons = c->cap_cons ? 2 * c->cap_cons : 32;
     c->cons = realloc(c->cons, sizeof *c->cons * (size_t)c->cap_cons);
@@ -195,6 +204,7 @@ void aff_push_loop(AffCtx *c, const Stmt *loop) {
     c->cap_loops = c->cap_loops ? 2 * c->cap_loops : 16;
     c->loops = realloc(c->loops, sizeof *c->loops * (size_t)c->cap_loops);
   }
+  dom_forget(c); /* a new dimension */
   c->loops[c->nloops++] = loop;
   int id = loop->var->id;
   char *lo = aff_text(c, loop->lo), *hi = aff_text(c, loop->hi);
@@ -213,6 +223,7 @@ void aff_push_loop(AffCtx *c, const Stmt *loop) {
 
 void aff_pop_loop(AffCtx *c) {
   if (c->nloops == 0) return;
+  dom_forget(c);
   c->nloops--;
   aff_pop_cond(c);
 }
@@ -263,6 +274,7 @@ bool aff_push_cond(AffCtx *c, const Expr *cond, bool negate) {
 
 void aff_pop_cond(AffCtx *c) {
   if (c->ncons == 0) return;
+  dom_forget(c);
   free(c->cons[--c->ncons]);
 }
 
@@ -288,24 +300,36 @@ char *aff_cons_text(AffCtx *c) {
 }
 
 /* Exact min/max of affine text over the domain with isl. */
+/* The current domain (cached until the stack changes); NULL when isl fails. */
+static isl_set *domain(AffCtx *c) {
+  if (!c->dom) {
+    char *space = space_text(c), *cons = aff_cons_text(c);
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "{ %s : %s }", space, cons);
+    c->dom = isl_set_read_from_str(c->ctx, sb.data);
+    sb_free(&sb);
+    free(space);
+    free(cons);
+    c->dom_empty = c->dom ? isl_set_is_empty(c->dom) : -1;
+  }
+  return c->dom;
+}
+
+/* Exact min/max of affine text over the domain with isl. */
 static bool isl_range(AffCtx *c, const char *text, int64_t *lo, int64_t *hi, bool *empty) {
+  isl_set *dom = domain(c);
   char *space = space_text(c);
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "{ %s : ", space);
-  for (int i = 0; i < c->ncons; i++) sb_printf(&sb, "%s(%s)", i ? " and " : "", c->cons[i]);
-  if (!c->ncons) sb_puts(&sb, "0 = 0");
-  sb_puts(&sb, " }");
-  isl_set *dom = isl_set_read_from_str(c->ctx, sb.data);
-  sb_free(&sb);
   sb_printf(&sb, "{ %s -> [(%s)] }", space, text);
   isl_aff *aff = isl_aff_read_from_str(c->ctx, sb.data);
   sb_free(&sb);
   free(space);
   bool ok = false;
   *empty = false;
-  if (dom && aff) {
-    if (isl_set_is_empty(dom) == isl_bool_true) {
+  if (dom && aff && c->dom_empty >= 0) {
+    if (c->dom_empty) {
       *empty = true;
       ok = true;
     } else {
@@ -319,7 +343,6 @@ static bool isl_range(AffCtx *c, const char *text, int64_t *lo, int64_t *hi, boo
       isl_val_free(mx);
     }
   }
-  isl_set_free(dom);
   isl_aff_free(aff);
   return ok;
 }

@@ -17,6 +17,10 @@ typedef struct {
   char **cons; /* isl constraint texts (malloc'ed) */
   int ncons, cap_cons;
   const Expr **defs; /* by Var.id: single-assignment local -> its initializer */
+  /* the current domain as an isl set, parsed once per state of the stack
+   * (statements under one loop share it); NULL until asked */
+  struct isl_set *dom;
+  int dom_empty; /* -1 unknown */
 } AffCtx;
 
 void aff_init(AffCtx *c, isl_ctx *ctx, const Kernel *k);

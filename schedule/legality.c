@@ -274,23 +274,64 @@ void sched_explain(Sched *s, isl_union_map *pairs, const char *verb) {
 /* The model's conflicting pairs as pairs of times by `times`: one map, all
  * time vectors having the model's padded length. NULL when there are none
  * (*failed when isl failed). */
-static isl_map *conflict_times(Sched *s, isl_union_map *times, bool *failed) {
-  isl_union_map *t = isl_union_map_apply_domain(dep_conflicts(&s->before), isl_union_map_copy(times));
-  t = isl_union_map_apply_range(t, isl_union_map_copy(times));
-  int none = t ? isl_union_map_is_empty(t) : -1;
-  *failed = none < 0;
-  if (none) {
-    isl_union_map_free(t);
+typedef struct {
+  isl_union_map *times;
+  isl_space *time;  /* the time vectors' space */
+  isl_map **v;      /* time -> time, one per conflict map */
+  int n, cap;
+} TimePairs;
+
+/* One conflict map (S_a -> S_b) as pairs of times: its two statements'
+ * time maps looked up by space (isl's union composition would try every
+ * time map against every conflict map). */
+static isl_stat add_time_pairs(isl_map *c, void *user) {
+  TimePairs *t = user;
+  isl_space *sp = isl_map_get_space(c);
+  isl_space *a = isl_space_map_from_domain_and_range(isl_space_domain(isl_space_copy(sp)), isl_space_copy(t->time));
+  isl_space *b = isl_space_map_from_domain_and_range(isl_space_range(sp), isl_space_copy(t->time));
+  isl_map *ta = isl_union_map_extract_map(t->times, a);
+  isl_map *tb = isl_union_map_extract_map(t->times, b);
+  isl_map *pairs = isl_map_apply_range(isl_map_apply_domain(c, ta), tb);
+  if (!pairs) return isl_stat_error;
+  if (t->n == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 64;
+    t->v = realloc(t->v, sizeof *t->v * (size_t)t->cap);
+  }
+  t->v[t->n++] = pairs;
+  return isl_stat_ok;
+}
+
+/* The union of v[0..n), in rounds of pairs: a union simplifies against the
+ * pieces it has, so adding one at a time would cost n^2. Consumes v's maps. */
+static isl_map *union_all(isl_map **v, int n) {
+  for (; n > 1; n = (n + 1) / 2)
+    for (int i = 0; i < n; i += 2) v[i / 2] = i + 1 < n ? isl_map_union(v[i], v[i + 1]) : v[i];
+  return n ? v[0] : NULL;
+}
+
+/* The model's conflicting pairs as pairs of times by `times`: one map, all
+ * time vectors having the model's padded length. NULL when there are none
+ * (*failed when isl failed). */
+static isl_map *conflict_times(Sched *s, isl_union_map *times, int ndims, bool *failed) {
+  TimePairs t = {times, isl_space_set_alloc(s->ctx, 0, (unsigned)ndims), NULL, 0, 0};
+  isl_union_map *c = dep_conflicts(&s->before);
+  *failed = !c || isl_union_map_foreach_map(c, add_time_pairs, &t) < 0;
+  isl_union_map_free(c);
+  isl_space_free(t.time);
+  isl_map *all = union_all(t.v, t.n);
+  free(t.v);
+  if (*failed || (all && isl_map_is_empty(all) == isl_bool_true)) {
+    isl_map_free(all);
     return NULL;
   }
-  return isl_map_from_union_map(t);
+  return all;
 }
 
 isl_map *sched_conflict_times(Sched *s, const DepModel *now, bool *failed) {
   *failed = false;
   if (s->conflict_times_of != now) {
     isl_map_free(s->conflict_times);
-    s->conflict_times = conflict_times(s, now->sched, failed);
+    s->conflict_times = conflict_times(s, now->sched, now->time_dims, failed);
     s->conflict_times_of = *failed ? NULL : now;
   }
   return s->conflict_times;
@@ -324,7 +365,7 @@ static bool reversed_somewhere(isl_set *d, int kb, int ka) {
 static bool order_broken(Sched *s, const DepModel *after) {
   isl_union_map *both = isl_union_map_flat_range_product(isl_union_map_copy(s->before.sched), isl_union_map_copy(after->sched));
   bool failed;
-  isl_map *t = conflict_times(s, both, &failed);
+  isl_map *t = conflict_times(s, both, s->before.time_dims + after->time_dims, &failed);
   isl_union_map_free(both);
   if (!t) return failed; /* no conflicts at all */
   return reversed_somewhere(isl_map_deltas(t), s->before.time_dims, after->time_dims);
