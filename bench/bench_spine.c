@@ -2,19 +2,12 @@
  *   parse+check+emit time (mean of 20), tcc JIT compile of the emitted C,
  *   gcc -O2 -c of the same file, and JIT check time (reference + variant run). */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* mkstemps */
+#define _DEFAULT_SOURCE /* mkdtemp */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "npugen.h"
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv) {
   printf("%-36s %10s %10s %10s %8s %10s\n", "kernel file", "gen ms", "tcc ms", "gcc-O2 ms",
@@ -37,23 +30,18 @@ int main(int argc, char **argv) {
       return 1;
     }
     double tcc = 0, gcc = 0, check = 0;
+    char dir[] = "/tmp/npg-bench-XXXXXX";
+    if (!mkdtemp(dir) || emit_files(s, dir) < 0) return 1;
     for (int i = 0; i < npg_variant_count(s); i++) {
       t0 = now();
       NpgJit *j = npg_jit_variant(s, i);
       tcc += (now() - t0) * 1e3;
       npg_jit_free(j);
-      char tmp[] = "/tmp/npg-bench-XXXXXX.c";
-      int fd = mkstemps(tmp, 2);
-      FILE *f = fdopen(fd, "w");
-      fputs(npg_emit_source(s, i), f);
-      fclose(f);
-      char cmd[256];
-      /* run from the repository's root (bench/run.sh): the emitted C includes npu_intrinsics.h */
-      snprintf(cmd, sizeof cmd, "gcc -std=c99 -O2 -Inpu_intrinsics -c %s -o /dev/null", tmp);
-      t0 = now();
-      if (system(cmd)) return 1;
-      gcc += (now() - t0) * 1e3;
-      remove(tmp);
+      char src[4096];
+      snprintf(src, sizeof src, "%s/%s.c", dir, npg_variant_name(s, i));
+      double wall, cpu;
+      if (!run_gcc(src, &wall, &cpu)) return 1;
+      gcc += wall;
       NpgCheckResult r;
       t0 = now();
       if (!npg_check(s, i, 1, &r)) {
@@ -62,6 +50,7 @@ int main(int argc, char **argv) {
       }
       check += (now() - t0) * 1e3;
     }
+    remove_files(s, dir);
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     printf("%-36s %10.3f %10.3f %10.3f %7.1fx %10.2f\n", base, gen, tcc, gcc, gcc / tcc, check);
     tot_gen += gen;

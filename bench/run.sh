@@ -22,3 +22,7 @@ bash bench/roofline.sh
 echo
 echo "== simulated cycles by DMAs in flight (the target's max_tokens) =="
 bash bench/tokens.sh
+echo
+echo "== legality engine =="
+gcc -std=c11 -O2 -Iinclude bench/bench_engine.c -o $B/bench_engine $LIBS
+$B/bench_engine examples/*.c
