@@ -30,12 +30,18 @@
 
 /* ---------------- the variant's model ---------------- */
 
+static void time_pairs_free(TimePairs *t) {
+  for (int i = 0; i < t->n; i++) isl_map_free(t->v[i]);
+  free(t->v);
+  t->v = NULL;
+  t->n = 0;
+}
+
 static void now_drop(Sched *s) {
   s->ir_gen++;
   if (s->have_now) dep_model_free(&s->now);
   s->have_now = false;
-  isl_map_free(s->conflict_times);
-  s->conflict_times = NULL;
+  time_pairs_free(&s->conflict_times);
   s->conflict_times_of = NULL;
 }
 
@@ -271,21 +277,18 @@ void sched_explain(Sched *s, isl_union_map *pairs, const char *verb) {
 
 /* ---------------- the checks ---------------- */
 
-/* The model's conflicting pairs as pairs of times by `times`: one map, all
- * time vectors having the model's padded length. NULL when there are none
- * (*failed when isl failed). */
 typedef struct {
   isl_union_map *times;
-  isl_space *time;  /* the time vectors' space */
-  isl_map **v;      /* time -> time, one per conflict map */
-  int n, cap;
-} TimePairs;
+  isl_space *time; /* the time vectors' space */
+  TimePairs *out;
+  int cap;
+} TimeMaker;
 
 /* One conflict map (S_a -> S_b) as pairs of times: its two statements'
  * time maps looked up by space (isl's union composition would try every
  * time map against every conflict map). */
 static isl_stat add_time_pairs(isl_map *c, void *user) {
-  TimePairs *t = user;
+  TimeMaker *t = user;
   isl_space *sp = isl_map_get_space(c);
   isl_space *a = isl_space_map_from_domain_and_range(isl_space_domain(isl_space_copy(sp)), isl_space_copy(t->time));
   isl_space *b = isl_space_map_from_domain_and_range(isl_space_range(sp), isl_space_copy(t->time));
@@ -293,48 +296,36 @@ static isl_stat add_time_pairs(isl_map *c, void *user) {
   isl_map *tb = isl_union_map_extract_map(t->times, b);
   isl_map *pairs = isl_map_apply_range(isl_map_apply_domain(c, ta), tb);
   if (!pairs) return isl_stat_error;
-  if (t->n == t->cap) {
+  if (t->out->n == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 64;
-    t->v = realloc(t->v, sizeof *t->v * (size_t)t->cap);
+    t->out->v = realloc(t->out->v, sizeof *t->out->v * (size_t)t->cap);
   }
-  t->v[t->n++] = pairs;
+  t->out->v[t->out->n++] = pairs;
   return isl_stat_ok;
 }
 
-/* The union of v[0..n), in rounds of pairs: a union simplifies against the
- * pieces it has, so adding one at a time would cost n^2. Consumes v's maps. */
-static isl_map *union_all(isl_map **v, int n) {
-  for (; n > 1; n = (n + 1) / 2)
-    for (int i = 0; i < n; i += 2) v[i / 2] = i + 1 < n ? isl_map_union(v[i], v[i + 1]) : v[i];
-  return n ? v[0] : NULL;
-}
-
-/* The model's conflicting pairs as pairs of times by `times`: one map, all
- * time vectors having the model's padded length. NULL when there are none
- * (*failed when isl failed). */
-static isl_map *conflict_times(Sched *s, isl_union_map *times, int ndims, bool *failed) {
-  TimePairs t = {times, isl_space_set_alloc(s->ctx, 0, (unsigned)ndims), NULL, 0, 0};
+/* The model's conflicting pairs as pairs of times by `times` (all time
+ * vectors having ndims components). False when isl failed. */
+static bool conflict_times(Sched *s, isl_union_map *times, int ndims, TimePairs *out) {
+  TimeMaker t = {times, isl_space_set_alloc(s->ctx, 0, (unsigned)ndims), out, 0};
   isl_union_map *c = dep_conflicts(&s->before);
-  *failed = !c || isl_union_map_foreach_map(c, add_time_pairs, &t) < 0;
+  bool ok = c && isl_union_map_foreach_map(c, add_time_pairs, &t) >= 0;
   isl_union_map_free(c);
   isl_space_free(t.time);
-  isl_map *all = union_all(t.v, t.n);
-  free(t.v);
-  if (*failed || (all && isl_map_is_empty(all) == isl_bool_true)) {
-    isl_map_free(all);
-    return NULL;
-  }
-  return all;
+  return ok;
 }
 
-isl_map *sched_conflict_times(Sched *s, const DepModel *now, bool *failed) {
-  *failed = false;
+const TimePairs *sched_conflict_times(Sched *s, const DepModel *now) {
   if (s->conflict_times_of != now) {
-    isl_map_free(s->conflict_times);
-    s->conflict_times = conflict_times(s, now->sched, now->time_dims, failed);
-    s->conflict_times_of = *failed ? NULL : now;
+    time_pairs_free(&s->conflict_times);
+    if (!conflict_times(s, now->sched, now->time_dims, &s->conflict_times)) {
+      time_pairs_free(&s->conflict_times);
+      s->conflict_times_of = NULL;
+      return NULL;
+    }
+    s->conflict_times_of = now;
   }
-  return s->conflict_times;
+  return &s->conflict_times;
 }
 
 /* Some vector of d is lexicographically positive in its first kb
@@ -360,15 +351,33 @@ static bool reversed_somewhere(isl_set *d, int kb, int ka) {
   return found;
 }
 
+typedef struct {
+  int kb, ka;
+  bool found;
+} Reversed;
+
+static isl_stat reversed_piece(isl_basic_set *b, void *user) {
+  Reversed *r = user;
+  r->found = reversed_somewhere(isl_set_from_basic_set(b), r->kb, r->ka);
+  return r->found ? isl_stat_error : isl_stat_ok; /* stop at the first */
+}
+
 /* True when some conflicting pair runs in one order in the model and in the
- * other after the rewrite (then the slow exact path explains which). */
+ * other after the rewrite (then the slow exact path explains which). Piece
+ * by piece of the differences of both times. */
 static bool order_broken(Sched *s, const DepModel *after) {
   isl_union_map *both = isl_union_map_flat_range_product(isl_union_map_copy(s->before.sched), isl_union_map_copy(after->sched));
-  bool failed;
-  isl_map *t = conflict_times(s, both, s->before.time_dims + after->time_dims, &failed);
+  TimePairs t = {NULL, 0};
+  bool found = !conflict_times(s, both, s->before.time_dims + after->time_dims, &t);
   isl_union_map_free(both);
-  if (!t) return failed; /* no conflicts at all */
-  return reversed_somewhere(isl_map_deltas(t), s->before.time_dims, after->time_dims);
+  Reversed r = {s->before.time_dims, after->time_dims, false};
+  for (int i = 0; i < t.n && !found; i++) {
+    isl_set *d = isl_map_deltas(isl_map_copy(t.v[i]));
+    found = !d || isl_set_foreach_basic_set(d, reversed_piece, &r) < 0;
+    isl_set_free(d);
+  }
+  time_pairs_free(&t);
+  return found;
 }
 
 bool sched_legal(Sched *s) {

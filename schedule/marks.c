@@ -91,22 +91,45 @@ static isl_map *across_iterations(isl_map *t, const DepLoop *l, bool lt) {
             : isl_map_order_gt(t, isl_dim_in, l->dim, isl_dim_out, l->dim);
 }
 
+typedef struct {
+  const DepLoop *l;
+  int hit; /* 1 a pair across iterations, -1 isl failed */
+} Carry;
+
+static isl_stat carry_piece(isl_basic_map *b, void *user) {
+  Carry *c = user;
+  const DepLoop *l = c->l;
+  for (int i = 0; i < l->dim; i++) {
+    if (l->prefix[i] != INT64_MIN) b = isl_basic_map_fix_si(b, isl_dim_in, (unsigned)i, (int)l->prefix[i]);
+    b = isl_basic_map_equate(b, isl_dim_in, i, isl_dim_out, i);
+  }
+  b = isl_basic_map_order_gt(b, isl_dim_out, l->dim, isl_dim_in, l->dim);
+  isl_bool empty = b ? isl_basic_map_is_empty(b) : isl_bool_error;
+  isl_basic_map_free(b);
+  if (empty == isl_bool_true) return isl_stat_ok;
+  c->hit = empty == isl_bool_false ? 1 : -1;
+  return isl_stat_error; /* stop */
+}
+
 /* 1 when some conflicting pair runs across iterations of l, 0 when none,
- * -1 when isl failed. The pairs come in both directions: one order is
- * enough. */
-static int carried(isl_map *t, const DepLoop *l) {
-  if (!t) return 0;
-  isl_map *x = across_iterations(isl_map_copy(t), l, true);
-  int empty = x ? isl_map_is_empty(x) : -1;
-  isl_map_free(x);
-  return empty < 0 ? -1 : !empty;
+ * -1 when isl failed. Piece by piece; the pairs come in both directions,
+ * so one order is enough. */
+static int carried(const TimePairs *t, const DepLoop *l) {
+  Carry c = {l, 0};
+  for (int i = 0; i < t->n && !c.hit; i++)
+    if (isl_map_foreach_basic_map(t->v[i], carry_piece, &c) < 0 && !c.hit) c.hit = -1;
+  return c.hit;
 }
 
 /* The dependences (pairs of the model's instances, earlier -> later)
  * across iterations of l, for the message. */
-static isl_union_map *carried_deps(Sched *s, const DepModel *now, isl_map *t, const DepLoop *l) {
-  isl_map *x = isl_map_union(across_iterations(isl_map_copy(t), l, true), across_iterations(isl_map_copy(t), l, false));
-  isl_union_map *pairs = isl_union_map_apply_range(isl_union_map_copy(now->sched), isl_union_map_from_map(x));
+static isl_union_map *carried_deps(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l) {
+  isl_union_map *x = isl_union_map_empty_ctx(s->ctx);
+  for (int i = 0; i < t->n; i++) {
+    x = isl_union_map_add_map(x, across_iterations(isl_map_copy(t->v[i]), l, true));
+    x = isl_union_map_add_map(x, across_iterations(isl_map_copy(t->v[i]), l, false));
+  }
+  isl_union_map *pairs = isl_union_map_apply_range(isl_union_map_copy(now->sched), x);
   pairs = isl_union_map_apply_range(pairs, isl_union_map_reverse(isl_union_map_copy(now->sched)));
   return isl_union_map_intersect(dep_memory(&s->before), pairs);
 }
@@ -132,9 +155,8 @@ static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop) {
   const DepLoop *l = loop_in(now, loop);
   if (!l) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
   if (l->dim < 0) return true; /* no statement inside: nothing is carried */
-  bool failed;
-  isl_map *t = sched_conflict_times(s, now, &failed);
-  int c = failed ? -1 : carried(t, l);
+  const TimePairs *t = sched_conflict_times(s, now);
+  int c = t ? carried(t, l) : -1;
   if (c < 0) return sched_error(s, NULL, "internal error: dependence analysis failed");
   if (!c) {
     proven(s, loop);

@@ -16,6 +16,13 @@
 
 typedef struct Sched Sched;
 typedef struct isl_map isl_map;
+
+/* Pairs of times (time -> time), held by a list of maps: tests go piece by
+ * piece, and no union of thousands of pieces is ever simplified. */
+typedef struct {
+  isl_map **v;
+  int n;
+} TimePairs;
 struct Sched {
   Arena *a;           /* the module's arena: new IR nodes live there */
   const Module *m;
@@ -36,8 +43,8 @@ struct Sched {
   DepModel now;       /* the IR's schedule over the model's instances (no accesses) */
   bool have_now;      /* built since the IR last changed */
   /* The model's conflicting pairs as pairs of the IR's times (both
-   * directions), for the model conflict_times_of names; NULL: none. */
-  isl_map *conflict_times;
+   * directions), for the model conflict_times_of names (NULL: none yet). */
+  TimePairs conflict_times;
   const DepModel *conflict_times_of;
   /* Counts the changes of the IR's dependence structure (a rewrite, a
    * dropped model); the marked loops proven to carry nothing since the
@@ -129,9 +136,8 @@ const DepModel *sched_model_now(Sched *s);
 bool sched_legal(Sched *s);
 /* The model's conflicting pairs (sharing an element, one writing) as pairs
  * of times of `now` (sched_model_now), in both directions. Owned by s and
- * kept until the IR changes; NULL when there are none (*failed when isl
- * failed). */
-isl_map *sched_conflict_times(Sched *s, const DepModel *now, bool *failed);
+ * kept until the IR changes; NULL when isl failed. */
+const TimePairs *sched_conflict_times(Sched *s, const DepModel *now);
 /* Refuses with "illegal: VERB the flow dependence on ..." for one pair of
  * `pairs` (dependences of the model). */
 void sched_explain(Sched *s, isl_union_map *pairs, const char *verb);
