@@ -68,6 +68,20 @@ TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const c
 void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn,
                const CheckOptions *o, CheckResult *r);
 
+/* check_run in its parts, for several runs of variants against one run of
+ * the reference: the limits (false, r says why, when past them), the
+ * reference's run on o->seed's inputs (false with r->message when it
+ * fails), and a variant's run on the same inputs, compared with it. */
+typedef struct {
+  void **args; /* the reference's arguments after its run */
+  int n;
+} CheckReference;
+bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r);
+bool check_reference_run(const Kernel *k, TccUnit *ref, const CheckOptions *o, CheckReference *out, CheckResult *r);
+void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
+                       const CheckOptions *o, CheckResult *r);
+void check_reference_free(CheckReference *c);
+
 /* jit/check_orders.c. Orders as bits: 1u << EmitOrder. */
 #define CHECK_ORDERS_ALL ((1u << EMIT_ORDERS) - 1)
 /* Checks unit u's variant (of reference kernel k) once per order in

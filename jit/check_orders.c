@@ -9,9 +9,10 @@
 
 #include "jit/check.h"
 
-/* Compiles the variant's C in u->order and runs it against the reference. */
-static void run_in_order(const Kernel *k, const EmitUnit *u, const char *text, TccUnit *ref, const CheckOptions *o,
-                         CheckResult *r) {
+/* Compiles the variant's C in u->order and runs it against the
+ * reference's run. */
+static void run_in_order(const EmitUnit *u, const char *text, const Kernel *k, const CheckReference *ref,
+                         const CheckOptions *o, CheckResult *r) {
   char err[4096];
   TccUnit *var = check_compile_variant(u->k, text, u->name, err, sizeof err);
   if (!var) {
@@ -21,12 +22,11 @@ static void run_in_order(const Kernel *k, const EmitUnit *u, const char *text, T
     else
       snprintf(r->message, sizeof r->message, "internal error: the emitted C in %s order does not compile:\n%.800s",
                emit_order_name(u->order), err);
-    r->order = u->order;
-    return;
+  } else {
+    check_variant_run(k, u->k, ref, var, u->name, o, r);
+    tcc_unit_free(var);
   }
-  check_run(k, u->k, ref, var, u->name, o, r);
   r->order = u->order;
-  tcc_unit_free(var);
 }
 
 /* Says in r's message which order failed, and what the source order did. */
@@ -40,6 +40,10 @@ static void name_order(CheckResult *r, bool source_passed) {
 
 void check_run_orders(const Kernel *k, const EmitUnit *u, const char *source, TccUnit *ref, unsigned orders,
                       const CheckOptions *o, CheckResult *r) {
+  memset(r, 0, sizeof *r);
+  if (!check_within_limits(k, u->k, o, r)) return;
+  CheckReference cref; /* one run of the reference for all orders */
+  if (!check_reference_run(k, ref, o, &cref, r)) return;
   if (!(orders & CHECK_ORDERS_ALL)) orders = 1u << EMIT_ORDER_SOURCE;
   char *ran[EMIT_ORDERS] = {NULL};
   int nran = 0;
@@ -59,9 +63,9 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, const char *source, Tc
     ran[nran++] = text;
     CheckOptions one = *o;
     if (nran > 1) one.trace_path = NULL; /* the trace is the first run's */
-    run_in_order(k, &in, text, ref, &one, nran == 1 ? r : &cur);
-    const CheckResult *got = nran == 1 ? r : &cur;
-    if (!got->pass || got->not_run) {
+    CheckResult *got = nran == 1 ? r : &cur;
+    run_in_order(&in, text, k, &cref, &one, got);
+    if (!got->pass) {
       if (got != r) *r = *got;
       if (r->order != EMIT_ORDER_SOURCE) name_order(r, source_passed);
       break;
@@ -69,4 +73,5 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, const char *source, Tc
     source_passed |= ord == EMIT_ORDER_SOURCE;
   }
   for (int i = 0; i < nran; i++) free(ran[i]);
+  check_reference_free(&cref);
 }
