@@ -7,6 +7,19 @@
 
 #define NPUGEN_VERSION "0.1.0"
 
+/* The order the emitted C runs the iterations of each marked loop in
+ * (parallel, vectorize and bind(loop, vu); emit/emit_order.c). Marked
+ * iterations are proven independent, so every order computes the same:
+ * the differential check runs the others to catch a mark that a later step
+ * broke. Only EMIT_ORDER_SOURCE is ever written out (npugen emit). */
+typedef enum {
+  EMIT_ORDER_SOURCE,   /* as the loop counts */
+  EMIT_ORDER_REVERSED, /* last iteration first */
+  EMIT_ORDER_ODD_EVEN, /* iterations 1, 3, 5, ... then 0, 2, 4, ... (counted from 0) */
+  EMIT_ORDERS
+} EmitOrder;
+const char *emit_order_name(EmitOrder o); /* "source", "reversed", "odd-even" */
+
 /* What a variant is emitted from: the kernel IR, the schedule text that
  * produced it (NULL for the kernel as written) and the target it was
  * scheduled for (NULL: the default target). */
@@ -16,6 +29,7 @@ typedef struct {
   const char *name;      /* emitted function name */
   const char *schedule;  /* "split(i, 64, io, ii)\n..." or NULL */
   const NpuTarget *target;
+  EmitOrder order;       /* for the check only; zero: the source order */
 } EmitUnit;
 
 /* malloc'ed C source / header text. Deterministic: same IR, same bytes. */
@@ -45,5 +59,20 @@ typedef struct {
   const Expr *value;
 } DmaAsync;
 bool emit_dma_copy(StrBuf *sb, Arena *scratch, const Stmt *loop, int ind, const DmaAsync *async);
+
+/* emit/emit_order.c: a loop `for (v = lo; v cmp hi; v += step)` opened to
+ * run its iterations in order o (not EMIT_ORDER_SOURCE): a block, the
+ * bounds and trip count evaluated once, a loop over positions and, first
+ * in its body, the counter v of this position's iteration (then `(void)v;`
+ * unless v_read). Returns the indentation of the body; emit_order_close
+ * closes the loop and the block. */
+typedef struct {
+  const Var *v;
+  const Expr *lo, *hi;
+  Op cmp;
+  int64_t step;
+} EmitLoopRange;
+int emit_order_open(StrBuf *sb, EmitOrder o, const EmitLoopRange *r, bool v_read, int ind);
+void emit_order_close(StrBuf *sb, int ind);
 
 #endif

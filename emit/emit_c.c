@@ -262,17 +262,54 @@ static void emit_block_body(Emit *em, const Stmt *block, int ind) {
 }
 
 static void emit_for_header(Emit *em, const Stmt *s);
-static void emit_loop_hint(Emit *em, const Stmt *s, int ind);
+static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp);
 
-/* A loop as written: its hint, header and body. */
-static void emit_plain_loop(Emit *em, const Stmt *s, int ind) {
-  emit_loop_hint(em, s, ind);
-  sb_indent(em->sb, ind);
-  emit_for_header(em, s);
-  sb_puts(em->sb, " {\n");
-  emit_block_body(em, s->body, ind + 1);
+/* Loop s runs in the unit's permuted order: it is marked (parallel,
+ * vectorize, bind) and the unit is emitted for the check in such an
+ * order. An intrinsic or a DMA is one instruction: it is never asked. */
+static bool permuted(const Emit *em, const Stmt *s) {
+  return em->u->order != EMIT_ORDER_SOURCE &&
+         (s->loop_kind == LOOP_PARALLEL || s->loop_kind == LOOP_VECTORIZE || s->loop_kind == LOOP_VU);
+}
+
+/* Opens loop s (or, for a bound loop's phases, a loop over its cores):
+ * the header as written, or the permuted form (emit_order_open). Returns
+ * the indentation of the body, which close_loop ends. */
+static int open_loop(Emit *em, const Stmt *s, int ind, bool permute) {
+  if (!permute) {
+    sb_indent(em->sb, ind);
+    emit_for_header(em, s);
+    sb_puts(em->sb, " {\n");
+    return ind + 1;
+  }
+  EmitLoopRange r = {s->var, s->lo, s->hi, s->cmp, s->step};
+  return emit_order_open(em->sb, em->u->order, &r, em->var_read[s->var->id], ind);
+}
+
+static void close_loop(Emit *em, int ind, bool permute) {
+  if (permute) {
+    emit_order_close(em->sb, ind);
+    return;
+  }
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");
+}
+
+/* In the check's C, why marked loop s keeps the source order. */
+static void source_order_note(Emit *em, const Stmt *s, const char *why, int ind) {
+  if (!permuted(em, s)) return;
+  sb_indent(em->sb, ind);
+  sb_printf(em->sb, "/* loop %s in source order, not %s: %s */\n", s->var->name, emit_order_name(em->u->order), why);
+}
+
+/* A loop as written: its hint, header and body; in the unit's order when
+ * it is marked and may be permuted (not a pass loop that loads ahead). */
+static void emit_plain_loop(Emit *em, const Stmt *s, int ind, bool may_permute) {
+  bool permute = may_permute && permuted(em, s);
+  emit_loop_hint(em, s, ind, !permute); /* an OpenMP pragma must precede a `for`, not the permuted form's block */
+  int body = open_loop(em, s, ind, permute);
+  emit_block_body(em, s->body, body);
+  close_loop(em, ind, permute);
 }
 
 static void emit_for_header(Emit *em, const Stmt *s) {
@@ -459,7 +496,8 @@ static bool emit_pipelined(Emit *em, const Stmt *L, int ind) {
     sb_indent(sb, ind);
     sb_puts(sb, "}\n");
   }
-  emit_loop_hint(em, L, ind);
+  source_order_note(em, L, "each iteration loads the next one's region", ind);
+  emit_loop_hint(em, L, ind, true);
   sb_indent(sb, ind);
   emit_for_header(em, L);
   sb_puts(sb, " {\n");
@@ -849,6 +887,7 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind, c
   if (!phases_fit(L, b, count)) return false;
   StrBuf *sb = em->sb;
   const char *v = L->var->name;
+  bool permute = permuted(em, L); /* each phase in the unit's order: the cores' tokens are per core */
   int64_t cores, passes = 0;
   ir_const_int(L->hi, &cores);
   if (em->pass_bound == L) ir_const_int(em->pass->hi, &passes);
@@ -878,33 +917,40 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind, c
   for (BoundKind p = B_LOAD; p <= B_STORE; p++) {
     /* compute waits for the loads even when it computes nothing */
     if ((p == B_LOAD && !issued) || (p == B_STORE && !count[p])) continue;
-    sb_indent(sb, ind + 1);
-    sb_printf(sb, "for (%s %s = 0; %s < ", L->var->type->name, v, v);
-    ir_print_expr(sb, L->hi);
-    sb_printf(sb, "; %s++) { /* %s */\n", v, what[p]);
+    int in = ind + 2; /* the phase's body */
+    if (permute) {
+      sb_indent(sb, ind + 1);
+      sb_printf(sb, "/* %s */\n", what[p]);
+      in = open_loop(em, L, ind + 1, true);
+    } else {
+      sb_indent(sb, ind + 1);
+      sb_printf(sb, "for (%s %s = 0; %s < ", L->var->type->name, v, v);
+      ir_print_expr(sb, L->hi);
+      sb_printf(sb, "; %s++) { /* %s */\n", v, what[p]);
+    }
     for (int i = 0; i < b->n; i++)
       if (b->kind[i] == B_DECL && phase_uses(em, b, p, b->st[i]->buf)) {
-        sb_indent(sb, ind + 2);
+        sb_indent(sb, in);
         emit_onchip_decl(sb, b->st[i]->buf, copy_of(em, L, b->st[i]->buf, p == B_LOAD, copy, sizeof copy));
         sb_putc(sb, '\n');
       }
     bool waited[BOUND_MAX] = {false};
     int nth[3] = {0};
     for (int i = 0; i <= b->n; i++) {
-      if (p == B_COMPUTE) compute_waits(em, b, i, waited, v, ind + 2);
+      if (p == B_COMPUTE) compute_waits(em, b, i, waited, v, in);
       if (i == b->n || b->kind[i] != p) continue;
       if (p == B_LOAD && (by_pass(em, L, b->buf[i]) || resident(em, L, b->buf[i]))) continue;
       if (p == B_LOAD)
         issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, issued == 1,
-                    copy_of(em, L, b->buf[i], false, copy, sizeof copy), NULL, ind + 2);
+                    copy_of(em, L, b->buf[i], false, copy, sizeof copy), NULL, in);
       else if (p == B_STORE) {
         const Buffer *out = deferred(em, b->st[i], NULL)->b;
         issue_async(em, b->st[i], out, v, 2 + nth[p]++ % 2, count[p] == 1, copy_of(em, L, out, false, copy, sizeof copy),
-                    NULL, ind + 2);
+                    NULL, in);
       } else {
         Stmt one = *b->st[i];
         one.next = NULL;
-        emit_stmts(em, &one, ind + 2, false);
+        emit_stmts(em, &one, in, false);
       }
     }
     int ahead = 0;
@@ -913,19 +959,18 @@ static bool emit_bound_phases(Emit *em, const Stmt *L, const Body *b, int ind, c
       Expr *next = ir_add(&em->scratch, ir_var(&em->scratch, em->pass->var, em->pass->loc),
                           ir_int(&em->scratch, 1, &ty_int, em->pass->loc), em->pass->var->type);
       if (!ahead++) {
-        sb_indent(sb, ind + 2);
+        sb_indent(sb, in);
         sb_printf(sb, "if (%s + 1 < %lld) { /* the next pass's regions, into the other copies */\n",
                   em->pass->var->name, (long long)passes);
       }
       issue_async(em, b->st[i], b->buf[i], v, nth[p]++ % 2, issued == 1, copy_of(em, L, b->buf[i], true, copy, sizeof copy),
-                  next, ind + 3);
+                  next, in + 1);
     }
     if (ahead) {
-      sb_indent(sb, ind + 2);
+      sb_indent(sb, in);
       sb_puts(sb, "}\n");
     }
-    sb_indent(sb, ind + 1);
-    sb_puts(sb, "}\n");
+    close_loop(em, ind + 1, permute);
   }
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
@@ -1043,7 +1088,9 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   const char *v = L->var->name;
   int first = loads.ahead + loads.once; /* loads before the pass loop */
   if (!first) { /* only copies out alternate: nothing to load ahead */
-    emit_plain_loop(em, P, ind);
+    /* a core waits for its last copy out of a copy before writing it, in
+     * any order of the passes: P may be permuted */
+    emit_plain_loop(em, P, ind, true);
     em->pass = em->pass_bound = NULL;
     em->held -= held;
     return true;
@@ -1073,7 +1120,8 @@ static bool emit_bound_pass(Emit *em, const Stmt *P, int ind) {
   }
   sb_indent(sb, ind + 1);
   sb_puts(sb, "}\n");
-  emit_plain_loop(em, P, ind + 1);
+  source_order_note(em, P, "each pass loads the next one's regions", ind + 1);
+  emit_plain_loop(em, P, ind + 1, false);
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
   em->pass = em->pass_bound = NULL;
@@ -1101,38 +1149,36 @@ static void emit_bound(Emit *em, const Stmt *L, int ind) {
   sb_printf(sb, "/* bound to the VU cores: iteration %s runs on core %s", v, v);
   if (*why) sb_printf(sb, ", one core after another: %s", why);
   sb_puts(sb, " */\n");
-  sb_indent(sb, ind);
-  emit_for_header(em, L);
-  sb_puts(sb, " {\n");
+  bool permute = permuted(em, L);
+  int in = open_loop(em, L, ind, permute);
   for (const Stmt *c = L->body->body; c; c = c->next) {
     const struct Deferred *d = deferred(em, c, NULL);
     if (d) {
       char copy[100];
-      issue_async(em, c, d->b, v, 2, true, copy_of(em, L, d->b, false, copy, sizeof copy), NULL, ind + 1);
+      issue_async(em, c, d->b, v, 2, true, copy_of(em, L, d->b, false, copy, sizeof copy), NULL, in);
       continue;
     }
     Stmt one = *c;
     one.next = NULL;
-    emit_stmts(em, &one, ind + 1, false);
+    emit_stmts(em, &one, in, false);
     d = c->kind == ST_DECL ? deferred(em, NULL, c->buf) : NULL;
-    if (d) wait_last_store(em, d, v, ind + 1);
+    if (d) wait_last_store(em, d, v, in);
   }
-  sb_indent(sb, ind);
-  sb_puts(sb, "}\n");
+  close_loop(em, ind, permute);
 }
 
 /* vectorize/parallel: OpenMP hints that a compiler without OpenMP never sees
  * (so -Wunknown-pragmas stays quiet and the meaning cannot change). A
  * vectorized nest over vector memory that no VU instruction computes says
  * why, for the reviewer. */
-static void emit_loop_hint(Emit *em, const Stmt *s, int ind) {
+static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp) {
   if (s->loop_kind == LOOP_VECTORIZE && s->vec_note) {
     sb_indent(em->sb, ind);
     sb_printf(em->sb, "/* vectorize(%s) stays a hint: no VU instruction computes this nest (%s) */\n", s->name,
               s->vec_note);
   }
   const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
-  if (p) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
+  if (p && omp) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
 }
 
 static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
@@ -1162,7 +1208,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
         ind++;
       }
       if (s->loop_kind == LOOP_VU) emit_bound(em, s, ind);
-      else if (!emit_pipelined(em, s, ind) && !emit_bound_pass(em, s, ind)) emit_plain_loop(em, s, ind);
+      else if (!emit_pipelined(em, s, ind) && !emit_bound_pass(em, s, ind)) emit_plain_loop(em, s, ind, true);
       if (plan.added) {
         ind--;
         defer_close(em, from, ind);

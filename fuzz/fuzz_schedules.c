@@ -4,7 +4,10 @@
  *                  [-k TOKENS] [--cc CC|none] [--in-process [-v]] [FILE...]
  *
  * Runs N cases (fuzz/sched_gen.h) over every kernel file (tests/kernels,
- * tests/kernels/realworld, examples, fuzz/kernels; or the files given). Each case runs in
+ * tests/kernels/realworld, examples, fuzz/kernels; or the files given); a
+ * variant with marked loops is checked in each order of their iterations
+ * (source, reversed, odd-even), so on large kernels a case takes up to
+ * three variant runs. Each case runs in
  * its own forked process, JOBS at a time, so a crash, a sanitizer report or
  * a hang (past -t seconds, default 60) is caught and recorded like any
  * other failure. -T ends the run after that many seconds in all (the cases

@@ -3,7 +3,10 @@
  * sometimes bad) arguments, chosen by looking at the variant's current IR.
  * A case must end one of two ways: a step is refused with an error message,
  * or every step applies and the emitted C passes the differential check
- * against the kernel as written. Anything else is a failure, and so is an
+ * against the kernel as written, with every marked loop (parallel,
+ * vectorize, bind) also run reversed and odd iterations first
+ * (check_run_orders). About a third of the cases set a mark early and
+ * follow it with other steps, which must keep it. Anything else is a failure, and so is an
  * applied variant that fails the tester's own checks: every index provably
  * in bounds (ir_check_bounds), constant loop bounds that fit the counter's
  * type, no absurdly long loop, deterministic emission, and optionally gcc's
@@ -101,6 +104,7 @@ typedef struct {
   long cases;
   long outcome[SG_OUTCOMES];
   long tried[32], applied[32];   /* per primitive */
+  long mark_then_step;           /* checked variants where a mark was followed by another step */
   char *failures;                /* descriptions of failed and internal-error cases (malloc'ed) */
   size_t failures_len;
 } SgCounts;
@@ -109,8 +113,9 @@ typedef struct {
  * cases are kept in c->failures (the first ones only, to bound memory). */
 void sg_counts_add(SgCounts *c, const SgCase *cs);
 void sg_counts_free(SgCounts *c);
-/* "N cases: passed P, refused R, internal errors I, failed F" plus
- * per-primitive applied/tried figures. malloc'ed. */
+/* "N cases: passed P, refused R, internal errors I, failed F", the checked
+ * variants with a mark and a later step, and per-primitive applied/tried
+ * figures. malloc'ed. */
 char *sg_counts_summary(const SgCounts *c);
 
 /* The file a case seed runs on (runners agree on it, so a seed names a case). */

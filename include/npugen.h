@@ -100,8 +100,27 @@ typedef struct {
   double nu_utilization;  /* NU busy / total */
   uint64_t dma_bytes;     /* bytes moved by DMA */
   uint64_t onchip_peak;   /* peak on-chip bytes, summed over scopes */
+  /* The order of the run described (NPG_ORDER_*): the first that failed,
+   * else the first run (the source order, unless it was not asked for). */
+  unsigned order;
 } NpgCheckResult;
+/* The orders a check runs each marked loop's iterations in (parallel,
+ * vectorize, bind(loop, vu)), as bits. A mark says the iterations are
+ * independent, so every order must match the kernel as written; the check
+ * passes only if all do. A variant without a marked loop runs once.
+ * docs/check.md says which loops are not permuted. */
+enum {
+  NPG_ORDER_SOURCE = 1u << 0,   /* as the loop counts */
+  NPG_ORDER_REVERSED = 1u << 1, /* last iteration first */
+  NPG_ORDER_ODD_EVEN = 1u << 2, /* iterations 1, 3, 5, ... then 0, 2, 4, ... (counted from 0) */
+  NPG_ORDER_ALL = 7u
+};
+/* Checks in every order of NPG_ORDER_ALL, or those npg_set_check_orders set. */
 bool npg_check(NpgSession *s, int variant, uint64_t seed, NpgCheckResult *r);
+/* Checks in the orders given (0: the source order alone). */
+bool npg_check_orders(NpgSession *s, int variant, uint64_t seed, unsigned orders, NpgCheckResult *r);
+/* The orders npg_check runs from now on; 0: NPG_ORDER_ALL, the default. */
+void npg_set_check_orders(NpgSession *s, unsigned orders);
 /* Changes the session's target (an INI file): variants are simulated on it
  * and later schedules planned for it. Refused (false, npg_errors() says why)
  * when it cannot be read, or when variants are already scheduled and it

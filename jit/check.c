@@ -285,105 +285,156 @@ static bool within_limits(const Kernel *k, const Kernel *ir, uint64_t max_steps,
   return false;
 }
 
-void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn,
-               const CheckOptions *o, CheckResult *r) {
-  memset(r, 0, sizeof *r);
-  r->pass = true;
-  r->exact = true;
-  if (!ir) ir = k;
+bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r) {
   uint64_t max_steps = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
   uint64_t max_bytes = o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES;
-  if (!within_limits(k, ir, max_steps, max_bytes, r)) return;
-  char name[300];
+  return within_limits(k, ir ? ir : k, max_steps, max_bytes, r);
+}
+
+static void free_args(void **args, int n) {
+  for (int i = 0; args && i < n; i++) free(args[i]);
+  free(args);
+}
+
+/* The arrays and scalars of k's parameters, filled from seed: the same
+ * values at every call. NULL when out of memory. */
+static void **make_inputs(const Kernel *k, uint64_t seed) {
+  int n = k->nparams, i = 0;
+  void **args = calloc((size_t)n + 1, sizeof(void *));
+  uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
+  for (const Param *p = k->params; args && p; p = p->next, i++) {
+    size_t bytes = p->buf ? (size_t)buffer_elems(p->buf) * (size_t)p->buf->elem->size : 16;
+    if (!(args[i] = p->buf ? malloc(bytes) : calloc(1, bytes))) {
+      free_args(args, n);
+      return NULL;
+    }
+    if (!p->buf) random_value(&s, p->var->type, true, args[i]);
+    else
+      for (int64_t e = 0; e < buffer_elems(p->buf); e++)
+        random_value(&s, p->buf->elem, false, (unsigned char *)args[i] + e * p->buf->elem->size);
+  }
+  return args;
+}
+
+bool check_reference_run(const Kernel *k, TccUnit *ref, const CheckOptions *o, CheckReference *out, CheckResult *r) {
+  char name[300], err[256];
   snprintf(name, sizeof name, "npg_ref_%s", k->name);
   ThunkFn ref_fn = (ThunkFn)tcc_unit_symbol(ref, name);
+  out->n = k->nparams;
+  out->args = NULL;
+  r->pass = false;
+  if (!ref_fn) {
+    snprintf(r->message, sizeof r->message, "internal error: a JIT thunk is missing");
+  } else if (!(out->args = make_inputs(k, o->seed))) {
+    snprintf(r->message, sizeof r->message, "not run: out of memory for the arrays");
+  } else if (!guarded_call(ref_fn, out->args, err, sizeof err)) {
+    snprintf(r->message, sizeof r->message, "reference kernel '%s': %s", k->name, err);
+    check_reference_free(out);
+  } else {
+    r->pass = true;
+  }
+  return r->pass;
+}
+
+void check_reference_free(CheckReference *c) {
+  free_args(c->args, c->n);
+  c->args = NULL;
+}
+
+/* The variant's arguments: the seeded inputs, each parameter with a new
+ * layout packed into it by the variant's own helper (its logical copy
+ * kept in logical[]). False with r->message when one cannot be made. */
+static bool variant_inputs(const Kernel *k, const Kernel *ir, TccUnit *var, const char *fn, uint64_t seed,
+                           void **var_args, void **logical, CheckResult *r) {
+  void **in = make_inputs(k, seed);
+  if (!in) {
+    snprintf(r->message, sizeof r->message, "not run: out of memory for the arrays");
+    return false;
+  }
+  int i = 0;
+  bool ok = true;
+  char err[256];
+  for (const Param *p = k->params; p; p = p->next, i++) {
+    const Buffer *vb = p->buf ? variant_buffer(ir, i) : NULL;
+    if (!vb || !vb->layout) {
+      var_args[i] = in[i];
+      in[i] = NULL;
+      continue;
+    }
+    logical[i] = in[i];
+    in[i] = NULL;
+    if (!ok) continue;
+    void *pa[2] = {logical[i], var_args[i] = malloc((size_t)buffer_elems(vb) * (size_t)vb->elem->size)};
+    ThunkFn pack = layout_thunk(var, "pack", vb);
+    if (!var_args[i]) {
+      snprintf(r->message, sizeof r->message, "not run: out of memory for the arrays");
+      ok = false;
+    } else if (!pack || !guarded_call(pack, pa, err, sizeof err)) {
+      snprintf(r->message, sizeof r->message, "%s_pack_%s: %s", fn, vb->name, pack ? err : "missing");
+      ok = false;
+    }
+  }
+  free(in);
+  return ok;
+}
+
+/* Compares every non-const array of the variant (unpacked to the logical
+ * layout where it has another) with the reference's. */
+static void compare_outputs(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
+                            void **var_args, void **logical, CheckResult *r) {
+  int i = 0;
+  char err[256];
+  for (const Param *p = k->params; p; p = p->next, i++) {
+    if (!p->buf || p->buf->is_const) continue;
+    const Buffer *vb = variant_buffer(ir, i);
+    void *got = var_args[i];
+    if (vb && vb->layout) {
+      void *ua[2] = {var_args[i], logical[i]};
+      ThunkFn unpack = layout_thunk(var, "unpack", vb);
+      if (!unpack || !guarded_call(unpack, ua, err, sizeof err)) {
+        snprintf(r->message, sizeof r->message, "%s_unpack_%s: %s", fn, vb->name, unpack ? err : "missing");
+        r->pass = false;
+        return;
+      }
+      got = logical[i];
+    }
+    compare(p->buf, ref->args[i], got, r);
+  }
+}
+
+void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
+                       const CheckOptions *o, CheckResult *r) {
+  memset(r, 0, sizeof *r);
+  r->exact = true;
+  if (!ir) ir = k;
+  char name[300];
   snprintf(name, sizeof name, "npg_call_%s", fn);
   ThunkFn var_fn = (ThunkFn)tcc_unit_symbol(var, name);
-  if (!ref_fn || !var_fn) {
+  if (!var_fn) {
     snprintf(r->message, sizeof r->message, "internal error: a JIT thunk is missing");
-    r->pass = false;
     return;
   }
   int n = k->nparams;
-  void **ref_args = calloc((size_t)n + 1, sizeof(void *));
   void **var_args = calloc((size_t)n + 1, sizeof(void *));
   void **logical = calloc((size_t)n + 1, sizeof(void *)); /* the variant's inputs before pack */
-  uint64_t s = o->seed * 0x2545F4914F6CDD1Dull + 1;
-  int i = 0;
-  char err[256];
-  if (!ref_args || !var_args || !logical) {
-    free(ref_args), free(var_args), free(logical);
+  if (!var_args || !logical) {
     snprintf(r->message, sizeof r->message, "not run: out of memory");
-    r->pass = false;
-    return;
+  } else if (variant_inputs(k, ir, var, fn, o->seed, var_args, logical, r)) {
+    r->pass = true;
+    uint64_t max_steps = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
+    if (!run_simulated(k, ir, var_fn, var_args, o, max_steps, r)) r->pass = false;
+    else compare_outputs(k, ir, ref, var, fn, var_args, logical, r);
   }
-  for (const Param *p = k->params; p && r->pass; p = p->next, i++) {
-    if (!p->buf) {
-      ref_args[i] = calloc(1, 16);
-      var_args[i] = calloc(1, 16);
-      if (!ref_args[i] || !var_args[i]) break;
-      random_value(&s, p->var->type, true, ref_args[i]);
-      memcpy(var_args[i], ref_args[i], 16);
-      continue;
-    }
-    size_t bytes = (size_t)buffer_elems(p->buf) * (size_t)p->buf->elem->size;
-    const Buffer *vb = variant_buffer(ir, i);
-    bool packed = vb && vb->layout;
-    ref_args[i] = malloc(bytes);
-    var_args[i] = malloc(packed ? (size_t)buffer_elems(vb) * (size_t)vb->elem->size : bytes);
-    if (packed) logical[i] = malloc(bytes);
-    if (!ref_args[i] || !var_args[i] || (packed && !logical[i])) break;
-    for (int64_t e = 0; e < buffer_elems(p->buf); e++)
-      random_value(&s, p->buf->elem, false, (unsigned char *)ref_args[i] + e * p->buf->elem->size);
-    if (!packed) {
-      memcpy(var_args[i], ref_args[i], bytes);
-      continue;
-    }
-    /* pack the same logical values into the variant's layout */
-    memcpy(logical[i], ref_args[i], bytes);
-    void *pa[2] = {logical[i], var_args[i]};
-    ThunkFn pack = layout_thunk(var, "pack", vb);
-    if (!pack || !guarded_call(pack, pa, err, sizeof err)) {
-      snprintf(r->message, sizeof r->message, "%s_pack_%s: %s", fn, vb->name, pack ? err : "missing");
-      r->pass = false;
-    }
-  }
-  if (r->pass && i < n) {
-    snprintf(r->message, sizeof r->message, "not run: out of memory for the arrays");
-    r->pass = false;
-  }
-  if (!r->pass) {
-    /* a pack failed: r->message says which */
-  } else if (!guarded_call(ref_fn, ref_args, err, sizeof err)) {
-    snprintf(r->message, sizeof r->message, "reference kernel '%s': %s", k->name, err);
-    r->pass = false;
-  } else if (!run_simulated(k, ir, var_fn, var_args, o, max_steps, r)) {
-    r->pass = false;
-  } else {
-    i = 0;
-    for (const Param *p = k->params; p; p = p->next, i++) {
-      if (!p->buf || p->buf->is_const) continue;
-      const Buffer *vb = variant_buffer(ir, i);
-      void *got = var_args[i];
-      if (vb && vb->layout) {
-        void *ua[2] = {var_args[i], logical[i]};
-        ThunkFn unpack = layout_thunk(var, "unpack", vb);
-        if (!unpack || !guarded_call(unpack, ua, err, sizeof err)) {
-          snprintf(r->message, sizeof r->message, "%s_unpack_%s: %s", fn, vb->name, unpack ? err : "missing");
-          r->pass = false;
-          break;
-        }
-        got = logical[i];
-      }
-      compare(p->buf, ref_args[i], got, r);
-    }
-  }
-  for (i = 0; i < n; i++) {
-    free(ref_args[i]);
-    free(var_args[i]);
-    free(logical[i]);
-  }
-  free(ref_args);
-  free(var_args);
-  free(logical);
+  free_args(var_args, n);
+  free_args(logical, n);
+}
+
+void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn,
+               const CheckOptions *o, CheckResult *r) {
+  memset(r, 0, sizeof *r);
+  if (!check_within_limits(k, ir, o, r)) return;
+  CheckReference cref;
+  if (!check_reference_run(k, ref, o, &cref, r)) return;
+  check_variant_run(k, ir, &cref, var, fn, o, r);
+  check_reference_free(&cref);
 }

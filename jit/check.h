@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "emit/emit.h"
 #include "ir/ir.h"
 #include "jit/tcc_unit.h"
 #include "sim/npusim.h"
@@ -43,6 +44,7 @@ typedef struct {
   /* The variant's run in libnpusim. */
   uint64_t sim_cycles, sim_macs, dma_bytes, onchip_peak;
   double nu_utilization;
+  EmitOrder order;     /* check_run_orders: the order of the marked loops in the run described */
 } CheckResult;
 
 /* The C text of a thunk `void THUNK(void **a)` that calls FN with the
@@ -65,5 +67,31 @@ TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const c
  * simulator of o->target. A run past o's limits is not started: r says why. */
 void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn,
                const CheckOptions *o, CheckResult *r);
+
+/* check_run in its parts, for several runs of variants against one run of
+ * the reference: the limits (false, r says why, when past them), the
+ * reference's run on o->seed's inputs (false with r->message when it
+ * fails), and a variant's run on the same inputs, compared with it. */
+typedef struct {
+  void **args; /* the reference's arguments after its run */
+  int n;
+} CheckReference;
+bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r);
+bool check_reference_run(const Kernel *k, TccUnit *ref, const CheckOptions *o, CheckReference *out, CheckResult *r);
+void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
+                       const CheckOptions *o, CheckResult *r);
+void check_reference_free(CheckReference *c);
+
+/* jit/check_orders.c. Orders as bits: 1u << EmitOrder. */
+#define CHECK_ORDERS_ALL ((1u << EMIT_ORDERS) - 1)
+/* Checks unit u's variant (of reference kernel k) once per order in
+ * `orders` (0: the source order alone), emitting its C in each; `source`,
+ * when not NULL, is u's C in source order, already emitted. An order whose
+ * C is the same as one run already (no marked loop was permuted) is not
+ * run again. Stops at the first run that fails or is not run, and r is
+ * that run's (its message names a permuted order); else r is the first
+ * run's, the one that writes o->trace_path. */
+void check_run_orders(const Kernel *k, const EmitUnit *u, const char *source, TccUnit *ref, unsigned orders,
+                      const CheckOptions *o, CheckResult *r);
 
 #endif

@@ -108,7 +108,7 @@ int npg_variant_index(const NpgSession *s, const char *name) {
 }
 
 static EmitUnit unit_of(const NpgSession *s, int i) {
-  return (EmitUnit){s->m, s->v[i].ir, s->v[i].name, s->v[i].schedule, &s->target};
+  return (EmitUnit){s->m, s->v[i].ir, s->v[i].name, s->v[i].schedule, &s->target, EMIT_ORDER_SOURCE};
 }
 
 const char *npg_emit_source(NpgSession *s, int i) {
@@ -145,7 +145,12 @@ static TccUnit *reference_unit(NpgSession *s, char *err, size_t n) {
   return s->ref;
 }
 
-bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
+/* The NPG_ORDER_* bits are CheckResult's order bits. */
+_Static_assert(NPG_ORDER_SOURCE == 1u << EMIT_ORDER_SOURCE && NPG_ORDER_REVERSED == 1u << EMIT_ORDER_REVERSED &&
+                   NPG_ORDER_ODD_EVEN == 1u << EMIT_ORDER_ODD_EVEN && NPG_ORDER_ALL == CHECK_ORDERS_ALL,
+               "NPG_ORDER_* and EmitOrder agree");
+
+bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgCheckResult *out) {
   memset(out, 0, sizeof *out);
   if (i < 0 || i >= npg_variant_count(s)) {
     snprintf(out->message, sizeof out->message, "no variant %d", i);
@@ -157,17 +162,11 @@ bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
     snprintf(out->message, sizeof out->message, "the kernel source does not compile with tcc:\n%.900s", err);
     return false;
   }
-  const char *src = npg_emit_source(s, i);
-  TccUnit *var = check_compile_variant(s->v[i].ir, src, s->v[i].name, err, sizeof err);
-  if (!var) {
-    snprintf(out->message, sizeof out->message, "internal error: emitted C does not compile:\n%.900s", err);
-    return false;
-  }
   CheckResult r;
   CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
                     .max_steps = s->max_steps, .max_bytes = s->max_bytes};
-  check_run(s->v[i].kernel, s->v[i].ir, ref, var, s->v[i].name, &o, &r);
-  tcc_unit_free(var);
+  EmitUnit u = unit_of(s, i);
+  check_run_orders(s->v[i].kernel, &u, npg_emit_source(s, i), ref, orders, &o, &r);
   out->pass = r.pass;
   out->exact = r.exact;
   out->max_error = r.max_error;
@@ -177,8 +176,15 @@ bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
   out->nu_utilization = r.nu_utilization;
   out->dma_bytes = r.dma_bytes;
   out->onchip_peak = r.onchip_peak;
+  out->order = 1u << r.order;
   return r.pass;
 }
+
+bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
+  return npg_check_orders(s, i, seed, s->check_orders ? s->check_orders : NPG_ORDER_ALL, out);
+}
+
+void npg_set_check_orders(NpgSession *s, unsigned orders) { s->check_orders = orders & NPG_ORDER_ALL; }
 
 /* Where two targets differ in what a schedule is planned for (scope sizes,
  * VU cores, DMA channels) or relies on (the DMAs in flight at once); false

@@ -28,6 +28,7 @@ struct NpgSession {
   NpuTarget target; /* schedules are planned for it, variants simulated on it */
   char *trace_path;
   uint64_t max_steps, max_bytes; /* npg_set_check_limits; 0: the defaults */
+  unsigned check_orders;         /* npg_set_check_orders; 0: NPG_ORDER_ALL */
 };
 
 /* Adds a variant; takes ownership of schedule and steps. */

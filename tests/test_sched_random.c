@@ -2,7 +2,10 @@
  * examples, and fuzz/kernels' producer/consumer nests): 1024 seeded
  * cases of 1..6 random primitives each. Every case must either be refused
  * with an error message or pass the differential check against the kernel
- * as written; nothing may be miscompiled, crash, or be refused silently.
+ * as written, in every order of its marked loops' iterations (source,
+ * reversed, odd-even: a later step must not break a mark); nothing may be
+ * miscompiled, crash, or be refused silently. About a third of the cases
+ * set a mark early and follow it with other steps.
  * Refusals saying "internal error" are npugen bugs too: they are counted
  * separately, and any of them fails this test like a failed case. Longer
  * runs: `make fuzz-schedules N=100000`.
