@@ -189,8 +189,8 @@ Stmt *ir_clone_stmt(Arena *a, const Stmt *s, CloneMap *cm) {
     if (s->buf) c->buf = fresh_buf(a, cm, s->buf);
     break;
   }
-  if (s->norig) {
-    c->orig = ARENA_ARRAY(a, Expr *, s->norig);
+  if (s->orig) { /* a copy is the same statement: same instances (ir/deps.h) */
+    c->orig = ARENA_ARRAY(a, Expr *, s->norig ? s->norig : 1);
     for (int i = 0; i < s->norig; i++) c->orig[i] = ir_clone_expr(a, s->orig[i], cm);
   }
   return c;

@@ -22,6 +22,7 @@ typedef struct {
   const Stmt *loops[512];
   int depth;
   int next_inst;
+  bool only_new; /* number only the leaves without an origin */
 } Reset;
 
 static void reset_list(Reset *r, Stmt *s);
@@ -43,10 +44,15 @@ static void reset_stmt(Reset *r, Stmt *s) {
     break;
   case ST_ASSIGN:
   case ST_DECL:
+    if (r->only_new && s->orig) break;
     s->inst = r->next_inst++;
     s->norig = r->depth < 512 ? r->depth : 512;
     s->orig = ARENA_ARRAY(r->a, Expr *, s->norig ? s->norig : 1);
-    for (int i = 0; i < s->norig; i++) s->orig[i] = ir_var(r->a, r->loops[i]->var, s->loc);
+    s->orig_vars = ARENA_ARRAY(r->a, const Var *, s->norig ? s->norig : 1);
+    for (int i = 0; i < s->norig; i++) {
+      s->orig[i] = ir_var(r->a, r->loops[i]->var, s->loc);
+      s->orig_vars[i] = r->loops[i]->var;
+    }
     break;
   }
 }
@@ -57,6 +63,19 @@ static void reset_list(Reset *r, Stmt *s) {
 
 void dep_reset_origins(Arena *a, Kernel *k) {
   Reset r = {.a = a};
+  reset_list(&r, k->body);
+}
+
+static bool max_inst(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  int *n = ctx;
+  if ((s->kind == ST_ASSIGN || s->kind == ST_DECL) && s->orig && s->inst + 1 > *n) *n = s->inst + 1;
+  return true;
+}
+
+void dep_number_new_leaves(Arena *a, Kernel *k) {
+  Reset r = {.a = a, .only_new = true};
+  ir_walk_stmts(k->body, max_inst, &r.next_inst);
   reset_list(&r, k->body);
 }
 
@@ -82,6 +101,7 @@ typedef struct {
   bool *identity;
   int nocc, capocc;
   StrBuf racc, wacc; /* one leaf's accesses, batched for one parse */
+  char acc_tuple;     /* their instances: 'S' (the model's) or 'I' (loop iterations) */
   isl_union_map *reads, *writes;
 } Build;
 
@@ -98,7 +118,7 @@ static int *snapshot_loops(Build *b) {
 static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
   StrBuf *sb = write ? &b->wacc : &b->racc;
   char *space = aff_space_text(&b->aff);
-  sb_printf(sb, "S%d%s -> ", leaf->inst, space);
+  sb_printf(sb, "%c%d%s -> ", b->acc_tuple, leaf->inst, space);
   const int *decl = NULL;
   StrBuf extra;
   sb_init(&extra);
@@ -188,6 +208,8 @@ static void leaf_accesses(Build *b, const Stmt *s) {
   }
 }
 
+static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity);
+
 static void leaf(Build *b, const Stmt *s) {
   DepModel *m = b->m;
   if (s->inst < 0 || s->inst >= m->nleaves) {
@@ -200,9 +222,10 @@ static void leaf(Build *b, const Stmt *s) {
   DepLeaf *L = &m->leaves[li];
   if (!L->stmt) {
     L->stmt = s;
-    L->depth = b->aff.nloops;
-    L->vars = malloc(sizeof *L->vars * (size_t)(b->aff.nloops + 1));
-    for (int i = 0; i < b->aff.nloops; i++) L->vars[i] = b->aff.loops[i]->var;
+    /* the coordinates of its instances: the loops its origin stands for */
+    L->depth = s->orig_vars ? s->norig : b->aff.nloops;
+    L->vars = malloc(sizeof *L->vars * (size_t)(L->depth + 1));
+    for (int i = 0; i < L->depth; i++) L->vars[i] = s->orig_vars ? s->orig_vars[i] : b->aff.loops[i]->var;
   }
   if (b->ncomps > m->time_dims) m->time_dims = b->ncomps;
 
@@ -252,27 +275,46 @@ static void leaf(Build *b, const Stmt *s) {
     sb_printf(&on, "S%d%s", s->inst, b->iter_space[idx]);
     b->orig[idx] = sb_take(&on);
   }
-  if (b->accesses) {
-    if (!identity) {
-      b->failed = true;
-      snprintf(m->error, sizeof m->error, "internal error: accesses need fresh origins");
-      return;
-    }
-    leaf_accesses(b, s);
-    StrBuf d;
-    sb_init(&d);
-    sb_printf(&d, "{ %s : %s }", b->orig[idx], b->cons[idx]);
-    isl_union_set *dom = isl_union_set_read_from_str(m->ctx, d.data);
-    sb_free(&d);
-    if (!dom) {
-      b->failed = true;
-      snprintf(m->error, sizeof m->error, "cannot model the domain of %s (line %d)", s->name ? s->name : "a declaration", s->loc.line);
-      return;
-    }
+  if (b->accesses) leaf_access_maps(b, s, idx, identity);
+}
+
+/* The accesses of one occurrence of leaf s, as maps from the model's
+ * instances: built over its loop iterations, and for an origin that is not
+ * the identity, mapped through iteration -> instance. */
+static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity) {
+  DepModel *m = b->m;
+  b->acc_tuple = identity ? 'S' : 'I';
+  leaf_accesses(b, s);
+  StrBuf d;
+  sb_init(&d);
+  if (identity) sb_printf(&d, "{ %s : %s }", b->orig[idx], b->cons[idx]);
+  else sb_printf(&d, "{ I%d%s : %s }", s->inst, b->iter_space[idx], b->cons[idx]);
+  isl_union_set *dom = isl_union_set_read_from_str(m->ctx, d.data);
+  sb_free(&d);
+  if (!dom) {
+    b->failed = true;
+    snprintf(m->error, sizeof m->error, "cannot model the domain of %s (line %d)", s->name ? s->name : "a declaration", s->loc.line);
+    return;
+  }
+  if (identity) {
     flush_accesses(b, &b->racc, &b->reads, s, dom);
     flush_accesses(b, &b->wacc, &b->writes, s, dom);
     isl_union_set_free(dom);
+    return;
   }
+  isl_union_map *r = isl_union_map_empty_ctx(m->ctx), *w = isl_union_map_empty_ctx(m->ctx);
+  flush_accesses(b, &b->racc, &r, s, dom);
+  flush_accesses(b, &b->wacc, &w, s, dom);
+  isl_union_set_free(dom);
+  sb_printf(&d, "{ I%d%s -> %s : %s }", s->inst, b->iter_space[idx], b->orig[idx], b->cons[idx]);
+  isl_union_map *i2o = isl_union_map_read_from_str(m->ctx, d.data);
+  sb_free(&d);
+  if (!i2o) {
+    b->failed = true;
+    snprintf(m->error, sizeof m->error, "cannot model the instances of %s (line %d)", s->name ? s->name : "a declaration", s->loc.line);
+  }
+  b->reads = isl_union_map_union(b->reads, isl_union_map_apply_domain(r, isl_union_map_copy(i2o)));
+  b->writes = isl_union_map_union(b->writes, isl_union_map_apply_domain(w, i2o));
 }
 
 static void push_comp(Build *b, char *text) {
@@ -497,6 +539,19 @@ void dep_model_free(DepModel *m) {
   isl_union_map_free(m->conflicts);
   isl_union_map_free(m->deps);
   memset(m, 0, sizeof *m);
+}
+
+const DepLoop *dep_loop(const DepModel *m, const Stmt *loop) {
+  for (int i = 0; i < m->nloops; i++)
+    if (m->loops[i].loop == loop) return &m->loops[i];
+  return NULL;
+}
+
+isl_set *dep_times_inside(const DepModel *m, const DepLoop *l) {
+  isl_set *t = isl_set_universe(isl_space_set_alloc(m->ctx, 0, (unsigned)m->time_dims));
+  for (int i = 0; i < l->dim; i++)
+    if (l->prefix[i] != INT64_MIN) t = isl_set_fix_si(t, isl_dim_set, (unsigned)i, (int)l->prefix[i]);
+  return t;
 }
 
 /* ---------------- dependences ---------------- */

@@ -54,11 +54,23 @@ typedef struct {
  * to its own enclosing loop counters: k becomes the reference program of the
  * next step. */
 void dep_reset_origins(Arena *a, Kernel *k);
-/* Builds the model of k. With accesses, k's origins must be the identity
- * (fresh from dep_reset_origins). Returns false (with m->error) when some
- * origin is not affine. */
+/* Numbers the leaves that have no origin yet (statements a step created)
+ * after the others, with their own loop counters as origins; the others
+ * keep theirs, so the copies of one statement (unroll, partition) stay one
+ * statement with one instance domain in the next model. */
+void dep_number_new_leaves(Arena *a, Kernel *k);
+/* Builds the model of k over its origins' instances (with accesses: each
+ * occurrence's accesses are mapped from its loop iterations to its
+ * instances). Returns false (with m->error) when some origin is not
+ * affine. */
 bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses);
 void dep_model_free(DepModel *m);
+/* The model's entry for a loop of its program; NULL when absent. */
+const DepLoop *dep_loop(const DepModel *m, const Stmt *loop);
+/* The time vectors of the instances inside loop l (its place in the
+ * program: the block positions before its counter). */
+typedef struct isl_set isl_set;
+isl_set *dep_times_inside(const DepModel *m, const DepLoop *l);
 /* Memory dependences: pairs of instances (earlier -> later in m's order)
  * that touch one element, at least one of them writing. Computed once per
  * model; a new reference each call. */

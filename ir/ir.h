@@ -233,6 +233,7 @@ struct Stmt {
   int inst;
   Expr **orig;
   int norig;
+  const Var **orig_vars; /* the model's loop counters orig[] stands for (messages) */
   Annot *annots;       /* annotate(): kept as comments/pragmas in emitted code */
 };
 

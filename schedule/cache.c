@@ -19,6 +19,7 @@
 #include <isl/ilp.h>
 #include <isl/map.h>
 #include <isl/set.h>
+#include <isl/space.h>
 #include <isl/val.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,74 +337,49 @@ static bool writes_cover_box(Region *r, const Start *st, const int64_t *ext) {
 
 /* ---------------- reads of values the iteration wrote ---------------- */
 
-typedef struct {
-  StrBuf sb;
-  int n;
-} Leaves;
-
-static bool leaf_tuple(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  Leaves *l = ctx;
-  if (st->kind != ST_ASSIGN && st->kind != ST_DECL) return true;
-  sb_printf(&l->sb, "%sS%d[", l->n++ ? "; " : "", st->inst);
-  for (int i = 0; i < st->norig; i++) sb_printf(&l->sb, "%so%d", i ? ", " : "", i);
-  sb_puts(&l->sb, "]");
-  return true;
-}
-
-static isl_stat same_iteration(isl_map *m, void *user) {
-  int nouter = *(int *)user;
-  bool same = true;
-  for (int k = 0; k < nouter && same; k++) {
-    isl_map *eq = isl_map_equate(isl_map_copy(m), isl_dim_in, k, isl_dim_out, k);
-    same = isl_map_is_equal(eq, m) == isl_bool_true;
-    isl_map_free(eq);
-  }
-  isl_map_free(m);
+/* Do the sink and the source of every dependence (time -> time) run in one
+ * iteration of loop l and the loops around it (equal times up to its
+ * counter)? */
+static isl_stat same_iteration(isl_map *t, void *user) {
+  const DepLoop *l = user;
+  isl_map *eq = isl_map_copy(t);
+  for (int k = 0; k <= l->dim; k++) eq = isl_map_equate(eq, isl_dim_in, k, isl_dim_out, k);
+  bool same = isl_map_is_equal(eq, t) == isl_bool_true;
+  isl_map_free(eq);
+  isl_map_free(t);
   return same ? isl_stat_ok : isl_stat_error;
 }
 
 /* Does every read of b under `at` see a value written earlier in the same
- * iteration (exact last-writer dataflow with isl)? Then the region need
- * not be copied in. */
-static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b, int nouter) {
-  /* instances as the loops' own iterations: a fresh model (the one the
-   * last step left, when nothing was rewritten since) */
-  if (!s->fresh && !sched_begin_fresh(s)) return false;
-  DepModel *m = &s->before;
-  Leaves l = {.n = 0};
-  sb_init(&l.sb);
-  sb_puts(&l.sb, "{ ");
-  Stmt *next = at->next;
-  at->next = NULL; /* this nest only */
-  ir_walk_stmts(at, leaf_tuple, &l);
-  at->next = next;
-  sb_puts(&l.sb, " }");
-  char elems[64];
-  snprintf(elems, sizeof elems, "{ B%d[", b->id);
-  StrBuf e;
-  sb_init(&e);
-  sb_puts(&e, elems);
-  for (int d = 0; d < b->ndim; d++) sb_printf(&e, "%sx%d", d ? ", " : "", d);
-  sb_puts(&e, "] }");
-  isl_union_set *under = isl_union_set_read_from_str(s->ctx, l.sb.data);
-  isl_union_set *array = isl_union_set_read_from_str(s->ctx, e.data);
-  sb_free(&l.sb);
-  sb_free(&e);
+ * iteration (exact last-writer dataflow with isl, in the order the loops
+ * run now)? Then the region need not be copied in. */
+static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
+  const DepModel *now = sched_model_now(s);
+  const DepLoop *l = now ? dep_loop(now, at) : NULL;
+  if (!l || l->dim < 0) return false;
+  const DepModel *m = &s->before;
+  isl_union_set *under = isl_union_set_apply(isl_union_set_from_set(dep_times_inside(now, l)),
+                                             isl_union_map_reverse(isl_union_map_copy(now->sched)));
+  isl_space *sp = isl_space_set_alloc(s->ctx, 0, (unsigned)b->ndim);
+  sp = isl_space_set_tuple_name(sp, isl_dim_set, arena_printf(s->a, "B%d", b->id));
+  isl_union_set *array = isl_union_set_from_set(isl_set_universe(sp));
   isl_union_map *reads = isl_union_map_intersect_range(
       isl_union_map_intersect_domain(isl_union_map_copy(m->reads), isl_union_set_copy(under)), isl_union_set_copy(array));
   isl_union_map *writes = isl_union_map_intersect_range(
       isl_union_map_intersect_domain(isl_union_map_copy(m->writes), under), array);
   isl_union_access_info *ai = isl_union_access_info_from_sink(reads);
   ai = isl_union_access_info_set_must_source(ai, writes);
-  ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(m->sched));
+  ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(now->sched));
   isl_union_flow *flow = isl_union_access_info_compute_flow(ai);
   bool ok = false;
   if (flow) {
     isl_union_map *none = isl_union_flow_get_may_no_source(flow);
     isl_union_map *dep = isl_union_flow_get_may_dependence(flow);
+    /* sink -> source as times */
+    dep = isl_union_map_apply_domain(dep, isl_union_map_copy(now->sched));
+    dep = isl_union_map_apply_range(dep, isl_union_map_copy(now->sched));
     ok = none && dep && isl_union_map_is_empty(none) == isl_bool_true &&
-         isl_union_map_foreach_map(dep, same_iteration, &nouter) == isl_stat_ok;
+         isl_union_map_foreach_map(dep, same_iteration, (void *)l) == isl_stat_ok;
     isl_union_map_free(none);
     isl_union_map_free(dep);
     isl_union_flow_free(flow);
@@ -509,7 +485,7 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   }
   for (int d = 0; ok && d < b->ndim; d++) ok = box_dim(&r, d, &start[d], &ext[d], &st->args[0]);
   bool copy_in = ok && (!write || r.cond_writes || !writes_cover_box(&r, start, ext) ||
-                        (r.reads && !reads_see_own_writes(s, at, b, r.nouter)));
+                        (r.reads && !reads_see_own_writes(s, at, b)));
   if (ok && local && copy_in)
     ok = sched_error(s, &st->args[0], "local array %s is read under loop %s where an iteration has not written it "
                      "first; its cache would have to keep values across iterations", b->name, at->name);

@@ -51,25 +51,32 @@ void sched_model_drop(Sched *s) {
   s->have_before = s->fresh = false;
 }
 
-bool sched_begin_fresh(Sched *s) {
+/* Builds the model of the IR as it is, after numbering its leaves: all of
+ * them anew (origins reset: the instances are the loops' own iterations) or
+ * only the new ones (copies of a statement stay one statement). */
+static bool model_build(Sched *s, bool reset) {
   sched_model_drop(s);
-  dep_reset_origins(s->a, s->k);
+  if (reset) dep_reset_origins(s->a, s->k);
+  else dep_number_new_leaves(s->a, s->k);
   s->have_before = dep_model_build(&s->before, s->ctx, s->k, true);
   if (!s->have_before) {
     sched_error(s, NULL, "cannot analyse %s: %s", s->k->name, s->before.error);
     dep_model_free(&s->before);
   }
   s->fresh = s->have_before;
+  s->reset_origins = !s->have_before;
   return s->have_before;
 }
 
+bool sched_begin_fresh(Sched *s) { return model_build(s, true); }
+
 bool sched_begin_rewrite(Sched *s) {
   now_drop(s); /* the IR is about to change */
-  return s->have_before || sched_begin_fresh(s);
+  return s->have_before || model_build(s, s->reset_origins);
 }
 
 const DepModel *sched_model_now(Sched *s) {
-  if (!s->have_before && !sched_begin_fresh(s)) return NULL;
+  if (!s->have_before && !model_build(s, s->reset_origins)) return NULL;
   if (s->fresh) return &s->before;
   if (s->have_now) return &s->now;
   if (dep_model_build(&s->now, s->ctx, s->k, false)) {

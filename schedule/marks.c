@@ -72,12 +72,6 @@ static bool owns_its_buffers(Sched *s, const Stmt *loop, const char *private_sco
 
 /* ---------------- 1. no dependence carried ---------------- */
 
-static const DepLoop *loop_in(const DepModel *now, const Stmt *loop) {
-  for (int i = 0; i < now->nloops; i++)
-    if (now->loops[i].loop == loop) return &now->loops[i];
-  return NULL;
-}
-
 /* Pairs of times (of t) inside loop l (its place in the program: the
  * block positions before its counter, on the first side; equal prefixes
  * put the second there too) in one iteration of the loops around it and in
@@ -152,7 +146,7 @@ static void proven(Sched *s, const Stmt *loop) {
 
 static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop) {
   if (proven_already(s, loop)) return true;
-  const DepLoop *l = loop_in(now, loop);
+  const DepLoop *l = dep_loop(now, loop);
   if (!l) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
   if (l->dim < 0) return true; /* no statement inside: nothing is carried */
   const TimePairs *t = sched_conflict_times(s, now);

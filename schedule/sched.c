@@ -12,47 +12,53 @@
 #include "ir/arith.h"
 #include "schedule/primitives.h"
 
-/* keeps: the step keeps every statement instance and what it accesses (it
- * moves, copies or marks them): the variant's dependence model carries over,
- * and the IR's origins lead back to its instances. Any other step (new
- * statements, new accesses, new indices) makes the next proof build a new
- * model. */
+/* What becomes of the variant's dependence model after the step:
+ *  - MODEL_KEPT: the step keeps every statement instance and what it
+ *    accesses (it moves, copies or marks them): the model carries over, and
+ *    the IR's origins lead back to its instances;
+ *  - MODEL_REBUILT: new statements, accesses or indices (caches, layouts):
+ *    the next proof builds a new model, in which the existing statements
+ *    keep their origins (an unrolled statement's copies stay one);
+ *  - MODEL_RESET: the step merges or repeats statements (compute_at,
+ *    compute_inline): the next model restarts every origin. */
+typedef enum { MODEL_KEPT, MODEL_REBUILT, MODEL_RESET } ModelAfter;
+
 static const struct {
   const char *name;
   PrimFn fn;
   int min_args, max_args;
   const char *usage;
-  bool keeps;
+  ModelAfter after;
 } prims[] = {
-    {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)", true},
-    {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)", true},
-    {"merge", prim_merge, 2, 2, "merge(first, second)", true},
-    {"fission", prim_fission, 2, 64, "fission(loop, after_statement, ...)", true},
-    {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)", true},
-    {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)", true},
-    {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)", true},
-    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)", true},
-    {"parallel", prim_parallel, 1, 1, "parallel(loop)", true},
-    {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)", true},
-    {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)", false},
-    {"reverse_compute_at", prim_reverse_compute_at, 2, 2, "reverse_compute_at(statement, loop)", false},
-    {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)", false},
-    {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)", false},
-    {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", true},
-    {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)", true},
-    {"transform_layout", prim_transform_layout, 3, 4, "transform_layout(buffer, (i, j, ...), (index, ...)[, pad_value])", false},
-    {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])", false},
-    {"buffer_fuse", prim_buffer_fuse, 3, 3, "buffer_fuse(buffer, axis, axis + 1)", false},
-    {"buffer_reorder", prim_buffer_reorder, 2, 9, "buffer_reorder(buffer, axis, axis, ...)", false},
-    {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)", false},
-    {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)", true},
-    {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)", true},
-    {"set_scope", prim_set_scope, 2, 2, "set_scope(local_array, scope)", true},
-    {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)", false},
-    {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)", false},
-    {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)", true},
-    {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)", true},
-    {"bind", prim_bind, 2, 2, "bind(loop, vu)", true},
+    {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)", MODEL_KEPT},
+    {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)", MODEL_KEPT},
+    {"merge", prim_merge, 2, 2, "merge(first, second)", MODEL_KEPT},
+    {"fission", prim_fission, 2, 64, "fission(loop, after_statement, ...)", MODEL_KEPT},
+    {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)", MODEL_KEPT},
+    {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)", MODEL_KEPT},
+    {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)", MODEL_KEPT},
+    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)", MODEL_KEPT},
+    {"parallel", prim_parallel, 1, 1, "parallel(loop)", MODEL_KEPT},
+    {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)", MODEL_KEPT},
+    {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)", MODEL_RESET},
+    {"reverse_compute_at", prim_reverse_compute_at, 2, 2, "reverse_compute_at(statement, loop)", MODEL_RESET},
+    {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)", MODEL_RESET},
+    {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)", MODEL_RESET},
+    {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", MODEL_KEPT},
+    {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)", MODEL_KEPT},
+    {"transform_layout", prim_transform_layout, 3, 4, "transform_layout(buffer, (i, j, ...), (index, ...)[, pad_value])", MODEL_REBUILT},
+    {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])", MODEL_REBUILT},
+    {"buffer_fuse", prim_buffer_fuse, 3, 3, "buffer_fuse(buffer, axis, axis + 1)", MODEL_REBUILT},
+    {"buffer_reorder", prim_buffer_reorder, 2, 9, "buffer_reorder(buffer, axis, axis, ...)", MODEL_REBUILT},
+    {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)", MODEL_REBUILT},
+    {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)", MODEL_KEPT},
+    {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)", MODEL_KEPT},
+    {"set_scope", prim_set_scope, 2, 2, "set_scope(local_array, scope)", MODEL_KEPT},
+    {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)", MODEL_REBUILT},
+    {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)", MODEL_REBUILT},
+    {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)", MODEL_KEPT},
+    {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)", MODEL_KEPT},
+    {"bind", prim_bind, 2, 2, "bind(loop, vu)", MODEL_KEPT},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
@@ -68,6 +74,7 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
   s->d = d;
   s->file = file;
   s->src = src;
+  s->reset_origins = true; /* the kernel as written: every leaf is new */
   s->ctx = isl_ctx_alloc();
   isl_options_set_on_error(s->ctx, ISL_ON_ERROR_CONTINUE);
   sb_init(&s->applied);
@@ -107,7 +114,8 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
   }
   if (!prims[pi].fn(s, st)) return false;
-  if (!prims[pi].keeps) sched_model_drop(s);
+  if (prims[pi].after != MODEL_KEPT) sched_model_drop(s);
+  if (prims[pi].after == MODEL_RESET) s->reset_origins = true;
   if (pad_drop_guards(s)) sched_model_drop(s); /* instances that only touch padding run now */
   arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts (values only) */
   if (!ir_verify_kernel(s->k, s->d, s->file)) return false;

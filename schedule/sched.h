@@ -40,6 +40,8 @@ struct Sched {
   DepModel before;
   bool have_before;
   bool fresh;         /* nothing rewritten since it was built: its schedule is the IR's */
+  bool reset_origins; /* the next model restarts the origins (after a step that
+                       * merges or repeats statements: compute_at, compute_inline) */
   DepModel now;       /* the IR's schedule over the model's instances (no accesses) */
   bool have_now;      /* built since the IR last changed */
   /* The model's conflicting pairs as pairs of the IR's times (both
@@ -117,8 +119,8 @@ bool sched_place_onchip(Sched *s);
 
 /* ---------------- legality (schedule/legality.c) ---------------- */
 /* The variant's dependence model, before a rewrite: the one carried from
- * earlier steps, or a new one of the IR as it is (call before changing
- * anything). */
+ * earlier steps, or a new one of the IR as it is, in which the copies of a
+ * statement stay one statement (call before changing anything). */
 bool sched_begin_rewrite(Sched *s);
 /* A new model whose instances are the IR's own loop iterations, for the
  * primitives that reason about the current loops directly (compute_at,

@@ -3,6 +3,7 @@
  * refused at that step, naming the step that set it; legal neighbours of
  * each refused schedule still run. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "npugen.h"
@@ -141,5 +142,29 @@ Test(marks, a_mark_moves_with_its_loop) {
                           "}\n",
                           "#pragma npu schedule(k, v)\n#pragma npu parallel(j)\n#pragma npu reorder(j, i)\n");
   has(npg_emit_source(s, checked(s, "v")), "#pragma omp parallel for\n#endif\n  for (int j = 0; j < 64; j++) {\n");
+  npg_close(s);
+}
+
+/* After a step that rebuilds the model (a cache), an unrolled statement's
+ * copies stay one statement: the refusal speaks of its instances in the
+ * kernel's own loops (i, j), not of one copy in the split loops. */
+Test(marks, copies_stay_one_statement_after_a_rebuild) {
+  const char *k = "void k(const float X[64][16], float Y[64]) {\n"
+                  "  for (int i = 0; i < 64; i++) {\n"
+                  "    init: Y[i] = 0;\n"
+                  "    for (int j = 0; j < 16; j++)\n"
+                  "      acc: Y[i] += X[i][j];\n"
+                  "  }\n"
+                  "}\n";
+  const char *steps = "#pragma npu schedule(k, v)\n#pragma npu split(j, 4, jo, ji)\n#pragma npu unroll(ji)\n"
+                      "#pragma npu split(i, 16, io, ii)\n#pragma npu cache_read(X, dm, io, X_dm)\n";
+  refused(k, steps_then(steps, "#pragma npu parallel(jo)\n"),
+          "k.c:13:13: error: parallel: illegal: loop jo would run its iterations in any order, but it carries the "
+          "flow dependence on Y from acc (line 5) to acc (line 5), distance (0, 4)");
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s#pragma npu parallel(ii)\n", k, steps);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  has(npg_emit_source(s, checked(s, "v")), "#pragma omp parallel for");
   npg_close(s);
 }
