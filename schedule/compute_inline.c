@@ -853,6 +853,7 @@ static bool moved_legal(Sched *s, const Stmt *c, const Stmt *p, const Stmt *decl
   DepModel d = *m;
   d.reads = filter(isl_union_map_copy(m->reads), tt, isl_dim_out, false);
   d.writes = filter(isl_union_map_copy(m->writes), tt, isl_dim_out, false);
+  d.conflicts = d.deps = NULL; /* m's are of all accesses: computed anew for these */
   isl_union_map *deps = dep_memory(&d);
   isl_union_map *order = isl_union_map_lex_lt_union_map(isl_union_map_copy(t2), t2);
   isl_union_map *broken = isl_union_map_subtract(deps, order);
@@ -882,6 +883,8 @@ static bool moved_legal(Sched *s, const Stmt *c, const Stmt *p, const Stmt *decl
   isl_union_map_free(broken);
   isl_union_map_free(d.reads);
   isl_union_map_free(d.writes);
+  isl_union_map_free(d.conflicts);
+  isl_union_map_free(d.deps);
   dep_model_free(&after);
   return ok;
 }
