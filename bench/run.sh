@@ -7,10 +7,6 @@ LIBS="$B/libnpugen.a $B/libnpusim.a -ltree-sitter -ltcc -ldl -lisl -lgmp -linih 
 gcc -std=c11 -O2 -Iinclude bench/bench_spine.c -o $B/bench_spine $LIBS
 echo "== generation, compile and check times per kernel file =="
 $B/bench_spine examples/*.c tests/kernels/*.c
-echo
-echo "== applying a schedule =="
-gcc -std=c11 -O2 -Iinclude bench/bench_schedule.c -o $B/bench_schedule $LIBS
-$B/bench_schedule
 if [ -f bench/sim_bench.sh ]; then
   echo
   echo "== simulator host speed =="
