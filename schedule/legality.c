@@ -4,7 +4,7 @@
  * numbered and modelled with their accesses once, and the memory conflicts
  * of that program (flow, anti and output, so every element keeps the order
  * of its writes and reads) are computed once. Steps that only move, copy or
- * mark instances (split, reorder, unroll, fission, ...: `keeps` in
+ * mark instances (split, reorder, unroll, fission, ...: MODEL_KEPT in
  * schedule/sched.c) carry the model over: each rewritten leaf keeps its
  * instance's identity in Stmt.inst and Stmt.orig (the model's loop counters
  * as expressions of the new ones), which is the step's instance map. After
@@ -12,7 +12,10 @@
  *   1. it runs exactly the model's instances, each once (else: an npugen bug);
  *   2. every conflicting pair still runs in the model's order.
  * A step that adds statements or changes accesses drops the model; the next
- * proof builds a new one from the IR as it is then.
+ * proof builds a new one from the IR as it is then, in which the existing
+ * statements keep their identities (MODEL_REBUILT: an unrolled statement's
+ * copies stay one statement), or all restart (MODEL_RESET, after
+ * compute_at and compute_inline).
  * Reductions are not reassociated: a float sum keeps its order per element. */
 #include <isl/map.h>
 #include <isl/point.h>
