@@ -101,7 +101,10 @@ typedef struct {
   bool *identity;
   int nocc, capocc;
   StrBuf racc, wacc; /* one leaf's accesses, batched for one parse */
-  char acc_tuple;     /* their instances: 'S' (the model's) or 'I' (loop iterations) */
+  /* NULL: the leaf's instances are its loop iterations (S<inst>[c...] ->
+   * element); else the text of its instance S<inst>[orig...], and each
+   * access is I<inst>[c...] -> [instance -> element] */
+  const char *acc_orig;
   isl_union_map *reads, *writes;
 } Build;
 
@@ -118,7 +121,8 @@ static int *snapshot_loops(Build *b) {
 static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
   StrBuf *sb = write ? &b->wacc : &b->racc;
   char *space = aff_space_text(&b->aff);
-  sb_printf(sb, "%c%d%s -> ", b->acc_tuple, leaf->inst, space);
+  if (b->acc_orig) sb_printf(sb, "I%d%s -> [%s -> ", leaf->inst, space, b->acc_orig);
+  else sb_printf(sb, "S%d%s -> ", leaf->inst, space);
   const int *decl = NULL;
   StrBuf extra;
   sb_init(&extra);
@@ -148,7 +152,7 @@ static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
     }
   }
   /* the leaf's domain is intersected once, for all its accesses */
-  sb_printf(sb, "] : 0 = 0%s; ", extra.len ? extra.data : "");
+  sb_printf(sb, "]%s : 0 = 0%s; ", b->acc_orig ? "]" : "", extra.len ? extra.data : "");
   sb_free(&extra);
   free(space);
 }
@@ -280,10 +284,11 @@ static void leaf(Build *b, const Stmt *s) {
 
 /* The accesses of one occurrence of leaf s, as maps from the model's
  * instances: built over its loop iterations, and for an origin that is not
- * the identity, mapped through iteration -> instance. */
+ * the identity, as iteration -> [instance -> element], whose range is the
+ * map wanted (one parse, no inverse of iteration -> instance). */
 static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity) {
   DepModel *m = b->m;
-  b->acc_tuple = identity ? 'S' : 'I';
+  b->acc_orig = identity ? NULL : b->orig[idx];
   leaf_accesses(b, s);
   StrBuf d;
   sb_init(&d);
@@ -306,15 +311,8 @@ static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity) {
   flush_accesses(b, &b->racc, &r, s, dom);
   flush_accesses(b, &b->wacc, &w, s, dom);
   isl_union_set_free(dom);
-  sb_printf(&d, "{ I%d%s -> %s : %s }", s->inst, b->iter_space[idx], b->orig[idx], b->cons[idx]);
-  isl_union_map *i2o = isl_union_map_read_from_str(m->ctx, d.data);
-  sb_free(&d);
-  if (!i2o) {
-    b->failed = true;
-    snprintf(m->error, sizeof m->error, "cannot model the instances of %s (line %d)", s->name ? s->name : "a declaration", s->loc.line);
-  }
-  b->reads = isl_union_map_union(b->reads, isl_union_map_apply_domain(r, isl_union_map_copy(i2o)));
-  b->writes = isl_union_map_union(b->writes, isl_union_map_apply_domain(w, i2o));
+  b->reads = isl_union_map_union(b->reads, isl_union_set_unwrap(isl_union_map_range(r)));
+  b->writes = isl_union_map_union(b->writes, isl_union_set_unwrap(isl_union_map_range(w)));
 }
 
 static void push_comp(Build *b, char *text) {
