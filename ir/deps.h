@@ -50,9 +50,9 @@ typedef struct {
   isl_union_map *conflicts, *deps;
 } DepModel;
 
-/* Numbers the leaves of k (Stmt.inst, pre-order) and sets each leaf's origin
- * to its own enclosing loop counters: k becomes the reference program of the
- * next step. */
+/* Numbers every leaf of k anew (Stmt.inst, pre-order) and sets its origin
+ * to its own enclosing loop counters: the next model's instances are k's
+ * own loop iterations. */
 void dep_reset_origins(Arena *a, Kernel *k);
 /* Numbers the leaves that have no origin yet (statements a step created)
  * after the others, with their own loop counters as origins; the others

@@ -428,13 +428,3 @@ void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *
   free_args(var_args, n);
   free_args(logical, n);
 }
-
-void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn,
-               const CheckOptions *o, CheckResult *r) {
-  memset(r, 0, sizeof *r);
-  if (!check_within_limits(k, ir, o, r)) return;
-  CheckReference cref;
-  if (!check_reference_run(k, ref, o, &cref, r)) return;
-  check_variant_run(k, ir, &cref, var, fn, o, r);
-  check_reference_free(&cref);
-}

@@ -60,18 +60,14 @@ TccUnit *check_compile_reference(const Module *m, char *err, size_t err_size);
 TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const char *fn,
                                char *err, size_t err_size);
 
-/* Runs reference kernel k (from ref) and variant fn (from var, whose IR is
- * `ir`) on inputs made from o->seed. Parameters with a new layout are packed
- * with the variant's own VARIANT_pack_BUF before the run and unpacked after
- * it, so outputs are compared logically. The variant runs bound to a
- * simulator of o->target. A run past o's limits is not started: r says why. */
-void check_run(const Kernel *k, const Kernel *ir, TccUnit *ref, TccUnit *var, const char *fn,
-               const CheckOptions *o, CheckResult *r);
-
-/* check_run in its parts, for several runs of variants against one run of
- * the reference: the limits (false, r says why, when past them), the
- * reference's run on o->seed's inputs (false with r->message when it
- * fails), and a variant's run on the same inputs, compared with it. */
+/* The check, in parts, for several runs of variants against one run of the
+ * reference: the limits (false, r says why, when past them: the run is not
+ * started), reference kernel k's run (from ref) on o->seed's inputs (false
+ * with r->message when it fails), and variant fn's run (from var, whose IR
+ * is `ir`) on the same inputs, compared with it. Parameters with a new
+ * layout are packed with the variant's own VARIANT_pack_BUF before its run
+ * and unpacked after it, so outputs are compared logically; the variant
+ * runs bound to a simulator of o->target. */
 typedef struct {
   void **args; /* the reference's arguments after its run */
   int n;

@@ -92,14 +92,9 @@ typedef struct {
 
 static isl_stat carry_piece(isl_basic_map *b, void *user) {
   Carry *c = user;
-  const DepLoop *l = c->l;
-  for (int i = 0; i < l->dim; i++) {
-    if (l->prefix[i] != INT64_MIN) b = isl_basic_map_fix_si(b, isl_dim_in, (unsigned)i, (int)l->prefix[i]);
-    b = isl_basic_map_equate(b, isl_dim_in, i, isl_dim_out, i);
-  }
-  b = isl_basic_map_order_gt(b, isl_dim_out, l->dim, isl_dim_in, l->dim);
-  isl_bool empty = b ? isl_basic_map_is_empty(b) : isl_bool_error;
-  isl_basic_map_free(b);
+  isl_map *x = across_iterations(isl_map_from_basic_map(b), c->l, true); /* one piece: no union to simplify */
+  isl_bool empty = x ? isl_map_is_empty(x) : isl_bool_error;
+  isl_map_free(x);
   if (empty == isl_bool_true) return isl_stat_ok;
   c->hit = empty == isl_bool_false ? 1 : -1;
   return isl_stat_error; /* stop */

@@ -15,7 +15,10 @@
 /* What becomes of the variant's dependence model after the step:
  *  - MODEL_KEPT: the step keeps every statement instance and what it
  *    accesses (it moves, copies or marks them): the model carries over, and
- *    the IR's origins lead back to its instances;
+ *    the IR's origins lead back to its instances. One that moves or copies
+ *    calls sched_begin_rewrite first; one that does not only marks (loop
+ *    kinds, intrinsics, scopes, annotations), so the IR's schedule and the
+ *    marks proven on it still stand (schedule/marks.c);
  *  - MODEL_REBUILT: new statements, accesses or indices (caches, layouts):
  *    the next proof builds a new model, in which the existing statements
  *    keep their origins (an unrolled statement's copies stay one);
