@@ -48,6 +48,12 @@ static npu_token_t dma(const char *file, int line, const char *op, int ch, void 
     sim_fail(s, site, op, "both src and dst are in ddr; a DMA needs an on-chip end");
     return 0;
   }
+  if (region_overlap(&d, &sr)) { /* the copy's result would depend on its order of bytes */
+    char a[160], b[160];
+    sim_fail(s, site, op, "source %s and destination %s overlap", region_str(s, &sr, a, sizeof a),
+             region_str(s, &d, b, sizeof b));
+    return 0;
+  }
   if (s->npending == s->t.dma_max_tokens) {
     sim_fail(s, site, op, "more than %lld DMAs outstanding (is npu_dma_wait missing?)",
              (long long)s->t.dma_max_tokens);

@@ -433,3 +433,23 @@ Test(sim_hazard, scope_not_on_chip) {
   simhz_exact(s, "t.c:11: npu_scope_size: scope 6 is not an on-chip scope (dm=1, nu_ib=2, "
                  "nu_wb=3, nu_ob=4, vu_vm=5)");
 }
+
+/* A DMA whose source and destination overlap: its result would depend on
+ * the order its bytes move in, which no hardware promises. */
+Test(sim_hazard, dma_source_and_destination_overlap) {
+  NpuSim *s = simt_new();
+  char *dm = npu_scope_base(NPU_DM, 0);
+  npu_dma_1d_at("t.c", 9, 0, dm + 64, dm, 128);
+  simhz_exact(s, "t.c:9: npu_dma_1d: source dm[0x0, 0x80) and destination dm[0x40, 0xc0) overlap");
+
+  /* strided rows that interleave without meeting are fine; rows that meet are not */
+  s = simt_new();
+  dm = npu_scope_base(NPU_DM, 0);
+  npu_dma_wait(npu_dma_2d(0, dm + 16, 32, dm, 32, 16, 4));
+  cr_assert(!npusim_failed(s), "%s", npusim_error(s));
+  npu_dma_2d_at("t.c", 11, 0, dm + 8, 32, dm, 32, 16, 4);
+  cr_assert(npusim_failed(s));
+  cr_assert(strstr(npusim_error(s), "t.c:11: npu_dma_2d: source dm[") && strstr(npusim_error(s), "overlap"),
+            "%s", npusim_error(s));
+  simt_free(s);
+}
