@@ -178,9 +178,7 @@ static int cmd_check(NpgSession *s, const Options *o) {
       printf("%-24s PASS  max error %g%s, %ld output elements compared (seed %llu)\n",
              npg_variant_name(s, i), r.max_error, r.exact ? " (bit-exact)" : "", r.compared,
              (unsigned long long)o->seed);
-      printf("%-24s       sim: %llu cycles, NU utilization %.1f%%, DMA %llu bytes, on-chip peak %llu bytes\n",
-             "", (unsigned long long)r.sim_cycles, 100.0 * r.nu_utilization,
-             (unsigned long long)r.dma_bytes, (unsigned long long)r.onchip_peak);
+      printf("%-24s       %s\n", "", r.summary);
     }
     else
       printf("%-24s FAIL  %s\n", npg_variant_name(s, i), r.message);

@@ -30,6 +30,7 @@ typedef struct {
   const char *schedule;  /* "split(i, 64, io, ii)\n..." or NULL */
   const NpuTarget *target;
   EmitOrder order;       /* for the check only; zero: the source order */
+  bool cu_hooks;         /* for the check only: host code's accesses go through npu_cu_access */
 } EmitUnit;
 
 /* malloc'ed C source / header text. Deterministic: same IR, same bytes. */
@@ -74,5 +75,11 @@ typedef struct {
 } EmitLoopRange;
 int emit_order_open(StrBuf *sb, EmitOrder o, const EmitLoopRange *r, bool v_read, int ind);
 void emit_order_close(StrBuf *sb, int ind);
+
+/* emit/emit_cu_hooks.c: an expression, and the left side of an assignment
+ * with operator op (OP_NONE: `=`), with each access of an on-chip buffer or
+ * a parameter through npu_cu_access (EmitUnit.cu_hooks). */
+void emit_cu_expr(StrBuf *sb, const Expr *e);
+void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op);
 
 #endif

@@ -18,6 +18,7 @@ typedef struct {
   bool *var_read;   /* by Var.id: read somewhere */
   bool *buf_used;   /* by Buffer.id */
   bool *buf_read;
+  bool cu_hooks;    /* host code's accesses through npu_cu_access (an NPU variant, for the check) */
   /* bound loops' copies out whose waits are deferred (emit_bound) */
   struct Deferred {
     const Stmt *store, *loop;
@@ -329,10 +330,16 @@ static void emit_for_header(Emit *em, const Stmt *s) {
     sb_printf(sb, "; %s -= %lld)", v, (long long)-s->step);
 }
 
+/* An expression the host evaluates: through the check's hooks when on. */
+static void print_value(const Emit *em, const Expr *e) {
+  if (em->cu_hooks) emit_cu_expr(em->sb, e);
+  else ir_print_expr(em->sb, e);
+}
+
 static void emit_if(Emit *em, const Stmt *s, int ind) {
   StrBuf *sb = em->sb;
   sb_puts(sb, "if (");
-  ir_print_expr(sb, s->cond);
+  print_value(em, s->cond);
   sb_puts(sb, ") {\n");
   emit_block_body(em, s->then_s, ind + 1);
   sb_indent(sb, ind);
@@ -1223,9 +1230,10 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       break;
     case ST_ASSIGN:
       sb_indent(sb, ind);
-      ir_print_expr(sb, s->lhs);
+      if (em->cu_hooks) emit_cu_store(sb, s->lhs, s->op);
+      else ir_print_expr(sb, s->lhs);
       sb_printf(sb, " %s= ", op_spelling(s->op));
-      ir_print_expr(sb, s->rhs);
+      print_value(em, s->rhs);
       sb_putc(sb, ';');
       if (s->labeled) sb_printf(sb, " /* %s */", s->name);
       sb_putc(sb, '\n');
@@ -1254,7 +1262,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
         sb_printf(sb, "%s%s %s", s->var->is_const ? "const " : "", s->var->type->name, s->var->name);
         if (s->init) {
           sb_puts(sb, " = ");
-          ir_print_expr(sb, s->init);
+          print_value(em, s->init);
         }
         sb_puts(sb, ";\n");
         if (!em->var_read[s->var->id]) {
@@ -1362,6 +1370,7 @@ char *emit_c_source(const EmitUnit *u) {
     npusim_target_default(&def);
     target = &def;
   }
+  em.cu_hooks = u->cu_hooks && n.npu;
   em.dma_channels = target->dma_channels > 0 ? (int)target->dma_channels : 1;
   em.max_tokens = target->dma_max_tokens;
   em.target_name = target->name;

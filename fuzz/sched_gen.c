@@ -1064,7 +1064,7 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
   if (c->outcome == SG_FAILED) return;
 
   const char *sched = s->applied.data ? s->applied.data : "";
-  EmitUnit u = {f->m, s->k, c->variant, sched, &s->target, EMIT_ORDER_SOURCE};
+  EmitUnit u = {f->m, s->k, c->variant, sched, &s->target, EMIT_ORDER_SOURCE, false};
   c->emitted = emit_c_source(&u);
   char *again = emit_c_source(&u);
   if (strcmp(c->emitted, again)) fail(c, "emission is not deterministic: two emissions of the same IR differ");
@@ -1074,7 +1074,7 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
    * the independence its mark was proven with */
   CheckResult r;
   CheckOptions o = {.seed = 1, .target = &s->target};
-  check_run_orders(k, &u, c->emitted, f->ref, CHECK_ORDERS_ALL, &o, &r);
+  check_run_orders(k, &u, f->ref, CHECK_ORDERS_ALL, &o, &r);
   if (!r.pass && !r.not_run && strstr(r.message, "does not compile")) {
     fail(c, "the emitted C does not compile with tcc: %s", r.message);
     return;

@@ -100,6 +100,13 @@ typedef struct {
   double nu_utilization;  /* NU busy / total */
   uint64_t dma_bytes;     /* bytes moved by DMA */
   uint64_t onchip_peak;   /* peak on-chip bytes, summed over scopes */
+  /* The run for a reader, one line: the cycles, the unit that bounds them
+   * (nu, vu, dma or cu) and its busy share, the roofline (the fewest
+   * cycles the work could take on the target, over the cycles taken), the
+   * elements host code touched itself and what the figure leaves out
+   * (docs/check.md); for a variant without intrinsics, that it has no
+   * cycle figure. "" when the check did not get to run the variant. */
+  char summary[400];
   /* The order of the run described (NPG_ORDER_*): the first that failed,
    * else the first run (the source order, unless it was not asked for). */
   unsigned order;

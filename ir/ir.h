@@ -388,6 +388,14 @@ Stmt *ir_buffer_decl(Stmt *body, const Buffer *b);
 void ir_print_kernel(StrBuf *sb, const Kernel *k);
 /* C precedence-aware expression text (shared by the printer and the emitter). */
 void ir_print_expr(StrBuf *sb, const Expr *e);
+/* ir_print_expr, with each load that h->load prints (true) printed by it;
+ * it prints the load's indices with ir_print_expr_hooked in turn. */
+typedef struct ExprHook ExprHook;
+struct ExprHook {
+  bool (*load)(StrBuf *sb, const Expr *load, const ExprHook *h);
+  void *ctx;
+};
+void ir_print_expr_hooked(StrBuf *sb, const Expr *e, const ExprHook *h);
 /* Static bounds check (ir/bounds.c): every index provably inside its extent;
  * otherwise errors into d. */
 bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src);

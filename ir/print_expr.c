@@ -100,13 +100,19 @@ static void print_float(StrBuf *sb, const Expr *e) {
   if (e->type->kind == TY_FLOAT) sb_putc(sb, 'f');
 }
 
-static void print_paren(StrBuf *sb, const Expr *e, bool paren) {
+static void print(StrBuf *sb, const Expr *e, const ExprHook *h);
+
+static void print_paren(StrBuf *sb, const Expr *e, bool paren, const ExprHook *h) {
   if (paren) sb_putc(sb, '(');
-  ir_print_expr(sb, e);
+  print(sb, e, h);
   if (paren) sb_putc(sb, ')');
 }
 
-void ir_print_expr(StrBuf *sb, const Expr *e) {
+void ir_print_expr(StrBuf *sb, const Expr *e) { print(sb, e, NULL); }
+
+void ir_print_expr_hooked(StrBuf *sb, const Expr *e, const ExprHook *h) { print(sb, e, h); }
+
+static void print(StrBuf *sb, const Expr *e, const ExprHook *h) {
   e = skip_implicit(e);
   if (e->macro) {
     sb_puts(sb, e->macro);
@@ -123,10 +129,11 @@ void ir_print_expr(StrBuf *sb, const Expr *e) {
     sb_puts(sb, e->var->name);
     break;
   case EX_LOAD:
+    if (h && h->load(sb, e, h)) break;
     sb_puts(sb, e->buf->name);
     for (int i = 0; i < e->buf->ndim; i++) {
       sb_putc(sb, '[');
-      ir_print_expr(sb, e->idx[i]);
+      print(sb, e->idx[i], h);
       sb_putc(sb, ']');
     }
     break;
@@ -134,7 +141,7 @@ void ir_print_expr(StrBuf *sb, const Expr *e) {
     sb_printf(sb, "%s(", e->text);
     for (int i = 0; i < e->nargs; i++) {
       if (i) sb_puts(sb, ", ");
-      ir_print_expr(sb, e->args[i]);
+      print(sb, e->args[i], h);
     }
     sb_putc(sb, ')');
     break;
@@ -145,26 +152,26 @@ void ir_print_expr(StrBuf *sb, const Expr *e) {
     bool paren = prec(a) < PREC_UNARY ||
                  (a->kind == EX_UNARY && (a->op == OP_NEG || a->op == OP_PLUS)) ||
                  ((a->kind == EX_INT || a->kind == EX_FLOAT) && prec(a) == PREC_UNARY);
-    print_paren(sb, e->a, paren);
+    print_paren(sb, e->a, paren, h);
     break;
   }
   case EX_CAST:
     sb_printf(sb, "(%s)", e->type->name);
-    print_paren(sb, e->a, prec(e->a) < PREC_UNARY);
+    print_paren(sb, e->a, prec(e->a) < PREC_UNARY, h);
     break;
   case EX_BINARY:
-    print_paren(sb, e->a, needs_parens(e->op, e->a, false));
+    print_paren(sb, e->a, needs_parens(e->op, e->a, false), h);
     sb_printf(sb, " %s ", op_spelling(e->op));
-    print_paren(sb, e->b, needs_parens(e->op, e->b, true));
+    print_paren(sb, e->b, needs_parens(e->op, e->b, true), h);
     break;
   case EX_COND: {
     const Expr *a = skip_implicit(e->a), *b = skip_implicit(e->b), *c = skip_implicit(e->c);
-    print_paren(sb, e->a, a->kind == EX_COND || prec(a) <= PREC_COND);
+    print_paren(sb, e->a, a->kind == EX_COND || prec(a) <= PREC_COND, h);
     sb_puts(sb, " ? ");
-    print_paren(sb, e->b, b->kind == EX_COND);
+    print_paren(sb, e->b, b->kind == EX_COND, h);
     sb_puts(sb, " : ");
     (void)c;
-    print_paren(sb, e->c, false);
+    print_paren(sb, e->c, false, h);
     break;
   }
   }

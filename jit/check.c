@@ -226,6 +226,11 @@ static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, voi
   }
   for (int u = 0; u < rep.unit_count; u++)
     if (!strcmp(rep.units[u].name, "nu")) r->nu_utilization = rep.units[u].utilization;
+  memcpy(r->bound, rep.bound, sizeof r->bound);
+  r->bound_utilization = rep.bound_utilization;
+  r->roofline = rep.roofline;
+  r->host_onchip = rep.host_onchip;
+  r->host_ddr = rep.host_ddr;
   if (trace_path && npusim_write_trace(sim, trace_path, err, sizeof err) && ok) {
     snprintf(r->message, sizeof r->message, "cannot write the trace: %s", err);
     ok = false;

@@ -44,6 +44,10 @@ typedef struct {
   /* The variant's run in libnpusim. */
   uint64_t sim_cycles, sim_macs, dma_bytes, onchip_peak;
   double nu_utilization;
+  char bound[4];             /* NpuSimReport's: the unit busy longest */
+  double bound_utilization, roofline;
+  uint64_t host_onchip, host_ddr; /* elements host code touched (the check's hooks) */
+  char summary[400];         /* check_summary's line */
   EmitOrder order;     /* check_run_orders: the order of the marked loops in the run described */
 } CheckResult;
 
@@ -78,16 +82,22 @@ void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *
                        const CheckOptions *o, CheckResult *r);
 void check_reference_free(CheckReference *c);
 
+/* jit/check_report.c: r's run in one line for a reader (r->summary): the
+ * cycles, the unit that bounds them and the roofline, what host code did
+ * and what the figure leaves out; or that a variant without intrinsics has
+ * no cycle figure. `ir` is the variant's IR. */
+void check_summary(const Kernel *ir, CheckResult *r);
+
 /* jit/check_orders.c. Orders as bits: 1u << EmitOrder. */
 #define CHECK_ORDERS_ALL ((1u << EMIT_ORDERS) - 1)
 /* Checks unit u's variant (of reference kernel k) once per order in
- * `orders` (0: the source order alone), emitting its C in each; `source`,
- * when not NULL, is u's C in source order, already emitted. An order whose
+ * `orders` (0: the source order alone), emitting its C in each, with the
+ * check's hooks on host code's accesses (EmitUnit.cu_hooks). An order whose
  * C is the same as one run already (no marked loop was permuted) is not
  * run again. Stops at the first run that fails or is not run, and r is
  * that run's (its message names a permuted order); else r is the first
  * run's, the one that writes o->trace_path. */
-void check_run_orders(const Kernel *k, const EmitUnit *u, const char *source, TccUnit *ref, unsigned orders,
+void check_run_orders(const Kernel *k, const EmitUnit *u, TccUnit *ref, unsigned orders,
                       const CheckOptions *o, CheckResult *r);
 
 #endif

@@ -24,6 +24,7 @@ static void run_in_order(const EmitUnit *u, const char *text, const Kernel *k, c
                emit_order_name(u->order), err);
   } else {
     check_variant_run(k, u->k, ref, var, u->name, o, r);
+    check_summary(u->k, r);
     tcc_unit_free(var);
   }
   r->order = u->order;
@@ -38,7 +39,7 @@ static void name_order(CheckResult *r, bool source_passed) {
            source_passed ? "; the source order passes, so a marked loop's iterations are not independent" : "");
 }
 
-void check_run_orders(const Kernel *k, const EmitUnit *u, const char *source, TccUnit *ref, unsigned orders,
+void check_run_orders(const Kernel *k, const EmitUnit *u, TccUnit *ref, unsigned orders,
                       const CheckOptions *o, CheckResult *r) {
   memset(r, 0, sizeof *r);
   if (!check_within_limits(k, u->k, o, r)) return;
@@ -53,7 +54,8 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, const char *source, Tc
     if (!(orders & (1u << ord))) continue;
     EmitUnit in = *u;
     in.order = (EmitOrder)ord;
-    char *text = ord == EMIT_ORDER_SOURCE && source ? strdup(source) : emit_c_source(&in);
+    in.cu_hooks = true;
+    char *text = emit_c_source(&in);
     bool again = false;
     for (int i = 0; i < nran; i++) again |= !strcmp(ran[i], text);
     if (again) { /* nothing was permuted: the same run */

@@ -108,7 +108,7 @@ int npg_variant_index(const NpgSession *s, const char *name) {
 }
 
 static EmitUnit unit_of(const NpgSession *s, int i) {
-  return (EmitUnit){s->m, s->v[i].ir, s->v[i].name, s->v[i].schedule, &s->target, EMIT_ORDER_SOURCE};
+  return (EmitUnit){s->m, s->v[i].ir, s->v[i].name, s->v[i].schedule, &s->target, EMIT_ORDER_SOURCE, false};
 }
 
 const char *npg_emit_source(NpgSession *s, int i) {
@@ -166,7 +166,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
                     .max_steps = s->max_steps, .max_bytes = s->max_bytes};
   EmitUnit u = unit_of(s, i);
-  check_run_orders(s->v[i].kernel, &u, npg_emit_source(s, i), ref, orders, &o, &r);
+  check_run_orders(s->v[i].kernel, &u, ref, orders, &o, &r);
   out->pass = r.pass;
   out->exact = r.exact;
   out->max_error = r.max_error;
@@ -176,6 +176,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   out->nu_utilization = r.nu_utilization;
   out->dma_bytes = r.dma_bytes;
   out->onchip_peak = r.onchip_peak;
+  memcpy(out->summary, r.summary, sizeof out->summary);
   out->order = 1u << r.order;
   return r.pass;
 }

@@ -232,6 +232,18 @@ void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const floa
 void npu_barrier_at(const char *file, int line);
 #define npu_barrier() npu_barrier_at(__FILE__, __LINE__)
 
+/* ---- check-only instrumentation: npugen emits these calls only into the C
+ * that `npugen check` runs, never into the C it writes out. Host code (a
+ * loop the control unit runs itself) reads (mode NPU_CU_READ), writes
+ * (NPU_CU_WRITE) or updates (NPU_CU_UPDATE: `+=` and the like) the `bytes`
+ * at p: the simulator checks the access against DMAs in flight, waits for
+ * a unit still using those bytes and charges the CU [cu] access_cycles.
+ * Returns p, bound or not, so the access is written *(T *)npu_cu_access(&x,
+ * sizeof x, mode). A hardware build needs no definition. ---- */
+enum { NPU_CU_READ = 1, NPU_CU_WRITE = 2, NPU_CU_UPDATE = 3 };
+void *npu_cu_access_at(const char *file, int line, const void *p, int bytes, int mode);
+#define npu_cu_access(p, bytes, mode) npu_cu_access_at(__FILE__, __LINE__, p, bytes, mode)
+
 #ifdef __cplusplus
 }
 #endif

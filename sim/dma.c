@@ -84,6 +84,7 @@ static npu_token_t dma(const char *file, int line, const char *op, int ch, void 
       return 0;
     }
     end = tx + xfer + lat;
+    *(via_ddr ? &s->ddr_work : &s->dm_work) += xfer;
   }
   tl_run(s, track, start, end);
   s->bytes_read[slot_level(s, sr.slot)] += (uint64_t)bytes;

@@ -98,6 +98,9 @@ struct NpuSim {
   int nslots;
 
   uint64_t cu_time, cu_busy, cu_ops;
+  uint64_t host_access[2]; /* elements host code touched (npu_cu_access): [0] on-chip, [1] ddr */
+  /* the work itself, without overheads and latencies: the roofline's terms */
+  uint64_t nu_work, vu_work, ddr_work, dm_work;
   Timeline tl[2 + NPUSIM_MAX_VU + NPUSIM_MAX_DMA]; /* indexed by track; [0] unused */
   Port ddr_port, dm_port;
 

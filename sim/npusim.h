@@ -54,6 +54,7 @@ typedef struct {
   int64_t dma_channels, dma_max_tokens;
   /* CU */
   int64_t cu_issue_cycles, cu_queue_depth;
+  int64_t cu_access_cycles; /* per element host code reads or writes (npu_cu_access) */
 } NpuTarget;
 
 /* The built-in default target: identical to targets/default.ini. */
@@ -125,6 +126,21 @@ typedef struct {
   uint64_t capacity[NPUSIM_LEVELS];            /* DDR: 0 */
   uint64_t macs;                               /* NU multiply-accumulates */
   uint64_t dma_transfers;
+  /* elements that host code read or wrote itself, in on-chip scopes and in
+   * ddr (npu_cu_access: only code emitted for the check reports them) */
+  uint64_t host_onchip, host_ddr;
+  /* What bounds the run: of "nu", "vu" (its busiest core), "dma" (its
+   * busiest channel, or port when one is booked longer) and "cu", the one
+   * busy longest ("" when nothing ran), and its busy share of total_cycles. */
+  char bound[4];
+  double bound_utilization;
+  /* The roofline: the fewest cycles this work could take on the target,
+   * the largest of the NU's MAC cycles, the VU cycles over all cores, the
+   * DDR port's and the on-chip fabric's transfer cycles and the CU's own
+   * cycles (issue and host accesses), without overheads and latencies;
+   * roofline = ideal_cycles / total_cycles. */
+  uint64_t ideal_cycles;
+  double roofline;
 } NpuSimReport;
 
 void npusim_report(const NpuSim *sim, NpuSimReport *r);

@@ -102,6 +102,7 @@ static bool matmul_issue(NpuSim *s, Site site, const char *op, const void *C, co
              (unsigned long long)macs);
   if (!unit_exec(s, site, op, TRACK_NU, o, 3, dur, detail)) return false;
   s->macs += macs;
+  s->nu_work += dur - (uint64_t)s->t.nu_overhead;
   return true;
 }
 
@@ -176,6 +177,7 @@ void npu_nu_conv2d_i8_at(const char *file, int line, int32_t *out, const int8_t 
              ow, oc, kh, kw, (unsigned long long)macs);
   if (!unit_exec(s, site, op, TRACK_NU, o, 3, dur, detail)) return;
   s->macs += macs;
+  s->nu_work += dur - (uint64_t)s->t.nu_overhead;
 
   for (int y = 0; y < oh; y++)
     for (int x = 0; x < ow; x++) {

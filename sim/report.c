@@ -28,6 +28,34 @@ void npusim_report(const NpuSim *s, NpuSimReport *r) {
   }
   r->macs = s->macs;
   r->dma_transfers = s->transfers;
+  r->host_onchip = s->host_access[0];
+  r->host_ddr = s->host_access[1];
+
+  uint64_t vu = 0, dma = 0;
+  for (int c = 0; c < (int)s->t.vu_count; c++)
+    if (s->tl[TRACK_VU(s, c)].busy > vu) vu = s->tl[TRACK_VU(s, c)].busy;
+  for (int ch = 0; ch < (int)s->t.dma_channels; ch++)
+    if (s->tl[TRACK_DMA(s, ch)].busy > dma) dma = s->tl[TRACK_DMA(s, ch)].busy;
+  /* the channels share the ports: a port booked longer than any channel is the bound */
+  if (s->ddr_work > dma) dma = s->ddr_work;
+  if (s->dm_work > dma) dma = s->dm_work;
+  const struct {
+    const char *name;
+    uint64_t busy;
+  } units[] = {{"nu", s->tl[TRACK_NU].busy}, {"vu", vu}, {"dma", dma}, {"cu", s->cu_busy}};
+  uint64_t most = 0;
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (units[i].busy > most) {
+      most = units[i].busy;
+      snprintf(r->bound, sizeof r->bound, "%s", units[i].name);
+    }
+  r->bound_utilization = total ? (double)most / (double)total : 0.0;
+
+  uint64_t terms[] = {s->nu_work, ceil_div_u64(s->vu_work, (uint64_t)s->t.vu_count), s->ddr_work, s->dm_work,
+                      s->cu_busy};
+  for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
+    if (terms[i] > r->ideal_cycles) r->ideal_cycles = terms[i];
+  r->roofline = total ? (double)r->ideal_cycles / (double)total : 0.0;
 }
 
 char *npusim_report_text(const NpuSimReport *r) {
@@ -53,6 +81,12 @@ char *npusim_report_text(const NpuSimReport *r) {
   }
   fprintf(f, "NU MACs: %llu, DMA transfers: %llu\n", (unsigned long long)r->macs,
           (unsigned long long)r->dma_transfers);
+  if (r->host_onchip || r->host_ddr)
+    fprintf(f, "host code: %llu element accesses on-chip, %llu in ddr\n", (unsigned long long)r->host_onchip,
+            (unsigned long long)r->host_ddr);
+  if (r->bound[0])
+    fprintf(f, "bound by %s (busy %.1f%%); roofline %.1f%% (at best %llu cycles)\n", r->bound,
+            100.0 * r->bound_utilization, 100.0 * r->roofline, (unsigned long long)r->ideal_cycles);
   fclose(f);
   return buf;
 }

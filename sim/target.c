@@ -31,6 +31,7 @@ void npusim_target_default(NpuTarget *t) {
   t->dma_max_tokens = 64;
   t->cu_issue_cycles = 1;
   t->cu_queue_depth = 8;
+  t->cu_access_cycles = 1;
 }
 
 /* One known key: where it goes and its sane range. */
@@ -62,6 +63,7 @@ static const Key keys[] = {
     K("dma", "max_tokens", dma_max_tokens, 1, 1 << 16, false),
     K("cu", "issue_cycles", cu_issue_cycles, 0, 1 << 20, false),
     K("cu", "queue_depth", cu_queue_depth, 1, 1 << 12, false),
+    K("cu", "access_cycles", cu_access_cycles, 0, 1 << 20, false),
 };
 #undef K
 #define NKEYS (sizeof keys / sizeof keys[0])

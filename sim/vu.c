@@ -28,7 +28,9 @@ static bool vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int n
   }
   if (core < 0) core = 0; /* nothing touched: book the issue on core 0 */
   uint64_t dur = (uint64_t)s->t.vu_overhead + ceil_div_u64(work_bytes, (uint64_t)s->t.vu_vector_bytes);
-  return unit_exec(s, site, op, TRACK_VU(s, core), o, nv, dur, detail);
+  if (!unit_exec(s, site, op, TRACK_VU(s, core), o, nv, dur, detail)) return false;
+  s->vu_work += dur - (uint64_t)s->t.vu_overhead;
+  return true;
 }
 
 static NpuSim *vu_enter(const char *file, int line, const char *op, int n, Site *site) {

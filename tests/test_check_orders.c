@@ -164,7 +164,7 @@ static const char *ranges =
 
 /* Runs variant 0 of s in order o on B, up and down (zeroed). */
 static void run_in_order(NpgSession *s, EmitOrder o, int B[8][32], int up[8], int down[8]) {
-  EmitUnit u = {s->m, s->v[0].ir, s->v[0].name, NULL, &s->target, o};
+  EmitUnit u = {s->m, s->v[0].ir, s->v[0].name, NULL, &s->target, o, false};
   char *text = emit_c_source(&u);
   char err[4096];
   TccUnit *unit = check_compile_variant(s->v[0].ir, text, "k", err, sizeof err);
@@ -212,7 +212,7 @@ Test(check_orders, every_iteration_once_in_its_order) {
 Test(check_orders, only_the_check_sees_permuted_loops) {
   NpgSession *s = open_kernel(ranges);
   mark_without_proof(s, 0, "j", LOOP_PARALLEL);
-  EmitUnit u = {s->m, s->v[0].ir, s->v[0].name, NULL, &s->target, EMIT_ORDER_SOURCE};
+  EmitUnit u = {s->m, s->v[0].ir, s->v[0].name, NULL, &s->target, EMIT_ORDER_SOURCE, false};
   char *source = emit_c_source(&u);
   cr_expect_str_eq(npg_emit_source(s, 0), source);
   u.order = EMIT_ORDER_REVERSED;

@@ -62,7 +62,7 @@ char *target_file(const char *name, int ddr_bandwidth, int dma_channels, int max
           "[target]\nname = %s\n[ddr]\nbandwidth = %d\nlatency = 200\n[dm]\nsize = 2MiB\nbandwidth = 256\n"
           "latency = 16\n[nu]\nib_size = 256KiB\nwb_size = 256KiB\nob_size = 256KiB\nmacs_int8 = 1024\n"
           "macs_fp32 = 256\noverhead = 32\n[vu]\ncount = 4\nvm_size = 128KiB\nvector_bytes = 64\noverhead = 4\n"
-          "[dma]\nchannels = %d\nmax_tokens = %d\n[cu]\nissue_cycles = 1\nqueue_depth = 8\n",
+          "[dma]\nchannels = %d\nmax_tokens = %d\n[cu]\nissue_cycles = 1\nqueue_depth = 8\naccess_cycles = 1\n",
           name, ddr_bandwidth, dma_channels, max_tokens);
   fclose(f);
   return path;

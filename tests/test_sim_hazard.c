@@ -453,3 +453,66 @@ Test(sim_hazard, dma_source_and_destination_overlap) {
             "%s", npusim_error(s));
   simt_free(s);
 }
+
+/* ---- host code (the check's npu_cu_access hooks): a wait moved after a
+ * host loop over the DMA's destination ---- */
+static const char simhz_host_raw[] =
+    "void run(int8_t *x, int32_t *sum, void *unused) {\n"
+    "  int8_t *D = npu_scope_base(NPU_DM, 0);\n"
+    "  npu_token_t t = npu_dma_1d(0, D, x, 256);\n"
+    "  FIX(npu_dma_wait(t);)\n"
+    "  for (int i = 0; i < 256; i++)\n"
+    "    *sum += *(const int8_t *)npu_cu_access(&D[i], 1, NPU_CU_READ); /* MARK */\n"
+    "  npu_dma_wait(t);\n"
+    "}\n";
+
+Test(sim_hazard, host_loop_reads_before_the_wait) {
+  int8_t x[256];
+  int32_t sum = 0, want = 0;
+  for (int i = 0; i < 256; i++) want += x[i] = (int8_t)(i * 5);
+  NpuSim *s = simhz_run("host.c", simhz_host_raw, 0, x, &sum, NULL);
+  const char *parts[] = {"host code: RAW hazard", "operand read dm[0x0, 0x1)",
+                         "DMA token 1 (npu_dma_1d at host.c:6, channel 0) still writes", "npu_dma_wait(1)", NULL};
+  simhz_expect(s, "host.c", simhz_host_raw, parts);
+  sum = 0;
+  s = simhz_run("host.c", simhz_host_raw, 1, x, &sum, NULL);
+  cr_assert_eq(sum, want);
+  /* timed: 256 reads at [cu] access_cycles = 1 after the DMA's 1 + 4 + 200 */
+  NpuSimReport r;
+  npusim_report(s, &r);
+  cr_assert_eq(r.host_onchip, 256);
+  cr_assert_eq(r.total_cycles, 1 + 4 + 200 + 1 + 256, "%llu", (unsigned long long)r.total_cycles);
+  cr_assert_str_eq(r.bound, "cu");
+  simhz_clean(s, "host.c");
+}
+
+/* host code writing bytes an outbound DMA still reads (WAR), and host code
+ * waiting for the NU still writing what it reads (the interlock) */
+static const char simhz_host_war[] =
+    "void run(int8_t *x, int8_t *y, void *unused) {\n"
+    "  int8_t *D = npu_scope_base(NPU_DM, 0);\n"
+    "  npu_dma_wait(npu_dma_1d(0, D, x, 64));\n"
+    "  npu_token_t t = npu_dma_1d(1, y, D, 64);\n"
+    "  FIX(npu_dma_wait(t);)\n"
+    "  *(int8_t *)npu_cu_access(&D[3], 1, NPU_CU_UPDATE) += 1; /* MARK */\n"
+    "  npu_dma_wait(t);\n"
+    "}\n";
+
+Test(sim_hazard, host_write_over_a_pending_read) {
+  int8_t x[64] = {1, 2, 3, 4}, y[64];
+  const char *parts[] = {"host code: WAR hazard", "operand updated dm[0x3, 0x4)", NULL};
+  simhz_case("hostw.c", simhz_host_war, parts, x, y, NULL);
+}
+
+Test(sim_hazard, host_access_waits_for_the_nu) {
+  NpuSim *s = simt_new();
+  int8_t *A = npu_scope_base(NPU_NU_IB, 0), *B = npu_scope_base(NPU_NU_WB, 0);
+  int32_t *C = npu_scope_base(NPU_NU_OB, 0);
+  npu_nu_matmul_i8(C, A, B, 64, 64, 64, 64, 64, 64, 0); /* issued at 0, runs 1 .. 1 + 32 + 256 */
+  (void)*(int32_t *)npu_cu_access(&C[0], 4, NPU_CU_READ);
+  NpuSimReport r;
+  npusim_finish(s);
+  npusim_report(s, &r);
+  cr_assert_eq(r.total_cycles, 1 + 32 + 256 + 1, "%llu", (unsigned long long)r.total_cycles);
+  simt_free(s);
+}

@@ -1,0 +1,28 @@
+/* The check's line for a reader about a variant's run: what the cycle figure
+ * is, what bounds it, and what it leaves out, so that nobody takes a figure
+ * for the kernel's time when part of the work is not in it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "jit/check.h"
+
+void check_summary(const Kernel *ir, CheckResult *r) {
+  StrBuf sb;
+  sb_init(&sb);
+  if (!r->sim_cycles) {
+    sb_puts(&sb, "no cycle figure: the variant calls no intrinsic, so all of it runs on the host");
+  } else {
+    sb_printf(&sb, "sim: %llu cycles, bound by %s (busy %.1f%%), roofline %.1f%%, DMA %llu bytes, on-chip peak %llu bytes",
+              (unsigned long long)r->sim_cycles, r->bound, 100.0 * r->bound_utilization, 100.0 * r->roofline,
+              (unsigned long long)r->dma_bytes, (unsigned long long)r->onchip_peak);
+    if (r->host_onchip || r->host_ddr)
+      sb_printf(&sb, "; host code touched %llu on-chip and %llu ddr elements itself (in the figure)",
+                (unsigned long long)r->host_onchip, (unsigned long long)r->host_ddr);
+    int packed = 0;
+    for (const Param *p = ir->params; p; p = p->next)
+      if (p->buf && p->buf->layout) sb_printf(&sb, "%s%s", packed++ ? ", " : "; leaves out packing ", p->buf->name);
+    if (packed) sb_printf(&sb, " into %s (the caller's %s_pack_*)", packed > 1 ? "their layouts" : "its layout", ir->name);
+  }
+  snprintf(r->summary, sizeof r->summary, "%s", sb.data ? sb.data : "");
+  sb_free(&sb);
+}

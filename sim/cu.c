@@ -1,0 +1,32 @@
+/* Host code's own accesses (npu_cu_access, emitted only for the check): a
+ * loop the control unit runs itself over on-chip memory is timed and held
+ * to the same token discipline as an intrinsic's operands. Without it such
+ * a loop would cost nothing and could read a DMA's destination before the
+ * wait. */
+#include "sim/internal.h"
+
+void *npu_cu_access_at(const char *file, int line, const void *p, int bytes, int mode) {
+  /* not counted against the step budget: the check bounds statement
+   * instances before the run, and an instance makes a few of these calls */
+  NpuSim *s = npusim_current();
+  if (!s || s->failed) return (void *)p;
+  Site site = sim_site(s, file, line);
+  const char *op = "host code";
+  const char *what = mode == NPU_CU_READ ? "read" : mode == NPU_CU_WRITE ? "written" : "updated";
+  if (bytes <= 0 || mode < NPU_CU_READ || mode > NPU_CU_UPDATE) {
+    sim_fail(s, site, op, "an access of %d bytes in mode %d", bytes, mode);
+    return (void *)p;
+  }
+  Region r;
+  int align = bytes <= 8 ? bytes : 1;
+  if (!region_make(s, site, op, what, p, bytes, 1, bytes, 1, bytes, -1, -1, align, &r)) return (void *)p;
+  bool reads = mode & NPU_CU_READ, writes = mode & NPU_CU_WRITE;
+  if ((reads && !hazard_check_read(s, site, op, what, &r)) || (writes && !hazard_check_write(s, site, op, what, &r)))
+    return (void *)p;
+  /* a unit still running on these bytes: the hardware interlock holds the CU */
+  cu_wait_until(s, interlock_ready(s, &r, reads, &r, writes), site, "host access");
+  s->cu_time += (uint64_t)s->t.cu_access_cycles;
+  s->cu_busy += (uint64_t)s->t.cu_access_cycles;
+  s->host_access[r.slot < 0]++;
+  return (void *)p;
+}
