@@ -366,17 +366,33 @@ static void emit_annots(Emit *em, const Stmt *s, int ind) {
   }
 }
 
-/* A tensorized nest: its intrinsic call, or (when a later step changed
- * the nest) a comment saying why the loops stay. */
+/* A tensorized nest: its intrinsic call, under the test of its scalar
+ * operands' domains when they are not constants (else the nest as
+ * written), or (when a later step changed the nest) a comment saying why
+ * the loops stay. */
 static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
-  StrBuf call;
+  StrBuf call, guard;
   sb_init(&call);
+  sb_init(&guard);
   char why[1024];
-  bool ok = tensorize_call(&em->scratch, s, &call, why, sizeof why);
+  bool ok = tensorize_call(&em->scratch, s, &call, &guard, why, sizeof why);
   sb_indent(em->sb, ind);
-  if (ok) sb_printf(em->sb, "%s\n", call.data);
-  else sb_printf(em->sb, "/* tensorize(%s, %s) no longer matches: %s */\n", s->name, s->intrin, why);
+  if (ok && guard.len) {
+    sb_printf(em->sb, "if (%s) {\n", guard.data);
+    sb_indent(em->sb, ind + 1);
+    sb_printf(em->sb, "%s\n", call.data);
+    sb_indent(em->sb, ind);
+    sb_printf(em->sb, "} else { /* outside the operands %s is defined for: the nest as written */\n", s->intrin);
+    emit_plain_loop(em, s, ind + 1, true);
+    sb_indent(em->sb, ind);
+    sb_puts(em->sb, "}\n");
+  } else if (ok) {
+    sb_printf(em->sb, "%s\n", call.data);
+  } else {
+    sb_printf(em->sb, "/* tensorize(%s, %s) no longer matches: %s */\n", s->name, s->intrin, why);
+  }
   sb_free(&call);
+  sb_free(&guard);
   return ok;
 }
 

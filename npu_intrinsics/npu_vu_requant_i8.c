@@ -1,6 +1,7 @@
 /* Semantics of npu_vu_requant_i8 (npu_intrinsics.h), written in the kernel DSL.
  * scopes: dst vu_vm, a vu_vm
  * abi: npu_vu_requant_i8(dst, a, N, multiplier, shift, zero_point)
+ * domain: multiplier -2097152 2097152, shift 0 47, zero_point -128 127
  * Rounds to nearest, ties toward +infinity; the product is exact in double
  * because |multiplier| <= 2^21.
  * The sizes are one instance of the intrinsic; it is defined for any sizes

@@ -732,9 +732,52 @@ static bool check_tails(Match *m, const Module *sem, char *why, size_t n) {
   return true;
 }
 
-/* Matches and checks scopes; fills the call text when sb is not NULL. */
-static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf *call, char *why, size_t n,
-                            bool *known, int *progress) {
+/* The operand domains of the semantics file ("domain: multiplier -2097152
+ * 2097152, shift 0 47"): where the intrinsic is defined for each scalar
+ * operand. A constant operand outside its domain does not match; one that
+ * is not a constant is tested by `guard` (C text, when not NULL), under
+ * which the call runs: the emitter runs the nest as written otherwise. */
+static bool check_domains(const Match *m, const char *src, const char *name, StrBuf *guard, char *why, size_t n) {
+  char *dom = meta(src, "domain: ");
+  bool ok = true;
+  for (char *p = dom; ok && p && *p;) {
+    char op[64];
+    long long lo, hi;
+    int used = 0;
+    if (sscanf(p, " %63[^ ,] %lld %lld%n", op, &lo, &hi, &used) != 3) {
+      ok = snprintf(why, n, "the semantics of %s have a bad domain line", name) < 0;
+      break;
+    }
+    p += used;
+    while (*p == ',' || *p == ' ') p++;
+    for (int i = 0; i < m->nparams && ok; i++) {
+      if (strcmp(m->sparam[i]->name, op)) continue;
+      const Expr *e = m->sparam_expr[i];
+      bool constant = !e || e->kind == EX_INT;
+      int64_t v = e ? e->ival : m->sparam_val[i];
+      if (constant && (v < lo || v > hi))
+        ok = snprintf(why, n, "its operand %s would be %lld, outside [%lld, %lld], where %s is defined", op,
+                      (long long)v, lo, hi, name) < 0;
+      else if (!constant && guard) {
+        bool paren = e->kind != EX_VAR;
+        for (int side = 0; side < 2; side++) {
+          sb_puts(guard, guard->len ? " && " : "");
+          if (paren) sb_putc(guard, '(');
+          ir_print_expr(guard, e);
+          if (paren) sb_putc(guard, ')');
+          sb_printf(guard, side ? " <= %lld" : " >= %lld", side ? hi : lo);
+        }
+      }
+    }
+  }
+  free(dom);
+  return ok;
+}
+
+/* Matches and checks scopes; fills the call text when sb is not NULL, and
+ * the operands' domain test when guard is not NULL (check_domains). */
+static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf *call, StrBuf *guard, char *why,
+                            size_t n, bool *known, int *progress) {
   Sem sem;
   *known = sem_load(&sem, name, why, n);
   if (!*known) {
@@ -749,7 +792,8 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
   bool ok = match_list(m, &one, m->sem->body->body);
   if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
-  else ok = check_sizes(m, sem.m, why, n) && check_tails(m, sem.m, why, n);
+  else ok = check_sizes(m, sem.m, why, n) && check_tails(m, sem.m, why, n) &&
+            check_domains(m, sem.m->src, name, guard, why, n);
   char *scopes = ok ? meta(sem.m->src, "scopes: ") : NULL, *abi = ok ? meta(sem.m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
   for (char *p = scopes; ok && p && *p;) {
@@ -812,9 +856,9 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
   return ok;
 }
 
-bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, char *why, size_t n) {
+bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, char *why, size_t n) {
   bool known;
-  return loop->intrin && match_intrinsic(a, loop, loop->intrin, call, why, n, &known, NULL);
+  return loop->intrin && match_intrinsic(a, loop, loop->intrin, call, guard, why, n, &known, NULL);
 }
 
 static int intrinsic_file(const struct dirent *e) {
@@ -840,7 +884,7 @@ const char *tensorize_find(Arena *a, const Stmt *loop, const char *prefix, char 
     if (!found && !strncmp(name, prefix, strlen(prefix))) {
       StrBuf call; /* written, so the abi is known to bind */
       sb_init(&call);
-      if (match_intrinsic(a, loop, name, &call, miss, sizeof miss, &known, &progress)) found = arena_strdup(a, name);
+      if (match_intrinsic(a, loop, name, &call, NULL, miss, sizeof miss, &known, &progress)) found = arena_strdup(a, name);
       else if (known && progress > best) { /* the nearest miss: the one that matched furthest */
         best = progress;
         snprintf(why, n, "nearest %s: %s", name, miss);
@@ -861,7 +905,7 @@ bool prim_tensorize(Sched *s, const SchedStep *st) {
   char why[1024];
   StrBuf call;
   sb_init(&call);
-  bool known, ok = match_intrinsic(s->a, loop, ia->name, &call, why, sizeof why, &known, NULL);
+  bool known, ok = match_intrinsic(s->a, loop, ia->name, &call, NULL, why, sizeof why, &known, NULL);
   sb_free(&call);
   if (!known) return sched_error(s, ia, "%s", why);
   if (!ok) return sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);

@@ -5,9 +5,12 @@
 #include "ir/ir.h"
 
 /* The intrinsic call ("npu_nu_matmul_i8(&C_ob[0][0], ...);") that stands
- * for loop, a loop tensorize marked (Stmt.intrin). False with why when the
- * nest no longer matches (a later step changed it). */
-bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, char *why, size_t n);
+ * for loop, a loop tensorize marked (Stmt.intrin), and in guard the C test
+ * that its scalar operands lie where the intrinsic is defined ("domain:"
+ * in its semantics file), empty when they are constants, which the match
+ * checked: the nest as written runs where the test fails. False with why
+ * when the nest no longer matches (a later step changed it). */
+bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, char *why, size_t n);
 
 /* The first intrinsic, in name order, whose name starts with prefix and
  * whose semantics loop's nest matches (vectorize's lowering to the VU):

@@ -74,7 +74,13 @@ void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], c
           npu_vu_relu_i32(&act_vm[n][0][oh * 448], &acc_vm[n][0][0][0], 448);
         }
         for (int oh = 0; oh < H; oh++) {
-          npu_vu_requant_i8(&out_vm[n][0][oh * 448], &act_vm[n][0][oh * 448], 448, multiplier, shift, zero_point);
+          if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
+            npu_vu_requant_i8(&out_vm[n][0][oh * 448], &act_vm[n][0][oh * 448], 448, multiplier, shift, zero_point);
+          } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
+            for (int q2 = 0; q2 < 448; q2++) {
+              out_vm[n][0][oh * 448 + q2] = (int8_t)(floor(ldexp((double)act_vm[n][0][oh * 448 + q2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)act_vm[n][0][oh * 448 + q2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)act_vm[n][0][oh * 448 + q2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+            }
+          }
         }
         /* out_vm_store: out <- out_vm */
         npu_dma_wait(npu_dma_1d(0, &out[0][oco][0], &out_vm[0][0][0], 12544));
