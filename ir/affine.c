@@ -4,6 +4,7 @@
 #include <isl/ctx.h>
 #include <isl/ilp.h>
 #include <isl/set.h>
+#include <isl/space.h>
 #include <isl/val.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +47,13 @@ static void dom_forget(AffCtx *c) {
 
 void aff_free(AffCtx *c) {
   dom_forget(c);
-  for (int i = 0; i < c->ncons; i++) free(c->cons[i]);
+  for (int i = 0; i < c->ncons; i++) {
+    free(c->cons[i]);
+    isl_set_free(c->cons_dom[i]);
+  }
   free(c->cons);
+  free(c->cons_loops);
+  free(c->cons_dom);
   free(c->loops);
   free(c->defs);
 }
@@ -195,7 +201,11 @@ static void push_con(AffCtx *c, char *text) {
   if (c->ncons == c->cap_cons) {
     c->cap_cons = c->cap_cons ? 2 * c->cap_cons : 32;
     c->cons = realloc(c->cons, sizeof *c->cons * (size_t)c->cap_cons);
+    c->cons_loops = realloc(c->cons_loops, sizeof *c->cons_loops * (size_t)c->cap_cons);
+    c->cons_dom = realloc(c->cons_dom, sizeof *c->cons_dom * (size_t)c->cap_cons);
   }
+  c->cons_loops[c->ncons] = c->nloops;
+  c->cons_dom[c->ncons] = NULL;
   c->cons[c->ncons++] = text;
 }
 
@@ -275,7 +285,9 @@ bool aff_push_cond(AffCtx *c, const Expr *cond, bool negate) {
 void aff_pop_cond(AffCtx *c) {
   if (c->ncons == 0) return;
   dom_forget(c);
-  free(c->cons[--c->ncons]);
+  c->ncons--;
+  free(c->cons[c->ncons]);
+  isl_set_free(c->cons_dom[c->ncons]);
 }
 
 /* ---------------- ranges ---------------- */
@@ -299,22 +311,52 @@ char *aff_cons_text(AffCtx *c) {
   return sb_take(&sb);
 }
 
-/* Exact min/max of affine text over the domain with isl. */
+/* set with dimensions added up to the first n loops' counters, named c<id>. */
+static isl_set *extend(const AffCtx *c, isl_set *set, int n) {
+  isl_size have = isl_set_dim(set, isl_dim_set);
+  if (have < 0) return isl_set_free(set);
+  set = isl_set_add_dims(set, isl_dim_set, (unsigned)(n - have));
+  for (int i = have; i < n && set; i++) {
+    char name[24];
+    snprintf(name, sizeof name, "c%d", c->loops[i]->var->id);
+    set = isl_set_set_dim_name(set, isl_dim_set, (unsigned)i, name);
+  }
+  return set;
+}
+
+/* The domain up to constraint i (a new reference), from the one below and
+ * a parse of constraint i alone: a full parse per statement was most of a
+ * dependence model's cost. NULL when isl fails. */
+static isl_set *domain_upto(AffCtx *c, int i) {
+  if (!c->cons_dom[i]) {
+    isl_set *below = i ? domain_upto(c, i - 1) : isl_set_universe(isl_space_set_alloc(c->ctx, 0, 0));
+    if (!below) return NULL;
+    int n = c->cons_loops[i];
+    StrBuf sb;
+    sb_init(&sb);
+    sb_putc(&sb, '{');
+    sb_putc(&sb, ' ');
+    sb_putc(&sb, '[');
+    for (int k = 0; k < n; k++) sb_printf(&sb, "%sc%d", k ? ", " : "", c->loops[k]->var->id);
+    sb_printf(&sb, "] : %s }", c->cons[i]);
+    isl_set *con = isl_set_read_from_str(c->ctx, sb.data);
+    sb_free(&sb);
+    c->cons_dom[i] = con ? isl_set_intersect(extend(c, below, n), con) : isl_set_free(below);
+  }
+  return isl_set_copy(c->cons_dom[i]);
+}
+
 /* The current domain (cached until the stack changes); NULL when isl fails. */
 static isl_set *domain(AffCtx *c) {
   if (!c->dom) {
-    char *space = space_text(c), *cons = aff_cons_text(c);
-    StrBuf sb;
-    sb_init(&sb);
-    sb_printf(&sb, "{ %s : %s }", space, cons);
-    c->dom = isl_set_read_from_str(c->ctx, sb.data);
-    sb_free(&sb);
-    free(space);
-    free(cons);
+    isl_set *d = c->ncons ? domain_upto(c, c->ncons - 1) : isl_set_universe(isl_space_set_alloc(c->ctx, 0, 0));
+    c->dom = d ? extend(c, d, c->nloops) : NULL;
     c->dom_empty = c->dom ? isl_set_is_empty(c->dom) : -1;
   }
   return c->dom;
 }
+
+isl_set *aff_domain(AffCtx *c) { return isl_set_copy(domain(c)); }
 
 /* Exact min/max of affine text over the domain with isl. */
 static bool isl_range(AffCtx *c, const char *text, int64_t *lo, int64_t *hi, bool *empty) {

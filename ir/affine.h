@@ -16,6 +16,10 @@ typedef struct {
   int nloops, cap_loops;
   char **cons; /* isl constraint texts (malloc'ed) */
   int ncons, cap_cons;
+  /* per constraint: the loops pushed before it, and the domain up to it
+   * (NULL until asked): each is the one below plus one small parse */
+  int *cons_loops;
+  struct isl_set **cons_dom;
   const Expr **defs; /* by Var.id: single-assignment local -> its initializer */
   /* the current domain as an isl set, parsed once per state of the stack
    * (statements under one loop share it); NULL until asked */
@@ -32,6 +36,10 @@ void aff_pop_loop(AffCtx *c);
 bool aff_push_cond(AffCtx *c, const Expr *cond, bool negate);
 void aff_pop_cond(AffCtx *c);
 
+/* The current domain as an isl set over the unnamed tuple of the loop
+ * counters ([c1, c2] by Var.id, as in aff_space_text), a new reference;
+ * NULL when isl fails. Parsed once per state of the stack. */
+struct isl_set *aff_domain(AffCtx *c);
 /* isl texts of the current domain: its space "[c1, c2]" (loop counters by
  * Var.id) and its constraints "(...) and (...)"; malloc'ed. */
 char *aff_space_text(AffCtx *c);

@@ -1,6 +1,8 @@
 #include "ir/deps.h"
 
+#include <isl/aff.h>
 #include <isl/ctx.h>
+#include <isl/local_space.h>
 #include <isl/ilp.h>
 #include <isl/map.h>
 #include <isl/set.h>
@@ -99,6 +101,11 @@ typedef struct {
   char ***time; /* components, ntime of them */
   int *ntime;
   bool *identity;
+  /* per leaf: its domain over its loop counters (aff_domain; NULL: build
+   * from the texts) and those counters' Var ids (ids[0] of them) */
+  isl_set **dom;
+  int **loop_ids;
+  int *inst; /* its Stmt.inst */
   int nocc, capocc;
   StrBuf racc, wacc; /* one leaf's accesses, batched for one parse */
   /* NULL: the leaf's instances are its loop iterations (S<inst>[c...] ->
@@ -258,8 +265,14 @@ static void leaf(Build *b, const Stmt *s) {
     b->time = realloc(b->time, sizeof(char **) * (size_t)b->capocc);
     b->ntime = realloc(b->ntime, sizeof(int) * (size_t)b->capocc);
     b->identity = realloc(b->identity, sizeof(bool) * (size_t)b->capocc);
+    b->dom = realloc(b->dom, sizeof(isl_set *) * (size_t)b->capocc);
+    b->loop_ids = realloc(b->loop_ids, sizeof(int *) * (size_t)b->capocc);
+    b->inst = realloc(b->inst, sizeof(int) * (size_t)b->capocc);
   }
   int idx = b->nocc++;
+  b->inst[idx] = s->inst;
+  b->dom[idx] = aff_domain(&b->aff);
+  b->loop_ids[idx] = snapshot_loops(b);
   b->iter_space[idx] = aff_space_text(&b->aff);
   b->cons[idx] = aff_cons_text(&b->aff);
   b->orig[idx] = sb_take(&o);
@@ -290,12 +303,19 @@ static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity) {
   DepModel *m = b->m;
   b->acc_orig = identity ? NULL : b->orig[idx];
   leaf_accesses(b, s);
-  StrBuf d;
-  sb_init(&d);
-  if (identity) sb_printf(&d, "{ %s : %s }", b->orig[idx], b->cons[idx]);
-  else sb_printf(&d, "{ I%d%s : %s }", s->inst, b->iter_space[idx], b->cons[idx]);
-  isl_union_set *dom = isl_union_set_read_from_str(m->ctx, d.data);
-  sb_free(&d);
+  isl_union_set *dom = NULL;
+  if (b->dom[idx]) { /* the loops' domain, already built, in the instance's or the iteration's tuple */
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", identity ? "S" : "I", s->inst);
+    dom = isl_union_set_from_set(isl_set_set_tuple_name(isl_set_copy(b->dom[idx]), name));
+  } else {
+    StrBuf d;
+    sb_init(&d);
+    if (identity) sb_printf(&d, "{ %s : %s }", b->orig[idx], b->cons[idx]);
+    else sb_printf(&d, "{ I%d%s : %s }", s->inst, b->iter_space[idx], b->cons[idx]);
+    dom = isl_union_set_read_from_str(m->ctx, d.data);
+    sb_free(&d);
+  }
   if (!dom) {
     b->failed = true;
     snprintf(m->error, sizeof m->error, "cannot model the domain of %s (line %d)", s->name ? s->name : "a declaration", s->loc.line);
@@ -396,6 +416,45 @@ static void walk_list(Build *b, const Stmt *s) {
   }
 }
 
+/* dom -> [t]: occurrence i's time vector (the kept dimensions of its
+ * components: block positions, counters c<id> and -c<id>) as a function on
+ * dom (consumed), built with isl's API: parsing the same text is most of a
+ * model's cost. NULL when a component has another form (then: text). */
+static isl_map *time_map(const Build *b, int i, isl_set *dom, const int *newdim, int full, int kept) {
+  isl_space *sp = isl_set_get_space(dom);
+  isl_local_space *ls = isl_local_space_from_space(isl_space_copy(sp));
+  isl_multi_aff *ma = isl_multi_aff_zero(isl_space_map_from_domain_and_range(sp, isl_space_set_alloc(b->m->ctx, 0, (unsigned)kept)));
+  const int *ids = b->loop_ids[i];
+  bool ok = true;
+  for (int d = 0; d < full && ok; d++) {
+    if (newdim[d] < 0) continue;
+    const char *c = d < b->ntime[i] ? b->time[i][d] : "0";
+    isl_aff *aff = NULL;
+    if (c[0] >= '0' && c[0] <= '9') {
+      aff = isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(b->m->ctx, strtol(c, NULL, 10)));
+    } else {
+      bool neg = c[0] == '-';
+      int id = c[neg] == 'c' ? atoi(c + neg + 1) : -1, pos = -1;
+      for (int k = 0; k < ids[0]; k++)
+        if (ids[k + 1] == id) pos = k;
+      if (pos < 0) {
+        ok = false;
+        break;
+      }
+      aff = isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, (unsigned)pos);
+      if (neg) aff = isl_aff_neg(aff);
+    }
+    ma = isl_multi_aff_set_aff(ma, newdim[d], aff);
+  }
+  isl_local_space_free(ls);
+  if (!ok) {
+    isl_multi_aff_free(ma);
+    isl_set_free(dom);
+    return NULL;
+  }
+  return isl_map_intersect_domain(isl_map_from_multi_aff(ma), dom);
+}
+
 static bool count_leaves(Stmt *s, int depth, void *ctx) {
   (void)depth;
   int *n = ctx;
@@ -461,7 +520,25 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
       StrBuf sb;
       sb_init(&sb);
       isl_map *o2t = NULL;
-      if (b.identity[i]) {
+      if (b.dom[i] && b.identity[i]) { /* S[c..] -> [t] on the loops' domain */
+        char name[32];
+        snprintf(name, sizeof name, "S%d", b.inst[i]);
+        o2t = time_map(&b, i, isl_set_set_tuple_name(isl_set_copy(b.dom[i]), name), newdim, full, kept);
+      } else if (b.dom[i]) { /* iteration -> instance (its text, without the domain's), then -> [t] */
+        sb_printf(&sb, "{ %s -> %s }", b.iter_space[i], b.orig[i]);
+        isl_map *i2o = isl_map_read_from_str(ctx, sb.data);
+        sb_free(&sb);
+        sb_init(&sb);
+        isl_map *i2t = time_map(&b, i, isl_set_copy(b.dom[i]), newdim, full, kept);
+        if (i2o && i2t) o2t = isl_map_apply_range(isl_map_reverse(isl_map_intersect_domain(i2o, isl_set_copy(b.dom[i]))), i2t);
+        else {
+          isl_map_free(i2o);
+          isl_map_free(i2t);
+        }
+      }
+      if (o2t) {
+        /* built from the domain */
+      } else if (b.identity[i]) {
         /* S[c..] -> [t] directly: one parse */
         sb_printf(&sb, "{ %s -> %s : %s }", b.orig[i], tv.data, b.cons[i]);
         o2t = isl_map_read_from_str(ctx, sb.data);
@@ -489,10 +566,15 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
     free(b.iter_space[i]);
     free(b.cons[i]);
     free(b.orig[i]);
+    isl_set_free(b.dom[i]);
+    free(b.loop_ids[i]);
     for (int d = 0; d < b.ntime[i]; d++) free(b.time[i][d]);
     free(b.time[i]);
   }
   free(b.iter_space);
+  free(b.dom);
+  free(b.loop_ids);
+  free(b.inst);
   free(b.cons);
   free(b.orig);
   free(b.time);
