@@ -11,6 +11,7 @@
 
 #include "ir/arith.h"
 #include "schedule/primitives.h"
+#include "schedule/tensorize.h"
 
 /* What becomes of the variant's dependence model after the step:
  *  - MODEL_KEPT: the step keeps every statement instance and what it
@@ -79,6 +80,7 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
   s->src = src;
   s->reset_origins = true; /* the kernel as written: every leaf is new */
   s->ctx = isl_ctx_alloc();
+  s->sems = sem_cache_new();
   isl_options_set_on_error(s->ctx, ISL_ON_ERROR_CONTINUE);
   sb_init(&s->applied);
   sb_init(&s->steps_ir);
@@ -88,6 +90,7 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
 void sched_free(Sched *s) {
   if (!s) return;
   sched_model_drop(s);
+  sem_cache_free(s->sems);
   isl_ctx_free(s->ctx);
   sb_free(&s->applied);
   sb_free(&s->steps_ir);

@@ -31,6 +31,7 @@ struct Sched {
   DiagList *d;
   const char *file, *src; /* where the steps were written (for messages) */
   isl_ctx *ctx;
+  struct SemCache *sems; /* intrinsics' semantics, parsed once (schedule/tensorize.c) */
   StrBuf applied;     /* the schedule as applied, one step a line */
   StrBuf steps_ir;    /* the IR after each step (--dump-ir=steps) */
   const SchedStep *step; /* the step being applied */

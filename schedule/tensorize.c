@@ -630,6 +630,52 @@ static void sem_free(Sem *sem) {
   diag_free(&sem->d);
 }
 
+/* Parsed semantics kernels by name, loaded at most once per owner: a
+ * vectorize tries every npu_vu_* file, and a schedule may vectorize often.
+ * Matching only reads them. */
+struct SemCache {
+  struct Cached {
+    char *name;
+    Sem sem;
+    bool known;
+    char err[512];
+  } *v;
+  int n, cap;
+};
+
+SemCache *sem_cache_new(void) { return calloc(1, sizeof(SemCache)); }
+
+void sem_cache_free(SemCache *c) {
+  if (!c) return;
+  for (int i = 0; i < c->n; i++) {
+    free(c->v[i].name);
+    sem_free(&c->v[i].sem);
+  }
+  free(c->v);
+  free(c);
+}
+
+/* name's semantics from the cache (loaded into it the first time), or into
+ * *own when there is no cache (the caller frees it). NULL with err when it
+ * does not load. */
+static const Sem *sem_get(SemCache *c, const char *name, Sem *own, char *err, size_t n) {
+  if (!c) return sem_load(own, name, err, n) ? own : NULL;
+  for (int i = 0; i < c->n; i++)
+    if (!strcmp(c->v[i].name, name)) {
+      if (!c->v[i].known) snprintf(err, n, "%s", c->v[i].err);
+      return c->v[i].known ? &c->v[i].sem : NULL;
+    }
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 16;
+    c->v = realloc(c->v, sizeof *c->v * (size_t)c->cap);
+  }
+  struct Cached *e = &c->v[c->n++];
+  e->name = strdup(name);
+  e->known = sem_load(&e->sem, name, e->err, sizeof e->err);
+  if (!e->known) snprintf(err, n, "%s", e->err);
+  return e->known ? &e->sem : NULL;
+}
+
 /* After the match: sizes defined from others (OH from H, PH, ...) must
  * agree with what the match bound, and the operands' extents with the
  * semantics arrays' (an extent that is a size of its own, like LDA, takes
@@ -776,25 +822,26 @@ static bool check_domains(const Match *m, const char *src, const char *name, Str
 
 /* Matches and checks scopes; fills the call text when sb is not NULL, and
  * the operands' domain test when guard is not NULL (check_domains). */
-static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf *call, StrBuf *guard, char *why,
-                            size_t n, bool *known, int *progress) {
-  Sem sem;
-  *known = sem_load(&sem, name, why, n);
-  if (!*known) {
-    sem_free(&sem);
+static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const char *name, StrBuf *call,
+                            StrBuf *guard, char *why, size_t n, bool *known, int *progress) {
+  Sem own = {0};
+  const Sem *sem = sem_get(cache, name, &own, why, n);
+  *known = sem != NULL;
+  if (!sem) {
+    sem_free(&own);
     return false;
   }
   Match *m = calloc(1, sizeof *m);
-  m->sem = sem.m->kernels;
+  m->sem = sem->m->kernels;
   m->a = a;
   Stmt one = *loop;
   one.next = NULL;
   bool ok = match_list(m, &one, m->sem->body->body);
   if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
-  else ok = check_sizes(m, sem.m, why, n) && check_tails(m, sem.m, why, n) &&
-            check_domains(m, sem.m->src, name, guard, why, n);
-  char *scopes = ok ? meta(sem.m->src, "scopes: ") : NULL, *abi = ok ? meta(sem.m->src, "abi: ") : NULL;
+  else ok = check_sizes(m, sem->m, why, n) && check_tails(m, sem->m, why, n) &&
+            check_domains(m, sem->m->src, name, guard, why, n);
+  char *scopes = ok ? meta(sem->m->src, "scopes: ") : NULL, *abi = ok ? meta(sem->m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
   for (char *p = scopes; ok && p && *p;) {
     char op[64], scope[64];
@@ -852,13 +899,13 @@ static bool match_intrinsic(Arena *a, const Stmt *loop, const char *name, StrBuf
   free(scopes);
   free(abi);
   free(m);
-  sem_free(&sem);
+  sem_free(&own);
   return ok;
 }
 
 bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, char *why, size_t n) {
   bool known;
-  return loop->intrin && match_intrinsic(a, loop, loop->intrin, call, guard, why, n, &known, NULL);
+  return loop->intrin && match_intrinsic(NULL, a, loop, loop->intrin, call, guard, why, n, &known, NULL);
 }
 
 static int intrinsic_file(const struct dirent *e) {
@@ -866,7 +913,7 @@ static int intrinsic_file(const struct dirent *e) {
   return n > 2 && !strcmp(e->d_name + n - 2, ".c");
 }
 
-const char *tensorize_find(Arena *a, const Stmt *loop, const char *prefix, char *why, size_t n) {
+const char *tensorize_find(SemCache *cache, Arena *a, const Stmt *loop, const char *prefix, char *why, size_t n) {
   struct dirent **files;
   int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, intrinsic_file, alphasort);
   if (count < 0) {
@@ -884,7 +931,7 @@ const char *tensorize_find(Arena *a, const Stmt *loop, const char *prefix, char 
     if (!found && !strncmp(name, prefix, strlen(prefix))) {
       StrBuf call; /* written, so the abi is known to bind */
       sb_init(&call);
-      if (match_intrinsic(a, loop, name, &call, NULL, miss, sizeof miss, &known, &progress)) found = arena_strdup(a, name);
+      if (match_intrinsic(cache, a, loop, name, &call, NULL, miss, sizeof miss, &known, &progress)) found = arena_strdup(a, name);
       else if (known && progress > best) { /* the nearest miss: the one that matched furthest */
         best = progress;
         snprintf(why, n, "nearest %s: %s", name, miss);
@@ -905,7 +952,7 @@ bool prim_tensorize(Sched *s, const SchedStep *st) {
   char why[1024];
   StrBuf call;
   sb_init(&call);
-  bool known, ok = match_intrinsic(s->a, loop, ia->name, &call, NULL, why, sizeof why, &known, NULL);
+  bool known, ok = match_intrinsic(s->sems, s->a, loop, ia->name, &call, NULL, why, sizeof why, &known, NULL);
   sb_free(&call);
   if (!known) return sched_error(s, ia, "%s", why);
   if (!ok) return sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);

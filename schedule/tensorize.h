@@ -12,10 +12,15 @@
  * when the nest no longer matches (a later step changed it). */
 bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, char *why, size_t n);
 
+/* Parsed semantics kernels, each loaded once (a variant's Sched owns one). */
+typedef struct SemCache SemCache;
+SemCache *sem_cache_new(void);
+void sem_cache_free(SemCache *c);
+
 /* The first intrinsic, in name order, whose name starts with prefix and
  * whose semantics loop's nest matches (vectorize's lowering to the VU):
  * its name, in the arena. NULL when none does, with why saying how the
- * nearest one differs. */
-const char *tensorize_find(Arena *a, const Stmt *loop, const char *prefix, char *why, size_t n);
+ * nearest one differs. cache may be NULL. */
+const char *tensorize_find(SemCache *cache, Arena *a, const Stmt *loop, const char *prefix, char *why, size_t n);
 
 #endif

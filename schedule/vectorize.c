@@ -38,7 +38,7 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
     return sched_error(s, &st->args[0], "loop %s is already tensorized (%s)", loop->name, loop->intrin);
   char why[1024] = "";
   if (loop->loop_kind != LOOP_DMA && nest_in_vm(loop)) { /* a copy nest computes nothing */
-    const char *intrin = tensorize_find(s->a, loop, "npu_vu_", why, sizeof why);
+    const char *intrin = tensorize_find(s->sems, s->a, loop, "npu_vu_", why, sizeof why);
     if (intrin) {
       loop->intrin = intrin; /* the loops stay serial: the call computes them in order */
       return true;
