@@ -1142,6 +1142,7 @@ bool sg_run_case(SgFile *f, uint64_t seed, const SgOptions *opt, SgCase *c, SgSt
   npusim_target_default(&target);
   if (g->opt.max_tokens > 0) target.dma_max_tokens = g->opt.max_tokens;
   g->s = sched_new(&m->arena, m, k, variant, &d, m->file, m->src, &target);
+  g->s->prove_kept_order = true; /* a split that reorders is a bug to report, not a refusal */
   int nsteps = 1 + below(g, SG_MAX_STEPS);
   g->mark_step = -1;
   if (chance(g, SG_MARK_FIRST)) {

@@ -27,42 +27,51 @@
  *    compute_inline): the next model restarts every origin. */
 typedef enum { MODEL_KEPT, MODEL_REBUILT, MODEL_RESET } ModelAfter;
 
+/* KEEPS_ORDER: the step runs every instance in the order it ran before
+ * (split, fuse, unroll, loop_partition only re-express the loops), so no
+ * dependence can be reversed: sched_legal proves that it runs each
+ * instance exactly once, and the marks are proven again, but the
+ * dependences are checked only where Sched.prove_kept_order asks it (the
+ * random-schedule tester), which then reports a reversal as an npugen bug. */
+enum { MAY_REORDER, KEEPS_ORDER };
+
 static const struct {
   const char *name;
   PrimFn fn;
   int min_args, max_args;
   const char *usage;
   ModelAfter after;
+  int order;
 } prims[] = {
-    {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)", MODEL_KEPT},
-    {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)", MODEL_KEPT},
-    {"merge", prim_merge, 2, 2, "merge(first, second)", MODEL_KEPT},
-    {"fission", prim_fission, 2, 64, "fission(loop, after_statement, ...)", MODEL_KEPT},
-    {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)", MODEL_KEPT},
-    {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)", MODEL_KEPT},
-    {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)", MODEL_KEPT},
-    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)", MODEL_KEPT},
-    {"parallel", prim_parallel, 1, 1, "parallel(loop)", MODEL_KEPT},
-    {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)", MODEL_KEPT},
-    {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)", MODEL_RESET},
-    {"reverse_compute_at", prim_reverse_compute_at, 2, 2, "reverse_compute_at(statement, loop)", MODEL_RESET},
-    {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)", MODEL_RESET},
-    {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)", MODEL_RESET},
-    {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", MODEL_KEPT},
-    {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)", MODEL_KEPT},
-    {"transform_layout", prim_transform_layout, 3, 4, "transform_layout(buffer, (i, j, ...), (index, ...)[, pad_value])", MODEL_REBUILT},
-    {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])", MODEL_REBUILT},
-    {"buffer_fuse", prim_buffer_fuse, 3, 3, "buffer_fuse(buffer, axis, axis + 1)", MODEL_REBUILT},
-    {"buffer_reorder", prim_buffer_reorder, 2, 9, "buffer_reorder(buffer, axis, axis, ...)", MODEL_REBUILT},
-    {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)", MODEL_REBUILT},
-    {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)", MODEL_KEPT},
-    {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)", MODEL_KEPT},
-    {"set_scope", prim_set_scope, 2, 2, "set_scope(local_array, scope)", MODEL_KEPT},
-    {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)", MODEL_REBUILT},
-    {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)", MODEL_REBUILT},
-    {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)", MODEL_KEPT},
-    {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)", MODEL_KEPT},
-    {"bind", prim_bind, 2, 2, "bind(loop, vu)", MODEL_KEPT},
+    {"split", prim_split, 4, 4, "split(loop, factor, outer, inner)", MODEL_KEPT, KEEPS_ORDER},
+    {"fuse", prim_fuse, 3, 3, "fuse(outer, inner, fused)", MODEL_KEPT, KEEPS_ORDER},
+    {"merge", prim_merge, 2, 2, "merge(first, second)", MODEL_KEPT, MAY_REORDER},
+    {"fission", prim_fission, 2, 64, "fission(loop, after_statement, ...)", MODEL_KEPT, MAY_REORDER},
+    {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)", MODEL_KEPT, MAY_REORDER},
+    {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)", MODEL_KEPT, MAY_REORDER},
+    {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)", MODEL_KEPT, KEEPS_ORDER},
+    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)", MODEL_KEPT, MAY_REORDER},
+    {"parallel", prim_parallel, 1, 1, "parallel(loop)", MODEL_KEPT, MAY_REORDER},
+    {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)", MODEL_KEPT, KEEPS_ORDER},
+    {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)", MODEL_RESET, MAY_REORDER},
+    {"reverse_compute_at", prim_reverse_compute_at, 2, 2, "reverse_compute_at(statement, loop)", MODEL_RESET, MAY_REORDER},
+    {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)", MODEL_RESET, MAY_REORDER},
+    {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)", MODEL_RESET, MAY_REORDER},
+    {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", MODEL_KEPT, MAY_REORDER},
+    {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)", MODEL_KEPT, MAY_REORDER},
+    {"transform_layout", prim_transform_layout, 3, 4, "transform_layout(buffer, (i, j, ...), (index, ...)[, pad_value])", MODEL_REBUILT, MAY_REORDER},
+    {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])", MODEL_REBUILT, MAY_REORDER},
+    {"buffer_fuse", prim_buffer_fuse, 3, 3, "buffer_fuse(buffer, axis, axis + 1)", MODEL_REBUILT, MAY_REORDER},
+    {"buffer_reorder", prim_buffer_reorder, 2, 9, "buffer_reorder(buffer, axis, axis, ...)", MODEL_REBUILT, MAY_REORDER},
+    {"buffer_pad", prim_buffer_pad, 3, 3, "buffer_pad(buffer, (extent, ...), pad_value)", MODEL_REBUILT, MAY_REORDER},
+    {"storage_align", prim_storage_align, 4, 4, "storage_align(buffer, axis, factor, offset)", MODEL_KEPT, MAY_REORDER},
+    {"set_axis_separators", prim_set_axis_separators, 1, 8, "set_axis_separators(buffer, axis, ...)", MODEL_KEPT, MAY_REORDER},
+    {"set_scope", prim_set_scope, 2, 2, "set_scope(local_array, scope)", MODEL_KEPT, MAY_REORDER},
+    {"cache_read", prim_cache_read, 4, 4, "cache_read(buffer, scope, at_loop, new_buffer)", MODEL_REBUILT, MAY_REORDER},
+    {"cache_write", prim_cache_write, 4, 4, "cache_write(buffer, scope, at_loop, new_buffer)", MODEL_REBUILT, MAY_REORDER},
+    {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)", MODEL_KEPT, MAY_REORDER},
+    {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)", MODEL_KEPT, MAY_REORDER},
+    {"bind", prim_bind, 2, 2, "bind(loop, vu)", MODEL_KEPT, MAY_REORDER},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
@@ -119,7 +128,10 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     else snprintf(count, sizeof count, hi == lo + 1 ? "%d or %d" : "%d to %d", lo, hi);
     return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
   }
-  if (!prims[pi].fn(s, st)) return false;
+  s->step_keeps_order = prims[pi].order == KEEPS_ORDER;
+  bool ok = prims[pi].fn(s, st);
+  s->step_keeps_order = false;
+  if (!ok) return false;
   if (prims[pi].after != MODEL_KEPT) sched_model_drop(s);
   if (prims[pi].after == MODEL_RESET) s->reset_origins = true;
   if (pad_drop_guards(s)) sched_model_drop(s); /* instances that only touch padding run now */

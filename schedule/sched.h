@@ -41,6 +41,8 @@ struct Sched {
   DepModel before;
   bool have_before;
   bool fresh;         /* nothing rewritten since it was built: its schedule is the IR's */
+  bool step_keeps_order;  /* the step being applied keeps the order of instances (schedule/sched.c) */
+  bool prove_kept_order;  /* prove the dependences after such a step too (the tester) */
   bool reset_origins; /* the next model restarts the origins (after a step that
                        * merges or repeats statements: compute_at, compute_inline) */
   DepModel now;       /* the IR's schedule over the model's instances (no accesses) */
