@@ -86,13 +86,13 @@ static isl_map *across_iterations(isl_map *t, const DepLoop *l, bool lt) {
 }
 
 typedef struct {
-  const DepLoop *l;
-  int hit; /* 1 a pair across iterations, -1 isl failed */
+  isl_map *across; /* across_iterations of l as one relation between times */
+  int hit;         /* 1 a pair across iterations, -1 isl failed */
 } Carry;
 
 static isl_stat carry_piece(isl_basic_map *b, void *user) {
   Carry *c = user;
-  isl_map *x = across_iterations(isl_map_from_basic_map(b), c->l, true); /* one piece: no union to simplify */
+  isl_map *x = isl_map_intersect(isl_map_from_basic_map(b), isl_map_copy(c->across)); /* one piece: no union */
   isl_bool empty = x ? isl_map_is_empty(x) : isl_bool_error;
   isl_map_free(x);
   if (empty == isl_bool_true) return isl_stat_ok;
@@ -101,12 +101,16 @@ static isl_stat carry_piece(isl_basic_map *b, void *user) {
 }
 
 /* 1 when some conflicting pair runs across iterations of l, 0 when none,
- * -1 when isl failed. Piece by piece; the pairs come in both directions,
- * so one order is enough. */
-static int carried(const TimePairs *t, const DepLoop *l) {
-  Carry c = {l, 0};
+ * -1 when isl failed. Piece by piece, each met with the one relation
+ * across_iterations builds; the pairs come in both directions, so one
+ * order is enough. */
+static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l) {
+  isl_space *time = isl_space_set_alloc(s->ctx, 0, (unsigned)now->time_dims);
+  Carry c = {across_iterations(isl_map_universe(isl_space_map_from_set(time)), l, true), 0};
+  if (!c.across) return -1;
   for (int i = 0; i < t->n && !c.hit; i++)
     if (isl_map_foreach_basic_map(t->v[i], carry_piece, &c) < 0 && !c.hit) c.hit = -1;
+  isl_map_free(c.across);
   return c.hit;
 }
 
@@ -145,7 +149,7 @@ static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop) {
   if (!l) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
   if (l->dim < 0) return true; /* no statement inside: nothing is carried */
   const TimePairs *t = sched_conflict_times(s, now);
-  int c = t ? carried(t, l) : -1;
+  int c = t ? carried(s, now, t, l) : -1;
   if (c < 0) return sched_error(s, NULL, "internal error: dependence analysis failed");
   if (!c) {
     proven(s, loop);
