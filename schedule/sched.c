@@ -27,12 +27,12 @@
  *    compute_inline): the next model restarts every origin. */
 typedef enum { MODEL_KEPT, MODEL_REBUILT, MODEL_RESET } ModelAfter;
 
-/* KEEPS_ORDER: the step runs every instance in the order it ran before
- * (split, fuse, unroll, loop_partition only re-express the loops), so no
- * dependence can be reversed: sched_legal proves that it runs each
- * instance exactly once, and the marks are proven again, but the
+/* KEEPS_ORDER: the step runs every instance once, in the order it ran
+ * before (split, fuse, unroll, loop_partition only re-express the loops),
+ * so no dependence can be reversed: sched_legal proves that the same
+ * instances run, and the marks are proven again, but "each once" and the
  * dependences are checked only where Sched.prove_kept_order asks it (the
- * random-schedule tester), which then reports a reversal as an npugen bug. */
+ * random-schedule tester), which then reports a failure as an npugen bug. */
 enum { MAY_REORDER, KEEPS_ORDER };
 
 static const struct {

@@ -17,9 +17,10 @@ static const char *chain =
     "    s: A[i] = A[i - 1] + 1;\n"
     "}\n";
 
-/* Applies the bug as if a step that keeps the order made it: the loop runs
- * the same instances from the last down. Returns sched_legal's verdict. */
-static bool reversed_by_a_kept_order_step(bool prove, char *err, size_t n) {
+/* Applies a bug as if a step that keeps the order made it: the loop runs
+ * the same instances from the last down (twice: each instance runs twice).
+ * Returns sched_legal's verdict. */
+static bool broken_by_a_kept_order_step(bool prove, bool twice, char *err, size_t n) {
   DiagList d;
   diag_init(&d);
   Module *m = frontend_parse("k.c", chain, strlen(chain), &d);
@@ -37,6 +38,13 @@ static bool reversed_by_a_kept_order_step(bool prove, char *err, size_t n) {
   loop->hi = ir_int(s->a, 1, loop->hi->type, loop->hi->loc);
   loop->cmp = OP_GE;
   loop->step = -1;
+  if (twice) { /* the statement again after itself, the same instances */
+    CloneMap cm = {0};
+    Stmt *leaf = loop->body->body, *copy = ir_clone_stmt(s->a, leaf, &cm);
+    clone_map_free(&cm);
+    copy->next = leaf->next;
+    leaf->next = copy;
+  }
   s->step_keeps_order = true;
   bool ok = sched_legal(s);
   char *text = diag_render(&d);
@@ -50,10 +58,18 @@ static bool reversed_by_a_kept_order_step(bool prove, char *err, size_t n) {
 
 Test(kept_order, a_reversal_is_reported_as_a_bug_when_proven) {
   char err[2048];
-  cr_assert(!reversed_by_a_kept_order_step(true, err, sizeof err));
+  cr_assert(!broken_by_a_kept_order_step(true, false, err, sizeof err));
   cr_assert(strstr(err, "split: internal error: split reversed a dependence, which it never may (an npugen bug; the "
                         "variant is not emitted)"),
             "%s", err);
   /* not asked: the step is taken at its word (what npugen does for users) */
-  cr_assert(reversed_by_a_kept_order_step(false, err, sizeof err), "%s", err);
+  cr_assert(broken_by_a_kept_order_step(false, false, err, sizeof err), "%s", err);
+}
+
+Test(kept_order, an_instance_run_twice_is_reported_as_a_bug_when_proven) {
+  char err[2048];
+  cr_assert(!broken_by_a_kept_order_step(true, true, err, sizeof err));
+  cr_assert(strstr(err, "split: internal error: the rewritten loops do not run every statement instance exactly once"),
+            "%s", err);
+  cr_assert(broken_by_a_kept_order_step(false, true, err, sizeof err), "%s", err);
 }
