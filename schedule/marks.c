@@ -86,15 +86,15 @@ static isl_map *across_iterations(isl_map *t, const DepLoop *l, bool lt) {
 }
 
 typedef struct {
-  isl_map *across; /* across_iterations of l as one relation between times */
-  int hit;         /* 1 a pair across iterations, -1 isl failed */
+  isl_basic_map *across; /* across_iterations of l: one relation between times */
+  int hit;               /* 1 a pair across iterations, -1 isl failed */
 } Carry;
 
 static isl_stat carry_piece(isl_basic_map *b, void *user) {
   Carry *c = user;
-  isl_map *x = isl_map_intersect(isl_map_from_basic_map(b), isl_map_copy(c->across)); /* one piece: no union */
-  isl_bool empty = x ? isl_map_is_empty(x) : isl_bool_error;
-  isl_map_free(x);
+  isl_basic_map *x = isl_basic_map_intersect(b, isl_basic_map_copy(c->across)); /* one piece: no union */
+  isl_bool empty = x ? isl_basic_map_is_empty(x) : isl_bool_error;
+  isl_basic_map_free(x);
   if (empty == isl_bool_true) return isl_stat_ok;
   c->hit = empty == isl_bool_false ? 1 : -1;
   return isl_stat_error; /* stop */
@@ -106,11 +106,15 @@ static isl_stat carry_piece(isl_basic_map *b, void *user) {
  * order is enough. */
 static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l) {
   isl_space *time = isl_space_set_alloc(s->ctx, 0, (unsigned)now->time_dims);
-  Carry c = {across_iterations(isl_map_universe(isl_space_map_from_set(time)), l, true), 0};
+  /* equalities, fixed positions and one order: a single basic map, whose
+   * hull is itself (isl_map_intersect would compare every piece with it) */
+  isl_map *rel = across_iterations(isl_map_universe(isl_space_map_from_set(time)), l, true);
+  Carry c = {rel && isl_map_n_basic_map(rel) == 1 ? isl_map_simple_hull(isl_map_copy(rel)) : NULL, 0};
+  isl_map_free(rel);
   if (!c.across) return -1;
   for (int i = 0; i < t->n && !c.hit; i++)
     if (isl_map_foreach_basic_map(t->v[i], carry_piece, &c) < 0 && !c.hit) c.hit = -1;
-  isl_map_free(c.across);
+  isl_basic_map_free(c.across);
   return c.hit;
 }
 
