@@ -3,6 +3,7 @@
 #include <isl/aff.h>
 #include <isl/ctx.h>
 #include <isl/ilp.h>
+#include <isl/local_space.h>
 #include <isl/set.h>
 #include <isl/space.h>
 #include <isl/val.h>
@@ -184,6 +185,86 @@ static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
   }
 }
 
+/* text_rec's twin with isl's API: the same expressions are affine, built
+ * as an isl_aff on ls (the loops' space) instead of text to parse. */
+static isl_aff *build_rec(AffCtx *c, isl_local_space *ls, const Expr *e, int depth) {
+  if (depth > 64 || !type_is_integer(e->type)) return NULL;
+  int64_t v;
+  isl_ctx *ctx = c->ctx;
+  switch (e->kind) {
+  case EX_INT:
+    return isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, e->ival));
+  case EX_VAR: {
+    if (e->var->kind == VAR_LOOP) {
+      for (int i = 0; i < c->nloops; i++)
+        if (c->loops[i]->var == e->var) return isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, (unsigned)i);
+      return NULL;
+    }
+    const Expr *d = e->var->kind == VAR_LOCAL ? c->defs[e->var->id] : NULL;
+    return d ? build_rec(c, ls, d, depth + 1) : NULL;
+  }
+  case EX_CAST:
+    if (!type_is_integer(e->a->type) || !cast_keeps_value(c, e)) return NULL;
+    return build_rec(c, ls, e->a, depth + 1);
+  case EX_UNARY:
+    if (e->op == OP_PLUS) return build_rec(c, ls, e->a, depth + 1);
+    return e->op == OP_NEG ? isl_aff_neg(build_rec(c, ls, e->a, depth + 1)) : NULL;
+  case EX_BINARY:
+    switch (e->op) {
+    case OP_ADD:
+    case OP_SUB: {
+      isl_aff *a = build_rec(c, ls, e->a, depth + 1);
+      isl_aff *b = a ? build_rec(c, ls, e->b, depth + 1) : NULL;
+      if (!b) return isl_aff_free(a);
+      return e->op == OP_ADD ? isl_aff_add(a, b) : isl_aff_sub(a, b);
+    }
+    case OP_MUL:
+      if (is_const_int(e->a, &v)) return isl_aff_scale_val(build_rec(c, ls, e->b, depth + 1), isl_val_int_from_si(ctx, v));
+      if (is_const_int(e->b, &v)) return isl_aff_scale_val(build_rec(c, ls, e->a, depth + 1), isl_val_int_from_si(ctx, v));
+      return NULL;
+    case OP_SHL:
+      if (!is_const_int(e->b, &v) || v < 0 || v > 30) return NULL;
+      return isl_aff_scale_val(build_rec(c, ls, e->a, depth + 1), isl_val_int_from_si(ctx, (int64_t)1 << v));
+    case OP_DIV:
+    case OP_MOD:
+    case OP_SHR: {
+      /* C truncates; isl floors: equal when the dividend is >= 0. */
+      if (!is_const_int(e->b, &v)) return NULL;
+      if (e->op == OP_SHR) {
+        if (v < 0 || v > 30) return NULL;
+        v = (int64_t)1 << v;
+      }
+      if (v <= 0 || !nonneg(c, e->a)) return NULL;
+      isl_aff *a = build_rec(c, ls, e->a, depth + 1);
+      if (e->op == OP_MOD) return isl_aff_mod_val(a, isl_val_int_from_si(ctx, v));
+      return isl_aff_floor(isl_aff_scale_down_val(a, isl_val_int_from_si(ctx, v)));
+    }
+    default:
+      return NULL;
+    }
+  default:
+    return NULL;
+  }
+}
+
+/* The loops' space [c<id>, ...] as a local space. */
+static isl_local_space *loops_space(AffCtx *c) {
+  isl_space *sp = isl_space_set_alloc(c->ctx, 0, (unsigned)c->nloops);
+  for (int i = 0; i < c->nloops; i++) {
+    char name[24];
+    snprintf(name, sizeof name, "c%d", c->loops[i]->var->id);
+    sp = isl_space_set_dim_name(sp, isl_dim_set, (unsigned)i, name);
+  }
+  return isl_local_space_from_space(sp);
+}
+
+isl_aff *aff_build(AffCtx *c, const Expr *e) {
+  isl_local_space *ls = loops_space(c);
+  isl_aff *a = build_rec(c, ls, e, 0);
+  isl_local_space_free(ls);
+  return a;
+}
+
 char *aff_text(AffCtx *c, const Expr *e) {
   StrBuf sb;
   sb_init(&sb);
@@ -358,16 +439,10 @@ static isl_set *domain(AffCtx *c) {
 
 isl_set *aff_domain(AffCtx *c) { return isl_set_copy(domain(c)); }
 
-/* Exact min/max of affine text over the domain with isl. */
-static bool isl_range(AffCtx *c, const char *text, int64_t *lo, int64_t *hi, bool *empty) {
+/* Exact min/max of an affine expression (aff_build; consumed) over the
+ * domain with isl. */
+static bool isl_range(AffCtx *c, isl_aff *aff, int64_t *lo, int64_t *hi, bool *empty) {
   isl_set *dom = domain(c);
-  char *space = space_text(c);
-  StrBuf sb;
-  sb_init(&sb);
-  sb_printf(&sb, "{ %s -> [(%s)] }", space, text);
-  isl_aff *aff = isl_aff_read_from_str(c->ctx, sb.data);
-  sb_free(&sb);
-  free(space);
   bool ok = false;
   *empty = false;
   if (dom && aff && c->dom_empty >= 0) {
@@ -396,10 +471,9 @@ static bool clamp_ok(int64_t lo, int64_t hi) { return lo >= -BIG && hi <= BIG; }
 static bool interval(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, int depth) {
   if (depth > 64) return false;
   bool exact, empty;
-  char *t = aff_text(c, e);
-  if (t) {
-    bool ok = isl_range(c, t, lo, hi, &empty);
-    free(t);
+  isl_aff *a = aff_build(c, e);
+  if (a) {
+    bool ok = isl_range(c, a, lo, hi, &empty);
     if (ok && empty) *lo = *hi = 0;
     if (ok) return true;
   }
@@ -517,10 +591,9 @@ static bool domain_empty(AffCtx *c);
 
 bool aff_range(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, bool *exact, bool *empty) {
   *empty = false;
-  char *t = aff_text(c, e);
-  if (t) {
-    bool ok = isl_range(c, t, lo, hi, empty);
-    free(t);
+  isl_aff *a = aff_build(c, e);
+  if (a) {
+    bool ok = isl_range(c, a, lo, hi, empty);
     if (ok) {
       *exact = true;
       return true;

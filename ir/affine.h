@@ -44,6 +44,9 @@ struct isl_set *aff_domain(AffCtx *c);
  * Var.id) and its constraints "(...) and (...)"; malloc'ed. */
 char *aff_space_text(AffCtx *c);
 char *aff_cons_text(AffCtx *c);
+/* e as an isl_aff on the current loops' space [c<id>, ...] (unnamed tuple),
+ * or NULL if e is not affine: aff_text's expressions, without a parse. */
+struct isl_aff *aff_build(AffCtx *c, const Expr *e);
 /* isl text of e in the current loop space, or NULL if e is not affine. */
 char *aff_text(AffCtx *c, const Expr *e);
 /* [lo, hi] of an expression over the current domain: exact for affine
