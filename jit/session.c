@@ -5,6 +5,7 @@
 
 #include "emit/emit.h"
 #include "frontend/frontend.h"
+#include "ir/uninit.h"
 #include "jit/check.h"
 #include "jit/guard.h"
 #include "jit/session.h"
@@ -17,8 +18,12 @@ struct NpgJit {
   char error[4096];
 };
 
-/* One variant per kernel as written, then one per schedule. */
+/* One variant per kernel as written, then one per schedule; none when a
+ * kernel certainly reads a local before writing it. */
 static void build_variants(NpgSession *s) {
+  bool ok = true;
+  for (Kernel *k = s->m->kernels; k; k = k->next) ok &= ir_check_uninit(k, &s->diags, s->m->file, s->m->src);
+  if (!ok) return;
   for (Kernel *k = s->m->kernels; k; k = k->next) {
     if (!ir_verify_kernel(k, &s->diags, s->m->file)) return;
     session_add_variant(s, k, k, k->name, NULL, NULL);
