@@ -19,7 +19,17 @@
  * fail, and the inner loops stay as fast as tcc makes them (an int8 product
  * or a counter's arithmetic is never checked). Operands are parenthesized
  * and every conversion written out, so the text depends neither on C's
- * precedence nor on the compiler re-inserting the implicit conversions. */
+ * precedence nor on the compiler re-inserting the implicit conversions.
+ *
+ * tcc computes every address in full at every access. So the reference
+ * hoists, out of the innermost loop, the part of a parameter array's
+ * address that does not change in it: the row `A[i]` of `A[i][k]`, the
+ * element `&C[i][j]` of `C[i][j] += ...` in a loop over k, declared at the
+ * top of the body of the loop whose counter it last depends on. Only
+ * indices of loop counters and constants that need no check are hoisted:
+ * computed early, they are the same values and cannot fail (under an if
+ * the row may be one the access never reaches: a pointer tcc computes and
+ * never dereferences). */
 #include "emit/emit_checked.h"
 
 #include <math.h>
@@ -38,6 +48,18 @@ typedef struct {
   int nsites, cap;
   IrRange *counter;              /* by Var.id: a loop counter's range in its loop */
   bool *shadow_var, *shadow_buf; /* by id: a local declared without an initializer */
+  /* the function and the loops around the statement printed, outermost
+   * first: where hoisted addresses are declared */
+  struct Level {
+    const Var *counter; /* NULL: the function */
+    int ind;
+    StrBuf decls;
+    struct Hoist {
+      char *key, name[24];
+    } *hoists;
+    int nhoists;
+  } *levels;
+  int nlevels, nhoisted;
 } Ck;
 
 static int site(Ck *c, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -260,6 +282,93 @@ static bool tracked(const Ck *c, const Expr *e) {
                            : e->buf->role == ROLE_LOCAL && c->shadow_buf[e->buf->id];
 }
 
+/* ---------------- hoisted addresses ---------------- */
+
+/* e needs no check and reads loop counters and constants only. */
+static bool checkless(const Ck *c, const Expr *e, IrRange *r) {
+  IrRange a = {0, 0}, b = {0, 0};
+  unsigned ub = 0;
+  switch (e->kind) {
+  case EX_INT:
+    *r = e->type->is_signed ? ir_range_const(e->ival) : ir_range_type(e->type);
+    return true;
+  case EX_VAR:
+    *r = c->counter[e->var->id];
+    return e->var->kind == VAR_LOOP;
+  case EX_BINARY:
+    if (!checkless(c, e->b, &b)) return false;
+    /* fall through */
+  case EX_CAST:
+  case EX_UNARY:
+    if (!type_is_integer(e->type) || !type_is_integer(e->a->type) || !checkless(c, e->a, &a)) return false;
+    *r = ir_range_op(e, a, e->kind == EX_BINARY ? b : a, &ub);
+    return !ub;
+  default:
+    return false;
+  }
+}
+
+static bool uses_counter(const Expr *e, int n, const Var *v) {
+  for (int d = 0; d < n; d++)
+    if (ir_expr_uses(e->idx[d], v, NULL)) return true;
+  return false;
+}
+
+/* How many leading indices of access e can be hoisted out of the
+ * innermost loop: 0 when none, or e is not in a loop or not a parameter. */
+static int hoistable(const Ck *c, const Expr *e) {
+  if (c->nlevels < 2 || e->buf->role == ROLE_LOCAL) return 0;
+  const Var *inner = c->levels[c->nlevels - 1].counter;
+  int p = 0;
+  IrRange r;
+  while (p < e->buf->ndim && !ir_expr_uses(e->idx[p], inner, NULL) && checkless(c, e->idx[p], &r)) p++;
+  return p;
+}
+
+/* The pointer to the first p indices of e ("A[i]", or "&C[i][j]" when p
+ * is all of them), declared in the innermost loop whose counter they read. */
+static const char *hoist(Ck *c, const Expr *e, int p) {
+  const Buffer *b = e->buf;
+  StrBuf key;
+  sb_init(&key);
+  sb_printf(&key, "%s%s", p == b->ndim ? "&" : "", b->name);
+  for (int d = 0; d < p; d++) {
+    sb_putc(&key, '[');
+    expr(c, &key, e->idx[d]);
+    sb_putc(&key, ']');
+  }
+  int l = c->nlevels - 1;
+  while (l > 0 && !uses_counter(e, p, c->levels[l].counter)) l--;
+  struct Level *lv = &c->levels[l];
+  for (int i = 0; i < lv->nhoists; i++)
+    if (!strcmp(lv->hoists[i].key, key.data)) {
+      sb_free(&key);
+      return lv->hoists[i].name;
+    }
+  lv->hoists = realloc(lv->hoists, sizeof *lv->hoists * (size_t)(lv->nhoists + 1));
+  struct Hoist *h = &lv->hoists[lv->nhoists++];
+  snprintf(h->name, sizeof h->name, "npg_p%d", ++c->nhoisted);
+  sb_indent(&lv->decls, lv->ind);
+  sb_printf(&lv->decls, "%s%s (*%s)", b->is_const ? "const " : "", b->elem->name, h->name);
+  for (int d = p + 1; d < b->ndim; d++) sb_printf(&lv->decls, "[%lld]", (long long)b->shape[d]);
+  sb_printf(&lv->decls, " = %s;\n", key.data);
+  h->key = sb_take(&key);
+  return h->name;
+}
+
+static void push_level(Ck *c, const Var *counter, int ind) {
+  c->levels = realloc(c->levels, sizeof *c->levels * (size_t)(c->nlevels + 1));
+  c->levels[c->nlevels++] = (struct Level){counter, ind, {0}, NULL, 0};
+}
+
+/* Pops the innermost level; its declarations are the caller's. */
+static char *pop_level(Ck *c) {
+  struct Level *lv = &c->levels[--c->nlevels];
+  for (int i = 0; i < lv->nhoists; i++) free(lv->hoists[i].key);
+  free(lv->hoists);
+  return sb_take(&lv->decls);
+}
+
 /* "A[i][j]" with its indices checked, into sb; the element's shadow flag
  * is the same text after "npg_set_". */
 static void place(Ck *c, StrBuf *sb, const Expr *e) {
@@ -267,8 +376,14 @@ static void place(Ck *c, StrBuf *sb, const Expr *e) {
     sb_puts(sb, e->var->name);
     return;
   }
-  sb_puts(sb, e->buf->name);
-  for (int d = 0; d < e->buf->ndim; d++) {
+  int p = hoistable(c, e);
+  const char *name = p ? hoist(c, e, p) : NULL;
+  if (p == e->buf->ndim) {
+    sb_printf(sb, "(*%s)", name);
+    return;
+  }
+  sb_puts(sb, p ? name : e->buf->name);
+  for (int d = p; d < e->buf->ndim; d++) {
     sb_putc(sb, '[');
     expr(c, sb, e->idx[d]);
     sb_putc(sb, ']');
@@ -431,8 +546,16 @@ static void loop(Ck *c, StrBuf *sb, const Stmt *s, int ind) {
             v, s->step > 0 ? "+" : "-", (long long)(s->step > 0 ? s->step : -s->step));
   sb_free(&lo);
   sb_free(&hi);
-  block(c, sb, s->body, ind);
-  sb_putc(sb, '\n');
+  push_level(c, s->var, ind + 1);
+  StrBuf body;
+  sb_init(&body);
+  stmts(c, &body, s->body && s->body->kind == ST_BLOCK ? s->body->body : s->body, ind + 1);
+  char *decls = pop_level(c);
+  sb_printf(sb, "{\n%s%s", decls, body.data ? body.data : "");
+  sb_indent(sb, ind);
+  sb_puts(sb, "}\n");
+  free(decls);
+  sb_free(&body);
 }
 
 static void stmts(Ck *c, StrBuf *sb, const Stmt *s, int ind) {
@@ -538,7 +661,9 @@ void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
   sb_init(&c.temps);
   StrBuf body;
   sb_init(&body);
+  push_level(&c, NULL, 1);
   stmts(&c, &body, k->body->body, 1);
+  char *decls = pop_level(&c);
   StrBuf sb;
   sb_init(&sb);
   sb_printf(&sb, "/* Kernel %s of %s as written, with checked arithmetic: npugen check's reference. */\n", k->name,
@@ -549,6 +674,7 @@ void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
   params(&sb, k);
   sb_puts(&sb, ") {\n");
   if (c.temps.len) sb_puts(&sb, c.temps.data);
+  sb_puts(&sb, decls);
   if (body.len) sb_puts(&sb, body.data);
   sb_puts(&sb, "}\n");
   thunk(&sb, k);
@@ -561,6 +687,8 @@ void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
   free(c.counter);
   free(c.shadow_var);
   free(c.shadow_buf);
+  free(c.levels);
+  free(decls);
 }
 
 void emit_checked_free(CheckedUnit *u) {
