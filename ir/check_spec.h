@@ -25,6 +25,6 @@ struct CheckSpec {
 
 /* The spec of kind `kind` for kernel k's parameter named `param`, or NULL.
  * For SPEC_ALLOW_NONFINITE a spec for the whole kernel also matches. */
-const CheckSpec *check_spec_find(const CheckSpec *list, const Kernel *k, CheckSpecKind kind, const char *param);
+const CheckSpec *ir_spec_find(const CheckSpec *list, const Kernel *k, CheckSpecKind kind, const char *param);
 
 #endif

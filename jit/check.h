@@ -1,6 +1,7 @@
-/* Differential check: the kernel as written (the reference) and an emitted
- * variant, both JIT-compiled with libtcc, run on the same seeded random inputs;
- * every output element compared. */
+/* Differential check: the kernel as written, with checked arithmetic (the
+ * reference, jit/check_ref.c), and an emitted variant, both JIT-compiled
+ * with libtcc, run on the same seeded random inputs; every output element
+ * compared. */
 #ifndef NPG_CHECK_H
 #define NPG_CHECK_H
 

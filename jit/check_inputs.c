@@ -84,9 +84,9 @@ void **check_make_inputs(const Kernel *k, const CheckSpec *specs, uint64_t seed)
       return NULL;
     }
     const char *name = p->buf ? p->buf->name : p->var->name;
-    const CheckSpec *range = check_spec_find(specs, k, SPEC_RANGE, name);
+    const CheckSpec *range = ir_spec_find(specs, k, SPEC_RANGE, name);
     if (!p->buf) value(splitmix(&s), p->var->type, true, range, args[i]);
-    else if (check_spec_find(specs, k, SPEC_SPD, name)) spd(&s, p->buf, args[i]);
+    else if (ir_spec_find(specs, k, SPEC_SPD, name)) spd(&s, p->buf, args[i]);
     else
       for (int64_t e = 0; e < buffer_elems(p->buf); e++)
         value(splitmix(&s), p->buf->elem, false, range, (unsigned char *)args[i] + e * p->buf->elem->size);

@@ -113,7 +113,7 @@ static char *nonfinite(const CheckRefs *c, const Kernel *k, void **args, uint64_
   for (const Param *p = k->params; p; p = p->next, i++) {
     const Buffer *b = p->buf;
     if (!b || b->is_const || !type_is_float(b->elem) ||
-        check_spec_find(c->m->check_specs, k, SPEC_ALLOW_NONFINITE, b->name))
+        ir_spec_find(c->m->check_specs, k, SPEC_ALLOW_NONFINITE, b->name))
       continue;
     int64_t nan, inf;
     count_nonfinite(b, args[i], &nan, &inf);
