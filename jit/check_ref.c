@@ -101,8 +101,8 @@ static void count_nonfinite(const Buffer *b, const void *p, int64_t *nan, int64_
   *nan = *inf = 0;
   for (int64_t i = 0; i < buffer_elems(b); i++) {
     double v = b->elem->kind == TY_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
-    *nan += isnan(v);
-    *inf += isinf(v);
+    *nan += isnan(v) != 0;
+    *inf += isinf(v) != 0; /* glibc's is -1 for -inf */
   }
 }
 

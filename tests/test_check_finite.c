@@ -64,6 +64,25 @@ Test(check_finite, cholesky_of_spd_inputs_passes) {
   npg_close(s);
 }
 
+/* Negative cycles on the default inputs drive every distance to -inf. */
+Test(check_finite, float_all_pairs_ends_infinite) {
+  const char *src = "#define N 64\n"
+                    "void floyd(float d[N][N]) {\n"
+                    "  for (int k = 0; k < N; k++)\n"
+                    "    for (int i = 0; i < N; i++)\n"
+                    "      for (int j = 0; j < N; j++)\n"
+                    "        if (d[i][k] + d[k][j] < d[i][j])\n"
+                    "          d[i][j] = d[i][k] + d[k][j];\n"
+                    "}\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  NpgCheckResult r;
+  cr_expect(!npg_check(s, 0, 1, &r));
+  cr_expect_str_eq(r.message, "k.c:2:18: error: output 'd' of 'floyd' ends with 0 NaN and 4096 infinite of its 4096 "
+                              "elements with inputs of seed 1 (which hold none); give the kernel meaningful inputs "
+                              "(#pragma npu inputs(floyd, d, ...)) or accept them (#pragma npu allow_nonfinite(floyd, d))");
+  npg_close(s);
+}
+
 /* Allowed, the NaNs are counted, not hidden. */
 Test(check_finite, allowed_nonfinite_outputs_are_counted) {
   NpgSession *s = open_with(cholesky, "#pragma npu allow_nonfinite(cholesky, A)\n");
