@@ -22,3 +22,7 @@ echo
 echo "== legality engine =="
 gcc -std=c11 -O2 -Iinclude bench/bench_engine.c -o $B/bench_engine $LIBS
 $B/bench_engine examples/*.c
+echo
+echo "== check time against a native run of the kernel as written =="
+gcc -std=c11 -O2 -Iinclude bench/bench_check.c -o $B/bench_check $LIBS
+$B/bench_check examples/matmul_npu.c

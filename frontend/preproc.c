@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "frontend/inputs.h"
 
 static const char *const std_headers[] = {"stdint.h", "math.h", "stdlib.h", "stddef.h",
                                           "stdbool.h", "limits.h", "float.h", "inttypes.h"};
@@ -109,7 +110,7 @@ void fe_pragma(Fe *fe, TSNode n) {
   if (ts_node_is_null(arg)) return;
   const char *text = fe_text(fe, arg);
   if (strncmp(text, "npu", 3) || (text[3] != ' ' && text[3] != '\t')) return; /* other pragmas are not ours */
-  fe_schedule_pragma(fe, text, fe_loc(fe, arg));
+  if (!fe_check_pragma(fe, text, fe_loc(fe, arg))) fe_schedule_pragma(fe, text, fe_loc(fe, arg));
 }
 
 void fe_import_defines(Fe *fe) {

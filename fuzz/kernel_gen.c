@@ -1689,6 +1689,13 @@ static void gen_kernel(G *g, int ki, StrBuf *out) {
   }
   sb_printf(out, ") {\n%s}\n", body.data ? body.data : "");
   sb_free(&body);
+  /* float values are not kept finite (a read of a float variable is
+   * unknown), so the check is told a float output may end NaN or infinite */
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].is_array && !k->params[i].is_const && k->params[i].kind >= KG_F32) {
+      sb_printf(out, "#pragma npu allow_nonfinite(%s)\n", k->name);
+      break;
+    }
   g->c->work += g->work;
 }
 

@@ -91,7 +91,7 @@ struct SgFile {
   char *src;
   size_t len;
   Module *m;
-  TccUnit *ref;
+  CheckRefs *refs; /* the kernels' reference runs, kept for every case */
 };
 
 static Module *parse(SgFile *f, char *err, size_t err_size) {
@@ -119,8 +119,8 @@ SgFile *sg_file_open(const char *path, char *err, size_t err_size) {
     return NULL;
   }
   f->m = parse(f, err, err_size);
-  if (f->m) f->ref = check_compile_reference(f->m, err, err_size);
-  if (!f->m || !f->ref) {
+  if (f->m) f->refs = check_refs_new(f->m);
+  if (!f->m) {
     sg_file_close(f);
     return NULL;
   }
@@ -129,7 +129,7 @@ SgFile *sg_file_open(const char *path, char *err, size_t err_size) {
 
 void sg_file_close(SgFile *f) {
   if (!f) return;
-  tcc_unit_free(f->ref);
+  check_refs_free(f->refs);
   module_free(f->m);
   free(f->src);
   free(f->path);
@@ -1074,7 +1074,7 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
    * the independence its mark was proven with */
   CheckResult r;
   CheckOptions o = {.seed = 1, .target = &s->target};
-  check_run_orders(k, &u, f->ref, CHECK_ORDERS_ALL, &o, &r);
+  check_run_orders(k, &u, f->refs, CHECK_ORDERS_ALL, &o, &r);
   if (!r.pass && !r.not_run && strstr(r.message, "does not compile")) {
     fail(c, "the emitted C does not compile with tcc: %s", r.message);
     return;

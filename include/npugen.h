@@ -110,6 +110,10 @@ typedef struct {
   /* The order of the run described (NPG_ORDER_*): the first that failed,
    * else the first run (the source order, unless it was not asked for). */
   unsigned order;
+  /* Output elements compared that are NaN or infinite in the reference:
+   * only where the kernel allows them (allow_nonfinite); otherwise the
+   * check fails (docs/check.md). */
+  long nonfinite;
 } NpgCheckResult;
 /* The orders a check runs each marked loop's iterations in (parallel,
  * vectorize, bind(loop, vu)), as bits. A mark says the iterations are

@@ -263,6 +263,7 @@ struct Define {
 };
 
 typedef struct SchedProgram SchedProgram; /* ir/sched_prog.h */
+typedef struct CheckSpec CheckSpec;       /* ir/check_spec.h */
 
 struct Module {
   Arena arena;
@@ -271,6 +272,7 @@ struct Module {
   Kernel *kernels;
   Define *defines;
   SchedProgram *schedules; /* `#pragma npu schedule(...)` variants, in order */
+  CheckSpec *check_specs;  /* `#pragma npu inputs(...)`, allow_nonfinite(...) */
 };
 
 /* ---------------- construction helpers ---------------- */

@@ -64,45 +64,6 @@ TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const c
   return u;
 }
 
-/* ---------------- seeded inputs ---------------- */
-
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static void store(void *p, const Type *t, int64_t iv, double fv) {
-  switch (t->kind) {
-  case TY_CHAR: case TY_SCHAR: *(int8_t *)p = (int8_t)iv; break;
-  case TY_UCHAR: *(uint8_t *)p = (uint8_t)iv; break;
-  case TY_SHORT: *(int16_t *)p = (int16_t)iv; break;
-  case TY_USHORT: *(uint16_t *)p = (uint16_t)iv; break;
-  case TY_INT: *(int32_t *)p = (int32_t)iv; break;
-  case TY_UINT: *(uint32_t *)p = (uint32_t)iv; break;
-  case TY_LONG: case TY_LLONG: *(int64_t *)p = iv; break;
-  case TY_ULONG: case TY_ULLONG: *(uint64_t *)p = (uint64_t)iv; break;
-  case TY_FLOAT: *(float *)p = (float)fv; break;
-  case TY_DOUBLE: *(double *)p = fv; break;
-  case TY_VOID: break;
-  }
-}
-
-static void random_value(uint64_t *s, const Type *t, bool scalar, void *out) {
-  uint64_t r = splitmix(s);
-  if (type_is_float(t)) {
-    double u = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
-    store(out, t, 0, scalar ? 0.5 + u : 2.0 * u - 1.0);
-  } else if (scalar) {
-    store(out, t, (int64_t)(1 + r % 8), 0); /* [1, 8] */
-  } else if (t->is_signed) {
-    store(out, t, (int64_t)(r % (2 * CHECK_SIGNED_MAX + 1)) - CHECK_SIGNED_MAX, 0);
-  } else {
-    store(out, t, (int64_t)(r % (CHECK_UNSIGNED_MAX + 1)), 0);
-  }
-}
-
 static double load(const void *p, const Type *t, int64_t *iv) {
   switch (t->kind) {
   case TY_CHAR: case TY_SCHAR: *iv = *(const int8_t *)p; break;
@@ -147,6 +108,7 @@ static bool compare(const Buffer *b, const unsigned char *ref, const unsigned ch
     bool ok;
     double err;
     if (is_f) {
+      r->nonfinite += !isfinite(rv);
       if (isnan(rv) || isnan(gv)) {
         ok = isnan(rv) && isnan(gv);
         err = ok ? 0 : INFINITY;
@@ -296,62 +258,17 @@ bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *
   return within_limits(k, ir ? ir : k, max_steps, max_bytes, r);
 }
 
-static void free_args(void **args, int n) {
-  for (int i = 0; args && i < n; i++) free(args[i]);
-  free(args);
-}
-
-/* The arrays and scalars of k's parameters, filled from seed: the same
- * values at every call. NULL when out of memory. */
-static void **make_inputs(const Kernel *k, uint64_t seed) {
-  int n = k->nparams, i = 0;
-  void **args = calloc((size_t)n + 1, sizeof(void *));
-  uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
-  for (const Param *p = k->params; args && p; p = p->next, i++) {
-    size_t bytes = p->buf ? (size_t)buffer_elems(p->buf) * (size_t)p->buf->elem->size : 16;
-    if (!(args[i] = p->buf ? malloc(bytes) : calloc(1, bytes))) {
-      free_args(args, n);
-      return NULL;
-    }
-    if (!p->buf) random_value(&s, p->var->type, true, args[i]);
-    else
-      for (int64_t e = 0; e < buffer_elems(p->buf); e++)
-        random_value(&s, p->buf->elem, false, (unsigned char *)args[i] + e * p->buf->elem->size);
-  }
-  return args;
-}
-
-bool check_reference_run(const Kernel *k, TccUnit *ref, const CheckOptions *o, CheckReference *out, CheckResult *r) {
-  char name[300], err[256];
-  snprintf(name, sizeof name, "npg_ref_%s", k->name);
-  ThunkFn ref_fn = (ThunkFn)tcc_unit_symbol(ref, name);
-  out->n = k->nparams;
-  out->args = NULL;
-  r->pass = false;
-  if (!ref_fn) {
-    snprintf(r->message, sizeof r->message, "internal error: a JIT thunk is missing");
-  } else if (!(out->args = make_inputs(k, o->seed))) {
-    snprintf(r->message, sizeof r->message, "not run: out of memory for the arrays");
-  } else if (!guarded_call(ref_fn, out->args, err, sizeof err)) {
-    snprintf(r->message, sizeof r->message, "reference kernel '%s': %s", k->name, err);
-    check_reference_free(out);
-  } else {
-    r->pass = true;
-  }
-  return r->pass;
-}
-
 void check_reference_free(CheckReference *c) {
-  free_args(c->args, c->n);
+  check_free_args(c->args, c->n);
   c->args = NULL;
 }
 
 /* The variant's arguments: the seeded inputs, each parameter with a new
  * layout packed into it by the variant's own helper (its logical copy
  * kept in logical[]). False with r->message when one cannot be made. */
-static bool variant_inputs(const Kernel *k, const Kernel *ir, TccUnit *var, const char *fn, uint64_t seed,
+static bool variant_inputs(const Kernel *k, const Kernel *ir, TccUnit *var, const char *fn, const CheckReference *ref,
                            void **var_args, void **logical, CheckResult *r) {
-  void **in = make_inputs(k, seed);
+  void **in = check_make_inputs(k, ref->specs, ref->seed);
   if (!in) {
     snprintf(r->message, sizeof r->message, "not run: out of memory for the arrays");
     return false;
@@ -424,12 +341,12 @@ void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *
   void **logical = calloc((size_t)n + 1, sizeof(void *)); /* the variant's inputs before pack */
   if (!var_args || !logical) {
     snprintf(r->message, sizeof r->message, "not run: out of memory");
-  } else if (variant_inputs(k, ir, var, fn, o->seed, var_args, logical, r)) {
+  } else if (variant_inputs(k, ir, var, fn, ref, var_args, logical, r)) {
     r->pass = true;
     uint64_t max_steps = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
     if (!run_simulated(k, ir, var_fn, var_args, o, max_steps, r)) r->pass = false;
     else compare_outputs(k, ir, ref, var, fn, var_args, logical, r);
   }
-  free_args(var_args, n);
-  free_args(logical, n);
+  check_free_args(var_args, n);
+  check_free_args(logical, n);
 }

@@ -1,18 +1,20 @@
-/* Differential check: the kernel as written (the reference) and an emitted
- * variant, both JIT-compiled with libtcc, run on the same seeded random inputs;
- * every output element compared. */
+/* Differential check: the kernel as written, with checked arithmetic (the
+ * reference, jit/check_ref.c), and an emitted variant, both JIT-compiled
+ * with libtcc, run on the same seeded random inputs; every output element
+ * compared. */
 #ifndef NPG_CHECK_H
 #define NPG_CHECK_H
 
 #include <stdint.h>
 
 #include "emit/emit.h"
+#include "ir/check_spec.h"
 #include "ir/ir.h"
 #include "jit/tcc_unit.h"
 #include "sim/npusim.h"
 
-/* Input value ranges (docs/check.md): small enough that the suite's integer
- * kernels never overflow. */
+/* Input value ranges without `#pragma npu inputs` (docs/check.md): small
+ * enough that the suite's integer kernels never overflow. */
 #define CHECK_SIGNED_MAX 8   /* signed integers: [-8, 8] */
 #define CHECK_UNSIGNED_MAX 16 /* unsigned integers: [0, 16] */
 /* Float comparison: |a - b| <= ATOL + RTOL * max(|a|, |b|). */
@@ -40,6 +42,7 @@ typedef struct {
   bool exact;          /* every element bit-identical */
   double max_error;    /* max |ref - got| over compared elements */
   long compared;       /* output elements compared */
+  long nonfinite;      /* of them, NaN or infinite in the reference (allow_nonfinite) */
   char message[1024];  /* why it failed, or "" */
   /* The variant's run in libnpusim. */
   uint64_t sim_cycles, sim_macs, dma_bytes, onchip_peak;
@@ -56,7 +59,7 @@ typedef struct {
 char *check_thunk_text(const Kernel *k, const char *fn, const char *thunk);
 
 /* Compiles the module's own source plus one reference thunk per kernel
- * ("npg_ref_<kernel>"). */
+ * ("npg_ref_<kernel>"): the kernel as written, for npg_jit_reference. */
 TccUnit *check_compile_reference(const Module *m, char *err, size_t err_size);
 
 /* Compiles emitted C (`variant_src`, defining function `fn`) plus its thunk
@@ -64,23 +67,47 @@ TccUnit *check_compile_reference(const Module *m, char *err, size_t err_size);
 TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const char *fn,
                                char *err, size_t err_size);
 
-/* The check, in parts, for several runs of variants against one run of the
- * reference: the limits (false, r says why, when past them: the run is not
- * started), reference kernel k's run (from ref) on o->seed's inputs (false
- * with r->message when it fails), and variant fn's run (from var, whose IR
- * is `ir`) on the same inputs, compared with it. Parameters with a new
- * layout are packed with the variant's own VARIANT_pack_BUF before its run
- * and unpacked after it, so outputs are compared logically; the variant
- * runs bound to a simulator of o->target. */
+/* jit/check_inputs.c: the seeded inputs of k's parameters (docs/check.md),
+ * in the ranges `specs` give: an array or a pointer to the scalar's value
+ * per parameter, and a last NULL slot. The same values at every call; NULL
+ * when out of memory. check_free_args frees them. */
+void **check_make_inputs(const Kernel *k, const CheckSpec *specs, uint64_t seed);
+void check_free_args(void **args, int n);
+
+/* One run of a kernel's reference: its arguments after the run (outputs
+ * included), on the inputs of `seed` within `specs`' ranges. */
 typedef struct {
-  void **args; /* the reference's arguments after its run */
+  void **args;
   int n;
+  uint64_t seed;
+  const CheckSpec *specs;
 } CheckReference;
+void check_reference_free(CheckReference *c);
+
+/* jit/check_ref.c: the instrumented reference of each kernel of a module
+ * (emit/emit_checked.c), compiled on first use, and its runs, one per
+ * kernel and seed, kept for every variant checked after. */
+typedef struct CheckRefs CheckRefs;
+CheckRefs *check_refs_new(const Module *m);
+void check_refs_free(CheckRefs *c);
+/* Kernel k's reference run on o->seed's inputs, from the kept ones or run
+ * now. NULL with r->message when it failed: a check of the reference
+ * stopped it (undefined behaviour, "FILE:LINE:COL: error: ... with inputs
+ * of seed N"), or an output ended NaN or infinite where the kernel does
+ * not allow it; a failure is kept too. Runs are kept while their arrays
+ * take at most o->max_bytes together, the newest first. */
+const CheckReference *check_refs_run(CheckRefs *c, const Kernel *k, const CheckOptions *o, CheckResult *r);
+
+/* The check of one variant against the reference's run, in parts: the
+ * limits (false, r says why, when past them: the run is not started), and
+ * variant fn's run (from var, whose IR is `ir`) on the reference's inputs,
+ * compared with it. Parameters with a new layout are packed with the
+ * variant's own VARIANT_pack_BUF before its run and unpacked after it, so
+ * outputs are compared logically; the variant runs bound to a simulator
+ * of o->target. */
 bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r);
-bool check_reference_run(const Kernel *k, TccUnit *ref, const CheckOptions *o, CheckReference *out, CheckResult *r);
 void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
                        const CheckOptions *o, CheckResult *r);
-void check_reference_free(CheckReference *c);
 
 /* jit/check_report.c: r's run in one line for a reader (r->summary): the
  * cycles, the unit that bounds them and the roofline, what host code did
@@ -90,14 +117,15 @@ void check_summary(const Kernel *ir, CheckResult *r);
 
 /* jit/check_orders.c. Orders as bits: 1u << EmitOrder. */
 #define CHECK_ORDERS_ALL ((1u << EMIT_ORDERS) - 1)
-/* Checks unit u's variant (of reference kernel k) once per order in
- * `orders` (0: the source order alone), emitting its C in each, with the
- * check's hooks on host code's accesses (EmitUnit.cu_hooks). An order whose
+/* Checks unit u's variant (of reference kernel k, whose runs refs keeps)
+ * once per order in `orders` (0: the source order alone), emitting its C
+ * in each, with the check's hooks on host code's accesses
+ * (EmitUnit.cu_hooks). An order whose
  * C is the same as one run already (no marked loop was permuted) is not
  * run again. Stops at the first run that fails or is not run, and r is
  * that run's (its message names a permuted order); else r is the first
  * run's, the one that writes o->trace_path. */
-void check_run_orders(const Kernel *k, const EmitUnit *u, TccUnit *ref, unsigned orders,
+void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsigned orders,
                       const CheckOptions *o, CheckResult *r);
 
 #endif

@@ -39,12 +39,12 @@ static void name_order(CheckResult *r, bool source_passed) {
            source_passed ? "; the source order passes, so a marked loop's iterations are not independent" : "");
 }
 
-void check_run_orders(const Kernel *k, const EmitUnit *u, TccUnit *ref, unsigned orders,
+void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsigned orders,
                       const CheckOptions *o, CheckResult *r) {
   memset(r, 0, sizeof *r);
   if (!check_within_limits(k, u->k, o, r)) return;
-  CheckReference cref; /* one run of the reference for all orders */
-  if (!check_reference_run(k, ref, o, &cref, r)) return;
+  const CheckReference *cref = check_refs_run(refs, k, o, r); /* one run for all orders and variants */
+  if (!cref) return;
   if (!(orders & CHECK_ORDERS_ALL)) orders = 1u << EMIT_ORDER_SOURCE;
   char *ran[EMIT_ORDERS] = {NULL};
   int nran = 0;
@@ -66,7 +66,7 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, TccUnit *ref, unsigned
     CheckOptions one = *o;
     if (nran > 1) one.trace_path = NULL; /* the trace is the first run's */
     CheckResult *got = nran == 1 ? r : &cur;
-    run_in_order(&in, text, k, &cref, &one, got);
+    run_in_order(&in, text, k, cref, &one, got);
     if (!got->pass) {
       if (got != r) *r = *got;
       if (r->order != EMIT_ORDER_SOURCE) name_order(r, source_passed);
@@ -75,5 +75,4 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, TccUnit *ref, unsigned
     source_passed |= ord == EMIT_ORDER_SOURCE;
   }
   for (int i = 0; i < nran; i++) free(ran[i]);
-  check_reference_free(&cref);
 }

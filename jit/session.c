@@ -5,6 +5,7 @@
 
 #include "emit/emit.h"
 #include "frontend/frontend.h"
+#include "ir/uninit.h"
 #include "jit/check.h"
 #include "jit/guard.h"
 #include "jit/session.h"
@@ -17,8 +18,12 @@ struct NpgJit {
   char error[4096];
 };
 
-/* One variant per kernel as written, then one per schedule. */
+/* One variant per kernel as written, then one per schedule; none when a
+ * kernel certainly reads a local before writing it. */
 static void build_variants(NpgSession *s) {
+  bool ok = true;
+  for (Kernel *k = s->m->kernels; k; k = k->next) ok &= ir_check_uninit(k, &s->diags, s->m->file, s->m->src);
+  if (!ok) return;
   for (Kernel *k = s->m->kernels; k; k = k->next) {
     if (!ir_verify_kernel(k, &s->diags, s->m->file)) return;
     session_add_variant(s, k, k, k->name, NULL, NULL);
@@ -77,7 +82,7 @@ void npg_close(NpgSession *s) {
     free(s->v[i].steps);
   }
   free(s->v);
-  tcc_unit_free(s->ref);
+  check_refs_free(s->refs);
   free(s->trace_path);
   module_free(s->m);
   diag_free(&s->diags);
@@ -140,11 +145,6 @@ const char *npg_dump_ir(NpgSession *s, int i) {
   return s->v[i].dump;
 }
 
-static TccUnit *reference_unit(NpgSession *s, char *err, size_t n) {
-  if (!s->ref) s->ref = check_compile_reference(s->m, err, n);
-  return s->ref;
-}
-
 /* The NPG_ORDER_* bits are CheckResult's order bits. */
 _Static_assert(NPG_ORDER_SOURCE == 1u << EMIT_ORDER_SOURCE && NPG_ORDER_REVERSED == 1u << EMIT_ORDER_REVERSED &&
                    NPG_ORDER_ODD_EVEN == 1u << EMIT_ORDER_ODD_EVEN && NPG_ORDER_ALL == CHECK_ORDERS_ALL,
@@ -156,21 +156,17 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
     snprintf(out->message, sizeof out->message, "no variant %d", i);
     return false;
   }
-  char err[4096];
-  TccUnit *ref = reference_unit(s, err, sizeof err);
-  if (!ref) {
-    snprintf(out->message, sizeof out->message, "the kernel source does not compile with tcc:\n%.900s", err);
-    return false;
-  }
+  if (!s->refs) s->refs = check_refs_new(s->m);
   CheckResult r;
   CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
                     .max_steps = s->max_steps, .max_bytes = s->max_bytes};
   EmitUnit u = unit_of(s, i);
-  check_run_orders(s->v[i].kernel, &u, ref, orders, &o, &r);
+  check_run_orders(s->v[i].kernel, &u, s->refs, orders, &o, &r);
   out->pass = r.pass;
   out->exact = r.exact;
   out->max_error = r.max_error;
   out->compared = r.compared;
+  out->nonfinite = r.nonfinite;
   memcpy(out->message, r.message, sizeof out->message);
   out->sim_cycles = r.sim_cycles;
   out->nu_utilization = r.nu_utilization;

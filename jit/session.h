@@ -4,6 +4,7 @@
 #define NPG_SESSION_H
 
 #include "ir/sched_prog.h"
+#include "jit/check.h"
 #include "jit/tcc_unit.h"
 #include "npugen.h"
 #include "sim/npusim.h"
@@ -24,7 +25,7 @@ struct NpgSession {
   Module *m;
   Variant *v;
   int nv, cap;
-  TccUnit *ref; /* compiled on first use */
+  CheckRefs *refs; /* the kernels' reference runs, kept for every variant */
   NpuTarget target; /* schedules are planned for it, variants simulated on it */
   char *trace_path;
   uint64_t max_steps, max_bytes; /* npg_set_check_limits; 0: the defaults */

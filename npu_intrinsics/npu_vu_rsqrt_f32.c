@@ -11,3 +11,6 @@ void npu_vu_rsqrt_f32(float dst[N], const float a[N], float eps) {
   for (int i = 0; i < N; i++)
     dst[i] = 1.0f / sqrtf(a[i] + eps);
 }
+
+/* rsqrt is defined for a + eps > 0 (eps is drawn in [0.5, 1.5)) */
+#pragma npu inputs(npu_vu_rsqrt_f32, a, 0, 4)

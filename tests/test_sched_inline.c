@@ -283,6 +283,8 @@ Test(sched_inline, reverse_moves_the_consumer_before_an_overwrite) {
 
 /* ---------------- refusals ---------------- */
 
+/* rd reads W before pw writes it: under an if, or the kernel would be
+ * refused at generation for reading W uninitialized (ir/uninit.c). */
 static const char *bad =
     "#define N 8\n"
     "void k(const int A[N], int X[N], int B[N], int C[2 * N]) {\n"
@@ -297,7 +299,7 @@ static const char *bad =
     "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) pk: U[i] = A[j];\n"
     "  for (int i = 0; i < N; i++) B[i] += U[i];\n"
     "  for (int i = 0; i < N; i++) { ts: t = A[i] * 3; B[i] += t; }\n"
-    "  for (int i = 0; i < N; i++) { rd: B[i] = W[(i + 1) % N]; pw: W[i] = A[i]; }\n"
+    "  for (int i = 0; i < N; i++) { if (A[i] > 0) rd: B[i] = W[(i + 1) % N]; pw: W[i] = A[i]; }\n"
     "  for (int i = 0; i < N; i++) { int v = X[i]; ps: S[i] = v * 2; if (i > 0) B[i] += S[i - 1]; }\n"
     "  for (int i = 0; i < N; i++) cb: B[i] += A[i];\n"
     "}\n";

@@ -1,0 +1,29 @@
+/* The instrumented reference (emit/emit_checked.c): a kernel as written, in
+ * C that tcc compiles, with every operation that can be undefined checked
+ * at run time. */
+#ifndef NPG_EMIT_CHECKED_H
+#define NPG_EMIT_CHECKED_H
+
+#include "ir/ir.h"
+
+/* A check of the reference: the operation's place in the kernel source
+ * and what went wrong there ("signed overflow in 'x * x' (int)"). */
+typedef struct {
+  SrcLoc loc;
+  char *what;
+} CheckedSite;
+
+typedef struct {
+  char *source;       /* the C text */
+  CheckedSite *sites; /* site number n (from 1) is sites[n - 1] */
+  int nsites;
+} CheckedUnit;
+
+/* Kernel k of module m as written, checked: its thunk
+ * `void npg_ref_K(void **args)` takes the parameters as check_thunk_text's
+ * thunks do, and args[k->nparams], an int *, which gets the number of the
+ * site that stopped the run, or 0 when none did. */
+void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out);
+void emit_checked_free(CheckedUnit *u);
+
+#endif

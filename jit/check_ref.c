@@ -1,0 +1,204 @@
+/* The reference of the differential check (docs/check.md): each kernel as
+ * written, emitted with checked arithmetic (emit/emit_checked.c) and
+ * compiled once, then run once per seed; every variant of the kernel is
+ * compared with that run. A run fails, for every variant, when a check
+ * stops it (undefined behaviour: the message gives the operation's place
+ * in the kernel source and the seed), or when an output ends NaN or
+ * infinite and the kernel does not allow it (the inputs never hold one,
+ * so the kernel made it). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit/emit_checked.h"
+#include "jit/check.h"
+#include "jit/guard.h"
+
+/* Runs kept at most, failures included, besides their bytes. */
+enum { MAX_RUNS = 64 };
+
+typedef struct {
+  const Kernel *k;
+  CheckedUnit code;
+  TccUnit *unit; /* NULL when it did not compile: error says why */
+  char error[1024];
+} Compiled;
+
+typedef struct {
+  const Kernel *k;
+  uint64_t seed;
+  CheckReference ref; /* args NULL when the run failed */
+  char *failure;      /* the message of a failed run */
+  uint64_t bytes;
+} Run;
+
+struct CheckRefs {
+  const Module *m;
+  Compiled *units;
+  int nunits;
+  Run runs[MAX_RUNS]; /* least recently used first */
+  int nruns;
+};
+
+CheckRefs *check_refs_new(const Module *m) {
+  CheckRefs *c = calloc(1, sizeof *c);
+  c->m = m;
+  return c;
+}
+
+static void run_free(Run *r) {
+  check_reference_free(&r->ref);
+  free(r->failure);
+}
+
+void check_refs_free(CheckRefs *c) {
+  if (!c) return;
+  for (int i = 0; i < c->nunits; i++) {
+    emit_checked_free(&c->units[i].code);
+    tcc_unit_free(c->units[i].unit);
+  }
+  free(c->units);
+  for (int i = 0; i < c->nruns; i++) run_free(&c->runs[i]);
+  free(c);
+}
+
+/* k's instrumented reference, compiled on first use. */
+static Compiled *compiled(CheckRefs *c, const Kernel *k) {
+  for (int i = 0; i < c->nunits; i++)
+    if (c->units[i].k == k) return &c->units[i];
+  c->units = realloc(c->units, sizeof *c->units * (size_t)(c->nunits + 1));
+  Compiled *u = &c->units[c->nunits++];
+  memset(u, 0, sizeof *u);
+  u->k = k;
+  emit_checked(c->m, k, &u->code);
+  char err[4096];
+  u->unit = tcc_unit_compile(u->code.source, c->m->file, err, sizeof err);
+  if (!u->unit)
+    snprintf(u->error, sizeof u->error, "internal error: the instrumented reference of '%s' does not compile:\n%.800s",
+             k->name, err);
+  return u;
+}
+
+/* The message of a failed reference run, or NULL when it ran clean. */
+static char *stopped(const CheckRefs *c, const Compiled *u, int site, const char *crash, uint64_t seed) {
+  StrBuf sb;
+  sb_init(&sb);
+  if (crash) {
+    sb_printf(&sb, "reference kernel '%s': %s", u->k->name, crash);
+  } else if (site > 0 && site <= u->code.nsites) {
+    const CheckedSite *s = &u->code.sites[site - 1];
+    sb_printf(&sb, "%s:%d:%d: error: %s with inputs of seed %llu", c->m->file, s->loc.line, s->loc.col, s->what,
+              (unsigned long long)seed);
+  } else if (site) {
+    sb_printf(&sb, "internal error: the instrumented reference of '%s' stopped at unknown check %d", u->k->name, site);
+  }
+  return sb.len ? sb_take(&sb) : NULL;
+}
+
+/* Counts the NaN and infinite elements of a floating array. */
+static void count_nonfinite(const Buffer *b, const void *p, int64_t *nan, int64_t *inf) {
+  *nan = *inf = 0;
+  for (int64_t i = 0; i < buffer_elems(b); i++) {
+    double v = b->elem->kind == TY_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
+    *nan += isnan(v) != 0;
+    *inf += isinf(v) != 0; /* glibc's is -1 for -inf */
+  }
+}
+
+/* The message when an output the kernel does not allow to be NaN or
+ * infinite ends so; NULL when none does. */
+static char *nonfinite(const CheckRefs *c, const Kernel *k, void **args, uint64_t seed) {
+  int i = 0;
+  for (const Param *p = k->params; p; p = p->next, i++) {
+    const Buffer *b = p->buf;
+    if (!b || b->is_const || !type_is_float(b->elem) ||
+        ir_spec_find(c->m->check_specs, k, SPEC_ALLOW_NONFINITE, b->name))
+      continue;
+    int64_t nan, inf;
+    count_nonfinite(b, args[i], &nan, &inf);
+    if (!nan && !inf) continue;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb,
+              "%s:%d:%d: error: output '%s' of '%s' ends with %lld NaN and %lld infinite of its %lld elements with "
+              "inputs of seed %llu (which hold none); give the kernel meaningful inputs (#pragma npu inputs(%s, %s, "
+              "...)) or accept them (#pragma npu allow_nonfinite(%s, %s))",
+              c->m->file, b->loc.line, b->loc.col, b->name, k->name, (long long)nan, (long long)inf,
+              (long long)buffer_elems(b), (unsigned long long)seed, k->name, b->name, k->name, b->name);
+    return sb_take(&sb);
+  }
+  return NULL;
+}
+
+static uint64_t arrays_bytes(const Kernel *k) {
+  uint64_t n = 0;
+  for (const Param *p = k->params; p; p = p->next)
+    if (p->buf) n += (uint64_t)buffer_elems(p->buf) * (uint64_t)p->buf->elem->size;
+  return n;
+}
+
+/* Runs k's reference on seed's inputs into *run. */
+static void run_reference(CheckRefs *c, const Kernel *k, uint64_t seed, Run *run) {
+  memset(run, 0, sizeof *run);
+  run->k = k;
+  run->seed = seed;
+  run->ref = (CheckReference){NULL, k->nparams, seed, c->m->check_specs};
+  Compiled *u = compiled(c, k);
+  char name[300], err[256];
+  snprintf(name, sizeof name, "npg_ref_%s", k->name);
+  ThunkFn fn = u->unit ? (ThunkFn)tcc_unit_symbol(u->unit, name) : NULL;
+  void **args = fn ? check_make_inputs(k, c->m->check_specs, seed) : NULL;
+  if (!fn || !args) {
+    run->failure = strdup(!u->unit ? u->error : !fn ? "internal error: a JIT thunk is missing"
+                                                    : "not run: out of memory for the arrays");
+    return;
+  }
+  int site = 0;
+  args[k->nparams] = &site;
+  bool ran = guarded_call(fn, args, err, sizeof err);
+  args[k->nparams] = NULL;
+  run->failure = stopped(c, u, site, ran ? NULL : err, seed);
+  if (!run->failure) run->failure = nonfinite(c, k, args, seed);
+  if (run->failure) {
+    check_free_args(args, k->nparams);
+    return;
+  }
+  run->ref.args = args;
+  run->bytes = arrays_bytes(k);
+}
+
+/* Drops the least recently used runs while the kept ones and the one
+ * added would take more than max_bytes, or be too many. */
+static void evict(CheckRefs *c, uint64_t max_bytes, uint64_t adding) {
+  uint64_t total = adding;
+  for (int i = 0; i < c->nruns; i++) total += c->runs[i].bytes;
+  int drop = 0;
+  while (drop < c->nruns && (total > max_bytes || c->nruns - drop >= MAX_RUNS)) {
+    total -= c->runs[drop].bytes;
+    run_free(&c->runs[drop++]);
+  }
+  memmove(c->runs, c->runs + drop, sizeof *c->runs * (size_t)(c->nruns - drop));
+  c->nruns -= drop;
+}
+
+const CheckReference *check_refs_run(CheckRefs *c, const Kernel *k, const CheckOptions *o, CheckResult *r) {
+  int i = 0;
+  while (i < c->nruns && (c->runs[i].k != k || c->runs[i].seed != o->seed)) i++;
+  Run run;
+  if (i < c->nruns) { /* kept: now the most recently used */
+    run = c->runs[i];
+    memmove(c->runs + i, c->runs + i + 1, sizeof *c->runs * (size_t)(c->nruns - i - 1));
+    c->nruns--;
+  } else {
+    run_reference(c, k, o->seed, &run);
+    /* half the check's memory: a run within its limits takes at most as
+     * much again for the variant's arrays */
+    evict(c, (o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES) / 2, run.bytes);
+  }
+  c->runs[c->nruns++] = run;
+  if (!run.failure) return &c->runs[c->nruns - 1].ref;
+  r->pass = false;
+  snprintf(r->message, sizeof r->message, "%s", run.failure);
+  return NULL;
+}

@@ -1,0 +1,188 @@
+/* The instrumented reference (docs/check.md, emit/emit_checked.c): a kernel
+ * whose run is undefined in C fails the check of every variant, with the
+ * operation's place in the kernel source and the seed. Before it, the
+ * reference and the variants wrapped the same way under tcc, and these
+ * kernels passed bit-exact. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "npugen.h"
+
+static NpgSession *open_kernel(const char *src) {
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  return s;
+}
+
+/* Every variant of the file fails with `want`, seed 1. */
+static void fails(const char *src, const char *want) {
+  NpgSession *s = open_kernel(src);
+  for (int v = 0; v < npg_variant_count(s); v++) {
+    NpgCheckResult r;
+    cr_expect(!npg_check(s, v, 1, &r), "%s passed", npg_variant_name(s, v));
+    cr_expect_str_eq(r.message, want, "variant %s", npg_variant_name(s, v));
+  }
+  npg_close(s);
+}
+
+static void passes(const char *src) {
+  NpgSession *s = open_kernel(src);
+  for (int v = 0; v < npg_variant_count(s); v++) {
+    NpgCheckResult r;
+    cr_expect(npg_check(s, v, 1, &r), "%s: %s", npg_variant_name(s, v), r.message);
+  }
+  npg_close(s);
+}
+
+/* Negative cycles on the default inputs (-8..8) double the distances each
+ * round: past INT_MAX long before the end. */
+Test(check_ub, all_pairs_shortest_paths_overflows) {
+  fails("#define N 16\n"
+        "void apsp(int d[N][N]) {\n"
+        "  for (int k = 0; k < N; k++)\n"
+        "    for (int i = 0; i < N; i++)\n"
+        "      for (int j = 0; j < N; j++)\n"
+        "        d[i][j] = d[i][k] + d[k][j] < d[i][j] ? d[i][k] + d[k][j] : d[i][j];\n"
+        "}\n"
+        "#pragma npu schedule(apsp, apsp_tiled)\n"
+        "#pragma npu split(j, 4, jo, ji)\n",
+        "k.c:6:19: error: signed overflow in 'd[i][k] + d[k][j]' (int) with inputs of seed 1");
+}
+
+Test(check_ub, repeated_square_overflows) {
+  fails("void k(const int A[4], int B[4]) {\n"
+        "  int x = A[0] + 10;\n"
+        "  for (int i = 0; i < 8; i++)\n"
+        "    x = x * x;\n"
+        "  B[0] = x;\n"
+        "}\n",
+        "k.c:4:9: error: signed overflow in 'x * x' (int) with inputs of seed 1");
+}
+
+/* s is written only where A[i] > 0: the static analysis cannot say the
+ * read comes first, the run does (A[1] is -6 with seed 1). */
+Test(check_ub, uninitialized_read_at_run_time) {
+  fails("void k(const int A[16], int B[16]) {\n"
+        "  for (int i = 0; i < 16; i++) {\n"
+        "    int s;\n"
+        "    if (A[i] > 0) s = A[i];\n"
+        "    B[i] = s;\n"
+        "  }\n"
+        "}\n",
+        "k.c:5:12: error: read of uninitialized 's' with inputs of seed 1");
+}
+
+Test(check_ub, uninitialized_array_element_at_run_time) {
+  fails("void k(const int A[8], int B[8]) {\n"
+        "  int t[8];\n"
+        "  for (int i = 0; i < 8; i++)\n"
+        "    if (A[i] > 0) t[i] = A[i];\n"
+        "  for (int i = 0; i < 8; i++)\n"
+        "    B[i] = t[i];\n"
+        "}\n",
+        "k.c:6:12: error: read of uninitialized 't[i]' with inputs of seed 1");
+}
+
+Test(check_ub, division) {
+  fails("void k(const int A[8], const int D[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) B[i] = A[i] / D[i];\n"
+        "}\n"
+        "#pragma npu inputs(k, D, 0, 1)\n",
+        "k.c:2:38: error: division by zero in 'A[i] / D[i]' (int) with inputs of seed 1");
+  fails("void k(const int A[8], const int D[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) B[i] = A[i] % D[i];\n"
+        "}\n"
+        "#pragma npu inputs(k, A, -2147483647 - 1, -2147483647 - 1)\n"
+        "#pragma npu inputs(k, D, -1, -1)\n",
+        "k.c:2:38: error: signed overflow in 'A[i] % D[i]' (int) with inputs of seed 1");
+}
+
+Test(check_ub, shifts) {
+  fails("void k(const int A[8], const int S[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) B[i] = A[i] >> S[i];\n"
+        "}\n"
+        "#pragma npu inputs(k, S, 32, 40)\n",
+        "k.c:2:38: error: shift count outside [0, 31] in 'A[i] >> S[i]' (int) with inputs of seed 1");
+  fails("void k(const int A[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) B[i] = A[i] << 3;\n"
+        "}\n",
+        "k.c:2:38: error: left shift of a negative value in 'A[i] << 3' (int) with inputs of seed 1");
+  fails("void k(const int A[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) B[i] = A[i] << 30;\n"
+        "}\n"
+        "#pragma npu inputs(k, A, 2, 8)\n",
+        "k.c:2:38: error: signed overflow in 'A[i] << 30' (int) with inputs of seed 1");
+}
+
+Test(check_ub, negation_and_abs_of_the_least_int) {
+  fails("void k(const int A[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) B[i] = -A[i];\n"
+        "}\n"
+        "#pragma npu inputs(k, A, -2147483647 - 1, -2147483647 - 1)\n",
+        "k.c:2:38: error: signed overflow in '-A[i]' (int) with inputs of seed 1");
+  fails("#include <stdlib.h>\n"
+        "void k(const int A[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) B[i] = abs(A[i]);\n"
+        "}\n"
+        "#pragma npu inputs(k, A, -2147483647 - 1, -2147483647 - 1)\n",
+        "k.c:3:38: error: signed overflow in 'abs(A[i])' (int) with inputs of seed 1");
+}
+
+Test(check_ub, sixty_four_bit_overflow) {
+  fails("void k(const long long A[4], long long B[4]) {\n"
+        "  for (int i = 0; i < 4; i++) B[i] = A[i] * 4611686018427387904LL;\n"
+        "}\n",
+        "k.c:2:38: error: signed overflow in 'A[i] * 4611686018427387904LL' (long long) with inputs of seed 1");
+}
+
+Test(check_ub, float_to_int_out_of_range) {
+  fails("void k(const float A[8], int8_t B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) B[i] = A[i] * 300.0f;\n"
+        "}\n",
+        "k.c:2:38: error: out-of-range conversion of 'A[i] * 300.0f' (float) to 'int8_t' with inputs of seed 1");
+  fails("#include <math.h>\n"
+        "void k(const float A[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) B[i] = (int)sqrtf(A[i]);\n"
+        "}\n",
+        "k.c:3:38: error: out-of-range conversion of 'sqrtf(A[i])' (float) to 'int' with inputs of seed 1");
+}
+
+/* A compound assignment is checked as the operation it does, and ++ as += 1. */
+Test(check_ub, compound_assignments) {
+  fails("void k(const float A[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) {\n"
+        "    int x = 1 << 20;\n"
+        "    x *= A[i] * 5000.0f;\n"
+        "    B[i] = x;\n"
+        "  }\n"
+        "}\n",
+        "k.c:4:5: error: out-of-range conversion of 'x *= A[i] * 5000.0f' (float) to 'int' with inputs of seed 1");
+  fails("void k(const int A[8], int B[8]) {\n"
+        "  for (int i = 0; i < 8; i++) {\n"
+        "    int x = A[i];\n"
+        "    x++;\n"
+        "    B[i] = x;\n"
+        "  }\n"
+        "}\n"
+        "#pragma npu inputs(k, A, 2147483647, 2147483647)\n",
+        "k.c:4:5: error: signed overflow in 'x += 1' (int) with inputs of seed 1");
+}
+
+/* Defined arithmetic passes: unsigned wrap-around, narrowing stores,
+ * shifts and divisions in range, int8 products. */
+Test(check_ub, defined_arithmetic_passes) {
+  passes("#include <stdlib.h>\n"
+         "void k(const int8_t A[8], const uint8_t U[8], const float F[8], int B[8], uint32_t W[8], int8_t C[8]) {\n"
+         "  for (int i = 0; i < 8; i++) {\n"
+         "    unsigned int u = U[i];\n"
+         "    W[i] = u - 100u;\n"
+         "    B[i] = (U[i] << 2) + abs(A[i]) - (A[i] >> 1) + A[i] / 3 + A[i] % 5 + (int)(F[i] * 100.0f);\n"
+         "    C[i] = (int8_t)(A[i] * 100);\n"
+         "    int s = 0;\n"
+         "    for (int j = 0; j <= i; j++) s += A[j] * A[j];\n"
+         "    B[i] += s;\n"
+         "  }\n"
+         "}\n"
+         "#pragma npu schedule(k, k_split)\n"
+         "#pragma npu split(i, 3, io, ii)\n");
+}
