@@ -268,7 +268,7 @@ void check_reference_free(CheckReference *c) {
  * kept in logical[]). False with r->message when one cannot be made. */
 static bool variant_inputs(const Kernel *k, const Kernel *ir, TccUnit *var, const char *fn, const CheckReference *ref,
                            void **var_args, void **logical, CheckResult *r) {
-  void **in = check_make_inputs(k, ref->specs, ref->seed);
+  void **in = check_make_inputs(k, ref->specs, ref->seed, ref->scalar_ends);
   if (!in) {
     snprintf(r->message, sizeof r->message, "not run: out of memory for the arrays");
     return false;

@@ -34,6 +34,7 @@ typedef struct {
   const NpuTarget *target;        /* NULL: the default target */
   const char *trace_path;         /* the simulator's timeline goes here; NULL: none */
   uint64_t max_steps, max_bytes;  /* 0: the defaults above */
+  bool scalar_ends;               /* integer scalars at their types' maximum (check_run_orders' last run) */
 } CheckOptions;
 
 typedef struct {
@@ -71,7 +72,7 @@ TccUnit *check_compile_variant(const Kernel *k, const char *variant_src, const c
  * in the ranges `specs` give: an array or a pointer to the scalar's value
  * per parameter, and a last NULL slot. The same values at every call; NULL
  * when out of memory. check_free_args frees them. */
-void **check_make_inputs(const Kernel *k, const CheckSpec *specs, uint64_t seed);
+void **check_make_inputs(const Kernel *k, const CheckSpec *specs, uint64_t seed, bool scalar_ends);
 void check_free_args(void **args, int n);
 
 /* One run of a kernel's reference: its arguments after the run (outputs
@@ -81,6 +82,7 @@ typedef struct {
   int n;
   uint64_t seed;
   const CheckSpec *specs;
+  bool scalar_ends; /* its integer scalars without a range at their types' maximum */
 } CheckReference;
 void check_reference_free(CheckReference *c);
 

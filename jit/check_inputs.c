@@ -34,9 +34,15 @@ static void store(void *p, const Type *t, int64_t iv, double fv) {
 
 static double unit(uint64_t r) { return (double)(r >> 11) / 9007199254740992.0; } /* [0, 1) */
 
-/* One value of type t from draw r: in the spec's range, or the default's. */
-static void value(uint64_t r, const Type *t, bool scalar, const CheckSpec *range, void *out) {
-  if (type_is_float(t)) {
+/* One value of type t from draw r: in the spec's range, or the default's;
+ * an integer scalar without a range at its type's maximum when `ends`. */
+static void value(uint64_t r, const Type *t, bool scalar, const CheckSpec *range, bool ends, void *out) {
+  if (scalar && !range && ends && type_is_integer(t)) {
+    int64_t lo;
+    uint64_t hi;
+    type_int_range(t, &lo, &hi);
+    store(out, t, (int64_t)hi, 0); /* store converts to t: an unsigned maximum too */
+  } else if (type_is_float(t)) {
     double u = unit(r);
     store(out, t, 0, range ? range->flo + (range->fhi - range->flo) * u : scalar ? 0.5 + u : 2.0 * u - 1.0);
   } else if (range) {
@@ -73,7 +79,7 @@ void check_free_args(void **args, int n) {
   free(args);
 }
 
-void **check_make_inputs(const Kernel *k, const CheckSpec *specs, uint64_t seed) {
+void **check_make_inputs(const Kernel *k, const CheckSpec *specs, uint64_t seed, bool scalar_ends) {
   int n = k->nparams, i = 0;
   void **args = calloc((size_t)n + 1, sizeof(void *));
   uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
@@ -85,11 +91,11 @@ void **check_make_inputs(const Kernel *k, const CheckSpec *specs, uint64_t seed)
     }
     const char *name = p->buf ? p->buf->name : p->var->name;
     const CheckSpec *range = ir_spec_find(specs, k, SPEC_RANGE, name);
-    if (!p->buf) value(splitmix(&s), p->var->type, true, range, args[i]);
+    if (!p->buf) value(splitmix(&s), p->var->type, true, range, scalar_ends, args[i]);
     else if (ir_spec_find(specs, k, SPEC_SPD, name)) spd(&s, p->buf, args[i]);
     else
       for (int64_t e = 0; e < buffer_elems(p->buf); e++)
-        value(splitmix(&s), p->buf->elem, false, range, (unsigned char *)args[i] + e * p->buf->elem->size);
+        value(splitmix(&s), p->buf->elem, false, range, false, (unsigned char *)args[i] + e * p->buf->elem->size);
   }
   return args;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/check_spec.h"
 #include "jit/check.h"
 
 /* Compiles the variant's C in u->order and runs it against the
@@ -37,6 +38,44 @@ static void name_order(CheckResult *r, bool source_passed) {
   snprintf(r->message, sizeof r->message, "in %s order of the marked loops (parallel, vectorize, bind): %.700s%s",
            emit_order_name(r->order), why,
            source_passed ? "; the source order passes, so a marked loop's iterations are not independent" : "");
+}
+
+/* Does k have an integer scalar parameter the check draws in [1, 8] (no
+ * inputs pragma gives it a range)? */
+static bool free_int_scalar(const Kernel *k, const CheckSpec *specs) {
+  for (const Param *p = k->params; p; p = p->next)
+    if (!p->buf && type_is_integer(p->var->type) && !ir_spec_find(specs, k, SPEC_RANGE, p->var->name)) return true;
+  return false;
+}
+
+/* The last run of a variant that calls intrinsics: its integer scalars at
+ * their types' maximum, where an intrinsic's scalar operand may leave its
+ * domain (a requantize's multiplier). Where the kernel as written is
+ * undefined or non-finite there, nothing can be compared, and the summary
+ * says so. */
+static void run_at_scalar_ends(const Kernel *k, const EmitUnit *u, CheckRefs *refs, const CheckOptions *o,
+                               CheckResult *r) {
+  CheckOptions ends = *o;
+  ends.scalar_ends = true;
+  ends.trace_path = NULL;
+  CheckResult got;
+  memset(&got, 0, sizeof got);
+  const CheckReference *cref = check_refs_run(refs, k, &ends, &got);
+  size_t len = strlen(r->summary);
+  if (!cref) {
+    snprintf(r->summary + len, sizeof r->summary - len, "; not compared at integer scalars' maxima (%.120s)",
+             got.message);
+    return;
+  }
+  EmitUnit in = *u;
+  in.order = EMIT_ORDER_SOURCE;
+  in.cu_hooks = true;
+  char *text = emit_c_source(&in);
+  run_in_order(&in, text, k, cref, &ends, &got);
+  free(text);
+  if (got.pass) return;
+  r->pass = false;
+  snprintf(r->message, sizeof r->message, "with its integer scalars at their types' maximum: %.900s", got.message);
 }
 
 void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsigned orders,
@@ -75,4 +114,5 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsig
     source_passed |= ord == EMIT_ORDER_SOURCE;
   }
   for (int i = 0; i < nran; i++) free(ran[i]);
+  if (r->pass && r->sim_cycles && free_int_scalar(k, u->m->check_specs)) run_at_scalar_ends(k, u, refs, o, r);
 }

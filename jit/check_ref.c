@@ -28,6 +28,7 @@ typedef struct {
 typedef struct {
   const Kernel *k;
   uint64_t seed;
+  bool scalar_ends;
   CheckReference ref; /* args NULL when the run failed */
   char *failure;      /* the message of a failed run */
   uint64_t bytes;
@@ -81,15 +82,22 @@ static Compiled *compiled(CheckRefs *c, const Kernel *k) {
 }
 
 /* The message of a failed reference run, or NULL when it ran clean. */
-static char *stopped(const CheckRefs *c, const Compiled *u, int site, const char *crash, uint64_t seed) {
+/* "seed 1" or "seed 1, integer scalars at their types' maximum" */
+static const char *inputs_of(char *buf, size_t n, uint64_t seed, bool ends) {
+  snprintf(buf, n, "seed %llu%s", (unsigned long long)seed, ends ? ", integer scalars at their types' maximum" : "");
+  return buf;
+}
+
+static char *stopped(const CheckRefs *c, const Compiled *u, int site, const char *crash, uint64_t seed, bool ends) {
+  char in[96];
   StrBuf sb;
   sb_init(&sb);
   if (crash) {
     sb_printf(&sb, "reference kernel '%s': %s", u->k->name, crash);
   } else if (site > 0 && site <= u->code.nsites) {
     const CheckedSite *s = &u->code.sites[site - 1];
-    sb_printf(&sb, "%s:%d:%d: error: %s with inputs of seed %llu", c->m->file, s->loc.line, s->loc.col, s->what,
-              (unsigned long long)seed);
+    sb_printf(&sb, "%s:%d:%d: error: %s with inputs of %s", c->m->file, s->loc.line, s->loc.col, s->what,
+              inputs_of(in, sizeof in, seed, ends));
   } else if (site) {
     sb_printf(&sb, "internal error: the instrumented reference of '%s' stopped at unknown check %d", u->k->name, site);
   }
@@ -108,7 +116,8 @@ static void count_nonfinite(const Buffer *b, const void *p, int64_t *nan, int64_
 
 /* The message when an output the kernel does not allow to be NaN or
  * infinite ends so; NULL when none does. */
-static char *nonfinite(const CheckRefs *c, const Kernel *k, void **args, uint64_t seed) {
+static char *nonfinite(const CheckRefs *c, const Kernel *k, void **args, uint64_t seed, bool ends) {
+  char in[96];
   int i = 0;
   for (const Param *p = k->params; p; p = p->next, i++) {
     const Buffer *b = p->buf;
@@ -122,10 +131,10 @@ static char *nonfinite(const CheckRefs *c, const Kernel *k, void **args, uint64_
     sb_init(&sb);
     sb_printf(&sb,
               "%s:%d:%d: error: output '%s' of '%s' ends with %lld NaN and %lld infinite of its %lld elements with "
-              "inputs of seed %llu (which hold none); give the kernel meaningful inputs (#pragma npu inputs(%s, %s, "
+              "inputs of %s (which hold none); give the kernel meaningful inputs (#pragma npu inputs(%s, %s, "
               "...)) or accept them (#pragma npu allow_nonfinite(%s, %s))",
               c->m->file, b->loc.line, b->loc.col, b->name, k->name, (long long)nan, (long long)inf,
-              (long long)buffer_elems(b), (unsigned long long)seed, k->name, b->name, k->name, b->name);
+              (long long)buffer_elems(b), inputs_of(in, sizeof in, seed, ends), k->name, b->name, k->name, b->name);
     return sb_take(&sb);
   }
   return NULL;
@@ -139,16 +148,17 @@ static uint64_t arrays_bytes(const Kernel *k) {
 }
 
 /* Runs k's reference on seed's inputs into *run. */
-static void run_reference(CheckRefs *c, const Kernel *k, uint64_t seed, Run *run) {
+static void run_reference(CheckRefs *c, const Kernel *k, uint64_t seed, bool ends, Run *run) {
   memset(run, 0, sizeof *run);
   run->k = k;
   run->seed = seed;
-  run->ref = (CheckReference){NULL, k->nparams, seed, c->m->check_specs};
+  run->scalar_ends = ends;
+  run->ref = (CheckReference){NULL, k->nparams, seed, c->m->check_specs, ends};
   Compiled *u = compiled(c, k);
   char name[300], err[256];
   snprintf(name, sizeof name, "npg_ref_%s", k->name);
   ThunkFn fn = u->unit ? (ThunkFn)tcc_unit_symbol(u->unit, name) : NULL;
-  void **args = fn ? check_make_inputs(k, c->m->check_specs, seed) : NULL;
+  void **args = fn ? check_make_inputs(k, c->m->check_specs, seed, ends) : NULL;
   if (!fn || !args) {
     run->failure = strdup(!u->unit ? u->error : !fn ? "internal error: a JIT thunk is missing"
                                                     : "not run: out of memory for the arrays");
@@ -158,8 +168,8 @@ static void run_reference(CheckRefs *c, const Kernel *k, uint64_t seed, Run *run
   args[k->nparams] = &site;
   bool ran = guarded_call(fn, args, err, sizeof err);
   args[k->nparams] = NULL;
-  run->failure = stopped(c, u, site, ran ? NULL : err, seed);
-  if (!run->failure) run->failure = nonfinite(c, k, args, seed);
+  run->failure = stopped(c, u, site, ran ? NULL : err, seed, ends);
+  if (!run->failure) run->failure = nonfinite(c, k, args, seed, ends);
   if (run->failure) {
     check_free_args(args, k->nparams);
     return;
@@ -184,14 +194,16 @@ static void evict(CheckRefs *c, uint64_t max_bytes, uint64_t adding) {
 
 const CheckReference *check_refs_run(CheckRefs *c, const Kernel *k, const CheckOptions *o, CheckResult *r) {
   int i = 0;
-  while (i < c->nruns && (c->runs[i].k != k || c->runs[i].seed != o->seed)) i++;
+  while (i < c->nruns &&
+         (c->runs[i].k != k || c->runs[i].seed != o->seed || c->runs[i].scalar_ends != o->scalar_ends))
+    i++;
   Run run;
   if (i < c->nruns) { /* kept: now the most recently used */
     run = c->runs[i];
     memmove(c->runs + i, c->runs + i + 1, sizeof *c->runs * (size_t)(c->nruns - i - 1));
     c->nruns--;
   } else {
-    run_reference(c, k, o->seed, &run);
+    run_reference(c, k, o->seed, o->scalar_ends, &run);
     /* half the check's memory: a run within its limits takes at most as
      * much again for the variant's arrays */
     evict(c, (o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES) / 2, run.bytes);

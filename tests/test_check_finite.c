@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "frontend/frontend.h"
 #include "jit/check.h"
 #include "jit/session.h"
 #include "npugen.h"
@@ -133,7 +134,7 @@ Test(check_finite, generated_inputs) {
   NpgSession *s = npg_open_string("k.c", src, strlen(src));
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   Module *m = s->m;
-  void **args = check_make_inputs(m->kernels, m->check_specs, 1);
+  void **args = check_make_inputs(m->kernels, m->check_specs, 1, false);
   const int8_t *a = args[0];
   const float *x = args[1];
   const double(*sp)[5][5] = args[2];
@@ -201,4 +202,32 @@ Test(check_finite, pragmas_belong_in_the_kernel_file) {
   const char *e = npg_errors(s);
   cr_expect(!strncmp(e, "s.sched:1:13: error: 'inputs' belongs in the kernel file, after the kernel", 73), "%s", e);
   npg_close(s);
+}
+
+/* The scalar-ends inputs (the check's last run of an NPU variant): integer
+ * scalars without a range at their types' maximum, everything else as the
+ * seed draws it. */
+Test(check_inputs, scalar_ends) {
+  const char *src = "#include <stdint.h>\n"
+                    "void k(const int A[4], int B[4], int m, unsigned u, int8_t q, int r, float f) {\n"
+                    "  for (int i = 0; i < 4; i++) B[i] = A[i] + m + (int)u + q + r + (int)f;\n"
+                    "}\n"
+                    "#pragma npu inputs(k, r, 3, 3)\n";
+  DiagList d;
+  diag_init(&d);
+  Module *m = frontend_parse("k.c", src, strlen(src), &d);
+  cr_assert_not_null(m);
+  void **a = check_make_inputs(m->kernels, m->check_specs, 1, false);
+  void **e = check_make_inputs(m->kernels, m->check_specs, 1, true);
+  cr_assert_eq(memcmp(a[0], e[0], 4 * sizeof(int)), 0, "arrays as drawn");
+  cr_assert_eq(*(int *)e[2], 2147483647);
+  cr_assert_eq(*(unsigned *)e[3], 4294967295u);
+  cr_assert_eq(*(int8_t *)e[4], 127);
+  cr_assert_eq(*(int *)e[5], 3, "a scalar with a range keeps it");
+  cr_assert_eq(*(float *)e[6], *(float *)a[6], "floats as drawn");
+  cr_assert_leq(*(int *)a[2], 8);
+  check_free_args(a, m->kernels->nparams);
+  check_free_args(e, m->kernels->nparams);
+  module_free(m);
+  diag_free(&d);
 }
