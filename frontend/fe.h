@@ -62,6 +62,8 @@ typedef struct {
   int depth;
   int loop_depth; /* for loops around the current statement */
   SchedProgram *sched; /* the variant the next schedule pragma belongs to */
+  bool exact_consts;   /* a schedule argument: constants must keep their exact value */
+  bool arith_error;    /* the last error was fe_arith_error's */
 } Fe;
 
 /* cst.c: tree-sitter helpers */
@@ -96,7 +98,22 @@ Expr *fe_expr(Fe *fe, TSNode n);
 Expr *fe_convert(Fe *fe, Expr *e, const Type *to);
 /* Constant integer value of an expression (after folding); error if not. */
 int64_t fe_const_int(Fe *fe, TSNode n, const char *what);
+
+/* consteval.c: integer constant expressions */
+/* The value C gives a constant expression (unsigned wrap-around and
+ * conversions included); false when e is not constant. */
 bool fe_eval_int(const Expr *e, int64_t *out);
+bool fe_float_const(const Expr *e, double *v);
+bool fe_float_fits(double v, const Type *t);
+/* Refuses the operation of e, built from `whole` (the operator at `at`), when
+ * its operands are constants and its exact result is outside its type:
+ * always for a signed type, for an unsigned one in a schedule argument. */
+void fe_check_const(Fe *fe, TSNode at, TSNode whole, const Expr *e);
+/* In a schedule argument, refuses a conversion of a constant that changes it. */
+void fe_check_conversion(Fe *fe, SrcLoc at, const Expr *e, const Type *to);
+/* An error in constant arithmetic (overflow, division by zero, bad shift):
+ * a schedule argument reports it instead of trying other readings. */
+_Noreturn void fe_arith_error(Fe *fe, TSNode at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* An lvalue (array element or assignable scalar) for writing. */
 Expr *fe_lvalue(Fe *fe, TSNode n);
 

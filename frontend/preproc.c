@@ -99,7 +99,11 @@ void fe_define(Fe *fe, TSNode n) {
   fe->text = saved_text;
   ts_tree_delete(tree);
   memcpy(fe->fail, saved, sizeof saved);
-  if (failed) longjmp(fe->fail, 1);
+  if (failed) {
+    /* Declared without a value, so that its uses add no second error. */
+    if (!fe_lookup(fe, name)) fe_declare(fe, name_n, name, SYM_DEFINE);
+    longjmp(fe->fail, 1);
+  }
 }
 
 void fe_pragma(Fe *fe, TSNode n) {
