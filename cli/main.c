@@ -190,6 +190,31 @@ static int cmd_check(NpgSession *s, const Options *o) {
   return failed ? 1 : 0;
 }
 
+/* The schedule file's text, read here so that one that cannot be read
+ * stops the run before any check (a device such as /dev/zero never ends:
+ * at most NPG_MAX_INPUT_BYTES + 1 bytes are read). NULL after an error. */
+static char *read_schedule(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "%s: error: cannot read file: %s\n", path, strerror(errno));
+    return NULL;
+  }
+  char *text = malloc(NPG_MAX_INPUT_BYTES + 2);
+  size_t n = fread(text, 1, NPG_MAX_INPUT_BYTES + 1, f);
+  int err = ferror(f) ? errno : 0;
+  fclose(f);
+  if (err || n > NPG_MAX_INPUT_BYTES) {
+    if (err) fprintf(stderr, "%s: error: cannot read file: %s\n", path, strerror(err));
+    else fprintf(stderr, "%s: error: file is too large (more than %d bytes); the limit is %d MiB (%d bytes)\n", path,
+                 NPG_MAX_INPUT_BYTES, NPG_MAX_INPUT_BYTES >> 20, NPG_MAX_INPUT_BYTES);
+    free(text);
+    return NULL;
+  }
+  text[n] = 0;
+  *len = n;
+  return text;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && !strcmp(argv[1], "--version")) {
     printf("npugen %s\n", NPUGEN_VERSION_STRING);
@@ -203,7 +228,18 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
   NpgSession *s = npg_open_file_for_target(o.file, o.target);
-  if (o.schedule && npg_variant_count(s)) npg_add_schedule_file(s, o.schedule);
+  if (o.schedule && npg_variant_count(s)) {
+    size_t len;
+    char *text = read_schedule(o.schedule, &len);
+    bool binary = text && memchr(text, 0, len); /* refused as a whole (npg_add_schedule_string says where) */
+    if (text) npg_add_schedule_string(s, o.schedule, text, len);
+    free(text);
+    if (!text || binary) {
+      fputs(npg_errors(s), stderr);
+      npg_close(s);
+      return 1;
+    }
+  }
   if (o.trace) npg_set_trace(s, o.trace);
   int errors = npg_error_count(s);
   if (errors) fputs(npg_errors(s), stderr);

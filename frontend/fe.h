@@ -63,6 +63,7 @@ typedef struct {
   int loop_depth; /* for loops around the current statement */
   SchedProgram *sched; /* the variant the next schedule pragma belongs to */
   bool exact_consts;   /* a schedule argument: constants must keep their exact value */
+  bool intrinsic_file; /* a semantics kernel of npu_intrinsics/: its kernel has an npu_ name */
   bool arith_error;    /* the last error was fe_arith_error's */
 } Fe;
 
@@ -85,6 +86,8 @@ void fe_push_scope(Fe *fe);
 void fe_pop_scope(Fe *fe);
 Sym *fe_lookup(Fe *fe, const char *name);
 Sym *fe_declare(Fe *fe, TSNode at, const char *name, SymKind kind);
+/* Refuses a reserved name (ir/reserved.c) for a `what` ("parameter"...). */
+void fe_check_name(Fe *fe, TSNode at, const char *name, const char *what);
 Var *fe_new_var(Fe *fe, const char *name, const Type *t, VarKind kind, SrcLoc loc);
 VarInfo *fe_vinfo(Fe *fe, const Var *v);
 

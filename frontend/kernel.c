@@ -22,6 +22,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
   Param *p = ARENA_NEW(fe->arena, Param);
   if (fe_is(d, "identifier")) {
     const char *name = fe_text(fe, d);
+    fe_check_name(fe, d, name, "parameter");
     p->var = fe_new_var(fe, name, t, VAR_PARAM, fe_loc(fe, d));
     Sym *y = fe_declare(fe, d, name, SYM_VAR);
     y->var = p->var;
@@ -54,14 +55,17 @@ static Param *parameter(Fe *fe, TSNode pd) {
   if (!fe_is(d, "identifier")) fe_error(fe, d, "unsupported parameter declarator");
   Buffer *b = ARENA_NEW(fe->arena, Buffer);
   b->name = fe_text(fe, d);
+  fe_check_name(fe, d, b->name, "parameter");
   b->elem = t;
   b->ndim = nd;
+  /* C compilers refuse an extent of 2^31 (tcc: "invalid array size"), and
+   * the emitted code indexes with int. */
   int64_t total = 1;
   for (int i = 0; i < nd; i++) {
     b->shape[i] = dims[nd - 1 - i];
     b->dim_macro[i] = dim_names[nd - 1 - i];
-    if (b->shape[i] > (int64_t)1 << 31 || (total *= b->shape[i]) > (int64_t)1 << 31)
-      fe_error(fe, pd, "array '%s' is too large (at most 2^31 elements)", b->name);
+    if (b->shape[i] > INT32_MAX || (total *= b->shape[i]) > INT32_MAX)
+      fe_error(fe, pd, "array '%s' is too large (at most 2147483647 elements, 2^31 - 1)", b->name);
   }
   b->scope = "global";
   b->is_const = is_const;
@@ -259,6 +263,7 @@ Kernel *fe_kernel(Fe *fe, TSNode fn) {
   if (!fe_is(name_n, "identifier")) fe_error(fe, name_n, "unsupported function declarator");
   k->name = fe_text(fe, name_n);
   k->loc = fe_loc(fe, name_n);
+  if (!(fe->intrinsic_file && !strncmp(k->name, "npu_", 4))) fe_check_name(fe, name_n, k->name, "kernel");
   for (Kernel *o = fe->m->kernels; o; o = o->next)
     if (!strcmp(o->name, k->name))
       fe_error(fe, name_n, "redefinition of kernel '%s' (first defined on line %d)", k->name, o->loc.line);

@@ -38,6 +38,7 @@ static bool is_constant(const Expr *e) {
 void fe_define(Fe *fe, TSNode n) {
   TSNode name_n = fe_field(n, "name"), value_n = fe_field(n, "value");
   const char *name = fe_text(fe, name_n);
+  fe_check_name(fe, name_n, name, "macro");
   if (ts_node_is_null(value_n)) return; /* valueless flag macros define no constant */
   const char *raw = fe_text(fe, value_n), *body = raw;
   /* Trim the body (preproc_arg keeps leading blanks and a trailing newline). */

@@ -272,10 +272,7 @@ SchedStep *frontend_parse_step(Module *m, const char *name, const char *call, Di
 }
 
 bool frontend_parse_schedules(Module *m, const char *file, const char *src, size_t len, DiagList *d) {
-  if (len > FE_MAX_SOURCE_BYTES || memchr(src, 0, len)) {
-    diag_error(d, file, NULL, 0, 0, "not a schedule file (too large, or binary)");
-    return false;
-  }
+  if (!frontend_input_ok(file, src, len, d)) return false;
   Fe fe;
   schedule_fe(&fe, m, file, src, len, d);
   TSTree *tree = fe_parse(fe.lang, fe.src, (uint32_t)len);

@@ -2,6 +2,12 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "ir/reserved.h"
+
+void fe_check_name(Fe *fe, TSNode at, const char *name, const char *what) {
+  const char *why = ir_reserved_why(name);
+  if (why) fe_error(fe, at, "the %s name '%s' is reserved: %s", what, name, why);
+}
 
 void fe_push_scope(Fe *fe) {
   Scope *s = ARENA_NEW(fe->arena, Scope);

@@ -17,6 +17,10 @@ extern "C" {
 
 #define NPUGEN_VERSION_STRING "0.1.0"
 
+/* Input files (kernel, schedule, target) larger than this are refused; the
+ * reading stops there, so a device such as /dev/zero is refused at once. */
+#define NPG_MAX_INPUT_BYTES (16 << 20)
+
 typedef struct NpgSession NpgSession;
 typedef struct NpgJit NpgJit;
 

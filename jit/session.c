@@ -1,7 +1,9 @@
 /* The public API (include/npugen.h): glue over frontend, emit and jit. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "emit/emit.h"
 #include "frontend/frontend.h"
@@ -9,6 +11,9 @@
 #include "jit/guard.h"
 #include "jit/session.h"
 #include "npugen.h"
+
+_Static_assert(NPG_MAX_INPUT_BYTES == FE_MAX_SOURCE_BYTES && NPG_MAX_INPUT_BYTES == NPUSIM_MAX_TARGET_BYTES,
+               "one documented input limit");
 
 struct NpgJit {
   TccUnit *unit;
@@ -31,6 +36,7 @@ static NpgSession *session_new(const char *path, const char *target_ini) {
   NpgSession *s = calloc(1, sizeof *s);
   s->path = strdup(path);
   diag_init(&s->diags);
+  ir_map_init(&s->names, NULL);
   npusim_target_default(&s->target);
   char err[1024];
   if (target_ini && npusim_target_load(&s->target, target_ini, err, sizeof err))
@@ -39,14 +45,30 @@ static NpgSession *session_new(const char *path, const char *target_ini) {
 }
 
 /* Parses the kernel file into s and builds its variants. */
-static void session_parse(NpgSession *s, const char *src, size_t len) {
-  s->m = frontend_parse(s->path, src, len, &s->diags);
-  if (s->m) build_variants(s);
+static void session_parse(NpgSession *s, const char *src, size_t len, bool intrinsic) {
+  s->m = (intrinsic ? frontend_parse_intrinsic : frontend_parse)(s->path, src, len, &s->diags);
+  if (!s->m) return;
+  session_add_defines(s);
+  build_variants(s);
+}
+
+/* A semantics kernel of npugen's own npu_intrinsics/ (its kernel is named
+ * after its intrinsic, which other kernels cannot be). */
+static bool intrinsics_file(const char *path) {
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (n >= sizeof dir) return false;
+  memcpy(dir, path, n);
+  dir[n] = 0;
+  struct stat a, b;
+  return stat(slash ? (n ? dir : "/") : ".", &a) == 0 && stat(NPG_INTRINSICS_INCLUDE_DIR, &b) == 0 &&
+         a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 NpgSession *npg_open_string_for_target(const char *name, const char *src, size_t len, const char *target_ini) {
   NpgSession *s = session_new(name, target_ini);
-  if (!s->diags.errors) session_parse(s, src, len);
+  if (!s->diags.errors) session_parse(s, src, len, false);
   return s;
 }
 
@@ -54,9 +76,9 @@ NpgSession *npg_open_file_for_target(const char *path, const char *target_ini) {
   NpgSession *s = session_new(path, target_ini);
   if (s->diags.errors) return s;
   size_t len;
-  char *src = read_file(path, &len);
-  if (!src) diag_error(&s->diags, path, NULL, 0, 0, "cannot read file");
-  else session_parse(s, src, len);
+  char *src = ir_read_input(path, FE_MAX_SOURCE_BYTES, &len);
+  if (!src) frontend_read_error(path, errno, &s->diags);
+  else session_parse(s, src, len, intrinsics_file(path));
   free(src);
   return s;
 }
@@ -77,6 +99,7 @@ void npg_close(NpgSession *s) {
     free(s->v[i].steps);
   }
   free(s->v);
+  ir_map_free(&s->names);
   tcc_unit_free(s->ref);
   free(s->trace_path);
   module_free(s->m);

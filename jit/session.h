@@ -4,6 +4,7 @@
 #define NPG_SESSION_H
 
 #include "ir/sched_prog.h"
+#include "ir/strmap.h"
 #include "jit/tcc_unit.h"
 #include "npugen.h"
 #include "sim/npusim.h"
@@ -24,6 +25,9 @@ struct NpgSession {
   Module *m;
   Variant *v;
   int nv, cap;
+  /* File-scope names of the emitted code: variants (kernels as written
+   * included), #defines, pack/unpack helpers; each maps to what it names. */
+  IrMap names;
   TccUnit *ref; /* compiled on first use */
   NpuTarget target; /* schedules are planned for it, variants simulated on it */
   char *trace_path;
@@ -37,6 +41,8 @@ void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
 /* Applies schedule programs (from `first` to the end of the list): each that
  * applies cleanly becomes a variant; refusals go to s->diags. */
 void session_apply_programs(NpgSession *s, SchedProgram *first);
+/* The #defines' names into s->names (after parsing the kernel file). */
+void session_add_defines(NpgSession *s);
 /* True when `name` may name a new variant; otherwise an error at loc. */
 bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc);
 

@@ -9,10 +9,11 @@
 
 #include "npugen.h"
 
-/* The first line of the errors of src (opened as "k.c"), in a static buffer. */
-static const char *first_error(const char *src) {
+/* The first line of the errors of src (len bytes, opened as "k.c"), in a
+ * static buffer. */
+static const char *first_error_n(const char *src, size_t len) {
   static char line[1024];
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  NpgSession *s = npg_open_string("k.c", src, len);
   cr_assert(s);
   const char *errs = npg_errors(s);
   size_t n = strcspn(errs, "\n");
@@ -22,6 +23,8 @@ static const char *first_error(const char *src) {
   npg_close(s);
   return line;
 }
+
+static const char *first_error(const char *src) { return first_error_n(src, strlen(src)); }
 
 static void refused(const char *src, const char *want) {
   const char *got = first_error(src);
@@ -103,4 +106,159 @@ Test(hostile, kernel_constants_never_overflow) {
   accepted("#define MASK (0u - 1)\nvoid k(unsigned A[4]) {\n  A[0] = MASK & (65536u * 65536u + 3u);\n  A[1] = -1u;\n"
            "  A[2] = (int8_t)300;\n}\n");
   accepted("void k(long A[4]) {\n  A[0] = 65536L * 65536 + 8;\n}\n");
+}
+
+/* ---------------- 2. reserved names ---------------- */
+
+Test(hostile, reserved_names_are_refused_everywhere) {
+  refused("#include <math.h>\nvoid sqrtf(const float A[4], float B[4]) {\n  for (int i = 0; i < 4; i++) B[i] = A[i];\n}\n",
+          "k.c:2:6: error: the kernel name 'sqrtf' is reserved: <math.h> declares it");
+  refused("void main(float A[4]) {\n  A[0] = 1;\n}\n", "k.c:1:6: error: the kernel name 'main' is reserved: it is the C program's entry point");
+  refused("void k(const float npu_scope_base_at[4], float B[4]) {\n  for (int i = 0; i < 4; i++) B[i] = npu_scope_base_at[i];\n}\n",
+          "k.c:1:20: error: the parameter name 'npu_scope_base_at' is reserved: the prefixes npu_ and NPU_ belong to the NPU "
+          "intrinsics (npu_intrinsics.h)");
+  refused("void k(float A[4], int memcpy) {\n  A[0] = memcpy;\n}\n",
+          "k.c:1:24: error: the parameter name 'memcpy' is reserved: <string.h> declares it");
+  refused("#define NPU_DM 7\n" KERNEL,
+          "k.c:1:9: error: the macro name 'NPU_DM' is reserved: the prefixes npu_ and NPU_ belong to the NPU intrinsics "
+          "(npu_intrinsics.h)");
+  refused("#define INT_MAX 7\n" KERNEL, "k.c:1:9: error: the macro name 'INT_MAX' is reserved: <limits.h> declares it");
+  refused("#define __N 7\n" KERNEL,
+          "k.c:1:9: error: the macro name '__N' is reserved: C reserves names that begin with __ or with _ and a capital letter");
+  refused("void k(float B[64]) {\n  for (int i = 0; i < 64; i++) {\n    free: B[i] = 1;\n  }\n}\n",
+          "k.c:3:5: error: the label name 'free' is reserved: <stdlib.h> declares it");
+  refused("void k(float B[64]) {\n  for (int exp = 0; exp < 64; exp++) B[exp] = 1;\n}\n",
+          "k.c:2:12: error: the loop counter name 'exp' is reserved: <math.h> declares it");
+  refused("void k(float B[64]) {\n  float NAN = 0.0f;\n  B[0] = NAN;\n}\n",
+          "k.c:2:9: error: the local variable name 'NAN' is reserved: <math.h> declares it");
+  refused("void k(float B[64]) {\n  float uint24_t[4];\n  uint24_t[0] = 1;\n  B[0] = uint24_t[0];\n}\n",
+          "k.c:2:9: error: the local array name 'uint24_t' is reserved: C reserves names that begin with int or uint and "
+          "end with _t for <stdint.h>");
+  refused("void k(float B[64]) {\n  float npg_args = 0.0f;\n  B[0] = npg_args;\n}\n",
+          "k.c:2:9: error: the local variable name 'npg_args' is reserved: the prefix npg_ belongs to npugen's API and the "
+          "code its check compiles");
+  /* variants, new loops and layout indices */
+  const struct {
+    const char *pragma, *want;
+  } sched[] = {
+      {"schedule(k, main)", "k.c:4:25: error: schedule: the variant name 'main' is reserved: it is the C program's entry point"},
+      {"schedule(k, memcpy)", "k.c:4:25: error: schedule: the variant name 'memcpy' is reserved: <string.h> declares it"},
+      {"schedule(k, expf)", "k.c:4:25: error: schedule: the variant name 'expf' is reserved: <math.h> declares it"},
+      {"schedule(k, npu_dma_wait_at)",
+       "k.c:4:25: error: schedule: the variant name 'npu_dma_wait_at' is reserved: the prefixes npu_ and NPU_ belong to "
+       "the NPU intrinsics (npu_intrinsics.h)"},
+      {"schedule(k, NPUGEN_V_H)",
+       "k.c:4:25: error: schedule: the variant name 'NPUGEN_V_H' is reserved: the prefix NPUGEN_ belongs to the guards of "
+       "the headers npugen emits"},
+      {"schedule(k, v)\n#pragma npu split(i, 4, NPU_DM, ii)",
+       "k.c:5:25: error: split: the new name 'NPU_DM' is reserved: the prefixes npu_ and NPU_ belong to the NPU "
+       "intrinsics (npu_intrinsics.h)"},
+      {"schedule(k, v)\n#pragma npu split(i, 4, io, sqrtf)",
+       "k.c:5:29: error: split: the new name 'sqrtf' is reserved: <math.h> declares it"},
+      {"schedule(k, v)\n#pragma npu transform_layout(A, (expf), (expf / 8, expf % 8))",
+       "k.c:5:34: error: transform_layout: the index name 'expf' is reserved: <math.h> declares it"},
+  };
+  for (size_t i = 0; i < sizeof sched / sizeof sched[0]; i++) {
+    char src[1024];
+    snprintf(src, sizeof src, KERNEL "#pragma npu %s\n", sched[i].pragma);
+    refused(src, sched[i].want);
+  }
+}
+
+Test(hostile, variant_names_do_not_clash_with_pack_helpers) {
+  /* emit_layout.c emits v_pack_A and v_unpack_A beside variant v */
+  refused(KERNEL "#pragma npu schedule(k, v)\n#pragma npu transform_layout(A, (i), (i / 8, i % 8))\n"
+                 "#pragma npu schedule(k, v_pack_A)\n",
+          "k.c:6:25: error: schedule: 'v_pack_A' is the name of the pack helper of variant 'v'; the variant needs another name");
+  refused(KERNEL "#pragma npu schedule(k, v_unpack_A)\n#pragma npu schedule(k, v)\n"
+                 "#pragma npu transform_layout(A, (i), (i / 8, i % 8))\n",
+          "k.c:5:25: error: schedule: variant 'v' would emit the helper 'v_unpack_A', which is already the name of a variant");
+}
+
+Test(hostile, intrinsic_semantics_kernels_keep_their_names) {
+  /* npu_ names are the intrinsics': npugen's own semantics kernels have them */
+  NpgSession *s = npg_open_file(NPG_INTRINSICS_INCLUDE_DIR "/npu_vu_add_f32.c");
+  cr_expect_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  npg_close(s);
+  /* the same text elsewhere does not */
+  FILE *f = fopen(NPG_INTRINSICS_INCLUDE_DIR "/npu_vu_add_f32.c", "rb");
+  cr_assert(f);
+  char text[8192];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = 0;
+  s = npg_open_string("npu_vu_add_f32.c", text, n);
+  cr_expect(strstr(npg_errors(s), "error: the kernel name 'npu_vu_add_f32' is reserved"), "%s", npg_errors(s));
+  npg_close(s);
+}
+
+/* ---------------- 3. sizes past the limits ---------------- */
+
+Test(hostile, sizes_past_2_31_are_refused_at_schedule_time) {
+  refused(KERNEL "#pragma npu schedule(k, v)\n#pragma npu buffer_pad(A, (2147483648), 0)\n",
+          "k.c:5:24: error: buffer_pad: the new layout of A has 2147483648 elements; at most 2147483647 (2^31 - 1) are "
+          "supported");
+  refused("void k(float A[64][64]) {\n  for (int i = 0; i < 64; i++)\n    for (int j = 0; j < 64; j++) A[i][j] = 1.0f;\n}\n"
+          "#pragma npu schedule(k, v)\n#pragma npu buffer_pad(A, (4611686018427387904, 4611686018427387904), 0)\n",
+          "k.c:6:24: error: buffer_pad: the new layout of A has more than 9223372036854775807 elements; at most 2147483647 "
+          "(2^31 - 1) are supported");
+  refused(KERNEL "#pragma npu schedule(k, v)\n#pragma npu transform_layout(A, (i), (i * 33554432 + 33554431), 0)\n",
+          "k.c:5:38: error: transform_layout: the new layout of A has 2147483648 elements; at most 2147483647 (2^31 - 1) "
+          "are supported");
+  accepted(KERNEL "#pragma npu schedule(k, v)\n#pragma npu buffer_pad(A, (2147483647), 0)\n");
+  /* the kernel's own arrays: the same limit */
+  refused("void k(float A[2147483648]) {\n  A[0] = 1.0f;\n}\n",
+          "k.c:1:8: error: array 'A' is too large (at most 2147483647 elements, 2^31 - 1)");
+  refused("void k(float A[2][1073741824]) {\n  A[0][0] = 1.0f;\n}\n",
+          "k.c:1:8: error: array 'A' is too large (at most 2147483647 elements, 2^31 - 1)");
+}
+
+Test(hostile, storage_align_takes_no_time_with_a_huge_factor) {
+  /* solved, not 2^31 tries: 3 * e = 2147483646 (mod 2147483647) gives e = 715827882 */
+  accepted("void k(float A[4][5][3]) {\n  for (int i = 0; i < 4; i++)\n    for (int j = 0; j < 5; j++)\n"
+           "      for (int l = 0; l < 3; l++) A[i][j][l] = 1.0f;\n}\n"
+           "#pragma npu schedule(k, v)\n#pragma npu storage_align(A, 0, 7, 2)\n");
+  refused("void k(float A[4][5][3]) {\n  for (int i = 0; i < 4; i++)\n    for (int j = 0; j < 5; j++)\n"
+          "      for (int l = 0; l < 3; l++) A[i][j][l] = 1.0f;\n}\n"
+          "#pragma npu schedule(k, v)\n#pragma npu storage_align(A, 0, 2147483647, 2147483646)\n",
+          "k.c:7:27: error: storage_align: the new layout of A has 8589934584 elements; at most 2147483647 (2^31 - 1) are "
+          "supported");
+  refused("void k(float A[4][5][2]) {\n  for (int i = 0; i < 4; i++)\n    for (int j = 0; j < 5; j++)\n"
+          "      for (int l = 0; l < 2; l++) A[i][j][l] = 1.0f;\n}\n"
+          "#pragma npu schedule(k, v)\n#pragma npu storage_align(A, 0, 2147483646, 3)\n",
+          "k.c:7:45: error: storage_align: no extent of axis 1 gives a stride of 2147483646 * k + 3 (the axes after it hold 2 "
+          "elements)");
+}
+
+/* ---------------- 4. input caps, 6. the empty file ---------------- */
+
+Test(hostile, endless_and_binary_inputs_are_refused) {
+  NpgSession *s = npg_open_file("/dev/zero");
+  cr_expect_str_eq(npg_errors(s), "/dev/zero: error: file is too large (more than 16777216 bytes); the limit is 16 MiB "
+                                  "(16777216 bytes)\n");
+  npg_close(s);
+  s = npg_open_file("/dev/urandom");
+  cr_expect_eq(npg_error_count(s), 1);
+  cr_expect(strstr(npg_errors(s), "/dev/urandom: error: file is too large"), "%s", npg_errors(s));
+  npg_close(s);
+  s = npg_open_file_for_target("examples/matmul.c", "/dev/zero");
+  cr_expect_str_eq(npg_errors(s), "npugen: error: /dev/zero: cannot read target file: the file is larger than 16 MiB, the "
+                                  "limit for a target file\n");
+  npg_close(s);
+  s = npg_open_string("k.c", KERNEL, strlen(KERNEL));
+  cr_expect_not(npg_add_schedule_file(s, "/dev/zero"));
+  cr_expect_str_eq(npg_errors(s), "/dev/zero: error: file is too large (more than 16777216 bytes); the limit is 16 MiB "
+                                  "(16777216 bytes)\n");
+  cr_expect_not(npg_add_schedule_file(s, "/"));
+  cr_expect(strstr(npg_errors(s), "/: error: cannot read file: Is a directory"), "%s", npg_errors(s));
+  cr_expect_not(npg_add_schedule_string(s, "s.sched", "#pragma npu schedule(k, v)\n\0\n", 30));
+  cr_expect(strstr(npg_errors(s), "s.sched:2:1: error: file contains a NUL byte: not a C source file"), "%s", npg_errors(s));
+  npg_close(s);
+  static const char nul[] = "void k(float A[4]) {\n  A[0] = 1;  \0\n}\n";
+  cr_expect_str_eq(first_error_n(nul, sizeof nul - 1), "k.c:2:14: error: file contains a NUL byte: not a C source file");
+}
+
+Test(hostile, the_empty_file_has_a_position) {
+  refused("", "k.c:1:1: error: no kernel found: expected at least one void function");
+  refused("/* nothing */\n#define N 4\n", "k.c:1:1: error: no kernel found: expected at least one void function");
 }
