@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/emit_dir.h"
 #include "npugen.h"
 
 static const char usage[] =
@@ -97,46 +98,8 @@ static int parse_args(int argc, char **argv, Options *o) {
   return 0;
 }
 
-/* 0 when equal, 1 when different or missing. */
-static int same_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 1;
-  size_t n = strlen(text);
-  char *buf = malloc(n + 2);
-  size_t got = fread(buf, 1, n + 1, f);
-  fclose(f);
-  int diff = got != n || memcmp(buf, text, n) != 0;
-  free(buf);
-  return diff;
-}
-
-static int write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-    fprintf(stderr, "npugen: error: cannot write %s: %s\n", path, strerror(errno));
-    return 1;
-  }
-  return 0;
-}
-
-static int make_dir(const char *dir) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", dir);
-  for (char *p = buf + 1; *p; p++)
-    if (*p == '/') {
-      *p = 0;
-      mkdir(buf, 0777);
-      *p = '/';
-    }
-  if (mkdir(buf, 0777) && errno != EEXIST) {
-    fprintf(stderr, "npugen: error: cannot create %s: %s\n", dir, strerror(errno));
-    return 1;
-  }
-  return 0;
-}
-
 static int cmd_emit(NpgSession *s, const Options *o) {
-  int n = npg_variant_count(s), stale = 0;
+  int n = npg_variant_count(s), rc = 0;
   if (o->dump_ir)
     for (int i = 0; i < n; i++) {
       const char *steps = o->dump_steps ? npg_dump_ir_steps(s, i) : NULL;
@@ -148,24 +111,23 @@ static int cmd_emit(NpgSession *s, const Options *o) {
       for (int i = 0; i < n; i++) printf("%s%s", i ? "\n" : "", npg_emit_source(s, i));
     return 0;
   }
-  if (!o->check_stale && make_dir(o->out_dir)) return 1;
+  char rerun[8192];
+  snprintf(rerun, sizeof rerun, "npugen emit %s -o %s", o->file, o->out_dir);
+  EmitDir d = {.dir = o->out_dir, .source = o->file, .target = npg_target_name(s), .check = o->check_stale,
+               .rerun = rerun};
+  if (emit_dir_open(&d)) return 1;
   for (int i = 0; i < n; i++) {
     const char *texts[2] = {npg_emit_source(s, i), npg_emit_header(s, i)};
     const char *exts[2] = {".c", ".h"};
     for (int f = 0; f < 2; f++) {
-      char path[4096];
-      snprintf(path, sizeof path, "%s/%s%s", o->out_dir, npg_variant_name(s, i), exts[f]);
-      if (o->check_stale) {
-        if (same_file(path, texts[f])) {
-          fprintf(stderr, "npugen: %s is stale: run 'npugen emit %s -o %s'\n", path, o->file, o->out_dir);
-          stale = 1;
-        }
-      } else if (write_file(path, texts[f])) {
-        return 1;
-      }
+      char name[4096];
+      snprintf(name, sizeof name, "%s%s", npg_variant_name(s, i), exts[f]);
+      rc |= emit_dir_file(&d, name, texts[f]);
     }
   }
-  return stale;
+  rc |= emit_dir_leftovers(&d);
+  emit_dir_close(&d);
+  return rc;
 }
 
 static int cmd_check(NpgSession *s, const Options *o) {

@@ -252,6 +252,8 @@ bool npg_set_target(NpgSession *s, const char *path) {
   return true;
 }
 
+const char *npg_target_name(const NpgSession *s) { return s->target.name; }
+
 void npg_set_check_limits(NpgSession *s, uint64_t max_steps, uint64_t max_bytes) {
   s->max_steps = max_steps;
   s->max_bytes = max_bytes;
