@@ -7,6 +7,7 @@
 
 #include "frontend/frontend.h"
 #include "ir/sched_prog.h"
+#include "ir/strmap.h"
 
 typedef enum { SYM_VAR, SYM_BUF, SYM_DEFINE } SymKind;
 
@@ -27,6 +28,8 @@ typedef struct Scope Scope;
 struct Scope {
   Scope *up;
   Sym *syms;
+  int nsyms;
+  IrMap *index; /* by name, once the scope holds more than a few symbols */
 };
 
 /* Facts about a local scalar, used by the frontend checks and bounds analysis. */
@@ -62,6 +65,11 @@ typedef struct {
   int depth;
   int loop_depth; /* for loops around the current statement */
   SchedProgram *sched; /* the variant the next schedule pragma belongs to */
+  SchedStep **step_tail; /* where sched's next step goes */
+  SchedProgram **sched_tail; /* where the module's next schedule goes */
+  Define **define_tail;
+  Kernel **kernel_tail;
+  IrMap kernel_names;    /* the module's kernels by name (in the arena) */
   bool exact_consts;   /* a schedule argument: constants must keep their exact value */
   bool intrinsic_file; /* a semantics kernel of npu_intrinsics/: its kernel has an npu_ name */
   bool arith_error;    /* the last error was fe_arith_error's */
@@ -86,6 +94,8 @@ void fe_push_scope(Fe *fe);
 void fe_pop_scope(Fe *fe);
 Sym *fe_lookup(Fe *fe, const char *name);
 Sym *fe_declare(Fe *fe, TSNode at, const char *name, SymKind kind);
+/* A file-level symbol known to be new (a schedule file's #defines). */
+Sym *fe_declare_global(Fe *fe, const char *name, SymKind kind);
 /* Refuses a reserved name (ir/reserved.c) for a `what` ("parameter"...). */
 void fe_check_name(Fe *fe, TSNode at, const char *name, const char *what);
 Var *fe_new_var(Fe *fe, const char *name, const Type *t, VarKind kind, SrcLoc loc);

@@ -28,9 +28,9 @@ static void top_level(Fe *fe, TSNode n) {
     Kernel *k = fe_kernel(fe, n);
     fe->k = NULL;
     if (!ir_check_bounds(k, fe->diags, fe->file, fe->src)) longjmp(fe->fail, 1);
-    Kernel **tail = &fe->m->kernels;
-    while (*tail) tail = &(*tail)->next;
-    *tail = k;
+    *fe->kernel_tail = k;
+    fe->kernel_tail = &k->next;
+    ir_map_put(&fe->kernel_names, k->name, k);
   } else if (!strcmp(t, "preproc_function_def")) {
     fe_error(fe, n, "function-like macros are not supported in kernels");
   } else if (!strncmp(t, "preproc_if", 10) || !strncmp(t, "preproc_else", 12) || !strcmp(t, "preproc_elif")) {
@@ -93,6 +93,10 @@ static Module *parse_module(const char *file, const char *src, size_t len, DiagL
   fe.lang = tree_sitter_c();
   fe.globals = ARENA_NEW(&arena, Scope);
   fe.intrinsic_file = intrinsic;
+  fe.sched_tail = &m->schedules;
+  fe.define_tail = &m->defines;
+  fe.kernel_tail = &m->kernels;
+  ir_map_init(&fe.kernel_names, &arena);
 
   TSTree *tree = fe_parse(fe.lang, m->src, (uint32_t)len);
   TSNode root = ts_tree_root_node(tree);

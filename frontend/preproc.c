@@ -92,9 +92,8 @@ void fe_define(Fe *fe, TSNode n) {
     d->body = b;
     d->loc = fe_loc(fe, n);
     d->value = e;
-    Define **tail = &fe->m->defines;
-    while (*tail) tail = &(*tail)->next;
-    *tail = d;
+    *fe->define_tail = d;
+    fe->define_tail = &d->next;
   }
   fe->map = saved_map;
   fe->text = saved_text;
@@ -119,11 +118,7 @@ void fe_pragma(Fe *fe, TSNode n) {
 
 void fe_import_defines(Fe *fe) {
   for (const Define *d = fe->m->defines; d; d = d->next) {
-    Sym *y = ARENA_NEW(fe->arena, Sym);
-    y->name = d->name;
-    y->kind = SYM_DEFINE;
+    Sym *y = fe_declare_global(fe, d->name, SYM_DEFINE);
     y->value = (Expr *)d->value;
-    y->next = fe->globals->syms;
-    fe->globals->syms = y;
   }
 }

@@ -231,17 +231,16 @@ void fe_schedule_pragma(Fe *fe, const char *text, SrcLoc loc) {
     p->variant_loc = st->args[1].loc;
     p->file = fe->file;
     p->src = fe->src;
-    SchedProgram **tail = &fe->m->schedules;
-    while (*tail) tail = &(*tail)->next;
-    *tail = p;
+    *fe->sched_tail = p;
+    fe->sched_tail = &p->next;
     fe->sched = p;
+    fe->step_tail = &p->steps;
     return;
   }
   if (!fe->sched)
     fe_error_at(fe, st->loc, "'%s' must follow '#pragma npu schedule(KERNEL, VARIANT)', which names the variant it belongs to", st->prim);
-  SchedStep **tail = &fe->sched->steps;
-  while (*tail) tail = &(*tail)->next;
-  *tail = st;
+  *fe->step_tail = st;
+  fe->step_tail = &st->next;
 }
 
 /* A frontend over schedule text only (a schedule file or one API step): the
@@ -257,6 +256,8 @@ static void schedule_fe(Fe *fe, Module *m, const char *file, const char *src, si
   fe->lang = frontend_language();
   fe->globals = ARENA_NEW(&m->arena, Scope);
   fe_import_defines(fe);
+  fe->sched_tail = &m->schedules; /* a schedule file's variants go after the module's */
+  while (*fe->sched_tail) fe->sched_tail = &(*fe->sched_tail)->next;
 }
 
 SchedStep *frontend_parse_step(Module *m, const char *name, const char *call, DiagList *d) {

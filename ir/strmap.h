@@ -21,7 +21,7 @@ void ir_map_init(IrMap *m, Arena *arena);
 void ir_map_free(IrMap *m);
 /* The value of key, or NULL. */
 void *ir_map_get(const IrMap *m, const char *key);
-/* Sets key's value (val must not be NULL). */
+/* Sets key's value (a NULL value reads as absent). */
 void ir_map_put(IrMap *m, const char *key, void *val);
 
 #endif

@@ -83,7 +83,7 @@ static void add_helpers(NpgSession *s, const Sched *sc) {
 }
 
 static Kernel *find_kernel(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc) {
-  Kernel *k = module_kernel(s->m, name);
+  Kernel *k = ir_map_get(&s->kernels, name);
   if (k) return k;
   StrBuf sb;
   sb_init(&sb);

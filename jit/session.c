@@ -26,6 +26,7 @@ struct NpgJit {
 static void build_variants(NpgSession *s) {
   for (Kernel *k = s->m->kernels; k; k = k->next) {
     if (!ir_verify_kernel(k, &s->diags, s->m->file)) return;
+    ir_map_put(&s->kernels, k->name, k);
     session_add_variant(s, k, k, k->name, NULL, NULL);
   }
   session_apply_programs(s, s->m->schedules);
@@ -37,6 +38,7 @@ static NpgSession *session_new(const char *path, const char *target_ini) {
   s->path = strdup(path);
   diag_init(&s->diags);
   ir_map_init(&s->names, NULL);
+  ir_map_init(&s->kernels, NULL);
   npusim_target_default(&s->target);
   char err[1024];
   if (target_ini && npusim_target_load(&s->target, target_ini, err, sizeof err))
@@ -100,6 +102,7 @@ void npg_close(NpgSession *s) {
   }
   free(s->v);
   ir_map_free(&s->names);
+  ir_map_free(&s->kernels);
   tcc_unit_free(s->ref);
   free(s->trace_path);
   module_free(s->m);

@@ -28,6 +28,7 @@ struct NpgSession {
   /* File-scope names of the emitted code: variants (kernels as written
    * included), #defines, pack/unpack helpers; each maps to what it names. */
   IrMap names;
+  IrMap kernels; /* the module's kernels by name */
   TccUnit *ref; /* compiled on first use */
   NpuTarget target; /* schedules are planned for it, variants simulated on it */
   char *trace_path;

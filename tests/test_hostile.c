@@ -390,3 +390,31 @@ Test(hostile, emit_writes_atomically_and_keeps_unchanged_files) {
   cr_expect(strstr(out, "npugen: error: cannot write out/v1.c: Is a directory\nrc=1\n. .. k.c k.h v1.c v1.h v2.c v2.h "),
             "%s", out);
 }
+
+/* ---------------- 7. names by hash: the same answers ---------------- */
+
+/* A scope past the size where it is indexed: redefinitions, shadowing and
+ * the generated names behave as with a few names. */
+Test(hostile, indexed_scopes_keep_c_scoping) {
+  char src[8192];
+  size_t n = (size_t)snprintf(src, sizeof src, "void k(float A[64], float B[64]) {\n");
+  for (int i = 0; i < 20; i++) n += (size_t)snprintf(src + n, sizeof src - n, "  float t%d = A[%d];\n", i, i);
+  n += (size_t)snprintf(src + n, sizeof src - n,
+                        "  for (int i = 0; i < 64; i++) {\n    float t5 = A[i] * 2.0f;\n    L: B[i] = t5 + t19;\n  }\n"
+                        "  for (int i = 0; i < 64; i++) B[i] += t5;\n");
+  snprintf(src + n, sizeof src - n, "}\n");
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  const char *ir = npg_dump_ir(s, 0);
+  cr_expect(strstr(ir, "i_1") && strstr(ir, "i_2"), "%s", ir); /* sibling loops renamed */
+  NpgCheckResult r;
+  cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
+  npg_close(s);
+  /* a redefinition in the indexed scope, and a duplicate label among many */
+  snprintf(src + n, sizeof src - n, "  float t17 = 0.0f;\n  B[0] = t17;\n}\n");
+  refused(src, "k.c:25:9: error: redefinition of 't17'");
+  n = (size_t)snprintf(src, sizeof src, "void k(float B[64]) {\n");
+  for (int i = 0; i < 20; i++) n += (size_t)snprintf(src + n, sizeof src - n, "  L%d: B[%d] = 1;\n", i, i);
+  snprintf(src + n, sizeof src - n, "  L7: B[63] = 2;\n}\n");
+  refused(src, "k.c:22:7: error: duplicate label 'L7' (first used on line 9)");
+}
