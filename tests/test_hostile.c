@@ -412,7 +412,7 @@ Test(hostile, indexed_scopes_keep_c_scoping) {
   npg_close(s);
   /* a redefinition in the indexed scope, and a duplicate label among many */
   snprintf(src + n, sizeof src - n, "  float t17 = 0.0f;\n  B[0] = t17;\n}\n");
-  refused(src, "k.c:25:9: error: redefinition of 't17'");
+  refused(src, "k.c:27:9: error: redefinition of 't17'");
   n = (size_t)snprintf(src, sizeof src, "void k(float B[64]) {\n");
   for (int i = 0; i < 20; i++) n += (size_t)snprintf(src + n, sizeof src - n, "  L%d: B[%d] = 1;\n", i, i);
   snprintf(src + n, sizeof src - n, "  L7: B[63] = 2;\n}\n");
