@@ -61,7 +61,8 @@ static Expr *int_literal(Fe *fe, TSNode n, const char *text) {
   errno = 0;
   char *end;
   unsigned long long v = strtoull(digits, &end, 0);
-  if (*end || errno == ERANGE) fe_error(fe, n, "invalid integer constant '%s'", text);
+  if (*end) fe_error(fe, n, "invalid integer constant '%s'", text);
+  if (errno == ERANGE) fe_arith_error(fe, n, "integer constant '%s' is too large", text);
   /* C11 6.4.4.1: the first type of the list that can hold the value. */
   const Type *cands[6];
   int nc = 0;
@@ -85,7 +86,7 @@ static Expr *int_literal(Fe *fe, TSNode n, const char *text) {
       return e;
     }
   }
-  fe_error(fe, n, "integer constant '%s' is too large", text);
+  fe_arith_error(fe, n, "integer constant '%s' is too large", text);
 }
 
 static Expr *new_unary(Fe *fe, Op op, Expr *a, const Type *t, SrcLoc loc);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "ir/reserved.h"
 
 static const char *const std_headers[] = {"stdint.h", "math.h", "stdlib.h", "stddef.h",
                                           "stdbool.h", "limits.h", "float.h", "inttypes.h"};
@@ -38,6 +39,7 @@ static bool is_constant(const Expr *e) {
 void fe_define(Fe *fe, TSNode n) {
   TSNode name_n = fe_field(n, "name"), value_n = fe_field(n, "value");
   const char *name = fe_text(fe, name_n);
+  if (ir_reserved_why(name) && !fe_lookup(fe, name)) fe_declare(fe, name_n, name, SYM_DEFINE); /* no error at its uses */
   fe_check_name(fe, name_n, name, "macro");
   if (ts_node_is_null(value_n)) return; /* valueless flag macros define no constant */
   const char *raw = fe_text(fe, value_n), *body = raw;

@@ -74,6 +74,13 @@ Test(hostile, schedule_arguments_never_wrap) {
           "k.c:6:22: error: 'U' is 18446744073709551615, too large for a schedule argument");
   refused(KERNEL "#pragma npu schedule(k, v)\n#pragma npu split(i, 1 / 0, io, ii)\n",
           "k.c:5:24: error: division by zero");
+  refused(KERNEL "#pragma npu schedule(k, v)\n#pragma npu split(i, -9223372036854775808, io, ii)\n",
+          "k.c:5:22: error: integer constant '9223372036854775808' is too large");
+  refused(KERNEL "#pragma npu schedule(k, v)\n#pragma npu loop_partition(i, 1 << 40)\n",
+          "k.c:5:33: error: shift by 40 is undefined for type 'int'");
+  refused(KERNEL "#pragma npu schedule(k, v)\n#pragma npu unroll(i, 1 ? 3 : 65536 * 65536)\n",
+          "k.c:5:37: error: the product '65536 * 65536' overflows its type int: its value 4294967296 is outside "
+          "[-2147483648, 2147483647]");
   /* exact values pass, in wider types too */
   accepted(KERNEL "#pragma npu schedule(k, v)\n#pragma npu split(i, 4294967296 * 4 / 1073741824 / 1, io, ii)\n");
   accepted("#define N 4\n" KERNEL "#pragma npu schedule(k, v)\n#pragma npu split(i, N * N - 8, io, ii)\n");
@@ -125,6 +132,10 @@ Test(hostile, reserved_names_are_refused_everywhere) {
           "k.c:1:9: error: the macro name 'NPU_DM' is reserved: the prefixes npu_ and NPU_ belong to the NPU intrinsics "
           "(npu_intrinsics.h)");
   refused("#define INT_MAX 7\n" KERNEL, "k.c:1:9: error: the macro name 'INT_MAX' is reserved: <limits.h> declares it");
+  /* one message: its uses add none */
+  NpgSession *s = npg_open_string("k.c", "#define memcpy 3\nvoid k(float A[4]) {\n  A[0] = memcpy;\n}\n", 52);
+  cr_expect_eq(npg_error_count(s), 1, "%s", npg_errors(s));
+  npg_close(s);
   refused("#define __N 7\n" KERNEL,
           "k.c:1:9: error: the macro name '__N' is reserved: C reserves names that begin with __ or with _ and a capital letter");
   refused("void k(float B[64]) {\n  for (int i = 0; i < 64; i++) {\n    free: B[i] = 1;\n  }\n}\n",
