@@ -355,7 +355,7 @@ static int group_indices(Sched *s, const IndexMap *m, Expr **phys, int64_t *shap
     int64_t ext = 1;
     for (int k = from; k < m->group_end[g]; k++) {
       x = x ? ir_add(s->a, ir_mul_int(s->a, x, m->extent[k], &ty_int), m->out[k], &ty_int) : m->out[k];
-      ext *= m->extent[k];
+      if (__builtin_mul_overflow(ext, m->extent[k], &ext)) ext = INT64_MAX; /* refused by the size check */
     }
     phys[g] = x;
     shape[g] = ext;
