@@ -12,6 +12,23 @@
 #include "jit/session.h"
 #include "schedule/sched.h"
 
+/* emit_c.c's header guard is NPUGEN_ and the name in capitals: names that
+ * differ only in case would share it (and a file on a case-insensitive
+ * file system). The key is malloc'ed. */
+static char *guard_key(const char *name) {
+  char *g = strdup(name);
+  for (char *p = g; *p; p++)
+    if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 32);
+  return g;
+}
+
+const char *session_case_twin(const NpgSession *s, const char *name) {
+  char *guard = guard_key(name);
+  const char *twin = ir_map_get(&s->guards, guard);
+  free(guard);
+  return twin;
+}
+
 void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name,
                          char *schedule, char *steps) {
   if (s->nv == s->cap) {
@@ -26,6 +43,9 @@ void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
   v->schedule = schedule;
   v->steps = steps;
   ir_map_put(&s->names, name, "variant");
+  char *guard = guard_key(name);
+  if (ir_map_get(&s->guards, guard)) free(guard); /* a name of the API's own tests, never two variants */
+  else ir_map_put(&s->guards, guard, (void *)name);
 }
 
 void session_add_defines(NpgSession *s) {
@@ -42,7 +62,14 @@ bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, 
     diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: the variant name '%s' is reserved: %s", name, why);
     return false;
   }
-  const char *taken = ir_map_get(&s->names, name);
+  const char *taken = ir_map_get(&s->names, name), *twin = session_case_twin(s, name);
+  if (!taken && twin) {
+    diag_error(&s->diags, file, src, loc.line, loc.col,
+               "schedule: the variant name '%s' differs from variant '%s' only in case: their headers' guards would be "
+               "the same, and so would their files on a case-insensitive file system",
+               name, twin);
+    return false;
+  }
   if (!taken) return true;
   if (!strcmp(taken, "variant"))
     diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: a variant or kernel named '%s' already exists", name);

@@ -27,6 +27,13 @@ static void build_variants(NpgSession *s) {
   for (Kernel *k = s->m->kernels; k; k = k->next) {
     if (!ir_verify_kernel(k, &s->diags, s->m->file)) return;
     ir_map_put(&s->kernels, k->name, k);
+    const char *twin = session_case_twin(s, k->name);
+    if (twin) {
+      diag_error(&s->diags, s->m->file, s->m->src, k->loc.line, k->loc.col,
+                 "the kernel name '%s' differs from kernel '%s' only in case: their headers' guards would be the same, "
+                 "and so would their files on a case-insensitive file system", k->name, twin);
+      continue;
+    }
     session_add_variant(s, k, k, k->name, NULL, NULL);
   }
   session_apply_programs(s, s->m->schedules);
@@ -39,6 +46,7 @@ static NpgSession *session_new(const char *path, const char *target_ini) {
   diag_init(&s->diags);
   ir_map_init(&s->names, NULL);
   ir_map_init(&s->kernels, NULL);
+  ir_map_init(&s->guards, NULL);
   npusim_target_default(&s->target);
   char err[1024];
   if (target_ini && npusim_target_load(&s->target, target_ini, err, sizeof err))
@@ -103,6 +111,8 @@ void npg_close(NpgSession *s) {
   free(s->v);
   ir_map_free(&s->names);
   ir_map_free(&s->kernels);
+  for (size_t i = 0; i < s->guards.cap; i++) free((char *)s->guards.e[i].key);
+  ir_map_free(&s->guards);
   tcc_unit_free(s->ref);
   free(s->trace_path);
   module_free(s->m);

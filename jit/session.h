@@ -29,6 +29,7 @@ struct NpgSession {
    * included), #defines, pack/unpack helpers; each maps to what it names. */
   IrMap names;
   IrMap kernels; /* the module's kernels by name */
+  IrMap guards;  /* variants by their header guard (NPUGEN_ + the name in capitals) */
   TccUnit *ref; /* compiled on first use */
   NpuTarget target; /* schedules are planned for it, variants simulated on it */
   char *trace_path;
@@ -44,6 +45,8 @@ void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
 void session_apply_programs(NpgSession *s, SchedProgram *first);
 /* The #defines' names into s->names (after parsing the kernel file). */
 void session_add_defines(NpgSession *s);
+/* The variant whose name differs from `name` only in case, or NULL. */
+const char *session_case_twin(const NpgSession *s, const char *name);
 /* True when `name` may name a new variant; otherwise an error at loc. */
 bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc);
 

@@ -188,6 +188,16 @@ Test(hostile, variant_names_do_not_clash_with_pack_helpers) {
           "k.c:5:25: error: schedule: variant 'v' would emit the helper 'v_unpack_A', which is already the name of a variant");
 }
 
+Test(hostile, names_that_differ_only_in_case_are_refused) {
+  /* emit_c.c's header guard is NPUGEN_<NAME IN CAPITALS>_H */
+  refused(KERNEL "#pragma npu schedule(k, K)\n",
+          "k.c:4:25: error: schedule: the variant name 'K' differs from variant 'k' only in case: their headers' guards "
+          "would be the same, and so would their files on a case-insensitive file system");
+  refused(KERNEL "void K(float A[4]) {\n  A[0] = 1;\n}\n",
+          "k.c:4:6: error: the kernel name 'K' differs from kernel 'k' only in case: their headers' guards would be the "
+          "same, and so would their files on a case-insensitive file system");
+}
+
 Test(hostile, intrinsic_semantics_kernels_keep_their_names) {
   /* npu_ names are the intrinsics': npugen's own semantics kernels have them */
   NpgSession *s = npg_open_file(NPG_INTRINSICS_INCLUDE_DIR "/npu_vu_add_f32.c");
