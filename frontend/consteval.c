@@ -165,7 +165,6 @@ static const char *op_name(Op op) {
   case OP_SUB: return "difference";
   case OP_MUL: return "product";
   case OP_DIV: return "quotient";
-  case OP_MOD: return "remainder (its quotient)";
   case OP_SHL: return "left shift";
   case OP_NEG: return "negation";
   default: return "operation";
@@ -215,6 +214,12 @@ void fe_check_const(Fe *fe, TSNode at, TSNode whole, const Expr *e) {
   if ((e->op == OP_DIV || e->op == OP_MOD) && y == 0) return; /* refused as a division by zero */
   if (!exact_op(e, x, y, &r) || wide_fits(r, t)) return;
   if (!t->is_signed && !fe->exact_consts) return; /* C defines unsigned wrap-around */
+  if (e->op == OP_MOD) {
+    char q[48];
+    wide_text(r, q, sizeof q);
+    fe_arith_error(fe, at, "the remainder '%s' is undefined in C: its quotient %s overflows its type %s",
+                   short_text(fe, whole), q, t->name);
+  }
   out_of_type(fe, at, whole, op_name(e->op), r, t);
 }
 

@@ -108,6 +108,9 @@ Test(hostile, kernel_constants_never_overflow) {
   refused("void k(long A[4]) {\n  A[0] = (-9223372036854775807L - 1) / -1;\n}\n",
           "k.c:2:38: error: the quotient '(-9223372036854775807L - 1) / -1' overflows its type long: its value "
           "9223372036854775808 is outside [-9223372036854775808, 9223372036854775807]");
+  refused("void k(long A[4]) {\n  A[0] = (-9223372036854775807L - 1) % -1;\n}\n",
+          "k.c:2:38: error: the remainder '(-9223372036854775807L - 1) % -1' is undefined in C: its quotient "
+          "9223372036854775808 overflows its type long");
   refused("void k(int A[4]) {\n  int t[2147483647 + 1];\n  A[0] = 0;\n}\n",
           "k.c:2:20: error: the sum '2147483647 + 1' overflows its type int: its value 2147483648 is outside "
           "[-2147483648, 2147483647]");
