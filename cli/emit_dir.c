@@ -156,7 +156,7 @@ static bool generated_here(const EmitDir *d, const char *head) {
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static bool written(const EmitDir *d, const char *name) {
-  return bsearch(&name, d->names, (size_t)d->n, sizeof *d->names, cmp_names) != NULL;
+  return d->n && bsearch(&name, d->names, (size_t)d->n, sizeof *d->names, cmp_names) != NULL;
 }
 
 /* One leftover: 0 when it is not one or was removed. */
@@ -179,7 +179,7 @@ static int leftover(EmitDir *d, const char *name) {
 int emit_dir_leftovers(EmitDir *d) {
   DIR *dir = opendir(d->dir);
   if (!dir) return 0; /* --check of a missing DIR: its files are reported already */
-  qsort(d->names, (size_t)d->n, sizeof *d->names, cmp_names);
+  if (d->n) qsort(d->names, (size_t)d->n, sizeof *d->names, cmp_names);
   char **found = NULL;
   size_t n = 0, cap = 0;
   struct dirent *e;
@@ -189,7 +189,7 @@ int emit_dir_leftovers(EmitDir *d) {
     found[n++] = strdup(e->d_name);
   }
   closedir(dir);
-  qsort(found, n, sizeof *found, cmp_names); /* messages in a stable order */
+  if (n) qsort(found, n, sizeof *found, cmp_names); /* messages in a stable order */
   int rc = 0;
   for (size_t i = 0; i < n; i++) {
     rc |= leftover(d, found[i]);
