@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/emit_dir.h"
 #include "npugen.h"
 
 static const char usage[] =
@@ -97,46 +98,8 @@ static int parse_args(int argc, char **argv, Options *o) {
   return 0;
 }
 
-/* 0 when equal, 1 when different or missing. */
-static int same_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 1;
-  size_t n = strlen(text);
-  char *buf = malloc(n + 2);
-  size_t got = fread(buf, 1, n + 1, f);
-  fclose(f);
-  int diff = got != n || memcmp(buf, text, n) != 0;
-  free(buf);
-  return diff;
-}
-
-static int write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-    fprintf(stderr, "npugen: error: cannot write %s: %s\n", path, strerror(errno));
-    return 1;
-  }
-  return 0;
-}
-
-static int make_dir(const char *dir) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", dir);
-  for (char *p = buf + 1; *p; p++)
-    if (*p == '/') {
-      *p = 0;
-      mkdir(buf, 0777);
-      *p = '/';
-    }
-  if (mkdir(buf, 0777) && errno != EEXIST) {
-    fprintf(stderr, "npugen: error: cannot create %s: %s\n", dir, strerror(errno));
-    return 1;
-  }
-  return 0;
-}
-
 static int cmd_emit(NpgSession *s, const Options *o) {
-  int n = npg_variant_count(s), stale = 0;
+  int n = npg_variant_count(s), rc = 0;
   if (o->dump_ir)
     for (int i = 0; i < n; i++) {
       const char *steps = o->dump_steps ? npg_dump_ir_steps(s, i) : NULL;
@@ -148,24 +111,23 @@ static int cmd_emit(NpgSession *s, const Options *o) {
       for (int i = 0; i < n; i++) printf("%s%s", i ? "\n" : "", npg_emit_source(s, i));
     return 0;
   }
-  if (!o->check_stale && make_dir(o->out_dir)) return 1;
+  char rerun[8192];
+  snprintf(rerun, sizeof rerun, "npugen emit %s -o %s", o->file, o->out_dir);
+  EmitDir d = {.dir = o->out_dir, .source = o->file, .target = npg_target_name(s), .check = o->check_stale,
+               .rerun = rerun};
+  if (emit_dir_open(&d)) return 1;
   for (int i = 0; i < n; i++) {
     const char *texts[2] = {npg_emit_source(s, i), npg_emit_header(s, i)};
     const char *exts[2] = {".c", ".h"};
     for (int f = 0; f < 2; f++) {
-      char path[4096];
-      snprintf(path, sizeof path, "%s/%s%s", o->out_dir, npg_variant_name(s, i), exts[f]);
-      if (o->check_stale) {
-        if (same_file(path, texts[f])) {
-          fprintf(stderr, "npugen: %s is stale: run 'npugen emit %s -o %s'\n", path, o->file, o->out_dir);
-          stale = 1;
-        }
-      } else if (write_file(path, texts[f])) {
-        return 1;
-      }
+      char name[4096];
+      snprintf(name, sizeof name, "%s%s", npg_variant_name(s, i), exts[f]);
+      rc |= emit_dir_file(&d, name, texts[f]);
     }
   }
-  return stale;
+  rc |= emit_dir_leftovers(&d);
+  emit_dir_close(&d);
+  return rc;
 }
 
 static int cmd_check(NpgSession *s, const Options *o) {
@@ -179,6 +141,7 @@ static int cmd_check(NpgSession *s, const Options *o) {
              npg_variant_name(s, i), r.max_error, r.exact ? " (bit-exact)" : "", r.compared,
              (unsigned long long)o->seed);
       printf("%-24s       %s\n", "", r.summary);
+      if (r.nonfinite) printf("%-24s       %ld compared outputs are NaN or infinite (allowed)\n", "", r.nonfinite);
     }
     else
       printf("%-24s FAIL  %s\n", npg_variant_name(s, i), r.message);
@@ -186,6 +149,31 @@ static int cmd_check(NpgSession *s, const Options *o) {
   }
   printf("%d passed, %d failed\n", n - failed, failed);
   return failed ? 1 : 0;
+}
+
+/* The schedule file's text, read here so that one that cannot be read
+ * stops the run before any check (a device such as /dev/zero never ends:
+ * at most NPG_MAX_INPUT_BYTES + 1 bytes are read). NULL after an error. */
+static char *read_schedule(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "%s: error: cannot read file: %s\n", path, strerror(errno));
+    return NULL;
+  }
+  char *text = malloc(NPG_MAX_INPUT_BYTES + 2);
+  size_t n = fread(text, 1, NPG_MAX_INPUT_BYTES + 1, f);
+  int err = ferror(f) ? errno : 0;
+  fclose(f);
+  if (err || n > NPG_MAX_INPUT_BYTES) {
+    if (err) fprintf(stderr, "%s: error: cannot read file: %s\n", path, strerror(err));
+    else fprintf(stderr, "%s: error: file is too large (more than %d bytes); the limit is %d MiB (%d bytes)\n", path,
+                 NPG_MAX_INPUT_BYTES, NPG_MAX_INPUT_BYTES >> 20, NPG_MAX_INPUT_BYTES);
+    free(text);
+    return NULL;
+  }
+  text[n] = 0;
+  *len = n;
+  return text;
 }
 
 int main(int argc, char **argv) {
@@ -201,7 +189,18 @@ int main(int argc, char **argv) {
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
   NpgSession *s = npg_open_file_for_target(o.file, o.target);
-  if (o.schedule && npg_variant_count(s)) npg_add_schedule_file(s, o.schedule);
+  if (o.schedule && npg_variant_count(s)) {
+    size_t len;
+    char *text = read_schedule(o.schedule, &len);
+    bool binary = text && memchr(text, 0, len); /* refused as a whole (npg_add_schedule_string says where) */
+    if (text) npg_add_schedule_string(s, o.schedule, text, len);
+    free(text);
+    if (!text || binary) {
+      fputs(npg_errors(s), stderr);
+      npg_close(s);
+      return 1;
+    }
+  }
   if (o.trace) npg_set_trace(s, o.trace);
   int errors = npg_error_count(s);
   if (errors) fputs(npg_errors(s), stderr);

@@ -33,108 +33,7 @@ static const MathFn *math_fn(const char *name) {
   return NULL;
 }
 
-/* ---------------- constant evaluation ---------------- */
-
-/* Truncates v to integer type t, as a C conversion does (two's complement). */
-static int64_t wrap_to(int64_t v, const Type *t) {
-  switch (t->size) {
-  case 1: return t->is_signed ? (int64_t)(int8_t)v : (int64_t)(uint8_t)v;
-  case 2: return t->is_signed ? (int64_t)(int16_t)v : (int64_t)(uint16_t)v;
-  case 4: return t->is_signed ? (int64_t)(int32_t)v : (int64_t)(uint32_t)v;
-  default: return v;
-  }
-}
-
-/* C11 6.3.1.4: a floating value converts to an integer type only when its
- * integral part fits; otherwise the behaviour is undefined (NaN never fits). */
-static bool float_fits(double v, const Type *t) {
-  double w = trunc(v), top = ldexp(1.0, t->size * 8 - (t->is_signed ? 1 : 0));
-  return w >= (t->is_signed ? -top : 0) && w < top;
-}
-
-/* A floating constant, possibly signed (tree-sitter folds "-1e30"). */
-static bool float_const(const Expr *e, double *v) {
-  if (e->kind == EX_UNARY && (e->op == OP_NEG || e->op == OP_PLUS) && float_const(e->a, v)) {
-    if (e->op == OP_NEG) *v = -*v;
-    return true;
-  }
-  *v = e->fval;
-  return e->kind == EX_FLOAT;
-}
-
-bool fe_eval_int(const Expr *e, int64_t *out) {
-  int64_t a, b, c;
-  if (!type_is_integer(e->type)) return false;
-  switch (e->kind) {
-  case EX_INT:
-    *out = e->ival;
-    return true;
-  case EX_CAST:
-    if (type_is_float(e->a->type)) {
-      double v;
-      if (!float_const(e->a, &v) || !float_fits(v, e->type)) return false;
-      *out = wrap_to((int64_t)v, e->type);
-      return true;
-    }
-    if (!fe_eval_int(e->a, &a)) return false;
-    *out = wrap_to(a, e->type);
-    return true;
-  case EX_UNARY:
-    if (!fe_eval_int(e->a, &a)) return false;
-    switch (e->op) {
-    case OP_NEG: *out = wrap_to((int64_t)(0 - (uint64_t)a), e->type); return true;
-    case OP_PLUS: *out = a; return true;
-    case OP_LNOT: *out = !a; return true;
-    case OP_BNOT: *out = wrap_to(~a, e->type); return true;
-    default: return false;
-    }
-  case EX_BINARY: {
-    if (!fe_eval_int(e->a, &a) || !fe_eval_int(e->b, &b)) return false;
-    bool u = !e->a->type->is_signed && e->op != OP_SHL && e->op != OP_SHR;
-    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-    switch (e->op) {
-    case OP_ADD: c = (int64_t)(ua + ub); break;
-    case OP_SUB: c = (int64_t)(ua - ub); break;
-    case OP_MUL: c = (int64_t)(ua * ub); break;
-    case OP_DIV:
-      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
-      c = u ? (int64_t)(ua / ub) : a / b;
-      break;
-    case OP_MOD:
-      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
-      c = u ? (int64_t)(ua % ub) : a % b;
-      break;
-    case OP_SHL:
-      if (b < 0 || b >= 63) return false;
-      c = (int64_t)(ua << b);
-      break;
-    case OP_SHR:
-      if (b < 0 || b >= 63) return false;
-      c = a >> b;
-      break;
-    case OP_BAND: c = a & b; break;
-    case OP_BOR: c = a | b; break;
-    case OP_BXOR: c = a ^ b; break;
-    case OP_LT: c = u ? ua < ub : a < b; break;
-    case OP_LE: c = u ? ua <= ub : a <= b; break;
-    case OP_GT: c = u ? ua > ub : a > b; break;
-    case OP_GE: c = u ? ua >= ub : a >= b; break;
-    case OP_EQ: c = a == b; break;
-    case OP_NE: c = a != b; break;
-    case OP_LAND: c = a && b; break;
-    case OP_LOR: c = a || b; break;
-    default: return false;
-    }
-    *out = wrap_to(c, e->type);
-    return true;
-  }
-  case EX_COND:
-    if (!fe_eval_int(e->a, &a)) return false;
-    return fe_eval_int(a ? e->b : e->c, out);
-  default:
-    return false;
-  }
-}
+/* ---------------- constant evaluation (consteval.c) ---------------- */
 
 int64_t fe_const_int(Fe *fe, TSNode n, const char *what) {
   Expr *e = fe_expr(fe, n);
@@ -162,7 +61,8 @@ static Expr *int_literal(Fe *fe, TSNode n, const char *text) {
   errno = 0;
   char *end;
   unsigned long long v = strtoull(digits, &end, 0);
-  if (*end || errno == ERANGE) fe_error(fe, n, "invalid integer constant '%s'", text);
+  if (*end) fe_error(fe, n, "invalid integer constant '%s'", text);
+  if (errno == ERANGE) fe_arith_error(fe, n, "integer constant '%s' is too large", text);
   /* C11 6.4.4.1: the first type of the list that can hold the value. */
   const Type *cands[6];
   int nc = 0;
@@ -186,7 +86,7 @@ static Expr *int_literal(Fe *fe, TSNode n, const char *text) {
       return e;
     }
   }
-  fe_error(fe, n, "integer constant '%s' is too large", text);
+  fe_arith_error(fe, n, "integer constant '%s' is too large", text);
 }
 
 static Expr *new_unary(Fe *fe, Op op, Expr *a, const Type *t, SrcLoc loc);
@@ -235,12 +135,13 @@ static Expr *number_text(Fe *fe, TSNode n, const char *text) {
 
 /* ---------------- helpers ---------------- */
 
-/* A floating constant converted to an integer type must fit (float_fits):
+/* A floating constant converted to an integer type must fit (fe_float_fits):
  * refused like a constant division by zero, as the kernel is undefined. */
 static Expr *cast(Fe *fe, Expr *e, const Type *to, bool implicit, SrcLoc loc) {
   double v;
-  if (type_is_integer(to) && float_const(e, &v) && !float_fits(v, to))
+  if (type_is_integer(to) && fe_float_const(e, &v) && !fe_float_fits(v, to))
     fe_error_at(fe, loc, "the constant %g does not fit in '%s': converting it is undefined", v, to->name);
+  fe_check_conversion(fe, loc, e, to);
   return ir_cast(fe->arena, e, to, implicit);
 }
 
@@ -289,7 +190,7 @@ static Expr *make_binary(Fe *fe, TSNode n, Op op, Expr *a, Expr *b) {
     const Type *t = type_promote(a->type);
     int64_t sh;
     if (fe_eval_int(b, &sh) && (sh < 0 || sh >= t->size * 8))
-      fe_error(fe, n, "shift by %lld is undefined for type '%s'", (long long)sh, t->name);
+      fe_arith_error(fe, n, "shift by %lld is undefined for type '%s'", (long long)sh, t->name);
     return ir_binary(fe->arena, op, fe_convert(fe, a, t),
                      fe_convert(fe, b, type_promote(b->type)), t, loc);
   }
@@ -304,7 +205,7 @@ static Expr *make_binary(Fe *fe, TSNode n, Op op, Expr *a, Expr *b) {
     const Type *t = type_common(a->type, b->type);
     if ((op == OP_DIV || op == OP_MOD) && type_is_integer(t)) {
       int64_t d;
-      if (fe_eval_int(b, &d) && d == 0) fe_error(fe, n, "division by zero");
+      if (fe_eval_int(b, &d) && d == 0) fe_arith_error(fe, n, "division by zero");
     }
     Expr *e = ir_binary(fe->arena, op, fe_convert(fe, a, t), fe_convert(fe, b, t), t, loc);
     if (op >= OP_LT && op <= OP_NE) e->type = &ty_int;
@@ -354,6 +255,7 @@ static Expr *identifier(Fe *fe, TSNode n) {
   Sym *y = fe_lookup(fe, name);
   if (!y) fe_error(fe, n, "'%s' is not declared", name);
   if (y->kind == SYM_DEFINE) {
+    if (!y->value) longjmp(fe->fail, 1); /* its #define was refused */
     Expr *e = ir_expr_copy(fe->arena, y->value);
     e->loc = fe_loc(fe, n);
     return e;
@@ -434,6 +336,7 @@ Expr *fe_expr(Fe *fe, TSNode n) {
       if (o == OP_BNOT) need_integer(fe, n, a, "~");
       const Type *pt = type_promote(a->type);
       e = new_unary(fe, o, fe_convert(fe, a, pt), pt, loc);
+      fe_check_const(fe, n, n, e);
     }
   } else if (!strcmp(t, "binary_expression")) {
     Op op = binary_op(fe_text(fe, fe_field(n, "operator")));
@@ -441,6 +344,7 @@ Expr *fe_expr(Fe *fe, TSNode n) {
     Expr *b = fe_expr(fe, fe_field(n, "right"));
     e = make_binary(fe, fe_field(n, "operator"), op, a, b);
     e->loc = fe_loc(fe, n);
+    fe_check_const(fe, fe_field(n, "operator"), n, e);
   } else if (!strcmp(t, "conditional_expression")) {
     Expr *c = fe_expr(fe, fe_field(n, "condition"));
     TSNode bn = fe_field(n, "consequence");

@@ -7,6 +7,7 @@
 
 #include "frontend/frontend.h"
 #include "ir/sched_prog.h"
+#include "ir/strmap.h"
 
 typedef enum { SYM_VAR, SYM_BUF, SYM_DEFINE } SymKind;
 
@@ -27,6 +28,8 @@ typedef struct Scope Scope;
 struct Scope {
   Scope *up;
   Sym *syms;
+  int nsyms;
+  IrMap *index; /* by name, once the scope holds more than a few symbols */
 };
 
 /* Facts about a local scalar, used by the frontend checks and bounds analysis. */
@@ -62,6 +65,14 @@ typedef struct {
   int depth;
   int loop_depth; /* for loops around the current statement */
   SchedProgram *sched; /* the variant the next schedule pragma belongs to */
+  SchedStep **step_tail; /* where sched's next step goes */
+  SchedProgram **sched_tail; /* where the module's next schedule goes */
+  Define **define_tail;
+  Kernel **kernel_tail;
+  IrMap kernel_names;    /* the module's kernels by name (in the arena) */
+  bool exact_consts;   /* a schedule argument: constants must keep their exact value */
+  bool intrinsic_file; /* a semantics kernel of npu_intrinsics/: its kernel has an npu_ name */
+  bool arith_error;    /* the last error was fe_arith_error's */
 } Fe;
 
 /* cst.c: tree-sitter helpers */
@@ -83,6 +94,10 @@ void fe_push_scope(Fe *fe);
 void fe_pop_scope(Fe *fe);
 Sym *fe_lookup(Fe *fe, const char *name);
 Sym *fe_declare(Fe *fe, TSNode at, const char *name, SymKind kind);
+/* A file-level symbol known to be new (a schedule file's #defines). */
+Sym *fe_declare_global(Fe *fe, const char *name, SymKind kind);
+/* Refuses a reserved name (ir/reserved.c) for a `what` ("parameter"...). */
+void fe_check_name(Fe *fe, TSNode at, const char *name, const char *what);
 Var *fe_new_var(Fe *fe, const char *name, const Type *t, VarKind kind, SrcLoc loc);
 VarInfo *fe_vinfo(Fe *fe, const Var *v);
 
@@ -96,7 +111,22 @@ Expr *fe_expr(Fe *fe, TSNode n);
 Expr *fe_convert(Fe *fe, Expr *e, const Type *to);
 /* Constant integer value of an expression (after folding); error if not. */
 int64_t fe_const_int(Fe *fe, TSNode n, const char *what);
+
+/* consteval.c: integer constant expressions */
+/* The value C gives a constant expression (unsigned wrap-around and
+ * conversions included); false when e is not constant. */
 bool fe_eval_int(const Expr *e, int64_t *out);
+bool fe_float_const(const Expr *e, double *v);
+bool fe_float_fits(double v, const Type *t);
+/* Refuses the operation of e, built from `whole` (the operator at `at`), when
+ * its operands are constants and its exact result is outside its type:
+ * always for a signed type, for an unsigned one in a schedule argument. */
+void fe_check_const(Fe *fe, TSNode at, TSNode whole, const Expr *e);
+/* In a schedule argument, refuses a conversion of a constant that changes it. */
+void fe_check_conversion(Fe *fe, SrcLoc at, const Expr *e, const Type *to);
+/* An error in constant arithmetic (overflow, division by zero, bad shift):
+ * a schedule argument reports it instead of trying other readings. */
+_Noreturn void fe_arith_error(Fe *fe, TSNode at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* An lvalue (array element or assignable scalar) for writing. */
 Expr *fe_lvalue(Fe *fe, TSNode n);
 

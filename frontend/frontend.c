@@ -1,5 +1,6 @@
 /* The frontend driver: parse with tree-sitter-c, check the syntax tree, and
  * lower each top-level item; then the whole-kernel analyses. */
+#include <errno.h>
 #include <string.h>
 
 #include "frontend/fe.h"
@@ -27,9 +28,9 @@ static void top_level(Fe *fe, TSNode n) {
     Kernel *k = fe_kernel(fe, n);
     fe->k = NULL;
     if (!ir_check_bounds(k, fe->diags, fe->file, fe->src)) longjmp(fe->fail, 1);
-    Kernel **tail = &fe->m->kernels;
-    while (*tail) tail = &(*tail)->next;
-    *tail = k;
+    *fe->kernel_tail = k;
+    fe->kernel_tail = &k->next;
+    ir_map_put(&fe->kernel_names, k->name, k);
   } else if (!strcmp(t, "preproc_function_def")) {
     fe_error(fe, n, "function-like macros are not supported in kernels");
   } else if (!strncmp(t, "preproc_if", 10) || !strncmp(t, "preproc_else", 12) || !strcmp(t, "preproc_elif")) {
@@ -47,20 +48,35 @@ static void top_level(Fe *fe, TSNode n) {
   }
 }
 
-Module *frontend_parse(const char *file, const char *src, size_t len, DiagList *d) {
+bool frontend_input_ok(const char *file, const char *src, size_t len, DiagList *d) {
   if (len > FE_MAX_SOURCE_BYTES) {
-    diag_error(d, file, NULL, 0, 0, "file is too large (%zu bytes; the limit is %d)", len,
-               FE_MAX_SOURCE_BYTES);
-    return NULL;
+    diag_error(d, file, NULL, 0, 0, "file is too large (%zu bytes); the limit is %d MiB (%d bytes)", len,
+               FE_MAX_SOURCE_BYTES >> 20, FE_MAX_SOURCE_BYTES);
+    return false;
   }
-  if (memchr(src, 0, len)) {
-    /* Find the line of the first NUL for the message. */
-    const char *z = memchr(src, 0, len);
-    int line = 1;
-    for (const char *p = src; p < z; p++) line += *p == '\n';
-    diag_error(d, file, NULL, line, 1, "file contains a NUL byte: not a C source file");
-    return NULL;
+  const char *z = memchr(src, 0, len);
+  if (z) {
+    /* The line and column of the first NUL, for the message. */
+    int line = 1, col = 1;
+    for (const char *p = src; p < z; p++) {
+      col = *p == '\n' ? 1 : col + 1;
+      line += *p == '\n';
+    }
+    diag_error(d, file, NULL, line, col, "file contains a NUL byte: not a C source file");
+    return false;
   }
+  return true;
+}
+
+void frontend_read_error(const char *file, int err, DiagList *d) {
+  if (err == EFBIG)
+    diag_error(d, file, NULL, 0, 0, "file is too large (more than %d bytes); the limit is %d MiB (%d bytes)",
+               FE_MAX_SOURCE_BYTES, FE_MAX_SOURCE_BYTES >> 20, FE_MAX_SOURCE_BYTES);
+  else diag_error(d, file, NULL, 0, 0, "cannot read file: %s", strerror(err));
+}
+
+static Module *parse_module(const char *file, const char *src, size_t len, DiagList *d, bool intrinsic) {
+  if (!frontend_input_ok(file, src, len, d)) return NULL;
   Arena arena;
   arena_init(&arena, FE_MAX_ARENA_BYTES);
   Module *m = ARENA_NEW(&arena, Module);
@@ -76,6 +92,11 @@ Module *frontend_parse(const char *file, const char *src, size_t len, DiagList *
   fe.diags = d;
   fe.lang = tree_sitter_c();
   fe.globals = ARENA_NEW(&arena, Scope);
+  fe.intrinsic_file = intrinsic;
+  fe.sched_tail = &m->schedules;
+  fe.define_tail = &m->defines;
+  fe.kernel_tail = &m->kernels;
+  ir_map_init(&fe.kernel_names, &arena);
 
   TSTree *tree = fe_parse(fe.lang, m->src, (uint32_t)len);
   TSNode root = ts_tree_root_node(tree);
@@ -104,10 +125,19 @@ Module *frontend_parse(const char *file, const char *src, size_t len, DiagList *
     return NULL;
   }
   if (!m->kernels) {
-    diag_error(d, file, NULL, 0, 0, "no kernel found: expected at least one void function");
+    /* at 1:1, where editors can jump to */
+    diag_error(d, file, NULL, 1, 1, "no kernel found: expected at least one void function");
     arena_free(&arena);
     return NULL;
   }
   m->arena = arena;
   return m;
+}
+
+Module *frontend_parse(const char *file, const char *src, size_t len, DiagList *d) {
+  return parse_module(file, src, len, d, false);
+}
+
+Module *frontend_parse_intrinsic(const char *file, const char *src, size_t len, DiagList *d) {
+  return parse_module(file, src, len, d, true);
 }

@@ -22,6 +22,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
   Param *p = ARENA_NEW(fe->arena, Param);
   if (fe_is(d, "identifier")) {
     const char *name = fe_text(fe, d);
+    fe_check_name(fe, d, name, "parameter");
     p->var = fe_new_var(fe, name, t, VAR_PARAM, fe_loc(fe, d));
     Sym *y = fe_declare(fe, d, name, SYM_VAR);
     y->var = p->var;
@@ -54,14 +55,17 @@ static Param *parameter(Fe *fe, TSNode pd) {
   if (!fe_is(d, "identifier")) fe_error(fe, d, "unsupported parameter declarator");
   Buffer *b = ARENA_NEW(fe->arena, Buffer);
   b->name = fe_text(fe, d);
+  fe_check_name(fe, d, b->name, "parameter");
   b->elem = t;
   b->ndim = nd;
+  /* C compilers refuse an extent of 2^31 (tcc: "invalid array size"), and
+   * the emitted code indexes with int. */
   int64_t total = 1;
   for (int i = 0; i < nd; i++) {
     b->shape[i] = dims[nd - 1 - i];
     b->dim_macro[i] = dim_names[nd - 1 - i];
-    if (b->shape[i] > (int64_t)1 << 31 || (total *= b->shape[i]) > (int64_t)1 << 31)
-      fe_error(fe, pd, "array '%s' is too large (at most 2^31 elements)", b->name);
+    if (b->shape[i] > INT32_MAX || (total *= b->shape[i]) > INT32_MAX)
+      fe_error(fe, pd, "array '%s' is too large (at most 2147483647 elements, 2^31 - 1)", b->name);
   }
   b->scope = "global";
   b->is_const = is_const;
@@ -120,44 +124,28 @@ static bool collect(Stmt *s, int depth, void *ctx) {
   return true;
 }
 
+/* The kernel's labels by name (each maps to its statement): thousands of
+ * them are checked and avoided by hash. */
 typedef struct {
   Fe *fe;
-  const char **names;
-  SrcLoc *locs;
-  int n, cap;
+  IrMap by_name;
 } Labels;
 
 static bool check_label(Stmt *s, int depth, void *ctx) {
   (void)depth;
   Labels *L = ctx;
   if (!s->labeled) return true;
-  for (int i = 0; i < L->n; i++)
-    if (!strcmp(L->names[i], s->name)) {
-      diag_error(L->fe->diags, L->fe->file, L->fe->src, s->loc.line, s->loc.col,
-                 "duplicate label '%s' (first used on line %d)", s->name, L->locs[i].line);
-      longjmp(L->fe->fail, 1);
-    }
-  if (L->n == L->cap) {
-    L->cap = L->cap ? 2 * L->cap : 16;
-    const char **nn = ARENA_ARRAY(L->fe->arena, const char *, L->cap);
-    SrcLoc *nl = ARENA_ARRAY(L->fe->arena, SrcLoc, L->cap);
-    if (L->n) {
-      memcpy(nn, L->names, sizeof(char *) * (size_t)L->n);
-      memcpy(nl, L->locs, sizeof(SrcLoc) * (size_t)L->n);
-    }
-    L->names = nn;
-    L->locs = nl;
+  const Stmt *first = ir_map_get(&L->by_name, s->name);
+  if (first) {
+    diag_error(L->fe->diags, L->fe->file, L->fe->src, s->loc.line, s->loc.col,
+               "duplicate label '%s' (first used on line %d)", s->name, first->loc.line);
+    longjmp(L->fe->fail, 1);
   }
-  L->names[L->n] = s->name;
-  L->locs[L->n++] = s->loc;
+  ir_map_put(&L->by_name, s->name, s);
   return true;
 }
 
-static bool label_taken(const Labels *L, const char *name) {
-  for (int i = 0; i < L->n; i++)
-    if (!strcmp(L->names[i], name)) return true;
-  return false;
-}
+static bool label_taken(const Labels *L, const char *name) { return ir_map_get(&L->by_name, name) != NULL; }
 
 typedef struct {
   Fe *fe;
@@ -195,29 +183,31 @@ static bool list_loops(Stmt *s, int depth, void *ctx) {
   return true;
 }
 
-static bool loop_name_taken(const LoopList *l, const Labels *L, const char *name) {
-  for (int i = 0; i < l->n; i++)
-    if (!strcmp(l->loops[i]->name, name)) return true;
-  return label_taken(L, name);
-}
+/* A count per name, in a map of the arena. */
+static intptr_t count_of(const IrMap *m, const char *name) { return (intptr_t)ir_map_get(m, name); }
+static void count_add(IrMap *m, const char *name, intptr_t d) { ir_map_put(m, name, (void *)(count_of(m, name) + d)); }
 
 /* Sibling loops that reuse a counter name (`i` twice) get stable suffixed
  * names in source order (i_1, i_2, ...), so a schedule can name each. */
 static void name_loops(Fe *fe, Kernel *k, const Labels *labels) {
   LoopList l = {0};
   ir_walk_stmts(k->body, list_loops, &l);
+  IrMap held, dups; /* loops holding each name now; unlabeled loops per counter name */
+  ir_map_init(&held, fe->arena);
+  ir_map_init(&dups, fe->arena);
+  for (int i = 0; i < l.n; i++) {
+    count_add(&held, l.loops[i]->name, 1);
+    if (!l.loops[i]->labeled) count_add(&dups, l.loops[i]->var->name, 1);
+  }
   for (int i = 0; i < l.n; i++) {
     Stmt *s = l.loops[i];
-    if (s->labeled) continue;
-    const char *base = s->var->name;
-    int dup = 0;
-    for (int j = 0; j < l.n; j++)
-      if (!l.loops[j]->labeled && !strcmp(l.loops[j]->var->name, base)) dup++;
-    if (dup < 2) continue;
+    if (s->labeled || count_of(&dups, s->var->name) < 2) continue;
     int seq = 0;
     const char *name;
-    do name = arena_printf(fe->arena, "%s_%d", base, ++seq);
-    while (loop_name_taken(&l, labels, name));
+    do name = arena_printf(fe->arena, "%s_%d", s->var->name, ++seq);
+    while (count_of(&held, name) > 0 || label_taken(labels, name));
+    count_add(&held, s->name, -1);
+    count_add(&held, name, 1);
     s->name = name;
   }
   free(l.loops);
@@ -259,9 +249,9 @@ Kernel *fe_kernel(Fe *fe, TSNode fn) {
   if (!fe_is(name_n, "identifier")) fe_error(fe, name_n, "unsupported function declarator");
   k->name = fe_text(fe, name_n);
   k->loc = fe_loc(fe, name_n);
-  for (Kernel *o = fe->m->kernels; o; o = o->next)
-    if (!strcmp(o->name, k->name))
-      fe_error(fe, name_n, "redefinition of kernel '%s' (first defined on line %d)", k->name, o->loc.line);
+  if (!(fe->intrinsic_file && !strncmp(k->name, "npu_", 4))) fe_check_name(fe, name_n, k->name, "kernel");
+  const Kernel *o = ir_map_get(&fe->kernel_names, k->name);
+  if (o) fe_error(fe, name_n, "redefinition of kernel '%s' (first defined on line %d)", k->name, o->loc.line);
 
   fe_push_scope(fe);
   TSNode params = fe_field(decl, "parameters");
@@ -310,11 +300,12 @@ Kernel *fe_kernel(Fe *fe, TSNode fn) {
   for (Param *p = k->params; p; p = p->next)
     if (p->buf && !p->buf->is_const) p->buf->role = bp.read[p->buf->id] ? ROLE_INOUT : ROLE_OUTPUT;
 
-  Labels labels = {fe, NULL, NULL, 0, 0};
+  Labels labels = {fe, {0}};
+  ir_map_init(&labels.by_name, fe->arena);
   ir_walk_stmts(k->body, check_label, &labels);
   Namer nm = {fe, &labels, 0};
   ir_walk_stmts(k->body, name_stmt, &nm);
   name_loops(fe, k, &labels);
-  k->nstmts = nm.seq + labels.n;
+  k->nstmts = nm.seq + (int)labels.by_name.n;
   return k;
 }

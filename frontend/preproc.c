@@ -5,6 +5,7 @@
 
 #include "frontend/fe.h"
 #include "frontend/inputs.h"
+#include "ir/reserved.h"
 
 static const char *const std_headers[] = {"stdint.h", "math.h", "stdlib.h", "stddef.h",
                                           "stdbool.h", "limits.h", "float.h", "inttypes.h"};
@@ -39,6 +40,8 @@ static bool is_constant(const Expr *e) {
 void fe_define(Fe *fe, TSNode n) {
   TSNode name_n = fe_field(n, "name"), value_n = fe_field(n, "value");
   const char *name = fe_text(fe, name_n);
+  if (ir_reserved_why(name) && !fe_lookup(fe, name)) fe_declare(fe, name_n, name, SYM_DEFINE); /* no error at its uses */
+  fe_check_name(fe, name_n, name, "macro");
   if (ts_node_is_null(value_n)) return; /* valueless flag macros define no constant */
   const char *raw = fe_text(fe, value_n), *body = raw;
   /* Trim the body (preproc_arg keeps leading blanks and a trailing newline). */
@@ -92,15 +95,18 @@ void fe_define(Fe *fe, TSNode n) {
     d->body = b;
     d->loc = fe_loc(fe, n);
     d->value = e;
-    Define **tail = &fe->m->defines;
-    while (*tail) tail = &(*tail)->next;
-    *tail = d;
+    *fe->define_tail = d;
+    fe->define_tail = &d->next;
   }
   fe->map = saved_map;
   fe->text = saved_text;
   ts_tree_delete(tree);
   memcpy(fe->fail, saved, sizeof saved);
-  if (failed) longjmp(fe->fail, 1);
+  if (failed) {
+    /* Declared without a value, so that its uses add no second error. */
+    if (!fe_lookup(fe, name)) fe_declare(fe, name_n, name, SYM_DEFINE);
+    longjmp(fe->fail, 1);
+  }
 }
 
 void fe_pragma(Fe *fe, TSNode n) {
@@ -115,11 +121,7 @@ void fe_pragma(Fe *fe, TSNode n) {
 
 void fe_import_defines(Fe *fe) {
   for (const Define *d = fe->m->defines; d; d = d->next) {
-    Sym *y = ARENA_NEW(fe->arena, Sym);
-    y->name = d->name;
-    y->kind = SYM_DEFINE;
+    Sym *y = fe_declare_global(fe, d->name, SYM_DEFINE);
     y->value = (Expr *)d->value;
-    y->next = fe->globals->syms;
-    fe->globals->syms = y;
   }
 }

@@ -25,23 +25,51 @@ static void flatten_tuple(Fe *fe, TSNode n, SchedArg **items, int *count, int *c
   (*items)[(*count)++] = convert_arg(fe, n);
 }
 
-/* A constant integer expression (literals, #define names, arithmetic)? */
+/* Moves the errors of `from` to the end of `to`. */
+static void diag_move(DiagList *to, DiagList *from) {
+  if (!from->first) return;
+  if (to->last) to->last->next = from->first;
+  else to->first = from->first;
+  to->last = from->last;
+  to->errors += from->errors;
+  from->first = from->last = NULL;
+  from->errors = 0;
+}
+
+/* A constant of the largest unsigned types can exceed the int64_t a
+ * schedule argument holds. */
+static void check_int64(Fe *fe, TSNode n, const Type *t, int64_t v) {
+  if (!t->is_signed && t->size == 8 && v < 0)
+    fe_arith_error(fe, n, "'%s' is %llu, too large for a schedule argument", fe_text(fe, n), (unsigned long long)v);
+}
+
+/* A constant integer expression (literals, #define names, arithmetic)? Its
+ * value must be exact (consteval.c): an arithmetic error is reported, any
+ * other error only means that the argument is something else (a name). */
 static bool const_value(Fe *fe, TSNode n, int64_t *v) {
   jmp_buf saved;
   memcpy(saved, fe->fail, sizeof saved);
   DiagList quiet, *real = fe->diags;
   diag_init(&quiet);
   fe->diags = &quiet;
+  fe->exact_consts = true;
+  fe->arith_error = false;
   bool ok = false;
   int depth = fe->depth; /* an error unwinds fe_expr without counting down */
   if (setjmp(fe->fail) == 0) {
     Expr *e = fe_expr(fe, n);
     ok = type_is_integer(e->type) && fe_eval_int(e, v);
+    if (ok) check_int64(fe, n, e->type, *v);
   }
   fe->depth = depth;
   fe->diags = real;
+  fe->exact_consts = false;
+  bool arith = fe->arith_error;
+  fe->arith_error = false;
+  if (arith) diag_move(real, &quiet);
   diag_free(&quiet);
   memcpy(fe->fail, saved, sizeof saved);
+  if (arith) longjmp(fe->fail, 1);
   return ok;
 }
 
@@ -88,7 +116,10 @@ static SchedArg convert_arg(Fe *fe, TSNode n) {
     a.kind = SA_NAME;
     a.name = a.text;
     Sym *y = fe_lookup(fe, a.name);
-    if (y && y->kind == SYM_DEFINE && y->value && type_is_integer(y->value->type)) a.has_value = fe_eval_int(y->value, &a.ival);
+    if (y && y->kind == SYM_DEFINE && y->value && type_is_integer(y->value->type)) {
+      a.has_value = fe_eval_int(y->value, &a.ival);
+      if (a.has_value) check_int64(fe, n, y->value->type, a.ival);
+    }
     return a;
   }
   if (fe_is(n, "string_literal")) {
@@ -200,17 +231,16 @@ void fe_schedule_pragma(Fe *fe, const char *text, SrcLoc loc) {
     p->variant_loc = st->args[1].loc;
     p->file = fe->file;
     p->src = fe->src;
-    SchedProgram **tail = &fe->m->schedules;
-    while (*tail) tail = &(*tail)->next;
-    *tail = p;
+    *fe->sched_tail = p;
+    fe->sched_tail = &p->next;
     fe->sched = p;
+    fe->step_tail = &p->steps;
     return;
   }
   if (!fe->sched)
     fe_error_at(fe, st->loc, "'%s' must follow '#pragma npu schedule(KERNEL, VARIANT)', which names the variant it belongs to", st->prim);
-  SchedStep **tail = &fe->sched->steps;
-  while (*tail) tail = &(*tail)->next;
-  *tail = st;
+  *fe->step_tail = st;
+  fe->step_tail = &st->next;
 }
 
 /* A frontend over schedule text only (a schedule file or one API step): the
@@ -226,6 +256,8 @@ static void schedule_fe(Fe *fe, Module *m, const char *file, const char *src, si
   fe->lang = frontend_language();
   fe->globals = ARENA_NEW(&m->arena, Scope);
   fe_import_defines(fe);
+  fe->sched_tail = &m->schedules; /* a schedule file's variants go after the module's */
+  while (*fe->sched_tail) fe->sched_tail = &(*fe->sched_tail)->next;
 }
 
 SchedStep *frontend_parse_step(Module *m, const char *name, const char *call, DiagList *d) {
@@ -241,10 +273,7 @@ SchedStep *frontend_parse_step(Module *m, const char *name, const char *call, Di
 }
 
 bool frontend_parse_schedules(Module *m, const char *file, const char *src, size_t len, DiagList *d) {
-  if (len > FE_MAX_SOURCE_BYTES || memchr(src, 0, len)) {
-    diag_error(d, file, NULL, 0, 0, "not a schedule file (too large, or binary)");
-    return false;
-  }
+  if (!frontend_input_ok(file, src, len, d)) return false;
   Fe fe;
   schedule_fe(&fe, m, file, src, len, d);
   TSTree *tree = fe_parse(fe.lang, fe.src, (uint32_t)len);

@@ -17,6 +17,10 @@ extern "C" {
 
 #define NPUGEN_VERSION_STRING "0.1.0"
 
+/* Input files (kernel, schedule, target) larger than this are refused; the
+ * reading stops there, so a device such as /dev/zero is refused at once. */
+#define NPG_MAX_INPUT_BYTES (16 << 20)
+
 typedef struct NpgSession NpgSession;
 typedef struct NpgJit NpgJit;
 
@@ -140,6 +144,9 @@ void npg_set_check_orders(NpgSession *s, unsigned orders);
  * file's schedules are applied when it is opened, so one written for
  * another target (schedule(K, V, TARGET)) is not applied by this call. */
 bool npg_set_target(NpgSession *s, const char *path);
+/* The target's name ([target] name; "default" for the built-in one): the
+ * emitted header comment's "Target:" line for scheduled variants. */
+const char *npg_target_name(const NpgSession *s);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);
 /* What npg_check may spend on one run (docs/limits.md); 0 keeps a default.

@@ -15,8 +15,20 @@ typedef struct {
   DiagList *d;
   const char *file, *src;
   uint64_t local_bytes; /* local arrays declared so far */
+  int nest;             /* loops and conditions around the statement */
   bool ok;
 } Bounds;
+
+/* A literal index outside every loop and condition runs exactly once: its
+ * range needs no isl (straight-line code of 100,000 such statements spent
+ * most of its time there). */
+static bool literal_range(const Bounds *b, const Expr *ix, int64_t *lo, int64_t *hi, bool *exact, bool *empty) {
+  if (b->nest || ix->kind != EX_INT) return false;
+  *lo = *hi = ix->ival;
+  *exact = true;
+  *empty = false;
+  return true;
+}
 
 static void check_expr(Bounds *b, const Expr *e);
 
@@ -30,7 +42,7 @@ static void check_access(Bounds *b, const Expr *e) {
     StrBuf text;
     sb_init(&text);
     ir_print_expr(&text, ix);
-    if (!aff_range(&b->aff, ix, &lo, &hi, &exact, &empty)) {
+    if (!literal_range(b, ix, &lo, &hi, &exact, &empty) && !aff_range(&b->aff, ix, &lo, &hi, &exact, &empty)) {
       diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
                  "cannot prove that index '%s' stays within dimension %d of '%s' (extent %lld); "
                  "clamp it, e.g. with '%% %lld' or a mask",
@@ -65,19 +77,23 @@ static void check_expr(Bounds *b, const Expr *e) {
       /* The right operand runs only when the left one allows it. */
       check_expr(b, e->a);
       bool pushed = aff_push_cond(&b->aff, e->a, e->op == OP_LOR);
+      b->nest++;
       check_expr(b, e->b);
+      b->nest--;
       if (pushed) aff_pop_cond(&b->aff);
       return;
     }
     break;
   case EX_COND: {
     check_expr(b, e->a);
+    b->nest++;
     bool pushed = aff_push_cond(&b->aff, e->a, false);
     check_expr(b, e->b);
     if (pushed) aff_pop_cond(&b->aff);
     pushed = aff_push_cond(&b->aff, e->a, true);
     check_expr(b, e->c);
     if (pushed) aff_pop_cond(&b->aff);
+    b->nest--;
     return;
   }
   default:
@@ -178,17 +194,21 @@ static void check_stmts(Bounds *b, const Stmt *s) {
       check_bound_range(b, s->hi);
       if (b->ok) check_counter(b, s);
       aff_push_loop(&b->aff, s);
+      b->nest++;
       check_stmts(b, s->body);
+      b->nest--;
       aff_pop_loop(&b->aff);
       break;
     case ST_IF: {
       check_expr(b, s->cond);
+      b->nest++;
       bool pushed = aff_push_cond(&b->aff, s->cond, false);
       check_stmts(b, s->then_s);
       if (pushed) aff_pop_cond(&b->aff);
       pushed = aff_push_cond(&b->aff, s->cond, true);
       check_stmts(b, s->else_s);
       if (pushed) aff_pop_cond(&b->aff);
+      b->nest--;
       break;
     }
     case ST_ASSIGN:

@@ -9,18 +9,21 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/strmap.h"
 
 typedef struct {
   const char *name;
   const void *obj;
   int line;
   int depth; /* scope level */
+  int shadowed; /* the declaration of the same name this one hides, + 1; 0: none */
 } Decl;
 
 typedef struct {
   Decl *d;
   int n, cap;
   int depth;
+  IrMap innermost; /* name -> index + 1 of its innermost declaration in scope */
   char *why;
   size_t why_size;
   bool ok;
@@ -34,26 +37,30 @@ static bool first_failure(Names *s) {
 }
 
 static const Decl *lookup(const Names *s, const char *name) {
-  for (int i = s->n - 1; i >= 0; i--)
-    if (!strcmp(s->d[i].name, name)) return &s->d[i];
-  return NULL;
+  intptr_t i = (intptr_t)ir_map_get(&s->innermost, name);
+  return i ? &s->d[i - 1] : NULL;
 }
 
 static void declare(Names *s, const char *name, const void *obj, int line) {
-  for (int i = s->n - 1; i >= 0 && s->d[i].depth == s->depth; i--)
-    if (!strcmp(s->d[i].name, name) && s->d[i].obj != obj && first_failure(s))
-      snprintf(s->why, s->why_size, "'%s' would be declared twice in one scope (lines %d and %d)", name, s->d[i].line, line);
+  /* the innermost declaration of the name is the one a second one in the same scope meets */
+  const Decl *in = lookup(s, name);
+  if (in && in->depth == s->depth && in->obj != obj && first_failure(s))
+    snprintf(s->why, s->why_size, "'%s' would be declared twice in one scope (lines %d and %d)", name, in->line, line);
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 64;
     s->d = realloc(s->d, sizeof *s->d * (size_t)s->cap);
   }
-  s->d[s->n++] = (Decl){name, obj, line, s->depth};
+  s->d[s->n] = (Decl){name, obj, line, s->depth, (int)(intptr_t)ir_map_get(&s->innermost, name)};
+  ir_map_put(&s->innermost, name, (void *)(intptr_t)++s->n);
 }
 
 static void open_scope(Names *s) { s->depth++; }
 
 static void close_scope(Names *s) {
-  while (s->n && s->d[s->n - 1].depth == s->depth) s->n--;
+  while (s->n && s->d[s->n - 1].depth == s->depth) {
+    const Decl *d = &s->d[--s->n];
+    ir_map_put(&s->innermost, d->name, (void *)(intptr_t)d->shadowed);
+  }
   s->depth--;
 }
 
@@ -121,12 +128,14 @@ static void check_list(Names *s, const Stmt *list) {
 }
 
 bool ir_check_names(const Kernel *k, char *why, size_t why_size) {
-  Names s = {NULL, 0, 0, 0, why, why_size, true};
+  Names s = {.why = why, .why_size = why_size, .ok = true};
+  ir_map_init(&s.innermost, NULL);
   for (const Param *p = k->params; p; p = p->next) {
     if (p->buf) declare(&s, p->buf->name, p->buf, p->buf->loc.line);
     else declare(&s, p->var->name, p->var, p->var->loc.line);
   }
   check_block(&s, k->body);
   free(s.d);
+  ir_map_free(&s.innermost);
   return s.ok;
 }

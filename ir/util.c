@@ -247,3 +247,26 @@ char *read_file(const char *path, size_t *len) {
   if (len) *len = sb.len;
   return sb_take(&sb);
 }
+
+char *ir_read_input(const char *path, size_t max, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  StrBuf sb;
+  sb_init(&sb);
+  char buf[65536];
+  size_t n;
+  int err = 0;
+  while (!err && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (sb.len + n > max) err = EFBIG;
+    else sb_putn(&sb, buf, n);
+  }
+  if (!err && ferror(f)) err = errno ? errno : EIO; /* EISDIR for a directory */
+  fclose(f);
+  if (err) {
+    sb_free(&sb);
+    errno = err;
+    return NULL;
+  }
+  if (len) *len = sb.len;
+  return sb_take(&sb);
+}

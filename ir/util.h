@@ -76,5 +76,8 @@ char *diag_render(const DiagList *d);
 
 /* Reads a whole file; NULL and errno on failure. *len gets the size. */
 char *read_file(const char *path, size_t *len);
+/* Reads a user's input file, at most max bytes of it: NULL and errno on
+ * failure, EFBIG past max (a device such as /dev/zero never ends). */
+char *ir_read_input(const char *path, size_t max, size_t *len);
 
 #endif

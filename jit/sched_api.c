@@ -1,14 +1,33 @@
 /* Schedules in the session: the programs written as pragmas (or in a
  * schedule file) and the npg_sched_* C API. Both hand SchedSteps to the same
  * schedule/ driver, so a pragma and an API call are checked alike. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend/frontend.h"
+#include "ir/reserved.h"
 #include "jit/session.h"
 #include "schedule/sched.h"
+
+/* emit_c.c's header guard is NPUGEN_ and the name in capitals: names that
+ * differ only in case would share it (and a file on a case-insensitive
+ * file system). The key is malloc'ed. */
+static char *guard_key(const char *name) {
+  char *g = strdup(name);
+  for (char *p = g; *p; p++)
+    if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 32);
+  return g;
+}
+
+const char *session_case_twin(const NpgSession *s, const char *name) {
+  char *guard = guard_key(name);
+  const char *twin = ir_map_get(&s->guards, guard);
+  free(guard);
+  return twin;
+}
 
 void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name,
                          char *schedule, char *steps) {
@@ -23,6 +42,14 @@ void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
   v->name = name;
   v->schedule = schedule;
   v->steps = steps;
+  ir_map_put(&s->names, name, "variant");
+  char *guard = guard_key(name);
+  if (ir_map_get(&s->guards, guard)) free(guard); /* a name of the API's own tests, never two variants */
+  else ir_map_put(&s->guards, guard, (void *)name);
+}
+
+void session_add_defines(NpgSession *s) {
+  for (const Define *d = s->m->defines; d; d = d->next) ir_map_put(&s->names, d->name, "#define");
 }
 
 bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc) {
@@ -30,21 +57,60 @@ bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, 
     diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: the variant name '%s' is not a C identifier", name);
     return false;
   }
-  for (int i = 0; i < s->nv; i++)
-    if (!strcmp(s->v[i].name, name)) {
-      diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: a variant or kernel named '%s' already exists", name);
-      return false;
+  const char *why = ir_reserved_why(name);
+  if (why) {
+    diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: the variant name '%s' is reserved: %s", name, why);
+    return false;
+  }
+  const char *taken = ir_map_get(&s->names, name), *twin = session_case_twin(s, name);
+  if (!taken && twin) {
+    diag_error(&s->diags, file, src, loc.line, loc.col,
+               "schedule: the variant name '%s' differs from variant '%s' only in case: their headers' guards would be "
+               "the same, and so would their files on a case-insensitive file system",
+               name, twin);
+    return false;
+  }
+  if (!taken) return true;
+  if (!strcmp(taken, "variant"))
+    diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: a variant or kernel named '%s' already exists", name);
+  else if (!strcmp(taken, "#define"))
+    diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: '%s' is a #define name; the variant needs another name", name);
+  else
+    diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: '%s' is the name of %s; the variant needs another name",
+               name, taken);
+  return false;
+}
+
+/* The variant's pack/unpack helpers (emit_layout.c) are file-scope names
+ * too: none may be taken. False, with an error at loc, if one is. */
+static bool helpers_free(NpgSession *s, const Sched *sc, const char *file, const char *src, SrcLoc loc) {
+  for (const Param *p = sc->k->params; p; p = p->next) {
+    if (!p->buf || !p->buf->layout) continue;
+    for (int pack = 0; pack < 2; pack++) {
+      const char *h = arena_printf(&s->m->arena, "%s_%s_%s", sc->variant, pack ? "pack" : "unpack", p->buf->name);
+      const char *taken = ir_map_get(&s->names, h);
+      if (taken) {
+        diag_error(&s->diags, file, src, loc.line, loc.col,
+                   "schedule: variant '%s' would emit the helper '%s', which is already the name of a %s", sc->variant, h,
+                   taken);
+        return false;
+      }
     }
-  for (const Define *d = s->m->defines; d; d = d->next)
-    if (!strcmp(d->name, name)) {
-      diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: '%s' is a #define name; the variant needs another name", name);
-      return false;
-    }
+  }
   return true;
 }
 
+static void add_helpers(NpgSession *s, const Sched *sc) {
+  for (const Param *p = sc->k->params; p; p = p->next) {
+    if (!p->buf || !p->buf->layout) continue;
+    for (int pack = 0; pack < 2; pack++)
+      ir_map_put(&s->names, arena_printf(&s->m->arena, "%s_%s_%s", sc->variant, pack ? "pack" : "unpack", p->buf->name),
+                 arena_printf(&s->m->arena, "the %s helper of variant '%s'", pack ? "pack" : "unpack", sc->variant));
+  }
+}
+
 static Kernel *find_kernel(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc) {
-  Kernel *k = module_kernel(s->m, name);
+  Kernel *k = ir_map_get(&s->kernels, name);
   if (k) return k;
   StrBuf sb;
   sb_init(&sb);
@@ -56,6 +122,7 @@ static Kernel *find_kernel(NpgSession *s, const char *name, const char *file, co
 
 static void commit(NpgSession *s, Sched *sc, const Kernel *k) {
   session_add_variant(s, k, sc->k, sc->variant, sb_take(&sc->applied), sb_take(&sc->steps_ir));
+  add_helpers(s, sc);
 }
 
 void session_apply_programs(NpgSession *s, SchedProgram *first) {
@@ -67,7 +134,7 @@ void session_apply_programs(NpgSession *s, SchedProgram *first) {
     Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &s->diags, p->file, p->src, &s->target);
     bool ok = true;
     for (SchedStep *st = p->steps; st && ok; st = st->next) ok = sched_apply(sc, st);
-    if (ok) commit(s, sc, k);
+    if (ok && helpers_free(s, sc, p->file, p->src, p->variant_loc)) commit(s, sc, k);
     sched_free(sc);
   }
 }
@@ -88,9 +155,9 @@ bool npg_add_schedule_string(NpgSession *s, const char *name, const char *src, s
 
 bool npg_add_schedule_file(NpgSession *s, const char *path) {
   size_t len;
-  char *src = read_file(path, &len);
+  char *src = ir_read_input(path, FE_MAX_SOURCE_BYTES, &len);
   if (!src) {
-    diag_error(&s->diags, path, NULL, 0, 0, "cannot read schedule file");
+    frontend_read_error(path, errno, &s->diags);
     return false;
   }
   bool ok = add_schedules(s, path, src, len);
@@ -281,7 +348,7 @@ bool npg_sched_annotate_str(NpgSched *h, const char *target, const char *key, co
 int npg_sched_end(NpgSched *h) {
   if (!h) return -1;
   int r = -1;
-  if (!h->failed) {
+  if (!h->failed && helpers_free(h->s, h->sc, h->s->m->file, NULL, (SrcLoc){0, 0})) {
     commit(h->s, h->sc, h->k);
     r = h->s->nv - 1;
   }

@@ -1,7 +1,9 @@
 /* The public API (include/npugen.h): glue over frontend, emit and jit. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "emit/emit.h"
 #include "frontend/frontend.h"
@@ -10,6 +12,9 @@
 #include "jit/guard.h"
 #include "jit/session.h"
 #include "npugen.h"
+
+_Static_assert(NPG_MAX_INPUT_BYTES == FE_MAX_SOURCE_BYTES && NPG_MAX_INPUT_BYTES == NPUSIM_MAX_TARGET_BYTES,
+               "one documented input limit");
 
 struct NpgJit {
   TccUnit *unit;
@@ -26,6 +31,14 @@ static void build_variants(NpgSession *s) {
   if (!ok) return;
   for (Kernel *k = s->m->kernels; k; k = k->next) {
     if (!ir_verify_kernel(k, &s->diags, s->m->file)) return;
+    ir_map_put(&s->kernels, k->name, k);
+    const char *twin = session_case_twin(s, k->name);
+    if (twin) {
+      diag_error(&s->diags, s->m->file, s->m->src, k->loc.line, k->loc.col,
+                 "the kernel name '%s' differs from kernel '%s' only in case: their headers' guards would be the same, "
+                 "and so would their files on a case-insensitive file system", k->name, twin);
+      continue;
+    }
     session_add_variant(s, k, k, k->name, NULL, NULL);
   }
   session_apply_programs(s, s->m->schedules);
@@ -36,6 +49,9 @@ static NpgSession *session_new(const char *path, const char *target_ini) {
   NpgSession *s = calloc(1, sizeof *s);
   s->path = strdup(path);
   diag_init(&s->diags);
+  ir_map_init(&s->names, NULL);
+  ir_map_init(&s->kernels, NULL);
+  ir_map_init(&s->guards, NULL);
   npusim_target_default(&s->target);
   char err[1024];
   if (target_ini && npusim_target_load(&s->target, target_ini, err, sizeof err))
@@ -44,14 +60,30 @@ static NpgSession *session_new(const char *path, const char *target_ini) {
 }
 
 /* Parses the kernel file into s and builds its variants. */
-static void session_parse(NpgSession *s, const char *src, size_t len) {
-  s->m = frontend_parse(s->path, src, len, &s->diags);
-  if (s->m) build_variants(s);
+static void session_parse(NpgSession *s, const char *src, size_t len, bool intrinsic) {
+  s->m = (intrinsic ? frontend_parse_intrinsic : frontend_parse)(s->path, src, len, &s->diags);
+  if (!s->m) return;
+  session_add_defines(s);
+  build_variants(s);
+}
+
+/* A semantics kernel of npugen's own npu_intrinsics/ (its kernel is named
+ * after its intrinsic, which other kernels cannot be). */
+static bool intrinsics_file(const char *path) {
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (n >= sizeof dir) return false;
+  memcpy(dir, path, n);
+  dir[n] = 0;
+  struct stat a, b;
+  return stat(slash ? (n ? dir : "/") : ".", &a) == 0 && stat(NPG_INTRINSICS_INCLUDE_DIR, &b) == 0 &&
+         a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 NpgSession *npg_open_string_for_target(const char *name, const char *src, size_t len, const char *target_ini) {
   NpgSession *s = session_new(name, target_ini);
-  if (!s->diags.errors) session_parse(s, src, len);
+  if (!s->diags.errors) session_parse(s, src, len, false);
   return s;
 }
 
@@ -59,9 +91,9 @@ NpgSession *npg_open_file_for_target(const char *path, const char *target_ini) {
   NpgSession *s = session_new(path, target_ini);
   if (s->diags.errors) return s;
   size_t len;
-  char *src = read_file(path, &len);
-  if (!src) diag_error(&s->diags, path, NULL, 0, 0, "cannot read file");
-  else session_parse(s, src, len);
+  char *src = ir_read_input(path, FE_MAX_SOURCE_BYTES, &len);
+  if (!src) frontend_read_error(path, errno, &s->diags);
+  else session_parse(s, src, len, intrinsics_file(path));
   free(src);
   return s;
 }
@@ -83,6 +115,10 @@ void npg_close(NpgSession *s) {
   }
   free(s->v);
   check_refs_free(s->refs);
+  ir_map_free(&s->names);
+  ir_map_free(&s->kernels);
+  for (size_t i = 0; i < s->guards.cap; i++) free((char *)s->guards.e[i].key);
+  ir_map_free(&s->guards);
   free(s->trace_path);
   module_free(s->m);
   diag_free(&s->diags);
@@ -225,6 +261,8 @@ bool npg_set_target(NpgSession *s, const char *path) {
   s->target = t;
   return true;
 }
+
+const char *npg_target_name(const NpgSession *s) { return s->target.name; }
 
 void npg_set_check_limits(NpgSession *s, uint64_t max_steps, uint64_t max_bytes) {
   s->max_steps = max_steps;

@@ -4,6 +4,7 @@
 #define NPG_SESSION_H
 
 #include "ir/sched_prog.h"
+#include "ir/strmap.h"
 #include "jit/check.h"
 #include "jit/tcc_unit.h"
 #include "npugen.h"
@@ -26,6 +27,11 @@ struct NpgSession {
   Variant *v;
   int nv, cap;
   CheckRefs *refs; /* the kernels' reference runs, kept for every variant */
+  /* File-scope names of the emitted code: variants (kernels as written
+   * included), #defines, pack/unpack helpers; each maps to what it names. */
+  IrMap names;
+  IrMap kernels; /* the module's kernels by name */
+  IrMap guards;  /* variants by their header guard (NPUGEN_ + the name in capitals) */
   NpuTarget target; /* schedules are planned for it, variants simulated on it */
   char *trace_path;
   uint64_t max_steps, max_bytes; /* npg_set_check_limits; 0: the defaults */
@@ -38,6 +44,10 @@ void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
 /* Applies schedule programs (from `first` to the end of the list): each that
  * applies cleanly becomes a variant; refusals go to s->diags. */
 void session_apply_programs(NpgSession *s, SchedProgram *first);
+/* The #defines' names into s->names (after parsing the kernel file). */
+void session_add_defines(NpgSession *s);
+/* The variant whose name differs from `name` only in case, or NULL. */
+const char *session_case_twin(const NpgSession *s, const char *name);
 /* True when `name` may name a new variant; otherwise an error at loc. */
 bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, const char *src, SrcLoc loc);
 

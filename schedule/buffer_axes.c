@@ -109,6 +109,24 @@ bool prim_buffer_pad(Sched *s, const SchedStep *st) {
   return layout_apply(s, b, &m, &st->args[0]);
 }
 
+/* The smallest e >= from with e * inner = off (mod f), solved as a linear
+ * congruence (trying every e could take f, up to 2^31, steps). */
+static bool smallest_extent(int64_t from, int64_t inner, int64_t f, int64_t off, int64_t *e) {
+  int64_t a = inner % f, g = f, x = 0, x1 = 1, r = a; /* extended Euclid on (f, a): x * a = g (mod f) */
+  while (r) {
+    int64_t q = g / r, t = g - q * r;
+    g = r, r = t;
+    t = x - q * x1;
+    x = x1, x1 = t;
+  }
+  if (off % g) return false;
+  int64_t m = f / g;                                                    /* e is unique modulo m */
+  int64_t base = (int64_t)((((__int128)(off / g) * x) % m + m) % m);  /* one solution in [0, m) */
+  __int128 k = from <= base ? 0 : ((__int128)from - base + m - 1) / m;
+  *e = (int64_t)(base + k * m);
+  return true;
+}
+
 /* storage_align(BUF, axis, factor, offset): pads the next axis so that the
  * stride of `axis` (in elements) is factor * k + offset, as TVM's
  * storage_align does (to spread rows over memory banks). */
@@ -125,10 +143,8 @@ bool prim_storage_align(Sched *s, const SchedStep *st) {
     return sched_error(s, &st->args[1], "axis %d is %s's innermost: its stride is 1 and cannot be padded", axis, b->name);
   int64_t inner = 1;
   for (int d = axis + 2; d < b->ndim; d++) inner *= b->shape[d];
-  int64_t e = b->shape[axis + 1];
-  int64_t tries = 0;
-  while ((e * inner) % f != off && tries++ < f) e++;
-  if ((e * inner) % f != off)
+  int64_t e;
+  if (!smallest_extent(b->shape[axis + 1], inner, f, off, &e))
     return sched_error(s, &st->args[3], "no extent of axis %d gives a stride of %lld * k + %lld (the axes after it hold %lld elements)",
                        axis + 1, (long long)f, (long long)off, (long long)inner);
   IndexMap m;

@@ -355,7 +355,7 @@ static int group_indices(Sched *s, const IndexMap *m, Expr **phys, int64_t *shap
     int64_t ext = 1;
     for (int k = from; k < m->group_end[g]; k++) {
       x = x ? ir_add(s->a, ir_mul_int(s->a, x, m->extent[k], &ty_int), m->out[k], &ty_int) : m->out[k];
-      ext *= m->extent[k];
+      if (__builtin_mul_overflow(ext, m->extent[k], &ext)) ext = INT64_MAX; /* refused by the size check */
     }
     phys[g] = x;
     shape[g] = ext;
@@ -389,12 +389,14 @@ bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at) {
   Expr *phys[IR_MAX_DIMS];
   int64_t shape[IR_MAX_DIMS];
   int nphys = group_indices(s, m, phys, shape);
+  /* As for a parameter (frontend/kernel.c): C compilers refuse an extent
+   * of 2^31, and the emitted code indexes with int. */
   int64_t total = 1;
-  for (int g = 0; g < nphys; g++) {
-    if (shape[g] > ((int64_t)1 << 31) / total)
-      return sched_error(s, at, "the new layout of %s has more than 2^31 elements", b->name);
-    total *= shape[g];
-  }
+  bool over = false;
+  for (int g = 0; g < nphys; g++) over |= __builtin_mul_overflow(total, shape[g], &total);
+  if (over || total > INT32_MAX)
+    return sched_error(s, at, "the new layout of %s has %s%lld elements; at most 2147483647 (2^31 - 1) are supported",
+                       b->name, over ? "more than " : "", over ? (long long)INT64_MAX : (long long)total);
 
   /* The composed layout: logical indices -> new physical ones. */
   Layout *L = ARENA_NEW(s->a, Layout);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ir/arith.h"
+#include "ir/reserved.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
 
@@ -289,21 +290,8 @@ static bool taken_visit(Stmt *st, int depth, void *ctx) {
 }
 
 bool sched_name_taken(Sched *s, const char *name) {
-  /* type names (int32_t), names C code relies on, and our own prefixes */
-  static const char *const reserved[] = {"main", "NULL", "size_t", "ptrdiff_t", "bool", "true", "false",
-                                         "INFINITY", "NAN", "errno", "abs"};
-  if (type_by_name(name)) return true;
-  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-    if (!strcmp(reserved[i], name)) return true;
-  /* npu_intrinsics.h: npu_* functions, NPU_* scopes; <stdint.h>: INT8_MAX, ... */
-  if (!strncmp(name, "npg_", 4) || !strncmp(name, "npu_", 4) || !strncmp(name, "NPU_", 4) || !strncmp(name, "__", 2))
-    return true;
-  static const char *const stdint_prefix[] = {"INT", "UINT", "SIZE_", "PTRDIFF_"};
-  for (size_t i = 0; i < sizeof stdint_prefix / sizeof stdint_prefix[0]; i++) {
-    size_t n = strlen(stdint_prefix[i]);
-    if (!strncmp(name, stdint_prefix[i], n) && strstr(name, "_MAX")) return true;
-    if (!strncmp(name, stdint_prefix[i], n) && strstr(name, "_MIN")) return true;
-  }
+  /* type names (int32_t), the C library's names and our own prefixes */
+  if (type_by_name(name) || ir_reserved_why(name)) return true;
   for (const Param *p = s->k->params; p; p = p->next)
     if (!strcmp(p->buf ? p->buf->name : p->var->name, name)) return true;
   for (const Define *d = s->m->defines; d; d = d->next)
@@ -333,6 +321,11 @@ bool sched_is_c_name(const char *n) {
 const char *sched_new_name(Sched *s, const SchedArg *arg) {
   if (arg->kind != SA_NAME || !sched_is_c_name(arg->name)) {
     sched_error(s, arg, "expected a name for the new loop (a C identifier), got '%s'", arg->text);
+    return NULL;
+  }
+  const char *why = ir_reserved_why(arg->name);
+  if (why) {
+    sched_error(s, arg, "the new name '%s' is reserved: %s", arg->name, why);
     return NULL;
   }
   if (sched_name_taken(s, arg->name)) {

@@ -615,7 +615,7 @@ static bool sem_load(Sem *sem, const char *name, char *err, size_t n) {
     snprintf(err, n, "unknown intrinsic '%s' (npu_intrinsics/ has no semantics kernel %s.c)", name, name);
     return false;
   }
-  sem->m = frontend_parse(path, text, len, &sem->d);
+  sem->m = frontend_parse_intrinsic(path, text, len, &sem->d);
   free(text);
   if (!sem->m || !sem->m->kernels) {
     snprintf(err, n, "the semantics kernel of %s does not parse", name);
@@ -720,7 +720,7 @@ static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
     if (is_literal(d->body) && size_value(m, d->name, &v)) sb_printf(&text, "#define %s %lld\n", d->name, (long long)v);
     else sb_printf(&text, "#define %s %s\n", d->name, d->body);
   }
-  sb_puts(&text, "void npg_sizes(int x) { x = 0; }\n");
+  sb_puts(&text, "void semantics_sizes(int x) { x = 0; }\n");
   DiagList dl;
   diag_init(&dl);
   Module *mod = frontend_parse("<sizes>", text.data, text.len, &dl);

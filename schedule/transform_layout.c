@@ -5,6 +5,7 @@
  * dimension (TVM RFC #39). schedule/layout.c checks and applies it. */
 #include <string.h>
 
+#include "ir/reserved.h"
 #include "schedule/layout.h"
 #include "schedule/primitives.h"
 
@@ -79,6 +80,8 @@ bool prim_transform_layout(Sched *s, const SchedStep *st) {
   for (int d = 0; d < nin; d++) {
     if (ins[d].kind != SA_NAME || ins[d].has_value)
       return sched_error(s, &ins[d], "the map's inputs must be new index names, got '%s'", ins[d].text);
+    const char *why = ir_reserved_why(ins[d].name); /* the pack and unpack loops declare them */
+    if (why) return sched_error(s, &ins[d], "the index name '%s' is reserved: %s", ins[d].name, why);
     for (int e = 0; e < d; e++)
       if (!strcmp(names[e], ins[d].name)) return sched_error(s, &ins[d], "index '%s' appears twice", ins[d].name);
     names[d] = ins[d].name;

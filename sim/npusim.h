@@ -38,6 +38,9 @@ const NpuSimSymbol *npusim_symbols(size_t *count);
 /* ---- target description (an INI file under targets/) ---- */
 #define NPUSIM_MAX_VU 16
 #define NPUSIM_MAX_DMA 16
+/* A target file larger than this is refused (a device such as /dev/zero
+ * never ends): the same 16 MiB as a kernel file. */
+#define NPUSIM_MAX_TARGET_BYTES (16 << 20)
 
 typedef struct {
   char name[64];
@@ -59,9 +62,10 @@ typedef struct {
 
 /* The built-in default target: identical to targets/default.ini. */
 void npusim_target_default(NpuTarget *t);
-/* Reads an INI target file. Every key must be present once; unknown keys,
- * missing keys and absurd values are errors "path:line: message" written to
- * err. Returns 0 on success, -1 on error (t is then unspecified). */
+/* Reads an INI target file (at most NPUSIM_MAX_TARGET_BYTES, no NUL byte).
+ * Every key must be present once; unknown keys, missing keys and absurd
+ * values are errors "path:line: message" written to err. Returns 0 on
+ * success, -1 on error (t is then unspecified). */
 int npusim_target_load(NpuTarget *t, const char *path, char *err, size_t err_size);
 /* Checks a target built in code (ranges as for files); 0 or -1 and err. */
 int npusim_target_check(const NpuTarget *t, char *err, size_t err_size);

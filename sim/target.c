@@ -189,11 +189,45 @@ static int finish(ParseCtx *c, int rc, const char *name, char *err, size_t err_s
   return 0;
 }
 
+/* The whole file, at most NPUSIM_MAX_TARGET_BYTES of it; NULL with the
+ * error in err. */
+static char *read_target(const char *path, char *err, size_t err_size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, err_size, "%s: cannot open target file: %s", path, strerror(errno));
+    return NULL;
+  }
+  size_t len = 0, n;
+  char *text = malloc(1), buf[65536];
+  while (text && len <= NPUSIM_MAX_TARGET_BYTES && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+    char *more = realloc(text, len + n + 1);
+    if (!more) free(text);
+    else memcpy(more + len, buf, n);
+    text = more;
+    len += n;
+  }
+  int rerr = ferror(f) ? errno : 0;
+  fclose(f);
+  const char *why = !text ? "out of memory" : rerr ? strerror(rerr) : NULL;
+  if (!why && len > NPUSIM_MAX_TARGET_BYTES) why = "the file is larger than 16 MiB, the limit for a target file";
+  if (!why && memchr(text, 0, len)) why = "the file contains a NUL byte: not an INI file";
+  if (why) {
+    snprintf(err, err_size, "%s: cannot read target file: %s", path, why);
+    free(text);
+    return NULL;
+  }
+  text[len] = 0;
+  return text;
+}
+
 int npusim_target_load(NpuTarget *t, const char *path, char *err, size_t err_size) {
   ParseCtx c = {.t = t};
   memset(t, 0, sizeof *t);
   snprintf(t->name, sizeof t->name, "%s", path);
-  int rc = ini_parse(path, on_key, &c);
+  char *text = read_target(path, err, err_size);
+  if (!text) return -1;
+  int rc = ini_parse_string(text, on_key, &c);
+  free(text);
   return finish(&c, rc, path, err, err_size);
 }
 

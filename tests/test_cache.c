@@ -611,7 +611,8 @@ Test(cache, review_regressions) {
   npg_close(s);
   /* NPU_* and INT*_MAX names are the header's */
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu cache_read(A, dm, i, NPU_DM)\n",
-          "k.c:11:34: error: cache_read: the name 'NPU_DM' is already used in v; new loops and buffers need fresh names");
+          "k.c:11:34: error: cache_read: the new name 'NPU_DM' is reserved: the prefixes npu_ and NPU_ belong to the NPU "
+          "intrinsics (npu_intrinsics.h)");
   refused(matmul, "#pragma npu schedule(mm, v)\n#pragma npu vectorize(i)\n#pragma npu cache_read(B, dm, j, B_dm)\n",
           "k.c:12:13: error: cache_read: loop i is vectorized (vectorize(i), line 11), and after this step its "
           "iterations would share on-chip buffer B_dm (dm, declared in its body)");

@@ -68,7 +68,7 @@ static const BadCase cases[] = {
      "bad.c:1:52: error: 'return' is only allowed as the last statement of a kernel"},
     {"#if 1\nvoid f(float a[4]) { a[0] = 0; }\n#endif",
      "bad.c:1:1: error: conditional compilation (#if/#ifdef) is not supported in kernel files"},
-    {"", "bad.c: error: no kernel found: expected at least one void function"},
+    {"", "bad.c:1:1: error: no kernel found: expected at least one void function"},
     {"void f(float a[4]) { for (int i = 0; i < 4; i++) a[i] = a[i] + a; }",
      "bad.c:1:64: error: array 'a' used without an index"},
     {"void f(float a[4]) { float x = 1; x % 2; }",

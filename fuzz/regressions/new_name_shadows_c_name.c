@@ -10,10 +10,11 @@
  * any body that uses them; keywords like float are refused.) Expected: a
  * refusal naming the clash, as for names already used in the kernel.
  *
- * Status: fixed in 4fe3d14 (now refused: "the name 'int32_t' is already
- * used in v1").
- * Expect: refused split: the name 'int32_t' is already used in v1
- * Expect: refused split: the name 'expf' is already used in v2
+ * Status: fixed in 4fe3d14 (then refused: "the name 'int32_t' is already
+ * used in v1"); since issue 22 every user-chosen name is checked against
+ * the reserved names (ir/reserved.c), and the message says why.
+ * Expect: refused split: the new name 'int32_t' is reserved: C reserves names that begin with int or uint and end with _t
+ * Expect: refused split: the new name 'expf' is reserved: <math.h> declares it
  */
 #include <stdint.h>
 #include <math.h>
