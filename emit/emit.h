@@ -80,6 +80,9 @@ void emit_order_close(StrBuf *sb, int ind);
  * with operator op (OP_NONE: `=`), with each access of an on-chip buffer or
  * a parameter through npu_cu_access (EmitUnit.cu_hooks). */
 void emit_cu_expr(StrBuf *sb, const Expr *e);
+/* The check's C without hooks (a variant without intrinsics): e as tcc
+ * must see it (hook_cast's mask for a tcc conversion bug). */
+void emit_check_expr(StrBuf *sb, const Expr *e);
 void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op);
 
 #endif

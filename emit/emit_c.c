@@ -333,6 +333,7 @@ static void emit_for_header(Emit *em, const Stmt *s) {
 /* An expression the host evaluates: through the check's hooks when on. */
 static void print_value(const Emit *em, const Expr *e) {
   if (em->cu_hooks) emit_cu_expr(em->sb, e);
+  else if (em->u->cu_hooks) emit_check_expr(em->sb, e);
   else ir_print_expr(em->sb, e);
 }
 
@@ -1247,7 +1248,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
     case ST_ASSIGN:
       sb_indent(sb, ind);
       if (em->cu_hooks) emit_cu_store(sb, s->lhs, s->op);
-      else ir_print_expr(sb, s->lhs);
+      else print_value(em, s->lhs);
       sb_printf(sb, " %s= ", op_spelling(s->op));
       print_value(em, s->rhs);
       sb_putc(sb, ';');

@@ -27,9 +27,25 @@ static bool hook_load(StrBuf *sb, const Expr *load, const ExprHook *h) {
   return true;
 }
 
-static const ExprHook hook = {hook_load, NULL};
+/* tcc (0.9.27) converts a signed char to unsigned short as if to int: -6
+ * becomes -6, not 65530. The check's C, which tcc compiles, masks such a
+ * widening to an unsigned type narrower than int, as the conversion does. */
+static bool hook_cast(StrBuf *sb, const Expr *cast, const ExprHook *h) {
+  const Type *to = cast->type, *from = cast->a->type;
+  if (!type_is_integer(to) || to->is_signed || to->size >= 4 || !type_is_integer(from) || !from->is_signed ||
+      from->size >= to->size)
+    return false;
+  sb_printf(sb, "(%s)((", to->name);
+  ir_print_expr_hooked(sb, cast->a, h);
+  sb_printf(sb, ") & %s)", to->size == 1 ? "0xff" : "0xffff");
+  return true;
+}
+
+static const ExprHook hook = {hook_load, hook_cast, NULL};
+static const ExprHook casts_only = {NULL, hook_cast, NULL};
 
 void emit_cu_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &hook); }
+void emit_check_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &casts_only); }
 
 void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op) {
   if (lhs->kind != EX_LOAD || !hooked(lhs->buf)) {

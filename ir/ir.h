@@ -394,7 +394,8 @@ void ir_print_expr(StrBuf *sb, const Expr *e);
  * it prints the load's indices with ir_print_expr_hooked in turn. */
 typedef struct ExprHook ExprHook;
 struct ExprHook {
-  bool (*load)(StrBuf *sb, const Expr *load, const ExprHook *h);
+  bool (*load)(StrBuf *sb, const Expr *load, const ExprHook *h); /* NULL: none */
+  bool (*cast)(StrBuf *sb, const Expr *cast, const ExprHook *h); /* explicit casts; NULL: none */
   void *ctx;
 };
 void ir_print_expr_hooked(StrBuf *sb, const Expr *e, const ExprHook *h);

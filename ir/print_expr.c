@@ -129,7 +129,7 @@ static void print(StrBuf *sb, const Expr *e, const ExprHook *h) {
     sb_puts(sb, e->var->name);
     break;
   case EX_LOAD:
-    if (h && h->load(sb, e, h)) break;
+    if (h && h->load && h->load(sb, e, h)) break;
     sb_puts(sb, e->buf->name);
     for (int i = 0; i < e->buf->ndim; i++) {
       sb_putc(sb, '[');
@@ -156,6 +156,7 @@ static void print(StrBuf *sb, const Expr *e, const ExprHook *h) {
     break;
   }
   case EX_CAST:
+    if (h && h->cast && h->cast(sb, e, h)) break;
     sb_printf(sb, "(%s)", e->type->name);
     print_paren(sb, e->a, prec(e->a) < PREC_UNARY, h);
     break;

@@ -186,3 +186,22 @@ Test(check_ub, defined_arithmetic_passes) {
          "#pragma npu schedule(k, k_split)\n"
          "#pragma npu split(i, 3, io, ii)\n");
 }
+
+/* tcc converts a signed char to unsigned short as if to int (-6 stays -6,
+ * where C gives 65530); the reference and the check's C mask the
+ * conversion, so both compute C's value (fuzz_kernels seed 4294967539). */
+Test(check_ub, signed_char_to_unsigned_short) {
+  const char *src = "#include <stdint.h>\n#include <math.h>\n"
+                    "void k(double w[4], const signed char Z[4], int q[4]) {\n"
+                    "  for (int i = 0; i < 4; i++) {\n"
+                    "    w[i] = (unsigned short)Z[i] - (uint16_t)fmin(fmax(w[i], 0.0), 65534.0);\n"
+                    "    q[i] = (unsigned short)Z[i];\n"
+                    "  }\n"
+                    "}\n"
+                    "#pragma npu inputs(k, Z, -8, -1)\n";
+  passes(src);
+  /* the C a user gets is C as written: gcc converts it right */
+  NpgSession *s = open_kernel(src);
+  cr_expect(strstr(npg_emit_source(s, 0), "q[i] = (unsigned short)Z[i];"), "%s", npg_emit_source(s, 0));
+  npg_close(s);
+}
