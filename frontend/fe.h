@@ -145,6 +145,10 @@ void fe_pragma(Fe *fe, TSNode n);
 void fe_import_defines(Fe *fe);
 
 /* schedule.c: `#pragma npu` lines -> Module.schedules */
+/* A pragma's call (the text after "npu", at `at`) parsed as C; parse reads
+ * the tree's root with errors placed in the pragma line (frontend/schedule.c). */
+typedef void (*FePragmaParse)(Fe *fe, TSNode root, SrcLoc at, void *ctx);
+void fe_parse_pragma_call(Fe *fe, const char *call, SrcLoc at, FePragmaParse parse, void *ctx);
 void fe_schedule_pragma(Fe *fe, const char *text, SrcLoc loc);
 
 #endif

@@ -156,9 +156,8 @@ static void allow_nonfinite(Fe *fe, TSNode call, TSNode *a, uint32_t n) {
 enum { MAX_ARGS = 64 };
 
 /* Parses the call and hands its arguments to `inputs` or `allow_nonfinite`. */
-static void parse_pragma(Fe *fe, TSTree *tree, SrcLoc at) {
-  TSNode root = ts_tree_root_node(tree);
-  if (!fe_check_syntax(fe, root)) longjmp(fe->fail, 1);
+static void parse_pragma(Fe *fe, TSNode root, SrcLoc at, void *ctx) {
+  (void)ctx;
   TSNode body = fe_field(fe_child(root, 0), "body");
   TSNode es = fe_child(body, 0);
   TSNode call = ts_node_is_null(es) ? es : fe_child(es, 0);
@@ -193,28 +192,6 @@ bool fe_check_pragma(Fe *fe, const char *text, SrcLoc loc) {
   while (*call == ' ' || *call == '\t') call++;
   if (!is_ours(call)) return false;
   SrcLoc at = {loc.line, loc.col + (int)(call - text)};
-  static const char prefix[] = "void __npg_pragma(void) { ";
-  char *one = arena_strdup(fe->arena, call);
-  for (char *p = one; *p; p++)
-    if (*p == '\\' || *p == '\n' || *p == '\r') *p = ' '; /* continuations joined */
-  /* the newline ends a trailing // comment before the closing "; }" */
-  char *snippet = arena_printf(fe->arena, "%s%s\n; }", prefix, one);
-  TSParser *parser = ts_parser_new();
-  ts_parser_set_language(parser, fe->lang);
-  TSTree *tree = ts_parser_parse_string(parser, NULL, snippet, (uint32_t)strlen(snippet));
-  ts_parser_delete(parser);
-  LocMap saved_map = fe->map;
-  const char *saved_text = fe->text;
-  fe->map = (LocMap){true, at.line, at.col, (int)sizeof prefix - 1};
-  fe->text = snippet;
-  jmp_buf saved;
-  memcpy(saved, fe->fail, sizeof saved);
-  bool failed = setjmp(fe->fail);
-  if (!failed) parse_pragma(fe, tree, at);
-  fe->map = saved_map;
-  fe->text = saved_text;
-  ts_tree_delete(tree);
-  memcpy(fe->fail, saved, sizeof saved);
-  if (failed) longjmp(fe->fail, 1);
+  fe_parse_pragma_call(fe, call, at, parse_pragma, NULL);
   return true;
 }

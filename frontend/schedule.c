@@ -154,8 +154,10 @@ static SchedArg convert_arg(Fe *fe, TSNode n) {
   return a;
 }
 
-/* Parses "PRIM(args...)" (the pragma text after "npu") into a step. */
-static SchedStep *parse_call(Fe *fe, const char *call, SrcLoc at) {
+/* Parses a pragma's call (the text after "npu") as C in a snippet, and has
+ * `parse` read its tree with positions mapped back into the pragma line;
+ * an error longjmps out as usual once fe's state is restored. */
+void fe_parse_pragma_call(Fe *fe, const char *call, SrcLoc at, FePragmaParse parse, void *ctx) {
   static const char prefix[] = "void __npg_pragma(void) { ";
   /* The call on one line (continuations joined), then a newline, so that a
    * trailing // comment on the pragma line ends before the closing "; }". */
@@ -176,38 +178,50 @@ static SchedStep *parse_call(Fe *fe, const char *call, SrcLoc at) {
   fe->text = snippet;
   jmp_buf saved;
   memcpy(saved, fe->fail, sizeof saved);
-  SchedStep *st = NULL;
   bool failed = setjmp(fe->fail);
   if (!failed) {
     TSNode root = ts_tree_root_node(tree);
     if (!fe_check_syntax(fe, root)) longjmp(fe->fail, 1);
-    TSNode fn = fe_child(root, 0);
-    TSNode body = fe_field(fn, "body");
-    TSNode es = fe_child(body, 0);
-    TSNode callee = ts_node_is_null(es) ? es : fe_child(es, 0);
-    if (ts_node_named_child_count(root) != 1 || ts_node_named_child_count(body) != 1 ||
-        ts_node_is_null(callee) || !fe_is(es, "expression_statement") || !fe_is(callee, "call_expression"))
-      fe_error_at(fe, at, "expected one schedule primitive call, such as 'split(i, 16, io, ii)'");
-    TSNode fname = fe_field(callee, "function");
-    if (!fe_is(fname, "identifier")) fe_error(fe, fname, "the schedule primitive must be a plain name");
-    st = ARENA_NEW(fe->arena, SchedStep);
-    st->prim = fe_text(fe, fname);
-    st->loc = fe_loc(fe, fname);
-    st->text = fe_text(fe, callee);
-    TSNode args = fe_field(callee, "arguments");
-    uint32_t na = ts_node_named_child_count(args);
-    st->args = ARENA_ARRAY(fe->arena, SchedArg, na ? na : 1);
-    for (uint32_t i = 0; i < na; i++) {
-      TSNode a = ts_node_named_child(args, i);
-      if (fe_is(a, "comment")) continue;
-      st->args[st->nargs++] = convert_arg(fe, a);
-    }
+    parse(fe, root, at, ctx);
   }
   fe->map = saved_map;
   fe->text = saved_text;
   ts_tree_delete(tree);
   memcpy(fe->fail, saved, sizeof saved);
   if (failed) longjmp(fe->fail, 1);
+}
+
+/* The step of a schedule pragma's call "PRIM(args...)". */
+static void step_of(Fe *fe, TSNode root, SrcLoc at, void *ctx) {
+  SchedStep **out = ctx;
+  TSNode fn = fe_child(root, 0);
+  TSNode body = fe_field(fn, "body");
+  TSNode es = fe_child(body, 0);
+  TSNode callee = ts_node_is_null(es) ? es : fe_child(es, 0);
+  if (ts_node_named_child_count(root) != 1 || ts_node_named_child_count(body) != 1 ||
+      ts_node_is_null(callee) || !fe_is(es, "expression_statement") || !fe_is(callee, "call_expression"))
+    fe_error_at(fe, at, "expected one schedule primitive call, such as 'split(i, 16, io, ii)'");
+  TSNode fname = fe_field(callee, "function");
+  if (!fe_is(fname, "identifier")) fe_error(fe, fname, "the schedule primitive must be a plain name");
+  SchedStep *st = ARENA_NEW(fe->arena, SchedStep);
+  st->prim = fe_text(fe, fname);
+  st->loc = fe_loc(fe, fname);
+  st->text = fe_text(fe, callee);
+  TSNode args = fe_field(callee, "arguments");
+  uint32_t na = ts_node_named_child_count(args);
+  st->args = ARENA_ARRAY(fe->arena, SchedArg, na ? na : 1);
+  for (uint32_t i = 0; i < na; i++) {
+    TSNode a = ts_node_named_child(args, i);
+    if (fe_is(a, "comment")) continue;
+    st->args[st->nargs++] = convert_arg(fe, a);
+  }
+  *out = st;
+}
+
+/* Parses "PRIM(args...)" (the pragma text after "npu") into a step. */
+static SchedStep *parse_call(Fe *fe, const char *call, SrcLoc at) {
+  SchedStep *st = NULL;
+  fe_parse_pragma_call(fe, call, at, step_of, &st);
   return st;
 }
 
