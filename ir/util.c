@@ -229,24 +229,7 @@ char *diag_render(const DiagList *d) {
   return sb_take(&sb);
 }
 
-char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&sb, buf, n);
-  int err = ferror(f);
-  fclose(f);
-  if (err) {
-    sb_free(&sb);
-    errno = EIO;
-    return NULL;
-  }
-  if (len) *len = sb.len;
-  return sb_take(&sb);
-}
+char *read_file(const char *path, size_t *len) { return ir_read_input(path, SIZE_MAX, len); }
 
 char *ir_read_input(const char *path, size_t max, size_t *len) {
   FILE *f = fopen(path, "rb");
