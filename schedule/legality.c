@@ -34,7 +34,10 @@
 /* ---------------- the variant's model ---------------- */
 
 static void time_pairs_free(TimePairs *t) {
-  for (int i = 0; i < t->n; i++) isl_map_free(t->v[i]);
+  for (int i = 0; i < t->n; i++) {
+    isl_map_free(t->v[i].pairs);
+    isl_map_free(t->v[i].times);
+  }
   free(t->v);
   t->v = NULL;
   t->n = 0;
@@ -287,48 +290,54 @@ void sched_explain(Sched *s, isl_union_map *pairs, const char *verb) {
 
 /* ---------------- the checks ---------------- */
 
+static int leaf_of(isl_map *m, enum isl_dim_type t) {
+  const char *n = isl_map_get_tuple_name(m, t);
+  return n && n[0] == 'S' ? atoi(n + 1) : -1;
+}
+
 typedef struct {
-  isl_union_map *times;
-  isl_space *time; /* the time vectors' space */
   TimePairs *out;
   int cap;
-} TimeMaker;
+} PairList;
 
-/* One conflict map (S_a -> S_b) as pairs of times: its two statements'
- * time maps looked up by space (isl's union composition would try every
- * time map against every conflict map). */
-static isl_stat add_time_pairs(isl_map *c, void *user) {
-  TimeMaker *t = user;
-  isl_space *sp = isl_map_get_space(c);
-  isl_space *a = isl_space_map_from_domain_and_range(isl_space_domain(isl_space_copy(sp)), isl_space_copy(t->time));
-  isl_space *b = isl_space_map_from_domain_and_range(isl_space_range(sp), isl_space_copy(t->time));
-  isl_map *ta = isl_union_map_extract_map(t->times, a);
-  isl_map *tb = isl_union_map_extract_map(t->times, b);
-  isl_map *pairs = isl_map_apply_range(isl_map_apply_domain(c, ta), tb);
-  if (!pairs) return isl_stat_error;
-  if (t->out->n == t->cap) {
-    t->cap = t->cap ? 2 * t->cap : 64;
-    t->out->v = realloc(t->out->v, sizeof *t->out->v * (size_t)t->cap);
+static isl_stat collect_pair(isl_map *c, void *user) {
+  PairList *l = user;
+  if (l->out->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 64;
+    l->out->v = realloc(l->out->v, sizeof *l->out->v * (size_t)l->cap);
   }
-  t->out->v[t->out->n++] = pairs;
+  l->out->v[l->out->n++] = (ConflictPair){leaf_of(c, isl_dim_in), leaf_of(c, isl_dim_out), c, NULL};
   return isl_stat_ok;
 }
 
-/* The model's conflicting pairs as pairs of times by `times` (all time
- * vectors having ndims components). False when isl failed. */
-static bool conflict_times(Sched *s, isl_union_map *times, int ndims, TimePairs *out) {
-  TimeMaker t = {times, isl_space_set_alloc(s->ctx, 0, (unsigned)ndims), out, 0};
+/* The model's conflicting pairs, one map per pair of leaves. False when
+ * isl failed. */
+static bool conflict_list(Sched *s, TimePairs *out) {
+  PairList l = {out, 0};
   isl_union_map *c = dep_conflicts(&s->before);
-  bool ok = c && isl_union_map_foreach_map(c, add_time_pairs, &t) >= 0;
+  bool ok = c && isl_union_map_foreach_map(c, collect_pair, &l) >= 0;
   isl_union_map_free(c);
-  isl_space_free(t.time);
   return ok;
+}
+
+/* One conflict map (S_a -> S_b) as pairs of times by `times` (time vectors
+ * of ndims components): its two statements' time maps looked up by space
+ * (isl's union composition would try every time map against every
+ * conflict map). */
+static isl_map *times_of_pairs(isl_union_map *times, int ndims, isl_map *c) {
+  isl_space *time = isl_space_set_alloc(isl_map_get_ctx(c), 0, (unsigned)ndims);
+  isl_space *sp = isl_map_get_space(c);
+  isl_space *a = isl_space_map_from_domain_and_range(isl_space_domain(isl_space_copy(sp)), isl_space_copy(time));
+  isl_space *b = isl_space_map_from_domain_and_range(isl_space_range(sp), time);
+  isl_map *ta = isl_union_map_extract_map(times, a);
+  isl_map *tb = isl_union_map_extract_map(times, b);
+  return isl_map_apply_range(isl_map_apply_domain(isl_map_copy(c), ta), tb);
 }
 
 const TimePairs *sched_conflict_times(Sched *s, const DepModel *now) {
   if (s->conflict_times_of != now) {
     time_pairs_free(&s->conflict_times);
-    if (!conflict_times(s, now->sched, now->time_dims, &s->conflict_times)) {
+    if (!conflict_list(s, &s->conflict_times)) {
       time_pairs_free(&s->conflict_times);
       s->conflict_times_of = NULL;
       return NULL;
@@ -338,55 +347,135 @@ const TimePairs *sched_conflict_times(Sched *s, const DepModel *now) {
   return &s->conflict_times;
 }
 
-/* Some vector of d is lexicographically positive in its first kb
- * components and negative in the other ka: level by level in the first
- * part (zeros, then > 0), and only where that part is not empty, in the
- * second (zeros, then < 0). Consumes d. */
-static bool reversed_somewhere(isl_set *d, int kb, int ka) {
+isl_map *sched_pair_times(Sched *s, int i) {
+  ConflictPair *p = &s->conflict_times.v[i];
+  if (!p->times) p->times = times_of_pairs(s->conflict_times_of->sched, s->conflict_times_of->time_dims, p->pairs);
+  return p->times;
+}
+
+typedef struct {
+  bool *flags;
+  int n;
+} LeafSet;
+
+static bool mark_leaf(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  LeafSet *l = ctx;
+  if ((st->kind == ST_ASSIGN || st->kind == ST_DECL) && st->inst >= 0 && st->inst < l->n) l->flags[st->inst] = true;
+  return true;
+}
+
+bool *sched_leaves_in(Sched *s, const Stmt *loop) {
+  LeafSet l = {calloc((size_t)s->before.nleaves + 1, sizeof(bool)), s->before.nleaves};
+  ir_walk_stmts(loop->body, mark_leaf, &l);
+  return l.flags;
+}
+
+bool sched_pair_within(const Sched *s, int i, const bool *in) {
+  int a = s->conflict_times.v[i].a, b = s->conflict_times.v[i].b, n = s->before.nleaves;
+  return a < 0 || a >= n || b < 0 || b >= n || (in[a] && in[b]); /* not a leaf of the model: kept */
+}
+
+/* Some vector of d is lexicographically positive in the components
+ * first[0..kb) and negative in the components second[0..ka): level by level
+ * in the first order (zeros, then > 0), and only where that part is not
+ * empty, in the second (zeros, then < 0). The two may name the same
+ * components in two orders. Consumes d. */
+static bool reversed_somewhere(isl_set *d, const int *first, int kb, const int *second, int ka) {
   bool found = false;
   for (int i = 0; i < kb && !found; i++) {
-    isl_set *x = isl_set_lower_bound_si(isl_set_copy(d), isl_dim_set, (unsigned)i, 1);
+    isl_set *x = isl_set_lower_bound_si(isl_set_copy(d), isl_dim_set, (unsigned)first[i], 1);
     int empty = x ? isl_set_is_empty(x) : -1;
     for (int j = 0; j < ka && empty == 0 && !found; j++) {
-      isl_set *y = isl_set_upper_bound_si(isl_set_copy(x), isl_dim_set, (unsigned)(kb + j), -1);
+      isl_set *y = isl_set_upper_bound_si(isl_set_copy(x), isl_dim_set, (unsigned)second[j], -1);
       found = !y || isl_set_is_empty(y) != isl_bool_true;
       isl_set_free(y);
-      x = isl_set_fix_si(x, isl_dim_set, (unsigned)(kb + j), 0);
+      x = isl_set_fix_si(x, isl_dim_set, (unsigned)second[j], 0);
     }
     found = found || empty < 0;
     isl_set_free(x);
-    d = isl_set_fix_si(d, isl_dim_set, (unsigned)i, 0);
+    d = isl_set_fix_si(d, isl_dim_set, (unsigned)first[i], 0);
   }
   isl_set_free(d);
   return found;
 }
 
 typedef struct {
+  const int *first, *second;
   int kb, ka;
   bool found;
 } Reversed;
 
 static isl_stat reversed_piece(isl_basic_set *b, void *user) {
   Reversed *r = user;
-  r->found = reversed_somewhere(isl_set_from_basic_set(b), r->kb, r->ka);
+  r->found = reversed_somewhere(isl_set_from_basic_set(b), r->first, r->kb, r->second, r->ka);
   return r->found ? isl_stat_error : isl_stat_ok; /* stop at the first */
+}
+
+/* After reorder (Sched.reorder): 1 when some conflicting pair changes its
+ * order, 0 when none, -1 when this test cannot tell. The program before
+ * the step was proven, and the step only moved loop headers in the chain
+ * under `top`: pairs not both inside top, or in different iterations of
+ * the loops around it, kept their order; for the others, the time vectors
+ * before the step are the ones after it with the moved headers'
+ * components permuted back. So one set of differences (of the times now,
+ * which the marks' proofs share) is tested in both orders. */
+static int reorder_broken(Sched *s, const DepModel *now) {
+  const DepLoop *top = dep_loop(now, s->reorder.top);
+  if (!top) return -1;
+  if (top->dim < 0) return 0; /* no statement inside */
+  int n = now->time_dims - top->dim;
+  int *before = malloc(sizeof(int) * (size_t)(n + 1)), *after = malloc(sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) before[i] = after[i] = top->dim + i;
+  int res = 0;
+  for (int i = 0; i < s->reorder.n && !res; i++) {
+    const DepLoop *from = dep_loop(now, s->reorder.from[i]), *to = dep_loop(now, s->reorder.to[i]);
+    if (!from || !to || from->dim < top->dim || to->dim < top->dim) res = -1;
+    else before[from->dim - top->dim] = to->dim;
+  }
+  const TimePairs *t = res ? NULL : sched_conflict_times(s, now);
+  if (!res && !t) res = -1;
+  bool *in = res ? NULL : sched_leaves_in(s, s->reorder.top);
+  Reversed r = {before, after, n, n, false};
+  for (int i = 0; !res && i < t->n; i++) {
+    if (!sched_pair_within(s, i, in)) continue;
+    isl_map *m = sched_pair_times(s, i);
+    m = m ? isl_map_copy(m) : NULL;
+    for (int d = 0; d < top->dim; d++) m = isl_map_equate(m, isl_dim_in, d, isl_dim_out, d);
+    isl_set *d = isl_map_deltas(m);
+    if (!d) res = -1;
+    else if (isl_set_foreach_basic_set(d, reversed_piece, &r) < 0) res = r.found ? 1 : -1;
+    isl_set_free(d);
+  }
+  free(in);
+  free(before);
+  free(after);
+  return res;
 }
 
 /* True when some conflicting pair runs in one order in the model and in the
  * other after the rewrite (then the slow exact path explains which). Piece
  * by piece of the differences of both times. */
 static bool order_broken(Sched *s, const DepModel *after) {
+  if (s->reorder.top) {
+    int r = reorder_broken(s, after);
+    if (r >= 0) return r;
+  }
+  int kb = s->before.time_dims, ka = after->time_dims;
+  int *first = malloc(sizeof(int) * (size_t)(kb + ka + 1));
+  for (int i = 0; i < kb + ka; i++) first[i] = i;
   isl_union_map *both = isl_union_map_flat_range_product(isl_union_map_copy(s->before.sched), isl_union_map_copy(after->sched));
-  TimePairs t = {NULL, 0};
-  bool found = !conflict_times(s, both, s->before.time_dims + after->time_dims, &t);
-  isl_union_map_free(both);
-  Reversed r = {s->before.time_dims, after->time_dims, false};
-  for (int i = 0; i < t.n && !found; i++) {
-    isl_set *d = isl_map_deltas(isl_map_copy(t.v[i]));
+  TimePairs c = {NULL, 0};
+  bool found = !conflict_list(s, &c);
+  Reversed r = {first, first + kb, kb, ka, false};
+  for (int i = 0; i < c.n && !found; i++) {
+    isl_set *d = isl_map_deltas(times_of_pairs(both, kb + ka, c.v[i].pairs));
     found = !d || isl_set_foreach_basic_set(d, reversed_piece, &r) < 0;
     isl_set_free(d);
   }
-  time_pairs_free(&t);
+  time_pairs_free(&c);
+  isl_union_map_free(both);
+  free(first);
   return found;
 }
 

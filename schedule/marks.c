@@ -101,10 +101,10 @@ static isl_stat carry_piece(isl_basic_map *b, void *user) {
 }
 
 /* 1 when some conflicting pair runs across iterations of l, 0 when none,
- * -1 when isl failed. Piece by piece, each met with the one relation
- * across_iterations builds; the pairs come in both directions, so one
- * order is enough. */
-static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l) {
+ * -1 when isl failed. Only pairs of the leaves inside the loop (`in`) can,
+ * piece by piece, each met with the one relation across_iterations builds;
+ * the pairs come in both directions, so one order is enough. */
+static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l, const bool *in) {
   isl_space *time = isl_space_set_alloc(s->ctx, 0, (unsigned)now->time_dims);
   /* equalities, fixed positions and one order: a single basic map, whose
    * hull is itself (isl_map_intersect would compare every piece with it) */
@@ -112,19 +112,28 @@ static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepL
   Carry c = {rel && isl_map_n_basic_map(rel) == 1 ? isl_map_simple_hull(isl_map_copy(rel)) : NULL, 0};
   isl_map_free(rel);
   if (!c.across) return -1;
-  for (int i = 0; i < t->n && !c.hit; i++)
-    if (isl_map_foreach_basic_map(t->v[i], carry_piece, &c) < 0 && !c.hit) c.hit = -1;
+  for (int i = 0; i < t->n && !c.hit; i++) {
+    if (!sched_pair_within(s, i, in)) continue;
+    isl_map *tm = sched_pair_times(s, i);
+    if (!tm || (isl_map_foreach_basic_map(tm, carry_piece, &c) < 0 && !c.hit)) c.hit = -1;
+  }
   isl_basic_map_free(c.across);
   return c.hit;
 }
 
 /* The dependences (pairs of the model's instances, earlier -> later)
  * across iterations of l, for the message. */
-static isl_union_map *carried_deps(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l) {
+static isl_union_map *carried_deps(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l, const bool *in) {
   isl_union_map *x = isl_union_map_empty_ctx(s->ctx);
   for (int i = 0; i < t->n; i++) {
-    x = isl_union_map_add_map(x, across_iterations(isl_map_copy(t->v[i]), l, true));
-    x = isl_union_map_add_map(x, across_iterations(isl_map_copy(t->v[i]), l, false));
+    if (!sched_pair_within(s, i, in)) continue;
+    isl_map *tm = sched_pair_times(s, i);
+    if (!tm) {
+      isl_union_map_free(x);
+      return NULL;
+    }
+    x = isl_union_map_add_map(x, across_iterations(isl_map_copy(tm), l, true));
+    x = isl_union_map_add_map(x, across_iterations(isl_map_copy(tm), l, false));
   }
   isl_union_map *pairs = isl_union_map_apply_range(isl_union_map_copy(now->sched), x);
   pairs = isl_union_map_apply_range(pairs, isl_union_map_reverse(isl_union_map_copy(now->sched)));
@@ -153,13 +162,16 @@ static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop) {
   if (!l) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
   if (l->dim < 0) return true; /* no statement inside: nothing is carried */
   const TimePairs *t = sched_conflict_times(s, now);
-  int c = t ? carried(s, now, t, l) : -1;
+  bool *in = sched_leaves_in(s, loop);
+  int c = t ? carried(s, now, t, l, in) : -1;
+  if (c <= 0) free(in);
   if (c < 0) return sched_error(s, NULL, "internal error: dependence analysis failed");
   if (!c) {
     proven(s, loop);
     return true;
   }
-  isl_union_map *hit = carried_deps(s, now, t, l);
+  isl_union_map *hit = carried_deps(s, now, t, l, in);
+  free(in);
   if (!hit || isl_union_map_is_empty(hit) != isl_bool_false) {
     isl_union_map_free(hit);
     return sched_error(s, NULL, "internal error: dependence analysis failed");

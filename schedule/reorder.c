@@ -55,6 +55,7 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
   /* The chain from top down to the innermost listed loop must be perfect. */
   Stmt *chain[256];
   int nc = 0, seen = 0;
+  bool sank = false;
   for (Stmt *c = top; c; ) {
     if (nc == 256) return sched_error(s, args[0], "loop nest too deep");
     chain[nc++] = c;
@@ -75,6 +76,7 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
       b->next = NULL;
       c->body->body = inner;
       b = inner;
+      sank = true;
     }
     if (!b || b->next || b->kind != ST_FOR) {
       /* name what keeps the nest from being perfect */
@@ -111,6 +113,16 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
         return sched_error(s, at, "loop %s's bounds depend on %s, which would run inside it", h[i].name, h[j].var->name);
       }
   for (int i = 0; i < nc; i++) set_header(chain[i], h[i]);
+  /* for the proof: where each header went, when no guard sank (a guard
+   * changes the time vectors' shape, not only their order) */
+  s->reorder.top = sank || n > 64 ? NULL : top;
+  s->reorder.n = 0;
+  for (int i = 0, slot = 0; i < nc && s->reorder.top; i++)
+    for (int j = 0; j < n; j++)
+      if (loops[j] == chain[i]) {
+        s->reorder.from[s->reorder.n] = loops[slot++];
+        s->reorder.to[s->reorder.n++] = chain[i];
+      }
   return true;
 }
 

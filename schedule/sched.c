@@ -130,8 +130,10 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
   }
   s->step_keeps_order = prims[pi].order == KEEPS_ORDER;
+  s->reorder.top = NULL;
   bool ok = prims[pi].fn(s, st);
   s->step_keeps_order = false;
+  s->reorder.top = NULL;
   if (!ok) return false;
   if (prims[pi].after != MODEL_KEPT) sched_model_drop(s);
   if (prims[pi].after == MODEL_RESET) s->reset_origins = true;

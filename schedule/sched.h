@@ -17,10 +17,19 @@
 typedef struct Sched Sched;
 typedef struct isl_map isl_map;
 
-/* Pairs of times (time -> time), held by a list of maps: tests go piece by
- * piece, and no union of thousands of pieces is ever simplified. */
+/* The model's conflicting pairs, one map per pair of leaves (both
+ * directions): instances of leaf a and of leaf b that touch one element,
+ * one of them writing. Each is turned into pairs of times (time -> time)
+ * only when a test asks for it (sched_pair_times): a test about one loop
+ * looks only at the leaves inside it. A list of maps, not a union: tests go
+ * piece by piece, and no union of thousands of pieces is ever simplified. */
 typedef struct {
-  isl_map **v;
+  int a, b;       /* the leaves (Stmt.inst) */
+  isl_map *pairs; /* S<a>[..] -> S<b>[..] */
+  isl_map *times; /* the same pairs as times of the model they were asked for; NULL until then */
+} ConflictPair;
+typedef struct {
+  ConflictPair *v;
   int n;
 } TimePairs;
 struct Sched {
@@ -57,6 +66,15 @@ struct Sched {
   unsigned ir_gen, proven_gen;
   const Stmt *proven[64];
   int nproven;
+  /* Set by reorder (and tile) for its proof (schedule/legality.c): the loop
+   * `top` whose subtree holds all the step changed, in its place, and the
+   * permutation of its chain's headers: the header of loop from[i] moved
+   * to loop to[i]. NULL top: the whole program is proven. */
+  struct {
+    const Stmt *top;
+    const Stmt *from[64], *to[64];
+    int n;
+  } reorder;
   NpuTarget target;   /* what placement and bind plan for (the emitter takes
                        * the session's target, the same one, via EmitUnit) */
 };
@@ -139,10 +157,18 @@ const DepModel *sched_model_now(Sched *s);
  * every dependence of the model in order; otherwise a refusal naming both
  * statements, their lines and the distance. */
 bool sched_legal(Sched *s);
-/* The model's conflicting pairs (sharing an element, one writing) as pairs
- * of times of `now` (sched_model_now), in both directions. Owned by s and
+/* The model's conflicting pairs (sharing an element, one writing), in both
+ * directions, to be read as times of `now` (sched_model_now). Owned by s and
  * kept until the IR changes; NULL when isl failed. */
 const TimePairs *sched_conflict_times(Sched *s, const DepModel *now);
+/* Pair i of sched_conflict_times(s, now) as time -> time of `now`, made on
+ * first use; owned by s. NULL when isl failed. */
+isl_map *sched_pair_times(Sched *s, int i);
+/* Which leaves of the model (by Stmt.inst: an array of flags, freed by
+ * the caller) occur in loop's body. */
+bool *sched_leaves_in(Sched *s, const Stmt *loop);
+/* Is pair i of sched_conflict_times between two leaves of `in`? */
+bool sched_pair_within(const Sched *s, int i, const bool *in);
 /* Refuses with "illegal: VERB the flow dependence on ..." for one pair of
  * `pairs` (dependences of the model). */
 void sched_explain(Sched *s, isl_union_map *pairs, const char *verb);
