@@ -51,10 +51,12 @@ void aff_free(AffCtx *c) {
   for (int i = 0; i < c->ncons; i++) {
     free(c->cons[i]);
     isl_set_free(c->cons_dom[i]);
+    isl_set_free(c->cons_set[i]);
   }
   free(c->cons);
   free(c->cons_loops);
   free(c->cons_dom);
+  free(c->cons_set);
   free(c->loops);
   free(c->defs);
 }
@@ -284,10 +286,38 @@ static void push_con(AffCtx *c, char *text) {
     c->cons = realloc(c->cons, sizeof *c->cons * (size_t)c->cap_cons);
     c->cons_loops = realloc(c->cons_loops, sizeof *c->cons_loops * (size_t)c->cap_cons);
     c->cons_dom = realloc(c->cons_dom, sizeof *c->cons_dom * (size_t)c->cap_cons);
+    c->cons_set = realloc(c->cons_set, sizeof *c->cons_set * (size_t)c->cap_cons);
   }
   c->cons_loops[c->ncons] = c->nloops;
   c->cons_dom[c->ncons] = NULL;
+  c->cons_set[c->ncons] = NULL;
   c->cons[c->ncons++] = text;
+}
+
+/* The bounds of the innermost loop (a step of 1 or -1, affine bounds) as a
+ * set built with isl's API; NULL otherwise (then its text is parsed). */
+static isl_set *loop_set(AffCtx *c, const Stmt *loop) {
+  if (loop->step != 1 && loop->step != -1) return NULL;
+  isl_local_space *ls = loops_space(c);
+  isl_aff *lo = build_rec(c, ls, loop->lo, 0), *hi = lo ? build_rec(c, ls, loop->hi, 0) : NULL;
+  isl_aff *var = isl_aff_var_on_domain(ls, isl_dim_set, (unsigned)(c->nloops - 1));
+  isl_set *set = NULL;
+  if (lo && hi) {
+    set = loop->step > 0 ? isl_aff_ge_set(isl_aff_copy(var), lo) : isl_aff_le_set(isl_aff_copy(var), lo);
+    lo = NULL;
+    switch (loop->cmp) {
+    case OP_LT: set = isl_set_intersect(set, isl_aff_lt_set(var, hi)); break;
+    case OP_LE: set = isl_set_intersect(set, isl_aff_le_set(var, hi)); break;
+    case OP_GT: set = isl_set_intersect(set, isl_aff_gt_set(var, hi)); break;
+    case OP_GE: set = isl_set_intersect(set, isl_aff_ge_set(var, hi)); break;
+    default: set = isl_set_free(set); isl_aff_free(var); isl_aff_free(hi); break;
+    }
+    var = hi = NULL;
+  }
+  isl_aff_free(lo);
+  isl_aff_free(hi);
+  isl_aff_free(var);
+  return set;
 }
 
 void aff_push_loop(AffCtx *c, const Stmt *loop) {
@@ -310,6 +340,7 @@ void aff_push_loop(AffCtx *c, const Stmt *loop) {
   free(lo);
   free(hi);
   push_con(c, sb_take(&sb));
+  c->cons_set[c->ncons - 1] = loop_set(c, loop);
 }
 
 void aff_pop_loop(AffCtx *c) {
@@ -369,6 +400,7 @@ void aff_pop_cond(AffCtx *c) {
   c->ncons--;
   free(c->cons[c->ncons]);
   isl_set_free(c->cons_dom[c->ncons]);
+  isl_set_free(c->cons_set[c->ncons]);
 }
 
 /* ---------------- ranges ---------------- */
@@ -413,15 +445,18 @@ static isl_set *domain_upto(AffCtx *c, int i) {
     isl_set *below = i ? domain_upto(c, i - 1) : isl_set_universe(isl_space_set_alloc(c->ctx, 0, 0));
     if (!below) return NULL;
     int n = c->cons_loops[i];
-    StrBuf sb;
-    sb_init(&sb);
-    sb_putc(&sb, '{');
-    sb_putc(&sb, ' ');
-    sb_putc(&sb, '[');
-    for (int k = 0; k < n; k++) sb_printf(&sb, "%sc%d", k ? ", " : "", c->loops[k]->var->id);
-    sb_printf(&sb, "] : %s }", c->cons[i]);
-    isl_set *con = isl_set_read_from_str(c->ctx, sb.data);
-    sb_free(&sb);
+    isl_set *con = isl_set_copy(c->cons_set[i]);
+    if (!con) {
+      StrBuf sb;
+      sb_init(&sb);
+      sb_putc(&sb, '{');
+      sb_putc(&sb, ' ');
+      sb_putc(&sb, '[');
+      for (int k = 0; k < n; k++) sb_printf(&sb, "%sc%d", k ? ", " : "", c->loops[k]->var->id);
+      sb_printf(&sb, "] : %s }", c->cons[i]);
+      con = isl_set_read_from_str(c->ctx, sb.data);
+      sb_free(&sb);
+    }
     c->cons_dom[i] = con ? isl_set_intersect(extend(c, below, n), con) : isl_set_free(below);
   }
   return isl_set_copy(c->cons_dom[i]);

@@ -20,6 +20,7 @@ typedef struct {
    * (NULL until asked): each is the one below plus one small parse */
   int *cons_loops;
   struct isl_set **cons_dom;
+  struct isl_set **cons_set; /* the constraint built with isl's API (loop bounds), or NULL: parse its text */
   const Expr **defs; /* by Var.id: single-assignment local -> its initializer */
   /* the current domain as an isl set, parsed once per state of the stack
    * (statements under one loop share it); NULL until asked */

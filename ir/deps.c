@@ -112,6 +112,11 @@ typedef struct {
    * element); else the text of its instance S<inst>[orig...], and each
    * access is I<inst>[c...] -> [instance -> element] */
   const char *acc_orig;
+  /* the same instance as an isl function of the iteration (NULL: text) */
+  isl_multi_aff *acc_i2o;
+  /* one leaf's accesses built with isl's API, with the texts above for
+   * those it cannot build (a whole array, an index that is not affine) */
+  isl_union_map *racc_api, *wacc_api;
   isl_union_map *reads, *writes;
 } Build;
 
@@ -122,10 +127,68 @@ static int *snapshot_loops(Build *b) {
   return ids;
 }
 
+/* An affine expression of the current loops, as an isl_aff on their space. */
+static isl_aff *loop_aff(Build *b, const Expr *e) { return aff_build(&b->aff, e); }
+
+/* The counter of the current loops whose Var.id is var_id, as an isl_aff. */
+static isl_aff *counter_aff(Build *b, int var_id) {
+  for (int k = 0; k < b->aff.nloops; k++)
+    if (b->aff.loops[k]->var->id == var_id) {
+      Expr v = {.kind = EX_VAR, .var = b->aff.loops[k]->var, .type = b->aff.loops[k]->var->type};
+      return loop_aff(b, &v);
+    }
+  return NULL;
+}
+
+/* add_access's map built with isl's API: iteration -> element, or
+ * iteration -> [instance -> element] (Build.acc_i2o); NULL when some part
+ * is not affine (then its text is parsed). */
+static isl_map *access_map(Build *b, const Stmt *leaf, const Expr *e, const int *decl) {
+  if (e->kind == EX_LOAD && !e->idx) return NULL; /* a whole array: free dimensions */
+  if (b->acc_orig && !b->acc_i2o) return NULL;
+  int ndecl = decl ? decl[0] : 0, nidx = e->kind == EX_LOAD ? e->buf->ndim : 0;
+  Expr zero = {.kind = EX_INT, .ival = 0, .type = &ty_int};
+  isl_aff *z = loop_aff(b, &zero);
+  if (!z) return NULL;
+  isl_space *dom = isl_aff_get_domain_space(z);
+  isl_aff_free(z);
+  isl_aff_list *list = isl_aff_list_alloc(b->m->ctx, ndecl + nidx);
+  bool ok = true;
+  for (int i = 0; i < ndecl && ok; i++) {
+    isl_aff *a = counter_aff(b, decl[i + 1]);
+    ok = a != NULL;
+    if (ok) list = isl_aff_list_add(list, a);
+  }
+  for (int i = 0; i < nidx && ok; i++) {
+    isl_aff *a = loop_aff(b, e->idx[i]);
+    ok = a != NULL;
+    if (ok) list = isl_aff_list_add(list, a);
+  }
+  if (!ok) {
+    isl_space_free(dom);
+    isl_aff_list_free(list);
+    return NULL;
+  }
+  char name[32];
+  snprintf(name, sizeof name, "%c%d", e->kind == EX_VAR ? 'V' : 'B', e->kind == EX_VAR ? e->var->id : e->buf->id);
+  isl_space *elem = isl_space_set_tuple_name(isl_space_set_alloc(b->m->ctx, 0, (unsigned)(ndecl + nidx)), isl_dim_set, name);
+  isl_multi_aff *ma = isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(dom, elem), list);
+  if (b->acc_orig) ma = isl_multi_aff_range_product(isl_multi_aff_copy(b->acc_i2o), ma);
+  snprintf(name, sizeof name, "%c%d", b->acc_orig ? 'I' : 'S', leaf->inst);
+  return isl_map_set_tuple_name(isl_map_from_multi_aff(ma), isl_dim_in, name);
+}
+
 /* Adds `stmt accesses elem` to the reads or writes. The element tuple of a
  * local carries the loops it was declared in first (one copy per iteration).
  * A dimension whose index is not affine is left free within its extent. */
 static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
+  const int *decl0 = e->kind == EX_VAR ? b->var_decl_loops[e->var->id] : b->buf_decl_loops[e->buf->id];
+  isl_map *built = access_map(b, leaf, e, decl0);
+  if (built) {
+    isl_union_map **into = write ? &b->wacc_api : &b->racc_api;
+    *into = *into ? isl_union_map_add_map(*into, built) : isl_union_map_from_map(built);
+    return;
+  }
   StrBuf *sb = write ? &b->wacc : &b->racc;
   char *space = aff_space_text(&b->aff);
   if (b->acc_orig) sb_printf(sb, "I%d%s -> [%s -> ", leaf->inst, space, b->acc_orig);
@@ -164,14 +227,22 @@ static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
   free(space);
 }
 
-/* Parses the batched accesses of one leaf into reads or writes. */
-static void flush_accesses(Build *b, StrBuf *sb, isl_union_map **into, const Stmt *leaf, isl_union_set *dom) {
-  if (!sb->len) return;
-  StrBuf all;
-  sb_init(&all);
-  sb_printf(&all, "{ %s }", sb->data);
-  isl_union_map *acc = isl_union_map_read_from_str(b->m->ctx, all.data);
-  sb_free(&all);
+/* The batched accesses of one leaf (built, and texts parsed) into reads or
+ * writes. */
+static void flush_accesses(Build *b, StrBuf *sb, isl_union_map **api, isl_union_map **into, const Stmt *leaf, isl_union_set *dom) {
+  isl_union_map *acc = *api;
+  *api = NULL;
+  if (sb->len) {
+    StrBuf all;
+    sb_init(&all);
+    sb_printf(&all, "{ %s }", sb->data);
+    isl_union_map *parsed = isl_union_map_read_from_str(b->m->ctx, all.data);
+    sb_free(&all);
+    acc = acc && parsed ? isl_union_map_union(acc, parsed) : acc ? isl_union_map_free(acc) : parsed;
+    if (!parsed) acc = NULL;
+  } else if (!acc) {
+    return;
+  }
   sb_free(sb);
   sb_init(sb);
   if (!acc) {
@@ -299,10 +370,36 @@ static void leaf(Build *b, const Stmt *s) {
  * instances: built over its loop iterations, and for an origin that is not
  * the identity, as iteration -> [instance -> element], whose range is the
  * map wanted (one parse, no inverse of iteration -> instance). */
+/* Iteration -> the instance S<inst>[orig...] it runs, with isl's API;
+ * NULL when an origin is not affine here. */
+static isl_multi_aff *orig_multi_aff(Build *b, const Stmt *s) {
+  Expr zero = {.kind = EX_INT, .ival = 0, .type = &ty_int};
+  isl_aff *z = loop_aff(b, &zero);
+  if (!z) return NULL;
+  isl_space *dom = isl_aff_get_domain_space(z);
+  isl_aff_free(z);
+  isl_aff_list *list = isl_aff_list_alloc(b->m->ctx, s->norig);
+  for (int i = 0; i < s->norig; i++) {
+    isl_aff *a = loop_aff(b, s->orig[i]);
+    if (!a) {
+      isl_space_free(dom);
+      isl_aff_list_free(list);
+      return NULL;
+    }
+    list = isl_aff_list_add(list, a);
+  }
+  char name[32];
+  snprintf(name, sizeof name, "S%d", s->inst);
+  isl_space *inst = isl_space_set_tuple_name(isl_space_set_alloc(b->m->ctx, 0, (unsigned)s->norig), isl_dim_set, name);
+  return isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(dom, inst), list);
+}
+
 static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity) {
   DepModel *m = b->m;
   b->acc_orig = identity ? NULL : b->orig[idx];
+  b->acc_i2o = identity ? NULL : orig_multi_aff(b, s);
   leaf_accesses(b, s);
+  b->acc_i2o = isl_multi_aff_free(b->acc_i2o);
   isl_union_set *dom = NULL;
   if (b->dom[idx]) { /* the loops' domain, already built, in the instance's or the iteration's tuple */
     char name[32];
@@ -322,14 +419,14 @@ static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity) {
     return;
   }
   if (identity) {
-    flush_accesses(b, &b->racc, &b->reads, s, dom);
-    flush_accesses(b, &b->wacc, &b->writes, s, dom);
+    flush_accesses(b, &b->racc, &b->racc_api, &b->reads, s, dom);
+    flush_accesses(b, &b->wacc, &b->wacc_api, &b->writes, s, dom);
     isl_union_set_free(dom);
     return;
   }
   isl_union_map *r = isl_union_map_empty_ctx(m->ctx), *w = isl_union_map_empty_ctx(m->ctx);
-  flush_accesses(b, &b->racc, &r, s, dom);
-  flush_accesses(b, &b->wacc, &w, s, dom);
+  flush_accesses(b, &b->racc, &b->racc_api, &r, s, dom);
+  flush_accesses(b, &b->wacc, &b->wacc_api, &w, s, dom);
   isl_union_set_free(dom);
   b->reads = isl_union_map_union(b->reads, isl_union_set_unwrap(isl_union_map_range(r)));
   b->writes = isl_union_map_union(b->writes, isl_union_set_unwrap(isl_union_map_range(w)));

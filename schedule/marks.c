@@ -140,11 +140,13 @@ static isl_union_map *carried_deps(Sched *s, const DepModel *now, const TimePair
   return isl_union_map_intersect(dep_memory(&s->before), pairs);
 }
 
-/* Proven on this very IR already (a step that changed no dependence)? */
+/* Proven on this very IR already (a step that changed no dependence, or
+ * one that kept every instance's order and the loop's header)? */
 static bool proven_already(Sched *s, const Stmt *loop) {
   if (s->proven_gen != s->ir_gen) return false;
   for (int i = 0; i < s->nproven; i++)
-    if (s->proven[i] == loop) return true;
+    if (s->proven[i].loop == loop) return s->proven[i].var == loop->var && s->proven[i].step == loop->step &&
+                                          ir_expr_same(s->proven[i].lo, loop->lo) && ir_expr_same(s->proven[i].hi, loop->hi);
   return false;
 }
 
@@ -153,7 +155,19 @@ static void proven(Sched *s, const Stmt *loop) {
     s->proven_gen = s->ir_gen;
     s->nproven = 0;
   }
-  if (s->nproven < 64) s->proven[s->nproven++] = loop;
+  if (s->nproven < 64) s->proven[s->nproven++] = (ProvenMark){loop, loop->var, loop->lo, loop->hi, loop->step};
+}
+
+/* A loop L carries nothing when no conflicting pair runs in one iteration
+ * of the loops around it and in two of its own. A step that keeps the
+ * order and the model re-expresses loops: split and fuse map the counters
+ * around L one to one onto new ones (the same pairs are in one iteration
+ * of them), unroll and loop_partition give L's instances to copies (each
+ * copy holds a subset of the pairs; the copies are new loops, proven
+ * anew), and a step inside L keeps each instance's counter of L. So only
+ * a change of L's own header (kept in the proof) needs a new proof. */
+void sched_marks_carry(Sched *s, unsigned gen_before) {
+  if (s->proven_gen == gen_before) s->proven_gen = s->ir_gen;
 }
 
 static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop) {

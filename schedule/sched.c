@@ -131,6 +131,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   }
   s->step_keeps_order = prims[pi].order == KEEPS_ORDER;
   s->reorder.top = NULL;
+  unsigned gen_before = s->ir_gen;
   bool ok = prims[pi].fn(s, st);
   s->step_keeps_order = false;
   s->reorder.top = NULL;
@@ -138,6 +139,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   if (prims[pi].after != MODEL_KEPT) sched_model_drop(s);
   if (prims[pi].after == MODEL_RESET) s->reset_origins = true;
   if (pad_drop_guards(s)) sched_model_drop(s); /* instances that only touch padding run now */
+  else if (prims[pi].order == KEEPS_ORDER && prims[pi].after == MODEL_KEPT) sched_marks_carry(s, gen_before);
   arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts (values only) */
   if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
   char why[300];

@@ -32,6 +32,14 @@ typedef struct {
   ConflictPair *v;
   int n;
 } TimePairs;
+
+/* A marked loop proven to carry nothing, with its header as proven. */
+typedef struct {
+  const Stmt *loop;
+  const Var *var;
+  const Expr *lo, *hi;
+  int64_t step;
+} ProvenMark;
 struct Sched {
   Arena *a;           /* the module's arena: new IR nodes live there */
   const Module *m;
@@ -64,7 +72,9 @@ struct Sched {
    * dropped model); the marked loops proven to carry nothing since the
    * last one need no proof again (schedule/marks.c). */
   unsigned ir_gen, proven_gen;
-  const Stmt *proven[64];
+  /* each proven loop with its header as proven: a step that keeps the
+   * order keeps a proof whose loop kept its header (schedule/marks.c) */
+  ProvenMark proven[64];
   int nproven;
   /* Set by reorder (and tile) for its proof (schedule/legality.c): the loop
    * `top` whose subtree holds all the step changed, in its place, and the
@@ -174,6 +184,10 @@ bool sched_pair_within(const Sched *s, int i, const bool *in);
 void sched_explain(Sched *s, isl_union_map *pairs, const char *verb);
 
 /* ---------------- marks (schedule/marks.c) ---------------- */
+/* After a step that keeps the order of instances and the model (split,
+ * fuse, unroll, loop_partition): the marks proven before it stay proven
+ * where the loop kept its header. */
+void sched_marks_carry(Sched *s, unsigned gen_before);
 /* No dependence is carried by loop and no on-chip buffer is declared in its
  * body (parallel, vectorize, before they mark it). */
 bool sched_loop_is_parallel(Sched *s, const Stmt *loop);
