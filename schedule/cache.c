@@ -337,22 +337,20 @@ static bool writes_cover_box(Region *r, const Start *st, const int64_t *ext) {
 
 /* ---------------- reads of values the iteration wrote ---------------- */
 
-/* Do the sink and the source of every dependence (time -> time) run in one
- * iteration of loop l and the loops around it (equal times up to its
- * counter)? */
-static isl_stat same_iteration(isl_map *t, void *user) {
-  const DepLoop *l = user;
-  isl_map *eq = isl_map_copy(t);
-  for (int k = 0; k <= l->dim; k++) eq = isl_map_equate(eq, isl_dim_in, k, isl_dim_out, k);
-  bool same = isl_map_is_equal(eq, t) == isl_bool_true;
-  isl_map_free(eq);
-  isl_map_free(t);
-  return same ? isl_stat_ok : isl_stat_error;
+/* Times (t -> t') in one iteration of loop l and the loops around it
+ * (equal up to its counter), t' earlier than t. */
+static isl_map *earlier_in_iteration(isl_ctx *ctx, int ndims, const DepLoop *l) {
+  isl_map *m = isl_map_lex_gt(isl_space_set_alloc(ctx, 0, (unsigned)ndims));
+  for (int k = 0; k <= l->dim; k++) m = isl_map_equate(m, isl_dim_in, k, isl_dim_out, k);
+  return m;
 }
 
 /* Does every read of b under `at` see a value written earlier in the same
- * iteration (exact last-writer dataflow with isl, in the order the loops
- * run now)? Then the region need not be copied in. */
+ * iteration? Then the region need not be copied in. Exact, without a
+ * last-writer dataflow: the last write before a read lies between an
+ * earlier write of the same iteration and the read, so in that iteration
+ * too; it suffices that every read has some earlier write of its element
+ * in its iteration (in the order the loops run now). */
 static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
   const DepModel *now = sched_model_now(s);
   const DepLoop *l = now ? dep_loop(now, at) : NULL;
@@ -367,23 +365,15 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
       isl_union_map_intersect_domain(isl_union_map_copy(m->reads), isl_union_set_copy(under)), isl_union_set_copy(array));
   isl_union_map *writes = isl_union_map_intersect_range(
       isl_union_map_intersect_domain(isl_union_map_copy(m->writes), under), array);
-  isl_union_access_info *ai = isl_union_access_info_from_sink(reads);
-  ai = isl_union_access_info_set_must_source(ai, writes);
-  ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(now->sched));
-  isl_union_flow *flow = isl_union_access_info_compute_flow(ai);
-  bool ok = false;
-  if (flow) {
-    isl_union_map *none = isl_union_flow_get_may_no_source(flow);
-    isl_union_map *dep = isl_union_flow_get_may_dependence(flow);
-    /* sink -> source as times */
-    dep = isl_union_map_apply_domain(dep, isl_union_map_copy(now->sched));
-    dep = isl_union_map_apply_range(dep, isl_union_map_copy(now->sched));
-    ok = none && dep && isl_union_map_is_empty(none) == isl_bool_true &&
-         isl_union_map_foreach_map(dep, same_iteration, (void *)l) == isl_stat_ok;
-    isl_union_map_free(none);
-    isl_union_map_free(dep);
-    isl_union_flow_free(flow);
-  }
+  /* read time -> write time, one element */
+  isl_union_map *read_t = isl_union_map_apply_domain(reads, isl_union_map_copy(now->sched));
+  isl_union_map *write_t = isl_union_map_apply_domain(writes, isl_union_map_copy(now->sched));
+  isl_union_set *read_times = isl_union_map_domain(isl_union_map_copy(read_t));
+  isl_union_map *pairs = isl_union_map_apply_range(read_t, isl_union_map_reverse(write_t));
+  pairs = isl_union_map_intersect(pairs, isl_union_map_from_map(earlier_in_iteration(s->ctx, now->time_dims, l)));
+  isl_union_set *unseen = isl_union_set_subtract(read_times, isl_union_map_domain(pairs));
+  bool ok = unseen && isl_union_set_is_empty(unseen) == isl_bool_true;
+  isl_union_set_free(unseen);
   return ok;
 }
 
