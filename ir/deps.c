@@ -104,6 +104,7 @@ typedef struct {
   /* per leaf: its domain over its loop counters (aff_domain; NULL: build
    * from the texts) and those counters' Var ids (ids[0] of them) */
   isl_set **dom;
+  isl_multi_aff **i2o; /* iteration -> instance, when the origin is not the identity (NULL: its text) */
   int **loop_ids;
   int *inst; /* its Stmt.inst */
   int nocc, capocc;
@@ -112,7 +113,8 @@ typedef struct {
    * element); else the text of its instance S<inst>[orig...], and each
    * access is I<inst>[c...] -> [instance -> element] */
   const char *acc_orig;
-  /* the same instance as an isl function of the iteration (NULL: text) */
+  /* the same instance as an isl function of the iteration (NULL: text;
+   * borrowed from Build.i2o) */
   isl_multi_aff *acc_i2o;
   /* one leaf's accesses built with isl's API, with the texts above for
    * those it cannot build (a whole array, an index that is not affine) */
@@ -291,6 +293,7 @@ static void leaf_accesses(Build *b, const Stmt *s) {
 }
 
 static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity);
+static isl_multi_aff *orig_multi_aff(Build *b, const Stmt *s);
 
 static void leaf(Build *b, const Stmt *s) {
   DepModel *m = b->m;
@@ -336,6 +339,7 @@ static void leaf(Build *b, const Stmt *s) {
     b->time = realloc(b->time, sizeof(char **) * (size_t)b->capocc);
     b->ntime = realloc(b->ntime, sizeof(int) * (size_t)b->capocc);
     b->identity = realloc(b->identity, sizeof(bool) * (size_t)b->capocc);
+    b->i2o = realloc(b->i2o, sizeof *b->i2o * (size_t)b->capocc);
     b->dom = realloc(b->dom, sizeof(isl_set *) * (size_t)b->capocc);
     b->loop_ids = realloc(b->loop_ids, sizeof(int *) * (size_t)b->capocc);
     b->inst = realloc(b->inst, sizeof(int) * (size_t)b->capocc);
@@ -356,6 +360,7 @@ static void leaf(Build *b, const Stmt *s) {
   for (int i = 0; identity && i < s->norig; i++)
     identity = s->orig[i]->kind == EX_VAR && s->orig[i]->var == b->aff.loops[i]->var;
   b->identity[idx] = identity;
+  b->i2o[idx] = identity ? NULL : orig_multi_aff(b, s);
   if (identity) { /* plain names: the tuple declares the variables */
     free(b->orig[idx]);
     StrBuf on;
@@ -397,9 +402,9 @@ static isl_multi_aff *orig_multi_aff(Build *b, const Stmt *s) {
 static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity) {
   DepModel *m = b->m;
   b->acc_orig = identity ? NULL : b->orig[idx];
-  b->acc_i2o = identity ? NULL : orig_multi_aff(b, s);
+  b->acc_i2o = b->i2o[idx];
   leaf_accesses(b, s);
-  b->acc_i2o = isl_multi_aff_free(b->acc_i2o);
+  b->acc_i2o = NULL;
   isl_union_set *dom = NULL;
   if (b->dom[idx]) { /* the loops' domain, already built, in the instance's or the iteration's tuple */
     char name[32];
@@ -622,8 +627,13 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
         snprintf(name, sizeof name, "S%d", b.inst[i]);
         o2t = time_map(&b, i, isl_set_set_tuple_name(isl_set_copy(b.dom[i]), name), newdim, full, kept);
       } else if (b.dom[i]) { /* iteration -> instance (its text, without the domain's), then -> [t] */
-        sb_printf(&sb, "{ %s -> %s }", b.iter_space[i], b.orig[i]);
-        isl_map *i2o = isl_map_read_from_str(ctx, sb.data);
+        isl_map *i2o = NULL;
+        if (b.i2o[i]) {
+          i2o = isl_map_from_multi_aff(isl_multi_aff_copy(b.i2o[i]));
+        } else {
+          sb_printf(&sb, "{ %s -> %s }", b.iter_space[i], b.orig[i]);
+          i2o = isl_map_read_from_str(ctx, sb.data);
+        }
         sb_free(&sb);
         sb_init(&sb);
         isl_map *i2t = time_map(&b, i, isl_set_copy(b.dom[i]), newdim, full, kept);
@@ -664,6 +674,7 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
     free(b.cons[i]);
     free(b.orig[i]);
     isl_set_free(b.dom[i]);
+    isl_multi_aff_free(b.i2o[i]);
     free(b.loop_ids[i]);
     for (int d = 0; d < b.ntime[i]; d++) free(b.time[i][d]);
     free(b.time[i]);
@@ -678,6 +689,7 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
   free(b.ntime);
   free(newdim);
   free(b.identity);
+  free(b.i2o);
   sb_free(&b.racc);
   sb_free(&b.wacc);
   /* copies of a statement (unroll, partition) are adjacent pieces: merging
