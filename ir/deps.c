@@ -75,10 +75,12 @@ static bool max_inst(Stmt *s, int depth, void *ctx) {
   return true;
 }
 
-void dep_number_new_leaves(Arena *a, Kernel *k) {
+int dep_number_new_leaves(Arena *a, Kernel *k) {
   Reset r = {.a = a, .only_new = true};
   ir_walk_stmts(k->body, max_inst, &r.next_inst);
+  int first = r.next_inst;
   reset_list(&r, k->body);
+  return first;
 }
 
 /* ---------------- model building ---------------- */

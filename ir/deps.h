@@ -58,7 +58,7 @@ void dep_reset_origins(Arena *a, Kernel *k);
  * after the others, with their own loop counters as origins; the others
  * keep theirs, so the copies of one statement (unroll, partition) stay one
  * statement with one instance domain in the next model. */
-void dep_number_new_leaves(Arena *a, Kernel *k);
+int dep_number_new_leaves(Arena *a, Kernel *k); /* returns the first new number */
 /* Builds the model of k over its origins' instances (with accesses: each
  * occurrence's accesses are mapped from its loop iterations to its
  * instances). Returns false (with m->error) when some origin is not

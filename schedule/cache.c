@@ -494,6 +494,13 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   c->role = b->role;
   c->loc = st->loc;
   c->id = s->k->nbufs++;
+  /* A parameter has one copy of each element, its cache one per iteration
+   * of `at` (and the loops around), and one iteration's accesses map one
+   * to one onto the cache: two statements that were there conflict on the
+   * cache only where they conflicted on b, and the marks need new proofs
+   * for the copies' pairs only (a local array's cache may instead be
+   * shared by iterations that had their own copy). */
+  s->step_keeps_pairs = is_param;
   Redirect rd = {s, &r, b, c, start};
   ir_walk_stmts(at->body, redirect_stmt, &rd);
 

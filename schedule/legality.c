@@ -62,8 +62,9 @@ void sched_model_drop(Sched *s) {
  * only the new ones (copies of a statement stay one statement). */
 static bool model_build(Sched *s, bool reset) {
   sched_model_drop(s);
+  s->first_new_leaf = 0;
   if (reset) dep_reset_origins(s->a, s->k);
-  else dep_number_new_leaves(s->a, s->k);
+  else s->first_new_leaf = dep_number_new_leaves(s->a, s->k);
   s->have_before = dep_model_build(&s->before, s->ctx, s->k, true);
   if (!s->have_before) {
     sched_error(s, NULL, "cannot analyse %s: %s", s->k->name, s->before.error);

@@ -100,11 +100,18 @@ static isl_stat carry_piece(isl_basic_map *b, void *user) {
   return isl_stat_error; /* stop */
 }
 
+/* Pair i is between leaves of `in`, one of them numbered from min_new on
+ * (-1: any)? */
+static bool pair_to_test(const Sched *s, int i, const bool *in, int min_new) {
+  if (!sched_pair_within(s, i, in)) return false;
+  return min_new < 0 || s->conflict_times.v[i].a >= min_new || s->conflict_times.v[i].b >= min_new;
+}
+
 /* 1 when some conflicting pair runs across iterations of l, 0 when none,
  * -1 when isl failed. Only pairs of the leaves inside the loop (`in`) can,
  * piece by piece, each met with the one relation across_iterations builds;
  * the pairs come in both directions, so one order is enough. */
-static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l, const bool *in) {
+static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l, const bool *in, int min_new) {
   isl_space *time = isl_space_set_alloc(s->ctx, 0, (unsigned)now->time_dims);
   /* equalities, fixed positions and one order: a single basic map, whose
    * hull is itself (isl_map_intersect would compare every piece with it) */
@@ -113,7 +120,7 @@ static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepL
   isl_map_free(rel);
   if (!c.across) return -1;
   for (int i = 0; i < t->n && !c.hit; i++) {
-    if (!sched_pair_within(s, i, in)) continue;
+    if (!pair_to_test(s, i, in, min_new)) continue;
     isl_map *tm = sched_pair_times(s, i);
     if (!tm || (isl_map_foreach_basic_map(tm, carry_piece, &c) < 0 && !c.hit)) c.hit = -1;
   }
@@ -123,10 +130,10 @@ static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepL
 
 /* The dependences (pairs of the model's instances, earlier -> later)
  * across iterations of l, for the message. */
-static isl_union_map *carried_deps(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l, const bool *in) {
+static isl_union_map *carried_deps(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l, const bool *in, int min_new) {
   isl_union_map *x = isl_union_map_empty_ctx(s->ctx);
   for (int i = 0; i < t->n; i++) {
-    if (!sched_pair_within(s, i, in)) continue;
+    if (!pair_to_test(s, i, in, min_new)) continue;
     isl_map *tm = sched_pair_times(s, i);
     if (!tm) {
       isl_union_map_free(x);
@@ -170,21 +177,33 @@ void sched_marks_carry(Sched *s, unsigned gen_before) {
   if (s->proven_gen == gen_before) s->proven_gen = s->ir_gen;
 }
 
-static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop) {
+void sched_marks_after_new_statements(Sched *s, unsigned gen_before) { s->marks_partial = s->proven_gen == gen_before; }
+
+/* Was loop proven, with the header it has, before the last step (its
+ * proof may be out of date)? */
+static bool proven_before(const Sched *s, const Stmt *loop) {
+  for (int i = 0; i < s->nproven; i++)
+    if (s->proven[i].loop == loop) return s->proven[i].var == loop->var && s->proven[i].step == loop->step &&
+                                          ir_expr_same(s->proven[i].lo, loop->lo) && ir_expr_same(s->proven[i].hi, loop->hi);
+  return false;
+}
+
+/* min_new: only the pairs with a leaf numbered from it on (-1: all). */
+static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop, int min_new) {
   if (proven_already(s, loop)) return true;
   const DepLoop *l = dep_loop(now, loop);
   if (!l) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
   if (l->dim < 0) return true; /* no statement inside: nothing is carried */
   const TimePairs *t = sched_conflict_times(s, now);
   bool *in = sched_leaves_in(s, loop);
-  int c = t ? carried(s, now, t, l, in) : -1;
+  int c = t ? carried(s, now, t, l, in, min_new) : -1;
   if (c <= 0) free(in);
   if (c < 0) return sched_error(s, NULL, "internal error: dependence analysis failed");
   if (!c) {
     proven(s, loop);
     return true;
   }
-  isl_union_map *hit = carried_deps(s, now, t, l, in);
+  isl_union_map *hit = carried_deps(s, now, t, l, in, min_new);
   free(in);
   if (!hit || isl_union_map_is_empty(hit) != isl_bool_false) {
     isl_union_map_free(hit);
@@ -206,7 +225,7 @@ static const char *private_scope_of(const Stmt *loop) { return loop->loop_kind =
 bool sched_loop_is_parallel(Sched *s, const Stmt *loop) {
   if (!owns_its_buffers(s, loop, NULL)) return false;
   const DepModel *now = sched_model_now(s);
-  return now && carries_nothing(s, now, loop);
+  return now && carries_nothing(s, now, loop, -1);
 }
 
 typedef struct {
@@ -226,17 +245,22 @@ static bool collect_marked(Stmt *st, int depth, void *ctx) {
 }
 
 bool sched_check_marks(Sched *s) {
+  bool partial = s->marks_partial;
+  s->marks_partial = false;
   Marked m = {.n = 0};
   ir_walk_stmts(s->k->body, collect_marked, &m);
   if (m.overflow) return sched_error(s, NULL, "more than 256 marked loops (parallel, vectorize, bind)");
   int unproven = 0;
+  bool only_new[256];
   for (int i = 0; i < m.n; i++) {
     if (!owns_its_buffers(s, m.loops[i], private_scope_of(m.loops[i]))) return false;
-    if (!proven_already(s, m.loops[i])) m.loops[unproven++] = m.loops[i];
+    if (proven_already(s, m.loops[i])) continue;
+    only_new[unproven] = partial && proven_before(s, m.loops[i]);
+    m.loops[unproven++] = m.loops[i];
   }
   if (!unproven) return true;
   const DepModel *now = sched_model_now(s);
   bool ok = now != NULL;
-  for (int i = 0; i < unproven && ok; i++) ok = carries_nothing(s, now, m.loops[i]);
+  for (int i = 0; i < unproven && ok; i++) ok = carries_nothing(s, now, m.loops[i], only_new[i] ? s->first_new_leaf : -1);
   return ok;
 }

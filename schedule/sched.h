@@ -76,6 +76,13 @@ struct Sched {
    * order keeps a proof whose loop kept its header (schedule/marks.c) */
   ProvenMark proven[64];
   int nproven;
+  /* Set by a step that adds statements but no conflicting pair between
+   * the statements that were there (cache_read, cache_write of a
+   * parameter): the marks proven before it need proving again only for
+   * pairs with a new statement, numbered from first_new_leaf in the
+   * rebuilt model (schedule/marks.c). */
+  bool step_keeps_pairs, marks_partial;
+  int first_new_leaf;
   /* Set by reorder (and tile) for its proof (schedule/legality.c): the loop
    * `top` whose subtree holds all the step changed, in its place, and the
    * permutation of its chain's headers: the header of loop from[i] moved
@@ -188,6 +195,9 @@ void sched_explain(Sched *s, isl_union_map *pairs, const char *verb);
  * fuse, unroll, loop_partition): the marks proven before it stay proven
  * where the loop kept its header. */
 void sched_marks_carry(Sched *s, unsigned gen_before);
+/* After a step that set Sched.step_keeps_pairs: the marks proven before it
+ * are proven again for the pairs with a new statement only. */
+void sched_marks_after_new_statements(Sched *s, unsigned gen_before);
 /* No dependence is carried by loop and no on-chip buffer is declared in its
  * body (parallel, vectorize, before they mark it). */
 bool sched_loop_is_parallel(Sched *s, const Stmt *loop);

@@ -96,6 +96,38 @@ Test(marks, cache_then_double_buffer_in_a_parallel_loop_is_refused) {
           "iterations would share on-chip buffer B_dm (dm, declared in its body)");
 }
 
+/* After cache_read/cache_write of a parameter only the pairs with a copy
+ * are proven again (schedule/marks.c): here the copies race. */
+Test(marks, a_cache_whose_copies_race_under_bind_is_refused) {
+  refused("void k(float A[140], const float X[64]) {\n"
+          "  for (int j = 0; j < 4; j++)\n"
+          "    for (int r = 0; r < 16; r++) {\n"
+          "      s1: A[32 * j + 2 * r] = X[r];\n"
+          "      s2: A[32 * j + 2 * r + 3] = X[r] + 1;\n"
+          "    }\n"
+          "}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu bind(j, vu)\n#pragma npu cache_write(A, vu_vm, j, A_vm)\n",
+          "k.c:10:13: error: cache_write: illegal: loop j is bound to the VU cores (bind(j, vu), line 9), and after "
+          "this step it would carry the flow dependence on A from A_vm_store (line 10) to A_vm_load (line 10)");
+}
+
+/* A local array's cache may be shared by iterations that each had their
+ * own copy: every pair is proven again (a proof of the copies' pairs only
+ * would accept this). */
+Test(marks, a_local_arrays_cache_shared_by_parallel_iterations_is_refused) {
+  refused("void k(const float X[8][16], float Y[8][16]) {\n"
+          "  for (int i = 0; i < 8; i++)\n"
+          "    for (int j = 0; j < 16; j++) {\n"
+          "      float t[4];\n"
+          "      a: t[0] = X[i][j];\n"
+          "      b: Y[i][j] = t[0] * 2;\n"
+          "    }\n"
+          "}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu parallel(j)\n#pragma npu cache_write(t, dm, i, t_dm)\n",
+          "k.c:11:13: error: cache_write: illegal: loop j is parallel (parallel(j), line 10), and after this step "
+          "it would carry the flow dependence on t_dm from a (line 5) to b (line 6)");
+}
+
 Test(marks, set_scope_of_a_local_in_a_parallel_loop_is_refused) {
   refused("void k(const float X[64][16], float Y[64][16]) {\n"
           "  for (int i = 0; i < 64; i++) {\n"
