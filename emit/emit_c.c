@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emit/emit.h"
+#include "lower/lower.h"
 #include "schedule/sched.h"
 #include "sim/npusim.h"
 #include "schedule/tensorize.h"
@@ -19,6 +20,9 @@ typedef struct {
   bool *buf_used;   /* by Buffer.id */
   bool *buf_read;
   bool cu_hooks;    /* host code's accesses through npu_cu_access (an NPU variant, for the check) */
+  /* the top-level statement being emitted was not lowered (it holds a
+   * bound loop): the planning below decides its DMA */
+  bool legacy;
   /* bound loops' copies out whose waits are deferred (emit_bound) */
   struct Deferred {
     const Stmt *store, *loop;
@@ -340,8 +344,11 @@ static void print_value(const Emit *em, const Expr *e) {
 static void emit_if(Emit *em, const Stmt *s, int ind) {
   StrBuf *sb = em->sb;
   sb_puts(sb, "if (");
-  print_value(em, s->cond);
-  sb_puts(sb, ") {\n");
+  if (s->note) ir_print_expr(sb, s->cond); /* a lowered guard: loop counters only */
+  else print_value(em, s->cond);
+  sb_puts(sb, ") {");
+  if (s->note) sb_printf(sb, " /* %s */", s->note);
+  sb_putc(sb, '\n');
   emit_block_body(em, s->then_s, ind + 1);
   sb_indent(sb, ind);
   sb_putc(sb, '}');
@@ -1205,10 +1212,103 @@ static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp) {
   if (p && omp) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
 }
 
+/* ---------------- lowered nodes (lower/) ---------------- */
+
+/* "A_tok", "C_ob_tok[jo % 2]" */
+static const char *token_text(Emit *em, const DmaToken *t) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, t->base);
+  for (int i = 0; i < t->nidx; i++) {
+    sb_putc(&sb, '[');
+    ir_print_expr(&sb, t->idx[i]);
+    sb_putc(&sb, ']');
+  }
+  const char *text = arena_strdup(&em->scratch, sb.data);
+  sb_free(&sb);
+  return text;
+}
+
+static void emit_view(Emit *em, const Lowered *l) {
+  StrBuf *sb = em->sb;
+  const Buffer *b = l->view_buf;
+  if (l->view_copy) {
+    emit_pointer_decl(sb, b, b->name, 0);
+    sb_printf(sb, " = %s[", b->db_name);
+    ir_print_expr(sb, l->view_copy);
+    sb_puts(sb, "];\n");
+    return;
+  }
+  emit_pointer_decl(sb, b, b->db_name, -1);
+  sb_puts(sb, " = (");
+  emit_pointer_decl(sb, b, "", -1);
+  sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s, two copies of %lld bytes */\n",
+            emit_scope_macro(b->scope), (long long)b->offset, b->scope, (long long)(buffer_elems(b) * b->elem->size));
+}
+
+/* A start waited for at once (no token name) prints as one call with its
+ * wait; the wait then prints nothing. */
+static void emit_lowered(Emit *em, const Stmt *s, int ind) {
+  StrBuf *sb = em->sb;
+  const Lowered *l = s->low;
+  if ((l->kind == LOW_DMA_START && !l->token.base)) {
+    emit_dma_copy(sb, &em->scratch, l->copy, ind, NULL);
+    return;
+  }
+  if (l->kind == LOW_DMA_START) {
+    StrBuf ch;
+    sb_init(&ch);
+    ir_print_expr(&ch, l->channel);
+    DmaAsync as = {token_text(em, &l->token), arena_strdup(&em->scratch, ch.data), l->at_var, l->at_value};
+    sb_free(&ch);
+    emit_dma_copy(sb, &em->scratch, l->copy, ind, &as);
+    return;
+  }
+  if (l->kind == LOW_DMA_WAIT && !l->token.base) return;
+  sb_indent(sb, ind);
+  switch (l->kind) {
+  case LOW_NOTE:
+    sb_printf(sb, "/* %s */\n", s->note);
+    return;
+  case LOW_VIEW:
+    emit_view(em, l);
+    return;
+  case LOW_TOKENS:
+    sb_printf(sb, "npu_token_t %s%s;\n", l->token.base, l->ndims ? "[2]" : "");
+    return;
+  case LOW_DMA_WAIT:
+    if (l->guard) {
+      sb_puts(sb, "if (");
+      ir_print_expr(sb, l->guard);
+      sb_puts(sb, ") ");
+    }
+    sb_printf(sb, "npu_dma_wait(%s);", token_text(em, &l->token));
+    if (s->note) sb_printf(sb, " /* %s */", s->note);
+    sb_putc(sb, '\n');
+    return;
+  case LOW_DMA_START:
+    return;
+  }
+}
+
+/* A lowered loop: in the unit's order unless it keeps the source order
+ * (a pipeline), then after the check's note. */
+static void emit_lowered_loop(Emit *em, const Stmt *s, int ind) {
+  if (s->intrin && emit_intrinsic(em, s, ind)) return;
+  if (s->order_note) source_order_note(em, s, s->order_note, ind);
+  emit_plain_loop(em, s, ind, !s->order_note);
+}
+
 static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
   StrBuf *sb = em->sb;
   for (; s; s = s->next) {
+    if (top) em->legacy = !s->from && !s->continued;
     emit_annots(em, s, ind);
+    if (top && s->from && s->from->kind == ST_FOR && (s->low || s->kind != ST_FOR)) nest_comment(em, (Stmt *)s->from, ind);
+    if (s->low) {
+      emit_lowered(em, s, ind);
+      continue;
+    }
     switch (s->kind) {
     case ST_BLOCK:
       sb_indent(sb, ind);
@@ -1218,7 +1318,11 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
       sb_puts(sb, "}\n");
       break;
     case ST_FOR: {
-      if (top) nest_comment(em, (Stmt *)s, ind);
+      if (top && !s->continued) nest_comment(em, (Stmt *)(s->from ? s->from : s), ind);
+      if (!em->legacy) {
+        emit_lowered_loop(em, s, ind);
+        break;
+      }
       if ((s->loop_kind == LOOP_DMA || onchip_copy(s)) && emit_dma_copy(sb, &em->scratch, s, ind, NULL)) break;
       if (s->intrin && emit_intrinsic(em, s, ind)) break;
       /* a home for bound loops' deferred copies out: the kernel's loop nest, else the bound loop */
@@ -1399,7 +1503,8 @@ char *emit_c_source(const EmitUnit *u) {
     bool used = p->buf ? em.buf_used[p->buf->id] : em.var_read[p->var->id];
     if (!used) sb_printf(&sb, "  (void)%s;\n", p->buf ? p->buf->name : p->var->name);
   }
-  emit_stmts(&em, u->k->body->body, 1, true);
+  Kernel *lowered = lower_kernel(&em.scratch, u->k, target);
+  emit_stmts(&em, lowered->body->body, 1, true);
   sb_puts(&sb, "}\n");
   emit_layout_helpers(&sb, u);
   arena_free(&em.scratch);
