@@ -1466,6 +1466,17 @@ static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
   sb_puts(sb, " */\n");
 }
 
+/* The lowered IR failed its synchronisation check (an npugen bug): the
+ * emitted C says so and does not compile, so no run trusts it. */
+static void internal_error(StrBuf *sb, const char *why) {
+  sb_puts(sb, "#error \"npugen internal error: DMA synchronisation of the lowered IR: ");
+  for (const char *p = why; *p; p++) {
+    if (*p == '"' || *p == '\\') sb_putc(sb, '\\');
+    sb_putc(sb, *p);
+  }
+  sb_puts(sb, "\"\n");
+}
+
 char *emit_c_source(const EmitUnit *u) {
   StrBuf sb;
   sb_init(&sb);
@@ -1504,6 +1515,8 @@ char *emit_c_source(const EmitUnit *u) {
     if (!used) sb_printf(&sb, "  (void)%s;\n", p->buf ? p->buf->name : p->var->name);
   }
   Kernel *lowered = lower_kernel(&em.scratch, u->k, target);
+  char why[600];
+  if (!lower_check_sync(lowered, target->dma_max_tokens, why, sizeof why)) internal_error(&sb, why);
   emit_stmts(&em, lowered->body->body, 1, true);
   sb_puts(&sb, "}\n");
   emit_layout_helpers(&sb, u);

@@ -62,6 +62,7 @@ static void print_region(StrBuf *sb, const Lowered *l) {
     dst = ir_subst_expr(&scratch, ir_expr_copy(&scratch, dst), l->at_var, l->at_value);
     src = ir_subst_expr(&scratch, ir_expr_copy(&scratch, src), l->at_var, l->at_value);
   }
+  sb_printf(sb, "%s: ", leaf->name);
   ir_print_expr(sb, dst);
   sb_puts(sb, " <- ");
   ir_print_expr(sb, src);
