@@ -203,13 +203,19 @@ typedef struct {
   const Var *at_var;
   Expr *at_value;
   Expr *channel;
+  bool named;            /* LOW_DMA_START: a comment line names the copy first */
   Expr *guard;           /* LOW_DMA_WAIT: only where it holds; NULL: always */
+  bool if_issued;        /* LOW_DMA_WAIT: only when the token is not 0 (a DMA was issued) */
   /* LOW_VIEW: buffer view_buf's copy number view_copy, or (view_copy NULL)
-   * the pointer to both copies of a double-buffered one (db_name) */
+   * the pointer to both copies of a double-buffered one (db_name). With
+   * decl: the pointer into the buffer's scope (each core's, for a bound
+   * loop's buffer), into copy view_copy when given. */
   Buffer *view_buf;
   Expr *view_copy;
+  bool decl;
   int64_t dims[2];       /* LOW_TOKENS: array extents (ndims of them) */
   int ndims;
+  bool zero;             /* LOW_TOKENS: all 0 (none issued) */
 } Lowered;
 
 /* annotate(target, key, value): value is kept as its C spelling. */

@@ -90,13 +90,21 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
     sb_puts(sb, "dma_wait(");
     print_token(sb, &l->token);
     sb_puts(sb, ")");
+    if (l->if_issued) sb_puts(sb, " if issued");
     if (l->guard) {
       sb_puts(sb, " if ");
       ir_print_expr(sb, l->guard);
     }
     break;
   case LOW_VIEW:
-    if (l->view_copy) {
+    if (l->decl) {
+      sb_printf(sb, "view %s = %s @%lld%s", l->view_buf->name, l->view_buf->scope, (long long)l->view_buf->offset,
+                l->view_buf->core ? " of each core" : "");
+      if (l->view_copy) {
+        sb_puts(sb, ", copy ");
+        ir_print_expr(sb, l->view_copy);
+      }
+    } else if (l->view_copy) {
       sb_printf(sb, "view %s = %s[", l->view_buf->name, l->view_buf->db_name);
       ir_print_expr(sb, l->view_copy);
       sb_puts(sb, "]");
@@ -108,6 +116,7 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
   case LOW_TOKENS:
     sb_printf(sb, "tokens %s", l->token.base);
     for (int i = 0; i < l->ndims; i++) sb_printf(sb, "[%lld]", (long long)l->dims[i]);
+    if (l->zero) sb_puts(sb, " = 0");
     break;
   case LOW_NOTE:
     sb_printf(sb, "note: %s", s->note);

@@ -67,7 +67,8 @@ static void verify_lowered(Verify *v, const Stmt *s) {
     verify_expr(v, l->guard);
     break;
   case LOW_VIEW:
-    if (!l->view_buf || l->view_buf->copies < 2 || !l->view_buf->db_name) bad(v, s->loc, "view of a buffer with one copy");
+    if (!l->view_buf || (!l->decl && (l->view_buf->copies < 2 || !l->view_buf->db_name)))
+      bad(v, s->loc, "view of a buffer with one copy");
     verify_expr(v, l->view_copy);
     break;
   case LOW_TOKENS:

@@ -2,19 +2,12 @@
  * statement of the kernel (docs/lowering.md). */
 #include "lower/lower.h"
 
-/* Each pass maps a list, statement by statement. */
-static Stmt *each(Lower *lw, const Stmt *list, Stmt *(*pass)(Lower *, const Stmt *)) {
-  Stmt *out = NULL, **tail = &out;
-  for (const Stmt *s = list; s; s = s->next) tail = lower_append(tail, pass(lw, s));
-  return out;
-}
-
-/* Top-level statement s lowered; the first node names s (emit/'s nest
- * comment), the others continue it. A statement holding a bound loop is
- * left as it is: emit/ plans its DMA still. */
+/* Top-level statement s lowered: the DMA pass, then the copies left
+ * synchronous. The first node names s (emit/'s nest comment), the others
+ * continue it. */
 static Stmt *lower_top(Lower *lw, const Stmt *s) {
-  if (lower_holds_bound(s)) return lower_shallow(lw, s);
-  Stmt *out = each(lw, lower_pipelines(lw, s, 0), lower_copies);
+  Stmt *out = NULL, **tail = &out;
+  for (const Stmt *n = lower_dma(lw, s, true, NULL); n; n = n->next) tail = lower_append(tail, lower_copies(lw, n));
   for (Stmt *n = out; n; n = n->next) {
     n->from = n == out ? s : NULL;
     n->continued = n != out;
@@ -28,11 +21,13 @@ Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target) {
     npusim_target_default(&def);
     target = &def;
   }
-  Lower lw = {a, k, target->dma_max_tokens, target->dma_channels > 0 ? (int)target->dma_channels : 1,
-              arena_strdup(a, target->name), 0};
+  Lower lw = {.arena = a, .k = k, .max_tokens = target->dma_max_tokens,
+              .channels = target->dma_channels > 0 ? (int)target->dma_channels : 1,
+              .target_name = arena_strdup(a, target->name)};
   Kernel *out = ARENA_NEW(a, Kernel);
   *out = *k;
   out->body = ir_stmt(a, ST_BLOCK, k->body->loc);
-  out->body->body = each(&lw, k->body->body, lower_top);
+  Stmt **tail = &out->body->body;
+  for (const Stmt *s = k->body->body; s; s = s->next) tail = lower_append(tail, lower_top(&lw, s));
   return out;
 }

@@ -20,6 +20,59 @@ Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text) {
   return s;
 }
 
+Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc) {
+  Stmt *s = lower_node(lw, LOW_VIEW, loc);
+  s->low->view_buf = (Buffer *)b;
+  s->low->view_copy = copy;
+  s->low->decl = decl;
+  return s;
+}
+
+Stmt *lower_tokens(Lower *lw, const char *base, int ndims, int64_t d0, int64_t d1, bool zero, const char *note,
+                   SrcLoc loc) {
+  Stmt *s = lower_node(lw, LOW_TOKENS, loc);
+  s->low->token.base = base;
+  s->low->ndims = ndims;
+  s->low->dims[0] = d0;
+  s->low->dims[1] = d1;
+  s->low->zero = zero;
+  s->note = note ? arena_strdup(lw->arena, note) : NULL;
+  return s;
+}
+
+DmaToken lower_token(const char *base, Expr *i0, Expr *i1) {
+  DmaToken t = {base, {i0, i1}, i1 ? 2 : i0 ? 1 : 0, 0};
+  return t;
+}
+
+Stmt *lower_start(Lower *lw, DmaToken t, const Stmt *c, Expr *channel, const Var *at, Expr *value, bool named) {
+  Stmt *s = lower_node(lw, LOW_DMA_START, c->loc);
+  s->low->token = t;
+  s->low->copy = c;
+  s->low->channel = channel;
+  s->low->at_var = at;
+  s->low->at_value = value;
+  s->low->named = named;
+  return s;
+}
+
+Stmt *lower_wait(Lower *lw, DmaToken t, Expr *guard, bool if_issued, const char *note, SrcLoc loc) {
+  Stmt *s = lower_node(lw, LOW_DMA_WAIT, loc);
+  s->low->token = t;
+  s->low->guard = guard;
+  s->low->if_issued = if_issued;
+  s->note = note ? arena_strdup(lw->arena, note) : NULL;
+  return s;
+}
+
+static const SrcLoc nowhere = {0, 0};
+
+Expr *lower_int(Lower *lw, int64_t v) { return ir_int(lw->arena, v, &ty_int, nowhere); }
+
+Expr *lower_var(Lower *lw, const Var *v) { return ir_var(lw->arena, (Var *)v, nowhere); }
+
+Expr *lower_bin(Lower *lw, Op op, Expr *a, Expr *b) { return ir_binary(lw->arena, op, a, b, &ty_int, nowhere); }
+
 Stmt *lower_shallow(Lower *lw, const Stmt *s) {
   Stmt *c = ARENA_NEW(lw->arena, Stmt);
   *c = *s;
@@ -85,24 +138,13 @@ bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip) {
   for (const Stmt *s = list; s && !c.found; s = s->next) {
     bool skipped = false;
     for (int i = 0; i < nskip; i++) skipped |= s == skip[i];
-    if (skipped) continue;
-    Stmt one = *s; /* walked alone: its siblings are the loop's */
-    one.next = NULL;
-    ir_walk_stmts(&one, scan_copy, &c);
+    if (!skipped) lower_walk_one(s, scan_copy, &c);
   }
   return c.found;
 }
 
-static bool find_bound(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  if (st->kind == ST_FOR && st->loop_kind == LOOP_VU) *(bool *)ctx = true;
-  return !*(bool *)ctx;
-}
-
-bool lower_holds_bound(const Stmt *s) {
-  bool found = false;
-  Stmt one = *s;
+void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx) {
+  Stmt one = *s; /* alone: its siblings are not walked */
   one.next = NULL;
-  ir_walk_stmts(&one, find_bound, &found);
-  return found;
+  ir_walk_stmts(&one, fn, ctx);
 }

@@ -30,25 +30,10 @@ typedef struct {
   DbCopies c;
 } DbBuf;
 
-/* Copies issued and not waited for, at most: one structure's need. */
-typedef struct {
-  int64_t tokens;
-  bool copy_inside; /* a synchronous copy runs while it holds them */
-} Need;
-
 static Stmt **note_nothing(Lower *lw, Stmt **tail, const Stmt *L, const Buffer *b, const char *why) {
   char text[700];
   snprintf(text, sizeof text, "double_buffer(%s) does nothing here: %s", b->name, why);
   return lower_append(tail, lower_note(lw, L->loc, text));
-}
-
-/* "would keep up to 24 DMAs in flight (with those around it and a copy
- * inside), and target 'small' allows 16" */
-static const char *no_room(const Lower *lw, int64_t held, Need need, char *buf, size_t n) {
-  snprintf(buf, n, "would keep up to %lld DMAs in flight (with those around it%s), and target '%s' allows %lld",
-           (long long)(held + need.tokens + need.copy_inside), need.copy_inside ? " and a copy inside" : "",
-           lw->target_name, (long long)lw->max_tokens);
-  return buf;
 }
 
 /* The double-buffered buffers of L's body and their copies; 0 with a note
@@ -74,9 +59,11 @@ static int find_buffers(Lower *lw, const Stmt *L, DbBuf *db, Stmt ***tail) {
 
 static const Stmt *own_copy(const DbBuf *d) { return d->c.load ? d->c.load : d->c.store; }
 
-/* Grants the buffers their overlap, loads first; keeps those granted in
- * db (returns how many) and adds their tokens to *held. */
-static int grant(Lower *lw, const Stmt *L, DbBuf *db, int n, int64_t *held, Stmt ***tail) {
+/* Grants the buffers their overlap, loads first (they cost one; a buffer
+ * left keeps synchronous copies, which then run inside the others'
+ * overlap); keeps those granted in db (returns how many), holding their
+ * tokens in lw->held (returned in *need). */
+static int grant(Lower *lw, const Stmt *L, DbBuf *db, int n, int64_t *need, Stmt ***tail) {
   const Stmt *own[MAX_DB];
   int order[MAX_DB], nordered = 0;
   int64_t all = 0;
@@ -87,18 +74,20 @@ static int grant(Lower *lw, const Stmt *L, DbBuf *db, int n, int64_t *held, Stmt
   }
   for (int i = 0; i < n; i++)
     if (db[i].c.store) order[nordered++] = i;
-  bool others = lower_has_copy(L->body->body, own, n), all_fit = *held + all + others <= lw->max_tokens;
+  bool others = lower_has_copy(L->body->body, own, n);
+  bool all_fit = lower_in_flight(lw) + all + others <= lw->max_tokens;
   bool denied = false, ok[MAX_DB];
   for (int k = 0; k < n; k++) {
     int i = order[k];
     Need one = {db[i].c.store ? 2 : 1, others || (!all_fit && (denied || k < n - 1))};
-    if ((ok[i] = *held + one.tokens + one.copy_inside <= lw->max_tokens)) {
-      *held += one.tokens;
+    if ((ok[i] = lower_grant(lw, db[i].decl, one, NULL))) {
+      lw->held += one.tokens;
+      *need += one.tokens;
       continue;
     }
     denied = true;
     char note[400] = "overlapping its copies ";
-    no_room(lw, *held, one, note + strlen(note), sizeof note - strlen(note));
+    lower_no_room(lw, one, note + strlen(note), sizeof note - strlen(note));
     *tail = note_nothing(lw, *tail, L, db[i].decl->buf, note);
   }
   int kept = 0;
@@ -106,8 +95,6 @@ static int grant(Lower *lw, const Stmt *L, DbBuf *db, int n, int64_t *held, Stmt
     if (ok[i]) db[kept++] = db[i];
   return kept;
 }
-
-static Stmt *pipelines_list(Lower *lw, const Stmt *list, int64_t held);
 
 /* ---- the nodes ---- */
 
@@ -122,54 +109,18 @@ static Expr *copy_index(Lower *lw, const Stmt *L, int ahead) {
   return ir_binary(lw->arena, OP_MOD, v, num(lw, L, 2), L->var->type, L->loc);
 }
 
-static Stmt *view(Lower *lw, const Buffer *b, Expr *copy, SrcLoc loc) {
-  Stmt *s = lower_node(lw, LOW_VIEW, loc);
-  s->low->view_buf = (Buffer *)b;
-  s->low->view_copy = copy;
-  return s;
-}
-
-static Stmt *tokens(Lower *lw, const Buffer *b, int ndims, SrcLoc loc) {
-  Stmt *s = lower_node(lw, LOW_TOKENS, loc);
-  s->low->token.base = b->db_token;
-  s->low->ndims = ndims;
-  s->low->dims[0] = 2;
-  return s;
-}
-
-static DmaToken token(const Buffer *b, Expr *idx) {
-  DmaToken t = {b->db_token, {idx, NULL}, idx ? 1 : 0, 0};
-  return t;
-}
-
-static Stmt *start(Lower *lw, DmaToken t, const Stmt *copy, int channel, const Var *at, Expr *value) {
-  Stmt *s = lower_node(lw, LOW_DMA_START, copy->loc);
-  s->low->token = t;
-  s->low->copy = copy;
-  s->low->channel = ir_int(lw->arena, channel % lw->channels, &ty_int, copy->loc);
-  s->low->at_var = at;
-  s->low->at_value = value;
-  return s;
-}
-
-static Stmt *wait(Lower *lw, DmaToken t, Expr *guard, const char *note, SrcLoc loc) {
-  Stmt *s = lower_node(lw, LOW_DMA_WAIT, loc);
-  s->low->token = t;
-  s->low->guard = guard;
-  s->note = note;
-  return s;
-}
+static Expr *channel(Lower *lw, int base) { return lower_int(lw, base % lw->channels); }
 
 /* Before the loop: the pointer to both copies, the token(s) and, for a
  * read cache, the first iteration's load into copy 0. */
 static Stmt **prologue(Lower *lw, const Stmt *L, const DbBuf *d, Stmt **tail) {
   const Buffer *b = d->decl->buf;
-  tail = lower_append(tail, view(lw, b, NULL, d->decl->loc));
-  tail = lower_append(tail, tokens(lw, b, d->c.store ? 1 : 0, d->decl->loc));
+  tail = lower_append(tail, lower_view(lw, b, NULL, false, d->decl->loc));
+  tail = lower_append(tail, lower_tokens(lw, b->db_token, d->c.store ? 1 : 0, 2, 0, false, NULL, d->decl->loc));
   if (d->c.store) return tail;
   Stmt *first = ir_stmt(lw->arena, ST_BLOCK, L->loc);
-  first->body = view(lw, b, num(lw, L, 0), d->decl->loc);
-  first->body->next = start(lw, token(b, NULL), d->c.load, 1, L->var, L->lo);
+  first->body = lower_view(lw, b, num(lw, L, 0), false, d->decl->loc);
+  first->body->next = lower_start(lw, lower_token(b->db_token, NULL, NULL), d->c.load, channel(lw, 1), L->var, L->lo, false);
   return lower_append(tail, first);
 }
 
@@ -177,29 +128,30 @@ static Stmt **prologue(Lower *lw, const Stmt *L, const DbBuf *d, Stmt **tail) {
 static Stmt **body_part(Lower *lw, const Stmt *L, int64_t trips, const DbBuf *d, const Stmt *c, Stmt **tail) {
   const Buffer *b = d->decl->buf;
   if (c == d->decl) {
-    tail = lower_append(tail, view(lw, b, copy_index(lw, L, 0), c->loc));
+    tail = lower_append(tail, lower_view(lw, b, copy_index(lw, L, 0), false, c->loc));
     if (!d->c.store) return tail;
     Expr *from_third = ir_binary(lw->arena, OP_GE, counter(lw, L), num(lw, L, 2), &ty_int, L->loc);
-    return lower_append(tail, wait(lw, token(b, copy_index(lw, L, 0)), from_third, "its copy out two iterations ago", c->loc));
+    return lower_append(tail, lower_wait(lw, lower_token(b->db_token, copy_index(lw, L, 0), NULL), from_third, false,
+                                         "its copy out two iterations ago", c->loc));
   }
   if (c == d->c.load) {
-    tail = lower_append(tail, wait(lw, token(b, NULL), NULL, NULL, c->loc));
+    tail = lower_append(tail, lower_wait(lw, lower_token(b->db_token, NULL, NULL), NULL, false, NULL, c->loc));
     Stmt *ahead = ir_stmt(lw->arena, ST_IF, c->loc);
     Expr *next = ir_add(lw->arena, counter(lw, L), ir_int(lw->arena, 1, &ty_int, L->loc), L->var->type);
     ahead->cond = ir_binary(lw->arena, OP_LT, ir_binary(lw->arena, OP_ADD, counter(lw, L), num(lw, L, 1), L->var->type, L->loc),
                             num(lw, L, trips), &ty_int, L->loc);
     ahead->note = "the next iteration's region, into the other copy";
     ahead->then_s = ir_stmt(lw->arena, ST_BLOCK, c->loc);
-    ahead->then_s->body = view(lw, b, copy_index(lw, L, 1), c->loc);
-    ahead->then_s->body->next = start(lw, token(b, NULL), c, 1, L->var, next);
+    ahead->then_s->body = lower_view(lw, b, copy_index(lw, L, 1), false, c->loc);
+    ahead->then_s->body->next = lower_start(lw, lower_token(b->db_token, NULL, NULL), c, channel(lw, 1), L->var, next, false);
     return lower_append(tail, ahead);
   }
-  return lower_append(tail, start(lw, token(b, copy_index(lw, L, 0)), c, 2, NULL, NULL));
+  return lower_append(tail, lower_start(lw, lower_token(b->db_token, copy_index(lw, L, 0), NULL), c, channel(lw, 2), NULL, NULL, false));
 }
 
 /* L with its double-buffered copies explicit, in a block (a loop emitted
  * twice, by loop_partition, declares its copies twice). */
-static Stmt *pipelined(Lower *lw, const Stmt *L, const DbBuf *db, int n, int64_t trips, int64_t held) {
+static Stmt *pipelined(Lower *lw, const Stmt *L, const DbBuf *db, int n, int64_t trips, const PassLoop *pass) {
   Stmt *block = ir_stmt(lw->arena, ST_BLOCK, L->loc), **tail = &block->body;
   for (int i = 0; i < n; i++) tail = prologue(lw, L, &db[i], tail);
   Stmt *loop = lower_shallow(lw, L);
@@ -211,69 +163,32 @@ static Stmt *pipelined(Lower *lw, const Stmt *L, const DbBuf *db, int n, int64_t
     const DbBuf *d = NULL;
     for (int i = 0; i < n; i++)
       if (db[i].decl == c || db[i].c.load == c || db[i].c.store == c) d = &db[i];
-    if (d) {
-      in = body_part(lw, L, trips, d, c, in);
-      continue;
-    }
-    in = lower_append(in, lower_pipelines(lw, c, held));
+    in = d ? body_part(lw, L, trips, d, c, in) : lower_append(in, lower_dma(lw, c, false, pass));
   }
   tail = lower_append(tail, loop);
   for (int i = 0; i < n; i++) {
     if (!db[i].c.store) continue;
     for (int64_t t = trips >= 2 ? trips - 2 : trips - 1; t < trips; t++)
-      tail = lower_append(tail, wait(lw, token(db[i].decl->buf, ir_int(lw->arena, t % 2, &ty_int, L->loc)), NULL, NULL, L->loc));
+      tail = lower_append(tail, lower_wait(lw, lower_token(db[i].decl->buf->db_token, lower_int(lw, t % 2), NULL), NULL,
+                                           false, NULL, L->loc));
   }
   return block;
 }
 
-/* L lowered: its notes, then L pipelined or (when no buffer's overlap is
- * granted) L with its body lowered. */
-static Stmt *lower_loop(Lower *lw, const Stmt *L, int64_t held) {
-  Stmt *out = NULL, **tail = &out;
+bool lower_pipeline(Lower *lw, const Stmt *L, const PassLoop *pass, Stmt ***tail) {
   DbBuf db[MAX_DB];
-  int64_t trips, inside = held;
-  int n = find_buffers(lw, L, db, &tail);
-  if (n > 0 && !ir_const_int(L->hi, &trips)) n = 0;
+  int64_t trips, need = 0;
+  int n = find_buffers(lw, L, db, tail);
+  if (n <= 0 || !ir_const_int(L->hi, &trips)) return false;
   for (int i = 0; i < n; i++)
     if (!lower_one_dma(lw->arena, own_copy(&db[i]), true)) {
-      tail = note_nothing(lw, tail, L, db[i].decl->buf,
-                          "its copy is not one DMA (it needs host loops around the DMA call, or it is not a plain box "
-                          "copy), so the copies stay synchronous");
-      n = 0;
-      break;
+      *tail = note_nothing(lw, *tail, L, db[i].decl->buf,
+                           "its copy is not one DMA (it needs host loops around the DMA call, or it is not a plain "
+                           "box copy), so the copies stay synchronous");
+      return false;
     }
-  if (n > 0) n = grant(lw, L, db, n, &inside, &tail);
-  if (n > 0) {
-    lower_append(tail, pipelined(lw, L, db, n, trips, inside));
-  } else {
-    Stmt *loop = lower_shallow(lw, L);
-    loop->body = lower_shallow(lw, L->body);
-    loop->body->body = pipelines_list(lw, L->body->body, held);
-    lower_append(tail, loop);
-  }
-  out->annots = L->annots; /* before the notes, as written before the loop */
-  for (Stmt *s = out->next; s; s = s->next) s->annots = NULL;
-  return out;
-}
-
-static Stmt *pipelines_list(Lower *lw, const Stmt *list, int64_t held) {
-  Stmt *out = NULL, **tail = &out;
-  for (const Stmt *s = list; s; s = s->next) tail = lower_append(tail, lower_pipelines(lw, s, held));
-  return out;
-}
-
-Stmt *lower_pipelines(Lower *lw, const Stmt *s, int64_t held) {
-  if (s->kind == ST_FOR && !s->intrin && !lower_is_copy_nest(s)) return lower_loop(lw, s, held);
-  Stmt *c = lower_shallow(lw, s);
-  if (s->kind == ST_IF) {
-    c->then_s = lower_shallow(lw, s->then_s);
-    c->then_s->body = pipelines_list(lw, s->then_s->body, held);
-    if (s->else_s) {
-      c->else_s = lower_shallow(lw, s->else_s);
-      c->else_s->body = pipelines_list(lw, s->else_s->body, held);
-    }
-  } else if (s->kind == ST_BLOCK && !s->low) {
-    c->body = pipelines_list(lw, s->body, held);
-  }
-  return c;
+  if (!(n = grant(lw, L, db, n, &need, tail))) return false;
+  *tail = lower_append(*tail, pipelined(lw, L, db, n, trips, pass));
+  lw->held -= need;
+  return true;
 }

@@ -23,6 +23,7 @@ typedef struct {
   int64_t idx[2];       /* the slot: index values */
   const Buffer *dst, *src;
   int64_t dst_copy, src_copy; /* -1: not known (any copy) */
+  int64_t dst_core, src_core; /* a bound loop's buffer: whose core's (-1: any) */
   const Stmt *leaf;     /* the copy's statement, for messages */
 } Flight;
 
@@ -138,6 +139,14 @@ static int64_t copy_of(const Check *c, const Buffer *b) {
   return b->id >= 0 && b->id < c->k->nbufs ? c->view[b->id] : -1;
 }
 
+/* Whose core's memory holds b now: a bound loop's buffer is each core's
+ * own (-1: not known, any core). */
+static int64_t core_of(const Check *c, const Buffer *b) {
+  if (!b->core) return 0;
+  int id = b->core->id;
+  return id >= 0 && id < c->k->nvars && c->known[id] ? c->val[id] : -1;
+}
+
 static bool same_copy(int64_t a, int64_t b) { return a < 0 || b < 0 || a == b; }
 
 /* ---------------- accesses ---------------- */
@@ -147,11 +156,12 @@ static bool same_copy(int64_t a, int64_t b) { return a < 0 || b < 0 || a == b; }
  * or reads it. */
 static bool touch(Check *c, const State *s, const Buffer *b, bool write, const Stmt *at) {
   if (!buffer_onchip(b)) return true;
-  int64_t copy = copy_of(c, b);
+  int64_t copy = copy_of(c, b), core = core_of(c, b);
   for (int i = 0; i < s->n; i++) {
     const Flight *f = &s->f[i];
     char tok[200];
-    bool fills = f->dst == b && same_copy(f->dst_copy, copy), reads = f->src == b && same_copy(f->src_copy, copy);
+    bool fills = f->dst == b && same_copy(f->dst_copy, copy) && same_copy(f->dst_core, core);
+    bool reads = f->src == b && same_copy(f->src_copy, copy) && same_copy(f->src_core, core);
     if (fills)
       return fail(c, "%s of %s at line %d (%s) before the wait for the DMA that fills it (%s, line %d, token %s)",
                   write ? "write" : "read", b->name, at->loc.line, at->name ? at->name : "statement", f->leaf->name,
@@ -211,7 +221,7 @@ static bool summary(Check *c, const State *s, const Stmt *st) {
 
 static bool find_low(Stmt *st, int depth, void *ctx) {
   (void)depth;
-  if (st->low && st->low->kind == LOW_DMA_START) *(bool *)ctx = true;
+  if (st->low && st->low->kind != LOW_NOTE && st->low->kind != LOW_TOKENS) *(bool *)ctx = true;
   return !*(bool *)ctx;
 }
 
@@ -231,7 +241,7 @@ static bool run_start(Check *c, State *s, const Stmt *st) {
   const Lowered *l = st->low;
   const Stmt *leaf = ir_nest_leaf(l->copy);
   if (!leaf) return fail(c, "dma_start at line %d: its copy nest is not a copy", st->loc.line);
-  Flight f = {l->token, {0, 0}, NULL, NULL, 0, 0, leaf};
+  Flight f = {l->token, {0, 0}, NULL, NULL, 0, 0, 0, 0, leaf};
   for (int i = 0; i < l->token.nidx; i++)
     if (!eval(c, l->token.idx[i], &f.idx[i]))
       return fail(c, "dma_start of %s at line %d: its token's index is not a counter's function", leaf->name, leaf->loc.line);
@@ -239,6 +249,8 @@ static bool run_start(Check *c, State *s, const Stmt *st) {
   f.src = leaf->rhs->buf;
   f.dst_copy = copy_of(c, f.dst);
   f.src_copy = copy_of(c, f.src);
+  f.dst_core = core_of(c, f.dst);
+  f.src_core = core_of(c, f.src);
   char tok[200];
   for (int i = 0; i < s->n; i++)
     if (same_slot(&s->f[i], &f))
@@ -259,7 +271,7 @@ static bool run_wait(Check *c, State *s, const Stmt *st) {
   int64_t g;
   if (l->guard && eval(c, l->guard, &g) && !g) return true;
   if (l->guard && !eval(c, l->guard, &g)) return true; /* may not wait: what it waits for stays in flight */
-  Flight w = {l->token, {0, 0}, NULL, NULL, 0, 0, NULL};
+  Flight w = {l->token, {0, 0}, NULL, NULL, 0, 0, 0, 0, NULL};
   for (int i = 0; i < l->token.nidx; i++)
     if (!eval(c, l->token.idx[i], &w.idx[i])) return fail(c, "dma_wait at line %d: its token's index is not a counter's function", st->loc.line);
   for (int i = 0; i < s->n; i++)
@@ -347,8 +359,12 @@ static bool run_list(Check *c, State *s, const Stmt *list) {
     case ST_IF:
       if (!run_if(c, s, st)) return false;
       break;
-    case ST_ASSIGN:
     case ST_DECL:
+      /* a double-buffered one declared as it is uses copy 0 */
+      if (st->buf && st->buf->id >= 0 && st->buf->id < c->k->nbufs) c->view[st->buf->id] = 0;
+      if (!summary(c, s, st)) return false;
+      break;
+    case ST_ASSIGN:
       if (!summary(c, s, st)) return false;
       break;
     }
