@@ -352,23 +352,23 @@ static void emit_wait(Emit *em, const Stmt *s) {
 
 /* A start: `token = npu_dma_Nd(...)`, after a comment naming its copy when
  * asked. One waited for at once (no token name) prints as one call with
- * its wait (emit_dma_copy's synchronous form). */
+ * its wait. */
 static void emit_start(Emit *em, const Lowered *l, int ind) {
-  if (!l->token.base) {
-    emit_dma_copy(em->sb, &em->scratch, l->copy, ind, NULL);
-    return;
-  }
   if (l->named) {
     const Stmt *leaf = ir_nest_leaf(l->copy);
     sb_indent(em->sb, ind);
     sb_printf(em->sb, "/* %s: %s <- %s */\n", leaf->name, leaf->lhs->buf->name, leaf->rhs->buf->name);
   }
+  if (!l->shape) return; /* an empty box where it would start: no DMA */
+  if (!l->token.base) {
+    emit_dma_call(em->sb, l->shape, ind, NULL, NULL);
+    return;
+  }
   StrBuf ch;
   sb_init(&ch);
   ir_print_expr(&ch, l->channel);
-  DmaAsync as = {token_text(em, &l->token), arena_strdup(&em->scratch, ch.data), l->at_var, l->at_value};
+  emit_dma_call(em->sb, l->shape, ind, token_text(em, &l->token), ch.data);
   sb_free(&ch);
-  emit_dma_copy(em->sb, &em->scratch, l->copy, ind, &as);
 }
 
 static void emit_lowered(Emit *em, const Stmt *s, int ind) {

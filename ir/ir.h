@@ -192,6 +192,22 @@ typedef struct {
   int id;
 } DmaToken;
 
+/* A copy nest as one DMA call, worked out by lower/dma_shape.c for a
+ * LOW_DMA_START (emit/ prints it): host loops around the call, the
+ * addresses, row bytes, strides and counts (C text), and the condition
+ * under which the box is not empty (NULL: always). */
+typedef struct {
+  const Stmt *copy; /* dst[..] = src[..] at the nest's bottom */
+  int nhost;
+  const char *host_var[IR_MAX_DIMS];
+  int64_t host_extent[IR_MAX_DIMS];
+  const char *dst, *src; /* "&A_ib[0][0]" */
+  int ndims;             /* strided dimensions: npu_dma_1d, _2d or _3d */
+  int64_t dst_stride[2], src_stride[2];
+  const char *row, *count[2];
+  const char *runs;
+} DmaShape;
+
 /* What a lowered node says (Stmt.low). */
 typedef struct {
   LowKind kind;
@@ -200,6 +216,7 @@ typedef struct {
    * bottom), its region where counter at_var has value at_value (when
    * given), on DMA channel `channel`. */
   const Stmt *copy;
+  const DmaShape *shape; /* copy as one call, at at_var = at_value */
   const Var *at_var;
   Expr *at_value;
   Expr *channel;

@@ -149,8 +149,8 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       ir_print_expr(sb, s->lo);
       sb_printf(sb, " .. %s ", op_spelling(s->cmp));
       ir_print_expr(sb, s->hi);
-      sb_printf(sb, " step %lld%s%s:  # line %d\n", (long long)s->step, loop_kind_name(s->loop_kind),
-                s->order_note ? " in source order" : "", s->loc.line);
+      sb_printf(sb, " step %lld%s%s%s%s:  # line %d\n", (long long)s->step, loop_kind_name(s->loop_kind),
+                s->order_note ? " in source order" : "", s->note ? ", phase: " : "", s->note ? s->note : "", s->loc.line);
       print_stmts(sb, s->body->body, ind + 1);
       break;
     case ST_IF:

@@ -16,6 +16,7 @@ static Stmt *copy_now(Lower *lw, const Stmt *nest) {
   Stmt *go = lower_node(lw, LOW_DMA_START, nest->loc), *done = lower_node(lw, LOW_DMA_WAIT, nest->loc);
   go->low->token.id = done->low->token.id = id;
   go->low->copy = nest;
+  go->low->shape = lower_dma_shape(lw->arena, nest, NULL, NULL, false);
   go->low->channel = ir_int(lw->arena, 0, &ty_int, nest->loc);
   go->annots = nest->annots;
   go->next = done;

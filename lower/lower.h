@@ -68,6 +68,11 @@ bool lower_grant(Lower *lw, const void *key, Need need, bool *decided);
  * inside), and target 'small' allows 16" */
 const char *lower_no_room(const Lower *lw, Need need, char *buf, size_t n);
 
+/* lower/dma_shape.c: the one DMA call copy nest `loop` is, where counter
+ * at_var (when given) has value at_value: NULL when it is none (async: a
+ * single call, no host loops around it). */
+const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, const Expr *at_value, bool async);
+
 /* The whole phase: a new kernel (sharing k's unchanged parts), in a. */
 Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target);
 
@@ -127,8 +132,8 @@ Stmt **lower_append(Stmt **tail, Stmt *s);
 /* A copy nest (cache.c's LOOP_DMA, or a plain serial copy between DDR and
  * an on-chip buffer or two on-chip buffers). */
 bool lower_is_copy_nest(const Stmt *loop);
-/* Copy nest c prints as one DMA: async (one call, a token) or not (host
- * loops may go around the call). */
+/* Copy nest c is one DMA: async (one call, a token) or not (host loops
+ * may go around the call). */
 bool lower_one_dma(Arena *scratch, const Stmt *c, bool async);
 /* A copy nest under list (not those in skip[]). */
 bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip);

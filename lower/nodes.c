@@ -2,7 +2,6 @@
  * and the questions the passes ask of copy nests. */
 #include <string.h>
 
-#include "emit/emit.h"
 #include "lower/lower.h"
 #include "schedule/sched.h"
 
@@ -49,6 +48,7 @@ Stmt *lower_start(Lower *lw, DmaToken t, const Stmt *c, Expr *channel, const Var
   Stmt *s = lower_node(lw, LOW_DMA_START, c->loc);
   s->low->token = t;
   s->low->copy = c;
+  s->low->shape = lower_dma_shape(lw->arena, c, at, value, t.base != NULL);
   s->low->channel = channel;
   s->low->at_var = at;
   s->low->at_value = value;
@@ -107,16 +107,7 @@ bool lower_is_copy_nest(const Stmt *loop) {
   return loop->kind == ST_FOR && (loop->loop_kind == LOOP_DMA || onchip_copy(loop));
 }
 
-/* The shape rules live with the printer of the call (emit/emit_dma.c):
- * the nest is printed to nowhere. */
-bool lower_one_dma(Arena *scratch, const Stmt *c, bool async) {
-  StrBuf dry;
-  sb_init(&dry);
-  DmaAsync as = {"t", "0", NULL, NULL};
-  bool one = emit_dma_copy(&dry, scratch, c, 0, async ? &as : NULL);
-  sb_free(&dry);
-  return one;
-}
+bool lower_one_dma(Arena *scratch, const Stmt *c, bool async) { return lower_dma_shape(scratch, c, NULL, NULL, async); }
 
 typedef struct {
   const Stmt *const *skip;

@@ -6,8 +6,8 @@
  * it was started on, the buffers it writes and reads and which copy of
  * each. A condition that is not a counter's function runs both ways and
  * the DMAs in flight after it are those of either way. A loop that holds
- * no DMA is one access of everything it reads and writes; a loop that
- * holds one runs its iterations, all of them up to 2 * EDGE, else the
+ * no lowered node is one access of everything it reads and writes; a loop
+ * that holds one runs its iterations, all of them up to 2 * EDGE, else the
  * first and last EDGE (with an even count skipped between: the plans
  * repeat every two iterations), so the check stays fast on any size. */
 #include <stdio.h>
@@ -312,22 +312,35 @@ static bool run_iteration(Check *c, State *s, const Stmt *L, int64_t v) {
   return run_block(c, s, L->body->body);
 }
 
+/* How many times L runs from lo to hi (its step and comparison). */
+static bool trip_count(const Stmt *L, int64_t lo, int64_t hi, int64_t *n) {
+  int64_t span, st = L->step > 0 ? L->step : -L->step;
+  if (L->step == 0 || L->step == INT64_MIN) return false;
+  bool up = L->step > 0;
+  if (__builtin_sub_overflow(up ? hi : lo, up ? lo : hi, &span)) return false;
+  if (L->cmp == OP_LE || L->cmp == OP_GE) {
+    *n = span < 0 ? 0 : span / st + 1;
+  } else {
+    *n = span <= 0 ? 0 : (span - 1) / st + 1;
+  }
+  return true;
+}
+
 static bool run_loop(Check *c, State *s, const Stmt *L) {
-  int64_t lo, hi;
+  int64_t lo, hi, trips;
   if (!holds_dma(L)) return summary(c, s, L);
-  if (!eval(c, L->lo, &lo) || !eval(c, L->hi, &hi) || L->step != 1 || (L->cmp != OP_LT && L->cmp != OP_LE))
+  if (!eval(c, L->lo, &lo) || !eval(c, L->hi, &hi) || !trip_count(L, lo, hi, &trips))
     return fail(c, "loop %s at line %d holds DMAs but its iterations are not known", L->name, L->loc.line);
   if (!expr_reads(&(Access){c, s, L}, L->lo) || !expr_reads(&(Access){c, s, L}, L->hi)) return false;
-  int64_t last = L->cmp == OP_LE ? hi : hi - 1, trips = last >= lo ? last - lo + 1 : 0;
-  bool ok = true;
-  if (trips <= 2 * EDGE) {
-    for (int64_t v = lo; v <= last && ok; v++) ok = run_iteration(c, s, L, v);
-  } else {
-    int64_t tail = last - EDGE + 1;
-    if ((tail - (lo + EDGE)) % 2) tail--; /* an even count skipped: the same parity */
-    for (int64_t v = lo; v < lo + EDGE && ok; v++) ok = run_iteration(c, s, L, v);
-    for (int64_t v = tail; v <= last && ok; v++) ok = run_iteration(c, s, L, v);
+  int64_t skip_from = trips, skip_to = trips; /* iterations [skip_from, skip_to) not run */
+  if (trips > 2 * EDGE) {
+    skip_from = EDGE;
+    skip_to = trips - EDGE;
+    if ((skip_to - skip_from) % 2) skip_to--; /* an even count skipped: the same parity */
   }
+  bool ok = true;
+  for (int64_t i = 0; i < trips && ok; i = i + 1 == skip_from ? skip_to : i + 1)
+    ok = run_iteration(c, s, L, lo + i * L->step);
   c->known[L->var->id] = false;
   return ok;
 }

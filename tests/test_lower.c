@@ -107,8 +107,7 @@ Test(lower, a_deleted_wait_is_found_in_every_lowered_example) {
     examples_with_waits += waits_here > 0;
     npg_close(s);
   }
-  /* the examples whose DMA is lowered (not those with a bound loop yet) */
-  cr_expect_geq(examples_with_waits, 4);
+  cr_expect_eq(examples_with_waits, NEXAMPLES);
 }
 
 static NpgSession *matmul_nu(int *v) {
