@@ -1,14 +1,17 @@
 /* Emits readable C99 for one variant. Rules (DESIGN.md section 6): source
  * names kept, a header comment with the schedule, a comment on each loop
  * nest naming its statements and lines, deterministic bytes, and code that
- * gcc -std=c99 -Wall -Wextra -pedantic -Werror, clang and tcc accept. */
+ * gcc -std=c99 -Wall -Wextra -pedantic -Werror, clang and tcc accept.
+ *
+ * It prints the lowered IR (lower/, docs/lowering.md): every DMA start,
+ * wait, token, view and note is decided there; this file only switches
+ * over the nodes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit/emit.h"
 #include "lower/lower.h"
-#include "schedule/sched.h"
 #include "sim/npusim.h"
 #include "schedule/tensorize.h"
 
@@ -607,6 +610,8 @@ char *emit_c_source(const EmitUnit *u) {
     bool used = p->buf ? em.buf_used[p->buf->id] : em.var_read[p->var->id];
     if (!used) sb_printf(&sb, "  (void)%s;\n", p->buf ? p->buf->name : p->var->name);
   }
+  /* the usage scan above reads the scheduled IR: the lowering adds no
+   * name the variant reads, and its nodes are printed from their fields */
   Kernel *lowered = lower_kernel(&em.scratch, u->k, target);
   char why[600];
   if (!lower_check_sync(lowered, target->dma_max_tokens, why, sizeof why)) internal_error(&sb, why);

@@ -7,8 +7,8 @@
  *
  * The pair shares a token of its own (an id, no name): emit/ prints it as
  * one call waited for where it is issued. A nest that is not one DMA (a
- * shape a later step made) stays the copy loop it is. Runs after
- * lower_pipelines, which has taken the double-buffered copies. */
+ * shape a later step made) stays the copy loop it is. Runs after the DMA
+ * pass (lower/walk.c), which has taken the copies that overlap. */
 #include "lower/lower.h"
 
 static Stmt *copy_now(Lower *lw, const Stmt *nest) {
