@@ -4,6 +4,8 @@
  * last read of its destination, a copy out started before the write of its
  * source, and more DMAs in flight than a target allows. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jit/session.h"
@@ -235,4 +237,20 @@ Test(lower, a_synchronous_copy_is_a_start_and_its_wait) {
   const char *dump = npg_dump_ir_lowered(s, npg_variant_index(s, "v"));
   cr_expect(strstr(dump, "dma_start(%dma1, A_dm_load: ") && strstr(dump, "dma_wait(%dma1)"), "%s", dump);
   npg_close(s);
+}
+
+/* npugen emit --dump-ir=lowered prints every start and wait with its
+ * token, for every variant. */
+Test(lower, the_command_prints_the_lowered_ir) {
+  const char *bin = getenv("NPUGEN") ? getenv("NPUGEN") : "build/npugen";
+  char cmd[512], out[65536];
+  snprintf(cmd, sizeof cmd, "%s emit examples/matmul_npu.c --dump-ir=lowered 2>&1", bin);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  size_t got = fread(out, 1, sizeof out - 1, p);
+  out[got] = '\0';
+  cr_expect_eq(pclose(p), 0, "%s", out);
+  cr_expect(strstr(out, "kernel matmul(") && strstr(out, "kernel matmul_nu("), "%s", out);
+  cr_expect(strstr(out, "\n          dma_wait(C_ob_tok[jo % 2]) if jo >= 2  # line 25\n"), "%s", out);
+  cr_expect(strstr(out, "\n        dma_wait(C_ob_tok[0])  # line 10\n"), "%s", out);
 }
