@@ -147,6 +147,59 @@ static const char *dim_text(char *buf, size_t size, const Dim *d) {
 }
 
 
+/* The DMA's dimensions, innermost first, in bytes: the row and up to two
+ * strided ones; counters before first_dim are host loops. */
+typedef struct {
+  Dim row, dim[MAX_COPY];
+  int ndims, first_dim;
+} Box;
+
+/* Counters of extent 1 add nothing; a dimension whose stride on both
+ * sides is the span of the one inside it continues it (rows back to back
+ * are one longer row, and so on), so a dense box of any rank is one 1-D
+ * copy. A tail's count is C text (tail_count), times the extents merged
+ * inside it (mul). False when the nest is no DMA. */
+static bool box_dims(Arena *a, const Nest *n, const At *as, Box *box) {
+  const Expr *dst = n->copy->lhs, *src = n->copy->rhs;
+  int64_t size = dst->buf->elem->size;
+  int64_t ds[MAX_COPY] = {0}, ss[MAX_COPY] = {0};
+  for (int i = 0; i < n->n; i++)
+    if (!stride(dst, n->loops[i]->var, &ds[i]) || !stride(src, n->loops[i]->var, &ss[i]) || ds[i] < 0 || ss[i] < 0)
+      return false;
+  box->row = (Dim){.count = size, .mul = 1};
+  int outer[MAX_COPY]; /* the outermost counter each dimension covers */
+  int ndims = 0;
+  for (int i = n->n - 1; i >= 0; i--) {
+    if (n->extent[i] == 1 && !n->start[i]) continue;
+    int64_t d = ds[i] * size, s2 = ss[i] * size;
+    Dim *last = ndims ? &box->dim[ndims - 1] : &box->row;
+    int64_t span = ndims ? last->dst * last->count : box->row.count;
+    bool continues = !last->tail && d == span && s2 == (ndims ? last->src * last->count : box->row.count);
+    if (!continues) {
+      last = &box->dim[ndims++];
+      *last = (Dim){.dst = d, .src = s2, .count = 1, .mul = 1};
+    }
+    if (n->start[i]) {
+      last->mul = last->count;
+      last->tail = tail_count(a, n, i, as, &last->known);
+      if (last->known == 0) return false; /* nothing to copy: not a DMA */
+    }
+    last->count *= n->extent[i];
+    if (ndims) outer[ndims - 1] = i;
+  }
+  /* at most two strided dimensions in one DMA; counters of the others
+   * become host loops around it */
+  box->first_dim = ndims > 2 ? outer[1] : 0;
+  box->ndims = ndims > 2 ? 2 : ndims;
+  const Dim *row = &box->row, *dim = box->dim;
+  if (row->count > INT32_MAX || (ndims > 0 && dim[0].count > INT32_MAX) || (ndims > 1 && dim[1].count > INT32_MAX))
+    return false;
+  /* the DMA may not write a row twice: rows must not overlap in dst */
+  if (ndims >= 1 && dim[0].dst < row->count) return false;
+  if (ndims >= 2 && dim[1].dst < dim[0].dst * dim[0].count) return false;
+  return true;
+}
+
 static const char *take(Arena *a, StrBuf *sb) {
   const char *text = arena_strdup(a, sb->len ? sb->data : "");
   sb_free(sb);
@@ -156,52 +209,13 @@ static const char *take(Arena *a, StrBuf *sb) {
 const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, const Expr *at_value, bool async) {
   Nest n;
   At at = {at_var, at_value}, *as = at_var ? &at : NULL;
+  Box box;
   if (!perfect_nest(a, loop, &n)) return NULL;
-  const Expr *dst = n.copy->lhs, *src = n.copy->rhs;
-  if (dst->buf == src->buf) return NULL; /* a loop that reads what it wrote is no block copy */
-  int64_t size = dst->buf->elem->size;
-  int64_t ds[MAX_COPY] = {0}, ss[MAX_COPY] = {0};
-  for (int i = 0; i < n.n; i++)
-    if (!stride(dst, n.loops[i]->var, &ds[i]) || !stride(src, n.loops[i]->var, &ss[i]) || ds[i] < 0 || ss[i] < 0)
-      return NULL;
-  /* DMA dimensions, innermost first, in bytes. Counters of extent 1 add
-   * nothing; a dimension whose stride on both sides is the span of the one
-   * inside it continues it (rows back to back are one longer row, and so
-   * on), so a dense box of any rank is one 1-D copy. A tail's count is
-   * C text (tail_count), times the extents merged inside it (mul). */
-  Dim row = {.count = size, .mul = 1}, dim[MAX_COPY];
-  int outer[MAX_COPY]; /* the outermost counter each dimension covers */
-  int ndims = 0;
-  for (int i = n.n - 1; i >= 0; i--) {
-    if (n.extent[i] == 1 && !n.start[i]) continue;
-    int64_t d = ds[i] * size, s2 = ss[i] * size;
-    Dim *last = ndims ? &dim[ndims - 1] : &row;
-    int64_t span = ndims ? last->dst * last->count : row.count;
-    bool continues = !last->tail && d == span && s2 == (ndims ? last->src * last->count : row.count);
-    if (!continues) {
-      last = &dim[ndims++];
-      *last = (Dim){.dst = d, .src = s2, .count = 1, .mul = 1};
-    }
-    if (n.start[i]) {
-      last->mul = last->count;
-      last->tail = tail_count(a, &n, i, as, &last->known);
-      if (last->known == 0) return NULL; /* nothing to copy: not a DMA */
-    }
-    last->count *= n.extent[i];
-    if (ndims) outer[ndims - 1] = i;
-  }
-  /* at most two strided dimensions in one DMA; counters of the others
-   * become host loops around it */
-  int first_dim = ndims > 2 ? outer[1] : 0; /* counters before first_dim are host loops */
-  if (ndims > 2) ndims = 2;
-  if (row.count > INT32_MAX || (ndims > 0 && dim[0].count > INT32_MAX) || (ndims > 1 && dim[1].count > INT32_MAX))
-    return NULL;
-  /* the DMA may not write a row twice: rows must not overlap in dst */
-  if (ndims >= 1 && dim[0].dst < row.count) return NULL;
-  if (ndims == 2 && dim[1].dst < dim[0].dst * dim[0].count) return NULL;
+  if (n.copy->lhs->buf == n.copy->rhs->buf) return NULL; /* a loop that reads what it wrote is no block copy */
+  if (!box_dims(a, &n, as, &box)) return NULL;
   DmaShape *shape = ARENA_NEW(a, DmaShape);
   memset(shape, 0, sizeof *shape);
-  for (int i = 0; i < first_dim; i++) {
+  for (int i = 0; i < box.first_dim; i++) {
     if (n.start[i] && n.extent[i] > 1) return NULL; /* a host loop would need the guard */
     if (n.extent[i] == 1) continue;
     shape->host_var[shape->nhost] = n.loops[i]->var->name;
@@ -209,21 +223,21 @@ const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, c
   }
   if (async && shape->nhost > 0) return NULL; /* one token: one DMA */
   shape->copy = n.copy;
-  shape->ndims = ndims;
+  shape->ndims = box.ndims;
   StrBuf d, s, runs;
   sb_init(&d);
   sb_init(&s);
   sb_init(&runs);
-  base_address(&d, a, dst, &n, first_dim, as);
-  base_address(&s, a, src, &n, first_dim, as);
+  base_address(&d, a, n.copy->lhs, &n, box.first_dim, as);
+  base_address(&s, a, n.copy->rhs, &n, box.first_dim, as);
   shape->dst = take(a, &d);
   shape->src = take(a, &s);
   char text[256];
-  shape->row = arena_strdup(a, dim_text(text, sizeof text, &row));
-  for (int i = 0; i < ndims; i++) {
-    shape->dst_stride[i] = dim[i].dst;
-    shape->src_stride[i] = dim[i].src;
-    shape->count[i] = arena_strdup(a, dim_text(text, sizeof text, &dim[i]));
+  shape->row = arena_strdup(a, dim_text(text, sizeof text, &box.row));
+  for (int i = 0; i < box.ndims; i++) {
+    shape->dst_stride[i] = box.dim[i].dst;
+    shape->src_stride[i] = box.dim[i].src;
+    shape->count[i] = arena_strdup(a, dim_text(text, sizeof text, &box.dim[i]));
   }
   /* a box that may start past the array's end: no DMA there */
   copy_runs(&runs, a, &n, as);
