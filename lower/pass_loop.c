@@ -96,6 +96,19 @@ static Stmt **first_loads(Lower *lw, const PassLoop *pl, const Body *b, const Lo
   return lower_append(in, loop);
 }
 
+/* Why P loads nothing ahead: its loads ahead do not fit (and so its
+ * double-buffered buffers do nothing). */
+static Stmt *nothing_ahead(Lower *lw, const Stmt *P, const Body *b, Need need) {
+  char why[400], note[1200];
+  int n = snprintf(note, sizeof note, "pass loop %s loads nothing ahead", P->name);
+  for (int i = 0; i < b->n && n < (int)sizeof note; i++)
+    if (b->kind[i] == B_DECL && b->st[i]->buf->copies == 2)
+      n += snprintf(note + n, sizeof note - (size_t)n, ", double_buffer(%s) does nothing here", b->st[i]->buf->name);
+  if (n < (int)sizeof note)
+    snprintf(note + n, sizeof note - (size_t)n, ": loading ahead %s", lower_no_room(lw, need, why, sizeof why));
+  return lower_note(lw, P->loc, note);
+}
+
 bool lower_pass_loop(Lower *lw, const Stmt *P, const PassLoop *around, Stmt ***tail) {
   const Stmt *L = bound_in(P);
   int64_t lo, passes, cores;
@@ -131,16 +144,7 @@ bool lower_pass_loop(Lower *lw, const Stmt *P, const PassLoop *around, Stmt ***t
   int64_t held = cores * (2 * loads.ahead + loads.once + alt_stores);
   Need need = {deferred_tokens + held + cores * loads.now, lower_compute_copies(&b)};
   if ((!alternate && !pl.nresident) || !lower_grant(lw, P->body, need, NULL)) {
-    if (alternate || pl.nresident) {
-      char why[400], note[1200];
-      int n = snprintf(note, sizeof note, "pass loop %s loads nothing ahead", P->name);
-      for (int i = 0; i < b.n && n < (int)sizeof note; i++)
-        if (b.kind[i] == B_DECL && b.st[i]->buf->copies == 2)
-          n += snprintf(note + n, sizeof note - (size_t)n, ", double_buffer(%s) does nothing here", b.st[i]->buf->name);
-      if (n < (int)sizeof note)
-        snprintf(note + n, sizeof note - (size_t)n, ": loading ahead %s", lower_no_room(lw, need, why, sizeof why));
-      *tail = lower_append(*tail, lower_note(lw, P->loc, note));
-    }
+    if (alternate || pl.nresident) *tail = lower_append(*tail, nothing_ahead(lw, P, &b, need));
     return false;
   }
   lw->held += held;
