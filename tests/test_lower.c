@@ -60,15 +60,30 @@ static bool check(const Kernel *k, int64_t max_tokens, char *why, size_t n) {
   return lower_check_sync(k, max_tokens, why, n);
 }
 
+/* Every variant of every NPU example: the lowered IR verifies, clones to
+ * the same text and passes the check. */
 Test(lower, every_npu_example_passes_the_check) {
   for (int e = 0; e < NEXAMPLES; e++) {
     NpgSession *s = open_example(npu_examples[e]);
     for (int v = 0; v < npg_variant_count(s); v++) {
       Arena a;
       arena_init(&a, 0);
+      Kernel *k = lowered(&a, s, v);
       char why[600];
-      cr_expect(check(lowered(&a, s, v), s->target.dma_max_tokens, why, sizeof why), "%s %s: %s", npu_examples[e],
+      cr_expect(check(k, s->target.dma_max_tokens, why, sizeof why), "%s %s: %s", npu_examples[e],
                 npg_variant_name(s, v), why);
+      DiagList d;
+      diag_init(&d);
+      cr_expect(ir_verify_kernel(k, &d, npu_examples[e]), "%s %s", npu_examples[e], npg_variant_name(s, v));
+      diag_free(&d);
+      StrBuf one, two;
+      sb_init(&one);
+      sb_init(&two);
+      ir_print_kernel(&one, k);
+      ir_print_kernel(&two, ir_clone_kernel(&a, k));
+      cr_expect_str_eq(two.data, one.data);
+      sb_free(&one);
+      sb_free(&two);
       arena_free(&a);
     }
     npg_close(s);
