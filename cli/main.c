@@ -10,7 +10,7 @@
 #include "npugen.h"
 
 static const char usage[] =
-    "usage: npugen emit FILE [--schedule SFILE] [--target INI] [-o DIR] [--check] [--dump-ir[=steps]]\n"
+    "usage: npugen emit FILE [--schedule SFILE] [--target INI] [-o DIR] [--check] [--dump-ir[=steps|lowered]]\n"
     "       npugen check FILE [--schedule SFILE] [--target INI] [--seed N] [--trace JSON]\n"
     "                         [--max-steps N] [--max-memory MIB]\n"
     "       npugen --version | --help\n"
@@ -20,6 +20,7 @@ static const char usage[] =
     "          --check    exit 1 if the files in DIR are missing or stale\n"
     "          --dump-ir  print the loop-nest IR of every variant\n"
     "          --dump-ir=steps  also the IR after each schedule step\n"
+    "          --dump-ir=lowered  the lowered IR: DMA starts and waits with their tokens\n"
     "  check   JIT-run every variant and the kernel as written on the same\n"
     "          seeded random inputs and compare every output element\n"
     "          --max-steps N     do not start a run of more than N loop iterations\n"
@@ -41,7 +42,7 @@ static int usage_error(const char *fmt, const char *arg) {
 
 typedef struct {
   const char *cmd, *file, *out_dir, *target, *trace, *schedule;
-  bool check_stale, dump_ir, dump_steps;
+  bool check_stale, dump_ir, dump_steps, dump_lowered;
   uint64_t seed, max_steps, max_mib;
 } Options;
 
@@ -79,6 +80,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->check_stale = true;
     } else if (!strcmp(a, "--dump-ir")) {
       o->dump_ir = true;
+    } else if (!strcmp(a, "--dump-ir=lowered")) {
+      o->dump_ir = o->dump_lowered = true;
     } else if (!strcmp(a, "--dump-ir=steps")) {
       o->dump_ir = o->dump_steps = true;
     } else if (a[0] == '-' && a[1]) {
@@ -104,7 +107,7 @@ static int cmd_emit(NpgSession *s, const Options *o) {
     for (int i = 0; i < n; i++) {
       const char *steps = o->dump_steps ? npg_dump_ir_steps(s, i) : NULL;
       if (steps) printf("# variant %s\n%s", npg_variant_name(s, i), steps);
-      else printf("%s", npg_dump_ir(s, i));
+      else printf("%s", o->dump_lowered ? npg_dump_ir_lowered(s, i) : npg_dump_ir(s, i));
     }
   if (!o->out_dir) {
     if (!o->dump_ir)

@@ -44,22 +44,16 @@ void emit_layout_helpers(StrBuf *sb, const EmitUnit *u);
 void emit_layout_prototypes(StrBuf *sb, const EmitUnit *u);
 /* emit/emit_dma.c: an on-chip buffer's declaration, a pointer into its
  * scope (no ';'), into copy number `copy` (C text) of a double-buffered
- * one when copy is not NULL; a LOOP_DMA copy nest as DMA + wait, false
- * (nothing written) when its shape does not allow it. */
+ * one when copy is not NULL. */
 void emit_onchip_decl(StrBuf *sb, const Buffer *b, const char *copy);
 /* "int8_t (*NAME)[32]" or "int8_t *NAME": a pointer to b's elements from
  * dimension from + 1 on (from = -1: to the whole array); NPU_DM, ... */
 void emit_pointer_decl(StrBuf *sb, const Buffer *b, const char *name, int from);
 const char *emit_scope_macro(const char *scope);
-/* Issued and not waited for: `token = npu_dma_Nd(channel, ...)`, with the
- * addresses where counter `var` (when given) has the value `value`. */
-typedef struct {
-  const char *token;
-  const char *channel; /* C text: "1", or "2 + ci % 2" */
-  const Var *var;
-  const Expr *value;
-} DmaAsync;
-bool emit_dma_copy(StrBuf *sb, Arena *scratch, const Stmt *loop, int ind, const DmaAsync *async);
+/* Copy nest d as one DMA call (host loops around it when it has them):
+ * issued on token (C text) and channel, not waited for; or, with token
+ * NULL, on channel 0 and waited for at once, after a comment naming it. */
+void emit_dma_call(StrBuf *sb, const DmaShape *d, int ind, const char *token, const char *channel);
 
 /* emit/emit_order.c: a loop `for (v = lo; v cmp hi; v += step)` opened to
  * run its iterations in order o (not EMIT_ORDER_SOURCE): a block, the

@@ -4,21 +4,11 @@
  * gave it: `int8_t (*A_ib)[512] = (int8_t (*)[512])(void *)((char *)
  * npu_scope_base(NPU_NU_IB, 0) + 0);`, so the code indexes it as an array.
  *
- * A copy nest (a LOOP_DMA loop: `for v0 < E0: ... dst[..] = src[..]` with
- * every index linear in the copy counters) becomes one async DMA and its
- * wait. Counters of extent 1 vanish, and counters that continue the one
- * inside them on both sides merge with it (a dense box is one 1-D copy);
- * what remains is a contiguous row and up to two strided dimensions (1-D to
- * 3-D). Counters beyond those stay as host loops around the call.
- *
- * A tail tile's copy has a guard `start + v < N` inside loop v (cache.c):
- * that dimension's count is then min(extent, N - start), computed in the
- * emitted code; nothing outside it merges with it (its rows stop short).
- * Where the box may start at or past N (a VU core with no rows in the last
- * pass), the DMA is issued only when N - start > 0, and an async one's
- * token is 0 otherwise (waiting for token 0 returns at once).
- * A nest of another shape (after later steps rewrote it) is emitted as the
- * plain copy loop it is. */
+ * A DMA is printed from its shape (lower/dma_shape.c worked out the call,
+ * its host loops and the condition under which its box is not empty): an
+ * async one as `token = npu_dma_Nd(...)` (token 0 where the box is
+ * empty: waiting for token 0 returns at once), a synchronous one as
+ * `npu_dma_wait(npu_dma_Nd(...))` after a comment naming the copy. */
 #include <string.h>
 
 #include "emit/emit.h"
@@ -51,224 +41,40 @@ void emit_onchip_decl(StrBuf *sb, const Buffer *b, const char *copy) {
             copy ? ", two copies" : "");
 }
 
-/* ---------------- copy nests ---------------- */
+/* ---------------- DMA calls ---------------- */
 
-enum { MAX_COPY = IR_MAX_DIMS };
-
-typedef struct {
-  const Stmt *loops[MAX_COPY];
-  int64_t extent[MAX_COPY];
-  const Expr *start[MAX_COPY]; /* a tail's `start` (of `start + v < end`), or NULL */
-  int64_t end[MAX_COPY];
-  bool may_be_empty[MAX_COPY]; /* the tail runs for no v in some iterations around */
-  int n;
-  const Stmt *copy; /* dst[..] = src[..] */
-} Nest;
-
-/* A tail's guard (ir_tail_guard) whose start is free of the nest's counters. */
-static bool tail_guard(Arena *a, const Stmt *g, const Nest *n, const Var *v, const Expr **start, int64_t *end) {
-  Expr *s;
-  if (!ir_tail_guard(a, g, v, &s, end)) return false;
-  for (int i = 0; i < n->n; i++)
-    if (ir_expr_uses(s, n->loops[i]->var, NULL)) return false;
-  *start = s;
-  return true;
-}
-
-/* Element stride of v through a whole access (row-major). */
-static bool stride(const Expr *access, const Var *v, int64_t *elems) {
-  const Buffer *b = access->buf;
-  int64_t s = 0, pitch = 1;
-  for (int d = b->ndim - 1; d >= 0; d--) {
-    int64_t c;
-    if (!ir_linear_coef(access->idx[d], v, &c)) return false;
-    s += c * pitch;
-    pitch *= b->shape[d];
+void emit_dma_call(StrBuf *sb, const DmaShape *d, int ind, const char *token, const char *channel) {
+  for (int i = 0; i < d->nhost; i++) {
+    sb_indent(sb, ind + i);
+    sb_printf(sb, "for (int %s = 0; %s < %lld; %s++) {\n", d->host_var[i], d->host_var[i], (long long)d->host_extent[i],
+              d->host_var[i]);
   }
-  *elems = s;
-  return true;
-}
-
-static bool perfect_nest(Arena *a, const Stmt *loop, Nest *n) {
-  n->n = 0;
-  const Stmt *s = loop;
-  while (s && s->kind == ST_FOR) {
-    if (n->n == MAX_COPY || s->step != 1 || s->cmp != OP_LT) return false;
-    int64_t lo, hi;
-    if (!ir_const_int(s->lo, &lo) || lo != 0 || !ir_const_int(s->hi, &hi) || hi <= 0) return false;
-    n->loops[n->n] = s;
-    n->start[n->n] = NULL;
-    n->may_be_empty[n->n] = false;
-    n->extent[n->n++] = hi;
-    const Stmt *body = s->body->body;
-    if (!body || body->next) return false;
-    if (body->kind == ST_IF) {
-      /* only cache.c's copies: their boxes start inside the array (the count
-       * is at least 1) unless the guard says they may not */
-      if (loop->loop_kind != LOOP_DMA || !tail_guard(a, body, n, s->var, &n->start[n->n - 1], &n->end[n->n - 1]))
-        return false;
-      n->may_be_empty[n->n - 1] = body->tail_may_be_empty;
-      body = body->then_s->body;
-      if (!body || body->next) return false;
-    }
-    s = body;
-  }
-  if (!s || s->kind != ST_ASSIGN || s->op != OP_NONE || s->lhs->kind != EX_LOAD || s->rhs->kind != EX_LOAD ||
-      s->lhs->buf->elem != s->rhs->buf->elem)
-    return false;
-  n->copy = s;
-  return true;
-}
-
-/* &B[idx with the copy counters from `from` on (and those of extent 1) set
- * to 0, and a's counter (when given) set to its value] */
-static void base_address(StrBuf *sb, Arena *a, const Expr *access, const Nest *n, int from, const DmaAsync *as) {
-  Expr *e = ir_expr_copy(a, access);
-  for (int i = 0; i < n->n; i++)
-    if (i >= from || n->extent[i] == 1) e = ir_subst_expr(a, e, n->loops[i]->var, ir_int(a, 0, &ty_int, (SrcLoc){0, 0}));
-  if (as && as->var) e = ir_subst_expr(a, e, as->var, as->value);
-  sb_puts(sb, "&");
-  ir_print_expr(sb, e);
-}
-
-/* One DMA dimension: its byte strides and count (the row: its bytes). */
-typedef struct {
-  int64_t dst, src, count;
-  int64_t mul;      /* with a tail: the count is mul * tail */
-  const char *tail; /* C text of a tail's count, or NULL */
-  int64_t known;    /* the tail's count when it is a constant, else -1 */
-} Dim;
-
-/* Where tail counter i starts, with async's counter set to its value (a
- * load ahead is the next tile's). */
-static const Expr *tail_start(Arena *a, const Nest *n, int i, const DmaAsync *as) {
-  const Expr *start = n->start[i];
-  if (as && as->var) start = ir_subst_expr(a, ir_expr_copy(a, start), as->var, as->value);
-  return start;
-}
-
-/* The count of tail counter i (ir_tail_count: at least 1, as the DMA runs
- * only where the box starts inside the array); *known as there. */
-static const char *tail_count(Arena *a, const Nest *n, int i, const DmaAsync *as, int64_t *known) {
-  return ir_tail_count(a, tail_start(a, n, i, as), n->end[i], n->extent[i], true, known);
-}
-
-/* The condition (C text in sb, empty when always) under which the copy runs
- * at all: every tail that may be empty runs. */
-static void copy_runs(StrBuf *sb, Arena *a, const Nest *n, const DmaAsync *as) {
-  for (int i = 0; i < n->n; i++) {
-    const char *runs = n->start[i] && n->may_be_empty[i] ? ir_tail_runs(a, tail_start(a, n, i, as), n->end[i]) : NULL;
-    if (runs) sb_printf(sb, "%s%s", sb->len ? " && " : "", runs);
-  }
-}
-
-static const char *dim_text(char *buf, size_t size, const Dim *d) {
-  if (!d->tail) snprintf(buf, size, "%lld", (long long)d->count);
-  else if (d->known >= 0) snprintf(buf, size, "%lld", (long long)(d->mul * d->known));
-  else if (d->mul == 1) snprintf(buf, size, "%s", d->tail);
-  else snprintf(buf, size, "%lld * %s", (long long)d->mul, d->tail);
-  return buf;
-}
-
-bool emit_dma_copy(StrBuf *sb, Arena *a, const Stmt *loop, int ind, const DmaAsync *async) {
-  Nest n;
-  if (!perfect_nest(a, loop, &n)) return false;
-  const Expr *dst = n.copy->lhs, *src = n.copy->rhs;
-  if (dst->buf == src->buf) return false; /* a loop that reads what it wrote is no block copy */
-  int64_t size = dst->buf->elem->size;
-  int64_t ds[MAX_COPY] = {0}, ss[MAX_COPY] = {0};
-  for (int i = 0; i < n.n; i++)
-    if (!stride(dst, n.loops[i]->var, &ds[i]) || !stride(src, n.loops[i]->var, &ss[i]) || ds[i] < 0 || ss[i] < 0)
-      return false;
-  /* DMA dimensions, innermost first, in bytes. Counters of extent 1 add
-   * nothing; a dimension whose stride on both sides is the span of the one
-   * inside it continues it (rows back to back are one longer row, and so
-   * on), so a dense box of any rank is one 1-D copy. A tail's count is
-   * C text (tail_count), times the extents merged inside it (mul). */
-  Dim row = {.count = size, .mul = 1}, dim[MAX_COPY];
-  int outer[MAX_COPY]; /* the outermost counter each dimension covers */
-  int ndims = 0;
-  for (int i = n.n - 1; i >= 0; i--) {
-    if (n.extent[i] == 1 && !n.start[i]) continue;
-    int64_t d = ds[i] * size, s2 = ss[i] * size;
-    Dim *last = ndims ? &dim[ndims - 1] : &row;
-    int64_t span = ndims ? last->dst * last->count : row.count;
-    bool continues = !last->tail && d == span && s2 == (ndims ? last->src * last->count : row.count);
-    if (!continues) {
-      last = &dim[ndims++];
-      *last = (Dim){.dst = d, .src = s2, .count = 1, .mul = 1};
-    }
-    if (n.start[i]) {
-      last->mul = last->count;
-      last->tail = tail_count(a, &n, i, async, &last->known);
-      if (last->known == 0) return false; /* nothing to copy: not a DMA */
-    }
-    last->count *= n.extent[i];
-    if (ndims) outer[ndims - 1] = i;
-  }
-  /* at most two strided dimensions in one DMA; counters of the others
-   * become host loops around it */
-  int first_dim = ndims > 2 ? outer[1] : 0; /* counters before first_dim are host loops */
-  if (ndims > 2) ndims = 2;
-  if (row.count > INT32_MAX || (ndims > 0 && dim[0].count > INT32_MAX) || (ndims > 1 && dim[1].count > INT32_MAX))
-    return false;
-  /* the DMA may not write a row twice: rows must not overlap in dst */
-  if (ndims >= 1 && dim[0].dst < row.count) return false;
-  if (ndims == 2 && dim[1].dst < dim[0].dst * dim[0].count) return false;
-  int nhost = 0;
-  for (int i = 0; i < first_dim; i++) {
-    nhost += n.extent[i] > 1;
-    if (n.start[i] && n.extent[i] > 1) return false; /* a host loop would need the guard */
-  }
-  if (async && nhost > 0) return false; /* one token: one DMA */
-  /* host loops over the counters the DMA does not cover */
-  int depth = 0;
-  for (int i = 0; i < first_dim; i++) {
-    const Stmt *l = n.loops[i];
-    if (n.extent[i] == 1) continue;
-    sb_indent(sb, ind + depth++);
-    sb_printf(sb, "for (int %s = 0; %s < %lld; %s++) {\n", l->var->name, l->var->name, (long long)n.extent[i],
-              l->var->name);
-  }
-  int in = ind + depth;
-  if (!async) {
+  int in = ind + d->nhost;
+  if (!token) {
     sb_indent(sb, in);
-    sb_printf(sb, "/* %s: %s <- %s */\n", n.copy->name, dst->buf->name, src->buf->name);
+    sb_printf(sb, "/* %s: %s <- %s */\n", d->copy->name, d->copy->lhs->buf->name, d->copy->rhs->buf->name);
   }
   sb_indent(sb, in);
-  StrBuf d, s, call;
-  sb_init(&d);
-  sb_init(&s);
+  StrBuf call;
   sb_init(&call);
-  base_address(&d, a, dst, &n, first_dim, async);
-  base_address(&s, a, src, &n, first_dim, async);
-  const char *ch = async ? async->channel : "0";
-  char rw[256], c0[256], c1[256];
-  dim_text(rw, sizeof rw, &row);
-  if (ndims == 0)
-    sb_printf(&call, "npu_dma_1d(%s, %s, %s, %s)", ch, d.data, s.data, rw);
-  else if (ndims == 1)
-    sb_printf(&call, "npu_dma_2d(%s, %s, %lld, %s, %lld, %s, %s)", ch, d.data, (long long)dim[0].dst, s.data,
-              (long long)dim[0].src, rw, dim_text(c0, sizeof c0, &dim[0]));
+  const char *ch = token ? channel : "0";
+  if (d->ndims == 0)
+    sb_printf(&call, "npu_dma_1d(%s, %s, %s, %s)", ch, d->dst, d->src, d->row);
+  else if (d->ndims == 1)
+    sb_printf(&call, "npu_dma_2d(%s, %s, %lld, %s, %lld, %s, %s)", ch, d->dst, (long long)d->dst_stride[0], d->src,
+              (long long)d->src_stride[0], d->row, d->count[0]);
   else
-    sb_printf(&call, "npu_dma_3d(%s, %s, %lld, %lld, %s, %lld, %lld, %s, %s, %s)", ch, d.data, (long long)dim[0].dst,
-              (long long)dim[1].dst, s.data, (long long)dim[0].src, (long long)dim[1].src, rw,
-              dim_text(c0, sizeof c0, &dim[0]), dim_text(c1, sizeof c1, &dim[1]));
+    sb_printf(&call, "npu_dma_3d(%s, %s, %lld, %lld, %s, %lld, %lld, %s, %s, %s)", ch, d->dst,
+              (long long)d->dst_stride[0], (long long)d->dst_stride[1], d->src, (long long)d->src_stride[0],
+              (long long)d->src_stride[1], d->row, d->count[0], d->count[1]);
   /* a box that may start past the array's end: no DMA there (token 0) */
-  StrBuf runs;
-  sb_init(&runs);
-  copy_runs(&runs, a, &n, async);
-  if (async && runs.len) sb_printf(sb, "%s = %s ? %s : 0;\n", async->token, runs.data, call.data);
-  else if (async) sb_printf(sb, "%s = %s;\n", async->token, call.data);
-  else if (runs.len) sb_printf(sb, "if (%s) npu_dma_wait(%s);\n", runs.data, call.data);
+  if (token && d->runs) sb_printf(sb, "%s = %s ? %s : 0;\n", token, d->runs, call.data);
+  else if (token) sb_printf(sb, "%s = %s;\n", token, call.data);
+  else if (d->runs) sb_printf(sb, "if (%s) npu_dma_wait(%s);\n", d->runs, call.data);
   else sb_printf(sb, "npu_dma_wait(%s);\n", call.data);
-  sb_free(&runs);
   sb_free(&call);
-  sb_free(&d);
-  sb_free(&s);
-  while (depth > 0) {
-    sb_indent(sb, ind + --depth);
+  for (int i = d->nhost; i > 0; i--) {
+    sb_indent(sb, ind + i - 1);
     sb_puts(sb, "}\n");
   }
-  return true;
 }

@@ -46,6 +46,9 @@ int npg_variant_index(const NpgSession *s, const char *name); /* -1 if none */
 const char *npg_emit_source(NpgSession *s, int variant); /* <variant>.c */
 const char *npg_emit_header(NpgSession *s, int variant); /* <variant>.h */
 const char *npg_dump_ir(NpgSession *s, int variant);
+/* The lowered IR (docs/lowering.md): the variant's DMA starts and waits,
+ * tokens and views, as emit/ prints them. */
+const char *npg_dump_ir_lowered(NpgSession *s, int variant);
 
 /* The variant's schedule as applied (one step a line), NULL for a kernel as
  * written; and the IR after each of its steps. */

@@ -155,6 +155,22 @@ static Stmt *clone_list(Arena *a, const Stmt *s, CloneMap *cm) {
   return head;
 }
 
+/* A lowered node's own copy: its expressions in the clone's variables,
+ * its copy nest cloned too (the nest's counters are its own). */
+static Lowered *clone_lowered(Arena *a, const Lowered *l, CloneMap *cm) {
+  Lowered *c = ARENA_NEW(a, Lowered);
+  *c = *l;
+  for (int i = 0; i < l->token.nidx; i++) c->token.idx[i] = ir_clone_expr(a, l->token.idx[i], cm);
+  c->copy = ir_clone_stmt(a, l->copy, cm);
+  if (l->at_var) c->at_var = mapped_var(cm, (Var *)l->at_var);
+  c->at_value = ir_clone_expr(a, l->at_value, cm);
+  c->channel = ir_clone_expr(a, l->channel, cm);
+  c->guard = ir_clone_expr(a, l->guard, cm);
+  if (l->view_buf) c->view_buf = mapped_buf(cm, l->view_buf);
+  c->view_copy = ir_clone_expr(a, l->view_copy, cm);
+  return c;
+}
+
 Stmt *ir_clone_stmt(Arena *a, const Stmt *s, CloneMap *cm) {
   if (!s) return NULL;
   Stmt *c = ARENA_NEW(a, Stmt);
@@ -189,6 +205,7 @@ Stmt *ir_clone_stmt(Arena *a, const Stmt *s, CloneMap *cm) {
     if (s->buf) c->buf = fresh_buf(a, cm, s->buf);
     break;
   }
+  if (s->low) c->low = clone_lowered(a, s->low, cm);
   if (s->orig) { /* a copy is the same statement: same instances (ir/deps.h) */
     c->orig = ARENA_ARRAY(a, Expr *, s->norig ? s->norig : 1);
     for (int i = 0; i < s->norig; i++) c->orig[i] = ir_clone_expr(a, s->orig[i], cm);

@@ -171,6 +171,70 @@ struct Expr {
 
 typedef enum { ST_BLOCK, ST_FOR, ST_IF, ST_ASSIGN, ST_DECL } StmtKind;
 
+/* The nodes of the lowered IR (lower/, docs/lowering.md). Each is an
+ * ST_BLOCK without children whose Stmt.low says what it is: every analysis
+ * of the scheduled IR sees an empty block, and only lower/, the printer
+ * and emit/ look inside. */
+typedef enum {
+  LOW_DMA_START, /* token = DMA of copy nest low->copy, not yet waited for */
+  LOW_DMA_WAIT,  /* wait for token (where low->guard holds, when given) */
+  LOW_VIEW,      /* an on-chip buffer's pointer: one copy of a double-buffered one, or both */
+  LOW_TOKENS,    /* the declaration of a token or an array of them */
+  LOW_NOTE,      /* a comment for the reader: why a schedule mark does nothing here */
+} LowKind;
+
+/* A DMA's token in the lowered IR: base[idx[0]][idx[1]]. A copy waited
+ * for where it starts has no base; its start and wait share id. */
+typedef struct {
+  const char *base;
+  Expr *idx[2];
+  int nidx;
+  int id;
+} DmaToken;
+
+/* A copy nest as one DMA call, worked out by lower/dma_shape.c for a
+ * LOW_DMA_START (emit/ prints it): host loops around the call, the
+ * addresses, row bytes, strides and counts (C text), and the condition
+ * under which the box is not empty (NULL: always). */
+typedef struct {
+  const Stmt *copy; /* dst[..] = src[..] at the nest's bottom */
+  int nhost;
+  const char *host_var[IR_MAX_DIMS];
+  int64_t host_extent[IR_MAX_DIMS];
+  const char *dst, *src; /* "&A_ib[0][0]" */
+  int ndims;             /* strided dimensions: npu_dma_1d, _2d or _3d */
+  int64_t dst_stride[2], src_stride[2];
+  const char *row, *count[2];
+  const char *runs;
+} DmaShape;
+
+/* What a lowered node says (Stmt.low). */
+typedef struct {
+  LowKind kind;
+  DmaToken token;        /* LOW_DMA_START, LOW_DMA_WAIT, LOW_TOKENS (base and the array's extents in dims) */
+  /* LOW_DMA_START: the copy nest (cache.c's, dst[..] = src[..] at its
+   * bottom), its region where counter at_var has value at_value (when
+   * given), on DMA channel `channel`. */
+  const Stmt *copy;
+  const DmaShape *shape; /* copy as one call, at at_var = at_value */
+  const Var *at_var;
+  Expr *at_value;
+  Expr *channel;
+  bool named;            /* LOW_DMA_START: a comment line names the copy first */
+  Expr *guard;           /* LOW_DMA_WAIT: only where it holds; NULL: always */
+  bool if_issued;        /* LOW_DMA_WAIT: only when the token is not 0 (a DMA was issued) */
+  /* LOW_VIEW: buffer view_buf's copy number view_copy, or (view_copy NULL)
+   * the pointer to both copies of a double-buffered one (db_name). With
+   * decl: the pointer into the buffer's scope (each core's, for a bound
+   * loop's buffer), into copy view_copy when given. */
+  Buffer *view_buf;
+  Expr *view_copy;
+  bool decl;
+  int64_t dims[2];       /* LOW_TOKENS: array extents (ndims of them) */
+  int ndims;
+  bool zero;             /* LOW_TOKENS: all 0 (none issued) */
+} Lowered;
+
 /* annotate(target, key, value): value is kept as its C spelling. */
 typedef struct Annot Annot;
 struct Annot {
@@ -235,6 +299,18 @@ struct Stmt {
   int norig;
   const Var **orig_vars; /* the model's loop counters orig[] stands for (messages) */
   Annot *annots;       /* annotate(): kept as comments/pragmas in emitted code */
+
+  /* The lowered IR (lower/). `low`: what a lowered node does. `note`: a
+   * comment the emitted C carries (LOW_NOTE: its text; ST_IF, LOW_DMA_WAIT,
+   * LOW_TOKENS: after it). `order_note`: a marked loop that keeps the
+   * source order in every emitted order, and why. `from`: the statement
+   * of the scheduled IR a lowered top-level node begins (its nest comment
+   * names it); `continued`: a later node made from the same statement. */
+  Lowered *low;
+  const char *note;
+  const char *order_note;
+  const Stmt *from;
+  bool continued;
 };
 
 struct Param {

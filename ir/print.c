@@ -30,8 +30,108 @@ static const char *loop_kind_name(LoopKind k) {
   return "";
 }
 
+/* ---------------- the lowered IR's nodes ---------------- */
+
+static void print_token(StrBuf *sb, const DmaToken *t) {
+  if (!t->base) {
+    sb_printf(sb, "%%dma%d", t->id); /* a copy waited for where it starts */
+    return;
+  }
+  sb_puts(sb, t->base);
+  for (int i = 0; i < t->nidx; i++) {
+    sb_putc(sb, '[');
+    ir_print_expr(sb, t->idx[i]);
+    sb_putc(sb, ']');
+  }
+}
+
+/* dst[..] <- src[..] of copy nest c (its counters' extents after), where
+ * at_var has value at_value. */
+static void print_region(StrBuf *sb, const Lowered *l) {
+  const Stmt *leaf = l->copy, *loops[IR_MAX_DIMS];
+  int n = 0;
+  while (leaf && leaf->kind != ST_ASSIGN) {
+    if (leaf->kind == ST_FOR && n < IR_MAX_DIMS) loops[n++] = leaf;
+    leaf = leaf->kind == ST_FOR ? leaf->body : leaf->kind == ST_IF ? leaf->then_s : leaf->body;
+  }
+  if (!leaf) return;
+  Arena scratch;
+  arena_init(&scratch, 0);
+  Expr *dst = leaf->lhs, *src = leaf->rhs;
+  if (l->at_var) {
+    dst = ir_subst_expr(&scratch, ir_expr_copy(&scratch, dst), l->at_var, l->at_value);
+    src = ir_subst_expr(&scratch, ir_expr_copy(&scratch, src), l->at_var, l->at_value);
+  }
+  sb_printf(sb, "%s: ", leaf->name);
+  ir_print_expr(sb, dst);
+  sb_puts(sb, " <- ");
+  ir_print_expr(sb, src);
+  for (int i = 0; i < n; i++) {
+    sb_printf(sb, "%s%s < ", i ? ", " : " for ", loops[i]->var->name);
+    ir_print_expr(sb, loops[i]->hi);
+  }
+  arena_free(&scratch);
+}
+
+static void print_lowered(StrBuf *sb, const Stmt *s) {
+  const Lowered *l = s->low;
+  switch (l->kind) {
+  case LOW_DMA_START:
+    sb_puts(sb, "dma_start(");
+    print_token(sb, &l->token);
+    sb_puts(sb, ", ");
+    print_region(sb, l);
+    sb_puts(sb, ", channel ");
+    if (l->channel) ir_print_expr(sb, l->channel);
+    else sb_puts(sb, "0");
+    sb_puts(sb, ")");
+    break;
+  case LOW_DMA_WAIT:
+    sb_puts(sb, "dma_wait(");
+    print_token(sb, &l->token);
+    sb_puts(sb, ")");
+    if (l->if_issued) sb_puts(sb, " if issued");
+    if (l->guard) {
+      sb_puts(sb, " if ");
+      ir_print_expr(sb, l->guard);
+    }
+    break;
+  case LOW_VIEW:
+    if (l->decl) {
+      sb_printf(sb, "view %s = %s @%lld%s", l->view_buf->name, l->view_buf->scope, (long long)l->view_buf->offset,
+                l->view_buf->core ? " of each core" : "");
+      if (l->view_copy) {
+        sb_puts(sb, ", copy ");
+        ir_print_expr(sb, l->view_copy);
+      }
+    } else if (l->view_copy) {
+      sb_printf(sb, "view %s = %s[", l->view_buf->name, l->view_buf->db_name);
+      ir_print_expr(sb, l->view_copy);
+      sb_puts(sb, "]");
+    } else {
+      sb_printf(sb, "view %s = %s @%lld: 2 x ", l->view_buf->db_name, l->view_buf->scope, (long long)l->view_buf->offset);
+      print_buffer_type(sb, l->view_buf);
+    }
+    break;
+  case LOW_TOKENS:
+    sb_printf(sb, "tokens %s", l->token.base);
+    for (int i = 0; i < l->ndims; i++) sb_printf(sb, "[%lld]", (long long)l->dims[i]);
+    if (l->zero) sb_puts(sb, " = 0");
+    break;
+  case LOW_NOTE:
+    sb_printf(sb, "note: %s", s->note);
+    break;
+  }
+  sb_printf(sb, "  # line %d\n", s->loc.line);
+}
+
 static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
   for (; s; s = s->next) {
+    if (s->low) {
+      sb_indent(sb, ind);
+      print_lowered(sb, s);
+      continue;
+    }
     switch (s->kind) {
     case ST_BLOCK:
       sb_indent(sb, ind);
@@ -49,8 +149,8 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       ir_print_expr(sb, s->lo);
       sb_printf(sb, " .. %s ", op_spelling(s->cmp));
       ir_print_expr(sb, s->hi);
-      sb_printf(sb, " step %lld%s:  # line %d\n", (long long)s->step, loop_kind_name(s->loop_kind),
-                s->loc.line);
+      sb_printf(sb, " step %lld%s%s%s%s:  # line %d\n", (long long)s->step, loop_kind_name(s->loop_kind),
+                s->order_note ? " in source order" : "", s->note ? ", phase: " : "", s->note ? s->note : "", s->loc.line);
       print_stmts(sb, s->body->body, ind + 1);
       break;
     case ST_IF:

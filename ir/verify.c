@@ -51,9 +51,44 @@ static void verify_expr(Verify *v, const Expr *e) {
   verify_expr(v, e->c);
 }
 
+/* A lowered node (lower/): an empty block with the fields its kind needs. */
+static void verify_lowered(Verify *v, const Stmt *s) {
+  const Lowered *l = s->low;
+  if (s->kind != ST_BLOCK || s->body) bad(v, s->loc, "lowered node with children");
+  for (int i = 0; i < l->token.nidx; i++) verify_expr(v, l->token.idx[i]);
+  switch (l->kind) {
+  case LOW_DMA_START:
+    if (!l->copy || l->copy->kind != ST_FOR || !l->channel) bad(v, s->loc, "dma_start without its copy nest or channel");
+    if (!l->at_var != !l->at_value) bad(v, s->loc, "dma_start: a counter without its value");
+    verify_expr(v, l->channel);
+    verify_expr(v, l->at_value);
+    break;
+  case LOW_DMA_WAIT:
+    verify_expr(v, l->guard);
+    break;
+  case LOW_VIEW:
+    if (!l->view_buf || (!l->decl && (l->view_buf->copies < 2 || !l->view_buf->db_name)))
+      bad(v, s->loc, "view of a buffer with one copy");
+    verify_expr(v, l->view_copy);
+    break;
+  case LOW_TOKENS:
+    if (!l->token.base || l->ndims < 0 || l->ndims > 2) bad(v, s->loc, "malformed token declaration");
+    break;
+  case LOW_NOTE:
+    if (!s->note) bad(v, s->loc, "note without text");
+    break;
+  }
+  if (l->kind != LOW_NOTE && l->kind != LOW_VIEW && l->kind != LOW_TOKENS && !l->token.base && !l->token.id)
+    bad(v, s->loc, "DMA without a token");
+}
+
 static bool verify_stmt(Stmt *s, int depth, void *ctx) {
   (void)depth;
   Verify *v = ctx;
+  if (s->low) {
+    verify_lowered(v, s);
+    return true;
+  }
   switch (s->kind) {
   case ST_FOR:
     if (!s->var || !s->lo || !s->hi || !s->body || s->body->kind != ST_BLOCK) bad(v, s->loc, "malformed loop");

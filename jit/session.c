@@ -10,7 +10,9 @@
 #include "ir/uninit.h"
 #include "jit/check.h"
 #include "jit/guard.h"
+#include "lower/lower.h"
 #include "jit/session.h"
+#include "lower/lower.h"
 #include "npugen.h"
 
 _Static_assert(NPG_MAX_INPUT_BYTES == FE_MAX_SOURCE_BYTES && NPG_MAX_INPUT_BYTES == NPUSIM_MAX_TARGET_BYTES,
@@ -110,6 +112,7 @@ void npg_close(NpgSession *s) {
     free(s->v[i].source);
     free(s->v[i].header);
     free(s->v[i].dump);
+    free(s->v[i].lowered);
     free(s->v[i].schedule);
     free(s->v[i].steps);
   }
@@ -179,6 +182,20 @@ const char *npg_dump_ir(NpgSession *s, int i) {
     s->v[i].dump = sb_take(&sb);
   }
   return s->v[i].dump;
+}
+
+const char *npg_dump_ir_lowered(NpgSession *s, int i) {
+  if (i < 0 || i >= npg_variant_count(s)) return NULL;
+  if (!s->v[i].lowered) {
+    Arena a;
+    arena_init(&a, 0);
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_kernel(&sb, lower_kernel(&a, s->v[i].ir, &s->target));
+    s->v[i].lowered = sb_take(&sb);
+    arena_free(&a);
+  }
+  return s->v[i].lowered;
 }
 
 /* The NPG_ORDER_* bits are CheckResult's order bits. */

@@ -16,7 +16,7 @@ typedef struct {
   const char *name;
   char *schedule;       /* the steps as applied, one a line; NULL as written */
   char *steps;          /* the IR after each step */
-  char *source, *header, *dump;
+  char *source, *header, *dump, *lowered; /* lowered: npg_dump_ir_lowered's text */
 } Variant;
 
 struct NpgSession {

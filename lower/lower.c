@@ -1,0 +1,33 @@
+/* The lowering phase's driver: its passes, in order, over each top-level
+ * statement of the kernel (docs/lowering.md). */
+#include "lower/lower.h"
+
+/* Top-level statement s lowered: the DMA pass, then the copies left
+ * synchronous. The first node names s (emit/'s nest comment), the others
+ * continue it. */
+static Stmt *lower_top(Lower *lw, const Stmt *s) {
+  Stmt *out = NULL, **tail = &out;
+  for (const Stmt *n = lower_dma(lw, s, true, NULL); n; n = n->next) tail = lower_append(tail, lower_copies(lw, n));
+  for (Stmt *n = out; n; n = n->next) {
+    n->from = n == out ? s : NULL;
+    n->continued = n != out;
+  }
+  return out;
+}
+
+Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target) {
+  NpuTarget def;
+  if (!target) {
+    npusim_target_default(&def);
+    target = &def;
+  }
+  Lower lw = {.arena = a, .k = k, .max_tokens = target->dma_max_tokens,
+              .channels = target->dma_channels > 0 ? (int)target->dma_channels : 1,
+              .target_name = arena_strdup(a, target->name)};
+  Kernel *out = ARENA_NEW(a, Kernel);
+  *out = *k;
+  out->body = ir_stmt(a, ST_BLOCK, k->body->loc);
+  Stmt **tail = &out->body->body;
+  for (const Stmt *s = k->body->body; s; s = s->next) tail = lower_append(tail, lower_top(&lw, s));
+  return out;
+}

@@ -1,0 +1,149 @@
+/* The lowering phase: scheduled IR -> explicit IR (docs/lowering.md).
+ *
+ * Between schedule/ and emit/. Its passes turn cache copies and
+ * double_buffer marks into DMA starts and waits with tokens, views of
+ * double-buffered buffers and notes for marks that do nothing; each pass
+ * takes IR and returns IR, sharing the statements it does not change
+ * (the scheduled IR is never modified). The lowered nodes are described in
+ * ir/ir.h (LowKind). lower_check_sync then checks the synchronisation of
+ * the result statically.
+ */
+#ifndef NPG_LOWER_H
+#define NPG_LOWER_H
+
+#include "ir/ir.h"
+#include "sim/npusim.h"
+
+/* A bound loop's copy out whose waits are deferred (lower/defer.c): to
+ * just before its core writes the buffer again, and after `home`. */
+typedef struct {
+  const Stmt *store, *loop;
+  const Buffer *b;
+  int64_t tokens; /* in flight at most, over all cores (one each) */
+} Deferred;
+
+enum { LOWER_MAX_DEFER = 16 };
+
+/* A structure's overlap, decided once (lower_grant). */
+typedef struct {
+  const void *key;
+  bool ok;
+} Grant;
+
+/* The DMA pass's state: what the target allows, and the DMAs the
+ * structures around the statement being lowered keep in flight. */
+typedef struct {
+  Arena *arena;           /* the lowered nodes' */
+  const Kernel *k;        /* the scheduled kernel */
+  int64_t max_tokens;     /* DMAs in flight the target allows */
+  int channels;           /* DMA channels */
+  const char *target_name;
+  int next_sync_id;       /* ids of copies waited for where they start */
+  int64_t held;           /* held by the pipelines, pass loops and phases around */
+  Deferred defer[LOWER_MAX_DEFER]; /* bound loops' copies out deferred around */
+  int ndefer;
+  Grant *grant;           /* in arena */
+  int ngrant, grant_cap;
+} Lower;
+
+/* A pass loop P around bound loop L (lower/pass_loop.c): L's double-
+ * buffered read caches alternate their copies by pass, and its resident
+ * ones are loaded once, before P. */
+typedef struct {
+  const Stmt *P, *L;
+  const Buffer *resident[16];
+  int nresident;
+} PassLoop;
+
+/* What a structure keeps in flight at most (lower/grant.c). */
+typedef struct {
+  int64_t tokens;
+  bool copy_inside; /* a synchronous copy runs while it holds them */
+} Need;
+int64_t lower_in_flight(const Lower *lw);
+/* Grants key its need when the DMAs in flight around, its own and the
+ * copy inside fit the target; decided once (*decided: before this call). */
+bool lower_grant(Lower *lw, const void *key, Need need, bool *decided);
+/* "would keep up to 24 DMAs in flight (with those around it and a copy
+ * inside), and target 'small' allows 16" */
+const char *lower_no_room(const Lower *lw, Need need, char *buf, size_t n);
+
+/* lower/dma_shape.c: the one DMA call copy nest `loop` is, where counter
+ * at_var (when given) has value at_value: NULL when it is none (async: a
+ * single call, no host loops around it). */
+const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, const Expr *at_value, bool async);
+
+/* The whole phase: a new kernel (sharing k's unchanged parts), in a. */
+Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target);
+
+/* ---- passes (one a file) ---- */
+/* The DMA pass (lower/walk.c): statement s (alone, not its siblings) with
+ * its copies' overlap planned, as the list it becomes. top: a statement of
+ * the kernel's body; pass: the pass loop around, or NULL. */
+Stmt *lower_dma(Lower *lw, const Stmt *s, bool top, const PassLoop *pass);
+Stmt *lower_dma_list(Lower *lw, const Stmt *list, const PassLoop *pass);
+/* Its parts, each appending what it makes at *tail:
+ * lower/pipeline.c: loop L whose body declares double-buffered buffers ->
+ * its copies' starts one iteration ahead and the waits; false (after
+ * notes, when double_buffer does nothing here) when L is not pipelined. */
+bool lower_pipeline(Lower *lw, const Stmt *L, const PassLoop *pass, Stmt ***tail);
+/* lower/pass_loop.c: loop P around a bound loop whose read caches load
+ * one pass ahead or once; false when it does not fit. */
+bool lower_pass_loop(Lower *lw, const Stmt *P, const PassLoop *around, Stmt ***tail);
+/* lower/bound.c: a loop bound to the VU cores, phase by phase when it fits. */
+void lower_bound(Lower *lw, const Stmt *L, const PassLoop *pass, Stmt ***tail);
+/* lower/defer.c: the copies out of the bound loops under home that it can
+ * wait for later (notes for those it cannot); how many were added. */
+int lower_plan_defer(Lower *lw, const Stmt *home, Stmt ***tail);
+/* The deferred copies from `from` on: their token arrays before body,
+ * their last waits after, in a block. */
+Stmt *lower_defer_block(Lower *lw, int from, Stmt *body, SrcLoc loc);
+const Deferred *lower_deferred(const Lower *lw, const Stmt *store, const Buffer *decl);
+/* A copy nest of bound loop L's body between one of L's per-core buffers
+ * and a buffer outside them that is one DMA: the per-core buffer (*load:
+ * it is the destination), or NULL. */
+const Buffer *lower_bound_copy(Lower *lw, const Stmt *c, const Stmt *L, bool *load);
+/* Statement c (alone) uses b. */
+bool lower_stmt_uses(const Stmt *c, const Buffer *b);
+/* lower/copies.c (a second pass): every copy nest left synchronous that
+ * is one DMA -> a start and its wait at once. */
+Stmt *lower_copies(Lower *lw, const Stmt *s);
+
+/* ---- shared by the passes (lower/nodes.c) ---- */
+Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
+Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);
+Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc);
+Stmt *lower_tokens(Lower *lw, const char *base, int ndims, int64_t d0, int64_t d1, bool zero, const char *note,
+                   SrcLoc loc);
+DmaToken lower_token(const char *base, Expr *i0, Expr *i1);
+/* token = copy nest c's DMA on channel, its region where at (when given)
+ * has value `value`; named: after a comment naming the copy. */
+Stmt *lower_start(Lower *lw, DmaToken t, const Stmt *c, Expr *channel, const Var *at, Expr *value, bool named);
+Stmt *lower_wait(Lower *lw, DmaToken t, Expr *guard, bool if_issued, const char *note, SrcLoc loc);
+Expr *lower_int(Lower *lw, int64_t v);
+Expr *lower_var(Lower *lw, const Var *v);
+Expr *lower_bin(Lower *lw, Op op, Expr *a, Expr *b);
+/* Walk s alone (not its siblings). */
+void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx);
+/* a shallow copy of s, alone (next NULL) */
+Stmt *lower_shallow(Lower *lw, const Stmt *s);
+/* Appends s (a list) at *tail; returns the new tail. */
+Stmt **lower_append(Stmt **tail, Stmt *s);
+/* A copy nest (cache.c's LOOP_DMA, or a plain serial copy between DDR and
+ * an on-chip buffer or two on-chip buffers). */
+bool lower_is_copy_nest(const Stmt *loop);
+/* Copy nest c is one DMA: async (one call, a token) or not (host loops
+ * may go around the call). */
+bool lower_one_dma(Arena *scratch, const Stmt *c, bool async);
+/* A copy nest under list (not those in skip[]). */
+bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip);
+
+/* ---- the static synchronisation check (lower/sync_check.c) ---- */
+/* Every read of an on-chip buffer a DMA fills comes after that DMA's
+ * wait on every path; no buffer is written while a DMA reading or writing
+ * it is in flight; a token is not started again while in flight; at most
+ * max_tokens in flight; none left at the end. False with the first
+ * violation (buffer and lines) in why. */
+bool lower_check_sync(const Kernel *lowered, int64_t max_tokens, char *why, size_t n);
+
+#endif

@@ -1,0 +1,141 @@
+/* Building blocks of the lowering passes: lowered nodes, shallow copies,
+ * and the questions the passes ask of copy nests. */
+#include <string.h>
+
+#include "lower/lower.h"
+#include "schedule/sched.h"
+
+Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc) {
+  Stmt *s = ir_stmt(lw->arena, ST_BLOCK, loc);
+  s->low = ARENA_NEW(lw->arena, Lowered);
+  memset(s->low, 0, sizeof *s->low);
+  s->low->kind = kind;
+  return s;
+}
+
+Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text) {
+  Stmt *s = lower_node(lw, LOW_NOTE, loc);
+  s->note = arena_strdup(lw->arena, text);
+  return s;
+}
+
+Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc) {
+  Stmt *s = lower_node(lw, LOW_VIEW, loc);
+  s->low->view_buf = (Buffer *)b;
+  s->low->view_copy = copy;
+  s->low->decl = decl;
+  return s;
+}
+
+Stmt *lower_tokens(Lower *lw, const char *base, int ndims, int64_t d0, int64_t d1, bool zero, const char *note,
+                   SrcLoc loc) {
+  Stmt *s = lower_node(lw, LOW_TOKENS, loc);
+  s->low->token.base = base;
+  s->low->ndims = ndims;
+  s->low->dims[0] = d0;
+  s->low->dims[1] = d1;
+  s->low->zero = zero;
+  s->note = note ? arena_strdup(lw->arena, note) : NULL;
+  return s;
+}
+
+DmaToken lower_token(const char *base, Expr *i0, Expr *i1) {
+  DmaToken t = {base, {i0, i1}, i1 ? 2 : i0 ? 1 : 0, 0};
+  return t;
+}
+
+Stmt *lower_start(Lower *lw, DmaToken t, const Stmt *c, Expr *channel, const Var *at, Expr *value, bool named) {
+  Stmt *s = lower_node(lw, LOW_DMA_START, c->loc);
+  s->low->token = t;
+  s->low->copy = c;
+  s->low->shape = lower_dma_shape(lw->arena, c, at, value, t.base != NULL);
+  s->low->channel = channel;
+  s->low->at_var = at;
+  s->low->at_value = value;
+  s->low->named = named;
+  return s;
+}
+
+Stmt *lower_wait(Lower *lw, DmaToken t, Expr *guard, bool if_issued, const char *note, SrcLoc loc) {
+  Stmt *s = lower_node(lw, LOW_DMA_WAIT, loc);
+  s->low->token = t;
+  s->low->guard = guard;
+  s->low->if_issued = if_issued;
+  s->note = note ? arena_strdup(lw->arena, note) : NULL;
+  return s;
+}
+
+static const SrcLoc nowhere = {0, 0};
+
+Expr *lower_int(Lower *lw, int64_t v) { return ir_int(lw->arena, v, &ty_int, nowhere); }
+
+Expr *lower_var(Lower *lw, const Var *v) { return ir_var(lw->arena, (Var *)v, nowhere); }
+
+Expr *lower_bin(Lower *lw, Op op, Expr *a, Expr *b) { return ir_binary(lw->arena, op, a, b, &ty_int, nowhere); }
+
+Stmt *lower_shallow(Lower *lw, const Stmt *s) {
+  Stmt *c = ARENA_NEW(lw->arena, Stmt);
+  *c = *s;
+  c->next = NULL;
+  return c;
+}
+
+Stmt **lower_append(Stmt **tail, Stmt *s) {
+  *tail = s;
+  while (*tail) tail = &(*tail)->next;
+  return tail;
+}
+
+/* A local array lives in the control unit's memory, not in DDR: no DMA reaches it. */
+static bool dma_addressable(const Buffer *b) { return buffer_onchip(b) || b->role != ROLE_LOCAL; }
+
+/* A plain serial copy nest between a DDR array (a parameter) and an
+ * on-chip buffer (or two on-chip buffers), such as a reduction's init from
+ * a bias vector after decompose_reduction: the control unit does not store
+ * into unit buffers element by element, so it becomes a DMA like the
+ * caches' copies. */
+static bool onchip_copy(const Stmt *loop) {
+  const Stmt *leaf = ir_nest_leaf(loop);
+  if (!leaf || leaf->op != OP_NONE || (!buffer_onchip(leaf->lhs->buf) && !buffer_onchip(leaf->rhs->buf))) return false;
+  if (!dma_addressable(leaf->lhs->buf) || !dma_addressable(leaf->rhs->buf)) return false;
+  for (const Stmt *l = loop; l && l->kind == ST_FOR; l = ir_nest_inner(l))
+    if (l->loop_kind != LOOP_SERIAL || l->intrin || l->annots) return false;
+  return true;
+}
+
+bool lower_is_copy_nest(const Stmt *loop) {
+  return loop->kind == ST_FOR && (loop->loop_kind == LOOP_DMA || onchip_copy(loop));
+}
+
+bool lower_one_dma(Arena *scratch, const Stmt *c, bool async) { return lower_dma_shape(scratch, c, NULL, NULL, async); }
+
+typedef struct {
+  const Stmt *const *skip;
+  int nskip;
+  bool found;
+} CopyScan;
+
+static bool scan_copy(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  CopyScan *c = ctx;
+  for (int i = 0; i < c->nskip; i++)
+    if (st == c->skip[i] || sched_encloses(c->skip[i], st)) return true;
+  if (lower_is_copy_nest(st)) c->found = true;
+  return !c->found;
+}
+
+bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip) {
+  CopyScan c = {skip, nskip, false};
+  for (const Stmt *s = list; s && !c.found; s = s->next) {
+    bool skipped = false;
+    for (int i = 0; i < nskip; i++) skipped |= s == skip[i];
+    if (!skipped) lower_walk_one(s, scan_copy, &c);
+  }
+  return c.found;
+}
+
+void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx) {
+  Stmt one = *s; /* alone: its siblings are not walked */
+  one.next = NULL;
+  ir_walk_stmts(&one, fn, ctx);
+}
