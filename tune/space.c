@@ -1,0 +1,44 @@
+/* The search space of one kernel: the sketches that apply to its shape,
+ * and a candidate's schedule text. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/session.h"
+#include "tune/tune.h"
+
+bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, char *why, size_t n) {
+  memset(sp, 0, sizeof *sp);
+  sp->s = s;
+  sp->kernel = kernel;
+  const Kernel *k = s->m ? module_kernel(s->m, kernel) : NULL;
+  if (!k) {
+    snprintf(why, n, "no kernel '%s' in the file", kernel);
+    return false;
+  }
+  if (!tune_shape(k, &sp->shape)) {
+    snprintf(why, n, "kernel '%s' has no loop nest to schedule", kernel);
+    return false;
+  }
+  tune_sketch_nu(sp);
+  tune_sketch_vu(sp);
+  if (!sp->nsketch) {
+    snprintf(why, n, "no sketch applies to kernel '%s':\n%s", kernel, sp->notes);
+    return false;
+  }
+  return true;
+}
+
+void tune_space_free(TuneSpace *sp) {
+  for (int i = 0; i < sp->nsketch; i++) free(sp->sketch[i].data);
+  sp->nsketch = 0;
+}
+
+char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n", sp->kernel, variant);
+  const TuneSketch *sk = &sp->sketch[g->sketch];
+  sk->render(sk, g->choice, &sb);
+  return sb_take(&sb);
+}
