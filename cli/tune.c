@@ -20,7 +20,7 @@
 #include "tune/tune.h"
 
 typedef struct {
-  const char *file, *kernel, *target, *out, *plan, *merge, *trial;
+  const char *file, *kernel, *target, *out, *plan, *merge, *trial, *log;
   TuneOptions t;
 } TuneArgs;
 
@@ -60,6 +60,7 @@ static int parse(int argc, char **argv, TuneArgs *a) {
     else if (!strcmp(o, "--plan")) a->plan = v;
     else if (!strcmp(o, "--merge")) a->merge = v;
     else if (!strcmp(o, "--trial")) a->trial = v;
+    else if (!strcmp(o, "--log")) a->log = v;
     else if (!strcmp(o, "--time-limit") && number(v, 0, 1e7, &x)) a->t.time_limit = x;
     else if (!strcmp(o, "--trials") && number(v, 1, 1e7, &x) && x == (int)x) a->t.max_trials = (int)x;
     else if (!strcmp(o, "--jobs") && number(v, 1, 64, &x) && x == (int)x) a->t.jobs = (int)x;
@@ -348,7 +349,9 @@ int cmd_tune(int argc, char **argv) {
   else {
     TuneRun run;
     tune_run_init(&run);
+    if (a.log && !(a.t.log = fopen(a.log, "w"))) fprintf(stderr, "npugen tune: cannot write %s\n", a.log);
     tune_search(&sp, &a.t, &run);
+    if (a.t.log) fclose(a.t.log);
     fprintf(stderr, "npugen tune: stopped at %s after %.1f s\n", run.stopped, run.seconds);
     print_table(&sp, &run, stdout);
     rc = write_best(&a, &sp, &run);

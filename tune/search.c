@@ -232,6 +232,16 @@ static void progress(const TuneSpace *sp, const TuneRun *run, double t0, bool tt
   fflush(stderr);
 }
 
+static void log_batch(const TuneSpace *sp, const TuneEntry *b, int n, int gen, FILE *f) {
+  for (int i = 0; i < n; i++) {
+    char d[512];
+    tune_describe(sp, &b[i].g, d, sizeof d);
+    fprintf(f, "gen %d\t%s\testimate %llu\t", gen, d, (unsigned long long)b[i].estimate);
+    tune_result_write(f, &b[i].r);
+  }
+  fflush(f);
+}
+
 void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
   double t0 = now();
   uint64_t rng = o->seed;
@@ -263,6 +273,7 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
     for (int i = 0; i < n; i++) steps[i] = b[i].steps;
     tune_pool_run(sp->s, steps, n, sp->variant, 1, o->jobs, o->trial_timeout, res);
     for (int i = 0; i < n; i++) b[i].r = res[i];
+    if (o->log) log_batch(sp, b, n, run->generations, o->log);
     tune_record(run, b, n);
     free(steps);
     free(res);

@@ -139,6 +139,7 @@ typedef struct {
   int max_trials;       /* candidates run (legal or not); 0: none */
   int trial_timeout;    /* seconds for one trial */
   bool progress;        /* the live line on stderr */
+  FILE *log;            /* every trial, one line each (--log); NULL: none */
 } TuneOptions;
 typedef struct {
   TuneGenome g;
