@@ -282,5 +282,5 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
   }
   run->seconds = now() - t0;
   tune_rank(run);
-  if (o->progress) progress(sp, run, t0, tty, true);
+  if (o->progress && tty) progress(sp, run, t0, tty, true); /* ends the line rewritten in place */
 }

@@ -1,4 +1,3 @@
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 /* Trials in forked processes, up to `jobs` at once: each child has a copy
  * of the session (the kernel parsed once, in the parent), runs one trial
  * and leaves its result in memory shared with the parent. A trial
@@ -6,6 +5,7 @@
  * it counts as failed. Results land in the
  * batch's order whatever the timing, so a search is the same for any
  * number of jobs. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
