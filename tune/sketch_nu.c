@@ -178,26 +178,14 @@ static int nu_file(const struct dirent *e) {
   return !strncmp(e->d_name, "npu_nu_", 7) && n > 2 && !strcmp(e->d_name + n - 2, ".c");
 }
 
-/* Does the sketch's seed apply (every step legal)? Tried on the session. */
+/* Does the sketch apply (every step legal) at small tiles and single
+ * buffers? */
 static bool probe(TuneSpace *sp, const TuneSketch *sk) {
-  TuneGenome g = {0};
-  for (int i = 0; i < sk->nknobs; i++) g.choice[i] = sk->knobs[i].seed;
-  g.choice[K_TI] = g.choice[K_TJ] = 0; /* small tiles, single buffers: fit anywhere */
-  g.choice[K_DB_A] = g.choice[K_DB_B] = g.choice[K_DB_C] = 0;
-  g.sketch = sp->nsketch;
-  char name[96];
-  snprintf(name, sizeof name, "%s_probe%d", sp->kernel, sp->probes++);
-  char *text = tune_render(sp, &g, name);
-  int errors = npg_error_count(sp->s);
-  size_t before = strlen(npg_errors(sp->s));
-  npg_add_schedule_string(sp->s, "<tune probe>", text, strlen(text));
-  free(text);
-  if (npg_error_count(sp->s) == errors) return true;
-  const char *e = strstr(npg_errors(sp->s) + before, "error: ");
-  size_t len = strlen(sp->notes);
-  snprintf(sp->notes + len, sizeof sp->notes - len, "%s: %.*s\n", sk->name, e ? (int)strcspn(e + 7, "\n") : 0,
-           e ? e + 7 : "");
-  return false;
+  int choice[TUNE_MAX_KNOBS];
+  for (int i = 0; i < sk->nknobs; i++) choice[i] = sk->knobs[i].seed;
+  choice[K_TI] = choice[K_TJ] = 0;
+  choice[K_DB_A] = choice[K_DB_B] = choice[K_DB_C] = 0;
+  return tune_probe(sp, sp->nsketch, choice);
 }
 
 void tune_sketch_nu(TuneSpace *sp) {

@@ -21,6 +21,7 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, char *wh
     return false;
   }
   tune_sketch_nu(sp);
+  tune_sketch_conv(sp);
   tune_sketch_vu(sp);
   if (!sp->nsketch) {
     snprintf(why, n, "no sketch applies to kernel '%s':\n%s", kernel, sp->notes);
@@ -41,4 +42,24 @@ char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant)
   const TuneSketch *sk = &sp->sketch[g->sketch];
   sk->render(sk, g->choice, &sb);
   return sb_take(&sb);
+}
+
+bool tune_probe(TuneSpace *sp, int sketch, const int *choice) {
+  TuneGenome g;
+  memset(&g, 0, sizeof g);
+  g.sketch = sketch;
+  memcpy(g.choice, choice, (size_t)sp->sketch[sketch].nknobs * sizeof *choice);
+  char name[96];
+  snprintf(name, sizeof name, "%s_probe%d", sp->kernel, sp->probes++);
+  char *text = tune_render(sp, &g, name);
+  int errors = npg_error_count(sp->s);
+  size_t before = strlen(npg_errors(sp->s));
+  npg_add_schedule_string(sp->s, "<tune probe>", text, strlen(text));
+  free(text);
+  if (npg_error_count(sp->s) == errors) return true;
+  const char *e = strstr(npg_errors(sp->s) + before, "error: ");
+  size_t len = strlen(sp->notes);
+  snprintf(sp->notes + len, sizeof sp->notes - len, "%s: %.*s\n", sp->sketch[sketch].name,
+           e ? (int)strcspn(e + 7, "\n") : 0, e ? e + 7 : "");
+  return false;
 }

@@ -90,8 +90,13 @@ void tune_space_free(TuneSpace *sp);
 /* The candidate's steps as text, one `#pragma npu` line each, with the
  * schedule line naming `variant` first. malloc'ed. */
 char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant);
-/* tune/sketch_nu.c, tune/sketch_vu.c: add their sketches when they apply. */
+/* Does sketch (in sp->sketch[], not yet counted) apply at these choices:
+ * is every step legal? Tried on the session as a probe variant; a refusal
+ * is noted in sp->notes. */
+bool tune_probe(TuneSpace *sp, int sketch, const int *choice);
+/* tune/sketch_*.c: add their sketches when they apply. */
 void tune_sketch_nu(TuneSpace *sp);
+void tune_sketch_conv(TuneSpace *sp);
 void tune_sketch_vu(TuneSpace *sp);
 
 /* tune/trial.c: one candidate applied and simulated. */
