@@ -24,8 +24,13 @@ typedef struct {
   int in_b, in_h, in_w, in_c;       /* the logical dimension of each role */
   int wt_oc, wt_c, wt_kh, wt_kw;
   int out_b, out_oc, out_h, out_w;
-  int64_t n_oc, macs, in_bytes, wt_bytes, out_bytes;
+  int64_t n_oc, n_w, macs, in_bytes, wt_bytes, out_bytes;
   char intrin[64];
+  /* An epilogue after the reduction (bias, ReLU, requantization): its
+   * statements, the arrays they write, the local scalars to inline, the
+   * arrays the init reads (a bias), and the reduction's top loop. */
+  const char *epi[8], *epi_out[8], *inline_[8], *init_reads[4], *init, *red_top;
+  int nepi, nepi_out, ninline, ninit_reads;
 } ConvFacts;
 
 static const Stmt *first(const Stmt *block) {
@@ -66,11 +71,44 @@ static int window_dim(const Expr *load, const Var *v) {
 
 static int64_t bytes(const Buffer *b) { return buffer_elems(b) * b->elem->size; }
 
+static bool add_name(const char **v, int *n, int max, const char *name) {
+  for (int i = 0; i < *n; i++)
+    if (!strcmp(v[i], name)) return true;
+  if (*n == max) return false;
+  v[(*n)++] = name;
+  return true;
+}
+
+/* The statements after the reduction loop: assignments to 4-D arrays, and
+ * local scalars (inlined into them first); the arrays the init reads. */
+static bool epilogue(const Stmt *init, ConvFacts *f) {
+  f->init = init->name;
+  f->red_top = init->next->name;
+  const Expr *ld[4];
+  int n = 0;
+  loads(init->rhs, ld, &n);
+  for (int i = 0; i < n; i++)
+    if (!add_name(f->init_reads, &f->ninit_reads, 4, ld[i]->buf->name)) return false;
+  for (const Stmt *e = init->next->next; e; e = e->next) {
+    if (e->kind == ST_DECL && !e->buf && e->init) {
+      if (f->ninline == 8) return false;
+      f->inline_[f->ninline++] = e->name;
+    } else if (e->kind == ST_ASSIGN && e->op == OP_NONE && e->lhs->kind == EX_LOAD && e->lhs->buf->ndim == 4) {
+      if (f->nepi == 8 || !add_name(f->epi_out, &f->nepi_out, 8, e->lhs->buf->name)) return false;
+      f->epi[f->nepi++] = e->name;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 /* Finds the roles: false when the kernel is not such a convolution. */
 static bool conv_roles(const TuneShape *sh, ConvFacts *f) {
   if (sh->nchain != 4) return false;
   const Stmt *init = first(sh->chain[3]->body);
-  if (!init || init->kind != ST_ASSIGN || !init->next || init->next->kind != ST_FOR || init->next->next) return false;
+  if (!init || init->kind != ST_ASSIGN || !init->next || init->next->kind != ST_FOR) return false;
+  if (!epilogue(init, f)) return false;
   const Stmt *red[3], *l = init->next;
   for (int i = 0; i < 3; i++, l = first(l->body)) {
     if (!l || l->kind != ST_FOR) return false;
@@ -120,9 +158,45 @@ static bool conv_roles(const TuneShape *sh, ConvFacts *f) {
       f->out_w < 0 || f->in_b < 0)
     return false;
   f->n_oc = out->buf->shape[f->out_oc];
+  f->n_w = out->buf->shape[f->out_w];
   f->macs = buffer_elems(out->buf) * tune_trip(red[0]) * tune_trip(red[1]) * tune_trip(red[2]);
   f->in_bytes = bytes(in->buf), f->wt_bytes = bytes(wt->buf), f->out_bytes = bytes(out->buf);
   return true;
+}
+
+/* The conv output in the NU's output buffer, then each epilogue statement
+ * a loop of its own per image row (fission, the init before the conv:
+ * decompose_reduction, a DMA from the bias staged in DM), its arrays kept
+ * in vector memory as rows of W x T values (layouts), the row of the conv
+ * output copied into vector memory, and each row one VU instruction
+ * (fuse, vectorize). */
+static void render_epilogue(const ConvFacts *f, long long t, bool in_per_block, StrBuf *sb) {
+  for (int i = 0; i < f->nepi_out; i++)
+    sb_printf(sb, "#pragma npu transform_layout(%s, (d0, d1, d2, d3), (d%d, d%d / %lld, d%d * %lld + d%d * %lld + d%d %% %lld))\n",
+              f->epi_out[i], f->out_b, f->out_oc, t, f->out_h, (long long)f->n_w * t, f->out_w, t, f->out_oc, t);
+  for (int i = 0; i < f->ninline; i++) sb_printf(sb, "#pragma npu compute_inline(%s)\n", f->inline_[i]);
+  sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->oc, t, f->oc, f->oc);
+  sb_printf(sb, "#pragma npu reorder(%so, %s, %s, %si)\n", f->oc, f->oh, f->ow, f->oc);
+  sb_printf(sb, "#pragma npu fission(%s, %s)\n", f->oh, f->red_top);
+  if (f->nepi > 1) {
+    sb_printf(sb, "#pragma npu fission(%s_1", f->oh);
+    for (int i = 0; i + 1 < f->nepi; i++) sb_printf(sb, ", %s", f->epi[i]);
+    sb_puts(sb, ")\n");
+  }
+  sb_printf(sb, "#pragma npu decompose_reduction(%s, %s)\n", f->init, f->oh);
+  sb_printf(sb, "#pragma npu cache_read(%s, nu_ib, %s%s, %s_ib)\n", f->in, in_per_block ? f->oc : f->batch,
+            in_per_block ? "o" : "", f->in);
+  for (int i = 0; i < f->ninit_reads; i++)
+    sb_printf(sb, "#pragma npu cache_read(%s, dm, %s, %s_dm)\n", f->init_reads[i], f->batch, f->init_reads[i]);
+  sb_printf(sb, "#pragma npu cache_read(%s, nu_wb, %so, %s_wb)\n", f->wt, f->oc, f->wt);
+  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->out, f->oc, f->out);
+  for (int i = 0; i < f->nepi_out; i++)
+    sb_printf(sb, "#pragma npu cache_write(%s, vu_vm, %so, %s_vm)\n", f->epi_out[i], f->oc, f->epi_out[i]);
+  sb_printf(sb, "#pragma npu cache_read(%s_ob, vu_vm, %s_1, %s_vm)\n", f->out, f->oh, f->out);
+  sb_printf(sb, "#pragma npu transform_layout(%s_vm, (a, b, c, w, o), (a, b, c, w * %lld + o))\n", f->out, t);
+  for (int i = 1; i <= f->nepi; i++) sb_printf(sb, "#pragma npu fuse(%s_%d, %si_%d, q%d)\n", f->ow, i, f->oc, i, i);
+  sb_printf(sb, "#pragma npu tensorize(%s, %s)\n", f->oh, f->intrin);
+  for (int i = 1; i <= f->nepi; i++) sb_printf(sb, "#pragma npu vectorize(q%d)\n", i);
 }
 
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
@@ -134,6 +208,11 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
             f->wt_oc, t, f->wt_kh, f->wt_kw, f->wt_c, f->wt_oc, t);
   sb_printf(sb, "#pragma npu transform_layout(%s, (d0, d1, d2, d3), (d%d, d%d / %lld, d%d, d%d, d%d %% %lld))\n", f->out,
             f->out_b, f->out_oc, t, f->out_h, f->out_w, f->out_oc, t);
+  if (f->nepi) {
+    render_epilogue(f, t, sk->knobs[K_IN_AT].val[ch[K_IN_AT]], sb);
+    if (sk->knobs[K_DB_W].val[ch[K_DB_W]]) sb_printf(sb, "#pragma npu double_buffer(%s_wb)\n", f->wt);
+    return;
+  }
   sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->oc, t, f->oc, f->oc);
   sb_printf(sb, "#pragma npu reorder(%so, %s, %s, %si)\n", f->oc, f->oh, f->ow, f->oc);
   sb_printf(sb, "#pragma npu cache_read(%s, nu_ib, %s%s, %s_ib)\n", f->in, sk->knobs[K_IN_AT].val[ch[K_IN_AT]] ? f->oc : f->batch,
@@ -182,7 +261,7 @@ void tune_sketch_conv(TuneSpace *sp) {
   for (long long d = 1; d <= f.n_oc && nt < TUNE_MAX_CHOICES; d++)
     if (f.n_oc % d == 0) t[nt++] = d;
   for (int i = 0; i < nt; i++)
-    if (t[i] <= 4) seed = i; /* the NU conv's natural weight block */
+    if (t[i] <= (f.nepi ? 16 : 4)) seed = i; /* the NU conv's weight block; with an epilogue, VU rows of 64 bytes */
   struct dirent **files;
   int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, conv_file, alphasort);
   for (int i = 0; i < count; i++) {
@@ -194,7 +273,7 @@ void tune_sketch_conv(TuneSpace *sp) {
       knob(sk, K_T, "oc_block", t, nt, seed);
       knob(sk, K_IN_AT, "in_per_block", flag, 2, 0);
       knob(sk, K_DB_W, "db_wt", flag, 2, 1);
-      knob(sk, K_DB_O, "db_out", flag, 2, 1);
+      knob(sk, K_DB_O, "db_out", flag, f.nepi ? 1 : 2, f.nepi ? 0 : 1); /* with an epilogue, the output stays on chip */
       sk->nknobs = CONV_KNOBS;
       sk->render = render;
       sk->estimate = estimate;
