@@ -16,7 +16,7 @@
 
 #include "tune/tune.h"
 
-enum { K_TI, K_TJ, K_ORDER, K_A_AT, K_B_AT, K_DB_A, K_DB_B, K_DB_C, NU_KNOBS };
+enum { K_TI, K_TJ, K_ORDER, K_A_AT, K_B_AT, K_DB_A, K_DB_B, K_DB_C, K_FUSE_BATCH, NU_KNOBS };
 
 typedef struct {
   const char *i, *j, *k;      /* the tiled loops and the reduction loop */
@@ -24,6 +24,7 @@ typedef struct {
   const char *scope_a, *scope_b;
   char intrin[64];
   int64_t m, n, kk, batch;    /* extents; batch: the loops around i */
+  const char *batch_loop;     /* the one loop around i, or NULL */
   int elem_a, elem_b, elem_c;
   bool fp32;
 } NuFacts;
@@ -76,6 +77,7 @@ static bool contraction(const TuneShape *sh, NuFacts *f) {
   f->n = sh->trip[sh->nchain - 1];
   f->kk = tune_trip(kl);
   f->batch = 1;
+  f->batch_loop = sh->nchain == 3 ? sh->chain[0]->name : NULL;
   for (int l = 0; l < sh->nchain - 2; l++) f->batch *= sh->trip[l] > 0 ? sh->trip[l] : 1;
   return f->m > 0 && f->n > 0 && f->kk > 0;
 }
@@ -89,6 +91,13 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   if (ji) sb_printf(sb, "#pragma npu reorder(%so, %so, %si, %si)\n", f->j, f->i, f->i, f->j);
   /* the tile loop of each operand: its own (reused across the other) or the inner one */
   const char *outer = ji ? f->j : f->i, *inner = ji ? f->i : f->j;
+  char fused[96];
+  if (sk->knobs[K_FUSE_BATCH].val[ch[K_FUSE_BATCH]]) {
+    /* one loop over batches and bands: double buffering runs across batches */
+    snprintf(fused, sizeof fused, "%s%s", f->batch_loop, outer); /* the caches below add the 'o' */
+    sb_printf(sb, "#pragma npu fuse(%s, %so, %so)\n", f->batch_loop, outer, fused);
+    outer = fused;
+  }
   sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->a, f->scope_a,
             sk->knobs[K_A_AT].val[ch[K_A_AT]] ? inner : outer, f->a, f->scope_a + 3);
   sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->b, f->scope_b,
@@ -164,6 +173,7 @@ static TuneSketch make(const NuFacts *f) {
   knob(&sk, K_DB_A, "db_a", flag, 2, 1);
   knob(&sk, K_DB_B, "db_b", flag, 2, 1);
   knob(&sk, K_DB_C, "db_c", flag, 2, 1);
+  knob(&sk, K_FUSE_BATCH, "fuse_batch", flag, f->batch_loop ? 2 : 1, 0);
   sk.nknobs = NU_KNOBS;
   sk.render = render;
   sk.estimate = estimate;
