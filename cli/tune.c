@@ -38,6 +38,13 @@ static bool number(const char *s, double lo, double hi, double *v) {
   return s[0] && !*end && !errno && *v >= lo && *v <= hi;
 }
 
+static bool seed_number(const char *s, uint64_t *v) {
+  char *end;
+  errno = 0;
+  *v = strtoull(s, &end, 10);
+  return s[0] >= '0' && s[0] <= '9' && !*end && !errno;
+}
+
 static int parse(int argc, char **argv, TuneArgs *a) {
   memset(a, 0, sizeof *a);
   a->t.seed = 1;
@@ -65,7 +72,7 @@ static int parse(int argc, char **argv, TuneArgs *a) {
     else if (!strcmp(o, "--trials") && number(v, 1, 1e7, &x) && x == (int)x) a->t.max_trials = (int)x;
     else if (!strcmp(o, "--jobs") && number(v, 1, 64, &x) && x == (int)x) a->t.jobs = (int)x;
     else if (!strcmp(o, "--trial-timeout") && number(v, 1, 86400, &x) && x == (int)x) a->t.trial_timeout = (int)x;
-    else if (!strcmp(o, "--seed") && number(v, 0, 1.8e19, &x) && x == (double)(uint64_t)x) a->t.seed = (uint64_t)x;
+    else if (!strcmp(o, "--seed") && seed_number(v, &a->t.seed)) continue;
     else if (!strcmp(o, "--kernel") || !strcmp(o, "--time-limit") || !strcmp(o, "--trials") || !strcmp(o, "--jobs") ||
              !strcmp(o, "--trial-timeout") || !strcmp(o, "--seed"))
       return usage_error("invalid value '%s'", v);
@@ -87,8 +94,8 @@ static const char *pick_kernel(NpgSession *s, const char *want) {
     only = k->name;
     if (want && !strcmp(want, k->name)) return k->name;
   }
-  if (want) fprintf(stderr, "%s: error: no kernel '%s' in the file\n", s->path, want);
-  else if (n != 1) fprintf(stderr, "%s: error: the file has %d kernels: name one with --kernel\n", s->path, n);
+  if (want) fprintf(stderr, "%s:1:1: error: no kernel '%s' in the file\n", s->path, want);
+  else if (n != 1) fprintf(stderr, "%s:1:1: error: the file has %d kernels: name one with --kernel\n", s->path, n);
   return !want && n == 1 ? only : NULL;
 }
 
@@ -301,11 +308,6 @@ static int cmd_merge(const TuneArgs *a, const TuneSpace *sp) {
   load_dir(sp, a->merge, &run, &pending);
   tune_rank(&run);
   fprintf(stderr, "npugen tune: %d results in %s (%d trials without one)\n", run.n, a->merge, pending);
-  for (int i = 0; i < run.n; i++) {
-    run.legal += run.v[i].r.status != TRIAL_ILLEGAL;
-    run.simulated += run.v[i].r.status == TRIAL_SIMULATED;
-  }
-  run.generated = run.n;
   print_table(sp, &run, stdout);
   int rc = write_best(a, sp, &run);
   tune_run_free(&run);
@@ -332,7 +334,8 @@ int cmd_tune(int argc, char **argv) {
   TuneSpace sp;
   char why[4096];
   if (!tune_space_build(&sp, s, kernel, why, sizeof why)) {
-    fprintf(stderr, "%s: error: %s\n", a.file, why);
+    const Kernel *k = module_kernel(s->m, kernel);
+    fprintf(stderr, "%s:%d:%d: error: %s", a.file, k->loc.line, k->loc.col, why);
     npg_close(s);
     return 1;
   }

@@ -13,18 +13,18 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, char *wh
   sp->kernel = kernel;
   const Kernel *k = s->m ? module_kernel(s->m, kernel) : NULL;
   if (!k) {
-    snprintf(why, n, "no kernel '%s' in the file", kernel);
+    snprintf(why, n, "no kernel '%s' in the file\n", kernel);
     return false;
   }
   if (!tune_shape(k, &sp->shape)) {
-    snprintf(why, n, "kernel '%s' has no loop nest to schedule", kernel);
+    snprintf(why, n, "kernel '%s' has no loop nest to schedule\n", kernel);
     return false;
   }
   tune_sketch_nu(sp);
   tune_sketch_conv(sp);
   tune_sketch_vu(sp);
   if (!sp->nsketch) {
-    snprintf(why, n, "no sketch applies to kernel '%s':\n%s", kernel, sp->notes);
+    snprintf(why, n, "no sketch of npugen tune applies to kernel '%s' (docs/tune.md):\n%s", kernel, sp->notes);
     return false;
   }
   return true;
