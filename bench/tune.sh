@@ -2,7 +2,8 @@
 # npugen tune's figures (docs/tune.md): every NPU example with its schedule
 # removed, tuned and compared with its hand schedule; and the plan/merge
 # flow run by GNU parallel.
-#   bash bench/tune.sh [examples|plan] [TIME_LIMIT] [JOBS]
+# and bench/tune_kernels/*.c, kernels written with no schedule.
+#   bash bench/tune.sh [examples|plain|plan] [TIME_LIMIT] [JOBS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-examples}
@@ -26,6 +27,22 @@ if [ "$what" = plan ]; then
   done
   "$npugen" tune "$k" --merge "$tmp/p" -o "$tmp/m.sched"
   "$npugen" check "$k" --schedule "$tmp/m.sched"
+  exit 0
+fi
+
+if [ "$what" = plain ]; then
+  printf '| kernel | tuned cycles | bound by (busy) | roofline | tuning time | candidates (legal) | npugen check |\n'
+  printf '|---|---|---|---|---|---|---|\n'
+  for f in bench/tune_kernels/*.c; do
+    n=$(basename "$f" .c)
+    start=$(date +%s.%N)
+    "$npugen" tune "$f" --time-limit "$limit" --jobs "$jobs" -o "$tmp/$n.sched" > "$tmp/$n.out" 2> "$tmp/$n.err" || true
+    secs=$(echo "$(date +%s.%N) - $start" | bc)
+    "$npugen" check "$f" --schedule "$tmp/$n.sched" > "$tmp/$n.check" 2>&1 && ok=PASS || ok=FAIL
+    printf '| %s | %s | %s | %s | %.0f s | %s | %s |\n' "$n" "$(awk '$1 == 1 { print $2; exit }' "$tmp/$n.out")" \
+      "$(awk '$1 == 1 { print $4, $5; exit }' "$tmp/$n.out")" "$(awk '$1 == 1 { print $3; exit }' "$tmp/$n.out")" \
+      "$secs" "$(sed -n 's/.*best of \([0-9]*\) candidates (\([0-9]*\) legal.*/\1 (\2)/p' "$tmp/$n.sched")" "$ok"
+  done
   exit 0
 fi
 
