@@ -142,8 +142,6 @@ static int by_estimate(const void *a, const void *b) {
   return x->estimate < y->estimate ? -1 : x->estimate > y->estimate;
 }
 
-void tune_rank(TuneRun *run);
-
 int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, TuneEntry *out) {
   TuneEntry pool[PROPOSALS];
   int n = 0;
