@@ -276,11 +276,13 @@ static int cmd_plan(const TuneArgs *a, const TuneSpace *sp) {
     snprintf(path, sizeof path, "%s/results/%016" PRIx64 ".tsv", a->plan, b[i].r.hash);
     shell_quote(cmds, path);
     fputc('\n', cmds);
-    free(b[i].steps);
   }
+  for (int i = 0; i < n; i++) free(b[i].steps);
   if (cmds) fclose(cmds);
+  else fprintf(stderr, "npugen tune: cannot write %s: %s\n", path, strerror(errno));
   free(b);
-  fprintf(stderr, "npugen tune: %d trials in %s/trials.txt (%d run before, %d planned and not run yet); run them, e.g.\n"
+  if (cmds)
+    fprintf(stderr, "npugen tune: %d trials in %s/trials.txt (%d run before, %d planned and not run yet); run them, e.g.\n"
                   "  parallel < %s/trials.txt\nthen plan the next round the same way, or merge: npugen tune %s --merge %s -o OUT.sched\n",
           n, a->plan, run.n, pending, a->plan, a->file, a->plan);
   tune_run_free(&run);
