@@ -357,7 +357,7 @@ int cmd_tune(int argc, char **argv) {
     if (a.log && !(a.t.log = fopen(a.log, "w"))) fprintf(stderr, "npugen tune: cannot write %s\n", a.log);
     tune_search(&sp, &a.t, &run);
     if (a.t.log) fclose(a.t.log);
-    fprintf(stderr, "npugen tune: stopped at %s after %.1f s\n", run.stopped, run.seconds);
+    fprintf(stderr, "npugen tune: stopped: %s, after %.1f s\n", run.stopped, run.seconds);
     print_table(&sp, &run, stdout);
     rc = write_best(&a, &sp, &run);
     tune_run_free(&run);

@@ -245,17 +245,17 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
   uint64_t rng = o->seed;
   bool tty = isatty(2);
   int batch = o->jobs > BATCH / 2 ? 2 * o->jobs : BATCH;
-  run->stopped = "the space is exhausted";
+  run->stopped = "no new candidate is left near the best";
   for (;;) {
     if (o->time_limit > 0 && now() - t0 >= o->time_limit) {
-      run->stopped = "the time limit";
+      run->stopped = "the time limit is reached";
       break;
     }
     int max = batch;
     if (run->generations == 0) max = batch * 2; /* the structured seeds get a double share */
     if (o->max_trials > 0 && run->generated + max > o->max_trials) max = o->max_trials - run->generated;
     if (max <= 0) {
-      run->stopped = "the trial budget";
+      run->stopped = "the trial budget is spent";
       break;
     }
     TuneEntry *b = calloc((size_t)max, sizeof *b);

@@ -94,8 +94,12 @@ static void reduction_nest(const TuneShape *sh, VuFacts *f, Arena *a) {
 
 static void render_prefix(const VuFacts *f, long long q, bool reorder, StrBuf *sb) {
   const char *o = f->outer;
-  sb_printf(sb, "#pragma npu split(%s, %lld, %so, %sr)\n", o, q * f->cores, o, o);
-  sb_printf(sb, "#pragma npu split(%sr, %lld, core, %si)\n", o, q, o);
+  if (q == 1 && !f->ncuts) { /* one iteration per core: no loop of one trip inside (its control code costs) */
+    sb_printf(sb, "#pragma npu split(%s, %lld, %so, core)\n", o, (long long)f->cores, o);
+  } else {
+    sb_printf(sb, "#pragma npu split(%s, %lld, %so, %sr)\n", o, q * f->cores, o, o);
+    sb_printf(sb, "#pragma npu split(%sr, %lld, core, %si)\n", o, q, o);
+  }
   if (f->init) sb_printf(sb, "#pragma npu decompose_reduction(%s, %s)\n", f->init, f->red_top);
   if (reorder) sb_printf(sb, "#pragma npu reorder(%s)\n", f->reorder);
   sb_printf(sb, "#pragma npu bind(core, vu)\n");
