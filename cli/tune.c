@@ -147,7 +147,8 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
       fprintf(stderr, "npugen tune: cannot write %s\n", a->out);
       return 1;
     }
-    printf("%s: %s\n", sp->variant, cr.summary);
+    printf("%s: PASS npugen check (seed %" PRIu64 ", %s); %s\n", sp->variant, a->t.seed,
+           cr.exact ? "bit-exact" : "within the tolerance", cr.summary);
     printf("wrote %s (npugen check %s --schedule %s)\n", a->out, a->file, a->out);
     return 0;
   }
