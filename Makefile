@@ -29,11 +29,11 @@ CFLAGS_ALL := -std=c11 $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Iinclude -I. -I
 LDLIBS  := -ltree-sitter -ltcc -ldl -lisl -lgmp -linih -lm
 TESTLIBS := -lcriterion
 
-LIB_SRCS  := $(wildcard frontend/*.c ir/*.c schedule/*.c lower/*.c emit/*.c jit/*.c)
+LIB_SRCS  := $(wildcard frontend/*.c ir/*.c schedule/*.c lower/*.c emit/*.c jit/*.c tune/*.c)
 SIM_SRCS  := $(wildcard sim/*.c)
 CLI_SRCS  := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
-HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h lower/*.h emit/*.h jit/*.h sim/*.h npu_intrinsics/*.h cli/*.h tests/*.h fuzz/*.h)
+HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h lower/*.h emit/*.h jit/*.h tune/*.h sim/*.h npu_intrinsics/*.h cli/*.h tests/*.h fuzz/*.h)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 

@@ -7,12 +7,14 @@
 #include <sys/stat.h>
 
 #include "cli/emit_dir.h"
+#include "cli/tune.h"
 #include "npugen.h"
 
 static const char usage[] =
     "usage: npugen emit FILE [--schedule SFILE] [--target INI] [-o DIR] [--check] [--dump-ir[=steps|lowered]]\n"
     "       npugen check FILE [--schedule SFILE] [--target INI] [--seed N] [--trace JSON]\n"
     "                         [--max-steps N] [--max-memory MIB]\n"
+    TUNE_USAGE
     "       npugen --version | --help\n"
     "\n"
     "  emit    write <variant>.c and <variant>.h for every variant into DIR\n"
@@ -26,6 +28,8 @@ static const char usage[] =
     "          --max-steps N     do not start a run of more than N loop iterations\n"
     "                            plus statement instances (default 2^32)\n"
     "          --max-memory MIB  nor one whose arrays need more (default 1024)\n"
+    "  tune    search for a schedule of one kernel (docs/tune.md): write the best\n"
+    "          as variant <kernel>_tuned to OUT.sched, after checking it\n"
     "  --schedule SFILE  more variants: a file of '#pragma npu' lines only\n"
     "  --target INI      the NPU (targets/default.ini's format) to schedule for\n"
     "                    and simulate on (default: targets/default.ini's)\n"
@@ -188,6 +192,7 @@ int main(int argc, char **argv) {
     fputs(usage, stdout);
     return 0;
   }
+  if (argc >= 2 && !strcmp(argv[1], "tune")) return cmd_tune(argc, argv);
   Options o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;

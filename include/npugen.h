@@ -158,6 +158,23 @@ void npg_set_trace(NpgSession *s, const char *path);
  * Defaults: 2^32 steps, 1 GiB. A run past them is not started. */
 void npg_set_check_limits(NpgSession *s, uint64_t max_steps, uint64_t max_bytes);
 
+/* A variant's run in the simulator alone, for its cost (npugen tune): its
+ * emitted C on seeded inputs, without the reference and without comparing
+ * outputs, so it says nothing about correctness (npg_check does). True when
+ * the run ended cleanly (no hazard, no crash); message says why not. */
+typedef struct {
+  bool ran;
+  char message[1024];
+  uint64_t sim_cycles;   /* total simulated cycles; 0: no intrinsic ran */
+  uint64_t ideal_cycles; /* the roofline bound: the fewest cycles this work could take */
+  double roofline;       /* ideal_cycles / sim_cycles */
+  char bound[4];         /* "nu", "vu", "dma" or "cu": the unit busy longest */
+  double bound_utilization, nu_utilization;
+  uint64_t dma_bytes, onchip_peak, macs;
+  char summary[400];     /* as NpgCheckResult's */
+} NpgSimResult;
+bool npg_simulate(NpgSession *s, int variant, uint64_t seed, NpgSimResult *r);
+
 /* Running with your own arrays: args[i] is the i-th parameter's array, or a
  * pointer to the scalar's value. */
 NpgJit *npg_jit_variant(NpgSession *s, int variant);   /* the emitted C */

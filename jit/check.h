@@ -111,6 +111,13 @@ bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *
 void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
                        const CheckOptions *o, CheckResult *r);
 
+/* Runs variant fn on the seeded inputs (o->seed, within specs' ranges)
+ * bound to a simulator, without the reference and without comparing:
+ * r->pass says the run ended cleanly, r's sim figures say what it took
+ * (npugen tune's cost). */
+void check_variant_simulate(const Kernel *k, const Kernel *ir, const CheckSpec *specs, TccUnit *var, const char *fn,
+                            const CheckOptions *o, CheckResult *r);
+
 /* jit/check_report.c: r's run in one line for a reader (r->summary): the
  * cycles, the unit that bounds them and the roofline, what host code did
  * and what the figure leaves out; or that a variant without intrinsics has

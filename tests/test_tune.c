@@ -1,0 +1,83 @@
+/* npugen tune as a user runs it: a small kernel tuned with a fixed seed
+ * and a small budget; the schedule it writes passes npugen check, beats
+ * the untiled variant (one tile of the whole arrays) and is the same at
+ * every run; --plan, --trial and --merge give a schedule too. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *npugen(void) {
+  const char *p = getenv("NPUGEN");
+  return p ? p : "build/npugen";
+}
+
+static int run(const char *cmd, char *out, size_t n) {
+  FILE *p = popen(cmd, "r");
+  size_t got = fread(out, 1, n - 1, p);
+  out[got] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static const char *kernel = "tests/kernels/tune_matmul_small.c";
+
+/* The simulated cycles npugen check prints for variant v. */
+static unsigned long cycles_of(const char *out, const char *v) {
+  char key[64];
+  snprintf(key, sizeof key, "%s ", v);
+  const char *p = strstr(out, key);
+  p = p ? strstr(p, "sim: ") : NULL;
+  return p ? strtoul(p + 5, NULL, 10) : 0;
+}
+
+Test(tune, small_matmul_passes_the_check_and_beats_the_untiled_variant, .timeout = 120) {
+  char cmd[1024], out[16384];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --seed 7 --trials 24 --jobs 2 -o $d/t.sched 2>&1 && "
+           "printf '#pragma npu schedule(mm, mm_untiled)\\n#pragma npu tile(i, j, 96, 80, io, jo, ii, ji)\\n"
+           "#pragma npu cache_read(A, nu_ib, io, A_ib)\\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\\n"
+           "#pragma npu cache_write(C, nu_ob, jo, C_ob)\\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\\n' >> $d/t.sched && "
+           "%s check %s --schedule $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), kernel, npugen(), kernel);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "tune mm: gen ") && strstr(out, "rank       cycles"), "the progress line and the table: %s", out);
+  cr_expect(strstr(out, "3 passed, 0 failed"), "%s", out);
+  unsigned long tuned = cycles_of(out, "mm_tuned"), untiled = cycles_of(out, "mm_untiled");
+  cr_expect(tuned > 0 && untiled > 0 && tuned < untiled, "tuned %lu against untiled %lu cycles: %s", tuned, untiled,
+            out);
+}
+
+Test(tune, the_same_seed_gives_the_same_schedule, .timeout = 120) {
+  char cmd[1024], out[16384];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --seed 3 --trials 12 -o $d/a.sched >/dev/null 2>&1 && "
+           "%s tune %s --seed 3 --trials 12 -o $d/b.sched >/dev/null 2>&1 && cmp $d/a.sched $d/b.sched 2>&1; "
+           "rc=$?; rm -rf $d; exit $rc",
+           npugen(), kernel, npugen(), kernel);
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+}
+
+Test(tune, plan_trials_and_merge, .timeout = 120) {
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 6 2>/dev/null && test $(wc -l < $d/p/trials.txt) = 6 && "
+           "sh $d/p/trials.txt && %s tune %s --plan $d/p --trials 4 2>/dev/null && sh $d/p/trials.txt && "
+           "%s tune %s --merge $d/p -o $d/m.sched 2>&1 && %s check %s --schedule $d/m.sched 2>&1; "
+           "rc=$?; rm -rf $d; exit $rc",
+           npugen(), kernel, npugen(), kernel, npugen(), kernel, npugen(), kernel);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "10 results in") && strstr(out, "mm_tuned") && strstr(out, "2 passed, 0 failed"), "%s", out);
+}
+
+Test(tune, usage_and_input_errors) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd, "%s tune %s 2>&1", npugen(), kernel);
+  cr_expect_eq(run(cmd, out, sizeof out), 2, "no -o: %s", out);
+  snprintf(cmd, sizeof cmd, "%s tune %s --jobs 0 -o /dev/null 2>&1", npugen(), kernel);
+  cr_expect_eq(run(cmd, out, sizeof out), 2, "%s", out);
+  snprintf(cmd, sizeof cmd, "%s tune %s --kernel nope -o /dev/null 2>&1", npugen(), kernel);
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "no kernel 'nope'"), "%s", out);
+}

@@ -1,0 +1,91 @@
+/* What the sketches need to know of a kernel: its arrays, and the chain of
+ * loops from the top of its body. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune/tune.h"
+
+int64_t tune_trip(const Stmt *loop) {
+  int64_t lo, hi;
+  if (!loop || loop->kind != ST_FOR || loop->step != 1 || !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi))
+    return -1;
+  if (loop->cmp == OP_LE) hi++;
+  else if (loop->cmp != OP_LT) return -1;
+  return hi > lo ? hi - lo : -1;
+}
+
+static void add_array(TuneShape *sh, const Buffer *b, bool is_param) {
+  if (sh->narr == TUNE_MAX_ARRAYS || b->ndim < 1) return;
+  TuneArray *a = &sh->arr[sh->narr++];
+  a->name = b->name;
+  a->ndim = b->ndim;
+  memcpy(a->shape, b->shape, sizeof a->shape);
+  a->elem_size = b->elem->size;
+  a->is_const = b->is_const;
+  a->is_param = is_param;
+  a->is_local = !is_param;
+}
+
+static bool local_arrays(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  if (st->kind == ST_DECL && st->buf) add_array(ctx, st->buf, false);
+  return true;
+}
+
+/* The block's only statement other than declarations, or NULL. */
+static const Stmt *only_stmt(const Stmt *block) {
+  const Stmt *one = NULL;
+  for (const Stmt *c = block && block->kind == ST_BLOCK ? block->body : block; c; c = c->next) {
+    if (c->kind == ST_DECL) continue;
+    if (one) return NULL;
+    one = c;
+  }
+  return one;
+}
+
+bool tune_shape(const Kernel *k, TuneShape *sh) {
+  memset(sh, 0, sizeof *sh);
+  sh->k = k;
+  for (const Param *p = k->params; p; p = p->next)
+    if (p->buf) add_array(sh, p->buf, true);
+  ir_walk_stmts(k->body, local_arrays, sh);
+  const Stmt *l = only_stmt(k->body);
+  while (l && l->kind == ST_FOR && sh->nchain < IR_MAX_DIMS) {
+    sh->trip[sh->nchain] = tune_trip(l);
+    sh->chain[sh->nchain++] = l;
+    l = only_stmt(l->body);
+  }
+  return sh->nchain > 0;
+}
+
+const TuneArray *tune_array(const TuneShape *sh, const char *name) {
+  for (int i = 0; i < sh->narr; i++)
+    if (!strcmp(sh->arr[i].name, name)) return &sh->arr[i];
+  return NULL;
+}
+
+static void add_size(long long *out, int *n, int max, long long v) {
+  for (int i = 0; i < *n; i++)
+    if (out[i] == v) return;
+  if (*n < max) out[(*n)++] = v;
+}
+
+static int cmp_ll(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return x < y ? -1 : x > y;
+}
+
+int tune_tile_sizes(int64_t extent, int64_t lo, long long *out, int max) {
+  int n = 0;
+  /* round sizes first (the NU's 32x32 array, vectors of 64 bytes), then the
+   * divisors near them, so a tail is tried as well as an exact fit */
+  for (long long v = 1024; v >= lo && n < max; v /= 2)
+    if (v <= extent) add_size(out, &n, max, v);
+  for (long long v = 3 * 64; v <= extent && v <= 768 && n < max; v += 64 * 2)
+    if (v >= lo) add_size(out, &n, max, v);
+  for (long long d = extent; d >= lo && n < max; d--)
+    if (extent % d == 0 && d <= 1024) add_size(out, &n, max, d);
+  qsort(out, (size_t)n, sizeof *out, cmp_ll);
+  return n;
+}

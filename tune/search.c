@@ -1,0 +1,284 @@
+/* The search: evolutionary, seeded by structure (as Ansor does).
+ *
+ * Generation 0 is each sketch's structured seed (tile sizes near the NU's
+ * natural tile, every buffer double-buffered, the rows a core's vector
+ * memory holds) and every point one knob away from it, ranked by the cheap
+ * estimate. Later generations mutate the best candidates (a knob to a
+ * neighbouring value or to any value; one or two knobs) and cross two
+ * of the best of one sketch. Every proposal is deduplicated by the hash of
+ * its schedule, and dropped when its estimate (a bound on what the
+ * candidate can do: the units' work, the DMA bytes over the bandwidth) is
+ * already worse than the best simulated; the rest are ranked by the
+ * estimate, half the batch taken from the top and half at random so the
+ * estimate's blind spots still get tried. Every random choice comes from
+ * one generator seeded by --seed, and results come back in batch order,
+ * so the search is the same at every run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jit/session.h"
+#include "tune/tune.h"
+
+enum { BATCH = 8, ELITE = 6, PROPOSALS = 64 };
+
+static uint64_t next(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static int below(uint64_t *s, int n) { return n > 0 ? (int)(next(s) % (uint64_t)n) : 0; }
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void tune_run_init(TuneRun *run) {
+  memset(run, 0, sizeof *run);
+  tune_cache_init(&run->cache);
+}
+
+void tune_run_free(TuneRun *run) {
+  for (int i = 0; i < run->n; i++) free(run->v[i].steps);
+  free(run->v);
+  tune_cache_free(&run->cache);
+  memset(run, 0, sizeof *run);
+}
+
+void tune_describe(const TuneSpace *sp, const TuneGenome *g, char *out, size_t n) {
+  const TuneSketch *sk = &sp->sketch[g->sketch];
+  size_t len = (size_t)snprintf(out, n, "%s", sk->name);
+  for (int i = 0; i < sk->nknobs && len < n; i++)
+    if (sk->knobs[i].n > 1)
+      len += (size_t)snprintf(out + len, n - len, " %s=%lld", sk->knobs[i].name, sk->knobs[i].val[g->choice[i]]);
+}
+
+static uint64_t best_cycles(const TuneRun *run) {
+  uint64_t best = 0;
+  for (int i = 0; i < run->n; i++)
+    if (run->v[i].r.status == TRIAL_SIMULATED && (!best || run->v[i].r.cycles < best)) best = run->v[i].r.cycles;
+  return best;
+}
+
+/* Adds g to out unless it was run or proposed already (or the estimate
+ * rules it out): true when added. */
+static bool propose(const TuneSpace *sp, TuneRun *run, const TuneGenome *g, TuneEntry *out, int *n, int max,
+                    uint64_t best) {
+  if (*n >= max) return false;
+  char *steps = tune_render(sp, g, sp->variant);
+  uint64_t h = tune_hash(steps);
+  bool seen = tune_cache_get(&run->cache, h) != NULL;
+  for (int i = 0; i < *n && !seen; i++) seen = out[i].r.hash == h;
+  const TuneSketch *sk = &sp->sketch[g->sketch];
+  uint64_t est = sk->estimate ? sk->estimate(sk, g->choice, &sp->s->target) : 0;
+  if (!seen && best && est > best + best / 20) { /* cannot come within 5% of the best */
+    TrialResult r = {.hash = h, .status = TRIAL_PRUNED};
+    tune_cache_put(&run->cache, &r);
+    run->pruned++;
+    seen = true;
+  }
+  if (seen) {
+    free(steps);
+    return false;
+  }
+  memset(&out[*n], 0, sizeof out[*n]);
+  out[*n].g = *g;
+  out[*n].steps = steps;
+  out[*n].estimate = est;
+  out[*n].r.hash = h;
+  (*n)++;
+  return true;
+}
+
+static TuneGenome seed_of(const TuneSpace *sp, int sketch) {
+  TuneGenome g;
+  memset(&g, 0, sizeof g);
+  g.sketch = sketch;
+  for (int i = 0; i < sp->sketch[sketch].nknobs; i++) g.choice[i] = sp->sketch[sketch].knobs[i].seed;
+  return g;
+}
+
+/* Generation 0: each sketch's seed and its neighbours one knob away. */
+static int structured(const TuneSpace *sp, TuneRun *run, TuneEntry *out, int max) {
+  int n = 0;
+  for (int s = 0; s < sp->nsketch; s++) {
+    TuneGenome g = seed_of(sp, s);
+    propose(sp, run, &g, out, &n, max, 0);
+  }
+  for (int s = 0; s < sp->nsketch; s++) {
+    const TuneSketch *sk = &sp->sketch[s];
+    for (int k = 0; k < sk->nknobs; k++)
+      for (int c = 0; c < sk->knobs[k].n; c++) {
+        TuneGenome g = seed_of(sp, s);
+        g.choice[k] = c;
+        propose(sp, run, &g, out, &n, max, 0);
+      }
+  }
+  return n;
+}
+
+static void mutate(const TuneSpace *sp, TuneGenome *g, uint64_t *rng) {
+  const TuneSketch *sk = &sp->sketch[g->sketch];
+  int times = 1 + below(rng, 2);
+  for (int t = 0; t < times; t++) {
+    int k = below(rng, sk->nknobs);
+    int n = sk->knobs[k].n;
+    if (n < 2) continue;
+    if (below(rng, 2)) g->choice[k] = below(rng, n);
+    else g->choice[k] = g->choice[k] + (below(rng, 2) ? 1 : -1);
+    if (g->choice[k] < 0) g->choice[k] = 1;
+    if (g->choice[k] >= n) g->choice[k] = n - 2;
+  }
+}
+
+static int by_estimate(const void *a, const void *b) {
+  const TuneEntry *x = a, *y = b;
+  return x->estimate < y->estimate ? -1 : x->estimate > y->estimate;
+}
+
+int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, TuneEntry *out) {
+  TuneEntry pool[PROPOSALS];
+  int n = 0;
+  uint64_t best = best_cycles(run);
+  if (run->generations == 0) {
+    TuneEntry *all = calloc(1024, sizeof *all);
+    int m = structured(sp, run, all, 1024);
+    /* the seeds first (they come first), then the neighbours by estimate */
+    int seeds = sp->nsketch < m ? sp->nsketch : m;
+    qsort(all + seeds, (size_t)(m - seeds), sizeof *all, by_estimate);
+    for (int i = 0; i < m; i++) {
+      if (n < max) out[n++] = all[i];
+      else free(all[i].steps);
+    }
+    free(all);
+    return n;
+  }
+  tune_rank(run);
+  int elite = 0;
+  while (elite < run->n && elite < ELITE && run->v[elite].r.status == TRIAL_SIMULATED) elite++;
+  for (int tries = 0; tries < 40 * PROPOSALS && n < PROPOSALS; tries++) {
+    TuneGenome g;
+    if (!elite) { /* nothing legal yet: anywhere in the space */
+      g = seed_of(sp, below(rng, sp->nsketch));
+      for (int k = 0; k < sp->sketch[g.sketch].nknobs; k++) g.choice[k] = below(rng, sp->sketch[g.sketch].knobs[k].n);
+    } else {
+      /* parents: the best more often */
+      int p = below(rng, elite);
+      p = below(rng, p + 1);
+      g = run->v[p].g;
+      int q = below(rng, elite);
+      if (below(rng, 4) == 0 && run->v[q].g.sketch == g.sketch)
+        for (int k = 0; k < sp->sketch[g.sketch].nknobs; k++)
+          if (below(rng, 2)) g.choice[k] = run->v[q].g.choice[k];
+      mutate(sp, &g, rng);
+    }
+    propose(sp, run, &g, pool, &n, PROPOSALS, best);
+  }
+  qsort(pool, (size_t)n, sizeof *pool, by_estimate);
+  int taken = 0;
+  /* half by the estimate, half at random from the rest */
+  for (int i = 0; i < n; i++) {
+    bool take = taken < max && (taken < max / 2 || below(rng, n - i) < max - taken);
+    if (take) out[taken++] = pool[i];
+    else free(pool[i].steps);
+  }
+  return taken;
+}
+
+void tune_record(TuneRun *run, TuneEntry *batch, int n) {
+  for (int i = 0; i < n; i++) {
+    if (run->n == run->cap) {
+      run->cap = run->cap ? 2 * run->cap : 64;
+      run->v = realloc(run->v, (size_t)run->cap * sizeof *run->v);
+      if (!run->v) abort();
+    }
+    run->v[run->n++] = batch[i];
+    tune_cache_put(&run->cache, &batch[i].r);
+    run->generated++;
+    run->legal += batch[i].r.status != TRIAL_ILLEGAL;
+    run->simulated += batch[i].r.status == TRIAL_SIMULATED;
+  }
+}
+
+static int by_cycles(const void *a, const void *b) {
+  const TuneEntry *x = a, *y = b;
+  bool xs = x->r.status == TRIAL_SIMULATED, ys = y->r.status == TRIAL_SIMULATED;
+  if (xs != ys) return xs ? -1 : 1;
+  if (xs && x->r.cycles != y->r.cycles) return x->r.cycles < y->r.cycles ? -1 : 1;
+  return x->r.hash < y->r.hash ? -1 : x->r.hash > y->r.hash; /* a total order: the same ranking every run */
+}
+
+void tune_rank(TuneRun *run) { qsort(run->v, (size_t)run->n, sizeof *run->v, by_cycles); }
+
+static void progress(const TuneSpace *sp, const TuneRun *run, double t0, bool tty, bool last) {
+  const TuneEntry *best = NULL;
+  for (int i = 0; i < run->n; i++)
+    if (run->v[i].r.status == TRIAL_SIMULATED && (!best || run->v[i].r.cycles < best->r.cycles)) best = &run->v[i];
+  char b[96] = "none yet";
+  if (best)
+    snprintf(b, sizeof b, "%llu cycles (roofline %.1f%%)", (unsigned long long)best->r.cycles,
+             100.0 * best->r.roofline);
+  fprintf(stderr, "%stune %s: gen %d, generated %d, legal %d, simulated %d, pruned %d, best %s, %.1f s%s",
+          tty ? "\r\033[K" : "", sp->kernel, run->generations, run->generated, run->legal, run->simulated,
+          run->pruned, b, now() - t0, tty && !last ? "" : "\n");
+  fflush(stderr);
+}
+
+static void log_batch(const TuneSpace *sp, const TuneEntry *b, int n, int gen, FILE *f) {
+  for (int i = 0; i < n; i++) {
+    char d[512];
+    tune_describe(sp, &b[i].g, d, sizeof d);
+    fprintf(f, "gen %d\t%s\testimate %llu\t", gen, d, (unsigned long long)b[i].estimate);
+    tune_result_write(f, &b[i].r);
+  }
+  fflush(f);
+}
+
+void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
+  double t0 = now();
+  uint64_t rng = o->seed;
+  bool tty = isatty(2);
+  int batch = o->jobs > BATCH / 2 ? 2 * o->jobs : BATCH;
+  run->stopped = "no new candidate is left near the best";
+  for (;;) {
+    if (o->time_limit > 0 && now() - t0 >= o->time_limit) {
+      run->stopped = "the time limit is reached";
+      break;
+    }
+    int max = batch;
+    if (run->generations == 0) max = batch * 2; /* the structured seeds get a double share */
+    if (o->max_trials > 0 && run->generated + max > o->max_trials) max = o->max_trials - run->generated;
+    if (max <= 0) {
+      run->stopped = "the trial budget is spent";
+      break;
+    }
+    TuneEntry *b = calloc((size_t)max, sizeof *b);
+    int n = tune_propose(sp, run, &rng, max, b);
+    run->generations++;
+    if (!n) {
+      free(b);
+      if (run->generations > 3) break; /* no new candidate: the space is exhausted near the best */
+      continue;
+    }
+    const char **steps = malloc((size_t)n * sizeof *steps);
+    TrialResult *res = calloc((size_t)n, sizeof *res);
+    for (int i = 0; i < n; i++) steps[i] = b[i].steps;
+    tune_pool_run(sp->s, steps, n, sp->variant, 1, o->jobs, o->trial_timeout, res);
+    for (int i = 0; i < n; i++) b[i].r = res[i];
+    if (o->log) log_batch(sp, b, n, run->generations, o->log);
+    tune_record(run, b, n);
+    free(steps);
+    free(res);
+    free(b);
+    if (o->progress) progress(sp, run, t0, tty, false);
+  }
+  run->seconds = now() - t0;
+  tune_rank(run);
+  if (o->progress && tty) progress(sp, run, t0, tty, true); /* ends the line rewritten in place */
+}

@@ -1,0 +1,177 @@
+/* npugen tune: automatic schedules, with the simulator as the cost model.
+ *
+ * A search space is a list of sketches (tune/sketch_*.c): each is a
+ * structure of schedule steps found from the kernel's shape (an NU
+ * contraction, a loop over rows or channels spread over the VU cores) with
+ * knobs (tile sizes, loop order, where each operand is cached, which
+ * buffers are double-buffered, which loops vectorize). A candidate is one
+ * choice per knob; it renders as `#pragma npu` lines. The engine proves
+ * each step, so an illegal candidate is refused at the step that makes it
+ * illegal; a legal one is simulated (tune/trial.c) and costs its cycles. */
+#ifndef NPG_TUNE_H
+#define NPG_TUNE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir/ir.h"
+#include "npugen.h"
+#include "sim/npusim.h"
+
+enum { TUNE_MAX_KNOBS = 24, TUNE_MAX_CHOICES = 24, TUNE_MAX_ARRAYS = 24, TUNE_MAX_SKETCHES = 8 };
+
+typedef struct {
+  char name[32];
+  int n;                                /* choices */
+  long long val[TUNE_MAX_CHOICES];      /* the choice's value (a size, a flag, an index) */
+  int seed;                             /* the structured seed's choice */
+} TuneKnob;
+
+typedef struct TuneSketch TuneSketch;
+/* One point of the space: a sketch and a choice per knob. */
+typedef struct {
+  int sketch;
+  int choice[TUNE_MAX_KNOBS];
+} TuneGenome;
+
+struct TuneSketch {
+  char name[80];  /* "nu:npu_nu_matmul_i8", "vu:rows" */
+  int nknobs;
+  TuneKnob knobs[TUNE_MAX_KNOBS];
+  /* The schedule's steps, one `#pragma npu` line each, into sb (without the
+   * schedule(...) line). */
+  void (*render)(const TuneSketch *sk, const int *choice, StrBuf *sb);
+  /* A cheap estimate of the cycles (max of the units' work and the DMA
+   * bytes over the bandwidth, at least): 0 when the sketch has none. */
+  uint64_t (*estimate)(const TuneSketch *sk, const int *choice, const NpuTarget *t);
+  void *data; /* the sketch's own facts about the kernel */
+};
+
+/* tune/kernel_shape.c: what the sketches need to know of a kernel. */
+typedef struct {
+  const char *name;
+  int ndim;
+  int64_t shape[IR_MAX_DIMS];
+  int elem_size;
+  bool is_const, is_local, is_param;
+} TuneArray;
+typedef struct {
+  const Kernel *k;
+  TuneArray arr[TUNE_MAX_ARRAYS];
+  int narr;
+  /* The chain of loops from the top, each the only statement of the
+   * one around it (the last may hold several). */
+  const Stmt *chain[IR_MAX_DIMS];
+  int64_t trip[IR_MAX_DIMS];
+  int nchain;
+} TuneShape;
+bool tune_shape(const Kernel *k, TuneShape *sh);
+const TuneArray *tune_array(const TuneShape *sh, const char *name);
+/* A loop's constant trip count (lo and hi constant, step 1), else -1. */
+int64_t tune_trip(const Stmt *loop);
+/* The tile sizes worth trying for an extent: divisors and round sizes
+ * (tails included), at most max of them, ascending. */
+int tune_tile_sizes(int64_t extent, int64_t lo, long long *out, int max);
+
+/* The space of one kernel: its sketches. */
+typedef struct {
+  const char *file, *kernel, *variant; /* variant: "<kernel>_tuned" */
+  NpgSession *s;                       /* the kernel file, for probes */
+  TuneShape shape;
+  TuneSketch sketch[TUNE_MAX_SKETCHES];
+  int nsketch;
+  char notes[2048]; /* why a sketch did not apply */
+  int probes;       /* probe variants added to s (their names' serial) */
+} TuneSpace;
+/* Builds the space; false with why when no sketch applies. */
+bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, char *why, size_t n);
+void tune_space_free(TuneSpace *sp);
+/* The candidate's steps as text, one `#pragma npu` line each, with the
+ * schedule line naming `variant` first. malloc'ed. */
+char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant);
+/* Does sketch (in sp->sketch[], not yet counted) apply at these choices:
+ * is every step legal? Tried on the session as a probe variant; a refusal
+ * is noted in sp->notes. */
+bool tune_probe(TuneSpace *sp, int sketch, const int *choice);
+/* tune/sketch_*.c: add their sketches when they apply. */
+void tune_sketch_nu(TuneSpace *sp);
+void tune_sketch_conv(TuneSpace *sp);
+void tune_sketch_vu(TuneSpace *sp);
+
+/* tune/trial.c: one candidate applied and simulated. */
+typedef enum { TRIAL_ILLEGAL, TRIAL_FAILED, TRIAL_SIMULATED, TRIAL_PRUNED } TrialStatus;
+typedef struct {
+  uint64_t hash;   /* of the schedule's steps */
+  TrialStatus status;
+  uint64_t cycles, ideal;
+  double roofline, bound_util, nu_util;
+  char bound[4];
+  double seconds;  /* spent on it */
+  char message[240];
+} TrialResult;
+uint64_t tune_hash(const char *text);
+/* Applies steps (as tune_render writes them, for variant) to s and
+ * simulates the variant. */
+void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint64_t seed, TrialResult *r);
+/* One line of text and back (the --plan/--merge files). */
+void tune_result_write(FILE *f, const TrialResult *r);
+bool tune_result_read(const char *line, TrialResult *r);
+
+/* tune/trial_pool.c: a batch of trials in `jobs` forked processes (each
+ * with a copy of s), results in the order of steps[]; a trial that crashes
+ * or runs past timeout seconds is TRIAL_FAILED. */
+void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, int jobs,
+                   int timeout, TrialResult *out);
+
+/* tune/result_cache.c: results by the hash of their schedule. */
+typedef struct {
+  TrialResult *v;
+  int n, cap;
+  int *slot; /* open addressing over v's indices, -1 free */
+  int nslot;
+} TuneCache;
+void tune_cache_init(TuneCache *c);
+void tune_cache_free(TuneCache *c);
+const TrialResult *tune_cache_get(const TuneCache *c, uint64_t hash);
+void tune_cache_put(TuneCache *c, const TrialResult *r);
+
+/* tune/search.c: evolutionary search over the space's knobs. */
+typedef struct {
+  uint64_t seed;        /* the search's random choices */
+  int jobs;             /* trial processes */
+  double time_limit;    /* seconds; 0: none (checked between generations) */
+  int max_trials;       /* candidates run (legal or not); 0: none */
+  int trial_timeout;    /* seconds for one trial */
+  bool progress;        /* the live line on stderr */
+  FILE *log;            /* every trial, one line each (--log); NULL: none */
+} TuneOptions;
+typedef struct {
+  TuneGenome g;
+  char *steps;          /* rendered for the space's variant */
+  uint64_t estimate;
+  TrialResult r;
+} TuneEntry;
+typedef struct {
+  TuneEntry *v;         /* every candidate run, in order */
+  int n, cap;
+  int generated, legal, simulated, pruned, generations;
+  double seconds;
+  const char *stopped;  /* why the search ended */
+  TuneCache cache;
+} TuneRun;
+void tune_run_init(TuneRun *run);
+void tune_run_free(TuneRun *run);
+/* Runs the search; run->v sorted best first after it. */
+void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run);
+/* "ti=128 tj=128 order_ji=0 ...": a candidate's knobs. */
+void tune_describe(const TuneSpace *sp, const TuneGenome *g, char *out, size_t n);
+/* The candidates of one generation (new, unique, pruned by the estimate
+ * against the best so far), for --plan: up to max of them. */
+int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, TuneEntry *out);
+/* Records results of a batch into the run. */
+void tune_record(TuneRun *run, TuneEntry *batch, int n);
+/* Sorts run->v best first: simulated by cycles, then the rest. */
+void tune_rank(TuneRun *run);
+
+#endif
