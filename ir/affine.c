@@ -260,6 +260,13 @@ static isl_local_space *loops_space(AffCtx *c) {
   return isl_local_space_from_space(sp);
 }
 
+isl_space *aff_space(AffCtx *c) {
+  isl_local_space *ls = loops_space(c);
+  isl_space *sp = isl_local_space_get_space(ls);
+  isl_local_space_free(ls);
+  return sp;
+}
+
 isl_aff *aff_build(AffCtx *c, const Expr *e) {
   isl_local_space *ls = loops_space(c);
   isl_aff *a = build_rec(c, ls, e, 0);

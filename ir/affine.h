@@ -48,6 +48,8 @@ char *aff_cons_text(AffCtx *c);
 /* e as an isl_aff on the current loops' space [c<id>, ...] (unnamed tuple),
  * or NULL if e is not affine: aff_text's expressions, without a parse. */
 struct isl_aff *aff_build(AffCtx *c, const Expr *e);
+/* The current loops' space [c<id>, ...] (unnamed tuple), aff_build's domain. */
+struct isl_space *aff_space(AffCtx *c);
 /* isl text of e in the current loop space, or NULL if e is not affine. */
 char *aff_text(AffCtx *c, const Expr *e);
 /* [lo, hi] of an expression over the current domain: exact for affine

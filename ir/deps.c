@@ -131,17 +131,28 @@ static int *snapshot_loops(Build *b) {
   return ids;
 }
 
-/* An affine expression of the current loops, as an isl_aff on their space. */
-static isl_aff *loop_aff(Build *b, const Expr *e) { return aff_build(&b->aff, e); }
-
-/* The counter of the current loops whose Var.id is var_id, as an isl_aff. */
+/* The counter of the current loops whose Var.id is var_id, as an isl_aff
+ * on their space; NULL when it is not one of them. */
 static isl_aff *counter_aff(Build *b, int var_id) {
   for (int k = 0; k < b->aff.nloops; k++)
-    if (b->aff.loops[k]->var->id == var_id) {
-      Expr v = {.kind = EX_VAR, .var = b->aff.loops[k]->var, .type = b->aff.loops[k]->var->type};
-      return loop_aff(b, &v);
-    }
+    if (b->aff.loops[k]->var->id == var_id)
+      return isl_aff_var_on_domain(isl_local_space_from_space(aff_space(&b->aff)), isl_dim_set, (unsigned)k);
   return NULL;
+}
+
+/* Appends a (NULL: not affine, which makes the whole list NULL). */
+static isl_aff_list *append(isl_aff_list *list, isl_aff *a) {
+  if (a) return list ? isl_aff_list_add(list, a) : NULL;
+  isl_aff_list_free(list);
+  return NULL;
+}
+
+/* The current loops -> the tuple name[list...]; consumes list. */
+static isl_multi_aff *tuple_function(Build *b, isl_aff_list *list, const char *name) {
+  isl_size n = isl_aff_list_size(list);
+  if (n < 0) return NULL;
+  isl_space *range = isl_space_set_tuple_name(isl_space_set_alloc(b->m->ctx, 0, (unsigned)n), isl_dim_set, name);
+  return isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(aff_space(&b->aff), range), list);
 }
 
 /* add_access's map built with isl's API: iteration -> element, or
@@ -151,32 +162,13 @@ static isl_map *access_map(Build *b, const Stmt *leaf, const Expr *e, const int 
   if (e->kind == EX_LOAD && !e->idx) return NULL; /* a whole array: free dimensions */
   if (b->acc_orig && !b->acc_i2o) return NULL;
   int ndecl = decl ? decl[0] : 0, nidx = e->kind == EX_LOAD ? e->buf->ndim : 0;
-  Expr zero = {.kind = EX_INT, .ival = 0, .type = &ty_int};
-  isl_aff *z = loop_aff(b, &zero);
-  if (!z) return NULL;
-  isl_space *dom = isl_aff_get_domain_space(z);
-  isl_aff_free(z);
   isl_aff_list *list = isl_aff_list_alloc(b->m->ctx, ndecl + nidx);
-  bool ok = true;
-  for (int i = 0; i < ndecl && ok; i++) {
-    isl_aff *a = counter_aff(b, decl[i + 1]);
-    ok = a != NULL;
-    if (ok) list = isl_aff_list_add(list, a);
-  }
-  for (int i = 0; i < nidx && ok; i++) {
-    isl_aff *a = loop_aff(b, e->idx[i]);
-    ok = a != NULL;
-    if (ok) list = isl_aff_list_add(list, a);
-  }
-  if (!ok) {
-    isl_space_free(dom);
-    isl_aff_list_free(list);
-    return NULL;
-  }
+  for (int i = 0; i < ndecl; i++) list = append(list, counter_aff(b, decl[i + 1]));
+  for (int i = 0; i < nidx; i++) list = append(list, aff_build(&b->aff, e->idx[i]));
+  if (!list) return NULL;
   char name[32];
   snprintf(name, sizeof name, "%c%d", e->kind == EX_VAR ? 'V' : 'B', e->kind == EX_VAR ? e->var->id : e->buf->id);
-  isl_space *elem = isl_space_set_tuple_name(isl_space_set_alloc(b->m->ctx, 0, (unsigned)(ndecl + nidx)), isl_dim_set, name);
-  isl_multi_aff *ma = isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(dom, elem), list);
+  isl_multi_aff *ma = tuple_function(b, list, name);
   if (b->acc_orig) ma = isl_multi_aff_range_product(isl_multi_aff_copy(b->acc_i2o), ma);
   snprintf(name, sizeof name, "%c%d", b->acc_orig ? 'I' : 'S', leaf->inst);
   return isl_map_set_tuple_name(isl_map_from_multi_aff(ma), isl_dim_in, name);
@@ -373,34 +365,21 @@ static void leaf(Build *b, const Stmt *s) {
   if (b->accesses) leaf_access_maps(b, s, idx, identity);
 }
 
+/* Iteration -> the instance S<inst>[orig...] it runs, with isl's API;
+ * NULL when an origin is not affine here. */
+static isl_multi_aff *orig_multi_aff(Build *b, const Stmt *s) {
+  isl_aff_list *list = isl_aff_list_alloc(b->m->ctx, s->norig);
+  for (int i = 0; i < s->norig; i++) list = append(list, aff_build(&b->aff, s->orig[i]));
+  if (!list) return NULL;
+  char name[32];
+  snprintf(name, sizeof name, "S%d", s->inst);
+  return tuple_function(b, list, name);
+}
+
 /* The accesses of one occurrence of leaf s, as maps from the model's
  * instances: built over its loop iterations, and for an origin that is not
  * the identity, as iteration -> [instance -> element], whose range is the
  * map wanted (one parse, no inverse of iteration -> instance). */
-/* Iteration -> the instance S<inst>[orig...] it runs, with isl's API;
- * NULL when an origin is not affine here. */
-static isl_multi_aff *orig_multi_aff(Build *b, const Stmt *s) {
-  Expr zero = {.kind = EX_INT, .ival = 0, .type = &ty_int};
-  isl_aff *z = loop_aff(b, &zero);
-  if (!z) return NULL;
-  isl_space *dom = isl_aff_get_domain_space(z);
-  isl_aff_free(z);
-  isl_aff_list *list = isl_aff_list_alloc(b->m->ctx, s->norig);
-  for (int i = 0; i < s->norig; i++) {
-    isl_aff *a = loop_aff(b, s->orig[i]);
-    if (!a) {
-      isl_space_free(dom);
-      isl_aff_list_free(list);
-      return NULL;
-    }
-    list = isl_aff_list_add(list, a);
-  }
-  char name[32];
-  snprintf(name, sizeof name, "S%d", s->inst);
-  isl_space *inst = isl_space_set_tuple_name(isl_space_set_alloc(b->m->ctx, 0, (unsigned)s->norig), isl_dim_set, name);
-  return isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(dom, inst), list);
-}
-
 static void leaf_access_maps(Build *b, const Stmt *s, int idx, bool identity) {
   DepModel *m = b->m;
   b->acc_orig = identity ? NULL : b->orig[idx];

@@ -33,7 +33,7 @@
 
 /* ---------------- the variant's model ---------------- */
 
-static void time_pairs_free(TimePairs *t) {
+static void conflict_pairs_free(ConflictPairs *t) {
   for (int i = 0; i < t->n; i++) {
     isl_map_free(t->v[i].pairs);
     isl_map_free(t->v[i].times);
@@ -47,7 +47,7 @@ static void now_drop(Sched *s) {
   s->ir_gen++;
   if (s->have_now) dep_model_free(&s->now);
   s->have_now = false;
-  time_pairs_free(&s->conflict_times);
+  conflict_pairs_free(&s->conflict_times);
   s->conflict_times_of = NULL;
 }
 
@@ -297,7 +297,7 @@ static int leaf_of(isl_map *m, enum isl_dim_type t) {
 }
 
 typedef struct {
-  TimePairs *out;
+  ConflictPairs *out;
   int cap;
 } PairList;
 
@@ -313,7 +313,7 @@ static isl_stat collect_pair(isl_map *c, void *user) {
 
 /* The model's conflicting pairs, one map per pair of leaves. False when
  * isl failed. */
-static bool conflict_list(Sched *s, TimePairs *out) {
+static bool conflict_list(Sched *s, ConflictPairs *out) {
   PairList l = {out, 0};
   isl_union_map *c = dep_conflicts(&s->before);
   bool ok = c && isl_union_map_foreach_map(c, collect_pair, &l) >= 0;
@@ -335,11 +335,11 @@ static isl_map *times_of_pairs(isl_union_map *times, int ndims, isl_map *c) {
   return isl_map_apply_range(isl_map_apply_domain(isl_map_copy(c), ta), tb);
 }
 
-const TimePairs *sched_conflict_times(Sched *s, const DepModel *now) {
+const ConflictPairs *sched_conflict_times(Sched *s, const DepModel *now) {
   if (s->conflict_times_of != now) {
-    time_pairs_free(&s->conflict_times);
+    conflict_pairs_free(&s->conflict_times);
     if (!conflict_list(s, &s->conflict_times)) {
-      time_pairs_free(&s->conflict_times);
+      conflict_pairs_free(&s->conflict_times);
       s->conflict_times_of = NULL;
       return NULL;
     }
@@ -434,7 +434,7 @@ static int reorder_broken(Sched *s, const DepModel *now) {
     if (!from || !to || from->dim < top->dim || to->dim < top->dim) res = -1;
     else before[from->dim - top->dim] = to->dim;
   }
-  const TimePairs *t = res ? NULL : sched_conflict_times(s, now);
+  const ConflictPairs *t = res ? NULL : sched_conflict_times(s, now);
   if (!res && !t) res = -1;
   bool *in = res ? NULL : sched_leaves_in(s, s->reorder.top);
   Reversed r = {before, after, n, n, false};
@@ -466,7 +466,7 @@ static bool order_broken(Sched *s, const DepModel *after) {
   int *first = malloc(sizeof(int) * (size_t)(kb + ka + 1));
   for (int i = 0; i < kb + ka; i++) first[i] = i;
   isl_union_map *both = isl_union_map_flat_range_product(isl_union_map_copy(s->before.sched), isl_union_map_copy(after->sched));
-  TimePairs c = {NULL, 0};
+  ConflictPairs c = {NULL, 0};
   bool found = !conflict_list(s, &c);
   Reversed r = {first, first + kb, kb, ka, false};
   for (int i = 0; i < c.n && !found; i++) {
@@ -474,7 +474,7 @@ static bool order_broken(Sched *s, const DepModel *after) {
     found = !d || isl_set_foreach_basic_set(d, reversed_piece, &r) < 0;
     isl_set_free(d);
   }
-  time_pairs_free(&c);
+  conflict_pairs_free(&c);
   isl_union_map_free(both);
   free(first);
   return found;

@@ -111,7 +111,7 @@ static bool pair_to_test(const Sched *s, int i, const bool *in, int min_new) {
  * -1 when isl failed. Only pairs of the leaves inside the loop (`in`) can,
  * piece by piece, each met with the one relation across_iterations builds;
  * the pairs come in both directions, so one order is enough. */
-static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l, const bool *in, int min_new) {
+static int carried(Sched *s, const DepModel *now, const ConflictPairs *t, const DepLoop *l, const bool *in, int min_new) {
   isl_space *time = isl_space_set_alloc(s->ctx, 0, (unsigned)now->time_dims);
   /* equalities, fixed positions and one order: a single basic map, whose
    * hull is itself (isl_map_intersect would compare every piece with it) */
@@ -130,7 +130,7 @@ static int carried(Sched *s, const DepModel *now, const TimePairs *t, const DepL
 
 /* The dependences (pairs of the model's instances, earlier -> later)
  * across iterations of l, for the message. */
-static isl_union_map *carried_deps(Sched *s, const DepModel *now, const TimePairs *t, const DepLoop *l, const bool *in, int min_new) {
+static isl_union_map *carried_deps(Sched *s, const DepModel *now, const ConflictPairs *t, const DepLoop *l, const bool *in, int min_new) {
   isl_union_map *x = isl_union_map_empty_ctx(s->ctx);
   for (int i = 0; i < t->n; i++) {
     if (!pair_to_test(s, i, in, min_new)) continue;
@@ -147,15 +147,18 @@ static isl_union_map *carried_deps(Sched *s, const DepModel *now, const TimePair
   return isl_union_map_intersect(dep_memory(&s->before), pairs);
 }
 
-/* Proven on this very IR already (a step that changed no dependence, or
- * one that kept every instance's order and the loop's header)? */
-static bool proven_already(Sched *s, const Stmt *loop) {
-  if (s->proven_gen != s->ir_gen) return false;
+/* Is loop in the list of proofs, with the header it had when proven (its
+ * proof may belong to an earlier IR: see proven_already)? */
+static bool in_proofs(const Sched *s, const Stmt *loop) {
   for (int i = 0; i < s->nproven; i++)
     if (s->proven[i].loop == loop) return s->proven[i].var == loop->var && s->proven[i].step == loop->step &&
                                           ir_expr_same(s->proven[i].lo, loop->lo) && ir_expr_same(s->proven[i].hi, loop->hi);
   return false;
 }
+
+/* Proven on this very IR already (a step that changed no dependence, or
+ * one that kept every instance's order and the loop's header)? */
+static bool proven_already(Sched *s, const Stmt *loop) { return s->proven_gen == s->ir_gen && in_proofs(s, loop); }
 
 static void proven(Sched *s, const Stmt *loop) {
   if (s->proven_gen != s->ir_gen) {
@@ -179,14 +182,6 @@ void sched_marks_carry(Sched *s, unsigned gen_before) {
 
 void sched_marks_after_new_statements(Sched *s, unsigned gen_before) { s->marks_partial = s->proven_gen == gen_before; }
 
-/* Was loop proven, with the header it has, before the last step (its
- * proof may be out of date)? */
-static bool proven_before(const Sched *s, const Stmt *loop) {
-  for (int i = 0; i < s->nproven; i++)
-    if (s->proven[i].loop == loop) return s->proven[i].var == loop->var && s->proven[i].step == loop->step &&
-                                          ir_expr_same(s->proven[i].lo, loop->lo) && ir_expr_same(s->proven[i].hi, loop->hi);
-  return false;
-}
 
 /* min_new: only the pairs with a leaf numbered from it on (-1: all). */
 static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop, int min_new) {
@@ -194,7 +189,7 @@ static bool carries_nothing(Sched *s, const DepModel *now, const Stmt *loop, int
   const DepLoop *l = dep_loop(now, loop);
   if (!l) return sched_error(s, NULL, "internal error: loop %s is not in the model", loop->name);
   if (l->dim < 0) return true; /* no statement inside: nothing is carried */
-  const TimePairs *t = sched_conflict_times(s, now);
+  const ConflictPairs *t = sched_conflict_times(s, now);
   bool *in = sched_leaves_in(s, loop);
   int c = t ? carried(s, now, t, l, in, min_new) : -1;
   if (c <= 0) free(in);
@@ -255,7 +250,7 @@ bool sched_check_marks(Sched *s) {
   for (int i = 0; i < m.n; i++) {
     if (!owns_its_buffers(s, m.loops[i], private_scope_of(m.loops[i]))) return false;
     if (proven_already(s, m.loops[i])) continue;
-    only_new[unproven] = partial && proven_before(s, m.loops[i]);
+    only_new[unproven] = partial && in_proofs(s, m.loops[i]); /* proven before the step */
     m.loops[unproven++] = m.loops[i];
   }
   if (!unproven) return true;

@@ -31,7 +31,7 @@ typedef struct {
 typedef struct {
   ConflictPair *v;
   int n;
-} TimePairs;
+} ConflictPairs;
 
 /* A marked loop proven to carry nothing, with its header as proven. */
 typedef struct {
@@ -66,7 +66,7 @@ struct Sched {
   bool have_now;      /* built since the IR last changed */
   /* The model's conflicting pairs as pairs of the IR's times (both
    * directions), for the model conflict_times_of names (NULL: none yet). */
-  TimePairs conflict_times;
+  ConflictPairs conflict_times;
   const DepModel *conflict_times_of;
   /* Counts the changes of the IR's dependence structure (a rewrite, a
    * dropped model); the marked loops proven to carry nothing since the
@@ -177,7 +177,7 @@ bool sched_legal(Sched *s);
 /* The model's conflicting pairs (sharing an element, one writing), in both
  * directions, to be read as times of `now` (sched_model_now). Owned by s and
  * kept until the IR changes; NULL when isl failed. */
-const TimePairs *sched_conflict_times(Sched *s, const DepModel *now);
+const ConflictPairs *sched_conflict_times(Sched *s, const DepModel *now);
 /* Pair i of sched_conflict_times(s, now) as time -> time of `now`, made on
  * first use; owned by s. NULL when isl failed. */
 isl_map *sched_pair_times(Sched *s, int i);
