@@ -17,7 +17,7 @@
 
 #include "tune/tune.h"
 
-enum { TODO, RUNNING, DONE };
+enum { TODO, DONE }; /* only the child writes DONE: the parent never writes a slot in flight */
 
 typedef struct {
   TrialResult r;
@@ -80,8 +80,6 @@ void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *v
         child(s, steps[next], variant, seed, timeout, &slots[next]);
       } else {
         pid[j] = p;
-        slots[next].state = RUNNING;
-        slots[next].r.hash = (uint64_t)next; /* which trial the child runs, until it writes its result */
         running++;
       }
       next++;
