@@ -271,7 +271,7 @@ static int cmd_plan(const TuneArgs *a, const TuneSpace *sp) {
       fputs(" --target ", cmds);
       shell_quote(cmds, a->target);
     }
-    fputs(" --trial ", cmds);
+    fprintf(cmds, " --trial-timeout %d --trial ", a->t.trial_timeout); /* the trial's own process honours it */
     shell_quote(cmds, path);
     fputs(" > ", cmds);
     snprintf(path, sizeof path, "%s/results/%016" PRIx64 ".tsv", a->plan, b[i].r.hash);

@@ -62,7 +62,8 @@ Test(tune, the_same_seed_gives_the_same_schedule, .timeout = 120) {
 Test(tune, plan_trials_and_merge, .timeout = 120) {
   char cmd[2048], out[16384];
   snprintf(cmd, sizeof cmd,
-           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 6 2>/dev/null && test $(wc -l < $d/p/trials.txt) = 6 && "
+           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 6 --trial-timeout 60 2>/dev/null && "
+           "test $(wc -l < $d/p/trials.txt) = 6 && test $(grep -c -- ' --trial-timeout 60 --trial ' $d/p/trials.txt) = 6 && "
            "sh $d/p/trials.txt && %s tune %s --plan $d/p --trials 4 2>/dev/null && sh $d/p/trials.txt && "
            "%s tune %s --merge $d/p -o $d/m.sched 2>&1 && %s check %s --schedule $d/m.sched 2>&1; "
            "rc=$?; rm -rf $d; exit $rc",
