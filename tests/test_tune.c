@@ -49,11 +49,13 @@ Test(tune, small_matmul_passes_the_check_and_beats_the_untiled_variant, .timeout
             out);
 }
 
+/* 24 trials: generation 0 (16, no random choice) and a generation bred
+ * with the seed's generator; --jobs 2 runs the same batches as --jobs 1. */
 Test(tune, the_same_seed_gives_the_same_schedule, .timeout = 120) {
   char cmd[1024], out[16384];
   snprintf(cmd, sizeof cmd,
-           "d=$(mktemp -d) && %s tune %s --seed 3 --trials 12 -o $d/a.sched >/dev/null 2>&1 && "
-           "%s tune %s --seed 3 --trials 12 -o $d/b.sched >/dev/null 2>&1 && cmp $d/a.sched $d/b.sched 2>&1; "
+           "d=$(mktemp -d) && %s tune %s --seed 3 --trials 24 -o $d/a.sched >/dev/null 2>&1 && "
+           "%s tune %s --seed 3 --trials 24 --jobs 2 -o $d/b.sched >/dev/null 2>&1 && cmp $d/a.sched $d/b.sched 2>&1; "
            "rc=$?; rm -rf $d; exit $rc",
            npugen(), kernel, npugen(), kernel);
   cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
