@@ -158,26 +158,9 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
 
 /* ---- --plan / --trial / --merge: trials as files, run by another tool ---- */
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len < NPG_MAX_INPUT_BYTES) {
-    char tmp[4097];
-    memcpy(tmp, buf, n);
-    tmp[n] = 0;
-    sb_puts(&sb, tmp);
-  }
-  fclose(f);
-  return sb_take(&sb);
-}
-
 /* A plan's trial file: the genome in a comment, then the steps. */
 static bool read_trial(const TuneSpace *sp, const char *path, TuneEntry *e) {
-  char *text = read_text(path);
+  char *text = ir_read_input(path, NPG_MAX_INPUT_BYTES, NULL);
   if (!text) return false;
   memset(e, 0, sizeof *e);
   const char *g = strstr(text, "tune-genome:");
@@ -210,7 +193,7 @@ static void load_dir(const TuneSpace *sp, const char *dir, TuneRun *run, int *pe
     snprintf(path, sizeof path, "%s/trials/%s", dir, files[i]->d_name);
     if (files[i]->d_name[0] != '.' && read_trial(sp, path, &e)) {
       snprintf(path, sizeof path, "%s/results/%016" PRIx64 ".tsv", dir, e.r.hash);
-      char *line = read_text(path);
+      char *line = ir_read_input(path, NPG_MAX_INPUT_BYTES, NULL);
       TrialResult r;
       if (line && tune_result_read(line, &r) && r.hash == e.r.hash) {
         e.r = r;
