@@ -33,6 +33,12 @@ static bool local_arrays(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
+const Stmt *tune_first_stmt(const Stmt *block) {
+  const Stmt *c = block && block->kind == ST_BLOCK ? block->body : block;
+  while (c && c->kind == ST_DECL) c = c->next;
+  return c;
+}
+
 /* The block's only statement other than declarations, or NULL. */
 static const Stmt *only_stmt(const Stmt *block) {
   const Stmt *one = NULL;

@@ -35,16 +35,10 @@ typedef struct {
 
 enum { K_Q, K_DB0 };
 
-static const Stmt *first_stmt(const Stmt *block) {
-  const Stmt *c = block && block->kind == ST_BLOCK ? block->body : block;
-  while (c && c->kind == ST_DECL) c = c->next;
-  return c;
-}
-
 /* Does loop write the element `init` writes (a reduction over it)? */
 static bool reduces_into(const Stmt *init, const Stmt *loop) {
   const Stmt *l = loop;
-  while (l && l->kind == ST_FOR) l = first_stmt(l->body);
+  while (l && l->kind == ST_FOR) l = tune_first_stmt(l->body);
   return l && l->kind == ST_ASSIGN && init->lhs->kind == EX_LOAD && l->lhs->kind == EX_LOAD &&
          l->lhs->buf == init->lhs->buf;
 }
@@ -53,7 +47,7 @@ static bool reduces_into(const Stmt *init, const Stmt *loop) {
  * where a stage is a loop or a statement, except a reduction's init, which
  * goes with the loop after it. */
 static void stage_cuts(const Stmt *body, VuFacts *f) {
-  for (const Stmt *c = first_stmt(body); c; c = c->next) {
+  for (const Stmt *c = tune_first_stmt(body); c; c = c->next) {
     if (c->kind == ST_DECL) continue;
     const Stmt *next = c->next;
     while (next && next->kind == ST_DECL) next = next->next;
@@ -63,7 +57,7 @@ static void stage_cuts(const Stmt *body, VuFacts *f) {
     if (c->kind == ST_FOR) { /* cut after the loop's last statement */
       const Stmt *l = c;
       while (l && l->kind == ST_FOR) {
-        const Stmt *last = first_stmt(l->body);
+        const Stmt *last = tune_first_stmt(l->body);
         while (last && last->next) last = last->next;
         l = last;
       }
@@ -79,14 +73,14 @@ static void stage_cuts(const Stmt *body, VuFacts *f) {
 static void reduction_nest(const TuneShape *sh, VuFacts *f, Arena *a) {
   if (sh->nchain < 2) return;
   const Stmt *j = sh->chain[sh->nchain - 1];
-  const Stmt *init = first_stmt(j->body);
+  const Stmt *init = tune_first_stmt(j->body);
   if (!init || init->kind != ST_ASSIGN || !init->next || init->next->kind != ST_FOR || init->next->next) return;
   if (!reduces_into(init, init->next)) return;
   f->init = init->name;
   f->red_top = sh->chain[1]->name;
   StrBuf sb;
   sb_init(&sb);
-  for (const Stmt *l = init->next; l && l->kind == ST_FOR; l = first_stmt(l->body)) sb_printf(&sb, "%s, ", l->name);
+  for (const Stmt *l = init->next; l && l->kind == ST_FOR; l = tune_first_stmt(l->body)) sb_printf(&sb, "%s, ", l->name);
   for (int i = 1; i < sh->nchain; i++) sb_printf(&sb, "%s%s", sh->chain[i]->name, i + 1 < sh->nchain ? ", " : "");
   f->reorder = arena_strdup(a, sb.data);
   sb_free(&sb);
@@ -180,7 +174,7 @@ static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char
 /* The outermost loops under body that vectorize makes VU instructions, in
  * order: a loop that does not is looked into. */
 static void find_in(TuneSpace *sp, VuFacts *f, const char *prefix, const Stmt *body, int *serial, int depth) {
-  for (const Stmt *st = first_stmt(body); st && depth < 6; st = st->next) {
+  for (const Stmt *st = tune_first_stmt(body); st && depth < 6; st = st->next) {
     if (st->kind != ST_FOR || st->loop_kind == LOOP_DMA || f->nvec == VU_MAX_STAGES) continue;
     if (vectorizes(sp, f, prefix, st->name, serial)) f->vec[f->nvec++] = arena_strdup(&sp->s->m->arena, st->name);
     else find_in(sp, f, prefix, st->body, serial, depth + 1);
@@ -194,14 +188,6 @@ static void find_vectorized(TuneSpace *sp, VuFacts *f, const char *prefix) {
   const Kernel *k = apply(sp, prefix, &serial);
   const Stmt *core = k ? loop_named(k, "core") : NULL;
   if (core) find_in(sp, f, prefix, core->body, &serial, 0);
-}
-
-static void knob(TuneSketch *sk, int i, const char *name, const long long *v, int n, int seed) {
-  TuneKnob *kn = &sk->knobs[i];
-  snprintf(kn->name, sizeof kn->name, "%s", name);
-  kn->n = n;
-  memcpy(kn->val, v, (size_t)n * sizeof *v);
-  kn->seed = seed;
 }
 
 static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
@@ -225,12 +211,12 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
   }
   for (int i = 0; i < nq; i++)
     if (row_bytes * q[i] <= sp->s->target.vu_vm_size * 3 / 4 && q[i] * f->cores * 4 <= f->trip) seed = i;
-  knob(sk, K_Q, "q", q, nq, seed);
+  tune_knob(sk, K_Q, "q", q, nq, seed);
   long long flag[2] = {0, 1};
   for (int i = 0; i < f->narr; i++) {
     char name[32];
     snprintf(name, sizeof name, "db_%.24s", f->arr[i]->name);
-    knob(sk, K_DB0 + i, name, flag, f->arr[i]->is_param ? 2 : 1, f->arr[i]->is_param ? 1 : 0);
+    tune_knob(sk, K_DB0 + i, name, flag, f->arr[i]->is_param ? 2 : 1, f->arr[i]->is_param ? 1 : 0);
   }
   sk->nknobs = K_DB0 + f->narr;
   sk->render = render;
@@ -244,8 +230,7 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
   sb_free(&sb);
   if (f->nvec) sp->nsketch++;
   else {
-    size_t len = strlen(sp->notes);
-    snprintf(sp->notes + len, sizeof sp->notes - len, "%s: no stage vectorizes onto the VU\n", sk->name);
+    tune_note(sp, "%s: no stage vectorizes onto the VU\n", sk->name);
     free(f);
   }
 }

@@ -1,5 +1,6 @@
 /* The search space of one kernel: the sketches that apply to its shape,
  * and a candidate's schedule text. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,22 @@ char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant)
   return sb_take(&sb);
 }
 
+void tune_knob(TuneSketch *sk, int i, const char *name, const long long *v, int n, int seed) {
+  TuneKnob *kn = &sk->knobs[i];
+  snprintf(kn->name, sizeof kn->name, "%s", name);
+  kn->n = n < TUNE_MAX_CHOICES ? n : TUNE_MAX_CHOICES;
+  memcpy(kn->val, v, (size_t)kn->n * sizeof *v);
+  kn->seed = seed < kn->n ? seed : kn->n - 1;
+}
+
+void tune_note(TuneSpace *sp, const char *fmt, ...) {
+  size_t len = strlen(sp->notes);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sp->notes + len, sizeof sp->notes - len, fmt, ap);
+  va_end(ap);
+}
+
 bool tune_probe(TuneSpace *sp, int sketch, const int *choice) {
   TuneGenome g;
   memset(&g, 0, sizeof g);
@@ -58,8 +75,6 @@ bool tune_probe(TuneSpace *sp, int sketch, const int *choice) {
   free(text);
   if (npg_error_count(sp->s) == errors) return true;
   const char *e = strstr(npg_errors(sp->s) + before, "error: ");
-  size_t len = strlen(sp->notes);
-  snprintf(sp->notes + len, sizeof sp->notes - len, "%s: %.*s\n", sp->sketch[sketch].name,
-           e ? (int)strcspn(e + 7, "\n") : 0, e ? e + 7 : "");
+  tune_note(sp, "%s: %.*s\n", sp->sketch[sketch].name, e ? (int)strcspn(e + 7, "\n") : 0, e ? e + 7 : "");
   return false;
 }

@@ -68,6 +68,9 @@ typedef struct {
 } TuneShape;
 bool tune_shape(const Kernel *k, TuneShape *sh);
 const TuneArray *tune_array(const TuneShape *sh, const char *name);
+/* The first statement of a block (or the statement itself) that is not a
+ * declaration, or NULL. */
+const Stmt *tune_first_stmt(const Stmt *block);
 /* A loop's constant trip count (lo and hi constant, step 1), else -1. */
 int64_t tune_trip(const Stmt *loop);
 /* The tile sizes worth trying for an extent: divisors and round sizes
@@ -90,6 +93,11 @@ void tune_space_free(TuneSpace *sp);
 /* The candidate's steps as text, one `#pragma npu` line each, with the
  * schedule line naming `variant` first. malloc'ed. */
 char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant);
+/* Knob i of sk: its name, its n choices' values (at most
+ * TUNE_MAX_CHOICES kept) and the structured seed's choice. */
+void tune_knob(TuneSketch *sk, int i, const char *name, const long long *v, int n, int seed);
+/* Appends a line to sp->notes (why a sketch does not apply). */
+void tune_note(TuneSpace *sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Does sketch (in sp->sketch[], not yet counted) apply at these choices:
  * is every step legal? Tried on the session as a probe variant; a refusal
  * is noted in sp->notes. */
