@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli/tune.h"
-#include "jit/session.h"
+#include "jit/session_ir.h"
 #include "tune/tune.h"
 
 typedef struct {
@@ -86,16 +86,16 @@ static int parse(int argc, char **argv, TuneArgs *a) {
   return 0;
 }
 
-/* The kernel to tune: --kernel, or the file's only one. */
-static const char *pick_kernel(NpgSession *s, const char *want) {
+/* The kernel of file to tune: --kernel, or the file's only one. */
+static const char *pick_kernel(const Module *m, const char *file, const char *want) {
   int n = 0;
   const char *only = NULL;
-  for (const Kernel *k = s->m ? s->m->kernels : NULL; k; k = k->next, n++) {
+  for (const Kernel *k = m ? m->kernels : NULL; k; k = k->next, n++) {
     only = k->name;
     if (want && !strcmp(want, k->name)) return k->name;
   }
-  if (want) fprintf(stderr, "%s:1:1: error: no kernel '%s' in the file\n", s->path, want);
-  else if (n != 1) fprintf(stderr, "%s:1:1: error: the file has %d kernels: name one with --kernel\n", s->path, n);
+  if (want) fprintf(stderr, "%s:1:1: error: no kernel '%s' in the file\n", file, want);
+  else if (n != 1) fprintf(stderr, "%s:1:1: error: the file has %d kernels: name one with --kernel\n", file, n);
   return !want && n == 1 ? only : NULL;
 }
 
@@ -310,7 +310,7 @@ int cmd_tune(int argc, char **argv) {
     npg_close(s);
     return 1;
   }
-  const char *kernel = pick_kernel(s, a.kernel);
+  const char *kernel = pick_kernel(session_module(s), a.file, a.kernel);
   if (!kernel) {
     npg_close(s);
     return 1;
@@ -320,7 +320,7 @@ int cmd_tune(int argc, char **argv) {
   TuneSpace sp;
   char why[4096];
   if (!tune_space_build(&sp, s, kernel, why, sizeof why)) {
-    const Kernel *k = module_kernel(s->m, kernel);
+    const Kernel *k = module_kernel(session_module(s), kernel);
     fprintf(stderr, "%s:%d:%d: error: %s", a.file, k->loc.line, k->loc.col, why);
     npg_close(s);
     return 1;

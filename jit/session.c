@@ -12,7 +12,7 @@
 #include "jit/guard.h"
 #include "lower/lower.h"
 #include "jit/session.h"
-#include "lower/lower.h"
+#include "jit/session_ir.h"
 #include "npugen.h"
 
 _Static_assert(NPG_MAX_INPUT_BYTES == FE_MAX_SOURCE_BYTES && NPG_MAX_INPUT_BYTES == NPUSIM_MAX_TARGET_BYTES,
@@ -149,6 +149,14 @@ int npg_variant_index(const NpgSession *s, const char *name) {
   for (int i = 0; i < npg_variant_count(s); i++)
     if (!strcmp(s->v[i].name, name)) return i;
   return -1;
+}
+
+const Module *session_module(const NpgSession *s) { return s->m; }
+
+const NpuTarget *session_target(const NpgSession *s) { return &s->target; }
+
+const Kernel *session_variant_ir(const NpgSession *s, int i) {
+  return i >= 0 && i < npg_variant_count(s) ? s->v[i].ir : NULL;
 }
 
 static EmitUnit unit_of(const NpgSession *s, int i) {

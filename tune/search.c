@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jit/session.h"
+#include "jit/session_ir.h"
 #include "tune/tune.h"
 
 enum { BATCH = 8, ELITE = 6, PROPOSALS = 64 };
@@ -76,7 +76,7 @@ static bool propose(const TuneSpace *sp, TuneRun *run, const TuneGenome *g, Tune
   bool seen = tune_cache_get(&run->cache, h) != NULL;
   for (int i = 0; i < *n && !seen; i++) seen = out[i].r.hash == h;
   const TuneSketch *sk = &sp->sketch[g->sketch];
-  uint64_t est = sk->estimate ? sk->estimate(sk, g->choice, &sp->s->target) : 0;
+  uint64_t est = sk->estimate ? sk->estimate(sk, g->choice, session_target(sp->s)) : 0;
   if (!seen && best && est > best + best / 20) { /* cannot come within 5% of the best */
     TrialResult r = {.hash = h, .status = TRIAL_PRUNED};
     tune_cache_put(&run->cache, &r);

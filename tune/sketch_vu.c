@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/session.h"
+#include "jit/session_ir.h"
 #include "tune/tune.h"
 
 enum { VU_MAX_STAGES = 12 };
@@ -123,22 +123,6 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   return (uint64_t)(f->ddr_bytes / (t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1));
 }
 
-/* Adds text as a variant of the session; its IR, or NULL when refused. */
-static const Kernel *apply(TuneSpace *sp, const char *steps, int *serial) {
-  (void)serial;
-  char name[96];
-  snprintf(name, sizeof name, "%s_probe%d", sp->kernel, sp->probes++);
-  StrBuf sb;
-  sb_init(&sb);
-  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s", sp->kernel, name, steps);
-  int errors = npg_error_count(sp->s);
-  npg_add_schedule_string(sp->s, "<tune probe>", sb.data, strlen(sb.data));
-  sb_free(&sb);
-  if (npg_error_count(sp->s) != errors) return NULL;
-  int v = npg_variant_index(sp->s, name);
-  return v < 0 ? NULL : sp->s->v[v].ir;
-}
-
 typedef struct {
   const char *name;
   const Stmt *found;
@@ -159,13 +143,13 @@ static const Stmt *loop_named(const Kernel *k, const char *name) {
 
 /* Does vectorize(loop), after prefix and the loops found so far, make it
  * a VU instruction? */
-static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char *loop, int *serial) {
+static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char *loop) {
   StrBuf sb;
   sb_init(&sb);
   sb_puts(&sb, prefix);
   for (int v = 0; v < f->nvec; v++) sb_printf(&sb, "#pragma npu vectorize(%s)\n", f->vec[v]);
   sb_printf(&sb, "#pragma npu vectorize(%s)\n", loop);
-  const Kernel *got = apply(sp, sb.data, serial);
+  const Kernel *got = tune_probe_steps(sp, sb.data, NULL);
   sb_free(&sb);
   const Stmt *l = got ? loop_named(got, loop) : NULL;
   return l && l->intrin;
@@ -173,21 +157,20 @@ static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char
 
 /* The outermost loops under body that vectorize makes VU instructions, in
  * order: a loop that does not is looked into. */
-static void find_in(TuneSpace *sp, VuFacts *f, const char *prefix, const Stmt *body, int *serial, int depth) {
+static void find_in(TuneSpace *sp, VuFacts *f, const char *prefix, const Stmt *body, int depth) {
   for (const Stmt *st = tune_first_stmt(body); st && depth < 6; st = st->next) {
     if (st->kind != ST_FOR || st->loop_kind == LOOP_DMA || f->nvec == VU_MAX_STAGES) continue;
-    if (vectorizes(sp, f, prefix, st->name, serial)) f->vec[f->nvec++] = arena_strdup(&sp->s->m->arena, st->name);
-    else find_in(sp, f, prefix, st->body, serial, depth + 1);
+    if (vectorizes(sp, f, prefix, st->name)) f->vec[f->nvec++] = arena_strdup(&sp->arena, st->name);
+    else find_in(sp, f, prefix, st->body, depth + 1);
   }
 }
 
 /* Each stage's loop that vectorize makes a VU instruction, found in the
  * IR of the sketch's steps under the core loop. */
 static void find_vectorized(TuneSpace *sp, VuFacts *f, const char *prefix) {
-  int serial = 0;
-  const Kernel *k = apply(sp, prefix, &serial);
+  const Kernel *k = tune_probe_steps(sp, prefix, NULL);
   const Stmt *core = k ? loop_named(k, "core") : NULL;
-  if (core) find_in(sp, f, prefix, core->body, &serial, 0);
+  if (core) find_in(sp, f, prefix, core->body, 0);
 }
 
 static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
@@ -210,7 +193,7 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
     if (f->arr[i]->shape[0] == f->trip) row_bytes += per * (f->arr[i]->is_param ? 2 : 1);
   }
   for (int i = 0; i < nq; i++)
-    if (row_bytes * q[i] <= sp->s->target.vu_vm_size * 3 / 4 && q[i] * f->cores * 4 <= f->trip) seed = i;
+    if (row_bytes * q[i] <= session_target(sp->s)->vu_vm_size * 3 / 4 && q[i] * f->cores * 4 <= f->trip) seed = i;
   tune_knob(sk, K_Q, "q", q, nq, seed);
   long long flag[2] = {0, 1};
   for (int i = 0; i < f->narr; i++) {
@@ -241,11 +224,11 @@ void tune_sketch_vu(TuneSpace *sp) {
   memset(&f, 0, sizeof f);
   f.outer = sh->chain[0]->name;
   f.trip = sh->trip[0];
-  f.cores = sp->s->target.vu_count;
+  f.cores = session_target(sp->s)->vu_count;
   if (f.trip < f.cores || f.narr + sh->narr > K_DB0 + TUNE_MAX_KNOBS) return;
   const Stmt *body = sh->nchain == 1 ? sh->chain[0]->body : NULL;
   if (body) stage_cuts(body, &f);
-  else reduction_nest(sh, &f, &sp->s->m->arena);
+  else reduction_nest(sh, &f, &sp->arena);
   for (int i = 0; i < sh->narr && f.narr < TUNE_MAX_KNOBS - K_DB0; i++) {
     f.arr[f.narr++] = &sh->arr[i];
     if (sh->arr[i].is_param) {

@@ -86,6 +86,7 @@ typedef struct {
   int nsketch;
   char notes[2048]; /* why a sketch did not apply */
   int probes;       /* probe variants added to s (their names' serial) */
+  Arena arena;      /* the sketches' names found in probes */
 } TuneSpace;
 /* Builds the space; false with why when no sketch applies. */
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, char *why, size_t n);
@@ -102,6 +103,10 @@ void tune_note(TuneSpace *sp, const char *fmt, ...) __attribute__((format(printf
  * is every step legal? Tried on the session as a probe variant; a refusal
  * is noted in sp->notes. */
 bool tune_probe(TuneSpace *sp, int sketch, const int *choice);
+/* steps (`#pragma npu` lines without the schedule line) added to the
+ * session as a probe variant: its IR, or NULL when a step is refused (the
+ * refusal noted in sp->notes under `note_as` when that is not NULL). */
+const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *note_as);
 /* tune/sketch_*.c: add their sketches when they apply. */
 void tune_sketch_nu(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
@@ -119,6 +124,9 @@ typedef struct {
   char message[240];
 } TrialResult;
 uint64_t tune_hash(const char *text);
+/* The message of the first error s rendered past `from` bytes of its
+ * errors' text, without its location. */
+void tune_first_error(NpgSession *s, size_t from, char *out, size_t n);
 /* Applies steps (as tune_render writes them, for variant) to s and
  * simulates the variant. */
 void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint64_t seed, TrialResult *r);
