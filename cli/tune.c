@@ -325,7 +325,6 @@ int cmd_tune(int argc, char **argv) {
     npg_close(s);
     return 1;
   }
-  sp.file = a.file;
   sp.variant = variant;
   if (!a.trial) {
     fprintf(stderr, "npugen tune: kernel %s, %d sketch%s:", kernel, sp.nsketch, sp.nsketch > 1 ? "es" : "");

@@ -24,7 +24,6 @@ static void add_array(TuneShape *sh, const Buffer *b, bool is_param) {
   a->elem_size = b->elem->size;
   a->is_const = b->is_const;
   a->is_param = is_param;
-  a->is_local = !is_param;
 }
 
 static bool local_arrays(Stmt *st, int depth, void *ctx) {
@@ -52,7 +51,6 @@ static const Stmt *only_stmt(const Stmt *block) {
 
 bool tune_shape(const Kernel *k, TuneShape *sh) {
   memset(sh, 0, sizeof *sh);
-  sh->k = k;
   for (const Param *p = k->params; p; p = p->next)
     if (p->buf) add_array(sh, p->buf, true);
   ir_walk_stmts(k->body, local_arrays, sh);
@@ -63,12 +61,6 @@ bool tune_shape(const Kernel *k, TuneShape *sh) {
     l = only_stmt(l->body);
   }
   return sh->nchain > 0;
-}
-
-const TuneArray *tune_array(const TuneShape *sh, const char *name) {
-  for (int i = 0; i < sh->narr; i++)
-    if (!strcmp(sh->arr[i].name, name)) return &sh->arr[i];
-  return NULL;
 }
 
 static void add_size(long long *out, int *n, int max, long long v) {

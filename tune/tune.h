@@ -54,10 +54,9 @@ typedef struct {
   int ndim;
   int64_t shape[IR_MAX_DIMS];
   int elem_size;
-  bool is_const, is_local, is_param;
+  bool is_const, is_param; /* not a parameter: a local array */
 } TuneArray;
 typedef struct {
-  const Kernel *k;
   TuneArray arr[TUNE_MAX_ARRAYS];
   int narr;
   /* The chain of loops from the top, each the only statement of the
@@ -67,7 +66,6 @@ typedef struct {
   int nchain;
 } TuneShape;
 bool tune_shape(const Kernel *k, TuneShape *sh);
-const TuneArray *tune_array(const TuneShape *sh, const char *name);
 /* The first statement of a block (or the statement itself) that is not a
  * declaration, or NULL. */
 const Stmt *tune_first_stmt(const Stmt *block);
@@ -79,7 +77,7 @@ int tune_tile_sizes(int64_t extent, int64_t lo, long long *out, int max);
 
 /* The space of one kernel: its sketches. */
 typedef struct {
-  const char *file, *kernel, *variant; /* variant: "<kernel>_tuned" */
+  const char *kernel, *variant; /* variant: "<kernel>_tuned" */
   NpgSession *s;                       /* the kernel file, for probes */
   TuneShape shape;
   TuneSketch sketch[TUNE_MAX_SKETCHES];
