@@ -84,3 +84,18 @@ Test(tune, usage_and_input_errors) {
   cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "no kernel 'nope'"), "%s", out);
 }
+
+/* A kernel no sketch fits: the error says why for each sketch, the VU one
+ * included (a top loop shorter than the cores). */
+Test(tune, no_sketch_says_why_for_each) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf '#include <stdint.h>\\nvoid tri(const int32_t A[3][5], int32_t C[3][5]) {\\n"
+           "  for (int i = 0; i < 3; i++)\\n    for (int j = 0; j <= i; j++)\\n      C[i][j] = A[i][j] * 2;\\n}\\n' > $d/t.c && "
+           "%s tune $d/t.c -o $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "t.c:2:6: error: no sketch of npugen tune applies to kernel 'tri'"), "%s", out);
+  cr_expect(strstr(out, "nu: the kernel is not a contraction nest") &&
+                strstr(out, "vu: the top loop i has fewer iterations than the 4 VU cores"),
+            "%s", out);
+}

@@ -86,7 +86,7 @@ static void reduction_nest(const TuneShape *sh, VuFacts *f, Arena *a) {
   sb_free(&sb);
 }
 
-static void render_prefix(const VuFacts *f, long long q, bool reorder, StrBuf *sb) {
+static void render_prefix(const VuFacts *f, long long q, StrBuf *sb) {
   const char *o = f->outer;
   if (q == 1 && !f->ncuts) { /* one iteration per core: no loop of one trip inside (its control code costs) */
     sb_printf(sb, "#pragma npu split(%s, %lld, %so, core)\n", o, (long long)f->cores, o);
@@ -95,7 +95,7 @@ static void render_prefix(const VuFacts *f, long long q, bool reorder, StrBuf *s
     sb_printf(sb, "#pragma npu split(%sr, %lld, core, %si)\n", o, q, o);
   }
   if (f->init) sb_printf(sb, "#pragma npu decompose_reduction(%s, %s)\n", f->init, f->red_top);
-  if (reorder) sb_printf(sb, "#pragma npu reorder(%s)\n", f->reorder);
+  if (f->reorder) sb_printf(sb, "#pragma npu reorder(%s)\n", f->reorder);
   sb_printf(sb, "#pragma npu bind(core, vu)\n");
   if (f->ncuts) {
     sb_printf(sb, "#pragma npu fission(%si", o);
@@ -109,7 +109,7 @@ static void render_prefix(const VuFacts *f, long long q, bool reorder, StrBuf *s
 
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   const VuFacts *f = sk->data;
-  render_prefix(f, sk->knobs[K_Q].val[ch[K_Q]], strstr(sk->name, "reorder") != NULL, sb);
+  render_prefix(f, sk->knobs[K_Q].val[ch[K_Q]], sb);
   for (int i = 0; i < f->narr; i++)
     if (f->arr[i]->is_param && sk->knobs[K_DB0 + i].val[ch[K_DB0 + i]])
       sb_printf(sb, "#pragma npu double_buffer(%s_vm)\n", f->arr[i]->name);
@@ -177,6 +177,7 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
   if (sp->nsketch == TUNE_MAX_SKETCHES) return;
   VuFacts *f = malloc(sizeof *f);
   *f = *base;
+  if (!reorder) f->reorder = NULL; /* the sketch without the reorder */
   TuneSketch *sk = &sp->sketch[sp->nsketch];
   memset(sk, 0, sizeof *sk);
   snprintf(sk->name, sizeof sk->name, "vu:%s%s", base->init ? "channels" : "rows", reorder ? "+reorder" : "");
@@ -207,7 +208,7 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
   sk->data = f;
   StrBuf sb;
   sb_init(&sb);
-  render_prefix(f, q[seed], reorder, &sb);
+  render_prefix(f, q[seed], &sb);
   f->nvec = 0;
   find_vectorized(sp, f, sb.data);
   sb_free(&sb);
@@ -225,11 +226,19 @@ void tune_sketch_vu(TuneSpace *sp) {
   f.outer = sh->chain[0]->name;
   f.trip = sh->trip[0];
   f.cores = session_target(sp->s)->vu_count;
-  if (f.trip < f.cores || f.narr + sh->narr > K_DB0 + TUNE_MAX_KNOBS) return;
+  if (f.trip < f.cores) {
+    tune_note(sp, "vu: the top loop %s has %s than the %lld VU cores\n", f.outer,
+              f.trip < 0 ? "no constant trip count, or fewer iterations" : "fewer iterations", (long long)f.cores);
+    return;
+  }
+  if (sh->narr > TUNE_MAX_KNOBS - K_DB0) {
+    tune_note(sp, "vu: more arrays than the %d a sketch stages\n", TUNE_MAX_KNOBS - K_DB0);
+    return;
+  }
   const Stmt *body = sh->nchain == 1 ? sh->chain[0]->body : NULL;
   if (body) stage_cuts(body, &f);
   else reduction_nest(sh, &f, &sp->arena);
-  for (int i = 0; i < sh->narr && f.narr < TUNE_MAX_KNOBS - K_DB0; i++) {
+  for (int i = 0; i < sh->narr; i++) {
     f.arr[f.narr++] = &sh->arr[i];
     if (sh->arr[i].is_param) {
       int64_t bytes = sh->arr[i].elem_size;
