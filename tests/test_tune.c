@@ -7,19 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-static const char *npugen(void) {
-  const char *p = getenv("NPUGEN");
-  return p ? p : "build/npugen";
-}
-
-static int run(const char *cmd, char *out, size_t n) {
-  FILE *p = popen(cmd, "r");
-  size_t got = fread(out, 1, n - 1, p);
-  out[got] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+#include "tests/test_cli_util.h"
 
 static const char *kernel = "tests/kernels/tune_matmul_small.c";
 
