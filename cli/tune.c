@@ -50,7 +50,6 @@ static int parse(int argc, char **argv, TuneArgs *a) {
   a->t.seed = 1;
   a->t.jobs = 1;
   a->t.trial_timeout = 120;
-  a->t.progress = true;
   for (int i = 2; i < argc; i++) {
     const char *o = argv[i];
     if (o[0] != '-') {
@@ -73,7 +72,7 @@ static int parse(int argc, char **argv, TuneArgs *a) {
     else if (!strcmp(o, "--jobs") && number(v, 1, 64, &x) && x == (int)x) a->t.jobs = (int)x;
     else if (!strcmp(o, "--trial-timeout") && number(v, 1, 86400, &x) && x == (int)x) a->t.trial_timeout = (int)x;
     else if (!strcmp(o, "--seed") && seed_number(v, &a->t.seed)) continue;
-    else if (!strcmp(o, "--kernel") || !strcmp(o, "--time-limit") || !strcmp(o, "--trials") || !strcmp(o, "--jobs") ||
+    else if (!strcmp(o, "--time-limit") || !strcmp(o, "--trials") || !strcmp(o, "--jobs") ||
              !strcmp(o, "--trial-timeout") || !strcmp(o, "--seed"))
       return usage_error("invalid value '%s'", v);
     else return usage_error("unknown option '%s'", o);
@@ -152,7 +151,9 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
     printf("wrote %s (npugen check %s --schedule %s)\n", a->out, a->file, a->out);
     return 0;
   }
-  fprintf(stderr, "npugen tune: no candidate was simulated and checked; nothing written\n");
+  bool simulated = run->n && run->v[0].r.status == TRIAL_SIMULATED;
+  fprintf(stderr, "npugen tune: %s; nothing written\n",
+          simulated ? "none of the (at most five) best simulated candidates passes the check" : "no candidate was simulated");
   return 1;
 }
 

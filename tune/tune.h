@@ -137,6 +137,8 @@ bool tune_result_read(const char *line, TrialResult *r);
  * or runs past timeout seconds is TRIAL_FAILED. */
 void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, int jobs,
                    int timeout, TrialResult *out);
+/* Seconds on the monotonic clock. */
+double tune_now(void);
 
 /* tune/result_cache.c: results by the hash of their schedule. */
 typedef struct {
@@ -157,7 +159,6 @@ typedef struct {
   double time_limit;    /* seconds; 0: none (checked between generations) */
   int max_trials;       /* candidates run (legal or not); 0: none */
   int trial_timeout;    /* seconds for one trial */
-  bool progress;        /* the live line on stderr */
   FILE *log;            /* every trial, one line each (--log); NULL: none */
 } TuneOptions;
 typedef struct {
