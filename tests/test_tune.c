@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "npugen.h"
 #include "tests/test_cli_util.h"
 
 static const char *kernel = "tests/kernels/tune_matmul_small.c";
@@ -86,4 +87,32 @@ Test(tune, no_sketch_says_why_for_each) {
   cr_expect(strstr(out, "nu: the kernel is not a contraction nest") &&
                 strstr(out, "vu: the top loop i has fewer iterations than the 4 VU cores"),
             "%s", out);
+}
+
+/* npg_simulate, the search's cost, is the figure npugen check reports for
+ * the same variant and seed (host code's accesses counted the same way),
+ * on NU and VU variants; and it runs no reference. */
+Test(tune, npg_simulate_costs_what_the_check_measures, .timeout = 120) {
+  const char *files[] = {"examples/softmax_npu.c", "examples/dwconv_npu.c", "examples/conv2d_npu.c"};
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+    NpgSession *s = npg_open_file(files[f]);
+    cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+    for (int i = 0; i < npg_variant_count(s); i++) {
+      NpgCheckResult c;
+      NpgSimResult r;
+      bool passed = npg_check(s, i, 5, &c), ran = npg_simulate(s, i, 5, &r);
+      const char *v = npg_variant_name(s, i);
+      cr_expect(passed && ran, "%s: check %s, simulate %s", v, c.message, r.message);
+      cr_expect_eq(r.sim_cycles, c.sim_cycles, "%s: %llu against the check's %llu", v, (unsigned long long)r.sim_cycles,
+                   (unsigned long long)c.sim_cycles);
+      cr_expect_eq(r.dma_bytes, c.dma_bytes, "%s", v);
+      cr_expect_eq(r.onchip_peak, c.onchip_peak, "%s", v);
+      cr_expect(r.sim_cycles == 0 || (r.roofline > 0 && r.roofline <= 1 && r.ideal_cycles <= r.sim_cycles), "%s", v);
+    }
+    npg_close(s);
+  }
+  NpgSession *s = npg_open_file(kernel);
+  NpgSimResult r;
+  cr_expect(!npg_simulate(s, npg_variant_count(s), 1, &r) && strstr(r.message, "no variant"), "%s", r.message);
+  npg_close(s);
 }
