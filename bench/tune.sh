@@ -1,8 +1,8 @@
 #!/bin/bash
 # npugen tune's figures (docs/tune.md): every NPU example with its schedule
-# removed, tuned and compared with its hand schedule; and the plan/merge
-# flow run by GNU parallel.
-# and bench/tune_kernels/*.c, kernels written with no schedule.
+# removed, tuned and compared with its hand schedule (examples); the kernels
+# of bench/tune_kernels/, written with no schedule (plain); and the
+# plan/merge flow run by GNU parallel (plan).
 #   bash bench/tune.sh [examples|plain|plan] [TIME_LIMIT] [JOBS]
 set -euo pipefail
 cd "$(dirname "$0")/.."

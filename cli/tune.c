@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli/tune.h"
-#include "jit/session.h"
+#include "jit/session_ir.h"
 #include "tune/tune.h"
 
 typedef struct {
@@ -50,7 +50,6 @@ static int parse(int argc, char **argv, TuneArgs *a) {
   a->t.seed = 1;
   a->t.jobs = 1;
   a->t.trial_timeout = 120;
-  a->t.progress = true;
   for (int i = 2; i < argc; i++) {
     const char *o = argv[i];
     if (o[0] != '-') {
@@ -73,7 +72,7 @@ static int parse(int argc, char **argv, TuneArgs *a) {
     else if (!strcmp(o, "--jobs") && number(v, 1, 64, &x) && x == (int)x) a->t.jobs = (int)x;
     else if (!strcmp(o, "--trial-timeout") && number(v, 1, 86400, &x) && x == (int)x) a->t.trial_timeout = (int)x;
     else if (!strcmp(o, "--seed") && seed_number(v, &a->t.seed)) continue;
-    else if (!strcmp(o, "--kernel") || !strcmp(o, "--time-limit") || !strcmp(o, "--trials") || !strcmp(o, "--jobs") ||
+    else if (!strcmp(o, "--time-limit") || !strcmp(o, "--trials") || !strcmp(o, "--jobs") ||
              !strcmp(o, "--trial-timeout") || !strcmp(o, "--seed"))
       return usage_error("invalid value '%s'", v);
     else return usage_error("unknown option '%s'", o);
@@ -86,16 +85,16 @@ static int parse(int argc, char **argv, TuneArgs *a) {
   return 0;
 }
 
-/* The kernel to tune: --kernel, or the file's only one. */
-static const char *pick_kernel(NpgSession *s, const char *want) {
+/* The kernel of file to tune: --kernel, or the file's only one. */
+static const char *pick_kernel(const Module *m, const char *file, const char *want) {
   int n = 0;
   const char *only = NULL;
-  for (const Kernel *k = s->m ? s->m->kernels : NULL; k; k = k->next, n++) {
+  for (const Kernel *k = m ? m->kernels : NULL; k; k = k->next, n++) {
     only = k->name;
     if (want && !strcmp(want, k->name)) return k->name;
   }
-  if (want) fprintf(stderr, "%s:1:1: error: no kernel '%s' in the file\n", s->path, want);
-  else if (n != 1) fprintf(stderr, "%s:1:1: error: the file has %d kernels: name one with --kernel\n", s->path, n);
+  if (want) fprintf(stderr, "%s:1:1: error: no kernel '%s' in the file\n", file, want);
+  else if (n != 1) fprintf(stderr, "%s:1:1: error: the file has %d kernels: name one with --kernel\n", file, n);
   return !want && n == 1 ? only : NULL;
 }
 
@@ -152,32 +151,17 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
     printf("wrote %s (npugen check %s --schedule %s)\n", a->out, a->file, a->out);
     return 0;
   }
-  fprintf(stderr, "npugen tune: no candidate was simulated and checked; nothing written\n");
+  bool simulated = run->n && run->v[0].r.status == TRIAL_SIMULATED;
+  fprintf(stderr, "npugen tune: %s; nothing written\n",
+          simulated ? "none of the (at most five) best simulated candidates passes the check" : "no candidate was simulated");
   return 1;
 }
 
 /* ---- --plan / --trial / --merge: trials as files, run by another tool ---- */
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len < NPG_MAX_INPUT_BYTES) {
-    char tmp[4097];
-    memcpy(tmp, buf, n);
-    tmp[n] = 0;
-    sb_puts(&sb, tmp);
-  }
-  fclose(f);
-  return sb_take(&sb);
-}
-
 /* A plan's trial file: the genome in a comment, then the steps. */
 static bool read_trial(const TuneSpace *sp, const char *path, TuneEntry *e) {
-  char *text = read_text(path);
+  char *text = ir_read_input(path, NPG_MAX_INPUT_BYTES, NULL);
   if (!text) return false;
   memset(e, 0, sizeof *e);
   const char *g = strstr(text, "tune-genome:");
@@ -210,7 +194,7 @@ static void load_dir(const TuneSpace *sp, const char *dir, TuneRun *run, int *pe
     snprintf(path, sizeof path, "%s/trials/%s", dir, files[i]->d_name);
     if (files[i]->d_name[0] != '.' && read_trial(sp, path, &e)) {
       snprintf(path, sizeof path, "%s/results/%016" PRIx64 ".tsv", dir, e.r.hash);
-      char *line = read_text(path);
+      char *line = ir_read_input(path, NPG_MAX_INPUT_BYTES, NULL);
       TrialResult r;
       if (line && tune_result_read(line, &r) && r.hash == e.r.hash) {
         e.r = r;
@@ -271,7 +255,7 @@ static int cmd_plan(const TuneArgs *a, const TuneSpace *sp) {
       fputs(" --target ", cmds);
       shell_quote(cmds, a->target);
     }
-    fputs(" --trial ", cmds);
+    fprintf(cmds, " --trial-timeout %d --trial ", a->t.trial_timeout); /* the trial's own process honours it */
     shell_quote(cmds, path);
     fputs(" > ", cmds);
     snprintf(path, sizeof path, "%s/results/%016" PRIx64 ".tsv", a->plan, b[i].r.hash);
@@ -327,7 +311,7 @@ int cmd_tune(int argc, char **argv) {
     npg_close(s);
     return 1;
   }
-  const char *kernel = pick_kernel(s, a.kernel);
+  const char *kernel = pick_kernel(session_module(s), a.file, a.kernel);
   if (!kernel) {
     npg_close(s);
     return 1;
@@ -337,12 +321,11 @@ int cmd_tune(int argc, char **argv) {
   TuneSpace sp;
   char why[4096];
   if (!tune_space_build(&sp, s, kernel, why, sizeof why)) {
-    const Kernel *k = module_kernel(s->m, kernel);
+    const Kernel *k = module_kernel(session_module(s), kernel);
     fprintf(stderr, "%s:%d:%d: error: %s", a.file, k->loc.line, k->loc.col, why);
     npg_close(s);
     return 1;
   }
-  sp.file = a.file;
   sp.variant = variant;
   if (!a.trial) {
     fprintf(stderr, "npugen tune: kernel %s, %d sketch%s:", kernel, sp.nsketch, sp.nsketch > 1 ? "es" : "");

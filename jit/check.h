@@ -105,14 +105,15 @@ const CheckReference *check_refs_run(CheckRefs *c, const Kernel *k, const CheckO
  * variant fn's run (from var, whose IR is `ir`) on the reference's inputs,
  * compared with it. Parameters with a new layout are packed with the
  * variant's own VARIANT_pack_BUF before its run and unpacked after it, so
- * outputs are compared logically; the variant runs bound to a simulator
- * of o->target. */
+ * outputs are compared logically (not at all when ref->args is NULL: a
+ * run for its figures, as check_variant_simulate's); the variant runs
+ * bound to a simulator of o->target. */
 bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r);
 void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
                        const CheckOptions *o, CheckResult *r);
 
-/* Runs variant fn on the seeded inputs (o->seed, within specs' ranges)
- * bound to a simulator, without the reference and without comparing:
+/* check_variant_run on the seeded inputs (o->seed, within specs' ranges)
+ * without the reference and without comparing:
  * r->pass says the run ended cleanly, r's sim figures say what it took
  * (npugen tune's cost). */
 void check_variant_simulate(const Kernel *k, const Kernel *ir, const CheckSpec *specs, TccUnit *var, const char *fn,

@@ -12,7 +12,7 @@
 #include "jit/guard.h"
 #include "lower/lower.h"
 #include "jit/session.h"
-#include "lower/lower.h"
+#include "jit/session_ir.h"
 #include "npugen.h"
 
 _Static_assert(NPG_MAX_INPUT_BYTES == FE_MAX_SOURCE_BYTES && NPG_MAX_INPUT_BYTES == NPUSIM_MAX_TARGET_BYTES,
@@ -151,14 +151,22 @@ int npg_variant_index(const NpgSession *s, const char *name) {
   return -1;
 }
 
-static EmitUnit unit_of(const NpgSession *s, int i) {
+const Module *session_module(const NpgSession *s) { return s->m; }
+
+const NpuTarget *session_target(const NpgSession *s) { return &s->target; }
+
+const Kernel *session_variant_ir(const NpgSession *s, int i) {
+  return i >= 0 && i < npg_variant_count(s) ? s->v[i].ir : NULL;
+}
+
+EmitUnit session_unit(const NpgSession *s, int i) {
   return (EmitUnit){s->m, s->v[i].ir, s->v[i].name, s->v[i].schedule, &s->target, EMIT_ORDER_SOURCE, false};
 }
 
 const char *npg_emit_source(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   if (!s->v[i].source) {
-    EmitUnit u = unit_of(s, i);
+    EmitUnit u = session_unit(s, i);
     s->v[i].source = emit_c_source(&u);
   }
   return s->v[i].source;
@@ -167,7 +175,7 @@ const char *npg_emit_source(NpgSession *s, int i) {
 const char *npg_emit_header(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   if (!s->v[i].header) {
-    EmitUnit u = unit_of(s, i);
+    EmitUnit u = session_unit(s, i);
     s->v[i].header = emit_c_header(&u);
   }
   return s->v[i].header;
@@ -213,7 +221,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   CheckResult r;
   CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
                     .max_steps = s->max_steps, .max_bytes = s->max_bytes};
-  EmitUnit u = unit_of(s, i);
+  EmitUnit u = session_unit(s, i);
   check_run_orders(s->v[i].kernel, &u, s->refs, orders, &o, &r);
   out->pass = r.pass;
   out->exact = r.exact;

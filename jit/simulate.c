@@ -26,7 +26,8 @@ bool npg_simulate(NpgSession *s, int i, uint64_t seed, NpgSimResult *out) {
   }
   /* with the check's hooks, so host code's accesses count as they do in
    * the check's figure */
-  EmitUnit u = {s->m, v->ir, v->name, v->schedule, &s->target, EMIT_ORDER_SOURCE, true};
+  EmitUnit u = session_unit(s, i);
+  u.cu_hooks = true;
   char *text = emit_c_source(&u);
   char err[4096];
   TccUnit *var = text ? check_compile_variant(v->ir, text, v->name, err, sizeof err) : NULL;

@@ -4,20 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-static const char *npugen(void) {
-  const char *p = getenv("NPUGEN");
-  return p ? p : "build/npugen";
-}
-
-/* Runs a shell command; returns its exit status, output in out. */
-static int run(const char *cmd, char *out, size_t n) {
-  FILE *p = popen(cmd, "r");
-  size_t got = fread(out, 1, n - 1, p);
-  out[got] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+#include "tests/test_cli_util.h"
 
 Test(cli, check_passes_on_the_example) {
   char cmd[512], out[8192];

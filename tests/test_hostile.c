@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "npugen.h"
+#include "tests/test_cli_util.h"
 
 /* The first line of the errors of src (len bytes, opened as "k.c"), in a
  * static buffer. */
@@ -291,25 +292,6 @@ Test(hostile, the_empty_file_has_a_position) {
 
 /* ---------------- the command line ---------------- */
 
-static const char *npugen(void) {
-  const char *p = getenv("NPUGEN");
-  return p ? p : "build/npugen";
-}
-
-/* Runs a shell command (2>&1 inside when wanted); its status, output in out
- * and its wall time in *secs. */
-static int run(const char *cmd, char *out, size_t n, double *secs) {
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  FILE *p = popen(cmd, "r");
-  size_t got = fread(out, 1, n - 1, p);
-  out[got] = 0;
-  int st = pclose(p);
-  clock_gettime(CLOCK_MONOTONIC, &b);
-  if (secs) *secs = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 Test(hostile, endless_inputs_exit_1_at_once) {
   const struct {
     const char *args, *want;
@@ -332,7 +314,7 @@ Test(hostile, endless_inputs_exit_1_at_once) {
     char cmd[512], out[4096];
     double secs;
     snprintf(cmd, sizeof cmd, "%s %s 2>&1", npugen(), cases[i].args);
-    cr_expect_eq(run(cmd, out, sizeof out, &secs), 1, "%s: %s", cases[i].args, out);
+    cr_expect_eq(run_timed(cmd, out, sizeof out, &secs), 1, "%s: %s", cases[i].args, out);
     cr_expect_str_eq(out, cases[i].want, "%s", cases[i].args);
     cr_expect_lt(secs, 5.0, "%s took %.1f s", cases[i].args, secs); /* about 0.1 s; generous for a loaded machine */
   }
@@ -343,7 +325,7 @@ static int in_tmp(const char *script, char *out, size_t n) {
   char cmd[8192];
   snprintf(cmd, sizeof cmd, "r=$PWD; n=%s; case $n in /*) ;; *) n=$r/$n;; esac; d=$(mktemp -d) && cd $d && { %s; } 2>&1; "
            "rc=$?; cd $r; rm -rf $d; exit $rc", npugen(), script);
-  return run(cmd, out, n, NULL);
+  return run_timed(cmd, out, n, NULL);
 }
 
 #define EMIT_KERNEL                                                                                              \

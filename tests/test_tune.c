@@ -7,19 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-static const char *npugen(void) {
-  const char *p = getenv("NPUGEN");
-  return p ? p : "build/npugen";
-}
-
-static int run(const char *cmd, char *out, size_t n) {
-  FILE *p = popen(cmd, "r");
-  size_t got = fread(out, 1, n - 1, p);
-  out[got] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+#include "npugen.h"
+#include "tests/test_cli_util.h"
 
 static const char *kernel = "tests/kernels/tune_matmul_small.c";
 
@@ -49,11 +38,13 @@ Test(tune, small_matmul_passes_the_check_and_beats_the_untiled_variant, .timeout
             out);
 }
 
+/* 24 trials: generation 0 (16, no random choice) and a generation bred
+ * with the seed's generator; --jobs 2 runs the same batches as --jobs 1. */
 Test(tune, the_same_seed_gives_the_same_schedule, .timeout = 120) {
   char cmd[1024], out[16384];
   snprintf(cmd, sizeof cmd,
-           "d=$(mktemp -d) && %s tune %s --seed 3 --trials 12 -o $d/a.sched >/dev/null 2>&1 && "
-           "%s tune %s --seed 3 --trials 12 -o $d/b.sched >/dev/null 2>&1 && cmp $d/a.sched $d/b.sched 2>&1; "
+           "d=$(mktemp -d) && %s tune %s --seed 3 --trials 24 -o $d/a.sched >/dev/null 2>&1 && "
+           "%s tune %s --seed 3 --trials 24 --jobs 2 -o $d/b.sched >/dev/null 2>&1 && cmp $d/a.sched $d/b.sched 2>&1; "
            "rc=$?; rm -rf $d; exit $rc",
            npugen(), kernel, npugen(), kernel);
   cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
@@ -62,7 +53,8 @@ Test(tune, the_same_seed_gives_the_same_schedule, .timeout = 120) {
 Test(tune, plan_trials_and_merge, .timeout = 120) {
   char cmd[2048], out[16384];
   snprintf(cmd, sizeof cmd,
-           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 6 2>/dev/null && test $(wc -l < $d/p/trials.txt) = 6 && "
+           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 6 --trial-timeout 60 2>/dev/null && "
+           "test $(wc -l < $d/p/trials.txt) = 6 && test $(grep -c -- ' --trial-timeout 60 --trial ' $d/p/trials.txt) = 6 && "
            "sh $d/p/trials.txt && %s tune %s --plan $d/p --trials 4 2>/dev/null && sh $d/p/trials.txt && "
            "%s tune %s --merge $d/p -o $d/m.sched 2>&1 && %s check %s --schedule $d/m.sched 2>&1; "
            "rc=$?; rm -rf $d; exit $rc",
@@ -80,4 +72,47 @@ Test(tune, usage_and_input_errors) {
   snprintf(cmd, sizeof cmd, "%s tune %s --kernel nope -o /dev/null 2>&1", npugen(), kernel);
   cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "no kernel 'nope'"), "%s", out);
+}
+
+/* A kernel no sketch fits: the error says why for each sketch, the VU one
+ * included (a top loop shorter than the cores). */
+Test(tune, no_sketch_says_why_for_each) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf '#include <stdint.h>\\nvoid tri(const int32_t A[3][5], int32_t C[3][5]) {\\n"
+           "  for (int i = 0; i < 3; i++)\\n    for (int j = 0; j <= i; j++)\\n      C[i][j] = A[i][j] * 2;\\n}\\n' > $d/t.c && "
+           "%s tune $d/t.c -o $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "t.c:2:6: error: no sketch of npugen tune applies to kernel 'tri'"), "%s", out);
+  cr_expect(strstr(out, "nu: the kernel is not a contraction nest") &&
+                strstr(out, "vu: the top loop i has fewer iterations than the 4 VU cores"),
+            "%s", out);
+}
+
+/* npg_simulate, the search's cost, is the figure npugen check reports for
+ * the same variant and seed (host code's accesses counted the same way),
+ * on NU and VU variants; and it runs no reference. */
+Test(tune, npg_simulate_costs_what_the_check_measures, .timeout = 120) {
+  const char *files[] = {"examples/softmax_npu.c", "examples/dwconv_npu.c", "examples/conv2d_npu.c"};
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+    NpgSession *s = npg_open_file(files[f]);
+    cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+    for (int i = 0; i < npg_variant_count(s); i++) {
+      NpgCheckResult c;
+      NpgSimResult r;
+      bool passed = npg_check(s, i, 5, &c), ran = npg_simulate(s, i, 5, &r);
+      const char *v = npg_variant_name(s, i);
+      cr_expect(passed && ran, "%s: check %s, simulate %s", v, c.message, r.message);
+      cr_expect_eq(r.sim_cycles, c.sim_cycles, "%s: %llu against the check's %llu", v, (unsigned long long)r.sim_cycles,
+                   (unsigned long long)c.sim_cycles);
+      cr_expect_eq(r.dma_bytes, c.dma_bytes, "%s", v);
+      cr_expect_eq(r.onchip_peak, c.onchip_peak, "%s", v);
+      cr_expect(r.sim_cycles == 0 || (r.roofline > 0 && r.roofline <= 1 && r.ideal_cycles <= r.sim_cycles), "%s", v);
+    }
+    npg_close(s);
+  }
+  NpgSession *s = npg_open_file(kernel);
+  NpgSimResult r;
+  cr_expect(!npg_simulate(s, npg_variant_count(s), 1, &r) && strstr(r.message, "no variant"), "%s", r.message);
+  npg_close(s);
 }

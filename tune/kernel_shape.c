@@ -24,13 +24,18 @@ static void add_array(TuneShape *sh, const Buffer *b, bool is_param) {
   a->elem_size = b->elem->size;
   a->is_const = b->is_const;
   a->is_param = is_param;
-  a->is_local = !is_param;
 }
 
 static bool local_arrays(Stmt *st, int depth, void *ctx) {
   (void)depth;
   if (st->kind == ST_DECL && st->buf) add_array(ctx, st->buf, false);
   return true;
+}
+
+const Stmt *tune_first_stmt(const Stmt *block) {
+  const Stmt *c = block && block->kind == ST_BLOCK ? block->body : block;
+  while (c && c->kind == ST_DECL) c = c->next;
+  return c;
 }
 
 /* The block's only statement other than declarations, or NULL. */
@@ -46,7 +51,6 @@ static const Stmt *only_stmt(const Stmt *block) {
 
 bool tune_shape(const Kernel *k, TuneShape *sh) {
   memset(sh, 0, sizeof *sh);
-  sh->k = k;
   for (const Param *p = k->params; p; p = p->next)
     if (p->buf) add_array(sh, p->buf, true);
   ir_walk_stmts(k->body, local_arrays, sh);
@@ -57,12 +61,6 @@ bool tune_shape(const Kernel *k, TuneShape *sh) {
     l = only_stmt(l->body);
   }
   return sh->nchain > 0;
-}
-
-const TuneArray *tune_array(const TuneShape *sh, const char *name) {
-  for (int i = 0; i < sh->narr; i++)
-    if (!strcmp(sh->arr[i].name, name)) return &sh->arr[i];
-  return NULL;
 }
 
 static void add_size(long long *out, int *n, int max, long long v) {

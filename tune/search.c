@@ -16,10 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "jit/session.h"
+#include "jit/session_ir.h"
 #include "tune/tune.h"
 
 enum { BATCH = 8, ELITE = 6, PROPOSALS = 64 };
@@ -32,12 +31,6 @@ static uint64_t next(uint64_t *s) { /* splitmix64 */
 }
 
 static int below(uint64_t *s, int n) { return n > 0 ? (int)(next(s) % (uint64_t)n) : 0; }
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void tune_run_init(TuneRun *run) {
   memset(run, 0, sizeof *run);
@@ -59,10 +52,11 @@ void tune_describe(const TuneSpace *sp, const TuneGenome *g, char *out, size_t n
       len += (size_t)snprintf(out + len, n - len, " %s=%lld", sk->knobs[i].name, sk->knobs[i].val[g->choice[i]]);
 }
 
-static uint64_t best_cycles(const TuneRun *run) {
-  uint64_t best = 0;
+/* The simulated entry of fewest cycles (the first of them), or NULL. */
+static const TuneEntry *best_entry(const TuneRun *run) {
+  const TuneEntry *best = NULL;
   for (int i = 0; i < run->n; i++)
-    if (run->v[i].r.status == TRIAL_SIMULATED && (!best || run->v[i].r.cycles < best)) best = run->v[i].r.cycles;
+    if (run->v[i].r.status == TRIAL_SIMULATED && (!best || run->v[i].r.cycles < best->r.cycles)) best = &run->v[i];
   return best;
 }
 
@@ -76,7 +70,7 @@ static bool propose(const TuneSpace *sp, TuneRun *run, const TuneGenome *g, Tune
   bool seen = tune_cache_get(&run->cache, h) != NULL;
   for (int i = 0; i < *n && !seen; i++) seen = out[i].r.hash == h;
   const TuneSketch *sk = &sp->sketch[g->sketch];
-  uint64_t est = sk->estimate ? sk->estimate(sk, g->choice, &sp->s->target) : 0;
+  uint64_t est = sk->estimate ? sk->estimate(sk, g->choice, session_target(sp->s)) : 0;
   if (!seen && best && est > best + best / 20) { /* cannot come within 5% of the best */
     TrialResult r = {.hash = h, .status = TRIAL_PRUNED};
     tune_cache_put(&run->cache, &r);
@@ -145,7 +139,8 @@ static int by_estimate(const void *a, const void *b) {
 int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, TuneEntry *out) {
   TuneEntry pool[PROPOSALS];
   int n = 0;
-  uint64_t best = best_cycles(run);
+  const TuneEntry *top = best_entry(run);
+  uint64_t best = top ? top->r.cycles : 0;
   if (run->generations == 0) {
     TuneEntry *all = calloc(1024, sizeof *all);
     int m = structured(sp, run, all, 1024);
@@ -217,16 +212,14 @@ static int by_cycles(const void *a, const void *b) {
 void tune_rank(TuneRun *run) { qsort(run->v, (size_t)run->n, sizeof *run->v, by_cycles); }
 
 static void progress(const TuneSpace *sp, const TuneRun *run, double t0, bool tty, bool last) {
-  const TuneEntry *best = NULL;
-  for (int i = 0; i < run->n; i++)
-    if (run->v[i].r.status == TRIAL_SIMULATED && (!best || run->v[i].r.cycles < best->r.cycles)) best = &run->v[i];
+  const TuneEntry *best = best_entry(run);
   char b[96] = "none yet";
   if (best)
     snprintf(b, sizeof b, "%llu cycles (roofline %.1f%%)", (unsigned long long)best->r.cycles,
              100.0 * best->r.roofline);
   fprintf(stderr, "%stune %s: gen %d, generated %d, legal %d, simulated %d, pruned %d, best %s, %.1f s%s",
           tty ? "\r\033[K" : "", sp->kernel, run->generations, run->generated, run->legal, run->simulated,
-          run->pruned, b, now() - t0, tty && !last ? "" : "\n");
+          run->pruned, b, tune_now() - t0, tty && !last ? "" : "\n");
   fflush(stderr);
 }
 
@@ -241,13 +234,13 @@ static void log_batch(const TuneSpace *sp, const TuneEntry *b, int n, int gen, F
 }
 
 void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
-  double t0 = now();
+  double t0 = tune_now();
   uint64_t rng = o->seed;
   bool tty = isatty(2);
   int batch = o->jobs > BATCH / 2 ? 2 * o->jobs : BATCH;
   run->stopped = "no new candidate is left near the best";
   for (;;) {
-    if (o->time_limit > 0 && now() - t0 >= o->time_limit) {
+    if (o->time_limit > 0 && tune_now() - t0 >= o->time_limit) {
       run->stopped = "the time limit is reached";
       break;
     }
@@ -276,9 +269,9 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
     free(steps);
     free(res);
     free(b);
-    if (o->progress) progress(sp, run, t0, tty, false);
+    progress(sp, run, t0, tty, false);
   }
-  run->seconds = now() - t0;
+  run->seconds = tune_now() - t0;
   tune_rank(run);
-  if (o->progress && tty) progress(sp, run, t0, tty, true); /* ends the line rewritten in place */
+  if (tty) progress(sp, run, t0, tty, true); /* ends the line rewritten in place */
 }

@@ -33,12 +33,6 @@ typedef struct {
   int nepi, nepi_out, ninline, ninit_reads;
 } ConvFacts;
 
-static const Stmt *first(const Stmt *block) {
-  const Stmt *c = block && block->kind == ST_BLOCK ? block->body : block;
-  while (c && c->kind == ST_DECL) c = c->next;
-  return c;
-}
-
 static const Var *plain(const Expr *e) {
   while (e && e->kind == EX_CAST && e->implicit) e = e->a;
   return e && e->kind == EX_VAR ? e->var : NULL;
@@ -106,15 +100,15 @@ static bool epilogue(const Stmt *init, ConvFacts *f) {
 /* Finds the roles: false when the kernel is not such a convolution. */
 static bool conv_roles(const TuneShape *sh, ConvFacts *f) {
   if (sh->nchain != 4) return false;
-  const Stmt *init = first(sh->chain[3]->body);
+  const Stmt *init = tune_first_stmt(sh->chain[3]->body);
   if (!init || init->kind != ST_ASSIGN || !init->next || init->next->kind != ST_FOR) return false;
   if (!epilogue(init, f)) return false;
   const Stmt *red[3], *l = init->next;
-  for (int i = 0; i < 3; i++, l = first(l->body)) {
+  for (int i = 0; i < 3; i++, l = tune_first_stmt(l->body)) {
     if (!l || l->kind != ST_FOR) return false;
     red[i] = l;
   }
-  if (l && l->kind == ST_IF && !l->else_s) l = first(l->then_s);
+  if (l && l->kind == ST_IF && !l->else_s) l = tune_first_stmt(l->then_s);
   if (!l || l->kind != ST_ASSIGN || l->op != OP_ADD || l->lhs->kind != EX_LOAD || l->lhs->buf->ndim != 4) return false;
   const Expr *ld[4];
   int n = 0;
@@ -235,14 +229,6 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   return nu > dma ? nu : dma;
 }
 
-static void knob(TuneSketch *sk, int i, const char *name, const long long *v, int n, int seed) {
-  TuneKnob *kn = &sk->knobs[i];
-  snprintf(kn->name, sizeof kn->name, "%s", name);
-  kn->n = n;
-  memcpy(kn->val, v, (size_t)n * sizeof *v);
-  kn->seed = seed;
-}
-
 static int conv_file(const struct dirent *e) {
   size_t n = strlen(e->d_name);
   return !strncmp(e->d_name, "npu_nu_conv", 11) && n > 2 && !strcmp(e->d_name + n - 2, ".c");
@@ -252,8 +238,7 @@ void tune_sketch_conv(TuneSpace *sp) {
   ConvFacts f;
   memset(&f, 0, sizeof f);
   if (!conv_roles(&sp->shape, &f)) {
-    size_t len = strlen(sp->notes);
-    snprintf(sp->notes + len, sizeof sp->notes - len, "nu conv: the kernel is not a windowed convolution nest\n");
+    tune_note(sp, "nu conv: the kernel is not a windowed convolution nest\n");
     return;
   }
   long long t[TUNE_MAX_CHOICES], flag[2] = {0, 1};
@@ -270,10 +255,10 @@ void tune_sketch_conv(TuneSpace *sp) {
       TuneSketch *sk = &sp->sketch[sp->nsketch];
       memset(sk, 0, sizeof *sk);
       snprintf(sk->name, sizeof sk->name, "nu:%s", f.intrin);
-      knob(sk, K_T, "oc_block", t, nt, seed);
-      knob(sk, K_IN_AT, "in_per_block", flag, 2, 0);
-      knob(sk, K_DB_W, "db_wt", flag, 2, 1);
-      knob(sk, K_DB_O, "db_out", flag, f.nepi ? 1 : 2, f.nepi ? 0 : 1); /* with an epilogue, the output stays on chip */
+      tune_knob(sk, K_T, "oc_block", t, nt, seed);
+      tune_knob(sk, K_IN_AT, "in_per_block", flag, 2, 0);
+      tune_knob(sk, K_DB_W, "db_wt", flag, 2, 1);
+      tune_knob(sk, K_DB_O, "db_out", flag, f.nepi ? 1 : 2, f.nepi ? 0 : 1); /* with an epilogue, the output stays on chip */
       sk->nknobs = CONV_KNOBS;
       sk->render = render;
       sk->estimate = estimate;

@@ -143,14 +143,6 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   return nu > dma ? nu : dma;
 }
 
-static void knob(TuneSketch *sk, int i, const char *name, const long long *v, int n, int seed) {
-  TuneKnob *kn = &sk->knobs[i];
-  snprintf(kn->name, sizeof kn->name, "%s", name);
-  kn->n = n < TUNE_MAX_CHOICES ? n : TUNE_MAX_CHOICES;
-  memcpy(kn->val, v, (size_t)kn->n * sizeof *v);
-  kn->seed = seed < kn->n ? seed : kn->n - 1;
-}
-
 /* The index of the largest size at most want. */
 static int nearest(const long long *v, int n, long long want) {
   int best = 0;
@@ -165,15 +157,15 @@ static TuneSketch make(const NuFacts *f) {
   snprintf(sk.name, sizeof sk.name, "nu:%s", f->intrin);
   long long ti[TUNE_MAX_CHOICES], tj[TUNE_MAX_CHOICES], flag[2] = {0, 1};
   int nti = tune_tile_sizes(f->m, 8, ti, TUNE_MAX_CHOICES), ntj = tune_tile_sizes(f->n, 8, tj, TUNE_MAX_CHOICES);
-  knob(&sk, K_TI, "ti", ti, nti, nearest(ti, nti, 128));
-  knob(&sk, K_TJ, "tj", tj, ntj, nearest(tj, ntj, 128));
-  knob(&sk, K_ORDER, "order_ji", flag, 2, 0);
-  knob(&sk, K_A_AT, "a_inner", flag, 2, 0);
-  knob(&sk, K_B_AT, "b_inner", flag, 2, 1);
-  knob(&sk, K_DB_A, "db_a", flag, 2, 1);
-  knob(&sk, K_DB_B, "db_b", flag, 2, 1);
-  knob(&sk, K_DB_C, "db_c", flag, 2, 1);
-  knob(&sk, K_FUSE_BATCH, "fuse_batch", flag, f->batch_loop ? 2 : 1, 0);
+  tune_knob(&sk, K_TI, "ti", ti, nti, nearest(ti, nti, 128));
+  tune_knob(&sk, K_TJ, "tj", tj, ntj, nearest(tj, ntj, 128));
+  tune_knob(&sk, K_ORDER, "order_ji", flag, 2, 0);
+  tune_knob(&sk, K_A_AT, "a_inner", flag, 2, 0);
+  tune_knob(&sk, K_B_AT, "b_inner", flag, 2, 1);
+  tune_knob(&sk, K_DB_A, "db_a", flag, 2, 1);
+  tune_knob(&sk, K_DB_B, "db_b", flag, 2, 1);
+  tune_knob(&sk, K_DB_C, "db_c", flag, 2, 1);
+  tune_knob(&sk, K_FUSE_BATCH, "fuse_batch", flag, f->batch_loop ? 2 : 1, 0);
   sk.nknobs = NU_KNOBS;
   sk.render = render;
   sk.estimate = estimate;
@@ -202,8 +194,7 @@ void tune_sketch_nu(TuneSpace *sp) {
   NuFacts f;
   memset(&f, 0, sizeof f);
   if (!contraction(&sp->shape, &f)) {
-    size_t len = strlen(sp->notes);
-    snprintf(sp->notes + len, sizeof sp->notes - len, "nu: the kernel is not a contraction nest\n");
+    tune_note(sp, "nu: the kernel is not a contraction nest\n");
     return;
   }
   struct dirent **files;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/session.h"
+#include "jit/session_ir.h"
 #include "tune/tune.h"
 
 enum { VU_MAX_STAGES = 12 };
@@ -35,16 +35,10 @@ typedef struct {
 
 enum { K_Q, K_DB0 };
 
-static const Stmt *first_stmt(const Stmt *block) {
-  const Stmt *c = block && block->kind == ST_BLOCK ? block->body : block;
-  while (c && c->kind == ST_DECL) c = c->next;
-  return c;
-}
-
 /* Does loop write the element `init` writes (a reduction over it)? */
 static bool reduces_into(const Stmt *init, const Stmt *loop) {
   const Stmt *l = loop;
-  while (l && l->kind == ST_FOR) l = first_stmt(l->body);
+  while (l && l->kind == ST_FOR) l = tune_first_stmt(l->body);
   return l && l->kind == ST_ASSIGN && init->lhs->kind == EX_LOAD && l->lhs->kind == EX_LOAD &&
          l->lhs->buf == init->lhs->buf;
 }
@@ -53,7 +47,7 @@ static bool reduces_into(const Stmt *init, const Stmt *loop) {
  * where a stage is a loop or a statement, except a reduction's init, which
  * goes with the loop after it. */
 static void stage_cuts(const Stmt *body, VuFacts *f) {
-  for (const Stmt *c = first_stmt(body); c; c = c->next) {
+  for (const Stmt *c = tune_first_stmt(body); c; c = c->next) {
     if (c->kind == ST_DECL) continue;
     const Stmt *next = c->next;
     while (next && next->kind == ST_DECL) next = next->next;
@@ -63,7 +57,7 @@ static void stage_cuts(const Stmt *body, VuFacts *f) {
     if (c->kind == ST_FOR) { /* cut after the loop's last statement */
       const Stmt *l = c;
       while (l && l->kind == ST_FOR) {
-        const Stmt *last = first_stmt(l->body);
+        const Stmt *last = tune_first_stmt(l->body);
         while (last && last->next) last = last->next;
         l = last;
       }
@@ -79,20 +73,20 @@ static void stage_cuts(const Stmt *body, VuFacts *f) {
 static void reduction_nest(const TuneShape *sh, VuFacts *f, Arena *a) {
   if (sh->nchain < 2) return;
   const Stmt *j = sh->chain[sh->nchain - 1];
-  const Stmt *init = first_stmt(j->body);
+  const Stmt *init = tune_first_stmt(j->body);
   if (!init || init->kind != ST_ASSIGN || !init->next || init->next->kind != ST_FOR || init->next->next) return;
   if (!reduces_into(init, init->next)) return;
   f->init = init->name;
   f->red_top = sh->chain[1]->name;
   StrBuf sb;
   sb_init(&sb);
-  for (const Stmt *l = init->next; l && l->kind == ST_FOR; l = first_stmt(l->body)) sb_printf(&sb, "%s, ", l->name);
+  for (const Stmt *l = init->next; l && l->kind == ST_FOR; l = tune_first_stmt(l->body)) sb_printf(&sb, "%s, ", l->name);
   for (int i = 1; i < sh->nchain; i++) sb_printf(&sb, "%s%s", sh->chain[i]->name, i + 1 < sh->nchain ? ", " : "");
   f->reorder = arena_strdup(a, sb.data);
   sb_free(&sb);
 }
 
-static void render_prefix(const VuFacts *f, long long q, bool reorder, StrBuf *sb) {
+static void render_prefix(const VuFacts *f, long long q, StrBuf *sb) {
   const char *o = f->outer;
   if (q == 1 && !f->ncuts) { /* one iteration per core: no loop of one trip inside (its control code costs) */
     sb_printf(sb, "#pragma npu split(%s, %lld, %so, core)\n", o, (long long)f->cores, o);
@@ -101,7 +95,7 @@ static void render_prefix(const VuFacts *f, long long q, bool reorder, StrBuf *s
     sb_printf(sb, "#pragma npu split(%sr, %lld, core, %si)\n", o, q, o);
   }
   if (f->init) sb_printf(sb, "#pragma npu decompose_reduction(%s, %s)\n", f->init, f->red_top);
-  if (reorder) sb_printf(sb, "#pragma npu reorder(%s)\n", f->reorder);
+  if (f->reorder) sb_printf(sb, "#pragma npu reorder(%s)\n", f->reorder);
   sb_printf(sb, "#pragma npu bind(core, vu)\n");
   if (f->ncuts) {
     sb_printf(sb, "#pragma npu fission(%si", o);
@@ -115,7 +109,7 @@ static void render_prefix(const VuFacts *f, long long q, bool reorder, StrBuf *s
 
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   const VuFacts *f = sk->data;
-  render_prefix(f, sk->knobs[K_Q].val[ch[K_Q]], strstr(sk->name, "reorder") != NULL, sb);
+  render_prefix(f, sk->knobs[K_Q].val[ch[K_Q]], sb);
   for (int i = 0; i < f->narr; i++)
     if (f->arr[i]->is_param && sk->knobs[K_DB0 + i].val[ch[K_DB0 + i]])
       sb_printf(sb, "#pragma npu double_buffer(%s_vm)\n", f->arr[i]->name);
@@ -127,22 +121,6 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   (void)ch;
   const VuFacts *f = sk->data;
   return (uint64_t)(f->ddr_bytes / (t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1));
-}
-
-/* Adds text as a variant of the session; its IR, or NULL when refused. */
-static const Kernel *apply(TuneSpace *sp, const char *steps, int *serial) {
-  (void)serial;
-  char name[96];
-  snprintf(name, sizeof name, "%s_probe%d", sp->kernel, sp->probes++);
-  StrBuf sb;
-  sb_init(&sb);
-  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s", sp->kernel, name, steps);
-  int errors = npg_error_count(sp->s);
-  npg_add_schedule_string(sp->s, "<tune probe>", sb.data, strlen(sb.data));
-  sb_free(&sb);
-  if (npg_error_count(sp->s) != errors) return NULL;
-  int v = npg_variant_index(sp->s, name);
-  return v < 0 ? NULL : sp->s->v[v].ir;
 }
 
 typedef struct {
@@ -165,13 +143,13 @@ static const Stmt *loop_named(const Kernel *k, const char *name) {
 
 /* Does vectorize(loop), after prefix and the loops found so far, make it
  * a VU instruction? */
-static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char *loop, int *serial) {
+static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char *loop) {
   StrBuf sb;
   sb_init(&sb);
   sb_puts(&sb, prefix);
   for (int v = 0; v < f->nvec; v++) sb_printf(&sb, "#pragma npu vectorize(%s)\n", f->vec[v]);
   sb_printf(&sb, "#pragma npu vectorize(%s)\n", loop);
-  const Kernel *got = apply(sp, sb.data, serial);
+  const Kernel *got = tune_probe_steps(sp, sb.data, NULL);
   sb_free(&sb);
   const Stmt *l = got ? loop_named(got, loop) : NULL;
   return l && l->intrin;
@@ -179,35 +157,27 @@ static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char
 
 /* The outermost loops under body that vectorize makes VU instructions, in
  * order: a loop that does not is looked into. */
-static void find_in(TuneSpace *sp, VuFacts *f, const char *prefix, const Stmt *body, int *serial, int depth) {
-  for (const Stmt *st = first_stmt(body); st && depth < 6; st = st->next) {
+static void find_in(TuneSpace *sp, VuFacts *f, const char *prefix, const Stmt *body, int depth) {
+  for (const Stmt *st = tune_first_stmt(body); st && depth < 6; st = st->next) {
     if (st->kind != ST_FOR || st->loop_kind == LOOP_DMA || f->nvec == VU_MAX_STAGES) continue;
-    if (vectorizes(sp, f, prefix, st->name, serial)) f->vec[f->nvec++] = arena_strdup(&sp->s->m->arena, st->name);
-    else find_in(sp, f, prefix, st->body, serial, depth + 1);
+    if (vectorizes(sp, f, prefix, st->name)) f->vec[f->nvec++] = arena_strdup(&sp->arena, st->name);
+    else find_in(sp, f, prefix, st->body, depth + 1);
   }
 }
 
 /* Each stage's loop that vectorize makes a VU instruction, found in the
  * IR of the sketch's steps under the core loop. */
 static void find_vectorized(TuneSpace *sp, VuFacts *f, const char *prefix) {
-  int serial = 0;
-  const Kernel *k = apply(sp, prefix, &serial);
+  const Kernel *k = tune_probe_steps(sp, prefix, NULL);
   const Stmt *core = k ? loop_named(k, "core") : NULL;
-  if (core) find_in(sp, f, prefix, core->body, &serial, 0);
-}
-
-static void knob(TuneSketch *sk, int i, const char *name, const long long *v, int n, int seed) {
-  TuneKnob *kn = &sk->knobs[i];
-  snprintf(kn->name, sizeof kn->name, "%s", name);
-  kn->n = n;
-  memcpy(kn->val, v, (size_t)n * sizeof *v);
-  kn->seed = seed;
+  if (core) find_in(sp, f, prefix, core->body, 0);
 }
 
 static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
   if (sp->nsketch == TUNE_MAX_SKETCHES) return;
   VuFacts *f = malloc(sizeof *f);
   *f = *base;
+  if (!reorder) f->reorder = NULL; /* the sketch without the reorder */
   TuneSketch *sk = &sp->sketch[sp->nsketch];
   memset(sk, 0, sizeof *sk);
   snprintf(sk->name, sizeof sk->name, "vu:%s%s", base->init ? "channels" : "rows", reorder ? "+reorder" : "");
@@ -224,13 +194,13 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
     if (f->arr[i]->shape[0] == f->trip) row_bytes += per * (f->arr[i]->is_param ? 2 : 1);
   }
   for (int i = 0; i < nq; i++)
-    if (row_bytes * q[i] <= sp->s->target.vu_vm_size * 3 / 4 && q[i] * f->cores * 4 <= f->trip) seed = i;
-  knob(sk, K_Q, "q", q, nq, seed);
+    if (row_bytes * q[i] <= session_target(sp->s)->vu_vm_size * 3 / 4 && q[i] * f->cores * 4 <= f->trip) seed = i;
+  tune_knob(sk, K_Q, "q", q, nq, seed);
   long long flag[2] = {0, 1};
   for (int i = 0; i < f->narr; i++) {
     char name[32];
     snprintf(name, sizeof name, "db_%.24s", f->arr[i]->name);
-    knob(sk, K_DB0 + i, name, flag, f->arr[i]->is_param ? 2 : 1, f->arr[i]->is_param ? 1 : 0);
+    tune_knob(sk, K_DB0 + i, name, flag, f->arr[i]->is_param ? 2 : 1, f->arr[i]->is_param ? 1 : 0);
   }
   sk->nknobs = K_DB0 + f->narr;
   sk->render = render;
@@ -238,14 +208,13 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
   sk->data = f;
   StrBuf sb;
   sb_init(&sb);
-  render_prefix(f, q[seed], reorder, &sb);
+  render_prefix(f, q[seed], &sb);
   f->nvec = 0;
   find_vectorized(sp, f, sb.data);
   sb_free(&sb);
   if (f->nvec) sp->nsketch++;
   else {
-    size_t len = strlen(sp->notes);
-    snprintf(sp->notes + len, sizeof sp->notes - len, "%s: no stage vectorizes onto the VU\n", sk->name);
+    tune_note(sp, "%s: no stage vectorizes onto the VU\n", sk->name);
     free(f);
   }
 }
@@ -256,12 +225,20 @@ void tune_sketch_vu(TuneSpace *sp) {
   memset(&f, 0, sizeof f);
   f.outer = sh->chain[0]->name;
   f.trip = sh->trip[0];
-  f.cores = sp->s->target.vu_count;
-  if (f.trip < f.cores || f.narr + sh->narr > K_DB0 + TUNE_MAX_KNOBS) return;
+  f.cores = session_target(sp->s)->vu_count;
+  if (f.trip < f.cores) {
+    tune_note(sp, "vu: the top loop %s has %s than the %lld VU cores\n", f.outer,
+              f.trip < 0 ? "no constant trip count, or fewer iterations" : "fewer iterations", (long long)f.cores);
+    return;
+  }
+  if (sh->narr > TUNE_MAX_KNOBS - K_DB0) {
+    tune_note(sp, "vu: more arrays than the %d a sketch stages\n", TUNE_MAX_KNOBS - K_DB0);
+    return;
+  }
   const Stmt *body = sh->nchain == 1 ? sh->chain[0]->body : NULL;
   if (body) stage_cuts(body, &f);
-  else reduction_nest(sh, &f, &sp->s->m->arena);
-  for (int i = 0; i < sh->narr && f.narr < TUNE_MAX_KNOBS - K_DB0; i++) {
+  else reduction_nest(sh, &f, &sp->arena);
+  for (int i = 0; i < sh->narr; i++) {
     f.arr[f.narr++] = &sh->arr[i];
     if (sh->arr[i].is_param) {
       int64_t bytes = sh->arr[i].elem_size;

@@ -15,8 +15,7 @@ uint64_t tune_hash(const char *text) {
   return h;
 }
 
-/* The first line of the errors added after `from` bytes, without the path. */
-static void first_error(NpgSession *s, size_t from, char *out, size_t n) {
+void tune_first_error(NpgSession *s, size_t from, char *out, size_t n) {
   const char *all = npg_errors(s);
   const char *e = strlen(all) > from ? all + from : all;
   const char *msg = strstr(e, "error: ");
@@ -34,7 +33,7 @@ void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint6
   int v = npg_variant_index(s, variant);
   if (npg_error_count(s) != errors || v < 0) {
     r->status = TRIAL_ILLEGAL;
-    first_error(s, before, r->message, sizeof r->message);
+    tune_first_error(s, before, r->message, sizeof r->message);
     return;
   }
   NpgSimResult sim;

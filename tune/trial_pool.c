@@ -17,14 +17,14 @@
 
 #include "tune/tune.h"
 
-enum { TODO, RUNNING, DONE };
+enum { TODO, DONE }; /* only the child writes DONE: the parent never writes a slot in flight */
 
 typedef struct {
   TrialResult r;
   int state;
 } Slot;
 
-static double now(void) {
+double tune_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -34,10 +34,10 @@ static double now(void) {
  * every trial starts from the kernel as parsed. */
 static void child(NpgSession *s, const char *steps, const char *variant, uint64_t seed, int timeout, Slot *slot) {
   alarm((unsigned)timeout); /* the default action ends the child */
-  double t0 = now();
+  double t0 = tune_now();
   TrialResult r;
   tune_trial_run(s, steps, variant, seed, &r);
-  r.seconds = now() - t0;
+  r.seconds = tune_now() - t0;
   slot->r = r;
   __atomic_store_n(&slot->state, DONE, __ATOMIC_RELEASE);
   _exit(0);
@@ -80,8 +80,6 @@ void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *v
         child(s, steps[next], variant, seed, timeout, &slots[next]);
       } else {
         pid[j] = p;
-        slots[next].state = RUNNING;
-        slots[next].r.hash = (uint64_t)next; /* which trial the child runs, until it writes its result */
         running++;
       }
       next++;

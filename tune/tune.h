@@ -54,10 +54,9 @@ typedef struct {
   int ndim;
   int64_t shape[IR_MAX_DIMS];
   int elem_size;
-  bool is_const, is_local, is_param;
+  bool is_const, is_param; /* not a parameter: a local array */
 } TuneArray;
 typedef struct {
-  const Kernel *k;
   TuneArray arr[TUNE_MAX_ARRAYS];
   int narr;
   /* The chain of loops from the top, each the only statement of the
@@ -67,7 +66,9 @@ typedef struct {
   int nchain;
 } TuneShape;
 bool tune_shape(const Kernel *k, TuneShape *sh);
-const TuneArray *tune_array(const TuneShape *sh, const char *name);
+/* The first statement of a block (or the statement itself) that is not a
+ * declaration, or NULL. */
+const Stmt *tune_first_stmt(const Stmt *block);
 /* A loop's constant trip count (lo and hi constant, step 1), else -1. */
 int64_t tune_trip(const Stmt *loop);
 /* The tile sizes worth trying for an extent: divisors and round sizes
@@ -76,13 +77,14 @@ int tune_tile_sizes(int64_t extent, int64_t lo, long long *out, int max);
 
 /* The space of one kernel: its sketches. */
 typedef struct {
-  const char *file, *kernel, *variant; /* variant: "<kernel>_tuned" */
+  const char *kernel, *variant; /* variant: "<kernel>_tuned" */
   NpgSession *s;                       /* the kernel file, for probes */
   TuneShape shape;
   TuneSketch sketch[TUNE_MAX_SKETCHES];
   int nsketch;
   char notes[2048]; /* why a sketch did not apply */
   int probes;       /* probe variants added to s (their names' serial) */
+  Arena arena;      /* the sketches' names found in probes */
 } TuneSpace;
 /* Builds the space; false with why when no sketch applies. */
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, char *why, size_t n);
@@ -90,10 +92,19 @@ void tune_space_free(TuneSpace *sp);
 /* The candidate's steps as text, one `#pragma npu` line each, with the
  * schedule line naming `variant` first. malloc'ed. */
 char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant);
+/* Knob i of sk: its name, its n choices' values (at most
+ * TUNE_MAX_CHOICES kept) and the structured seed's choice. */
+void tune_knob(TuneSketch *sk, int i, const char *name, const long long *v, int n, int seed);
+/* Appends a line to sp->notes (why a sketch does not apply). */
+void tune_note(TuneSpace *sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Does sketch (in sp->sketch[], not yet counted) apply at these choices:
  * is every step legal? Tried on the session as a probe variant; a refusal
  * is noted in sp->notes. */
 bool tune_probe(TuneSpace *sp, int sketch, const int *choice);
+/* steps (`#pragma npu` lines without the schedule line) added to the
+ * session as a probe variant: its IR, or NULL when a step is refused (the
+ * refusal noted in sp->notes under `note_as` when that is not NULL). */
+const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *note_as);
 /* tune/sketch_*.c: add their sketches when they apply. */
 void tune_sketch_nu(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
@@ -111,6 +122,9 @@ typedef struct {
   char message[240];
 } TrialResult;
 uint64_t tune_hash(const char *text);
+/* The message of the first error s rendered past `from` bytes of its
+ * errors' text, without its location. */
+void tune_first_error(NpgSession *s, size_t from, char *out, size_t n);
 /* Applies steps (as tune_render writes them, for variant) to s and
  * simulates the variant. */
 void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint64_t seed, TrialResult *r);
@@ -123,6 +137,8 @@ bool tune_result_read(const char *line, TrialResult *r);
  * or runs past timeout seconds is TRIAL_FAILED. */
 void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, int jobs,
                    int timeout, TrialResult *out);
+/* Seconds on the monotonic clock. */
+double tune_now(void);
 
 /* tune/result_cache.c: results by the hash of their schedule. */
 typedef struct {
@@ -143,7 +159,6 @@ typedef struct {
   double time_limit;    /* seconds; 0: none (checked between generations) */
   int max_trials;       /* candidates run (legal or not); 0: none */
   int trial_timeout;    /* seconds for one trial */
-  bool progress;        /* the live line on stderr */
   FILE *log;            /* every trial, one line each (--log); NULL: none */
 } TuneOptions;
 typedef struct {
