@@ -31,6 +31,9 @@ typedef struct {
   const NpuTarget *target;
   EmitOrder order;       /* for the check only; zero: the source order */
   bool cu_hooks;         /* for the check only: host code's accesses go through npu_cu_access */
+  /* k lowered (lower/) and its synchronisation checked, once per variant
+   * (jit/session.c); NULL: the emitter lowers k itself */
+  const Kernel *lowered;
 } EmitUnit;
 
 /* malloc'ed C source / header text. Deterministic: same IR, same bytes. */

@@ -565,8 +565,9 @@ static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
   sb_puts(sb, " */\n");
 }
 
-/* The lowered IR failed its synchronisation check (an npugen bug): the
- * emitted C says so and does not compile, so no run trusts it. */
+/* The lowered IR failed its synchronisation check (an npugen bug) where
+ * the caller gave no checked lowering (a session refuses such a variant):
+ * the emitted C says so and does not compile, so no run trusts it. */
 static void internal_error(StrBuf *sb, const char *why) {
   sb_puts(sb, "#error \"npugen internal error: DMA synchronisation of the lowered IR: ");
   for (const char *p = why; *p; p++) {
@@ -612,9 +613,13 @@ char *emit_c_source(const EmitUnit *u) {
   }
   /* the usage scan above reads the scheduled IR: the lowering adds no
    * name the variant reads, and its nodes are printed from their fields */
-  Kernel *lowered = lower_kernel(&em.scratch, u->k, target);
-  char why[600];
-  if (!lower_check_sync(lowered, target->dma_max_tokens, why, sizeof why)) internal_error(&sb, why);
+  const Kernel *lowered = u->lowered;
+  if (!lowered) {
+    Kernel *own = lower_kernel(&em.scratch, u->k, target);
+    char why[600];
+    if (!lower_check_sync(own, target->dma_max_tokens, why, sizeof why)) internal_error(&sb, why);
+    lowered = own;
+  }
   emit_stmts(&em, lowered->body->body, 1, true);
   sb_puts(&sb, "}\n");
   emit_layout_helpers(&sb, u);

@@ -1064,7 +1064,8 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
   if (c->outcome == SG_FAILED) return;
 
   const char *sched = s->applied.data ? s->applied.data : "";
-  EmitUnit u = {f->m, s->k, c->variant, sched, &s->target, EMIT_ORDER_SOURCE, false};
+  EmitUnit u = {.m = f->m, .k = s->k, .name = c->variant, .schedule = sched, .target = &s->target,
+                .order = EMIT_ORDER_SOURCE}; /* lowered NULL: the emitter lowers and checks the synchronisation */
   c->emitted = emit_c_source(&u);
   char *again = emit_c_source(&u);
   if (strcmp(c->emitted, again)) fail(c, "emission is not deterministic: two emissions of the same IR differ");

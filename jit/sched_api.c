@@ -10,6 +10,7 @@
 #include "frontend/frontend.h"
 #include "ir/reserved.h"
 #include "jit/session.h"
+#include "lower/lower.h"
 #include "schedule/sched.h"
 
 /* emit_c.c's header guard is NPUGEN_ and the name in capitals: names that
@@ -29,8 +30,18 @@ const char *session_case_twin(const NpgSession *s, const char *name) {
   return twin;
 }
 
-void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name,
-                         char *schedule, char *steps) {
+bool session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name, char *schedule,
+                         char *steps, const char *file, const char *src, SrcLoc loc) {
+  Kernel *low = lower_kernel(&s->m->arena, ir, &s->target);
+  char why[600];
+  if (!lower_check_sync(low, s->target.dma_max_tokens, why, sizeof why)) {
+    diag_error(&s->diags, file, src, loc.line, loc.col,
+               "internal error: the DMA synchronisation of variant %s's lowered IR: %s (an npugen bug; the variant is "
+               "not emitted)", name, why);
+    free(schedule);
+    free(steps);
+    return false;
+  }
   if (s->nv == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 8;
     s->v = realloc(s->v, sizeof *s->v * (size_t)s->cap);
@@ -42,10 +53,12 @@ void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
   v->name = name;
   v->schedule = schedule;
   v->steps = steps;
+  v->low = low;
   ir_map_put(&s->names, name, "variant");
   char *guard = guard_key(name);
   if (ir_map_get(&s->guards, guard)) free(guard); /* a name of the API's own tests, never two variants */
   else ir_map_put(&s->guards, guard, (void *)name);
+  return true;
 }
 
 void session_add_defines(NpgSession *s) {
@@ -120,9 +133,11 @@ static Kernel *find_kernel(NpgSession *s, const char *name, const char *file, co
   return NULL;
 }
 
-static void commit(NpgSession *s, Sched *sc, const Kernel *k) {
-  session_add_variant(s, k, sc->k, sc->variant, sb_take(&sc->applied), sb_take(&sc->steps_ir));
+static bool commit(NpgSession *s, Sched *sc, const Kernel *k, const char *file, const char *src, SrcLoc loc) {
+  if (!session_add_variant(s, k, sc->k, sc->variant, sb_take(&sc->applied), sb_take(&sc->steps_ir), file, src, loc))
+    return false;
   add_helpers(s, sc);
+  return true;
 }
 
 void session_apply_programs(NpgSession *s, SchedProgram *first) {
@@ -134,7 +149,7 @@ void session_apply_programs(NpgSession *s, SchedProgram *first) {
     Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &s->diags, p->file, p->src, &s->target);
     bool ok = true;
     for (SchedStep *st = p->steps; st && ok; st = st->next) ok = sched_apply(sc, st);
-    if (ok && helpers_free(s, sc, p->file, p->src, p->variant_loc)) commit(s, sc, k);
+    if (ok && helpers_free(s, sc, p->file, p->src, p->variant_loc)) commit(s, sc, k, p->file, p->src, p->variant_loc);
     sched_free(sc);
   }
 }
@@ -348,10 +363,9 @@ bool npg_sched_annotate_str(NpgSched *h, const char *target, const char *key, co
 int npg_sched_end(NpgSched *h) {
   if (!h) return -1;
   int r = -1;
-  if (!h->failed && helpers_free(h->s, h->sc, h->s->m->file, NULL, (SrcLoc){0, 0})) {
-    commit(h->s, h->sc, h->k);
+  if (!h->failed && helpers_free(h->s, h->sc, h->s->m->file, NULL, (SrcLoc){0, 0}) &&
+      commit(h->s, h->sc, h->k, h->s->m->file, NULL, (SrcLoc){0, 0}))
     r = h->s->nv - 1;
-  }
   sched_free(h->sc);
   free(h);
   return r;

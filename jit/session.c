@@ -10,7 +10,6 @@
 #include "ir/uninit.h"
 #include "jit/check.h"
 #include "jit/guard.h"
-#include "lower/lower.h"
 #include "jit/session.h"
 #include "jit/session_ir.h"
 #include "npugen.h"
@@ -41,7 +40,7 @@ static void build_variants(NpgSession *s) {
                  "and so would their files on a case-insensitive file system", k->name, twin);
       continue;
     }
-    session_add_variant(s, k, k, k->name, NULL, NULL);
+    session_add_variant(s, k, k, k->name, NULL, NULL, s->m->file, s->m->src, k->loc);
   }
   session_apply_programs(s, s->m->schedules);
 }
@@ -160,7 +159,8 @@ const Kernel *session_variant_ir(const NpgSession *s, int i) {
 }
 
 EmitUnit session_unit(const NpgSession *s, int i) {
-  return (EmitUnit){s->m, s->v[i].ir, s->v[i].name, s->v[i].schedule, &s->target, EMIT_ORDER_SOURCE, false};
+  return (EmitUnit){.m = s->m, .k = s->v[i].ir, .name = s->v[i].name, .schedule = s->v[i].schedule,
+                    .target = &s->target, .order = EMIT_ORDER_SOURCE, .lowered = s->v[i].low};
 }
 
 const char *npg_emit_source(NpgSession *s, int i) {
@@ -195,13 +195,10 @@ const char *npg_dump_ir(NpgSession *s, int i) {
 const char *npg_dump_ir_lowered(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   if (!s->v[i].lowered) {
-    Arena a;
-    arena_init(&a, 0);
     StrBuf sb;
     sb_init(&sb);
-    ir_print_kernel(&sb, lower_kernel(&a, s->v[i].ir, &s->target));
+    ir_print_kernel(&sb, s->v[i].low);
     s->v[i].lowered = sb_take(&sb);
-    arena_free(&a);
   }
   return s->v[i].lowered;
 }

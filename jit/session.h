@@ -16,6 +16,7 @@ typedef struct {
   const char *name;
   char *schedule;       /* the steps as applied, one a line; NULL as written */
   char *steps;          /* the IR after each step */
+  const Kernel *low;    /* the IR lowered (lower/), its synchronisation checked */
   char *source, *header, *dump, *lowered; /* lowered: npg_dump_ir_lowered's text */
 } Variant;
 
@@ -38,9 +39,11 @@ struct NpgSession {
   unsigned check_orders;         /* npg_set_check_orders; 0: NPG_ORDER_ALL */
 };
 
-/* Adds a variant; takes ownership of schedule and steps. */
-void session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name,
-                         char *schedule, char *steps);
+/* Lowers ir and checks its synchronisation, then adds it as a variant
+ * (taking ownership of schedule and steps). A lowering that fails its
+ * check (an npugen bug) is an error at file:loc instead, and no variant. */
+bool session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name, char *schedule,
+                         char *steps, const char *file, const char *src, SrcLoc loc);
 /* What variant i is emitted from (as npg_emit_source emits it: source
  * order, no check hooks). */
 EmitUnit session_unit(const NpgSession *s, int i);

@@ -510,7 +510,8 @@ static NpgSession *check_simplified_n(const char *path, const char *src, int *ch
       continue;
     }
     const char *name = arena_printf(&s->m->arena, "%s_simp", s->v[v].name);
-    session_add_variant(s, s->v[v].kernel, k, name, NULL, NULL);
+    cr_assert(session_add_variant(s, s->v[v].kernel, k, name, NULL, NULL, s->m->file, s->m->src, k->loc), "%s %s: %s",
+              path, name, npg_errors(s));
     int i = npg_variant_index(s, name);
     NpgCheckResult r;
     cr_assert(npg_check(s, i, 1, &r), "%s %s: %s\n%s", path, name, r.message, npg_emit_source(s, i));
