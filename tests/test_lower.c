@@ -60,6 +60,22 @@ static bool check(const Kernel *k, int64_t max_tokens, char *why, size_t n) {
   return lower_check_sync(k, max_tokens, why, n);
 }
 
+/* The lowered IR k verifies, and its clone prints as it does. */
+static void verifies_and_clones(Arena *a, const Kernel *k, const char *file, const char *variant) {
+  DiagList d;
+  diag_init(&d);
+  cr_expect(ir_verify_kernel(k, &d, file), "%s %s", file, variant);
+  diag_free(&d);
+  StrBuf one, two;
+  sb_init(&one);
+  sb_init(&two);
+  ir_print_kernel(&one, k);
+  ir_print_kernel(&two, ir_clone_kernel(a, k));
+  cr_expect_str_eq(two.data, one.data, "%s %s: the clone prints otherwise", file, variant);
+  sb_free(&one);
+  sb_free(&two);
+}
+
 /* Every variant of every NPU example: the lowered IR verifies, clones to
  * the same text and passes the check. */
 Test(lower, every_npu_example_passes_the_check) {
@@ -72,18 +88,7 @@ Test(lower, every_npu_example_passes_the_check) {
       char why[600];
       cr_expect(check(k, s->target.dma_max_tokens, why, sizeof why), "%s %s: %s", npu_examples[e],
                 npg_variant_name(s, v), why);
-      DiagList d;
-      diag_init(&d);
-      cr_expect(ir_verify_kernel(k, &d, npu_examples[e]), "%s %s", npu_examples[e], npg_variant_name(s, v));
-      diag_free(&d);
-      StrBuf one, two;
-      sb_init(&one);
-      sb_init(&two);
-      ir_print_kernel(&one, k);
-      ir_print_kernel(&two, ir_clone_kernel(&a, k));
-      cr_expect_str_eq(two.data, one.data);
-      sb_free(&one);
-      sb_free(&two);
+      verifies_and_clones(&a, k, npu_examples[e], npg_variant_name(s, v));
       arena_free(&a);
     }
     npg_close(s);
@@ -219,18 +224,7 @@ Test(lower, the_lowered_ir_prints_verifies_and_clones) {
   Arena a;
   arena_init(&a, 0);
   Kernel *k = lowered(&a, s, v);
-  DiagList d;
-  diag_init(&d);
-  cr_expect(ir_verify_kernel(k, &d, "k.c"));
-  diag_free(&d);
-  StrBuf one, two;
-  sb_init(&one);
-  sb_init(&two);
-  ir_print_kernel(&one, k);
-  ir_print_kernel(&two, ir_clone_kernel(&a, k));
-  cr_expect_str_eq(two.data, one.data);
-  sb_free(&one);
-  sb_free(&two);
+  verifies_and_clones(&a, k, "k.c", npg_variant_name(s, v));
   arena_free(&a);
   npg_close(s);
 }
