@@ -146,6 +146,16 @@ static bool is_prefetch_b(const Stmt *s) {
 }
 static bool is_matmul(const Stmt *s) { return s->kind == ST_FOR && s->intrin; }
 
+/* Unlinks the statement at link and puts it before the first matmul. */
+static void move_before_matmul(Kernel *k, Stmt **link) {
+  Stmt *moved = *link;
+  *link = moved->next;
+  Stmt **matmul = find(k, is_matmul, 0);
+  cr_assert_not_null(matmul);
+  moved->next = *matmul;
+  *matmul = moved;
+}
+
 Test(lower, a_start_moved_before_the_last_read_of_its_destination_is_found) {
   int v;
   NpgSession *s = matmul_nu(&v);
@@ -156,12 +166,7 @@ Test(lower, a_start_moved_before_the_last_read_of_its_destination_is_found) {
   cr_assert(check(k, s->target.dma_max_tokens, why, sizeof why), "%s", why);
   Stmt **start = find(k, is_prefetch_b, 1); /* 0 is the first tile's, before the loop */
   cr_assert_not_null(start);
-  Stmt *moved = *start;
-  *start = moved->next;
-  Stmt **matmul = find(k, is_matmul, 0);
-  cr_assert_not_null(matmul);
-  moved->next = *matmul;
-  *matmul = moved;
+  move_before_matmul(k, start);
   cr_assert(!check(k, s->target.dma_max_tokens, why, sizeof why));
   cr_expect_str_eq(why, "read of B_wb at line 13 (update) before the wait for the DMA that fills it (B_wb_load, line "
                         "24, token B_wb_tok)");
@@ -182,11 +187,7 @@ Test(lower, a_copy_out_moved_before_the_write_of_its_source_is_found) {
   Kernel *k = lowered(&a, s, v);
   Stmt **store = find(k, is_store_c, 0);
   cr_assert_not_null(store);
-  Stmt *moved = *store;
-  *store = moved->next;
-  Stmt **matmul = find(k, is_matmul, 0);
-  moved->next = *matmul;
-  *matmul = moved;
+  move_before_matmul(k, store);
   char why[600];
   cr_assert(!check(k, s->target.dma_max_tokens, why, sizeof why));
   cr_expect(strstr(why, "of C_ob at line 11 (init)") && strstr(why, "(C_ob_store, line 25, token C_ob_tok[0])"), "%s", why);
