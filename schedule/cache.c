@@ -498,9 +498,11 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
    * of `at` (and the loops around), and one iteration's accesses map one
    * to one onto the cache: two statements that were there conflict on the
    * cache only where they conflicted on b, and the marks need new proofs
-   * for the copies' pairs only (a local array's cache may instead be
-   * shared by iterations that had their own copy). */
-  s->step_keeps_pairs = is_param;
+   * for the copies' pairs only. So does a local array declared outside
+   * `at` (one copy per iteration of loops that are all around `at`); one
+   * declared inside it had a copy per iteration of loops that its cache
+   * would share. */
+  s->step_keeps_pairs = is_param || (local && !ir_buffer_decl(at->body, b));
   Redirect rd = {s, &r, b, c, start};
   ir_walk_stmts(at->body, redirect_stmt, &rd);
 

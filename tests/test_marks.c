@@ -164,6 +164,23 @@ Test(marks, legal_neighbours_run) {
   npg_close(s);
 }
 
+/* A local array declared outside the cache's loop had one copy for all
+ * the iterations its cache splits it into: the pairs that were there keep
+ * their proof, and the mark inside stands. */
+Test(marks, a_cache_of_a_local_declared_outside_its_loop_keeps_the_mark) {
+  NpgSession *s = open_ok("void k(const float X[8][16], float Y[8][16]) {\n"
+                          "  float t[8][16];\n"
+                          "  for (int i = 0; i < 8; i++)\n"
+                          "    for (int j = 0; j < 16; j++) {\n"
+                          "      a: t[i][j] = X[i][j] * 3;\n"
+                          "      b: Y[i][j] = t[i][j] + 1;\n"
+                          "    }\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n#pragma npu parallel(j)\n#pragma npu cache_write(t, dm, i, t_dm)\n");
+  has(npg_emit_source(s, checked(s, "v")), "#pragma omp parallel for");
+  npg_close(s);
+}
+
 /* A mark moves with its loop and is proven where it lands: j carries
  * nothing, so it may run outermost and stays parallel there. */
 Test(marks, a_mark_moves_with_its_loop) {
