@@ -133,9 +133,11 @@ static Kernel *find_kernel(NpgSession *s, const char *name, const char *file, co
   return NULL;
 }
 
-static bool commit(NpgSession *s, Sched *sc, const Kernel *k, const char *file, const char *src, SrcLoc loc) {
-  if (!session_add_variant(s, k, sc->k, sc->variant, sb_take(&sc->applied), sb_take(&sc->steps_ir), file, src, loc))
-    return false;
+static bool commit(NpgSession *s, Sched *sc, const Kernel *k, const SchedProgram *p, const char *file, const char *src,
+                   SrcLoc loc) {
+  char *steps = sc->keep_steps_ir ? sb_take(&sc->steps_ir) : NULL;
+  if (!session_add_variant(s, k, sc->k, sc->variant, sb_take(&sc->applied), steps, file, src, loc)) return false;
+  s->v[s->nv - 1].program = p;
   add_helpers(s, sc);
   return true;
 }
@@ -149,7 +151,7 @@ void session_apply_programs(NpgSession *s, SchedProgram *first) {
     Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &s->diags, p->file, p->src, &s->target);
     bool ok = true;
     for (SchedStep *st = p->steps; st && ok; st = st->next) ok = sched_apply(sc, st);
-    if (ok && helpers_free(s, sc, p->file, p->src, p->variant_loc)) commit(s, sc, k, p->file, p->src, p->variant_loc);
+    if (ok && helpers_free(s, sc, p->file, p->src, p->variant_loc)) commit(s, sc, k, p, p->file, p->src, p->variant_loc);
     sched_free(sc);
   }
 }
@@ -184,8 +186,28 @@ const char *npg_variant_schedule(const NpgSession *s, int i) {
   return i >= 0 && i < npg_variant_count(s) ? s->v[i].schedule : NULL;
 }
 
+/* Printing the IR after every step costs as much as some steps: a
+ * program's variant replays its schedule, printing, when asked. */
+static char *replay_steps(NpgSession *s, const SchedProgram *p) {
+  Kernel *k = ir_map_get(&s->kernels, p->kernel);
+  if (!k) return NULL;
+  DiagList quiet;
+  diag_init(&quiet);
+  Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &quiet, p->file, p->src, &s->target);
+  sc->keep_steps_ir = true;
+  bool ok = true;
+  for (SchedStep *st = p->steps; st && ok; st = st->next) ok = sched_apply(sc, st);
+  char *steps = ok ? sb_take(&sc->steps_ir) : NULL;
+  sched_free(sc);
+  diag_free(&quiet);
+  return steps;
+}
+
 const char *npg_dump_ir_steps(NpgSession *s, int i) {
-  return i >= 0 && i < npg_variant_count(s) ? s->v[i].steps : NULL;
+  if (i < 0 || i >= npg_variant_count(s)) return NULL;
+  Variant *v = &s->v[i];
+  if (!v->steps && v->program) v->steps = replay_steps(s, v->program);
+  return v->steps;
 }
 
 /* ---------------- the C API ---------------- */
@@ -207,6 +229,7 @@ NpgSched *npg_sched_begin(NpgSession *s, const char *kernel, const char *variant
   h->k = k;
   h->a = &s->m->arena;
   h->sc = sched_new(h->a, s->m, k, arena_strdup(h->a, variant), &s->diags, s->m->file, NULL, &s->target);
+  h->sc->keep_steps_ir = true; /* no program to replay */
   return h;
 }
 
@@ -364,7 +387,7 @@ int npg_sched_end(NpgSched *h) {
   if (!h) return -1;
   int r = -1;
   if (!h->failed && helpers_free(h->s, h->sc, h->s->m->file, NULL, (SrcLoc){0, 0}) &&
-      commit(h->s, h->sc, h->k, h->s->m->file, NULL, (SrcLoc){0, 0}))
+      commit(h->s, h->sc, h->k, NULL, h->s->m->file, NULL, (SrcLoc){0, 0}))
     r = h->s->nv - 1;
   sched_free(h->sc);
   free(h);

@@ -15,7 +15,8 @@ typedef struct {
   const Kernel *ir;     /* the variant's IR */
   const char *name;
   char *schedule;       /* the steps as applied, one a line; NULL as written */
-  char *steps;          /* the IR after each step */
+  char *steps;          /* the IR after each step; NULL until asked for a program's variant */
+  const SchedProgram *program; /* the schedule it was made by (NULL: the C API's steps) */
   const Kernel *low;    /* the IR lowered (lower/), its synchronisation checked */
   char *source, *header, *dump, *lowered; /* lowered: npg_dump_ir_lowered's text */
 } Variant;

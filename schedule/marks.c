@@ -180,6 +180,24 @@ void sched_marks_carry(Sched *s, unsigned gen_before) {
   if (s->proven_gen == gen_before) s->proven_gen = s->ir_gen;
 }
 
+/* reorder permutes the headers of its chain and moves nothing else: a
+ * loop around the chain or beside it keeps every instance's iteration of
+ * it and of the loops around it, and a loop below the chain has the same
+ * loops around it, in another order; "one iteration of the loops around
+ * it and two of its own" is the same set of pairs. A loop of the chain
+ * may have others around it now, and is proven anew. */
+void sched_marks_after_reorder(Sched *s, unsigned gen_before) {
+  if (s->proven_gen != gen_before) return;
+  s->proven_gen = s->ir_gen;
+  int kept = 0;
+  for (int i = 0; i < s->nproven; i++) {
+    bool moved = false;
+    for (int j = 0; j < s->reorder.nchain; j++) moved |= s->proven[i].loop == s->reorder.chain[j];
+    if (!moved) s->proven[kept++] = s->proven[i];
+  }
+  s->nproven = kept;
+}
+
 void sched_marks_after_new_statements(Sched *s, unsigned gen_before) { s->marks_partial = s->proven_gen == gen_before; }
 
 

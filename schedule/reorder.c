@@ -115,8 +115,10 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
   for (int i = 0; i < nc; i++) set_header(chain[i], h[i]);
   /* for the proof: where each header went, when no guard sank (a guard
    * changes the time vectors' shape, not only their order) */
-  s->reorder.top = sank || n > 64 ? NULL : top;
+  s->reorder.top = sank || n > 64 || nc > 64 ? NULL : top;
   s->reorder.n = 0;
+  s->reorder.nchain = s->reorder.top ? nc : 0;
+  for (int i = 0; i < s->reorder.nchain; i++) s->reorder.chain[i] = chain[i];
   for (int i = 0, slot = 0; i < nc && s->reorder.top; i++)
     for (int j = 0; j < n; j++)
       if (loops[j] == chain[i]) {

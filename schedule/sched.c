@@ -134,6 +134,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   s->step_keeps_pairs = false;
   unsigned gen_before = s->ir_gen;
   bool ok = prims[pi].fn(s, st);
+  bool reordered = s->reorder.top != NULL;
   s->step_keeps_order = false;
   s->reorder.top = NULL;
   bool keeps_pairs = s->step_keeps_pairs;
@@ -144,6 +145,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   if (pad_drop_guards(s)) sched_model_drop(s); /* instances that only touch padding run now */
   else if (prims[pi].order == KEEPS_ORDER && prims[pi].after == MODEL_KEPT) sched_marks_carry(s, gen_before);
   else if (keeps_pairs) sched_marks_after_new_statements(s, gen_before);
+  else if (reordered && prims[pi].after == MODEL_KEPT) sched_marks_after_reorder(s, gen_before);
   arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts (values only) */
   if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
   char why[300];
@@ -151,8 +153,10 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
   if (!sched_check_marks(s) || !sched_check_bound_loops(s) || !sched_place_onchip(s)) return false;
   sb_printf(&s->applied, "%s\n", st->text);
-  sb_printf(&s->steps_ir, "# after %s\n", st->text);
-  ir_print_kernel(&s->steps_ir, s->k);
+  if (s->keep_steps_ir) {
+    sb_printf(&s->steps_ir, "# after %s\n", st->text);
+    ir_print_kernel(&s->steps_ir, s->k);
+  }
   return true;
 }
 

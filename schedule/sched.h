@@ -50,7 +50,8 @@ struct Sched {
   isl_ctx *ctx;
   struct SemCache *sems; /* intrinsics' semantics, parsed once (schedule/tensorize.c) */
   StrBuf applied;     /* the schedule as applied, one step a line */
-  StrBuf steps_ir;    /* the IR after each step (--dump-ir=steps) */
+  StrBuf steps_ir;    /* the IR after each step (--dump-ir=steps), when keep_steps_ir */
+  bool keep_steps_ir; /* off for a schedule program: its steps are replayed when asked */
   const SchedStep *step; /* the step being applied */
   /* The variant's dependence model (ir/deps.h, with accesses), carried
    * through the steps that keep every instance and its accesses: the IR's
@@ -91,6 +92,8 @@ struct Sched {
     const Stmt *top;
     const Stmt *from[64], *to[64];
     int n;
+    const Stmt *chain[64]; /* the loops from top down whose headers were permuted */
+    int nchain;
   } reorder;
   NpuTarget target;   /* what placement and bind plan for (the emitter takes
                        * the session's target, the same one, via EmitUnit) */
@@ -195,6 +198,9 @@ void sched_explain(Sched *s, isl_union_map *pairs, const char *verb);
  * fuse, unroll, loop_partition): the marks proven before it stay proven
  * where the loop kept its header. */
 void sched_marks_carry(Sched *s, unsigned gen_before);
+/* After reorder (Sched.reorder.top set): the marks proven before it stay
+ * proven except on the loops of its chain, which now run inside others. */
+void sched_marks_after_reorder(Sched *s, unsigned gen_before);
 /* After a step that set Sched.step_keeps_pairs: the marks proven before it
  * are proven again for the pairs with a new statement only. */
 void sched_marks_after_new_statements(Sched *s, unsigned gen_before);

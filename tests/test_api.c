@@ -1,5 +1,6 @@
 /* The C API with caller-provided arrays, and the reference/variant split. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "npugen.h"
@@ -81,5 +82,25 @@ Test(api, dump_ir_shows_names_and_roles) {
                    "      init: C[i][j] = 0  # line 5\n"
                    "      for k in 0 .. < 8 step 1:  # line 6\n"
                    "        update: C[i][j] += A[i][k] * B[k][j]  # line 7\n");
+  npg_close(s);
+}
+
+/* The IR after each step: a schedule program's variant prints it when
+ * asked (its steps are replayed then), a variant of the C API as built. */
+Test(api, dump_ir_steps_of_a_program_and_of_the_api) {
+  char src[1024];
+  snprintf(src, sizeof src, "%s#pragma npu schedule(saxpy, s)\n#pragma npu split(i, 2, io, ii)\n", saxpy);
+  NpgSession *s = npg_open_string("saxpy.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  cr_assert_eq(npg_variant_count(s), 2);
+  const char *steps = npg_dump_ir_steps(s, 1);
+  cr_assert(steps && strstr(steps, "# after split(i, 2, io, ii)\n") && strstr(steps, "for ii in 0 .. < 2"), "%s",
+            steps ? steps : "(null)");
+  cr_assert_eq(npg_dump_ir_steps(s, 1), steps, "printed once");
+  NpgSched *h = npg_sched_begin(s, "saxpy", "api");
+  cr_assert(npg_sched_split(h, "i", 4, "io", "ii"));
+  cr_assert_eq(npg_sched_end(h), 2);
+  steps = npg_dump_ir_steps(s, 2);
+  cr_assert(steps && strstr(steps, "# after split(i, 4, io, ii)\n"), "%s", steps ? steps : "(null)");
   npg_close(s);
 }

@@ -164,6 +164,21 @@ Test(marks, legal_neighbours_run) {
   npg_close(s);
 }
 
+/* reorder keeps the proofs of marks outside its chain, not of a loop in
+ * the chain whose own header stayed: j keeps its place between k and i,
+ * but now runs inside k instead of i. */
+Test(marks, a_reorder_around_a_marked_middle_loop_is_refused) {
+  refused("void k(float A[16][16][16]) {\n"
+          "  for (int i = 1; i < 16; i++)\n"
+          "    for (int j = 1; j < 16; j++)\n"
+          "      for (int k = 0; k < 16; k++)\n"
+          "        s: A[i][j][k] = A[i - 1][j - 1][k] + 1;\n"
+          "}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu parallel(j)\n#pragma npu reorder(k, i)\n",
+          "k.c:9:13: error: reorder: illegal: loop j is parallel (parallel(j), line 8), and after this step it would "
+          "carry the flow dependence on A from s (line 5) to s (line 5), distance (1, 1, 0)");
+}
+
 /* A local array declared outside the cache's loop had one copy for all
  * the iterations its cache splits it into: the pairs that were there keep
  * their proof, and the mark inside stands. */
