@@ -538,6 +538,64 @@ static isl_map *time_map(const Build *b, int i, isl_set *dom, const int *newdim,
   return isl_map_intersect_domain(isl_map_from_multi_aff(ma), dom);
 }
 
+/* Instance -> time of occurrence i, without inverting iteration ->
+ * instance (isl would solve for every counter with divisions): each
+ * counter of the occurrence's loops is one time component, so time ->
+ * iteration is a projection (t2i), time -> instance is i2o after it, and
+ * the times are the iterations' images (the domain pulled back by t2i,
+ * the constant components fixed). NULL when a component has another form. */
+static isl_map *occurrence_schedule(const Build *b, int i, const int *newdim, int full, int kept) {
+  isl_ctx *ctx = b->m->ctx;
+  const int *ids = b->loop_ids[i];
+  int nl = ids[0];
+  isl_space *tsp = isl_space_set_alloc(ctx, 0, (unsigned)kept);
+  isl_local_space *ls = isl_local_space_from_space(isl_space_copy(tsp));
+  isl_multi_aff *t2i = isl_multi_aff_zero(isl_space_map_from_domain_and_range(isl_space_copy(tsp), isl_set_get_space(b->dom[i])));
+  /* the constant components, fixed on the domain once it is pulled back */
+  int *consts = malloc(sizeof(int) * 2 * (size_t)(kept + 1)), nconst = 0;
+  isl_space_free(tsp);
+  bool *have = calloc((size_t)nl + 1, sizeof *have);
+  bool ok = true;
+  for (int d = 0; d < full && ok; d++) {
+    if (newdim[d] < 0) continue;
+    const char *c = d < b->ntime[i] ? b->time[i][d] : "0";
+    if (c[0] >= '0' && c[0] <= '9') {
+      consts[2 * nconst] = newdim[d];
+      consts[2 * nconst++ + 1] = (int)strtol(c, NULL, 10);
+      continue;
+    }
+    bool neg = c[0] == '-';
+    int id = c[neg] == 'c' ? atoi(c + neg + 1) : -1, pos = -1;
+    for (int k = 0; k < nl; k++)
+      if (ids[k + 1] == id) pos = k;
+    ok = pos >= 0 && !have[pos];
+    if (!ok) break;
+    have[pos] = true;
+    isl_aff *aff = isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, (unsigned)newdim[d]);
+    t2i = isl_multi_aff_set_aff(t2i, pos, neg ? isl_aff_neg(aff) : aff);
+  }
+  for (int k = 0; k < nl && ok; k++) ok = have[k];
+  free(have);
+  isl_local_space_free(ls);
+  if (!ok) {
+    isl_multi_aff_free(t2i);
+    free(consts);
+    return NULL;
+  }
+  isl_set *tdom = isl_set_preimage_multi_aff(isl_set_copy(b->dom[i]), isl_multi_aff_copy(t2i));
+  for (int k = 0; k < nconst; k++) tdom = isl_set_fix_si(tdom, isl_dim_set, (unsigned)consts[2 * k], consts[2 * k + 1]);
+  free(consts);
+  isl_multi_aff *t2o;
+  if (b->identity[i]) {
+    char name[32];
+    snprintf(name, sizeof name, "S%d", b->inst[i]);
+    t2o = isl_multi_aff_set_tuple_name(t2i, isl_dim_out, name);
+  } else {
+    t2o = isl_multi_aff_pullback_multi_aff(isl_multi_aff_copy(b->i2o[i]), t2i);
+  }
+  return isl_map_reverse(isl_map_intersect_domain(isl_map_from_multi_aff(t2o), tdom));
+}
+
 static bool count_leaves(Stmt *s, int depth, void *ctx) {
   (void)depth;
   int *n = ctx;
@@ -603,7 +661,10 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
       StrBuf sb;
       sb_init(&sb);
       isl_map *o2t = NULL;
-      if (b.dom[i] && b.identity[i]) { /* S[c..] -> [t] on the loops' domain */
+      if (b.dom[i] && (b.identity[i] || b.i2o[i])) o2t = occurrence_schedule(&b, i, newdim, full, kept);
+      if (o2t) {
+        /* built from the domain, no inverse */
+      } else if (b.dom[i] && b.identity[i]) { /* S[c..] -> [t] on the loops' domain */
         char name[32];
         snprintf(name, sizeof name, "S%d", b.inst[i]);
         o2t = time_map(&b, i, isl_set_set_tuple_name(isl_set_copy(b.dom[i]), name), newdim, full, kept);

@@ -438,16 +438,20 @@ static int reorder_broken(Sched *s, const DepModel *now) {
   if (!res && !t) res = -1;
   bool *in = res ? NULL : sched_leaves_in(s, s->reorder.top);
   Reversed r = {before, after, n, n, false};
+  /* one iteration of the loops around top: equalities made once on the
+   * universe (each isl_map_equate on a pair's map simplifies all of it) */
+  isl_map *same = isl_map_universe(isl_space_map_from_set(isl_space_set_alloc(s->ctx, 0, (unsigned)now->time_dims)));
+  for (int d = 0; d < top->dim; d++) same = isl_map_equate(same, isl_dim_in, d, isl_dim_out, d);
   for (int i = 0; !res && i < t->n; i++) {
     if (!sched_pair_within(s, i, in)) continue;
     isl_map *m = sched_pair_times(s, i);
-    m = m ? isl_map_copy(m) : NULL;
-    for (int d = 0; d < top->dim; d++) m = isl_map_equate(m, isl_dim_in, d, isl_dim_out, d);
+    m = m ? isl_map_intersect(isl_map_copy(m), isl_map_copy(same)) : NULL;
     isl_set *d = isl_map_deltas(m);
     if (!d) res = -1;
     else if (isl_set_foreach_basic_set(d, reversed_piece, &r) < 0) res = r.found ? 1 : -1;
     isl_set_free(d);
   }
+  isl_map_free(same);
   free(in);
   free(before);
   free(after);
