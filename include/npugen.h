@@ -43,6 +43,9 @@ const char *npg_errors(NpgSession *s);
 int npg_variant_count(const NpgSession *s);
 const char *npg_variant_name(const NpgSession *s, int variant);
 int npg_variant_index(const NpgSession *s, const char *name); /* -1 if none */
+/* For a name npg_variant_index does not know: "no variant named 'x' in
+ * FILE (variants: a, b); did you mean 'b'?" into msg. */
+void npg_variant_unknown(const NpgSession *s, const char *name, char *msg, size_t msg_size);
 const char *npg_emit_source(NpgSession *s, int variant); /* <variant>.c */
 const char *npg_emit_header(NpgSession *s, int variant); /* <variant>.h */
 const char *npg_dump_ir(NpgSession *s, int variant);
@@ -182,6 +185,14 @@ NpgJit *npg_jit_reference(NpgSession *s, int variant); /* the kernel as written 
 const char *npg_jit_error(const NpgJit *j);            /* NULL if it compiled */
 bool npg_jit_run(NpgJit *j, void **args);              /* false: see npg_jit_error */
 void npg_jit_free(NpgJit *j);
+
+/* `npugen intrinsics [NAME]`: every intrinsic (NAME NULL), or NAME alone
+ * with its header comment and semantics kernel: its call as npu_intrinsics.h
+ * declares it, unit (NU, VU, DMA or CU), operand scopes, constraints, cycle
+ * formula on the target (an INI file; NULL: the default) and semantics
+ * file. Malloc'ed text (free it); NULL with the reason in err (an unknown
+ * NAME: with a did-you-mean) when it cannot be described. */
+char *npg_intrinsics_describe(const char *name, const char *target_ini, char *err, size_t err_size);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 
 #include "emit/emit.h"
 #include "frontend/frontend.h"
+#include "ir/suggest.h"
 #include "ir/uninit.h"
 #include "jit/check.h"
 #include "jit/guard.h"
@@ -148,6 +149,20 @@ int npg_variant_index(const NpgSession *s, const char *name) {
   for (int i = 0; i < npg_variant_count(s); i++)
     if (!strcmp(s->v[i].name, name)) return i;
   return -1;
+}
+
+void npg_variant_unknown(const NpgSession *s, const char *name, char *msg, size_t n) {
+  StrBuf all;
+  sb_init(&all);
+  IrSuggest near = ir_suggest_start(name);
+  for (int i = 0; i < npg_variant_count(s); i++) {
+    sb_printf(&all, "%s%s", i ? ", " : "", s->v[i].name);
+    ir_suggest_add(&near, s->v[i].name);
+  }
+  char dym[160];
+  snprintf(msg, n, "no variant named '%s' in %s (variants: %s)%s", name, s->m ? s->m->file : "the session",
+           all.len ? all.data : "none", ir_suggest_text(&near, dym, sizeof dym));
+  sb_free(&all);
 }
 
 const Module *session_module(const NpgSession *s) { return s->m; }
