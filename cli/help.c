@@ -127,7 +127,8 @@ int cmd_help(int argc, char **argv) {
     help_overview(stdout);
     return 0;
   }
-  if (help_command(stdout, argv[2])) return 0;
+  const char *cmd = !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h") ? "help" : argv[2];
+  if (help_command(stdout, cmd)) return 0;
   char dym[96];
   fprintf(stderr, "npugen help: unknown command '%s'%s\n", argv[2], help_suggest(argv[2], dym, sizeof dym));
   help_overview(stderr);

@@ -178,12 +178,25 @@ typedef struct {
 } NpgSimResult;
 bool npg_simulate(NpgSession *s, int variant, uint64_t seed, NpgSimResult *r);
 
-/* Running with your own arrays: args[i] is the i-th parameter's array, or a
- * pointer to the scalar's value. */
+/* Running with your own arrays: args[i] is the i-th parameter's array (in
+ * the variant's physical layout: see its pack/unpack helpers), or a
+ * pointer to the scalar's value.
+ *
+ * A variant whose C calls intrinsics (on-chip buffers, tensorize) runs in
+ * libnpusim. If this thread has a simulator bound (npusim_bind, sim/npusim.h)
+ * npg_jit_run uses it, and reading its errors and report is the caller's
+ * job. Otherwise npg_jit_run binds a fresh one on the session's target for
+ * the run, with the arrays declared, and returns false with the
+ * simulator's message in npg_jit_error on a hazard, an overrun or a DMA
+ * never waited for; npg_jit_sim_cycles then gives the run's cycles. A run
+ * never "succeeds" with intrinsics that did nothing. */
 NpgJit *npg_jit_variant(NpgSession *s, int variant);   /* the emitted C */
 NpgJit *npg_jit_reference(NpgSession *s, int variant); /* the kernel as written */
-const char *npg_jit_error(const NpgJit *j);            /* NULL if it compiled */
+const char *npg_jit_error(const NpgJit *j);            /* NULL if it compiled (and the last run succeeded) */
 bool npg_jit_run(NpgJit *j, void **args);              /* false: see npg_jit_error */
+/* The simulated cycles of the last npg_jit_run in a simulator of its own;
+ * 0 when it ran on the host or in the caller's simulator. */
+uint64_t npg_jit_sim_cycles(const NpgJit *j);
 void npg_jit_free(NpgJit *j);
 
 /* `npugen intrinsics [NAME]`: every intrinsic (NAME NULL), or NAME alone
