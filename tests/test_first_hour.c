@@ -147,6 +147,7 @@ Test(first_hour, intrinsics_cycle_figures_are_the_simulators) {
   npu_vu_add_f32(vm, vm + 64, vm + 128, 64);
   cr_expect_eq(described_cycles("npu_vu_add_f32"), (long long)unit_busy(sim, "vu0"));
   sim = bound_sim();
+  vm = npu_scope_base(NPU_VU_VM, 0); /* this simulator's */
   npu_vu_reduce_max_f32(vm, vm + 64, 16, 16, 16);
   cr_expect_eq(described_cycles("npu_vu_reduce_max_f32"), (long long)unit_busy(sim, "vu0"));
 }
