@@ -37,15 +37,6 @@ HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h lower/*.h e
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-# The objects that compile INTRINSICS_DIR in depend on a file holding it,
-# rewritten only when it changes: `make install PREFIX=/x` after an install
-# to another PREFIX (make test's install-smoke) rebuilds them, and nothing
-# else, instead of keeping the other PREFIX's path.
-INTRINSICS_STAMP := $(BUILD)/intrinsics-dir
-$(shell mkdir -p $(BUILD) && { [ "$$(cat $(INTRINSICS_STAMP) 2>/dev/null)" = '$(INTRINSICS_DIR)' ] || \
-  printf '%s\n' '$(INTRINSICS_DIR)' > $(INTRINSICS_STAMP); })
-USES_INTRINSICS_DIR := $(call obj,$(shell grep -l NPG_INTRINSICS_INCLUDE_DIR $(LIB_SRCS) $(TEST_SRCS) fuzz/*.c 2>/dev/null))
-$(USES_INTRINSICS_DIR): $(INTRINSICS_STAMP)
 
 LIB_OBJS  := $(call obj,$(LIB_SRCS)) $(BUILD)/obj/ts_c_parser.o
 SIM_OBJS  := $(call obj,$(SIM_SRCS))
@@ -57,6 +48,16 @@ TEST_OBJS += $(call obj,$(wildcard fuzz/sched_gen.c fuzz/kernel_gen.c))
 
 .PHONY: all deps run test test-build bench install clean
 all: $(BUILD)/npugen $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
+
+# The objects that compile INTRINSICS_DIR in depend on a file holding it,
+# rewritten only when it changes: `make install PREFIX=/x` after an install
+# to another PREFIX (make test's install-smoke) rebuilds them, and nothing
+# else, instead of keeping the other PREFIX's path.
+INTRINSICS_STAMP := $(BUILD)/intrinsics-dir
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(INTRINSICS_STAMP) 2>/dev/null)" = '$(INTRINSICS_DIR)' ] || \
+  printf '%s\n' '$(INTRINSICS_DIR)' > $(INTRINSICS_STAMP); })
+USES_INTRINSICS_DIR := $(call obj,$(shell grep -l NPG_INTRINSICS_INCLUDE_DIR $(LIB_SRCS) $(TEST_SRCS) fuzz/*.c 2>/dev/null))
+$(USES_INTRINSICS_DIR): $(INTRINSICS_STAMP)
 
 deps: $(DEPS_OK)
 $(DEPS_OK): scripts/deps.sh scripts/tree-sitter-c.sha256
