@@ -175,3 +175,24 @@ Test(cli, a_no_op_reorder_warns) {
   cr_expect(strstr(out, "s.sched:2:13: warning: reorder: loops i and j are already in this order; the step changes "
                         "nothing"), "%s", out);
 }
+
+/* The manual page describes every command the overview lists. */
+Test(cli, the_manual_page_has_every_command) {
+  char cmd[512], out[8192];
+  snprintf(cmd, sizeof cmd, "%s help 2>/dev/null", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0);
+  FILE *f = fopen("docs/npugen.1", "r");
+  cr_assert_not_null(f);
+  static char man[65536];
+  man[fread(man, 1, sizeof man - 1, f)] = 0;
+  fclose(f);
+  int n = 0;
+  for (const char *p = strstr(out, "commands:\n"); p && (p = strstr(p, "\n  ")); n++) {
+    char name[32], want[64];
+    if (sscanf(p + 3, "%31s", name) != 1) break;
+    snprintf(want, sizeof want, "\n.TP\n.B %s\n", name);
+    cr_expect(strstr(man, want), "docs/npugen.1 has no entry for '%s'", name);
+    p += 3;
+  }
+  cr_expect_eq(n, 5, "%s", out);
+}

@@ -53,6 +53,17 @@ Test(first_hour, did_you_mean_scopes_primitives_intrinsics_and_kernels) {
           "k.c:11:22: error: schedule: no kernel named 'matmull' (kernels: matmul); did you mean 'matmul'?");
 }
 
+/* The names of `#pragma npu inputs(KERNEL, PARAM, ...)` (docs/check.md). */
+Test(first_hour, did_you_mean_in_the_inputs_pragma) {
+  static const char *k = "void scale(const float Xin[4], float Yout[4]) {\n"
+                         "  for (int i = 0; i < 4; i++) Yout[i] = Xin[i] * 2.0f;\n"
+                         "}\n";
+  refused(k, "#pragma npu inputs(scal, Xin, 0, 1)\n",
+          "k.c:4:20: error: no kernel 'scal' is defined above this pragma; did you mean 'scale'?");
+  refused(k, "#pragma npu inputs(scale, Xn, 0, 1)\n",
+          "k.c:4:27: error: kernel 'scale' has no parameter 'Xn'; did you mean 'Xin'?");
+}
+
 Test(first_hour, did_you_mean_variants) {
   NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, matmul_tiled)\n#pragma npu split(i, 16, io, ii)\n");
   char msg[512];
