@@ -37,6 +37,7 @@ HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h lower/*.h e
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
+
 LIB_OBJS  := $(call obj,$(LIB_SRCS)) $(BUILD)/obj/ts_c_parser.o
 SIM_OBJS  := $(call obj,$(SIM_SRCS))
 CLI_OBJS  := $(call obj,$(CLI_SRCS))
@@ -47,6 +48,16 @@ TEST_OBJS += $(call obj,$(wildcard fuzz/sched_gen.c fuzz/kernel_gen.c))
 
 .PHONY: all deps run test test-build bench install clean
 all: $(BUILD)/npugen $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
+
+# The objects that compile INTRINSICS_DIR in depend on a file holding it,
+# rewritten only when it changes: `make install PREFIX=/x` after an install
+# to another PREFIX (make test's install-smoke) rebuilds them, and nothing
+# else, instead of keeping the other PREFIX's path.
+INTRINSICS_STAMP := $(BUILD)/intrinsics-dir
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(INTRINSICS_STAMP) 2>/dev/null)" = '$(INTRINSICS_DIR)' ] || \
+  printf '%s\n' '$(INTRINSICS_DIR)' > $(INTRINSICS_STAMP); })
+USES_INTRINSICS_DIR := $(call obj,$(shell grep -l NPG_INTRINSICS_INCLUDE_DIR $(LIB_SRCS) $(TEST_SRCS) fuzz/*.c 2>/dev/null))
+$(USES_INTRINSICS_DIR): $(INTRINSICS_STAMP)
 
 deps: $(DEPS_OK)
 $(DEPS_OK): scripts/deps.sh scripts/tree-sitter-c.sha256
@@ -117,30 +128,57 @@ bench: all
 
 # The installed npugen and libnpugen read the semantics kernels from
 # PREFIX/share/npugen/npu_intrinsics: they are built apart (build/install)
-# with that path compiled in.
+# with that path compiled in (INTRINSICS_STAMP rebuilds what holds it when
+# PREFIX changes). Installed: the binary, the static libraries, the headers,
+# npugen.pc and npusim.pc (dependencies in Libs: no --static needed), the
+# semantics kernels, the targets, the manual page and an example of a
+# user's own Criterion test.
 INSTALL_INTRINSICS := $(PREFIX)/share/npugen/npu_intrinsics
+VERSION := $(shell sed -n 's/^\#define NPUGEN_VERSION_STRING "\(.*\)"/\1/p' include/npugen.h)
+PC_SED  := sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
 install: $(DEPS_OK)
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/install INTRINSICS_DIR=$(INSTALL_INTRINSICS) all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/npugen \
-	  $(DESTDIR)$(INSTALL_INTRINSICS) $(DESTDIR)$(PREFIX)/share/npugen/targets
+	  $(DESTDIR)$(INSTALL_INTRINSICS) $(DESTDIR)$(PREFIX)/share/npugen/targets \
+	  $(DESTDIR)$(PREFIX)/share/npugen/examples $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 build/install/npugen $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/install/libnpugen.a build/install/libnpusim.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/npugen.h $(wildcard npu_intrinsics/*.h) $(wildcard sim/npusim.h) $(DESTDIR)$(PREFIX)/include/npugen/
 	install -m 644 $(wildcard npu_intrinsics/*.c npu_intrinsics/*.h) $(DESTDIR)$(INSTALL_INTRINSICS)/
 	install -m 644 $(wildcard targets/*.ini) $(DESTDIR)$(PREFIX)/share/npugen/targets/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/npugen.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npugen.pc
+	install -m 644 examples/embed/test_my_kernel.c $(DESTDIR)$(PREFIX)/share/npugen/examples/
+	install -m 644 docs/npugen.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(PC_SED) scripts/npugen.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npugen.pc
+	$(PC_SED) scripts/npusim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npusim.pc
 
 # An installed npugen, away from the source tree, tensorizes and vectorizes
-# (softmax and layernorm need the semantics kernels) and JIT-runs the result.
+# (softmax and layernorm need the semantics kernels) and JIT-runs the result;
+# a second install to another PREFIX reads that PREFIX's intrinsics; the
+# installed example test builds with pkg-config alone (no --static) and
+# passes; the manual page renders.
 .PHONY: install-smoke
+SMOKE_ROOT := $(CURDIR)/build/install-root
 install-smoke: $(DEPS_OK)
-	rm -rf build/install-root
-	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/build/install-root
-	grep -qa '$(CURDIR)/build/install-root/share/npugen/npu_intrinsics' build/install-root/bin/npugen
-	cd / && $(CURDIR)/build/install-root/bin/npugen check $(CURDIR)/examples/softmax_npu.c
-	cd / && $(CURDIR)/build/install-root/bin/npugen check $(CURDIR)/examples/softmax_npu.c \
-	  --target $(CURDIR)/build/install-root/share/npugen/targets/small.ini
-	cd / && $(CURDIR)/build/install-root/bin/npugen check $(CURDIR)/examples/layernorm_npu.c
+	rm -rf $(SMOKE_ROOT) $(SMOKE_ROOT)2
+	$(MAKE) --no-print-directory install PREFIX=$(SMOKE_ROOT)
+	grep -qa '$(SMOKE_ROOT)/share/npugen/npu_intrinsics' $(SMOKE_ROOT)/bin/npugen
+	cd / && $(SMOKE_ROOT)/bin/npugen check $(CURDIR)/examples/softmax_npu.c
+	cd / && $(SMOKE_ROOT)/bin/npugen check $(CURDIR)/examples/softmax_npu.c \
+	  --target $(SMOKE_ROOT)/share/npugen/targets/small.ini
+	cd / && $(SMOKE_ROOT)/bin/npugen check $(CURDIR)/examples/layernorm_npu.c
+	cd / && $(SMOKE_ROOT)/bin/npugen intrinsics npu_nu_matmul_i8 | \
+	  grep -q 'semantics:   $(SMOKE_ROOT)/share/npugen/npu_intrinsics/npu_nu_matmul_i8.c'
+	$(MAKE) --no-print-directory install PREFIX=$(SMOKE_ROOT)2
+	rm -rf $(SMOKE_ROOT)
+	cd / && $(SMOKE_ROOT)2/bin/npugen intrinsics npu_nu_matmul_i8 | \
+	  grep -q 'semantics:   $(SMOKE_ROOT)2/share/npugen/npu_intrinsics/npu_nu_matmul_i8.c'
+	cd / && $(SMOKE_ROOT)2/bin/npugen check $(CURDIR)/examples/matmul.c --variant matmul_nu
+	mkdir -p build/install-example && cd build/install-example && \
+	  PKG_CONFIG_PATH=$(SMOKE_ROOT)2/lib/pkgconfig $(CC) -std=c11 $(SMOKE_ROOT)2/share/npugen/examples/test_my_kernel.c \
+	    $$(PKG_CONFIG_PATH=$(SMOKE_ROOT)2/lib/pkgconfig pkg-config --cflags --libs npugen criterion) -o test_my_kernel && \
+	  ./test_my_kernel
+	if command -v man >/dev/null; then MANWIDTH=80 man -l $(SMOKE_ROOT)2/share/man/man1/npugen.1 2>&1; \
+	  else cat $(SMOKE_ROOT)2/share/man/man1/npugen.1; fi | grep -q 'npugen intrinsics' # man-db is not among the deps
 SMOKE_TARGETS += install-smoke
 
 clean:

@@ -7,45 +7,25 @@
 #include <sys/stat.h>
 
 #include "cli/emit_dir.h"
+#include "cli/help.h"
 #include "cli/tune.h"
 #include "npugen.h"
 
-static const char usage[] =
-    "usage: npugen emit FILE [--schedule SFILE] [--target INI] [-o DIR] [--check] [--dump-ir[=steps|lowered]]\n"
-    "       npugen check FILE [--schedule SFILE] [--target INI] [--seed N] [--trace JSON]\n"
-    "                         [--max-steps N] [--max-memory MIB]\n"
-    TUNE_USAGE
-    "       npugen --version | --help\n"
-    "\n"
-    "  emit    write <variant>.c and <variant>.h for every variant into DIR\n"
-    "          (without -o, print the C to standard output)\n"
-    "          --check    exit 1 if the files in DIR are missing or stale\n"
-    "          --dump-ir  print the loop-nest IR of every variant\n"
-    "          --dump-ir=steps  also the IR after each schedule step\n"
-    "          --dump-ir=lowered  the lowered IR: DMA starts and waits with their tokens\n"
-    "  check   JIT-run every variant and the kernel as written on the same\n"
-    "          seeded random inputs and compare every output element\n"
-    "          --max-steps N     do not start a run of more than N loop iterations\n"
-    "                            plus statement instances (default 2^32)\n"
-    "          --max-memory MIB  nor one whose arrays need more (default 1024)\n"
-    "  tune    search for a schedule of one kernel (docs/tune.md): write the best\n"
-    "          as variant <kernel>_tuned to OUT.sched, after checking it\n"
-    "  --schedule SFILE  more variants: a file of '#pragma npu' lines only\n"
-    "  --target INI      the NPU (targets/default.ini's format) to schedule for\n"
-    "                    and simulate on (default: targets/default.ini's)\n"
-    "\n"
-    "A refused schedule is reported as an error; the other variants are still\n"
-    "emitted or checked, and the exit status is 1.\n";
-
-static int usage_error(const char *fmt, const char *arg) {
+/* A usage error: the message, then the command's help (or the overview). */
+static int usage_error(const char *cmd, const char *fmt, const char *arg) {
   fprintf(stderr, "npugen: ");
   fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n%s", usage);
+  fprintf(stderr, "\n");
+  if (!cmd || !help_command(stderr, cmd)) help_overview(stderr);
   return 2;
 }
 
+enum { MAX_VARIANTS = 64 }; /* --variant given at most this often */
+
 typedef struct {
   const char *cmd, *file, *out_dir, *target, *trace, *schedule;
+  const char *variants[MAX_VARIANTS]; /* --variant: only these */
+  int nvariants;
   bool check_stale, dump_ir, dump_steps, dump_lowered;
   uint64_t seed, max_steps, max_mib;
 } Options;
@@ -53,15 +33,17 @@ typedef struct {
 static int parse_args(int argc, char **argv, Options *o) {
   memset(o, 0, sizeof *o);
   o->seed = 1;
-  if (argc < 2) return usage_error("missing command", "");
   o->cmd = argv[1];
-  if (strcmp(o->cmd, "emit") && strcmp(o->cmd, "check")) return usage_error("unknown command '%s'", o->cmd);
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--target") || !strcmp(a, "--trace") ||
-        !strcmp(a, "--schedule") || !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory")) {
-      if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
-      if (!strcmp(a, "--schedule")) {
+        !strcmp(a, "--schedule") || !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory") ||
+        !strcmp(a, "--variant")) {
+      if (i + 1 >= argc) return usage_error(o->cmd, "option '%s' needs a value", a);
+      if (!strcmp(a, "--variant")) {
+        if (o->nvariants == MAX_VARIANTS) return usage_error(o->cmd, "more than %s --variant options", "64");
+        o->variants[o->nvariants++] = argv[++i];
+      } else if (!strcmp(a, "--schedule")) {
         o->schedule = argv[++i];
       } else if (!strcmp(a, "--target")) {
         o->target = argv[++i];
@@ -73,10 +55,10 @@ static int parse_args(int argc, char **argv, Options *o) {
         char *end;
         errno = 0;
         uint64_t v = strtoull(argv[++i], &end, 10);
-        if (*end || errno || !argv[i][0] || argv[i][0] == '-') return usage_error("invalid number '%s'", argv[i]);
+        if (*end || errno || !argv[i][0] || argv[i][0] == '-') return usage_error(o->cmd, "invalid number '%s'", argv[i]);
         if (!strcmp(a, "--seed")) o->seed = v;
         else if (v == 0 || (!strcmp(a, "--max-memory") && v > (UINT64_MAX >> 20)))
-          return usage_error("invalid limit '%s'", argv[i]);
+          return usage_error(o->cmd, "invalid limit '%s'", argv[i]);
         else if (!strcmp(a, "--max-steps")) o->max_steps = v;
         else o->max_mib = v;
       }
@@ -89,33 +71,54 @@ static int parse_args(int argc, char **argv, Options *o) {
     } else if (!strcmp(a, "--dump-ir=steps")) {
       o->dump_ir = o->dump_steps = true;
     } else if (a[0] == '-' && a[1]) {
-      return usage_error("unknown option '%s'", a);
+      return usage_error(o->cmd, "unknown option '%s'", a);
     } else if (!o->file) {
       o->file = a;
     } else {
-      return usage_error("unexpected argument '%s'", a);
+      return usage_error(o->cmd, "unexpected argument '%s'", a);
     }
   }
-  if (!o->file) return usage_error("missing input FILE", "");
+  if (!o->file) return usage_error(o->cmd, "missing input FILE%s", "");
   if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir))
-    return usage_error("-o, --check and --dump-ir belong to 'emit'", "");
+    return usage_error(o->cmd, "-o, --check and --dump-ir belong to 'emit'%s", "");
   if (strcmp(o->cmd, "check") && (o->trace || o->max_steps || o->max_mib))
-    return usage_error("--trace, --max-steps and --max-memory belong to 'check'", "");
-  if (o->check_stale && !o->out_dir) return usage_error("--check needs -o DIR", "");
+    return usage_error(o->cmd, "--trace, --max-steps and --max-memory belong to 'check'%s", "");
+  if (o->check_stale && !o->out_dir) return usage_error(o->cmd, "--check needs -o DIR%s", "");
+  /* emit -o removes the files of variants it does not write */
+  if (o->nvariants && o->out_dir) return usage_error(o->cmd, "--variant and -o do not go together: -o writes every variant%s", "");
   return 0;
 }
 
-static int cmd_emit(NpgSession *s, const Options *o) {
-  int n = npg_variant_count(s), rc = 0;
+/* The variants to run: --variant's, else all; -1 after an error. */
+static int pick_variants(NpgSession *s, const Options *o, int *idx) {
+  int n = npg_variant_count(s);
+  if (!o->nvariants) {
+    for (int i = 0; i < n; i++) idx[i] = i;
+    return n;
+  }
+  for (int k = 0; k < o->nvariants; k++) {
+    idx[k] = npg_variant_index(s, o->variants[k]);
+    if (idx[k] >= 0) continue;
+    char err[8192];
+    npg_variant_unknown(s, o->variants[k], err, sizeof err);
+    fprintf(stderr, "%s: error: %s\n", o->file, err);
+    return -1;
+  }
+  return o->nvariants;
+}
+
+static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
+  int rc = 0;
   if (o->dump_ir)
-    for (int i = 0; i < n; i++) {
+    for (int k = 0; k < n; k++) {
+      int i = idx[k];
       const char *steps = o->dump_steps ? npg_dump_ir_steps(s, i) : NULL;
       if (steps) printf("# variant %s\n%s", npg_variant_name(s, i), steps);
       else printf("%s", o->dump_lowered ? npg_dump_ir_lowered(s, i) : npg_dump_ir(s, i));
     }
   if (!o->out_dir) {
     if (!o->dump_ir)
-      for (int i = 0; i < n; i++) printf("%s%s", i ? "\n" : "", npg_emit_source(s, i));
+      for (int k = 0; k < n; k++) printf("%s%s", k ? "\n" : "", npg_emit_source(s, idx[k]));
     return 0;
   }
   char rerun[8192];
@@ -137,10 +140,11 @@ static int cmd_emit(NpgSession *s, const Options *o) {
   return rc;
 }
 
-static int cmd_check(NpgSession *s, const Options *o) {
-  int n = npg_variant_count(s), failed = 0;
+static int cmd_check(NpgSession *s, const Options *o, const int *idx, int n) {
+  int failed = 0;
   npg_set_check_limits(s, o->max_steps, o->max_mib << 20);
-  for (int i = 0; i < n; i++) {
+  for (int k = 0; k < n; k++) {
+    int i = idx[k];
     NpgCheckResult r;
     bool ok = npg_check(s, i, o->seed, &r);
     if (ok) {
@@ -183,16 +187,34 @@ static char *read_schedule(const char *path, size_t *len) {
   return text;
 }
 
-int main(int argc, char **argv) {
-  if (argc == 2 && !strcmp(argv[1], "--version")) {
-    printf("npugen %s\n", NPUGEN_VERSION_STRING);
-    return 0;
+/* `npugen intrinsics [NAME] [--target INI]`. */
+static int cmd_intrinsics(int argc, char **argv) {
+  const char *name = NULL, *target = NULL;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--target")) {
+      if (i + 1 >= argc) return usage_error("intrinsics", "option '%s' needs a value", argv[i]);
+      target = argv[++i];
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return usage_error("intrinsics", "unknown option '%s'", argv[i]);
+    } else if (name) {
+      return usage_error("intrinsics", "unexpected argument '%s'", argv[i]);
+    } else {
+      name = argv[i];
+    }
   }
-  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    fputs(usage, stdout);
-    return 0;
+  char err[2048];
+  char *text = npg_intrinsics_describe(name, target, err, sizeof err);
+  if (!text) {
+    fprintf(stderr, "npugen intrinsics: error: %s\n", err);
+    return 1;
   }
-  if (argc >= 2 && !strcmp(argv[1], "tune")) return cmd_tune(argc, argv);
+  fputs(text, stdout);
+  free(text);
+  return 0;
+}
+
+/* emit and check: open the file, add --schedule's variants, run. */
+static int cmd_variants(int argc, char **argv) {
   Options o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
@@ -211,9 +233,41 @@ int main(int argc, char **argv) {
   }
   if (o.trace) npg_set_trace(s, o.trace);
   int errors = npg_error_count(s);
-  if (errors) fputs(npg_errors(s), stderr);
+  fputs(npg_errors(s), stderr); /* errors, and warnings (a reorder that changes nothing) */
   /* A refused variant is not emitted; the others still are. */
-  if (npg_variant_count(s)) rc = !strcmp(o.cmd, "emit") ? cmd_emit(s, &o) : cmd_check(s, &o);
+  int *idx = malloc(sizeof *idx * (size_t)(npg_variant_count(s) + MAX_VARIANTS + 1));
+  int n = npg_variant_count(s) ? pick_variants(s, &o, idx) : 0;
+  if (n < 0) rc = 1;
+  else if (n) rc = !strcmp(o.cmd, "emit") ? cmd_emit(s, &o, idx, n) : cmd_check(s, &o, idx, n);
+  free(idx);
   npg_close(s);
   return errors ? 1 : rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return usage_error(NULL, "missing command%s", "");
+  const char *cmd = argv[1];
+  if (argc == 2 && !strcmp(cmd, "--version")) {
+    printf("npugen %s\n", NPUGEN_VERSION_STRING);
+    return 0;
+  }
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    help_overview(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "help")) return cmd_help(argc, argv);
+  bool known = !strcmp(cmd, "emit") || !strcmp(cmd, "check") || !strcmp(cmd, "tune") || !strcmp(cmd, "intrinsics");
+  if (!known) {
+    char dym[96];
+    fprintf(stderr, "npugen: unknown command '%s'%s\n", cmd, help_suggest(cmd, dym, sizeof dym));
+    help_overview(stderr);
+    return 2;
+  }
+  if (help_asked(argc, argv)) {
+    help_command(stdout, cmd);
+    return 0;
+  }
+  if (!strcmp(cmd, "tune")) return cmd_tune(argc, argv);
+  if (!strcmp(cmd, "intrinsics")) return cmd_intrinsics(argc, argv);
+  return cmd_variants(argc, argv);
 }

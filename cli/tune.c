@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/tune.h"
+#include "ir/suggest.h"
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
@@ -89,11 +90,14 @@ static int parse(int argc, char **argv, TuneArgs *a) {
 static const char *pick_kernel(const Module *m, const char *file, const char *want) {
   int n = 0;
   const char *only = NULL;
+  IrSuggest near = ir_suggest_start(want);
   for (const Kernel *k = m ? m->kernels : NULL; k; k = k->next, n++) {
     only = k->name;
     if (want && !strcmp(want, k->name)) return k->name;
+    ir_suggest_add(&near, k->name);
   }
-  if (want) fprintf(stderr, "%s:1:1: error: no kernel '%s' in the file\n", file, want);
+  char dym[160];
+  if (want) fprintf(stderr, "%s:1:1: error: no kernel '%s' in the file%s\n", file, want, ir_suggest_text(&near, dym, sizeof dym));
   else if (n != 1) fprintf(stderr, "%s:1:1: error: the file has %d kernels: name one with --kernel\n", file, n);
   return !want && n == 1 ? only : NULL;
 }

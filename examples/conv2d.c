@@ -29,7 +29,6 @@ void conv2d(const int8_t in[C][H][W], const int8_t wt[OC][C][3][3], const int32_
  * unrolled; output channels in parallel. */
 #pragma npu schedule(conv2d, conv2d_tiled)
 #pragma npu tile(oh, ow, 7, 14, oho, owo, ohi, owi)
-#pragma npu reorder(oc, oho, owo, ohi, owi)
 #pragma npu unroll(kw)
 #pragma npu unroll(kh)
 #pragma npu parallel(oc)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ir/check_spec.h"
+#include "ir/suggest.h"
 
 /* ---------------- arguments ---------------- */
 
@@ -25,20 +26,27 @@ static const char *name_arg(Fe *fe, TSNode n, const char *what) {
 
 static const Kernel *kernel_arg(Fe *fe, TSNode n) {
   const char *name = name_arg(fe, n, "the kernel");
-  for (const Kernel *k = fe->m->kernels; k; k = k->next)
+  IrSuggest near = ir_suggest_start(name);
+  for (const Kernel *k = fe->m->kernels; k; k = k->next) {
     if (!strcmp(k->name, name)) return k;
-  fe_error(fe, n, "no kernel '%s' is defined above this pragma", name);
+    ir_suggest_add(&near, k->name);
+  }
+  char dym[160];
+  fe_error(fe, n, "no kernel '%s' is defined above this pragma%s", name, ir_suggest_text(&near, dym, sizeof dym));
 }
 
 /* The parameter's element type (its own type for a scalar); its buffer in *b. */
 static const Type *param_arg(Fe *fe, TSNode n, const Kernel *k, const Buffer **b) {
   const char *name = name_arg(fe, n, "a parameter");
+  IrSuggest near = ir_suggest_start(name);
   for (const Param *p = k->params; p; p = p->next) {
     *b = p->buf;
     if (p->buf && !strcmp(p->buf->name, name)) return p->buf->elem;
     if (p->var && !strcmp(p->var->name, name)) return p->var->type;
+    ir_suggest_add(&near, p->buf ? p->buf->name : p->var->name);
   }
-  fe_error(fe, n, "kernel '%s' has no parameter '%s'", k->name, name);
+  char dym[160];
+  fe_error(fe, n, "kernel '%s' has no parameter '%s'%s", k->name, name, ir_suggest_text(&near, dym, sizeof dym));
 }
 
 /* A floating constant expression's value (integers, casts, + - * /). */

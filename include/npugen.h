@@ -43,6 +43,9 @@ const char *npg_errors(NpgSession *s);
 int npg_variant_count(const NpgSession *s);
 const char *npg_variant_name(const NpgSession *s, int variant);
 int npg_variant_index(const NpgSession *s, const char *name); /* -1 if none */
+/* For a name npg_variant_index does not know: "no variant named 'x' in
+ * FILE (variants: a, b); did you mean 'b'?" into msg. */
+void npg_variant_unknown(const NpgSession *s, const char *name, char *msg, size_t msg_size);
 const char *npg_emit_source(NpgSession *s, int variant); /* <variant>.c */
 const char *npg_emit_header(NpgSession *s, int variant); /* <variant>.h */
 const char *npg_dump_ir(NpgSession *s, int variant);
@@ -175,13 +178,34 @@ typedef struct {
 } NpgSimResult;
 bool npg_simulate(NpgSession *s, int variant, uint64_t seed, NpgSimResult *r);
 
-/* Running with your own arrays: args[i] is the i-th parameter's array, or a
- * pointer to the scalar's value. */
+/* Running with your own arrays: args[i] is the i-th parameter's array (in
+ * the variant's physical layout: see its pack/unpack helpers), or a
+ * pointer to the scalar's value.
+ *
+ * A variant whose C calls intrinsics (on-chip buffers, tensorize) runs in
+ * libnpusim. If this thread has a simulator bound (npusim_bind, sim/npusim.h)
+ * npg_jit_run uses it, and reading its errors and report is the caller's
+ * job. Otherwise npg_jit_run binds a fresh one on the session's target for
+ * the run, with the arrays declared, and returns false with the
+ * simulator's message in npg_jit_error on a hazard, an overrun or a DMA
+ * never waited for; npg_jit_sim_cycles then gives the run's cycles. A run
+ * never "succeeds" with intrinsics that did nothing. */
 NpgJit *npg_jit_variant(NpgSession *s, int variant);   /* the emitted C */
 NpgJit *npg_jit_reference(NpgSession *s, int variant); /* the kernel as written */
-const char *npg_jit_error(const NpgJit *j);            /* NULL if it compiled */
+const char *npg_jit_error(const NpgJit *j);            /* NULL if it compiled (and the last run succeeded) */
 bool npg_jit_run(NpgJit *j, void **args);              /* false: see npg_jit_error */
+/* The simulated cycles of the last npg_jit_run in a simulator of its own;
+ * 0 when it ran on the host or in the caller's simulator. */
+uint64_t npg_jit_sim_cycles(const NpgJit *j);
 void npg_jit_free(NpgJit *j);
+
+/* `npugen intrinsics [NAME]`: every intrinsic (NAME NULL), or NAME alone
+ * with its header comment and semantics kernel: its call as npu_intrinsics.h
+ * declares it, unit (NU, VU, DMA or CU), operand scopes, constraints, cycle
+ * formula on the target (an INI file; NULL: the default) and semantics
+ * file. Malloc'ed text (free it); NULL with the reason in err (an unknown
+ * NAME: with a did-you-mean) when it cannot be described. */
+char *npg_intrinsics_describe(const char *name, const char *target_ini, char *err, size_t err_size);
 
 #ifdef __cplusplus
 }

@@ -207,11 +207,21 @@ void diag_note(DiagList *d, const char *file, const char *src, int line, int col
   va_end(ap);
 }
 
+void diag_warning(DiagList *d, const char *file, const char *src, int line, int col,
+                  const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(d, true, file, src, line, col, fmt, ap);
+  va_end(ap);
+  d->last->is_note = false;
+  d->last->is_warning = true;
+}
+
 char *diag_render(const DiagList *d) {
   StrBuf sb;
   sb_init(&sb);
   for (const Diag *g = d->first; g; g = g->next) {
-    const char *kind = g->is_note ? "note" : "error";
+    const char *kind = g->is_note ? "note" : g->is_warning ? "warning" : "error";
     if (g->file && g->line > 0)
       sb_printf(&sb, "%s:%d:%d: %s: %s\n", g->file, g->line, g->col, kind, g->message);
     else if (g->file)

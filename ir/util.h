@@ -55,6 +55,7 @@ struct Diag {
   char *message;
   char *source_line; /* the line's text for the caret display, or NULL */
   bool is_note;      /* "note:" follow-up of the previous error */
+  bool is_warning;   /* "warning:": reported, but not an error */
 };
 
 typedef struct {
@@ -69,6 +70,9 @@ void diag_error(DiagList *d, const char *file, const char *src, int line, int co
                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void diag_note(DiagList *d, const char *file, const char *src, int line, int col,
                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* A warning: rendered with the errors, not counted in d->errors. */
+void diag_warning(DiagList *d, const char *file, const char *src, int line, int col,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void diag_verror(DiagList *d, bool is_note, const char *file, const char *src, int line,
                  int col, const char *fmt, va_list ap);
 /* gcc-style text: "file:line:col: error: msg\n<line>\n   ^\n" for each. */

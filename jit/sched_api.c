@@ -9,6 +9,7 @@
 
 #include "frontend/frontend.h"
 #include "ir/reserved.h"
+#include "ir/suggest.h"
 #include "jit/session.h"
 #include "lower/lower.h"
 #include "schedule/sched.h"
@@ -127,8 +128,14 @@ static Kernel *find_kernel(NpgSession *s, const char *name, const char *file, co
   if (k) return k;
   StrBuf sb;
   sb_init(&sb);
-  for (Kernel *x = s->m->kernels; x; x = x->next) sb_printf(&sb, "%s%s", x == s->m->kernels ? "" : ", ", x->name);
-  diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: no kernel named '%s' (kernels: %s)", name, sb.data);
+  IrSuggest near = ir_suggest_start(name);
+  for (Kernel *x = s->m->kernels; x; x = x->next) {
+    sb_printf(&sb, "%s%s", x == s->m->kernels ? "" : ", ", x->name);
+    ir_suggest_add(&near, x->name);
+  }
+  char dym[160];
+  diag_error(&s->diags, file, src, loc.line, loc.col, "schedule: no kernel named '%s' (kernels: %s)%s", name, sb.data,
+             ir_suggest_text(&near, dym, sizeof dym));
   sb_free(&sb);
   return NULL;
 }

@@ -7,6 +7,7 @@
 
 #include "emit/emit.h"
 #include "frontend/frontend.h"
+#include "ir/suggest.h"
 #include "ir/uninit.h"
 #include "jit/check.h"
 #include "jit/guard.h"
@@ -22,6 +23,9 @@ struct NpgJit {
   const Kernel *k;
   char thunk[300];
   char error[4096];
+  bool npu;          /* the variant's C calls intrinsics */
+  NpuTarget target;  /* the session's, for a simulator of its own */
+  uint64_t cycles;   /* the last run's, in that simulator */
 };
 
 /* One variant per kernel as written, then one per schedule; none when a
@@ -148,6 +152,20 @@ int npg_variant_index(const NpgSession *s, const char *name) {
   for (int i = 0; i < npg_variant_count(s); i++)
     if (!strcmp(s->v[i].name, name)) return i;
   return -1;
+}
+
+void npg_variant_unknown(const NpgSession *s, const char *name, char *msg, size_t n) {
+  StrBuf all;
+  sb_init(&all);
+  IrSuggest near = ir_suggest_start(name);
+  for (int i = 0; i < npg_variant_count(s); i++) {
+    sb_printf(&all, "%s%s", i ? ", " : "", s->v[i].name);
+    ir_suggest_add(&near, s->v[i].name);
+  }
+  char dym[160];
+  snprintf(msg, n, "no variant named '%s' in %s (variants: %s)%s", name, s->m ? s->m->file : "the session",
+           all.len ? all.data : "none", ir_suggest_text(&near, dym, sizeof dym));
+  sb_free(&all);
 }
 
 const Module *session_module(const NpgSession *s) { return s->m; }
@@ -302,9 +320,26 @@ static NpgJit *jit_new(const Kernel *k) {
   return j;
 }
 
+static bool npu_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  bool *npu = ctx;
+  if ((st->kind == ST_DECL && st->buf && buffer_onchip(st->buf)) || (st->kind == ST_FOR && st->intrin)) *npu = true;
+  return !*npu;
+}
+
+/* True when the variant's C calls intrinsics: an on-chip buffer (its DMAs)
+ * or a tensorized nest. */
+static bool calls_npu(const Kernel *ir) {
+  bool npu = false;
+  ir_walk_stmts(ir->body, npu_visit, &npu);
+  return npu;
+}
+
 NpgJit *npg_jit_variant(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   NpgJit *j = jit_new(s->v[i].ir);
+  j->npu = calls_npu(s->v[i].ir);
+  j->target = s->target;
   snprintf(j->thunk, sizeof j->thunk, "npg_call_%s", s->v[i].name);
   j->unit = check_compile_variant(s->v[i].ir, npg_emit_source(s, i), s->v[i].name, j->error,
                                   sizeof j->error);
@@ -323,6 +358,34 @@ NpgJit *npg_jit_reference(NpgSession *s, int i) {
 
 const char *npg_jit_error(const NpgJit *j) { return j->unit && !j->error[0] ? NULL : j->error; }
 
+/* An NPU variant run with no simulator bound: without one every intrinsic
+ * does nothing, so the run binds its own, on the session's target, with
+ * the arrays declared (an overrun is an error), and fails with the
+ * simulator's message. */
+static bool run_in_own_simulator(NpgJit *j, ThunkFn fn, void **args) {
+  NpuSim *sim = npusim_new(&j->target);
+  if (!sim) {
+    snprintf(j->error, sizeof j->error, "the simulator rejects the session's target '%s'", j->target.name);
+    return false;
+  }
+  int i = 0;
+  for (const Param *p = j->k->params; p; p = p->next, i++)
+    if (p->buf) npusim_add_ddr(sim, args[i], (size_t)buffer_elems(p->buf) * (size_t)p->buf->elem->size, p->buf->name);
+  npusim_bind(sim);
+  char err[1024];
+  bool ran = guarded_call(fn, args, err, sizeof err);
+  if (ran) npusim_finish(sim);
+  npusim_unbind();
+  bool ok = ran && !npusim_failed(sim);
+  if (npusim_failed(sim)) snprintf(j->error, sizeof j->error, "simulator: %.3000s", npusim_error(sim));
+  else if (!ran) snprintf(j->error, sizeof j->error, "%s", err);
+  NpuSimReport r;
+  npusim_report(sim, &r);
+  j->cycles = r.total_cycles;
+  npusim_free(sim);
+  return ok;
+}
+
 bool npg_jit_run(NpgJit *j, void **args) {
   if (!j->unit) return false;
   ThunkFn fn = (ThunkFn)tcc_unit_symbol(j->unit, j->thunk);
@@ -330,8 +393,13 @@ bool npg_jit_run(NpgJit *j, void **args) {
     snprintf(j->error, sizeof j->error, "internal error: missing thunk %s", j->thunk);
     return false;
   }
+  j->error[0] = 0;
+  j->cycles = 0;
+  if (j->npu && !npusim_current()) return run_in_own_simulator(j, fn, args);
   return guarded_call(fn, args, j->error, sizeof j->error);
 }
+
+uint64_t npg_jit_sim_cycles(const NpgJit *j) { return j->cycles; }
 
 void npg_jit_free(NpgJit *j) {
   if (!j) return;

@@ -28,18 +28,27 @@
 
 #include "ir/affine.h"
 #include "ir/arith.h"
+#include "ir/suggest.h"
 
 /* ---------------- finding buffers ---------------- */
 
 typedef struct {
   const char *name;
   Buffer *found;
+  StrBuf all;     /* the arrays there are, for "no such" messages */
+  IrSuggest near; /* and the closest of them */
 } FindBuf;
+
+static void candidate(FindBuf *f, const char *name) {
+  sb_printf(&f->all, "%s%s", f->all.len ? ", " : "", name);
+  ir_suggest_add(&f->near, name);
+}
 
 static bool find_decl(Stmt *st, int depth, void *ctx) {
   (void)depth;
   FindBuf *f = ctx;
   if (st->kind == ST_DECL && st->buf && !strcmp(st->buf->name, f->name)) f->found = st->buf;
+  else if (st->kind == ST_DECL && st->buf) candidate(f, st->buf->name);
   return !f->found;
 }
 
@@ -55,9 +64,16 @@ Buffer *sched_buffer(Sched *s, const SchedArg *arg) {
       return NULL;
     }
   }
-  FindBuf f = {arg->name, NULL};
+  FindBuf f = {arg->name, NULL, {0}, ir_suggest_start(arg->name)};
+  sb_init(&f.all);
+  for (Param *p = s->k->params; p; p = p->next)
+    if (p->buf) candidate(&f, p->buf->name);
   ir_walk_stmts(s->k->body, find_decl, &f);
-  if (!f.found) sched_error(s, arg, "no array named '%s' among the kernel's parameters and local arrays", arg->name);
+  char dym[160];
+  if (!f.found)
+    sched_error(s, arg, "no array named '%s' among the kernel's parameters and local arrays (arrays: %s)%s", arg->name,
+                f.all.len ? f.all.data : "none", ir_suggest_text(&f.near, dym, sizeof dym));
+  sb_free(&f.all);
   return f.found;
 }
 

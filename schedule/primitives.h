@@ -43,6 +43,10 @@ bool split_loop(Sched *s, Stmt *loop, int64_t factor, const char *outer, const c
 /* reorder by loop statements (outermost first in the new order); the
  * rewrite only: call sched_begin_rewrite before and sched_legal after. */
 bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args);
+/* Refuses, at `at` and as reorder would, a chain from top down to bottom
+ * (inside it) that is not perfectly nested; tile checks the user's loops
+ * with it before it splits them, so the message names those loops. */
+bool reorder_check_chain(Sched *s, const Stmt *top, const Stmt *bottom, const SchedArg *at);
 /* Drops if-guards whose skipped instances would only touch padding
  * (schedule/pad_compute.c); a no-op when no buffer is padded. True when
  * it dropped one (more instances run: the dependence model is stale). */

@@ -40,6 +40,41 @@ static void set_header(Stmt *l, Header h) {
   l->annots = h.annots;
 }
 
+/* Names what keeps loop c, whose body starts with b, from being perfectly
+ * nested. Returns false. */
+static bool imperfect(Sched *s, const SchedArg *at, const Stmt *c, const Stmt *b) {
+  if (!b) return sched_error(s, at, "loop %s has an empty body", c->name);
+  const Stmt *other = b->kind == ST_FOR ? b->next : b;
+  const char *what = other->kind == ST_IF ? "an if" : other->name ? other->name : "a declaration";
+  if (b->kind == ST_FOR && other->kind == ST_FOR)
+    return sched_error(s, at, "loop %s is not perfectly nested: its body holds loops %s and %s; use fission first",
+                       c->name, b->name, other->name);
+  if (b->kind == ST_FOR)
+    return sched_error(s, at, "loop %s is not perfectly nested: besides loop %s its body holds %s (line %d); use fission or decompose_reduction first",
+                       c->name, b->name, what, other->loc.line);
+  return sched_error(s, at, "loop %s is not perfectly nested: its body holds %s (line %d) before the next loop; use fission or decompose_reduction first",
+                     c->name, what, other->loc.line);
+}
+
+/* A guard reorder_loops sinks into the loop under it (see there): the
+ * loop, else NULL. */
+static Stmt *under_sinkable_guard(const Stmt *b) {
+  if (b && !b->next && b->kind == ST_IF && !b->else_s && ir_expr_counters_only(b->cond) && b->then_s->body &&
+      !b->then_s->body->next && b->then_s->body->kind == ST_FOR)
+    return b->then_s->body;
+  return NULL;
+}
+
+bool reorder_check_chain(Sched *s, const Stmt *top, const Stmt *bottom, const SchedArg *at) {
+  for (const Stmt *c = top; c != bottom;) {
+    const Stmt *b = c->body->body, *sunk = under_sinkable_guard(b);
+    if (sunk) b = sunk;
+    if (!b || b->next || b->kind != ST_FOR) return imperfect(s, at, c, b);
+    c = b;
+  }
+  return true;
+}
+
 /* The rewrite alone: the caller models the program before it (the guard
  * sinking below changes it too) and proves the result. */
 bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
@@ -68,8 +103,7 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
      * declared inside, cannot occur in g). The isl model charges a
      * condition's reads to every instance under it, so it could not tell
      * the two apart: ir_expr_counters_only is what makes this sound. */
-    if (b && !b->next && b->kind == ST_IF && !b->else_s && ir_expr_counters_only(b->cond) && b->then_s->body &&
-        !b->then_s->body->next && b->then_s->body->kind == ST_FOR) {
+    if (under_sinkable_guard(b)) {
       Stmt *inner = b->then_s->body;
       b->then_s->body = inner->body->body;
       inner->body->body = b;
@@ -78,20 +112,7 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
       b = inner;
       sank = true;
     }
-    if (!b || b->next || b->kind != ST_FOR) {
-      /* name what keeps the nest from being perfect */
-      if (!b) return sched_error(s, args[0], "loop %s has an empty body", c->name);
-      const Stmt *other = b->kind == ST_FOR ? b->next : b;
-      const char *what = other->kind == ST_IF ? "an if" : other->name ? other->name : "a declaration";
-      if (b->kind == ST_FOR && other->kind == ST_FOR)
-        return sched_error(s, args[0], "loop %s is not perfectly nested: its body holds loops %s and %s; use fission first",
-                           c->name, b->name, other->name);
-      if (b->kind == ST_FOR)
-        return sched_error(s, args[0], "loop %s is not perfectly nested: besides loop %s its body holds %s (line %d); use fission or decompose_reduction first",
-                           c->name, b->name, what, other->loc.line);
-      return sched_error(s, args[0], "loop %s is not perfectly nested: its body holds %s (line %d) before the next loop; use fission or decompose_reduction first",
-                         c->name, what, other->loc.line);
-    }
+    if (!b || b->next || b->kind != ST_FOR) return imperfect(s, args[0], c, b);
     c = b;
   }
   /* New headers: the listed loops fill the listed places in list order. */
@@ -128,6 +149,36 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
   return true;
 }
 
+/* True when inner is reached from outer through loops whose bodies are
+ * each one loop: no guard between them that reorder_loops would sink. */
+static bool perfect_down_to(const Stmt *outer, const Stmt *inner) {
+  for (const Stmt *c = outer; c != inner; c = c->body->body) {
+    const Stmt *b = c->body->body;
+    if (!b || b->next || b->kind != ST_FOR) return false;
+  }
+  return true;
+}
+
+/* A reorder that changes nothing (each listed loop already holds the next
+ * in a perfect chain) is a warning, not an error: it is a likely mistake
+ * when trying schedules by hand, but a harmless one, and a generated
+ * schedule may well contain it (docs/schedules.md). */
+static bool already_in_order(Stmt *const *loops, int n) {
+  for (int i = 0; i + 1 < n; i++)
+    if (!sched_encloses(loops[i], loops[i + 1]) || !perfect_down_to(loops[i], loops[i + 1])) return false;
+  return true;
+}
+
+/* "i, j and k", in the arena. */
+static const char *listed(Sched *s, Stmt *const *loops, int n) {
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " and ", loops[i]->name);
+  const char *t = arena_strdup(s->a, sb.data);
+  sb_free(&sb);
+  return t;
+}
+
 bool prim_reorder(Sched *s, const SchedStep *st) {
   Stmt *loops[64];
   const SchedArg *args[64];
@@ -137,6 +188,10 @@ bool prim_reorder(Sched *s, const SchedStep *st) {
     args[i] = &st->args[i];
     for (int j = 0; j < i; j++)
       if (loops[j] == loops[i]) return sched_error(s, &st->args[i], "loop %s is listed twice", loops[i]->name);
+  }
+  if (already_in_order(loops, st->nargs)) {
+    sched_warning(s, NULL, "loops %s are already in this order; the step changes nothing", listed(s, loops, st->nargs));
+    return true;
   }
   return sched_begin_rewrite(s) && reorder_loops(s, loops, st->nargs, args) && sched_legal(s);
 }

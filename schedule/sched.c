@@ -11,6 +11,7 @@
 
 #include "ir/arith.h"
 #include "ir/reserved.h"
+#include "ir/suggest.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
 
@@ -113,7 +114,11 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++)
     if (!strcmp(prims[i].name, st->prim)) pi = (int)i;
   if (pi < 0) {
-    diag_error(s->d, s->file, s->src, st->loc.line, st->loc.col, "unknown schedule primitive '%s'", st->prim);
+    IrSuggest near = ir_suggest_start(st->prim);
+    for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++) ir_suggest_add(&near, prims[i].name);
+    char dym[160];
+    diag_error(s->d, s->file, s->src, st->loc.line, st->loc.col, "unknown schedule primitive '%s'%s", st->prim,
+               ir_suggest_text(&near, dym, sizeof dym));
     StrBuf sb;
     sb_init(&sb);
     for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++) sb_printf(&sb, "%s%s", i ? ", " : "", prims[i].name);
@@ -181,6 +186,19 @@ bool sched_error(Sched *s, const SchedArg *arg, const char *fmt, ...) {
   return false;
 }
 
+void sched_warning(Sched *s, const SchedArg *arg, const char *fmt, ...) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "%s: ", s->step ? s->step->prim : "schedule");
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&sb, fmt, ap);
+  va_end(ap);
+  SrcLoc l = where(s, arg);
+  diag_warning(s->d, s->file, s->src, l.line, l.col, "%s", sb.data);
+  sb_free(&sb);
+}
+
 void sched_note(Sched *s, int line, const char *fmt, ...) {
   (void)line;
   va_list ap;
@@ -199,6 +217,7 @@ typedef struct {
   Stmt *found[16];
   int n;
   StrBuf all;        /* every candidate name, for "no such" messages */
+  IrSuggest near;    /* and the closest of them */
 } Find;
 
 static bool find_visit(Stmt *st, int depth, void *ctx) {
@@ -212,7 +231,31 @@ static bool find_visit(Stmt *st, int depth, void *ctx) {
     f->n++;
   }
   if (!f->by_var) sb_printf(&f->all, "%s%s", f->all.len ? ", " : "", st->name);
+  if (!f->by_var) ir_suggest_add(&f->near, st->name);
   return true;
+}
+
+static bool ident_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+/* The last applied step whose arguments name `name` (a word), copied into
+ * buf; "" when none does. A name no longer there was most likely replaced
+ * by that step (split(i, ...) removes i): saying so names the user's own
+ * loops, not only the ones the steps made. */
+static const char *last_naming_step(const Sched *s, const char *name, char *buf, size_t n) {
+  buf[0] = 0;
+  size_t len = strlen(name);
+  for (const char *line = s->applied.data; line && *line;) {
+    const char *end = strchr(line, '\n');
+    if (!end) end = line + strlen(line);
+    const char *open = memchr(line, '(', (size_t)(end - line));
+    for (const char *p = open; p && p + len <= end; p++)
+      if (!strncmp(p, name, len) && !ident_char(p[-1]) && (p + len == end || !ident_char(p[len]))) {
+        snprintf(buf, n, "%.*s", (int)(end - line), line);
+        break;
+      }
+    line = *end ? end + 1 : end;
+  }
+  return buf;
 }
 
 static Stmt *find(Sched *s, const SchedArg *arg, bool loops, bool leaves, const char *what) {
@@ -220,7 +263,7 @@ static Stmt *find(Sched *s, const SchedArg *arg, bool loops, bool leaves, const 
     sched_error(s, arg, "expected the name of a %s, got '%s'", what, arg->text);
     return NULL;
   }
-  Find f = {.name = arg->name, .loops = loops, .leaves = leaves};
+  Find f = {.name = arg->name, .loops = loops, .leaves = leaves, .near = ir_suggest_start(arg->name)};
   sb_init(&f.all);
   ir_walk_stmts(s->k->body, find_visit, &f);
   if (f.n == 0 && loops) {
@@ -231,9 +274,12 @@ static Stmt *find(Sched *s, const SchedArg *arg, bool loops, bool leaves, const 
   if (f.n == 1) {
     r = f.found[0];
   } else if (f.n == 0) {
-    sched_error(s, arg, "no %s named '%s' in %s (%s: %s)", what, arg->name, s->k->name,
+    char dym[160], step[256], gone[320] = "";
+    if (*last_naming_step(s, arg->name, step, sizeof step))
+      snprintf(gone, sizeof gone, "; the last step that named '%s' was %s", arg->name, step);
+    sched_error(s, arg, "no %s named '%s' in %s (%s: %s)%s%s", what, arg->name, s->k->name,
                 loops && leaves ? "loops and statements" : loops ? "loops" : "statements",
-                f.all.len ? f.all.data : "none");
+                f.all.len ? f.all.data : "none", gone, ir_suggest_text(&f.near, dym, sizeof dym));
   } else {
     StrBuf c;
     sb_init(&c);
@@ -419,9 +465,14 @@ static bool parent_rec(ParentFind *p, Stmt *list) {
 
 const char *sched_onchip_scope(Sched *s, const SchedArg *arg) {
   static const char *const scopes[] = {"dm", "nu_ib", "nu_wb", "nu_ob", "vu_vm"};
-  for (size_t i = 0; i < sizeof scopes / sizeof scopes[0]; i++)
+  IrSuggest near = ir_suggest_start(arg->text);
+  for (size_t i = 0; i < sizeof scopes / sizeof scopes[0]; i++) {
     if (arg->kind == SA_NAME && !strcmp(arg->name, scopes[i])) return scopes[i];
-  sched_error(s, arg, "unknown scope '%s'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and vu_vm", arg->text);
+    ir_suggest_add(&near, scopes[i]);
+  }
+  char dym[160];
+  sched_error(s, arg, "unknown scope '%s'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and vu_vm%s", arg->text,
+              ir_suggest_text(&near, dym, sizeof dym));
   return NULL;
 }
 

@@ -117,6 +117,9 @@ typedef bool (*PrimFn)(Sched *s, const SchedStep *st);
 /* An error at the step (or at arg when given): "PRIM: message". Returns false. */
 bool sched_error(Sched *s, const SchedArg *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void sched_note(Sched *s, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A warning at arg (the step's pragma when NULL): "<primitive>: ...". The
+ * step still applies; the warning is reported with the errors. */
+void sched_warning(Sched *s, const SchedArg *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Argument readers: each reports its own error and returns false/NULL. */
 Stmt *sched_loop(Sched *s, const SchedArg *arg);      /* a loop by name */

@@ -29,6 +29,7 @@
 #include "frontend/frontend.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
+#include "schedule/intrinsics.h"
 
 enum { MAX_BIND = 32 };
 
@@ -612,7 +613,9 @@ static bool sem_load(Sem *sem, const char *name, char *err, size_t n) {
   size_t len;
   char *text = read_file(path, &len);
   if (!text) {
-    snprintf(err, n, "unknown intrinsic '%s' (npu_intrinsics/ has no semantics kernel %s.c)", name, name);
+    char dym[160];
+    snprintf(err, n, "unknown intrinsic '%s' (npu_intrinsics/ has no semantics kernel %s.c; `npugen intrinsics` "
+             "lists them)%s", name, name, sched_intrinsic_suggest(name, dym, sizeof dym));
     return false;
   }
   sem->m = frontend_parse_intrinsic(path, text, len, &sem->d);

@@ -11,6 +11,8 @@ bool prim_tile(Sched *s, const SchedStep *st) {
   if (!y || !sched_loop_unmarked(s, st, &st->args[1], y)) return false;
   if (x == y) return sched_error(s, &st->args[1], "tile needs two different loops");
   if (!sched_encloses(x, y)) return sched_error(s, &st->args[1], "loop %s must be inside loop %s", y->name, x->name);
+  /* the user's loops, not the split's, name an imperfect nest */
+  if (!reorder_check_chain(s, x, y, &st->args[0])) return false;
   int64_t fx, fy;
   if (!sched_positive(s, &st->args[2], "the tile factor", &fx) || !sched_positive(s, &st->args[3], "the tile factor", &fy))
     return false;

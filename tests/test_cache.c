@@ -287,7 +287,7 @@ Test(tensorize, a_nest_that_does_not_match_says_where) {
           "'C_ob[ii][ji]' in init (line 5) against the intrinsic's 'C[i][j]' (line 19)");
   refused(matmul, steps_then(staged, "#pragma npu tensorize(ii, npu_frobnicate)\n"),
           "k.c:15:27: error: tensorize: unknown intrinsic 'npu_frobnicate' (npu_intrinsics/ has no semantics kernel "
-          "npu_frobnicate.c)");
+          "npu_frobnicate.c; `npugen intrinsics` lists them)");
 }
 
 /* A later step that changes the nest: the loops are emitted, with a note. */

@@ -108,3 +108,91 @@ Test(cli, schedule_file_adds_variants_and_refusals_exit_1) {
   run(cmd, out, sizeof out);
   cr_expect(strstr(out, "# variant mm_split\n# after split(i, 32, io, ii)\nkernel mm_split("), "%s", out);
 }
+
+/* Every command has a help, as `npugen help COMMAND` and `COMMAND --help`
+ * (exit 0, on standard output), and the two are the same text. */
+Test(cli, every_command_has_a_help) {
+  const char *cmds[] = {"emit", "check", "tune", "intrinsics", "help"};
+  char cmd[512], out[8192], again[8192];
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    snprintf(cmd, sizeof cmd, "%s %s --help 2>/dev/null", npugen(), cmds[i]);
+    cr_expect_eq(run(cmd, out, sizeof out), 0, "%s --help: %s", cmds[i], out);
+    char want[64];
+    snprintf(want, sizeof want, "usage: npugen %s", cmds[i]);
+    cr_expect(!strncmp(out, want, strlen(want)), "%s --help: %s", cmds[i], out);
+    snprintf(cmd, sizeof cmd, "%s help %s 2>/dev/null", npugen(), cmds[i]);
+    cr_expect_eq(run(cmd, again, sizeof again), 0);
+    cr_expect_str_eq(out, again, "help %s", cmds[i]);
+  }
+  snprintf(cmd, sizeof cmd, "%s check examples/matmul.c -h 2>/dev/null", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0);
+  cr_expect(strstr(out, "--max-memory MIB"), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s help 2>/dev/null", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0);
+  cr_expect(strstr(out, "  intrinsics   ") && strstr(out, "  tune         "), "%s", out);
+}
+
+Test(cli, unknown_commands_and_variants_get_a_did_you_mean) {
+  char cmd[512], out[8192];
+  snprintf(cmd, sizeof cmd, "%s chek examples/matmul.c 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 2);
+  cr_expect(!strncmp(out, "npugen: unknown command 'chek'; did you mean 'check'?\n", 54), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s help intrinsic 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 2);
+  cr_expect(strstr(out, "unknown command 'intrinsic'; did you mean 'intrinsics'?"), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s check examples/matmul.c --variant matmul_n 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 1);
+  cr_expect(strstr(out, "examples/matmul.c: error: no variant named 'matmul_n' in examples/matmul.c (variants: matmul, "
+                        "matmul_tiled, matmul_flat_init, matmul_nu); did you mean 'matmul_nu'?"), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s check examples/matmul.c --variant matmul_tiled 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "matmul_tiled ") && strstr(out, "1 passed, 0 failed"), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s emit examples/matmul.c --variant matmul_tiled -o /tmp/x 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 2, "%s", out);
+  snprintf(cmd, sizeof cmd, "%s intrinsics npu_nu_matmul_int8 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 1);
+  cr_expect(strstr(out, "did you mean 'npu_nu_matmul_i8'?"), "%s", out);
+}
+
+Test(cli, intrinsics_lists_them) {
+  char cmd[512], out[65536];
+  snprintf(cmd, sizeof cmd, "%s intrinsics 2>&1", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "npu_nu_matmul_i8  (NU)\n") && strstr(out, "npu_vu_requant_i8  (VU)\n"), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s intrinsics npu_nu_matmul_i8 --target targets/small.ini 2>&1", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "target small)") && strstr(out, "its semantics, the kernel tensorize matches"), "%s", out);
+}
+
+/* A reorder that changes nothing: a warning on stderr, exit 0. */
+Test(cli, a_no_op_reorder_warns) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf '#pragma npu schedule(matmul, v)\\n#pragma npu reorder(i, j)\\n' > $d/s.sched && "
+           "%s emit examples/matmul.c --schedule $d/s.sched --variant v 2>&1 >/dev/null; rc=$?; rm -rf $d; exit $rc",
+           npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "s.sched:2:13: warning: reorder: loops i and j are already in this order; the step changes "
+                        "nothing"), "%s", out);
+}
+
+/* The manual page describes every command the overview lists. */
+Test(cli, the_manual_page_has_every_command) {
+  char cmd[512], out[8192];
+  snprintf(cmd, sizeof cmd, "%s help 2>/dev/null", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0);
+  FILE *f = fopen("docs/npugen.1", "r");
+  cr_assert_not_null(f);
+  static char man[65536];
+  man[fread(man, 1, sizeof man - 1, f)] = 0;
+  fclose(f);
+  int n = 0;
+  for (const char *p = strstr(out, "commands:\n"); p && (p = strstr(p, "\n  ")); n++) {
+    char name[32], want[64];
+    if (sscanf(p + 3, "%31s", name) != 1) break;
+    snprintf(want, sizeof want, "\n.TP\n.B %s\n", name);
+    cr_expect(strstr(man, want), "docs/npugen.1 has no entry for '%s'", name);
+    p += 3;
+  }
+  cr_expect_eq(n, 5, "%s", out);
+}

@@ -238,7 +238,7 @@ Test(layout, refusals) {
   refused(mnpq, "#pragma npu schedule(add1, v)\n#pragma npu buffer_split(A, 1, 2)\n",
           "k.c:9:26: error: buffer_split: the new layout of A has 160 elements for 120 values: the 40 padding elements need a pad_value (the last argument)");
   refused(mnpq, "#pragma npu schedule(add1, v)\n#pragma npu transform_layout(Z, (m), (m))\n",
-          "k.c:9:30: error: transform_layout: no array named 'Z' among the kernel's parameters and local arrays");
+          "k.c:9:30: error: transform_layout: no array named 'Z' among the kernel's parameters and local arrays (arrays: A, B)");
 }
 
 Test(layout, c_api) {

@@ -3,7 +3,6 @@
  * Target: default
  * Schedule conv2d_tiled:
  *   tile(oh, ow, 7, 14, oho, owo, ohi, owi)
- *   reorder(oc, oho, owo, ohi, owi)
  *   unroll(kw)
  *   unroll(kh)
  *   parallel(oc)

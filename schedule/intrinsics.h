@@ -1,0 +1,23 @@
+/* The intrinsics npugen knows: one semantics kernel per file in the
+ * intrinsics directory (schedule/intrinsics.c). */
+#ifndef NPG_SCHED_INTRINSICS_H
+#define NPG_SCHED_INTRINSICS_H
+
+#include <stddef.h>
+
+/* The directory of the semantics kernels and npu_intrinsics.h: the source
+ * tree's npu_intrinsics/, or PREFIX/share/npugen/npu_intrinsics for an
+ * installed npugen (the Makefile's INTRINSICS_DIR). */
+const char *sched_intrinsics_dir(void);
+
+/* The intrinsics' names in name order (malloc'ed, as is the array; free
+ * them with sched_intrinsic_names_free), and their count; -1 with why when
+ * the directory cannot be read. */
+int sched_intrinsic_names(char ***names, char *why, size_t n);
+void sched_intrinsic_names_free(char **names, int count);
+
+/* "; did you mean 'npu_nu_matmul_i8'?" for an unknown intrinsic's name,
+ * "" when none is close. buf holds it. */
+const char *sched_intrinsic_suggest(const char *name, char *buf, size_t n);
+
+#endif

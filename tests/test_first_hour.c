@@ -1,0 +1,221 @@
+/* A user's first hour (issue 28): did-you-mean for every kind of name, the
+ * warning for a reorder that changes nothing, tile's messages in the
+ * user's loops, `npugen intrinsics` (its cycle figures against the
+ * simulator), and npg_jit_run of an NPU variant with no simulator bound. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npu_intrinsics.h"
+#include "npugen.h"
+#include "sim/npusim.h"
+#include "tests/test_sched_util.h"
+
+static const char *matmul =
+    "#include <stdint.h>\n"
+    "#define M 64\n"
+    "void matmul(const int8_t A[M][32], const int8_t B[32][48], int32_t C[M][48]) {\n"
+    "  for (int i = 0; i < M; i++)\n"
+    "    for (int j = 0; j < 48; j++) {\n"
+    "      init: C[i][j] = 0;\n"
+    "      for (int k = 0; k < 32; k++)\n"
+    "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+    "    }\n"
+    "}\n";
+
+/* ---------------- did you mean ---------------- */
+
+Test(first_hour, did_you_mean_loops_statements_and_buffers) {
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(ii, 16, io, ij)\n",
+          "k.c:12:19: error: split: no loop named 'ii' in v (loops: i, j, k); did you mean 'i'?");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(inti, i)\n",
+          "k.c:12:33: error: decompose_reduction: no statement named 'inti' in v (statements: init, update); did you "
+          "mean 'init'?");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu cache_read(AA, dm, i, A_dm)\n",
+          "k.c:12:24: error: cache_read: no array named 'AA' among the kernel's parameters and local arrays (arrays: A, "
+          "B, C); did you mean 'A'?");
+  /* nothing close: the list alone */
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(x, 16, io, ii)\n",
+          "k.c:12:19: error: split: no loop named 'x' in v (loops: i, j, k)");
+}
+
+Test(first_hour, did_you_mean_scopes_primitives_intrinsics_and_kernels) {
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu cache_read(A, nu_iv, i, A_ib)\n",
+          "k.c:12:27: error: cache_read: unknown scope 'nu_iv'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and "
+          "vu_vm; did you mean 'nu_ib'?");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu reoder(i, j)\n",
+          "k.c:12:13: error: unknown schedule primitive 'reoder'; did you mean 'reorder'?");
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu tensorize(i, npu_nu_matmul_int8)\n",
+          "k.c:12:26: error: tensorize: unknown intrinsic 'npu_nu_matmul_int8' (npu_intrinsics/ has no semantics kernel "
+          "npu_nu_matmul_int8.c; `npugen intrinsics` lists them); did you mean 'npu_nu_matmul_i8'?");
+  refused(matmul, "#pragma npu schedule(matmull, v)\n",
+          "k.c:11:22: error: schedule: no kernel named 'matmull' (kernels: matmul); did you mean 'matmul'?");
+}
+
+/* The names of `#pragma npu inputs(KERNEL, PARAM, ...)` (docs/check.md). */
+Test(first_hour, did_you_mean_in_the_inputs_pragma) {
+  static const char *k = "void scale(const float Xin[4], float Yout[4]) {\n"
+                         "  for (int i = 0; i < 4; i++) Yout[i] = Xin[i] * 2.0f;\n"
+                         "}\n";
+  refused(k, "#pragma npu inputs(scal, Xin, 0, 1)\n",
+          "k.c:4:20: error: no kernel 'scal' is defined above this pragma; did you mean 'scale'?");
+  refused(k, "#pragma npu inputs(scale, Xn, 0, 1)\n",
+          "k.c:4:27: error: kernel 'scale' has no parameter 'Xn'; did you mean 'Xin'?");
+}
+
+Test(first_hour, did_you_mean_variants) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, matmul_tiled)\n#pragma npu split(i, 16, io, ii)\n");
+  char msg[512];
+  npg_variant_unknown(s, "matmul_tiles", msg, sizeof msg);
+  cr_expect_str_eq(msg, "no variant named 'matmul_tiles' in k.c (variants: matmul, matmul_tiled); did you mean "
+                        "'matmul_tiled'?");
+  npg_variant_unknown(s, "zzz", msg, sizeof msg);
+  cr_expect_str_eq(msg, "no variant named 'zzz' in k.c (variants: matmul, matmul_tiled)");
+  npg_close(s);
+}
+
+/* An unknown loop that an earlier step replaced names that step. */
+Test(first_hour, an_unknown_loop_names_the_step_that_replaced_it) {
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu split(i, 16, io, ii)\n#pragma npu unroll(i, 2)\n",
+          "k.c:13:20: error: unroll: no loop named 'i' in v (loops: io, ii, j, k); the last step that named 'i' was "
+          "split(i, 16, io, ii); did you mean 'io'?");
+}
+
+/* ---------------- messages in the user's loops ---------------- */
+
+Test(first_hour, tile_names_the_users_loop_of_an_imperfect_nest) {
+  refused(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu tile(j, k, 8, 8, jo, ko, ji, ki)\n",
+          "k.c:12:18: error: tile: loop j is not perfectly nested: its body holds init (line 6) before the next loop; "
+          "use fission or decompose_reduction first");
+}
+
+/* ---------------- a reorder that changes nothing ---------------- */
+
+Test(first_hour, a_reorder_in_the_same_order_is_a_warning) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(init, i)\n"
+                                  "#pragma npu reorder(j, k)\n");
+  cr_assert_eq(npg_error_count(s), 0);
+  has(npg_errors(s), "k.c:13:13: warning: reorder: loops j and k are already in this order; the step changes "
+                     "nothing\n");
+  int v = checked(s, "v");
+  has(npg_variant_schedule(s, v), "reorder(j, k)\n"); /* kept as written */
+  npg_close(s);
+  /* a reorder that does change the order warns of nothing */
+  s = open_ok(matmul, "#pragma npu schedule(matmul, v)\n#pragma npu decompose_reduction(init, i)\n"
+                      "#pragma npu reorder(k, j)\n");
+  cr_expect_str_eq(npg_errors(s), "");
+  npg_close(s);
+}
+
+/* ---------------- npugen intrinsics ---------------- */
+
+/* The "= N at the semantics kernel's sizes" figure of name's paragraph. */
+static long long described_cycles(const char *name) {
+  char err[512];
+  char *text = npg_intrinsics_describe(name, NULL, err, sizeof err);
+  cr_assert_not_null(text, "%s", err);
+  const char *eq = strstr(text, "               = ");
+  cr_assert_not_null(eq, "%s", text);
+  long long n = atoll(eq + 17);
+  free(text);
+  return n;
+}
+
+/* The busy cycles of one call, in a fresh simulator. */
+static uint64_t unit_busy(NpuSim *sim, const char *unit) {
+  npusim_finish(sim);
+  npusim_unbind();
+  cr_assert(!npusim_failed(sim), "%s", npusim_error(sim));
+  NpuSimReport r;
+  npusim_report(sim, &r);
+  npusim_free(sim);
+  for (int u = 0; u < r.unit_count; u++)
+    if (!strcmp(r.units[u].name, unit)) return r.units[u].busy;
+  cr_assert_fail("no unit %s", unit);
+  return 0;
+}
+
+static NpuSim *bound_sim(void) {
+  NpuTarget t;
+  npusim_target_default(&t);
+  NpuSim *sim = npusim_new(&t);
+  npusim_bind(sim);
+  return sim;
+}
+
+Test(first_hour, intrinsics_cycle_figures_are_the_simulators) {
+  NpuSim *sim = bound_sim();
+  npu_nu_matmul_i8(npu_scope_base(NPU_NU_OB, 0), npu_scope_base(NPU_NU_IB, 0), npu_scope_base(NPU_NU_WB, 0), 32, 32,
+                   32, 32, 32, 32, 0);
+  cr_expect_eq(described_cycles("npu_nu_matmul_i8"), (long long)unit_busy(sim, "nu"));
+  sim = bound_sim();
+  npu_nu_conv2d_i8(npu_scope_base(NPU_NU_OB, 0), npu_scope_base(NPU_NU_IB, 0), npu_scope_base(NPU_NU_WB, 0), 8, 8, 4,
+                   8, 3, 3, 1, 1, 1, 1, 1, 1, 0);
+  cr_expect_eq(described_cycles("npu_nu_conv2d_i8"), (long long)unit_busy(sim, "nu"));
+  sim = bound_sim();
+  float *vm = npu_scope_base(NPU_VU_VM, 0);
+  npu_vu_add_f32(vm, vm + 64, vm + 128, 64);
+  cr_expect_eq(described_cycles("npu_vu_add_f32"), (long long)unit_busy(sim, "vu0"));
+  sim = bound_sim();
+  vm = npu_scope_base(NPU_VU_VM, 0); /* this simulator's */
+  npu_vu_reduce_max_f32(vm, vm + 64, 16, 16, 16);
+  cr_expect_eq(described_cycles("npu_vu_reduce_max_f32"), (long long)unit_busy(sim, "vu0"));
+}
+
+Test(first_hour, intrinsics_lists_every_one_with_its_call_unit_and_scopes) {
+  char err[512];
+  char *all = npg_intrinsics_describe(NULL, NULL, err, sizeof err);
+  cr_assert_not_null(all, "%s", err);
+  has(all, "npu_nu_matmul_i8  (NU)\n  call:        void npu_nu_matmul_i8(int32_t *C, const int8_t *A, const int8_t *B, "
+           "int m, int n, int k, int lda, int ldb, int ldc, int accumulate);\n  operands:    C nu_ob, A nu_ib, B nu_wb\n");
+  /* a macro-declared one */
+  has(all, "npu_vu_sub_rows_f32  (VU)\n  call:        void npu_vu_sub_rows_f32(float *dst, const float *a, const float "
+           "*b, int rows, int cols, int ldd, int lda);\n");
+  has(all, "zero_point in [-128, 127]");
+  has(all, "npu_scope_base, npu_scope_size, npu_dma_1d, npu_dma_2d, npu_dma_3d, npu_dma_wait, npu_barrier, "
+           "npu_cu_access\n");
+  /* every symbol of libnpusim is described */
+  size_t n;
+  const NpuSimSymbol *sym = npusim_symbols(&n);
+  for (size_t i = 0; i < n; i++) {
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)strlen(sym[i].name) - 3, sym[i].name);
+    cr_expect(strstr(all, name), "%s is not listed", name);
+  }
+  free(all);
+  char *one = npg_intrinsics_describe("npu_dma_wait", NULL, err, sizeof err);
+  cr_assert_not_null(one, "%s", err);
+  has(one, "npu_dma_wait  (CU)\n  call:        void npu_dma_wait(npu_token_t token);\n");
+  free(one);
+  cr_expect_null(npg_intrinsics_describe("npu_vu_add_f23", NULL, err, sizeof err));
+  has(err, "did you mean 'npu_vu_add_f32'?");
+}
+
+/* ---------------- npg_jit_run of an NPU variant ---------------- */
+
+Test(first_hour, jit_run_of_an_npu_variant_binds_a_simulator) {
+  NpgSession *s = open_ok(matmul, "#pragma npu schedule(matmul, v)\n"
+                                  "#pragma npu split(i, 32, io, ii)\n#pragma npu split(j, 16, jo, ji)\n"
+                                  "#pragma npu reorder(io, jo, ii, ji)\n"
+                                  "#pragma npu cache_read(A, nu_ib, jo, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+                                  "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
+  int v = npg_variant_index(s, "v");
+  static int8_t A[64][32], B[32][48];
+  static int32_t want[64][48], got[64][48];
+  for (int i = 0; i < 64 * 32; i++) A[i / 32][i % 32] = (int8_t)(i * 37 % 251 - 125);
+  for (int i = 0; i < 32 * 48; i++) B[i / 48][i % 48] = (int8_t)(i * 53 % 241 - 120);
+  void *ref_args[] = {A, B, want}, *var_args[] = {A, B, got};
+  NpgJit *ref = npg_jit_reference(s, v), *var = npg_jit_variant(s, v);
+  cr_assert_null(npg_jit_error(var), "%s", npg_jit_error(var));
+  cr_assert(npg_jit_run(ref, ref_args), "%s", npg_jit_error(ref));
+  cr_assert_null(npusim_current());
+  cr_assert(npg_jit_run(var, var_args), "%s", npg_jit_error(var));
+  cr_expect_eq(memcmp(want, got, sizeof want), 0, "the NPU variant's output differs: did its intrinsics run?");
+  cr_expect_gt(npg_jit_sim_cycles(var), 0);
+  cr_expect_null(npusim_current()); /* unbound again */
+  cr_expect_eq(npg_jit_sim_cycles(ref), 0);
+  npg_jit_free(ref);
+  npg_jit_free(var);
+  npg_close(s);
+}
