@@ -590,7 +590,14 @@ static bool inline_legal(Sched *s, const Stmt *p, Store t, int pvalue_loops, con
   isl_union_map *wp = isl_union_map_intersect_domain(isl_union_map_copy(m->writes), isl_union_set_copy(pdom));
   isl_union_map *rp = isl_union_map_intersect_domain(isl_union_map_copy(m->reads), pdom);
   isl_union_map *rt = filter(isl_union_map_copy(m->reads), tt, isl_dim_out, true);
-  isl_union_map *earlier = isl_union_map_lex_lt_union_map(isl_union_map_copy(m->sched), isl_union_map_copy(m->sched));
+  /* the order between the statements these rules ask about: P, the
+   * readers of T and the writers of what P reads (of every pair of
+   * statements, it costs as much as the rest of the step) */
+  isl_union_set *rel = isl_union_set_union(isl_union_map_domain(isl_union_map_copy(wp)), isl_union_map_domain(isl_union_map_copy(rt)));
+  rel = isl_union_set_union(rel, isl_union_map_domain(isl_union_map_intersect_range(isl_union_map_copy(m->writes),
+                                                                                      isl_union_map_range(isl_union_map_copy(rp)))));
+  isl_union_map *srel = isl_union_map_intersect_domain(isl_union_map_copy(m->sched), rel);
+  isl_union_map *earlier = isl_union_map_lex_lt_union_map(isl_union_map_copy(srel), srel);
   /* P's write -> a later read of the same element */
   isl_union_map *flow = isl_union_map_intersect(isl_union_map_apply_range(isl_union_map_copy(wp), isl_union_map_reverse(isl_union_map_copy(rt))),
                                                 isl_union_map_copy(earlier));
@@ -796,7 +803,10 @@ static bool producer_matches(Sched *s, const Stmt *c, const Stmt *p, Store t, is
   isl_union_map *wp = isl_union_map_intersect_domain(isl_union_map_copy(m->writes), isl_union_set_copy(pdom));
   isl_union_map *rc = filter(isl_union_map_intersect_domain(isl_union_map_copy(m->reads), isl_union_set_copy(cdom)), tt, isl_dim_out, true);
   isl_union_map *mp = isl_union_map_apply_range(wp, isl_union_map_reverse(rc));
-  isl_union_map *earlier = isl_union_map_lex_lt_union_map(isl_union_map_copy(m->sched), isl_union_map_copy(m->sched));
+  /* the order of P and C only */
+  isl_union_map *spc = isl_union_map_intersect_domain(isl_union_map_copy(m->sched),
+                                                      isl_union_set_union(isl_union_set_copy(pdom), isl_union_set_copy(cdom)));
+  isl_union_map *earlier = isl_union_map_lex_lt_union_map(isl_union_map_copy(spc), spc);
   const char *pn = p->name ? p->name : "its declaration", *cn = c->name, *tn = store_name(t);
   isl_union_set *md = isl_union_map_domain(isl_union_map_copy(mp)), *mr = isl_union_map_range(isl_union_map_copy(mp));
   const char *why = NULL;

@@ -69,6 +69,11 @@ struct Sched {
    * directions), for the model conflict_times_of names (NULL: none yet). */
   ConflictPairs conflict_times;
   const DepModel *conflict_times_of;
+  /* The model's conflicts in the model's order, for the order check of a
+   * step that may reorder anything (schedule/legality.c); deps_listed:
+   * made for this model. */
+  ConflictPairs deps;
+  bool deps_listed;
   /* Counts the changes of the IR's dependence structure (a rewrite, a
    * dropped model); the marked loops proven to carry nothing since the
    * last one need no proof again (schedule/marks.c). */
