@@ -518,6 +518,7 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
     while (*tail) tail = &(*tail)->next;
     *tail = copy_nest(&rd, false, sched_derived_name(s, name, "_store"), st->loc);
   }
+  s->step_adds_no_access = !copy_in && !(write && !local);
   at->body->body = first;
   if (local) *sched_link(s, local, NULL) = local->next; /* the cache replaced it */
   return true;

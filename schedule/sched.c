@@ -136,19 +136,20 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   }
   s->step_keeps_order = prims[pi].order == KEEPS_ORDER;
   s->reorder.top = NULL;
-  s->step_keeps_pairs = false;
+  s->step_keeps_pairs = s->step_adds_no_access = false;
   unsigned gen_before = s->ir_gen;
   bool ok = prims[pi].fn(s, st);
   bool reordered = s->reorder.top != NULL;
   s->step_keeps_order = false;
   s->reorder.top = NULL;
-  bool keeps_pairs = s->step_keeps_pairs;
-  s->step_keeps_pairs = false;
+  bool keeps_pairs = s->step_keeps_pairs, no_new_pairs = keeps_pairs && s->step_adds_no_access;
+  s->step_keeps_pairs = s->step_adds_no_access = false;
   if (!ok) return false;
   if (prims[pi].after != MODEL_KEPT) sched_model_drop(s);
   if (prims[pi].after == MODEL_RESET) s->reset_origins = true;
   if (pad_drop_guards(s)) sched_model_drop(s); /* instances that only touch padding run now */
   else if (prims[pi].order == KEEPS_ORDER && prims[pi].after == MODEL_KEPT) sched_marks_carry(s, gen_before);
+  else if (no_new_pairs) sched_marks_carry(s, gen_before); /* every pair was there, and each proof holds */
   else if (keeps_pairs) sched_marks_after_new_statements(s, gen_before);
   else if (reordered && prims[pi].after == MODEL_KEPT) sched_marks_after_reorder(s, gen_before);
   arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts (values only) */

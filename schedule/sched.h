@@ -86,8 +86,9 @@ struct Sched {
    * the statements that were there (cache_read, cache_write of a
    * parameter): the marks proven before it need proving again only for
    * pairs with a new statement, numbered from first_new_leaf in the
-   * rebuilt model (schedule/marks.c). */
-  bool step_keeps_pairs, marks_partial;
+   * rebuilt model (schedule/marks.c). step_adds_no_access: its only new
+   * statement is a declaration, which touches nothing: no new pair at all. */
+  bool step_keeps_pairs, step_adds_no_access, marks_partial;
   int first_new_leaf;
   /* Set by reorder (and tile) for its proof (schedule/legality.c): the loop
    * `top` whose subtree holds all the step changed, in its place, and the
