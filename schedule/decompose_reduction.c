@@ -70,5 +70,6 @@ bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
   outer->next = loop;
   *llink = outer;
   sched_drop_empty(s);
+  s->step_runs_once = true; /* the statement moved to one new nest */
   return sched_legal(s);
 }

@@ -126,5 +126,6 @@ bool prim_fission(Sched *s, const SchedStep *st) {
     if (!cut_after(s, loop, &st->args[k])) return false;
     loop = loop->next; /* the second part, where the next cut falls */
   }
+  s->step_runs_once = true; /* each statement in one part, under the same header */
   return sched_legal(s);
 }

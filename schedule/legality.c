@@ -539,9 +539,10 @@ bool sched_legal(Sched *s) {
   if (!after) return false;
   /* 1. the same instances, each exactly once */
   bool trusted = s->step_keeps_order && !s->prove_kept_order; /* each instance once, by construction */
-  /* reorder moves headers whose bounds only use counters outside them:
-   * each instance runs once by construction too */
-  bool once = trusted || (s->reorder.top && !s->prove_kept_order);
+  /* reorder moves headers whose bounds only use counters outside them,
+   * fission and decompose_reduction give each statement one loop of the
+   * same header: each instance runs once by construction too (Sched.step_runs_once) */
+  bool once = trusted || ((s->reorder.top || s->step_runs_once) && !s->prove_kept_order);
   if (isl_union_set_is_equal(after->domain, s->before.domain) != isl_bool_true ||
       (!once && isl_union_map_is_single_valued(after->sched) != isl_bool_true))
     return sched_error(s, NULL, "internal error: the rewritten loops do not run every statement instance exactly once (an npugen bug; the variant is not emitted)");

@@ -136,12 +136,13 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   }
   s->step_keeps_order = prims[pi].order == KEEPS_ORDER;
   s->reorder.top = NULL;
-  s->step_keeps_pairs = s->step_adds_no_access = false;
+  s->step_keeps_pairs = s->step_adds_no_access = s->step_runs_once = false;
   unsigned gen_before = s->ir_gen;
   bool ok = prims[pi].fn(s, st);
   bool reordered = s->reorder.top != NULL;
   s->step_keeps_order = false;
   s->reorder.top = NULL;
+  s->step_runs_once = false;
   bool keeps_pairs = s->step_keeps_pairs, no_new_pairs = keeps_pairs && s->step_adds_no_access;
   s->step_keeps_pairs = s->step_adds_no_access = false;
   if (!ok) return false;

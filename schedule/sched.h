@@ -60,6 +60,7 @@ struct Sched {
   bool have_before;
   bool fresh;         /* nothing rewritten since it was built: its schedule is the IR's */
   bool step_keeps_order;  /* the step being applied keeps the order of instances (schedule/sched.c) */
+  bool step_runs_once;    /* ... or at least runs each instance at most once, by construction (set by the step) */
   bool prove_kept_order;  /* prove the dependences after such a step too (the tester) */
   bool reset_origins; /* the next model restarts the origins (after a step that
                        * merges or repeats statements: compute_at, compute_inline) */
