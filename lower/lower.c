@@ -21,9 +21,10 @@ Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target) {
     npusim_target_default(&def);
     target = &def;
   }
+  Decided once = {0};
   Lower lw = {.arena = a, .k = k, .max_tokens = target->dma_max_tokens,
               .channels = target->dma_channels > 0 ? (int)target->dma_channels : 1,
-              .target_name = arena_strdup(a, target->name)};
+              .target_name = arena_strdup(a, target->name), .once = &once};
   Kernel *out = ARENA_NEW(a, Kernel);
   *out = *k;
   out->body = ir_stmt(a, ST_BLOCK, k->body->loc);

@@ -24,6 +24,12 @@ typedef struct {
 
 enum { LOWER_MAX_DEFER = 16 };
 
+/* A copy nest's DMA, worked out once (lower/nodes.c). */
+typedef struct {
+  const Stmt *copy;
+  const DmaShape *shape;
+} KnownShape;
+
 /* A structure's overlap, decided once (lower_grant). */
 typedef struct {
   const void *key;
@@ -42,9 +48,16 @@ typedef struct {
   int64_t held;           /* held by the pipelines, pass loops and phases around */
   Deferred defer[LOWER_MAX_DEFER]; /* bound loops' copies out deferred around */
   int ndefer;
-  Grant *grant;           /* in arena */
-  int ngrant, grant_cap;
+  struct Decided *once;   /* decided once for the whole lowering (shared by a copy of this struct) */
 } Lower;
+
+/* What the lowering decides once, whichever pass asks first. */
+typedef struct Decided {
+  Grant *grant; /* in arena */
+  int ngrant, grant_cap;
+  KnownShape *shapes; /* in arena */
+  int nshapes, shapes_cap;
+} Decided;
 
 /* A pass loop P around bound loop L (lower/pass_loop.c): L's double-
  * buffered read caches alternate their copies by pass, and its resident
@@ -82,6 +95,14 @@ Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target);
  * the kernel's body; pass: the pass loop around, or NULL. */
 Stmt *lower_dma(Lower *lw, const Stmt *s, bool top, const PassLoop *pass);
 Stmt *lower_dma_list(Lower *lw, const Stmt *list, const PassLoop *pass);
+/* lower/walk.c, for every pass: walk s alone (not its siblings, whatever
+ * fn returns for them); s copied (shallow) with each statement list
+ * under it (a loop's or block's body, an if's branches) mapped by fn. */
+void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx);
+typedef Stmt *(*LowerListFn)(Lower *lw, const Stmt *list, const void *ctx);
+Stmt *lower_rebuild(Lower *lw, const Stmt *s, LowerListFn fn, const void *ctx);
+/* s with the DMA pass run on the lists under it (s itself as it is). */
+Stmt *lower_plain(Lower *lw, const Stmt *s, const PassLoop *pass);
 /* Its parts, each appending what it makes at *tail:
  * lower/pipeline.c: loop L whose body declares double-buffered buffers ->
  * its copies' starts one iteration ahead and the waits; false (after
@@ -115,6 +136,9 @@ Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);
 Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc);
 Stmt *lower_tokens(Lower *lw, const char *base, int ndims, int64_t d0, int64_t d1, bool zero, const char *note,
                    SrcLoc loc);
+/* The tokens of per-core buffer b's DMAs, one per core (and per copy of
+ * a double-buffered one), with a note "per core: WHAT". */
+Stmt *lower_core_tokens(Lower *lw, const Buffer *b, int64_t cores, bool zero, const char *what, SrcLoc loc);
 DmaToken lower_token(const char *base, Expr *i0, Expr *i1);
 /* token = copy nest c's DMA on channel, its region where at (when given)
  * has value `value`; named: after a comment naming the copy. */
@@ -123,8 +147,6 @@ Stmt *lower_wait(Lower *lw, DmaToken t, Expr *guard, bool if_issued, const char 
 Expr *lower_int(Lower *lw, int64_t v);
 Expr *lower_var(Lower *lw, const Var *v);
 Expr *lower_bin(Lower *lw, Op op, Expr *a, Expr *b);
-/* Walk s alone (not its siblings). */
-void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx);
 /* a shallow copy of s, alone (next NULL) */
 Stmt *lower_shallow(Lower *lw, const Stmt *s);
 /* Appends s (a list) at *tail; returns the new tail. */
@@ -134,9 +156,10 @@ Stmt **lower_append(Stmt **tail, Stmt *s);
 bool lower_is_copy_nest(const Stmt *loop);
 /* Copy nest c is one DMA: async (one call, a token) or not (host loops
  * may go around the call). */
-bool lower_one_dma(Arena *scratch, const Stmt *c, bool async);
-/* A copy nest under list (not those in skip[]). */
+bool lower_one_dma(Lower *lw, const Stmt *c, bool async);
+/* A copy nest under list (not those in skip[]); under s alone. */
 bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip);
+bool lower_holds_copy(const Stmt *s);
 
 /* ---- the static synchronisation check (lower/sync_check.c) ---- */
 /* Every read of an on-chip buffer a DMA fills comes after that DMA's
