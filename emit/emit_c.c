@@ -12,7 +12,6 @@
 
 #include "emit/emit.h"
 #include "lower/lower.h"
-#include "sim/npusim.h"
 #include "schedule/tensorize.h"
 
 /* What the printer keeps: the unit, where it writes, and what the
@@ -93,45 +92,10 @@ void emit_prototype(StrBuf *sb, const EmitUnit *u) {
   sb_putc(sb, ')');
 }
 
-typedef struct {
-  const char **names;
-  int *lines;
-  int n, cap;
-} NameList;
-
-static bool list_names(Stmt *s, int depth, void *ctx) {
-  (void)depth;
-  NameList *l = ctx;
-  if (s->kind != ST_ASSIGN) return true;
-  if (l->n < l->cap) {
-    l->names[l->n] = s->name;
-    l->lines[l->n] = s->loc.line;
-  }
-  l->n++;
-  return true;
-}
-
-/* "loop nest i (line 4): init (line 6), update (line 8)" */
-static void nest_comment(Emit *em, Stmt *loop, int ind) {
-  const char *names[6];
-  int lines[6];
-  NameList l = {names, lines, 0, 6};
-  Stmt *next = loop->next;
-  loop->next = NULL; /* walk this nest only */
-  ir_walk_stmts(loop, list_names, &l);
-  loop->next = next;
-  sb_indent(em->sb, ind);
-  sb_printf(em->sb, "/* loop nest %s (line %d)", loop->name, loop->loc.line);
-  for (int i = 0; i < l.n && i < l.cap; i++)
-    sb_printf(em->sb, "%s %s (line %d)", i ? "," : ":", names[i], lines[i]);
-  if (l.n > l.cap) sb_printf(em->sb, ", and %d more", l.n - l.cap);
-  sb_puts(em->sb, " */\n");
-}
-
-static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top);
+static void emit_stmts(Emit *em, const Stmt *s, int ind);
 
 static void emit_block_body(Emit *em, const Stmt *block, int ind) {
-  emit_stmts(em, block->kind == ST_BLOCK ? block->body : block, ind, false);
+  emit_stmts(em, block->kind == ST_BLOCK ? block->body : block, ind);
 }
 
 static void emit_for_header(Emit *em, const Stmt *s);
@@ -421,11 +385,10 @@ static void emit_loop(Emit *em, const Stmt *s, int ind) {
   emit_plain_loop(em, s, ind, !s->order_note);
 }
 
-static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
+static void emit_stmts(Emit *em, const Stmt *s, int ind) {
   StrBuf *sb = em->sb;
   for (; s; s = s->next) {
     emit_annots(em, s, ind);
-    if (top && s->from && s->from->kind == ST_FOR && (s->low || s->kind != ST_FOR)) nest_comment(em, (Stmt *)s->from, ind);
     if (s->low) {
       emit_lowered(em, s, ind);
       continue;
@@ -434,15 +397,13 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
     case ST_BLOCK:
       sb_indent(sb, ind);
       sb_puts(sb, "{\n");
-      emit_stmts(em, s->body, ind + 1, false);
+      emit_stmts(em, s->body, ind + 1);
       sb_indent(sb, ind);
       sb_puts(sb, "}\n");
       break;
-    case ST_FOR: {
-      if (top && !s->continued) nest_comment(em, (Stmt *)(s->from ? s->from : s), ind);
+    case ST_FOR:
       emit_loop(em, s, ind);
       break;
-    }
     case ST_IF:
       sb_indent(sb, ind);
       emit_if(em, s, ind);
@@ -596,12 +557,6 @@ char *emit_c_source(const EmitUnit *u) {
   int nv = u->k->nvars + 1, nb = u->k->nbufs + 1;
   Emit em = {.sb = &sb, .u = u, .var_read = calloc((size_t)nv, 1), .buf_used = calloc((size_t)nb, 1),
              .buf_read = calloc((size_t)nb, 1)};
-  NpuTarget def;
-  const NpuTarget *target = u->target;
-  if (!target) {
-    npusim_target_default(&def);
-    target = &def;
-  }
   em.cu_hooks = u->cu_hooks && n.npu;
   arena_init(&em.scratch, 0);
   ir_walk_stmts(u->k->body, scan_stmt, &em);
@@ -613,14 +568,10 @@ char *emit_c_source(const EmitUnit *u) {
   }
   /* the usage scan above reads the scheduled IR: the lowering adds no
    * name the variant reads, and its nodes are printed from their fields */
-  const Kernel *lowered = u->lowered;
-  if (!lowered) {
-    Kernel *own = lower_kernel(&em.scratch, u->k, target);
-    char why[600];
-    if (!lower_check_sync(own, target->dma_max_tokens, why, sizeof why)) internal_error(&sb, why);
-    lowered = own;
-  }
-  emit_stmts(&em, lowered->body->body, 1, true);
+  char why[600] = "";
+  const Kernel *lowered = u->lowered ? u->lowered : lower_checked(&em.scratch, u->k, u->target, why, sizeof why);
+  if (*why) internal_error(&sb, why);
+  emit_stmts(&em, lowered->body->body, 1);
   sb_puts(&sb, "}\n");
   emit_layout_helpers(&sb, u);
   arena_free(&em.scratch);

@@ -303,14 +303,10 @@ struct Stmt {
   /* The lowered IR (lower/). `low`: what a lowered node does. `note`: a
    * comment the emitted C carries (LOW_NOTE: its text; ST_IF, LOW_DMA_WAIT,
    * LOW_TOKENS: after it). `order_note`: a marked loop that keeps the
-   * source order in every emitted order, and why. `from`: the statement
-   * of the scheduled IR a lowered top-level node begins (its nest comment
-   * names it); `continued`: a later node made from the same statement. */
+   * source order in every emitted order, and why. */
   Lowered *low;
   const char *note;
   const char *order_note;
-  const Stmt *from;
-  bool continued;
 };
 
 struct Param {

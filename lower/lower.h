@@ -88,6 +88,9 @@ const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, c
 
 /* The whole phase: a new kernel (sharing k's unchanged parts), in a. */
 Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target);
+/* The same, its synchronisation checked (lower_check_sync): why is empty,
+ * or says the violation (an npugen bug). NULL target: the default. */
+Kernel *lower_checked(Arena *a, const Kernel *k, const NpuTarget *target, char *why, size_t n);
 
 /* ---- passes (one a file) ---- */
 /* The DMA pass (lower/walk.c): statement s (alone, not its siblings) with
@@ -129,6 +132,10 @@ bool lower_stmt_uses(const Stmt *c, const Buffer *b);
 /* lower/copies.c (a second pass): every copy nest left synchronous that
  * is one DMA -> a start and its wait at once. */
 Stmt *lower_copies(Lower *lw, const Stmt *s);
+
+/* lower/nest_note.c (last, on each top-level loop nest): the note naming
+ * the statements of nest, before `lowered`, what it became. */
+Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered);
 
 /* ---- shared by the passes (lower/nodes.c) ---- */
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
