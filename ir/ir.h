@@ -181,6 +181,7 @@ typedef enum {
   LOW_VIEW,      /* an on-chip buffer's pointer: one copy of a double-buffered one, or both */
   LOW_TOKENS,    /* the declaration of a token or an array of them */
   LOW_NOTE,      /* a comment for the reader: why a schedule mark does nothing here */
+  LOW_UNUSED,    /* (void)NAME, NAME in note: a name the variant never reads */
 } LowKind;
 
 /* A DMA's token in the lowered IR: base[idx[0]][idx[1]]. A copy waited

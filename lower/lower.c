@@ -23,8 +23,9 @@ Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target) {
   Kernel *out = ARENA_NEW(a, Kernel);
   *out = *k;
   out->body = ir_stmt(a, ST_BLOCK, k->body->loc);
-  Stmt **tail = &out->body->body;
+  Stmt *body = NULL, **tail = &body;
   for (const Stmt *s = k->body->body; s; s = s->next) tail = lower_append(tail, lower_top(&lw, s));
+  out->body->body = lower_unused(&lw, body);
   return out;
 }
 

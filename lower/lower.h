@@ -137,6 +137,11 @@ Stmt *lower_copies(Lower *lw, const Stmt *s);
  * the statements of nest, before `lowered`, what it became. */
 Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered);
 
+/* lower/unused.c (last, on the whole body): `unused NAME` for each
+ * parameter the variant never uses and after each local declared and
+ * never read. */
+Stmt *lower_unused(Lower *lw, const Stmt *body);
+
 /* ---- shared by the passes (lower/nodes.c) ---- */
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
 Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);

@@ -379,7 +379,7 @@ static bool find_holds(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Holds *h = ctx;
   const Lowered *l = st->low;
-  if (l && l->kind != LOW_NOTE && l->kind != LOW_TOKENS) h->dma = true;
+  if (l && (l->kind == LOW_DMA_START || l->kind == LOW_DMA_WAIT || l->kind == LOW_VIEW)) h->dma = true;
   if (l && (l->token.base || (l->kind == LOW_VIEW && l->view_copy))) h->async = true;
   return !(h->dma && h->async);
 }
@@ -448,7 +448,8 @@ static bool lowered(Check *c, State *s, const Stmt *st) {
       c->view[l->view_buf->id] = eval(c, l->view_copy, &v) ? v : -1;
     return true;
   case LOW_TOKENS:
-  case LOW_NOTE: return true;
+  case LOW_NOTE:
+  case LOW_UNUSED: return true;
   }
   return true;
 }

@@ -419,6 +419,31 @@ Test(lower, a_synchronous_copy_is_a_start_and_its_wait) {
   npg_close(s);
 }
 
+/* A parameter never used and a local never read are `unused` nodes of
+ * the lowered IR (lower/unused.c), emitted as `(void)NAME;`. */
+Test(lower, names_never_read_are_unused_nodes) {
+  const char *src = "#include <stdint.h>\n"
+                    "void k(const int8_t A[16][16], int32_t C[16][16], int s) {\n"
+                    "  int w = 3;\n"
+                    "  for (int i = 0; i < 16; i++) {\n"
+                    "    int32_t loc[2];\n"
+                    "    for (int j = 0; j < 16; j++)\n"
+                    "      C[i][j] = A[i][j] + 1;\n"
+                    "  }\n"
+                    "}\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
+  const char *dump = npg_dump_ir_lowered(s, 0);
+  cr_expect(strstr(dump, "\n  unused s  # line 2\n") && strstr(dump, "\n  unused w  # line 3\n") &&
+                strstr(dump, "\n    unused loc  # line 5\n") && !strstr(dump, "unused A") && !strstr(dump, "unused C"),
+            "%s", dump);
+  const char *c = npg_emit_source(s, 0);
+  cr_assert_not_null(c);
+  cr_expect(strstr(c, "{\n  (void)s;\n  int w = 3;\n  (void)w;\n") && strstr(c, "int32_t loc[2];\n    (void)loc;\n"), "%s",
+            c);
+  npg_close(s);
+}
+
 /* npugen emit --dump-ir=lowered prints every start and wait with its
  * token, for every variant. */
 Test(lower, the_command_prints_the_lowered_ir) {
