@@ -12,7 +12,6 @@
  * the outside in. A structure planned ahead (a pass loop plans its bound
  * loop) is keyed by a statement, so it is lowered as it was planned. */
 #include <stdio.h>
-#include <string.h>
 
 #include "lower/lower.h"
 
@@ -30,13 +29,7 @@ bool lower_grant(Lower *lw, const void *key, Need need, bool *decided) {
   for (int i = 0; i < d->ngrant; i++)
     if (d->grant[i].key == key) return d->grant[i].ok;
   if (decided) *decided = false;
-  if (d->ngrant == d->grant_cap) {
-    int cap = d->grant_cap ? 2 * d->grant_cap : 16;
-    Grant *g = arena_alloc(lw->arena, sizeof *g * (size_t)cap);
-    if (d->ngrant) memcpy(g, d->grant, sizeof *g * (size_t)d->ngrant);
-    d->grant = g;
-    d->grant_cap = cap;
-  }
+  d->grant = lower_room(lw->arena, d->grant, d->ngrant, &d->grant_cap, sizeof *d->grant);
   bool ok = peak(lw, need) <= lw->max_tokens;
   d->grant[d->ngrant++] = (Grant){key, ok};
   return ok;

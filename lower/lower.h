@@ -161,6 +161,9 @@ Expr *lower_var(Lower *lw, const Var *v);
 Expr *lower_bin(Lower *lw, Op op, Expr *a, Expr *b);
 /* a shallow copy of s, alone (next NULL) */
 Stmt *lower_shallow(Lower *lw, const Stmt *s);
+/* items (n of them, room for *cap) with room for one more: the same, or
+ * a copy twice as large in a (*cap updated). */
+void *lower_room(Arena *a, void *items, int n, int *cap, size_t size);
 /* Appends s (a list) at *tail; returns the new tail. */
 Stmt **lower_append(Stmt **tail, Stmt *s);
 /* A copy nest (cache.c's LOOP_DMA, or a plain serial copy between DDR and

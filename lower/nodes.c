@@ -52,6 +52,14 @@ DmaToken lower_token(const char *base, Expr *i0, Expr *i1) {
   return t;
 }
 
+void *lower_room(Arena *a, void *items, int n, int *cap, size_t size) {
+  if (n < *cap) return items;
+  *cap = *cap ? 2 * *cap : 16;
+  void *grown = arena_alloc(a, size * (size_t)*cap);
+  if (n) memcpy(grown, items, size * (size_t)n);
+  return grown;
+}
+
 /* The same nest (a pass's shallow copy of it shares its body and header). */
 static bool same_nest(const Stmt *a, const Stmt *b) {
   return a == b || (a->body == b->body && a->var == b->var && a->lo == b->lo && a->hi == b->hi);
@@ -64,13 +72,7 @@ static const DmaShape *shape_of(Lower *lw, const Stmt *c, bool async) {
   int i = 0;
   while (i < o->nshapes && !same_nest(o->shapes[i].copy, c)) i++;
   if (i == o->nshapes) {
-    if (o->nshapes == o->shapes_cap) {
-      int cap = o->shapes_cap ? 2 * o->shapes_cap : 16;
-      KnownShape *grown = arena_alloc(lw->arena, sizeof *grown * (size_t)cap);
-      if (o->nshapes) memcpy(grown, o->shapes, sizeof *grown * (size_t)o->nshapes);
-      o->shapes = grown;
-      o->shapes_cap = cap;
-    }
+    o->shapes = lower_room(lw->arena, o->shapes, o->nshapes, &o->shapes_cap, sizeof *o->shapes);
     o->shapes[o->nshapes++] = (KnownShape){c, lower_dma_shape(lw->arena, c, NULL, NULL, false)};
   }
   const DmaShape *d = o->shapes[i].shape;
