@@ -172,11 +172,12 @@ static void set_range(Check *c, const Stmt *L) {
   int id = L->var->id;
   int64_t ll, lh, hl, hh;
   if (id < 0 || id >= c->k->nvars) return;
-  c->ranged[id] = span(c, L->lo, &ll, &lh) && span(c, L->hi, &hl, &hh);
-  if (!c->ranged[id]) return;
   bool up = L->step > 0, open = L->cmp == OP_LT || L->cmp == OP_GT;
-  c->rlo[id] = up ? ll : hl + open;
-  c->rhi[id] = up ? hh - open : lh;
+  c->ranged[id] = span(c, L->lo, &ll, &lh) && span(c, L->hi, &hl, &hh) &&
+                  (up ? !__builtin_sub_overflow(hh, open, &c->rhi[id]) : !__builtin_add_overflow(hl, open, &c->rlo[id]));
+  if (!c->ranged[id]) return;
+  if (up) c->rlo[id] = ll;
+  else c->rhi[id] = lh;
 }
 
 /* A DDR array: a parameter, which DMAs reach (a local array is the
