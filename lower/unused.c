@@ -53,18 +53,23 @@ static const char *unread(const Reads *r, const Stmt *s) {
   return !r->var_read[s->var->id] ? s->var->name : NULL;
 }
 
+typedef struct {
+  const Reads *r;
+  bool found;
+} Find;
+
 static bool find_unread(Stmt *s, int depth, void *ctx) {
   (void)depth;
-  const Reads *r = ((const Reads **)ctx)[0];
-  if (unread(r, s)) ((const Reads **)ctx)[0] = NULL;
-  return ((const Reads **)ctx)[0] != NULL;
+  Find *f = ctx;
+  f->found |= unread(f->r, s) != NULL;
+  return !f->found;
 }
 
 /* A declaration under s (s included) that needs its node. */
 static bool holds_unread(const Reads *r, const Stmt *s) {
-  const Reads *found = r;
-  lower_walk_one(s, find_unread, &found);
-  return !found;
+  Find f = {r, false};
+  lower_walk_one(s, find_unread, &f);
+  return f.found;
 }
 
 static Stmt *unused(Lower *lw, const char *name, SrcLoc loc) {
