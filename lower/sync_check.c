@@ -291,6 +291,13 @@ static bool same_copy(int64_t a, int64_t b) { return a < 0 || b < 0 || a == b; }
 
 static const char *stmt_name(const Stmt *at) { return at->name ? at->name : "statement"; }
 
+/* "B_ib", or a DDR array's box "C[0..127][128..255]" */
+static const char *where(char *buf, size_t n, const Buffer *b, const Box *x) {
+  if (ddr(b)) return box_text(buf, n, b, x);
+  snprintf(buf, n, "%s", b->name);
+  return buf;
+}
+
 /* An access of buffer b (on chip: its copy now; a DDR array: box x) at
  * statement `at` may not meet a DMA in flight: a read one that writes it,
  * a write one that writes or reads it. */
@@ -299,20 +306,20 @@ static bool touch(Check *c, const State *s, const Buffer *b, const Box *x, bool 
   int64_t copy = copy_of(c, b), core = core_of(c, b);
   for (int i = 0; i < s->n; i++) {
     const Flight *f = &s->f[i];
-    char tok[200], where[300];
     bool fills = f->dst == b && (ddr(b) ? overlap(b, &f->dst_box, x)
                                         : same_copy(f->dst_copy, copy) && same_copy(f->dst_core, core));
     bool reads = f->src == b && (ddr(b) ? overlap(b, &f->src_box, x)
                                         : same_copy(f->src_copy, copy) && same_copy(f->src_core, core));
-    if (ddr(b)) box_text(where, sizeof where, b, x);
-    else snprintf(where, sizeof where, "%s", b->name);
+    if (!fills && !(write && reads)) continue;
+    char tok[200], what[300];
+    where(what, sizeof what, b, x);
+    token_name(tok, sizeof tok, f);
     if (fills)
       return fail(c, "%s of %s at line %d (%s) before the wait for the DMA that %s it (%s, line %d, token %s)",
-                  write ? "write" : "read", where, at->loc.line, stmt_name(at), ddr(b) ? "writes" : "fills",
-                  f->leaf->name, f->leaf->loc.line, token_name(tok, sizeof tok, f));
-    if (write && reads)
-      return fail(c, "write of %s at line %d (%s) while the DMA that reads it is in flight (%s, line %d, token %s)",
-                  where, at->loc.line, stmt_name(at), f->leaf->name, f->leaf->loc.line, token_name(tok, sizeof tok, f));
+                  write ? "write" : "read", what, at->loc.line, stmt_name(at), ddr(b) ? "writes" : "fills",
+                  f->leaf->name, f->leaf->loc.line, tok);
+    return fail(c, "write of %s at line %d (%s) while the DMA that reads it is in flight (%s, line %d, token %s)", what,
+                at->loc.line, stmt_name(at), f->leaf->name, f->leaf->loc.line, tok);
   }
   return true;
 }
