@@ -61,8 +61,8 @@ void emit_dma_call(StrBuf *sb, const DmaShape *d, int ind, const char *token, co
 /* emit/emit_order.c: a loop `for (v = lo; v cmp hi; v += step)` opened to
  * run its iterations in order o (not EMIT_ORDER_SOURCE): a block, the
  * bounds and trip count evaluated once, a loop over positions and, first
- * in its body, the counter v of this position's iteration (then `(void)v;`
- * unless v_read). Returns the indentation of the body; emit_order_close
+ * in its body, the counter v of this position's iteration (then `(void)v;`,
+ * as the body may not read it). Returns the indentation of the body; emit_order_close
  * closes the loop and the block. */
 typedef struct {
   const Var *v;
@@ -70,7 +70,7 @@ typedef struct {
   Op cmp;
   int64_t step;
 } EmitLoopRange;
-int emit_order_open(StrBuf *sb, EmitOrder o, const EmitLoopRange *r, bool v_read, int ind);
+int emit_order_open(StrBuf *sb, EmitOrder o, const EmitLoopRange *r, int ind);
 void emit_order_close(StrBuf *sb, int ind);
 
 /* emit/emit_cu_hooks.c: an expression, and the left side of an assignment
@@ -81,5 +81,10 @@ void emit_cu_expr(StrBuf *sb, const Expr *e);
  * must see it (hook_cast's mask for a tcc conversion bug). */
 void emit_check_expr(StrBuf *sb, const Expr *e);
 void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op);
+/* tcc (0.9.27) converts a signed char to unsigned short as if to int: -6
+ * becomes -6, not 65530. C that tcc compiles (the check's) masks such a
+ * widening to an unsigned type narrower than int, as the conversion does:
+ * the mask of cast ("0xff", "0xffff"), or NULL when it needs none. */
+const char *emit_tcc_mask(const Expr *cast);
 
 #endif

@@ -12,66 +12,14 @@
 
 #include "emit/emit.h"
 #include "lower/lower.h"
-#include "sim/npusim.h"
 #include "schedule/tensorize.h"
 
-/* What the printer keeps: the unit, where it writes, and what the
- * variant reads (a name never read gets `(void)name;`). */
+/* What the printer keeps: the unit, and where it writes. */
 typedef struct {
   StrBuf *sb;
   const EmitUnit *u;
-  Arena scratch;    /* the lowered IR, and expressions built while printing (DMA addresses) */
-  bool *var_read;   /* by Var.id: read somewhere */
-  bool *buf_used;   /* by Buffer.id */
-  bool *buf_read;
   bool cu_hooks;    /* host code's accesses through npu_cu_access (an NPU variant, for the check) */
 } Emit;
-
-/* ---------------- usage scan ---------------- */
-
-static void scan_expr(Emit *em, const Expr *e) {
-  if (!e) return;
-  if (e->kind == EX_VAR) em->var_read[e->var->id] = true;
-  if (e->kind == EX_LOAD) {
-    em->buf_used[e->buf->id] = em->buf_read[e->buf->id] = true;
-    for (int i = 0; i < e->buf->ndim; i++) scan_expr(em, e->idx[i]);
-  }
-  scan_expr(em, e->a);
-  scan_expr(em, e->b);
-  scan_expr(em, e->c);
-  for (int i = 0; i < e->nargs; i++) scan_expr(em, e->args[i]);
-}
-
-static bool scan_stmt(Stmt *s, int depth, void *ctx) {
-  (void)depth;
-  Emit *em = ctx;
-  switch (s->kind) {
-  case ST_FOR:
-    scan_expr(em, s->lo);
-    scan_expr(em, s->hi);
-    break;
-  case ST_IF:
-    scan_expr(em, s->cond);
-    break;
-  case ST_ASSIGN:
-    scan_expr(em, s->rhs);
-    if (s->lhs->kind == EX_LOAD) {
-      em->buf_used[s->lhs->buf->id] = true;
-      for (int i = 0; i < s->lhs->buf->ndim; i++) scan_expr(em, s->lhs->idx[i]);
-      if (s->op != OP_NONE) em->buf_read[s->lhs->buf->id] = true;
-    } else {
-      if (s->op != OP_NONE) em->var_read[s->lhs->var->id] = true;
-    }
-    break;
-  case ST_DECL:
-    scan_expr(em, s->init);
-    for (int i = 0; i < s->ninit; i++) scan_expr(em, s->init_list[i]);
-    break;
-  default:
-    break;
-  }
-  return true;
-}
 
 /* ---------------- pieces ---------------- */
 
@@ -93,45 +41,10 @@ void emit_prototype(StrBuf *sb, const EmitUnit *u) {
   sb_putc(sb, ')');
 }
 
-typedef struct {
-  const char **names;
-  int *lines;
-  int n, cap;
-} NameList;
-
-static bool list_names(Stmt *s, int depth, void *ctx) {
-  (void)depth;
-  NameList *l = ctx;
-  if (s->kind != ST_ASSIGN) return true;
-  if (l->n < l->cap) {
-    l->names[l->n] = s->name;
-    l->lines[l->n] = s->loc.line;
-  }
-  l->n++;
-  return true;
-}
-
-/* "loop nest i (line 4): init (line 6), update (line 8)" */
-static void nest_comment(Emit *em, Stmt *loop, int ind) {
-  const char *names[6];
-  int lines[6];
-  NameList l = {names, lines, 0, 6};
-  Stmt *next = loop->next;
-  loop->next = NULL; /* walk this nest only */
-  ir_walk_stmts(loop, list_names, &l);
-  loop->next = next;
-  sb_indent(em->sb, ind);
-  sb_printf(em->sb, "/* loop nest %s (line %d)", loop->name, loop->loc.line);
-  for (int i = 0; i < l.n && i < l.cap; i++)
-    sb_printf(em->sb, "%s %s (line %d)", i ? "," : ":", names[i], lines[i]);
-  if (l.n > l.cap) sb_printf(em->sb, ", and %d more", l.n - l.cap);
-  sb_puts(em->sb, " */\n");
-}
-
-static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top);
+static void emit_stmts(Emit *em, const Stmt *s, int ind);
 
 static void emit_block_body(Emit *em, const Stmt *block, int ind) {
-  emit_stmts(em, block->kind == ST_BLOCK ? block->body : block, ind, false);
+  emit_stmts(em, block->kind == ST_BLOCK ? block->body : block, ind);
 }
 
 static void emit_for_header(Emit *em, const Stmt *s);
@@ -156,7 +69,7 @@ static int open_loop(Emit *em, const Stmt *s, int ind, bool permute) {
     return ind + 1;
   }
   EmitLoopRange r = {s->var, s->lo, s->hi, s->cmp, s->step};
-  return emit_order_open(em->sb, em->u->order, &r, em->var_read[s->var->id], ind);
+  return emit_order_open(em->sb, em->u->order, &r, ind);
 }
 
 static void close_loop(Emit *em, int ind, bool permute) {
@@ -251,7 +164,10 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   sb_init(&call);
   sb_init(&guard);
   char why[1024];
-  bool ok = tensorize_call(&em->scratch, s, &call, &guard, why, sizeof why);
+  Arena scratch;
+  arena_init(&scratch, 0);
+  bool ok = tensorize_call(&scratch, s, &call, &guard, why, sizeof why);
+  arena_free(&scratch);
   sb_indent(em->sb, ind);
   if (ok && guard.len) {
     sb_printf(em->sb, "if (%s) {\n", guard.data);
@@ -289,8 +205,8 @@ static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp) {
 
 /* ---------------- lowered nodes (lower/) ---------------- */
 
-/* "A_tok", "C_ob_tok[jo % 2]" */
-static const char *token_text(Emit *em, const DmaToken *t) {
+/* "A_tok", "C_ob_tok[jo % 2]" (malloc'ed) */
+static char *token_text(const DmaToken *t) {
   StrBuf sb;
   sb_init(&sb);
   sb_puts(&sb, t->base);
@@ -299,9 +215,7 @@ static const char *token_text(Emit *em, const DmaToken *t) {
     ir_print_expr(&sb, t->idx[i]);
     sb_putc(&sb, ']');
   }
-  const char *text = arena_strdup(&em->scratch, sb.data);
-  sb_free(&sb);
-  return text;
+  return sb_take(&sb);
 }
 
 static void emit_view(Emit *em, const Lowered *l) {
@@ -340,7 +254,7 @@ static void emit_tokens(Emit *em, const Stmt *s) {
 
 static void emit_wait(Emit *em, const Stmt *s) {
   const Lowered *l = s->low;
-  const char *tok = token_text(em, &l->token);
+  char *tok = token_text(&l->token);
   if (l->guard) {
     sb_puts(em->sb, "if (");
     ir_print_expr(em->sb, l->guard);
@@ -349,6 +263,7 @@ static void emit_wait(Emit *em, const Stmt *s) {
     sb_printf(em->sb, "if (%s) ", tok);
   }
   sb_printf(em->sb, "npu_dma_wait(%s);", tok);
+  free(tok);
   if (s->note) sb_printf(em->sb, " /* %s */", s->note);
   sb_putc(em->sb, '\n');
 }
@@ -370,7 +285,9 @@ static void emit_start(Emit *em, const Lowered *l, int ind) {
   StrBuf ch;
   sb_init(&ch);
   ir_print_expr(&ch, l->channel);
-  emit_dma_call(em->sb, l->shape, ind, token_text(em, &l->token), ch.data);
+  char *tok = token_text(&l->token);
+  emit_dma_call(em->sb, l->shape, ind, tok, ch.data);
+  free(tok);
   sb_free(&ch);
 }
 
@@ -384,6 +301,7 @@ static void emit_lowered(Emit *em, const Stmt *s, int ind) {
   sb_indent(em->sb, ind);
   switch (l->kind) {
   case LOW_NOTE: sb_printf(em->sb, "/* %s */\n", s->note); return;
+  case LOW_UNUSED: sb_printf(em->sb, "(void)%s;\n", s->note); return;
   case LOW_VIEW: emit_view(em, l); return;
   case LOW_TOKENS: emit_tokens(em, s); return;
   case LOW_DMA_WAIT: emit_wait(em, s); return;
@@ -421,11 +339,10 @@ static void emit_loop(Emit *em, const Stmt *s, int ind) {
   emit_plain_loop(em, s, ind, !s->order_note);
 }
 
-static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
+static void emit_stmts(Emit *em, const Stmt *s, int ind) {
   StrBuf *sb = em->sb;
   for (; s; s = s->next) {
     emit_annots(em, s, ind);
-    if (top && s->from && s->from->kind == ST_FOR && (s->low || s->kind != ST_FOR)) nest_comment(em, (Stmt *)s->from, ind);
     if (s->low) {
       emit_lowered(em, s, ind);
       continue;
@@ -434,15 +351,13 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
     case ST_BLOCK:
       sb_indent(sb, ind);
       sb_puts(sb, "{\n");
-      emit_stmts(em, s->body, ind + 1, false);
+      emit_stmts(em, s->body, ind + 1);
       sb_indent(sb, ind);
       sb_puts(sb, "}\n");
       break;
-    case ST_FOR: {
-      if (top && !s->continued) nest_comment(em, (Stmt *)(s->from ? s->from : s), ind);
+    case ST_FOR:
       emit_loop(em, s, ind);
       break;
-    }
     case ST_IF:
       sb_indent(sb, ind);
       emit_if(em, s, ind);
@@ -474,10 +389,6 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
           sb_putc(sb, '}');
         }
         sb_puts(sb, ";\n");
-        if (!em->buf_read[s->buf->id]) {
-          sb_indent(sb, ind);
-          sb_printf(sb, "(void)%s;\n", s->buf->name);
-        }
       } else {
         sb_printf(sb, "%s%s %s", s->var->is_const ? "const " : "", s->var->type->name, s->var->name);
         if (s->init) {
@@ -485,10 +396,6 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind, bool top) {
           print_value(em, s->init);
         }
         sb_puts(sb, ";\n");
-        if (!em->var_read[s->var->id]) {
-          sb_indent(sb, ind);
-          sb_printf(sb, "(void)%s;\n", s->var->name);
-        }
       }
       break;
     }
@@ -593,40 +500,19 @@ char *emit_c_source(const EmitUnit *u) {
     sb_putc(&sb, '\n');
   }
 
-  int nv = u->k->nvars + 1, nb = u->k->nbufs + 1;
-  Emit em = {.sb = &sb, .u = u, .var_read = calloc((size_t)nv, 1), .buf_used = calloc((size_t)nb, 1),
-             .buf_read = calloc((size_t)nb, 1)};
-  NpuTarget def;
-  const NpuTarget *target = u->target;
-  if (!target) {
-    npusim_target_default(&def);
-    target = &def;
-  }
+  Emit em = {.sb = &sb, .u = u};
   em.cu_hooks = u->cu_hooks && n.npu;
-  arena_init(&em.scratch, 0);
-  ir_walk_stmts(u->k->body, scan_stmt, &em);
   emit_prototype(&sb, u);
   sb_puts(&sb, " {\n");
-  for (const Param *p = u->k->params; p; p = p->next) {
-    bool used = p->buf ? em.buf_used[p->buf->id] : em.var_read[p->var->id];
-    if (!used) sb_printf(&sb, "  (void)%s;\n", p->buf ? p->buf->name : p->var->name);
-  }
-  /* the usage scan above reads the scheduled IR: the lowering adds no
-   * name the variant reads, and its nodes are printed from their fields */
-  const Kernel *lowered = u->lowered;
-  if (!lowered) {
-    Kernel *own = lower_kernel(&em.scratch, u->k, target);
-    char why[600];
-    if (!lower_check_sync(own, target->dma_max_tokens, why, sizeof why)) internal_error(&sb, why);
-    lowered = own;
-  }
-  emit_stmts(&em, lowered->body->body, 1, true);
+  char why[600] = "";
+  Arena own; /* a lowering of its own, where the unit brings none */
+  arena_init(&own, 0);
+  const Kernel *lowered = u->lowered ? u->lowered : lower_checked(&own, u->k, u->target, why, sizeof why);
+  if (*why) internal_error(&sb, why);
+  emit_stmts(&em, lowered->body->body, 1);
   sb_puts(&sb, "}\n");
   emit_layout_helpers(&sb, u);
-  arena_free(&em.scratch);
-  free(em.var_read);
-  free(em.buf_used);
-  free(em.buf_read);
+  arena_free(&own);
   return sb_take(&sb);
 }
 

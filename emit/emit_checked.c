@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emit/emit.h"
 #include "ir/ranges.h"
 
 typedef struct {
@@ -242,11 +243,8 @@ static IrRange cast(Ck *c, StrBuf *sb, const Expr *e) {
     fits_cond(cond, sizeof cond, t, e->type);
     sb_printf(sb, "(%s = (double)(%s), %s ? (void)0 : npg_ub(npg_ck, %d), (%s)%s)", t, a.text.data, cond, s,
               e->type->name, t);
-  } else if (type_is_integer(e->type) && !e->type->is_signed && e->type->size < 4 && type_is_integer(e->a->type) &&
-             e->a->type->is_signed && e->a->type->size < e->type->size) {
-    /* tcc converts a signed char to unsigned short as if to int (-6 stays
-     * -6): the mask is the conversion (emit/emit_cu_hooks.c does the same) */
-    sb_printf(sb, "((%s)((%s) & %s))", e->type->name, a.text.data, e->type->size == 1 ? "0xff" : "0xffff");
+  } else if (emit_tcc_mask(e)) {
+    sb_printf(sb, "((%s)((%s) & %s))", e->type->name, a.text.data, emit_tcc_mask(e));
   } else {
     sb_printf(sb, "((%s)(%s))", e->type->name, a.text.data);
   }

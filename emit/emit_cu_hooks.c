@@ -27,17 +27,20 @@ static bool hook_load(StrBuf *sb, const Expr *load, const ExprHook *h) {
   return true;
 }
 
-/* tcc (0.9.27) converts a signed char to unsigned short as if to int: -6
- * becomes -6, not 65530. The check's C, which tcc compiles, masks such a
- * widening to an unsigned type narrower than int, as the conversion does. */
-static bool hook_cast(StrBuf *sb, const Expr *cast, const ExprHook *h) {
+const char *emit_tcc_mask(const Expr *cast) {
   const Type *to = cast->type, *from = cast->a->type;
   if (!type_is_integer(to) || to->is_signed || to->size >= 4 || !type_is_integer(from) || !from->is_signed ||
       from->size >= to->size)
-    return false;
-  sb_printf(sb, "(%s)((", to->name);
+    return NULL;
+  return to->size == 1 ? "0xff" : "0xffff";
+}
+
+static bool hook_cast(StrBuf *sb, const Expr *cast, const ExprHook *h) {
+  const char *mask = emit_tcc_mask(cast);
+  if (!mask) return false;
+  sb_printf(sb, "(%s)((", cast->type->name);
   ir_print_expr_hooked(sb, cast->a, h);
-  sb_printf(sb, ") & %s)", to->size == 1 ? "0xff" : "0xffff");
+  sb_printf(sb, ") & %s)", mask);
   return true;
 }
 

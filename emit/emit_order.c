@@ -48,7 +48,7 @@ static void iteration_of(StrBuf *sb, EmitOrder o, const char *v) {
     sb_printf(sb, "npg_%s_at < npg_%s_n / 2 ? 2 * npg_%s_at + 1 : 2 * (npg_%s_at - npg_%s_n / 2)", v, v, v, v, v);
 }
 
-int emit_order_open(StrBuf *sb, EmitOrder o, const EmitLoopRange *r, bool v_read, int ind) {
+int emit_order_open(StrBuf *sb, EmitOrder o, const EmitLoopRange *r, int ind) {
   const char *v = r->v->name, *type = r->v->type->name;
   sb_indent(sb, ind);
   sb_printf(sb, "{ /* loop %s in %s order (the check's) */\n", v, emit_order_name(o));
@@ -74,10 +74,8 @@ int emit_order_open(StrBuf *sb, EmitOrder o, const EmitLoopRange *r, bool v_read
   sb_printf(sb, "%s %s = (%s)((unsigned long long)npg_%s_lo %s ", type, v, type, v, up ? "+" : "-");
   if (mag != 1) sb_printf(sb, "%lluull * ", mag);
   sb_printf(sb, "npg_%s_k);\n", v);
-  if (!v_read) {
-    sb_indent(sb, ind + 2);
-    sb_printf(sb, "(void)%s;\n", v);
-  }
+  sb_indent(sb, ind + 2);
+  sb_printf(sb, "(void)%s;\n", v); /* the body may not read it */
   return ind + 2;
 }
 

@@ -181,6 +181,7 @@ typedef enum {
   LOW_VIEW,      /* an on-chip buffer's pointer: one copy of a double-buffered one, or both */
   LOW_TOKENS,    /* the declaration of a token or an array of them */
   LOW_NOTE,      /* a comment for the reader: why a schedule mark does nothing here */
+  LOW_UNUSED,    /* (void)NAME, NAME in note: a name the variant never reads */
 } LowKind;
 
 /* A DMA's token in the lowered IR: base[idx[0]][idx[1]]. A copy waited
@@ -303,14 +304,10 @@ struct Stmt {
   /* The lowered IR (lower/). `low`: what a lowered node does. `note`: a
    * comment the emitted C carries (LOW_NOTE: its text; ST_IF, LOW_DMA_WAIT,
    * LOW_TOKENS: after it). `order_note`: a marked loop that keeps the
-   * source order in every emitted order, and why. `from`: the statement
-   * of the scheduled IR a lowered top-level node begins (its nest comment
-   * names it); `continued`: a later node made from the same statement. */
+   * source order in every emitted order, and why. */
   Lowered *low;
   const char *note;
   const char *order_note;
-  const Stmt *from;
-  bool continued;
 };
 
 struct Param {

@@ -121,6 +121,9 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
   case LOW_NOTE:
     sb_printf(sb, "note: %s", s->note);
     break;
+  case LOW_UNUSED:
+    sb_printf(sb, "unused %s", s->note);
+    break;
   }
   sb_printf(sb, "  # line %d\n", s->loc.line);
 }

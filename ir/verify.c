@@ -75,10 +75,11 @@ static void verify_lowered(Verify *v, const Stmt *s) {
     if (!l->token.base || l->ndims < 0 || l->ndims > 2) bad(v, s->loc, "malformed token declaration");
     break;
   case LOW_NOTE:
+  case LOW_UNUSED:
     if (!s->note) bad(v, s->loc, "note without text");
     break;
   }
-  if (l->kind != LOW_NOTE && l->kind != LOW_VIEW && l->kind != LOW_TOKENS && !l->token.base && !l->token.id)
+  if ((l->kind == LOW_DMA_START || l->kind == LOW_DMA_WAIT) && !l->token.base && !l->token.id)
     bad(v, s->loc, "DMA without a token");
 }
 

@@ -92,11 +92,8 @@ Loads lower_count_loads(const PassLoop *pass, const Body *b) {
 }
 
 bool lower_compute_copies(const Body *b) {
-  for (int i = 0; i < b->n; i++) {
-    Stmt one = *b->st[i]; /* alone: its siblings are the other phases' */
-    one.next = NULL;
-    if (b->kind[i] == B_COMPUTE && lower_has_copy(&one, NULL, 0)) return true;
-  }
+  for (int i = 0; i < b->n; i++)
+    if (b->kind[i] == B_COMPUTE && lower_holds_copy(b->st[i])) return true; /* alone: its siblings are the other phases' */
   return false;
 }
 
@@ -252,11 +249,8 @@ static bool phases(Lower *lw, const Stmt *L, const PassLoop *pass, const Body *b
   Stmt *block = ir_stmt(lw->arena, ST_BLOCK, L->loc), **in = &block->body;
   for (int i = 0; i < b->n; i++)
     if (b->kind[i] == B_LOAD && !lower_by_pass(pass, L, b->buf[i]) && !lower_resident(pass, L, b->buf[i])) {
-      snprintf(note, sizeof note, "per %score: the load of %s", b->buf[i]->copies == 2 ? "copy, per " : "",
-               b->buf[i]->name);
-      const Buffer *lb = b->buf[i];
-      in = lower_append(in, lb->copies == 2 ? lower_tokens(lw, lb->db_token, 2, 2, cores, false, note, lb->loc)
-                                            : lower_tokens(lw, lb->db_token, 1, cores, 0, false, note, lb->loc));
+      snprintf(note, sizeof note, "the load of %s", b->buf[i]->name);
+      in = lower_append(in, lower_core_tokens(lw, b->buf[i], cores, false, note, b->buf[i]->loc));
     }
   for (BoundKind p = B_LOAD; p <= B_STORE; p++) {
     /* compute waits for the loads even when it computes nothing */

@@ -52,7 +52,7 @@ const Buffer *lower_bound_copy(Lower *lw, const Stmt *c, const Stmt *L, bool *lo
   const Buffer *dst = leaf->lhs->buf, *src = leaf->rhs->buf;
   if ((dst->core == L->var) == (src->core == L->var)) return NULL;
   *load = dst->core == L->var;
-  return lower_one_dma(lw->arena, c, true) ? (*load ? dst : src) : NULL;
+  return lower_one_dma(lw, c, true) ? (*load ? dst : src) : NULL;
 }
 
 const Deferred *lower_deferred(const Lower *lw, const Stmt *store, const Buffer *decl) {
@@ -126,11 +126,9 @@ Stmt *lower_defer_block(Lower *lw, int from, Stmt *body, SrcLoc loc) {
     const Buffer *b = lw->defer[i].b;
     int64_t cores;
     ir_const_int(lw->defer[i].loop->hi, &cores);
-    char note[300];
-    snprintf(note, sizeof note, "per %score: the copy out of %s not yet waited for", b->copies == 2 ? "copy, per " : "",
-             b->name);
-    tail = lower_append(tail, b->copies == 2 ? lower_tokens(lw, b->db_token, 2, 2, cores, true, note, loc)
-                                             : lower_tokens(lw, b->db_token, 1, cores, 0, true, note, loc));
+    char what[200];
+    snprintf(what, sizeof what, "the copy out of %s not yet waited for", b->name);
+    tail = lower_append(tail, lower_core_tokens(lw, b, cores, true, what, loc));
   }
   tail = lower_append(tail, body);
   for (int i = from; i < lw->ndefer; i++) {

@@ -12,7 +12,6 @@
  * the outside in. A structure planned ahead (a pass loop plans its bound
  * loop) is keyed by a statement, so it is lowered as it was planned. */
 #include <stdio.h>
-#include <string.h>
 
 #include "lower/lower.h"
 
@@ -25,19 +24,14 @@ int64_t lower_in_flight(const Lower *lw) {
 static int64_t peak(const Lower *lw, Need need) { return lower_in_flight(lw) + need.tokens + need.copy_inside; }
 
 bool lower_grant(Lower *lw, const void *key, Need need, bool *decided) {
+  Decided *d = lw->once;
   if (decided) *decided = true;
-  for (int i = 0; i < lw->ngrant; i++)
-    if (lw->grant[i].key == key) return lw->grant[i].ok;
+  for (int i = 0; i < d->ngrant; i++)
+    if (d->grant[i].key == key) return d->grant[i].ok;
   if (decided) *decided = false;
-  if (lw->ngrant == lw->grant_cap) {
-    int cap = lw->grant_cap ? 2 * lw->grant_cap : 16;
-    Grant *g = arena_alloc(lw->arena, sizeof *g * (size_t)cap);
-    if (lw->ngrant) memcpy(g, lw->grant, sizeof *g * (size_t)lw->ngrant);
-    lw->grant = g;
-    lw->grant_cap = cap;
-  }
+  d->grant = lower_room(lw->arena, d->grant, d->ngrant, &d->grant_cap, sizeof *d->grant);
   bool ok = peak(lw, need) <= lw->max_tokens;
-  lw->grant[lw->ngrant++] = (Grant){key, ok};
+  d->grant[d->ngrant++] = (Grant){key, ok};
   return ok;
 }
 

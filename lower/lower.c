@@ -2,17 +2,12 @@
  * statement of the kernel (docs/lowering.md). */
 #include "lower/lower.h"
 
-/* Top-level statement s lowered: the DMA pass, then the copies left
- * synchronous. The first node names s (emit/'s nest comment), the others
- * continue it. */
+/* Top-level statement s lowered: the DMA pass, the copies left
+ * synchronous, then a loop nest's note. */
 static Stmt *lower_top(Lower *lw, const Stmt *s) {
   Stmt *out = NULL, **tail = &out;
   for (const Stmt *n = lower_dma(lw, s, true, NULL); n; n = n->next) tail = lower_append(tail, lower_copies(lw, n));
-  for (Stmt *n = out; n; n = n->next) {
-    n->from = n == out ? s : NULL;
-    n->continued = n != out;
-  }
-  return out;
+  return s->kind == ST_FOR ? lower_nest_note(lw, s, out) : out;
 }
 
 Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target) {
@@ -21,13 +16,26 @@ Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target) {
     npusim_target_default(&def);
     target = &def;
   }
+  Decided once = {0};
   Lower lw = {.arena = a, .k = k, .max_tokens = target->dma_max_tokens,
               .channels = target->dma_channels > 0 ? (int)target->dma_channels : 1,
-              .target_name = arena_strdup(a, target->name)};
+              .target_name = arena_strdup(a, target->name), .once = &once};
   Kernel *out = ARENA_NEW(a, Kernel);
   *out = *k;
   out->body = ir_stmt(a, ST_BLOCK, k->body->loc);
-  Stmt **tail = &out->body->body;
+  Stmt *body = NULL, **tail = &body;
   for (const Stmt *s = k->body->body; s; s = s->next) tail = lower_append(tail, lower_top(&lw, s));
+  out->body->body = lower_unused(&lw, body);
   return out;
+}
+
+Kernel *lower_checked(Arena *a, const Kernel *k, const NpuTarget *target, char *why, size_t n) {
+  NpuTarget def;
+  if (!target) {
+    npusim_target_default(&def);
+    target = &def;
+  }
+  Kernel *low = lower_kernel(a, k, target);
+  if (lower_check_sync(low, target->dma_max_tokens, why, n)) why[0] = '\0';
+  return low;
 }

@@ -24,6 +24,12 @@ typedef struct {
 
 enum { LOWER_MAX_DEFER = 16 };
 
+/* A copy nest's DMA, worked out once (lower/nodes.c). */
+typedef struct {
+  const Stmt *copy;
+  const DmaShape *shape;
+} KnownShape;
+
 /* A structure's overlap, decided once (lower_grant). */
 typedef struct {
   const void *key;
@@ -42,9 +48,16 @@ typedef struct {
   int64_t held;           /* held by the pipelines, pass loops and phases around */
   Deferred defer[LOWER_MAX_DEFER]; /* bound loops' copies out deferred around */
   int ndefer;
-  Grant *grant;           /* in arena */
-  int ngrant, grant_cap;
+  struct Decided *once;   /* decided once for the whole lowering (shared by a copy of this struct) */
 } Lower;
+
+/* What the lowering decides once, whichever pass asks first. */
+typedef struct Decided {
+  Grant *grant; /* in arena */
+  int ngrant, grant_cap;
+  KnownShape *shapes; /* in arena */
+  int nshapes, shapes_cap;
+} Decided;
 
 /* A pass loop P around bound loop L (lower/pass_loop.c): L's double-
  * buffered read caches alternate their copies by pass, and its resident
@@ -75,6 +88,9 @@ const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, c
 
 /* The whole phase: a new kernel (sharing k's unchanged parts), in a. */
 Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target);
+/* The same, its synchronisation checked (lower_check_sync): why is empty,
+ * or says the violation (an npugen bug). NULL target: the default. */
+Kernel *lower_checked(Arena *a, const Kernel *k, const NpuTarget *target, char *why, size_t n);
 
 /* ---- passes (one a file) ---- */
 /* The DMA pass (lower/walk.c): statement s (alone, not its siblings) with
@@ -82,6 +98,14 @@ Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target);
  * the kernel's body; pass: the pass loop around, or NULL. */
 Stmt *lower_dma(Lower *lw, const Stmt *s, bool top, const PassLoop *pass);
 Stmt *lower_dma_list(Lower *lw, const Stmt *list, const PassLoop *pass);
+/* lower/walk.c, for every pass: walk s alone (not its siblings, whatever
+ * fn returns for them); s copied (shallow) with each statement list
+ * under it (a loop's or block's body, an if's branches) mapped by fn. */
+void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx);
+typedef Stmt *(*LowerListFn)(Lower *lw, const Stmt *list, const void *ctx);
+Stmt *lower_rebuild(Lower *lw, const Stmt *s, LowerListFn fn, const void *ctx);
+/* s with the DMA pass run on the lists under it (s itself as it is). */
+Stmt *lower_plain(Lower *lw, const Stmt *s, const PassLoop *pass);
 /* Its parts, each appending what it makes at *tail:
  * lower/pipeline.c: loop L whose body declares double-buffered buffers ->
  * its copies' starts one iteration ahead and the waits; false (after
@@ -109,12 +133,24 @@ bool lower_stmt_uses(const Stmt *c, const Buffer *b);
  * is one DMA -> a start and its wait at once. */
 Stmt *lower_copies(Lower *lw, const Stmt *s);
 
+/* lower/nest_note.c (last, on each top-level loop nest): the note naming
+ * the statements of nest, before `lowered`, what it became. */
+Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered);
+
+/* lower/unused.c (last, on the whole body): `unused NAME` for each
+ * parameter the variant never uses and after each local declared and
+ * never read. */
+Stmt *lower_unused(Lower *lw, const Stmt *body);
+
 /* ---- shared by the passes (lower/nodes.c) ---- */
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
 Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);
 Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc);
 Stmt *lower_tokens(Lower *lw, const char *base, int ndims, int64_t d0, int64_t d1, bool zero, const char *note,
                    SrcLoc loc);
+/* The tokens of per-core buffer b's DMAs, one per core (and per copy of
+ * a double-buffered one), with a note "per core: WHAT". */
+Stmt *lower_core_tokens(Lower *lw, const Buffer *b, int64_t cores, bool zero, const char *what, SrcLoc loc);
 DmaToken lower_token(const char *base, Expr *i0, Expr *i1);
 /* token = copy nest c's DMA on channel, its region where at (when given)
  * has value `value`; named: after a comment naming the copy. */
@@ -123,10 +159,11 @@ Stmt *lower_wait(Lower *lw, DmaToken t, Expr *guard, bool if_issued, const char 
 Expr *lower_int(Lower *lw, int64_t v);
 Expr *lower_var(Lower *lw, const Var *v);
 Expr *lower_bin(Lower *lw, Op op, Expr *a, Expr *b);
-/* Walk s alone (not its siblings). */
-void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx);
 /* a shallow copy of s, alone (next NULL) */
 Stmt *lower_shallow(Lower *lw, const Stmt *s);
+/* items (n of them, room for *cap) with room for one more: the same, or
+ * a copy twice as large in a (*cap updated). */
+void *lower_room(Arena *a, void *items, int n, int *cap, size_t size);
 /* Appends s (a list) at *tail; returns the new tail. */
 Stmt **lower_append(Stmt **tail, Stmt *s);
 /* A copy nest (cache.c's LOOP_DMA, or a plain serial copy between DDR and
@@ -134,9 +171,10 @@ Stmt **lower_append(Stmt **tail, Stmt *s);
 bool lower_is_copy_nest(const Stmt *loop);
 /* Copy nest c is one DMA: async (one call, a token) or not (host loops
  * may go around the call). */
-bool lower_one_dma(Arena *scratch, const Stmt *c, bool async);
-/* A copy nest under list (not those in skip[]). */
+bool lower_one_dma(Lower *lw, const Stmt *c, bool async);
+/* A copy nest under list (not those in skip[]); under s alone. */
 bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip);
+bool lower_holds_copy(const Stmt *s);
 
 /* ---- the static synchronisation check (lower/sync_check.c) ---- */
 /* Every read of an on-chip buffer a DMA fills comes after that DMA's

@@ -1,5 +1,6 @@
 /* Building blocks of the lowering passes: lowered nodes, shallow copies,
  * and the questions the passes ask of copy nests. */
+#include <stdio.h>
 #include <string.h>
 
 #include "lower/lower.h"
@@ -39,16 +40,52 @@ Stmt *lower_tokens(Lower *lw, const char *base, int ndims, int64_t d0, int64_t d
   return s;
 }
 
+Stmt *lower_core_tokens(Lower *lw, const Buffer *b, int64_t cores, bool zero, const char *what, SrcLoc loc) {
+  char note[300];
+  snprintf(note, sizeof note, "per %score: %s", b->copies == 2 ? "copy, per " : "", what);
+  return b->copies == 2 ? lower_tokens(lw, b->db_token, 2, 2, cores, zero, note, loc)
+                        : lower_tokens(lw, b->db_token, 1, cores, 0, zero, note, loc);
+}
+
 DmaToken lower_token(const char *base, Expr *i0, Expr *i1) {
   DmaToken t = {base, {i0, i1}, i1 ? 2 : i0 ? 1 : 0, 0};
   return t;
 }
 
+void *lower_room(Arena *a, void *items, int n, int *cap, size_t size) {
+  if (n < *cap) return items;
+  *cap = *cap ? 2 * *cap : 16;
+  void *grown = arena_alloc(a, size * (size_t)*cap);
+  if (n) memcpy(grown, items, size * (size_t)n);
+  return grown;
+}
+
+/* The same nest (a pass's shallow copy of it shares its body and header). */
+static bool same_nest(const Stmt *a, const Stmt *b) {
+  return a == b || (a->body == b->body && a->var == b->var && a->lo == b->lo && a->hi == b->hi);
+}
+
+/* Copy nest c's DMA with no counter set (the shape of a start ahead is
+ * worked out where it is made), once for the whole lowering. */
+static const DmaShape *shape_of(Lower *lw, const Stmt *c, bool async) {
+  Decided *o = lw->once;
+  int i = 0;
+  while (i < o->nshapes && !same_nest(o->shapes[i].copy, c)) i++;
+  if (i == o->nshapes) {
+    o->shapes = lower_room(lw->arena, o->shapes, o->nshapes, &o->shapes_cap, sizeof *o->shapes);
+    o->shapes[o->nshapes++] = (KnownShape){c, lower_dma_shape(lw->arena, c, NULL, NULL, false)};
+  }
+  const DmaShape *d = o->shapes[i].shape;
+  return d && !(async && d->nhost) ? d : NULL; /* one token is one DMA: no host loops */
+}
+
+bool lower_one_dma(Lower *lw, const Stmt *c, bool async) { return shape_of(lw, c, async); }
+
 Stmt *lower_start(Lower *lw, DmaToken t, const Stmt *c, Expr *channel, const Var *at, Expr *value, bool named) {
   Stmt *s = lower_node(lw, LOW_DMA_START, c->loc);
   s->low->token = t;
   s->low->copy = c;
-  s->low->shape = lower_dma_shape(lw->arena, c, at, value, t.base != NULL);
+  s->low->shape = at ? lower_dma_shape(lw->arena, c, at, value, t.base != NULL) : shape_of(lw, c, t.base != NULL);
   s->low->channel = channel;
   s->low->at_var = at;
   s->low->at_value = value;
@@ -107,8 +144,6 @@ bool lower_is_copy_nest(const Stmt *loop) {
   return loop->kind == ST_FOR && (loop->loop_kind == LOOP_DMA || onchip_copy(loop));
 }
 
-bool lower_one_dma(Arena *scratch, const Stmt *c, bool async) { return lower_dma_shape(scratch, c, NULL, NULL, async); }
-
 typedef struct {
   const Stmt *const *skip;
   int nskip;
@@ -124,6 +159,12 @@ static bool scan_copy(Stmt *st, int depth, void *ctx) {
   return !c->found;
 }
 
+bool lower_holds_copy(const Stmt *s) {
+  CopyScan c = {NULL, 0, false};
+  lower_walk_one(s, scan_copy, &c);
+  return c.found;
+}
+
 bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip) {
   CopyScan c = {skip, nskip, false};
   for (const Stmt *s = list; s && !c.found; s = s->next) {
@@ -132,10 +173,4 @@ bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip) {
     if (!skipped) lower_walk_one(s, scan_copy, &c);
   }
   return c.found;
-}
-
-void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx) {
-  Stmt one = *s; /* alone: its siblings are not walked */
-  one.next = NULL;
-  ir_walk_stmts(&one, fn, ctx);
 }

@@ -59,11 +59,9 @@ static const Stmt *bound_in(const Stmt *P) {
 
 /* P's copy with its body lowered inside pass loop pl. */
 static Stmt *pass_copy(Lower *lw, const Stmt *P, const PassLoop *pl, const char *order_note) {
-  Stmt *loop = lower_shallow(lw, P);
+  Stmt *loop = lower_plain(lw, P, pl);
   loop->annots = NULL;
   loop->order_note = order_note;
-  loop->body = lower_shallow(lw, P->body);
-  loop->body->body = lower_dma_list(lw, P->body->body, pl);
   return loop;
 }
 
@@ -75,10 +73,9 @@ static Stmt **first_loads(Lower *lw, const PassLoop *pl, const Body *b, const Lo
   for (int i = 0; i < b->n; i++) {
     const Buffer *lb = b->buf[i];
     if (b->kind[i] != B_LOAD || (!lower_by_pass(pl, L, lb) && !lower_resident(pl, L, lb))) continue;
-    if (lower_by_pass(pl, L, lb)) snprintf(note, sizeof note, "per copy, per core: the load of %s", lb->name);
-    else snprintf(note, sizeof note, "per core: the load of %s, the same in every pass of %s", lb->name, P->name);
-    in = lower_append(in, lb->copies == 2 ? lower_tokens(lw, lb->db_token, 2, 2, cores, false, note, lb->loc)
-                                          : lower_tokens(lw, lb->db_token, 1, cores, 0, false, note, lb->loc));
+    if (lower_by_pass(pl, L, lb)) snprintf(note, sizeof note, "the load of %s", lb->name);
+    else snprintf(note, sizeof note, "the load of %s, the same in every pass of %s", lb->name, P->name);
+    in = lower_append(in, lower_core_tokens(lw, lb, cores, false, note, lb->loc));
   }
   int first = loads->ahead + loads->once;
   Stmt *loop = lower_core_loop(lw, L, loads->ahead ? "loaded ahead: the first pass's regions, into copy 0"
@@ -116,18 +113,17 @@ bool lower_pass_loop(Lower *lw, const Stmt *P, const PassLoop *around, Stmt ***t
       !ir_const_int(L->hi, &cores) || ir_other_onchip_user(P, L))
     return false;
   /* classify L as lower_bound will: with the copies out L's own plan
-   * defers (planned again, the same, when L is lowered) */
-  int saved = lw->ndefer;
-  lower_plan_defer(lw, L, tail);
+   * defers, planned on a copy of the pass's state (L plans them again,
+   * the same, when it is lowered) */
+  Lower with_l = *lw;
+  lower_plan_defer(&with_l, L, tail);
   Body b;
   int count[3];
-  bool fit = lower_classify(lw, L, &b) && lower_phases_fit(L, &b, count);
+  bool fit = lower_classify(&with_l, L, &b) && lower_phases_fit(L, &b, count);
   /* L's double-buffered copies out alternate across passes when deferred
    * over a nest around P; deferred at L they are waited for every pass */
-  int64_t deferred_tokens = lower_in_flight(lw), alt_stores = 0;
-  for (int i = 0; i < saved; i++) alt_stores += lw->defer[i].loop == L && lw->defer[i].b->copies == 2;
-  lw->ndefer = saved;
-  deferred_tokens -= lower_in_flight(lw);
+  int64_t deferred_tokens = lower_in_flight(&with_l) - lower_in_flight(lw), alt_stores = 0;
+  for (int i = 0; i < lw->ndefer; i++) alt_stores += lw->defer[i].loop == L && lw->defer[i].b->copies == 2;
   if (!fit) return false;
   int alternate = 0; /* per-core buffers with two copies */
   for (int i = 0; i < b.n; i++) alternate += b.kind[i] == B_DECL && b.st[i]->buf->copies == 2;

@@ -181,7 +181,7 @@ bool lower_pipeline(Lower *lw, const Stmt *L, const PassLoop *pass, Stmt ***tail
   int n = find_buffers(lw, L, db, tail);
   if (n <= 0 || !ir_const_int(L->hi, &trips)) return false;
   for (int i = 0; i < n; i++)
-    if (!lower_one_dma(lw->arena, own_copy(&db[i]), true)) {
+    if (!lower_one_dma(lw, own_copy(&db[i]), true)) {
       *tail = note_nothing(lw, *tail, L, db[i].decl->buf,
                            "its copy is not one DMA (it needs host loops around the DMA call, or it is not a plain "
                            "box copy), so the copies stay synchronous");

@@ -1,17 +1,34 @@
 /* The static check of the lowered IR's synchronisation (lower/lower.h).
  *
  * The lowered program is run abstractly: loop counters take their values
- * (the plans' tokens, copies and guards depend on counters only), on-chip
- * data is not computed, and each DMA in flight is kept with the token slot
- * it was started on, the buffers it writes and reads and which copy of
- * each. A condition that is not a counter's function runs both ways and
- * the DMAs in flight after it are those of either way. A loop that holds
- * no lowered node is one access of everything it reads and writes, and
- * one whose DMAs are all waited for where they start runs once for any
- * counter; a loop that holds tokens or copies named by counters runs its
- * iterations, all of them up to 2 * EDGE, else the
- * first and last EDGE (with an even count skipped between: the plans
- * repeat every two iterations), so the check stays fast on any size. */
+ * (the plans' tokens, copies and guards depend on counters only), data is
+ * not computed, and each DMA in flight is kept with the token slot it was
+ * started on, the buffers it writes and reads, which copy and core of an
+ * on-chip one, and the box of a DDR array (a parameter) it covers.
+ *
+ * On-chip buffers are checked whole (per copy, per core): a DMA filling
+ * any part of one may not meet any access of it. DDR arrays are checked by
+ * box: an access, or a DMA, of a box of a DDR array may not meet a DMA in
+ * flight that writes an overlapping box (nor, for a write, one that reads
+ * it). A box is each index's range over the counters not known where the
+ * access is (those of a loop run as one access, a copy nest's), by
+ * interval arithmetic; an index it cannot bound (not affine, a tail's
+ * guard seen past) spans its whole dimension, so the check errs towards a
+ * hazard, never away from one.
+ *
+ * What runs and what is sampled: a condition that is not a counter's
+ * function runs both ways, and the DMAs in flight after it are those of
+ * either way. A loop that holds no lowered node is one access of
+ * everything it reads and writes (its counters over their ranges), and one
+ * whose DMAs are all waited for where they start runs once for any
+ * counter. A loop that holds tokens or copies named by counters runs its
+ * iterations: all of them up to 2 * EDGE; beyond, only the first EDGE and
+ * the last EDGE, the ones between skipped in an even number (the plans'
+ * tokens and copies repeat every two iterations, and a DMA lives at most
+ * two iterations, so the first and last ones see every pattern of them).
+ * The DDR boxes of the iterations skipped are not checked: after the skip,
+ * the DMAs in flight carry the boxes of the last iteration run, a few
+ * tiles away from those of the iterations that follow. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +37,19 @@
 
 enum { EDGE = 8 };
 
+/* The box of a DDR array an access or a DMA covers: index d in
+ * [lo[d], hi[d]]. */
+typedef struct {
+  int64_t lo[IR_MAX_DIMS], hi[IR_MAX_DIMS];
+} Box;
+
 typedef struct {
   DmaToken tok;         /* base and id as started */
   int64_t idx[2];       /* the slot: index values */
   const Buffer *dst, *src;
   int64_t dst_copy, src_copy; /* -1: not known (any copy) */
   int64_t dst_core, src_core; /* a bound loop's buffer: whose core's (-1: any) */
+  Box dst_box, src_box; /* of a DDR array */
   const Stmt *leaf;     /* the copy's statement, for messages */
 } Flight;
 
@@ -39,6 +63,10 @@ typedef struct {
   int64_t max_tokens;
   int64_t *val;  /* by Var.id */
   bool *known;
+  int64_t *rlo, *rhi; /* by Var.id: a counter's range where it is not known */
+  bool *ranged;
+  const Var *at;      /* while a DMA's box is worked out: its counter set ahead */
+  int64_t at_lo, at_hi;
   int64_t *view; /* by Buffer.id: the copy the buffer's name points to; -1 unknown */
   char *why;
   size_t nwhy;
@@ -62,7 +90,9 @@ static bool eval(const Check *c, const Expr *e, int64_t *v) {
   int64_t x, y;
   switch (e->kind) {
   case EX_INT: return *v = e->ival, true;
-  case EX_VAR: return e->var->id >= 0 && e->var->id < c->k->nvars && c->known[e->var->id] && (*v = c->val[e->var->id], true);
+  case EX_VAR:
+    if (e->var == c->at) return c->at_lo == c->at_hi && (*v = c->at_lo, true);
+    return e->var->id >= 0 && e->var->id < c->k->nvars && c->known[e->var->id] && (*v = c->val[e->var->id], true);
   case EX_CAST: return type_is_integer(e->type) && eval(c, e->a, v);
   case EX_UNARY:
     if (!eval(c, e->a, &x)) return false;
@@ -90,6 +120,112 @@ static bool eval(const Check *c, const Expr *e, int64_t *v) {
     }
   default: return false;
   }
+}
+
+/* ---------------- ranges of counters, boxes of DDR arrays ---------------- */
+
+static bool min_max4(int64_t a, int64_t b, int64_t c2, int64_t d, int64_t *lo, int64_t *hi) {
+  int64_t v[4] = {a, b, c2, d};
+  *lo = *hi = a;
+  for (int i = 1; i < 4; i++) {
+    if (v[i] < *lo) *lo = v[i];
+    if (v[i] > *hi) *hi = v[i];
+  }
+  return true;
+}
+
+/* e's values where the counters not known range over theirs: [*lo, *hi];
+ * false when not bounded so (interval arithmetic, checked). */
+static bool span(const Check *c, const Expr *e, int64_t *lo, int64_t *hi) {
+  int64_t v, al, ah, bl, bh, p[4];
+  if (eval(c, e, &v)) return *lo = *hi = v, true;
+  switch (e->kind) {
+  case EX_VAR:
+    if (e->var == c->at) return *lo = c->at_lo, *hi = c->at_hi, true;
+    if (e->var->id < 0 || e->var->id >= c->k->nvars || !c->ranged[e->var->id]) return false;
+    return *lo = c->rlo[e->var->id], *hi = c->rhi[e->var->id], true;
+  case EX_CAST: return type_is_integer(e->type) && span(c, e->a, lo, hi);
+  case EX_BINARY:
+    if (!span(c, e->a, &al, &ah) || !span(c, e->b, &bl, &bh)) return false;
+    switch (e->op) {
+    case OP_ADD: return !__builtin_add_overflow(al, bl, lo) && !__builtin_add_overflow(ah, bh, hi);
+    case OP_SUB: return !__builtin_sub_overflow(al, bh, lo) && !__builtin_sub_overflow(ah, bl, hi);
+    case OP_MUL:
+      if (__builtin_mul_overflow(al, bl, &p[0]) || __builtin_mul_overflow(al, bh, &p[1]) ||
+          __builtin_mul_overflow(ah, bl, &p[2]) || __builtin_mul_overflow(ah, bh, &p[3]))
+        return false;
+      return min_max4(p[0], p[1], p[2], p[3], lo, hi);
+    case OP_DIV: /* by a positive constant: monotonic */
+      return bl == bh && bl > 0 && (*lo = al / bl, *hi = ah / bl, true);
+    case OP_MOD:
+      if (bl != bh || bl <= 0 || al < 0) return false;
+      if (ah - al < bl && al % bl <= ah % bl) return *lo = al % bl, *hi = ah % bl, true;
+      return *lo = 0, *hi = bl - 1, true;
+    default: return false;
+    }
+  default: return false;
+  }
+}
+
+/* Counter L->var over L's iterations (none: not bounded, any value). */
+static void set_range(Check *c, const Stmt *L) {
+  int id = L->var->id;
+  int64_t ll, lh, hl, hh;
+  if (id < 0 || id >= c->k->nvars) return;
+  bool up = L->step > 0, open = L->cmp == OP_LT || L->cmp == OP_GT;
+  c->ranged[id] = span(c, L->lo, &ll, &lh) && span(c, L->hi, &hl, &hh) &&
+                  (up ? !__builtin_sub_overflow(hh, open, &c->rhi[id]) : !__builtin_add_overflow(hl, open, &c->rlo[id]));
+  if (!c->ranged[id]) return;
+  if (up) c->rlo[id] = ll;
+  else c->rhi[id] = lh;
+}
+
+/* A DDR array: a parameter, which DMAs reach (a local array is the
+ * control unit's). */
+static bool ddr(const Buffer *b) { return !buffer_onchip(b) && b->role != ROLE_LOCAL; }
+
+/* The box access (of a DDR array) covers; an index not bounded spans its
+ * dimension. Clipped to the array. */
+static Box box_of(const Check *c, const Expr *access) {
+  const Buffer *b = access->buf;
+  Box box;
+  for (int d = 0; d < b->ndim; d++) {
+    if (!span(c, access->idx[d], &box.lo[d], &box.hi[d])) box.lo[d] = 0, box.hi[d] = b->shape[d] - 1;
+    if (box.lo[d] < 0) box.lo[d] = 0;
+    if (box.hi[d] > b->shape[d] - 1) box.hi[d] = b->shape[d] - 1;
+  }
+  return box;
+}
+
+static bool overlap(const Buffer *b, const Box *x, const Box *y) {
+  for (int d = 0; d < b->ndim; d++)
+    if (x->lo[d] > y->hi[d] || y->lo[d] > x->hi[d]) return false;
+  return true;
+}
+
+/* "C[0..127][128..255]" */
+static const char *box_text(char *buf, size_t n, const Buffer *b, const Box *x) {
+  int len = snprintf(buf, n, "%s", b->name);
+  for (int d = 0; d < b->ndim && len < (int)n; d++)
+    len += x->lo[d] == x->hi[d] ? snprintf(buf + len, n - (size_t)len, "[%lld]", (long long)x->lo[d])
+                                : snprintf(buf + len, n - (size_t)len, "[%lld..%lld]", (long long)x->lo[d],
+                                           (long long)x->hi[d]);
+  return buf;
+}
+
+/* The boxes DMA f (copy nest `nest`, its region where counter at has
+ * value `value`) covers in its DDR arrays: each counter of the nest over
+ * its extent. */
+static void dma_boxes(Check *c, Flight *f, const Stmt *nest, const Var *at, const Expr *value) {
+  int64_t lo = 0, hi = -1;
+  if (at && !span(c, value, &lo, &hi)) lo = INT64_MIN, hi = INT64_MAX; /* any: boxes span whole dimensions */
+  for (const Stmt *l = nest; l && l->kind == ST_FOR; l = ir_nest_inner(l)) set_range(c, l);
+  c->at = at;
+  c->at_lo = lo;
+  c->at_hi = hi;
+  if (ddr(f->dst)) f->dst_box = box_of(c, f->leaf->lhs);
+  if (ddr(f->src)) f->src_box = box_of(c, f->leaf->rhs);
+  c->at = NULL;
 }
 
 /* ---------------- DMAs in flight ---------------- */
@@ -153,27 +289,46 @@ static bool same_copy(int64_t a, int64_t b) { return a < 0 || b < 0 || a == b; }
 
 /* ---------------- accesses ---------------- */
 
-/* An access of on-chip buffer b (its copy now) at statement `at` may not
- * meet a DMA in flight: a read one that fills it, a write one that fills
- * or reads it. */
-static bool touch(Check *c, const State *s, const Buffer *b, bool write, const Stmt *at) {
-  if (!buffer_onchip(b)) return true;
+static const char *stmt_name(const Stmt *at) { return at->name ? at->name : "statement"; }
+
+/* "B_ib", or a DDR array's box "C[0..127][128..255]" */
+static const char *where(char *buf, size_t n, const Buffer *b, const Box *x) {
+  if (ddr(b)) return box_text(buf, n, b, x);
+  snprintf(buf, n, "%s", b->name);
+  return buf;
+}
+
+/* An access of buffer b (on chip: its copy now; a DDR array: box x) at
+ * statement `at` may not meet a DMA in flight: a read one that writes it,
+ * a write one that writes or reads it. */
+static bool touch(Check *c, const State *s, const Buffer *b, const Box *x, bool write, const Stmt *at) {
+  if (!buffer_onchip(b) && !ddr(b)) return true;
   int64_t copy = copy_of(c, b), core = core_of(c, b);
   for (int i = 0; i < s->n; i++) {
     const Flight *f = &s->f[i];
-    char tok[200];
-    bool fills = f->dst == b && same_copy(f->dst_copy, copy) && same_copy(f->dst_core, core);
-    bool reads = f->src == b && same_copy(f->src_copy, copy) && same_copy(f->src_core, core);
+    bool fills = f->dst == b && (ddr(b) ? overlap(b, &f->dst_box, x)
+                                        : same_copy(f->dst_copy, copy) && same_copy(f->dst_core, core));
+    bool reads = f->src == b && (ddr(b) ? overlap(b, &f->src_box, x)
+                                        : same_copy(f->src_copy, copy) && same_copy(f->src_core, core));
+    if (!fills && !(write && reads)) continue;
+    char tok[200], what[300];
+    where(what, sizeof what, b, x);
+    token_name(tok, sizeof tok, f);
     if (fills)
-      return fail(c, "%s of %s at line %d (%s) before the wait for the DMA that fills it (%s, line %d, token %s)",
-                  write ? "write" : "read", b->name, at->loc.line, at->name ? at->name : "statement", f->leaf->name,
-                  f->leaf->loc.line, token_name(tok, sizeof tok, f));
-    if (write && reads)
-      return fail(c, "write of %s at line %d (%s) while the DMA that reads it is in flight (%s, line %d, token %s)",
-                  b->name, at->loc.line, at->name ? at->name : "statement", f->leaf->name, f->leaf->loc.line,
-                  token_name(tok, sizeof tok, f));
+      return fail(c, "%s of %s at line %d (%s) before the wait for the DMA that %s it (%s, line %d, token %s)",
+                  write ? "write" : "read", what, at->loc.line, stmt_name(at), ddr(b) ? "writes" : "fills",
+                  f->leaf->name, f->leaf->loc.line, tok);
+    return fail(c, "write of %s at line %d (%s) while the DMA that reads it is in flight (%s, line %d, token %s)", what,
+                at->loc.line, stmt_name(at), f->leaf->name, f->leaf->loc.line, tok);
   }
   return true;
+}
+
+/* An access expression (EX_LOAD) as touch sees it. */
+static bool touch_access(Check *c, const State *s, const Expr *access, bool write, const Stmt *at) {
+  if (!ddr(access->buf)) return touch(c, s, access->buf, NULL, write, at);
+  Box x = box_of(c, access);
+  return touch(c, s, access->buf, &x, write, at);
 }
 
 typedef struct {
@@ -185,7 +340,7 @@ typedef struct {
 static bool expr_reads(Access *a, const Expr *e) {
   if (!e) return true;
   if (e->kind == EX_LOAD) {
-    if (!touch(a->c, a->s, e->buf, false, a->at)) return false;
+    if (!touch_access(a->c, a->s, e, false, a->at)) return false;
     for (int i = 0; i < e->buf->ndim; i++)
       if (!expr_reads(a, e->idx[i])) return false;
   }
@@ -194,7 +349,8 @@ static bool expr_reads(Access *a, const Expr *e) {
   return expr_reads(a, e->a) && expr_reads(a, e->b) && expr_reads(a, e->c);
 }
 
-/* The accesses of one statement's own expressions (not its children). */
+/* The accesses of one statement's own expressions (not its children); a
+ * loop's counter ranges over its iterations for those under it. */
 static bool stmt_accesses(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Access *a = ctx;
@@ -203,11 +359,12 @@ static bool stmt_accesses(Stmt *st, int depth, void *ctx) {
   if (!expr_reads(a, st->lo) || !expr_reads(a, st->hi) || !expr_reads(a, st->cond) || !expr_reads(a, st->rhs) ||
       !expr_reads(a, st->init))
     return false;
+  if (st->kind == ST_FOR) set_range(a->c, st);
   if (st->kind == ST_ASSIGN && st->lhs->kind == EX_LOAD) {
     for (int i = 0; i < st->lhs->buf->ndim; i++)
       if (!expr_reads(a, st->lhs->idx[i])) return false;
-    if (st->op != OP_NONE && !touch(a->c, a->s, st->lhs->buf, false, st)) return false;
-    if (!touch(a->c, a->s, st->lhs->buf, true, st)) return false;
+    if (st->op != OP_NONE && !touch_access(a->c, a->s, st->lhs, false, st)) return false;
+    if (!touch_access(a->c, a->s, st->lhs, true, st)) return false;
   }
   return true;
 }
@@ -215,39 +372,30 @@ static bool stmt_accesses(Stmt *st, int depth, void *ctx) {
 /* Everything statement st (alone) reads and writes, as one access. */
 static bool summary(Check *c, const State *s, const Stmt *st) {
   Access a = {c, s, st};
-  Stmt one = *st;
-  one.next = NULL;
-  ir_walk_stmts(&one, stmt_accesses, &a);
+  lower_walk_one(st, stmt_accesses, &a);
   return !c->failed;
 }
 
-static bool find_low(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  if (st->low && st->low->kind != LOW_NOTE && st->low->kind != LOW_TOKENS) *(bool *)ctx = true;
-  return !*(bool *)ctx;
-}
+/* What a statement holds: a lowered node that acts (dma), and a DMA that
+ * outlives its statement: a token or a copy named by counters (async; a
+ * start waited for at once needs no counter's value). */
+typedef struct {
+  bool dma, async;
+} Holds;
 
-/* A DMA that outlives its statement: a token or a copy named by counters
- * (a start waited for at once needs no counter's value). */
-static bool find_async(Stmt *st, int depth, void *ctx) {
+static bool find_holds(Stmt *st, int depth, void *ctx) {
   (void)depth;
+  Holds *h = ctx;
   const Lowered *l = st->low;
-  if (l && (l->token.base || (l->kind == LOW_VIEW && l->view_copy))) *(bool *)ctx = true;
-  return !*(bool *)ctx;
+  if (l && (l->kind == LOW_DMA_START || l->kind == LOW_DMA_WAIT || l->kind == LOW_VIEW)) h->dma = true;
+  if (l && (l->token.base || (l->kind == LOW_VIEW && l->view_copy))) h->async = true;
+  return !(h->dma && h->async);
 }
 
-static bool holds_async(const Stmt *st) {
-  bool found = false;
-  lower_walk_one(st, find_async, &found);
-  return found;
-}
-
-static bool holds_dma(const Stmt *st) {
-  bool found = false;
-  Stmt one = *st;
-  one.next = NULL;
-  ir_walk_stmts(&one, find_low, &found);
-  return found;
+static Holds holds(const Stmt *st) {
+  Holds h = {false, false};
+  lower_walk_one(st, find_holds, &h);
+  return h;
 }
 
 /* ---------------- the run ---------------- */
@@ -258,7 +406,7 @@ static bool run_start(Check *c, State *s, const Stmt *st) {
   const Lowered *l = st->low;
   const Stmt *leaf = ir_nest_leaf(l->copy);
   if (!leaf) return fail(c, "dma_start at line %d: its copy nest is not a copy", st->loc.line);
-  Flight f = {l->token, {0, 0}, NULL, NULL, 0, 0, 0, 0, leaf};
+  Flight f = {.tok = l->token, .leaf = leaf};
   for (int i = 0; i < l->token.nidx; i++)
     if (!eval(c, l->token.idx[i], &f.idx[i]))
       return fail(c, "dma_start of %s at line %d: its token's index is not a counter's function", leaf->name, leaf->loc.line);
@@ -268,6 +416,7 @@ static bool run_start(Check *c, State *s, const Stmt *st) {
   f.src_copy = copy_of(c, f.src);
   f.dst_core = core_of(c, f.dst);
   f.src_core = core_of(c, f.src);
+  dma_boxes(c, &f, l->copy, l->at_var, l->at_value);
   char tok[200];
   for (int i = 0; i < s->n; i++)
     if (same_slot(&s->f[i], &f))
@@ -275,7 +424,7 @@ static bool run_start(Check *c, State *s, const Stmt *st) {
                   token_name(tok, sizeof tok, &f), leaf->loc.line, leaf->name, s->f[i].leaf->name,
                   s->f[i].leaf->loc.line);
   /* the DMA reads its source and writes its destination */
-  if (!touch(c, s, f.src, false, leaf) || !touch(c, s, f.dst, true, leaf)) return false;
+  if (!touch(c, s, f.src, &f.src_box, false, leaf) || !touch(c, s, f.dst, &f.dst_box, true, leaf)) return false;
   push(s, &f);
   if (s->n > c->max_tokens)
     return fail(c, "%d DMAs in flight at line %d (%s), and the target allows %lld", s->n, leaf->loc.line, leaf->name,
@@ -286,9 +435,9 @@ static bool run_start(Check *c, State *s, const Stmt *st) {
 static bool run_wait(Check *c, State *s, const Stmt *st) {
   const Lowered *l = st->low;
   int64_t g;
-  if (l->guard && eval(c, l->guard, &g) && !g) return true;
-  if (l->guard && !eval(c, l->guard, &g)) return true; /* may not wait: what it waits for stays in flight */
-  Flight w = {l->token, {0, 0}, NULL, NULL, 0, 0, 0, 0, NULL};
+  /* not here, or not known to be: what it waits for stays in flight */
+  if (l->guard && (!eval(c, l->guard, &g) || !g)) return true;
+  Flight w = {.tok = l->token};
   for (int i = 0; i < l->token.nidx; i++)
     if (!eval(c, l->token.idx[i], &w.idx[i])) return fail(c, "dma_wait at line %d: its token's index is not a counter's function", st->loc.line);
   for (int i = 0; i < s->n; i++)
@@ -307,7 +456,8 @@ static bool lowered(Check *c, State *s, const Stmt *st) {
       c->view[l->view_buf->id] = eval(c, l->view_copy, &v) ? v : -1;
     return true;
   case LOW_TOKENS:
-  case LOW_NOTE: return true;
+  case LOW_NOTE:
+  case LOW_UNUSED: return true;
   }
   return true;
 }
@@ -345,9 +495,11 @@ static bool trip_count(const Stmt *L, int64_t lo, int64_t hi, int64_t *n) {
 
 static bool run_loop(Check *c, State *s, const Stmt *L) {
   int64_t lo, hi, trips;
-  if (!holds_dma(L)) return summary(c, s, L);
-  if (!holds_async(L)) { /* copies waited for where they start: one iteration, any counter */
+  Holds h = holds(L);
+  if (!h.dma) return summary(c, s, L);
+  if (!h.async) { /* copies waited for where they start: one iteration, any counter */
     c->known[L->var->id] = false;
+    set_range(c, L);
     return run_block(c, s, L->body->body);
   }
   if (!eval(c, L->lo, &lo) || !eval(c, L->hi, &hi) || !trip_count(L, lo, hi, &trips))
@@ -370,7 +522,7 @@ static bool run_if(Check *c, State *s, const Stmt *st) {
   int64_t v;
   if (!expr_reads(&(Access){c, s, st}, st->cond)) return false;
   if (eval(c, st->cond, &v)) return v ? run_block(c, s, st->then_s->body) : !st->else_s || run_block(c, s, st->else_s->body);
-  if (!holds_dma(st)) return summary(c, s, st);
+  if (!holds(st).dma) return summary(c, s, st);
   State other = copy_state(s);
   bool ok = run_block(c, s, st->then_s->body) && (!st->else_s || run_block(c, &other, st->else_s->body));
   merge(s, &other);
@@ -407,8 +559,10 @@ static bool run_list(Check *c, State *s, const Stmt *list) {
 }
 
 bool lower_check_sync(const Kernel *k, int64_t max_tokens, char *why, size_t n) {
-  Check c = {k, max_tokens, calloc((size_t)k->nvars + 1, sizeof(int64_t)), calloc((size_t)k->nvars + 1, 1),
-             malloc(sizeof(int64_t) * (size_t)(k->nbufs + 1)), why, n, false};
+  size_t nv = (size_t)k->nvars + 1;
+  Check c = {.k = k, .max_tokens = max_tokens, .val = calloc(nv, sizeof(int64_t)), .known = calloc(nv, 1),
+             .rlo = calloc(nv, sizeof(int64_t)), .rhi = calloc(nv, sizeof(int64_t)), .ranged = calloc(nv, 1),
+             .view = malloc(sizeof(int64_t) * (size_t)(k->nbufs + 1)), .why = why, .nwhy = n};
   for (int i = 0; i <= k->nbufs; i++) c.view[i] = -1;
   State s = {NULL, 0, 0};
   bool ok = run_list(&c, &s, k->body->body);
@@ -420,6 +574,9 @@ bool lower_check_sync(const Kernel *k, int64_t max_tokens, char *why, size_t n) 
   free(s.f);
   free(c.val);
   free(c.known);
+  free(c.rlo);
+  free(c.rhi);
+  free(c.ranged);
   free(c.view);
   return ok;
 }

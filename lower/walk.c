@@ -17,20 +17,42 @@ Stmt *lower_dma_list(Lower *lw, const Stmt *list, const PassLoop *pass) {
   return out;
 }
 
-static Stmt *plain(Lower *lw, const Stmt *s, const PassLoop *pass) {
-  Stmt *loop = lower_shallow(lw, s);
-  loop->body = lower_shallow(lw, s->body);
-  loop->body->body = lower_dma_list(lw, s->body->body, pass);
-  return loop;
+void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx) {
+  Stmt one = *s; /* alone: its siblings are not walked */
+  one.next = NULL;
+  ir_walk_stmts(&one, fn, ctx);
 }
 
+Stmt *lower_rebuild(Lower *lw, const Stmt *s, LowerListFn fn, const void *ctx) {
+  Stmt *c = lower_shallow(lw, s);
+  if (s->low) return c;
+  if (s->kind == ST_FOR) {
+    c->body = lower_shallow(lw, s->body);
+    c->body->body = fn(lw, s->body->body, ctx);
+  } else if (s->kind == ST_BLOCK) {
+    c->body = fn(lw, s->body, ctx);
+  } else if (s->kind == ST_IF) {
+    c->then_s = lower_shallow(lw, s->then_s);
+    c->then_s->body = fn(lw, s->then_s->body, ctx);
+    if (s->else_s) {
+      c->else_s = lower_shallow(lw, s->else_s);
+      c->else_s->body = fn(lw, s->else_s->body, ctx);
+    }
+  }
+  return c;
+}
+
+static Stmt *dma_list(Lower *lw, const Stmt *list, const void *pass) { return lower_dma_list(lw, list, pass); }
+
+Stmt *lower_plain(Lower *lw, const Stmt *s, const PassLoop *pass) { return lower_rebuild(lw, s, dma_list, pass); }
+
 static Stmt *lower_loop(Lower *lw, const Stmt *s, bool top, const PassLoop *pass) {
-  if ((lower_is_copy_nest(s) && lower_one_dma(lw->arena, s, false)) || s->intrin) return lower_shallow(lw, s);
+  if ((lower_is_copy_nest(s) && lower_one_dma(lw, s, false)) || s->intrin) return lower_shallow(lw, s);
   Stmt *out = NULL, **tail = &out, *body = NULL, **in = &body;
   int from = lw->ndefer, added = 0;
   if (top || s->loop_kind == LOOP_VU) added = lower_plan_defer(lw, s, &tail);
   if (s->loop_kind == LOOP_VU) lower_bound(lw, s, pass, &in);
-  else if (!lower_pipeline(lw, s, pass, &in) && !lower_pass_loop(lw, s, pass, &in)) lower_append(in, plain(lw, s, pass));
+  else if (!lower_pipeline(lw, s, pass, &in) && !lower_pass_loop(lw, s, pass, &in)) lower_append(in, lower_plain(lw, s, pass));
   if (added) {
     lower_append(tail, lower_defer_block(lw, from, body, s->loc));
     lw->ndefer = from; /* an outer home's waits must not name these tokens, out of scope there */
@@ -44,16 +66,5 @@ static Stmt *lower_loop(Lower *lw, const Stmt *s, bool top, const PassLoop *pass
 
 Stmt *lower_dma(Lower *lw, const Stmt *s, bool top, const PassLoop *pass) {
   if (s->kind == ST_FOR) return lower_loop(lw, s, top, pass);
-  Stmt *c = lower_shallow(lw, s);
-  if (s->kind == ST_IF) {
-    c->then_s = lower_shallow(lw, s->then_s);
-    c->then_s->body = lower_dma_list(lw, s->then_s->body, pass);
-    if (s->else_s) {
-      c->else_s = lower_shallow(lw, s->else_s);
-      c->else_s->body = lower_dma_list(lw, s->else_s->body, pass);
-    }
-  } else if (s->kind == ST_BLOCK && !s->low) {
-    c->body = lower_dma_list(lw, s->body, pass);
-  }
-  return c;
+  return lower_plain(lw, s, pass);
 }

@@ -4,6 +4,7 @@
  * last read of its destination, a copy out started before the write of its
  * source, and more DMAs in flight than a target allows. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,13 @@ static const char *const npu_examples[] = {
     "examples/dwconv_npu.c",  "examples/softmax_npu.c",     "examples/layernorm_npu.c",
 };
 enum { NEXAMPLES = sizeof npu_examples / sizeof npu_examples[0] };
+
+/* The tests over every example's lowered IR run one example each (each
+ * opens, schedules and lowers its example: well under a second). */
+static int example_ids[NEXAMPLES] = {0, 1, 2, 3, 4, 5, 6};
+ParameterizedTestParameters(lower, each_example_passes_the_check) { return cr_make_param_array(int, example_ids, NEXAMPLES); }
+ParameterizedTestParameters(lower, a_deleted_wait_is_found_in_each_example) { return cr_make_param_array(int, example_ids, NEXAMPLES); }
+ParameterizedTestParameters(lower, a_moved_start_is_found_in_each_example) { return cr_make_param_array(int, example_ids, NEXAMPLES); }
 
 static NpgSession *open_example(const char *path) {
   NpgSession *s = npg_open_file(path);
@@ -78,58 +86,69 @@ static void verifies_and_clones(Arena *a, const Kernel *k, const char *file, con
 
 /* Every variant of every NPU example: the lowered IR verifies, clones to
  * the same text and passes the check. */
-Test(lower, every_npu_example_passes_the_check) {
-  for (int e = 0; e < NEXAMPLES; e++) {
-    NpgSession *s = open_example(npu_examples[e]);
-    for (int v = 0; v < npg_variant_count(s); v++) {
-      Arena a;
-      arena_init(&a, 0);
-      Kernel *k = lowered(&a, s, v);
-      char why[600];
-      cr_expect(check(k, s->target.dma_max_tokens, why, sizeof why), "%s %s: %s", npu_examples[e],
-                npg_variant_name(s, v), why);
-      verifies_and_clones(&a, k, npu_examples[e], npg_variant_name(s, v));
-      arena_free(&a);
-    }
-    npg_close(s);
+ParameterizedTest(int *example, lower, each_example_passes_the_check) {
+  const char *file = npu_examples[*example];
+  NpgSession *s = open_example(file);
+  for (int v = 0; v < npg_variant_count(s); v++) {
+    Arena a;
+    arena_init(&a, 0);
+    Kernel *k = lowered(&a, s, v);
+    char why[600];
+    cr_expect(check(k, s->target.dma_max_tokens, why, sizeof why), "%s %s: %s", file, npg_variant_name(s, v), why);
+    verifies_and_clones(&a, k, file, npg_variant_name(s, v));
+    arena_free(&a);
   }
+  npg_close(s);
 }
 
-/* Each wait of each lowered variant, deleted alone, is found. */
-Test(lower, a_deleted_wait_is_found_in_every_lowered_example) {
-  int examples_with_waits = 0;
-  for (int e = 0; e < NEXAMPLES; e++) {
-    NpgSession *s = open_example(npu_examples[e]);
-    int waits_here = 0;
-    for (int v = 0; v < npg_variant_count(s); v++) {
-      for (int w = 0;; w++) {
-        Arena a;
-        arena_init(&a, 0);
-        Kernel *k = lowered(&a, s, v);
-        Stmt **link = find(k, is_wait, w);
-        if (!link) {
-          arena_free(&a);
-          break;
-        }
-        waits_here++;
-        StrBuf before;
-        sb_init(&before);
-        ir_print_kernel(&before, k);
-        *link = (*link)->next; /* the wait deleted */
+/* A change that breaks a lowered IR at its nth node of some kind: false
+ * when it does not apply there. */
+typedef bool (*Break)(Kernel *k, int nth);
+
+/* Each variant of example e, broken by brk at each node `is` accepts in
+ * turn (on a clone of its lowered IR), fails the check with a message
+ * that says one of words; how many were broken. */
+static int each_broken(int e, Pick is, Break brk, const char *const *words) {
+  NpgSession *s = open_example(npu_examples[e]);
+  int broken = 0;
+  for (int v = 0; v < npg_variant_count(s); v++)
+    for (int n = 0;; n++) {
+      Arena a;
+      arena_init(&a, 0);
+      Kernel *k = ir_clone_kernel(&a, s->v[v].low);
+      bool there = find(k, is, n);
+      if (there && brk(k, n)) {
+        broken++;
         char why[600];
-        cr_expect(!check(k, s->target.dma_max_tokens, why, sizeof why), "%s %s: wait %d deleted, not found:\n%s",
-                  npu_examples[e], npg_variant_name(s, v), w, before.data);
-        cr_expect(strstr(why, "before the wait") || strstr(why, "never waited for") || strstr(why, "started again") ||
-                      strstr(why, "while the DMA"),
-                  "%s", why);
-        sb_free(&before);
-        arena_free(&a);
+        if (check(k, s->target.dma_max_tokens, why, sizeof why)) {
+          StrBuf text;
+          sb_init(&text);
+          ir_print_kernel(&text, k);
+          cr_expect(false, "%s %s: node %d changed, not found:\n%s", npu_examples[e], npg_variant_name(s, v), n, text.data);
+          sb_free(&text);
+        }
+        bool said = false;
+        for (int w = 0; words[w]; w++) said |= strstr(why, words[w]) != NULL;
+        cr_expect(said, "%s", why);
       }
+      arena_free(&a);
+      if (!there) break;
     }
-    examples_with_waits += waits_here > 0;
-    npg_close(s);
-  }
-  cr_expect_eq(examples_with_waits, NEXAMPLES);
+  npg_close(s);
+  return broken;
+}
+
+static bool delete_wait(Kernel *k, int nth) {
+  Stmt **link = find(k, is_wait, nth);
+  *link = (*link)->next;
+  return true;
+}
+
+/* Each wait of each lowered variant of each example, deleted alone, is
+ * found; every example has one. */
+ParameterizedTest(int *example, lower, a_deleted_wait_is_found_in_each_example) {
+  static const char *const words[] = {"before the wait", "never waited for", "started again", "while the DMA", NULL};
+  cr_expect_gt(each_broken(*example, is_wait, delete_wait, words), 0, "%s: no wait", npu_examples[*example]);
 }
 
 static NpgSession *matmul_nu(int *v) {
@@ -174,6 +193,85 @@ Test(lower, a_start_moved_before_the_last_read_of_its_destination_is_found) {
   npg_close(s);
 }
 
+/* Every link of the lowered program, in program order (a statement before
+ * the ones under it). */
+typedef struct {
+  Stmt **link[4096];
+  int n;
+} Links;
+
+static void all_links(Stmt **link, Links *l) {
+  for (; *link; link = &(*link)->next) {
+    Stmt *s = *link;
+    cr_assert_lt(l->n, 4096);
+    l->link[l->n++] = link;
+    if (s->low) continue;
+    if (s->kind == ST_BLOCK) all_links(&s->body, l);
+    else if (s->kind == ST_FOR) all_links(&s->body->body, l);
+    else if (s->kind == ST_IF) {
+      all_links(&s->then_s->body, l);
+      if (s->else_s) all_links(&s->else_s->body, l);
+    }
+  }
+}
+
+/* An assignment that reads b (ctx: the buffer, then whether found). */
+typedef struct {
+  const Buffer *b;
+  bool found;
+} Reads;
+
+static bool find_read(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Reads *r = ctx;
+  if (s->kind == ST_ASSIGN && !s->low)
+    r->found |= ir_expr_uses(s->rhs, NULL, r->b) || (s->op != OP_NONE && s->lhs->buf == r->b);
+  return !r->found;
+}
+
+/* s reads b: an assignment, or a tensorized nest (one instruction). */
+static bool reads(const Stmt *s, const Buffer *b) {
+  if (s->low || !(s->kind == ST_ASSIGN || (s->kind == ST_FOR && s->intrin))) return false;
+  Reads r = {b, false};
+  lower_walk_one(s, find_read, &r);
+  return r.found;
+}
+
+/* Start number `nth` of k, moved (alone: its view, guard and wait stay) to
+ * just before the next statement that reads its destination; false when
+ * nothing after it reads it (a copy out to DDR). */
+static bool move_start_before_next_read(Kernel *k, int nth) {
+  Links l = {.n = 0};
+  all_links(&k->body->body, &l);
+  int at = -1, seen = 0;
+  for (int i = 0; i < l.n && at < 0; i++)
+    if (is_start(*l.link[i]) && seen++ == nth) at = i;
+  cr_assert_geq(at, 0);
+  Stmt *start = *l.link[at];
+  const Buffer *dst = ir_nest_leaf(start->low->copy)->lhs->buf;
+  for (int j = at + 1; j < l.n; j++) {
+    if (!reads(*l.link[j], dst)) continue;
+    Stmt **before = l.link[j];
+    *l.link[at] = start->next;       /* unlinked: the links after it in its list are the same pointers */
+    if (before == &start->next) before = l.link[at]; /* the reader came right after it */
+    start->next = *before;
+    *before = start;
+    return true;
+  }
+  return false;
+}
+
+/* Each start of each lowered variant of each example, moved alone before
+ * the next read of its destination (past the last read of that copy's old
+ * contents, and before the wait the read needs), is found; every example
+ * has one. A first load, before its loop, moved into the loop meets the
+ * load ahead on its token: found as started again. */
+ParameterizedTest(int *example, lower, a_moved_start_is_found_in_each_example) {
+  static const char *const words[] = {"before the wait", "started again", NULL};
+  cr_expect_gt(each_broken(*example, is_start, move_start_before_next_read, words), 0, "%s: no start was moved",
+               npu_examples[*example]);
+}
+
 /* The copy out of C_ob, moved before the matmul that writes it, is found. */
 static bool is_store_c(const Stmt *s) {
   return is_start(s) && !strcmp(ir_nest_leaf(s->low->copy)->rhs->buf->name, "C_ob");
@@ -211,6 +309,62 @@ Test(lower, more_dmas_in_flight_than_the_target_allows_are_found) {
   npg_close(s);
 }
 
+/* A kernel whose first nest writes T through a double-buffered cache (its
+ * copies out waited for after the nest) and whose second reads rows
+ * [0, rows) of T from DDR. */
+static NpgSession *two_stages(int rows, int *v) {
+  char src[1024];
+  snprintf(src, sizeof src,
+           "#include <stdint.h>\n"
+           "void two(const int32_t A[64][64], int32_t T[64][64], int32_t B[64][64]) {\n"
+           "  for (int i = 0; i < 64; i++)\n"
+           "    for (int j = 0; j < 64; j++)\n"
+           "      s1: T[i][j] = A[i][j] + 1;\n"
+           "  for (int r = 0; r < %d; r++)\n"
+           "    for (int c = 0; c < 64; c++)\n"
+           "      s2: B[r][c] = T[r][c] * 2;\n"
+           "}\n"
+           "#pragma npu schedule(two, two_dm)\n"
+           "#pragma npu split(i, 16, io, ii)\n"
+           "#pragma npu cache_write(T, dm, io, T_dm)\n"
+           "#pragma npu double_buffer(T_dm)\n",
+           rows);
+  NpgSession *s = npg_open_string("two.c", src, strlen(src));
+  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
+  *v = npg_variant_index(s, "two_dm");
+  cr_assert_geq(*v, 0);
+  return s;
+}
+
+/* The first nest's last copy out (rows 48..63 of T, token T_dm_tok[1])
+ * not waited for: the DDR read of the second nest is found where it reads
+ * those rows, and not where it reads only rows before them. */
+static void last_store_unwaited(int rows, char *why, size_t n) {
+  int v;
+  NpgSession *s = two_stages(rows, &v);
+  Arena a;
+  arena_init(&a, 0);
+  Kernel *k = lowered(&a, s, v);
+  cr_assert(check(k, s->target.dma_max_tokens, why, n), "%s", why);
+  Stmt **last = find(k, is_wait, 2); /* in the nest, then after it: tokens 0 and 1 */
+  cr_assert_not_null(last);
+  const DmaToken *t = &(*last)->low->token;
+  cr_assert(!strcmp(t->base, "T_dm_tok") && t->nidx == 1 && t->idx[0]->kind == EX_INT && t->idx[0]->ival == 1);
+  *last = (*last)->next;
+  cr_assert(!check(k, s->target.dma_max_tokens, why, n));
+  arena_free(&a);
+  npg_close(s);
+}
+
+Test(lower, a_ddr_read_before_the_wait_for_the_copy_out_that_writes_it_is_found) {
+  char why[600];
+  last_store_unwaited(64, why, sizeof why);
+  cr_expect_str_eq(why, "read of T[0..63][0..63] at line 8 (s2) before the wait for the DMA that writes it (T_dm_store, "
+                        "line 12, token T_dm_tok[1])");
+  last_store_unwaited(48, why, sizeof why); /* rows 0..47: not those in flight */
+  cr_expect_str_eq(why, "the DMA of T_dm_store (line 12, token T_dm_tok[1]) is never waited for");
+}
+
 /* Lowered nodes print, verify and clone like every other node. */
 Test(lower, the_lowered_ir_prints_verifies_and_clones) {
   int v;
@@ -246,6 +400,31 @@ Test(lower, a_synchronous_copy_is_a_start_and_its_wait) {
   cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
   const char *dump = npg_dump_ir_lowered(s, npg_variant_index(s, "v"));
   cr_expect(strstr(dump, "dma_start(%dma1, A_dm_load: ") && strstr(dump, "dma_wait(%dma1)"), "%s", dump);
+  npg_close(s);
+}
+
+/* A parameter never used and a local never read are `unused` nodes of
+ * the lowered IR (lower/unused.c), emitted as `(void)NAME;`. */
+Test(lower, names_never_read_are_unused_nodes) {
+  const char *src = "#include <stdint.h>\n"
+                    "void k(const int8_t A[16][16], int32_t C[16][16], int s) {\n"
+                    "  int w = 3;\n"
+                    "  for (int i = 0; i < 16; i++) {\n"
+                    "    int32_t loc[2];\n"
+                    "    for (int j = 0; j < 16; j++)\n"
+                    "      C[i][j] = A[i][j] + 1;\n"
+                    "  }\n"
+                    "}\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
+  const char *dump = npg_dump_ir_lowered(s, 0);
+  cr_expect(strstr(dump, "\n  unused s  # line 2\n") && strstr(dump, "\n  unused w  # line 3\n") &&
+                strstr(dump, "\n    unused loc  # line 5\n") && !strstr(dump, "unused A") && !strstr(dump, "unused C"),
+            "%s", dump);
+  const char *c = npg_emit_source(s, 0);
+  cr_assert_not_null(c);
+  cr_expect(strstr(c, "{\n  (void)s;\n  int w = 3;\n  (void)w;\n") && strstr(c, "int32_t loc[2];\n    (void)loc;\n"), "%s",
+            c);
   npg_close(s);
 }
 
