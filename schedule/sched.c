@@ -31,8 +31,8 @@ typedef enum { MODEL_KEPT, MODEL_REBUILT, MODEL_RESET } ModelAfter;
 
 /* KEEPS_ORDER: the step runs every instance once, in the order it ran
  * before (split, fuse, unroll, loop_partition only re-express the loops),
- * so no dependence can be reversed: sched_legal proves that the same
- * instances run, and the marks are proven again, but "each once" and the
+ * so no dependence can be reversed: the marks are proven again where a
+ * marked loop's header changed, but the instances, "each once" and the
  * dependences are checked only where Sched.prove_kept_order asks it (the
  * random-schedule tester), which then reports a failure as an npugen bug. */
 enum { MAY_REORDER, KEEPS_ORDER };
