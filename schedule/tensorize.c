@@ -49,6 +49,11 @@ typedef struct {
   int nparams;
   Arena *a;
   const Stmt *uloop[MAX_BIND];   /* the nest's loop matched to svar[i] */
+  /* semantics loops the nest has no loop for: run once, counter = value */
+  const Var *unit_var[MAX_BIND];
+  int64_t unit_val[MAX_BIND];
+  int nunits;
+  signed char dmap[MAX_BIND][IR_MAX_DIMS]; /* operand i: semantics dim -> user dim, -1 left out */
   const Var *size_loop[MAX_BIND]; /* the nest's counter whose extent bound size i, or NULL */
   /* tails: a matched loop's iterations from end - start on do nothing (a
    * split's guard `start + v < end` around what follows): the size its
@@ -97,6 +102,13 @@ static const Var *mapped(const Match *m, const Var *sv) {
   for (int i = 0; i < m->nvars; i++)
     if (m->svar[i] == sv) return m->uloop[i]->var;
   return NULL;
+}
+
+/* A semantics counter whose loop runs once (the nest has no loop for it). */
+static bool unit_value(const Match *m, const Var *sv, int64_t *v) {
+  for (int i = 0; i < m->nunits; i++)
+    if (m->unit_var[i] == sv) return *v = m->unit_val[i], true;
+  return false;
 }
 
 /* ---------------- sizes and linear forms ----------------
@@ -161,7 +173,9 @@ static bool sym_linear(const Match *m, const Expr *e, int64_t scale, Form *f) {
   case EX_INT:
     if (e->macro && !size_value(m, e->macro, &v)) return form_add(f, scale, NULL, e->macro);
     return form_add(f, scale * (e->macro ? v : e->ival), NULL, NULL);
-  case EX_VAR: return form_add(f, scale, e->var, NULL);
+  case EX_VAR:
+    if (unit_value(m, e->var, &v)) return form_add(f, scale * v, NULL, NULL);
+    return form_add(f, scale, e->var, NULL);
   case EX_CAST: return type_is_integer(e->type) && e->type->size >= 4 && sym_linear(m, e->a, scale, f);
   case EX_UNARY:
     if (e->op != OP_NEG && e->op != OP_PLUS) return false;
@@ -324,9 +338,60 @@ static bool invariant(Match *m, const Expr *u) {
   return true;
 }
 
+/* A semantics index that is 0 wherever the intrinsic runs (it uses only
+ * counters of loops that run once, at 0). */
+static bool index_zero(const Match *m, const Expr *s) {
+  Form f = {0};
+  int64_t k;
+  return sym_linear(m, s, 1, &f) && form_const(&f, &k) && k == 0;
+}
+
+/* Which user dimension each semantics dimension of operand s is (dmap):
+ * a user array of higher rank adds leading dimensions, fixed in the nest;
+ * one of lower rank leaves out semantics dimensions whose index is always
+ * 0, the first such ones (a loop of extent 1: y[i] as the matmul's C[i][0]).
+ * check_sizes then gives a left-out inner dimension extent 1. */
+/* Why u, of lower rank than s, cannot be it: a semantics index that varies
+ * with a loop of the nest whose counter u's indices lack would read u alike
+ * for every value of it (a stride of 0). */
+static bool fewer_dims(Match *m, const Expr *u, const Expr *s) {
+  char what[512];
+  const char *un = u->buf->name, *sn = s->buf->name;
+  int n = snprintf(what, sizeof what, "%s has %d dimension%s where the intrinsic's %s has %d", un, u->buf->ndim,
+                   u->buf->ndim == 1 ? "" : "s", sn, s->buf->ndim);
+  if (n < 0 || (size_t)n >= sizeof what) n = 0; /* names too long to say more */
+  for (int d = 0; d < s->buf->ndim; d++) {
+    Form f = {0};
+    if (!sym_linear(m, s->idx[d], 1, &f)) continue;
+    for (int t = 0; t < f.n; t++) {
+      const Var *uv = f.t[t].v ? mapped(m, f.t[t].v) : NULL;
+      bool used = false;
+      for (int e = 0; uv && e < u->buf->ndim; e++) used = used || ir_expr_uses(u->idx[e], uv, NULL);
+      if (uv && !used) {
+        snprintf(what + n, sizeof what - (size_t)n, ", and %s's index %s follows loop %s, which %s's indices do not "
+                 "use (one element for every %s: a stride of 0)", sn, f.t[t].v->name, uv->name, un, uv->name);
+        return differ(m, what, u, s);
+      }
+    }
+  }
+  snprintf(what + n, sizeof what - (size_t)n, "; only a dimension whose index is always 0 (its loop runs once) can "
+           "be left out");
+  return differ(m, what, u, s);
+}
+
+static bool dim_map(Match *m, const Expr *u, const Expr *s, signed char *dmap) {
+  int lead = u->buf->ndim - s->buf->ndim, drop = lead < 0 ? -lead : 0, next = lead > 0 ? lead : 0;
+  for (int d = 0; d < s->buf->ndim; d++) {
+    if (drop > 0 && index_zero(m, s->idx[d])) {
+      dmap[d] = -1;
+      drop--;
+    } else dmap[d] = (signed char)next++;
+  }
+  return !drop || fewer_dims(m, u, s);
+}
+
 static bool match_load(Match *m, const Expr *u, const Expr *s) {
   int lead = u->buf->ndim - s->buf->ndim;
-  if (lead < 0) return differ(m, "the array has fewer dimensions than the intrinsic's", u, s);
   for (int d = 0; d < lead; d++)
     if (!invariant(m, u->idx[d])) return differ(m, "a leading index changes inside the nest", u, s);
   if (u->buf->elem != s->buf->elem) return differ(m, "the element types differ", u, s);
@@ -339,18 +404,23 @@ static bool match_load(Match *m, const Expr *u, const Expr *s) {
   for (int i = 0; i < m->nbufs; i++)
     if (i != bi && m->ubuf[i] == u->buf && !(s->buf->is_const && m->sbuf[i]->is_const))
       return differ(m, "one array would be two intrinsic operands", u, s);
+  signed char dmap[IR_MAX_DIMS];
+  if (!dim_map(m, u, s, dmap)) return false;
   Expr **off = ARENA_ARRAY(m->a, Expr *, u->buf->ndim);
   for (int d = 0; d < lead; d++) off[d] = u->idx[d];
-  for (int d = lead; d < u->buf->ndim; d++)
-    if (!match_linear(m, u->idx[d], s->idx[d - lead], &off[d])) return false;
+  for (int d = 0; d < s->buf->ndim; d++)
+    if (dmap[d] >= 0 && !match_linear(m, u->idx[dmap[d]], s->idx[d], &off[dmap[d]])) return false;
   if (bi < 0) {
     if (m->nbufs == MAX_BIND) return differ(m, "too many arrays", u, s);
     bi = m->nbufs++;
     m->sbuf[bi] = s->buf;
     m->ubuf[bi] = u->buf;
     m->off[bi] = off;
+    memcpy(m->dmap[bi], dmap, sizeof dmap);
     return true;
   }
+  if (memcmp(dmap, m->dmap[bi], (size_t)s->buf->ndim))
+    return differ(m, "two accesses of one operand leave out different dimensions", u, s);
   for (int d = 0; d < u->buf->ndim; d++)
     if (!ir_expr_same(off[d], m->off[bi][d])) return differ(m, "two accesses of one operand start at different places", u, s);
   return true;
@@ -403,6 +473,10 @@ static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
     return bind_operand(m, s->var, u);
+  int64_t uv, c;
+  if (s->kind == EX_VAR && unit_value(m, s->var, &uv)) /* a loop that runs once: its start */
+    return (ir_const_int(u, &c) && c == uv && type_same(u->type, s->type)) ||
+           differ(m, "the intrinsic's counter here belongs to a loop the nest does not have (it runs once)", u, s);
   if (u->kind != s->kind) return differ(m, "the expressions differ", u, s);
   if (!type_same(u->type, s->type)) return differ(m, "the types differ", u, s);
   switch (u->kind) {
@@ -509,6 +583,59 @@ static bool bind_param(Match *m, const Var *p, int64_t v) {
   return true;
 }
 
+/* The statements of body, then rest: a copy of the list, in the arena. */
+static const Stmt *splice(Arena *a, const Stmt *body, const Stmt *rest) {
+  Stmt *list = (Stmt *)rest, **tail = &list;
+  for (const Stmt *t = flat(body); t; t = t->next) {
+    Stmt *c = ARENA_NEW(a, Stmt);
+    *c = *t;
+    c->next = *tail;
+    *tail = c;
+    tail = &c->next;
+  }
+  return list;
+}
+
+/* A semantics loop the nest has no loop for runs once: its size binds to
+ * 1, its counter is its start everywhere, and its body, then what follows
+ * it, matches the nest from u on (the matmul's j loop for a GEMV). */
+static bool unit_loop(Match *m, const Stmt *u, const Stmt *s) {
+  int64_t slo, hi;
+  if (s->step != 1 || s->cmp != OP_LT || !ir_const_int(s->lo, &slo) || slo == INT64_MAX)
+    return differ_stmt(m, "the intrinsic's loop is not of the supported form", u, s);
+  if (s->hi->macro) {
+    int before = m->nsizes;
+    if (!size_bind(m, s->hi->macro, slo + 1))
+      return differ_stmt(m, "the nest has no loop here, and the intrinsic's size would take two values", u, s);
+    if (m->nsizes > before) m->size_loop[before] = NULL;
+  } else if (!ir_const_int(s->hi, &hi) || hi != slo + 1)
+    return differ_stmt(m, "the nest has no loop here, and the intrinsic's loop runs more than once", u, s);
+  if (m->nunits == MAX_BIND) return differ_stmt(m, "too deep", u, s);
+  m->unit_var[m->nunits] = s->var;
+  m->unit_val[m->nunits++] = slo;
+  m->progress -= 2; /* a loop the nest lacks is a difference too: a nearest miss needs none */
+  return match_list(m, u, splice(m->a, s->body->body, s->next));
+}
+
+/* A semantics loop: the nest's loop here, or none (it runs once), whichever
+ * matches; neither, the difference of the one that came further. The nest
+ * may have fewer loops than the intrinsic, never more. */
+static bool match_for(Match *m, const Stmt *u, const Stmt *s) {
+  Match *save = malloc(sizeof *save), *loop = malloc(sizeof *loop);
+  *save = *m;
+  bool ok = u->kind == ST_FOR && match_loop(m, u, s) && match_list(m, u->next, s->next);
+  if (!ok) {
+    *loop = *m;
+    *m = *save;
+    ok = unit_loop(m, u, s);
+    if (!ok && u->kind == ST_FOR && loop->progress >= m->progress) *m = *loop;
+    if (!ok && u->kind != ST_FOR && !m->why[0]) differ_stmt(m, "the statements differ", u, s);
+  }
+  free(save);
+  free(loop);
+  return ok;
+}
+
 static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   u = flat(u);
   s = flat(s);
@@ -519,15 +646,7 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   if (s->kind == ST_IF && !s->else_s && param_test(m, s->cond, &p, &v)) {
     /* taken (p = v): its statements, then the rest; or not taken */
     Match save = *m;
-    Stmt *list = (Stmt *)s->next, **tail = &list;
-    for (const Stmt *t = flat(s->then_s); t; t = t->next) {
-      Stmt *c = ARENA_NEW(m->a, Stmt);
-      *c = *t;
-      c->next = *tail;
-      *tail = c;
-      tail = &c->next;
-    }
-    if (bind_param(m, p, v) && match_list(m, u, list)) return true;
+    if (bind_param(m, p, v) && match_list(m, u, splice(m->a, s->then_s, s->next))) return true;
     char taken_why[sizeof m->why];
     memcpy(taken_why, m->why, sizeof taken_why);
     *m = save;
@@ -541,10 +660,10 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   if (!u) return differ_stmt(m, "the nest does less than the intrinsic", NULL, s);
   /* a split's tail guard, where the intrinsic has none: what it guards */
   if (u->kind == ST_IF && s->kind != ST_IF && take_tail(m, u)) return match_list(m, u->then_s, s);
+  if (s->kind == ST_FOR) return match_for(m, u, s);
   if (u->kind != s->kind) return differ_stmt(m, "the statements differ", u, s);
   bool ok;
   switch (s->kind) {
-  case ST_FOR: ok = match_loop(m, u, s); break;
   case ST_IF:
     m->ucur = u;
     m->scur = s;
@@ -688,25 +807,40 @@ static bool is_literal(const char *body) {
   return end != body && !*end && !errno;
 }
 
-static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
-  for (int i = 0; i < m->nbufs; i++) {
-    const Buffer *sb = m->sbuf[i], *ub = m->ubuf[i];
-    int lead = ub->ndim - sb->ndim;
-    for (int d = 1; d < sb->ndim; d++) {
-      int64_t v;
-      if (!sb->dim_macro[d]) v = sb->shape[d];
-      else if (!size_value(m, sb->dim_macro[d], &v)) {
-        size_bind(m, sb->dim_macro[d], ub->shape[lead + d]);
-        continue;
-      }
-      if (v != ub->shape[lead + d]) {
-        snprintf(why, n, "operand %s is %s, whose dimension %d has extent %lld; the intrinsic needs %lld (%s) there",
-                 sb->name, ub->name, lead + d, (long long)ub->shape[lead + d], (long long)v,
-                 sb->dim_macro[d] ? sb->dim_macro[d] : "its extent");
-        return false;
-      }
+/* Operand i's extents, which set its strides: each semantics dimension
+ * after the first one the user array has is the user's extent there, or 1
+ * where the user array leaves it out (C[M][LDC] as y[M]: LDC = 1); the
+ * dimensions before it set no stride. An unbound extent binds. */
+static bool check_extents(Match *m, int i, char *why, size_t n) {
+  const Buffer *sb = m->sbuf[i], *ub = m->ubuf[i];
+  const signed char *dmap = m->dmap[i];
+  int first = 0;
+  while (first < sb->ndim && dmap[first] < 0) first++;
+  for (int d = first; d < sb->ndim; d++) {
+    int64_t v, want = dmap[d] < 0 ? 1 : ub->shape[dmap[d]];
+    if (d == 0) continue;
+    if (!sb->dim_macro[d]) v = sb->shape[d];
+    else if (!size_value(m, sb->dim_macro[d], &v)) {
+      size_bind(m, sb->dim_macro[d], want);
+      continue;
     }
+    if (d == first || v == want) continue;
+    if (dmap[d] < 0)
+      snprintf(why, n, "operand %s is %s, which has no dimension for the intrinsic's dimension %d; the intrinsic "
+               "needs extent %lld (%s) there, and only a dimension of extent 1 can be left out",
+               sb->name, ub->name, d, (long long)v, sb->dim_macro[d] ? sb->dim_macro[d] : "its extent");
+    else
+      snprintf(why, n, "operand %s is %s, whose dimension %d has extent %lld; the intrinsic needs %lld (%s) there",
+               sb->name, ub->name, dmap[d], (long long)want, (long long)v,
+               sb->dim_macro[d] ? sb->dim_macro[d] : "its extent");
+    return false;
   }
+  return true;
+}
+
+static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
+  for (int i = 0; i < m->nbufs; i++)
+    if (!check_extents(m, i, why, n)) return false;
   for (int i = 0; i < m->nsizes; i++)
     if (m->size_val[i] < 0) {
       snprintf(why, n, "the match gives %s = %lld; the intrinsic's sizes are not negative", m->size[i],

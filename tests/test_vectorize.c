@@ -75,8 +75,10 @@ Test(vectorize, stays_a_hint_and_says_why_when_no_instruction_matches) {
                                 "#pragma npu vectorize(j)\n");
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  has(c, "/* vectorize(j) stays a hint: no VU instruction computes this nest (nearest npu_vu_add_f32: the "
-         "expressions differ: 'X_vm[0][j] * 2.0f' in s1 (line 4) against the intrinsic's 'a[i]' (line 11)) */\n");
+  /* the nearest is the row multiply-add, one row of it (its row loop runs
+   * once): it would need vectors where the nest has constants */
+  has(c, "/* vectorize(j) stays a hint: no VU instruction computes this nest (nearest npu_vu_muladd_cols_f32: the "
+         "expressions differ: '2.0f' in s1 (line 4) against the intrinsic's 'g[c]' (line 18)) */\n");
   has(c, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
   lacks(c, "npu_vu_add_f32(&");
   npg_close(s);
