@@ -16,12 +16,20 @@
  * operands, size macros, scalar parameters, and LDX for the leading
  * dimension of operand X.
  *
+ * Forms C defines to be equal match too (docs/schedules.md, "Nests with
+ * fewer loops" and "Equivalent forms"): a semantics loop the nest has no
+ * loop for runs once (size 1, a GEMV as the matmul with N = 1), and an
+ * operand of lower rank leaves out the dimensions whose index is then 0;
+ * commuted operands, mirrored comparisons, S = S + X for S += X and back,
+ * and an operand written in place, element for element.
+ *
  * The nest stays in the IR, marked with the intrinsic, so later steps and
  * their proofs see the code it stands for; the emitter matches again and
  * writes the call (or the loops, with a comment, if a later step changed
  * the nest so that it no longer matches). */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +49,7 @@ typedef struct {
   int64_t size_val[MAX_BIND];
   int nsizes;
   const Buffer *sbuf[MAX_BIND], *ubuf[MAX_BIND];
+  const Expr *sacc[MAX_BIND]; /* the first access of sbuf[i] in the semantics */
   Expr **off[MAX_BIND]; /* per dimension */
   int nbufs;
   const Var *sparam[MAX_BIND];
@@ -89,9 +98,11 @@ static bool differ(Match *m, const char *what, const Expr *u, const Expr *s) {
 }
 
 static bool differ_stmt(Match *m, const char *what, const Stmt *u, const Stmt *s) {
+  bool decl = u && u->kind == ST_DECL && (u->buf || u->var);
+  const char *uname = !u ? "" : decl ? (u->buf ? u->buf->name : u->var->name) : u->name ? u->name : "a statement";
   if (!m->why[0])
     snprintf(m->why, sizeof m->why, "%s: %s%s (line %d) against the intrinsic's %s (line %d)", what,
-             u ? (u->kind == ST_FOR ? "loop " : "") : "nothing", u ? u->name ? u->name : "a statement" : "",
+             !u ? "nothing" : u->kind == ST_FOR ? "loop " : decl ? "the declaration of " : "", uname,
              u ? u->loc.line : 0, s ? s->name ? s->name : "statement" : "nothing", s ? s->loc.line : 0);
   return false;
 }
@@ -390,30 +401,70 @@ static bool dim_map(Match *m, const Expr *u, const Expr *s, signed char *dmap) {
   return !drop || fewer_dims(m, u, s);
 }
 
+/* Every semantics counter of the nest so far is the whole index of one
+ * dimension of s: distinct iterations touch distinct elements. */
+static bool one_element_per_iteration(const Match *m, const Expr *s) {
+  for (int i = 0; i < m->nvars; i++) {
+    bool whole = false;
+    for (int d = 0; d < s->buf->ndim && !whole; d++)
+      whole = s->idx[d]->kind == EX_VAR && s->idx[d]->var == m->svar[i];
+    if (!whole) return false;
+  }
+  return true;
+}
+
+/* The assignments in list, at any depth. */
+static int leaves(const Stmt *list) {
+  int n = 0;
+  for (const Stmt *c = list; c; c = c->next)
+    n += c->kind == ST_ASSIGN ? 1 : c->kind == ST_FOR || c->kind == ST_BLOCK ? leaves(c->body)
+         : c->kind == ST_IF ? leaves(c->then_s) + leaves(c->else_s) : 0;
+  return n;
+}
+
+/* Operand i, bound to u's array too, and the access s of another operand
+ * may be one array when one is read and the other written in place: the
+ * same element, at the same indices, in one iteration only (m[c] = x[c] >
+ * m[c] ? x[c] : m[c] as npu_vu_max_f32 with dst and b one array). Two
+ * operands the intrinsic only reads may be one array anyway (d[r][c] *
+ * d[r][c] as a row dot product). */
+static bool may_share(const Match *m, int i, const Expr *s, Expr **off, const signed char *dmap) {
+  const Expr *t = m->sacc[i];
+  if (s->buf->is_const && t->buf->is_const) return true;
+  /* one statement in all: its reads come before its write */
+  if (s->buf->is_const == t->buf->is_const || leaves(m->sem->body) != 1 || t->buf->ndim != s->buf->ndim ||
+      memcmp(dmap, m->dmap[i], (size_t)s->buf->ndim) || !one_element_per_iteration(m, s))
+    return false;
+  for (int d = 0; d < s->buf->ndim; d++)
+    if (!ir_expr_same(t->idx[d], s->idx[d])) return false;
+  for (int d = 0; d < m->ubuf[i]->ndim; d++)
+    if (!ir_expr_same(off[d], m->off[i][d])) return false;
+  return true;
+}
+
 static bool match_load(Match *m, const Expr *u, const Expr *s) {
   int lead = u->buf->ndim - s->buf->ndim;
   for (int d = 0; d < lead; d++)
     if (!invariant(m, u->idx[d])) return differ(m, "a leading index changes inside the nest", u, s);
-  if (u->buf->elem != s->buf->elem) return differ(m, "the element types differ", u, s);
+  if (!type_same(u->buf->elem, s->buf->elem)) return differ(m, "the element types differ", u, s);
   int bi = -1;
   for (int i = 0; i < m->nbufs; i++)
     if (m->sbuf[i] == s->buf) bi = i;
   if (bi >= 0 && m->ubuf[bi] != u->buf) return differ(m, "one intrinsic operand would be two arrays", u, s);
-  /* Two operands the intrinsic only reads may be one array (d[r][c] * d[r][c]
-   * as a row dot product); one it writes may not alias another. */
-  for (int i = 0; i < m->nbufs; i++)
-    if (i != bi && m->ubuf[i] == u->buf && !(s->buf->is_const && m->sbuf[i]->is_const))
-      return differ(m, "one array would be two intrinsic operands", u, s);
   signed char dmap[IR_MAX_DIMS];
   if (!dim_map(m, u, s, dmap)) return false;
   Expr **off = ARENA_ARRAY(m->a, Expr *, u->buf->ndim);
   for (int d = 0; d < lead; d++) off[d] = u->idx[d];
   for (int d = 0; d < s->buf->ndim; d++)
     if (dmap[d] >= 0 && !match_linear(m, u->idx[dmap[d]], s->idx[d], &off[dmap[d]])) return false;
+  for (int i = 0; i < m->nbufs; i++)
+    if (i != bi && m->ubuf[i] == u->buf && !may_share(m, i, s, off, dmap))
+      return differ(m, "one array would be two intrinsic operands", u, s);
   if (bi < 0) {
     if (m->nbufs == MAX_BIND) return differ(m, "too many arrays", u, s);
     bi = m->nbufs++;
     m->sbuf[bi] = s->buf;
+    m->sacc[bi] = s;
     m->ubuf[bi] = u->buf;
     m->off[bi] = off;
     memcpy(m->dmap[bi], dmap, sizeof dmap);
@@ -467,12 +518,41 @@ static bool constant_fits(const Expr *u, const Type *t) {
   return u->ival >= lo && (u->ival < 0 || (uint64_t)u->ival <= hi);
 }
 
+static bool match_either_order(Match *m, const Expr *u, const Expr *s);
+
+/* An integer constant C converts to the floating type of s where it
+ * stands (S[r] = 0 for a float S), exactly, against that value: 0 is
+ * 0.0f. */
+static bool int_as_float(const Expr *u, const Expr *s) {
+  if (s->kind != EX_FLOAT || u->kind != EX_CAST || !u->implicit || u->a->kind != EX_INT || !type_same(u->type, s->type))
+    return false;
+  int64_t v = u->a->ival;
+  if (v < -(INT64_C(1) << 53) || v > (INT64_C(1) << 53)) return false;
+  if (v == 0 && signbit(s->fval)) return false; /* 0 is not -0.0f */
+  return s->type->kind == TY_FLOAT ? (float)v == (float)s->fval && (int64_t)(float)v == v : (double)v == s->fval;
+}
+
+/* Operators whose operands commute exactly, for every type the DSL has
+ * (float + and * too: IEEE sums and products do not depend on the order of
+ * their two operands). && and || do not: the second operand is evaluated
+ * only sometimes. */
+static bool commutative(Op op) {
+  return op == OP_ADD || op == OP_MUL || op == OP_BAND || op == OP_BOR || op == OP_BXOR || op == OP_EQ || op == OP_NE;
+}
+
+/* The comparison that holds for (b, a) exactly when op holds for (a, b):
+ * x > m is m < x (for floats too: with a NaN both are false). */
+static Op mirrored(Op op) {
+  return op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE : op == OP_GE ? OP_LE : OP_NONE;
+}
+
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   m->progress++;
   if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
     return bind_operand(m, s->var, u);
+  if (int_as_float(u, s)) return true;
   int64_t uv, c;
   if (s->kind == EX_VAR && unit_value(m, s->var, &uv)) /* a loop that runs once: its start */
     return (ir_const_int(u, &c) && c == uv && type_same(u->type, s->type)) ||
@@ -490,9 +570,29 @@ static bool match_expr(Match *m, const Expr *u, const Expr *s) {
       if (!match_expr(m, u->args[i], s->args[i])) return false;
     return true;
   default:
+    if (u->kind == EX_BINARY && u->op != s->op && mirrored(u->op) == s->op) /* x > m is m < x */
+      return match_expr(m, u->b, s->a) && match_expr(m, u->a, s->b);
     if (u->op != s->op) return differ(m, "the operators differ", u, s);
+    if (u->kind == EX_BINARY && commutative(u->op)) return match_either_order(m, u, s);
     return match_expr(m, u->a, s->a) && match_expr(m, u->b, s->b) && match_expr(m, u->c, s->c);
   }
+}
+
+/* The operands of u in order, or swapped; neither, the difference of the
+ * order that came further (in order on a tie). */
+static bool match_either_order(Match *m, const Expr *u, const Expr *s) {
+  Match *save = malloc(sizeof *save), *first = malloc(sizeof *first);
+  *save = *m;
+  bool ok = match_expr(m, u->a, s->a) && match_expr(m, u->b, s->b);
+  if (!ok) {
+    *first = *m;
+    *m = *save;
+    ok = match_expr(m, u->b, s->a) && match_expr(m, u->a, s->b);
+    if (!ok && first->progress >= m->progress) *m = *first;
+  }
+  free(save);
+  free(first);
+  return ok;
 }
 
 /* ---------------- statements ---------------- */
@@ -636,6 +736,37 @@ static bool match_for(Match *m, const Stmt *u, const Stmt *s) {
   return ok;
 }
 
+/* u, L = L op X (or X op L when op commutes), computed in L's type: then
+ * it is L op= X exactly (C defines L op= X as L = L op X with L read
+ * once), and *rest is X. Not L = X - L, nor a sum C converts back. */
+static bool folded(const Stmt *u, Op op, const Expr **rest) {
+  const Expr *r = u->rhs;
+  if (r->kind != EX_BINARY || r->op != op || !type_same(r->type, u->lhs->type)) return false;
+  if (ir_expr_same(r->a, u->lhs)) return *rest = r->b, true;
+  if (commutative(op) && ir_expr_same(r->b, u->lhs)) return *rest = r->a, true;
+  return false;
+}
+
+/* u, L op= R, as L = L op R when that needs no conversion (L and R of
+ * one type that promotes to itself); NULL otherwise. */
+static Expr *unfolded(Arena *a, const Stmt *u) {
+  const Type *t = u->lhs->type;
+  if (!type_same(t, u->rhs->type) || !type_same(type_promote(t), t)) return NULL;
+  return ir_binary(a, u->op, ir_expr_copy(a, u->lhs), ir_expr_copy(a, u->rhs), t, u->loc);
+}
+
+/* Assignments match with the same operator, or as their equivalent forms:
+ * S = S + X (or X + S) is S += X, and S += X is S = S + X. */
+static bool match_assign(Match *m, const Stmt *u, const Stmt *s) {
+  const Expr *rest;
+  Expr *whole;
+  if (u->op == s->op) return match_expr(m, u->lhs, s->lhs) && match_expr(m, u->rhs, s->rhs);
+  if (u->op == OP_NONE && folded(u, s->op, &rest)) return match_expr(m, u->lhs, s->lhs) && match_expr(m, rest, s->rhs);
+  if (s->op == OP_NONE && (whole = unfolded(m->a, u)))
+    return match_expr(m, u->lhs, s->lhs) && match_expr(m, whole, s->rhs);
+  return differ_stmt(m, "the assignment operators differ", u, s);
+}
+
 static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   u = flat(u);
   s = flat(s);
@@ -674,8 +805,7 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   case ST_ASSIGN:
     m->ucur = u;
     m->scur = s;
-    ok = u->op == s->op ? match_expr(m, u->lhs, s->lhs) && match_expr(m, u->rhs, s->rhs)
-                        : differ_stmt(m, "the assignment operators differ", u, s);
+    ok = match_assign(m, u, s);
     break;
   default: ok = differ_stmt(m, "unsupported statement in the intrinsic", u, s); break;
   }
@@ -1042,6 +1172,53 @@ bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, cha
   return loop->intrin && match_intrinsic(NULL, a, loop, loop->intrin, call, guard, why, n, &known, NULL);
 }
 
+bool tensorize_matches(SemCache *cache, Arena *a, const Stmt *loop, const char *name) {
+  char why[1024];
+  bool known;
+  StrBuf call; /* written, so the abi is known to bind */
+  sb_init(&call);
+  bool ok = match_intrinsic(cache, a, loop, name, &call, NULL, why, sizeof why, &known, NULL);
+  sb_free(&call);
+  return ok;
+}
+
+bool tensorize_shape_matches(SemCache *cache, Arena *a, const Stmt *loop, const char *name) {
+  char why[512];
+  Sem own = {0};
+  const Sem *sem = sem_get(cache, name, &own, why, sizeof why);
+  bool ok = false;
+  if (sem) {
+    Match *m = calloc(1, sizeof *m);
+    m->sem = sem->m->kernels;
+    m->a = a;
+    Stmt one = *loop;
+    one.next = NULL;
+    ok = match_list(m, &one, m->sem->body->body);
+    free(m);
+  }
+  sem_free(&own);
+  return ok;
+}
+
+static int sem_depth(const Stmt *list) {
+  int n = 0;
+  for (const Stmt *c = list; c; c = c->next) {
+    int d = c->kind == ST_FOR ? 1 + sem_depth(c->body->body) : c->kind == ST_BLOCK ? sem_depth(c->body)
+            : c->kind == ST_IF ? sem_depth(c->then_s) : 0;
+    if (d > n) n = d;
+  }
+  return n;
+}
+
+int tensorize_depth(SemCache *cache, const char *name) {
+  char why[512];
+  Sem own = {0};
+  const Sem *sem = sem_get(cache, name, &own, why, sizeof why);
+  int n = sem ? sem_depth(sem->m->kernels->body->body) : 0;
+  sem_free(&own);
+  return n;
+}
+
 static int intrinsic_file(const struct dirent *e) {
   size_t n = strlen(e->d_name);
   return n > 2 && !strcmp(e->d_name + n - 2, ".c");
@@ -1089,7 +1266,11 @@ bool prim_tensorize(Sched *s, const SchedStep *st) {
   bool known, ok = match_intrinsic(s->sems, s->a, loop, ia->name, &call, NULL, why, sizeof why, &known, NULL);
   sb_free(&call);
   if (!known) return sched_error(s, ia, "%s", why);
-  if (!ok) return sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);
+  if (!ok) {
+    sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);
+    tensorize_hint(s, loop, ia->name);
+    return false;
+  }
   loop->intrin = arena_strdup(s->a, ia->name);
   return true;
 }

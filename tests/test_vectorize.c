@@ -113,8 +113,10 @@ Test(vectorize, a_reduction_no_instruction_computes_is_refused_with_the_nearest)
   const char *e = npg_errors(s);
   has(e, "k.c:11:13: error: vectorize: illegal: loop j would run its iterations in any order, but it carries the "
          "flow dependence on S_vm");
-  has(e, "k.c:11:13: note: no VU instruction computes the nest under j either: nearest npu_vu_add_f32: the "
-         "assignment operators differ: s2 (line 5) against the intrinsic's s1 (line 11)\n");
+  /* S += X is S = S + X: what differs from the element-wise add is the
+   * element, one S_vm[0] for every j */
+  has(e, "k.c:11:13: note: no VU instruction computes the nest under j either: nearest npu_vu_add_f32: an index "
+         "differs: '0' in s2 (line 5) against the intrinsic's 'i' (line 11)\n");
   npg_close(s);
 
   /* whole rows, the loop around the sum, are npu_vu_reduce_sum_f32 */
