@@ -44,9 +44,13 @@ bool loop_normalize(Sched *s, Stmt *loop, const SchedArg *at) {
   const char *why = !(up || down) ? "away from its end"
                     : !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi) ? "between bounds that are not constants"
                     : !t->is_signed ? "with an unsigned counter" : NULL;
-  if (why || !sched_trip_count(loop, &n))
+  if (why)
     return sched_error(s, at, "loop %s counts by %lld %s; it is counted up by 1 only between constant bounds, with a "
-                       "signed counter", loop->name, (long long)loop->step, why ? why : "");
+                       "signed counter", loop->name, (long long)loop->step, why);
+  int64_t gap; /* the trip count's arithmetic stays in int64 */
+  if (loop->step == INT64_MIN || __builtin_sub_overflow(up ? hi : lo, up ? lo : hi, &gap) || gap == INT64_MAX ||
+      !sched_trip_count(loop, &n))
+    return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
   /* every value lo + step * k, k < n, is one the loop takes; their span must fit the counter's type */
   if (n > 0 && (__builtin_mul_overflow(loop->step, n - 1, &last) || __builtin_add_overflow(lo, last, &last) ||
                 __builtin_sub_overflow(last, lo, &span) || span == INT64_MIN ||
