@@ -383,3 +383,19 @@ Test(coverage, a_decreasing_loop_with_bounds_that_vary_is_refused) {
           "k.c:7:19: error: split: loop j counts by -1 between bounds that are not constants; it is counted up by 1 "
           "only between constant bounds, with a signed counter");
 }
+
+Test(coverage, a_refused_vectorize_names_the_loop_whose_nest_is_an_instruction) {
+  /* the column loop of a row sum carries the sum; the row loop around it
+   * is npu_vu_reduce_sum_f32 */
+  char k[1024], src[4096];
+  snprintf(src, sizeof src, "%s%s", forms_kernel(k, sizeof k, "float", "S[r] += X[r][c]"),
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu split(r, 4, ro, ri)\n"
+           "#pragma npu cache_read(X, vu_vm, ro, X_vm)\n"
+           "#pragma npu cache_write(S, vu_vm, ro, S_vm)\n"
+           "#pragma npu vectorize(c)\n");
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_gt(npg_error_count(s), 0);
+  has(npg_errors(s), "k.c:13:13: note: the nest under ri is npu_vu_reduce_sum_f32: try vectorize(ri)\n");
+  npg_close(s);
+}
