@@ -52,7 +52,7 @@ static const struct {
     {"reorder", prim_reorder, 2, 64, "reorder(loop, loop, ...)", MODEL_KEPT, MAY_REORDER},
     {"tile", prim_tile, 8, 8, "tile(x, y, x_factor, y_factor, xo, yo, xi, yi)", MODEL_KEPT, MAY_REORDER},
     {"unroll", prim_unroll, 1, 2, "unroll(loop) or unroll(loop, factor)", MODEL_KEPT, KEEPS_ORDER},
-    {"vectorize", prim_vectorize, 1, 1, "vectorize(loop)", MODEL_KEPT, MAY_REORDER},
+    {"vectorize", prim_vectorize, 1, 2, "vectorize(loop) or vectorize(loop, lanes)", MODEL_KEPT, MAY_REORDER},
     {"parallel", prim_parallel, 1, 1, "parallel(loop)", MODEL_KEPT, MAY_REORDER},
     {"loop_partition", prim_loop_partition, 2, 64, "loop_partition(loop, point, ...)", MODEL_KEPT, KEEPS_ORDER},
     {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)", MODEL_RESET, MAY_REORDER},

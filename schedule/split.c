@@ -1,5 +1,6 @@
 /* split(loop, factor, outer, inner): loop i becomes outer x inner with
- * i = lo + outer * factor + inner. A trip count that factor divides gives
+ * i = lo + outer * factor + inner (a loop that counts down or by a stride
+ * is first counted up by 1: loop_normalize). A trip count that factor divides gives
  * plain loops; otherwise the inner body is guarded (loop_partition can then
  * peel the guarded tail into its own loop). */
 #include <string.h>
@@ -27,9 +28,50 @@ static Expr *less_than(Sched *s, Expr *a, Expr *b, const Type *t) {
   return ir_binary(s->a, OP_LT, ir_cast(s->a, a, ct, true), ir_cast(s->a, b, ct, true), &ty_int, a->loc);
 }
 
+/* A loop that counts down or by a stride, between constants, as one that
+ * counts 0, 1, ... T - 1 (its trip count) with the counter's value lo +
+ * step * n in its body: the same iterations in the same order, so split
+ * and unroll see a loop that counts up by 1. Its name and counter name
+ * stay. A loop that counts up by 1 is left as it is. */
+bool loop_normalize(Sched *s, Stmt *loop, const SchedArg *at) {
+  if (loop->step == 1 && (loop->cmp == OP_LT || loop->cmp == OP_LE)) return true;
+  const Type *t = loop->var->type;
+  int64_t lo, hi, n, last, span, tlo;
+  uint64_t thi;
+  type_int_range(t, &tlo, &thi);
+  bool down = loop->step < 0 && (loop->cmp == OP_GT || loop->cmp == OP_GE);
+  bool up = loop->step > 0 && (loop->cmp == OP_LT || loop->cmp == OP_LE);
+  const char *why = !(up || down) ? "away from its end"
+                    : !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi) ? "between bounds that are not constants"
+                    : !t->is_signed ? "with an unsigned counter" : NULL;
+  if (why)
+    return sched_error(s, at, "loop %s counts by %lld %s; it is counted up by 1 only between constant bounds, with a "
+                       "signed counter", loop->name, (long long)loop->step, why);
+  int64_t gap; /* the trip count's arithmetic stays in int64 */
+  if (loop->step == INT64_MIN || __builtin_sub_overflow(up ? hi : lo, up ? lo : hi, &gap) || gap == INT64_MAX ||
+      !sched_trip_count(loop, &n))
+    return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
+  /* every value lo + step * k, k < n, is one the loop takes; their span must fit the counter's type */
+  if (n > 0 && (__builtin_mul_overflow(loop->step, n - 1, &last) || __builtin_add_overflow(lo, last, &last) ||
+                __builtin_sub_overflow(last, lo, &span) || span == INT64_MIN ||
+                (uint64_t)(span < 0 ? -span : span) > thi || (uint64_t)n > thi))
+    return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
+  Var *v = ir_new_var(s->a, s->k, loop->var->name, t, VAR_LOOP, loop->var->loc);
+  Expr *k = ir_var(s->a, v, loop->loc), *base = ir_int(s->a, lo, t, loop->loc);
+  Expr *value = loop->step > 0 ? ir_add(s->a, base, ir_mul_int(s->a, k, loop->step, t), t)
+                               : ir_sub(s->a, base, ir_mul_int(s->a, k, -loop->step, t), t);
+  for (Stmt *b = loop->body->body; b; b = b->next) ir_subst_stmt(s->a, b, loop->var, value);
+  loop->var = v;
+  loop->lo = ir_int(s->a, 0, t, loop->loc);
+  loop->hi = ir_int(s->a, n, t, loop->loc);
+  loop->cmp = OP_LT;
+  loop->step = 1;
+  return true;
+}
+
 bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *inner, const SchedArg *at) {
   Expr *lo, *end;
-  if (!loop_unit_range(s, loop, at, &lo, &end)) return false;
+  if (!loop_normalize(s, loop, at) || !loop_unit_range(s, loop, at, &lo, &end)) return false;
   const Type *t = loop->var->type;
   Stmt **link = sched_link(s, loop, NULL);
   if (!link) return sched_error(s, at, "internal error: loop %s not found", loop->name);

@@ -16,12 +16,20 @@
  * operands, size macros, scalar parameters, and LDX for the leading
  * dimension of operand X.
  *
+ * Forms C defines to be equal match too (docs/schedules.md, "Nests with
+ * fewer loops" and "Equivalent forms"): a semantics loop the nest has no
+ * loop for runs once (size 1, a GEMV as the matmul with N = 1), and an
+ * operand of lower rank leaves out the dimensions whose index is then 0;
+ * commuted operands, mirrored comparisons, S = S + X for S += X and back,
+ * and an operand written in place, element for element.
+ *
  * The nest stays in the IR, marked with the intrinsic, so later steps and
  * their proofs see the code it stands for; the emitter matches again and
  * writes the call (or the loops, with a comment, if a later step changed
  * the nest so that it no longer matches). */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +50,7 @@ typedef struct {
   int64_t size_val[MAX_BIND];
   int nsizes;
   const Buffer *sbuf[MAX_BIND], *ubuf[MAX_BIND];
+  const Expr *sacc[MAX_BIND]; /* the first access of sbuf[i] in the semantics */
   Expr **off[MAX_BIND]; /* per dimension */
   int nbufs;
   const Var *sparam[MAX_BIND];
@@ -50,6 +59,11 @@ typedef struct {
   int nparams;
   Arena *a;
   const Stmt *uloop[MAX_BIND];   /* the nest's loop matched to svar[i] */
+  /* semantics loops the nest has no loop for: run once, counter = value */
+  const Var *unit_var[MAX_BIND];
+  int64_t unit_val[MAX_BIND];
+  int nunits;
+  signed char dmap[MAX_BIND][IR_MAX_DIMS]; /* operand i: semantics dim -> user dim, -1 left out */
   const Var *size_loop[MAX_BIND]; /* the nest's counter whose extent bound size i, or NULL */
   /* tails: a matched loop's iterations from end - start on do nothing (a
    * split's guard `start + v < end` around what follows): the size its
@@ -85,9 +99,11 @@ static bool differ(Match *m, const char *what, const Expr *u, const Expr *s) {
 }
 
 static bool differ_stmt(Match *m, const char *what, const Stmt *u, const Stmt *s) {
+  bool decl = u && u->kind == ST_DECL && (u->buf || u->var);
+  const char *uname = !u ? "" : decl ? (u->buf ? u->buf->name : u->var->name) : u->name ? u->name : "a statement";
   if (!m->why[0])
     snprintf(m->why, sizeof m->why, "%s: %s%s (line %d) against the intrinsic's %s (line %d)", what,
-             u ? (u->kind == ST_FOR ? "loop " : "") : "nothing", u ? u->name ? u->name : "a statement" : "",
+             !u ? "nothing" : u->kind == ST_FOR ? "loop " : decl ? "the declaration of " : "", uname,
              u ? u->loc.line : 0, s ? s->name ? s->name : "statement" : "nothing", s ? s->loc.line : 0);
   return false;
 }
@@ -98,6 +114,13 @@ static const Var *mapped(const Match *m, const Var *sv) {
   for (int i = 0; i < m->nvars; i++)
     if (m->svar[i] == sv) return m->uloop[i]->var;
   return NULL;
+}
+
+/* A semantics counter whose loop runs once (the nest has no loop for it). */
+static bool unit_value(const Match *m, const Var *sv, int64_t *v) {
+  for (int i = 0; i < m->nunits; i++)
+    if (m->unit_var[i] == sv) return *v = m->unit_val[i], true;
+  return false;
 }
 
 /* ---------------- sizes and linear forms ----------------
@@ -162,7 +185,9 @@ static bool sym_linear(const Match *m, const Expr *e, int64_t scale, Form *f) {
   case EX_INT:
     if (e->macro && !size_value(m, e->macro, &v)) return form_add(f, scale, NULL, e->macro);
     return form_add(f, scale * (e->macro ? v : e->ival), NULL, NULL);
-  case EX_VAR: return form_add(f, scale, e->var, NULL);
+  case EX_VAR:
+    if (unit_value(m, e->var, &v)) return form_add(f, scale * v, NULL, NULL);
+    return form_add(f, scale, e->var, NULL);
   case EX_CAST: return type_is_integer(e->type) && e->type->size >= 4 && sym_linear(m, e->a, scale, f);
   case EX_UNARY:
     if (e->op != OP_NEG && e->op != OP_PLUS) return false;
@@ -325,33 +350,129 @@ static bool invariant(Match *m, const Expr *u) {
   return true;
 }
 
+/* A semantics index that is 0 wherever the intrinsic runs (it uses only
+ * counters of loops that run once, at 0). */
+static bool index_zero(const Match *m, const Expr *s) {
+  Form f = {0};
+  int64_t k;
+  return sym_linear(m, s, 1, &f) && form_const(&f, &k) && k == 0;
+}
+
+/* Which user dimension each semantics dimension of operand s is (dmap):
+ * a user array of higher rank adds leading dimensions, fixed in the nest;
+ * one of lower rank leaves out semantics dimensions whose index is always
+ * 0, the first such ones (a loop of extent 1: y[i] as the matmul's C[i][0]).
+ * check_sizes then gives a left-out inner dimension extent 1. */
+/* Why u, of lower rank than s, cannot be it: a semantics index that varies
+ * with a loop of the nest whose counter u's indices lack would read u alike
+ * for every value of it (a stride of 0). */
+static bool fewer_dims(Match *m, const Expr *u, const Expr *s) {
+  char what[512];
+  const char *un = u->buf->name, *sn = s->buf->name;
+  int n = snprintf(what, sizeof what, "%s has %d dimension%s where the intrinsic's %s has %d", un, u->buf->ndim,
+                   u->buf->ndim == 1 ? "" : "s", sn, s->buf->ndim);
+  if (n < 0 || (size_t)n >= sizeof what) n = 0; /* names too long to say more */
+  for (int d = 0; d < s->buf->ndim; d++) {
+    Form f = {0};
+    if (!sym_linear(m, s->idx[d], 1, &f)) continue;
+    for (int t = 0; t < f.n; t++) {
+      const Var *uv = f.t[t].v ? mapped(m, f.t[t].v) : NULL;
+      bool used = false;
+      for (int e = 0; uv && e < u->buf->ndim; e++) used = used || ir_expr_uses(u->idx[e], uv, NULL);
+      if (uv && !used) {
+        snprintf(what + n, sizeof what - (size_t)n, ", and %s's index %s follows loop %s, which %s's indices do not "
+                 "use (one element for every %s: a stride of 0)", sn, f.t[t].v->name, uv->name, un, uv->name);
+        return differ(m, what, u, s);
+      }
+    }
+  }
+  snprintf(what + n, sizeof what - (size_t)n, "; only a dimension whose index is always 0 (its loop runs once) can "
+           "be left out");
+  return differ(m, what, u, s);
+}
+
+static bool dim_map(Match *m, const Expr *u, const Expr *s, signed char *dmap) {
+  int lead = u->buf->ndim - s->buf->ndim, drop = lead < 0 ? -lead : 0, next = lead > 0 ? lead : 0;
+  for (int d = 0; d < s->buf->ndim; d++) {
+    if (drop > 0 && index_zero(m, s->idx[d])) {
+      dmap[d] = -1;
+      drop--;
+    } else dmap[d] = (signed char)next++;
+  }
+  return !drop || fewer_dims(m, u, s);
+}
+
+/* Every semantics counter of the nest so far is the whole index of one
+ * dimension of s: distinct iterations touch distinct elements. */
+static bool one_element_per_iteration(const Match *m, const Expr *s) {
+  for (int i = 0; i < m->nvars; i++) {
+    bool whole = false;
+    for (int d = 0; d < s->buf->ndim && !whole; d++)
+      whole = s->idx[d]->kind == EX_VAR && s->idx[d]->var == m->svar[i];
+    if (!whole) return false;
+  }
+  return true;
+}
+
+/* The assignments in list, at any depth. */
+static int leaves(const Stmt *list) {
+  int n = 0;
+  for (const Stmt *c = list; c; c = c->next)
+    n += c->kind == ST_ASSIGN ? 1 : c->kind == ST_FOR || c->kind == ST_BLOCK ? leaves(c->body)
+         : c->kind == ST_IF ? leaves(c->then_s) + leaves(c->else_s) : 0;
+  return n;
+}
+
+/* Operand i, bound to u's array too, and the access s of another operand
+ * may be one array when one is read and the other written in place: the
+ * same element, at the same indices, in one iteration only (m[c] = x[c] >
+ * m[c] ? x[c] : m[c] as npu_vu_max_f32 with dst and b one array). Two
+ * operands the intrinsic only reads may be one array anyway (d[r][c] *
+ * d[r][c] as a row dot product). */
+static bool may_share(const Match *m, int i, const Expr *s, Expr **off, const signed char *dmap) {
+  const Expr *t = m->sacc[i];
+  if (s->buf->is_const && t->buf->is_const) return true;
+  /* one statement in all: its reads come before its write */
+  if (s->buf->is_const == t->buf->is_const || leaves(m->sem->body) != 1 || t->buf->ndim != s->buf->ndim ||
+      memcmp(dmap, m->dmap[i], (size_t)s->buf->ndim) || !one_element_per_iteration(m, s))
+    return false;
+  for (int d = 0; d < s->buf->ndim; d++)
+    if (!ir_expr_same(t->idx[d], s->idx[d])) return false;
+  for (int d = 0; d < m->ubuf[i]->ndim; d++)
+    if (!ir_expr_same(off[d], m->off[i][d])) return false;
+  return true;
+}
+
 static bool match_load(Match *m, const Expr *u, const Expr *s) {
   int lead = u->buf->ndim - s->buf->ndim;
-  if (lead < 0) return differ(m, "the array has fewer dimensions than the intrinsic's", u, s);
   for (int d = 0; d < lead; d++)
     if (!invariant(m, u->idx[d])) return differ(m, "a leading index changes inside the nest", u, s);
-  if (u->buf->elem != s->buf->elem) return differ(m, "the element types differ", u, s);
+  if (!type_same(u->buf->elem, s->buf->elem)) return differ(m, "the element types differ", u, s);
   int bi = -1;
   for (int i = 0; i < m->nbufs; i++)
     if (m->sbuf[i] == s->buf) bi = i;
   if (bi >= 0 && m->ubuf[bi] != u->buf) return differ(m, "one intrinsic operand would be two arrays", u, s);
-  /* Two operands the intrinsic only reads may be one array (d[r][c] * d[r][c]
-   * as a row dot product); one it writes may not alias another. */
-  for (int i = 0; i < m->nbufs; i++)
-    if (i != bi && m->ubuf[i] == u->buf && !(s->buf->is_const && m->sbuf[i]->is_const))
-      return differ(m, "one array would be two intrinsic operands", u, s);
+  signed char dmap[IR_MAX_DIMS];
+  if (!dim_map(m, u, s, dmap)) return false;
   Expr **off = ARENA_ARRAY(m->a, Expr *, u->buf->ndim);
   for (int d = 0; d < lead; d++) off[d] = u->idx[d];
-  for (int d = lead; d < u->buf->ndim; d++)
-    if (!match_linear(m, u->idx[d], s->idx[d - lead], &off[d])) return false;
+  for (int d = 0; d < s->buf->ndim; d++)
+    if (dmap[d] >= 0 && !match_linear(m, u->idx[dmap[d]], s->idx[d], &off[dmap[d]])) return false;
+  for (int i = 0; i < m->nbufs; i++)
+    if (i != bi && m->ubuf[i] == u->buf && !may_share(m, i, s, off, dmap))
+      return differ(m, "one array would be two intrinsic operands", u, s);
   if (bi < 0) {
     if (m->nbufs == MAX_BIND) return differ(m, "too many arrays", u, s);
     bi = m->nbufs++;
     m->sbuf[bi] = s->buf;
+    m->sacc[bi] = s;
     m->ubuf[bi] = u->buf;
     m->off[bi] = off;
+    memcpy(m->dmap[bi], dmap, sizeof dmap);
     return true;
   }
+  if (memcmp(dmap, m->dmap[bi], (size_t)s->buf->ndim))
+    return differ(m, "two accesses of one operand leave out different dimensions", u, s);
   for (int d = 0; d < u->buf->ndim; d++)
     if (!ir_expr_same(off[d], m->off[bi][d])) return differ(m, "two accesses of one operand start at different places", u, s);
   return true;
@@ -398,12 +519,45 @@ static bool constant_fits(const Expr *u, const Type *t) {
   return u->ival >= lo && (u->ival < 0 || (uint64_t)u->ival <= hi);
 }
 
+static bool match_either_order(Match *m, const Expr *u, const Expr *s);
+
+/* An integer constant C converts to the floating type of s where it
+ * stands (S[r] = 0 for a float S), exactly, against that value: 0 is
+ * 0.0f. */
+static bool int_as_float(const Expr *u, const Expr *s) {
+  if (s->kind != EX_FLOAT || u->kind != EX_CAST || !u->implicit || u->a->kind != EX_INT || !type_same(u->type, s->type))
+    return false;
+  int64_t v = u->a->ival;
+  if (v < -(INT64_C(1) << 53) || v > (INT64_C(1) << 53)) return false;
+  if (v == 0 && signbit(s->fval)) return false; /* 0 is not -0.0f */
+  return s->type->kind == TY_FLOAT ? (float)v == (float)s->fval && (int64_t)(float)v == v : (double)v == s->fval;
+}
+
+/* Operators whose operands commute exactly, for every type the DSL has
+ * (float + and * too: IEEE sums and products do not depend on the order of
+ * their two operands). && and || do not: the second operand is evaluated
+ * only sometimes. */
+static bool commutative(Op op) {
+  return op == OP_ADD || op == OP_MUL || op == OP_BAND || op == OP_BOR || op == OP_BXOR || op == OP_EQ || op == OP_NE;
+}
+
+/* The comparison that holds for (b, a) exactly when op holds for (a, b):
+ * x > m is m < x (for floats too: with a NaN both are false). */
+static Op mirrored(Op op) {
+  return op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE : op == OP_GE ? OP_LE : OP_NONE;
+}
+
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   m->progress++;
   if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
     return bind_operand(m, s->var, u);
+  if (int_as_float(u, s)) return true;
+  int64_t uv, c;
+  if (s->kind == EX_VAR && unit_value(m, s->var, &uv)) /* a loop that runs once: its start */
+    return (ir_const_int(u, &c) && c == uv && type_same(u->type, s->type)) ||
+           differ(m, "the intrinsic's counter here belongs to a loop the nest does not have (it runs once)", u, s);
   if (u->kind != s->kind) return differ(m, "the expressions differ", u, s);
   if (!type_same(u->type, s->type)) return differ(m, "the types differ", u, s);
   switch (u->kind) {
@@ -417,9 +571,29 @@ static bool match_expr(Match *m, const Expr *u, const Expr *s) {
       if (!match_expr(m, u->args[i], s->args[i])) return false;
     return true;
   default:
+    if (u->kind == EX_BINARY && u->op != s->op && mirrored(u->op) == s->op) /* x > m is m < x */
+      return match_expr(m, u->b, s->a) && match_expr(m, u->a, s->b);
     if (u->op != s->op) return differ(m, "the operators differ", u, s);
+    if (u->kind == EX_BINARY && commutative(u->op)) return match_either_order(m, u, s);
     return match_expr(m, u->a, s->a) && match_expr(m, u->b, s->b) && match_expr(m, u->c, s->c);
   }
+}
+
+/* The operands of u in order, or swapped; neither, the difference of the
+ * order that came further (in order on a tie). */
+static bool match_either_order(Match *m, const Expr *u, const Expr *s) {
+  Match *save = malloc(sizeof *save), *first = malloc(sizeof *first);
+  *save = *m;
+  bool ok = match_expr(m, u->a, s->a) && match_expr(m, u->b, s->b);
+  if (!ok) {
+    *first = *m;
+    *m = *save;
+    ok = match_expr(m, u->b, s->a) && match_expr(m, u->a, s->b);
+    if (!ok && first->progress >= m->progress) *m = *first;
+  }
+  free(save);
+  free(first);
+  return ok;
 }
 
 /* ---------------- statements ---------------- */
@@ -510,6 +684,90 @@ static bool bind_param(Match *m, const Var *p, int64_t v) {
   return true;
 }
 
+/* The statements of body, then rest: a copy of the list, in the arena. */
+static const Stmt *splice(Arena *a, const Stmt *body, const Stmt *rest) {
+  Stmt *list = (Stmt *)rest, **tail = &list;
+  for (const Stmt *t = flat(body); t; t = t->next) {
+    Stmt *c = ARENA_NEW(a, Stmt);
+    *c = *t;
+    c->next = *tail;
+    *tail = c;
+    tail = &c->next;
+  }
+  return list;
+}
+
+/* A semantics loop the nest has no loop for runs once: its size binds to
+ * 1, its counter is its start everywhere, and its body, then what follows
+ * it, matches the nest from u on (the matmul's j loop for a GEMV). */
+static bool unit_loop(Match *m, const Stmt *u, const Stmt *s) {
+  int64_t slo, hi;
+  if (s->step != 1 || s->cmp != OP_LT || !ir_const_int(s->lo, &slo) || slo == INT64_MAX)
+    return differ_stmt(m, "the intrinsic's loop is not of the supported form", u, s);
+  if (s->hi->macro) {
+    int before = m->nsizes;
+    if (!size_bind(m, s->hi->macro, slo + 1))
+      return differ_stmt(m, "the nest has no loop here, and the intrinsic's size would take two values", u, s);
+    if (m->nsizes > before) m->size_loop[before] = NULL;
+  } else if (!ir_const_int(s->hi, &hi) || hi != slo + 1)
+    return differ_stmt(m, "the nest has no loop here, and the intrinsic's loop runs more than once", u, s);
+  if (m->nunits == MAX_BIND) return differ_stmt(m, "too deep", u, s);
+  m->unit_var[m->nunits] = s->var;
+  m->unit_val[m->nunits++] = slo;
+  m->progress -= 2; /* a loop the nest lacks is a difference too: a nearest miss needs none */
+  return match_list(m, u, splice(m->a, s->body->body, s->next));
+}
+
+/* A semantics loop: the nest's loop here, or none (it runs once), whichever
+ * matches; neither, the difference of the one that came further. The nest
+ * may have fewer loops than the intrinsic, never more. */
+static bool match_for(Match *m, const Stmt *u, const Stmt *s) {
+  Match *save = malloc(sizeof *save), *loop = malloc(sizeof *loop);
+  *save = *m;
+  bool ok = u->kind == ST_FOR && match_loop(m, u, s) && match_list(m, u->next, s->next);
+  if (!ok) {
+    *loop = *m;
+    *m = *save;
+    ok = unit_loop(m, u, s);
+    if (!ok && u->kind == ST_FOR && loop->progress >= m->progress) *m = *loop;
+    if (!ok && u->kind != ST_FOR && !m->why[0]) differ_stmt(m, "the statements differ", u, s);
+  }
+  free(save);
+  free(loop);
+  return ok;
+}
+
+/* u, L = L op X (or X op L when op commutes), computed in L's type: then
+ * it is L op= X exactly (C defines L op= X as L = L op X with L read
+ * once), and *rest is X. Not L = X - L, nor a sum C converts back. */
+static bool folded(const Stmt *u, Op op, const Expr **rest) {
+  const Expr *r = u->rhs;
+  if (r->kind != EX_BINARY || r->op != op || !type_same(r->type, u->lhs->type)) return false;
+  if (ir_expr_same(r->a, u->lhs)) return *rest = r->b, true;
+  if (commutative(op) && ir_expr_same(r->b, u->lhs)) return *rest = r->a, true;
+  return false;
+}
+
+/* u, L op= R, as L = L op R when that needs no conversion (L and R of
+ * one type that promotes to itself); NULL otherwise. */
+static Expr *unfolded(Arena *a, const Stmt *u) {
+  const Type *t = u->lhs->type;
+  if (!type_same(t, u->rhs->type) || !type_same(type_promote(t), t)) return NULL;
+  return ir_binary(a, u->op, ir_expr_copy(a, u->lhs), ir_expr_copy(a, u->rhs), t, u->loc);
+}
+
+/* Assignments match with the same operator, or as their equivalent forms:
+ * S = S + X (or X + S) is S += X, and S += X is S = S + X. */
+static bool match_assign(Match *m, const Stmt *u, const Stmt *s) {
+  const Expr *rest;
+  Expr *whole;
+  if (u->op == s->op) return match_expr(m, u->lhs, s->lhs) && match_expr(m, u->rhs, s->rhs);
+  if (u->op == OP_NONE && folded(u, s->op, &rest)) return match_expr(m, u->lhs, s->lhs) && match_expr(m, rest, s->rhs);
+  if (s->op == OP_NONE && (whole = unfolded(m->a, u)))
+    return match_expr(m, u->lhs, s->lhs) && match_expr(m, whole, s->rhs);
+  return differ_stmt(m, "the assignment operators differ", u, s);
+}
+
 static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   u = flat(u);
   s = flat(s);
@@ -520,15 +778,7 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   if (s->kind == ST_IF && !s->else_s && param_test(m, s->cond, &p, &v)) {
     /* taken (p = v): its statements, then the rest; or not taken */
     Match save = *m;
-    Stmt *list = (Stmt *)s->next, **tail = &list;
-    for (const Stmt *t = flat(s->then_s); t; t = t->next) {
-      Stmt *c = ARENA_NEW(m->a, Stmt);
-      *c = *t;
-      c->next = *tail;
-      *tail = c;
-      tail = &c->next;
-    }
-    if (bind_param(m, p, v) && match_list(m, u, list)) return true;
+    if (bind_param(m, p, v) && match_list(m, u, splice(m->a, s->then_s, s->next))) return true;
     char taken_why[sizeof m->why];
     memcpy(taken_why, m->why, sizeof taken_why);
     *m = save;
@@ -542,10 +792,10 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   if (!u) return differ_stmt(m, "the nest does less than the intrinsic", NULL, s);
   /* a split's tail guard, where the intrinsic has none: what it guards */
   if (u->kind == ST_IF && s->kind != ST_IF && take_tail(m, u)) return match_list(m, u->then_s, s);
+  if (s->kind == ST_FOR) return match_for(m, u, s);
   if (u->kind != s->kind) return differ_stmt(m, "the statements differ", u, s);
   bool ok;
   switch (s->kind) {
-  case ST_FOR: ok = match_loop(m, u, s); break;
   case ST_IF:
     m->ucur = u;
     m->scur = s;
@@ -556,8 +806,7 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   case ST_ASSIGN:
     m->ucur = u;
     m->scur = s;
-    ok = u->op == s->op ? match_expr(m, u->lhs, s->lhs) && match_expr(m, u->rhs, s->rhs)
-                        : differ_stmt(m, "the assignment operators differ", u, s);
+    ok = match_assign(m, u, s);
     break;
   default: ok = differ_stmt(m, "unsupported statement in the intrinsic", u, s); break;
   }
@@ -691,25 +940,40 @@ static bool is_literal(const char *body) {
   return end != body && !*end && !errno;
 }
 
-static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
-  for (int i = 0; i < m->nbufs; i++) {
-    const Buffer *sb = m->sbuf[i], *ub = m->ubuf[i];
-    int lead = ub->ndim - sb->ndim;
-    for (int d = 1; d < sb->ndim; d++) {
-      int64_t v;
-      if (!sb->dim_macro[d]) v = sb->shape[d];
-      else if (!size_value(m, sb->dim_macro[d], &v)) {
-        size_bind(m, sb->dim_macro[d], ub->shape[lead + d]);
-        continue;
-      }
-      if (v != ub->shape[lead + d]) {
-        snprintf(why, n, "operand %s is %s, whose dimension %d has extent %lld; the intrinsic needs %lld (%s) there",
-                 sb->name, ub->name, lead + d, (long long)ub->shape[lead + d], (long long)v,
-                 sb->dim_macro[d] ? sb->dim_macro[d] : "its extent");
-        return false;
-      }
+/* Operand i's extents, which set its strides: each semantics dimension
+ * after the first one the user array has is the user's extent there, or 1
+ * where the user array leaves it out (C[M][LDC] as y[M]: LDC = 1); the
+ * dimensions before it set no stride. An unbound extent binds. */
+static bool check_extents(Match *m, int i, char *why, size_t n) {
+  const Buffer *sb = m->sbuf[i], *ub = m->ubuf[i];
+  const signed char *dmap = m->dmap[i];
+  int first = 0;
+  while (first < sb->ndim && dmap[first] < 0) first++;
+  for (int d = first; d < sb->ndim; d++) {
+    int64_t v, want = dmap[d] < 0 ? 1 : ub->shape[dmap[d]];
+    if (d == 0) continue;
+    if (!sb->dim_macro[d]) v = sb->shape[d];
+    else if (!size_value(m, sb->dim_macro[d], &v)) {
+      size_bind(m, sb->dim_macro[d], want);
+      continue;
     }
+    if (d == first || v == want) continue;
+    if (dmap[d] < 0)
+      snprintf(why, n, "operand %s is %s, which has no dimension for the intrinsic's dimension %d; the intrinsic "
+               "needs extent %lld (%s) there, and only a dimension of extent 1 can be left out",
+               sb->name, ub->name, d, (long long)v, sb->dim_macro[d] ? sb->dim_macro[d] : "its extent");
+    else
+      snprintf(why, n, "operand %s is %s, whose dimension %d has extent %lld; the intrinsic needs %lld (%s) there",
+               sb->name, ub->name, dmap[d], (long long)want, (long long)v,
+               sb->dim_macro[d] ? sb->dim_macro[d] : "its extent");
+    return false;
   }
+  return true;
+}
+
+static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
+  for (int i = 0; i < m->nbufs; i++)
+    if (!check_extents(m, i, why, n)) return false;
   for (int i = 0; i < m->nsizes; i++)
     if (m->size_val[i] < 0) {
       snprintf(why, n, "the match gives %s = %lld; the intrinsic's sizes are not negative", m->size[i],
@@ -911,6 +1175,53 @@ bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, cha
   return loop->intrin && match_intrinsic(NULL, a, loop, loop->intrin, call, guard, why, n, &known, NULL);
 }
 
+bool tensorize_matches(SemCache *cache, Arena *a, const Stmt *loop, const char *name) {
+  char why[1024];
+  bool known;
+  StrBuf call; /* written, so the abi is known to bind */
+  sb_init(&call);
+  bool ok = match_intrinsic(cache, a, loop, name, &call, NULL, why, sizeof why, &known, NULL);
+  sb_free(&call);
+  return ok;
+}
+
+bool tensorize_shape_matches(SemCache *cache, Arena *a, const Stmt *loop, const char *name) {
+  char why[512];
+  Sem own = {0};
+  const Sem *sem = sem_get(cache, name, &own, why, sizeof why);
+  bool ok = false;
+  if (sem) {
+    Match *m = calloc(1, sizeof *m);
+    m->sem = sem->m->kernels;
+    m->a = a;
+    Stmt one = *loop;
+    one.next = NULL;
+    ok = match_list(m, &one, m->sem->body->body);
+    free(m);
+  }
+  sem_free(&own);
+  return ok;
+}
+
+static int sem_depth(const Stmt *list) {
+  int n = 0;
+  for (const Stmt *c = list; c; c = c->next) {
+    int d = c->kind == ST_FOR ? 1 + sem_depth(c->body->body) : c->kind == ST_BLOCK ? sem_depth(c->body)
+            : c->kind == ST_IF ? sem_depth(c->then_s) : 0;
+    if (d > n) n = d;
+  }
+  return n;
+}
+
+int tensorize_depth(SemCache *cache, const char *name) {
+  char why[512];
+  Sem own = {0};
+  const Sem *sem = sem_get(cache, name, &own, why, sizeof why);
+  int n = sem ? sem_depth(sem->m->kernels->body->body) : 0;
+  sem_free(&own);
+  return n;
+}
+
 static int intrinsic_file(const struct dirent *e) {
   size_t n = strlen(e->d_name);
   return n > 2 && !strcmp(e->d_name + n - 2, ".c");
@@ -958,7 +1269,11 @@ bool prim_tensorize(Sched *s, const SchedStep *st) {
   bool known, ok = match_intrinsic(s->sems, s->a, loop, ia->name, &call, NULL, why, sizeof why, &known, NULL);
   sb_free(&call);
   if (!known) return sched_error(s, ia, "%s", why);
-  if (!ok) return sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);
+  if (!ok) {
+    sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);
+    tensorize_hint(s, loop, ia->name);
+    return false;
+  }
   loop->intrin = arena_strdup(s->a, ia->name);
   return true;
 }

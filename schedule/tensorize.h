@@ -23,4 +23,19 @@ void sem_cache_free(SemCache *c);
  * nearest one differs. cache may be NULL. */
 const char *tensorize_find(SemCache *cache, Arena *a, const Stmt *loop, const char *prefix, char *why, size_t n);
 
+/* Whether loop's nest matches intrinsic name as tensorize takes it, and
+ * the depth of the intrinsic's loops (0 when it does not load). */
+bool tensorize_matches(SemCache *cache, Arena *a, const Stmt *loop, const char *name);
+int tensorize_depth(SemCache *cache, const char *name);
+/* Whether the nest has the intrinsic's statements (operand scopes, sizes
+ * and domains aside). */
+bool tensorize_shape_matches(SemCache *cache, Arena *a, const Stmt *loop, const char *name);
+
+/* Notes after a refusal (schedule/tensorize_hint.c): the nest's depth
+ * against the intrinsic's, and another loop in or around the nest whose
+ * nest matches (try tensorize(ii, ...) / try vectorize(ri)). */
+struct Sched;
+void tensorize_hint(struct Sched *s, const Stmt *loop, const char *intrin);
+void vectorize_hint(struct Sched *s, const Stmt *loop);
+
 #endif

@@ -1,7 +1,7 @@
 /* unroll(loop) copies the body once per iteration (constant trip count, at
  * most SCHED_MAX_UNROLL copies). unroll(loop, f) steps the loop by f with f
  * copies of the body, plus a remainder loop when f does not divide the trip
- * count. Each copy gets its own inner counters and locals. */
+ * count (a loop counting down or by a stride is counted up by 1 first). Each copy gets its own inner counters and locals. */
 #include "schedule/primitives.h"
 
 
@@ -64,15 +64,18 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
   if (!sched_positive(s, &st->args[1], "the unroll factor", &f)) return false;
   if (f > SCHED_MAX_UNROLL) return sched_error(s, &st->args[1], "unroll factor %lld is above the limit of %d", (long long)f, SCHED_MAX_UNROLL);
   Expr *lo, *end;
-  if (!loop_unit_range(s, loop, &st->args[0], &lo, &end)) return false;
+  if (!sched_trip_count(loop, &n))
+    return sched_error(s, &st->args[0], "loop %s needs constant bounds to be unrolled by a factor; split it first", loop->name);
+  if (f > n) return sched_error(s, &st->args[1], "the factor %lld is larger than loop %s's trip count %lld", (long long)f, loop->name, (long long)n);
+  /* a loop counting down or by a stride is counted up by 1 first */
+  if (!sched_begin_rewrite(s) || !loop_normalize(s, loop, &st->args[0]) ||
+      !loop_unit_range(s, loop, &st->args[0], &lo, &end))
+    return false;
   const Type *t = loop->var->type;
   int64_t lo_c, end_c;
   if (!ir_const_int(lo, &lo_c) || !ir_const_int(end, &end_c))
     return sched_error(s, &st->args[0], "loop %s needs constant bounds to be unrolled by a factor; split it first", loop->name);
-  n = end_c > lo_c ? end_c - lo_c : 0;
-  if (f > n) return sched_error(s, &st->args[1], "the factor %lld is larger than loop %s's trip count %lld", (long long)f, loop->name, (long long)n);
   int64_t main_end = lo_c + n / f * f;
-  if (!sched_begin_rewrite(s)) return false;
   Stmt **link = sched_link(s, loop, NULL);
   Stmt *after = loop->next;
   /* remainder first (it clones the original body) */

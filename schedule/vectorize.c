@@ -1,4 +1,5 @@
-/* vectorize(loop): the nest under `loop` runs as vectors.
+/* vectorize(loop) / vectorize(loop, lanes): the nest under `loop` runs as
+ * vectors; with lanes, loop is split first (split_lanes).
  *
  * On a nest over vector memory (it reads or writes a vu_vm buffer) that is
  * the VU's instruction for the nest when one computes it: the first of
@@ -29,8 +30,30 @@ static bool nest_in_vm(const Stmt *loop) {
   return found;
 }
 
+/* vectorize(loop, lanes): split(loop, lanes, loop, loop_v), then
+ * vectorize(loop_v). The outer loop keeps the loop's name (it runs over
+ * the vectors), the inner gets `<name>_v`. A trip count lanes does not
+ * divide leaves a guarded tail, which a VU instruction takes as its length
+ * at run time. */
+static Stmt *split_lanes(Sched *s, const SchedStep *st, Stmt *loop) {
+  int64_t lanes;
+  if (!sched_loop_unmarked(s, st, &st->args[0], loop) || !sched_positive(s, &st->args[1], "the vector length", &lanes))
+    return NULL;
+  int64_t n;
+  if (sched_trip_count(loop, &n) && lanes > n)
+    return sched_error(s, &st->args[1], "the vector length %lld is larger than loop %s's trip count %lld",
+                       (long long)lanes, loop->name, (long long)n), NULL;
+  const char *name = loop->name, *inner = sched_derived_name(s, loop->name, "_v");
+  if (!sched_begin_rewrite(s) || !split_loop(s, loop, lanes, name, inner, &st->args[0]) || !sched_legal(s))
+    return NULL;
+  SchedArg at = st->args[0];
+  at.name = inner;
+  return sched_loop(s, &at);
+}
+
 bool prim_vectorize(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
+  if (loop && st->nargs == 2) loop = split_lanes(s, st, loop);
   if (!loop) return false;
   if (loop->loop_kind == LOOP_VU) return sched_error(s, &st->args[0], "loop %s is bound to the VU cores", loop->name);
   if (loop->loop_kind == LOOP_PARALLEL) return sched_error(s, &st->args[0], "loop %s is already parallel", loop->name);
@@ -45,7 +68,10 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
     }
   }
   if (!sched_loop_is_parallel(s, loop)) {
-    if (why[0]) sched_note(s, 0, "no VU instruction computes the nest under %s either: %s", loop->name, why);
+    if (why[0]) {
+      sched_note(s, 0, "no VU instruction computes the nest under %s either: %s", loop->name, why);
+      vectorize_hint(s, loop);
+    }
     return false;
   }
   loop->loop_kind = LOOP_VECTORIZE;

@@ -75,8 +75,10 @@ Test(vectorize, stays_a_hint_and_says_why_when_no_instruction_matches) {
                                 "#pragma npu vectorize(j)\n");
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  has(c, "/* vectorize(j) stays a hint: no VU instruction computes this nest (nearest npu_vu_add_f32: the "
-         "expressions differ: 'X_vm[0][j] * 2.0f' in s1 (line 4) against the intrinsic's 'a[i]' (line 11)) */\n");
+  /* the nearest is the row multiply-add, one row of it (its row loop runs
+   * once): it would need vectors where the nest has constants */
+  has(c, "/* vectorize(j) stays a hint: no VU instruction computes this nest (nearest npu_vu_muladd_cols_f32: the "
+         "expressions differ: '2.0f' in s1 (line 4) against the intrinsic's 'g[c]' (line 18)) */\n");
   has(c, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
   lacks(c, "npu_vu_add_f32(&");
   npg_close(s);
@@ -111,8 +113,10 @@ Test(vectorize, a_reduction_no_instruction_computes_is_refused_with_the_nearest)
   const char *e = npg_errors(s);
   has(e, "k.c:11:13: error: vectorize: illegal: loop j would run its iterations in any order, but it carries the "
          "flow dependence on S_vm");
-  has(e, "k.c:11:13: note: no VU instruction computes the nest under j either: nearest npu_vu_add_f32: the "
-         "assignment operators differ: s2 (line 5) against the intrinsic's s1 (line 11)\n");
+  /* S += X is S = S + X: what differs from the element-wise add is the
+   * element, one S_vm[0] for every j */
+  has(e, "k.c:11:13: note: no VU instruction computes the nest under j either: nearest npu_vu_add_f32: an index "
+         "differs: '0' in s2 (line 5) against the intrinsic's 'i' (line 11)\n");
   npg_close(s);
 
   /* whole rows, the loop around the sum, are npu_vu_reduce_sum_f32 */
