@@ -24,14 +24,6 @@
 #include "ir/suggest.h"
 #include "sim/npusim.h"
 
-/* The text after "key: " on its comment line, malloc'ed; NULL if absent. */
-static char *meta(const char *src, const char *key) {
-  const char *p = strstr(src, key);
-  if (!p) return NULL;
-  p += strlen(key);
-  const char *e = strchr(p, '\n');
-  return e ? strndup(p, (size_t)(e - p)) : strdup(p);
-}
 
 /* The loops around the deepest assignment, outermost first. */
 typedef struct {
@@ -161,7 +153,7 @@ static bool describe_semantic(StrBuf *sb, const char *hdr, const char *name, con
   bool ok = m && m->kernels;
   if (!ok) snprintf(err, n, "%s: the semantics kernel does not load", path);
   if (ok) {
-    char *scopes = meta(m->src, "scopes: "), *abi = meta(m->src, "abi: "), *dom = meta(m->src, "domain: ");
+    char *scopes = sched_intrinsic_meta(m->src, "scopes: "), *abi = sched_intrinsic_meta(m->src, "abi: "), *dom = sched_intrinsic_meta(m->src, "domain: ");
     sb_printf(sb, "%s  (%s)\n  call:        ", name, !strncmp(name, "npu_nu_", 7) ? "NU" : "VU");
     if (!intrin_signature(hdr, name, sb)) sb_puts(sb, "(not declared in npu_intrinsics.h)");
     sb_printf(sb, "\n  operands:    %s\n", scopes ? scopes : "?");

@@ -50,3 +50,11 @@ const char *sched_intrinsic_suggest(const char *name, char *buf, size_t n) {
   sched_intrinsic_names_free(names, count);
   return buf;
 }
+
+char *sched_intrinsic_meta(const char *src, const char *key) {
+  const char *p = strstr(src, key);
+  if (!p) return NULL;
+  p += strlen(key);
+  const char *e = strchr(p, '\n');
+  return e ? strndup(p, (size_t)(e - p)) : strdup(p);
+}

@@ -16,6 +16,10 @@ const char *sched_intrinsics_dir(void);
 int sched_intrinsic_names(char ***names, char *why, size_t n);
 void sched_intrinsic_names_free(char **names, int count);
 
+/* The text after "key: " on its comment line of a semantics kernel's
+ * source (malloc'ed), NULL if absent: "domain: ", "scopes: ", "abi: ". */
+char *sched_intrinsic_meta(const char *src, const char *key);
+
 /* "; did you mean 'npu_nu_matmul_i8'?" for an unknown intrinsic's name,
  * "" when none is close. buf holds it. */
 const char *sched_intrinsic_suggest(const char *name, char *buf, size_t n);

@@ -174,31 +174,31 @@ static SrcLoc where(const Sched *s, const SchedArg *arg) {
   return s->step ? s->step->loc : (SrcLoc){0, 0};
 }
 
-bool sched_error(Sched *s, const SchedArg *arg, const char *fmt, ...) {
+/* "PRIM: message" at the argument (or the step), as an error or a warning. */
+static void report(Sched *s, const SchedArg *arg, bool warning, const char *fmt, va_list ap) {
   StrBuf sb;
   sb_init(&sb);
   sb_printf(&sb, "%s: ", s->step ? s->step->prim : "schedule");
+  sb_vprintf(&sb, fmt, ap);
+  SrcLoc l = where(s, arg);
+  if (warning) diag_warning(s->d, s->file, s->src, l.line, l.col, "%s", sb.data);
+  else diag_error(s->d, s->file, s->src, l.line, l.col, "%s", sb.data);
+  sb_free(&sb);
+}
+
+bool sched_error(Sched *s, const SchedArg *arg, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  sb_vprintf(&sb, fmt, ap);
+  report(s, arg, false, fmt, ap);
   va_end(ap);
-  SrcLoc l = where(s, arg);
-  diag_error(s->d, s->file, s->src, l.line, l.col, "%s", sb.data);
-  sb_free(&sb);
   return false;
 }
 
 void sched_warning(Sched *s, const SchedArg *arg, const char *fmt, ...) {
-  StrBuf sb;
-  sb_init(&sb);
-  sb_printf(&sb, "%s: ", s->step ? s->step->prim : "schedule");
   va_list ap;
   va_start(ap, fmt);
-  sb_vprintf(&sb, fmt, ap);
+  report(s, arg, true, fmt, ap);
   va_end(ap);
-  SrcLoc l = where(s, arg);
-  diag_warning(s->d, s->file, s->src, l.line, l.col, "%s", sb.data);
-  sb_free(&sb);
 }
 
 void sched_note(Sched *s, int line, const char *fmt, ...) {

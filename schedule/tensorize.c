@@ -815,14 +815,6 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
 
 /* ---------------- the semantics file ---------------- */
 
-/* The value of the text after "key: " on its comment line, malloc'ed. */
-static char *meta(const char *src, const char *key) {
-  const char *p = strstr(src, key);
-  if (!p) return NULL;
-  p += strlen(key);
-  const char *e = strchr(p, '\n');
-  return e ? strndup(p, (size_t)(e - p)) : strdup(p);
-}
 
 typedef struct {
   Module *m;
@@ -1051,7 +1043,7 @@ static bool check_tails(Match *m, const Module *sem, char *why, size_t n) {
  * is not a constant is tested by `guard` (C text, when not NULL), under
  * which the call runs: the emitter runs the nest as written otherwise. */
 static bool check_domains(const Match *m, const char *src, const char *name, StrBuf *guard, char *why, size_t n) {
-  char *dom = meta(src, "domain: ");
+  char *dom = sched_intrinsic_meta(src, "domain: ");
   bool ok = true;
   for (char *p = dom; ok && p && *p;) {
     char op[64];
@@ -1108,7 +1100,7 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
   if (!ok) snprintf(why, n, "%s", m->why);
   else ok = check_sizes(m, sem->m, why, n) && check_tails(m, sem->m, why, n) &&
             check_domains(m, sem->m->src, name, guard, why, n);
-  char *scopes = ok ? meta(sem->m->src, "scopes: ") : NULL, *abi = ok ? meta(sem->m->src, "abi: ") : NULL;
+  char *scopes = ok ? sched_intrinsic_meta(sem->m->src, "scopes: ") : NULL, *abi = ok ? sched_intrinsic_meta(sem->m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
   for (char *p = scopes; ok && p && *p;) {
     char op[64], scope[64];

@@ -1,5 +1,17 @@
 #include "tests/test_sched_util.h"
 
+const char test_matmul[] =
+    "#include <stdint.h>\n"
+    "#define M 64\n"
+    "void matmul(const int8_t A[M][32], const int8_t B[32][48], int32_t C[M][48]) {\n"
+    "  for (int i = 0; i < M; i++)\n"
+    "    for (int j = 0; j < 48; j++) {\n"
+    "      init: C[i][j] = 0;\n"
+    "      for (int k = 0; k < 32; k++)\n"
+    "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+    "    }\n"
+    "}\n";
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,8 @@
 
 #include "npugen.h"
 
+/* A 64x48x32 int8 matmul with statements init and update. */
+extern const char test_matmul[];
 /* Opens kernel + pragma lines (as "k.c"); fails the test on any error. */
 NpgSession *open_ok(const char *kernel, const char *pragmas);
 /* The variant exists and passes the differential check with seeds 1 and 2;
