@@ -478,6 +478,10 @@ bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char 
 /* An upper bound on the loop iterations plus statement instances of one run
  * (ir/steps.c); UINT64_MAX when unbounded or too many to count. */
 uint64_t ir_count_steps(const Kernel *k);
+/* The same with per_access more steps for each array element an instance
+ * reads or writes (the host code of an NPU variant, whose every access the
+ * check's simulator sees: jit/check.c). */
+uint64_t ir_count_steps_weighted(const Kernel *k, uint64_t per_access);
 /* Name hygiene (ir/names.c): with C's scoping, every name resolves to the
  * variable or array the IR means, and no scope declares a name twice.
  * Otherwise false, with the first clash described in why. */

@@ -10,6 +10,7 @@
 typedef struct {
   AffCtx aff;
   uint64_t steps;
+  uint64_t per_access; /* more steps for each array access of an instance */
 } Count;
 
 static uint64_t mul_sat(uint64_t a, uint64_t b) {
@@ -41,6 +42,25 @@ static uint64_t trips(Count *c, const Stmt *loop) {
   return add_sat(span / step, 1);
 }
 
+static uint64_t array_accesses(const Expr *e) {
+  if (!e) return 0;
+  uint64_t n = e->kind == EX_LOAD && e->buf ? 1 : 0;
+  if (e->kind == EX_LOAD && e->buf && e->idx) /* (a whole array as an intrinsic's operand has none) */
+    for (int i = 0; i < e->buf->ndim; i++) n += array_accesses(e->idx[i]);
+  n += array_accesses(e->a) + array_accesses(e->b) + array_accesses(e->c);
+  for (int i = 0; i < e->nargs; i++) n += array_accesses(e->args[i]);
+  return n;
+}
+
+/* One instance of s: itself, and per_access for each array element it reads or writes. */
+static uint64_t instance_steps(const Count *c, const Stmt *s) {
+  if (!c->per_access) return 1;
+  uint64_t n = s->kind == ST_IF ? array_accesses(s->cond) : array_accesses(s->rhs) + array_accesses(s->init);
+  if (s->kind == ST_ASSIGN) n += array_accesses(s->lhs);
+  for (int i = 0; s->kind == ST_DECL && i < s->ninit; i++) n += array_accesses(s->init_list[i]);
+  return add_sat(1, mul_sat(n, c->per_access));
+}
+
 static void count_stmts(Count *c, const Stmt *s, uint64_t runs) {
   for (; s && runs; s = s->next) {
     switch (s->kind) {
@@ -48,6 +68,10 @@ static void count_stmts(Count *c, const Stmt *s, uint64_t runs) {
       count_stmts(c, s->body, runs);
       break;
     case ST_FOR: {
+      if (c->per_access && (s->intrin || s->loop_kind == LOOP_DMA)) {
+        c->steps = add_sat(c->steps, runs); /* one call (an intrinsic, a DMA) for the nest, on the NPU */
+        break;
+      }
       uint64_t inner = mul_sat(runs, trips(c, s));
       c->steps = add_sat(c->steps, inner);
       aff_push_loop(&c->aff, s);
@@ -56,22 +80,24 @@ static void count_stmts(Count *c, const Stmt *s, uint64_t runs) {
       break;
     }
     case ST_IF:
-      c->steps = add_sat(c->steps, runs);
+      c->steps = add_sat(c->steps, mul_sat(runs, instance_steps(c, s)));
       count_stmts(c, s->then_s, runs);
       count_stmts(c, s->else_s, runs);
       break;
     case ST_ASSIGN:
     case ST_DECL:
-      c->steps = add_sat(c->steps, runs);
+      c->steps = add_sat(c->steps, mul_sat(runs, instance_steps(c, s)));
       break;
     }
   }
 }
 
-uint64_t ir_count_steps(const Kernel *k) {
+uint64_t ir_count_steps(const Kernel *k) { return ir_count_steps_weighted(k, 0); }
+
+uint64_t ir_count_steps_weighted(const Kernel *k, uint64_t per_access) {
   isl_ctx *ctx = isl_ctx_alloc();
   isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
-  Count c = {.steps = 0};
+  Count c = {.steps = 0, .per_access = per_access};
   aff_init(&c.aff, ctx, k);
   count_stmts(&c, k->body, 1);
   aff_free(&c.aff);

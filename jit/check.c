@@ -229,17 +229,33 @@ static uint64_t check_bytes(const Kernel *k, const Kernel *ir) {
   return total;
 }
 
-/* False with r->message when the run would go past o's limits. */
+static bool npu_leaf(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  bool *npu = ctx;
+  if ((s->buf && buffer_onchip(s->buf)) || s->intrin) *npu = true;
+  return !*npu;
+}
+
+/* False with r->message when the run would go past o's limits. A
+ * variant that uses the NPU runs its host code's every array access
+ * through the simulator (npu_cu_access): each counts CHECK_CU_ACCESS_STEPS
+ * steps, what it costs against a plain access. */
 static bool within_limits(const Kernel *k, const Kernel *ir, uint64_t max_steps, uint64_t max_bytes,
                           CheckResult *r) {
-  uint64_t steps = ir_count_steps(k), vsteps = ir_count_steps(ir);
+  bool npu = false;
+  ir_walk_stmts(ir->body, npu_leaf, &npu);
+  uint64_t steps = ir_count_steps(k), vsteps = ir_count_steps_weighted(ir, npu ? CHECK_CU_ACCESS_STEPS : 0);
   if (vsteps > steps) steps = vsteps;
   uint64_t bytes = check_bytes(k, ir);
+  char weighed[96] = "";
+  if (npu && vsteps == steps)
+    snprintf(weighed, sizeof weighed, ", each array access of host code, which the simulator sees, as %d",
+             CHECK_CU_ACCESS_STEPS);
   if (steps > max_steps)
     snprintf(r->message, sizeof r->message,
-             "not run: a run takes up to %.3g steps (loop iterations plus statement instances), past the "
+             "not run: a run takes up to %.3g steps (loop iterations plus statement instances%s), past the "
              "step budget of %llu; shrink the problem or raise the budget (npugen check --max-steps N)",
-             (double)steps, (unsigned long long)max_steps);
+             (double)steps, weighed, (unsigned long long)max_steps);
   else if (bytes > max_bytes)
     snprintf(r->message, sizeof r->message,
              "not run: the check needs %llu MiB for its copies of the arrays, past the limit of %llu MiB; "

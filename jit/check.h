@@ -27,6 +27,10 @@
  * plus statement instances, bounded before the run (ir_count_steps), and
  * intrinsic calls in the simulator; bytes are the arrays check allocates. */
 #define CHECK_DEFAULT_MAX_STEPS (1ull << 32)
+/* Steps per array access of an NPU variant's host code (jit/check.c):
+ * through npu_cu_access it costs some 16 to 50 plain ones (a 1000^3 host
+ * matmul over a cache in NU memory: 150 s) */
+#define CHECK_CU_ACCESS_STEPS 32
 #define CHECK_DEFAULT_MAX_BYTES (1ull << 30)
 
 typedef struct {

@@ -94,6 +94,30 @@ Test(limits, the_check_counts_steps_before_it_runs) {
   cr_expect(strstr(r.message, "past the step budget of 4294967296"), "%s", r.message);
 }
 
+/* An NPU variant's host code reaches every array element through the
+ * simulator (npu_cu_access), some 32 times a plain access's cost: each
+ * such access counts 32 steps, or a 1000^3 host matmul over a cache in NU
+ * memory ran for minutes within a budget made for plain loops. */
+Test(limits, host_accesses_of_an_npu_variant_count_as_the_simulator_costs_them) {
+  const char *src = "void k(const float X[8][4], float Y[8][4]) {\n"
+                    "  for (int i = 0; i < 8; i++)\n"
+                    "    for (int j = 0; j < 4; j++)\n"
+                    "      s: Y[i][j] = X[i][j] * 2;\n"
+                    "}\n"
+                    "#pragma npu schedule(k, v)\n#pragma npu cache_write(Y, dm, i, Y_dm)\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert(s && npg_error_count(s) == 0, "%s", npg_errors(s));
+  NpgCheckResult r;
+  npg_set_check_limits(s, 1000, 0); /* the kernel as written: 8 + 32 + 32 steps */
+  cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
+  cr_expect_not(npg_check(s, 1, 1, &r)); /* v: 32 instances of 1 + 2 * 32 steps, and more */
+  cr_expect(strstr(r.message, "statement instances, each array access of host code, which the simulator sees, as 32), "
+                              "past the step budget of 1000"), "%s", r.message);
+  npg_set_check_limits(s, 100000, 0);
+  cr_expect(npg_check(s, 1, 1, &r), "%s", r.message);
+  npg_close(s);
+}
+
 /* A loop from i to i + 1 runs once per i (10 + 10 + 10 steps), though its
  * counter takes ten values over the run: the count is per run of the loop
  * (it was 10 + 10*10 + 10*10, and a reverse_compute_at of a 1024^3 matmul
