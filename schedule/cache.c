@@ -53,9 +53,39 @@ static isl_val *pw_extreme(isl_pw_aff *pa, bool max) {
   return max ? isl_set_dim_max_val(values, 0) : isl_set_dim_min_val(values, 0);
 }
 
+/* iteration -> element of one access, with isl's API; NULL when an index
+ * is not one aff_build makes (then its text is parsed). The tuples are
+ * anonymous, as the text's are. */
+static isl_map *access_by_api(Region *r, Expr *const *idx) {
+  isl_ctx *ctx = r->s->ctx;
+  isl_aff_list *list = isl_aff_list_alloc(ctx, r->b->ndim);
+  for (int d = 0; d < r->b->ndim && list; d++) {
+    isl_aff *a = aff_build(&r->aff, idx[d]);
+    list = a ? isl_aff_list_add(list, a) : isl_aff_list_free(list);
+  }
+  isl_set *dom = list ? aff_domain(&r->aff) : NULL;
+  if (!dom) {
+    isl_aff_list_free(list);
+    return NULL;
+  }
+  isl_space *sp = isl_space_map_from_domain_and_range(aff_space(&r->aff), isl_space_set_alloc(ctx, 0, (unsigned)r->b->ndim));
+  isl_map *m = isl_map_from_multi_aff(isl_multi_aff_from_aff_list(sp, list));
+  m = isl_map_intersect_domain(m, dom);
+  m = isl_map_reset_tuple_id(isl_map_reset_tuple_id(m, isl_dim_in), isl_dim_out);
+  return m;
+}
+
 /* Adds one access (its indices in the current domain) to the region. */
 static void add_access(Region *r, Expr *const *idx, bool write) {
   if (r->opaque) return;
+  isl_map *api = access_by_api(r, idx);
+  if (api) {
+    isl_map *m = isl_map_project_out(api, isl_dim_in, (unsigned)r->nouter, (unsigned)(r->aff.nloops - r->nouter));
+    if (write && r->opaque_conds) r->cond_writes = true;
+    else if (write) r->writes = union_into(r->writes, isl_map_copy(m));
+    r->all = union_into(r->all, m);
+    return;
+  }
   char *space = aff_space_text(&r->aff), *cons = aff_cons_text(&r->aff);
   StrBuf sb;
   sb_init(&sb);
