@@ -149,15 +149,25 @@ static bool commit(NpgSession *s, Sched *sc, const Kernel *k, const SchedProgram
   return true;
 }
 
+/* Program p's steps on kernel k, messages into d: the Sched, which the
+ * caller frees; *ok false when a step was refused. keep_steps: print the
+ * IR after each step (--dump-ir=steps). */
+static Sched *apply_program(NpgSession *s, const SchedProgram *p, Kernel *k, DiagList *d, bool keep_steps, bool *ok) {
+  Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, d, p->file, p->src, &s->target);
+  sc->keep_steps_ir = keep_steps;
+  *ok = true;
+  for (SchedStep *st = p->steps; st && *ok; st = st->next) *ok = sched_apply(sc, st);
+  return sc;
+}
+
 void session_apply_programs(NpgSession *s, SchedProgram *first) {
   for (SchedProgram *p = first; p; p = p->next) {
     if (p->broken) continue; /* its parse error is reported already */
     if (p->target && strcmp(p->target, s->target.name)) continue; /* written for another target */
     Kernel *k = find_kernel(s, p->kernel, p->file, p->src, p->kernel_loc);
     if (!k || !session_variant_name_ok(s, p->variant, p->file, p->src, p->variant_loc)) continue;
-    Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &s->diags, p->file, p->src, &s->target);
-    bool ok = true;
-    for (SchedStep *st = p->steps; st && ok; st = st->next) ok = sched_apply(sc, st);
+    bool ok;
+    Sched *sc = apply_program(s, p, k, &s->diags, false, &ok);
     if (ok && helpers_free(s, sc, p->file, p->src, p->variant_loc)) commit(s, sc, k, p, p->file, p->src, p->variant_loc);
     sched_free(sc);
   }
@@ -200,10 +210,8 @@ static char *replay_steps(NpgSession *s, const SchedProgram *p) {
   if (!k) return NULL;
   DiagList quiet;
   diag_init(&quiet);
-  Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, &quiet, p->file, p->src, &s->target);
-  sc->keep_steps_ir = true;
-  bool ok = true;
-  for (SchedStep *st = p->steps; st && ok; st = st->next) ok = sched_apply(sc, st);
+  bool ok;
+  Sched *sc = apply_program(s, p, k, &quiet, true, &ok);
   char *steps = ok ? sb_take(&sc->steps_ir) : NULL;
   sched_free(sc);
   diag_free(&quiet);
