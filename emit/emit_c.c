@@ -439,7 +439,7 @@ static bool needs_stmt(Stmt *s, int depth, void *ctx) {
   for (int i = 0; i < s->ninit; i++) needs_expr(n, s->init_list[i]);
   if (s->var) need_type(n, s->var->type);
   if (s->buf) need_type(n, s->buf->elem);
-  if ((s->buf && buffer_onchip(s->buf)) || s->intrin) n->npu = true;
+  if (stmt_uses_npu(s)) n->npu = true;
   return true;
 }
 

@@ -451,6 +451,11 @@ static inline bool loop_up(const Stmt *s) { return s->step > 0; }
 static inline bool buffer_onchip(const Buffer *b) {
   return b->scope && strcmp(b->scope, "global") && strcmp(b->scope, "local");
 }
+/* A statement that makes its variant use the NPU (an intrinsic's nest, an
+ * on-chip buffer's declaration): the emitter includes npu_intrinsics.h
+ * and, for the check, hooks the host code's accesses; the check's step
+ * budget counts them. */
+static inline bool stmt_uses_npu(const Stmt *s) { return (s->buf && buffer_onchip(s->buf)) || s->intrin; }
 
 /* Visits every statement (pre-order). Stops early when fn returns false. */
 typedef bool (*StmtVisitor)(Stmt *s, int depth, void *ctx);

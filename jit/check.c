@@ -232,7 +232,7 @@ static uint64_t check_bytes(const Kernel *k, const Kernel *ir) {
 static bool npu_leaf(Stmt *s, int depth, void *ctx) {
   (void)depth;
   bool *npu = ctx;
-  if ((s->buf && buffer_onchip(s->buf)) || s->intrin) *npu = true;
+  if (stmt_uses_npu(s)) *npu = true;
   return !*npu;
 }
 
