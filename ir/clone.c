@@ -176,6 +176,7 @@ Stmt *ir_clone_stmt(Arena *a, const Stmt *s, CloneMap *cm) {
   Stmt *c = ARENA_NEW(a, Stmt);
   *c = *s;
   c->next = NULL;
+  c->clone_of = s;
   switch (s->kind) {
   case ST_BLOCK:
     c->body = clone_list(a, s->body, cm);

@@ -300,6 +300,10 @@ struct Stmt {
   int norig;
   const Var **orig_vars; /* the model's loop counters orig[] stands for (messages) */
   Annot *annots;       /* annotate(): kept as comments/pragmas in emitted code */
+  /* ir_clone_stmt: the statement this one is a copy of, until the schedule
+   * step that made the copy ends (a copy of a proven marked loop inherits
+   * the proof: schedule/marks.c) */
+  const Stmt *clone_of;
 
   /* The lowered IR (lower/). `low`: what a lowered node does. `note`: a
    * comment the emitted C carries (LOW_NOTE: its text; ST_IF, LOW_DMA_WAIT,

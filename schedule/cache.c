@@ -386,18 +386,19 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
   const DepLoop *l = now ? dep_loop(now, at) : NULL;
   if (!l || l->dim < 0) return false;
   const DepModel *m = &s->before;
-  isl_union_set *under = isl_union_set_apply(isl_union_set_from_set(dep_times_inside(now, l)),
-                                             isl_union_map_reverse(isl_union_map_copy(now->sched)));
   isl_space *sp = isl_space_set_alloc(s->ctx, 0, (unsigned)b->ndim);
   sp = isl_space_set_tuple_name(sp, isl_dim_set, arena_printf(s->a, "B%d", b->id));
   isl_union_set *array = isl_union_set_from_set(isl_set_universe(sp));
-  isl_union_map *reads = isl_union_map_intersect_range(
-      isl_union_map_intersect_domain(isl_union_map_copy(m->reads), isl_union_set_copy(under)), isl_union_set_copy(array));
-  isl_union_map *writes = isl_union_map_intersect_range(
-      isl_union_map_intersect_domain(isl_union_map_copy(m->writes), under), array);
+  /* the accesses of b first (few statements), then as times, those inside
+   * the loop kept (a set of times: no inverse of the schedule) */
+  isl_union_map *reads = isl_union_map_intersect_range(isl_union_map_copy(m->reads), isl_union_set_copy(array));
+  isl_union_map *writes = isl_union_map_intersect_range(isl_union_map_copy(m->writes), array);
+  isl_union_set *inside = isl_union_set_from_set(dep_times_inside(now, l));
   /* read time -> write time, one element */
-  isl_union_map *read_t = isl_union_map_apply_domain(reads, isl_union_map_copy(now->sched));
-  isl_union_map *write_t = isl_union_map_apply_domain(writes, isl_union_map_copy(now->sched));
+  isl_union_map *read_t = isl_union_map_intersect_domain(isl_union_map_apply_domain(reads, isl_union_map_copy(now->sched)),
+                                                         isl_union_set_copy(inside));
+  isl_union_map *write_t = isl_union_map_intersect_domain(isl_union_map_apply_domain(writes, isl_union_map_copy(now->sched)),
+                                                          inside);
   isl_union_set *read_times = isl_union_map_domain(isl_union_map_copy(read_t));
   isl_union_map *pairs = isl_union_map_apply_range(read_t, isl_union_map_reverse(write_t));
   pairs = isl_union_map_intersect(pairs, isl_union_map_from_map(earlier_in_iteration(s->ctx, now->time_dims, l)));

@@ -467,14 +467,23 @@ static int reorder_broken(Sched *s, const DepModel *now) {
   const DepLoop *top = dep_loop(now, s->reorder.top);
   if (!top) return -1;
   if (top->dim < 0) return 0; /* no statement inside */
-  int n = now->time_dims - top->dim;
+  /* components below the deepest moved header keep their places: where the
+   * chain's components are all equal, they order a pair alike before and
+   * after; so the pairs are tested on top's component to the deepest
+   * header's (the others projected out, the outer ones once equal) */
+  int deepest = top->dim;
+  for (int i = 0; i < s->reorder.nchain; i++) {
+    const DepLoop *c = dep_loop(now, s->reorder.chain[i]);
+    if (c && c->dim > deepest) deepest = c->dim;
+  }
+  int n = deepest + 1 - top->dim, below = now->time_dims - deepest - 1;
   int *before = malloc(sizeof(int) * (size_t)(n + 1)), *after = malloc(sizeof(int) * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) before[i] = after[i] = top->dim + i;
+  for (int i = 0; i < n; i++) before[i] = after[i] = i;
   int res = 0;
   for (int i = 0; i < s->reorder.n && !res; i++) {
     const DepLoop *from = dep_loop(now, s->reorder.from[i]), *to = dep_loop(now, s->reorder.to[i]);
     if (!from || !to || from->dim < top->dim || to->dim < top->dim) res = -1;
-    else before[from->dim - top->dim] = to->dim;
+    else before[from->dim - top->dim] = to->dim - top->dim;
   }
   const ConflictPairs *t = res ? NULL : sched_conflict_times(s, now);
   if (!res && !t) res = -1;
@@ -488,6 +497,11 @@ static int reorder_broken(Sched *s, const DepModel *now) {
     if (!sched_pair_within(s, i, in)) continue;
     isl_map *m = sched_pair_times(s, i);
     m = m ? isl_map_intersect(isl_map_copy(m), isl_map_copy(same)) : NULL;
+    if (m && below > 0)
+      m = isl_map_project_out(isl_map_project_out(m, isl_dim_in, (unsigned)deepest + 1, (unsigned)below), isl_dim_out,
+                              (unsigned)deepest + 1, (unsigned)below);
+    if (m && top->dim > 0)
+      m = isl_map_project_out(isl_map_project_out(m, isl_dim_in, 0, (unsigned)top->dim), isl_dim_out, 0, (unsigned)top->dim);
     isl_set *d = isl_map_deltas(m);
     if (!d) res = -1;
     else if (isl_set_foreach_basic_set(d, reversed_piece, &r) < 0) res = r.found ? 1 : -1;

@@ -180,6 +180,35 @@ void sched_marks_carry(Sched *s, unsigned gen_before) {
   if (s->proven_gen == gen_before) s->proven_gen = s->ir_gen;
 }
 
+static bool inherit_proof(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Sched *s = ctx;
+  if (st->kind == ST_FOR && mark_words(st) && st->clone_of && !in_proofs(s, st) && in_proofs(s, st->clone_of))
+    proven(s, st);
+  return true;
+}
+
+/* unroll and loop_partition copy the loops in the body they copy: a copy
+ * of a marked loop runs a subset of its iterations, for one value of the
+ * copied loop's counter (one copy) or a part of its range (one piece), with
+ * the same loops around it otherwise. The pairs in one iteration of the
+ * loops around the copy and in two of its own were such pairs of the loop
+ * copied: a proof of the loop holds for each copy. */
+void sched_marks_after_copies(Sched *s, unsigned gen_before) {
+  if (s->proven_gen != gen_before) return;
+  s->proven_gen = s->ir_gen;
+  ir_walk_stmts(s->k->body, inherit_proof, s);
+}
+
+static bool forget_clone(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  (void)ctx;
+  st->clone_of = NULL;
+  return true;
+}
+
+void sched_forget_copies(Sched *s) { ir_walk_stmts(s->k->body, forget_clone, NULL); }
+
 /* reorder permutes the headers of its chain and moves nothing else: a
  * loop around the chain or beside it keeps every instance's iteration of
  * it and of the loops around it, and a loop below the chain has the same

@@ -149,10 +149,11 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   if (prims[pi].after != MODEL_KEPT) sched_model_drop(s);
   if (prims[pi].after == MODEL_RESET) s->reset_origins = true;
   if (pad_drop_guards(s)) sched_model_drop(s); /* instances that only touch padding run now */
-  else if (prims[pi].order == KEEPS_ORDER && prims[pi].after == MODEL_KEPT) sched_marks_carry(s, gen_before);
+  else if (prims[pi].order == KEEPS_ORDER && prims[pi].after == MODEL_KEPT) sched_marks_after_copies(s, gen_before);
   else if (no_new_pairs) sched_marks_carry(s, gen_before); /* every pair was there, and each proof holds */
   else if (keeps_pairs) sched_marks_after_new_statements(s, gen_before);
   else if (reordered && prims[pi].after == MODEL_KEPT) sched_marks_after_reorder(s, gen_before);
+  sched_forget_copies(s); /* a later step's copies are its own */
   arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts (values only) */
   if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
   char why[300];

@@ -208,6 +208,12 @@ void sched_explain(Sched *s, isl_union_map *pairs, const char *verb);
  * fuse, unroll, loop_partition): the marks proven before it stay proven
  * where the loop kept its header. */
 void sched_marks_carry(Sched *s, unsigned gen_before);
+/* After a step that keeps the order and the model and may copy loops
+ * (unroll, loop_partition): as sched_marks_carry, and each copy of a proven
+ * marked loop (Stmt.clone_of) is proven too. */
+void sched_marks_after_copies(Sched *s, unsigned gen_before);
+/* Clears Stmt.clone_of after each step. */
+void sched_forget_copies(Sched *s);
 /* After reorder (Sched.reorder.top set): the marks proven before it stay
  * proven except on the loops of its chain, which now run inside others. */
 void sched_marks_after_reorder(Sched *s, unsigned gen_before);

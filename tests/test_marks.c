@@ -232,3 +232,36 @@ Test(marks, copies_stay_one_statement_after_a_rebuild) {
   has(npg_emit_source(s, checked(s, "v")), "#pragma omp parallel for");
   npg_close(s);
 }
+
+/* unroll and loop_partition copy the loops in what they copy: a copy of a
+ * marked loop inherits the loop's proof (it runs a subset of the pairs),
+ * keeps the mark, and is proven again when a later step moves it. */
+Test(marks, a_copy_of_a_marked_loop_keeps_the_mark_and_is_proven_where_it_moves) {
+  const char *k = "void k(float A[2][16][16]) {\n"
+                  "  for (int t = 0; t < 2; t++)\n"
+                  "    for (int i = 1; i < 16; i++)\n"
+                  "      for (int j = 1; j < 16; j++)\n"
+                  "        s: A[t][i][j] = A[t][i - 1][j - 1] + 1;\n"
+                  "}\n";
+  const char *steps = "#pragma npu schedule(k, v)\n#pragma npu split(j, 5, jo, ji)\n#pragma npu parallel(ji)\n"
+                      "#pragma npu unroll(t)\n";
+  refused(k, steps_then(steps, "#pragma npu reorder(jo_1, ji_1, i_1)\n"),
+          "k.c:11:13: error: reorder: illegal: loop ji_1 is parallel (parallel(ji), line 9), and after this step it "
+          "would carry the flow dependence on A from s (line 5) to s (line 5), distance (0, 1, 1)");
+  refused(k, steps_then("#pragma npu schedule(k, v)\n#pragma npu split(j, 5, jo, ji)\n#pragma npu parallel(ji)\n"
+                        "#pragma npu loop_partition(i, 8)\n", "#pragma npu reorder(jo_1, ji_1, i_1)\n"),
+          "k.c:11:13: error: reorder: illegal: loop ji_1 is parallel (parallel(ji), line 9), and after this step it "
+          "would carry the flow dependence on A from s (line 5) to s (line 5), distance (0, 1, 1)");
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s#pragma npu schedule(k, p)\n#pragma npu split(j, 5, jo, ji)\n#pragma npu parallel(ji)\n"
+           "#pragma npu loop_partition(i, 8)\n", k, steps);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  cr_assert(strstr(c, "#pragma omp parallel for") && strstr(strstr(c, "#pragma omp parallel for") + 1, "#pragma omp parallel for"),
+            "both copies of ji stay parallel:\n%s", c);
+  c = npg_emit_source(s, checked(s, "p"));
+  cr_assert(strstr(c, "#pragma omp parallel for") && strstr(strstr(c, "#pragma omp parallel for") + 1, "#pragma omp parallel for"),
+            "both pieces' ji stay parallel:\n%s", c);
+  npg_close(s);
+}
