@@ -284,6 +284,63 @@ Test(coverage, a_refusal_names_the_loop_to_try) {
   npg_close(t);
 }
 
+/* ---- caches at the root, above every loop ---- */
+
+Test(coverage, a_cache_at_the_root_loads_x_once) {
+  NpgSession *s = open_ok(gemv, "#pragma npu schedule(gemv, v)\n"
+                                "#pragma npu split(i, 32, io, ii)\n"
+                                "#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+                                "#pragma npu cache_read(x, nu_wb, root, x_wb)\n"
+                                "#pragma npu cache_write(y, nu_ob, io, y_ob)\n"
+                                "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  npu_dma_wait(npu_dma_1d(0, &x_wb[0], &x[0], 96));\n  /* loop nest io (line 3)");
+  has(c, "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], 32, 1, 96, 96, 1, 1, 0);");
+  npg_close(s);
+}
+
+Test(coverage, a_write_cache_at_the_root_copies_in_and_out_once) {
+  /* y is read (+=): copied in before the first statement, out after the
+   * last; t, a local array every read of which sees the kernel's own
+   * write, is replaced by its cache */
+  static const char two[] = "#include <stdint.h>\n"
+                            "void k(const int32_t x[64], int32_t y[64]) {\n"
+                            "  int32_t t[64];\n"
+                            "  for (int i = 0; i < 64; i++)\n"
+                            "    t[i] = x[i] * 2;\n"
+                            "  for (int j = 0; j < 64; j++)\n"
+                            "    y[j] += t[63 - j];\n"
+                            "}\n";
+  NpgSession *s = open_ok(two, "#pragma npu schedule(k, v)\n"
+                               "#pragma npu cache_write(y, dm, root, y_dm)\n"
+                               "#pragma npu cache_write(t, dm, root, t_dm)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  npu_dma_wait(npu_dma_1d(0, &y_dm[0], &y[0], 256));\n  /* loop nest i (line 4)");
+  has(c, "    y_dm[j] += t_dm[63 - j];\n  }\n  /* loop nest y_dm_w0 (line 10): y_dm_store (line 10) */\n"
+         "  /* y_dm_store: y <- y_dm */\n  npu_dma_wait(npu_dma_1d(0, &y[0], &y_dm[0], 256));\n}\n");
+  lacks(c, "int32_t t[64]");
+  lacks(c, "t_dm_load");
+  npg_close(s);
+}
+
+Test(coverage, a_cache_at_the_root_refusals) {
+  refused("void k(const float x[8], float y[8]) {\n  for (int root = 0; root < 8; root++)\n    y[root] = x[root];\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu cache_read(x, dm, root, x_dm)\n",
+          "k.c:6:31: error: cache_read: 'root' names both loop root (line 2) and the kernel's root, above every loop; "
+          "rename the loop in the kernel");
+  /* x is written by the kernel: a read cache would go stale */
+  refused("void k(float x[8], float y[8]) {\n  for (int i = 0; i < 8; i++)\n    x[i] = 1.0f;\n"
+          "  for (int j = 0; j < 8; j++)\n    y[j] = x[j];\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu cache_read(x, dm, root, x_dm)\n",
+          "k.c:8:24: error: cache_read: s1 (line 3) writes x under the root: a read cache would go stale; use cache_write");
+  /* every core has its own VM: a vu_vm buffer above the bound loop is one core's */
+  refused("void k(const float x[64], float y[64]) {\n  for (int i = 0; i < 64; i++)\n    y[i] = x[i] * x[0];\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu split(i, 16, core, ii)\n#pragma npu bind(core, vu)\n"
+          "#pragma npu cache_read(x, vu_vm, root, x_vm)\n",
+          "k.c:8:13: error: cache_read: s1 (line 3) uses x_vm inside loop core, which is bound to the VU cores, but x_vm "
+          "lives in one core's VM (declared outside the loop); stage it at the bound loop or inside it");
+}
+
 /* ---- vectorize(loop, lanes): split and vectorize in one step ---- */
 
 static const char add100[] =
