@@ -2,9 +2,10 @@
  * (issue 27): a GEMV on the NU's matmul with the loop it lacks run once
  * and on the VU cores; equivalent forms (S = X + S, int for int32_t, an
  * in-place maximum); notes that say what to try; vectorize(loop, lanes);
- * split and unroll of loops that count down or by a stride. Every accepted
- * variant is checked by execution in the simulator, and the look-alikes
- * that must stay refused are. */
+ * split and unroll of loops that count down or by a stride; caches at the
+ * root; max and average pooling as written on the VU's window reductions.
+ * Every accepted variant is checked by execution in the simulator, and the
+ * look-alikes that must stay refused are. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -339,6 +340,93 @@ Test(coverage, a_cache_at_the_root_refusals) {
           "#pragma npu cache_read(x, vu_vm, root, x_vm)\n",
           "k.c:8:13: error: cache_read: s1 (line 3) uses x_vm inside loop core, which is bound to the VU cores, but x_vm "
           "lives in one core's VM (declared outside the loop); stage it at the bound loop or inside it");
+}
+
+/* ---- pooling as written: the VU's window reductions ---- */
+
+static const char maxpool[] =
+    "void k(const float in[8][12][12], float out[8][6][6]) {\n"
+    "  for (int c = 0; c < 8; c++)\n"
+    "    for (int i = 0; i < 6; i++)\n"
+    "      for (int j = 0; j < 6; j++) {\n"
+    "        out[c][i][j] = in[c][2 * i][2 * j];\n"
+    "        for (int a = 0; a < 2; a++)\n"
+    "          for (int b = 0; b < 2; b++)\n"
+    "            out[c][i][j] = in[c][2 * i + a][2 * j + b] > out[c][i][j] ? in[c][2 * i + a][2 * j + b] : out[c][i][j];\n"
+    "      }\n"
+    "}\n";
+
+static const char pool_on_cores[] = "#pragma npu schedule(k, v)\n"
+                                    "#pragma npu split(c, 2, core, ci)\n"
+                                    "#pragma npu bind(core, vu)\n"
+                                    "#pragma npu cache_read(in, vu_vm, core, in_vm)\n"
+                                    "#pragma npu cache_write(out, vu_vm, core, out_vm)\n"
+                                    "#pragma npu vectorize(i)\n";
+
+Test(coverage, a_max_pool_as_written_is_the_vu_window_max) {
+  /* one call per channel on each core: the 2x2 windows 2 apart of its
+   * 12 x 12 plane */
+  NpgSession *s = open_ok(maxpool, pool_on_cores);
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_window_max_f32(&out_vm[ci][0][0], &in_vm[ci][0][0], 6, 6, 2, 2, 2, 2, 6, 12);");
+  npg_close(s);
+}
+
+Test(coverage, an_average_pool_with_overlapping_windows_is_the_vu_window_avg) {
+  /* 3x3 windows 2 apart over 13 x 13 (they overlap), the mean written
+   * S = S / 9: the divisor is the call's scalar */
+  static const char avgpool[] =
+      "void k(const float in[4][13][13], float out[4][6][6]) {\n"
+      "  for (int c = 0; c < 4; c++)\n"
+      "    for (int i = 0; i < 6; i++)\n"
+      "      for (int j = 0; j < 6; j++) {\n"
+      "        out[c][i][j] = 0.0f;\n"
+      "        for (int a = 0; a < 3; a++)\n"
+      "          for (int b = 0; b < 3; b++)\n"
+      "            out[c][i][j] += in[c][2 * i + a][2 * j + b];\n"
+      "        out[c][i][j] = out[c][i][j] / 9.0f;\n"
+      "      }\n"
+      "}\n";
+  NpgSession *s = open_ok(avgpool, "#pragma npu schedule(k, v)\n"
+                                   "#pragma npu cache_read(in, vu_vm, c, in_vm)\n"
+                                   "#pragma npu cache_write(out, vu_vm, c, out_vm)\n"
+                                   "#pragma npu vectorize(i)\n");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_window_avg_f32(&out_vm[0][0][0], &in_vm[0][0][0], 6, 6, 3, 3, 2, 2, 6, 13, 9.0f);");
+  npg_close(s);
+}
+
+Test(coverage, look_alikes_of_a_window_max_stay_scalar) {
+  /* the first element is another (a tie or a NaN would pick otherwise),
+   * the comparison keeps the old maximum on ties: each is checked as the
+   * loops it is, with the note naming what differs */
+  static const char *const bodies[] = {
+      "in[c][2 * i + 1][2 * j]",
+      "in[c][2 * i][2 * j]",
+  };
+  static const char *const updates[] = {
+      "in[c][2 * i + a][2 * j + b] > out[c][i][j] ? in[c][2 * i + a][2 * j + b] : out[c][i][j]",
+      "out[c][i][j] > in[c][2 * i + a][2 * j + b] ? out[c][i][j] : in[c][2 * i + a][2 * j + b]",
+  };
+  for (int v = 0; v < 2; v++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "void k(const float in[8][12][12], float out[8][6][6]) {\n"
+             "  for (int c = 0; c < 8; c++)\n"
+             "    for (int i = 0; i < 6; i++)\n"
+             "      for (int j = 0; j < 6; j++) {\n"
+             "        out[c][i][j] = %s;\n"
+             "        for (int a = 0; a < 2; a++)\n"
+             "          for (int b = 0; b < 2; b++)\n"
+             "            out[c][i][j] = %s;\n"
+             "      }\n"
+             "}\n",
+             bodies[v], updates[v]);
+    NpgSession *s = open_ok(src, pool_on_cores);
+    const char *c = npg_emit_source(s, checked(s, "v"));
+    lacks(c, "npu_vu_window_max_f32(");
+    has(c, "vectorize(i) stays a hint: no VU instruction computes this nest (nearest npu_vu_window_max_f32: ");
+    npg_close(s);
+  }
 }
 
 /* ---- vectorize(loop, lanes): split and vectorize in one step ---- */
