@@ -55,3 +55,8 @@ row examples/gemv_npu.c gemv_nu $((1024 * 1024)) $(( 1024 * 1024 + 1024 + 1024 *
 # input 784 KiB, output 196 KiB
 row examples/pool_npu.c maxpool_vu $((64 * 56 * 56)) $(( 64 * 56 * 56 * 4 + 64 * 28 * 28 * 4 )) 64
 row examples/pool_npu.c avgpool_vu $((64 * 56 * 56)) $(( 64 * 56 * 56 * 4 + 64 * 28 * 28 * 4 )) 64
+# fp32 masked select and ReLU with threshold over 256 Ki elements on the VU
+# cores (examples/select_npu.c): one select per element at 64 a cycle;
+# m, x and y (x and y) 1 MiB each
+row examples/select_npu.c masked_select_vu $((262144)) $(( 3 * 262144 * 4 )) 64
+row examples/select_npu.c relu_threshold_vu $((262144)) $(( 2 * 262144 * 4 )) 64

@@ -3,7 +3,9 @@
  * and on the VU cores; equivalent forms (S = X + S, int for int32_t, an
  * in-place maximum); notes that say what to try; vectorize(loop, lanes);
  * split and unroll of loops that count down or by a stride; caches at the
- * root; max and average pooling as written on the VU's window reductions.
+ * root; max and average pooling as written on the VU's window reductions;
+ * masked selects, a ReLU with threshold and masked stores on the VU's
+ * selects.
  * Every accepted variant is checked by execution in the simulator, and the
  * look-alikes that must stay refused are. */
 #include <criterion/criterion.h>
@@ -425,6 +427,70 @@ Test(coverage, look_alikes_of_a_window_max_stay_scalar) {
     const char *c = npg_emit_source(s, checked(s, "v"));
     lacks(c, "npu_vu_window_max_f32(");
     has(c, "vectorize(i) stays a hint: no VU instruction computes this nest (nearest npu_vu_window_max_f32: ");
+    npg_close(s);
+  }
+}
+
+/* ---- masks: the VU's selects ---- */
+
+/* kernel k(m, x, y, t) with `body` as the loop's statement, on two VU
+ * cores with every array it uses in vector memory */
+static NpgSession *select_kernel(const char *body) {
+  char src[1024];
+  snprintf(src, sizeof src,
+           "void k(const float m[64], const float x[64], float y[64], float t) {\n"
+           "  for (int i = 0; i < 64; i++)\n"
+           "    %s\n"
+           "}\n"
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu split(i, 32, core, ii)\n"
+           "#pragma npu bind(core, vu)\n"
+           "%s"
+           "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+           "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+           "#pragma npu vectorize(ii)\n",
+           body, strstr(body, "m[") ? "#pragma npu cache_read(m, vu_vm, core, m_vm)\n" : "");
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  return s;
+}
+
+Test(coverage, masks_are_the_vu_selects) {
+  static const char *const cases[][2] = {
+      /* a masked select: the else is the scalar */
+      {"y[i] = m[i] > 0 ? x[i] : 0.0f;", "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0, 0.0f);"},
+      /* a ReLU with threshold: x compared and selected */
+      {"y[i] = x[i] > t ? x[i] : 0.0f;", "npu_vu_select_gts_f32(&y_vm[0], &x_vm[0], &x_vm[0], 32, t, 0.0f);"},
+      /* the comparison mirrored */
+      {"y[i] = t < m[i] ? x[i] : -1.0f;", "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, t, -1.0f);"},
+      /* an if and an else that store one element */
+      {"if (m[i] > 0.5f) y[i] = x[i]; else y[i] = 0.0f;",
+       "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.5f, 0.0f);"},
+      /* a masked store: y kept where the mask fails (and copied in) */
+      {"if (m[i] > t) y[i] = x[i];", "npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32, t);"},
+      /* an else from another array */
+      {"y[i] = m[i] > 0.0f ? x[i] : m[i];", "npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &m_vm[0], 32, 0.0f);"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    NpgSession *s = select_kernel(cases[c][0]);
+    has(npg_emit_source(s, checked(s, "v")), cases[c][1]);
+    npg_close(s);
+  }
+}
+
+Test(coverage, look_alikes_of_a_select_stay_scalar) {
+  /* another comparison; a condition that loads nothing (not a mask: one
+   * on the counters may guard an access that the select would make); a
+   * value converted on the way */
+  static const char *const bodies[] = {
+      "y[i] = m[i] >= 0 ? x[i] : 0.0f;",
+      "if (t > 0.0f) y[i] = x[i];",
+      "y[i] = m[i] > 0 ? (float)(int)x[i] : 0.0f;",
+  };
+  for (size_t c = 0; c < sizeof bodies / sizeof bodies[0]; c++) {
+    NpgSession *s = select_kernel(bodies[c]);
+    const char *text = npg_emit_source(s, checked(s, "v"));
+    lacks(text, "npu_vu_select_");
     npg_close(s);
   }
 }

@@ -662,3 +662,64 @@ Test(sim_ops, window_max_by_hand) {
   cr_assert(vm[2] == 1.0f, "%g", vm[2]);
   simt_free(s);
 }
+
+/* ---- selects ---- */
+typedef void (*SimopSel)(const char *, int, float *, const float *, const float *, const float *, int, float);
+typedef void (*SimopSels)(const char *, int, float *, const float *, const float *, int, float, float);
+
+Test(sim_ops, selects_match_dsl) {
+  /* m has zeros of both signs, NaN and infinities first (the compare is
+   * C's: false for a NaN); thresholds on both sides of 0 */
+  const float ts[] = {0.0f, -0.5f, 0.25f}, es[] = {0.0f, -1.5f, 7.0f};
+  SimtRng rng;
+  simt_seed(&rng, 32);
+  for (int op = 0; op < 2; op++)
+    for (size_t ni = 0; ni < sizeof simop_vu_ns / sizeof simop_vu_ns[0]; ni++) {
+      int n = simop_vu_ns[ni] * 3 / 4; /* four f32 operands in one VM */
+      float t = ts[ni % 3], e = es[ni % 3];
+      NpuSim *s = simt_new();
+      float *dst = npu_scope_base(NPU_VU_VM, (int)ni % 4), *m = dst + n, *a = m + n, *b = a + n;
+      simop_fill(&rng, m, n, 'F');
+      simop_fill(&rng, a, 2 * n, 'f');
+      float *rm = simop_dup(m, (size_t)n * 12), *rd = malloc((size_t)n * 4);
+      const char *name = op ? "npu_vu_select_gts_f32" : "npu_vu_select_gt_f32";
+      TccUnit *u;
+      void *ref = simop_kernel(&u, name, "N=%d", n);
+      if (op) {
+        ((SimopSels)npu_vu_select_gts_f32_at)(__FILE__, __LINE__, dst, m, a, n, t, e);
+        ((void (*)(float *, const float *, const float *, float, float))ref)(rd, rm, rm + n, t, e);
+      } else {
+        ((SimopSel)npu_vu_select_gt_f32_at)(__FILE__, __LINE__, dst, m, a, b, n, t);
+        ((void (*)(float *, const float *, const float *, const float *, float))ref)(rd, rm, rm + n, rm + 2 * n, t);
+      }
+      simop_ok(s);
+      cr_assert_eq(memcmp(dst, rd, (size_t)n * 4), 0, "%s n=%d t=%g: sim and DSL differ", name, n, t);
+      tcc_unit_free(u);
+      free(rm), free(rd);
+      simt_free(s);
+    }
+}
+
+/* In place: a ReLU with threshold (m and a one array), a masked store (b
+ * is dst); 16 elements cost one vector and the overhead. */
+Test(sim_ops, selects_in_place_by_hand) {
+  NpuSim *s = simt_new();
+  float *vm = npu_scope_base(NPU_VU_VM, 3);
+  const float x[4] = {-1.0f, 0.5f, NAN, 2.0f}, m[4] = {1.0f, 0.0f, NAN, -0.0f};
+  memcpy(vm, x, sizeof x);
+  npu_vu_select_gts_f32(vm + 8, vm, vm, 4, 0.25f, 0.0f);
+  cr_assert(vm[8] == 0.0f && vm[9] == 0.5f && vm[10] == 0.0f && vm[11] == 2.0f, "%g %g %g %g", vm[8], vm[9], vm[10],
+            vm[11]);
+  memcpy(vm + 16, m, sizeof m);
+  npu_vu_select_gt_f32(vm, vm + 16, vm + 8, vm, 4, 0.0f); /* where m > 0, the relu's value; else x kept */
+  cr_assert(vm[0] == 0.0f && vm[1] == 0.5f && isnan(vm[2]) && vm[3] == 2.0f, "%g %g %g %g", vm[0], vm[1], vm[2], vm[3]);
+  npu_vu_select_gts_f32(vm + 32, vm + 32, vm + 32, 16, 0.0f, 1.0f);
+  cr_assert_eq(npusim_finish(s), 0, "%s", npusim_error(s));
+  NpuSimReport r;
+  npusim_report(s, &r);
+  uint64_t busy = UINT64_MAX;
+  for (int i = 0; i < r.unit_count; i++)
+    if (!strcmp(r.units[i].name, "vu3")) busy = r.units[i].busy;
+  cr_assert_eq(busy, 3 * 5); /* 4 + 1 each */
+  simt_free(s);
+}
