@@ -1004,6 +1004,16 @@ static bool check_extents(Match *m, int i, char *why, size_t n) {
 static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
   for (int i = 0; i < m->nbufs; i++)
     if (!check_extents(m, i, why, n)) return false;
+  /* A size still unbound is in no expression the nest matched but as the
+   * coefficient of a loop run once (r * SH with r = 0: a window reduction
+   * over one row) or in a branch not taken: any value computes the same.
+   * It binds to 1, the least size; the sizes derived from it are checked
+   * below as from any other. */
+  for (const Define *d = sem->defines; d; d = d->next) {
+    int64_t v;
+    if (is_literal(d->body) && !size_value(m, d->name, &v) && !size_bind(m, d->name, 1))
+      return snprintf(why, n, "too many sizes") < 0;
+  }
   for (int i = 0; i < m->nsizes; i++)
     if (m->size_val[i] < 0) {
       snprintf(why, n, "the match gives %s = %lld; the intrinsic's sizes are not negative", m->size[i],

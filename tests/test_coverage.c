@@ -372,6 +372,15 @@ Test(coverage, a_max_pool_as_written_is_the_vu_window_max) {
   has(npg_emit_source(s, checked(s, "v")),
       "npu_vu_window_max_f32(&out_vm[ci][0][0], &in_vm[ci][0][0], 6, 6, 2, 2, 2, 2, 6, 12);");
   npg_close(s);
+  /* named at the column loop: one call per output row, its row loop run
+   * once; the row step it leaves unbound (r * SH with r = 0) is 1 */
+  char rows[1024];
+  snprintf(rows, sizeof rows, "%.*svectorize(j)\n", (int)(strlen(pool_on_cores) - strlen("vectorize(i)\n")),
+           pool_on_cores);
+  NpgSession *t = open_ok(maxpool, rows);
+  has(npg_emit_source(t, checked(t, "v")),
+      "npu_vu_window_max_f32(&out_vm[ci][i][0], &in_vm[ci][2 * i][0], 1, 6, 2, 2, 1, 2, 6, 12);");
+  npg_close(t);
 }
 
 Test(coverage, an_average_pool_with_overlapping_windows_is_the_vu_window_avg) {
