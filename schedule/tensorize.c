@@ -769,6 +769,12 @@ static bool match_assign(Match *m, const Stmt *u, const Stmt *s) {
   return differ_stmt(m, "the assignment operators differ", u, s);
 }
 
+/* Any comparison, of any type. */
+static bool comparison(const Expr *e) {
+  return e->kind == EX_BINARY && (e->op == OP_LT || e->op == OP_LE || e->op == OP_GT || e->op == OP_GE ||
+                                  e->op == OP_EQ || e->op == OP_NE);
+}
+
 /* u, `if (C) L = X; else L = Y;` (with no else, Y is L: the value L
  * held), as the one assignment L = C ? X : Y, which stores the same value.
  * Only for a data-dependent C, one comparison of values loaded from
@@ -776,11 +782,6 @@ static bool match_assign(Match *m, const Stmt *u, const Stmt *s) {
  * a C, so X, Y and L are in bounds wherever the nest runs, as the
  * instruction reads and writes them. X and Y of L's type: no conversion
  * that the ?: would add. */
-static bool comparison(const Expr *e) {
-  return e->kind == EX_BINARY && (e->op == OP_LT || e->op == OP_LE || e->op == OP_GT || e->op == OP_GE ||
-                                  e->op == OP_EQ || e->op == OP_NE);
-}
-
 static const Stmt *as_select(Arena *a, const Stmt *u) {
   if (u->kind != ST_IF || !comparison(u->cond) || !has_load(u->cond)) return NULL;
   const Stmt *t = flat(u->then_s), *e = u->else_s ? flat(u->else_s) : NULL;
