@@ -487,6 +487,24 @@ Test(coverage, masks_are_the_vu_selects) {
   }
 }
 
+Test(coverage, a_masked_store_with_a_tail_takes_its_length_at_run_time) {
+  /* the split's guard around the mask's if: the tail, then the select */
+  NpgSession *s = open_ok("void k(const float m[100], const float x[100], float y[100]) {\n"
+                          "  for (int i = 0; i < 100; i++)\n"
+                          "    if (m[i] > 0.0f) y[i] = x[i];\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu split(i, 32, io, ii)\n"
+                          "#pragma npu cache_read(m, vu_vm, io, m_vm)\n"
+                          "#pragma npu cache_read(x, vu_vm, io, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, io, y_vm)\n"
+                          "#pragma npu vectorize(ii, 8)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_select_gt_f32(&y_vm[ii * 8], &m_vm[ii * 8], &x_vm[ii * 8], &y_vm[ii * 8], (100 - (io * 32 + ii * 8) >= 8 "
+      "? 8 : 100 - (io * 32 + ii * 8) > 0 ? 100 - (io * 32 + ii * 8) : 0), 0.0f);");
+  npg_close(s);
+}
+
 Test(coverage, look_alikes_of_a_select_stay_scalar) {
   /* another comparison; a condition that loads nothing (not a mask: one
    * on the counters may guard an access that the select would make); a
