@@ -47,3 +47,16 @@ row examples/softmax_npu.c softmax_vu_small $((5 * 256 * 256)) $(( 2 * 256 * 256
 # int8 matmul 1000^3 (examples/matmul_tail_npu.c): tiles 128 x 125, the last
 # row tile 104 rows; A and B 1,000,000 bytes each, C 4,000,000
 row examples/matmul_tail_npu.c matmul_tail_guarded $((1000 * 1000 * 1000)) $(( 2 * 1000 * 1000 + 4 * 1000 * 1000 ))
+# int8 GEMV 1024 x 1024 on the NU (examples/gemv_npu.c, x cached at the root):
+# A 1 MiB, x 1 KiB, y 4 KiB (int32)
+row examples/gemv_npu.c gemv_nu $((1024 * 1024)) $(( 1024 * 1024 + 1024 + 1024 * 4 ))
+# fp32 2x2 max and average pooling of 64 x 56 x 56 on the VU cores
+# (examples/pool_npu.c): one element-op per input element at 64 a cycle;
+# input 784 KiB, output 196 KiB
+row examples/pool_npu.c maxpool_vu $((64 * 56 * 56)) $(( 64 * 56 * 56 * 4 + 64 * 28 * 28 * 4 )) 64
+row examples/pool_npu.c avgpool_vu $((64 * 56 * 56)) $(( 64 * 56 * 56 * 4 + 64 * 28 * 28 * 4 )) 64
+# fp32 masked select and ReLU with threshold over 256 Ki elements on the VU
+# cores (examples/select_npu.c): one select per element at 64 a cycle;
+# m, x and y (x and y) 1 MiB each
+row examples/select_npu.c masked_select_vu $((262144)) $(( 3 * 262144 * 4 )) 64
+row examples/select_npu.c relu_threshold_vu $((262144)) $(( 2 * 262144 * 4 )) 64

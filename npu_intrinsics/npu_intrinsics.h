@@ -227,6 +227,37 @@ void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const floa
                               int cols, int lda, int ldb);
 #define npu_vu_reduce_dot_f32(...) npu_vu_reduce_dot_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* ---- VU selects: a compare with a scalar and a predicated move ----
+ *   npu_vu_select_gt_f32:  dst[i] = m[i] > t ? a[i] : b[i]
+ *   npu_vu_select_gts_f32: dst[i] = m[i] > t ? a[i] : e
+ * (a masked select; m and a may be one array: a ReLU with threshold t;
+ * b may be dst: a masked store that keeps dst where the compare fails).
+ * The compare is C's: false for a NaN. One vector of work per vector. */
+void npu_vu_select_gt_f32_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b,
+                             int n, float t);
+void npu_vu_select_gts_f32_at(const char *file, int line, float *dst, const float *m, const float *a, int n, float t,
+                              float e);
+#define npu_vu_select_gt_f32(...) npu_vu_select_gt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_gts_f32(...) npu_vu_select_gts_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- VU window reductions (max and average pooling) ----
+ * For r < rows, c < cols, the kh x kw window of a whose first element is
+ * a[(r*sh)*lda + c*sw] (windows sh rows and sw columns apart; kh, kw, sh,
+ * sw >= 1; ldd >= cols when rows > 1, lda >= (cols-1)*sw + kw when the
+ * windows cover more than one row):
+ *   max: m = a[(r*sh)*lda + c*sw]; then for p < kh, q < kw in order,
+ *        x = a[(r*sh + p)*lda + c*sw + q]; m = x > m ? x : m;
+ *        dst[r*ldd + c] = m
+ *   avg: sum = 0.0f; sum = sum + x over the same order; dst[r*ldd + c] = sum / s
+ * One vector of work per vector of a's box (the rows and columns the
+ * windows cover), as for an element-wise op over it. */
+void npu_vu_window_max_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh,
+                              int kw, int sh, int sw, int ldd, int lda);
+void npu_vu_window_avg_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh,
+                              int kw, int sh, int sw, int ldd, int lda, float s);
+#define npu_vu_window_max_f32(...) npu_vu_window_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_window_avg_f32(...) npu_vu_window_avg_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* ---- barrier: the control unit waits until every unit and every DMA channel
  * is idle; all outstanding DMA tokens count as waited. ---- */
 void npu_barrier_at(const char *file, int line);

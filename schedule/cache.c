@@ -11,7 +11,11 @@
  * cache_write copies NEW back. Copy nests are plain loops marked LOOP_DMA,
  * so every later step and proof treats them as code; the emitter lowers
  * them to npu_dma_1d/2d/3d and a wait (emit/emit_dma.c). NEW gets its
- * offset in the scope from schedule/placement.c. */
+ * offset in the scope from schedule/placement.c.
+ *
+ * at_loop `root` is the kernel's body, above every loop: one iteration,
+ * the whole kernel; NEW is copied in once before its first statement and
+ * out once after its last. */
 #include <isl/aff.h>
 #include <isl/flow.h>
 #include <isl/union_map.h>
@@ -196,6 +200,11 @@ static isl_stat start_piece(isl_set *set, isl_aff *aff, void *user) {
   return isl_stat_ok;
 }
 
+/* The loop of an iteration [o], for messages; a cache at the root has
+ * none (its one iteration is the kernel: the start is a constant, so the
+ * messages that name it cannot occur there). */
+static const char *innermost_name(const Region *r) { return r->nouter ? r->oloops[r->nouter - 1]->name : "the root"; }
+
 /* Start (an affine function of [o]) and largest extent of dimension d. */
 static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const SchedArg *at) {
   Sched *s = r->s;
@@ -219,7 +228,7 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
     if (!ok) return sched_error(s, at, "cannot bound the region of %s along dimension %d", r->b->name, d);
     return sched_error(s, at, "the region of %s along dimension %d starts at a piecewise or non-affine "
                        "position over the iterations of the loops down to %s; cache a loop whose "
-                       "iterations touch regions of one shape", r->b->name, d, r->oloops[r->nouter - 1]->name);
+                       "iterations touch regions of one shape", r->b->name, d, innermost_name(r));
   }
   /* where the window [start, start + extent) lies over all iterations (the
    * copies run in those that touch nothing too): it may not start below
@@ -234,11 +243,11 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
   isl_val_free(bottom), isl_val_free(top);
   if (!known)
     return sched_error(s, at, "cannot bound where the region of %s along dimension %d starts over the iterations of "
-                       "the loops down to %s", r->b->name, d, r->oloops[r->nouter - 1]->name);
+                       "the loops down to %s", r->b->name, d, innermost_name(r));
   if (start_min < 0)
     return sched_error(s, at, "the region of %s along dimension %d starts before index 0 in some iteration of "
                        "the loops down to %s; a halo region is not cached (pad the array with transform_layout)",
-                       r->b->name, d, r->oloops[r->nouter - 1]->name);
+                       r->b->name, d, innermost_name(r));
   /* a tail tile: the buffer keeps the full box, the copies stop at the end */
   start->tail = start_max + *extent > r->b->shape[d];
   start->empty = start_max >= r->b->shape[d];
@@ -369,9 +378,9 @@ static bool writes_cover_box(Region *r, const Start *st, const int64_t *ext) {
 
 /* Times (t -> t') in one iteration of loop l and the loops around it
  * (equal up to its counter), t' earlier than t. */
-static isl_map *earlier_in_iteration(isl_ctx *ctx, int ndims, const DepLoop *l) {
+static isl_map *earlier_in_iteration(isl_ctx *ctx, int ndims, int equal_dims) {
   isl_map *m = isl_map_lex_gt(isl_space_set_alloc(ctx, 0, (unsigned)ndims));
-  for (int k = 0; k <= l->dim; k++) m = isl_map_equate(m, isl_dim_in, k, isl_dim_out, k);
+  for (int k = 0; k < equal_dims; k++) m = isl_map_equate(m, isl_dim_in, k, isl_dim_out, k);
   return m;
 }
 
@@ -380,11 +389,13 @@ static isl_map *earlier_in_iteration(isl_ctx *ctx, int ndims, const DepLoop *l) 
  * last-writer dataflow: the last write before a read lies between an
  * earlier write of the same iteration and the read, so in that iteration
  * too; it suffices that every read has some earlier write of its element
- * in its iteration (in the order the loops run now). */
+ * in its iteration (in the order the loops run now). At the root (at
+ * NULL) the iteration is the whole kernel. */
 static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
   const DepModel *now = sched_model_now(s);
-  const DepLoop *l = now ? dep_loop(now, at) : NULL;
-  if (!l || l->dim < 0) return false;
+  if (!now) return false;
+  const DepLoop *l = at ? dep_loop(now, at) : NULL;
+  if (at && (!l || l->dim < 0)) return false;
   const DepModel *m = &s->before;
   isl_space *sp = isl_space_set_alloc(s->ctx, 0, (unsigned)b->ndim);
   sp = isl_space_set_tuple_name(sp, isl_dim_set, arena_printf(s->a, "B%d", b->id));
@@ -393,7 +404,8 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
    * the loop kept (a set of times: no inverse of the schedule) */
   isl_union_map *reads = isl_union_map_intersect_range(isl_union_map_copy(m->reads), isl_union_set_copy(array));
   isl_union_map *writes = isl_union_map_intersect_range(isl_union_map_copy(m->writes), array);
-  isl_union_set *inside = isl_union_set_from_set(dep_times_inside(now, l));
+  isl_set *times = l ? dep_times_inside(now, l) : isl_set_universe(isl_space_set_alloc(s->ctx, 0, (unsigned)now->time_dims));
+  isl_union_set *inside = isl_union_set_from_set(times);
   /* read time -> write time, one element */
   isl_union_map *read_t = isl_union_map_intersect_domain(isl_union_map_apply_domain(reads, isl_union_map_copy(now->sched)),
                                                          isl_union_set_copy(inside));
@@ -401,7 +413,7 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
                                                           inside);
   isl_union_set *read_times = isl_union_map_domain(isl_union_map_copy(read_t));
   isl_union_map *pairs = isl_union_map_apply_range(read_t, isl_union_map_reverse(write_t));
-  pairs = isl_union_map_intersect(pairs, isl_union_map_from_map(earlier_in_iteration(s->ctx, now->time_dims, l)));
+  pairs = isl_union_map_intersect(pairs, isl_union_map_from_map(earlier_in_iteration(s->ctx, now->time_dims, l ? l->dim + 1 : 0)));
   isl_union_set *unseen = isl_union_set_subtract(read_times, isl_union_map_domain(pairs));
   bool ok = unseen && isl_union_set_is_empty(unseen) == isl_bool_true;
   isl_union_set_free(unseen);
@@ -415,14 +427,71 @@ typedef struct {
   const Stmt *at, *outside;
 } Outside;
 
-/* a statement outside loop `at` that uses b (its declaration aside) */
+/* a statement outside loop `at` that uses b (its declaration aside);
+ * nothing is outside the root (at NULL) */
 static bool find_outside(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Outside *o = ctx;
-  if (st != o->at && !sched_encloses(o->at, st) && !(st->kind == ST_DECL && st->buf == o->b) &&
+  if (o->at && st != o->at && !sched_encloses(o->at, st) && !(st->kind == ST_DECL && st->buf == o->b) &&
       ir_stmt_uses(st, NULL, o->b))
     o->outside = st;
   return !o->outside;
+}
+
+/* ---------------- where the cache lives ---------------- */
+
+static bool loop_named(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  const Stmt **found = ctx;
+  if (st->kind == ST_FOR && !strcmp(st->name, "root")) *found = st;
+  return !*found;
+}
+
+/* The at_loop argument: a loop, or `root`, the kernel's body above every
+ * loop (*at NULL): its one iteration is the whole kernel, so the region
+ * is every element the kernel touches, copied in once before the first
+ * statement and out once after the last. */
+static bool cache_point(Sched *s, const SchedArg *arg, Stmt **at) {
+  *at = NULL;
+  if (arg->kind != SA_NAME || strcmp(arg->name, "root")) return (*at = sched_loop(s, arg)) != NULL;
+  const Stmt *clash = NULL;
+  ir_walk_stmts(s->k->body, loop_named, &clash);
+  if (clash)
+    return sched_error(s, arg, "'root' names both loop root (line %d) and the kernel's root, above every loop; "
+                       "rename the loop in the kernel", clash->loc.line);
+  return true;
+}
+
+/* Is decl directly in the kernel's body, under no loop? */
+static bool at_top(const Kernel *k, const Stmt *decl) {
+  for (const Stmt *t = k->body->body; t; t = t->next)
+    if (t == decl) return true;
+  return false;
+}
+
+/* Every access of r->b under `under`, over the iterations [o] of the
+ * loops down to at (none at the root: its one iteration is the kernel). */
+static void scan_region(Region *r, const AtFrame *frames, int nf, Stmt *at, Stmt *under) {
+  aff_init(&r->aff, r->s->ctx, r->s->k);
+  for (int i = 0; i < nf; i++) {
+    if (frames[i].st->kind == ST_FOR) {
+      aff_push_loop(&r->aff, frames[i].st);
+      r->oloops[r->nouter++] = frames[i].st;
+    } else {
+      aff_push_cond(&r->aff, frames[i].st->cond, frames[i].neg);
+    }
+  }
+  if (at) {
+    aff_push_loop(&r->aff, at);
+    r->oloops[r->nouter++] = at;
+  }
+  char *space = aff_space_text(&r->aff), *cons = aff_cons_text(&r->aff);
+  char *dom = arena_printf(r->s->a, "{ %s : %s }", space, cons);
+  free(space);
+  free(cons);
+  r->odom = isl_set_read_from_str(r->s->ctx, dom);
+  scan_stmts(r, under);
+  aff_free(&r->aff);
 }
 
 static bool cache(Sched *s, const SchedStep *st, bool write) {
@@ -430,8 +499,10 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   if (!b) return false;
   const char *scope = sched_onchip_scope(s, &st->args[1]);
   if (!scope) return false;
-  Stmt *at = sched_loop(s, &st->args[2]);
-  if (!at) return false;
+  Stmt *at;
+  if (!cache_point(s, &st->args[2], &at)) return false;
+  Stmt *under = at ? at->body : s->k->body; /* the block NEW is declared in */
+  const char *where = at ? arena_printf(s->a, "loop %s", at->name) : "the root";
   const char *name = sched_new_name(s, &st->args[3]);
   if (!name) return false;
   bool is_param = false;
@@ -447,8 +518,8 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
     if (!write)
       return sched_error(s, &st->args[0], "%s is a local array; stage it with cache_write, which replaces it", b->name);
     if (outside)
-      return sched_error(s, &st->args[0], "%s is a local array used outside loop %s (%s, line %d); its cache can "
-                         "replace it only when every use is under the loop", b->name, at->name,
+      return sched_error(s, &st->args[0], "%s is a local array used outside %s (%s, line %d); its cache can "
+                         "replace it only when every use is under the loop", b->name, where,
                          outside->name ? outside->name : "a statement", outside->loc.line);
     if (local->ninit)
       return sched_error(s, &st->args[0], "%s is a local array with an initializer list; initialize it with "
@@ -456,12 +527,13 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   }
 
   AtFrame frames[AT_MAX_LOOPS];
-  int nf;
-  if (!at_frames(s->k, at, frames, AT_MAX_LOOPS - 1, &nf)) return sched_error(s, &st->args[2], "loop nest too deep");
+  int nf = 0;
+  if (at && !at_frames(s->k, at, frames, AT_MAX_LOOPS - 1, &nf))
+    return sched_error(s, &st->args[2], "loop nest too deep");
   /* a parallel or vectorized loop around: its iterations would share the
    * buffer, refused after the step with the marks (schedule/marks.c) */
   /* a bound loop's iterations run at once on the VU cores: only a VM buffer is per core */
-  for (int i = 0; i <= nf; i++) {
+  for (int i = 0; i < nf + (at != NULL); i++) {
     const Stmt *l = i < nf ? frames[i].st : at;
     if (l->kind == ST_FOR && l->loop_kind == LOOP_VU && strcmp(scope, "vu_vm"))
       return sched_error(s, &st->args[1], "%s would be in %s, one buffer for the VU cores that loop %s (bound to them) "
@@ -469,24 +541,7 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   }
 
   Region r = {.s = s, .b = b};
-  aff_init(&r.aff, s->ctx, s->k);
-  for (int i = 0; i < nf; i++) {
-    if (frames[i].st->kind == ST_FOR) {
-      aff_push_loop(&r.aff, frames[i].st);
-      r.oloops[r.nouter++] = frames[i].st;
-    } else {
-      aff_push_cond(&r.aff, frames[i].st->cond, frames[i].neg);
-    }
-  }
-  aff_push_loop(&r.aff, at);
-  r.oloops[r.nouter++] = at;
-  char *space = aff_space_text(&r.aff), *cons = aff_cons_text(&r.aff);
-  char *dom = arena_printf(s->a, "{ %s : %s }", space, cons);
-  free(space);
-  free(cons);
-  r.odom = isl_set_read_from_str(s->ctx, dom);
-  scan_stmts(&r, at->body);
-  aff_free(&r.aff);
+  scan_region(&r, frames, nf, at, under);
 
   bool ok = true;
   Start start[IR_MAX_DIMS];
@@ -499,17 +554,17 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
                      t.data, b->name, r.opaque->loc.line);
     sb_free(&t);
   } else if (!r.all) {
-    ok = sched_error(s, &st->args[2], "nothing under loop %s accesses %s", at->name, b->name);
+    ok = sched_error(s, &st->args[2], "nothing under %s accesses %s", where, b->name);
   } else if (!write && r.writer) {
-    ok = sched_error(s, &st->args[0], "%s (line %d) writes %s under loop %s: a read cache would go stale; "
-                     "use cache_write", r.writer->name, r.writer->loc.line, b->name, at->name);
+    ok = sched_error(s, &st->args[0], "%s (line %d) writes %s under %s: a read cache would go stale; "
+                     "use cache_write", r.writer->name, r.writer->loc.line, b->name, where);
   }
   for (int d = 0; ok && d < b->ndim; d++) ok = box_dim(&r, d, &start[d], &ext[d], &st->args[0]);
   bool copy_in = ok && (!write || r.cond_writes || !writes_cover_box(&r, start, ext) ||
                         (r.reads && !reads_see_own_writes(s, at, b)));
   if (ok && local && copy_in)
-    ok = sched_error(s, &st->args[0], "local array %s is read under loop %s where an iteration has not written it "
-                     "first; its cache would have to keep values across iterations", b->name, at->name);
+    ok = sched_error(s, &st->args[0], "local array %s is read under %s where an iteration has not written it "
+                     "first; its cache would have to keep values across iterations", b->name, where);
   isl_map_free(r.all);
   isl_map_free(r.writes);
   isl_set_free(r.odom);
@@ -533,9 +588,9 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
    * `at` (one copy per iteration of loops that are all around `at`); one
    * declared inside it had a copy per iteration of loops that its cache
    * would share. */
-  s->step_keeps_pairs = is_param || (local && !ir_buffer_decl(at->body, b));
+  s->step_keeps_pairs = is_param || (local && (at ? !ir_buffer_decl(at->body, b) : at_top(s->k, local)));
   Redirect rd = {s, &r, b, c, start};
-  ir_walk_stmts(at->body, redirect_stmt, &rd);
+  ir_walk_stmts(under, redirect_stmt, &rd);
 
   Stmt *decl = ir_stmt(s->a, ST_DECL, st->loc);
   decl->buf = c;
@@ -544,13 +599,13 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
     *tail = copy_nest(&rd, true, sched_derived_name(s, name, "_load"), st->loc);
     tail = &(*tail)->next;
   }
-  *tail = at->body->body;
+  *tail = under->body;
   if (write && !local) {
     while (*tail) tail = &(*tail)->next;
     *tail = copy_nest(&rd, false, sched_derived_name(s, name, "_store"), st->loc);
   }
   s->step_adds_no_access = !copy_in && !(write && !local);
-  at->body->body = first;
+  under->body = first;
   if (local) *sched_link(s, local, NULL) = local->next; /* the cache replaced it */
   return true;
 }

@@ -21,7 +21,8 @@
  * loop for runs once (size 1, a GEMV as the matmul with N = 1), and an
  * operand of lower rank leaves out the dimensions whose index is then 0;
  * commuted operands, mirrored comparisons, S = S + X for S += X and back,
- * and an operand written in place, element for element.
+ * an operand written in place, element for element, and an if under a
+ * mask that stores one element as the select it is.
  *
  * The nest stays in the IR, marked with the intrinsic, so later steps and
  * their proofs see the code it stands for; the emitter matches again and
@@ -768,6 +769,41 @@ static bool match_assign(Match *m, const Stmt *u, const Stmt *s) {
   return differ_stmt(m, "the assignment operators differ", u, s);
 }
 
+/* Any comparison, of any type. */
+static bool comparison(const Expr *e) {
+  return e->kind == EX_BINARY && (e->op == OP_LT || e->op == OP_LE || e->op == OP_GT || e->op == OP_GE ||
+                                  e->op == OP_EQ || e->op == OP_NE);
+}
+
+/* u, `if (C) L = X; else L = Y;` (with no else, Y is L: the value L
+ * held), as the one assignment L = C ? X : Y, which stores the same value.
+ * Only for a data-dependent C, one comparison of values loaded from
+ * arrays (a mask): the bounds check (ir/bounds.c) narrows nothing by such
+ * a C, so X, Y and L are in bounds wherever the nest runs, as the
+ * instruction reads and writes them. X and Y of L's type: no conversion
+ * that the ?: would add. */
+static const Stmt *as_select(Arena *a, const Stmt *u) {
+  if (u->kind != ST_IF || !comparison(u->cond) || !has_load(u->cond)) return NULL;
+  const Stmt *t = flat(u->then_s), *e = u->else_s ? flat(u->else_s) : NULL;
+  if (!t || t->kind != ST_ASSIGN || t->next || t->op != OP_NONE || t->lhs->kind != EX_LOAD) return NULL;
+  if (u->else_s && (!e || e->kind != ST_ASSIGN || e->next || e->op != OP_NONE || !ir_expr_same(e->lhs, t->lhs)))
+    return NULL;
+  const Expr *y = e ? e->rhs : t->lhs;
+  if (!type_same(t->rhs->type, t->lhs->type) || !type_same(y->type, t->lhs->type)) return NULL;
+  Expr *sel = ARENA_NEW(a, Expr);
+  sel->kind = EX_COND;
+  sel->a = u->cond;
+  sel->b = t->rhs;
+  sel->c = (Expr *)y;
+  sel->type = t->lhs->type;
+  sel->loc = u->loc;
+  Stmt *as = ARENA_NEW(a, Stmt);
+  *as = *t;
+  as->rhs = sel;
+  as->next = u->next;
+  return as;
+}
+
 static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   u = flat(u);
   s = flat(s);
@@ -793,6 +829,9 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   /* a split's tail guard, where the intrinsic has none: what it guards */
   if (u->kind == ST_IF && s->kind != ST_IF && take_tail(m, u)) return match_list(m, u->then_s, s);
   if (s->kind == ST_FOR) return match_for(m, u, s);
+  /* a masked store or an if-else of one element: the select it is */
+  const Stmt *sel = s->kind == ST_ASSIGN ? as_select(m->a, u) : NULL;
+  if (sel) u = sel;
   if (u->kind != s->kind) return differ_stmt(m, "the statements differ", u, s);
   bool ok;
   switch (s->kind) {
@@ -966,6 +1005,16 @@ static bool check_extents(Match *m, int i, char *why, size_t n) {
 static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
   for (int i = 0; i < m->nbufs; i++)
     if (!check_extents(m, i, why, n)) return false;
+  /* A size still unbound is in no expression the nest matched but as the
+   * coefficient of a loop run once (r * SH with r = 0: a window reduction
+   * over one row) or in a branch not taken: any value computes the same.
+   * It binds to 1, the least size; the sizes derived from it are checked
+   * below as from any other. */
+  for (const Define *d = sem->defines; d; d = d->next) {
+    int64_t v;
+    if (is_literal(d->body) && !size_value(m, d->name, &v) && !size_bind(m, d->name, 1))
+      return snprintf(why, n, "too many sizes") < 0;
+  }
   for (int i = 0; i < m->nsizes; i++)
     if (m->size_val[i] < 0) {
       snprintf(why, n, "the match gives %s = %lld; the intrinsic's sizes are not negative", m->size[i],

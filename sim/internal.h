@@ -204,6 +204,22 @@ typedef struct {
 bool unit_exec(NpuSim *s, Site site, const char *op, int track, const Operand *ops, int n,
                uint64_t dur, const char *detail);
 
+/* vu.c: a VU op's operands, each a box in the VM of the core that runs
+ * the op: len bytes per row, rows rows, s1 bytes from row to row. */
+typedef struct {
+  const char *name;
+  const void *p;
+  int64_t len, rows, s1;
+  int esz, mode;
+} VuArg;
+/* Issues a VU op of work_bytes of work (overhead + work / vector_bytes
+ * cycles) on the core its operands are in; false on an error (recorded). */
+bool sim_vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv, uint64_t work_bytes,
+                  const char *detail);
+/* The bound simulator for VU op `op` with a size n >= 0; NULL when there
+ * is none, it has failed, or n < 0 (recorded). */
+NpuSim *sim_vu_enter(const char *file, int line, const char *op, int n, Site *site);
+
 /* trace.c */
 void trace_event(NpuSim *s, int track, uint64_t start, uint64_t dur, const char *name,
                  Site site, const char *fmt, ...) __attribute__((format(printf, 7, 8)));

@@ -24,6 +24,8 @@ static const NpuSimSymbol table[] = {
     SYM(npu_vu_div_rows_f32_at),   SYM(npu_vu_muladd_cols_f32_at),
     SYM(npu_vu_muls_f32_at),       SYM(npu_vu_divs_f32_at),
     SYM(npu_vu_rsqrt_f32_at),      SYM(npu_vu_reduce_dot_f32_at),
+    SYM(npu_vu_window_max_f32_at), SYM(npu_vu_window_avg_f32_at),
+    SYM(npu_vu_select_gt_f32_at),  SYM(npu_vu_select_gts_f32_at),
     SYM(npu_cu_access_at),
 };
 #undef SYM

@@ -7,15 +7,8 @@
 
 #include "sim/internal.h"
 
-typedef struct {
-  const char *name;
-  const void *p;
-  int64_t len, rows, s1; /* bytes per row, rows, row stride in bytes */
-  int esz, mode;
-} VuArg;
-
-static bool vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv,
-                     uint64_t work_bytes, const char *detail) {
+bool sim_vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv, uint64_t work_bytes,
+                  const char *detail) {
   Operand o[4]; /* at most dst and three sources */
   int core = -1;
   for (int i = 0; i < nv; i++) {
@@ -33,7 +26,7 @@ static bool vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int n
   return true;
 }
 
-static NpuSim *vu_enter(const char *file, int line, const char *op, int n, Site *site) {
+NpuSim *sim_vu_enter(const char *file, int line, const char *op, int n, Site *site) {
   NpuSim *s = sim_enter(file, line, site);
   if (!s) return NULL;
   if (n < 0) {
@@ -49,10 +42,10 @@ static NpuSim *vu_enter(const char *file, int line, const char *op, int n, Site 
 static bool n_issue(const char *file, int line, const char *op, int n, const VuArg *v, int nv, uint64_t work_bytes) {
   Site site;
   char d[32] = "";
-  NpuSim *s = vu_enter(file, line, op, n, &site);
+  NpuSim *s = sim_vu_enter(file, line, op, n, &site);
   if (!s) return false;
   if (s->tracing) snprintf(d, sizeof d, "n=%d", n);
-  return vu_issue(s, site, op, v, nv, work_bytes, d);
+  return sim_vu_issue(s, site, op, v, nv, work_bytes, d);
 }
 
 /* Element-wise: dst, a[, b] of n elements, all `esz` bytes wide. */
@@ -108,7 +101,7 @@ void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t
   const char *op = "npu_vu_requant_i8";
   Site site;
   char d[64] = "";
-  NpuSim *s = vu_enter(file, line, op, n, &site);
+  NpuSim *s = sim_vu_enter(file, line, op, n, &site);
   if (!s) return;
   if (multiplier > (1 << 21) || multiplier < -(1 << 21) || shift < 0 || shift > 47 ||
       zero_point < -128 || zero_point > 127) {
@@ -120,7 +113,7 @@ void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t
   VuArg v[2] = {{"dst", dst, n, 1, 0, 1, OP_WRITE}, {"a", a, (int64_t)n * 4, 1, 0, 4, OP_READ}};
   if (s->tracing) snprintf(d, sizeof d, "n=%d multiplier=%d shift=%d zp=%d", n, (int)multiplier,
                            shift, zero_point);
-  if (!vu_issue(s, site, op, v, 2, (uint64_t)n * 4, d)) return;
+  if (!sim_vu_issue(s, site, op, v, 2, (uint64_t)n * 4, d)) return;
   int64_t half = shift ? (int64_t)1 << (shift - 1) : 0;
   for (int i = 0; i < n; i++) {
     /* |a * multiplier| <= 2^52: exact in int64. >> of a negative value is an
@@ -135,7 +128,7 @@ void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t
     const char *op = #NAME;                                                                     \
     Site site;                                                                                  \
     char d[64] = "";                                                                            \
-    NpuSim *s = vu_enter(file, line, op, rows, &site);                                          \
+    NpuSim *s = sim_vu_enter(file, line, op, rows, &site);                                          \
     if (!s) return;                                                                             \
     if (cols < 1 || (rows > 1 && ld < cols)) {                                                  \
       sim_fail(s, site, op, "%s shape: rows=%d cols=%d ld=%d (cols >= 1, ld >= cols)",          \
@@ -146,7 +139,7 @@ void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t
                   {"a", a, (int64_t)cols * (int64_t)sizeof(T), rows, (int64_t)ld * (int64_t)sizeof(T), \
                    (int)sizeof(T), OP_READ}};                                                   \
     if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ld=%d", rows, cols, ld);             \
-    if (!vu_issue(s, site, op, v, 2, (uint64_t)rows * (uint64_t)cols * sizeof(T), d)) return;   \
+    if (!sim_vu_issue(s, site, op, v, 2, (uint64_t)rows * (uint64_t)cols * sizeof(T), d)) return;   \
     for (int r = 0; r < rows; r++) {                                                            \
       const T *row = a + (ptrdiff_t)r * ld;                                                     \
       T acc = INIT;                                                                             \
@@ -168,7 +161,7 @@ void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int 
   const char *op = "npu_vu_fill_i32";
   Site site;
   char d[64] = "";
-  NpuSim *s = vu_enter(file, line, op, rows, &site);
+  NpuSim *s = sim_vu_enter(file, line, op, rows, &site);
   if (!s) return;
   if (cols < 0 || (rows > 1 && ldd < cols)) {
     sim_fail(s, site, op, "%s shape: rows=%d cols=%d ldd=%d (cols >= 0, ldd >= cols)", cols < 0 ? "bad" : "misaligned",
@@ -177,7 +170,7 @@ void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int 
   }
   VuArg v[1] = {{"dst", dst, (int64_t)cols * 4, rows, (int64_t)ldd * 4, 4, OP_WRITE}};
   if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ldd=%d value=%d", rows, cols, ldd, (int)value);
-  if (!vu_issue(s, site, op, v, 1, (uint64_t)rows * (uint64_t)cols * 4, d)) return;
+  if (!sim_vu_issue(s, site, op, v, 1, (uint64_t)rows * (uint64_t)cols * 4, d)) return;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = value;
 }
@@ -205,10 +198,10 @@ static bool box_ok(NpuSim *s, Site site, const char *op, const Box *b) {
 static bool box_issue(const char *file, int line, const char *op, const Box *b, const VuArg *v, int nv) {
   Site site;
   char d[64] = "";
-  NpuSim *s = vu_enter(file, line, op, b->rows, &site);
+  NpuSim *s = sim_vu_enter(file, line, op, b->rows, &site);
   if (!s || !box_ok(s, site, op, b)) return false;
   if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d %s=%d %s=%d", b->rows, b->cols, b->n1, b->ld1, b->n2, b->ld2);
-  return vu_issue(s, site, op, v, nv, (uint64_t)b->rows * (uint64_t)b->cols * 4, d);
+  return sim_vu_issue(s, site, op, v, nv, (uint64_t)b->rows * (uint64_t)b->cols * 4, d);
 }
 
 void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, const int8_t *b,

@@ -2,9 +2,12 @@
  * (issue 27): a GEMV on the NU's matmul with the loop it lacks run once
  * and on the VU cores; equivalent forms (S = X + S, int for int32_t, an
  * in-place maximum); notes that say what to try; vectorize(loop, lanes);
- * split and unroll of loops that count down or by a stride. Every accepted
- * variant is checked by execution in the simulator, and the look-alikes
- * that must stay refused are. */
+ * split and unroll of loops that count down or by a stride; caches at the
+ * root; max and average pooling as written on the VU's window reductions;
+ * masked selects, a ReLU with threshold and masked stores on the VU's
+ * selects.
+ * Every accepted variant is checked by execution in the simulator, and the
+ * look-alikes that must stay refused are. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -282,6 +285,241 @@ Test(coverage, a_refusal_names_the_loop_to_try) {
                      "of the intrinsic (they run once) but not have more\n"
                      "k.c:15:13: note: the nest under ii matches npu_nu_matmul_i8: try tensorize(ii, npu_nu_matmul_i8)\n");
   npg_close(t);
+}
+
+/* ---- caches at the root, above every loop ---- */
+
+Test(coverage, a_cache_at_the_root_loads_x_once) {
+  NpgSession *s = open_ok(gemv, "#pragma npu schedule(gemv, v)\n"
+                                "#pragma npu split(i, 32, io, ii)\n"
+                                "#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+                                "#pragma npu cache_read(x, nu_wb, root, x_wb)\n"
+                                "#pragma npu cache_write(y, nu_ob, io, y_ob)\n"
+                                "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  npu_dma_wait(npu_dma_1d(0, &x_wb[0], &x[0], 96));\n  /* loop nest io (line 3)");
+  has(c, "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], 32, 1, 96, 96, 1, 1, 0);");
+  npg_close(s);
+}
+
+Test(coverage, a_write_cache_at_the_root_copies_in_and_out_once) {
+  /* y is read (+=): copied in before the first statement, out after the
+   * last; t, a local array every read of which sees the kernel's own
+   * write, is replaced by its cache */
+  static const char two[] = "#include <stdint.h>\n"
+                            "void k(const int32_t x[64], int32_t y[64]) {\n"
+                            "  int32_t t[64];\n"
+                            "  for (int i = 0; i < 64; i++)\n"
+                            "    t[i] = x[i] * 2;\n"
+                            "  for (int j = 0; j < 64; j++)\n"
+                            "    y[j] += t[63 - j];\n"
+                            "}\n";
+  NpgSession *s = open_ok(two, "#pragma npu schedule(k, v)\n"
+                               "#pragma npu cache_write(y, dm, root, y_dm)\n"
+                               "#pragma npu cache_write(t, dm, root, t_dm)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  npu_dma_wait(npu_dma_1d(0, &y_dm[0], &y[0], 256));\n  /* loop nest i (line 4)");
+  has(c, "    y_dm[j] += t_dm[63 - j];\n  }\n  /* loop nest y_dm_w0 (line 10): y_dm_store (line 10) */\n"
+         "  /* y_dm_store: y <- y_dm */\n  npu_dma_wait(npu_dma_1d(0, &y[0], &y_dm[0], 256));\n}\n");
+  lacks(c, "int32_t t[64]");
+  lacks(c, "t_dm_load");
+  npg_close(s);
+}
+
+Test(coverage, a_cache_at_the_root_refusals) {
+  refused("void k(const float x[8], float y[8]) {\n  for (int root = 0; root < 8; root++)\n    y[root] = x[root];\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu cache_read(x, dm, root, x_dm)\n",
+          "k.c:6:31: error: cache_read: 'root' names both loop root (line 2) and the kernel's root, above every loop; "
+          "rename the loop in the kernel");
+  /* x is written by the kernel: a read cache would go stale */
+  refused("void k(float x[8], float y[8]) {\n  for (int i = 0; i < 8; i++)\n    x[i] = 1.0f;\n"
+          "  for (int j = 0; j < 8; j++)\n    y[j] = x[j];\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu cache_read(x, dm, root, x_dm)\n",
+          "k.c:8:24: error: cache_read: s1 (line 3) writes x under the root: a read cache would go stale; use cache_write");
+  /* every core has its own VM: a vu_vm buffer above the bound loop is one core's */
+  refused("void k(const float x[64], float y[64]) {\n  for (int i = 0; i < 64; i++)\n    y[i] = x[i] * x[0];\n}\n",
+          "#pragma npu schedule(k, v)\n#pragma npu split(i, 16, core, ii)\n#pragma npu bind(core, vu)\n"
+          "#pragma npu cache_read(x, vu_vm, root, x_vm)\n",
+          "k.c:8:13: error: cache_read: s1 (line 3) uses x_vm inside loop core, which is bound to the VU cores, but x_vm "
+          "lives in one core's VM (declared outside the loop); stage it at the bound loop or inside it");
+}
+
+/* ---- pooling as written: the VU's window reductions ---- */
+
+static const char maxpool[] =
+    "void k(const float in[8][12][12], float out[8][6][6]) {\n"
+    "  for (int c = 0; c < 8; c++)\n"
+    "    for (int i = 0; i < 6; i++)\n"
+    "      for (int j = 0; j < 6; j++) {\n"
+    "        out[c][i][j] = in[c][2 * i][2 * j];\n"
+    "        for (int a = 0; a < 2; a++)\n"
+    "          for (int b = 0; b < 2; b++)\n"
+    "            out[c][i][j] = in[c][2 * i + a][2 * j + b] > out[c][i][j] ? in[c][2 * i + a][2 * j + b] : out[c][i][j];\n"
+    "      }\n"
+    "}\n";
+
+static const char pool_on_cores[] = "#pragma npu schedule(k, v)\n"
+                                    "#pragma npu split(c, 2, core, ci)\n"
+                                    "#pragma npu bind(core, vu)\n"
+                                    "#pragma npu cache_read(in, vu_vm, core, in_vm)\n"
+                                    "#pragma npu cache_write(out, vu_vm, core, out_vm)\n"
+                                    "#pragma npu vectorize(i)\n";
+
+Test(coverage, a_max_pool_as_written_is_the_vu_window_max) {
+  /* one call per channel on each core: the 2x2 windows 2 apart of its
+   * 12 x 12 plane */
+  NpgSession *s = open_ok(maxpool, pool_on_cores);
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_window_max_f32(&out_vm[ci][0][0], &in_vm[ci][0][0], 6, 6, 2, 2, 2, 2, 6, 12);");
+  npg_close(s);
+  /* named at the column loop: one call per output row, its row loop run
+   * once; the row step it leaves unbound (r * SH with r = 0) is 1 */
+  char rows[1024];
+  snprintf(rows, sizeof rows, "%.*svectorize(j)\n", (int)(strlen(pool_on_cores) - strlen("vectorize(i)\n")),
+           pool_on_cores);
+  NpgSession *t = open_ok(maxpool, rows);
+  has(npg_emit_source(t, checked(t, "v")),
+      "npu_vu_window_max_f32(&out_vm[ci][i][0], &in_vm[ci][2 * i][0], 1, 6, 2, 2, 1, 2, 6, 12);");
+  npg_close(t);
+}
+
+Test(coverage, an_average_pool_with_overlapping_windows_is_the_vu_window_avg) {
+  /* 3x3 windows 2 apart over 13 x 13 (they overlap), the mean written
+   * S = S / 9: the divisor is the call's scalar */
+  static const char avgpool[] =
+      "void k(const float in[4][13][13], float out[4][6][6]) {\n"
+      "  for (int c = 0; c < 4; c++)\n"
+      "    for (int i = 0; i < 6; i++)\n"
+      "      for (int j = 0; j < 6; j++) {\n"
+      "        out[c][i][j] = 0.0f;\n"
+      "        for (int a = 0; a < 3; a++)\n"
+      "          for (int b = 0; b < 3; b++)\n"
+      "            out[c][i][j] += in[c][2 * i + a][2 * j + b];\n"
+      "        out[c][i][j] = out[c][i][j] / 9.0f;\n"
+      "      }\n"
+      "}\n";
+  NpgSession *s = open_ok(avgpool, "#pragma npu schedule(k, v)\n"
+                                   "#pragma npu cache_read(in, vu_vm, c, in_vm)\n"
+                                   "#pragma npu cache_write(out, vu_vm, c, out_vm)\n"
+                                   "#pragma npu vectorize(i)\n");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_window_avg_f32(&out_vm[0][0][0], &in_vm[0][0][0], 6, 6, 3, 3, 2, 2, 6, 13, 9.0f);");
+  npg_close(s);
+}
+
+Test(coverage, look_alikes_of_a_window_max_stay_scalar) {
+  /* the first element is another (a tie or a NaN would pick otherwise),
+   * the comparison keeps the old maximum on ties: each is checked as the
+   * loops it is, with the note naming what differs */
+  static const char *const bodies[] = {
+      "in[c][2 * i + 1][2 * j]",
+      "in[c][2 * i][2 * j]",
+  };
+  static const char *const updates[] = {
+      "in[c][2 * i + a][2 * j + b] > out[c][i][j] ? in[c][2 * i + a][2 * j + b] : out[c][i][j]",
+      "out[c][i][j] > in[c][2 * i + a][2 * j + b] ? out[c][i][j] : in[c][2 * i + a][2 * j + b]",
+  };
+  for (int v = 0; v < 2; v++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "void k(const float in[8][12][12], float out[8][6][6]) {\n"
+             "  for (int c = 0; c < 8; c++)\n"
+             "    for (int i = 0; i < 6; i++)\n"
+             "      for (int j = 0; j < 6; j++) {\n"
+             "        out[c][i][j] = %s;\n"
+             "        for (int a = 0; a < 2; a++)\n"
+             "          for (int b = 0; b < 2; b++)\n"
+             "            out[c][i][j] = %s;\n"
+             "      }\n"
+             "}\n",
+             bodies[v], updates[v]);
+    NpgSession *s = open_ok(src, pool_on_cores);
+    const char *c = npg_emit_source(s, checked(s, "v"));
+    lacks(c, "npu_vu_window_max_f32(");
+    has(c, "vectorize(i) stays a hint: no VU instruction computes this nest (nearest npu_vu_window_max_f32: ");
+    npg_close(s);
+  }
+}
+
+/* ---- masks: the VU's selects ---- */
+
+/* kernel k(m, x, y, t) with `body` as the loop's statement, on two VU
+ * cores with every array it uses in vector memory */
+static NpgSession *select_kernel(const char *body) {
+  char src[1024];
+  snprintf(src, sizeof src,
+           "void k(const float m[64], const float x[64], float y[64], float t) {\n"
+           "  for (int i = 0; i < 64; i++)\n"
+           "    %s\n"
+           "}\n"
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu split(i, 32, core, ii)\n"
+           "#pragma npu bind(core, vu)\n"
+           "%s"
+           "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+           "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+           "#pragma npu vectorize(ii)\n",
+           body, strstr(body, "m[") ? "#pragma npu cache_read(m, vu_vm, core, m_vm)\n" : "");
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  return s;
+}
+
+Test(coverage, masks_are_the_vu_selects) {
+  static const char *const cases[][2] = {
+      /* a masked select: the else is the scalar */
+      {"y[i] = m[i] > 0 ? x[i] : 0.0f;", "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0, 0.0f);"},
+      /* a ReLU with threshold: x compared and selected */
+      {"y[i] = x[i] > t ? x[i] : 0.0f;", "npu_vu_select_gts_f32(&y_vm[0], &x_vm[0], &x_vm[0], 32, t, 0.0f);"},
+      /* the comparison mirrored */
+      {"y[i] = t < m[i] ? x[i] : -1.0f;", "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, t, -1.0f);"},
+      /* an if and an else that store one element */
+      {"if (m[i] > 0.5f) y[i] = x[i]; else y[i] = 0.0f;",
+       "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.5f, 0.0f);"},
+      /* a masked store: y kept where the mask fails (and copied in) */
+      {"if (m[i] > t) y[i] = x[i];", "npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32, t);"},
+      /* an else from another array */
+      {"y[i] = m[i] > 0.0f ? x[i] : m[i];", "npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &m_vm[0], 32, 0.0f);"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    NpgSession *s = select_kernel(cases[c][0]);
+    has(npg_emit_source(s, checked(s, "v")), cases[c][1]);
+    npg_close(s);
+  }
+}
+
+Test(coverage, a_masked_store_with_a_tail_takes_its_length_at_run_time) {
+  /* the split's guard around the mask's if: the tail, then the select */
+  NpgSession *s = open_ok("void k(const float m[100], const float x[100], float y[100]) {\n"
+                          "  for (int i = 0; i < 100; i++)\n"
+                          "    if (m[i] > 0.0f) y[i] = x[i];\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu split(i, 32, io, ii)\n"
+                          "#pragma npu cache_read(m, vu_vm, io, m_vm)\n"
+                          "#pragma npu cache_read(x, vu_vm, io, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, io, y_vm)\n"
+                          "#pragma npu vectorize(ii, 8)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_select_gt_f32(&y_vm[ii * 8], &m_vm[ii * 8], &x_vm[ii * 8], &y_vm[ii * 8], (100 - (io * 32 + ii * 8) >= 8 "
+      "? 8 : 100 - (io * 32 + ii * 8) > 0 ? 100 - (io * 32 + ii * 8) : 0), 0.0f);");
+  npg_close(s);
+}
+
+Test(coverage, look_alikes_of_a_select_stay_scalar) {
+  /* another comparison; a condition that loads nothing (not a mask: one
+   * on the counters may guard an access that the select would make); a
+   * value converted on the way */
+  static const char *const bodies[] = {
+      "y[i] = m[i] >= 0 ? x[i] : 0.0f;",
+      "if (t > 0.0f) y[i] = x[i];",
+      "y[i] = m[i] > 0 ? (float)(int)x[i] : 0.0f;",
+  };
+  for (size_t c = 0; c < sizeof bodies / sizeof bodies[0]; c++) {
+    NpgSession *s = select_kernel(bodies[c]);
+    const char *text = npg_emit_source(s, checked(s, "v"));
+    lacks(text, "npu_vu_select_");
+    npg_close(s);
+  }
 }
 
 /* ---- vectorize(loop, lanes): split and vectorize in one step ---- */

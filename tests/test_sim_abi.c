@@ -41,6 +41,9 @@ static const char simabi_all[] =
     "  npu_vu_muladd_cols_f32(f, f + 64, f + 96, f + 100, 4, 4, 8, 4);\n"
     "  npu_vu_muls_f32(f, f + 16, 16, 0.5f); npu_vu_divs_f32(f, f + 16, 16, 3.0f);\n"
     "  npu_vu_rsqrt_f32(f, f + 16, 16, 1e-5f); npu_vu_reduce_dot_f32(f, f + 64, f + 64, 4, 4, 4, 4);\n"
+    "  npu_vu_window_max_f32(f, f + 64, 2, 2, 2, 2, 2, 2, 2, 4);\n"
+    "  npu_vu_window_avg_f32(f, f + 64, 2, 2, 2, 2, 2, 2, 2, 4, 4.0f);\n"
+    "  npu_vu_select_gt_f32(f, f + 16, f + 32, f, 16, 0.0f); npu_vu_select_gts_f32(f, f + 16, f + 16, 16, 0.5f, 0.0f);\n"
     "  npu_barrier();\n"
     "  return 0;\n"
     "}\n";
@@ -63,7 +66,7 @@ Test(sim_abi, every_intrinsic_binds_and_runs) {
 Test(sim_abi, symbol_table_is_complete_and_unique) {
   size_t n;
   const NpuSimSymbol *t = npusim_symbols(&n);
-  cr_assert_eq(n, 43);
+  cr_assert_eq(n, 47);
   for (size_t i = 0; i < n; i++) {
     cr_assert_not_null(t[i].addr);
     size_t len = strlen(t[i].name);

@@ -572,3 +572,154 @@ Test(sim_ops, box_ops_refuse_short_leading_dimension) {
   cr_assert(strstr(npusim_error(s), "misaligned shape: rows=4 cols=16 ldd=16 lda=8"), "%s", npusim_error(s));
   simt_free(s);
 }
+
+/* ---- window reductions (pooling) ---- */
+typedef void (*SimopWinMax)(const char *, int, float *, const float *, int, int, int, int, int, int, int, int);
+typedef void (*SimopWinAvg)(const char *, int, float *, const float *, int, int, int, int, int, int, int, int, float);
+
+Test(sim_ops, window_reductions_match_dsl) {
+  /* rows, cols, kh, kw, sh, sw, ldd, lda: one window, 2x2 pooling of a
+   * 56 x 56 plane, 3x3 windows 2 apart (they overlap), padded leading
+   * dimensions, windows wider than their step and a step wider than the
+   * window (elements skipped) */
+  static const int shapes[][8] = {{1, 1, 1, 1, 1, 1, 1, 1},   {28, 28, 2, 2, 2, 2, 28, 56}, {7, 7, 3, 3, 2, 2, 7, 15},
+                                  {5, 3, 2, 3, 1, 2, 4, 9},   {3, 4, 1, 1, 3, 3, 6, 12},    {1, 9, 4, 1, 1, 1, 9, 9}};
+  const float divisors[] = {4.0f, 9.0f, 3.0f, -0.5f};
+  SimtRng rng;
+  simt_seed(&rng, 31);
+  for (int op = 0; op < 2; op++)
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+      const int *z = shapes[si];
+      int arows = (z[0] - 1) * z[4] + z[2];
+      size_t nd = (size_t)z[0] * (size_t)z[6], na = (size_t)arows * (size_t)z[7];
+      NpuSim *s = simt_new();
+      float *dst = npu_scope_base(NPU_VU_VM, (int)si % 4), *a = dst + nd;
+      simop_fill(&rng, dst, (int)nd, 'f');
+      simop_fill(&rng, a, (int)na, si == 2 ? 'F' : 'f'); /* zeros of both signs, NaN, infinities */
+      float *rd = simop_dup(dst, nd * 4), *ra = simop_dup(a, na * 4);
+      float div = divisors[si % 4];
+      const char *name = op ? "npu_vu_window_avg_f32" : "npu_vu_window_max_f32";
+      TccUnit *u;
+      void *ref = simop_kernel(&u, name, "ROWS=%d COLS=%d KH=%d KW=%d SH=%d SW=%d LDD=%d LDA=%d", z[0], z[1], z[2],
+                               z[3], z[4], z[5], z[6], z[7]);
+      if (op) {
+        ((SimopWinAvg)npu_vu_window_avg_f32_at)(__FILE__, __LINE__, dst, a, z[0], z[1], z[2], z[3], z[4], z[5], z[6],
+                                                z[7], div);
+        ((void (*)(float *, const float *, float))ref)(rd, ra, div);
+      } else {
+        ((SimopWinMax)npu_vu_window_max_f32_at)(__FILE__, __LINE__, dst, a, z[0], z[1], z[2], z[3], z[4], z[5], z[6],
+                                                z[7]);
+        ((void (*)(float *, const float *))ref)(rd, ra);
+      }
+      simop_ok(s);
+      cr_assert_eq(memcmp(dst, rd, nd * 4), 0, "%s shape %zu: sim and DSL differ", name, si);
+      tcc_unit_free(u);
+      free(ra), free(rd);
+      simt_free(s);
+    }
+}
+
+Test(sim_ops, window_reduction_cycles_and_refusals) {
+  /* 2x2 pooling of a 56 x 56 plane: a's box is 56 * 56 * 4 bytes, 196
+   * vectors, + 4 cycles of overhead */
+  NpuSim *s = simt_new();
+  float *vm = npu_scope_base(NPU_VU_VM, 1);
+  memset(vm, 0, 56 * 56 * 4);
+  npu_vu_window_max_f32(vm + 56 * 56, vm, 28, 28, 2, 2, 2, 2, 28, 56);
+  cr_assert_eq(npusim_finish(s), 0, "%s", npusim_error(s));
+  NpuSimReport r;
+  npusim_report(s, &r);
+  const NpuSimUnitStats *vu1 = NULL;
+  for (int i = 0; i < r.unit_count; i++)
+    if (!strcmp(r.units[i].name, "vu1")) vu1 = &r.units[i];
+  cr_assert(vu1 && vu1->busy == 200, "vu1 busy %llu", vu1 ? (unsigned long long)vu1->busy : 0ull);
+  simt_free(s);
+  /* a leading dimension narrower than the windows' width (2 * 27 + 2) */
+  s = simt_new();
+  npu_vu_window_avg_f32(vm, vm + 4096, 28, 28, 2, 2, 2, 2, 28, 55, 4.0f);
+  cr_assert(npusim_failed(s));
+  cr_assert(strstr(npusim_error(s), "npu_vu_window_avg_f32: misaligned shape: rows=28 cols=28 ldd=28 lda=55 "
+                                    "(ldd >= cols, lda >= 56: the windows' width)"), "%s", npusim_error(s));
+  simt_free(s);
+  s = simt_new();
+  npu_vu_window_max_f32(vm, vm + 4096, 2, 2, 2, 0, 2, 2, 2, 4);
+  cr_assert(npusim_failed(s));
+  cr_assert(strstr(npusim_error(s), "bad shape: cols=2 kh=2 kw=0 sh=2 sw=2"), "%s", npusim_error(s));
+  simt_free(s);
+}
+
+/* The window's first element wins ties and a NaN compares false: C's
+ * `x > m ? x : m` in window order, not fmaxf. */
+Test(sim_ops, window_max_by_hand) {
+  NpuSim *s = simt_new();
+  float *vm = npu_scope_base(NPU_VU_VM, 0);
+  const float in[6] = {0.0f, -0.0f, NAN, 1.0f, 1.0f, NAN};
+  memcpy(vm + 8, in, sizeof in);
+  npu_vu_window_max_f32(vm, vm + 8, 1, 3, 1, 2, 1, 2, 3, 6);
+  simop_ok(s);
+  cr_assert(vm[0] == 0.0f && !signbit(vm[0]), "%g", vm[0]);
+  cr_assert(isnan(vm[1]), "%g", vm[1]);
+  cr_assert(vm[2] == 1.0f, "%g", vm[2]);
+  simt_free(s);
+}
+
+/* ---- selects ---- */
+typedef void (*SimopSel)(const char *, int, float *, const float *, const float *, const float *, int, float);
+typedef void (*SimopSels)(const char *, int, float *, const float *, const float *, int, float, float);
+
+Test(sim_ops, selects_match_dsl) {
+  /* m has zeros of both signs, NaN and infinities first (the compare is
+   * C's: false for a NaN); thresholds on both sides of 0 */
+  const float ts[] = {0.0f, -0.5f, 0.25f}, es[] = {0.0f, -1.5f, 7.0f};
+  SimtRng rng;
+  simt_seed(&rng, 32);
+  for (int op = 0; op < 2; op++)
+    for (size_t ni = 0; ni < sizeof simop_vu_ns / sizeof simop_vu_ns[0]; ni++) {
+      int n = simop_vu_ns[ni] * 3 / 4; /* four f32 operands in one VM */
+      float t = ts[ni % 3], e = es[ni % 3];
+      NpuSim *s = simt_new();
+      float *dst = npu_scope_base(NPU_VU_VM, (int)ni % 4), *m = dst + n, *a = m + n, *b = a + n;
+      simop_fill(&rng, m, n, 'F');
+      simop_fill(&rng, a, 2 * n, 'f');
+      float *rm = simop_dup(m, (size_t)n * 12), *rd = malloc((size_t)n * 4);
+      const char *name = op ? "npu_vu_select_gts_f32" : "npu_vu_select_gt_f32";
+      TccUnit *u;
+      void *ref = simop_kernel(&u, name, "N=%d", n);
+      if (op) {
+        ((SimopSels)npu_vu_select_gts_f32_at)(__FILE__, __LINE__, dst, m, a, n, t, e);
+        ((void (*)(float *, const float *, const float *, float, float))ref)(rd, rm, rm + n, t, e);
+      } else {
+        ((SimopSel)npu_vu_select_gt_f32_at)(__FILE__, __LINE__, dst, m, a, b, n, t);
+        ((void (*)(float *, const float *, const float *, const float *, float))ref)(rd, rm, rm + n, rm + 2 * n, t);
+      }
+      simop_ok(s);
+      cr_assert_eq(memcmp(dst, rd, (size_t)n * 4), 0, "%s n=%d t=%g: sim and DSL differ", name, n, t);
+      tcc_unit_free(u);
+      free(rm), free(rd);
+      simt_free(s);
+    }
+}
+
+/* In place: a ReLU with threshold (m and a one array), a masked store (b
+ * is dst); 16 elements cost one vector and the overhead. */
+Test(sim_ops, selects_in_place_by_hand) {
+  NpuSim *s = simt_new();
+  float *vm = npu_scope_base(NPU_VU_VM, 3);
+  const float x[4] = {-1.0f, 0.5f, NAN, 2.0f}, m[4] = {1.0f, 0.0f, NAN, -0.0f};
+  memcpy(vm, x, sizeof x);
+  npu_vu_select_gts_f32(vm + 8, vm, vm, 4, 0.25f, 0.0f);
+  cr_assert(vm[8] == 0.0f && vm[9] == 0.5f && vm[10] == 0.0f && vm[11] == 2.0f, "%g %g %g %g", vm[8], vm[9], vm[10],
+            vm[11]);
+  memcpy(vm + 16, m, sizeof m);
+  npu_vu_select_gt_f32(vm, vm + 16, vm + 8, vm, 4, 0.0f); /* where m > 0, the relu's value; else x kept */
+  cr_assert(vm[0] == 0.0f && vm[1] == 0.5f && isnan(vm[2]) && vm[3] == 2.0f, "%g %g %g %g", vm[0], vm[1], vm[2], vm[3]);
+  npu_vu_select_gts_f32(vm + 32, vm + 32, vm + 32, 16, 0.0f, 1.0f);
+  cr_assert_eq(npusim_finish(s), 0, "%s", npusim_error(s));
+  NpuSimReport r;
+  npusim_report(s, &r);
+  uint64_t busy = UINT64_MAX;
+  for (int i = 0; i < r.unit_count; i++)
+    if (!strcmp(r.units[i].name, "vu3")) busy = r.units[i].busy;
+  cr_assert_eq(busy, 3 * 5); /* 4 + 1 each */
+  simt_free(s);
+}

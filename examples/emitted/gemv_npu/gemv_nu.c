@@ -4,7 +4,7 @@
  * Schedule gemv_nu:
  *   split(i, 128, io, ii)
  *   cache_read(A, nu_ib, io, A_ib)
- *   cache_read(x, nu_wb, io, x_wb)
+ *   cache_read(x, nu_wb, root, x_wb)
  *   cache_write(y, nu_ob, io, y_ob)
  *   tensorize(ii, npu_nu_matmul_i8)
  *   double_buffer(A_ib)
@@ -17,7 +17,11 @@
 #define K 1024
 
 void gemv_nu(const int8_t A[1024][1024], const int8_t x[1024], int32_t y[1024]) {
-  /* loop nest io (line 13): x_wb_load (line 30), A_ib_load (line 29), init (line 14), update (line 16), y_ob_store (line 31) */
+  int8_t *x_wb = (int8_t *)(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb: 1024 bytes */
+  /* loop nest x_wb_0 (line 32): x_wb_load (line 32) */
+  /* x_wb_load: x_wb <- x */
+  npu_dma_wait(npu_dma_1d(0, &x_wb[0], &x[0], 1024));
+  /* loop nest io (line 13): A_ib_load (line 31), init (line 14), update (line 16), y_ob_store (line 33) */
   {
     int32_t (*y_ob_db)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, two copies of 512 bytes */
     npu_token_t y_ob_tok[2];
@@ -30,9 +34,6 @@ void gemv_nu(const int8_t A[1024][1024], const int8_t x[1024], int32_t y[1024]) 
     for (int io = 0; io < 8; io++) {
       int32_t *y_ob = y_ob_db[io % 2];
       if (io >= 2) npu_dma_wait(y_ob_tok[io % 2]); /* its copy out two iterations ago */
-      int8_t *x_wb = (int8_t *)(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb: 1024 bytes */
-      /* x_wb_load: x_wb <- x */
-      npu_dma_wait(npu_dma_1d(0, &x_wb[0], &x[0], 1024));
       int8_t (*A_ib)[1024] = A_ib_db[io % 2];
       npu_dma_wait(A_ib_tok);
       if (io + 1 < 8) { /* the next iteration's region, into the other copy */

@@ -4,7 +4,7 @@
  * Schedule gemv_nu:
  *   split(i, 128, io, ii)
  *   cache_read(A, nu_ib, io, A_ib)
- *   cache_read(x, nu_wb, io, x_wb)
+ *   cache_read(x, nu_wb, root, x_wb)
  *   cache_write(y, nu_ob, io, y_ob)
  *   tensorize(ii, npu_nu_matmul_i8)
  *   double_buffer(A_ib)
