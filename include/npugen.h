@@ -153,6 +153,10 @@ bool npg_set_target(NpgSession *s, const char *path);
 /* The target's name ([target] name; "default" for the built-in one): the
  * emitted header comment's "Target:" line for scheduled variants. */
 const char *npg_target_name(const NpgSession *s);
+/* Emit every array parameter `restrict`, as if the kernel declared each
+ * `T A[restrict N]...` (npugen emit --assume-no-alias). Sound only when
+ * callers pass arrays that do not overlap: docs/schedules.md. */
+void npg_set_assume_no_alias(NpgSession *s, bool on);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);
 /* What npg_check may spend on one run (docs/limits.md); 0 keeps a default.
