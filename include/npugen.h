@@ -46,7 +46,9 @@ int npg_variant_index(const NpgSession *s, const char *name); /* -1 if none */
 /* For a name npg_variant_index does not know: "no variant named 'x' in
  * FILE (variants: a, b); did you mean 'b'?" into msg. */
 void npg_variant_unknown(const NpgSession *s, const char *name, char *msg, size_t msg_size);
-const char *npg_emit_source(NpgSession *s, int variant); /* <variant>.c */
+/* <variant>.c, which includes "<variant>.h" (so write both into one
+ * folder; npg_jit_variant compiles the C without that line) */
+const char *npg_emit_source(NpgSession *s, int variant);
 const char *npg_emit_header(NpgSession *s, int variant); /* <variant>.h */
 const char *npg_dump_ir(NpgSession *s, int variant);
 /* The lowered IR (docs/lowering.md): the variant's DMA starts and waits,
