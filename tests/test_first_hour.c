@@ -277,6 +277,32 @@ Test(first_hour, unroll_keeps_vectorize_on_every_copy) {
   npg_close(s);
 }
 
+/* Register blocking (docs/schedules.md): split, reorder and unroll put an
+ * 8x16 block of C, at constant addresses, inside the k loop: 128
+ * statements and no loop under k; the variant computes what the kernel does. */
+Test(first_hour, register_blocking_by_split_reorder_unroll) {
+  static const char *const mm = "void mm(const float A[restrict 16][24], const float B[restrict 24][32], float C[restrict 16][32]) {\n"
+                                "  for (int i = 0; i < 16; i++)\n"
+                                "    for (int j = 0; j < 32; j++) {\n"
+                                "      init: C[i][j] = 0.0f;\n"
+                                "      for (int k = 0; k < 24; k++)\n"
+                                "        update: C[i][j] += A[i][k] * B[k][j];\n"
+                                "    }\n"
+                                "}\n";
+  NpgSession *s = open_ok(mm, "#pragma npu schedule(mm, blocked)\n#pragma npu decompose_reduction(init, i)\n"
+                              "#pragma npu tile(i, j, 8, 16, io, jo, ii, ji)\n#pragma npu reorder(io, jo, k, ii, ji)\n"
+                              "#pragma npu unroll(ji)\n#pragma npu unroll(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "blocked"));
+  const char *k = strstr(c, "for (int k = 0; k < 24; k++) {\n");
+  cr_assert_not_null(k, "%s", c);
+  int updates = 0;
+  for (const char *p = strstr(k, "+="); p; p = strstr(p + 1, "+=")) updates++;
+  cr_expect_eq(updates, 128, "%s", c);
+  cr_expect_null(strstr(k + 1, "for ("), "a loop under k:\n%s", c);
+  has(k, "C[io * 8 + 7][jo * 16 + 15] += A[io * 8 + 7][k] * B[k][jo * 16 + 15];");
+  npg_close(s);
+}
+
 /* Every committed emitted example builds as a user's project would build
  * it: with its own header, under -Wshadow -Wmissing-prototypes -Werror
  * (one gcc per directory, syntax only: fast). */
