@@ -14,6 +14,7 @@
 #include "npu_intrinsics.h"
 #include "npugen.h"
 #include "sim/npusim.h"
+#include "tests/test_cli_util.h"
 #include "tests/test_sched_util.h"
 
 /* matmul: tests/test_sched_util.h */
@@ -261,6 +262,18 @@ Test(first_hour, only_restrict_in_the_first_brackets) {
           "k.c:1:22: error: qualifier 'const' inside an array parameter's brackets is not supported (only 'restrict')");
   refused("void f(const float X[4][restrict 4], float Y[4][4]) { for (int i = 0; i < 4; i++) Y[i][0] = X[i][0]; }\n", "",
           "k.c:1:25: error: 'restrict' belongs in the first brackets of an array parameter, e.g. 'float A[restrict N][K]'");
+}
+
+/* The command's --assume-no-alias, and its refusal where nothing is emitted. */
+Test(first_hour, assume_no_alias_on_the_command_line) {
+  char cmd[1024], out[1 << 16];
+  snprintf(cmd, sizeof cmd, "%s emit examples/matmul.c --variant matmul_tiled --assume-no-alias 2>&1", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  has(out, "void matmul_tiled(const int8_t A[restrict M][512], const int8_t B[restrict 512][128], "
+           "int32_t C[restrict M][128]) {");
+  snprintf(cmd, sizeof cmd, "%s check examples/matmul.c --assume-no-alias 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 2, "%s", out);
+  has(out, "--assume-no-alias belong to 'emit'");
 }
 
 /* A loop vectorized, then a loop around it unrolled: every copy keeps the
