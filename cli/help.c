@@ -11,7 +11,7 @@
 
 static const char emit_help[] =
     "usage: npugen emit FILE [--schedule SFILE] [--target INI] [-o DIR [--check]] [--variant NAME]\n"
-    "                        [--dump-ir[=steps|lowered]]\n"
+    "                        [--assume-no-alias] [--dump-ir[=steps|lowered]]\n"
     "\n"
     "Writes the C99 of every variant of FILE (each kernel as written, then each\n"
     "'#pragma npu schedule') as DIR/<variant>.c and DIR/<variant>.h; without -o,\n"
@@ -21,6 +21,9 @@ static const char emit_help[] =
     "                    variants this run no longer emits)\n"
     "  --check           with -o: exit 1 if the files in DIR are missing or stale (CI)\n"
     "  --variant NAME    without -o: only that variant (repeatable)\n"
+    "  --assume-no-alias every array parameter 'restrict' in the signatures, as if\n"
+    "                    declared 'T A[restrict N]': callers must pass arrays that\n"
+    "                    do not overlap (docs/schedules.md, register blocking)\n"
     "  --dump-ir         print the loop-nest IR of every variant instead of C\n"
     "  --dump-ir=steps   also the IR after each schedule step\n"
     "  --dump-ir=lowered the lowered IR: DMA starts and waits with their tokens\n"

@@ -26,7 +26,7 @@ typedef struct {
   const char *cmd, *file, *out_dir, *target, *trace, *schedule;
   const char *variants[MAX_VARIANTS]; /* --variant: only these */
   int nvariants;
-  bool check_stale, dump_ir, dump_steps, dump_lowered;
+  bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias;
   uint64_t seed, max_steps, max_mib;
 } Options;
 
@@ -64,6 +64,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       }
     } else if (!strcmp(a, "--check")) {
       o->check_stale = true;
+    } else if (!strcmp(a, "--assume-no-alias")) {
+      o->assume_no_alias = true;
     } else if (!strcmp(a, "--dump-ir")) {
       o->dump_ir = true;
     } else if (!strcmp(a, "--dump-ir=lowered")) {
@@ -79,8 +81,8 @@ static int parse_args(int argc, char **argv, Options *o) {
     }
   }
   if (!o->file) return usage_error(o->cmd, "missing input FILE%s", "");
-  if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir))
-    return usage_error(o->cmd, "-o, --check and --dump-ir belong to 'emit'%s", "");
+  if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir || o->assume_no_alias))
+    return usage_error(o->cmd, "-o, --check, --dump-ir and --assume-no-alias belong to 'emit'%s", "");
   if (strcmp(o->cmd, "check") && (o->trace || o->max_steps || o->max_mib))
     return usage_error(o->cmd, "--trace, --max-steps and --max-memory belong to 'check'%s", "");
   if (o->check_stale && !o->out_dir) return usage_error(o->cmd, "--check needs -o DIR%s", "");
@@ -232,6 +234,7 @@ static int cmd_variants(int argc, char **argv) {
     }
   }
   if (o.trace) npg_set_trace(s, o.trace);
+  if (o.assume_no_alias) npg_set_assume_no_alias(s, true);
   int errors = npg_error_count(s);
   fputs(npg_errors(s), stderr); /* errors, and warnings (a reorder that changes nothing) */
   /* A refused variant is not emitted; the others still are. */

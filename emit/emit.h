@@ -34,6 +34,13 @@ typedef struct {
   /* k lowered (lower/) and its synchronisation checked, once per variant
    * (jit/session.c); NULL: the emitter lowers k itself */
   const Kernel *lowered;
+  /* every array parameter `restrict` in the signature, as if the kernel
+   * declared each `T A[restrict N]...` (npugen emit --assume-no-alias) */
+  bool assume_no_alias;
+  /* the .c includes "<name>.h" (the pair npugen emit writes, so the
+   * prototype is checked against the definition); off for C compiled
+   * alone, as the JIT does */
+  bool own_header;
 } EmitUnit;
 
 /* malloc'ed C source / header text. Deterministic: same IR, same bytes. */

@@ -6,6 +6,7 @@
  * It prints the lowered IR (lower/, docs/lowering.md): every DMA start,
  * wait, token, view and note is decided there; this file only switches
  * over the nodes. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +29,31 @@ static void emit_array_decl(StrBuf *sb, const Buffer *b) {
   for (int i = 0; i < b->ndim; i++) sb_printf(sb, "[%lld]", (long long)b->shape[i]);
 }
 
+/* The extents of a parameter as the kernel spelt them: its #define's name
+ * where it used one (DESIGN.md: macros are used by name), unless a layout
+ * step changed the shape, then numbers. */
+static const char *extent_macro(const Buffer *b, int d) { return b->layout ? NULL : b->dim_macro[d]; }
+
+/* `const float A[restrict M][512]`: restrict where the kernel declared it
+ * or the unit assumes no aliasing (docs/schedules.md says why that is
+ * sound only for arrays that do not overlap). */
+static void emit_param_array(StrBuf *sb, const Buffer *b, bool assume_no_alias) {
+  sb_printf(sb, "%s%s %s", b->is_const ? "const " : "", b->elem->name, b->name);
+  for (int i = 0; i < b->ndim; i++) {
+    sb_puts(sb, i == 0 && (b->is_restrict || assume_no_alias) ? "[restrict " : "[");
+    if (extent_macro(b, i)) sb_puts(sb, extent_macro(b, i));
+    else sb_printf(sb, "%lld", (long long)b->shape[i]);
+    sb_putc(sb, ']');
+  }
+}
+
 void emit_prototype(StrBuf *sb, const EmitUnit *u) {
   sb_printf(sb, "void %s(", u->name);
   if (!u->k->params) sb_puts(sb, "void");
   for (const Param *p = u->k->params; p; p = p->next) {
     if (p != u->k->params) sb_puts(sb, ", ");
     if (p->buf)
-      emit_array_decl(sb, p->buf);
+      emit_param_array(sb, p->buf, u->assume_no_alias);
     else
       sb_printf(sb, "%s%s %s", p->var->is_const ? "const " : "", p->var->type->name, p->var->name);
   }
@@ -499,6 +518,8 @@ char *emit_c_source(const EmitUnit *u) {
       sb_printf(&sb, "#define %s %s\n", d->name, d->body);
     sb_putc(&sb, '\n');
   }
+  /* after the #defines: the header's own (the same text) are redefinitions C allows */
+  if (u->own_header) sb_printf(&sb, "#include \"%s.h\"\n\n", u->name);
 
   Emit em = {.sb = &sb, .u = u};
   em.cu_hooks = u->cu_hooks && n.npu;
@@ -516,6 +537,48 @@ char *emit_c_source(const EmitUnit *u) {
   return sb_take(&sb);
 }
 
+/* Whether C text names macro `name` as a whole identifier. */
+static bool names_macro(const char *text, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+    bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+    if (start && end) return true;
+  }
+  return false;
+}
+
+/* The #defines the prototype names, and those their bodies name, in the
+ * kernel's order: the header declares what its signature uses. */
+static void header_defines(StrBuf *sb, const EmitUnit *u) {
+  StrBuf proto;
+  sb_init(&proto);
+  emit_prototype(&proto, u);
+  int n = 0;
+  for (const Define *d = u->m->defines; d; d = d->next) n++;
+  bool *need = calloc(n ? (size_t)n : 1, sizeof *need);
+  for (bool grew = true; grew;) { /* a body may name an earlier macro */
+    grew = false;
+    int i = 0;
+    for (const Define *d = u->m->defines; d; d = d->next, i++) {
+      if (need[i]) continue;
+      bool used = names_macro(proto.data, d->name);
+      int j = 0;
+      for (const Define *e = u->m->defines; e && !used; e = e->next, j++) used = need[j] && names_macro(e->body, d->name);
+      if (used) need[i] = grew = true;
+    }
+  }
+  int i = 0, printed = 0;
+  for (const Define *d = u->m->defines; d; d = d->next, i++)
+    if (need[i]) {
+      sb_printf(sb, "#define %s %s\n", d->name, d->body);
+      printed++;
+    }
+  if (printed) sb_putc(sb, '\n');
+  free(need);
+  sb_free(&proto);
+}
+
 char *emit_c_header(const EmitUnit *u) {
   StrBuf sb;
   sb_init(&sb);
@@ -531,6 +594,7 @@ char *emit_c_header(const EmitUnit *u) {
   Needs n = {false, false, false, false};
   for (const Param *p = u->k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
   if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
+  header_defines(&sb, u);
   emit_prototype(&sb, u);
   sb_puts(&sb, ";\n\n");
   emit_layout_prototypes(&sb, u);

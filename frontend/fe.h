@@ -104,6 +104,7 @@ VarInfo *fe_vinfo(Fe *fe, const Var *v);
 /* type.c: type specifiers and type descriptors */
 const Type *fe_type_of(Fe *fe, TSNode type_node);
 bool fe_has_const(TSNode decl);
+bool fe_array_restrict(Fe *fe, TSNode array_decl, bool first_dim);
 const Type *fe_type_descriptor(Fe *fe, TSNode td);
 
 /* expr.c */

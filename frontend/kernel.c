@@ -34,6 +34,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
   int64_t dims[IR_MAX_DIMS];
   const char *dim_names[IR_MAX_DIMS];
   int nd = 0;
+  bool is_restrict = false;
   while (fe_is(d, "array_declarator")) {
     if (nd == IR_MAX_DIMS) fe_error(fe, d, "too many array dimensions (at most %d)", IR_MAX_DIMS);
     TSNode size = fe_field(d, "size");
@@ -45,6 +46,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
       fe_error(fe, d, "array parameter '%s' needs a constant extent in every dimension",
                fe_is(base, "identifier") ? fe_text(fe, base) : nm);
     }
+    is_restrict |= fe_array_restrict(fe, d, !fe_is(inner, "array_declarator"));
     int64_t v = fe_const_int(fe, size, "array extent");
     if (v <= 0) fe_error(fe, size, "array extent must be positive, not %lld", (long long)v);
     dim_names[nd] = fe_is(size, "identifier") ? fe_text(fe, size) : NULL;
@@ -69,6 +71,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
   }
   b->scope = "global";
   b->is_const = is_const;
+  b->is_restrict = is_restrict;
   b->role = is_const ? ROLE_INPUT : ROLE_INOUT;
   b->loc = fe_loc(fe, d);
   b->id = fe->k->nbufs++;

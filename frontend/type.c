@@ -50,6 +50,28 @@ bool fe_has_const(TSNode decl) {
   return false;
 }
 
+/* The qualifiers inside one array declarator's brackets (`A[restrict N]`).
+ * C99 allows them only in a parameter's first dimension, where they
+ * qualify the pointer the array decays to; npugen keeps `restrict` (a
+ * promise that no other parameter reaches the same memory, which its
+ * dependence analysis assumes anyway: docs/schedules.md) and refuses the
+ * rest rather than drop them silently. */
+bool fe_array_restrict(Fe *fe, TSNode array_decl, bool first_dim) {
+  bool restrict_ = false;
+  uint32_t cnt = ts_node_child_count(array_decl);
+  for (uint32_t i = 0; i < cnt; i++) {
+    TSNode c = ts_node_child(array_decl, i);
+    if (!fe_is(c, "type_qualifier")) continue;
+    const char *q = fe_text(fe, c);
+    if (strcmp(q, "restrict") != 0)
+      fe_error(fe, c, "qualifier '%s' inside an array parameter's brackets is not supported (only 'restrict')", q);
+    if (!first_dim)
+      fe_error(fe, c, "'restrict' belongs in the first brackets of an array parameter, e.g. 'float A[restrict N][K]'");
+    restrict_ = true;
+  }
+  return restrict_;
+}
+
 const Type *fe_type_descriptor(Fe *fe, TSNode td) {
   TSNode decl = fe_field(td, "declarator");
   if (!ts_node_is_null(decl))

@@ -46,7 +46,9 @@ int npg_variant_index(const NpgSession *s, const char *name); /* -1 if none */
 /* For a name npg_variant_index does not know: "no variant named 'x' in
  * FILE (variants: a, b); did you mean 'b'?" into msg. */
 void npg_variant_unknown(const NpgSession *s, const char *name, char *msg, size_t msg_size);
-const char *npg_emit_source(NpgSession *s, int variant); /* <variant>.c */
+/* <variant>.c, which includes "<variant>.h" (so write both into one
+ * folder; npg_jit_variant compiles the C without that line) */
+const char *npg_emit_source(NpgSession *s, int variant);
 const char *npg_emit_header(NpgSession *s, int variant); /* <variant>.h */
 const char *npg_dump_ir(NpgSession *s, int variant);
 /* The lowered IR (docs/lowering.md): the variant's DMA starts and waits,
@@ -153,6 +155,10 @@ bool npg_set_target(NpgSession *s, const char *path);
 /* The target's name ([target] name; "default" for the built-in one): the
  * emitted header comment's "Target:" line for scheduled variants. */
 const char *npg_target_name(const NpgSession *s);
+/* Emit every array parameter `restrict`, as if the kernel declared each
+ * `T A[restrict N]...` (npugen emit --assume-no-alias). Sound only when
+ * callers pass arrays that do not overlap: docs/schedules.md. */
+void npg_set_assume_no_alias(NpgSession *s, bool on);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);
 /* What npg_check may spend on one run (docs/limits.md); 0 keeps a default.

@@ -117,6 +117,7 @@ struct Buffer {
    * token <name>_tok while the loop runs on the other copy */
   int copies;
   const char *db_name, *db_token;
+  const char *db_next; /* the next iteration's copy where a loop loads it ahead (lower/pipeline.c) */
   const Layout *layout; /* NULL: the logical layout; shape is physical */
   /* vu_vm buffers in the body of a loop bound to the VU cores: that loop's
    * counter, whose value is the core holding the iteration's copy (set
@@ -124,6 +125,7 @@ struct Buffer {
   const Var *core;
   BufferRole role;
   bool is_const;
+  bool is_restrict; /* a parameter declared `T A[restrict N]...`: kept in the emitted signature */
   SrcLoc loc;
   int id;
 };

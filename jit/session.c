@@ -178,13 +178,24 @@ const Kernel *session_variant_ir(const NpgSession *s, int i) {
 
 EmitUnit session_unit(const NpgSession *s, int i) {
   return (EmitUnit){.m = s->m, .k = s->v[i].ir, .name = s->v[i].name, .schedule = s->v[i].schedule,
-                    .target = &s->target, .order = EMIT_ORDER_SOURCE, .lowered = s->v[i].low};
+                    .target = &s->target, .order = EMIT_ORDER_SOURCE, .lowered = s->v[i].low,
+                    .assume_no_alias = s->assume_no_alias};
+}
+
+void npg_set_assume_no_alias(NpgSession *s, bool on) {
+  s->assume_no_alias = on;
+  for (int i = 0; i < npg_variant_count(s); i++) { /* emitted before: stale */
+    free(s->v[i].source);
+    free(s->v[i].header);
+    s->v[i].source = s->v[i].header = NULL;
+  }
 }
 
 const char *npg_emit_source(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   if (!s->v[i].source) {
     EmitUnit u = session_unit(s, i);
+    u.own_header = true;
     s->v[i].source = emit_c_source(&u);
   }
   return s->v[i].source;
@@ -194,6 +205,7 @@ const char *npg_emit_header(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   if (!s->v[i].header) {
     EmitUnit u = session_unit(s, i);
+    u.own_header = true;
     s->v[i].header = emit_c_header(&u);
   }
   return s->v[i].header;
@@ -341,8 +353,10 @@ NpgJit *npg_jit_variant(NpgSession *s, int i) {
   j->npu = calls_npu(s->v[i].ir);
   j->target = s->target;
   snprintf(j->thunk, sizeof j->thunk, "npg_call_%s", s->v[i].name);
-  j->unit = check_compile_variant(s->v[i].ir, npg_emit_source(s, i), s->v[i].name, j->error,
-                                  sizeof j->error);
+  EmitUnit u = session_unit(s, i); /* npg_emit_source's C without its #include of the .h: tcc has no file */
+  char *text = emit_c_source(&u);
+  j->unit = check_compile_variant(s->v[i].ir, text, s->v[i].name, j->error, sizeof j->error);
+  free(text);
   if (j->unit) j->error[0] = 0; /* tcc's warnings are not errors */
   return j;
 }

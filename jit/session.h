@@ -38,6 +38,7 @@ struct NpgSession {
   char *trace_path;
   uint64_t max_steps, max_bytes; /* npg_set_check_limits; 0: the defaults */
   unsigned check_orders;         /* npg_set_check_orders; 0: NPG_ORDER_ALL */
+  bool assume_no_alias;          /* npg_set_assume_no_alias */
 };
 
 /* Lowers ir and checks its synchronisation, then adds it as a variant

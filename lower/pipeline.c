@@ -124,6 +124,31 @@ static Stmt **prologue(Lower *lw, const Stmt *L, const DbBuf *d, Stmt **tail) {
   return lower_append(tail, first);
 }
 
+/* Load c of b, started at L's next iteration, into the other copy: the
+ * view there is named b->db_next, since one named b would shadow this
+ * iteration's (gcc -Wshadow). The start keeps copy c (so the
+ * synchronisation check sees a DMA into b, whichever name prints it) and
+ * prints the shape of c's clone whose destination is the renamed view. */
+static Stmt *load_ahead(Lower *lw, const Stmt *L, const Buffer *b, const Stmt *c, Expr *next) {
+  Stmt *start = lower_start(lw, lower_token(b->db_token, NULL, NULL), c, channel(lw, 1), L->var, next, false);
+  if (!b->db_next) {
+    Stmt *view = lower_view(lw, b, copy_index(lw, L, 1), false, c->loc);
+    view->next = start;
+    return view;
+  }
+  Buffer *renamed = ARENA_NEW(lw->arena, Buffer);
+  *renamed = *b;
+  renamed->name = b->db_next;
+  CloneMap cm = {0};
+  Stmt *copy = ir_clone_stmt(lw->arena, c, &cm);
+  clone_map_free(&cm);
+  ((Stmt *)ir_nest_leaf(copy))->lhs->buf = renamed;
+  start->low->shape = lower_dma_shape(lw->arena, copy, L->var, next, true);
+  Stmt *view = lower_view(lw, renamed, copy_index(lw, L, 1), false, c->loc);
+  view->next = start;
+  return view;
+}
+
 /* One statement of the loop's body that belongs to double-buffered d. */
 static Stmt **body_part(Lower *lw, const Stmt *L, int64_t trips, const DbBuf *d, const Stmt *c, Stmt **tail) {
   const Buffer *b = d->decl->buf;
@@ -142,8 +167,7 @@ static Stmt **body_part(Lower *lw, const Stmt *L, int64_t trips, const DbBuf *d,
                             num(lw, L, trips), &ty_int, L->loc);
     ahead->note = "the next iteration's region, into the other copy";
     ahead->then_s = ir_stmt(lw->arena, ST_BLOCK, c->loc);
-    ahead->then_s->body = lower_view(lw, b, copy_index(lw, L, 1), false, c->loc);
-    ahead->then_s->body->next = lower_start(lw, lower_token(b->db_token, NULL, NULL), c, channel(lw, 1), L->var, next, false);
+    ahead->then_s->body = load_ahead(lw, L, b, c, next);
     return lower_append(tail, ahead);
   }
   return lower_append(tail, lower_start(lw, lower_token(b->db_token, copy_index(lw, L, 0), NULL), c, channel(lw, 2), NULL, NULL, false));

@@ -48,7 +48,10 @@ bool prim_double_buffer(Sched *s, const SchedStep *st) {
     return sched_error(s, &st->args[0], "%s", why);
   /* a bound loop's buffer is reached through its core's pointer, not an
    * array of copies, and has its token array already (schedule/bind.c) */
-  if (!bound) b->db_name = sched_derived_name(s, b->name, "_db");
+  if (!bound) {
+    b->db_name = sched_derived_name(s, b->name, "_db");
+    b->db_next = sched_derived_name(s, b->name, "_next");
+  }
   if (!b->db_token) b->db_token = sched_derived_name(s, b->name, "_tok");
   b->copies = 2;
   return true;

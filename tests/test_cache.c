@@ -559,8 +559,8 @@ Test(double_buffer, overlaps_dma_with_the_nu) {
   const char *c = npg_emit_source(s, db);
   has(c, "          npu_dma_wait(B_wb_tok);\n"
          "          if (jo + 1 < 4) { /* the next iteration's region, into the other copy */\n"
-         "            int8_t (*B_wb)[64] = B_wb_db[(jo + 1) % 2];\n"
-         "            B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 64, &B[0][(jo + 1) * 64], 256, 64, 512);\n"
+         "            int8_t (*B_wb_next)[64] = B_wb_db[(jo + 1) % 2];\n"
+         "            B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 64, &B[0][(jo + 1) * 64], 256, 64, 512);\n"
          "          }\n");
   has(c, "if (jo >= 2) npu_dma_wait(C_ob_tok[jo % 2]); /* its copy out two iterations ago */");
   has(c, "          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 64][jo * 64], 1024, &C_ob[0][0], 256, 256, 64);\n"
@@ -710,7 +710,7 @@ Test(cache, tail_tiles_copy_up_to_the_end) {
   has(c, "npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 48][0], 256 * (128 - io * 48 < 48 ? 128 - io * 48 : 48)));");
   /* the first tile, loaded before the loop: its count is known */
   has(c, "B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 40, &B[0][0], 128, 40, 256);");
-  has(c, "B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 40, &B[0][(jo + 1) * 40], 128, "
+  has(c, "B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 40, &B[0][(jo + 1) * 40], 128, "
          "(128 - (jo + 1) * 40 < 40 ? 128 - (jo + 1) * 40 : 40), 256);");
   /* two tails: row bytes and rows */
   has(c, "C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 48][jo * 40], 512, &C_ob[0][0], 160, "

@@ -215,7 +215,8 @@ Test(check_orders, every_iteration_once_in_its_order) {
 Test(check_orders, only_the_check_sees_permuted_loops) {
   NpgSession *s = open_kernel(ranges);
   mark_without_proof(s, 0, "j", LOOP_PARALLEL);
-  EmitUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = EMIT_ORDER_SOURCE};
+  EmitUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = EMIT_ORDER_SOURCE,
+                .own_header = true};
   char *source = emit_c_source(&u);
   cr_expect_str_eq(npg_emit_source(s, 0), source);
   u.order = EMIT_ORDER_REVERSED;

@@ -374,7 +374,7 @@ Test(lower, the_lowered_ir_prints_verifies_and_clones) {
   cr_expect(strstr(dump, "dma_start(A_ib_tok, A_ib_load: A_ib[A_ib_0][A_ib_1] <- A[(io + 1) * 128 + A_ib_0][A_ib_1]"),
             "%s", dump);
   cr_expect(strstr(dump, "dma_wait(C_ob_tok[jo % 2]) if jo >= 2"), "%s", dump);
-  cr_expect(strstr(dump, "view B_wb = B_wb_db[(jo + 1) % 2]"), "%s", dump);
+  cr_expect(strstr(dump, "view B_wb_next = B_wb_db[(jo + 1) % 2]"), "%s", dump);
   cr_expect(strstr(dump, "for jo in 0 .. < 8 step 1 in source order:"), "%s", dump);
   Arena a;
   arena_init(&a, 0);

@@ -7,6 +7,11 @@
 
 #include <stdint.h>
 
-void conv2d(const int8_t in[16][28][28], const int8_t wt[32][16][3][3], const int32_t bias[32], int32_t out[32][28][28]);
+#define C 16
+#define H 28
+#define W 28
+#define OC 32
+
+void conv2d(const int8_t in[C][H][W], const int8_t wt[OC][C][3][3], const int32_t bias[OC], int32_t out[OC][H][W]);
 
 #endif

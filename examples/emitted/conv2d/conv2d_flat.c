@@ -13,7 +13,9 @@
 #define W 28
 #define OC 32
 
-void conv2d_flat(const int8_t in[16][28][28], const int8_t wt[32][16][3][3], const int32_t bias[32], int32_t out[32][28][28]) {
+#include "conv2d_flat.h"
+
+void conv2d_flat(const int8_t in[C][H][W], const int8_t wt[OC][C][3][3], const int32_t bias[OC], int32_t out[OC][H][W]) {
   /* loop nest oc (line 12): mac (line 22), store (line 24), mac (line 22), store (line 24) */
   for (int oc = 0; oc < OC; oc++) {
     for (int po = 0; po < 16; po++) {

@@ -15,7 +15,9 @@
 #define W 28
 #define OC 32
 
-void conv2d_tiled(const int8_t in[16][28][28], const int8_t wt[32][16][3][3], const int32_t bias[32], int32_t out[32][28][28]) {
+#include "conv2d_tiled.h"
+
+void conv2d_tiled(const int8_t in[C][H][W], const int8_t wt[OC][C][3][3], const int32_t bias[OC], int32_t out[OC][H][W]) {
   /* loop nest oc (line 12): mac (line 22), mac (line 22), mac (line 22), mac (line 22), mac (line 22), mac (line 22), and 4 more */
 #ifdef _OPENMP
 #pragma omp parallel for

@@ -7,6 +7,12 @@
 
 #include <stdint.h>
 
-void conv_relu_q(const int8_t in[1][128][28][28], const int8_t wt[128][128][3][3], const int32_t bias[128], int8_t out[1][128][28][28], int multiplier, int shift, int zero_point);
+#define N 1
+#define C 128
+#define OC 128
+#define H 28
+#define W 28
+
+void conv_relu_q(const int8_t in[N][C][H][W], const int8_t wt[OC][C][3][3], const int32_t bias[OC], int8_t out[N][OC][H][W], int multiplier, int shift, int zero_point);
 
 #endif

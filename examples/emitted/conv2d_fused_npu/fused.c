@@ -38,7 +38,9 @@
 #define H 28
 #define W 28
 
-void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[128], int8_t out[1][8][12544], int multiplier, int shift, int zero_point) {
+#include "fused.h"
+
+void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[OC], int8_t out[1][8][12544], int multiplier, int shift, int zero_point) {
   /* loop nest n (line 22): bias_dm_load (line 61), in_ib_load (line 60), wt_wb_load (line 62), init (line 26), update (line 31), acc_vm_load (line 66), and 3 more */
   for (int n = 0; n < N; n++) {
     int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 0); /* dm: 512 bytes */
@@ -61,8 +63,8 @@ void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], c
         int8_t (*wt_wb)[3][3][128][16] = wt_wb_db[oco % 2];
         npu_dma_wait(wt_wb_tok);
         if (oco + 1 < 8) { /* the next iteration's region, into the other copy */
-          int8_t (*wt_wb)[3][3][128][16] = wt_wb_db[(oco + 1) % 2];
-          wt_wb_tok = npu_dma_1d(1, &wt_wb[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 18432);
+          int8_t (*wt_wb_next)[3][3][128][16] = wt_wb_db[(oco + 1) % 2];
+          wt_wb_tok = npu_dma_1d(1, &wt_wb_next[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 18432);
         }
         /* init: acc_ob <- bias_dm */
         npu_dma_wait(npu_dma_2d(0, &acc_ob[n][0][0][0][0], 64, &bias_dm[oco * 16], 0, 64, 784));

@@ -33,7 +33,9 @@
 
 #include <stdint.h>
 
-void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[128], int8_t out[1][8][12544], int multiplier, int shift, int zero_point);
+#define OC 128
+
+void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[OC], int8_t out[1][8][12544], int multiplier, int shift, int zero_point);
 
 /* in: logical [1][128][28][28] -> physical [1][28][28][128], by
  *   transform_layout(in, (n, c, h, w), (n, h, w, c))

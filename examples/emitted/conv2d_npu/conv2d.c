@@ -10,7 +10,9 @@
 #define H 56
 #define W 56
 
-void conv2d(const int8_t in[1][64][56][56], const int8_t wt[64][64][3][3], int32_t out[1][64][56][56]) {
+#include "conv2d.h"
+
+void conv2d(const int8_t in[N][C][H][W], const int8_t wt[OC][C][3][3], int32_t out[N][OC][H][W]) {
   /* loop nest n (line 17): init (line 21), update (line 26) */
   for (int n = 0; n < N; n++) {
     for (int oc = 0; oc < OC; oc++) {

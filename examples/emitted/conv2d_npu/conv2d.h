@@ -7,6 +7,12 @@
 
 #include <stdint.h>
 
-void conv2d(const int8_t in[1][64][56][56], const int8_t wt[64][64][3][3], int32_t out[1][64][56][56]);
+#define N 1
+#define C 64
+#define OC 64
+#define H 56
+#define W 56
+
+void conv2d(const int8_t in[N][C][H][W], const int8_t wt[OC][C][3][3], int32_t out[N][OC][H][W]);
 
 #endif

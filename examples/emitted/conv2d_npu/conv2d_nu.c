@@ -23,6 +23,8 @@
 #define H 56
 #define W 56
 
+#include "conv2d_nu.h"
+
 void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][4], int32_t out[1][16][56][56][4]) {
   /* loop nest n (line 17): in_ib_load (line 42), wt_wb_load (line 43), init (line 21), update (line 26), out_ob_store (line 44) */
   for (int n = 0; n < N; n++) {
@@ -44,8 +46,8 @@ void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][
         int8_t (*wt_wb)[3][3][64][4] = wt_wb_db[oco % 2];
         npu_dma_wait(wt_wb_tok);
         if (oco + 1 < 16) { /* the next iteration's region, into the other copy */
-          int8_t (*wt_wb)[3][3][64][4] = wt_wb_db[(oco + 1) % 2];
-          wt_wb_tok = npu_dma_1d(1, &wt_wb[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 2304);
+          int8_t (*wt_wb_next)[3][3][64][4] = wt_wb_db[(oco + 1) % 2];
+          wt_wb_tok = npu_dma_1d(1, &wt_wb_next[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 2304);
         }
         npu_nu_conv2d_i8(&out_ob[n][0][0][0][0], &in_ib[n][0][0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 0);
         out_ob_tok[oco % 2] = npu_dma_1d(2, &out[0][oco][0][0][0], &out_ob[0][0][0][0][0], 50176);

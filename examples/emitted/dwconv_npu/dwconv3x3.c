@@ -8,7 +8,9 @@
 #define H 56
 #define W 56
 
-void dwconv3x3(const int8_t in[64][58][58], const int8_t wt[64][3][3], int32_t out[64][56][56]) {
+#include "dwconv3x3.h"
+
+void dwconv3x3(const int8_t in[C][58][58], const int8_t wt[C][3][3], int32_t out[C][H][W]) {
   /* loop nest c (line 13): init (line 16), update (line 19) */
   for (int c = 0; c < C; c++) {
     for (int y = 0; y < H; y++) {

@@ -7,6 +7,10 @@
 
 #include <stdint.h>
 
-void dwconv3x3(const int8_t in[64][58][58], const int8_t wt[64][3][3], int32_t out[64][56][56]);
+#define C 64
+#define H 56
+#define W 56
+
+void dwconv3x3(const int8_t in[C][58][58], const int8_t wt[C][3][3], int32_t out[C][H][W]);
 
 #endif

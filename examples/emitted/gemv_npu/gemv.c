@@ -7,7 +7,9 @@
 #define M 1024
 #define K 1024
 
-void gemv(const int8_t A[1024][1024], const int8_t x[1024], int32_t y[1024]) {
+#include "gemv.h"
+
+void gemv(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
   /* loop nest i (line 13): init (line 14), update (line 16) */
   for (int i = 0; i < M; i++) {
     y[i] = 0; /* init */

@@ -7,6 +7,9 @@
 
 #include <stdint.h>
 
-void gemv(const int8_t A[1024][1024], const int8_t x[1024], int32_t y[1024]);
+#define M 1024
+#define K 1024
+
+void gemv(const int8_t A[M][K], const int8_t x[K], int32_t y[M]);
 
 #endif

@@ -16,7 +16,9 @@
 #define M 1024
 #define K 1024
 
-void gemv_nu(const int8_t A[1024][1024], const int8_t x[1024], int32_t y[1024]) {
+#include "gemv_nu.h"
+
+void gemv_nu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
   int8_t *x_wb = (int8_t *)(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb: 1024 bytes */
   /* loop nest x_wb_0 (line 32): x_wb_load (line 32) */
   /* x_wb_load: x_wb <- x */
@@ -37,8 +39,8 @@ void gemv_nu(const int8_t A[1024][1024], const int8_t x[1024], int32_t y[1024]) 
       int8_t (*A_ib)[1024] = A_ib_db[io % 2];
       npu_dma_wait(A_ib_tok);
       if (io + 1 < 8) { /* the next iteration's region, into the other copy */
-        int8_t (*A_ib)[1024] = A_ib_db[(io + 1) % 2];
-        A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[(io + 1) * 128][0], 131072);
+        int8_t (*A_ib_next)[1024] = A_ib_db[(io + 1) % 2];
+        A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 131072);
       }
       npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], 128, 1, 1024, 1024, 1, 1, 0);
       y_ob_tok[io % 2] = npu_dma_1d(2, &y[io * 128], &y_ob[0], 512);

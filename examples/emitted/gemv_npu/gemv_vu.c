@@ -19,7 +19,9 @@
 #define M 1024
 #define K 1024
 
-void gemv_vu(const int8_t A[1024][1024], const int8_t x[1024], int32_t y[1024]) {
+#include "gemv_vu.h"
+
+void gemv_vu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
   /* loop nest io (line 13): x_vm_load (line 51), A_vm_load (line 50), init (line 14), update (line 16), y_vm_store (line 52) */
   {
     npu_token_t y_vm_tok[4] = {0}; /* per core: the copy out of y_vm not yet waited for */

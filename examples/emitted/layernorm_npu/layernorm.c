@@ -7,7 +7,9 @@
 #define R 256
 #define C 256
 
-void layernorm(const float X[256][256], const float gamma[256], const float beta[256], float Y[256][256]) {
+#include "layernorm.h"
+
+void layernorm(const float X[R][C], const float gamma[C], const float beta[C], float Y[R][C]) {
   float sum[256];
   float mean[256];
   float d[256][256];

@@ -5,6 +5,9 @@
 #ifndef NPUGEN_LAYERNORM_H
 #define NPUGEN_LAYERNORM_H
 
-void layernorm(const float X[256][256], const float gamma[256], const float beta[256], float Y[256][256]);
+#define R 256
+#define C 256
+
+void layernorm(const float X[R][C], const float gamma[C], const float beta[C], float Y[R][C]);
 
 #endif

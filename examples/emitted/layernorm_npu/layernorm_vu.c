@@ -34,7 +34,9 @@
 #define R 256
 #define C 256
 
-void layernorm_vu(const float X[256][256], const float gamma[256], const float beta[256], float Y[256][256]) {
+#include "layernorm_vu.h"
+
+void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C], float Y[R][C]) {
   /* loop nest ro (line 14): beta_vm_load (line 49), gamma_vm_load (line 48), X_vm_load (line 47), s1 (line 15), rsum (line 17), avg (line 18), and 8 more */
   {
     npu_token_t Y_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of Y_vm not yet waited for */

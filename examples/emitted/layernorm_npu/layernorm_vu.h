@@ -31,6 +31,9 @@
 #ifndef NPUGEN_LAYERNORM_VU_H
 #define NPUGEN_LAYERNORM_VU_H
 
-void layernorm_vu(const float X[256][256], const float gamma[256], const float beta[256], float Y[256][256]);
+#define R 256
+#define C 256
+
+void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C], float Y[R][C]);
 
 #endif

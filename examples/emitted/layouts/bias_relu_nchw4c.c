@@ -9,6 +9,8 @@
 
 #define N 127
 
+#include "bias_relu_nchw4c.h"
+
 void bias_relu_nchw4c(const int8_t X[1][4][14][14][4], const int32_t bias[16], int32_t Y[1][4][14][14][4]) {
   /* loop nest n (line 57): s2 (line 62) */
   for (int n = 0; n < 1; n++) {

@@ -8,6 +8,8 @@
 
 #define N 127
 
+#include "bias_relu_rows.h"
+
 void bias_relu_rows(const int8_t X[1][14][14][16], const int32_t bias[16], int32_t Y[14][224]) {
   /* loop nest n (line 57): s2 (line 62) */
   for (int n = 0; n < 1; n++) {

@@ -4,6 +4,8 @@
  */
 #define N 127
 
+#include "conv7x7.h"
+
 void conv7x7(const float X[3][13][13], const float W[32][3][7][7], float Y[32][7][7]) {
   /* loop nest o (line 7): init (line 10), update (line 14) */
   for (int o = 0; o < 32; o++) {

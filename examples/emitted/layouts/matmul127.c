@@ -4,7 +4,9 @@
  */
 #define N 127
 
-void matmul127(const float A[127][127], const float B[127][127], float C[127][127]) {
+#include "matmul127.h"
+
+void matmul127(const float A[N][N], const float B[N][N], float C[N][N]) {
   /* loop nest i (line 26): s1 (line 28), s2 (line 30) */
   for (int i = 0; i < N; i++) {
     for (int j = 0; j < N; j++) {

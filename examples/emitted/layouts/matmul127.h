@@ -5,6 +5,8 @@
 #ifndef NPUGEN_MATMUL127_H
 #define NPUGEN_MATMUL127_H
 
-void matmul127(const float A[127][127], const float B[127][127], float C[127][127]);
+#define N 127
+
+void matmul127(const float A[N][N], const float B[N][N], float C[N][N]);
 
 #endif

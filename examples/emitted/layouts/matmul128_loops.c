@@ -14,6 +14,8 @@
  */
 #define N 127
 
+#include "matmul128_loops.h"
+
 void matmul128_loops(const float A[128][128], const float B[128][128], float C[128][128]) {
   /* loop nest i128 (line 26): s1 (line 28), s2 (line 30) */
   for (int i128 = 0; i128 < 128; i128++) {

@@ -11,6 +11,8 @@
  */
 #define N 127
 
+#include "matmul128_padded.h"
+
 void matmul128_padded(const float A[128][128], const float B[128][128], float C[128][128]) {
   /* loop nest io (line 26): s1 (line 28), s2 (line 30) */
   for (int io = 0; io < 4; io++) {

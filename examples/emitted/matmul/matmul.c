@@ -6,7 +6,9 @@
 
 #define M 256
 
-void matmul(const int8_t A[256][512], const int8_t B[512][128], int32_t C[256][128]) {
+#include "matmul.h"
+
+void matmul(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]) {
   /* loop nest i (line 7): init (line 9), update (line 11) */
   for (int i = 0; i < M; i++) {
     for (int j = 0; j < 128; j++) {

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
-void matmul(const int8_t A[256][512], const int8_t B[512][128], int32_t C[256][128]);
+#define M 256
+
+void matmul(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]);
 
 #endif

@@ -10,7 +10,9 @@
 
 #define M 256
 
-void matmul_flat_init(const int8_t A[256][512], const int8_t B[512][128], int32_t C[256][128]) {
+#include "matmul_flat_init.h"
+
+void matmul_flat_init(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]) {
   /* loop nest ij (line 7): init (line 9) */
   for (int ij = 0; ij < 32768; ij++) {
     C[ij / 128][ij % 128] = 0; /* init */

@@ -13,7 +13,9 @@
 
 #define M 256
 
-void matmul_nu(const int8_t A[256][512], const int8_t B[512][128], int32_t C[256][128]) {
+#include "matmul_nu.h"
+
+void matmul_nu(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]) {
   /* loop nest io (line 7): A_ib_load (line 42), B_wb_load (line 43), init (line 9), update (line 11), C_ob_store (line 44) */
   for (int io = 0; io < 4; io++) {
     int8_t (*A_ib)[512] = (int8_t (*)[512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 32768 bytes */

@@ -6,7 +6,9 @@
 
 #define N 1024
 
-void matmul(const int8_t A[1024][1024], const int8_t B[1024][1024], int32_t C[1024][1024]) {
+#include "matmul.h"
+
+void matmul(const int8_t A[N][N], const int8_t B[N][N], int32_t C[N][N]) {
   /* loop nest i (line 9): init (line 11), update (line 13) */
   for (int i = 0; i < N; i++) {
     for (int j = 0; j < N; j++) {

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
-void matmul(const int8_t A[1024][1024], const int8_t B[1024][1024], int32_t C[1024][1024]);
+#define N 1024
+
+void matmul(const int8_t A[N][N], const int8_t B[N][N], int32_t C[N][N]);
 
 #endif

@@ -16,7 +16,9 @@
 
 #define N 1024
 
-void matmul_nu(const int8_t A[1024][1024], const int8_t B[1024][1024], int32_t C[1024][1024]) {
+#include "matmul_nu.h"
+
+void matmul_nu(const int8_t A[N][N], const int8_t B[N][N], int32_t C[N][N]) {
   /* loop nest io (line 9): A_ib_load (line 23), B_wb_load (line 24), init (line 11), update (line 13), C_ob_store (line 25) */
   {
     int8_t (*A_ib_db)[128][1024] = (int8_t (*)[128][1024])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, two copies of 131072 bytes */
@@ -29,8 +31,8 @@ void matmul_nu(const int8_t A[1024][1024], const int8_t B[1024][1024], int32_t C
       int8_t (*A_ib)[1024] = A_ib_db[io % 2];
       npu_dma_wait(A_ib_tok);
       if (io + 1 < 8) { /* the next iteration's region, into the other copy */
-        int8_t (*A_ib)[1024] = A_ib_db[(io + 1) % 2];
-        A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[(io + 1) * 128][0], 131072);
+        int8_t (*A_ib_next)[1024] = A_ib_db[(io + 1) % 2];
+        A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 131072);
       }
       {
         int32_t (*C_ob_db)[128][128] = (int32_t (*)[128][128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, two copies of 65536 bytes */
@@ -47,8 +49,8 @@ void matmul_nu(const int8_t A[1024][1024], const int8_t B[1024][1024], int32_t C
           int8_t (*B_wb)[128] = B_wb_db[jo % 2];
           npu_dma_wait(B_wb_tok);
           if (jo + 1 < 8) { /* the next iteration's region, into the other copy */
-            int8_t (*B_wb)[128] = B_wb_db[(jo + 1) % 2];
-            B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 128, &B[0][(jo + 1) * 128], 1024, 128, 1024);
+            int8_t (*B_wb_next)[128] = B_wb_db[(jo + 1) % 2];
+            B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 128, &B[0][(jo + 1) * 128], 1024, 128, 1024);
           }
           npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 128, 128, 1024, 1024, 128, 128, 0);
           C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 128], 4096, &C_ob[0][0], 512, 512, 128);

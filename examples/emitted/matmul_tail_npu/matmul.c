@@ -8,7 +8,9 @@
 #define N 1000
 #define K 1000
 
-void matmul(const int8_t A[1000][1000], const int8_t B[1000][1000], int32_t C[1000][1000]) {
+#include "matmul.h"
+
+void matmul(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   /* loop nest i (line 11): init (line 13), update (line 15) */
   for (int i = 0; i < M; i++) {
     for (int j = 0; j < N; j++) {

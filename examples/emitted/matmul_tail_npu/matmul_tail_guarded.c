@@ -17,7 +17,9 @@
 #define N 1000
 #define K 1000
 
-void matmul_tail_guarded(const int8_t A[1000][1000], const int8_t B[1000][1000], int32_t C[1000][1000]) {
+#include "matmul_tail_guarded.h"
+
+void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   /* loop nest io (line 11): A_ib_load (line 27), B_wb_load (line 28), init (line 13), update (line 15), C_ob_store (line 29) */
   for (int io = 0; io < 8; io++) {
     int8_t (*A_ib)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 128000 bytes */
@@ -38,8 +40,8 @@ void matmul_tail_guarded(const int8_t A[1000][1000], const int8_t B[1000][1000],
         int8_t (*B_wb)[125] = B_wb_db[jo % 2];
         npu_dma_wait(B_wb_tok);
         if (jo + 1 < 8) { /* the next iteration's region, into the other copy */
-          int8_t (*B_wb)[125] = B_wb_db[(jo + 1) % 2];
-          B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 125, &B[0][(jo + 1) * 125], 1000, 125, 1000);
+          int8_t (*B_wb_next)[125] = B_wb_db[(jo + 1) % 2];
+          B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 125, &B[0][(jo + 1) * 125], 1000, 125, 1000);
         }
         npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], (1000 - io * 128 >= 128 ? 128 : 1000 - io * 128 > 0 ? 1000 - io * 128 : 0), 125, 1000, 1000, 125, 125, 0);
         C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 125], 4000, &C_ob[0][0], 500, 500, (1000 - io * 128 < 128 ? 1000 - io * 128 : 128));

@@ -15,6 +15,10 @@
 
 #include <stdint.h>
 
-void matmul_tail_guarded(const int8_t A[1000][1000], const int8_t B[1000][1000], int32_t C[1000][1000]);
+#define M 1000
+#define N 1000
+#define K 1000
+
+void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]);
 
 #endif

@@ -6,7 +6,9 @@
 #define H 56
 #define W 56
 
-void avgpool(const float in[64][56][56], float out[64][28][28]) {
+#include "avgpool.h"
+
+void avgpool(const float in[C][H][W], float out[C][28][28]) {
   /* loop nest c (line 24): zero (line 27), sum (line 30), mean (line 31) */
   for (int c = 0; c < C; c++) {
     for (int i = 0; i < H / 2; i++) {

@@ -14,6 +14,10 @@
 #ifndef NPUGEN_AVGPOOL_VU_H
 #define NPUGEN_AVGPOOL_VU_H
 
-void avgpool_vu(const float in[64][56][56], float out[64][28][28]);
+#define C 64
+#define H 56
+#define W 56
+
+void avgpool_vu(const float in[C][H][W], float out[C][28][28]);
 
 #endif

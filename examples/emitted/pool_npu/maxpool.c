@@ -6,7 +6,9 @@
 #define H 56
 #define W 56
 
-void maxpool(const float in[64][56][56], float out[64][28][28]) {
+#include "maxpool.h"
+
+void maxpool(const float in[C][H][W], float out[C][28][28]) {
   /* loop nest c (line 13): first (line 16), larger (line 19) */
   for (int c = 0; c < C; c++) {
     for (int i = 0; i < H / 2; i++) {

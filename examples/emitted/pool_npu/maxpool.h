@@ -5,6 +5,10 @@
 #ifndef NPUGEN_MAXPOOL_H
 #define NPUGEN_MAXPOOL_H
 
-void maxpool(const float in[64][56][56], float out[64][28][28]);
+#define C 64
+#define H 56
+#define W 56
+
+void maxpool(const float in[C][H][W], float out[C][28][28]);
 
 #endif

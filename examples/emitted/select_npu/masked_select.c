@@ -4,7 +4,9 @@
  */
 #define N 262144
 
-void masked_select(const float m[262144], const float x[262144], float y[262144]) {
+#include "masked_select.h"
+
+void masked_select(const float m[N], const float x[N], float y[N]) {
   /* loop nest i (line 12): s1 (line 13) */
   for (int i = 0; i < N; i++) {
     y[i] = m[i] > 0 ? x[i] : 0.0f;

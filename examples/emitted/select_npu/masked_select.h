@@ -5,6 +5,8 @@
 #ifndef NPUGEN_MASKED_SELECT_H
 #define NPUGEN_MASKED_SELECT_H
 
-void masked_select(const float m[262144], const float x[262144], float y[262144]);
+#define N 262144
+
+void masked_select(const float m[N], const float x[N], float y[N]);
 
 #endif

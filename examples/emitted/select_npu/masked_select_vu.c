@@ -17,7 +17,9 @@
 
 #define N 262144
 
-void masked_select_vu(const float m[262144], const float x[262144], float y[262144]) {
+#include "masked_select_vu.h"
+
+void masked_select_vu(const float m[N], const float x[N], float y[N]) {
   /* loop nest io (line 12): x_vm_load (line 37), m_vm_load (line 36), s1 (line 13), y_vm_store (line 38) */
   {
     npu_token_t y_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of y_vm not yet waited for */

@@ -4,7 +4,9 @@
  */
 #define N 262144
 
-void masked_store(const float m[262144], const float x[262144], float y[262144]) {
+#include "masked_store.h"
+
+void masked_store(const float m[N], const float x[N], float y[N]) {
   /* loop nest i (line 22): s1 (line 24) */
   for (int i = 0; i < N; i++) {
     if (m[i] > 0.5f) {

@@ -5,6 +5,8 @@
 #ifndef NPUGEN_MASKED_STORE_H
 #define NPUGEN_MASKED_STORE_H
 
-void masked_store(const float m[262144], const float x[262144], float y[262144]);
+#define N 262144
+
+void masked_store(const float m[N], const float x[N], float y[N]);
 
 #endif

@@ -16,7 +16,9 @@
 
 #define N 262144
 
-void masked_store_vu(const float m[262144], const float x[262144], float y[262144]) {
+#include "masked_store_vu.h"
+
+void masked_store_vu(const float m[N], const float x[N], float y[N]) {
   /* loop nest io (line 22): y_vm_load (line 69), x_vm_load (line 68), m_vm_load (line 67), s1 (line 24), y_vm_store (line 69) */
   {
     npu_token_t x_vm_tok[2][4]; /* per copy, per core: the load of x_vm */

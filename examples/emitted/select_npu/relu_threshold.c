@@ -4,7 +4,9 @@
  */
 #define N 262144
 
-void relu_threshold(const float x[262144], float y[262144], float t) {
+#include "relu_threshold.h"
+
+void relu_threshold(const float x[N], float y[N], float t) {
   /* loop nest i (line 17): s1 (line 18) */
   for (int i = 0; i < N; i++) {
     y[i] = x[i] > t ? x[i] : 0.0f;

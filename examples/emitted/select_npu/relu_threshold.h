@@ -5,6 +5,8 @@
 #ifndef NPUGEN_RELU_THRESHOLD_H
 #define NPUGEN_RELU_THRESHOLD_H
 
-void relu_threshold(const float x[262144], float y[262144], float t);
+#define N 262144
+
+void relu_threshold(const float x[N], float y[N], float t);
 
 #endif

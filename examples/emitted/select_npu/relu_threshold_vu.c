@@ -15,7 +15,9 @@
 
 #define N 262144
 
-void relu_threshold_vu(const float x[262144], float y[262144], float t) {
+#include "relu_threshold_vu.h"
+
+void relu_threshold_vu(const float x[N], float y[N], float t) {
   /* loop nest io (line 17): x_vm_load (line 51), s1 (line 18), y_vm_store (line 52) */
   {
     npu_token_t y_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of y_vm not yet waited for */

@@ -14,6 +14,8 @@
 #ifndef NPUGEN_RELU_THRESHOLD_VU_H
 #define NPUGEN_RELU_THRESHOLD_VU_H
 
-void relu_threshold_vu(const float x[262144], float y[262144], float t);
+#define N 262144
+
+void relu_threshold_vu(const float x[N], float y[N], float t);
 
 #endif

@@ -26,7 +26,9 @@
 #define R 256
 #define C 256
 
-void softmax_vu_small(const float X[256][256], float Y[256][256]) {
+#include "softmax_vu_small.h"
+
+void softmax_vu_small(const float X[R][C], float Y[R][C]) {
   /* loop nest ro (line 12): X_vm_load (line 61), s1 (line 13), rmax (line 15), shift (line 17), ex (line 19), s2 (line 20), and 3 more */
   {
     npu_token_t Y_vm_tok[2][2] = {{0}}; /* per copy, per core: the copy out of Y_vm not yet waited for */

@@ -23,6 +23,9 @@
 #ifndef NPUGEN_SOFTMAX_VU_SMALL_H
 #define NPUGEN_SOFTMAX_VU_SMALL_H
 
-void softmax_vu_small(const float X[256][256], float Y[256][256]);
+#define R 256
+#define C 256
+
+void softmax_vu_small(const float X[R][C], float Y[R][C]);
 
 #endif

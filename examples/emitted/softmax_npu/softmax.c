@@ -7,7 +7,9 @@
 #define R 256
 #define C 256
 
-void softmax(const float X[256][256], float Y[256][256]) {
+#include "softmax.h"
+
+void softmax(const float X[R][C], float Y[R][C]) {
   float mx[256];
   float d[256][256];
   float e[256][256];

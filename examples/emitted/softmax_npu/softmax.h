@@ -5,6 +5,9 @@
 #ifndef NPUGEN_SOFTMAX_H
 #define NPUGEN_SOFTMAX_H
 
-void softmax(const float X[256][256], float Y[256][256]);
+#define R 256
+#define C 256
+
+void softmax(const float X[R][C], float Y[R][C]);
 
 #endif

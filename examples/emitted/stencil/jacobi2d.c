@@ -5,7 +5,9 @@
 #define T 8
 #define N 64
 
-void jacobi2d(float A[64][64], float B[64][64]) {
+#include "jacobi2d.h"
+
+void jacobi2d(float A[N][N], float B[N][N]) {
   /* loop nest t (line 8): sweep (line 11), copy (line 14) */
   for (int t = 0; t < T; t++) {
     for (int i = 1; i < N - 1; i++) {

@@ -5,6 +5,8 @@
 #ifndef NPUGEN_JACOBI2D_H
 #define NPUGEN_JACOBI2D_H
 
-void jacobi2d(float A[64][64], float B[64][64]);
+#define N 64
+
+void jacobi2d(float A[N][N], float B[N][N]);
 
 #endif

@@ -11,7 +11,9 @@
 #define T 8
 #define N 64
 
-void jacobi2d_strips(float A[64][64], float B[64][64]) {
+#include "jacobi2d_strips.h"
+
+void jacobi2d_strips(float A[N][N], float B[N][N]) {
   /* loop nest t (line 8): sweep (line 11), sweep (line 11), copy (line 14) */
   for (int t = 0; t < T; t++) {
     for (int io = 0; io < 7; io++) {

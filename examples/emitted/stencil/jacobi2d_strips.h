@@ -11,6 +11,8 @@
 #ifndef NPUGEN_JACOBI2D_STRIPS_H
 #define NPUGEN_JACOBI2D_STRIPS_H
 
-void jacobi2d_strips(float A[64][64], float B[64][64]);
+#define N 64
+
+void jacobi2d_strips(float A[N][N], float B[N][N]);
 
 #endif

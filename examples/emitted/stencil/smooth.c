@@ -5,7 +5,9 @@
 #define T 8
 #define N 64
 
-void smooth(int A[64]) {
+#include "smooth.h"
+
+void smooth(int A[N]) {
   /* loop nest t (line 19): s1 (line 21) */
   for (int t = 0; t < T; t++) {
     for (int i = 1; i < N - 1; i++) {

@@ -5,6 +5,8 @@
 #ifndef NPUGEN_SMOOTH_H
 #define NPUGEN_SMOOTH_H
 
-void smooth(int A[64]);
+#define N 64
+
+void smooth(int A[N]);
 
 #endif

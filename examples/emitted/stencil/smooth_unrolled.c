@@ -7,7 +7,9 @@
 #define T 8
 #define N 64
 
-void smooth_unrolled(int A[64]) {
+#include "smooth_unrolled.h"
+
+void smooth_unrolled(int A[N]) {
   /* loop nest t (line 19): s1 (line 21), s1 (line 21), s1 (line 21), s1 (line 21), s1 (line 21) */
   for (int t = 0; t < T; t++) {
     for (int i = 1; i < 61; i += 4) {

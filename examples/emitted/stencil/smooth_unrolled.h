@@ -7,6 +7,8 @@
 #ifndef NPUGEN_SMOOTH_UNROLLED_H
 #define NPUGEN_SMOOTH_UNROLLED_H
 
-void smooth_unrolled(int A[64]);
+#define N 64
+
+void smooth_unrolled(int A[N]);
 
 #endif
