@@ -537,7 +537,7 @@ char *emit_c_source(const EmitUnit *u) {
   return sb_take(&sb);
 }
 
-/* Whether C text names macro `name` as a whole identifier. */
+/* Whether a #define's body names macro `name` as a whole identifier. */
 static bool names_macro(const char *text, const char *name) {
   size_t n = strlen(name);
   for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
@@ -548,12 +548,18 @@ static bool names_macro(const char *text, const char *name) {
   return false;
 }
 
+/* Does the prototype name macro `name`: an extent of an array parameter
+ * spelt with it (extent_macro, as emit_param_array prints it)? */
+static bool signature_names(const EmitUnit *u, const char *name) {
+  for (const Param *p = u->k->params; p; p = p->next)
+    for (int i = 0; p->buf && i < p->buf->ndim; i++)
+      if (extent_macro(p->buf, i) && !strcmp(extent_macro(p->buf, i), name)) return true;
+  return false;
+}
+
 /* The #defines the prototype names, and those their bodies name, in the
  * kernel's order: the header declares what its signature uses. */
 static void header_defines(StrBuf *sb, const EmitUnit *u) {
-  StrBuf proto;
-  sb_init(&proto);
-  emit_prototype(&proto, u);
   int n = 0;
   for (const Define *d = u->m->defines; d; d = d->next) n++;
   bool *need = calloc(n ? (size_t)n : 1, sizeof *need);
@@ -562,7 +568,7 @@ static void header_defines(StrBuf *sb, const EmitUnit *u) {
     int i = 0;
     for (const Define *d = u->m->defines; d; d = d->next, i++) {
       if (need[i]) continue;
-      bool used = names_macro(proto.data, d->name);
+      bool used = signature_names(u, d->name);
       int j = 0;
       for (const Define *e = u->m->defines; e && !used; e = e->next, j++) used = need[j] && names_macro(e->body, d->name);
       if (used) need[i] = grew = true;
@@ -576,7 +582,6 @@ static void header_defines(StrBuf *sb, const EmitUnit *u) {
     }
   if (printed) sb_putc(sb, '\n');
   free(need);
-  sb_free(&proto);
 }
 
 char *emit_c_header(const EmitUnit *u) {
