@@ -481,7 +481,10 @@ static void walk_stmt(Build *b, const Stmt *s) {
       free(b->buf_decl_loops[s->buf->id]);
       b->buf_decl_loops[s->buf->id] = snapshot_loops(b);
     }
-    leaf(b, s);
+    /* a declaration without an initializer touches nothing and orders
+     * nothing: no leaf of the model (a step may move it, as a cache of a
+     * local array does, without changing the model) */
+    if (s->init || s->ninit) leaf(b, s);
     break;
   case ST_ASSIGN:
     leaf(b, s);

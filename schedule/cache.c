@@ -384,6 +384,28 @@ static isl_map *earlier_in_iteration(isl_ctx *ctx, int ndims, int equal_dims) {
   return m;
 }
 
+typedef struct {
+  const char *tuple;
+  isl_union_map *found;
+} AccessesTo;
+
+static isl_stat keep_access_to(isl_map *map, void *user) {
+  AccessesTo *a = user;
+  const char *n = isl_map_get_tuple_name(map, isl_dim_out);
+  if (n && !strcmp(n, a->tuple)) a->found = isl_union_map_add_map(a->found, map);
+  else isl_map_free(map);
+  return isl_stat_ok;
+}
+
+/* The accesses in acc to the array whose element tuple is named `tuple`,
+ * whatever its rank: a buffer declared in loops has those loops' counters
+ * first in its tuple (one copy per iteration, ir/deps.c). */
+static isl_union_map *accesses_to(isl_union_map *acc, const char *tuple) {
+  AccessesTo a = {tuple, isl_union_map_empty(isl_union_map_get_space(acc))};
+  if (isl_union_map_foreach_map(acc, keep_access_to, &a) < 0) a.found = isl_union_map_free(a.found);
+  return a.found;
+}
+
 /* Does every read of b under `at` see a value written earlier in the same
  * iteration? Then the region need not be copied in. Exact, without a
  * last-writer dataflow: the last write before a read lies between an
@@ -392,18 +414,16 @@ static isl_map *earlier_in_iteration(isl_ctx *ctx, int ndims, int equal_dims) {
  * in its iteration (in the order the loops run now). At the root (at
  * NULL) the iteration is the whole kernel. */
 static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
+  if (!sched_model_knows(s, b)) sched_model_drop(s); /* b's accesses are needed as they are */
   const DepModel *now = sched_model_now(s);
   if (!now) return false;
   const DepLoop *l = at ? dep_loop(now, at) : NULL;
   if (at && (!l || l->dim < 0)) return false;
   const DepModel *m = &s->before;
-  isl_space *sp = isl_space_set_alloc(s->ctx, 0, (unsigned)b->ndim);
-  sp = isl_space_set_tuple_name(sp, isl_dim_set, arena_printf(s->a, "B%d", b->id));
-  isl_union_set *array = isl_union_set_from_set(isl_set_universe(sp));
   /* the accesses of b first (few statements), then as times, those inside
    * the loop kept (a set of times: no inverse of the schedule) */
-  isl_union_map *reads = isl_union_map_intersect_range(isl_union_map_copy(m->reads), isl_union_set_copy(array));
-  isl_union_map *writes = isl_union_map_intersect_range(isl_union_map_copy(m->writes), array);
+  const char *tuple = arena_printf(s->a, "B%d", b->id);
+  isl_union_map *reads = accesses_to(m->reads, tuple), *writes = accesses_to(m->writes, tuple);
   isl_set *times = l ? dep_times_inside(now, l) : isl_set_universe(isl_space_set_alloc(s->ctx, 0, (unsigned)now->time_dims));
   isl_union_set *inside = isl_union_set_from_set(times);
   /* read time -> write time, one element */
@@ -605,6 +625,8 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
     *tail = copy_nest(&rd, false, sched_derived_name(s, name, "_store"), st->loc);
   }
   s->step_adds_no_access = !copy_in && !(write && !local);
+  s->step_renamed[0] = b;
+  s->step_renamed[1] = c;
   under->body = first;
   if (local) *sched_link(s, local, NULL) = local->next; /* the cache replaced it */
   return true;

@@ -53,6 +53,7 @@ static void now_drop(Sched *s) {
 
 void sched_model_drop(Sched *s) {
   now_drop(s);
+  s->nstale = 0;
   conflict_pairs_free(&s->deps);
   s->deps_listed = false;
   if (s->have_before) dep_model_free(&s->before);
@@ -78,6 +79,21 @@ static bool model_build(Sched *s, bool reset) {
 }
 
 bool sched_begin_fresh(Sched *s) { return model_build(s, true); }
+
+bool sched_model_keep_renamed(Sched *s) {
+  if (!s->have_before || s->nstale + 2 > (int)(sizeof s->stale / sizeof s->stale[0])) return false;
+  now_drop(s); /* the IR changed: the next `now` is built from it */
+  s->fresh = false;
+  s->stale[s->nstale++] = s->step_renamed[0];
+  s->stale[s->nstale++] = s->step_renamed[1];
+  return true;
+}
+
+bool sched_model_knows(const Sched *s, const Buffer *b) {
+  for (int i = 0; i < s->nstale; i++)
+    if (s->stale[i] == b) return false;
+  return true;
+}
 
 bool sched_begin_rewrite(Sched *s) {
   now_drop(s); /* the IR is about to change */
@@ -166,6 +182,17 @@ static const char *buf_name_by_id(const Kernel *k, int id, int *ndim) {
   return q.name ? q.name : "?";
 }
 
+/* An array of the model that a later cache renamed (no longer declared in
+ * the IR): the model's accesses are still in its name and indices. */
+static const char *renamed_name(const Sched *s, int id, int *ndim) {
+  for (int i = 0; i < s->nstale; i++)
+    if (s->stale[i]->id == id) {
+      *ndim = s->stale[i]->ndim;
+      return s->stale[i]->name;
+    }
+  return buf_name_by_id(s->k, id, ndim);
+}
+
 /* "C[0][3]" or "acc" for one element in an access tuple. */
 static void element_text(Sched *s, StrBuf *sb, isl_set *elems) {
   isl_point *p = isl_set_sample_point(elems);
@@ -177,7 +204,7 @@ static void element_text(Sched *s, StrBuf *sb, isl_set *elems) {
     sb_puts(sb, var_name_by_id(s->k, atoi(tn + 1)));
   } else {
     int ndim = 0;
-    sb_puts(sb, buf_name_by_id(s->k, atoi(tn + 1), &ndim));
+    sb_puts(sb, renamed_name(s, atoi(tn + 1), &ndim));
     isl_size n = isl_space_dim(sp, isl_dim_set);
     for (int i = (int)n - ndim; i < (int)n; i++) sb_printf(sb, "[%lld]", (long long)coord(p, isl_dim_set, i));
   }

@@ -146,7 +146,8 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   bool keeps_pairs = s->step_keeps_pairs, no_new_pairs = keeps_pairs && s->step_adds_no_access;
   s->step_keeps_pairs = s->step_adds_no_access = false;
   if (!ok) return false;
-  if (prims[pi].after != MODEL_KEPT) sched_model_drop(s);
+  /* a cache that only renamed a local array keeps the model (sched.h) */
+  if (prims[pi].after != MODEL_KEPT && !(no_new_pairs && sched_model_keep_renamed(s))) sched_model_drop(s);
   if (prims[pi].after == MODEL_RESET) s->reset_origins = true;
   if (pad_drop_guards(s)) sched_model_drop(s); /* instances that only touch padding run now */
   else if (prims[pi].order == KEEPS_ORDER && prims[pi].after == MODEL_KEPT) sched_marks_after_copies(s, gen_before);

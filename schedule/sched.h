@@ -91,6 +91,14 @@ struct Sched {
    * statement is a declaration, which touches nothing: no new pair at all. */
   bool step_keeps_pairs, step_adds_no_access, marks_partial;
   int first_new_leaf;
+  /* A cache that only renames a local array (step_adds_no_access, set by
+   * schedule/cache.c: step_renamed[0] became step_renamed[1]) keeps the
+   * model: every instance, time order and conflicting pair is the same;
+   * only the accesses of those two arrays are out of date in it (stale,
+   * nstale of them, until the model is rebuilt). */
+  const Buffer *step_renamed[2];
+  const Buffer *stale[64];
+  int nstale;
   /* Set by reorder (and tile) for its proof (schedule/legality.c): the loop
    * `top` whose subtree holds all the step changed, in its place, and the
    * permutation of its chain's headers: the header of loop from[i] moved
@@ -183,6 +191,12 @@ void sched_model_drop(Sched *s);
  * itself when fresh, else Sched.now, built once per change of the IR. NULL
  * after an error. */
 const DepModel *sched_model_now(Sched *s);
+/* After a cache that only renamed a local array (Sched.step_renamed): the
+ * model stays, with the two arrays' accesses marked stale; false when it
+ * must be dropped instead (too many renames). */
+bool sched_model_keep_renamed(Sched *s);
+/* Are b's accesses in the model up to date (not renamed since it was built)? */
+bool sched_model_knows(const Sched *s, const Buffer *b);
 /* Proves the rewritten IR runs the same instances, each once, and keeps
  * every dependence of the model in order; otherwise a refusal naming both
  * statements, their lines and the distance. */

@@ -68,6 +68,30 @@ Test(cache, a_fully_written_box_is_not_copied_in) {
   npg_close(s);
 }
 
+/* An iteration of j_2 reads t's element before it writes it: the cache of
+ * t_dm there must copy it in. t_dm is declared in loop i, so its elements
+ * carry i in the model (one copy per iteration); and the cache of the
+ * local t that made it kept the model with t's accesses out of date: both
+ * must be looked through, or the copy in is left out. */
+Test(cache, a_read_before_the_write_in_an_iteration_is_copied_in_after_a_local_cache) {
+  NpgSession *s = open_ok("void k(const float X[8][16], float Y[8][16]) {\n"
+                          "  float t[8][16];\n"
+                          "  for (int i = 0; i < 8; i++) {\n"
+                          "    for (int j = 0; j < 16; j++)\n"
+                          "      a: t[i][j] = X[i][j] * 3;\n"
+                          "    for (int j = 0; j < 16; j++) {\n"
+                          "      b: Y[i][j] = t[i][j] + 1;\n"
+                          "      c: t[i][j] = Y[i][j] * 2;\n"
+                          "    }\n"
+                          "  }\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu cache_write(t, dm, i, t_dm)\n"
+                          "#pragma npu cache_write(t_dm, vu_vm, j_2, t_vm)\n");
+  has(npg_emit_source(s, checked(s, "v")), "t_vm_load");
+  npg_close(s);
+}
+
 /* A column: strided on the DDR side, one element a row; a 3-D box. */
 static const char planes[] = "#include <stdint.h>\nvoid k(const int16_t T[8][16][32], int16_t Y[8][16][32]) {\n"
                              "  for (int a = 0; a < 8; a++)\n"
