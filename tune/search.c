@@ -214,7 +214,9 @@ void tune_rank(TuneRun *run) { qsort(run->v, (size_t)run->n, sizeof *run->v, by_
 static void progress(const TuneSpace *sp, const TuneRun *run, double t0, bool tty, bool last) {
   const TuneEntry *best = best_entry(run);
   char b[96] = "none yet";
-  if (best)
+  if (best && sp->host)
+    snprintf(b, sizeof b, "%.1f us per call (spread %.0f%%)", 1e-3 * (double)best->r.cycles, 100.0 * best->r.spread);
+  else if (best)
     snprintf(b, sizeof b, "%llu cycles (roofline %.1f%%)", (unsigned long long)best->r.cycles,
              100.0 * best->r.roofline);
   fprintf(stderr, "%stune %s: gen %d, generated %d, legal %d, simulated %d, pruned %d, best %s, %.1f s%s",
@@ -262,7 +264,7 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
     const char **steps = malloc((size_t)n * sizeof *steps);
     TrialResult *res = calloc((size_t)n, sizeof *res);
     for (int i = 0; i < n; i++) steps[i] = b[i].steps;
-    tune_pool_run(sp->s, steps, n, sp->variant, 1, o->jobs, o->trial_timeout, res);
+    tune_pool_run(sp->s, steps, n, sp->variant, 1, sp->host, o->jobs, o->trial_timeout, res);
     for (int i = 0; i < n; i++) b[i].r = res[i];
     if (o->log) log_batch(sp, b, n, run->generations, o->log);
     tune_record(run, b, n);
