@@ -85,6 +85,25 @@ Test(tune, host_sketch_is_timed_and_its_winner_passes_the_check, .timeout = 120)
   cr_expect(strstr(out, "mm_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
 }
 
+/* A long reduction: the space has the K-split sketch, and its seed (K in
+ * tiles of 1024, each one NU call that accumulates into the output
+ * buffer, the init zeroing it first) passes npugen check. */
+Test(tune, long_k_gets_a_k_split_sketch_that_passes_the_check, .timeout = 120) {
+  char cmd[1024], out[16384];
+  const char *longk = "tests/kernels/tune_matmul_longk.c";
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 4 2>&1 && f=$(grep -l 'split(k, ' $d/p/trials/*.sched) && "
+           "cat $f && %s check %s --schedule $f 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), longk, npugen(), longk);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, " nu:npu_nu_matmul_i8+ksplit "), "%s", out);
+  cr_expect(strstr(out, "#pragma npu decompose_reduction(init, ii)\n#pragma npu split(k, 1024, ko, ki)\n"
+                        "#pragma npu reorder(ko, ii, ji, ki)\n") &&
+                strstr(out, "#pragma npu cache_read(A, nu_ib, ko, A_ib)"),
+            "%s", out);
+  cr_expect(strstr(out, "2 passed, 0 failed") && strstr(out, "sim: "), "%s", out);
+}
+
 Test(tune, usage_and_input_errors) {
   char cmd[1024], out[8192];
   snprintf(cmd, sizeof cmd, "%s tune %s 2>&1", npugen(), kernel);

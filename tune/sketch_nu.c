@@ -14,14 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/session_ir.h"
 #include "tune/tune.h"
 
-enum { K_TI, K_TJ, K_ORDER, K_A_AT, K_B_AT, K_DB_A, K_DB_B, K_DB_C, K_FUSE_BATCH, NU_KNOBS };
+enum { K_TI, K_TJ, K_ORDER, K_A_AT, K_B_AT, K_DB_A, K_DB_B, K_DB_C, K_FUSE_BATCH, K_TK, NU_KNOBS };
 
 typedef struct {
   TuneContraction x;          /* the kernel's contraction */
   const char *scope_a, *scope_b;
   char intrin[64];
+  bool ksplit; /* the reduction split in K tiles (knob tk), each tile one call with accumulate = 1 */
 } NuFacts;
 
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
@@ -40,11 +42,23 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
     sb_printf(sb, "#pragma npu fuse(%s, %so, %so)\n", f->x.batch_loop, outer, fused);
     outer = fused;
   }
-  sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.a, f->scope_a,
-            sk->knobs[K_A_AT].val[ch[K_A_AT]] ? inner : outer, f->x.a, f->scope_a + 3);
-  sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.b, f->scope_b,
-            sk->knobs[K_B_AT].val[ch[K_B_AT]] ? inner : outer, f->x.b, f->scope_b + 3);
-  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->x.c, inner, f->x.c);
+  if (f->ksplit) {
+    /* the init on its own inside the tile (it zeroes C's tile in the
+     * output buffer), then K tiles around the tile's update: each an NU
+     * call that accumulates, its A and B tiles staged per K tile */
+    sb_printf(sb, "#pragma npu decompose_reduction(%s, %si)\n", f->x.init, f->x.i);
+    sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->x.k, sk->knobs[K_TK].val[ch[K_TK]], f->x.k, f->x.k);
+    sb_printf(sb, "#pragma npu reorder(%so, %si, %si, %si)\n", f->x.k, f->x.i, f->x.j, f->x.k);
+    sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->x.c, inner, f->x.c);
+    sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.a, f->scope_a, f->x.k, f->x.a, f->scope_a + 3);
+    sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.b, f->scope_b, f->x.k, f->x.b, f->scope_b + 3);
+  } else {
+    sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.a, f->scope_a,
+              sk->knobs[K_A_AT].val[ch[K_A_AT]] ? inner : outer, f->x.a, f->scope_a + 3);
+    sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.b, f->scope_b,
+              sk->knobs[K_B_AT].val[ch[K_B_AT]] ? inner : outer, f->x.b, f->scope_b + 3);
+    sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->x.c, inner, f->x.c);
+  }
   sb_printf(sb, "#pragma npu tensorize(%si, %s)\n", f->x.i, f->intrin);
   if (sk->knobs[K_DB_A].val[ch[K_DB_A]]) sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->x.a, f->scope_a + 3);
   if (sk->knobs[K_DB_B].val[ch[K_DB_B]]) sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->x.b, f->scope_b + 3);
@@ -82,6 +96,12 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
       staged_bytes(sk->knobs[K_A_AT].val[ch[K_A_AT]], !ji, outer_trips, mt * nt, ti, f->x.m) * f->x.kk * f->x.elem_a;
   int64_t b_bytes =
       staged_bytes(sk->knobs[K_B_AT].val[ch[K_B_AT]], ji, outer_trips, mt * nt, tj, f->x.n) * f->x.kk * f->x.elem_b;
+  if (f->ksplit) { /* A and B tiles loaded per K tile, so once per output tile each */
+    int64_t ktiles = ceil_div(f->x.kk, sk->knobs[K_TK].val[ch[K_TK]]);
+    a_bytes = mt * nt * ti * f->x.kk * f->x.elem_a;
+    b_bytes = mt * nt * tj * f->x.kk * f->x.elem_b;
+    nu += (uint64_t)(calls * (ktiles - 1) * t->nu_overhead);
+  }
   int64_t bytes = f->x.batch * (a_bytes + b_bytes + f->x.m * f->x.n * f->x.elem_c);
   uint64_t dma = (uint64_t)(bytes / (t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1));
   return nu > dma ? nu : dma;
@@ -98,18 +118,30 @@ static int nearest(const long long *v, int n, long long want) {
 static TuneSketch make(const NuFacts *f) {
   TuneSketch sk;
   memset(&sk, 0, sizeof sk);
-  snprintf(sk.name, sizeof sk.name, "nu:%s", f->intrin);
+  snprintf(sk.name, sizeof sk.name, "nu:%s%s", f->intrin, f->ksplit ? "+ksplit" : "");
   long long ti[TUNE_MAX_CHOICES], tj[TUNE_MAX_CHOICES], flag[2] = {0, 1};
   int nti = tune_tile_sizes(f->x.m, 8, ti, TUNE_MAX_CHOICES), ntj = tune_tile_sizes(f->x.n, 8, tj, TUNE_MAX_CHOICES);
   tune_knob(&sk, K_TI, "ti", ti, nti, nearest(ti, nti, 128));
   tune_knob(&sk, K_TJ, "tj", tj, ntj, nearest(tj, ntj, 128));
   tune_knob(&sk, K_ORDER, "order_ji", flag, 2, 0);
-  tune_knob(&sk, K_A_AT, "a_inner", flag, 2, 0);
-  tune_knob(&sk, K_B_AT, "b_inner", flag, 2, 1);
+  /* with K split, A and B are staged per K tile: no choice of loop */
+  tune_knob(&sk, K_A_AT, "a_inner", flag, f->ksplit ? 1 : 2, 0);
+  tune_knob(&sk, K_B_AT, "b_inner", flag, f->ksplit ? 1 : 2, 1);
   tune_knob(&sk, K_DB_A, "db_a", flag, 2, 1);
   tune_knob(&sk, K_DB_B, "db_b", flag, 2, 1);
   tune_knob(&sk, K_DB_C, "db_c", flag, 2, 1);
   tune_knob(&sk, K_FUSE_BATCH, "fuse_batch", flag, f->x.batch_loop ? 2 : 1, 0);
+  long long tk[TUNE_MAX_CHOICES] = {0};
+  int ntk = 1;
+  if (f->ksplit) { /* K tiles shorter than K (tails in too) */
+    long long all[TUNE_MAX_CHOICES];
+    int n = tune_tile_sizes(f->x.kk, 32, all, TUNE_MAX_CHOICES);
+    ntk = 0;
+    for (int i = 0; i < n; i++)
+      if (all[i] < f->x.kk) tk[ntk++] = all[i];
+    if (!ntk) tk[ntk++] = f->x.kk;
+  }
+  tune_knob(&sk, K_TK, "tk", tk, ntk, nearest(tk, ntk, 1024));
   sk.nknobs = NU_KNOBS;
   sk.render = render;
   sk.estimate = estimate;
@@ -141,6 +173,11 @@ void tune_sketch_nu(TuneSpace *sp) {
     tune_note(sp, "nu: the kernel is not a contraction nest\n");
     return;
   }
+  /* a K-split sketch too when the seed's 128-row band of A over the whole
+   * of K does not fit half the input buffer (twice, to double-buffer);
+   * a shorter K keeps the space (and its figures in docs/tune.md) as is */
+  const NpuTarget *t = session_target(sp->s);
+  bool long_k = f.x.kk >= 64 && 128 * f.x.kk * f.x.elem_a > t->nu_ib_size / 2;
   struct dirent **files;
   int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, nu_file, alphasort);
   const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};
@@ -149,9 +186,12 @@ void tune_sketch_nu(TuneSpace *sp) {
     for (int a = 0; a < 2 && sp->nsketch < TUNE_MAX_SKETCHES; a++) {
       f.scope_a = scopes[a][0];
       f.scope_b = scopes[a][1];
-      sp->sketch[sp->nsketch] = make(&f);
-      if (probe(sp, &sp->sketch[sp->nsketch])) sp->nsketch++;
-      else free(sp->sketch[sp->nsketch].data);
+      for (int split = 0; split < 1 + long_k && sp->nsketch < TUNE_MAX_SKETCHES; split++) {
+        f.ksplit = split;
+        sp->sketch[sp->nsketch] = make(&f);
+        if (probe(sp, &sp->sketch[sp->nsketch])) sp->nsketch++;
+        else free(sp->sketch[sp->nsketch].data);
+      }
     }
     free(files[i]);
   }
