@@ -223,11 +223,14 @@ static bool read_trial(const TuneSpace *sp, const char *path, TuneEntry *e) {
          e->g.choice[k] < sp->sketch[e->g.sketch].knobs[k].n;
     used += more;
   }
-  free(text);
   if (ok) {
     e->steps = tune_render(sp, &e->g, sp->variant);
     e->r.hash = tune_hash(e->steps);
+    /* the same genome in another space (--host or not) renders other steps */
+    ok = strstr(text, e->steps) != NULL;
+    if (!ok) free(e->steps);
   }
+  free(text);
   return ok;
 }
 
@@ -327,7 +330,10 @@ static int cmd_plan(const TuneArgs *a, const TuneSpace *sp) {
 static int cmd_trial(const TuneArgs *a, const TuneSpace *sp) {
   TuneEntry e;
   if (!read_trial(sp, a->trial, &e)) {
-    fprintf(stderr, "%s:1:1: error: not a trial of this space (npugen tune --plan writes them)\n", a->trial);
+    fprintf(stderr,
+            "%s:1:1: error: not a trial of this space (npugen tune --plan writes them; one planned with --host "
+            "needs --host)\n",
+            a->trial);
     return 1;
   }
   TrialResult r;

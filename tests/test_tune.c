@@ -75,7 +75,7 @@ Test(tune, host_sketch_is_timed_and_its_winner_passes_the_check, .timeout = 120)
            npugen(), kernel, npugen(), kernel);
   cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
   cr_expect(strstr(out, "1 sketch: host:cc") && strstr(out, "--jobs 2 ignored") && strstr(out, "median us") &&
-                strstr(out, "generated 4, legal 4, simulated 4"),
+                strstr(out, "generated 4, legal 4, timed 4"),
             "the sketch, the table, four candidates timed: %s", out);
   cr_expect(strstr(out, "mm as written: ") && strstr(out, "us per call (median of "), "%s", out);
   cr_expect(strstr(out, "#pragma npu decompose_reduction(init, i)\n#pragma npu tile(i, j, ") &&

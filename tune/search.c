@@ -219,9 +219,9 @@ static void progress(const TuneSpace *sp, const TuneRun *run, double t0, bool tt
   else if (best)
     snprintf(b, sizeof b, "%llu cycles (roofline %.1f%%)", (unsigned long long)best->r.cycles,
              100.0 * best->r.roofline);
-  fprintf(stderr, "%stune %s: gen %d, generated %d, legal %d, simulated %d, pruned %d, best %s, %.1f s%s",
-          tty ? "\r\033[K" : "", sp->kernel, run->generations, run->generated, run->legal, run->simulated,
-          run->pruned, b, tune_now() - t0, tty && !last ? "" : "\n");
+  fprintf(stderr, "%stune %s: gen %d, generated %d, legal %d, %s %d, pruned %d, best %s, %.1f s%s",
+          tty ? "\r\033[K" : "", sp->kernel, run->generations, run->generated, run->legal,
+          sp->host ? "timed" : "simulated", run->simulated, run->pruned, b, tune_now() - t0, tty && !last ? "" : "\n");
   fflush(stderr);
 }
 
