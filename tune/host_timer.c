@@ -109,6 +109,47 @@ static void remove_dir(const char *dir) {
   rmdir(dir);
 }
 
+/* Where the timer's files go: $TMPDIR unless its name would need quoting
+ * in the shell commands below. */
+static const char *temp_root(void) {
+  const char *tmp = getenv("TMPDIR");
+  return tmp && *tmp && !strchr(tmp, '\'') ? tmp : "/tmp";
+}
+
+/* cc on dir/v.c and dir/h.c into dir/t; its first line of errors in msg. */
+static bool compile(const char *dir, bool openmp, char *msg, size_t n) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "cc %s -I'%s' -o '%s/t' '%s/v.c' '%s/h.c' >'%s/cc.txt' 2>&1", tune_host_cflags(openmp),
+           dir, dir, dir, dir, dir);
+  if (system(cmd) == 0) return true;
+  char line[200];
+  first_line(dir, "cc.txt", line, sizeof line);
+  snprintf(msg, n, "the system C compiler refused the variant: %s", line);
+  return false;
+}
+
+/* Runs dir/t holding the machine's timing lock: one timed run at a time. */
+static bool timed_run(const char *dir, TuneHostTime *out, char *msg, size_t n) {
+  char lock[1024], cmd[4096];
+  snprintf(lock, sizeof lock, "%.900s/npugen-tune-%u.lock", temp_root(), (unsigned)getuid());
+  int fd = open(lock, O_RDWR | O_CREAT, 0600);
+  if (fd >= 0) flock(fd, LOCK_EX);
+  snprintf(cmd, sizeof cmd, "'%s/t' >'%s/run.txt' 2>&1", dir, dir);
+  int rc = system(cmd);
+  if (fd >= 0) close(fd); /* releases the lock */
+  char line[200];
+  first_line(dir, "run.txt", line, sizeof line);
+  double med, lo, q1, q3;
+  if (rc != 0 || sscanf(line, "%lf %lf %lf %lf %d", &med, &lo, &q1, &q3, &out->runs) != 5 || med <= 0) {
+    snprintf(msg, n, "the timed run failed: %s", line[0] ? line : "no output");
+    return false;
+  }
+  out->median_ns = (uint64_t)med;
+  out->min_ns = (uint64_t)lo;
+  out->spread = (q3 - q1) / med;
+  return true;
+}
+
 bool tune_host_time(NpgSession *s, int variant, TuneHostTime *out, char *msg, size_t n) {
   memset(out, 0, sizeof *out);
   const char *name = npg_variant_name(s, variant);
@@ -125,58 +166,29 @@ bool tune_host_time(NpgSession *s, int variant, TuneHostTime *out, char *msg, si
   }
   StrBuf harness;
   sb_init(&harness);
-  if (!write_harness(k, name, &harness, msg, n)) {
-    sb_free(&harness);
-    return false;
-  }
-  const char *tmp = getenv("TMPDIR");
   char dir[1024];
-  snprintf(dir, sizeof dir, "%.900s/npugen-tune-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) {
+  snprintf(dir, sizeof dir, "%.900s/npugen-tune-XXXXXX", temp_root());
+  bool ok = write_harness(k, name, &harness, msg, n);
+  bool made = ok && mkdtemp(dir);
+  if (ok && !made) {
     snprintf(msg, n, "no temporary directory for the host timer");
-    sb_free(&harness);
-    return false;
+    ok = false;
   }
   /* the source includes nothing of its own: its header is for the harness */
   char hname[300];
   snprintf(hname, sizeof hname, "%.200s.h", name);
-  bool ok = write_file(dir, "v.c", src) && write_file(dir, hname, hdr) && write_file(dir, "h.c", harness.data);
-  sb_free(&harness);
-  out->openmp = strstr(src, "omp parallel") != NULL;
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "cc %s -I'%s' -o '%s/t' '%s/v.c' '%s/h.c' >'%s/cc.txt' 2>&1",
-           tune_host_cflags(out->openmp), dir, dir, dir, dir, dir);
-  if (!ok) snprintf(msg, n, "cannot write the host timer's files in %s", dir);
-  else if (system(cmd) != 0) {
-    char line[200];
-    first_line(dir, "cc.txt", line, sizeof line);
-    snprintf(msg, n, "the system C compiler refused the variant: %s", line);
+  if (ok && !(write_file(dir, "v.c", src) && write_file(dir, hname, hdr) && write_file(dir, "h.c", harness.data))) {
+    snprintf(msg, n, "cannot write the host timer's files in %s", dir);
     ok = false;
   }
-  if (ok) {
-    /* one timed run at a time on this machine */
-    char lock[1024];
-    snprintf(lock, sizeof lock, "%.900s/npugen-tune-%u.lock", tmp && *tmp ? tmp : "/tmp", (unsigned)getuid());
-    int fd = open(lock, O_RDWR | O_CREAT, 0600);
-    if (fd >= 0) flock(fd, LOCK_EX);
-    snprintf(cmd, sizeof cmd, "'%s/t' >'%s/run.txt' 2>&1", dir, dir);
-    int rc = system(cmd);
-    if (fd >= 0) close(fd); /* releases the lock */
-    char line[200];
-    first_line(dir, "run.txt", line, sizeof line);
-    double med, lo, q1, q3;
-    if (rc != 0 || sscanf(line, "%lf %lf %lf %lf %d", &med, &lo, &q1, &q3, &out->runs) != 5 || med <= 0) {
-      snprintf(msg, n, "the timed run failed: %s", line[0] ? line : "no output");
-      ok = false;
-    } else {
-      out->median_ns = (uint64_t)med;
-      out->min_ns = (uint64_t)lo;
-      out->spread = (q3 - q1) / med;
-    }
+  sb_free(&harness);
+  out->openmp = strstr(src, "omp parallel") != NULL;
+  ok = ok && compile(dir, out->openmp, msg, n) && timed_run(dir, out, msg, n);
+  if (made) {
+    char hpath[1400];
+    snprintf(hpath, sizeof hpath, "%s/%s", dir, hname);
+    unlink(hpath);
+    remove_dir(dir);
   }
-  char hpath[1400];
-  snprintf(hpath, sizeof hpath, "%s/%s", dir, hname);
-  unlink(hpath);
-  remove_dir(dir);
   return ok;
 }

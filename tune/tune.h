@@ -7,7 +7,9 @@
  * buffers are double-buffered, which loops vectorize). A candidate is one
  * choice per knob; it renders as `#pragma npu` lines. The engine proves
  * each step, so an illegal candidate is refused at the step that makes it
- * illegal; a legal one is simulated (tune/trial.c) and costs its cycles. */
+ * illegal; a legal one is simulated (tune/trial.c) and costs its cycles,
+ * or, in a space of host-only sketches, is compiled with the system C
+ * compiler and costs its measured time (tune/host_timer.c). */
 #ifndef NPG_TUNE_H
 #define NPG_TUNE_H
 
