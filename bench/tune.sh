@@ -2,8 +2,10 @@
 # npugen tune's figures (docs/tune.md): every NPU example with its schedule
 # removed, tuned and compared with its hand schedule (examples); the kernels
 # of bench/tune_kernels/, written with no schedule (plain); and the
-# plan/merge flow run by GNU parallel (plan).
-#   bash bench/tune.sh [examples|plain|plan] [TIME_LIMIT] [JOBS]
+# plan/merge flow run by GNU parallel (plan); the fp32 matmuls of
+# bench/tune_kernels/host/ tuned for this CPU with --host, against the
+# kernel as written compiled the same way (host).
+#   bash bench/tune.sh [examples|plain|plan|host] [TIME_LIMIT] [JOBS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-examples}
@@ -27,6 +29,27 @@ if [ "$what" = plan ]; then
   done
   "$npugen" tune "$k" --merge "$tmp/p" -o "$tmp/m.sched"
   "$npugen" check "$k" --schedule "$tmp/m.sched"
+  exit 0
+fi
+
+if [ "$what" = host ]; then
+  printf '| kernel | as written: us (GFLOP/s) | tuned: us (GFLOP/s) | speed-up | tuned spread | tuning time | candidates | npugen check | winner |\n'
+  printf '|---|---|---|---|---|---|---|---|---|\n'
+  for f in bench/tune_kernels/host/*.c; do
+    n=$(basename "$f" .c)
+    start=$(date +%s.%N)
+    "$npugen" tune "$f" --host --time-limit "$limit" -o "$tmp/$n.sched" > "$tmp/$n.out" 2> "$tmp/$n.err" || true
+    secs=$(echo "$(date +%s.%N) - $start" | bc)
+    "$npugen" check "$f" --schedule "$tmp/$n.sched" > "$tmp/$n.check" 2>&1 && ok=PASS || ok=FAIL
+    # "<k> as written: X us per call (median of R, spread S%, G GFLOP/s); tuned: Y us (H GFLOP/s), Zx"
+    line=$(grep ' as written: ' "$tmp/$n.out" || echo)
+    printf '| %s | %s (%s) | %s (%s) | %s | %s | %.0f s | %s | %s | %s |\n' "$n" \
+      "$(echo "$line" | awk '{ print $4 }')" "$(echo "$line" | sed -n 's/.*spread [^,]*, \([0-9.]*\) GFLOP.*/\1/p')" \
+      "$(echo "$line" | sed -n 's/.*tuned: \([0-9.]*\) us.*/\1/p')" "$(echo "$line" | sed -n 's/.*us (\([0-9.]*\) GFLOP.*/\1/p')" \
+      "$(echo "$line" | awk '{ print $NF }')" "$(awk '$1 == 1 { print $3; exit }' "$tmp/$n.out")" "$secs" \
+      "$(sed -n 's/.*best of \([0-9]*\) candidates.*/\1/p' "$tmp/$n.sched")" "$ok" \
+      "$(awk '$1 == 1 { $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print; exit }' "$tmp/$n.out")"
+  done
   exit 0
 fi
 

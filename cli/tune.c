@@ -22,6 +22,7 @@
 
 typedef struct {
   const char *file, *kernel, *target, *out, *plan, *merge, *trial, *log;
+  bool host;
   TuneOptions t;
 } TuneArgs;
 
@@ -56,6 +57,10 @@ static int parse(int argc, char **argv, TuneArgs *a) {
     if (o[0] != '-') {
       if (a->file) return usage_error("unexpected argument '%s'", o);
       a->file = o;
+      continue;
+    }
+    if (!strcmp(o, "--host")) {
+      a->host = true;
       continue;
     }
     if (i + 1 >= argc) return usage_error("option '%s' needs a value", o);
@@ -102,7 +107,25 @@ static const char *pick_kernel(const Module *m, const char *file, const char *wa
   return !want && n == 1 ? only : NULL;
 }
 
+/* Host trials: the median time of one call, its spread, and GFLOP/s
+ * from the contraction's 2 m n k flops. */
+static void print_host_table(const TuneSpace *sp, const TuneRun *run, FILE *f) {
+  fprintf(f, "%-4s %12s %7s %8s %8s  %s\n", "rank", "median us", "spread", "GFLOP/s", "trial s", "candidate");
+  for (int i = 0, shown = 0; i < run->n && shown < 5; i++) {
+    const TuneEntry *e = &run->v[i];
+    if (e->r.status != TRIAL_SIMULATED) break;
+    char d[512];
+    tune_describe(sp, &e->g, d, sizeof d);
+    fprintf(f, "%-4d %12.1f %6.1f%% %8.2f %8.2f  %s\n", ++shown, 1e-3 * (double)e->r.cycles, 100.0 * e->r.spread,
+            sp->flops / (double)e->r.cycles, e->r.seconds, d);
+  }
+}
+
 static void print_table(const TuneSpace *sp, const TuneRun *run, FILE *f) {
+  if (sp->host) {
+    print_host_table(sp, run, f);
+    return;
+  }
   fprintf(f, "%-4s %12s %9s %-6s %8s  %s\n", "rank", "cycles", "roofline", "bound", "trial s", "candidate");
   for (int i = 0, shown = 0; i < run->n && shown < 5; i++) {
     const TuneEntry *e = &run->v[i];
@@ -142,10 +165,16 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
     }
     char d[512];
     tune_describe(sp, &e->g, d, sizeof d);
-    fprintf(f, "/* npugen tune %s --kernel %s%s%s --seed %" PRIu64 ": best of %d candidates (%d legal, %d simulated)\n"
-               " * %s\n * %" PRIu64 " cycles, roofline %.1f%%; passes npugen check (seed %" PRIu64 ") */\n%s",
-            a->file, sp->kernel, a->target ? " --target " : "", a->target ? a->target : "", a->t.seed, run->generated,
-            run->legal, run->simulated, d, e->r.cycles, 100.0 * e->r.roofline, a->t.seed, e->steps);
+    char cost[200];
+    if (sp->host)
+      snprintf(cost, sizeof cost, "%.1f us per call on the machine that tuned it (median, spread %.1f%%, cc %s)",
+               1e-3 * (double)e->r.cycles, 100.0 * e->r.spread, tune_host_cflags(strstr(e->steps, "parallel(")));
+    else snprintf(cost, sizeof cost, "%" PRIu64 " cycles, roofline %.1f%%", e->r.cycles, 100.0 * e->r.roofline);
+    fprintf(f, "/* npugen tune %s --kernel %s%s%s%s --seed %" PRIu64 ": best of %d candidates (%d legal, %d %s)\n"
+               " * %s\n * %s; passes npugen check (seed %" PRIu64 ") */\n%s",
+            a->file, sp->kernel, a->target ? " --target " : "", a->target ? a->target : "", a->host ? " --host" : "",
+            a->t.seed, run->generated, run->legal, run->simulated, sp->host ? "timed" : "simulated", d, cost, a->t.seed,
+            e->steps);
     if (fclose(f)) {
       fprintf(stderr, "npugen tune: cannot write %s\n", a->out);
       return 1;
@@ -159,6 +188,22 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
   fprintf(stderr, "npugen tune: %s; nothing written\n",
           simulated ? "none of the (at most five) best simulated candidates passes the check" : "no candidate was simulated");
   return 1;
+}
+
+/* The kernel as written, timed as the trials were: the figure the tuned
+ * time is measured against. */
+static void print_untiled(const TuneSpace *sp, NpgSession *s, const char *kernel, const TuneRun *run) {
+  TuneHostTime t;
+  char msg[240];
+  if (!tune_host_time(s, npg_variant_index(s, kernel), &t, msg, sizeof msg)) {
+    fprintf(stderr, "npugen tune: the kernel as written could not be timed: %s\n", msg);
+    return;
+  }
+  double tuned = (double)run->v[0].r.cycles;
+  printf("%s as written: %.1f us per call (median of %d, spread %.1f%%, %.2f GFLOP/s); tuned: %.1f us (%.2f GFLOP/s), "
+         "%.2fx\n",
+         kernel, 1e-3 * (double)t.median_ns, t.runs, 100.0 * t.spread, sp->flops / (double)t.median_ns, 1e-3 * tuned,
+         sp->flops / tuned, (double)t.median_ns / tuned);
 }
 
 /* ---- --plan / --trial / --merge: trials as files, run by another tool ---- */
@@ -178,11 +223,14 @@ static bool read_trial(const TuneSpace *sp, const char *path, TuneEntry *e) {
          e->g.choice[k] < sp->sketch[e->g.sketch].knobs[k].n;
     used += more;
   }
-  free(text);
   if (ok) {
     e->steps = tune_render(sp, &e->g, sp->variant);
     e->r.hash = tune_hash(e->steps);
+    /* the same genome in another space (--host or not) renders other steps */
+    ok = strstr(text, e->steps) != NULL;
+    if (!ok) free(e->steps);
   }
+  free(text);
   return ok;
 }
 
@@ -259,6 +307,7 @@ static int cmd_plan(const TuneArgs *a, const TuneSpace *sp) {
       fputs(" --target ", cmds);
       shell_quote(cmds, a->target);
     }
+    if (a->host) fputs(" --host", cmds);
     fprintf(cmds, " --trial-timeout %d --trial ", a->t.trial_timeout); /* the trial's own process honours it */
     shell_quote(cmds, path);
     fputs(" > ", cmds);
@@ -281,12 +330,15 @@ static int cmd_plan(const TuneArgs *a, const TuneSpace *sp) {
 static int cmd_trial(const TuneArgs *a, const TuneSpace *sp) {
   TuneEntry e;
   if (!read_trial(sp, a->trial, &e)) {
-    fprintf(stderr, "%s:1:1: error: not a trial of this space (npugen tune --plan writes them)\n", a->trial);
+    fprintf(stderr,
+            "%s:1:1: error: not a trial of this space (npugen tune --plan writes them; one planned with --host "
+            "needs --host)\n",
+            a->trial);
     return 1;
   }
   TrialResult r;
   const char *steps = e.steps;
-  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, 1, a->t.trial_timeout, &r);
+  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, sp->host, 1, a->t.trial_timeout, &r);
   tune_result_write(stdout, &r);
   free(e.steps);
   return 0;
@@ -324,7 +376,7 @@ int cmd_tune(int argc, char **argv) {
   snprintf(variant, sizeof variant, "%s_tuned", kernel);
   TuneSpace sp;
   char why[4096];
-  if (!tune_space_build(&sp, s, kernel, why, sizeof why)) {
+  if (!tune_space_build(&sp, s, kernel, a.host, why, sizeof why)) {
     const Kernel *k = module_kernel(session_module(s), kernel);
     fprintf(stderr, "%s:%d:%d: error: %s", a.file, k->loc.line, k->loc.col, why);
     npg_close(s);
@@ -335,6 +387,14 @@ int cmd_tune(int argc, char **argv) {
     fprintf(stderr, "npugen tune: kernel %s, %d sketch%s:", kernel, sp.nsketch, sp.nsketch > 1 ? "es" : "");
     for (int i = 0; i < sp.nsketch; i++) fprintf(stderr, " %s", sp.sketch[i].name);
     fputc('\n', stderr);
+    if (sp.host && !a.host)
+      fprintf(stderr, "npugen tune: no NPU sketch applies, so the kernel is tuned for this CPU (the cost is measured "
+                      "time):\n%s", sp.notes);
+    if (sp.host && a.t.jobs > 1) {
+      /* a trial compiling beside a timed one (its threads above all) makes the timing noise, not the variant */
+      fprintf(stderr, "npugen tune: --jobs %d ignored: host trials are timed on this CPU, one at a time\n", a.t.jobs);
+      a.t.jobs = 1;
+    }
   }
   if (a.plan) rc = cmd_plan(&a, &sp);
   else if (a.trial) rc = cmd_trial(&a, &sp);
@@ -348,6 +408,7 @@ int cmd_tune(int argc, char **argv) {
     fprintf(stderr, "npugen tune: stopped: %s, after %.1f s\n", run.stopped, run.seconds);
     print_table(&sp, &run, stdout);
     rc = write_best(&a, &sp, &run);
+    if (!rc && sp.host) print_untiled(&sp, s, kernel, &run);
     tune_run_free(&run);
   }
   tune_space_free(&sp);

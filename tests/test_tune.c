@@ -63,6 +63,49 @@ Test(tune, plan_trials_and_merge, .timeout = 120) {
   cr_expect(strstr(out, "10 results in") && strstr(out, "mm_tuned") && strstr(out, "2 passed, 0 failed"), "%s", out);
 }
 
+/* --host: the host sketch, each candidate compiled with the system C
+ * compiler and timed; the winner passes npugen check and the kernel as
+ * written is timed for comparison (no timed assertion: which is faster
+ * is for bench/tune.sh, the structure is what can be asserted). */
+Test(tune, host_sketch_is_timed_and_its_winner_passes_the_check, .timeout = 120) {
+  char cmd[1024], out[16384];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --host --seed 1 --trials 4 --jobs 2 -o $d/h.sched 2>&1 && cat $d/h.sched && "
+           "%s check %s --schedule $d/h.sched 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), kernel, npugen(), kernel);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "1 sketch: host:cc") && strstr(out, "--jobs 2 ignored") && strstr(out, "median us") &&
+                strstr(out, "generated 4, legal 4, timed 4"),
+            "the sketch, the table, four candidates timed: %s", out);
+  cr_expect(strstr(out, "mm as written: ") && strstr(out, "us per call (median of ") &&
+                strstr(out, "the best 3 timed 2 times more each"),
+            "the kernel as written timed, the best three timed again: %s", out);
+  cr_expect(strstr(out, "#pragma npu decompose_reduction(init, i)\n#pragma npu tile(i, j, ") &&
+                strstr(out, "#pragma npu split(k, ") && strstr(out, "cc -O3 -march=native -fopenmp-simd"),
+            "%s", out);
+  cr_expect(!strstr(out, "cache_read") && !strstr(out, "tensorize"), "host steps only: %s", out);
+  cr_expect(strstr(out, "mm_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
+}
+
+/* A long reduction: the space has the K-split sketch, and its seed (K in
+ * tiles of 1024, each one NU call that accumulates into the output
+ * buffer, the init zeroing it first) passes npugen check. */
+Test(tune, long_k_gets_a_k_split_sketch_that_passes_the_check, .timeout = 120) {
+  char cmd[1024], out[16384];
+  const char *longk = "tests/kernels/tune_matmul_longk.c";
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 4 2>&1 && f=$(grep -l 'split(k, ' $d/p/trials/*.sched) && "
+           "cat $f && %s check %s --schedule $f 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), longk, npugen(), longk);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, " nu:npu_nu_matmul_i8+ksplit "), "%s", out);
+  cr_expect(strstr(out, "#pragma npu decompose_reduction(init, ii)\n#pragma npu split(k, 1024, ko, ki)\n"
+                        "#pragma npu reorder(ko, ii, ji, ki)\n") &&
+                strstr(out, "#pragma npu cache_read(A, nu_ib, ko, A_ib)"),
+            "%s", out);
+  cr_expect(strstr(out, "2 passed, 0 failed") && strstr(out, "sim: "), "%s", out);
+}
+
 Test(tune, usage_and_input_errors) {
   char cmd[1024], out[8192];
   snprintf(cmd, sizeof cmd, "%s tune %s 2>&1", npugen(), kernel);
@@ -85,7 +128,8 @@ Test(tune, no_sketch_says_why_for_each) {
   cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "t.c:2:6: error: no sketch of npugen tune applies to kernel 'tri'"), "%s", out);
   cr_expect(strstr(out, "nu: the kernel is not a contraction nest") &&
-                strstr(out, "vu: the top loop i has fewer iterations than the 4 VU cores"),
+                strstr(out, "vu: the top loop i has fewer iterations than the 4 VU cores") &&
+                strstr(out, "host: the kernel is not a contraction nest"),
             "%s", out);
 }
 

@@ -8,7 +8,7 @@
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
-bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, char *why, size_t n) {
+bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n) {
   memset(sp, 0, sizeof *sp);
   sp->s = s;
   sp->kernel = kernel;
@@ -18,9 +18,16 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, char *wh
   if (!k) snprintf(why, n, "no kernel '%s' in the file\n", kernel);
   else if (!tune_shape(k, &sp->shape)) snprintf(why, n, "kernel '%s' has no loop nest to schedule\n", kernel);
   else {
-    tune_sketch_nu(sp);
-    tune_sketch_conv(sp);
-    tune_sketch_vu(sp);
+    if (!host) {
+      tune_sketch_nu(sp);
+      tune_sketch_conv(sp);
+      tune_sketch_vu(sp);
+    }
+    /* costs in one unit only: simulated cycles, or time on this CPU */
+    if (!sp->nsketch) {
+      tune_sketch_host(sp);
+      sp->host = sp->nsketch > 0;
+    }
     if (sp->nsketch) return true;
     snprintf(why, n, "no sketch of npugen tune applies to kernel '%s' (docs/tune.md):\n%s", kernel, sp->notes);
   }

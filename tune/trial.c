@@ -24,7 +24,7 @@ void tune_first_error(NpgSession *s, size_t from, char *out, size_t n) {
   snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), msg);
 }
 
-void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint64_t seed, TrialResult *r) {
+void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint64_t seed, bool host, TrialResult *r) {
   memset(r, 0, sizeof *r);
   r->hash = tune_hash(steps);
   int errors = npg_error_count(s);
@@ -34,6 +34,19 @@ void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint6
   if (npg_error_count(s) != errors || v < 0) {
     r->status = TRIAL_ILLEGAL;
     tune_first_error(s, before, r->message, sizeof r->message);
+    return;
+  }
+  if (host) {
+    TuneHostTime t;
+    if (!tune_host_time(s, v, &t, r->message, sizeof r->message)) {
+      r->status = TRIAL_FAILED;
+      return;
+    }
+    r->status = TRIAL_SIMULATED;
+    r->cycles = t.median_ns;
+    r->ideal = t.min_ns;
+    r->spread = t.spread;
+    memcpy(r->bound, "cpu", 4);
     return;
   }
   NpgSimResult sim;
@@ -59,17 +72,18 @@ void tune_result_write(FILE *f, const TrialResult *r) {
   snprintf(msg, sizeof msg, "%s", r->message);
   for (char *p = msg; *p; p++)
     if (*p == '\n' || *p == '\t') *p = ' ';
-  fprintf(f, "%016" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%.6f\t%.6f\t%.6f\t%s\t%.3f\t%s\n", r->hash,
+  fprintf(f, "%016" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%.6f\t%.6f\t%.6f\t%s\t%.3f\t%.4f\t%s\n", r->hash,
           status_name[r->status], r->cycles, r->ideal, r->roofline, r->bound_util, r->nu_util,
-          r->bound[0] ? r->bound : "-", r->seconds, msg);
+          r->bound[0] ? r->bound : "-", r->seconds, r->spread, msg);
 }
 
 bool tune_result_read(const char *line, TrialResult *r) {
   memset(r, 0, sizeof *r);
   char status[16], bound[8];
   int used = 0;
-  if (sscanf(line, "%" SCNx64 "\t%15s\t%" SCNu64 "\t%" SCNu64 "\t%lf\t%lf\t%lf\t%7s\t%lf\t%n", &r->hash, status,
-             &r->cycles, &r->ideal, &r->roofline, &r->bound_util, &r->nu_util, bound, &r->seconds, &used) < 9)
+  if (sscanf(line, "%" SCNx64 "\t%15s\t%" SCNu64 "\t%" SCNu64 "\t%lf\t%lf\t%lf\t%7s\t%lf\t%lf\t%n", &r->hash,
+             status, &r->cycles, &r->ideal, &r->roofline, &r->bound_util, &r->nu_util, bound, &r->seconds, &r->spread,
+             &used) < 10)
     return false;
   r->status = TRIAL_FAILED;
   for (int i = 0; i < 4; i++)

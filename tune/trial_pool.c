@@ -32,11 +32,12 @@ double tune_now(void) {
 
 /* The child of trial i: a copy of the session as the parent had it, so
  * every trial starts from the kernel as parsed. */
-static void child(NpgSession *s, const char *steps, const char *variant, uint64_t seed, int timeout, Slot *slot) {
+static void child(NpgSession *s, const char *steps, const char *variant, uint64_t seed, bool host, int timeout,
+                  Slot *slot) {
   alarm((unsigned)timeout); /* the default action ends the child */
   double t0 = tune_now();
   TrialResult r;
-  tune_trial_run(s, steps, variant, seed, &r);
+  tune_trial_run(s, steps, variant, seed, host, &r);
   r.seconds = tune_now() - t0;
   slot->r = r;
   __atomic_store_n(&slot->state, DONE, __ATOMIC_RELEASE);
@@ -51,8 +52,8 @@ static void failed(Slot *slot, const char *steps, const char *why) {
   slot->state = DONE;
 }
 
-void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, int jobs,
-                   int timeout, TrialResult *out) {
+void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, bool host,
+                   int jobs, int timeout, TrialResult *out) {
   if (n <= 0) return;
   if (jobs < 1) jobs = 1;
   Slot *slots = mmap(NULL, (size_t)n * sizeof *slots, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -77,7 +78,7 @@ void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *v
       if (p < 0) {
         failed(&slots[next], steps[next], "no process could run the trial (fork failed)");
       } else if (p == 0) {
-        child(s, steps[next], variant, seed, timeout, &slots[next]);
+        child(s, steps[next], variant, seed, host, timeout, &slots[next]);
       } else {
         pid[j] = p;
         running++;

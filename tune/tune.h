@@ -7,7 +7,9 @@
  * buffers are double-buffered, which loops vectorize). A candidate is one
  * choice per knob; it renders as `#pragma npu` lines. The engine proves
  * each step, so an illegal candidate is refused at the step that makes it
- * illegal; a legal one is simulated (tune/trial.c) and costs its cycles. */
+ * illegal; a legal one is simulated (tune/trial.c) and costs its cycles,
+ * or, in a space of host-only sketches, is compiled with the system C
+ * compiler and costs its measured time (tune/host_timer.c). */
 #ifndef NPG_TUNE_H
 #define NPG_TUNE_H
 
@@ -75,6 +77,20 @@ int64_t tune_trip(const Stmt *loop);
  * (tails included), at most max of them, ascending. */
 int tune_tile_sizes(int64_t extent, int64_t lo, long long *out, int max);
 
+/* tune/contraction.c: spatial loops around `init: C[..] = ..;
+ * for k { update: C[..] += A.. * B.. }` (a matmul, a batched matmul, a
+ * pointwise convolution written as one). */
+typedef struct {
+  const char *i, *j, *k;      /* the last two spatial loops and the reduction loop */
+  const char *init, *top;     /* the init's statement name; the outermost loop */
+  const char *c, *a, *b;      /* output and the two inputs, in the update's order */
+  int64_t m, n, kk, batch;    /* extents; batch: the loops around i */
+  const char *batch_loop;     /* the one loop around i, or NULL */
+  int elem_a, elem_b, elem_c;
+  bool fp32;
+} TuneContraction;
+bool tune_contraction(const TuneShape *sh, TuneContraction *f);
+
 /* The space of one kernel: its sketches. */
 typedef struct {
   const char *kernel, *variant; /* variant: "<kernel>_tuned" */
@@ -82,12 +98,15 @@ typedef struct {
   TuneShape shape;
   TuneSketch sketch[TUNE_MAX_SKETCHES];
   int nsketch;
+  bool host;        /* host-only sketches: the cost is measured time on this CPU */
+  double flops;     /* host: the kernel's floating-point (or integer) operations, for GFLOP/s */
   char notes[2048]; /* why a sketch did not apply */
   int probes;       /* probe variants added to s (their names' serial) */
   Arena arena;      /* the sketches' names found in probes */
 } TuneSpace;
-/* Builds the space; false with why when no sketch applies. */
-bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, char *why, size_t n);
+/* Builds the space; false with why when no sketch applies. host: only
+ * the host sketches (also taken when no NPU sketch applies). */
+bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n);
 void tune_space_free(TuneSpace *sp);
 /* The candidate's steps as text, one `#pragma npu` line each, with the
  * schedule line naming `variant` first. malloc'ed. */
@@ -109,6 +128,7 @@ const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *not
 void tune_sketch_nu(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
 void tune_sketch_vu(TuneSpace *sp);
+void tune_sketch_host(TuneSpace *sp);
 
 /* tune/trial.c: one candidate applied and simulated. */
 typedef enum { TRIAL_ILLEGAL, TRIAL_FAILED, TRIAL_SIMULATED, TRIAL_PRUNED } TrialStatus;
@@ -119,6 +139,7 @@ typedef struct {
   double roofline, bound_util, nu_util;
   char bound[4];
   double seconds;  /* spent on it */
+  double spread;   /* host trials: (3rd quartile - 1st) / median of the timed runs */
   char message[240];
 } TrialResult;
 uint64_t tune_hash(const char *text);
@@ -126,8 +147,21 @@ uint64_t tune_hash(const char *text);
  * errors' text, without its location. */
 void tune_first_error(NpgSession *s, size_t from, char *out, size_t n);
 /* Applies steps (as tune_render writes them, for variant) to s and
- * simulates the variant. */
-void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint64_t seed, TrialResult *r);
+ * simulates the variant; host: times it on this CPU instead (cycles is
+ * then the median nanoseconds of one call, tune/host_timer.c). */
+void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint64_t seed, bool host, TrialResult *r);
+
+/* tune/host_timer.c: a host-only variant compiled with the system C
+ * compiler and timed on this machine. */
+typedef struct {
+  uint64_t median_ns, min_ns; /* of one call */
+  double spread;              /* (3rd quartile - 1st) / median */
+  int runs;
+  bool openmp;                /* compiled with -fopenmp: it has a parallel loop */
+} TuneHostTime;
+bool tune_host_time(NpgSession *s, int variant, TuneHostTime *t, char *msg, size_t n);
+/* The compiler flags of a host trial (after "cc"). */
+const char *tune_host_cflags(bool openmp);
 /* One line of text and back (the --plan/--merge files). */
 void tune_result_write(FILE *f, const TrialResult *r);
 bool tune_result_read(const char *line, TrialResult *r);
@@ -135,8 +169,8 @@ bool tune_result_read(const char *line, TrialResult *r);
 /* tune/trial_pool.c: a batch of trials in `jobs` forked processes (each
  * with a copy of s), results in the order of steps[]; a trial that crashes
  * or runs past timeout seconds is TRIAL_FAILED. */
-void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, int jobs,
-                   int timeout, TrialResult *out);
+void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, bool host,
+                   int jobs, int timeout, TrialResult *out);
 /* Seconds on the monotonic clock. */
 double tune_now(void);
 

@@ -1,0 +1,57 @@
+/* A contraction nest, as the NU and host sketches read it: spatial loops
+ * around `init: C[..] = ..; for k { update: C[..] += A.. * B.. }`. */
+#include "tune/tune.h"
+
+/* The loads of e's arrays, in order, each array once. */
+static void reads(const Expr *e, const Buffer **out, int *n) {
+  if (!e) return;
+  if (e->kind == EX_LOAD) {
+    for (int i = 0; i < *n; i++)
+      if (out[i] == e->buf) return;
+    if (*n < 4) out[(*n)++] = e->buf;
+    return;
+  }
+  reads(e->a, out, n);
+  reads(e->b, out, n);
+  reads(e->c, out, n);
+}
+
+bool tune_contraction(const TuneShape *sh, TuneContraction *f) {
+  if (sh->nchain < 2) return false;
+  const Stmt *j = sh->chain[sh->nchain - 1];
+  const Stmt *init = NULL, *kl = NULL;
+  for (const Stmt *c = j->body->kind == ST_BLOCK ? j->body->body : j->body; c; c = c->next) {
+    if (c->kind == ST_DECL) continue;
+    if (!init && c->kind == ST_ASSIGN) init = c;
+    else if (init && !kl && c->kind == ST_FOR) kl = c;
+    else return false;
+  }
+  if (!init || !kl || init->op != OP_NONE || init->lhs->kind != EX_LOAD) return false;
+  const Stmt *upd = kl->body->kind == ST_BLOCK ? kl->body->body : kl->body;
+  if (!upd || upd->next || upd->kind != ST_ASSIGN || upd->op != OP_ADD || upd->lhs->kind != EX_LOAD ||
+      upd->lhs->buf != init->lhs->buf)
+    return false;
+  const Buffer *in[4];
+  int n = 0;
+  reads(upd->rhs, in, &n);
+  if (n != 2) return false;
+  f->i = sh->chain[sh->nchain - 2]->name;
+  f->j = j->name;
+  f->k = kl->name;
+  f->init = init->name;
+  f->top = sh->chain[0]->name;
+  f->c = upd->lhs->buf->name;
+  f->a = in[0]->name;
+  f->b = in[1]->name;
+  f->elem_c = upd->lhs->buf->elem->size;
+  f->elem_a = in[0]->elem->size;
+  f->elem_b = in[1]->elem->size;
+  f->fp32 = upd->lhs->buf->elem->kind == TY_FLOAT;
+  f->m = sh->trip[sh->nchain - 2];
+  f->n = sh->trip[sh->nchain - 1];
+  f->kk = tune_trip(kl);
+  f->batch = 1;
+  f->batch_loop = sh->nchain == 3 ? sh->chain[0]->name : NULL;
+  for (int l = 0; l < sh->nchain - 2; l++) f->batch *= sh->trip[l] > 0 ? sh->trip[l] : 1;
+  return f->m > 0 && f->n > 0 && f->kk > 0;
+}

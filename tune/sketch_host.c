@@ -1,0 +1,88 @@
+/* The host sketch: a contraction (tune/contraction.c) made fast on the
+ * CPU, for a kernel that stays in host memory (npugen tune --host) or that
+ * no NPU sketch fits. Steps: the init into a nest of its own
+ * (decompose_reduction), tile the last two spatial loops, split the
+ * reduction loop, reorder the six loops, vectorize the j tile loop (an
+ * OpenMP simd hint), unroll the k tile loop, parallel on the outermost
+ * loop. The engine proves each step as for any candidate (a reorder that
+ * would break the reduction's order, a parallel loop that carries a
+ * dependence are refused), and the cost is the variant's measured time
+ * (tune/host_timer.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune/tune.h"
+
+enum { K_TI, K_TJ, K_TK, K_OUTER, K_INNER, K_UNROLL, K_VEC, K_PAR, HOST_KNOBS };
+
+/* The tile loops' orders: outer (over tiles) and inner (within a tile). */
+static const char *outer_order[] = {"%1$so, %2$so, %3$so", "%1$so, %3$so, %2$so", "%2$so, %1$so, %3$so"};
+static const char *inner_order[] = {"%1$si, %3$si, %2$si", "%1$si, %2$si, %3$si", "%3$si, %1$si, %2$si"};
+
+static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
+  const TuneContraction *f = sk->data;
+#define V(k) (sk->knobs[k].val[ch[k]])
+  long long ti = V(K_TI), tj = V(K_TJ), tk = V(K_TK), unroll = V(K_UNROLL);
+  sb_printf(sb, "#pragma npu decompose_reduction(%s, %s)\n", f->init, f->top);
+  sb_printf(sb, "#pragma npu tile(%s, %s, %lld, %lld, %so, %so, %si, %si)\n", f->i, f->j, ti, tj, f->i, f->j, f->i,
+            f->j);
+  sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->k, tk, f->k, f->k);
+  sb_printf(sb, "#pragma npu reorder(");
+  sb_printf(sb, outer_order[V(K_OUTER)], f->i, f->j, f->k);
+  sb_printf(sb, ", ");
+  sb_printf(sb, inner_order[V(K_INNER)], f->i, f->j, f->k);
+  sb_printf(sb, ")\n");
+  /* marks before the unroll: its copies of a marked loop keep the mark */
+  if (V(K_VEC)) sb_printf(sb, "#pragma npu vectorize(%si)\n", f->j);
+  if (unroll >= tk) sb_printf(sb, "#pragma npu unroll(%si)\n", f->k);
+  else if (unroll > 1) sb_printf(sb, "#pragma npu unroll(%si, %lld)\n", f->k, unroll);
+  if (V(K_PAR)) {
+    char io[80];
+    snprintf(io, sizeof io, "%so", V(K_OUTER) == 2 ? f->j : f->i);
+    sb_printf(sb, "#pragma npu parallel(%s)\n", f->batch_loop ? f->batch_loop : io);
+  }
+#undef V
+}
+
+void tune_sketch_host(TuneSpace *sp) {
+  TuneContraction f;
+  memset(&f, 0, sizeof f);
+  if (!tune_contraction(&sp->shape, &f)) {
+    tune_note(sp, "host: the kernel is not a contraction nest (the only host sketch so far)\n");
+    return;
+  }
+  if (sp->nsketch == TUNE_MAX_SKETCHES) return;
+  TuneSketch *sk = &sp->sketch[sp->nsketch];
+  memset(sk, 0, sizeof *sk);
+  snprintf(sk->name, sizeof sk->name, "host:cc");
+  long long ti[TUNE_MAX_CHOICES], tj[TUNE_MAX_CHOICES], tk[TUNE_MAX_CHOICES];
+  long long orders[3] = {0, 1, 2}, unroll[4] = {1, 2, 4, 8}, flag[2] = {0, 1};
+  int nti = tune_tile_sizes(f.m, 4, ti, TUNE_MAX_CHOICES), ntj = tune_tile_sizes(f.n, 8, tj, TUNE_MAX_CHOICES);
+  int ntk = tune_tile_sizes(f.kk, 2, tk, TUNE_MAX_CHOICES);
+  /* the seed: 32 x 64 tiles (a 64-float row of B's tile is 4 vectors of
+   * AVX2 twice), k by 8, the vector loop innermost, parallel rows */
+  int seed_i = 0, seed_j = 0, seed_k = 0;
+  for (int i = 0; i < nti; i++) seed_i = ti[i] <= 32 ? i : seed_i;
+  for (int i = 0; i < ntj; i++) seed_j = tj[i] <= 64 ? i : seed_j;
+  for (int i = 0; i < ntk; i++) seed_k = tk[i] <= 8 ? i : seed_k;
+  tune_knob(sk, K_TI, "ti", ti, nti, seed_i);
+  tune_knob(sk, K_TJ, "tj", tj, ntj, seed_j);
+  tune_knob(sk, K_TK, "tk", tk, ntk, seed_k);
+  tune_knob(sk, K_OUTER, "outer", orders, 3, 0);
+  tune_knob(sk, K_INNER, "inner", orders, 3, 0);
+  tune_knob(sk, K_UNROLL, "unroll", unroll, 4, 2);
+  tune_knob(sk, K_VEC, "vectorize", flag, 2, 1);
+  tune_knob(sk, K_PAR, "parallel", flag, 2, 1);
+  sk->nknobs = HOST_KNOBS;
+  sk->render = render;
+  sk->estimate = NULL; /* no model of the CPU: every candidate is timed */
+  TuneContraction *copy = malloc(sizeof *copy);
+  *copy = f;
+  sk->data = copy;
+  int seed[TUNE_MAX_KNOBS];
+  for (int i = 0; i < sk->nknobs; i++) seed[i] = sk->knobs[i].seed;
+  sp->flops = 2.0 * (double)f.batch * (double)f.m * (double)f.n * (double)f.kk;
+  if (tune_probe(sp, sp->nsketch, seed)) sp->nsketch++;
+  else free(copy);
+}
