@@ -10,12 +10,34 @@
 #include "ir/check_spec.h"
 #include "jit/check.h"
 
-/* Compiles the variant's C in u->order and runs it against the
- * reference's run. */
-static void run_in_order(const EmitUnit *u, const char *text, const Kernel *k, const CheckReference *ref,
-                         const CheckOptions *o, CheckResult *r) {
+/* Compiles the variant's C in u->order and runs it against k's reference
+ * run on o's inputs, which it returns. NULL, with r saying why, when the
+ * reference failed: that is the result whatever the variant did, as if
+ * the reference had run first. A reference not kept runs meanwhile in a
+ * thread of its own: the two are independent, and on two cores they take
+ * the time of the longer. With a trace it runs first: only a run that is
+ * compared writes one. */
+static const CheckReference *run_in_order(const EmitUnit *u, const char *text, const Kernel *k, CheckRefs *refs,
+                                          const CheckOptions *o, CheckResult *r) {
+  CheckResult failed;
+  memset(&failed, 0, sizeof failed);
+  const CheckReference *cref = NULL;
+  if (o->trace_path) {
+    if (!(cref = check_refs_run(refs, k, o, &failed))) goto ref_failed;
+  } else {
+    check_refs_start(refs, k, o);
+  }
   char err[4096];
   TccUnit *var = check_compile_variant(u->k, text, u->name, err, sizeof err);
+  CheckReference inputs = {NULL, k->nparams, o->seed, u->m->check_specs, o->scalar_ends};
+  VariantArrays v = {NULL, NULL, 0};
+  if (var) check_variant_exec(k, u->k, &inputs, var, u->name, o, r, &v);
+  if (!cref) cref = check_refs_run(refs, k, o, &failed);
+  if (!cref || !var) check_variant_compare(k, u->k, NULL, var, u->name, r, &v); /* frees the arrays */
+  if (!cref) {
+    tcc_unit_free(var);
+    goto ref_failed;
+  }
   if (!var) {
     memset(r, 0, sizeof *r);
     if (u->order == EMIT_ORDER_SOURCE)
@@ -24,11 +46,17 @@ static void run_in_order(const EmitUnit *u, const char *text, const Kernel *k, c
       snprintf(r->message, sizeof r->message, "internal error: the emitted C in %s order does not compile:\n%.800s",
                emit_order_name(u->order), err);
   } else {
-    check_variant_run(k, u->k, ref, var, u->name, o, r);
+    check_variant_compare(k, u->k, cref, var, u->name, r, &v);
     check_summary(u->k, r);
     tcc_unit_free(var);
   }
   r->order = u->order;
+  return cref;
+ref_failed:
+  memset(r, 0, sizeof *r);
+  memcpy(r->message, failed.message, sizeof r->message);
+  r->order = u->order;
+  return NULL;
 }
 
 /* Says in r's message which order failed, and what the source order did. */
@@ -59,20 +87,18 @@ static void run_at_scalar_ends(const Kernel *k, const EmitUnit *u, CheckRefs *re
   ends.scalar_ends = true;
   ends.trace_path = NULL;
   CheckResult got;
-  memset(&got, 0, sizeof got);
-  const CheckReference *cref = check_refs_run(refs, k, &ends, &got);
+  EmitUnit in = *u;
+  in.order = EMIT_ORDER_SOURCE;
+  in.cu_hooks = true;
+  char *text = emit_c_source(&in);
+  const CheckReference *cref = run_in_order(&in, text, k, refs, &ends, &got);
+  free(text);
   size_t len = strlen(r->summary);
   if (!cref) {
     snprintf(r->summary + len, sizeof r->summary - len, "; not compared at integer scalars' maxima (%.120s)",
              got.message);
     return;
   }
-  EmitUnit in = *u;
-  in.order = EMIT_ORDER_SOURCE;
-  in.cu_hooks = true;
-  char *text = emit_c_source(&in);
-  run_in_order(&in, text, k, cref, &ends, &got);
-  free(text);
   if (got.pass) return;
   r->pass = false;
   snprintf(r->message, sizeof r->message, "with its integer scalars at their types' maximum: %.900s", got.message);
@@ -82,8 +108,6 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsig
                       const CheckOptions *o, CheckResult *r) {
   memset(r, 0, sizeof *r);
   if (!check_within_limits(k, u->k, o, r)) return;
-  const CheckReference *cref = check_refs_run(refs, k, o, r); /* one run for all orders and variants */
-  if (!cref) return;
   if (!(orders & CHECK_ORDERS_ALL)) orders = 1u << EMIT_ORDER_SOURCE;
   char *ran[EMIT_ORDERS] = {NULL};
   int nran = 0;
@@ -105,7 +129,11 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsig
     CheckOptions one = *o;
     if (nran > 1) one.trace_path = NULL; /* the trace is the first run's */
     CheckResult *got = nran == 1 ? r : &cur;
-    run_in_order(&in, text, k, cref, &one, got);
+    /* one reference run for all orders and variants: the first run's */
+    if (!run_in_order(&in, text, k, refs, &one, got)) {
+      if (got != r) *r = *got;
+      break;
+    }
     if (!got->pass) {
       if (got != r) *r = *got;
       if (r->order != EMIT_ORDER_SOURCE) name_order(r, source_passed);
