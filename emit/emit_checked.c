@@ -383,6 +383,51 @@ static char *pop_level(Ck *c) {
   return sb_take(&lv->decls);
 }
 
+/* In an unrolled body (c->shifted): the dimension of access e whose index
+ * is the loop's counter itself when every other index needs no check and
+ * does not read it; -1 otherwise. */
+static int stepped_dim(const Ck *c, const Expr *e) {
+  if (!c->shifted || e->buf->role == ROLE_LOCAL) return -1;
+  int d = -1;
+  IrRange r;
+  for (int i = 0; i < e->buf->ndim; i++) {
+    if (e->idx[i]->kind == EX_VAR && e->idx[i]->var == c->shifted && d < 0) d = i;
+    else if (ir_expr_uses(e->idx[i], c->shifted, NULL) || !checkless(c, e->idx[i], &r)) return -1;
+  }
+  return d;
+}
+
+/* The pointer to e's element at the unrolled loop's counter ("&B[k][j]"),
+ * declared at the top of each round: copy u reads it at u strides of
+ * dimension d. The element at copy u is one the access as written reads,
+ * so in bounds. */
+static const char *step_pointer(Ck *c, const Expr *e) {
+  int64_t by = c->by;
+  c->by = 0;
+  StrBuf key;
+  sb_init(&key);
+  sb_printf(&key, "&%s", e->buf->name);
+  for (int d = 0; d < e->buf->ndim; d++) {
+    sb_putc(&key, '[');
+    expr(c, &key, e->idx[d]);
+    sb_putc(&key, ']');
+  }
+  c->by = by;
+  struct Level *lv = &c->levels[c->nlevels - 1];
+  for (int i = 0; i < lv->nhoists; i++)
+    if (!strcmp(lv->hoists[i].key, key.data)) {
+      sb_free(&key);
+      return lv->hoists[i].name;
+    }
+  lv->hoists = realloc(lv->hoists, sizeof *lv->hoists * (size_t)(lv->nhoists + 1));
+  struct Hoist *h = &lv->hoists[lv->nhoists++];
+  snprintf(h->name, sizeof h->name, "npg_p%d", ++c->nhoisted);
+  sb_indent(&lv->decls, lv->ind);
+  sb_printf(&lv->decls, "%s%s *%s = %s;\n", e->buf->is_const ? "const " : "", e->buf->elem->name, h->name, key.data);
+  h->key = sb_take(&key);
+  return h->name;
+}
+
 /* "A[i][j]" with its indices checked, into sb; the element's shadow flag
  * is the same text after "npg_set_". */
 static void place(Ck *c, StrBuf *sb, const Expr *e) {
@@ -390,6 +435,14 @@ static void place(Ck *c, StrBuf *sb, const Expr *e) {
     if (e->var == &c->sum) sb_puts(sb, c->sum_text);
     else if (e->var == c->shifted && c->by) sb_printf(sb, "(%s + %lld)", e->var->name, (long long)c->by);
     else sb_puts(sb, e->var->name);
+    return;
+  }
+  int step = stepped_dim(c, e);
+  if (step >= 0) {
+    int64_t stride = 1;
+    for (int d = step + 1; d < e->buf->ndim; d++) stride *= e->buf->shape[d];
+    const char *name = step_pointer(c, e);
+    sb_printf(sb, "%s[%lld]", name, (long long)(c->by * stride));
     return;
   }
   int p = hoistable(c, e);

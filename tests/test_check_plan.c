@@ -105,3 +105,21 @@ Test(check_plan, float_sums_bit_exact) {
         "#pragma npu schedule(k, k_split)\n"
         "#pragma npu split(i, 2, io, ii)\n");
 }
+
+/* The unrolled reference steps a pointer along the counter's dimension:
+ * here the middle one of three (stride 5) and the first of two (stride
+ * 8), with a remainder; a wrong stride would read other elements and
+ * differ from the variants. */
+Test(check_plan, stepped_accesses_in_any_dimension) {
+  exact("#include <stdint.h>\n"
+        "void k(const int16_t X[3][21][5], const int16_t W[21][8], int32_t E[5][8]) {\n"
+        "  for (int i = 0; i < 5; i++)\n"
+        "    for (int j = 0; j < 8; j++) {\n"
+        "      E[i][j] = 1;\n"
+        "      for (int k = 0; k < 21; k++)\n"
+        "        E[i][j] += (int32_t)X[2][k][i] * (int32_t)W[k][j];\n"
+        "    }\n"
+        "}\n"
+        "#pragma npu schedule(k, k_split)\n"
+        "#pragma npu split(k, 4, ko, ki)\n");
+}
