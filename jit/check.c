@@ -214,9 +214,7 @@ static ThunkFn layout_thunk(TccUnit *var, const char *what, const Buffer *b) {
   return (ThunkFn)tcc_unit_symbol(var, name);
 }
 
-/* Bytes of the arrays check_run allocates: each parameter for the
- * reference and the variant, and a logical copy for a new layout. */
-static uint64_t check_bytes(const Kernel *k, const Kernel *ir) {
+uint64_t check_run_bytes(const Kernel *k, const Kernel *ir) {
   uint64_t total = 0;
   int i = 0;
   for (const Param *p = k->params; p; p = p->next, i++) {
@@ -246,7 +244,7 @@ static bool within_limits(const Kernel *k, const Kernel *ir, uint64_t max_steps,
   ir_walk_stmts(ir->body, npu_leaf, &npu);
   uint64_t steps = ir_count_steps(k), vsteps = ir_count_steps_weighted(ir, npu ? CHECK_CU_ACCESS_STEPS : 0);
   if (vsteps > steps) steps = vsteps;
-  uint64_t bytes = check_bytes(k, ir);
+  uint64_t bytes = check_run_bytes(k, ir);
   char weighed[96] = "";
   if (npu && vsteps == steps)
     snprintf(weighed, sizeof weighed, ", each array access of host code, which the simulator sees, as %d",

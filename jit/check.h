@@ -117,6 +117,10 @@ void check_refs_start(CheckRefs *c, const Kernel *k, const CheckOptions *o);
  * run for its figures, as check_variant_simulate's); the variant runs
  * bound to a simulator of o->target. */
 bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r);
+/* Bytes of the arrays a check of variant `ir` allocates, held against the
+ * limit: each parameter for the reference and the variant, and a logical
+ * copy for a new layout. */
+uint64_t check_run_bytes(const Kernel *k, const Kernel *ir);
 void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
                        const CheckOptions *o, CheckResult *r);
 
