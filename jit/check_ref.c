@@ -240,6 +240,9 @@ void check_refs_start(CheckRefs *c, const Kernel *k, const CheckOptions *o) {
   keep_pending(c);
   if (kept(c, k, o->seed, o->scalar_ends) < c->nruns) return;
   compiled(c, k); /* compiled here: the thread only reads the units */
+  /* room for its arrays first, as when it runs alone: the variant's run
+   * beside it takes what a run within the limits may */
+  evict(c, (o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES) / 2, arrays_bytes(k));
   c->pending = (Pending){.c = c, .k = k, .seed = o->seed, .max_bytes = o->max_bytes, .ends = o->scalar_ends, .busy = true};
   /* without a thread, check_refs_run runs it */
   if (pthread_create(&c->pending.thread, NULL, pending_main, &c->pending)) c->pending.busy = false;
