@@ -40,6 +40,7 @@
 
 #include "emit/emit.h"
 #include "ir/ranges.h"
+#include "lower/check_plan.h"
 
 typedef struct {
   Arena scratch;  /* the operations of compound assignments */
@@ -61,6 +62,16 @@ typedef struct {
     int nhoists;
   } *levels;
   int nlevels, nhoisted;
+  CheckPlan plan; /* the loops unrolled (lower/check_plan.c) */
+  /* in an unrolled copy of a body: its loop's counter, printed as
+   * (counter + by) */
+  const Var *shifted;
+  int64_t by;
+  /* in an unrolled accumulation: the running value, read as `sum`'s text
+   * with its range */
+  Var sum;
+  const char *sum_text;
+  IrRange sum_range;
 } Ck;
 
 static int site(Ck *c, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -372,11 +383,66 @@ static char *pop_level(Ck *c) {
   return sb_take(&lv->decls);
 }
 
+/* In an unrolled body (c->shifted): the dimension of access e whose index
+ * is the loop's counter itself when every other index needs no check and
+ * does not read it; -1 otherwise. */
+static int stepped_dim(const Ck *c, const Expr *e) {
+  if (!c->shifted || e->buf->role == ROLE_LOCAL) return -1;
+  int d = -1;
+  IrRange r;
+  for (int i = 0; i < e->buf->ndim; i++) {
+    if (e->idx[i]->kind == EX_VAR && e->idx[i]->var == c->shifted && d < 0) d = i;
+    else if (ir_expr_uses(e->idx[i], c->shifted, NULL) || !checkless(c, e->idx[i], &r)) return -1;
+  }
+  return d;
+}
+
+/* The pointer to e's element at the unrolled loop's counter ("&B[k][j]"),
+ * declared at the top of each round: copy u reads it at u strides of
+ * dimension d. The element at copy u is one the access as written reads,
+ * so in bounds. */
+static const char *step_pointer(Ck *c, const Expr *e) {
+  int64_t by = c->by;
+  c->by = 0;
+  StrBuf key;
+  sb_init(&key);
+  sb_printf(&key, "&%s", e->buf->name);
+  for (int d = 0; d < e->buf->ndim; d++) {
+    sb_putc(&key, '[');
+    expr(c, &key, e->idx[d]);
+    sb_putc(&key, ']');
+  }
+  c->by = by;
+  struct Level *lv = &c->levels[c->nlevels - 1];
+  for (int i = 0; i < lv->nhoists; i++)
+    if (!strcmp(lv->hoists[i].key, key.data)) {
+      sb_free(&key);
+      return lv->hoists[i].name;
+    }
+  lv->hoists = realloc(lv->hoists, sizeof *lv->hoists * (size_t)(lv->nhoists + 1));
+  struct Hoist *h = &lv->hoists[lv->nhoists++];
+  snprintf(h->name, sizeof h->name, "npg_p%d", ++c->nhoisted);
+  sb_indent(&lv->decls, lv->ind);
+  sb_printf(&lv->decls, "%s%s *%s = %s;\n", e->buf->is_const ? "const " : "", e->buf->elem->name, h->name, key.data);
+  h->key = sb_take(&key);
+  return h->name;
+}
+
 /* "A[i][j]" with its indices checked, into sb; the element's shadow flag
  * is the same text after "npg_set_". */
 static void place(Ck *c, StrBuf *sb, const Expr *e) {
   if (e->kind == EX_VAR) {
-    sb_puts(sb, e->var->name);
+    if (e->var == &c->sum) sb_puts(sb, c->sum_text);
+    else if (e->var == c->shifted && c->by) sb_printf(sb, "(%s + %lld)", e->var->name, (long long)c->by);
+    else sb_puts(sb, e->var->name);
+    return;
+  }
+  int step = stepped_dim(c, e);
+  if (step >= 0) {
+    int64_t stride = 1;
+    for (int d = step + 1; d < e->buf->ndim; d++) stride *= e->buf->shape[d];
+    const char *name = step_pointer(c, e);
+    sb_printf(sb, "%s[%lld]", name, (long long)(c->by * stride));
     return;
   }
   int p = hoistable(c, e);
@@ -395,6 +461,10 @@ static void place(Ck *c, StrBuf *sb, const Expr *e) {
 
 /* A read of a scalar or an element: tested against its flag when tracked. */
 static IrRange read(Ck *c, StrBuf *sb, const Expr *e) {
+  if (e->kind == EX_VAR && e->var == &c->sum) {
+    sb_puts(sb, c->sum_text);
+    return c->sum_range;
+  }
   StrBuf p;
   sb_init(&p);
   place(c, &p, e);
@@ -442,23 +512,26 @@ static IrRange expr(Ck *c, StrBuf *sb, const Expr *e) {
 
 /* ---------------- statements ---------------- */
 
-/* `lhs op= rhs` as the value it stores: (T)(lhs op rhs), computed in the
- * type C computes it in (shifts: the promoted left type). */
-static const Expr *compound(Ck *c, const Stmt *s) {
-  Expr *l = s->lhs, *r = s->rhs;
+/* `lhs op= rhs` as the value it stores: (T)(left op rhs), left the lhs or
+ * the running value of an unrolled accumulation, computed in the type C
+ * computes it in (shifts: the promoted left type). */
+static const Expr *compound_on(Ck *c, const Stmt *s, Expr *left) {
+  Expr *l = left, *r = s->rhs;
   bool shift = s->op == OP_SHL || s->op == OP_SHR;
   const Type *t = shift ? type_promote(l->type) : type_common(l->type, r->type);
   Expr *a = ir_cast(&c->scratch, l, t, true), *b = ir_cast(&c->scratch, r, shift ? type_promote(r->type) : t, true);
   Expr *op = ir_binary(&c->scratch, s->op, a, b, t, s->loc);
   StrBuf text;
   sb_init(&text);
-  ir_print_expr(&text, l);
+  ir_print_expr(&text, s->lhs);
   sb_printf(&text, " %s= ", op_spelling(s->op));
   ir_print_expr(&text, r);
   op->text = arena_strdup(&c->scratch, text.data);
   sb_free(&text);
   return ir_cast(&c->scratch, op, l->type, true);
 }
+
+static const Expr *compound(Ck *c, const Stmt *s) { return compound_on(c, s, s->lhs); }
 
 static void stmts(Ck *c, StrBuf *sb, const Stmt *s, int ind);
 
@@ -537,28 +610,84 @@ static void block(Ck *c, StrBuf *sb, const Stmt *body, int ind) {
   sb_putc(sb, '}');
 }
 
-static void loop(Ck *c, StrBuf *sb, const Stmt *s, int ind) {
-  StrBuf lo, hi;
-  sb_init(&lo);
-  sb_init(&hi);
-  IrRange rl = expr(c, &lo, s->lo), rh = expr(c, &hi, s->hi);
-  c->counter[s->var->id] = counter_range(s, rl, rh);
-  const char *v = s->var->name;
+/* The body of loop s, planned unrolled (p): `P = ...((P + e(k)) + e(k + 1))
+ * ... + e(k + n - 1);`, each add as `P += e` converts it, P's reads in the
+ * range the plan proves (or its type's). */
+static void unrolled_body(Ck *c, StrBuf *sb, const Stmt *s, const CheckPlanLoop *p, int ind) {
+  const Stmt *a = s->body->kind == ST_BLOCK ? s->body->body : s->body;
+  StrBuf acc, sum;
+  sb_init(&acc);
+  place(c, &acc, a->lhs);
+  sb_init(&sum);
+  sb_puts(&sum, acc.data);
+  c->sum = (Var){.name = "npg_sum", .type = a->lhs->type, .kind = VAR_LOCAL, .loc = a->lhs->loc, .id = -1};
+  Expr running = {.kind = EX_VAR, .type = a->lhs->type, .loc = a->lhs->loc, .var = &c->sum};
+  IrRange r = p->acc_proven ? p->acc : ir_range_type(a->lhs->type);
+  c->shifted = s->var;
+  for (int u = 0; u < p->unroll; u++) {
+    c->by = u;
+    c->sum_text = sum.data;
+    c->sum_range = r;
+    StrBuf next;
+    sb_init(&next);
+    r = expr(c, &next, compound_on(c, a, &running));
+    sb_free(&sum);
+    sum = next;
+  }
+  c->shifted = NULL;
+  c->by = 0;
   sb_indent(sb, ind);
-  sb_printf(sb, "for (%s %s = %s; %s %s %s; %s %s= %lld) ", s->var->type->name, v, lo.data, v, op_spelling(s->cmp), hi.data,
-            v, s->step > 0 ? "+" : "-", (long long)(s->step > 0 ? s->step : -s->step));
-  sb_free(&lo);
-  sb_free(&hi);
+  sb_printf(sb, "%s = %s;\n", acc.data, sum.data);
+  sb_free(&acc);
+  sb_free(&sum);
+}
+
+/* A loop's body, its hoisted addresses declared first; then the closing
+ * brace. */
+static void loop_body(Ck *c, StrBuf *sb, const Stmt *s, const CheckPlanLoop *p, int ind) {
   push_level(c, s->var, ind + 1);
   StrBuf body;
   sb_init(&body);
-  stmts(c, &body, s->body && s->body->kind == ST_BLOCK ? s->body->body : s->body, ind + 1);
+  if (p) unrolled_body(c, &body, s, p, ind + 1);
+  else stmts(c, &body, s->body && s->body->kind == ST_BLOCK ? s->body->body : s->body, ind + 1);
   char *decls = pop_level(c);
   sb_printf(sb, "{\n%s%s", decls, body.data ? body.data : "");
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
   free(decls);
   sb_free(&body);
+}
+
+static void loop(Ck *c, StrBuf *sb, const Stmt *s, int ind) {
+  StrBuf lo, hi;
+  sb_init(&lo);
+  sb_init(&hi);
+  IrRange rl = expr(c, &lo, s->lo), rh = expr(c, &hi, s->hi);
+  c->counter[s->var->id] = counter_range(s, rl, rh);
+  const char *v = s->var->name, *tn = s->var->type->name;
+  const CheckPlanLoop *p = check_plan_find(&c->plan, s);
+  const Stmt *a = p ? (s->body->kind == ST_BLOCK ? s->body->body : s->body) : NULL;
+  if (p && !tracked(c, a->lhs)) {
+    /* lo < hi are constants (the plan's): n / unroll rounds, then the rest */
+    int64_t first = s->lo->ival, n = s->hi->ival + (s->cmp == OP_LE) - first, mid = first + n / p->unroll * p->unroll;
+    sb_indent(sb, ind);
+    sb_printf(sb, "for (%s %s = %s; %s < %lld; %s += %d) ", tn, v, lo.data, v, (long long)mid, v, p->unroll);
+    loop_body(c, sb, s, p, ind);
+    if (mid < first + n) {
+      sb_indent(sb, ind);
+      sb_printf(sb, "for (%s %s = %lld; %s %s %s; %s += 1) ", tn, v, (long long)mid, v, op_spelling(s->cmp), hi.data, v);
+      loop_body(c, sb, s, NULL, ind);
+    }
+    sb_free(&lo);
+    sb_free(&hi);
+    return;
+  }
+  sb_indent(sb, ind);
+  sb_printf(sb, "for (%s %s = %s; %s %s %s; %s %s= %lld) ", tn, v, lo.data, v, op_spelling(s->cmp), hi.data,
+            v, s->step > 0 ? "+" : "-", (long long)(s->step > 0 ? s->step : -s->step));
+  sb_free(&lo);
+  sb_free(&hi);
+  loop_body(c, sb, s, NULL, ind);
 }
 
 static void stmts(Ck *c, StrBuf *sb, const Stmt *s, int ind) {
@@ -662,6 +791,7 @@ void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
           .shadow_buf = calloc((size_t)k->nbufs + 1, sizeof(bool))};
   arena_init(&c.scratch, 0);
   sb_init(&c.temps);
+  check_plan(k, &c.plan);
   StrBuf body;
   sb_init(&body);
   push_level(&c, NULL, 1);
@@ -692,6 +822,7 @@ void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
   free(c.shadow_buf);
   free(c.levels);
   free(decls);
+  check_plan_free(&c.plan);
 }
 
 void emit_checked_free(CheckedUnit *u) {

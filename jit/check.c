@@ -214,9 +214,7 @@ static ThunkFn layout_thunk(TccUnit *var, const char *what, const Buffer *b) {
   return (ThunkFn)tcc_unit_symbol(var, name);
 }
 
-/* Bytes of the arrays check_run allocates: each parameter for the
- * reference and the variant, and a logical copy for a new layout. */
-static uint64_t check_bytes(const Kernel *k, const Kernel *ir) {
+uint64_t check_run_bytes(const Kernel *k, const Kernel *ir) {
   uint64_t total = 0;
   int i = 0;
   for (const Param *p = k->params; p; p = p->next, i++) {
@@ -246,7 +244,7 @@ static bool within_limits(const Kernel *k, const Kernel *ir, uint64_t max_steps,
   ir_walk_stmts(ir->body, npu_leaf, &npu);
   uint64_t steps = ir_count_steps(k), vsteps = ir_count_steps_weighted(ir, npu ? CHECK_CU_ACCESS_STEPS : 0);
   if (vsteps > steps) steps = vsteps;
-  uint64_t bytes = check_bytes(k, ir);
+  uint64_t bytes = check_run_bytes(k, ir);
   char weighed[96] = "";
   if (npu && vsteps == steps)
     snprintf(weighed, sizeof weighed, ", each array access of host code, which the simulator sees, as %d",
@@ -340,30 +338,39 @@ static void compare_outputs(const Kernel *k, const Kernel *ir, const CheckRefere
   }
 }
 
-void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
-                       const CheckOptions *o, CheckResult *r) {
+void check_variant_exec(const Kernel *k, const Kernel *ir, const CheckReference *inputs, TccUnit *var, const char *fn,
+                        const CheckOptions *o, CheckResult *r, VariantArrays *v) {
   memset(r, 0, sizeof *r);
   r->exact = true;
   if (!ir) ir = k;
+  int n = k->nparams;
+  *v = (VariantArrays){calloc((size_t)n + 1, sizeof(void *)), calloc((size_t)n + 1, sizeof(void *)), n};
   char name[300];
   snprintf(name, sizeof name, "npg_call_%s", fn);
   ThunkFn var_fn = (ThunkFn)tcc_unit_symbol(var, name);
   if (!var_fn) {
     snprintf(r->message, sizeof r->message, "internal error: a JIT thunk is missing");
-    return;
-  }
-  int n = k->nparams;
-  void **var_args = calloc((size_t)n + 1, sizeof(void *));
-  void **logical = calloc((size_t)n + 1, sizeof(void *)); /* the variant's inputs before pack */
-  if (!var_args || !logical) {
+  } else if (!v->args || !v->logical) {
     snprintf(r->message, sizeof r->message, "not run: out of memory");
-  } else if (variant_inputs(k, ir, var, fn, ref, var_args, logical, r)) {
+  } else if (variant_inputs(k, ir, var, fn, inputs, v->args, v->logical, r)) {
     uint64_t max_steps = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
-    r->pass = run_simulated(k, ir, var_fn, var_args, o, max_steps, r);
-    if (r->pass && ref->args) compare_outputs(k, ir, ref, var, fn, var_args, logical, r);
+    r->pass = run_simulated(k, ir, var_fn, v->args, o, max_steps, r);
   }
-  check_free_args(var_args, n);
-  check_free_args(logical, n);
+}
+
+void check_variant_compare(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
+                           CheckResult *r, VariantArrays *v) {
+  if (r->pass && ref && ref->args) compare_outputs(k, ir ? ir : k, ref, var, fn, v->args, v->logical, r);
+  check_free_args(v->args, v->n);
+  check_free_args(v->logical, v->n);
+  *v = (VariantArrays){NULL, NULL, 0};
+}
+
+void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
+                       const CheckOptions *o, CheckResult *r) {
+  VariantArrays v;
+  check_variant_exec(k, ir, ref, var, fn, o, r, &v);
+  check_variant_compare(k, ir, ref, var, fn, r, &v);
 }
 
 void check_variant_simulate(const Kernel *k, const Kernel *ir, const CheckSpec *specs, TccUnit *var, const char *fn,

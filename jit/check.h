@@ -103,6 +103,10 @@ void check_refs_free(CheckRefs *c);
  * not allow it; a failure is kept too. Runs are kept while their arrays
  * take at most o->max_bytes together, the newest first. */
 const CheckReference *check_refs_run(CheckRefs *c, const Kernel *k, const CheckOptions *o, CheckResult *r);
+/* Starts the run check_refs_run(c, k, o, ...) would make, in a thread of
+ * its own, unless it is kept; check_refs_run (any next call) waits for it.
+ * The caller may run a variant meanwhile: the two are independent. */
+void check_refs_start(CheckRefs *c, const Kernel *k, const CheckOptions *o);
 
 /* The check of one variant against the reference's run, in parts: the
  * limits (false, r says why, when past them: the run is not started), and
@@ -113,8 +117,26 @@ const CheckReference *check_refs_run(CheckRefs *c, const Kernel *k, const CheckO
  * run for its figures, as check_variant_simulate's); the variant runs
  * bound to a simulator of o->target. */
 bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r);
+/* Bytes of the arrays a check of variant `ir` allocates, held against the
+ * limit: each parameter for the reference and the variant, and a logical
+ * copy for a new layout. */
+uint64_t check_run_bytes(const Kernel *k, const Kernel *ir);
 void check_variant_run(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
                        const CheckOptions *o, CheckResult *r);
+
+/* check_variant_run in two halves, so that the reference can run while the
+ * variant does (jit/check_orders.c): check_variant_exec runs the variant on
+ * the inputs `inputs` names (its args unused) and keeps its arrays in *v;
+ * check_variant_compare compares them with ref's run when r still passes
+ * (not at all when ref or ref->args is NULL) and frees them. */
+typedef struct {
+  void **args, **logical; /* the variant's arrays; a new layout's logical copy */
+  int n;
+} VariantArrays;
+void check_variant_exec(const Kernel *k, const Kernel *ir, const CheckReference *inputs, TccUnit *var, const char *fn,
+                        const CheckOptions *o, CheckResult *r, VariantArrays *v);
+void check_variant_compare(const Kernel *k, const Kernel *ir, const CheckReference *ref, TccUnit *var, const char *fn,
+                           CheckResult *r, VariantArrays *v);
 
 /* check_variant_run on the seeded inputs (o->seed, within specs' ranges)
  * without the reference and without comparing:

@@ -3,6 +3,7 @@
  * (EmitOrder). A mark is a proof that the iterations are independent; a
  * later step that broke it shows up as a run that differs from the
  * reference in some order, where the source order alone may still pass. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,34 @@
 #include "ir/check_spec.h"
 #include "jit/check.h"
 
-/* Compiles the variant's C in u->order and runs it against the
- * reference's run. */
-static void run_in_order(const EmitUnit *u, const char *text, const Kernel *k, const CheckReference *ref,
-                         const CheckOptions *o, CheckResult *r) {
+/* Compiles the variant's C in u->order and runs it against k's reference
+ * run on o's inputs, which it returns. NULL, with r saying why, when the
+ * reference failed: that is the result whatever the variant did, as if
+ * the reference had run first. A reference not kept runs meanwhile in a
+ * thread of its own: the two are independent, and on two cores they take
+ * the time of the longer. With a trace it runs first: only a run that is
+ * compared writes one. */
+static const CheckReference *run_in_order(const EmitUnit *u, const char *text, const Kernel *k, CheckRefs *refs,
+                                          const CheckOptions *o, CheckResult *r) {
+  CheckResult failed;
+  memset(&failed, 0, sizeof failed);
+  const CheckReference *cref = NULL;
+  if (o->trace_path) {
+    if (!(cref = check_refs_run(refs, k, o, &failed))) goto ref_failed;
+  } else {
+    check_refs_start(refs, k, o);
+  }
   char err[4096];
   TccUnit *var = check_compile_variant(u->k, text, u->name, err, sizeof err);
+  CheckReference inputs = {NULL, k->nparams, o->seed, u->m->check_specs, o->scalar_ends};
+  VariantArrays v = {NULL, NULL, 0};
+  if (var) check_variant_exec(k, u->k, &inputs, var, u->name, o, r, &v);
+  if (!cref) cref = check_refs_run(refs, k, o, &failed);
+  if (!cref || !var) check_variant_compare(k, u->k, NULL, var, u->name, r, &v); /* frees the arrays */
+  if (!cref) {
+    tcc_unit_free(var);
+    goto ref_failed;
+  }
   if (!var) {
     memset(r, 0, sizeof *r);
     if (u->order == EMIT_ORDER_SOURCE)
@@ -24,11 +47,17 @@ static void run_in_order(const EmitUnit *u, const char *text, const Kernel *k, c
       snprintf(r->message, sizeof r->message, "internal error: the emitted C in %s order does not compile:\n%.800s",
                emit_order_name(u->order), err);
   } else {
-    check_variant_run(k, u->k, ref, var, u->name, o, r);
+    check_variant_compare(k, u->k, cref, var, u->name, r, &v);
     check_summary(u->k, r);
     tcc_unit_free(var);
   }
   r->order = u->order;
+  return cref;
+ref_failed:
+  memset(r, 0, sizeof *r);
+  memcpy(r->message, failed.message, sizeof r->message);
+  r->order = u->order;
+  return NULL;
 }
 
 /* Says in r's message which order failed, and what the source order did. */
@@ -59,36 +88,109 @@ static void run_at_scalar_ends(const Kernel *k, const EmitUnit *u, CheckRefs *re
   ends.scalar_ends = true;
   ends.trace_path = NULL;
   CheckResult got;
-  memset(&got, 0, sizeof got);
-  const CheckReference *cref = check_refs_run(refs, k, &ends, &got);
+  EmitUnit in = *u;
+  in.order = EMIT_ORDER_SOURCE;
+  in.cu_hooks = true;
+  char *text = emit_c_source(&in);
+  const CheckReference *cref = run_in_order(&in, text, k, refs, &ends, &got);
+  free(text);
   size_t len = strlen(r->summary);
   if (!cref) {
     snprintf(r->summary + len, sizeof r->summary - len, "; not compared at integer scalars' maxima (%.120s)",
              got.message);
     return;
   }
-  EmitUnit in = *u;
-  in.order = EMIT_ORDER_SOURCE;
-  in.cu_hooks = true;
-  char *text = emit_c_source(&in);
-  run_in_order(&in, text, k, cref, &ends, &got);
-  free(text);
   if (got.pass) return;
   r->pass = false;
   snprintf(r->message, sizeof r->message, "with its integer scalars at their types' maximum: %.900s", got.message);
+}
+
+/* A later order's run: compiled here, run in a thread of its own beside
+ * another, compared after both. */
+typedef struct {
+  EmitUnit in;
+  const char *text;
+  const Kernel *k;
+  CheckOptions o;
+  CheckReference inputs;
+  TccUnit *var;
+  char err[4096];
+  VariantArrays v;
+  CheckResult r;
+  pthread_t thread;
+  bool threaded;
+} OrderRun;
+
+static void *order_exec(void *arg) {
+  OrderRun *x = arg;
+  check_variant_exec(x->k, x->in.k, &x->inputs, x->var, x->in.name, &x->o, &x->r, &x->v);
+  return NULL;
+}
+
+static void order_compile(OrderRun *x, const Kernel *k, const EmitUnit *u, EmitOrder ord, const char *text,
+                          const CheckOptions *o) {
+  memset(x, 0, sizeof *x);
+  x->in = *u;
+  x->in.order = ord;
+  x->in.cu_hooks = true;
+  x->text = text;
+  x->k = k;
+  x->o = *o;
+  x->o.trace_path = NULL; /* the trace is the first run's */
+  x->inputs = (CheckReference){NULL, k->nparams, o->seed, u->m->check_specs, o->scalar_ends};
+  /* here, not in the thread: libtcc compiles one unit at a time */
+  x->var = check_compile_variant(u->k, text, u->name, x->err, sizeof x->err);
+}
+
+/* Compares x's run with the reference's, or says why it did not compile. */
+static void order_finish(OrderRun *x, const CheckReference *cref) {
+  if (!x->var) {
+    memset(&x->r, 0, sizeof x->r);
+    snprintf(x->r.message, sizeof x->r.message, "internal error: the emitted C in %s order does not compile:\n%.800s",
+             emit_order_name(x->in.order), x->err);
+  } else {
+    check_variant_compare(x->k, x->in.k, cref, x->var, x->in.name, &x->r, &x->v);
+    check_summary(x->in.k, &x->r);
+    tcc_unit_free(x->var);
+  }
+  x->r.order = x->in.order;
+}
+
+/* The permuted orders after the first: each compared with cref; two at a
+ * time when the arrays of both runs and the reference's fit in the
+ * check's memory. Returns the index of the first that failed, n if none. */
+static int run_later_orders(const Kernel *k, const EmitUnit *u, const CheckReference *cref, EmitOrder *ords,
+                            char **texts, int n, const CheckOptions *o, OrderRun *runs) {
+  uint64_t max_bytes = o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES;
+  bool pairs = check_run_bytes(k, u->k) / 2 * 3 <= max_bytes;
+  for (int i = 0; i < n; i += pairs ? 2 : 1) {
+    int m = pairs && i + 1 < n ? 2 : 1;
+    for (int j = 0; j < m; j++) order_compile(&runs[i + j], k, u, ords[i + j], texts[i + j], o);
+    for (int j = 1; j < m; j++)
+      if (runs[i + j].var)
+        runs[i + j].threaded = !pthread_create(&runs[i + j].thread, NULL, order_exec, &runs[i + j]);
+    for (int j = 0; j < m; j++)
+      if (runs[i + j].var && !runs[i + j].threaded) order_exec(&runs[i + j]);
+    for (int j = 1; j < m; j++)
+      if (runs[i + j].threaded) pthread_join(runs[i + j].thread, NULL);
+    int failed = n;
+    for (int j = 0; j < m; j++) {
+      order_finish(&runs[i + j], cref);
+      if (!runs[i + j].r.pass && failed == n) failed = i + j;
+    }
+    if (failed < n) return failed;
+  }
+  return n;
 }
 
 void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsigned orders,
                       const CheckOptions *o, CheckResult *r) {
   memset(r, 0, sizeof *r);
   if (!check_within_limits(k, u->k, o, r)) return;
-  const CheckReference *cref = check_refs_run(refs, k, o, r); /* one run for all orders and variants */
-  if (!cref) return;
   if (!(orders & CHECK_ORDERS_ALL)) orders = 1u << EMIT_ORDER_SOURCE;
   char *ran[EMIT_ORDERS] = {NULL};
+  EmitOrder ords[EMIT_ORDERS];
   int nran = 0;
-  bool source_passed = false;
-  CheckResult cur;
   for (int ord = EMIT_ORDER_SOURCE; ord < EMIT_ORDERS; ord++) {
     if (!(orders & (1u << ord))) continue;
     EmitUnit in = *u;
@@ -101,17 +203,23 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsig
       free(text);
       continue;
     }
+    ords[nran] = (EmitOrder)ord;
     ran[nran++] = text;
-    CheckOptions one = *o;
-    if (nran > 1) one.trace_path = NULL; /* the trace is the first run's */
-    CheckResult *got = nran == 1 ? r : &cur;
-    run_in_order(&in, text, k, cref, &one, got);
-    if (!got->pass) {
-      if (got != r) *r = *got;
-      if (r->order != EMIT_ORDER_SOURCE) name_order(r, source_passed);
-      break;
+  }
+  /* the first run beside the reference's, one run for all orders and
+   * variants; the others after it, two at a time */
+  EmitUnit first = *u;
+  first.order = ords[0];
+  first.cu_hooks = true;
+  const CheckReference *cref = run_in_order(&first, ran[0], k, refs, o, r);
+  if (cref && !r->pass && r->order != EMIT_ORDER_SOURCE) name_order(r, false);
+  if (cref && r->pass && nran > 1) {
+    OrderRun later[EMIT_ORDERS];
+    int f = run_later_orders(k, u, cref, ords + 1, ran + 1, nran - 1, o, later);
+    if (f < nran - 1) {
+      *r = later[f].r;
+      name_order(r, ords[0] == EMIT_ORDER_SOURCE);
     }
-    source_passed |= ord == EMIT_ORDER_SOURCE;
   }
   for (int i = 0; i < nran; i++) free(ran[i]);
   if (r->pass && r->sim_cycles && free_int_scalar(k, u->m->check_specs)) run_at_scalar_ends(k, u, refs, o, r);

@@ -5,8 +5,10 @@
  * stops it (undefined behaviour: the message gives the operation's place
  * in the kernel source and the seed), or when an output ends NaN or
  * infinite and the kernel does not allow it (the inputs never hold one,
- * so the kernel made it). */
+ * so the kernel made it). A run can start in a thread of its own
+ * (check_refs_start) while the caller runs a variant on the other core. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +36,23 @@ typedef struct {
   uint64_t bytes;
 } Run;
 
+/* A run under way in a thread of its own (check_refs_start). */
+typedef struct {
+  CheckRefs *c;
+  const Kernel *k;
+  uint64_t seed, max_bytes;
+  bool ends, busy;
+  Run run;
+  pthread_t thread;
+} Pending;
+
 struct CheckRefs {
   const Module *m;
   Compiled *units;
   int nunits;
   Run runs[MAX_RUNS]; /* least recently used first */
   int nruns;
+  Pending pending;
 };
 
 CheckRefs *check_refs_new(const Module *m) {
@@ -53,8 +66,11 @@ static void run_free(Run *r) {
   free(r->failure);
 }
 
+static void keep_pending(CheckRefs *c);
+
 void check_refs_free(CheckRefs *c) {
   if (!c) return;
+  keep_pending(c);
   for (int i = 0; i < c->nunits; i++) {
     emit_checked_free(&c->units[i].code);
     tcc_unit_free(c->units[i].unit);
@@ -192,23 +208,59 @@ static void evict(CheckRefs *c, uint64_t max_bytes, uint64_t adding) {
   c->nruns -= drop;
 }
 
-const CheckReference *check_refs_run(CheckRefs *c, const Kernel *k, const CheckOptions *o, CheckResult *r) {
+/* Keeps run as the most recently used, within max_bytes (0: the
+ * default). Half the check's memory: a run within its limits takes at
+ * most as much again for the variant's arrays. */
+static void keep(CheckRefs *c, Run run, uint64_t max_bytes) {
+  evict(c, (max_bytes ? max_bytes : CHECK_DEFAULT_MAX_BYTES) / 2, run.bytes);
+  c->runs[c->nruns++] = run;
+}
+
+static void *pending_main(void *arg) {
+  Pending *p = arg;
+  run_reference(p->c, p->k, p->seed, p->ends, &p->run);
+  return NULL;
+}
+
+/* Waits for the run under way, if any, and keeps it. */
+static void keep_pending(CheckRefs *c) {
+  if (!c->pending.busy) return;
+  pthread_join(c->pending.thread, NULL);
+  c->pending.busy = false;
+  keep(c, c->pending.run, c->pending.max_bytes);
+}
+
+static int kept(const CheckRefs *c, const Kernel *k, uint64_t seed, bool ends) {
   int i = 0;
-  while (i < c->nruns &&
-         (c->runs[i].k != k || c->runs[i].seed != o->seed || c->runs[i].scalar_ends != o->scalar_ends))
-    i++;
+  while (i < c->nruns && (c->runs[i].k != k || c->runs[i].seed != seed || c->runs[i].scalar_ends != ends)) i++;
+  return i;
+}
+
+void check_refs_start(CheckRefs *c, const Kernel *k, const CheckOptions *o) {
+  keep_pending(c);
+  if (kept(c, k, o->seed, o->scalar_ends) < c->nruns) return;
+  compiled(c, k); /* compiled here: the thread only reads the units */
+  /* room for its arrays first, as when it runs alone: the variant's run
+   * beside it takes what a run within the limits may */
+  evict(c, (o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES) / 2, arrays_bytes(k));
+  c->pending = (Pending){.c = c, .k = k, .seed = o->seed, .max_bytes = o->max_bytes, .ends = o->scalar_ends, .busy = true};
+  /* without a thread, check_refs_run runs it */
+  if (pthread_create(&c->pending.thread, NULL, pending_main, &c->pending)) c->pending.busy = false;
+}
+
+const CheckReference *check_refs_run(CheckRefs *c, const Kernel *k, const CheckOptions *o, CheckResult *r) {
+  keep_pending(c);
+  int i = kept(c, k, o->seed, o->scalar_ends);
   Run run;
   if (i < c->nruns) { /* kept: now the most recently used */
     run = c->runs[i];
     memmove(c->runs + i, c->runs + i + 1, sizeof *c->runs * (size_t)(c->nruns - i - 1));
     c->nruns--;
+    c->runs[c->nruns++] = run;
   } else {
     run_reference(c, k, o->seed, o->scalar_ends, &run);
-    /* half the check's memory: a run within its limits takes at most as
-     * much again for the variant's arrays */
-    evict(c, (o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES) / 2, run.bytes);
+    keep(c, run, o->max_bytes);
   }
-  c->runs[c->nruns++] = run;
   if (!run.failure) return &c->runs[c->nruns - 1].ref;
   r->pass = false;
   snprintf(r->message, sizeof r->message, "%s", run.failure);

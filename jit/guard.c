@@ -2,14 +2,15 @@
 #define _XOPEN_SOURCE 700
 #include "jit/guard.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The one piece of process state the JIT needs: where to return to when the
- * code under test raises a signal. Thread-local, set only during a call. */
+/* Where to return to when the code under test raises a signal.
+ * Thread-local, set only during a call. */
 static _Thread_local sigjmp_buf *active_jmp;
 
 static void on_signal(int sig) {
@@ -25,15 +26,40 @@ enum { NSIG_GUARDED = sizeof guarded_signals / sizeof guarded_signals[0] };
  * (SIGSEGV with no stack left) is caught like any other fault. */
 enum { ALT_STACK_BYTES = 64 << 10 };
 
+/* The handlers are the process's, but calls may run in several threads at
+ * once (the check's reference beside a variant): the first call in
+ * installs them, the last out puts back what was there. */
+static pthread_mutex_t handlers_lock = PTHREAD_MUTEX_INITIALIZER;
+static int handlers_users;
+static struct sigaction handlers_old[NSIG_GUARDED];
+
+static void handlers_enter(void) {
+  pthread_mutex_lock(&handlers_lock);
+  if (handlers_users++ == 0) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* every thread's call has its own alternate stack, or runs without
+     * one when sigaltstack failed: SA_ONSTACK falls back to the thread's
+     * stack then */
+    sa.sa_flags = SA_NODEFER | SA_ONSTACK;
+    for (int i = 0; i < NSIG_GUARDED; i++) sigaction(guarded_signals[i], &sa, &handlers_old[i]);
+  }
+  pthread_mutex_unlock(&handlers_lock);
+}
+
+static void handlers_leave(void) {
+  pthread_mutex_lock(&handlers_lock);
+  if (--handlers_users == 0)
+    for (int i = 0; i < NSIG_GUARDED; i++) sigaction(guarded_signals[i], &handlers_old[i], NULL);
+  pthread_mutex_unlock(&handlers_lock);
+}
+
 bool guarded_call(ThunkFn fn, void **args, char *err, size_t err_size) {
-  struct sigaction sa, old[NSIG_GUARDED];
   stack_t alt = {.ss_sp = malloc(ALT_STACK_BYTES), .ss_size = ALT_STACK_BYTES}, old_alt;
   volatile bool on_alt = alt.ss_sp && sigaltstack(&alt, &old_alt) == 0;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_NODEFER | (on_alt ? SA_ONSTACK : 0);
-  for (int i = 0; i < NSIG_GUARDED; i++) sigaction(guarded_signals[i], &sa, &old[i]);
+  handlers_enter();
   sigjmp_buf jb;
   sigjmp_buf *saved = active_jmp;
   volatile int sig = sigsetjmp(jb, 1);
@@ -42,7 +68,7 @@ bool guarded_call(ThunkFn fn, void **args, char *err, size_t err_size) {
     fn(args);
   }
   active_jmp = saved;
-  for (int i = 0; i < NSIG_GUARDED; i++) sigaction(guarded_signals[i], &old[i], NULL);
+  handlers_leave();
   if (on_alt) sigaltstack(&old_alt, NULL);
   free(alt.ss_sp);
   if (sig) {

@@ -205,3 +205,22 @@ Test(check_ub, signed_char_to_unsigned_short) {
   cr_expect(strstr(npg_emit_source(s, 0), "q[i] = (unsigned short)Z[i];"), "%s", npg_emit_source(s, 0));
   npg_close(s);
 }
+
+/* The reference runs in a thread of its own while the kernel as written,
+ * emitted, runs beside it (jit/check_orders.c); here the emitted kernel
+ * raises SIGFPE on the divisor 0 while the reference may still be running
+ * up to its check. Both threads' signals are caught (jit/guard.c shares
+ * the handlers between concurrent calls), and the result is the
+ * reference's, as when it ran first. Several sessions, so the two overlap
+ * in different ways. */
+Test(check_ub, variant_crashes_beside_the_reference) {
+  for (int round = 0; round < 8; round++)
+    fails("#define N 4096\n"
+          "void k(const int A[N], const int D[N], int B[N]) {\n"
+          "  for (int i = 0; i < N; i++) B[i] = A[i] / D[i];\n"
+          "}\n"
+          "#pragma npu inputs(k, D, 0, 0)\n"
+          "#pragma npu schedule(k, k_split)\n"
+          "#pragma npu split(i, 64, io, ii)\n",
+          "k.c:3:38: error: division by zero in 'A[i] / D[i]' (int) with inputs of seed 1");
+}
