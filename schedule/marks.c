@@ -194,10 +194,29 @@ static bool inherit_proof(Stmt *st, int depth, void *ctx) {
  * the same loops around it otherwise. The pairs in one iteration of the
  * loops around the copy and in two of its own were such pairs of the loop
  * copied: a proof of the loop holds for each copy. */
+typedef struct {
+  const Sched *s;
+  bool present[64];
+} Present;
+
+static bool proof_present(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Present *p = ctx;
+  for (int i = 0; st->kind == ST_FOR && i < p->s->nproven; i++) p->present[i] |= p->s->proven[i].loop == st;
+  return true;
+}
+
 void sched_marks_after_copies(Sched *s, unsigned gen_before) {
   if (s->proven_gen != gen_before) return;
   s->proven_gen = s->ir_gen;
   ir_walk_stmts(s->k->body, inherit_proof, s);
+  /* the loops copied (unroll drops them) leave the list, which holds 64 */
+  Present p = {s, {false}};
+  ir_walk_stmts(s->k->body, proof_present, &p);
+  int kept = 0;
+  for (int i = 0; i < s->nproven; i++)
+    if (p.present[i]) s->proven[kept++] = s->proven[i];
+  s->nproven = kept;
 }
 
 static bool forget_clone(Stmt *st, int depth, void *ctx) {
@@ -319,10 +338,13 @@ bool sched_check_marks(Sched *s) {
     if (only_new[unproven] && !holds_new_statement(m.loops[i])) stands[nstands++] = m.loops[i];
     else m.loops[unproven++] = m.loops[i];
   }
-  for (int i = 0; i < nstands; i++) proven(s, stands[i]); /* (the first starts this IR's list) */
-  if (!unproven) return true;
-  const DepModel *now = sched_model_now(s);
-  bool ok = now != NULL;
-  for (int i = 0; i < unproven && ok; i++) ok = carries_nothing(s, now, m.loops[i], only_new[i] ? s->first_new_leaf : -1);
+  bool ok = true;
+  if (unproven) {
+    const DepModel *now = sched_model_now(s);
+    ok = now != NULL;
+    for (int i = 0; i < unproven && ok; i++) ok = carries_nothing(s, now, m.loops[i], only_new[i] ? s->first_new_leaf : -1);
+  }
+  /* after the model is built (that starts a new list of proofs) */
+  for (int i = 0; ok && i < nstands; i++) proven(s, stands[i]);
   return ok;
 }

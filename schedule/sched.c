@@ -84,6 +84,7 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
   s->a = a;
   s->m = m;
   s->k = ir_clone_kernel(a, k);
+  sched_forget_copies(s); /* Stmt.clone_of means: copied by the step being applied */
   s->k->name = variant;
   s->variant = variant;
   s->d = d;
