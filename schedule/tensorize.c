@@ -1039,7 +1039,7 @@ static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
     if (!d->value || !ir_const_int(d->value, &v)) continue;
     if (!size_value(m, d->name, &want)) {
       if (is_literal(d->body)) continue; /* never bound: unused by this match */
-      size_bind(m, d->name, v);
+      size_bind(m, arena_printf(m->a, "%s", d->name), v); /* mod is freed below */
     } else if (v != want) {
       snprintf(why, n, "the nest has %s = %lld where the intrinsic computes %s = %s = %lld from the other sizes",
                d->name, (long long)want, d->name, d->body, (long long)v);
