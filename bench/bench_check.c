@@ -58,10 +58,10 @@ static void put(char **text, const char *fmt, ...) {
   va_end(again);
 }
 
-/* "void f(const int8_t A[4][4], int n)": a driver that fills a static
+/* "void f(const int8_t A[4][4], int n)" (in header hdr): a driver that fills a static
  * array per array parameter (values -8..8) and a zero per scalar, and
  * prints the time of the call alone. */
-static char *driver(const char *proto) {
+static char *driver(const char *hdr, const char *proto) {
   char *decls = NULL, *args = NULL, *fills = NULL, *text = NULL;
   const char *p = strchr(proto, '(') + 1;
   int n = 0;
@@ -81,8 +81,9 @@ static char *driver(const char *proto) {
           n, n);
     p = *end == ',' ? end + 2 : end;
   }
+  /* the kernel's header first: its #defines name the prototype's extents */
   put(&text, "#define _POSIX_C_SOURCE 200809L\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
-             "#include <time.h>\n%s;\n%s\nint main(void) {\n%s", proto, decls ? decls : "", fills ? fills : "");
+             "#include <time.h>\n%s\n%s\nint main(void) {\n%s", hdr, decls ? decls : "", fills ? fills : "");
   const char *fn = proto + 5; /* after "void " */
   put(&text, "  struct timespec t0, t1;\n  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);\n  %.*s(%s);\n"
              "  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);\n"
@@ -101,7 +102,7 @@ static bool native_time(const char *path, NpgSession *s, double *best) {
   char dir[] = "/tmp/npg-bench-check-XXXXXX";
   if (!proto || !mkdtemp(dir)) return false;
   char *pr = strndup(proto + 1, (size_t)(strchr(proto, ';') - proto - 1));
-  char *text = driver(pr);
+  char *text = driver(hdr, pr);
   char drv_path[128], exe[128], cmd[1024];
   snprintf(drv_path, sizeof drv_path, "%s/driver.c", dir);
   snprintf(exe, sizeof exe, "%s/kernel", dir);
