@@ -16,6 +16,7 @@
 #include "jit/session.h"
 #include "lower/lower.h"
 #include "npugen.h"
+#include "tests/test_sched_util.h"
 
 typedef struct {
   const char *name;
@@ -39,12 +40,6 @@ static void mark_without_proof(NpgSession *s, int v, const char *name, LoopKind 
   s->v[v].low = lower_kernel(&s->m->arena, s->v[v].ir, &s->target);
 }
 
-static NpgSession *open_kernel(const char *src) {
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
-  return s;
-}
-
 /* Row i reads row i - 1: the dependence is carried by i. */
 static const char *diagonal =
     "void k(int A[64][64]) {\n"
@@ -54,7 +49,7 @@ static const char *diagonal =
     "}\n";
 
 Test(check_orders, reversed_order_fails_a_carried_dependence) {
-  NpgSession *s = open_kernel(diagonal);
+  NpgSession *s = open_ok(diagonal, "");
   mark_without_proof(s, 0, "i", LOOP_PARALLEL);
   NpgCheckResult r;
   cr_expect(npg_check_orders(s, 0, 1, NPG_ORDER_SOURCE, &r), "the source order passes: %s", r.message);
@@ -70,7 +65,7 @@ Test(check_orders, reversed_order_fails_a_carried_dependence) {
 }
 
 Test(check_orders, odd_even_order_fails_a_carried_dependence) {
-  NpgSession *s = open_kernel(diagonal);
+  NpgSession *s = open_ok(diagonal, "");
   mark_without_proof(s, 0, "i", LOOP_VECTORIZE);
   NpgCheckResult r;
   cr_expect(!npg_check_orders(s, 0, 1, NPG_ORDER_ODD_EVEN, &r));
@@ -81,7 +76,7 @@ Test(check_orders, odd_even_order_fails_a_carried_dependence) {
 
 /* With the orders set to the source order alone, npg_check is today's. */
 Test(check_orders, set_check_orders) {
-  NpgSession *s = open_kernel(diagonal);
+  NpgSession *s = open_ok(diagonal, "");
   mark_without_proof(s, 0, "i", LOOP_PARALLEL);
   NpgCheckResult r;
   npg_set_check_orders(s, NPG_ORDER_SOURCE);
@@ -94,10 +89,11 @@ Test(check_orders, set_check_orders) {
 
 /* A loop bound to the VU cores whose iterations depend on each other. */
 Test(check_orders, bound_loop_fails_a_carried_dependence) {
-  NpgSession *s = open_kernel("void k(int A[5]) {\n"
-                              "  for (int c = 0; c < 4; c++)\n"
-                              "    s: A[c + 1] = A[c] + 1;\n"
-                              "}\n");
+  NpgSession *s = open_ok("void k(int A[5]) {\n"
+                          "  for (int c = 0; c < 4; c++)\n"
+                          "    s: A[c + 1] = A[c] + 1;\n"
+                          "}\n",
+                          "");
   mark_without_proof(s, 0, "c", LOOP_VU);
   NpgCheckResult r;
   cr_expect(npg_check_orders(s, 0, 1, NPG_ORDER_SOURCE, &r), "%s", r.message);
@@ -109,15 +105,15 @@ Test(check_orders, bound_loop_fails_a_carried_dependence) {
 /* Sound marks pass in every order: a parallel outer loop, a vectorized
  * inner one. */
 Test(check_orders, independent_iterations_pass_every_order) {
-  NpgSession *s = open_kernel("void k(const int X[16][16], int Y[16][16]) {\n"
-                              "  for (int i = 0; i < 16; i++)\n"
-                              "    for (int j = 0; j < 16; j++)\n"
-                              "      s: Y[i][j] = X[i][j] * 3 + Y[i][j];\n"
-                              "}\n"
-                              "#pragma npu schedule(k, k_par)\n"
-                              "#pragma npu split(i, 3, io, ii)\n"
-                              "#pragma npu parallel(io)\n"
-                              "#pragma npu vectorize(j)\n");
+  NpgSession *s = open_ok("void k(const int X[16][16], int Y[16][16]) {\n"
+                          "  for (int i = 0; i < 16; i++)\n"
+                          "    for (int j = 0; j < 16; j++)\n"
+                          "      s: Y[i][j] = X[i][j] * 3 + Y[i][j];\n"
+                          "}\n",
+                          "#pragma npu schedule(k, k_par)\n"
+                          "#pragma npu split(i, 3, io, ii)\n"
+                          "#pragma npu parallel(io)\n"
+                          "#pragma npu vectorize(j)\n");
   int v = npg_variant_index(s, "k_par");
   cr_assert_geq(v, 0, "%s", npg_errors(s));
   NpgCheckResult r;
@@ -191,7 +187,7 @@ static int64_t iteration_at(EmitOrder o, int64_t at, int64_t n) {
 }
 
 Test(check_orders, every_iteration_once_in_its_order) {
-  NpgSession *s = open_kernel(ranges);
+  NpgSession *s = open_ok(ranges, "");
   mark_without_proof(s, 0, "j", LOOP_PARALLEL);
   mark_without_proof(s, 0, "d", LOOP_VECTORIZE);
   for (EmitOrder o = EMIT_ORDER_SOURCE; o < EMIT_ORDERS; o++) {
@@ -213,7 +209,7 @@ Test(check_orders, every_iteration_once_in_its_order) {
 /* The emitted C of npugen emit is the source order's, marks or not, and
  * a permuted one differs from it only where a marked loop is. */
 Test(check_orders, only_the_check_sees_permuted_loops) {
-  NpgSession *s = open_kernel(ranges);
+  NpgSession *s = open_ok(ranges, "");
   mark_without_proof(s, 0, "j", LOOP_PARALLEL);
   EmitUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = EMIT_ORDER_SOURCE,
                 .own_header = true};

@@ -9,26 +9,11 @@
 #include <string.h>
 
 #include "npugen.h"
-
-static NpgSession *open_kernel(const char *src) {
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
-  return s;
-}
-
-static void fails(const char *src, const char *want) {
-  NpgSession *s = open_kernel(src);
-  for (int v = 0; v < npg_variant_count(s); v++) {
-    NpgCheckResult r;
-    cr_expect(!npg_check(s, v, 1, &r), "%s passed", npg_variant_name(s, v));
-    cr_expect_str_eq(r.message, want, "variant %s", npg_variant_name(s, v));
-  }
-  npg_close(s);
-}
+#include "tests/test_sched_util.h"
 
 /* Every variant passes bit for bit. */
 static void exact(const char *src) {
-  NpgSession *s = open_kernel(src);
+  NpgSession *s = open_ok(src, "");
   for (int v = 0; v < npg_variant_count(s); v++) {
     NpgCheckResult r;
     cr_expect(npg_check(s, v, 1, &r), "%s: %s", npg_variant_name(s, v), r.message);
@@ -55,7 +40,7 @@ static void exact(const char *src) {
 /* int16 products reach 2^30: the type does not bound 64 of them, so the
  * adds stay checked (the check's drawn inputs would, and are not used). */
 Test(check_plan, int16_accumulation_stays_checked) {
-  fails(MATMUL("int16_t", "0") "#pragma npu inputs(k, A, 32767, 32767)\n#pragma npu inputs(k, B, 32767, 32767)\n"
+  check_fails(MATMUL("int16_t", "0") "#pragma npu inputs(k, A, 32767, 32767)\n#pragma npu inputs(k, B, 32767, 32767)\n"
                                "#pragma npu schedule(k, k_split)\n#pragma npu split(k, 4, ko, ki)\n",
         OVERFLOW);
 }
@@ -63,13 +48,13 @@ Test(check_plan, int16_accumulation_stays_checked) {
 /* int8 products (16384 at most) over 64 terms fit, but not from this
  * initial value: the proof counts it. */
 Test(check_plan, initial_value_counts) {
-  fails(MATMUL("int8_t", "2147483000") "#pragma npu inputs(k, A, -128, -128)\n#pragma npu inputs(k, B, -128, -128)\n",
+  check_fails(MATMUL("int8_t", "2147483000") "#pragma npu inputs(k, A, -128, -128)\n#pragma npu inputs(k, B, -128, -128)\n",
         OVERFLOW);
 }
 
 /* int8 products over 140000 terms (2.3e9 at most): the trip count counts. */
 Test(check_plan, trip_count_counts) {
-  fails("#include <stdint.h>\n"
+  check_fails("#include <stdint.h>\n"
         "void k(const int8_t A[140000], const int8_t B[140000], int32_t C[1]) {\n"
         "  C[0] = 0;\n"
         "  for (int k = 0; k < 140000; k++)\n"

@@ -6,12 +6,7 @@
 #include <string.h>
 
 #include "npugen.h"
-
-static NpgSession *open_kernel(const char *src) {
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
-  return s;
-}
+#include "tests/test_sched_util.h"
 
 /* A staged in dm per tile of 16, then read by host code: nothing matches an
  * intrinsic, so the CU runs the loop itself over on-chip memory. */
@@ -26,7 +21,7 @@ static const char *staged =
     "#pragma npu cache_read(A, dm, io, A_dm)\n";
 
 Test(check_report, host_code_over_onchip_memory_is_timed) {
-  NpgSession *s = open_kernel(staged);
+  NpgSession *s = open_ok(staged, "");
   NpgCheckResult r;
   cr_assert(npg_check(s, 1, 1, &r), "%s", r.message);
   /* per tile: the DMA issued (1 cycle) runs 16 + 200 cycles while the wait

@@ -7,26 +7,10 @@
 #include <string.h>
 
 #include "npugen.h"
-
-static NpgSession *open_kernel(const char *src) {
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
-  return s;
-}
-
-/* Every variant of the file fails with `want`, seed 1. */
-static void fails(const char *src, const char *want) {
-  NpgSession *s = open_kernel(src);
-  for (int v = 0; v < npg_variant_count(s); v++) {
-    NpgCheckResult r;
-    cr_expect(!npg_check(s, v, 1, &r), "%s passed", npg_variant_name(s, v));
-    cr_expect_str_eq(r.message, want, "variant %s", npg_variant_name(s, v));
-  }
-  npg_close(s);
-}
+#include "tests/test_sched_util.h"
 
 static void passes(const char *src) {
-  NpgSession *s = open_kernel(src);
+  NpgSession *s = open_ok(src, "");
   for (int v = 0; v < npg_variant_count(s); v++) {
     NpgCheckResult r;
     cr_expect(npg_check(s, v, 1, &r), "%s: %s", npg_variant_name(s, v), r.message);
@@ -37,7 +21,7 @@ static void passes(const char *src) {
 /* Negative cycles on the default inputs (-8..8) double the distances each
  * round: past INT_MAX long before the end. */
 Test(check_ub, all_pairs_shortest_paths_overflows) {
-  fails("#define N 16\n"
+  check_fails("#define N 16\n"
         "void apsp(int d[N][N]) {\n"
         "  for (int k = 0; k < N; k++)\n"
         "    for (int i = 0; i < N; i++)\n"
@@ -50,7 +34,7 @@ Test(check_ub, all_pairs_shortest_paths_overflows) {
 }
 
 Test(check_ub, repeated_square_overflows) {
-  fails("void k(const int A[4], int B[4]) {\n"
+  check_fails("void k(const int A[4], int B[4]) {\n"
         "  int x = A[0] + 10;\n"
         "  for (int i = 0; i < 8; i++)\n"
         "    x = x * x;\n"
@@ -62,7 +46,7 @@ Test(check_ub, repeated_square_overflows) {
 /* s is written only where A[i] > 0: the static analysis cannot say the
  * read comes first, the run does (A[1] is -6 with seed 1). */
 Test(check_ub, uninitialized_read_at_run_time) {
-  fails("void k(const int A[16], int B[16]) {\n"
+  check_fails("void k(const int A[16], int B[16]) {\n"
         "  for (int i = 0; i < 16; i++) {\n"
         "    int s;\n"
         "    if (A[i] > 0) s = A[i];\n"
@@ -73,7 +57,7 @@ Test(check_ub, uninitialized_read_at_run_time) {
 }
 
 Test(check_ub, uninitialized_array_element_at_run_time) {
-  fails("void k(const int A[8], int B[8]) {\n"
+  check_fails("void k(const int A[8], int B[8]) {\n"
         "  int t[8];\n"
         "  for (int i = 0; i < 8; i++)\n"
         "    if (A[i] > 0) t[i] = A[i];\n"
@@ -84,12 +68,12 @@ Test(check_ub, uninitialized_array_element_at_run_time) {
 }
 
 Test(check_ub, division) {
-  fails("void k(const int A[8], const int D[8], int B[8]) {\n"
+  check_fails("void k(const int A[8], const int D[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] / D[i];\n"
         "}\n"
         "#pragma npu inputs(k, D, 0, 1)\n",
         "k.c:2:38: error: division by zero in 'A[i] / D[i]' (int) with inputs of seed 1");
-  fails("void k(const int A[8], const int D[8], int B[8]) {\n"
+  check_fails("void k(const int A[8], const int D[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] % D[i];\n"
         "}\n"
         "#pragma npu inputs(k, A, -2147483647 - 1, -2147483647 - 1)\n"
@@ -98,16 +82,16 @@ Test(check_ub, division) {
 }
 
 Test(check_ub, shifts) {
-  fails("void k(const int A[8], const int S[8], int B[8]) {\n"
+  check_fails("void k(const int A[8], const int S[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] >> S[i];\n"
         "}\n"
         "#pragma npu inputs(k, S, 32, 40)\n",
         "k.c:2:38: error: shift count outside [0, 31] in 'A[i] >> S[i]' (int) with inputs of seed 1");
-  fails("void k(const int A[8], int B[8]) {\n"
+  check_fails("void k(const int A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] << 3;\n"
         "}\n",
         "k.c:2:38: error: left shift of a negative value in 'A[i] << 3' (int) with inputs of seed 1");
-  fails("void k(const int A[8], int B[8]) {\n"
+  check_fails("void k(const int A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] << 30;\n"
         "}\n"
         "#pragma npu inputs(k, A, 2, 8)\n",
@@ -115,12 +99,12 @@ Test(check_ub, shifts) {
 }
 
 Test(check_ub, negation_and_abs_of_the_least_int) {
-  fails("void k(const int A[8], int B[8]) {\n"
+  check_fails("void k(const int A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = -A[i];\n"
         "}\n"
         "#pragma npu inputs(k, A, -2147483647 - 1, -2147483647 - 1)\n",
         "k.c:2:38: error: signed overflow in '-A[i]' (int) with inputs of seed 1");
-  fails("#include <stdlib.h>\n"
+  check_fails("#include <stdlib.h>\n"
         "void k(const int A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = abs(A[i]);\n"
         "}\n"
@@ -129,18 +113,18 @@ Test(check_ub, negation_and_abs_of_the_least_int) {
 }
 
 Test(check_ub, sixty_four_bit_overflow) {
-  fails("void k(const long long A[4], long long B[4]) {\n"
+  check_fails("void k(const long long A[4], long long B[4]) {\n"
         "  for (int i = 0; i < 4; i++) B[i] = A[i] * 4611686018427387904LL;\n"
         "}\n",
         "k.c:2:38: error: signed overflow in 'A[i] * 4611686018427387904LL' (long long) with inputs of seed 1");
 }
 
 Test(check_ub, float_to_int_out_of_range) {
-  fails("void k(const float A[8], int8_t B[8]) {\n"
+  check_fails("void k(const float A[8], int8_t B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] * 300.0f;\n"
         "}\n",
         "k.c:2:38: error: out-of-range conversion of 'A[i] * 300.0f' (float) to 'int8_t' with inputs of seed 1");
-  fails("#include <math.h>\n"
+  check_fails("#include <math.h>\n"
         "void k(const float A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = (int)sqrtf(A[i]);\n"
         "}\n",
@@ -149,7 +133,7 @@ Test(check_ub, float_to_int_out_of_range) {
 
 /* A compound assignment is checked as the operation it does, and ++ as += 1. */
 Test(check_ub, compound_assignments) {
-  fails("void k(const float A[8], int B[8]) {\n"
+  check_fails("void k(const float A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) {\n"
         "    int x = 1 << 20;\n"
         "    x *= A[i] * 5000.0f;\n"
@@ -157,7 +141,7 @@ Test(check_ub, compound_assignments) {
         "  }\n"
         "}\n",
         "k.c:4:5: error: out-of-range conversion of 'x *= A[i] * 5000.0f' (float) to 'int' with inputs of seed 1");
-  fails("void k(const int A[8], int B[8]) {\n"
+  check_fails("void k(const int A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) {\n"
         "    int x = A[i];\n"
         "    x++;\n"
@@ -201,7 +185,7 @@ Test(check_ub, signed_char_to_unsigned_short) {
                     "#pragma npu inputs(k, Z, -8, -1)\n";
   passes(src);
   /* the C a user gets is C as written: gcc converts it right */
-  NpgSession *s = open_kernel(src);
+  NpgSession *s = open_ok(src, "");
   cr_expect(strstr(npg_emit_source(s, 0), "q[i] = (unsigned short)Z[i];"), "%s", npg_emit_source(s, 0));
   npg_close(s);
 }
@@ -215,7 +199,7 @@ Test(check_ub, signed_char_to_unsigned_short) {
  * in different ways. */
 Test(check_ub, variant_crashes_beside_the_reference) {
   for (int round = 0; round < 8; round++)
-    fails("#define N 4096\n"
+    check_fails("#define N 4096\n"
           "void k(const int A[N], const int D[N], int B[N]) {\n"
           "  for (int i = 0; i < N; i++) B[i] = A[i] / D[i];\n"
           "}\n"

@@ -19,11 +19,25 @@ const char test_matmul[] =
 #include <unistd.h>
 
 NpgSession *open_ok(const char *kernel, const char *pragmas) {
-  char src[8192];
-  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  size_t nk = strlen(kernel), np = strlen(pragmas);
+  char *src = malloc(nk + np + 1);
+  cr_assert(src);
+  memcpy(src, kernel, nk);
+  memcpy(src + nk, pragmas, np + 1);
+  NpgSession *s = npg_open_string("k.c", src, nk + np);
+  free(src);
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   return s;
+}
+
+void check_fails(const char *src, const char *want) {
+  NpgSession *s = open_ok(src, "");
+  for (int v = 0; v < npg_variant_count(s); v++) {
+    NpgCheckResult r;
+    cr_expect(!npg_check(s, v, 1, &r), "%s passed", npg_variant_name(s, v));
+    cr_expect_str_eq(r.message, want, "variant %s", npg_variant_name(s, v));
+  }
+  npg_close(s);
 }
 
 int checked(NpgSession *s, const char *variant) {

@@ -10,6 +10,9 @@
 extern const char test_matmul[];
 /* Opens kernel + pragma lines (as "k.c"); fails the test on any error. */
 NpgSession *open_ok(const char *kernel, const char *pragmas);
+/* Every variant of src (a kernel with its pragmas) fails the check with
+ * seed 1, with exactly the message want. */
+void check_fails(const char *src, const char *want);
 /* The variant exists and passes the differential check with seeds 1 and 2;
  * returns its index. */
 int checked(NpgSession *s, const char *variant);
