@@ -142,6 +142,7 @@ static Kernel *find_kernel(NpgSession *s, const char *name, const char *file, co
 
 static bool commit(NpgSession *s, Sched *sc, const Kernel *k, const SchedProgram *p, const char *file, const char *src,
                    SrcLoc loc) {
+  if (!sched_finish(sc)) return false;
   char *steps = sc->keep_steps_ir ? sb_take(&sc->steps_ir) : NULL;
   if (!session_add_variant(s, k, sc->k, sc->variant, sb_take(&sc->applied), steps, file, src, loc)) return false;
   s->v[s->nv - 1].program = p;
@@ -212,7 +213,7 @@ static char *replay_steps(NpgSession *s, const SchedProgram *p) {
   diag_init(&quiet);
   bool ok;
   Sched *sc = apply_program(s, p, k, &quiet, true, &ok);
-  char *steps = ok ? sb_take(&sc->steps_ir) : NULL;
+  char *steps = ok && sched_finish(sc) ? sb_take(&sc->steps_ir) : NULL;
   sched_free(sc);
   diag_free(&quiet);
   return steps;

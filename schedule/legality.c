@@ -78,6 +78,11 @@ static bool model_build(Sched *s, bool reset) {
   return s->have_before;
 }
 
+void sched_ir_rewritten(Sched *s) {
+  now_drop(s);
+  s->fresh = false; /* the copies' origins lead back to the model's */
+}
+
 bool sched_begin_fresh(Sched *s) { return model_build(s, true); }
 
 bool sched_model_keep_renamed(Sched *s) {

@@ -297,6 +297,12 @@ static Stmt *find(Sched *s, const SchedArg *arg, bool loops, bool leaves, const 
     sb_free(&c);
   }
   sb_free(&f.all);
+  /* an unrolled loop disappears after the last step: only reorder moves it */
+  if (r && r->kind == ST_FOR && r->loop_kind == LOOP_UNROLL && s->step && strcmp(s->step->prim, "reorder")) {
+    sched_error(s, arg, "loop %s is unrolled (%s, line %d); %s it before the unroll, or unroll less", r->name,
+                r->mark_step ? r->mark_step : "unroll", r->mark_loc.line, s->step->prim);
+    return NULL;
+  }
   return r;
 }
 
@@ -479,6 +485,39 @@ const char *sched_onchip_scope(Sched *s, const SchedArg *arg) {
   sched_error(s, arg, "unknown scope '%s'; the on-chip scopes are dm, nu_ib, nu_wb, nu_ob and vu_vm%s", arg->text,
               ir_suggest_text(&near, dym, sizeof dym));
   return NULL;
+}
+
+bool sched_finish(Sched *s) {
+  if (!sched_unrolled_inside(s->k->body)) return true;
+  /* the copies are the unroll's: its messages are at the (last) unroll */
+  if (s->unroll_step) s->step = s->unroll_step;
+  unsigned gen_before = s->ir_gen;
+  if (s->prove_kept_order) {
+    if (!sched_begin_rewrite(s)) return false;
+  } else {
+    sched_ir_rewritten(s);
+  }
+  if (!sched_expand_unrolled(s)) return false;
+  if (s->prove_kept_order) { /* the random tester proves the copies too */
+    s->step_keeps_order = true;
+    bool ok = sched_legal(s);
+    s->step_keeps_order = false;
+    if (!ok) return false;
+  }
+  sched_marks_after_copies(s, gen_before);
+  sched_forget_copies(s);
+  arith_simplify_kernel(s->a, s->k);
+  if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
+  char why[300];
+  if (!ir_check_names(s->k, why, sizeof why))
+    return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
+  /* each copy has its own bound loops and on-chip buffers */
+  if (!sched_check_marks(s) || !sched_check_bound_loops(s) || !sched_place_onchip(s)) return false;
+  if (s->keep_steps_ir) {
+    sb_puts(&s->steps_ir, "# after expanding the unrolled loops\n");
+    ir_print_kernel(&s->steps_ir, s->k);
+  }
+  return true;
 }
 
 bool sched_loop_unmarked(Sched *s, const SchedStep *st, const SchedArg *at, const Stmt *loop) {

@@ -62,6 +62,7 @@ struct Sched {
   bool step_keeps_order;  /* the step being applied keeps the order of instances (schedule/sched.c) */
   bool step_runs_once;    /* ... or at least runs each instance at most once, by construction (set by the step) */
   bool prove_kept_order;  /* prove the dependences after such a step too (the tester) */
+  const SchedStep *unroll_step; /* the last unroll: sched_finish expands its loops */
   bool reset_origins; /* the next model restarts the origins (after a step that
                        * merges or repeats statements: compute_at, compute_inline) */
   DepModel now;       /* the IR's schedule over the model's instances (no accesses) */
@@ -121,9 +122,13 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
 void sched_free(Sched *s);
 /* Applies one step. False (with an error) when refused. */
 bool sched_apply(Sched *s, const SchedStep *st);
+/* After the last step: expands the unrolled loops (schedule/unroll.c) and
+ * checks the result as a step's. False (with an error) when refused. */
+bool sched_finish(Sched *s);
 
-/* unroll makes at most this many copies: the legality proof grows with the
- * square of the copies (schedule/unroll.c; the random tester aims at it). */
+/* unroll makes at most this many copies of a loop's body (schedule/unroll.c):
+ * the emitted code, and the proofs of the steps after the schedule that see
+ * the copies, grow with them. */
 enum { SCHED_MAX_UNROLL = 64 };
 
 /* ---------------- for primitives ---------------- */
@@ -168,6 +173,10 @@ Stmt *sched_make_loop(Sched *s, const char *name, const Type *t, Expr *lo, Expr 
 void sched_rename_copies(Sched *s, Stmt *copy);
 /* Removes loops (and ifs) left without statements by a move. */
 void sched_drop_empty(Sched *s);
+/* The first loop marked by unroll in the statement list (or NULL). */
+const Stmt *sched_unrolled_inside(const Stmt *list);
+/* Copies each unrolled loop's body once per iteration (schedule/unroll.c). */
+bool sched_expand_unrolled(Sched *s);
 /* Wraps a statement list into a block. */
 Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc);
 
@@ -185,6 +194,9 @@ bool sched_begin_rewrite(Sched *s);
  * primitives that reason about the current loops directly (compute_at,
  * compute_inline): the origins restart here. */
 bool sched_begin_fresh(Sched *s);
+/* The IR is about to change in a way that keeps the model (the copies of
+ * sched_finish): the schedule of the IR is built again when needed. */
+void sched_ir_rewritten(Sched *s);
 /* Forgets the model (after a step that changes statements or accesses). */
 void sched_model_drop(Sched *s);
 /* The schedule of the IR as it is now over the model's instances: the model

@@ -1302,6 +1302,10 @@ const char *tensorize_find(SemCache *cache, Arena *a, const Stmt *loop, const ch
 bool prim_tensorize(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop) return false;
+  const Stmt *unrolled = sched_unrolled_inside(loop->body);
+  if (unrolled)
+    return sched_error(s, &st->args[0], "loop %s under %s is unrolled (%s, line %d), and one intrinsic call runs the whole nest; tensorize before the unroll",
+                       unrolled->name, loop->name, unrolled->mark_step ? unrolled->mark_step : "unroll", unrolled->mark_loc.line);
   const SchedArg *ia = &st->args[1];
   if (ia->kind != SA_NAME) return sched_error(s, ia, "expected an intrinsic's name, got '%s'", ia->text);
   char why[1024];

@@ -1,7 +1,15 @@
-/* unroll(loop) copies the body once per iteration (constant trip count, at
- * most SCHED_MAX_UNROLL copies). unroll(loop, f) steps the loop by f with f
- * copies of the body, plus a remainder loop when f does not divide the trip
- * count (a loop counting down or by a stride is counted up by 1 first). Each copy gets its own inner counters and locals. */
+/* unroll(loop) marks a loop with a constant trip count (at most
+ * SCHED_MAX_UNROLL) to be unrolled: it stays one loop while the schedule
+ * goes on, so later steps and the legality model see one statement where
+ * the emitted C will have one copy per iteration (copies share one domain),
+ * and a mark set inside it later holds in every copy. unroll(loop, f) steps
+ * the loop by f around an inner loop of f iterations marked the same way,
+ * plus a remainder loop when f does not divide the trip count (a loop
+ * counting down or by a stride is counted up by 1 first).
+ * sched_expand_unrolled, once the schedule is done, copies each marked
+ * loop's body once per iteration; each copy gets its own inner counters and
+ * locals. Only reorder may name an unrolled loop: every other step would
+ * replace or anchor on a loop that is about to disappear. */
 #include "schedule/primitives.h"
 
 
@@ -35,6 +43,13 @@ static Stmt *copies(Sched *s, const Stmt *loop, Expr *base, int64_t n, Stmt **se
   return head;
 }
 
+static void mark(Sched *s, Stmt *loop, const SchedStep *st) {
+  s->unroll_step = st;
+  loop->loop_kind = LOOP_UNROLL;
+  loop->mark_step = st->text;
+  loop->mark_loc = st->loc;
+}
+
 bool prim_unroll(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop || !sched_loop_unmarked(s, st, &st->args[0], loop)) return false;
@@ -44,21 +59,8 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
       return sched_error(s, &st->args[0], "loop %s has no constant trip count; unroll by a factor, or split it first", loop->name);
     if (n > SCHED_MAX_UNROLL)
       return sched_error(s, &st->args[0], "loop %s runs %lld iterations; full unrolling is limited to %d", loop->name, (long long)n, SCHED_MAX_UNROLL);
-    if (!sched_begin_rewrite(s)) return false;
-    Stmt **link = sched_link(s, loop, NULL);
-    Stmt *second = NULL, *after = loop->next;
-    Stmt *list = copies(s, loop, loop->lo, n, &second);
-    if (!list) {
-      *link = after;
-    } else {
-      Stmt *last = list;
-      while (last->next) last = last->next;
-      last->next = after;
-      *link = list;
-    }
-    /* copies after the first get fresh loop names, now that all are linked */
-    for (Stmt *c = second; c && c != after; c = c->next) sched_rename_copies(s, c);
-    return sched_legal(s);
+    mark(s, loop, st); /* the same loop, the same instances in the same order */
+    return true;
   }
   int64_t f;
   if (!sched_positive(s, &st->args[1], "the unroll factor", &f)) return false;
@@ -91,7 +93,7 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
     rem->labeled = false;
     sched_rename_copies(s, rem);
   }
-  Stmt *main = NULL, *second = NULL;
+  Stmt *main = NULL;
   if (main_end > lo_c) {
     main = ir_stmt(s->a, ST_FOR, loop->loc);
     *main = *loop;
@@ -100,16 +102,101 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
     main->hi = ir_int(s->a, main_end, t, loop->loc);
     main->cmp = OP_LT;
     main->step = f;
-    main->loop_kind = LOOP_UNROLL;
-    Stmt tmp = *loop;
-    tmp.step = 1;
-    main->body = sched_block(s, copies(s, &tmp, ir_var(s->a, main->var, loop->loc), f, &second), loop->loc);
+    /* the body once, in an inner loop of f iterations: main + u */
+    Var *u;
+    Stmt *inner = sched_make_loop(s, sched_derived_name(s, loop->name, "_u"), t, ir_int(s->a, 0, t, loop->loc),
+                                  ir_int(s->a, f, t, loop->loc), loop->loc, &u);
+    CloneMap cm = {.k = s->k};
+    Stmt *body = NULL, **bt = &body;
+    for (const Stmt *c = loop->body->body; c; c = c->next) {
+      *bt = ir_clone_stmt(s->a, c, &cm);
+      bt = &(*bt)->next;
+    }
+    clone_map_free(&cm);
+    Expr *v = ir_add(s->a, ir_var(s->a, main->var, loop->loc), ir_var(s->a, u, loop->loc), t);
+    for (Stmt *c = body; c; c = c->next) ir_subst_stmt(s->a, c, loop->var, v);
+    inner->body = sched_block(s, body, loop->loc);
+    mark(s, inner, st);
+    main->body = sched_block(s, inner, loop->loc);
   }
   Stmt *list = NULL, **tail = &list;
   if (main) { *tail = main; tail = &main->next; }
   if (rem) { *tail = rem; tail = &rem->next; }
   *tail = after;
   *link = list;
-  for (Stmt *c = second; c; c = c->next) sched_rename_copies(s, c);
   return sched_legal(s);
+}
+
+/* ---------------- after the last step ---------------- */
+
+typedef struct {
+  Sched *s;
+  bool failed;
+} Expand;
+
+static void expand_list(Expand *e, Stmt **link);
+
+static void expand_in(Expand *e, Stmt *st) {
+  switch (st->kind) {
+  case ST_BLOCK:
+  case ST_FOR:
+    expand_list(e, &st->body);
+    break;
+  case ST_IF:
+    expand_list(e, &st->then_s);
+    expand_list(e, &st->else_s);
+    break;
+  default:
+    break;
+  }
+}
+
+/* Inner loops first, as a user unrolls them: each copy is then made once. */
+static void expand_list(Expand *e, Stmt **link) {
+  while (*link && !e->failed) {
+    Stmt *st = *link;
+    expand_in(e, st);
+    if (st->kind != ST_FOR || st->loop_kind != LOOP_UNROLL || st->intrin) {
+      link = &st->next;
+      continue;
+    }
+    int64_t n;
+    if (!sched_trip_count(st, &n) || n > SCHED_MAX_UNROLL) {
+      e->failed = true;
+      sched_error(e->s, NULL, "internal error: unrolled loop %s lost its constant trip count", st->name);
+      return;
+    }
+    Stmt *second = NULL, *after = st->next;
+    Stmt *list = copies(e->s, st, st->lo, n, &second);
+    if (!list) {
+      *link = after;
+      continue;
+    }
+    Stmt *last = list;
+    while (last->next) last = last->next;
+    last->next = after;
+    *link = list;
+    /* copies after the first get fresh loop names, now that all are linked */
+    for (Stmt *c = second; c && c != after; c = c->next) sched_rename_copies(e->s, c);
+    link = &last->next;
+  }
+}
+
+static bool find_unrolled(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  const Stmt **found = ctx;
+  if (st->kind == ST_FOR && st->loop_kind == LOOP_UNROLL) *found = st;
+  return !*found;
+}
+
+const Stmt *sched_unrolled_inside(const Stmt *list) {
+  const Stmt *found = NULL;
+  ir_walk_stmts((Stmt *)list, find_unrolled, &found);
+  return found;
+}
+
+bool sched_expand_unrolled(Sched *s) {
+  Expand e = {s, false};
+  expand_list(&e, &s->k->body->body);
+  return !e.failed;
 }
