@@ -659,15 +659,22 @@ static bool domain_empty(AffCtx *c) {
   return aff_range(c, &zero, &lo, &hi, &exact, &empty) && empty;
 }
 
+/* Always true: the domain with the condition is the domain (no complement
+ * of the condition is parsed: isl's negation of a conjunction with floors
+ * and mods, such as a padding guard over a fused counter, costs far more). */
 int aff_cond_value(AffCtx *c, const Expr *cond) {
+  isl_set *all = isl_set_copy(domain(c));
+  if (!all || c->dom_empty != 0) { /* dead code: vacuously true */
+    isl_set_free(all);
+    return c->dom_empty == 1 ? 1 : -1;
+  }
   int r = -1;
-  if (aff_push_cond(c, cond, true)) {
-    if (domain_empty(c)) r = 1;
+  if (aff_push_cond(c, cond, false)) {
+    isl_set *in = domain(c);
+    if (in && c->dom_empty == 1) r = 0;
+    else if (in && c->dom_empty == 0 && isl_set_is_subset(all, in) == isl_bool_true) r = 1;
     aff_pop_cond(c);
   }
-  if (r < 0 && aff_push_cond(c, cond, false)) {
-    if (domain_empty(c)) r = 0;
-    aff_pop_cond(c);
-  }
+  isl_set_free(all);
   return r;
 }
