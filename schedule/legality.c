@@ -522,16 +522,19 @@ static int reorder_broken(Sched *s, const DepModel *now) {
   bool *in = res ? NULL : sched_leaves_in(s, s->reorder.top);
   Reversed r = {before, after, n, n, false};
   /* one iteration of the loops around top: equalities made once on the
-   * universe (each isl_map_equate on a pair's map simplifies all of it) */
-  isl_map *same = isl_map_universe(isl_space_map_from_set(isl_space_set_alloc(s->ctx, 0, (unsigned)now->time_dims)));
+   * universe (each isl_map_equate on a pair's map simplifies all of it), of
+   * the components up to the deepest header: those below are projected
+   * out first, which the equalities do not name, on a map twice smaller */
+  isl_map *same = isl_map_universe(isl_space_map_from_set(isl_space_set_alloc(s->ctx, 0, (unsigned)deepest + 1)));
   for (int d = 0; d < top->dim; d++) same = isl_map_equate(same, isl_dim_in, d, isl_dim_out, d);
   for (int i = 0; !res && i < t->n; i++) {
     if (!sched_pair_within(s, i, in)) continue;
     isl_map *m = sched_pair_times(s, i);
-    m = m ? isl_map_intersect(isl_map_copy(m), isl_map_copy(same)) : NULL;
+    m = m ? isl_map_copy(m) : NULL;
     if (m && below > 0)
       m = isl_map_project_out(isl_map_project_out(m, isl_dim_in, (unsigned)deepest + 1, (unsigned)below), isl_dim_out,
                               (unsigned)deepest + 1, (unsigned)below);
+    m = m ? isl_map_intersect(m, isl_map_copy(same)) : NULL;
     if (m && top->dim > 0)
       m = isl_map_project_out(isl_map_project_out(m, isl_dim_in, 0, (unsigned)top->dim), isl_dim_out, 0, (unsigned)top->dim);
     isl_set *d = isl_map_deltas(m);
