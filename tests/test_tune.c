@@ -117,6 +117,111 @@ Test(tune, usage_and_input_errors) {
   cr_expect(strstr(out, "no kernel 'nope'"), "%s", out);
 }
 
+/* Writes text to a new file in a new temporary folder; its path in path. */
+static void write_kernel(const char *name, const char *text, char *path, size_t n) {
+  char dir[] = "/tmp/npugen-tune-test-XXXXXX";
+  cr_assert(mkdtemp(dir), "mkdtemp");
+  snprintf(path, n, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "%s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Tunes path (its only kernel) with a small budget and checks the winner;
+ * the folder path is in is removed after. The exit status; the output
+ * (the table, OUT.sched, npugen check's) in out. */
+static int tune_and_check(const char *path, char *out, size_t n) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "p=%s; d=$(dirname $p) && %s tune $p --seed 1 --trials 16 --jobs 2 -o $d/t.sched 2>&1 && cat $d/t.sched && "
+           "%s check $p --schedule $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc",
+           path, npugen(), npugen());
+  return run(cmd, out, n);
+}
+
+/* A GEMV (one spatial loop) is the NU's matmul with N = 1: its rows in
+ * bands in the input buffer, the vector staged once at the root, each
+ * band one NU call. Both forms: y = A x (A in the input buffer) and
+ * y = x A (x is then the matmul's A, the matrix in the weight buffer). */
+Test(tune, a_gemv_gets_the_nu_sketch_and_passes_the_check, .timeout = 60) {
+  char path[256], out[16384];
+  write_kernel("mv.c",
+               "#include <stdint.h>\n"
+               "void mv(const int8_t A[200][384], const int8_t x[384], int32_t y[200]) {\n"
+               "  for (int i = 0; i < 200; i++) {\n"
+               "    y[i] = 0;\n"
+               "    for (int k = 0; k < 384; k++)\n"
+               "      y[i] += (int32_t)A[i][k] * (int32_t)x[k];\n"
+               "  }\n"
+               "}\n",
+               path, sizeof path);
+  cr_assert_eq(tune_and_check(path, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "1 sketch: nu:npu_nu_matmul_i8\n"), "%s", out);
+  cr_expect(strstr(out, "#pragma npu split(i, ") && strstr(out, "#pragma npu cache_read(x, nu_wb, root, x_wb)") &&
+                strstr(out, "#pragma npu tensorize(ii, npu_nu_matmul_i8)"),
+            "the seed's x at the root wins at this size: %s", out);
+  cr_expect(strstr(out, "mv_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed") && strstr(out, "sim: "),
+            "%s", out);
+  write_kernel("vm.c",
+               "void vm(const float x[256], const float A[256][320], float y[320]) {\n"
+               "  for (int j = 0; j < 320; j++) {\n"
+               "    y[j] = 0.0f;\n"
+               "    for (int k = 0; k < 256; k++)\n"
+               "      y[j] += x[k] * A[k][j];\n"
+               "  }\n"
+               "}\n",
+               path, sizeof path);
+  cr_assert_eq(tune_and_check(path, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "#pragma npu cache_read(A, nu_wb, jo, A_wb)") &&
+                strstr(out, "#pragma npu tensorize(ji, npu_nu_matmul_f32)"),
+            "%s", out);
+  cr_expect(strstr(out, "vm_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
+  /* fewer rows than the smallest band tried elsewhere (8): one band of all */
+  write_kernel("mv4.c",
+               "#include <stdint.h>\n"
+               "void mv4(const int8_t A[4][64], const int8_t x[64], int32_t y[4]) {\n"
+               "  for (int i = 0; i < 4; i++) {\n"
+               "    y[i] = 0;\n"
+               "    for (int k = 0; k < 64; k++)\n"
+               "      y[i] += (int32_t)A[i][k] * (int32_t)x[k];\n"
+               "  }\n"
+               "}\n",
+               path, sizeof path);
+  cr_assert_eq(tune_and_check(path, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "#pragma npu split(i, 4, io, ii)") && strstr(out, "mv4_tuned: PASS npugen check") &&
+                strstr(out, "2 passed, 0 failed"),
+            "%s", out);
+}
+
+/* A max pool: the VU's window op computes the whole nest under the row
+ * loop, its init (the window's first element) included, so the sketch
+ * that keeps the nest whole vectorizes it; the ones that split the init
+ * off find no instruction. */
+Test(tune, a_max_pool_vectorizes_its_whole_window_nest_and_passes_the_check, .timeout = 60) {
+  char path[256], out[16384];
+  write_kernel("mp.c",
+               "void mp(const float in[8][16][16], float out[8][8][8]) {\n"
+               "  for (int c = 0; c < 8; c++)\n"
+               "    for (int i = 0; i < 8; i++)\n"
+               "      for (int j = 0; j < 8; j++) {\n"
+               "        out[c][i][j] = in[c][2 * i][2 * j];\n"
+               "        for (int a = 0; a < 2; a++)\n"
+               "          for (int b = 0; b < 2; b++)\n"
+               "            out[c][i][j] = in[c][2 * i + a][2 * j + b] > out[c][i][j] ? in[c][2 * i + a][2 * j + b]"
+               " : out[c][i][j];\n"
+               "      }\n"
+               "}\n",
+               path, sizeof path);
+  cr_assert_eq(tune_and_check(path, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "1 sketch: vu:channels+whole\n"), "%s", out);
+  cr_expect(strstr(out, "#pragma npu bind(core, vu)") && strstr(out, "#pragma npu vectorize(i)\n") &&
+                !strstr(out, "decompose_reduction"),
+            "%s", out);
+  cr_expect(strstr(out, "mp_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed") && strstr(out, "sim: "),
+            "%s", out);
+}
+
 /* A kernel no sketch fits: the error says why for each sketch, the VU one
  * included (a top loop shorter than the cores). */
 Test(tune, no_sketch_says_why_for_each) {

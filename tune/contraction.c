@@ -1,14 +1,16 @@
 /* A contraction nest, as the NU and host sketches read it: spatial loops
- * around `init: C[..] = ..; for k { update: C[..] += A.. * B.. }`. */
+ * around `init: C[..] = ..; for k { update: C[..] += A.. * B.. }`. With one
+ * spatial loop it is a GEMV (y[i] += A[i][k] * x[k]): the NU's matmul with
+ * N = 1, the loop it lacks left out. */
 #include "tune/tune.h"
 
 /* The loads of e's arrays, in order, each array once. */
-static void reads(const Expr *e, const Buffer **out, int *n) {
+static void reads(const Expr *e, const Expr **out, int *n) {
   if (!e) return;
   if (e->kind == EX_LOAD) {
     for (int i = 0; i < *n; i++)
-      if (out[i] == e->buf) return;
-    if (*n < 4) out[(*n)++] = e->buf;
+      if (out[i]->buf == e->buf) return;
+    if (*n < 4) out[(*n)++] = e;
     return;
   }
   reads(e->a, out, n);
@@ -17,7 +19,7 @@ static void reads(const Expr *e, const Buffer **out, int *n) {
 }
 
 bool tune_contraction(const TuneShape *sh, TuneContraction *f) {
-  if (sh->nchain < 2) return false;
+  if (sh->nchain < 1) return false;
   const Stmt *j = sh->chain[sh->nchain - 1];
   const Stmt *init = NULL, *kl = NULL;
   for (const Stmt *c = j->body->kind == ST_BLOCK ? j->body->body : j->body; c; c = c->next) {
@@ -31,24 +33,28 @@ bool tune_contraction(const TuneShape *sh, TuneContraction *f) {
   if (!upd || upd->next || upd->kind != ST_ASSIGN || upd->op != OP_ADD || upd->lhs->kind != EX_LOAD ||
       upd->lhs->buf != init->lhs->buf)
     return false;
-  const Buffer *in[4];
+  const Expr *in[4];
   int n = 0;
   reads(upd->rhs, in, &n);
   if (n != 2) return false;
-  f->i = sh->chain[sh->nchain - 2]->name;
-  f->j = j->name;
+  bool gemv = sh->nchain == 1;
+  const Stmt *i = gemv ? j : sh->chain[sh->nchain - 2];
+  f->i = i->name;
+  f->j = gemv ? NULL : j->name;
   f->k = kl->name;
   f->init = init->name;
   f->top = sh->chain[0]->name;
   f->c = upd->lhs->buf->name;
-  f->a = in[0]->name;
-  f->b = in[1]->name;
+  f->a = in[0]->buf->name;
+  f->b = in[1]->buf->name;
+  f->a_uses_i = ir_expr_uses(in[0], i->var, NULL);
+  f->b_uses_i = ir_expr_uses(in[1], i->var, NULL);
   f->elem_c = upd->lhs->buf->elem->size;
-  f->elem_a = in[0]->elem->size;
-  f->elem_b = in[1]->elem->size;
+  f->elem_a = in[0]->buf->elem->size;
+  f->elem_b = in[1]->buf->elem->size;
   f->fp32 = upd->lhs->buf->elem->kind == TY_FLOAT;
-  f->m = sh->trip[sh->nchain - 2];
-  f->n = sh->trip[sh->nchain - 1];
+  f->m = sh->trip[gemv ? 0 : sh->nchain - 2];
+  f->n = gemv ? 1 : sh->trip[sh->nchain - 1];
   f->kk = tune_trip(kl);
   f->batch = 1;
   f->batch_loop = sh->nchain == 3 ? sh->chain[0]->name : NULL;

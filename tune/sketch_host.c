@@ -52,6 +52,10 @@ void tune_sketch_host(TuneSpace *sp) {
     tune_note(sp, "host: the kernel is not a contraction nest (the only host sketch so far)\n");
     return;
   }
+  if (!f.j) { /* its steps tile two spatial loops */
+    tune_note(sp, "host: a contraction with one spatial loop (a GEMV) has no host sketch yet\n");
+    return;
+  }
   if (sp->nsketch == TUNE_MAX_SKETCHES) return;
   TuneSketch *sk = &sp->sketch[sp->nsketch];
   memset(sk, 0, sizeof *sk);

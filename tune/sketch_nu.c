@@ -5,6 +5,11 @@
  * at a tile loop each, C in its output buffer at the inner tile loop,
  * tensorize, and double-buffer what the knobs say.
  *
+ * A GEMV (one spatial loop: y[i] += A[i][k] * x[k]) is the matmul with
+ * N = 1: split i in bands, stage each input at the band loop or at the
+ * root (above every loop: loaded once, the vector's choice), y's band in
+ * the output buffer, tensorize the band, double-buffer what the knobs say.
+ *
  * Which intrinsic (npu_intrinsics/npu_nu_*.c) and which operand goes to
  * which buffer are found by trying the matcher: a probe schedule with each
  * intrinsic and each assignment, and the engine refuses those that do not
@@ -65,7 +70,47 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   if (sk->knobs[K_DB_C].val[ch[K_DB_C]]) sb_printf(sb, "#pragma npu double_buffer(%s_ob)\n", f->x.c);
 }
 
+/* The GEMV's steps: the knobs K_A_AT and K_B_AT say "at the root". */
+static void render_gemv(const TuneSketch *sk, const int *ch, StrBuf *sb) {
+  const NuFacts *f = sk->data;
+  bool a_root = sk->knobs[K_A_AT].val[ch[K_A_AT]], b_root = sk->knobs[K_B_AT].val[ch[K_B_AT]];
+  sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->x.i, sk->knobs[K_TI].val[ch[K_TI]], f->x.i, f->x.i);
+  sb_printf(sb, "#pragma npu cache_read(%s, %s, %s%s, %s_%s)\n", f->x.a, f->scope_a, a_root ? "root" : f->x.i,
+            a_root ? "" : "o", f->x.a, f->scope_a + 3);
+  sb_printf(sb, "#pragma npu cache_read(%s, %s, %s%s, %s_%s)\n", f->x.b, f->scope_b, b_root ? "root" : f->x.i,
+            b_root ? "" : "o", f->x.b, f->scope_b + 3);
+  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->x.c, f->x.i, f->x.c);
+  sb_printf(sb, "#pragma npu tensorize(%si, %s)\n", f->x.i, f->intrin);
+  /* a copy at the root is made once: nothing to overlap it with */
+  if (!a_root && sk->knobs[K_DB_A].val[ch[K_DB_A]])
+    sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->x.a, f->scope_a + 3);
+  if (!b_root && sk->knobs[K_DB_B].val[ch[K_DB_B]])
+    sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->x.b, f->scope_b + 3);
+  if (sk->knobs[K_DB_C].val[ch[K_DB_C]]) sb_printf(sb, "#pragma npu double_buffer(%s_ob)\n", f->x.c);
+}
+
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The bytes a GEMV input moves: all of it when it varies with i (each band
+ * once, wherever staged), else once at the root or once per band. */
+static int64_t gemv_bytes(bool uses_i, bool root, int64_t bands, int64_t m, int64_t kk, int elem) {
+  return (uses_i ? m : root ? 1 : bands) * kk * elem;
+}
+
+/* A GEMV is bound by DDR (one MAC per element of A): the NU's MAC cycles
+ * (m x kk in all, as the simulator counts them) and its overhead per band
+ * against the bytes the caches move. */
+static uint64_t estimate_gemv(const TuneSketch *sk, const int *ch, const NpuTarget *t) {
+  const NuFacts *f = sk->data;
+  int64_t bands = ceil_div(f->x.m, sk->knobs[K_TI].val[ch[K_TI]]);
+  int64_t rate = f->x.fp32 ? t->nu_macs_fp32 : t->nu_macs_int8;
+  uint64_t nu = (uint64_t)(f->x.m * f->x.kk / (rate > 0 ? rate : 1) + bands * t->nu_overhead);
+  int64_t bytes = gemv_bytes(f->x.a_uses_i, sk->knobs[K_A_AT].val[ch[K_A_AT]], bands, f->x.m, f->x.kk, f->x.elem_a) +
+                  gemv_bytes(f->x.b_uses_i, sk->knobs[K_B_AT].val[ch[K_B_AT]], bands, f->x.m, f->x.kk, f->x.elem_b) +
+                  f->x.m * f->x.elem_c;
+  uint64_t dma = (uint64_t)(bytes / (t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1));
+  return nu > dma ? nu : dma;
+}
 
 /* Rows (of the operand's own dimension) moved in all: staged at the inner
  * tile loop, a tile per iteration of both; at the outer one, a tile per
@@ -119,14 +164,21 @@ static TuneSketch make(const NuFacts *f) {
   TuneSketch sk;
   memset(&sk, 0, sizeof sk);
   snprintf(sk.name, sizeof sk.name, "nu:%s%s", f->intrin, f->ksplit ? "+ksplit" : "");
-  long long ti[TUNE_MAX_CHOICES], tj[TUNE_MAX_CHOICES], flag[2] = {0, 1};
-  int nti = tune_tile_sizes(f->x.m, 8, ti, TUNE_MAX_CHOICES), ntj = tune_tile_sizes(f->x.n, 8, tj, TUNE_MAX_CHOICES);
+  bool gemv = !f->x.j;
+  long long ti[TUNE_MAX_CHOICES], tj[TUNE_MAX_CHOICES] = {1}, flag[2] = {0, 1};
+  /* tiles of 8 rows at least, or the whole of a shorter extent */
+  int nti = tune_tile_sizes(f->x.m, f->x.m < 8 ? f->x.m : 8, ti, TUNE_MAX_CHOICES);
+  int ntj = gemv ? 1 : tune_tile_sizes(f->x.n, f->x.n < 8 ? f->x.n : 8, tj, TUNE_MAX_CHOICES); /* a GEMV: N = 1 */
   tune_knob(&sk, K_TI, "ti", ti, nti, nearest(ti, nti, 128));
   tune_knob(&sk, K_TJ, "tj", tj, ntj, nearest(tj, ntj, 128));
-  tune_knob(&sk, K_ORDER, "order_ji", flag, 2, 0);
-  /* with K split, A and B are staged per K tile: no choice of loop */
-  tune_knob(&sk, K_A_AT, "a_inner", flag, f->ksplit ? 1 : 2, 0);
-  tune_knob(&sk, K_B_AT, "b_inner", flag, f->ksplit ? 1 : 2, 1);
+  tune_knob(&sk, K_ORDER, "order_ji", flag, gemv ? 1 : 2, 0);
+  if (gemv) { /* the seed: an input the same for every row (the vector) at the root */
+    tune_knob(&sk, K_A_AT, "a_root", flag, 2, !f->x.a_uses_i);
+    tune_knob(&sk, K_B_AT, "b_root", flag, 2, !f->x.b_uses_i);
+  } else { /* with K split, A and B are staged per K tile: no choice of loop */
+    tune_knob(&sk, K_A_AT, "a_inner", flag, f->ksplit ? 1 : 2, 0);
+    tune_knob(&sk, K_B_AT, "b_inner", flag, f->ksplit ? 1 : 2, 1);
+  }
   tune_knob(&sk, K_DB_A, "db_a", flag, 2, 1);
   tune_knob(&sk, K_DB_B, "db_b", flag, 2, 1);
   tune_knob(&sk, K_DB_C, "db_c", flag, 2, 1);
@@ -143,8 +195,8 @@ static TuneSketch make(const NuFacts *f) {
   }
   tune_knob(&sk, K_TK, "tk", tk, ntk, nearest(tk, ntk, 1024));
   sk.nknobs = NU_KNOBS;
-  sk.render = render;
-  sk.estimate = estimate;
+  sk.render = gemv ? render_gemv : render;
+  sk.estimate = gemv ? estimate_gemv : estimate;
   NuFacts *copy = malloc(sizeof *copy);
   *copy = *f;
   sk.data = copy;
@@ -177,7 +229,7 @@ void tune_sketch_nu(TuneSpace *sp) {
    * of K does not fit half the input buffer (twice, to double-buffer);
    * a shorter K keeps the space (and its figures in docs/tune.md) as is */
   const NpuTarget *t = session_target(sp->s);
-  bool long_k = f.x.kk >= 64 && 128 * f.x.kk * f.x.elem_a > t->nu_ib_size / 2;
+  bool long_k = f.x.j && f.x.kk >= 64 && 128 * f.x.kk * f.x.elem_a > t->nu_ib_size / 2;
   struct dirent **files;
   int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, nu_file, alphasort);
   const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};

@@ -9,7 +9,13 @@
  *
  * Those loops are found by trying the matcher: the sketch's steps are
  * applied in the session with one vectorize more each time, and the first
- * loop of a stage that vectorize turns into an instruction is kept. */
+ * loop of a stage that vectorize turns into an instruction is kept.
+ *
+ * A reduction nest is also tried whole, its init left in it (a third
+ * sketch, "+whole"): a VU instruction may compute the init and the
+ * reduction together (a max pool's window op starts from the window's
+ * first element). There only the loops above the init are tried: a loop
+ * inside the reduction would leave the rest of the nest on the host. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,7 @@ typedef struct {
   int ncuts;
   const char *init, *red_top; /* a reduction's init and the loop to decompose it at */
   const char *reorder;        /* "r, s, y, x": the reduction loops outward; NULL: not */
+  const char *whole;          /* the init of a reduction nest kept whole; NULL: not */
   const char *vec[VU_MAX_STAGES]; /* each stage's vectorized loop */
   int nvec;
   int narr;
@@ -155,13 +162,21 @@ static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char
   return l && l->intrin;
 }
 
+/* Is the statement named `name` one of loop's own (not nested deeper)? */
+static bool holds(const Stmt *loop, const char *name) {
+  for (const Stmt *c = tune_first_stmt(loop->body); c; c = c->next)
+    if (c->name && !strcmp(c->name, name)) return true;
+  return false;
+}
+
 /* The outermost loops under body that vectorize makes VU instructions, in
- * order: a loop that does not is looked into. */
+ * order: a loop that does not is looked into, unless it holds the init of
+ * a nest kept whole (below it are only the reduction's loops). */
 static void find_in(TuneSpace *sp, VuFacts *f, const char *prefix, const Stmt *body, int depth) {
   for (const Stmt *st = tune_first_stmt(body); st && depth < 6; st = st->next) {
     if (st->kind != ST_FOR || st->loop_kind == LOOP_DMA || f->nvec == VU_MAX_STAGES) continue;
     if (vectorizes(sp, f, prefix, st->name)) f->vec[f->nvec++] = arena_strdup(&sp->arena, st->name);
-    else find_in(sp, f, prefix, st->body, depth + 1);
+    else if (!f->whole || !holds(st, f->whole)) find_in(sp, f, prefix, st->body, depth + 1);
   }
 }
 
@@ -173,14 +188,22 @@ static void find_vectorized(TuneSpace *sp, VuFacts *f, const char *prefix) {
   if (core) find_in(sp, f, prefix, core->body, 0);
 }
 
-static void add_sketch(TuneSpace *sp, const VuFacts *base, bool reorder) {
+/* How a sketch treats a reduction nest's init. */
+typedef enum { NEST_DECOMPOSED, NEST_REORDERED, NEST_WHOLE } NestForm;
+
+static void add_sketch(TuneSpace *sp, const VuFacts *base, NestForm form) {
   if (sp->nsketch == TUNE_MAX_SKETCHES) return;
   VuFacts *f = malloc(sizeof *f);
   *f = *base;
-  if (!reorder) f->reorder = NULL; /* the sketch without the reorder */
+  if (form != NEST_REORDERED) f->reorder = NULL; /* the sketch without the reorder */
+  if (form == NEST_WHOLE) { /* no decompose_reduction: the init stays in the nest */
+    f->whole = f->init;
+    f->init = NULL;
+  }
   TuneSketch *sk = &sp->sketch[sp->nsketch];
   memset(sk, 0, sizeof *sk);
-  snprintf(sk->name, sizeof sk->name, "vu:%s%s", base->init ? "channels" : "rows", reorder ? "+reorder" : "");
+  static const char *suffix[] = {"", "+reorder", "+whole"};
+  snprintf(sk->name, sizeof sk->name, "vu:%s%s", base->init ? "channels" : "rows", suffix[form]);
   long long q[TUNE_MAX_CHOICES];
   int nq = 0, seed = 0;
   for (long long v = 1; v * f->cores <= f->trip && nq < TUNE_MAX_CHOICES; v *= 2) q[nq++] = v;
@@ -246,6 +269,7 @@ void tune_sketch_vu(TuneSpace *sp) {
       f.ddr_bytes += bytes;
     }
   }
-  add_sketch(sp, &f, false);
-  if (f.reorder) add_sketch(sp, &f, true);
+  add_sketch(sp, &f, NEST_DECOMPOSED);
+  if (f.reorder) add_sketch(sp, &f, NEST_REORDERED);
+  if (f.init) add_sketch(sp, &f, NEST_WHOLE);
 }

@@ -79,15 +79,16 @@ int tune_tile_sizes(int64_t extent, int64_t lo, long long *out, int max);
 
 /* tune/contraction.c: spatial loops around `init: C[..] = ..;
  * for k { update: C[..] += A.. * B.. }` (a matmul, a batched matmul, a
- * pointwise convolution written as one). */
+ * pointwise convolution written as one; with one spatial loop, a GEMV). */
 typedef struct {
-  const char *i, *j, *k;      /* the last two spatial loops and the reduction loop */
+  const char *i, *j, *k;      /* the last two spatial loops (j NULL: a GEMV, i its only one) and the reduction loop */
   const char *init, *top;     /* the init's statement name; the outermost loop */
   const char *c, *a, *b;      /* output and the two inputs, in the update's order */
   int64_t m, n, kk, batch;    /* extents; batch: the loops around i */
   const char *batch_loop;     /* the one loop around i, or NULL */
   int elem_a, elem_b, elem_c;
   bool fp32;
+  bool a_uses_i, b_uses_i;    /* does the input's index use i (else it is the same for every i) */
 } TuneContraction;
 bool tune_contraction(const TuneShape *sh, TuneContraction *f);
 
