@@ -37,5 +37,10 @@ const TSLanguage *frontend_language(void);
 /* One schedule step from its text, "split(i, 16, io, ii)", parsed as the
  * pragma's call would be (errors at NAME:1:col). NULL after an error. */
 SchedStep *frontend_parse_step(Module *m, const char *name, const char *call, DiagList *d);
+/* The C expression `text` in the scope of statement `where` of k as it is
+ * now (frontend/expr_at.c): the IR the kernel's own expression would be.
+ * Errors (at loc in file/src, the step's argument) into d; NULL then. */
+Expr *frontend_expr_at(Module *m, const Kernel *k, const Stmt *where, const char *text, const char *file,
+                       const char *src, SrcLoc loc, DiagList *d);
 
 #endif

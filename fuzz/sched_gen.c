@@ -30,11 +30,11 @@ static const char *const prim_names[] = {
     "split", "fuse", "merge", "fission", "reorder", "tile", "unroll", "vectorize", "parallel",
     "loop_partition", "decompose_reduction", "annotate", "compute_at", "reverse_compute_at",
     "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "tensorize", "double_buffer", "bind",
-    "set_scope",
+    "set_scope", "stage",
 };
 enum { NPRIMS = sizeof prim_names / sizeof prim_names[0] };
 /* Relative frequency of each primitive (same order). */
-static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5, 3, 4, 4, 3};
+static const int prim_weight[NPRIMS] = {12, 7, 6, 7, 9, 8, 8, 5, 5, 6, 6, 4, 4, 4, 4, 4, 5, 5, 3, 4, 4, 3, 4};
 
 /* A mark (parallel, vectorize, bind) is proven when set, and every later
  * step must keep it: in SG_MARK_FIRST percent of the cases a mark comes at
@@ -45,7 +45,8 @@ static const char *const mark_prims[] = {"parallel", "vectorize", "bind"};
 enum { SG_FORCED_BIND = 30, SG_FORCED_PARALLEL = 65 }; /* percent; vectorize otherwise */
 static const char *const after_mark_prims[] = {"reorder", "merge", "fuse", "split", "tile", "fission",
                                                "cache_read", "cache_write", "set_scope", "double_buffer",
-                                               "compute_at", "reverse_compute_at", "unroll", "loop_partition"};
+                                               "compute_at", "reverse_compute_at", "unroll", "loop_partition",
+                                               "stage"};
 
 static int prim_index(const char *name) {
   for (int i = 0; i < NPRIMS; i++)
@@ -677,6 +678,43 @@ static void gen_decompose(Gen *g) {
   }
 }
 
+typedef struct {
+  const Expr *pick[64];
+  int n;
+} SubExprs;
+
+static void subexprs(SubExprs *x, const Expr *e) {
+  if (!e || x->n == 64) return;
+  x->pick[x->n++] = e;
+  subexprs(x, e->a);
+  subexprs(x, e->b);
+  subexprs(x, e->c);
+  for (int i = 0; i < e->nargs; i++) subexprs(x, e->args[i]);
+  for (int i = 0; e->kind == EX_LOAD && i < e->buf->ndim; i++) subexprs(x, e->idx[i]);
+}
+
+/* stage(statement, "expression", new): a subexpression of an assignment's
+ * right-hand side as --dump-ir prints it, now and then one it lacks. */
+static void gen_stage(Gen *g) {
+  int cand[SG_MAX_ITEMS], nc = 0;
+  for (int i = 0; i < g->in.nleaves; i++)
+    if (g->in.leaves[i].s->kind == ST_ASSIGN) cand[nc++] = i;
+  int si = nc ? cand[below(g, nc)] : random_leaf(g);
+  add_leaf(g, si);
+  SubExprs x = {.n = 0};
+  if (si >= 0 && g->in.leaves[si].s->kind == ST_ASSIGN) subexprs(&x, g->in.leaves[si].s->rhs);
+  if (!x.n || chance(g, g->bad)) {
+    add_str(g, chance(g, 50) ? "x[i] + 1" : "(");
+  } else {
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_expr(&sb, x.pick[below(g, x.n)]);
+    add_str(g, sb.data);
+    sb_free(&sb);
+  }
+  add_new_name(g);
+}
+
 static void gen_annotate(Gen *g) {
   if (chance(g, 50)) add_loop(g, -1);
   else add_leaf(g, -1);
@@ -903,6 +941,7 @@ static int generate(Gen *g) {
   else if (!strcmp(name, "loop_partition")) gen_loop_partition(g);
   else if (!strcmp(name, "decompose_reduction")) gen_decompose(g);
   else if (!strcmp(name, "annotate")) gen_annotate(g);
+  else if (!strcmp(name, "stage")) gen_stage(g);
   else if (!strcmp(name, "compute_at")) gen_compute_at(g, false);
   else if (!strcmp(name, "reverse_compute_at")) gen_compute_at(g, true);
   else if (!strncmp(name, "cache_", 6)) gen_cache(g, !strcmp(name, "cache_write"));

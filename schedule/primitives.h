@@ -19,6 +19,7 @@ bool prim_loop_partition(Sched *s, const SchedStep *st);
 bool prim_compute_at(Sched *s, const SchedStep *st);
 bool prim_reverse_compute_at(Sched *s, const SchedStep *st);
 bool prim_compute_inline(Sched *s, const SchedStep *st);
+bool prim_stage(Sched *s, const SchedStep *st);
 bool prim_reverse_compute_inline(Sched *s, const SchedStep *st);
 bool prim_decompose_reduction(Sched *s, const SchedStep *st);
 bool prim_annotate(Sched *s, const SchedStep *st);

@@ -1,0 +1,177 @@
+/* stage(statement, expression, new_buffer): the inverse of compute_inline.
+ * Every occurrence of `expression` (C, in the statement's scope, as the
+ * kernel or --dump-ir spells it) in the statement's right-hand side is
+ * computed first, in the same iteration, by a new statement named
+ * new_buffer that writes a new local array of that name, and the statement
+ * reads it there:
+ *
+ *     y[i][j] = exp(x[i][j] - m[i]) / s[i];
+ *   stage(y_def, "exp(x[i][j] - m[i])", e)
+ *     e[i][j] = exp(x[i][j] - m[i]);
+ *     y[i][j] = e[i][j] / s[i];
+ *
+ * The array has one dimension per loop around the statement whose counter
+ * the expression uses (outermost first), over the values that counter
+ * takes there (isl bounds a triangular loop's), declared at the top of the
+ * kernel, of the expression's type:
+ * each value is computed and read exactly as before, so the variant is the
+ * kernel's bit for bit. Then fission, set_scope and vectorize can treat the
+ * stage as a step of its own (a softmax or a pool written as one statement
+ * becomes VU-shaped without rewriting the kernel). */
+#include <stdint.h>
+
+#include "frontend/frontend.h"
+#include "ir/affine.h"
+#include "schedule/primitives.h"
+
+typedef struct {
+  const Expr *pattern;
+  Buffer *b;
+  Expr **idx; /* b's indices: each load gets its own copies */
+  int replaced;
+  Arena *a;
+} Replace;
+
+static Expr *load(Arena *a, Buffer *b, Expr *const *idx) {
+  Expr **ix = ARENA_ARRAY(a, Expr *, b->ndim);
+  for (int i = 0; i < b->ndim; i++) ix[i] = ir_expr_copy(a, idx[i]);
+  return ir_load(a, b, ix);
+}
+
+static Expr *replace(Replace *r, Expr *e) {
+  if (!e) return NULL;
+  if (ir_expr_same(e, r->pattern)) {
+    r->replaced++;
+    return load(r->a, r->b, r->idx);
+  }
+  e->a = replace(r, e->a);
+  e->b = replace(r, e->b);
+  e->c = replace(r, e->c);
+  for (int i = 0; i < e->nargs; i++) e->args[i] = replace(r, e->args[i]);
+  if (e->kind == EX_LOAD)
+    for (int i = 0; i < e->buf->ndim; i++) e->idx[i] = replace(r, e->idx[i]);
+  return e;
+}
+
+static bool occurs(const Expr *pattern, const Expr *e) {
+  if (!e) return false;
+  if (ir_expr_same(e, pattern)) return true;
+  if (occurs(pattern, e->a) || occurs(pattern, e->b) || occurs(pattern, e->c)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (occurs(pattern, e->args[i])) return true;
+  for (int i = 0; e->kind == EX_LOAD && i < e->buf->ndim; i++)
+    if (occurs(pattern, e->idx[i])) return true;
+  return false;
+}
+
+typedef struct {
+  const Stmt *target;
+  const Stmt *loops[IR_MAX_DIMS * 8];
+  int n;
+  bool found;
+} Around;
+
+static void around(Around *a, const Stmt *list) {
+  for (const Stmt *s = list; s && !a->found; s = s->next) {
+    if (s == a->target) {
+      a->found = true;
+      return;
+    }
+    bool loop = s->kind == ST_FOR && a->n < (int)(sizeof a->loops / sizeof a->loops[0]);
+    if (loop) a->loops[a->n++] = s;
+    if (s->kind == ST_FOR || s->kind == ST_BLOCK) around(a, s->body);
+    if (s->kind == ST_IF) {
+      around(a, s->then_s);
+      if (!a->found) around(a, s->else_s);
+    }
+    if (!a->found && loop) a->n--;
+  }
+}
+
+bool prim_stage(Sched *s, const SchedStep *st) {
+  Stmt *stmt = sched_leaf(s, &st->args[0]);
+  if (!stmt) return false;
+  if (stmt->kind != ST_ASSIGN)
+    return sched_error(s, &st->args[0], "%s is a declaration; stage takes an assignment", st->args[0].text);
+  const SchedArg *ea = &st->args[1];
+  const char *text = ea->kind == SA_STR ? ea->name : ea->text;
+  SrcLoc at = ea->loc;
+  if (ea->kind == SA_STR && at.line) at.col++; /* inside the quotes */
+  const char *name = sched_new_name(s, &st->args[2]);
+  if (!name) return false;
+  Expr *e = frontend_expr_at((Module *)s->m, s->k, stmt, text, s->file, s->src, at, s->d);
+  if (!e) return false;
+  if (e->kind == EX_VAR || e->kind == EX_INT || e->kind == EX_FLOAT)
+    return sched_error(s, ea, "'%s' is a name or a constant: staging it computes nothing", text);
+
+  if (!occurs(e, stmt->rhs)) {
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_expr(&sb, stmt->rhs);
+    sched_error(s, ea, "'%s' does not occur in %s (line %d), whose right-hand side is %s", text, stmt->name,
+                stmt->loc.line, sb.data);
+    sb_free(&sb);
+    return false;
+  }
+
+  /* the loops around the statement whose counters the expression uses:
+   * one dimension each, over the values the counter takes there */
+  Around a = {.target = stmt};
+  around(&a, s->k->body->body);
+  Buffer *b = ARENA_NEW(s->a, Buffer);
+  Expr *idx[IR_MAX_DIMS];
+  AffCtx ac;
+  aff_init(&ac, s->ctx, s->k);
+  bool ok = true;
+  for (int i = 0; i < a.n && ok; i++) {
+    const Stmt *l = a.loops[i];
+    aff_push_loop(&ac, l);
+    if (!ir_expr_uses(e, l->var, NULL)) continue;
+    int64_t lo, hi;
+    bool exact, empty;
+    Expr v = {.kind = EX_VAR, .var = l->var, .type = l->var->type};
+    if (!aff_range(&ac, &v, &lo, &hi, &exact, &empty) || empty || hi < lo || hi - lo >= INT32_MAX)
+      ok = sched_error(s, ea, "'%s' uses the counter of loop %s, whose range npugen cannot bound", text, l->name);
+    else if (b->ndim == IR_MAX_DIMS)
+      ok = sched_error(s, ea, "'%s' uses the counters of more than %d loops", text, IR_MAX_DIMS);
+    if (!ok) break;
+    b->shape[b->ndim] = hi - lo + 1;
+    idx[b->ndim++] = ir_sub(s->a, ir_var(s->a, l->var, stmt->loc), ir_int(s->a, lo, l->var->type, stmt->loc), l->var->type);
+  }
+  aff_free(&ac);
+  if (!ok) return false;
+  if (!b->ndim) { /* a value the same in every iteration: one element */
+    b->shape[b->ndim] = 1;
+    idx[b->ndim++] = ir_int(s->a, 0, &ty_int, stmt->loc);
+  }
+
+  b->name = name;
+  b->elem = e->type;
+  b->scope = "global";
+  b->role = ROLE_LOCAL;
+  b->loc = st->loc;
+  int64_t bytes = e->type->size;
+  for (int i = 0; i < b->ndim; i++)
+    if (__builtin_mul_overflow(bytes, b->shape[i], &bytes) || bytes > IR_MAX_LOCAL_BYTES)
+      return sched_error(s, ea, "the array for '%s' would take more than %d bytes (the limit of a kernel's local arrays)",
+                         text, IR_MAX_LOCAL_BYTES);
+  Replace r = {e, b, idx, 0, s->a};
+  Expr *rhs = replace(&r, ir_expr_copy(s->a, stmt->rhs));
+  b->id = s->k->nbufs++;
+
+  /* the stage, right before the statement: the same iteration, first */
+  Stmt *def = ir_stmt(s->a, ST_ASSIGN, stmt->loc);
+  def->name = name;
+  def->lhs = load(s->a, b, idx);
+  def->op = OP_NONE;
+  def->rhs = e;
+  Stmt **link = sched_link(s, stmt, NULL);
+  def->next = stmt;
+  *link = def;
+  stmt->rhs = rhs;
+  Stmt *decl = ir_stmt(s->a, ST_DECL, st->loc);
+  decl->buf = b;
+  decl->next = s->k->body->body;
+  s->k->body->body = decl;
+  return true;
+}
