@@ -20,6 +20,11 @@ bool prim_compute_at(Sched *s, const SchedStep *st);
 bool prim_reverse_compute_at(Sched *s, const SchedStep *st);
 bool prim_compute_inline(Sched *s, const SchedStep *st);
 bool prim_stage(Sched *s, const SchedStep *st);
+/* The bounds of the chain of n loops ending at bottom, taken in `order`
+ * (their counters, outermost first): lo[i] <= order[i] < hi[i], computed
+ * by isl (schedule/reorder_bounds.c). False with *why when they are not
+ * each one affine bound with a unit coefficient. */
+bool reorder_bounds(Sched *s, const Stmt *bottom, Var *const *order, int n, Expr **lo, Expr **hi, const char **why);
 bool prim_reverse_compute_inline(Sched *s, const SchedStep *st);
 bool prim_decompose_reduction(Sched *s, const SchedStep *st);
 bool prim_annotate(Sched *s, const SchedStep *st);

@@ -1,7 +1,9 @@
 /* reorder(l1, l2, ...): permutes loops of one perfectly nested chain. The
  * loops listed take, outermost first, the places the listed loops occupy;
- * loops not listed stay where they are. Refused when a loop's bounds would
- * depend on a counter that now runs inside it, or a dependence reverses. */
+ * loops not listed stay where they are. A loop whose bounds use a counter
+ * that would run inside it (a triangular nest) gets bounds that isl
+ * computes for the new order (schedule/reorder_bounds.c); refused when
+ * those are not plain affine bounds, or a dependence reverses. */
 #include <string.h>
 
 #include "schedule/primitives.h"
@@ -124,14 +126,29 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
       if (loops[j] == chain[i]) listed = true;
     h[i] = listed ? header_of(loops[slot++]) : header_of(chain[i]);
   }
-  /* Bounds may only use counters of loops outside them. */
+  /* Bounds that use the counter of a loop that would run inside them (a
+   * triangle) are computed anew for the new order, by isl. */
+  bool unit = true;
+  for (int i = 0; i < nc; i++) unit = unit && loop_up(chain[i]) && chain[i]->step == 1;
   for (int i = 0; i < nc; i++)
     for (int j = i; j < nc; j++)
       if (ir_expr_uses(h[i].lo, h[j].var, NULL) || ir_expr_uses(h[i].hi, h[j].var, NULL)) {
         const SchedArg *at = args[0];
         for (int a = 0; a < n; a++)
           if (!strcmp(args[a]->name, h[i].name)) at = args[a];
-        return sched_error(s, at, "loop %s's bounds depend on %s, which would run inside it", h[i].name, h[j].var->name);
+        Var *order[256];
+        Expr *lo[256], *hi[256];
+        for (int k = 0; k < nc; k++) order[k] = h[k].var;
+        const char *why = "its loops do not all count up by 1";
+        if (!unit || !reorder_bounds(s, chain[nc - 1], order, nc, lo, hi, &why))
+          return sched_error(s, at, "loop %s's bounds depend on %s, which would run inside it, and npugen cannot bound it in the new order: %s",
+                             h[i].name, h[j].var->name, why);
+        for (int k = 0; k < nc; k++) {
+          h[k].lo = lo[k];
+          h[k].hi = hi[k];
+          h[k].cmp = OP_LT;
+        }
+        i = j = nc; /* all of them are new */
       }
   for (int i = 0; i < nc; i++) set_header(chain[i], h[i]);
   /* for the proof: where each header went, when no guard sank (a guard
