@@ -48,20 +48,30 @@ static Expr *replace(Replace *r, Expr *e) {
   e->b = replace(r, e->b);
   e->c = replace(r, e->c);
   for (int i = 0; i < e->nargs; i++) e->args[i] = replace(r, e->args[i]);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) e->idx[i] = replace(r, e->idx[i]);
-  return e;
+  return e; /* not into indices (occurs) */
 }
 
-static bool occurs(const Expr *pattern, const Expr *e) {
-  if (!e) return false;
-  if (ir_expr_same(e, pattern)) return true;
-  if (occurs(pattern, e->a) || occurs(pattern, e->b) || occurs(pattern, e->c)) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (occurs(pattern, e->args[i])) return true;
-  for (int i = 0; e->kind == EX_LOAD && i < e->buf->ndim; i++)
-    if (occurs(pattern, e->idx[i])) return true;
-  return false;
+static bool constant(const Expr *e) {
+  if (!e) return true;
+  if (e->kind == EX_VAR || e->kind == EX_LOAD || e->kind == EX_CALL) return false;
+  return constant(e->a) && constant(e->b) && constant(e->c);
+}
+
+/* Does pattern occur in e: as a value (1), only inside an index (2), or
+ * not (0)? An index stays an expression of the counters, which the bounds
+ * check and the dependence model read: a staged value there would be data. */
+static int occurs(const Expr *pattern, const Expr *e, bool in_index) {
+  if (!e) return 0;
+  if (ir_expr_same(e, pattern)) return in_index ? 2 : 1;
+  int r = 0, x;
+  const Expr *kids[3] = {e->a, e->b, e->c};
+  for (int i = 0; i < 3 && r != 1; i++)
+    if ((x = occurs(pattern, kids[i], in_index)) > r || x == 1) r = x;
+  for (int i = 0; i < e->nargs && r != 1; i++)
+    if ((x = occurs(pattern, e->args[i], in_index)) > r || x == 1) r = x;
+  for (int i = 0; e->kind == EX_LOAD && i < e->buf->ndim && r != 1; i++)
+    if ((x = occurs(pattern, e->idx[i], true)) == 2) r = 2;
+  return r;
 }
 
 typedef struct {
@@ -101,10 +111,14 @@ bool prim_stage(Sched *s, const SchedStep *st) {
   if (!name) return false;
   Expr *e = frontend_expr_at((Module *)s->m, s->k, stmt, text, s->file, s->src, at, s->d);
   if (!e) return false;
-  if (e->kind == EX_VAR || e->kind == EX_INT || e->kind == EX_FLOAT)
+  if (e->kind == EX_VAR || constant(e))
     return sched_error(s, ea, "'%s' is a name or a constant: staging it computes nothing", text);
 
-  if (!occurs(e, stmt->rhs)) {
+  int where = occurs(e, stmt->rhs, false);
+  if (where == 2)
+    return sched_error(s, ea, "'%s' occurs in %s (line %d) only inside an array index, which must stay an expression of "
+                       "the loop counters", text, stmt->name, stmt->loc.line);
+  if (!where) {
     StrBuf sb;
     sb_init(&sb);
     ir_print_expr(&sb, stmt->rhs);
