@@ -85,13 +85,8 @@ void emit_order_close(StrBuf *sb, int ind);
  * a parameter through npu_cu_access (EmitUnit.cu_hooks). */
 void emit_cu_expr(StrBuf *sb, const Expr *e);
 /* The check's C without hooks (a variant without intrinsics): e as tcc
- * must see it (hook_cast's mask for a tcc conversion bug). */
+ * must see it (lower_tcc_mask: a tcc conversion bug). */
 void emit_check_expr(StrBuf *sb, const Expr *e);
 void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op);
-/* tcc (0.9.27) converts a signed char to unsigned short as if to int: -6
- * becomes -6, not 65530. C that tcc compiles (the check's) masks such a
- * widening to an unsigned type narrower than int, as the conversion does:
- * the mask of cast ("0xff", "0xffff"), or NULL when it needs none. */
-const char *emit_tcc_mask(const Expr *cast);
 
 #endif

@@ -6,6 +6,7 @@
  * exactly when X would be (under ?: and && too). Locals of the host (C
  * scalars and arrays) are not instrumented: no DMA can touch them. */
 #include "emit/emit.h"
+#include "lower/check_ref.h"
 
 static bool hooked(const Buffer *b) { return buffer_onchip(b) || b->role != ROLE_LOCAL; }
 
@@ -27,16 +28,8 @@ static bool hook_load(StrBuf *sb, const Expr *load, const ExprHook *h) {
   return true;
 }
 
-const char *emit_tcc_mask(const Expr *cast) {
-  const Type *to = cast->type, *from = cast->a->type;
-  if (!type_is_integer(to) || to->is_signed || to->size >= 4 || !type_is_integer(from) || !from->is_signed ||
-      from->size >= to->size)
-    return NULL;
-  return to->size == 1 ? "0xff" : "0xffff";
-}
-
 static bool hook_cast(StrBuf *sb, const Expr *cast, const ExprHook *h) {
-  const char *mask = emit_tcc_mask(cast);
+  const char *mask = lower_tcc_mask(cast);
   if (!mask) return false;
   sb_printf(sb, "(%s)((", cast->type->name);
   ir_print_expr_hooked(sb, cast->a, h);
