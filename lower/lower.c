@@ -25,7 +25,7 @@ Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target) {
   out->body = ir_stmt(a, ST_BLOCK, k->body->loc);
   Stmt *body = NULL, **tail = &body;
   for (const Stmt *s = k->body->body; s; s = s->next) tail = lower_append(tail, lower_top(&lw, s));
-  out->body->body = lower_unused(&lw, body);
+  out->body->body = lower_intrinsics(&lw, lower_unused(&lw, body));
   return out;
 }
 

@@ -142,6 +142,22 @@ Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered);
  * never read. */
 Stmt *lower_unused(Lower *lw, const Stmt *body);
 
+/* lower/intrinsic.c (last, on the whole body): each tensorized nest
+ * copied with its call (Stmt.intrin_call). */
+typedef struct IntrinCall {
+  const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
+  const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
+  const char *why;   /* why the nest no longer matches (a later step changed it) */
+} IntrinCall;
+Stmt *lower_intrinsics(Lower *lw, const Stmt *body);
+
+/* lower/includes.c: the headers the C of scheduled kernel k includes
+ * (prototype_only: its header, which declares the prototype). */
+typedef struct {
+  bool stdint, math, stdlib, npu;
+} Includes;
+Includes lower_includes(const Kernel *k, bool prototype_only);
+
 /* ---- shared by the passes (lower/nodes.c) ---- */
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
 Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);
