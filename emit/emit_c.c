@@ -6,7 +6,6 @@
  * It prints the lowered IR (lower/, docs/lowering.md): every DMA start,
  * wait, token, view and note is decided there; this file only switches
  * over the nodes. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +27,6 @@ static void emit_array_decl(StrBuf *sb, const Buffer *b) {
   for (int i = 0; i < b->ndim; i++) sb_printf(sb, "[%lld]", (long long)b->shape[i]);
 }
 
-/* The extents of a parameter as the kernel spelt them: its #define's name
- * where it used one (DESIGN.md: macros are used by name), unless a layout
- * step changed the shape, then numbers. */
-static const char *extent_macro(const Buffer *b, int d) { return b->layout ? NULL : b->dim_macro[d]; }
-
 /* `const float A[restrict M][512]`: restrict where the kernel declared it
  * or the unit assumes no aliasing (docs/schedules.md says why that is
  * sound only for arrays that do not overlap). */
@@ -40,7 +34,7 @@ static void emit_param_array(StrBuf *sb, const Buffer *b, bool assume_no_alias) 
   sb_printf(sb, "%s%s %s", b->is_const ? "const " : "", b->elem->name, b->name);
   for (int i = 0; i < b->ndim; i++) {
     sb_puts(sb, i == 0 && (b->is_restrict || assume_no_alias) ? "[restrict " : "[");
-    if (extent_macro(b, i)) sb_puts(sb, extent_macro(b, i));
+    if (lower_extent_macro(b, i)) sb_puts(sb, lower_extent_macro(b, i));
     else sb_printf(sb, "%lld", (long long)b->shape[i]);
     sb_putc(sb, ']');
   }
@@ -480,43 +474,9 @@ char *emit_c_source(const EmitUnit *u) {
   return sb_take(&sb);
 }
 
-/* Whether a #define's body names macro `name` as a whole identifier. */
-static bool names_macro(const char *text, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-    bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-    bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
-    if (start && end) return true;
-  }
-  return false;
-}
-
-/* Does the prototype name macro `name`: an extent of an array parameter
- * spelt with it (extent_macro, as emit_param_array prints it)? */
-static bool signature_names(const EmitUnit *u, const char *name) {
-  for (const Param *p = u->k->params; p; p = p->next)
-    for (int i = 0; p->buf && i < p->buf->ndim; i++)
-      if (extent_macro(p->buf, i) && !strcmp(extent_macro(p->buf, i), name)) return true;
-  return false;
-}
-
-/* The #defines the prototype names, and those their bodies name, in the
- * kernel's order: the header declares what its signature uses. */
+/* The #defines the header declares (lower_header_defines). */
 static void header_defines(StrBuf *sb, const EmitUnit *u) {
-  int n = 0;
-  for (const Define *d = u->m->defines; d; d = d->next) n++;
-  bool *need = calloc(n ? (size_t)n : 1, sizeof *need);
-  for (bool grew = true; grew;) { /* a body may name an earlier macro */
-    grew = false;
-    int i = 0;
-    for (const Define *d = u->m->defines; d; d = d->next, i++) {
-      if (need[i]) continue;
-      bool used = signature_names(u, d->name);
-      int j = 0;
-      for (const Define *e = u->m->defines; e && !used; e = e->next, j++) used = need[j] && names_macro(e->body, d->name);
-      if (used) need[i] = grew = true;
-    }
-  }
+  bool *need = lower_header_defines(u->m, u->k);
   int i = 0, printed = 0;
   for (const Define *d = u->m->defines; d; d = d->next, i++)
     if (need[i]) {

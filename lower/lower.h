@@ -158,6 +158,12 @@ typedef struct {
 } Includes;
 Includes lower_includes(const Kernel *k, bool prototype_only);
 
+/* lower/prototype.c: the #define naming extent d of parameter b in the
+ * prototype, or NULL (a number); and, by the defines of m in order,
+ * whether k's header declares each (malloc'ed). */
+const char *lower_extent_macro(const Buffer *b, int d);
+bool *lower_header_defines(const Module *m, const Kernel *k);
+
 /* ---- shared by the passes (lower/nodes.c) ---- */
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
 Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);
