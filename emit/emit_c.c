@@ -62,13 +62,8 @@ static void emit_block_body(Emit *em, const Stmt *block, int ind) {
 static void emit_for_header(Emit *em, const Stmt *s);
 static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp);
 
-/* Loop s runs in the unit's permuted order: it is marked (parallel,
- * vectorize, bind) and the unit is emitted for the check in such an
- * order. An intrinsic or a DMA is one instruction: it is never asked. */
-static bool permuted(const Emit *em, const Stmt *s) {
-  return em->u->order != EMIT_ORDER_SOURCE &&
-         (s->loop_kind == LOOP_PARALLEL || s->loop_kind == LOOP_VECTORIZE || s->loop_kind == LOOP_VU);
-}
+/* Loop s runs in the unit's permuted order (lower_permutable). */
+static bool permuted(const Emit *em, const Stmt *s) { return em->u->order != EMIT_ORDER_SOURCE && lower_permutable(s); }
 
 /* Opens loop s (or, for a bound loop's phases, a loop over its cores):
  * the header as written, or the permuted form (emit_order_open). Returns

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit/emit.h"
 
 static const char *min_text(const Type *t) {
   return t->size == 4 ? "(-2147483647 - 1)" : t->kind == TY_LONG ? "(-9223372036854775807L - 1)" : "(-9223372036854775807LL - 1)";

@@ -1,6 +1,6 @@
 /* The instrumented reference (emit/emit_checked.c): a kernel as written, in
  * C that tcc compiles, with every operation that can be undefined checked
- * at run time. */
+ * at run time; lowered first (lower/check_ref.c), then printed. */
 #ifndef NPG_EMIT_CHECKED_H
 #define NPG_EMIT_CHECKED_H
 

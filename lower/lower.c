@@ -1,5 +1,6 @@
 /* The lowering phase's driver: its passes, in order, over each top-level
- * statement of the kernel (docs/lowering.md). */
+ * statement of the kernel, then the unused names and the tensorized
+ * nests' calls over the whole body (docs/lowering.md). */
 #include "lower/lower.h"
 
 /* Top-level statement s lowered: the DMA pass, the copies left

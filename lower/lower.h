@@ -5,8 +5,12 @@
  * double-buffered buffers and notes for marks that do nothing; each pass
  * takes IR and returns IR, sharing the statements it does not change
  * (the scheduled IR is never modified). The lowered nodes are described in
- * ir/ir.h (LowKind). lower_check_sync then checks the synchronisation of
- * the result statically.
+ * ir/ir.h (LowKind). A last pass gives each tensorized nest its call
+ * (Stmt.intrin_call). lower_check_sync then checks the synchronisation of
+ * the result statically. The headers a variant includes and the macros
+ * its prototype names are decided here too (lower_includes,
+ * lower_header_defines); the check's reference is lowered by
+ * lower/check_ref.h. emit/ prints what all of these decided.
  */
 #ifndef NPG_LOWER_H
 #define NPG_LOWER_H
@@ -163,6 +167,11 @@ Includes lower_includes(const Kernel *k, bool prototype_only);
  * whether k's header declares each (malloc'ed). */
 const char *lower_extent_macro(const Buffer *b, int d);
 bool *lower_header_defines(const Module *m, const Kernel *k);
+
+/* lower/check_variant.c: in the check's C, loop runs in permuted orders
+ * (a marked loop); an access of b goes through npu_cu_access. */
+bool lower_permutable(const Stmt *loop);
+bool lower_cu_hooked(const Buffer *b);
 
 /* ---- shared by the passes (lower/nodes.c) ---- */
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
