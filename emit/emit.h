@@ -52,6 +52,9 @@ void emit_prototype(StrBuf *sb, const EmitUnit *u);
  * (emit/emit_layout.c): their definitions, and their declarations. */
 void emit_layout_helpers(StrBuf *sb, const EmitUnit *u);
 void emit_layout_prototypes(StrBuf *sb, const EmitUnit *u);
+/* Statements (a list) as a unit in the source order and without the
+ * check's hooks prints them (emit/emit_c.c): a helper's body. */
+void emit_plain_stmts(StrBuf *sb, const Stmt *list, int ind);
 /* emit/emit_dma.c: an on-chip buffer's declaration, a pointer into its
  * scope (no ';'), into copy number `copy` (C text) of a double-buffered
  * one when copy is not NULL. */

@@ -202,6 +202,12 @@ static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp) {
   if (p && omp) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
 }
 
+void emit_plain_stmts(StrBuf *sb, const Stmt *list, int ind) {
+  EmitUnit plain = {0}; /* source order, no hooks */
+  Emit em = {.sb = sb, .u = &plain};
+  emit_stmts(&em, list, ind);
+}
+
 /* ---------------- lowered nodes (lower/) ---------------- */
 
 /* "A_tok", "C_ob_tok[jo % 2]" (malloc'ed) */

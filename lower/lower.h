@@ -173,6 +173,10 @@ bool *lower_header_defines(const Module *m, const Kernel *k);
 bool lower_permutable(const Stmt *loop);
 bool lower_cu_hooked(const Buffer *b);
 
+/* lower/layout_helpers.c: the bodies of parameter b's pack and unpack
+ * helpers (b has a layout), in a. */
+void lower_layout_helpers(Arena *a, const Buffer *b, Stmt **pack, Stmt **unpack);
+
 /* ---- shared by the passes (lower/nodes.c) ---- */
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
 Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);

@@ -510,3 +510,42 @@ Test(lower, the_headers_follow_what_the_variant_uses) {
   cr_expect(!proto.math && !proto.stdlib);
   npg_close(s);
 }
+
+/* A padded parameter's pack and unpack helpers are IR made by the
+ * lowering (lower/layout_helpers.c): a note and the padding filled, then
+ * the copy into the physical layout; the copy back. */
+static const Stmt *innermost(const Stmt *s) {
+  while (s->kind == ST_FOR) s = s->body->body;
+  return s;
+}
+
+Test(lower, the_layout_helpers_are_loop_nests_in_the_ir) {
+  NpgSession *s = open_example("examples/layouts.c");
+  int v = npg_variant_index(s, "matmul128_padded");
+  cr_assert_geq(v, 0);
+  const Buffer *A = s->v[v].ir->params->buf;
+  cr_assert(A && A->layout && A->layout->padded);
+  Arena a;
+  arena_init(&a, 0);
+  Stmt *pack, *unpack;
+  lower_layout_helpers(&a, A, &pack, &unpack);
+  cr_assert(pack->low && pack->low->kind == LOW_NOTE);
+  cr_expect_str_eq(pack->note, "the padding holds 0");
+  const Stmt *fill = pack->next, *to = fill->next;
+  cr_assert(fill && fill->kind == ST_FOR && to && to->kind == ST_FOR && !to->next);
+  cr_expect_str_eq(fill->var->name, "p0");
+  const Stmt *copies[] = {innermost(fill), innermost(to), innermost(unpack)};
+  const char *want[] = {"physical[p0][p1] = 0", "physical[i0][i1] = logical[i0][i1]", "logical[i0][i1] = physical[i0][i1]"};
+  for (int i = 0; i < 3; i++) {
+    cr_assert_eq(copies[i]->kind, ST_ASSIGN);
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_expr(&sb, copies[i]->lhs);
+    sb_puts(&sb, " = ");
+    ir_print_expr(&sb, copies[i]->rhs);
+    cr_expect_str_eq(sb.data, want[i]);
+    sb_free(&sb);
+  }
+  arena_free(&a);
+  npg_close(s);
+}
