@@ -58,7 +58,9 @@ static void overflowing(StrBuf *sb, const CkExpr *x) {
   char *a = text_of(x->a), *b = text_of(x->b);
   int s = x->site[CK_OVERFLOW], t = x->temp[0];
   if (t)
-    sb_printf(sb, "(npg_t%d = (long long)(%s) %s (long long)(%s), npg_t%d < %s || npg_t%d > %s ? npg_ub(npg_ck, %d) : (void)0, (%s)npg_t%d)",
+    sb_printf(sb,
+              "(npg_t%d = (long long)(%s) %s (long long)(%s), "
+              "npg_t%d < %s || npg_t%d > %s ? npg_ub(npg_ck, %d) : (void)0, (%s)npg_t%d)",
               t, a, op_spelling(e->op), b, t, min_text(e->type), t, max_text(e->type), s, e->type->name, t);
   else
     sb_printf(sb, "((%s)npg_%s_ll(npg_ck, %d, %s, %s))", e->type->name,
@@ -178,7 +180,8 @@ static void read(StrBuf *sb, const CkExpr *x) {
   StrBuf p;
   sb_init(&p);
   place(&p, x->place);
-  if (x->site[CK_UNSET]) sb_printf(sb, "(npg_set_%s ? (void)0 : npg_ub(npg_ck, %d), %s)", p.data, x->site[CK_UNSET], p.data);
+  int s = x->site[CK_UNSET];
+  if (s) sb_printf(sb, "(npg_set_%s ? (void)0 : npg_ub(npg_ck, %d), %s)", p.data, s, p.data);
   else sb_puts(sb, p.data);
   sb_free(&p);
 }

@@ -19,12 +19,12 @@
 
 #include "lower/check_lower.h"
 
-void ck_push_level(CkLower *c, const Var *counter) {
+void lower_ck_push_level(CkLower *c, const Var *counter) {
   c->levels = realloc(c->levels, sizeof *c->levels * (size_t)(c->nlevels + 1));
   c->levels[c->nlevels++] = (CkLevel){counter, NULL};
 }
 
-CkPointer *ck_pop_level(CkLower *c) { return c->levels[--c->nlevels].ptrs; }
+CkPointer *lower_ck_pop_level(CkLower *c) { return c->levels[--c->nlevels].ptrs; }
 
 /* e needs no check and reads loop counters and constants only. */
 static bool checkless(const CkLower *c, const Expr *e, IrRange *r) {
@@ -107,7 +107,7 @@ static const CkPointer *pointer(CkLower *c, int l, const Expr *e, int n, bool st
   int64_t by = c->by; /* the element as written: copy 0's */
   c->by = 0;
   IrRange r;
-  for (int d = 0; d < n; d++) p->idx[d] = ck_expr(c, e->idx[d], &r);
+  for (int d = 0; d < n; d++) p->idx[d] = lower_ck_expr(c, e->idx[d], &r);
   c->by = by;
   CkPointer **tail = &c->levels[l].ptrs;
   while (*tail) tail = &(*tail)->next;
@@ -135,10 +135,10 @@ static void place_element(CkLower *c, CkPlace *pl, const Expr *e) {
   pl->from = p;
   pl->idx = arena_alloc(&c->out->arena, sizeof(CkExpr *) * (size_t)b->ndim);
   IrRange r;
-  for (int d = p; d < b->ndim; d++) pl->idx[d] = ck_expr(c, e->idx[d], &r);
+  for (int d = p; d < b->ndim; d++) pl->idx[d] = lower_ck_expr(c, e->idx[d], &r);
 }
 
-CkPlace *ck_place(CkLower *c, const Expr *e) {
+CkPlace *lower_ck_place(CkLower *c, const Expr *e) {
   CkPlace *pl = ARENA_NEW(&c->out->arena, CkPlace);
   pl->e = e;
   if (e->kind == EX_VAR) pl->by = e->var == c->shifted ? c->by : 0;

@@ -32,15 +32,15 @@ typedef struct {
 } CkLower;
 
 /* lower/check_ref.c: e lowered, *r its value's range. */
-CkExpr *ck_expr(CkLower *c, const Expr *e, IrRange *r);
-CkExpr *ck_new_expr(CkLower *c, const Expr *e);
+CkExpr *lower_ck_expr(CkLower *c, const Expr *e, IrRange *r);
+CkExpr *lower_ck_new_expr(CkLower *c, const Expr *e);
 
 /* lower/check_hoist.c */
-void ck_push_level(CkLower *c, const Var *counter);
+void lower_ck_push_level(CkLower *c, const Var *counter);
 /* Pops the innermost level: its pointers, to declare in its body. */
-CkPointer *ck_pop_level(CkLower *c);
+CkPointer *lower_ck_pop_level(CkLower *c);
 /* The place of a scalar or an element (EX_VAR, EX_LOAD), with its
  * address hoisted or stepped where it can be. */
-CkPlace *ck_place(CkLower *c, const Expr *e);
+CkPlace *lower_ck_place(CkLower *c, const Expr *e);
 
 #endif

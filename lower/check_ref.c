@@ -69,7 +69,7 @@ static int site_of(CkLower *c, const Expr *e, const char *what) {
   return s;
 }
 
-CkExpr *ck_new_expr(CkLower *c, const Expr *e) {
+CkExpr *lower_ck_new_expr(CkLower *c, const Expr *e) {
   CkExpr *x = ARENA_NEW(&c->out->arena, CkExpr);
   x->e = e;
   return x;
@@ -101,10 +101,10 @@ static void binary_checks(CkLower *c, CkExpr *x, unsigned ub) {
 }
 
 static CkExpr *binary(CkLower *c, const Expr *e, IrRange *r) {
-  CkExpr *x = ck_new_expr(c, e);
+  CkExpr *x = lower_ck_new_expr(c, e);
   IrRange a, b;
-  x->a = ck_expr(c, e->a, &a);
-  x->b = ck_expr(c, e->b, &b);
+  x->a = lower_ck_expr(c, e->a, &a);
+  x->b = lower_ck_expr(c, e->b, &b);
   unsigned ub;
   *r = ir_range_op(e, a, b, &ub);
   if (ub) binary_checks(c, x, ub);
@@ -114,7 +114,7 @@ static CkExpr *binary(CkLower *c, const Expr *e, IrRange *r) {
 /* -x and abs(x) (a the operand lowered, of range ra): MIN's negation
  * checked when the range holds it. */
 static CkExpr *negating(CkLower *c, const Expr *e, CkExpr *a, IrRange ra, IrRange *r) {
-  CkExpr *x = ck_new_expr(c, e);
+  CkExpr *x = lower_ck_new_expr(c, e);
   x->a = a;
   unsigned ub;
   *r = ir_range_op(e, ra, ra, &ub);
@@ -127,9 +127,9 @@ static CkExpr *negating(CkLower *c, const Expr *e, CkExpr *a, IrRange ra, IrRang
 }
 
 static CkExpr *cast(CkLower *c, const Expr *e, IrRange *r) {
-  CkExpr *x = ck_new_expr(c, e);
+  CkExpr *x = lower_ck_new_expr(c, e);
   IrRange a;
-  x->a = ck_expr(c, e->a, &a);
+  x->a = lower_ck_expr(c, e->a, &a);
   unsigned ub;
   *r = ir_range_op(e, a, a, &ub);
   if (ub & IR_UB_CONVERT) {
@@ -148,12 +148,12 @@ static CkExpr *cast(CkLower *c, const Expr *e, IrRange *r) {
 static CkExpr *call(CkLower *c, const Expr *e, IrRange *r) {
   IrRange a;
   if (!strcmp(e->text, "abs")) {
-    CkExpr *arg = ck_expr(c, e->args[0], &a);
+    CkExpr *arg = lower_ck_expr(c, e->args[0], &a);
     return negating(c, e, arg, a, r);
   }
-  CkExpr *x = ck_new_expr(c, e);
+  CkExpr *x = lower_ck_new_expr(c, e);
   x->args = arena_alloc(&c->out->arena, sizeof(CkExpr *) * (size_t)(e->nargs + 1));
-  for (int i = 0; i < e->nargs; i++) x->args[i] = ck_expr(c, e->args[i], &a);
+  for (int i = 0; i < e->nargs; i++) x->args[i] = lower_ck_expr(c, e->args[i], &a);
   *r = ir_range_type(e->type);
   return x;
 }
@@ -169,8 +169,8 @@ static CkExpr *read(CkLower *c, const Expr *e, IrRange *r) {
     *r = c->sum_range;
     return c->sum_expr;
   }
-  CkExpr *x = ck_new_expr(c, e);
-  x->place = ck_place(c, e);
+  CkExpr *x = lower_ck_new_expr(c, e);
+  x->place = lower_ck_place(c, e);
   if (unset(c, e)) {
     char *text = op_text(e);
     x->site[CK_UNSET] = site(c, e->loc, "read of uninitialized '%s'", text);
@@ -180,23 +180,23 @@ static CkExpr *read(CkLower *c, const Expr *e, IrRange *r) {
   return x;
 }
 
-CkExpr *ck_expr(CkLower *c, const Expr *e, IrRange *r) {
+CkExpr *lower_ck_expr(CkLower *c, const Expr *e, IrRange *r) {
   switch (e->kind) {
   case EX_INT:
     *r = e->type->is_signed ? ir_range_const(e->ival) : (IrRange){(IrWide)(uint64_t)e->ival, (IrWide)(uint64_t)e->ival};
-    return ck_new_expr(c, e);
+    return lower_ck_new_expr(c, e);
   case EX_FLOAT:
     *r = ir_range_type(e->type);
-    return ck_new_expr(c, e);
+    return lower_ck_new_expr(c, e);
   case EX_VAR:
   case EX_LOAD:
     return read(c, e, r);
   case EX_COND: {
-    CkExpr *x = ck_new_expr(c, e);
+    CkExpr *x = lower_ck_new_expr(c, e);
     IrRange a, b, d;
-    x->a = ck_expr(c, e->a, &a);
-    x->b = ck_expr(c, e->b, &b);
-    x->c = ck_expr(c, e->c, &d);
+    x->a = lower_ck_expr(c, e->a, &a);
+    x->b = lower_ck_expr(c, e->b, &b);
+    x->c = lower_ck_expr(c, e->c, &d);
     *r = ir_range_union(b, d);
     return x;
   }
@@ -204,13 +204,13 @@ CkExpr *ck_expr(CkLower *c, const Expr *e, IrRange *r) {
   case EX_CAST: return cast(c, e, r);
   case EX_UNARY: {
     IrRange a;
-    CkExpr *operand = ck_expr(c, e->a, &a);
+    CkExpr *operand = lower_ck_expr(c, e->a, &a);
     return negating(c, e, operand, a, r);
   }
   case EX_BINARY: return binary(c, e, r);
   }
   *r = ir_range_type(e->type);
-  return ck_new_expr(c, e);
+  return lower_ck_new_expr(c, e);
 }
 
 /* ---------------- statements ---------------- */
@@ -247,9 +247,9 @@ static CkStmt *new_stmt(CkLower *c, CkKind kind, const Stmt *s) {
 static CkStmt *assign(CkLower *c, const Stmt *s) {
   const Expr *value = s->op == OP_NONE ? s->rhs : compound_on(c, s, s->lhs);
   CkStmt *n = new_stmt(c, CK_ASSIGN, s);
-  n->lhs = ck_place(c, s->lhs);
+  n->lhs = lower_ck_place(c, s->lhs);
   IrRange r;
-  n->value = ck_expr(c, value, &r);
+  n->value = lower_ck_expr(c, value, &r);
   n->unset = unset(c, s->lhs);
   return n;
 }
@@ -258,13 +258,13 @@ static CkStmt *decl(CkLower *c, const Stmt *s) {
   CkStmt *n = new_stmt(c, CK_DECL, s);
   IrRange r;
   if (s->var) {
-    if (s->init) n->value = ck_expr(c, s->init, &r);
+    if (s->init) n->value = lower_ck_expr(c, s->init, &r);
     n->unset = !s->init;
     c->unset_var[s->var->id] |= n->unset;
     return n;
   }
   n->init_list = arena_alloc(&c->out->arena, sizeof(CkExpr *) * (size_t)(s->ninit + 1));
-  for (int i = 0; i < s->ninit; i++) n->init_list[i] = ck_expr(c, s->init_list[i], &r);
+  for (int i = 0; i < s->ninit; i++) n->init_list[i] = lower_ck_expr(c, s->init_list[i], &r);
   n->unset = !s->ninit;
   c->unset_buf[s->buf->id] |= n->unset;
   return n;
@@ -289,13 +289,13 @@ static const Stmt *only_stmt(const Stmt *body) { return body && body->kind == ST
 static CkStmt *unrolled_body(CkLower *c, const Stmt *s, const CheckPlanLoop *p) {
   const Stmt *a = only_stmt(s->body);
   CkStmt *n = new_stmt(c, CK_ASSIGN, a);
-  n->lhs = ck_place(c, a->lhs);
+  n->lhs = lower_ck_place(c, a->lhs);
   Var *v = ARENA_NEW(&c->out->arena, Var); /* the running value, in the nodes' arena as they point at it */
   *v = (Var){.name = "npg_sum", .type = a->lhs->type, .kind = VAR_LOCAL, .loc = a->lhs->loc, .id = -1};
   Expr *running = ARENA_NEW(&c->out->arena, Expr);
   *running = (Expr){.kind = EX_VAR, .type = a->lhs->type, .loc = a->lhs->loc, .var = v};
   c->sum = v;
-  CkExpr *sum = ck_new_expr(c, a->lhs);
+  CkExpr *sum = lower_ck_new_expr(c, a->lhs);
   sum->place = n->lhs;
   IrRange r = p->acc_proven ? p->acc : ir_range_type(a->lhs->type);
   c->shifted = s->var;
@@ -303,7 +303,7 @@ static CkStmt *unrolled_body(CkLower *c, const Stmt *s, const CheckPlanLoop *p) 
     c->by = u;
     c->sum_expr = sum;
     c->sum_range = r;
-    sum = ck_expr(c, compound_on(c, a, running), &r);
+    sum = lower_ck_expr(c, compound_on(c, a, running), &r);
   }
   c->shifted = NULL;
   c->by = 0;
@@ -314,16 +314,16 @@ static CkStmt *unrolled_body(CkLower *c, const Stmt *s, const CheckPlanLoop *p) 
 
 /* Loop s's body: its hoisted pointers, then its statements. */
 static CkBody loop_body(CkLower *c, const Stmt *s, const CheckPlanLoop *p) {
-  ck_push_level(c, s->var);
+  lower_ck_push_level(c, s->var);
   CkStmt *l = p ? unrolled_body(c, s, p) : list(c, only_stmt(s->body));
-  return (CkBody){ck_pop_level(c), l};
+  return (CkBody){lower_ck_pop_level(c), l};
 }
 
 static CkStmt *loop(CkLower *c, const Stmt *s) {
   CkStmt *n = new_stmt(c, CK_FOR, s);
   IrRange rl, rh;
-  n->lo = ck_expr(c, s->lo, &rl);
-  n->hi = ck_expr(c, s->hi, &rh);
+  n->lo = lower_ck_expr(c, s->lo, &rl);
+  n->hi = lower_ck_expr(c, s->hi, &rh);
   n->cmp = s->cmp;
   n->step = s->step;
   c->counter[s->var->id] = counter_range(s, rl, rh);
@@ -360,7 +360,7 @@ static CkStmt *stmt(CkLower *c, const Stmt *s) {
   case ST_IF: {
     n = new_stmt(c, CK_IF, s);
     IrRange r;
-    n->value = ck_expr(c, s->cond, &r);
+    n->value = lower_ck_expr(c, s->cond, &r);
     n->body.list = list(c, only_stmt(s->then_s));
     n->has_else = s->else_s != NULL;
     if (s->else_s) n->else_list = list(c, only_stmt(s->else_s));
@@ -389,9 +389,9 @@ void lower_check_ref(const Kernel *k, CheckRef *out) {
                .unset_var = calloc((size_t)k->nvars + 1, sizeof(bool)),
                .unset_buf = calloc((size_t)k->nbufs + 1, sizeof(bool))};
   check_plan(k, &c.plan);
-  ck_push_level(&c, NULL);
+  lower_ck_push_level(&c, NULL);
   out->body.list = list(&c, k->body->body);
-  out->body.ptrs = ck_pop_level(&c);
+  out->body.ptrs = lower_ck_pop_level(&c);
   free(c.counter);
   free(c.unset_var);
   free(c.unset_buf);
