@@ -52,6 +52,9 @@ void emit_prototype(StrBuf *sb, const EmitUnit *u);
  * (emit/emit_layout.c): their definitions, and their declarations. */
 void emit_layout_helpers(StrBuf *sb, const EmitUnit *u);
 void emit_layout_prototypes(StrBuf *sb, const EmitUnit *u);
+/* Statements (a list) as a unit in the source order and without the
+ * check's hooks prints them (emit/emit_c.c): a helper's body. */
+void emit_plain_stmts(StrBuf *sb, const Stmt *list, int ind);
 /* emit/emit_dma.c: an on-chip buffer's declaration, a pointer into its
  * scope (no ';'), into copy number `copy` (C text) of a double-buffered
  * one when copy is not NULL. */
@@ -85,13 +88,8 @@ void emit_order_close(StrBuf *sb, int ind);
  * a parameter through npu_cu_access (EmitUnit.cu_hooks). */
 void emit_cu_expr(StrBuf *sb, const Expr *e);
 /* The check's C without hooks (a variant without intrinsics): e as tcc
- * must see it (hook_cast's mask for a tcc conversion bug). */
+ * must see it (lower_tcc_mask: a tcc conversion bug). */
 void emit_check_expr(StrBuf *sb, const Expr *e);
 void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op);
-/* tcc (0.9.27) converts a signed char to unsigned short as if to int: -6
- * becomes -6, not 65530. C that tcc compiles (the check's) masks such a
- * widening to an unsigned type narrower than int, as the conversion does:
- * the mask of cast ("0xff", "0xffff"), or NULL when it needs none. */
-const char *emit_tcc_mask(const Expr *cast);
 
 #endif

@@ -6,14 +6,12 @@
  * It prints the lowered IR (lower/, docs/lowering.md): every DMA start,
  * wait, token, view and note is decided there; this file only switches
  * over the nodes. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit/emit.h"
 #include "lower/lower.h"
-#include "schedule/tensorize.h"
 
 /* What the printer keeps: the unit, and where it writes. */
 typedef struct {
@@ -29,11 +27,6 @@ static void emit_array_decl(StrBuf *sb, const Buffer *b) {
   for (int i = 0; i < b->ndim; i++) sb_printf(sb, "[%lld]", (long long)b->shape[i]);
 }
 
-/* The extents of a parameter as the kernel spelt them: its #define's name
- * where it used one (DESIGN.md: macros are used by name), unless a layout
- * step changed the shape, then numbers. */
-static const char *extent_macro(const Buffer *b, int d) { return b->layout ? NULL : b->dim_macro[d]; }
-
 /* `const float A[restrict M][512]`: restrict where the kernel declared it
  * or the unit assumes no aliasing (docs/schedules.md says why that is
  * sound only for arrays that do not overlap). */
@@ -41,7 +34,7 @@ static void emit_param_array(StrBuf *sb, const Buffer *b, bool assume_no_alias) 
   sb_printf(sb, "%s%s %s", b->is_const ? "const " : "", b->elem->name, b->name);
   for (int i = 0; i < b->ndim; i++) {
     sb_puts(sb, i == 0 && (b->is_restrict || assume_no_alias) ? "[restrict " : "[");
-    if (extent_macro(b, i)) sb_puts(sb, extent_macro(b, i));
+    if (lower_extent_macro(b, i)) sb_puts(sb, lower_extent_macro(b, i));
     else sb_printf(sb, "%lld", (long long)b->shape[i]);
     sb_putc(sb, ']');
   }
@@ -69,13 +62,8 @@ static void emit_block_body(Emit *em, const Stmt *block, int ind) {
 static void emit_for_header(Emit *em, const Stmt *s);
 static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp);
 
-/* Loop s runs in the unit's permuted order: it is marked (parallel,
- * vectorize, bind) and the unit is emitted for the check in such an
- * order. An intrinsic or a DMA is one instruction: it is never asked. */
-static bool permuted(const Emit *em, const Stmt *s) {
-  return em->u->order != EMIT_ORDER_SOURCE &&
-         (s->loop_kind == LOOP_PARALLEL || s->loop_kind == LOOP_VECTORIZE || s->loop_kind == LOOP_VU);
-}
+/* Loop s runs in the unit's permuted order (lower_permutable). */
+static bool permuted(const Emit *em, const Stmt *s) { return em->u->order != EMIT_ORDER_SOURCE && lower_permutable(s); }
 
 /* Opens loop s (or, for a bound loop's phases, a loop over its cores):
  * the header as written, or the permuted form (emit_order_open). Returns
@@ -177,36 +165,28 @@ static void emit_annots(Emit *em, const Stmt *s, int ind) {
 /* A tensorized nest: its intrinsic call, under the test of its scalar
  * operands' domains when they are not constants (else the nest as
  * written), or (when a later step changed the nest) a comment saying why
- * the loops stay. */
+ * the loops stay (lower/intrinsic.c decided which). */
 static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
-  StrBuf call, guard;
-  sb_init(&call);
-  sb_init(&guard);
-  char why[1024];
-  Arena scratch;
-  arena_init(&scratch, 0);
-  bool ok = tensorize_call(&scratch, s, &call, &guard, why, sizeof why);
-  arena_free(&scratch);
+  const IntrinCall *c = s->intrin_call;
   sb_indent(em->sb, ind);
-  if (ok && guard.len) {
-    sb_printf(em->sb, "if (%s) {\n", guard.data);
-    sb_indent(em->sb, ind + 1);
-    sb_printf(em->sb, "%s\n", call.data);
-    sb_indent(em->sb, ind);
-    sb_printf(em->sb, "} else { /* outside the operands %s is defined for: the nest as written */\n", s->intrin);
-    emit_plain_loop(em, s, ind + 1, true);
-    sb_indent(em->sb, ind);
-    sb_puts(em->sb, "}\n");
-  } else if (ok) {
-    sb_printf(em->sb, "%s\n", call.data);
-  } else {
-    sb_printf(em->sb, "/* tensorize(%s, %s) no longer matches: %s */\n", s->name, s->intrin, why);
+  if (!c->call) {
+    sb_printf(em->sb, "/* tensorize(%s, %s) no longer matches: %s */\n", s->name, s->intrin, c->why);
+    return false;
   }
-  sb_free(&call);
-  sb_free(&guard);
-  return ok;
+  if (!c->guard) {
+    sb_printf(em->sb, "%s\n", c->call);
+    return true;
+  }
+  sb_printf(em->sb, "if (%s) {\n", c->guard);
+  sb_indent(em->sb, ind + 1);
+  sb_printf(em->sb, "%s\n", c->call);
+  sb_indent(em->sb, ind);
+  sb_printf(em->sb, "} else { /* outside the operands %s is defined for: the nest as written */\n", s->intrin);
+  emit_plain_loop(em, s, ind + 1, true);
+  sb_indent(em->sb, ind);
+  sb_puts(em->sb, "}\n");
+  return true;
 }
-
 
 /* vectorize/parallel: OpenMP hints that a compiler without OpenMP never sees
  * (so -Wunknown-pragmas stays quiet and the meaning cannot change). A
@@ -220,6 +200,12 @@ static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp) {
   }
   const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
   if (p && omp) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
+}
+
+void emit_plain_stmts(StrBuf *sb, const Stmt *list, int ind) {
+  EmitUnit plain = {0}; /* source order, no hooks */
+  Emit em = {.sb = sb, .u = &plain};
+  emit_stmts(&em, list, ind);
 }
 
 /* ---------------- lowered nodes (lower/) ---------------- */
@@ -421,54 +407,6 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
   }
 }
 
-/* ---------------- includes ---------------- */
-
-typedef struct {
-  bool stdint, math, stdlib, npu;
-} Needs;
-
-static void need_type(Needs *n, const Type *t) {
-  if (strchr(t->name, '_')) n->stdint = true; /* int8_t, uint32_t, ... */
-}
-
-static void needs_expr(Needs *n, const Expr *e) {
-  if (!e) return;
-  need_type(n, e->type);
-  if (e->kind == EX_CALL) {
-    if (!strcmp(e->text, "abs")) n->stdlib = true;
-    else n->math = true;
-    for (int i = 0; i < e->nargs; i++) needs_expr(n, e->args[i]);
-  }
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) needs_expr(n, e->idx[i]);
-  needs_expr(n, e->a);
-  needs_expr(n, e->b);
-  needs_expr(n, e->c);
-}
-
-static bool needs_stmt(Stmt *s, int depth, void *ctx) {
-  (void)depth;
-  Needs *n = ctx;
-  needs_expr(n, s->lo);
-  needs_expr(n, s->hi);
-  needs_expr(n, s->cond);
-  needs_expr(n, s->lhs);
-  needs_expr(n, s->rhs);
-  needs_expr(n, s->init);
-  for (int i = 0; i < s->ninit; i++) needs_expr(n, s->init_list[i]);
-  if (s->var) need_type(n, s->var->type);
-  if (s->buf) need_type(n, s->buf->elem);
-  if (stmt_uses_npu(s)) n->npu = true;
-  return true;
-}
-
-static Needs unit_needs(const EmitUnit *u) {
-  Needs n = {false, false, false, false};
-  for (const Param *p = u->k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
-  ir_walk_stmts(u->k->body, needs_stmt, &n);
-  return n;
-}
-
 static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
   sb_printf(sb, "/* %s generated by npugen %s from %s. Do not edit.\n", what, NPUGEN_VERSION,
             u->m->file);
@@ -507,7 +445,7 @@ char *emit_c_source(const EmitUnit *u) {
   StrBuf sb;
   sb_init(&sb);
   header_comment(&sb, u, "C99");
-  Needs n = unit_needs(u);
+  Includes n = lower_includes(u->k, false);
   if (n.math) sb_puts(&sb, "#include <math.h>\n");
   if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n");
   if (n.stdlib) sb_puts(&sb, "#include <stdlib.h>\n");
@@ -537,43 +475,9 @@ char *emit_c_source(const EmitUnit *u) {
   return sb_take(&sb);
 }
 
-/* Whether a #define's body names macro `name` as a whole identifier. */
-static bool names_macro(const char *text, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-    bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-    bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
-    if (start && end) return true;
-  }
-  return false;
-}
-
-/* Does the prototype name macro `name`: an extent of an array parameter
- * spelt with it (extent_macro, as emit_param_array prints it)? */
-static bool signature_names(const EmitUnit *u, const char *name) {
-  for (const Param *p = u->k->params; p; p = p->next)
-    for (int i = 0; p->buf && i < p->buf->ndim; i++)
-      if (extent_macro(p->buf, i) && !strcmp(extent_macro(p->buf, i), name)) return true;
-  return false;
-}
-
-/* The #defines the prototype names, and those their bodies name, in the
- * kernel's order: the header declares what its signature uses. */
+/* The #defines the header declares (lower_header_defines). */
 static void header_defines(StrBuf *sb, const EmitUnit *u) {
-  int n = 0;
-  for (const Define *d = u->m->defines; d; d = d->next) n++;
-  bool *need = calloc(n ? (size_t)n : 1, sizeof *need);
-  for (bool grew = true; grew;) { /* a body may name an earlier macro */
-    grew = false;
-    int i = 0;
-    for (const Define *d = u->m->defines; d; d = d->next, i++) {
-      if (need[i]) continue;
-      bool used = signature_names(u, d->name);
-      int j = 0;
-      for (const Define *e = u->m->defines; e && !used; e = e->next, j++) used = need[j] && names_macro(e->body, d->name);
-      if (used) need[i] = grew = true;
-    }
-  }
+  bool *need = lower_header_defines(u->m, u->k);
   int i = 0, printed = 0;
   for (const Define *d = u->m->defines; d; d = d->next, i++)
     if (need[i]) {
@@ -596,9 +500,7 @@ char *emit_c_header(const EmitUnit *u) {
   sb_puts(&guard, "_H");
   sb_printf(&sb, "#ifndef %s\n#define %s\n\n", guard.data, guard.data);
   sb_free(&guard);
-  Needs n = {false, false, false, false};
-  for (const Param *p = u->k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
-  if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
+  if (lower_includes(u->k, true).stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
   header_defines(&sb, u);
   emit_prototype(&sb, u);
   sb_puts(&sb, ";\n\n");

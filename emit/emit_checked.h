@@ -1,17 +1,10 @@
 /* The instrumented reference (emit/emit_checked.c): a kernel as written, in
  * C that tcc compiles, with every operation that can be undefined checked
- * at run time. */
+ * at run time; lowered first (lower/check_ref.c), then printed. */
 #ifndef NPG_EMIT_CHECKED_H
 #define NPG_EMIT_CHECKED_H
 
-#include "ir/ir.h"
-
-/* A check of the reference: the operation's place in the kernel source
- * and what went wrong there ("signed overflow in 'x * x' (int)"). */
-typedef struct {
-  SrcLoc loc;
-  char *what;
-} CheckedSite;
+#include "lower/check_ref.h" /* CheckedSite */
 
 typedef struct {
   char *source;       /* the C text */

@@ -4,10 +4,11 @@
  * simulator times it and checks it against DMAs in flight. A load becomes
  * (*(const T *)npu_cu_access(&X, sizeof(T), NPU_CU_READ)), evaluated
  * exactly when X would be (under ?: and && too). Locals of the host (C
- * scalars and arrays) are not instrumented: no DMA can touch them. */
+ * scalars and arrays) are not instrumented: no DMA can touch them
+ * (lower_cu_hooked decides). */
 #include "emit/emit.h"
-
-static bool hooked(const Buffer *b) { return buffer_onchip(b) || b->role != ROLE_LOCAL; }
+#include "lower/check_ref.h"
+#include "lower/lower.h"
 
 static void access(StrBuf *sb, const Expr *load, const ExprHook *h, const char *mode, bool is_const) {
   sb_printf(sb, "*(%s%s *)npu_cu_access(&%s", is_const ? "const " : "", load->buf->elem->name, load->buf->name);
@@ -20,23 +21,15 @@ static void access(StrBuf *sb, const Expr *load, const ExprHook *h, const char *
 }
 
 static bool hook_load(StrBuf *sb, const Expr *load, const ExprHook *h) {
-  if (!hooked(load->buf)) return false;
+  if (!lower_cu_hooked(load->buf)) return false;
   sb_putc(sb, '(');
   access(sb, load, h, "NPU_CU_READ", true);
   sb_putc(sb, ')');
   return true;
 }
 
-const char *emit_tcc_mask(const Expr *cast) {
-  const Type *to = cast->type, *from = cast->a->type;
-  if (!type_is_integer(to) || to->is_signed || to->size >= 4 || !type_is_integer(from) || !from->is_signed ||
-      from->size >= to->size)
-    return NULL;
-  return to->size == 1 ? "0xff" : "0xffff";
-}
-
 static bool hook_cast(StrBuf *sb, const Expr *cast, const ExprHook *h) {
-  const char *mask = emit_tcc_mask(cast);
+  const char *mask = lower_tcc_mask(cast);
   if (!mask) return false;
   sb_printf(sb, "(%s)((", cast->type->name);
   ir_print_expr_hooked(sb, cast->a, h);
@@ -51,7 +44,7 @@ void emit_cu_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &hook
 void emit_check_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &casts_only); }
 
 void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op) {
-  if (lhs->kind != EX_LOAD || !hooked(lhs->buf)) {
+  if (lhs->kind != EX_LOAD || !lower_cu_hooked(lhs->buf)) {
     ir_print_expr_hooked(sb, lhs, &hook);
     return;
   }

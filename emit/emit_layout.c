@@ -2,10 +2,12 @@
  * copies a logical array into the physical layout the variant takes and
  * fills the padding with pad_value; VARIANT_unpack_BUF copies it back and
  * drops the padding. Both follow the buffer's composed index map (every
- * layout step at once), as plain loops a reader can check. */
+ * layout step at once), as plain loops a reader can check: their bodies
+ * are IR (lower/layout_helpers.c), printed as a kernel's are. */
 #include <string.h>
 
 #include "emit/emit.h"
+#include "lower/lower.h"
 
 static void array_param(StrBuf *sb, bool is_const, const Type *t, const char *name, const int64_t *shape, int n) {
   sb_printf(sb, "%s%s %s", is_const ? "const " : "", t->name, name);
@@ -27,74 +29,11 @@ static void helper_prototype(StrBuf *sb, const EmitUnit *u, const Buffer *b, boo
   sb_putc(sb, ')');
 }
 
-/* for (int i = 0; i < n; i++) { ... nested, one per dimension */
-static void open_loops(StrBuf *sb, const char *const *names, const int64_t *shape, int n) {
-  for (int d = 0; d < n; d++) {
-    sb_indent(sb, d + 1);
-    sb_printf(sb, "for (int %s = 0; %s < %lld; %s++) {\n", names[d], names[d], (long long)shape[d], names[d]);
-  }
-}
-
-static void close_loops(StrBuf *sb, int n) {
-  for (int d = n; d > 0; d--) {
-    sb_indent(sb, d);
-    sb_puts(sb, "}\n");
-  }
-}
-
-static void logical_names(const Layout *L, const char **names) {
-  for (int d = 0; d < L->ndim; d++) names[d] = L->var[d]->name;
-}
-
-static void access(StrBuf *sb, const char *array, const Layout *L, bool physical, int nphys) {
-  sb_puts(sb, array);
-  for (int d = 0; d < (physical ? nphys : L->ndim); d++) {
-    sb_putc(sb, '[');
-    if (physical) ir_print_expr(sb, L->index[d]);
-    else sb_puts(sb, L->var[d]->name);
-    sb_putc(sb, ']');
-  }
-}
-
-static void emit_pack(StrBuf *sb, const EmitUnit *u, const Buffer *b) {
-  const Layout *L = b->layout;
-  const char *names[IR_MAX_DIMS];
-  helper_prototype(sb, u, b, true);
+/* A helper: its prototype and the body lower/layout_helpers.c made. */
+static void helper(StrBuf *sb, const EmitUnit *u, const Buffer *b, bool pack, const Stmt *body) {
+  helper_prototype(sb, u, b, pack);
   sb_puts(sb, " {\n");
-  if (L->padded) {
-    const char *p[IR_MAX_DIMS] = {"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"};
-    sb_printf(sb, "  /* the padding holds %s */\n", L->pad_text);
-    open_loops(sb, p, b->shape, b->ndim);
-    sb_indent(sb, b->ndim + 1);
-    sb_puts(sb, "physical");
-    for (int d = 0; d < b->ndim; d++) sb_printf(sb, "[%s]", p[d]);
-    sb_printf(sb, " = %s;\n", L->pad_text);
-    close_loops(sb, b->ndim);
-  }
-  logical_names(L, names);
-  open_loops(sb, names, L->shape, L->ndim);
-  sb_indent(sb, L->ndim + 1);
-  access(sb, "physical", L, true, b->ndim);
-  sb_puts(sb, " = ");
-  access(sb, "logical", L, false, b->ndim);
-  sb_puts(sb, ";\n");
-  close_loops(sb, L->ndim);
-  sb_puts(sb, "}\n");
-}
-
-static void emit_unpack(StrBuf *sb, const EmitUnit *u, const Buffer *b) {
-  const Layout *L = b->layout;
-  const char *names[IR_MAX_DIMS];
-  helper_prototype(sb, u, b, false);
-  sb_puts(sb, " {\n");
-  logical_names(L, names);
-  open_loops(sb, names, L->shape, L->ndim);
-  sb_indent(sb, L->ndim + 1);
-  access(sb, "logical", L, false, b->ndim);
-  sb_puts(sb, " = ");
-  access(sb, "physical", L, true, b->ndim);
-  sb_puts(sb, ";\n");
-  close_loops(sb, L->ndim);
+  emit_plain_stmts(sb, body, 1);
   sb_puts(sb, "}\n");
 }
 
@@ -122,9 +61,14 @@ void emit_layout_helpers(StrBuf *sb, const EmitUnit *u) {
     if (!p->buf || !p->buf->layout) continue;
     sb_putc(sb, '\n');
     layout_comment(sb, p->buf);
-    emit_pack(sb, u, p->buf);
+    Arena a;
+    arena_init(&a, 0);
+    Stmt *pack, *unpack;
+    lower_layout_helpers(&a, p->buf, &pack, &unpack);
+    helper(sb, u, p->buf, true, pack);
     sb_putc(sb, '\n');
-    emit_unpack(sb, u, p->buf);
+    helper(sb, u, p->buf, false, unpack);
+    arena_free(&a);
   }
 }
 

@@ -314,6 +314,9 @@ struct Stmt {
   Lowered *low;
   const char *note;
   const char *order_note;
+  /* a tensorized nest's call (or why it no longer matches), as
+   * lower/intrinsic.c decided it (lower/lower.h) */
+  const struct IntrinCall *intrin_call;
 };
 
 struct Param {

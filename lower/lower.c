@@ -1,5 +1,6 @@
 /* The lowering phase's driver: its passes, in order, over each top-level
- * statement of the kernel (docs/lowering.md). */
+ * statement of the kernel, then the unused names and the tensorized
+ * nests' calls over the whole body (docs/lowering.md). */
 #include "lower/lower.h"
 
 /* Top-level statement s lowered: the DMA pass, the copies left
@@ -25,7 +26,7 @@ Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target) {
   out->body = ir_stmt(a, ST_BLOCK, k->body->loc);
   Stmt *body = NULL, **tail = &body;
   for (const Stmt *s = k->body->body; s; s = s->next) tail = lower_append(tail, lower_top(&lw, s));
-  out->body->body = lower_unused(&lw, body);
+  out->body->body = lower_intrinsics(&lw, lower_unused(&lw, body));
   return out;
 }
 

@@ -5,8 +5,12 @@
  * double-buffered buffers and notes for marks that do nothing; each pass
  * takes IR and returns IR, sharing the statements it does not change
  * (the scheduled IR is never modified). The lowered nodes are described in
- * ir/ir.h (LowKind). lower_check_sync then checks the synchronisation of
- * the result statically.
+ * ir/ir.h (LowKind). A last pass gives each tensorized nest its call
+ * (Stmt.intrin_call). lower_check_sync then checks the synchronisation of
+ * the result statically. The headers a variant includes and the macros
+ * its prototype names are decided here too (lower_includes,
+ * lower_header_defines); the check's reference is lowered by
+ * lower/check_ref.h. emit/ prints what all of these decided.
  */
 #ifndef NPG_LOWER_H
 #define NPG_LOWER_H
@@ -141,6 +145,37 @@ Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered);
  * parameter the variant never uses and after each local declared and
  * never read. */
 Stmt *lower_unused(Lower *lw, const Stmt *body);
+
+/* lower/intrinsic.c (last, on the whole body): each tensorized nest
+ * copied with its call (Stmt.intrin_call). */
+typedef struct IntrinCall {
+  const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
+  const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
+  const char *why;   /* why the nest no longer matches (a later step changed it) */
+} IntrinCall;
+Stmt *lower_intrinsics(Lower *lw, const Stmt *body);
+
+/* lower/includes.c: the headers the C of scheduled kernel k includes
+ * (prototype_only: its header, which declares the prototype). */
+typedef struct {
+  bool stdint, math, stdlib, npu;
+} Includes;
+Includes lower_includes(const Kernel *k, bool prototype_only);
+
+/* lower/prototype.c: the #define naming extent d of parameter b in the
+ * prototype, or NULL (a number); and, by the defines of m in order,
+ * whether k's header declares each (malloc'ed). */
+const char *lower_extent_macro(const Buffer *b, int d);
+bool *lower_header_defines(const Module *m, const Kernel *k);
+
+/* lower/check_variant.c: in the check's C, loop runs in permuted orders
+ * (a marked loop); an access of b goes through npu_cu_access. */
+bool lower_permutable(const Stmt *loop);
+bool lower_cu_hooked(const Buffer *b);
+
+/* lower/layout_helpers.c: the bodies of parameter b's pack and unpack
+ * helpers (b has a layout), in a. */
+void lower_layout_helpers(Arena *a, const Buffer *b, Stmt **pack, Stmt **unpack);
 
 /* ---- shared by the passes (lower/nodes.c) ---- */
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);

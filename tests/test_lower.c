@@ -443,3 +443,109 @@ Test(lower, the_command_prints_the_lowered_ir) {
   cr_expect(strstr(out, "\n          dma_wait(C_ob_tok[jo % 2]) if jo >= 2  # line 25\n"), "%s", out);
   cr_expect(strstr(out, "\n        dma_wait(C_ob_tok[0])  # line 10\n"), "%s", out);
 }
+
+/* Whether a tensorized nest still matches its intrinsic is decided by the
+ * lowering (lower/intrinsic.c), which copies the nest with its call or
+ * the reason it no longer matches; the scheduled IR keeps neither. */
+static const char tensorized[] =
+    "#include <stdint.h>\n"
+    "void mm(const int8_t A[64][64], const int8_t B[64][64], int32_t C[64][64]) {\n"
+    "  for (int i = 0; i < 64; i++)\n"
+    "    for (int j = 0; j < 64; j++) {\n"
+    "      C[i][j] = 0;\n"
+    "      for (int k = 0; k < 64; k++)\n"
+    "        C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+    "    }\n"
+    "}\n"
+    "#pragma npu schedule(mm, v)\n"
+    "#pragma npu tile(i, j, 32, 32, io, jo, ii, ji)\n"
+    "#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+    "#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+    "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n"
+    "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n";
+
+static const IntrinCall *lowered_call(const char *steps, Arena *a) {
+  char src[2048];
+  snprintf(src, sizeof src, "%s%s", tensorized, steps);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
+  int v = npg_variant_index(s, "v");
+  Stmt **nest = find(lowered(a, s, v), is_matmul, 0);
+  cr_assert_not_null(nest);
+  cr_expect_null((*find((Kernel *)s->v[v].ir, is_matmul, 0))->intrin_call, "the scheduled IR is left as it was");
+  npg_close(s);
+  return (*nest)->intrin_call;
+}
+
+Test(lower, a_tensorized_nest_gets_its_call_or_why_not) {
+  Arena a;
+  arena_init(&a, 0);
+  const IntrinCall *c = lowered_call("", &a);
+  cr_assert_not_null(c);
+  cr_expect_str_eq(c->call, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 32, 64, 64, 32, 32, 0);");
+  cr_expect(!c->guard && !c->why);
+  c = lowered_call("#pragma npu unroll(ji, 2)\n", &a);
+  cr_assert_not_null(c);
+  cr_expect(!c->call && c->why && *c->why, "a later step changed the nest: it no longer matches");
+  arena_free(&a);
+}
+
+/* The headers are decided by the lowering too (lower/includes.c). */
+Test(lower, the_headers_follow_what_the_variant_uses) {
+  NpgSession *s = npg_open_string("k.c", tensorized, strlen(tensorized));
+  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
+  Includes kernel = lower_includes(s->v[npg_variant_index(s, "mm")].ir, false),
+           npu = lower_includes(s->v[npg_variant_index(s, "v")].ir, false);
+  cr_expect(kernel.stdint && !kernel.math && !kernel.stdlib && !kernel.npu);
+  cr_expect(npu.stdint && npu.npu);
+  npg_close(s);
+  const char *src = "#include <math.h>\n#include <stdlib.h>\n"
+                    "void k(const float A[8], float B[8], int n) {\n"
+                    "  for (int i = 0; i < 8; i++) B[i] = sqrtf(A[i]) + abs(n);\n"
+                    "}\n";
+  s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
+  Includes f = lower_includes(s->v[0].ir, false), proto = lower_includes(s->v[0].ir, true);
+  cr_expect(f.math && f.stdlib && !f.stdint && !f.npu);
+  cr_expect(!proto.math && !proto.stdlib);
+  npg_close(s);
+}
+
+/* A padded parameter's pack and unpack helpers are IR made by the
+ * lowering (lower/layout_helpers.c): a note and the padding filled, then
+ * the copy into the physical layout; the copy back. */
+static const Stmt *innermost(const Stmt *s) {
+  while (s->kind == ST_FOR) s = s->body->body;
+  return s;
+}
+
+Test(lower, the_layout_helpers_are_loop_nests_in_the_ir) {
+  NpgSession *s = open_example("examples/layouts.c");
+  int v = npg_variant_index(s, "matmul128_padded");
+  cr_assert_geq(v, 0);
+  const Buffer *A = s->v[v].ir->params->buf;
+  cr_assert(A && A->layout && A->layout->padded);
+  Arena a;
+  arena_init(&a, 0);
+  Stmt *pack, *unpack;
+  lower_layout_helpers(&a, A, &pack, &unpack);
+  cr_assert(pack->low && pack->low->kind == LOW_NOTE);
+  cr_expect_str_eq(pack->note, "the padding holds 0");
+  const Stmt *fill = pack->next, *to = fill->next;
+  cr_assert(fill && fill->kind == ST_FOR && to && to->kind == ST_FOR && !to->next);
+  cr_expect_str_eq(fill->var->name, "p0");
+  const Stmt *copies[] = {innermost(fill), innermost(to), innermost(unpack)};
+  const char *want[] = {"physical[p0][p1] = 0", "physical[i0][i1] = logical[i0][i1]", "logical[i0][i1] = physical[i0][i1]"};
+  for (int i = 0; i < 3; i++) {
+    cr_assert_eq(copies[i]->kind, ST_ASSIGN);
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_expr(&sb, copies[i]->lhs);
+    sb_puts(&sb, " = ");
+    ir_print_expr(&sb, copies[i]->rhs);
+    cr_expect_str_eq(sb.data, want[i]);
+    sb_free(&sb);
+  }
+  arena_free(&a);
+  npg_close(s);
+}

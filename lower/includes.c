@@ -1,0 +1,50 @@
+/* The headers a variant's C includes (lower/lower.h): <stdint.h> for the
+ * fixed-width types it names, <math.h> for the math calls, <stdlib.h>
+ * for abs, npu_intrinsics.h when it uses the NPU (an intrinsic's nest or
+ * an on-chip buffer). Read from the scheduled IR: the lowering adds no
+ * type, call or NPU use that is not there. */
+#include <string.h>
+
+#include "lower/lower.h"
+
+static void need_type(Includes *n, const Type *t) {
+  if (strchr(t->name, '_')) n->stdint = true; /* int8_t, uint32_t, ... */
+}
+
+static void needs_expr(Includes *n, const Expr *e) {
+  if (!e) return;
+  need_type(n, e->type);
+  if (e->kind == EX_CALL) {
+    if (!strcmp(e->text, "abs")) n->stdlib = true;
+    else n->math = true;
+    for (int i = 0; i < e->nargs; i++) needs_expr(n, e->args[i]);
+  }
+  if (e->kind == EX_LOAD)
+    for (int i = 0; i < e->buf->ndim; i++) needs_expr(n, e->idx[i]);
+  needs_expr(n, e->a);
+  needs_expr(n, e->b);
+  needs_expr(n, e->c);
+}
+
+static bool needs_stmt(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Includes *n = ctx;
+  needs_expr(n, s->lo);
+  needs_expr(n, s->hi);
+  needs_expr(n, s->cond);
+  needs_expr(n, s->lhs);
+  needs_expr(n, s->rhs);
+  needs_expr(n, s->init);
+  for (int i = 0; i < s->ninit; i++) needs_expr(n, s->init_list[i]);
+  if (s->var) need_type(n, s->var->type);
+  if (s->buf) need_type(n, s->buf->elem);
+  if (stmt_uses_npu(s)) n->npu = true;
+  return true;
+}
+
+Includes lower_includes(const Kernel *k, bool prototype_only) {
+  Includes n = {false, false, false, false};
+  for (const Param *p = k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
+  if (!prototype_only) ir_walk_stmts(k->body, needs_stmt, &n);
+  return n;
+}
