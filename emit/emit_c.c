@@ -441,23 +441,38 @@ static void internal_error(StrBuf *sb, const char *why) {
   sb_puts(sb, "\"\n");
 }
 
+/* The module's #defines (typedefs false) or typedefs (true), in order,
+ * leaving out those skip marks; a blank line after any. */
+static void print_defines(StrBuf *sb, const Module *m, bool typedefs, const bool *skip) {
+  int i = 0, printed = 0;
+  for (const Define *d = m->defines; d; d = d->next, i++)
+    if (d->is_typedef == typedefs && !(skip && skip[i])) {
+      ir_define_text(sb, d);
+      sb_putc(sb, '\n');
+      printed++;
+    }
+  if (printed) sb_putc(sb, '\n');
+}
+
 char *emit_c_source(const EmitUnit *u) {
   StrBuf sb;
   sb_init(&sb);
   header_comment(&sb, u, "C99");
   Includes n = lower_includes(u->k, false);
+  lower_includes_typedefs(u->m, &n);
   if (n.math) sb_puts(&sb, "#include <math.h>\n");
   if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n");
   if (n.stdlib) sb_puts(&sb, "#include <stdlib.h>\n");
   if (n.npu) sb_puts(&sb, "#include \"npu_intrinsics.h\"\n");
   if (n.math || n.stdint || n.stdlib || n.npu) sb_putc(&sb, '\n');
-  if (u->m->defines) {
-    for (const Define *d = u->m->defines; d; d = d->next)
-      sb_printf(&sb, "#define %s %s\n", d->name, d->body);
-    sb_putc(&sb, '\n');
-  }
-  /* after the #defines: the header's own (the same text) are redefinitions C allows */
+  print_defines(&sb, u->m, false, NULL);
+  /* after the #defines: the header's own (the same text) are redefinitions
+   * C allows; typedefs are not (in C99), so those the header declares are
+   * not repeated, and the others follow it */
+  bool *in_header = u->own_header ? lower_header_defines(u->m, u->k) : NULL;
   if (u->own_header) sb_printf(&sb, "#include \"%s.h\"\n\n", u->name);
+  print_defines(&sb, u->m, true, in_header);
+  free(in_header);
 
   Emit em = {.sb = &sb, .u = u};
   em.cu_hooks = u->cu_hooks && n.npu;
@@ -481,7 +496,8 @@ static void header_defines(StrBuf *sb, const EmitUnit *u) {
   int i = 0, printed = 0;
   for (const Define *d = u->m->defines; d; d = d->next, i++)
     if (need[i]) {
-      sb_printf(sb, "#define %s %s\n", d->name, d->body);
+      ir_define_text(sb, d);
+      sb_putc(sb, '\n');
       printed++;
     }
   if (printed) sb_putc(sb, '\n');

@@ -410,7 +410,10 @@ void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
   sb_printf(&sb, "/* Kernel %s of %s as written, with checked arithmetic: npugen check's reference. */\n", k->name,
             m->file);
   sb_puts(&sb, prelude);
-  for (const Define *d = m->defines; d; d = d->next) sb_printf(&sb, "#define %s %s\n", d->name, d->body);
+  for (const Define *d = m->defines; d; d = d->next) {
+    ir_define_text(&sb, d);
+    sb_putc(&sb, '\n');
+  }
   sb_printf(&sb, "\nstatic void npg_checked_%s(NpgCk *npg_ck", k->name);
   params(&sb, k);
   sb_puts(&sb, ") {\n");

@@ -9,7 +9,7 @@
 #include "ir/sched_prog.h"
 #include "ir/strmap.h"
 
-typedef enum { SYM_VAR, SYM_BUF, SYM_DEFINE } SymKind;
+typedef enum { SYM_VAR, SYM_BUF, SYM_DEFINE, SYM_TYPE } SymKind;
 
 typedef struct Sym Sym;
 struct Sym {
@@ -19,6 +19,7 @@ struct Sym {
   Var *var;
   Buffer *buf;
   Expr *value;      /* SYM_DEFINE: the folded constant */
+  const Type *type; /* SYM_TYPE: the alias (a typedef or a macro naming a type) */
   /* A local counter declared before its loops (`int i; for (i = 0; ...)`). */
   bool is_counter;  /* adopted by a for loop */
   int after_loop;   /* line of the loop it was adopted by, for the error */
@@ -93,6 +94,10 @@ bool fe_check_syntax(Fe *fe, TSNode root);
 void fe_push_scope(Fe *fe);
 void fe_pop_scope(Fe *fe);
 Sym *fe_lookup(Fe *fe, const char *name);
+/* A type under a name the kernel file gives it (frontend/type.c). */
+const Type *fe_alias_type(Fe *fe, const char *name, const Type *base);
+/* A file-scope typedef of a scalar type. */
+void fe_typedef(Fe *fe, TSNode n);
 Sym *fe_declare(Fe *fe, TSNode at, const char *name, SymKind kind);
 /* A file-level symbol known to be new (a schedule file's #defines). */
 Sym *fe_declare_global(Fe *fe, const char *name, SymKind kind);

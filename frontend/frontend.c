@@ -42,7 +42,7 @@ static void top_level(Fe *fe, TSNode n) {
   } else if (!strcmp(t, "struct_specifier") || !strcmp(t, "union_specifier") || !strcmp(t, "enum_specifier")) {
     fe_error(fe, n, "structs, unions and enums are not supported in kernels");
   } else if (!strcmp(t, "type_definition")) {
-    fe_error(fe, n, "typedef is not supported in kernel files");
+    fe_typedef(fe, n);
   } else {
     fe_error(fe, n, "unsupported top-level item (%s)", t);
   }

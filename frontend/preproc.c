@@ -37,6 +37,37 @@ static bool is_constant(const Expr *e) {
   return is_constant(e->a) && is_constant(e->b) && is_constant(e->c);
 }
 
+/* `#define DATA_TYPE float`: a body that spells a type (C's, or a name
+ * the file gave one before) makes the macro a name for that type. */
+static bool type_macro(Fe *fe, TSNode n, TSNode name_n, const char *name, const char *body) {
+  StrBuf words; /* "unsigned   char" -> "unsigned char" */
+  sb_init(&words);
+  for (const char *p = body; *p; p++) {
+    bool blank = *p == ' ' || *p == '\t';
+    if (blank && (!words.len || words.data[words.len - 1] == ' ')) continue;
+    sb_putc(&words, blank ? ' ' : *p);
+  }
+  while (words.len && words.data[words.len - 1] == ' ') words.data[--words.len] = 0;
+  const Type *base = words.len ? type_by_name(words.data) : NULL;
+  if (!base && words.len) {
+    const Sym *y = fe_lookup(fe, words.data);
+    if (y && y->kind == SYM_TYPE) base = y->type;
+  }
+  sb_free(&words);
+  if (!base) return false;
+  if (base->kind == TY_VOID) fe_error(fe, n, "macro '%s' names 'void', which is not a kernel type", name);
+  Sym *y = fe_declare(fe, name_n, name, SYM_TYPE);
+  y->type = fe_alias_type(fe, name, base);
+  Define *d = ARENA_NEW(fe->arena, Define);
+  d->name = name;
+  d->body = body;
+  d->loc = fe_loc(fe, n);
+  d->type = y->type;
+  *fe->define_tail = d;
+  fe->define_tail = &d->next;
+  return true;
+}
+
 void fe_define(Fe *fe, TSNode n) {
   TSNode name_n = fe_field(n, "name"), value_n = fe_field(n, "value");
   const char *name = fe_text(fe, name_n);
@@ -51,6 +82,7 @@ void fe_define(Fe *fe, TSNode n) {
   while (bl && (b[bl - 1] == '\n' || b[bl - 1] == '\r' || b[bl - 1] == ' ' || b[bl - 1] == '\t')) b[--bl] = 0;
   if (strchr(b, '\\') || strchr(b, '\n'))
     fe_error(fe, value_n, "macro '%s' must fit on one line", name);
+  if (type_macro(fe, n, name_n, name, b)) return;
 
   static const char prefix[] = "int __npg_macro = ";
   /* The newline ends a trailing // comment before the ';'. */
@@ -121,7 +153,8 @@ void fe_pragma(Fe *fe, TSNode n) {
 
 void fe_import_defines(Fe *fe) {
   for (const Define *d = fe->m->defines; d; d = d->next) {
-    Sym *y = fe_declare_global(fe, d->name, SYM_DEFINE);
+    Sym *y = fe_declare_global(fe, d->name, d->type ? SYM_TYPE : SYM_DEFINE);
     y->value = (Expr *)d->value;
+    y->type = d->type;
   }
 }

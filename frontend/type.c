@@ -29,12 +29,64 @@ const Type *fe_type_of(Fe *fe, TSNode type_node) {
     fe_error(fe, type_node, "structs, unions and enums are not supported in kernels");
   const char *words = spec_words(fe, type_node);
   const Type *t = type_by_name(words);
+  if (!t && fe_is(type_node, "type_identifier")) {
+    const Sym *y = fe_lookup(fe, words);
+    if (y && y->kind == SYM_TYPE) t = y->type;
+  }
   if (!t) {
     if (strstr(words, "long double"))
       fe_error(fe, type_node, "type 'long double' is not supported in kernels");
     fe_error(fe, type_node, "unknown type '%s'", words);
   }
   return t;
+}
+
+const Type *fe_alias_type(Fe *fe, const char *name, const Type *base) {
+  Type *t = ARENA_NEW(fe->arena, Type);
+  *t = *base;
+  t->name = name;
+  t->alias_of = base;
+  return t;
+}
+
+/* `typedef float real;` at file scope: a scalar type under a new name
+ * (several names in one typedef are fine; pointers, arrays, functions and
+ * qualifiers are not kernel types). */
+void fe_typedef(Fe *fe, TSNode n) {
+  TSNode type_n = fe_field(n, "type");
+  if (ts_node_is_null(type_n)) fe_error(fe, n, "typedef without a type");
+  uint32_t cnt = ts_node_child_count(n);
+  const Type *base = fe_type_of(fe, type_n);
+  if (base->kind == TY_VOID) fe_error(fe, type_n, "a typedef of 'void' is not supported in kernel files");
+  bool any = false;
+  for (uint32_t i = 0; i < cnt; i++) {
+    TSNode c = ts_node_child(n, i);
+    if (!ts_node_is_named(c) || ts_node_eq(c, type_n) || fe_is(c, "comment") || fe_is(c, "type_qualifier") ||
+        fe_is(c, "storage_class_specifier"))
+      continue;
+    if (!fe_is(c, "type_identifier"))
+      fe_error(fe, c, "only scalar typedefs are supported in kernel files (typedef float real;), not a pointer, array or function type");
+    const char *name = fe_text(fe, c);
+    fe_check_name(fe, c, name, "typedef");
+    Sym *y = fe_declare(fe, c, name, SYM_TYPE);
+    y->type = fe_alias_type(fe, name, base);
+    Define *d = ARENA_NEW(fe->arena, Define);
+    d->name = name;
+    d->body = base->name;
+    d->loc = fe_loc(fe, n);
+    d->type = y->type;
+    d->is_typedef = true;
+    *fe->define_tail = d;
+    fe->define_tail = &d->next;
+    any = true;
+  }
+  if (!any) fe_error(fe, n, "typedef without a name");
+  /* after the names are declared: their uses add no second error */
+  for (uint32_t i = 0; i < cnt; i++) {
+    TSNode c = ts_node_child(n, i);
+    if (fe_is(c, "type_qualifier") || fe_is(c, "storage_class_specifier"))
+      fe_error(fe, c, "'%s' in a typedef is not supported; typedef the plain scalar type", fe_text(fe, c));
+  }
 }
 
 bool fe_has_const(TSNode decl) {

@@ -34,12 +34,16 @@ typedef enum {
 
 /* Types are interned, read-only descriptors; `name` is the spelling the user
  * wrote (int8_t and signed char are the same kind, spelled differently). */
-typedef struct {
+typedef struct Type {
   TypeKind kind;
   const char *name;
   int size;      /* bytes */
   bool is_signed;
   int rank;      /* integer conversion rank; 0 for floating types */
+  /* A name the kernel file gives a type (`typedef float real;` or
+   * `#define DATA_TYPE float`): the type it names; NULL for C's own. The
+   * alias keeps its name, so the emitted code spells it as written. */
+  const struct Type *alias_of;
 } Type;
 
 extern const Type ty_void, ty_char, ty_schar, ty_uchar, ty_short, ty_ushort, ty_int,
@@ -342,7 +346,14 @@ struct Define {
   const char *name, *body;
   SrcLoc loc;
   const Expr *value; /* the folded constant */
+  /* A name for a type instead (then value is NULL): `#define DATA_TYPE
+   * float`, or `typedef float real;` when is_typedef. */
+  const Type *type;
+  bool is_typedef;
 };
+/* The line that defines d in C, as the kernel file wrote it: "#define N
+ * body" or "typedef base N;" (no newline). */
+void ir_define_text(StrBuf *sb, const Define *d);
 
 typedef struct SchedProgram SchedProgram; /* ir/sched_prog.h */
 typedef struct CheckSpec CheckSpec;       /* ir/check_spec.h */

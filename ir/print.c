@@ -221,3 +221,8 @@ void ir_print_kernel(StrBuf *sb, const Kernel *k) {
   sb_puts(sb, ")\n");
   print_stmts(sb, k->body->body, 1);
 }
+
+void ir_define_text(StrBuf *sb, const Define *d) {
+  if (d->is_typedef) sb_printf(sb, "typedef %s %s;", d->type->alias_of->name, d->name);
+  else sb_printf(sb, "#define %s %s", d->name, d->body);
+}

@@ -3,31 +3,31 @@
 
 #include "ir/ir.h"
 
-const Type ty_void = {TY_VOID, "void", 0, false, 0};
-const Type ty_char = {TY_CHAR, "char", 1, true, 1};
-const Type ty_schar = {TY_SCHAR, "signed char", 1, true, 1};
-const Type ty_uchar = {TY_UCHAR, "unsigned char", 1, false, 1};
-const Type ty_short = {TY_SHORT, "short", 2, true, 2};
-const Type ty_ushort = {TY_USHORT, "unsigned short", 2, false, 2};
-const Type ty_int = {TY_INT, "int", 4, true, 3};
-const Type ty_uint = {TY_UINT, "unsigned int", 4, false, 3};
-const Type ty_long = {TY_LONG, "long", 8, true, 4};
-const Type ty_ulong = {TY_ULONG, "unsigned long", 8, false, 4};
-const Type ty_llong = {TY_LLONG, "long long", 8, true, 5};
-const Type ty_ullong = {TY_ULLONG, "unsigned long long", 8, false, 5};
-const Type ty_float = {TY_FLOAT, "float", 4, true, 0};
-const Type ty_double = {TY_DOUBLE, "double", 8, true, 0};
+const Type ty_void = {TY_VOID, "void", 0, false, 0, NULL};
+const Type ty_char = {TY_CHAR, "char", 1, true, 1, NULL};
+const Type ty_schar = {TY_SCHAR, "signed char", 1, true, 1, NULL};
+const Type ty_uchar = {TY_UCHAR, "unsigned char", 1, false, 1, NULL};
+const Type ty_short = {TY_SHORT, "short", 2, true, 2, NULL};
+const Type ty_ushort = {TY_USHORT, "unsigned short", 2, false, 2, NULL};
+const Type ty_int = {TY_INT, "int", 4, true, 3, NULL};
+const Type ty_uint = {TY_UINT, "unsigned int", 4, false, 3, NULL};
+const Type ty_long = {TY_LONG, "long", 8, true, 4, NULL};
+const Type ty_ulong = {TY_ULONG, "unsigned long", 8, false, 4, NULL};
+const Type ty_llong = {TY_LLONG, "long long", 8, true, 5, NULL};
+const Type ty_ullong = {TY_ULLONG, "unsigned long long", 8, false, 5, NULL};
+const Type ty_float = {TY_FLOAT, "float", 4, true, 0, NULL};
+const Type ty_double = {TY_DOUBLE, "double", 8, true, 0, NULL};
 
 /* Spellings other than the canonical ones keep their own name. */
-static const Type ty_int8 = {TY_SCHAR, "int8_t", 1, true, 1};
-static const Type ty_uint8 = {TY_UCHAR, "uint8_t", 1, false, 1};
-static const Type ty_int16 = {TY_SHORT, "int16_t", 2, true, 2};
-static const Type ty_uint16 = {TY_USHORT, "uint16_t", 2, false, 2};
-static const Type ty_int32 = {TY_INT, "int32_t", 4, true, 3};
-static const Type ty_uint32 = {TY_UINT, "uint32_t", 4, false, 3};
-static const Type ty_int64 = {TY_LONG, "int64_t", 8, true, 4};
-static const Type ty_uint64 = {TY_ULONG, "uint64_t", 8, false, 4};
-static const Type ty_unsigned = {TY_UINT, "unsigned", 4, false, 3};
+static const Type ty_int8 = {TY_SCHAR, "int8_t", 1, true, 1, NULL};
+static const Type ty_uint8 = {TY_UCHAR, "uint8_t", 1, false, 1, NULL};
+static const Type ty_int16 = {TY_SHORT, "int16_t", 2, true, 2, NULL};
+static const Type ty_uint16 = {TY_USHORT, "uint16_t", 2, false, 2, NULL};
+static const Type ty_int32 = {TY_INT, "int32_t", 4, true, 3, NULL};
+static const Type ty_uint32 = {TY_UINT, "uint32_t", 4, false, 3, NULL};
+static const Type ty_int64 = {TY_LONG, "int64_t", 8, true, 4, NULL};
+static const Type ty_uint64 = {TY_ULONG, "uint64_t", 8, false, 4, NULL};
+static const Type ty_unsigned = {TY_UINT, "unsigned", 4, false, 3, NULL};
 
 static const struct {
   const char *spelling;

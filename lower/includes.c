@@ -8,7 +8,13 @@
 #include "lower/lower.h"
 
 static void need_type(Includes *n, const Type *t) {
+  while (t->alias_of) t = t->alias_of; /* a typedef's or a type macro's own type */
   if (strchr(t->name, '_')) n->stdint = true; /* int8_t, uint32_t, ... */
+}
+
+void lower_includes_typedefs(const Module *m, Includes *n) {
+  for (const Define *d = m->defines; d; d = d->next)
+    if (d->is_typedef) need_type(n, d->type);
 }
 
 static void needs_expr(Includes *n, const Expr *e) {

@@ -161,6 +161,8 @@ typedef struct {
   bool stdint, math, stdlib, npu;
 } Includes;
 Includes lower_includes(const Kernel *k, bool prototype_only);
+/* What the module's typedefs need (the source repeats them all). */
+void lower_includes_typedefs(const Module *m, Includes *n);
 
 /* lower/prototype.c: the #define naming extent d of parameter b in the
  * prototype, or NULL (a number); and, by the defines of m in order,

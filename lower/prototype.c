@@ -1,8 +1,9 @@
 /* What a variant's prototype names (lower/lower.h): each extent of an
  * array parameter spelt with the kernel's #define where it used one
  * (DESIGN.md: macros are used by name), unless a layout step changed the
- * shape; and so the #defines its header declares: those the prototype
- * names and those their bodies name, in the kernel's order. */
+ * shape; and so the #defines (and typedefs) its header declares: those
+ * the prototype names and those their bodies name, in the kernel's
+ * order. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,14 @@ static bool names_macro(const char *text, const char *name) {
 }
 
 /* Does the prototype name macro `name`: an extent of an array parameter
- * spelt with it? */
+ * spelt with it, or a parameter's type (a typedef or a type macro)? */
 static bool signature_names(const Kernel *k, const char *name) {
-  for (const Param *p = k->params; p; p = p->next)
+  for (const Param *p = k->params; p; p = p->next) {
+    const Type *t = p->buf ? p->buf->elem : p->var->type;
+    if (t->alias_of && !strcmp(t->name, name)) return true;
     for (int i = 0; p->buf && i < p->buf->ndim; i++)
       if (lower_extent_macro(p->buf, i) && !strcmp(lower_extent_macro(p->buf, i), name)) return true;
+  }
   return false;
 }
 

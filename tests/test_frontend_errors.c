@@ -83,6 +83,14 @@ static const BadCase cases[] = {
      "bad.c:1:45: error: the loop step must not be zero"},
     {"void f(float a[4]) { for (int i = 0; i != 4; i++) a[i] = 0; }",
      "bad.c:1:38: error: the loop condition must use <, <=, > or >= ('!=' is not supported)"},
+    {"typedef float *fp;\nvoid f(float a[4]) { a[0] = 0; }",
+     "bad.c:1:15: error: only scalar typedefs are supported in kernel files (typedef float real;), not a pointer, array or function type"},
+    {"typedef const float cf;\nvoid f(cf a[4], float b[4]) { b[0] = a[0]; }",
+     "bad.c:1:9: error: 'const' in a typedef is not supported; typedef the plain scalar type"},
+    {"#define T void\nvoid f(float a[4]) { a[0] = 0; }", "bad.c:1:1: error: macro 'T' names 'void', which is not a kernel type"},
+    {"typedef float real;\ntypedef double real;\nvoid f(real a[4]) { a[0] = 0; }",
+     "bad.c:2:16: error: redefinition of 'real'"},
+    {"void f(real a[4]) { a[0] = 0; }\ntypedef float real;", "bad.c:1:8: error: unknown type 'real'"},
 };
 
 Test(frontend_errors, exact_messages) {

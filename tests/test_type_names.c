@@ -1,0 +1,51 @@
+/* Names for scalar types (frontend/type.c, preproc.c): a typedef or a
+ * macro naming a type means that type, and the emitted code spells it as
+ * written: the source repeats each definition once, the header declares
+ * those its prototype uses, and both compile alone as strict C99. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "npugen.h"
+#include "tests/test_sched_util.h"
+
+static void write_file(const char *dir, const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static bool compiles(const char *dir, const char *file) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cd %s && gcc -std=c99 -Wall -Wextra -pedantic -Werror -c %s -o /dev/null 2>&1", dir, file);
+  return system(cmd) == 0;
+}
+
+Test(type_names, typedefs_and_type_macros_are_spelled_as_written) {
+  NpgSession *s = npg_open_file("tests/kernels/type_names.c");
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  int v = checked(s, "axpy_split");
+  const char *c = npg_emit_source(s, v), *h = npg_emit_header(s, v);
+  has(h, "#define DATA_TYPE float\ntypedef int8_t base;\ntypedef DATA_TYPE real;\n");
+  lacks(h, "scalar"); /* the prototype does not use it */
+  has(h, "void axpy_split(DATA_TYPE alpha, const base x[N], real y[N]);");
+  has(c, "#include \"axpy_split.h\"\n\ntypedef DATA_TYPE scalar;\n");
+  lacks(c, "typedef int8_t base;"); /* C99 refuses a second typedef of a name */
+  has(c, "scalar t = alpha * (DATA_TYPE)x[");
+  char dir[] = "/tmp/npg-types-XXXXXX";
+  cr_assert(mkdtemp(dir));
+  write_file(dir, "axpy_split.c", c);
+  write_file(dir, "axpy_split.h", h);
+  write_file(dir, "use.c", "#include \"axpy_split.h\"\n");
+  cr_expect(compiles(dir, "axpy_split.c"), "the source does not compile:\n%s", c);
+  cr_expect(compiles(dir, "use.c"), "the header alone does not compile:\n%s", h);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  (void)!system(cmd);
+  npg_close(s);
+}
