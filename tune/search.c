@@ -71,7 +71,8 @@ static bool propose(const TuneSpace *sp, TuneRun *run, const TuneGenome *g, Tune
   for (int i = 0; i < *n && !seen; i++) seen = out[i].r.hash == h;
   const TuneSketch *sk = &sp->sketch[g->sketch];
   uint64_t est = sk->estimate ? sk->estimate(sk, g->choice, session_target(sp->s)) : 0;
-  if (!seen && best && est > best + best / 20) { /* cannot come within 5% of the best */
+  /* cannot run (UINT64_MAX), or cannot come within 5% of the best */
+  if (!seen && (est == UINT64_MAX || (best && est > best + best / 20))) {
     TrialResult r = {.hash = h, .status = TRIAL_PRUNED};
     tune_cache_put(&run->cache, &r);
     run->pruned++;
