@@ -150,6 +150,32 @@ static void pass_costs(TuneSpace *sp, VuFacts *f, const TuneKnob *q) {
   }
 }
 
+/* The seed moved to the choices of least estimate; of equal ones, those
+ * nearest the structured seed (the most rows the vector memory holds
+ * twice, every array double-buffered), so a flat estimate keeps it. */
+static void seed_by_estimate(TuneSketch *sk, const NpuTarget *t) {
+  int64_t combos = 1;
+  for (int i = 0; i < sk->nknobs; i++) combos *= sk->knobs[i].n;
+  if (combos > 4096) return; /* the knobs are few: q and a flag per array, at most 4 arrays */
+  int ch[TUNE_MAX_KNOBS] = {0}, best[TUNE_MAX_KNOBS] = {0};
+  uint64_t best_est = UINT64_MAX;
+  int64_t best_dist = 0;
+  for (int64_t n = 0; n < combos; n++) {
+    int64_t rest = n, dist = 0;
+    for (int i = 0; i < sk->nknobs; i++) {
+      ch[i] = (int)(rest % sk->knobs[i].n);
+      rest /= sk->knobs[i].n;
+      dist += ch[i] > sk->knobs[i].seed ? ch[i] - sk->knobs[i].seed : sk->knobs[i].seed - ch[i];
+    }
+    uint64_t e = sk->estimate(sk, ch, t);
+    if (e == UINT64_MAX || (best_est != UINT64_MAX && (e > best_est || (e == best_est && dist >= best_dist)))) continue;
+    best_est = e;
+    best_dist = dist;
+    memcpy(best, ch, sizeof ch);
+  }
+  for (int i = 0; best_est != UINT64_MAX && i < sk->nknobs; i++) sk->knobs[i].seed = best[i];
+}
+
 typedef struct {
   const char *name;
   const Stmt *found;
@@ -255,9 +281,11 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, NestForm form) {
   f->nvec = 0;
   find_vectorized(sp, f, sb.data);
   sb_free(&sb);
-  if (f->nvec) pass_costs(sp, f, &sk->knobs[K_Q]);
-  if (f->nvec) sp->nsketch++;
-  else {
+  if (f->nvec) {
+    pass_costs(sp, f, &sk->knobs[K_Q]);
+    seed_by_estimate(sk, session_target(sp->s));
+    sp->nsketch++;
+  } else {
     tune_note(sp, "%s: no stage vectorizes onto the VU\n", sk->name);
     free(f);
   }
