@@ -8,7 +8,8 @@
  * of the best of one sketch. Every proposal is deduplicated by the hash of
  * its schedule, and dropped when its estimate (a bound on what the
  * candidate can do: the units' work, the DMA bytes over the bandwidth) is
- * already worse than the best simulated; the rest are ranked by the
+ * already worse than the best simulated, or says the candidate cannot run
+ * (UINT64_MAX: its buffers do not fit); the rest are ranked by the
  * estimate, half the batch taken from the top and half at random so the
  * estimate's blind spots still get tried. Every random choice comes from
  * one generator seeded by --seed, and results come back in batch order,
