@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "jit/session_ir.h"
 #include "npugen.h"
 #include "tests/test_cli_util.h"
+#include "tune/tune.h"
 
 static const char *kernel = "tests/kernels/tune_matmul_small.c";
 
@@ -263,5 +265,61 @@ Test(tune, npg_simulate_costs_what_the_check_measures, .timeout = 120) {
   NpgSession *s = npg_open_file(kernel);
   NpgSimResult r;
   cr_expect(!npg_simulate(s, npg_variant_count(s), 1, &r) && strstr(r.message, "no variant"), "%s", r.message);
+  npg_close(s);
+}
+
+/* The VU sketch's estimate follows its knobs: one row a core a pass pays
+ * a DMA latency per row on the load channels, eight rows a pass a
+ * fraction of it, and the simulator agrees; neither estimate is above the
+ * simulated cycles by the search's prune margin (5%), so pruning by it
+ * cannot drop a better candidate; and a q whose double-buffered rows do
+ * not fit a core's vector memory is refused before any trial. */
+static uint64_t vu_estimate_at(const TuneSpace *sp, const TuneSketch *sk, long long q, int db, TuneGenome *g) {
+  memset(g, 0, sizeof *g);
+  g->sketch = (int)(sk - sp->sketch);
+  for (int c = 0; c < sk->knobs[0].n; c++)
+    if (sk->knobs[0].val[c] == q) g->choice[0] = c;
+  cr_assert_eq(sk->knobs[0].val[g->choice[0]], q, "q=%lld is not a choice of %s", q, sk->name);
+  for (int i = 1; i < sk->nknobs; i++) g->choice[i] = db < sk->knobs[i].n ? db : 0;
+  return sk->estimate(sk, g->choice, session_target(sp->s));
+}
+
+static uint64_t simulated(TuneSpace *sp, const TuneGenome *g, const char *variant) {
+  char *steps = tune_render(sp, g, variant);
+  TrialResult r;
+  tune_trial_run(sp->s, steps, variant, 1, false, &r);
+  cr_assert_eq(r.status, TRIAL_SIMULATED, "%s: %s", steps, r.message);
+  free(steps);
+  return r.cycles;
+}
+
+Test(tune, the_vu_estimate_ranks_rows_per_core_and_refuses_what_does_not_fit, .timeout = 60) {
+  static const char src[] = "void scale(const float X[128][768], float Y[128][768]) {\n"
+                            "  for (int r = 0; r < 128; r++)\n"
+                            "    for (int c = 0; c < 768; c++)\n"
+                            "      Y[r][c] = X[r][c] * 2.0f;\n"
+                            "}\n";
+  NpgSession *s = npg_open_string("scale.c", src, sizeof src - 1);
+  cr_assert(s && npg_error_count(s) == 0, "%s", s ? npg_errors(s) : "");
+  TuneSpace sp;
+  char why[4096];
+  cr_assert(tune_space_build(&sp, s, "scale", false, why, sizeof why), "%s", why);
+  sp.variant = "scale_tuned";
+  const TuneSketch *sk = NULL;
+  for (int i = 0; i < sp.nsketch; i++)
+    if (!strcmp(sp.sketch[i].name, "vu:rows")) sk = &sp.sketch[i];
+  cr_assert(sk, "no vu:rows sketch");
+  TuneGenome one, eight, big;
+  uint64_t e1 = vu_estimate_at(&sp, sk, 1, 1, &one), e8 = vu_estimate_at(&sp, sk, 8, 1, &eight);
+  cr_expect_gt(e1, e8 + e8 / 10, "one row a core a pass: %llu, eight: %llu", (unsigned long long)e1,
+               (unsigned long long)e8);
+  uint64_t c1 = simulated(&sp, &one, "scale_q1"), c8 = simulated(&sp, &eight, "scale_q8");
+  cr_expect_gt(c1, c8, "simulated: q=1 %llu, q=8 %llu", (unsigned long long)c1, (unsigned long long)c8);
+  cr_expect_leq(e1, c1 + c1 / 20, "estimate %llu, simulated %llu", (unsigned long long)e1, (unsigned long long)c1);
+  cr_expect_leq(e8, c8 + c8 / 20, "estimate %llu, simulated %llu", (unsigned long long)e8, (unsigned long long)c8);
+  /* 16 rows of 3 KiB, X and Y: 96 KiB of the 128 KiB; with two copies each, 192 KiB */
+  cr_expect_lt(vu_estimate_at(&sp, sk, 16, 0, &big), UINT64_MAX);
+  cr_expect_eq(vu_estimate_at(&sp, sk, 16, 1, &big), UINT64_MAX);
+  tune_space_free(&sp);
   npg_close(s);
 }

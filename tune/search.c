@@ -8,7 +8,8 @@
  * of the best of one sketch. Every proposal is deduplicated by the hash of
  * its schedule, and dropped when its estimate (a bound on what the
  * candidate can do: the units' work, the DMA bytes over the bandwidth) is
- * already worse than the best simulated; the rest are ranked by the
+ * already worse than the best simulated, or says the candidate cannot run
+ * (UINT64_MAX: its buffers do not fit); the rest are ranked by the
  * estimate, half the batch taken from the top and half at random so the
  * estimate's blind spots still get tried. Every random choice comes from
  * one generator seeded by --seed, and results come back in batch order,
@@ -71,7 +72,8 @@ static bool propose(const TuneSpace *sp, TuneRun *run, const TuneGenome *g, Tune
   for (int i = 0; i < *n && !seen; i++) seen = out[i].r.hash == h;
   const TuneSketch *sk = &sp->sketch[g->sketch];
   uint64_t est = sk->estimate ? sk->estimate(sk, g->choice, session_target(sp->s)) : 0;
-  if (!seen && best && est > best + best / 20) { /* cannot come within 5% of the best */
+  /* cannot run (UINT64_MAX), or cannot come within 5% of the best */
+  if (!seen && (est == UINT64_MAX || (best && est > best + best / 20))) {
     TrialResult r = {.hash = h, .status = TRIAL_PRUNED};
     tune_cache_put(&run->cache, &r);
     run->pruned++;

@@ -37,7 +37,10 @@ typedef struct {
   int nvec;
   int narr;
   const TuneArray *arr[TUNE_MAX_ARRAYS]; /* staged arrays; knob K_DB0 + i for each param */
-  int64_t ddr_bytes;
+  /* per choice of q: what a pass asks of the units (tune/vu_estimate.c);
+   * fits false when its steps are refused (the candidate cannot run) */
+  VuPassCost cost[TUNE_MAX_CHOICES];
+  bool fits[TUNE_MAX_CHOICES];
 } VuFacts;
 
 enum { K_Q, K_DB0 };
@@ -123,11 +126,54 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   for (int i = 0; i < f->nvec; i++) sb_printf(sb, "#pragma npu vectorize(%s)\n", f->vec[i]);
 }
 
-/* The DDR bytes over the bandwidth: every array in and out once. */
+/* The bounds of tune/vu_estimate.c on the pass the q knob makes, with the
+ * arrays the knobs double-buffer. */
 static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t) {
-  (void)ch;
   const VuFacts *f = sk->data;
-  return (uint64_t)(f->ddr_bytes / (t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1));
+  if (!f->fits[ch[K_Q]]) return UINT64_MAX;
+  bool db[TUNE_MAX_ARRAYS];
+  for (int i = 0; i < f->narr; i++) db[i] = sk->knobs[K_DB0 + i].val[ch[K_DB0 + i]] != 0;
+  return tune_vu_estimate(&f->cost[ch[K_Q]], db, f->narr, t);
+}
+
+/* Each q's pass, read off the IR of the sketch's steps at that q (single
+ * buffers: the knobs' second copies are the estimate's to add). */
+static void pass_costs(TuneSpace *sp, VuFacts *f, const TuneKnob *q) {
+  for (int i = 0; i < q->n; i++) {
+    StrBuf sb;
+    sb_init(&sb);
+    render_prefix(f, q->val[i], &sb);
+    for (int v = 0; v < f->nvec; v++) sb_printf(&sb, "#pragma npu vectorize(%s)\n", f->vec[v]);
+    const Kernel *k = tune_probe_steps(sp, sb.data, NULL);
+    sb_free(&sb);
+    f->fits[i] = k && tune_vu_pass_cost(k, f->arr, f->narr, session_target(sp->s), &f->cost[i]);
+  }
+}
+
+/* The seed moved to the choices of least estimate; of equal ones, those
+ * nearest the structured seed (the most rows the vector memory holds
+ * twice, every array double-buffered), so a flat estimate keeps it. */
+static void seed_by_estimate(TuneSketch *sk, const NpuTarget *t) {
+  int64_t combos = 1;
+  for (int i = 0; i < sk->nknobs; i++) combos *= sk->knobs[i].n;
+  if (combos > 4096) return; /* the knobs are few: q and a flag per array, at most 4 arrays */
+  int ch[TUNE_MAX_KNOBS] = {0}, best[TUNE_MAX_KNOBS] = {0};
+  uint64_t best_est = UINT64_MAX;
+  int64_t best_dist = 0;
+  for (int64_t n = 0; n < combos; n++) {
+    int64_t rest = n, dist = 0;
+    for (int i = 0; i < sk->nknobs; i++) {
+      ch[i] = (int)(rest % sk->knobs[i].n);
+      rest /= sk->knobs[i].n;
+      dist += ch[i] > sk->knobs[i].seed ? ch[i] - sk->knobs[i].seed : sk->knobs[i].seed - ch[i];
+    }
+    uint64_t e = sk->estimate(sk, ch, t);
+    if (e == UINT64_MAX || (best_est != UINT64_MAX && (e > best_est || (e == best_est && dist >= best_dist)))) continue;
+    best_est = e;
+    best_dist = dist;
+    memcpy(best, ch, sizeof ch);
+  }
+  for (int i = 0; best_est != UINT64_MAX && i < sk->nknobs; i++) sk->knobs[i].seed = best[i];
 }
 
 typedef struct {
@@ -235,8 +281,11 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, NestForm form) {
   f->nvec = 0;
   find_vectorized(sp, f, sb.data);
   sb_free(&sb);
-  if (f->nvec) sp->nsketch++;
-  else {
+  if (f->nvec) {
+    pass_costs(sp, f, &sk->knobs[K_Q]);
+    seed_by_estimate(sk, session_target(sp->s));
+    sp->nsketch++;
+  } else {
     tune_note(sp, "%s: no stage vectorizes onto the VU\n", sk->name);
     free(f);
   }
@@ -261,14 +310,7 @@ void tune_sketch_vu(TuneSpace *sp) {
   const Stmt *body = sh->nchain == 1 ? sh->chain[0]->body : NULL;
   if (body) stage_cuts(body, &f);
   else reduction_nest(sh, &f, &sp->arena);
-  for (int i = 0; i < sh->narr; i++) {
-    f.arr[f.narr++] = &sh->arr[i];
-    if (sh->arr[i].is_param) {
-      int64_t bytes = sh->arr[i].elem_size;
-      for (int d = 0; d < sh->arr[i].ndim; d++) bytes *= sh->arr[i].shape[d];
-      f.ddr_bytes += bytes;
-    }
-  }
+  for (int i = 0; i < sh->narr; i++) f.arr[f.narr++] = &sh->arr[i];
   add_sketch(sp, &f, NEST_DECOMPOSED);
   if (f.reorder) add_sketch(sp, &f, NEST_REORDERED);
   if (f.init) add_sketch(sp, &f, NEST_WHOLE);

@@ -45,7 +45,8 @@ struct TuneSketch {
    * schedule(...) line). */
   void (*render)(const TuneSketch *sk, const int *choice, StrBuf *sb);
   /* A cheap estimate of the cycles (max of the units' work and the DMA
-   * bytes over the bandwidth, at least): 0 when the sketch has none. */
+   * bytes over the bandwidth, at least): 0 when the sketch has none,
+   * UINT64_MAX for a candidate that cannot run (its buffers do not fit). */
   uint64_t (*estimate)(const TuneSketch *sk, const int *choice, const NpuTarget *t);
   void *data; /* the sketch's own facts about the kernel */
 };
@@ -130,6 +131,23 @@ void tune_sketch_nu(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
 void tune_sketch_vu(TuneSpace *sp);
 void tune_sketch_host(TuneSpace *sp);
+
+/* tune/vu_estimate.c: what one pass of a VU candidate asks of the units,
+ * from its IR (the loop bound to the VU cores, the passes around it), per
+ * core; staged arrays by their index in the sketch's arr[]. */
+typedef struct {
+  int64_t passes, cores;
+  int64_t vu_work, vu_ops;  /* a core's VU cycles (overheads included) and instructions */
+  int64_t cu_work;          /* a core's host code: the CU's own accesses */
+  int64_t dma_bytes[TUNE_MAX_ARRAYS], dmas[TUNE_MAX_ARRAYS]; /* a core's DDR copies of each array */
+  bool load[TUNE_MAX_ARRAYS];     /* copied in (else out) */
+  bool resident[TUNE_MAX_ARRAYS]; /* the same region every pass: with one copy, loaded once */
+  int64_t vm_bytes[TUNE_MAX_ARRAYS], vm_other; /* vu_vm bytes at one copy: staged arrays, the rest */
+} VuPassCost;
+bool tune_vu_pass_cost(const Kernel *k, const TuneArray *const *arr, int narr, const NpuTarget *t, VuPassCost *c);
+/* The cycles a candidate cannot beat (db: which arrays have two copies),
+ * or UINT64_MAX when its buffers do not fit a core's vector memory. */
+uint64_t tune_vu_estimate(const VuPassCost *c, const bool *db, int narr, const NpuTarget *t);
 
 /* tune/trial.c: one candidate applied and simulated. */
 typedef enum { TRIAL_ILLEGAL, TRIAL_FAILED, TRIAL_SIMULATED, TRIAL_PRUNED } TrialStatus;
