@@ -3,6 +3,7 @@
 #include "schedule/region.h"
 
 #include <isl/aff.h>
+#include <isl/ilp.h>
 #include <isl/constraint.h>
 #include <isl/map.h>
 #include <isl/set.h>
@@ -479,6 +480,54 @@ static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt
   return ok;
 }
 
+/* Is pa (kept) the min (lower) or max of its pieces' affine expressions
+ * over ctx? Then "the counter is at or past some piece" (lower) or "at
+ * or before some piece" is its bound, as a disjunction: *cond. */
+static bool extreme_of_pieces(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt *q, Expr **cond) {
+  Pieces p = {{0}, 0, false};
+  isl_pw_aff_foreach_piece(isl_pw_aff_copy(pa), piece, &p);
+  isl_pw_aff *m = NULL;
+  for (int i = 0; i < p.n; i++) {
+    isl_pw_aff *pi = isl_pw_aff_alloc(isl_set_copy(ctx), isl_aff_copy(p.a[i]));
+    m = !m ? pi : lower ? isl_pw_aff_min(m, pi) : isl_pw_aff_max(m, pi);
+  }
+  bool ok = !p.over && m && isl_pw_aff_is_equal(m, pa) == isl_bool_true;
+  isl_pw_aff_free(m);
+  *cond = NULL;
+  for (int i = 0; ok && i < p.n; i++) {
+    Expr *e = aff_expr(b, p.a[i], lower ? 0 : 1);
+    if (!e) {
+      ok = false;
+      break;
+    }
+    Expr *c = compare(b, lower ? OP_GE : OP_LT, ir_var(b->s->a, q->var, b->loc), e);
+    *cond = *cond ? ir_binary(b->s->a, OP_LOR, *cond, c, &ty_int, b->loc) : c;
+  }
+  for (int i = 0; i < p.n; i++) isl_aff_free(p.a[i]);
+  return ok;
+}
+
+/* A range that is not one max/min of affine bounds on each side, e.g. the
+ * indices t[i] and t[N - 1 - i] read: from min(i, N-1-i) to max(i, N-1-i).
+ * The loop, counting up, runs over the range's hull over all iterations,
+ * and a guard keeps each iteration's own box (its lower bound is the min
+ * of some pieces, its upper the max). Takes lo and hi. */
+static bool hull(Build *b, isl_pw_aff *lo, isl_pw_aff *hi, isl_set *ctx, const Stmt *q, Expr **nlo, Expr **nhi,
+                 Expr **guard) {
+  Expr *cl = NULL, *ch = NULL;
+  bool ok = q->step == 1 && extreme_of_pieces(b, lo, ctx, true, q, &cl) && extreme_of_pieces(b, hi, ctx, false, q, &ch);
+  isl_val *vl = isl_pw_aff_min_val(lo), *vh = isl_pw_aff_max_val(hi);
+  ok = ok && vl && vh && isl_val_is_int(vl) && isl_val_is_int(vh);
+  if (ok) {
+    *nlo = ir_int(b->s->a, isl_val_get_num_si(vl), b->t, b->loc);
+    *nhi = ir_int(b->s->a, isl_val_get_num_si(vh) + 1, b->t, b->loc);
+    *guard = ir_binary(b->s->a, OP_LAND, cl, ch, &ty_int, b->loc);
+  }
+  isl_val_free(vl);
+  isl_val_free(vh);
+  return ok;
+}
+
 /* [o] -> [value of q's counter] over the wanted instances under q; NULL
  * when none of them is under q (or, with *err, when isl failed). */
 static isl_map *loop_range(AtRegion *r, isl_union_map *want, const Stmt *q, bool *err) {
@@ -593,11 +642,19 @@ static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx
   Expr *nlo = NULL, *nhi = NULL, *guard = NULL;
   char *tlo = isl_pw_aff_to_str(lo), *thi = isl_pw_aff_to_str(hi);
   /* bound() takes its pw_aff: call both, even when the first fails */
+  isl_pw_aff *lo2 = isl_pw_aff_copy(lo), *hi2 = isl_pw_aff_copy(hi);
   bool ok_lo = bound(b, lo, ctx, true, q, &nlo, &guard);
   bool ok_hi = bound(b, hi, ctx, false, q, &nhi, &guard);
   bool ok = ok_lo && ok_hi;
+  if (!ok) {
+    guard = NULL;
+    ok = hull(b, lo2, hi2, ctx, q, &nlo, &nhi, &guard);
+  } else {
+    isl_pw_aff_free(lo2);
+    isl_pw_aff_free(hi2);
+  }
   if (!ok)
-    sched_error(s, NULL, "cannot narrow loop %s (line %d): the range an iteration of %s needs, from %s to %s, is not a max/min of affine expressions",
+    sched_error(s, NULL, "cannot narrow loop %s (line %d): the range an iteration of %s needs, from %s to %s, is not a max/min of affine expressions, nor a min/max of them within constant bounds",
                 q->name, q->loc.line, r->target->name, tlo, thi);
   free(tlo);
   free(thi);

@@ -633,3 +633,24 @@ Test(sched_compute_at, a_bound_isl_splits_into_pieces_is_one_affine_bound) {
                          "    for px (counter x) in j .. < j + 3 step 1:  # line 2\n");
   npg_close(s);
 }
+
+/* An iteration that reads t[i] and t[N - 1 - i] needs the box from
+ * min(i, N-1-i) to max(i, N-1-i): no single affine bound on either side.
+ * The producer's loop runs over the hull of all the boxes, under a guard
+ * that keeps each iteration's own. */
+Test(sched_compute_at, a_region_with_min_and_max_bounds_is_computed_under_a_guard) {
+  NpgSession *s = open_ok("#define N 64\n"
+                          "void k(const float x[N], float y[N]) {\n"
+                          "  float t[N];\n"
+                          "  for (int i = 0; i < N; i++)\n"
+                          "    prod: t[i] = x[i] * 2.0f;\n"
+                          "  for (int i = 0; i < N; i++)\n"
+                          "    cons: y[i] = t[i] + t[N - 1 - i];\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n#pragma npu compute_at(prod, i_2)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "    for (int i_2 = 0; i_2 < 64; i_2++) {\n"
+         "      if ((i_2 >= i || i_2 >= 63 - i) && (i_2 < i + 1 || i_2 < 64 - i)) {\n"
+         "        t[i_2] = x[i_2] * 2.0f; /* prod */\n");
+  npg_close(s);
+}
