@@ -496,8 +496,11 @@ static void header_defines(StrBuf *sb, const EmitUnit *u) {
   int i = 0, printed = 0;
   for (const Define *d = u->m->defines; d; d = d->next, i++)
     if (need[i]) {
+      /* two variants' headers in one file: C99 refuses a typedef twice */
+      if (d->is_typedef) sb_printf(sb, "#ifndef NPUGEN_TYPE_%s\n#define NPUGEN_TYPE_%s\n", d->name, d->name);
       ir_define_text(sb, d);
       sb_putc(sb, '\n');
+      if (d->is_typedef) sb_puts(sb, "#endif\n");
       printed++;
     }
   if (printed) sb_putc(sb, '\n');

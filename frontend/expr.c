@@ -268,8 +268,28 @@ static Expr *identifier(Fe *fe, TSNode n) {
   return ir_var(fe->arena, y->var, fe_loc(fe, n));
 }
 
+/* `(real)(x + 1)` with `real` a typedef or a type macro: tree-sitter,
+ * which does not know the name is a type, reads a call of a parenthesized
+ * name. It is a cast of the one argument; the type named, or NULL. */
+static const Type *paren_type_name(Fe *fe, TSNode fn) {
+  if (!fe_is(fn, "parenthesized_expression") || ts_node_named_child_count(fn) != 1) return NULL;
+  TSNode id = ts_node_named_child(fn, 0);
+  if (!fe_is(id, "identifier")) return NULL;
+  const Sym *y = fe_lookup(fe, fe_text(fe, id));
+  return y && y->kind == SYM_TYPE ? y->type : NULL;
+}
+
 static Expr *call(Fe *fe, TSNode n) {
   TSNode fn = fe_field(n, "function");
+  const Type *cast_to = paren_type_name(fe, fn);
+  if (cast_to) {
+    TSNode args = fe_field(n, "arguments");
+    if (ts_node_named_child_count(args) != 1) fe_error(fe, args, "a cast to '%s' takes one operand", cast_to->name);
+    Expr *a = fe_expr(fe, ts_node_named_child(args, 0));
+    Expr *e = cast(fe, a, cast_to, false, fe_loc(fe, n));
+    e->loc = fe_loc(fe, n);
+    return e;
+  }
   if (!fe_is(fn, "identifier")) fe_error(fe, fn, "only calls to <math.h> functions are supported");
   const char *name = fe_text(fe, fn);
   const MathFn *m = math_fn(name);

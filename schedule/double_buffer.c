@@ -41,6 +41,10 @@ bool prim_double_buffer(Sched *s, const SchedStep *st) {
   Stmt *decl = ir_buffer_decl(s->k->body, b);
   Stmt *loop = decl ? sched_parent_loop(s, decl) : NULL;
   if (!loop) return sched_error(s, &st->args[0], "%s is not declared directly in a loop's body", b->name);
+  if (loop->loop_kind == LOOP_UNROLL)
+    return sched_error(s, &st->args[0], "%s is declared in loop %s, which is unrolled (%s, line %d): its copies would "
+                       "have no iterations to alternate over; double_buffer before the unroll is refused too",
+                       b->name, loop->name, loop->mark_step ? loop->mark_step : "unroll", loop->mark_loc.line);
   char why[512];
   bool bound = loop->loop_kind == LOOP_VU;
   if (bound ? !sched_bound_double_buffer_rules(s, loop, decl, why, sizeof why)

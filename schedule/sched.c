@@ -300,8 +300,12 @@ static Stmt *find(Sched *s, const SchedArg *arg, bool loops, bool leaves, const 
   sb_free(&f.all);
   /* an unrolled loop disappears after the last step: only reorder moves it */
   if (r && r->kind == ST_FOR && r->loop_kind == LOOP_UNROLL && s->step && strcmp(s->step->prim, "reorder")) {
-    sched_error(s, arg, "loop %s is unrolled (%s, line %d); %s it before the unroll, or unroll less", r->name,
-                r->mark_step ? r->mark_step : "unroll", r->mark_loc.line, s->step->prim);
+    if (!strcmp(s->step->prim, "unroll"))
+      sched_error(s, arg, "loop %s is already unrolled (%s, line %d)", r->name, r->mark_step ? r->mark_step : "unroll",
+                  r->mark_loc.line);
+    else
+      sched_error(s, arg, "loop %s is unrolled (%s, line %d); %s it before the unroll, or unroll less", r->name,
+                  r->mark_step ? r->mark_step : "unroll", r->mark_loc.line, s->step->prim);
     return NULL;
   }
   return r;

@@ -57,20 +57,22 @@ static bool constant(const Expr *e) {
   return constant(e->a) && constant(e->b) && constant(e->c);
 }
 
-/* Does pattern occur in e: as a value (1), only inside an index (2), or
- * not (0)? An index stays an expression of the counters, which the bounds
- * check and the dependence model read: a staged value there would be data. */
-static int occurs(const Expr *pattern, const Expr *e, bool in_index) {
+/* Where pattern occurs in e: as a value the statement always computes,
+ * only where a condition guards it (a branch of ?:, the right of && or
+ * ||: computed first, it would run where the kernel does not, e.g. a
+ * read past an array's end or a division by zero), or only inside an
+ * index (which stays an expression of the counters, as the bounds check
+ * and the dependence model read it). */
+enum { OCC_VALUE = 1, OCC_GUARDED = 2, OCC_INDEX = 4 };
+
+static int occurs(const Expr *pattern, const Expr *e, bool guarded, bool in_index) {
   if (!e) return 0;
-  if (ir_expr_same(e, pattern)) return in_index ? 2 : 1;
-  int r = 0, x;
-  const Expr *kids[3] = {e->a, e->b, e->c};
-  for (int i = 0; i < 3 && r != 1; i++)
-    if ((x = occurs(pattern, kids[i], in_index)) > r || x == 1) r = x;
-  for (int i = 0; i < e->nargs && r != 1; i++)
-    if ((x = occurs(pattern, e->args[i], in_index)) > r || x == 1) r = x;
-  for (int i = 0; e->kind == EX_LOAD && i < e->buf->ndim && r != 1; i++)
-    if ((x = occurs(pattern, e->idx[i], true)) == 2) r = 2;
+  if (ir_expr_same(e, pattern)) return in_index ? OCC_INDEX : guarded ? OCC_GUARDED : OCC_VALUE;
+  bool lazy = e->kind == EX_COND || (e->kind == EX_BINARY && (e->op == OP_LAND || e->op == OP_LOR));
+  int r = occurs(pattern, e->a, guarded, in_index) | occurs(pattern, e->b, guarded || lazy, in_index) |
+          occurs(pattern, e->c, guarded || lazy, in_index);
+  for (int i = 0; i < e->nargs; i++) r |= occurs(pattern, e->args[i], guarded, in_index);
+  for (int i = 0; e->kind == EX_LOAD && i < e->buf->ndim; i++) r |= occurs(pattern, e->idx[i], guarded, true);
   return r;
 }
 
@@ -114,8 +116,12 @@ bool prim_stage(Sched *s, const SchedStep *st) {
   if (e->kind == EX_VAR || constant(e))
     return sched_error(s, ea, "'%s' is a name or a constant: staging it computes nothing", text);
 
-  int where = occurs(e, stmt->rhs, false);
-  if (where == 2)
+  int where = occurs(e, stmt->rhs, false, false);
+  if (!(where & OCC_VALUE) && (where & OCC_GUARDED))
+    return sched_error(s, ea, "'%s' occurs in %s (line %d) only where a condition guards it (a branch of ?:, the right "
+                       "of && or ||): computed first, it would run where the kernel does not", text, stmt->name,
+                       stmt->loc.line);
+  if (!(where & OCC_VALUE) && (where & OCC_INDEX))
     return sched_error(s, ea, "'%s' occurs in %s (line %d) only inside an array index, which must stay an expression of "
                        "the loop counters", text, stmt->name, stmt->loc.line);
   if (!where) {

@@ -50,9 +50,28 @@ static void mark(Sched *s, Stmt *loop, const SchedStep *st) {
   loop->mark_loc = st->loc;
 }
 
+/* A loop whose iterations alternate a double-buffered buffer declared in
+ * its body: unrolled, the copies would be straight-line code with nothing
+ * to alternate over. */
+static const Buffer *alternates(const Stmt *loop) {
+  for (const Stmt *c = loop->body->body; c; c = c->next)
+    if (c->kind == ST_DECL && c->buf && c->buf->copies > 1) return c->buf;
+  return NULL;
+}
+
 bool prim_unroll(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop || !sched_loop_unmarked(s, st, &st->args[0], loop)) return false;
+  /* (a loop inside a tensorized nest may be: the nest then no longer
+   * matches, and the emitted C says so, as after any step that changes it) */
+  if (loop->intrin)
+    return sched_error(s, &st->args[0], "loop %s is tensorized (tensorize(%s, %s)): one intrinsic call runs the whole "
+                       "nest; unroll a loop around it", loop->name, loop->name, loop->intrin);
+  const Buffer *db = alternates(loop);
+  if (db)
+    return sched_error(s, &st->args[0], "%s is double-buffered over loop %s: its copies alternate over the loop's "
+                       "iterations, which unroll would make straight-line code; unroll a loop inside or around %s",
+                       db->name, loop->name, loop->name);
   int64_t n;
   if (st->nargs == 1) {
     if (!sched_trip_count(loop, &n))

@@ -70,3 +70,27 @@ Test(stage, refusals_say_why) {
   refused(softmax_rows, "#pragma npu schedule(k, v)\n#pragma npu stage(y_def, \"s[i]\", m)\n",
           "k.c:10:34: error: stage: the name 'm' is already used in v; new loops and buffers need fresh names");
 }
+
+/* Found in review: a value the kernel computes only under a condition
+ * must not be computed first (here a read before x's first element, and
+ * a division by zero where d[i] is 0). */
+Test(stage, a_value_computed_only_under_a_condition_is_refused) {
+  static const char *guarded =
+      "#include <stdint.h>\n"
+      "void k(const float x[16], const int32_t d[16], float y[16], int32_t z[16]) {\n"
+      "  for (int i = 0; i < 16; i++) {\n"
+      "    ydef: y[i] = i > 0 ? x[i - 1] * 2.0f : 0.0f;\n"
+      "    zdef: z[i] = d[i] != 0 && 100 / d[i] > 3;\n"
+      "  }\n"
+      "}\n";
+  refused(guarded, "#pragma npu schedule(k, v)\n#pragma npu stage(ydef, \"x[i - 1] * 2.0f\", e)\n",
+          "k.c:9:25: error: stage: 'x[i - 1] * 2.0f' occurs in ydef (line 4) only where a condition guards it (a branch "
+          "of ?:, the right of && or ||): computed first, it would run where the kernel does not");
+  refused(guarded, "#pragma npu schedule(k, v)\n#pragma npu stage(zdef, \"100 / d[i]\", q)\n",
+          "k.c:9:25: error: stage: '100 / d[i]' occurs in zdef (line 5) only where a condition guards it (a branch of "
+          "?:, the right of && or ||): computed first, it would run where the kernel does not");
+  /* the condition itself is always computed */
+  NpgSession *s = open_ok(guarded, "#pragma npu schedule(k, v)\n#pragma npu stage(zdef, \"d[i] != 0\", nz)\n");
+  checked(s, "v");
+  npg_close(s);
+}

@@ -31,17 +31,21 @@ Test(type_names, typedefs_and_type_macros_are_spelled_as_written) {
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   int v = checked(s, "axpy_split");
   const char *c = npg_emit_source(s, v), *h = npg_emit_header(s, v);
-  has(h, "#define DATA_TYPE float\ntypedef int8_t base;\ntypedef DATA_TYPE real;\n");
+  has(h, "#define DATA_TYPE float\n#ifndef NPUGEN_TYPE_base\n#define NPUGEN_TYPE_base\ntypedef int8_t base;\n#endif\n"
+         "#ifndef NPUGEN_TYPE_real\n#define NPUGEN_TYPE_real\ntypedef DATA_TYPE real;\n#endif\n");
   lacks(h, "scalar"); /* the prototype does not use it */
   has(h, "void axpy_split(DATA_TYPE alpha, const base x[N], real y[N]);");
   has(c, "#include \"axpy_split.h\"\n\ntypedef DATA_TYPE scalar;\n");
   lacks(c, "typedef int8_t base;"); /* C99 refuses a second typedef of a name */
   has(c, "scalar t = alpha * (DATA_TYPE)x[");
+  has(c, " + (real)(t * 0.5f);");
   char dir[] = "/tmp/npg-types-XXXXXX";
   cr_assert(mkdtemp(dir));
   write_file(dir, "axpy_split.c", c);
   write_file(dir, "axpy_split.h", h);
-  write_file(dir, "use.c", "#include \"axpy_split.h\"\n");
+  /* two variants' headers in one file: the kernel's and the variant's */
+  write_file(dir, "axpy.h", npg_emit_header(s, npg_variant_index(s, "axpy")));
+  write_file(dir, "use.c", "#include \"axpy.h\"\n#include \"axpy_split.h\"\n");
   cr_expect(compiles(dir, "axpy_split.c"), "the source does not compile:\n%s", c);
   cr_expect(compiles(dir, "use.c"), "the header alone does not compile:\n%s", h);
   char cmd[600];

@@ -88,3 +88,39 @@ Test(unroll, by_a_factor_with_a_remainder_runs_every_iteration) {
   has(c, "j += 5");
   npg_close(s);
 }
+
+/* Found in review: unroll of a tensorized loop changed nothing; unroll of
+ * the loop a double buffer alternates over (before or after the
+ * double_buffer) silently dropped the double buffering. Both refused. */
+Test(unroll, refused_where_it_would_undo_a_tensorize_or_a_double_buffer) {
+  static const char *nu =
+      "#include <stdint.h>\n"
+      "void mm(const int8_t A[64][128], const int8_t B[128][64], int32_t C[64][64]) {\n"
+      "  for (int i = 0; i < 64; i++)\n"
+      "    for (int j = 0; j < 64; j++) {\n"
+      "      C[i][j] = 0;\n"
+      "      for (int k = 0; k < 128; k++)\n"
+      "        C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+      "    }\n"
+      "}\n";
+  const char *staged = "#pragma npu schedule(mm, v)\n#pragma npu tile(i, j, 32, 32, io, jo, ii, ji)\n"
+                       "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+                       "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n";
+  refused(nu, steps_then(staged, "#pragma npu unroll(ii)\n"),
+          "k.c:16:20: error: unroll: loop ii is tensorized (tensorize(ii, npu_nu_matmul_i8)): one intrinsic call runs "
+          "the whole nest; unroll a loop around it");
+  refused(nu, steps_then(staged, "#pragma npu double_buffer(B_wb)\n#pragma npu unroll(jo)\n"),
+          "k.c:17:20: error: unroll: B_wb is double-buffered over loop jo: its copies alternate over the loop's "
+          "iterations, which unroll would make straight-line code; unroll a loop inside or around jo");
+  refused(nu, steps_then(staged, "#pragma npu unroll(jo)\n#pragma npu double_buffer(B_wb)\n"),
+          "k.c:17:27: error: double_buffer: B_wb is declared in loop jo, which is unrolled (unroll(jo), line 16): its "
+          "copies would have no iterations to alternate over; double_buffer before the unroll is refused too");
+  refused(nu, steps_then(staged, "#pragma npu unroll(jo)\n#pragma npu unroll(jo)\n"),
+          "k.c:17:20: error: unroll: loop jo is already unrolled (unroll(jo), line 16)");
+  /* around the nest, it stays: two copies of the tensorized nest */
+  NpgSession *s = open_ok(nu, steps_then(staged, "#pragma npu unroll(jo)\n"));
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  cr_assert(strstr(c, "npu_nu_matmul_i8(") && strstr(strstr(c, "npu_nu_matmul_i8(") + 1, "npu_nu_matmul_i8("),
+            "two calls:\n%s", c);
+  npg_close(s);
+}

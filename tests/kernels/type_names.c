@@ -12,7 +12,7 @@ typedef DATA_TYPE real, scalar;
 void axpy(DATA_TYPE alpha, const base x[N], real y[N]) {
   for (int i = 0; i < N; i++) {
     scalar t = alpha * (DATA_TYPE)x[i];
-    y[i] = y[i] + t;
+    y[i] = y[i] + (real)(t * 0.5f); /* a cast tree-sitter reads as a call */
   }
 }
 
