@@ -485,7 +485,7 @@ static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt
  * or before some piece" is its bound, as a disjunction: *cond. */
 static bool extreme_of_pieces(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt *q, Expr **cond) {
   Pieces p = {{0}, 0, false};
-  isl_pw_aff_foreach_piece(isl_pw_aff_copy(pa), piece, &p);
+  isl_pw_aff_foreach_piece(pa, piece, &p); /* pa is kept */
   isl_pw_aff *m = NULL;
   for (int i = 0; i < p.n; i++) {
     isl_pw_aff *pi = isl_pw_aff_alloc(isl_set_copy(ctx), isl_aff_copy(p.a[i]));
