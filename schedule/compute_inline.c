@@ -113,12 +113,8 @@ static bool path_rec(Stmt *list, const Stmt *target, Path *p) {
 
 /* The loops around st, outermost first; returns their number. */
 static int loops_around(Sched *s, const Stmt *st, Stmt **loops) {
-  Path p = {.n = 0};
-  path_rec(s->k->body->body, st, &p);
-  int n = 0;
-  for (int i = 0; i < p.n; i++)
-    if (p.enc[i]->kind == ST_FOR) loops[n++] = p.enc[i];
-  return n;
+  int n = sched_loops_around(s, st, loops, 512);
+  return n < 0 ? 0 : n;
 }
 
 typedef struct {

@@ -74,38 +74,13 @@ static isl_stat one_constraint(isl_constraint *c, void *user) {
   return isl_stat_ok;
 }
 
-typedef struct {
-  const Stmt *target;
-  const Stmt *loops[256];
-  int n;
-  bool found;
-} Path;
-
-/* The loops from the kernel's top down to target (included). */
-static void path_to(Path *p, const Stmt *list) {
-  for (const Stmt *s = list; s && !p->found; s = s->next) {
-    bool loop = s->kind == ST_FOR && p->n < 256;
-    if (loop) p->loops[p->n++] = s;
-    if (s == p->target) {
-      p->found = true;
-      return;
-    }
-    if (s->kind == ST_FOR || s->kind == ST_BLOCK) path_to(p, s->body);
-    if (s->kind == ST_IF) {
-      path_to(p, s->then_s);
-      if (!p->found) path_to(p, s->else_s);
-    }
-    if (!p->found && loop) p->n--;
-  }
-}
-
 bool reorder_bounds(Sched *s, const Stmt *bottom, Var *const *order, int n, Expr **lo, Expr **hi, const char **why) {
   /* the loops from the kernel's top down to bottom, and their domain (a
    * guard above the chain only leaves out whole iterations around it) */
-  Path p = {.target = bottom};
-  path_to(&p, s->k->body->body);
-  int np = p.n;
-  if (!p.found || np == 256 || np < n) {
+  Stmt *path[256];
+  int np = sched_loops_around(s, bottom, path, 255);
+  if (np >= 0) path[np++] = (Stmt *)bottom;
+  if (np < n) {
     *why = "the nest is too deep";
     return false;
   }
@@ -113,8 +88,8 @@ bool reorder_bounds(Sched *s, const Stmt *bottom, Var *const *order, int n, Expr
   aff_init(&ac, s->ctx, s->k);
   const Var *vars[256];
   for (int i = 0; i < np; i++) {
-    aff_push_loop(&ac, p.loops[i]);
-    vars[i] = p.loops[i]->var;
+    aff_push_loop(&ac, path[i]);
+    vars[i] = path[i]->var;
   }
   isl_set *dom = aff_domain(&ac);
   aff_free(&ac);

@@ -110,6 +110,18 @@ void sched_free(Sched *s) {
   free(s);
 }
 
+/* What holds after every rewrite, a step's or sched_finish's: the IR
+ * simplified and well formed, no name captured, every mark proven, bound
+ * loops and on-chip placement valid. */
+static bool recheck(Sched *s) {
+  arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts (values only) */
+  if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
+  char why[300];
+  if (!ir_check_names(s->k, why, sizeof why))
+    return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
+  return sched_check_marks(s) && sched_check_bound_loops(s) && sched_place_onchip(s);
+}
+
 bool sched_apply(Sched *s, const SchedStep *st) {
   s->step = st;
   int pi = -1;
@@ -157,12 +169,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
   else if (keeps_pairs) sched_marks_after_new_statements(s, gen_before);
   else if (reordered && prims[pi].after == MODEL_KEPT) sched_marks_after_reorder(s, gen_before);
   sched_forget_copies(s); /* a later step's copies are its own */
-  arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts (values only) */
-  if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
-  char why[300];
-  if (!ir_check_names(s->k, why, sizeof why))
-    return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
-  if (!sched_check_marks(s) || !sched_check_bound_loops(s) || !sched_place_onchip(s)) return false;
+  if (!recheck(s)) return false;
   sb_printf(&s->applied, "%s\n", st->text);
   if (s->keep_steps_ir) {
     sb_printf(&s->steps_ir, "# after %s\n", st->text);
@@ -511,13 +518,7 @@ bool sched_finish(Sched *s) {
   }
   sched_marks_after_copies(s, gen_before);
   sched_forget_copies(s);
-  arith_simplify_kernel(s->a, s->k);
-  if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
-  char why[300];
-  if (!ir_check_names(s->k, why, sizeof why))
-    return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
-  /* each copy has its own bound loops and on-chip buffers */
-  if (!sched_check_marks(s) || !sched_check_bound_loops(s) || !sched_place_onchip(s)) return false;
+  if (!recheck(s)) return false; /* each copy has its own bound loops and on-chip buffers */
   if (s->keep_steps_ir) {
     sb_puts(&s->steps_ir, "# after expanding the unrolled loops\n");
     ir_print_kernel(&s->steps_ir, s->k);
@@ -532,6 +533,24 @@ bool sched_loop_unmarked(Sched *s, const SchedStep *st, const SchedArg *at, cons
                                                          : NULL;
   return !mark || sched_error(s, at, "loop %s is %s; %s replaces it by new loops, which would not be: %s "
                               "before marking", loop->name, mark, st->prim, st->prim);
+}
+
+static bool loops_rec(const Stmt *list, const Stmt *target, Stmt **loops, int max, int *n) {
+  for (const Stmt *c = list; c; c = c->next) {
+    if (c == target) return true;
+    bool loop = c->kind == ST_FOR && *n < max;
+    if (loop) loops[(*n)++] = (Stmt *)c;
+    if ((c->kind == ST_FOR || c->kind == ST_BLOCK) && loops_rec(c->body, target, loops, max, n)) return true;
+    if (c->kind == ST_IF && (loops_rec(c->then_s, target, loops, max, n) || loops_rec(c->else_s, target, loops, max, n)))
+      return true;
+    if (loop) (*n)--;
+  }
+  return false;
+}
+
+int sched_loops_around(Sched *s, const Stmt *st, Stmt **loops, int max) {
+  int n = 0;
+  return loops_rec(s->k->body->body, st, loops, max, &n) && n < max ? n : -1;
 }
 
 Stmt *sched_parent_loop(Sched *s, const Stmt *stmt) {

@@ -160,6 +160,9 @@ bool sched_is_c_name(const char *name);
 /* The link that points at stmt (in its enclosing list), and the statement
  * owning that list (a block, for the body of a loop or if: its block). */
 Stmt **sched_link(Sched *s, const Stmt *stmt, Stmt **owner);
+/* The loops around st (not st itself), outermost first, in loops[max]:
+ * their number, or -1 when st is not in the kernel or they are more. */
+int sched_loops_around(Sched *s, const Stmt *st, Stmt **loops, int max);
 /* The loop whose body block directly holds stmt, or NULL. */
 Stmt *sched_parent_loop(Sched *s, const Stmt *stmt);
 /* True when inner is inside outer's body (at any depth). */

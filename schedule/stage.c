@@ -76,30 +76,6 @@ static int occurs(const Expr *pattern, const Expr *e, bool guarded, bool in_inde
   return r;
 }
 
-typedef struct {
-  const Stmt *target;
-  const Stmt *loops[IR_MAX_DIMS * 8];
-  int n;
-  bool found;
-} Around;
-
-static void around(Around *a, const Stmt *list) {
-  for (const Stmt *s = list; s && !a->found; s = s->next) {
-    if (s == a->target) {
-      a->found = true;
-      return;
-    }
-    bool loop = s->kind == ST_FOR && a->n < (int)(sizeof a->loops / sizeof a->loops[0]);
-    if (loop) a->loops[a->n++] = s;
-    if (s->kind == ST_FOR || s->kind == ST_BLOCK) around(a, s->body);
-    if (s->kind == ST_IF) {
-      around(a, s->then_s);
-      if (!a->found) around(a, s->else_s);
-    }
-    if (!a->found && loop) a->n--;
-  }
-}
-
 bool prim_stage(Sched *s, const SchedStep *st) {
   Stmt *stmt = sched_leaf(s, &st->args[0]);
   if (!stmt) return false;
@@ -136,15 +112,16 @@ bool prim_stage(Sched *s, const SchedStep *st) {
 
   /* the loops around the statement whose counters the expression uses:
    * one dimension each, over the values the counter takes there */
-  Around a = {.target = stmt};
-  around(&a, s->k->body->body);
+  Stmt *loops[256];
+  int nloops = sched_loops_around(s, stmt, loops, 256);
+  if (nloops < 0) return sched_error(s, &st->args[0], "%s sits under more than 256 loops", stmt->name);
   Buffer *b = ARENA_NEW(s->a, Buffer);
   Expr *idx[IR_MAX_DIMS];
   AffCtx ac;
   aff_init(&ac, s->ctx, s->k);
   bool ok = true;
-  for (int i = 0; i < a.n && ok; i++) {
-    const Stmt *l = a.loops[i];
+  for (int i = 0; i < nloops && ok; i++) {
+    const Stmt *l = loops[i];
     aff_push_loop(&ac, l);
     if (!ir_expr_uses(e, l->var, NULL)) continue;
     int64_t lo, hi;
