@@ -39,7 +39,7 @@ NpuSim *sim_vu_enter(const char *file, int line, const char *op, int n, Site *si
 /* A 1-D op over n elements (work_bytes of work): entered and its operands
  * issued; false when the simulator stopped it (or none is bound), and
  * then the op computes nothing. */
-static bool n_issue(const char *file, int line, const char *op, int n, const VuArg *v, int nv, uint64_t work_bytes) {
+bool sim_vu_n_issue(const char *file, int line, const char *op, int n, const VuArg *v, int nv, uint64_t work_bytes) {
   Site site;
   char d[32] = "";
   NpuSim *s = sim_vu_enter(file, line, op, n, &site);
@@ -57,7 +57,7 @@ static bool n_issue(const char *file, int line, const char *op, int n, const VuA
 #define VU_BINARY(NAME, T, EXPR)                                                              \
   void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int n) {         \
     VU_ARGS3(T);                                                                              \
-    if (!n_issue(file, line, #NAME, n, v, 3, (uint64_t)n * sizeof(T))) return;                \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 3, (uint64_t)n * sizeof(T))) return;                \
     for (int i = 0; i < n; i++) {                                                             \
       T x = a[i], y = b[i];                                                                   \
       dst[i] = (EXPR);                                                                        \
@@ -82,7 +82,7 @@ VU_BINARY(npu_vu_min_f32, float, x < y ? x : y)
     VuArg v[2] = {{"dst", dst, (int64_t)n * (int64_t)sizeof(TD), 1, 0, (int)sizeof(TD), OP_WRITE}, \
                   {"a", a, (int64_t)n * (int64_t)sizeof(TA), 1, 0, (int)sizeof(TA), OP_READ}};     \
     size_t w = sizeof(TD) > sizeof(TA) ? sizeof(TD) : sizeof(TA);                             \
-    if (!n_issue(file, line, #NAME, n, v, 2, (uint64_t)n * w)) return;                        \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 2, (uint64_t)n * w)) return;                        \
     for (int i = 0; i < n; i++) {                                                             \
       TA x = a[i];                                                                            \
       dst[i] = (EXPR);                                                                        \
@@ -273,7 +273,7 @@ void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const flo
 #define VU_SCALAR(NAME, EXPR)                                                                     \
   void NAME##_at(const char *file, int line, float *dst, const float *a, int n, float y) {        \
     VuArg v[2] = {{"dst", dst, (int64_t)n * 4, 1, 0, 4, OP_WRITE}, {"a", a, (int64_t)n * 4, 1, 0, 4, OP_READ}}; \
-    if (!n_issue(file, line, #NAME, n, v, 2, (uint64_t)n * 4)) return;                            \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 2, (uint64_t)n * 4)) return;                            \
     for (int i = 0; i < n; i++) {                                                                 \
       float x = a[i];                                                                             \
       dst[i] = (EXPR);                                                                            \

@@ -11,9 +11,6 @@
 #include "npugen.h"
 #include "tests/test_sched_util.h"
 
-/* pack then unpack, run on the emitted helpers of a float buffer: distinct
- * logical values come back unchanged, and exactly the padding elements hold
- * pad_value (pad must differ from every logical value: they are 1 .. n). */
 /* The variant's .c without its #include of its own .h, which tcc would
  * look for on disk (malloc'ed). */
 static char *source_alone(NpgSession *s, int v) {
@@ -25,6 +22,9 @@ static char *source_alone(NpgSession *s, int v) {
   return c;
 }
 
+/* pack then unpack, run on the emitted helpers of a float buffer: distinct
+ * logical values come back unchanged, and exactly the padding elements hold
+ * pad_value (pad must differ from every logical value: they are 1 .. n). */
 static void pack_roundtrip(NpgSession *s, int v, const char *buf, long logical_n, long physical_n, float pad) {
   char err[4096], name[256];
   char *c = source_alone(s, v);
