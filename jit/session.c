@@ -10,6 +10,7 @@
 #include "ir/suggest.h"
 #include "ir/uninit.h"
 #include "jit/check.h"
+#include "lower/check_promote.h"
 #include "jit/guard.h"
 #include "jit/session.h"
 #include "jit/session_ir.h"
@@ -249,6 +250,8 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
                     .max_steps = s->max_steps, .max_bytes = s->max_bytes};
   EmitUnit u = session_unit(s, i);
+  if (!s->v[i].check_low) s->v[i].check_low = lower_check_promote(&s->m->arena, s->v[i].ir, s->v[i].low);
+  u.lowered = s->v[i].check_low; /* the check's text: lower/check_promote.c */
   check_run_orders(s->v[i].kernel, &u, s->refs, orders, &o, &r);
   out->pass = r.pass;
   out->exact = r.exact;

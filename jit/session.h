@@ -18,6 +18,7 @@ typedef struct {
   char *steps;          /* the IR after each step; NULL until asked for a program's variant */
   const SchedProgram *program; /* the schedule it was made by (NULL: the C API's steps) */
   const Kernel *low;    /* the IR lowered (lower/), its synchronisation checked */
+  const Kernel *check_low; /* low as the check runs it (lower_check_promote); NULL until checked */
   char *source, *header, *dump, *lowered; /* lowered: npg_dump_ir_lowered's text */
 } Variant;
 
