@@ -139,10 +139,11 @@ static void print_table(const TuneSpace *sp, const TuneRun *run, FILE *f) {
 
 /* Checks entry e against the kernel as written in a session of its own;
  * true and the check's line when it passes. */
-static bool check_winner(const TuneArgs *a, const char *steps, NpgCheckResult *r) {
+static bool check_winner(const TuneArgs *a, const char *steps, NpgCheckResult *r, bool *openmp) {
   NpgSession *s = npg_open_file_for_target(a->file, a->target);
   npg_add_schedule_string(s, "<tune>", steps, strlen(steps));
   bool ok = npg_error_count(s) == 0 && npg_check(s, npg_variant_count(s) - 1, a->t.seed, r);
+  *openmp = ok && tune_host_openmp(s, npg_variant_count(s) - 1);
   if (npg_error_count(s)) snprintf(r->message, sizeof r->message, "%.1000s", npg_errors(s));
   npg_close(s);
   return ok;
@@ -154,7 +155,8 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
     const TuneEntry *e = &run->v[i];
     if (e->r.status != TRIAL_SIMULATED) break;
     NpgCheckResult cr;
-    if (!check_winner(a, e->steps, &cr)) {
+    bool openmp;
+    if (!check_winner(a, e->steps, &cr, &openmp)) {
       fprintf(stderr, "npugen tune: candidate %d fails the check (%s); trying the next\n", i + 1, cr.message);
       continue;
     }
@@ -168,7 +170,7 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
     char cost[200];
     if (sp->host)
       snprintf(cost, sizeof cost, "%.1f us per call on the machine that tuned it (median, spread %.1f%%, cc %s)",
-               1e-3 * (double)e->r.cycles, 100.0 * e->r.spread, tune_host_cflags(strstr(e->steps, "parallel(")));
+               1e-3 * (double)e->r.cycles, 100.0 * e->r.spread, tune_host_cflags(openmp));
     else snprintf(cost, sizeof cost, "%" PRIu64 " cycles, roofline %.1f%%", e->r.cycles, 100.0 * e->r.roofline);
     fprintf(f, "/* npugen tune %s --kernel %s%s%s%s --seed %" PRIu64 ": best of %d candidates (%d legal, %d %s)\n"
                " * %s\n * %s; passes npugen check (seed %" PRIu64 ") */\n%s",
@@ -244,11 +246,19 @@ static void load_dir(const TuneSpace *sp, const char *dir, TuneRun *run, int *pe
   for (int i = 0; i < n; i++) {
     TuneEntry e;
     snprintf(path, sizeof path, "%s/trials/%s", dir, files[i]->d_name);
-    if (files[i]->d_name[0] != '.' && read_trial(sp, path, &e)) {
+    if (files[i]->d_name[0] == '.') {
+      /* not a trial */
+    } else if (!read_trial(sp, path, &e)) {
+      fprintf(stderr, "npugen tune: %s is not a trial of this plan (another kernel, target or --host?): left out\n",
+              path);
+    } else {
       snprintf(path, sizeof path, "%s/results/%016" PRIx64 ".tsv", dir, e.r.hash);
       char *line = ir_read_input(path, NPG_MAX_INPUT_BYTES, NULL);
       TrialResult r;
-      if (line && tune_result_read(line, &r) && r.hash == e.r.hash) {
+      bool read = line && tune_result_read(line, &r) && r.hash == e.r.hash;
+      if (line && !read)
+        fprintf(stderr, "npugen tune: %s is not this trial's result line: the trial counts as not run\n", path);
+      if (read) {
         e.r = r;
         tune_record(run, &e, 1);
       } else {

@@ -65,6 +65,23 @@ Test(tune, plan_trials_and_merge, .timeout = 120) {
   cr_expect(strstr(out, "10 results in") && strstr(out, "mm_tuned") && strstr(out, "2 passed, 0 failed"), "%s", out);
 }
 
+/* A results file that does not hold its trial's line, and a file in
+ * trials/ that is not a trial of the plan, are named on stderr (before,
+ * both were silently counted as not run or left out). */
+Test(tune, merge_names_a_broken_result_and_a_foreign_trial, .timeout = 120) {
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 2 >/dev/null 2>&1 && sh $d/p/trials.txt >/dev/null 2>&1 && "
+           "f=$(ls $d/p/results/*.tsv | head -1) && echo garbage > $f && echo x > $d/p/trials/zz.sched && "
+           "%s tune %s --merge $d/p -o $d/m.sched 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), kernel, npugen(), kernel);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, ".tsv is not this trial's result line: the trial counts as not run") &&
+                strstr(out, "zz.sched is not a trial of this plan") && strstr(out, "1 results in") &&
+                strstr(out, "(1 trials without one)"),
+            "%s", out);
+}
+
 /* --host: the host sketch, each candidate compiled with the system C
  * compiler and timed; the winner passes npugen check and the kernel as
  * written is timed for comparison (no timed assertion: which is faster

@@ -162,6 +162,13 @@ static bool host_fact(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
+bool tune_host_openmp(NpgSession *s, int variant) {
+  const Kernel *k = session_variant_ir(s, variant);
+  HostFacts facts = {false, false};
+  if (k) ir_walk_stmts(k->body, host_fact, &facts);
+  return facts.parallel;
+}
+
 bool tune_host_time(NpgSession *s, int variant, TuneHostTime *out, char *msg, size_t n) {
   memset(out, 0, sizeof *out);
   const char *name = npg_variant_name(s, variant);

@@ -179,8 +179,10 @@ typedef struct {
   bool openmp;                /* compiled with -fopenmp: it has a parallel loop */
 } TuneHostTime;
 bool tune_host_time(NpgSession *s, int variant, TuneHostTime *t, char *msg, size_t n);
-/* The compiler flags of a host trial (after "cc"). */
+/* The compiler flags of a host trial (after "cc"), and whether variant
+ * needs OpenMP's (it has a parallel loop: its IR says, not its text). */
 const char *tune_host_cflags(bool openmp);
+bool tune_host_openmp(NpgSession *s, int variant);
 /* One line of text and back (the --plan/--merge files). */
 void tune_result_write(FILE *f, const TrialResult *r);
 bool tune_result_read(const char *line, TrialResult *r);
