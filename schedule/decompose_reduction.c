@@ -45,8 +45,9 @@ bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
     *c = *l;
     c->next = NULL;
     c->annots = NULL;
-    c->loop_kind = LOOP_SERIAL;
-    c->mark_step = NULL;
+    /* the copy keeps the loop's kind, as TVM's does: unroll holds anyway,
+     * and a mark (parallel, vectorize, bind) is proven for the copy after
+     * this step like every standing mark (schedule/marks.c) */
     c->var = ir_new_var(s->a, s->k, l->var->name, l->var->type, VAR_LOOP, l->loc);
     c->lo = ir_expr_copy(s->a, l->lo);
     c->hi = ir_expr_copy(s->a, l->hi);

@@ -124,3 +124,20 @@ Test(unroll, refused_where_it_would_undo_a_tensorize_or_a_double_buffer) {
             "two calls:\n%s", c);
   npg_close(s);
 }
+
+/* decompose_reduction copies the loops around the init: each copy keeps
+ * its loop's kind (as TVM's does). Before, the init's copy of an unrolled
+ * or parallel loop silently ran as a plain loop. A mark on a copy is
+ * proven like every standing mark. */
+Test(unroll, decompose_reduction_keeps_the_kind_of_the_loops_it_copies) {
+  NpgSession *s = open_ok(mm, "#pragma npu schedule(mm, v)\n#pragma npu unroll(j)\n"
+                              "#pragma npu decompose_reduction(init, i)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  cr_assert_eq(count(c, "C[i][11] = 0;"), 1, "the init's copy of j is unrolled too:\n%s", c);
+  lacks(c, "for (int j");
+  npg_close(s);
+  s = open_ok(mm, "#pragma npu schedule(mm, v)\n#pragma npu parallel(j)\n#pragma npu decompose_reduction(init, i)\n");
+  c = npg_emit_source(s, checked(s, "v"));
+  cr_assert_eq(count(c, "#pragma omp parallel for"), 2, "both j loops are parallel:\n%s", c);
+  npg_close(s);
+}
