@@ -142,6 +142,18 @@ Kernel *module_kernel(const Module *m, const char *name) {
   return NULL;
 }
 
+bool ir_trip_count(const Stmt *loop, int64_t *n) {
+  int64_t lo, hi, span;
+  if (loop->kind != ST_FOR || !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;
+  bool up = loop->cmp == OP_LT || loop->cmp == OP_LE, closed = loop->cmp == OP_LE || loop->cmp == OP_GE;
+  if (up ? __builtin_sub_overflow(hi, lo, &span) : __builtin_sub_overflow(lo, hi, &span)) return false;
+  if (closed && __builtin_add_overflow(span, 1, &span)) return false;
+  int64_t st = loop->step > 0 ? loop->step : -loop->step;
+  if (st <= 0) return false;
+  *n = span <= 0 ? 0 : span / st + (span % st != 0);
+  return true;
+}
+
 int64_t buffer_elems(const Buffer *b) {
   int64_t n = 1;
   for (int i = 0; i < b->ndim; i++) n *= b->shape[i];

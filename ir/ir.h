@@ -385,6 +385,9 @@ Expr *ir_add(Arena *a, Expr *x, Expr *y, const Type *t);
 Expr *ir_sub(Arena *a, Expr *x, Expr *y, const Type *t);
 Expr *ir_mul_int(Arena *a, Expr *x, int64_t c, const Type *t);
 bool ir_const_int(const Expr *e, int64_t *v);
+/* The number of iterations of loop (ST_FOR) with constant bounds, 0 when
+ * it runs none; false when a bound is not constant or the count overflows. */
+bool ir_trip_count(const Stmt *loop, int64_t *n);
 /* The coefficient of v in e when e is linear in v (+, -, * by a constant,
  * widening casts); false otherwise. */
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);

@@ -56,23 +56,11 @@ static IrRange range_of(const Planner *p, const Expr *e) {
   }
 }
 
-static bool const_int(const Expr *e, int64_t *v) {
-  if (!e || e->kind != EX_INT) return false;
-  *v = e->ival;
-  return true;
-}
-
-/* The trip count of `for (k = LO; k < HI or <= HI; k++)`, -1 when the
- * loop is not of that form. */
+/* The trip count of `for (k = LO; k < HI or <= HI; k++)` with constant
+ * bounds, -1 when the loop is not of that form. */
 static int64_t trips(const Stmt *s) {
-  int64_t lo, hi;
-  if (s->step != 1 || !const_int(s->lo, &lo) || !const_int(s->hi, &hi) || (s->cmp != OP_LT && s->cmp != OP_LE))
-    return -1;
-  if (s->cmp == OP_LE) {
-    if (hi == INT64_MAX) return -1;
-    hi++;
-  }
-  return hi > lo ? hi - lo : 0;
+  int64_t n;
+  return s->step == 1 && ir_trip_count(s, &n) ? n : -1;
 }
 
 /* The loop's one statement when it is `P += e` with P the same element
@@ -130,7 +118,7 @@ static void walk(Planner *p, const Stmt *s) {
       break;
     case ST_FOR: {
       int64_t n = trips(s), lo;
-      if (n > 0 && const_int(s->lo, &lo)) { /* the counter's range: [lo, lo + n - 1] */
+      if (n > 0 && ir_const_int(s->lo, &lo)) { /* the counter's range: [lo, lo + n - 1] */
         p->counter[s->var->id] = (IrRange){lo, (IrWide)lo + n - 1};
         p->known[s->var->id] = true;
       }

@@ -35,15 +35,8 @@ typedef struct {
 } Promote;
 
 static bool runs_once_at_least(const Stmt *loop) {
-  int64_t lo, hi;
-  if (!ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;
-  switch (loop->cmp) {
-  case OP_LT: return lo < hi;
-  case OP_LE: return lo <= hi;
-  case OP_GT: return lo > hi;
-  case OP_GE: return lo >= hi;
-  default: return false;
-  }
+  int64_t n;
+  return ir_trip_count(loop, &n) && n > 0;
 }
 
 /* Every read of x's buffer in e is x itself. */

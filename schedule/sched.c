@@ -585,20 +585,7 @@ bool sched_encloses(const Stmt *outer, const Stmt *inner) {
   return outer != inner && outer->kind == ST_FOR && contains(outer->body, inner);
 }
 
-bool sched_trip_count(const Stmt *loop, int64_t *n) {
-  int64_t lo, hi;
-  if (!ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;
-  int64_t span;
-  switch (loop->cmp) {
-  case OP_LT: span = hi - lo; break;
-  case OP_LE: span = hi - lo + 1; break;
-  case OP_GT: span = lo - hi; break;
-  default: span = lo - hi + 1; break;
-  }
-  int64_t st = loop->step > 0 ? loop->step : -loop->step;
-  *n = span <= 0 ? 0 : (span + st - 1) / st;
-  return true;
-}
+bool sched_trip_count(const Stmt *loop, int64_t *n) { return ir_trip_count(loop, n); }
 
 Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc) {
   Stmt *b = ir_stmt(s->a, ST_BLOCK, loc);

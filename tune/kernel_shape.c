@@ -7,12 +7,8 @@
 #include "tune/tune.h"
 
 int64_t tune_trip(const Stmt *loop) {
-  int64_t lo, hi;
-  if (!loop || loop->kind != ST_FOR || loop->step != 1 || !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi))
-    return -1;
-  if (loop->cmp == OP_LE) hi++;
-  else if (loop->cmp != OP_LT) return -1;
-  return hi > lo ? hi - lo : -1;
+  int64_t n;
+  return loop && loop->kind == ST_FOR && loop->step == 1 && ir_trip_count(loop, &n) && n > 0 ? n : -1;
 }
 
 static void add_array(TuneShape *sh, const Buffer *b, bool is_param) {
