@@ -422,6 +422,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
           sb_putc(sb, '}');
         }
         sb_puts(sb, ";\n");
+        if (em->cu_hooks && ind == 1) emit_check_ddr(sb, s->buf, ind); /* a DMA may reach it (emit_program.c) */
       } else {
         sb_printf(sb, "%s%s %s", s->var->is_const ? "const " : "", s->var->type->name, s->var->name);
         if (s->init) {

@@ -52,6 +52,12 @@ static void function_comment(StrBuf *sb, const CallSite *c) {
   sb_puts(sb, " */\n");
 }
 
+void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind) {
+  sb_indent(sb, ind);
+  sb_printf(sb, "{ void npg_check_ddr(const void *, unsigned long, const char *); npg_check_ddr(%s, sizeof %s, \"%s\"); }\n",
+            b->name, b->name, b->name);
+}
+
 void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu) {
   Functions f = {.n = 0};
   collect(&f, u->k);

@@ -13,7 +13,7 @@ static Stmt *append(Stmt *a, Stmt *b) {
 }
 
 static Stmt *as_block(Fe *fe, Stmt *list, SrcLoc loc) {
-  if (list && list->kind == ST_BLOCK && !list->next) return list;
+  if (list && list->kind == ST_BLOCK && !list->next && !list->call) return list; /* a call is a statement of its own */
   Stmt *b = ir_stmt(fe->arena, ST_BLOCK, loc);
   b->body = list;
   return b;
