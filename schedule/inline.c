@@ -17,9 +17,10 @@
  * statement's name, CALL_param, which says whose it is. */
 static void fresh_local(Sched *s, const Stmt *call, Stmt *st) {
   const char **name = st->buf ? &st->buf->name : &st->var->name;
-  const char *was = ir_call_binds(call, st) && st->name ? st->name : *name;
-  *name = ""; /* not to meet itself */
+  const char *was = ir_call_binds(call, st) && st->name ? st->name : *name, *label = st->name;
+  *name = st->name = ""; /* not to meet itself */
   *name = sched_name_taken(s, was) ? sched_fresh_name(s, was) : was;
+  st->name = label;
 }
 
 bool prim_inline(Sched *s, const SchedStep *st) {
