@@ -163,6 +163,12 @@ static const char *binding_name(Fe *fe, const Kernel *callee, const Var *v) {
 }
 
 static Stmt *scalar_arg(Fe *fe, TSNode a, const Kernel *callee, const Var *p, int i, Var **bound) {
+  TSNode id = a;
+  while (fe_is(id, "parenthesized_expression")) id = fe_child(id, 0);
+  const Sym *y = fe_is(id, "identifier") ? fe_lookup(fe, fe_text(fe, id)) : NULL;
+  if (y && y->kind == SYM_BUF)
+    fe_error(fe, a, "argument %d of '%s' must be a scalar for parameter '%s' (%s), not the array '%s'", i + 1,
+             callee->name, p->name, p->type->name, y->buf->name);
   Expr *e = fe_expr(fe, a);
   if (!type_is_integer(e->type) && !type_is_float(e->type))
     fe_error(fe, a, "argument %d of '%s' must be a scalar for parameter '%s' (%s)", i + 1, callee->name, p->name,

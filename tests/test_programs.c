@@ -134,6 +134,8 @@ Test(programs, an_argument_that_does_not_match_its_parameter_is_refused_naming_b
   refused_call("void g(float A[4][4], float B[4][4]) {\n  f(A + 1, B);\n}\n",
                "k.c:5:5: error: argument 1 of 'f' must be a whole array for parameter 'X' (const float [4][4]), not "
                "'A + 1'");
+  refused("void f(float X[2], int n) {\n  X[0] = n;\n}\nvoid g(float X[2]) {\n  f(X, X);\n}\n", "",
+          "k.c:5:8: error: argument 2 of 'f' must be a scalar for parameter 'n' (int), not the array 'X'");
   refused_call("void g(float A[4][4], float B[4][4]) {\n  float x = 0;\n  x = f(A, B);\n}\n",
                "k.c:6:7: error: 'f' is a kernel: it returns nothing; call it as a statement, 'f(...);'");
 }
