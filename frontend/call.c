@@ -234,6 +234,11 @@ static bool rename_hiding(Stmt *s, int depth, void *ctx) {
 
 Stmt *fe_kernel_call(Fe *fe, TSNode call) {
   const char *name = callee_name(fe, call);
+  const Sym *hides = fe_lookup(fe, name);
+  if (hides && (hides->kind == SYM_VAR || hides->kind == SYM_BUF))
+    fe_error(fe, fe_field(call, "function"), "'%s' names %s of '%s' here (line %d), which hides the kernel '%s'; "
+             "rename one of them", name, hides->kind == SYM_BUF ? "an array" : "a variable", fe->k->name,
+             hides->kind == SYM_BUF ? hides->buf->loc.line : hides->var->loc.line, name);
   const Kernel *callee = ir_map_get(&fe->kernel_names, name);
   if (!callee) refuse_forward(fe, fe_field(call, "function"), name);
   TSNode args = fe_field(call, "arguments");
@@ -260,19 +265,22 @@ Stmt *fe_kernel_call(Fe *fe, TSNode call) {
   Stmt *block = ir_stmt(fe->arena, ST_BLOCK, fe_loc(fe, call));
   block->call = cs;
   Stmt **tail = &block->body;
-  CloneMap cm = {.k = fe->k};
   int i = 0;
   for (const Param *p = callee->params; p; p = p->next, i++) {
     if (p->buf) {
       cs->arg_buf[i] = array_arg(fe, arg[i], callee, p->buf, i);
-      ir_clone_map_put(&cm, p->buf, cs->arg_buf[i]);
     } else {
       *tail = scalar_arg(fe, arg[i], callee, p->var, i, &cs->arg_var[i]);
       tail = &(*tail)->next;
-      ir_clone_map_put(&cm, p->var, cs->arg_var[i]);
     }
   }
   refuse_alias(fe, args, callee, cs);
+  /* no error past this point: an error unwinds (longjmp) past the map's free */
+  CloneMap cm = {.k = fe->k};
+  i = 0;
+  for (const Param *p = callee->params; p; p = p->next, i++)
+    ir_clone_map_put(&cm, p->buf ? (const void *)p->buf : p->var,
+                     p->buf ? (void *)cs->arg_buf[i] : cs->arg_var[i]);
   for (const Stmt *s = callee->body->body; s; s = s->next) {
     *tail = ir_clone_stmt(fe->arena, s, &cm);
     tail = &(*tail)->next;

@@ -61,6 +61,29 @@ static bool pick_variant(Sched *s, const SchedArg *arg, const CallSite *c, Sched
   return unknown_variant(s, arg, callee);
 }
 
+typedef struct {
+  const char *name;
+  bool found;
+} Local;
+
+static bool local_named(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Local *l = ctx;
+  l->found |= (st->var && !strcmp(st->var->name, l->name)) || (st->buf && !strcmp(st->buf->name, l->name));
+  return !l->found;
+}
+
+/* The program's C calls the variant's function by its name: no parameter
+ * or local of the caller may hide it. */
+static bool name_visible(Sched *s, const SchedArg *arg, const SchedVariantRef *v) {
+  Local l = {v->name, false};
+  for (const Param *p = s->k->params; p; p = p->next)
+    l.found |= !strcmp(p->buf ? p->buf->name : p->var->name, v->name);
+  ir_walk_outside_calls(s->k->body, local_named, &l);
+  return !l.found || sched_error(s, arg, "%s is also the name of a parameter or local of %s, which would hide the "
+                                 "function; rename it", v->name, s->k->name);
+}
+
 /* The variant's function takes each array as the kernel does. */
 static bool same_signature(Sched *s, const SchedArg *arg, const SchedVariantRef *v) {
   for (const Param *p = v->ir->params; p; p = p->next) {
@@ -120,7 +143,9 @@ static void replace_body(Sched *s, Stmt *call, const SchedVariantRef *v) {
 bool prim_use(Sched *s, const SchedStep *st) {
   Stmt *call = sched_call(s, &st->args[0]);
   SchedVariantRef v;
-  if (!call || !pick_variant(s, &st->args[1], call->call, &v) || !same_signature(s, &st->args[1], &v)) return false;
+  if (!call || !pick_variant(s, &st->args[1], call->call, &v) || !same_signature(s, &st->args[1], &v) ||
+      !name_visible(s, &st->args[1], &v))
+    return false;
   replace_body(s, call, &v); /* the model is dropped after the step (MODEL_RESET) */
   return true;
 }

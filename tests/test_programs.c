@@ -136,6 +136,8 @@ Test(programs, an_argument_that_does_not_match_its_parameter_is_refused_naming_b
                "'A + 1'");
   refused("void f(float X[2], int n) {\n  X[0] = n;\n}\nvoid g(float X[2]) {\n  f(X, X);\n}\n", "",
           "k.c:5:8: error: argument 2 of 'f' must be a scalar for parameter 'n' (int), not the array 'X'");
+  refused_call("void g(const float A[4][4], float B[4][4]) {\n  float f[4][4];\n  f(A, f);\n  B[0][0] = f[0][0];\n}\n",
+               "k.c:6:3: error: 'f' names an array of 'g' here (line 5), which hides the kernel 'f'; rename one of them");
   refused_call("void g(float A[4][4], float B[4][4]) {\n  float x = 0;\n  x = f(A, B);\n}\n",
                "k.c:6:7: error: 'f' is a kernel: it returns nothing; call it as a statement, 'f(...);'");
 }
