@@ -251,3 +251,17 @@ Test(programs, a_call_uses_an_npu_variant_of_its_callee) {
   has(npg_emit_source(s, i), "  mm_nu(A, W, acc); /* mm, line 17 */\n");
   npg_close(s);
 }
+
+/* The C API's steps reach the same primitives: `inline` too, though C
+ * parses it as a keyword. */
+Test(programs, the_c_api_uses_and_inlines_calls) {
+  NpgSession *s = open_ok(net, "");
+  NpgSched *h = npg_sched_begin(s, "net", "api");
+  cr_assert(npg_sched_step(h, "use(s1, scale_p)"), "%s", npg_errors(s));
+  cr_assert(npg_sched_step(h, "inline(relu)"), "%s", npg_errors(s));
+  cr_assert_geq(npg_sched_end(h), 0, "%s", npg_errors(s));
+  const char *c = npg_emit_source(s, checked(s, "api"));
+  has(c, "  scale_p(A, T, k + 1); /* s1, line 21 */\n");
+  has(c, "B[i][j] = U[i][j] > 0 ? U[i][j] : 0;");
+  npg_close(s);
+}
