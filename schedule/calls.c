@@ -96,10 +96,67 @@ static bool mark_visit(Stmt *st, int depth, void *ctx) {
   return m->ok;
 }
 
+/* ---- on-chip buffers around a call ---- */
+
+typedef struct {
+  const char *scope;
+  const Buffer *found;
+} ScopeUse;
+
+static bool scope_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  ScopeUse *u = ctx;
+  if (st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) && !strcmp(st->buf->scope, u->scope)) u->found = st->buf;
+  return !u->found;
+}
+
+/* A buffer of call block c's function in `scope`, or NULL. */
+static const Buffer *call_uses_scope(Stmt *c, const char *scope) {
+  ScopeUse u = {scope, NULL};
+  ir_walk_stmts(c->body, scope_visit, &u);
+  return u.found;
+}
+
+enum { LIVE_MAX = 64 };
+
+typedef struct {
+  Sched *s;
+  const Stmt *live[LIVE_MAX]; /* on-chip declarations in scope, outermost first */
+  int n;
+} Live;
+
+/* A marked call's function places its on-chip buffers on its own, from
+ * each scope's start: none of the caller's may be live around the call in
+ * a scope the call uses. */
+static bool live_list(Live *l, Stmt *list) {
+  int mark = l->n;
+  bool ok = true;
+  for (Stmt *st = list; st && ok; st = st->next) {
+    if (st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) && l->n < LIVE_MAX) l->live[l->n++] = st;
+    if (st->kind == ST_BLOCK && st->call) {
+      for (int i = 0; i < l->n && ok; i++) {
+        const Buffer *b = l->live[i]->buf, *in = call_uses_scope(st, b->scope);
+        if (in)
+          ok = sched_error(l->s, NULL, "call %s (line %d) runs %s, whose %s is in %s, while %s (%s, line %d) is live "
+                           "around the call: the called function places its on-chip buffers on its own; inline(%s) "
+                           "to place them together", st->call->name, st->loc.line, st->call->fn, in->name, b->scope,
+                           b->name, b->scope, l->live[i]->loc.line, st->call->name);
+      }
+    } else if (st->kind == ST_BLOCK || st->kind == ST_FOR) {
+      ok = live_list(l, st->body);
+    } else if (st->kind == ST_IF) {
+      ok = live_list(l, st->then_s) && live_list(l, st->else_s);
+    }
+  }
+  l->n = mark;
+  return ok;
+}
+
 bool sched_check_calls(Sched *s) {
   Marks m = {s, true};
   ir_walk_outside_calls(s->k->body, mark_visit, &m);
-  return m.ok;
+  Live l = {.s = s};
+  return m.ok && live_list(&l, s->k->body);
 }
 
 void sched_start_calls(Sched *s) {

@@ -265,3 +265,31 @@ Test(programs, the_c_api_uses_and_inlines_calls) {
   has(c, "B[i][j] = U[i][j] > 0 ? U[i][j] : 0;");
   npg_close(s);
 }
+
+/* A called function places its on-chip buffers from each scope's start:
+ * the caller's buffer live around the call in that scope would be
+ * overwritten (the check saw C wrong before this was refused). */
+static const char *live =
+    "void cp(const float X[16], float Y[16]) {\n"
+    "  for (int i = 0; i < 16; i++) Y[i] = X[i] * 2.0f;\n"
+    "}\n"
+    "#pragma npu schedule(cp, cp_dm)\n"
+    "#pragma npu cache_read(X, dm, root, X_dm)\n"
+    "void prog(const float A[16], const float B[16], float C[16], float D[16]) {\n"
+    "  float T[16];\n"
+    "  p: cp(A, T);\n"
+    "  q: cp(B, D);\n"
+    "  r: cp(T, C);\n"
+    "}\n"
+    "#pragma npu schedule(prog, v)\n"
+    "#pragma npu inline(p)\n"
+    "#pragma npu inline(r)\n";
+
+Test(programs, a_call_whose_function_uses_a_scope_live_around_it_is_refused) {
+  refused(live, "#pragma npu set_scope(T, dm)\n#pragma npu use(q, cp_dm)\n",
+          "k.c:16:13: error: use: call q (line 9) runs cp_dm, whose X_dm is in dm, while T (dm, line 7) is live around "
+          "the call: the called function places its on-chip buffers on its own; inline(q) to place them together");
+  NpgSession *s = open_ok(live, "#pragma npu use(q, cp_dm)\n#pragma npu set_scope(T, vu_vm)\n");
+  has(npg_emit_source(s, checked(s, "v")), "  cp_dm(B, D); /* q, line 9 */\n");
+  npg_close(s);
+}
