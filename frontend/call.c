@@ -12,15 +12,16 @@
 
 /* ---- finding kernels in the file ---- */
 
-/* The name of function definition n (its declarator's identifier), or NULL. */
-static const char *definition_name(Fe *fe, TSNode n) {
-  if (!fe_is(n, "function_definition")) return NULL;
+/* Is n the definition of a function named `name`? (its declarator's
+ * identifier, read in the source without a copy) */
+static bool defines(Fe *fe, TSNode n, const char *name) {
+  if (!fe_is(n, "function_definition")) return false;
   TSNode d = fe_field(n, "declarator");
-  if (!fe_is(d, "function_declarator")) return NULL;
+  if (!fe_is(d, "function_declarator")) return false;
   TSNode id = fe_field(d, "declarator");
-  if (!fe_is(id, "identifier")) return NULL;
+  if (!fe_is(id, "identifier")) return false;
   uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
-  return arena_strndup(fe->arena, fe->src + a, b - a);
+  return strlen(name) == b - a && !memcmp(fe->src + a, name, b - a);
 }
 
 /* The file's function definition named `name`, as a null node when none
@@ -30,8 +31,7 @@ static TSNode definition(Fe *fe, const char *name) {
   uint32_t n = ts_node_child_count(fe->root);
   for (uint32_t i = 0; i < n; i++) {
     TSNode c = ts_node_child(fe->root, i);
-    const char *dn = definition_name(fe, c);
-    if (dn && !strcmp(dn, name)) return c;
+    if (defines(fe, c, name)) return c;
   }
   return (TSNode){0};
 }
@@ -232,36 +232,46 @@ static bool rename_hiding(Stmt *s, int depth, void *ctx) {
   return true;
 }
 
-Stmt *fe_kernel_call(Fe *fe, TSNode call) {
+/* The kernel a call names, defined before the caller and not hidden by
+ * a local of the caller's. */
+static const Kernel *called_kernel(Fe *fe, TSNode call) {
   const char *name = callee_name(fe, call);
+  TSNode fn = fe_field(call, "function");
   const Sym *hides = fe_lookup(fe, name);
   if (hides && (hides->kind == SYM_VAR || hides->kind == SYM_BUF))
-    fe_error(fe, fe_field(call, "function"), "'%s' names %s of '%s' here (line %d), which hides the kernel '%s'; "
-             "rename one of them", name, hides->kind == SYM_BUF ? "an array" : "a variable", fe->k->name,
+    fe_error(fe, fn, "'%s' names %s of '%s' here (line %d), which hides the kernel '%s'; rename one of them", name,
+             hides->kind == SYM_BUF ? "an array" : "a variable", fe->k->name,
              hides->kind == SYM_BUF ? hides->buf->loc.line : hides->var->loc.line, name);
   const Kernel *callee = ir_map_get(&fe->kernel_names, name);
-  if (!callee) refuse_forward(fe, fe_field(call, "function"), name);
-  TSNode args = fe_field(call, "arguments");
-  TSNode arg[64];
+  if (!callee) refuse_forward(fe, fn, name);
+  return callee;
+}
+
+enum { CALL_MAX_ARGS = 64 };
+
+/* The call's argument nodes, one per parameter of callee. */
+static void call_arguments(Fe *fe, TSNode args, const Kernel *callee, TSNode *arg) {
   int na = 0;
   uint32_t cnt = ts_node_named_child_count(args);
   for (uint32_t i = 0; i < cnt; i++) {
     TSNode a = ts_node_named_child(args, i);
     if (fe_is(a, "comment")) continue;
-    if (na == 64) fe_error(fe, a, "too many arguments");
+    if (na == CALL_MAX_ARGS) fe_error(fe, a, "too many arguments (at most %d)", CALL_MAX_ARGS);
     arg[na++] = a;
   }
   if (na != callee->nparams)
-    fe_error(fe, args, "'%s' (line %d) takes %d argument%s, got %d", name, callee->loc.line, callee->nparams,
+    fe_error(fe, args, "'%s' (line %d) takes %d argument%s, got %d", callee->name, callee->loc.line, callee->nparams,
              callee->nparams == 1 ? "" : "s", na);
+}
+
+/* The marked block of a call, its arguments checked: each array's, and a
+ * declaration per scalar (first in the block). */
+static Stmt *bind_arguments(Fe *fe, TSNode call, const Kernel *callee, TSNode *arg) {
+  int n = callee->nparams;
   CallSite *cs = ARENA_NEW(fe->arena, CallSite);
-  cs->name = callee->name;
-  cs->callee = callee;
-  cs->fn = callee->name;
-  cs->fn_ir = callee;
-  cs->nparams = na;
-  cs->arg_buf = ARENA_ARRAY(fe->arena, Buffer *, na ? na : 1);
-  cs->arg_var = ARENA_ARRAY(fe->arena, Var *, na ? na : 1);
+  *cs = (CallSite){.name = callee->name, .callee = callee, .fn = callee->name, .fn_ir = callee, .nparams = n};
+  cs->arg_buf = ARENA_ARRAY(fe->arena, Buffer *, n ? n : 1);
+  cs->arg_var = ARENA_ARRAY(fe->arena, Var *, n ? n : 1);
   Stmt *block = ir_stmt(fe->arena, ST_BLOCK, fe_loc(fe, call));
   block->call = cs;
   Stmt **tail = &block->body;
@@ -269,18 +279,31 @@ Stmt *fe_kernel_call(Fe *fe, TSNode call) {
   for (const Param *p = callee->params; p; p = p->next, i++) {
     if (p->buf) {
       cs->arg_buf[i] = array_arg(fe, arg[i], callee, p->buf, i);
-    } else {
-      *tail = scalar_arg(fe, arg[i], callee, p->var, i, &cs->arg_var[i]);
-      tail = &(*tail)->next;
+      continue;
     }
+    *tail = scalar_arg(fe, arg[i], callee, p->var, i, &cs->arg_var[i]);
+    tail = &(*tail)->next;
   }
-  refuse_alias(fe, args, callee, cs);
-  /* no error past this point: an error unwinds (longjmp) past the map's free */
+  refuse_alias(fe, fe_field(call, "arguments"), callee, cs);
+  return block;
+}
+
+static bool forget_origin(Stmt *s, int depth, void *ctx) {
+  (void)depth, (void)ctx;
+  s->clone_of = NULL; /* a copy made by no schedule step */
+  return true;
+}
+
+/* The callee's body after the block's declarations, over the call's arrays
+ * and bound scalars. No error here: one would unwind past the map's free. */
+static void inline_callee(Fe *fe, Stmt *block, const Kernel *callee) {
+  const CallSite *cs = block->call;
+  Stmt **tail = &block->body;
+  while (*tail) tail = &(*tail)->next;
   CloneMap cm = {.k = fe->k};
-  i = 0;
+  int i = 0;
   for (const Param *p = callee->params; p; p = p->next, i++)
-    ir_clone_map_put(&cm, p->buf ? (const void *)p->buf : p->var,
-                     p->buf ? (void *)cs->arg_buf[i] : cs->arg_var[i]);
+    ir_clone_map_put(&cm, p->buf ? (const void *)p->buf : p->var, p->buf ? (void *)cs->arg_buf[i] : cs->arg_var[i]);
   for (const Stmt *s = callee->body->body; s; s = s->next) {
     *tail = ir_clone_stmt(fe->arena, s, &cm);
     tail = &(*tail)->next;
@@ -288,7 +311,15 @@ Stmt *fe_kernel_call(Fe *fe, TSNode call) {
   clone_map_free(&cm);
   Fresh f = {fe, callee, cs, block};
   ir_walk_stmts(block->body, rename_hiding, &f);
-  for (Stmt *s = block->body; s; s = s->next) s->clone_of = NULL;
+  ir_walk_stmts(block->body, forget_origin, NULL);
+}
+
+Stmt *fe_kernel_call(Fe *fe, TSNode call) {
+  const Kernel *callee = called_kernel(fe, call);
+  TSNode arg[CALL_MAX_ARGS];
+  call_arguments(fe, fe_field(call, "arguments"), callee, arg);
+  Stmt *block = bind_arguments(fe, call, callee, arg);
+  inline_callee(fe, block, callee);
   return block;
 }
 

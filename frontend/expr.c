@@ -292,9 +292,9 @@ static Expr *call(Fe *fe, TSNode n) {
   }
   if (!fe_is(fn, "identifier")) fe_error(fe, fn, "only calls to <math.h> functions are supported");
   const char *name = fe_text(fe, fn);
-  if (fe_names_kernel(fe, n))
+  const MathFn *m = math_fn(name); /* a kernel cannot have a <math.h> name (ir/reserved.c) */
+  if (!m && fe_names_kernel(fe, n))
     fe_error(fe, fn, "'%s' is a kernel: it returns nothing; call it as a statement, '%s(...);'", name, name);
-  const MathFn *m = math_fn(name);
   if (!m)
     fe_error(fe, fn, "call to '%s' is not supported: kernels may call <math.h> functions, abs, and kernels defined "
              "earlier in the file", name);
