@@ -200,6 +200,69 @@ static isl_stat start_piece(isl_set *set, isl_aff *aff, void *user) {
   return isl_stat_ok;
 }
 
+/* A region whose start is a max or a min of affine pieces over the
+ * iterations (a guard `if (i >= 7)` under a split: max(7, 256 * core)):
+ * the hull, the box from the one piece that is at or below the start in
+ * every iteration, the narrowest such. Its elements outside the guarded
+ * iterations' own are copied too (inputs: read and unused; a cache_write
+ * copies the box in first, as its writes do not cover it), and the guard
+ * stays on the compute. */
+enum { MAX_PIECES = 8 };
+
+typedef struct {
+  isl_aff *aff[MAX_PIECES];
+  int n;
+  bool over;
+} Pieces;
+
+static isl_stat collect_piece(isl_set *set, isl_aff *aff, void *user) {
+  Pieces *p = user;
+  isl_set_free(set);
+  if (p->n == MAX_PIECES) p->over = true;
+  if (p->n == MAX_PIECES) return isl_aff_free(aff), isl_stat_ok;
+  p->aff[p->n++] = aff;
+  return isl_stat_ok;
+}
+
+/* cand <= lo wherever lo is defined: 1, 0, or -1 on an isl error; keeps both */
+static int below_everywhere(isl_aff *cand, isl_pw_aff *lo) {
+  isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(lo));
+  isl_pw_aff *c = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(isl_aff_copy(cand)), isl_set_copy(dom));
+  isl_set *le = isl_pw_aff_le_set(c, isl_pw_aff_copy(lo));
+  isl_bool sub = isl_set_is_subset(dom, le);
+  isl_set_free(dom);
+  isl_set_free(le);
+  return sub < 0 ? -1 : sub == isl_bool_true;
+}
+
+/* The hull's piece of lo (keeps lo and hi): into start, with its extent;
+ * false when no piece is below lo everywhere or none is integer affine. */
+static bool hull_start(isl_pw_aff *lo, isl_pw_aff *hi, Start *start, int64_t *extent) {
+  Pieces p = {{NULL}, 0, false};
+  isl_pw_aff_foreach_piece(lo, collect_piece, &p);
+  int best = -1;
+  int64_t best_ext = 0;
+  for (int i = 0; i < p.n && !p.over; i++) {
+    int64_t coef[AT_MAX_LOOPS], cst;
+    if (!aff_int_terms(p.aff[i], start->n, coef, &cst) || below_everywhere(p.aff[i], lo) != 1) continue;
+    isl_pw_aff *ext = isl_pw_aff_sub(isl_pw_aff_copy(hi), isl_pw_aff_from_aff(isl_aff_copy(p.aff[i])));
+    isl_val *mx = pw_extreme(ext, true);
+    if (mx && isl_val_is_int(mx) == isl_bool_true && (best < 0 || isl_val_get_num_si(mx) + 1 < best_ext)) {
+      best = i;
+      best_ext = isl_val_get_num_si(mx) + 1;
+    }
+    isl_val_free(mx);
+  }
+  if (best >= 0) {
+    start->pieces = 1;
+    start->aff = isl_aff_copy(p.aff[best]);
+    start->affine = aff_int_terms(start->aff, start->n, start->coef, &start->cst);
+    *extent = best_ext;
+  }
+  for (int i = 0; i < p.n; i++) isl_aff_free(p.aff[i]);
+  return best >= 0;
+}
+
 /* The loop of an iteration [o], for messages; a cache at the root has
  * none (its one iteration is the kernel: the start is a constant, so the
  * messages that name it cannot occur there). */
@@ -216,19 +279,28 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
   memset(start, 0, sizeof *start);
   start->n = r->nouter;
   isl_pw_aff_foreach_piece(lo, start_piece, start);
+  isl_pw_aff *hi_all = isl_pw_aff_copy(hi);
   isl_pw_aff *ext = isl_pw_aff_sub(hi, isl_pw_aff_copy(lo));
   isl_val *mx = pw_extreme(ext, true);
   bool ok = mx && isl_val_is_int(mx) == isl_bool_true;
   *extent = ok ? isl_val_get_num_si(mx) + 1 : 0;
   isl_val_free(mx);
+  if (ok && start->pieces > 1) {
+    isl_aff_free(start->aff);
+    start->aff = NULL;
+    start->pieces = 0;
+    hull_start(lo, hi_all, start, extent);
+  }
   isl_pw_aff_free(lo);
+  isl_pw_aff_free(hi_all);
   if (!ok || start->pieces != 1 || !start->affine) {
     isl_aff_free(start->aff);
     start->aff = NULL;
     if (!ok) return sched_error(s, at, "cannot bound the region of %s along dimension %d", r->b->name, d);
     return sched_error(s, at, "the region of %s along dimension %d starts at a piecewise or non-affine "
-                       "position over the iterations of the loops down to %s; cache a loop whose "
-                       "iterations touch regions of one shape", r->b->name, d, innermost_name(r));
+                       "position over the iterations of the loops down to %s, and no one piece of it lies at "
+                       "or below the others in every iteration (a hull); cache a loop whose iterations touch "
+                       "regions of one shape", r->b->name, d, innermost_name(r));
   }
   /* where the window [start, start + extent) lies over all iterations (the
    * copies run in those that touch nothing too): it may not start below

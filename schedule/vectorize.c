@@ -66,6 +66,7 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
       loop->intrin = intrin; /* the loops stay serial: the call computes them in order */
       return true;
     }
+    sched_window_refusal(s->a, loop, why, sizeof why); /* a nearer reason than the nearest instruction's */
   }
   if (!sched_loop_is_parallel(s, loop)) {
     if (why[0]) {

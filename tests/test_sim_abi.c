@@ -44,6 +44,7 @@ static const char simabi_all[] =
     "  npu_vu_window_max_f32(f, f + 64, 2, 2, 2, 2, 2, 2, 2, 4);\n"
     "  npu_vu_window_avg_f32(f, f + 64, 2, 2, 2, 2, 2, 2, 2, 4, 4.0f);\n"
     "  npu_vu_select_gt_f32(f, f + 16, f + 32, f, 16, 0.0f); npu_vu_select_gts_f32(f, f + 16, f + 16, 16, 0.5f, 0.0f);\n"
+    "  if (npu_clamp(-3, 8) != 0 || npu_clamp(5, 8) != 5 || npu_clamp(9, 8) != 8) return 2;\n"
     "  npu_barrier();\n"
     "  return 0;\n"
     "}\n";
