@@ -249,6 +249,17 @@ void npu_vu_select_gts_f32_at(const char *file, int line, float *dst, const floa
 #define npu_vu_select_gt_f32(...) npu_vu_select_gt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_gts_f32(...) npu_vu_select_gts_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* Under a byte mask, one uint8_t per element (not 0: keep a):
+ *   npu_vu_select_u8_f32:  dst[i] = m[i] ? a[i] : b[i]   (b may be dst: a masked store)
+ *   npu_vu_select_u8s_f32: dst[i] = m[i] ? a[i] : e
+ * One vector of work per vector of the fp32 operands. */
+void npu_vu_select_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b,
+                             int n);
+void npu_vu_select_u8s_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, int n,
+                              float e);
+#define npu_vu_select_u8_f32(...) npu_vu_select_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_u8s_f32(...) npu_vu_select_u8s_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* ---- VU window reductions (max and average pooling) ----
  * For r < rows, c < cols, the kh x kw window of a whose first element is
  * a[(r*sh)*lda + c*sw] (windows sh rows and sw columns apart; kh, kw, sh,

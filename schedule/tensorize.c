@@ -839,12 +839,15 @@ static bool comparison(const Expr *e) {
 /* u, `if (C) L = X; else L = Y;` (with no else, Y is L: the value L
  * held), as the one assignment L = C ? X : Y, which stores the same value.
  * Only for a data-dependent C, one comparison of values loaded from
- * arrays (a mask): the bounds check (ir/bounds.c) narrows nothing by such
- * a C, so X, Y and L are in bounds wherever the nest runs, as the
- * instruction reads and writes them. X and Y of L's type: no conversion
+ * arrays or an element of an integer array (a mask): the bounds check
+ * (ir/bounds.c) narrows nothing by such a C, so X, Y and L are in bounds
+ * wherever the nest runs, as the instruction reads and writes them. X and Y of L's type: no conversion
  * that the ?: would add. */
+/* or the mask itself, an element of an integer array (`if (m[i])`) */
+static bool byte_mask(const Expr *e) { return e->kind == EX_LOAD && type_is_integer(e->type); }
+
 static const Stmt *as_select(Arena *a, const Stmt *u) {
-  if (u->kind != ST_IF || !comparison(u->cond) || !has_load(u->cond)) return NULL;
+  if (u->kind != ST_IF || !(byte_mask(u->cond) || (comparison(u->cond) && has_load(u->cond)))) return NULL;
   const Stmt *t = flat(u->then_s), *e = u->else_s ? flat(u->else_s) : NULL;
   if (!t || t->kind != ST_ASSIGN || t->next || t->op != OP_NONE || t->lhs->kind != EX_LOAD) return NULL;
   if (u->else_s && (!e || e->kind != ST_ASSIGN || e->next || e->op != OP_NONE || !ir_expr_same(e->lhs, t->lhs)))

@@ -97,3 +97,63 @@ Test(masks, a_guard_that_keeps_no_window_stays_scalar_and_says_so) {
   lacks(c, "npu_vu_");
   npg_close(s);
 }
+
+/* ---- byte masks: npu_vu_select_u8_f32, npu_vu_select_u8s_f32 ---- */
+
+/* k(m, x, y) with a uint8_t mask m and `body` as the loop's statement, on
+ * two VU cores with every array in vector memory */
+static NpgSession *byte_masked(const char *body) {
+  char src[1024];
+  snprintf(src, sizeof src,
+           "#include <stdint.h>\n"
+           "void k(const uint8_t m[64], const float x[64], float y[64]) {\n"
+           "  for (int i = 0; i < 64; i++)\n"
+           "    %s\n"
+           "}\n"
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu split(i, 32, core, ii)\n"
+           "#pragma npu bind(core, vu)\n"
+           "#pragma npu cache_read(m, vu_vm, core, m_vm)\n"
+           "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+           "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+           "#pragma npu vectorize(ii)\n",
+           body);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  return s;
+}
+
+Test(masks, a_byte_mask_selects_on_the_vu) {
+  static const char *const cases[][2] = {
+      /* a masked select: the else is the scalar */
+      {"y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
+      /* an if and an else that store one element */
+      {"if (m[i]) y[i] = x[i]; else y[i] = -1.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, -1.0f);"},
+      /* a masked store: y kept where the mask is 0 (and copied in) */
+      {"if (m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      /* the else from the array itself, in place */
+      {"y[i] = m[i] ? x[i] : y[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    NpgSession *s = byte_masked(cases[c][0]);
+    const char *text = npg_emit_source(s, checked(s, "v"));
+    has(text, cases[c][1]);
+    npg_close(s);
+  }
+}
+
+Test(masks, look_alikes_of_a_byte_mask_stay_scalar) {
+  /* the mask converted to float on the way (the value, not the mask); a
+   * mask compared with 1, not with 0 */
+  static const char *const bodies[] = {
+      "y[i] = m[i] ? x[i] + 1.0f : 0.0f;",
+      "y[i] = m[i] == 1 ? x[i] : 0.0f;",
+  };
+  for (size_t c = 0; c < sizeof bodies / sizeof bodies[0]; c++) {
+    NpgSession *s = byte_masked(bodies[c]);
+    const char *text = npg_emit_source(s, checked(s, "v"));
+    lacks(text, "npu_vu_select_u8_f32(&");
+    lacks(text, "npu_vu_select_u8s_f32(&");
+    npg_close(s);
+  }
+}
