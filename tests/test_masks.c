@@ -45,6 +45,26 @@ Test(masks, a_guard_that_is_not_a_prefix_is_cached_as_its_hull) {
   npg_close(s);
 }
 
+Test(masks, cores_the_guard_keeps_nothing_of_cache_their_own_tile) {
+  /* i >= 900 keeps nothing of cores 0..2: the region starts at 900 where
+   * it is not empty, but a box from 900 for every core would have all four
+   * copy y[900..1023] out at once (refused by bind's proof before); each
+   * core's box is its own tile, as without the guard */
+  static const char *const bodies[] = {"if (i >= 900) y[i] = x[i] * 2.0f;", "if (i == 513) y[i] = x[i] * 2.0f;"};
+  for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++) {
+    NpgSession *s = guarded(1024, 256, bodies[b]);
+    const char *c = npg_emit_source(s, checked(s, "v"));
+    /* for 513, the box is the tile's first 2 elements: core 2's reach 513 */
+    has(c, b ? "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 8));"
+             : "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 1024));");
+    has(c, b ? "npu_vu_muls_f32(&y_vm[npu_clamp(513 - core * 256, 256)], &x_vm[npu_clamp(513 - core * 256, 256)], "
+               "npu_clamp(npu_clamp(514 - core * 256, 256) - npu_clamp(513 - core * 256, 256), 256), 2.0f);"
+             : "npu_vu_muls_f32(&y_vm[npu_clamp(900 - core * 256, 256)], &x_vm[npu_clamp(900 - core * 256, 256)], "
+               "256 - npu_clamp(900 - core * 256, 256), 2.0f);");
+    npg_close(s);
+  }
+}
+
 Test(masks, vectorize_runs_the_instruction_over_the_window_the_guard_keeps) {
   static const char *const cases[][2] = {
       /* from 7 on: a suffix, core 0's window starts at 7, the others' at 0 */
