@@ -299,6 +299,33 @@ static isl_pw_aff *dim_min(isl_map *m, int d, int n) {
   return isl_map_dim_min(md, 0);
 }
 
+/* Where the box of dimension d starts when lo, the region's start, is not
+ * one affine function over every iteration (keeps lo and hi; start holds
+ * lo's last piece and extent its width). Some iterations touch nothing
+ * (a guard keeps none of theirs, as `i >= 900` on the tiles before 768):
+ * their box is where the loose region puts it, their own tile, not the
+ * others' (a constant start would have every iteration copy the same
+ * elements). Else, a max of pieces: the hull (hull_start). */
+static void choose_hull(Region *r, int d, isl_pw_aff *lo, isl_pw_aff *hi, Start *start, int64_t *extent) {
+  isl_set *touching = isl_pw_aff_domain(isl_pw_aff_copy(lo));
+  bool some_idle = isl_set_is_subset(r->odom, touching) == isl_bool_false;
+  isl_set_free(touching);
+  isl_pw_aff *loose = some_idle && r->loose ? dim_min(r->loose, d, r->b->ndim) : NULL;
+  Start alt = {.n = r->nouter};
+  int64_t alt_ext;
+  if (loose && hull_start(loose, lo, hi, r->odom, &alt, &alt_ext)) {
+    isl_aff_free(start->aff);
+    *start = alt;
+    *extent = alt_ext;
+  } else if (start->pieces > 1) {
+    isl_aff_free(start->aff);
+    start->aff = NULL;
+    start->pieces = 0;
+    hull_start(lo, lo, hi, NULL, start, extent);
+  }
+  isl_pw_aff_free(loose);
+}
+
 /* Start (an affine function of [o]) and largest extent of dimension d. */
 static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const SchedArg *at) {
   Sched *s = r->s;
@@ -316,27 +343,7 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
   bool ok = mx && isl_val_is_int(mx) == isl_bool_true;
   *extent = ok ? isl_val_get_num_si(mx) + 1 : 0;
   isl_val_free(mx);
-  /* some iterations touch nothing (a guard keeps none of theirs, as
-   * `i >= 900` on the tiles before 768): their box is where the loose
-   * region puts it, their own tile, not the others' (a constant start
-   * would have every iteration copy the same elements) */
-  isl_set *touching = isl_pw_aff_domain(isl_pw_aff_copy(lo));
-  bool some_idle = isl_set_is_subset(r->odom, touching) == isl_bool_false;
-  isl_set_free(touching);
-  isl_pw_aff *loose = some_idle && r->loose ? dim_min(r->loose, d, n) : NULL;
-  Start alt = {.n = r->nouter};
-  int64_t alt_ext;
-  if (ok && loose && hull_start(loose, lo, hi_all, r->odom, &alt, &alt_ext)) {
-    isl_aff_free(start->aff);
-    *start = alt;
-    *extent = alt_ext;
-  } else if (ok && start->pieces > 1) {
-    isl_aff_free(start->aff);
-    start->aff = NULL;
-    start->pieces = 0;
-    hull_start(lo, lo, hi_all, NULL, start, extent);
-  }
-  isl_pw_aff_free(loose);
+  if (ok) choose_hull(r, d, lo, hi_all, start, extent);
   isl_pw_aff_free(lo);
   isl_pw_aff_free(hi_all);
   if (!ok || start->pieces != 1 || !start->affine) {
