@@ -22,7 +22,10 @@
  * operand of lower rank leaves out the dimensions whose index is then 0;
  * commuted operands, mirrored comparisons, S = S + X for S += X and back,
  * an operand written in place, element for element, and an if under a
- * mask that stores one element as the select it is.
+ * mask that stores one element as the select it is. A guard on a matched
+ * loop's counter that keeps a prefix (a split's tail) or any window of
+ * its iterations (`if (i >= 7)`, schedule/vectorize_window.c) runs the
+ * call over what it keeps: start and length at run time.
  *
  * The nest stays in the IR, marked with the intrinsic, so later steps and
  * their proofs see the code it stands for; the emitter matches again and

@@ -2,8 +2,8 @@
  * Kernel: scaled_suffix_vu (examples/select_npu.c:36)
  * Target: default
  * Schedule scaled_suffix_vu:
- *   split(i, 16384, io, ir)
- *   split(ir, 4096, core, ii)
+ *   split(i, 32768, io, ir)
+ *   split(ir, 8192, core, ii)
  *   bind(core, vu)
  *   cache_read(x, vu_vm, core, x_vm)
  *   cache_write(y, vu_vm, core, y_vm)
@@ -17,36 +17,36 @@
 #include "scaled_suffix_vu.h"
 
 void scaled_suffix_vu(const float x[N], float y[N]) {
-  /* loop nest io (line 37): y_vm_load (line 122), x_vm_load (line 121), s1 (line 39), y_vm_store (line 122) */
+  /* loop nest io (line 37): y_vm_load (line 124), x_vm_load (line 123), s1 (line 39), y_vm_store (line 124) */
   {
     npu_token_t x_vm_tok[2][4]; /* per copy, per core: the load of x_vm */
     for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-      float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 16384 bytes, two copies */
+      float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 32768 bytes, two copies */
       /* x_vm_load: x_vm <- x */
-      x_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &x_vm[0], &x[core * 4096], 16384);
+      x_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &x_vm[0], &x[core * 8192], 32768);
     }
-    for (int io = 0; io < 16; io++) {
+    for (int io = 0; io < 8; io++) {
       /* bound to the VU cores: iteration core runs on core core, phase by phase */
       {
         npu_token_t y_vm_tok[4]; /* per core: the load of y_vm */
         for (int core = 0; core < 4; core++) { /* loads */
-          float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768); /* vu_vm of each core: 16384 bytes */
-          float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((io + 1) % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+          float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core: 32768 bytes */
+          float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((io + 1) % 2) * 32768); /* vu_vm of each core: 32768 bytes, two copies */
           /* y_vm_load: y_vm <- y */
-          y_vm_tok[core] = npu_dma_1d(0, &y_vm[0], &y[io * 16384 + core * 4096], 16384);
-          if (io + 1 < 16) { /* the next pass's regions, into the other copies */
+          y_vm_tok[core] = npu_dma_1d(0, &y_vm[0], &y[io * 32768 + core * 8192], 32768);
+          if (io + 1 < 8) { /* the next pass's regions, into the other copies */
             /* x_vm_load: x_vm <- x */
-            x_vm_tok[(io + 1) % 2][core] = npu_dma_1d(1, &x_vm[0], &x[(io + 1) * 16384 + core * 4096], 16384);
+            x_vm_tok[(io + 1) % 2][core] = npu_dma_1d(1, &x_vm[0], &x[(io + 1) * 32768 + core * 8192], 32768);
           }
         }
         for (int core = 0; core < 4; core++) { /* compute */
-          float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768); /* vu_vm of each core: 16384 bytes */
-          float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (io % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+          float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core: 32768 bytes */
+          float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (io % 2) * 32768); /* vu_vm of each core: 32768 bytes, two copies */
           npu_dma_wait(y_vm_tok[core]);
           npu_dma_wait(x_vm_tok[io % 2][core]);
-          npu_vu_muls_f32(&y_vm[npu_clamp(7 - (io * 16384 + core * 4096), 4096)], &x_vm[npu_clamp(7 - (io * 16384 + core * 4096), 4096)], 4096 - npu_clamp(7 - (io * 16384 + core * 4096), 4096), 2.0f);
+          npu_vu_muls_f32(&y_vm[npu_clamp(7 - (io * 32768 + core * 8192), 8192)], &x_vm[npu_clamp(7 - (io * 32768 + core * 8192), 8192)], 8192 - npu_clamp(7 - (io * 32768 + core * 8192), 8192), 2.0f);
           /* y_vm_store: y <- y_vm */
-          npu_dma_wait(npu_dma_1d(0, &y[io * 16384 + core * 4096], &y_vm[0], 16384));
+          npu_dma_wait(npu_dma_1d(0, &y[io * 32768 + core * 8192], &y_vm[0], 32768));
         }
       }
     }

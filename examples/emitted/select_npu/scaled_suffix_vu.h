@@ -2,8 +2,8 @@
  * Kernel: scaled_suffix_vu (examples/select_npu.c:36)
  * Target: default
  * Schedule scaled_suffix_vu:
- *   split(i, 16384, io, ir)
- *   split(ir, 4096, core, ii)
+ *   split(i, 32768, io, ir)
+ *   split(ir, 8192, core, ii)
  *   bind(core, vu)
  *   cache_read(x, vu_vm, core, x_vm)
  *   cache_write(y, vu_vm, core, y_vm)
