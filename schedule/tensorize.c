@@ -558,8 +558,25 @@ static Op mirrored(Op op) {
   return op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE : op == OP_GE ? OP_LE : OP_NONE;
 }
 
+/* c is `X != 0` (or `0 != X`, or `X > 0` / `0 < X` for an unsigned X),
+ * the same test as X alone in a condition: X, its promotion left out;
+ * NULL otherwise. A byte mask written `m[i] != 0 ? ...` is `m[i] ? ...`. */
+static const Expr *truth_of(const Expr *c) {
+  if (c->kind != EX_BINARY || (c->op != OP_NE && c->op != OP_GT && c->op != OP_LT)) return NULL;
+  int64_t z;
+  bool zero_right = ir_const_int(c->b, &z) && z == 0, zero_left = ir_const_int(c->a, &z) && z == 0;
+  const Expr *x = zero_right ? c->a : zero_left ? c->b : NULL;
+  if (!x || (c->op == OP_GT && !zero_right) || (c->op == OP_LT && !zero_left)) return NULL;
+  while (x->kind == EX_CAST && x->implicit) x = x->a;
+  if (!type_is_integer(x->type) || (c->op != OP_NE && x->type->is_signed)) return NULL;
+  return x;
+}
+
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   m->progress++;
+  const Expr *truth = u && s && u->kind == EX_COND && s->kind == EX_COND && s->a->kind == EX_LOAD ? truth_of(u->a) : NULL;
+  if (truth) /* the mask's test written out */
+    return match_expr(m, truth, s->a) && match_expr(m, u->b, s->b) && match_expr(m, u->c, s->c);
   if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))

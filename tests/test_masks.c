@@ -151,6 +151,9 @@ Test(masks, a_byte_mask_selects_on_the_vu) {
       {"if (m[i]) y[i] = x[i]; else y[i] = -1.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, -1.0f);"},
       /* a masked store: y kept where the mask is 0 (and copied in) */
       {"if (m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      /* the test written out: not 0, or above 0 (unsigned) */
+      {"y[i] = m[i] != 0 ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
+      {"if (0 < m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
       /* the else from the array itself, in place */
       {"y[i] = m[i] ? x[i] : y[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
   };
@@ -163,11 +166,12 @@ Test(masks, a_byte_mask_selects_on_the_vu) {
 }
 
 Test(masks, look_alikes_of_a_byte_mask_stay_scalar) {
-  /* the mask converted to float on the way (the value, not the mask); a
-   * mask compared with 1, not with 0 */
+  /* another value selected; a mask compared with 1, not with 0; below 0
+   * (never, for a uint8_t) */
   static const char *const bodies[] = {
       "y[i] = m[i] ? x[i] + 1.0f : 0.0f;",
       "y[i] = m[i] == 1 ? x[i] : 0.0f;",
+      "y[i] = 0 > m[i] ? x[i] : 0.0f;",
   };
   for (size_t c = 0; c < sizeof bodies / sizeof bodies[0]; c++) {
     NpgSession *s = byte_masked(bodies[c]);
