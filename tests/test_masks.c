@@ -181,3 +181,40 @@ Test(masks, look_alikes_of_a_byte_mask_stay_scalar) {
     npg_close(s);
   }
 }
+
+Test(masks, windows_with_lanes_and_on_the_rows_of_a_2d_instruction) {
+  /* vectorize(ii, 16): a window per vector of 16, its start the vector's */
+  NpgSession *s = open_ok("void k(const float x[1000], float y[1000]) {\n"
+                          "  for (int i = 0; i < 1000; i++)\n"
+                          "    if (i >= 7 && i < 990) y[i] = x[i] * 2.0f;\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu split(i, 256, core, ii)\n"
+                          "#pragma npu bind(core, vu)\n"
+                          "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                          "#pragma npu vectorize(ii, 16)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_muls_f32(&y_vm[ii * 16 + npu_clamp(7 - (core * 256 + ii * 16), 16)], &x_vm[ii * 16 + npu_clamp(7 - "
+      "(core * 256 + ii * 16), 16)], npu_clamp(npu_clamp(990 - (core * 256 + ii * 16), 16) - npu_clamp(7 - (core * "
+      "256 + ii * 16), 16), 16), 2.0f);");
+  npg_close(s);
+  /* a guard on the row inside the column loop: the row op from the first
+   * row kept, each operand's row start moved (m's too) */
+  s = open_ok("void k(const float X[64][16], const float m[64], float Y[64][16]) {\n"
+              "  for (int r = 0; r < 64; r++)\n"
+              "    for (int c = 0; c < 16; c++)\n"
+              "      if (r >= 5) Y[r][c] = X[r][c] - m[r];\n"
+              "}\n",
+              "#pragma npu schedule(k, v)\n"
+              "#pragma npu split(r, 16, core, ri)\n"
+              "#pragma npu bind(core, vu)\n"
+              "#pragma npu cache_read(X, vu_vm, core, X_vm)\n"
+              "#pragma npu cache_read(m, vu_vm, core, m_vm)\n"
+              "#pragma npu cache_write(Y, vu_vm, core, Y_vm)\n"
+              "#pragma npu vectorize(ri)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_sub_rows_f32(&Y_vm[npu_clamp(5 - core * 16, 16)][0], &X_vm[npu_clamp(5 - core * 16, 16)][0], "
+      "&m_vm[npu_clamp(5 - core * 16, 16)], 16 - npu_clamp(5 - core * 16, 16), 16, 16, 16);");
+  npg_close(s);
+}
