@@ -5,6 +5,9 @@
  * answer (Stmt.intrin_call), which emit/ prints: the call, under its test
  * with the nest as written as the other branch, or a comment saying why
  * the loops stay. */
+#include <stdio.h>
+#include <string.h>
+
 #include "lower/lower.h"
 #include "schedule/tensorize.h"
 
@@ -21,6 +24,43 @@ static bool holds_intrin(const Stmt *s) {
   return found;
 }
 
+/* A statement of the nest that occurs in it more than once: a later step
+ * copied it (unroll expands a loop into copies of its body; a partition
+ * or a split's tail repeats it too). */
+typedef struct {
+  const Stmt *seen[64];
+  int nseen;
+  const Stmt *copied;
+  int copies;
+} Copies;
+
+static bool find_copies(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Copies *c = ctx;
+  if (s->kind != ST_ASSIGN || !s->name) return true;
+  for (int i = 0; i < c->nseen; i++)
+    if (!strcmp(c->seen[i]->name, s->name)) {
+      if (!c->copied) c->copied = c->seen[i];
+      if (c->copied == c->seen[i]) c->copies++;
+      return true;
+    }
+  if (c->nseen < 64) c->seen[c->nseen++] = s;
+  return true;
+}
+
+/* Why the nest no longer matches, when a later step copied one of its
+ * statements: the matcher's own reason ("does more than the intrinsic")
+ * would blame the nest as written. */
+static bool copied_why(const Stmt *loop, char *why, size_t n) {
+  Copies c = {.copies = 1};
+  lower_walk_one(loop, find_copies, &c);
+  if (!c.copied) return false;
+  snprintf(why, n, "the nest holds %d copies of %s (line %d): a later step copied it (an unroll of a loop in the "
+           "nest, or a partition), and one call of the intrinsic runs the whole nest; drop that step, or apply it "
+           "to a loop around the nest", c.copies, c.copied->name, c.copied->loc.line);
+  return true;
+}
+
 static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
   IntrinCall *c = ARENA_NEW(lw->arena, IntrinCall);
   StrBuf call, guard;
@@ -33,6 +73,7 @@ static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
     c->call = arena_strdup(lw->arena, call.data);
     if (guard.len) c->guard = arena_strdup(lw->arena, guard.data);
   } else {
+    copied_why(loop, why, sizeof why);
     c->why = arena_strdup(lw->arena, why);
   }
   arena_free(&scratch);

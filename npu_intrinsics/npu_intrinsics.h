@@ -227,6 +227,15 @@ void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const floa
                               int cols, int lda, int ldb);
 #define npu_vu_reduce_dot_f32(...) npu_vu_reduce_dot_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* ---- Run-time windows: a guard that keeps part of a loop ----
+ * An instruction for a loop of n iterations under `if (start + i >= lo &&
+ * start + i < hi)` (a tail that is not a prefix: `i >= 7`, or a split's
+ * tile that the guard cuts) runs over the window alone: its operands start
+ * at npu_clamp(lo - start, n) and it runs npu_clamp(hi - start, n) minus
+ * that many elements. x clamped to [0, n]; not an instruction (host
+ * arithmetic on the addresses, like a prefix tail's length). */
+static inline int npu_clamp(int x, int n) { return x < 0 ? 0 : x < n ? x : n; }
+
 /* ---- VU selects: a compare with a scalar and a predicated move ----
  *   npu_vu_select_gt_f32:  dst[i] = m[i] > t ? a[i] : b[i]
  *   npu_vu_select_gts_f32: dst[i] = m[i] > t ? a[i] : e
@@ -239,6 +248,17 @@ void npu_vu_select_gts_f32_at(const char *file, int line, float *dst, const floa
                               float e);
 #define npu_vu_select_gt_f32(...) npu_vu_select_gt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_gts_f32(...) npu_vu_select_gts_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Under a byte mask, one uint8_t per element (not 0: keep a):
+ *   npu_vu_select_u8_f32:  dst[i] = m[i] ? a[i] : b[i]   (b may be dst: a masked store)
+ *   npu_vu_select_u8s_f32: dst[i] = m[i] ? a[i] : e
+ * One vector of work per vector of the fp32 operands. */
+void npu_vu_select_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b,
+                             int n);
+void npu_vu_select_u8s_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, int n,
+                              float e);
+#define npu_vu_select_u8_f32(...) npu_vu_select_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_u8s_f32(...) npu_vu_select_u8s_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- VU window reductions (max and average pooling) ----
  * For r < rows, c < cols, the kh x kw window of a whose first element is

@@ -42,6 +42,8 @@ typedef struct {
   const Stmt *oloops[AT_MAX_LOOPS];
   isl_set *odom;                     /* every iteration [o], whether it touches BUF or not */
   isl_map *all, *writes;             /* [o] -> [index] of every access, of the writes */
+  isl_map *loose;                    /* of every access with the conditions under at_loop left out */
+  bool ignore_conds;                 /* scanning for loose */
   bool reads;                        /* the iteration reads BUF (loads, compound assignments) */
   int opaque_conds;                  /* non-affine conditions around the statement being scanned */
   bool cond_writes;                  /* some write of BUF runs only under such a condition */
@@ -145,6 +147,11 @@ static void scan_stmts(Region *r, const Stmt *st) {
       break;
     case ST_IF: {
       scan_expr(r, st->cond);
+      if (r->ignore_conds) {
+        scan_stmts(r, st->then_s);
+        scan_stmts(r, st->else_s);
+        break;
+      }
       bool pushed = aff_push_cond(&r->aff, st->cond, false);
       r->opaque_conds += !pushed;
       scan_stmts(r, st->then_s);
@@ -200,10 +207,124 @@ static isl_stat start_piece(isl_set *set, isl_aff *aff, void *user) {
   return isl_stat_ok;
 }
 
+/* A region whose start is a max or a min of affine pieces over the
+ * iterations (a guard `if (i >= 7)` under a split: max(7, 256 * core)):
+ * the hull, the box from the one piece that is at or below the start in
+ * every iteration, the narrowest such. Its elements outside the guarded
+ * iterations' own are copied too (inputs: read and unused; a cache_write
+ * copies the box in first, as its writes do not cover it), and the guard
+ * stays on the compute. */
+enum { MAX_PIECES = 8 };
+
+typedef struct {
+  isl_aff *aff[MAX_PIECES];
+  int n;
+  bool over;
+} Pieces;
+
+static isl_stat collect_piece(isl_set *set, isl_aff *aff, void *user) {
+  Pieces *p = user;
+  isl_set_free(set);
+  if (p->n == MAX_PIECES) p->over = true;
+  if (p->n == MAX_PIECES) return isl_aff_free(aff), isl_stat_ok;
+  p->aff[p->n++] = aff;
+  return isl_stat_ok;
+}
+
+/* cand <= lo wherever lo is defined: 1, 0, or -1 on an isl error; keeps both */
+static int below_everywhere(isl_aff *cand, isl_pw_aff *lo) {
+  isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(lo));
+  isl_pw_aff *c = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(isl_aff_copy(cand)), isl_set_copy(dom));
+  isl_set *le = isl_pw_aff_le_set(c, isl_pw_aff_copy(lo));
+  isl_bool sub = isl_set_is_subset(dom, le);
+  isl_set_free(dom);
+  isl_set_free(le);
+  return sub < 0 ? -1 : sub == isl_bool_true;
+}
+
+/* at or above 0 in every iteration of dom: 1, 0, or -1 on an isl error;
+ * keeps both */
+static int never_negative(isl_aff *cand, isl_set *dom) {
+  isl_pw_aff *c = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(isl_aff_copy(cand)), isl_set_copy(dom));
+  isl_val *v = pw_extreme(c, false);
+  int ok = !v || isl_val_is_int(v) != isl_bool_true ? -1 : isl_val_is_neg(v) != isl_bool_true;
+  isl_val_free(v);
+  return ok;
+}
+
+/* The hull's start among the pieces of cands (lo's own, or the loose
+ * region's): one at or below lo wherever lo is defined, integer affine,
+ * and at or above 0 over every iteration when odom is given; the
+ * narrowest box over hi. Into start, with its extent; keeps its
+ * arguments; false when there is none. */
+static bool hull_start(isl_pw_aff *cands, isl_pw_aff *lo, isl_pw_aff *hi, isl_set *odom, Start *start,
+                       int64_t *extent) {
+  Pieces p = {{NULL}, 0, false};
+  isl_pw_aff_foreach_piece(cands, collect_piece, &p);
+  int best = -1;
+  int64_t best_ext = 0;
+  for (int i = 0; i < p.n && !p.over; i++) {
+    int64_t coef[AT_MAX_LOOPS], cst;
+    if (!aff_int_terms(p.aff[i], start->n, coef, &cst) || below_everywhere(p.aff[i], lo) != 1 ||
+        (odom && never_negative(p.aff[i], odom) != 1))
+      continue;
+    isl_pw_aff *ext = isl_pw_aff_sub(isl_pw_aff_copy(hi), isl_pw_aff_from_aff(isl_aff_copy(p.aff[i])));
+    isl_val *mx = pw_extreme(ext, true);
+    if (mx && isl_val_is_int(mx) == isl_bool_true && (best < 0 || isl_val_get_num_si(mx) + 1 < best_ext)) {
+      best = i;
+      best_ext = isl_val_get_num_si(mx) + 1;
+    }
+    isl_val_free(mx);
+  }
+  if (best >= 0) {
+    start->pieces = 1;
+    start->aff = isl_aff_copy(p.aff[best]);
+    start->affine = aff_int_terms(start->aff, start->n, start->coef, &start->cst);
+    *extent = best_ext;
+  }
+  for (int i = 0; i < p.n; i++) isl_aff_free(p.aff[i]);
+  return best >= 0;
+}
+
 /* The loop of an iteration [o], for messages; a cache at the root has
  * none (its one iteration is the kernel: the start is a constant, so the
  * messages that name it cannot occur there). */
 static const char *innermost_name(const Region *r) { return r->nouter ? r->oloops[r->nouter - 1]->name : "the root"; }
+
+/* The smallest index of dimension d over each iteration's accesses in m. */
+static isl_pw_aff *dim_min(isl_map *m, int d, int n) {
+  isl_map *md = isl_map_copy(m);
+  md = isl_map_project_out(md, isl_dim_out, (unsigned)(d + 1), (unsigned)(n - d - 1));
+  md = isl_map_project_out(md, isl_dim_out, 0, (unsigned)d);
+  return isl_map_dim_min(md, 0);
+}
+
+/* Where the box of dimension d starts when lo, the region's start, is not
+ * one affine function over every iteration (keeps lo and hi; start holds
+ * lo's last piece and extent its width). Some iterations touch nothing
+ * (a guard keeps none of theirs, as `i >= 900` on the tiles before 768):
+ * their box is where the loose region puts it, their own tile, not the
+ * others' (a constant start would have every iteration copy the same
+ * elements). Else, a max of pieces: the hull (hull_start). */
+static void choose_hull(Region *r, int d, isl_pw_aff *lo, isl_pw_aff *hi, Start *start, int64_t *extent) {
+  isl_set *touching = isl_pw_aff_domain(isl_pw_aff_copy(lo));
+  bool some_idle = isl_set_is_subset(r->odom, touching) == isl_bool_false;
+  isl_set_free(touching);
+  isl_pw_aff *loose = some_idle && r->loose ? dim_min(r->loose, d, r->b->ndim) : NULL;
+  Start alt = {.n = r->nouter};
+  int64_t alt_ext;
+  if (loose && hull_start(loose, lo, hi, r->odom, &alt, &alt_ext)) {
+    isl_aff_free(start->aff);
+    *start = alt;
+    *extent = alt_ext;
+  } else if (start->pieces > 1) {
+    isl_aff_free(start->aff);
+    start->aff = NULL;
+    start->pieces = 0;
+    hull_start(lo, lo, hi, NULL, start, extent);
+  }
+  isl_pw_aff_free(loose);
+}
 
 /* Start (an affine function of [o]) and largest extent of dimension d. */
 static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const SchedArg *at) {
@@ -216,19 +337,23 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
   memset(start, 0, sizeof *start);
   start->n = r->nouter;
   isl_pw_aff_foreach_piece(lo, start_piece, start);
+  isl_pw_aff *hi_all = isl_pw_aff_copy(hi);
   isl_pw_aff *ext = isl_pw_aff_sub(hi, isl_pw_aff_copy(lo));
   isl_val *mx = pw_extreme(ext, true);
   bool ok = mx && isl_val_is_int(mx) == isl_bool_true;
   *extent = ok ? isl_val_get_num_si(mx) + 1 : 0;
   isl_val_free(mx);
+  if (ok) choose_hull(r, d, lo, hi_all, start, extent);
   isl_pw_aff_free(lo);
+  isl_pw_aff_free(hi_all);
   if (!ok || start->pieces != 1 || !start->affine) {
     isl_aff_free(start->aff);
     start->aff = NULL;
     if (!ok) return sched_error(s, at, "cannot bound the region of %s along dimension %d", r->b->name, d);
     return sched_error(s, at, "the region of %s along dimension %d starts at a piecewise or non-affine "
-                       "position over the iterations of the loops down to %s; cache a loop whose "
-                       "iterations touch regions of one shape", r->b->name, d, innermost_name(r));
+                       "position over the iterations of the loops down to %s, and no one piece of it lies at "
+                       "or below the others in every iteration (a hull); cache a loop whose iterations touch "
+                       "regions of one shape", r->b->name, d, innermost_name(r));
   }
   /* where the window [start, start + extent) lies over all iterations (the
    * copies run in those that touch nothing too): it may not start below
@@ -562,6 +687,11 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
 
   Region r = {.s = s, .b = b};
   scan_region(&r, frames, nf, at, under);
+  Region loose = {.s = s, .b = b, .ignore_conds = true};
+  scan_region(&loose, frames, nf, at, under);
+  r.loose = loose.opaque ? isl_map_free(loose.all) : loose.all;
+  isl_map_free(loose.writes);
+  isl_set_free(loose.odom);
 
   bool ok = true;
   Start start[IR_MAX_DIMS];
@@ -586,6 +716,7 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
     ok = sched_error(s, &st->args[0], "local array %s is read under %s where an iteration has not written it "
                      "first; its cache would have to keep values across iterations", b->name, where);
   isl_map_free(r.all);
+  isl_map_free(r.loose);
   isl_map_free(r.writes);
   isl_set_free(r.odom);
   if (!ok) return false;

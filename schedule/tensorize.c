@@ -22,7 +22,10 @@
  * operand of lower rank leaves out the dimensions whose index is then 0;
  * commuted operands, mirrored comparisons, S = S + X for S += X and back,
  * an operand written in place, element for element, and an if under a
- * mask that stores one element as the select it is.
+ * mask that stores one element as the select it is. A guard on a matched
+ * loop's counter that keeps a prefix (a split's tail) or any window of
+ * its iterations (`if (i >= 7)`, schedule/vectorize_window.c) runs the
+ * call over what it keeps: start and length at run time.
  *
  * The nest stays in the IR, marked with the intrinsic, so later steps and
  * their proofs see the code it stands for; the emitter matches again and
@@ -36,6 +39,7 @@
 #include <string.h>
 
 #include "frontend/frontend.h"
+#include "ir/arith.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
 #include "schedule/intrinsics.h"
@@ -73,6 +77,12 @@ typedef struct {
   Expr *tail_start[MAX_BIND];
   int64_t tail_end[MAX_BIND];
   int ntails;
+  /* windows: a matched loop's iterations outside a window do nothing (a
+   * guard `if (start + v >= lo)`, schedule/vectorize_window.c): the call
+   * runs over the window alone */
+  const Var *win_var[MAX_BIND];
+  SchedWindow win[MAX_BIND];
+  int nwins;
   const Stmt *ucur, *scur; /* the statements being matched */
   int progress;             /* nodes compared: how near a failed match came */
   char why[1024];
@@ -548,8 +558,25 @@ static Op mirrored(Op op) {
   return op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE : op == OP_GE ? OP_LE : OP_NONE;
 }
 
+/* c is `X != 0` (or `0 != X`, or `X > 0` / `0 < X` for an unsigned X),
+ * the same test as X alone in a condition: X, its promotion left out;
+ * NULL otherwise. A byte mask written `m[i] != 0 ? ...` is `m[i] ? ...`. */
+static const Expr *truth_of(const Expr *c) {
+  if (c->kind != EX_BINARY || (c->op != OP_NE && c->op != OP_GT && c->op != OP_LT)) return NULL;
+  int64_t z;
+  bool zero_right = ir_const_int(c->b, &z) && z == 0, zero_left = ir_const_int(c->a, &z) && z == 0;
+  const Expr *x = zero_right ? c->a : zero_left ? c->b : NULL;
+  if (!x || (c->op == OP_GT && !zero_right) || (c->op == OP_LT && !zero_left)) return NULL;
+  while (x->kind == EX_CAST && x->implicit) x = x->a;
+  if (!type_is_integer(x->type) || (c->op != OP_NE && x->type->is_signed)) return NULL;
+  return x;
+}
+
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   m->progress++;
+  const Expr *truth = u && s && u->kind == EX_COND && s->kind == EX_COND && s->a->kind == EX_LOAD ? truth_of(u->a) : NULL;
+  if (truth) /* the mask's test written out */
+    return match_expr(m, truth, s->a) && match_expr(m, u->b, s->b) && match_expr(m, u->c, s->c);
   if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
@@ -623,6 +650,15 @@ static bool whole_body(const Stmt *loop, const Stmt *g) {
   return s == g && !s->next;
 }
 
+/* A matched loop's counter that a tail or a window already shortens. */
+static bool shortened(const Match *m, const Var *v) {
+  for (int j = 0; j < m->ntails; j++)
+    if (m->tail_var[j] == v) return true;
+  for (int j = 0; j < m->nwins; j++)
+    if (m->win_var[j] == v) return true;
+  return false;
+}
+
 /* u is a tail guard (ir_tail_guard) on a matched loop that starts at 0,
  * all that loop's body runs (so an iteration past the end does nothing),
  * with a start free of every matched counter: recorded, true. */
@@ -635,12 +671,57 @@ static bool take_tail(Match *m, const Stmt *u) {
       continue;
     for (int j = 0; j < m->nvars; j++)
       if (ir_expr_uses(start, m->uloop[j]->var, NULL)) return false;
-    for (int j = 0; j < m->ntails; j++)
-      if (m->tail_var[j] == m->uloop[i]->var) return false;
-    if (m->ntails == MAX_BIND) return false;
+    for (int j = 0; j < m->nwins; j++) /* inside a window: cut it at the tail's end */
+      if (m->win_var[j] == m->uloop[i]->var) {
+        SchedWindow *w = &m->win[j];
+        if (!ir_expr_same(arith_simplify(m->a, start, NULL, 0), w->start)) return false;
+        w->hi = w->has_hi && w->hi < end ? w->hi : end;
+        w->has_hi = true;
+        return true;
+      }
+    if (shortened(m, m->uloop[i]->var) || m->ntails == MAX_BIND) return false;
     m->tail_var[m->ntails] = m->uloop[i]->var;
     m->tail_start[m->ntails] = start;
     m->tail_end[m->ntails++] = end;
+    return true;
+  }
+  return false;
+}
+
+/* A split's tail guard and a window guard on one loop (`if (core * 256 +
+ * ii < N) if (core * 256 + ii >= 300)`), with one start: one window, w
+ * cut at the tail's end; the tail is dropped. */
+static bool merge_tail(Match *m, const Var *v, SchedWindow *w) {
+  for (int j = 0; j < m->ntails; j++) {
+    if (m->tail_var[j] != v) continue;
+    if (!ir_expr_same(arith_simplify(m->a, m->tail_start[j], NULL, 0), w->start)) return false;
+    w->hi = w->has_hi && w->hi < m->tail_end[j] ? w->hi : m->tail_end[j];
+    w->has_hi = true;
+    m->ntails--;
+    m->tail_var[j] = m->tail_var[m->ntails];
+    m->tail_start[j] = m->tail_start[m->ntails];
+    m->tail_end[j] = m->tail_end[m->ntails];
+    return true;
+  }
+  return true;
+}
+
+/* u is a window guard (sched_window_guard) on a matched loop that starts
+ * at 0, all that loop's body runs, with a start free of every matched
+ * counter: recorded (with the loop's tail, merge_tail), true. A tail that
+ * is not a prefix. */
+static bool take_window(Match *m, const Stmt *u) {
+  for (int i = 0; i < m->nvars; i++) {
+    SchedWindow w;
+    int64_t lo;
+    if (!sched_window_guard(m->a, u, m->uloop[i]->var, &w) || !ir_const_int(m->uloop[i]->lo, &lo) || lo != 0 ||
+        !whole_body(m->uloop[i], u))
+      continue;
+    for (int j = 0; j < m->nvars; j++)
+      if (ir_expr_uses(w.start, m->uloop[j]->var, NULL)) return false;
+    if (!merge_tail(m, m->uloop[i]->var, &w) || shortened(m, m->uloop[i]->var) || m->nwins == MAX_BIND) return false;
+    m->win_var[m->nwins] = m->uloop[i]->var;
+    m->win[m->nwins++] = w;
     return true;
   }
   return false;
@@ -778,12 +859,15 @@ static bool comparison(const Expr *e) {
 /* u, `if (C) L = X; else L = Y;` (with no else, Y is L: the value L
  * held), as the one assignment L = C ? X : Y, which stores the same value.
  * Only for a data-dependent C, one comparison of values loaded from
- * arrays (a mask): the bounds check (ir/bounds.c) narrows nothing by such
- * a C, so X, Y and L are in bounds wherever the nest runs, as the
- * instruction reads and writes them. X and Y of L's type: no conversion
+ * arrays or an element of an integer array (a mask): the bounds check
+ * (ir/bounds.c) narrows nothing by such a C, so X, Y and L are in bounds
+ * wherever the nest runs, as the instruction reads and writes them. X and Y of L's type: no conversion
  * that the ?: would add. */
+/* or the mask itself, an element of an integer array (`if (m[i])`) */
+static bool byte_mask(const Expr *e) { return e->kind == EX_LOAD && type_is_integer(e->type); }
+
 static const Stmt *as_select(Arena *a, const Stmt *u) {
-  if (u->kind != ST_IF || !comparison(u->cond) || !has_load(u->cond)) return NULL;
+  if (u->kind != ST_IF || !(byte_mask(u->cond) || (comparison(u->cond) && has_load(u->cond)))) return NULL;
   const Stmt *t = flat(u->then_s), *e = u->else_s ? flat(u->else_s) : NULL;
   if (!t || t->kind != ST_ASSIGN || t->next || t->op != OP_NONE || t->lhs->kind != EX_LOAD) return NULL;
   if (u->else_s && (!e || e->kind != ST_ASSIGN || e->next || e->op != OP_NONE || !ir_expr_same(e->lhs, t->lhs)))
@@ -828,6 +912,8 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   if (!u) return differ_stmt(m, "the nest does less than the intrinsic", NULL, s);
   /* a split's tail guard, where the intrinsic has none: what it guards */
   if (u->kind == ST_IF && s->kind != ST_IF && take_tail(m, u)) return match_list(m, u->then_s, s);
+  /* a guard that keeps a window of a loop's iterations: the call runs over it */
+  if (u->kind == ST_IF && s->kind != ST_IF && take_window(m, u)) return match_list(m, u->then_s, s);
   if (s->kind == ST_FOR) return match_for(m, u, s);
   /* a masked store or an if-else of one element: the select it is */
   const Stmt *sel = s->kind == ST_ASSIGN ? as_select(m->a, u) : NULL;
@@ -1052,10 +1138,10 @@ static bool check_sizes(Match *m, const Module *sem, char *why, size_t n) {
   return ok;
 }
 
-/* The size a tail's loop bound, or NULL. */
-static const char *tail_size(const Match *m, int tail) {
+/* The size loop v's extent bound, or NULL. */
+static const char *loop_size(const Match *m, const Var *v) {
   for (int i = 0; i < m->nsizes; i++)
-    if (m->size_loop[i] == m->tail_var[tail]) return m->size[i];
+    if (m->size_loop[i] == v) return m->size[i];
   return NULL;
 }
 
@@ -1063,9 +1149,10 @@ static const char *tail_size(const Match *m, int tail) {
  * from and that is no operand's inner extent (a leading dimension, like a
  * matmul's M or a VU op's rows) may be. */
 static bool check_tails(Match *m, const Module *sem, char *why, size_t n) {
-  for (int t = 0; t < m->ntails; t++) {
-    const char *size = tail_size(m, t);
-    const char *loop = m->tail_var[t]->name;
+  for (int t = 0; t < m->ntails + m->nwins; t++) {
+    const Var *v = t < m->ntails ? m->tail_var[t] : m->win_var[t - m->ntails];
+    const char *size = loop_size(m, v);
+    const char *loop = v->name;
     if (!size) return snprintf(why, n, "the guard on loop %s shortens no size of the intrinsic", loop) < 0;
     /* an inner extent is the cache's: the peeled tail needs caches of its own extent */
     const Buffer *inner = NULL;
@@ -1083,6 +1170,51 @@ static bool check_tails(Match *m, const Module *sem, char *why, size_t n) {
       return snprintf(why, n, "the guard on loop %s (a tail) would shorten %s at run time, an inner extent of "
                       "operand %s%s", loop, size, inner->name, peel) < 0;
   }
+  return true;
+}
+
+/* The extent of the matched loop whose counter is v (its trip count: it
+ * runs from 0) and the semantics counter it binds. */
+static int64_t window_loop(const Match *m, const Var *v, const Var **sv) {
+  int64_t hi = 0;
+  for (int k = 0; k < m->nvars; k++)
+    if (m->uloop[k]->var == v) {
+      *sv = m->svar[k];
+      ir_const_int(m->uloop[k]->hi, &hi);
+    }
+  return hi;
+}
+
+/* Operand i's offsets with each window's first iteration added where its
+ * counter indexes the operand (times its coefficient there): the call
+ * starts at the window. NULL when a semantics index is not linear in it. */
+static Expr **window_offsets(Match *m, int i) {
+  int nd = m->ubuf[i]->ndim;
+  Expr **off = ARENA_ARRAY(m->a, Expr *, nd);
+  memcpy(off, m->off[i], sizeof *off * (size_t)nd);
+  for (int w = 0; w < m->nwins; w++) {
+    if (!m->win[w].has_lo) continue;
+    const Var *sv = NULL;
+    int64_t n = window_loop(m, m->win_var[w], &sv), c;
+    Expr *first = sched_window_first(m->a, &m->win[w], n);
+    for (int sd = 0; sd < m->sbuf[i]->ndim; sd++) {
+      int ud = m->dmap[i][sd];
+      if (ud < 0) continue;
+      if (!sv || !ir_linear_coef(m->sacc[i]->idx[sd], sv, &c)) return NULL;
+      const Type *t = off[ud]->type;
+      if (c) off[ud] = ir_add(m->a, off[ud], c == 1 ? first : ir_mul_int(m->a, ir_expr_copy(m->a, first), c, t), t);
+    }
+  }
+  return off;
+}
+
+static bool check_windows(Match *m, char *why, size_t n) {
+  for (int i = 0; i < m->nbufs; i++)
+    if (!window_offsets(m, i))
+      return snprintf(why, n, "the guard on loop %s keeps a window that does not start at 0, but the intrinsic "
+                      "indexes its operand %s other than linearly in the loop's counter, so the call cannot "
+                      "start there; peel the window with loop_partition", m->win_var[0]->name,
+                      m->sbuf[i]->name) < 0;
   return true;
 }
 
@@ -1147,7 +1279,7 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
   bool ok = match_list(m, &one, m->sem->body->body);
   if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
-  else ok = check_sizes(m, sem->m, why, n) && check_tails(m, sem->m, why, n) &&
+  else ok = check_sizes(m, sem->m, why, n) && check_tails(m, sem->m, why, n) && check_windows(m, why, n) &&
             check_domains(m, sem->m->src, name, guard, why, n);
   char *scopes = ok ? sched_intrinsic_meta(sem->m->src, "scopes: ") : NULL, *abi = ok ? sched_intrinsic_meta(sem->m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
@@ -1176,7 +1308,7 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
       bool done = false;
       for (int i = 0; i < m->nbufs && !done; i++)
         if (!strcmp(m->sbuf[i]->name, t)) {
-          Expr e = {.kind = EX_LOAD, .buf = (Buffer *)m->ubuf[i], .type = m->ubuf[i]->elem, .idx = m->off[i]};
+          Expr e = {.kind = EX_LOAD, .buf = (Buffer *)m->ubuf[i], .type = m->ubuf[i]->elem, .idx = window_offsets(m, i)};
           sb_putc(call, '&');
           ir_print_expr(call, &e);
           done = true;
@@ -1188,8 +1320,12 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
             if (m->size_loop[i] && m->size_loop[i] == m->tail_var[j]) tail = j;
           /* a tail's size, clamped at 0 too: the loops around may reach the
            * nest where its guard holds for no iteration */
+          int win = -1;
+          for (int j = 0; j < m->nwins; j++)
+            if (m->size_loop[i] && m->size_loop[i] == m->win_var[j]) win = j;
           int64_t known;
-          if (tail >= 0)
+          if (win >= 0) ir_print_expr(call, sched_window_count(a, &m->win[win], m->size_val[i]));
+          else if (tail >= 0)
             sb_puts(call, ir_tail_count(a, m->tail_start[tail], m->tail_end[tail], m->size_val[i], false, &known));
           else sb_printf(call, "%lld", (long long)m->size_val[i]);
           done = true;

@@ -12,6 +12,24 @@
  * when the nest no longer matches (a later step changed it). */
 bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, char *why, size_t n);
 
+/* A guard that keeps a window of a loop's iterations (`if (start + v >=
+ * lo && start + v < hi)`, either side alone, or `== k`; start free of v):
+ * schedule/vectorize_window.c. The instruction runs over the window. */
+typedef struct {
+  Expr *start; /* the guard's side with v set to 0 */
+  bool has_lo, has_hi;
+  int64_t lo, hi; /* start + v >= lo, start + v < hi */
+} SchedWindow;
+bool sched_window_guard(Arena *a, const Stmt *g, const Var *v, SchedWindow *w);
+/* Of a loop of n iterations from 0: the window's first iteration and its
+ * length, each clamped to [0, n] (the loops around may reach the nest
+ * where the guard keeps none), as expressions in a. */
+Expr *sched_window_first(Arena *a, const SchedWindow *w, int64_t n);
+Expr *sched_window_count(Arena *a, const SchedWindow *w, int64_t n);
+/* loop's nest is guarded by a test of its counter that loads nothing and
+ * keeps no one window (`i % 2 == 0`): true, with why saying so. */
+bool sched_window_refusal(Arena *a, const Stmt *loop, char *why, size_t n);
+
 /* Parsed semantics kernels, each loaded once (a variant's Sched owns one). */
 typedef struct SemCache SemCache;
 SemCache *sem_cache_new(void);

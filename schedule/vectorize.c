@@ -5,7 +5,10 @@
  * the VU's instruction for the nest when one computes it: the first of
  * npu_intrinsics/npu_vu_*.c, in name order, that the nest matches, exactly
  * as tensorize(loop, that intrinsic) would make it. The user names the
- * loop; the matcher picks the instruction.
+ * loop; the matcher picks the instruction. A guard on the loop's counter
+ * that keeps a window of its iterations (a tail that is not a prefix)
+ * runs the instruction over the window; one that keeps no window (`i % 2
+ * == 0`) leaves the hint, saying so (schedule/vectorize_window.c).
  *
  * Otherwise it marks a loop whose iterations carry no dependence: the
  * emitted C gets `#pragma omp simd` under `#ifdef _OPENMP`, a hint that
@@ -66,6 +69,7 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
       loop->intrin = intrin; /* the loops stay serial: the call computes them in order */
       return true;
     }
+    sched_window_refusal(s->a, loop, why, sizeof why); /* a nearer reason than the nearest instruction's */
   }
   if (!sched_loop_is_parallel(s, loop)) {
     if (why[0]) {

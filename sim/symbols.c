@@ -26,6 +26,7 @@ static const NpuSimSymbol table[] = {
     SYM(npu_vu_rsqrt_f32_at),      SYM(npu_vu_reduce_dot_f32_at),
     SYM(npu_vu_window_max_f32_at), SYM(npu_vu_window_avg_f32_at),
     SYM(npu_vu_select_gt_f32_at),  SYM(npu_vu_select_gts_f32_at),
+    SYM(npu_vu_select_u8_f32_at),  SYM(npu_vu_select_u8s_f32_at),
     SYM(npu_cu_access_at),
 };
 #undef SYM

@@ -44,6 +44,9 @@ static const char simabi_all[] =
     "  npu_vu_window_max_f32(f, f + 64, 2, 2, 2, 2, 2, 2, 2, 4);\n"
     "  npu_vu_window_avg_f32(f, f + 64, 2, 2, 2, 2, 2, 2, 2, 4, 4.0f);\n"
     "  npu_vu_select_gt_f32(f, f + 16, f + 32, f, 16, 0.0f); npu_vu_select_gts_f32(f, f + 16, f + 16, 16, 0.5f, 0.0f);\n"
+    "  npu_vu_select_u8_f32(f, (uint8_t *)(f + 64), f + 16, f, 16);\n"
+    "  npu_vu_select_u8s_f32(f, (uint8_t *)(f + 64), f + 16, 16, 0.0f);\n"
+    "  if (npu_clamp(-3, 8) != 0 || npu_clamp(5, 8) != 5 || npu_clamp(9, 8) != 8) return 2;\n"
     "  npu_barrier();\n"
     "  return 0;\n"
     "}\n";
@@ -66,7 +69,7 @@ Test(sim_abi, every_intrinsic_binds_and_runs) {
 Test(sim_abi, symbol_table_is_complete_and_unique) {
   size_t n;
   const NpuSimSymbol *t = npusim_symbols(&n);
-  cr_assert_eq(n, 47);
+  cr_assert_eq(n, 49);
   for (size_t i = 0; i < n; i++) {
     cr_assert_not_null(t[i].addr);
     size_t len = strlen(t[i].name);

@@ -700,6 +700,70 @@ Test(sim_ops, selects_match_dsl) {
     }
 }
 
+typedef void (*SimopSelU8)(const char *, int, float *, const uint8_t *, const float *, const float *, int);
+typedef void (*SimopSelU8s)(const char *, int, float *, const uint8_t *, const float *, int, float);
+
+Test(sim_ops, byte_mask_selects_match_dsl) {
+  /* masks of 0, 1 and every other byte value; a and b with NaN and
+   * infinities, which the select moves as they are */
+  SimtRng rng;
+  simt_seed(&rng, 33);
+  for (int op = 0; op < 2; op++)
+    for (size_t ni = 0; ni < sizeof simop_vu_ns / sizeof simop_vu_ns[0]; ni++) {
+      int n = simop_vu_ns[ni] * 3 / 4; /* three f32 operands and the mask in one VM */
+      float e = ni % 2 ? -1.5f : 0.0f;
+      NpuSim *s = simt_new();
+      float *dst = npu_scope_base(NPU_VU_VM, (int)ni % 4), *a = dst + n, *b = a + n;
+      uint8_t *m = (uint8_t *)(b + n);
+      simop_fill(&rng, a, 2 * n, 'F');
+      for (int i = 0; i < n; i++) m[i] = (uint8_t)(i % 3 == 0 ? 0 : i % 3 == 1 ? 1 : simt_range(&rng, 0, 255));
+      float *ra = simop_dup(a, (size_t)n * 8), *rd = malloc((size_t)n * 4);
+      uint8_t *rm = simop_dup(m, (size_t)n);
+      const char *name = op ? "npu_vu_select_u8s_f32" : "npu_vu_select_u8_f32";
+      TccUnit *u;
+      void *ref = simop_kernel(&u, name, "N=%d", n);
+      if (op) {
+        ((SimopSelU8s)npu_vu_select_u8s_f32_at)(__FILE__, __LINE__, dst, m, a, n, e);
+        ((void (*)(float *, const uint8_t *, const float *, float))ref)(rd, rm, ra, e);
+      } else {
+        ((SimopSelU8)npu_vu_select_u8_f32_at)(__FILE__, __LINE__, dst, m, a, b, n);
+        ((void (*)(float *, const uint8_t *, const float *, const float *))ref)(rd, rm, ra, ra + n);
+      }
+      simop_ok(s);
+      cr_assert_eq(memcmp(dst, rd, (size_t)n * 4), 0, "%s n=%d: sim and DSL differ", name, n);
+      tcc_unit_free(u);
+      free(ra), free(rm), free(rd);
+      simt_free(s);
+    }
+}
+
+/* A masked store in place under a byte mask; 16 elements cost one vector
+ * and the overhead, as the fp32 selects. */
+Test(sim_ops, byte_mask_select_in_place_by_hand) {
+  NpuSim *s = simt_new();
+  float *vm = npu_scope_base(NPU_VU_VM, 1);
+  uint8_t *m = (uint8_t *)(vm + 64);
+  const float x[4] = {-1.0f, 0.5f, NAN, 2.0f}, y[4] = {7.0f, 8.0f, 9.0f, 10.0f};
+  const uint8_t mask[4] = {0, 1, 255, 0};
+  memcpy(vm, x, sizeof x);
+  memcpy(vm + 16, y, sizeof y);
+  memset(m, 0, 16);
+  memcpy(m, mask, sizeof mask);
+  npu_vu_select_u8_f32(vm + 16, m, vm, vm + 16, 4);
+  cr_assert(vm[16] == 7.0f && vm[17] == 0.5f && isnan(vm[18]) && vm[19] == 10.0f, "%g %g %g %g", vm[16], vm[17],
+            vm[18], vm[19]);
+  npu_vu_select_u8s_f32(vm + 32, m, vm, 16, 3.0f);
+  cr_assert(vm[32] == 3.0f && vm[33] == 0.5f && isnan(vm[34]) && vm[35] == 3.0f);
+  cr_assert_eq(npusim_finish(s), 0, "%s", npusim_error(s));
+  NpuSimReport r;
+  npusim_report(s, &r);
+  uint64_t busy = UINT64_MAX;
+  for (int i = 0; i < r.unit_count; i++)
+    if (!strcmp(r.units[i].name, "vu1")) busy = r.units[i].busy;
+  cr_assert_eq(busy, 2 * 5); /* 4 + 1 each */
+  simt_free(s);
+}
+
 /* In place: a ReLU with threshold (m and a one array), a masked store (b
  * is dst); 16 elements cost one vector and the overhead. */
 Test(sim_ops, selects_in_place_by_hand) {

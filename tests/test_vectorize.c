@@ -136,3 +136,27 @@ Test(vectorize, a_tensorized_or_bound_loop_is_refused) {
                 "#pragma npu vectorize(ri)\n",
           "k.c:17:23: error: vectorize: loop ri is bound to the VU cores");
 }
+
+Test(vectorize, a_nest_unrolled_after_tensorize_says_a_later_step_copied_it) {
+  /* unroll(c) inside the row op's nest expands it into 16 copies of s1
+   * after tensorize: the emitted loops say so, not that the nest as
+   * written does more than the intrinsic */
+  static const char rows_minus[] =
+      "void k(const float X[8][16], const float m[8], float Z[8][16]) {\n"
+      "  for (int r = 0; r < 8; r++)\n"
+      "    for (int c = 0; c < 16; c++)\n"
+      "      Z[r][c] = X[r][c] - m[r];\n"
+      "}\n";
+  NpgSession *s = open_ok(rows_minus, "#pragma npu schedule(k, v)\n"
+                                      "#pragma npu cache_read(X, vu_vm, root, X_vm)\n"
+                                      "#pragma npu cache_read(m, vu_vm, root, m_vm)\n"
+                                      "#pragma npu cache_write(Z, vu_vm, root, Z_vm)\n"
+                                      "#pragma npu tensorize(r, npu_vu_sub_rows_f32)\n"
+                                      "#pragma npu unroll(c)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "/* tensorize(r, npu_vu_sub_rows_f32) no longer matches: the nest holds 16 copies of s1 (line 4): a later "
+         "step copied it (an unroll of a loop in the nest, or a partition), and one call of the intrinsic runs the "
+         "whole nest; drop that step, or apply it to a loop around the nest */");
+  lacks(c, "does more than the intrinsic");
+  npg_close(s);
+}

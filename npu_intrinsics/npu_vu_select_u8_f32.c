@@ -1,0 +1,14 @@
+/* Semantics of npu_vu_select_u8_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * scopes: dst vu_vm, m vu_vm, a vu_vm, b vu_vm
+ * abi: npu_vu_select_u8_f32(dst, m, a, b, N)
+ * Where the byte mask m is not 0, a; elsewhere b (b in place, dst[i] =
+ * m[i] ? a[i] : dst[i]: a masked store under a uint8_t mask).
+ * The sizes are one instance of the intrinsic; it is defined for any sizes
+ * that satisfy the limits in npu_intrinsics.h. */
+#include <stdint.h>
+#define N 64
+
+void npu_vu_select_u8_f32(float dst[N], const uint8_t m[N], const float a[N], const float b[N]) {
+  for (int i = 0; i < N; i++)
+    dst[i] = m[i] ? a[i] : b[i];
+}

@@ -1,0 +1,220 @@
+/* Guards that are not a prefix tail, on the VU: cache_read and cache_write
+ * copy the hull of a region whose start is a max of affine pieces (a
+ * guard `if (i >= 7)` under a split), and vectorize runs the instruction
+ * over the window of iterations the guard keeps, its operands' start and
+ * its length computed at run time (schedule/vectorize_window.c). Every
+ * variant is JIT-run against its kernel, bit-exact. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npugen.h"
+#include "tests/test_sched_util.h"
+
+/* kernel k(x, z, y) over n elements with `body` as the loop's statement,
+ * split by `tile` onto four VU cores, every array in vector memory */
+static NpgSession *guarded(int n, int tile, const char *body) {
+  char src[2048];
+  snprintf(src, sizeof src,
+           "void k(const float x[%d], const float z[%d], float y[%d]) {\n"
+           "  for (int i = 0; i < %d; i++)\n"
+           "    %s\n"
+           "}\n"
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu split(i, %d, core, ii)\n"
+           "#pragma npu bind(core, vu)\n"
+           "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+           "%s"
+           "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+           "#pragma npu vectorize(ii)\n",
+           n, n, n, n, body, tile, strstr(body, "z[") ? "#pragma npu cache_read(z, vu_vm, core, z_vm)\n" : "");
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  return s;
+}
+
+Test(masks, a_guard_that_is_not_a_prefix_is_cached_as_its_hull) {
+  /* core 0 reads x[7..255], the others x[256 * core ..]: the region starts
+   * at max(7, 256 * core), and the box from 256 * core covers every core's
+   * (before, refused as piecewise). y's box is copied in too: the writes
+   * leave y[0..6] as they were. */
+  NpgSession *s = guarded(1024, 256, "if (i >= 7) y[i] = x[i] * 2.0f;");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "x_vm_tok[core] = npu_dma_1d(1, &x_vm[0], &x[core * 256], 1024);");
+  has(c, "y_vm_tok[core] = npu_dma_1d(0, &y_vm[0], &y[core * 256], 1024);");
+  npg_close(s);
+}
+
+Test(masks, cores_the_guard_keeps_nothing_of_cache_their_own_tile) {
+  /* i >= 900 keeps nothing of cores 0..2: the region starts at 900 where
+   * it is not empty, but a box from 900 for every core would have all four
+   * copy y[900..1023] out at once (refused by bind's proof before); each
+   * core's box is its own tile, as without the guard */
+  static const char *const bodies[] = {"if (i >= 900) y[i] = x[i] * 2.0f;", "if (i == 513) y[i] = x[i] * 2.0f;"};
+  for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++) {
+    NpgSession *s = guarded(1024, 256, bodies[b]);
+    const char *c = npg_emit_source(s, checked(s, "v"));
+    /* for 513, the box is the tile's first 2 elements: core 2's reach 513 */
+    has(c, b ? "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 8));"
+             : "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 1024));");
+    has(c, b ? "npu_vu_muls_f32(&y_vm[npu_clamp(513 - core * 256, 256)], &x_vm[npu_clamp(513 - core * 256, 256)], "
+               "npu_clamp(npu_clamp(514 - core * 256, 256) - npu_clamp(513 - core * 256, 256), 256), 2.0f);"
+             : "npu_vu_muls_f32(&y_vm[npu_clamp(900 - core * 256, 256)], &x_vm[npu_clamp(900 - core * 256, 256)], "
+               "256 - npu_clamp(900 - core * 256, 256), 2.0f);");
+    npg_close(s);
+  }
+}
+
+Test(masks, vectorize_runs_the_instruction_over_the_window_the_guard_keeps) {
+  static const char *const cases[][2] = {
+      /* from 7 on: a suffix, core 0's window starts at 7, the others' at 0 */
+      {"if (i >= 7) y[i] = x[i] * 2.0f;",
+       "npu_vu_muls_f32(&y_vm[npu_clamp(7 - core * 256, 256)], &x_vm[npu_clamp(7 - core * 256, 256)], 256 - "
+       "npu_clamp(7 - core * 256, 256), 2.0f);"},
+      /* the comparison mirrored and strict */
+      {"if (700 < i) y[i] = x[i] + z[i];",
+       "npu_vu_add_f32(&y_vm[npu_clamp(701 - core * 256, 256)], &x_vm[npu_clamp(701 - core * 256, 256)], "
+       "&z_vm[npu_clamp(701 - core * 256, 256)], 256 - npu_clamp(701 - core * 256, 256));"},
+      /* a band: both ends, clamped at 0 where it keeps nothing */
+      {"if (i >= 300 && i <= 776) y[i] = x[i] * 2.0f;",
+       "npu_vu_muls_f32(&y_vm[npu_clamp(300 - core * 256, 256)], &x_vm[npu_clamp(300 - core * 256, 256)], "
+       "npu_clamp(npu_clamp(777 - core * 256, 256) - npu_clamp(300 - core * 256, 256), 256), 2.0f);"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    NpgSession *s = guarded(1024, 256, cases[c][0]);
+    const char *text = npg_emit_source(s, checked(s, "v"));
+    has(text, cases[c][1]);
+    lacks(text, "omp simd");
+    npg_close(s);
+  }
+}
+
+Test(masks, a_window_inside_a_split_tail_is_one_window) {
+  /* 1000 = 3 * 256 + 232: the split's guard `core * 256 + ii < 1000`
+   * around the kernel's band cuts the window at 1000 */
+  NpgSession *s = guarded(1000, 256, "if (i >= 300 && i < 999) y[i] = x[i] + z[i];");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_add_f32(&y_vm[npu_clamp(300 - core * 256, 256)], &x_vm[npu_clamp(300 - core * 256, 256)], "
+      "&z_vm[npu_clamp(300 - core * 256, 256)], npu_clamp(npu_clamp(999 - core * 256, 256) - npu_clamp(300 - core * "
+      "256, 256), 256));");
+  npg_close(s);
+  /* the kernel's bound past the array's end: the tail's end is the window's */
+  s = guarded(1000, 256, "if (i >= 300) y[i] = x[i] + z[i];");
+  has(npg_emit_source(s, checked(s, "v")), "npu_clamp(npu_clamp(1000 - core * 256, 256) - npu_clamp(300 - core * "
+                                           "256, 256), 256));");
+  npg_close(s);
+}
+
+Test(masks, a_guard_that_keeps_no_window_stays_scalar_and_says_so) {
+  /* every other element: no one window, and no VU instruction takes an
+   * index mask; exact as scalar code */
+  NpgSession *s = guarded(1024, 256, "if (i % 2 == 0) y[i] = x[i] * 2.0f;");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "/* vectorize(ii) stays a hint: no VU instruction computes this nest (the guard '(core * 256 + ii) % 2 == 0' "
+         "(line 3) on loop ii keeps no one window of its iterations: a VU instruction runs under a guard that keeps "
+         "one, i >= lo, i < hi, i == k or their &&, and none takes an index mask; the loop stays scalar and exact "
+         "(for the VU, loop over the kept elements alone, from an array that holds only them)) */");
+  lacks(c, "npu_vu_");
+  npg_close(s);
+}
+
+/* ---- byte masks: npu_vu_select_u8_f32, npu_vu_select_u8s_f32 ---- */
+
+/* k(m, x, y) with a uint8_t mask m and `body` as the loop's statement, on
+ * two VU cores with every array in vector memory */
+static NpgSession *byte_masked(const char *body) {
+  char src[1024];
+  snprintf(src, sizeof src,
+           "#include <stdint.h>\n"
+           "void k(const uint8_t m[64], const float x[64], float y[64]) {\n"
+           "  for (int i = 0; i < 64; i++)\n"
+           "    %s\n"
+           "}\n"
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu split(i, 32, core, ii)\n"
+           "#pragma npu bind(core, vu)\n"
+           "#pragma npu cache_read(m, vu_vm, core, m_vm)\n"
+           "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+           "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+           "#pragma npu vectorize(ii)\n",
+           body);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  return s;
+}
+
+Test(masks, a_byte_mask_selects_on_the_vu) {
+  static const char *const cases[][2] = {
+      /* a masked select: the else is the scalar */
+      {"y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
+      /* an if and an else that store one element */
+      {"if (m[i]) y[i] = x[i]; else y[i] = -1.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, -1.0f);"},
+      /* a masked store: y kept where the mask is 0 (and copied in) */
+      {"if (m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      /* the test written out: not 0, or above 0 (unsigned) */
+      {"y[i] = m[i] != 0 ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
+      {"if (0 < m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      /* the else from the array itself, in place */
+      {"y[i] = m[i] ? x[i] : y[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    NpgSession *s = byte_masked(cases[c][0]);
+    const char *text = npg_emit_source(s, checked(s, "v"));
+    has(text, cases[c][1]);
+    npg_close(s);
+  }
+}
+
+Test(masks, look_alikes_of_a_byte_mask_stay_scalar) {
+  /* another value selected; a mask compared with 1, not with 0; below 0
+   * (never, for a uint8_t) */
+  static const char *const bodies[] = {
+      "y[i] = m[i] ? x[i] + 1.0f : 0.0f;",
+      "y[i] = m[i] == 1 ? x[i] : 0.0f;",
+      "y[i] = 0 > m[i] ? x[i] : 0.0f;",
+  };
+  for (size_t c = 0; c < sizeof bodies / sizeof bodies[0]; c++) {
+    NpgSession *s = byte_masked(bodies[c]);
+    const char *text = npg_emit_source(s, checked(s, "v"));
+    lacks(text, "npu_vu_select_u8_f32(&");
+    lacks(text, "npu_vu_select_u8s_f32(&");
+    npg_close(s);
+  }
+}
+
+Test(masks, windows_with_lanes_and_on_the_rows_of_a_2d_instruction) {
+  /* vectorize(ii, 16): a window per vector of 16, its start the vector's */
+  NpgSession *s = open_ok("void k(const float x[1000], float y[1000]) {\n"
+                          "  for (int i = 0; i < 1000; i++)\n"
+                          "    if (i >= 7 && i < 990) y[i] = x[i] * 2.0f;\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu split(i, 256, core, ii)\n"
+                          "#pragma npu bind(core, vu)\n"
+                          "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                          "#pragma npu vectorize(ii, 16)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_muls_f32(&y_vm[ii * 16 + npu_clamp(7 - (core * 256 + ii * 16), 16)], &x_vm[ii * 16 + npu_clamp(7 - "
+      "(core * 256 + ii * 16), 16)], npu_clamp(npu_clamp(990 - (core * 256 + ii * 16), 16) - npu_clamp(7 - (core * "
+      "256 + ii * 16), 16), 16), 2.0f);");
+  npg_close(s);
+  /* a guard on the row inside the column loop: the row op from the first
+   * row kept, each operand's row start moved (m's too) */
+  s = open_ok("void k(const float X[64][16], const float m[64], float Y[64][16]) {\n"
+              "  for (int r = 0; r < 64; r++)\n"
+              "    for (int c = 0; c < 16; c++)\n"
+              "      if (r >= 5) Y[r][c] = X[r][c] - m[r];\n"
+              "}\n",
+              "#pragma npu schedule(k, v)\n"
+              "#pragma npu split(r, 16, core, ri)\n"
+              "#pragma npu bind(core, vu)\n"
+              "#pragma npu cache_read(X, vu_vm, core, X_vm)\n"
+              "#pragma npu cache_read(m, vu_vm, core, m_vm)\n"
+              "#pragma npu cache_write(Y, vu_vm, core, Y_vm)\n"
+              "#pragma npu vectorize(ri)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_sub_rows_f32(&Y_vm[npu_clamp(5 - core * 16, 16)][0], &X_vm[npu_clamp(5 - core * 16, 16)][0], "
+      "&m_vm[npu_clamp(5 - core * 16, 16)], 16 - npu_clamp(5 - core * 16, 16), 16, 16, 16);");
+  npg_close(s);
+}
