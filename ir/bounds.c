@@ -32,11 +32,57 @@ static bool literal_range(const Bounds *b, const Expr *ix, int64_t *lo, int64_t 
 
 static void check_expr(Bounds *b, const Expr *e);
 
+/* An index in a kernel with symbolic sizes: it must stay in its extent
+ * for every size the assumptions allow; the error says which sizes it
+ * needs. True when decided (b->ok says how). */
+static bool check_sized(Bounds *b, const Expr *e, int i, const char *text) {
+  const Expr *ix = e->idx[i];
+  Expr ext_const = {.kind = EX_INT, .type = &ty_llong, .ival = e->buf->shape[i]};
+  const Expr *ext = e->buf->extent[i] ? e->buf->extent[i] : &ext_const;
+  char needs[300], sample[200];
+  int out = aff_outside(&b->aff, ix, ext, needs, sizeof needs, sample, sizeof sample);
+  if (out < 0) {
+    if (!e->buf->extent[i]) return false; /* the interval check below */
+    diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
+               "cannot prove that index '%s' stays within dimension %d of '%s' at every size: the index or the "
+               "extent is not affine in the loop counters and sizes",
+               text, i + 1, e->buf->name);
+    b->ok = false;
+    return true;
+  }
+  if (out == 0) return true;
+  StrBuf et;
+  sb_init(&et);
+  if (e->buf->extent[i]) ir_print_expr(&et, ext);
+  else sb_printf(&et, "%lld", (long long)e->buf->shape[i]);
+  if (needs[0])
+    diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
+               "index '%s' can leave dimension %d of '%s' (extent %s): it needs %s (it fails at %s); state "
+               "that with #pragma npu assume(%s, ...) or change the bound",
+               text, i + 1, e->buf->name, et.data, needs, sample, b->aff.k->name);
+  else
+    diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
+               "index '%s' leaves dimension %d of '%s' (extent %s) at every size the assumptions allow (e.g. %s)",
+               text, i + 1, e->buf->name, et.data, sample[0] ? sample : "any");
+  sb_free(&et);
+  b->ok = false;
+  return true;
+}
+
 static void check_access(Bounds *b, const Expr *e) {
   for (int i = 0; i < e->buf->ndim; i++) {
     const Expr *ix = e->idx[i];
     check_expr(b, ix);
     if (!b->ok) return;
+    if (b->aff.k->nsizes) {
+      StrBuf t;
+      sb_init(&t);
+      ir_print_expr(&t, ix);
+      bool decided = check_sized(b, e, i, t.data);
+      sb_free(&t);
+      if (!b->ok) return;
+      if (decided) continue;
+    }
     int64_t lo, hi, ext = e->buf->shape[i];
     bool exact, empty;
     StrBuf text;
@@ -229,7 +275,12 @@ bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char 
   isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
   Bounds b = {.d = d, .file = file, .src = src, .ok = true};
   aff_init(&b.aff, ctx, k);
-  check_stmts(&b, k->body);
+  char why[300];
+  if (!aff_push_sizes(&b.aff, why, sizeof why)) {
+    diag_error(d, file, src, k->loc.line, k->loc.col, "kernel %s: %s", k->name, why);
+    b.ok = false;
+  }
+  if (b.ok) check_stmts(&b, k->body);
   aff_free(&b.aff);
   isl_ctx_free(ctx);
   return b.ok;
