@@ -42,7 +42,8 @@ static Param *parameter(Fe *fe, TSNode pd) {
   TSNode d = fe_field(pd, "declarator");
   if (ts_node_is_null(d)) fe_error(fe, pd, "kernel parameters need names");
   if (fe_is(d, "pointer_declarator") || fe_is(d, "abstract_pointer_declarator"))
-    fe_error(fe, d, "pointer parameters are not supported; declare an array with constant extents, e.g. 'float A[64][64]'");
+    fe_error(fe, d, "pointer parameters are not supported; declare an array, e.g. 'float A[64][64]', or 'float A[n][m]' after "
+             "'int n, int m'");
   if (t->kind == TY_VOID) fe_error(fe, pd, "parameters cannot have type 'void'");
   bool is_const = fe_has_const(pd);
   Param *p = ARENA_NEW(fe->arena, Param);
@@ -70,7 +71,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
       const char *nm = fe_is(inner, "identifier") ? fe_text(fe, inner) : "?";
       TSNode base = inner;
       while (fe_is(base, "array_declarator")) base = fe_field(base, "declarator");
-      fe_error(fe, d, "array parameter '%s' needs a constant extent in every dimension",
+      fe_error(fe, d, "array parameter '%s' needs an extent in every dimension (a constant, or sizes: 'float A[n][m]')",
                fe_is(base, "identifier") ? fe_text(fe, base) : nm);
     }
     is_restrict |= fe_array_restrict(fe, d, !fe_is(inner, "array_declarator"));

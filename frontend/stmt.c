@@ -267,7 +267,7 @@ static void check_bound(Fe *fe, TSNode n, const Expr *e, const Var *self) {
   default:
     break;
   }
-  fe_error(fe, n, "loop bound is not affine: bounds must be affine in enclosing loop counters and constants");
+  fe_error(fe, n, "loop bound is not affine: bounds must be affine in enclosing loop counters, integer parameters and constants");
 }
 
 /* The step of `-= c` or `= counter - c`; INT64_MIN has no negation. */

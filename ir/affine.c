@@ -709,15 +709,7 @@ bool aff_push_sizes(AffCtx *c, char *why, size_t n) {
     aff_push_loop(c, l);
   }
   c->nsize_dims = k->nsizes;
-  for (int i = 0; i < k->nassume; i++)
-    if (!aff_push_cond(c, k->assume[i], false)) {
-      StrBuf t;
-      sb_init(&t);
-      ir_print_expr(&t, k->assume[i]);
-      snprintf(why, n, "assumption '%s' is not affine in the sizes (use + - * by a constant, / and %% by a positive constant, comparisons, && || !)", t.data);
-      sb_free(&t);
-      return false;
-    }
+  /* the extents first: an assumption's % may need the size >= 0 */
   for (const Param *p = k->params; p; p = p->next)
     for (int d = 0; p->buf && d < p->buf->ndim; d++) {
       if (!p->buf->extent[d]) continue;
@@ -731,6 +723,18 @@ bool aff_push_sizes(AffCtx *c, char *why, size_t n) {
       sb_printf(&sb, "%s >= 1", t);
       free(t);
       push_con(c, sb_take(&sb));
+    }
+  for (int i = 0; i < k->nassume; i++)
+    if (!aff_push_cond(c, k->assume[i], false)) {
+      StrBuf t;
+      sb_init(&t);
+      ir_print_expr(&t, k->assume[i]);
+      snprintf(why, n,
+               "assumption '%s' is not affine in the sizes (use + - * by a constant, comparisons, && || !, and / "
+               "or %% by a positive constant of a value an earlier assumption keeps >= 0)",
+               t.data);
+      sb_free(&t);
+      return false;
     }
   c->nsize_cons = c->ncons;
   return true;

@@ -16,6 +16,7 @@ typedef struct {
   const char *file, *src;
   uint64_t local_bytes; /* local arrays declared so far */
   int nest;             /* loops and conditions around the statement */
+  const char *what;     /* check_bound_range's: "loop bound" or "array extent" */
   bool ok;
 } Bounds;
 
@@ -208,9 +209,10 @@ static void check_bound_range(Bounds *b, const Expr *e) {
   sb_init(&text);
   ir_print_expr(&text, e);
   diag_error(b->d, b->file, b->src, e->loc.line, e->loc.col,
-             "loop bound '%s' ranges over [%lld, %lld], outside its type %s [%lld, %llu]: C would wrap it "
-             "around or overflow; compute the bound in a wider signed type",
-             text.data, (long long)lo, (long long)hi, e->type->name, (long long)tmin, (unsigned long long)tmax);
+             "%s '%s' ranges over [%lld, %lld], outside its type %s [%lld, %llu]: C would wrap it "
+             "around or overflow; compute it in a wider signed type%s",
+             b->what, text.data, (long long)lo, (long long)hi, e->type->name, (long long)tmin, (unsigned long long)tmax,
+             b->aff.k->nsizes ? ", or assume smaller sizes" : "");
   sb_free(&text);
   b->ok = false;
 }
@@ -273,13 +275,17 @@ static void check_stmts(Bounds *b, const Stmt *s) {
 bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src) {
   isl_ctx *ctx = isl_ctx_alloc();
   isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
-  Bounds b = {.d = d, .file = file, .src = src, .ok = true};
+  Bounds b = {.d = d, .file = file, .src = src, .what = "array extent", .ok = true};
   aff_init(&b.aff, ctx, k);
   char why[300];
   if (!aff_push_sizes(&b.aff, why, sizeof why)) {
     diag_error(d, file, src, k->loc.line, k->loc.col, "kernel %s: %s", k->name, why);
     b.ok = false;
   }
+  /* extents are evaluated at every call: their arithmetic must not wrap */
+  for (const Param *p = k->params; p && b.ok; p = p->next)
+    for (int i = 0; p->buf && i < p->buf->ndim; i++) check_bound_range(&b, p->buf->extent[i]);
+  b.what = "loop bound";
   if (b.ok) check_stmts(&b, k->body);
   aff_free(&b.aff);
   isl_ctx_free(ctx);

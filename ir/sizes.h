@@ -5,8 +5,9 @@
 #include "ir/ir.h"
 
 /* The size sets the check runs k at: its `#pragma npu sizes` sets, or,
- * when it gives none, the smallest sizes its assumptions allow and those
- * nearest 1, 7, 33 and 64 (isl). At most max; returns how many. */
+ * when it gives none, the smallest sizes its assumptions allow, those
+ * nearest 1, 7, 33 and 64, and the largest when no size passes 256 (isl).
+ * At most max; returns how many. */
 int ir_size_sets(const Kernel *k, SizeSet *out, int max);
 /* k with set's values for its sizes, in arena a: constant extents and
  * bounds, no sizes left. NULL (why says) when an extent is not 1 to

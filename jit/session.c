@@ -370,6 +370,14 @@ NpgJit *npg_jit_reference(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   NpgJit *j = jit_new(s->v[i].kernel);
   snprintf(j->thunk, sizeof j->thunk, "npg_ref_%s", s->v[i].kernel->name);
+  for (const Kernel *k = s->m->kernels; k; k = k->next)
+    if (k->nsizes) { /* tcc 0.9.27 refuses `float A[n]` after `int n` */
+      snprintf(j->error, sizeof j->error,
+               "kernel %s has symbolic sizes, which tcc cannot compile as written; JIT the kernel's own variant "
+               "(npg_jit_variant), whose C takes them",
+               k->name);
+      return j;
+    }
   j->unit = check_compile_reference(s->m, j->error, sizeof j->error);
   if (j->unit) j->error[0] = 0;
   return j;
