@@ -42,12 +42,14 @@ Test(sizes, a_symbolic_extent_is_proven_for_every_size) {
                           "  for (int i = 0; i < n; i++)\n"
                           "    y[i] = x[i + 1] - x[i];\n"
                           "}\n",
-                          "#pragma npu sizes(shift, n = 5)\n#pragma npu sizes(shift, n = 300)\n");
+                          "#pragma npu assume(shift, n < 100000)\n#pragma npu sizes(shift, n = 5)\n"
+                          "#pragma npu sizes(shift, n = 300)\n");
   NpgCheckResult r;
   cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
   has(r.summary, "at 2 size sets: (n = 5), (n = 300)");
   const char *c = npg_emit_source(s, 0);
-  has(c, "void shift(int n, const float x[n + 1], float y[n]) {\n  NPUGEN_ASSUME(n + 1 >= 1); /* an extent of x */\n"
+  has(c, "void shift(int n, const float x[n + 1], float y[n]) {\n  NPUGEN_ASSUME(n < 100000);\n"
+         "  NPUGEN_ASSUME(n + 1 >= 1); /* an extent of x */\n"
          "  NPUGEN_ASSUME(n >= 1); /* an extent of y */\n");
   npg_close(s);
   refused("void shift(int n, const float x[n], float y[n]) {\n"
