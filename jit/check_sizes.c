@@ -37,6 +37,14 @@ void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsign
       arena_free(&a);
       break;
     }
+    uint64_t budget = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
+    if (!k->nsize_sets && ir_count_steps(rk) > budget && s > 0) {
+      /* a default set too large to run: said, not run (a set the kernel
+       * names is run, and fails the budget like any kernel) */
+      if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s: over the step budget, not run)", at ? ", " : "", sz);
+      arena_free(&a);
+      continue;
+    }
     CheckSpec fixed[IR_MAX_SIZES];
     for (int i = 0; i < k->nsizes; i++)
       fixed[i] = (CheckSpec){.next = i + 1 < k->nsizes ? &fixed[i + 1] : m->check_specs, .kind = SPEC_RANGE,
@@ -58,7 +66,7 @@ void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsign
       memcpy(one.message, msg, sizeof msg);
       break;
     }
-    if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s)", s ? ", " : "", sz);
+    if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s)", at ? ", " : "", sz);
   }
   *r = one;
   if (r->pass) {

@@ -12,3 +12,4 @@ void conv3x3(int h, int w, const int8_t in[h + 2][w + 2], const int8_t k[3][3], 
       out[y][x] = acc;
     }
 }
+#pragma npu assume(conv3x3, h <= 4096, w <= 4096)
