@@ -53,6 +53,18 @@ typedef struct {
 /* malloc'ed C source / header text. Deterministic: same IR, same bytes. */
 char *emit_c_source(const EmitUnit *u);
 char *emit_c_header(const EmitUnit *u);
+/* The function's definition: prototype and body (npu: the C the unit
+ * belongs to uses the NPU, so the check's hooks apply when asked). */
+void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu);
+/* emit/emit_program.c: a program's callees (a kernel holding marked calls),
+ * one static function each, callees before their callers; nothing for a
+ * kernel without calls. */
+void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu);
+/* In the check's C (hooks on), after the declaration of local array b at
+ * the top of a function: b declared to the simulator as a host array, as
+ * the check declares the parameters, since a DMA may reach it (a callee's,
+ * or an inlined one's). jit/tcc_unit.c binds npg_check_ddr. */
+void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind);
 /* The prototype line "void f(const int8_t A[4][4], int n)" (no ';'). */
 void emit_prototype(StrBuf *sb, const EmitUnit *u);
 /* VARIANT_pack_BUF / VARIANT_unpack_BUF of each parameter with a new layout

@@ -351,6 +351,30 @@ static void emit_loop(Emit *em, const Stmt *s, int ind) {
   emit_plain_loop(em, s, ind, !s->order_note);
 }
 
+/* A marked call (CallSite): a call of the function emit_program.c defines. */
+static void emit_call(Emit *em, const Stmt *s, int ind) {
+  const CallSite *c = s->call;
+  sb_indent(em->sb, ind);
+  sb_printf(em->sb, "%s(", c->fn);
+  const Param *p = c->fn_ir->params;
+  for (int i = 0; i < c->nparams; i++, p = p->next) {
+    if (i) sb_puts(em->sb, ", ");
+    const Buffer *b = c->arg_buf[i];
+    if (!b) {
+      print_value(em, ir_call_scalar_arg(s, i));
+      continue;
+    }
+    /* C99 converts T (*)[n] to const T (*)[n] only by a cast (pedantic) */
+    if (p->buf->is_const && !b->is_const && b->ndim > 1) {
+      sb_printf(em->sb, "(const %s (*)", b->elem->name);
+      for (int d = 1; d < b->ndim; d++) sb_printf(em->sb, "[%lld]", (long long)b->shape[d]);
+      sb_putc(em->sb, ')');
+    }
+    sb_puts(em->sb, b->name);
+  }
+  sb_printf(em->sb, "); /* %s, line %d */\n", c->name, s->loc.line);
+}
+
 static void emit_stmts(Emit *em, const Stmt *s, int ind) {
   StrBuf *sb = em->sb;
   for (; s; s = s->next) {
@@ -361,6 +385,10 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
     }
     switch (s->kind) {
     case ST_BLOCK:
+      if (s->call) {
+        emit_call(em, s, ind);
+        break;
+      }
       sb_indent(sb, ind);
       sb_puts(sb, "{\n");
       emit_stmts(em, s->body, ind + 1);
@@ -401,6 +429,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
           sb_putc(sb, '}');
         }
         sb_puts(sb, ";\n");
+        if (em->cu_hooks && ind == 1) emit_check_ddr(sb, s->buf, ind); /* a DMA may reach it (emit_program.c) */
       } else {
         sb_printf(sb, "%s%s %s", s->var->is_const ? "const " : "", s->var->type->name, s->var->name);
         if (s->init) {
@@ -502,25 +531,30 @@ char *emit_c_source(const EmitUnit *u) {
   print_defines(&sb, u->m, true, in_header);
   free(in_header);
 
-  Emit em = {.sb = &sb, .u = u};
-  em.cu_hooks = u->cu_hooks && n.npu;
   if (lower_assumptions(u->k))
     sb_puts(&sb, "#ifndef NPUGEN_ASSUME /* what the kernel assumes of its sizes, tested at entry; "
                  "-D'NPUGEN_ASSUME(c)=' turns the tests off */\n"
                  "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : abort())\n#endif\n\n");
-  emit_prototype(&sb, u);
-  sb_puts(&sb, " {\n");
-  emit_assumptions(&sb, u->k);
+  emit_program_functions(&sb, u, n.npu);
+  emit_c_function(&sb, u, n.npu);
+  emit_layout_helpers(&sb, u);
+  return sb_take(&sb);
+}
+
+void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu) {
+  Emit em = {.sb = sb, .u = u};
+  em.cu_hooks = u->cu_hooks && npu;
+  emit_prototype(sb, u);
+  sb_puts(sb, " {\n");
+  emit_assumptions(sb, u->k);
   char why[600] = "";
   Arena own; /* a lowering of its own, where the unit brings none */
   arena_init(&own, 0);
   const Kernel *lowered = u->lowered ? u->lowered : lower_checked(&own, u->k, u->target, why, sizeof why);
-  if (*why) internal_error(&sb, why);
+  if (*why) internal_error(sb, why);
   emit_stmts(&em, lowered->body->body, 1);
-  sb_puts(&sb, "}\n");
-  emit_layout_helpers(&sb, u);
+  sb_puts(sb, "}\n");
   arena_free(&own);
-  return sb_take(&sb);
 }
 
 /* The #defines the header declares (lower_header_defines). */

@@ -292,9 +292,12 @@ static Expr *call(Fe *fe, TSNode n) {
   }
   if (!fe_is(fn, "identifier")) fe_error(fe, fn, "only calls to <math.h> functions are supported");
   const char *name = fe_text(fe, fn);
-  const MathFn *m = math_fn(name);
+  const MathFn *m = math_fn(name); /* a kernel cannot have a <math.h> name (ir/reserved.c) */
+  if (!m && fe_names_kernel(fe, n))
+    fe_error(fe, fn, "'%s' is a kernel: it returns nothing; call it as a statement, '%s(...);'", name, name);
   if (!m)
-    fe_error(fe, fn, "call to '%s' is not supported: kernels may call only <math.h> functions and abs", name);
+    fe_error(fe, fn, "call to '%s' is not supported: kernels may call <math.h> functions, abs, and kernels defined "
+             "earlier in the file", name);
   TSNode args = fe_field(n, "arguments");
   uint32_t na = ts_node_named_child_count(args);
   Expr *e = ARENA_NEW(fe->arena, Expr);

@@ -74,6 +74,7 @@ typedef struct {
   bool exact_consts;   /* a schedule argument: constants must keep their exact value */
   bool intrinsic_file; /* a semantics kernel of npu_intrinsics/: its kernel has an npu_ name */
   bool arith_error;    /* the last error was fe_arith_error's */
+  TSNode root;         /* the file's syntax tree (frontend/call.c looks for kernels defined later) */
 } Fe;
 
 /* cst.c: tree-sitter helpers */
@@ -139,6 +140,20 @@ Expr *fe_lvalue(Fe *fe, TSNode n);
 /* stmt.c */
 Stmt *fe_block(Fe *fe, TSNode compound);
 Stmt *fe_stmt(Fe *fe, TSNode n);
+
+/* call.c: calls of kernels (docs/programs.md) */
+/* Does call expression `call` name a kernel of the file (defined before,
+ * the one being parsed, or one defined after it)? */
+bool fe_names_kernel(Fe *fe, TSNode call);
+/* The call as a statement: a marked block holding the callee inlined
+ * (CallSite, ir/ir.h); an error for a recursion, a kernel defined later,
+ * or an argument that does not match its parameter. */
+Stmt *fe_kernel_call(Fe *fe, TSNode call);
+/* Names k's calls (a label, else the callee's name, numbered when the
+ * callee is called more than once or `taken` says the name is used), then
+ * prefixes the names of the statements and loops inside each with its
+ * call's name and '_'. */
+void fe_name_calls(Fe *fe, Kernel *k, bool (*taken)(void *ctx, const char *name), void *ctx);
 
 /* kernel.c */
 Kernel *fe_kernel(Fe *fe, TSNode fn);

@@ -101,6 +101,7 @@ static Module *parse_module(const char *file, const char *src, size_t len, DiagL
 
   TSTree *tree = fe_parse(fe.lang, m->src, (uint32_t)len);
   TSNode root = ts_tree_root_node(tree);
+  fe.root = root;
 
   int errors_before = d->errors;
   if (fe_check_syntax(&fe, root)) {

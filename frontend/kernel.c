@@ -231,7 +231,7 @@ static void count_add(IrMap *m, const char *name, intptr_t d) { ir_map_put(m, na
  * names in source order (i_1, i_2, ...), so a schedule can name each. */
 static void name_loops(Fe *fe, Kernel *k, const Labels *labels) {
   LoopList l = {0};
-  ir_walk_stmts(k->body, list_loops, &l);
+  ir_walk_outside_calls(k->body, list_loops, &l);
   IrMap held, dups; /* loops holding each name now; unlabeled loops per counter name */
   ir_map_init(&held, fe->arena);
   ir_map_init(&dups, fe->arena);
@@ -266,7 +266,8 @@ static void prune_unused(Fe *fe, Stmt **list) {
         continue;
       }
     }
-    if (s->kind == ST_BLOCK || s->kind == ST_FOR) prune_unused(fe, &s->body);
+    /* a call's statements are the callee's, pruned already */
+    if ((s->kind == ST_BLOCK && !s->call) || s->kind == ST_FOR) prune_unused(fe, &s->body);
     if (s->kind == ST_IF) {
       prune_unused(fe, &s->then_s->body);
       if (s->else_s) prune_unused(fe, &s->else_s->body);
@@ -318,6 +319,31 @@ static void find_sizes(Fe *fe, Kernel *k) {
       fe_error_at(fe, p->var->loc, "too many size parameters (at most %d)", IR_MAX_SIZES);
     k->sizes[k->nsizes++] = p->var;
   }
+}
+
+/* A name of the kernel's own statements and loops (not a call's). */
+typedef struct {
+  const Labels *labels;
+  Kernel *k;
+} NameUse;
+
+typedef struct {
+  const char *name;
+  bool found;
+} LoopName;
+
+static bool loop_named(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  LoopName *l = ctx;
+  l->found |= s->kind == ST_FOR && !strcmp(s->name, l->name);
+  return !l->found;
+}
+
+static bool name_used(void *ctx, const char *name) {
+  NameUse *u = ctx;
+  LoopName l = {name, false};
+  ir_walk_outside_calls(u->k->body, loop_named, &l);
+  return l.found || label_taken(u->labels, name);
 }
 
 Kernel *fe_kernel(Fe *fe, TSNode fn) {
@@ -387,12 +413,15 @@ Kernel *fe_kernel(Fe *fe, TSNode fn) {
 
   find_sizes(fe, k);
 
+  /* the statements a call holds are named after the call's (fe_name_calls) */
   Labels labels = {fe, {0}};
   ir_map_init(&labels.by_name, fe->arena);
-  ir_walk_stmts(k->body, check_label, &labels);
+  ir_walk_outside_calls(k->body, check_label, &labels);
   Namer nm = {fe, &labels, 0};
-  ir_walk_stmts(k->body, name_stmt, &nm);
+  ir_walk_outside_calls(k->body, name_stmt, &nm);
   name_loops(fe, k, &labels);
+  NameUse used = {&labels, k};
+  fe_name_calls(fe, k, name_used, &used);
   k->nstmts = nm.seq + (int)labels.by_name.n;
   return k;
 }

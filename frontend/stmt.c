@@ -13,7 +13,7 @@ static Stmt *append(Stmt *a, Stmt *b) {
 }
 
 static Stmt *as_block(Fe *fe, Stmt *list, SrcLoc loc) {
-  if (list && list->kind == ST_BLOCK && !list->next) return list;
+  if (list && list->kind == ST_BLOCK && !list->next && !list->call) return list; /* a call is a statement of its own */
   Stmt *b = ir_stmt(fe->arena, ST_BLOCK, loc);
   b->body = list;
   return b;
@@ -204,6 +204,7 @@ static Stmt *expression_statement(Fe *fe, TSNode n) {
   }
   if (fe_is(e, "comma_expression")) fe_error(fe, e, "the comma operator is not supported in kernels");
   if (fe_is(e, "call_expression")) {
+    if (fe_names_kernel(fe, e)) return fe_kernel_call(fe, e);
     fe_expr(fe, e); /* reports unknown functions */
     fe_error(fe, e, "the result of this call is unused");
   }
@@ -485,8 +486,10 @@ Stmt *fe_stmt(Fe *fe, TSNode n) {
     fe_check_name(fe, fe_field(n, "label"), label, "label");
     TSNode inner = fe_child(n, 1);
     s = fe_stmt(fe, inner);
-    if (!s || (s->kind != ST_ASSIGN && s->kind != ST_FOR && !(s->kind == ST_DECL && s->init)))
-      fe_error(fe, n, "label '%s' must name an assignment or a loop", label);
+    bool call = s && s->kind == ST_BLOCK && s->call;
+    if (!s || (s->kind != ST_ASSIGN && s->kind != ST_FOR && !(s->kind == ST_DECL && s->init) && !call))
+      fe_error(fe, n, "label '%s' must name an assignment, a loop or a call of a kernel", label);
+    if (call) s->call->name = label;
     /* For a chained assignment the label names the statement written last. */
     Stmt *last = s;
     while (last->next) last = last->next;

@@ -82,6 +82,8 @@ static void map_put(CloneMap *cm, const void *from, void *to) {
   cm->to[cm->n++] = to;
 }
 
+void ir_clone_map_put(CloneMap *cm, const void *from, void *to) { map_put(cm, from, to); }
+
 static void *map_get(const CloneMap *cm, const void *from) {
   for (int i = cm->n - 1; i >= 0; i--)
     if (cm->from[i] == from) return cm->to[i];
@@ -171,6 +173,20 @@ static Lowered *clone_lowered(Arena *a, const Lowered *l, CloneMap *cm) {
   return c;
 }
 
+/* A call block's mark, its arguments in the clone's arrays and locals
+ * (the block's declarations are cloned first). */
+static CallSite *clone_call(Arena *a, const CallSite *cs, CloneMap *cm) {
+  CallSite *c = ARENA_NEW(a, CallSite);
+  *c = *cs;
+  c->arg_buf = ARENA_ARRAY(a, Buffer *, cs->nparams ? cs->nparams : 1);
+  c->arg_var = ARENA_ARRAY(a, Var *, cs->nparams ? cs->nparams : 1);
+  for (int i = 0; i < cs->nparams; i++) {
+    c->arg_buf[i] = cs->arg_buf[i] ? mapped_buf(cm, cs->arg_buf[i]) : NULL;
+    c->arg_var[i] = cs->arg_var[i] ? mapped_var(cm, cs->arg_var[i]) : NULL;
+  }
+  return c;
+}
+
 Stmt *ir_clone_stmt(Arena *a, const Stmt *s, CloneMap *cm) {
   if (!s) return NULL;
   Stmt *c = ARENA_NEW(a, Stmt);
@@ -180,6 +196,7 @@ Stmt *ir_clone_stmt(Arena *a, const Stmt *s, CloneMap *cm) {
   switch (s->kind) {
   case ST_BLOCK:
     c->body = clone_list(a, s->body, cm);
+    if (s->call) c->call = clone_call(a, s->call, cm);
     break;
   case ST_FOR:
     c->lo = ir_clone_expr(a, s->lo, cm);

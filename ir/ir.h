@@ -254,6 +254,28 @@ struct Annot {
   const char *key, *value;
 };
 
+/* A call of another kernel of the file (frontend/call.c, docs/programs.md).
+ * The call is the ST_BLOCK that holds it inlined: first one declaration
+ * per scalar parameter (a fresh local initialised from the argument, as C
+ * passes by value), then the body of the function the call runs, its
+ * array parameters replaced by the caller's arrays. Every analysis sees
+ * ordinary statements; the emitter prints the block as a call
+ * (emit/emit_program.c) while the mark stays (schedule/inline.c drops it). */
+typedef struct CallSite CallSite;
+struct CallSite {
+  const char *name;        /* the call's name in schedules: its label, or the callee's name */
+  const Kernel *callee;    /* the kernel called, as written */
+  const char *fn;          /* the function it runs: the callee, or the variant use() picked */
+  const Kernel *fn_ir;     /* that function's (scheduled) IR, as its variant emits it */
+  const char *fn_schedule; /* its steps, one a line; NULL: the kernel as written */
+  int nparams;             /* the callee's parameters, in order: */
+  Buffer **arg_buf;        /* the caller's array passed, or NULL for a scalar */
+  Var **arg_var;           /* the local bound to a scalar argument, or NULL */
+  /* the block's statements as marked (ir_call_fingerprint), NULL until a
+   * schedule starts: a step that changes them is refused (schedule/sched.c) */
+  const char *fingerprint;
+};
+
 /* LOOP_DMA: the outermost loop of a copy nest made by cache_read or
  * cache_write; the emitter turns it into DMA when its shape allows. */
 /* LOOP_VU: bind(loop, vu), iteration i on VU core i (schedule/bind.c). */
@@ -267,6 +289,7 @@ struct Stmt {
   bool labeled;        /* the user wrote the name as a label */
 
   Stmt *body;          /* ST_BLOCK: first child; ST_FOR: the body (a block) */
+  CallSite *call;      /* ST_BLOCK: the call of a kernel it holds inlined, or NULL */
 
   /* ST_FOR: var takes lo, lo+step, ... while `var cmp hi` holds. */
   Var *var;
@@ -470,6 +493,9 @@ typedef struct {
   Kernel *k;
 } CloneMap;
 void clone_map_free(CloneMap *cm);
+/* Maps `from` to `to` in the copies made with cm (a callee's parameter to
+ * the caller's array: frontend/call.c). */
+void ir_clone_map_put(CloneMap *cm, const void *from, void *to);
 Expr *ir_clone_expr(Arena *a, const Expr *e, CloneMap *cm);
 Stmt *ir_clone_stmt(Arena *a, const Stmt *s, CloneMap *cm); /* s alone, not s->next */
 Kernel *ir_clone_kernel(Arena *a, const Kernel *k);
@@ -513,6 +539,24 @@ typedef bool (*StmtVisitor)(Stmt *s, int depth, void *ctx);
 void ir_walk_stmts(Stmt *s, StmtVisitor fn, void *ctx);
 /* The statement declaring local or on-chip buffer b under body, or NULL. */
 Stmt *ir_buffer_decl(Stmt *body, const Buffer *b);
+
+/* ---- calls of kernels (ir/call.c) ---- */
+/* The expression passed for scalar parameter i of call block s (the
+ * initialiser of its local), or NULL. */
+const Expr *ir_call_scalar_arg(const Stmt *s, int i);
+/* Is st one of call block s's declarations of its scalar arguments? */
+bool ir_call_binds(const Stmt *s, const Stmt *st);
+/* Visits every statement outside marked call blocks (the blocks
+ * themselves are visited, not what they hold). */
+void ir_walk_outside_calls(Stmt *s, StmtVisitor fn, void *ctx);
+/* The marked call block that holds st (at any depth, the outermost), or NULL. */
+Stmt *ir_call_around(Stmt *body, const Stmt *st);
+/* Text that changes whenever a schedule step changes the statements of
+ * call block s (its scalar arguments' values aside) or the arrays passed
+ * to it (name, scope, shape, layout), in a. */
+const char *ir_call_fingerprint(Arena *a, const Stmt *s);
+/* Does the kernel hold a marked call? */
+bool ir_has_calls(const Kernel *k);
 
 /* ---------------- printer and verifier ---------------- */
 /* The readable text form shown by `npugen emit --dump-ir`. */

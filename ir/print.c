@@ -133,6 +133,18 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
   sb_printf(sb, "  # line %d\n", s->loc.line);
 }
 
+/* "call c1 = conv_fast(A, T, n + 1) " before a call block's brace. */
+static void print_call_head(StrBuf *sb, const Stmt *s) {
+  const CallSite *c = s->call;
+  sb_printf(sb, "call %s = %s(", c->name, c->fn);
+  for (int i = 0; i < c->nparams; i++) {
+    if (i) sb_puts(sb, ", ");
+    if (c->arg_buf[i]) sb_puts(sb, c->arg_buf[i]->name);
+    else if (ir_call_scalar_arg(s, i)) ir_print_expr(sb, ir_call_scalar_arg(s, i));
+  }
+  sb_puts(sb, ") ");
+}
+
 static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
   for (; s; s = s->next) {
     if (s->low) {
@@ -143,6 +155,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
     switch (s->kind) {
     case ST_BLOCK:
       sb_indent(sb, ind);
+      if (s->call) print_call_head(sb, s);
       sb_puts(sb, "{\n");
       print_stmts(sb, s->body, ind + 1);
       sb_indent(sb, ind);

@@ -150,11 +150,27 @@ static bool commit(NpgSession *s, Sched *sc, const Kernel *k, const SchedProgram
   return true;
 }
 
+/* The session's variant i, for use() (schedule/use.c). */
+static bool variant_at(const void *ctx, int i, SchedVariantRef *out) {
+  const NpgSession *s = ctx;
+  if (i < 0 || i >= s->nv) return false;
+  *out = (SchedVariantRef){s->v[i].name, s->v[i].kernel, s->v[i].ir, s->v[i].schedule};
+  return true;
+}
+
+static Sched *session_sched(NpgSession *s, const Kernel *k, const char *variant, DiagList *d, const char *file,
+                            const char *src) {
+  Sched *sc = sched_new(&s->m->arena, s->m, k, variant, d, file, src, &s->target);
+  sc->variant_at = variant_at;
+  sc->variants = s;
+  return sc;
+}
+
 /* Program p's steps on kernel k, messages into d: the Sched, which the
  * caller frees; *ok false when a step was refused. keep_steps: print the
  * IR after each step (--dump-ir=steps). */
 static Sched *apply_program(NpgSession *s, const SchedProgram *p, Kernel *k, DiagList *d, bool keep_steps, bool *ok) {
-  Sched *sc = sched_new(&s->m->arena, s->m, k, p->variant, d, p->file, p->src, &s->target);
+  Sched *sc = session_sched(s, k, p->variant, d, p->file, p->src);
   sc->keep_steps_ir = keep_steps;
   *ok = true;
   for (SchedStep *st = p->steps; st && *ok; st = st->next) *ok = sched_apply(sc, st);
@@ -244,7 +260,7 @@ NpgSched *npg_sched_begin(NpgSession *s, const char *kernel, const char *variant
   h->s = s;
   h->k = k;
   h->a = &s->m->arena;
-  h->sc = sched_new(h->a, s->m, k, arena_strdup(h->a, variant), &s->diags, s->m->file, NULL, &s->target);
+  h->sc = session_sched(s, k, arena_strdup(h->a, variant), &s->diags, s->m->file, NULL);
   h->sc->keep_steps_ir = true; /* no program to replay */
   return h;
 }

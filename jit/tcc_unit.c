@@ -23,6 +23,14 @@ static void on_tcc_error(void *opaque, const char *msg) {
   if (n > 0) e->len = e->len + (size_t)n < e->size ? e->len + (size_t)n : e->size - 1;
 }
 
+/* The check's C of a program declares each local array it passes to a
+ * call to the simulator, as the check declares the parameters (emit/
+ * emit_program.c): a callee's DMA may read or write it. */
+static void check_ddr(const void *p, unsigned long bytes, const char *name) {
+  NpuSim *sim = npusim_current();
+  if (sim) npusim_add_ddr(sim, p, bytes, name);
+}
+
 TccUnit *tcc_unit_compile(const char *source, const char *source_name, char *err,
                           size_t err_size) {
   ErrSink sink = {err, err_size, 0};
@@ -51,6 +59,7 @@ TccUnit *tcc_unit_compile(const char *source, const char *source_name, char *err
   size_t count = 0;
   const NpuSimSymbol *syms = npusim_symbols(&count);
   for (size_t i = 0; i < count; i++) tcc_add_symbol(s, syms[i].name, syms[i].addr);
+  tcc_add_symbol(s, "npg_check_ddr", (const void *)check_ddr);
 
   if (tcc_relocate(s, TCC_RELOCATE_AUTO) < 0) goto fail;
   TccUnit *u = malloc(sizeof *u);

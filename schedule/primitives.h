@@ -41,6 +41,8 @@ bool prim_cache_write(Sched *s, const SchedStep *st);
 bool prim_tensorize(Sched *s, const SchedStep *st);
 bool prim_double_buffer(Sched *s, const SchedStep *st);
 bool prim_bind(Sched *s, const SchedStep *st);
+bool prim_use(Sched *s, const SchedStep *st);
+bool prim_inline(Sched *s, const SchedStep *st);
 
 /* Shared pieces (schedule/split.c, schedule/reorder.c, schedule/simplify.c) */
 /* split as a building block of tile: loop -> outer(inner(body)). */

@@ -75,6 +75,8 @@ static const struct {
     {"tensorize", prim_tensorize, 2, 2, "tensorize(loop, intrinsic)", MODEL_KEPT, MAY_REORDER},
     {"double_buffer", prim_double_buffer, 1, 1, "double_buffer(buffer)", MODEL_KEPT, MAY_REORDER},
     {"bind", prim_bind, 2, 2, "bind(loop, vu)", MODEL_KEPT, MAY_REORDER},
+    {"use", prim_use, 2, 2, "use(call, variant)", MODEL_RESET, MAY_REORDER},
+    {"inline", prim_inline, 1, 1, "inline(call)", MODEL_REBUILT, MAY_REORDER},
 };
 
 Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant, DiagList *d,
@@ -86,6 +88,7 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
   s->m = m;
   s->k = ir_clone_kernel(a, k);
   sched_forget_copies(s); /* Stmt.clone_of means: copied by the step being applied */
+  sched_start_calls(s);
   s->k->name = variant;
   s->variant = variant;
   s->d = d;
@@ -115,7 +118,7 @@ void sched_free(Sched *s) {
  * loops and on-chip placement valid. */
 static bool recheck(Sched *s) {
   arith_simplify_kernel(s->a, s->k); /* (io * 4 + ii) / 4 -> io, after splits and layouts (values only) */
-  if (!ir_verify_kernel(s->k, s->d, s->file)) return false;
+  if (!ir_verify_kernel(s->k, s->d, s->file) || !sched_check_calls(s)) return false;
   char why[300];
   if (!ir_check_names(s->k, why, sizeof why))
     return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
@@ -284,6 +287,20 @@ static const char *last_naming_step(const Sched *s, const char *name, char *buf,
   return buf;
 }
 
+/* A loop or statement named arg inside a marked call: refused, naming
+ * the call (true then). */
+static bool in_marked_call(Sched *s, const SchedArg *arg, bool loops, bool leaves) {
+  Find f = {.name = arg->name, .loops = loops, .leaves = leaves, .near = ir_suggest_start(arg->name)};
+  sb_init(&f.all);
+  ir_walk_stmts(s->k->body, find_visit, &f);
+  sb_free(&f.all);
+  Stmt *call = f.n ? sched_call_holding(s, f.found[0]) : NULL;
+  if (!call) return false;
+  sched_refuse_in_call(s, arg, call, arena_printf(s->a, "%s %s", f.found[0]->kind == ST_FOR ? "loop" : "statement",
+                                                  arg->name));
+  return true;
+}
+
 static Stmt *find(Sched *s, const SchedArg *arg, bool loops, bool leaves, const char *what) {
   if (arg->kind != SA_NAME) {
     sched_error(s, arg, "expected the name of a %s, got '%s'", what, arg->text);
@@ -291,10 +308,14 @@ static Stmt *find(Sched *s, const SchedArg *arg, bool loops, bool leaves, const 
   }
   Find f = {.name = arg->name, .loops = loops, .leaves = leaves, .near = ir_suggest_start(arg->name)};
   sb_init(&f.all);
-  ir_walk_stmts(s->k->body, find_visit, &f);
+  ir_walk_outside_calls(s->k->body, find_visit, &f); /* a marked call's statements are not the step's to name */
   if (f.n == 0 && loops) {
     f.by_var = true;
-    ir_walk_stmts(s->k->body, find_visit, &f);
+    ir_walk_outside_calls(s->k->body, find_visit, &f);
+  }
+  if (f.n == 0 && in_marked_call(s, arg, loops, leaves)) {
+    sb_free(&f.all);
+    return NULL;
   }
   Stmt *r = NULL;
   if (f.n == 1) {

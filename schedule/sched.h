@@ -17,6 +17,16 @@
 typedef struct Sched Sched;
 typedef struct isl_map isl_map;
 
+/* A variant the session has built, for use() (schedule/use.c). */
+typedef struct {
+  const char *name;
+  const Kernel *kernel;  /* the kernel it schedules, as written */
+  const Kernel *ir;      /* its scheduled IR */
+  const char *schedule;  /* its steps, one a line; NULL: the kernel as written */
+} SchedVariantRef;
+/* Variant i of those built so far (false past the last). */
+typedef bool (*SchedVariantAt)(const void *ctx, int i, SchedVariantRef *out);
+
 /* The model's conflicting pairs, one map per pair of leaves (both
  * directions): instances of leaf a and of leaf b that touch one element,
  * one of them writing. Each is turned into pairs of times (time -> time)
@@ -113,6 +123,9 @@ struct Sched {
   } reorder;
   NpuTarget target;   /* what placement and bind plan for (the emitter takes
                        * the session's target, the same one, via EmitUnit) */
+  /* the variants use() may pick from (the session's); NULL: none */
+  SchedVariantAt variant_at;
+  const void *variants;
 };
 
 /* Starts a variant of k named `variant`, generated for `target` (NULL: the
@@ -187,6 +200,21 @@ Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc);
  * offset per buffer in its scope, buffers whose lifetimes overlap kept
  * apart. False, with a usage table per scope, when a scope overflows. */
 bool sched_place_onchip(Sched *s);
+
+/* ---------------- calls (schedule/calls.c, docs/programs.md) ---------------- */
+/* The marked call named by arg (outside other marked calls); NULL after
+ * an error listing the calls. */
+Stmt *sched_call(Sched *s, const SchedArg *arg);
+/* The marked call holding statement st, or NULL. */
+Stmt *sched_call_holding(Sched *s, const Stmt *st);
+/* Refuses a step on `what` (a loop or statement) inside marked call `call`. */
+bool sched_refuse_in_call(Sched *s, const SchedArg *arg, const Stmt *call, const char *what);
+/* After every step: no marked call's statements changed (an error naming
+ * the call otherwise); a call marked anew gets its fingerprint. */
+bool sched_check_calls(Sched *s);
+/* At the start of a variant of a kernel with calls: the IR simplified as
+ * every step leaves it, and each call's fingerprint taken. */
+void sched_start_calls(Sched *s);
 
 /* ---------------- legality (schedule/legality.c) ---------------- */
 /* The variant's dependence model, before a rewrite: the one carried from

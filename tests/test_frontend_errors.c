@@ -19,7 +19,7 @@ static const BadCase cases[] = {
     {"void f(float a[4]) { goto end; end: a[0] = 1; }",
      "bad.c:1:22: error: 'goto' is not supported in kernels"},
     {"void f(float a[4]) { for (int i = 0; i < 4; i++) a[i] = foo(a[i]); }",
-     "bad.c:1:57: error: call to 'foo' is not supported: kernels may call only <math.h> functions and abs"},
+     "bad.c:1:57: error: call to 'foo' is not supported: kernels may call <math.h> functions, abs, and kernels defined earlier in the file"},
     {"void f(float a[4]) { for (int i = 0; i < 4; i++) a[i] = b[i]; }",
      "bad.c:1:57: error: 'b' is not declared"},
     {"void f(float a[4][4]) { for (int i = 0; i < 4; i++) a[i] = 0; }",

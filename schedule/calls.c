@@ -1,0 +1,166 @@
+/* What the schedule of a program (a kernel with calls, docs/programs.md)
+ * shares between its steps: finding a call by name, and the rule that a
+ * marked call is emitted as a call, so no step may change the statements
+ * it holds (their fingerprint, ir_call_fingerprint, is kept from the
+ * moment the call is marked and compared after every step). */
+#include <string.h>
+
+#include "ir/arith.h"
+#include "ir/suggest.h"
+#include "schedule/sched.h"
+
+typedef struct {
+  const char *name;
+  Stmt *found[16];
+  int n;
+  StrBuf all;
+  IrSuggest near;
+} CallFind;
+
+static bool find_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  CallFind *f = ctx;
+  if (st->kind != ST_BLOCK || !st->call) return true;
+  if (!strcmp(st->call->name, f->name)) {
+    if (f->n < 16) f->found[f->n] = st;
+    f->n++;
+  }
+  sb_printf(&f->all, "%s%s", f->all.len ? ", " : "", st->call->name);
+  ir_suggest_add(&f->near, st->call->name);
+  return true;
+}
+
+/* A call marked inside another marked call, named `name`: its outermost
+ * marked call, or NULL. */
+static Stmt *nested_call(Sched *s, const char *name) {
+  CallFind f = {.name = name, .near = ir_suggest_start(name)};
+  sb_init(&f.all);
+  ir_walk_stmts(s->k->body, find_visit, &f);
+  sb_free(&f.all);
+  return f.n ? ir_call_around(s->k->body, f.found[0]) : NULL;
+}
+
+Stmt *sched_call(Sched *s, const SchedArg *arg) {
+  if (arg->kind != SA_NAME) {
+    sched_error(s, arg, "expected the name of a call, got '%s'", arg->text);
+    return NULL;
+  }
+  CallFind f = {.name = arg->name, .near = ir_suggest_start(arg->name)};
+  sb_init(&f.all);
+  ir_walk_outside_calls(s->k->body, find_visit, &f);
+  Stmt *r = f.n == 1 ? f.found[0] : NULL;
+  Stmt *outer = f.n ? NULL : nested_call(s, arg->name);
+  char dym[160];
+  if (outer)
+    sched_error(s, arg, "call %s is inside call %s (line %d), which is emitted as a call of %s; inline(%s) first",
+                arg->name, outer->call->name, outer->loc.line, outer->call->fn, outer->call->name);
+  else if (!f.n)
+    sched_error(s, arg, "no call named '%s' in %s (calls: %s); a call is named by its label, or by the kernel it "
+                "calls when that kernel is called once%s", arg->name, s->k->name, f.all.len ? f.all.data : "none",
+                ir_suggest_text(&f.near, dym, sizeof dym));
+  else if (f.n > 1)
+    sched_error(s, arg, "'%s' is ambiguous: it names %d calls (copies made by an earlier step, lines %d and %d)",
+                arg->name, f.n, f.found[0]->loc.line, f.found[1]->loc.line);
+  sb_free(&f.all);
+  return r;
+}
+
+Stmt *sched_call_holding(Sched *s, const Stmt *st) { return ir_call_around(s->k->body, st); }
+
+bool sched_refuse_in_call(Sched *s, const SchedArg *arg, const Stmt *call, const char *what) {
+  return sched_error(s, arg, "%s is inside call %s (line %d), which is emitted as a call of %s: a step may not "
+                     "change what a call runs; inline(%s) first", what, call->call->name, call->loc.line,
+                     call->call->fn, call->call->name);
+}
+
+typedef struct {
+  Sched *s;
+  bool ok;
+} Marks;
+
+/* Each outermost marked call: its fingerprint is taken (when new) or
+ * compared (a step changed what it holds: refused). */
+static bool mark_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Marks *m = ctx;
+  if (st->kind != ST_BLOCK || !st->call) return true;
+  const char *now = ir_call_fingerprint(m->s->a, st);
+  if (!st->call->fingerprint) {
+    st->call->fingerprint = now;
+  } else if (strcmp(now, st->call->fingerprint)) {
+    sched_error(m->s, NULL, "this step changes what call %s (line %d) runs, which is emitted as a call of %s: the "
+                "emitted C would not run the scheduled IR; inline(%s) first", st->call->name, st->loc.line,
+                st->call->fn, st->call->name);
+    m->ok = false;
+  }
+  return m->ok;
+}
+
+/* ---- on-chip buffers around a call ---- */
+
+typedef struct {
+  const char *scope;
+  const Buffer *found;
+} ScopeUse;
+
+static bool scope_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  ScopeUse *u = ctx;
+  if (st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) && !strcmp(st->buf->scope, u->scope)) u->found = st->buf;
+  return !u->found;
+}
+
+/* A buffer of call block c's function in `scope`, or NULL. */
+static const Buffer *call_uses_scope(Stmt *c, const char *scope) {
+  ScopeUse u = {scope, NULL};
+  ir_walk_stmts(c->body, scope_visit, &u);
+  return u.found;
+}
+
+enum { LIVE_MAX = 64 };
+
+typedef struct {
+  Sched *s;
+  const Stmt *live[LIVE_MAX]; /* on-chip declarations in scope, outermost first */
+  int n;
+} Live;
+
+/* A marked call's function places its on-chip buffers on its own, from
+ * each scope's start: none of the caller's may be live around the call in
+ * a scope the call uses. */
+static bool live_list(Live *l, Stmt *list) {
+  int mark = l->n;
+  bool ok = true;
+  for (Stmt *st = list; st && ok; st = st->next) {
+    if (st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) && l->n < LIVE_MAX) l->live[l->n++] = st;
+    if (st->kind == ST_BLOCK && st->call) {
+      for (int i = 0; i < l->n && ok; i++) {
+        const Buffer *b = l->live[i]->buf, *in = call_uses_scope(st, b->scope);
+        if (in)
+          ok = sched_error(l->s, NULL, "call %s (line %d) runs %s, whose %s is in %s, while %s (%s, line %d) is live "
+                           "around the call: the called function places its on-chip buffers on its own; inline(%s) "
+                           "to place them together", st->call->name, st->loc.line, st->call->fn, in->name, b->scope,
+                           b->name, b->scope, l->live[i]->loc.line, st->call->name);
+      }
+    } else if (st->kind == ST_BLOCK || st->kind == ST_FOR) {
+      ok = live_list(l, st->body);
+    } else if (st->kind == ST_IF) {
+      ok = live_list(l, st->then_s) && live_list(l, st->else_s);
+    }
+  }
+  l->n = mark;
+  return ok;
+}
+
+bool sched_check_calls(Sched *s) {
+  Marks m = {s, true};
+  ir_walk_outside_calls(s->k->body, mark_visit, &m);
+  Live l = {.s = s};
+  return m.ok && live_list(&l, s->k->body);
+}
+
+void sched_start_calls(Sched *s) {
+  if (!ir_has_calls(s->k)) return;
+  arith_simplify_kernel(s->a, s->k); /* as every step's check does: the fingerprints are of simplified IR */
+  sched_check_calls(s);
+}

@@ -1,0 +1,151 @@
+/* use(call, variant): the call runs `variant`, a variant of the kernel it
+ * calls (or that kernel as written, by its own name), built earlier in the
+ * session. The call's block then holds the variant's scheduled IR, its
+ * parameters replaced by the call's arrays and bound scalars, so every
+ * later step and the check see what the emitted call runs; its loops and
+ * statements are named after the call (CALL_name), as inline() leaves them.
+ * Legal by construction: a variant computes what its kernel does (its own
+ * check proves it by execution), and the statements around the call keep
+ * their order; the model restarts after the step.
+ * Not in this slice: a variant that changes a parameter's layout or scope
+ * (its function would take the array in another form than the call has). */
+#include <string.h>
+
+#include "ir/suggest.h"
+#include "schedule/primitives.h"
+
+/* "a, b, c": the variants of kernel `of` (all of them when NULL). */
+static const char *variant_list(Sched *s, const char *of, IrSuggest *near) {
+  StrBuf sb;
+  sb_init(&sb);
+  SchedVariantRef v;
+  for (int i = 0; s->variant_at && s->variant_at(s->variants, i, &v); i++) {
+    if (of && strcmp(v.kernel->name, of)) continue;
+    sb_printf(&sb, "%s%s", sb.len ? ", " : "", v.name);
+    if (near) ir_suggest_add(near, v.name);
+  }
+  const char *t = arena_strdup(s->a, sb.len ? sb.data : "none");
+  sb_free(&sb);
+  return t;
+}
+
+/* The schedule program of the variant named `name`, when one is written. */
+static const SchedProgram *written(const Sched *s, const char *name) {
+  for (const SchedProgram *p = s->m->schedules; p; p = p->next)
+    if (!strcmp(p->variant, name)) return p;
+  return NULL;
+}
+
+static bool unknown_variant(Sched *s, const SchedArg *arg, const char *callee) {
+  const SchedProgram *p = written(s, arg->name);
+  IrSuggest near = ir_suggest_start(arg->name);
+  const char *of = variant_list(s, callee, &near);
+  if (p && !strcmp(p->kernel, callee))
+    return sched_error(s, arg, "variant %s of %s (line %d) is not built: its schedule must come before this one, and "
+                       "apply without errors", arg->name, callee, p->loc.line);
+  char dym[160];
+  return sched_error(s, arg, "no variant named '%s' (variants of %s: %s)%s", arg->name, callee, of,
+                     ir_suggest_text(&near, dym, sizeof dym));
+}
+
+static bool pick_variant(Sched *s, const SchedArg *arg, const CallSite *c, SchedVariantRef *out) {
+  if (arg->kind != SA_NAME) return sched_error(s, arg, "expected the name of a variant, got '%s'", arg->text);
+  const char *callee = c->callee->name;
+  for (int i = 0; s->variant_at && s->variant_at(s->variants, i, out); i++) {
+    if (strcmp(out->name, arg->name)) continue;
+    if (strcmp(out->kernel->name, callee))
+      return sched_error(s, arg, "variant %s schedules kernel %s, but call %s calls %s (variants of %s: %s)", out->name,
+                         out->kernel->name, c->name, callee, callee, variant_list(s, callee, NULL));
+    return true;
+  }
+  return unknown_variant(s, arg, callee);
+}
+
+typedef struct {
+  const char *name;
+  bool found;
+} Local;
+
+static bool local_named(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Local *l = ctx;
+  l->found |= (st->var && !strcmp(st->var->name, l->name)) || (st->buf && !strcmp(st->buf->name, l->name));
+  return !l->found;
+}
+
+/* The program's C calls the variant's function by its name: no parameter
+ * or local of the caller may hide it. */
+static bool name_visible(Sched *s, const SchedArg *arg, const SchedVariantRef *v) {
+  Local l = {v->name, false};
+  for (const Param *p = s->k->params; p; p = p->next)
+    l.found |= !strcmp(p->buf ? p->buf->name : p->var->name, v->name);
+  ir_walk_outside_calls(s->k->body, local_named, &l);
+  return !l.found || sched_error(s, arg, "%s is also the name of a parameter or local of %s, which would hide the "
+                                 "function; rename it", v->name, s->k->name);
+}
+
+/* The variant's function takes each array as the kernel does. */
+static bool same_signature(Sched *s, const SchedArg *arg, const SchedVariantRef *v) {
+  for (const Param *p = v->ir->params; p; p = p->next) {
+    const Buffer *b = p->buf;
+    if (b && (b->layout || buffer_onchip(b)))
+      return sched_error(s, arg, "variant %s takes parameter %s %s (%s); a call passes its arrays as written, so it can "
+                         "use only a variant that keeps every parameter's layout and scope", v->name, b->name,
+                         b->layout ? "in another layout" : "on chip", b->layout ? "transform_layout" : b->scope);
+  }
+  return true;
+}
+
+typedef struct {
+  Sched *s;
+  const char *prefix;
+} Prefix;
+
+static bool prefix_names(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Prefix *p = ctx;
+  if (st->name) st->name = arena_printf(p->s->a, "%s_%s", p->prefix, st->name);
+  if (st->kind == ST_BLOCK && st->call) st->call->name = arena_printf(p->s->a, "%s_%s", p->prefix, st->call->name);
+  return true;
+}
+
+/* The call's statements become the variant's: its bound scalars kept,
+ * then the variant's body over the call's arrays and scalars. */
+static void replace_body(Sched *s, Stmt *call, const SchedVariantRef *v) {
+  CallSite *c = call->call;
+  Stmt *keep = NULL, **tail = &keep;
+  for (Stmt *st = call->body; st; st = st->next)
+    if (ir_call_binds(call, st)) {
+      *tail = st;
+      tail = &st->next;
+    }
+  *tail = NULL;
+  CloneMap cm = {.k = s->k};
+  int i = 0;
+  for (const Param *p = v->ir->params; p; p = p->next, i++)
+    ir_clone_map_put(&cm, p->buf ? (const void *)p->buf : p->var, p->buf ? (void *)c->arg_buf[i] : c->arg_var[i]);
+  Stmt *body = NULL, **bt = &body;
+  for (const Stmt *st = v->ir->body->body; st; st = st->next) {
+    *bt = ir_clone_stmt(s->a, st, &cm);
+    bt = &(*bt)->next;
+  }
+  clone_map_free(&cm);
+  Prefix px = {s, c->name};
+  ir_walk_stmts(body, prefix_names, &px);
+  *tail = body;
+  call->body = keep;
+  c->fn = v->name;
+  c->fn_ir = v->ir;
+  c->fn_schedule = v->schedule;
+  c->fingerprint = NULL; /* taken anew after the step (sched_check_calls) */
+}
+
+bool prim_use(Sched *s, const SchedStep *st) {
+  Stmt *call = sched_call(s, &st->args[0]);
+  SchedVariantRef v;
+  if (!call || !pick_variant(s, &st->args[1], call->call, &v) || !same_signature(s, &st->args[1], &v) ||
+      !name_visible(s, &st->args[1], &v))
+    return false;
+  replace_body(s, call, &v); /* the model is dropped after the step (MODEL_RESET) */
+  return true;
+}

@@ -1,0 +1,295 @@
+/* Programs of kernels (docs/programs.md): a kernel calls kernels defined
+ * before it; the program as written is the reference; use(call, variant)
+ * picks what a call runs, inline(call) opens it to the other steps, and a
+ * step that would change what a marked call runs is refused. Every
+ * accepted program variant is JIT-run against the program as written. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npugen.h"
+#include "tests/test_sched_util.h"
+
+/* scale, relu and a program calling them (lines 1-24). */
+static const char *net =
+    "#include <stdint.h>\n"
+    "#define N 8\n"
+    "void scale(const int32_t X[N][N], int32_t Y[N][N], int k) {\n"
+    "  for (int i = 0; i < N; i++)\n"
+    "    for (int j = 0; j < N; j++)\n"
+    "      mul: Y[i][j] = X[i][j] * k;\n"
+    "}\n"
+    "#pragma npu schedule(scale, scale_t)\n"
+    "#pragma npu split(i, 4, io, ii)\n"
+    "#pragma npu reorder(io, j, ii)\n"
+    "#pragma npu schedule(scale, scale_p)\n"
+    "#pragma npu parallel(i)\n"
+    "void relu(const int32_t X[N][N], int32_t Y[N][N]) {\n"
+    "  for (int i = 0; i < N; i++)\n"
+    "    for (int j = 0; j < N; j++)\n"
+    "      Y[i][j] = X[i][j] > 0 ? X[i][j] : 0;\n"
+    "}\n"
+    "void net(const int32_t A[N][N], int32_t B[N][N], int k) {\n"
+    "  int32_t T[N][N];\n"
+    "  int32_t U[N][N];\n"
+    "  s1: scale(A, T, k + 1);\n"
+    "  s2: scale(T, U, k);\n"
+    "  relu(U, B);\n"
+    "}\n";
+
+static int count(const char *text, const char *part) {
+  int n = 0;
+  for (const char *p = strstr(text, part); p; p = strstr(p + 1, part)) n++;
+  return n;
+}
+
+Test(programs, a_call_runs_as_a_call_of_the_kernel_as_written_and_checks) {
+  NpgSession *s = open_ok(net, "");
+  const char *c = npg_emit_source(s, checked(s, "net"));
+  has(c, "static void scale(const int32_t X[N][N], int32_t Y[N][N], int k) {");
+  has(c, "static void relu(");
+  has(c, "  scale(A, T, k + 1); /* s1, line 21 */\n");
+  has(c, "  scale((const int32_t (*)[8])T, U, k); /* s2, line 22 */\n");
+  has(c, "  relu((const int32_t (*)[8])U, B); /* relu, line 23 */\n");
+  cr_assert_eq(count(c, "static void scale("), 1, "one function per callee:\n%s", c);
+  lacks(npg_emit_header(s, npg_variant_index(s, "net")), "scale");
+  npg_close(s);
+}
+
+Test(programs, two_calls_of_one_callee_use_different_variants) {
+  NpgSession *s = open_ok(net, "#pragma npu schedule(net, net_fast)\n#pragma npu use(s1, scale_t)\n"
+                               "#pragma npu use(s2, scale_p)\n");
+  const char *c = npg_emit_source(s, checked(s, "net_fast"));
+  has(c, "static void scale_t(");
+  has(c, "static void scale_p(");
+  lacks(c, "static void scale(");
+  has(c, "  scale_t(A, T, k + 1); /* s1, line 21 */\n");
+  has(c, "  scale_p((const int32_t (*)[8])T, U, k); /* s2, line 22 */\n");
+  has(c, " *   split(i, 4, io, ii)\n");
+  npg_close(s);
+}
+
+Test(programs, two_callers_of_one_callee_use_different_variants) {
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", net,
+           "void twice(const int32_t A[N][N], int32_t B[N][N]) {\n"
+           "  scale(A, B, 2);\n"
+           "}\n");
+  NpgSession *s = open_ok(src, "#pragma npu schedule(net, net_t)\n#pragma npu use(s1, scale_t)\n"
+                               "#pragma npu use(s2, scale_t)\n"
+                               "#pragma npu schedule(twice, twice_p)\n#pragma npu use(scale, scale_p)\n");
+  has(npg_emit_source(s, checked(s, "net_t")), "scale_t((const int32_t (*)[8])T, U, k);");
+  const char *c = npg_emit_source(s, checked(s, "twice_p"));
+  has(c, "  scale_p(A, B, 2); /* scale, line 26 */\n");
+  lacks(c, "scale_t");
+  npg_close(s);
+}
+
+Test(programs, a_callee_called_twice_without_labels_gets_numbered_call_names) {
+  NpgSession *s = open_ok("void f(float X[4]) {\n  for (int i = 0; i < 4; i++) X[i] = X[i] * 2;\n}\n"
+                          "void g(float X[4], float Y[4]) {\n  f(X);\n  f(Y);\n}\n",
+                          "#pragma npu schedule(g, g2)\n#pragma npu inline(f_2)\n");
+  const char *c = npg_emit_source(s, checked(s, "g2"));
+  has(c, "  f(X); /* f_1, line 5 */\n");
+  has(c, "Y[i] = Y[i] * 2;");
+  npg_close(s);
+}
+
+Test(programs, recursion_is_refused_naming_the_cycle) {
+  refused("void a(float X[4]) {\n  for (int i = 0; i < 4; i++) X[i] = X[i] + 1;\n  a(X);\n}\n", "",
+          "k.c:3:3: error: recursive call: a -> a; a kernel may not call itself, directly or through other kernels");
+  refused("void a(float X[4]) {\n  b(X);\n}\nvoid b(float X[4]) {\n  c(X);\n}\nvoid c(float X[4]) {\n  a(X);\n}\n", "",
+          "k.c:2:3: error: recursive call: a -> b -> c -> a; a kernel may not call itself, directly or through other "
+          "kernels");
+  refused("void a(float X[4]) {\n  b(X);\n}\nvoid b(float X[4]) {\n  X[0] = 1;\n}\n", "",
+          "k.c:2:3: error: kernel 'b' is defined after 'a' (line 4); define a kernel before the kernels that call it");
+}
+
+static const char *copy =
+    "void f(const float X[4][4], float Y[4][4]) {\n"
+    "  for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++) Y[i][j] = X[i][j];\n"
+    "}\n";
+
+static void refused_call(const char *caller, const char *want) {
+  char src[2048];
+  snprintf(src, sizeof src, "%s%s", copy, caller);
+  refused(src, "", want);
+}
+
+Test(programs, an_argument_that_does_not_match_its_parameter_is_refused_naming_both) {
+  refused_call("void g(const float A[4][8], float B[4][4]) {\n  f(A, B);\n}\n",
+               "k.c:5:5: error: argument 1 of 'f': array 'A' is const float [4][8], but parameter 'X' of 'f' (line 1) "
+               "is const float [4][4]");
+  refused_call("#include <stdint.h>\nvoid g(const int32_t A[4][4], float B[4][4]) {\n  f(A, B);\n}\n",
+               "k.c:6:5: error: argument 1 of 'f': array 'A' is const int32_t [4][4], but parameter 'X' of 'f' (line "
+               "1) is const float [4][4]");
+  refused_call("void g(const float A[4][4], float B[4][4]) {\n  f(B, A);\n}\n",
+               "k.c:5:8: error: argument 2 of 'f': array 'A' is const, but parameter 'Y' of 'f' (line 1) is not: 'f' "
+               "may write it");
+  refused_call("void g(const float A[4][4], float B[4][4]) {\n  f(A, B, 1);\n}\n",
+               "k.c:5:4: error: 'f' (line 1) takes 2 arguments, got 3");
+  refused_call("void g(float A[4][4], float B[4][4]) {\n  f(A, A);\n}\n",
+               "k.c:5:4: error: array 'A' is passed to 'f' as both 'X' and 'Y', and 'f' may write one of them; pass "
+               "distinct arrays (the callee's variants assume its arrays do not overlap)");
+  refused_call("void g(float A[4][4], float B[4][4]) {\n  f(A + 1, B);\n}\n",
+               "k.c:5:5: error: argument 1 of 'f' must be a whole array for parameter 'X' (const float [4][4]), not "
+               "'A + 1'");
+  refused("void f(float X[2], int n) {\n  X[0] = n;\n}\nvoid g(float X[2]) {\n  f(X, X);\n}\n", "",
+          "k.c:5:8: error: argument 2 of 'f' must be a scalar for parameter 'n' (int), not the array 'X'");
+  refused_call("void g(const float A[4][4], float B[4][4]) {\n  float f[4][4];\n  f(A, f);\n  B[0][0] = f[0][0];\n}\n",
+               "k.c:6:3: error: 'f' names an array of 'g' here (line 5), which hides the kernel 'f'; rename one of them");
+  refused_call("void g(float A[4][4], float B[4][4]) {\n  float x = 0;\n  x = f(A, B);\n}\n",
+               "k.c:6:7: error: 'f' is a kernel: it returns nothing; call it as a statement, 'f(...);'");
+}
+
+/* A scalar argument is bound to a local of its own, as C passes it by
+ * value: the callee's parameter k is never the caller's k. */
+Test(programs, a_scalar_argument_is_passed_by_value) {
+  NpgSession *s = open_ok(net, "");
+  const char *ir = npg_dump_ir(s, npg_variant_index(s, "net"));
+  has(ir, "s1_k: local scale_k: int = k + 1");
+  has(ir, "s1_mul: T[i][j] = A[i][j] * scale_k");
+  npg_close(s);
+}
+
+Test(programs, a_step_on_a_loop_inside_a_marked_call_is_refused) {
+  refused(net, "#pragma npu schedule(net, v)\n#pragma npu split(s1_i, 4, a, b)\n",
+          "k.c:26:19: error: split: loop s1_i is inside call s1 (line 21), which is emitted as a call of scale: a step "
+          "may not change what a call runs; inline(s1) first");
+}
+
+Test(programs, a_step_that_changes_what_a_marked_call_runs_is_refused) {
+  refused(net, "#pragma npu schedule(net, v)\n#pragma npu transform_layout(T, (i, j), (j, i))\n",
+          "k.c:26:13: error: transform_layout: this step changes what call s1 (line 21) runs, which is emitted as a "
+          "call of scale: the emitted C would not run the scheduled IR; inline(s1) first");
+  refused(net, "#pragma npu schedule(net, v)\n#pragma npu cache_read(A, dm, root, A_dm)\n",
+          "k.c:26:13: error: cache_read: this step changes what call s1 (line 21) runs, which is emitted as a call of "
+          "scale: the emitted C would not run the scheduled IR; inline(s1) first");
+}
+
+Test(programs, use_refuses_another_kernels_variant_and_unknown_names) {
+  refused(net, "#pragma npu schedule(net, v)\n#pragma npu use(s1, relu)\n",
+          "k.c:26:21: error: use: variant relu schedules kernel relu, but call s1 calls scale (variants of scale: "
+          "scale, scale_t, scale_p)");
+  refused(net, "#pragma npu schedule(net, v)\n#pragma npu use(s1, scale_x)\n",
+          "k.c:26:21: error: use: no variant named 'scale_x' (variants of scale: scale, scale_t, scale_p); did you "
+          "mean 'scale_t'?");
+  refused(net, "#pragma npu schedule(net, v)\n#pragma npu use(s3, scale_t)\n",
+          "k.c:26:17: error: use: no call named 's3' in v (calls: s1, s2, relu); a call is named by its label, or by "
+          "the kernel it calls when that kernel is called once; did you mean 's1'?");
+  refused(net, "#pragma npu schedule(net, v)\n#pragma npu use(s1, later)\n#pragma npu schedule(scale, later)\n"
+               "#pragma npu split(j, 4, jo, ji)\n",
+          "k.c:26:21: error: use: variant later of scale (line 27) is not built: its schedule must come before this "
+          "one, and apply without errors");
+  refused(net, "#pragma npu schedule(scale, scale_l)\n#pragma npu transform_layout(Y, (i, j), (j, i))\n"
+               "#pragma npu schedule(net, v)\n#pragma npu use(s1, scale_l)\n",
+          "k.c:28:21: error: use: variant scale_l takes parameter Y in another layout (transform_layout); a call passes "
+          "its arrays as written, so it can use only a variant that keeps every parameter's layout and scope");
+}
+
+/* After inline, the callee's loops are the caller's, named after the
+ * call: merge fuses relu into the second scale across the former
+ * boundary, and the other call stays a call of the variant picked. */
+Test(programs, inline_then_merge_across_the_former_boundary_checks) {
+  NpgSession *s = open_ok(net, "#pragma npu schedule(net, fused)\n#pragma npu use(s1, scale_t)\n"
+                               "#pragma npu inline(s2)\n#pragma npu inline(relu)\n"
+                               "#pragma npu merge(s2_i, relu_i)\n#pragma npu merge(s2_j, relu_j)\n");
+  const char *c = npg_emit_source(s, checked(s, "fused"));
+  has(c, "  scale_t(A, T, k + 1); /* s1, line 21 */\n");
+  has(c, "  int s2_k = k;\n");
+  has(c, "      U[i][j] = T[i][j] * s2_k; /* s2_mul */\n      B[i][j] = U[i][j] > 0 ? U[i][j] : 0;\n");
+  lacks(c, "relu(");
+  cr_assert_eq(count(c, "for (int i ="), 1, "one fused nest:\n%s", c);
+  npg_close(s);
+}
+
+Test(programs, inline_names_a_call_inside_the_inlined_one) {
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", net,
+           "void top(const int32_t A[N][N], int32_t B[N][N]) {\n"
+           "  inner: net(A, B, 3);\n"
+           "}\n");
+  refused(src, "#pragma npu schedule(top, v)\n#pragma npu use(inner_s1, scale_t)\n",
+          "k.c:29:17: error: use: call inner_s1 is inside call inner (line 26), which is emitted as a call of net; "
+          "inline(inner) first");
+  NpgSession *s = open_ok(src, "#pragma npu schedule(top, v)\n#pragma npu inline(inner)\n"
+                               "#pragma npu use(inner_s1, scale_t)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  scale_t(A, T, inner_k + 1); /* inner_s1, line 21 */\n");
+  npg_close(s);
+}
+
+/* The callee's variant runs on the NPU: its function's DMAs reach the
+ * program's local array, which the check declares to the simulator. */
+Test(programs, a_call_uses_an_npu_variant_of_its_callee) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void mm(const int8_t A[64][64], const int8_t B[64][64], int32_t C[64][64]) {\n"
+                          "  for (int i = 0; i < 64; i++)\n"
+                          "    for (int j = 0; j < 64; j++) {\n"
+                          "      init: C[i][j] = 0;\n"
+                          "      for (int k = 0; k < 64; k++)\n"
+                          "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+                          "    }\n"
+                          "}\n"
+                          "#pragma npu schedule(mm, mm_nu)\n"
+                          "#pragma npu cache_read(A, nu_ib, root, A_ib)\n"
+                          "#pragma npu cache_read(B, nu_wb, root, B_wb)\n"
+                          "#pragma npu cache_write(C, nu_ob, root, C_ob)\n"
+                          "#pragma npu tensorize(i, npu_nu_matmul_i8)\n"
+                          "void layer(const int8_t A[64][64], const int8_t W[64][64], int32_t Y[64][64]) {\n"
+                          "  int32_t acc[64][64];\n"
+                          "  mm(A, W, acc);\n"
+                          "  for (int i = 0; i < 64; i++)\n"
+                          "    for (int j = 0; j < 64; j++)\n"
+                          "      Y[i][j] = acc[i][j] > 0 ? acc[i][j] : 0;\n"
+                          "}\n",
+                          "#pragma npu schedule(layer, layer_nu)\n#pragma npu use(mm, mm_nu)\n");
+  int i = checked(s, "layer_nu");
+  NpgCheckResult r;
+  cr_assert(npg_check(s, i, 1, &r));
+  cr_assert_gt(r.sim_cycles, 0, "the NU ran: %s", r.summary);
+  has(npg_emit_source(s, i), "  mm_nu(A, W, acc); /* mm, line 17 */\n");
+  npg_close(s);
+}
+
+/* The C API's steps reach the same primitives: `inline` too, though C
+ * parses it as a keyword. */
+Test(programs, the_c_api_uses_and_inlines_calls) {
+  NpgSession *s = open_ok(net, "");
+  NpgSched *h = npg_sched_begin(s, "net", "api");
+  cr_assert(npg_sched_step(h, "use(s1, scale_p)"), "%s", npg_errors(s));
+  cr_assert(npg_sched_step(h, "inline(relu)"), "%s", npg_errors(s));
+  cr_assert_geq(npg_sched_end(h), 0, "%s", npg_errors(s));
+  const char *c = npg_emit_source(s, checked(s, "api"));
+  has(c, "  scale_p(A, T, k + 1); /* s1, line 21 */\n");
+  has(c, "B[i][j] = U[i][j] > 0 ? U[i][j] : 0;");
+  npg_close(s);
+}
+
+/* A called function places its on-chip buffers from each scope's start:
+ * the caller's buffer live around the call in that scope would be
+ * overwritten (the check saw C wrong before this was refused). */
+static const char *live =
+    "void cp(const float X[16], float Y[16]) {\n"
+    "  for (int i = 0; i < 16; i++) Y[i] = X[i] * 2.0f;\n"
+    "}\n"
+    "#pragma npu schedule(cp, cp_dm)\n"
+    "#pragma npu cache_read(X, dm, root, X_dm)\n"
+    "void prog(const float A[16], const float B[16], float C[16], float D[16]) {\n"
+    "  float T[16];\n"
+    "  p: cp(A, T);\n"
+    "  q: cp(B, D);\n"
+    "  r: cp(T, C);\n"
+    "}\n"
+    "#pragma npu schedule(prog, v)\n"
+    "#pragma npu inline(p)\n"
+    "#pragma npu inline(r)\n";
+
+Test(programs, a_call_whose_function_uses_a_scope_live_around_it_is_refused) {
+  refused(live, "#pragma npu set_scope(T, dm)\n#pragma npu use(q, cp_dm)\n",
+          "k.c:16:13: error: use: call q (line 9) runs cp_dm, whose X_dm is in dm, while T (dm, line 7) is live around "
+          "the call: the called function places its on-chip buffers on its own; inline(q) to place them together");
+  NpgSession *s = open_ok(live, "#pragma npu use(q, cp_dm)\n#pragma npu set_scope(T, vu_vm)\n");
+  has(npg_emit_source(s, checked(s, "v")), "  cp_dm(B, D); /* q, line 9 */\n");
+  npg_close(s);
+}
