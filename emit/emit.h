@@ -31,6 +31,13 @@ typedef struct {
   const NpuTarget *target;
   EmitOrder order;       /* for the check only; zero: the source order */
   bool cu_hooks;         /* for the check only: host code's accesses go through npu_cu_access */
+  /* C for tcc (the check, npg_jit_variant): an array sized by the
+   * kernel's sizes is a flat pointer (emit/emit_cu_hooks.c says why) */
+  bool tcc;
+  /* the check of a kernel with symbolic sizes: k at one size set
+   * (ir_instantiate), whose arrays a run allocates and compares; the text
+   * is still k's. NULL otherwise. */
+  const Kernel *sized;
   /* k lowered (lower/) and its synchronisation checked, once per variant
    * (jit/session.c); NULL: the emitter lowers k itself */
   const Kernel *lowered;
@@ -102,6 +109,8 @@ void emit_cu_expr(StrBuf *sb, const Expr *e);
 /* The check's C without hooks (a variant without intrinsics): e as tcc
  * must see it (lower_tcc_mask: a tcc conversion bug). */
 void emit_check_expr(StrBuf *sb, const Expr *e);
+/* e as tcc must see it: arrays sized by the kernel's sizes flat. */
+void emit_tcc_expr(StrBuf *sb, const Expr *e);
 void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op);
 
 #endif

@@ -10,9 +10,37 @@
 #include "lower/check_ref.h"
 #include "lower/lower.h"
 
+/* tcc (0.9.27) gets the stride of a pointer to a variable-length row
+ * wrong, so in the C that tcc compiles an array sized by the kernel's
+ * sizes is a flat pointer and its element is addressed in full:
+ * C[i][j] of C[ni][nj] is C[(i) * (nj) + (j)]. */
+static void flat_index(StrBuf *sb, const Expr *load, const ExprHook *h) {
+  const Buffer *b = load->buf;
+  sb_putc(sb, '[');
+  for (int i = 1; i < b->ndim; i++) sb_putc(sb, '(');
+  ir_print_expr_hooked(sb, load->idx[0], h);
+  for (int i = 1; i < b->ndim; i++) {
+    sb_puts(sb, ") * (");
+    if (b->extent[i]) ir_print_expr(sb, b->extent[i]);
+    else sb_printf(sb, "%lld", (long long)b->shape[i]);
+    sb_puts(sb, ") + (");
+    ir_print_expr_hooked(sb, load->idx[i], h);
+    sb_putc(sb, ')');
+  }
+  sb_putc(sb, ']');
+}
+
+static bool flat_load(StrBuf *sb, const Expr *load, const ExprHook *h) {
+  if (!buffer_symbolic(load->buf)) return false;
+  sb_puts(sb, load->buf->name);
+  flat_index(sb, load, h);
+  return true;
+}
+
 static void access(StrBuf *sb, const Expr *load, const ExprHook *h, const char *mode, bool is_const) {
   sb_printf(sb, "*(%s%s *)npu_cu_access(&%s", is_const ? "const " : "", load->buf->elem->name, load->buf->name);
-  for (int i = 0; i < load->buf->ndim; i++) {
+  if (buffer_symbolic(load->buf)) flat_index(sb, load, h);
+  for (int i = 0; !buffer_symbolic(load->buf) && i < load->buf->ndim; i++) {
     sb_putc(sb, '[');
     ir_print_expr_hooked(sb, load->idx[i], h);
     sb_putc(sb, ']');
@@ -38,10 +66,12 @@ static bool hook_cast(StrBuf *sb, const Expr *cast, const ExprHook *h) {
 }
 
 static const ExprHook hook = {hook_load, hook_cast, NULL};
-static const ExprHook casts_only = {NULL, hook_cast, NULL};
+static const ExprHook casts_only = {flat_load, hook_cast, NULL};
+static const ExprHook flat_only = {flat_load, NULL, NULL};
 
 void emit_cu_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &hook); }
 void emit_check_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &casts_only); }
+void emit_tcc_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &flat_only); }
 
 void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op) {
   if (lhs->kind != EX_LOAD || !lower_cu_hooked(lhs->buf)) {

@@ -244,6 +244,9 @@ static const Kernel *called_kernel(Fe *fe, TSNode call) {
              hides->kind == SYM_BUF ? hides->buf->loc.line : hides->var->loc.line, name);
   const Kernel *callee = ir_map_get(&fe->kernel_names, name);
   if (!callee) refuse_forward(fe, fn, name);
+  if (callee->nsizes)
+    fe_error(fe, fn, "kernel '%s' has symbolic sizes (%s, ...): calls of such kernels are not supported yet", name,
+             callee->sizes[0]->name);
   return callee;
 }
 

@@ -3,12 +3,14 @@
  *   #pragma npu inputs(KERNEL, PARAM, LO, HI)   values uniform in [LO, HI]
  *   #pragma npu inputs(KERNEL, PARAM, spd)      symmetric positive definite
  *   #pragma npu allow_nonfinite(KERNEL[, PARAM...])
+ *   #pragma npu assume(...), sizes(...)          frontend/sizes.c
  *
  * They describe the kernel's data, not a variant, so they are not schedule
  * steps: they may sit anywhere after the kernel they name. The call is
  * parsed by tree-sitter-c inside a snippet, as schedule pragmas are, and
  * errors point into the pragma line. */
 #include "frontend/inputs.h"
+#include "frontend/sizes.h"
 
 #include <float.h>
 #include <math.h>
@@ -121,12 +123,18 @@ static void inputs(Fe *fe, TSNode call, TSNode *a, uint32_t n) {
   s->kernel = k->name;
   s->param = fe_text(fe, a[1]);
   s->loc = fe_loc(fe, call);
+  for (int i = 0; i < k->nsizes; i++)
+    if (!strcmp(k->sizes[i]->name, s->param))
+      fe_error(fe, a[1], "'%s' is one of kernel %s's sizes: the check takes its values from the size sets "
+               "(#pragma npu sizes(%s, %s = ...))", s->param, k->name, k->name, s->param);
   for (const CheckSpec *o = fe->m->check_specs; o; o = o->next)
     if (o->kind != SPEC_ALLOW_NONFINITE && !strcmp(o->kernel, s->kernel) && !strcmp(o->param, s->param))
       fe_error(fe, a[1], "the inputs of '%s' are already given on line %d", s->param, o->loc.line);
   if (n == 3) {
     if (!fe_is(a[2], "identifier") || strcmp(fe_text(fe, a[2]), "spd")) fe_error(fe, a[2], "%s", inputs_usage);
-    if (!b || !type_is_float(t) || b->ndim < 2 || b->shape[b->ndim - 1] != b->shape[b->ndim - 2])
+    if (!b || !type_is_float(t) || b->ndim < 2 || b->shape[b->ndim - 1] != b->shape[b->ndim - 2] ||
+        (buffer_symbolic(b) && !(b->extent[b->ndim - 1] && b->extent[b->ndim - 2] &&
+                                 ir_expr_same(b->extent[b->ndim - 1], b->extent[b->ndim - 2]))))
       fe_error(fe, a[2], "spd needs an array of float or double whose last two extents are equal (square "
                "matrices); '%s' is not one", s->param);
     s->kind = SPEC_SPD;
@@ -182,12 +190,14 @@ static void parse_pragma(Fe *fe, TSNode root, SrcLoc at, void *ctx) {
   }
   if (fe->src != fe->m->src)
     fe_error(fe, call, "'%s' belongs in the kernel file, after the kernel", fe_text(fe, fe_field(call, "function")));
-  if (!strcmp(fe_text(fe, fe_field(call, "function")), "inputs")) inputs(fe, call, a, n);
-  else allow_nonfinite(fe, call, a, n);
+  const char *name = fe_text(fe, fe_field(call, "function"));
+  if (!strcmp(name, "inputs")) inputs(fe, call, a, n);
+  else if (!strcmp(name, "allow_nonfinite")) allow_nonfinite(fe, call, a, n);
+  else fe_sizes_pragma(fe, call, name, a, n);
 }
 
 static bool is_ours(const char *call) {
-  static const char *const names[] = {"inputs", "allow_nonfinite"};
+  static const char *const names[] = {"inputs", "allow_nonfinite", "assume", "sizes"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     size_t l = strlen(names[i]);
     if (!strncmp(call, names[i], l) && (call[l] == '(' || call[l] == ' ' || call[l] == '\t')) return true;

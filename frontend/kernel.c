@@ -5,6 +5,32 @@
 
 #include "frontend/fe.h"
 
+/* An extent that is not a constant: it must be affine in integer scalar
+ * parameters declared before it (C99's `float A[n][m]`, `A[2 * n + 1]`). */
+static bool size_affine(const Expr *e) {
+  int64_t c;
+  switch (e->kind) {
+  case EX_INT: return true;
+  case EX_VAR: return e->var->kind == VAR_PARAM && type_is_integer(e->var->type);
+  case EX_CAST: return type_is_integer(e->type) && size_affine(e->a);
+  case EX_UNARY: return (e->op == OP_NEG || e->op == OP_PLUS) && size_affine(e->a);
+  case EX_BINARY:
+    if (e->op == OP_ADD || e->op == OP_SUB) return size_affine(e->a) && size_affine(e->b);
+    if (e->op == OP_MUL) return (fe_eval_int(e->a, &c) && size_affine(e->b)) || (fe_eval_int(e->b, &c) && size_affine(e->a));
+    return false;
+  default: return false;
+  }
+}
+
+static Expr *size_expr(Fe *fe, TSNode at, Expr *e) {
+  if (!size_affine(e))
+    fe_error(fe, at,
+             "array extent '%s' must be a constant or affine in integer parameters declared before it "
+             "(e.g. 'float A[n][m]' after 'int n, int m')",
+             fe_text(fe, at));
+  return e;
+}
+
 static Param *parameter(Fe *fe, TSNode pd) {
   uint32_t cnt = ts_node_named_child_count(pd);
   for (uint32_t i = 0; i < cnt; i++) {
@@ -16,7 +42,8 @@ static Param *parameter(Fe *fe, TSNode pd) {
   TSNode d = fe_field(pd, "declarator");
   if (ts_node_is_null(d)) fe_error(fe, pd, "kernel parameters need names");
   if (fe_is(d, "pointer_declarator") || fe_is(d, "abstract_pointer_declarator"))
-    fe_error(fe, d, "pointer parameters are not supported; declare an array with constant extents, e.g. 'float A[64][64]'");
+    fe_error(fe, d, "pointer parameters are not supported; declare an array, e.g. 'float A[64][64]', or 'float A[n][m]' after "
+             "'int n, int m'");
   if (t->kind == TY_VOID) fe_error(fe, pd, "parameters cannot have type 'void'");
   bool is_const = fe_has_const(pd);
   Param *p = ARENA_NEW(fe->arena, Param);
@@ -33,6 +60,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
   if (!fe_is(d, "array_declarator")) fe_error(fe, d, "unsupported parameter declarator");
   int64_t dims[IR_MAX_DIMS];
   const char *dim_names[IR_MAX_DIMS];
+  Expr *sized[IR_MAX_DIMS]; /* an extent that names sizes (`float A[n][m]`) */
   int nd = 0;
   bool is_restrict = false;
   while (fe_is(d, "array_declarator")) {
@@ -43,13 +71,20 @@ static Param *parameter(Fe *fe, TSNode pd) {
       const char *nm = fe_is(inner, "identifier") ? fe_text(fe, inner) : "?";
       TSNode base = inner;
       while (fe_is(base, "array_declarator")) base = fe_field(base, "declarator");
-      fe_error(fe, d, "array parameter '%s' needs a constant extent in every dimension",
+      fe_error(fe, d, "array parameter '%s' needs an extent in every dimension (a constant, or sizes: 'float A[n][m]')",
                fe_is(base, "identifier") ? fe_text(fe, base) : nm);
     }
     is_restrict |= fe_array_restrict(fe, d, !fe_is(inner, "array_declarator"));
-    int64_t v = fe_const_int(fe, size, "array extent");
-    if (v <= 0) fe_error(fe, size, "array extent must be positive, not %lld", (long long)v);
-    dim_names[nd] = fe_is(size, "identifier") ? fe_text(fe, size) : NULL;
+    Expr *e = fe_expr(fe, size);
+    int64_t v = 0;
+    sized[nd] = NULL;
+    if (!type_is_integer(e->type)) fe_error(fe, size, "array extent must be an integer, not '%s'", e->type->name);
+    if (fe_eval_int(e, &v)) {
+      if (v <= 0) fe_error(fe, size, "array extent must be positive, not %lld", (long long)v);
+    } else {
+      sized[nd] = size_expr(fe, size, e);
+    }
+    dim_names[nd] = fe_is(size, "identifier") && !sized[nd] ? fe_text(fe, size) : NULL;
     dims[nd++] = v;
     d = inner;
   }
@@ -66,6 +101,8 @@ static Param *parameter(Fe *fe, TSNode pd) {
   for (int i = 0; i < nd; i++) {
     b->shape[i] = dims[nd - 1 - i];
     b->dim_macro[i] = dim_names[nd - 1 - i];
+    b->extent[i] = sized[nd - 1 - i];
+    if (b->extent[i]) continue; /* its size is checked where the sizes are known */
     if (b->shape[i] > INT32_MAX || (total *= b->shape[i]) > INT32_MAX)
       fe_error(fe, pd, "array '%s' is too large (at most 2147483647 elements, 2^31 - 1)", b->name);
   }
@@ -239,6 +276,51 @@ static void prune_unused(Fe *fe, Stmt **list) {
   }
 }
 
+/* ---- sizes: the integer parameters that size arrays or bound loops ---- */
+
+typedef struct {
+  bool *used;     /* by Var.id: in an extent or a loop bound */
+  const Stmt **assigned; /* by Var.id: a statement that assigns it */
+} SizeUse;
+
+static void mark_vars(const Expr *e, bool *used) {
+  if (!e) return;
+  if (e->kind == EX_VAR) used[e->var->id] = true;
+  mark_vars(e->a, used);
+  mark_vars(e->b, used);
+  mark_vars(e->c, used);
+}
+
+static bool size_uses(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  SizeUse *u = ctx;
+  if (s->kind == ST_FOR) {
+    mark_vars(s->lo, u->used);
+    mark_vars(s->hi, u->used);
+  }
+  if (s->kind == ST_ASSIGN && s->lhs->kind == EX_VAR && !u->assigned[s->lhs->var->id]) u->assigned[s->lhs->var->id] = s;
+  return true;
+}
+
+/* Kernel.sizes, in parameter order; a size the body assigns is refused
+ * (the extents and bounds it gives must hold for the whole call). */
+static void find_sizes(Fe *fe, Kernel *k) {
+  SizeUse u = {ARENA_ARRAY(fe->arena, bool, k->nvars + 1), ARENA_ARRAY(fe->arena, const Stmt *, k->nvars + 1)};
+  for (Param *p = k->params; p; p = p->next)
+    for (int i = 0; p->buf && i < p->buf->ndim; i++) mark_vars(p->buf->extent[i], u.used);
+  ir_walk_stmts(k->body, size_uses, &u);
+  for (Param *p = k->params; p; p = p->next) {
+    if (!p->var || !u.used[p->var->id]) continue;
+    const Stmt *a = u.assigned[p->var->id];
+    if (a)
+      fe_error_at(fe, a->loc, "'%s' sizes an array or bounds a loop, so the kernel may not assign it; copy it into a local",
+                  p->var->name);
+    if (k->nsizes == IR_MAX_SIZES)
+      fe_error_at(fe, p->var->loc, "too many size parameters (at most %d)", IR_MAX_SIZES);
+    k->sizes[k->nsizes++] = p->var;
+  }
+}
+
 /* A name of the kernel's own statements and loops (not a call's). */
 typedef struct {
   const Labels *labels;
@@ -328,6 +410,8 @@ Kernel *fe_kernel(Fe *fe, TSNode fn) {
   ir_walk_stmts(k->body, collect, &bp);
   for (Param *p = k->params; p; p = p->next)
     if (p->buf && !p->buf->is_const) p->buf->role = bp.read[p->buf->id] ? ROLE_INOUT : ROLE_OUTPUT;
+
+  find_sizes(fe, k);
 
   /* the statements a call holds are named after the call's (fe_name_calls) */
   Labels labels = {fe, {0}};

@@ -227,8 +227,11 @@ static void check_bound(Fe *fe, TSNode n, const Expr *e, const Var *self) {
   case EX_VAR:
     if (e->var == self)
       fe_error(fe, n, "loop bound depends on the loop's own counter '%s'", self->name);
-    if (e->var->kind != VAR_LOOP)
-      fe_error(fe, n, "loop bound uses '%s': bounds must be affine in enclosing loop counters and constants",
+    /* an integer parameter is one of the kernel's sizes (Kernel.sizes) */
+    if (e->var->kind != VAR_LOOP && !(e->var->kind == VAR_PARAM && type_is_integer(e->var->type)))
+      fe_error(fe, n,
+               "loop bound uses '%s': bounds must be affine in enclosing loop counters, integer parameters and "
+               "constants",
                e->var->name);
     return;
   case EX_CAST:
@@ -265,7 +268,7 @@ static void check_bound(Fe *fe, TSNode n, const Expr *e, const Var *self) {
   default:
     break;
   }
-  fe_error(fe, n, "loop bound is not affine: bounds must be affine in enclosing loop counters and constants");
+  fe_error(fe, n, "loop bound is not affine: bounds must be affine in enclosing loop counters, integer parameters and constants");
 }
 
 /* The step of `-= c` or `= counter - c`; INT64_MIN has no negation. */

@@ -4,6 +4,7 @@
 #include <isl/ctx.h>
 #include <isl/ilp.h>
 #include <isl/local_space.h>
+#include <isl/point.h>
 #include <isl/set.h>
 #include <isl/space.h>
 #include <isl/val.h>
@@ -53,6 +54,8 @@ void aff_free(AffCtx *c) {
     isl_set_free(c->cons_dom[i]);
     isl_set_free(c->cons_set[i]);
   }
+  free(c->size_loops);
+  free(c->size_bounds);
   free(c->cons);
   free(c->cons_loops);
   free(c->cons_dom);
@@ -108,7 +111,7 @@ static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
     sb_printf(sb, "(%lld)", (long long)e->ival);
     return true;
   case EX_VAR: {
-    if (e->var->kind == VAR_LOOP) {
+    if (e->var->kind == VAR_LOOP || e->var->kind == VAR_PARAM) { /* a size is a dimension too (aff_push_sizes) */
       for (int i = 0; i < c->nloops; i++)
         if (c->loops[i]->var == e->var) {
           sb_printf(sb, "c%d", e->var->id);
@@ -197,7 +200,7 @@ static isl_aff *build_rec(AffCtx *c, isl_local_space *ls, const Expr *e, int dep
   case EX_INT:
     return isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, e->ival));
   case EX_VAR: {
-    if (e->var->kind == VAR_LOOP) {
+    if (e->var->kind == VAR_LOOP || e->var->kind == VAR_PARAM) {
       for (int i = 0; i < c->nloops; i++)
         if (c->loops[i]->var == e->var) return isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, (unsigned)i);
       return NULL;
@@ -677,4 +680,130 @@ int aff_cond_value(AffCtx *c, const Expr *cond) {
   }
   isl_set_free(all);
   return r;
+}
+
+/* ---------------- symbolic sizes ---------------- */
+
+/* Each size n of the kernel as an outermost dimension c<id> over its
+ * type's range, then the kernel's assumptions and that every array extent
+ * is at least 1: the domains below hold for every size allowed, and a
+ * range over them is one over all sizes. */
+bool aff_push_sizes(AffCtx *c, char *why, size_t n) {
+  const Kernel *k = c->k;
+  if (!k->nsizes) return true;
+  c->size_loops = calloc((size_t)k->nsizes, sizeof *c->size_loops);
+  c->size_bounds = calloc(2 * (size_t)k->nsizes, sizeof *c->size_bounds);
+  for (int i = 0; i < k->nsizes; i++) {
+    Stmt *l = &c->size_loops[i];
+    int64_t lo;
+    uint64_t hi;
+    type_int_range(k->sizes[i]->type, &lo, &hi);
+    l->kind = ST_FOR;
+    l->var = (Var *)k->sizes[i];
+    l->lo = &c->size_bounds[2 * i];
+    l->hi = &c->size_bounds[2 * i + 1];
+    *l->lo = (Expr){.kind = EX_INT, .type = &ty_llong, .ival = lo};
+    *l->hi = (Expr){.kind = EX_INT, .type = &ty_llong, .ival = hi > INT64_MAX ? INT64_MAX : (int64_t)hi};
+    l->cmp = OP_LE;
+    l->step = 1;
+    aff_push_loop(c, l);
+  }
+  c->nsize_dims = k->nsizes;
+  /* the extents first: an assumption's % may need the size >= 0 */
+  for (const Param *p = k->params; p; p = p->next)
+    for (int d = 0; p->buf && d < p->buf->ndim; d++) {
+      if (!p->buf->extent[d]) continue;
+      char *t = aff_text(c, p->buf->extent[d]);
+      if (!t) {
+        snprintf(why, n, "an extent of '%s' is not affine in the sizes", p->buf->name);
+        return false;
+      }
+      StrBuf sb;
+      sb_init(&sb);
+      sb_printf(&sb, "%s >= 1", t);
+      free(t);
+      push_con(c, sb_take(&sb));
+    }
+  for (int i = 0; i < k->nassume; i++)
+    if (!aff_push_cond(c, k->assume[i], false)) {
+      StrBuf t;
+      sb_init(&t);
+      ir_print_expr(&t, k->assume[i]);
+      snprintf(why, n,
+               "assumption '%s' is not affine in the sizes (use + - * by a constant, comparisons, && || !, and / "
+               "or %% by a positive constant of a value an earlier assumption keeps >= 0)",
+               t.data);
+      sb_free(&t);
+      return false;
+    }
+  c->nsize_cons = c->ncons;
+  return true;
+}
+
+/* A set over the sizes alone, printed with their names, in C's words. */
+static char *sizes_text(AffCtx *c, isl_set *set) {
+  for (int i = 0; set && i < c->nsize_dims; i++) set = isl_set_set_dim_name(set, isl_dim_set, (unsigned)i, c->loops[i]->var->name);
+  char *t = set ? isl_set_to_str(set) : NULL;
+  isl_set_free(set);
+  if (!t) return NULL;
+  /* "{ [n, m] : n <= 128 and m >= 2 }" -> "n <= 128 and m >= 2" */
+  char *colon = strstr(t, " : "), *end = strrchr(t, '}');
+  char *out = NULL;
+  if (colon && end && end > colon) {
+    *end = '\0';
+    size_t len = strlen(colon + 3);
+    while (len && colon[3 + len - 1] == ' ') len--;
+    out = malloc(len + 1);
+    memcpy(out, colon + 3, len);
+    out[len] = '\0';
+  }
+  free(t);
+  return out;
+}
+
+int aff_outside(AffCtx *c, const Expr *idx, const Expr *ext, char *needs, size_t nneeds, char *sample, size_t nsample) {
+  needs[0] = sample[0] = '\0';
+  isl_set *dom = domain(c);
+  isl_aff *a = aff_build(c, idx), *x = a && dom ? aff_build(c, ext) : NULL;
+  if (!a || !x || !dom) {
+    isl_aff_free(a);
+    isl_aff_free(x);
+    return -1;
+  }
+  isl_set *below = isl_set_from_basic_set(isl_aff_neg_basic_set(isl_aff_copy(a))); /* before a is consumed */
+  isl_set *bad = isl_set_union(below, isl_aff_ge_set(a, x));
+  bad = isl_set_intersect(bad, isl_set_copy(dom));
+  isl_bool empty = isl_set_is_empty(bad);
+  if (empty != isl_bool_false) {
+    isl_set_free(bad);
+    return empty == isl_bool_true ? 0 : -1;
+  }
+  isl_point *pt = isl_set_sample_point(isl_set_copy(bad));
+  size_t at = 0;
+  for (int i = 0; pt && i < c->nsize_dims && at < nsample; i++) {
+    isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
+    at += (size_t)snprintf(sample + at, nsample - at, "%s%s = %ld", i ? ", " : "", c->loops[i]->var->name,
+                           v ? isl_val_get_num_si(v) : 0L);
+    isl_val_free(v);
+  }
+  isl_point_free(pt);
+  if (c->nsize_dims && c->nsize_cons) {
+    int dims = c->nloops;
+    isl_set *sizes_bad = isl_set_project_out(bad, isl_dim_set, (unsigned)c->nsize_dims, (unsigned)(dims - c->nsize_dims));
+    isl_set *ctx = domain_upto(c, c->nsize_cons - 1);
+    ctx = ctx ? extend(c, ctx, c->nsize_dims) : NULL;
+    isl_set *good = ctx ? isl_set_subtract(isl_set_copy(ctx), sizes_bad) : isl_set_free(sizes_bad);
+    if (good && isl_set_is_empty(good) == isl_bool_false) {
+      good = isl_set_coalesce(isl_set_gist(good, ctx));
+      char *t = sizes_text(c, good);
+      if (t) snprintf(needs, nneeds, "%s", t);
+      free(t);
+    } else {
+      isl_set_free(good);
+      isl_set_free(ctx);
+    }
+  } else {
+    isl_set_free(bad);
+  }
+  return 1;
 }

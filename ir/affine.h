@@ -26,6 +26,11 @@ typedef struct {
    * (statements under one loop share it); NULL until asked */
   struct isl_set *dom;
   int dom_empty; /* -1 unknown */
+  /* aff_push_sizes: the kernel's sizes as the outermost dimensions (loops
+   * of their own, malloc'ed), and the constraints on them alone */
+  struct Stmt *size_loops;
+  struct Expr *size_bounds; /* each size's type range, the loops' lo and hi */
+  int nsize_dims, nsize_cons;
 } AffCtx;
 
 void aff_init(AffCtx *c, isl_ctx *ctx, const Kernel *k);
@@ -60,5 +65,15 @@ bool aff_range(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, bool *exact, 
 /* 1 when cond holds everywhere in the current domain, 0 when nowhere,
  * -1 when it depends (or is not affine). */
 int aff_cond_value(AffCtx *c, const Expr *cond);
+
+/* Symbolic sizes: pushes each of the kernel's sizes as an outermost
+ * dimension, then its assumptions and that its arrays' extents are at
+ * least 1. False (why says) when an assumption is not affine. */
+bool aff_push_sizes(AffCtx *c, char *why, size_t n);
+/* Is idx outside [0, ext) somewhere in the current domain? 0 never, 1 at
+ * some point (then sample holds the sizes of one such point, "n = 129",
+ * and needs, when the sizes that avoid it can be said, "n <= 128"), -1
+ * unknown (not affine). */
+int aff_outside(AffCtx *c, const Expr *idx, const Expr *ext, char *needs, size_t nneeds, char *sample, size_t nsample);
 
 #endif

@@ -16,6 +16,7 @@ typedef struct {
   const char *file, *src;
   uint64_t local_bytes; /* local arrays declared so far */
   int nest;             /* loops and conditions around the statement */
+  const char *what;     /* check_bound_range's: "loop bound" or "array extent" */
   bool ok;
 } Bounds;
 
@@ -32,11 +33,57 @@ static bool literal_range(const Bounds *b, const Expr *ix, int64_t *lo, int64_t 
 
 static void check_expr(Bounds *b, const Expr *e);
 
+/* An index in a kernel with symbolic sizes: it must stay in its extent
+ * for every size the assumptions allow; the error says which sizes it
+ * needs. True when decided (b->ok says how). */
+static bool check_sized(Bounds *b, const Expr *e, int i, const char *text) {
+  const Expr *ix = e->idx[i];
+  Expr ext_const = {.kind = EX_INT, .type = &ty_llong, .ival = e->buf->shape[i]};
+  const Expr *ext = e->buf->extent[i] ? e->buf->extent[i] : &ext_const;
+  char needs[300], sample[200];
+  int out = aff_outside(&b->aff, ix, ext, needs, sizeof needs, sample, sizeof sample);
+  if (out < 0) {
+    if (!e->buf->extent[i]) return false; /* the interval check below */
+    diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
+               "cannot prove that index '%s' stays within dimension %d of '%s' at every size: the index or the "
+               "extent is not affine in the loop counters and sizes",
+               text, i + 1, e->buf->name);
+    b->ok = false;
+    return true;
+  }
+  if (out == 0) return true;
+  StrBuf et;
+  sb_init(&et);
+  if (e->buf->extent[i]) ir_print_expr(&et, ext);
+  else sb_printf(&et, "%lld", (long long)e->buf->shape[i]);
+  if (needs[0])
+    diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
+               "index '%s' can leave dimension %d of '%s' (extent %s): it needs %s (it fails at %s); state "
+               "that with #pragma npu assume(%s, ...) or change the bound",
+               text, i + 1, e->buf->name, et.data, needs, sample, b->aff.k->name);
+  else
+    diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
+               "index '%s' leaves dimension %d of '%s' (extent %s) at every size the assumptions allow (e.g. %s)",
+               text, i + 1, e->buf->name, et.data, sample[0] ? sample : "any");
+  sb_free(&et);
+  b->ok = false;
+  return true;
+}
+
 static void check_access(Bounds *b, const Expr *e) {
   for (int i = 0; i < e->buf->ndim; i++) {
     const Expr *ix = e->idx[i];
     check_expr(b, ix);
     if (!b->ok) return;
+    if (b->aff.k->nsizes) {
+      StrBuf t;
+      sb_init(&t);
+      ir_print_expr(&t, ix);
+      bool decided = check_sized(b, e, i, t.data);
+      sb_free(&t);
+      if (!b->ok) return;
+      if (decided) continue;
+    }
     int64_t lo, hi, ext = e->buf->shape[i];
     bool exact, empty;
     StrBuf text;
@@ -162,9 +209,10 @@ static void check_bound_range(Bounds *b, const Expr *e) {
   sb_init(&text);
   ir_print_expr(&text, e);
   diag_error(b->d, b->file, b->src, e->loc.line, e->loc.col,
-             "loop bound '%s' ranges over [%lld, %lld], outside its type %s [%lld, %llu]: C would wrap it "
-             "around or overflow; compute the bound in a wider signed type",
-             text.data, (long long)lo, (long long)hi, e->type->name, (long long)tmin, (unsigned long long)tmax);
+             "%s '%s' ranges over [%lld, %lld], outside its type %s [%lld, %llu]: C would wrap it "
+             "around or overflow; compute it in a wider signed type%s",
+             b->what, text.data, (long long)lo, (long long)hi, e->type->name, (long long)tmin, (unsigned long long)tmax,
+             b->aff.k->nsizes ? ", or assume smaller sizes" : "");
   sb_free(&text);
   b->ok = false;
 }
@@ -227,9 +275,18 @@ static void check_stmts(Bounds *b, const Stmt *s) {
 bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src) {
   isl_ctx *ctx = isl_ctx_alloc();
   isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
-  Bounds b = {.d = d, .file = file, .src = src, .ok = true};
+  Bounds b = {.d = d, .file = file, .src = src, .what = "array extent", .ok = true};
   aff_init(&b.aff, ctx, k);
-  check_stmts(&b, k->body);
+  char why[300];
+  if (!aff_push_sizes(&b.aff, why, sizeof why)) {
+    diag_error(d, file, src, k->loc.line, k->loc.col, "kernel %s: %s", k->name, why);
+    b.ok = false;
+  }
+  /* extents are evaluated at every call: their arithmetic must not wrap */
+  for (const Param *p = k->params; p && b.ok; p = p->next)
+    for (int i = 0; p->buf && i < p->buf->ndim; i++) check_bound_range(&b, p->buf->extent[i]);
+  b.what = "loop bound";
+  if (b.ok) check_stmts(&b, k->body);
   aff_free(&b.aff);
   isl_ctx_free(ctx);
   return b.ok;

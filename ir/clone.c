@@ -245,6 +245,13 @@ Kernel *ir_clone_kernel(Arena *a, const Kernel *k) {
     tail = &q->next;
   }
   c->params = head;
+  /* the sizes, the extents they give and the assumptions, in the copy's
+   * own parameters */
+  for (int i = 0; i < k->nsizes; i++) c->sizes[i] = mapped_var(&cm, (Var *)k->sizes[i]);
+  for (Param *q = c->params; q; q = q->next)
+    for (int d = 0; q->buf && d < q->buf->ndim; d++)
+      if (q->buf->extent[d]) q->buf->extent[d] = ir_clone_expr(a, q->buf->extent[d], &cm);
+  for (int i = 0; i < k->nassume; i++) c->assume[i] = ir_clone_expr(a, k->assume[i], &cm);
   c->body = ir_clone_stmt(a, k->body, &cm);
   clone_map_free(&cm);
   return c;

@@ -130,6 +130,11 @@ struct Buffer {
   BufferRole role;
   bool is_const;
   bool is_restrict; /* a parameter declared `T A[restrict N]...`: kept in the emitted signature */
+  /* A C99 array parameter sized by scalar parameters (`float A[n][m]`):
+   * dimension i's extent as an expression of the kernel's sizes
+   * (Kernel.sizes), printed as written; NULL where shape[i] is the
+   * constant extent. shape[i] is 0 where extent[i] is set. */
+  Expr *extent[IR_MAX_DIMS];
   SrcLoc loc;
   int id;
 };
@@ -352,6 +357,15 @@ struct Param {
   Var *var;    /* or scalar parameter */
 };
 
+enum { IR_MAX_SIZES = 8, IR_MAX_SIZE_SETS = 16, IR_MAX_ASSUME = 16 };
+
+/* One value for each of a kernel's sizes (Kernel.sizes, in that order):
+ * `#pragma npu sizes(KERNEL, n = 64, ...)` or one the check picks. */
+typedef struct {
+  int64_t val[IR_MAX_SIZES];
+  SrcLoc loc; /* the pragma's; 0:0 for the check's own */
+} SizeSet;
+
 struct Kernel {
   Kernel *next;
   const char *name;
@@ -360,6 +374,18 @@ struct Kernel {
   int nparams;
   Stmt *body; /* an ST_BLOCK */
   int nvars, nbufs, nstmts;
+  /* Symbolic sizes (docs/kernel-language.md): the integer scalar
+   * parameters that size an array parameter or bound a loop, in parameter
+   * order; what `#pragma npu assume(KERNEL, ...)` states of them (integer
+   * conditions over them, each true at every call); and the size sets
+   * `#pragma npu sizes` gives the check. */
+  const Var *sizes[IR_MAX_SIZES];
+  int nsizes;
+  Expr *assume[IR_MAX_ASSUME];
+  SrcLoc assume_loc[IR_MAX_ASSUME];
+  int nassume;
+  SizeSet size_sets[IR_MAX_SIZE_SETS];
+  int nsize_sets;
 };
 
 /* `#define NAME body` of the source, re-emitted verbatim in generated code. */
@@ -494,6 +520,8 @@ bool ir_expr_counters_only(const Expr *e);
 
 Kernel *module_kernel(const Module *m, const char *name);
 int64_t buffer_elems(const Buffer *b);
+/* Some extent of b is an expression of the kernel's sizes. */
+bool buffer_symbolic(const Buffer *b);
 /* True when the loop var counts upward. */
 static inline bool loop_up(const Stmt *s) { return s->step > 0; }
 /* A buffer in NPU memory (cache_read, cache_write): not a host array or local. */

@@ -15,7 +15,12 @@ static const char *role_name(BufferRole r) {
 
 static void print_buffer_type(StrBuf *sb, const Buffer *b) {
   sb_puts(sb, b->elem->name);
-  for (int i = 0; i < b->ndim; i++) sb_printf(sb, "[%lld]", (long long)b->shape[i]);
+  for (int i = 0; i < b->ndim; i++) {
+    sb_putc(sb, '[');
+    if (b->extent[i]) ir_print_expr(sb, b->extent[i]);
+    else sb_printf(sb, "%lld", (long long)b->shape[i]);
+    sb_putc(sb, ']');
+  }
 }
 
 static const char *loop_kind_name(LoopKind k) {

@@ -18,6 +18,10 @@
  * thread of its own: the two are independent, and on two cores they take
  * the time of the longer. With a trace it runs first: only a run that is
  * compared writes one. */
+/* The IR a run allocates and compares by: the variant's, or at one size
+ * set for a kernel with symbolic sizes (EmitUnit.sized). */
+static const Kernel *run_ir(const EmitUnit *u) { return u->sized ? u->sized : u->k; }
+
 static const CheckReference *run_in_order(const EmitUnit *u, const char *text, const Kernel *k, CheckRefs *refs,
                                           const CheckOptions *o, CheckResult *r) {
   CheckResult failed;
@@ -32,9 +36,9 @@ static const CheckReference *run_in_order(const EmitUnit *u, const char *text, c
   TccUnit *var = check_compile_variant(u->k, text, u->name, err, sizeof err);
   CheckReference inputs = {NULL, k->nparams, o->seed, u->m->check_specs, o->scalar_ends};
   VariantArrays v = {NULL, NULL, 0};
-  if (var) check_variant_exec(k, u->k, &inputs, var, u->name, o, r, &v);
+  if (var) check_variant_exec(k, run_ir(u), &inputs, var, u->name, o, r, &v);
   if (!cref) cref = check_refs_run(refs, k, o, &failed);
-  if (!cref || !var) check_variant_compare(k, u->k, NULL, var, u->name, r, &v); /* frees the arrays */
+  if (!cref || !var) check_variant_compare(k, run_ir(u), NULL, var, u->name, r, &v); /* frees the arrays */
   if (!cref) {
     tcc_unit_free(var);
     goto ref_failed;
@@ -47,8 +51,8 @@ static const CheckReference *run_in_order(const EmitUnit *u, const char *text, c
       snprintf(r->message, sizeof r->message, "internal error: the emitted C in %s order does not compile:\n%.800s",
                emit_order_name(u->order), err);
   } else {
-    check_variant_compare(k, u->k, cref, var, u->name, r, &v);
-    check_summary(u->k, r);
+    check_variant_compare(k, run_ir(u), cref, var, u->name, r, &v);
+    check_summary(run_ir(u), r);
     tcc_unit_free(var);
   }
   r->order = u->order;
@@ -123,7 +127,7 @@ typedef struct {
 
 static void *order_exec(void *arg) {
   OrderRun *x = arg;
-  check_variant_exec(x->k, x->in.k, &x->inputs, x->var, x->in.name, &x->o, &x->r, &x->v);
+  check_variant_exec(x->k, run_ir(&x->in), &x->inputs, x->var, x->in.name, &x->o, &x->r, &x->v);
   return NULL;
 }
 
@@ -149,8 +153,8 @@ static void order_finish(OrderRun *x, const CheckReference *cref) {
     snprintf(x->r.message, sizeof x->r.message, "internal error: the emitted C in %s order does not compile:\n%.800s",
              emit_order_name(x->in.order), x->err);
   } else {
-    check_variant_compare(x->k, x->in.k, cref, x->var, x->in.name, &x->r, &x->v);
-    check_summary(x->in.k, &x->r);
+    check_variant_compare(x->k, run_ir(&x->in), cref, x->var, x->in.name, &x->r, &x->v);
+    check_summary(run_ir(&x->in), &x->r);
     tcc_unit_free(x->var);
   }
   x->r.order = x->in.order;
@@ -162,7 +166,7 @@ static void order_finish(OrderRun *x, const CheckReference *cref) {
 static int run_later_orders(const Kernel *k, const EmitUnit *u, const CheckReference *cref, EmitOrder *ords,
                             char **texts, int n, const CheckOptions *o, OrderRun *runs) {
   uint64_t max_bytes = o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES;
-  bool pairs = check_run_bytes(k, u->k) / 2 * 3 <= max_bytes;
+  bool pairs = check_run_bytes(k, run_ir(u)) / 2 * 3 <= max_bytes;
   for (int i = 0; i < n; i += pairs ? 2 : 1) {
     int m = pairs && i + 1 < n ? 2 : 1;
     for (int j = 0; j < m; j++) order_compile(&runs[i + j], k, u, ords[i + j], texts[i + j], o);
@@ -186,7 +190,7 @@ static int run_later_orders(const Kernel *k, const EmitUnit *u, const CheckRefer
 void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsigned orders,
                       const CheckOptions *o, CheckResult *r) {
   memset(r, 0, sizeof *r);
-  if (!check_within_limits(k, u->k, o, r)) return;
+  if (!check_within_limits(k, run_ir(u), o, r)) return;
   if (!(orders & CHECK_ORDERS_ALL)) orders = 1u << EMIT_ORDER_SOURCE;
   char *ran[EMIT_ORDERS] = {NULL};
   EmitOrder ords[EMIT_ORDERS];

@@ -252,7 +252,8 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   EmitUnit u = session_unit(s, i);
   if (!s->v[i].check_low) s->v[i].check_low = lower_check_promote(&s->m->arena, s->v[i].ir, s->v[i].low);
   u.lowered = s->v[i].check_low; /* the check's text: lower/check_promote.c */
-  check_run_orders(s->v[i].kernel, &u, s->refs, orders, &o, &r);
+  if (s->v[i].kernel->nsizes) check_run_sizes(s->m, s->v[i].kernel, &u, orders, &o, &r);
+  else check_run_orders(s->v[i].kernel, &u, s->refs, orders, &o, &r);
   out->pass = r.pass;
   out->exact = r.exact;
   out->max_error = r.max_error;
@@ -357,6 +358,7 @@ NpgJit *npg_jit_variant(NpgSession *s, int i) {
   j->target = s->target;
   snprintf(j->thunk, sizeof j->thunk, "npg_call_%s", s->v[i].name);
   EmitUnit u = session_unit(s, i); /* npg_emit_source's C without its #include of the .h: tcc has no file */
+  u.tcc = true;
   char *text = emit_c_source(&u);
   j->unit = check_compile_variant(s->v[i].ir, text, s->v[i].name, j->error, sizeof j->error);
   free(text);
@@ -368,6 +370,14 @@ NpgJit *npg_jit_reference(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   NpgJit *j = jit_new(s->v[i].kernel);
   snprintf(j->thunk, sizeof j->thunk, "npg_ref_%s", s->v[i].kernel->name);
+  for (const Kernel *k = s->m->kernels; k; k = k->next)
+    if (k->nsizes) { /* tcc 0.9.27 refuses `float A[n]` after `int n` */
+      snprintf(j->error, sizeof j->error,
+               "kernel %s has symbolic sizes, which tcc cannot compile as written; JIT the kernel's own variant "
+               "(npg_jit_variant), whose C takes them",
+               k->name);
+      return j;
+    }
   j->unit = check_compile_reference(s->m, j->error, sizeof j->error);
   if (j->unit) j->error[0] = 0;
   return j;

@@ -28,6 +28,7 @@ bool npg_simulate(NpgSession *s, int i, uint64_t seed, NpgSimResult *out) {
    * the check's figure */
   EmitUnit u = session_unit(s, i);
   u.cu_hooks = true;
+  u.tcc = true;
   char *text = emit_c_source(&u);
   char err[4096];
   TccUnit *var = text ? check_compile_variant(v->ir, text, v->name, err, sizeof err) : NULL;

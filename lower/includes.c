@@ -52,5 +52,13 @@ Includes lower_includes(const Kernel *k, bool prototype_only) {
   Includes n = {false, false, false, false};
   for (const Param *p = k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
   if (!prototype_only) ir_walk_stmts(k->body, needs_stmt, &n);
+  if (!prototype_only && lower_assumptions(k)) n.stdlib = true; /* NPUGEN_ASSUME's abort() */
   return n;
+}
+
+bool lower_assumptions(const Kernel *k) {
+  if (k->nassume) return true;
+  for (const Param *p = k->params; p; p = p->next)
+    if (p->buf && buffer_symbolic(p->buf)) return true;
+  return false;
 }

@@ -161,6 +161,9 @@ typedef struct {
   bool stdint, math, stdlib, npu;
 } Includes;
 Includes lower_includes(const Kernel *k, bool prototype_only);
+/* k tests what it assumes of its sizes at entry (NPUGEN_ASSUME): its
+ * assumptions, and that each array extent named by sizes is at least 1. */
+bool lower_assumptions(const Kernel *k);
 /* What the module's typedefs need (the source repeats them all). */
 void lower_includes_typedefs(const Module *m, Includes *n);
 

@@ -151,6 +151,19 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     else snprintf(count, sizeof count, hi == lo + 1 ? "%d or %d" : "%d to %d", lo, hi);
     return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
   }
+  if (s->k->nsizes) {
+    /* the legality proofs and the primitives' arithmetic have constant
+     * extents; symbolic sizes reach them next (docs/kernel-language.md) */
+    StrBuf names;
+    sb_init(&names);
+    for (int i = 0; i < s->k->nsizes; i++) sb_printf(&names, "%s%s", i ? ", " : "", s->k->sizes[i]->name);
+    bool r = sched_error(s, NULL,
+                         "the kernel has symbolic sizes (%s): schedules of such kernels are not supported yet; "
+                         "npugen emits and checks the kernel as written",
+                         names.data);
+    sb_free(&names);
+    return r;
+  }
   s->step_keeps_order = prims[pi].order == KEEPS_ORDER;
   s->reorder.top = NULL;
   s->step_keeps_pairs = s->step_adds_no_access = s->step_runs_once = false;

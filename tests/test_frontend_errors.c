@@ -12,7 +12,8 @@ typedef struct {
 
 static const BadCase cases[] = {
     {"void f(float *a) { a[0] = 1; }",
-     "bad.c:1:14: error: pointer parameters are not supported; declare an array with constant extents, e.g. 'float A[64][64]'"},
+     "bad.c:1:14: error: pointer parameters are not supported; declare an array, e.g. 'float A[64][64]', or 'float "
+     "A[n][m]' after 'int n, int m'"},
     {"void f(float a[4]) { int i = 0; while (i < 4) { a[i] = 0; i++; } }",
      "bad.c:1:33: error: 'while' loops are not supported in kernels; use a for loop with affine bounds"},
     {"void f(float a[4]) { goto end; end: a[0] = 1; }",
@@ -39,7 +40,8 @@ static const BadCase cases[] = {
      "bad.c:1:82: error: loop counter 'i' is used after its loop (line 1); its final value is not kept"},
     {"int f(float a[4]) { a[0] = 0; return 0; }", "bad.c:1:1: error: kernels must return void"},
     {"void f(float a[]) { a[0] = 0; }",
-     "bad.c:1:14: error: array parameter 'a' needs a constant extent in every dimension"},
+     "bad.c:1:14: error: array parameter 'a' needs an extent in every dimension (a constant, or sizes: 'float "
+     "A[n][m]')"},
     {"void f(float a[16], const int idx[4], float o[4]) { for (int i = 0; i < 4; i++) o[i] = a[idx[i]]; }",
      "bad.c:1:90: error: cannot prove that index 'idx[i]' stays within dimension 1 of 'a' (extent 16): its value can range over [-2147483648, 2147483647]; clamp it, e.g. with '% 16' or a mask"},
     {"void f(float a[4]) { for (int i = 0; i < 4; i--) a[i] = 0; }",
@@ -53,7 +55,8 @@ static const BadCase cases[] = {
     {"struct s { int x; };\nvoid f(float a[4]) { a[0] = 0; }",
      "bad.c:1:1: error: structs, unions and enums are not supported in kernels"},
     {"void f(float a[16]) { for (int i = 0; i < 4; i++) for (int j = 0; j < i * i; j++) a[j] = 0; }",
-     "bad.c:1:71: error: loop bound is not affine: bounds must be affine in enclosing loop counters and constants"},
+     "bad.c:1:71: error: loop bound is not affine: bounds must be affine in enclosing loop counters, integer "
+     "parameters and constants"},
     {"#define SQ(x) ((x)*(x))\nvoid f(float a[4]) { a[0] = SQ(2); }",
      "bad.c:1:1: error: function-like macros are not supported in kernels"},
     {"#define N 2 + 2\nvoid f(float a[8]) { a[0] = N; }",

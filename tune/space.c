@@ -16,6 +16,8 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
   const Module *m = session_module(s);
   const Kernel *k = m ? module_kernel(m, kernel) : NULL;
   if (!k) snprintf(why, n, "no kernel '%s' in the file\n", kernel);
+  else if (k->nsizes)
+    snprintf(why, n, "kernel '%s' has symbolic sizes, and schedules of such kernels are not supported yet\n", kernel);
   else if (!tune_shape(k, &sp->shape)) snprintf(why, n, "kernel '%s' has no loop nest to schedule\n", kernel);
   else {
     if (!host) {

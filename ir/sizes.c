@@ -1,0 +1,150 @@
+/* A kernel with symbolic sizes at given sizes (docs/kernel-language.md):
+ * the size sets the check runs, and the kernel at one of them. */
+#include <isl/ctx.h>
+#include <isl/options.h>
+#include <isl/point.h>
+#include <isl/set.h>
+#include <isl/val.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/affine.h"
+#include "ir/sizes.h"
+
+/* The value of extent or bound e at set's sizes; false (why says) when it
+ * is not an integer expression of them or overflows. */
+static bool eval(const Kernel *k, const SizeSet *set, const Expr *e, int64_t *v) {
+  int64_t a, b;
+  switch (e->kind) {
+  case EX_INT: *v = e->ival; return true;
+  case EX_VAR:
+    for (int i = 0; i < k->nsizes; i++)
+      if (k->sizes[i] == e->var) {
+        *v = set->val[i];
+        return true;
+      }
+    return false;
+  case EX_CAST: return type_is_integer(e->type) && eval(k, set, e->a, v);
+  case EX_UNARY:
+    if (!eval(k, set, e->a, &a)) return false;
+    if (e->op == OP_PLUS) *v = a;
+    else if (e->op != OP_NEG || __builtin_sub_overflow((int64_t)0, a, v)) return false;
+    return true;
+  case EX_BINARY:
+    if (!eval(k, set, e->a, &a) || !eval(k, set, e->b, &b)) return false;
+    switch (e->op) {
+    case OP_ADD: return !__builtin_add_overflow(a, b, v);
+    case OP_SUB: return !__builtin_sub_overflow(a, b, v);
+    case OP_MUL: return !__builtin_mul_overflow(a, b, v);
+    default: return false;
+    }
+  default: return false;
+  }
+}
+
+void ir_size_set_text(const Kernel *k, const SizeSet *set, char *out, size_t n) {
+  size_t at = 0;
+  out[0] = '\0';
+  for (int i = 0; i < k->nsizes && at < n; i++)
+    at += (size_t)snprintf(out + at, n - at, "%s%s = %lld", i ? ", " : "", k->sizes[i]->name, (long long)set->val[i]);
+}
+
+Kernel *ir_instantiate(Arena *a, const Kernel *k, const SizeSet *set, char *why, size_t n) {
+  Kernel *c = ir_clone_kernel(a, k);
+  for (Param *p = c->params; p; p = p->next) {
+    if (!p->buf || !buffer_symbolic(p->buf)) continue;
+    Buffer *b = p->buf;
+    int64_t total = 1;
+    for (int d = 0; d < b->ndim; d++) {
+      int64_t v = b->shape[d];
+      if (b->extent[d] && !eval(c, set, b->extent[d], &v)) v = -1;
+      if (v < 1 || v > INT32_MAX || __builtin_mul_overflow(total, v, &total) || total > INT32_MAX) {
+        char sz[200];
+        ir_size_set_text(k, set, sz, sizeof sz);
+        snprintf(why, n, "at %s, dimension %d of '%s' is %lld: an array holds 1 to 2147483647 elements", sz, d + 1,
+                 b->name, (long long)v);
+        return NULL;
+      }
+      b->shape[d] = v;
+      b->extent[d] = NULL;
+    }
+  }
+  for (int i = 0; i < c->nsizes; i++) {
+    Expr *v = ir_int(a, set->val[i], c->sizes[i]->type, c->sizes[i]->loc);
+    ir_subst_stmt(a, c->body, c->sizes[i], v);
+  }
+  c->nsizes = 0; /* a kernel of constant extents now; its scalars keep their place */
+  c->nassume = 0;
+  c->nsize_sets = 0;
+  return c;
+}
+
+/* The point of set nearest above target in every size (isl's lexmin of
+ * the part at or above it), or below it when none is above. */
+static bool near(isl_set *allowed, int nsizes, int64_t target, SizeSet *out) {
+  isl_set *above = isl_set_copy(allowed);
+  for (int i = 0; i < nsizes; i++) above = isl_set_lower_bound_si(above, isl_dim_set, (unsigned)i, (int)target);
+  isl_set *pick = isl_set_is_empty(above) == isl_bool_false ? isl_set_lexmin(above) : NULL;
+  if (!pick) {
+    isl_set_free(above);
+    isl_set *below = isl_set_copy(allowed);
+    for (int i = 0; i < nsizes; i++) below = isl_set_upper_bound_si(below, isl_dim_set, (unsigned)i, (int)target);
+    pick = isl_set_is_empty(below) == isl_bool_false ? isl_set_lexmax(below) : isl_set_free(below);
+  }
+  isl_point *pt = pick ? isl_set_sample_point(pick) : NULL;
+  bool ok = pt && !isl_point_is_void(pt);
+  for (int i = 0; ok && i < nsizes; i++) {
+    isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
+    ok = v && isl_val_is_int(v);
+    if (ok) out->val[i] = isl_val_get_num_si(v);
+    isl_val_free(v);
+  }
+  isl_point_free(pt);
+  return ok;
+}
+
+int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
+  if (k->nsize_sets) {
+    int n = k->nsize_sets < max ? k->nsize_sets : max;
+    memcpy(out, k->size_sets, sizeof *out * (size_t)n);
+    return n;
+  }
+  isl_ctx *ctx = isl_ctx_alloc();
+  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  AffCtx c;
+  aff_init(&c, ctx, k);
+  char why[300];
+  int n = 0;
+  if (aff_push_sizes(&c, why, sizeof why)) {
+    isl_set *allowed = aff_domain(&c);
+    /* the smallest sizes allowed, 1, a prime, one past a power of two, a mid size */
+    static const int64_t targets[] = {0, 1, 7, 33, 64};
+    for (size_t t = 0; allowed && t < sizeof targets / sizeof targets[0] && n < max; t++) {
+      SizeSet s;
+      memset(&s, 0, sizeof s);
+      if (!near(allowed, k->nsizes, targets[t], &s)) continue;
+      bool again = false;
+      for (int i = 0; i < n; i++) again |= !memcmp(out[i].val, s.val, sizeof s.val);
+      if (!again) out[n++] = s;
+    }
+    /* the largest sizes allowed, when small enough to run */
+    isl_set *top = allowed && n < max && isl_set_is_empty(allowed) == isl_bool_false ? isl_set_lexmax(isl_set_copy(allowed)) : NULL;
+    isl_point *pt = top ? isl_set_sample_point(top) : NULL;
+    SizeSet s;
+    memset(&s, 0, sizeof s);
+    bool small = pt && !isl_point_is_void(pt);
+    for (int i = 0; small && i < k->nsizes; i++) {
+      isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
+      small = v && isl_val_is_int(v) && isl_val_get_num_si(v) <= 256;
+      if (small) s.val[i] = isl_val_get_num_si(v);
+      isl_val_free(v);
+    }
+    isl_point_free(pt);
+    for (int i = 0; small && i < n; i++) small = memcmp(out[i].val, s.val, sizeof s.val) != 0;
+    if (small) out[n++] = s;
+    isl_set_free(allowed);
+  }
+  aff_free(&c);
+  isl_ctx_free(ctx);
+  return n;
+}

@@ -1,0 +1,19 @@
+/* A kernel with symbolic sizes at given sizes (ir/sizes.c). */
+#ifndef NPG_IR_SIZES_H
+#define NPG_IR_SIZES_H
+
+#include "ir/ir.h"
+
+/* The size sets the check runs k at: its `#pragma npu sizes` sets, or,
+ * when it gives none, the smallest sizes its assumptions allow, those
+ * nearest 1, 7, 33 and 64, and the largest when no size passes 256 (isl).
+ * At most max; returns how many. */
+int ir_size_sets(const Kernel *k, SizeSet *out, int max);
+/* k with set's values for its sizes, in arena a: constant extents and
+ * bounds, no sizes left. NULL (why says) when an extent is not 1 to
+ * 2^31 - 1 elements there. */
+Kernel *ir_instantiate(Arena *a, const Kernel *k, const SizeSet *set, char *why, size_t n);
+/* "n = 64, m = 7" */
+void ir_size_set_text(const Kernel *k, const SizeSet *set, char *out, size_t n);
+
+#endif

@@ -1,0 +1,76 @@
+/* The check of a kernel with symbolic sizes (docs/check.md, "Symbolic
+ * sizes"): the variant's own C, which takes its sizes at run time, run at
+ * each size set (ir_size_sets) against the kernel as written at those
+ * sizes (ir_instantiate: constant extents and bounds, so the reference,
+ * its checks and the limits are those of any kernel). The sizes are the
+ * scalar arguments of the run, as if `#pragma npu inputs(K, n, v, v)`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/check_spec.h"
+#include "ir/sizes.h"
+#include "jit/check.h"
+
+void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsigned orders, const CheckOptions *o,
+                     CheckResult *r) {
+  memset(r, 0, sizeof *r);
+  SizeSet sets[IR_MAX_SIZE_SETS];
+  int n = ir_size_sets(k, sets, IR_MAX_SIZE_SETS);
+  if (!n) {
+    snprintf(r->message, sizeof r->message, "no sizes satisfy the assumptions of kernel %s: nothing to run", k->name);
+    return;
+  }
+  char list[320] = "";
+  size_t at = 0;
+  CheckResult one;
+  memset(&one, 0, sizeof one);
+  for (int s = 0; s < n; s++) {
+    char sz[200], why[300];
+    ir_size_set_text(k, &sets[s], sz, sizeof sz);
+    Arena a;
+    arena_init(&a, 0);
+    Kernel *rk = ir_instantiate(&a, k, &sets[s], why, sizeof why);
+    Kernel *vk = rk ? ir_instantiate(&a, u->k, &sets[s], why, sizeof why) : NULL;
+    if (!vk) {
+      memset(&one, 0, sizeof one);
+      snprintf(one.message, sizeof one.message, "%s", why);
+      arena_free(&a);
+      break;
+    }
+    uint64_t budget = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
+    if (!k->nsize_sets && ir_count_steps(rk) > budget && s > 0) {
+      /* a default set too large to run: said, not run (a set the kernel
+       * names is run, and fails the budget like any kernel) */
+      if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s: over the step budget, not run)", at ? ", " : "", sz);
+      arena_free(&a);
+      continue;
+    }
+    CheckSpec fixed[IR_MAX_SIZES];
+    for (int i = 0; i < k->nsizes; i++)
+      fixed[i] = (CheckSpec){.next = i + 1 < k->nsizes ? &fixed[i + 1] : m->check_specs, .kind = SPEC_RANGE,
+                             .kernel = k->name, .param = k->sizes[i]->name, .ilo = sets[s].val[i],
+                             .ihi = sets[s].val[i]};
+    Module at_sizes = *m;
+    at_sizes.check_specs = fixed;
+    CheckRefs *refs = check_refs_new(&at_sizes);
+    EmitUnit in = *u;
+    in.m = &at_sizes; /* the variant's inputs take the sizes too */
+    in.sized = vk;
+    in.tcc = true;
+    check_run_orders(rk, &in, refs, orders, o, &one);
+    check_refs_free(refs);
+    arena_free(&a);
+    if (!one.pass) {
+      char msg[sizeof one.message];
+      snprintf(msg, sizeof msg, "at %.190s: %.800s", sz, one.message);
+      memcpy(one.message, msg, sizeof msg);
+      break;
+    }
+    if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s)", at ? ", " : "", sz);
+  }
+  *r = one;
+  if (r->pass) {
+    size_t len = strlen(r->summary);
+    snprintf(r->summary + len, sizeof r->summary - len, "; at %d size set%s: %s", n, n == 1 ? "" : "s", list);
+  }
+}

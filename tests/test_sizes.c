@@ -1,0 +1,157 @@
+/* Symbolic sizes (frontend/sizes.c, ir/bounds.c, ir/sizes.c,
+ * jit/check_sizes.c): C99 array parameters sized by integer parameters,
+ * loop bounds in them, `#pragma npu assume` and `sizes`. The bounds hold
+ * for every size the assumptions allow, or the error names the size that
+ * breaks them; the check runs the emitted C at several size sets; the
+ * emitted C tests the assumptions at entry. tests/kernels/sized_*.c are
+ * checked end to end by test_kernels. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "npugen.h"
+#include "tests/test_sched_util.h"
+
+static const char *copy =
+    "void copy(int n, float A[128], const float B[n]) {\n"
+    "  for (int i = 0; i < n; i++)\n"
+    "    A[i] = B[i];\n"
+    "}\n";
+
+/* The bound that holds only for some sizes names them. */
+Test(sizes, an_index_that_fits_only_some_sizes_names_them) {
+  refused(copy, "",
+          "k.c:3:7: error: index 'i' can leave dimension 1 of 'A' (extent 128): it needs n <= 128 (it fails at n = "
+          "129); state that with #pragma npu assume(copy, ...) or change the bound");
+  NpgSession *s = open_ok(copy, "#pragma npu assume(copy, n <= 128)\n");
+  NpgCheckResult r;
+  cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
+  has(r.summary, "size sets: (n = 1), (n = 7), (n = 33), (n = 64), (n = 128)");
+  npg_close(s);
+  /* an assumption that leaves a failing size */
+  refused(copy, "#pragma npu assume(copy, n <= 129)\n",
+          "k.c:3:7: error: index 'i' can leave dimension 1 of 'A' (extent 128): it needs n <= 128 (it fails at n = "
+          "129); state that with #pragma npu assume(copy, ...) or change the bound");
+}
+
+/* A symbolic extent: i + 1 < n + 1 holds at every size. */
+Test(sizes, a_symbolic_extent_is_proven_for_every_size) {
+  NpgSession *s = open_ok("void shift(int n, const float x[n + 1], float y[n]) {\n"
+                          "  for (int i = 0; i < n; i++)\n"
+                          "    y[i] = x[i + 1] - x[i];\n"
+                          "}\n",
+                          "#pragma npu assume(shift, n < 100000)\n#pragma npu sizes(shift, n = 5)\n"
+                          "#pragma npu sizes(shift, n = 300)\n");
+  NpgCheckResult r;
+  cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
+  has(r.summary, "at 2 size sets: (n = 5), (n = 300)");
+  const char *c = npg_emit_source(s, 0);
+  has(c, "void shift(int n, const float x[n + 1], float y[n]) {\n  NPUGEN_ASSUME(n < 100000);\n"
+         "  NPUGEN_ASSUME(n + 1 >= 1); /* an extent of x */\n"
+         "  NPUGEN_ASSUME(n >= 1); /* an extent of y */\n");
+  npg_close(s);
+  refused("void shift(int n, const float x[n], float y[n]) {\n"
+          "  for (int i = 0; i < n; i++)\n"
+          "    y[i] = x[i + 1];\n"
+          "}\n",
+          "",
+          "k.c:3:14: error: index 'i + 1' leaves dimension 1 of 'x' (extent n) at every size the assumptions allow "
+          "(e.g. n = 1)");
+}
+
+Test(sizes, input_errors) {
+  refused("void k(int n, float A[n]) {\n  n = 2;\n  for (int i = 0; i < n; i++) A[i] = 0;\n}\n", "",
+          "k.c:2:3: error: 'n' sizes an array or bounds a loop, so the kernel may not assign it; copy it into a local");
+  refused("void k(int n, float A[n * n]) {\n  for (int i = 0; i < n; i++) A[i] = 0;\n}\n", "",
+          "k.c:1:23: error: array extent 'n * n' must be a constant or affine in integer parameters declared before "
+          "it (e.g. 'float A[n][m]' after 'int n, int m')");
+  const char *k = "void k(int n, int m, float A[n]) {\n  for (int i = 0; i < n; i++) A[i] = m;\n}\n";
+  refused(k, "#pragma npu assume(k, m >= 1)\n",
+          "k.c:4:23: error: 'm' is not one of kernel k's sizes; an assumption may name only them");
+  refused(k, "#pragma npu sizes(k, m = 1)\n", "k.c:4:22: error: 'm' is not one of kernel k's sizes (n)");
+  refused(k, "#pragma npu sizes(k)\n",
+          "k.c:4:13: error: sizes takes (KERNEL, SIZE = VALUE, ...), e.g. 'sizes(gemm, n = 64, m = 7)'");
+  refused(k, "#pragma npu inputs(k, n, 1, 4)\n",
+          "k.c:4:23: error: 'n' is one of kernel k's sizes: the check takes its values from the size sets (#pragma "
+          "npu sizes(k, n = ...))");
+  refused("void k(float A[4]) {\n  A[0] = 1;\n}\n", "#pragma npu assume(k, 1 >= 0)\n",
+          "k.c:4:20: error: kernel 'k' has no symbolic sizes, so assume does not apply: no integer parameter sizes an "
+          "array or bounds a loop");
+}
+
+/* Schedules of kernels with symbolic sizes are the next step: refused,
+ * not silently ignored. */
+Test(sizes, a_schedule_is_refused_for_now) {
+  refused(copy, "#pragma npu assume(copy, n <= 128)\n#pragma npu schedule(copy, c2)\n#pragma npu split(i, 4, io, ii)\n",
+          "k.c:7:13: error: split: the kernel has symbolic sizes (n): schedules of such kernels are not supported "
+          "yet; npugen emits and checks the kernel as written");
+}
+
+/* The check can fail at one size set and says which: the sum overflows
+ * int from n = 22 on. */
+Test(sizes, the_check_names_the_size_set_that_fails) {
+  NpgSession *s = open_ok("void k(int n, int out[1]) {\n"
+                          "  int s = 0;\n"
+                          "  for (int i = 0; i < n; i++)\n"
+                          "    s += 100000000;\n"
+                          "  out[0] = s;\n"
+                          "}\n",
+                          "");
+  NpgCheckResult r;
+  cr_expect(!npg_check(s, 0, 1, &r));
+  has(r.message, "at n = 33: k.c:4:5: error: signed overflow in 's += 100000000' (int)");
+  npg_close(s);
+}
+
+/* The emitted C tests the assumptions at entry: a call at sizes they do
+ * not allow aborts, and -D'NPUGEN_ASSUME(c)=' turns the test off. */
+Test(sizes, emitted_code_tests_the_assumptions_at_entry) {
+  NpgSession *s = open_ok(copy, "#pragma npu assume(copy, n <= 128, n % 2 == 0)\n");
+  const char *c = npg_emit_source(s, 0);
+  has(c, "  NPUGEN_ASSUME(n <= 128);\n  NPUGEN_ASSUME(n % 2 == 0);\n  NPUGEN_ASSUME(n >= 1); /* an extent of B */\n");
+  char dir[] = "/tmp/npg-sizes-XXXXXX";
+  cr_assert(mkdtemp(dir));
+  char path[600], cmd[1600];
+  snprintf(path, sizeof path, "%s/copy.c", dir);
+  FILE *f = fopen(path, "w");
+  cr_assert(f);
+  fputs(c, f);
+  fputs("#include <string.h>\nint main(int argc, char **argv) {\n  (void)argv;\n  float a[128], b[200];\n"
+        "  memset(b, 0, sizeof b);\n  copy(argc == 1 ? 7 : 8, a, b);\n  return 0;\n}\n",
+        f);
+  fclose(f);
+  fputs(npg_emit_header(s, 0), (f = fopen(strcat(strcpy(cmd, dir), "/copy.h"), "w")));
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && gcc -std=c99 -Wall -Wextra -pedantic -Werror copy.c -o on && "
+           "gcc -std=c99 -Wall -Wextra -pedantic -Werror '-DNPUGEN_ASSUME(c)=' copy.c -o off && "
+           "./on x && ! ./on 2>/dev/null && ./off",
+           dir);
+  cr_expect_eq(system(cmd), 0, "n = 8 runs, n = 7 (odd) aborts, and not once turned off: %s", cmd);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  (void)!system(cmd);
+  npg_close(s);
+}
+
+/* An extent is evaluated at every call: its arithmetic must fit its type
+ * at every size, or be assumed to. */
+Test(sizes, extent_arithmetic_must_not_overflow) {
+  const char *k = "void k(int n, float x[n + 1]) {\n  for (int i = 0; i <= n; i++)\n    x[i] = 0;\n}\n";
+  refused(k, "",
+          "k.c:1:23: error: array extent 'n + 1' ranges over [1, 2147483648], outside its type int [-2147483648, "
+          "2147483647]: C would wrap it around or overflow; compute it in a wider signed type, or assume smaller "
+          "sizes");
+  NpgSession *s = open_ok(k, "#pragma npu assume(k, n <= 1000)\n");
+  NpgCheckResult r;
+  cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
+  npg_close(s);
+}
+
+/* Calls of a kernel with symbolic sizes come with the next step. */
+Test(sizes, a_call_of_a_sized_kernel_is_refused_for_now) {
+  refused("void sc(int n, float A[n]) {\n  for (int i = 0; i < n; i++) A[i] = 2 * A[i];\n}\n"
+          "void prog(float X[16]) {\n  sc(16, X);\n}\n",
+          "", "k.c:5:3: error: kernel 'sc' has symbolic sizes (n, ...): calls of such kernels are not supported yet");
+}
