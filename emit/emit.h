@@ -65,6 +65,8 @@ void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu);
  * the check declares the parameters, since a DMA may reach it (a callee's,
  * or an inlined one's). jit/tcc_unit.c binds npg_check_ddr. */
 void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind);
+/* Each line of text as a line of a block comment, " *   LINE". */
+void emit_comment_lines(StrBuf *sb, const char *text);
 /* The prototype line "void f(const int8_t A[4][4], int n)" (no ';'). */
 void emit_prototype(StrBuf *sb, const EmitUnit *u);
 /* VARIANT_pack_BUF / VARIANT_unpack_BUF of each parameter with a new layout

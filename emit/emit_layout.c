@@ -45,14 +45,7 @@ static void layout_comment(StrBuf *sb, const Buffer *b) {
   sb_puts(sb, " -> physical ");
   for (int d = 0; d < b->ndim; d++) sb_printf(sb, "[%lld]", (long long)b->shape[d]);
   sb_printf(sb, "%s, by\n", L->padded ? " (padded)" : "");
-  for (const char *p = L->steps; *p;) {
-    const char *e = strchr(p, '\n');
-    size_t n = e ? (size_t)(e - p) : strlen(p);
-    sb_puts(sb, " *   ");
-    sb_putn(sb, p, n);
-    sb_putc(sb, '\n');
-    p += n + (e ? 1 : 0);
-  }
+  emit_comment_lines(sb, L->steps);
   sb_puts(sb, " */\n");
 }
 

@@ -41,14 +41,7 @@ static void function_comment(StrBuf *sb, const CallSite *c) {
     return;
   }
   sb_printf(sb, "/* %s: variant of %s (line %d), schedule:\n", c->fn, c->callee->name, c->callee->loc.line);
-  for (const char *p = c->fn_schedule; *p;) {
-    const char *e = strchr(p, '\n');
-    size_t n = e ? (size_t)(e - p) : strlen(p);
-    sb_puts(sb, " *   ");
-    sb_putn(sb, p, n);
-    sb_putc(sb, '\n');
-    p += n + (e ? 1 : 0);
-  }
+  emit_comment_lines(sb, c->fn_schedule);
   sb_puts(sb, " */\n");
 }
 

@@ -213,23 +213,7 @@ static isl_stat start_piece(isl_set *set, isl_aff *aff, void *user) {
  * every iteration, the narrowest such. Its elements outside the guarded
  * iterations' own are copied too (inputs: read and unused; a cache_write
  * copies the box in first, as its writes do not cover it), and the guard
- * stays on the compute. */
-enum { MAX_PIECES = 8 };
-
-typedef struct {
-  isl_aff *aff[MAX_PIECES];
-  int n;
-  bool over;
-} Pieces;
-
-static isl_stat collect_piece(isl_set *set, isl_aff *aff, void *user) {
-  Pieces *p = user;
-  isl_set_free(set);
-  if (p->n == MAX_PIECES) p->over = true;
-  if (p->n == MAX_PIECES) return isl_aff_free(aff), isl_stat_ok;
-  p->aff[p->n++] = aff;
-  return isl_stat_ok;
-}
+ * stays on the compute (hull_start below). */
 
 /* cand <= lo wherever lo is defined: 1, 0, or -1 on an isl error; keeps both */
 static int below_everywhere(isl_aff *cand, isl_pw_aff *lo) {
@@ -259,16 +243,16 @@ static int never_negative(isl_aff *cand, isl_set *dom) {
  * arguments; false when there is none. */
 static bool hull_start(isl_pw_aff *cands, isl_pw_aff *lo, isl_pw_aff *hi, isl_set *odom, Start *start,
                        int64_t *extent) {
-  Pieces p = {{NULL}, 0, false};
-  isl_pw_aff_foreach_piece(cands, collect_piece, &p);
+  RegionPieces p;
+  region_pieces(cands, &p);
   int best = -1;
   int64_t best_ext = 0;
   for (int i = 0; i < p.n && !p.over; i++) {
     int64_t coef[AT_MAX_LOOPS], cst;
-    if (!aff_int_terms(p.aff[i], start->n, coef, &cst) || below_everywhere(p.aff[i], lo) != 1 ||
-        (odom && never_negative(p.aff[i], odom) != 1))
+    if (!aff_int_terms(p.a[i], start->n, coef, &cst) || below_everywhere(p.a[i], lo) != 1 ||
+        (odom && never_negative(p.a[i], odom) != 1))
       continue;
-    isl_pw_aff *ext = isl_pw_aff_sub(isl_pw_aff_copy(hi), isl_pw_aff_from_aff(isl_aff_copy(p.aff[i])));
+    isl_pw_aff *ext = isl_pw_aff_sub(isl_pw_aff_copy(hi), isl_pw_aff_from_aff(isl_aff_copy(p.a[i])));
     isl_val *mx = pw_extreme(ext, true);
     if (mx && isl_val_is_int(mx) == isl_bool_true && (best < 0 || isl_val_get_num_si(mx) + 1 < best_ext)) {
       best = i;
@@ -278,11 +262,11 @@ static bool hull_start(isl_pw_aff *cands, isl_pw_aff *lo, isl_pw_aff *hi, isl_se
   }
   if (best >= 0) {
     start->pieces = 1;
-    start->aff = isl_aff_copy(p.aff[best]);
+    start->aff = isl_aff_copy(p.a[best]);
     start->affine = aff_int_terms(start->aff, start->n, start->coef, &start->cst);
     *extent = best_ext;
   }
-  for (int i = 0; i < p.n; i++) isl_aff_free(p.aff[i]);
+  region_pieces_free(&p);
   return best >= 0;
 }
 

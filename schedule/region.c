@@ -392,29 +392,31 @@ static Expr *set_cond(Build *b, isl_set *set) {
 
 /* ---------------- narrowing ---------------- */
 
-enum { MAX_PIECES = 16 };
-
-typedef struct {
-  isl_aff *a[MAX_PIECES];
-  int n;
-  bool over;
-} Pieces;
-
 static isl_stat piece(isl_set *set, isl_aff *aff, void *user) {
-  Pieces *p = user;
+  RegionPieces *p = user;
   isl_set_free(set);
   for (int i = 0; i < p->n; i++)
     if (isl_aff_plain_is_equal(p->a[i], aff) == isl_bool_true) {
       isl_aff_free(aff);
       return isl_stat_ok;
     }
-  if (p->n == MAX_PIECES) {
+  if (p->n == REGION_MAX_PIECES) {
     p->over = true;
     isl_aff_free(aff);
     return isl_stat_ok;
   }
   p->a[p->n++] = aff;
   return isl_stat_ok;
+}
+
+void region_pieces(isl_pw_aff *pa, RegionPieces *p) {
+  *p = (RegionPieces){{NULL}, 0, false};
+  isl_pw_aff_foreach_piece(pa, piece, p);
+}
+
+void region_pieces_free(RegionPieces *p) {
+  for (int i = 0; i < p->n; i++) isl_aff_free(p->a[i]);
+  p->n = 0;
 }
 
 /* A bound of loop q over the iterations ctx, pa (taken, defined on ctx):
@@ -425,8 +427,8 @@ static isl_stat piece(isl_set *set, isl_aff *aff, void *user) {
  * start (upper, inclusive) or the inclusive end (lower, for >=). */
 static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt *q, Expr **out, Expr **guard) {
   bool down = q->step < 0;
-  Pieces p = {{0}, 0, false};
-  isl_pw_aff_foreach_piece(pa, piece, &p);
+  RegionPieces p;
+  region_pieces(pa, &p);
   /* isl may split one affine bound into pieces (constants at some
    * iterations): when one piece alone is the bound everywhere, use it */
   for (int pass = 0; pass < 2 && !p.over && p.n > 1; pass++)
@@ -476,7 +478,7 @@ static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt
       *guard = land(b, *guard, compare(b, lower ? OP_GE : OP_LT, v, e));
     }
   }
-  for (int i = 0; i < p.n; i++) isl_aff_free(p.a[i]);
+  region_pieces_free(&p);
   return ok;
 }
 
@@ -484,8 +486,8 @@ static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt
  * over ctx? Then "the counter is at or past some piece" (lower) or "at
  * or before some piece" is its bound, as a disjunction: *cond. */
 static bool extreme_of_pieces(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt *q, Expr **cond) {
-  Pieces p = {{0}, 0, false};
-  isl_pw_aff_foreach_piece(pa, piece, &p); /* pa is kept */
+  RegionPieces p;
+  region_pieces(pa, &p); /* pa is kept */
   isl_pw_aff *m = NULL;
   for (int i = 0; i < p.n; i++) {
     isl_pw_aff *pi = isl_pw_aff_alloc(isl_set_copy(ctx), isl_aff_copy(p.a[i]));
@@ -503,7 +505,7 @@ static bool extreme_of_pieces(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower
     Expr *c = compare(b, lower ? OP_GE : OP_LT, ir_var(b->s->a, q->var, b->loc), e);
     *cond = *cond ? ir_binary(b->s->a, OP_LOR, *cond, c, &ty_int, b->loc) : c;
   }
-  for (int i = 0; i < p.n; i++) isl_aff_free(p.a[i]);
+  region_pieces_free(&p);
   return ok;
 }
 

@@ -16,6 +16,19 @@ typedef struct isl_union_set isl_union_set;
 
 enum { AT_MAX_LOOPS = 64 };
 
+/* The distinct affine pieces of a piecewise bound pa (kept), at most
+ * REGION_MAX_PIECES (over: there were more); region_pieces_free frees them. */
+enum { REGION_MAX_PIECES = 16 };
+typedef struct isl_pw_aff isl_pw_aff;
+typedef struct isl_aff isl_aff;
+typedef struct {
+  isl_aff *a[REGION_MAX_PIECES];
+  int n;
+  bool over;
+} RegionPieces;
+void region_pieces(isl_pw_aff *pa, RegionPieces *p);
+void region_pieces_free(RegionPieces *p);
+
 /* A loop or if enclosing a statement (neg: in the else branch). */
 typedef struct {
   const Stmt *st;
