@@ -58,11 +58,16 @@ Kernel *ir_instantiate(Arena *a, const Kernel *k, const SizeSet *set, char *why,
     for (int d = 0; d < b->ndim; d++) {
       int64_t v = b->shape[d];
       if (b->extent[d] && !eval(c, set, b->extent[d], &v)) v = -1;
-      if (v < 1 || v > INT32_MAX || __builtin_mul_overflow(total, v, &total) || total > INT32_MAX) {
+      bool dim_ok = v >= 1 && v <= INT32_MAX;
+      if (!dim_ok || __builtin_mul_overflow(total, v, &total) || total > INT32_MAX) {
         char sz[200];
         ir_size_set_text(k, set, sz, sizeof sz);
-        snprintf(why, n, "at %s, dimension %d of '%s' is %lld: an array holds 1 to 2147483647 elements", sz, d + 1,
-                 b->name, (long long)v);
+        if (!dim_ok)
+          snprintf(why, n, "at %s, dimension %d of '%s' is %lld: an extent is 1 to 2147483647", sz, d + 1, b->name,
+                   (long long)v);
+        else
+          snprintf(why, n, "at %s, '%s' holds more than 2147483647 elements (2^31 - 1), the most an array may", sz,
+                   b->name);
         return NULL;
       }
       b->shape[d] = v;
