@@ -81,12 +81,33 @@ Test(sizes, input_errors) {
           "array or bounds a loop");
 }
 
-/* Schedules of kernels with symbolic sizes are the next step: refused,
- * not silently ignored. */
-Test(sizes, a_schedule_is_refused_for_now) {
-  refused(copy, "#pragma npu assume(copy, n <= 128)\n#pragma npu schedule(copy, c2)\n#pragma npu split(i, 4, io, ii)\n",
-          "k.c:7:13: error: split: the kernel has symbolic sizes (n): schedules of such kernels are not supported "
-          "yet; npugen emits and checks the kernel as written");
+/* Schedules of a kernel with symbolic sizes: the loop-rewriting steps
+ * work (split's tail guarded by the size), each step's new bounds are
+ * checked at every size the assumptions allow, and the steps that size
+ * buffers or regions from the bounds are refused, not ignored. */
+Test(sizes, split_guards_its_tail_with_the_size) {
+  NpgSession *s = open_ok(copy, "#pragma npu assume(copy, n <= 128)\n#pragma npu schedule(copy, c2)\n"
+                                "#pragma npu split(i, 8, io, ii)\n#pragma npu parallel(io)\n");
+  int v = checked(s, "c2");
+  const char *c = npg_emit_source(s, v);
+  has(c, "for (int io = 0; io < (n + 7) / 8; io++) {");
+  has(c, "if (io * 8 + ii < n) {");
+  npg_close(s);
+}
+
+Test(sizes, a_split_bound_that_can_overflow_needs_an_assumption) {
+  const char *k = "void k(int n, float A[n]) {\n  for (int i = 0; i < n; i++)\n    A[i] = 1;\n}\n";
+  refused(k, "#pragma npu schedule(k, k2)\n#pragma npu split(i, 8, io, ii)\n",
+          "k.c:2:23: error: loop bound 'n + 7' ranges over [8, 2147483654], outside its type int [-2147483648, "
+          "2147483647]: C would wrap it around or overflow; compute it in a wider signed type, or assume smaller "
+          "sizes");
+}
+
+Test(sizes, steps_that_size_buffers_are_refused_for_now) {
+  refused(copy, "#pragma npu assume(copy, n <= 128)\n#pragma npu schedule(copy, c2)\n"
+                "#pragma npu cache_read(B, vu_vm, root, B_vm)\n",
+          "k.c:7:13: error: cache_read: the kernel has symbolic sizes (n): cache_read is not supported with them yet "
+          "(split, tile, reorder, fission, merge, decompose_reduction, unroll, parallel, vectorize and annotate are)");
 }
 
 /* The check can fail at one size set and says which: the sum overflows
