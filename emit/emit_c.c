@@ -534,7 +534,10 @@ char *emit_c_source(const EmitUnit *u) {
   print_defines(&sb, u->m, true, in_header);
   free(in_header);
 
-  if (lower_assumptions(u->k))
+  if (lower_assumptions(u->k) && u->tcc) /* the JIT's: a failed test comes back as an error (jit/guard.c) */
+    sb_puts(&sb, "void npg_assume_failed(const char *);\n"
+                 "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : npg_assume_failed(#c))\n\n");
+  else if (lower_assumptions(u->k))
     sb_puts(&sb, "#ifndef NPUGEN_ASSUME /* what the kernel assumes of its sizes, tested at entry; "
                  "-D'NPUGEN_ASSUME(c)=' turns the tests off */\n"
                  "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : abort())\n#endif\n\n");

@@ -13,11 +13,12 @@
 /* tcc (0.9.27) gets the stride of a pointer to a variable-length row
  * wrong, so in the C that tcc compiles an array sized by the kernel's
  * sizes is a flat pointer and its element is addressed in full:
- * C[i][j] of C[ni][nj] is C[(i) * (nj) + (j)]. */
+ * C[i][j] of C[ni][nj] is C[((long)i) * (nj) + (j)]. */
 static void flat_index(StrBuf *sb, const Expr *load, const ExprHook *h) {
   const Buffer *b = load->buf;
   sb_putc(sb, '[');
   for (int i = 1; i < b->ndim; i++) sb_putc(sb, '(');
+  if (b->ndim > 1) sb_puts(sb, "(long)"); /* the offset in 64 bits: an array may pass 2^31 elements */
   ir_print_expr_hooked(sb, load->idx[0], h);
   for (int i = 1; i < b->ndim; i++) {
     sb_puts(sb, ") * (");

@@ -245,8 +245,8 @@ static const Kernel *called_kernel(Fe *fe, TSNode call) {
   const Kernel *callee = ir_map_get(&fe->kernel_names, name);
   if (!callee) refuse_forward(fe, fn, name);
   if (callee->nsizes)
-    fe_error(fe, fn, "kernel '%s' has symbolic sizes (%s, ...): calls of such kernels are not supported yet", name,
-             callee->sizes[0]->name);
+    fe_error(fe, fn, "kernel '%s' has symbolic sizes (%s%s): calls of such kernels are not supported yet", name,
+             callee->sizes[0]->name, callee->nsizes > 1 ? ", ..." : "");
   return callee;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "ir/sizes.h"
 
 const TSLanguage *tree_sitter_c(void);
 
@@ -76,6 +77,29 @@ void frontend_read_error(const char *file, int err, DiagList *d) {
   else diag_error(d, file, NULL, 0, 0, "cannot read file: %s", strerror(err));
 }
 
+/* Each `#pragma npu sizes` set satisfies the kernel's assumptions: the
+ * check runs the emitted C there, which tests them at entry. */
+static void check_size_sets(const Kernel *k, DiagList *d, const char *file, const char *src) {
+  for (int i = 0; i < k->nsize_sets; i++) {
+    const SizeSet *set = &k->size_sets[i];
+    int broken = ir_size_set_breaks(k, set);
+    if (broken < 0) continue;
+    char sz[200];
+    ir_size_set_text(k, set, sz, sizeof sz);
+    if (broken == k->nassume) {
+      diag_error(d, file, src, set->loc.line, set->loc.col, "at %s an extent of an array of %s is less than 1", sz,
+                 k->name);
+      continue;
+    }
+    StrBuf t;
+    sb_init(&t);
+    ir_print_expr(&t, k->assume[broken]);
+    diag_error(d, file, src, set->loc.line, set->loc.col, "%s breaks the assumption '%s' (line %d) of %s", sz, t.data,
+               k->assume_loc[broken].line, k->name);
+    sb_free(&t);
+  }
+}
+
 static Module *parse_module(const char *file, const char *src, size_t len, DiagList *d, bool intrinsic) {
   if (!frontend_input_ok(file, src, len, d)) return NULL;
   Arena arena;
@@ -123,7 +147,7 @@ static Module *parse_module(const char *file, const char *src, size_t len, DiagL
   }
   ts_tree_delete(tree);
   for (const Kernel *k = m->kernels; k; k = k->next)
-    if (k->nsizes) ir_check_bounds(k, d, file, m->src);
+    if (k->nsizes && ir_check_bounds(k, d, file, m->src)) check_size_sets(k, d, file, m->src);
   if (d->errors > errors_before) {
     arena_free(&arena);
     return NULL;

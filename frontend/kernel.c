@@ -283,6 +283,24 @@ typedef struct {
   const Stmt **assigned; /* by Var.id: a statement that assigns it */
 } SizeUse;
 
+typedef struct {
+  Fe *fe;
+  const Kernel *k;
+} Hiding;
+
+/* The C that tcc compiles indexes with a size's name (emit_cu_hooks.c):
+ * no loop counter or local scalar may hide one. */
+static bool hides_size(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Hiding *h = ctx;
+  const Var *v = s->kind == ST_FOR || s->kind == ST_DECL ? s->var : NULL;
+  for (int i = 0; v && i < h->k->nsizes; i++)
+    if (!strcmp(v->name, h->k->sizes[i]->name))
+      fe_error_at(h->fe, v->loc, "'%s' hides the size '%s' (a parameter that sizes an array or bounds a loop); rename it",
+                  v->name, v->name);
+  return true;
+}
+
 static void mark_vars(const Expr *e, bool *used) {
   if (!e) return;
   if (e->kind == EX_VAR) used[e->var->id] = true;
@@ -317,8 +335,16 @@ static void find_sizes(Fe *fe, Kernel *k) {
                   p->var->name);
     if (k->nsizes == IR_MAX_SIZES)
       fe_error_at(fe, p->var->loc, "too many size parameters (at most %d)", IR_MAX_SIZES);
+    int64_t lo;
+    uint64_t hi;
+    type_int_range(p->var->type, &lo, &hi);
+    if (hi > INT64_MAX) /* the proofs' arithmetic is in 64-bit signed integers */
+      fe_error_at(fe, p->var->loc, "size '%s' is %s, which holds values past 2^63 - 1; give it a signed type (long)",
+                  p->var->name, p->var->type->name);
     k->sizes[k->nsizes++] = p->var;
   }
+  Hiding h = {fe, k};
+  if (k->nsizes) ir_walk_stmts(k->body, hides_size, &h);
 }
 
 /* A name of the kernel's own statements and loops (not a call's). */

@@ -360,6 +360,20 @@ void aff_pop_loop(AffCtx *c) {
   aff_pop_cond(c);
 }
 
+/* A comparison's operand that no unsigned conversion can wrap: a
+ * counter or size of the domain, or a constant >= 0, each converted only
+ * to a type that holds all its values. */
+static bool no_wrap(AffCtx *c, const Expr *e) {
+  while (e->kind == EX_CAST && e->implicit && type_is_integer(e->type) && type_is_integer(e->a->type) &&
+         cast_keeps_value(c, e))
+    e = e->a;
+  if (e->kind == EX_INT) return e->ival >= 0;
+  if (e->kind != EX_VAR) return false;
+  for (int i = 0; i < c->nloops; i++)
+    if (c->loops[i]->var == e->var) return true;
+  return false;
+}
+
 static bool cond_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
   if (depth > 64) return false;
   while (e->kind == EX_CAST && e->implicit) e = e->a;
@@ -381,7 +395,8 @@ static bool cond_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
   if (e->op < OP_LT || e->op > OP_NE) return false;
   /* a comparison C makes in an unsigned type (i - 1u >= 0) is not the
    * affine one: its operands wrap */
-  if ((type_is_integer(e->a->type) && !e->a->type->is_signed) || (type_is_integer(e->b->type) && !e->b->type->is_signed))
+  if (((type_is_integer(e->a->type) && !e->a->type->is_signed) || (type_is_integer(e->b->type) && !e->b->type->is_signed)) &&
+      !(no_wrap(c, e->a) && no_wrap(c, e->b)))
     return false;
   char *a = aff_text(c, e->a), *b = aff_text(c, e->b);
   bool ok = a && b;
@@ -688,7 +703,7 @@ int aff_cond_value(AffCtx *c, const Expr *cond) {
  * type's range, then the kernel's assumptions and that every array extent
  * is at least 1: the domains below hold for every size allowed, and a
  * range over them is one over all sizes. */
-bool aff_push_sizes(AffCtx *c, char *why, size_t n) {
+bool aff_push_size_dims(AffCtx *c, char *why, size_t n) {
   const Kernel *k = c->k;
   if (!k->nsizes) return true;
   c->size_loops = calloc((size_t)k->nsizes, sizeof *c->size_loops);
@@ -724,19 +739,30 @@ bool aff_push_sizes(AffCtx *c, char *why, size_t n) {
       free(t);
       push_con(c, sb_take(&sb));
     }
-  for (int i = 0; i < k->nassume; i++)
-    if (!aff_push_cond(c, k->assume[i], false)) {
-      StrBuf t;
-      sb_init(&t);
-      ir_print_expr(&t, k->assume[i]);
-      snprintf(why, n,
-               "assumption '%s' is not affine in the sizes (use + - * by a constant, comparisons, && || !, and / "
-               "or %% by a positive constant of a value an earlier assumption keeps >= 0)",
-               t.data);
-      sb_free(&t);
-      return false;
-    }
   c->nsize_cons = c->ncons;
+  return true;
+}
+
+bool aff_push_assumption(AffCtx *c, int i, char *why, size_t n) {
+  if (!aff_push_cond(c, c->k->assume[i], false)) {
+    StrBuf t;
+    sb_init(&t);
+    ir_print_expr(&t, c->k->assume[i]);
+    snprintf(why, n,
+             "assumption '%s' is not an affine condition on the sizes (use comparisons, && || !, + - * by a "
+             "constant, and / or %% by a positive constant of a value an earlier assumption keeps >= 0)",
+             t.data);
+    sb_free(&t);
+    return false;
+  }
+  c->nsize_cons = c->ncons;
+  return true;
+}
+
+bool aff_push_sizes(AffCtx *c, char *why, size_t n) {
+  if (!aff_push_size_dims(c, why, n)) return false;
+  for (int i = 0; i < c->k->nassume; i++)
+    if (!aff_push_assumption(c, i, why, n)) return false;
   return true;
 }
 

@@ -70,6 +70,9 @@ int aff_cond_value(AffCtx *c, const Expr *cond);
  * dimension, then its assumptions and that its arrays' extents are at
  * least 1. False (why says) when an assumption is not affine. */
 bool aff_push_sizes(AffCtx *c, char *why, size_t n);
+/* The same in two steps: the sizes and their extents, then assumption i. */
+bool aff_push_size_dims(AffCtx *c, char *why, size_t n);
+bool aff_push_assumption(AffCtx *c, int i, char *why, size_t n);
 /* Is idx outside [0, ext) somewhere in the current domain? 0 never, 1 at
  * some point (then sample holds the sizes of one such point, "n = 129",
  * and needs, when the sizes that avoid it can be said, "n <= 128"), -1

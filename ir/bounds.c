@@ -6,6 +6,7 @@
  * included: past it the loop would never end or overflow. */
 #include <isl/ctx.h>
 #include <isl/options.h>
+#include <isl/set.h>
 #include <string.h>
 
 #include "ir/affine.h"
@@ -275,14 +276,35 @@ static void check_stmts(Bounds *b, const Stmt *s) {
 bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src) {
   isl_ctx *ctx = isl_ctx_alloc();
   isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
-  Bounds b = {.d = d, .file = file, .src = src, .what = "array extent", .ok = true};
+  Bounds b = {.d = d, .file = file, .src = src, .ok = true};
   aff_init(&b.aff, ctx, k);
-  char why[300];
-  if (!aff_push_sizes(&b.aff, why, sizeof why)) {
+  char why[400];
+  if (!aff_push_size_dims(&b.aff, why, sizeof why)) {
     diag_error(d, file, src, k->loc.line, k->loc.col, "kernel %s: %s", k->name, why);
     b.ok = false;
   }
+  /* each assumption's arithmetic must fit its type where the ones before
+   * it hold: NPUGEN_ASSUME computes it in C (`n * 4 <= 512` would wrap) */
+  b.what = "assumption";
+  for (int i = 0; b.ok && i < k->nassume; i++) {
+    check_bound_range(&b, k->assume[i]);
+    if (b.ok && !aff_push_assumption(&b.aff, i, why, sizeof why)) {
+      diag_error(d, file, src, k->assume_loc[i].line, k->assume_loc[i].col, "%s", why);
+      b.ok = false;
+    }
+  }
+  if (b.ok && k->nsizes) {
+    struct isl_set *allowed = aff_domain(&b.aff);
+    if (!allowed || isl_set_is_empty(allowed) != isl_bool_false) {
+      diag_error(d, file, src, k->nassume ? k->assume_loc[0].line : k->loc.line,
+                 k->nassume ? k->assume_loc[0].col : k->loc.col,
+                 "no sizes satisfy the assumptions of kernel %s (and every extent at least 1)", k->name);
+      b.ok = false;
+    }
+    isl_set_free(allowed);
+  }
   /* extents are evaluated at every call: their arithmetic must not wrap */
+  b.what = "array extent";
   for (const Param *p = k->params; p && b.ok; p = p->next)
     for (int i = 0; p->buf && i < p->buf->ndim; i++) check_bound_range(&b, p->buf->extent[i]);
   b.what = "loop bound";

@@ -97,6 +97,18 @@ bool ir_expr_counters_only(const Expr *e) {
   return ir_expr_counters_only(e->a) && ir_expr_counters_only(e->b) && ir_expr_counters_only(e->c);
 }
 
+bool ir_expr_counters_sizes_only(const Kernel *k, const Expr *e) {
+  if (!e) return true;
+  if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
+  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) {
+    bool size = false;
+    for (int i = 0; i < k->nsizes; i++) size |= k->sizes[i] == e->var;
+    if (!size) return false;
+  }
+  return ir_expr_counters_sizes_only(k, e->a) && ir_expr_counters_sizes_only(k, e->b) &&
+         ir_expr_counters_sizes_only(k, e->c);
+}
+
 bool ir_expr_in_scope(const Expr *e, const char *scope) {
   if (!e) return false;
   if (e->kind == EX_LOAD) {

@@ -122,7 +122,23 @@ int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
   int n = 0;
   if (aff_push_sizes(&c, why, sizeof why)) {
     isl_set *allowed = aff_domain(&c);
-    /* the smallest sizes allowed, 1, a prime, one past a power of two, a mid size */
+    /* the smallest sizes allowed (lexmin; too large a run is then said
+     * and skipped by the check), 0, 1, a prime, one past a power of two,
+     * a mid size; then sizes unlike each other (7, 33, 7, ... and 33, 7,
+     * ...), where one size's loop runs past another's */
+    isl_set *least = allowed ? isl_set_lexmin(isl_set_copy(allowed)) : NULL;
+    isl_point *lp = least ? isl_set_sample_point(least) : NULL;
+    SizeSet l;
+    memset(&l, 0, sizeof l);
+    bool have = lp && !isl_point_is_void(lp);
+    for (int i = 0; have && i < k->nsizes; i++) {
+      isl_val *v = isl_point_get_coordinate_val(lp, isl_dim_set, i);
+      have = v && isl_val_is_int(v);
+      if (have) l.val[i] = isl_val_get_num_si(v);
+      isl_val_free(v);
+    }
+    isl_point_free(lp);
+    if (have && n < max) out[n++] = l;
     static const int64_t targets[] = {0, 1, 7, 33, 64};
     for (size_t t = 0; allowed && t < sizeof targets / sizeof targets[0] && n < max; t++) {
       SizeSet s;
@@ -131,6 +147,25 @@ int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
       bool again = false;
       for (int i = 0; i < n; i++) again |= !memcmp(out[i].val, s.val, sizeof s.val);
       if (!again) out[n++] = s;
+    }
+    for (int alt = 0; alt < 2 && k->nsizes > 1 && allowed && n < max; alt++) {
+      SizeSet s;
+      memset(&s, 0, sizeof s);
+      isl_set *want = isl_set_copy(allowed);
+      for (int i = 0; i < k->nsizes; i++)
+        want = isl_set_lower_bound_si(want, isl_dim_set, (unsigned)i, (i + alt) % 2 ? 33 : 7);
+      isl_set *pick = isl_set_is_empty(want) == isl_bool_false ? isl_set_lexmin(want) : isl_set_free(want);
+      isl_point *pt = pick ? isl_set_sample_point(pick) : NULL;
+      bool ok = pt && !isl_point_is_void(pt);
+      for (int i = 0; ok && i < k->nsizes; i++) {
+        isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
+        ok = v && isl_val_is_int(v);
+        if (ok) s.val[i] = isl_val_get_num_si(v);
+        isl_val_free(v);
+      }
+      isl_point_free(pt);
+      for (int i = 0; ok && i < n; i++) ok = memcmp(out[i].val, s.val, sizeof s.val) != 0;
+      if (ok) out[n++] = s;
     }
     /* the largest sizes allowed, when small enough to run */
     isl_set *top = allowed && n < max && isl_set_is_empty(allowed) == isl_bool_false ? isl_set_lexmax(isl_set_copy(allowed)) : NULL;
@@ -152,4 +187,29 @@ int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
   aff_free(&c);
   isl_ctx_free(ctx);
   return n;
+}
+
+/* Is the point of set in the current domain of c? */
+static bool holds(AffCtx *c, const SizeSet *set) {
+  isl_set *d = aff_domain(c);
+  for (int i = 0; d && i < c->k->nsizes; i++)
+    d = isl_set_fix_val(d, isl_dim_set, (unsigned)i, isl_val_int_from_si(c->ctx, (long)set->val[i]));
+  bool in = d && isl_set_is_empty(d) == isl_bool_false;
+  isl_set_free(d);
+  return in;
+}
+
+int ir_size_set_breaks(const Kernel *k, const SizeSet *set) {
+  isl_ctx *ctx = isl_ctx_alloc();
+  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  AffCtx c;
+  aff_init(&c, ctx, k);
+  char why[300];
+  int broken = -1;
+  if (!aff_push_size_dims(&c, why, sizeof why) || !holds(&c, set)) broken = k->nassume;
+  for (int i = 0; broken < 0 && i < k->nassume; i++)
+    if (!aff_push_assumption(&c, i, why, sizeof why) || !holds(&c, set)) broken = i;
+  aff_free(&c);
+  isl_ctx_free(ctx);
+  return broken;
 }

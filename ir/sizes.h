@@ -13,6 +13,9 @@ int ir_size_sets(const Kernel *k, SizeSet *out, int max);
  * bounds, no sizes left. NULL (why says) when an extent is not 1 to
  * 2^31 - 1 elements there. */
 Kernel *ir_instantiate(Arena *a, const Kernel *k, const SizeSet *set, char *why, size_t n);
+/* -1 when set satisfies k's assumptions and gives every extent at least
+ * 1; else the first assumption it breaks, or k->nassume for an extent. */
+int ir_size_set_breaks(const Kernel *k, const SizeSet *set);
 /* "n = 64, m = 7" */
 void ir_size_set_text(const Kernel *k, const SizeSet *set, char *out, size_t n);
 

@@ -12,6 +12,15 @@
 /* Where to return to when the code under test raises a signal.
  * Thread-local, set only during a call. */
 static _Thread_local sigjmp_buf *active_jmp;
+static _Thread_local char failed_assumption[200]; /* guard_assumption_failed's */
+
+enum { SIG_ASSUMPTION = -1 }; /* not a signal: an assumption failed */
+
+void guard_assumption_failed(const char *cond) {
+  snprintf(failed_assumption, sizeof failed_assumption, "%s", cond);
+  if (active_jmp) siglongjmp(*active_jmp, SIG_ASSUMPTION);
+  abort(); /* outside a guarded call, as the emitted C itself does */
+}
 
 static void on_signal(int sig) {
   if (active_jmp) siglongjmp(*active_jmp, sig);
@@ -71,6 +80,11 @@ bool guarded_call(ThunkFn fn, void **args, char *err, size_t err_size) {
   handlers_leave();
   if (on_alt) sigaltstack(&old_alt, NULL);
   free(alt.ss_sp);
+  if (sig == SIG_ASSUMPTION) {
+    snprintf(err, err_size, "an assumption of the kernel does not hold at these sizes: NPUGEN_ASSUME(%s)",
+             failed_assumption);
+    return false;
+  }
   if (sig) {
     const char *what = sig == SIGFPE   ? "SIGFPE (an integer division by zero or overflow)"
                        : sig == SIGSEGV ? "SIGSEGV (an out-of-bounds memory access)"

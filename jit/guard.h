@@ -11,4 +11,9 @@ typedef void (*ThunkFn)(void **args);
 /* Calls fn(args). False with a message in err when a signal stopped it. */
 bool guarded_call(ThunkFn fn, void **args, char *err, size_t err_size);
 
+/* The tcc C's NPUGEN_ASSUME when cond fails (bound as npg_assume_failed):
+ * the guarded call returns false, saying which assumption; outside one,
+ * abort() as the emitted C does. */
+void guard_assumption_failed(const char *cond);
+
 #endif

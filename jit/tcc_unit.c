@@ -1,4 +1,5 @@
 #include "jit/tcc_unit.h"
+#include "jit/guard.h"
 
 #include <libtcc.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ TccUnit *tcc_unit_compile(const char *source, const char *source_name, char *err
   const NpuSimSymbol *syms = npusim_symbols(&count);
   for (size_t i = 0; i < count; i++) tcc_add_symbol(s, syms[i].name, syms[i].addr);
   tcc_add_symbol(s, "npg_check_ddr", (const void *)check_ddr);
+  tcc_add_symbol(s, "npg_assume_failed", (const void *)guard_assumption_failed);
 
   if (tcc_relocate(s, TCC_RELOCATE_AUTO) < 0) goto fail;
   TccUnit *u = malloc(sizeof *u);

@@ -45,6 +45,9 @@ bool prim_decompose_reduction(Sched *s, const SchedStep *st) {
     *c = *l;
     c->next = NULL;
     c->annots = NULL;
+    c->intrin = NULL; /* a tensorize of the nest is the update's, not the init's */
+    c->intrin_call = NULL;
+    c->vec_note = NULL;
     /* the copy keeps the loop's kind, as TVM's does: unroll holds anyway,
      * and a mark (parallel, vectorize, bind) is proven for the copy after
      * this step like every standing mark (schedule/marks.c) */

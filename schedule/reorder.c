@@ -60,8 +60,8 @@ static bool imperfect(Sched *s, const SchedArg *at, const Stmt *c, const Stmt *b
 
 /* A guard reorder_loops sinks into the loop under it (see there): the
  * loop, else NULL. */
-static Stmt *under_sinkable_guard(const Stmt *b) {
-  if (b && !b->next && b->kind == ST_IF && !b->else_s && ir_expr_counters_only(b->cond) && b->then_s->body &&
+static Stmt *under_sinkable_guard(const Kernel *k, const Stmt *b) {
+  if (b && !b->next && b->kind == ST_IF && !b->else_s && ir_expr_counters_sizes_only(k, b->cond) && b->then_s->body &&
       !b->then_s->body->next && b->then_s->body->kind == ST_FOR)
     return b->then_s->body;
   return NULL;
@@ -69,7 +69,7 @@ static Stmt *under_sinkable_guard(const Stmt *b) {
 
 bool reorder_check_chain(Sched *s, const Stmt *top, const Stmt *bottom, const SchedArg *at) {
   for (const Stmt *c = top; c != bottom;) {
-    const Stmt *b = c->body->body, *sunk = under_sinkable_guard(b);
+    const Stmt *b = c->body->body, *sunk = under_sinkable_guard(s->k, b);
     if (sunk) b = sunk;
     if (!b || b->next || b->kind != ST_FOR) return imperfect(s, at, c, b);
     c = b;
@@ -104,8 +104,9 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
      * it: `if (g) for y B` is `for y if (g) B` when B cannot change g (y,
      * declared inside, cannot occur in g). The isl model charges a
      * condition's reads to every instance under it, so it could not tell
-     * the two apart: ir_expr_counters_only is what makes this sound. */
-    if (under_sinkable_guard(b)) {
+     * the two apart: ir_expr_counters_sizes_only is what makes this sound
+     * (no statement assigns a counter or a size). */
+    if (under_sinkable_guard(s->k, b)) {
       Stmt *inner = b->then_s->body;
       b->then_s->body = inner->body->body;
       inner->body->body = b;

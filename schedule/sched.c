@@ -122,7 +122,28 @@ static bool recheck(Sched *s) {
   char why[300];
   if (!ir_check_names(s->k, why, sizeof why))
     return sched_error(s, NULL, "refused: the emitted C would capture a name: %s; rename one of them in the kernel", why);
+  /* symbolic sizes: the new bounds' arithmetic (a split's (n + 31) / 32)
+   * and every index, at every size the assumptions allow */
+  if (s->k->nsizes && !ir_check_bounds(s->k, s->d, s->m->file, s->m->src))
+    return sched_error(s, NULL,
+                       "refused: at some size the kernel after this step fails the bounds check above; assume "
+                       "smaller sizes (#pragma npu assume)");
   return sched_check_marks(s) && sched_check_bound_loops(s) && sched_place_onchip(s);
+}
+
+/* The steps a kernel with symbolic sizes may take: they rewrite loops and
+ * guards (split's tail is guarded by the size, `io * 32 + ii < n`) and
+ * compute no region or buffer from the bounds. Their legality proofs
+ * see a bound in a size as no bound (a larger domain: more pairs, never
+ * fewer, so a proof stays sound), and the check runs each variant at
+ * the kernel's size sets. The others wait for sizes as isl parameters in
+ * the engine (docs/kernel-language.md). */
+static bool sized_ok(const char *prim) {
+  static const char *const ok[] = {"split",  "tile",     "reorder",   "fission", "merge", "decompose_reduction",
+                                   "unroll", "parallel", "vectorize", "annotate"};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    if (!strcmp(prim, ok[i])) return true;
+  return false;
 }
 
 bool sched_apply(Sched *s, const SchedStep *st) {
@@ -151,16 +172,14 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     else snprintf(count, sizeof count, hi == lo + 1 ? "%d or %d" : "%d to %d", lo, hi);
     return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
   }
-  if (s->k->nsizes) {
-    /* the legality proofs and the primitives' arithmetic have constant
-     * extents; symbolic sizes reach them next (docs/kernel-language.md) */
+  if (s->k->nsizes && !sized_ok(prims[pi].name)) {
     StrBuf names;
     sb_init(&names);
     for (int i = 0; i < s->k->nsizes; i++) sb_printf(&names, "%s%s", i ? ", " : "", s->k->sizes[i]->name);
     bool r = sched_error(s, NULL,
-                         "the kernel has symbolic sizes (%s): schedules of such kernels are not supported yet; "
-                         "npugen emits and checks the kernel as written",
-                         names.data);
+                         "the kernel has symbolic sizes (%s): %s is not supported with them yet (split, tile, "
+                         "reorder, fission, merge, decompose_reduction, unroll, parallel, vectorize and annotate are)",
+                         names.data, prims[pi].name);
     sb_free(&names);
     return r;
   }

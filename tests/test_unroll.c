@@ -141,3 +141,26 @@ Test(unroll, decompose_reduction_keeps_the_kind_of_the_loops_it_copies) {
   cr_assert_eq(count(c, "#pragma omp parallel for"), 2, "both j loops are parallel:\n%s", c);
   npg_close(s);
 }
+
+/* The init's copy of a tensorized loop is not tensorized (before, the
+ * copy kept the intrinsic and the emitted C said a tensorize the user
+ * never wrote "no longer matches"). */
+Test(unroll, decompose_reduction_does_not_copy_a_tensorize) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void mm(const int8_t A[128][512], const int8_t B[512][64], int32_t C[128][64]) {\n"
+                          "  for (int i = 0; i < 128; i++)\n"
+                          "    for (int j = 0; j < 64; j++) {\n"
+                          "      init: C[i][j] = 0;\n"
+                          "      for (int k = 0; k < 512; k++)\n"
+                          "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+                          "    }\n"
+                          "}\n",
+                          "#pragma npu schedule(mm, v)\n#pragma npu tile(i, j, 64, 32, io, jo, ii, ji)\n"
+                          "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+                          "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"
+                          "#pragma npu decompose_reduction(init, ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  lacks(c, "no longer matches");
+  has(c, "npu_nu_matmul_i8(");
+  npg_close(s);
+}
