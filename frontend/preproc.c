@@ -31,12 +31,6 @@ static bool macro_shape_ok(TSNode e) {
   return false;
 }
 
-static bool is_constant(const Expr *e) {
-  if (!e) return true;
-  if (e->kind == EX_VAR || e->kind == EX_LOAD || e->kind == EX_CALL) return false;
-  return is_constant(e->a) && is_constant(e->b) && is_constant(e->c);
-}
-
 /* `#define DATA_TYPE float`: a body that spells a type (C's, or a name
  * the file gave one before) makes the macro a name for that type. */
 static bool type_macro(Fe *fe, TSNode n, TSNode name_n, const char *name, const char *body) {
@@ -114,7 +108,7 @@ void fe_define(Fe *fe, TSNode n) {
     if (!macro_shape_ok(val) || !ts_node_is_null(fe_child(decl, 2)))
       fe_error(fe, val, "macro '%s' must be a single constant or be parenthesized, so that its uses keep C's meaning", name);
     Expr *e = fe_expr(fe, val);
-    if (!is_constant(e)) fe_error(fe, val, "macro '%s' is not a constant expression", name);
+    if (!ir_expr_constant(e)) fe_error(fe, val, "macro '%s' is not a constant expression", name);
     int64_t iv;
     if (type_is_integer(e->type) && fe_eval_int(e, &iv)) e = ir_int(fe->arena, iv, e->type, e->loc);
     e->macro = name;

@@ -90,6 +90,12 @@ Expr *ir_expr_copy(Arena *a, const Expr *e) {
   return c;
 }
 
+bool ir_expr_constant(const Expr *e) {
+  if (!e) return true;
+  if (e->kind == EX_VAR || e->kind == EX_LOAD || e->kind == EX_CALL) return false;
+  return ir_expr_constant(e->a) && ir_expr_constant(e->b) && ir_expr_constant(e->c);
+}
+
 bool ir_expr_counters_only(const Expr *e) {
   if (!e) return true;
   if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;

@@ -517,6 +517,8 @@ bool ir_stmt_in_scope(const Stmt *st, const char *scope);
 /* e reads loop counters and constants only (no element, no local, no
  * call): a guard no statement can change, so it may be moved or repeated. */
 bool ir_expr_counters_only(const Expr *e);
+/* e reads no variable, array or function: literals and operators only. */
+bool ir_expr_constant(const Expr *e);
 /* The same, sizes of k (Kernel.sizes) allowed too: no statement assigns one. */
 bool ir_expr_counters_sizes_only(const Kernel *k, const Expr *e);
 

@@ -51,12 +51,6 @@ static Expr *replace(Replace *r, Expr *e) {
   return e; /* not into indices (occurs) */
 }
 
-static bool constant(const Expr *e) {
-  if (!e) return true;
-  if (e->kind == EX_VAR || e->kind == EX_LOAD || e->kind == EX_CALL) return false;
-  return constant(e->a) && constant(e->b) && constant(e->c);
-}
-
 /* Where pattern occurs in e: as a value the statement always computes,
  * only where a condition guards it (a branch of ?:, the right of && or
  * ||: computed first, it would run where the kernel does not, e.g. a
@@ -89,7 +83,7 @@ bool prim_stage(Sched *s, const SchedStep *st) {
   if (!name) return false;
   Expr *e = frontend_expr_at((Module *)s->m, s->k, stmt, text, s->file, s->src, at, s->d);
   if (!e) return false;
-  if (e->kind == EX_VAR || constant(e))
+  if (e->kind == EX_VAR || ir_expr_constant(e))
     return sched_error(s, ea, "'%s' is a name or a constant: staging it computes nothing", text);
 
   int where = occurs(e, stmt->rhs, false, false);
