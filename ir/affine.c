@@ -670,12 +670,9 @@ bool aff_range(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, bool *exact, 
   return interval(c, e, lo, hi, 0);
 }
 
-static bool domain_empty(AffCtx *c) {
-  Expr zero = {.kind = EX_INT, .type = &ty_int};
-  int64_t lo, hi;
-  bool exact, empty;
-  return aff_range(c, &zero, &lo, &hi, &exact, &empty) && empty;
-}
+/* Not through aff_range: when isl fails (its operation budget), that would
+ * ask domain_empty again, without end. */
+static bool domain_empty(AffCtx *c) { return domain(c) && c->dom_empty == 1; }
 
 /* Always true: the domain with the condition is the domain (no complement
  * of the condition is parsed: isl's negation of a conjunction with floors
@@ -804,6 +801,7 @@ int aff_outside(AffCtx *c, const Expr *idx, const Expr *ext, char *needs, size_t
     isl_set_free(bad);
     return empty == isl_bool_true ? 0 : -1;
   }
+  bool every = false; /* proven: no allowed size avoids it */
   isl_point *pt = isl_set_sample_point(isl_set_copy(bad));
   size_t at = 0;
   for (int i = 0; pt && i < c->nsize_dims && at < nsample; i++) {
@@ -819,7 +817,9 @@ int aff_outside(AffCtx *c, const Expr *idx, const Expr *ext, char *needs, size_t
     isl_set *ctx = domain_upto(c, c->nsize_cons - 1);
     ctx = ctx ? extend(c, ctx, c->nsize_dims) : NULL;
     isl_set *good = ctx ? isl_set_subtract(isl_set_copy(ctx), sizes_bad) : isl_set_free(sizes_bad);
-    if (good && isl_set_is_empty(good) == isl_bool_false) {
+    isl_bool none = good ? isl_set_is_empty(good) : isl_bool_error;
+    if (none == isl_bool_true) every = true;
+    if (none == isl_bool_false) {
       good = isl_set_coalesce(isl_set_gist(good, ctx));
       char *t = sizes_text(c, good);
       if (t) snprintf(needs, nneeds, "%s", t);
@@ -831,5 +831,5 @@ int aff_outside(AffCtx *c, const Expr *idx, const Expr *ext, char *needs, size_t
   } else {
     isl_set_free(bad);
   }
-  return 1;
+  return every ? 2 : 1;
 }

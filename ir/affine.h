@@ -75,8 +75,9 @@ bool aff_push_size_dims(AffCtx *c, char *why, size_t n);
 bool aff_push_assumption(AffCtx *c, int i, char *why, size_t n);
 /* Is idx outside [0, ext) somewhere in the current domain? 0 never, 1 at
  * some point (then sample holds the sizes of one such point, "n = 129",
- * and needs, when the sizes that avoid it can be said, "n <= 128"), -1
- * unknown (not affine). */
+ * and needs, when the sizes that avoid it can be said, "n <= 128"), 2 at
+ * some point for every size allowed, -1 unknown (not affine, or isl
+ * failed). */
 int aff_outside(AffCtx *c, const Expr *idx, const Expr *ext, char *needs, size_t nneeds, char *sample, size_t nsample);
 
 #endif

@@ -11,6 +11,8 @@
 
 #include "ir/affine.h"
 
+enum { BOUNDS_MAX_ISL_OPS = 5000000 };
+
 typedef struct {
   AffCtx aff;
   DiagList *d;
@@ -43,6 +45,14 @@ static bool check_sized(Bounds *b, const Expr *e, int i, const char *text) {
   const Expr *ext = e->buf->extent[i] ? e->buf->extent[i] : &ext_const;
   char needs[300], sample[200];
   int out = aff_outside(&b->aff, ix, ext, needs, sizeof needs, sample, sizeof sample);
+  if (out < 0 && isl_ctx_last_error(b->aff.ctx) == isl_error_quota) {
+    diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
+               "the assumptions of %s are too many pieces for the bounds proof (isl's budget of %d operations ran "
+               "out here); state them with fewer disjunctions (a range, `n %% 2 == 1`, instead of a list of values)",
+               b->aff.k->name, BOUNDS_MAX_ISL_OPS);
+    b->ok = false;
+    return true;
+  }
   if (out < 0) {
     if (!e->buf->extent[i]) return false; /* the interval check below */
     diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
@@ -62,6 +72,11 @@ static bool check_sized(Bounds *b, const Expr *e, int i, const char *text) {
                "index '%s' can leave dimension %d of '%s' (extent %s): it needs %s (it fails at %s); state "
                "that with #pragma npu assume(%s, ...) or change the bound",
                text, i + 1, e->buf->name, et.data, needs, sample, b->aff.k->name);
+  else if (out == 1)
+    diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
+               "index '%s' can leave dimension %d of '%s' (extent %s) at some sizes (it fails at %s); state the "
+               "sizes it needs with #pragma npu assume(%s, ...) or change the bound",
+               text, i + 1, e->buf->name, et.data, sample, b->aff.k->name);
   else
     diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
                "index '%s' leaves dimension %d of '%s' (extent %s) at every size the assumptions allow (e.g. %s)",
@@ -276,6 +291,9 @@ static void check_stmts(Bounds *b, const Stmt *s) {
 bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src) {
   isl_ctx *ctx = isl_ctx_alloc();
   isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  /* disjunctive assumptions multiply the domains' pieces (9 values for
+   * each of 5 sizes: 9^5): a budget turns that into a message, not minutes */
+  if (k->nsizes) isl_ctx_set_max_operations(ctx, BOUNDS_MAX_ISL_OPS);
   Bounds b = {.d = d, .file = file, .src = src, .ok = true};
   aff_init(&b.aff, ctx, k);
   char why[400];

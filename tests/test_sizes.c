@@ -255,3 +255,28 @@ Test(sizes, a_failed_assumption_in_the_jit_is_an_error) {
   npg_jit_free(j);
   npg_close(s);
 }
+
+/* Hostile input: each disjunctive assumption multiplies the domains'
+ * pieces (9 values for each of 5 sizes: 9^5). isl's operation budget
+ * turns minutes and half a gigabyte into a message (before, too, isl's
+ * failure made aff_range and domain_empty call each other without end). */
+Test(sizes, assumptions_of_too_many_pieces_are_refused_quickly) {
+  char src[2048] = "void k(int a, int b, int c, int d, int e, float A[64]) {\n  A[0] = 1.0f;\n"
+                   "  for (int ia = 0; ia < a; ia++) A[ia] = 2.0f;\n  for (int ib = 0; ib < b; ib++) A[ib] = 2.0f;\n"
+                   "  for (int ic = 0; ic < c; ic++) A[ic] = 2.0f;\n  for (int id = 0; id < d; id++) A[id] = 2.0f;\n"
+                   "  for (int ie = 0; ie < e; ie++) A[ie] = 2.0f;\n}\n";
+  char pragmas[2048] = "";
+  for (const char *v = "abcde"; *v; v++) {
+    size_t at = strlen(pragmas);
+    snprintf(pragmas + at, sizeof pragmas - at, "#pragma npu assume(k, %c == 1", *v);
+    for (int x = 3; x <= 17; x += 2) {
+      at = strlen(pragmas);
+      snprintf(pragmas + at, sizeof pragmas - at, " || %c == %d", *v, x);
+    }
+    strcat(pragmas, ")\n");
+  }
+  refused(src, pragmas,
+          "k.c:3:36: error: the assumptions of k are too many pieces for the bounds proof (isl's budget of 5000000 "
+          "operations ran out here); state them with fewer disjunctions (a range, `n % 2 == 1`, instead of a list of "
+          "values)");
+}
