@@ -198,9 +198,10 @@ static void check_counter(Bounds *b, const Stmt *s) {
   if (!what) return;
   diag_error(b->d, b->file, b->src, s->loc.line, s->loc.col,
              "loop counter '%s' (%s) %s %s%llu, outside its type's range [%lld, %llu]: the loop would "
-             "overflow or never end; use a wider counter or a smaller bound",
+             "overflow or never end; use a wider counter or a smaller bound%s",
              s->var->name, s->var->type->name, what, bad < 0 ? "-" : "",
-             (unsigned long long)(bad < 0 ? -bad : bad), (long long)tmin, (unsigned long long)tmax);
+             (unsigned long long)(bad < 0 ? -bad : bad), (long long)tmin, (unsigned long long)tmax,
+             b->aff.k->nsizes ? ", or assume smaller sizes" : "");
   b->ok = false;
 }
 

@@ -280,3 +280,12 @@ Test(sizes, assumptions_of_too_many_pieces_are_refused_quickly) {
           "operations ran out here); state them with fewer disjunctions (a range, `n % 2 == 1`, instead of a list of "
           "values)");
 }
+
+/* A counter that overflows only at some sizes says an assumption helps. */
+Test(sizes, a_counter_that_overflows_at_some_size_says_to_assume) {
+  const char *k = "void k(int n, float A[n]) {\n  for (int i = 0; i <= n; i++) A[i % n] = 1;\n}\n";
+  refused(k, "",
+          "k.c:2:3: error: loop counter 'i' (int) would reach, after its last iteration, 2147483648, outside its "
+          "type's range [-2147483648, 2147483647]: the loop would overflow or never end; use a wider counter or a "
+          "smaller bound, or assume smaller sizes");
+}
