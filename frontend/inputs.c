@@ -26,10 +26,10 @@ static const char *name_arg(Fe *fe, TSNode n, const char *what) {
   return fe_text(fe, n);
 }
 
-static const Kernel *kernel_arg(Fe *fe, TSNode n) {
+Kernel *fe_pragma_kernel(Fe *fe, TSNode n) {
   const char *name = name_arg(fe, n, "the kernel");
   IrSuggest near = ir_suggest_start(name);
-  for (const Kernel *k = fe->m->kernels; k; k = k->next) {
+  for (Kernel *k = fe->m->kernels; k; k = k->next) {
     if (!strcmp(k->name, name)) return k;
     ir_suggest_add(&near, k->name);
   }
@@ -117,7 +117,7 @@ static const char inputs_usage[] = "inputs takes (KERNEL, PARAM, LO, HI) or (KER
 static void inputs(Fe *fe, TSNode call, TSNode *a, uint32_t n) {
   if (n != 3 && n != 4) fe_error(fe, call, "%s", inputs_usage);
   CheckSpec *s = ARENA_NEW(fe->arena, CheckSpec);
-  const Kernel *k = kernel_arg(fe, a[0]);
+  const Kernel *k = fe_pragma_kernel(fe, a[0]);
   const Buffer *b;
   const Type *t = param_arg(fe, a[1], k, &b);
   s->kernel = k->name;
@@ -150,7 +150,7 @@ static void inputs(Fe *fe, TSNode call, TSNode *a, uint32_t n) {
 
 static void allow_nonfinite(Fe *fe, TSNode call, TSNode *a, uint32_t n) {
   if (n < 1) fe_error(fe, call, "allow_nonfinite takes (KERNEL) or (KERNEL, OUTPUT...)");
-  const Kernel *k = kernel_arg(fe, a[0]);
+  const Kernel *k = fe_pragma_kernel(fe, a[0]);
   for (uint32_t i = n == 1 ? 0 : 1; i < n; i++) {
     CheckSpec *s = ARENA_NEW(fe->arena, CheckSpec);
     s->kind = SPEC_ALLOW_NONFINITE;

@@ -10,4 +10,8 @@
  * unwinds through fe->fail. False for any other pragma (a schedule step). */
 bool fe_check_pragma(Fe *fe, const char *text, SrcLoc loc);
 
+/* The kernel a pragma's argument n names, defined above it; an error
+ * (with a suggestion) otherwise. */
+Kernel *fe_pragma_kernel(Fe *fe, TSNode n);
+
 #endif

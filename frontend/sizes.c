@@ -12,20 +12,8 @@
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "frontend/inputs.h"
 #include "frontend/sizes.h"
-#include "ir/suggest.h"
-
-static Kernel *kernel_named(Fe *fe, TSNode n) {
-  if (!fe_is(n, "identifier")) fe_error(fe, n, "expected the kernel, a name");
-  const char *name = fe_text(fe, n);
-  IrSuggest near = ir_suggest_start(name);
-  for (Kernel *k = fe->m->kernels; k; k = k->next) {
-    if (!strcmp(k->name, name)) return k;
-    ir_suggest_add(&near, k->name);
-  }
-  char dym[160];
-  fe_error(fe, n, "no kernel '%s' is defined above this pragma%s", name, ir_suggest_text(&near, dym, sizeof dym));
-}
 
 static int size_index(const Kernel *k, const Var *v) {
   for (int i = 0; i < k->nsizes; i++)
@@ -41,7 +29,7 @@ static void sizes_list(const Kernel *k, char *out, size_t n) {
 }
 
 static Kernel *sized_kernel(Fe *fe, TSNode n, const char *pragma) {
-  Kernel *k = kernel_named(fe, n);
+  Kernel *k = fe_pragma_kernel(fe, n);
   if (!k->nsizes)
     fe_error(fe, n,
              "kernel '%s' has no symbolic sizes, so %s does not apply: no integer parameter sizes an array or "

@@ -96,23 +96,15 @@ bool ir_expr_constant(const Expr *e) {
   return ir_expr_constant(e->a) && ir_expr_constant(e->b) && ir_expr_constant(e->c);
 }
 
-bool ir_expr_counters_only(const Expr *e) {
-  if (!e) return true;
-  if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
-  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) return false;
-  return ir_expr_counters_only(e->a) && ir_expr_counters_only(e->b) && ir_expr_counters_only(e->c);
-}
-
-bool ir_expr_counters_sizes_only(const Kernel *k, const Expr *e) {
+bool ir_expr_counters_only(const Kernel *k, const Expr *e) {
   if (!e) return true;
   if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
   if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) {
     bool size = false;
-    for (int i = 0; i < k->nsizes; i++) size |= k->sizes[i] == e->var;
+    for (int i = 0; k && i < k->nsizes; i++) size |= k->sizes[i] == e->var;
     if (!size) return false;
   }
-  return ir_expr_counters_sizes_only(k, e->a) && ir_expr_counters_sizes_only(k, e->b) &&
-         ir_expr_counters_sizes_only(k, e->c);
+  return ir_expr_counters_only(k, e->a) && ir_expr_counters_only(k, e->b) && ir_expr_counters_only(k, e->c);
 }
 
 bool ir_expr_in_scope(const Expr *e, const char *scope) {

@@ -514,13 +514,12 @@ bool ir_stmt_uses(const Stmt *s, const Var *v, const Buffer *b);
 bool ir_expr_in_scope(const Expr *e, const char *scope);
 /* The same for the expressions of one statement (not its body). */
 bool ir_stmt_in_scope(const Stmt *st, const char *scope);
-/* e reads loop counters and constants only (no element, no local, no
- * call): a guard no statement can change, so it may be moved or repeated. */
-bool ir_expr_counters_only(const Expr *e);
+/* e reads loop counters, constants and sizes of k (Kernel.sizes; k may be
+ * NULL) only (no element, no local, no call): a guard no statement can
+ * change, so it may be moved or repeated. */
+bool ir_expr_counters_only(const Kernel *k, const Expr *e);
 /* e reads no variable, array or function: literals and operators only. */
 bool ir_expr_constant(const Expr *e);
-/* The same, sizes of k (Kernel.sizes) allowed too: no statement assigns one. */
-bool ir_expr_counters_sizes_only(const Kernel *k, const Expr *e);
 
 Kernel *module_kernel(const Module *m, const char *name);
 int64_t buffer_elems(const Buffer *b);

@@ -84,18 +84,10 @@ Kernel *ir_instantiate(Arena *a, const Kernel *k, const SizeSet *set, char *why,
   return c;
 }
 
-/* The point of set nearest above target in every size (isl's lexmin of
- * the part at or above it), or below it when none is above. */
-static bool near(isl_set *allowed, int nsizes, int64_t target, SizeSet *out) {
-  isl_set *above = isl_set_copy(allowed);
-  for (int i = 0; i < nsizes; i++) above = isl_set_lower_bound_si(above, isl_dim_set, (unsigned)i, (int)target);
-  isl_set *pick = isl_set_is_empty(above) == isl_bool_false ? isl_set_lexmin(above) : NULL;
-  if (!pick) {
-    isl_set_free(above);
-    isl_set *below = isl_set_copy(allowed);
-    for (int i = 0; i < nsizes; i++) below = isl_set_upper_bound_si(below, isl_dim_set, (unsigned)i, (int)target);
-    pick = isl_set_is_empty(below) == isl_bool_false ? isl_set_lexmax(below) : isl_set_free(below);
-  }
+/* The point of pick (consumed; a single point, from lexmin or lexmax)
+ * into out; false when there is none or it does not fit int64. */
+static bool point_of(isl_set *pick, int nsizes, SizeSet *out) {
+  memset(out, 0, sizeof *out);
   isl_point *pt = pick ? isl_set_sample_point(pick) : NULL;
   bool ok = pt && !isl_point_is_void(pt);
   for (int i = 0; ok && i < nsizes; i++) {
@@ -106,6 +98,38 @@ static bool near(isl_set *allowed, int nsizes, int64_t target, SizeSet *out) {
   }
   isl_point_free(pt);
   return ok;
+}
+
+/* The least point of allowed with size i at least at[i] (at NULL: the
+ * least point at all); none when no point is that large. */
+static isl_set *least_from(isl_set *allowed, int nsizes, const int64_t *at) {
+  isl_set *want = isl_set_copy(allowed);
+  for (int i = 0; at && i < nsizes; i++) want = isl_set_lower_bound_si(want, isl_dim_set, (unsigned)i, (int)at[i]);
+  return isl_set_is_empty(want) == isl_bool_false ? isl_set_lexmin(want) : isl_set_free(want);
+}
+
+/* The point nearest above target in every size, or below it when none is above. */
+static isl_set *near(isl_set *allowed, int nsizes, int64_t target) {
+  int64_t at[IR_MAX_SIZES];
+  for (int i = 0; i < nsizes; i++) at[i] = target;
+  isl_set *pick = least_from(allowed, nsizes, at);
+  if (pick) return pick;
+  isl_set *below = isl_set_copy(allowed);
+  for (int i = 0; i < nsizes; i++) below = isl_set_upper_bound_si(below, isl_dim_set, (unsigned)i, (int)target);
+  return isl_set_is_empty(below) == isl_bool_false ? isl_set_lexmax(below) : isl_set_free(below);
+}
+
+/* out[(*n)++] = the point of pick (consumed), unless there is none, a size
+ * passes at_most, or it is there already. */
+static void add(SizeSet *out, int *n, int max, int nsizes, isl_set *pick, int64_t at_most) {
+  SizeSet s;
+  if (*n >= max) pick = isl_set_free(pick);
+  if (!point_of(pick, nsizes, &s)) return;
+  for (int i = 0; i < nsizes; i++)
+    if (s.val[i] > at_most) return;
+  for (int i = 0; i < *n; i++)
+    if (!memcmp(out[i].val, s.val, sizeof s.val)) return;
+  out[(*n)++] = s;
 }
 
 int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
@@ -119,71 +143,26 @@ int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
   AffCtx c;
   aff_init(&c, ctx, k);
   char why[300];
-  int n = 0;
-  if (aff_push_sizes(&c, why, sizeof why)) {
-    isl_set *allowed = aff_domain(&c);
-    /* the smallest sizes allowed (lexmin; too large a run is then said
-     * and skipped by the check), 0, 1, a prime, one past a power of two,
-     * a mid size; then sizes unlike each other (7, 33, 7, ... and 33, 7,
-     * ...), where one size's loop runs past another's */
-    isl_set *least = allowed ? isl_set_lexmin(isl_set_copy(allowed)) : NULL;
-    isl_point *lp = least ? isl_set_sample_point(least) : NULL;
-    SizeSet l;
-    memset(&l, 0, sizeof l);
-    bool have = lp && !isl_point_is_void(lp);
-    for (int i = 0; have && i < k->nsizes; i++) {
-      isl_val *v = isl_point_get_coordinate_val(lp, isl_dim_set, i);
-      have = v && isl_val_is_int(v);
-      if (have) l.val[i] = isl_val_get_num_si(v);
-      isl_val_free(v);
-    }
-    isl_point_free(lp);
-    if (have && n < max) out[n++] = l;
+  int n = 0, ns = k->nsizes;
+  isl_set *allowed = aff_push_sizes(&c, why, sizeof why) ? aff_domain(&c) : NULL;
+  if (allowed && isl_set_is_empty(allowed) == isl_bool_false) {
+    /* the smallest sizes allowed (too large a run is then said and
+     * skipped by the check), those nearest 0, 1, a prime, one past a power
+     * of two and a mid size; sizes unlike each other (7, 33, 7, ... and
+     * 33, 7, ...), where one size's loop runs past another's; the largest,
+     * when small enough to run */
+    add(out, &n, max, ns, least_from(allowed, ns, NULL), INT64_MAX);
     static const int64_t targets[] = {0, 1, 7, 33, 64};
-    for (size_t t = 0; allowed && t < sizeof targets / sizeof targets[0] && n < max; t++) {
-      SizeSet s;
-      memset(&s, 0, sizeof s);
-      if (!near(allowed, k->nsizes, targets[t], &s)) continue;
-      bool again = false;
-      for (int i = 0; i < n; i++) again |= !memcmp(out[i].val, s.val, sizeof s.val);
-      if (!again) out[n++] = s;
+    for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++)
+      add(out, &n, max, ns, near(allowed, ns, targets[t]), INT64_MAX);
+    for (int alt = 0; alt < 2 && ns > 1; alt++) {
+      int64_t at[IR_MAX_SIZES];
+      for (int i = 0; i < ns; i++) at[i] = (i + alt) % 2 ? 33 : 7;
+      add(out, &n, max, ns, least_from(allowed, ns, at), INT64_MAX);
     }
-    for (int alt = 0; alt < 2 && k->nsizes > 1 && allowed && n < max; alt++) {
-      SizeSet s;
-      memset(&s, 0, sizeof s);
-      isl_set *want = isl_set_copy(allowed);
-      for (int i = 0; i < k->nsizes; i++)
-        want = isl_set_lower_bound_si(want, isl_dim_set, (unsigned)i, (i + alt) % 2 ? 33 : 7);
-      isl_set *pick = isl_set_is_empty(want) == isl_bool_false ? isl_set_lexmin(want) : isl_set_free(want);
-      isl_point *pt = pick ? isl_set_sample_point(pick) : NULL;
-      bool ok = pt && !isl_point_is_void(pt);
-      for (int i = 0; ok && i < k->nsizes; i++) {
-        isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
-        ok = v && isl_val_is_int(v);
-        if (ok) s.val[i] = isl_val_get_num_si(v);
-        isl_val_free(v);
-      }
-      isl_point_free(pt);
-      for (int i = 0; ok && i < n; i++) ok = memcmp(out[i].val, s.val, sizeof s.val) != 0;
-      if (ok) out[n++] = s;
-    }
-    /* the largest sizes allowed, when small enough to run */
-    isl_set *top = allowed && n < max && isl_set_is_empty(allowed) == isl_bool_false ? isl_set_lexmax(isl_set_copy(allowed)) : NULL;
-    isl_point *pt = top ? isl_set_sample_point(top) : NULL;
-    SizeSet s;
-    memset(&s, 0, sizeof s);
-    bool small = pt && !isl_point_is_void(pt);
-    for (int i = 0; small && i < k->nsizes; i++) {
-      isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
-      small = v && isl_val_is_int(v) && isl_val_get_num_si(v) <= 256;
-      if (small) s.val[i] = isl_val_get_num_si(v);
-      isl_val_free(v);
-    }
-    isl_point_free(pt);
-    for (int i = 0; small && i < n; i++) small = memcmp(out[i].val, s.val, sizeof s.val) != 0;
-    if (small) out[n++] = s;
-    isl_set_free(allowed);
+    add(out, &n, max, ns, isl_set_lexmax(isl_set_copy(allowed)), 256);
   }
+  isl_set_free(allowed);
   aff_free(&c);
   isl_ctx_free(ctx);
   return n;

@@ -71,7 +71,7 @@ static const Stmt *accumulation(const Stmt *loop) {
   const Expr *l = s->lhs;
   if (l->kind == EX_LOAD) {
     for (int d = 0; d < l->buf->ndim; d++)
-      if (!ir_expr_counters_only(l->idx[d]) || ir_expr_uses(l->idx[d], loop->var, NULL)) return NULL;
+      if (!ir_expr_counters_only(NULL, l->idx[d]) || ir_expr_uses(l->idx[d], loop->var, NULL)) return NULL;
     if (ir_expr_uses(s->rhs, NULL, l->buf)) return NULL;
   } else if (l->kind == EX_VAR && l->var->kind == VAR_LOCAL) {
     if (ir_expr_uses(s->rhs, l->var, NULL)) return NULL;

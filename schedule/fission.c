@@ -64,7 +64,7 @@ static Stmt *parent_guard(Sched *s, const Stmt *stmt) {
   if (!sched_link(s, stmt, &owner) || !owner) return NULL;
   IfFind f = {owner, NULL};
   ir_walk_stmts(s->k->body, find_if, &f);
-  return f.found && !f.found->else_s && ir_expr_counters_only(f.found->cond) ? f.found : NULL;
+  return f.found && !f.found->else_s && ir_expr_counters_only(s->k, f.found->cond) ? f.found : NULL;
 }
 
 /* Cuts guard g after its branch's statement `cut`: the rest goes under a

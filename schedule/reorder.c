@@ -61,7 +61,7 @@ static bool imperfect(Sched *s, const SchedArg *at, const Stmt *c, const Stmt *b
 /* A guard reorder_loops sinks into the loop under it (see there): the
  * loop, else NULL. */
 static Stmt *under_sinkable_guard(const Kernel *k, const Stmt *b) {
-  if (b && !b->next && b->kind == ST_IF && !b->else_s && ir_expr_counters_sizes_only(k, b->cond) && b->then_s->body &&
+  if (b && !b->next && b->kind == ST_IF && !b->else_s && ir_expr_counters_only(k, b->cond) && b->then_s->body &&
       !b->then_s->body->next && b->then_s->body->kind == ST_FOR)
     return b->then_s->body;
   return NULL;
@@ -104,7 +104,7 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
      * it: `if (g) for y B` is `for y if (g) B` when B cannot change g (y,
      * declared inside, cannot occur in g). The isl model charges a
      * condition's reads to every instance under it, so it could not tell
-     * the two apart: ir_expr_counters_sizes_only is what makes this sound
+     * the two apart: ir_expr_counters_only is what makes this sound
      * (no statement assigns a counter or a size). */
     if (under_sinkable_guard(s->k, b)) {
       Stmt *inner = b->then_s->body;

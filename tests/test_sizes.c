@@ -289,3 +289,16 @@ Test(sizes, a_counter_that_overflows_at_some_size_says_to_assume) {
           "type's range [-2147483648, 2147483647]: the loop would overflow or never end; use a wider counter or a "
           "smaller bound, or assume smaller sizes");
 }
+
+/* A split's tail guard in a size is a guard no statement changes, for
+ * fission as for reorder (one test, ir_expr_counters_only with the
+ * kernel's sizes): fission cuts through it and repeats it. */
+Test(sizes, fission_cuts_through_a_size_guard) {
+  NpgSession *s = open_ok("void k(int n, float A[n], float B[n]) {\n  for (int i = 0; i < n; i++) {\n"
+                          "    a: A[i] = 1;\n    b: B[i] = A[i] * 2;\n  }\n}\n",
+                          "#pragma npu assume(k, n <= 100000)\n#pragma npu schedule(k, k2)\n"
+                          "#pragma npu split(i, 8, io, ii)\n#pragma npu fission(ii, a)\n");
+  const char *c = npg_emit_source(s, checked(s, "k2"));
+  cr_expect_eq(strstr(strstr(c, "if (io * 8 + ii < n)") + 1, "if (io * 8 + ii < n)") != NULL, true, "%s", c);
+  npg_close(s);
+}
