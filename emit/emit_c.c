@@ -444,24 +444,17 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
 }
 
 /* NPUGEN_ASSUME(...) for each assumption and each extent named by sizes. */
+/* NPUGEN_ASSUME(...) for each test lower_entry_tests lists. */
 static void emit_assumptions(StrBuf *sb, const Kernel *k) {
-  for (int i = 0; i < k->nassume; i++) {
+  EntryTest *t;
+  int n = lower_entry_tests(k, &t);
+  for (int i = 0; i < n; i++) {
     sb_puts(sb, "  NPUGEN_ASSUME(");
-    ir_print_expr(sb, k->assume[i]);
-    sb_puts(sb, ");\n");
+    ir_print_expr(sb, t[i].cond);
+    if (t[i].extent_of) sb_printf(sb, " >= 1); /* an extent of %s */\n", t[i].extent_of->name);
+    else sb_puts(sb, ");\n");
   }
-  const Expr *done[IR_MAX_SIZES * IR_MAX_DIMS];
-  int ndone = 0;
-  for (const Param *p = k->params; p; p = p->next)
-    for (int i = 0; p->buf && i < p->buf->ndim; i++) {
-      bool again = false;
-      for (int d = 0; d < ndone; d++) again |= p->buf->extent[i] && ir_expr_same(done[d], p->buf->extent[i]);
-      if (!p->buf->extent[i] || again || ndone == IR_MAX_SIZES * IR_MAX_DIMS) continue;
-      done[ndone++] = p->buf->extent[i];
-      sb_puts(sb, "  NPUGEN_ASSUME(");
-      ir_print_expr(sb, p->buf->extent[i]);
-      sb_printf(sb, " >= 1); /* an extent of %s */\n", p->buf->name);
-    }
+  free(t);
 }
 
 void emit_comment_lines(StrBuf *sb, const char *text) {

@@ -55,10 +55,3 @@ Includes lower_includes(const Kernel *k, bool prototype_only) {
   if (!prototype_only && lower_assumptions(k)) n.stdlib = true; /* NPUGEN_ASSUME's abort() */
   return n;
 }
-
-bool lower_assumptions(const Kernel *k) {
-  if (k->nassume) return true;
-  for (const Param *p = k->params; p; p = p->next)
-    if (p->buf && buffer_symbolic(p->buf)) return true;
-  return false;
-}

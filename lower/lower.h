@@ -161,9 +161,16 @@ typedef struct {
   bool stdint, math, stdlib, npu;
 } Includes;
 Includes lower_includes(const Kernel *k, bool prototype_only);
-/* k tests what it assumes of its sizes at entry (NPUGEN_ASSUME): its
- * assumptions, and that each array extent named by sizes is at least 1. */
+/* lower/assumptions.c: k tests what it assumes of its sizes at entry
+ * (NPUGEN_ASSUME): its assumptions, and that each array extent named by
+ * sizes is at least 1. lower_entry_tests lists them (malloc'ed, the
+ * caller frees): cond, or for an extent (extent_of set) `cond >= 1`. */
 bool lower_assumptions(const Kernel *k);
+typedef struct {
+  const Expr *cond;
+  const Buffer *extent_of;
+} EntryTest;
+int lower_entry_tests(const Kernel *k, EntryTest **out);
 /* What the module's typedefs need (the source repeats them all). */
 void lower_includes_typedefs(const Module *m, Includes *n);
 
