@@ -584,8 +584,16 @@ bool sched_loop_unmarked(Sched *s, const SchedStep *st, const SchedArg *at, cons
                      : loop->loop_kind == LOOP_PARALLEL  ? "parallel"
                      : loop->loop_kind == LOOP_VECTORIZE ? "vectorized"
                                                          : NULL;
-  return !mark || sched_error(s, at, "loop %s is %s; %s replaces it by new loops, which would not be: %s "
-                              "before marking", loop->name, mark, st->prim, st->prim);
+  if (mark)
+    return sched_error(s, at, "loop %s is %s; %s replaces it by new loops, which would not be: %s before marking",
+                       loop->name, mark, st->prim, st->prim);
+  /* tensorize, or vectorize on vector memory: the intrinsic is the loop's;
+   * new loops would silently run the nest on the host */
+  if (loop->intrin)
+    return sched_error(s, at, "loop %s is computed by one intrinsic call (%s); %s replaces it by new loops, which "
+                       "would not be: %s before tensorize or vectorize, or apply it to a loop around the nest",
+                       loop->name, loop->intrin, st->prim, st->prim);
+  return true;
 }
 
 static bool loops_rec(const Stmt *list, const Stmt *target, Stmt **loops, int max, int *n) {

@@ -62,11 +62,9 @@ static const Buffer *alternates(const Stmt *loop) {
 bool prim_unroll(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop || !sched_loop_unmarked(s, st, &st->args[0], loop)) return false;
-  /* (a loop inside a tensorized nest may be: the nest then no longer
-   * matches, and the emitted C says so, as after any step that changes it) */
-  if (loop->intrin)
-    return sched_error(s, &st->args[0], "loop %s is tensorized (tensorize(%s, %s)): one intrinsic call runs the whole "
-                       "nest; unroll a loop around it", loop->name, loop->name, loop->intrin);
+  /* (sched_loop_unmarked refuses a tensorized loop; a loop inside its nest
+   * may be unrolled: the nest then no longer matches, and the emitted C
+   * says so, as after any step that changes it) */
   const Buffer *db = alternates(loop);
   if (db)
     return sched_error(s, &st->args[0], "%s is double-buffered over loop %s: its copies alternate over the loop's "

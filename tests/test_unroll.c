@@ -107,8 +107,15 @@ Test(unroll, refused_where_it_would_undo_a_tensorize_or_a_double_buffer) {
                        "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
                        "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n";
   refused(nu, steps_then(staged, "#pragma npu unroll(ii)\n"),
-          "k.c:16:20: error: unroll: loop ii is tensorized (tensorize(ii, npu_nu_matmul_i8)): one intrinsic call runs "
-          "the whole nest; unroll a loop around it");
+          "k.c:16:20: error: unroll: loop ii is computed by one intrinsic call (npu_nu_matmul_i8); unroll replaces it "
+          "by new loops, which would not be: unroll before tensorize or vectorize, or apply it to a loop around the "
+          "nest");
+  /* the same for every step that replaces the loop (split dropped the
+   * intrinsic without a word before) */
+  refused(nu, steps_then(staged, "#pragma npu split(ii, 4, i4, i1)\n"),
+          "k.c:16:19: error: split: loop ii is computed by one intrinsic call (npu_nu_matmul_i8); split replaces it "
+          "by new loops, which would not be: split before tensorize or vectorize, or apply it to a loop around the "
+          "nest");
   refused(nu, steps_then(staged, "#pragma npu double_buffer(B_wb)\n#pragma npu unroll(jo)\n"),
           "k.c:17:20: error: unroll: B_wb is double-buffered over loop jo: its copies alternate over the loop's "
           "iterations, which unroll would make straight-line code; unroll a loop inside or around jo");
