@@ -291,12 +291,6 @@ static Stmt *bind_arguments(Fe *fe, TSNode call, const Kernel *callee, TSNode *a
   return block;
 }
 
-static bool forget_origin(Stmt *s, int depth, void *ctx) {
-  (void)depth, (void)ctx;
-  s->clone_of = NULL; /* a copy made by no schedule step */
-  return true;
-}
-
 /* The callee's body after the block's declarations, over the call's arrays
  * and bound scalars. No error here: one would unwind past the map's free. */
 static void inline_callee(Fe *fe, Stmt *block, const Kernel *callee) {
@@ -314,7 +308,6 @@ static void inline_callee(Fe *fe, Stmt *block, const Kernel *callee) {
   clone_map_free(&cm);
   Fresh f = {fe, callee, cs, block};
   ir_walk_stmts(block->body, rename_hiding, &f);
-  ir_walk_stmts(block->body, forget_origin, NULL);
 }
 
 Stmt *fe_kernel_call(Fe *fe, TSNode call) {

@@ -8,15 +8,15 @@
 
 #include "frontend/fe.h"
 
-/* Declares, innermost last, what is visible at `where` inside list:
- * declarations before it in each enclosing block and the loops' counters.
- * True when where was found. */
 static void declare(Fe *fe, TSNode at, Var *v, Buffer *b) {
   Sym *y = fe_declare(fe, at, b ? b->name : v->name, b ? SYM_BUF : SYM_VAR);
   y->buf = b;
   y->var = v;
 }
 
+/* Declares, innermost last, what is visible at `where` inside list:
+ * declarations before it in each enclosing block and the loops' counters.
+ * True when where was found. */
 static bool declare_path(Fe *fe, TSNode at, Stmt *list, const Stmt *where) {
   for (Stmt *s = list; s; s = s->next) {
     if (s == where) return true;

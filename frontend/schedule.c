@@ -223,9 +223,10 @@ static SchedStep *parse_call(Fe *fe, const char *call, SrcLoc at) {
   /* `inline` is a C keyword: the primitive inline(CALL) (schedule/inline.c)
    * is parsed under a name of the same length, so columns stay right */
   static const char kw[] = "inline", stand_in[] = "inlin_";
-  const char *p = call + strlen(kw);
+  bool is_inline = !strncmp(call, kw, strlen(kw)); /* before reading past it */
+  const char *p = is_inline ? call + strlen(kw) : call;
   while (*p == ' ' || *p == '\t') p++;
-  bool is_inline = !strncmp(call, kw, strlen(kw)) && *p == '(';
+  is_inline = is_inline && *p == '(';
   if (is_inline) {
     char *c = arena_strdup(fe->arena, call);
     memcpy(c, stand_in, strlen(stand_in));

@@ -95,11 +95,22 @@ static void check_block(Names *s, const Stmt *b) {
   close_scope(s);
 }
 
+/* A marked call is emitted as `fn(args)` (emit/emit_program.c): only its
+ * arguments are names here; its body is another function's C. */
+static void check_call(Names *s, const Stmt *c) {
+  for (int i = 0; i < c->call->nparams; i++) {
+    const Buffer *b = c->call->arg_buf[i];
+    if (b) use(s, b->name, b, c->loc.line, b->loc.line);
+    else check_expr(s, ir_call_scalar_arg(c, i), 0);
+  }
+}
+
 static void check_list(Names *s, const Stmt *list) {
   for (const Stmt *c = list; c && s->ok; c = c->next) {
     switch (c->kind) {
     case ST_BLOCK:
-      check_block(s, c);
+      if (c->call) check_call(s, c);
+      else check_block(s, c);
       break;
     case ST_FOR:
       open_scope(s); /* for (int v = lo; v < hi; ...): v is in scope in lo */

@@ -132,7 +132,12 @@ static bool live_list(Live *l, Stmt *list) {
   int mark = l->n;
   bool ok = true;
   for (Stmt *st = list; st && ok; st = st->next) {
-    if (st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) && l->n < LIVE_MAX) l->live[l->n++] = st;
+    if (st->kind == ST_DECL && st->buf && buffer_onchip(st->buf)) {
+      if (l->n == LIVE_MAX) /* not dropped: a clash with it could not be seen */
+        return sched_error(l->s, NULL, "more than %d on-chip buffers are live at once around the calls (line %d)",
+                           LIVE_MAX, st->loc.line);
+      l->live[l->n++] = st;
+    }
     if (st->kind == ST_BLOCK && st->call) {
       for (int i = 0; i < l->n && ok; i++) {
         const Buffer *b = l->live[i]->buf, *in = call_uses_scope(st, b->scope);

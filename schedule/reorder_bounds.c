@@ -84,6 +84,10 @@ bool reorder_bounds(Sched *s, const Stmt *bottom, Var *const *order, int n, Expr
     *why = "the nest is too deep";
     return false;
   }
+  if (s->k->nsizes) { /* its bounds would name the sizes, which this domain does not model yet */
+    *why = "the kernel has symbolic sizes, and new bounds of a triangle are computed only with constant ones";
+    return false;
+  }
   AffCtx ac;
   aff_init(&ac, s->ctx, s->k);
   const Var *vars[256];

@@ -416,6 +416,8 @@ static bool taken_visit(Stmt *st, int depth, void *ctx) {
   if (st->name && !strcmp(st->name, t->name)) t->taken = true;
   if (st->var && !strcmp(st->var->name, t->name)) t->taken = true;
   if (st->buf && !strcmp(st->buf->name, t->name)) t->taken = true;
+  /* the function a marked call runs (schedule/use.c) is called by name too */
+  if (st->kind == ST_BLOCK && st->call && !strcmp(st->call->fn, t->name)) t->taken = true;
   /* names the emitter declares for an on-chip buffer (double_buffer, bind) */
   if (st->buf && ((st->buf->db_name && !strcmp(st->buf->db_name, t->name)) ||
                   (st->buf->db_token && !strcmp(st->buf->db_token, t->name))))

@@ -109,6 +109,15 @@ static bool prefix_names(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
+/* A call inside the variant's IR was fingerprinted over the variant's own
+ * arrays: taken anew over these (sched_check_calls), not compared. */
+static bool forget_fingerprint(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  (void)ctx;
+  if (st->kind == ST_BLOCK && st->call) st->call->fingerprint = NULL;
+  return true;
+}
+
 /* The call's statements become the variant's: its bound scalars kept,
  * then the variant's body over the call's arrays and scalars. */
 static void replace_body(Sched *s, Stmt *call, const SchedVariantRef *v) {
@@ -132,6 +141,7 @@ static void replace_body(Sched *s, Stmt *call, const SchedVariantRef *v) {
   clone_map_free(&cm);
   Prefix px = {s, c->name};
   ir_walk_stmts(body, prefix_names, &px);
+  ir_walk_stmts(body, forget_fingerprint, NULL);
   *tail = body;
   call->body = keep;
   c->fn = v->name;

@@ -212,11 +212,11 @@ typedef struct {
   int64_t len, rows, s1;
   int esz, mode;
 } VuArg;
-/* Issues a VU op of work_bytes of work (overhead + work / vector_bytes
- * cycles) on the core its operands are in; false on an error (recorded). */
 /* A 1-D op over n elements (work_bytes of work): entered and issued as
  * sim_vu_issue does, with the trace's "n=..." (sim/vu.c). */
 bool sim_vu_n_issue(const char *file, int line, const char *op, int n, const VuArg *v, int nv, uint64_t work_bytes);
+/* Issues a VU op of work_bytes of work (overhead + work / vector_bytes
+ * cycles) on the core its operands are in; false on an error (recorded). */
 bool sim_vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv, uint64_t work_bytes,
                   const char *detail);
 /* The bound simulator for VU op `op` with a size n >= 0; NULL when there

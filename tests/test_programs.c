@@ -293,3 +293,43 @@ Test(programs, a_call_whose_function_uses_a_scope_live_around_it_is_refused) {
   has(npg_emit_source(s, checked(s, "v")), "  cp_dm(B, D); /* q, line 9 */\n");
   npg_close(s);
 }
+
+/* Found by review. A call inside a used variant kept the fingerprint it
+ * was given over the variant's own arrays, so inline of the outer call
+ * was refused as "changing" the inner one. */
+Test(programs, use_then_inline_of_a_callee_that_calls) {
+  NpgSession *s = open_ok("void leaf(const float X[16], float Y[16]) {\n"
+                          "  for (int i = 0; i < 16; i++) Y[i] = X[i] * 2.0f;\n}\n"
+                          "void mid(const float P[16], float Q[16], float R[16]) {\n"
+                          "  for (int j = 0; j < 16; j++) Q[j] = P[j] + 1.0f;\n  l: leaf(Q, R);\n}\n"
+                          "#pragma npu schedule(mid, mid_v)\n#pragma npu split(j, 4, jo, ji)\n"
+                          "void top(const float A[16], float B[16], float C[16]) {\n  m: mid(A, B, C);\n}\n",
+                          "#pragma npu schedule(top, v)\n#pragma npu use(m, mid_v)\n#pragma npu inline(m)\n");
+  checked(s, "v");
+  npg_close(s);
+}
+
+/* A later step may not take the name of a function a marked call runs:
+ * the emitted C called a local array (it did not compile). */
+Test(programs, a_later_name_may_not_hide_a_called_function) {
+  refused("void cp(const float X[16], float Y[16]) {\n  for (int i = 0; i < 16; i++) Y[i] = X[i] * 2.0f;\n}\n"
+          "#pragma npu schedule(cp, cp_s)\n#pragma npu split(i, 4, io, ii)\n"
+          "void prog(const float A[16], const float B[16], float C[16], float D[16]) {\n"
+          "  for (int j = 0; j < 16; j++) C[j] = A[j] + 1.0f;\n  q: cp(B, D);\n}\n",
+          "#pragma npu schedule(prog, v)\n#pragma npu use(q, cp_s)\n#pragma npu cache_read(A, dm, root, cp_s)\n",
+          "k.c:12:37: error: cache_read: the name 'cp_s' is already used in v; new loops and buffers need fresh names");
+}
+
+/* A marked call is emitted as a call: the names inside the callee are
+ * its own function's, so a callee local named like a caller array does
+ * not block use() (it was refused as "would capture a name"). */
+Test(programs, use_of_a_callee_whose_local_is_named_like_a_caller_array) {
+  NpgSession *s = open_ok("void cp(const float X[16], float Y[16]) {\n  float T[16];\n"
+                          "  for (int i = 0; i < 16; i++) T[i] = X[i] * 2.0f;\n"
+                          "  for (int i = 0; i < 16; i++) Y[i] = T[i] + 1.0f;\n}\n"
+                          "#pragma npu schedule(cp, cp_s)\n#pragma npu split(i_1, 4, io, ii)\n"
+                          "void prog(const float T[16], float C[16]) {\n  p: cp(T, C);\n}\n",
+                          "#pragma npu schedule(prog, v)\n#pragma npu use(p, cp_s)\n");
+  checked(s, "v");
+  npg_close(s);
+}

@@ -68,8 +68,10 @@ static void nest_work(const Stmt *list, int64_t *iters, int *widest) {
       nest_work(c->body->body, &n, widest);
       n = mul(n, trip_or_one(c));
     } else if (c->kind == ST_IF) {
+      int64_t e = 1; /* the larger branch */
       nest_work(c->then_s->body, &n, widest);
-      if (c->else_s) nest_work(c->else_s->body, &n, widest);
+      if (c->else_s) nest_work(c->else_s->body, &e, widest);
+      if (e > n) n = e;
     } else if (c->kind == ST_ASSIGN) {
       int w = widest_in(c->lhs), r = widest_in(c->rhs);
       if (w > *widest) *widest = w;
