@@ -11,18 +11,18 @@
 
 /* Integer arithmetic that is signed all through (no wrap-around hides in an
  * unsigned step) and made of constants, variables, + - * and negation. */
-static bool signed_affine(const Expr *e) {
+bool ir_signed_affine(const Expr *e) {
   if (!e || !type_is_integer(e->type) || !e->type->is_signed) return false;
   switch (e->kind) {
   case EX_INT:
   case EX_VAR:
     return true;
   case EX_CAST:
-    return e->implicit && signed_affine(e->a);
+    return e->implicit && ir_signed_affine(e->a);
   case EX_UNARY:
-    return (e->op == OP_NEG || e->op == OP_PLUS) && signed_affine(e->a);
+    return (e->op == OP_NEG || e->op == OP_PLUS) && ir_signed_affine(e->a);
   case EX_BINARY:
-    return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && signed_affine(e->a) && signed_affine(e->b);
+    return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && ir_signed_affine(e->a) && ir_signed_affine(e->b);
   default:
     return false;
   }
@@ -33,7 +33,7 @@ bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t 
   const Expr *c = g->cond;
   while (c->kind == EX_CAST && c->implicit) c = c->a;
   int64_t k, e;
-  if (c->kind != EX_BINARY || c->op != OP_LT || !signed_affine(c->a) || !ir_const_int(c->b, &e) ||
+  if (c->kind != EX_BINARY || c->op != OP_LT || !ir_signed_affine(c->a) || !ir_const_int(c->b, &e) ||
       !v->type->is_signed || !ir_linear_coef(c->a, v, &k) || k != 1)
     return false;
   if (end) *end = e;

@@ -90,6 +90,14 @@ Expr *ir_expr_copy(Arena *a, const Expr *e) {
   return c;
 }
 
+bool ir_expr_has_load(const Expr *e) {
+  if (!e) return false;
+  if (e->kind == EX_LOAD) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (ir_expr_has_load(e->args[i])) return true;
+  return ir_expr_has_load(e->a) || ir_expr_has_load(e->b) || ir_expr_has_load(e->c);
+}
+
 bool ir_expr_constant(const Expr *e) {
   if (!e) return true;
   if (e->kind == EX_VAR || e->kind == EX_LOAD || e->kind == EX_CALL) return false;

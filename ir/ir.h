@@ -441,6 +441,9 @@ bool ir_trip_count(const Stmt *loop, int64_t *n);
  * widening casts); false otherwise. */
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
 /* ---- DMA copy nests (ir/dma.c) ---- */
+/* Integer arithmetic that is signed all through (no wrap-around hides in
+ * an unsigned step): constants, variables, + - * and negation. */
+bool ir_signed_affine(const Expr *e);
 /* g is `if (start + v < end) { ... }` alone, with no else, start free of
  * v, end a constant, and the arithmetic signed all through: a tail tile's
  * guard (split's, or a tail copy's in cache.c). start (v set to 0, in
@@ -518,6 +521,8 @@ bool ir_stmt_in_scope(const Stmt *st, const char *scope);
  * NULL) only (no element, no local, no call): a guard no statement can
  * change, so it may be moved or repeated. */
 bool ir_expr_counters_only(const Kernel *k, const Expr *e);
+/* e reads an array element somewhere. */
+bool ir_expr_has_load(const Expr *e);
 /* e reads no variable, array or function: literals and operators only. */
 bool ir_expr_constant(const Expr *e);
 

@@ -497,16 +497,8 @@ static bool is_param(const Match *m, const Var *v) {
   return false;
 }
 
-static bool has_load(const Expr *e) {
-  if (!e) return false;
-  if (e->kind == EX_LOAD) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (has_load(e->args[i])) return true;
-  return has_load(e->a) || has_load(e->b) || has_load(e->c);
-}
-
 static bool bind_operand(Match *m, const Var *p, const Expr *u) {
-  if (!invariant(m, u) || has_load(u)) return differ(m, "a scalar operand of the intrinsic must not change inside the nest", u, NULL);
+  if (!invariant(m, u) || ir_expr_has_load(u)) return differ(m, "a scalar operand of the intrinsic must not change inside the nest", u, NULL);
   for (int i = 0; i < m->nparams; i++)
     if (m->sparam[i] == p)
       return (m->sparam_expr[i] && ir_expr_same(m->sparam_expr[i], u)) ||
@@ -856,18 +848,19 @@ static bool comparison(const Expr *e) {
                                   e->op == OP_EQ || e->op == OP_NE);
 }
 
+/* A mask itself: an element of an integer array (`if (m[i])`). */
+static bool byte_mask(const Expr *e) { return e->kind == EX_LOAD && type_is_integer(e->type); }
+
 /* u, `if (C) L = X; else L = Y;` (with no else, Y is L: the value L
  * held), as the one assignment L = C ? X : Y, which stores the same value.
  * Only for a data-dependent C, one comparison of values loaded from
  * arrays or an element of an integer array (a mask): the bounds check
  * (ir/bounds.c) narrows nothing by such a C, so X, Y and L are in bounds
- * wherever the nest runs, as the instruction reads and writes them. X and Y of L's type: no conversion
- * that the ?: would add. */
-/* or the mask itself, an element of an integer array (`if (m[i])`) */
-static bool byte_mask(const Expr *e) { return e->kind == EX_LOAD && type_is_integer(e->type); }
+ * wherever the nest runs, as the instruction reads and writes them. X and
+ * Y of L's type: no conversion that the ?: would add. */
 
 static const Stmt *as_select(Arena *a, const Stmt *u) {
-  if (u->kind != ST_IF || !(byte_mask(u->cond) || (comparison(u->cond) && has_load(u->cond)))) return NULL;
+  if (u->kind != ST_IF || !(byte_mask(u->cond) || (comparison(u->cond) && ir_expr_has_load(u->cond)))) return NULL;
   const Stmt *t = flat(u->then_s), *e = u->else_s ? flat(u->else_s) : NULL;
   if (!t || t->kind != ST_ASSIGN || t->next || t->op != OP_NONE || t->lhs->kind != EX_LOAD) return NULL;
   if (u->else_s && (!e || e->kind != ST_ASSIGN || e->next || e->op != OP_NONE || !ir_expr_same(e->lhs, t->lhs)))

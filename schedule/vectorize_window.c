@@ -17,19 +17,6 @@
 #include "ir/arith.h"
 #include "schedule/tensorize.h"
 
-static bool signed_affine(const Expr *e) {
-  if (!e || !type_is_integer(e->type) || !e->type->is_signed) return false;
-  switch (e->kind) {
-  case EX_INT:
-  case EX_VAR: return true;
-  case EX_CAST: return e->implicit && signed_affine(e->a);
-  case EX_UNARY: return (e->op == OP_NEG || e->op == OP_PLUS) && signed_affine(e->a);
-  case EX_BINARY:
-    return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && signed_affine(e->a) && signed_affine(e->b);
-  default: return false;
-  }
-}
-
 static const Expr *bare(const Expr *e) {
   while (e->kind == EX_CAST && e->implicit) e = e->a;
   return e;
@@ -52,7 +39,7 @@ static bool one_bound(const Expr *c, const Expr **side, int64_t *k, Op *op) {
 /* `side OP k` into w's bounds (side is start + v): false when it is not one. */
 static bool add_bound(Arena *a, SchedWindow *w, const Expr *side, int64_t k, Op op, const Var *v, SrcLoc loc) {
   int64_t coef;
-  if (!signed_affine(side) || side->type->size > ty_int.size || !ir_linear_coef(side, v, &coef) || coef != 1)
+  if (!ir_signed_affine(side) || side->type->size > ty_int.size || !ir_linear_coef(side, v, &coef) || coef != 1)
     return false;
   Expr *start = arith_simplify(a, ir_subst_expr(a, ir_expr_copy(a, side), v, ir_int(a, 0, v->type, loc)), NULL, 0);
   if (w->start && !ir_expr_same(w->start, start)) return false; /* two starts: not one window */
@@ -123,28 +110,20 @@ Expr *sched_window_count(Arena *a, const SchedWindow *w, int64_t n) {
   return w->has_lo && w->has_hi ? clamp(a, left, n) : left;
 }
 
-static bool loads(const Expr *e) {
-  if (!e) return false;
-  if (e->kind == EX_LOAD) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (loads(e->args[i])) return true;
-  return loads(e->a) || loads(e->b) || loads(e->c);
-}
-
 bool sched_window_refusal(Arena *a, const Stmt *loop, char *why, size_t n) {
   const Stmt *g = loop->body->body;
   while (g && g->kind == ST_BLOCK && !g->next) g = g->body;
   if (ir_tail_guard(a, g, loop->var, NULL, NULL)) g = g->then_s->body;
   while (g && g->kind == ST_BLOCK && !g->next) g = g->body;
   SchedWindow w;
-  if (!g || g->kind != ST_IF || loads(g->cond) || !ir_expr_uses(g->cond, loop->var, NULL) ||
+  if (!g || g->kind != ST_IF || ir_expr_has_load(g->cond) || !ir_expr_uses(g->cond, loop->var, NULL) ||
       sched_window_guard(a, g, loop->var, &w))
     return false;
   StrBuf t;
   sb_init(&t);
   ir_print_expr(&t, g->cond);
-  snprintf(why, n, "the guard '%s' (line %d) on loop %s keeps no one window of its iterations: a VU instruction "
-           "runs under a guard that keeps one, i >= lo, i < hi, i == k or their &&, and none takes an index mask; "
+  snprintf(why, n, "the guard '%s' (line %d) on loop %s is not a window a VU instruction takes: i >= lo, i < hi, "
+           "i == k or their &&, on a signed int counter with coefficient 1, and no instruction takes an index mask; "
            "the loop stays scalar and exact (for the VU, loop over the kept elements alone, from an array that "
            "holds only them)",
            t.data, g->loc.line, loop->name);

@@ -111,9 +111,9 @@ Test(masks, a_guard_that_keeps_no_window_stays_scalar_and_says_so) {
   NpgSession *s = guarded(1024, 256, "if (i % 2 == 0) y[i] = x[i] * 2.0f;");
   const char *c = npg_emit_source(s, checked(s, "v"));
   has(c, "/* vectorize(ii) stays a hint: no VU instruction computes this nest (the guard '(core * 256 + ii) % 2 == 0' "
-         "(line 3) on loop ii keeps no one window of its iterations: a VU instruction runs under a guard that keeps "
-         "one, i >= lo, i < hi, i == k or their &&, and none takes an index mask; the loop stays scalar and exact "
-         "(for the VU, loop over the kept elements alone, from an array that holds only them)) */");
+         "(line 3) on loop ii is not a window a VU instruction takes: i >= lo, i < hi, i == k or their &&, on a "
+         "signed int counter with coefficient 1, and no instruction takes an index mask; the loop stays scalar and "
+         "exact (for the VU, loop over the kept elements alone, from an array that holds only them)) */");
   lacks(c, "npu_vu_");
   npg_close(s);
 }
