@@ -201,7 +201,7 @@ static bool info_visit(Stmt *s, int depth, void *ctx) {
     LoopInfo *l = &in->loops[in->nloops];
     *l = (LoopInfo){.s = s, .parent = parent, .order = in->order};
     l->depth = parent >= 0 ? in->loops[parent].depth + 1 : 0;
-    l->has_trip = sched_trip_count(s, &l->trip);
+    l->has_trip = ir_trip_count(s, &l->trip);
     if (parent >= 0) in->loops[parent].kids++;
     if (depth < SG_MAX_DEPTH) in->open[depth] = in->nloops;
     in->nloops++;
@@ -546,7 +546,7 @@ static int bind_candidates(const Gen *g, int *cand) {
   for (int i = 0; i < g->in.nloops; i++) {
     int64_t n, lo;
     const Stmt *l = g->in.loops[i].s;
-    if (sched_trip_count(l, &n) && n <= 4 && ir_const_int(l->lo, &lo) && lo == 0) cand[nc++] = i;
+    if (ir_trip_count(l, &n) && n <= 4 && ir_const_int(l->lo, &lo) && lo == 0) cand[nc++] = i;
   }
   return nc;
 }
@@ -1015,7 +1015,7 @@ static bool loop_check_visit(Stmt *s, int depth, void *ctx) {
                 (long long)v, s->var->type->name);
   }
   int64_t n;
-  if (sched_trip_count(s, &n) && n > SG_MAX_TRIP)
+  if (ir_trip_count(s, &n) && n > SG_MAX_TRIP)
     sb_printf(why, "work blow-up: loop %s runs %lld iterations\n", s->name ? s->name : "?", (long long)n);
   return true;
 }

@@ -648,8 +648,6 @@ bool sched_encloses(const Stmt *outer, const Stmt *inner) {
   return outer != inner && outer->kind == ST_FOR && contains(outer->body, inner);
 }
 
-bool sched_trip_count(const Stmt *loop, int64_t *n) { return ir_trip_count(loop, n); }
-
 Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc) {
   Stmt *b = ir_stmt(s->a, ST_BLOCK, loc);
   b->body = list;

@@ -180,8 +180,6 @@ int sched_loops_around(Sched *s, const Stmt *st, Stmt **loops, int max);
 Stmt *sched_parent_loop(Sched *s, const Stmt *stmt);
 /* True when inner is inside outer's body (at any depth). */
 bool sched_encloses(const Stmt *outer, const Stmt *inner);
-/* Constant trip count of a loop, or false. */
-bool sched_trip_count(const Stmt *loop, int64_t *n);
 /* A new loop `for name in lo .. < hi step 1` over a fresh counter of type t. */
 Stmt *sched_make_loop(Sched *s, const char *name, const Type *t, Expr *lo, Expr *hi, SrcLoc loc, Var **var);
 /* The loops of a copied subtree (copy itself included) get fresh names

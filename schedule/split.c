@@ -49,7 +49,7 @@ bool loop_normalize(Sched *s, Stmt *loop, const SchedArg *at) {
                        "signed counter", loop->name, (long long)loop->step, why);
   int64_t gap; /* the trip count's arithmetic stays in int64 */
   if (loop->step == INT64_MIN || __builtin_sub_overflow(up ? hi : lo, up ? lo : hi, &gap) || gap == INT64_MAX ||
-      !sched_trip_count(loop, &n))
+      !ir_trip_count(loop, &n))
     return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
   /* every value lo + step * k, k < n, is one the loop takes; their span must fit the counter's type */
   if (n > 0 && (__builtin_mul_overflow(loop->step, n - 1, &last) || __builtin_add_overflow(lo, last, &last) ||

@@ -72,7 +72,7 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
                        db->name, loop->name, loop->name);
   int64_t n;
   if (st->nargs == 1) {
-    if (!sched_trip_count(loop, &n))
+    if (!ir_trip_count(loop, &n))
       return sched_error(s, &st->args[0], "loop %s has no constant trip count; unroll by a factor, or split it first", loop->name);
     if (n > SCHED_MAX_UNROLL)
       return sched_error(s, &st->args[0], "loop %s runs %lld iterations; full unrolling is limited to %d", loop->name, (long long)n, SCHED_MAX_UNROLL);
@@ -83,7 +83,7 @@ bool prim_unroll(Sched *s, const SchedStep *st) {
   if (!sched_positive(s, &st->args[1], "the unroll factor", &f)) return false;
   if (f > SCHED_MAX_UNROLL) return sched_error(s, &st->args[1], "unroll factor %lld is above the limit of %d", (long long)f, SCHED_MAX_UNROLL);
   Expr *lo, *end;
-  if (!sched_trip_count(loop, &n))
+  if (!ir_trip_count(loop, &n))
     return sched_error(s, &st->args[0], "loop %s needs constant bounds to be unrolled by a factor; split it first", loop->name);
   if (f > n) return sched_error(s, &st->args[1], "the factor %lld is larger than loop %s's trip count %lld", (long long)f, loop->name, (long long)n);
   /* a loop counting down or by a stride is counted up by 1 first */
@@ -178,7 +178,7 @@ static void expand_list(Expand *e, Stmt **link) {
       continue;
     }
     int64_t n;
-    if (!sched_trip_count(st, &n) || n > SCHED_MAX_UNROLL) {
+    if (!ir_trip_count(st, &n) || n > SCHED_MAX_UNROLL) {
       e->failed = true;
       sched_error(e->s, NULL, "internal error: unrolled loop %s lost its constant trip count", st->name);
       return;

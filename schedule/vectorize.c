@@ -43,7 +43,7 @@ static Stmt *split_lanes(Sched *s, const SchedStep *st, Stmt *loop) {
   if (!sched_loop_unmarked(s, st, &st->args[0], loop) || !sched_positive(s, &st->args[1], "the vector length", &lanes))
     return NULL;
   int64_t n;
-  if (sched_trip_count(loop, &n) && lanes > n)
+  if (ir_trip_count(loop, &n) && lanes > n)
     return sched_error(s, &st->args[1], "the vector length %lld is larger than loop %s's trip count %lld",
                        (long long)lanes, loop->name, (long long)n), NULL;
   const char *name = loop->name, *inner = sched_derived_name(s, loop->name, "_v");
