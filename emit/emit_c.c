@@ -18,6 +18,7 @@ typedef struct {
   StrBuf *sb;
   const EmitUnit *u;
   bool cu_hooks;    /* host code's accesses through npu_cu_access (an NPU variant, for the check) */
+  bool local_ddr;   /* the check's C of a program: local arrays declared to the simulator (a callee's DMA may reach them) */
 } Emit;
 
 /* ---------------- pieces ---------------- */
@@ -429,7 +430,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
           sb_putc(sb, '}');
         }
         sb_puts(sb, ";\n");
-        if (em->cu_hooks && ind == 1) emit_check_ddr(sb, s->buf, ind); /* a DMA may reach it (emit_program.c) */
+        if (em->local_ddr) emit_check_ddr(sb, s->buf, ind); /* at any depth: a call in a loop may get it */
       } else {
         sb_printf(sb, "%s%s %s", s->var->is_const ? "const " : "", s->var->type->name, s->var->name);
         if (s->init) {
@@ -543,6 +544,7 @@ char *emit_c_source(const EmitUnit *u) {
 void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu) {
   Emit em = {.sb = sb, .u = u};
   em.cu_hooks = u->cu_hooks && npu;
+  em.local_ddr = em.cu_hooks && ir_has_calls(u->k);
   emit_prototype(sb, u);
   sb_puts(sb, " {\n");
   emit_assumptions(sb, u->k);

@@ -97,6 +97,12 @@ void npusim_free(NpuSim *s) {
 void npusim_set_trace(NpuSim *s, bool on) { s->tracing = on; }
 
 void npusim_add_ddr(NpuSim *s, const void *addr, size_t bytes, const char *name) {
+  /* an array declared in a loop is declared again each iteration, most
+   * often at the same address: one entry */
+  for (int i = s->nddr - 1; i >= 0; i--)
+    if (s->ddr[i].lo == (uintptr_t)addr && s->ddr[i].hi == (uintptr_t)addr + bytes &&
+        !strcmp(s->ddr[i].name, name ? name : "array"))
+      return;
   DdrArray *d = realloc(s->ddr, (size_t)(s->nddr + 1) * sizeof *d);
   if (!d) return;
   s->ddr = d;

@@ -333,3 +333,19 @@ Test(programs, use_of_a_callee_whose_local_is_named_like_a_caller_array) {
   checked(s, "v");
   npg_close(s);
 }
+
+/* A local array declared in a loop and passed to a call whose variant
+ * copies it by DMA: the check declares it to the simulator where it is
+ * declared, at any depth (before, only at the top level, and the check
+ * failed a correct variant: "outside every declared DDR array"). */
+Test(programs, a_local_array_in_a_loop_passed_to_an_npu_callee) {
+  NpgSession *s = open_ok("void cp(const float X[16], float Y[16]) {\n"
+                          "  for (int i = 0; i < 16; i++) Y[i] = X[i] * 2.0f;\n}\n"
+                          "#pragma npu schedule(cp, cp_dm)\n#pragma npu cache_read(X, dm, root, X_dm)\n"
+                          "void prog(const float A[4][16], float C[4][16]) {\n  for (int r = 0; r < 4; r++) {\n"
+                          "    float T[16];\n    float U[16];\n    for (int i = 0; i < 16; i++) T[i] = A[r][i];\n"
+                          "    p: cp(T, U);\n    for (int i = 0; i < 16; i++) C[r][i] = U[i];\n  }\n}\n",
+                          "#pragma npu schedule(prog, v)\n#pragma npu use(p, cp_dm)\n");
+  checked(s, "v");
+  npg_close(s);
+}
