@@ -22,6 +22,9 @@ row() { # file variant macs ddr_bytes [peak MACs per cycle] [target file, its DD
 }
 # int8 matmul 1024^3: 2^30 MACs; A and B 1 MiB each, C 4 MiB (int32)
 row examples/matmul_npu.c matmul_nu $((1 << 30)) $(( (1 << 20) * 2 + (4 << 20) ))
+# int8 matmul m x 512 x 512 with m symbolic (examples/matmul_sized_npu.c);
+# the figure is that of its last size set, m = 1024
+row examples/matmul_sized_npu.c matmul_nu $((1024 * 512 * 512)) $(( 1024 * 512 + 512 * 512 + 1024 * 512 * 4 ))
 # int8 matmul 256x128x512 (examples/matmul.c): A 128 KiB, B 64 KiB, C 128 KiB
 row examples/matmul.c matmul_nu $((256 * 128 * 512)) $(( 256 * 512 + 512 * 128 + 256 * 128 * 4 ))
 # int8 conv2d 56x56, 64 -> 64, 3x3 (examples/conv2d_npu.c): 56*56*64*64*9 MACs;

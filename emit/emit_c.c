@@ -33,14 +33,15 @@ static void emit_array_decl(StrBuf *sb, const Buffer *b) {
  * sound only for arrays that do not overlap). */
 static void emit_param_array(StrBuf *sb, const Buffer *b, bool assume_no_alias, bool tcc) {
   bool restrict_ = b->is_restrict || assume_no_alias;
-  if (tcc && buffer_symbolic(b)) { /* flat for tcc (emit_cu_hooks.c) */
+  if (tcc && buffer_rows_symbolic(b)) { /* flat for tcc (emit_cu_hooks.c) */
     sb_printf(sb, "%s%s *%s%s", b->is_const ? "const " : "", b->elem->name, restrict_ ? "restrict " : "", b->name);
     return;
   }
   sb_printf(sb, "%s%s %s", b->is_const ? "const " : "", b->elem->name, b->name);
   for (int i = 0; i < b->ndim; i++) {
     sb_puts(sb, i == 0 && restrict_ ? "[restrict " : "[");
-    if (b->extent[i]) ir_print_expr(sb, b->extent[i]);
+    if (b->extent[i] && tcc) ; /* tcc refuses `A[n]` after `int n`: the first extent, the only one, left out */
+    else if (b->extent[i]) ir_print_expr(sb, b->extent[i]);
     else if (lower_extent_macro(b, i)) sb_puts(sb, lower_extent_macro(b, i));
     else sb_printf(sb, "%lld", (long long)b->shape[i]);
     sb_putc(sb, ']');

@@ -11,9 +11,10 @@
 #include "lower/lower.h"
 
 /* tcc (0.9.27) gets the stride of a pointer to a variable-length row
- * wrong, so in the C that tcc compiles an array sized by the kernel's
- * sizes is a flat pointer and its element is addressed in full:
- * C[i][j] of C[ni][nj] is C[((long)i) * (nj) + (j)]. */
+ * wrong, so in the C that tcc compiles an array whose rows are sized by
+ * the kernel's sizes is a flat pointer and its element is addressed in
+ * full: C[i][j] of C[ni][nj] is C[((long)i) * (nj) + (j)]. (One sized only
+ * in its first extent has rows of constant length: `C[][64]`.) */
 static void flat_index(StrBuf *sb, const Expr *load, const ExprHook *h) {
   const Buffer *b = load->buf;
   sb_putc(sb, '[');
@@ -32,7 +33,7 @@ static void flat_index(StrBuf *sb, const Expr *load, const ExprHook *h) {
 }
 
 static bool flat_load(StrBuf *sb, const Expr *load, const ExprHook *h) {
-  if (!buffer_symbolic(load->buf)) return false;
+  if (!buffer_rows_symbolic(load->buf)) return false;
   sb_puts(sb, load->buf->name);
   flat_index(sb, load, h);
   return true;
@@ -40,8 +41,8 @@ static bool flat_load(StrBuf *sb, const Expr *load, const ExprHook *h) {
 
 static void access(StrBuf *sb, const Expr *load, const ExprHook *h, const char *mode, bool is_const) {
   sb_printf(sb, "*(%s%s *)npu_cu_access(&%s", is_const ? "const " : "", load->buf->elem->name, load->buf->name);
-  if (buffer_symbolic(load->buf)) flat_index(sb, load, h);
-  for (int i = 0; !buffer_symbolic(load->buf) && i < load->buf->ndim; i++) {
+  if (buffer_rows_symbolic(load->buf)) flat_index(sb, load, h);
+  for (int i = 0; !buffer_rows_symbolic(load->buf) && i < load->buf->ndim; i++) {
     sb_putc(sb, '[');
     ir_print_expr_hooked(sb, load->idx[i], h);
     sb_putc(sb, ']');

@@ -341,6 +341,7 @@ static void find_sizes(Fe *fe, Kernel *k) {
     if (hi > INT64_MAX) /* the proofs' arithmetic is in 64-bit signed integers */
       fe_error_at(fe, p->var->loc, "size '%s' is %s, which holds values past 2^63 - 1; give it a signed type (long)",
                   p->var->name, p->var->type->name);
+    p->var->is_size = true;
     k->sizes[k->nsizes++] = p->var;
   }
   Hiding h = {fe, k};

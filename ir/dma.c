@@ -28,25 +28,33 @@ bool ir_signed_affine(const Expr *e) {
   }
 }
 
-bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t *end) {
+bool ir_expr_sizes_only(const Expr *e) {
+  if (!e) return true;
+  if (e->kind == EX_LOAD || e->kind == EX_CALL || (e->kind == EX_VAR && !e->var->is_size)) return false;
+  return ir_expr_sizes_only(e->a) && ir_expr_sizes_only(e->b) && ir_expr_sizes_only(e->c);
+}
+
+bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, const Expr **end) {
   if (!g || g->next || g->kind != ST_IF || g->else_s || !g->then_s || !g->then_s->body) return false;
   const Expr *c = g->cond;
   while (c->kind == EX_CAST && c->implicit) c = c->a;
-  int64_t k, e;
-  if (c->kind != EX_BINARY || c->op != OP_LT || !ir_signed_affine(c->a) || !ir_const_int(c->b, &e) ||
-      !v->type->is_signed || !ir_linear_coef(c->a, v, &k) || k != 1)
+  int64_t k;
+  if (c->kind != EX_BINARY || c->op != OP_LT || !ir_signed_affine(c->a) || !ir_signed_affine(c->b) ||
+      !ir_expr_sizes_only(c->b) || !v->type->is_signed || !ir_linear_coef(c->a, v, &k) || k != 1)
     return false;
-  if (end) *end = e;
+  if (end) *end = c->b;
   if (start) *start = ir_subst_expr(a, ir_expr_copy(a, c->a), v, ir_int(a, 0, v->type, g->loc));
   return true;
 }
 
 /* end - start, simplified */
-static Expr *tail_left(Arena *a, const Expr *start, int64_t end) {
-  return arith_simplify(a, ir_sub(a, ir_int(a, end, &ty_int, (SrcLoc){0, 0}), ir_expr_copy(a, start), &ty_int), NULL, 0);
+static Expr *tail_left(Arena *a, const Expr *start, const Expr *end) {
+  int64_t c; /* a constant end as its number, not its #define's name */
+  Expr *e = ir_const_int(end, &c) ? ir_int(a, c, &ty_int, (SrcLoc){0, 0}) : ir_expr_copy(a, end);
+  return arith_simplify(a, ir_sub(a, e, ir_expr_copy(a, start), &ty_int), NULL, 0);
 }
 
-const char *ir_tail_runs(Arena *a, const Expr *start, int64_t end) {
+const char *ir_tail_runs(Arena *a, const Expr *start, const Expr *end) {
   Expr *left = tail_left(a, start, end);
   int64_t c;
   if (ir_const_int(left, &c) && c > 0) return NULL;
@@ -58,7 +66,7 @@ const char *ir_tail_runs(Arena *a, const Expr *start, int64_t end) {
   return text;
 }
 
-const char *ir_tail_count(Arena *a, const Expr *start, int64_t end, int64_t extent, bool at_least_one,
+const char *ir_tail_count(Arena *a, const Expr *start, const Expr *end, int64_t extent, bool at_least_one,
                           int64_t *known) {
   Expr *left = tail_left(a, start, end);
   int64_t c;
@@ -177,11 +185,12 @@ bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl,
   DbCopies mine;
   if (!c) c = &mine;
   *c = (DbCopies){NULL, NULL, NULL};
-  int64_t lo, hi;
-  if (!ir_const_int(loop->lo, &lo) || lo != 0 || loop->step != 1 || loop->cmp != OP_LT || !ir_const_int(loop->hi, &hi) ||
+  int64_t lo, hi = 2; /* a bound in the sizes: taken to run twice or more (the copies out must be apart) */
+  bool sized = !ir_const_int(loop->hi, &hi) && ir_expr_sizes_only(loop->hi);
+  if (!ir_const_int(loop->lo, &lo) || lo != 0 || loop->step != 1 || loop->cmp != OP_LT || (!sized && !ir_const_int(loop->hi, &hi)) ||
       hi < 1)
-    return snprintf(why, n, "loop %s must run from 0 by 1 to a constant for %s to be double-buffered", loop->name,
-                    b->name) < 0;
+    return snprintf(why, n, "loop %s must run from 0 by 1 to a constant or an expression of the kernel's sizes for %s "
+                    "to be double-buffered", loop->name, b->name) < 0;
   /* the copy in right after the declaration, the copy out last (or
    * followed only by other buffers' copies out) */
   for (const Stmt *x = decl->next; x; x = x->next) {

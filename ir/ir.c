@@ -178,6 +178,12 @@ bool buffer_symbolic(const Buffer *b) {
   return false;
 }
 
+bool buffer_rows_symbolic(const Buffer *b) {
+  for (int i = 1; i < b->ndim; i++)
+    if (b->extent[i]) return true;
+  return false;
+}
+
 int64_t buffer_elems(const Buffer *b) {
   int64_t n = 1;
   for (int i = 0; i < b->ndim; i++) n *= b->shape[i];

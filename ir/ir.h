@@ -83,6 +83,7 @@ struct Var {
   const Type *type;
   VarKind kind;
   bool is_const;
+  bool is_size; /* one of the kernel's sizes (Kernel.sizes): never assigned */
   SrcLoc loc;
   int id; /* unique within the kernel */
 };
@@ -444,20 +445,24 @@ bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
 /* Integer arithmetic that is signed all through (no wrap-around hides in
  * an unsigned step): constants, variables, + - * and negation. */
 bool ir_signed_affine(const Expr *e);
+/* Constants and the kernel's sizes (Var.is_size), and arithmetic on them
+ * (no loads, no calls): one value through a run. */
+bool ir_expr_sizes_only(const Expr *e);
 /* g is `if (start + v < end) { ... }` alone, with no else, start free of
- * v, end a constant, and the arithmetic signed all through: a tail tile's
- * guard (split's, or a tail copy's in cache.c). start (v set to 0, in
- * arena a) and end when asked. */
-bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, int64_t *end);
+ * v, end a constant or an expression of the kernel's sizes alone (it
+ * holds one value through a run), and the arithmetic signed all through:
+ * a tail tile's guard (split's, or a tail copy's in cache.c). start (v set
+ * to 0, in arena a) and end when asked. */
+bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, const Expr **end);
 /* How many iterations a tail runs, min(extent, end - start), as C text in
  * a: also clamped at 0 unless at_least_one (start < end wherever it runs).
  * *known: that count when it is a constant (the text is then the number),
  * else -1. */
-const char *ir_tail_count(Arena *a, const Expr *start, int64_t end, int64_t extent, bool at_least_one,
+const char *ir_tail_count(Arena *a, const Expr *start, const Expr *end, int64_t extent, bool at_least_one,
                           int64_t *known);
 /* "end - start > 0" as C text in a: the tail runs at all; NULL when it
  * always does (a positive constant). */
-const char *ir_tail_runs(Arena *a, const Expr *start, int64_t end);
+const char *ir_tail_runs(Arena *a, const Expr *start, const Expr *end);
 /* What a nest's loop runs: its body's statement list, or, when the body is
  * a tail guard alone (ir_tail_guard), the guarded list. */
 const Stmt *ir_nest_inner(const Stmt *loop);
@@ -530,6 +535,9 @@ Kernel *module_kernel(const Module *m, const char *name);
 int64_t buffer_elems(const Buffer *b);
 /* Some extent of b is an expression of the kernel's sizes. */
 bool buffer_symbolic(const Buffer *b);
+/* Is an extent past the first one sized by the kernel's sizes? Then a
+ * row's length is known only at run time (its pitch is not a constant). */
+bool buffer_rows_symbolic(const Buffer *b);
 /* True when the loop var counts upward. */
 static inline bool loop_up(const Stmt *s) { return s->step > 0; }
 /* A buffer in NPU memory (cache_read, cache_write): not a host array or local. */

@@ -148,11 +148,12 @@ int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
   if (allowed && isl_set_is_empty(allowed) == isl_bool_false) {
     /* the smallest sizes allowed (too large a run is then said and
      * skipped by the check), those nearest 0, 1, a prime, one past a power
-     * of two and a mid size; sizes unlike each other (7, 33, 7, ... and
+     * of two, a mid size and 257 (a prime past 256: several tiles, with a
+     * tail, for every power-of-two tile up to 256); sizes unlike each other (7, 33, 7, ... and
      * 33, 7, ...), where one size's loop runs past another's; the largest,
      * when small enough to run */
     add(out, &n, max, ns, least_from(allowed, ns, NULL), INT64_MAX);
-    static const int64_t targets[] = {0, 1, 7, 33, 64};
+    static const int64_t targets[] = {0, 1, 7, 33, 64, 257};
     for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++)
       add(out, &n, max, ns, near(allowed, ns, targets[t]), INT64_MAX);
     for (int alt = 0; alt < 2 && ns > 1; alt++) {
@@ -163,6 +164,21 @@ int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
     add(out, &n, max, ns, isl_set_lexmax(isl_set_copy(allowed)), 256);
   }
   isl_set_free(allowed);
+  aff_free(&c);
+  isl_ctx_free(ctx);
+  return n;
+}
+
+int ir_size_set_largest(const Kernel *k, SizeSet *out) {
+  isl_ctx *ctx = isl_ctx_alloc();
+  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  AffCtx c;
+  aff_init(&c, ctx, k);
+  char why[300];
+  isl_set *allowed = aff_push_sizes(&c, why, sizeof why) ? aff_domain(&c) : NULL;
+  int n = 0;
+  if (allowed && isl_set_is_empty(allowed) == isl_bool_false) add(out, &n, 1, k->nsizes, isl_set_lexmax(allowed), INT64_MAX);
+  else isl_set_free(allowed);
   aff_free(&c);
   isl_ctx_free(ctx);
   return n;

@@ -6,9 +6,12 @@
 
 /* The size sets the check runs k at: its `#pragma npu sizes` sets, or,
  * when it gives none, the smallest sizes its assumptions allow, those
- * nearest 1, 7, 33 and 64, and the largest when no size passes 256 (isl).
+ * nearest 0, 1, 7, 33, 64 and 257, and the largest when no size passes 256 (isl).
  * At most max; returns how many. */
 int ir_size_sets(const Kernel *k, SizeSet *out, int max);
+/* The largest sizes k's assumptions allow (isl's lexicographic maximum)
+ * into *out: 1, or 0 when they allow no such point (a size unbounded). */
+int ir_size_set_largest(const Kernel *k, SizeSet *out);
 /* k with set's values for its sizes, in arena a: constant extents and
  * bounds, no sizes left. NULL (why says) when an extent is not 1 to
  * 2^31 - 1 elements there. */

@@ -55,7 +55,7 @@ typedef struct {
   char bound[4];             /* NpuSimReport's: the unit busy longest */
   double bound_utilization, roofline;
   uint64_t host_onchip, host_ddr; /* elements host code touched (the check's hooks) */
-  char summary[400];         /* check_summary's line */
+  char summary[1200];        /* check_summary's line */
   EmitOrder order;     /* check_run_orders: the order of the marked loops in the run described */
 } CheckResult;
 

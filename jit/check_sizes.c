@@ -20,7 +20,7 @@ void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsign
     snprintf(r->message, sizeof r->message, "no sizes satisfy the assumptions of kernel %s: nothing to run", k->name);
     return;
   }
-  char list[320] = "";
+  char list[700] = "";
   size_t at = 0;
   CheckResult one;
   memset(&one, 0, sizeof one);
@@ -66,7 +66,12 @@ void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsign
       memcpy(one.message, msg, sizeof msg);
       break;
     }
-    if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s)", at ? ", " : "", sz);
+    /* each set's own figures: a variant on the NPU is timed at every set */
+    char fig[120] = "";
+    if (one.sim_cycles)
+      snprintf(fig, sizeof fig, ": %llu cycles, NU %.1f%%, roofline %.1f%%", (unsigned long long)one.sim_cycles,
+               100 * one.nu_utilization, 100 * one.roofline);
+    if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s%s)", at ? ", " : "", sz, fig);
   }
   *r = one;
   if (r->pass) {

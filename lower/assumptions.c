@@ -1,6 +1,7 @@
 /* What a kernel with symbolic sizes tests at entry (NPUGEN_ASSUME,
  * docs/kernel-language.md): each assumption, then each distinct extent
- * that names sizes, at least 1. The bounds proofs assumed all of them. */
+ * that names sizes, at least 1, unless an assumption says so as it is.
+ * The bounds proofs assumed all of them. */
 #include <stdlib.h>
 
 #include "lower/lower.h"
@@ -9,6 +10,18 @@ bool lower_assumptions(const Kernel *k) {
   if (k->nassume) return true;
   for (const Param *p = k->params; p; p = p->next)
     if (p->buf && buffer_symbolic(p->buf)) return true;
+  return false;
+}
+
+/* Does an assumption say e >= 1 (or e > 0) as it is? Then its test is that of the extent. */
+static bool assumed_positive(const Kernel *k, const Expr *e) {
+  for (int i = 0; i < k->nassume; i++) {
+    const Expr *a = k->assume[i];
+    int64_t c;
+    if (a->kind == EX_BINARY && ir_expr_same(a->a, e) && ir_const_int(a->b, &c) &&
+        ((a->op == OP_GE && c == 1) || (a->op == OP_GT && c == 0)))
+      return true;
+  }
   return false;
 }
 
@@ -21,7 +34,7 @@ int lower_entry_tests(const Kernel *k, EntryTest **out) {
   for (const Param *p = k->params; t && p; p = p->next)
     for (int d = 0; p->buf && d < p->buf->ndim; d++) {
       const Expr *e = p->buf->extent[d];
-      bool again = !e;
+      bool again = !e || assumed_positive(k, e);
       for (int j = k->nassume; !again && j < n; j++) again = ir_expr_same(t[j].cond, e);
       if (!again) t[n++] = (EntryTest){e, p->buf};
     }

@@ -35,14 +35,14 @@ typedef struct {
   const Stmt *loops[MAX_COPY];
   int64_t extent[MAX_COPY];
   const Expr *start[MAX_COPY]; /* a tail's `start` (of `start + v < end`), or NULL */
-  int64_t end[MAX_COPY];
+  const Expr *end[MAX_COPY];   /* and its `end` */
   bool may_be_empty[MAX_COPY]; /* the tail runs for no v in some iterations around */
   int n;
   const Stmt *copy; /* dst[..] = src[..] */
 } Nest;
 
 /* A tail's guard (ir_tail_guard) whose start is free of the nest's counters. */
-static bool tail_guard(Arena *a, const Stmt *g, const Nest *n, const Var *v, const Expr **start, int64_t *end) {
+static bool tail_guard(Arena *a, const Stmt *g, const Nest *n, const Var *v, const Expr **start, const Expr **end) {
   Expr *s;
   if (!ir_tail_guard(a, g, v, &s, end)) return false;
   for (int i = 0; i < n->n; i++)
@@ -54,6 +54,7 @@ static bool tail_guard(Arena *a, const Stmt *g, const Nest *n, const Var *v, con
 /* Element stride of v through a whole access (row-major). */
 static bool stride(const Expr *access, const Var *v, int64_t *elems) {
   const Buffer *b = access->buf;
+  if (buffer_rows_symbolic(b)) return false; /* a run-time pitch: no DMA of constant strides */
   int64_t s = 0, pitch = 1;
   for (int d = b->ndim - 1; d >= 0; d--) {
     int64_t c;

@@ -11,6 +11,10 @@
  *       ...; dma_start(c_tok[v % 2], C[v] <- c)
  *     dma_wait(c_tok[0]); dma_wait(c_tok[1]) }
  *
+ * trips is a constant or (a kernel with sizes) an expression of the sizes:
+ * then the first load runs where trips > 0, and the last waits are for
+ * c_tok[(trips - 2) % 2] where trips >= 2 and c_tok[(trips - 1) % 2].
+ *
  * The DMAs in flight are the target's to limit: a read cache holds one
  * (its load ahead), a write cache two (this iteration's copy out and the
  * last one's), plus one when another copy runs synchronously inside. Loads
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/arith.h"
 #include "lower/lower.h"
 
 enum { MAX_DB = 8 };
@@ -102,6 +107,15 @@ static Expr *counter(Lower *lw, const Stmt *L) { return ir_var(lw->arena, L->var
 
 static Expr *num(Lower *lw, const Stmt *L, int64_t v) { return ir_int(lw->arena, v, L->var->type, L->loc); }
 
+/* L's trip count (it runs from 0 by 1 below it): L->hi, a constant or an
+ * expression of the kernel's sizes */
+static Expr *trips_of(Lower *lw, const Stmt *L) { return ir_expr_copy(lw->arena, L->hi); }
+
+/* trips - back, simplified */
+static Expr *trips_less(Lower *lw, const Stmt *L, int64_t back) {
+  return arith_simplify(lw->arena, ir_sub(lw->arena, trips_of(lw, L), num(lw, L, back), L->var->type), NULL, 0);
+}
+
 /* v % 2, or (v + 1) % 2 */
 static Expr *copy_index(Lower *lw, const Stmt *L, int ahead) {
   Expr *v = counter(lw, L);
@@ -121,7 +135,13 @@ static Stmt **prologue(Lower *lw, const Stmt *L, const DbBuf *d, Stmt **tail) {
   Stmt *first = ir_stmt(lw->arena, ST_BLOCK, L->loc);
   first->body = lower_view(lw, b, num(lw, L, 0), false, d->decl->loc);
   first->body->next = lower_start(lw, lower_token(b->db_token, NULL, NULL), d->c.load, channel(lw, 1), L->var, L->lo, false);
-  return lower_append(tail, first);
+  int64_t trips;
+  if (ir_const_int(L->hi, &trips)) return lower_append(tail, first);
+  Stmt *runs = ir_stmt(lw->arena, ST_IF, L->loc); /* trips in the sizes: the loop may not run */
+  runs->cond = ir_binary(lw->arena, OP_GT, trips_of(lw, L), num(lw, L, 0), &ty_int, L->loc);
+  runs->note = "the loop runs: its first iteration's region";
+  runs->then_s = first;
+  return lower_append(tail, runs);
 }
 
 /* Load c of b, started at L's next iteration, into the other copy: the
@@ -150,7 +170,7 @@ static Stmt *load_ahead(Lower *lw, const Stmt *L, const Buffer *b, const Stmt *c
 }
 
 /* One statement of the loop's body that belongs to double-buffered d. */
-static Stmt **body_part(Lower *lw, const Stmt *L, int64_t trips, const DbBuf *d, const Stmt *c, Stmt **tail) {
+static Stmt **body_part(Lower *lw, const Stmt *L, const DbBuf *d, const Stmt *c, Stmt **tail) {
   const Buffer *b = d->decl->buf;
   if (c == d->decl) {
     tail = lower_append(tail, lower_view(lw, b, copy_index(lw, L, 0), false, c->loc));
@@ -164,7 +184,7 @@ static Stmt **body_part(Lower *lw, const Stmt *L, int64_t trips, const DbBuf *d,
     Stmt *ahead = ir_stmt(lw->arena, ST_IF, c->loc);
     Expr *next = ir_add(lw->arena, counter(lw, L), ir_int(lw->arena, 1, &ty_int, L->loc), L->var->type);
     ahead->cond = ir_binary(lw->arena, OP_LT, ir_binary(lw->arena, OP_ADD, counter(lw, L), num(lw, L, 1), L->var->type, L->loc),
-                            num(lw, L, trips), &ty_int, L->loc);
+                            trips_of(lw, L), &ty_int, L->loc);
     ahead->note = "the next iteration's region, into the other copy";
     ahead->then_s = ir_stmt(lw->arena, ST_BLOCK, c->loc);
     ahead->then_s->body = load_ahead(lw, L, b, c, next);
@@ -173,9 +193,28 @@ static Stmt **body_part(Lower *lw, const Stmt *L, int64_t trips, const DbBuf *d,
   return lower_append(tail, lower_start(lw, lower_token(b->db_token, copy_index(lw, L, 0), NULL), c, channel(lw, 2), NULL, NULL, false));
 }
 
+/* After L, the waits for b's copies out of its last two iterations (of
+ * one, when it ran once; of none, when not at all). */
+static Stmt **last_waits(Lower *lw, const Stmt *L, const Buffer *b, Stmt **tail) {
+  int64_t trips;
+  if (ir_const_int(L->hi, &trips)) {
+    for (int64_t t = trips >= 2 ? trips - 2 : trips - 1; t < trips; t++)
+      tail = lower_append(tail, lower_wait(lw, lower_token(b->db_token, lower_int(lw, t % 2), NULL), NULL, false, NULL,
+                                           L->loc));
+    return tail;
+  }
+  for (int64_t back = 2; back >= 1; back--) {
+    Expr *t = trips_less(lw, L, back);
+    Expr *ran = ir_binary(lw->arena, OP_GE, ir_expr_copy(lw->arena, t), num(lw, L, 0), &ty_int, L->loc);
+    Expr *at = ir_binary(lw->arena, OP_MOD, t, num(lw, L, 2), L->var->type, L->loc);
+    tail = lower_append(tail, lower_wait(lw, lower_token(b->db_token, at, NULL), ran, false, NULL, L->loc));
+  }
+  return tail;
+}
+
 /* L with its double-buffered copies explicit, in a block (a loop emitted
  * twice, by loop_partition, declares its copies twice). */
-static Stmt *pipelined(Lower *lw, const Stmt *L, const DbBuf *db, int n, int64_t trips, const PassLoop *pass) {
+static Stmt *pipelined(Lower *lw, const Stmt *L, const DbBuf *db, int n, const PassLoop *pass) {
   Stmt *block = ir_stmt(lw->arena, ST_BLOCK, L->loc), **tail = &block->body;
   for (int i = 0; i < n; i++) tail = prologue(lw, L, &db[i], tail);
   Stmt *loop = lower_shallow(lw, L);
@@ -187,23 +226,19 @@ static Stmt *pipelined(Lower *lw, const Stmt *L, const DbBuf *db, int n, int64_t
     const DbBuf *d = NULL;
     for (int i = 0; i < n; i++)
       if (db[i].decl == c || db[i].c.load == c || db[i].c.store == c) d = &db[i];
-    in = d ? body_part(lw, L, trips, d, c, in) : lower_append(in, lower_dma(lw, c, false, pass));
+    in = d ? body_part(lw, L, d, c, in) : lower_append(in, lower_dma(lw, c, false, pass));
   }
   tail = lower_append(tail, loop);
-  for (int i = 0; i < n; i++) {
-    if (!db[i].c.store) continue;
-    for (int64_t t = trips >= 2 ? trips - 2 : trips - 1; t < trips; t++)
-      tail = lower_append(tail, lower_wait(lw, lower_token(db[i].decl->buf->db_token, lower_int(lw, t % 2), NULL), NULL,
-                                           false, NULL, L->loc));
-  }
+  for (int i = 0; i < n; i++)
+    if (db[i].c.store) tail = last_waits(lw, L, db[i].decl->buf, tail);
   return block;
 }
 
 bool lower_pipeline(Lower *lw, const Stmt *L, const PassLoop *pass, Stmt ***tail) {
   DbBuf db[MAX_DB];
-  int64_t trips, need = 0;
+  int64_t need = 0;
   int n = find_buffers(lw, L, db, tail);
-  if (n <= 0 || !ir_const_int(L->hi, &trips)) return false;
+  if (n <= 0) return false;
   for (int i = 0; i < n; i++)
     if (!lower_one_dma(lw, own_copy(&db[i]), true)) {
       *tail = note_nothing(lw, *tail, L, db[i].decl->buf,
@@ -212,7 +247,7 @@ bool lower_pipeline(Lower *lw, const Stmt *L, const PassLoop *pass, Stmt ***tail
       return false;
     }
   if (!(n = grant(lw, L, db, n, &need, tail))) return false;
-  *tail = lower_append(*tail, pipelined(lw, L, db, n, trips, pass));
+  *tail = lower_append(*tail, pipelined(lw, L, db, n, pass));
   lw->held -= need;
   return true;
 }

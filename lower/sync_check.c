@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/sizes.h"
 #include "lower/lower.h"
 
 enum { EDGE = 8 };
@@ -558,12 +559,17 @@ static bool run_list(Check *c, State *s, const Stmt *list) {
   return !c->failed;
 }
 
-bool lower_check_sync(const Kernel *k, int64_t max_tokens, char *why, size_t n) {
+/* The check at one size set (NULL: a kernel without sizes). */
+static bool check_at(const Kernel *k, int64_t max_tokens, const SizeSet *set, char *why, size_t n) {
   size_t nv = (size_t)k->nvars + 1;
   Check c = {.k = k, .max_tokens = max_tokens, .val = calloc(nv, sizeof(int64_t)), .known = calloc(nv, 1),
              .rlo = calloc(nv, sizeof(int64_t)), .rhi = calloc(nv, sizeof(int64_t)), .ranged = calloc(nv, 1),
              .view = malloc(sizeof(int64_t) * (size_t)(k->nbufs + 1)), .why = why, .nwhy = n};
   for (int i = 0; i <= k->nbufs; i++) c.view[i] = -1;
+  for (int i = 0; set && i < k->nsizes; i++) {
+    c.val[k->sizes[i]->id] = set->val[i];
+    c.known[k->sizes[i]->id] = true;
+  }
   State s = {NULL, 0, 0};
   bool ok = run_list(&c, &s, k->body->body);
   if (ok && s.n) {
@@ -579,4 +585,23 @@ bool lower_check_sync(const Kernel *k, int64_t max_tokens, char *why, size_t n) 
   free(c.ranged);
   free(c.view);
   return ok;
+}
+
+/* A kernel with sizes is run at the size sets the check runs it at
+ * (ir_size_sets) and at the largest sizes allowed, when there are such:
+ * its loops' trip counts, the tails and whether a loop runs at all change
+ * with the sizes. */
+bool lower_check_sync(const Kernel *k, int64_t max_tokens, char *why, size_t n) {
+  if (!k->nsizes) return check_at(k, max_tokens, NULL, why, n);
+  SizeSet sets[IR_MAX_SIZE_SETS + 1];
+  int ns = ir_size_sets(k, sets, IR_MAX_SIZE_SETS);
+  ns += ir_size_set_largest(k, &sets[ns]);
+  for (int i = 0; i < ns; i++) {
+    char at[200], inner[600];
+    if (check_at(k, max_tokens, &sets[i], inner, sizeof inner)) continue;
+    ir_size_set_text(k, &sets[i], at, sizeof at);
+    snprintf(why, n, "at %s: %s", at, inner);
+    return false;
+  }
+  return true;
 }

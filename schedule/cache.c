@@ -38,7 +38,11 @@ typedef struct {
   Sched *s;
   Buffer *b;
   AffCtx aff;
-  int nouter;                        /* loops of an iteration [o]: around at_loop, and at_loop */
+  int nouter;                        /* loops of an iteration [o]: the sizes, around at_loop, and at_loop */
+  int nsizes;                        /* the first nsizes of [o] are the kernel's sizes (aff_push_sizes) */
+  bool sizes_unmodelled;             /* aff_push_sizes failed: no region */
+  isl_aff *extent[IR_MAX_DIMS];      /* a dimension of BUF sized by the sizes: its extent over [o] */
+  const char *extent_text[IR_MAX_DIMS]; /* and as isl text over [o]'s names (c<id>) */
   const Stmt *oloops[AT_MAX_LOOPS];
   isl_set *odom;                     /* every iteration [o], whether it touches BUF or not */
   isl_map *all, *writes;             /* [o] -> [index] of every access, of the writes */
@@ -273,7 +277,9 @@ static bool hull_start(isl_pw_aff *cands, isl_pw_aff *lo, isl_pw_aff *hi, isl_se
 /* The loop of an iteration [o], for messages; a cache at the root has
  * none (its one iteration is the kernel: the start is a constant, so the
  * messages that name it cannot occur there). */
-static const char *innermost_name(const Region *r) { return r->nouter ? r->oloops[r->nouter - 1]->name : "the root"; }
+static const char *innermost_name(const Region *r) {
+  return r->nouter > r->nsizes ? r->oloops[r->nouter - 1]->name : "the root";
+}
 
 /* The smallest index of dimension d over each iteration's accesses in m. */
 static isl_pw_aff *dim_min(isl_map *m, int d, int n) {
@@ -310,6 +316,52 @@ static void choose_hull(Region *r, int d, isl_pw_aff *lo, isl_pw_aff *hi, Start 
   isl_pw_aff_free(loose);
 }
 
+/* Does the box pass 1 GiB, the most any target's scope may hold
+ * (sim/target.c)? */
+static bool too_large(const int64_t *ext, const Buffer *b) {
+  uint64_t bytes = (uint64_t)b->elem->size;
+  for (int d = 0; d < b->ndim; d++)
+    if (__builtin_mul_overflow(bytes, (uint64_t)ext[d], &bytes)) return true;
+  return bytes > (uint64_t)1 << 30;
+}
+
+/* Where a bound fails for want of a bound on the kernel's sizes, say so. */
+static const char *sizes_hint(const Region *r) {
+  return r->nsizes ? " at every size allowed: assume an upper bound on the sizes (#pragma npu assume)" : "";
+}
+
+/* Is set (taken) empty over every iteration? 1, 0, or -1 on an isl error. */
+static int never(Region *r, isl_set *set) {
+  set = isl_set_intersect(set, isl_set_copy(r->odom));
+  isl_bool e = isl_set_is_empty(set);
+  isl_set_free(set);
+  return e < 0 ? -1 : e == isl_bool_true;
+}
+
+/* A dimension sized by the sizes (r->extent[d], E): where the box
+ * [start, start + extent) passes E in some iteration (a tail: the copies
+ * stop at E, at run time) and where it starts at or past it (they copy
+ * nothing). E must fit the box's int counters at every size allowed.
+ * Takes st, the start. */
+static bool sized_tail(Region *r, int d, Start *start, isl_aff *st, int64_t extent, const SchedArg *at) {
+  isl_aff *e = r->extent[d];
+  isl_aff *end = isl_aff_add_constant_si(isl_aff_copy(st), (int)extent);
+  int passes = never(r, isl_aff_gt_set(end, isl_aff_copy(e)));
+  int starts_past = never(r, isl_aff_ge_set(st, isl_aff_copy(e)));
+  isl_val *top = pw_extreme(isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(isl_aff_copy(e)), isl_set_copy(r->odom)),
+                            true);
+  bool fits = top && isl_val_is_int(top) == isl_bool_true && isl_val_cmp_si(top, INT32_MAX) <= 0;
+  isl_val_free(top);
+  if (passes < 0 || starts_past < 0)
+    return sched_error(r->s, at, "cannot tell where the region of %s along dimension %d meets its extent", r->b->name, d);
+  if (!fits)
+    return sched_error(r->s, at, "the extent of %s along dimension %d may pass 2147483647 at the sizes allowed; "
+                       "assume a bound on the sizes that keeps it within int", r->b->name, d);
+  start->tail = !passes;
+  start->empty = !starts_past;
+  return true;
+}
+
 /* Start (an affine function of [o]) and largest extent of dimension d. */
 static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const SchedArg *at) {
   Sched *s = r->s;
@@ -333,7 +385,7 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
   if (!ok || start->pieces != 1 || !start->affine) {
     isl_aff_free(start->aff);
     start->aff = NULL;
-    if (!ok) return sched_error(s, at, "cannot bound the region of %s along dimension %d", r->b->name, d);
+    if (!ok) return sched_error(s, at, "cannot bound the region of %s along dimension %d%s", r->b->name, d, sizes_hint(r));
     return sched_error(s, at, "the region of %s along dimension %d starts at a piecewise or non-affine "
                        "position over the iterations of the loops down to %s, and no one piece of it lies at "
                        "or below the others in every iteration (a hull); cache a loop whose iterations touch "
@@ -344,20 +396,24 @@ static bool box_dim(Region *r, int d, Start *start, int64_t *extent, const Sched
    * index 0; past the end it reaches only with copies that stop there (in
    * an iteration where it starts past the end, a VU core with no rows in
    * the last pass, they copy nothing) */
-  isl_pw_aff *all = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(start->aff), isl_set_copy(r->odom));
+  isl_aff *start_aff = start->aff;
   start->aff = NULL;
+  isl_pw_aff *all = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(isl_aff_copy(start_aff)), isl_set_copy(r->odom));
   isl_val *bottom = pw_extreme(isl_pw_aff_copy(all), false), *top = pw_extreme(all, true);
   bool known = bottom && top && isl_val_is_int(bottom) && isl_val_is_int(top);
   int64_t start_min = known ? isl_val_get_num_si(bottom) : 0, start_max = known ? isl_val_get_num_si(top) : 0;
   isl_val_free(bottom), isl_val_free(top);
+  if (!known || start_min < 0) isl_aff_free(start_aff);
   if (!known)
     return sched_error(s, at, "cannot bound where the region of %s along dimension %d starts over the iterations of "
-                       "the loops down to %s", r->b->name, d, innermost_name(r));
+                       "the loops down to %s%s", r->b->name, d, innermost_name(r), sizes_hint(r));
   if (start_min < 0)
     return sched_error(s, at, "the region of %s along dimension %d starts before index 0 in some iteration of "
                        "the loops down to %s; a halo region is not cached (pad the array with transform_layout)",
                        r->b->name, d, innermost_name(r));
   /* a tail tile: the buffer keeps the full box, the copies stop at the end */
+  if (r->extent[d]) return sized_tail(r, d, start, start_aff, *extent, at);
+  isl_aff_free(start_aff);
   start->tail = start_max + *extent > r->b->shape[d];
   start->empty = start_max >= r->b->shape[d];
   return true;
@@ -412,6 +468,15 @@ static bool redirect_stmt(Stmt *st, int depth, void *ctx) {
 }
 
 
+/* Dimension d's extent of b as an int expression: its constant, or its
+ * expression in the kernel's sizes (the box's int counters compare with it;
+ * the assumptions keep a cached dimension's extent within int, box_dim). */
+static Expr *extent_of(Sched *s, const Buffer *b, int d, SrcLoc loc) {
+  if (!b->extent[d]) return ir_int(s->a, b->shape[d], &ty_int, loc);
+  Expr *e = ir_expr_copy(s->a, b->extent[d]);
+  return e->type == &ty_int ? e : ir_cast(s->a, e, &ty_int, false);
+}
+
 /* for v0 < E0: for v1 < E1: ... dst[..] = src[..], with the BUF side at
  * start + v; marked LOOP_DMA on its outermost loop. */
 
@@ -434,8 +499,7 @@ static Stmt *copy_nest(Redirect *rd, bool into_cache, const char *name, SrcLoc l
     slot = &l->body->body;
     if (rd->start[d].tail) {
       Stmt *g = ir_stmt(s->a, ST_IF, loc);
-      g->cond = ir_binary(s->a, OP_LT, ir_expr_copy(s->a, bidx[d]), ir_int(s->a, rd->from->shape[d], &ty_int, loc),
-                          &ty_int, loc);
+      g->cond = ir_binary(s->a, OP_LT, ir_expr_copy(s->a, bidx[d]), extent_of(s, rd->from, d, loc), &ty_int, loc);
       g->then_s = sched_block(s, NULL, loc);
       g->tail_may_be_empty = rd->start[d].empty;
       *slot = g;
@@ -460,7 +524,7 @@ static bool writes_cover_box(Region *r, const Start *st, const int64_t *ext) {
   StrBuf sb;
   sb_init(&sb);
   sb_puts(&sb, "{ [");
-  for (int k = 0; k < r->nouter; k++) sb_printf(&sb, "%so%d", k ? ", " : "", k);
+  for (int k = 0; k < r->nouter; k++) sb_printf(&sb, "%sc%d", k ? ", " : "", r->oloops[k]->var->id);
   sb_puts(&sb, "] -> [");
   for (int d = 0; d < r->b->ndim; d++) sb_printf(&sb, "%sx%d", d ? ", " : "", d);
   sb_puts(&sb, "] : ");
@@ -468,10 +532,11 @@ static bool writes_cover_box(Region *r, const Start *st, const int64_t *ext) {
     StrBuf lo;
     sb_init(&lo);
     for (int k = 0; k < r->nouter; k++)
-      if (st[d].coef[k]) sb_printf(&lo, "%lld * o%d + ", (long long)st[d].coef[k], k);
+      if (st[d].coef[k]) sb_printf(&lo, "%lld * c%d + ", (long long)st[d].coef[k], r->oloops[k]->var->id);
     sb_printf(&lo, "%lld", (long long)st[d].cst);
-    sb_printf(&sb, "%s%s <= x%d < %s + %lld and x%d < %lld", d ? " and " : "", lo.data, d, lo.data, (long long)ext[d],
-              d, (long long)r->b->shape[d]);
+    sb_printf(&sb, "%s%s <= x%d < %s + %lld and x%d < ", d ? " and " : "", lo.data, d, lo.data, (long long)ext[d], d);
+    if (r->extent_text[d]) sb_puts(&sb, r->extent_text[d]); /* its extent in the sizes */
+    else sb_printf(&sb, "%lld", (long long)r->b->shape[d]);
     sb_free(&lo);
   }
   sb_puts(&sb, " }");
@@ -602,6 +667,17 @@ static bool at_top(const Kernel *k, const Stmt *decl) {
  * loops down to at (none at the root: its one iteration is the kernel). */
 static void scan_region(Region *r, const AtFrame *frames, int nf, Stmt *at, Stmt *under) {
   aff_init(&r->aff, r->s->ctx, r->s->k);
+  /* the sizes first, under the assumptions: the box holds at every size */
+  char why[300];
+  r->sizes_unmodelled = !aff_push_sizes(&r->aff, why, sizeof why);
+  for (int i = 0; i < r->aff.nsize_dims; i++) {
+    Stmt *l = ARENA_NEW(r->s->a, Stmt); /* outlives the context: start_expr names its counter */
+    *l = r->aff.size_loops[i];
+    l->lo = l->hi = NULL;
+    l->name = l->var->name;
+    r->oloops[r->nouter++] = l;
+  }
+  r->nsizes = r->nouter;
   for (int i = 0; i < nf; i++) {
     if (frames[i].st->kind == ST_FOR) {
       aff_push_loop(&r->aff, frames[i].st);
@@ -614,6 +690,14 @@ static void scan_region(Region *r, const AtFrame *frames, int nf, Stmt *at, Stmt
     aff_push_loop(&r->aff, at);
     r->oloops[r->nouter++] = at;
   }
+  for (int d = 0; d < r->b->ndim && !r->sizes_unmodelled; d++)
+    if (r->b->extent[d]) {
+      r->extent[d] = aff_build(&r->aff, r->b->extent[d]);
+      char *t = aff_text(&r->aff, r->b->extent[d]);
+      r->extent_text[d] = t ? arena_printf(r->s->a, "%s", t) : NULL;
+      free(t);
+      if (!r->extent[d] || !t) r->sizes_unmodelled = true;
+    }
   char *space = aff_space_text(&r->aff), *cons = aff_cons_text(&r->aff);
   char *dom = arena_printf(r->s->a, "{ %s : %s }", space, cons);
   free(space);
@@ -657,7 +741,7 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
 
   AtFrame frames[AT_MAX_LOOPS];
   int nf = 0;
-  if (at && !at_frames(s->k, at, frames, AT_MAX_LOOPS - 1, &nf))
+  if (at && !at_frames(s->k, at, frames, AT_MAX_LOOPS - 1 - s->k->nsizes, &nf))
     return sched_error(s, &st->args[2], "loop nest too deep");
   /* a parallel or vectorized loop around: its iterations would share the
    * buffer, refused after the step with the marks (schedule/marks.c) */
@@ -676,11 +760,15 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   r.loose = loose.opaque ? isl_map_free(loose.all) : loose.all;
   isl_map_free(loose.writes);
   isl_set_free(loose.odom);
+  for (int d = 0; d < b->ndim; d++) isl_aff_free(loose.extent[d]);
 
   bool ok = true;
   Start start[IR_MAX_DIMS];
   int64_t ext[IR_MAX_DIMS];
-  if (r.opaque) {
+  if (r.sizes_unmodelled || loose.sizes_unmodelled) {
+    ok = sched_error(s, &st->args[0], "the kernel's sizes or assumptions are not affine: the region of %s is unknown",
+                     b->name);
+  } else if (r.opaque) {
     StrBuf t;
     sb_init(&t);
     ir_print_expr(&t, r.opaque);
@@ -694,11 +782,15 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
                      "use cache_write", r.writer->name, r.writer->loc.line, b->name, where);
   }
   for (int d = 0; ok && d < b->ndim; d++) ok = box_dim(&r, d, &start[d], &ext[d], &st->args[0]);
+  if (ok && r.nsizes && too_large(ext, b)) /* sized from the sizes' bounds, and those are their types' */
+    ok = sched_error(s, &st->args[0], "the region of %s spans more than 1 GiB, more than any on-chip scope holds, at "
+                     "the largest sizes allowed: assume an upper bound on the sizes (#pragma npu assume)", b->name);
   bool copy_in = ok && (!write || r.cond_writes || !writes_cover_box(&r, start, ext) ||
                         (r.reads && !reads_see_own_writes(s, at, b)));
   if (ok && local && copy_in)
     ok = sched_error(s, &st->args[0], "local array %s is read under %s where an iteration has not written it "
                      "first; its cache would have to keep values across iterations", b->name, where);
+  for (int d = 0; d < b->ndim; d++) isl_aff_free(r.extent[d]);
   isl_map_free(r.all);
   isl_map_free(r.loose);
   isl_map_free(r.writes);

@@ -140,7 +140,8 @@ static bool recheck(Sched *s) {
  * the engine (docs/kernel-language.md). */
 static bool sized_ok(const char *prim) {
   static const char *const ok[] = {"split",  "tile",     "reorder",   "fission", "merge", "decompose_reduction",
-                                   "unroll", "parallel", "vectorize", "annotate"};
+                                   "unroll", "parallel", "vectorize", "annotate", "cache_read", "cache_write", "tensorize",
+                                   "double_buffer"};
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
     if (!strcmp(prim, ok[i])) return true;
   return false;
@@ -178,7 +179,8 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     for (int i = 0; i < s->k->nsizes; i++) sb_printf(&names, "%s%s", i ? ", " : "", s->k->sizes[i]->name);
     bool r = sched_error(s, NULL,
                          "the kernel has symbolic sizes (%s): %s is not supported with them yet (split, tile, "
-                         "reorder, fission, merge, decompose_reduction, unroll, parallel, vectorize and annotate are)",
+                         "reorder, fission, merge, decompose_reduction, unroll, parallel, vectorize, annotate, "
+                         "cache_read, cache_write, tensorize and double_buffer are)",
                          names.data, prims[pi].name);
     sb_free(&names);
     return r;

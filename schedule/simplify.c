@@ -45,7 +45,9 @@ static void tighten(Simp *p, Stmt *loop) {
   }
   Stmt *g = *link;
   Expr *x;
-  if (!ir_tail_guard(p->a, g, loop->var, &x, &end) || has_decl(g->then_s->body)) return;
+  const Expr *end_e;
+  if (!ir_tail_guard(p->a, g, loop->var, &x, &end_e) || !ir_const_int(end_e, &end) || has_decl(g->then_s->body))
+    return;
   for (int i = 0; i < nb; i++)
     if (ir_expr_uses(x, between[i]->var, NULL)) return;
   if (!aff_range(&p->aff, x, &start, &start_hi, &exact, &empty) || !exact || empty || start != start_hi ||

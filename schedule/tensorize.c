@@ -75,7 +75,7 @@ typedef struct {
    * extent binds is min(extent, end - start), computed in the call */
   const Var *tail_var[MAX_BIND];
   Expr *tail_start[MAX_BIND];
-  int64_t tail_end[MAX_BIND];
+  const Expr *tail_end[MAX_BIND]; /* a constant, or an expression of the kernel's sizes */
   int ntails;
   /* windows: a matched loop's iterations outside a window do nothing (a
    * guard `if (start + v >= lo)`, schedule/vectorize_window.c): the call
@@ -657,17 +657,19 @@ static bool shortened(const Match *m, const Var *v) {
 static bool take_tail(Match *m, const Stmt *u) {
   for (int i = 0; i < m->nvars; i++) {
     Expr *start;
-    int64_t end, lo;
+    const Expr *end;
+    int64_t lo, end_val;
     if (!ir_tail_guard(m->a, u, m->uloop[i]->var, &start, &end) || !ir_const_int(m->uloop[i]->lo, &lo) || lo != 0 ||
         !whole_body(m->uloop[i], u))
       continue;
+    bool const_end = ir_const_int(end, &end_val);
     for (int j = 0; j < m->nvars; j++)
       if (ir_expr_uses(start, m->uloop[j]->var, NULL)) return false;
     for (int j = 0; j < m->nwins; j++) /* inside a window: cut it at the tail's end */
       if (m->win_var[j] == m->uloop[i]->var) {
         SchedWindow *w = &m->win[j];
-        if (!ir_expr_same(arith_simplify(m->a, start, NULL, 0), w->start)) return false;
-        w->hi = w->has_hi && w->hi < end ? w->hi : end;
+        if (!const_end || !ir_expr_same(arith_simplify(m->a, start, NULL, 0), w->start)) return false;
+        w->hi = w->has_hi && w->hi < end_val ? w->hi : end_val;
         w->has_hi = true;
         return true;
       }
@@ -686,8 +688,10 @@ static bool take_tail(Match *m, const Stmt *u) {
 static bool merge_tail(Match *m, const Var *v, SchedWindow *w) {
   for (int j = 0; j < m->ntails; j++) {
     if (m->tail_var[j] != v) continue;
-    if (!ir_expr_same(arith_simplify(m->a, m->tail_start[j], NULL, 0), w->start)) return false;
-    w->hi = w->has_hi && w->hi < m->tail_end[j] ? w->hi : m->tail_end[j];
+    int64_t end;
+    if (!ir_const_int(m->tail_end[j], &end) || !ir_expr_same(arith_simplify(m->a, m->tail_start[j], NULL, 0), w->start))
+      return false;
+    w->hi = w->has_hi && w->hi < end ? w->hi : end;
     w->has_hi = true;
     m->ntails--;
     m->tail_var[j] = m->tail_var[m->ntails];

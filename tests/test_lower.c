@@ -15,7 +15,7 @@
 
 static const char *const npu_examples[] = {
     "examples/matmul_npu.c",  "examples/matmul_tail_npu.c", "examples/conv2d_npu.c",   "examples/conv2d_fused_npu.c",
-    "examples/dwconv_npu.c",  "examples/softmax_npu.c",     "examples/layernorm_npu.c",
+    "examples/dwconv_npu.c",  "examples/softmax_npu.c",     "examples/layernorm_npu.c", "examples/matmul_sized_npu.c",
 };
 enum { NEXAMPLES = sizeof npu_examples / sizeof npu_examples[0] };
 

@@ -103,11 +103,85 @@ Test(sizes, a_split_bound_that_can_overflow_needs_an_assumption) {
           "sizes");
 }
 
-Test(sizes, steps_that_size_buffers_are_refused_for_now) {
+Test(sizes, steps_not_built_for_sizes_are_refused) {
   refused(copy, "#pragma npu assume(copy, n <= 128)\n#pragma npu schedule(copy, c2)\n"
-                "#pragma npu cache_read(B, vu_vm, root, B_vm)\n",
-          "k.c:7:13: error: cache_read: the kernel has symbolic sizes (n): cache_read is not supported with them yet "
-          "(split, tile, reorder, fission, merge, decompose_reduction, unroll, parallel, vectorize and annotate are)");
+                "#pragma npu split(i, 8, io, ii)\n#pragma npu bind(io, vu)\n",
+          "k.c:8:13: error: bind: the kernel has symbolic sizes (n): bind is not supported with them yet (split, "
+          "tile, reorder, fission, merge, decompose_reduction, unroll, parallel, vectorize, annotate, cache_read, "
+          "cache_write, tensorize and double_buffer are)");
+}
+
+/* A cache's buffer is as large as the region at the largest size the
+ * assumptions allow, and its copy's count is computed at run time; with
+ * no bound on the size the cache is refused, naming what it needs. */
+Test(sizes, caches_size_their_buffers_from_the_assumptions) {
+  const char *caches = "#pragma npu schedule(copy, c2)\n#pragma npu cache_read(B, vu_vm, root, B_vm)\n"
+                       "#pragma npu cache_write(A, vu_vm, root, A_vm)\n";
+  char sched[400];
+  snprintf(sched, sizeof sched, "#pragma npu assume(copy, n <= 100)\n%s", caches);
+  NpgSession *s = open_ok(copy, sched);
+  int v = checked(s, "c2");
+  const char *c = npg_emit_source(s, v);
+  has(c, "float *B_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm: 400 bytes */");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &B_vm[0], &B[0], 4 * (n < 100 ? n : 100)));");
+  npg_close(s);
+  refused("void k(int n, float A[n], const float B[n]) {\n"
+          "  for (int i = 0; i < n; i++)\n"
+          "    A[i] = B[i];\n"
+          "}\n",
+          "#pragma npu schedule(k, c2)\n#pragma npu cache_read(B, vu_vm, root, B_vm)\n",
+          "k.c:6:24: error: cache_read: the region of B spans more than 1 GiB, more than any on-chip scope holds, at "
+          "the largest sizes allowed: assume an upper bound on the sizes (#pragma npu assume)");
+}
+
+/* A cache_write whose writes leave gaps (the odd elements) copies its
+ * region in first, at every size: the box ends at the size (a box that
+ * ended at 0 would be covered by no write at all, and the odd elements
+ * would come back as whatever the buffer held: 0 at n = 7). */
+Test(sizes, a_cache_write_with_gaps_copies_its_region_in) {
+  NpgSession *s = open_ok("void k(int n, float y[n]) {\n"
+                          "  for (int i = 0; i < (n + 1) / 2; i++)\n"
+                          "    y[2 * i] = 1.0f;\n"
+                          "}\n",
+                          "#pragma npu assume(k, n <= 128)\n#pragma npu schedule(k, k2)\n"
+                          "#pragma npu cache_write(y, vu_vm, root, y_vm)\n");
+  int v = checked(s, "k2");
+  has(npg_emit_source(s, v), "npu_dma_wait(npu_dma_1d(0, &y_vm[0], &y[0], 4 * (n < 127 ? n : 127)));");
+  npg_close(s);
+}
+
+/* The matmul of examples/matmul_sized_npu.c, smaller: m rows tiled by 32
+ * onto the NU, double-buffered. The DMA counts and the NU's row count of
+ * the last tile are computed at run time, the first load runs only when
+ * the loop does, and the last waits are for the copies out it issued; the
+ * check runs it at every default size set, one of them several tiles
+ * with a tail (257). */
+Test(sizes, a_tiled_matmul_runs_on_the_nu_with_a_run_time_tail) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void mm(int m, const int8_t A[m][64], const int8_t B[64][64], int32_t C[m][64]) {\n"
+                          "  for (int i = 0; i < m; i++)\n"
+                          "    for (int j = 0; j < 64; j++) {\n"
+                          "      C[i][j] = 0;\n"
+                          "      for (int k = 0; k < 64; k++)\n"
+                          "        C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+                          "    }\n"
+                          "}\n",
+                          "#pragma npu assume(mm, m <= 4096)\n#pragma npu schedule(mm, mm_nu)\n"
+                          "#pragma npu split(i, 32, io, ii)\n#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+                          "#pragma npu cache_read(B, nu_wb, root, B_wb)\n#pragma npu cache_write(C, nu_ob, io, C_ob)\n"
+                          "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n#pragma npu double_buffer(A_ib)\n"
+                          "#pragma npu double_buffer(C_ob)\n");
+  NpgCheckResult r;
+  int v = checked(s, "mm_nu");
+  cr_expect(npg_check(s, v, 1, &r), "%s", r.message);
+  has(r.summary, "(m = 257: ");
+  const char *c = npg_emit_source(s, v);
+  has(c, "if ((m + 31) / 32 > 0) { /* the loop runs: its first iteration's region */");
+  has(c, "A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 64 * (m < 32 ? m : 32));");
+  has(c, "(m - io * 32 >= 32 ? 32 : m - io * 32 > 0 ? m - io * 32 : 0), 64, 64");
+  has(c, "if ((m + 31) / 32 - 2 >= 0) npu_dma_wait(C_ob_tok[((m + 31) / 32 - 2) % 2]);");
+  has(c, "if ((m + 31) / 32 - 1 >= 0) npu_dma_wait(C_ob_tok[((m + 31) / 32 - 1) % 2]);");
+  npg_close(s);
 }
 
 /* The check can fail at one size set and says which: the sum overflows
