@@ -2,7 +2,7 @@
  * as `#pragma npu` lines for variant <kernel>_tuned, and check it.
  *
  *   npugen tune FILE [--kernel NAME] [--target INI] [--time-limit S] [--trials N]
- *                    [--jobs N] [--seed S] [--trial-timeout S] -o OUT.sched
+ *                    [--jobs N] [--seed S] [--trial-timeout S] [--size N=V,...] -o OUT.sched
  *   npugen tune FILE ... --plan DIR     one generation's trials, as files and commands
  *   npugen tune FILE ... --trial SCHED  run one trial: its result line on stdout
  *   npugen tune FILE ... --merge DIR -o OUT.sched   the best of DIR's results */
@@ -16,12 +16,14 @@
 #include <unistd.h>
 
 #include "cli/tune.h"
+#include "ir/sizes.h"
 #include "ir/suggest.h"
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
 typedef struct {
   const char *file, *kernel, *target, *out, *plan, *merge, *trial, *log;
+  const char *size; /* --size n=V,m=W: the sizes to tune a kernel with symbolic sizes for */
   bool host;
   TuneOptions t;
 } TuneArgs;
@@ -73,6 +75,7 @@ static int parse(int argc, char **argv, TuneArgs *a) {
     else if (!strcmp(o, "--merge")) a->merge = v;
     else if (!strcmp(o, "--trial")) a->trial = v;
     else if (!strcmp(o, "--log")) a->log = v;
+    else if (!strcmp(o, "--size")) a->size = v;
     else if (!strcmp(o, "--time-limit") && number(v, 0, 1e7, &x)) a->t.time_limit = x;
     else if (!strcmp(o, "--trials") && number(v, 1, 1e7, &x) && x == (int)x) a->t.max_trials = (int)x;
     else if (!strcmp(o, "--jobs") && number(v, 1, 64, &x) && x == (int)x) a->t.jobs = (int)x;
@@ -105,6 +108,39 @@ static const char *pick_kernel(const Module *m, const char *file, const char *wa
   if (want) fprintf(stderr, "%s:1:1: error: no kernel '%s' in the file%s\n", file, want, ir_suggest_text(&near, dym, sizeof dym));
   else if (n != 1) fprintf(stderr, "%s:1:1: error: the file has %d kernels: name one with --kernel\n", file, n);
   return !want && n == 1 ? only : NULL;
+}
+
+/* --size "n=1000,m=7": every size of kernel k once, into set; false
+ * after an error message. The schedules found apply to every size; the
+ * trials run at these. */
+static bool parse_sizes(const char *file, const Kernel *k, const char *text, SizeSet *set) {
+  bool given[IR_MAX_SIZES] = {false};
+  for (const char *p = text; *p;) {
+    const char *eq = strchr(p, '='), *comma = strchr(p, ',');
+    if (!comma) comma = p + strlen(p);
+    int i = -1;
+    for (int j = 0; eq && eq < comma && j < k->nsizes; j++)
+      if (strlen(k->sizes[j]->name) == (size_t)(eq - p) && !strncmp(p, k->sizes[j]->name, (size_t)(eq - p))) i = j;
+    char *end;
+    errno = 0;
+    long long v = eq && eq < comma ? strtoll(eq + 1, &end, 10) : 0;
+    if (i < 0 || given[i] || errno || end != comma || eq + 1 == comma) {
+      fprintf(stderr, "%s:1:1: error: --size takes each size of kernel %s once, as NAME=VALUE separated by commas "
+                      "(its sizes:", file, k->name);
+      for (int j = 0; j < k->nsizes; j++) fprintf(stderr, " %s", k->sizes[j]->name);
+      fprintf(stderr, "); got '%s'\n", text);
+      return false;
+    }
+    given[i] = true;
+    set->val[i] = v;
+    p = *comma ? comma + 1 : comma;
+  }
+  for (int j = 0; j < k->nsizes; j++)
+    if (!given[j]) {
+      fprintf(stderr, "%s:1:1: error: --size gives no value for size %s of kernel %s\n", file, k->sizes[j]->name, k->name);
+      return false;
+    }
+  return true;
 }
 
 /* Host trials: the median time of one call, its spread, and GFLOP/s
@@ -172,10 +208,10 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
       snprintf(cost, sizeof cost, "%.1f us per call on the machine that tuned it (median, spread %.1f%%, cc %s)",
                1e-3 * (double)e->r.cycles, 100.0 * e->r.spread, tune_host_cflags(openmp));
     else snprintf(cost, sizeof cost, "%" PRIu64 " cycles, roofline %.1f%%", e->r.cycles, 100.0 * e->r.roofline);
-    fprintf(f, "/* npugen tune %s --kernel %s%s%s%s --seed %" PRIu64 ": best of %d candidates (%d legal, %d %s)\n"
+    fprintf(f, "/* npugen tune %s --kernel %s%s%s%s%s%s --seed %" PRIu64 ": best of %d candidates (%d legal, %d %s)\n"
                " * %s\n * %s; passes npugen check (seed %" PRIu64 ") */\n%s",
             a->file, sp->kernel, a->target ? " --target " : "", a->target ? a->target : "", a->host ? " --host" : "",
-            a->t.seed, run->generated, run->legal, run->simulated, sp->host ? "timed" : "simulated", d, cost, a->t.seed,
+            a->size ? " --size " : "", a->size ? a->size : "", a->t.seed, run->generated, run->legal, run->simulated, sp->host ? "timed" : "simulated", d, cost, a->t.seed,
             e->steps);
     if (fclose(f)) {
       fprintf(stderr, "npugen tune: cannot write %s\n", a->out);
@@ -318,6 +354,10 @@ static int cmd_plan(const TuneArgs *a, const TuneSpace *sp) {
       shell_quote(cmds, a->target);
     }
     if (a->host) fputs(" --host", cmds);
+    if (a->size) {
+      fputs(" --size ", cmds);
+      shell_quote(cmds, a->size);
+    }
     fprintf(cmds, " --trial-timeout %d --trial ", a->t.trial_timeout); /* the trial's own process honours it */
     shell_quote(cmds, path);
     fputs(" > ", cmds);
@@ -382,12 +422,31 @@ int cmd_tune(int argc, char **argv) {
     npg_close(s);
     return 1;
   }
+  const Kernel *k = module_kernel(session_module(s), kernel);
+  if (a.size && !k->nsizes) {
+    fprintf(stderr, "%s:%d:%d: error: --size: kernel %s has no symbolic sizes\n", a.file, k->loc.line, k->loc.col, kernel);
+    npg_close(s);
+    return 1;
+  }
+  if (a.size) {
+    SizeSet set;
+    memset(&set, 0, sizeof set);
+    char why[400];
+    if (!parse_sizes(a.file, k, a.size, &set)) {
+      npg_close(s);
+      return 1;
+    }
+    if (!session_fix_sizes(s, kernel, &set, why, sizeof why)) {
+      fprintf(stderr, "%s:%d:%d: error: --size: %s\n", a.file, k->loc.line, k->loc.col, why);
+      npg_close(s);
+      return 1;
+    }
+  }
   char variant[300];
   snprintf(variant, sizeof variant, "%s_tuned", kernel);
   TuneSpace sp;
   char why[4096];
   if (!tune_space_build(&sp, s, kernel, a.host, why, sizeof why)) {
-    const Kernel *k = module_kernel(session_module(s), kernel);
     fprintf(stderr, "%s:%d:%d: error: %s", a.file, k->loc.line, k->loc.col, why);
     npg_close(s);
     return 1;

@@ -161,6 +161,10 @@ void check_summary(const Kernel *ir, CheckResult *r);
  * run again. Stops at the first run that fails or is not run, and r is
  * that run's (its message names a permuted order); else r is the first
  * run's, the one that writes o->trace_path. */
+/* The run's specs at size set `set` of kernel k: each size's value as a
+ * range of one value (`inputs(K, n, v, v)`), in fixed, ahead of rest. */
+const CheckSpec *check_size_specs(const Kernel *k, const SizeSet *set, const CheckSpec *rest,
+                                  CheckSpec fixed[IR_MAX_SIZES]);
 /* check_run_orders for a variant of kernel k (of module m) that has
  * symbolic sizes: at each of its size sets (jit/check_sizes.c). */
 void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsigned orders, const CheckOptions *o,

@@ -11,6 +11,14 @@
 #include "ir/sizes.h"
 #include "jit/check.h"
 
+const CheckSpec *check_size_specs(const Kernel *k, const SizeSet *set, const CheckSpec *rest,
+                                  CheckSpec fixed[IR_MAX_SIZES]) {
+  for (int i = 0; i < k->nsizes; i++)
+    fixed[i] = (CheckSpec){.next = i + 1 < k->nsizes ? &fixed[i + 1] : (CheckSpec *)rest, .kind = SPEC_RANGE,
+                           .kernel = k->name, .param = k->sizes[i]->name, .ilo = set->val[i], .ihi = set->val[i]};
+  return k->nsizes ? fixed : rest;
+}
+
 void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsigned orders, const CheckOptions *o,
                      CheckResult *r) {
   memset(r, 0, sizeof *r);
@@ -46,12 +54,8 @@ void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsign
       continue;
     }
     CheckSpec fixed[IR_MAX_SIZES];
-    for (int i = 0; i < k->nsizes; i++)
-      fixed[i] = (CheckSpec){.next = i + 1 < k->nsizes ? &fixed[i + 1] : m->check_specs, .kind = SPEC_RANGE,
-                             .kernel = k->name, .param = k->sizes[i]->name, .ilo = sets[s].val[i],
-                             .ihi = sets[s].val[i]};
     Module at_sizes = *m;
-    at_sizes.check_specs = fixed;
+    at_sizes.check_specs = (CheckSpec *)check_size_specs(k, &sets[s], m->check_specs, fixed);
     CheckRefs *refs = check_refs_new(&at_sizes);
     EmitUnit in = *u;
     in.m = &at_sizes; /* the variant's inputs take the sizes too */

@@ -7,6 +7,7 @@
 
 #include "emit/emit.h"
 #include "frontend/frontend.h"
+#include "ir/sizes.h"
 #include "ir/suggest.h"
 #include "ir/uninit.h"
 #include "jit/check.h"
@@ -172,6 +173,26 @@ void npg_variant_unknown(const NpgSession *s, const char *name, char *msg, size_
 const Module *session_module(const NpgSession *s) { return s->m; }
 
 const NpuTarget *session_target(const NpgSession *s) { return &s->target; }
+
+bool session_fix_sizes(NpgSession *s, const char *kernel, const SizeSet *set, char *why, size_t n) {
+  Kernel *k = s->m ? (Kernel *)module_kernel(s->m, kernel) : NULL;
+  if (!k || !k->nsizes) return snprintf(why, n, "kernel '%s' has no symbolic sizes", kernel) < 0;
+  int broken = ir_size_set_breaks(k, set);
+  if (broken >= 0) {
+    char at[200];
+    ir_size_set_text(k, set, at, sizeof at);
+    if (broken == k->nassume) return snprintf(why, n, "%s gives an extent of kernel %s below 1", at, kernel) < 0;
+    StrBuf t;
+    sb_init(&t);
+    ir_print_expr(&t, k->assume[broken]);
+    snprintf(why, n, "%s breaks the assumption '%s' of kernel %s", at, t.data, kernel);
+    sb_free(&t);
+    return false;
+  }
+  k->size_sets[0] = *set;
+  k->nsize_sets = 1;
+  return true;
+}
 
 const Kernel *session_variant_ir(const NpgSession *s, int i) {
   return i >= 0 && i < npg_variant_count(s) ? s->v[i].ir : NULL;

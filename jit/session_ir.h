@@ -14,5 +14,9 @@ const Module *session_module(const NpgSession *s);
 const NpuTarget *session_target(const NpgSession *s);
 /* Variant i's IR, NULL when there is no such variant. */
 const Kernel *session_variant_ir(const NpgSession *s, int i);
+/* Kernel `kernel`'s size sets become set alone (npugen tune --size): its
+ * variants' checks and simulations run there. false (why says) when the
+ * kernel has no sizes or set breaks its assumptions. */
+bool session_fix_sizes(NpgSession *s, const char *kernel, const SizeSet *set, char *why, size_t n);
 
 #endif

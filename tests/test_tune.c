@@ -340,3 +340,44 @@ Test(tune, the_vu_estimate_ranks_rows_per_core_and_refuses_what_does_not_fit, .t
   tune_space_free(&sp);
   npg_close(s);
 }
+
+/* A kernel with symbolic sizes is tuned for the sizes --size gives: the
+ * trials run there, the schedule found is one for every size, and its
+ * check runs at the file's own size sets. Without --size, with a size
+ * missing, unknown or breaking an assumption, it is refused. */
+Test(tune, a_kernel_with_sizes_is_tuned_for_the_size_given, .timeout = 120) {
+  char path[512], cmd[2048], out[16384];
+  write_kernel("sized.c",
+               "#include <stdint.h>\n"
+               "void mm(int m, const int8_t A[m][64], const int8_t B[64][64], int32_t C[m][64]) {\n"
+               "  for (int i = 0; i < m; i++)\n"
+               "    for (int j = 0; j < 64; j++) {\n"
+               "      init: C[i][j] = 0;\n"
+               "      for (int k = 0; k < 64; k++)\n"
+               "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+               "    }\n"
+               "}\n"
+               "#pragma npu assume(mm, m <= 4096)\n",
+               path, sizeof path);
+  snprintf(cmd, sizeof cmd,
+           "p=%s; d=$(dirname $p) && %s tune $p --size m=300 --seed 1 --trials 8 -o $d/t.sched 2>&1 && cat $d/t.sched && "
+           "%s check $p --schedule $d/t.sched 2>&1",
+           path, npugen(), npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "--size m=300 --seed 1: best of") && strstr(out, "mm_tuned") &&
+                strstr(out, "(m = 257: ") && strstr(out, "2 passed, 0 failed"),
+            "%s", out);
+  const char *bad[][2] = {
+      {"", "kernel 'mm' has symbolic sizes: give the sizes to tune for with --size (e.g. --size m=1000)"},
+      {"--size n=3", "--size takes each size of kernel mm once, as NAME=VALUE separated by commas (its sizes: m); got 'n=3'"},
+      {"--size m=3,m=4", "got 'm=3,m=4'"},
+      {"--size m=5000", "--size: m = 5000 breaks the assumption 'm <= 4096' of kernel mm"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(cmd, sizeof cmd, "%s tune %s %s --trials 2 -o /dev/null 2>&1", npugen(), path, bad[i][0]);
+    cr_expect_eq(run(cmd, out, sizeof out), 1, "%s: %s", bad[i][0], out);
+    cr_expect(strstr(out, bad[i][1]), "%s: %s", bad[i][0], out);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf $(dirname %s)", path);
+  cr_expect_eq(run(cmd, out, sizeof out), 0);
+}

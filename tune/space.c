@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/sizes.h"
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
@@ -15,9 +16,17 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
   arena_init(&sp->arena, 0);
   const Module *m = session_module(s);
   const Kernel *k = m ? module_kernel(m, kernel) : NULL;
-  if (!k) snprintf(why, n, "no kernel '%s' in the file\n", kernel);
-  else if (k->nsizes)
-    snprintf(why, n, "kernel '%s' has symbolic sizes, and schedules of such kernels are not supported yet\n", kernel);
+  /* a kernel with sizes: its shape at the one size set tuned for (npugen
+   * tune --size, session_fix_sizes); the schedules apply to every size */
+  SizeSet set;
+  char at[300] = "";
+  if (k && k->nsizes && k->nsize_sets == 1 && ir_size_sets(k, &set, 1) == 1)
+    k = ir_instantiate(&sp->arena, k, &set, at, sizeof at);
+  else if (k && k->nsizes)
+    snprintf(at, sizeof at, "kernel '%s' has symbolic sizes: give the sizes to tune for with --size (e.g. --size %s=1000)",
+             kernel, k->sizes[0]->name);
+  if (*at) snprintf(why, n, "%s\n", at);
+  else if (!k) snprintf(why, n, "no kernel '%s' in the file\n", kernel);
   else if (!tune_shape(k, &sp->shape)) snprintf(why, n, "kernel '%s' has no loop nest to schedule\n", kernel);
   else {
     if (!host) {
