@@ -83,6 +83,11 @@ typedef struct {
   const Var *win_var[MAX_BIND];
   SchedWindow win[MAX_BIND];
   int nwins;
+  /* index masks written with & (`(i & 3) == 1` for the semantics' `(s +
+   * i) % m == r`): the scalar operands that must not be negative there,
+   * where & and % agree (check_nonneg) */
+  const Var *nonneg[MAX_BIND];
+  int nnonneg;
   const Stmt *ucur, *scur; /* the statements being matched */
   int progress;             /* nodes compared: how near a failed match came */
   char why[1024];
@@ -564,6 +569,48 @@ static const Expr *truth_of(const Expr *c) {
   return x;
 }
 
+/* The scalar operand P of a semantics `P + v` (an int sum, v a counter
+ * the nest maps to *uv), or NULL. */
+static const Var *lane_base(const Match *m, const Expr *s, const Var **uv) {
+  if (s->kind != EX_BINARY || s->op != OP_ADD || !type_is_integer(s->type)) return NULL;
+  for (int side = 0; side < 2; side++) {
+    const Expr *p = side ? s->b : s->a, *v = side ? s->a : s->b;
+    if (p->kind == EX_VAR && is_param(m, p->var) && v->kind == EX_VAR && (*uv = mapped(m, v->var))) return p->var;
+  }
+  return NULL;
+}
+
+/* An index as the semantics' `P + v` (a lane's index from the call's
+ * start P): any signed int expression of the nest with coefficient 1 on
+ * v's counter, P what it is at counter 0 (`i` alone: 0; `core * 256 + ii
+ * * 16 + ii_v` after two splits: core * 256 + ii * 16). */
+static bool lane_index(Match *m, const Expr *u, const Expr *s) {
+  const Var *uv;
+  const Var *p = lane_base(m, s, &uv);
+  int64_t c;
+  if (!p || !type_same(u->type, s->type) || !ir_signed_affine(u) || !ir_linear_coef(u, uv, &c) || c != 1) return false;
+  Expr *start = ir_subst_expr(m->a, ir_expr_copy(m->a, u), uv, ir_int(m->a, 0, uv->type, u->loc));
+  return bind_operand(m, p, arith_simplify(m->a, start, NULL, 0));
+}
+
+/* `E & K`, K + 1 a power of two, for the semantics' `(P + v) % M`: it is
+ * E % (K + 1) where E >= 0, so P, E's value at counter 0 (the counter
+ * runs up from 0), must not be negative: a constant is checked, another
+ * value tested at run time (check_nonneg). 0: not this form; -1: it is,
+ * and does not match. */
+static int index_and(Match *m, const Expr *u, const Expr *s) {
+  int64_t k;
+  const Var *uv, *p;
+  if (s->kind != EX_BINARY || s->op != OP_MOD || u->kind != EX_BINARY || u->op != OP_BAND || !ir_const_int(u->b, &k) ||
+      k < 0 || k >= INT32_MAX || (k & (k + 1)) || s->b->kind != EX_VAR || !is_param(m, s->b->var) ||
+      !type_same(u->type, s->type) || !(p = lane_base(m, s->a, &uv)) || m->nnonneg == MAX_BIND)
+    return 0;
+  if (!bind_operand(m, s->b->var, ir_int(m->a, k + 1, s->b->type, u->loc)) || !lane_index(m, u->a, s->a))
+    return differ(m, "the index mask differs", u, s), -1;
+  m->nonneg[m->nnonneg++] = p;
+  return 1;
+}
+
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   m->progress++;
   const Expr *truth = u && s && u->kind == EX_COND && s->kind == EX_COND && s->a->kind == EX_LOAD ? truth_of(u->a) : NULL;
@@ -574,6 +621,9 @@ static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   if (s->kind == EX_VAR && is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
     return bind_operand(m, s->var, u);
   if (int_as_float(u, s)) return true;
+  int and_form = index_and(m, u, s);
+  if (and_form) return and_form > 0;
+  if (lane_index(m, u, s)) return true;
   int64_t uv, c;
   if (s->kind == EX_VAR && unit_value(m, s->var, &uv)) /* a loop that runs once: its start */
     return (ir_const_int(u, &c) && c == uv && type_same(u->type, s->type)) ||
@@ -881,6 +931,18 @@ static const Stmt *as_select(Arena *a, const Stmt *u) {
   return as;
 }
 
+/* A split's tail guard around the intrinsic's own if (an index mask's,
+ * `if ((s + i) % m == r)`): what it guards, or, when that does not match,
+ * nothing taken (the guard may be the if itself). */
+static bool tail_around_if(Match *m, const Stmt *u, const Stmt *s) {
+  Match *save = malloc(sizeof *save);
+  *save = *m;
+  bool ok = take_tail(m, u) && match_list(m, u->then_s, s);
+  if (!ok) *m = *save;
+  free(save);
+  return ok;
+}
+
 static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   u = flat(u);
   s = flat(s);
@@ -905,6 +967,7 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   if (!u) return differ_stmt(m, "the nest does less than the intrinsic", NULL, s);
   /* a split's tail guard, where the intrinsic has none: what it guards */
   if (u->kind == ST_IF && s->kind != ST_IF && take_tail(m, u)) return match_list(m, u->then_s, s);
+  if (u->kind == ST_IF && s->kind == ST_IF && tail_around_if(m, u, s)) return true;
   /* a guard that keeps a window of a loop's iterations: the call runs over it */
   if (u->kind == ST_IF && s->kind != ST_IF && take_window(m, u)) return match_list(m, u->then_s, s);
   if (s->kind == ST_FOR) return match_for(m, u, s);
@@ -1211,6 +1274,43 @@ static bool check_windows(Match *m, char *why, size_t n) {
   return true;
 }
 
+/* The scalar operands an index mask with & needs not negative
+ * (index_form): a constant is checked, another value joins `guard`. */
+static bool check_nonneg(const Match *m, StrBuf *guard, char *why, size_t n) {
+  for (int k = 0; k < m->nnonneg; k++)
+    for (int i = 0; i < m->nparams; i++) {
+      if (m->sparam[i] != m->nonneg[k]) continue;
+      const Expr *e = m->sparam_expr[i];
+      int64_t v;
+      if (e && ir_const_int(e, &v)) {
+        if (v < 0)
+          return snprintf(why, n, "the index mask's & agrees with %% only for an index that is not negative, and "
+                          "the loop's index starts at %lld", (long long)v) < 0;
+      } else if (e && guard) {
+        sb_puts(guard, guard->len ? " && (" : "(");
+        ir_print_expr(guard, e);
+        sb_puts(guard, ") >= 0");
+      }
+    }
+  return true;
+}
+
+/* No operand starts before its array: under an index mask a cache holds
+ * only the elements the guard keeps (`if (i % 4 == 1)` under a split by
+ * a multiple of 4 from the tile's element 1), and &x_vm[-1] would point
+ * outside x_vm. */
+static bool check_offsets(Match *m, char *why, size_t n) {
+  for (int i = 0; i < m->nbufs; i++)
+    for (int d = 0; d < m->ubuf[i]->ndim; d++) {
+      int64_t c;
+      if (m->off[i][d] && ir_const_int(m->off[i][d], &c) && c < 0)
+        return snprintf(why, n, "its operand %s would start %lld elements before %s (which holds only the elements "
+                        "the nest touches); split so that each tile starts at an element the nest touches",
+                        m->sbuf[i]->name, (long long)-c, m->ubuf[i]->name) < 0;
+    }
+  return true;
+}
+
 /* The operand domains of the semantics file ("domain: multiplier -2097152
  * 2097152, shift 0 47"): where the intrinsic is defined for each scalar
  * operand. A constant operand outside its domain does not match; one that
@@ -1273,7 +1373,7 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
   if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
   else ok = check_sizes(m, sem->m, why, n) && check_tails(m, sem->m, why, n) && check_windows(m, why, n) &&
-            check_domains(m, sem->m->src, name, guard, why, n);
+            check_offsets(m, why, n) && check_nonneg(m, guard, why, n) && check_domains(m, sem->m->src, name, guard, why, n);
   char *scopes = ok ? sched_intrinsic_meta(sem->m->src, "scopes: ") : NULL, *abi = ok ? sched_intrinsic_meta(sem->m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
   for (char *p = scopes; ok && p && *p;) {
