@@ -292,6 +292,7 @@ void npu_vu_select_from_f32_at(const char *file, int line, float *dst, const flo
  *   npu_vu_cmplt_f32 / cmple / cmpeq: dst[i] = a[i] < b[i] (<=, ==), a byte mask of 0 and 1
  *   npu_vu_select_lt_f32 / le / eq:   dst[i] = p[i] < q[i] (<=, ==) ? a[i] : b[i]  (b may be dst)
  *   npu_vu_select_gt_muls_f32 / ge:   dst[i] = m[i] > t (>=) ? a[i] : b[i] * c     (a leaky ReLU)
+ *   npu_vu_select_lt_muls_f32 / le:   dst[i] = m[i] < t (<=) ? b[i] * c : a[i]     (the scaled branch first)
  * C's compares: false for a NaN. One vector of work per fp32 vector. */
 void npu_vu_cmplt_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
 void npu_vu_cmple_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
@@ -312,6 +313,12 @@ void npu_vu_select_ge_muls_f32_at(const char *file, int line, float *dst, const 
 #define npu_vu_select_lt_f32(...) npu_vu_select_lt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_le_f32(...) npu_vu_select_le_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_eq_f32(...) npu_vu_select_eq_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+void npu_vu_select_lt_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
+                                  const float *b, int n, float t, float c);
+void npu_vu_select_le_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
+                                  const float *b, int n, float t, float c);
+#define npu_vu_select_lt_muls_f32(...) npu_vu_select_lt_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_le_muls_f32(...) npu_vu_select_le_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_gt_muls_f32(...) npu_vu_select_gt_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_ge_muls_f32(...) npu_vu_select_ge_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 

@@ -134,9 +134,9 @@ bool sched_window_refusal(Arena *a, const Stmt *loop, char *why, size_t n) {
   sb_init(&t);
   ir_print_expr(&t, g->cond);
   snprintf(why, n, "the guard '%s' (line %d) on loop %s is neither a window a VU instruction takes (i >= lo, i < hi, "
-           "i == k or their &&, on a signed int counter with coefficient 1) nor an index mask (i %% m == r, or (i & k) "
-           "== r with k + 1 a power of two; for a counter that is not negative, write i %% 2 != 0 as i %% 2 == 1); the "
-           "loop stays scalar and exact",
+           "i == k or their &&, on a signed int counter with coefficient 1) nor an index mask (i %% m == r, (i & k) == "
+           "r with k + 1 a power of two, or i odd: i %% 2 != 0, i & 1); the loop stays scalar and exact (a mask that "
+           "keeps several remainders, i %% 3 != 0, can be an array of bytes: if (m[i]))",
            t.data, g->loc.line, loop->name);
   sb_free(&t);
   return true;

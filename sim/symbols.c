@@ -33,6 +33,7 @@ static const NpuSimSymbol table[] = {
     SYM(npu_vu_cmpeq_f32_at),      SYM(npu_vu_select_lt_f32_at),
     SYM(npu_vu_select_le_f32_at),  SYM(npu_vu_select_eq_f32_at),
     SYM(npu_vu_select_gt_muls_f32_at), SYM(npu_vu_select_ge_muls_f32_at),
+    SYM(npu_vu_select_lt_muls_f32_at), SYM(npu_vu_select_le_muls_f32_at),
     SYM(npu_vu_select_from_f32_at),
     SYM(npu_cu_access_at),
 };

@@ -146,3 +146,18 @@ VU_SELECT2(npu_vu_select_eq_f32, ==)
   }
 VU_SELECT_MULS(npu_vu_select_gt_muls_f32, >)
 VU_SELECT_MULS(npu_vu_select_ge_muls_f32, >=)
+
+/* The leaky ReLU written with the scaled branch first: dst[i] = m[i] OP t
+ * ? b[i] * c : a[i] (`x < 0 ? alpha * x : x`; not the ones above with
+ * their compare negated, which a NaN tells apart). */
+#define VU_SCALED_WHEN(NAME, OP)                                                                                  \
+  void NAME##_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b, int n,   \
+                 float t, float c) {                                                                              \
+    int64_t len = (int64_t)n * 4;                                                                                 \
+    VuArg v[4] = {{"dst", dst, len, 1, 0, 4, OP_WRITE}, {"m", m, len, 1, 0, 4, OP_READ},                          \
+                  {"a", a, len, 1, 0, 4, OP_READ},      {"b", b, len, 1, 0, 4, OP_READ}};                         \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 4, (uint64_t)len)) return;                                       \
+    for (int i = 0; i < n; i++) dst[i] = m[i] OP t ? b[i] * c : a[i];                                             \
+  }
+VU_SCALED_WHEN(npu_vu_select_lt_muls_f32, <)
+VU_SCALED_WHEN(npu_vu_select_le_muls_f32, <=)

@@ -108,16 +108,15 @@ Test(masks, a_window_inside_a_split_tail_is_one_window) {
 }
 
 Test(masks, a_guard_that_keeps_no_window_stays_scalar_and_says_so) {
-  /* every other element, written with !=: neither a window nor an index
-   * mask the lane instructions take (% and != differ from == 1 below 0);
-   * exact as scalar code */
-  NpgSession *s = guarded(1024, 256, "if (i % 2 != 0) y[i] = x[i] * 2.0f;");
+  /* two elements of three: neither a window nor an index mask the lane
+   * instructions take (one remainder each); exact as scalar code */
+  NpgSession *s = guarded(1024, 256, "if (i % 3 != 0) y[i] = x[i] * 2.0f;");
   const char *c = npg_emit_source(s, checked(s, "v"));
-  has(c, "/* vectorize(ii) stays a hint: no VU instruction computes this nest (the guard '(core * 256 + ii) % 2 != 0' "
+  has(c, "/* vectorize(ii) stays a hint: no VU instruction computes this nest (the guard '(core * 256 + ii) % 3 != 0' "
          "(line 3) on loop ii is neither a window a VU instruction takes (i >= lo, i < hi, i == k or their &&, on a "
-         "signed int counter with coefficient 1) nor an index mask (i % m == r, or (i & k) == r with k + 1 a power of "
-         "two; for a counter that is not negative, write i % 2 != 0 as i % 2 == 1); the loop stays scalar and exact) "
-         "*/");
+         "signed int counter with coefficient 1) nor an index mask (i % m == r, (i & k) == r with k + 1 a power of "
+         "two, or i odd: i % 2 != 0, i & 1); the loop stays scalar and exact (a mask that keeps several remainders, "
+         "i % 3 != 0, can be an array of bytes: if (m[i]))) */");
   lacks(c, "npu_vu_");
   npg_close(s);
 }
@@ -238,6 +237,14 @@ Test(masks, an_index_mask_runs_on_the_vu) {
       /* & as %: only where the index is not negative, tested at run time */
       {"y[i] = (i & 3) == 1 ? x[i] : 0.0f;", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 4, 1, 0.0f);",
        "if ((core * 256) >= 0) {"},
+      /* odd, as C writes it: i % 2 == 1 where i is not negative */
+      {"if (i % 2) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 1);",
+       "if ((core * 256) >= 0) {"},
+      {"y[i] = (i & 1) != 0 ? x[i] : 0.0f;",
+       "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 1, 0.0f);", "if ((core * 256) >= 0) {"},
+      /* odd ? x : y is even ? y : x, for every index */
+      {"y[i] = (i % 2) ? 0.0f : x[i];", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 0, 0.0f);",
+       NULL},
       /* the kernel's index is not the loop's counter: its start moves */
       {"if (((i - 8) & 1) == 0) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256 - 8, 2, 0);",
        "if ((core * 256 - 8) >= 0) {"},
@@ -287,15 +294,20 @@ Test(masks, an_index_mask_in_a_split_tail_unsplit_and_by_vectors) {
   npg_close(s);
 }
 
-Test(masks, an_index_mask_whose_cache_starts_past_the_tile_stays_scalar) {
+Test(masks, an_index_mask_whose_cache_starts_past_the_tile_starts_there) {
   /* i % 4 == 1 touches elements 1, 5, ... of each tile: y's and x's
    * caches start at the tile's element 1, and a call from the tile's
-   * start would point before them */
+   * start would point before them: it starts at lane 1, and so does its
+   * index */
   NpgSession *s = guarded(1024, 256, "if (i % 4 == 1) y[i] = x[i];");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 255, core * 256 + 1, 4, 1);");
+  npg_close(s);
+  /* a select writes every element of y: its cache starts at the tile,
+   * x's at element 1, and no later start serves both */
+  s = guarded(1024, 256, "y[i] = i % 4 == 1 ? x[i] : y[i];");
   const char *c = npg_emit_source(s, checked(s, "v"));
-  has(c, "(nearest npu_vu_store_lane_f32: its operand dst would start 1 elements before y_vm (which holds only the "
-         "elements the nest touches); split so that each tile starts at an element the nest touches)");
   lacks(c, "npu_vu_store_lane_f32(&");
+  has(c, "stays a hint");
   npg_close(s);
 }
 
@@ -305,6 +317,9 @@ Test(masks, a_select_on_a_suffix_runs_on_the_vu) {
   static const char *const cases[][2] = {
       {"y[i] = i >= 7 ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 7, 0.0f);"},
       {"y[i] = 300 <= i ? x[i] : -1.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 300, -1.0f);"},
+      /* on ints, i > 6 is i >= 7 */
+      {"y[i] = i > 6 ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 7, 0.0f);"},
+      {"y[i] = 6 < i ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 7, 0.0f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     NpgSession *s = guarded(1024, 256, cases[c][0]);
@@ -324,11 +339,20 @@ Test(masks, data_dependent_compares_run_on_the_vu) {
        "npu_vu_select_le_f32(&y_vm[0], &z_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], 256);"},
       {"y[i] = x[i] == z[i] ? x[i] : z[i];",
        "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], &z_vm[0], 256);"},
+      /* != is == with the branches swapped, for a NaN too */
+      {"y[i] = x[i] != z[i] ? x[i] : z[i];",
+       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &z_vm[0], &x_vm[0], 256);"},
+      {"if (x[i] != z[i]) y[i] = z[i];",
+       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &y_vm[0], &z_vm[0], 256);"},
       /* leaky ReLUs, with the int 0 C converts and with 0.0f */
       {"y[i] = x[i] >= 0 ? x[i] : 0.1f * x[i];",
        "npu_vu_select_ge_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 256, 0, 0.1f);"},
       {"y[i] = x[i] > 0.0f ? x[i] : x[i] * 0.01f;",
        "npu_vu_select_gt_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 256, 0.0f, 0.01f);"},
+      /* the scaled branch first: another instruction (a NaN tells < from
+       * a negated >=) */
+      {"y[i] = x[i] < 0.0f ? 0.01f * x[i] : x[i];",
+       "npu_vu_select_lt_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 256, 0.0f, 0.01f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     NpgSession *s = guarded(1024, 256, cases[c][0]);
@@ -377,6 +401,9 @@ Test(masks, a_bool_mask_is_a_byte_mask) {
   static const char *const cases[][3] = {
       {"bool", "y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
       {"_Bool", "if (m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      /* == true is the bool itself (0 or 1); true prints as 1 (the emitted
+       * C includes no <stdbool.h>) */
+      {"bool", "y[i] = m[i] == true ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     char src[512];

@@ -54,6 +54,7 @@ static const char simabi_all[] =
     "  npu_vu_select_lt_f32(f, f + 16, f + 32, f + 48, f, 16); npu_vu_select_le_f32(f, f + 16, f + 32, f + 48, f, 16);\n"
     "  npu_vu_select_eq_f32(f, f + 16, f + 32, f + 48, f, 16);\n"
     "  npu_vu_select_gt_muls_f32(f, f, f, f, 16, 0.0f, 0.1f); npu_vu_select_ge_muls_f32(f, f, f, f, 16, 0.0f, 0.1f);\n"
+    "  npu_vu_select_lt_muls_f32(f, f, f, f, 16, 0.0f, 0.1f); npu_vu_select_le_muls_f32(f, f, f, f, 16, 0.0f, 0.1f);\n"
     "  if (npu_clamp(-3, 8) != 0 || npu_clamp(5, 8) != 5 || npu_clamp(9, 8) != 8) return 2;\n"
     "  npu_barrier();\n"
     "  return 0;\n"
@@ -77,7 +78,7 @@ Test(sim_abi, every_intrinsic_binds_and_runs) {
 Test(sim_abi, symbol_table_is_complete_and_unique) {
   size_t n;
   const NpuSimSymbol *t = npusim_symbols(&n);
-  cr_assert_eq(n, 62);
+  cr_assert_eq(n, 64);
   for (size_t i = 0; i < n; i++) {
     cr_assert_not_null(t[i].addr);
     size_t len = strlen(t[i].name);

@@ -865,7 +865,9 @@ Test(sim_ops, compare_ops_match_dsl) {
              {"npu_vu_select_le_f32", (void *)npu_vu_select_le_f32_at, 1},
              {"npu_vu_select_eq_f32", (void *)npu_vu_select_eq_f32_at, 1},
              {"npu_vu_select_gt_muls_f32", (void *)npu_vu_select_gt_muls_f32_at, 2},
-             {"npu_vu_select_ge_muls_f32", (void *)npu_vu_select_ge_muls_f32_at, 2}};
+             {"npu_vu_select_ge_muls_f32", (void *)npu_vu_select_ge_muls_f32_at, 2},
+             {"npu_vu_select_lt_muls_f32", (void *)npu_vu_select_lt_muls_f32_at, 2},
+             {"npu_vu_select_le_muls_f32", (void *)npu_vu_select_le_muls_f32_at, 2}};
   SimtRng rng;
   simt_seed(&rng, 35);
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
