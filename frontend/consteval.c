@@ -19,8 +19,10 @@
 
 typedef __int128 Wide;
 
-/* Truncates v to integer type t, as a C conversion does (two's complement). */
+/* Truncates v to integer type t, as a C conversion does (two's complement;
+ * to _Bool, rank 0 among the integers: whether v is not 0). */
 static int64_t wrap_to(int64_t v, const Type *t) {
+  if (t->rank == 0) return v != 0;
   switch (t->size) {
   case 1: return t->is_signed ? (int64_t)(int8_t)v : (int64_t)(uint8_t)v;
   case 2: return t->is_signed ? (int64_t)(int16_t)v : (int64_t)(uint16_t)v;
@@ -56,7 +58,9 @@ bool fe_eval_int(const Expr *e, int64_t *out) {
   case EX_CAST:
     if (type_is_float(e->a->type)) {
       double v;
-      if (!fe_float_const(e->a, &v) || !fe_float_fits(v, e->type)) return false;
+      if (!fe_float_const(e->a, &v)) return false;
+      if (e->type->rank == 0) return *out = v != 0, true; /* to _Bool: defined for every value */
+      if (!fe_float_fits(v, e->type)) return false;
       *out = wrap_to((int64_t)v, e->type);
       return true;
     }

@@ -337,8 +337,9 @@ Expr *fe_expr(Fe *fe, TSNode n) {
   } else if (!strcmp(t, "identifier")) {
     e = identifier(fe, n);
   } else if (!strcmp(t, "true") || !strcmp(t, "false")) {
+    /* <stdbool.h>'s int constants, printed as 1 and 0: the emitted C and
+     * the check's references include no <stdbool.h> */
     e = ir_int(fe->arena, t[0] == 't', &ty_int, fe_loc(fe, n));
-    e->text = t;
   } else if (!strcmp(t, "parenthesized_expression")) {
     TSNode in = fe_child(n, 0);
     if (fe_is(in, "comma_expression")) fe_error(fe, in, "the comma operator is not supported in kernels");

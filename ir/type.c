@@ -28,6 +28,11 @@ static const Type ty_uint32 = {TY_UINT, "uint32_t", 4, false, 3, NULL};
 static const Type ty_int64 = {TY_LONG, "int64_t", 8, true, 4, NULL};
 static const Type ty_uint64 = {TY_ULONG, "uint64_t", 8, false, 4, NULL};
 static const Type ty_unsigned = {TY_UINT, "unsigned", 4, false, 3, NULL};
+/* _Bool (and <stdbool.h>'s bool): one byte, unsigned, of rank 0, below
+ * every other integer type (C11 6.3.1.1); its values are 0 and 1
+ * (type_int_range), so a conversion to it keeps a value only when that is
+ * 0 or 1, and the check draws only those. */
+static const Type ty_bool = {TY_UCHAR, "_Bool", 1, false, 0, NULL};
 
 static const struct {
   const char *spelling;
@@ -66,6 +71,8 @@ static const struct {
     {"uint32_t", &ty_uint32},
     {"int64_t", &ty_int64},
     {"uint64_t", &ty_uint64},
+    {"_Bool", &ty_bool},
+    {"bool", &ty_bool},
 };
 
 const Type *type_by_name(const char *spelling) {
@@ -76,6 +83,8 @@ const Type *type_by_name(const char *spelling) {
 
 bool type_is_integer(const Type *t) { return t->kind >= TY_CHAR && t->kind <= TY_ULLONG; }
 bool type_is_float(const Type *t) { return t->kind == TY_FLOAT || t->kind == TY_DOUBLE; }
+/* ranks start at 1 for char; float and double have rank 0 too */
+static bool is_bool(const Type *t) { return type_is_integer(t) && t->rank == 0; }
 bool type_same(const Type *a, const Type *b) { return a->kind == b->kind; }
 
 const Type *type_canonical(const Type *t) {
@@ -83,7 +92,7 @@ const Type *type_canonical(const Type *t) {
   case TY_VOID: return &ty_void;
   case TY_CHAR: return &ty_char;
   case TY_SCHAR: return &ty_schar;
-  case TY_UCHAR: return &ty_uchar;
+  case TY_UCHAR: return is_bool(t) ? &ty_bool : &ty_uchar;
   case TY_SHORT: return &ty_short;
   case TY_USHORT: return &ty_ushort;
   case TY_INT: return &ty_int;
@@ -119,6 +128,10 @@ const Type *type_common(const Type *a, const Type *b) {
 }
 
 void type_int_range(const Type *t, int64_t *lo, uint64_t *hi) {
+  if (is_bool(t)) {
+    *lo = 0, *hi = 1;
+    return;
+  }
   int bits = t->size * 8;
   if (t->is_signed) {
     *lo = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));

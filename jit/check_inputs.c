@@ -48,6 +48,8 @@ static void value(uint64_t r, const Type *t, bool scalar, const CheckSpec *range
   } else if (range) {
     uint64_t span = (uint64_t)range->ihi - (uint64_t)range->ilo + 1; /* 0: all 2^64 values */
     store(out, t, (int64_t)((uint64_t)range->ilo + (span ? r % span : r)), 0);
+  } else if (type_is_integer(t) && t->rank == 0) { /* _Bool: C defines only 0 and 1 in its byte */
+    store(out, t, (int64_t)(r % 2), 0);
   } else if (scalar) {
     store(out, t, (int64_t)(1 + r % 8), 0); /* [1, 8] */
   } else if (t->is_signed) {

@@ -260,6 +260,68 @@ void npu_vu_select_u8s_f32_at(const char *file, int line, float *dst, const uint
 #define npu_vu_select_u8_f32(...) npu_vu_select_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_u8s_f32(...) npu_vu_select_u8s_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* ---- VU index masks: lane i kept where (s + i) % m == r ----
+ * s is the index of lane 0 in the user's loop (a tile's start), so the
+ * mask is the loop's `i % m == r` across tiles; m in [1, 65536]. C's %:
+ * a negative s + i has a remainder <= 0. Operands marked "kept" are read
+ * or written on kept lanes alone (a predicated access: a cache of only the
+ * elements the loop touches holds them).
+ *   npu_vu_lane_mask_u8:     dst[i] = (s + i) % m == r          (a byte mask)
+ *   npu_vu_store_lane_f32:   if kept, dst[i] = a[i]             (dst, a kept: a masked store)
+ *   npu_vu_muls_lane_f32:    if kept, dst[i] = a[i] * c         (dst, a kept)
+ *   npu_vu_select_lanes_f32: dst[i] = kept ? a[i] : e           (a kept)
+ * One vector of work per vector of the widest operand, over all n lanes. */
+void npu_vu_lane_mask_u8_at(const char *file, int line, uint8_t *dst, int n, int s, int m, int r);
+void npu_vu_store_lane_f32_at(const char *file, int line, float *dst, const float *a, int n, int s, int m, int r);
+void npu_vu_muls_lane_f32_at(const char *file, int line, float *dst, const float *a, int n, int s, int m, int r,
+                             float c);
+void npu_vu_select_lanes_f32_at(const char *file, int line, float *dst, const float *a, int n, int s, int m, int r,
+                                float e);
+#define npu_vu_lane_mask_u8(...) npu_vu_lane_mask_u8_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_store_lane_f32(...) npu_vu_store_lane_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_muls_lane_f32(...) npu_vu_muls_lane_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_lanes_f32(...) npu_vu_select_lanes_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- A ?: whose condition is a suffix of the loop ----
+ *   npu_vu_select_from_f32: dst[i] = s + i >= lo ? a[i] : e  (a read from lane lo - s on)
+ * s is the index of lane 0 in the user's loop (`y[i] = i >= 7 ? x[i] : 0.0f`). */
+void npu_vu_select_from_f32_at(const char *file, int line, float *dst, const float *a, int n, int s, int lo, float e);
+#define npu_vu_select_from_f32(...) npu_vu_select_from_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- VU compares of two fp32 arrays ----
+ *   npu_vu_cmplt_f32 / cmple / cmpeq: dst[i] = a[i] < b[i] (<=, ==), a byte mask of 0 and 1
+ *   npu_vu_select_lt_f32 / le / eq:   dst[i] = p[i] < q[i] (<=, ==) ? a[i] : b[i]  (b may be dst)
+ *   npu_vu_select_gt_muls_f32 / ge:   dst[i] = m[i] > t (>=) ? a[i] : b[i] * c     (a leaky ReLU)
+ *   npu_vu_select_lt_muls_f32 / le:   dst[i] = m[i] < t (<=) ? b[i] * c : a[i]     (the scaled branch first)
+ * C's compares: false for a NaN. One vector of work per fp32 vector. */
+void npu_vu_cmplt_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
+void npu_vu_cmple_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
+void npu_vu_cmpeq_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
+void npu_vu_select_lt_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a,
+                             const float *b, int n);
+void npu_vu_select_le_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a,
+                             const float *b, int n);
+void npu_vu_select_eq_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a,
+                             const float *b, int n);
+void npu_vu_select_gt_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
+                                  const float *b, int n, float t, float c);
+void npu_vu_select_ge_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
+                                  const float *b, int n, float t, float c);
+#define npu_vu_cmplt_f32(...) npu_vu_cmplt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_cmple_f32(...) npu_vu_cmple_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_cmpeq_f32(...) npu_vu_cmpeq_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_lt_f32(...) npu_vu_select_lt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_le_f32(...) npu_vu_select_le_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_eq_f32(...) npu_vu_select_eq_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+void npu_vu_select_lt_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
+                                  const float *b, int n, float t, float c);
+void npu_vu_select_le_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
+                                  const float *b, int n, float t, float c);
+#define npu_vu_select_lt_muls_f32(...) npu_vu_select_lt_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_le_muls_f32(...) npu_vu_select_le_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_gt_muls_f32(...) npu_vu_select_gt_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_select_ge_muls_f32(...) npu_vu_select_ge_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* ---- VU window reductions (max and average pooling) ----
  * For r < rows, c < cols, the kh x kw window of a whose first element is
  * a[(r*sh)*lda + c*sw] (windows sh rows and sw columns apart; kh, kw, sh,

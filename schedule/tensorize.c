@@ -22,7 +22,11 @@
  * operand of lower rank leaves out the dimensions whose index is then 0;
  * commuted operands, mirrored comparisons, S = S + X for S += X and back,
  * an operand written in place, element for element, and an if under a
- * mask that stores one element as the select it is. A guard on a matched
+ * mask that stores one element as the select it is; `c != d ? x : y` as
+ * `c == d ? y : x`, `e > k` on ints as `e >= k + 1`; a lane's index, the
+ * semantics' `P + i`, as any signed int index with coefficient 1 on the
+ * counter (P its value at counter 0), and `E & k` as `E % (k + 1)` where
+ * E is not negative (tested at run time). A guard on a matched
  * loop's counter that keeps a prefix (a split's tail) or any window of
  * its iterations (`if (i >= 7)`, schedule/vectorize_window.c) runs the
  * call over what it keeps: start and length at run time.
@@ -83,6 +87,14 @@ typedef struct {
   const Var *win_var[MAX_BIND];
   SchedWindow win[MAX_BIND];
   int nwins;
+  /* index masks written with & (`(i & 3) == 1` for the semantics' `(s +
+   * i) % m == r`): the scalar operands that must not be negative there,
+   * where & and % agree (check_nonneg) */
+  const Var *nonneg[MAX_BIND];
+  int nnonneg;
+  /* the semantics' lane index start P (`(P + i) % m`) and the nest's
+   * counter for i (lane_index), or NULL */
+  const Var *lane_param, *lane_var;
   const Stmt *ucur, *scur; /* the statements being matched */
   int progress;             /* nodes compared: how near a failed match came */
   char why[1024];
@@ -550,12 +562,18 @@ static Op mirrored(Op op) {
   return op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE : op == OP_GE ? OP_LE : OP_NONE;
 }
 
-/* c is `X != 0` (or `0 != X`, or `X > 0` / `0 < X` for an unsigned X),
- * the same test as X alone in a condition: X, its promotion left out;
- * NULL otherwise. A byte mask written `m[i] != 0 ? ...` is `m[i] ? ...`. */
+/* c is `X != 0` (or `0 != X`, or `X > 0` / `0 < X` for an unsigned X,
+ * or `X == 1` for a bool X), the same test as X alone in a condition: X,
+ * its promotion left out; NULL otherwise. A byte mask written `m[i] != 0
+ * ? ...` is `m[i] ? ...`. */
 static const Expr *truth_of(const Expr *c) {
-  if (c->kind != EX_BINARY || (c->op != OP_NE && c->op != OP_GT && c->op != OP_LT)) return NULL;
   int64_t z;
+  if (c->kind == EX_BINARY && c->op == OP_EQ) { /* a bool == 1 (true): its values are 0 and 1 */
+    const Expr *x = ir_const_int(c->b, &z) && z == 1 ? c->a : ir_const_int(c->a, &z) && z == 1 ? c->b : NULL;
+    while (x && x->kind == EX_CAST && x->implicit) x = x->a;
+    return x && type_is_integer(x->type) && x->type->rank == 0 ? x : NULL;
+  }
+  if (c->kind != EX_BINARY || (c->op != OP_NE && c->op != OP_GT && c->op != OP_LT)) return NULL;
   bool zero_right = ir_const_int(c->b, &z) && z == 0, zero_left = ir_const_int(c->a, &z) && z == 0;
   const Expr *x = zero_right ? c->a : zero_left ? c->b : NULL;
   if (!x || (c->op == OP_GT && !zero_right) || (c->op == OP_LT && !zero_left)) return NULL;
@@ -564,16 +582,144 @@ static const Expr *truth_of(const Expr *c) {
   return x;
 }
 
+/* The scalar operand P of a semantics `P + v` (an int sum, v a counter
+ * the nest maps to *uv), or NULL. */
+static const Var *lane_base(const Match *m, const Expr *s, const Var **uv) {
+  if (s->kind != EX_BINARY || s->op != OP_ADD || !type_is_integer(s->type)) return NULL;
+  for (int side = 0; side < 2; side++) {
+    const Expr *p = side ? s->b : s->a, *v = side ? s->a : s->b;
+    if (p->kind == EX_VAR && is_param(m, p->var) && v->kind == EX_VAR && (*uv = mapped(m, v->var))) return p->var;
+  }
+  return NULL;
+}
+
+/* An index as the semantics' `P + v` (a lane's index from the call's
+ * start P): any signed int expression of the nest with coefficient 1 on
+ * v's counter, P what it is at counter 0 (`i` alone: 0; `core * 256 + ii
+ * * 16 + ii_v` after two splits: core * 256 + ii * 16). */
+static bool lane_index(Match *m, const Expr *u, const Expr *s) {
+  const Var *uv;
+  const Var *p = lane_base(m, s, &uv);
+  int64_t c;
+  if (!p || !type_same(u->type, s->type) || !ir_signed_affine(u) || !ir_linear_coef(u, uv, &c) || c != 1) return false;
+  Expr *start = ir_subst_expr(m->a, ir_expr_copy(m->a, u), uv, ir_int(m->a, 0, uv->type, u->loc));
+  if (!bind_operand(m, p, arith_simplify(m->a, start, NULL, 0))) return false;
+  m->lane_param = p, m->lane_var = uv;
+  return true;
+}
+
+/* `E & K`, K + 1 a power of two, for the semantics' `(P + v) % M`: it is
+ * E % (K + 1) where E >= 0, so P, E's value at counter 0 (the counter
+ * runs up from 0), must not be negative: a constant is checked, another
+ * value tested at run time (check_nonneg). 0: not this form; -1: it is,
+ * and does not match. */
+static int index_and(Match *m, const Expr *u, const Expr *s) {
+  int64_t k;
+  const Var *uv, *p;
+  if (s->kind != EX_BINARY || s->op != OP_MOD || u->kind != EX_BINARY || u->op != OP_BAND || !ir_const_int(u->b, &k) ||
+      k < 0 || k >= INT32_MAX || (k & (k + 1)) || s->b->kind != EX_VAR || !is_param(m, s->b->var) ||
+      !type_same(u->type, s->type) || !(p = lane_base(m, s->a, &uv)) || m->nnonneg == MAX_BIND)
+    return 0;
+  if (!bind_operand(m, s->b->var, ir_int(m->a, k + 1, s->b->type, u->loc)) || !lane_index(m, u->a, s->a))
+    return differ(m, "the index mask differs", u, s), -1;
+  m->nonneg[m->nnonneg++] = p;
+  return 1;
+}
+
+/* E when u tests that E is odd, for every E: `E % 2` or `E & 1` as a
+ * truth value or `!= 0`, or NULL. */
+static const Expr *odd_test(const Expr *u) {
+  int64_t z, k;
+  while (u->kind == EX_CAST && u->implicit) u = u->a;
+  if (u->kind == EX_BINARY && u->op == OP_NE) {
+    if (ir_const_int(u->b, &z) && z == 0) return odd_test(u->a);
+    if (ir_const_int(u->a, &z) && z == 0) return odd_test(u->b);
+    return NULL;
+  }
+  if (u->kind != EX_BINARY || !ir_const_int(u->b, &k) || !type_is_integer(u->type)) return NULL;
+  return (u->op == OP_MOD && k == 2) || (u->op == OP_BAND && k == 1) ? u->a : NULL;
+}
+
+/* An odd test (odd_test) for the semantics' `(P + v) % M == R`: E % 2 ==
+ * 1 where E is not negative, so M = 2, R = 1 and P not negative, as for
+ * & (index_and). 0: not this form; -1: it is, and does not match. */
+static int index_odd(Match *m, const Expr *u, const Expr *s) {
+  const Expr *e = odd_test(u);
+  const Var *uv, *p;
+  if (!e || s->kind != EX_BINARY || s->op != OP_EQ || s->a->kind != EX_BINARY || s->a->op != OP_MOD ||
+      s->a->b->kind != EX_VAR || !is_param(m, s->a->b->var) || s->b->kind != EX_VAR || !is_param(m, s->b->var) ||
+      !(p = lane_base(m, s->a->a, &uv)) || m->nnonneg == MAX_BIND)
+    return 0;
+  if (!bind_operand(m, s->a->b->var, ir_int(m->a, 2, s->a->b->type, u->loc)) ||
+      !bind_operand(m, s->b->var, ir_int(m->a, 1, s->b->type, u->loc)) || !lane_index(m, e, s->a->a))
+    return differ(m, "the index mask differs", u, s), -1;
+  m->nonneg[m->nnonneg++] = p;
+  return 1;
+}
+
+/* `c != d ? x : y` for the semantics' `p == q ? a : b`: it is `c == d ?
+ * y : x`, C's != being the negation of == for every value, NaN too. */
+static bool unequal_select(Match *m, const Expr *u, const Expr *s) {
+  if (u->kind != EX_COND || s->kind != EX_COND || u->a->kind != EX_BINARY || u->a->op != OP_NE ||
+      s->a->kind != EX_BINARY || s->a->op != OP_EQ)
+    return false;
+  Expr *eq = ARENA_NEW(m->a, Expr);
+  *eq = *u->a;
+  eq->op = OP_EQ;
+  Match *save = malloc(sizeof *save);
+  *save = *m;
+  bool ok = match_expr(m, eq, s->a) && match_expr(m, u->c, s->b) && match_expr(m, u->b, s->c);
+  if (!ok) *m = *save; /* another form may match (an odd test) */
+  free(save);
+  return ok;
+}
+
+/* `odd ? x : y` (odd_test) for the semantics' `c ? a : b`: it is `E % 2
+ * == 0 ? y : x` for every E, negative too. */
+static bool odd_select(Match *m, const Expr *u, const Expr *s) {
+  const Expr *e = u->kind == EX_COND && s->kind == EX_COND ? odd_test(u->a) : NULL;
+  if (!e || !type_is_integer(e->type)) return false;
+  Expr *rem = ir_binary(m->a, OP_MOD, (Expr *)e, ir_int(m->a, 2, e->type, u->loc), e->type, u->loc);
+  Expr *even = ir_binary(m->a, OP_EQ, rem, ir_int(m->a, 0, e->type, u->loc), &ty_int, u->loc);
+  Match *save = malloc(sizeof *save);
+  *save = *m;
+  bool ok = match_expr(m, even, s->a) && match_expr(m, u->c, s->b) && match_expr(m, u->b, s->c);
+  if (!ok) *m = *save;
+  free(save);
+  return ok;
+}
+
+/* `e > k` (or `k < e`) on ints for the semantics' `x >= P`, P a scalar
+ * operand: it is e >= k + 1. 0: not this form; -1: it is, and does not
+ * match. */
+static int int_above(Match *m, const Expr *u, const Expr *s) {
+  int64_t k;
+  if (u->kind != EX_BINARY || s->kind != EX_BINARY || s->op != OP_GE || s->b->kind != EX_VAR ||
+      !is_param(m, s->b->var) || !type_is_integer(s->a->type))
+    return 0;
+  const Expr *e = u->op == OP_GT ? u->a : u->op == OP_LT ? u->b : NULL, *c = u->op == OP_GT ? u->b : u->a;
+  if (!e || !ir_const_int(c, &k) || k >= INT32_MAX || !type_same(e->type, s->a->type)) return 0;
+  return match_expr(m, e, s->a) && bind_operand(m, s->b->var, ir_int(m->a, k + 1, s->b->type, c->loc)) ? 1 : -1;
+}
+
 static bool match_expr(Match *m, const Expr *u, const Expr *s) {
   m->progress++;
   const Expr *truth = u && s && u->kind == EX_COND && s->kind == EX_COND && s->a->kind == EX_LOAD ? truth_of(u->a) : NULL;
   if (truth) /* the mask's test written out */
     return match_expr(m, truth, s->a) && match_expr(m, u->b, s->b) && match_expr(m, u->c, s->c);
   if (!u || !s) return (!u && !s) || differ(m, "an operand is missing", u, s);
+  if (unequal_select(m, u, s) || odd_select(m, u, s)) return true;
+  int odd = index_odd(m, u, s);
+  if (odd) return odd > 0;
+  int above = int_above(m, u, s);
+  if (above) return above > 0;
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
     return bind_operand(m, s->var, u);
   if (int_as_float(u, s)) return true;
+  int and_form = index_and(m, u, s);
+  if (and_form) return and_form > 0;
+  if (lane_index(m, u, s)) return true;
   int64_t uv, c;
   if (s->kind == EX_VAR && unit_value(m, s->var, &uv)) /* a loop that runs once: its start */
     return (ir_const_int(u, &c) && c == uv && type_same(u->type, s->type)) ||
@@ -885,6 +1031,18 @@ static const Stmt *as_select(Arena *a, const Stmt *u) {
   return as;
 }
 
+/* A split's tail guard around the intrinsic's own if (an index mask's,
+ * `if ((s + i) % m == r)`): what it guards, or, when that does not match,
+ * nothing taken (the guard may be the if itself). */
+static bool tail_around_if(Match *m, const Stmt *u, const Stmt *s) {
+  Match *save = malloc(sizeof *save);
+  *save = *m;
+  bool ok = take_tail(m, u) && match_list(m, u->then_s, s);
+  if (!ok) *m = *save;
+  free(save);
+  return ok;
+}
+
 static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   u = flat(u);
   s = flat(s);
@@ -909,6 +1067,7 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s) {
   if (!u) return differ_stmt(m, "the nest does less than the intrinsic", NULL, s);
   /* a split's tail guard, where the intrinsic has none: what it guards */
   if (u->kind == ST_IF && s->kind != ST_IF && take_tail(m, u)) return match_list(m, u->then_s, s);
+  if (u->kind == ST_IF && s->kind == ST_IF && tail_around_if(m, u, s)) return true;
   /* a guard that keeps a window of a loop's iterations: the call runs over it */
   if (u->kind == ST_IF && s->kind != ST_IF && take_window(m, u)) return match_list(m, u->then_s, s);
   if (s->kind == ST_FOR) return match_for(m, u, s);
@@ -1215,6 +1374,77 @@ static bool check_windows(Match *m, char *why, size_t n) {
   return true;
 }
 
+/* The scalar operands an index mask with & needs not negative
+ * (index_form): a constant is checked, another value joins `guard`. */
+static bool check_nonneg(const Match *m, StrBuf *guard, char *why, size_t n) {
+  for (int k = 0; k < m->nnonneg; k++)
+    for (int i = 0; i < m->nparams; i++) {
+      if (m->sparam[i] != m->nonneg[k]) continue;
+      const Expr *e = m->sparam_expr[i];
+      int64_t v;
+      if (e && ir_const_int(e, &v)) {
+        if (v < 0)
+          return snprintf(why, n, "the index mask's & agrees with %% only for an index that is not negative, and "
+                          "the loop's index starts at %lld", (long long)v) < 0;
+      } else if (e && guard) {
+        sb_puts(guard, guard->len ? " && (" : "(");
+        ir_print_expr(guard, e);
+        sb_puts(guard, ") >= 0");
+      }
+    }
+  return true;
+}
+
+/* Under an index mask a cache holds only the elements the nest touches:
+ * `if (i % 4 == 1)` under a split by 256 touches each tile's elements 1,
+ * 5, ..., and its caches start at element 1, so the call's operands would
+ * start at &y_vm[-1]. When every operand (one dimension each) starts d >=
+ * 1 lanes into the call, the lanes below d touch no element in the nest
+ * as written, so the call starts at lane d: the operands, the lane index's
+ * start and the length move by d. False when that is not the case. */
+static bool shift_lanes(Match *m) {
+  int64_t d = INT64_MAX, c;
+  if (!m->lane_param) return false;
+  for (int i = 0; i < m->nbufs; i++) {
+    if (m->ubuf[i]->ndim != 1 || !m->off[i][0] || !ir_const_int(m->off[i][0], &c) || c >= 0) return false;
+    d = -c < d ? -c : d;
+  }
+  for (int j = 0; j < m->ntails; j++)
+    if (m->tail_var[j] == m->lane_var) return false;
+  for (int j = 0; j < m->nwins; j++)
+    if (m->win_var[j] == m->lane_var) return false;
+  int size = -1, param = -1;
+  for (int i = 0; i < m->nsizes; i++)
+    if (m->size_loop[i] == m->lane_var) size = i;
+  for (int i = 0; i < m->nparams; i++)
+    if (m->sparam[i] == m->lane_param && m->sparam_expr[i]) param = i;
+  if (size < 0 || param < 0 || m->size_val[size] <= d) return false;
+  for (int i = 0; i < m->nbufs; i++) {
+    ir_const_int(m->off[i][0], &c);
+    m->off[i][0] = ir_int(m->a, c + d, m->off[i][0]->type, m->off[i][0]->loc);
+  }
+  m->size_val[size] -= d;
+  const Expr *p = m->sparam_expr[param];
+  m->sparam_expr[param] =
+      arith_simplify(m->a, ir_add(m->a, ir_expr_copy(m->a, p), ir_int(m->a, d, p->type, p->loc), p->type), NULL, 0);
+  return true;
+}
+
+/* No operand starts before its array (&x_vm[-1] points outside x_vm),
+ * unless the call can start where they do (shift_lanes). */
+static bool check_offsets(Match *m, char *why, size_t n) {
+  for (int i = 0; i < m->nbufs; i++)
+    for (int d = 0; d < m->ubuf[i]->ndim; d++) {
+      int64_t c;
+      if (m->off[i][d] && ir_const_int(m->off[i][d], &c) && c < 0 && !shift_lanes(m))
+        return snprintf(why, n, "its operand %s would start %lld elements before %s (which holds only the elements "
+                        "the nest touches), and the call cannot start later: split so that each tile starts at an "
+                        "element the nest touches",
+                        m->sbuf[i]->name, (long long)-c, m->ubuf[i]->name) < 0;
+    }
+  return true;
+}
+
 /* The operand domains of the semantics file ("domain: multiplier -2097152
  * 2097152, shift 0 47"): where the intrinsic is defined for each scalar
  * operand. A constant operand outside its domain does not match; one that
@@ -1277,7 +1507,7 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
   if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
   else ok = check_sizes(m, sem->m, why, n) && check_tails(m, sem->m, why, n) && check_windows(m, why, n) &&
-            check_domains(m, sem->m->src, name, guard, why, n);
+            check_offsets(m, why, n) && check_nonneg(m, guard, why, n) && check_domains(m, sem->m->src, name, guard, why, n);
   char *scopes = ok ? sched_intrinsic_meta(sem->m->src, "scopes: ") : NULL, *abi = ok ? sched_intrinsic_meta(sem->m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
   for (char *p = scopes; ok && p && *p;) {

@@ -27,7 +27,8 @@ bool sched_window_guard(Arena *a, const Stmt *g, const Var *v, SchedWindow *w);
 Expr *sched_window_first(Arena *a, const SchedWindow *w, int64_t n);
 Expr *sched_window_count(Arena *a, const SchedWindow *w, int64_t n);
 /* loop's nest is guarded by a test of its counter that loads nothing and
- * keeps no one window (`i % 2 == 0`): true, with why saying so. */
+ * is neither one window nor an index mask (`i % 2 != 0`): true, with why
+ * saying so. */
 bool sched_window_refusal(Arena *a, const Stmt *loop, char *why, size_t n);
 
 /* Parsed semantics kernels, each loaded once (a variant's Sched owns one). */

@@ -7,8 +7,10 @@
  * as tensorize(loop, that intrinsic) would make it. The user names the
  * loop; the matcher picks the instruction. A guard on the loop's counter
  * that keeps a window of its iterations (a tail that is not a prefix)
- * runs the instruction over the window; one that keeps no window (`i % 2
- * == 0`) leaves the hint, saying so (schedule/vectorize_window.c).
+ * runs the instruction over the window; an index mask (`i % 2 == 0`) is
+ * an instruction with the mask inside (npu_vu_store_lane_f32 ...); a guard
+ * that is neither (`i % 2 != 0`) leaves the hint, saying so
+ * (schedule/vectorize_window.c).
  *
  * Otherwise it marks a loop whose iterations carry no dependence: the
  * emitted C gets `#pragma omp simd` under `#ifdef _OPENMP`, a hint that

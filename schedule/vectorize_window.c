@@ -110,6 +110,17 @@ Expr *sched_window_count(Arena *a, const SchedWindow *w, int64_t n) {
   return w->has_lo && w->has_hi ? clamp(a, left, n) : left;
 }
 
+/* `x % m == r` or `(x & k) == r` (either side): the index mask the lane
+ * instructions take (npu_vu_store_lane_f32 ...); when it does not match,
+ * the matcher's reason is the nearer one. */
+static bool lane_mask(const Expr *c) {
+  c = bare(c);
+  if (c->kind != EX_BINARY || c->op != OP_EQ) return false;
+  const Expr *a = bare(c->a), *b = bare(c->b);
+  return (a->kind == EX_BINARY && (a->op == OP_MOD || a->op == OP_BAND)) ||
+         (b->kind == EX_BINARY && (b->op == OP_MOD || b->op == OP_BAND));
+}
+
 bool sched_window_refusal(Arena *a, const Stmt *loop, char *why, size_t n) {
   const Stmt *g = loop->body->body;
   while (g && g->kind == ST_BLOCK && !g->next) g = g->body;
@@ -117,15 +128,15 @@ bool sched_window_refusal(Arena *a, const Stmt *loop, char *why, size_t n) {
   while (g && g->kind == ST_BLOCK && !g->next) g = g->body;
   SchedWindow w;
   if (!g || g->kind != ST_IF || ir_expr_has_load(g->cond) || !ir_expr_uses(g->cond, loop->var, NULL) ||
-      sched_window_guard(a, g, loop->var, &w))
+      lane_mask(g->cond) || sched_window_guard(a, g, loop->var, &w))
     return false;
   StrBuf t;
   sb_init(&t);
   ir_print_expr(&t, g->cond);
-  snprintf(why, n, "the guard '%s' (line %d) on loop %s is not a window a VU instruction takes: i >= lo, i < hi, "
-           "i == k or their &&, on a signed int counter with coefficient 1, and no instruction takes an index mask; "
-           "the loop stays scalar and exact (for the VU, loop over the kept elements alone, from an array that "
-           "holds only them)",
+  snprintf(why, n, "the guard '%s' (line %d) on loop %s is neither a window a VU instruction takes (i >= lo, i < hi, "
+           "i == k or their &&, on a signed int counter with coefficient 1) nor an index mask (i %% m == r, (i & k) == "
+           "r with k + 1 a power of two, or i odd: i %% 2 != 0, i & 1); the loop stays scalar and exact (a mask that "
+           "keeps several remainders, i %% 3 != 0, can be an array of bytes: if (m[i]))",
            t.data, g->loc.line, loop->name);
   sb_free(&t);
   return true;

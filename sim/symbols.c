@@ -27,6 +27,14 @@ static const NpuSimSymbol table[] = {
     SYM(npu_vu_window_max_f32_at), SYM(npu_vu_window_avg_f32_at),
     SYM(npu_vu_select_gt_f32_at),  SYM(npu_vu_select_gts_f32_at),
     SYM(npu_vu_select_u8_f32_at),  SYM(npu_vu_select_u8s_f32_at),
+    SYM(npu_vu_lane_mask_u8_at),   SYM(npu_vu_store_lane_f32_at),
+    SYM(npu_vu_select_lanes_f32_at), SYM(npu_vu_muls_lane_f32_at),
+    SYM(npu_vu_cmplt_f32_at),      SYM(npu_vu_cmple_f32_at),
+    SYM(npu_vu_cmpeq_f32_at),      SYM(npu_vu_select_lt_f32_at),
+    SYM(npu_vu_select_le_f32_at),  SYM(npu_vu_select_eq_f32_at),
+    SYM(npu_vu_select_gt_muls_f32_at), SYM(npu_vu_select_ge_muls_f32_at),
+    SYM(npu_vu_select_lt_muls_f32_at), SYM(npu_vu_select_le_muls_f32_at),
+    SYM(npu_vu_select_from_f32_at),
     SYM(npu_cu_access_at),
 };
 #undef SYM

@@ -9,7 +9,7 @@
 
 bool sim_vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv, uint64_t work_bytes,
                   const char *detail) {
-  Operand o[4]; /* at most dst and three sources */
+  Operand o[5]; /* at most dst and four sources (a select under a compare of two arrays) */
   int core = -1;
   for (int i = 0; i < nv; i++) {
     o[i].name = v[i].name;

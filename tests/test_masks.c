@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "frontend/frontend.h"
+#include "jit/check.h"
 #include "npugen.h"
 #include "tests/test_sched_util.h"
 
@@ -106,14 +108,15 @@ Test(masks, a_window_inside_a_split_tail_is_one_window) {
 }
 
 Test(masks, a_guard_that_keeps_no_window_stays_scalar_and_says_so) {
-  /* every other element: no one window, and no VU instruction takes an
-   * index mask; exact as scalar code */
-  NpgSession *s = guarded(1024, 256, "if (i % 2 == 0) y[i] = x[i] * 2.0f;");
+  /* two elements of three: neither a window nor an index mask the lane
+   * instructions take (one remainder each); exact as scalar code */
+  NpgSession *s = guarded(1024, 256, "if (i % 3 != 0) y[i] = x[i] * 2.0f;");
   const char *c = npg_emit_source(s, checked(s, "v"));
-  has(c, "/* vectorize(ii) stays a hint: no VU instruction computes this nest (the guard '(core * 256 + ii) % 2 == 0' "
-         "(line 3) on loop ii is not a window a VU instruction takes: i >= lo, i < hi, i == k or their &&, on a "
-         "signed int counter with coefficient 1, and no instruction takes an index mask; the loop stays scalar and "
-         "exact (for the VU, loop over the kept elements alone, from an array that holds only them)) */");
+  has(c, "/* vectorize(ii) stays a hint: no VU instruction computes this nest (the guard '(core * 256 + ii) % 3 != 0' "
+         "(line 3) on loop ii is neither a window a VU instruction takes (i >= lo, i < hi, i == k or their &&, on a "
+         "signed int counter with coefficient 1) nor an index mask (i % m == r, (i & k) == r with k + 1 a power of "
+         "two, or i odd: i % 2 != 0, i & 1); the loop stays scalar and exact (a mask that keeps several remainders, "
+         "i % 3 != 0, can be an array of bytes: if (m[i]))) */");
   lacks(c, "npu_vu_");
   npg_close(s);
 }
@@ -216,5 +219,244 @@ Test(masks, windows_with_lanes_and_on_the_rows_of_a_2d_instruction) {
   has(npg_emit_source(s, checked(s, "v")),
       "npu_vu_sub_rows_f32(&Y_vm[npu_clamp(5 - core * 16, 16)][0], &X_vm[npu_clamp(5 - core * 16, 16)][0], "
       "&m_vm[npu_clamp(5 - core * 16, 16)], 16 - npu_clamp(5 - core * 16, 16), 16, 16, 16);");
+  npg_close(s);
+}
+
+/* ---- index masks: i % m == r and (i & k) == r on the lane counter ---- */
+
+Test(masks, an_index_mask_runs_on_the_vu) {
+  static const char *const cases[][3] = {
+      /* a scaled masked store: the odd elements of y are neither read nor
+       * written (y's cache is the tile's first 255 elements) */
+      {"if (i % 2 == 0) y[i] = 2.0f * x[i];", "npu_vu_muls_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 0, 2.0f);",
+       NULL},
+      {"if (i % 2 == 0) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 0);", NULL},
+      /* a select with the scalar elsewhere */
+      {"y[i] = i % 4 == 1 ? x[i] : 0.0f;", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 4, 1, 0.0f);",
+       NULL},
+      /* & as %: only where the index is not negative, tested at run time */
+      {"y[i] = (i & 3) == 1 ? x[i] : 0.0f;", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 4, 1, 0.0f);",
+       "if ((core * 256) >= 0) {"},
+      /* odd, as C writes it: i % 2 == 1 where i is not negative */
+      {"if (i % 2) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 1);",
+       "if ((core * 256) >= 0) {"},
+      {"y[i] = (i & 1) != 0 ? x[i] : 0.0f;",
+       "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 1, 0.0f);", "if ((core * 256) >= 0) {"},
+      /* odd ? x : y is even ? y : x, for every index */
+      {"y[i] = (i % 2) ? 0.0f : x[i];", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 0, 0.0f);",
+       NULL},
+      /* the kernel's index is not the loop's counter: its start moves */
+      {"if (((i - 8) & 1) == 0) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256 - 8, 2, 0);",
+       "if ((core * 256 - 8) >= 0) {"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    NpgSession *s = guarded(1024, 256, cases[c][0]);
+    const char *text = npg_emit_source(s, checked(s, "v"));
+    has(text, cases[c][1]);
+    if (cases[c][2]) has(text, cases[c][2]);
+    else lacks(text, ">= 0) {");
+    lacks(text, "stays a hint");
+    npg_close(s);
+  }
+}
+
+Test(masks, an_index_mask_in_a_split_tail_unsplit_and_by_vectors) {
+  /* 1000 = 3 * 256 + 232: the split's tail guard around the mask sizes the call */
+  NpgSession *s = guarded(1000, 256, "if (i % 2 == 0) y[i] = 2.0f * x[i];");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_muls_lane_f32(&y_vm[0], &x_vm[0], (1000 - core * 256 >= 256 ? 256 : 1000 - core * 256 > 0 ? 1000 - "
+      "core * 256 : 0), core * 256, 2, 0, 2.0f);");
+  npg_close(s);
+  /* the loop as written, cached at the root: the start is 0 */
+  s = open_ok("void k(const float x[1024], float y[1024]) {\n"
+              "  for (int i = 0; i < 1024; i++)\n"
+              "    if (i % 2 == 0) y[i] = x[i];\n"
+              "}\n",
+              "#pragma npu schedule(k, v)\n"
+              "#pragma npu cache_read(x, vu_vm, root, x_vm)\n"
+              "#pragma npu cache_write(y, vu_vm, root, y_vm)\n"
+              "#pragma npu vectorize(i)\n");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 1024, 0, 2, 0);");
+  npg_close(s);
+  /* vectorize(ii, 16): each vector's start, core * 256 + ii * 16 */
+  s = open_ok("void k(const float x[1024], float y[1024]) {\n"
+              "  for (int i = 0; i < 1024; i++)\n"
+              "    y[i] = i % 3 == 2 ? x[i] : 0.0f;\n"
+              "}\n",
+              "#pragma npu schedule(k, v)\n"
+              "#pragma npu split(i, 256, core, ii)\n"
+              "#pragma npu bind(core, vu)\n"
+              "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+              "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+              "#pragma npu vectorize(ii, 16)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_select_lanes_f32(&y_vm[ii * 16], &x_vm[ii * 16], 16, core * 256 + ii * 16, 3, 2, 0.0f);");
+  npg_close(s);
+}
+
+Test(masks, an_index_mask_whose_cache_starts_past_the_tile_starts_there) {
+  /* i % 4 == 1 touches elements 1, 5, ... of each tile: y's and x's
+   * caches start at the tile's element 1, and a call from the tile's
+   * start would point before them: it starts at lane 1, and so does its
+   * index */
+  NpgSession *s = guarded(1024, 256, "if (i % 4 == 1) y[i] = x[i];");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 255, core * 256 + 1, 4, 1);");
+  npg_close(s);
+  /* a select writes every element of y: its cache starts at the tile,
+   * x's at element 1, and no later start serves both */
+  s = guarded(1024, 256, "y[i] = i % 4 == 1 ? x[i] : y[i];");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  lacks(c, "npu_vu_store_lane_f32(&");
+  has(c, "stays a hint");
+  npg_close(s);
+}
+
+/* ---- ?: on a suffix of the loop: npu_vu_select_from_f32 ---- */
+
+Test(masks, a_select_on_a_suffix_runs_on_the_vu) {
+  static const char *const cases[][2] = {
+      {"y[i] = i >= 7 ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 7, 0.0f);"},
+      {"y[i] = 300 <= i ? x[i] : -1.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 300, -1.0f);"},
+      /* on ints, i > 6 is i >= 7 */
+      {"y[i] = i > 6 ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 7, 0.0f);"},
+      {"y[i] = 6 < i ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 7, 0.0f);"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    NpgSession *s = guarded(1024, 256, cases[c][0]);
+    has(npg_emit_source(s, checked(s, "v")), cases[c][1]);
+    npg_close(s);
+  }
+}
+
+/* ---- compares of two arrays, leaky ReLUs, compares into a mask ---- */
+
+Test(masks, data_dependent_compares_run_on_the_vu) {
+  static const char *const cases[][2] = {
+      /* a masked store under x < z: y kept (and copied in) elsewhere */
+      {"if (x[i] < z[i]) y[i] = x[i];", "npu_vu_select_lt_f32(&y_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], &y_vm[0], 256);"},
+      /* >= mirrored: z <= x */
+      {"y[i] = x[i] >= z[i] ? z[i] : x[i];",
+       "npu_vu_select_le_f32(&y_vm[0], &z_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], 256);"},
+      {"y[i] = x[i] == z[i] ? x[i] : z[i];",
+       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], &z_vm[0], 256);"},
+      /* != is == with the branches swapped, for a NaN too */
+      {"y[i] = x[i] != z[i] ? x[i] : z[i];",
+       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &z_vm[0], &x_vm[0], 256);"},
+      {"if (x[i] != z[i]) y[i] = z[i];",
+       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &y_vm[0], &z_vm[0], 256);"},
+      /* leaky ReLUs, with the int 0 C converts and with 0.0f */
+      {"y[i] = x[i] >= 0 ? x[i] : 0.1f * x[i];",
+       "npu_vu_select_ge_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 256, 0, 0.1f);"},
+      {"y[i] = x[i] > 0.0f ? x[i] : x[i] * 0.01f;",
+       "npu_vu_select_gt_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 256, 0.0f, 0.01f);"},
+      /* the scaled branch first: another instruction (a NaN tells < from
+       * a negated >=) */
+      {"y[i] = x[i] < 0.0f ? 0.01f * x[i] : x[i];",
+       "npu_vu_select_lt_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 256, 0.0f, 0.01f);"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    NpgSession *s = guarded(1024, 256, cases[c][0]);
+    has(npg_emit_source(s, checked(s, "v")), cases[c][1]);
+    npg_close(s);
+  }
+}
+
+Test(masks, compares_into_a_byte_mask_and_an_index_mask_run_on_the_vu) {
+  static const char *const cases[][2] = {
+      {"m[i] = x[i] < z[i];", "npu_vu_cmplt_f32(&m_vm[0], &x_vm[0], &z_vm[0], 256);"},
+      {"m[i] = z[i] >= x[i];", "npu_vu_cmple_f32(&m_vm[0], &x_vm[0], &z_vm[0], 256);"},
+      {"m[i] = x[i] == z[i];", "npu_vu_cmpeq_f32(&m_vm[0], &x_vm[0], &z_vm[0], 256);"},
+      {"m[i] = i % 3 == 0;", "npu_vu_lane_mask_u8(&m_vm[0], 256, core * 256, 3, 0);"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char src[512];
+    snprintf(src, sizeof src,
+             "#include <stdint.h>\n"
+             "void k(const float x[1024], const float z[1024], uint8_t m[1024]) {\n"
+             "  for (int i = 0; i < 1024; i++)\n"
+             "    %s\n"
+             "}\n",
+             cases[c][0]);
+    bool loads = strstr(cases[c][0], "x[") != NULL;
+    NpgSession *s = open_ok(src, loads ? "#pragma npu schedule(k, v)\n"
+                                         "#pragma npu split(i, 256, core, ii)\n"
+                                         "#pragma npu bind(core, vu)\n"
+                                         "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                         "#pragma npu cache_read(z, vu_vm, core, z_vm)\n"
+                                         "#pragma npu cache_write(m, vu_vm, core, m_vm)\n"
+                                         "#pragma npu vectorize(ii)\n"
+                                       : "#pragma npu schedule(k, v)\n"
+                                         "#pragma npu split(i, 256, core, ii)\n"
+                                         "#pragma npu bind(core, vu)\n"
+                                         "#pragma npu cache_write(m, vu_vm, core, m_vm)\n"
+                                         "#pragma npu vectorize(ii)\n");
+    has(npg_emit_source(s, checked(s, "v")), cases[c][1]);
+    npg_close(s);
+  }
+}
+
+/* ---- bool masks: <stdbool.h>'s bool and _Bool, one byte of 0 or 1 ---- */
+
+Test(masks, a_bool_mask_is_a_byte_mask) {
+  static const char *const cases[][3] = {
+      {"bool", "y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
+      {"_Bool", "if (m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      /* == true is the bool itself (0 or 1); true prints as 1 (the emitted
+       * C includes no <stdbool.h>) */
+      {"bool", "y[i] = m[i] == true ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char src[512];
+    snprintf(src, sizeof src,
+             "#include <stdbool.h>\n"
+             "void k(const %s m[64], const float x[64], float y[64]) {\n"
+             "  for (int i = 0; i < 64; i++)\n"
+             "    %s\n"
+             "}\n",
+             cases[c][0], cases[c][1]);
+    NpgSession *s = open_ok(src, "#pragma npu schedule(k, v)\n"
+                                 "#pragma npu split(i, 32, core, ii)\n"
+                                 "#pragma npu bind(core, vu)\n"
+                                 "#pragma npu cache_read(m, vu_vm, core, m_vm)\n"
+                                 "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                 "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                 "#pragma npu vectorize(ii)\n");
+    const char *text = npg_emit_source(s, checked(s, "v"));
+    has(text, "void v(const _Bool m[64], const float x[64], float y[64])");
+    has(text, cases[c][2]);
+    npg_close(s);
+  }
+}
+
+/* C defines only 0 and 1 in a bool's byte: the check draws nothing else,
+ * for an array and for a scalar (at its maximum, 1, in the scalar-ends
+ * run); a constant converted to bool is whether it is not 0 */
+Test(masks, the_check_draws_bools_of_0_and_1) {
+  const char *src = "#include <stdbool.h>\n"
+                    "void k(const bool m[256], bool f, int y[256]) {\n"
+                    "  for (int i = 0; i < 256; i++) y[i] = m[i] + f + (bool)2 + (_Bool)0.5f;\n"
+                    "}\n";
+  DiagList d;
+  diag_init(&d);
+  Module *mod = frontend_parse("k.c", src, strlen(src), &d);
+  cr_assert_not_null(mod);
+  void **a = check_make_inputs(mod->kernels, mod->check_specs, 1, false);
+  void **e = check_make_inputs(mod->kernels, mod->check_specs, 1, true);
+  const unsigned char *m = a[0];
+  int ones = 0;
+  for (int i = 0; i < 256; i++) {
+    cr_assert(m[i] <= 1, "m[%d] = %d", i, m[i]);
+    ones += m[i];
+  }
+  cr_assert(ones > 64 && ones < 192, "%d ones", ones);
+  cr_assert_leq(*(unsigned char *)a[1], 1);
+  cr_assert_eq(*(unsigned char *)e[1], 1);
+  check_free_args(a, mod->kernels->nparams);
+  check_free_args(e, mod->kernels->nparams);
+  module_free(mod);
+  diag_free(&d);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  checked(s, "k");
   npg_close(s);
 }

@@ -46,6 +46,15 @@ static const char simabi_all[] =
     "  npu_vu_select_gt_f32(f, f + 16, f + 32, f, 16, 0.0f); npu_vu_select_gts_f32(f, f + 16, f + 16, 16, 0.5f, 0.0f);\n"
     "  npu_vu_select_u8_f32(f, (uint8_t *)(f + 64), f + 16, f, 16);\n"
     "  npu_vu_select_u8s_f32(f, (uint8_t *)(f + 64), f + 16, 16, 0.0f);\n"
+    "  npu_vu_lane_mask_u8((uint8_t *)(f + 64), 16, 3, 2, 1); npu_vu_store_lane_f32(f, f + 16, 16, 3, 2, 1);\n"
+    "  npu_vu_muls_lane_f32(f, f + 16, 16, 0, 4, 1, 2.0f); npu_vu_select_lanes_f32(f, f + 16, 16, 0, 3, 0, 0.0f);\n"
+    "  npu_vu_select_from_f32(f, f + 16, 16, 0, 7, 0.0f);\n"
+    "  npu_vu_cmplt_f32((uint8_t *)(f + 64), f, f + 16, 16); npu_vu_cmple_f32((uint8_t *)(f + 64), f, f + 16, 16);\n"
+    "  npu_vu_cmpeq_f32((uint8_t *)(f + 64), f, f + 16, 16);\n"
+    "  npu_vu_select_lt_f32(f, f + 16, f + 32, f + 48, f, 16); npu_vu_select_le_f32(f, f + 16, f + 32, f + 48, f, 16);\n"
+    "  npu_vu_select_eq_f32(f, f + 16, f + 32, f + 48, f, 16);\n"
+    "  npu_vu_select_gt_muls_f32(f, f, f, f, 16, 0.0f, 0.1f); npu_vu_select_ge_muls_f32(f, f, f, f, 16, 0.0f, 0.1f);\n"
+    "  npu_vu_select_lt_muls_f32(f, f, f, f, 16, 0.0f, 0.1f); npu_vu_select_le_muls_f32(f, f, f, f, 16, 0.0f, 0.1f);\n"
     "  if (npu_clamp(-3, 8) != 0 || npu_clamp(5, 8) != 5 || npu_clamp(9, 8) != 8) return 2;\n"
     "  npu_barrier();\n"
     "  return 0;\n"
@@ -69,7 +78,7 @@ Test(sim_abi, every_intrinsic_binds_and_runs) {
 Test(sim_abi, symbol_table_is_complete_and_unique) {
   size_t n;
   const NpuSimSymbol *t = npusim_symbols(&n);
-  cr_assert_eq(n, 49);
+  cr_assert_eq(n, 64);
   for (size_t i = 0; i < n; i++) {
     cr_assert_not_null(t[i].addr);
     size_t len = strlen(t[i].name);

@@ -787,3 +787,148 @@ Test(sim_ops, selects_in_place_by_hand) {
   cr_assert_eq(busy, 3 * 5); /* 4 + 1 each */
   simt_free(s);
 }
+
+/* ---- masks: index masks, compares into a byte mask, selects under a
+ * compare of two arrays, leaky ReLUs, a ?: on a suffix ---- */
+
+/* Every op against its DSL kernel on random operands (NaN and infinities
+ * where the op only moves or compares them, finite where it multiplies),
+ * index masks with starts below 0, moduli 1 to 5 and remainders of both
+ * signs (C's %); dst starts random, so lanes an op keeps must stay. */
+typedef struct {
+  int s, m, r;
+} SimopLane;
+static const SimopLane simop_lanes[] = {{0, 2, 0}, {256, 2, 1}, {7, 3, 1}, {-5, 4, 0}, {-9, 4, -1}, {3, 1, 0}, {0, 5, 7}};
+
+Test(sim_ops, index_mask_ops_match_dsl) {
+  SimtRng rng;
+  simt_seed(&rng, 34);
+  for (int op = 0; op < 5; op++)
+    for (size_t li = 0; li < sizeof simop_lanes / sizeof simop_lanes[0]; li++) {
+      const SimopLane *l = &simop_lanes[li];
+      int n = simop_vu_ns[li % (sizeof simop_vu_ns / sizeof simop_vu_ns[0])] / 2 + 1, lo = l->m; /* suffix start */
+      NpuSim *s = simt_new();
+      float *dst = npu_scope_base(NPU_VU_VM, (int)li % 4), *a = dst + n;
+      simop_fill(&rng, dst, 2 * n, op == 2 ? 'f' : 'F');
+      float *rd = simop_dup(dst, (size_t)n * 8);
+      static const char *const names[] = {"npu_vu_lane_mask_u8", "npu_vu_store_lane_f32", "npu_vu_muls_lane_f32",
+                                          "npu_vu_select_lanes_f32", "npu_vu_select_from_f32"};
+      TccUnit *u;
+      void *ref = simop_kernel(&u, names[op], "N=%d", n);
+      switch (op) {
+      case 0:
+        npu_vu_lane_mask_u8_at(__FILE__, __LINE__, (uint8_t *)dst, n, l->s, l->m, l->r);
+        ((void (*)(uint8_t *, int, int, int))ref)((uint8_t *)rd, l->s, l->m, l->r);
+        break;
+      case 1:
+        npu_vu_store_lane_f32_at(__FILE__, __LINE__, dst, a, n, l->s, l->m, l->r);
+        ((void (*)(float *, const float *, int, int, int))ref)(rd, rd + n, l->s, l->m, l->r);
+        break;
+      case 2:
+        npu_vu_muls_lane_f32_at(__FILE__, __LINE__, dst, a, n, l->s, l->m, l->r, -1.5f);
+        ((void (*)(float *, const float *, int, int, int, float))ref)(rd, rd + n, l->s, l->m, l->r, -1.5f);
+        break;
+      case 3:
+        npu_vu_select_lanes_f32_at(__FILE__, __LINE__, dst, a, n, l->s, l->m, l->r, 0.25f);
+        ((void (*)(float *, const float *, int, int, int, float))ref)(rd, rd + n, l->s, l->m, l->r, 0.25f);
+        break;
+      default:
+        npu_vu_select_from_f32_at(__FILE__, __LINE__, dst, a, n, l->s, lo, 0.25f);
+        ((void (*)(float *, const float *, int, int, float))ref)(rd, rd + n, l->s, lo, 0.25f);
+        break;
+      }
+      simop_ok(s);
+      cr_assert_eq(memcmp(dst, rd, (size_t)n * (op ? 4 : 1)), 0, "%s n=%d s=%d m=%d r=%d: sim and DSL differ", names[op],
+                   n, l->s, l->m, l->r);
+      tcc_unit_free(u);
+      free(rd);
+      simt_free(s);
+    }
+}
+
+typedef void (*SimopCmp)(const char *, int, uint8_t *, const float *, const float *, int);
+typedef void (*SimopSel2)(const char *, int, float *, const float *, const float *, const float *, const float *, int);
+typedef void (*SimopSelMuls)(const char *, int, float *, const float *, const float *, const float *, int, float,
+                             float);
+
+Test(sim_ops, compare_ops_match_dsl) {
+  /* p and q share a third of their elements (== holds there), NaN and
+   * infinities among them */
+  static const struct {
+    const char *name;
+    void *fn;
+    int kind; /* 0 compare, 1 select of two arrays, 2 leaky */
+  } ops[] = {{"npu_vu_cmplt_f32", (void *)npu_vu_cmplt_f32_at, 0},
+             {"npu_vu_cmple_f32", (void *)npu_vu_cmple_f32_at, 0},
+             {"npu_vu_cmpeq_f32", (void *)npu_vu_cmpeq_f32_at, 0},
+             {"npu_vu_select_lt_f32", (void *)npu_vu_select_lt_f32_at, 1},
+             {"npu_vu_select_le_f32", (void *)npu_vu_select_le_f32_at, 1},
+             {"npu_vu_select_eq_f32", (void *)npu_vu_select_eq_f32_at, 1},
+             {"npu_vu_select_gt_muls_f32", (void *)npu_vu_select_gt_muls_f32_at, 2},
+             {"npu_vu_select_ge_muls_f32", (void *)npu_vu_select_ge_muls_f32_at, 2},
+             {"npu_vu_select_lt_muls_f32", (void *)npu_vu_select_lt_muls_f32_at, 2},
+             {"npu_vu_select_le_muls_f32", (void *)npu_vu_select_le_muls_f32_at, 2}};
+  SimtRng rng;
+  simt_seed(&rng, 35);
+  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+    for (size_t ni = 0; ni < sizeof simop_vu_ns / sizeof simop_vu_ns[0]; ni++) {
+      int n = simop_vu_ns[ni] / 2 + 1; /* five f32 operands in one VM */
+      NpuSim *s = simt_new();
+      float *dst = npu_scope_base(NPU_VU_VM, (int)ni % 4), *p = dst + n, *q = p + n, *a = q + n, *b = a + n;
+      simop_fill(&rng, p, 4 * n, ops[o].kind == 2 ? 'f' : 'F');
+      for (int i = 0; i < n; i += 3) q[i] = p[i];
+      if (ops[o].kind == 2) p[0] = 0.0f, p[n - 1] = -0.0f; /* the threshold's own value */
+      float *rp = simop_dup(p, (size_t)n * 16), *rd = malloc((size_t)n * 4);
+      TccUnit *u;
+      void *ref = simop_kernel(&u, ops[o].name, "N=%d", n);
+      if (ops[o].kind == 0) {
+        ((SimopCmp)ops[o].fn)(__FILE__, __LINE__, (uint8_t *)dst, p, q, n);
+        ((void (*)(uint8_t *, const float *, const float *))ref)((uint8_t *)rd, rp, rp + n);
+      } else if (ops[o].kind == 1) {
+        ((SimopSel2)ops[o].fn)(__FILE__, __LINE__, dst, p, q, a, b, n);
+        ((void (*)(float *, const float *, const float *, const float *, const float *))ref)(rd, rp, rp + n, rp + 2 * n,
+                                                                                         rp + 3 * n);
+      } else {
+        ((SimopSelMuls)ops[o].fn)(__FILE__, __LINE__, dst, p, a, b, n, 0.0f, 0.125f);
+        ((void (*)(float *, const float *, const float *, const float *, float, float))ref)(rd, rp, rp + 2 * n,
+                                                                                        rp + 3 * n, 0.0f, 0.125f);
+      }
+      simop_ok(s);
+      cr_assert_eq(memcmp(dst, rd, (size_t)n * (ops[o].kind ? 4 : 1)), 0, "%s n=%d: sim and DSL differ", ops[o].name,
+                   n);
+      tcc_unit_free(u);
+      free(rp), free(rd);
+      simt_free(s);
+    }
+}
+
+/* A masked store under an index mask touches the kept lanes' hull alone:
+ * a cache of 255 elements (the tile's even ones) holds it, and the
+ * lanes past it are not read (a DMA writing there does not collide);
+ * cycles cover all 256 lanes: 1024 bytes = 16 vectors + 4 overhead. A
+ * modulus of 0 is refused. */
+Test(sim_ops, index_mask_store_touches_the_kept_hull) {
+  NpuSim *s = simt_new();
+  float *vm = npu_scope_base(NPU_VU_VM, 2);
+  for (int i = 0; i < 512; i++) vm[i] = (float)i;
+  static const float ddr[1] = {-1.0f};
+  npu_token_t t = npu_dma_1d(0, vm + 255, ddr, 4); /* in flight just past a's hull */
+  npu_vu_store_lane_f32(vm + 256, vm, 256, 1000, 2, 0);
+  simop_ok(s);
+  cr_assert(vm[256] == 0.0f && vm[257] == 257.0f && vm[258] == 2.0f && vm[510] == 254.0f && vm[511] == 511.0f);
+  npu_dma_wait(t);
+  cr_assert_eq(npusim_finish(s), 0, "%s", npusim_error(s));
+  NpuSimReport r;
+  npusim_report(s, &r);
+  uint64_t busy = UINT64_MAX;
+  for (int i = 0; i < r.unit_count; i++)
+    if (!strcmp(r.units[i].name, "vu2")) busy = r.units[i].busy;
+  cr_assert_eq(busy, 4 + 16);
+  simt_free(s);
+  s = simt_new();
+  npu_vu_store_lane_f32(vm + 256, vm, 256, 0, 0, 0);
+  cr_assert(npusim_failed(s));
+  cr_assert(strstr(npusim_error(s), "npu_vu_store_lane_f32: bad lane modulus m=0 (1 <= m <= 65536)"), "%s",
+            npusim_error(s));
+  simt_free(s);
+}
