@@ -876,6 +876,9 @@ static bool match_list(Match *m, const Stmt *u, const Stmt *s);
  * end binds the intrinsic's size. */
 static bool match_loop(Match *m, const Stmt *u, const Stmt *s) {
   int64_t lo, hi, slo;
+  if (u->step == 1 && u->cmp == OP_LT && !ir_const_int(u->hi, &hi) && ir_expr_sizes_only(u->hi))
+    return differ_stmt(m, "the loop's bound is in the kernel's sizes: split the loop first (its tail guard then "
+                       "gives the instruction a run-time length)", u, s);
   if (u->step != 1 || u->cmp != OP_LT || !ir_const_int(u->lo, &lo) || !ir_const_int(u->hi, &hi) || hi <= lo)
     return differ_stmt(m, "the loop must run by 1 between constants", u, s);
   if (s->step != 1 || s->cmp != OP_LT || !ir_const_int(s->lo, &slo))

@@ -150,6 +150,28 @@ Test(sizes, a_cache_write_with_gaps_copies_its_region_in) {
   npg_close(s);
 }
 
+/* A loop bounded by a size vectorizes onto the VU once split: the tail's
+ * run-time length is the instruction's; unsplit, the hint says to split. */
+Test(sizes, a_split_loop_vectorizes_with_a_run_time_length) {
+  const char *k = "void k(int n, const float x[n], float y[n]) {\n"
+                  "  for (int i = 0; i < n; i++)\n"
+                  "    y[i] = 2.0f * x[i];\n"
+                  "}\n";
+  const char *caches = "#pragma npu assume(k, n <= 4096)\n#pragma npu schedule(k, v)\n"
+                       "#pragma npu cache_read(x, vu_vm, root, x_vm)\n#pragma npu cache_write(y, vu_vm, root, y_vm)\n";
+  char sched[600];
+  snprintf(sched, sizeof sched, "%s#pragma npu split(i, 256, io, ii)\n#pragma npu vectorize(ii)\n", caches);
+  NpgSession *s = open_ok(k, sched);
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_muls_f32(&y_vm[io * 256], &x_vm[io * 256], (n - io * 256 >= 256 ? 256 : n - io * 256 > 0 ? n - io * "
+      "256 : 0), 2.0f);");
+  npg_close(s);
+  snprintf(sched, sizeof sched, "%s#pragma npu vectorize(i)\n", caches);
+  s = open_ok(k, sched);
+  has(npg_emit_source(s, checked(s, "v")), "the loop's bound is in the kernel's sizes: split the loop first");
+  npg_close(s);
+}
+
 /* The matmul of examples/matmul_sized_npu.c, smaller: m rows tiled by 32
  * onto the NU, double-buffered. The DMA counts and the NU's row count of
  * the last tile are computed at run time, the first load runs only when
