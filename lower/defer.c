@@ -20,12 +20,13 @@ typedef struct {
   bool found;
 } Scan;
 
-/* A statement outside skip that uses b. */
+/* A statement outside skip that uses b: a declaration too, whose
+ * initializer may read it (`float v = x_vm[i];`). */
 static bool scan_use(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Scan *u = ctx;
   if (u->skip && (st == u->skip || sched_encloses(u->skip, st))) return true;
-  if (st->kind != ST_DECL && ir_stmt_uses(st, NULL, u->b)) u->found = true;
+  if (ir_stmt_uses(st, NULL, u->b)) u->found = true;
   return !u->found;
 }
 
