@@ -1,6 +1,9 @@
 /* fuse(outer, inner, fused): two perfectly nested loops become one loop over
  * their product, as in TVM and Halide: outer = lo_o + fused / n_inner,
- * inner = lo_i + fused % n_inner. The inner trip count must be a constant. */
+ * inner = lo_i + fused % n_inner. The inner trip count must be a constant;
+ * the inner bounds may be affine in the outer counter (`j = i; j < i +
+ * 8`): lo_i then names outer, which becomes its value in turn. */
+#include "ir/arith.h"
 #include "schedule/primitives.h"
 
 bool prim_fuse(Sched *s, const SchedStep *st) {
@@ -18,9 +21,12 @@ bool prim_fuse(Sched *s, const SchedStep *st) {
   if (!loop_unit_range(s, o, &st->args[0], &olo, &oend) || !loop_unit_range(s, in, &st->args[1], &ilo, &iend)) return false;
   const Type *t = o->var->type;
   int64_t ni;
-  Expr *iext = ir_sub(s->a, iend, ilo, t);
+  /* bounds affine in the outer counter with a constant difference
+   * (`j = i; j < i + 8`): the same trip count in every outer iteration */
+  Expr *iext = arith_simplify(s->a, ir_sub(s->a, ir_expr_copy(s->a, iend), ir_expr_copy(s->a, ilo), t), NULL, 0);
   if (!ir_const_int(iext, &ni))
-    return sched_error(s, &st->args[1], "loop %s needs a constant trip count to be fused", in->name);
+    return sched_error(s, &st->args[1], "loop %s needs a constant trip count to be fused (its bounds may follow "
+                       "loop %s when their difference is a constant)", in->name, o->name);
   if (ni <= 0) return sched_error(s, &st->args[1], "loop %s runs no iterations", in->name);
   Expr *oext = ir_sub(s->a, oend, ir_expr_copy(s->a, olo), t);
   if (!sched_begin_rewrite(s)) return false;

@@ -129,6 +129,28 @@ Test(sched, unroll_fully_and_fuse) {
   npg_close(s);
 }
 
+/* Inner bounds that follow the outer counter with a constant trip count
+ * fuse too (the outer counter in them becomes its value); a trip count
+ * that varies (a triangle) is refused, saying what is needed. */
+Test(sched, fuse_with_inner_bounds_that_follow_the_outer_counter) {
+  NpgSession *s = open_ok("void band(const float x[72], float y[64][8]) {\n"
+                          "  for (int i = 0; i < 64; i++)\n"
+                          "    for (int j = i; j < i + 8; j++)\n"
+                          "      y[i][j - i] = x[j] * 2.0f;\n"
+                          "}\n",
+                          "#pragma npu schedule(band, f)\n#pragma npu fuse(i, j, ij)\n");
+  has(npg_emit_source(s, checked(s, "f")), "  for (int ij = 0; ij < 512; ij++) {\n    y[ij / 8][ij % 8] = x[ij / 8 + ij % 8] * 2.0f;\n");
+  npg_close(s);
+  refused("void tri(float A[8][8]) {\n"
+          "  for (int i = 0; i < 8; i++)\n"
+          "    for (int j = 0; j <= i; j++)\n"
+          "      A[i][j] = A[i][j] * 2.0f;\n"
+          "}\n",
+          "#pragma npu schedule(tri, f)\n#pragma npu fuse(i, j, ij)\n",
+          "k.c:7:21: error: fuse: loop j needs a constant trip count to be fused (its bounds may follow loop i when "
+          "their difference is a constant)");
+}
+
 Test(sched, merge_sibling_loops) {
   const char *k = "void two(const int A[16], int B[16], int C[16]) {\n"
                   "  for (int i = 0; i < 16; i++)\n"
