@@ -54,8 +54,8 @@ static void onchip_note(StrBuf *sb, const CallSite *c, const Param *p, const Buf
     return;
   }
   sb_printf(sb, " *   %s is the caller's %s, in %s; %s stages it in %s (%s): the scopes clash, so it is copied on chip, "
-            "%s %s %s, no DDR round trip\n", p->buf->name, arg->name, arg->scope, fn, b->scope, b->name,
-            st.load ? arg->scope : b->scope, st.store && !st.load ? "<-" : "->", st.load ? b->scope : arg->scope);
+            "%s -> %s, no DDR round trip\n", p->buf->name, arg->name, arg->scope, fn, b->scope, b->name,
+            st.load ? arg->scope : b->scope, st.load ? b->scope : arg->scope);
   if (st.load && st.store)
     sb_printf(sb, " *   and back, %s -> %s\n", b->scope, arg->scope);
 }
