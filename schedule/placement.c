@@ -149,6 +149,32 @@ static void usage_table(StrBuf *sb, const Walk *w, const NpuTarget *t, const cha
     if (!w->v[i].placed && !strcmp(w->v[i].b->scope, scope)) usage_line(sb, &w->v[i]);
 }
 
+/* The outermost call around o that passes an on-chip array: its
+ * function's buffers are placed with the caller's (ir_call_function). */
+static const Stmt *placed_call(const Onchip *o) {
+  for (int i = 0; i < o->depth; i++)
+    if (o->path[i]->kind == ST_BLOCK && o->path[i]->call && ir_call_onchip(o->path[i]->call)) return o->path[i];
+  return NULL;
+}
+
+/* "call s2 (line 9) of net_v runs cp_v with T (vu_vm): ..." when o is a
+ * buffer of such a call's function: the plan of both variants fails. */
+static void call_clash(StrBuf *sb, const Sched *s, const Walk *w, const Onchip *o) {
+  const Stmt *call = placed_call(o);
+  for (int i = 0; !call && i < w->n; i++) /* o is the caller's: a buffer of the call's in its way */
+    if (w->v[i].placed && !strcmp(w->v[i].b->scope, o->b->scope) && live_together(&w->v[i], o))
+      call = placed_call(&w->v[i]);
+  if (!call) return;
+  const CallSite *c = call->call;
+  sb_printf(sb, "call %s (line %d) cannot be planned: %s passes it ", c->name, call->loc.line, s->variant);
+  for (int i = 0, n = 0; i < c->nparams; i++)
+    if (c->arg_buf[i] && buffer_onchip(c->arg_buf[i]))
+      sb_printf(sb, "%s%s (%s)", n++ ? ", " : "", c->arg_buf[i]->name, c->arg_buf[i]->scope);
+  sb_printf(sb, " on chip, and %s's %s must be placed beside %s's buffers; the caller's array would need a DDR round "
+            "trip, which npugen does not add (give it another scope, or use another variant of %s): ", c->fn_ir->name,
+            placed_call(o) ? o->b->name : "buffers", s->variant, c->callee->name);
+}
+
 bool sched_place_onchip(Sched *s) {
   Walk w = {.v = NULL};
   walk(&w, s->k->body->body, s->k->body, NULL);
@@ -165,6 +191,7 @@ bool sched_place_onchip(Sched *s) {
     if (off + o->bytes > cap) {
       StrBuf sb;
       sb_init(&sb);
+      call_clash(&sb, s, &w, o);
       sb_printf(&sb, "the on-chip buffers do not fit: %s (%llu bytes) needs %llu bytes of %s, which holds %llu "
                 "on target '%s'; usage (buffers live at once share no bytes):", o->b->name, (unsigned long long)o->bytes,
                 (unsigned long long)(off + o->bytes), o->b->scope, (unsigned long long)cap, t->name);
