@@ -522,3 +522,28 @@ Test(programs, a_clash_that_cannot_be_planned_is_refused_naming_both_variants) {
   refused(too_big, "#pragma npu schedule(net, net_v)\n#pragma npu use(s2, cp_v)\n#pragma npu set_scope(T, vu_vm)\n",
           want);
 }
+
+/* Found while building it: a call inside a callee that gets the caller's
+ * on-chip array is planned for it too, not emitted as the shared
+ * function (placed on its own, over the caller's array). */
+Test(programs, a_call_inside_a_callee_is_planned_for_the_callers_onchip_array) {
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", staged,
+           "void outer(const int32_t X[N][N], int32_t Y[N][N]) {\n"
+           "  in: scale(X, Y, 3);\n"
+           "}\n"
+           "#pragma npu schedule(outer, outer_y)\n"
+           "#pragma npu use(in, scale_y)\n"
+           "void prog(const int32_t A[N][N], int32_t B[N][N]) {\n"
+           "  int32_t T[N][N];\n"
+           "  p: outer(A, T);\n"
+           "  q: scale(T, B, 2);\n"
+           "}\n");
+  NpgSession *s = open_ok(src, "#pragma npu schedule(prog, v)\n#pragma npu use(p, outer_y)\n"
+                               "#pragma npu set_scope(T, vu_vm)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  scale_y_p_in(X, Y, 3); /* p_in, line 20 */\n");
+  has(c, " *   Y is the caller's T, in vu_vm, where scale_y stages it (Y_vm): no copy\n");
+  lacks(c, "static void scale_y(");
+  npg_close(s);
+}
