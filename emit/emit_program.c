@@ -44,7 +44,7 @@ static void onchip_note(StrBuf *sb, const CallSite *c, const Param *p, const Buf
   IrStage st;
   const char *fn = c->fn_ir->name;
   if (!ir_call_stage(c->fn_ir, p->buf, &st)) {
-    sb_printf(sb, " *   %s is the caller's %s, in %s: used where it is\n", p->buf->name, arg->name, arg->scope);
+    sb_printf(sb, " *   %s is the caller's %s, in %s: used where it is (a copy of it is on chip)\n", p->buf->name, arg->name, arg->scope);
     return;
   }
   const Buffer *b = st.decl->buf;
