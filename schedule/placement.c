@@ -175,6 +175,57 @@ static void call_clash(StrBuf *sb, const Sched *s, const Walk *w, const Onchip *
             placed_call(o) ? o->b->name : "buffers", s->variant, c->callee->name);
 }
 
+/* ---- copies of a call placed with its caller ---- */
+
+typedef struct {
+  const Stmt *calls[64]; /* outermost calls that pass an on-chip array */
+  int n;
+  int64_t offs[2][MAX_ONCHIP];
+  int noffs[2];
+  int which;
+} Copies;
+
+static bool copy_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Copies *c = ctx;
+  if (st->kind == ST_BLOCK && st->call && ir_call_onchip(st->call) && c->n < 64) c->calls[c->n++] = st;
+  return true;
+}
+
+static bool offset_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Copies *c = ctx;
+  if (st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) && c->noffs[c->which] < MAX_ONCHIP)
+    c->offs[c->which][c->noffs[c->which]++] = st->buf->offset;
+  return true;
+}
+
+static bool same_offsets(Copies *c, const Stmt *x, const Stmt *y) {
+  const Stmt *two[2] = {x, y};
+  for (c->which = 0; c->which < 2; c->which++) {
+    c->noffs[c->which] = 0;
+    ir_walk_stmts(two[c->which]->body, offset_visit, c);
+  }
+  return c->noffs[0] == c->noffs[1] && !memcmp(c->offs[0], c->offs[1], sizeof c->offs[0][0] * (size_t)c->noffs[0]);
+}
+
+/* Copies of such a call (unroll, loop_partition) run one function, so
+ * their buffers must have been placed alike. */
+static bool copies_alike(Sched *s) {
+  Copies *c = calloc(1, sizeof *c);
+  if (!c) return sched_error(s, NULL, "out of memory");
+  ir_walk_outside_calls(s->k->body, copy_visit, c);
+  bool ok = true;
+  for (int i = 0; ok && i < c->n; i++)
+    for (int j = i + 1; ok && j < c->n; j++)
+      if (!strcmp(c->calls[i]->call->fn, c->calls[j]->call->fn) && !same_offsets(c, c->calls[i], c->calls[j]))
+        ok = sched_error(s, NULL, "copies of call %s (line %d) run one function, %s, but their on-chip buffers are "
+                         "placed differently around them; inline(%s)", c->calls[i]->call->name,
+                         c->calls[i]->loc.line, c->calls[i]->call->fn, c->calls[i]->call->name);
+  free(c);
+  return ok;
+}
+
 bool sched_place_onchip(Sched *s) {
   Walk w = {.v = NULL};
   walk(&w, s->k->body->body, s->k->body, NULL);
@@ -204,5 +255,5 @@ bool sched_place_onchip(Sched *s) {
     o->placed = true;
   }
   free(w.v);
-  return ok;
+  return ok && copies_alike(s);
 }

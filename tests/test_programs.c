@@ -547,3 +547,30 @@ Test(programs, a_call_inside_a_callee_is_planned_for_the_callers_onchip_array) {
   lacks(c, "static void scale_y(");
   npg_close(s);
 }
+
+/* Copies of a call that passes an on-chip array run one function, so
+ * they must be placed alike: here D_vm (2048 bytes, placed first) is live
+ * around the second copy only, which would put its X_vm elsewhere. */
+Test(programs, copies_of_a_call_placed_differently_are_refused) {
+  refused("#include <stdint.h>\n"
+          "#define N 16\n"
+          "void scale(const int32_t X[N][N], int32_t Y[N][N], int k) {\n"
+          "  for (int i = 0; i < N; i++)\n"
+          "    for (int j = 0; j < N; j++)\n"
+          "      Y[i][j] = X[i][j] * k;\n"
+          "}\n"
+          "#pragma npu schedule(scale, scale_vm)\n"
+          "#pragma npu cache_read(X, vu_vm, root, X_vm)\n"
+          "void rep(const int32_t A[N][N], int32_t D[4][512]) {\n"
+          "  int32_t T[N][N];\n"
+          "  for (int r = 0; r < 4; r++) {\n"
+          "    s1: scale(A, T, r + 1);\n"
+          "    for (int j = 0; j < 512; j++)\n"
+          "      D[r][j] = T[r][j % N] + 1;\n"
+          "  }\n"
+          "}\n",
+          "#pragma npu schedule(rep, v)\n#pragma npu use(s1, scale_vm)\n#pragma npu set_scope(T, vu_vm)\n"
+          "#pragma npu loop_partition(r, 2)\n#pragma npu cache_write(D, vu_vm, r_1, D_vm)\n",
+          "k.c:22:13: error: cache_write: copies of call s1 (line 13) run one function, scale_vm_s1, but their on-chip "
+          "buffers are placed differently around them; inline(s1)");
+}
