@@ -162,8 +162,7 @@ static bool live_list(Live *l, Stmt *list) {
 /* ---- the function of a call that passes an on-chip array ---- */
 
 typedef struct {
-  Sched *s;
-  const char *name;
+  const char *name, *call; /* the function's name; the call's (its copies share both) */
   bool found;
 } Taken;
 
@@ -171,7 +170,7 @@ static bool taken_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Taken *t = ctx;
   t->found |= (st->var && !strcmp(st->var->name, t->name)) || (st->buf && !strcmp(st->buf->name, t->name)) ||
-              (st->kind == ST_BLOCK && st->call && st->call->fn != t->name && !strcmp(st->call->fn, t->name));
+              (st->kind == ST_BLOCK && st->call && strcmp(st->call->name, t->call) && !strcmp(st->call->fn, t->name));
   return !t->found;
 }
 
@@ -180,7 +179,7 @@ static bool own_name_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Marks *m = ctx;
   if (st->kind != ST_BLOCK || !st->call || !ir_call_onchip(st->call)) return true;
-  Taken t = {m->s, st->call->fn, false};
+  Taken t = {st->call->fn, st->call->name, false};
   for (const Param *p = m->s->k->params; p; p = p->next)
     t.found |= !strcmp(p->buf ? p->buf->name : p->var->name, t.name);
   t.found |= module_kernel(m->s->m, t.name) != NULL || !strcmp(m->s->k->name, t.name);

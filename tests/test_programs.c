@@ -574,3 +574,23 @@ Test(programs, copies_of_a_call_placed_differently_are_refused) {
           "k.c:22:13: error: cache_write: copies of call s1 (line 13) run one function, scale_vm_s1, but their on-chip "
           "buffers are placed differently around them; inline(s1)");
 }
+
+/* set_scope after unroll plans every copy of the calls; the copies share
+ * their function and its name. */
+Test(programs, set_scope_after_unroll_plans_every_copy_of_the_call) {
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", staged,
+           "void rep(const int32_t A[N][N], int32_t B[N][N]) {\n"
+           "  int32_t T[N][N];\n"
+           "  for (int r = 0; r < 2; r++) {\n"
+           "    p: scale(A, T, r + 1);\n"
+           "    q: scale(T, B, r);\n"
+           "  }\n"
+           "}\n");
+  NpgSession *s = open_ok(src, "#pragma npu schedule(rep, v)\n#pragma npu use(p, scale_y)\n"
+                               "#pragma npu use(q, scale_vm)\n#pragma npu unroll(r)\n#pragma npu set_scope(T, vu_vm)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  scale_y_p(A, T, 2); /* p, line 22 */\n");
+  has(c, "  scale_vm_q((const int32_t (*)[16])T, B, 1); /* q, line 23 */\n");
+  npg_close(s);
+}
