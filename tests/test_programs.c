@@ -594,3 +594,11 @@ Test(programs, set_scope_after_unroll_plans_every_copy_of_the_call) {
   has(c, "  scale_vm_q((const int32_t (*)[16])T, B, 1); /* q, line 23 */\n");
   npg_close(s);
 }
+
+Test(programs, the_name_of_a_calls_own_function_may_not_be_taken) {
+  refused(staged,
+          "#pragma npu schedule(scale, scale_vm_s2)\n#pragma npu split(i, 4, io, ii)\n"
+          "#pragma npu schedule(net, v)\n#pragma npu set_scope(T, vu_vm)\n#pragma npu use(s2, scale_vm)\n",
+          "k.c:23:13: error: use: call s2 (line 17) passes an on-chip array, so it runs a function of its own, "
+          "scale_vm_s2; that name is taken (a kernel, variant, parameter or local); rename it");
+}
