@@ -59,3 +59,49 @@ void layer(const int8_t A[M][K], const int8_t W[K][N], const int32_t bias[N], in
 #pragma npu merge(add_bias_i, relu_i)
 #pragma npu merge(add_bias_j, relu_j)
 #pragma npu compute_inline(add_bias_add)
+
+/* The same layer with every call on the NPU and its intermediates on chip
+ * (docs/programs.md, "Scopes across calls"). matmul_ob keeps the whole
+ * result in the NU's output buffer; add_bias_vu reads X a band of 32 rows
+ * at a time into vector memory and stages its whole result Y there;
+ * relu_vu stages its whole input X there. */
+#pragma npu schedule(matmul, matmul_ob)
+#pragma npu tile(i, j, 64, 64, io, jo, ii, ji)
+#pragma npu cache_read(A, nu_ib, io, A_ib)
+#pragma npu cache_read(B, nu_wb, jo, B_wb)
+#pragma npu cache_write(C, nu_ob, root, C_ob)
+#pragma npu tensorize(ii, npu_nu_matmul_i8)
+#pragma npu double_buffer(A_ib)
+#pragma npu double_buffer(B_wb)
+
+#pragma npu schedule(add_bias, add_bias_vu)
+#pragma npu split(i, 32, io, ii)
+#pragma npu cache_read(X, vu_vm, io, X_vm)
+#pragma npu cache_read(bias, vu_vm, root, bias_vm)
+#pragma npu cache_write(Y, vu_vm, root, Y_vm)
+#pragma npu vectorize(j)
+
+#pragma npu schedule(relu, relu_vu)
+#pragma npu split(i, 32, io, ii)
+#pragma npu cache_read(X, vu_vm, root, X_vm)
+#pragma npu cache_write(Y, vu_vm, io, Y_vm)
+#pragma npu vectorize(j)
+
+/* The three NPU variants chained through DDR: each writes its result out
+ * and the next reads it back (426,496 DMA bytes, all through DDR). */
+#pragma npu schedule(layer, layer_ddr)
+#pragma npu use(mm, matmul_ob)
+#pragma npu use(add_bias, add_bias_vu)
+#pragma npu use(relu, relu_vu)
+
+/* The same calls with acc in nu_ob and biased in vector memory: the NU
+ * writes acc where matmul_ob stages it, add_bias copies it to vector
+ * memory band by band on chip and writes biased in place, and relu reads
+ * biased in place. 164,352 bytes cross DDR (A and W, bias, Y), and 65,536
+ * move on chip (acc, nu_ob -> vu_vm). */
+#pragma npu schedule(layer, layer_chip)
+#pragma npu use(mm, matmul_ob)
+#pragma npu use(add_bias, add_bias_vu)
+#pragma npu use(relu, relu_vu)
+#pragma npu set_scope(acc, nu_ob)
+#pragma npu set_scope(biased, vu_vm)

@@ -3,6 +3,8 @@
  * shares: the scalar arguments, walks that leave the calls' insides alone,
  * and the fingerprint by which a schedule notices a step that changed
  * what a call holds. */
+#include <string.h>
+
 #include "ir/ir.h"
 
 static const Stmt *binding(const Stmt *s, int i) {
@@ -151,4 +153,227 @@ bool ir_has_calls(const Kernel *k) {
   bool found = false;
   ir_walk_outside_calls(k->body, call_visit, &found);
   return found;
+}
+
+/* ---- arrays a caller passes on chip (docs/programs.md, "Scopes across calls") ---- */
+
+bool ir_call_onchip(const CallSite *c) {
+  for (int i = 0; i < c->nparams; i++)
+    if (c->arg_buf[i] && buffer_onchip(c->arg_buf[i])) return true;
+  return false;
+}
+
+static bool is_counter(const Expr *e, const Var *v) { return e->kind == EX_VAR && e->var == v; }
+
+/* Is the loop nest at s a copy of the whole of `to` from the whole of
+ * `from`, element by element (what cache_read and cache_write at the
+ * root make)? */
+static bool whole_copy(const Stmt *s, const Buffer *to, const Buffer *from) {
+  const Var *v[IR_MAX_DIMS];
+  const Stmt *at = s;
+  for (int d = 0; d < to->ndim; d++) {
+    int64_t lo, hi;
+    if (at->kind != ST_FOR || at->step != 1 || at->cmp != OP_LT || !ir_const_int(at->lo, &lo) || lo != 0 ||
+        !ir_const_int(at->hi, &hi) || hi != to->shape[d])
+      return false;
+    v[d] = at->var;
+    at = at->body->body;
+    if (!at || at->next) return false;
+  }
+  if (at->kind != ST_ASSIGN || at->op != OP_NONE || at->lhs->buf != to || at->rhs->kind != EX_LOAD ||
+      at->rhs->buf != from)
+    return false;
+  for (int d = 0; d < to->ndim; d++)
+    if (!is_counter(at->lhs->idx[d], v[d]) || !is_counter(at->rhs->idx[d], v[d])) return false;
+  return true;
+}
+
+/* Could on-chip buffer b hold the whole of parameter p, element for element? */
+static bool same_array(const Buffer *b, const Buffer *p) {
+  if (!buffer_onchip(b) || b->elem != p->elem || b->ndim != p->ndim || b->layout || p->layout || b->copies > 1 ||
+      b->core)
+    return false;
+  for (int d = 0; d < b->ndim; d++)
+    if (b->shape[d] != p->shape[d] || b->extent[d] || p->extent[d]) return false;
+  return true;
+}
+
+typedef struct {
+  const Buffer *p;
+  bool writes; /* only a write of p counts (an assignment to it, or a call it is passed to) */
+  bool used;
+} Uses;
+
+static bool uses_visit(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Uses *u = ctx;
+  if (u->writes) u->used |= s->kind == ST_ASSIGN && s->lhs->buf == u->p;
+  else u->used |= ir_stmt_uses(s, NULL, u->p);
+  for (int i = 0; s->kind == ST_BLOCK && s->call && i < s->call->nparams; i++) u->used |= s->call->arg_buf[i] == u->p;
+  return !u->used;
+}
+
+/* Does any top-level statement of fn but the stage's touch (or write) p? */
+static bool used_elsewhere(const Kernel *fn, const Buffer *p, const IrStage *st, bool writes) {
+  Uses u = {p, writes, false};
+  for (Stmt *s = fn->body->body; s && !u.used; s = s->next) {
+    if (s == st->decl || s == st->load || s == st->store) continue;
+    Stmt one = *s;
+    one.next = NULL;
+    ir_walk_stmts(&one, uses_visit, &u);
+  }
+  return u.used;
+}
+
+bool ir_call_stage(const Kernel *fn, const Buffer *p, IrStage *out) {
+  for (Stmt *d = fn->body->body; d; d = d->next) {
+    if (d->kind != ST_DECL || !d->buf || !same_array(d->buf, p)) continue;
+    IrStage st = {d, NULL, NULL};
+    for (Stmt *s = d->next; s; s = s->next) {
+      if (s->kind != ST_FOR || s->loop_kind != LOOP_DMA) continue;
+      if (!st.load && !st.store && whole_copy(s, d->buf, p)) st.load = s;
+      else if (!st.store && whole_copy(s, p, d->buf)) st.store = s;
+    }
+    /* a stage only loaded is a copy the function may not change: as the
+     * caller's array itself, a write would change the caller's */
+    if ((st.load || st.store) && !used_elsewhere(fn, p, &st, false) &&
+        !(!st.store && used_elsewhere(fn, d->buf, &st, true))) {
+      *out = st;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* The stage of fn's parameter that call site c passes an array in the
+ * stage's own scope for: it is the caller's array, no copy. */
+static const IrStage *agreeing_stage(const Kernel *fn, const CallSite *c, int i, IrStage *st) {
+  const Param *p = fn->params;
+  for (int j = 0; j < i; j++) p = p->next;
+  const Buffer *arg = c->arg_buf[i];
+  if (!arg || !buffer_onchip(arg) || !ir_call_stage(fn, p->buf, st) || strcmp(st->decl->buf->scope, arg->scope))
+    return NULL;
+  return st;
+}
+
+static bool elided(const Kernel *fn, const CallSite *c, const Stmt *s) {
+  IrStage st;
+  for (int i = 0; i < c->nparams; i++)
+    if (agreeing_stage(fn, c, i, &st) && (s == st.decl || s == st.load || s == st.store)) return true;
+  return false;
+}
+
+typedef struct {
+  Arena *a;
+  const char *prefix;
+} Prefix;
+
+static bool prefix_names(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Prefix *p = ctx;
+  if (st->name) st->name = arena_printf(p->a, "%s_%s", p->prefix, st->name);
+  if (st->kind == ST_BLOCK && st->call) st->call->name = arena_printf(p->a, "%s_%s", p->prefix, st->call->name);
+  return true;
+}
+
+/* A call inside the function's IR was fingerprinted over the function's
+ * own arrays: taken anew over these (sched_check_calls), not compared. */
+static bool forget_fingerprint(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  (void)ctx;
+  if (st->kind == ST_BLOCK && st->call) st->call->fingerprint = NULL;
+  return true;
+}
+
+typedef struct {
+  Arena *a;
+  Kernel *k;
+} Inner;
+
+static bool inner_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Inner *in = ctx;
+  if (st->kind == ST_BLOCK && st->call && ir_call_onchip(st->call))
+    ir_call_run(in->a, in->k, st, st->call->fn_ir->name, st->call->fn_ir, st->call->fn_schedule);
+  return true;
+}
+
+/* A call inside the new statements that now gets an on-chip array of
+ * the caller's runs its function planned for it, too (inner_visit). */
+void ir_call_run(Arena *a, Kernel *k, Stmt *call, const char *fn, const Kernel *fn_ir, const char *schedule) {
+  CallSite *c = call->call;
+  Stmt *keep = NULL, **tail = &keep;
+  for (Stmt *st = call->body; st; st = st->next)
+    if (ir_call_binds(call, st)) {
+      *tail = st;
+      tail = &st->next;
+    }
+  *tail = NULL;
+  CloneMap cm = {.k = k};
+  int i = 0;
+  IrStage st;
+  for (const Param *p = fn_ir->params; p; p = p->next, i++) {
+    ir_clone_map_put(&cm, p->buf ? (const void *)p->buf : p->var, p->buf ? (void *)c->arg_buf[i] : c->arg_var[i]);
+    if (agreeing_stage(fn_ir, c, i, &st)) ir_clone_map_put(&cm, st.decl->buf, c->arg_buf[i]);
+  }
+  Stmt *body = NULL, **bt = &body;
+  for (const Stmt *s = fn_ir->body->body; s; s = s->next) {
+    if (elided(fn_ir, c, s)) continue;
+    *bt = ir_clone_stmt(a, s, &cm);
+    bt = &(*bt)->next;
+  }
+  clone_map_free(&cm);
+  Prefix px = {a, c->name};
+  ir_walk_stmts(body, prefix_names, &px);
+  ir_walk_stmts(body, forget_fingerprint, NULL);
+  *tail = body;
+  call->body = keep;
+  c->fn = ir_call_onchip(c) ? arena_printf(a, "%s_%s", fn, c->name) : fn;
+  c->fn_ir = fn_ir;
+  c->fn_schedule = schedule;
+  c->fingerprint = NULL; /* taken anew after the step (sched_check_calls) */
+  Inner in = {a, k};
+  ir_walk_outside_calls(body, inner_visit, &in);
+}
+
+typedef struct {
+  size_t len;
+  const char *prefix;
+} Unprefix;
+
+static bool unprefix_names(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Unprefix *u = ctx;
+  if (st->name && !strncmp(st->name, u->prefix, u->len) && st->name[u->len] == '_') st->name += u->len + 1;
+  return true;
+}
+
+Kernel *ir_call_function(Arena *a, const Stmt *call) {
+  const CallSite *c = call->call;
+  Kernel *f = ir_clone_kernel(a, c->fn_ir);
+  f->name = c->fn;
+  CloneMap cm = {.k = f};
+  int i = 0;
+  for (Param *p = f->params; p; p = p->next, i++) {
+    const Buffer *arg = c->arg_buf[i];
+    if (arg && buffer_onchip(arg)) {
+      p->buf->scope = arg->scope;
+      p->buf->offset = arg->offset;
+    }
+    bool seen = false; /* one array passed for two read parameters: the first names it */
+    for (int j = 0; j < i; j++) seen |= c->arg_buf[j] == arg;
+    if (arg && !seen) ir_clone_map_put(&cm, arg, p->buf);
+    if (c->arg_var[i]) ir_clone_map_put(&cm, c->arg_var[i], p->var);
+  }
+  Stmt *body = NULL, **bt = &body;
+  for (const Stmt *s = call->body; s; s = s->next) {
+    if (ir_call_binds(call, s)) continue;
+    *bt = ir_clone_stmt(a, s, &cm);
+    bt = &(*bt)->next;
+  }
+  clone_map_free(&cm);
+  Unprefix u = {strlen(c->name), c->name};
+  ir_walk_stmts(body, unprefix_names, &u);
+  f->body->body = body;
+  return f;
 }

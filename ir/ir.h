@@ -573,6 +573,27 @@ Stmt *ir_call_around(Stmt *body, const Stmt *st);
 const char *ir_call_fingerprint(Arena *a, const Stmt *s);
 /* Does the kernel hold a marked call? */
 bool ir_has_calls(const Kernel *k);
+/* Does call site c pass an array that lives on chip (set_scope)? Its
+ * function then runs as a function of its own, placed with the caller. */
+bool ir_call_onchip(const CallSite *c);
+/* The whole-array stage of parameter p in function fn: an on-chip buffer
+ * of p's shape declared at fn's top, filled from p (load) and/or copied
+ * back to p (store) by whole copy nests at the top, p touched nowhere
+ * else (cache_read / cache_write at the root). */
+typedef struct {
+  const Stmt *decl, *load, *store;
+} IrStage;
+bool ir_call_stage(const Kernel *fn, const Buffer *p, IrStage *out);
+/* Call block `call` of kernel k runs fn_ir (function fn, its schedule
+ * text or NULL): its statements become fn_ir's over the call's arrays and
+ * scalars, named CALL_name; where the call passes an array already in the
+ * scope of a parameter's stage, the stage is that array (no copy). */
+void ir_call_run(Arena *a, Kernel *k, Stmt *call, const char *fn, const Kernel *fn_ir, const char *schedule);
+/* The function a call that passes an on-chip array runs (ir_call_onchip),
+ * as a kernel of its own: its statements over fn_ir's parameters, each
+ * such parameter in its array's scope, its buffers placed as the caller's
+ * placement put them. */
+Kernel *ir_call_function(Arena *a, const Stmt *call);
 
 /* ---------------- printer and verifier ---------------- */
 /* The readable text form shown by `npugen emit --dump-ir`. */

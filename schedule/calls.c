@@ -138,7 +138,9 @@ static bool live_list(Live *l, Stmt *list) {
                            LIVE_MAX, st->loc.line);
       l->live[l->n++] = st;
     }
-    if (st->kind == ST_BLOCK && st->call) {
+    if (st->kind == ST_BLOCK && st->call && ir_call_onchip(st->call)) {
+      ok = live_list(l, st->body); /* its function is placed with the caller (ir_call_function) */
+    } else if (st->kind == ST_BLOCK && st->call) {
       for (int i = 0; i < l->n && ok; i++) {
         const Buffer *b = l->live[i]->buf, *in = call_uses_scope(st, b->scope);
         if (in)
@@ -157,9 +159,43 @@ static bool live_list(Live *l, Stmt *list) {
   return ok;
 }
 
+/* ---- the function of a call that passes an on-chip array ---- */
+
+typedef struct {
+  const char *name, *call; /* the function's name; the call's (its copies share both) */
+  bool found;
+} Taken;
+
+static bool taken_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Taken *t = ctx;
+  t->found |= (st->var && !strcmp(st->var->name, t->name)) || (st->buf && !strcmp(st->buf->name, t->name)) ||
+              (st->kind == ST_BLOCK && st->call && strcmp(st->call->name, t->call) && !strcmp(st->call->fn, t->name));
+  return !t->found;
+}
+
+/* Its name, FUNCTION_CALL, names nothing else the emitted C sees. */
+static bool own_name_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Marks *m = ctx;
+  if (st->kind != ST_BLOCK || !st->call || !ir_call_onchip(st->call)) return true;
+  Taken t = {st->call->fn, st->call->name, false};
+  for (const Param *p = m->s->k->params; p; p = p->next)
+    t.found |= !strcmp(p->buf ? p->buf->name : p->var->name, t.name);
+  t.found |= module_kernel(m->s->m, t.name) != NULL || !strcmp(m->s->k->name, t.name);
+  for (const SchedProgram *p = m->s->m->schedules; p; p = p->next) t.found |= !strcmp(p->variant, t.name);
+  ir_walk_outside_calls(m->s->k->body, taken_visit, &t);
+  if (t.found)
+    m->ok = sched_error(m->s, NULL, "call %s (line %d) passes an on-chip array, so it runs a function of its own, %s; "
+                        "that name is taken (a kernel, variant, parameter or local); rename it", st->call->name,
+                        st->loc.line, t.name);
+  return m->ok;
+}
+
 bool sched_check_calls(Sched *s) {
   Marks m = {s, true};
   ir_walk_outside_calls(s->k->body, mark_visit, &m);
+  if (m.ok) ir_walk_outside_calls(s->k->body, own_name_visit, &m);
   Live l = {.s = s};
   return m.ok && live_list(&l, s->k->body);
 }

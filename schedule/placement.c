@@ -149,6 +149,83 @@ static void usage_table(StrBuf *sb, const Walk *w, const NpuTarget *t, const cha
     if (!w->v[i].placed && !strcmp(w->v[i].b->scope, scope)) usage_line(sb, &w->v[i]);
 }
 
+/* The outermost call around o that passes an on-chip array: its
+ * function's buffers are placed with the caller's (ir_call_function). */
+static const Stmt *placed_call(const Onchip *o) {
+  for (int i = 0; i < o->depth; i++)
+    if (o->path[i]->kind == ST_BLOCK && o->path[i]->call && ir_call_onchip(o->path[i]->call)) return o->path[i];
+  return NULL;
+}
+
+/* "call s2 (line 9) of net_v runs cp_v with T (vu_vm): ..." when o is a
+ * buffer of such a call's function: the plan of both variants fails. */
+static void call_clash(StrBuf *sb, const Sched *s, const Walk *w, const Onchip *o) {
+  const Stmt *call = placed_call(o);
+  for (int i = 0; !call && i < w->n; i++) /* o is the caller's: a buffer of the call's in its way */
+    if (w->v[i].placed && !strcmp(w->v[i].b->scope, o->b->scope) && live_together(&w->v[i], o))
+      call = placed_call(&w->v[i]);
+  if (!call) return;
+  const CallSite *c = call->call;
+  sb_printf(sb, "call %s (line %d) cannot be planned: %s passes it ", c->name, call->loc.line, s->variant);
+  for (int i = 0, n = 0; i < c->nparams; i++)
+    if (c->arg_buf[i] && buffer_onchip(c->arg_buf[i]))
+      sb_printf(sb, "%s%s (%s)", n++ ? ", " : "", c->arg_buf[i]->name, c->arg_buf[i]->scope);
+  sb_printf(sb, " on chip, and %s's %s must be placed beside %s's buffers; the caller's array would need a DDR round "
+            "trip, which npugen does not add (give it another scope, or use another variant of %s): ", c->fn_ir->name,
+            placed_call(o) ? o->b->name : "buffers", s->variant, c->callee->name);
+}
+
+/* ---- copies of a call placed with its caller ---- */
+
+typedef struct {
+  const Stmt *calls[64]; /* outermost calls that pass an on-chip array */
+  int n;
+  int64_t offs[2][MAX_ONCHIP];
+  int noffs[2];
+  int which;
+} Copies;
+
+static bool copy_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Copies *c = ctx;
+  if (st->kind == ST_BLOCK && st->call && ir_call_onchip(st->call) && c->n < 64) c->calls[c->n++] = st;
+  return true;
+}
+
+static bool offset_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Copies *c = ctx;
+  if (st->kind == ST_DECL && st->buf && buffer_onchip(st->buf) && c->noffs[c->which] < MAX_ONCHIP)
+    c->offs[c->which][c->noffs[c->which]++] = st->buf->offset;
+  return true;
+}
+
+static bool same_offsets(Copies *c, const Stmt *x, const Stmt *y) {
+  const Stmt *two[2] = {x, y};
+  for (c->which = 0; c->which < 2; c->which++) {
+    c->noffs[c->which] = 0;
+    ir_walk_stmts(two[c->which]->body, offset_visit, c);
+  }
+  return c->noffs[0] == c->noffs[1] && !memcmp(c->offs[0], c->offs[1], sizeof c->offs[0][0] * (size_t)c->noffs[0]);
+}
+
+/* Copies of such a call (unroll, loop_partition) run one function, so
+ * their buffers must have been placed alike. */
+static bool copies_alike(Sched *s) {
+  Copies *c = calloc(1, sizeof *c);
+  if (!c) return sched_error(s, NULL, "out of memory");
+  ir_walk_outside_calls(s->k->body, copy_visit, c);
+  bool ok = true;
+  for (int i = 0; ok && i < c->n; i++)
+    for (int j = i + 1; ok && j < c->n; j++)
+      if (!strcmp(c->calls[i]->call->fn, c->calls[j]->call->fn) && !same_offsets(c, c->calls[i], c->calls[j]))
+        ok = sched_error(s, NULL, "copies of call %s (line %d) run one function, %s, but their on-chip buffers are "
+                         "placed differently around them; inline(%s)", c->calls[i]->call->name,
+                         c->calls[i]->loc.line, c->calls[i]->call->fn, c->calls[i]->call->name);
+  free(c);
+  return ok;
+}
+
 bool sched_place_onchip(Sched *s) {
   Walk w = {.v = NULL};
   walk(&w, s->k->body->body, s->k->body, NULL);
@@ -165,6 +242,7 @@ bool sched_place_onchip(Sched *s) {
     if (off + o->bytes > cap) {
       StrBuf sb;
       sb_init(&sb);
+      call_clash(&sb, s, &w, o);
       sb_printf(&sb, "the on-chip buffers do not fit: %s (%llu bytes) needs %llu bytes of %s, which holds %llu "
                 "on target '%s'; usage (buffers live at once share no bytes):", o->b->name, (unsigned long long)o->bytes,
                 (unsigned long long)(off + o->bytes), o->b->scope, (unsigned long long)cap, t->name);
@@ -177,5 +255,5 @@ bool sched_place_onchip(Sched *s) {
     o->placed = true;
   }
   free(w.v);
-  return ok;
+  return ok && copies_alike(s);
 }

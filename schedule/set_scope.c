@@ -6,9 +6,31 @@
  * refuses what does not fit), and every access, by a host loop or an
  * intrinsic after tensorize, reads it there. cache_read and cache_write
  * stage arrays that are passed in; a local array that only some loop uses
- * can also be staged per iteration with cache_write. */
+ * can also be staged per iteration with cache_write.
+ * A local array passed to a marked call (docs/programs.md): the call runs
+ * its function again over the array where it now is (ir_call_run), so
+ * a stage of the function's in that scope is the array itself, and its
+ * on-chip buffers are placed with the caller's. */
 #include "schedule/layout.h"
 #include "schedule/primitives.h"
+
+typedef struct {
+  Sched *s;
+  const Buffer *b;
+  bool any;
+} Replan;
+
+static bool replan_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Replan *r = ctx;
+  if (st->kind != ST_BLOCK || !st->call) return true;
+  const CallSite *c = st->call;
+  bool passed = false;
+  for (int i = 0; i < c->nparams; i++) passed |= c->arg_buf[i] == r->b;
+  if (passed) ir_call_run(r->s->a, r->s->k, st, c->fn_ir->name, c->fn_ir, c->fn_schedule);
+  r->any |= passed;
+  return true;
+}
 
 bool prim_set_scope(Sched *s, const SchedStep *st) {
   Buffer *b = sched_buffer(s, &st->args[0]);
@@ -25,5 +47,11 @@ bool prim_set_scope(Sched *s, const SchedStep *st) {
     return sched_error(s, &st->args[0], "%s has an initializer list, which on-chip memory cannot take; initialize it "
                        "with a loop", b->name);
   b->scope = scope;
+  Replan r = {s, b, false};
+  ir_walk_outside_calls(s->k->body, replan_visit, &r);
+  if (r.any) { /* new statements in the calls: as after use() */
+    sched_model_drop(s);
+    s->reset_origins = true;
+  }
   return true;
 }

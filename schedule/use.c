@@ -7,8 +7,11 @@
  * Legal by construction: a variant computes what its kernel does (its own
  * check proves it by execution), and the statements around the call keep
  * their order; the model restarts after the step.
- * Not in this slice: a variant that changes a parameter's layout or scope
- * (its function would take the array in another form than the call has). */
+ * Where the call passes an array the caller placed on chip (set_scope),
+ * a stage of the variant's in that scope is that array, and the call runs
+ * a function of its own (ir_call_run, docs/programs.md).
+ * Not in this slice: a variant that changes a parameter's layout (its
+ * function would take the array in another form than the call has). */
 #include <string.h>
 
 #include "ir/suggest.h"
@@ -96,66 +99,13 @@ static bool same_signature(Sched *s, const SchedArg *arg, const SchedVariantRef 
   return true;
 }
 
-typedef struct {
-  Sched *s;
-  const char *prefix;
-} Prefix;
-
-static bool prefix_names(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  Prefix *p = ctx;
-  if (st->name) st->name = arena_printf(p->s->a, "%s_%s", p->prefix, st->name);
-  if (st->kind == ST_BLOCK && st->call) st->call->name = arena_printf(p->s->a, "%s_%s", p->prefix, st->call->name);
-  return true;
-}
-
-/* A call inside the variant's IR was fingerprinted over the variant's own
- * arrays: taken anew over these (sched_check_calls), not compared. */
-static bool forget_fingerprint(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  (void)ctx;
-  if (st->kind == ST_BLOCK && st->call) st->call->fingerprint = NULL;
-  return true;
-}
-
-/* The call's statements become the variant's: its bound scalars kept,
- * then the variant's body over the call's arrays and scalars. */
-static void replace_body(Sched *s, Stmt *call, const SchedVariantRef *v) {
-  CallSite *c = call->call;
-  Stmt *keep = NULL, **tail = &keep;
-  for (Stmt *st = call->body; st; st = st->next)
-    if (ir_call_binds(call, st)) {
-      *tail = st;
-      tail = &st->next;
-    }
-  *tail = NULL;
-  CloneMap cm = {.k = s->k};
-  int i = 0;
-  for (const Param *p = v->ir->params; p; p = p->next, i++)
-    ir_clone_map_put(&cm, p->buf ? (const void *)p->buf : p->var, p->buf ? (void *)c->arg_buf[i] : c->arg_var[i]);
-  Stmt *body = NULL, **bt = &body;
-  for (const Stmt *st = v->ir->body->body; st; st = st->next) {
-    *bt = ir_clone_stmt(s->a, st, &cm);
-    bt = &(*bt)->next;
-  }
-  clone_map_free(&cm);
-  Prefix px = {s, c->name};
-  ir_walk_stmts(body, prefix_names, &px);
-  ir_walk_stmts(body, forget_fingerprint, NULL);
-  *tail = body;
-  call->body = keep;
-  c->fn = v->name;
-  c->fn_ir = v->ir;
-  c->fn_schedule = v->schedule;
-  c->fingerprint = NULL; /* taken anew after the step (sched_check_calls) */
-}
-
 bool prim_use(Sched *s, const SchedStep *st) {
   Stmt *call = sched_call(s, &st->args[0]);
   SchedVariantRef v;
   if (!call || !pick_variant(s, &st->args[1], call->call, &v) || !same_signature(s, &st->args[1], &v) ||
       !name_visible(s, &st->args[1], &v))
     return false;
-  replace_body(s, call, &v); /* the model is dropped after the step (MODEL_RESET) */
+  /* the model is dropped after the step (MODEL_RESET) */
+  ir_call_run(s->a, s->k, call, v.name, v.ir, v.schedule);
   return true;
 }

@@ -349,3 +349,256 @@ Test(programs, a_local_array_in_a_loop_passed_to_an_npu_callee) {
   checked(s, "v");
   npg_close(s);
 }
+
+/* ---- scopes across calls: a caller's on-chip intermediate passed to a
+ * callee variant that stages the parameter (docs/programs.md) ---- */
+
+/* scale, with variants that stage X in vu_vm and Y in nu_ob or vu_vm,
+ * and a program passing T from one call to the next (lines 1-20). */
+static const char *staged =
+    "#include <stdint.h>\n"
+    "#define N 16\n"
+    "void scale(const int32_t X[N][N], int32_t Y[N][N], int k) {\n"
+    "  for (int i = 0; i < N; i++)\n"
+    "    for (int j = 0; j < N; j++)\n"
+    "      mul: Y[i][j] = X[i][j] * k;\n"
+    "}\n"
+    "#pragma npu schedule(scale, scale_vm)\n"
+    "#pragma npu cache_read(X, vu_vm, root, X_vm)\n"
+    "#pragma npu schedule(scale, scale_ob)\n"
+    "#pragma npu cache_write(Y, nu_ob, root, Y_ob)\n"
+    "#pragma npu schedule(scale, scale_y)\n"
+    "#pragma npu cache_write(Y, vu_vm, root, Y_vm)\n"
+    "void net(const int32_t A[N][N], int32_t B[N][N], int k) {\n"
+    "  int32_t T[N][N];\n"
+    "  s1: scale(A, T, k + 1);\n"
+    "  s2: scale(T, B, k);\n"
+    "}\n";
+
+/* The text of function `fn` in emitted C c (up to the next blank line). */
+static char *function_text(const char *c, const char *fn) {
+  char head[128];
+  snprintf(head, sizeof head, "static void %s(", fn);
+  const char *at = strstr(c, head);
+  cr_assert(at, "no function %s in:\n%s", fn, c);
+  const char *end = strstr(at, "\n}\n");
+  cr_assert(end);
+  return strndup(at, (size_t)(end - at) + 3);
+}
+
+Test(programs, where_scopes_agree_the_callee_works_on_the_callers_buffer_without_a_copy) {
+  NpgSession *s = open_ok(staged, "#pragma npu schedule(net, v)\n#pragma npu set_scope(T, vu_vm)\n"
+                                  "#pragma npu use(s2, scale_vm)\n");
+  int i = checked(s, "v");
+  const char *c = npg_emit_source(s, i);
+  has(c, "  int32_t (*T)[16] = (int32_t (*)[16])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm");
+  has(c, "  scale_vm_s2((const int32_t (*)[16])T, B, k); /* s2, line 17 */\n");
+  has(c, " *   X is the caller's T, in vu_vm, where scale_vm stages it (X_vm): no copy\n");
+  char *f = function_text(c, "scale_vm_s2");
+  lacks(f, "npu_dma");
+  lacks(f, "X_vm");
+  has(f, "      Y[i][j] = X[i][j] * k; /* mul */\n");
+  free(f);
+  NpgCheckResult r;
+  cr_assert(npg_check(s, i, 1, &r) && r.exact, "%s", r.message);
+  cr_assert_eq(r.dma_bytes, 0, "no copy of T: %s", r.summary);
+  npg_close(s);
+}
+
+Test(programs, where_scopes_clash_the_copy_is_made_on_chip_and_said) {
+  NpgSession *s = open_ok(staged, "#pragma npu schedule(net, v)\n#pragma npu use(s1, scale_ob)\n"
+                                  "#pragma npu use(s2, scale_vm)\n#pragma npu set_scope(T, nu_ob)\n");
+  int i = checked(s, "v");
+  const char *c = npg_emit_source(s, i);
+  has(c, " *   Y is the caller's T, in nu_ob, where scale_ob stages it (Y_ob): no copy\n");
+  has(c, " *   X is the caller's T, in nu_ob; scale_vm stages it in vu_vm (X_vm): the scopes clash, so it is copied on "
+         "chip, nu_ob -> vu_vm, no DDR round trip\n");
+  char *f = function_text(c, "scale_vm_s2");
+  has(f, "npu_dma_wait(npu_dma_1d(0, &X_vm[0][0], &X[0][0], 1024));");
+  free(f);
+  f = function_text(c, "scale_ob_s1");
+  lacks(f, "npu_dma");
+  free(f);
+  NpgCheckResult r;
+  cr_assert(npg_check(s, i, 1, &r) && r.exact, "%s", r.message);
+  cr_assert_eq(r.dma_bytes, 1024, "one on-chip copy of T, no DDR round trip: %s", r.summary);
+  npg_close(s);
+}
+
+/* The callee's own buffer in the caller's scope is placed clear of the
+ * caller's array, not at the scope's start as its variant alone places it. */
+Test(programs, a_callee_placed_with_its_caller_keeps_clear_of_the_callers_buffer) {
+  NpgSession *s = open_ok(staged, "#pragma npu schedule(net, v)\n#pragma npu set_scope(T, vu_vm)\n"
+                                  "#pragma npu use(s2, scale_y)\n");
+  char *f = function_text(npg_emit_source(s, checked(s, "v")), "scale_y_s2");
+  has(f, "npu_scope_base(NPU_VU_VM, 0) + 1024); /* vu_vm: 1024 bytes */");
+  free(f);
+  has(npg_emit_source(s, npg_variant_index(s, "scale_y")), "npu_scope_base(NPU_VU_VM, 0) + 0);");
+  npg_close(s);
+}
+
+/* An int8 matmul on the NU writing its accumulators into nu_ob, and a
+ * ReLU staging its input and output in vu_vm (lines 1-23). */
+static const char *nu_vm =
+    "#include <stdint.h>\n"
+    "void mm(const int8_t A[64][64], const int8_t B[64][64], int32_t C[64][64]) {\n"
+    "  for (int i = 0; i < 64; i++)\n"
+    "    for (int j = 0; j < 64; j++) {\n"
+    "      init: C[i][j] = 0;\n"
+    "      for (int k = 0; k < 64; k++)\n"
+    "        update: C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];\n"
+    "    }\n"
+    "}\n"
+    "#pragma npu schedule(mm, mm_nu)\n"
+    "#pragma npu cache_read(A, nu_ib, root, A_ib)\n"
+    "#pragma npu cache_read(B, nu_wb, root, B_wb)\n"
+    "#pragma npu cache_write(C, nu_ob, root, C_ob)\n"
+    "#pragma npu tensorize(i, npu_nu_matmul_i8)\n"
+    "void relu(const int32_t X[64][64], int32_t Y[64][64]) {\n"
+    "  for (int i = 0; i < 64; i++)\n"
+    "    for (int j = 0; j < 64; j++)\n"
+    "      Y[i][j] = X[i][j] > 0 ? X[i][j] : 0;\n"
+    "}\n"
+    "#pragma npu schedule(relu, relu_vm)\n"
+    "#pragma npu cache_read(X, vu_vm, root, X_vm)\n"
+    "#pragma npu cache_write(Y, vu_vm, root, Y_vm)\n"
+    "#pragma npu vectorize(j)\n"
+    "void layer(const int8_t A[64][64], const int8_t W[64][64], int32_t Y[64][64]) {\n"
+    "  int32_t acc[64][64];\n"
+    "  mm(A, W, acc);\n"
+    "  relu(acc, Y);\n"
+    "}\n";
+
+Test(programs, an_nu_callee_writes_the_intermediate_where_the_vu_callee_wants_it) {
+  NpgSession *s = open_ok(nu_vm, "#pragma npu schedule(layer, ddr)\n#pragma npu use(mm, mm_nu)\n"
+                                 "#pragma npu use(relu, relu_vm)\n"
+                                 "#pragma npu schedule(layer, onchip)\n#pragma npu set_scope(acc, vu_vm)\n"
+                                 "#pragma npu use(mm, mm_nu)\n#pragma npu use(relu, relu_vm)\n");
+  NpgCheckResult ddr, onchip;
+  cr_assert(npg_check(s, checked(s, "ddr"), 1, &ddr) && ddr.exact, "%s", ddr.message);
+  int i = checked(s, "onchip");
+  cr_assert(npg_check(s, i, 1, &onchip) && onchip.exact, "%s", onchip.message);
+  const char *c = npg_emit_source(s, i);
+  has(c, " *   C is the caller's acc, in vu_vm; mm_nu stages it in nu_ob (C_ob): the scopes clash, so it is copied on "
+         "chip, nu_ob -> vu_vm, no DDR round trip\n");
+  has(c, " *   X is the caller's acc, in vu_vm, where relu_vm stages it (X_vm): no copy\n");
+  /* acc's 16384 bytes go out of nu_ob and come back into vu_vm through DDR in `ddr` */
+  cr_assert_eq(ddr.dma_bytes - onchip.dma_bytes, 16384, "%s\n%s", ddr.summary, onchip.summary);
+  npg_close(s);
+}
+
+/* 96 x 256 int32 is 96 KiB: T and the callee's Y_vm do not both fit in
+ * the 128 KiB of vu_vm (lines 1-15). */
+static const char *too_big =
+    "#include <stdint.h>\n"
+    "#define R 96\n"
+    "#define C 256\n"
+    "void cp(const int32_t X[R][C], int32_t Y[R][C]) {\n"
+    "  for (int i = 0; i < R; i++)\n"
+    "    for (int j = 0; j < C; j++)\n"
+    "      Y[i][j] = X[i][j] + 1;\n"
+    "}\n"
+    "#pragma npu schedule(cp, cp_v)\n"
+    "#pragma npu cache_read(X, nu_ob, root, X_ob)\n"
+    "#pragma npu cache_write(Y, vu_vm, root, Y_vm)\n"
+    "void net(const int32_t A[R][C], int32_t B[R][C]) {\n"
+    "  int32_t T[R][C];\n"
+    "  s1: cp(A, T);\n"
+    "  s2: cp(T, B);\n"
+    "}\n";
+
+Test(programs, a_clash_that_cannot_be_planned_is_refused_naming_both_variants) {
+  const char *why = "call s2 (line 15) cannot be planned: net_v passes it T (vu_vm) on chip, and cp_v's %s must be "
+                    "placed beside net_v's buffers; the caller's array would need a DDR round trip, which npugen does "
+                    "not add (give it another scope, or use another variant of cp): the on-chip buffers do not fit: "
+                    "%s (98304 bytes) needs 196608 bytes of vu_vm, which holds 131072 on target 'default'; usage "
+                    "(buffers live at once share no bytes):";
+  char want[1024], tail[800];
+  snprintf(tail, sizeof tail, why, "Y_vm", "Y_vm");
+  snprintf(want, sizeof want, "k.c:19:13: error: use: %s", tail);
+  refused(too_big, "#pragma npu schedule(net, net_v)\n#pragma npu set_scope(T, vu_vm)\n#pragma npu use(s2, cp_v)\n",
+          want);
+  snprintf(want, sizeof want, "k.c:19:13: error: set_scope: %s", tail);
+  refused(too_big, "#pragma npu schedule(net, net_v)\n#pragma npu use(s2, cp_v)\n#pragma npu set_scope(T, vu_vm)\n",
+          want);
+}
+
+/* Found while building it: a call inside a callee that gets the caller's
+ * on-chip array is planned for it too, not emitted as the shared
+ * function (placed on its own, over the caller's array). */
+Test(programs, a_call_inside_a_callee_is_planned_for_the_callers_onchip_array) {
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", staged,
+           "void outer(const int32_t X[N][N], int32_t Y[N][N]) {\n"
+           "  in: scale(X, Y, 3);\n"
+           "}\n"
+           "#pragma npu schedule(outer, outer_y)\n"
+           "#pragma npu use(in, scale_y)\n"
+           "void prog(const int32_t A[N][N], int32_t B[N][N]) {\n"
+           "  int32_t T[N][N];\n"
+           "  p: outer(A, T);\n"
+           "  q: scale(T, B, 2);\n"
+           "}\n");
+  NpgSession *s = open_ok(src, "#pragma npu schedule(prog, v)\n#pragma npu use(p, outer_y)\n"
+                               "#pragma npu set_scope(T, vu_vm)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  scale_y_p_in(X, Y, 3); /* p_in, line 20 */\n");
+  has(c, " *   Y is the caller's T, in vu_vm, where scale_y stages it (Y_vm): no copy\n");
+  lacks(c, "static void scale_y(");
+  npg_close(s);
+}
+
+/* Copies of a call that passes an on-chip array run one function, so
+ * they must be placed alike: here D_vm (2048 bytes, placed first) is live
+ * around the second copy only, which would put its X_vm elsewhere. */
+Test(programs, copies_of_a_call_placed_differently_are_refused) {
+  refused("#include <stdint.h>\n"
+          "#define N 16\n"
+          "void scale(const int32_t X[N][N], int32_t Y[N][N], int k) {\n"
+          "  for (int i = 0; i < N; i++)\n"
+          "    for (int j = 0; j < N; j++)\n"
+          "      Y[i][j] = X[i][j] * k;\n"
+          "}\n"
+          "#pragma npu schedule(scale, scale_vm)\n"
+          "#pragma npu cache_read(X, vu_vm, root, X_vm)\n"
+          "void rep(const int32_t A[N][N], int32_t D[4][512]) {\n"
+          "  int32_t T[N][N];\n"
+          "  for (int r = 0; r < 4; r++) {\n"
+          "    s1: scale(A, T, r + 1);\n"
+          "    for (int j = 0; j < 512; j++)\n"
+          "      D[r][j] = T[r][j % N] + 1;\n"
+          "  }\n"
+          "}\n",
+          "#pragma npu schedule(rep, v)\n#pragma npu use(s1, scale_vm)\n#pragma npu set_scope(T, vu_vm)\n"
+          "#pragma npu loop_partition(r, 2)\n#pragma npu cache_write(D, vu_vm, r_1, D_vm)\n",
+          "k.c:22:13: error: cache_write: copies of call s1 (line 13) run one function, scale_vm_s1, but their on-chip "
+          "buffers are placed differently around them; inline(s1)");
+}
+
+/* set_scope after unroll plans every copy of the calls; the copies share
+ * their function and its name. */
+Test(programs, set_scope_after_unroll_plans_every_copy_of_the_call) {
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", staged,
+           "void rep(const int32_t A[N][N], int32_t B[N][N]) {\n"
+           "  int32_t T[N][N];\n"
+           "  for (int r = 0; r < 2; r++) {\n"
+           "    p: scale(A, T, r + 1);\n"
+           "    q: scale(T, B, r);\n"
+           "  }\n"
+           "}\n");
+  NpgSession *s = open_ok(src, "#pragma npu schedule(rep, v)\n#pragma npu use(p, scale_y)\n"
+                               "#pragma npu use(q, scale_vm)\n#pragma npu unroll(r)\n#pragma npu set_scope(T, vu_vm)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "  scale_y_p(A, T, 2); /* p, line 22 */\n");
+  has(c, "  scale_vm_q((const int32_t (*)[16])T, B, 1); /* q, line 23 */\n");
+  npg_close(s);
+}
+
+Test(programs, the_name_of_a_calls_own_function_may_not_be_taken) {
+  refused(staged,
+          "#pragma npu schedule(scale, scale_vm_s2)\n#pragma npu split(i, 4, io, ii)\n"
+          "#pragma npu schedule(net, v)\n#pragma npu set_scope(T, vu_vm)\n#pragma npu use(s2, scale_vm)\n",
+          "k.c:23:13: error: use: call s2 (line 17) passes an on-chip array, so it runs a function of its own, "
+          "scale_vm_s2; that name is taken (a kernel, variant, parameter or local); rename it");
+}
