@@ -580,6 +580,136 @@ static isl_union_map *accesses_to(isl_union_map *acc, const char *tuple) {
   return a.found;
 }
 
+/* ---- the same, by the statements' places alone (a kernel with sizes) ---- */
+
+typedef struct {
+  const Buffer *b;
+  const Stmt *region;              /* the statements walked (one iteration of the cache's loop) */
+  const Stmt *lists[AT_MAX_LOOPS]; /* the statement lists around, outermost first */
+  const Stmt *at[AT_MAX_LOOPS];    /* in each, the statement being walked */
+  const Var *counters[AT_MAX_LOOPS];
+  int depth, ncounters;
+  bool unseen;
+} Sibling;
+
+typedef struct {
+  const Var *v;
+  bool varies;
+} Varies;
+
+/* Is v a loop counter or assigned (or declared) somewhere in st? */
+static bool varies_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Varies *x = ctx;
+  x->varies |= (st->kind == ST_FOR && st->var == x->v) || (st->kind == ST_DECL && st->var == x->v) ||
+               (st->kind == ST_ASSIGN && st->lhs->kind == EX_VAR && st->lhs->var == x->v);
+  return !x->varies;
+}
+
+/* Are e's variables all counters of the loops around list `ncounters`
+ * counts, or values the walked region never changes (the counters of the
+ * loops around it, the sizes, parameters it does not assign): one element
+ * for everything under that list's statements? */
+static bool fixed_above(const Sibling *w, const Expr *e, int ncounters) {
+  if (!e) return true;
+  if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
+  if (e->kind == EX_VAR) {
+    for (int i = 0; i < ncounters; i++)
+      if (w->counters[i] == e->var) return true;
+    Varies x = {e->var, false};
+    for (const Stmt *st = w->region; st && !x.varies; st = st->next) {
+      Stmt one = *st;
+      one.next = NULL;
+      ir_walk_stmts(&one, varies_visit, &x);
+    }
+    return !x.varies;
+  }
+  return fixed_above(w, e->a, ncounters) && fixed_above(w, e->b, ncounters) && fixed_above(w, e->c, ncounters);
+}
+
+/* Is the element `load` reads written, before it in every run, by a plain
+ * assignment that is an earlier sibling of a statement around the read
+ * (or of the read's own), in a list whose loops fix the element? That
+ * write runs whenever the read does. */
+static bool written_before(const Sibling *w, const Expr *load, const int *counters_at) {
+  for (int d = w->depth - 1; d >= 0; d--) {
+    bool fixed = true;
+    for (int i = 0; i < load->buf->ndim; i++) fixed &= fixed_above(w, load->idx[i], counters_at[d]);
+    if (!fixed) continue;
+    for (const Stmt *x = w->lists[d]; x && x != w->at[d]; x = x->next)
+      if (x->kind == ST_ASSIGN && x->op == OP_NONE && x->lhs->kind == EX_LOAD && x->lhs->buf == w->b &&
+          ir_expr_same(x->lhs, load))
+        return true;
+  }
+  return false;
+}
+
+static void sibling_reads(Sibling *w, const Expr *e, const int *counters_at) {
+  if (!e || w->unseen) return;
+  if (e->kind == EX_LOAD && e->buf == w->b && !written_before(w, e, counters_at)) w->unseen = true;
+  if (e->kind == EX_LOAD)
+    for (int d = 0; d < e->buf->ndim; d++) sibling_reads(w, e->idx[d], counters_at);
+  sibling_reads(w, e->a, counters_at);
+  sibling_reads(w, e->b, counters_at);
+  sibling_reads(w, e->c, counters_at);
+  for (int i = 0; i < e->nargs; i++) sibling_reads(w, e->args[i], counters_at);
+}
+
+static void sibling_list(Sibling *w, const Stmt *list, int *counters_at) {
+  if (w->depth == AT_MAX_LOOPS) {
+    w->unseen = true;
+    return;
+  }
+  int d = w->depth++;
+  w->lists[d] = list;
+  counters_at[d] = w->ncounters;
+  for (const Stmt *st = list; st && !w->unseen; st = st->next) {
+    w->at[d] = st;
+    switch (st->kind) {
+    case ST_BLOCK: sibling_list(w, st->body, counters_at); break;
+    case ST_FOR:
+      sibling_reads(w, st->lo, counters_at);
+      sibling_reads(w, st->hi, counters_at);
+      if (w->ncounters == AT_MAX_LOOPS) {
+        w->unseen = true;
+        break;
+      }
+      w->counters[w->ncounters++] = st->var;
+      sibling_list(w, st->body->body, counters_at);
+      w->ncounters--;
+      break;
+    case ST_IF:
+      sibling_reads(w, st->cond, counters_at);
+      sibling_list(w, st->then_s ? st->then_s->body : NULL, counters_at);
+      if (st->else_s) sibling_list(w, st->else_s->body, counters_at);
+      break;
+    case ST_ASSIGN:
+      sibling_reads(w, st->rhs, counters_at);
+      if (st->lhs->kind == EX_LOAD) {
+        for (int i = 0; i < st->lhs->buf->ndim; i++) sibling_reads(w, st->lhs->idx[i], counters_at);
+        if (st->lhs->buf == w->b && st->op != OP_NONE) sibling_reads(w, st->lhs, counters_at); /* L op= X reads L */
+      }
+      break;
+    case ST_DECL:
+      sibling_reads(w, st->init, counters_at);
+      for (int i = 0; i < st->ninit; i++) sibling_reads(w, st->init_list[i], counters_at);
+      break;
+    }
+  }
+  w->depth--;
+}
+
+/* Does every read of b in list see a value written earlier in the same
+ * run of the list, by the rule of written_before? Sound without a model:
+ * `init: C[ii][ji] = 0; for (k ...) C[ii][ji] += ...` under the loops of
+ * ii and ji (and a tail's guard) has each read after its element's write. */
+static bool reads_follow_sibling_writes(const Stmt *list, const Buffer *b) {
+  Sibling w = {.b = b, .region = list};
+  int counters_at[AT_MAX_LOOPS];
+  sibling_list(&w, list, counters_at);
+  return !w.unseen;
+}
+
 /* Does every read of b under `at` see a value written earlier in the same
  * iteration? Then the region need not be copied in. Exact, without a
  * last-writer dataflow: the last write before a read lies between an
@@ -588,6 +718,10 @@ static isl_union_map *accesses_to(isl_union_map *acc, const char *tuple) {
  * in its iteration (in the order the loops run now). At the root (at
  * NULL) the iteration is the whole kernel. */
 static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
+  /* the model over-approximates a kernel with sizes (a bound in them is no
+   * bound): more writes than run, so "every read sees a write" would not
+   * follow from it; the rule by siblings does */
+  if (s->k->nsizes) return reads_follow_sibling_writes(at ? at->body : s->k->body, b);
   if (!sched_model_knows(s, b)) sched_model_drop(s); /* b's accesses are needed as they are */
   const DepModel *now = sched_model_now(s);
   if (!now) return false;

@@ -111,6 +111,24 @@ Test(sizes, steps_not_built_for_sizes_are_refused) {
           "cache_write, tensorize and double_buffer are)");
 }
 
+/* Where every read of a cache_write's buffer follows a write of it in
+ * the iteration, its region need not be copied in; with sizes the model
+ * that would prove it over-approximates the instances (a bound in the
+ * sizes is no bound there, so writes that never run would count), so the
+ * region is copied in. */
+Test(sizes, a_cache_write_of_a_kernel_with_sizes_copies_in_when_it_reads) {
+  NpgSession *s = open_ok("void k(int n, float y[n], float z[n]) {\n"
+                          "  for (int i = 0; i < n; i++)\n"
+                          "    y[i] = 1.0f;\n"
+                          "  for (int i2 = 0; i2 < n; i2++)\n"
+                          "    z[i2] = y[i2] * 2.0f;\n"
+                          "}\n",
+                          "#pragma npu assume(k, n <= 128)\n#pragma npu schedule(k, k2)\n"
+                          "#pragma npu cache_write(y, vu_vm, root, y_vm)\n");
+  has(npg_emit_source(s, checked(s, "k2")), "npu_dma_wait(npu_dma_1d(0, &y_vm[0], &y[0], 4 * (n < 128 ? n : 128)));");
+  npg_close(s);
+}
+
 /* A cache's buffer is as large as the region at the largest size the
  * assumptions allow, and its copy's count is computed at run time; with
  * no bound on the size the cache is refused, naming what it needs. */
