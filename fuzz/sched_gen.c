@@ -894,6 +894,7 @@ static bool pick_local(Stmt *st, int depth, void *ctx) {
 /* Can the IR give prim p plausible arguments? */
 static bool fits(Gen *g, const char *prim) {
   int a, b;
+  if (g->s->k->nsizes && !sched_sized_ok(prim)) return false; /* refused on a kernel with sizes */
   if (!strcmp(prim, "compute_at")) return has_other_nest(g, false);
   if (!strcmp(prim, "reverse_compute_at")) return has_other_nest(g, true);
   if (!strcmp(prim, "fuse") || !strcmp(prim, "tile") || !strcmp(prim, "reorder")) return nested_pair(g, &a, &b);
@@ -905,7 +906,7 @@ static bool fits(Gen *g, const char *prim) {
  * then; else parallel (outer loops, mostly) or vectorize (inner ones). */
 static int forced_mark(Gen *g) {
   int cand[SG_MAX_ITEMS];
-  if (bind_candidates(g, cand) && chance(g, SG_FORCED_BIND)) return prim_index("bind");
+  if (!g->s->k->nsizes && bind_candidates(g, cand) && chance(g, SG_FORCED_BIND)) return prim_index("bind");
   return prim_index(chance(g, SG_FORCED_PARALLEL) ? "parallel" : "vectorize");
 }
 
@@ -1114,7 +1115,8 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
    * the independence its mark was proven with */
   CheckResult r;
   CheckOptions o = {.seed = 1, .target = &s->target};
-  check_run_orders(k, &u, f->refs, CHECK_ORDERS_ALL, &o, &r);
+  if (k->nsizes) check_run_sizes(f->m, k, &u, CHECK_ORDERS_ALL, &o, &r); /* at each of its size sets */
+  else check_run_orders(k, &u, f->refs, CHECK_ORDERS_ALL, &o, &r);
   if (!r.pass && !r.not_run && strstr(r.message, "does not compile")) {
     fail(c, "the emitted C does not compile with tcc: %s", r.message);
     return;

@@ -208,7 +208,14 @@ static void add_access(Build *b, const Stmt *leaf, const Expr *e, bool write) {
         sb_printf(sb, "%s(%s)", nd++ ? ", " : "", t);
       } else {
         sb_printf(sb, "%sa%d", nd++ ? ", " : "", i);
-        sb_printf(&extra, " and 0 <= a%d < %lld", i, (long long)e->buf->shape[i]);
+        /* any element of the dimension: below its extent, which for an
+         * extent in the sizes is their expression (the sizes are
+         * dimensions here), else unbounded */
+        char *x = e->buf->extent[i] ? aff_text(&b->aff, e->buf->extent[i]) : NULL;
+        if (x) sb_printf(&extra, " and 0 <= a%d < %s", i, x);
+        else if (e->buf->extent[i]) sb_printf(&extra, " and 0 <= a%d", i);
+        else sb_printf(&extra, " and 0 <= a%d < %lld", i, (long long)e->buf->shape[i]);
+        free(x);
         if (!b->m->nonaffine && e->idx) {
           b->m->nonaffine = e;
           b->m->nonaffine_stmt = leaf;
@@ -299,18 +306,22 @@ static void leaf(Build *b, const Stmt *s) {
   /* A leaf may occur several times (unroll, partition copies): one tuple. */
   int li = s->inst;
   DepLeaf *L = &m->leaves[li];
+  int ns = b->aff.nsize_dims; /* the kernel's sizes: the first coordinates of every instance */
   if (!L->stmt) {
     L->stmt = s;
-    /* the coordinates of its instances: the loops its origin stands for */
-    L->depth = s->orig_vars ? s->norig : b->aff.nloops;
+    /* the coordinates of its instances: the sizes, then the loops its
+     * origin stands for */
+    L->depth = ns + (s->orig_vars ? s->norig : b->aff.nloops - ns);
     L->vars = malloc(sizeof *L->vars * (size_t)(L->depth + 1));
-    for (int i = 0; i < L->depth; i++) L->vars[i] = s->orig_vars ? s->orig_vars[i] : b->aff.loops[i]->var;
+    for (int i = 0; i < L->depth; i++)
+      L->vars[i] = i < ns || !s->orig_vars ? b->aff.loops[i]->var : s->orig_vars[i - ns];
   }
   if (b->ncomps > m->time_dims) m->time_dims = b->ncomps;
 
   StrBuf o;
   sb_init(&o);
   sb_printf(&o, "S%d[", s->inst);
+  for (int i = 0; i < ns; i++) sb_printf(&o, "%sc%d", i ? ", " : "", b->aff.loops[i]->var->id);
   for (int i = 0; i < s->norig; i++) {
     char *t = aff_text(&b->aff, s->orig[i]);
     if (!t) {
@@ -319,7 +330,7 @@ static void leaf(Build *b, const Stmt *s) {
       sb_free(&o);
       return;
     }
-    sb_printf(&o, "%s(%s)", i ? ", " : "", t);
+    sb_printf(&o, "%s(%s)", i || ns ? ", " : "", t);
     free(t);
   }
   sb_putc(&o, ']');
@@ -350,9 +361,9 @@ static void leaf(Build *b, const Stmt *s) {
   b->ntime[idx] = b->ncomps;
 
   /* identity origins: the instance tuple is the leaf's own loop space */
-  bool identity = s->norig == b->aff.nloops;
+  bool identity = ns + s->norig == b->aff.nloops;
   for (int i = 0; identity && i < s->norig; i++)
-    identity = s->orig[i]->kind == EX_VAR && s->orig[i]->var == b->aff.loops[i]->var;
+    identity = s->orig[i]->kind == EX_VAR && s->orig[i]->var == b->aff.loops[ns + i]->var;
   b->identity[idx] = identity;
   b->i2o[idx] = identity ? NULL : orig_multi_aff(b, s);
   if (identity) { /* plain names: the tuple declares the variables */
@@ -368,7 +379,9 @@ static void leaf(Build *b, const Stmt *s) {
 /* Iteration -> the instance S<inst>[orig...] it runs, with isl's API;
  * NULL when an origin is not affine here. */
 static isl_multi_aff *orig_multi_aff(Build *b, const Stmt *s) {
-  isl_aff_list *list = isl_aff_list_alloc(b->m->ctx, s->norig);
+  int ns = b->aff.nsize_dims;
+  isl_aff_list *list = isl_aff_list_alloc(b->m->ctx, ns + s->norig);
+  for (int i = 0; i < ns; i++) list = append(list, counter_aff(b, b->aff.loops[i]->var->id));
   for (int i = 0; i < s->norig; i++) list = append(list, aff_build(&b->aff, s->orig[i]));
   if (!list) return NULL;
   char name[32];
@@ -619,7 +632,22 @@ bool dep_model_build(DepModel *m, isl_ctx *ctx, const Kernel *k, bool accesses) 
   b.reads = isl_union_map_empty(isl_space_copy(sp));
   b.writes = isl_union_map_empty(isl_space_copy(sp));
   m->sched = isl_union_map_empty(sp);
-  walk_list(&b, k->body->body);
+  /* a kernel with sizes: each size an outermost loop of the whole program
+   * (constant through a run) under the assumptions, first in every
+   * instance and every time vector, so every set and pair of the model is
+   * one size's: exact, and pairs of two sizes are ordered by the sizes
+   * alike in every schedule (they never count as carried or reversed) */
+  char why[300];
+  if (k->nsizes && !aff_push_sizes(&b.aff, why, sizeof why)) {
+    b.failed = true;
+    snprintf(m->error, sizeof m->error, "%.250s", why);
+  }
+  for (int i = 0; i < b.aff.nsize_dims; i++) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "c%d", b.aff.loops[i]->var->id);
+    push_comp(&b, strdup(buf));
+  }
+  if (!b.failed) walk_list(&b, k->body->body);
 
   /* Time dimensions that are the same constant for every occurrence (the
    * position in a block with one child) order nothing: drop them, isl's

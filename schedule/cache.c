@@ -468,13 +468,15 @@ static bool redirect_stmt(Stmt *st, int depth, void *ctx) {
 }
 
 
-/* Dimension d's extent of b as an int expression: its constant, or its
- * expression in the kernel's sizes (the box's int counters compare with it;
- * the assumptions keep a cached dimension's extent within int, box_dim). */
+/* Dimension d's extent of b: its constant, or its expression in the
+ * kernel's sizes, which the box's int counters compare with as it is when
+ * it is signed (a long n: C compares in long; the value fits int at every
+ * allowed size, sized_tail), and cast to int when unsigned (the copies
+ * are then no tail DMA: ir_tail_guard takes signed arithmetic only). */
 static Expr *extent_of(Sched *s, const Buffer *b, int d, SrcLoc loc) {
   if (!b->extent[d]) return ir_int(s->a, b->shape[d], &ty_int, loc);
   Expr *e = ir_expr_copy(s->a, b->extent[d]);
-  return e->type == &ty_int ? e : ir_cast(s->a, e, &ty_int, false);
+  return e->type->is_signed ? e : ir_cast(s->a, e, &ty_int, false);
 }
 
 /* for v0 < E0: for v1 < E1: ... dst[..] = src[..], with the BUF side at

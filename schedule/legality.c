@@ -293,10 +293,11 @@ void sched_explain(Sched *s, isl_union_map *pairs, const char *verb) {
 
   StrBuf dist;
   sb_init(&dist);
-  if (a == b && na) {
+  int ns = s->k->nsizes; /* the sizes lead every instance (ir/deps.c): one run's pairs, distance 0 there */
+  if (a == b && na > ns) {
     sb_puts(&dist, ", distance (");
-    for (int i = 0; i < na; i++)
-      sb_printf(&dist, "%s%lld", i ? ", " : "", (long long)(coord(p, isl_dim_set, na + i) - coord(p, isl_dim_set, i)));
+    for (int i = ns; i < na; i++)
+      sb_printf(&dist, "%s%lld", i > ns ? ", " : "", (long long)(coord(p, isl_dim_set, na + i) - coord(p, isl_dim_set, i)));
     sb_puts(&dist, ")");
   }
   sched_error(s, NULL, "illegal: %s the %s dependence on %s from %s (line %d) to %s (line %d)%s", verb,

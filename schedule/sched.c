@@ -131,14 +131,15 @@ static bool recheck(Sched *s) {
   return sched_check_marks(s) && sched_check_bound_loops(s) && sched_place_onchip(s);
 }
 
-/* The steps a kernel with symbolic sizes may take: they rewrite loops and
- * guards (split's tail is guarded by the size, `io * 32 + ii < n`) and
- * compute no region or buffer from the bounds. Their legality proofs
- * see a bound in a size as no bound (a larger domain: more pairs, never
- * fewer, so a proof stays sound), and the check runs each variant at
- * the kernel's size sets. The others wait for sizes as isl parameters in
- * the engine (docs/kernel-language.md). */
-static bool sized_ok(const char *prim) {
+/* The steps a kernel with symbolic sizes may take: those that rewrite
+ * loops and guards (split's tail is guarded by the size, `io * 32 + ii <
+ * n`), and the caches, tensorize and double_buffer, whose regions,
+ * buffers and DMA counts follow the sizes (schedule/cache.c). Their
+ * legality proofs hold at every size (the sizes lead every instance of
+ * the model, ir/deps.c), and the check runs each variant at the kernel's
+ * size sets. The others (bind, compute_at, ...) size regions or passes
+ * from constant bounds and wait (docs/kernel-language.md). */
+bool sched_sized_ok(const char *prim) {
   static const char *const ok[] = {"split",  "tile",     "reorder",   "fission", "merge", "decompose_reduction",
                                    "unroll", "parallel", "vectorize", "annotate", "cache_read", "cache_write", "tensorize",
                                    "double_buffer"};
@@ -173,7 +174,7 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     else snprintf(count, sizeof count, hi == lo + 1 ? "%d or %d" : "%d to %d", lo, hi);
     return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
   }
-  if (s->k->nsizes && !sized_ok(prims[pi].name)) {
+  if (s->k->nsizes && !sched_sized_ok(prims[pi].name)) {
     StrBuf names;
     sb_init(&names);
     for (int i = 0; i < s->k->nsizes; i++) sb_printf(&names, "%s%s", i ? ", " : "", s->k->sizes[i]->name);

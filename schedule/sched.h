@@ -134,6 +134,8 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
                  const char *file, const char *src, const NpuTarget *target);
 void sched_free(Sched *s);
 /* Applies one step. False (with an error) when refused. */
+/* May a kernel with symbolic sizes take step prim (schedule/sched.c)? */
+bool sched_sized_ok(const char *prim);
 bool sched_apply(Sched *s, const SchedStep *st);
 /* After the last step: expands the unrolled loops (schedule/unroll.c) and
  * checks the result as a step's. False (with an error) when refused. */

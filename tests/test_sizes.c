@@ -111,6 +111,71 @@ Test(sizes, steps_not_built_for_sizes_are_refused) {
           "cache_write, tensorize and double_buffer are)");
 }
 
+/* The errors of kernel + pragmas hold want. */
+static void errors_have(const char *kernel, const char *pragmas, const char *want) {
+  char src[8192];
+  snprintf(src, sizeof src, "%s%s", kernel, pragmas);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  has(npg_errors(s), want);
+  npg_close(s);
+}
+
+/* The legality proofs hold at every size the assumptions allow, and no
+ * more: the sizes are the outermost dimensions of the dependence model.
+ * A[i + 64] = A[i] over i < n is parallel when n <= 64, and refused, at a
+ * size named, when n may pass 64. */
+Test(sizes, legality_proofs_hold_for_each_size_and_name_it) {
+  const char *k = "void k(int n, float A[256]) {\n"
+                  "  for (int i = 0; i < n; i++)\n"
+                  "    A[i + 64] = A[i] * 2.0f;\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu assume(k, n <= 64)\n#pragma npu schedule(k, kp)\n#pragma npu parallel(i)\n");
+  checked(s, "kp");
+  npg_close(s);
+  const char *wide = "#pragma npu assume(k, n <= 100)\n#pragma npu schedule(k, kp)\n#pragma npu parallel(i)\n";
+  refused(k, wide,
+          "k.c:7:13: error: parallel: illegal: loop i would run its iterations in any order, but it carries the flow "
+          "dependence on A from s1 (line 3) to s1 (line 3), distance (64)");
+  errors_have(k, wide, "k.c:7:13: note: s1 (line 3) at n=65, i=0 writes A[64], then s1 (line 3) at n=65, i=64 reads it");
+}
+
+/* An index in the sizes (y[n - 1 - j]) is exact in the model: merging the
+ * producer into the consumer reverses a dependence and is refused (it was
+ * accepted, and wrong, while such an index touched nothing there). */
+Test(sizes, an_index_in_the_sizes_orders_its_accesses) {
+  const char *k = "void k(int n, const float x[n], float y[n], float z[n]) {\n"
+                  "  for (int i = 0; i < n; i++) y[i] = x[i] * 2.0f;\n"
+                  "  for (int j = 0; j < n; j++) z[j] = y[n - 1 - j];\n"
+                  "}\n";
+  const char *merge = "#pragma npu assume(k, n <= 100)\n#pragma npu schedule(k, a)\n#pragma npu merge(i, j)\n";
+  refused(k, merge, "k.c:7:13: error: merge: illegal: it reverses the flow dependence on y from s1 (line 2) to s2 (line 3)");
+  errors_have(k, merge, "k.c:7:13: note: s1 (line 2) at n=2, i=1 writes y[1], then s2 (line 3) at n=2, j=0 reads it");
+}
+
+/* A split whose factor does not divide the largest size, then reorder: the
+ * instances before and after are the same at every size (a model that took
+ * the bounds apart from the sizes found them unequal). A size of type long
+ * with an int counter keeps its tail copies DMAs and double-buffers. */
+Test(sizes, a_split_that_does_not_divide_the_sizes_reorders) {
+  NpgSession *s = open_ok("void k(int n, const float B[n][16], float A[n][16]) {\n"
+                          "  for (int i = 0; i < n; i++)\n"
+                          "    for (int j = 0; j < 16; j++)\n"
+                          "      A[i][j] = B[i][j] * 2.0f;\n"
+                          "}\n",
+                          "#pragma npu assume(k, n <= 100)\n#pragma npu schedule(k, k1)\n"
+                          "#pragma npu split(i, 8, io, ii)\n#pragma npu reorder(io, j, ii)\n");
+  checked(s, "k1");
+  npg_close(s);
+  s = open_ok("void k(long n, const float x[n], float y[n]) {\n"
+              "  for (int i = 0; i < n; i++)\n"
+              "    y[i] = x[i] * 2.0f;\n"
+              "}\n",
+              "#pragma npu assume(k, n <= 500)\n#pragma npu schedule(k, t)\n#pragma npu split(i, 32, io, ii)\n"
+              "#pragma npu cache_read(x, vu_vm, io, x_vm)\n#pragma npu double_buffer(x_vm)\n");
+  has(npg_emit_source(s, checked(s, "t")), "x_vm_tok = npu_dma_1d(");
+  npg_close(s);
+}
+
 /* Where every read of a cache_write's buffer follows a write of it in
  * the iteration, its region need not be copied in; with sizes the model
  * that would prove it over-approximates the instances (a bound in the
