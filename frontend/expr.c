@@ -275,6 +275,7 @@ static const Type *paren_type_name(Fe *fe, TSNode fn) {
   if (!fe_is(fn, "parenthesized_expression") || ts_node_named_child_count(fn) != 1) return NULL;
   TSNode id = ts_node_named_child(fn, 0);
   if (!fe_is(id, "identifier")) return NULL;
+  if (!strcmp(fe_text(fe, id), "_Bool")) return type_by_name("_Bool"); /* a keyword the grammar reads as a name */
   const Sym *y = fe_lookup(fe, fe_text(fe, id));
   return y && y->kind == SYM_TYPE ? y->type : NULL;
 }

@@ -32,6 +32,10 @@ void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsign
   size_t at = 0;
   CheckResult one;
   memset(&one, 0, sizeof one);
+  /* the compared outputs of every set run, not the last set's alone */
+  long compared = 0, nonfinite = 0;
+  double max_error = 0;
+  bool exact = true;
   for (int s = 0; s < n; s++) {
     char sz[200], why[300];
     ir_size_set_text(k, &sets[s], sz, sizeof sz);
@@ -70,6 +74,10 @@ void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsign
       memcpy(one.message, msg, sizeof msg);
       break;
     }
+    compared += one.compared;
+    nonfinite += one.nonfinite;
+    max_error = one.max_error > max_error ? one.max_error : max_error;
+    exact &= one.exact;
     /* each set's own figures: a variant on the NPU is timed at every set */
     char fig[120] = "";
     if (one.sim_cycles)
@@ -79,6 +87,10 @@ void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsign
   }
   *r = one;
   if (r->pass) {
+    r->compared = compared;
+    r->nonfinite = nonfinite;
+    r->max_error = max_error;
+    r->exact = exact;
     size_t len = strlen(r->summary);
     snprintf(r->summary + len, sizeof r->summary - len, "; at %d size set%s: %s", n, n == 1 ? "" : "s", list);
   }

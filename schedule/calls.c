@@ -192,10 +192,110 @@ static bool own_name_visit(Stmt *st, int depth, void *ctx) {
   return m->ok;
 }
 
+/* ---- one function per name over the whole program ---- */
+
+/* The emitted program defines one function per name (emit/emit_program.c):
+ * two calls whose functions share a name must run the same function. A
+ * call that passes an on-chip array runs FUNCTION_CALL built for it (its
+ * text and its buffers' places tell it); another runs its variant's, which
+ * its name alone tells. Calls inside a callee's variant count too. */
+enum { MAX_FUNCTIONS = 64 };
+typedef struct {
+  Sched *s;
+  const char *name[MAX_FUNCTIONS], *text[MAX_FUNCTIONS];
+  const Stmt *call[MAX_FUNCTIONS];
+  const Stmt *owner[MAX_FUNCTIONS]; /* the statements the call is one of (copies of a call share them and its label) */
+  const Stmt *in;                   /* the statements being walked */
+  int n;
+  bool ok;
+} Functions;
+
+static char *function_text(Sched *s, const Stmt *call) {
+  if (!ir_call_onchip(call->call)) return arena_printf(s->a, "variant %p", (const void *)call->call->fn_ir);
+  Kernel *f = ir_call_function(s->a, call);
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_kernel(&sb, f);
+  for (const Param *p = f->params; p; p = p->next) /* the parameters' places, which the text leaves out */
+    if (p->buf && p->buf->scope) sb_printf(&sb, "%s %s @%lld\n", p->buf->name, p->buf->scope, (long long)p->buf->offset);
+  char *t = arena_printf(s->a, "%s", sb.data ? sb.data : "");
+  sb_free(&sb);
+  return t;
+}
+
+static void functions_in(Functions *f, Stmt *body);
+
+static bool functions_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Functions *f = ctx;
+  if (!f->ok || st->kind != ST_BLOCK || !st->call) return f->ok;
+  const CallSite *c = st->call;
+  if (ir_call_onchip(c)) functions_in(f, st->body); /* its calls are in its statements */
+  else if (c->fn_ir) functions_in(f, c->fn_ir->body);
+  const char *text = function_text(f->s, st);
+  for (int i = 0; i < f->n && f->ok; i++)
+    if (!strcmp(f->name[i], c->fn) && strcmp(f->text[i], text) &&
+        (f->owner[i] != f->in || strcmp(f->call[i]->call->name, c->name))) /* copies: placement.c compares them */
+      f->ok = sched_error(f->s, NULL, "calls %s (line %d) and %s (line %d) would both run a function named %s, but "
+                          "not the same one (their arrays are placed differently); relabel one of them",
+                          f->call[i]->call->name, f->call[i]->loc.line, c->name, st->loc.line, c->fn);
+  if (f->ok && f->n < MAX_FUNCTIONS) {
+    f->name[f->n] = c->fn;
+    f->text[f->n] = text;
+    f->owner[f->n] = f->in;
+    f->call[f->n++] = st;
+  }
+  return f->ok;
+}
+
+static void functions_in(Functions *f, Stmt *body) {
+  const Stmt *outer = f->in;
+  f->in = body;
+  ir_walk_outside_calls(body, functions_visit, f);
+  f->in = outer;
+}
+
+/* A call that passes an on-chip array, inside a loop bound to the VU
+ * cores: its function's buffers would be each core's, which it has no
+ * counter for (docs/programs.md: not built yet). */
+typedef struct {
+  Sched *s;
+  const Stmt *bound;
+  bool ok;
+} InBound;
+
+static bool in_bound_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  InBound *b = ctx;
+  if (!b->ok) return false;
+  if (st->kind == ST_FOR && st->loop_kind == LOOP_VU && !b->bound) {
+    b->bound = st;
+    ir_walk_outside_calls(st->body, in_bound_visit, b);
+    b->bound = NULL;
+    return b->ok && true;
+  }
+  if (b->bound && st->kind == ST_BLOCK && st->call && ir_call_onchip(st->call))
+    b->ok = sched_error(b->s, NULL, "call %s (line %d) passes an on-chip array inside loop %s, which is bound to the VU "
+                        "cores: a function of its own for each core's vector memory is not supported yet; keep the "
+                        "array in DDR or inline(%s)",
+                        st->call->name, st->loc.line, b->bound->name, st->call->name);
+  return b->ok;
+}
+
 bool sched_check_calls(Sched *s) {
   Marks m = {s, true};
   ir_walk_outside_calls(s->k->body, mark_visit, &m);
   if (m.ok) ir_walk_outside_calls(s->k->body, own_name_visit, &m);
+  if (m.ok) {
+    InBound b = {s, NULL, true};
+    ir_walk_outside_calls(s->k->body, in_bound_visit, &b);
+    m.ok = b.ok;
+  }
+  if (m.ok) {
+    Functions f = {.s = s, .ok = true};
+    functions_in(&f, s->k->body);
+    m.ok = f.ok;
+  }
   Live l = {.s = s};
   return m.ok && live_list(&l, s->k->body);
 }

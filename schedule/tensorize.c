@@ -1405,11 +1405,21 @@ static bool check_nonneg(const Match *m, StrBuf *guard, char *why, size_t n) {
  * 1 lanes into the call, the lanes below d touch no element in the nest
  * as written, so the call starts at lane d: the operands, the lane index's
  * start and the length move by d. False when that is not the case. */
+/* The constant term of offset e (`ii * 16 - 1`: -1; `-1`: -1; `ii * 16`: 0). */
+static int64_t const_term(const Expr *e) {
+  int64_t c;
+  if (ir_const_int(e, &c)) return c;
+  if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB) && ir_const_int(e->b, &c))
+    return e->op == OP_ADD ? c : -c;
+  return 0;
+}
+
 static bool shift_lanes(Match *m) {
   int64_t d = INT64_MAX, c;
   if (!m->lane_param) return false;
   for (int i = 0; i < m->nbufs; i++) {
-    if (m->ubuf[i]->ndim != 1 || !m->off[i][0] || !ir_const_int(m->off[i][0], &c) || c >= 0) return false;
+    /* a run-time start (`ii * 16 - 1` after a split) moves by its constant term alike */
+    if (m->ubuf[i]->ndim != 1 || !m->off[i][0] || (c = const_term(m->off[i][0])) >= 0) return false;
     d = -c < d ? -c : d;
   }
   for (int j = 0; j < m->ntails; j++)
@@ -1423,8 +1433,9 @@ static bool shift_lanes(Match *m) {
     if (m->sparam[i] == m->lane_param && m->sparam_expr[i]) param = i;
   if (size < 0 || param < 0 || m->size_val[size] <= d) return false;
   for (int i = 0; i < m->nbufs; i++) {
-    ir_const_int(m->off[i][0], &c);
-    m->off[i][0] = ir_int(m->a, c + d, m->off[i][0]->type, m->off[i][0]->loc);
+    Expr *o = m->off[i][0];
+    m->off[i][0] = arith_simplify(m->a, ir_add(m->a, ir_expr_copy(m->a, o), ir_int(m->a, d, o->type, o->loc), o->type),
+                                  NULL, 0);
   }
   m->size_val[size] -= d;
   const Expr *p = m->sparam_expr[param];
@@ -1438,8 +1449,10 @@ static bool shift_lanes(Match *m) {
 static bool check_offsets(Match *m, char *why, size_t n) {
   for (int i = 0; i < m->nbufs; i++)
     for (int d = 0; d < m->ubuf[i]->ndim; d++) {
-      int64_t c;
-      if (m->off[i][d] && ir_const_int(m->off[i][d], &c) && c < 0 && !shift_lanes(m))
+      /* a constant below 0, or a run-time start whose constant term is
+       * (`ii * 16 - 1`: &x_vm[-1] at ii = 0) */
+      int64_t c = m->off[i][d] ? const_term(m->off[i][d]) : 0;
+      if (c < 0 && !shift_lanes(m))
         return snprintf(why, n, "its operand %s would start %lld elements before %s (which holds only the elements "
                         "the nest touches), and the call cannot start later: split so that each tile starts at an "
                         "element the nest touches",
@@ -1539,6 +1552,10 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
       for (int i = 0; i < m->nbufs && !done; i++)
         if (!strcmp(m->sbuf[i]->name, t)) {
           Expr e = {.kind = EX_LOAD, .buf = (Buffer *)m->ubuf[i], .type = m->ubuf[i]->elem, .idx = window_offsets(m, i)};
+          /* a _Bool mask passed as the intrinsic's uint8_t bytes: C calls the pointer types incompatible */
+          const Type *ue = m->ubuf[i]->elem, *se = m->sbuf[i]->elem;
+          if ((ue->rank == 0) != (se->rank == 0) && type_is_integer(ue) && type_is_integer(se))
+            sb_printf(call, "(%s%s *)", m->sbuf[i]->is_const ? "const " : "", se->name);
           sb_putc(call, '&');
           ir_print_expr(call, &e);
           done = true;

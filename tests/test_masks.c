@@ -399,11 +399,15 @@ Test(masks, compares_into_a_byte_mask_and_an_index_mask_run_on_the_vu) {
 
 Test(masks, a_bool_mask_is_a_byte_mask) {
   static const char *const cases[][3] = {
-      {"bool", "y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
-      {"_Bool", "if (m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      /* the mask passed as the instruction's bytes: C calls _Bool * and
+       * uint8_t * incompatible (gcc -Werror refused the call without it) */
+      {"bool", "y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], (const uint8_t *)&m_vm[0], &x_vm[0], 32, 0.0f);"},
+      {"_Bool", "if (m[i]) y[i] = x[i];",
+       "npu_vu_select_u8_f32(&y_vm[0], (const uint8_t *)&m_vm[0], &x_vm[0], &y_vm[0], 32);"},
       /* == true is the bool itself (0 or 1); true prints as 1 (the emitted
        * C includes no <stdbool.h>) */
-      {"bool", "y[i] = m[i] == true ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
+      {"bool", "y[i] = m[i] == true ? x[i] : 0.0f;",
+       "npu_vu_select_u8s_f32(&y_vm[0], (const uint8_t *)&m_vm[0], &x_vm[0], 32, 0.0f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     char src[512];
@@ -434,7 +438,7 @@ Test(masks, a_bool_mask_is_a_byte_mask) {
 Test(masks, the_check_draws_bools_of_0_and_1) {
   const char *src = "#include <stdbool.h>\n"
                     "void k(const bool m[256], bool f, int y[256]) {\n"
-                    "  for (int i = 0; i < 256; i++) y[i] = m[i] + f + (bool)2 + (_Bool)0.5f;\n"
+                    "  for (int i = 0; i < 256; i++) y[i] = m[i] + f + (bool)2 + (_Bool)0.5f + (_Bool)(y[i] & 6);\n"
                     "}\n";
   DiagList d;
   diag_init(&d);
@@ -458,5 +462,22 @@ Test(masks, the_check_draws_bools_of_0_and_1) {
   NpgSession *s = npg_open_string("k.c", src, strlen(src));
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   checked(s, "k");
+  npg_close(s);
+}
+
+/* An index mask after a second split (vectorize(ii, 16)): the caches start
+ * at the first element the nest touches (1), so each call's operands
+ * would start one lane before its tile, at run time (&x_vm[ii * 16 - 1],
+ * before x_vm at ii = 0); the call starts one lane later instead. */
+Test(masks, an_index_mask_with_a_run_time_start_before_its_cache_starts_later) {
+  NpgSession *s = open_ok("void odd4(const float x[4096], float y[4096]) {\n"
+                          "  for (int i = 0; i < 4096; i++)\n"
+                          "    if (i % 4 == 1) y[i] = x[i];\n"
+                          "}\n",
+                          "#pragma npu schedule(odd4, v)\n#pragma npu split(i, 1024, core, ii)\n"
+                          "#pragma npu bind(core, vu)\n#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, core, y_vm)\n#pragma npu vectorize(ii, 16)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "npu_vu_store_lane_f32(&y_vm[ii * 16], &x_vm[ii * 16], 15, core * 1024 + ii * 16 + 1, 4, 1);");
   npg_close(s);
 }

@@ -602,3 +602,80 @@ Test(programs, the_name_of_a_calls_own_function_may_not_be_taken) {
           "k.c:23:13: error: use: call s2 (line 17) passes an on-chip array, so it runs a function of its own, "
           "scale_vm_s2; that name is taken (a kernel, variant, parameter or local); rename it");
 }
+
+/* Two calls whose functions share a name must run the same function: net's
+ * call a (T in nu_ob, staged) and mid_v's own call a (U in vu_vm, no copy)
+ * were both scale_vm_a, and the program defined one of them, so the other
+ * call ran a function planned for other arrays (the check failed on an
+ * overlapping DMA). The plan is refused, naming both calls. */
+Test(programs, two_calls_whose_functions_would_share_a_name_are_refused) {
+  const char *src =
+      "#define N 1024\n"
+      "void scale(const float X[N], float Y[N]) {\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    mul: Y[i] = X[i] * 2.0f;\n"
+      "}\n"
+      "#pragma npu schedule(scale, scale_vm)\n"
+      "#pragma npu cache_read(X, vu_vm, root, X_vm)\n"
+      "#pragma npu cache_write(Y, vu_vm, root, Y_vm)\n"
+      "#pragma npu vectorize(i)\n"
+      "\n"
+      "void mid(const float X[N], float Y[N]) {\n"
+      "  float U[N];\n"
+      "  a: scale(X, U);\n"
+      "  b: scale(U, Y);\n"
+      "}\n"
+      "#pragma npu schedule(mid, mid_v)\n"
+      "#pragma npu use(a, scale_vm)\n"
+      "#pragma npu use(b, scale_vm)\n"
+      "#pragma npu set_scope(U, vu_vm)\n"
+      "\n"
+      "void net(const float A[N], float B[N], float C[N]) {\n"
+      "  float T[N];\n"
+      "  a: scale(A, T);\n"
+      "  m: mid(A, B);\n"
+      "  for (int i = 0; i < N; i++) C[i] = T[i] + 1.0f;\n"
+      "}\n"
+      "#pragma npu schedule(net, net_x)\n"
+      "#pragma npu use(a, scale_vm)\n"
+      "#pragma npu use(m, mid_v)\n"
+      "#pragma npu set_scope(T, nu_ob)\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  has(npg_errors(s), "error: set_scope: calls a (line 23) and a (line 13) would both run a function named scale_vm_a, "
+                     "but not the same one (their arrays are placed differently); relabel one of them");
+  npg_close(s);
+}
+
+/* An on-chip array passed in a loop bound to the VU cores: the call's
+ * function would need each core's buffers, which it has no counter for
+ * (its C did not compile). Refused, saying what to do. */
+Test(programs, an_on_chip_call_in_a_bound_loop_is_refused) {
+  const char *src =
+      "#define N 256\n"
+      "void scale(const float X[N], float Y[N]) {\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    mul: Y[i] = X[i] * 2.0f;\n"
+      "}\n"
+      "#pragma npu schedule(scale, scale_vm)\n"
+      "#pragma npu cache_read(X, vu_vm, root, X_vm)\n"
+      "#pragma npu cache_write(Y, vu_vm, root, Y_vm)\n"
+      "#pragma npu vectorize(i)\n"
+      "void net(const float A[N], float B[4][N]) {\n"
+      "  for (int r = 0; r < 4; r++) {\n"
+      "    float T[N];\n"
+      "    float U[N];\n"
+      "    for (int i = 0; i < N; i++) T[i] = A[i] + (float)r;\n"
+      "    s1: scale(T, U);\n"
+      "    for (int i = 0; i < N; i++) B[r][i] = U[i];\n"
+      "  }\n"
+      "}\n"
+      "#pragma npu schedule(net, n_bind)\n"
+      "#pragma npu use(s1, scale_vm)\n"
+      "#pragma npu bind(r, vu)\n"
+      "#pragma npu set_scope(T, vu_vm)\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  has(npg_errors(s), "error: set_scope: call s1 (line 15) passes an on-chip array inside loop r, which is bound to the "
+                     "VU cores: a function of its own for each core's vector memory is not supported yet; keep the "
+                     "array in DDR or inline(s1)");
+  npg_close(s);
+}

@@ -481,3 +481,17 @@ Test(sizes, fission_cuts_through_a_size_guard) {
   cr_expect_eq(strstr(strstr(c, "if (io * 8 + ii < n)") + 1, "if (io * 8 + ii < n)") != NULL, true, "%s", c);
   npg_close(s);
 }
+
+/* The check's figure of compared outputs counts every size set run, not
+ * the last set's alone: copy at n = 5 and n = 300 compares 305. */
+Test(sizes, the_compared_outputs_count_every_size_set) {
+  NpgSession *s = open_ok("void k(int n, const float x[n], float y[n]) {\n"
+                          "  for (int i = 0; i < n; i++)\n"
+                          "    y[i] = x[i];\n"
+                          "}\n",
+                          "#pragma npu sizes(k, n = 5)\n#pragma npu sizes(k, n = 300)\n");
+  NpgCheckResult r;
+  cr_assert(npg_check(s, 0, 1, &r), "%s", r.message);
+  cr_expect_eq(r.compared, 305, "%ld", r.compared);
+  npg_close(s);
+}
