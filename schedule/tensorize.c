@@ -1449,9 +1449,13 @@ static bool shift_lanes(Match *m) {
 static bool check_offsets(Match *m, char *why, size_t n) {
   for (int i = 0; i < m->nbufs; i++)
     for (int d = 0; d < m->ubuf[i]->ndim; d++) {
-      /* a constant below 0, or a run-time start whose constant term is
-       * (`ii * 16 - 1`: &x_vm[-1] at ii = 0) */
-      int64_t c = m->off[i][d] ? const_term(m->off[i][d]) : 0;
+      /* a constant below 0, or, under an index mask (whose caches start at
+       * the first element touched, past the tile's start), a run-time start
+       * whose constant term is (`ii * 16 - 1`: &x_vm[-1] at ii = 0); other
+       * run-time starts are those of the loops around (`io * 128 - 896`
+       * over io >= 7) */
+      int64_t c = 0;
+      if (m->off[i][d] && !ir_const_int(m->off[i][d], &c) && m->lane_param) c = const_term(m->off[i][d]);
       if (c < 0 && !shift_lanes(m))
         return snprintf(why, n, "its operand %s would start %lld elements before %s (which holds only the elements "
                         "the nest touches), and the call cannot start later: split so that each tile starts at an "
