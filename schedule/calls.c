@@ -123,6 +123,7 @@ typedef struct {
   Sched *s;
   const Stmt *live[LIVE_MAX]; /* on-chip declarations in scope, outermost first */
   int n;
+  const Stmt *outer;          /* the outermost call placed with the caller we are inside, or NULL */
 } Live;
 
 /* A marked call's function places its on-chip buffers on its own, from
@@ -139,15 +140,22 @@ static bool live_list(Live *l, Stmt *list) {
       l->live[l->n++] = st;
     }
     if (st->kind == ST_BLOCK && st->call && ir_call_onchip(st->call)) {
+      const Stmt *outer = l->outer;
+      if (!outer) l->outer = st;
       ok = live_list(l, st->body); /* its function is placed with the caller (ir_call_function) */
+      l->outer = outer;
     } else if (st->kind == ST_BLOCK && st->call) {
+      /* inline a call inside another is refused: name the outermost */
+      const Stmt *in_line = l->outer ? l->outer : st;
       for (int i = 0; i < l->n && ok; i++) {
         const Buffer *b = l->live[i]->buf, *in = call_uses_scope(st, b->scope);
         if (in)
           ok = sched_error(l->s, NULL, "call %s (line %d) runs %s, whose %s is in %s, while %s (%s, line %d) is live "
                            "around the call: the called function places its on-chip buffers on its own; inline(%s) "
-                           "to place them together", st->call->name, st->loc.line, st->call->fn, in->name, b->scope,
-                           b->name, b->scope, l->live[i]->loc.line, st->call->name);
+                           "to place them together, or set_scope the arrays the call takes on chip first, which "
+                           "places its function with the caller's buffers", st->call->name, st->loc.line,
+                           st->call->fn, in->name, b->scope, b->name, b->scope, l->live[i]->loc.line,
+                           in_line->call->name);
       }
     } else if (st->kind == ST_BLOCK || st->kind == ST_FOR) {
       ok = live_list(l, st->body);

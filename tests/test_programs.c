@@ -288,7 +288,8 @@ static const char *live =
 Test(programs, a_call_whose_function_uses_a_scope_live_around_it_is_refused) {
   refused(live, "#pragma npu set_scope(T, dm)\n#pragma npu use(q, cp_dm)\n",
           "k.c:16:13: error: use: call q (line 9) runs cp_dm, whose X_dm is in dm, while T (dm, line 7) is live around "
-          "the call: the called function places its on-chip buffers on its own; inline(q) to place them together");
+          "the call: the called function places its on-chip buffers on its own; inline(q) to place them together, "
+          "or set_scope the arrays the call takes on chip first, which places its function with the caller's buffers");
   NpgSession *s = open_ok(live, "#pragma npu use(q, cp_dm)\n#pragma npu set_scope(T, vu_vm)\n");
   has(npg_emit_source(s, checked(s, "v")), "  cp_dm(B, D); /* q, line 9 */\n");
   npg_close(s);
@@ -677,5 +678,45 @@ Test(programs, an_on_chip_call_in_a_bound_loop_is_refused) {
   has(npg_errors(s), "error: set_scope: call s1 (line 15) passes an on-chip array inside loop r, which is bound to the "
                      "VU cores: a function of its own for each core's vector memory is not supported yet; keep the "
                      "array in DDR or inline(s1)");
+  npg_close(s);
+}
+
+/* A clash inside a call placed with its caller names the call to inline:
+ * the outermost (inline(m_c) of the call inside m is itself refused). */
+Test(programs, a_clash_inside_a_call_suggests_inlining_the_outermost) {
+  const char *src =
+      "#define N 1024\n"
+      "void scale(const float X[N], float Y[N]) {\n"
+      "  for (int i = 0; i < N; i++)\n"
+      "    mul: Y[i] = X[i] * 2.0f;\n"
+      "}\n"
+      "#pragma npu schedule(scale, scale_vm)\n"
+      "#pragma npu cache_read(X, vu_vm, root, X_vm)\n"
+      "#pragma npu cache_write(Y, vu_vm, root, Y_vm)\n"
+      "#pragma npu vectorize(i)\n"
+      "\n"
+      "void mid(const float X[N], const float Z[N], float Y[N], float Y2[N]) {\n"
+      "  a: scale(X, Y);\n"
+      "  c: scale(Z, Y2);\n"
+      "}\n"
+      "#pragma npu schedule(mid, mid_v)\n"
+      "#pragma npu use(a, scale_vm)\n"
+      "#pragma npu use(c, scale_vm)\n"
+      "\n"
+      "void net(const float A[N], float B[N], float B2[N]) {\n"
+      "  float T[N];\n"
+      "  for (int i = 0; i < N; i++) T[i] = A[i] + 1.0f;\n"
+      "  m: mid(T, A, B, B2);\n"
+      "}\n"
+      "#pragma npu schedule(net, n1)\n"
+      "#pragma npu use(m, mid_v)\n"
+      "#pragma npu set_scope(T, vu_vm)\n"
+      "#pragma npu schedule(net, n2)\n"
+      "#pragma npu set_scope(T, vu_vm)\n"
+      "#pragma npu use(m, mid_v)\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  has(npg_errors(s), "error: set_scope: call m_c (line 13) runs scale_vm, whose Y_vm is in vu_vm, while T (vu_vm, line "
+                     "20) is live around the call: the called function places its on-chip buffers on its own; "
+                     "inline(m) to place them together");
   npg_close(s);
 }
