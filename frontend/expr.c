@@ -275,7 +275,10 @@ static const Type *paren_type_name(Fe *fe, TSNode fn) {
   if (!fe_is(fn, "parenthesized_expression") || ts_node_named_child_count(fn) != 1) return NULL;
   TSNode id = ts_node_named_child(fn, 0);
   if (!fe_is(id, "identifier")) return NULL;
-  if (!strcmp(fe_text(fe, id), "_Bool")) return type_by_name("_Bool"); /* a keyword the grammar reads as a name */
+  /* as fe_type_of resolves a type: a type C names (`_Bool`, which the
+   * grammar reads as a name here), then a typedef or macro */
+  const Type *t = type_by_name(fe_text(fe, id));
+  if (t) return t;
   const Sym *y = fe_lookup(fe, fe_text(fe, id));
   return y && y->kind == SYM_TYPE ? y->type : NULL;
 }

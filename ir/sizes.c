@@ -132,20 +132,23 @@ static void add(SizeSet *out, int *n, int max, int nsizes, isl_set *pick, int64_
   out[(*n)++] = s;
 }
 
-int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
+/* ir_size_sets, and with `largest` the largest sizes allowed after them
+ * (when there are such): one isl context for both. */
+static int size_sets(const Kernel *k, SizeSet *out, int max, bool largest) {
+  int n = 0, ns = k->nsizes;
   if (k->nsize_sets) {
-    int n = k->nsize_sets < max ? k->nsize_sets : max;
+    n = k->nsize_sets < max ? k->nsize_sets : max;
     memcpy(out, k->size_sets, sizeof *out * (size_t)n);
-    return n;
+    if (!largest) return n;
   }
   isl_ctx *ctx = isl_ctx_alloc();
   isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
   AffCtx c;
   aff_init(&c, ctx, k);
   char why[300];
-  int n = 0, ns = k->nsizes;
   isl_set *allowed = aff_push_sizes(&c, why, sizeof why) ? aff_domain(&c) : NULL;
-  if (allowed && isl_set_is_empty(allowed) == isl_bool_false) {
+  bool some = allowed && isl_set_is_empty(allowed) == isl_bool_false;
+  if (some && !k->nsize_sets) {
     /* the smallest sizes allowed (too large a run is then said and
      * skipped by the check), those nearest 0, 1, a prime, one past a power
      * of two, a mid size and 257 (a prime past 256: several tiles, with a
@@ -163,26 +166,16 @@ int ir_size_sets(const Kernel *k, SizeSet *out, int max) {
     }
     add(out, &n, max, ns, isl_set_lexmax(isl_set_copy(allowed)), 256);
   }
+  if (some && largest) add(out, &n, max, ns, isl_set_lexmax(isl_set_copy(allowed)), INT64_MAX); /* deduplicated */
   isl_set_free(allowed);
   aff_free(&c);
   isl_ctx_free(ctx);
   return n;
 }
 
-int ir_size_set_largest(const Kernel *k, SizeSet *out) {
-  isl_ctx *ctx = isl_ctx_alloc();
-  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
-  AffCtx c;
-  aff_init(&c, ctx, k);
-  char why[300];
-  isl_set *allowed = aff_push_sizes(&c, why, sizeof why) ? aff_domain(&c) : NULL;
-  int n = 0;
-  if (allowed && isl_set_is_empty(allowed) == isl_bool_false) add(out, &n, 1, k->nsizes, isl_set_lexmax(allowed), INT64_MAX);
-  else isl_set_free(allowed);
-  aff_free(&c);
-  isl_ctx_free(ctx);
-  return n;
-}
+int ir_size_sets(const Kernel *k, SizeSet *out, int max) { return size_sets(k, out, max, false); }
+
+int ir_size_sets_and_largest(const Kernel *k, SizeSet *out, int max) { return size_sets(k, out, max, true); }
 
 /* Is the point of set in the current domain of c? */
 static bool holds(AffCtx *c, const SizeSet *set) {

@@ -9,9 +9,9 @@
  * nearest 0, 1, 7, 33, 64 and 257, and the largest when no size passes 256 (isl).
  * At most max; returns how many. */
 int ir_size_sets(const Kernel *k, SizeSet *out, int max);
-/* The largest sizes k's assumptions allow (isl's lexicographic maximum)
- * into *out: 1, or 0 when they allow no such point (a size unbounded). */
-int ir_size_set_largest(const Kernel *k, SizeSet *out);
+/* ir_size_sets, then the largest sizes k's assumptions allow (isl's
+ * lexicographic maximum), unless already there: the static checks' sets. */
+int ir_size_sets_and_largest(const Kernel *k, SizeSet *out, int max);
 /* k with set's values for its sizes, in arena a: constant extents and
  * bounds, no sizes left. NULL (why says) when an extent is not 1 to
  * 2^31 - 1 elements there. */

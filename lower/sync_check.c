@@ -594,8 +594,7 @@ static bool check_at(const Kernel *k, int64_t max_tokens, const SizeSet *set, ch
 bool lower_check_sync(const Kernel *k, int64_t max_tokens, char *why, size_t n) {
   if (!k->nsizes) return check_at(k, max_tokens, NULL, why, n);
   SizeSet sets[IR_MAX_SIZE_SETS + 1];
-  int ns = ir_size_sets(k, sets, IR_MAX_SIZE_SETS);
-  ns += ir_size_set_largest(k, &sets[ns]);
+  int ns = ir_size_sets_and_largest(k, sets, IR_MAX_SIZE_SETS + 1);
   for (int i = 0; i < ns; i++) {
     char at[200], inner[600];
     if (check_at(k, max_tokens, &sets[i], inner, sizeof inner)) continue;

@@ -586,7 +586,7 @@ static isl_union_map *accesses_to(isl_union_map *acc, const char *tuple) {
 
 typedef struct {
   const Buffer *b;
-  const Stmt *region;              /* the statements walked (one iteration of the cache's loop) */
+  bool *varies;                    /* by Var.id: a counter of, or assigned in, the statements walked */
   const Stmt *lists[AT_MAX_LOOPS]; /* the statement lists around, outermost first */
   const Stmt *at[AT_MAX_LOOPS];    /* in each, the statement being walked */
   const Var *counters[AT_MAX_LOOPS];
@@ -594,18 +594,13 @@ typedef struct {
   bool unseen;
 } Sibling;
 
-typedef struct {
-  const Var *v;
-  bool varies;
-} Varies;
-
-/* Is v a loop counter or assigned (or declared) somewhere in st? */
+/* Marks each variable the walked statements count or assign. */
 static bool varies_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
-  Varies *x = ctx;
-  x->varies |= (st->kind == ST_FOR && st->var == x->v) || (st->kind == ST_DECL && st->var == x->v) ||
-               (st->kind == ST_ASSIGN && st->lhs->kind == EX_VAR && st->lhs->var == x->v);
-  return !x->varies;
+  bool *varies = ctx;
+  if (st->kind == ST_FOR || (st->kind == ST_DECL && st->var)) varies[st->var->id] = true;
+  if (st->kind == ST_ASSIGN && st->lhs->kind == EX_VAR) varies[st->lhs->var->id] = true;
+  return true;
 }
 
 /* Are e's variables all counters of the loops around list `ncounters`
@@ -618,13 +613,7 @@ static bool fixed_above(const Sibling *w, const Expr *e, int ncounters) {
   if (e->kind == EX_VAR) {
     for (int i = 0; i < ncounters; i++)
       if (w->counters[i] == e->var) return true;
-    Varies x = {e->var, false};
-    for (const Stmt *st = w->region; st && !x.varies; st = st->next) {
-      Stmt one = *st;
-      one.next = NULL;
-      ir_walk_stmts(&one, varies_visit, &x);
-    }
-    return !x.varies;
+    return !w->varies[e->var->id];
   }
   return fixed_above(w, e->a, ncounters) && fixed_above(w, e->b, ncounters) && fixed_above(w, e->c, ncounters);
 }
@@ -705,10 +694,16 @@ static void sibling_list(Sibling *w, const Stmt *list, int *counters_at) {
  * run of the list, by the rule of written_before? Sound without a model:
  * `init: C[ii][ji] = 0; for (k ...) C[ii][ji] += ...` under the loops of
  * ii and ji (and a tail's guard) has each read after its element's write. */
-static bool reads_follow_sibling_writes(const Stmt *list, const Buffer *b) {
-  Sibling w = {.b = b, .region = list};
+static bool reads_follow_sibling_writes(const Kernel *k, Stmt *list, const Buffer *b) {
+  Sibling w = {.b = b, .varies = calloc((size_t)k->nvars + 1, sizeof(bool))};
+  for (Stmt *st = list; st; st = st->next) {
+    Stmt one = *st; /* alone: the list's statements, not what follows the list */
+    one.next = NULL;
+    ir_walk_stmts(&one, varies_visit, w.varies);
+  }
   int counters_at[AT_MAX_LOOPS];
   sibling_list(&w, list, counters_at);
+  free(w.varies);
   return !w.unseen;
 }
 
@@ -723,7 +718,7 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
   /* the model over-approximates a kernel with sizes (a bound in them is no
    * bound): more writes than run, so "every read sees a write" would not
    * follow from it; the rule by siblings does */
-  if (s->k->nsizes) return reads_follow_sibling_writes(at ? at->body : s->k->body, b);
+  if (s->k->nsizes) return reads_follow_sibling_writes(s->k, at ? at->body->body : s->k->body->body, b);
   if (!sched_model_knows(s, b)) sched_model_drop(s); /* b's accesses are needed as they are */
   const DepModel *now = sched_model_now(s);
   if (!now) return false;

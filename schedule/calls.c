@@ -210,7 +210,7 @@ static bool own_name_visit(Stmt *st, int depth, void *ctx) {
 enum { MAX_FUNCTIONS = 64 };
 typedef struct {
   Sched *s;
-  const char *name[MAX_FUNCTIONS], *text[MAX_FUNCTIONS];
+  const char *name[MAX_FUNCTIONS], *text[MAX_FUNCTIONS]; /* text: built when a name meets another */
   const Stmt *call[MAX_FUNCTIONS];
   const Stmt *owner[MAX_FUNCTIONS]; /* the statements the call is one of (copies of a call share them and its label) */
   const Stmt *in;                   /* the statements being walked */
@@ -240,13 +240,18 @@ static bool functions_visit(Stmt *st, int depth, void *ctx) {
   const CallSite *c = st->call;
   if (ir_call_onchip(c)) functions_in(f, st->body); /* its calls are in its statements */
   else if (c->fn_ir) functions_in(f, c->fn_ir->body);
-  const char *text = function_text(f->s, st);
-  for (int i = 0; i < f->n && f->ok; i++)
-    if (!strcmp(f->name[i], c->fn) && strcmp(f->text[i], text) &&
-        (f->owner[i] != f->in || strcmp(f->call[i]->call->name, c->name))) /* copies: placement.c compares them */
+  /* the functions' texts only where two names meet (after every step: they are rebuilt) */
+  const char *text = NULL;
+  for (int i = 0; i < f->n && f->ok; i++) {
+    if (strcmp(f->name[i], c->fn) || (f->owner[i] == f->in && !strcmp(f->call[i]->call->name, c->name)))
+      continue; /* another name, or a copy of the same call: placement.c compares those */
+    if (!text) text = function_text(f->s, st);
+    if (!f->text[i]) f->text[i] = function_text(f->s, f->call[i]);
+    if (strcmp(f->text[i], text))
       f->ok = sched_error(f->s, NULL, "calls %s (line %d) and %s (line %d) would both run a function named %s, but "
                           "not the same one (their arrays are placed differently); relabel one of them",
                           f->call[i]->call->name, f->call[i]->loc.line, c->name, st->loc.line, c->fn);
+  }
   if (f->ok && f->n < MAX_FUNCTIONS) {
     f->name[f->n] = c->fn;
     f->text[f->n] = text;

@@ -139,12 +139,14 @@ static bool recheck(Sched *s) {
  * the model, ir/deps.c), and the check runs each variant at the kernel's
  * size sets. The others (bind, compute_at, ...) size regions or passes
  * from constant bounds and wait (docs/kernel-language.md). */
+static const char *const sized_prims[] = {"split",     "tile",       "reorder",     "fission",   "merge",
+                                          "decompose_reduction",   "unroll",      "parallel",  "vectorize",
+                                          "annotate",  "cache_read", "cache_write", "tensorize", "double_buffer"};
+enum { NSIZED_PRIMS = sizeof sized_prims / sizeof sized_prims[0] };
+
 bool sched_sized_ok(const char *prim) {
-  static const char *const ok[] = {"split",  "tile",     "reorder",   "fission", "merge", "decompose_reduction",
-                                   "unroll", "parallel", "vectorize", "annotate", "cache_read", "cache_write", "tensorize",
-                                   "double_buffer"};
-  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-    if (!strcmp(prim, ok[i])) return true;
+  for (int i = 0; i < NSIZED_PRIMS; i++)
+    if (!strcmp(prim, sized_prims[i])) return true;
   return false;
 }
 
@@ -175,15 +177,16 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
   }
   if (s->k->nsizes && !sched_sized_ok(prims[pi].name)) {
-    StrBuf names;
+    StrBuf names, them;
     sb_init(&names);
+    sb_init(&them);
     for (int i = 0; i < s->k->nsizes; i++) sb_printf(&names, "%s%s", i ? ", " : "", s->k->sizes[i]->name);
-    bool r = sched_error(s, NULL,
-                         "the kernel has symbolic sizes (%s): %s is not supported with them yet (split, tile, "
-                         "reorder, fission, merge, decompose_reduction, unroll, parallel, vectorize, annotate, "
-                         "cache_read, cache_write, tensorize and double_buffer are)",
-                         names.data, prims[pi].name);
+    for (int i = 0; i < NSIZED_PRIMS; i++)
+      sb_printf(&them, "%s%s", i == 0 ? "" : i == NSIZED_PRIMS - 1 ? " and " : ", ", sized_prims[i]);
+    bool r = sched_error(s, NULL, "the kernel has symbolic sizes (%s): %s is not supported with them yet (%s are)",
+                         names.data, prims[pi].name, them.data);
     sb_free(&names);
+    sb_free(&them);
     return r;
   }
   s->step_keeps_order = prims[pi].order == KEEPS_ORDER;
