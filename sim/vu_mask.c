@@ -52,9 +52,11 @@ static bool lane_issue(const char *file, int line, const char *op, int n, int s,
       v[i].p = (const char *)v[i].p + (int64_t)lo * v[i].esz;
       v[i].len = (int64_t)(hi - lo) * v[i].esz;
     }
+  int widest = 1; /* the work follows the widest operand (npu_intrinsics.h): 1 byte a lane for a byte mask */
+  for (int i = 0; i < nv; i++) widest = v[i].esz > widest ? v[i].esz : widest;
   char d[48] = "";
   if (sim->tracing) snprintf(d, sizeof d, "n=%d m=%d kept=[%d,%d)", n, m, lo, hi);
-  return sim_vu_issue(sim, site, op, v, nv, (uint64_t)n * 4, d);
+  return sim_vu_issue(sim, site, op, v, nv, (uint64_t)n * (uint64_t)widest, d);
 }
 
 void npu_vu_lane_mask_u8_at(const char *file, int line, uint8_t *dst, int n, int s, int m, int r) {
@@ -133,31 +135,20 @@ VU_SELECT2(npu_vu_select_lt_f32, <)
 VU_SELECT2(npu_vu_select_le_f32, <=)
 VU_SELECT2(npu_vu_select_eq_f32, ==)
 
-/* A leaky ReLU: dst[i] = m[i] OP t ? a[i] : b[i] * c (m, a and b one array
- * for `x >= 0 ? x : 0.1f * x`). */
-#define VU_SELECT_MULS(NAME, OP)                                                                                  \
+/* Leaky ReLUs: dst[i] = VALUE over m[i], a[i], b[i], t and c. With the
+ * scaled branch second, `x >= 0 ? x : 0.1f * x` (m, a and b one array);
+ * with it first, `x < 0 ? alpha * x : x` (not the others with their
+ * compare negated, which a NaN tells apart). */
+#define VU_LEAKY(NAME, VALUE)                                                                                     \
   void NAME##_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b, int n,   \
                  float t, float c) {                                                                              \
     int64_t len = (int64_t)n * 4;                                                                                 \
     VuArg v[4] = {{"dst", dst, len, 1, 0, 4, OP_WRITE}, {"m", m, len, 1, 0, 4, OP_READ},                          \
                   {"a", a, len, 1, 0, 4, OP_READ},      {"b", b, len, 1, 0, 4, OP_READ}};                         \
     if (!sim_vu_n_issue(file, line, #NAME, n, v, 4, (uint64_t)len)) return;                                       \
-    for (int i = 0; i < n; i++) dst[i] = m[i] OP t ? a[i] : b[i] * c;                                             \
+    for (int i = 0; i < n; i++) dst[i] = VALUE;                                                                   \
   }
-VU_SELECT_MULS(npu_vu_select_gt_muls_f32, >)
-VU_SELECT_MULS(npu_vu_select_ge_muls_f32, >=)
-
-/* The leaky ReLU written with the scaled branch first: dst[i] = m[i] OP t
- * ? b[i] * c : a[i] (`x < 0 ? alpha * x : x`; not the ones above with
- * their compare negated, which a NaN tells apart). */
-#define VU_SCALED_WHEN(NAME, OP)                                                                                  \
-  void NAME##_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b, int n,   \
-                 float t, float c) {                                                                              \
-    int64_t len = (int64_t)n * 4;                                                                                 \
-    VuArg v[4] = {{"dst", dst, len, 1, 0, 4, OP_WRITE}, {"m", m, len, 1, 0, 4, OP_READ},                          \
-                  {"a", a, len, 1, 0, 4, OP_READ},      {"b", b, len, 1, 0, 4, OP_READ}};                         \
-    if (!sim_vu_n_issue(file, line, #NAME, n, v, 4, (uint64_t)len)) return;                                       \
-    for (int i = 0; i < n; i++) dst[i] = m[i] OP t ? b[i] * c : a[i];                                             \
-  }
-VU_SCALED_WHEN(npu_vu_select_lt_muls_f32, <)
-VU_SCALED_WHEN(npu_vu_select_le_muls_f32, <=)
+VU_LEAKY(npu_vu_select_gt_muls_f32, m[i] > t ? a[i] : b[i] * c)
+VU_LEAKY(npu_vu_select_ge_muls_f32, m[i] >= t ? a[i] : b[i] * c)
+VU_LEAKY(npu_vu_select_lt_muls_f32, m[i] < t ? b[i] * c : a[i])
+VU_LEAKY(npu_vu_select_le_muls_f32, m[i] <= t ? b[i] * c : a[i])

@@ -193,3 +193,15 @@ Test(sim_cycles, waiting_dma_does_not_hold_the_ddr_port) {
   cr_assert_eq(r.total_cycles, 1293);
   simt_free(s);
 }
+
+/* A byte mask's work is one byte a lane, the widest operand's: 4096 lanes
+ * = 64 vectors + 4 = 68 cycles (the lane ops charged 4 bytes a lane to
+ * every one, 260 cycles here). */
+Test(sim_cycles, a_lane_mask_costs_its_bytes) {
+  NpuSim *s = simt_new();
+  uint8_t *m = npu_scope_base(NPU_VU_VM, 0);
+  npu_vu_lane_mask_u8(m, 4096, 0, 2, 0);
+  NpuSimReport r = simcy_finish(s);
+  cr_assert_eq(simcy_unit(&r, "vu0")->busy, 68);
+  simt_free(s);
+}
