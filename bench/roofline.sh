@@ -63,3 +63,9 @@ row examples/pool_npu.c avgpool_vu $((64 * 56 * 56)) $(( 64 * 56 * 56 * 4 + 64 *
 # m, x and y (x and y) 1 MiB each
 row examples/select_npu.c masked_select_vu $((262144)) $(( 3 * 262144 * 4 )) 64
 row examples/select_npu.c relu_threshold_vu $((262144)) $(( 2 * 262144 * 4 )) 64
+# int8 ResNet basic block at 56x56x64 (examples/resnet_block_npu.c): two
+# 3x3 convs (56*56*64*64*9 MACs each) and the residual add on the VU, as
+# a program of three calls; the least DDR traffic is x, both weights and
+# biases, and y: 200,704 + 2 * 36,864 + 2 * 256 + 200,704 bytes
+row examples/resnet_block_npu.c block_chip $((2 * 56 * 56 * 64 * 64 * 9)) $(( 2 * 200704 + 2 * 36864 + 2 * 256 ))
+row examples/resnet_block_npu.c block_ddr $((2 * 56 * 56 * 64 * 64 * 9)) $(( 2 * 200704 + 2 * 36864 + 2 * 256 ))

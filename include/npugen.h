@@ -111,6 +111,7 @@ typedef struct {
   uint64_t sim_cycles;    /* total simulated cycles */
   double nu_utilization;  /* NU busy / total */
   uint64_t dma_bytes;     /* bytes moved by DMA */
+  uint64_t ddr_bytes;     /* of them, read from or written to DDR */
   uint64_t onchip_peak;   /* peak on-chip bytes, summed over scopes */
   /* The run for a reader, one line: the cycles, the unit that bounds them
    * (nu, vu, dma or cu) and its busy share, the roofline (the fewest
@@ -180,6 +181,7 @@ typedef struct {
   char bound[4];         /* "nu", "vu", "dma" or "cu": the unit busy longest */
   double bound_utilization, nu_utilization;
   uint64_t dma_bytes, onchip_peak, macs;
+  uint64_t ddr_bytes;    /* of dma_bytes, read from or written to DDR */
   char summary[1200];    /* as NpgCheckResult's */
 } NpgSimResult;
 bool npg_simulate(NpgSession *s, int variant, uint64_t seed, NpgSimResult *r);

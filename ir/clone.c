@@ -112,6 +112,12 @@ static Buffer *fresh_buf(Arena *a, CloneMap *cm, const Buffer *b) {
   Buffer *c = ARENA_NEW(a, Buffer);
   *c = *b;
   if (cm->k) c->id = cm->k->nbufs++;
+  /* a bound loop's buffer follows the loop's cloned counter (declared
+   * inside it, so the counter is mapped by now) */
+  if (c->core) {
+    const Var *core = map_get(cm, c->core);
+    if (core) c->core = core;
+  }
   map_put(cm, b, c);
   return c;
 }

@@ -179,7 +179,19 @@ static bool touch_visit(Stmt *st, int depth, void *ctx) {
   return !t->other;
 }
 
-bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl, const Stmt *bound, DbCopies *c,
+typedef struct {
+  const Buffer *array;
+  bool found;
+} Declared;
+
+static bool declared_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Declared *d = ctx;
+  if (st->kind == ST_DECL && st->buf == d->array) d->found = true;
+  return !d->found;
+}
+
+bool ir_double_buffer_rules(const Stmt *loop, const Stmt *decl, const Stmt *bound, DbCopies *c,
                             char *why, size_t n) {
   const Buffer *b = decl->buf;
   DbCopies mine;
@@ -206,11 +218,16 @@ bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl,
                     "read cache or a write-only one", b->name) < 0;
   const Stmt *leaf = ir_nest_leaf(c->load ? c->load : c->store);
   c->array = c->load ? leaf->rhs->buf : leaf->lhs->buf;
-  bool param = false;
-  for (const Param *p = k->params; p; p = p->next) param |= p->buf == c->array;
-  if (!param)
-    return snprintf(why, n, "%s is copied %s %s, not an array passed in: only copies from and to DDR are "
-                    "double-buffered", b->name, c->load ? "from" : "to", c->array->name) < 0;
+  /* any array that outlives the loop: a parameter, or a local (in DDR or
+   * on chip, as a program's intermediate is) declared outside it. A cache
+   * never copies a local of its own kernel (cache_write replaces one), so
+   * a local here is a caller's, declared outside the call: the test below
+   * guards the rule, no step reaches it today */
+  Declared d = {c->array, false};
+  ir_walk_stmts(loop->body, declared_visit, &d);
+  if (d.found)
+    return snprintf(why, n, "%s is copied %s %s, which is declared under loop %s: a copy cannot move into another "
+                    "iteration of it", b->name, c->load ? "from" : "to", c->array->name, loop->name) < 0;
   /* the overlap moves a copy across the rest of an iteration: nothing else
    * under the loop may write the array (or touch it, for a copy out) */
   Touch t = {c, NULL};

@@ -488,7 +488,7 @@ typedef struct {
   const Stmt *load, *store; /* one of them: the copy in (first) or out (last) */
   const Buffer *array;
 } DbCopies;
-bool ir_double_buffer_rules(const Kernel *k, const Stmt *loop, const Stmt *decl, const Stmt *bound, DbCopies *c,
+bool ir_double_buffer_rules(const Stmt *loop, const Stmt *decl, const Stmt *bound, DbCopies *c,
                             char *why, size_t n);
 
 /* Deep copies (ir/clone.c). A CloneMap maps variables and buffers to their

@@ -184,6 +184,7 @@ static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, voi
   r->sim_macs = rep.macs;
   for (int l = 0; l < NPUSIM_LEVELS; l++) {
     r->dma_bytes += rep.bytes_read[l];
+    if (l == NPUSIM_LEVEL_DDR) r->ddr_bytes += rep.bytes_read[l] + rep.bytes_written[l];
     if (l != NPUSIM_LEVEL_DDR) r->onchip_peak += rep.peak[l];
   }
   for (int u = 0; u < rep.unit_count; u++)

@@ -51,6 +51,7 @@ typedef struct {
   char message[1024];  /* why it failed, or "" */
   /* The variant's run in libnpusim. */
   uint64_t sim_cycles, sim_macs, dma_bytes, onchip_peak;
+  uint64_t ddr_bytes; /* of dma_bytes, those read from or written to DDR */
   double nu_utilization;
   char bound[4];             /* NpuSimReport's: the unit busy longest */
   double bound_utilization, roofline;

@@ -12,9 +12,9 @@ void check_summary(const Kernel *ir, CheckResult *r) {
   if (!r->sim_cycles) {
     sb_puts(&sb, "no cycle figure: the variant calls no intrinsic, so all of it runs on the host");
   } else {
-    sb_printf(&sb, "sim: %llu cycles, bound by %s (busy %.1f%%), roofline %.1f%%, DMA %llu bytes, on-chip peak %llu bytes",
+    sb_printf(&sb, "sim: %llu cycles, bound by %s (busy %.1f%%), roofline %.1f%%, DMA %llu bytes (%llu to or from DDR), on-chip peak %llu bytes",
               (unsigned long long)r->sim_cycles, r->bound, 100.0 * r->bound_utilization, 100.0 * r->roofline,
-              (unsigned long long)r->dma_bytes, (unsigned long long)r->onchip_peak);
+              (unsigned long long)r->dma_bytes, (unsigned long long)r->ddr_bytes, (unsigned long long)r->onchip_peak);
     if (r->host_onchip || r->host_ddr)
       sb_printf(&sb, "; host code touched %llu on-chip and %llu ddr elements itself (in the figure)",
                 (unsigned long long)r->host_onchip, (unsigned long long)r->host_ddr);

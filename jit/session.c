@@ -284,6 +284,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   out->sim_cycles = r.sim_cycles;
   out->nu_utilization = r.nu_utilization;
   out->dma_bytes = r.dma_bytes;
+  out->ddr_bytes = r.ddr_bytes;
   out->onchip_peak = r.onchip_peak;
   memcpy(out->summary, r.summary, sizeof out->summary);
   out->order = 1u << r.order;

@@ -75,6 +75,7 @@ bool npg_simulate(NpgSession *s, int i, uint64_t seed, NpgSimResult *out) {
   out->bound_utilization = r.bound_utilization;
   out->nu_utilization = r.nu_utilization;
   out->dma_bytes = r.dma_bytes;
+  out->ddr_bytes = r.ddr_bytes;
   out->onchip_peak = r.onchip_peak;
   out->macs = r.sim_macs;
   return r.pass;

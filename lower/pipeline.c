@@ -52,7 +52,7 @@ static int find_buffers(Lower *lw, const Stmt *L, DbBuf *db, Stmt ***tail) {
       *tail = note_nothing(lw, *tail, L, c->buf, "too many double-buffered buffers in one loop");
       return 0;
     }
-    if (!ir_double_buffer_rules(lw->k, L, c, NULL, &db[n].c, why, sizeof why)) {
+    if (!ir_double_buffer_rules(L, c, NULL, &db[n].c, why, sizeof why)) {
       *tail = note_nothing(lw, *tail, L, c->buf, why);
       return 0;
     }

@@ -181,9 +181,12 @@ static void set_range(Check *c, const Stmt *L) {
   else c->rhi[id] = lh;
 }
 
-/* A DDR array: a parameter, which DMAs reach (a local array is the
- * control unit's). */
-static bool ddr(const Buffer *b) { return !buffer_onchip(b) && b->role != ROLE_LOCAL; }
+/* An array checked by box: one in DDR (a parameter, or a local a
+ * called function's DMAs may reach), or on chip with one copy for all
+ * cores (a program's intermediate holds the regions of several DMAs in
+ * flight at once). A double-buffered or per-core buffer is checked whole,
+ * per copy and core. */
+static bool ddr(const Buffer *b) { return !buffer_onchip(b) || (b->copies < 2 && !b->core); }
 
 /* The box access (of a DDR array) covers; an index not bounded spans its
  * dimension. Clipped to the array. */
@@ -303,7 +306,6 @@ static const char *where(char *buf, size_t n, const Buffer *b, const Box *x) {
  * statement `at` may not meet a DMA in flight: a read one that writes it,
  * a write one that writes or reads it. */
 static bool touch(Check *c, const State *s, const Buffer *b, const Box *x, bool write, const Stmt *at) {
-  if (!buffer_onchip(b) && !ddr(b)) return true;
   int64_t copy = copy_of(c, b), core = core_of(c, b);
   for (int i = 0; i < s->n; i++) {
     const Flight *f = &s->f[i];

@@ -29,7 +29,7 @@ bool sched_bound_double_buffer_rules(Sched *s, const Stmt *bound, const Stmt *de
     return snprintf(why, n, "the copies of %s stay live across the passes of loop %s, so nothing in it but loop %s may "
                     "use on-chip memory; %s (line %d) does", b->name, pass->name, bound->name,
                     other->name ? other->name : "a statement", other->loc.line) < 0;
-  return ir_double_buffer_rules(s->k, pass, decl, bound, NULL, why, n);
+  return ir_double_buffer_rules(pass, decl, bound, NULL, why, n);
 }
 
 bool prim_double_buffer(Sched *s, const SchedStep *st) {
@@ -48,7 +48,7 @@ bool prim_double_buffer(Sched *s, const SchedStep *st) {
   char why[512];
   bool bound = loop->loop_kind == LOOP_VU;
   if (bound ? !sched_bound_double_buffer_rules(s, loop, decl, why, sizeof why)
-            : !ir_double_buffer_rules(s->k, loop, decl, NULL, NULL, why, sizeof why))
+            : !ir_double_buffer_rules(loop, decl, NULL, NULL, why, sizeof why))
     return sched_error(s, &st->args[0], "%s", why);
   /* a bound loop's buffer is reached through its core's pointer, not an
    * array of copies, and has its token array already (schedule/bind.c) */
