@@ -6,9 +6,10 @@
  *  - use(call, variant) checks that for every array the call passes;
  *  - a layout step on an array a marked call takes runs that call's
  *    function again over the new layout where the function takes it so;
- *    where it does not, a later use() of the schedule must name the call
- *    (the step rewrote the call's statements, which the emitted call of
- *    a function over the logical layout would not run), else refused;
+ *    where it does not, a later use() or inline() of the schedule must
+ *    name the call (the step rewrote the call's statements, which the
+ *    emitted call of a function over the logical layout would not run),
+ *    else refused;
  *  - a function that reads a parameter in a padded layout assumes the
  *    padding holds pad_value (pad_compute drops guards on it): before the
  *    call, a nest writes pad_value into the padding of the caller's array
@@ -117,10 +118,13 @@ bool sched_use_layouts(Sched *s, const SchedArg *at, const Stmt *call, const Sch
 
 /* ---- a layout step on an array calls take ---- */
 
-/* A later step of this schedule is use(name, ...). */
+/* A later step of this schedule is use(name, ...) or inline(name): the
+ * call then runs a function chosen over the array's layout, or its
+ * statements, which index it through that layout, are the caller's. */
 static bool used_later(const Sched *s, const char *name) {
   for (const SchedStep *st = s->step ? s->step->next : NULL; st; st = st->next)
-    if (!strcmp(st->prim, "use") && st->nargs && st->args[0].kind == SA_NAME && !strcmp(st->args[0].name, name))
+    if ((!strcmp(st->prim, "use") || !strcmp(st->prim, "inline")) && st->nargs && st->args[0].kind == SA_NAME &&
+        !strcmp(st->args[0].name, name))
       return true;
   return false;
 }
@@ -150,12 +154,13 @@ static bool follow_call(Follow *f, Stmt *st, int i) {
   if (!p->layout)
     return sched_error(s, f->at, "call %s (line %d) runs %s, which takes %s in the logical layout, but %s now gives "
                        "it %s in %s; a call passes its arrays as they are: use(%s, VARIANT) after this step, with a "
-                       "variant of %s that takes %s in this layout", c->name, st->loc.line, runs(s, c), p->name,
-                       s->variant, f->b->name, layout_text(s, f->b), c->name, c->callee->name, p->name);
+                       "variant of %s that takes %s in this layout, or inline(%s)", c->name, st->loc.line, runs(s, c),
+                       p->name, s->variant, f->b->name, layout_text(s, f->b), c->name, c->callee->name, p->name,
+                       c->name);
   return sched_error(s, f->at, "the layouts do not match: call %s (line %d) runs %s, which takes %s in %s, but %s now "
                      "gives it %s in %s: %s; use(%s, VARIANT) after this step, with a variant of %s that takes %s in "
-                     "this layout", c->name, st->loc.line, runs(s, c), p->name, layout_text(s, p), s->variant,
-                     f->b->name, layout_text(s, f->b), why, c->name, c->callee->name, p->name);
+                     "this layout, or inline(%s)", c->name, st->loc.line, runs(s, c), p->name, layout_text(s, p),
+                     s->variant, f->b->name, layout_text(s, f->b), why, c->name, c->callee->name, p->name, c->name);
 }
 
 static bool follow_visit(Stmt *st, int depth, void *ctx) {

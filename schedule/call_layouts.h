@@ -17,8 +17,8 @@ const char *layout_text(Sched *s, const Buffer *b);
 
 /* After a layout step on b: each marked call that takes b runs its
  * function again over b's new layout where that function takes it so;
- * else the call must be given such a variant by a later use() step of
- * the schedule (it is refused otherwise). */
+ * else a later use() or inline() of the schedule must name the call (it
+ * is refused otherwise). */
 bool sched_call_layouts_follow(Sched *s, Buffer *b, const SchedArg *at);
 /* use(call, variant): every array the call passes is in the layout the
  * variant takes it in (else refused at `at`, naming both variants and

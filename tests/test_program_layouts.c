@@ -90,6 +90,15 @@ Test(program_layouts, set_scope_between_the_layout_and_use_plans_the_calls_again
   npg_close(s);
 }
 
+Test(program_layouts, a_call_inlined_after_the_layout_step_indexes_the_array_through_it) {
+  NpgSession *s = open_ok(chain, "#pragma npu schedule(net, net_inl)\n"
+                                 "#pragma npu transform_layout(T, (i, j), (j / 4, i, j % 4))\n"
+                                 "#pragma npu use(s1, p_b)\n#pragma npu inline(s2)\n");
+  const char *c = npg_emit_source(s, checked(s, "net_inl"));
+  has(c, "B[i][j] = T[j / 4][i][j % 4] + i;");
+  npg_close(s);
+}
+
 Test(program_layouts, a_program_parameter_in_a_layout_passes_to_a_variant_of_that_layout) {
   NpgSession *s = open_ok(chain, "#pragma npu schedule(net, net_in)\n"
                                  "#pragma npu transform_layout(A, (i, j), (j, i))\n"
@@ -143,7 +152,7 @@ Test(program_layouts, a_logical_callee_given_a_transformed_array_is_refused) {
                  "#pragma npu use(s1, p_t)\n",
           "k.c:32:41: error: transform_layout: call s2 (line 29) runs c (the kernel as written), which takes X in the "
           "logical layout, but v now gives it T in T[i][j] -> T[j][i] of [8][8]; a call passes its arrays as they "
-          "are: use(s2, VARIANT) after this step, with a variant of c that takes X in this layout");
+          "are: use(s2, VARIANT) after this step, with a variant of c that takes X in this layout, or inline(s2)");
 }
 
 /* The issue's hand-chained padded pair, as a program (lines 1-25): k1_pad

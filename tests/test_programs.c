@@ -162,7 +162,7 @@ Test(programs, a_step_that_changes_what_a_marked_call_runs_is_refused) {
   refused(net, "#pragma npu schedule(net, v)\n#pragma npu transform_layout(T, (i, j), (j, i))\n",
           "k.c:26:41: error: transform_layout: call s1 (line 21) runs scale (the kernel as written), which takes Y in "
           "the logical layout, but v now gives it T in T[i][j] -> T[j][i] of [8][8]; a call passes its arrays as they "
-          "are: use(s1, VARIANT) after this step, with a variant of scale that takes Y in this layout");
+          "are: use(s1, VARIANT) after this step, with a variant of scale that takes Y in this layout, or inline(s1)");
   refused(net, "#pragma npu schedule(net, v)\n#pragma npu cache_read(A, dm, root, A_dm)\n",
           "k.c:26:13: error: cache_read: this step changes what call s1 (line 21) runs, which is emitted as a call of "
           "scale: the emitted C would not run the scheduled IR; inline(s1) first");
