@@ -26,7 +26,6 @@
 #include <isl/space.h>
 #include <isl/union_map.h>
 #include <isl/val.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -193,7 +192,7 @@ typedef struct {
   SrcLoc loc;
   const char *ids[FILL_MAX_LOOPS];
   Var *vars[FILL_MAX_LOOPS];
-  int nvars, nloops;
+  int nvars, nloops, nstmts; /* names made: T_pad0, ... for loops; T_pad, T_pad_1, ... for statements */
 } Fill;
 
 static Expr *int_expr(Fill *f, Op op, Expr *x, Expr *y) {
@@ -318,7 +317,8 @@ static Stmt *fill_stmt(Fill *f, isl_ast_node *n) {
   st->lhs = ir_load(f->s->a, b, idx);
   st->op = OP_NONE;
   st->rhs = v->type == b->elem ? v : ir_cast(f->s->a, v, b->elem, true);
-  st->name = sched_derived_name(f->s, b->name, "_pad");
+  do st->name = f->nstmts ? arena_printf(f->s->a, "%s_pad_%d", b->name, f->nstmts) : arena_printf(f->s->a, "%s_pad", b->name);
+  while (f->nstmts++ < 1000 && sched_name_taken(f->s, st->name));
   return st;
 }
 
@@ -391,16 +391,17 @@ static Stmt *ast_node(Fill *f, isl_ast_node *n) {
         break;
       }
       *tail = c;
+      while (c->next) c = c->next; /* c may be a list (a block in the block) */
       tail = &c->next;
     }
     isl_ast_node_list_free(l);
-    return first ? sched_block(f->s, first, f->loc) : NULL;
+    return first; /* a list of statements where one stands: no braces */
   }
   default: return NULL;
   }
 }
 
-/* The nest that writes b's padding, or NULL (isl's AST had something the
+/* The nest that writes b's padding (a list of statements), or NULL (isl's AST had something the
  * IR does not say). */
 static Stmt *padding_nest(Sched *s, Buffer *b, SrcLoc loc) {
   isl_set *pad = isl_set_coalesce(layout_pad_set(s, b));
@@ -438,12 +439,26 @@ static bool is_fill_visit(Stmt *st, int depth, void *ctx) {
 }
 
 static bool is_fill(const Stmt *st, const Buffer *b) {
-  if (!st) return false;
   IsFill f = {b, true};
   Stmt one = *st;
   one.next = NULL;
   ir_walk_stmts(&one, is_fill_visit, &f);
   return f.fill;
+}
+
+static bool fill_starts(const Stmt *st, const Buffer *b) {
+  const char *mark = st->annots ? st->annots->value : NULL;
+  size_t n = strlen(b->name);
+  return mark && !strcmp(st->annots->key, "padding") && !strncmp(mark, b->name, n) && !strncmp(mark + n, "'s", 2);
+}
+
+/* The statements right before `call` in `list` are a nest that fills b's
+ * padding (another call before this one assumes it too). */
+static bool filled_before(const Stmt *list, const Stmt *call, const Buffer *b) {
+  bool in_fill = false;
+  for (const Stmt *st = list; st && st != call; st = st->next)
+    in_fill = fill_starts(st, b) || (in_fill && is_fill(st, b));
+  return in_fill;
 }
 
 bool sched_fill_padding(Sched *s, const SchedArg *at, Stmt *call) {
@@ -456,8 +471,7 @@ bool sched_fill_padding(Sched *s, const SchedArg *at, Stmt *call) {
     Stmt *owner;
     Stmt **link = sched_link(s, call, &owner);
     if (!link) return sched_error(s, at, "internal error: call %s is not in %s", c->name, s->variant);
-    Stmt *prev = link == &owner->body ? NULL : (Stmt *)((char *)link - offsetof(Stmt, next));
-    if (is_fill(prev, b)) continue; /* another call before this one assumes it too */
+    if (filled_before(owner->body, call, b)) continue;
     Stmt *nest = padding_nest(s, b, call->loc);
     if (!nest)
       return sched_error(s, at, "%s assumes that %s's padding holds %s, but npugen cannot write a nest over that "
@@ -469,7 +483,9 @@ bool sched_fill_padding(Sched *s, const SchedArg *at, Stmt *call) {
     a->value = arena_printf(s->a, "%s's padding set to %s: %s (%s) assumes it", b->name, b->layout->pad_text,
                             c->name, c->fn_ir->name);
     nest->annots = a;
-    nest->next = call;
+    Stmt *last = nest;
+    while (last->next) last = last->next;
+    last->next = call;
     *link = nest;
   }
   return true;

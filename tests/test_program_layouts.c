@@ -244,6 +244,77 @@ Test(program_layouts, the_padded_pair_works_because_the_program_fills_the_paddin
   npg_close(s);
 }
 
+Test(program_layouts, a_statement_before_the_consumer_is_not_taken_for_the_fill) {
+  char src[4096];
+  const char *at = strstr(pair, "  s2: k2(T, B);\n");
+  snprintf(src, sizeof src, "%.*s  z: T[0][0] = 1.0f;\n%s", (int)(at - pair), pair, at);
+  NpgSession *s = open_ok(src, pair_steps);
+  has(npg_emit_source(s, checked(s, "net_pad")), "  T[0][0][0] = 1.0f; /* z */\n"
+                                                  "  /* @padding = T's padding set to 0: s2 (k2_pad) assumes it */\n");
+  npg_close(s);
+}
+
+/* A padding of two pieces (rows and columns past 6), and one of a split
+ * on two axes, filled inside a loop before each run of the consumer. */
+static const char *pieces =
+    "#include <stdint.h>\n"
+    "#define N 6\n"
+    "void k1(const int16_t A[N][N], int16_t Y[N][N]) {\n"
+    "  for (int i = 0; i < N; i++)\n"
+    "    for (int j = 0; j < N; j++)\n"
+    "      Y[i][j] = A[i][j] + 1;\n"
+    "}\n"
+    "#pragma npu schedule(k1, k1_p)\n"
+    "#pragma npu buffer_pad(Y, (8, 8), -3)\n"
+    "#pragma npu schedule(k1, k1_s)\n"
+    "#pragma npu buffer_split(Y, 0, 4, 5)\n"
+    "#pragma npu buffer_split(Y, 2, 4, 5)\n"
+    "void k2(const int16_t X[N][N], int32_t Z[N]) {\n"
+    "  for (int i = 0; i < N; i++) {\n"
+    "    Z[i] = 0;\n"
+    "    for (int j = 0; j < N; j++)\n"
+    "      Z[i] += X[i][j];\n"
+    "  }\n"
+    "}\n"
+    "#pragma npu schedule(k2, k2_p)\n"
+    "#pragma npu buffer_pad(X, (8, 8), -3)\n"
+    "#pragma npu schedule(k2, k2_s)\n"
+    "#pragma npu buffer_split(X, 0, 4, 5)\n"
+    "#pragma npu buffer_split(X, 2, 4, 5)\n"
+    "void net(const int16_t A[N][N], int32_t B[N]) {\n"
+    "  int16_t T[N][N];\n"
+    "  s1: k1(A, T);\n"
+    "  for (int r = 0; r < 2; r++)\n"
+    "    s2: k2(T, B);\n"
+    "}\n";
+
+Test(program_layouts, a_padding_of_several_pieces_is_filled_before_each_run_of_the_consumer) {
+  NpgSession *s = open_ok(pieces, "#pragma npu schedule(net, net_p)\n#pragma npu buffer_pad(T, (8, 8), -3)\n"
+                                  "#pragma npu use(s1, k1_p)\n#pragma npu use(s2, k2_p)\n"
+                                  "#pragma npu schedule(net, net_s)\n#pragma npu buffer_split(T, 0, 4, 5)\n"
+                                  "#pragma npu buffer_split(T, 2, 4, 5)\n#pragma npu use(s2, k2_s)\n"
+                                  "#pragma npu use(s1, k1_s)\n");
+  has(npg_emit_source(s, checked(s, "net_p")),
+      "  for (int r = 0; r < 2; r++) {\n"
+      "    /* @padding = T's padding set to -3: s2 (k2_p) assumes it */\n"
+      "    for (int T_pad0 = 0; T_pad0 < 8; T_pad0++) {\n"
+      "      if (T_pad0 >= 6) {\n"
+      "        for (int T_pad1 = 0; T_pad1 < 8; T_pad1++) {\n"
+      "          T[T_pad0][T_pad1] = -3;\n"
+      "        }\n"
+      "      } else {\n"
+      "        for (int T_pad2 = 6; T_pad2 < 8; T_pad2++) {\n"
+      "          T[T_pad0][T_pad2] = -3;\n"
+      "        }\n"
+      "      }\n"
+      "    }\n"
+      "    k2_p((const int16_t (*)[8])T, B); /* s2, line 29 */\n");
+  const char *c = npg_emit_source(s, checked(s, "net_s"));
+  has(c, "T_pad (line 29), T_pad_1 (line 29), T_pad_2 (line 29)"); /* one name each */
+  has(c, "            T[1][T_pad1][0][T_pad2] = 5;\n");
+  npg_close(s);
+}
+
 Test(program_layouts, a_consumer_assuming_another_pad_value_is_refused) {
   refused(pair, "#pragma npu schedule(k2, k2_pad1)\n#pragma npu buffer_split(X, 1, 4, 1)\n"
                "#pragma npu schedule(net, v)\n#pragma npu buffer_split(A, 1, 4, 0)\n"
