@@ -135,42 +135,52 @@ typedef struct {
   bool ok;
 } Follow;
 
-static bool follow_call(Follow *f, Stmt *st, int i) {
+/* The first array call st passes in another layout than its function
+ * takes it in: its index, or -1 (all agree), or -2 (isl failed: why). */
+static int first_disagreeing(Sched *s, const Stmt *st, char *why, size_t n) {
+  const CallSite *c = st->call;
+  for (int i = 0; i < c->nparams; i++) {
+    if (!c->arg_buf[i]) continue;
+    int agree = layout_agree(s, c->arg_buf[i], param_at(c->fn_ir, i)->buf, why, n);
+    if (agree != 1) return agree < 0 ? -2 : i;
+  }
+  return -1;
+}
+
+static bool follow_call(Follow *f, Stmt *st) {
   Sched *s = f->s;
   CallSite *c = st->call;
-  const Buffer *p = param_at(c->fn_ir, i)->buf;
   char why[160];
-  int agree = layout_agree(s, f->b, p, why, sizeof why);
-  if (agree == 1) {
+  int i = first_disagreeing(s, st, why, sizeof why);
+  if (i == -1) { /* its function takes every array as it now is */
     ir_call_run(s->a, s->k, st, c->fn_ir->name, c->fn_ir, c->fn_schedule);
     return true;
   }
-  if (agree == 0 && used_later(s, c->name)) {
-    c->fingerprint = NULL; /* its statements follow the layout until use() replaces them */
+  if (i >= 0 && used_later(s, c->name)) {
+    c->fingerprint = NULL; /* the step rewrote its statements over the new layout; use() replaces them */
     return true;
   }
-  if (agree < 0) return sched_error(s, f->at, "cannot compare the layouts of %s and %s: %s", f->b->name, p->name, why);
+  if (i == -2) return sched_error(s, f->at, "cannot compare the layouts of the arrays call %s takes: %s", c->name, why);
+  const Buffer *p = param_at(c->fn_ir, i)->buf, *arg = c->arg_buf[i];
   if (!p->layout)
     return sched_error(s, f->at, "call %s (line %d) runs %s, which takes %s in the logical layout, but %s now gives "
                        "it %s in %s; a call passes its arrays as they are: use(%s, VARIANT) after this step, with a "
                        "variant of %s that takes %s in this layout, or inline(%s)", c->name, st->loc.line, runs(s, c),
-                       p->name, s->variant, f->b->name, layout_text(s, f->b), c->name, c->callee->name, p->name,
+                       p->name, s->variant, arg->name, layout_text(s, arg), c->name, c->callee->name, p->name,
                        c->name);
   return sched_error(s, f->at, "the layouts do not match: call %s (line %d) runs %s, which takes %s in %s, but %s now "
                      "gives it %s in %s: %s; use(%s, VARIANT) after this step, with a variant of %s that takes %s in "
                      "this layout, or inline(%s)", c->name, st->loc.line, runs(s, c), p->name, layout_text(s, p),
-                     s->variant, f->b->name, layout_text(s, f->b), why, c->name, c->callee->name, p->name, c->name);
+                     s->variant, arg->name, layout_text(s, arg), why, c->name, c->callee->name, p->name, c->name);
 }
 
 static bool follow_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Follow *f = ctx;
   if (st->kind != ST_BLOCK || !st->call) return true;
-  for (int i = 0; i < st->call->nparams && f->ok; i++)
-    if (st->call->arg_buf[i] == f->b) {
-      f->ok = follow_call(f, st, i);
-      break; /* the call runs again over all its arrays */
-    }
+  bool takes = false;
+  for (int i = 0; i < st->call->nparams; i++) takes |= st->call->arg_buf[i] == f->b;
+  if (takes) f->ok = follow_call(f, st); /* the call runs again over all its arrays */
   return f->ok;
 }
 
