@@ -7,6 +7,7 @@
  * in its header. Every accepted program is JIT-run against the program
  * as written. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,20 +193,43 @@ static const char *pair_steps = "#pragma npu schedule(net, net_pad)\n"
                                 "#pragma npu use(s1, k1_pad)\n"
                                 "#pragma npu use(s2, k2_pad)\n";
 
-/* Runs net_pad from C source c on A[i][j] = i + j / 8: B, packed A by the
- * emitted pack helper. */
-static void run_pair(const char *c, float B[6]) {
+/* Runs net_pad from C source c on A[i][j] = i + j / 8 (packed by the
+ * emitted net_pad_pack_A when the program takes A padded): B. */
+static void run_pair(const char *c, bool packed, float B[6]) {
   char err[4096];
   TccUnit *u = tcc_unit_compile(c, "net_pad.c", err, sizeof err);
   cr_assert_not_null(u, "%s\n%s", err, c);
   void (*pack)(const float *, float *) = (void (*)(const float *, float *))tcc_unit_symbol(u, "net_pad_pack_A");
   void (*net)(const float *, float *) = (void (*)(const float *, float *))tcc_unit_symbol(u, "net_pad");
-  cr_assert(pack && net);
+  cr_assert(net && (pack || !packed));
   float A[36], Ap[48];
   for (int e = 0; e < 36; e++) A[e] = (float)(e / 6) + (float)(e % 6) / 8.0f;
-  pack(A, Ap);
-  net(Ap, B);
+  if (packed) pack(A, Ap);
+  net(packed ? Ap : A, B);
   tcc_unit_free(u);
+}
+
+/* The emitted program's C without its #include of its own .h (malloc'ed). */
+static char *program_alone(const char *c) {
+  const char *line = "#include \"net_pad.h\"\n";
+  char *src = strdup(c), *at = strstr(src, line);
+  cr_assert_not_null(at);
+  memmove(at, at + strlen(line), strlen(at + strlen(line)) + 1);
+  return src;
+}
+
+/* Cuts the padding nest out of the program's C: from its comment to the call of k2_pad. */
+static void drop_fill(char *src) {
+  char *fill = strstr(src, "  /* @padding"), *call = strstr(src, "  k2_pad((const");
+  cr_assert(fill && call && fill < call, "%s", src);
+  memmove(fill, call, strlen(call) + 1);
+}
+
+static void pair_sums(float want[6]) {
+  for (int i = 0; i < 6; i++) {
+    want[i] = 0;
+    for (int j = 0; j < 6; j++) want[i] += ((float)i + (float)j / 8.0f) * 2.0f + 1.0f;
+  }
 }
 
 Test(program_layouts, the_padded_pair_works_because_the_program_fills_the_padding) {
@@ -222,24 +246,49 @@ Test(program_layouts, the_padded_pair_works_because_the_program_fills_the_paddin
          "  }\n"
          "  k2_pad((const float (*)[2][4])T, B); /* s2, line 24 */\n");
   /* the program as npugen emits it, and without the fill: only the fill makes B right */
-  char line[64];
-  snprintf(line, sizeof line, "#include \"net_pad.h\"\n");
-  char *src = strdup(c), *at = strstr(src, line);
-  cr_assert_not_null(at);
-  memmove(at, at + strlen(line), strlen(at + strlen(line)) + 1);
+  char *src = program_alone(c);
   float want[6], B[6];
-  for (int i = 0; i < 6; i++) {
-    want[i] = 0;
-    for (int j = 0; j < 6; j++) want[i] += ((float)i + (float)j / 8.0f) * 2.0f + 1.0f;
-  }
-  run_pair(src, B);
+  pair_sums(want);
+  run_pair(src, true, B);
   for (int i = 0; i < 6; i++) cr_assert_eq(B[i], want[i], "B[%d] = %g, want %g", i, B[i], want[i]);
-  char *fill = strstr(src, "  /* @padding"), *call = strstr(src, "  k2_pad((const");
-  cr_assert(fill && call && fill < call);
-  memmove(fill, call, strlen(call) + 1);
-  run_pair(src, B);
+  drop_fill(src);
+  run_pair(src, true, B);
   for (int i = 0; i < 6; i++) /* k1_pad left 1 in each of the row's two padding elements */
     cr_assert_eq(B[i], want[i] + 2.0f, "without the fill: B[%d] = %g, want %g", i, B[i], want[i] + 2.0f);
+  free(src);
+  npg_close(s);
+}
+
+/* The issue's pair exactly: k1_pad keeps its guard and leaves T's padding
+ * undefined (A is logical). T is poisoned with NaN before the calls: with
+ * the fill B is right, without it NaN reaches B, as the issue saw. */
+Test(program_layouts, the_pair_that_leaves_the_padding_undefined_gets_it_filled) {
+  char src0[4096], *at;
+  snprintf(src0, sizeof src0, "%s", pair);
+  const char *split_a = "#pragma npu buffer_split(A, 1, 4, 0)\n";
+  at = strstr(src0, split_a);
+  cr_assert_not_null(at);
+  memmove(at, at + strlen(split_a), strlen(at + strlen(split_a)) + 1);
+  NpgSession *s = open_ok(src0, "#pragma npu schedule(net, net_pad)\n#pragma npu buffer_split(T, 1, 4, 0)\n"
+                                "#pragma npu use(s1, k1_pad)\n#pragma npu use(s2, k2_pad)\n");
+  const char *c = npg_emit_source(s, checked(s, "net_pad"));
+  has(c, "        if (jo * 4 + ji < N) {\n"); /* k1_pad writes no padding */
+  char *src = program_alone(c);
+  const char *decl = "  float T[6][2][4];\n";
+  at = strstr(src, decl);
+  cr_assert_not_null(at, "%s", src);
+  const char *poison = "  for (int e = 0; e < 48; e++) (&T[0][0][0])[e] = 0.0f / 0.0f;\n";
+  char *poisoned = malloc(strlen(src) + strlen(poison) + 1);
+  size_t head = (size_t)(at - src) + strlen(decl);
+  snprintf(poisoned, strlen(src) + strlen(poison) + 1, "%.*s%s%s", (int)head, src, poison, src + head);
+  float want[6], B[6];
+  pair_sums(want);
+  run_pair(poisoned, false, B);
+  for (int i = 0; i < 6; i++) cr_assert_eq(B[i], want[i], "B[%d] = %g, want %g", i, B[i], want[i]);
+  drop_fill(poisoned);
+  run_pair(poisoned, false, B);
+  for (int i = 0; i < 6; i++) cr_assert(B[i] != B[i], "without the fill: B[%d] = %g, want NaN", i, B[i]);
+  free(poisoned);
   free(src);
   npg_close(s);
 }
