@@ -12,6 +12,7 @@
 
 #include "emit/emit.h"
 #include "lower/lower.h"
+#include "lower/padding_assumed.h"
 
 /* What the printer keeps: the unit, and where it writes. */
 typedef struct {
@@ -481,6 +482,7 @@ static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
   } else {
     sb_puts(sb, " * Schedule: none (the kernel as written)\n");
   }
+  lower_padding_assumed(sb, u->k, true, " * ", "\n");
   sb_puts(sb, " */\n");
 }
 
@@ -590,6 +592,7 @@ char *emit_c_header(const EmitUnit *u) {
   sb_free(&guard);
   if (lower_includes(u->k, true).stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
   header_defines(&sb, u);
+  lower_padding_assumed(&sb, u->k, false, "/* ", " */\n");
   emit_prototype(&sb, u);
   sb_puts(&sb, ";\n\n");
   emit_layout_prototypes(&sb, u);

@@ -298,6 +298,59 @@ static bool inner_visit(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
+/* ---- an array in a layout the function does not take ---- */
+
+typedef struct {
+  Arena *a;
+  const Buffer *b; /* its accesses have the logical indices: each goes through b's layout */
+} ToLayout;
+
+static void to_layout_expr(ToLayout *t, Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_LOAD) {
+    const Layout *L = t->b->layout;
+    int n = e->buf == t->b ? L->ndim : e->buf->ndim;
+    for (int d = 0; d < n; d++) to_layout_expr(t, e->idx[d]);
+    if (e->buf == t->b) {
+      Expr **idx = ARENA_ARRAY(t->a, Expr *, t->b->ndim);
+      for (int g = 0; g < t->b->ndim; g++) {
+        idx[g] = ir_expr_copy(t->a, L->index[g]);
+        for (int d = 0; d < L->ndim; d++) idx[g] = ir_subst_expr(t->a, idx[g], L->var[d], e->idx[d]);
+      }
+      e->idx = idx;
+    }
+  }
+  to_layout_expr(t, e->a);
+  to_layout_expr(t, e->b);
+  to_layout_expr(t, e->c);
+  for (int i = 0; i < e->nargs; i++) to_layout_expr(t, e->args[i]);
+}
+
+static bool to_layout_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  ToLayout *t = ctx;
+  Expr *es[] = {st->lo, st->hi, st->cond, st->lhs, st->rhs, st->init};
+  for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) to_layout_expr(t, es[i]);
+  for (int i = 0; i < st->ninit; i++) to_layout_expr(t, st->init_list[i]);
+  return true;
+}
+
+/* Where a function takes parameter p logical and the call passes an array
+ * in another layout (schedule/call_layouts.c: until a later use() gives
+ * the call a variant that takes it so), the statements index the array
+ * through its layout, as the layout step rewrote them. */
+static void follow_layouts(Arena *a, const Kernel *fn_ir, const CallSite *c, Stmt *body) {
+  int i = 0;
+  for (const Param *p = fn_ir->params; p; p = p->next, i++) {
+    const Buffer *arg = c->arg_buf[i];
+    bool seen = false; /* one array passed for two parameters: rewritten once */
+    for (int j = 0; j < i; j++) seen |= c->arg_buf[j] == arg;
+    if (!arg || !arg->layout || p->buf->layout || seen) continue;
+    ToLayout t = {a, arg};
+    ir_walk_stmts(body, to_layout_visit, &t);
+  }
+}
+
 /* A call inside the new statements that now gets an on-chip array of
  * the caller's runs its function planned for it, too (inner_visit). */
 void ir_call_run(Arena *a, Kernel *k, Stmt *call, const char *fn, const Kernel *fn_ir, const char *schedule) {
@@ -323,6 +376,7 @@ void ir_call_run(Arena *a, Kernel *k, Stmt *call, const char *fn, const Kernel *
     bt = &(*bt)->next;
   }
   clone_map_free(&cm);
+  follow_layouts(a, fn_ir, c, body);
   Prefix px = {a, c->name};
   ir_walk_stmts(body, prefix_names, &px);
   ir_walk_stmts(body, forget_fingerprint, NULL);

@@ -29,6 +29,7 @@
 #include "ir/affine.h"
 #include "ir/arith.h"
 #include "ir/suggest.h"
+#include "schedule/call_layouts.h"
 
 /* ---------------- finding buffers ---------------- */
 
@@ -465,5 +466,93 @@ bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at) {
   b->ndim = nphys;
   for (int g = 0; g < IR_MAX_DIMS; g++) b->shape[g] = g < nphys ? shape[g] : 0;
   b->layout = L;
-  return true;
+  return sched_call_layouts_follow(s, b, at); /* the calls that take b run over its new layout */
+}
+
+/* ---------------- comparing layouts (schedule/call_layouts.c) ---------------- */
+
+/* b's map from its logical indices to its physical ones over its logical
+ * box: the identity without a layout. */
+static isl_map *logical_map(Sched *s, const Buffer *b) {
+  const Layout *L = b->layout;
+  Var *vars[IR_MAX_DIMS];
+  Expr *idx[IR_MAX_DIMS];
+  int64_t shape[IR_MAX_DIMS];
+  int n = L ? L->ndim : b->ndim;
+  for (int d = 0; d < n; d++) {
+    vars[d] = L ? L->var[d] : layout_var(s, "i");
+    shape[d] = L ? L->shape[d] : b->shape[d];
+  }
+  for (int g = 0; g < b->ndim; g++) idx[g] = L ? L->index[g] : ir_var(s->a, vars[g], (SrcLoc){0, 0});
+  Box bx;
+  box_init(&bx, s, vars, shape, n);
+  isl_map *m = box_map(s, &bx, vars, idx, b->ndim);
+  box_free(&bx);
+  return m;
+}
+
+/* 1: the maps are equal; 0: not; -1: isl could not tell. The dimensions'
+ * names (each layout's own index variables) do not count. */
+static int same_map(Sched *s, const Buffer *a, const Buffer *b) {
+  isl_map *x = logical_map(s, a), *y = logical_map(s, b);
+  int r = -1;
+  if (x && y && isl_map_dim(x, isl_dim_in) == isl_map_dim(y, isl_dim_in)) {
+    for (int d = 0; d < (int)isl_map_dim(x, isl_dim_in) && x && y; d++) {
+      char nm[16];
+      snprintf(nm, sizeof nm, "x%d", d);
+      x = isl_map_set_dim_name(x, isl_dim_in, (unsigned)d, nm);
+      y = isl_map_set_dim_name(y, isl_dim_in, (unsigned)d, nm);
+    }
+    isl_bool eq = isl_map_is_equal(x, y);
+    r = eq == isl_bool_error ? -1 : eq == isl_bool_true;
+  }
+  isl_map_free(x);
+  isl_map_free(y);
+  return r;
+}
+
+int layout_agree(Sched *s, const Buffer *a, const Buffer *b, char *why, size_t n) {
+  if (!a->layout && !b->layout) return 1;
+  bool shape = a->ndim == b->ndim;
+  for (int d = 0; shape && d < a->ndim; d++) shape = a->shape[d] == b->shape[d];
+  if (!shape) {
+    snprintf(why, n, "their physical shapes differ");
+    return 0;
+  }
+  int m = same_map(s, a, b);
+  if (m != 1) {
+    snprintf(why, n, m ? "isl could not compare their index maps" : "their index maps differ");
+    return m;
+  }
+  const Layout *x = a->layout, *y = b->layout;
+  if (x && x->padded && y && y->padded && x->pad_value != y->pad_value) {
+    snprintf(why, n, "their padding holds %s and %s", x->pad_text, y->pad_text);
+    return 0;
+  }
+  return 1;
+}
+
+const char *layout_text(Sched *s, const Buffer *b) {
+  StrBuf sb;
+  sb_init(&sb);
+  const Layout *L = b->layout;
+  if (!L) {
+    sb_puts(&sb, "the logical layout ");
+    index_text(&sb, b->shape, b->ndim);
+  } else {
+    sb_printf(&sb, "%s", b->name);
+    for (int d = 0; d < L->ndim; d++) sb_printf(&sb, "[%s]", L->var[d]->name);
+    sb_printf(&sb, " -> %s", b->name);
+    for (int g = 0; g < b->ndim; g++) {
+      sb_putc(&sb, '[');
+      ir_print_expr(&sb, L->index[g]);
+      sb_putc(&sb, ']');
+    }
+    sb_puts(&sb, " of ");
+    index_text(&sb, b->shape, b->ndim);
+    if (L->padded) sb_printf(&sb, ", padding %s", L->pad_text);
+  }
+  const char *t = arena_strdup(s->a, sb.data);
+  sb_free(&sb);
+  return t;
 }

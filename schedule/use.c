@@ -10,11 +10,13 @@
  * Where the call passes an array the caller placed on chip (set_scope),
  * a stage of the variant's in that scope is that array, and the call runs
  * a function of its own (ir_call_run, docs/programs.md).
- * Not in this slice: a variant that changes a parameter's layout (its
- * function would take the array in another form than the call has). */
+ * A variant that takes a parameter in another layout is used where the
+ * call's array has that layout (the call passes it as it is); a padding
+ * it assumes is written before the call (schedule/call_layouts.c). */
 #include <string.h>
 
 #include "ir/suggest.h"
+#include "schedule/call_layouts.h"
 #include "schedule/primitives.h"
 
 /* "a, b, c": the variants of kernel `of` (all of them when NULL). */
@@ -87,25 +89,26 @@ static bool name_visible(Sched *s, const SchedArg *arg, const SchedVariantRef *v
                                  "function; rename it", v->name, s->k->name);
 }
 
-/* The variant's function takes each array as the kernel does. */
-static bool same_signature(Sched *s, const SchedArg *arg, const SchedVariantRef *v) {
+/* The variant's function takes each array where the call passes it: in
+ * DDR (a stage of the variant's is how it asks for on chip), and in the
+ * array's layout (schedule/call_layouts.c). */
+static bool same_signature(Sched *s, const SchedArg *arg, const Stmt *call, const SchedVariantRef *v) {
   for (const Param *p = v->ir->params; p; p = p->next) {
     const Buffer *b = p->buf;
-    if (b && (b->layout || buffer_onchip(b)))
-      return sched_error(s, arg, "variant %s takes parameter %s %s (%s); a call passes its arrays as written, so it can "
-                         "use only a variant that keeps every parameter's layout and scope", v->name, b->name,
-                         b->layout ? "in another layout" : "on chip", b->layout ? "transform_layout" : b->scope);
+    if (b && buffer_onchip(b))
+      return sched_error(s, arg, "variant %s takes parameter %s on chip (%s); a call passes its arrays as written, so "
+                         "it can use only a variant that keeps every parameter's scope", v->name, b->name, b->scope);
   }
-  return true;
+  return sched_use_layouts(s, arg, call, v);
 }
 
 bool prim_use(Sched *s, const SchedStep *st) {
   Stmt *call = sched_call(s, &st->args[0]);
   SchedVariantRef v;
-  if (!call || !pick_variant(s, &st->args[1], call->call, &v) || !same_signature(s, &st->args[1], &v) ||
+  if (!call || !pick_variant(s, &st->args[1], call->call, &v) || !same_signature(s, &st->args[1], call, &v) ||
       !name_visible(s, &st->args[1], &v))
     return false;
   /* the model is dropped after the step (MODEL_RESET) */
   ir_call_run(s->a, s->k, call, v.name, v.ir, v.schedule);
-  return true;
+  return sched_fill_padding(s, &st->args[1], call);
 }

@@ -160,8 +160,9 @@ Test(programs, a_step_on_a_loop_inside_a_marked_call_is_refused) {
 
 Test(programs, a_step_that_changes_what_a_marked_call_runs_is_refused) {
   refused(net, "#pragma npu schedule(net, v)\n#pragma npu transform_layout(T, (i, j), (j, i))\n",
-          "k.c:26:13: error: transform_layout: this step changes what call s1 (line 21) runs, which is emitted as a "
-          "call of scale: the emitted C would not run the scheduled IR; inline(s1) first");
+          "k.c:26:41: error: transform_layout: call s1 (line 21) runs scale (the kernel as written), which takes Y in "
+          "the logical layout, but v now gives it T in T[i][j] -> T[j][i] of [8][8]; a call passes its arrays as they "
+          "are: use(s1, VARIANT) after this step, with a variant of scale that takes Y in this layout, or inline(s1)");
   refused(net, "#pragma npu schedule(net, v)\n#pragma npu cache_read(A, dm, root, A_dm)\n",
           "k.c:26:13: error: cache_read: this step changes what call s1 (line 21) runs, which is emitted as a call of "
           "scale: the emitted C would not run the scheduled IR; inline(s1) first");
@@ -183,8 +184,9 @@ Test(programs, use_refuses_another_kernels_variant_and_unknown_names) {
           "one, and apply without errors");
   refused(net, "#pragma npu schedule(scale, scale_l)\n#pragma npu transform_layout(Y, (i, j), (j, i))\n"
                "#pragma npu schedule(net, v)\n#pragma npu use(s1, scale_l)\n",
-          "k.c:28:21: error: use: variant scale_l takes parameter Y in another layout (transform_layout); a call passes "
-          "its arrays as written, so it can use only a variant that keeps every parameter's layout and scope");
+          "k.c:28:21: error: use: scale_l takes Y in Y[i][j] -> Y[j][i] of [8][8], but v passes T to call s1 (line 21) "
+          "in the logical layout at this step; a call passes its arrays as they are: give T that layout first "
+          "(scale_l's layout steps: transform_layout(Y, (i, j), (j, i))), then use(s1, scale_l)");
 }
 
 /* After inline, the callee's loops are the caller's, named after the

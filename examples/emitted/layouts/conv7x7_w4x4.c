@@ -5,6 +5,7 @@
  *   buffer_split(W, 0, 4)
  *   buffer_split(W, 2, 4, 0)
  *   buffer_reorder(W, 0, 2, 1, 3, 4, 5)
+ * conv7x7_w4x4 assumes W's padding holds 0: pack it with conv7x7_w4x4_pack_W, or fill it
  */
 #define N 127
 

@@ -5,10 +5,12 @@
  *   buffer_split(W, 0, 4)
  *   buffer_split(W, 2, 4, 0)
  *   buffer_reorder(W, 0, 2, 1, 3, 4, 5)
+ * conv7x7_w4x4 assumes W's padding holds 0: pack it with conv7x7_w4x4_pack_W, or fill it
  */
 #ifndef NPUGEN_CONV7X7_W4X4_H
 #define NPUGEN_CONV7X7_W4X4_H
 
+/* assumes W's padding holds 0: pack it with conv7x7_w4x4_pack_W, or fill it */
 void conv7x7_w4x4(const float X[3][13][13], const float W[8][1][4][4][7][7], float Y[32][7][7]);
 
 /* W: logical [32][3][7][7] -> physical [8][1][4][4][7][7] (padded), by

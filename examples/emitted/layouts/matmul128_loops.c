@@ -11,6 +11,8 @@
  *   fuse(jo, ji, j128)
  *   split(k, 32, ko, ki)
  *   fuse(ko, ki, k128)
+ * matmul128_loops assumes A's padding holds 0: pack it with matmul128_loops_pack_A, or fill it
+ * matmul128_loops assumes B's padding holds 0: pack it with matmul128_loops_pack_B, or fill it
  */
 #define N 127
 

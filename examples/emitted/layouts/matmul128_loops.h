@@ -11,10 +11,14 @@
  *   fuse(jo, ji, j128)
  *   split(k, 32, ko, ki)
  *   fuse(ko, ki, k128)
+ * matmul128_loops assumes A's padding holds 0: pack it with matmul128_loops_pack_A, or fill it
+ * matmul128_loops assumes B's padding holds 0: pack it with matmul128_loops_pack_B, or fill it
  */
 #ifndef NPUGEN_MATMUL128_LOOPS_H
 #define NPUGEN_MATMUL128_LOOPS_H
 
+/* assumes A's padding holds 0: pack it with matmul128_loops_pack_A, or fill it */
+/* assumes B's padding holds 0: pack it with matmul128_loops_pack_B, or fill it */
 void matmul128_loops(const float A[128][128], const float B[128][128], float C[128][128]);
 
 /* A: logical [127][127] -> physical [128][128] (padded), by

@@ -8,6 +8,8 @@
  *   split(i, 32, io, ii)
  *   split(j, 32, jo, ji)
  *   split(k, 32, ko, ki)
+ * matmul128_padded assumes A's padding holds 0: pack it with matmul128_padded_pack_A, or fill it
+ * matmul128_padded assumes B's padding holds 0: pack it with matmul128_padded_pack_B, or fill it
  */
 #define N 127
 

@@ -8,10 +8,14 @@
  *   split(i, 32, io, ii)
  *   split(j, 32, jo, ji)
  *   split(k, 32, ko, ki)
+ * matmul128_padded assumes A's padding holds 0: pack it with matmul128_padded_pack_A, or fill it
+ * matmul128_padded assumes B's padding holds 0: pack it with matmul128_padded_pack_B, or fill it
  */
 #ifndef NPUGEN_MATMUL128_PADDED_H
 #define NPUGEN_MATMUL128_PADDED_H
 
+/* assumes A's padding holds 0: pack it with matmul128_padded_pack_A, or fill it */
+/* assumes B's padding holds 0: pack it with matmul128_padded_pack_B, or fill it */
 void matmul128_padded(const float A[128][128], const float B[128][128], float C[128][128]);
 
 /* A: logical [127][127] -> physical [128][128] (padded), by
