@@ -56,10 +56,12 @@ char *emit_c_header(const EmitUnit *u);
 /* The function's definition: prototype and body (npu: the C the unit
  * belongs to uses the NPU, so the check's hooks apply when asked). */
 void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu);
-/* emit/emit_program.c: a program's callees (a kernel holding marked calls),
- * one static function each, callees before their callers; nothing for a
- * kernel without calls. */
+/* emit/emit_program.c: a program's functions (lower_program_functions),
+ * one static function each; nothing for a kernel without calls. */
 void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu);
+/* Text as a C comment: on one line, or (text of lines each ended by
+ * '\n') a block whose lines after the first start with " * ". */
+void emit_block_comment(StrBuf *sb, const char *text);
 /* In the check's C (hooks on), after the declaration of local array b at
  * the top of a function: b declared to the simulator as a host array, as
  * the check declares the parameters, since a DMA may reach it (a callee's,

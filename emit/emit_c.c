@@ -496,17 +496,21 @@ static void internal_error(StrBuf *sb, const char *why) {
   sb_puts(sb, "\"\n");
 }
 
-/* The module's #defines (typedefs false) or typedefs (true), in order,
- * leaving out those skip marks; a blank line after any. */
-static void print_defines(StrBuf *sb, const Module *m, bool typedefs, const bool *skip) {
+/* The defines of m that want marks (malloc'ed, freed here), in order, a
+ * blank line after any; in a header (guard), each typedef under its
+ * guard: two variants' headers in one file, and C99 refuses a typedef twice. */
+static void print_defines(StrBuf *sb, const Module *m, bool *want, bool guard) {
   int i = 0, printed = 0;
-  for (const Define *d = m->defines; d; d = d->next, i++)
-    if (d->is_typedef == typedefs && !(skip && skip[i])) {
-      ir_define_text(sb, d);
-      sb_putc(sb, '\n');
-      printed++;
-    }
+  for (const Define *d = m->defines; d; d = d->next, i++) {
+    if (!want[i]) continue;
+    if (guard && d->is_typedef) sb_printf(sb, "#ifndef NPUGEN_TYPE_%s\n#define NPUGEN_TYPE_%s\n", d->name, d->name);
+    ir_define_text(sb, d);
+    sb_putc(sb, '\n');
+    if (guard && d->is_typedef) sb_puts(sb, "#endif\n");
+    printed++;
+  }
   if (printed) sb_putc(sb, '\n');
+  free(want);
 }
 
 char *emit_c_source(const EmitUnit *u) {
@@ -520,22 +524,10 @@ char *emit_c_source(const EmitUnit *u) {
   if (n.stdlib) sb_puts(&sb, "#include <stdlib.h>\n");
   if (n.npu) sb_puts(&sb, "#include \"npu_intrinsics.h\"\n");
   if (n.math || n.stdint || n.stdlib || n.npu) sb_putc(&sb, '\n');
-  print_defines(&sb, u->m, false, NULL);
-  /* after the #defines: the header's own (the same text) are redefinitions
-   * C allows; typedefs are not (in C99), so those the header declares are
-   * not repeated, and the others follow it */
-  bool *in_header = u->own_header ? lower_header_defines(u->m, u->k) : NULL;
+  print_defines(&sb, u->m, lower_source_defines(u->m, u->k, false, false), false);
   if (u->own_header) sb_printf(&sb, "#include \"%s.h\"\n\n", u->name);
-  print_defines(&sb, u->m, true, in_header);
-  free(in_header);
-
-  if (lower_assumptions(u->k) && u->tcc) /* the JIT's: a failed test comes back as an error (jit/guard.c) */
-    sb_puts(&sb, "void npg_assume_failed(const char *);\n"
-                 "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : npg_assume_failed(#c))\n\n");
-  else if (lower_assumptions(u->k))
-    sb_puts(&sb, "#ifndef NPUGEN_ASSUME /* what the kernel assumes of its sizes, tested at entry; "
-                 "-D'NPUGEN_ASSUME(c)=' turns the tests off */\n"
-                 "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : abort())\n#endif\n\n");
+  print_defines(&sb, u->m, lower_source_defines(u->m, u->k, true, u->own_header), false);
+  if (lower_assume_macro(u->k, u->tcc)) sb_puts(&sb, lower_assume_macro(u->k, u->tcc));
   emit_program_functions(&sb, u, n.npu);
   emit_c_function(&sb, u, n.npu);
   emit_layout_helpers(&sb, u);
@@ -559,37 +551,15 @@ void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu) {
   arena_free(&own);
 }
 
-/* The #defines the header declares (lower_header_defines). */
-static void header_defines(StrBuf *sb, const EmitUnit *u) {
-  bool *need = lower_header_defines(u->m, u->k);
-  int i = 0, printed = 0;
-  for (const Define *d = u->m->defines; d; d = d->next, i++)
-    if (need[i]) {
-      /* two variants' headers in one file: C99 refuses a typedef twice */
-      if (d->is_typedef) sb_printf(sb, "#ifndef NPUGEN_TYPE_%s\n#define NPUGEN_TYPE_%s\n", d->name, d->name);
-      ir_define_text(sb, d);
-      sb_putc(sb, '\n');
-      if (d->is_typedef) sb_puts(sb, "#endif\n");
-      printed++;
-    }
-  if (printed) sb_putc(sb, '\n');
-  free(need);
-}
-
 char *emit_c_header(const EmitUnit *u) {
   StrBuf sb;
   sb_init(&sb);
   header_comment(&sb, u, "Header");
-  StrBuf guard;
-  sb_init(&guard);
-  sb_puts(&guard, "NPUGEN_");
-  for (const char *p = u->name; *p; p++)
-    sb_putc(&guard, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : *p);
-  sb_puts(&guard, "_H");
-  sb_printf(&sb, "#ifndef %s\n#define %s\n\n", guard.data, guard.data);
-  sb_free(&guard);
+  char *guard = lower_header_guard(u->name);
+  sb_printf(&sb, "#ifndef %s\n#define %s\n\n", guard, guard);
+  free(guard);
   if (lower_includes(u->k, true).stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
-  header_defines(&sb, u);
+  print_defines(&sb, u->m, lower_header_defines(u->m, u->k), true);
   emit_prototype(&sb, u);
   sb_puts(&sb, ";\n\n");
   emit_layout_prototypes(&sb, u);
