@@ -23,7 +23,7 @@ typedef struct {
 
 /* ---------------- pieces ---------------- */
 
-static void emit_array_decl(StrBuf *sb, const Buffer *b) {
+void emit_array_decl(StrBuf *sb, const Buffer *b) {
   sb_printf(sb, "%s%s %s", b->is_const ? "const " : "", b->elem->name, b->name);
   for (int i = 0; i < b->ndim; i++) sb_printf(sb, "[%lld]", (long long)b->shape[i]);
 }
@@ -68,49 +68,17 @@ static void emit_block_body(Emit *em, const Stmt *block, int ind) {
 }
 
 static void emit_for_header(Emit *em, const Stmt *s);
-static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp);
+static void emit_loop_hint(Emit *em, const Stmt *s, int ind);
 
-/* Loop s runs in the unit's permuted order (lower_permutable). */
-static bool permuted(const Emit *em, const Stmt *s) { return em->u->order != EMIT_ORDER_SOURCE && lower_permutable(s); }
-
-/* Opens loop s (or, for a bound loop's phases, a loop over its cores):
- * the header as written, or the permuted form (emit_order_open). Returns
- * the indentation of the body, which close_loop ends. */
-static int open_loop(Emit *em, const Stmt *s, int ind, bool permute) {
-  if (!permute) {
-    sb_indent(em->sb, ind);
-    emit_for_header(em, s);
-    sb_puts(em->sb, " {\n");
-    return ind + 1;
-  }
-  EmitLoopRange r = {s->var, s->lo, s->hi, s->cmp, s->step};
-  return emit_order_open(em->sb, em->u->order, &r, ind);
-}
-
-static void close_loop(Emit *em, int ind, bool permute) {
-  if (permute) {
-    emit_order_close(em->sb, ind);
-    return;
-  }
+/* A loop as written: its hint, header and body. */
+static void emit_plain_loop(Emit *em, const Stmt *s, int ind) {
+  emit_loop_hint(em, s, ind);
+  sb_indent(em->sb, ind);
+  emit_for_header(em, s);
+  sb_puts(em->sb, " {\n");
+  emit_block_body(em, s->body, ind + 1);
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");
-}
-
-/* In the check's C, why marked loop s keeps the source order. */
-static void source_order_note(Emit *em, const Stmt *s, const char *why, int ind) {
-  if (!permuted(em, s)) return;
-  sb_indent(em->sb, ind);
-  sb_printf(em->sb, "/* loop %s in source order, not %s: %s */\n", s->var->name, emit_order_name(em->u->order), why);
-}
-
-/* A loop as written: its hint, header and body; in the unit's order when
- * it is marked and may be permuted (not a pass loop that loads ahead). */
-static void emit_plain_loop(Emit *em, const Stmt *s, int ind, bool may_permute) {
-  bool permute = may_permute && permuted(em, s);
-  emit_loop_hint(em, s, ind, !permute); /* an OpenMP pragma must precede a `for`, not the permuted form's block */
-  int body = open_loop(em, s, ind, permute);
-  emit_block_body(em, s->body, body);
-  close_loop(em, ind, permute);
 }
 
 static void emit_for_header(Emit *em, const Stmt *s) {
@@ -179,7 +147,7 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   const IntrinCall *c = s->intrin_call;
   sb_indent(em->sb, ind);
   if (!c->call) {
-    sb_printf(em->sb, "/* tensorize(%s, %s) no longer matches: %s */\n", s->name, s->intrin, c->why);
+    sb_printf(em->sb, "/* %s */\n", c->note);
     return false;
   }
   if (!c->guard) {
@@ -190,31 +158,24 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   sb_indent(em->sb, ind + 1);
   sb_printf(em->sb, "%s\n", c->call);
   sb_indent(em->sb, ind);
-  sb_printf(em->sb, "} else { /* outside the operands %s is defined for: the nest as written */\n", s->intrin);
-  emit_plain_loop(em, s, ind + 1, true);
+  sb_printf(em->sb, "} else { /* %s */\n", c->fallback_note);
+  emit_stmts(em, c->fallback, ind + 1);
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");
   return true;
 }
 
 /* vectorize/parallel: OpenMP hints that a compiler without OpenMP never sees
- * (so -Wunknown-pragmas stays quiet and the meaning cannot change). A
- * vectorized nest over vector memory that no VU instruction computes says
- * why, for the reviewer. */
-static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp) {
-  if (s->loop_kind == LOOP_VECTORIZE && s->vec_note) {
+ * (so -Wunknown-pragmas stays quiet and the meaning cannot change), after
+ * the note of a vectorized nest that no VU instruction computes. */
+static void emit_loop_hint(Emit *em, const Stmt *s, int ind) {
+  char note[512];
+  if (lower_vec_note(s, note, sizeof note)) {
     sb_indent(em->sb, ind);
-    sb_printf(em->sb, "/* vectorize(%s) stays a hint: no VU instruction computes this nest (%s) */\n", s->name,
-              s->vec_note);
+    sb_printf(em->sb, "/* %s */\n", note);
   }
   const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
-  if (p && omp) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
-}
-
-void emit_plain_stmts(StrBuf *sb, const Stmt *list, int ind) {
-  EmitUnit plain = {0}; /* source order, no hooks */
-  Emit em = {.sb = sb, .u = &plain};
-  emit_stmts(&em, list, ind);
+  if (p) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
 }
 
 /* ---------------- lowered nodes (lower/) ---------------- */
@@ -323,34 +284,20 @@ static void emit_lowered(Emit *em, const Stmt *s, int ind) {
   }
 }
 
-/* A loop over the cores that runs one phase (s->note says which): its
- * header carries the note, or (in a permuted order) a line before it. */
-static void emit_phase_loop(Emit *em, const Stmt *s, int ind) {
-  bool permute = permuted(em, s);
-  int body = ind + 1;
-  sb_indent(em->sb, ind);
-  if (permute) {
-    sb_printf(em->sb, "/* %s */\n", s->note);
-    body = open_loop(em, s, ind, true);
-  } else {
-    emit_for_header(em, s);
-    sb_printf(em->sb, " { /* %s */\n", s->note);
-  }
-  emit_block_body(em, s->body, body);
-  close_loop(em, ind, permute);
-}
-
-/* A loop: an intrinsic call, a phase, or the loop as written, in the
- * unit's order unless it keeps the source order (it loads ahead), then
- * after the check's note. */
+/* A loop: an intrinsic call, a loop over the cores that runs one phase
+ * (its header carries s->note, which says which), or the loop as written. */
 static void emit_loop(Emit *em, const Stmt *s, int ind) {
-  if (s->intrin && emit_intrinsic(em, s, ind)) return;
-  if (s->note) {
-    emit_phase_loop(em, s, ind);
+  if (s->intrin_call && emit_intrinsic(em, s, ind)) return;
+  if (!s->note) {
+    emit_plain_loop(em, s, ind);
     return;
   }
-  if (s->order_note) source_order_note(em, s, s->order_note, ind);
-  emit_plain_loop(em, s, ind, !s->order_note);
+  sb_indent(em->sb, ind);
+  emit_for_header(em, s);
+  sb_printf(em->sb, " { /* %s */\n", s->note);
+  emit_block_body(em, s->body, ind + 1);
+  sb_indent(em->sb, ind);
+  sb_puts(em->sb, "}\n");
 }
 
 /* A marked call (CallSite): a call of the function emit_program.c defines. */
@@ -392,7 +339,9 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
         break;
       }
       sb_indent(sb, ind);
-      sb_puts(sb, "{\n");
+      sb_puts(sb, "{");
+      if (s->note) sb_printf(sb, " /* %s */", s->note); /* lower_order's */
+      sb_putc(sb, '\n');
       emit_stmts(em, s->body, ind + 1);
       sb_indent(sb, ind);
       sb_puts(sb, "}\n");
@@ -445,7 +394,6 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
   }
 }
 
-/* NPUGEN_ASSUME(...) for each assumption and each extent named by sizes. */
 /* NPUGEN_ASSUME(...) for each test lower_entry_tests lists. */
 static void emit_assumptions(StrBuf *sb, const Kernel *k) {
   EntryTest *t;
@@ -459,15 +407,30 @@ static void emit_assumptions(StrBuf *sb, const Kernel *k) {
   free(t);
 }
 
-void emit_comment_lines(StrBuf *sb, const char *text) {
+/* Each line of text after prefix, as lines of a block comment. */
+static void comment_lines(StrBuf *sb, const char *text, const char *prefix) {
   for (const char *p = text; *p;) {
     const char *e = strchr(p, '\n');
     size_t n = e ? (size_t)(e - p) : strlen(p);
-    sb_puts(sb, " *   ");
+    sb_puts(sb, prefix);
     sb_putn(sb, p, n);
     sb_putc(sb, '\n');
     p += n + (e ? 1 : 0);
   }
+}
+
+void emit_comment_lines(StrBuf *sb, const char *text) { comment_lines(sb, text, " *   "); }
+
+void emit_block_comment(StrBuf *sb, const char *text) {
+  const char *nl = strchr(text, '\n');
+  if (!nl) {
+    sb_printf(sb, "/* %s */\n", text);
+    return;
+  }
+  sb_puts(sb, "/* ");
+  sb_putn(sb, text, (size_t)(nl - text) + 1);
+  comment_lines(sb, nl + 1, " * ");
+  sb_puts(sb, " */\n");
 }
 
 static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
@@ -546,6 +509,7 @@ void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu) {
   arena_init(&own, 0);
   const Kernel *lowered = u->lowered ? u->lowered : lower_checked(&own, u->k, u->target, why, sizeof why);
   if (*why) internal_error(sb, why);
+  if (u->order != EMIT_ORDER_SOURCE) lowered = lower_order(&own, lowered, u->order);
   emit_stmts(&em, lowered->body->body, 1);
   sb_puts(sb, "}\n");
   arena_free(&own);

@@ -7,6 +7,7 @@
  * written out, so the text depends neither on C's precedence nor on the
  * compiler re-inserting the implicit conversions. */
 #include "emit/emit_checked.h"
+#include "emit/emit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,8 +235,7 @@ static void decl(StrBuf *sb, const CkStmt *n, int ind) {
     }
     return;
   }
-  sb_printf(sb, "%s%s %s", s->buf->is_const ? "const " : "", s->buf->elem->name, s->buf->name);
-  dims(sb, s->buf, 0);
+  emit_array_decl(sb, s->buf);
   if (s->ninit) {
     sb_puts(sb, " = {");
     for (int i = 0; i < s->ninit; i++) {
@@ -331,12 +331,8 @@ static const char prelude[] =
 static void params(StrBuf *sb, const Kernel *k) {
   for (const Param *p = k->params; p; p = p->next) {
     sb_puts(sb, ", ");
-    if (p->buf) {
-      sb_printf(sb, "%s%s %s", p->buf->is_const ? "const " : "", p->buf->elem->name, p->buf->name);
-      dims(sb, p->buf, 0);
-    } else {
-      sb_printf(sb, "%s %s", p->var->type->name, p->var->name);
-    }
+    if (p->buf) emit_array_decl(sb, p->buf);
+    else sb_printf(sb, "%s %s", p->var->type->name, p->var->name);
   }
 }
 

@@ -7,17 +7,15 @@
 #include "emit/emit.h"
 #include "lower/lower.h"
 
-/* A helper: its prototype and its body, or (prototype) its declaration. */
+/* A helper's definition, or (prototype) its declaration. */
 static void helper(StrBuf *sb, const Kernel *h, bool prototype) {
-  EmitUnit hu = {.k = h, .name = h->name};
-  emit_prototype(sb, &hu);
-  if (prototype) {
-    sb_puts(sb, ";\n");
+  EmitUnit hu = {.k = h, .name = h->name, .lowered = h}; /* nothing to lower: loops over DDR arrays */
+  if (!prototype) {
+    emit_c_function(sb, &hu, false);
     return;
   }
-  sb_puts(sb, " {\n");
-  emit_plain_stmts(sb, h->body->body, 1);
-  sb_puts(sb, "}\n");
+  emit_prototype(sb, &hu);
+  sb_puts(sb, ";\n");
 }
 
 /* Each parameter's helpers after their comment: definitions, or (prototypes) declarations. */

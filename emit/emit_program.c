@@ -1,29 +1,8 @@
 /* A program's C (docs/programs.md): the functions lower/program.c lists
  * for a kernel holding marked calls, each after its comment, as a static
  * function printed as its own variant prints it, before the program's. */
-#include <string.h>
-
 #include "emit/emit.h"
 #include "lower/lower.h"
-
-void emit_block_comment(StrBuf *sb, const char *text) {
-  const char *nl = strchr(text, '\n');
-  if (!nl) {
-    sb_printf(sb, "/* %s */\n", text);
-    return;
-  }
-  sb_puts(sb, "/* ");
-  sb_putn(sb, text, (size_t)(nl - text) + 1);
-  for (const char *p = nl + 1; *p;) {
-    const char *e = strchr(p, '\n');
-    size_t n = e ? (size_t)(e - p) : strlen(p);
-    sb_puts(sb, " * ");
-    sb_putn(sb, p, n);
-    sb_putc(sb, '\n');
-    p += n + (e ? 1 : 0);
-  }
-  sb_puts(sb, " */\n");
-}
 
 void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind) {
   sb_indent(sb, ind);

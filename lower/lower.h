@@ -152,6 +152,11 @@ typedef struct IntrinCall {
   const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
   const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
   const char *why;   /* why the nest no longer matches (a later step changed it) */
+  const char *note;  /* then the comment before the loops: "tensorize(ii, X) no longer matches: WHY" */
+  /* with a guard: the nest as written, where the test fails, and the
+   * comment that says so */
+  const Stmt *fallback;
+  const char *fallback_note;
 } IntrinCall;
 Stmt *lower_intrinsics(Lower *lw, const Stmt *body);
 
@@ -197,6 +202,27 @@ char *lower_header_guard(const char *variant);
  * (a marked loop); an access of b goes through npu_cu_access. */
 bool lower_permutable(const Stmt *loop);
 bool lower_cu_hooked(const Buffer *b);
+
+/* The order the C of a variant runs the iterations of each marked loop
+ * in (lower_permutable). Marked iterations are proven independent, so
+ * every order computes the same: the differential check runs the others
+ * to catch a mark that a later step broke. Only EMIT_ORDER_SOURCE is
+ * ever written out (npugen emit). */
+typedef enum {
+  EMIT_ORDER_SOURCE,   /* as the loop counts */
+  EMIT_ORDER_REVERSED, /* last iteration first */
+  EMIT_ORDER_ODD_EVEN, /* iterations 1, 3, 5, ... then 0, 2, 4, ... (counted from 0) */
+  EMIT_ORDERS
+} EmitOrder;
+const char *lower_order_name(EmitOrder o); /* "source", "reversed", "odd-even" */
+/* lower/order.c: lowered kernel k (not modified) with each marked loop
+ * run in order o (not EMIT_ORDER_SOURCE), in a. */
+Kernel *lower_order(Arena *a, const Kernel *lowered, EmitOrder o);
+
+/* lower/nest_note.c: the note over vectorized loop s that no VU
+ * instruction computes (its vectorize() stays a hint), in buf; false
+ * where it needs none. */
+bool lower_vec_note(const Stmt *s, char *buf, size_t n);
 
 /* lower/layout_helpers.c: parameter b's (b has a layout) pack and unpack
  * helpers of variant `variant`, in a: VARIANT_pack_B(const T logical[..],
