@@ -169,11 +169,13 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
  * (so -Wunknown-pragmas stays quiet and the meaning cannot change), after
  * the note of a vectorized nest that no VU instruction computes. */
 static void emit_loop_hint(Emit *em, const Stmt *s, int ind) {
-  char note[512];
-  if (lower_vec_note(s, note, sizeof note)) {
+  StrBuf note;
+  sb_init(&note);
+  if (lower_vec_note(s, &note)) {
     sb_indent(em->sb, ind);
-    sb_printf(em->sb, "/* %s */\n", note);
+    sb_printf(em->sb, "/* %s */\n", note.data);
   }
+  sb_free(&note);
   const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
   if (p) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
 }

@@ -18,7 +18,6 @@ void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu) {
     EmitUnit cu = *u;
     cu.k = f.fns[i].k;
     cu.name = f.fns[i].call->call->fn;
-    cu.schedule = f.fns[i].call->call->fn_schedule;
     cu.lowered = NULL; /* lowered here, as its own variant lowers it */
     emit_block_comment(sb, f.fns[i].comment);
     sb_puts(sb, "static ");

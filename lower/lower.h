@@ -220,9 +220,9 @@ const char *lower_order_name(EmitOrder o); /* "source", "reversed", "odd-even" *
 Kernel *lower_order(Arena *a, const Kernel *lowered, EmitOrder o);
 
 /* lower/nest_note.c: the note over vectorized loop s that no VU
- * instruction computes (its vectorize() stays a hint), in buf; false
- * where it needs none. */
-bool lower_vec_note(const Stmt *s, char *buf, size_t n);
+ * instruction computes (its vectorize() stays a hint), appended to out;
+ * false where it needs none. */
+bool lower_vec_note(const Stmt *s, StrBuf *out);
 
 /* lower/layout_helpers.c: parameter b's (b has a layout) pack and unpack
  * helpers of variant `variant`, in a: VARIANT_pack_B(const T logical[..],

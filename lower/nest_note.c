@@ -40,8 +40,8 @@ Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered) {
   return note;
 }
 
-bool lower_vec_note(const Stmt *s, char *buf, size_t n) {
+bool lower_vec_note(const Stmt *s, StrBuf *out) {
   if (s->loop_kind != LOOP_VECTORIZE || !s->vec_note) return false;
-  snprintf(buf, n, "vectorize(%s) stays a hint: no VU instruction computes this nest (%s)", s->name, s->vec_note);
+  sb_printf(out, "vectorize(%s) stays a hint: no VU instruction computes this nest (%s)", s->name, s->vec_note);
   return true;
 }

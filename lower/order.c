@@ -123,16 +123,20 @@ static Stmt *rewrite(Lower *lw, const Stmt *list, const void *ctx);
 /* Marked loop s (c: a copy, its body rewritten) in order o, after the
  * notes the loop as written would print (a tensorize that no longer
  * matches, its phase or vectorize's hint), the first with s's
- * annotations; or in the source order, after a note saying why. */
+ * annotations, and without its OpenMP pragma (which must precede a
+ * `for`: the loop over positions is not the marked one); or in the
+ * source order, after a note saying why. */
 static Stmt *marked(Order *r, const Stmt *s, Stmt *c) {
   Lower *lw = &r->lw;
   const char *notes[2] = {s->intrin_call ? s->intrin_call->note : NULL, s->note};
-  char vec[512];
+  StrBuf vec;
+  sb_init(&vec);
   if (!s->note && s->order_note)
     notes[1] = arena_printf(lw->arena, "loop %s in source order, not %s: %s", s->var->name, lower_order_name(r->o),
                             s->order_note);
-  else if (!s->note && lower_vec_note(s, vec, sizeof vec))
-    notes[1] = vec;
+  else if (!s->note && lower_vec_note(s, &vec))
+    notes[1] = arena_strdup(lw->arena, vec.data);
+  sb_free(&vec);
   Stmt *out = NULL, **tail = &out;
   for (int i = 0; i < 2; i++)
     if (notes[i]) tail = lower_append(tail, lower_note(lw, s->loc, notes[i]));
