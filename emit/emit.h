@@ -3,22 +3,13 @@
 #define NPG_EMIT_H
 
 #include "ir/ir.h"
+#include "lower/lower.h"
 #include "sim/npusim.h"
 
 #define NPUGEN_VERSION "0.1.0"
 
-/* The order the emitted C runs the iterations of each marked loop in
- * (parallel, vectorize and bind(loop, vu); emit/emit_order.c). Marked
- * iterations are proven independent, so every order computes the same:
- * the differential check runs the others to catch a mark that a later step
- * broke. Only EMIT_ORDER_SOURCE is ever written out (npugen emit). */
-typedef enum {
-  EMIT_ORDER_SOURCE,   /* as the loop counts */
-  EMIT_ORDER_REVERSED, /* last iteration first */
-  EMIT_ORDER_ODD_EVEN, /* iterations 1, 3, 5, ... then 0, 2, 4, ... (counted from 0) */
-  EMIT_ORDERS
-} EmitOrder;
-const char *emit_order_name(EmitOrder o); /* "source", "reversed", "odd-even" */
+/* The order of each marked loop's iterations (EmitOrder): lower/lower.h. */
+static inline const char *emit_order_name(EmitOrder o) { return lower_order_name(o); }
 
 /* What a variant is emitted from: the kernel IR, the schedule text that
  * produced it (NULL for the kernel as written) and the target it was
@@ -29,7 +20,7 @@ typedef struct {
   const char *name;      /* emitted function name */
   const char *schedule;  /* "split(i, 64, io, ii)\n..." or NULL */
   const NpuTarget *target;
-  EmitOrder order;       /* for the check only; zero: the source order */
+  EmitOrder order;       /* for the check only (lower_order); zero: the source order */
   bool cu_hooks;         /* for the check only: host code's accesses go through npu_cu_access */
   /* C for tcc (the check, npg_jit_variant): an array sized by the
    * kernel's sizes is a flat pointer (emit/emit_cu_hooks.c says why) */
@@ -56,9 +47,8 @@ char *emit_c_header(const EmitUnit *u);
 /* The function's definition: prototype and body (npu: the C the unit
  * belongs to uses the NPU, so the check's hooks apply when asked). */
 void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu);
-/* emit/emit_program.c: a program's callees (a kernel holding marked calls),
- * one static function each, callees before their callers; nothing for a
- * kernel without calls. */
+/* emit/emit_program.c: a program's functions (lower_program_functions),
+ * one static function each; nothing for a kernel without calls. */
 void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu);
 /* In the check's C (hooks on), after the declaration of local array b at
  * the top of a function: b declared to the simulator as a host array, as
@@ -67,15 +57,17 @@ void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu);
 void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind);
 /* Each line of text as a line of a block comment, " *   LINE". */
 void emit_comment_lines(StrBuf *sb, const char *text);
+/* Text as a C comment: on one line, or (text of lines each ended by
+ * '\n') a block whose lines after the first start with " * ". */
+void emit_block_comment(StrBuf *sb, const char *text);
 /* The prototype line "void f(const int8_t A[4][4], int n)" (no ';'). */
 void emit_prototype(StrBuf *sb, const EmitUnit *u);
 /* VARIANT_pack_BUF / VARIANT_unpack_BUF of each parameter with a new layout
  * (emit/emit_layout.c): their definitions, and their declarations. */
 void emit_layout_helpers(StrBuf *sb, const EmitUnit *u);
 void emit_layout_prototypes(StrBuf *sb, const EmitUnit *u);
-/* Statements (a list) as a unit in the source order and without the
- * check's hooks prints them (emit/emit_c.c): a helper's body. */
-void emit_plain_stmts(StrBuf *sb, const Stmt *list, int ind);
+/* "const T NAME[4][4]": array b declared with its shape. */
+void emit_array_decl(StrBuf *sb, const Buffer *b);
 /* emit/emit_dma.c: an on-chip buffer's declaration, a pointer into its
  * scope (no ';'), into copy number `copy` (C text) of a double-buffered
  * one when copy is not NULL. */
@@ -88,21 +80,6 @@ const char *emit_scope_macro(const char *scope);
  * issued on token (C text) and channel, not waited for; or, with token
  * NULL, on channel 0 and waited for at once, after a comment naming it. */
 void emit_dma_call(StrBuf *sb, const DmaShape *d, int ind, const char *token, const char *channel);
-
-/* emit/emit_order.c: a loop `for (v = lo; v cmp hi; v += step)` opened to
- * run its iterations in order o (not EMIT_ORDER_SOURCE): a block, the
- * bounds and trip count evaluated once, a loop over positions and, first
- * in its body, the counter v of this position's iteration (then `(void)v;`,
- * as the body may not read it). Returns the indentation of the body; emit_order_close
- * closes the loop and the block. */
-typedef struct {
-  const Var *v;
-  const Expr *lo, *hi;
-  Op cmp;
-  int64_t step;
-} EmitLoopRange;
-int emit_order_open(StrBuf *sb, EmitOrder o, const EmitLoopRange *r, int ind);
-void emit_order_close(StrBuf *sb, int ind);
 
 /* emit/emit_cu_hooks.c: an expression, and the left side of an assignment
  * with operator op (OP_NONE: `=`), with each access of an on-chip buffer or

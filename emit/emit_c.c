@@ -24,7 +24,7 @@ typedef struct {
 
 /* ---------------- pieces ---------------- */
 
-static void emit_array_decl(StrBuf *sb, const Buffer *b) {
+void emit_array_decl(StrBuf *sb, const Buffer *b) {
   sb_printf(sb, "%s%s %s", b->is_const ? "const " : "", b->elem->name, b->name);
   for (int i = 0; i < b->ndim; i++) sb_printf(sb, "[%lld]", (long long)b->shape[i]);
 }
@@ -69,49 +69,17 @@ static void emit_block_body(Emit *em, const Stmt *block, int ind) {
 }
 
 static void emit_for_header(Emit *em, const Stmt *s);
-static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp);
+static void emit_loop_hint(Emit *em, const Stmt *s, int ind);
 
-/* Loop s runs in the unit's permuted order (lower_permutable). */
-static bool permuted(const Emit *em, const Stmt *s) { return em->u->order != EMIT_ORDER_SOURCE && lower_permutable(s); }
-
-/* Opens loop s (or, for a bound loop's phases, a loop over its cores):
- * the header as written, or the permuted form (emit_order_open). Returns
- * the indentation of the body, which close_loop ends. */
-static int open_loop(Emit *em, const Stmt *s, int ind, bool permute) {
-  if (!permute) {
-    sb_indent(em->sb, ind);
-    emit_for_header(em, s);
-    sb_puts(em->sb, " {\n");
-    return ind + 1;
-  }
-  EmitLoopRange r = {s->var, s->lo, s->hi, s->cmp, s->step};
-  return emit_order_open(em->sb, em->u->order, &r, ind);
-}
-
-static void close_loop(Emit *em, int ind, bool permute) {
-  if (permute) {
-    emit_order_close(em->sb, ind);
-    return;
-  }
+/* A loop as written: its hint, header and body. */
+static void emit_plain_loop(Emit *em, const Stmt *s, int ind) {
+  emit_loop_hint(em, s, ind);
+  sb_indent(em->sb, ind);
+  emit_for_header(em, s);
+  sb_puts(em->sb, " {\n");
+  emit_block_body(em, s->body, ind + 1);
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");
-}
-
-/* In the check's C, why marked loop s keeps the source order. */
-static void source_order_note(Emit *em, const Stmt *s, const char *why, int ind) {
-  if (!permuted(em, s)) return;
-  sb_indent(em->sb, ind);
-  sb_printf(em->sb, "/* loop %s in source order, not %s: %s */\n", s->var->name, emit_order_name(em->u->order), why);
-}
-
-/* A loop as written: its hint, header and body; in the unit's order when
- * it is marked and may be permuted (not a pass loop that loads ahead). */
-static void emit_plain_loop(Emit *em, const Stmt *s, int ind, bool may_permute) {
-  bool permute = may_permute && permuted(em, s);
-  emit_loop_hint(em, s, ind, !permute); /* an OpenMP pragma must precede a `for`, not the permuted form's block */
-  int body = open_loop(em, s, ind, permute);
-  emit_block_body(em, s->body, body);
-  close_loop(em, ind, permute);
 }
 
 static void emit_for_header(Emit *em, const Stmt *s) {
@@ -180,7 +148,7 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   const IntrinCall *c = s->intrin_call;
   sb_indent(em->sb, ind);
   if (!c->call) {
-    sb_printf(em->sb, "/* tensorize(%s, %s) no longer matches: %s */\n", s->name, s->intrin, c->why);
+    sb_printf(em->sb, "/* %s */\n", c->note);
     return false;
   }
   if (!c->guard) {
@@ -191,31 +159,26 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   sb_indent(em->sb, ind + 1);
   sb_printf(em->sb, "%s\n", c->call);
   sb_indent(em->sb, ind);
-  sb_printf(em->sb, "} else { /* outside the operands %s is defined for: the nest as written */\n", s->intrin);
-  emit_plain_loop(em, s, ind + 1, true);
+  sb_printf(em->sb, "} else { /* %s */\n", c->fallback_note);
+  emit_stmts(em, c->fallback, ind + 1);
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");
   return true;
 }
 
 /* vectorize/parallel: OpenMP hints that a compiler without OpenMP never sees
- * (so -Wunknown-pragmas stays quiet and the meaning cannot change). A
- * vectorized nest over vector memory that no VU instruction computes says
- * why, for the reviewer. */
-static void emit_loop_hint(Emit *em, const Stmt *s, int ind, bool omp) {
-  if (s->loop_kind == LOOP_VECTORIZE && s->vec_note) {
+ * (so -Wunknown-pragmas stays quiet and the meaning cannot change), after
+ * the note of a vectorized nest that no VU instruction computes. */
+static void emit_loop_hint(Emit *em, const Stmt *s, int ind) {
+  StrBuf note;
+  sb_init(&note);
+  if (lower_vec_note(s, &note)) {
     sb_indent(em->sb, ind);
-    sb_printf(em->sb, "/* vectorize(%s) stays a hint: no VU instruction computes this nest (%s) */\n", s->name,
-              s->vec_note);
+    sb_printf(em->sb, "/* %s */\n", note.data);
   }
+  sb_free(&note);
   const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
-  if (p && omp) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
-}
-
-void emit_plain_stmts(StrBuf *sb, const Stmt *list, int ind) {
-  EmitUnit plain = {0}; /* source order, no hooks */
-  Emit em = {.sb = sb, .u = &plain};
-  emit_stmts(&em, list, ind);
+  if (p) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
 }
 
 /* ---------------- lowered nodes (lower/) ---------------- */
@@ -324,34 +287,20 @@ static void emit_lowered(Emit *em, const Stmt *s, int ind) {
   }
 }
 
-/* A loop over the cores that runs one phase (s->note says which): its
- * header carries the note, or (in a permuted order) a line before it. */
-static void emit_phase_loop(Emit *em, const Stmt *s, int ind) {
-  bool permute = permuted(em, s);
-  int body = ind + 1;
-  sb_indent(em->sb, ind);
-  if (permute) {
-    sb_printf(em->sb, "/* %s */\n", s->note);
-    body = open_loop(em, s, ind, true);
-  } else {
-    emit_for_header(em, s);
-    sb_printf(em->sb, " { /* %s */\n", s->note);
-  }
-  emit_block_body(em, s->body, body);
-  close_loop(em, ind, permute);
-}
-
-/* A loop: an intrinsic call, a phase, or the loop as written, in the
- * unit's order unless it keeps the source order (it loads ahead), then
- * after the check's note. */
+/* A loop: an intrinsic call, a loop over the cores that runs one phase
+ * (its header carries s->note, which says which), or the loop as written. */
 static void emit_loop(Emit *em, const Stmt *s, int ind) {
-  if (s->intrin && emit_intrinsic(em, s, ind)) return;
-  if (s->note) {
-    emit_phase_loop(em, s, ind);
+  if (s->intrin_call && emit_intrinsic(em, s, ind)) return;
+  if (!s->note) {
+    emit_plain_loop(em, s, ind);
     return;
   }
-  if (s->order_note) source_order_note(em, s, s->order_note, ind);
-  emit_plain_loop(em, s, ind, !s->order_note);
+  sb_indent(em->sb, ind);
+  emit_for_header(em, s);
+  sb_printf(em->sb, " { /* %s */\n", s->note);
+  emit_block_body(em, s->body, ind + 1);
+  sb_indent(em->sb, ind);
+  sb_puts(em->sb, "}\n");
 }
 
 /* A marked call (CallSite): a call of the function emit_program.c defines. */
@@ -393,7 +342,9 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
         break;
       }
       sb_indent(sb, ind);
-      sb_puts(sb, "{\n");
+      sb_puts(sb, "{");
+      if (s->note) sb_printf(sb, " /* %s */", s->note); /* lower_order's */
+      sb_putc(sb, '\n');
       emit_stmts(em, s->body, ind + 1);
       sb_indent(sb, ind);
       sb_puts(sb, "}\n");
@@ -446,7 +397,6 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
   }
 }
 
-/* NPUGEN_ASSUME(...) for each assumption and each extent named by sizes. */
 /* NPUGEN_ASSUME(...) for each test lower_entry_tests lists. */
 static void emit_assumptions(StrBuf *sb, const Kernel *k) {
   EntryTest *t;
@@ -460,15 +410,30 @@ static void emit_assumptions(StrBuf *sb, const Kernel *k) {
   free(t);
 }
 
-void emit_comment_lines(StrBuf *sb, const char *text) {
+/* Each line of text after prefix, as lines of a block comment. */
+static void comment_lines(StrBuf *sb, const char *text, const char *prefix) {
   for (const char *p = text; *p;) {
     const char *e = strchr(p, '\n');
     size_t n = e ? (size_t)(e - p) : strlen(p);
-    sb_puts(sb, " *   ");
+    sb_puts(sb, prefix);
     sb_putn(sb, p, n);
     sb_putc(sb, '\n');
     p += n + (e ? 1 : 0);
   }
+}
+
+void emit_comment_lines(StrBuf *sb, const char *text) { comment_lines(sb, text, " *   "); }
+
+void emit_block_comment(StrBuf *sb, const char *text) {
+  const char *nl = strchr(text, '\n');
+  if (!nl) {
+    sb_printf(sb, "/* %s */\n", text);
+    return;
+  }
+  sb_puts(sb, "/* ");
+  sb_putn(sb, text, (size_t)(nl - text) + 1);
+  comment_lines(sb, nl + 1, " * ");
+  sb_puts(sb, " */\n");
 }
 
 static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
@@ -498,17 +463,21 @@ static void internal_error(StrBuf *sb, const char *why) {
   sb_puts(sb, "\"\n");
 }
 
-/* The module's #defines (typedefs false) or typedefs (true), in order,
- * leaving out those skip marks; a blank line after any. */
-static void print_defines(StrBuf *sb, const Module *m, bool typedefs, const bool *skip) {
+/* The defines of m that want marks (malloc'ed, freed here), in order, a
+ * blank line after any; in a header (guard), each typedef under its
+ * guard: two variants' headers in one file, and C99 refuses a typedef twice. */
+static void print_defines(StrBuf *sb, const Module *m, bool *want, bool guard) {
   int i = 0, printed = 0;
-  for (const Define *d = m->defines; d; d = d->next, i++)
-    if (d->is_typedef == typedefs && !(skip && skip[i])) {
-      ir_define_text(sb, d);
-      sb_putc(sb, '\n');
-      printed++;
-    }
+  for (const Define *d = m->defines; d; d = d->next, i++) {
+    if (!want[i]) continue;
+    if (guard && d->is_typedef) sb_printf(sb, "#ifndef NPUGEN_TYPE_%s\n#define NPUGEN_TYPE_%s\n", d->name, d->name);
+    ir_define_text(sb, d);
+    sb_putc(sb, '\n');
+    if (guard && d->is_typedef) sb_puts(sb, "#endif\n");
+    printed++;
+  }
   if (printed) sb_putc(sb, '\n');
+  free(want);
 }
 
 char *emit_c_source(const EmitUnit *u) {
@@ -522,22 +491,10 @@ char *emit_c_source(const EmitUnit *u) {
   if (n.stdlib) sb_puts(&sb, "#include <stdlib.h>\n");
   if (n.npu) sb_puts(&sb, "#include \"npu_intrinsics.h\"\n");
   if (n.math || n.stdint || n.stdlib || n.npu) sb_putc(&sb, '\n');
-  print_defines(&sb, u->m, false, NULL);
-  /* after the #defines: the header's own (the same text) are redefinitions
-   * C allows; typedefs are not (in C99), so those the header declares are
-   * not repeated, and the others follow it */
-  bool *in_header = u->own_header ? lower_header_defines(u->m, u->k) : NULL;
+  print_defines(&sb, u->m, lower_source_defines(u->m, u->k, false, false), false);
   if (u->own_header) sb_printf(&sb, "#include \"%s.h\"\n\n", u->name);
-  print_defines(&sb, u->m, true, in_header);
-  free(in_header);
-
-  if (lower_assumptions(u->k) && u->tcc) /* the JIT's: a failed test comes back as an error (jit/guard.c) */
-    sb_puts(&sb, "void npg_assume_failed(const char *);\n"
-                 "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : npg_assume_failed(#c))\n\n");
-  else if (lower_assumptions(u->k))
-    sb_puts(&sb, "#ifndef NPUGEN_ASSUME /* what the kernel assumes of its sizes, tested at entry; "
-                 "-D'NPUGEN_ASSUME(c)=' turns the tests off */\n"
-                 "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : abort())\n#endif\n\n");
+  print_defines(&sb, u->m, lower_source_defines(u->m, u->k, true, u->own_header), false);
+  if (lower_assume_macro(u->k, u->tcc)) sb_puts(&sb, lower_assume_macro(u->k, u->tcc));
   emit_program_functions(&sb, u, n.npu);
   emit_c_function(&sb, u, n.npu);
   emit_layout_helpers(&sb, u);
@@ -556,42 +513,21 @@ void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu) {
   arena_init(&own, 0);
   const Kernel *lowered = u->lowered ? u->lowered : lower_checked(&own, u->k, u->target, why, sizeof why);
   if (*why) internal_error(sb, why);
+  if (u->order != EMIT_ORDER_SOURCE) lowered = lower_order(&own, lowered, u->order);
   emit_stmts(&em, lowered->body->body, 1);
   sb_puts(sb, "}\n");
   arena_free(&own);
-}
-
-/* The #defines the header declares (lower_header_defines). */
-static void header_defines(StrBuf *sb, const EmitUnit *u) {
-  bool *need = lower_header_defines(u->m, u->k);
-  int i = 0, printed = 0;
-  for (const Define *d = u->m->defines; d; d = d->next, i++)
-    if (need[i]) {
-      /* two variants' headers in one file: C99 refuses a typedef twice */
-      if (d->is_typedef) sb_printf(sb, "#ifndef NPUGEN_TYPE_%s\n#define NPUGEN_TYPE_%s\n", d->name, d->name);
-      ir_define_text(sb, d);
-      sb_putc(sb, '\n');
-      if (d->is_typedef) sb_puts(sb, "#endif\n");
-      printed++;
-    }
-  if (printed) sb_putc(sb, '\n');
-  free(need);
 }
 
 char *emit_c_header(const EmitUnit *u) {
   StrBuf sb;
   sb_init(&sb);
   header_comment(&sb, u, "Header");
-  StrBuf guard;
-  sb_init(&guard);
-  sb_puts(&guard, "NPUGEN_");
-  for (const char *p = u->name; *p; p++)
-    sb_putc(&guard, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : *p);
-  sb_puts(&guard, "_H");
-  sb_printf(&sb, "#ifndef %s\n#define %s\n\n", guard.data, guard.data);
-  sb_free(&guard);
+  char *guard = lower_header_guard(u->name);
+  sb_printf(&sb, "#ifndef %s\n#define %s\n\n", guard, guard);
+  free(guard);
   if (lower_includes(u->k, true).stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
-  header_defines(&sb, u);
+  print_defines(&sb, u->m, lower_header_defines(u->m, u->k), true);
   lower_padding_assumed(&sb, u->k, false, "/* ", " */\n");
   emit_prototype(&sb, u);
   sb_puts(&sb, ";\n\n");

@@ -7,21 +7,12 @@
  * written out, so the text depends neither on C's precedence nor on the
  * compiler re-inserting the implicit conversions. */
 #include "emit/emit_checked.h"
+#include "emit/emit.h"
 
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-
-static const char *min_text(const Type *t) {
-  return t->size == 4 ? "(-2147483647 - 1)" : t->kind == TY_LONG ? "(-9223372036854775807L - 1)" : "(-9223372036854775807LL - 1)";
-}
-
-static const char *max_text(const Type *t) {
-  return t->size == 4 ? "2147483647" : t->kind == TY_LONG ? "9223372036854775807L" : "9223372036854775807LL";
-}
 
 /* ---------------- expressions ---------------- */
 
@@ -41,48 +32,35 @@ static void bind(StrBuf *sb, int t, const CkExpr *a) {
   sb_puts(sb, "), ");
 }
 
-/* "COND ? npg_ub(npg_ck, SITE) : (void)0, " where the check is made */
-static void fail_if(StrBuf *sb, int site, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fail_if(StrBuf *sb, int site, const char *fmt, ...) {
-  if (!site) return;
-  va_list ap;
-  va_start(ap, fmt);
-  sb_vprintf(sb, fmt, ap);
-  va_end(ap);
-  sb_printf(sb, " ? npg_ub(npg_ck, %d) : (void)0, ", site);
+/* "COND ? npg_ub(npg_ck, SITE) : (void)0, " for each check x makes */
+static void fail_ifs(StrBuf *sb, const CkExpr *x) {
+  for (int i = 0; i < x->ntests; i++) sb_printf(sb, "%s ? npg_ub(npg_ck, %d) : (void)0, ", x->tests[i].cond, x->tests[i].site);
 }
 
 /* + - * that may overflow: int in long long, 64-bit types by a helper. */
 static void overflowing(StrBuf *sb, const CkExpr *x) {
   const Expr *e = x->e;
   char *a = text_of(x->a), *b = text_of(x->b);
-  int s = x->site[CK_OVERFLOW], t = x->temp[0];
-  if (t)
-    sb_printf(sb,
-              "(npg_t%d = (long long)(%s) %s (long long)(%s), "
-              "npg_t%d < %s || npg_t%d > %s ? npg_ub(npg_ck, %d) : (void)0, (%s)npg_t%d)",
-              t, a, op_spelling(e->op), b, t, min_text(e->type), t, max_text(e->type), s, e->type->name, t);
-  else
-    sb_printf(sb, "((%s)npg_%s_ll(npg_ck, %d, %s, %s))", e->type->name,
-              e->op == OP_ADD ? "add" : e->op == OP_SUB ? "sub" : "mul", s, a, b);
+  int t = x->temp[0];
+  if (x->helper) {
+    sb_printf(sb, "((%s)%s(npg_ck, %d, %s, %s))", e->type->name, x->helper, x->site[CK_OVERFLOW], a, b);
+  } else {
+    sb_printf(sb, "(npg_t%d = (long long)(%s) %s (long long)(%s), ", t, a, op_spelling(e->op), b);
+    fail_ifs(sb, x);
+    sb_printf(sb, "(%s)npg_t%d)", e->type->name, t);
+  }
   free(a);
   free(b);
 }
 
 /* / % << >>: both operands in temporaries, then their checks. */
 static void bound_operands(StrBuf *sb, const CkExpr *x) {
-  const Expr *e = x->e;
-  int ta = x->temp[0], tb = x->temp[1], width = e->type->size * 8;
+  int ta = x->temp[0], tb = x->temp[1];
   sb_putc(sb, '(');
   bind(sb, ta, x->a);
   bind(sb, tb, x->b);
-  fail_if(sb, x->site[CK_DIV_ZERO], "npg_t%d == 0", tb);
-  if (e->b->type->is_signed) fail_if(sb, x->site[CK_SHIFT_COUNT], "(npg_t%d < 0 || npg_t%d >= %d)", tb, tb, width);
-  else fail_if(sb, x->site[CK_SHIFT_COUNT], "npg_t%d >= %d", tb, width);
-  fail_if(sb, x->site[CK_SHIFT_NEG], "npg_t%d < 0", ta);
-  if (e->op == OP_SHL) fail_if(sb, x->site[CK_OVERFLOW], "npg_t%d > (%s >> npg_t%d)", ta, max_text(e->type), tb);
-  else fail_if(sb, x->site[CK_OVERFLOW], "npg_t%d == -1 && npg_t%d == %s", tb, ta, min_text(e->type));
-  sb_printf(sb, "npg_t%d %s npg_t%d)", ta, op_spelling(e->op), tb);
+  fail_ifs(sb, x);
+  sb_printf(sb, "npg_t%d %s npg_t%d)", ta, op_spelling(x->e->op), tb);
 }
 
 static void binary(StrBuf *sb, const CkExpr *x) {
@@ -111,31 +89,21 @@ static void negating(StrBuf *sb, const CkExpr *x, const char *op) {
   }
   sb_putc(sb, '(');
   bind(sb, x->temp[0], x->a);
-  fail_if(sb, x->site[CK_OVERFLOW], "npg_t%d == %s", x->temp[0], min_text(x->e->type));
+  fail_ifs(sb, x);
   sb_printf(sb, x->e->kind == EX_CALL ? "%s(npg_t%d))" : "%snpg_t%d)", op, x->temp[0]);
-}
-
-/* "T > LO && T < HI": the floating value in T truncates to one of type t. */
-static void fits_cond(char *out, size_t n, const char *t, const Type *to) {
-  int bits = to->size * 8;
-  if (!to->is_signed) snprintf(out, n, "%s > -1.0 && %s < %.1f", t, t, ldexp(1.0, bits));
-  else if (bits == 64) snprintf(out, n, "%s >= %.1f && %s < %.1f", t, -ldexp(1.0, 63), t, ldexp(1.0, 63));
-  else snprintf(out, n, "%s > %.1f && %s < %.1f", t, -ldexp(1.0, bits - 1) - 1, t, ldexp(1.0, bits - 1));
 }
 
 static void cast(StrBuf *sb, const CkExpr *x) {
   const char *to = x->e->type->name;
   char *a = text_of(x->a);
-  if (x->checked) {
-    char t[32], cond[160];
-    snprintf(t, sizeof t, "npg_t%d", x->temp[0]);
-    fits_cond(cond, sizeof cond, t, x->e->type);
-    sb_printf(sb, "(%s = (double)(%s), %s ? (void)0 : npg_ub(npg_ck, %d), (%s)%s)", t, a, cond, x->site[CK_CONVERT], to, t);
-  } else if (x->mask) {
+  int t = x->temp[0];
+  if (x->checked)
+    sb_printf(sb, "(npg_t%d = (double)(%s), %s ? (void)0 : npg_ub(npg_ck, %d), (%s)npg_t%d)", t, a, x->tests[0].cond,
+              x->tests[0].site, to, t);
+  else if (x->mask)
     sb_printf(sb, "((%s)((%s) & %s))", to, a, x->mask);
-  } else {
+  else
     sb_printf(sb, "((%s)(%s))", to, a);
-  }
   free(a);
 }
 
@@ -267,8 +235,7 @@ static void decl(StrBuf *sb, const CkStmt *n, int ind) {
     }
     return;
   }
-  sb_printf(sb, "%s%s %s", s->buf->is_const ? "const " : "", s->buf->elem->name, s->buf->name);
-  dims(sb, s->buf, 0);
+  emit_array_decl(sb, s->buf);
   if (s->ninit) {
     sb_puts(sb, " = {");
     for (int i = 0; i < s->ninit; i++) {
@@ -359,33 +326,13 @@ static const char prelude[] =
     "  *c->npg_site = site;\n"
     "  longjmp(c->npg_jb, 1);\n"
     "}\n"
-    "\n"
-    "#define NPG_LL_MAX 9223372036854775807LL\n"
-    "#define NPG_LL_MIN (-NPG_LL_MAX - 1)\n"
-    "static long long npg_add_ll(NpgCk *c, int s, long long a, long long b) {\n"
-    "  if (b > 0 ? a > NPG_LL_MAX - b : a < NPG_LL_MIN - b) npg_ub(c, s);\n"
-    "  return a + b;\n"
-    "}\n"
-    "static long long npg_sub_ll(NpgCk *c, int s, long long a, long long b) {\n"
-    "  if (b < 0 ? a > NPG_LL_MAX + b : a < NPG_LL_MIN + b) npg_ub(c, s);\n"
-    "  return a - b;\n"
-    "}\n"
-    "static long long npg_mul_ll(NpgCk *c, int s, long long a, long long b) {\n"
-    "  if (a > 0 ? (b > 0 ? a > NPG_LL_MAX / b : b < NPG_LL_MIN / a)\n"
-    "            : (b > 0 ? a < NPG_LL_MIN / b : a != 0 && b < NPG_LL_MAX / a))\n"
-    "    npg_ub(c, s);\n"
-    "  return a * b;\n"
-    "}\n";
+    "\n";
 
 static void params(StrBuf *sb, const Kernel *k) {
   for (const Param *p = k->params; p; p = p->next) {
     sb_puts(sb, ", ");
-    if (p->buf) {
-      sb_printf(sb, "%s%s %s", p->buf->is_const ? "const " : "", p->buf->elem->name, p->buf->name);
-      dims(sb, p->buf, 0);
-    } else {
-      sb_printf(sb, "%s %s", p->var->type->name, p->var->name);
-    }
+    if (p->buf) emit_array_decl(sb, p->buf);
+    else sb_printf(sb, "%s %s", p->var->type->name, p->var->name);
   }
 }
 
@@ -410,6 +357,7 @@ void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
   sb_printf(&sb, "/* Kernel %s of %s as written, with checked arithmetic: npugen check's reference. */\n", k->name,
             m->file);
   sb_puts(&sb, prelude);
+  sb_puts(&sb, lower_ck_helpers);
   for (const Define *d = m->defines; d; d = d->next) {
     ir_define_text(&sb, d);
     sb_putc(&sb, '\n');

@@ -13,6 +13,16 @@ bool lower_assumptions(const Kernel *k) {
   return false;
 }
 
+const char *lower_assume_macro(const Kernel *k, bool tcc) {
+  if (!lower_assumptions(k)) return NULL;
+  if (tcc) /* the JIT's: a failed test comes back as an error (jit/guard.c) */
+    return "void npg_assume_failed(const char *);\n"
+           "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : npg_assume_failed(#c))\n\n";
+  return "#ifndef NPUGEN_ASSUME /* what the kernel assumes of its sizes, tested at entry; "
+         "-D'NPUGEN_ASSUME(c)=' turns the tests off */\n"
+         "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : abort())\n#endif\n\n";
+}
+
 /* Does an assumption say e >= 1 (or e > 0) as it is? Then its test is that of the extent. */
 static bool assumed_positive(const Kernel *k, const Expr *e) {
   for (int i = 0; i < k->nassume; i++) {

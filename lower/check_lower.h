@@ -34,6 +34,9 @@ typedef struct {
 /* lower/check_ref.c: e lowered, *r its value's range. */
 CkExpr *lower_ck_expr(CkLower *c, const Expr *e, IrRange *r);
 CkExpr *lower_ck_new_expr(CkLower *c, const Expr *e);
+/* lower/check_tests.c: the tests (CkExpr.tests, helper) of the checks
+ * checked operation x makes, its sites and temporaries given. */
+void lower_ck_tests(CkLower *c, CkExpr *x);
 
 /* lower/check_hoist.c */
 void lower_ck_push_level(CkLower *c, const Var *counter);

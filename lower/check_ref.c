@@ -98,6 +98,7 @@ static void binary_checks(CkLower *c, CkExpr *x, unsigned ub) {
     x->site[CK_OVERFLOW] = site_of(c, e, "signed overflow");
     if (e->type->size == 4) x->temp[0] = temp(c, "long long");
   }
+  lower_ck_tests(c, x);
 }
 
 static CkExpr *binary(CkLower *c, const Expr *e, IrRange *r) {
@@ -122,6 +123,7 @@ static CkExpr *negating(CkLower *c, const Expr *e, CkExpr *a, IrRange ra, IrRang
     x->checked = true;
     x->temp[0] = temp(c, e->type->name);
     x->site[CK_OVERFLOW] = site_of(c, e, "signed overflow");
+    lower_ck_tests(c, x);
   }
   return x;
 }
@@ -139,6 +141,7 @@ static CkExpr *cast(CkLower *c, const Expr *e, IrRange *r) {
     x->site[CK_CONVERT] = site(c, e->loc, "out-of-range conversion of '%s' (%s) to '%s'", text, e->a->type->name,
                                e->type->name);
     free(text);
+    lower_ck_tests(c, x);
   } else {
     x->mask = lower_tcc_mask(e);
   }

@@ -58,6 +58,13 @@ typedef enum {
   CK_NCHECKS
 } CkCheck;
 
+/* A check's test (lower/check_tests.c): C text over the temporaries,
+ * true where the check fails (a conversion's: where the value fits). */
+typedef struct {
+  int site;
+  const char *cond;
+} CkTest;
+
 /* An expression: e's kind, operator, type, constant or callee, its
  * operands as lowered, and the checks made before its operation. */
 struct CkExpr {
@@ -69,6 +76,9 @@ struct CkExpr {
   int site[CK_NCHECKS];
   int temp[2];         /* npg_tN of the operands (a, b), or of the value */
   const char *mask;    /* EX_CAST: tcc's mask (lower_tcc_mask) */
+  CkTest tests[4];     /* the checks made, in the order the C tests them */
+  int ntests;
+  const char *helper;  /* + - * of a 64-bit type: the function that checks it ("npg_add_ll") */
 };
 
 /* The body of a loop or of the function: its hoisted pointers first. */
@@ -108,6 +118,8 @@ typedef struct {
 } CheckRef;
 
 void lower_check_ref(const Kernel *k, CheckRef *out);
+/* The definitions of the helpers CkExpr.helper names (C text). */
+extern const char lower_ck_helpers[];
 /* Frees all but the sites (taken by the unit). */
 void lower_check_ref_free(CheckRef *r);
 

@@ -71,10 +71,19 @@ static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
   arena_init(&scratch, 0);
   if (tensorize_call(&scratch, loop, &call, &guard, why, sizeof why)) {
     c->call = arena_strdup(lw->arena, call.data);
-    if (guard.len) c->guard = arena_strdup(lw->arena, guard.data);
+    if (guard.len) {
+      c->guard = arena_strdup(lw->arena, guard.data);
+      c->fallback_note = arena_printf(lw->arena, "outside the operands %s is defined for: the nest as written", loop->intrin);
+      Stmt *f = lower_shallow(lw, loop); /* printed as a loop: no call, no notes */
+      f->intrin_call = NULL;
+      f->annots = NULL;
+      f->note = f->order_note = NULL;
+      c->fallback = f;
+    }
   } else {
     copied_why(loop, why, sizeof why);
     c->why = arena_strdup(lw->arena, why);
+    c->note = arena_printf(lw->arena, "tensorize(%s, %s) no longer matches: %s", loop->name, loop->intrin, why);
   }
   arena_free(&scratch);
   sb_free(&call);

@@ -1,5 +1,5 @@
-/* The bodies of a parameter's pack and unpack helpers (emit/emit_layout.c
- * prints them with their prototypes): loop nests over two arrays,
+/* A parameter's pack and unpack helpers as kernels (emit/emit_layout.c
+ * prints them), and the comment over them: loop nests over two arrays,
  * `logical` (the layout before every step) and `physical` (after all of
  * them), following the buffer's composed index map.
  *
@@ -73,19 +73,53 @@ static Stmt *padding(Arena *a, const Buffer *b, Buffer *physical) {
   return note;
 }
 
-void lower_layout_helpers(Arena *a, const Buffer *b, Stmt **pack, Stmt **unpack) {
+/* VARIANT_pack_B(const T from[..], T to[..]) (or unpack) with body. */
+static Kernel *helper(Arena *a, const char *variant, const Buffer *b, bool pack, Buffer *from, Buffer *to, Stmt *body) {
+  Kernel *k = ARENA_NEW(a, Kernel);
+  *k = (Kernel){.name = arena_printf(a, "%s_%s_%s", variant, pack ? "pack" : "unpack", b->name), .nparams = 2};
+  Buffer *in = ARENA_NEW(a, Buffer);
+  *in = *from;
+  in->is_const = true;
+  Param *p = arena_alloc(a, 2 * sizeof *p);
+  p[0] = (Param){.next = &p[1], .buf = in};
+  p[1] = (Param){.buf = to};
+  k->params = p;
+  k->body = ir_stmt(a, ST_BLOCK, (SrcLoc){0});
+  k->body->body = body;
+  return k;
+}
+
+/* "W: logical [32][3][7][7] -> physical [8][1][4][4][7][7] (padded), by"
+ * and the layout's steps, one a line */
+static const char *comment(Arena *a, const Buffer *b) {
+  const Layout *L = b->layout;
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "%s: logical ", b->name);
+  for (int d = 0; d < L->ndim; d++) sb_printf(&sb, "[%lld]", (long long)L->shape[d]);
+  sb_puts(&sb, " -> physical ");
+  for (int d = 0; d < b->ndim; d++) sb_printf(&sb, "[%lld]", (long long)b->shape[d]);
+  sb_printf(&sb, "%s, by\n", L->padded ? " (padded)" : "");
+  lower_comment_lines(&sb, L->steps);
+  const char *text = arena_strdup(a, sb.data);
+  sb_free(&sb);
+  return text;
+}
+
+void lower_layout_helpers(Arena *a, const char *variant, const Buffer *b, LayoutHelpers *out) {
   const Layout *L = b->layout;
   Buffer *physical = array(a, "physical", b->elem, b->shape, b->ndim),
          *logical = array(a, "logical", b->elem, L->shape, L->ndim);
   Expr *v[IR_MAX_DIMS];
   for (int d = 0; d < L->ndim; d++) v[d] = ir_var(a, L->var[d], (SrcLoc){0});
   Expr *phys = at(a, physical, L->index), *log = at(a, logical, v);
-  Stmt *to = nest(a, L->var, L->shape, L->ndim, copy(a, phys, log));
+  Stmt *to = nest(a, L->var, L->shape, L->ndim, copy(a, phys, log)), *pack = to;
   if (L->padded) {
-    *pack = padding(a, b, physical);
-    (*pack)->next->next = to;
-  } else {
-    *pack = to;
+    pack = padding(a, b, physical);
+    pack->next->next = to;
   }
-  *unpack = nest(a, L->var, L->shape, L->ndim, copy(a, log, phys));
+  Stmt *unpack = nest(a, L->var, L->shape, L->ndim, copy(a, log, phys));
+  out->pack = helper(a, variant, b, true, logical, physical, pack);
+  out->unpack = helper(a, variant, b, false, physical, logical, unpack);
+  out->comment = comment(a, b);
 }

@@ -152,6 +152,11 @@ typedef struct IntrinCall {
   const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
   const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
   const char *why;   /* why the nest no longer matches (a later step changed it) */
+  const char *note;  /* then the comment before the loops: "tensorize(ii, X) no longer matches: WHY" */
+  /* with a guard: the nest as written, where the test fails, and the
+   * comment that says so */
+  const Stmt *fallback;
+  const char *fallback_note;
 } IntrinCall;
 Stmt *lower_intrinsics(Lower *lw, const Stmt *body);
 
@@ -171,6 +176,10 @@ typedef struct {
   const Buffer *extent_of;
 } EntryTest;
 int lower_entry_tests(const Kernel *k, EntryTest **out);
+/* The definition of NPUGEN_ASSUME the C of k needs before its tests (C
+ * text), or NULL (none): for tcc (the JIT's) a failed test is reported
+ * back, elsewhere it aborts unless the user defined it. */
+const char *lower_assume_macro(const Kernel *k, bool tcc);
 /* What the module's typedefs need (the source repeats them all). */
 void lower_includes_typedefs(const Module *m, Includes *n);
 
@@ -179,15 +188,72 @@ void lower_includes_typedefs(const Module *m, Includes *n);
  * whether k's header declares each (malloc'ed). */
 const char *lower_extent_macro(const Buffer *b, int d);
 bool *lower_header_defines(const Module *m, const Kernel *k);
+/* The defines of m the source prints (malloc'ed, by m's defines in
+ * order): its #defines, or (typedefs) its typedefs. After the #defines
+ * comes the variant's own header when it has one (own_header): its
+ * #defines (the same text) are redefinitions C allows, its typedefs are
+ * not (in C99), so those the header declares are not repeated. */
+bool *lower_source_defines(const Module *m, const Kernel *k, bool typedefs, bool own_header);
+/* The include guard of the header of variant `variant`: "NPUGEN_NAME_H"
+ * (malloc'ed). */
+char *lower_header_guard(const char *variant);
 
 /* lower/check_variant.c: in the check's C, loop runs in permuted orders
  * (a marked loop); an access of b goes through npu_cu_access. */
 bool lower_permutable(const Stmt *loop);
 bool lower_cu_hooked(const Buffer *b);
 
-/* lower/layout_helpers.c: the bodies of parameter b's pack and unpack
- * helpers (b has a layout), in a. */
-void lower_layout_helpers(Arena *a, const Buffer *b, Stmt **pack, Stmt **unpack);
+/* The order the C of a variant runs the iterations of each marked loop
+ * in (lower_permutable). Marked iterations are proven independent, so
+ * every order computes the same: the differential check runs the others
+ * to catch a mark that a later step broke. Only EMIT_ORDER_SOURCE is
+ * ever written out (npugen emit). */
+typedef enum {
+  EMIT_ORDER_SOURCE,   /* as the loop counts */
+  EMIT_ORDER_REVERSED, /* last iteration first */
+  EMIT_ORDER_ODD_EVEN, /* iterations 1, 3, 5, ... then 0, 2, 4, ... (counted from 0) */
+  EMIT_ORDERS
+} EmitOrder;
+const char *lower_order_name(EmitOrder o); /* "source", "reversed", "odd-even" */
+/* lower/order.c: lowered kernel k (not modified) with each marked loop
+ * run in order o (not EMIT_ORDER_SOURCE), in a. */
+Kernel *lower_order(Arena *a, const Kernel *lowered, EmitOrder o);
+
+/* lower/nest_note.c: the note over vectorized loop s that no VU
+ * instruction computes (its vectorize() stays a hint), appended to out;
+ * false where it needs none. */
+bool lower_vec_note(const Stmt *s, StrBuf *out);
+
+/* lower/layout_helpers.c: parameter b's (b has a layout) pack and unpack
+ * helpers of variant `variant`, in a: VARIANT_pack_B(const T logical[..],
+ * T physical[..]) and VARIANT_unpack_B(const T physical[..], T
+ * logical[..]) as kernels, and the comment over them ("B: logical [..]
+ * -> physical [..], by" and the layout's steps, lower_comment_lines). */
+typedef struct {
+  Kernel *pack, *unpack;
+  const char *comment;
+} LayoutHelpers;
+void lower_layout_helpers(Arena *a, const char *variant, const Buffer *b, LayoutHelpers *out);
+
+/* lower/program.c: the functions of a program (a kernel holding marked
+ * calls) in the order its C defines them, callees before their callers:
+ * each one's call block (its CallSite), its IR (fn_ir, or built for a
+ * call that passes an on-chip array) and the comment over it (a line, or
+ * lines each ended by '\n'). None for a kernel without calls. */
+enum { LOWER_MAX_FUNCTIONS = 64 };
+typedef struct {
+  const Stmt *call;
+  const Kernel *k;
+  const char *comment;
+} LowerFunction;
+typedef struct {
+  Arena arena; /* the functions built, the comments */
+  LowerFunction fns[LOWER_MAX_FUNCTIONS];
+  int n;
+  bool overflow; /* more than LOWER_MAX_FUNCTIONS */
+} ProgramFunctions;
+void lower_program_functions(const Kernel *k, const char *program, ProgramFunctions *out);
+void lower_program_free(ProgramFunctions *f);
 
 /* ---- shared by the passes (lower/nodes.c) ---- */
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
@@ -213,6 +279,8 @@ Stmt *lower_shallow(Lower *lw, const Stmt *s);
 void *lower_room(Arena *a, void *items, int n, int *cap, size_t size);
 /* Appends s (a list) at *tail; returns the new tail. */
 Stmt **lower_append(Stmt **tail, Stmt *s);
+/* Each line of text as a line of a comment's text, indented: "  LINE\n". */
+void lower_comment_lines(StrBuf *sb, const char *text);
 /* A copy nest (cache.c's LOOP_DMA, or a plain serial copy between DDR and
  * an on-chip buffer or two on-chip buffers). */
 bool lower_is_copy_nest(const Stmt *loop);

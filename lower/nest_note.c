@@ -39,3 +39,9 @@ Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered) {
   note->next = lowered;
   return note;
 }
+
+bool lower_vec_note(const Stmt *s, StrBuf *out) {
+  if (s->loop_kind != LOOP_VECTORIZE || !s->vec_note) return false;
+  sb_printf(out, "vectorize(%s) stays a hint: no VU instruction computes this nest (%s)", s->name, s->vec_note);
+  return true;
+}

@@ -52,3 +52,23 @@ bool *lower_header_defines(const Module *m, const Kernel *k) {
   }
   return need;
 }
+
+bool *lower_source_defines(const Module *m, const Kernel *k, bool typedefs, bool own_header) {
+  bool *in_header = own_header ? lower_header_defines(m, k) : NULL;
+  int n = 0;
+  for (const Define *d = m->defines; d; d = d->next) n++;
+  bool *want = calloc(n ? (size_t)n : 1, sizeof *want);
+  int i = 0;
+  for (const Define *d = m->defines; d; d = d->next, i++) want[i] = d->is_typedef == typedefs && !(typedefs && in_header && in_header[i]);
+  free(in_header);
+  return want;
+}
+
+char *lower_header_guard(const char *variant) {
+  StrBuf guard;
+  sb_init(&guard);
+  sb_puts(&guard, "NPUGEN_");
+  for (const char *p = variant; *p; p++) sb_putc(&guard, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : *p);
+  sb_puts(&guard, "_H");
+  return sb_take(&guard);
+}

@@ -512,9 +512,10 @@ Test(lower, the_headers_follow_what_the_variant_uses) {
   npg_close(s);
 }
 
-/* A padded parameter's pack and unpack helpers are IR made by the
- * lowering (lower/layout_helpers.c): a note and the padding filled, then
- * the copy into the physical layout; the copy back. */
+/* A padded parameter's pack and unpack helpers are kernels made by the
+ * lowering (lower/layout_helpers.c), named after the variant, each taking
+ * its source const: a note and the padding filled, then the copy into the
+ * physical layout; the copy back. */
 static const Stmt *innermost(const Stmt *s) {
   while (s->kind == ST_FOR) s = s->body->body;
   return s;
@@ -528,8 +529,16 @@ Test(lower, the_layout_helpers_are_loop_nests_in_the_ir) {
   cr_assert(A && A->layout && A->layout->padded);
   Arena a;
   arena_init(&a, 0);
-  Stmt *pack, *unpack;
-  lower_layout_helpers(&a, A, &pack, &unpack);
+  LayoutHelpers h;
+  lower_layout_helpers(&a, "v", A, &h);
+  cr_expect_str_eq(h.pack->name, "v_pack_A");
+  cr_expect_str_eq(h.unpack->name, "v_unpack_A");
+  cr_expect_str_eq(h.pack->params->buf->name, "logical");
+  cr_expect(h.pack->params->buf->is_const && !h.pack->params->next->buf->is_const);
+  cr_expect_str_eq(h.unpack->params->buf->name, "physical");
+  cr_expect(h.unpack->params->buf->is_const && !h.unpack->params->next->buf->is_const);
+  cr_expect(!strncmp(h.comment, "A: logical [", 12) && strstr(h.comment, " (padded), by\n  "));
+  const Stmt *pack = h.pack->body->body, *unpack = h.unpack->body->body;
   cr_assert(pack->low && pack->low->kind == LOW_NOTE);
   cr_expect_str_eq(pack->note, "the padding holds 0");
   const Stmt *fill = pack->next, *to = fill->next;
