@@ -40,7 +40,9 @@ static void onchip_note(StrBuf *sb, const CallSite *c, const Param *p, const Buf
   IrStage st;
   const char *fn = c->fn_ir->name;
   if (!ir_call_stage(c->fn_ir, p->buf, &st)) {
-    sb_printf(sb, "  %s is the caller's %s, in %s: used where it is (a copy of it is on chip)\n", p->buf->name, arg->name, arg->scope);
+    const char *use = p->buf->role == ROLE_INPUT ? "reads" : p->buf->role == ROLE_OUTPUT ? "writes" : "reads and writes";
+    sb_printf(sb, "  %s is the caller's %s, in %s: %s does not stage it whole, so this function %s it there, on chip\n",
+              p->buf->name, arg->name, arg->scope, fn, use);
     return;
   }
   const Buffer *b = st.decl->buf;

@@ -76,6 +76,8 @@ Test(program_npu, an_on_chip_intermediate_keeps_the_callees_pipeline) {
   const char *c = npg_emit_source(s, npg_variant_index(s, "net_chip"));
   has(c, "static void addk_vu_s1(");
   has(c, "static void addk_vu_s2(");
+  has(c, " *   Z is the caller's T, in dm: addk_vu does not stage it whole, so this function writes it there, on chip\n");
+  has(c, " *   X is the caller's T, in dm: addk_vu does not stage it whole, so this function reads it there, on chip\n");
   cr_assert_eq(strstr(c, "phase by phase") ? 1 : 0, 1, "%s", c);
   lacks(c, "does nothing here");
   lacks(c, "one core after another");

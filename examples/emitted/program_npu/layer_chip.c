@@ -66,7 +66,7 @@ static void matmul_ob_mm(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M
 }
 
 /* add_bias_vu_add_bias: add_bias_vu as call add_bias (line 47) of layer_chip runs it, its on-chip buffers placed with layer_chip's:
- *   X is the caller's acc, in nu_ob: used where it is (a copy of it is on chip)
+ *   X is the caller's acc, in nu_ob: add_bias_vu does not stage it whole, so this function reads it there, on chip
  *   Y is the caller's biased, in vu_vm, where add_bias_vu stages it (Y_vm): no copy
  * add_bias_vu: variant of add_bias (line 31), schedule:
  *   split(i, 32, io, ii)

@@ -20,7 +20,7 @@
 #include "block_chip.h"
 
 /* conv_relu_nu_conv1: conv_relu_nu as call conv1 (line 113) of block_chip runs it, its on-chip buffers placed with block_chip's:
- *   y is the caller's t1, in dm: used where it is (a copy of it is on chip)
+ *   y is the caller's t1, in dm: conv_relu_nu does not stage it whole, so this function writes it there, on chip
  * conv_relu_nu: variant of conv_relu_q (line 25), schedule:
  *   compute_inline(s1)
  *   transform_layout(act, (h, w, o), (h * 224 + w * 4 + o))
@@ -100,7 +100,7 @@ static void conv_relu_nu_conv1(const int8_t x[H][W][C], const int8_t wt[16][3][3
 
 /* conv_nu_conv2: conv_nu as call conv2 (line 114) of block_chip runs it, its on-chip buffers placed with block_chip's:
  *   x is the caller's t1, in dm; conv_nu stages it in nu_ib (x_ib): the scopes clash, so it is copied on chip, dm -> nu_ib, no DDR round trip
- *   y is the caller's t2, in dm: used where it is (a copy of it is on chip)
+ *   y is the caller's t2, in dm: conv_nu does not stage it whole, so this function writes it there, on chip
  * conv_nu: variant of conv_q (line 56), schedule:
  *   compute_inline(s1)
  *   decompose_reduction(init, oh_1)
@@ -172,7 +172,7 @@ static void conv_nu_conv2(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][
 }
 
 /* add_relu_vu_residual: add_relu_vu as call residual (line 115) of block_chip runs it, its on-chip buffers placed with block_chip's:
- *   a is the caller's t2, in dm: used where it is (a copy of it is on chip)
+ *   a is the caller's t2, in dm: add_relu_vu does not stage it whole, so this function reads it there, on chip
  * add_relu_vu: variant of add_relu_q (line 81), schedule:
  *   compute_inline(s1)
  *   split(h, 4, ho, core)
