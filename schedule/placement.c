@@ -20,7 +20,7 @@ typedef struct {
   Buffer *b;
   const Stmt *path[MAX_DEPTH]; /* the blocks enclosing the declaration, outermost first */
   int depth;
-  const Stmt *owner;           /* the loop whose body declares it, or NULL */
+  const Stmt *owner;           /* the loop or the call (a block marked CallSite) whose body declares it, or NULL */
   uint64_t bytes;
   bool placed;
 } Onchip;
@@ -33,7 +33,7 @@ typedef struct {
   bool over, oom;
 } Walk;
 
-static void walk(Walk *w, const Stmt *list, const Stmt *block, const Stmt *loop) {
+static void walk(Walk *w, const Stmt *list, const Stmt *block, const Stmt *owner) {
   if (w->depth == MAX_DEPTH) {
     w->over = true;
     return;
@@ -41,11 +41,11 @@ static void walk(Walk *w, const Stmt *list, const Stmt *block, const Stmt *loop)
   w->path[w->depth++] = block;
   for (const Stmt *s = list; s; s = s->next) {
     switch (s->kind) {
-    case ST_BLOCK: walk(w, s->body, s, loop); break;
+    case ST_BLOCK: walk(w, s->body, s, s->call ? s : owner); break;
     case ST_FOR: walk(w, s->body->body, s->body, s); break;
     case ST_IF:
-      walk(w, s->then_s->body, s->then_s, loop);
-      if (s->else_s) walk(w, s->else_s->body, s->else_s, loop);
+      walk(w, s->then_s->body, s->then_s, owner);
+      if (s->else_s) walk(w, s->else_s->body, s->else_s, owner);
       break;
     case ST_DECL:
       if (!s->buf || !buffer_onchip(s->buf)) break;
@@ -68,7 +68,7 @@ static void walk(Walk *w, const Stmt *list, const Stmt *block, const Stmt *loop)
       o->b = s->buf;
       memcpy(o->path, w->path, sizeof o->path[0] * (size_t)w->depth);
       o->depth = w->depth;
-      o->owner = loop;
+      o->owner = owner;
       o->bytes = (uint64_t)buffer_elems(s->buf) * (uint64_t)s->buf->elem->size * (s->buf->copies > 1 ? 2 : 1);
       break;
     default: break;
@@ -121,7 +121,8 @@ static int by_size(const void *x, const void *y) {
 /* "nu_ib (262144 bytes): A_ib 131072 B in loop jo (line 9) at 0, ..." */
 static void usage_line(StrBuf *sb, const Onchip *o) {
   sb_printf(sb, "\n    %-16s %10llu bytes  live in ", o->b->name, (unsigned long long)o->bytes);
-  if (o->owner) sb_printf(sb, "loop %s (line %d)", o->owner->name, o->owner->loc.line);
+  if (o->owner && o->owner->call) sb_printf(sb, "call %s (line %d)", o->owner->call->name, o->owner->loc.line);
+  else if (o->owner) sb_printf(sb, "loop %s (line %d)", o->owner->name, o->owner->loc.line);
   else sb_puts(sb, "the whole kernel");
   if (o->placed) sb_printf(sb, ", at offset %lld", (long long)o->b->offset);
   else sb_puts(sb, ", does not fit");

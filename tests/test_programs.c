@@ -524,6 +524,14 @@ Test(programs, a_clash_that_cannot_be_planned_is_refused_naming_both_variants) {
   snprintf(want, sizeof want, "k.c:19:13: error: set_scope: %s", tail);
   refused(too_big, "#pragma npu schedule(net, net_v)\n#pragma npu use(s2, cp_v)\n#pragma npu set_scope(T, vu_vm)\n",
           want);
+  /* the usage table says where each buffer lives: the callee's in its call */
+  const char *steps = "#pragma npu schedule(net, net_v)\n#pragma npu set_scope(T, vu_vm)\n#pragma npu use(s2, cp_v)\n";
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", too_big, steps);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  has(npg_errors(s), "    T                     98304 bytes  live in the whole kernel, at offset 0\n");
+  has(npg_errors(s), "    Y_vm                  98304 bytes  live in call s2 (line 15), does not fit");
+  npg_close(s);
 }
 
 /* Found while building it: a call inside a callee that gets the caller's
