@@ -20,7 +20,7 @@ typedef struct {
   const char *name;      /* emitted function name */
   const char *schedule;  /* "split(i, 64, io, ii)\n..." or NULL */
   const NpuTarget *target;
-  EmitOrder order;       /* for the check only (lower_order); zero: the source order */
+  EmitOrder order;       /* for the check only: the order `lowered` runs marked loops in, a program's functions too */
   bool cu_hooks;         /* for the check only: host code's accesses go through npu_cu_access */
   /* C for tcc (the check, npg_jit_variant): an array sized by the
    * kernel's sizes is a flat pointer (emit/emit_cu_hooks.c says why) */
@@ -29,9 +29,11 @@ typedef struct {
    * (ir_instantiate), whose arrays a run allocates and compares; the text
    * is still k's. NULL otherwise. */
   const Kernel *sized;
-  /* k lowered (lower/) and its synchronisation checked, once per variant
-   * (jit/session.c); NULL: the emitter lowers k itself */
+  /* what the unit prints: k lowered (lower/), in `order`
+   * (lower_for_order); lower_error: its synchronisation check's failure
+   * (NULL or "" when it held), printed as an #error */
   const Kernel *lowered;
+  const char *lower_error;
   /* every array parameter `restrict` in the signature, as if the kernel
    * declared each `T A[restrict N]...` (npugen emit --assume-no-alias) */
   bool assume_no_alias;

@@ -451,8 +451,8 @@ static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
   sb_puts(sb, " */\n");
 }
 
-/* The lowered IR failed its synchronisation check (an npugen bug) where
- * the caller gave no checked lowering (a session refuses such a variant):
+/* The lowered IR failed its synchronisation check (an npugen bug; a
+ * session refuses such a variant, the random-schedule tester prints it):
  * the emitted C says so and does not compile, so no run trusts it. */
 static void internal_error(StrBuf *sb, const char *why) {
   sb_puts(sb, "#error \"npugen internal error: DMA synchronisation of the lowered IR: ");
@@ -508,15 +508,9 @@ void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu) {
   emit_prototype(sb, u);
   sb_puts(sb, " {\n");
   emit_assumptions(sb, u->k);
-  char why[600] = "";
-  Arena own; /* a lowering of its own, where the unit brings none */
-  arena_init(&own, 0);
-  const Kernel *lowered = u->lowered ? u->lowered : lower_checked(&own, u->k, u->target, why, sizeof why);
-  if (*why) internal_error(sb, why);
-  if (u->order != EMIT_ORDER_SOURCE) lowered = lower_order(&own, lowered, u->order);
-  emit_stmts(&em, lowered->body->body, 1);
+  if (u->lower_error && *u->lower_error) internal_error(sb, u->lower_error);
+  emit_stmts(&em, u->lowered->body->body, 1);
   sb_puts(sb, "}\n");
-  arena_free(&own);
 }
 
 char *emit_c_header(const EmitUnit *u) {

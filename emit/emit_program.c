@@ -12,13 +12,14 @@ void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind) {
 
 void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu) {
   ProgramFunctions f;
-  lower_program_functions(u->k, u->name, &f);
+  lower_program_functions(u->k, u->name, u->target, u->order, &f);
   if (f.overflow) sb_puts(sb, "#error \"npugen: a program calls more than 64 functions\"\n");
   for (int i = 0; i < f.n; i++) {
     EmitUnit cu = *u;
     cu.k = f.fns[i].k;
     cu.name = f.fns[i].call->call->fn;
-    cu.lowered = NULL; /* lowered here, as its own variant lowers it */
+    cu.lowered = f.fns[i].lowered;
+    cu.lower_error = f.fns[i].lower_error;
     emit_block_comment(sb, f.fns[i].comment);
     sb_puts(sb, "static ");
     emit_c_function(sb, &cu, npu);

@@ -200,7 +200,12 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsig
     EmitUnit in = *u;
     in.order = (EmitOrder)ord;
     in.cu_hooks = true;
+    Arena a; /* the lowering in this order, for its text */
+    arena_init(&a, 0);
+    char why[600];
+    in.lowered = lower_for_order(&a, u->k, u->lowered, u->target, in.order, why, sizeof why);
     char *text = emit_c_source(&in);
+    arena_free(&a);
     bool again = false;
     for (int i = 0; i < nran; i++) again |= !strcmp(ran[i], text);
     if (again) { /* nothing was permuted: the same run */

@@ -30,6 +30,13 @@ Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target) {
   return out;
 }
 
+const Kernel *lower_for_order(Arena *a, const Kernel *k, const Kernel *lowered, const NpuTarget *target, EmitOrder o,
+                              char *why, size_t n) {
+  why[0] = '\0';
+  if (!lowered) lowered = lower_checked(a, k, target, why, n);
+  return o == EMIT_ORDER_SOURCE ? lowered : lower_order(a, lowered, o);
+}
+
 Kernel *lower_checked(Arena *a, const Kernel *k, const NpuTarget *target, char *why, size_t n) {
   NpuTarget def;
   if (!target) {

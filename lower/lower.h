@@ -218,6 +218,12 @@ const char *lower_order_name(EmitOrder o); /* "source", "reversed", "odd-even" *
 /* lower/order.c: lowered kernel k (not modified) with each marked loop
  * run in order o (not EMIT_ORDER_SOURCE), in a. */
 Kernel *lower_order(Arena *a, const Kernel *lowered, EmitOrder o);
+/* lower/lower.c: what a unit prints, in a: `lowered` (a variant's
+ * lowering, made once) or k lowered here with its synchronisation
+ * checked (what failed in why, "" when it held), each marked loop in
+ * order o. */
+const Kernel *lower_for_order(Arena *a, const Kernel *k, const Kernel *lowered, const NpuTarget *target, EmitOrder o,
+                              char *why, size_t n);
 
 /* lower/nest_note.c: the note over vectorized loop s that no VU
  * instruction computes (its vectorize() stays a hint), appended to out;
@@ -244,6 +250,8 @@ enum { LOWER_MAX_FUNCTIONS = 64 };
 typedef struct {
   const Stmt *call;
   const Kernel *k;
+  const Kernel *lowered;   /* k lowered for the target, in the unit's order */
+  const char *lower_error; /* its synchronisation check's failure, "" when it held */
   const char *comment;
 } LowerFunction;
 typedef struct {
@@ -252,7 +260,8 @@ typedef struct {
   int n;
   bool overflow; /* more than LOWER_MAX_FUNCTIONS */
 } ProgramFunctions;
-void lower_program_functions(const Kernel *k, const char *program, ProgramFunctions *out);
+void lower_program_functions(const Kernel *k, const char *program, const NpuTarget *target, EmitOrder o,
+                             ProgramFunctions *out);
 void lower_program_free(ProgramFunctions *f);
 
 /* ---- shared by the passes (lower/nodes.c) ---- */

@@ -81,7 +81,8 @@ static void function_comment(StrBuf *sb, const Stmt *call, const char *program) 
   lower_comment_lines(sb, c->fn_schedule);
 }
 
-void lower_program_functions(const Kernel *k, const char *program, ProgramFunctions *out) {
+void lower_program_functions(const Kernel *k, const char *program, const NpuTarget *target, EmitOrder o,
+                             ProgramFunctions *out) {
   memset(out, 0, sizeof *out);
   arena_init(&out->arena, 0);
   collect(out, k);
@@ -89,6 +90,9 @@ void lower_program_functions(const Kernel *k, const char *program, ProgramFuncti
     LowerFunction *f = &out->fns[i];
     const CallSite *c = f->call->call;
     f->k = ir_call_onchip(c) ? ir_call_function(&out->arena, f->call) : c->fn_ir;
+    char why[600]; /* lowered as its own variant is */
+    f->lowered = lower_for_order(&out->arena, f->k, NULL, target, o, why, sizeof why);
+    f->lower_error = arena_strdup(&out->arena, why);
     StrBuf sb;
     sb_init(&sb);
     function_comment(&sb, f->call, program);

@@ -163,8 +163,13 @@ static const char *ranges =
 
 /* Runs variant 0 of s in order o on B, up and down (zeroed). */
 static void run_in_order(NpgSession *s, EmitOrder o, int B[8][32], int up[8], int down[8]) {
+  Arena a;
+  arena_init(&a, 0);
+  char why[600];
   EmitUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = o};
+  u.lowered = lower_for_order(&a, u.k, s->v[0].low, u.target, o, why, sizeof why);
   char *text = emit_c_source(&u);
+  arena_free(&a);
   char err[4096];
   TccUnit *unit = check_compile_variant(s->v[0].ir, text, "k", err, sizeof err);
   cr_assert_not_null(unit, "%s\n%s", err, text);
@@ -212,11 +217,16 @@ Test(check_orders, only_the_check_sees_permuted_loops) {
   NpgSession *s = open_ok(ranges, "");
   mark_without_proof(s, 0, "j", LOOP_PARALLEL);
   EmitUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = EMIT_ORDER_SOURCE,
-                .own_header = true};
+                .lowered = s->v[0].low, .own_header = true};
   char *source = emit_c_source(&u);
   cr_expect_str_eq(npg_emit_source(s, 0), source);
+  Arena a;
+  arena_init(&a, 0);
+  char why[600];
   u.order = EMIT_ORDER_REVERSED;
+  u.lowered = lower_for_order(&a, u.k, s->v[0].low, u.target, u.order, why, sizeof why);
   char *reversed = emit_c_source(&u);
+  arena_free(&a);
   cr_expect(strstr(reversed, "{ /* loop j in reversed order (the check's) */"), "%s", reversed);
   cr_expect(!strstr(reversed, "loop d in"), "d is not marked: %s", reversed);
   cr_expect(!strstr(source, "npg_"), "%s", source);
