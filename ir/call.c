@@ -302,18 +302,26 @@ static bool inner_visit(Stmt *st, int depth, void *ctx) {
 
 typedef struct {
   Arena *a;
-  const Buffer *b; /* its accesses have the logical indices: each goes through b's layout */
+  const Buffer **b; /* their accesses have the logical indices: each goes through its array's layout */
+  int n;
 } ToLayout;
+
+static bool rewritten(const ToLayout *t, const Buffer *b) {
+  for (int i = 0; i < t->n; i++)
+    if (t->b[i] == b) return true;
+  return false;
+}
 
 static void to_layout_expr(ToLayout *t, Expr *e) {
   if (!e) return;
   if (e->kind == EX_LOAD) {
-    const Layout *L = t->b->layout;
-    int n = e->buf == t->b ? L->ndim : e->buf->ndim;
+    const Buffer *b = e->buf;
+    const Layout *L = rewritten(t, b) ? b->layout : NULL;
+    int n = L ? L->ndim : b->ndim; /* the indices the access has now */
     for (int d = 0; d < n; d++) to_layout_expr(t, e->idx[d]);
-    if (e->buf == t->b) {
-      Expr **idx = ARENA_ARRAY(t->a, Expr *, t->b->ndim);
-      for (int g = 0; g < t->b->ndim; g++) {
+    if (L) {
+      Expr **idx = ARENA_ARRAY(t->a, Expr *, b->ndim);
+      for (int g = 0; g < b->ndim; g++) {
         idx[g] = ir_expr_copy(t->a, L->index[g]);
         for (int d = 0; d < L->ndim; d++) idx[g] = ir_subst_expr(t->a, idx[g], L->var[d], e->idx[d]);
       }
@@ -338,17 +346,17 @@ static bool to_layout_visit(Stmt *st, int depth, void *ctx) {
 /* Where a function takes parameter p logical and the call passes an array
  * in another layout (schedule/call_layouts.c: until a later use() gives
  * the call a variant that takes it so), the statements index the array
- * through its layout, as the layout step rewrote them. */
+ * through its layout, as the layout step rewrote them. All such arrays in
+ * one walk: an access of one not yet rewritten still has its logical
+ * indices, fewer than its buffer's physical rank. */
 static void follow_layouts(Arena *a, const Kernel *fn_ir, const CallSite *c, Stmt *body) {
+  ToLayout t = {a, ARENA_ARRAY(a, const Buffer *, c->nparams ? c->nparams : 1), 0};
   int i = 0;
   for (const Param *p = fn_ir->params; p; p = p->next, i++) {
     const Buffer *arg = c->arg_buf[i];
-    bool seen = false; /* one array passed for two parameters: rewritten once */
-    for (int j = 0; j < i; j++) seen |= c->arg_buf[j] == arg;
-    if (!arg || !arg->layout || p->buf->layout || seen) continue;
-    ToLayout t = {a, arg};
-    ir_walk_stmts(body, to_layout_visit, &t);
+    if (arg && arg->layout && !p->buf->layout && !rewritten(&t, arg)) t.b[t.n++] = arg; /* one array for two parameters: once */
   }
+  if (t.n) ir_walk_stmts(body, to_layout_visit, &t);
 }
 
 /* A call inside the new statements that now gets an on-chip array of

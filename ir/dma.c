@@ -218,11 +218,12 @@ bool ir_double_buffer_rules(const Stmt *loop, const Stmt *decl, const Stmt *boun
                     "read cache or a write-only one", b->name) < 0;
   const Stmt *leaf = ir_nest_leaf(c->load ? c->load : c->store);
   c->array = c->load ? leaf->rhs->buf : leaf->lhs->buf;
-  /* any array that outlives the loop: a parameter, or a local (in DDR or
-   * on chip, as a program's intermediate is) declared outside it. A cache
-   * never copies a local of its own kernel (cache_write replaces one), so
-   * a local here is a caller's, declared outside the call: the test below
-   * guards the rule, no step reaches it today */
+  /* any array that outlives the loop: a parameter, or a local declared
+   * outside it (a caller's intermediate, in DDR or on chip; a stage on
+   * chip that a cache of it copies from, cache_read(X_dm, vu_vm, core)).
+   * A cache never copies a plain local of its own kernel (cache_write
+   * replaces one), and a stage is declared above the loop it serves: the
+   * test below guards the rule, no step reaches it today */
   Declared d = {c->array, false};
   ir_walk_stmts(loop->body, declared_visit, &d);
   if (d.found)

@@ -35,10 +35,21 @@ bool session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
                          char *steps, const char *file, const char *src, SrcLoc loc) {
   Kernel *low = lower_kernel(&s->m->arena, ir, &s->target);
   char why[600];
-  if (!lower_check_sync(low, s->target.dma_max_tokens, why, sizeof why)) {
+  const char *where = name; /* the variant, or the function of one of its calls */
+  bool synced = lower_check_sync(low, s->target.dma_max_tokens, why, sizeof why);
+  ProgramFunctions fns;
+  lower_program_functions(ir, name, &s->target, EMIT_ORDER_SOURCE, &fns);
+  for (int f = 0; synced && f < fns.n; f++)
+    if (*fns.fns[f].lower_error) {
+      where = arena_printf(&s->m->arena, "%s (called by %s)", fns.fns[f].call->call->fn, name);
+      snprintf(why, sizeof why, "%s", fns.fns[f].lower_error);
+      synced = false;
+    }
+  lower_program_free(&fns);
+  if (!synced) {
     diag_error(&s->diags, file, src, loc.line, loc.col,
                "internal error: the DMA synchronisation of variant %s's lowered IR: %s (an npugen bug; the variant is "
-               "not emitted)", name, why);
+               "not emitted)", where, why);
     free(schedule);
     free(steps);
     return false;

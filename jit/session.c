@@ -250,6 +250,15 @@ const char *npg_dump_ir_lowered(NpgSession *s, int i) {
     StrBuf sb;
     sb_init(&sb);
     ir_print_kernel(&sb, s->v[i].low);
+    ProgramFunctions fns; /* a program's: each function it calls, lowered on its own */
+    lower_program_functions(s->v[i].ir, s->v[i].name, &s->target, EMIT_ORDER_SOURCE, &fns);
+    for (int f = 0; f < fns.n; f++) {
+      const Stmt *call = fns.fns[f].call;
+      sb_printf(&sb, "\nfunction %s, which call %s (line %d) runs:\n", call->call->fn, call->call->name,
+                call->loc.line);
+      ir_print_kernel(&sb, fns.fns[f].lowered);
+    }
+    lower_program_free(&fns);
     s->v[i].lowered = sb_take(&sb);
   }
   return s->v[i].lowered;

@@ -29,6 +29,10 @@ Stmt *lower_rebuild(Lower *lw, const Stmt *s, LowerListFn fn, const void *ctx) {
   if (s->kind == ST_FOR) {
     c->body = lower_shallow(lw, s->body);
     c->body->body = fn(lw, s->body->body, ctx);
+  } else if (s->kind == ST_BLOCK && s->call) {
+    /* a call emitted as a call: its function is lowered on its own
+     * (lower_program_functions); here its statements stand for what it
+     * reads and writes, synchronously */
   } else if (s->kind == ST_BLOCK) {
     c->body = fn(lw, s->body, ctx);
   } else if (s->kind == ST_IF) {

@@ -26,6 +26,7 @@
 #include <isl/space.h>
 #include <isl/union_map.h>
 #include <isl/val.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -315,7 +316,7 @@ static Stmt *fill_stmt(Fill *f, isl_ast_node *n) {
   if (!ok) return NULL;
   const Layout *L = b->layout;
   Expr *v;
-  if (L->pad_value == (double)(int32_t)L->pad_value) {
+  if (L->pad_value == (double)(int32_t)L->pad_value && !signbit(L->pad_value)) { /* -0.0 stays a float */
     v = ir_int(f->s->a, (int32_t)L->pad_value, &ty_int, f->loc);
   } else {
     v = ir_int(f->s->a, 0, &ty_double, f->loc);
@@ -456,19 +457,48 @@ static bool is_fill(const Stmt *st, const Buffer *b) {
   return f.fill;
 }
 
-static bool fill_starts(const Stmt *st, const Buffer *b) {
-  const char *mark = st->annots ? st->annots->value : NULL;
-  size_t n = strlen(b->name);
-  return mark && !strcmp(st->annots->key, "padding") && !strncmp(mark, b->name, n) && !strncmp(mark + n, "'s", 2);
+static bool first_write(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  const Buffer **b = ctx;
+  if (st->kind == ST_ASSIGN) *b = st->lhs->buf;
+  return !*b;
 }
 
-/* The statements right before `call` in `list` are a nest that fills b's
- * padding (another call before this one assumes it too). */
-static bool filled_before(const Stmt *list, const Stmt *call, const Buffer *b) {
-  bool in_fill = false;
-  for (const Stmt *st = list; st && st != call; st = st->next)
-    in_fill = fill_starts(st, b) || (in_fill && is_fill(st, b));
-  return in_fill;
+/* The array whose padding nest npugen put at st (its comment), or NULL. */
+static const Buffer *fill_starts(const Stmt *st) {
+  if (!st->annots || strcmp(st->annots->key, "padding")) return NULL;
+  const Buffer *b = NULL;
+  Stmt one = *st; /* alone: its siblings are not walked */
+  one.next = NULL;
+  ir_walk_stmts(&one, first_write, &b);
+  return b && !strncmp(st->annots->value, b->name, strlen(b->name)) ? b : NULL;
+}
+
+/* The nest right before `call` in `list` that fills b's padding (another
+ * call before this one assumes it too), among the fills of other arrays
+ * there, or NULL. */
+static Stmt *filled_before(Stmt *list, const Stmt *call, const Buffer *b) {
+  Stmt *fill = NULL;
+  const Buffer *in = NULL; /* the array whose nest the statements are in */
+  for (Stmt *st = list; st && st != call; st = st->next) {
+    const Buffer *starts = fill_starts(st);
+    if (starts) {
+      in = starts;
+      if (starts == b) fill = st;
+    } else if (!in || !is_fill(st, in)) {
+      in = NULL;
+      fill = NULL;
+    }
+  }
+  return fill;
+}
+
+static Annot *fill_note(Sched *s, const Buffer *b, const CallSite *c) {
+  Annot *a = ARENA_NEW(s->a, Annot);
+  a->key = "padding";
+  a->value = arena_printf(s->a, "%s's padding set to %s: %s (%s) assumes it", b->name, b->layout->pad_text, c->name,
+                          c->fn_ir->name);
+  return a;
 }
 
 bool sched_fill_padding(Sched *s, const SchedArg *at, Stmt *call) {
@@ -481,18 +511,18 @@ bool sched_fill_padding(Sched *s, const SchedArg *at, Stmt *call) {
     Stmt *owner;
     Stmt **link = sched_link(s, call, &owner);
     if (!link) return sched_error(s, at, "internal error: call %s is not in %s", c->name, s->variant);
-    if (filled_before(owner->body, call, b)) continue;
+    Stmt *fill = filled_before(owner->body, call, b);
+    if (fill) { /* say who assumes it now (a later use() picked another variant) */
+      fill->annots = fill_note(s, b, c);
+      continue;
+    }
     Stmt *nest = padding_nest(s, b, call->loc);
     if (!nest)
       return sched_error(s, at, "%s assumes that %s's padding holds %s, but npugen cannot write a nest over that "
                          "padding (%s); keep %s unpadded, or use a variant of %s that does not read %s's padding",
                          c->fn_ir->name, b->name, b->layout->pad_text, layout_text(s, b), b->name, c->callee->name,
                          p->name);
-    Annot *a = ARENA_NEW(s->a, Annot);
-    a->key = "padding";
-    a->value = arena_printf(s->a, "%s's padding set to %s: %s (%s) assumes it", b->name, b->layout->pad_text,
-                            c->name, c->fn_ir->name);
-    nest->annots = a;
+    nest->annots = fill_note(s, b, c);
     Stmt *last = nest;
     while (last->next) last = last->next;
     last->next = call;

@@ -16,6 +16,8 @@
  * was: a layout step needs no further legality proof. */
 #include "schedule/layout.h"
 
+#include <math.h>
+
 #include <isl/ctx.h>
 #include <isl/map.h>
 #include <isl/point.h>
@@ -525,8 +527,9 @@ int layout_agree(Sched *s, const Buffer *a, const Buffer *b, char *why, size_t n
     return m;
   }
   const Layout *x = a->layout, *y = b->layout;
-  if (x && x->padded && y && y->padded && x->pad_value != y->pad_value) {
-    snprintf(why, n, "their padding holds %s and %s", x->pad_text, y->pad_text);
+  if (x && x->padded && y && y->padded &&
+      (x->pad_value != y->pad_value || signbit(x->pad_value) != signbit(y->pad_value))) { /* -0.0 is not 0 */
+    snprintf(why, n, "their padding holds %s (%s) and %s (%s)", y->pad_text, b->name, x->pad_text, a->name);
     return 0;
   }
   return 1;

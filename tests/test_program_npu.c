@@ -88,3 +88,25 @@ Test(program_npu, an_on_chip_intermediate_keeps_the_callees_pipeline) {
   has(chip.summary, "(16384 to or from DDR)");
   npg_close(s);
 }
+
+/* --dump-ir=lowered of a program is what runs: the program, whose calls
+ * keep their statements unlowered (a call is a call: it reads and writes
+ * its arrays when it runs), then each function it calls, lowered on its
+ * own (its DMAs and waits, its tokens its own). Before, the program's
+ * lowering lowered each call's statements in place: a plan no function
+ * ran, whose tokens the static check matched by name across calls. */
+Test(program_npu, the_lowered_dump_of_a_program_shows_each_function_it_calls) {
+  NpgSession *s = open_ok(chain, "#pragma npu schedule(net, net_chip)\n#pragma npu set_scope(T, dm)\n"
+                                 "#pragma npu use(s1, addk_vu)\n#pragma npu use(s2, addk_vu)\n");
+  const char *d = npg_dump_ir_lowered(s, checked(s, "net_chip"));
+  const char *f1 = strstr(d, "\nfunction addk_vu_s1, which call s1 (line 21) runs:\n");
+  const char *f2 = strstr(d, "\nfunction addk_vu_s2, which call s2 (line 22) runs:\n");
+  cr_assert(f1 && f2 && f1 < f2, "%s", d);
+  char *program = strndup(d, (size_t)(f1 - d));
+  lacks(program, "dma_start");
+  lacks(program, "dma_wait");
+  has(program, "call s1 = addk_vu_s1(A, B, T)");
+  free(program);
+  has(f1, "dma_start(Z_vm_tok");
+  npg_close(s);
+}
