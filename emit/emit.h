@@ -57,8 +57,6 @@ void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu);
  * the check declares the parameters, since a DMA may reach it (a callee's,
  * or an inlined one's). jit/tcc_unit.c binds npg_check_ddr. */
 void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind);
-/* Each line of text as a line of a block comment, " *   LINE". */
-void emit_comment_lines(StrBuf *sb, const char *text);
 /* Text as a C comment: on one line, or (text of lines each ended by
  * '\n') a block whose lines after the first start with " * ". */
 void emit_block_comment(StrBuf *sb, const char *text);

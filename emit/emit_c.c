@@ -410,20 +410,6 @@ static void emit_assumptions(StrBuf *sb, const Kernel *k) {
   free(t);
 }
 
-/* Each line of text after prefix, as lines of a block comment. */
-static void comment_lines(StrBuf *sb, const char *text, const char *prefix) {
-  for (const char *p = text; *p;) {
-    const char *e = strchr(p, '\n');
-    size_t n = e ? (size_t)(e - p) : strlen(p);
-    sb_puts(sb, prefix);
-    sb_putn(sb, p, n);
-    sb_putc(sb, '\n');
-    p += n + (e ? 1 : 0);
-  }
-}
-
-void emit_comment_lines(StrBuf *sb, const char *text) { comment_lines(sb, text, " *   "); }
-
 void emit_block_comment(StrBuf *sb, const char *text) {
   const char *nl = strchr(text, '\n');
   if (!nl) {
@@ -432,7 +418,7 @@ void emit_block_comment(StrBuf *sb, const char *text) {
   }
   sb_puts(sb, "/* ");
   sb_putn(sb, text, (size_t)(nl - text) + 1);
-  comment_lines(sb, nl + 1, " * ");
+  sb_lines(sb, nl + 1, " * ");
   sb_puts(sb, " */\n");
 }
 
@@ -443,7 +429,7 @@ static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
   if (u->schedule && *u->schedule) {
     if (u->target) sb_printf(sb, " * Target: %s\n", u->target->name);
     sb_printf(sb, " * Schedule %s:\n", u->name);
-    emit_comment_lines(sb, u->schedule);
+    sb_lines(sb, u->schedule, " *   ");
   } else {
     sb_puts(sb, " * Schedule: none (the kernel as written)\n");
   }
@@ -494,7 +480,8 @@ char *emit_c_source(const EmitUnit *u) {
   print_defines(&sb, u->m, lower_source_defines(u->m, u->k, false, false), false);
   if (u->own_header) sb_printf(&sb, "#include \"%s.h\"\n\n", u->name);
   print_defines(&sb, u->m, lower_source_defines(u->m, u->k, true, u->own_header), false);
-  if (lower_assume_macro(u->k, u->tcc)) sb_puts(&sb, lower_assume_macro(u->k, u->tcc));
+  const char *assume = lower_assume_macro(u->k, u->tcc);
+  if (assume) sb_puts(&sb, assume);
   emit_program_functions(&sb, u, n.npu);
   emit_c_function(&sb, u, n.npu);
   emit_layout_helpers(&sb, u);

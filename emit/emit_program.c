@@ -13,7 +13,7 @@ void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind) {
 void emit_program_functions(StrBuf *sb, const EmitUnit *u, bool npu) {
   ProgramFunctions f;
   lower_program_functions(u->k, u->name, u->target, u->order, &f);
-  if (f.overflow) sb_puts(sb, "#error \"npugen: a program calls more than 64 functions\"\n");
+  if (f.overflow) sb_printf(sb, "#error \"npugen: a program calls more than %d functions\"\n", LOWER_MAX_FUNCTIONS);
   for (int i = 0; i < f.n; i++) {
     EmitUnit cu = *u;
     cu.k = f.fns[i].k;

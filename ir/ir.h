@@ -342,7 +342,9 @@ struct Stmt {
 
   /* The lowered IR (lower/). `low`: what a lowered node does. `note`: a
    * comment the emitted C carries (LOW_NOTE: its text; ST_IF, LOW_DMA_WAIT,
-   * LOW_TOKENS: after it). `order_note`: a marked loop that keeps the
+   * LOW_TOKENS: after it; an ST_FOR that runs one phase of a bound loop,
+   * and an ST_BLOCK of lower_order's: on its first line; LOW_UNUSED: the
+   * name cast to void). `order_note`: a marked loop that keeps the
    * source order in every emitted order, and why. */
   Lowered *low;
   const char *note;

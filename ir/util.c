@@ -104,6 +104,16 @@ void sb_putn(StrBuf *sb, const char *s, size_t n) {
   sb->data[sb->len] = 0;
 }
 void sb_putc(StrBuf *sb, char c) { sb_putn(sb, &c, 1); }
+void sb_lines(StrBuf *sb, const char *text, const char *prefix) {
+  for (const char *p = text; *p;) {
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    sb_puts(sb, prefix);
+    sb_putn(sb, p, n);
+    sb_putc(sb, '\n');
+    p += n + (e ? 1 : 0);
+  }
+}
 void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
 
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {

@@ -43,6 +43,9 @@ void sb_putn(StrBuf *sb, const char *s, size_t n);
 void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
 void sb_indent(StrBuf *sb, int level);
+/* Each line of text (the last one need not end in '\n') after prefix,
+ * ended by '\n': the lines of a comment. */
+void sb_lines(StrBuf *sb, const char *text, const char *prefix);
 /* Hands the buffer's malloc'ed text to the caller. */
 char *sb_take(StrBuf *sb);
 

@@ -76,7 +76,7 @@ struct CkExpr {
   int site[CK_NCHECKS];
   int temp[2];         /* npg_tN of the operands (a, b), or of the value */
   const char *mask;    /* EX_CAST: tcc's mask (lower_tcc_mask) */
-  CkTest tests[4];     /* the checks made, in the order the C tests them */
+  CkTest tests[CK_NCHECKS]; /* the checks made (each kind once at most), in the order the C tests them */
   int ntests;
   const char *helper;  /* + - * of a 64-bit type: the function that checks it ("npg_add_ll") */
 };

@@ -2,8 +2,9 @@
  * which checks, their sites and temporaries): the C condition under which
  * the check fails, over the temporaries that hold the operands (npg_tN),
  * with the limits of the operation's type; for a conversion, the one
- * under which the value fits; for + - * of a 64-bit type, the prelude's
- * helper that checks it instead (emit/emit_checked.c). */
+ * under which the value fits; for + - * of a 64-bit type, the helper
+ * that checks it instead, whose C the reference's prelude holds
+ * (lower_ck_helpers, below; emit/emit_checked.c prints it). */
 #include <math.h>
 #include <stdarg.h>
 

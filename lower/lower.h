@@ -215,8 +215,8 @@ typedef enum {
   EMIT_ORDERS
 } EmitOrder;
 const char *lower_order_name(EmitOrder o); /* "source", "reversed", "odd-even" */
-/* lower/order.c: lowered kernel k (not modified) with each marked loop
- * run in order o (not EMIT_ORDER_SOURCE), in a. */
+/* lower/order.c: a copy of `lowered` (not modified) with each marked
+ * loop run in order o, in a; `lowered` itself for EMIT_ORDER_SOURCE. */
 Kernel *lower_order(Arena *a, const Kernel *lowered, EmitOrder o);
 /* lower/lower.c: what a unit prints, in a: `lowered` (a variant's
  * lowering, made once) or k lowered here with its synchronisation

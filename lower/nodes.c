@@ -175,13 +175,4 @@ bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip) {
   return c.found;
 }
 
-void lower_comment_lines(StrBuf *sb, const char *text) {
-  for (const char *p = text; *p;) {
-    const char *e = strchr(p, '\n');
-    size_t n = e ? (size_t)(e - p) : strlen(p);
-    sb_puts(sb, "  ");
-    sb_putn(sb, p, n);
-    sb_putc(sb, '\n');
-    p += n + (e ? 1 : 0);
-  }
-}
+void lower_comment_lines(StrBuf *sb, const char *text) { sb_lines(sb, text, "  "); }

@@ -171,6 +171,7 @@ static Stmt *rewrite(Lower *lw, const Stmt *list, const void *ctx) {
 }
 
 Kernel *lower_order(Arena *a, const Kernel *lowered, EmitOrder o) {
+  if (o == EMIT_ORDER_SOURCE) return (Kernel *)lowered; /* as it runs: nothing to permute */
   Order r = {.lw = {.arena = a}, .o = o};
   Kernel *k = ARENA_NEW(a, Kernel);
   *k = *lowered;

@@ -211,6 +211,42 @@ Test(check_orders, every_iteration_once_in_its_order) {
   npg_close(s);
 }
 
+/* Steps of 1 and -1 with inclusive bounds (<=, >=): the trip count's
+ * own branch (hi - lo + 1); the review found no test of it. */
+static const char *unit_steps =
+    "void k(int B[8][32], int up[8], int down[8]) {\n"
+    "  for (int i = 0; i < 8; i++) {\n"
+    "    for (int j = i; j <= 2 * i + 3; j++) {\n"
+    "      hit_up: B[i][j] += 1;\n"
+    "      last_up: up[i] = j;\n"
+    "    }\n"
+    "    for (int d = 3 * i + 6; d >= i + 1; d--) {\n"
+    "      hit_down: B[i][d] += 10;\n"
+    "      last_down: down[i] = d;\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+Test(check_orders, every_iteration_once_with_inclusive_unit_steps) {
+  NpgSession *s = open_ok(unit_steps, "");
+  mark_without_proof(s, 0, "j", LOOP_PARALLEL);
+  mark_without_proof(s, 0, "d", LOOP_VECTORIZE);
+  for (EmitOrder o = EMIT_ORDER_SOURCE; o < EMIT_ORDERS; o++) {
+    int B[8][32], up[8], down[8];
+    run_in_order(s, o, B, up, down);
+    for (int i = 0; i < 8; i++) {
+      int want[32] = {0};
+      int64_t nup = i + 4, ndown = 2 * i + 6;
+      for (int j = i; j <= 2 * i + 3; j++) want[j] += 1;
+      for (int d = 3 * i + 6; d >= i + 1; d--) want[d] += 10;
+      for (int j = 0; j < 32; j++) cr_expect_eq(B[i][j], want[j], "%s: B[%d][%d] = %d, want %d", emit_order_name(o), i, j, B[i][j], want[j]);
+      cr_expect_eq(up[i], i + iteration_at(o, nup - 1, nup), "%s: up[%d] = %d", emit_order_name(o), i, up[i]);
+      cr_expect_eq(down[i], 3 * i + 6 - iteration_at(o, ndown - 1, ndown), "%s: down[%d] = %d", emit_order_name(o), i, down[i]);
+    }
+  }
+  npg_close(s);
+}
+
 /* The emitted C of npugen emit is the source order's, marks or not, and
  * a permuted one differs from it only where a marked loop is. */
 Test(check_orders, only_the_check_sees_permuted_loops) {
