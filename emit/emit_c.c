@@ -433,7 +433,9 @@ static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
   } else {
     sb_puts(sb, " * Schedule: none (the kernel as written)\n");
   }
-  lower_padding_assumed(sb, u->k, true, " * ", "\n");
+  char *padding = lower_padding_assumed(u->k, true);
+  sb_lines(sb, padding, " * ");
+  free(padding);
   sb_puts(sb, " */\n");
 }
 
@@ -509,7 +511,10 @@ char *emit_c_header(const EmitUnit *u) {
   free(guard);
   if (lower_includes(u->k, true).stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
   print_defines(&sb, u->m, lower_header_defines(u->m, u->k), true);
-  lower_padding_assumed(&sb, u->k, false, "/* ", " */\n");
+  char *padding = lower_padding_assumed(u->k, false);
+  for (char *line = padding, *end; (end = strchr(line, '\n')); line = end + 1) /* a comment each */
+    sb_printf(&sb, "/* %.*s */\n", (int)(end - line), line);
+  free(padding);
   emit_prototype(&sb, u);
   sb_puts(&sb, ";\n\n");
   emit_layout_prototypes(&sb, u);

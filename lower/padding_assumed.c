@@ -13,14 +13,14 @@
  * count too. */
 #include "lower/padding_assumed.h"
 
-int lower_padding_assumed(StrBuf *sb, const Kernel *k, bool named, const char *before, const char *after) {
-  int n = 0;
+char *lower_padding_assumed(const Kernel *k, bool named) {
+  StrBuf sb;
+  sb_init(&sb);
   for (const Param *p = k->params; p; p = p->next) {
     const Buffer *b = p->buf;
     if (!b || !b->layout || !b->layout->padded || !b->layout->pad_text || b->role != ROLE_INPUT) continue;
-    sb_printf(sb, "%s%s%sassumes %s's padding holds %s: pack it with %s_pack_%s, or fill it%s", before,
-              named ? k->name : "", named ? " " : "", b->name, b->layout->pad_text, k->name, b->name, after);
-    n++;
+    sb_printf(&sb, "%s%sassumes %s's padding holds %s: pack it with %s_pack_%s, or fill it\n", named ? k->name : "",
+              named ? " " : "", b->name, b->layout->pad_text, k->name, b->name);
   }
-  return n;
+  return sb_take(&sb);
 }

@@ -5,9 +5,9 @@
 
 #include "ir/ir.h"
 
-/* One line per parameter k reads in a padded layout: "assumes X's padding
- * holds 0: pack it with k_pack_X, or fill it", between `before` (after
- * "k " when named) and `after`. The number of lines. */
-int lower_padding_assumed(StrBuf *sb, const Kernel *k, bool named, const char *before, const char *after);
+/* One line per parameter k reads in a padded layout, each ended by '\n':
+ * "assumes X's padding holds 0: pack it with k_pack_X, or fill it" (after
+ * "k " when named). malloc'ed; "" when there is none. */
+char *lower_padding_assumed(const Kernel *k, bool named);
 
 #endif
