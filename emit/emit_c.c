@@ -493,7 +493,7 @@ char *emit_c_source(const EmitUnit *u) {
 void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu) {
   Emit em = {.sb = sb, .u = u};
   em.cu_hooks = u->cu_hooks && npu;
-  em.local_ddr = em.cu_hooks && ir_has_calls(u->k);
+  em.local_ddr = em.cu_hooks && lower_declares_locals(u->k);
   emit_prototype(sb, u);
   sb_puts(sb, " {\n");
   emit_assumptions(sb, u->k);

@@ -12,5 +12,31 @@ bool lower_permutable(const Stmt *loop) {
 
 /* An element of an on-chip buffer or a parameter: a DMA may touch it, so
  * the simulator times its host accesses and checks them against DMAs in
- * flight. Locals of the host (C scalars and arrays) no DMA can touch. */
+ * flight. Locals of the host (C scalars and arrays) are the host's: their
+ * host accesses are not hooked (those a DMA reaches are declared to the
+ * simulator, lower_declares_locals). */
 bool lower_cu_hooked(const Buffer *b) { return buffer_onchip(b) || b->role != ROLE_LOCAL; }
+
+static bool copies_a_local(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  bool *found = ctx;
+  if (st->kind == ST_ASSIGN && st->lhs->kind == EX_LOAD && st->rhs->kind == EX_LOAD) {
+    const Buffer *d = st->lhs->buf, *s = st->rhs->buf;
+    *found |= (d->role == ROLE_LOCAL && !buffer_onchip(d)) || (s->role == ROLE_LOCAL && !buffer_onchip(s));
+  }
+  return !*found;
+}
+
+static bool dma_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  bool *found = ctx;
+  if (st->kind == ST_BLOCK && st->call) *found = true; /* a callee's DMAs may reach the caller's arrays */
+  else if (st->kind == ST_FOR && st->loop_kind == LOOP_DMA) ir_walk_stmts(st->body, copies_a_local, found);
+  return !*found;
+}
+
+bool lower_declares_locals(const Kernel *k) {
+  bool found = false;
+  ir_walk_stmts(k->body, dma_visit, &found);
+  return found;
+}

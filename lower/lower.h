@@ -202,6 +202,10 @@ char *lower_header_guard(const char *variant);
  * (a marked loop); an access of b goes through npu_cu_access. */
 bool lower_permutable(const Stmt *loop);
 bool lower_cu_hooked(const Buffer *b);
+/* The check's C declares k's local arrays to the simulator: a DMA may
+ * read or write one (a call's, or a copy of a cache whose array is a
+ * local in DDR, as after inline of a call given the caller's array). */
+bool lower_declares_locals(const Kernel *k);
 
 /* The order the C of a variant runs the iterations of each marked loop
  * in (lower_permutable). Marked iterations are proven independent, so
