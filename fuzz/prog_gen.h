@@ -11,9 +11,9 @@
  *
  * A case opens the file through the public API (include/npugen.h) and must
  * end one of two ways: refused with a `file:line:col: error:` message, or
- * the program variant built, and every scheduled variant of the file
- * passing npg_check with seeds 1 and 2 and emitting the same C when the
- * file is opened again. An "internal error" message is PG_INTERNAL; a
+ * the program variant built, every scheduled variant of the file
+ * passing npg_check with seeds 1 and 2, and the program variant emitting
+ * the same C (and header) when the file is opened again. An "internal error" message is PG_INTERNAL; a
  * miscompile, a silent refusal, an unclear message or a non-deterministic
  * emission is PG_FAILED. A crash is left to the caller (it runs the case
  * in a process of its own, or catches the signal).
