@@ -45,7 +45,7 @@ CLI_OBJS  := $(call obj,$(CLI_SRCS))
 TEST_OBJS := $(call obj,$(TEST_SRCS))
 # sched_random: the random-schedule tester (fuzz/) is linked into the tests.
 # kernel_random: the random-kernel generator (fuzz/kernel_gen.c) likewise.
-TEST_OBJS += $(call obj,$(wildcard fuzz/sched_gen.c fuzz/kernel_gen.c))
+TEST_OBJS += $(call obj,$(wildcard fuzz/sched_gen.c fuzz/kernel_gen.c fuzz/prog_gen.c))
 
 .PHONY: all deps run test test-build bench install clean
 all: $(BUILD)/npugen $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a

@@ -1,0 +1,97 @@
+/* Random programs of kernels (fuzz/prog_gen.h): seeded files of 2-4 small
+ * kernels with variants of their own, a program chaining calls of them
+ * through local intermediates, and a program schedule of use, inline,
+ * set_scope, layout steps across calls and loop steps after inline. Each
+ * case must either be refused with a `file:line:col: error:` message or
+ * build the program variant, every scheduled variant passing the check
+ * with seeds 1 and 2 and emitting the same C when opened again. An
+ * "internal error" message, a miscompile, a silent refusal or a
+ * non-deterministic emission fails the test, printing the seed and the
+ * file; so does a crash (the file of the case is printed first).
+ *
+ * The cases are split into shards (one test each, so --jobs runs them in
+ * parallel). Seeds known to hit an open npugen bug are left out (SKIPPED
+ * below, each with its reproducer) until it is fixed. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz/prog_gen.h"
+
+enum { SHARDS = 6, CASES_PER_SHARD = 50 }; /* seeds 1..300 */
+
+/* Seeds left out while a known npugen bug makes their case fail; put each
+ * back when its bug is fixed. ir/call.c:follow_layouts, replanning a call
+ * that runs its kernel as written over two arrays in layouts (set_scope
+ * after the layout steps, before the use steps), indexes the loads of the
+ * second array with its physical rank while they still hold the logical
+ * indices: it reads past the index array and crashes (SIGSEGV in
+ * to_layout_expr). */
+static const uint64_t skipped[] = {3,   8,   22,  49,  52,  109, 122, 153, 192, 200,
+                                   210, 219, 227, 240, 252, 260, 263, 278, 285};
+
+static bool is_skipped(uint64_t seed) {
+  for (size_t i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
+    if (skipped[i] == seed) return true;
+  return false;
+}
+
+/* The case running now, for the crash handler: a test process runs one
+ * shard, so this is the only state, and only the handler reads it. */
+static char *running;
+
+static void print_running(int sig) {
+  static const char head[] = "\nprogram_random: this case crashed (the file it generated):\n";
+  if (write(2, head, sizeof head - 1) < 0 || (running && write(2, running, strlen(running)) < 0)) {
+    /* nothing more to say */
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+typedef struct {
+  int shard;
+} Shard;
+
+static void free_shards(struct criterion_test_params *p) { cr_free(p->params); }
+
+ParameterizedTestParameters(program_random, shard) {
+  Shard *shards = cr_malloc(sizeof(Shard) * SHARDS);
+  for (int i = 0; i < SHARDS; i++) shards[i].shard = i;
+  return cr_make_param_array(Shard, shards, SHARDS, free_shards);
+}
+
+ParameterizedTest(Shard *sh, program_random, shard, .timeout = 600) {
+  signal(SIGSEGV, print_running);
+  signal(SIGBUS, print_running);
+  signal(SIGFPE, print_running);
+  signal(SIGABRT, print_running);
+  PgCounts n = {0};
+  uint64_t seed0 = 1 + (uint64_t)sh->shard * CASES_PER_SHARD;
+  for (uint64_t seed = seed0; seed < seed0 + CASES_PER_SHARD; seed++) {
+    if (is_skipped(seed)) continue;
+    char *src = pg_generate(seed);
+    running = src;
+    PgCase c;
+    pg_run_case(seed, src, &c);
+    running = NULL;
+    pg_counts_add(&n, &c);
+    pg_case_free(&c);
+    free(src);
+  }
+  char *sum = pg_counts_summary(&n);
+  fprintf(stderr, "program_random shard %d: %s", sh->shard, sum);
+  cr_expect_eq(n.outcome[PG_INTERNAL], 0, "%ld of %ld random programs hit an internal error (npugen bugs):\n%s",
+               n.outcome[PG_INTERNAL], n.cases, n.failures ? n.failures : "");
+  cr_expect_eq(n.outcome[PG_FAILED], 0, "%ld of %ld random programs failed:\n%s", n.outcome[PG_FAILED], n.cases,
+               n.failures ? n.failures : "");
+  /* a tester that refuses everything tests nothing */
+  cr_expect_geq(n.outcome[PG_PASSED] * 4, n.cases, "fewer than a quarter of the random programs passed: %s", sum);
+  cr_expect(n.outcome[PG_REFUSED] > 0, "no random program was refused: %s", sum);
+  free(sum);
+  pg_counts_free(&n);
+}
