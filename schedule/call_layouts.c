@@ -493,6 +493,16 @@ static Stmt *filled_before(Stmt *list, const Stmt *call, const Buffer *b) {
   return fill;
 }
 
+/* Unlinks b's fill nest that starts at fill from owner's list: fill and
+ * the statements of the same nest after it. */
+static void drop_fill(Stmt *owner, Stmt *fill, const Buffer *b) {
+  Stmt **at = &owner->body;
+  while (*at != fill) at = &(*at)->next;
+  Stmt *after = fill->next;
+  while (after && !fill_starts(after) && is_fill(after, b)) after = after->next;
+  *at = after;
+}
+
 static Annot *fill_note(Sched *s, const Buffer *b, const CallSite *c) {
   Annot *a = ARENA_NEW(s->a, Annot);
   a->key = "padding";
@@ -512,9 +522,9 @@ bool sched_fill_padding(Sched *s, const SchedArg *at, Stmt *call) {
     Stmt **link = sched_link(s, call, &owner);
     if (!link) return sched_error(s, at, "internal error: call %s is not in %s", c->name, s->variant);
     Stmt *fill = filled_before(owner->body, call, b);
-    if (fill) { /* say who assumes it now (a later use() picked another variant) */
-      fill->annots = fill_note(s, b, c);
-      continue;
+    if (fill) { /* made anew: a layout step since may have grown the padding, a later use() named another variant */
+      drop_fill(owner, fill, b);
+      link = sched_link(s, call, &owner);
     }
     Stmt *nest = padding_nest(s, b, call->loc);
     if (!nest)

@@ -448,3 +448,26 @@ Test(program_layouts, a_variant_that_assumes_its_inputs_padding_says_so) {
   lacks(h, "assumes Y's padding");
   npg_close(s);
 }
+
+/* A layout step after use() grows T's padding (rows 6 and 7); the use()
+ * of variants over the new layout makes the fill anew over all of it (it
+ * kept the fill of the old padding, rows 0..5 alone). */
+Test(program_layouts, a_fill_follows_padding_grown_after_it_was_made) {
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", pair,
+           "#pragma npu schedule(k1, k1_pad2)\n#pragma npu buffer_split(Y, 1, 4, 0)\n"
+           "#pragma npu buffer_pad(Y, (8, 2, 4), 0)\n#pragma npu buffer_split(A, 1, 4, 0)\n"
+           "#pragma npu split(j, 4, jo, ji)\n"
+           "#pragma npu schedule(k2, k2_pad2)\n#pragma npu buffer_split(X, 1, 4, 0)\n"
+           "#pragma npu buffer_pad(X, (8, 2, 4), 0)\n#pragma npu split(j, 4, jo, ji)\n");
+  NpgSession *s = open_ok(src, "#pragma npu schedule(net, v)\n#pragma npu buffer_split(A, 1, 4, 0)\n"
+                               "#pragma npu buffer_split(T, 1, 4, 0)\n#pragma npu use(s1, k1_pad)\n"
+                               "#pragma npu use(s2, k2_pad)\n#pragma npu buffer_pad(T, (8, 2, 4), 0)\n"
+                               "#pragma npu use(s1, k1_pad2)\n#pragma npu use(s2, k2_pad2)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "/* @padding = T's padding set to 0: s2 (k2_pad2) assumes it */");
+  has(c, "for (int T_pad0 = 0; T_pad0 < 8; T_pad0++) {");
+  lacks(c, "T_pad0 < 6");
+  cr_assert_null(strstr(strstr(c, "@padding = T's") + 1, "@padding = T's"), "one fill:\n%s", c);
+  npg_close(s);
+}
