@@ -8,9 +8,6 @@
 
 #define NPUGEN_VERSION "0.1.0"
 
-/* The order of each marked loop's iterations (EmitOrder): lower/lower.h. */
-static inline const char *emit_order_name(EmitOrder o) { return lower_order_name(o); }
-
 /* What a variant is emitted from: the kernel IR, the schedule text that
  * produced it (NULL for the kernel as written) and the target it was
  * scheduled for (NULL: the default target). */

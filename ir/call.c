@@ -218,9 +218,7 @@ static bool used_elsewhere(const Kernel *fn, const Buffer *p, const IrStage *st,
   Uses u = {p, writes, false};
   for (Stmt *s = fn->body->body; s && !u.used; s = s->next) {
     if (s == st->decl || s == st->load || s == st->store) continue;
-    Stmt one = *s;
-    one.next = NULL;
-    ir_walk_stmts(&one, uses_visit, &u);
+    ir_walk_one(s, uses_visit, &u);
   }
   return u.used;
 }

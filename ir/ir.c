@@ -211,6 +211,12 @@ static bool walk(Stmt *s, StmtVisitor fn, void *ctx, int depth) {
 
 void ir_walk_stmts(Stmt *s, StmtVisitor fn, void *ctx) { walk(s, fn, ctx, 0); }
 
+void ir_walk_one(const Stmt *s, StmtVisitor fn, void *ctx) {
+  Stmt one = *s; /* a copy without its siblings: the visitor sees the copy at the top */
+  one.next = NULL;
+  walk(&one, fn, ctx, 0);
+}
+
 typedef struct {
   const Buffer *b;
   Stmt *decl;

@@ -555,6 +555,8 @@ static inline bool stmt_uses_npu(const Stmt *s) { return (s->buf && buffer_onchi
 /* Visits every statement (pre-order). Stops early when fn returns false. */
 typedef bool (*StmtVisitor)(Stmt *s, int depth, void *ctx);
 void ir_walk_stmts(Stmt *s, StmtVisitor fn, void *ctx);
+/* Walks s and what it holds, not the statements after it. */
+void ir_walk_one(const Stmt *s, StmtVisitor fn, void *ctx);
 /* The statement declaring local or on-chip buffer b under body, or NULL. */
 Stmt *ir_buffer_decl(Stmt *body, const Buffer *b);
 

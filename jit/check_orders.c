@@ -49,7 +49,7 @@ static const CheckReference *run_in_order(const EmitUnit *u, const char *text, c
       snprintf(r->message, sizeof r->message, "internal error: emitted C does not compile:\n%.900s", err);
     else
       snprintf(r->message, sizeof r->message, "internal error: the emitted C in %s order does not compile:\n%.800s",
-               emit_order_name(u->order), err);
+               lower_order_name(u->order), err);
   } else {
     check_variant_compare(k, run_ir(u), cref, var, u->name, r, &v);
     check_summary(run_ir(u), r);
@@ -69,7 +69,7 @@ static void name_order(CheckResult *r, bool source_passed) {
   char why[sizeof r->message];
   memcpy(why, r->message, sizeof why);
   snprintf(r->message, sizeof r->message, "in %s order of the marked loops (parallel, vectorize, bind): %.700s%s",
-           emit_order_name(r->order), why,
+           lower_order_name(r->order), why,
            source_passed ? "; the source order passes, so a marked loop's iterations are not independent" : "");
 }
 
@@ -151,7 +151,7 @@ static void order_finish(OrderRun *x, const CheckReference *cref) {
   if (!x->var) {
     memset(&x->r, 0, sizeof x->r);
     snprintf(x->r.message, sizeof x->r.message, "internal error: the emitted C in %s order does not compile:\n%.800s",
-             emit_order_name(x->in.order), x->err);
+             lower_order_name(x->in.order), x->err);
   } else {
     check_variant_compare(x->k, run_ir(&x->in), cref, x->var, x->in.name, &x->r, &x->v);
     check_summary(run_ir(&x->in), &x->r);
@@ -204,6 +204,7 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsig
     arena_init(&a, 0);
     char why[600];
     in.lowered = lower_for_order(&a, u->k, u->lowered, u->target, in.order, why, sizeof why);
+    if (*why) in.lower_error = why; /* lowered here (the unit brought none): its check's failure */
     char *text = emit_c_source(&in);
     arena_free(&a);
     bool again = false;

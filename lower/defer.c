@@ -42,7 +42,7 @@ static bool scan_vm_decl(Stmt *st, int depth, void *ctx) {
 
 bool lower_stmt_uses(const Stmt *c, const Buffer *b) {
   Scan u = {NULL, NULL, b, false};
-  lower_walk_one(c, scan_use, &u);
+  ir_walk_one(c, scan_use, &u);
   return u.found;
 }
 
@@ -112,7 +112,7 @@ static bool plan_bound(Stmt *L, int depth, void *ctx) {
 
 int lower_plan_defer(Lower *lw, const Stmt *home, Stmt ***tail) {
   Plan p = {lw, home, tail, 0};
-  lower_walk_one(home, plan_bound, &p);
+  ir_walk_one(home, plan_bound, &p);
   return p.added;
 }
 

@@ -20,7 +20,7 @@ static bool find_intrin(Stmt *s, int depth, void *ctx) {
 
 static bool holds_intrin(const Stmt *s) {
   bool found = false;
-  lower_walk_one(s, find_intrin, &found);
+  ir_walk_one(s, find_intrin, &found);
   return found;
 }
 
@@ -53,7 +53,7 @@ static bool find_copies(Stmt *s, int depth, void *ctx) {
  * would blame the nest as written. */
 static bool copied_why(const Stmt *loop, char *why, size_t n) {
   Copies c = {.copies = 1};
-  lower_walk_one(loop, find_copies, &c);
+  ir_walk_one(loop, find_copies, &c);
   if (!c.copied) return false;
   snprintf(why, n, "the nest holds %d copies of %s (line %d): a later step copied it (an unroll of a loop in the "
            "nest, or a partition), and one call of the intrinsic runs the whole nest; drop that step, or apply it "
@@ -82,7 +82,6 @@ static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
     }
   } else {
     copied_why(loop, why, sizeof why);
-    c->why = arena_strdup(lw->arena, why);
     c->note = arena_printf(lw->arena, "tensorize(%s, %s) no longer matches: %s", loop->name, loop->intrin, why);
   }
   arena_free(&scratch);

@@ -102,10 +102,8 @@ Kernel *lower_checked(Arena *a, const Kernel *k, const NpuTarget *target, char *
  * the kernel's body; pass: the pass loop around, or NULL. */
 Stmt *lower_dma(Lower *lw, const Stmt *s, bool top, const PassLoop *pass);
 Stmt *lower_dma_list(Lower *lw, const Stmt *list, const PassLoop *pass);
-/* lower/walk.c, for every pass: walk s alone (not its siblings, whatever
- * fn returns for them); s copied (shallow) with each statement list
- * under it (a loop's or block's body, an if's branches) mapped by fn. */
-void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx);
+/* lower/walk.c, for every pass: s copied (shallow) with each statement
+ * list under it (a loop's or block's body, an if's branches) mapped by fn. */
 typedef Stmt *(*LowerListFn)(Lower *lw, const Stmt *list, const void *ctx);
 Stmt *lower_rebuild(Lower *lw, const Stmt *s, LowerListFn fn, const void *ctx);
 /* s with the DMA pass run on the lists under it (s itself as it is). */
@@ -151,8 +149,8 @@ Stmt *lower_unused(Lower *lw, const Stmt *body);
 typedef struct IntrinCall {
   const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
   const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
-  const char *why;   /* why the nest no longer matches (a later step changed it) */
-  const char *note;  /* then the comment before the loops: "tensorize(ii, X) no longer matches: WHY" */
+  const char *note;  /* where it no longer matches (a later step changed the nest), the comment before the
+                      * loops: "tensorize(ii, X) no longer matches: WHY" */
   /* with a guard: the nest as written, where the test fails, and the
    * comment that says so */
   const Stmt *fallback;

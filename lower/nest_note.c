@@ -31,7 +31,7 @@ Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered) {
   char text[1024];
   Names l = {text, sizeof text, 0, 0};
   l.len = snprintf(text, sizeof text, "loop nest %s (line %d)", nest->name, nest->loc.line);
-  lower_walk_one(nest, name_stmt, &l);
+  ir_walk_one(nest, name_stmt, &l);
   if (l.n > NAMED && l.len < (int)sizeof text) snprintf(text + l.len, sizeof text - (size_t)l.len, ", and %d more", l.n - NAMED);
   Stmt *note = lower_note(lw, nest->loc, text);
   note->annots = lowered->annots;

@@ -161,7 +161,7 @@ static bool scan_copy(Stmt *st, int depth, void *ctx) {
 
 bool lower_holds_copy(const Stmt *s) {
   CopyScan c = {NULL, 0, false};
-  lower_walk_one(s, scan_copy, &c);
+  ir_walk_one(s, scan_copy, &c);
   return c.found;
 }
 
@@ -170,7 +170,7 @@ bool lower_has_copy(const Stmt *list, const Stmt *const *skip, int nskip) {
   for (const Stmt *s = list; s && !c.found; s = s->next) {
     bool skipped = false;
     for (int i = 0; i < nskip; i++) skipped |= s == skip[i];
-    if (!skipped) lower_walk_one(s, scan_copy, &c);
+    if (!skipped) ir_walk_one(s, scan_copy, &c);
   }
   return c.found;
 }

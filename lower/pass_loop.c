@@ -45,7 +45,7 @@ static bool find_var(Stmt *st, int depth, void *ctx) {
 static bool loads_once(const Stmt *P, const Stmt *load, const Buffer *b) {
   if (b->copies > 1) return false;
   Find uses = {.v = P->var}, src = {.b = ir_nest_leaf(load)->rhs->buf}, dst = {.b = b, .skip = ir_nest_leaf(load)};
-  lower_walk_one(load, find_var, &uses);
+  ir_walk_one(load, find_var, &uses);
   ir_walk_stmts(P->body, find_write, &src);
   ir_walk_stmts(P->body, find_write, &dst);
   return !uses.found && !src.found && !dst.found;

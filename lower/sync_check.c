@@ -4,13 +4,15 @@
  * (the plans' tokens, copies and guards depend on counters only), data is
  * not computed, and each DMA in flight is kept with the token slot it was
  * started on, the buffers it writes and reads, which copy and core of an
- * on-chip one, and the box of a DDR array (a parameter) it covers.
+ * on-chip one, and the box of each array checked by box that it covers.
  *
- * On-chip buffers are checked whole (per copy, per core): a DMA filling
- * any part of one may not meet any access of it. DDR arrays are checked by
- * box: an access, or a DMA, of a box of a DDR array may not meet a DMA in
- * flight that writes an overlapping box (nor, for a write, one that reads
- * it). A box is each index's range over the counters not known where the
+ * Arrays checked by box (by_box: DDR arrays, parameters or locals a
+ * call's DMAs may reach, and on-chip buffers of one copy for all cores,
+ * such as a program's intermediate on chip): an access, or a DMA, of a
+ * box of one may not meet a DMA in flight that writes an overlapping box
+ * (nor, for a write, one that reads it). Double-buffered and per-core
+ * buffers are checked whole, per copy and core: a DMA filling any part of
+ * one may not meet any access of it. A box is each index's range over the counters not known where the
  * access is (those of a loop run as one access, a copy nest's), by
  * interval arithmetic; an index it cannot bound (not affine, a tail's
  * guard seen past) spans its whole dimension, so the check errs towards a
@@ -26,7 +28,7 @@
  * the last EDGE, the ones between skipped in an even number (the plans'
  * tokens and copies repeat every two iterations, and a DMA lives at most
  * two iterations, so the first and last ones see every pattern of them).
- * The DDR boxes of the iterations skipped are not checked: after the skip,
+ * The boxes of the iterations skipped are not checked: after the skip,
  * the DMAs in flight carry the boxes of the last iteration run, a few
  * tiles away from those of the iterations that follow. */
 #include <stdio.h>
@@ -38,7 +40,7 @@
 
 enum { EDGE = 8 };
 
-/* The box of a DDR array an access or a DMA covers: index d in
+/* The box of an array (by_box) an access or a DMA covers: index d in
  * [lo[d], hi[d]]. */
 typedef struct {
   int64_t lo[IR_MAX_DIMS], hi[IR_MAX_DIMS];
@@ -50,7 +52,7 @@ typedef struct {
   const Buffer *dst, *src;
   int64_t dst_copy, src_copy; /* -1: not known (any copy) */
   int64_t dst_core, src_core; /* a bound loop's buffer: whose core's (-1: any) */
-  Box dst_box, src_box; /* of a DDR array */
+  Box dst_box, src_box; /* of an array checked by box */
   const Stmt *leaf;     /* the copy's statement, for messages */
 } Flight;
 
@@ -123,7 +125,7 @@ static bool eval(const Check *c, const Expr *e, int64_t *v) {
   }
 }
 
-/* ---------------- ranges of counters, boxes of DDR arrays ---------------- */
+/* ---------------- ranges of counters, boxes of arrays ---------------- */
 
 static bool min_max4(int64_t a, int64_t b, int64_t c2, int64_t d, int64_t *lo, int64_t *hi) {
   int64_t v[4] = {a, b, c2, d};
@@ -186,9 +188,9 @@ static void set_range(Check *c, const Stmt *L) {
  * cores (a program's intermediate holds the regions of several DMAs in
  * flight at once). A double-buffered or per-core buffer is checked whole,
  * per copy and core. */
-static bool ddr(const Buffer *b) { return !buffer_onchip(b) || (b->copies < 2 && !b->core); }
+static bool by_box(const Buffer *b) { return !buffer_onchip(b) || (b->copies < 2 && !b->core); }
 
-/* The box access (of a DDR array) covers; an index not bounded spans its
+/* The box access (of an array checked by box) covers; an index not bounded spans its
  * dimension. Clipped to the array. */
 static Box box_of(const Check *c, const Expr *access) {
   const Buffer *b = access->buf;
@@ -218,7 +220,7 @@ static const char *box_text(char *buf, size_t n, const Buffer *b, const Box *x) 
 }
 
 /* The boxes DMA f (copy nest `nest`, its region where counter at has
- * value `value`) covers in its DDR arrays: each counter of the nest over
+ * value `value`) covers in its arrays checked by box: each counter of the nest over
  * its extent. */
 static void dma_boxes(Check *c, Flight *f, const Stmt *nest, const Var *at, const Expr *value) {
   int64_t lo = 0, hi = -1;
@@ -227,8 +229,8 @@ static void dma_boxes(Check *c, Flight *f, const Stmt *nest, const Var *at, cons
   c->at = at;
   c->at_lo = lo;
   c->at_hi = hi;
-  if (ddr(f->dst)) f->dst_box = box_of(c, f->leaf->lhs);
-  if (ddr(f->src)) f->src_box = box_of(c, f->leaf->rhs);
+  if (by_box(f->dst)) f->dst_box = box_of(c, f->leaf->lhs);
+  if (by_box(f->src)) f->src_box = box_of(c, f->leaf->rhs);
   c->at = NULL;
 }
 
@@ -295,23 +297,23 @@ static bool same_copy(int64_t a, int64_t b) { return a < 0 || b < 0 || a == b; }
 
 static const char *stmt_name(const Stmt *at) { return at->name ? at->name : "statement"; }
 
-/* "B_ib", or a DDR array's box "C[0..127][128..255]" */
+/* "B_ib", or an array's box "C[0..127][128..255]" */
 static const char *where(char *buf, size_t n, const Buffer *b, const Box *x) {
-  if (ddr(b)) return box_text(buf, n, b, x);
+  if (by_box(b)) return box_text(buf, n, b, x);
   snprintf(buf, n, "%s", b->name);
   return buf;
 }
 
-/* An access of buffer b (on chip: its copy now; a DDR array: box x) at
+/* An access of buffer b (checked whole: its copy now; by box: box x) at
  * statement `at` may not meet a DMA in flight: a read one that writes it,
  * a write one that writes or reads it. */
 static bool touch(Check *c, const State *s, const Buffer *b, const Box *x, bool write, const Stmt *at) {
   int64_t copy = copy_of(c, b), core = core_of(c, b);
   for (int i = 0; i < s->n; i++) {
     const Flight *f = &s->f[i];
-    bool fills = f->dst == b && (ddr(b) ? overlap(b, &f->dst_box, x)
+    bool fills = f->dst == b && (by_box(b) ? overlap(b, &f->dst_box, x)
                                         : same_copy(f->dst_copy, copy) && same_copy(f->dst_core, core));
-    bool reads = f->src == b && (ddr(b) ? overlap(b, &f->src_box, x)
+    bool reads = f->src == b && (by_box(b) ? overlap(b, &f->src_box, x)
                                         : same_copy(f->src_copy, copy) && same_copy(f->src_core, core));
     if (!fills && !(write && reads)) continue;
     char tok[200], what[300];
@@ -319,7 +321,7 @@ static bool touch(Check *c, const State *s, const Buffer *b, const Box *x, bool 
     token_name(tok, sizeof tok, f);
     if (fills)
       return fail(c, "%s of %s at line %d (%s) before the wait for the DMA that %s it (%s, line %d, token %s)",
-                  write ? "write" : "read", what, at->loc.line, stmt_name(at), ddr(b) ? "writes" : "fills",
+                  write ? "write" : "read", what, at->loc.line, stmt_name(at), by_box(b) ? "writes" : "fills",
                   f->leaf->name, f->leaf->loc.line, tok);
     return fail(c, "write of %s at line %d (%s) while the DMA that reads it is in flight (%s, line %d, token %s)", what,
                 at->loc.line, stmt_name(at), f->leaf->name, f->leaf->loc.line, tok);
@@ -329,7 +331,7 @@ static bool touch(Check *c, const State *s, const Buffer *b, const Box *x, bool 
 
 /* An access expression (EX_LOAD) as touch sees it. */
 static bool touch_access(Check *c, const State *s, const Expr *access, bool write, const Stmt *at) {
-  if (!ddr(access->buf)) return touch(c, s, access->buf, NULL, write, at);
+  if (!by_box(access->buf)) return touch(c, s, access->buf, NULL, write, at);
   Box x = box_of(c, access);
   return touch(c, s, access->buf, &x, write, at);
 }
@@ -375,7 +377,7 @@ static bool stmt_accesses(Stmt *st, int depth, void *ctx) {
 /* Everything statement st (alone) reads and writes, as one access. */
 static bool summary(Check *c, const State *s, const Stmt *st) {
   Access a = {c, s, st};
-  lower_walk_one(st, stmt_accesses, &a);
+  ir_walk_one(st, stmt_accesses, &a);
   return !c->failed;
 }
 
@@ -397,7 +399,7 @@ static bool find_holds(Stmt *st, int depth, void *ctx) {
 
 static Holds holds(const Stmt *st) {
   Holds h = {false, false};
-  lower_walk_one(st, find_holds, &h);
+  ir_walk_one(st, find_holds, &h);
   return h;
 }
 

@@ -68,7 +68,7 @@ static bool find_unread(Stmt *s, int depth, void *ctx) {
 /* A declaration under s (s included) that needs its node. */
 static bool holds_unread(const Reads *r, const Stmt *s) {
   Find f = {r, false};
-  lower_walk_one(s, find_unread, &f);
+  ir_walk_one(s, find_unread, &f);
   return f.found;
 }
 

@@ -17,12 +17,6 @@ Stmt *lower_dma_list(Lower *lw, const Stmt *list, const PassLoop *pass) {
   return out;
 }
 
-void lower_walk_one(const Stmt *s, StmtVisitor fn, void *ctx) {
-  Stmt one = *s; /* alone: its siblings are not walked */
-  one.next = NULL;
-  ir_walk_stmts(&one, fn, ctx);
-}
-
 Stmt *lower_rebuild(Lower *lw, const Stmt *s, LowerListFn fn, const void *ctx) {
   Stmt *c = lower_shallow(lw, s);
   if (s->low) return c;

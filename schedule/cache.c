@@ -696,11 +696,7 @@ static void sibling_list(Sibling *w, const Stmt *list, int *counters_at) {
  * ii and ji (and a tail's guard) has each read after its element's write. */
 static bool reads_follow_sibling_writes(const Kernel *k, Stmt *list, const Buffer *b) {
   Sibling w = {.b = b, .varies = calloc((size_t)k->nvars + 1, sizeof(bool))};
-  for (Stmt *st = list; st; st = st->next) {
-    Stmt one = *st; /* alone: the list's statements, not what follows the list */
-    one.next = NULL;
-    ir_walk_stmts(&one, varies_visit, w.varies);
-  }
+  for (Stmt *st = list; st; st = st->next) ir_walk_one(st, varies_visit, w.varies); /* the list's, not what follows it */
   int counters_at[AT_MAX_LOOPS];
   sibling_list(&w, list, counters_at);
   free(w.varies);

@@ -451,9 +451,7 @@ static bool is_fill_visit(Stmt *st, int depth, void *ctx) {
 
 static bool is_fill(const Stmt *st, const Buffer *b) {
   IsFill f = {b, true};
-  Stmt one = *st;
-  one.next = NULL;
-  ir_walk_stmts(&one, is_fill_visit, &f);
+  ir_walk_one(st, is_fill_visit, &f);
   return f.fill;
 }
 
@@ -468,9 +466,7 @@ static bool first_write(Stmt *st, int depth, void *ctx) {
 static const Buffer *fill_starts(const Stmt *st) {
   if (!st->annots || strcmp(st->annots->key, "padding")) return NULL;
   const Buffer *b = NULL;
-  Stmt one = *st; /* alone: its siblings are not walked */
-  one.next = NULL;
-  ir_walk_stmts(&one, first_write, &b);
+  ir_walk_one(st, first_write, &b);
   return b && !strncmp(st->annots->value, b->name, strlen(b->name)) ? b : NULL;
 }
 

@@ -108,6 +108,15 @@ static const char *stmt_label(const Stmt *st) {
 
 static bool differ(Match *m, const char *what, const Expr *u, const Expr *s) {
   if (m->why[0]) return false;
+  if (!s) { /* a scalar operand: no expression of the intrinsic's to show */
+    StrBuf us;
+    sb_init(&us);
+    if (u) ir_print_expr(&us, u);
+    snprintf(m->why, sizeof m->why, "%s: '%s' in %s (line %d)", what, us.data ? us.data : "", stmt_label(m->ucur),
+             m->ucur ? m->ucur->loc.line : 0);
+    sb_free(&us);
+    return false;
+  }
   StrBuf us, ss;
   sb_init(&us);
   sb_init(&ss);

@@ -28,10 +28,8 @@ static bool find_vm_access(Stmt *st, int depth, void *ctx) {
 }
 
 static bool nest_in_vm(const Stmt *loop) {
-  Stmt one = *loop;
-  one.next = NULL;
   bool found = false;
-  ir_walk_stmts(&one, find_vm_access, &found);
+  ir_walk_one(loop, find_vm_access, &found);
   return found;
 }
 

@@ -168,6 +168,7 @@ static void run_in_order(NpgSession *s, EmitOrder o, int B[8][32], int up[8], in
   char why[600];
   EmitUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = o};
   u.lowered = lower_for_order(&a, u.k, s->v[0].low, u.target, o, why, sizeof why);
+  cr_assert(!*why, "%s", why);
   char *text = emit_c_source(&u);
   arena_free(&a);
   char err[4096];
@@ -184,7 +185,7 @@ static void run_in_order(NpgSession *s, EmitOrder o, int B[8][32], int up[8], in
   free(text);
 }
 
-/* The iteration at position `at` of n in order o (k in emit_order.c). */
+/* The iteration at position `at` of n in order o (k in lower/order.c). */
 static int64_t iteration_at(EmitOrder o, int64_t at, int64_t n) {
   if (o == EMIT_ORDER_SOURCE) return at;
   if (o == EMIT_ORDER_REVERSED) return n - 1 - at;
@@ -203,9 +204,9 @@ Test(check_orders, every_iteration_once_in_its_order) {
       int64_t nup = (2 * i + 5) / 3 + 1, ndown = (2 * i + 7 + 1) / 2;
       for (int j = i; j <= 3 * i + 5; j += 3) want[j] += 1;
       for (int d = 3 * i + 7; d > i; d -= 2) want[d] += 10;
-      for (int j = 0; j < 32; j++) cr_expect_eq(B[i][j], want[j], "%s: B[%d][%d] = %d, want %d", emit_order_name(o), i, j, B[i][j], want[j]);
-      cr_expect_eq(up[i], i + 3 * iteration_at(o, nup - 1, nup), "%s: up[%d] = %d", emit_order_name(o), i, up[i]);
-      cr_expect_eq(down[i], 3 * i + 7 - 2 * iteration_at(o, ndown - 1, ndown), "%s: down[%d] = %d", emit_order_name(o), i, down[i]);
+      for (int j = 0; j < 32; j++) cr_expect_eq(B[i][j], want[j], "%s: B[%d][%d] = %d, want %d", lower_order_name(o), i, j, B[i][j], want[j]);
+      cr_expect_eq(up[i], i + 3 * iteration_at(o, nup - 1, nup), "%s: up[%d] = %d", lower_order_name(o), i, up[i]);
+      cr_expect_eq(down[i], 3 * i + 7 - 2 * iteration_at(o, ndown - 1, ndown), "%s: down[%d] = %d", lower_order_name(o), i, down[i]);
     }
   }
   npg_close(s);
@@ -239,9 +240,9 @@ Test(check_orders, every_iteration_once_with_inclusive_unit_steps) {
       int64_t nup = i + 4, ndown = 2 * i + 6;
       for (int j = i; j <= 2 * i + 3; j++) want[j] += 1;
       for (int d = 3 * i + 6; d >= i + 1; d--) want[d] += 10;
-      for (int j = 0; j < 32; j++) cr_expect_eq(B[i][j], want[j], "%s: B[%d][%d] = %d, want %d", emit_order_name(o), i, j, B[i][j], want[j]);
-      cr_expect_eq(up[i], i + iteration_at(o, nup - 1, nup), "%s: up[%d] = %d", emit_order_name(o), i, up[i]);
-      cr_expect_eq(down[i], 3 * i + 6 - iteration_at(o, ndown - 1, ndown), "%s: down[%d] = %d", emit_order_name(o), i, down[i]);
+      for (int j = 0; j < 32; j++) cr_expect_eq(B[i][j], want[j], "%s: B[%d][%d] = %d, want %d", lower_order_name(o), i, j, B[i][j], want[j]);
+      cr_expect_eq(up[i], i + iteration_at(o, nup - 1, nup), "%s: up[%d] = %d", lower_order_name(o), i, up[i]);
+      cr_expect_eq(down[i], 3 * i + 6 - iteration_at(o, ndown - 1, ndown), "%s: down[%d] = %d", lower_order_name(o), i, down[i]);
     }
   }
   npg_close(s);
@@ -261,6 +262,7 @@ Test(check_orders, only_the_check_sees_permuted_loops) {
   char why[600];
   u.order = EMIT_ORDER_REVERSED;
   u.lowered = lower_for_order(&a, u.k, s->v[0].low, u.target, u.order, why, sizeof why);
+  cr_assert(!*why, "%s", why);
   char *reversed = emit_c_source(&u);
   arena_free(&a);
   cr_expect(strstr(reversed, "{ /* loop j in reversed order (the check's) */"), "%s", reversed);

@@ -302,12 +302,13 @@ Test(masks, an_index_mask_whose_cache_starts_past_the_tile_starts_there) {
   NpgSession *s = guarded(1024, 256, "if (i % 4 == 1) y[i] = x[i];");
   has(npg_emit_source(s, checked(s, "v")), "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 255, core * 256 + 1, 4, 1);");
   npg_close(s);
-  /* a select writes every element of y: its cache starts at the tile,
-   * x's at element 1, and no later start serves both */
+  /* a select that keeps y's own value elsewhere: the lane select takes a
+   * scalar for the other lanes, and y's element is no scalar */
   s = guarded(1024, 256, "y[i] = i % 4 == 1 ? x[i] : y[i];");
   const char *c = npg_emit_source(s, checked(s, "v"));
-  lacks(c, "npu_vu_store_lane_f32(&");
-  has(c, "stays a hint");
+  has(c, "stays a hint: no VU instruction computes this nest (nearest npu_vu_select_lanes_f32: a scalar operand of "
+         "the intrinsic must not change inside the nest: 'y_vm[ii]' in s1 (line 3)) */");
+  lacks(c, "npu_vu_select_lanes_f32(&");
   npg_close(s);
 }
 

@@ -22,7 +22,7 @@
 
 #include "fuzz/prog_gen.h"
 
-enum { SHARDS = 6, CASES_PER_SHARD = 50 }; /* seeds 1..300 */
+enum { SHARDS = 12, CASES_PER_SHARD = 25 }; /* seeds 1..300, about a second a shard */
 
 /* Seeds past the shards' range that once failed, run by the last shard:
  * a use() then inline() of a call given the caller's local array, whose
