@@ -4,59 +4,115 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/ranges.h"
 
 /* ---------------- folding constructors ---------------- */
 
-/* Value of a constant integer expression (literals, #define names and
- * + - * / % on them), as C computes it for in-range values. */
+/* v converted to t as C converts it: modulo 2^bits for an unsigned type,
+ * != 0 for _Bool (rank 0), and for a signed type only where it fits, unless
+ * `wrap` (a cast, which gcc and tcc wrap). False where the value is not an
+ * int64_t or a signed operation overflowed (undefined: not a constant). */
+static uint64_t type_mask(const Type *t) { return t->size >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * t->size)) - 1; }
+
+static bool const_in_type(const Type *t, IrWide v, bool wrap, int64_t *out) {
+  if (!type_is_integer(t)) return false;
+  int bits = 8 * t->size;
+  if (!t->is_signed && t->rank == 0) { /* _Bool */
+    *out = v != 0;
+    return true;
+  }
+  IrWide m = (IrWide)1 << bits;
+  if (!t->is_signed || wrap) {
+    v %= m;
+    if (v < 0) v += m;
+    if (t->is_signed && v >= m / 2) v -= m;
+  } else if (v < -(m / 2) || v >= m / 2) {
+    return false;
+  }
+  if (v > INT64_MAX || v < INT64_MIN) return false;
+  *out = (int64_t)v;
+  return true;
+}
+
+/* Value of a constant integer expression (literals, #define names, casts
+ * and + - * / % on them), exactly as C computes it in each node's type:
+ * unsigned arithmetic wraps, a narrowing cast wraps, a signed overflow or a
+ * division by zero is no constant. Every bound read through here is the
+ * value the kernel as compiled sees, never a literal's field alone. */
 bool ir_const_int(const Expr *e, int64_t *v) {
-  while (e->kind == EX_CAST && type_is_integer(e->type) && type_is_integer(e->a->type)) e = e->a;
   int64_t x, y;
   switch (e->kind) {
   case EX_INT:
+    if (!e->type->is_signed && (uint64_t)e->ival > INT64_MAX) return false;
     *v = e->ival;
     return true;
+  case EX_CAST:
+    if (!type_is_integer(e->type) || !type_is_integer(e->a->type) || !ir_const_int(e->a, &x)) return false;
+    return const_in_type(e->type, x, true, v);
   case EX_UNARY:
-    if (e->op != OP_NEG || !ir_const_int(e->a, &x) || x < -(1LL << 40) || x > (1LL << 40)) return false;
-    *v = -x;
-    return true;
-  case EX_BINARY:
-    if (!type_is_integer(e->type) || !ir_const_int(e->a, &x) || !ir_const_int(e->b, &y)) return false;
-    if (x < -(1LL << 40) || x > (1LL << 40) || y < -(1LL << 20) || y > (1LL << 20)) return false;
-    switch (e->op) {
-    case OP_ADD: *v = x + y; return true;
-    case OP_SUB: *v = x - y; return true;
-    case OP_MUL: *v = x * y; return true;
-    case OP_DIV: if (!y) return false; *v = x / y; return true;
-    case OP_MOD: if (!y) return false; *v = x % y; return true;
-    default: return false;
+    if (e->op != OP_NEG || !type_is_integer(e->type) || !ir_const_int(e->a, &x)) return false;
+    return const_in_type(e->type, -(IrWide)x, false, v);
+  case EX_BINARY: {
+    if (!type_is_integer(e->type) || !type_is_integer(e->a->type) || !type_is_integer(e->b->type) ||
+        !ir_const_int(e->a, &x) || !ir_const_int(e->b, &y))
+      return false;
+    /* the operands as converted to the operation's type (usual conversions) */
+    if (!const_in_type(e->type, x, true, &x) || !const_in_type(e->type, y, true, &y)) return false;
+    if ((e->op == OP_DIV || e->op == OP_MOD) && !y) return false;
+    IrWide r;
+    if (!e->type->is_signed) { /* uint64_t wraps as the (narrower) type does, mod 2^64 */
+      uint64_t a = (uint64_t)x & type_mask(e->type), b = (uint64_t)y & type_mask(e->type);
+      switch (e->op) {
+      case OP_ADD: r = (IrWide)(a + b); break;
+      case OP_SUB: r = (IrWide)(a - b); break;
+      case OP_MUL: r = (IrWide)(a * b); break;
+      case OP_DIV: r = (IrWide)(a / b); break;
+      case OP_MOD: r = (IrWide)(a % b); break;
+      default: return false;
+      }
+    } else {
+      IrWide a = x, b = y; /* int64_t operands: every result fits 128 bits */
+      switch (e->op) {
+      case OP_ADD: r = a + b; break;
+      case OP_SUB: r = a - b; break;
+      case OP_MUL: r = a * b; break;
+      case OP_DIV: r = a / b; break;
+      case OP_MOD: r = a % b; break;
+      default: return false;
+      }
     }
+    return const_in_type(e->type, r, !e->type->is_signed, v);
+  }
   default:
     return false;
   }
 }
 
+/* Folding constructors: a constant result is folded only where C gives
+ * the same value in t (no signed overflow), else the operation is built. */
+static bool fold_fits(IrWide r, const Type *t, int64_t *out) { return const_in_type(t, r, !t->is_signed, out); }
+
 Expr *ir_add(Arena *a, Expr *x, Expr *y, const Type *t) {
-  int64_t cx, cy;
+  int64_t cx, cy, r;
   bool kx = ir_const_int(x, &cx), ky = ir_const_int(y, &cy);
-  if (kx && ky) return ir_int(a, cx + cy, t, x->loc);
+  if (kx && ky && fold_fits((IrWide)cx + cy, t, &r)) return ir_int(a, r, t, x->loc);
   if (ky && cy == 0) return x;
   if (kx && cx == 0) return y;
-  if (ky && cy < 0) return ir_binary(a, OP_SUB, x, ir_int(a, -cy, t, y->loc), t, x->loc);
+  if (ky && cy < 0 && cy > INT64_MIN && t->is_signed) return ir_binary(a, OP_SUB, x, ir_int(a, -cy, t, y->loc), t, x->loc);
   return ir_binary(a, OP_ADD, x, y, t, x->loc);
 }
 
 Expr *ir_sub(Arena *a, Expr *x, Expr *y, const Type *t) {
-  int64_t cx, cy;
+  int64_t cx, cy, r;
   bool kx = ir_const_int(x, &cx), ky = ir_const_int(y, &cy);
-  if (kx && ky) return ir_int(a, cx - cy, t, x->loc);
+  if (kx && ky && fold_fits((IrWide)cx - cy, t, &r)) return ir_int(a, r, t, x->loc);
   if (ky && cy == 0) return x;
   return ir_binary(a, OP_SUB, x, y, t, x->loc);
 }
 
 Expr *ir_mul_int(Arena *a, Expr *x, int64_t c, const Type *t) {
-  int64_t cx;
-  if (ir_const_int(x, &cx)) return ir_int(a, cx * c, t, x->loc);
+  int64_t cx, r;
+  if (ir_const_int(x, &cx) && fold_fits((IrWide)cx * c, t, &r)) return ir_int(a, r, t, x->loc);
   if (c == 1) return x;
   if (c == 0) return ir_int(a, 0, t, x->loc);
   return ir_binary(a, OP_MUL, x, ir_int(a, c, t, x->loc), t, x->loc);

@@ -335,8 +335,13 @@ static CkStmt *loop(CkLower *c, const Stmt *s) {
     n->body = loop_body(c, s, NULL);
     return n;
   }
-  /* lo < hi are constants (the plan's): n / unroll rounds, then the rest */
-  int64_t first = s->lo->ival, trips = s->hi->ival + (s->cmp == OP_LE) - first;
+  /* lo and hi fold to constants (the plan's, read as C computes them, never
+   * a literal's field): n / unroll rounds, then the rest */
+  int64_t first, trips;
+  if (!ir_const_int(s->lo, &first) || !ir_trip_count(s, &trips)) {
+    n->body = loop_body(c, s, NULL);
+    return n;
+  }
   CkExpr *hi = n->hi;
   n->mid = first + trips / p->unroll * p->unroll;
   n->hi = NULL;
