@@ -90,7 +90,7 @@ static const char *const feature_names[KG_NFEATURES] = {
     "cast", "float-to-int", "triangular", "step", "decreasing", "if", "else", "data-if", "ternary",
     "math", "abs", "shift", "bitwise", "div", "mod", "compound", "incdec", "chain", "local",
     "const-local", "local-array", "label", "data-index", "scalar-param", "define", "unsigned-wrap",
-    "mixed-sign", "predeclared", "two-kernels", "scalar-write"};
+    "mixed-sign", "predeclared", "two-kernels", "scalar-write", "folded-bound", "reduction"};
 const char *kg_feature_name(KgFeature f) { return f < KG_NFEATURES ? feature_names[f] : "?"; }
 
 static bool is_float(const Ty *t) { return t->kind >= KG_F32; }
@@ -422,6 +422,8 @@ typedef struct {
   bool predeclared;
   const Ty *pre_ty;
   bool uses_math, uses_abs;
+  const char *acc_lhs; /* the next loop's body is `acc_lhs += e;` alone */
+  int acc_store;
 } G;
 
 static uint64_t rnd(G *g) { return mix64(g->rng += 0x9e3779b97f4a7c15ull); }
@@ -1363,12 +1365,49 @@ static void gen_if(G *g) {
   }
 }
 
+
+/* `P = INIT;` then a loop whose body is `P += e;` alone: the accumulation
+ * the check's reference unrolls (lower/check_plan.c). */
+static void gen_reduction(G *g) {
+  int si = writable_store(g);
+  Store *s = &g->st[si];
+  E lhs = read_store(g, s);
+  E init = gen_expr(g, 1 + below(g, 2), W_ANY);
+  if (!fit_store(g, s, &init)) init = int_lit(g, 0);
+  commit(g, lhs.f | init.f);
+  g->work += (long)g->mult;
+  g->nstmts++;
+  feat(g, KG_F_REDUCTION);
+  line(g, "%s = %s;", lhs.s, init.s);
+  g->acc_lhs = lhs.s;
+  g->acc_store = si;
+  gen_loop(g);
+}
+
+/* The reduction loop's one statement. */
+static void gen_acc_body(G *g, int si, const char *lhs) {
+  Store *s = &g->st[si];
+  g->work += (long)g->mult;
+  g->nstmts++;
+  for (int tries = 0; tries < 3; tries++) {
+    E e = tries == 2 ? int_lit(g, 1) : gen_expr(g, 1 + below(g, 3), W_ANY);
+    if (fit_compound(g, s, O_ADD, e)) {
+      commit(g, e.f);
+      line(g, "%s += %s;", lhs, e.s);
+      return;
+    }
+  }
+  line(g, "%s += 0;", lhs);
+}
+
 static void gen_stmt(G *g) {
   int depth = g->nctr;
   bool can_loop = depth < MAX_DEPTH && g->mult * 2 <= NEST_WORK && g->work + (long)g->mult * 4 < TOTAL_WORK &&
                   g->nstmts < MAX_STMTS;
-  int w[] = {can_loop ? (depth == 0 ? 80 : 30) : 0, depth == 0 ? 8 : 45, 12, depth ? 3 : 1, depth ? 10 : 2, 2};
-  switch (pick_w(g, w, 6)) {
+  int w[] = {can_loop ? (depth == 0 ? 80 : 30) : 0, depth == 0 ? 8 : 45, 12, depth ? 3 : 1, depth ? 10 : 2, 2,
+             can_loop ? 12 : 0};
+  switch (pick_w(g, w, 7)) {
+  case 6: gen_reduction(g); break;
   case 0: gen_loop(g); break;
   case 1: gen_assign(g); break;
   case 2: gen_local(g); break;
@@ -1408,8 +1447,34 @@ static int64_t some_extent(G *g) {
   return n ? e[below(g, n)] : 8;
 }
 
-/* Text of a loop bound: a literal, or a #define's name when one fits. */
+/* v as constant arithmetic of int type, as people write bounds: a sum, a
+ * difference, a product, a quotient, a cast of an unsigned literal, a
+ * negation. The check's reference must read each as C computes it. */
+static E folded_lit(G *g, i128 v) {
+  Val iv = ival(&ty_int, v, v);
+  int b = 1 + below(g, 6);
+  E e;
+  switch (below(g, 6)) {
+  case 0: e = mk(arena_printf(&g->a, "%lld + %d", (long long)(v - b), b), op_prec[O_ADD], iv); break;
+  case 1: e = mk(arena_printf(&g->a, "%lld - %d", (long long)(v + b), b), op_prec[O_ADD], iv); break;
+  case 2:
+    if (v % (b + 1) == 0 && v) e = mk(arena_printf(&g->a, "%d * %lld", b + 1, (long long)(v / (b + 1))), op_prec[O_MUL], iv);
+    else e = mk(arena_printf(&g->a, "%lld * 1", (long long)v), op_prec[O_MUL], iv);
+    break;
+  case 3: e = mk(arena_printf(&g->a, "%lld / %d", (long long)(v * (b + 1)), b + 1), op_prec[O_MUL], iv); break;
+  case 4:
+    if (v >= 0) e = mk(arena_printf(&g->a, "(int)%lldu", (long long)v), P_UNARY, iv);
+    else e = mk(arena_printf(&g->a, "-(%lld)", (long long)-v), P_UNARY, iv);
+    break;
+  default: e = mk(arena_printf(&g->a, "%lld + 0", (long long)v), op_prec[O_ADD], iv);
+  }
+  return with(cst(e), KG_F_FOLDED_BOUND);
+}
+
+/* Text of a loop bound: a literal, a #define's name when one fits, or
+ * constant arithmetic (folded_lit). */
 static E bound_lit(G *g, i128 v) {
+  if (v > -100000 && v < 100000 && chance(g, 30)) return folded_lit(g, v);
   for (int i = 0; i < g->ndefs; i++)
     if (!g->defs[i].is_float && chance(g, 60)) {
       i128 d = v - g->defs[i].ival;
@@ -1422,6 +1487,9 @@ static E bound_lit(G *g, i128 v) {
 }
 
 static void gen_loop(G *g) {
+  const char *acc_lhs = g->acc_lhs;
+  int acc_store = g->acc_store;
+  g->acc_lhs = NULL;
   int d = g->nctr;
   static const char *const names[] = {"i", "j", "k", "l"};
   const Ty *t = g->predeclared ? g->pre_ty : &ty_int;
@@ -1450,7 +1518,7 @@ static void gen_loop(G *g) {
     i128 base = chance(g, 80) ? 0 : (i128)below(g, 4) - (uns ? 0 : 2);
     if (base < 0 && uns) base = 0;
     if (!down) {
-      lo = int_lit(g, base);
+      lo = bound_lit(g, base);
       cmp = chance(g, 70) ? O_LT : O_LE;
       hi = bound_lit(g, cmp == O_LT ? base + n : base + n - 1);
     } else {
@@ -1459,7 +1527,7 @@ static void gen_loop(G *g) {
       cmp = chance(g, 70) ? O_GE : O_GT;
       i128 bot = cmp == O_GE ? base : base - 1;
       if (uns && bot - step + 1 < 0) bot = cmp == O_GE ? step : step - 1, lo = bound_lit(g, imax(top, bot + 1));
-      hi = int_lit(g, bot);
+      hi = bound_lit(g, bot);
     }
   } else {
     E wv = counter_e(g, w);
@@ -1556,7 +1624,7 @@ static void gen_loop(G *g) {
   default: us = down ? arena_printf(&g->a, "%s -= %d", v, step) : arena_printf(&g->a, "%s = %d + %s", v, step, v);
   }
   if (chance(g, 6)) line(g, "/* loop %s */", v);
-  bool braces = chance(g, 80);
+  bool braces = !acc_lhs && chance(g, 80);
   line(g, "%sfor (%s; %s; %s)%s", label(g), init, cond, us, braces ? " {" : "");
   Counter *c = &g->ctr[g->nctr++];
   snprintf(c->name, sizeof c->name, "%s", v);
@@ -1565,7 +1633,8 @@ static void gen_loop(G *g) {
   i128 saved = g->mult;
   g->mult *= trips;
   g->ind++;
-  if (braces) gen_block(g, 1 + below(g, 3));
+  if (acc_lhs) gen_acc_body(g, acc_store, acc_lhs);
+  else if (braces) gen_block(g, 1 + below(g, 3));
   else if (chance(g, 70) || d + 1 >= MAX_DEPTH || g->mult * 2 > NEST_WORK) gen_assign(g);
   else gen_loop(g);
   g->ind--;

@@ -89,6 +89,8 @@ typedef enum {
   KG_F_PREDECLARED,  /* loop counters declared before their loops */
   KG_F_TWO_KERNELS,
   KG_F_SCALAR_WRITE, /* a store to a scalar parameter (the kernel's copy) */
+  KG_F_FOLDED_BOUND, /* a loop bound written as constant arithmetic or a cast */
+  KG_F_REDUCTION,    /* P = INIT; then a loop of P += e alone (the check unrolls it) */
   KG_NFEATURES
 } KgFeature;
 

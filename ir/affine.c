@@ -106,10 +106,15 @@ static bool cast_keeps_value(AffCtx *c, const Expr *e) {
 static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
   if (depth > 64 || !type_is_integer(e->type)) return false;
   int64_t v;
-  switch (e->kind) {
-  case EX_INT:
-    sb_printf(sb, "(%lld)", (long long)e->ival);
+  /* a constant subtree is its value as C computes it ((-6) / 6 is -1,
+   * which isl's floor would not give; 0u - 1 wraps) */
+  if (ir_const_int(e, &v)) {
+    sb_printf(sb, "(%lld)", (long long)v);
     return true;
+  }
+  switch (e->kind) {
+  case EX_INT: /* an unsigned literal past INT64_MAX */
+    return false;
   case EX_VAR: {
     if (e->var->kind == VAR_LOOP || e->var->kind == VAR_PARAM) { /* a size is a dimension too (aff_push_sizes) */
       for (int i = 0; i < c->nloops; i++)
@@ -196,9 +201,10 @@ static isl_aff *build_rec(AffCtx *c, isl_local_space *ls, const Expr *e, int dep
   if (depth > 64 || !type_is_integer(e->type)) return NULL;
   int64_t v;
   isl_ctx *ctx = c->ctx;
+  if (ir_const_int(e, &v)) return isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, v));
   switch (e->kind) {
-  case EX_INT:
-    return isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, e->ival));
+  case EX_INT: /* an unsigned literal past INT64_MAX */
+    return NULL;
   case EX_VAR: {
     if (e->var->kind == VAR_LOOP || e->var->kind == VAR_PARAM) {
       for (int i = 0; i < c->nloops; i++)
@@ -548,10 +554,13 @@ static bool interval(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, int dep
     *hi = (int64_t)th;
     return true;
   }
-  switch (e->kind) {
-  case EX_INT:
-    *lo = *hi = e->ival;
+  if (ir_const_int(e, &v)) {
+    *lo = *hi = v;
     return true;
+  }
+  switch (e->kind) {
+  case EX_INT: /* an unsigned literal past INT64_MAX */
+    return false;
   case EX_CAST: {
     if (!type_is_integer(e->type) || !type_is_integer(e->a->type)) return false;
     int64_t tl;
@@ -602,14 +611,14 @@ static bool interval(AffCtx *c, const Expr *e, int64_t *lo, int64_t *hi, int dep
         *hi = a1 >> v;
         return true;
       }
-      if (v == 0) return false;
-      if (v < 0) v = -v;
-      if (e->op == OP_DIV) {
+      if (v == 0 || (v == -1 && a0 == INT64_MIN)) return false;
+      if (e->op == OP_DIV) { /* monotone in the dividend: x / -2 flips the ends */
         *lo = a0 / v;
         *hi = a1 / v;
         if (*lo > *hi) { int64_t t2 = *lo; *lo = *hi; *hi = t2; }
         return true;
       }
+      if (v < 0) v = -v; /* a % b has a's sign, |a % b| < |b| */
       *lo = a0 >= 0 ? 0 : -(v - 1);
       *hi = a1 <= 0 ? 0 : (a1 < v - 1 ? a1 : v - 1);
       if (a0 >= 0 && a1 < v) *lo = a0;

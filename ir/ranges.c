@@ -65,6 +65,10 @@ static IrRange divide(const Expr *e, IrRange a, IrRange b, unsigned *ub) {
   if (holds(b, 0)) *ub |= IR_UB_DIV_ZERO;
   if (t->is_signed && holds(b, -1) && holds(a, ir_range_type(t).lo)) *ub |= IR_UB_OVERFLOW;
   IrWide m = wmax(wabs(a.lo), wabs(a.hi));
+  if (e->op == OP_DIV && !holds(b, 0)) { /* truncation is monotone in each operand: the corners bound it */
+    IrWide q[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
+    return (IrRange){wmin(wmin(q[0], q[1]), wmin(q[2], q[3])), wmax(wmax(q[0], q[1]), wmax(q[2], q[3]))};
+  }
   if (e->op == OP_DIV) return a.lo >= 0 && b.lo >= 0 ? (IrRange){0, a.hi} : (IrRange){-m, m};
   IrWide r = wmax(wabs(b.lo), wabs(b.hi)) - 1; /* |a % b| < |b| and <= |a|, with a's sign */
   if (r < 0) r = 0;

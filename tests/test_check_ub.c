@@ -4,6 +4,7 @@
  * reference and the variants wrapped the same way under tcc, and these
  * kernels passed bit-exact. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "npugen.h"
@@ -31,6 +32,22 @@ Test(check_ub, all_pairs_shortest_paths_overflows) {
         "#pragma npu schedule(apsp, apsp_tiled)\n"
         "#pragma npu split(j, 4, jo, ji)\n",
         "k.c:6:19: error: signed overflow in 'd[i][k] + d[k][j]' (int) with inputs of seed 1");
+}
+
+/* The unrolled accumulation of the reference reads its bounds as C
+ * computes them: a folded bound (16 + 0) is checked as the literal is. */
+Test(check_ub, folded_bound_overflow_is_caught_as_the_literal_one) {
+  for (int folded = 0; folded < 2; folded++) {
+    char src[512];
+    snprintf(src, sizeof src,
+             "void k(const int p[16], int out[1]) {\n"
+             "  out[0] = 0;\n"
+             "  for (int h = %s; h < %s; h++)\n"
+             "    out[0] += p[h] * 268435456;\n"
+             "}\n",
+             folded ? "3 - 3" : "0", folded ? "16 + 0" : "16");
+    check_fails(src, "k.c:4:5: error: signed overflow in 'out[0] += p[h] * 268435456' (int) with inputs of seed 1");
+  }
 }
 
 Test(check_ub, repeated_square_overflows) {
