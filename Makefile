@@ -95,14 +95,19 @@ $(BUILD)/npugen-tests: $(TEST_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
 
 test-build: $(BUILD)/npugen $(BUILD)/npugen-tests
 
-# The README's test command: both builds, whole suite.
+# The README's test command: both builds, whole suite. Each test runs in a
+# process of its own (Criterion forks one per test) and each process,
+# the compilers and npugen runs it starts included, may use at most
+# TEST_CPU_LIMIT seconds of CPU: a hang fails it, while load, which only
+# stretches wall time, cannot (no test has a wall-clock limit).
+TEST_CPU_LIMIT ?= 600
 test: $(DEPS_OK)
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build test-build
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/asan SAN=1 test-build
 	@echo "== normal build =="
-	NPUGEN=build/npugen build/npugen-tests --jobs=$(JOBS)
+	ulimit -t $(TEST_CPU_LIMIT); NPUGEN=build/npugen build/npugen-tests --jobs=$(JOBS)
 	@echo "== ASan+UBSan build =="
-	NPUGEN=build/asan/npugen bash tests/asan_run.sh build/asan/npugen-tests --jobs=$(JOBS)
+	ulimit -t $(TEST_CPU_LIMIT); NPUGEN=build/asan/npugen bash tests/asan_run.sh build/asan/npugen-tests --jobs=$(JOBS)
 	@echo "== smoke runs: $(SMOKE_TARGETS) =="
 	$(MAKE) --no-print-directory $(SMOKE_TARGETS)
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,7 +77,11 @@ bool fork_pool_start(ForkPool *p, int job, int timeout, int (*run)(void *ctx, vo
     setpgid(0, 0); /* a timeout kills the case's compilers too */
     int fd = open(p->stderr_path[job], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) dup2(fd, 2), close(fd);
-    alarm((unsigned)timeout);
+    /* CPU seconds, not wall: a loaded machine stretches a case, never its
+     * CPU time, so only a real hang is "timed out" (SIGXCPU; the hard limit
+     * a second later kills one that ignores it) */
+    struct rlimit cpu = {(rlim_t)timeout, (rlim_t)timeout + 1};
+    setrlimit(RLIMIT_CPU, &cpu);
     int rc = run(ctx, fork_pool_slot(p, job));
     _exit(LEAKED() ? FORK_POOL_LEAK_EXIT : rc);
   }
@@ -116,7 +121,7 @@ void fork_pool_kill_all(ForkPool *p) {
 
 void fork_pool_how(int status, char *how, size_t n) {
   if (WIFSIGNALED(status))
-    snprintf(how, n, "%s", WTERMSIG(status) == SIGALRM ? "timed out" : strsignal(WTERMSIG(status)));
+    snprintf(how, n, "%s", WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL ? "timed out (CPU time)" : strsignal(WTERMSIG(status)));
   else if (WEXITSTATUS(status) == FORK_POOL_LEAK_EXIT)
     snprintf(how, n, "memory leaked");
   else

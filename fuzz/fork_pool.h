@@ -36,7 +36,8 @@ double fork_pool_now(void);
 bool fork_pool_open(ForkPool *p, int jobs, size_t slot_size, const char *stderr_prefix);
 void fork_pool_close(ForkPool *p); /* removes the stderr files */
 void *fork_pool_slot(const ForkPool *p, int job);
-/* Runs run(ctx, slot) in a child for the free job, after alarm(timeout);
+/* Runs run(ctx, slot) in a child for the free job, with a CPU-time limit
+ * of timeout seconds (RLIMIT_CPU: load cannot break it);
  * the child exits with what run returns. */
 bool fork_pool_start(ForkPool *p, int job, int timeout, int (*run)(void *ctx, void *slot), void *ctx);
 bool fork_pool_busy(const ForkPool *p);

@@ -163,6 +163,10 @@ static void compare_outputs(const char *a, const char *b, Diff *d) {
 
 static const char *GCC_FLAGS = "gcc -std=c99 -pedantic-errors -O2 -ffp-contract=off -fno-fast-math -fno-builtin -g "
                                "-fsanitize=undefined,float-cast-overflow,address -fno-sanitize-recover=all -w";
+/* A run stopped by its CPU-time limit (ulimit -t: SIGXCPU, or SIGKILL at
+ * the hard limit), as the shell reports it. */
+static bool timed_out(int rc) { return rc == 128 + SIGXCPU || rc == 128 + SIGKILL; }
+
 static const char *RUN_ENV = "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1";
 
 static void cc_steps(const KgCase *kc, NpgSession *s, Slot *slot, const Options *o) {
@@ -206,8 +210,8 @@ static void cc_steps(const KgCase *kc, NpgSession *s, Slot *slot, const Options 
     goto done;
   }
   set_phase(slot, "runs");
-  int rg = sh(dir, "%s timeout %d ./gcc.exe >gcc.out 2>gcc.err", RUN_ENV, o->run_timeout);
-  int rt = sh(dir, "timeout %d ./tcc.exe >tcc.out 2>tcc.err", o->run_timeout);
+  int rg = sh(dir, "ulimit -t %d; %s ./gcc.exe >gcc.out 2>gcc.err", o->run_timeout, RUN_ENV);
+  int rt = sh(dir, "ulimit -t %d; ./tcc.exe >tcc.out 2>tcc.err", o->run_timeout);
   char *og = read_text(dir, "gcc.out"), *ot = read_text(dir, "tcc.out"), *eg = read_text(dir, "gcc.err"),
        *et = read_text(dir, "tcc.err");
   Diff d;
@@ -226,7 +230,7 @@ static void cc_steps(const KgCase *kc, NpgSession *s, Slot *slot, const Options 
     /* triage: the kernel file as written, built by gcc the same way */
     set_phase(slot, "triage build");
     int bs = sh(dir, "%s -o src.exe driver.c kernel.c -lm >src.log 2>&1", GCC_FLAGS);
-    int rs = bs ? -1 : sh(dir, "%s timeout %d ./src.exe >src.out 2>src.err", RUN_ENV, o->run_timeout);
+    int rs = bs ? -1 : sh(dir, "ulimit -t %d; %s ./src.exe >src.out 2>src.err", o->run_timeout, RUN_ENV);
     char *os = read_text(dir, "src.out"), *es = read_text(dir, "src.err");
     bool san_g = strstr(eg, "runtime error") || strstr(eg, "AddressSanitizer");
     bool san_s = strstr(es, "runtime error") || strstr(es, "AddressSanitizer");
@@ -238,7 +242,7 @@ static void cc_steps(const KgCase *kc, NpgSession *s, Slot *slot, const Options 
     else if (san_g)
       fail(slot, "undefined behaviour in the emitted C only", "gcc's sanitizers on the emitted C:\n%.6000s", eg);
     else if (rg || rt)
-      fail(slot, rt == 124 || rg == 124 ? "timeout" : "run failed",
+      fail(slot, timed_out(rt) || timed_out(rg) ? "timeout (CPU time)" : "run failed",
            "gcc(emitted) exit %d, tcc(source) exit %d, gcc(source) exit %d\n-- gcc stderr:\n%.3000s\n-- tcc stderr:\n%.2000s", rg,
            rt, rs, eg, et);
     else if (!ds.differ && rs == 0)

@@ -109,7 +109,7 @@ ParameterizedTestParameters(fuzz_regressions, file) {
   return cr_make_param_array(Regression, r, (size_t)n, free_regressions);
 }
 
-ParameterizedTest(Regression *reg, fuzz_regressions, file, .timeout = 120) {
+ParameterizedTest(Regression *reg, fuzz_regressions, file) {
   const char *path = reg->path;
   static char expect[MAX_EXPECTS][LINE_SIZE], kernel[1][LINE_SIZE];
   int ne = header_values(path, "Expect", expect, MAX_EXPECTS);

@@ -68,7 +68,7 @@ static bool run_one(uint64_t seed, char *why, size_t n) {
   return ok;
 }
 
-ParameterizedTest(Shard *sh, kernel_random, shard, .timeout = 300) {
+ParameterizedTest(Shard *sh, kernel_random, shard) {
   static char why[24 << 10];
   uint64_t seed0 = 7000003ull * (uint64_t)(sh->shard + 1);
   int failed = 0;

@@ -66,7 +66,7 @@ static void compile_strict(const char *compiler, const char *dir, const char *na
   cr_expect(rc == 0, "%s rejects the emitted %s.c", compiler, name);
 }
 
-ParameterizedTest(KernelFile *f, kernels, roundtrip, .timeout = 120) {
+ParameterizedTest(KernelFile *f, kernels, roundtrip) {
   NpgSession *s = npg_open_file(f->path);
   cr_assert(npg_error_count(s) == 0, "%s refused:\n%s", f->path, npg_errors(s));
   int n = npg_variant_count(s);

@@ -57,7 +57,7 @@ ParameterizedTestParameters(program_random, shard) {
   return cr_make_param_array(Shard, shards, SHARDS, free_shards);
 }
 
-ParameterizedTest(Shard *sh, program_random, shard, .timeout = 600) {
+ParameterizedTest(Shard *sh, program_random, shard) {
   signal(SIGSEGV, print_running);
   signal(SIGBUS, print_running);
   signal(SIGFPE, print_running);

@@ -93,7 +93,7 @@ ParameterizedTestParameters(sched_random, shard) {
   return cr_make_param_array(Shard, shards, SHARDS, free_shards);
 }
 
-ParameterizedTest(Shard *sh, sched_random, shard, .timeout = 600) {
+ParameterizedTest(Shard *sh, sched_random, shard) {
   FileList all = {0};
   list_dir(&all, "tests/kernels");
   list_dir(&all, "examples");

@@ -23,7 +23,7 @@ static unsigned long cycles_of(const char *out, const char *v) {
   return p ? strtoul(p + 5, NULL, 10) : 0;
 }
 
-Test(tune, small_matmul_passes_the_check_and_beats_the_untiled_variant, .timeout = 120) {
+Test(tune, small_matmul_passes_the_check_and_beats_the_untiled_variant) {
   char cmd[1024], out[16384];
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && %s tune %s --seed 7 --trials 24 --jobs 2 -o $d/t.sched 2>&1 && "
@@ -42,7 +42,7 @@ Test(tune, small_matmul_passes_the_check_and_beats_the_untiled_variant, .timeout
 
 /* 24 trials: generation 0 (16, no random choice) and a generation bred
  * with the seed's generator; --jobs 2 runs the same batches as --jobs 1. */
-Test(tune, the_same_seed_gives_the_same_schedule, .timeout = 120) {
+Test(tune, the_same_seed_gives_the_same_schedule) {
   char cmd[1024], out[16384];
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && %s tune %s --seed 3 --trials 24 -o $d/a.sched >/dev/null 2>&1 && "
@@ -52,7 +52,7 @@ Test(tune, the_same_seed_gives_the_same_schedule, .timeout = 120) {
   cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
 }
 
-Test(tune, plan_trials_and_merge, .timeout = 120) {
+Test(tune, plan_trials_and_merge) {
   char cmd[2048], out[16384];
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 6 --trial-timeout 60 2>/dev/null && "
@@ -68,7 +68,7 @@ Test(tune, plan_trials_and_merge, .timeout = 120) {
 /* A results file that does not hold its trial's line, and a file in
  * trials/ that is not a trial of the plan, are named on stderr (before,
  * both were silently counted as not run or left out). */
-Test(tune, merge_names_a_broken_result_and_a_foreign_trial, .timeout = 120) {
+Test(tune, merge_names_a_broken_result_and_a_foreign_trial) {
   char cmd[2048], out[16384];
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 2 >/dev/null 2>&1 && sh $d/p/trials.txt >/dev/null 2>&1 && "
@@ -86,7 +86,7 @@ Test(tune, merge_names_a_broken_result_and_a_foreign_trial, .timeout = 120) {
  * compiler and timed; the winner passes npugen check and the kernel as
  * written is timed for comparison (no timed assertion: which is faster
  * is for bench/tune.sh, the structure is what can be asserted). */
-Test(tune, host_sketch_is_timed_and_its_winner_passes_the_check, .timeout = 120) {
+Test(tune, host_sketch_is_timed_and_its_winner_passes_the_check) {
   char cmd[1024], out[16384];
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && %s tune %s --host --seed 1 --trials 4 --jobs 2 -o $d/h.sched 2>&1 && cat $d/h.sched && "
@@ -109,7 +109,7 @@ Test(tune, host_sketch_is_timed_and_its_winner_passes_the_check, .timeout = 120)
 /* A long reduction: the space has the K-split sketch, and its seed (K in
  * tiles of 1024, each one NU call that accumulates into the output
  * buffer, the init zeroing it first) passes npugen check. */
-Test(tune, long_k_gets_a_k_split_sketch_that_passes_the_check, .timeout = 120) {
+Test(tune, long_k_gets_a_k_split_sketch_that_passes_the_check) {
   char cmd[1024], out[16384];
   const char *longk = "tests/kernels/tune_matmul_longk.c";
   snprintf(cmd, sizeof cmd,
@@ -163,7 +163,7 @@ static int tune_and_check(const char *path, char *out, size_t n) {
  * bands in the input buffer, the vector staged once at the root, each
  * band one NU call. Both forms: y = A x (A in the input buffer) and
  * y = x A (x is then the matmul's A, the matrix in the weight buffer). */
-Test(tune, a_gemv_gets_the_nu_sketch_and_passes_the_check, .timeout = 60) {
+Test(tune, a_gemv_gets_the_nu_sketch_and_passes_the_check) {
   char path[256], out[16384];
   write_kernel("mv.c",
                "#include <stdint.h>\n"
@@ -217,7 +217,7 @@ Test(tune, a_gemv_gets_the_nu_sketch_and_passes_the_check, .timeout = 60) {
  * loop, its init (the window's first element) included, so the sketch
  * that keeps the nest whole vectorizes it; the ones that split the init
  * off find no instruction. */
-Test(tune, a_max_pool_vectorizes_its_whole_window_nest_and_passes_the_check, .timeout = 60) {
+Test(tune, a_max_pool_vectorizes_its_whole_window_nest_and_passes_the_check) {
   char path[256], out[16384];
   write_kernel("mp.c",
                "void mp(const float in[8][16][16], float out[8][8][8]) {\n"
@@ -260,7 +260,7 @@ Test(tune, no_sketch_says_why_for_each) {
 /* npg_simulate, the search's cost, is the figure npugen check reports for
  * the same variant and seed (host code's accesses counted the same way),
  * on NU and VU variants; and it runs no reference. */
-Test(tune, npg_simulate_costs_what_the_check_measures, .timeout = 120) {
+Test(tune, npg_simulate_costs_what_the_check_measures) {
   const char *files[] = {"examples/softmax_npu.c", "examples/dwconv_npu.c", "examples/conv2d_npu.c"};
   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
     NpgSession *s = npg_open_file(files[f]);
@@ -310,7 +310,7 @@ static uint64_t simulated(TuneSpace *sp, const TuneGenome *g, const char *varian
   return r.cycles;
 }
 
-Test(tune, the_vu_estimate_ranks_rows_per_core_and_refuses_what_does_not_fit, .timeout = 60) {
+Test(tune, the_vu_estimate_ranks_rows_per_core_and_refuses_what_does_not_fit) {
   static const char src[] = "void scale(const float X[128][768], float Y[128][768]) {\n"
                             "  for (int r = 0; r < 128; r++)\n"
                             "    for (int c = 0; c < 768; c++)\n"
@@ -345,7 +345,7 @@ Test(tune, the_vu_estimate_ranks_rows_per_core_and_refuses_what_does_not_fit, .t
  * trials run there, the schedule found is one for every size, and its
  * check runs at the file's own size sets. Without --size, with a size
  * missing, unknown or breaking an assumption, it is refused. */
-Test(tune, a_kernel_with_sizes_is_tuned_for_the_size_given, .timeout = 120) {
+Test(tune, a_kernel_with_sizes_is_tuned_for_the_size_given) {
   char path[512], cmd[2048], out[16384];
   write_kernel("sized.c",
                "#include <stdint.h>\n"
