@@ -4,7 +4,7 @@
 #ifndef NPG_EMIT_CHECKED_H
 #define NPG_EMIT_CHECKED_H
 
-#include "lower/check_ref.h" /* CheckedSite */
+#include "ir/checked_ref.h"
 
 typedef struct {
   char *source;       /* the C text */
@@ -12,11 +12,11 @@ typedef struct {
   int nsites;
 } CheckedUnit;
 
-/* Kernel k of module m as written, checked: its thunk
+/* Kernel k of module m as written, checked as ref (lower_check_ref) says: its thunk
  * `void npg_ref_K(void **args)` takes the parameters as check_thunk_text's
  * thunks do, and args[k->nparams], an int *, which gets the number of the
  * site that stopped the run, or 0 when none did. */
-void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out);
+void emit_checked(const Module *m, const Kernel *k, const CheckRef *ref, CheckedUnit *out);
 void emit_checked_free(CheckedUnit *u);
 
 #endif

@@ -261,7 +261,7 @@ struct Annot {
  * passes by value), then the body of the function the call runs, its
  * array parameters replaced by the caller's arrays. Every analysis sees
  * ordinary statements; the emitter prints the block as a call
- * (emit/emit_program.c) while the mark stays (schedule/inline.c drops it). */
+ * (emit/emit_file.c) while the mark stays (schedule/inline.c drops it). */
 typedef struct CallSite CallSite;
 struct CallSite {
   const char *name;        /* the call's name in schedules: its label, or the callee's name */

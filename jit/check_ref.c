@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit/emit_checked.h"
+#include "jit/c_text.h"
 #include "jit/check.h"
 #include "jit/guard.h"
 
@@ -88,7 +88,7 @@ static Compiled *compiled(CheckRefs *c, const Kernel *k) {
   Compiled *u = &c->units[c->nunits++];
   memset(u, 0, sizeof *u);
   u->k = k;
-  emit_checked(c->m, k, &u->code);
+  jit_reference_text(c->m, k, &u->code);
   char err[4096];
   u->unit = tcc_unit_compile(u->code.source, c->m->file, err, sizeof err);
   if (!u->unit)

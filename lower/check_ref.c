@@ -390,7 +390,7 @@ static CkStmt *list(CkLower *c, const Stmt *s) {
 }
 
 void lower_check_ref(const Kernel *k, CheckRef *out) {
-  *out = (CheckRef){0};
+  *out = (CheckRef){.helpers = lower_ck_helpers};
   arena_init(&out->arena, 0);
   CkLower c = {.out = out,
                .counter = calloc((size_t)k->nvars + 1, sizeof(IrRange)),
