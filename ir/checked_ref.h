@@ -1,4 +1,4 @@
-/* The instrumented reference lowered (lower/check_ref.c makes it,
+/* The instrumented reference lowered (lower/ref_lower.c makes it,
  * emit/ref_print.c prints it; docs/check.md): the kernel as written with
  * every decision about its checks made. Which operations are checked
  * (the ranges that rule the others out, ir/ranges.c), the sites their

@@ -2,7 +2,7 @@
  * are made (jit/c_text.h). */
 #include "jit/c_text.h"
 #include "emit/emit.h"
-#include "lower/check_ref.h"
+#include "lower/ref_lower.h"
 
 char *jit_c_source(const LowerUnit *u) {
   LoweredModule m;

@@ -4,7 +4,7 @@
 #ifndef NPG_C_TEXT_H
 #define NPG_C_TEXT_H
 
-#include "emit/emit_checked.h"
+#include "emit/ref_print.h"
 #include "lower/module.h"
 
 /* u's .c and .h text (malloc'ed). */

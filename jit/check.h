@@ -1,5 +1,5 @@
 /* Differential check: the kernel as written, with checked arithmetic (the
- * reference, jit/check_ref.c), and an emitted variant, both JIT-compiled
+ * reference, jit/ref_run.c), and an emitted variant, both JIT-compiled
  * with libtcc, run on the same seeded random inputs; every output element
  * compared. */
 #ifndef NPG_CHECK_H
@@ -91,8 +91,8 @@ typedef struct {
 } CheckReference;
 void check_reference_free(CheckReference *c);
 
-/* jit/check_ref.c: the instrumented reference of each kernel of a module
- * (emit/emit_checked.c), compiled on first use, and its runs, one per
+/* jit/ref_run.c: the instrumented reference of each kernel of a module
+ * (emit/ref_print.c), compiled on first use, and its runs, one per
  * kernel and seed, kept for every variant checked after. */
 typedef struct CheckRefs CheckRefs;
 CheckRefs *check_refs_new(const Module *m);

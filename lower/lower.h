@@ -10,7 +10,7 @@
  * the result statically. The headers a variant includes and the macros
  * its prototype names are decided here too (lower_includes,
  * lower_header_defines); the check's reference is lowered by
- * lower/check_ref.h. emit/ prints what all of these decided.
+ * lower/ref_lower.h. emit/ prints what all of these decided.
  */
 #ifndef NPG_LOWER_H
 #define NPG_LOWER_H

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "npugen.h" /* NPUGEN_VERSION_STRING */
-#include "lower/check_ref.h" /* lower_tcc_mask */
+#include "lower/ref_lower.h" /* lower_tcc_mask */
 #include "lower/module.h"
 #include "lower/padding_assumed.h"
 

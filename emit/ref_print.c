@@ -1,12 +1,12 @@
 /* The instrumented reference printed (docs/check.md): the kernel as
- * written, lowered (ir/checked_ref.h, lower/check_ref.c) with every decision about its
+ * written, lowered (ir/checked_ref.h, lower/ref_lower.c) with every decision about its
  * checks made (which operations are checked, their sites, temporaries,
  * "set" flags, hoisted and stepped addresses, unrolled loops), printed as
  * C that tcc compiles. A failed check stores its site number and longjmps
  * out of the kernel. Operands are parenthesized and every conversion
  * written out, so the text depends neither on C's precedence nor on the
  * compiler re-inserting the implicit conversions. */
-#include "emit/emit_checked.h"
+#include "emit/ref_print.h"
 #include "emit/emit.h"
 
 #include <stdio.h>

@@ -1,14 +1,14 @@
-/* The instrumented reference lowered (lower/check_ref.c, docs/check.md):
+/* The instrumented reference lowered (lower/ref_lower.c, docs/check.md):
  * the kernel as written with every decision about its checks made, for
- * emit/emit_checked.c to print. Which operations are checked (the ranges
+ * emit/ref_print.c to print. Which operations are checked (the ranges
  * that rule the others out, ir/ranges.c), the sites their failures
  * report, the temporaries they need, which locals carry "set" flags,
  * which addresses are hoisted or stepped (lower/check_hoist.c) and which
  * loops run unrolled (lower/check_plan.c) are all here; the printer adds
  * only the text. Sites, temporaries and pointers are numbered in the
  * order the printer meets them. */
-#ifndef NPG_CHECK_REF_H
-#define NPG_CHECK_REF_H
+#ifndef NPG_REF_LOWER_H
+#define NPG_REF_LOWER_H
 
 #include "ir/checked_ref.h"
 #include "ir/ranges.h"

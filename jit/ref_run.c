@@ -1,5 +1,5 @@
 /* The reference of the differential check (docs/check.md): each kernel as
- * written, emitted with checked arithmetic (emit/emit_checked.c) and
+ * written, emitted with checked arithmetic (emit/ref_print.c) and
  * compiled once, then run once per seed; every variant of the kernel is
  * compared with that run. A run fails, for every variant, when a check
  * stops it (undefined behaviour: the message gives the operation's place

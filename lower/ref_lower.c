@@ -1,4 +1,4 @@
-/* The instrumented reference lowered (lower/check_ref.h, docs/check.md):
+/* The instrumented reference lowered (lower/ref_lower.h, docs/check.md):
  * the kernel as written (its IR, every loop in source order, marks
  * ignored), each operation that C leaves undefined given a check:
  *

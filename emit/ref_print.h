@@ -1,8 +1,8 @@
-/* The instrumented reference (emit/emit_checked.c): a kernel as written, in
+/* The instrumented reference (emit/ref_print.c): a kernel as written, in
  * C that tcc compiles, with every operation that can be undefined checked
- * at run time; lowered first (lower/check_ref.c), then printed. */
-#ifndef NPG_EMIT_CHECKED_H
-#define NPG_EMIT_CHECKED_H
+ * at run time; lowered first (lower/ref_lower.c), then printed. */
+#ifndef NPG_REF_PRINT_H
+#define NPG_REF_PRINT_H
 
 #include "ir/checked_ref.h"
 
