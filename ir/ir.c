@@ -160,16 +160,21 @@ Kernel *module_kernel(const Module *m, const char *name) {
   return NULL;
 }
 
-bool ir_trip_count(const Stmt *loop, int64_t *n) {
-  int64_t lo, hi, span;
-  if (loop->kind != ST_FOR || !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;
-  bool up = loop->cmp == OP_LT || loop->cmp == OP_LE, closed = loop->cmp == OP_LE || loop->cmp == OP_GE;
+bool ir_trip_count_between(Op cmp, int64_t step, int64_t lo, int64_t hi, int64_t *n) {
+  int64_t span;
+  bool up = cmp == OP_LT || cmp == OP_LE, closed = cmp == OP_LE || cmp == OP_GE;
   if (up ? __builtin_sub_overflow(hi, lo, &span) : __builtin_sub_overflow(lo, hi, &span)) return false;
   if (closed && __builtin_add_overflow(span, 1, &span)) return false;
-  int64_t st = loop->step > 0 ? loop->step : -loop->step;
-  if (st <= 0) return false;
+  if (step == 0 || step == INT64_MIN) return false;
+  int64_t st = step > 0 ? step : -step;
   *n = span <= 0 ? 0 : span / st + (span % st != 0);
   return true;
+}
+
+bool ir_trip_count(const Stmt *loop, int64_t *n) {
+  int64_t lo, hi;
+  if (loop->kind != ST_FOR || !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;
+  return ir_trip_count_between(loop->cmp, loop->step, lo, hi, n);
 }
 
 bool buffer_symbolic(const Buffer *b) {

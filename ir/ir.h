@@ -438,8 +438,12 @@ Expr *ir_sub(Arena *a, Expr *x, Expr *y, const Type *t);
 Expr *ir_mul_int(Arena *a, Expr *x, int64_t c, const Type *t);
 bool ir_const_int(const Expr *e, int64_t *v);
 /* The number of iterations of loop (ST_FOR) with constant bounds, 0 when
- * it runs none; false when a bound is not constant or the count overflows. */
+ * it runs none; false when a bound is not constant or the count overflows.
+ * The one count of the code base: every pass that needs one calls it. */
 bool ir_trip_count(const Stmt *loop, int64_t *n);
+/* The same of `for (v = lo; v cmp hi; v += step)` with bounds known as
+ * values (a pass that evaluates them itself: lower/sync_check.c). */
+bool ir_trip_count_between(Op cmp, int64_t step, int64_t lo, int64_t hi, int64_t *n);
 /* The coefficient of v in e when e is linear in v (+, -, * by a constant,
  * widening casts); false otherwise. */
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
