@@ -181,16 +181,12 @@ static bool is_local_target(const Expr *e) {
   return e && ((e->kind == EX_VAR && e->var->kind == VAR_LOCAL) || (e->kind == EX_LOAD && e->buf->role == ROLE_LOCAL));
 }
 
-static bool reads_local(const Expr *e) {
-  if (!e) return false;
-  if (is_local_target(e)) return true;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (reads_local(e->idx[i])) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (reads_local(e->args[i])) return true;
-  return reads_local(e->a) || reads_local(e->b) || reads_local(e->c);
+static bool not_local(const Expr *e, void *ctx) {
+  (void)ctx;
+  return !is_local_target(e);
 }
+
+static bool reads_local(const Expr *e) { return !ir_walk_expr(e, not_local, NULL); }
 
 static bool info_visit(Stmt *s, int depth, void *ctx) {
   IrInfo *in = ctx;

@@ -136,15 +136,30 @@ bool ir_stmt_in_scope(const Stmt *st, const char *scope) {
   return false;
 }
 
-bool ir_expr_uses(const Expr *e, const Var *v, const Buffer *b) {
-  if (!e) return false;
-  if ((v && e->kind == EX_VAR && e->var == v) || (b && e->kind == EX_LOAD && e->buf == b)) return true;
+bool ir_walk_expr(const Expr *e, ExprVisitor fn, void *ctx) {
+  if (!e) return true;
+  if (!fn(e, ctx)) return false;
   if (e->kind == EX_LOAD)
     for (int i = 0; i < e->buf->ndim; i++)
-      if (ir_expr_uses(e->idx[i], v, b)) return true;
+      if (!ir_walk_expr(e->idx[i], fn, ctx)) return false;
   for (int i = 0; i < e->nargs; i++)
-    if (ir_expr_uses(e->args[i], v, b)) return true;
-  return ir_expr_uses(e->a, v, b) || ir_expr_uses(e->b, v, b) || ir_expr_uses(e->c, v, b);
+    if (!ir_walk_expr(e->args[i], fn, ctx)) return false;
+  return ir_walk_expr(e->a, fn, ctx) && ir_walk_expr(e->b, fn, ctx) && ir_walk_expr(e->c, fn, ctx);
+}
+
+typedef struct {
+  const Var *v;
+  const Buffer *b;
+} Uses;
+
+static bool not_a_use(const Expr *e, void *ctx) {
+  const Uses *u = ctx;
+  return !((u->v && e->kind == EX_VAR && e->var == u->v) || (u->b && e->kind == EX_LOAD && e->buf == u->b));
+}
+
+bool ir_expr_uses(const Expr *e, const Var *v, const Buffer *b) {
+  Uses u = {v, b};
+  return !ir_walk_expr(e, not_a_use, &u);
 }
 
 bool ir_stmt_uses(const Stmt *s, const Var *v, const Buffer *b) {

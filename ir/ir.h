@@ -518,6 +518,11 @@ Var *ir_new_var(Arena *a, Kernel *k, const char *name, const Type *t, VarKind ki
 void ir_subst_stmt(Arena *a, Stmt *s, const Var *v, const Expr *r);
 Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r);
 
+/* The expression walker every pass uses: visits e and each expression
+ * under it (pre-order: e, a load's indices, a call's arguments, then its
+ * operands a, b, c). Stops when fn returns false, and returns false then. */
+typedef bool (*ExprVisitor)(const Expr *e, void *ctx);
+bool ir_walk_expr(const Expr *e, ExprVisitor fn, void *ctx);
 /* Does e (or statement s's own expressions: bounds, condition, sides,
  * initializers; not its children) mention variable v or array b? Either may
  * be NULL. */
