@@ -11,15 +11,13 @@
 #include <string.h>
 
 #include "emit/emit.h"
-#include "lower/lower.h"
-#include "lower/padding_assumed.h"
 
-/* What the printer keeps: the unit, and where it writes. */
+/* What the printer keeps: the function it prints, its module, and where
+ * it writes. */
 typedef struct {
   StrBuf *sb;
-  const EmitUnit *u;
-  bool cu_hooks;    /* host code's accesses through npu_cu_access (an NPU variant, for the check) */
-  bool local_ddr;   /* the check's C of a program: local arrays declared to the simulator (a callee's DMA may reach them) */
+  const LoweredModule *m;
+  const LoweredFunction *f;
 } Emit;
 
 /* ---------------- pieces ---------------- */
@@ -32,7 +30,7 @@ void emit_array_decl(StrBuf *sb, const Buffer *b) {
 /* `const float A[restrict M][512]`: restrict where the kernel declared it
  * or the unit assumes no aliasing (docs/schedules.md says why that is
  * sound only for arrays that do not overlap). */
-static void emit_param_array(StrBuf *sb, const Buffer *b, bool assume_no_alias, bool tcc) {
+static void emit_param_array(StrBuf *sb, const Buffer *b, const char *const *macro, bool assume_no_alias, bool tcc) {
   bool restrict_ = b->is_restrict || assume_no_alias;
   if (tcc && buffer_rows_symbolic(b)) { /* flat for tcc (emit_cu_hooks.c) */
     sb_printf(sb, "%s%s *%s%s", b->is_const ? "const " : "", b->elem->name, restrict_ ? "restrict " : "", b->name);
@@ -43,19 +41,20 @@ static void emit_param_array(StrBuf *sb, const Buffer *b, bool assume_no_alias, 
     sb_puts(sb, i == 0 && restrict_ ? "[restrict " : "[");
     if (b->extent[i] && tcc) ; /* tcc refuses `A[n]` after `int n`: the first extent, the only one, left out */
     else if (b->extent[i]) ir_print_expr(sb, b->extent[i]);
-    else if (lower_extent_macro(b, i)) sb_puts(sb, lower_extent_macro(b, i));
+    else if (macro[i]) sb_puts(sb, macro[i]);
     else sb_printf(sb, "%lld", (long long)b->shape[i]);
     sb_putc(sb, ']');
   }
 }
 
-void emit_prototype(StrBuf *sb, const EmitUnit *u) {
-  sb_printf(sb, "void %s(", u->name);
-  if (!u->k->params) sb_puts(sb, "void");
-  for (const Param *p = u->k->params; p; p = p->next) {
-    if (p != u->k->params) sb_puts(sb, ", ");
+void emit_prototype(StrBuf *sb, const LoweredFunction *f) {
+  sb_printf(sb, "void %s(", f->name);
+  if (!f->k->params) sb_puts(sb, "void");
+  int i = 0;
+  for (const Param *p = f->k->params; p; p = p->next, i++) {
+    if (p != f->k->params) sb_puts(sb, ", ");
     if (p->buf)
-      emit_param_array(sb, p->buf, u->assume_no_alias, u->tcc);
+      emit_param_array(sb, p->buf, f->extent_macro + i * IR_MAX_DIMS, f->all_restrict, f->flat_params);
     else
       sb_printf(sb, "%s%s %s", p->var->is_const ? "const " : "", p->var->type->name, p->var->name);
   }
@@ -99,13 +98,8 @@ static void emit_for_header(Emit *em, const Stmt *s) {
     sb_printf(sb, "; %s -= %lld)", v, (long long)-s->step);
 }
 
-/* An expression the host evaluates: through the check's hooks when on. */
-static void print_value(const Emit *em, const Expr *e) {
-  if (em->cu_hooks) emit_cu_expr(em->sb, e);
-  else if (em->u->cu_hooks) emit_check_expr(em->sb, e);
-  else if (em->u->tcc) emit_tcc_expr(em->sb, e);
-  else ir_print_expr(em->sb, e);
-}
+/* An expression the host evaluates: spelled as the function's C wants. */
+static void print_value(const Emit *em, const Expr *e) { emit_host_expr(em->sb, em->m, em->f, e); }
 
 static void emit_if(Emit *em, const Stmt *s, int ind) {
   StrBuf *sb = em->sb;
@@ -170,13 +164,11 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
  * (so -Wunknown-pragmas stays quiet and the meaning cannot change), after
  * the note of a vectorized nest that no VU instruction computes. */
 static void emit_loop_hint(Emit *em, const Stmt *s, int ind) {
-  StrBuf note;
-  sb_init(&note);
-  if (lower_vec_note(s, &note)) {
-    sb_indent(em->sb, ind);
-    sb_printf(em->sb, "/* %s */\n", note.data);
-  }
-  sb_free(&note);
+  for (int i = 0; i < em->f->nnotes; i++)
+    if (em->f->notes[i].loop == s) {
+      sb_indent(em->sb, ind);
+      sb_printf(em->sb, "/* %s */\n", em->f->notes[i].text);
+    }
   const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
   if (p) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
 }
@@ -303,7 +295,7 @@ static void emit_loop(Emit *em, const Stmt *s, int ind) {
   sb_puts(em->sb, "}\n");
 }
 
-/* A marked call (CallSite): a call of the function emit_program.c defines. */
+/* A marked call (CallSite): a call of the function emit_file.c defines. */
 static void emit_call(Emit *em, const Stmt *s, int ind) {
   const CallSite *c = s->call;
   sb_indent(em->sb, ind);
@@ -343,7 +335,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
       }
       sb_indent(sb, ind);
       sb_puts(sb, "{");
-      if (s->note) sb_printf(sb, " /* %s */", s->note); /* lower_order's */
+      if (s->note) sb_printf(sb, " /* %s */", s->note); /* the permuted order's */
       sb_putc(sb, '\n');
       emit_stmts(em, s->body, ind + 1);
       sb_indent(sb, ind);
@@ -359,8 +351,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
       break;
     case ST_ASSIGN:
       sb_indent(sb, ind);
-      if (em->cu_hooks) emit_cu_store(sb, s->lhs, s->op);
-      else print_value(em, s->lhs);
+      emit_host_store(sb, em->m, em->f, s->lhs, s->op);
       sb_printf(sb, " %s= ", op_spelling(s->op));
       print_value(em, s->rhs);
       sb_putc(sb, ';');
@@ -383,7 +374,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
           sb_putc(sb, '}');
         }
         sb_puts(sb, ";\n");
-        if (em->local_ddr) emit_check_ddr(sb, s->buf, ind); /* at any depth: a call in a loop may get it */
+        if (em->f->local_ddr) emit_check_ddr(sb, s->buf, ind); /* at any depth: a call in a loop may get it */
       } else {
         sb_printf(sb, "%s%s %s", s->var->is_const ? "const " : "", s->var->type->name, s->var->name);
         if (s->init) {
@@ -397,46 +388,14 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
   }
 }
 
-/* NPUGEN_ASSUME(...) for each test lower_entry_tests lists. */
-static void emit_assumptions(StrBuf *sb, const Kernel *k) {
-  EntryTest *t;
-  int n = lower_entry_tests(k, &t);
-  for (int i = 0; i < n; i++) {
+/* NPUGEN_ASSUME(...) for each of f's entry tests. */
+static void emit_assumptions(StrBuf *sb, const LoweredFunction *f) {
+  for (int i = 0; i < f->ntests; i++) {
     sb_puts(sb, "  NPUGEN_ASSUME(");
-    ir_print_expr(sb, t[i].cond);
-    if (t[i].extent_of) sb_printf(sb, " >= 1); /* an extent of %s */\n", t[i].extent_of->name);
+    ir_print_expr(sb, f->tests[i].cond);
+    if (f->tests[i].extent_of) sb_printf(sb, " >= 1); /* an extent of %s */\n", f->tests[i].extent_of->name);
     else sb_puts(sb, ");\n");
   }
-  free(t);
-}
-
-void emit_block_comment(StrBuf *sb, const char *text) {
-  const char *nl = strchr(text, '\n');
-  if (!nl) {
-    sb_printf(sb, "/* %s */\n", text);
-    return;
-  }
-  sb_puts(sb, "/* ");
-  sb_putn(sb, text, (size_t)(nl - text) + 1);
-  sb_lines(sb, nl + 1, " * ");
-  sb_puts(sb, " */\n");
-}
-
-static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
-  sb_printf(sb, "/* %s generated by npugen %s from %s. Do not edit.\n", what, NPUGEN_VERSION,
-            u->m->file);
-  sb_printf(sb, " * Kernel: %s (%s:%d)\n", u->k->name, u->m->file, u->k->loc.line);
-  if (u->schedule && *u->schedule) {
-    if (u->target) sb_printf(sb, " * Target: %s\n", u->target->name);
-    sb_printf(sb, " * Schedule %s:\n", u->name);
-    sb_lines(sb, u->schedule, " *   ");
-  } else {
-    sb_puts(sb, " * Schedule: none (the kernel as written)\n");
-  }
-  char *padding = lower_padding_assumed(u->k, true);
-  sb_lines(sb, padding, " * ");
-  free(padding);
-  sb_puts(sb, " */\n");
 }
 
 /* The lowered IR failed its synchronisation check (an npugen bug; a
@@ -451,73 +410,18 @@ static void internal_error(StrBuf *sb, const char *why) {
   sb_puts(sb, "\"\n");
 }
 
-/* The defines of m that want marks (malloc'ed, freed here), in order, a
- * blank line after any; in a header (guard), each typedef under its
- * guard: two variants' headers in one file, and C99 refuses a typedef twice. */
-static void print_defines(StrBuf *sb, const Module *m, bool *want, bool guard) {
-  int i = 0, printed = 0;
-  for (const Define *d = m->defines; d; d = d->next, i++) {
-    if (!want[i]) continue;
-    if (guard && d->is_typedef) sb_printf(sb, "#ifndef NPUGEN_TYPE_%s\n#define NPUGEN_TYPE_%s\n", d->name, d->name);
-    ir_define_text(sb, d);
-    sb_putc(sb, '\n');
-    if (guard && d->is_typedef) sb_puts(sb, "#endif\n");
-    printed++;
-  }
-  if (printed) sb_putc(sb, '\n');
-  free(want);
-}
-
-char *emit_c_source(const EmitUnit *u) {
-  StrBuf sb;
-  sb_init(&sb);
-  header_comment(&sb, u, "C99");
-  Includes n = lower_includes(u->k, false);
-  lower_includes_typedefs(u->m, &n);
-  if (n.math) sb_puts(&sb, "#include <math.h>\n");
-  if (n.stdint) sb_puts(&sb, "#include <stdint.h>\n");
-  if (n.stdlib) sb_puts(&sb, "#include <stdlib.h>\n");
-  if (n.npu) sb_puts(&sb, "#include \"npu_intrinsics.h\"\n");
-  if (n.math || n.stdint || n.stdlib || n.npu) sb_putc(&sb, '\n');
-  print_defines(&sb, u->m, lower_source_defines(u->m, u->k, false, false), false);
-  if (u->own_header) sb_printf(&sb, "#include \"%s.h\"\n\n", u->name);
-  print_defines(&sb, u->m, lower_source_defines(u->m, u->k, true, u->own_header), false);
-  const char *assume = lower_assume_macro(u->k, u->tcc);
-  if (assume) sb_puts(&sb, assume);
-  emit_program_functions(&sb, u, n.npu);
-  emit_c_function(&sb, u, n.npu);
-  emit_layout_helpers(&sb, u);
-  return sb_take(&sb);
-}
-
-void emit_c_function(StrBuf *sb, const EmitUnit *u, bool npu) {
-  Emit em = {.sb = sb, .u = u};
-  em.cu_hooks = u->cu_hooks && npu;
-  em.local_ddr = em.cu_hooks && lower_declares_locals(u->k);
-  emit_prototype(sb, u);
+void emit_c_function(StrBuf *sb, const LoweredModule *m, const LoweredFunction *f) {
+  Emit em = {.sb = sb, .m = m, .f = f};
+  emit_prototype(sb, f);
   sb_puts(sb, " {\n");
-  emit_assumptions(sb, u->k);
-  if (u->lower_error && *u->lower_error) internal_error(sb, u->lower_error);
-  emit_stmts(&em, u->lowered->body->body, 1);
+  emit_assumptions(sb, f);
+  if (f->sync_error) internal_error(sb, f->sync_error);
+  emit_stmts(&em, f->body, 1);
   sb_puts(sb, "}\n");
 }
 
-char *emit_c_header(const EmitUnit *u) {
-  StrBuf sb;
-  sb_init(&sb);
-  header_comment(&sb, u, "Header");
-  char *guard = lower_header_guard(u->name);
-  sb_printf(&sb, "#ifndef %s\n#define %s\n\n", guard, guard);
-  free(guard);
-  if (lower_includes(u->k, true).stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
-  print_defines(&sb, u->m, lower_header_defines(u->m, u->k), true);
-  char *padding = lower_padding_assumed(u->k, false);
-  for (char *line = padding, *end; (end = strchr(line, '\n')); line = end + 1) /* a comment each */
-    sb_printf(&sb, "/* %.*s */\n", (int)(end - line), line);
-  free(padding);
-  emit_prototype(&sb, u);
-  sb_puts(&sb, ";\n\n");
-  emit_layout_prototypes(&sb, u);
-  sb_printf(&sb, "#endif\n");
-  return sb_take(&sb);
+void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind) {
+  sb_indent(sb, ind);
+  sb_printf(sb, "{ void npg_check_ddr(const void *, unsigned long, const char *); npg_check_ddr(%s, sizeof %s, \"%s\"); }\n",
+            b->name, b->name, b->name);
 }

@@ -5,10 +5,22 @@
  * (*(const T *)npu_cu_access(&X, sizeof(T), NPU_CU_READ)), evaluated
  * exactly when X would be (under ?: and && too). Locals of the host (C
  * scalars and arrays) are not instrumented: no DMA can touch them
- * (lower_cu_hooked decides). */
+ * (the lowering lists the hooked buffers: LoweredFunction.hooked). */
 #include "emit/emit.h"
-#include "lower/check_ref.h"
-#include "lower/lower.h"
+
+/* What the hooks read: the module (its tcc masks) and the function (its
+ * hooked buffers). */
+typedef struct {
+  const LoweredModule *m;
+  const LoweredFunction *f;
+} Spell;
+
+static bool hooked(const ExprHook *h, const Buffer *b) {
+  const Spell *s = h->ctx;
+  for (int i = 0; i < s->f->nhooked; i++)
+    if (s->f->hooked[i] == b) return true;
+  return false;
+}
 
 /* tcc (0.9.27) gets the stride of a pointer to a variable-length row
  * wrong, so in the C that tcc compiles an array whose rows are sized by
@@ -51,7 +63,7 @@ static void access(StrBuf *sb, const Expr *load, const ExprHook *h, const char *
 }
 
 static bool hook_load(StrBuf *sb, const Expr *load, const ExprHook *h) {
-  if (!lower_cu_hooked(load->buf)) return false;
+  if (!hooked(h, load->buf)) return false;
   sb_putc(sb, '(');
   access(sb, load, h, "NPU_CU_READ", true);
   sb_putc(sb, ')');
@@ -59,7 +71,8 @@ static bool hook_load(StrBuf *sb, const Expr *load, const ExprHook *h) {
 }
 
 static bool hook_cast(StrBuf *sb, const Expr *cast, const ExprHook *h) {
-  const char *mask = lower_tcc_mask(cast);
+  const Spell *s = h->ctx;
+  const char *mask = s->m->tcc_mask[cast->a->type->kind][cast->type->kind];
   if (!mask) return false;
   sb_printf(sb, "(%s)((", cast->type->name);
   ir_print_expr_hooked(sb, cast->a, h);
@@ -67,18 +80,25 @@ static bool hook_cast(StrBuf *sb, const Expr *cast, const ExprHook *h) {
   return true;
 }
 
-static const ExprHook hook = {hook_load, hook_cast, NULL};
-static const ExprHook casts_only = {flat_load, hook_cast, NULL};
-static const ExprHook flat_only = {flat_load, NULL, NULL};
-
-void emit_cu_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &hook); }
-void emit_check_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &casts_only); }
-void emit_tcc_expr(StrBuf *sb, const Expr *e) { ir_print_expr_hooked(sb, e, &flat_only); }
-
-void emit_cu_store(StrBuf *sb, const Expr *lhs, Op op) {
-  if (lhs->kind != EX_LOAD || !lower_cu_hooked(lhs->buf)) {
-    ir_print_expr_hooked(sb, lhs, &hook);
-    return;
+void emit_host_expr(StrBuf *sb, const LoweredModule *m, const LoweredFunction *f, const Expr *e) {
+  Spell s = {m, f};
+  ExprHook hooks = {hook_load, hook_cast, &s}, casts = {flat_load, hook_cast, &s}, flat = {flat_load, NULL, &s};
+  switch (f->spelling) {
+  case SPELL_CU_HOOKS: ir_print_expr_hooked(sb, e, &hooks); return;
+  case SPELL_CHECK: ir_print_expr_hooked(sb, e, &casts); return;
+  case SPELL_TCC: ir_print_expr_hooked(sb, e, &flat); return;
+  case SPELL_PLAIN: ir_print_expr(sb, e); return;
   }
-  access(sb, lhs, &hook, op == OP_NONE ? "NPU_CU_WRITE" : "NPU_CU_UPDATE", false);
+}
+
+void emit_host_store(StrBuf *sb, const LoweredModule *m, const LoweredFunction *f, const Expr *lhs, Op op) {
+  Spell s = {m, f};
+  ExprHook hooks = {hook_load, hook_cast, &s};
+  if (f->spelling != SPELL_CU_HOOKS) {
+    emit_host_expr(sb, m, f, lhs);
+  } else if (lhs->kind != EX_LOAD || !hooked(&hooks, lhs->buf)) {
+    ir_print_expr_hooked(sb, lhs, &hooks);
+  } else {
+    access(sb, lhs, &hooks, op == OP_NONE ? "NPU_CU_WRITE" : "NPU_CU_UPDATE", false);
+  }
 }

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "emit/emit.h"
+#include "jit/c_text.h"
 #include "frontend/frontend.h"
 #include "jit/check.h"
 #include "jit/tcc_unit.h"
@@ -181,16 +181,12 @@ static bool is_local_target(const Expr *e) {
   return e && ((e->kind == EX_VAR && e->var->kind == VAR_LOCAL) || (e->kind == EX_LOAD && e->buf->role == ROLE_LOCAL));
 }
 
-static bool reads_local(const Expr *e) {
-  if (!e) return false;
-  if (is_local_target(e)) return true;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (reads_local(e->idx[i])) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (reads_local(e->args[i])) return true;
-  return reads_local(e->a) || reads_local(e->b) || reads_local(e->c);
+static bool not_local(const Expr *e, void *ctx) {
+  (void)ctx;
+  return !is_local_target(e);
 }
+
+static bool reads_local(const Expr *e) { return !ir_walk_expr(e, not_local, NULL); }
 
 static bool info_visit(Stmt *s, int depth, void *ctx) {
   IrInfo *in = ctx;
@@ -1080,7 +1076,7 @@ static bool strict_compile(const char *cc, const char *src, StrBuf *msg) {
   return ok;
 }
 
-static void run_emitted(SgFile *f, Sched *s, const Kernel *k, const SgOptions *opt, SgCase *c, const EmitUnit *u0);
+static void run_emitted(SgFile *f, Sched *s, const Kernel *k, const SgOptions *opt, SgCase *c, const LowerUnit *u0);
 
 static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions *opt, SgCase *c) {
   /* static checks first: a variant that overflows or blows up is not run */
@@ -1109,7 +1105,7 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
   Arena low; /* the lowering, its synchronisation checked: a failure is printed as an #error */
   arena_init(&low, 0);
   char sync[600];
-  EmitUnit u = {.m = f->m, .k = s->k, .name = c->variant, .schedule = sched, .target = &s->target,
+  LowerUnit u = {.m = f->m, .k = s->k, .name = c->variant, .schedule = sched, .target = &s->target,
                 .order = EMIT_ORDER_SOURCE, .lower_error = sync};
   u.lowered = lower_for_order(&low, s->k, NULL, &s->target, EMIT_ORDER_SOURCE, sync, sizeof sync);
   run_emitted(f, s, k, opt, c, &u);
@@ -1118,10 +1114,10 @@ static void check_variant(SgFile *f, Sched *s, const Kernel *k, const SgOptions 
 
 /* The variant's C (u) emitted twice alike, run in every order against
  * the kernel as written, and compiled with strict flags when asked. */
-static void run_emitted(SgFile *f, Sched *s, const Kernel *k, const SgOptions *opt, SgCase *c, const EmitUnit *u0) {
-  EmitUnit u = *u0;
-  c->emitted = emit_c_source(&u);
-  char *again = emit_c_source(&u);
+static void run_emitted(SgFile *f, Sched *s, const Kernel *k, const SgOptions *opt, SgCase *c, const LowerUnit *u0) {
+  LowerUnit u = *u0;
+  c->emitted = jit_c_source(&u);
+  char *again = jit_c_source(&u);
   if (strcmp(c->emitted, again)) fail(c, "emission is not deterministic: two emissions of the same IR differ");
   free(again);
   if (c->outcome == SG_FAILED) return;

@@ -136,15 +136,30 @@ bool ir_stmt_in_scope(const Stmt *st, const char *scope) {
   return false;
 }
 
-bool ir_expr_uses(const Expr *e, const Var *v, const Buffer *b) {
-  if (!e) return false;
-  if ((v && e->kind == EX_VAR && e->var == v) || (b && e->kind == EX_LOAD && e->buf == b)) return true;
+bool ir_walk_expr(const Expr *e, ExprVisitor fn, void *ctx) {
+  if (!e) return true;
+  if (!fn(e, ctx)) return false;
   if (e->kind == EX_LOAD)
     for (int i = 0; i < e->buf->ndim; i++)
-      if (ir_expr_uses(e->idx[i], v, b)) return true;
+      if (!ir_walk_expr(e->idx[i], fn, ctx)) return false;
   for (int i = 0; i < e->nargs; i++)
-    if (ir_expr_uses(e->args[i], v, b)) return true;
-  return ir_expr_uses(e->a, v, b) || ir_expr_uses(e->b, v, b) || ir_expr_uses(e->c, v, b);
+    if (!ir_walk_expr(e->args[i], fn, ctx)) return false;
+  return ir_walk_expr(e->a, fn, ctx) && ir_walk_expr(e->b, fn, ctx) && ir_walk_expr(e->c, fn, ctx);
+}
+
+typedef struct {
+  const Var *v;
+  const Buffer *b;
+} Uses;
+
+static bool not_a_use(const Expr *e, void *ctx) {
+  const Uses *u = ctx;
+  return !((u->v && e->kind == EX_VAR && e->var == u->v) || (u->b && e->kind == EX_LOAD && e->buf == u->b));
+}
+
+bool ir_expr_uses(const Expr *e, const Var *v, const Buffer *b) {
+  Uses u = {v, b};
+  return !ir_walk_expr(e, not_a_use, &u);
 }
 
 bool ir_stmt_uses(const Stmt *s, const Var *v, const Buffer *b) {
@@ -160,16 +175,21 @@ Kernel *module_kernel(const Module *m, const char *name) {
   return NULL;
 }
 
-bool ir_trip_count(const Stmt *loop, int64_t *n) {
-  int64_t lo, hi, span;
-  if (loop->kind != ST_FOR || !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;
-  bool up = loop->cmp == OP_LT || loop->cmp == OP_LE, closed = loop->cmp == OP_LE || loop->cmp == OP_GE;
+bool ir_trip_count_between(Op cmp, int64_t step, int64_t lo, int64_t hi, int64_t *n) {
+  int64_t span;
+  bool up = cmp == OP_LT || cmp == OP_LE, closed = cmp == OP_LE || cmp == OP_GE;
   if (up ? __builtin_sub_overflow(hi, lo, &span) : __builtin_sub_overflow(lo, hi, &span)) return false;
   if (closed && __builtin_add_overflow(span, 1, &span)) return false;
-  int64_t st = loop->step > 0 ? loop->step : -loop->step;
-  if (st <= 0) return false;
+  if (step == 0 || step == INT64_MIN) return false;
+  int64_t st = step > 0 ? step : -step;
   *n = span <= 0 ? 0 : span / st + (span % st != 0);
   return true;
+}
+
+bool ir_trip_count(const Stmt *loop, int64_t *n) {
+  int64_t lo, hi;
+  if (loop->kind != ST_FOR || !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;
+  return ir_trip_count_between(loop->cmp, loop->step, lo, hi, n);
 }
 
 bool buffer_symbolic(const Buffer *b) {

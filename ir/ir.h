@@ -261,7 +261,7 @@ struct Annot {
  * passes by value), then the body of the function the call runs, its
  * array parameters replaced by the caller's arrays. Every analysis sees
  * ordinary statements; the emitter prints the block as a call
- * (emit/emit_program.c) while the mark stays (schedule/inline.c drops it). */
+ * (emit/emit_file.c) while the mark stays (schedule/inline.c drops it). */
 typedef struct CallSite CallSite;
 struct CallSite {
   const char *name;        /* the call's name in schedules: its label, or the callee's name */
@@ -438,8 +438,12 @@ Expr *ir_sub(Arena *a, Expr *x, Expr *y, const Type *t);
 Expr *ir_mul_int(Arena *a, Expr *x, int64_t c, const Type *t);
 bool ir_const_int(const Expr *e, int64_t *v);
 /* The number of iterations of loop (ST_FOR) with constant bounds, 0 when
- * it runs none; false when a bound is not constant or the count overflows. */
+ * it runs none; false when a bound is not constant or the count overflows.
+ * The one count of the code base: every pass that needs one calls it. */
 bool ir_trip_count(const Stmt *loop, int64_t *n);
+/* The same of `for (v = lo; v cmp hi; v += step)` with bounds known as
+ * values (a pass that evaluates them itself: lower/sync_check.c). */
+bool ir_trip_count_between(Op cmp, int64_t step, int64_t lo, int64_t hi, int64_t *n);
 /* The coefficient of v in e when e is linear in v (+, -, * by a constant,
  * widening casts); false otherwise. */
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
@@ -514,6 +518,11 @@ Var *ir_new_var(Arena *a, Kernel *k, const char *name, const Type *t, VarKind ki
 void ir_subst_stmt(Arena *a, Stmt *s, const Var *v, const Expr *r);
 Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r);
 
+/* The expression walker every pass uses: visits e and each expression
+ * under it (pre-order: e, a load's indices, a call's arguments, then its
+ * operands a, b, c). Stops when fn returns false, and returns false then. */
+typedef bool (*ExprVisitor)(const Expr *e, void *ctx);
+bool ir_walk_expr(const Expr *e, ExprVisitor fn, void *ctx);
 /* Does e (or statement s's own expressions: bounds, condition, sides,
  * initializers; not its children) mention variable v or array b? Either may
  * be NULL. */

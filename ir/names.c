@@ -95,7 +95,7 @@ static void check_block(Names *s, const Stmt *b) {
   close_scope(s);
 }
 
-/* A marked call is emitted as `fn(args)` (emit/emit_program.c): only its
+/* A marked call is emitted as `fn(args)` (emit/emit_file.c): only its
  * arguments are names here; its body is another function's C. */
 static void check_call(Names *s, const Stmt *c) {
   for (int i = 0; i < c->call->nparams; i++) {

@@ -1,5 +1,5 @@
 /* Differential check: the kernel as written, with checked arithmetic (the
- * reference, jit/check_ref.c), and an emitted variant, both JIT-compiled
+ * reference, jit/ref_run.c), and an emitted variant, both JIT-compiled
  * with libtcc, run on the same seeded random inputs; every output element
  * compared. */
 #ifndef NPG_CHECK_H
@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "emit/emit.h"
+#include "jit/c_text.h"
 #include "ir/check_spec.h"
 #include "ir/ir.h"
 #include "jit/tcc_unit.h"
@@ -91,8 +91,8 @@ typedef struct {
 } CheckReference;
 void check_reference_free(CheckReference *c);
 
-/* jit/check_ref.c: the instrumented reference of each kernel of a module
- * (emit/emit_checked.c), compiled on first use, and its runs, one per
+/* jit/ref_run.c: the instrumented reference of each kernel of a module
+ * (emit/ref_print.c), compiled on first use, and its runs, one per
  * kernel and seed, kept for every variant checked after. */
 typedef struct CheckRefs CheckRefs;
 CheckRefs *check_refs_new(const Module *m);
@@ -157,7 +157,7 @@ void check_summary(const Kernel *ir, CheckResult *r);
 /* Checks unit u's variant (of reference kernel k, whose runs refs keeps)
  * once per order in `orders` (0: the source order alone), emitting its C
  * in each, with the check's hooks on host code's accesses
- * (EmitUnit.cu_hooks). An order whose
+ * (LowerUnit.cu_hooks). An order whose
  * C is the same as one run already (no marked loop was permuted) is not
  * run again. Stops at the first run that fails or is not run, and r is
  * that run's (its message names a permuted order); else r is the first
@@ -168,9 +168,9 @@ const CheckSpec *check_size_specs(const Kernel *k, const SizeSet *set, const Che
                                   CheckSpec fixed[IR_MAX_SIZES]);
 /* check_run_orders for a variant of kernel k (of module m) that has
  * symbolic sizes: at each of its size sets (jit/check_sizes.c). */
-void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsigned orders, const CheckOptions *o,
+void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsigned orders, const CheckOptions *o,
                      CheckResult *r);
-void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsigned orders,
+void check_run_orders(const Kernel *k, const LowerUnit *u, CheckRefs *refs, unsigned orders,
                       const CheckOptions *o, CheckResult *r);
 
 #endif

@@ -19,10 +19,10 @@
  * the time of the longer. With a trace it runs first: only a run that is
  * compared writes one. */
 /* The IR a run allocates and compares by: the variant's, or at one size
- * set for a kernel with symbolic sizes (EmitUnit.sized). */
-static const Kernel *run_ir(const EmitUnit *u) { return u->sized ? u->sized : u->k; }
+ * set for a kernel with symbolic sizes (LowerUnit.sized). */
+static const Kernel *run_ir(const LowerUnit *u) { return u->sized ? u->sized : u->k; }
 
-static const CheckReference *run_in_order(const EmitUnit *u, const char *text, const Kernel *k, CheckRefs *refs,
+static const CheckReference *run_in_order(const LowerUnit *u, const char *text, const Kernel *k, CheckRefs *refs,
                                           const CheckOptions *o, CheckResult *r) {
   CheckResult failed;
   memset(&failed, 0, sizeof failed);
@@ -86,16 +86,16 @@ static bool free_int_scalar(const Kernel *k, const CheckSpec *specs) {
  * domain (a requantize's multiplier). Where the kernel as written is
  * undefined or non-finite there, nothing can be compared, and the summary
  * says so. */
-static void run_at_scalar_ends(const Kernel *k, const EmitUnit *u, CheckRefs *refs, const CheckOptions *o,
+static void run_at_scalar_ends(const Kernel *k, const LowerUnit *u, CheckRefs *refs, const CheckOptions *o,
                                CheckResult *r) {
   CheckOptions ends = *o;
   ends.scalar_ends = true;
   ends.trace_path = NULL;
   CheckResult got;
-  EmitUnit in = *u;
+  LowerUnit in = *u;
   in.order = EMIT_ORDER_SOURCE;
   in.cu_hooks = true;
-  char *text = emit_c_source(&in);
+  char *text = jit_c_source(&in);
   const CheckReference *cref = run_in_order(&in, text, k, refs, &ends, &got);
   free(text);
   size_t len = strlen(r->summary);
@@ -112,7 +112,7 @@ static void run_at_scalar_ends(const Kernel *k, const EmitUnit *u, CheckRefs *re
 /* A later order's run: compiled here, run in a thread of its own beside
  * another, compared after both. */
 typedef struct {
-  EmitUnit in;
+  LowerUnit in;
   const char *text;
   const Kernel *k;
   CheckOptions o;
@@ -131,7 +131,7 @@ static void *order_exec(void *arg) {
   return NULL;
 }
 
-static void order_compile(OrderRun *x, const Kernel *k, const EmitUnit *u, EmitOrder ord, const char *text,
+static void order_compile(OrderRun *x, const Kernel *k, const LowerUnit *u, EmitOrder ord, const char *text,
                           const CheckOptions *o) {
   memset(x, 0, sizeof *x);
   x->in = *u;
@@ -163,7 +163,7 @@ static void order_finish(OrderRun *x, const CheckReference *cref) {
 /* The permuted orders after the first: each compared with cref; two at a
  * time when the arrays of both runs and the reference's fit in the
  * check's memory. Returns the index of the first that failed, n if none. */
-static int run_later_orders(const Kernel *k, const EmitUnit *u, const CheckReference *cref, EmitOrder *ords,
+static int run_later_orders(const Kernel *k, const LowerUnit *u, const CheckReference *cref, EmitOrder *ords,
                             char **texts, int n, const CheckOptions *o, OrderRun *runs) {
   uint64_t max_bytes = o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES;
   bool pairs = check_run_bytes(k, run_ir(u)) / 2 * 3 <= max_bytes;
@@ -187,7 +187,7 @@ static int run_later_orders(const Kernel *k, const EmitUnit *u, const CheckRefer
   return n;
 }
 
-void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsigned orders,
+void check_run_orders(const Kernel *k, const LowerUnit *u, CheckRefs *refs, unsigned orders,
                       const CheckOptions *o, CheckResult *r) {
   memset(r, 0, sizeof *r);
   if (!check_within_limits(k, run_ir(u), o, r)) return;
@@ -197,7 +197,7 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsig
   int nran = 0;
   for (int ord = EMIT_ORDER_SOURCE; ord < EMIT_ORDERS; ord++) {
     if (!(orders & (1u << ord))) continue;
-    EmitUnit in = *u;
+    LowerUnit in = *u;
     in.order = (EmitOrder)ord;
     in.cu_hooks = true;
     Arena a; /* the lowering in this order, for its text */
@@ -205,7 +205,7 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsig
     char why[600];
     in.lowered = lower_for_order(&a, u->k, u->lowered, u->target, in.order, why, sizeof why);
     if (*why) in.lower_error = why; /* lowered here (the unit brought none): its check's failure */
-    char *text = emit_c_source(&in);
+    char *text = jit_c_source(&in);
     arena_free(&a);
     bool again = false;
     for (int i = 0; i < nran; i++) again |= !strcmp(ran[i], text);
@@ -218,7 +218,7 @@ void check_run_orders(const Kernel *k, const EmitUnit *u, CheckRefs *refs, unsig
   }
   /* the first run beside the reference's, one run for all orders and
    * variants; the others after it, two at a time */
-  EmitUnit first = *u;
+  LowerUnit first = *u;
   first.order = ords[0];
   first.cu_hooks = true;
   const CheckReference *cref = run_in_order(&first, ran[0], k, refs, o, r);

@@ -19,7 +19,7 @@ const CheckSpec *check_size_specs(const Kernel *k, const SizeSet *set, const Che
   return k->nsizes ? fixed : rest;
 }
 
-void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsigned orders, const CheckOptions *o,
+void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsigned orders, const CheckOptions *o,
                      CheckResult *r) {
   memset(r, 0, sizeof *r);
   SizeSet sets[IR_MAX_SIZE_SETS];
@@ -61,7 +61,7 @@ void check_run_sizes(const Module *m, const Kernel *k, const EmitUnit *u, unsign
     Module at_sizes = *m;
     at_sizes.check_specs = (CheckSpec *)check_size_specs(k, &sets[s], m->check_specs, fixed);
     CheckRefs *refs = check_refs_new(&at_sizes);
-    EmitUnit in = *u;
+    LowerUnit in = *u;
     in.m = &at_sizes; /* the variant's inputs take the sizes too */
     in.sized = vk;
     in.tcc = true;

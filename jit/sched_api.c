@@ -14,7 +14,7 @@
 #include "lower/lower.h"
 #include "schedule/sched.h"
 
-/* emit_c.c's header guard is NPUGEN_ and the name in capitals: names that
+/* lower_header_guard is NPUGEN_ and the name in capitals: names that
  * differ only in case would share it (and a file on a case-insensitive
  * file system). The key is malloc'ed. */
 static char *guard_key(const char *name) {
@@ -106,7 +106,7 @@ bool session_variant_name_ok(NpgSession *s, const char *name, const char *file, 
   return false;
 }
 
-/* The variant's pack/unpack helpers (emit_layout.c) are file-scope names
+/* The variant's pack/unpack helpers (emit/emit_file.c) are file-scope names
  * too: none may be taken. False, with an error at loc, if one is. */
 static bool helpers_free(NpgSession *s, const Sched *sc, const char *file, const char *src, SrcLoc loc) {
   for (const Param *p = sc->k->params; p; p = p->next) {

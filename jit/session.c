@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "emit/emit.h"
+#include "jit/c_text.h"
 #include "frontend/frontend.h"
 #include "ir/sizes.h"
 #include "ir/suggest.h"
@@ -198,8 +198,8 @@ const Kernel *session_variant_ir(const NpgSession *s, int i) {
   return i >= 0 && i < npg_variant_count(s) ? s->v[i].ir : NULL;
 }
 
-EmitUnit session_unit(const NpgSession *s, int i) {
-  return (EmitUnit){.m = s->m, .k = s->v[i].ir, .name = s->v[i].name, .schedule = s->v[i].schedule,
+LowerUnit session_unit(const NpgSession *s, int i) {
+  return (LowerUnit){.m = s->m, .k = s->v[i].ir, .name = s->v[i].name, .schedule = s->v[i].schedule,
                     .target = &s->target, .order = EMIT_ORDER_SOURCE, .lowered = s->v[i].low,
                     .assume_no_alias = s->assume_no_alias};
 }
@@ -216,9 +216,9 @@ void npg_set_assume_no_alias(NpgSession *s, bool on) {
 const char *npg_emit_source(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   if (!s->v[i].source) {
-    EmitUnit u = session_unit(s, i);
+    LowerUnit u = session_unit(s, i);
     u.own_header = true;
-    s->v[i].source = emit_c_source(&u);
+    s->v[i].source = jit_c_source(&u);
   }
   return s->v[i].source;
 }
@@ -226,9 +226,9 @@ const char *npg_emit_source(NpgSession *s, int i) {
 const char *npg_emit_header(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
   if (!s->v[i].header) {
-    EmitUnit u = session_unit(s, i);
+    LowerUnit u = session_unit(s, i);
     u.own_header = true;
-    s->v[i].header = emit_c_header(&u);
+    s->v[i].header = jit_c_header(&u);
   }
   return s->v[i].header;
 }
@@ -279,7 +279,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   CheckResult r;
   CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
                     .max_steps = s->max_steps, .max_bytes = s->max_bytes};
-  EmitUnit u = session_unit(s, i);
+  LowerUnit u = session_unit(s, i);
   if (!s->v[i].check_low) s->v[i].check_low = lower_check_promote(&s->m->arena, s->v[i].ir, s->v[i].low);
   u.lowered = s->v[i].check_low; /* the check's text: lower/check_promote.c */
   if (s->v[i].kernel->nsizes) check_run_sizes(s->m, s->v[i].kernel, &u, orders, &o, &r);
@@ -388,9 +388,9 @@ NpgJit *npg_jit_variant(NpgSession *s, int i) {
   j->npu = calls_npu(s->v[i].ir);
   j->target = s->target;
   snprintf(j->thunk, sizeof j->thunk, "npg_call_%s", s->v[i].name);
-  EmitUnit u = session_unit(s, i); /* npg_emit_source's C without its #include of the .h: tcc has no file */
+  LowerUnit u = session_unit(s, i); /* npg_emit_source's C without its #include of the .h: tcc has no file */
   u.tcc = true;
-  char *text = emit_c_source(&u);
+  char *text = jit_c_source(&u);
   j->unit = check_compile_variant(s->v[i].ir, text, s->v[i].name, j->error, sizeof j->error);
   free(text);
   if (j->unit) j->error[0] = 0; /* tcc's warnings are not errors */

@@ -49,7 +49,7 @@ bool session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
                          char *steps, const char *file, const char *src, SrcLoc loc);
 /* What variant i is emitted from (as npg_emit_source emits it: source
  * order, no check hooks). */
-EmitUnit session_unit(const NpgSession *s, int i);
+LowerUnit session_unit(const NpgSession *s, int i);
 /* Applies schedule programs (from `first` to the end of the list): each that
  * applies cleanly becomes a variant; refusals go to s->diags. */
 void session_apply_programs(NpgSession *s, SchedProgram *first);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit/emit.h"
+#include "jit/c_text.h"
 #include "ir/sizes.h"
 #include "jit/check.h"
 #include "jit/session.h"
@@ -49,10 +49,10 @@ bool npg_simulate(NpgSession *s, int i, uint64_t seed, NpgSimResult *out) {
   }
   /* with the check's hooks, so host code's accesses count as they do in
    * the check's figure */
-  EmitUnit u = session_unit(s, i);
+  LowerUnit u = session_unit(s, i);
   u.cu_hooks = true;
   u.tcc = true;
-  char *text = emit_c_source(&u);
+  char *text = jit_c_source(&u);
   char err[4096];
   TccUnit *var = text ? check_compile_variant(v->ir, text, v->name, err, sizeof err) : NULL;
   free(text);

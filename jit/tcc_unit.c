@@ -26,7 +26,7 @@ static void on_tcc_error(void *opaque, const char *msg) {
 
 /* The check's C of a program declares each local array it passes to a
  * call to the simulator, as the check declares the parameters (emit/
- * emit_program.c): a callee's DMA may read or write it. */
+ * emit_file.c): a callee's DMA may read or write it. */
 static void check_ddr(const void *p, unsigned long bytes, const char *name) {
   NpuSim *sim = npusim_current();
   if (sim) npusim_add_ddr(sim, p, bytes, name);

@@ -1,4 +1,4 @@
-/* Addresses the instrumented reference computes once (lower/check_ref.h).
+/* Addresses the instrumented reference computes once (lower/ref_lower.h).
  *
  * tcc computes every address in full at every access. So the reference
  * hoists, out of the innermost loop, the part of a parameter array's

@@ -1,10 +1,10 @@
 /* The state shared by the instrumented reference's lowering
- * (lower/check_ref.c) and its address hoisting (lower/check_hoist.c). */
+ * (lower/ref_lower.c) and its address hoisting (lower/check_hoist.c). */
 #ifndef NPG_CHECK_LOWER_H
 #define NPG_CHECK_LOWER_H
 
 #include "lower/check_plan.h"
-#include "lower/check_ref.h"
+#include "lower/ref_lower.h"
 
 /* The function's body or a loop's, outermost first: where hoisted
  * addresses are declared. */
@@ -31,7 +31,7 @@ typedef struct {
   IrRange sum_range;
 } CkLower;
 
-/* lower/check_ref.c: e lowered, *r its value's range. */
+/* lower/ref_lower.c: e lowered, *r its value's range. */
 CkExpr *lower_ck_expr(CkLower *c, const Expr *e, IrRange *r);
 CkExpr *lower_ck_new_expr(CkLower *c, const Expr *e);
 /* lower/check_tests.c: the tests (CkExpr.tests, helper) of the checks

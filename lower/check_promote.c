@@ -147,7 +147,7 @@ static Stmt *promote_list(Promote *p, const Stmt *list) {
 }
 
 const Kernel *lower_check_promote(Arena *a, const Kernel *ir, const Kernel *low) {
-  /* the emitter's test for the hooks (emit_c_source) */
+  /* the emitter's test for the hooks (lower/module.c) */
   Promote p = {.a = a, .k = ARENA_NEW(a, Kernel), .npu = lower_includes(ir, false).npu};
   *p.k = *low;
   p.k->body = promote_block(&p, low->body);

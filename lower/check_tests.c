@@ -1,10 +1,10 @@
-/* The test of each check the reference makes (lower/check_ref.c decides
+/* The test of each check the reference makes (lower/ref_lower.c decides
  * which checks, their sites and temporaries): the C condition under which
  * the check fails, over the temporaries that hold the operands (npg_tN),
  * with the limits of the operation's type; for a conversion, the one
  * under which the value fits; for + - * of a 64-bit type, the helper
  * that checks it instead, whose C the reference's prelude holds
- * (lower_ck_helpers, below; emit/emit_checked.c prints it). */
+ * (lower_ck_helpers, below; emit/ref_print.c prints it). */
 #include <math.h>
 #include <stdarg.h>
 

@@ -1,4 +1,4 @@
-/* What the check's C of a variant changes (EmitUnit.order, .cu_hooks;
+/* What the check's C of a variant changes (LowerUnit.order, .cu_hooks;
  * docs/check.md): which loops run in a permuted order, and which accesses
  * of host code go through the control unit's hook. */
 #include "lower/lower.h"

@@ -17,20 +17,15 @@ void lower_includes_typedefs(const Module *m, Includes *n) {
     if (d->is_typedef) need_type(n, d->type);
 }
 
-static void needs_expr(Includes *n, const Expr *e) {
-  if (!e) return;
+static bool need_visit(const Expr *e, void *ctx) {
+  Includes *n = ctx;
   need_type(n, e->type);
-  if (e->kind == EX_CALL) {
-    if (!strcmp(e->text, "abs")) n->stdlib = true;
-    else n->math = true;
-    for (int i = 0; i < e->nargs; i++) needs_expr(n, e->args[i]);
-  }
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) needs_expr(n, e->idx[i]);
-  needs_expr(n, e->a);
-  needs_expr(n, e->b);
-  needs_expr(n, e->c);
+  if (e->kind == EX_CALL && !strcmp(e->text, "abs")) n->stdlib = true;
+  else if (e->kind == EX_CALL) n->math = true;
+  return true;
 }
+
+static void needs_expr(Includes *n, const Expr *e) { ir_walk_expr(e, need_visit, n); }
 
 static bool needs_stmt(Stmt *s, int depth, void *ctx) {
   (void)depth;

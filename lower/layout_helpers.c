@@ -1,4 +1,4 @@
-/* A parameter's pack and unpack helpers as kernels (emit/emit_layout.c
+/* A parameter's pack and unpack helpers as kernels (emit/emit_file.c
  * prints them), and the comment over them: loop nests over two arrays,
  * `logical` (the layout before every step) and `physical` (after all of
  * them), following the buffer's composed index map.

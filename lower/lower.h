@@ -10,12 +10,13 @@
  * the result statically. The headers a variant includes and the macros
  * its prototype names are decided here too (lower_includes,
  * lower_header_defines); the check's reference is lowered by
- * lower/check_ref.h. emit/ prints what all of these decided.
+ * lower/ref_lower.h. emit/ prints what all of these decided.
  */
 #ifndef NPG_LOWER_H
 #define NPG_LOWER_H
 
 #include "ir/ir.h"
+#include "ir/lowered_module.h" /* IntrinCall, Includes, EntryTest */
 #include "sim/npusim.h"
 
 /* A bound loop's copy out whose waits are deferred (lower/defer.c): to
@@ -146,33 +147,16 @@ Stmt *lower_unused(Lower *lw, const Stmt *body);
 
 /* lower/intrinsic.c (last, on the whole body): each tensorized nest
  * copied with its call (Stmt.intrin_call). */
-typedef struct IntrinCall {
-  const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
-  const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
-  const char *note;  /* where it no longer matches (a later step changed the nest), the comment before the
-                      * loops: "tensorize(ii, X) no longer matches: WHY" */
-  /* with a guard: the nest as written, where the test fails, and the
-   * comment that says so */
-  const Stmt *fallback;
-  const char *fallback_note;
-} IntrinCall;
 Stmt *lower_intrinsics(Lower *lw, const Stmt *body);
 
 /* lower/includes.c: the headers the C of scheduled kernel k includes
  * (prototype_only: its header, which declares the prototype). */
-typedef struct {
-  bool stdint, math, stdlib, npu;
-} Includes;
 Includes lower_includes(const Kernel *k, bool prototype_only);
 /* lower/assumptions.c: k tests what it assumes of its sizes at entry
  * (NPUGEN_ASSUME): its assumptions, and that each array extent named by
  * sizes is at least 1. lower_entry_tests lists them (malloc'ed, the
  * caller frees): cond, or for an extent (extent_of set) `cond >= 1`. */
 bool lower_assumptions(const Kernel *k);
-typedef struct {
-  const Expr *cond;
-  const Buffer *extent_of;
-} EntryTest;
 int lower_entry_tests(const Kernel *k, EntryTest **out);
 /* The definition of NPUGEN_ASSUME the C of k needs before its tests (C
  * text), or NULL (none): for tcc (the JIT's) a failed test is reported

@@ -6,7 +6,7 @@
  * statements, placed with the caller. Decided here: which functions, in
  * which order (callees before their callers), each one's IR and the
  * comment that says what it is, with how each on-chip parameter meets
- * the caller's array. emit/emit_program.c prints them. */
+ * the caller's array. emit/emit_file.c prints them. */
 #include <string.h>
 
 #include "lower/lower.h"

@@ -484,20 +484,6 @@ static bool run_iteration(Check *c, State *s, const Stmt *L, int64_t v) {
   return run_block(c, s, L->body->body);
 }
 
-/* How many times L runs from lo to hi (its step and comparison). */
-static bool trip_count(const Stmt *L, int64_t lo, int64_t hi, int64_t *n) {
-  int64_t span, st = L->step > 0 ? L->step : -L->step;
-  if (L->step == 0 || L->step == INT64_MIN) return false;
-  bool up = L->step > 0;
-  if (__builtin_sub_overflow(up ? hi : lo, up ? lo : hi, &span)) return false;
-  if (L->cmp == OP_LE || L->cmp == OP_GE) {
-    *n = span < 0 ? 0 : span / st + 1;
-  } else {
-    *n = span <= 0 ? 0 : (span - 1) / st + 1;
-  }
-  return true;
-}
-
 static bool run_loop(Check *c, State *s, const Stmt *L) {
   int64_t lo, hi, trips;
   Holds h = holds(L);
@@ -507,7 +493,7 @@ static bool run_loop(Check *c, State *s, const Stmt *L) {
     set_range(c, L);
     return run_block(c, s, L->body->body);
   }
-  if (!eval(c, L->lo, &lo) || !eval(c, L->hi, &hi) || !trip_count(L, lo, hi, &trips))
+  if (!eval(c, L->lo, &lo) || !eval(c, L->hi, &hi) || !ir_trip_count_between(L->cmp, L->step, lo, hi, &trips))
     return fail(c, "loop %s at line %d holds DMAs but its iterations are not known", L->name, L->loc.line);
   if (!expr_reads(&(Access){c, s, L}, L->lo) || !expr_reads(&(Access){c, s, L}, L->hi)) return false;
   int64_t skip_from = trips, skip_to = trips; /* iterations [skip_from, skip_to) not run */

@@ -1,7 +1,7 @@
 /* A conversion tcc gets wrong, and the mask that makes it right
- * (lower/check_ref.h): the C the JIT compiles (the check's reference, and
+ * (lower/ref_lower.h): the C the JIT compiles (the check's reference, and
  * the variants' host code under the check's hooks) masks it. */
-#include "lower/check_ref.h"
+#include "lower/ref_lower.h"
 
 const char *lower_tcc_mask(const Expr *cast) {
   const Type *to = cast->type, *from = cast->a->type;

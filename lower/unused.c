@@ -13,18 +13,14 @@ typedef struct {
   bool *buf_used, *buf_read; /* by Buffer.id */
 } Reads;
 
-static void scan_expr(Reads *r, const Expr *e) {
-  if (!e) return;
+static bool read_visit(const Expr *e, void *ctx) {
+  Reads *r = ctx;
   if (e->kind == EX_VAR) r->var_read[e->var->id] = true;
-  if (e->kind == EX_LOAD) {
-    r->buf_used[e->buf->id] = r->buf_read[e->buf->id] = true;
-    for (int i = 0; i < e->buf->ndim; i++) scan_expr(r, e->idx[i]);
-  }
-  scan_expr(r, e->a);
-  scan_expr(r, e->b);
-  scan_expr(r, e->c);
-  for (int i = 0; i < e->nargs; i++) scan_expr(r, e->args[i]);
+  if (e->kind == EX_LOAD) r->buf_used[e->buf->id] = r->buf_read[e->buf->id] = true;
+  return true;
 }
+
+static void scan_expr(Reads *r, const Expr *e) { ir_walk_expr(e, read_visit, r); }
 
 static bool scan_stmt(Stmt *s, int depth, void *ctx) {
   (void)depth;

@@ -122,19 +122,16 @@ static void add_access(Region *r, Expr *const *idx, bool write) {
   sb_free(&sb);
 }
 
-static void scan_expr(Region *r, const Expr *e) {
-  if (!e) return;
+static bool read_visit(const Expr *e, void *ctx) {
+  Region *r = ctx;
   if (e->kind == EX_LOAD && e->buf == r->b) {
     r->reads = true;
     add_access(r, e->idx, false);
   }
-  if (e->kind == EX_LOAD)
-    for (int d = 0; d < e->buf->ndim; d++) scan_expr(r, e->idx[d]);
-  scan_expr(r, e->a);
-  scan_expr(r, e->b);
-  scan_expr(r, e->c);
-  for (int i = 0; i < e->nargs; i++) scan_expr(r, e->args[i]);
+  return true;
 }
+
+static void scan_expr(Region *r, const Expr *e) { ir_walk_expr(e, read_visit, r); }
 
 /* Conditions narrow the region where isl can describe them; otherwise the
  * region is that of both branches (a superset, still exact per access). */

@@ -202,7 +202,7 @@ static bool own_name_visit(Stmt *st, int depth, void *ctx) {
 
 /* ---- one function per name over the whole program ---- */
 
-/* The emitted program defines one function per name (emit/emit_program.c):
+/* The emitted program defines one function per name (emit/emit_file.c):
  * two calls whose functions share a name must run the same function. A
  * call that passes an on-chip array runs FUNCTION_CALL built for it (its
  * text and its buffers' places tell it); another runs its variant's, which

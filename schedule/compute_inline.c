@@ -149,13 +149,21 @@ static bool visible_at(Sched *s, Store x, const Stmt *site, int *decl_loops) {
 
 /* ---------------- reads and writes of T ---------------- */
 
+typedef struct {
+  Store t;
+  int n;
+} Refs;
+
+static bool count_ref(const Expr *e, void *ctx) {
+  Refs *r = ctx;
+  r->n += refers_to(e, r->t);
+  return true;
+}
+
 static int refs(const Expr *e, Store t) {
-  if (!e) return 0;
-  int n = refers_to(e, t);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) n += refs(e->idx[i], t);
-  for (int i = 0; i < e->nargs; i++) n += refs(e->args[i], t);
-  return n + refs(e->a, t) + refs(e->b, t) + refs(e->c, t);
+  Refs r = {t, 0};
+  ir_walk_expr(e, count_ref, &r);
+  return r.n;
 }
 
 /* Reads of T by the statement itself (a loop's bounds, an if's condition). */
@@ -234,18 +242,13 @@ static void add_local(Locals *l, Store x) {
   else l->v[l->n++] = x;
 }
 
-static void locals_of(const Expr *e, Locals *l) {
-  if (!e) return;
-  if (e->kind == EX_VAR && e->var->kind == VAR_LOCAL) add_local(l, (Store){e->var, NULL});
-  if (e->kind == EX_LOAD) {
-    if (e->buf->role == ROLE_LOCAL) add_local(l, (Store){NULL, e->buf});
-    for (int i = 0; i < e->buf->ndim; i++) locals_of(e->idx[i], l);
-  }
-  for (int i = 0; i < e->nargs; i++) locals_of(e->args[i], l);
-  locals_of(e->a, l);
-  locals_of(e->b, l);
-  locals_of(e->c, l);
+static bool local_visit(const Expr *e, void *ctx) {
+  if (e->kind == EX_VAR && e->var->kind == VAR_LOCAL) add_local(ctx, (Store){e->var, NULL});
+  if (e->kind == EX_LOAD && e->buf->role == ROLE_LOCAL) add_local(ctx, (Store){NULL, e->buf});
+  return true;
 }
+
+static void locals_of(const Expr *e, Locals *l) { ir_walk_expr(e, local_visit, l); }
 
 /* Every local in l is visible at site; *max_loops: the deepest declaration. */
 static bool locals_visible(Sched *s, const Locals *l, const Stmt *site, const char *who, int *max_loops) {

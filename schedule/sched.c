@@ -401,16 +401,9 @@ typedef struct {
   bool taken;
 } Taken;
 
-static bool calls(const Expr *e, const char *name) {
-  if (!e) return false;
-  if (e->kind == EX_CALL && !strcmp(e->text, name)) return true;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (calls(e->idx[i], name)) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (calls(e->args[i], name)) return true;
-  return calls(e->a, name) || calls(e->b, name) || calls(e->c, name);
-}
+static bool not_a_call_of(const Expr *e, void *name) { return !(e->kind == EX_CALL && !strcmp(e->text, name)); }
+
+static bool calls(const Expr *e, const char *name) { return !ir_walk_expr(e, not_a_call_of, (void *)name); }
 
 static bool taken_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;

@@ -122,7 +122,7 @@ struct Sched {
     int nchain;
   } reorder;
   NpuTarget target;   /* what placement and bind plan for (the emitter takes
-                       * the session's target, the same one, via EmitUnit) */
+                       * the session's target, the same one, via LowerUnit) */
   /* the variants use() may pick from (the session's); NULL: none */
   SchedVariantAt variant_at;
   const void *variants;

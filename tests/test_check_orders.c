@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "emit/emit.h"
+#include "jit/c_text.h"
 #include "jit/check.h"
 #include "jit/guard.h"
 #include "jit/session.h"
@@ -166,10 +166,10 @@ static void run_in_order(NpgSession *s, EmitOrder o, int B[8][32], int up[8], in
   Arena a;
   arena_init(&a, 0);
   char why[600];
-  EmitUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = o};
+  LowerUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = o};
   u.lowered = lower_for_order(&a, u.k, s->v[0].low, u.target, o, why, sizeof why);
   cr_assert(!*why, "%s", why);
-  char *text = emit_c_source(&u);
+  char *text = jit_c_source(&u);
   arena_free(&a);
   char err[4096];
   TccUnit *unit = check_compile_variant(s->v[0].ir, text, "k", err, sizeof err);
@@ -253,9 +253,9 @@ Test(check_orders, every_iteration_once_with_inclusive_unit_steps) {
 Test(check_orders, only_the_check_sees_permuted_loops) {
   NpgSession *s = open_ok(ranges, "");
   mark_without_proof(s, 0, "j", LOOP_PARALLEL);
-  EmitUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = EMIT_ORDER_SOURCE,
+  LowerUnit u = {.m = s->m, .k = s->v[0].ir, .name = s->v[0].name, .target = &s->target, .order = EMIT_ORDER_SOURCE,
                 .lowered = s->v[0].low, .own_header = true};
-  char *source = emit_c_source(&u);
+  char *source = jit_c_source(&u);
   cr_expect_str_eq(npg_emit_source(s, 0), source);
   Arena a;
   arena_init(&a, 0);
@@ -263,7 +263,7 @@ Test(check_orders, only_the_check_sees_permuted_loops) {
   u.order = EMIT_ORDER_REVERSED;
   u.lowered = lower_for_order(&a, u.k, s->v[0].low, u.target, u.order, why, sizeof why);
   cr_assert(!*why, "%s", why);
-  char *reversed = emit_c_source(&u);
+  char *reversed = jit_c_source(&u);
   arena_free(&a);
   cr_expect(strstr(reversed, "{ /* loop j in reversed order (the check's) */"), "%s", reversed);
   cr_expect(!strstr(reversed, "loop d in"), "d is not marked: %s", reversed);

@@ -1,5 +1,5 @@
 /* The instrumented reference's decisions are made by its lowering
- * (lower/check_ref.c, lower/check_hoist.c), before emit/emit_checked.c
+ * (lower/ref_lower.c, lower/check_hoist.c), before emit/ref_print.c
  * prints them: which operations are checked, the "set" flags of locals
  * declared without an initializer, the addresses hoisted out of the inner
  * loop and the pointer an unrolled loop steps. Each test reads the
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "jit/session.h"
-#include "lower/check_ref.h"
+#include "lower/ref_lower.h"
 #include "npugen.h"
 
 #define MATMUL(T)                                                              \

@@ -183,7 +183,7 @@ Test(hostile, reserved_names_are_refused_everywhere) {
 }
 
 Test(hostile, variant_names_do_not_clash_with_pack_helpers) {
-  /* emit_layout.c emits v_pack_A and v_unpack_A beside variant v */
+  /* emit_file.c prints v_pack_A and v_unpack_A beside variant v */
   refused(KERNEL "#pragma npu schedule(k, v)\n#pragma npu transform_layout(A, (i), (i / 8, i % 8))\n"
                  "#pragma npu schedule(k, v_pack_A)\n",
           "k.c:6:25: error: schedule: 'v_pack_A' is the name of the pack helper of variant 'v'; the variant needs another name");
@@ -193,7 +193,7 @@ Test(hostile, variant_names_do_not_clash_with_pack_helpers) {
 }
 
 Test(hostile, names_that_differ_only_in_case_are_refused) {
-  /* emit_c.c's header guard is NPUGEN_<NAME IN CAPITALS>_H */
+  /* lower_header_guard is NPUGEN_<NAME IN CAPITALS>_H */
   refused(KERNEL "#pragma npu schedule(k, K)\n",
           "k.c:4:25: error: schedule: the variant name 'K' differs from variant 'k' only in case: their headers' guards "
           "would be the same, and so would their files on a case-insensitive file system");

@@ -577,3 +577,21 @@ Test(lower, a_read_in_a_locals_initializer_waits_for_its_load) {
   checked(s, "leaky_vu");
   npg_close(s);
 }
+
+/* The one trip count (ir_trip_count_between, which ir_trip_count and the
+ * synchronisation check both use): steps up and down, closed and open
+ * ends, empty loops (0, never negative) and overflow. */
+Test(lower, one_trip_count_for_every_loop_form) {
+  int64_t n;
+  cr_assert(ir_trip_count_between(OP_LT, 1, 0, 10, &n) && n == 10);
+  cr_assert(ir_trip_count_between(OP_LT, 3, 0, 10, &n) && n == 4); /* 0 3 6 9 */
+  cr_assert(ir_trip_count_between(OP_LE, 3, 0, 9, &n) && n == 4);  /* 0 3 6 9 */
+  cr_assert(ir_trip_count_between(OP_LE, 3, 0, 8, &n) && n == 3);  /* 0 3 6 */
+  cr_assert(ir_trip_count_between(OP_GT, -2, 10, 0, &n) && n == 5); /* 10 8 6 4 2 */
+  cr_assert(ir_trip_count_between(OP_GE, -2, 10, 0, &n) && n == 6);
+  cr_assert(ir_trip_count_between(OP_LT, 1, 5, 5, &n) && n == 0);
+  cr_assert(ir_trip_count_between(OP_LT, 4, 9, 2, &n) && n == 0);
+  cr_assert(ir_trip_count_between(OP_LE, 1, 6, 5, &n) && n == 0);
+  cr_assert(!ir_trip_count_between(OP_LT, 0, 0, 10, &n));
+  cr_assert(!ir_trip_count_between(OP_LT, 1, INT64_MIN, INT64_MAX, &n));
+}

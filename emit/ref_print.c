@@ -1,12 +1,12 @@
 /* The instrumented reference printed (docs/check.md): the kernel as
- * written, lowered by lower/check_ref.c with every decision about its
+ * written, lowered (ir/checked_ref.h, lower/ref_lower.c) with every decision about its
  * checks made (which operations are checked, their sites, temporaries,
  * "set" flags, hoisted and stepped addresses, unrolled loops), printed as
  * C that tcc compiles. A failed check stores its site number and longjmps
  * out of the kernel. Operands are parenthesized and every conversion
  * written out, so the text depends neither on C's precedence nor on the
  * compiler re-inserting the implicit conversions. */
-#include "emit/emit_checked.h"
+#include "emit/ref_print.h"
 #include "emit/emit.h"
 
 #include <stdio.h>
@@ -349,15 +349,13 @@ static void thunk(StrBuf *sb, const Kernel *k) {
   sb_puts(sb, ");\n}\n");
 }
 
-void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
-  CheckRef ref;
-  lower_check_ref(k, &ref);
+void emit_checked(const Module *m, const Kernel *k, const CheckRef *ref, CheckedUnit *out) {
   StrBuf sb;
   sb_init(&sb);
   sb_printf(&sb, "/* Kernel %s of %s as written, with checked arithmetic: npugen check's reference. */\n", k->name,
             m->file);
   sb_puts(&sb, prelude);
-  sb_puts(&sb, lower_ck_helpers);
+  sb_puts(&sb, ref->helpers);
   for (const Define *d = m->defines; d; d = d->next) {
     ir_define_text(&sb, d);
     sb_putc(&sb, '\n');
@@ -365,14 +363,13 @@ void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
   sb_printf(&sb, "\nstatic void npg_checked_%s(NpgCk *npg_ck", k->name);
   params(&sb, k);
   sb_puts(&sb, ") {\n");
-  for (int i = 0; i < ref.ntemps; i++) sb_printf(&sb, "  %s npg_t%d;\n", ref.temps[i], i + 1);
-  body(&sb, &ref.body, 1);
+  for (int i = 0; i < ref->ntemps; i++) sb_printf(&sb, "  %s npg_t%d;\n", ref->temps[i], i + 1);
+  body(&sb, &ref->body, 1);
   sb_puts(&sb, "}\n");
   thunk(&sb, k);
   out->source = sb_take(&sb);
-  out->sites = ref.sites;
-  out->nsites = ref.nsites;
-  lower_check_ref_free(&ref);
+  out->sites = ref->sites; /* taken: the caller frees the rest of ref */
+  out->nsites = ref->nsites;
 }
 
 void emit_checked_free(CheckedUnit *u) {

@@ -1,5 +1,5 @@
 /* The reference of the differential check (docs/check.md): each kernel as
- * written, emitted with checked arithmetic (emit/emit_checked.c) and
+ * written, emitted with checked arithmetic (emit/ref_print.c) and
  * compiled once, then run once per seed; every variant of the kernel is
  * compared with that run. A run fails, for every variant, when a check
  * stops it (undefined behaviour: the message gives the operation's place
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit/emit_checked.h"
+#include "jit/c_text.h"
 #include "jit/check.h"
 #include "jit/guard.h"
 
@@ -88,7 +88,7 @@ static Compiled *compiled(CheckRefs *c, const Kernel *k) {
   Compiled *u = &c->units[c->nunits++];
   memset(u, 0, sizeof *u);
   u->k = k;
-  emit_checked(c->m, k, &u->code);
+  jit_reference_text(c->m, k, &u->code);
   char err[4096];
   u->unit = tcc_unit_compile(u->code.source, c->m->file, err, sizeof err);
   if (!u->unit)

@@ -1,4 +1,4 @@
-/* The instrumented reference lowered (lower/check_ref.h, docs/check.md):
+/* The instrumented reference lowered (lower/ref_lower.h, docs/check.md):
  * the kernel as written (its IR, every loop in source order, marks
  * ignored), each operation that C leaves undefined given a check:
  *
@@ -390,7 +390,7 @@ static CkStmt *list(CkLower *c, const Stmt *s) {
 }
 
 void lower_check_ref(const Kernel *k, CheckRef *out) {
-  *out = (CheckRef){0};
+  *out = (CheckRef){.helpers = lower_ck_helpers};
   arena_init(&out->arena, 0);
   CkLower c = {.out = out,
                .counter = calloc((size_t)k->nvars + 1, sizeof(IrRange)),

@@ -1,16 +1,16 @@
-/* The instrumented reference lowered (lower/check_ref.c, docs/check.md):
- * the kernel as written with every decision about its checks made, for
- * emit/emit_checked.c to print. Which operations are checked (the ranges
- * that rule the others out, ir/ranges.c), the sites their failures
- * report, the temporaries they need, which locals carry "set" flags,
- * which addresses are hoisted or stepped (lower/check_hoist.c) and which
- * loops run unrolled (lower/check_plan.c) are all here; the printer adds
- * only the text. Sites, temporaries and pointers are numbered in the
+/* The instrumented reference lowered (lower/ref_lower.c makes it,
+ * emit/ref_print.c prints it; docs/check.md): the kernel as written with
+ * every decision about its checks made. Which operations are checked
+ * (the ranges that rule the others out, ir/ranges.c), the sites their
+ * failures report, the temporaries they need, which locals carry "set"
+ * flags, which addresses are hoisted or stepped (lower/check_hoist.c) and
+ * which loops run unrolled (lower/check_plan.c) are all here; the printer
+ * adds only the text. Sites, temporaries and pointers are numbered in the
  * order the printer meets them. */
-#ifndef NPG_CHECK_REF_H
-#define NPG_CHECK_REF_H
+#ifndef NPG_CHECKED_REF_H
+#define NPG_CHECKED_REF_H
 
-#include "ir/ranges.h"
+#include "ir/ir.h"
 
 /* A check of the reference: the operation's place in the kernel source
  * and what went wrong there ("signed overflow in 'x * x' (int)"). */
@@ -115,18 +115,7 @@ typedef struct {
   int ntemps, temps_cap;
   CheckedSite *sites;       /* site N is sites[N - 1] (malloc'ed, as the unit hands them on) */
   int nsites, sites_cap;
+  const char *helpers;      /* the definitions of the helpers CkExpr.helper names (C text) */
 } CheckRef;
-
-void lower_check_ref(const Kernel *k, CheckRef *out);
-/* The definitions of the helpers CkExpr.helper names (C text). */
-extern const char lower_ck_helpers[];
-/* Frees all but the sites (taken by the unit). */
-void lower_check_ref_free(CheckRef *r);
-
-/* tcc (0.9.27) converts a signed char to unsigned short as if to int: -6
- * becomes -6, not 65530. C that tcc compiles (the check's) masks such a
- * widening to an unsigned type narrower than int, as the conversion does:
- * the mask of cast ("0xff", "0xffff"), or NULL when it needs none. */
-const char *lower_tcc_mask(const Expr *cast);
 
 #endif

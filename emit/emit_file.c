@@ -1,0 +1,106 @@
+/* A variant's .c and .h printed from its LoweredModule: the comment over
+ * each, the includes, the defines, a program's functions (docs/programs.md),
+ * the variant's function, and its layout helpers (a parameter's pack and
+ * unpack, plain loops a reader can check), in the order lower/module.c
+ * put them. */
+#include <string.h>
+
+#include "emit/emit.h"
+
+void emit_block_comment(StrBuf *sb, const char *text) {
+  const char *nl = strchr(text, '\n');
+  if (!nl) {
+    sb_printf(sb, "/* %s */\n", text);
+    return;
+  }
+  sb_puts(sb, "/* ");
+  sb_putn(sb, text, (size_t)(nl - text) + 1);
+  sb_lines(sb, nl + 1, " * ");
+  sb_puts(sb, " */\n");
+}
+
+/* A comment of lines, the first after its opening. */
+static void file_comment(StrBuf *sb, const char *const *lines, int n) {
+  for (int i = 0; i < n; i++) sb_printf(sb, "%s%s\n", i ? " * " : "/* ", lines[i]);
+  sb_puts(sb, " */\n");
+}
+
+/* The defines in order, a blank line after any. */
+static void defines(StrBuf *sb, LoweredDefines d) {
+  for (int i = 0; i < d.n; i++) {
+    const char *g = d.items[i].type_guard;
+    if (g) sb_printf(sb, "#ifndef NPUGEN_TYPE_%s\n#define NPUGEN_TYPE_%s\n", g, g);
+    sb_printf(sb, "%s\n", d.items[i].text);
+    if (g) sb_puts(sb, "#endif\n");
+  }
+  if (d.n) sb_putc(sb, '\n');
+}
+
+static void includes(StrBuf *sb, Includes n) {
+  if (n.math) sb_puts(sb, "#include <math.h>\n");
+  if (n.stdint) sb_puts(sb, "#include <stdint.h>\n");
+  if (n.stdlib) sb_puts(sb, "#include <stdlib.h>\n");
+  if (n.npu) sb_puts(sb, "#include \"npu_intrinsics.h\"\n");
+  if (n.math || n.stdint || n.stdlib || n.npu) sb_putc(sb, '\n');
+}
+
+static void program_functions(StrBuf *sb, const LoweredModule *m) {
+  if (m->too_many_functions)
+    sb_printf(sb, "#error \"npugen: a program calls more than %d functions\"\n", m->too_many_functions);
+  for (int i = 0; i < m->nfunctions; i++) {
+    emit_block_comment(sb, m->functions[i].comment);
+    sb_puts(sb, "static ");
+    emit_c_function(sb, m, &m->functions[i]);
+    sb_putc(sb, '\n');
+  }
+}
+
+static void layout_helpers(StrBuf *sb, const LoweredModule *m) {
+  for (int i = 0; i < m->nlayouts; i++) {
+    sb_putc(sb, '\n');
+    emit_block_comment(sb, m->layouts[i].comment);
+    emit_c_function(sb, m, &m->layouts[i].pack);
+    sb_putc(sb, '\n');
+    emit_c_function(sb, m, &m->layouts[i].unpack);
+  }
+}
+
+static void layout_prototypes(StrBuf *sb, const LoweredModule *m) {
+  for (int i = 0; i < m->nlayouts; i++) {
+    emit_block_comment(sb, m->layouts[i].comment);
+    emit_prototype(sb, &m->layouts[i].pack);
+    sb_puts(sb, ";\n");
+    emit_prototype(sb, &m->layouts[i].unpack);
+    sb_puts(sb, ";\n\n");
+  }
+}
+
+char *emit_c_source(const LoweredModule *m) {
+  StrBuf sb;
+  sb_init(&sb);
+  file_comment(&sb, m->comment, m->ncomment);
+  includes(&sb, m->includes);
+  defines(&sb, m->defines);
+  if (m->own_header) sb_printf(&sb, "#include \"%s\"\n\n", m->own_header);
+  defines(&sb, m->late_defines);
+  if (m->assume_macro) sb_puts(&sb, m->assume_macro);
+  program_functions(&sb, m);
+  emit_c_function(&sb, m, &m->main);
+  layout_helpers(&sb, m);
+  return sb_take(&sb);
+}
+
+char *emit_c_header(const LoweredModule *m) {
+  StrBuf sb;
+  sb_init(&sb);
+  file_comment(&sb, m->header_comment, m->nheader_comment);
+  sb_printf(&sb, "#ifndef %s\n#define %s\n\n", m->guard, m->guard);
+  if (m->header_stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
+  defines(&sb, m->header_defines);
+  for (int i = 0; i < m->nheader_notes; i++) sb_printf(&sb, "/* %s */\n", m->header_notes[i]);
+  emit_prototype(&sb, &m->main);
+  sb_puts(&sb, ";\n\n");
+  layout_prototypes(&sb, m);
+  sb_printf(&sb, "#endif\n");
+  return sb_take(&sb);
+}

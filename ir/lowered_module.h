@@ -1,0 +1,122 @@
+/* One variant's C with every decision made (lower/module.c makes it,
+ * emit/ prints it; docs/architecture.md): the comment lines, the
+ * includes, the defines as spelled, the header guard, each function's
+ * prototype, entry tests and lowered IR in print order, and how the
+ * check's C spells each access. The printer reads this and nothing of
+ * lower/. */
+#ifndef NPG_LOWERED_MODULE_H
+#define NPG_LOWERED_MODULE_H
+
+#include "ir/ir.h"
+
+/* A tensorized nest's call (Stmt.intrin_call, lower/intrinsic.c). */
+typedef struct IntrinCall {
+  const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
+  const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
+  const char *note;  /* where it no longer matches (a later step changed the nest), the comment before the
+                      * loops: "tensorize(ii, X) no longer matches: WHY" */
+  /* with a guard: the nest as written, where the test fails, and the
+   * comment that says so */
+  const Stmt *fallback;
+  const char *fallback_note;
+} IntrinCall;
+
+/* The headers a C file includes. */
+typedef struct {
+  bool stdint, math, stdlib, npu;
+} Includes;
+
+/* A test a function makes of its sizes at entry (NPUGEN_ASSUME): cond,
+ * or for an extent (extent_of set) `cond >= 1`. */
+typedef struct {
+  const Expr *cond;
+  const Buffer *extent_of;
+} EntryTest;
+
+/* A #define or typedef of the kernel file, as printed: its text, and in a
+ * header the typedef's name it is guarded by (#ifndef NPUGEN_TYPE_NAME),
+ * or NULL. */
+typedef struct {
+  const char *text;
+  const char *type_guard;
+} LoweredDefine;
+
+typedef struct {
+  LoweredDefine *items;
+  int n;
+} LoweredDefines;
+
+/* How the host's expressions are spelled: as written; for tcc (arrays
+ * whose rows are sized by the kernel's sizes flat); the check's C of a
+ * variant without the NPU (tcc's masks on conversions too); the check's
+ * C of one with it (each access of a hooked buffer via npu_cu_access). */
+typedef enum { SPELL_PLAIN, SPELL_TCC, SPELL_CHECK, SPELL_CU_HOOKS } Spelling;
+
+/* A vectorized loop's note (no VU instruction computes it). */
+typedef struct {
+  const Stmt *loop;
+  const char *text;
+} LoopNote;
+
+/* One function the C defines. */
+typedef struct {
+  const char *name;
+  const Kernel *k;            /* its parameters */
+  const Stmt *body;           /* the lowered statements, in print order */
+  const char *comment;        /* the comment over it (a line, or lines each ended by '\n'), or NULL */
+  bool is_static;
+  const char *sync_error;     /* its lowering's failed synchronisation check (an #error), or NULL */
+  EntryTest *tests;
+  int ntests;
+  /* the prototype: the #define naming extent d of parameter i
+   * (extent_macro[i * IR_MAX_DIMS + d]), or NULL (a number); every
+   * array `restrict`; arrays sized by the sizes flat (tcc) */
+  const char **extent_macro;
+  bool all_restrict, flat_params;
+  Spelling spelling;
+  bool local_ddr;             /* local arrays declared to the simulator (the check's C of a program) */
+  LoopNote *notes;
+  int nnotes;
+  const Buffer **hooked;      /* SPELL_CU_HOOKS: the buffers accessed via npu_cu_access */
+  int nhooked;
+} LoweredFunction;
+
+/* A parameter's pack and unpack helpers with the comment over them. */
+typedef struct {
+  const char *comment;
+  LoweredFunction pack, unpack;
+} LoweredLayout;
+
+enum { IR_TYPE_KINDS = TY_DOUBLE + 1 };
+
+typedef struct LoweredModule {
+  Arena arena;
+  Arena callees; /* a program's functions as lowered */
+  /* the .c file */
+  const char **comment; /* its lines; the first opens the comment */
+  int ncomment;
+  Includes includes;
+  LoweredDefines defines;      /* before the own header */
+  const char *own_header;      /* "NAME.h", or NULL */
+  LoweredDefines late_defines; /* after it */
+  const char *assume_macro;    /* NPUGEN_ASSUME's definition, or NULL */
+  int too_many_functions;      /* a program calls more than this many functions (an #error), or 0 */
+  LoweredFunction *functions;  /* a program's, callees first */
+  int nfunctions;
+  LoweredFunction main;
+  LoweredLayout *layouts;
+  int nlayouts;
+  /* tcc's mask of a conversion from kind to kind (SPELL_CHECK,
+   * SPELL_CU_HOOKS), or NULL */
+  const char *tcc_mask[IR_TYPE_KINDS][IR_TYPE_KINDS];
+  /* the .h file */
+  const char **header_comment;
+  int nheader_comment;
+  const char *guard;
+  bool header_stdint;
+  LoweredDefines header_defines;
+  const char **header_notes; /* a comment each */
+  int nheader_notes;
+} LoweredModule;
+
+#endif

@@ -1,0 +1,28 @@
+/* The instrumented reference lowered (lower/ref_lower.c, docs/check.md):
+ * the kernel as written with every decision about its checks made, for
+ * emit/ref_print.c to print. Which operations are checked (the ranges
+ * that rule the others out, ir/ranges.c), the sites their failures
+ * report, the temporaries they need, which locals carry "set" flags,
+ * which addresses are hoisted or stepped (lower/check_hoist.c) and which
+ * loops run unrolled (lower/check_plan.c) are all here; the printer adds
+ * only the text. Sites, temporaries and pointers are numbered in the
+ * order the printer meets them. */
+#ifndef NPG_REF_LOWER_H
+#define NPG_REF_LOWER_H
+
+#include "ir/checked_ref.h"
+#include "ir/ranges.h"
+
+void lower_check_ref(const Kernel *k, CheckRef *out);
+/* The definitions of the helpers CkExpr.helper names (C text). */
+extern const char lower_ck_helpers[];
+/* Frees all but the sites (taken by the unit). */
+void lower_check_ref_free(CheckRef *r);
+
+/* tcc (0.9.27) converts a signed char to unsigned short as if to int: -6
+ * becomes -6, not 65530. C that tcc compiles (the check's) masks such a
+ * widening to an unsigned type narrower than int, as the conversion does:
+ * the mask of cast ("0xff", "0xffff"), or NULL when it needs none. */
+const char *lower_tcc_mask(const Expr *cast);
+
+#endif
