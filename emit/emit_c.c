@@ -107,14 +107,22 @@ static void print_value(const Emit *em, const Expr *e) {
   else ir_print_expr(em->sb, e);
 }
 
+/* " /" "* note *" "/" when there is a note, then the line's end. */
+static void emit_note(StrBuf *sb, const char *note) {
+  if (note) {
+    sb_putc(sb, ' ');
+    sb_comment(sb, note);
+  }
+  sb_putc(sb, '\n');
+}
+
 static void emit_if(Emit *em, const Stmt *s, int ind) {
   StrBuf *sb = em->sb;
   sb_puts(sb, "if (");
   if (s->note) ir_print_expr(sb, s->cond); /* a lowered guard: loop counters only */
   else print_value(em, s->cond);
   sb_puts(sb, ") {");
-  if (s->note) sb_printf(sb, " /* %s */", s->note);
-  sb_putc(sb, '\n');
+  emit_note(sb, s->note);
   emit_block_body(em, s->then_s, ind + 1);
   sb_indent(sb, ind);
   sb_putc(sb, '}');
@@ -136,7 +144,11 @@ static void emit_if(Emit *em, const Stmt *s, int ind) {
 static void emit_annots(Emit *em, const Stmt *s, int ind) {
   for (const Annot *a = s->annots; a; a = a->next) {
     sb_indent(em->sb, ind);
-    sb_printf(em->sb, "/* @%s = %s */\n", a->key, a->value);
+    sb_puts(em->sb, "/* @");
+    sb_c_text(em->sb, C_TEXT_COMMENT, a->key, strlen(a->key));
+    sb_puts(em->sb, " = ");
+    sb_c_text(em->sb, C_TEXT_COMMENT, a->value, strlen(a->value));
+    sb_puts(em->sb, " */\n");
   }
 }
 
@@ -148,7 +160,8 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   const IntrinCall *c = s->intrin_call;
   sb_indent(em->sb, ind);
   if (!c->call) {
-    sb_printf(em->sb, "/* %s */\n", c->note);
+    sb_comment(em->sb, c->note);
+    sb_putc(em->sb, '\n');
     return false;
   }
   if (!c->guard) {
@@ -159,7 +172,9 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   sb_indent(em->sb, ind + 1);
   sb_printf(em->sb, "%s\n", c->call);
   sb_indent(em->sb, ind);
-  sb_printf(em->sb, "} else { /* %s */\n", c->fallback_note);
+  sb_puts(em->sb, "} else { ");
+  sb_comment(em->sb, c->fallback_note);
+  sb_putc(em->sb, '\n');
   emit_stmts(em, c->fallback, ind + 1);
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");
@@ -174,7 +189,8 @@ static void emit_loop_hint(Emit *em, const Stmt *s, int ind) {
   sb_init(&note);
   if (lower_vec_note(s, &note)) {
     sb_indent(em->sb, ind);
-    sb_printf(em->sb, "/* %s */\n", note.data);
+    sb_comment(em->sb, note.data);
+    sb_putc(em->sb, '\n');
   }
   sb_free(&note);
   const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
@@ -226,8 +242,7 @@ static void emit_tokens(Emit *em, const Stmt *s) {
   for (int i = 0; i < l->ndims; i++) sb_printf(em->sb, "[%lld]", (long long)l->dims[i]);
   if (l->zero) sb_puts(em->sb, l->ndims == 2 ? " = {{0}}" : " = {0}");
   sb_putc(em->sb, ';');
-  if (s->note) sb_printf(em->sb, " /* %s */", s->note);
-  sb_putc(em->sb, '\n');
+  emit_note(em->sb, s->note);
 }
 
 static void emit_wait(Emit *em, const Stmt *s) {
@@ -242,8 +257,7 @@ static void emit_wait(Emit *em, const Stmt *s) {
   }
   sb_printf(em->sb, "npu_dma_wait(%s);", tok);
   free(tok);
-  if (s->note) sb_printf(em->sb, " /* %s */", s->note);
-  sb_putc(em->sb, '\n');
+  emit_note(em->sb, s->note);
 }
 
 /* A start: `token = npu_dma_Nd(...)`, after a comment naming its copy when
@@ -278,7 +292,7 @@ static void emit_lowered(Emit *em, const Stmt *s, int ind) {
   if (l->kind == LOW_DMA_WAIT && !l->token.base) return; /* printed with its start */
   sb_indent(em->sb, ind);
   switch (l->kind) {
-  case LOW_NOTE: sb_printf(em->sb, "/* %s */\n", s->note); return;
+  case LOW_NOTE: sb_comment(em->sb, s->note); sb_putc(em->sb, '\n'); return;
   case LOW_UNUSED: sb_printf(em->sb, "(void)%s;\n", s->note); return;
   case LOW_VIEW: emit_view(em, l); return;
   case LOW_TOKENS: emit_tokens(em, s); return;
@@ -297,7 +311,8 @@ static void emit_loop(Emit *em, const Stmt *s, int ind) {
   }
   sb_indent(em->sb, ind);
   emit_for_header(em, s);
-  sb_printf(em->sb, " { /* %s */\n", s->note);
+  sb_puts(em->sb, " {");
+  emit_note(em->sb, s->note);
   emit_block_body(em, s->body, ind + 1);
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");
@@ -343,8 +358,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
       }
       sb_indent(sb, ind);
       sb_puts(sb, "{");
-      if (s->note) sb_printf(sb, " /* %s */", s->note); /* lower_order's */
-      sb_putc(sb, '\n');
+      emit_note(sb, s->note); /* lower_order's */
       emit_stmts(em, s->body, ind + 1);
       sb_indent(sb, ind);
       sb_puts(sb, "}\n");
@@ -413,21 +427,33 @@ static void emit_assumptions(StrBuf *sb, const Kernel *k) {
 void emit_block_comment(StrBuf *sb, const char *text) {
   const char *nl = strchr(text, '\n');
   if (!nl) {
-    sb_printf(sb, "/* %s */\n", text);
+    sb_comment(sb, text);
+    sb_putc(sb, '\n');
     return;
   }
   sb_puts(sb, "/* ");
-  sb_putn(sb, text, (size_t)(nl - text) + 1);
+  sb_c_text(sb, C_TEXT_COMMENT, text, (size_t)(nl - text) + 1);
   sb_lines(sb, nl + 1, " * ");
   sb_puts(sb, " */\n");
 }
 
+/* A line of a comment after prefix, formatted, what it quotes escaped. */
+static void __attribute__((format(printf, 3, 4))) comment_line(StrBuf *sb, const char *prefix, const char *fmt, ...) {
+  StrBuf line;
+  sb_init(&line);
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&line, fmt, ap);
+  va_end(ap);
+  sb_lines(sb, line.data, prefix);
+  sb_free(&line);
+}
+
 static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
-  sb_printf(sb, "/* %s generated by npugen %s from %s. Do not edit.\n", what, NPUGEN_VERSION,
-            u->m->file);
-  sb_printf(sb, " * Kernel: %s (%s:%d)\n", u->k->name, u->m->file, u->k->loc.line);
+  comment_line(sb, "/* ", "%s generated by npugen %s from %s. Do not edit.", what, NPUGEN_VERSION, u->m->file);
+  comment_line(sb, " * ", "Kernel: %s (%s:%d)", u->k->name, u->m->file, u->k->loc.line);
   if (u->schedule && *u->schedule) {
-    if (u->target) sb_printf(sb, " * Target: %s\n", u->target->name);
+    if (u->target) sb_lines(sb, u->target->name, " * Target: ");
     sb_printf(sb, " * Schedule %s:\n", u->name);
     sb_lines(sb, u->schedule, " *   ");
   } else {
@@ -444,10 +470,7 @@ static void header_comment(StrBuf *sb, const EmitUnit *u, const char *what) {
  * the emitted C says so and does not compile, so no run trusts it. */
 static void internal_error(StrBuf *sb, const char *why) {
   sb_puts(sb, "#error \"npugen internal error: DMA synchronisation of the lowered IR: ");
-  for (const char *p = why; *p; p++) {
-    if (*p == '"' || *p == '\\') sb_putc(sb, '\\');
-    sb_putc(sb, *p);
-  }
+  sb_c_text(sb, C_TEXT_STRING, why, strlen(why));
   sb_puts(sb, "\"\n");
 }
 
@@ -513,7 +536,11 @@ char *emit_c_header(const EmitUnit *u) {
   print_defines(&sb, u->m, lower_header_defines(u->m, u->k), true);
   char *padding = lower_padding_assumed(u->k, false);
   for (char *line = padding, *end; (end = strchr(line, '\n')); line = end + 1) /* a comment each */
-    sb_printf(&sb, "/* %.*s */\n", (int)(end - line), line);
+  {
+    sb_puts(&sb, "/* ");
+    sb_c_text(&sb, C_TEXT_COMMENT, line, (size_t)(end - line));
+    sb_puts(&sb, " */\n");
+  }
   free(padding);
   emit_prototype(&sb, u);
   sb_puts(&sb, ";\n\n");

@@ -354,8 +354,10 @@ void emit_checked(const Module *m, const Kernel *k, CheckedUnit *out) {
   lower_check_ref(k, &ref);
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "/* Kernel %s of %s as written, with checked arithmetic: npugen check's reference. */\n", k->name,
-            m->file);
+  char *what = arena_printf(&ref.arena, "Kernel %s of %s as written, with checked arithmetic: npugen check's reference.",
+                            k->name, m->file);
+  sb_comment(&sb, what);
+  sb_putc(&sb, '\n');
   sb_puts(&sb, prelude);
   sb_puts(&sb, lower_ck_helpers);
   for (const Define *d = m->defines; d; d = d->next) {
