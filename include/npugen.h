@@ -167,6 +167,11 @@ void npg_set_trace(NpgSession *s, const char *path);
  * the run) and intrinsic calls; max_bytes the arrays the check allocates.
  * Defaults: 2^32 steps, 1 GiB. A run past them is not started. */
 void npg_set_check_limits(NpgSession *s, uint64_t max_steps, uint64_t max_bytes);
+/* The CPU time (of its own thread, so load does not count) one run of
+ * npg_check may take before it is stopped as failed, saying so: a loop
+ * that never ends passes the step count. seconds <= 0 keeps the default,
+ * 120 s. */
+void npg_set_check_cpu_limit(NpgSession *s, double seconds);
 
 /* A variant's run in the simulator alone, for its cost (npugen tune): its
  * emitted C on seeded inputs, without the reference and without comparing

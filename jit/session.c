@@ -278,7 +278,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   if (!s->refs) s->refs = check_refs_new(s->m);
   CheckResult r;
   CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
-                    .max_steps = s->max_steps, .max_bytes = s->max_bytes};
+                    .max_steps = s->max_steps, .max_bytes = s->max_bytes, .max_cpu_seconds = s->max_cpu_seconds};
   EmitUnit u = session_unit(s, i);
   if (!s->v[i].check_low) s->v[i].check_low = lower_check_promote(&s->m->arena, s->v[i].ir, s->v[i].low);
   u.lowered = s->v[i].check_low; /* the check's text: lower/check_promote.c */
@@ -350,6 +350,8 @@ bool npg_set_target(NpgSession *s, const char *path) {
 }
 
 const char *npg_target_name(const NpgSession *s) { return s->target.name; }
+
+void npg_set_check_cpu_limit(NpgSession *s, double seconds) { s->max_cpu_seconds = seconds > 0 ? seconds : 0; }
 
 void npg_set_check_limits(NpgSession *s, uint64_t max_steps, uint64_t max_bytes) {
   s->max_steps = max_steps;

@@ -38,6 +38,7 @@ struct NpgSession {
   NpuTarget target; /* schedules are planned for it, variants simulated on it */
   char *trace_path;
   uint64_t max_steps, max_bytes; /* npg_set_check_limits; 0: the defaults */
+  double max_cpu_seconds;        /* npg_set_check_cpu_limit; 0: the default */
   unsigned check_orders;         /* npg_set_check_orders; 0: NPG_ORDER_ALL */
   bool assume_no_alias;          /* npg_set_assume_no_alias */
 };
