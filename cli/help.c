@@ -35,7 +35,7 @@ static const char emit_help[] =
 
 static const char check_help[] =
     "usage: npugen check FILE [--schedule SFILE] [--target INI] [--variant NAME] [--seed N]\n"
-    "                         [--trace JSON] [--max-steps N] [--max-memory MIB]\n"
+    "                         [--trace JSON] [--max-steps N] [--max-memory MIB] [--max-cpu S]\n"
     "\n"
     "JIT-compiles every variant and the kernel as written (with checked\n"
     "arithmetic), runs both on the same seeded random inputs (variants with\n"
@@ -50,6 +50,7 @@ static const char check_help[] =
     "  --max-steps N     do not start a run of more than N loop iterations plus\n"
     "                    statement instances (default 2^32)\n"
     "  --max-memory MIB  nor one whose arrays need more (default 1024)\n"
+    "  --max-cpu S       stop a run after S seconds of its CPU time (default 120)\n"
     "  --schedule SFILE  more variants: a file of '#pragma npu' lines only\n"
     "  --target INI      the NPU to plan for and simulate on\n"
     "\n"

@@ -27,7 +27,7 @@ typedef struct {
   const char *variants[MAX_VARIANTS]; /* --variant: only these */
   int nvariants;
   bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias;
-  uint64_t seed, max_steps, max_mib;
+  uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
 
 static int parse_args(int argc, char **argv, Options *o) {
@@ -37,7 +37,7 @@ static int parse_args(int argc, char **argv, Options *o) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--target") || !strcmp(a, "--trace") ||
-        !strcmp(a, "--schedule") || !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory") ||
+        !strcmp(a, "--schedule") || !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory") || !strcmp(a, "--max-cpu") ||
         !strcmp(a, "--variant")) {
       if (i + 1 >= argc) return usage_error(o->cmd, "option '%s' needs a value", a);
       if (!strcmp(a, "--variant")) {
@@ -60,6 +60,7 @@ static int parse_args(int argc, char **argv, Options *o) {
         else if (v == 0 || (!strcmp(a, "--max-memory") && v > (UINT64_MAX >> 20)))
           return usage_error(o->cmd, "invalid limit '%s'", argv[i]);
         else if (!strcmp(a, "--max-steps")) o->max_steps = v;
+        else if (!strcmp(a, "--max-cpu")) o->max_cpu = v;
         else o->max_mib = v;
       }
     } else if (!strcmp(a, "--check")) {
@@ -83,8 +84,8 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (!o->file) return usage_error(o->cmd, "missing input FILE%s", "");
   if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir || o->assume_no_alias))
     return usage_error(o->cmd, "-o, --check, --dump-ir and --assume-no-alias belong to 'emit'%s", "");
-  if (strcmp(o->cmd, "check") && (o->trace || o->max_steps || o->max_mib))
-    return usage_error(o->cmd, "--trace, --max-steps and --max-memory belong to 'check'%s", "");
+  if (strcmp(o->cmd, "check") && (o->trace || o->max_steps || o->max_mib || o->max_cpu))
+    return usage_error(o->cmd, "--trace, --max-steps, --max-memory and --max-cpu belong to 'check'%s", "");
   if (o->check_stale && !o->out_dir) return usage_error(o->cmd, "--check needs -o DIR%s", "");
   /* emit -o removes the files of variants it does not write */
   if (o->nvariants && o->out_dir) return usage_error(o->cmd, "--variant and -o do not go together: -o writes every variant%s", "");
@@ -145,6 +146,7 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
 static int cmd_check(NpgSession *s, const Options *o, const int *idx, int n) {
   int failed = 0;
   npg_set_check_limits(s, o->max_steps, o->max_mib << 20);
+  npg_set_check_cpu_limit(s, (double)o->max_cpu);
   for (int k = 0; k < n; k++) {
     int i = idx[k];
     NpgCheckResult r;

@@ -101,14 +101,22 @@ static void emit_for_header(Emit *em, const Stmt *s) {
 /* An expression the host evaluates: spelled as the function's C wants. */
 static void print_value(const Emit *em, const Expr *e) { emit_host_expr(em->sb, em->m, em->f, e); }
 
+/* " /" "* note *" "/" when there is a note, then the line's end. */
+static void emit_note(StrBuf *sb, const char *note) {
+  if (note) {
+    sb_putc(sb, ' ');
+    sb_comment(sb, note);
+  }
+  sb_putc(sb, '\n');
+}
+
 static void emit_if(Emit *em, const Stmt *s, int ind) {
   StrBuf *sb = em->sb;
   sb_puts(sb, "if (");
   if (s->note) ir_print_expr(sb, s->cond); /* a lowered guard: loop counters only */
   else print_value(em, s->cond);
   sb_puts(sb, ") {");
-  if (s->note) sb_printf(sb, " /* %s */", s->note);
-  sb_putc(sb, '\n');
+  emit_note(sb, s->note);
   emit_block_body(em, s->then_s, ind + 1);
   sb_indent(sb, ind);
   sb_putc(sb, '}');
@@ -130,7 +138,11 @@ static void emit_if(Emit *em, const Stmt *s, int ind) {
 static void emit_annots(Emit *em, const Stmt *s, int ind) {
   for (const Annot *a = s->annots; a; a = a->next) {
     sb_indent(em->sb, ind);
-    sb_printf(em->sb, "/* @%s = %s */\n", a->key, a->value);
+    sb_puts(em->sb, "/* @");
+    sb_c_text(em->sb, C_TEXT_COMMENT, a->key, strlen(a->key));
+    sb_puts(em->sb, " = ");
+    sb_c_text(em->sb, C_TEXT_COMMENT, a->value, strlen(a->value));
+    sb_puts(em->sb, " */\n");
   }
 }
 
@@ -142,7 +154,8 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   const IntrinCall *c = s->intrin_call;
   sb_indent(em->sb, ind);
   if (!c->call) {
-    sb_printf(em->sb, "/* %s */\n", c->note);
+    sb_comment(em->sb, c->note);
+    sb_putc(em->sb, '\n');
     return false;
   }
   if (!c->guard) {
@@ -153,7 +166,9 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   sb_indent(em->sb, ind + 1);
   sb_printf(em->sb, "%s\n", c->call);
   sb_indent(em->sb, ind);
-  sb_printf(em->sb, "} else { /* %s */\n", c->fallback_note);
+  sb_puts(em->sb, "} else { ");
+  sb_comment(em->sb, c->fallback_note);
+  sb_putc(em->sb, '\n');
   emit_stmts(em, c->fallback, ind + 1);
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");
@@ -167,7 +182,8 @@ static void emit_loop_hint(Emit *em, const Stmt *s, int ind) {
   for (int i = 0; i < em->f->nnotes; i++)
     if (em->f->notes[i].loop == s) {
       sb_indent(em->sb, ind);
-      sb_printf(em->sb, "/* %s */\n", em->f->notes[i].text);
+      sb_comment(em->sb, em->f->notes[i].text);
+      sb_putc(em->sb, '\n');
     }
   const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
   if (p) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
@@ -218,8 +234,7 @@ static void emit_tokens(Emit *em, const Stmt *s) {
   for (int i = 0; i < l->ndims; i++) sb_printf(em->sb, "[%lld]", (long long)l->dims[i]);
   if (l->zero) sb_puts(em->sb, l->ndims == 2 ? " = {{0}}" : " = {0}");
   sb_putc(em->sb, ';');
-  if (s->note) sb_printf(em->sb, " /* %s */", s->note);
-  sb_putc(em->sb, '\n');
+  emit_note(em->sb, s->note);
 }
 
 static void emit_wait(Emit *em, const Stmt *s) {
@@ -234,8 +249,7 @@ static void emit_wait(Emit *em, const Stmt *s) {
   }
   sb_printf(em->sb, "npu_dma_wait(%s);", tok);
   free(tok);
-  if (s->note) sb_printf(em->sb, " /* %s */", s->note);
-  sb_putc(em->sb, '\n');
+  emit_note(em->sb, s->note);
 }
 
 /* A start: `token = npu_dma_Nd(...)`, after a comment naming its copy when
@@ -270,7 +284,7 @@ static void emit_lowered(Emit *em, const Stmt *s, int ind) {
   if (l->kind == LOW_DMA_WAIT && !l->token.base) return; /* printed with its start */
   sb_indent(em->sb, ind);
   switch (l->kind) {
-  case LOW_NOTE: sb_printf(em->sb, "/* %s */\n", s->note); return;
+  case LOW_NOTE: sb_comment(em->sb, s->note); sb_putc(em->sb, '\n'); return;
   case LOW_UNUSED: sb_printf(em->sb, "(void)%s;\n", s->note); return;
   case LOW_VIEW: emit_view(em, l); return;
   case LOW_TOKENS: emit_tokens(em, s); return;
@@ -289,7 +303,8 @@ static void emit_loop(Emit *em, const Stmt *s, int ind) {
   }
   sb_indent(em->sb, ind);
   emit_for_header(em, s);
-  sb_printf(em->sb, " { /* %s */\n", s->note);
+  sb_puts(em->sb, " {");
+  emit_note(em->sb, s->note);
   emit_block_body(em, s->body, ind + 1);
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");
@@ -335,8 +350,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
       }
       sb_indent(sb, ind);
       sb_puts(sb, "{");
-      if (s->note) sb_printf(sb, " /* %s */", s->note); /* the permuted order's */
-      sb_putc(sb, '\n');
+      emit_note(sb, s->note); /* lower_order's */
       emit_stmts(em, s->body, ind + 1);
       sb_indent(sb, ind);
       sb_puts(sb, "}\n");
@@ -403,10 +417,7 @@ static void emit_assumptions(StrBuf *sb, const LoweredFunction *f) {
  * the emitted C says so and does not compile, so no run trusts it. */
 static void internal_error(StrBuf *sb, const char *why) {
   sb_puts(sb, "#error \"npugen internal error: DMA synchronisation of the lowered IR: ");
-  for (const char *p = why; *p; p++) {
-    if (*p == '"' || *p == '\\') sb_putc(sb, '\\');
-    sb_putc(sb, *p);
-  }
+  sb_c_text(sb, C_TEXT_STRING, why, strlen(why));
   sb_puts(sb, "\"\n");
 }
 

@@ -10,18 +10,19 @@
 void emit_block_comment(StrBuf *sb, const char *text) {
   const char *nl = strchr(text, '\n');
   if (!nl) {
-    sb_printf(sb, "/* %s */\n", text);
+    sb_comment(sb, text);
+    sb_putc(sb, '\n');
     return;
   }
   sb_puts(sb, "/* ");
-  sb_putn(sb, text, (size_t)(nl - text) + 1);
+  sb_c_text(sb, C_TEXT_COMMENT, text, (size_t)(nl - text) + 1);
   sb_lines(sb, nl + 1, " * ");
   sb_puts(sb, " */\n");
 }
 
 /* A comment of lines, the first after its opening. */
 static void file_comment(StrBuf *sb, const char *const *lines, int n) {
-  for (int i = 0; i < n; i++) sb_printf(sb, "%s%s\n", i ? " * " : "/* ", lines[i]);
+  for (int i = 0; i < n; i++) sb_lines(sb, lines[i], i ? " * " : "/* "); /* escaped: paths, names, schedules */
   sb_puts(sb, " */\n");
 }
 
@@ -97,7 +98,10 @@ char *emit_c_header(const LoweredModule *m) {
   sb_printf(&sb, "#ifndef %s\n#define %s\n\n", m->guard, m->guard);
   if (m->header_stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
   defines(&sb, m->header_defines);
-  for (int i = 0; i < m->nheader_notes; i++) sb_printf(&sb, "/* %s */\n", m->header_notes[i]);
+  for (int i = 0; i < m->nheader_notes; i++) {
+    sb_comment(&sb, m->header_notes[i]);
+    sb_putc(&sb, '\n');
+  }
   emit_prototype(&sb, &m->main);
   sb_puts(&sb, ";\n\n");
   layout_prototypes(&sb, m);

@@ -352,8 +352,12 @@ static void thunk(StrBuf *sb, const Kernel *k) {
 void emit_checked(const Module *m, const Kernel *k, const CheckRef *ref, CheckedUnit *out) {
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "/* Kernel %s of %s as written, with checked arithmetic: npugen check's reference. */\n", k->name,
-            m->file);
+  StrBuf what;
+  sb_init(&what);
+  sb_printf(&what, "Kernel %s of %s as written, with checked arithmetic: npugen check's reference.", k->name, m->file);
+  sb_comment(&sb, what.data);
+  sb_putc(&sb, '\n');
+  sb_free(&what);
   sb_puts(&sb, prelude);
   sb_puts(&sb, ref->helpers);
   for (const Define *d = m->defines; d; d = d->next) {

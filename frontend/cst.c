@@ -69,6 +69,17 @@ static void excerpt(Fe *fe, TSNode n, char *out, size_t size) {
   out[j] = 0;
 }
 
+/* An identifier spelled with a universal character name (caf\u00e9): C99
+ * allows it, but tcc, which runs the check, reads it as a stray '\'. The
+ * character itself (UTF-8) is read by all three compilers. */
+static bool spells_ucn(Fe *fe, TSNode n) {
+  const char *type = ts_node_type(n);
+  size_t len = strlen(type);
+  if (len < 10 || strcmp(type + len - 10, "identifier")) return false;
+  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+  return memchr(fe->text + a, '\\', b - a) != NULL;
+}
+
 /* Iterative walk (no recursion: the input may be 20,000 levels deep). */
 bool fe_check_syntax(Fe *fe, TSNode root) {
   TSTreeCursor c = ts_tree_cursor_new(root);
@@ -94,6 +105,16 @@ bool fe_check_syntax(Fe *fe, TSNode root) {
         diag_error(fe->diags, fe->file, fe->src, l.line, l.col, "syntax error at '%s'", ex);
       else
         diag_error(fe->diags, fe->file, fe->src, l.line, l.col, "syntax error");
+      ok = false;
+      break;
+    }
+    if (spells_ucn(fe, n)) {
+      SrcLoc l = fe_loc(fe, n);
+      char ex[48];
+      excerpt(fe, n, ex, sizeof ex);
+      diag_error(fe->diags, fe->file, fe->src, l.line, l.col,
+                 "identifier '%s' is spelled with a universal character name, which tcc (the check's compiler) "
+                 "does not read; write the character itself (UTF-8) or another name", ex);
       ok = false;
       break;
     }

@@ -83,17 +83,29 @@ static bool const_double(const Expr *e, double *v) {
   }
 }
 
-/* LO or HI of a parameter of type t, into s->ilo/ihi or s->flo/fhi. */
+/* Whether the constant v of type et (C's value: a 64-bit unsigned one past
+ * INT64_MAX wraps in v) fits in t. */
+static bool int_fits(int64_t v, const Type *et, const Type *t) {
+  int64_t tlo;
+  uint64_t thi;
+  type_int_range(t, &tlo, &thi);
+  if (!et->is_signed && et->size == 8 && v < 0) return (uint64_t)v <= thi; /* 2^63 and up: unsigned t only */
+  return v >= tlo && (v < 0 || (uint64_t)v <= thi) && (t->is_signed || v >= 0);
+}
+
+/* LO or HI of a parameter of type t, into s->ilo/ihi or s->flo/fhi (an
+ * unsigned 64-bit value as its bits: check_inputs reads them unsigned). */
 static void bound_arg(Fe *fe, TSNode n, const Type *t, CheckSpec *s, bool hi) {
   Expr *e = fe_expr(fe, n);
   if (type_is_integer(t)) {
-    int64_t v, tlo;
-    uint64_t thi;
+    int64_t v;
     if (!type_is_integer(e->type) || !fe_eval_int(e, &v))
       fe_error(fe, n, "the bounds of '%s' (%s) must be integer constants", s->param, t->name);
-    type_int_range(t, &tlo, &thi);
-    if (v < tlo || (v >= 0 && (uint64_t)v > thi) || (!t->is_signed && v < 0))
+    if (!int_fits(v, e->type, t)) {
+      if (!e->type->is_signed && e->type->size == 8 && v < 0)
+        fe_error(fe, n, "%llu does not fit in '%s' (%s)", (unsigned long long)v, s->param, t->name);
       fe_error(fe, n, "%lld does not fit in '%s' (%s)", (long long)v, s->param, t->name);
+    }
     *(hi ? &s->ihi : &s->ilo) = v;
     return;
   }
@@ -142,7 +154,10 @@ static void inputs(Fe *fe, TSNode call, TSNode *a, uint32_t n) {
     s->kind = SPEC_RANGE;
     bound_arg(fe, a[2], t, s, false);
     bound_arg(fe, a[3], t, s, true);
-    if (type_is_integer(t) ? s->ilo > s->ihi : s->flo > s->fhi)
+    bool empty = !type_is_integer(t) ? s->flo > s->fhi
+                 : t->is_signed      ? s->ilo > s->ihi
+                                     : (uint64_t)s->ilo > (uint64_t)s->ihi;
+    if (empty)
       fe_error(fe, a[2], "the range of '%s' is empty: LO is greater than HI", s->param);
   }
   add_spec(fe, s);

@@ -3,7 +3,10 @@
  * The public C API. A session holds one kernel file: its parsed IR, its
  * variants (each kernel as written, later each schedule), their emitted C,
  * and JIT-compiled code to run them. Every string returned is owned by the
- * session (or the JIT handle) and lives until it is closed. */
+ * session (or the JIT handle) and lives until it is closed. Every call
+ * refuses a NULL argument (except where one is documented): it returns its
+ * failure value (NULL, false, -1) and, given a session, adds the error
+ * "call: argument is NULL" to npg_errors. */
 #ifndef NPUGEN_H
 #define NPUGEN_H
 
@@ -98,6 +101,8 @@ bool npg_sched_step(NpgSched *h, const char *call);
  * be NULL. */
 bool npg_sched_transform_layout(NpgSched *h, const char *buffer, const char *indices, const char *map,
                                 const char *pad_value);
+/* The handle stays valid until npg_close: a step or a second end after
+ * the first is an error (npg_errors), and -1. */
 int npg_sched_end(NpgSched *h);
 
 /* Differential check of one variant against the kernel as written. */
@@ -167,6 +172,11 @@ void npg_set_trace(NpgSession *s, const char *path);
  * the run) and intrinsic calls; max_bytes the arrays the check allocates.
  * Defaults: 2^32 steps, 1 GiB. A run past them is not started. */
 void npg_set_check_limits(NpgSession *s, uint64_t max_steps, uint64_t max_bytes);
+/* The CPU time (of its own thread, so load does not count) one run of
+ * npg_check may take before it is stopped as failed, saying so: a loop
+ * that never ends passes the step count. seconds <= 0 keeps the default,
+ * 120 s. */
+void npg_set_check_cpu_limit(NpgSession *s, double seconds);
 
 /* A variant's run in the simulator alone, for its cost (npugen tune): its
  * emitted C on seeded inputs, without the reference and without comparing

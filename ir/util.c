@@ -109,12 +109,52 @@ void sb_lines(StrBuf *sb, const char *text, const char *prefix) {
     const char *e = strchr(p, '\n');
     size_t n = e ? (size_t)(e - p) : strlen(p);
     sb_puts(sb, prefix);
-    sb_putn(sb, p, n);
+    sb_c_text(sb, C_TEXT_COMMENT, p, n);
     sb_putc(sb, '\n');
     p += n + (e ? 1 : 0);
   }
 }
 void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
+
+/* C99 5.2.1.1: ??= ??( ??/ ??) ??' ??< ??! ??> ??- are one character each,
+ * before comments or strings are seen (??/ then a newline splices lines). */
+static bool trigraph_at(const char *p, const char *end) {
+  return end - p >= 3 && p[0] == '?' && p[1] == '?' && strchr("=(/)'<!>-", p[2]) && p[2];
+}
+
+static void string_char(StrBuf *sb, unsigned char c) {
+  if (c == '"' || c == '\\') sb_printf(sb, "\\%c", c);
+  else if (c == '\n') sb_puts(sb, "\\n");
+  else if (c == '\t') sb_puts(sb, "\\t");
+  else if (c < 0x20 || c == 0x7f) sb_printf(sb, "\\%03o", c); /* three digits: the next char cannot extend it */
+  else sb_putc(sb, (char)c);
+}
+
+static void comment_char(StrBuf *sb, const char *p, const char *end) {
+  unsigned char c = (unsigned char)*p;
+  bool next_star = p + 1 < end && p[1] == '*', next_slash = p + 1 < end && p[1] == '/';
+  if ((c == '*' && next_slash) || (c == '/' && next_star)) sb_printf(sb, "%c ", c);
+  else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) sb_putc(sb, ' ');
+  else sb_putc(sb, (char)c);
+}
+
+void sb_c_text(StrBuf *sb, CTextPlace place, const char *text, size_t n) {
+  const char *end = text + n;
+  for (const char *p = text; p < end; p++) {
+    if (trigraph_at(p, end)) {
+      sb_puts(sb, place == C_TEXT_STRING ? "?\\" : "? "); /* the second '?' follows */
+      continue;
+    }
+    if (place == C_TEXT_STRING) string_char(sb, (unsigned char)*p);
+    else comment_char(sb, p, end);
+  }
+}
+
+void sb_comment(StrBuf *sb, const char *text) {
+  sb_puts(sb, "/* ");
+  sb_c_text(sb, C_TEXT_COMMENT, text, strlen(text));
+  sb_puts(sb, " */");
+}
 
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
   va_list ap2;

@@ -44,8 +44,23 @@ void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
 void sb_indent(StrBuf *sb, int level);
 /* Each line of text (the last one need not end in '\n') after prefix,
- * ended by '\n': the lines of a comment. */
+ * ended by '\n': the lines of a comment, each escaped as sb_c_text does. */
 void sb_lines(StrBuf *sb, const char *text, const char *prefix);
+
+/* ---- text copied into emitted C ---- */
+typedef enum {
+  C_TEXT_COMMENT, /* inside a block comment */
+  C_TEXT_STRING,  /* inside a string literal, between its quotes */
+} CTextPlace;
+/* The one way text that npugen did not write itself (a path, a schedule's
+ * expression, a target's name, a note quoting either) enters emitted C:
+ * the n bytes of text, changed only so that at place they stay text. In a
+ * comment "* /" and "/ *" stand for the two markers and "? ?" breaks a
+ * trigraph; in a string \\, \", \n, \t, \ooo and ?\? do. Idempotent
+ * for comments: escaped text passes unchanged. */
+void sb_c_text(StrBuf *sb, CTextPlace place, const char *text, size_t n);
+/* "/" "* text *" "/" on one line, text escaped for a comment. */
+void sb_comment(StrBuf *sb, const char *text);
 /* Hands the buffer's malloc'ed text to the caller. */
 char *sb_take(StrBuf *sb);
 

@@ -166,7 +166,7 @@ static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, voi
                      p->buf->name);
   char err[256];
   npusim_bind(sim);
-  bool ran = guarded_call(var_fn, args, err, sizeof err);
+  bool ran = guarded_call_limited(var_fn, args, CHECK_CPU_SECONDS(o), err, sizeof err);
   if (ran) npusim_finish(sim);
   npusim_unbind();
   bool ok = ran && !npusim_failed(sim);

@@ -32,12 +32,18 @@
  * matmul over a cache in NU memory: 150 s) */
 #define CHECK_CU_ACCESS_STEPS 32
 #define CHECK_DEFAULT_MAX_BYTES (1ull << 30)
+/* CPU seconds one run (the reference's, a variant's) may use: the step
+ * budget is counted before the run, and a loop that never ends (a counter
+ * that wraps) would pass it. CPU time, not wall time: load stops no run. */
+#define CHECK_DEFAULT_MAX_CPU_SECONDS 120.0
+#define CHECK_CPU_SECONDS(o) ((o)->max_cpu_seconds > 0 ? (o)->max_cpu_seconds : CHECK_DEFAULT_MAX_CPU_SECONDS)
 
 typedef struct {
   uint64_t seed;
   const NpuTarget *target;        /* NULL: the default target */
   const char *trace_path;         /* the simulator's timeline goes here; NULL: none */
   uint64_t max_steps, max_bytes;  /* 0: the defaults above */
+  double max_cpu_seconds;         /* 0: the default above */
   bool scalar_ends;               /* integer scalars at their types' maximum (check_run_orders' last run) */
 } CheckOptions;
 

@@ -34,6 +34,13 @@ static void store(void *p, const Type *t, int64_t iv, double fv) {
 
 static double unit(uint64_t r) { return (double)(r >> 11) / 9007199254740992.0; } /* [0, 1) */
 
+/* lo + (hi - lo) * u, where hi - lo may pass DBL_MAX (-9e307 to 9e307): a
+ * weighted mean, which cannot, kept in [lo, hi] against rounding. */
+static double in_range(double lo, double hi, double u) {
+  double v = lo * (1.0 - u) + hi * u;
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
 /* One value of type t from draw r: in the spec's range, or the default's;
  * an integer scalar without a range at its type's maximum when `ends`. */
 static void value(uint64_t r, const Type *t, bool scalar, const CheckSpec *range, bool ends, void *out) {
@@ -44,7 +51,7 @@ static void value(uint64_t r, const Type *t, bool scalar, const CheckSpec *range
     store(out, t, (int64_t)hi, 0); /* store converts to t: an unsigned maximum too */
   } else if (type_is_float(t)) {
     double u = unit(r);
-    store(out, t, 0, range ? range->flo + (range->fhi - range->flo) * u : scalar ? 0.5 + u : 2.0 * u - 1.0);
+    store(out, t, 0, range ? in_range(range->flo, range->fhi, u) : scalar ? 0.5 + u : 2.0 * u - 1.0);
   } else if (range) {
     uint64_t span = (uint64_t)range->ihi - (uint64_t)range->ilo + 1; /* 0: all 2^64 values */
     store(out, t, (int64_t)((uint64_t)range->ilo + (span ? r % span : r)), 0);

@@ -1,5 +1,6 @@
-/* sigaltstack and SA_ONSTACK are XSI */
-#define _XOPEN_SOURCE 700
+/* sigaltstack and SA_ONSTACK are XSI; a timer that signals one thread
+ * (SIGEV_THREAD_ID) and gettid are Linux's */
+#define _GNU_SOURCE
 #include "jit/guard.h"
 
 #include <pthread.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Where to return to when the code under test raises a signal.
  * Thread-local, set only during a call. */
@@ -24,11 +27,13 @@ void guard_assumption_failed(const char *cond) {
 
 static void on_signal(int sig) {
   if (active_jmp) siglongjmp(*active_jmp, sig);
+  if (sig == SIGXCPU) return; /* a timer's tick after its call returned */
   signal(sig, SIG_DFL);
   raise(sig);
 }
 
-static const int guarded_signals[] = {SIGSEGV, SIGFPE, SIGBUS, SIGILL};
+/* SIGXCPU: the call's CPU-time timer (cpu_timer_create) */
+static const int guarded_signals[] = {SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGXCPU};
 enum { NSIG_GUARDED = sizeof guarded_signals / sizeof guarded_signals[0] };
 
 /* The handler runs on its own stack, so a stack overflow in the JIT code
@@ -65,17 +70,71 @@ static void handlers_leave(void) {
   pthread_mutex_unlock(&handlers_lock);
 }
 
+/* A timer on the calling thread's CPU clock that will send it SIGXCPU:
+ * time the thread waits for a core does not count, so a loaded machine
+ * stops no run that an idle one finishes. False when there is no limit or
+ * no such timer. */
+static bool cpu_timer_create(double seconds, timer_t *t) {
+#ifdef SIGEV_THREAD_ID
+  if (!(seconds > 0)) return false;
+  struct sigevent ev;
+  memset(&ev, 0, sizeof ev);
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = SIGXCPU;
+  ev._sigev_un._tid = gettid();
+  return timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, t) == 0;
+#else
+  (void)seconds, (void)t;
+  return false;
+#endif
+}
+
+/* Sends the tick after seconds more of the thread's CPU time. */
+static void cpu_timer_arm(timer_t t, double seconds) {
+  struct itimerspec at = {.it_value = {.tv_sec = (time_t)seconds,
+                                       .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)}};
+  if (at.it_value.tv_sec == 0 && at.it_value.tv_nsec == 0) at.it_value.tv_nsec = 1;
+  timer_settime(t, 0, &at, NULL);
+}
+
+/* Deletes the timer and drops a tick it sent that is still pending, so
+ * none arrives after the handlers are put back. */
+static void cpu_timer_stop(timer_t t) {
+  sigset_t xcpu, old;
+  sigemptyset(&xcpu);
+  sigaddset(&xcpu, SIGXCPU);
+  pthread_sigmask(SIG_BLOCK, &xcpu, &old);
+  timer_delete(t);
+  struct timespec now = {0, 0};
+  while (sigtimedwait(&xcpu, NULL, &now) == SIGXCPU) continue;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 bool guarded_call(ThunkFn fn, void **args, char *err, size_t err_size) {
+  return guarded_call_limited(fn, args, 0, err, err_size);
+}
+
+bool guarded_call_limited(ThunkFn fn, void **args, double cpu_seconds, char *err, size_t err_size) {
   stack_t alt = {.ss_sp = malloc(ALT_STACK_BYTES), .ss_size = ALT_STACK_BYTES}, old_alt;
   volatile bool on_alt = alt.ss_sp && sigaltstack(&alt, &old_alt) == 0;
   handlers_enter();
   sigjmp_buf jb;
   sigjmp_buf *saved = active_jmp;
+  static const timer_t none;
+  timer_t volatile timer = none; /* volatile: read after a siglongjmp */
+  volatile bool timed = false;
   volatile int sig = sigsetjmp(jb, 1);
   if (sig == 0) {
     active_jmp = &jb;
+    timer_t t;
+    if (cpu_timer_create(cpu_seconds, &t)) {
+      timer = t;
+      timed = true;
+      cpu_timer_arm(t, cpu_seconds);
+    }
     fn(args);
   }
+  if (timed) cpu_timer_stop(timer);
   active_jmp = saved;
   handlers_leave();
   if (on_alt) sigaltstack(&old_alt, NULL);
@@ -83,6 +142,13 @@ bool guarded_call(ThunkFn fn, void **args, char *err, size_t err_size) {
   if (sig == SIG_ASSUMPTION) {
     snprintf(err, err_size, "an assumption of the kernel does not hold at these sizes: NPUGEN_ASSUME(%s)",
              failed_assumption);
+    return false;
+  }
+  if (sig == SIGXCPU) {
+    snprintf(err, err_size,
+             "stopped after %.3g s of CPU time, its limit: a loop that never ends, or a run past the step "
+             "budget's estimate (raise the limit with npugen check --max-cpu SECONDS)",
+             cpu_seconds);
     return false;
   }
   if (sig) {

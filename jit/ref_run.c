@@ -41,6 +41,7 @@ typedef struct {
   CheckRefs *c;
   const Kernel *k;
   uint64_t seed, max_bytes;
+  double cpu_seconds;
   bool ends, busy;
   Run run;
   pthread_t thread;
@@ -164,7 +165,7 @@ static uint64_t arrays_bytes(const Kernel *k) {
 }
 
 /* Runs k's reference on seed's inputs into *run. */
-static void run_reference(CheckRefs *c, const Kernel *k, uint64_t seed, bool ends, Run *run) {
+static void run_reference(CheckRefs *c, const Kernel *k, uint64_t seed, bool ends, double cpu_seconds, Run *run) {
   memset(run, 0, sizeof *run);
   run->k = k;
   run->seed = seed;
@@ -182,7 +183,7 @@ static void run_reference(CheckRefs *c, const Kernel *k, uint64_t seed, bool end
   }
   int site = 0;
   args[k->nparams] = &site;
-  bool ran = guarded_call(fn, args, err, sizeof err);
+  bool ran = guarded_call_limited(fn, args, cpu_seconds, err, sizeof err);
   args[k->nparams] = NULL;
   run->failure = stopped(c, u, site, ran ? NULL : err, seed, ends);
   if (!run->failure) run->failure = nonfinite(c, k, args, seed, ends);
@@ -218,7 +219,7 @@ static void keep(CheckRefs *c, Run run, uint64_t max_bytes) {
 
 static void *pending_main(void *arg) {
   Pending *p = arg;
-  run_reference(p->c, p->k, p->seed, p->ends, &p->run);
+  run_reference(p->c, p->k, p->seed, p->ends, p->cpu_seconds, &p->run);
   return NULL;
 }
 
@@ -243,7 +244,8 @@ void check_refs_start(CheckRefs *c, const Kernel *k, const CheckOptions *o) {
   /* room for its arrays first, as when it runs alone: the variant's run
    * beside it takes what a run within the limits may */
   evict(c, (o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES) / 2, arrays_bytes(k));
-  c->pending = (Pending){.c = c, .k = k, .seed = o->seed, .max_bytes = o->max_bytes, .ends = o->scalar_ends, .busy = true};
+  c->pending = (Pending){.c = c, .k = k, .seed = o->seed, .max_bytes = o->max_bytes,
+                        .cpu_seconds = CHECK_CPU_SECONDS(o), .ends = o->scalar_ends, .busy = true};
   /* without a thread, check_refs_run runs it */
   if (pthread_create(&c->pending.thread, NULL, pending_main, &c->pending)) c->pending.busy = false;
 }
@@ -258,7 +260,7 @@ const CheckReference *check_refs_run(CheckRefs *c, const Kernel *k, const CheckO
     c->nruns--;
     c->runs[c->nruns++] = run;
   } else {
-    run_reference(c, k, o->seed, o->scalar_ends, &run);
+    run_reference(c, k, o->seed, o->scalar_ends, CHECK_CPU_SECONDS(o), &run);
     keep(c, run, o->max_bytes);
   }
   if (!run.failure) return &c->runs[c->nruns - 1].ref;

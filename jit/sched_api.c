@@ -212,10 +212,12 @@ static bool add_schedules(NpgSession *s, const char *name, const char *src, size
 }
 
 bool npg_add_schedule_string(NpgSession *s, const char *name, const char *src, size_t len) {
+  if (!s || !name || !src) return session_null(s, "npg_add_schedule_string", !name ? "name" : "src");
   return add_schedules(s, name, src, len);
 }
 
 bool npg_add_schedule_file(NpgSession *s, const char *path) {
+  if (!s || !path) return session_null(s, "npg_add_schedule_file", "path");
   size_t len;
   char *src = ir_read_input(path, FE_MAX_SOURCE_BYTES, &len);
   if (!src) {
@@ -255,15 +257,51 @@ const char *npg_dump_ir_steps(NpgSession *s, int i) {
 
 /* ---------------- the C API ---------------- */
 
+/* A handle lives until npg_close (in s->scheds), so that a second
+ * npg_sched_end, or a step after the first, is an error and no free of
+ * freed memory. */
 struct NpgSched {
   NpgSession *s;
-  Sched *sc;
+  Sched *sc; /* NULL once ended */
   const Kernel *k;
   bool failed;
   Arena *a;
+  NpgSched *next; /* the session's next handle */
 };
 
+void session_free_scheds(NpgSession *s) {
+  while (s->scheds) {
+    NpgSched *h = s->scheds;
+    s->scheds = h->next;
+    if (h->sc) sched_free(h->sc);
+    free(h);
+  }
+}
+
+/* The handle takes a step: not NULL, not ended, no NULL among the n names
+ * the call passes, spelled in `spelled` ("loop, outer, inner"); otherwise
+ * an error in the session naming the call and the argument. */
+static bool usable(NpgSched *h, const char *fn, const char *const *names, int n, const char *spelled) {
+  if (!h || h->failed) return false;
+  if (!h->sc) {
+    diag_error(&h->s->diags, NULL, NULL, 0, 0, "%s: the schedule handle was ended (npg_sched_end)", fn);
+    return false;
+  }
+  for (int i = 0; i < n; i++, spelled += strcspn(spelled, ","), spelled += strspn(spelled, ", "))
+    if (!names[i]) {
+      diag_error(&h->s->diags, NULL, NULL, 0, 0, "%s: %.*s is NULL", fn, (int)strcspn(spelled, ","), spelled);
+      h->failed = true;
+      return false;
+    }
+  return true;
+}
+
+#define NAMES(...) (const char *const[]){__VA_ARGS__}
+#define USABLE(h, ...) \
+  usable(h, __func__, NAMES(__VA_ARGS__), (int)(sizeof NAMES(__VA_ARGS__) / sizeof(const char *)), #__VA_ARGS__)
+
 NpgSched *npg_sched_begin(NpgSession *s, const char *kernel, const char *variant) {
+  if (!s || !kernel || !variant) return session_null(s, "npg_sched_begin", !kernel ? "kernel" : "variant"), NULL;
   if (!s->m) return NULL;
   Kernel *k = find_kernel(s, kernel, s->m->file, NULL, (SrcLoc){0, 0});
   if (!k || !session_variant_name_ok(s, variant, s->m->file, NULL, (SrcLoc){0, 0})) return NULL;
@@ -273,6 +311,8 @@ NpgSched *npg_sched_begin(NpgSession *s, const char *kernel, const char *variant
   h->a = &s->m->arena;
   h->sc = session_sched(s, k, arena_strdup(h->a, variant), &s->diags, s->m->file, NULL);
   h->sc->keep_steps_ir = true; /* no program to replay */
+  h->next = s->scheds;
+  s->scheds = h;
   return h;
 }
 
@@ -316,7 +356,7 @@ static void forget_locs(SchedArg *a, int n) {
 }
 
 bool npg_sched_step(NpgSched *h, const char *call) {
-  if (!h || h->failed || !call) return false;
+  if (!USABLE(h, call)) return false;
   SchedStep *st = frontend_parse_step(h->s->m, "schedule step", call, &h->s->diags);
   if (!st) {
     h->failed = true;
@@ -330,34 +370,40 @@ bool npg_sched_step(NpgSched *h, const char *call) {
 
 bool npg_sched_transform_layout(NpgSched *h, const char *buffer, const char *indices, const char *map,
                                 const char *pad_value) {
-  if (!h || !buffer || !indices || !map) return false;
+  if (!USABLE(h, buffer, indices, map)) return false;
   char *call = arena_printf(h->a, "transform_layout(%s, %s, %s%s%s)", buffer, indices, map,
                             pad_value ? ", " : "", pad_value ? pad_value : "");
   return npg_sched_step(h, call);
 }
 
 bool npg_sched_split(NpgSched *h, const char *loop, long long factor, const char *outer, const char *inner) {
+  if (!USABLE(h, loop, outer, inner)) return false;
   SchedArg a[4] = {arg_name(h, loop), arg_int(h, factor), arg_name(h, outer), arg_name(h, inner)};
   return step(h, "split", a, 4);
 }
 
 bool npg_sched_fuse(NpgSched *h, const char *outer, const char *inner, const char *fused) {
+  if (!USABLE(h, outer, inner, fused)) return false;
   SchedArg a[3] = {arg_name(h, outer), arg_name(h, inner), arg_name(h, fused)};
   return step(h, "fuse", a, 3);
 }
 
 bool npg_sched_merge(NpgSched *h, const char *first, const char *second) {
+  if (!USABLE(h, first, second)) return false;
   SchedArg a[2] = {arg_name(h, first), arg_name(h, second)};
   return step(h, "merge", a, 2);
 }
 
 bool npg_sched_fission(NpgSched *h, const char *loop, const char *after) {
+  if (!USABLE(h, loop, after)) return false;
   SchedArg a[2] = {arg_name(h, loop), arg_name(h, after)};
   return step(h, "fission", a, 2);
 }
 
 bool npg_sched_reorder(NpgSched *h, const char *const *loops, int n) {
-  if (!h || n < 0 || n > 64) return false;
+  if (!usable(h, __func__, NAMES((const char *)loops), 1, "loops") || n < 0 || n > 64) return false;
+  for (int i = 0; i < n; i++)
+    if (!usable(h, __func__, loops + i, 1, "an element of loops")) return false;
   SchedArg a[64];
   for (int i = 0; i < n; i++) a[i] = arg_name(h, loops[i]);
   return step(h, "reorder", a, n);
@@ -365,74 +411,89 @@ bool npg_sched_reorder(NpgSched *h, const char *const *loops, int n) {
 
 bool npg_sched_tile(NpgSched *h, const char *x, const char *y, long long fx, long long fy, const char *xo,
                     const char *yo, const char *xi, const char *yi) {
+  if (!USABLE(h, x, y, xo, yo, xi, yi)) return false;
   SchedArg a[8] = {arg_name(h, x), arg_name(h, y), arg_int(h, fx), arg_int(h, fy),
                    arg_name(h, xo), arg_name(h, yo), arg_name(h, xi), arg_name(h, yi)};
   return step(h, "tile", a, 8);
 }
 
 bool npg_sched_unroll(NpgSched *h, const char *loop, long long factor) {
+  if (!USABLE(h, loop)) return false;
   SchedArg a[2] = {arg_name(h, loop), arg_int(h, factor)};
   return step(h, "unroll", a, factor ? 2 : 1);
 }
 
 bool npg_sched_vectorize(NpgSched *h, const char *loop) {
+  if (!USABLE(h, loop)) return false;
   SchedArg a[1] = {arg_name(h, loop)};
   return step(h, "vectorize", a, 1);
 }
 
 bool npg_sched_parallel(NpgSched *h, const char *loop) {
+  if (!USABLE(h, loop)) return false;
   SchedArg a[1] = {arg_name(h, loop)};
   return step(h, "parallel", a, 1);
 }
 
 bool npg_sched_loop_partition(NpgSched *h, const char *loop, const long long *points, int n) {
-  if (!h || n < 1 || n > 63) return false;
+  if (!usable(h, __func__, NAMES(loop, (const char *)points), 2, "loop, points") || n < 1 || n > 63) return false;
   SchedArg a[64];
   a[0] = arg_name(h, loop);
   for (int i = 0; i < n; i++) a[i + 1] = arg_int(h, points[i]);
   return step(h, "loop_partition", a, n + 1);
 }
 
-static bool two_names(NpgSched *h, const char *prim, const char *x, const char *y) {
+static bool two_names(NpgSched *h, const char *fn, const char *prim, const char *x, const char *y) {
+  if (!usable(h, fn, NAMES(x, y), 2, "statement, loop")) return false;
   SchedArg a[2] = {arg_name(h, x), arg_name(h, y)};
   return step(h, prim, a, 2);
 }
 
-bool npg_sched_compute_at(NpgSched *h, const char *stmt, const char *loop) { return two_names(h, "compute_at", stmt, loop); }
+bool npg_sched_compute_at(NpgSched *h, const char *stmt, const char *loop) {
+  return two_names(h, __func__, "compute_at", stmt, loop);
+}
 bool npg_sched_reverse_compute_at(NpgSched *h, const char *stmt, const char *loop) {
-  return two_names(h, "reverse_compute_at", stmt, loop);
+  return two_names(h, __func__, "reverse_compute_at", stmt, loop);
 }
 bool npg_sched_decompose_reduction(NpgSched *h, const char *init, const char *loop) {
-  return two_names(h, "decompose_reduction", init, loop);
+  return two_names(h, __func__, "decompose_reduction", init, loop);
 }
 
 bool npg_sched_compute_inline(NpgSched *h, const char *stmt) {
+  if (!USABLE(h, stmt)) return false;
   SchedArg a[1] = {arg_name(h, stmt)};
   return step(h, "compute_inline", a, 1);
 }
 
 bool npg_sched_reverse_compute_inline(NpgSched *h, const char *stmt) {
+  if (!USABLE(h, stmt)) return false;
   SchedArg a[1] = {arg_name(h, stmt)};
   return step(h, "reverse_compute_inline", a, 1);
 }
 
 bool npg_sched_annotate_int(NpgSched *h, const char *target, const char *key, long long value) {
+  if (!USABLE(h, target, key)) return false;
   SchedArg a[3] = {arg_name(h, target), arg_str(h, key), arg_int(h, value)};
   return step(h, "annotate", a, 3);
 }
 
 bool npg_sched_annotate_str(NpgSched *h, const char *target, const char *key, const char *value) {
+  if (!USABLE(h, target, key, value)) return false;
   SchedArg a[3] = {arg_name(h, target), arg_str(h, key), arg_str(h, value)};
   return step(h, "annotate", a, 3);
 }
 
 int npg_sched_end(NpgSched *h) {
   if (!h) return -1;
+  if (!h->sc) {
+    diag_error(&h->s->diags, NULL, NULL, 0, 0, "npg_sched_end: the schedule handle was ended already");
+    return -1;
+  }
   int r = -1;
   if (!h->failed && helpers_free(h->s, h->sc, h->s->m->file, NULL, (SrcLoc){0, 0}) &&
       commit(h->s, h->sc, h->k, NULL, h->s->m->file, NULL, (SrcLoc){0, 0}))
     r = h->s->nv - 1;
   sched_free(h->sc);
-  free(h);
+  h->sc = NULL; /* the handle itself stays until npg_close */
   return r;
 }

@@ -88,14 +88,21 @@ static bool intrinsics_file(const char *path) {
          a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+bool session_null(NpgSession *s, const char *fn, const char *arg) {
+  if (s) diag_error(&s->diags, NULL, NULL, 0, 0, "%s: %s is NULL", fn, arg);
+  return false;
+}
+
 NpgSession *npg_open_string_for_target(const char *name, const char *src, size_t len, const char *target_ini) {
-  NpgSession *s = session_new(name, target_ini);
-  if (!s->diags.errors) session_parse(s, src, len, false);
+  NpgSession *s = session_new(name ? name : "<string>", target_ini);
+  if (!name || !src) session_null(s, "npg_open_string", !name ? "name" : "src");
+  else if (!s->diags.errors) session_parse(s, src, len, false);
   return s;
 }
 
 NpgSession *npg_open_file_for_target(const char *path, const char *target_ini) {
-  NpgSession *s = session_new(path, target_ini);
+  NpgSession *s = session_new(path ? path : "<file>", target_ini);
+  if (!path) session_null(s, "npg_open_file", "path");
   if (s->diags.errors) return s;
   size_t len;
   char *src = ir_read_input(path, FE_MAX_SOURCE_BYTES, &len);
@@ -113,6 +120,7 @@ NpgSession *npg_open_file(const char *path) { return npg_open_file_for_target(pa
 
 void npg_close(NpgSession *s) {
   if (!s) return;
+  session_free_scheds(s);
   for (int i = 0; i < s->nv; i++) {
     free(s->v[i].source);
     free(s->v[i].header);
@@ -135,28 +143,36 @@ void npg_close(NpgSession *s) {
   free(s);
 }
 
-int npg_error_count(const NpgSession *s) { return s->diags.errors; }
+/* A NULL session counts as one error, which npg_errors names. */
+int npg_error_count(const NpgSession *s) { return s ? s->diags.errors : 1; }
 
 const char *npg_errors(NpgSession *s) {
+  if (!s) return "error: the session is NULL\n";
   free(s->rendered);
   s->rendered = diag_render(&s->diags);
   return s->rendered;
 }
 
 /* Variants that were refused are not counted; the others stay usable. */
-int npg_variant_count(const NpgSession *s) { return s->m ? s->nv : 0; }
+int npg_variant_count(const NpgSession *s) { return s && s->m ? s->nv : 0; }
 
 const char *npg_variant_name(const NpgSession *s, int i) {
   return i >= 0 && i < npg_variant_count(s) ? s->v[i].name : NULL;
 }
 
 int npg_variant_index(const NpgSession *s, const char *name) {
+  if (!name) return -1;
   for (int i = 0; i < npg_variant_count(s); i++)
     if (!strcmp(s->v[i].name, name)) return i;
   return -1;
 }
 
 void npg_variant_unknown(const NpgSession *s, const char *name, char *msg, size_t n) {
+  if (!msg || !n) return;
+  if (!s || !name) {
+    snprintf(msg, n, "npg_variant_unknown: %s is NULL", !s ? "the session" : "name");
+    return;
+  }
   StrBuf all;
   sb_init(&all);
   IrSuggest near = ir_suggest_start(name);
@@ -205,6 +221,7 @@ LowerUnit session_unit(const NpgSession *s, int i) {
 }
 
 void npg_set_assume_no_alias(NpgSession *s, bool on) {
+  if (!s) return;
   s->assume_no_alias = on;
   for (int i = 0; i < npg_variant_count(s); i++) { /* emitted before: stale */
     free(s->v[i].source);
@@ -270,15 +287,16 @@ _Static_assert(NPG_ORDER_SOURCE == 1u << EMIT_ORDER_SOURCE && NPG_ORDER_REVERSED
                "NPG_ORDER_* and EmitOrder agree");
 
 bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgCheckResult *out) {
+  if (!out) return session_null(s, "npg_check", "the result");
   memset(out, 0, sizeof *out);
   if (i < 0 || i >= npg_variant_count(s)) {
-    snprintf(out->message, sizeof out->message, "no variant %d", i);
+    snprintf(out->message, sizeof out->message, s ? "no variant %d" : "the session is NULL", i);
     return false;
   }
   if (!s->refs) s->refs = check_refs_new(s->m);
   CheckResult r;
   CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
-                    .max_steps = s->max_steps, .max_bytes = s->max_bytes};
+                    .max_steps = s->max_steps, .max_bytes = s->max_bytes, .max_cpu_seconds = s->max_cpu_seconds};
   LowerUnit u = session_unit(s, i);
   if (!s->v[i].check_low) s->v[i].check_low = lower_check_promote(&s->m->arena, s->v[i].ir, s->v[i].low);
   u.lowered = s->v[i].check_low; /* the check's text: lower/check_promote.c */
@@ -301,10 +319,12 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
 }
 
 bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
-  return npg_check_orders(s, i, seed, s->check_orders ? s->check_orders : NPG_ORDER_ALL, out);
+  return npg_check_orders(s, i, seed, s && s->check_orders ? s->check_orders : NPG_ORDER_ALL, out);
 }
 
-void npg_set_check_orders(NpgSession *s, unsigned orders) { s->check_orders = orders & NPG_ORDER_ALL; }
+void npg_set_check_orders(NpgSession *s, unsigned orders) {
+  if (s) s->check_orders = orders & NPG_ORDER_ALL;
+}
 
 /* Where two targets differ in what a schedule is planned for (scope sizes,
  * VU cores, DMA channels) or relies on (the DMAs in flight at once); false
@@ -329,6 +349,7 @@ static bool plan_differs(const NpuTarget *a, const NpuTarget *b, char *what, siz
 }
 
 bool npg_set_target(NpgSession *s, const char *path) {
+  if (!s || !path) return session_null(s, "npg_set_target", "path");
   char err[1024];
   NpuTarget t;
   if (npusim_target_load(&t, path, err, sizeof err)) {
@@ -349,14 +370,20 @@ bool npg_set_target(NpgSession *s, const char *path) {
   return true;
 }
 
-const char *npg_target_name(const NpgSession *s) { return s->target.name; }
+const char *npg_target_name(const NpgSession *s) { return s ? s->target.name : NULL; }
+
+void npg_set_check_cpu_limit(NpgSession *s, double seconds) {
+  if (s) s->max_cpu_seconds = seconds > 0 ? seconds : 0;
+}
 
 void npg_set_check_limits(NpgSession *s, uint64_t max_steps, uint64_t max_bytes) {
+  if (!s) return;
   s->max_steps = max_steps;
   s->max_bytes = max_bytes;
 }
 
 void npg_set_trace(NpgSession *s, const char *path) {
+  if (!s) return;
   free(s->trace_path);
   s->trace_path = path ? strdup(path) : NULL;
 }
@@ -414,7 +441,10 @@ NpgJit *npg_jit_reference(NpgSession *s, int i) {
   return j;
 }
 
-const char *npg_jit_error(const NpgJit *j) { return j->unit && !j->error[0] ? NULL : j->error; }
+const char *npg_jit_error(const NpgJit *j) {
+  if (!j) return "the JIT handle is NULL";
+  return j->unit && !j->error[0] ? NULL : j->error;
+}
 
 /* An NPU variant run with no simulator bound: without one every intrinsic
  * does nothing, so the run binds its own, on the session's target, with
@@ -445,7 +475,11 @@ static bool run_in_own_simulator(NpgJit *j, ThunkFn fn, void **args) {
 }
 
 bool npg_jit_run(NpgJit *j, void **args) {
-  if (!j->unit) return false;
+  if (!j || !j->unit) return false;
+  if (!args) {
+    snprintf(j->error, sizeof j->error, "npg_jit_run: args is NULL");
+    return false;
+  }
   ThunkFn fn = (ThunkFn)tcc_unit_symbol(j->unit, j->thunk);
   if (!fn) {
     snprintf(j->error, sizeof j->error, "internal error: missing thunk %s", j->thunk);
@@ -457,7 +491,7 @@ bool npg_jit_run(NpgJit *j, void **args) {
   return guarded_call(fn, args, j->error, sizeof j->error);
 }
 
-uint64_t npg_jit_sim_cycles(const NpgJit *j) { return j->cycles; }
+uint64_t npg_jit_sim_cycles(const NpgJit *j) { return j ? j->cycles : 0; }
 
 void npg_jit_free(NpgJit *j) {
   if (!j) return;

@@ -38,9 +38,17 @@ struct NpgSession {
   NpuTarget target; /* schedules are planned for it, variants simulated on it */
   char *trace_path;
   uint64_t max_steps, max_bytes; /* npg_set_check_limits; 0: the defaults */
+  double max_cpu_seconds;        /* npg_set_check_cpu_limit; 0: the default */
   unsigned check_orders;         /* npg_set_check_orders; 0: NPG_ORDER_ALL */
   bool assume_no_alias;          /* npg_set_assume_no_alias */
+  NpgSched *scheds;              /* npg_sched_begin's handles, ended or not: npg_close frees them */
 };
+
+/* A public entry point's NULL argument: the error "fn: arg is NULL" in s
+ * (when s is not NULL itself); false, for the caller to return. */
+bool session_null(NpgSession *s, const char *fn, const char *arg);
+/* Frees s's schedule handles (npg_close). */
+void session_free_scheds(NpgSession *s);
 
 /* Lowers ir and checks its synchronisation, then adds it as a variant
  * (taking ownership of schedule and steps). A lowering that fails its

@@ -12,14 +12,16 @@
 #include "npugen.h"
 
 bool npg_simulate(NpgSession *s, int i, uint64_t seed, NpgSimResult *out) {
+  if (!out) return session_null(s, "npg_simulate", "the result");
   memset(out, 0, sizeof *out);
   if (i < 0 || i >= npg_variant_count(s)) {
-    snprintf(out->message, sizeof out->message, "no variant %d", i);
+    snprintf(out->message, sizeof out->message, s ? "no variant %d" : "the session is NULL", i);
     return false;
   }
   CheckResult r;
   memset(&r, 0, sizeof r);
-  CheckOptions o = {.seed = seed, .target = &s->target, .max_steps = s->max_steps, .max_bytes = s->max_bytes};
+  CheckOptions o = {.seed = seed, .target = &s->target, .max_steps = s->max_steps, .max_bytes = s->max_bytes,
+                    .max_cpu_seconds = s->max_cpu_seconds};
   const Variant *v = &s->v[i];
   /* a kernel with sizes runs at its first size set (npugen tune --size
    * makes it the only one): the kernel and the variant with the values put

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/util.h"
 #include "sim/npusim.h"
 
 struct TccUnit {
@@ -50,11 +51,13 @@ TccUnit *tcc_unit_compile(const char *source, const char *source_name, char *err
   tcc_add_library(s, "m");
 
   /* tcc reports errors against "<string>"; a #line gives it the real name. */
-  size_t n = strlen(source) + strlen(source_name) + 32;
-  char *text = malloc(n);
-  snprintf(text, n, "#line 1 \"%s\"\n%s", source_name, source);
-  int rc = tcc_compile_string(s, text);
-  free(text);
+  StrBuf text;
+  sb_init(&text);
+  sb_puts(&text, "#line 1 \"");
+  sb_c_text(&text, C_TEXT_STRING, source_name, strlen(source_name));
+  sb_printf(&text, "\"\n%s", source);
+  int rc = tcc_compile_string(s, text.data);
+  sb_free(&text);
   if (rc < 0) goto fail;
 
   size_t count = 0;

@@ -9,7 +9,9 @@
  * Both are proven when the mark is set, and again after every later step
  * (sched_apply calls sched_check_marks) by this one test, on the variant's
  * dependence model carried through the steps (schedule/legality.c): a step
- * that breaks a mark is refused naming the step that set it. */
+ * that breaks a mark is refused naming the step that set it.
+ * And 3.: the marks nest as OpenMP allows (no parallel loop in a vectorized
+ * one), since each is an OpenMP pragma in the emitted C. */
 #include <isl/map.h>
 #include <isl/set.h>
 #include <isl/space.h>
@@ -320,12 +322,43 @@ static bool holds_new_statement(const Stmt *loop) {
   return found;
 }
 
+/* ---------------- 3. marks nest as OpenMP allows ---------------- */
+
+/* "parallel(j), line 8" */
+static const char *set_by(const Stmt *loop, char *buf, size_t n) {
+  if (loop->mark_loc.line > 0) snprintf(buf, n, "%s, line %d", loop->mark_step, loop->mark_loc.line);
+  else snprintf(buf, n, "%s", loop->mark_step ? loop->mark_step : "this step");
+  return buf;
+}
+
+/* A parallel loop inside a vectorized one would be `omp parallel for`
+ * inside `omp simd`, which OpenMP forbids (gcc -fopenmp refuses the file):
+ * refused, whichever step made the nest. */
+static bool omp_nesting_ok(Sched *s, const Marked *m) {
+  for (int i = 0; i < m->n; i++) {
+    const Stmt *simd = m->loops[i];
+    if (simd->loop_kind != LOOP_VECTORIZE) continue;
+    for (int j = 0; j < m->n; j++) {
+      const Stmt *par = m->loops[j];
+      if (par->loop_kind != LOOP_PARALLEL || !sched_encloses(simd, par)) continue;
+      char a[160], b[160];
+      return sched_error(s, NULL,
+                         "loop %s is parallel (%s) inside loop %s, vectorized (%s): OpenMP allows no 'parallel for' "
+                         "inside a 'simd' loop (gcc -fopenmp refuses the file); parallelize the outer loop and "
+                         "vectorize the inner one",
+                         par->name, set_by(par, a, sizeof a), simd->name, set_by(simd, b, sizeof b));
+    }
+  }
+  return true;
+}
+
 bool sched_check_marks(Sched *s) {
   bool partial = s->marks_partial;
   s->marks_partial = false;
   Marked m = {.n = 0};
   ir_walk_stmts(s->k->body, collect_marked, &m);
   if (m.overflow) return sched_error(s, NULL, "more than 256 marked loops (parallel, vectorize, bind)");
+  if (!omp_nesting_ok(s, &m)) return false;
   int unproven = 0, nstands = 0;
   bool only_new[256];
   const Stmt *stands[256];

@@ -128,7 +128,7 @@ static bool recheck(Sched *s) {
     return sched_error(s, NULL,
                        "refused: at some size the kernel after this step fails the bounds check above; assume "
                        "smaller sizes (#pragma npu assume)");
-  return sched_check_marks(s) && sched_check_bound_loops(s) && sched_place_onchip(s);
+  return sched_unrolled_size_ok(s) && sched_check_marks(s) && sched_check_bound_loops(s) && sched_place_onchip(s);
 }
 
 /* The steps a kernel with symbolic sizes may take: those that rewrite

@@ -145,6 +145,10 @@ bool sched_finish(Sched *s);
  * the emitted code, and the proofs of the steps after the schedule that see
  * the copies, grow with them. */
 enum { SCHED_MAX_UNROLL = 64 };
+/* Statements the kernel may hold once its unrolled loops are expanded:
+ * nested unrolls multiply (four of 64 are 16.7 million copies, past 12 GB
+ * before this limit). Checked after every step (sched_unrolled_size_ok). */
+enum { SCHED_MAX_UNROLLED_STMTS = 1 << 16 };
 
 /* ---------------- for primitives ---------------- */
 typedef bool (*PrimFn)(Sched *s, const SchedStep *st);
@@ -193,6 +197,9 @@ void sched_drop_empty(Sched *s);
 const Stmt *sched_unrolled_inside(const Stmt *list);
 /* Copies each unrolled loop's body once per iteration (schedule/unroll.c). */
 bool sched_expand_unrolled(Sched *s);
+/* False, with "the kernel is too large" at the step, when expanding the
+ * unrolled loops would make more than SCHED_MAX_UNROLLED_STMTS statements. */
+bool sched_unrolled_size_ok(Sched *s);
 /* Wraps a statement list into a block. */
 Stmt *sched_block(Sched *s, Stmt *list, SrcLoc loc);
 

@@ -212,6 +212,31 @@ const Stmt *sched_unrolled_inside(const Stmt *list) {
   return found;
 }
 
+/* The statements of list once every unrolled loop in it is expanded,
+ * counted up to cap + 1 (the product of nested trip counts would overflow). */
+static uint64_t expanded_size(const Stmt *list, uint64_t cap) {
+  uint64_t total = 0;
+  for (const Stmt *st = list; st && total <= cap; st = st->next) {
+    uint64_t one = 1;
+    if (st->kind == ST_FOR || st->kind == ST_BLOCK) one += expanded_size(st->body, cap);
+    else if (st->kind == ST_IF) one += expanded_size(st->then_s, cap) + expanded_size(st->else_s, cap);
+    int64_t n;
+    if (st->kind == ST_FOR && st->loop_kind == LOOP_UNROLL && !st->intrin && ir_trip_count(st, &n) && n > 1)
+      one = (one - 1) > cap / (uint64_t)n ? cap + 1 : (one - 1) * (uint64_t)n;
+    total += one;
+  }
+  return total > cap ? cap + 1 : total;
+}
+
+bool sched_unrolled_size_ok(Sched *s) {
+  if (!sched_unrolled_inside(s->k->body)) return true;
+  uint64_t n = expanded_size(s->k->body, SCHED_MAX_UNROLLED_STMTS);
+  if (n <= SCHED_MAX_UNROLLED_STMTS) return true;
+  return sched_error(s, NULL, "the kernel is too large: once its unrolled loops are expanded it would hold more than "
+                     "%d statements; unroll fewer nested loops, or by a smaller factor (unroll(loop, f))",
+                     SCHED_MAX_UNROLLED_STMTS);
+}
+
 bool sched_expand_unrolled(Sched *s) {
   Expand e = {s, false};
   expand_list(&e, &s->k->body->body);

@@ -160,6 +160,33 @@ Test(check_finite, generated_inputs) {
   npg_close(s);
 }
 
+/* Ranges as wide as the types (issue 39): -9e307 to 9e307 spans more
+ * than DBL_MAX, and the generator gave infinities, which the check blamed
+ * on the kernel; 18446744073709551615u was read as -1 and refused. */
+Test(check_finite, ranges_as_wide_as_the_type) {
+  const char *src = "#include <stdint.h>\n"
+                    "void k(const double A[64], const uint64_t U[64], double B[64], uint64_t V[64]) {\n"
+                    "  for (int i = 0; i < 64; i++) { B[i] = A[i] * 0.5; V[i] = U[i] / 2u; }\n"
+                    "}\n"
+                    "#pragma npu inputs(k, A, -9e307, 9e307)\n"
+                    "#pragma npu inputs(k, U, 0, 18446744073709551615u)\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  void **args = check_make_inputs(s->m->kernels, s->m->check_specs, 1, false);
+  const double *a = args[0];
+  const uint64_t *u = args[1];
+  bool neg = false, pos = false, high = false;
+  for (int i = 0; i < 64; i++) {
+    cr_expect(a[i] >= -9e307 && a[i] <= 9e307, "A[%d] = %g", i, a[i]);
+    neg |= a[i] < -1e307, pos |= a[i] > 1e307, high |= u[i] > UINT64_MAX / 2;
+  }
+  cr_expect(neg && pos && high, "the values span the ranges");
+  check_free_args(args, s->m->kernels->nparams);
+  NpgCheckResult r;
+  cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
+  npg_close(s);
+}
+
 static void pragma_refused(const char *pragma, const char *want) {
   char src[1024];
   snprintf(src, sizeof src,
@@ -183,6 +210,9 @@ Test(check_finite, pragma_errors) {
   pragma_refused("#pragma npu inputs(k, A, 2, 1)", "k.c:4:26: error: the range of 'A' is empty: LO is greater than HI");
   pragma_refused("#pragma npu inputs(k, A, 0, 1.5)", "k.c:4:29: error: the bounds of 'A' (int) must be integer constants");
   pragma_refused("#pragma npu inputs(k, A, 0, 3000000000)", "k.c:4:29: error: 3000000000 does not fit in 'A' (int)");
+  pragma_refused("#pragma npu inputs(k, A, 0, 18446744073709551615u)",
+                 "k.c:4:29: error: 18446744073709551615 does not fit in 'A' (int)");
+  pragma_refused("#pragma npu inputs(k, A, -1, 4294967295u)", "k.c:4:30: error: 4294967295 does not fit in 'A' (int)");
   pragma_refused("#pragma npu inputs(k, X, spd)",
                  "k.c:4:26: error: spd needs an array of float or double whose last two extents are equal (square "
                  "matrices); 'X' is not one");

@@ -87,7 +87,7 @@ Test(cli, target_and_trace_options) {
   cr_expect(!strstr(out, "Schedule softmax_vu:"), "%s", out);
   snprintf(cmd, sizeof cmd, "%s emit examples/softmax_npu.c --trace t.json 2>&1", npugen());
   cr_expect_eq(run(cmd, out, sizeof out), 2, "%s", out);
-  cr_expect(strstr(out, "npugen: --trace, --max-steps and --max-memory belong to 'check'"), "%s", out);
+  cr_expect(strstr(out, "npugen: --trace, --max-steps, --max-memory and --max-cpu belong to 'check'"), "%s", out);
 }
 
 Test(cli, schedule_file_adds_variants_and_refusals_exit_1) {

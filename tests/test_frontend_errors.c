@@ -94,6 +94,13 @@ static const BadCase cases[] = {
     {"typedef float real;\ntypedef double real;\nvoid f(real a[4]) { a[0] = 0; }",
      "bad.c:2:16: error: redefinition of 'real'"},
     {"void f(real a[4]) { a[0] = 0; }\ntypedef float real;", "bad.c:1:8: error: unknown type 'real'"},
+    /* accepted, then an internal error in tcc (issue 39); caf\xc3\xa9 itself is fine */
+    {"void f(float a[4]) {\n  float caf\\u00e9 = 2;\n  a[0] = caf\\u00e9;\n}",
+     "bad.c:2:9: error: identifier 'caf\\u00e9' is spelled with a universal character name, which tcc (the check's "
+     "compiler) does not read; write the character itself (UTF-8) or another name"},
+    {"void f(float a[4]) { a[0] = 1; }\n#pragma npu schedule(f, v)\n#pragma npu annotate(\\u00e9, k, 1)",
+     "bad.c:3:22: error: identifier '\\u00e9' is spelled with a universal character name, which tcc (the check's "
+     "compiler) does not read; write the character itself (UTF-8) or another name"},
 };
 
 Test(frontend_errors, exact_messages) {
@@ -158,4 +165,15 @@ Test(frontend_errors, hostile_inputs_never_crash) {
     (void)npg_errors(s);
     npg_close(s);
   }
+}
+
+/* The character itself, as UTF-8, is read by tcc, gcc and clang: kept. */
+Test(frontend_errors, utf8_identifiers_are_accepted_and_checked) {
+  const char *src = "void f(const float a[4], float b[4]) {\n  float caf\xc3\xa9 = 2;\n"
+                    "  for (int i = 0; i < 4; i++) b[i] = a[i] * caf\xc3\xa9;\n}\n";
+  NpgSession *s = npg_open_string("ok.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  NpgCheckResult r;
+  cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
+  npg_close(s);
 }

@@ -171,3 +171,34 @@ Test(unroll, decompose_reduction_does_not_copy_a_tensorize) {
   has(c, "npu_nu_matmul_i8(");
   npg_close(s);
 }
+
+/* Nested unrolls multiply: four of 64 made 16.7 million copies and grew
+ * past 12 GB before an abort (exit 134). The step that would pass the
+ * limit is refused before anything is copied; up to it, the copies run. */
+Test(unroll, nested_unrolls_past_the_size_limit_are_refused_at_their_step) {
+  const char *k4 = "void k(const int A[64][64][64][64], int B[64][64][64][64]) {\n"
+                   "  for (int a = 0; a < 64; a++)\n"
+                   "    for (int b = 0; b < 64; b++)\n"
+                   "      for (int c = 0; c < 64; c++)\n"
+                   "        for (int d = 0; d < 64; d++)\n"
+                   "          B[a][b][c][d] = A[a][b][c][d] + 1;\n"
+                   "}\n";
+  refused(k4, "#pragma npu schedule(k, v)\n#pragma npu unroll(a)\n#pragma npu unroll(b)\n#pragma npu unroll(c)\n"
+              "#pragma npu unroll(d)\n",
+          "k.c:11:13: error: unroll: the kernel is too large: once its unrolled loops are expanded it would hold more "
+          "than 65536 statements; unroll fewer nested loops, or by a smaller factor (unroll(loop, f))");
+  /* the same in the other order, and by factors: the step that passes it */
+  refused(k4, "#pragma npu schedule(k, v)\n#pragma npu unroll(d)\n#pragma npu unroll(c, 32)\n#pragma npu unroll(b, 64)\n",
+          "k.c:11:13: error: unroll: the kernel is too large: once its unrolled loops are expanded it would hold more "
+          "than 65536 statements; unroll fewer nested loops, or by a smaller factor (unroll(loop, f))");
+  const char *small = "void k(const int A[8][8][8], int B[8][8][8]) {\n"
+                      "  for (int a = 0; a < 8; a++)\n"
+                      "    for (int b = 0; b < 8; b++)\n"
+                      "      for (int c = 0; c < 8; c++)\n"
+                      "        B[a][b][c] = A[a][b][c] + 1;\n"
+                      "}\n";
+  NpgSession *s = open_ok(small, "#pragma npu schedule(k, v)\n#pragma npu unroll(b)\n#pragma npu unroll(c)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  cr_expect_eq(count(c, "B[a]["), 64, "%s", c);
+  npg_close(s);
+}
