@@ -193,7 +193,7 @@ Test(hostile, variant_names_do_not_clash_with_pack_helpers) {
 }
 
 Test(hostile, names_that_differ_only_in_case_are_refused) {
-  /* lower_header_guard is NPUGEN_<NAME IN CAPITALS>_H */
+  /* lower_header_guard is NPUGEN_<FILE>_<NAME IN CAPITALS>_H */
   refused(KERNEL "#pragma npu schedule(k, K)\n",
           "k.c:4:25: error: schedule: the variant name 'K' differs from variant 'k' only in case: their headers' guards "
           "would be the same, and so would their files on a case-insensitive file system");
