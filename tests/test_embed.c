@@ -1,5 +1,6 @@
 /* npugen in a real project's tree: headers of several kernel files in one
- * user file, in C (gcc, clang, tcc) and C++. */
+ * user file, in C (gcc, clang, tcc) and C++; emit -o that never loses a
+ * file (the manifest). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,4 +62,89 @@ Test(embed, three_kernel_files_headers_compile_together_in_c_cxx_and_tcc) {
     snprintf(script, sizeof script, EMIT_THREE " && %s", compilers[i]);
     cr_expect_eq(in_tmp(script, out, sizeof out), 0, "%s:\n%s", compilers[i], out);
   }
+}
+
+/* Two kernel files (kernels ka and kb), each k.c in its own directory. */
+#define TWO_DIRS                                                                                                     \
+  "mkdir a b && printf '%s\\n' 'void ka(const float A[8], float B[8]) {' '  for (int i = 0; i < 8; i++) B[i] = A[i];' " \
+  "'}' '#pragma npu schedule(ka, va)' '#pragma npu split(i, 4, io, ii)' > a/k.c && "                                \
+  "sed -e 's/ka/kb/g' -e 's/va/vb/' a/k.c > b/k.c"
+
+Test(embed, two_kernel_files_given_as_the_same_path_keep_their_files) {
+  char out[8192];
+  int rc = in_tmp(TWO_DIRS " && (cd a && $n emit k.c -o ../out) && (cd b && $n emit k.c -o ../out) && ls -A out | tr '\\n' ' '",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, ".npugen-manifest ka.c ka.h kb.c kb.h va.c va.h vb.c vb.h ");
+}
+
+Test(embed, two_kernel_files_with_a_variant_of_one_name_is_an_error) {
+  char out[8192];
+  int rc = in_tmp(TWO_DIRS " && sed -i 's/vb/va/' b/k.c && $n emit a/k.c -o out && $n emit b/k.c -o out; echo rc=$?; "
+                  "grep -l 'from a/k.c' out/va.c out/va.h; ls out | tr '\\n' ' '",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "npugen: error: out/va.c was emitted from another kernel file (../a/k.c, relative to out), which "
+                        "has a variant of the same name: left as it is; rename one of the two variants, or emit into "
+                        "another directory\n"
+                        "npugen: error: out/va.h was emitted from another kernel file (../a/k.c, relative to out), which "
+                        "has a variant of the same name: left as it is; rename one of the two variants, or emit into "
+                        "another directory\n"
+                        "rc=1\nout/va.c\nout/va.h\nka.c ka.h kb.c kb.h va.c va.h ");
+}
+
+#define KERNEL_AND_SCHEDULE                                                                                          \
+  "printf '%s\\n' 'void k(const float A[64], float B[64]) {' '  for (int i = 0; i < 64; i++) B[i] = 2 * A[i];' '}' " \
+  "> k.c && printf '%s\\n' '#pragma npu schedule(k, k_split)' '#pragma npu split(i, 8, io, ii)' > s.sched"
+
+Test(embed, following_the_stale_message_loses_nothing) {
+  char out[8192];
+  int rc = in_tmp(KERNEL_AND_SCHEDULE " && cp $r/targets/small.ini 'my target.ini' && "
+                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out && "
+                  "sed -i 's/8, io/16, io/' s.sched && "
+                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check 2>msg; "
+                  "echo rc=$?; cat msg; cmd=$(sed -n '1s/.*: run: //p' msg); "
+                  "eval \"\\$n ${cmd#npugen }\" && ls out | tr '\\n' ' ' && "
+                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check && echo fresh",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "rc=1\nnpugen: out/k_split.c is stale: run: npugen emit k.c --schedule s.sched --target 'my "
+                        "target.ini' -o out --assume-no-alias\n"
+                        "npugen: out/k_split.h is stale: run: npugen emit k.c --schedule s.sched --target 'my "
+                        "target.ini' -o out --assume-no-alias\n"
+                        "k.c k.h k_split.c k_split.h fresh\n");
+}
+
+Test(embed, variants_of_other_inputs_stay_unless_pruned) {
+  char out[8192];
+  int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched -o out && $n emit k.c -o out && "
+                  "ls out | tr '\\n' ' ' && $n emit k.c -o out --check && $n emit k.c -o out --prune && ls out | tr '\\n' ' '",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "npugen: warning: kept out/k_split.c: an earlier run emitted it from other inputs (schedule file "
+                        "../s.sched (relative to out)); --prune removes it\n"
+                        "npugen: warning: kept out/k_split.h: an earlier run emitted it from other inputs (schedule file "
+                        "../s.sched (relative to out)); --prune removes it\n"
+                        "k.c k.h k_split.c k_split.h "
+                        "npugen: removed out/k_split.c: generated by an earlier run, this run emits no variant of that name\n"
+                        "npugen: removed out/k_split.h: generated by an earlier run, this run emits no variant of that name\n"
+                        "k.c k.h ");
+}
+
+Test(embed, an_edited_file_is_never_removed) {
+  char out[8192];
+  int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched -o out && echo '/* mine */' >> out/k_split.c && "
+                  "$n emit k.c -o out --prune && ls out | tr '\\n' ' '",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "npugen: warning: out/k_split.c changed since npugen wrote it: left alone, and no longer emit's\n"
+                        "npugen: removed out/k_split.h: generated by an earlier run, this run emits no variant of that name\n"
+                        "k.c k.h k_split.c ");
+}
+
+Test(embed, list_outputs_names_the_files_emit_writes) {
+  char out[8192];
+  int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched --list-outputs && ls", out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "k.c\nk.h\nk_split.c\nk_split.h\nk.c\ns.sched\n");
 }
