@@ -79,19 +79,35 @@ $(BUILD)/obj/ts_c_parser.o: $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -w $(SANFLAGS) -I$(TS_C) -c $(TS_C)/parser.c -o $@
 
+# libnpugen.a and libnpusim.a export their API alone (npg_; npusim_ and
+# npu_): each is one relocatable object (ld -r) whose other globals are
+# made local, so a user's program with its own arena_alloc or region_make
+# links (tests/test_embed.c checks with nm). The CLI, the tests and the
+# fuzzers use internals: they link every object as it is (INTERNAL_LIBS).
+API_npugen := 'npg_*'
+API_npusim := 'npusim_*' 'npu_*'
+INTERNAL_LIBS := $(BUILD)/internal/libnpugen.a $(BUILD)/internal/libnpusim.a
+$(BUILD)/internal/libnpugen.a: $(LIB_OBJS)
+$(BUILD)/internal/libnpusim.a: $(SIM_OBJS)
+$(INTERNAL_LIBS):
+	@mkdir -p $(dir $@) && rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/libnpugen.a: $(LIB_OBJS)
-	@rm -f $@
-	ar rcs $@ $^
-
 $(BUILD)/libnpusim.a: $(SIM_OBJS)
-	@rm -f $@
-	ar rcs $@ $^
+$(BUILD)/libnpugen.a $(BUILD)/libnpusim.a:
+	@rm -f $@ $(@:.a=.o)
+	ld -r -o $(@:.a=.o) $^
+	objcopy --wildcard $(foreach p,$(API_$(patsubst lib%.a,%,$(notdir $@))),--keep-global-symbol=$(p)) $(@:.a=.o)
+	ar rcs $@ $(@:.a=.o)
+	@rm -f $(@:.a=.o)
 
-$(BUILD)/npugen: $(CLI_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
-	$(CC) $(OPT) -o $@ $(CLI_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
+$(BUILD)/npugen: $(CLI_OBJS) $(INTERNAL_LIBS)
+	$(CC) $(OPT) -o $@ $(CLI_OBJS) $(INTERNAL_LIBS) $(LDLIBS)
 
-$(BUILD)/npugen-tests: $(TEST_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
-	$(CC) $(OPT) -o $@ $(TEST_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(TESTLIBS) $(LDLIBS)
+# the public libraries too: tests/test_embed.c reads their symbols
+$(BUILD)/npugen-tests: $(TEST_OBJS) $(INTERNAL_LIBS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
+	$(CC) $(OPT) -o $@ $(TEST_OBJS) $(INTERNAL_LIBS) $(TESTLIBS) $(LDLIBS)
 
 test-build: $(BUILD)/npugen $(BUILD)/npugen-tests
 
@@ -245,8 +261,8 @@ FUZZ_OBJS := $(call obj,fuzz/fuzz_schedules.c fuzz/sched_gen.c fuzz/fork_pool.c)
 $(FUZZ_OBJS) $(call obj,tests/test_sched_random.c): fuzz/sched_gen.h
 $(FUZZ_OBJS): fuzz/fork_pool.h
 .PHONY: fuzz-schedules
-$(BUILD)/fuzz_schedules: $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
-	$(CC) $(OPT) -o $@ $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
+$(BUILD)/fuzz_schedules: $(FUZZ_OBJS) $(INTERNAL_LIBS)
+	$(CC) $(OPT) -o $@ $(FUZZ_OBJS) $(INTERNAL_LIBS) $(LDLIBS)
 fuzz-schedules: $(BUILD)/fuzz_schedules
 	$(BUILD)/fuzz_schedules -n $(N) -s $(SEED) -j $(JOBS)
 

@@ -1,7 +1,10 @@
-/* npugen in a real project's tree: headers of several kernel files in one
- * user file, in C (gcc, clang, tcc) and C++; emit -o that never loses a
- * file (the manifest). */
+/* npugen in a real project's tree (docs/embedding.md): headers of several
+ * kernel files in one user file, in C (gcc, clang, tcc) and C++; emit -o
+ * that never loses a file (the manifest); libraries that export their API
+ * alone. The CMake package is built by tests/embed_project/run.sh (make
+ * install-smoke). */
 #include <criterion/criterion.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,4 +150,24 @@ Test(embed, list_outputs_names_the_files_emit_writes) {
   int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched --list-outputs && ls", out, sizeof out);
   cr_expect_eq(rc, 0, "%s", out);
   cr_expect_str_eq(out, "k.c\nk.h\nk_split.c\nk_split.h\nk.c\ns.sched\n");
+}
+
+/* The public libraries beside the npugen under test define no global
+ * outside their API's prefixes. */
+Test(embed, libraries_export_only_the_api) {
+  char dir[4096], cmd[8192], out[65536];
+  snprintf(dir, sizeof dir, "%s", npugen());
+  const char *d = dirname(dir);
+  const struct {
+    const char *lib, *api;
+  } libs[] = {{"libnpugen.a", "npg_"}, {"libnpusim.a", "npusim_|npu_"}};
+  for (int i = 0; i < 2; i++) {
+    snprintf(cmd, sizeof cmd, "nm -g --defined-only %s/%s > /dev/null && nm -g --defined-only %s/%s | "
+             "awk 'NF == 3 { print $3 }' | sort -u | grep -Ev '^(%s)' | head -20", d, libs[i].lib, d, libs[i].lib, libs[i].api);
+    cr_expect_eq(run(cmd, out, sizeof out), 0, "nm failed: %s", out);
+    cr_expect_str_eq(out, "", "%s exports names outside its API:\n%s", libs[i].lib, out);
+  }
+  /* and it still has its API */
+  snprintf(cmd, sizeof cmd, "nm -g --defined-only %s/libnpugen.a | grep -c ' T npg_open_file$'", d);
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
 }
