@@ -37,11 +37,16 @@ TEST_SRCS := $(wildcard tests/*.c)
 HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h lower/*.h emit/*.h jit/*.h tune/*.h sim/*.h npu_intrinsics/*.h cli/*.h tests/*.h fuzz/*.h)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+# Where the objects that do not hold INTRINSICS_DIR come from: this build's,
+# or (make install) the normal build's, so an install compiles only the
+# few that do (PREFIX_SRCS) and links.
+OBJ_FROM ?= $(BUILD)
+shared_obj = $(patsubst %.c,$(OBJ_FROM)/obj/%.o,$(1))
+PREFIX_SRCS := $(shell grep -l NPG_INTRINSICS_INCLUDE_DIR $(LIB_SRCS) 2>/dev/null)
 
-
-LIB_OBJS  := $(call obj,$(LIB_SRCS)) $(BUILD)/obj/ts_c_parser.o
-SIM_OBJS  := $(call obj,$(SIM_SRCS))
-CLI_OBJS  := $(call obj,$(CLI_SRCS))
+LIB_OBJS  := $(call shared_obj,$(filter-out $(PREFIX_SRCS),$(LIB_SRCS))) $(call obj,$(PREFIX_SRCS)) $(OBJ_FROM)/obj/ts_c_parser.o
+SIM_OBJS  := $(call shared_obj,$(SIM_SRCS))
+CLI_OBJS  := $(call shared_obj,$(CLI_SRCS))
 TEST_OBJS := $(call obj,$(TEST_SRCS))
 # sched_random: the random-schedule tester (fuzz/) is linked into the tests.
 # kernel_random: the random-kernel generator (fuzz/kernel_gen.c) likewise.
@@ -79,19 +84,35 @@ $(BUILD)/obj/ts_c_parser.o: $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -w $(SANFLAGS) -I$(TS_C) -c $(TS_C)/parser.c -o $@
 
+# libnpugen.a and libnpusim.a export their API alone (npg_; npusim_ and
+# npu_): each is one relocatable object (ld -r) whose other globals are
+# made local, so a user's program with its own arena_alloc or region_make
+# links (tests/test_embed.c checks with nm). The CLI, the tests and the
+# fuzzers use internals: they link every object as it is (INTERNAL_LIBS).
+API_npugen := 'npg_*'
+API_npusim := 'npusim_*' 'npu_*'
+INTERNAL_LIBS := $(BUILD)/internal/libnpugen.a $(BUILD)/internal/libnpusim.a
+$(BUILD)/internal/libnpugen.a: $(LIB_OBJS)
+$(BUILD)/internal/libnpusim.a: $(SIM_OBJS)
+$(INTERNAL_LIBS):
+	@mkdir -p $(dir $@) && rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/libnpugen.a: $(LIB_OBJS)
-	@rm -f $@
-	ar rcs $@ $^
-
 $(BUILD)/libnpusim.a: $(SIM_OBJS)
-	@rm -f $@
-	ar rcs $@ $^
+$(BUILD)/libnpugen.a $(BUILD)/libnpusim.a:
+	@rm -f $@ $(@:.a=.o)
+	ld -r -o $(@:.a=.o) $^
+	objcopy --wildcard $(foreach p,$(API_$(patsubst lib%.a,%,$(notdir $@))),--keep-global-symbol=$(p)) $(@:.a=.o)
+	ar rcs $@ $(@:.a=.o)
+	@rm -f $(@:.a=.o)
 
-$(BUILD)/npugen: $(CLI_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
-	$(CC) $(OPT) -o $@ $(CLI_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
+$(BUILD)/npugen: $(CLI_OBJS) $(INTERNAL_LIBS)
+	$(CC) $(OPT) -o $@ $(CLI_OBJS) $(INTERNAL_LIBS) $(LDLIBS)
 
-$(BUILD)/npugen-tests: $(TEST_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
-	$(CC) $(OPT) -o $@ $(TEST_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(TESTLIBS) $(LDLIBS)
+# the public libraries too: tests/test_embed.c reads their symbols
+$(BUILD)/npugen-tests: $(TEST_OBJS) $(INTERNAL_LIBS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
+	$(CC) $(OPT) -o $@ $(TEST_OBJS) $(INTERNAL_LIBS) $(TESTLIBS) $(LDLIBS)
 
 test-build: $(BUILD)/npugen $(BUILD)/npugen-tests
 
@@ -139,9 +160,10 @@ bench-peers: all
 	INSTALL_HALIDE=$(INSTALL_HALIDE) bash bench/peers/run.sh
 
 # The installed npugen and libnpugen read the semantics kernels from
-# PREFIX/share/npugen/npu_intrinsics: they are built apart (build/install)
-# with that path compiled in (INTRINSICS_STAMP rebuilds what holds it when
-# PREFIX changes). Installed: the binary, the static libraries, the headers,
+# PREFIX/share/npugen/npu_intrinsics: they are linked apart (build/install)
+# from the normal build's objects and the few that hold that path, compiled
+# again with it (PREFIX_SRCS; INTRINSICS_STAMP rebuilds them when PREFIX
+# changes). Installed: the binary, the static libraries, the headers,
 # npugen.pc and npusim.pc (dependencies in Libs: no --static needed), the
 # semantics kernels, the targets, the manual page and an example of a
 # user's own Criterion test.
@@ -149,8 +171,9 @@ INSTALL_INTRINSICS := $(PREFIX)/share/npugen/npu_intrinsics
 VERSION := $(shell sed -n 's/^\#define NPUGEN_VERSION_STRING "\(.*\)"/\1/p' include/npugen.h)
 PC_SED  := sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
 install: $(DEPS_OK)
-	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/install INTRINSICS_DIR=$(INSTALL_INTRINSICS) all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/npugen \
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build all
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/install OBJ_FROM=build INTRINSICS_DIR=$(INSTALL_INTRINSICS) all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/npugen $(DESTDIR)$(PREFIX)/include/npugen \
 	  $(DESTDIR)$(INSTALL_INTRINSICS) $(DESTDIR)$(PREFIX)/share/npugen/targets \
 	  $(DESTDIR)$(PREFIX)/share/npugen/examples $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 build/install/npugen $(DESTDIR)$(PREFIX)/bin/
@@ -162,12 +185,15 @@ install: $(DEPS_OK)
 	install -m 644 docs/npugen.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	$(PC_SED) scripts/npugen.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npugen.pc
 	$(PC_SED) scripts/npusim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npusim.pc
+	install -m 644 scripts/cmake/npugenConfig.cmake $(DESTDIR)$(PREFIX)/lib/cmake/npugen/npugenConfig.cmake
+	$(PC_SED) scripts/cmake/npugenConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/npugen/npugenConfigVersion.cmake
 
 # An installed npugen, away from the source tree, tensorizes and vectorizes
 # (softmax and layernorm need the semantics kernels) and JIT-runs the result;
 # a second install to another PREFIX reads that PREFIX's intrinsics; the
 # installed example test builds with pkg-config alone (no --static) and
-# passes; the manual page renders.
+# passes; a CMake project builds against the installed package
+# (tests/embed_project/run.sh); the manual page renders.
 .PHONY: install-smoke
 SMOKE_ROOT := $(CURDIR)/build/install-root
 install-smoke: $(DEPS_OK)
@@ -189,6 +215,7 @@ install-smoke: $(DEPS_OK)
 	  PKG_CONFIG_PATH=$(SMOKE_ROOT)2/lib/pkgconfig $(CC) -std=c11 $(SMOKE_ROOT)2/share/npugen/examples/test_my_kernel.c \
 	    $$(PKG_CONFIG_PATH=$(SMOKE_ROOT)2/lib/pkgconfig pkg-config --cflags --libs npugen criterion) -o test_my_kernel && \
 	  ./test_my_kernel
+	bash tests/embed_project/run.sh $(SMOKE_ROOT)2 $(CURDIR)/build/embed-project
 	if command -v man >/dev/null; then MANWIDTH=80 man -l $(SMOKE_ROOT)2/share/man/man1/npugen.1 2>&1; \
 	  else cat $(SMOKE_ROOT)2/share/man/man1/npugen.1; fi | grep -q 'npugen intrinsics' # man-db is not among the deps
 SMOKE_TARGETS += install-smoke
@@ -245,8 +272,8 @@ FUZZ_OBJS := $(call obj,fuzz/fuzz_schedules.c fuzz/sched_gen.c fuzz/fork_pool.c)
 $(FUZZ_OBJS) $(call obj,tests/test_sched_random.c): fuzz/sched_gen.h
 $(FUZZ_OBJS): fuzz/fork_pool.h
 .PHONY: fuzz-schedules
-$(BUILD)/fuzz_schedules: $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
-	$(CC) $(OPT) -o $@ $(FUZZ_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
+$(BUILD)/fuzz_schedules: $(FUZZ_OBJS) $(INTERNAL_LIBS)
+	$(CC) $(OPT) -o $@ $(FUZZ_OBJS) $(INTERNAL_LIBS) $(LDLIBS)
 fuzz-schedules: $(BUILD)/fuzz_schedules
 	$(BUILD)/fuzz_schedules -n $(N) -s $(SEED) -j $(JOBS)
 

@@ -6,34 +6,40 @@
  *  - A symbolic link in DIR is never followed: rename replaces the link
  *    itself by the file, and says so; the link's target is left alone.
  *    --check reports such a link as stale.
- *  - Files that npugen generated from the same kernel file (for the same
- *    target, or for none) in an earlier run, and that this run does not
- *    write (the variant was refused, renamed or removed), are removed and
- *    named on stderr: a build that globs DIR never picks up a stale
- *    variant. A file npugen did not write (its first line says) is never
- *    touched, nor is one reached through a link. */
+ *  - DIR's manifest (cli/manifest.h) says which kernel file, target and
+ *    schedule file each file was emitted from. A file another kernel file
+ *    wrote is never overwritten (two variants of one name: an error). A
+ *    file this kernel file wrote in an earlier run that this run does not
+ *    write is removed and named on stderr when the run had the same
+ *    inputs (the variant was refused, renamed or removed), so a build that
+ *    globs DIR never picks up a stale variant; from other inputs (another
+ *    target or schedule file) it is kept, with a warning, unless --prune.
+ *    A file the manifest does not name, or that was edited since, is
+ *    never removed. Runs into one DIR take turns (a lock on DIR). */
+#define _DEFAULT_SOURCE /* flock */
 #include "cli/emit_dir.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "cli/manifest.h"
 
 static int fail(const char *what, const char *path) {
   fprintf(stderr, "npugen: error: cannot %s %s: %s\n", what, path, strerror(errno));
   return 1;
 }
 
-int emit_dir_open(EmitDir *d) {
-  if (d->check) return 0;
+static int make_dir(const char *dir) {
   char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", d->dir) >= (int)sizeof buf) {
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
     errno = ENAMETOOLONG;
-    return fail("create", d->dir);
+    return fail("create", dir);
   }
   for (char *p = buf + 1; *p; p++)
     if (*p == '/') {
@@ -41,7 +47,21 @@ int emit_dir_open(EmitDir *d) {
       mkdir(buf, 0777);
       *p = '/';
     }
-  if (mkdir(buf, 0777) && errno != EEXIST) return fail("create", d->dir);
+  if (mkdir(buf, 0777) && errno != EEXIST) return fail("create", dir);
+  return 0;
+}
+
+int emit_dir_open(EmitDir *d) {
+  d->lock_fd = -1;
+  if (!d->check && make_dir(d->dir)) return 1;
+  /* runs into one DIR take turns: each reads the manifest the last wrote */
+  d->lock_fd = open(d->dir, O_RDONLY | O_DIRECTORY);
+  if (d->lock_fd >= 0) flock(d->lock_fd, d->check ? LOCK_SH : LOCK_EX);
+  manifest_read(&d->manifest, d->dir);
+  d->source_key = manifest_relative(d->source, d->dir);
+  d->schedule_key = d->schedule ? manifest_relative(d->schedule, d->dir) : NULL;
+  if (!d->source_key) d->source_key = strdup(d->source); /* --check of a missing DIR */
+  if (!d->schedule_key) d->schedule_key = strdup(d->schedule ? d->schedule : "");
   return 0;
 }
 
@@ -71,6 +91,17 @@ static bool same_text(const char *path, const char *text) {
   bool same = got == (long)n && memcmp(buf, text, n) == 0;
   free(buf);
   return same;
+}
+
+/* The manifest's hash of the regular file at path; false when there is none. */
+static bool file_hash(const char *path, uint64_t *hash) {
+  struct stat st;
+  if (lstat(path, &st) || !S_ISREG(st.st_mode)) return false;
+  char *buf = malloc((size_t)st.st_size + 1);
+  long got = read_head(path, buf, (size_t)st.st_size + 1);
+  if (got >= 0) *hash = manifest_hash(buf, (size_t)got);
+  free(buf);
+  return got >= 0;
 }
 
 static int write_atomically(const char *path, const char *text) {
@@ -103,6 +134,22 @@ static void remember(EmitDir *d, const char *name) {
   d->names[d->n++] = strdup(name);
 }
 
+/* Another kernel file wrote DIR/name, and still exists (a kernel file
+ * that is gone, moved or renamed, leaves its files to whoever emits them
+ * next). */
+static bool owned_by_other(const EmitDir *d, const ManifestEntry *e) {
+  if (!e || !strcmp(e->source, d->source_key)) return false;
+  char path[8400];
+  snprintf(path, sizeof path, "%s/%s", d->dir, e->source);
+  return e->source[0] == '/' ? access(e->source, F_OK) == 0 : access(path, F_OK) == 0;
+}
+
+/* The manifest names DIR/name as this run writes it. */
+static bool entry_fresh(const EmitDir *d, const ManifestEntry *e, const char *text) {
+  return e && !strcmp(e->source, d->source_key) && !strcmp(e->target, d->target) &&
+         !strcmp(e->schedule, d->schedule_key) && e->hash == manifest_hash(text, strlen(text));
+}
+
 int emit_dir_file(EmitDir *d, const char *name, const char *text) {
   char path[4096];
   if (snprintf(path, sizeof path, "%s/%s", d->dir, name) >= (int)sizeof path) {
@@ -110,47 +157,31 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text) {
     return fail("write", d->dir);
   }
   remember(d, name);
+  ManifestEntry *e = manifest_find(&d->manifest, name);
+  if (owned_by_other(d, e)) {
+    fprintf(stderr,
+            "npugen: error: %s was emitted from another kernel file (%s, relative to %s), which has a variant of the "
+            "same name: left as it is; rename one of the two variants, or emit into another directory\n",
+            path, e->source, d->dir);
+    return 1;
+  }
   struct stat st;
   bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
   if (d->check) {
-    if (same_text(path, text)) return 0;
-    fprintf(stderr, "npugen: %s is stale%s: run '%s'\n", path, link ? " (a symbolic link, which emit replaces)" : "",
-            d->rerun);
+    if (same_text(path, text) && entry_fresh(d, e, text)) return 0;
+    const char *why = link ? " (a symbolic link, which emit replaces)"
+                      : same_text(path, text) ? " (the manifest, " MANIFEST_NAME ", does not say this run wrote it)"
+                                              : "";
+    fprintf(stderr, "npugen: %s is stale%s: run: %s\n", path, why, d->rerun);
     return 1;
   }
-  if (!link && same_text(path, text)) return 0;
-  if (write_atomically(path, text)) return 1;
-  if (link) fprintf(stderr, "npugen: %s was a symbolic link: replaced by the file (the link's target is left alone)\n", path);
+  if (link || !same_text(path, text)) {
+    if (write_atomically(path, text)) return 1;
+    if (link) fprintf(stderr, "npugen: %s was a symbolic link: replaced by the file (the link's target is left alone)\n", path);
+  }
+  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, manifest_hash(text, strlen(text)));
+  d->changed = true;
   return 0;
-}
-
-/* "x.c" or "x.h" with x a C identifier: a name emit can have written. */
-static bool emitted_name(const char *n) {
-  size_t len = strlen(n);
-  if (len < 3 || n[len - 2] != '.' || (n[len - 1] != 'c' && n[len - 1] != 'h')) return false;
-  if (!((n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') || n[0] == '_')) return false;
-  for (size_t i = 1; i < len - 2; i++)
-    if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= 'A' && n[i] <= 'Z') || (n[i] >= '0' && n[i] <= '9') || n[i] == '_'))
-      return false;
-  return true;
-}
-
-/* The header comment emit_c.c writes: "/" "* C99 generated by npugen 0.1.0
- * from SOURCE. Do not edit.", then for a scheduled variant " * Target: T". */
-static bool generated_here(const EmitDir *d, const char *head) {
-  const char *p = !strncmp(head, "/* C99 generated by npugen ", 27)      ? head + 27
-                  : !strncmp(head, "/* Header generated by npugen ", 30) ? head + 30
-                                                                          : NULL;
-  if (!p) return false;
-  p += strcspn(p, " \n"); /* the version */
-  size_t sl = strlen(d->source);
-  if (strncmp(p, " from ", 6) || strncmp(p + 6, d->source, sl) || strncmp(p + 6 + sl, ". Do not edit.\n", 15)) return false;
-  /* line 2 " * Kernel: ...", line 3 " * Target: T" when scheduled */
-  const char *t = strchr(p, '\n') + 1;
-  t = strchr(t, '\n');
-  if (!t || strncmp(t + 1, " * Target: ", 11)) return t != NULL; /* as written: every target's run emits it */
-  t += 12;
-  return strlen(d->target) == strcspn(t, "\n") && !strncmp(t, d->target, strlen(d->target));
 }
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -159,39 +190,66 @@ static bool written(const EmitDir *d, const char *name) {
   return d->n && bsearch(&name, d->names, (size_t)d->n, sizeof *d->names, cmp_names) != NULL;
 }
 
-/* One leftover: 0 when it is not one or was removed. */
+/* What the earlier run had that this one has not: "target T",
+ * "schedule file S (relative to DIR)" or "no schedule file". */
+static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
+  int len = 0;
+  out[0] = 0;
+  if (strcmp(e->target, d->target)) len = snprintf(out, n, "target %s", e->target);
+  if (!strcmp(e->schedule, d->schedule_key) || len < 0 || (size_t)len >= n) return;
+  if (*e->schedule)
+    snprintf(out + len, n - (size_t)len, "%sschedule file %s (relative to %s)", len ? ", " : "", e->schedule, d->dir);
+  else
+    snprintf(out + len, n - (size_t)len, "%sno schedule file", len ? ", " : "");
+}
+
+/* A file of the manifest that this kernel file's earlier run wrote and
+ * this run did not: 0 when it was left or removed. */
 static int leftover(EmitDir *d, const char *name) {
-  char path[4096], head[4096];
-  if (snprintf(path, sizeof path, "%s/%s", d->dir, name) >= (int)sizeof path) return 0;
-  long got = read_head(path, head, sizeof head - 1); /* a link or a directory: not ours */
-  if (got < 0) return 0;
-  head[got] = 0;
-  if (!generated_here(d, head)) return 0;
+  ManifestEntry *e = manifest_find(&d->manifest, name);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", d->dir, name);
+  uint64_t hash;
+  if (!file_hash(path, &hash) || hash != e->hash) { /* gone, a link now, or edited: no longer emit's */
+    if (!d->check) {
+      if (access(path, F_OK) == 0)
+        fprintf(stderr, "npugen: warning: %s changed since npugen wrote it: left alone, and no longer emit's\n", path);
+      manifest_remove(&d->manifest, e);
+      d->changed = true;
+    }
+    return 0;
+  }
+  bool same_inputs = !strcmp(e->target, d->target) && !strcmp(e->schedule, d->schedule_key);
+  if (!same_inputs && !d->prune) {
+    char inputs[9000];
+    other_inputs(d, e, inputs, sizeof inputs);
+    if (!d->check)
+      fprintf(stderr, "npugen: warning: kept %s: an earlier run emitted it from other inputs (%s); --prune removes it\n",
+              path, inputs);
+    return 0;
+  }
   if (d->check) {
-    fprintf(stderr, "npugen: %s is stale: this run emits no variant of that name; run '%s'\n", path, d->rerun);
+    fprintf(stderr, "npugen: %s is stale: this run emits no variant of that name; run: %s\n", path, d->rerun);
     return 1;
   }
   if (unlink(path)) return fail("remove", path);
   fprintf(stderr, "npugen: removed %s: generated by an earlier run, this run emits no variant of that name\n", path);
+  manifest_remove(&d->manifest, e);
+  d->changed = true;
   return 0;
 }
 
 int emit_dir_leftovers(EmitDir *d) {
-  DIR *dir = opendir(d->dir);
-  if (!dir) return 0; /* --check of a missing DIR: its files are reported already */
   if (d->n) qsort(d->names, (size_t)d->n, sizeof *d->names, cmp_names);
-  char **found = NULL;
-  size_t n = 0, cap = 0;
-  struct dirent *e;
-  while ((e = readdir(dir))) {
-    if (!emitted_name(e->d_name) || written(d, e->d_name)) continue;
-    if (n == cap) found = realloc(found, sizeof *found * (cap = cap ? 2 * cap : 16));
-    found[n++] = strdup(e->d_name);
+  char **found = malloc(sizeof *found * (size_t)(d->manifest.n + 1));
+  int n = 0;
+  for (int i = 0; i < d->manifest.n; i++) {
+    const ManifestEntry *e = &d->manifest.e[i];
+    if (e->name && !strcmp(e->source, d->source_key) && !written(d, e->name)) found[n++] = strdup(e->name);
   }
-  closedir(dir);
-  if (n) qsort(found, n, sizeof *found, cmp_names); /* messages in a stable order */
+  if (n) qsort(found, (size_t)n, sizeof *found, cmp_names); /* messages in a stable order */
   int rc = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (int i = 0; i < n; i++) {
     rc |= leftover(d, found[i]);
     free(found[i]);
   }
@@ -199,9 +257,16 @@ int emit_dir_leftovers(EmitDir *d) {
   return rc;
 }
 
-void emit_dir_close(EmitDir *d) {
+int emit_dir_close(EmitDir *d) {
+  int rc = 0;
+  if (!d->check && d->changed && manifest_write(&d->manifest, d->dir)) rc = fail("write", d->dir);
+  if (d->lock_fd >= 0) close(d->lock_fd); /* releases the lock */
+  manifest_free(&d->manifest);
+  free(d->source_key);
+  free(d->schedule_key);
   for (int i = 0; i < d->n; i++) free(d->names[i]);
   free(d->names);
   d->names = NULL;
   d->n = d->cap = 0;
+  return rc;
 }

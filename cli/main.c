@@ -26,7 +26,7 @@ typedef struct {
   const char *cmd, *file, *out_dir, *target, *trace, *schedule;
   const char *variants[MAX_VARIANTS]; /* --variant: only these */
   int nvariants;
-  bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias;
+  bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, list_outputs;
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
 
@@ -67,6 +67,10 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->check_stale = true;
     } else if (!strcmp(a, "--assume-no-alias")) {
       o->assume_no_alias = true;
+    } else if (!strcmp(a, "--prune")) {
+      o->prune = true;
+    } else if (!strcmp(a, "--list-outputs")) {
+      o->list_outputs = true;
     } else if (!strcmp(a, "--dump-ir")) {
       o->dump_ir = true;
     } else if (!strcmp(a, "--dump-ir=lowered")) {
@@ -82,8 +86,9 @@ static int parse_args(int argc, char **argv, Options *o) {
     }
   }
   if (!o->file) return usage_error(o->cmd, "missing input FILE%s", "");
-  if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir || o->assume_no_alias))
-    return usage_error(o->cmd, "-o, --check, --dump-ir and --assume-no-alias belong to 'emit'%s", "");
+  if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir || o->assume_no_alias || o->prune || o->list_outputs))
+    return usage_error(o->cmd, "-o, --check, --prune, --list-outputs, --dump-ir and --assume-no-alias belong to 'emit'%s", "");
+  if (o->prune && !o->out_dir) return usage_error(o->cmd, "--prune needs -o DIR%s", "");
   if (strcmp(o->cmd, "check") && (o->trace || o->max_steps || o->max_mib || o->max_cpu))
     return usage_error(o->cmd, "--trace, --max-steps, --max-memory and --max-cpu belong to 'check'%s", "");
   if (o->check_stale && !o->out_dir) return usage_error(o->cmd, "--check needs -o DIR%s", "");
@@ -110,8 +115,44 @@ static int pick_variants(NpgSession *s, const Options *o, int *idx) {
   return o->nvariants;
 }
 
+/* arg for a POSIX shell: as it is when that is safe, else in single quotes. */
+static void shell_arg(char *out, size_t n, const char *arg) {
+  size_t len = strlen(out);
+  bool plain = *arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=+,:@%") == strlen(arg);
+  if (plain) {
+    snprintf(out + len, n - len, " %s", arg);
+    return;
+  }
+  snprintf(out + len, n - len, " '");
+  for (const char *p = arg; *p; p++) {
+    len = strlen(out);
+    snprintf(out + len, n - len, *p == '\'' ? "'\\''" : "%c", *p);
+  }
+  len = strlen(out);
+  snprintf(out + len, n - len, "'");
+}
+
+/* The command that writes DIR as this run does, every input and option
+ * included (--check's stale messages give it). */
+static void rerun_command(char *out, size_t n, const Options *o) {
+  snprintf(out, n, "npugen emit");
+  shell_arg(out, n, o->file);
+  const char *opts[] = {"--schedule", o->schedule, "--target", o->target, "-o", o->out_dir};
+  for (int i = 0; i < 6; i += 2) {
+    if (!opts[i + 1]) continue;
+    shell_arg(out, n, opts[i]);
+    shell_arg(out, n, opts[i + 1]);
+  }
+  if (o->assume_no_alias) shell_arg(out, n, "--assume-no-alias");
+  if (o->prune) shell_arg(out, n, "--prune");
+}
+
 static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
   int rc = 0;
+  if (o->list_outputs) { /* the files -o writes (npugen_add_kernels reads them at configure time) */
+    for (int k = 0; k < n; k++) printf("%s.c\n%s.h\n", npg_variant_name(s, idx[k]), npg_variant_name(s, idx[k]));
+    return 0;
+  }
   if (o->dump_ir)
     for (int k = 0; k < n; k++) {
       int i = idx[k];
@@ -125,9 +166,9 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
     return 0;
   }
   char rerun[8192];
-  snprintf(rerun, sizeof rerun, "npugen emit %s -o %s", o->file, o->out_dir);
-  EmitDir d = {.dir = o->out_dir, .source = o->file, .target = npg_target_name(s), .check = o->check_stale,
-               .rerun = rerun};
+  rerun_command(rerun, sizeof rerun, o);
+  EmitDir d = {.dir = o->out_dir, .source = o->file, .schedule = o->schedule, .target = npg_target_name(s),
+               .check = o->check_stale, .prune = o->prune, .rerun = rerun};
   if (emit_dir_open(&d)) return 1;
   for (int i = 0; i < n; i++) {
     const char *texts[2] = {npg_emit_source(s, i), npg_emit_header(s, i)};
@@ -139,7 +180,7 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
     }
   }
   rc |= emit_dir_leftovers(&d);
-  emit_dir_close(&d);
+  rc |= emit_dir_close(&d);
   return rc;
 }
 

@@ -27,22 +27,43 @@ void emit_array_decl(StrBuf *sb, const Buffer *b) {
   for (int i = 0; i < b->ndim; i++) sb_printf(sb, "[%lld]", (long long)b->shape[i]);
 }
 
+/* Extent d of parameter i, array b: the expression of the sizes, or the
+ * macro that names it (f->extent_macro), or a number. */
+static void emit_extent(StrBuf *sb, const LoweredFunction *f, int i, const Buffer *b, int d) {
+  const char *macro = f->extent_macro[i * IR_MAX_DIMS + d];
+  if (b->extent[d]) ir_print_expr(sb, b->extent[d]);
+  else if (macro) sb_puts(sb, macro);
+  else sb_printf(sb, "%lld", (long long)b->shape[d]);
+}
+
 /* `const float A[restrict M][512]`: restrict where the kernel declared it
  * or the unit assumes no aliasing (docs/schedules.md says why that is
- * sound only for arrays that do not overlap). */
-static void emit_param_array(StrBuf *sb, const Buffer *b, const char *const *macro, bool assume_no_alias, bool tcc) {
-  bool restrict_ = b->is_restrict || assume_no_alias;
-  if (tcc && buffer_rows_symbolic(b)) { /* flat for tcc (emit_cu_hooks.c) */
-    sb_printf(sb, "%s%s *%s%s", b->is_const ? "const " : "", b->elem->name, restrict_ ? "restrict " : "", b->name);
+ * sound only for arrays that do not overlap), unless f has none. */
+static void emit_param_array(StrBuf *sb, const LoweredFunction *f, int i, const Buffer *b) {
+  bool restrict_ = (b->is_restrict || f->all_restrict) && !f->no_restrict;
+  const char *cv = b->is_const ? "const " : "", *type = f->param_type ? f->param_type[i] : b->elem->name;
+  if (f->flat_params && buffer_rows_symbolic(b)) { /* flat for tcc (emit_cu_hooks.c) */
+    sb_printf(sb, "%s%s *%s%s", cv, type, restrict_ ? "restrict " : "", b->name);
+    if (!f->shape_comments) return;
+    sb_puts(sb, " /* ");
+    for (int d = 0; d < b->ndim; d++) {
+      sb_putc(sb, '[');
+      emit_extent(sb, f, i, b, d);
+      sb_putc(sb, ']');
+    }
+    sb_puts(sb, " */");
     return;
   }
-  sb_printf(sb, "%s%s %s", b->is_const ? "const " : "", b->elem->name, b->name);
-  for (int i = 0; i < b->ndim; i++) {
-    sb_puts(sb, i == 0 && restrict_ ? "[restrict " : "[");
-    if (b->extent[i] && tcc) ; /* tcc refuses `A[n]` after `int n`: the first extent, the only one, left out */
-    else if (b->extent[i]) ir_print_expr(sb, b->extent[i]);
-    else if (macro[i]) sb_puts(sb, macro[i]);
-    else sb_printf(sb, "%lld", (long long)b->shape[i]);
+  sb_printf(sb, "%s%s %s", cv, type, b->name);
+  for (int d = 0; d < b->ndim; d++) {
+    sb_puts(sb, d == 0 && restrict_ ? "[restrict " : "[");
+    if (!b->extent[d] || !f->flat_params) {
+      emit_extent(sb, f, i, b, d);
+    } else if (f->shape_comments) { /* tcc refuses `A[n]` after `int n`: the first extent, the only one, left out */
+      sb_puts(sb, "/* ");
+      emit_extent(sb, f, i, b, d);
+      sb_puts(sb, " */");
+    }
     sb_putc(sb, ']');
   }
 }
@@ -54,9 +75,10 @@ void emit_prototype(StrBuf *sb, const LoweredFunction *f) {
   for (const Param *p = f->k->params; p; p = p->next, i++) {
     if (p != f->k->params) sb_puts(sb, ", ");
     if (p->buf)
-      emit_param_array(sb, p->buf, f->extent_macro + i * IR_MAX_DIMS, f->all_restrict, f->flat_params);
+      emit_param_array(sb, f, i, p->buf);
     else
-      sb_printf(sb, "%s%s %s", p->var->is_const ? "const " : "", p->var->type->name, p->var->name);
+      sb_printf(sb, "%s%s %s", p->var->is_const ? "const " : "", f->param_type ? f->param_type[i] : p->var->type->name,
+                p->var->name);
   }
   sb_putc(sb, ')');
 }

@@ -66,14 +66,28 @@ static void layout_helpers(StrBuf *sb, const LoweredModule *m) {
   }
 }
 
-static void layout_prototypes(StrBuf *sb, const LoweredModule *m) {
-  for (int i = 0; i < m->nlayouts; i++) {
-    emit_block_comment(sb, m->layouts[i].comment);
-    emit_prototype(sb, &m->layouts[i].pack);
+static void layout_prototypes(StrBuf *sb, const LoweredLayout *l, int n) {
+  for (int i = 0; i < n; i++) {
+    emit_block_comment(sb, l[i].comment);
+    emit_prototype(sb, &l[i].pack);
     sb_puts(sb, ";\n");
-    emit_prototype(sb, &m->layouts[i].unpack);
+    emit_prototype(sb, &l[i].unpack);
     sb_puts(sb, ";\n\n");
   }
+}
+
+/* The header's prototypes, each under its #if branch when there are several. */
+static void header_prototypes(StrBuf *sb, const LoweredModule *m) {
+  int n = m->nheader_protos;
+  for (int i = 0; i < n; i++) {
+    const HeaderPrototype *h = &m->header_protos[i];
+    if (n > 1 && !h->cond) sb_puts(sb, "#else\n");
+    else if (n > 1) sb_printf(sb, "#%s %s /* %s */\n", i ? "elif" : "if", h->cond, h->why);
+    emit_prototype(sb, &h->proto);
+    sb_puts(sb, ";\n");
+  }
+  if (n > 1) sb_puts(sb, "#endif\n");
+  sb_putc(sb, '\n');
 }
 
 char *emit_c_source(const LoweredModule *m) {
@@ -98,13 +112,13 @@ char *emit_c_header(const LoweredModule *m) {
   sb_printf(&sb, "#ifndef %s\n#define %s\n\n", m->guard, m->guard);
   if (m->header_stdint) sb_puts(&sb, "#include <stdint.h>\n\n");
   defines(&sb, m->header_defines);
+  sb_puts(&sb, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   for (int i = 0; i < m->nheader_notes; i++) {
     sb_comment(&sb, m->header_notes[i]);
     sb_putc(&sb, '\n');
   }
-  emit_prototype(&sb, &m->main);
-  sb_puts(&sb, ";\n\n");
-  layout_prototypes(&sb, m);
-  sb_printf(&sb, "#endif\n");
+  header_prototypes(&sb, m);
+  layout_prototypes(&sb, m->header_layouts, m->nlayouts);
+  sb_puts(&sb, "#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
   return sb_take(&sb);
 }

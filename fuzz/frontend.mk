@@ -32,8 +32,8 @@ fuzz-frontend-build: | $(DEPS_OK)
 	+$(FEFUZZ_MAKE) $(FEFUZZ_BUILD)/fuzz_frontend
 
 # Only meaningful inside FEFUZZ_MAKE (BUILD=build/fuzz, CC=clang).
-$(BUILD)/fuzz_frontend: fuzz/fuzz_frontend.c include/npugen.h $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
-	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
+$(BUILD)/fuzz_frontend: fuzz/fuzz_frontend.c include/npugen.h $(INTERNAL_LIBS)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(INTERNAL_LIBS) $(LDLIBS)
 
 # $(1): seconds, $(2): corpus dir (new inputs go there; the seeds are read only).
 define fuzz_frontend_run

@@ -10,8 +10,8 @@ $(KGEN_OBJS) $(call obj,tests/test_kernel_random.c): fuzz/kernel_gen.h
 $(KGEN_OBJS): fuzz/fork_pool.h
 
 .PHONY: fuzz-kernels fuzz-kernels-smoke
-$(BUILD)/fuzz_kernels: $(KGEN_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a
-	$(CC) $(OPT) -o $@ $(KGEN_OBJS) $(BUILD)/libnpugen.a $(BUILD)/libnpusim.a $(LDLIBS)
+$(BUILD)/fuzz_kernels: $(KGEN_OBJS) $(INTERNAL_LIBS)
+	$(CC) $(OPT) -o $@ $(KGEN_OBJS) $(INTERNAL_LIBS) $(LDLIBS)
 
 fuzz-kernels: $(BUILD)/fuzz_kernels
 	$(BUILD)/fuzz_kernels -n $(N) -s $(SEED) -j $(JOBS)

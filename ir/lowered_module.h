@@ -73,6 +73,11 @@ typedef struct {
    * array `restrict`; arrays sized by the sizes flat (tcc) */
   const char **extent_macro;
   bool all_restrict, flat_params;
+  /* a header's spelling (lower/prototype.c): no restrict at all (C++);
+   * each parameter's type as named (param_type[i]; NULL: as the kernel
+   * wrote them); an extent left out, or a flat array's shape, in a comment */
+  bool no_restrict, shape_comments;
+  const char **param_type;
   Spelling spelling;
   bool local_ddr;             /* local arrays declared to the simulator (the check's C of a program) */
   LoopNote *notes;
@@ -80,6 +85,13 @@ typedef struct {
   const Buffer **hooked;      /* SPELL_CU_HOOKS: the buffers accessed via npu_cu_access */
   int nhooked;
 } LoweredFunction;
+
+/* One of the header's prototypes: for the compilers that #if cond holds
+ * for (why: its comment), or for every other one (cond NULL). */
+typedef struct {
+  LoweredFunction proto;
+  const char *cond, *why;
+} HeaderPrototype;
 
 /* A parameter's pack and unpack helpers with the comment over them. */
 typedef struct {
@@ -114,7 +126,10 @@ typedef struct LoweredModule {
   int nheader_comment;
   const char *guard;
   bool header_stdint;
-  LoweredDefines header_defines;
+  LoweredDefines header_defines; /* its size macros, prefixed with the variant's name */
+  HeaderPrototype header_protos[3];
+  int nheader_protos;
+  LoweredLayout *header_layouts; /* the layout helpers as the header spells them (nlayouts) */
   const char **header_notes; /* a comment each */
   int nheader_notes;
 } LoweredModule;

@@ -14,7 +14,7 @@
 #include "lower/lower.h"
 #include "schedule/sched.h"
 
-/* lower_header_guard is NPUGEN_ and the name in capitals: names that
+/* lower_header_guard is NPUGEN_<FILE>_ and the name in capitals: names that
  * differ only in case would share it (and a file on a case-insensitive
  * file system). The key is malloc'ed. */
 static char *guard_key(const char *name) {

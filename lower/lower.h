@@ -9,7 +9,7 @@
  * (Stmt.intrin_call). lower_check_sync then checks the synchronisation of
  * the result statically. The headers a variant includes and the macros
  * its prototype names are decided here too (lower_includes,
- * lower_header_defines); the check's reference is lowered by
+ * lower_size_macro); the check's reference is lowered by
  * lower/ref_lower.h. emit/ prints what all of these decided.
  */
 #ifndef NPG_LOWER_H
@@ -166,19 +166,35 @@ const char *lower_assume_macro(const Kernel *k, bool tcc);
 void lower_includes_typedefs(const Module *m, Includes *n);
 
 /* lower/prototype.c: the #define naming extent d of parameter b in the
- * prototype, or NULL (a number); and, by the defines of m in order,
- * whether k's header declares each (malloc'ed). */
+ * .c's prototype, or NULL (a number). */
 const char *lower_extent_macro(const Buffer *b, int d);
-bool *lower_header_defines(const Module *m, const Kernel *k);
 /* The defines of m the source prints (malloc'ed, by m's defines in
- * order): its #defines, or (typedefs) its typedefs. After the #defines
- * comes the variant's own header when it has one (own_header): its
- * #defines (the same text) are redefinitions C allows, its typedefs are
- * not (in C99), so those the header declares are not repeated. */
+ * order): its #defines, or (typedefs) its typedefs. The variant's own
+ * header defines none of them (docs/embedding.md): the source prints all. */
 bool *lower_source_defines(const Module *m, const Kernel *k, bool typedefs, bool own_header);
-/* The include guard of the header of variant `variant`: "NPUGEN_NAME_H"
- * (malloc'ed). */
-char *lower_header_guard(const char *variant);
+/* How a header spells a prototype (docs/embedding.md): for C compilers;
+ * for tcc 0.9.27 (no variable-length array parameter: the first extent
+ * left out, a flat pointer where a row is sized by a parameter, in
+ * comments); for C++ (the same, and no restrict, and bool for _Bool). */
+typedef enum { PROTO_HEADER, PROTO_HEADER_TCC, PROTO_HEADER_CXX } ProtoStyle;
+/* The include guard of variant's header: "NPUGEN_<FILE>_<VARIANT>_H",
+ * FILE the kernel file's base name without its extension (malloc'ed). */
+char *lower_header_guard(const char *file, const char *variant);
+/* The header's macro for extent d of parameter b: "<VARIANT>_<MACRO>"
+ * where the kernel named it with a #define (malloc'ed), else NULL (a
+ * literal, or an extent sized by a parameter). */
+char *lower_size_macro(const char *variant, const Buffer *b, int d);
+/* Type t as a header of that style names it: the C type a typedef or a
+ * type macro names. */
+const char *lower_proto_type(const Type *t, ProtoStyle style);
+/* The header's prototypes: one per branch of an #if over the compilers
+ * (cond, why as its comment), the last for every other one (cond NULL);
+ * a single one when all compilers take the same. Their count. */
+typedef struct {
+  ProtoStyle style;
+  const char *cond, *why;
+} HeaderBranch;
+int lower_header_branches(const Kernel *k, bool assume_no_alias, HeaderBranch out[3]);
 
 /* lower/check_variant.c: in the check's C, loop runs in permuted orders
  * (a marked loop); an access of b goes through npu_cu_access. */

@@ -204,17 +204,69 @@ static void source(LoweredModule *m, const LowerUnit *u) {
   tcc_masks(m);
 }
 
+/* Function f as a header of that style declares it (lower/prototype.c):
+ * sizes by the variant's macros, types by their C names. */
+static LoweredFunction header_proto(Arena *a, const char *variant, const LoweredFunction *f, ProtoStyle style) {
+  LoweredFunction h = *f;
+  int n = f->k->nparams ? f->k->nparams : 1, i = 0;
+  h.extent_macro = ARENA_ARRAY(a, const char *, n * IR_MAX_DIMS);
+  h.param_type = ARENA_ARRAY(a, const char *, n);
+  for (const Param *p = f->k->params; p; p = p->next, i++) {
+    h.param_type[i] = lower_proto_type(p->buf ? p->buf->elem : p->var->type, style);
+    for (int d = 0; p->buf && d < p->buf->ndim; d++) {
+      char *macro = lower_size_macro(variant, p->buf, d);
+      h.extent_macro[i * IR_MAX_DIMS + d] = macro ? arena_strdup(a, macro) : NULL;
+      free(macro);
+    }
+  }
+  h.flat_params = style != PROTO_HEADER;
+  h.shape_comments = style != PROTO_HEADER;
+  h.no_restrict = style == PROTO_HEADER_CXX;
+  return h;
+}
+
+/* "#define MM_TILED_M 8": each macro the header's prototypes name, once,
+ * in their order. */
+static LoweredDefines size_defines(Arena *a, const LoweredFunction *h) {
+  int n = 0, i = 0;
+  for (const Param *p = h->k->params; p; p = p->next) n += p->buf ? p->buf->ndim : 0;
+  LoweredDefines out = {ARENA_ARRAY(a, LoweredDefine, n ? n : 1), 0};
+  for (const Param *p = h->k->params; p; p = p->next, i++)
+    for (int d = 0; p->buf && d < p->buf->ndim; d++) {
+      const char *macro = h->extent_macro[i * IR_MAX_DIMS + d];
+      bool seen = !macro;
+      size_t len = macro ? strlen(macro) : 0;
+      for (int j = 0; j < out.n && !seen; j++) {
+        const char *name = out.items[j].text + strlen("#define ");
+        seen = !strncmp(name, macro, len) && name[len] == ' ';
+      }
+      if (!seen)
+        out.items[out.n++] = (LoweredDefine){arena_printf(a, "#define %s %lld", macro, (long long)p->buf->shape[d]), NULL};
+    }
+  return out;
+}
+
 static void header(LoweredModule *m, const LowerUnit *u) {
   Arena *a = &m->arena;
   Lines l = {0};
   file_comment(a, u, "Header", &l);
   m->header_comment = l.items;
   m->nheader_comment = l.n;
-  char *guard = lower_header_guard(u->name);
+  char *guard = lower_header_guard(u->m->file, u->name);
   m->guard = arena_strdup(a, guard);
   free(guard);
   m->header_stdint = lower_includes(u->k, true).stdint;
-  m->header_defines = defines(a, u->m, lower_header_defines(u->m, u->k), true);
+  HeaderBranch branch[3];
+  m->nheader_protos = lower_header_branches(u->k, u->assume_no_alias, branch);
+  for (int i = 0; i < m->nheader_protos; i++)
+    m->header_protos[i] = (HeaderPrototype){header_proto(a, u->name, &m->main, branch[i].style), branch[i].cond, branch[i].why};
+  m->header_defines = size_defines(a, &m->header_protos[m->nheader_protos - 1].proto);
+  m->header_layouts = ARENA_ARRAY(a, LoweredLayout, m->nlayouts ? m->nlayouts : 1);
+  for (int i = 0; i < m->nlayouts; i++) {
+    const LoweredLayout *h = &m->layouts[i];
+    m->header_layouts[i] = (LoweredLayout){h->comment, header_proto(a, h->pack.name, &h->pack, PROTO_HEADER),
+                                           header_proto(a, h->unpack.name, &h->unpack, PROTO_HEADER)};
+  }
   Lines notes = {0};
   char *padding = lower_padding_assumed(u->k, false);
   add_lines(a, &notes, "", padding);

@@ -1,10 +1,13 @@
-/* What a variant's prototype names (lower/lower.h): each extent of an
- * array parameter spelt with the kernel's #define where it used one
- * (DESIGN.md: macros are used by name), unless a layout step changed the
- * shape; and so the #defines (and typedefs) its header declares: those
- * the prototype names and those their bodies name, in the kernel's
- * order. */
-#include <ctype.h>
+/* What a variant's prototypes name (lower/lower.h). In its .c, each
+ * extent of an array parameter is spelt with the kernel's #define where
+ * it used one (DESIGN.md: macros are used by name), unless a layout step
+ * changed the shape. Its header is included beside other headers and the
+ * user's own code (docs/embedding.md), so it defines no macro of the
+ * kernel's: an extent is a literal or a macro prefixed with the variant's
+ * name (MM_TILED_M), a type is the C type a typedef or type macro names,
+ * and the guard holds the file's and the variant's names. C++ and tcc
+ * 0.9.27 accept no variable-length array parameter: such a header gives
+ * them prototypes of their own (ProtoStyle); lower/module.c spells them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,63 +15,81 @@
 
 const char *lower_extent_macro(const Buffer *b, int d) { return b->layout ? NULL : b->dim_macro[d]; }
 
-/* Whether a #define's body names macro `name` as a whole identifier. */
-static bool names_macro(const char *text, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-    bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-    bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
-    if (start && end) return true;
-  }
-  return false;
-}
-
-/* Does the prototype name macro `name`: an extent of an array parameter
- * spelt with it, or a parameter's type (a typedef or a type macro)? */
-static bool signature_names(const Kernel *k, const char *name) {
-  for (const Param *p = k->params; p; p = p->next) {
-    const Type *t = p->buf ? p->buf->elem : p->var->type;
-    if (t->alias_of && !strcmp(t->name, name)) return true;
-    for (int i = 0; p->buf && i < p->buf->ndim; i++)
-      if (lower_extent_macro(p->buf, i) && !strcmp(lower_extent_macro(p->buf, i), name)) return true;
-  }
-  return false;
-}
-
-bool *lower_header_defines(const Module *m, const Kernel *k) {
-  int n = 0;
-  for (const Define *d = m->defines; d; d = d->next) n++;
-  bool *need = calloc(n ? (size_t)n : 1, sizeof *need);
-  for (bool grew = true; grew;) { /* a body may name an earlier macro */
-    grew = false;
-    int i = 0;
-    for (const Define *d = m->defines; d; d = d->next, i++) {
-      if (need[i]) continue;
-      bool used = signature_names(k, d->name);
-      int j = 0;
-      for (const Define *e = m->defines; e && !used; e = e->next, j++) used = need[j] && names_macro(e->body, d->name);
-      if (used) need[i] = grew = true;
-    }
-  }
-  return need;
-}
-
 bool *lower_source_defines(const Module *m, const Kernel *k, bool typedefs, bool own_header) {
-  bool *in_header = own_header ? lower_header_defines(m, k) : NULL;
+  (void)k;
+  (void)own_header; /* the header declares no typedef: the source prints them all */
   int n = 0;
   for (const Define *d = m->defines; d; d = d->next) n++;
   bool *want = calloc(n ? (size_t)n : 1, sizeof *want);
   int i = 0;
-  for (const Define *d = m->defines; d; d = d->next, i++) want[i] = d->is_typedef == typedefs && !(typedefs && in_header && in_header[i]);
-  free(in_header);
+  for (const Define *d = m->defines; d; d = d->next, i++) want[i] = d->is_typedef == typedefs;
   return want;
 }
 
-char *lower_header_guard(const char *variant) {
+/* Upper-case letters, digits and '_' of text up to `end` (a name for a
+ * macro; anything else becomes '_'). */
+static void put_upper(StrBuf *sb, const char *text, const char *end) {
+  for (const char *p = text; p < end; p++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    sb_putc(sb, !ok ? '_' : (c >= 'a' && c <= 'z') ? (char)(c - 32) : c);
+  }
+}
+
+char *lower_header_guard(const char *file, const char *variant) {
+  const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+  const char *dot = strrchr(base, '.');
   StrBuf guard;
   sb_init(&guard);
   sb_puts(&guard, "NPUGEN_");
-  for (const char *p = variant; *p; p++) sb_putc(&guard, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : *p);
+  put_upper(&guard, base, dot && dot != base ? dot : base + strlen(base));
+  sb_putc(&guard, '_');
+  put_upper(&guard, variant, variant + strlen(variant));
   sb_puts(&guard, "_H");
   return sb_take(&guard);
+}
+
+char *lower_size_macro(const char *variant, const Buffer *b, int d) {
+  const char *macro = lower_extent_macro(b, d);
+  if (!macro || b->extent[d]) return NULL;
+  StrBuf name;
+  sb_init(&name);
+  put_upper(&name, variant, variant + strlen(variant));
+  sb_printf(&name, "_%s", macro);
+  return sb_take(&name);
+}
+
+const char *lower_proto_type(const Type *t, ProtoStyle style) {
+  while (t->alias_of) t = t->alias_of;
+  return style == PROTO_HEADER_CXX && !strcmp(t->name, "_Bool") ? "bool" : t->name;
+}
+
+static bool header_vla(const Kernel *k) {
+  for (const Param *p = k->params; p; p = p->next)
+    for (int d = 0; p->buf && d < p->buf->ndim; d++)
+      if (p->buf->extent[d]) return true;
+  return false;
+}
+
+/* C++ spells the prototype otherwise than tcc: restrict, _Bool. */
+static bool cxx_words(const Kernel *k, bool assume_no_alias) {
+  for (const Param *p = k->params; p; p = p->next) {
+    const Type *t = p->buf ? p->buf->elem : p->var->type;
+    if (!strcmp(lower_proto_type(t, PROTO_HEADER), "_Bool")) return true;
+    if (p->buf && (p->buf->is_restrict || assume_no_alias)) return true;
+  }
+  return false;
+}
+
+int lower_header_branches(const Kernel *k, bool assume_no_alias, HeaderBranch out[3]) {
+  bool vla = header_vla(k), words = cxx_words(k, assume_no_alias);
+  int n = 0;
+  if (vla && !words)
+    out[n++] = (HeaderBranch){PROTO_HEADER_CXX, "defined(__cplusplus) || defined(__TINYC__)",
+                              "C++ and tcc 0.9.27 take no variable-length array parameter"};
+  if (words) out[n++] = (HeaderBranch){PROTO_HEADER_CXX, "defined(__cplusplus)", "C++: no restrict, no _Bool, no variable-length array parameter"};
+  if (vla && words)
+    out[n++] = (HeaderBranch){PROTO_HEADER_TCC, "defined(__TINYC__)", "tcc 0.9.27 takes no variable-length array parameter"};
+  out[n++] = (HeaderBranch){PROTO_HEADER, NULL, NULL};
+  return n;
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TS_C_VERSION=0.23.6   # 0.24+ is ABI 15 and does not load in libtree-sitter 0.20
-PKGS="build-essential pkg-config libtree-sitter-dev libtcc-dev tcc libcriterion-dev libinih-dev libisl-dev clang libclang-rt-14-dev valgrind"
+PKGS="build-essential pkg-config cmake libtree-sitter-dev libtcc-dev tcc libcriterion-dev libinih-dev libisl-dev clang libclang-rt-14-dev valgrind"
 
 missing=""
 for p in $PKGS; do

@@ -19,7 +19,8 @@ Test(cli, usage_errors_exit_2) {
   const char *bad[] = {"", "frobnicate x.c", "check", "check examples/matmul.c --seed -1",
                        "check examples/matmul.c --bogus", "emit examples/matmul.c --check",
                        "check examples/matmul.c --max-steps 0", "check examples/matmul.c --max-steps x",
-                       "check examples/matmul.c --max-memory", "emit examples/matmul.c --max-memory 5"};
+                       "check examples/matmul.c --max-memory", "emit examples/matmul.c --max-memory 5",
+                       "emit examples/matmul.c --prune", "check examples/matmul.c --list-outputs"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(cmd, sizeof cmd, "%s %s 2>&1", npugen(), bad[i]);
     cr_expect_eq(run(cmd, out, sizeof out), 2, "'%s' -> %s", bad[i], out);

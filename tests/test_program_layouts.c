@@ -440,7 +440,7 @@ Test(program_layouts, a_variant_that_assumes_its_inputs_padding_says_so) {
   const char *h = npg_emit_header(s, v);
   has(h, " * k2_pad assumes X's padding holds 0: pack it with k2_pad_pack_X, or fill it\n */\n");
   has(h, "/* assumes X's padding holds 0: pack it with k2_pad_pack_X, or fill it */\n"
-         "void k2_pad(const float X[6][2][4], float Z[N]);\n");
+         "void k2_pad(const float X[6][2][4], float Z[K2_PAD_N]);\n");
   has(npg_emit_source(s, v), " * k2_pad assumes X's padding holds 0: pack it with k2_pad_pack_X, or fill it\n */\n");
   /* an output's padding is not assumed: k1_pad assumes A's, not Y's */
   h = npg_emit_header(s, npg_variant_index(s, "k1_pad"));

@@ -2,16 +2,24 @@
  * Kernel: conv2d (examples/conv2d.c:10)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_CONV2D_H
-#define NPUGEN_CONV2D_H
+#ifndef NPUGEN_CONV2D_CONV2D_H
+#define NPUGEN_CONV2D_CONV2D_H
 
 #include <stdint.h>
 
-#define C 16
-#define H 28
-#define W 28
-#define OC 32
+#define CONV2D_C 16
+#define CONV2D_H 28
+#define CONV2D_W 28
+#define CONV2D_OC 32
 
-void conv2d(const int8_t in[C][H][W], const int8_t wt[OC][C][3][3], const int32_t bias[OC], int32_t out[OC][H][W]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void conv2d(const int8_t in[CONV2D_C][CONV2D_H][CONV2D_W], const int8_t wt[CONV2D_OC][CONV2D_C][3][3], const int32_t bias[CONV2D_OC], int32_t out[CONV2D_OC][CONV2D_H][CONV2D_W]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

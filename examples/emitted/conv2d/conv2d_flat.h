@@ -6,16 +6,24 @@
  *   split(p, 48, po, pi)
  *   loop_partition(po, 16)
  */
-#ifndef NPUGEN_CONV2D_FLAT_H
-#define NPUGEN_CONV2D_FLAT_H
+#ifndef NPUGEN_CONV2D_CONV2D_FLAT_H
+#define NPUGEN_CONV2D_CONV2D_FLAT_H
 
 #include <stdint.h>
 
-#define C 16
-#define H 28
-#define W 28
-#define OC 32
+#define CONV2D_FLAT_C 16
+#define CONV2D_FLAT_H 28
+#define CONV2D_FLAT_W 28
+#define CONV2D_FLAT_OC 32
 
-void conv2d_flat(const int8_t in[C][H][W], const int8_t wt[OC][C][3][3], const int32_t bias[OC], int32_t out[OC][H][W]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void conv2d_flat(const int8_t in[CONV2D_FLAT_C][CONV2D_FLAT_H][CONV2D_FLAT_W], const int8_t wt[CONV2D_FLAT_OC][CONV2D_FLAT_C][3][3], const int32_t bias[CONV2D_FLAT_OC], int32_t out[CONV2D_FLAT_OC][CONV2D_FLAT_H][CONV2D_FLAT_W]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,16 +8,24 @@
  *   parallel(oc)
  *   vectorize(owi)
  */
-#ifndef NPUGEN_CONV2D_TILED_H
-#define NPUGEN_CONV2D_TILED_H
+#ifndef NPUGEN_CONV2D_CONV2D_TILED_H
+#define NPUGEN_CONV2D_CONV2D_TILED_H
 
 #include <stdint.h>
 
-#define C 16
-#define H 28
-#define W 28
-#define OC 32
+#define CONV2D_TILED_C 16
+#define CONV2D_TILED_H 28
+#define CONV2D_TILED_W 28
+#define CONV2D_TILED_OC 32
 
-void conv2d_tiled(const int8_t in[C][H][W], const int8_t wt[OC][C][3][3], const int32_t bias[OC], int32_t out[OC][H][W]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void conv2d_tiled(const int8_t in[CONV2D_TILED_C][CONV2D_TILED_H][CONV2D_TILED_W], const int8_t wt[CONV2D_TILED_OC][CONV2D_TILED_C][3][3], const int32_t bias[CONV2D_TILED_OC], int32_t out[CONV2D_TILED_OC][CONV2D_TILED_H][CONV2D_TILED_W]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,17 +2,25 @@
  * Kernel: conv_relu_q (examples/conv2d_fused_npu.c:18)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_CONV_RELU_Q_H
-#define NPUGEN_CONV_RELU_Q_H
+#ifndef NPUGEN_CONV2D_FUSED_NPU_CONV_RELU_Q_H
+#define NPUGEN_CONV2D_FUSED_NPU_CONV_RELU_Q_H
 
 #include <stdint.h>
 
-#define N 1
-#define C 128
-#define OC 128
-#define H 28
-#define W 28
+#define CONV_RELU_Q_N 1
+#define CONV_RELU_Q_C 128
+#define CONV_RELU_Q_H 28
+#define CONV_RELU_Q_W 28
+#define CONV_RELU_Q_OC 128
 
-void conv_relu_q(const int8_t in[N][C][H][W], const int8_t wt[OC][C][3][3], const int32_t bias[OC], int8_t out[N][OC][H][W], int multiplier, int shift, int zero_point);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void conv_relu_q(const int8_t in[CONV_RELU_Q_N][CONV_RELU_Q_C][CONV_RELU_Q_H][CONV_RELU_Q_W], const int8_t wt[CONV_RELU_Q_OC][CONV_RELU_Q_C][3][3], const int32_t bias[CONV_RELU_Q_OC], int8_t out[CONV_RELU_Q_N][CONV_RELU_Q_OC][CONV_RELU_Q_H][CONV_RELU_Q_W], int multiplier, int shift, int zero_point);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,14 +28,18 @@
  *   tensorize(q2, npu_vu_requant_i8)
  *   double_buffer(wt_wb)
  */
-#ifndef NPUGEN_FUSED_H
-#define NPUGEN_FUSED_H
+#ifndef NPUGEN_CONV2D_FUSED_NPU_FUSED_H
+#define NPUGEN_CONV2D_FUSED_NPU_FUSED_H
 
 #include <stdint.h>
 
-#define OC 128
+#define FUSED_OC 128
 
-void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[OC], int8_t out[1][8][12544], int multiplier, int shift, int zero_point);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[FUSED_OC], int8_t out[1][8][12544], int multiplier, int shift, int zero_point);
 
 /* in: logical [1][128][28][28] -> physical [1][28][28][128], by
  *   transform_layout(in, (n, c, h, w), (n, h, w, c))
@@ -54,5 +58,9 @@ void fused_unpack_wt(const int8_t physical[8][3][3][128][16], int8_t logical[128
  */
 void fused_pack_out(const int8_t logical[1][128][28][28], int8_t physical[1][8][12544]);
 void fused_unpack_out(const int8_t physical[1][8][12544], int8_t logical[1][128][28][28]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

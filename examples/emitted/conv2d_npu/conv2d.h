@@ -2,17 +2,25 @@
  * Kernel: conv2d (examples/conv2d_npu.c:16)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_CONV2D_H
-#define NPUGEN_CONV2D_H
+#ifndef NPUGEN_CONV2D_NPU_CONV2D_H
+#define NPUGEN_CONV2D_NPU_CONV2D_H
 
 #include <stdint.h>
 
-#define N 1
-#define C 64
-#define OC 64
-#define H 56
-#define W 56
+#define CONV2D_N 1
+#define CONV2D_C 64
+#define CONV2D_H 56
+#define CONV2D_W 56
+#define CONV2D_OC 64
 
-void conv2d(const int8_t in[N][C][H][W], const int8_t wt[OC][C][3][3], int32_t out[N][OC][H][W]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void conv2d(const int8_t in[CONV2D_N][CONV2D_C][CONV2D_H][CONV2D_W], const int8_t wt[CONV2D_OC][CONV2D_C][3][3], int32_t out[CONV2D_N][CONV2D_OC][CONV2D_H][CONV2D_W]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,10 +14,14 @@
  *   double_buffer(wt_wb)
  *   double_buffer(out_ob)
  */
-#ifndef NPUGEN_CONV2D_NU_H
-#define NPUGEN_CONV2D_NU_H
+#ifndef NPUGEN_CONV2D_NPU_CONV2D_NU_H
+#define NPUGEN_CONV2D_NPU_CONV2D_NU_H
 
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][4], int32_t out[1][16][56][56][4]);
 
@@ -38,5 +42,9 @@ void conv2d_nu_unpack_wt(const int8_t physical[16][3][3][64][4], int8_t logical[
  */
 void conv2d_nu_pack_out(const int32_t logical[1][64][56][56], int32_t physical[1][16][56][56][4]);
 void conv2d_nu_unpack_out(const int32_t physical[1][16][56][56][4], int32_t logical[1][64][56][56]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

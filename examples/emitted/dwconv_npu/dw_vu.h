@@ -15,15 +15,23 @@
  *   tensorize(y_1, npu_vu_fill_i32)
  *   tensorize(y, npu_vu_macs_i8_i32)
  */
-#ifndef NPUGEN_DW_VU_H
-#define NPUGEN_DW_VU_H
+#ifndef NPUGEN_DWCONV_NPU_DW_VU_H
+#define NPUGEN_DWCONV_NPU_DW_VU_H
 
 #include <stdint.h>
 
-#define C 64
-#define H 56
-#define W 56
+#define DW_VU_C 64
+#define DW_VU_H 56
+#define DW_VU_W 56
 
-void dw_vu(const int8_t in[C][58][58], const int8_t wt[C][3][3], int32_t out[C][H][W]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void dw_vu(const int8_t in[DW_VU_C][58][58], const int8_t wt[DW_VU_C][3][3], int32_t out[DW_VU_C][DW_VU_H][DW_VU_W]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

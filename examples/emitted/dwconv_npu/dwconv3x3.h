@@ -2,15 +2,23 @@
  * Kernel: dwconv3x3 (examples/dwconv_npu.c:12)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_DWCONV3X3_H
-#define NPUGEN_DWCONV3X3_H
+#ifndef NPUGEN_DWCONV_NPU_DWCONV3X3_H
+#define NPUGEN_DWCONV_NPU_DWCONV3X3_H
 
 #include <stdint.h>
 
-#define C 64
-#define H 56
-#define W 56
+#define DWCONV3X3_C 64
+#define DWCONV3X3_H 56
+#define DWCONV3X3_W 56
 
-void dwconv3x3(const int8_t in[C][58][58], const int8_t wt[C][3][3], int32_t out[C][H][W]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void dwconv3x3(const int8_t in[DWCONV3X3_C][58][58], const int8_t wt[DWCONV3X3_C][3][3], int32_t out[DWCONV3X3_C][DWCONV3X3_H][DWCONV3X3_W]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,14 +2,22 @@
  * Kernel: gemv (examples/gemv_npu.c:12)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_GEMV_H
-#define NPUGEN_GEMV_H
+#ifndef NPUGEN_GEMV_NPU_GEMV_H
+#define NPUGEN_GEMV_NPU_GEMV_H
 
 #include <stdint.h>
 
-#define M 1024
-#define K 1024
+#define GEMV_M 1024
+#define GEMV_K 1024
 
-void gemv(const int8_t A[M][K], const int8_t x[K], int32_t y[M]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void gemv(const int8_t A[GEMV_M][GEMV_K], const int8_t x[GEMV_K], int32_t y[GEMV_M]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

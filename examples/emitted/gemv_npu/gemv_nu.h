@@ -10,14 +10,22 @@
  *   double_buffer(A_ib)
  *   double_buffer(y_ob)
  */
-#ifndef NPUGEN_GEMV_NU_H
-#define NPUGEN_GEMV_NU_H
+#ifndef NPUGEN_GEMV_NPU_GEMV_NU_H
+#define NPUGEN_GEMV_NPU_GEMV_NU_H
 
 #include <stdint.h>
 
-#define M 1024
-#define K 1024
+#define GEMV_NU_M 1024
+#define GEMV_NU_K 1024
 
-void gemv_nu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void gemv_nu(const int8_t A[GEMV_NU_M][GEMV_NU_K], const int8_t x[GEMV_NU_K], int32_t y[GEMV_NU_M]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,14 +13,22 @@
  *   vectorize(ri)
  *   vectorize(ri_1)
  */
-#ifndef NPUGEN_GEMV_VU_H
-#define NPUGEN_GEMV_VU_H
+#ifndef NPUGEN_GEMV_NPU_GEMV_VU_H
+#define NPUGEN_GEMV_NPU_GEMV_VU_H
 
 #include <stdint.h>
 
-#define M 1024
-#define K 1024
+#define GEMV_VU_M 1024
+#define GEMV_VU_K 1024
 
-void gemv_vu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void gemv_vu(const int8_t A[GEMV_VU_M][GEMV_VU_K], const int8_t x[GEMV_VU_K], int32_t y[GEMV_VU_M]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,12 +2,20 @@
  * Kernel: layernorm (examples/layernorm_npu.c:12)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_LAYERNORM_H
-#define NPUGEN_LAYERNORM_H
+#ifndef NPUGEN_LAYERNORM_NPU_LAYERNORM_H
+#define NPUGEN_LAYERNORM_NPU_LAYERNORM_H
 
-#define R 256
-#define C 256
+#define LAYERNORM_R 256
+#define LAYERNORM_C 256
 
-void layernorm(const float X[R][C], const float gamma[C], const float beta[C], float Y[R][C]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void layernorm(const float X[LAYERNORM_R][LAYERNORM_C], const float gamma[LAYERNORM_C], const float beta[LAYERNORM_C], float Y[LAYERNORM_R][LAYERNORM_C]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

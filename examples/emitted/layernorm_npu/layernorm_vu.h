@@ -28,12 +28,20 @@
  *   vectorize(ri_6)
  *   vectorize(ri_7)
  */
-#ifndef NPUGEN_LAYERNORM_VU_H
-#define NPUGEN_LAYERNORM_VU_H
+#ifndef NPUGEN_LAYERNORM_NPU_LAYERNORM_VU_H
+#define NPUGEN_LAYERNORM_NPU_LAYERNORM_VU_H
 
-#define R 256
-#define C 256
+#define LAYERNORM_VU_R 256
+#define LAYERNORM_VU_C 256
 
-void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C], float Y[R][C]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void layernorm_vu(const float X[LAYERNORM_VU_R][LAYERNORM_VU_C], const float gamma[LAYERNORM_VU_C], const float beta[LAYERNORM_VU_C], float Y[LAYERNORM_VU_R][LAYERNORM_VU_C]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

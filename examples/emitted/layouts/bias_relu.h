@@ -2,11 +2,19 @@
  * Kernel: bias_relu (examples/layouts.c:56)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_BIAS_RELU_H
-#define NPUGEN_BIAS_RELU_H
+#ifndef NPUGEN_LAYOUTS_BIAS_RELU_H
+#define NPUGEN_LAYOUTS_BIAS_RELU_H
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void bias_relu(const int8_t X[1][14][14][16], const int32_t bias[16], int32_t Y[1][14][14][16]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,10 +5,14 @@
  *   transform_layout(X, (n, h, w, c), (n, c / 4, h, w, c % 4))
  *   transform_layout(Y, (n, h, w, c), (n, c / 4, h, w, c % 4))
  */
-#ifndef NPUGEN_BIAS_RELU_NCHW4C_H
-#define NPUGEN_BIAS_RELU_NCHW4C_H
+#ifndef NPUGEN_LAYOUTS_BIAS_RELU_NCHW4C_H
+#define NPUGEN_LAYOUTS_BIAS_RELU_NCHW4C_H
 
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 void bias_relu_nchw4c(const int8_t X[1][4][14][14][4], const int32_t bias[16], int32_t Y[1][4][14][14][4]);
 
@@ -23,5 +27,9 @@ void bias_relu_nchw4c_unpack_X(const int8_t physical[1][4][14][14][4], int8_t lo
  */
 void bias_relu_nchw4c_pack_Y(const int32_t logical[1][14][14][16], int32_t physical[1][4][14][14][4]);
 void bias_relu_nchw4c_unpack_Y(const int32_t physical[1][4][14][14][4], int32_t logical[1][14][14][16]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,10 +4,14 @@
  * Schedule bias_relu_rows:
  *   transform_layout(Y, (n, h, w, c), (n, h, axis_separator, w, c))
  */
-#ifndef NPUGEN_BIAS_RELU_ROWS_H
-#define NPUGEN_BIAS_RELU_ROWS_H
+#ifndef NPUGEN_LAYOUTS_BIAS_RELU_ROWS_H
+#define NPUGEN_LAYOUTS_BIAS_RELU_ROWS_H
 
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 void bias_relu_rows(const int8_t X[1][14][14][16], const int32_t bias[16], int32_t Y[14][224]);
 
@@ -16,5 +20,9 @@ void bias_relu_rows(const int8_t X[1][14][14][16], const int32_t bias[16], int32
  */
 void bias_relu_rows_pack_Y(const int32_t logical[1][14][14][16], int32_t physical[14][224]);
 void bias_relu_rows_unpack_Y(const int32_t physical[14][224], int32_t logical[1][14][14][16]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

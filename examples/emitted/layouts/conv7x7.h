@@ -2,9 +2,17 @@
  * Kernel: conv7x7 (examples/layouts.c:6)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_CONV7X7_H
-#define NPUGEN_CONV7X7_H
+#ifndef NPUGEN_LAYOUTS_CONV7X7_H
+#define NPUGEN_LAYOUTS_CONV7X7_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 void conv7x7(const float X[3][13][13], const float W[32][3][7][7], float Y[32][7][7]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,8 +7,12 @@
  *   buffer_reorder(W, 0, 2, 1, 3, 4, 5)
  * conv7x7_w4x4 assumes W's padding holds 0: pack it with conv7x7_w4x4_pack_W, or fill it
  */
-#ifndef NPUGEN_CONV7X7_W4X4_H
-#define NPUGEN_CONV7X7_W4X4_H
+#ifndef NPUGEN_LAYOUTS_CONV7X7_W4X4_H
+#define NPUGEN_LAYOUTS_CONV7X7_W4X4_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* assumes W's padding holds 0: pack it with conv7x7_w4x4_pack_W, or fill it */
 void conv7x7_w4x4(const float X[3][13][13], const float W[8][1][4][4][7][7], float Y[32][7][7]);
@@ -20,5 +24,9 @@ void conv7x7_w4x4(const float X[3][13][13], const float W[8][1][4][4][7][7], flo
  */
 void conv7x7_w4x4_pack_W(const float logical[32][3][7][7], float physical[8][1][4][4][7][7]);
 void conv7x7_w4x4_unpack_W(const float physical[8][1][4][4][7][7], float logical[32][3][7][7]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

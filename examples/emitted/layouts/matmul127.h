@@ -2,11 +2,19 @@
  * Kernel: matmul127 (examples/layouts.c:25)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MATMUL127_H
-#define NPUGEN_MATMUL127_H
+#ifndef NPUGEN_LAYOUTS_MATMUL127_H
+#define NPUGEN_LAYOUTS_MATMUL127_H
 
-#define N 127
+#define MATMUL127_N 127
 
-void matmul127(const float A[N][N], const float B[N][N], float C[N][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul127(const float A[MATMUL127_N][MATMUL127_N], const float B[MATMUL127_N][MATMUL127_N], float C[MATMUL127_N][MATMUL127_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,8 +11,12 @@
  * matmul128_padded assumes A's padding holds 0: pack it with matmul128_padded_pack_A, or fill it
  * matmul128_padded assumes B's padding holds 0: pack it with matmul128_padded_pack_B, or fill it
  */
-#ifndef NPUGEN_MATMUL128_PADDED_H
-#define NPUGEN_MATMUL128_PADDED_H
+#ifndef NPUGEN_LAYOUTS_MATMUL128_PADDED_H
+#define NPUGEN_LAYOUTS_MATMUL128_PADDED_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* assumes A's padding holds 0: pack it with matmul128_padded_pack_A, or fill it */
 /* assumes B's padding holds 0: pack it with matmul128_padded_pack_B, or fill it */
@@ -35,5 +39,9 @@ void matmul128_padded_unpack_B(const float physical[128][128], float logical[127
  */
 void matmul128_padded_pack_C(const float logical[127][127], float physical[128][128]);
 void matmul128_padded_unpack_C(const float physical[128][128], float logical[127][127]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,13 +2,21 @@
  * Kernel: matmul (examples/matmul.c:6)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MATMUL_H
-#define NPUGEN_MATMUL_H
+#ifndef NPUGEN_MATMUL_MATMUL_H
+#define NPUGEN_MATMUL_MATMUL_H
 
 #include <stdint.h>
 
-#define M 256
+#define MATMUL_M 256
 
-void matmul(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul(const int8_t A[MATMUL_M][512], const int8_t B[512][128], int32_t C[MATMUL_M][128]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

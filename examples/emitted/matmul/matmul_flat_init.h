@@ -6,13 +6,21 @@
  *   fuse(i, j, ij)
  *   reorder(k, j_1)
  */
-#ifndef NPUGEN_MATMUL_FLAT_INIT_H
-#define NPUGEN_MATMUL_FLAT_INIT_H
+#ifndef NPUGEN_MATMUL_MATMUL_FLAT_INIT_H
+#define NPUGEN_MATMUL_MATMUL_FLAT_INIT_H
 
 #include <stdint.h>
 
-#define M 256
+#define MATMUL_FLAT_INIT_M 256
 
-void matmul_flat_init(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul_flat_init(const int8_t A[MATMUL_FLAT_INIT_M][512], const int8_t B[512][128], int32_t C[MATMUL_FLAT_INIT_M][128]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,13 +8,21 @@
  *   cache_write(C, nu_ob, jo, C_ob)
  *   tensorize(ii, npu_nu_matmul_i8)
  */
-#ifndef NPUGEN_MATMUL_NU_H
-#define NPUGEN_MATMUL_NU_H
+#ifndef NPUGEN_MATMUL_MATMUL_NU_H
+#define NPUGEN_MATMUL_MATMUL_NU_H
 
 #include <stdint.h>
 
-#define M 256
+#define MATMUL_NU_M 256
 
-void matmul_nu(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul_nu(const int8_t A[MATMUL_NU_M][512], const int8_t B[512][128], int32_t C[MATMUL_NU_M][128]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

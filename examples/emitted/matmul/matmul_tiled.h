@@ -12,13 +12,21 @@
  *   parallel(io)
  *   annotate(jo, "tile", (64, 32))
  */
-#ifndef NPUGEN_MATMUL_TILED_H
-#define NPUGEN_MATMUL_TILED_H
+#ifndef NPUGEN_MATMUL_MATMUL_TILED_H
+#define NPUGEN_MATMUL_MATMUL_TILED_H
 
 #include <stdint.h>
 
-#define M 256
+#define MATMUL_TILED_M 256
 
-void matmul_tiled(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul_tiled(const int8_t A[MATMUL_TILED_M][512], const int8_t B[512][128], int32_t C[MATMUL_TILED_M][128]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

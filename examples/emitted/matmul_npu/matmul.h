@@ -2,13 +2,21 @@
  * Kernel: matmul (examples/matmul_npu.c:8)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MATMUL_H
-#define NPUGEN_MATMUL_H
+#ifndef NPUGEN_MATMUL_NPU_MATMUL_H
+#define NPUGEN_MATMUL_NPU_MATMUL_H
 
 #include <stdint.h>
 
-#define N 1024
+#define MATMUL_N 1024
 
-void matmul(const int8_t A[N][N], const int8_t B[N][N], int32_t C[N][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul(const int8_t A[MATMUL_N][MATMUL_N], const int8_t B[MATMUL_N][MATMUL_N], int32_t C[MATMUL_N][MATMUL_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

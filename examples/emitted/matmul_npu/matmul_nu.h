@@ -11,13 +11,21 @@
  *   double_buffer(B_wb)
  *   double_buffer(C_ob)
  */
-#ifndef NPUGEN_MATMUL_NU_H
-#define NPUGEN_MATMUL_NU_H
+#ifndef NPUGEN_MATMUL_NPU_MATMUL_NU_H
+#define NPUGEN_MATMUL_NPU_MATMUL_NU_H
 
 #include <stdint.h>
 
-#define N 1024
+#define MATMUL_NU_N 1024
 
-void matmul_nu(const int8_t A[N][N], const int8_t B[N][N], int32_t C[N][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul_nu(const int8_t A[MATMUL_NU_N][MATMUL_NU_N], const int8_t B[MATMUL_NU_N][MATMUL_NU_N], int32_t C[MATMUL_NU_N][MATMUL_NU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,14 +2,26 @@
  * Kernel: matmul (examples/matmul_sized_npu.c:10)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MATMUL_H
-#define NPUGEN_MATMUL_H
+#ifndef NPUGEN_MATMUL_SIZED_NPU_MATMUL_H
+#define NPUGEN_MATMUL_SIZED_NPU_MATMUL_H
 
 #include <stdint.h>
 
-#define K 512
-#define N 512
+#define MATMUL_K 512
+#define MATMUL_N 512
 
-void matmul(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__cplusplus) || defined(__TINYC__) /* C++ and tcc 0.9.27 take no variable-length array parameter */
+void matmul(int m, const int8_t A[/* m */][MATMUL_K], const int8_t B[MATMUL_K][MATMUL_N], int32_t C[/* m */][MATMUL_N]);
+#else
+void matmul(int m, const int8_t A[m][MATMUL_K], const int8_t B[MATMUL_K][MATMUL_N], int32_t C[m][MATMUL_N]);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

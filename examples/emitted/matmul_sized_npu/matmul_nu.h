@@ -11,14 +11,26 @@
  *   double_buffer(B_wb)
  *   double_buffer(C_ob)
  */
-#ifndef NPUGEN_MATMUL_NU_H
-#define NPUGEN_MATMUL_NU_H
+#ifndef NPUGEN_MATMUL_SIZED_NPU_MATMUL_NU_H
+#define NPUGEN_MATMUL_SIZED_NPU_MATMUL_NU_H
 
 #include <stdint.h>
 
-#define K 512
-#define N 512
+#define MATMUL_NU_K 512
+#define MATMUL_NU_N 512
 
-void matmul_nu(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__cplusplus) || defined(__TINYC__) /* C++ and tcc 0.9.27 take no variable-length array parameter */
+void matmul_nu(int m, const int8_t A[/* m */][MATMUL_NU_K], const int8_t B[MATMUL_NU_K][MATMUL_NU_N], int32_t C[/* m */][MATMUL_NU_N]);
+#else
+void matmul_nu(int m, const int8_t A[m][MATMUL_NU_K], const int8_t B[MATMUL_NU_K][MATMUL_NU_N], int32_t C[m][MATMUL_NU_N]);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

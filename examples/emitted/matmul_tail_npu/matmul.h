@@ -2,15 +2,23 @@
  * Kernel: matmul (examples/matmul_tail_npu.c:10)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MATMUL_H
-#define NPUGEN_MATMUL_H
+#ifndef NPUGEN_MATMUL_TAIL_NPU_MATMUL_H
+#define NPUGEN_MATMUL_TAIL_NPU_MATMUL_H
 
 #include <stdint.h>
 
-#define M 1000
-#define N 1000
-#define K 1000
+#define MATMUL_M 1000
+#define MATMUL_K 1000
+#define MATMUL_N 1000
 
-void matmul(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul(const int8_t A[MATMUL_M][MATMUL_K], const int8_t B[MATMUL_K][MATMUL_N], int32_t C[MATMUL_M][MATMUL_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

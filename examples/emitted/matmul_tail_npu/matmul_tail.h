@@ -17,15 +17,23 @@
  *   double_buffer(B_t)
  *   double_buffer(C_t)
  */
-#ifndef NPUGEN_MATMUL_TAIL_H
-#define NPUGEN_MATMUL_TAIL_H
+#ifndef NPUGEN_MATMUL_TAIL_NPU_MATMUL_TAIL_H
+#define NPUGEN_MATMUL_TAIL_NPU_MATMUL_TAIL_H
 
 #include <stdint.h>
 
-#define M 1000
-#define N 1000
-#define K 1000
+#define MATMUL_TAIL_M 1000
+#define MATMUL_TAIL_K 1000
+#define MATMUL_TAIL_N 1000
 
-void matmul_tail(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul_tail(const int8_t A[MATMUL_TAIL_M][MATMUL_TAIL_K], const int8_t B[MATMUL_TAIL_K][MATMUL_TAIL_N], int32_t C[MATMUL_TAIL_M][MATMUL_TAIL_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,15 +10,23 @@
  *   double_buffer(B_wb)
  *   double_buffer(C_ob)
  */
-#ifndef NPUGEN_MATMUL_TAIL_GUARDED_H
-#define NPUGEN_MATMUL_TAIL_GUARDED_H
+#ifndef NPUGEN_MATMUL_TAIL_NPU_MATMUL_TAIL_GUARDED_H
+#define NPUGEN_MATMUL_TAIL_NPU_MATMUL_TAIL_GUARDED_H
 
 #include <stdint.h>
 
-#define M 1000
-#define N 1000
-#define K 1000
+#define MATMUL_TAIL_GUARDED_M 1000
+#define MATMUL_TAIL_GUARDED_K 1000
+#define MATMUL_TAIL_GUARDED_N 1000
 
-void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul_tail_guarded(const int8_t A[MATMUL_TAIL_GUARDED_M][MATMUL_TAIL_GUARDED_K], const int8_t B[MATMUL_TAIL_GUARDED_K][MATMUL_TAIL_GUARDED_N], int32_t C[MATMUL_TAIL_GUARDED_M][MATMUL_TAIL_GUARDED_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

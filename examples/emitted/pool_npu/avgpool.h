@@ -2,13 +2,21 @@
  * Kernel: avgpool (examples/pool_npu.c:23)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_AVGPOOL_H
-#define NPUGEN_AVGPOOL_H
+#ifndef NPUGEN_POOL_NPU_AVGPOOL_H
+#define NPUGEN_POOL_NPU_AVGPOOL_H
 
-#define C 64
-#define H 56
-#define W 56
+#define AVGPOOL_C 64
+#define AVGPOOL_H 56
+#define AVGPOOL_W 56
 
-void avgpool(const float in[C][H][W], float out[C][28][28]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void avgpool(const float in[AVGPOOL_C][AVGPOOL_H][AVGPOOL_W], float out[AVGPOOL_C][28][28]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,13 +11,21 @@
  *   double_buffer(out_vm)
  *   vectorize(i)
  */
-#ifndef NPUGEN_AVGPOOL_VU_H
-#define NPUGEN_AVGPOOL_VU_H
+#ifndef NPUGEN_POOL_NPU_AVGPOOL_VU_H
+#define NPUGEN_POOL_NPU_AVGPOOL_VU_H
 
-#define C 64
-#define H 56
-#define W 56
+#define AVGPOOL_VU_C 64
+#define AVGPOOL_VU_H 56
+#define AVGPOOL_VU_W 56
 
-void avgpool_vu(const float in[C][H][W], float out[C][28][28]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void avgpool_vu(const float in[AVGPOOL_VU_C][AVGPOOL_VU_H][AVGPOOL_VU_W], float out[AVGPOOL_VU_C][28][28]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

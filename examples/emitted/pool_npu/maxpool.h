@@ -2,13 +2,21 @@
  * Kernel: maxpool (examples/pool_npu.c:12)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MAXPOOL_H
-#define NPUGEN_MAXPOOL_H
+#ifndef NPUGEN_POOL_NPU_MAXPOOL_H
+#define NPUGEN_POOL_NPU_MAXPOOL_H
 
-#define C 64
-#define H 56
-#define W 56
+#define MAXPOOL_C 64
+#define MAXPOOL_H 56
+#define MAXPOOL_W 56
 
-void maxpool(const float in[C][H][W], float out[C][28][28]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void maxpool(const float in[MAXPOOL_C][MAXPOOL_H][MAXPOOL_W], float out[MAXPOOL_C][28][28]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

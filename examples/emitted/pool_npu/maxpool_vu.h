@@ -11,13 +11,21 @@
  *   double_buffer(out_vm)
  *   vectorize(i)
  */
-#ifndef NPUGEN_MAXPOOL_VU_H
-#define NPUGEN_MAXPOOL_VU_H
+#ifndef NPUGEN_POOL_NPU_MAXPOOL_VU_H
+#define NPUGEN_POOL_NPU_MAXPOOL_VU_H
 
-#define C 64
-#define H 56
-#define W 56
+#define MAXPOOL_VU_C 64
+#define MAXPOOL_VU_H 56
+#define MAXPOOL_VU_W 56
 
-void maxpool_vu(const float in[C][H][W], float out[C][28][28]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void maxpool_vu(const float in[MAXPOOL_VU_C][MAXPOOL_VU_H][MAXPOOL_VU_W], float out[MAXPOOL_VU_C][28][28]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

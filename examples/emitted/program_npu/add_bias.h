@@ -2,14 +2,22 @@
  * Kernel: add_bias (examples/program_npu.c:31)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_ADD_BIAS_H
-#define NPUGEN_ADD_BIAS_H
+#ifndef NPUGEN_PROGRAM_NPU_ADD_BIAS_H
+#define NPUGEN_PROGRAM_NPU_ADD_BIAS_H
 
 #include <stdint.h>
 
-#define M 128
-#define N 128
+#define ADD_BIAS_M 128
+#define ADD_BIAS_N 128
 
-void add_bias(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void add_bias(const int32_t X[ADD_BIAS_M][ADD_BIAS_N], const int32_t bias[ADD_BIAS_N], int32_t Y[ADD_BIAS_M][ADD_BIAS_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,14 +8,22 @@
  *   cache_write(Y, vu_vm, root, Y_vm)
  *   vectorize(j)
  */
-#ifndef NPUGEN_ADD_BIAS_VU_H
-#define NPUGEN_ADD_BIAS_VU_H
+#ifndef NPUGEN_PROGRAM_NPU_ADD_BIAS_VU_H
+#define NPUGEN_PROGRAM_NPU_ADD_BIAS_VU_H
 
 #include <stdint.h>
 
-#define M 128
-#define N 128
+#define ADD_BIAS_VU_M 128
+#define ADD_BIAS_VU_N 128
 
-void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void add_bias_vu(const int32_t X[ADD_BIAS_VU_M][ADD_BIAS_VU_N], const int32_t bias[ADD_BIAS_VU_N], int32_t Y[ADD_BIAS_VU_M][ADD_BIAS_VU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

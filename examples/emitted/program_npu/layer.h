@@ -2,15 +2,23 @@
  * Kernel: layer (examples/program_npu.c:43)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_LAYER_H
-#define NPUGEN_LAYER_H
+#ifndef NPUGEN_PROGRAM_NPU_LAYER_H
+#define NPUGEN_PROGRAM_NPU_LAYER_H
 
 #include <stdint.h>
 
-#define M 128
-#define K 256
-#define N 128
+#define LAYER_M 128
+#define LAYER_K 256
+#define LAYER_N 128
 
-void layer(const int8_t A[M][K], const int8_t W[K][N], const int32_t bias[N], int32_t Y[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void layer(const int8_t A[LAYER_M][LAYER_K], const int8_t W[LAYER_K][LAYER_N], const int32_t bias[LAYER_N], int32_t Y[LAYER_M][LAYER_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

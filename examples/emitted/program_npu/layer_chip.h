@@ -8,15 +8,23 @@
  *   set_scope(acc, nu_ob)
  *   set_scope(biased, vu_vm)
  */
-#ifndef NPUGEN_LAYER_CHIP_H
-#define NPUGEN_LAYER_CHIP_H
+#ifndef NPUGEN_PROGRAM_NPU_LAYER_CHIP_H
+#define NPUGEN_PROGRAM_NPU_LAYER_CHIP_H
 
 #include <stdint.h>
 
-#define M 128
-#define K 256
-#define N 128
+#define LAYER_CHIP_M 128
+#define LAYER_CHIP_K 256
+#define LAYER_CHIP_N 128
 
-void layer_chip(const int8_t A[M][K], const int8_t W[K][N], const int32_t bias[N], int32_t Y[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void layer_chip(const int8_t A[LAYER_CHIP_M][LAYER_CHIP_K], const int8_t W[LAYER_CHIP_K][LAYER_CHIP_N], const int32_t bias[LAYER_CHIP_N], int32_t Y[LAYER_CHIP_M][LAYER_CHIP_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,15 +6,23 @@
  *   use(add_bias, add_bias_vu)
  *   use(relu, relu_vu)
  */
-#ifndef NPUGEN_LAYER_DDR_H
-#define NPUGEN_LAYER_DDR_H
+#ifndef NPUGEN_PROGRAM_NPU_LAYER_DDR_H
+#define NPUGEN_PROGRAM_NPU_LAYER_DDR_H
 
 #include <stdint.h>
 
-#define M 128
-#define K 256
-#define N 128
+#define LAYER_DDR_M 128
+#define LAYER_DDR_K 256
+#define LAYER_DDR_N 128
 
-void layer_ddr(const int8_t A[M][K], const int8_t W[K][N], const int32_t bias[N], int32_t Y[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void layer_ddr(const int8_t A[LAYER_DDR_M][LAYER_DDR_K], const int8_t W[LAYER_DDR_K][LAYER_DDR_N], const int32_t bias[LAYER_DDR_N], int32_t Y[LAYER_DDR_M][LAYER_DDR_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

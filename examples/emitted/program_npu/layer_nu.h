@@ -9,15 +9,23 @@
  *   merge(add_bias_j, relu_j)
  *   compute_inline(add_bias_add)
  */
-#ifndef NPUGEN_LAYER_NU_H
-#define NPUGEN_LAYER_NU_H
+#ifndef NPUGEN_PROGRAM_NPU_LAYER_NU_H
+#define NPUGEN_PROGRAM_NPU_LAYER_NU_H
 
 #include <stdint.h>
 
-#define M 128
-#define K 256
-#define N 128
+#define LAYER_NU_M 128
+#define LAYER_NU_K 256
+#define LAYER_NU_N 128
 
-void layer_nu(const int8_t A[M][K], const int8_t W[K][N], const int32_t bias[N], int32_t Y[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void layer_nu(const int8_t A[LAYER_NU_M][LAYER_NU_K], const int8_t W[LAYER_NU_K][LAYER_NU_N], const int32_t bias[LAYER_NU_N], int32_t Y[LAYER_NU_M][LAYER_NU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

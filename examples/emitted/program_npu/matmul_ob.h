@@ -10,15 +10,23 @@
  *   double_buffer(A_ib)
  *   double_buffer(B_wb)
  */
-#ifndef NPUGEN_MATMUL_OB_H
-#define NPUGEN_MATMUL_OB_H
+#ifndef NPUGEN_PROGRAM_NPU_MATMUL_OB_H
+#define NPUGEN_PROGRAM_NPU_MATMUL_OB_H
 
 #include <stdint.h>
 
-#define M 128
-#define K 256
-#define N 128
+#define MATMUL_OB_M 128
+#define MATMUL_OB_K 256
+#define MATMUL_OB_N 128
 
-void matmul_ob(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void matmul_ob(const int8_t A[MATMUL_OB_M][MATMUL_OB_K], const int8_t B[MATMUL_OB_K][MATMUL_OB_N], int32_t C[MATMUL_OB_M][MATMUL_OB_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

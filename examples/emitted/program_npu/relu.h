@@ -2,14 +2,22 @@
  * Kernel: relu (examples/program_npu.c:37)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_RELU_H
-#define NPUGEN_RELU_H
+#ifndef NPUGEN_PROGRAM_NPU_RELU_H
+#define NPUGEN_PROGRAM_NPU_RELU_H
 
 #include <stdint.h>
 
-#define M 128
-#define N 128
+#define RELU_M 128
+#define RELU_N 128
 
-void relu(const int32_t X[M][N], int32_t Y[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void relu(const int32_t X[RELU_M][RELU_N], int32_t Y[RELU_M][RELU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

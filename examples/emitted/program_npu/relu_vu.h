@@ -7,14 +7,22 @@
  *   cache_write(Y, vu_vm, io, Y_vm)
  *   vectorize(j)
  */
-#ifndef NPUGEN_RELU_VU_H
-#define NPUGEN_RELU_VU_H
+#ifndef NPUGEN_PROGRAM_NPU_RELU_VU_H
+#define NPUGEN_PROGRAM_NPU_RELU_VU_H
 
 #include <stdint.h>
 
-#define M 128
-#define N 128
+#define RELU_VU_M 128
+#define RELU_VU_N 128
 
-void relu_vu(const int32_t X[M][N], int32_t Y[M][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void relu_vu(const int32_t X[RELU_VU_M][RELU_VU_N], int32_t Y[RELU_VU_M][RELU_VU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

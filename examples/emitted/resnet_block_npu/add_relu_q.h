@@ -2,15 +2,23 @@
  * Kernel: add_relu_q (examples/resnet_block_npu.c:81)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_ADD_RELU_Q_H
-#define NPUGEN_ADD_RELU_Q_H
+#ifndef NPUGEN_RESNET_BLOCK_NPU_ADD_RELU_Q_H
+#define NPUGEN_RESNET_BLOCK_NPU_ADD_RELU_Q_H
 
 #include <stdint.h>
 
-#define H 56
-#define W 56
-#define C 64
+#define ADD_RELU_Q_H 56
+#define ADD_RELU_Q_W 56
+#define ADD_RELU_Q_C 64
 
-void add_relu_q(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W][C], int multiplier, int shift, int zero_point);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void add_relu_q(const int8_t a[ADD_RELU_Q_H][ADD_RELU_Q_W][ADD_RELU_Q_C], const int8_t b[ADD_RELU_Q_H][ADD_RELU_Q_W][ADD_RELU_Q_C], int8_t y[ADD_RELU_Q_H][ADD_RELU_Q_W][ADD_RELU_Q_C], int multiplier, int shift, int zero_point);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -31,15 +31,23 @@
  *   vectorize(e4)
  *   vectorize(e5)
  */
-#ifndef NPUGEN_ADD_RELU_VU_H
-#define NPUGEN_ADD_RELU_VU_H
+#ifndef NPUGEN_RESNET_BLOCK_NPU_ADD_RELU_VU_H
+#define NPUGEN_RESNET_BLOCK_NPU_ADD_RELU_VU_H
 
 #include <stdint.h>
 
-#define H 56
-#define W 56
-#define C 64
+#define ADD_RELU_VU_H 56
+#define ADD_RELU_VU_W 56
+#define ADD_RELU_VU_C 64
 
-void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W][C], int multiplier, int shift, int zero_point);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void add_relu_vu(const int8_t a[ADD_RELU_VU_H][ADD_RELU_VU_W][ADD_RELU_VU_C], const int8_t b[ADD_RELU_VU_H][ADD_RELU_VU_W][ADD_RELU_VU_C], int8_t y[ADD_RELU_VU_H][ADD_RELU_VU_W][ADD_RELU_VU_C], int multiplier, int shift, int zero_point);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,16 +2,24 @@
  * Kernel: block (examples/resnet_block_npu.c:108)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_BLOCK_H
-#define NPUGEN_BLOCK_H
+#ifndef NPUGEN_RESNET_BLOCK_NPU_BLOCK_H
+#define NPUGEN_RESNET_BLOCK_NPU_BLOCK_H
 
 #include <stdint.h>
 
-#define H 56
-#define W 56
-#define C 64
-#define OB 4
+#define BLOCK_H 56
+#define BLOCK_W 56
+#define BLOCK_C 64
+#define BLOCK_OB 4
 
-void block(const int8_t x[H][W][C], const int8_t w1[16][3][3][C][OB], const int32_t b1[C], const int8_t w2[16][3][3][C][OB], const int32_t b2[C], int8_t y[H][W][C], int m1, int s1, int m2, int s2, int m3, int s3);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void block(const int8_t x[BLOCK_H][BLOCK_W][BLOCK_C], const int8_t w1[16][3][3][BLOCK_C][BLOCK_OB], const int32_t b1[BLOCK_C], const int8_t w2[16][3][3][BLOCK_C][BLOCK_OB], const int32_t b2[BLOCK_C], int8_t y[BLOCK_H][BLOCK_W][BLOCK_C], int m1, int s1, int m2, int s2, int m3, int s3);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,16 +8,24 @@
  *   use(conv2, conv_nu)
  *   use(residual, add_relu_vu)
  */
-#ifndef NPUGEN_BLOCK_CHIP_H
-#define NPUGEN_BLOCK_CHIP_H
+#ifndef NPUGEN_RESNET_BLOCK_NPU_BLOCK_CHIP_H
+#define NPUGEN_RESNET_BLOCK_NPU_BLOCK_CHIP_H
 
 #include <stdint.h>
 
-#define H 56
-#define W 56
-#define C 64
-#define OB 4
+#define BLOCK_CHIP_H 56
+#define BLOCK_CHIP_W 56
+#define BLOCK_CHIP_C 64
+#define BLOCK_CHIP_OB 4
 
-void block_chip(const int8_t x[H][W][C], const int8_t w1[16][3][3][C][OB], const int32_t b1[C], const int8_t w2[16][3][3][C][OB], const int32_t b2[C], int8_t y[H][W][C], int m1, int s1, int m2, int s2, int m3, int s3);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void block_chip(const int8_t x[BLOCK_CHIP_H][BLOCK_CHIP_W][BLOCK_CHIP_C], const int8_t w1[16][3][3][BLOCK_CHIP_C][BLOCK_CHIP_OB], const int32_t b1[BLOCK_CHIP_C], const int8_t w2[16][3][3][BLOCK_CHIP_C][BLOCK_CHIP_OB], const int32_t b2[BLOCK_CHIP_C], int8_t y[BLOCK_CHIP_H][BLOCK_CHIP_W][BLOCK_CHIP_C], int m1, int s1, int m2, int s2, int m3, int s3);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,16 +6,24 @@
  *   use(conv2, conv_nu)
  *   use(residual, add_relu_vu)
  */
-#ifndef NPUGEN_BLOCK_DDR_H
-#define NPUGEN_BLOCK_DDR_H
+#ifndef NPUGEN_RESNET_BLOCK_NPU_BLOCK_DDR_H
+#define NPUGEN_RESNET_BLOCK_NPU_BLOCK_DDR_H
 
 #include <stdint.h>
 
-#define H 56
-#define W 56
-#define C 64
-#define OB 4
+#define BLOCK_DDR_H 56
+#define BLOCK_DDR_W 56
+#define BLOCK_DDR_C 64
+#define BLOCK_DDR_OB 4
 
-void block_ddr(const int8_t x[H][W][C], const int8_t w1[16][3][3][C][OB], const int32_t b1[C], const int8_t w2[16][3][3][C][OB], const int32_t b2[C], int8_t y[H][W][C], int m1, int s1, int m2, int s2, int m3, int s3);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void block_ddr(const int8_t x[BLOCK_DDR_H][BLOCK_DDR_W][BLOCK_DDR_C], const int8_t w1[16][3][3][BLOCK_DDR_C][BLOCK_DDR_OB], const int32_t b1[BLOCK_DDR_C], const int8_t w2[16][3][3][BLOCK_DDR_C][BLOCK_DDR_OB], const int32_t b2[BLOCK_DDR_C], int8_t y[BLOCK_DDR_H][BLOCK_DDR_W][BLOCK_DDR_C], int m1, int s1, int m2, int s2, int m3, int s3);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

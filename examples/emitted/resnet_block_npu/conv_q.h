@@ -2,16 +2,24 @@
  * Kernel: conv_q (examples/resnet_block_npu.c:56)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_CONV_Q_H
-#define NPUGEN_CONV_Q_H
+#ifndef NPUGEN_RESNET_BLOCK_NPU_CONV_Q_H
+#define NPUGEN_RESNET_BLOCK_NPU_CONV_Q_H
 
 #include <stdint.h>
 
-#define H 56
-#define W 56
-#define C 64
-#define OB 4
+#define CONV_Q_H 56
+#define CONV_Q_W 56
+#define CONV_Q_C 64
+#define CONV_Q_OB 4
 
-void conv_q(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void conv_q(const int8_t x[CONV_Q_H][CONV_Q_W][CONV_Q_C], const int8_t wt[16][3][3][CONV_Q_C][CONV_Q_OB], const int32_t bias[CONV_Q_C], int8_t y[CONV_Q_H][CONV_Q_W][CONV_Q_C], int multiplier, int shift, int zero_point);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -25,16 +25,24 @@
  *   double_buffer(wt_wb)
  *   double_buffer(y_vm)
  */
-#ifndef NPUGEN_CONV_RELU_NU_H
-#define NPUGEN_CONV_RELU_NU_H
+#ifndef NPUGEN_RESNET_BLOCK_NPU_CONV_RELU_NU_H
+#define NPUGEN_RESNET_BLOCK_NPU_CONV_RELU_NU_H
 
 #include <stdint.h>
 
-#define H 56
-#define W 56
-#define C 64
-#define OB 4
+#define CONV_RELU_NU_H 56
+#define CONV_RELU_NU_W 56
+#define CONV_RELU_NU_C 64
+#define CONV_RELU_NU_OB 4
 
-void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void conv_relu_nu(const int8_t x[CONV_RELU_NU_H][CONV_RELU_NU_W][CONV_RELU_NU_C], const int8_t wt[16][3][3][CONV_RELU_NU_C][CONV_RELU_NU_OB], const int32_t bias[CONV_RELU_NU_C], int8_t y[CONV_RELU_NU_H][CONV_RELU_NU_W][CONV_RELU_NU_C], int multiplier, int shift, int zero_point);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

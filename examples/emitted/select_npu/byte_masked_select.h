@@ -2,13 +2,21 @@
  * Kernel: byte_masked_select (examples/select_npu.c:33)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_BYTE_MASKED_SELECT_H
-#define NPUGEN_BYTE_MASKED_SELECT_H
+#ifndef NPUGEN_SELECT_NPU_BYTE_MASKED_SELECT_H
+#define NPUGEN_SELECT_NPU_BYTE_MASKED_SELECT_H
 
 #include <stdint.h>
 
-#define N 262144
+#define BYTE_MASKED_SELECT_N 262144
 
-void byte_masked_select(const uint8_t m[N], const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void byte_masked_select(const uint8_t m[BYTE_MASKED_SELECT_N], const float x[BYTE_MASKED_SELECT_N], float y[BYTE_MASKED_SELECT_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

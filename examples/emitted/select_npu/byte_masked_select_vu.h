@@ -13,13 +13,21 @@
  *   double_buffer(y_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_BYTE_MASKED_SELECT_VU_H
-#define NPUGEN_BYTE_MASKED_SELECT_VU_H
+#ifndef NPUGEN_SELECT_NPU_BYTE_MASKED_SELECT_VU_H
+#define NPUGEN_SELECT_NPU_BYTE_MASKED_SELECT_VU_H
 
 #include <stdint.h>
 
-#define N 262144
+#define BYTE_MASKED_SELECT_VU_N 262144
 
-void byte_masked_select_vu(const uint8_t m[N], const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void byte_masked_select_vu(const uint8_t m[BYTE_MASKED_SELECT_VU_N], const float x[BYTE_MASKED_SELECT_VU_N], float y[BYTE_MASKED_SELECT_VU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,11 +2,19 @@
  * Kernel: even_lanes (examples/select_npu.c:44)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_EVEN_LANES_H
-#define NPUGEN_EVEN_LANES_H
+#ifndef NPUGEN_SELECT_NPU_EVEN_LANES_H
+#define NPUGEN_SELECT_NPU_EVEN_LANES_H
 
-#define N 262144
+#define EVEN_LANES_N 262144
 
-void even_lanes(const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void even_lanes(const float x[EVEN_LANES_N], float y[EVEN_LANES_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,11 +11,19 @@
  *   double_buffer(y_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_EVEN_LANES_VU_H
-#define NPUGEN_EVEN_LANES_VU_H
+#ifndef NPUGEN_SELECT_NPU_EVEN_LANES_VU_H
+#define NPUGEN_SELECT_NPU_EVEN_LANES_VU_H
 
-#define N 262144
+#define EVEN_LANES_VU_N 262144
 
-void even_lanes_vu(const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void even_lanes_vu(const float x[EVEN_LANES_VU_N], float y[EVEN_LANES_VU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,11 +2,19 @@
  * Kernel: leaky_relu (examples/select_npu.c:49)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_LEAKY_RELU_H
-#define NPUGEN_LEAKY_RELU_H
+#ifndef NPUGEN_SELECT_NPU_LEAKY_RELU_H
+#define NPUGEN_SELECT_NPU_LEAKY_RELU_H
 
-#define N 262144
+#define LEAKY_RELU_N 262144
 
-void leaky_relu(const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void leaky_relu(const float x[LEAKY_RELU_N], float y[LEAKY_RELU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,11 +11,19 @@
  *   double_buffer(y_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_LEAKY_RELU_VU_H
-#define NPUGEN_LEAKY_RELU_VU_H
+#ifndef NPUGEN_SELECT_NPU_LEAKY_RELU_VU_H
+#define NPUGEN_SELECT_NPU_LEAKY_RELU_VU_H
 
-#define N 262144
+#define LEAKY_RELU_VU_N 262144
 
-void leaky_relu_vu(const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void leaky_relu_vu(const float x[LEAKY_RELU_VU_N], float y[LEAKY_RELU_VU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

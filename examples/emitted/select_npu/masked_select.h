@@ -2,11 +2,19 @@
  * Kernel: masked_select (examples/select_npu.c:17)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MASKED_SELECT_H
-#define NPUGEN_MASKED_SELECT_H
+#ifndef NPUGEN_SELECT_NPU_MASKED_SELECT_H
+#define NPUGEN_SELECT_NPU_MASKED_SELECT_H
 
-#define N 262144
+#define MASKED_SELECT_N 262144
 
-void masked_select(const float m[N], const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void masked_select(const float m[MASKED_SELECT_N], const float x[MASKED_SELECT_N], float y[MASKED_SELECT_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

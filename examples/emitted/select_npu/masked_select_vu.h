@@ -13,11 +13,19 @@
  *   double_buffer(y_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_MASKED_SELECT_VU_H
-#define NPUGEN_MASKED_SELECT_VU_H
+#ifndef NPUGEN_SELECT_NPU_MASKED_SELECT_VU_H
+#define NPUGEN_SELECT_NPU_MASKED_SELECT_VU_H
 
-#define N 262144
+#define MASKED_SELECT_VU_N 262144
 
-void masked_select_vu(const float m[N], const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void masked_select_vu(const float m[MASKED_SELECT_VU_N], const float x[MASKED_SELECT_VU_N], float y[MASKED_SELECT_VU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,11 +2,19 @@
  * Kernel: masked_store (examples/select_npu.c:27)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MASKED_STORE_H
-#define NPUGEN_MASKED_STORE_H
+#ifndef NPUGEN_SELECT_NPU_MASKED_STORE_H
+#define NPUGEN_SELECT_NPU_MASKED_STORE_H
 
-#define N 262144
+#define MASKED_STORE_N 262144
 
-void masked_store(const float m[N], const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void masked_store(const float m[MASKED_STORE_N], const float x[MASKED_STORE_N], float y[MASKED_STORE_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,11 +12,19 @@
  *   double_buffer(x_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_MASKED_STORE_VU_H
-#define NPUGEN_MASKED_STORE_VU_H
+#ifndef NPUGEN_SELECT_NPU_MASKED_STORE_VU_H
+#define NPUGEN_SELECT_NPU_MASKED_STORE_VU_H
 
-#define N 262144
+#define MASKED_STORE_VU_N 262144
 
-void masked_store_vu(const float m[N], const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void masked_store_vu(const float m[MASKED_STORE_VU_N], const float x[MASKED_STORE_VU_N], float y[MASKED_STORE_VU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

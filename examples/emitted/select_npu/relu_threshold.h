@@ -2,11 +2,19 @@
  * Kernel: relu_threshold (examples/select_npu.c:22)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_RELU_THRESHOLD_H
-#define NPUGEN_RELU_THRESHOLD_H
+#ifndef NPUGEN_SELECT_NPU_RELU_THRESHOLD_H
+#define NPUGEN_SELECT_NPU_RELU_THRESHOLD_H
 
-#define N 262144
+#define RELU_THRESHOLD_N 262144
 
-void relu_threshold(const float x[N], float y[N], float t);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void relu_threshold(const float x[RELU_THRESHOLD_N], float y[RELU_THRESHOLD_N], float t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,11 +11,19 @@
  *   double_buffer(y_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_RELU_THRESHOLD_VU_H
-#define NPUGEN_RELU_THRESHOLD_VU_H
+#ifndef NPUGEN_SELECT_NPU_RELU_THRESHOLD_VU_H
+#define NPUGEN_SELECT_NPU_RELU_THRESHOLD_VU_H
 
-#define N 262144
+#define RELU_THRESHOLD_VU_N 262144
 
-void relu_threshold_vu(const float x[N], float y[N], float t);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void relu_threshold_vu(const float x[RELU_THRESHOLD_VU_N], float y[RELU_THRESHOLD_VU_N], float t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,11 +2,19 @@
  * Kernel: scaled_suffix (examples/select_npu.c:38)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SCALED_SUFFIX_H
-#define NPUGEN_SCALED_SUFFIX_H
+#ifndef NPUGEN_SELECT_NPU_SCALED_SUFFIX_H
+#define NPUGEN_SELECT_NPU_SCALED_SUFFIX_H
 
-#define N 262144
+#define SCALED_SUFFIX_N 262144
 
-void scaled_suffix(const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void scaled_suffix(const float x[SCALED_SUFFIX_N], float y[SCALED_SUFFIX_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

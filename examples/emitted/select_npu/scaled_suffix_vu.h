@@ -10,11 +10,19 @@
  *   double_buffer(x_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_SCALED_SUFFIX_VU_H
-#define NPUGEN_SCALED_SUFFIX_VU_H
+#ifndef NPUGEN_SELECT_NPU_SCALED_SUFFIX_VU_H
+#define NPUGEN_SELECT_NPU_SCALED_SUFFIX_VU_H
 
-#define N 262144
+#define SCALED_SUFFIX_VU_N 262144
 
-void scaled_suffix_vu(const float x[N], float y[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void scaled_suffix_vu(const float x[SCALED_SUFFIX_VU_N], float y[SCALED_SUFFIX_VU_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

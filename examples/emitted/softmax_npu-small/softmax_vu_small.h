@@ -20,12 +20,20 @@
  *   vectorize(ri_3)
  *   vectorize(ri_4)
  */
-#ifndef NPUGEN_SOFTMAX_VU_SMALL_H
-#define NPUGEN_SOFTMAX_VU_SMALL_H
+#ifndef NPUGEN_SOFTMAX_NPU_SOFTMAX_VU_SMALL_H
+#define NPUGEN_SOFTMAX_NPU_SOFTMAX_VU_SMALL_H
 
-#define R 256
-#define C 256
+#define SOFTMAX_VU_SMALL_R 256
+#define SOFTMAX_VU_SMALL_C 256
 
-void softmax_vu_small(const float X[R][C], float Y[R][C]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void softmax_vu_small(const float X[SOFTMAX_VU_SMALL_R][SOFTMAX_VU_SMALL_C], float Y[SOFTMAX_VU_SMALL_R][SOFTMAX_VU_SMALL_C]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,12 +2,20 @@
  * Kernel: softmax (examples/softmax_npu.c:10)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SOFTMAX_H
-#define NPUGEN_SOFTMAX_H
+#ifndef NPUGEN_SOFTMAX_NPU_SOFTMAX_H
+#define NPUGEN_SOFTMAX_NPU_SOFTMAX_H
 
-#define R 256
-#define C 256
+#define SOFTMAX_R 256
+#define SOFTMAX_C 256
 
-void softmax(const float X[R][C], float Y[R][C]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void softmax(const float X[SOFTMAX_R][SOFTMAX_C], float Y[SOFTMAX_R][SOFTMAX_C]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,12 +20,20 @@
  *   tensorize(ri_3, npu_vu_reduce_sum_f32)
  *   tensorize(ri_4, npu_vu_div_rows_f32)
  */
-#ifndef NPUGEN_SOFTMAX_VU_H
-#define NPUGEN_SOFTMAX_VU_H
+#ifndef NPUGEN_SOFTMAX_NPU_SOFTMAX_VU_H
+#define NPUGEN_SOFTMAX_NPU_SOFTMAX_VU_H
 
-#define R 256
-#define C 256
+#define SOFTMAX_VU_R 256
+#define SOFTMAX_VU_C 256
 
-void softmax_vu(const float X[R][C], float Y[R][C]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void softmax_vu(const float X[SOFTMAX_VU_R][SOFTMAX_VU_C], float Y[SOFTMAX_VU_R][SOFTMAX_VU_C]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,11 +2,19 @@
  * Kernel: jacobi2d (examples/stencil.c:7)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_JACOBI2D_H
-#define NPUGEN_JACOBI2D_H
+#ifndef NPUGEN_STENCIL_JACOBI2D_H
+#define NPUGEN_STENCIL_JACOBI2D_H
 
-#define N 64
+#define JACOBI2D_N 64
 
-void jacobi2d(float A[N][N], float B[N][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void jacobi2d(float A[JACOBI2D_N][JACOBI2D_N], float B[JACOBI2D_N][JACOBI2D_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,11 +8,19 @@
  *   parallel(i_2)
  *   vectorize(j_2)
  */
-#ifndef NPUGEN_JACOBI2D_STRIPS_H
-#define NPUGEN_JACOBI2D_STRIPS_H
+#ifndef NPUGEN_STENCIL_JACOBI2D_STRIPS_H
+#define NPUGEN_STENCIL_JACOBI2D_STRIPS_H
 
-#define N 64
+#define JACOBI2D_STRIPS_N 64
 
-void jacobi2d_strips(float A[N][N], float B[N][N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void jacobi2d_strips(float A[JACOBI2D_STRIPS_N][JACOBI2D_STRIPS_N], float B[JACOBI2D_STRIPS_N][JACOBI2D_STRIPS_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

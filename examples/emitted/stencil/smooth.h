@@ -2,11 +2,19 @@
  * Kernel: smooth (examples/stencil.c:18)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SMOOTH_H
-#define NPUGEN_SMOOTH_H
+#ifndef NPUGEN_STENCIL_SMOOTH_H
+#define NPUGEN_STENCIL_SMOOTH_H
 
-#define N 64
+#define SMOOTH_N 64
 
-void smooth(int A[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void smooth(int A[SMOOTH_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

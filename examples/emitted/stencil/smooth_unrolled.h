@@ -4,11 +4,19 @@
  * Schedule smooth_unrolled:
  *   unroll(i, 4)
  */
-#ifndef NPUGEN_SMOOTH_UNROLLED_H
-#define NPUGEN_SMOOTH_UNROLLED_H
+#ifndef NPUGEN_STENCIL_SMOOTH_UNROLLED_H
+#define NPUGEN_STENCIL_SMOOTH_UNROLLED_H
 
-#define N 64
+#define SMOOTH_UNROLLED_N 64
 
-void smooth_unrolled(int A[N]);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void smooth_unrolled(int A[SMOOTH_UNROLLED_N]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

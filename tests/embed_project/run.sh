@@ -1,0 +1,34 @@
+#!/bin/bash
+# Builds tests/embed_project against the npugen installed in PREFIX, in
+# WORK: configure, build, run (ctest: the program and npugen check); then
+# a schedule file is edited and the build emits that kernel file again
+# (and only it), and a variant added to a schedule file is built too.
+#   bash tests/embed_project/run.sh PREFIX WORK
+set -euo pipefail
+prefix=$1 work=$2
+src=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work"
+mkdir -p "$work"
+cp -r "$src" "$work/src" # the test edits its schedule files
+cmake -S "$work/src" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log"
+cmake --build "$work/build" >"$work/build1.log"
+for f in pool.c mm.c rows.c; do grep -q "npugen emit $f" "$work/build1.log"; done
+(cd "$work/build" && ctest --output-on-failure >"$work/ctest1.log")
+"$work/build/app"
+
+# an edited schedule file: its kernel file is emitted again, the others not
+sed -i 's/tile(i, j, 4, 4,/tile(i, j, 2, 4,/' "$work/src/mm.sched"
+cmake --build "$work/build" >"$work/build2.log"
+grep -q "npugen emit mm.c" "$work/build2.log"
+! grep -q "npugen emit pool.c" "$work/build2.log"
+grep -q "tile(i, j, 2, 4, io, jo, ii, ji)" "$work/build/npugen_kernels/mm_tiled.c"
+"$work/build/app"
+
+# a new variant: CMake configures again (the outputs come from the pragmas)
+printf '#pragma npu schedule(mm, mm_split)\n#pragma npu split(i, 2, io, ii)\n' >>"$work/src/mm.sched"
+cmake --build "$work/build" >"$work/build3.log"
+grep -q "mm_split.c" "$work/build3.log"
+nm "$work/build/libkernels.a" >"$work/nm.txt"
+grep -q " T mm_split$" "$work/nm.txt"
+(cd "$work/build" && ctest --output-on-failure >"$work/ctest2.log")
+echo "embed_project: built, ran, re-emitted after a schedule edit, picked up a new variant"

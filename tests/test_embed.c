@@ -1,0 +1,173 @@
+/* npugen in a real project's tree (docs/embedding.md): headers of several
+ * kernel files in one user file, in C (gcc, clang, tcc) and C++; emit -o
+ * that never loses a file (the manifest); libraries that export their API
+ * alone. The CMake package is built by tests/embed_project/run.sh (make
+ * install-smoke). */
+#include <criterion/criterion.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/test_cli_util.h"
+
+/* Runs a script in a fresh directory $d, the repository $r, the command $n. */
+static int in_tmp(const char *script, char *out, size_t n) {
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd,
+           "r=$PWD; n=%s; case $n in /*) ;; *) n=$r/$n;; esac; d=$(mktemp -d) && cd $d && { %s; } 2>&1; "
+           "rc=$?; cd $r; rm -rf $d; exit $rc",
+           npugen(), script);
+  return run(cmd, out, n);
+}
+
+/* The three kernel files of tests/embed_project, emitted into out/. */
+#define EMIT_THREE                                                                                 \
+  "for k in pool mm rows; do $n emit $r/tests/embed_project/$k.c --schedule $r/tests/embed_project/$k.sched " \
+  "-o out || exit 1; done"
+
+Test(embed, headers_define_only_names_of_their_variant) {
+  char out[16384];
+  /* each #define of a header: the guard, or a size prefixed with the variant's name */
+  int rc = in_tmp(EMIT_THREE " && for h in out/*.h; do v=$(basename $h .h | tr a-z A-Z); "
+                  "grep '^#define' $h | grep -v \"^#define NPUGEN_.*_${v}_H$\" | grep -v \"^#define ${v}_[A-Z]* [0-9]*$\"; "
+                  "done; echo; cat out/mm_tiled.h out/rows_split.h | grep -v '^ \\*'",
+                  out, sizeof out);
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_expect(out[0] == '\n', "a header defines another macro:\n%s", out);
+  cr_expect(strstr(out, "#ifndef NPUGEN_MM_MM_TILED_H\n#define NPUGEN_MM_MM_TILED_H\n\n#define MM_TILED_M 8\n"
+                        "#define MM_TILED_K 8\n#define MM_TILED_N 8\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+                        "void mm_tiled(const float A[MM_TILED_M][MM_TILED_K], const float B[MM_TILED_K][MM_TILED_N], "
+                        "float C[MM_TILED_M][MM_TILED_N]);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n"),
+            "%s", out);
+  cr_expect(strstr(out, "#if defined(__cplusplus) || defined(__TINYC__) /* C++ and tcc 0.9.27 take no variable-length "
+                        "array parameter */\n"
+                        "void rows_split(int n, const int32_t x[/* n */][ROWS_SPLIT_K], int32_t y[/* n */][ROWS_SPLIT_K]);\n"
+                        "#else\n"
+                        "void rows_split(int n, const int32_t x[n][ROWS_SPLIT_K], int32_t y[n][ROWS_SPLIT_K]);\n#endif\n"),
+            "%s", out);
+}
+
+Test(embed, three_kernel_files_headers_compile_together_in_c_cxx_and_tcc) {
+  char out[16384];
+  const char *compilers[] = {
+      "gcc -std=c99 -Wall -Wextra -Werror -Wshadow -c $r/tests/embed_project/main.c -Iout -o main.o",
+      "clang -std=c99 -Wall -Wextra -Werror -Wshadow -c $r/tests/embed_project/main.c -Iout -o main.o",
+      "tcc -Wall -Werror -c $r/tests/embed_project/main.c -Iout -o main.o",
+      "g++ -std=c++11 -Wall -Wextra -pedantic -Werror -c $r/tests/embed_project/use.cc -Iout -o use.o",
+      "clang++ -std=c++11 -Wall -Wextra -pedantic -Werror -c $r/tests/embed_project/use.cc -Iout -o use.o",
+      /* the emitted files themselves, as strictly as a reviewer's build takes them */
+      "for c in out/*.c; do gcc -std=c99 -Wall -Wextra -pedantic -Werror -Wshadow -Wmissing-prototypes -Iout -c $c "
+      "-o x.o || exit 1; done",
+  };
+  for (size_t i = 0; i < sizeof compilers / sizeof *compilers; i++) {
+    char script[4096];
+    snprintf(script, sizeof script, EMIT_THREE " && %s", compilers[i]);
+    cr_expect_eq(in_tmp(script, out, sizeof out), 0, "%s:\n%s", compilers[i], out);
+  }
+}
+
+/* Two kernel files (kernels ka and kb), each k.c in its own directory. */
+#define TWO_DIRS                                                                                                     \
+  "mkdir a b && printf '%s\\n' 'void ka(const float A[8], float B[8]) {' '  for (int i = 0; i < 8; i++) B[i] = A[i];' " \
+  "'}' '#pragma npu schedule(ka, va)' '#pragma npu split(i, 4, io, ii)' > a/k.c && "                                \
+  "sed -e 's/ka/kb/g' -e 's/va/vb/' a/k.c > b/k.c"
+
+Test(embed, two_kernel_files_given_as_the_same_path_keep_their_files) {
+  char out[8192];
+  int rc = in_tmp(TWO_DIRS " && (cd a && $n emit k.c -o ../out) && (cd b && $n emit k.c -o ../out) && ls -A out | tr '\\n' ' '",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, ".npugen-manifest ka.c ka.h kb.c kb.h va.c va.h vb.c vb.h ");
+}
+
+Test(embed, two_kernel_files_with_a_variant_of_one_name_is_an_error) {
+  char out[8192];
+  int rc = in_tmp(TWO_DIRS " && sed -i 's/vb/va/' b/k.c && $n emit a/k.c -o out && $n emit b/k.c -o out; echo rc=$?; "
+                  "grep -l 'from a/k.c' out/va.c out/va.h; ls out | tr '\\n' ' '",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "npugen: error: out/va.c was emitted from another kernel file (../a/k.c, relative to out), which "
+                        "has a variant of the same name: left as it is; rename one of the two variants, or emit into "
+                        "another directory\n"
+                        "npugen: error: out/va.h was emitted from another kernel file (../a/k.c, relative to out), which "
+                        "has a variant of the same name: left as it is; rename one of the two variants, or emit into "
+                        "another directory\n"
+                        "rc=1\nout/va.c\nout/va.h\nka.c ka.h kb.c kb.h va.c va.h ");
+}
+
+#define KERNEL_AND_SCHEDULE                                                                                          \
+  "printf '%s\\n' 'void k(const float A[64], float B[64]) {' '  for (int i = 0; i < 64; i++) B[i] = 2 * A[i];' '}' " \
+  "> k.c && printf '%s\\n' '#pragma npu schedule(k, k_split)' '#pragma npu split(i, 8, io, ii)' > s.sched"
+
+Test(embed, following_the_stale_message_loses_nothing) {
+  char out[8192];
+  int rc = in_tmp(KERNEL_AND_SCHEDULE " && cp $r/targets/small.ini 'my target.ini' && "
+                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out && "
+                  "sed -i 's/8, io/16, io/' s.sched && "
+                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check 2>msg; "
+                  "echo rc=$?; cat msg; cmd=$(sed -n '1s/.*: run: //p' msg); "
+                  "eval \"\\$n ${cmd#npugen }\" && ls out | tr '\\n' ' ' && "
+                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check && echo fresh",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "rc=1\nnpugen: out/k_split.c is stale: run: npugen emit k.c --schedule s.sched --target 'my "
+                        "target.ini' -o out --assume-no-alias\n"
+                        "npugen: out/k_split.h is stale: run: npugen emit k.c --schedule s.sched --target 'my "
+                        "target.ini' -o out --assume-no-alias\n"
+                        "k.c k.h k_split.c k_split.h fresh\n");
+}
+
+Test(embed, variants_of_other_inputs_stay_unless_pruned) {
+  char out[8192];
+  int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched -o out && $n emit k.c -o out && "
+                  "ls out | tr '\\n' ' ' && $n emit k.c -o out --check && $n emit k.c -o out --prune && ls out | tr '\\n' ' '",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "npugen: warning: kept out/k_split.c: an earlier run emitted it from other inputs (schedule file "
+                        "../s.sched (relative to out)); --prune removes it\n"
+                        "npugen: warning: kept out/k_split.h: an earlier run emitted it from other inputs (schedule file "
+                        "../s.sched (relative to out)); --prune removes it\n"
+                        "k.c k.h k_split.c k_split.h "
+                        "npugen: removed out/k_split.c: generated by an earlier run, this run emits no variant of that name\n"
+                        "npugen: removed out/k_split.h: generated by an earlier run, this run emits no variant of that name\n"
+                        "k.c k.h ");
+}
+
+Test(embed, an_edited_file_is_never_removed) {
+  char out[8192];
+  int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched -o out && echo '/* mine */' >> out/k_split.c && "
+                  "$n emit k.c -o out --prune && ls out | tr '\\n' ' '",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "npugen: warning: out/k_split.c changed since npugen wrote it: left alone, and no longer emit's\n"
+                        "npugen: removed out/k_split.h: generated by an earlier run, this run emits no variant of that name\n"
+                        "k.c k.h k_split.c ");
+}
+
+Test(embed, list_outputs_names_the_files_emit_writes) {
+  char out[8192];
+  int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched --list-outputs && ls", out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "k.c\nk.h\nk_split.c\nk_split.h\nk.c\ns.sched\n");
+}
+
+/* The public libraries beside the npugen under test define no global
+ * outside their API's prefixes. */
+Test(embed, libraries_export_only_the_api) {
+  char dir[4096], cmd[8192], out[65536];
+  snprintf(dir, sizeof dir, "%s", npugen());
+  const char *d = dirname(dir);
+  const struct {
+    const char *lib, *api;
+  } libs[] = {{"libnpugen.a", "npg_"}, {"libnpusim.a", "npusim_|npu_"}};
+  for (int i = 0; i < 2; i++) {
+    snprintf(cmd, sizeof cmd, "nm -g --defined-only %s/%s > /dev/null && nm -g --defined-only %s/%s | "
+             "awk 'NF == 3 { print $3 }' | sort -u | grep -Ev '^(%s)' | head -20", d, libs[i].lib, d, libs[i].lib, libs[i].api);
+    cr_expect_eq(run(cmd, out, sizeof out), 0, "nm failed: %s", out);
+    cr_expect_str_eq(out, "", "%s exports names outside its API:\n%s", libs[i].lib, out);
+  }
+  /* and it still has its API */
+  snprintf(cmd, sizeof cmd, "nm -g --defined-only %s/libnpugen.a | grep -c ' T npg_open_file$'", d);
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+}
