@@ -30,6 +30,9 @@ typedef struct {
   const char *known; /* failures of the kernel as written, "\ntext\n" each */
   StrBuf *collect;   /* ir_fits_failures: every failure, instead of the first */
   const char *where; /* what the expression is, for the message */
+  IrRange *counter;  /* by Var.id: each enclosing loop counter's interval (quick) */
+  bool *has_counter;
+  int nvars;
   char *why;
   size_t n;
   bool ok;
@@ -75,7 +78,50 @@ static void fail(Fits *f, const char *text, const char *fmt, ...) {
   f->ok = false;
 }
 
+/* Interval of pure e from its counters' intervals, before C fits it to
+ * its type: enough for most of what a schedule writes (io * 32 + ii), and
+ * far cheaper than isl, which decides the rest. */
+static IrRange quick(const Fits *f, const Expr *e) {
+  IrRange a, b;
+  int64_t c;
+  switch (e->kind) {
+  case EX_INT: return ir_range_const(e->ival);
+  case EX_VAR:
+    return e->var->id < f->nvars && f->has_counter[e->var->id] ? f->counter[e->var->id] : ir_range_type(e->type);
+  case EX_CAST:
+    a = quick(f, e->a);
+    return ir_range_within(a, e->type) ? a : ir_range_type(e->type);
+  case EX_COND: return ir_range_union(quick(f, e->b), quick(f, e->c));
+  case EX_UNARY:
+    a = quick(f, e->a);
+    if (e->op == OP_NEG) return (IrRange){-a.hi, -a.lo};
+    if (e->op == OP_PLUS) return a;
+    return e->op == OP_LNOT ? (IrRange){0, 1} : ir_range_type(e->type);
+  case EX_BINARY: break;
+  default: return ir_range_type(e->type);
+  }
+  if (e->op >= OP_LT && e->op <= OP_LOR) return (IrRange){0, 1};
+  a = quick(f, e->a);
+  b = quick(f, e->b);
+  switch (e->op) {
+  case OP_ADD: return (IrRange){a.lo + b.lo, a.hi + b.hi};
+  case OP_SUB: return (IrRange){a.lo - b.hi, a.hi - b.lo};
+  case OP_MUL: {
+    IrWide p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi}, lo = p[0], hi = p[0];
+    for (int i = 1; i < 4; i++) lo = p[i] < lo ? p[i] : lo, hi = p[i] > hi ? p[i] : hi;
+    return (IrRange){lo, hi};
+  }
+  case OP_DIV: /* C truncates, monotonically in the dividend */
+    return ir_const_int(e->b, &c) && c > 0 ? (IrRange){a.lo / c, a.hi / c} : ir_range_type(e->type);
+  case OP_MOD:
+    if (!ir_const_int(e->b, &c) || c <= 0) return ir_range_type(e->type);
+    return a.lo >= 0 ? (IrRange){0, a.hi < c - 1 ? a.hi : c - 1} : (IrRange){-(c - 1), c - 1};
+  default: return ir_range_type(e->type);
+  }
+}
+
 static void fit_node(Fits *f, const Expr *e) {
+  if (ir_range_within(quick(f, e), e->type)) return;
   int64_t lo, hi, tmin;
   uint64_t tmax;
   bool exact, empty;
@@ -132,24 +178,32 @@ static void fit_expr(Fits *f, const Expr *e) {
 
 /* The counter after the loop's last iteration (the update the test then
  * stops) must fit the counter's type, or the loop never ends. */
+static bool counter_ends(const Stmt *s, IrWide lo_min, IrWide lo_max, IrWide hi_min, IrWide hi_max, IrWide *next) {
+  IrRange t = ir_range_type(s->var->type);
+  IrWide last;
+  if (s->step > 0) {
+    last = hi_max - (s->cmp == OP_LT);
+    if (last < lo_min) return true; /* never runs */
+  } else {
+    last = hi_min + (s->cmp == OP_GT);
+    if (last > lo_max) return true;
+  }
+  *next = last + s->step;
+  return *next >= t.lo && *next <= t.hi;
+}
+
 static void fit_counter(Fits *f, const Stmt *s) {
   int64_t lo_min, lo_max, hi_min, hi_max, tmin;
   uint64_t tmax;
   bool exact, empty;
+  IrRange ql = quick(f, s->lo), qh = quick(f, s->hi);
+  IrWide next;
+  if (counter_ends(s, ql.lo, ql.hi, qh.lo, qh.hi, &next)) return;
   if (!aff_range(&f->aff, s->lo, &lo_min, &lo_max, &exact, &empty) || empty ||
       !aff_range(&f->aff, s->hi, &hi_min, &hi_max, &exact, &empty) || empty)
     return; /* a bound with no known range fails as an expression, where it has arithmetic */
+  if (counter_ends(s, lo_min, lo_max, hi_min, hi_max, &next)) return;
   type_int_range(s->var->type, &tmin, &tmax);
-  IrWide last;
-  if (s->step > 0) {
-    last = (IrWide)hi_max - (s->cmp == OP_LT);
-    if (last < lo_min) return; /* never runs */
-  } else {
-    last = (IrWide)hi_min + (s->cmp == OP_GT);
-    if (last > lo_max) return;
-  }
-  IrWide next = last + s->step;
-  if (next >= tmin && next <= (IrWide)tmax) return;
   char key[200];
   snprintf(key, sizeof key, "counter %s", s->var->name);
   fail(f, key, "loop %s's counter (%s) would reach %s%llu after its last iteration, outside its type [%lld, %llu]: "
@@ -175,9 +229,22 @@ static void fit_loop(Fits *f, const Stmt *s) {
   fit_expr(f, s->lo);
   fit_expr(f, s->hi);
   if (f->ok) fit_counter(f, s);
+  int id = s->var->id;
+  if (id >= f->nvars) { /* a counter made after the kernel's count (none today): no interval */
+    aff_push_loop(&f->aff, s);
+    fit_stmts(f, s->body);
+    aff_pop_loop(&f->aff);
+    return;
+  }
+  IrRange saved = f->counter[id], lo = quick(f, s->lo), hi = quick(f, s->hi);
+  bool had = f->has_counter[id];
+  f->counter[id] = s->step > 0 ? (IrRange){lo.lo, hi.hi - (s->cmp == OP_LT)} : (IrRange){hi.lo + (s->cmp == OP_GT), lo.hi};
+  f->has_counter[id] = true;
   aff_push_loop(&f->aff, s);
   fit_stmts(f, s->body);
   aff_pop_loop(&f->aff);
+  f->counter[id] = saved;
+  f->has_counter[id] = had;
 }
 
 static void fit_stmts(Fits *f, const Stmt *s) {
@@ -218,9 +285,14 @@ static bool run(Fits *f, const Kernel *k) {
   isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
   isl_ctx_set_max_operations(ctx, FITS_MAX_ISL_OPS);
   aff_init(&f->aff, ctx, k);
+  f->nvars = k->nvars;
+  f->counter = calloc((size_t)k->nvars + 1, sizeof *f->counter);
+  f->has_counter = calloc((size_t)k->nvars + 1, sizeof *f->has_counter);
   char why[300];
   /* assumptions the model cannot read are the bounds check's message */
   if (aff_push_sizes(&f->aff, why, sizeof why)) fit_stmts(f, k->body);
+  free(f->counter);
+  free(f->has_counter);
   aff_free(&f->aff);
   isl_ctx_free(ctx);
   return f->ok;
@@ -240,4 +312,11 @@ bool ir_check_fits(const Kernel *k, const char *known, char *why, size_t n) {
   Fits f = {.known = known, .why = why, .n = n, .ok = true};
   why[0] = '\0';
   return run(&f, k);
+}
+
+bool ir_check_fits_lowered(const Kernel *scheduled, const Kernel *lowered, char *why, size_t n) {
+  char *known = ir_fits_failures(scheduled);
+  bool ok = ir_check_fits(lowered, known, why, n);
+  free(known);
+  return ok;
 }

@@ -16,5 +16,8 @@ char *ir_fits_failures(const Kernel *k);
  * known (ir_fits_failures of the kernel as written, or NULL) aside; false
  * with the first one that does not, and why, in why. */
 bool ir_check_fits(const Kernel *k, const char *known, char *why, size_t n);
+/* The same for lowered, the lowering of scheduled: what the lowering
+ * wrote (a DMA wait's guard, a token's index, a loop of its own). */
+bool ir_check_fits_lowered(const Kernel *scheduled, const Kernel *lowered, char *why, size_t n);
 
 #endif

@@ -121,8 +121,14 @@ bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *
   Stmt **link = sched_link(s, loop, NULL);
   if (!link) return sched_error(s, at, "internal error: loop %s not found", loop->name);
   Expr *extent = ir_sub(s->a, ir_expr_copy(s->a, end), ir_expr_copy(s->a, lo), t);
-  int64_t n;
+  int64_t n, lo_c, end_c;
   bool constant = ir_const_int(extent, &n);
+  /* outer * factor runs up to the trip count: past the type, no form of
+   * i = lo + outer * factor + inner fits it */
+  if (!constant && ir_const_int(lo, &lo_c) && ir_const_int(end, &end_c) && end_c > lo_c)
+    return sched_error(s, at, "loop %s runs more iterations (%lld to %lld) than its counter type %s holds: outer * "
+                       "%lld would pass it; use a wider counter", loop->name, (long long)lo_c, (long long)end_c,
+                       t->name, (long long)f);
   if (constant && f > n && n > 0)
     return sched_error(s, at, "the factor %lld is larger than loop %s's trip count %lld", (long long)f, loop->name, (long long)n);
   int64_t tlo;

@@ -95,6 +95,16 @@ Test(fits, a_split_far_from_int_max_keeps_the_plain_guard) {
   npg_close(s);
 }
 
+/* A loop of more iterations than int holds (-2e9 to 2e9): outer * 1000
+ * passes INT_MAX whatever the form (the old split wrote -2000000000 + io *
+ * 1000 + ii, whose product overflowed); refused, saying so. */
+Test(fits, a_split_of_more_iterations_than_the_counter_holds_is_refused) {
+  refused("void g(int c[1]) {\n  c[0] = 0;\n  for (int i = -2000000000; i < 2000000000; i++)\n    c[0] = i;\n}\n",
+          "#pragma npu schedule(g, g_split)\n#pragma npu split(i, 1000, io, ii)\n",
+          "k.c:7:19: error: split: loop i runs more iterations (-2000000000 to 2000000000) than its counter type int "
+          "holds: outer * 1000 would pass it; use a wider counter");
+}
+
 /* tile, split and vectorize(l, lanes) of loops bounded by sizes need no
  * assumption (the old `(m + 31) / 32` was refused as ranging past INT_MAX). */
 Test(fits, tile_split_and_vectorize_of_sized_loops_need_no_assumption) {
@@ -210,4 +220,29 @@ Test(fits, the_verifier_refuses_a_tile_count_that_overflows_at_some_size) {
   cr_assert_not(ir_check_fits(k, NULL, why, sizeof why));
   cr_expect(strstr(why, "'n + 7' (int, in the bounds of loop i) ranges over [8, 2147483654]") != NULL, "%s", why);
   module_free(m);
+}
+
+/* What the lowering writes is checked over the lowered IR: a DMA wait's
+ * guard `io * 1000000000 > 0` passes INT_MAX at io = 3; the scheduled IR,
+ * without it, passes. */
+Test(fits, the_verifier_refuses_what_the_lowering_writes) {
+  const char *src = "void g(int c[8]) {\n  for (int io = 0; io < 7; io++)\n    c[io] = io;\n}\n";
+  Module *sched = parse(src), *low = parse(src);
+  Stmt *io = first_loop(low->kernels->body->body);
+  Arena *a = &low->arena;
+  SrcLoc at = io->loc;
+  Stmt *wait = ir_stmt(a, ST_BLOCK, at);
+  wait->low = ARENA_NEW(a, Lowered);
+  wait->low->kind = LOW_DMA_WAIT;
+  wait->low->guard = ir_binary(a, OP_GT, ir_binary(a, OP_MUL, ir_var(a, io->var, at), ir_int(a, 1000000000, &ty_int, at),
+                                                   &ty_int, at),
+                               ir_int(a, 0, &ty_int, at), &ty_int, at);
+  wait->next = io->body->body;
+  io->body->body = wait;
+  char why[600];
+  cr_assert(ir_check_fits_lowered(sched->kernels, sched->kernels, why, sizeof why), "%s", why);
+  cr_assert_not(ir_check_fits_lowered(sched->kernels, low->kernels, why, sizeof why));
+  cr_expect(strstr(why, "'io * 1000000000' (int, in a DMA's operands) ranges over [0, 6000000000]") != NULL, "%s", why);
+  module_free(sched);
+  module_free(low);
 }
