@@ -20,7 +20,8 @@ static IrWide fused_count(Expr *oext, int64_t ni, const Type *t) {
   int64_t no;
   if (ir_const_int(oext, &no)) return no <= 0 ? 0 : (IrWide)no * ni;
   IrRange r = ir_range_type(t);
-  return (r.hi - r.lo + 1) * ni;
+  IrWide span = r.hi - r.lo + 1, past = (IrWide)1 << 65; /* more than any counter type counts */
+  return ni > past / span ? past : span * ni;
 }
 
 static const Type *fused_type(IrWide count, const Type *t) {
