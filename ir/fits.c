@@ -1,6 +1,7 @@
 /* The verifier of what npugen writes (docs/limits.md): every integer
- * expression made of loop counters, sizes and constants (a loop bound, a
- * tile count, a tail guard, an index, a fused counter's quotient) takes
+ * expression made of loop counters, sizes and constants in a loop bound, a
+ * condition, an index or a lowered node's operands (a tile count, a tail
+ * guard, a DMA wait's guard, an index a step built) takes
  * only values its type holds, at every iteration and every size the
  * assumptions allow, and every loop counter's update after its last
  * iteration fits the counter. The IR's folding and the affine model read
@@ -10,8 +11,9 @@
  *
  * Ranges come from the affine model over the exact domain (ir/affine.c:
  * isl for affine forms, intervals for the rest); a form with no known
- * bound fails too. Expressions with loads, locals or floating values are
- * data, which the check's instrumented reference watches at run time. */
+ * bound fails too. A statement's value (outside its indices) is the
+ * kernel's own arithmetic, and so are C's implicit conversions: the check's
+ * instrumented reference watches those at run time. */
 #include <isl/ctx.h>
 #include <isl/options.h>
 #include <stdarg.h>
@@ -54,7 +56,7 @@ static bool pure(const Expr *e) {
 
 /* The operations whose value can leave their type: the ones checked. */
 static bool may_leave_type(const Expr *e) {
-  if (e->kind == EX_CAST) return type_is_integer(e->a->type);
+  if (e->kind == EX_CAST) return !e->implicit && type_is_integer(e->a->type); /* C's own conversions are the kernel's */
   if (e->kind == EX_UNARY) return e->op == OP_NEG;
   return e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL || e->op == OP_DIV ||
                                   e->op == OP_MOD || e->op == OP_SHL);
@@ -163,6 +165,23 @@ static void fit_pure(Fits *f, const Expr *e) {
   if (f->ok && may_leave_type(e)) fit_node(f, e);
 }
 
+static void fit_expr(Fits *f, const Expr *e);
+
+/* The indices in a statement's value: the value itself is the kernel's
+ * arithmetic (the check's instrumented reference watches it at run time),
+ * with counters replaced by expressions of the same values. */
+static void fit_indices(Fits *f, const Expr *e) {
+  if (!e || !f->ok) return;
+  if (e->kind == EX_LOAD) {
+    fit_expr(f, e);
+    return;
+  }
+  fit_indices(f, e->a);
+  fit_indices(f, e->b);
+  fit_indices(f, e->c);
+  for (int i = 0; i < e->nargs; i++) fit_indices(f, e->args[i]);
+}
+
 static void fit_expr(Fits *f, const Expr *e) {
   if (!e || !f->ok) return;
   if (pure(e)) {
@@ -267,14 +286,13 @@ static void fit_stmts(Fits *f, const Stmt *s) {
       }
       break;
     case ST_ASSIGN:
-      f->where = "in a statement";
-      fit_expr(f, s->lhs);
-      fit_expr(f, s->rhs);
+      f->where = "in an index";
+      fit_indices(f, s->lhs);
+      fit_indices(f, s->rhs);
       break;
     case ST_DECL:
-      f->where = "in a declaration";
-      fit_expr(f, s->init);
-      for (int i = 0; i < s->ninit; i++) fit_expr(f, s->init_list[i]);
+      f->where = "in an index";
+      fit_indices(f, s->init);
       break;
     }
   }

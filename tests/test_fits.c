@@ -135,6 +135,17 @@ Test(fits, a_split_at_a_size_of_int_min_runs_no_tile) {
   npg_close(s);
 }
 
+/* A statement's value is the kernel's own arithmetic: a cast that wraps
+ * on purpose ((int8_t)(i * 3) past 127) is not blamed on the split that
+ * rewrites i in it. */
+Test(fits, a_value_that_wraps_on_purpose_is_the_kernels_own) {
+  NpgSession *s = open_ok("#include <stdint.h>\nvoid g(int8_t c[100]) {\n  for (int i = 0; i < 100; i++)\n"
+                          "    c[i] = (int8_t)(uint8_t)(i * 3);\n}\n",
+                          "#pragma npu schedule(g, g_split)\n#pragma npu split(i, 32, io, ii)\n");
+  checked(s, "g_split");
+  npg_close(s);
+}
+
 /* ---------------- the verifier ---------------- */
 
 static Module *parse(const char *src) {
