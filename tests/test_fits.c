@@ -46,7 +46,8 @@ Test(fits, fuse_of_int16_counters_counts_in_int) {
 
 /* int counters over 32768 x 65536: 2^31 iterations pass int, so the fused
  * counter is a long and the parts are converted back to int. Emitted, not
- * run (2^31 iterations); the verifier proved it after the step. */
+ * run (2^31 iterations); the verifier proved the new loop's bound and
+ * counter after the step. */
 Test(fits, fuse_past_int_max_counts_in_long) {
   NpgSession *s = open_ok("void h(long c[1]) {\n  c[0] = 0;\n"
                           "  for (int i = 0; i < 32768; i++)\n"
