@@ -481,17 +481,69 @@ static int loop_by_depth(Gen *g, bool innermost) {
   return best[below(g, nb)];
 }
 
+/* ---------------- counters near their types' limits ---------------- */
+
+/* A counter of a type narrower than int (its fused or split arithmetic
+ * passes the type soon: uint8_t 16 x 16), or a loop with constant bounds
+ * whose end lies within 2^16 of its type's largest value (a split's last
+ * tile passes it). What fuse and split write there must still fit
+ * (ir/fits.c); the old steps wrote `uint8_t ij < 256` and `2147483000 +
+ * io * 100 + ii < 2147483647`. */
+static bool near_limit(const Stmt *s) {
+  int64_t hi, tmin;
+  uint64_t tmax;
+  if (!type_is_integer(s->var->type)) return false;
+  if (s->var->type->size < ty_int.size) return true;
+  type_int_range(s->var->type, &tmin, &tmax);
+  return ir_const_int(s->hi, &hi) && hi >= 0 && tmax - (uint64_t)hi < (1u << 16);
+}
+
+/* One of the loops near_limit holds, or -1. */
+static int near_limit_loop(Gen *g) {
+  int cand[SG_MAX_ITEMS], nc = 0;
+  for (int i = 0; i < g->in.nloops; i++)
+    if (near_limit(g->in.loops[i].s)) cand[nc++] = i;
+  return nc ? cand[below(g, nc)] : -1;
+}
+
+/* A factor that leaves a guarded tail: 2..n-1, not dividing n. */
+static void add_tail_factor(Gen *g, int li) {
+  int64_t n = g->in.loops[li].has_trip ? g->in.loops[li].trip : 0, v = 2;
+  for (int tries = 0; tries < 16 && n > 3; tries++) {
+    v = 2 + below(g, (int)(n < 100000 ? n - 2 : 99998));
+    if (n % v) break;
+  }
+  add_int(g, v);
+}
+
 static void gen_split(Gen *g) {
-  int li = random_loop(g);
+  int near = chance(g, 30) ? near_limit_loop(g) : -1;
+  int li = near >= 0 ? near : random_loop(g);
   add_loop(g, li);
-  add_factor(g, li, false, false);
+  if (near >= 0) add_tail_factor(g, li);
+  else add_factor(g, li, false, false);
   add_new_name(g);
   add_new_name(g);
 }
 
+/* A perfect pair whose counters are narrower than int: false when none is. */
+static bool narrow_pair(Gen *g, int *outer, int *inner) {
+  int cand[SG_MAX_ITEMS], nc = 0;
+  for (int i = 0; i < g->in.nloops; i++) {
+    int p = g->in.loops[i].parent;
+    if (p >= 0 && g->in.loops[p].s->body->body == g->in.loops[i].s && !g->in.loops[i].s->next &&
+        g->in.loops[p].s->var->type->size < ty_int.size)
+      cand[nc++] = i;
+  }
+  if (!nc) return false;
+  *inner = cand[below(g, nc)];
+  *outer = g->in.loops[*inner].parent;
+  return true;
+}
+
 static void gen_fuse(Gen *g) {
   int o, i;
-  if (!perfect_pair(g, &o, &i) || chance(g, 10)) two_loops(g, &o, &i);
+  if (!(chance(g, 30) && narrow_pair(g, &o, &i)) && (!perfect_pair(g, &o, &i) || chance(g, 10))) two_loops(g, &o, &i);
   add_loop(g, o);
   add_loop(g, i);
   add_new_name(g);

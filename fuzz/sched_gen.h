@@ -6,7 +6,11 @@
  * against the kernel as written, with every marked loop (parallel,
  * vectorize, bind) also run reversed and odd iterations first
  * (check_run_orders). About a third of the cases set a mark early and
- * follow it with other steps, which must keep it. Anything else is a failure, and so is an
+ * follow it with other steps, which must keep it. Splits of loops near
+ * their counter type's limit (narrow counters, ends near INT_MAX:
+ * fuzz/kernels/near_limits.c) mostly leave a guarded tail, and fuses
+ * prefer pairs of narrow counters, whose product passes their type.
+ * Anything else is a failure, and so is an
  * applied variant that fails the tester's own checks: every index provably
  * in bounds (ir_check_bounds), constant loop bounds that fit the counter's
  * type, no absurdly long loop, deterministic emission, and optionally gcc's

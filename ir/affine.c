@@ -103,6 +103,21 @@ static bool cast_keeps_value(AffCtx *c, const Expr *e) {
   return empty || (lo >= tl && (hi < 0 || (uint64_t)hi <= th));
 }
 
+/* `x / v + (x % v > 0)` with v > 0 a constant: ceil(x / v) for every x
+ * (C truncates toward 0, which is the ceiling below 0). schedule/split.c
+ * writes a tile count so, as no sum in it can overflow. */
+static const Expr *ceil_div_form(const Expr *e, int64_t *v) {
+  if (e->kind != EX_BINARY || e->op != OP_ADD || e->a->kind != EX_BINARY || e->a->op != OP_DIV) return NULL;
+  const Expr *some = e->b;
+  while (some->kind == EX_CAST && some->implicit) some = some->a;
+  int64_t zero, v2;
+  if (some->kind != EX_BINARY || some->op != OP_GT || some->a->kind != EX_BINARY || some->a->op != OP_MOD ||
+      !is_const_int(some->b, &zero) || zero != 0 || !is_const_int(e->a->b, v) || *v <= 0 ||
+      !is_const_int(some->a->b, &v2) || v2 != *v || !ir_expr_same(e->a->a, some->a->a))
+    return NULL;
+  return e->a->a;
+}
+
 static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
   if (depth > 64 || !type_is_integer(e->type)) return false;
   int64_t v;
@@ -110,6 +125,13 @@ static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
    * which isl's floor would not give; 0u - 1 wraps) */
   if (ir_const_int(e, &v)) {
     sb_printf(sb, "(%lld)", (long long)v);
+    return true;
+  }
+  const Expr *x = ceil_div_form(e, &v);
+  if (x) {
+    sb_puts(sb, "(-floor((-(");
+    if (!text_rec(c, sb, x, depth + 1)) return false;
+    sb_printf(sb, "))/%lld))", (long long)v);
     return true;
   }
   switch (e->kind) {
@@ -202,6 +224,8 @@ static isl_aff *build_rec(AffCtx *c, isl_local_space *ls, const Expr *e, int dep
   int64_t v;
   isl_ctx *ctx = c->ctx;
   if (ir_const_int(e, &v)) return isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, v));
+  const Expr *x = ceil_div_form(e, &v);
+  if (x) return isl_aff_ceil(isl_aff_scale_down_val(build_rec(c, ls, x, depth + 1), isl_val_int_from_si(ctx, v)));
   switch (e->kind) {
   case EX_INT: /* an unsigned literal past INT64_MAX */
     return NULL;

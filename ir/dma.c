@@ -40,10 +40,21 @@ bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, const Ex
   while (c->kind == EX_CAST && c->implicit) c = c->a;
   int64_t k;
   if (c->kind != EX_BINARY || c->op != OP_LT || !ir_signed_affine(c->a) || !ir_signed_affine(c->b) ||
-      !ir_expr_sizes_only(c->b) || !v->type->is_signed || !ir_linear_coef(c->a, v, &k) || k != 1)
+      !v->type->is_signed || !ir_linear_coef(c->a, v, &k) || k != 1)
     return false;
-  if (end) *end = c->b;
-  if (start) *start = ir_subst_expr(a, ir_expr_copy(a, c->a), v, ir_int(a, 0, v->type, g->loc));
+  /* split's form that cannot overflow, `v < end - start` (schedule/split.c),
+   * is `start + v < end` */
+  const Expr *b = c->b, *moved = NULL;
+  while (b->kind == EX_CAST && b->implicit) b = b->a;
+  if (!ir_expr_sizes_only(c->b)) {
+    if (b->kind != EX_BINARY || b->op != OP_SUB || !ir_expr_sizes_only(b->a) || ir_expr_uses(b->b, v, NULL))
+      return false;
+    moved = b->b;
+  }
+  if (end) *end = moved ? b->a : c->b;
+  if (!start) return true;
+  *start = ir_subst_expr(a, ir_expr_copy(a, c->a), v, ir_int(a, 0, v->type, g->loc));
+  if (moved) *start = ir_add(a, *start, ir_expr_copy(a, moved), (*start)->type);
   return true;
 }
 

@@ -454,7 +454,8 @@ bool ir_signed_affine(const Expr *e);
 /* Constants and the kernel's sizes (Var.is_size), and arithmetic on them
  * (no loads, no calls): one value through a run. */
 bool ir_expr_sizes_only(const Expr *e);
-/* g is `if (start + v < end) { ... }` alone, with no else, start free of
+/* g is `if (start + v < end) { ... }` (or `if (v < end - start)`, split's
+ * form that cannot overflow) alone, with no else, start free of
  * v, end a constant or an expression of the kernel's sizes alone (it
  * holds one value through a run), and the arithmetic signed all through:
  * a tail tile's guard (split's, or a tail copy's in cache.c). start (v set

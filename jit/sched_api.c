@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/frontend.h"
+#include "ir/fits.h"
 #include "ir/reserved.h"
 #include "ir/suggest.h"
 #include "jit/session.h"
@@ -46,10 +47,11 @@ bool session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, 
       synced = false;
     }
   lower_program_free(&fns);
-  if (!synced) {
+  bool fits = !synced || ir_check_fits_lowered(ir, low, why, sizeof why); /* what the lowering wrote: ir/fits.h */
+  if (!synced || !fits) {
     diag_error(&s->diags, file, src, loc.line, loc.col,
-               "internal error: the DMA synchronisation of variant %s's lowered IR: %s (an npugen bug; the variant is "
-               "not emitted)", where, why);
+               "internal error: the %s of variant %s's lowered IR: %s (an npugen bug; the variant is not emitted)",
+               fits ? "DMA synchronisation" : "arithmetic", where, why);
     free(schedule);
     free(steps);
     return false;

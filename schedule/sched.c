@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ir/arith.h"
+#include "ir/fits.h"
 #include "ir/reserved.h"
 #include "ir/suggest.h"
 #include "schedule/primitives.h"
@@ -87,6 +88,7 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
   s->a = a;
   s->m = m;
   s->k = ir_clone_kernel(a, k);
+  s->written = k;
   sched_forget_copies(s); /* Stmt.clone_of means: copied by the step being applied */
   sched_start_calls(s);
   s->k->name = variant;
@@ -110,7 +112,17 @@ void sched_free(Sched *s) {
   isl_ctx_free(s->ctx);
   sb_free(&s->applied);
   sb_free(&s->steps_ir);
+  free(s->fits_known);
   free(s);
+}
+
+/* Every expression the steps wrote fits its type (ir/fits.c); forms the
+ * kernel as written already had are its own. */
+static bool sched_check_fits(Sched *s) {
+  char why[600];
+  if (!s->fits_known) s->fits_known = ir_fits_failures(s->written);
+  if (ir_check_fits(s->k, s->fits_known, why, sizeof why)) return true;
+  return sched_error(s, NULL, "refused: the code it writes can overflow: %s", why);
 }
 
 /* What holds after every rewrite, a step's or sched_finish's: the IR
@@ -128,7 +140,8 @@ static bool recheck(Sched *s) {
     return sched_error(s, NULL,
                        "refused: at some size the kernel after this step fails the bounds check above; assume "
                        "smaller sizes (#pragma npu assume)");
-  return sched_unrolled_size_ok(s) && sched_check_marks(s) && sched_check_bound_loops(s) && sched_place_onchip(s);
+  return sched_unrolled_size_ok(s) && sched_check_fits(s) && sched_check_marks(s) && sched_check_bound_loops(s) &&
+         sched_place_onchip(s);
 }
 
 /* The steps a kernel with symbolic sizes may take: those that rewrite

@@ -69,6 +69,8 @@ struct Sched {
   DepModel before;
   bool have_before;
   bool fresh;         /* nothing rewritten since it was built: its schedule is the IR's */
+  const Kernel *written; /* the kernel as written */
+  char *fits_known;      /* ir_fits_failures(written), once a step asks (ir/fits.h) */
   bool step_keeps_order;  /* the step being applied keeps the order of instances (schedule/sched.c) */
   bool step_runs_once;    /* ... or at least runs each instance at most once, by construction (set by the step) */
   bool prove_kept_order;  /* prove the dependences after such a step too (the tester) */

@@ -2,9 +2,17 @@
  * i = lo + outer * factor + inner (a loop that counts down or by a stride
  * is first counted up by 1: loop_normalize). A trip count that factor divides gives
  * plain loops; otherwise the inner body is guarded (loop_partition can then
- * peel the guarded tail into its own loop). */
+ * peel the guarded tail into its own loop).
+ *
+ * What split writes never overflows (docs/limits.md, ir/fits.c proves it):
+ * the outer count of an extent n that is not a constant is `n / f + (n %
+ * f > 0)`, not `(n + f - 1) / f`, and the tail guard is `inner < end -
+ * (lo + outer * f)` wherever `lo + outer * f + inner < end` could pass the
+ * counter's type in the last tile (every sum in it is then a value the loop
+ * takes, or the distance to its end). */
 #include <string.h>
 
+#include "ir/ranges.h"
 #include "schedule/primitives.h"
 
 bool loop_unit_range(Sched *s, Stmt *loop, const SchedArg *at, Expr **lo, Expr **end) {
@@ -26,6 +34,43 @@ static Expr *less_than(Sched *s, Expr *a, Expr *b, const Type *t) {
   const Type *ct = type_promote(t);
   if (!ct->is_signed && ct->size < ty_llong.size) ct = &ty_llong;
   return ir_binary(s->a, OP_LT, ir_cast(s->a, a, ct, true), ir_cast(s->a, b, ct, true), &ty_int, a->loc);
+}
+
+/* ceil(n / f) for f > 0 as `n / f + (n % f > 0)`: no sum that can pass
+ * the type ((n + f - 1) / f overflows for n near its maximum), and 0 or
+ * less for n <= 0, as many tiles as the loop runs. ir/affine.c reads the
+ * form as ceil(n / f). */
+static Expr *ceil_div(Sched *s, Expr *n, int64_t f, const Type *t) {
+  SrcLoc at = n->loc;
+  Expr *q = ir_binary(s->a, OP_DIV, n, ir_int(s->a, f, t, at), t, at);
+  Expr *r = ir_binary(s->a, OP_MOD, ir_expr_copy(s->a, n), ir_int(s->a, f, t, at), t, at);
+  Expr *some = ir_binary(s->a, OP_GT, r, ir_int(s->a, 0, t, at), &ty_int, at);
+  return ir_binary(s->a, OP_ADD, q, ir_cast(s->a, some, t, true), t, at);
+}
+
+/* Does lo + (tiles * f - 1), the last value `lo + outer * f + inner` takes
+ * in the last tile, fit the counter's type (the sum's type in the IR, and
+ * in C for int and wider)? Known only for constant bounds (n the trip
+ * count, else -1). */
+static bool plain_guard_fits(Expr *lo, int64_t n, int64_t f, const Type *t) {
+  int64_t l, tmin;
+  uint64_t tmax;
+  if (n < 0 || !ir_const_int(lo, &l)) return false;
+  type_int_range(t, &tmin, &tmax);
+  IrWide last = (IrWide)l + (IrWide)(n / f + (n % f != 0)) * f - 1;
+  return last <= (IrWide)tmax;
+}
+
+/* The tail's guard: `lo + outer * f + inner < end` where its sum stays in
+ * the type in the last tile (constant bounds), else `inner < end - (lo +
+ * outer * f)`: lo + outer * f is a value the loop takes, and the
+ * difference is at most the trip count. */
+static Expr *tail_guard(Sched *s, Stmt *loop, Expr *lo, Expr *end, int64_t n, int64_t f, Var *ov, Var *iv) {
+  const Type *t = loop->var->type;
+  Expr *base = ir_add(s->a, ir_expr_copy(s->a, lo), ir_mul_int(s->a, ir_var(s->a, ov, loop->loc), f, t), t);
+  Expr *inner = ir_var(s->a, iv, loop->loc);
+  if (plain_guard_fits(lo, n, f, t)) return less_than(s, ir_add(s->a, base, inner, t), end, t);
+  return less_than(s, inner, ir_sub(s->a, end, base, t), t);
 }
 
 /* A loop that counts down or by a stride, between constants, as one that
@@ -76,8 +121,14 @@ bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *
   Stmt **link = sched_link(s, loop, NULL);
   if (!link) return sched_error(s, at, "internal error: loop %s not found", loop->name);
   Expr *extent = ir_sub(s->a, ir_expr_copy(s->a, end), ir_expr_copy(s->a, lo), t);
-  int64_t n;
+  int64_t n, lo_c, end_c;
   bool constant = ir_const_int(extent, &n);
+  /* outer * factor runs up to the trip count: past the type, no form of
+   * i = lo + outer * factor + inner fits it */
+  if (!constant && ir_const_int(lo, &lo_c) && ir_const_int(end, &end_c) && end_c > lo_c)
+    return sched_error(s, at, "loop %s runs more iterations (%lld to %lld) than its counter type %s holds: outer * "
+                       "%lld would pass it; use a wider counter", loop->name, (long long)lo_c, (long long)end_c,
+                       t->name, (long long)f);
   if (constant && f > n && n > 0)
     return sched_error(s, at, "the factor %lld is larger than loop %s's trip count %lld", (long long)f, loop->name, (long long)n);
   int64_t tlo;
@@ -85,11 +136,7 @@ bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *
   type_int_range(t, &tlo, &thi);
   if ((uint64_t)f > thi) return sched_error(s, at, "the factor %lld does not fit loop %s's counter type %s", (long long)f, loop->name, t->name);
   bool divisible = constant && n % f == 0;
-  Expr *outer_hi;
-  if (constant)
-    outer_hi = ir_int(s->a, n <= 0 ? 0 : (n + f - 1) / f, t, loop->loc);
-  else
-    outer_hi = ir_binary(s->a, OP_DIV, ir_add(s->a, extent, ir_int(s->a, f - 1, t, loop->loc), t), ir_int(s->a, f, t, loop->loc), t, loop->loc);
+  Expr *outer_hi = constant ? ir_int(s->a, n <= 0 ? 0 : n / f + (n % f != 0), t, loop->loc) : ceil_div(s, extent, f, t);
   Var *ov, *iv;
   Stmt *o = sched_make_loop(s, outer, t, ir_int(s->a, 0, t, loop->loc), outer_hi, loop->loc, &ov);
   Stmt *in = sched_make_loop(s, inner, t, ir_int(s->a, 0, t, loop->loc), ir_int(s->a, f, t, loop->loc), loop->loc, &iv);
@@ -103,7 +150,7 @@ bool split_loop(Sched *s, Stmt *loop, int64_t f, const char *outer, const char *
     in->body->body = body;
   } else {
     Stmt *g = ir_stmt(s->a, ST_IF, loop->loc);
-    g->cond = less_than(s, ir_expr_copy(s->a, value), end, t);
+    g->cond = tail_guard(s, loop, lo, end, constant ? n : -1, f, ov, iv);
     g->then_s = sched_block(s, body, loop->loc);
     in->body->body = g;
   }

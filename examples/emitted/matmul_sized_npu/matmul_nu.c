@@ -31,14 +31,14 @@ void matmul_nu(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N
   {
     int8_t (*A_ib_db)[128][512] = (int8_t (*)[128][512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, two copies of 65536 bytes */
     npu_token_t A_ib_tok;
-    if ((m + 127) / 128 > 0) { /* the loop runs: its first iteration's region */
+    if (m / 128 + (m % 128 > 0) > 0) { /* the loop runs: its first iteration's region */
       int8_t (*A_ib)[512] = A_ib_db[0];
       A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 512 * (m < 128 ? m : 128));
     }
-    for (int io = 0; io < (m + 127) / 128; io++) {
+    for (int io = 0; io < m / 128 + (m % 128 > 0); io++) {
       int8_t (*A_ib)[512] = A_ib_db[io % 2];
       npu_dma_wait(A_ib_tok);
-      if (io + 1 < (m + 127) / 128) { /* the next iteration's region, into the other copy */
+      if (io + 1 < m / 128 + (m % 128 > 0)) { /* the next iteration's region, into the other copy */
         int8_t (*A_ib_next)[512] = A_ib_db[(io + 1) % 2];
         A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 512 * (m - (io + 1) * 128 < 128 ? m - (io + 1) * 128 : 128));
       }
