@@ -213,23 +213,28 @@ void npg_set_assume_no_alias(NpgSession *s, bool on) {
   }
 }
 
+/* Variant i's .c and .h, made together from one lowering (the pair
+ * npugen emit writes), each kept where not kept already. */
+static void emit_files(NpgSession *s, int i) {
+  LowerUnit u = session_unit(s, i);
+  u.own_header = true;
+  char *source, *header;
+  jit_c_files(&u, &source, &header);
+  if (!s->v[i].source) s->v[i].source = source;
+  else free(source);
+  if (!s->v[i].header) s->v[i].header = header;
+  else free(header);
+}
+
 const char *npg_emit_source(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
-  if (!s->v[i].source) {
-    LowerUnit u = session_unit(s, i);
-    u.own_header = true;
-    s->v[i].source = jit_c_source(&u);
-  }
+  if (!s->v[i].source) emit_files(s, i);
   return s->v[i].source;
 }
 
 const char *npg_emit_header(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
-  if (!s->v[i].header) {
-    LowerUnit u = session_unit(s, i);
-    u.own_header = true;
-    s->v[i].header = jit_c_header(&u);
-  }
+  if (!s->v[i].header) emit_files(s, i);
   return s->v[i].header;
 }
 
