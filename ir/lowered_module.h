@@ -64,6 +64,7 @@ typedef struct {
   const Kernel *k;            /* its parameters */
   const Stmt *body;           /* the lowered statements, in print order */
   const char *comment;        /* the comment over it (a line, or lines each ended by '\n'), or NULL */
+  const Stmt *call;           /* a program's function: the call block that runs it */
   bool is_static;
   const char *sync_error;     /* its lowering's failed synchronisation check (an #error), or NULL */
   EntryTest *tests;
@@ -133,5 +134,11 @@ typedef struct LoweredModule {
   const char **header_notes; /* a comment each */
   int nheader_notes;
 } LoweredModule;
+
+/* ir/print_lowered.c: the whole module as --dump-ir=lowered shows it:
+ * each function's lowered IR (the variant's, then a program's functions
+ * under "function NAME, which call CALL (line L) runs:"), then every
+ * other decision of the .c and the .h. */
+void ir_print_lowered_module(StrBuf *sb, const LoweredModule *m);
 
 #endif

@@ -20,6 +20,14 @@ char *jit_c_header(const LowerUnit *u) {
   return text;
 }
 
+void jit_c_files(const LowerUnit *u, char **source, char **header) {
+  LoweredModule m;
+  lower_module(u, &m);
+  *source = emit_c_source(&m);
+  *header = emit_c_header(&m);
+  lower_module_free(&m);
+}
+
 void jit_reference_text(const Module *m, const Kernel *k, CheckedUnit *out) {
   CheckRef ref;
   lower_check_ref(k, &ref);

@@ -230,23 +230,28 @@ void npg_set_assume_no_alias(NpgSession *s, bool on) {
   }
 }
 
+/* Variant i's .c and .h, made together from one lowering (the pair
+ * npugen emit writes), each kept where not kept already. */
+static void emit_files(NpgSession *s, int i) {
+  LowerUnit u = session_unit(s, i);
+  u.own_header = true;
+  char *source, *header;
+  jit_c_files(&u, &source, &header);
+  if (!s->v[i].source) s->v[i].source = source;
+  else free(source);
+  if (!s->v[i].header) s->v[i].header = header;
+  else free(header);
+}
+
 const char *npg_emit_source(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
-  if (!s->v[i].source) {
-    LowerUnit u = session_unit(s, i);
-    u.own_header = true;
-    s->v[i].source = jit_c_source(&u);
-  }
+  if (!s->v[i].source) emit_files(s, i);
   return s->v[i].source;
 }
 
 const char *npg_emit_header(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
-  if (!s->v[i].header) {
-    LowerUnit u = session_unit(s, i);
-    u.own_header = true;
-    s->v[i].header = jit_c_header(&u);
-  }
+  if (!s->v[i].header) emit_files(s, i);
   return s->v[i].header;
 }
 
@@ -263,19 +268,15 @@ const char *npg_dump_ir(NpgSession *s, int i) {
 
 const char *npg_dump_ir_lowered(NpgSession *s, int i) {
   if (i < 0 || i >= npg_variant_count(s)) return NULL;
-  if (!s->v[i].lowered) {
+  if (!s->v[i].lowered) { /* the module npg_emit_source prints */
+    LowerUnit u = session_unit(s, i);
+    u.own_header = true;
+    LoweredModule m;
+    lower_module(&u, &m);
     StrBuf sb;
     sb_init(&sb);
-    ir_print_kernel(&sb, s->v[i].low);
-    ProgramFunctions fns; /* a program's: each function it calls, lowered on its own */
-    lower_program_functions(s->v[i].ir, s->v[i].name, &s->target, EMIT_ORDER_SOURCE, &fns);
-    for (int f = 0; f < fns.n; f++) {
-      const Stmt *call = fns.fns[f].call;
-      sb_printf(&sb, "\nfunction %s, which call %s (line %d) runs:\n", call->call->fn, call->call->name,
-                call->loc.line);
-      ir_print_kernel(&sb, fns.fns[f].lowered);
-    }
-    lower_program_free(&fns);
+    ir_print_lowered_module(&sb, &m);
+    lower_module_free(&m);
     s->v[i].lowered = sb_take(&sb);
   }
   return s->v[i].lowered;

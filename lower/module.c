@@ -152,6 +152,7 @@ static void program(LoweredModule *m, const LowerUnit *u) {
     *fn = function(&m->arena, u, f.fns[i].k, f.fns[i].call->call->fn, f.fns[i].lowered, f.fns[i].lower_error,
                    m->includes.npu);
     fn->comment = f.fns[i].comment;
+    fn->call = f.fns[i].call;
     fn->is_static = true;
   }
 }

@@ -595,3 +595,26 @@ Test(lower, one_trip_count_for_every_loop_form) {
   cr_assert(!ir_trip_count_between(OP_LT, 0, 0, 10, &n));
   cr_assert(!ir_trip_count_between(OP_LT, 1, INT64_MIN, INT64_MAX, &n));
 }
+
+/* --dump-ir=lowered prints the whole LoweredModule (ir/print_lowered.c):
+ * after the lowered IR, every other decision of the .c and the .h. */
+Test(lower, the_lowered_dump_shows_the_whole_module) {
+  const char *src = "#include <stdint.h>\n"
+                    "#define N 16\n"
+                    "void k(const int8_t A[N], int32_t C[N]) {\n"
+                    "  for (int i = 0; i < N; i++)\n"
+                    "    C[i] = A[i] + 1;\n"
+                    "}\n"
+                    "#pragma npu schedule(k, v)\n"
+                    "#pragma npu split(i, 4, io, ii)\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
+  const char *dump = npg_dump_ir_lowered(s, npg_variant_index(s, "v"));
+  const char *ir = strstr(dump, "kernel v("), *c = strstr(dump, "\nthe .c file:\n"), *h = strstr(dump, "\nthe .h file:\n");
+  cr_assert(ir && c && h && ir < c && c < h, "%s", dump);
+  cr_expect(strstr(c, "  comment: Schedule v:\n  comment:   split(i, 4, io, ii)\n"), "%s", dump);
+  cr_expect(strstr(c, "  includes: <stdint.h>\n  define: #define N 16\n  includes its header: v.h\n"), "%s", dump);
+  cr_expect(strstr(c, "function v: host expressions spelled as written\n  extent 0 of A: N\n"), "%s", dump);
+  cr_expect(strstr(h, "  guard: NPUGEN_V_H\n  includes: <stdint.h>\n  define: #define N 16\n"), "%s", dump);
+  npg_close(s);
+}

@@ -1,0 +1,88 @@
+/* A LoweredModule as text (--dump-ir=lowered): what lower_module decided,
+ * every field, for a reader checking a decision without the C. */
+#include "ir/lowered_module.h"
+
+/* f's lowered IR as a kernel: its parameters, its statements. */
+static void function_ir(StrBuf *sb, const LoweredFunction *f) {
+  Stmt body = {.kind = ST_BLOCK, .body = (Stmt *)f->body};
+  Kernel k = *f->k;
+  k.body = &body;
+  ir_print_kernel(sb, &k);
+}
+
+static void lines(StrBuf *sb, const char *what, const char *const *l, int n) {
+  for (int i = 0; i < n; i++) sb_printf(sb, "  %s: %s\n", what, l[i]);
+}
+
+static void defines(StrBuf *sb, const char *what, LoweredDefines d) {
+  for (int i = 0; i < d.n; i++) {
+    sb_printf(sb, "  %s: %s", what, d.items[i].text);
+    if (d.items[i].type_guard) sb_printf(sb, "  (under #ifndef NPUGEN_TYPE_%s)", d.items[i].type_guard);
+    sb_putc(sb, '\n');
+  }
+}
+
+static const char *const spellings[] = {"as written", "tcc (sized rows flat)", "the check's (tcc masks)",
+                                        "the check's (hooked accesses via npu_cu_access)"};
+
+/* What f decides besides its statements. */
+static void function_facts(StrBuf *sb, const LoweredFunction *f) {
+  sb_printf(sb, "function %s%s: host expressions spelled %s\n", f->is_static ? "static " : "", f->name,
+            spellings[f->spelling]);
+  int i = 0;
+  for (const Param *p = f->k->params; p; p = p->next, i++)
+    for (int d = 0; p->buf && d < p->buf->ndim; d++)
+      if (f->extent_macro[i * IR_MAX_DIMS + d]) sb_printf(sb, "  extent %d of %s: %s\n", d, p->buf->name, f->extent_macro[i * IR_MAX_DIMS + d]);
+  if (f->all_restrict) sb_puts(sb, "  every array parameter restrict\n");
+  for (i = 0; i < f->ntests; i++) {
+    sb_puts(sb, "  entry test: ");
+    ir_print_expr(sb, f->tests[i].cond);
+    if (f->tests[i].extent_of) sb_printf(sb, " >= 1 (an extent of %s)", f->tests[i].extent_of->name);
+    sb_putc(sb, '\n');
+  }
+  if (f->sync_error) sb_printf(sb, "  #error: %s\n", f->sync_error);
+  for (i = 0; i < f->nnotes; i++) sb_printf(sb, "  note over loop %s: %s\n", f->notes[i].loop->name, f->notes[i].text);
+  for (i = 0; i < f->nhooked; i++) sb_printf(sb, "  hooked: %s\n", f->hooked[i]->name);
+  if (f->local_ddr) sb_puts(sb, "  local arrays declared to the simulator\n");
+}
+
+static void source_facts(StrBuf *sb, const LoweredModule *m) {
+  sb_puts(sb, "\nthe .c file:\n");
+  lines(sb, "comment", m->comment, m->ncomment);
+  Includes n = m->includes;
+  if (n.math || n.stdint || n.stdlib || n.npu)
+    sb_printf(sb, "  includes:%s%s%s%s\n", n.math ? " <math.h>" : "", n.stdint ? " <stdint.h>" : "",
+              n.stdlib ? " <stdlib.h>" : "", n.npu ? " \"npu_intrinsics.h\"" : "");
+  defines(sb, "define", m->defines);
+  if (m->own_header) sb_printf(sb, "  includes its header: %s\n", m->own_header);
+  defines(sb, "define after it", m->late_defines);
+  if (m->assume_macro) sb_puts(sb, "  defines NPUGEN_ASSUME\n");
+  if (m->too_many_functions) sb_printf(sb, "  #error: more than %d functions\n", m->too_many_functions);
+  for (int i = 0; i < m->nfunctions; i++) function_facts(sb, &m->functions[i]);
+  function_facts(sb, &m->main);
+  for (int i = 0; i < m->nlayouts; i++) {
+    /* plain loops over DDR arrays, built unnamed (lower/layout_helpers.c): their names and comment */
+    sb_printf(sb, "layout helpers %s and %s, under the comment:\n", m->layouts[i].pack.name, m->layouts[i].unpack.name);
+    sb_lines(sb, m->layouts[i].comment, "  ");
+  }
+}
+
+static void header_facts(StrBuf *sb, const LoweredModule *m) {
+  sb_puts(sb, "\nthe .h file:\n");
+  lines(sb, "comment", m->header_comment, m->nheader_comment);
+  sb_printf(sb, "  guard: %s\n", m->guard);
+  if (m->header_stdint) sb_puts(sb, "  includes: <stdint.h>\n");
+  defines(sb, "define", m->header_defines);
+  lines(sb, "note", m->header_notes, m->nheader_notes);
+}
+
+void ir_print_lowered_module(StrBuf *sb, const LoweredModule *m) {
+  function_ir(sb, &m->main);
+  for (int i = 0; i < m->nfunctions; i++) {
+    const Stmt *call = m->functions[i].call;
+    sb_printf(sb, "\nfunction %s, which call %s (line %d) runs:\n", call->call->fn, call->call->name, call->loc.line);
+    function_ir(sb, &m->functions[i]);
+  }
+  source_facts(sb, m);
+  header_facts(sb, m);
+}
