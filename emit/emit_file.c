@@ -28,12 +28,7 @@ static void file_comment(StrBuf *sb, const char *const *lines, int n) {
 
 /* The defines in order, a blank line after any. */
 static void defines(StrBuf *sb, LoweredDefines d) {
-  for (int i = 0; i < d.n; i++) {
-    const char *g = d.items[i].type_guard;
-    if (g) sb_printf(sb, "#ifndef NPUGEN_TYPE_%s\n#define NPUGEN_TYPE_%s\n", g, g);
-    sb_printf(sb, "%s\n", d.items[i].text);
-    if (g) sb_puts(sb, "#endif\n");
-  }
+  for (int i = 0; i < d.n; i++) sb_printf(sb, "%s\n", d.items[i].text);
   if (d.n) sb_putc(sb, '\n');
 }
 

@@ -33,12 +33,9 @@ typedef struct {
   const Buffer *extent_of;
 } EntryTest;
 
-/* A #define or typedef of the kernel file, as printed: its text, and in a
- * header the typedef's name it is guarded by (#ifndef NPUGEN_TYPE_NAME),
- * or NULL. */
+/* A #define or typedef as printed (a header's are its size macros). */
 typedef struct {
   const char *text;
-  const char *type_guard;
 } LoweredDefine;
 
 typedef struct {

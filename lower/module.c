@@ -49,10 +49,8 @@ static void file_comment(Arena *a, const LowerUnit *u, const char *what, Lines *
   free(padding);
 }
 
-/* The defines of m that want marks (malloc'ed, freed here), as printed;
- * in a header (guard), each typedef under its guard: two variants'
- * headers in one file, and C99 refuses a typedef twice. */
-static LoweredDefines defines(Arena *a, const Module *m, bool *want, bool guard) {
+/* The defines of m that want marks (malloc'ed, freed here), as printed. */
+static LoweredDefines defines(Arena *a, const Module *m, bool *want) {
   int i = 0, n = 0;
   for (const Define *d = m->defines; d; d = d->next) n++;
   LoweredDefines out = {ARENA_ARRAY(a, LoweredDefine, n ? n : 1), 0};
@@ -61,8 +59,7 @@ static LoweredDefines defines(Arena *a, const Module *m, bool *want, bool guard)
     StrBuf sb;
     sb_init(&sb);
     ir_define_text(&sb, d);
-    out.items[out.n++] = (LoweredDefine){arena_strdup(a, sb.data ? sb.data : ""),
-                                         guard && d->is_typedef ? d->name : NULL};
+    out.items[out.n++] = (LoweredDefine){arena_strdup(a, sb.data ? sb.data : "")};
     sb_free(&sb);
   }
   free(want);
@@ -195,9 +192,9 @@ static void source(LoweredModule *m, const LowerUnit *u) {
   m->ncomment = l.n;
   m->includes = lower_includes(u->k, false);
   lower_includes_typedefs(u->m, &m->includes);
-  m->defines = defines(a, u->m, lower_source_defines(u->m, u->k, false, false), false);
+  m->defines = defines(a, u->m, lower_source_defines(u->m, u->k, false, false));
   if (u->own_header) m->own_header = arena_printf(a, "%s.h", u->name);
-  m->late_defines = defines(a, u->m, lower_source_defines(u->m, u->k, true, u->own_header), false);
+  m->late_defines = defines(a, u->m, lower_source_defines(u->m, u->k, true, u->own_header));
   m->assume_macro = lower_assume_macro(u->k, u->tcc);
   program(m, u);
   m->main = function(a, u, u->k, u->name, u->lowered, u->lower_error, m->includes.npu);
@@ -242,7 +239,7 @@ static LoweredDefines size_defines(Arena *a, const LoweredFunction *h) {
         seen = !strncmp(name, macro, len) && name[len] == ' ';
       }
       if (!seen)
-        out.items[out.n++] = (LoweredDefine){arena_printf(a, "#define %s %lld", macro, (long long)p->buf->shape[d]), NULL};
+        out.items[out.n++] = (LoweredDefine){arena_printf(a, "#define %s %lld", macro, (long long)p->buf->shape[d])};
     }
   return out;
 }
