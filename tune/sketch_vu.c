@@ -293,6 +293,11 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, NestForm form) {
 
 void tune_sketch_vu(TuneSpace *sp) {
   const TuneShape *sh = &sp->shape;
+  if (!sh->nchain) {
+    tune_note(sp, "vu: the kernel's body is %d statements, not one loop nest: the VU sketches spread one nest over "
+                  "the cores\n", sh->ntop);
+    return;
+  }
   VuFacts f;
   memset(&f, 0, sizeof f);
   f.outer = sh->chain[0]->name;

@@ -27,8 +27,8 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
              kernel, k->sizes[0]->name);
   if (*at) snprintf(why, n, "%s\n", at);
   else if (!k) snprintf(why, n, "no kernel '%s' in the file\n", kernel);
-  else if (!tune_shape(k, &sp->shape)) snprintf(why, n, "kernel '%s' has no loop nest to schedule\n", kernel);
   else {
+    tune_shape(k, &sp->shape);
     if (!host) {
       tune_sketch_nu(sp);
       tune_sketch_conv(sp);
@@ -37,6 +37,8 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
     /* costs in one unit only: simulated cycles, or time on this CPU */
     if (!sp->nsketch) {
       tune_sketch_host(sp);
+      /* the general sketch for any kernel the contraction's does not fit */
+      if (!sp->nsketch) tune_sketch_loops(sp, k);
       sp->host = sp->nsketch > 0;
     }
     if (sp->nsketch) return true;

@@ -66,8 +66,10 @@ typedef struct {
    * one around it (the last may hold several). */
   const Stmt *chain[IR_MAX_DIMS];
   int64_t trip[IR_MAX_DIMS];
-  int nchain;
+  int nchain;         /* 0: the body is not one loop nest */
+  int ntop;           /* the body's statements (declarations aside) */
 } TuneShape;
+/* false when the body is not one loop nest (nchain 0) */
 bool tune_shape(const Kernel *k, TuneShape *sh);
 /* The first statement of a block (or the statement itself) that is not a
  * declaration, or NULL. */
@@ -131,6 +133,8 @@ void tune_sketch_nu(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
 void tune_sketch_vu(TuneSpace *sp);
 void tune_sketch_host(TuneSpace *sp);
+/* tune/sketch_loops.c: the general host sketch, for any kernel with a loop. */
+void tune_sketch_loops(TuneSpace *sp, const Kernel *k);
 
 /* tune/vu_estimate.c: what one pass of a VU candidate asks of the units,
  * from its IR (the loop bound to the VU cores, the passes around it), per

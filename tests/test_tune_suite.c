@@ -1,0 +1,78 @@
+/* npugen tune on kernels as others write them (PolyBench's shapes):
+ * several top-level nests, loops in any order with a `*= beta` prologue,
+ * a time loop, a division, a triangular solve. Each gets a schedule that
+ * passes npugen check, with a budget counted in trials (never seconds, so
+ * that load cannot change what is tried). These kernels are double or
+ * outside every NPU sketch, so tune times them on the host. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jit/session_ir.h"
+#include "npugen.h"
+#include "tests/test_cli_util.h"
+#include "tune/tune.h"
+
+/* Tunes kernel file f with a budget of 2 trials and checks the schedule
+ * it writes; the output of both in out. */
+static int tune_and_check(const char *f, char *out, size_t n) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --seed 1 --trials 2 -o $d/t.sched 2>&1 && cat $d/t.sched && "
+           "%s check %s --schedule $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), f, npugen(), f);
+  return run(cmd, out, n);
+}
+
+/* The tuned variant (name) passes the check, and both trials were legal
+ * and timed. */
+static void expect_tuned(const char *f, const char *name) {
+  char out[32768], pass[200];
+  cr_assert_eq(tune_and_check(f, out, sizeof out), 0, "%s", out);
+  snprintf(pass, sizeof pass, "%s: PASS npugen check", name);
+  cr_expect(strstr(out, pass) && strstr(out, "2 passed, 0 failed"), "%s", out);
+  cr_expect(strstr(out, "generated 2, legal 2, timed 2"), "both trials timed: %s", out);
+  cr_expect(strstr(out, "sketch: host:loops"), "%s", out);
+}
+
+/* Before: "the kernel is not a contraction nest" (no sketch applied) and
+ * the host timer refused the scalars alpha and beta. */
+Test(tune_suite, gemm_written_ikj_with_a_beta_prologue, .timeout = 120) {
+  expect_tuned("tests/kernels/tune_suite/gemm_ikj.c", "kernel_gemm_tuned");
+}
+
+/* Before: "kernel 'kernel_mv3' has no loop nest to schedule". */
+Test(tune_suite, three_nests_two_matrix_vector_products_and_an_update, .timeout = 120) {
+  expect_tuned("tests/kernels/tune_suite/mv3.c", "kernel_mv3_tuned");
+}
+
+/* Before: no sketch applied. The time loop cannot run in parallel; the
+ * loops in it can, and are offered. */
+Test(tune_suite, jacobi_2d_with_a_time_loop, .timeout = 120) {
+  char out[32768];
+  cr_assert_eq(tune_and_check("tests/kernels/realworld/jacobi_2d.c", out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "kernel_jacobi_2d_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
+  cr_expect(!strstr(out, "par_t=") && strstr(out, "par_i_1="), "%s", out);
+}
+
+/* Before: "has no loop nest to schedule" (three nests and a division). */
+Test(tune_suite, covariance, .timeout = 120) {
+  expect_tuned("tests/kernels/realworld/covariance.c", "kernel_covariance_tuned");
+}
+
+/* Before: "has no loop nest to schedule" (a prologue nest, then the solve). */
+Test(tune_suite, triangular_solve, .timeout = 120) {
+  expect_tuned("tests/kernels/realworld/trisolv.c", "kernel_trisolv_tuned");
+}
+
+/* The host timer passes scalar parameters (before: "the host timer only
+ * passes arrays", so every host candidate of such a kernel failed). */
+Test(tune_suite, host_timer_passes_scalars, .timeout = 60) {
+  NpgSession *s = npg_open_file("tests/kernels/realworld/syrk.c");
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneHostTime t;
+  char msg[240] = "";
+  cr_expect(tune_host_time(s, npg_variant_index(s, "kernel_syrk"), &t, msg, sizeof msg), "%s", msg);
+  cr_expect(t.median_ns > 0 && t.runs >= 7);
+  npg_close(s);
+}
