@@ -59,7 +59,7 @@ static const char check_help[] =
 static const char tune_help[] = /* after TUNE_USAGE */
     "\n"
     "Searches for a schedule of one kernel, with the simulator's cycles as the\n"
-    "cost, and writes the best as variant <kernel>_tuned to OUT.sched after\n"
+    "cost, and writes the best as variant <file>_<kernel>_tuned to OUT.sched after\n"
     "checking it; then `npugen check FILE --schedule OUT.sched` (docs/tune.md).\n"
     "\n"
     "  --kernel NAME       the kernel to tune (default: the file's only one)\n"

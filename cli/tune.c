@@ -1,5 +1,5 @@
 /* npugen tune: search for a schedule of one kernel (tune/), write the best
- * as `#pragma npu` lines for variant <kernel>_tuned, and check it.
+ * as `#pragma npu` lines for variant <file>_<kernel>_tuned, and check it.
  *
  *   npugen tune FILE [--kernel NAME] [--target INI] [--time-limit S] [--trials N]
  *                    [--jobs N] [--seed S] [--trial-timeout S] [--size N=V,...] -o OUT.sched
@@ -443,9 +443,9 @@ int cmd_tune(int argc, char **argv) {
     }
   }
   char variant[300];
-  snprintf(variant, sizeof variant, "%s_tuned", kernel);
+  tune_variant_name(a.file, kernel, variant, sizeof variant);
   TuneSpace sp;
-  char why[4096];
+  char why[5000];
   if (!tune_space_build(&sp, s, kernel, a.host, why, sizeof why)) {
     fprintf(stderr, "%s:%d:%d: error: %s", a.file, k->loc.line, k->loc.col, why);
     npg_close(s);
@@ -458,7 +458,8 @@ int cmd_tune(int argc, char **argv) {
     fputc('\n', stderr);
     if (sp.host && !a.host)
       fprintf(stderr, "npugen tune: no NPU sketch applies, so the kernel is tuned for this CPU (the cost is measured "
-                      "time):\n%s", sp.notes);
+                      "time)\n");
+    if (sp.notes[0]) fprintf(stderr, "npugen tune: sketches that do not apply, and why:\n%s", sp.notes);
     if (sp.host && a.t.jobs > 1) {
       /* a trial compiling beside a timed one (its threads above all) makes the timing noise, not the variant */
       fprintf(stderr, "npugen tune: --jobs %d ignored: host trials are timed on this CPU, one at a time\n", a.t.jobs);

@@ -76,3 +76,21 @@ Test(tune_suite, host_timer_passes_scalars, .timeout = 60) {
   cr_expect(t.median_ns > 0 && t.runs >= 7);
   npg_close(s);
 }
+
+/* The tuned variant's default name holds the file's stem, so two files
+ * with a kernel of one name give two names (before: "<kernel>_tuned" for
+ * both, whose symbols and include guards clashed in one build). */
+Test(tune_suite, variant_names_are_unique_across_files) {
+  char a[200], b[200];
+  tune_variant_name("tests/kernels/tune_suite/gemm_ikj.c", "kernel_gemm", a, sizeof a);
+  cr_expect_str_eq(a, "gemm_ikj_kernel_gemm_tuned");
+  tune_variant_name("/tmp/x/2mm.c", "kernel_gemm", b, sizeof b);
+  cr_expect_str_eq(b, "f2mm_kernel_gemm_tuned");
+  tune_variant_name("my-gemm.v2.c", "k", b, sizeof b);
+  cr_expect_str_eq(b, "my_gemm_k_tuned");
+  char out[32768];
+  cr_assert_eq(tune_and_check("tests/kernels/tune_suite/gemm_ikj.c", out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "#pragma npu schedule(kernel_gemm, gemm_ikj_kernel_gemm_tuned)") &&
+                strstr(out, "gemm_ikj_kernel_gemm_tuned: PASS npugen check"),
+            "%s", out);
+}

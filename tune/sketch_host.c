@@ -48,12 +48,13 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
 void tune_sketch_host(TuneSpace *sp) {
   TuneContraction f;
   memset(&f, 0, sizeof f);
-  if (!tune_contraction(&sp->shape, &f)) {
-    tune_note(sp, "host: the kernel is not a contraction nest (the only host sketch so far)\n");
+  char why[400];
+  if (!tune_contraction(&sp->shape, &f, why, sizeof why)) {
+    tune_note(sp, "host:cc: not a contraction nest (host:loops tunes the kernel's own loops instead): %s\n", why);
     return;
   }
   if (!f.j) { /* its steps tile two spatial loops */
-    tune_note(sp, "host: a contraction with one spatial loop (a GEMV) has no host sketch yet\n");
+    tune_note(sp, "host:cc: a contraction with one spatial loop %s (a GEMV): its steps tile two (host:loops tunes it instead)\n", f.i);
     return;
   }
   if (sp->nsketch == TUNE_MAX_SKETCHES) return;

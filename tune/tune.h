@@ -93,18 +93,21 @@ typedef struct {
   bool fp32;
   bool a_uses_i, b_uses_i;    /* does the input's index use i (else it is the same for every i) */
 } TuneContraction;
-bool tune_contraction(const TuneShape *sh, TuneContraction *f);
+/* false with why (naming the loop or statement that does not fit) */
+bool tune_contraction(const TuneShape *sh, TuneContraction *f, char *why, size_t n);
+/* "loop j (line 9)", "statement s1 (line 12)": how messages name st. */
+void tune_stmt_name(const Stmt *st, char *out, size_t n);
 
 /* The space of one kernel: its sketches. */
 typedef struct {
-  const char *kernel, *variant; /* variant: "<kernel>_tuned" */
+  const char *kernel, *variant; /* variant: "<file>_<kernel>_tuned" (tune_variant_name) */
   NpgSession *s;                       /* the kernel file, for probes */
   TuneShape shape;
   TuneSketch sketch[TUNE_MAX_SKETCHES];
   int nsketch;
   bool host;        /* host-only sketches: the cost is measured time on this CPU */
   double flops;     /* host: the kernel's floating-point (or integer) operations, for GFLOP/s */
-  char notes[2048]; /* why a sketch did not apply */
+  char notes[4096]; /* why a sketch did not apply, a line each */
   int probes;       /* probe variants added to s (their names' serial) */
   Arena arena;      /* the sketches' names found in probes */
 } TuneSpace;
@@ -112,6 +115,10 @@ typedef struct {
  * the host sketches (also taken when no NPU sketch applies). */
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n);
 void tune_space_free(TuneSpace *sp);
+/* The tuned variant's default name, unique across files: the file's stem
+ * (an identifier: other characters as '_', an 'f' before a digit), the
+ * kernel, "_tuned": matmul.c's mm -> "matmul_mm_tuned". */
+void tune_variant_name(const char *file, const char *kernel, char *out, size_t n);
 /* The candidate's steps as text, one `#pragma npu` line each, with the
  * schedule line naming `variant` first. malloc'ed. */
 char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant);
