@@ -94,3 +94,24 @@ Test(tune_suite, variant_names_are_unique_across_files) {
                 strstr(out, "gemm_ikj_kernel_gemm_tuned: PASS npugen check"),
             "%s", out);
 }
+
+/* tune --host on sizes its seed tile does not divide: the tail is split
+ * off by loop_partition and the main piece is reordered, never a guard
+ * inside the innermost loops (before: "reorder: loop ji is not perfectly
+ * nested: its body holds an if", and no sketch applied). */
+Test(tune_suite, host_tails_are_split_off_by_loop_partition, .timeout = 120) {
+  const char *f = "tests/kernels/tune_suite/mm_tail_f32.c";
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --host --seed 1 --trials 1 -o $d/t.sched 2>&1 && cat $d/t.sched && "
+           "%s check %s --schedule $d/t.sched 2>&1 && %s emit %s --schedule $d/t.sched --dump-ir 2>&1; "
+           "rc=$?; rm -rf $d; exit $rc",
+           npugen(), f, npugen(), f, npugen(), f);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "1 sketch: host:cc") && strstr(out, "#pragma npu tile(i, j, 32, ") &&
+                strstr(out, "#pragma npu loop_partition(io, 1)\n") && strstr(out, "#pragma npu reorder(ko, "),
+            "%s", out);
+  cr_expect(strstr(out, "mm_tail_f32_mm_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
+  const char *tuned = strstr(out, "kernel mm_tail_f32_mm_tuned(");
+  cr_expect(tuned && !strstr(tuned, "  if "), "no guard in the tuned variant's IR: %s", tuned ? tuned : out);
+}
