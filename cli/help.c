@@ -68,6 +68,8 @@ static const char tune_help[] = /* after TUNE_USAGE */
     "  --jobs N            trials in parallel (1 to 64)\n"
     "  --seed S            the search's random seed (default 1)\n"
     "  --trial-timeout S   a trial running longer fails (default 120)\n"
+    "  --max-steps N       a trial whose variant runs more than N loop iterations\n"
+    "                      plus statement instances is not run (default 2^32)\n"
     "  --log FILE          every candidate and its cost\n"
     "  --plan DIR, --trial T.sched, --merge DIR   a search spread over machines\n"
     "  --target INI        the NPU to tune for\n";

@@ -115,3 +115,50 @@ Test(tune_suite, host_tails_are_split_off_by_loop_partition, .timeout = 120) {
   const char *tuned = strstr(out, "kernel mm_tail_f32_mm_tuned(");
   cr_expect(tuned && !strstr(tuned, "  if "), "no guard in the tuned variant's IR: %s", tuned ? tuned : out);
 }
+
+/* A variant that leaves its work on the CU: its roofline is below 50%
+ * and the CU's share of its cycles is shown (before: the CU's own busy
+ * time was the ideal, so it reported "roofline 98.4%"). */
+Test(tune_suite, a_variant_that_leaves_its_work_on_the_cu_is_below_half_the_roofline, .timeout = 60) {
+  NpgSession *s = npg_open_file("tests/kernels/tune_suite/mm_cu.c");
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  int v = npg_variant_index(s, "mm_cu");
+  NpgSimResult r;
+  cr_assert(npg_simulate(s, v, 1, &r), "%s", r.message);
+  cr_expect(r.roofline < 0.5, "the simulator's roofline %.3f", r.roofline);
+  cr_expect_str_eq(r.bound, "cu");
+  cr_expect(r.bound_utilization > 0.9, "the CU's share %.3f", r.bound_utilization);
+  NpgCheckResult c;
+  cr_assert(npg_check(s, v, 1, &c), "%s", c.message);
+  cr_expect(strstr(c.summary, "bound by cu (busy 9") && strstr(c.summary, "roofline 0.0%"), "%s", c.summary);
+  /* tune's figure: the kernel's own bound (its least DDR traffic here) */
+  TuneSpace sp;
+  char why[5000];
+  cr_assert(tune_space_build(&sp, s, "mm", false, why, sizeof why), "%s", why);
+  cr_expect_str_eq(sp.ideal_unit, "ddr");
+  cr_expect_eq(sp.ideal, (64 * 64 * 2 + 64 * 64 * 4) / 64, "%llu", (unsigned long long)sp.ideal);
+  TrialResult t = {.status = TRIAL_SIMULATED, .cycles = r.sim_cycles};
+  tune_apply_bound(&sp, &t);
+  cr_expect(t.roofline < 0.5 && t.roofline > 0, "tune's roofline %.4f", t.roofline);
+  tune_space_free(&sp);
+  npg_close(s);
+}
+
+/* tune --max-steps: a trial's run budget, as npugen check's (before: a
+ * usage error). A budget below the run's steps leaves every trial not run,
+ * and the log says why. */
+Test(tune_suite, max_steps_budgets_the_trials, .timeout = 120) {
+  const char *f = "tests/kernels/tune_matmul_small.c";
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --seed 1 --trials 2 --max-steps 10 --log $d/log -o $d/t.sched 2>&1; "
+           "rc=$?; cat $d/log; rm -rf $d; exit $rc", npugen(), f);
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "simulated 0") && strstr(out, "no candidate was simulated") &&
+                strstr(out, "past the step budget of 10"),
+            "%s", out);
+  snprintf(cmd, sizeof cmd, "d=$(mktemp -d) && %s tune %s --seed 1 --trials 2 --max-steps 100000000 -o $d/t.sched 2>&1; "
+                            "rc=$?; rm -rf $d; exit $rc", npugen(), f);
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "generated 2, legal 2, simulated 2"), "%s", out);
+}

@@ -107,6 +107,8 @@ typedef struct {
   int nsketch;
   bool host;        /* host-only sketches: the cost is measured time on this CPU */
   double flops;     /* host: the kernel's floating-point (or integer) operations, for GFLOP/s */
+  uint64_t ideal;   /* the kernel's own bound on the target (tune_kernel_bound): the roofline's cycles */
+  char ideal_unit[4]; /* what sets it: "nu", "vu" (arithmetic) or "ddr" (least traffic) */
   char notes[4096]; /* why a sketch did not apply, a line each */
   int probes;       /* probe variants added to s (their names' serial) */
   Arena arena;      /* the sketches' names found in probes */
@@ -160,6 +162,11 @@ bool tune_vu_pass_cost(const Kernel *k, const TuneArray *const *arr, int narr, c
  * or UINT64_MAX when its buffers do not fit a core's vector memory. */
 uint64_t tune_vu_estimate(const VuPassCost *c, const bool *db, int narr, const NpuTarget *t);
 
+/* tune/kernel_bound.c: the kernel's own lower bound on target t, in
+ * cycles: its arithmetic at the fastest unit's peak, or its least DDR
+ * traffic, whichever is larger; unit says which ("nu", "vu", "ddr"). */
+uint64_t tune_kernel_bound(const Kernel *k, const NpuTarget *t, char *unit, size_t n);
+
 /* tune/trial.c: one candidate applied and simulated. */
 typedef enum { TRIAL_ILLEGAL, TRIAL_FAILED, TRIAL_SIMULATED, TRIAL_PRUNED } TrialStatus;
 typedef struct {
@@ -172,6 +179,9 @@ typedef struct {
   double spread;   /* host trials: (3rd quartile - 1st) / median of the timed runs */
   char message[240];
 } TrialResult;
+/* tune/kernel_bound.c: a simulated trial's roofline, the kernel's bound
+ * (sp->ideal) over its cycles: never the variant's own DMA or unit time. */
+void tune_apply_bound(const TuneSpace *sp, TrialResult *r);
 uint64_t tune_hash(const char *text);
 /* The message of the first error s rendered past `from` bytes of its
  * errors' text, without its location. */
