@@ -65,7 +65,7 @@ static const char check_help[] =
 static const char tune_help[] = /* after TUNE_USAGE */
     "\n"
     "Searches for a schedule of one kernel, with the simulator's cycles as the\n"
-    "cost, and writes the best as variant <kernel>_tuned to OUT.sched after\n"
+    "cost, and writes the best as variant <file>_<kernel>_tuned to OUT.sched after\n"
     "checking it; then `npugen check FILE --schedule OUT.sched` (docs/tune.md).\n"
     "\n"
     "  --kernel NAME       the kernel to tune (default: the file's only one)\n"
@@ -74,6 +74,8 @@ static const char tune_help[] = /* after TUNE_USAGE */
     "  --jobs N            trials in parallel (1 to 64)\n"
     "  --seed S            the search's random seed (default 1)\n"
     "  --trial-timeout S   a trial running longer fails (default 120)\n"
+    "  --max-steps N       a trial whose variant runs more than N loop iterations\n"
+    "                      plus statement instances is not run (default 2^32)\n"
     "  --log FILE          every candidate and its cost\n"
     "  --plan DIR, --trial T.sched, --merge DIR   a search spread over machines\n"
     "  --target INI        the NPU to tune for\n";

@@ -1,5 +1,5 @@
 /* npugen tune: search for a schedule of one kernel (tune/), write the best
- * as `#pragma npu` lines for variant <kernel>_tuned, and check it.
+ * as `#pragma npu` lines for variant <file>_<kernel>_tuned, and check it.
  *
  *   npugen tune FILE [--kernel NAME] [--target INI] [--time-limit S] [--trials N]
  *                    [--jobs N] [--seed S] [--trial-timeout S] [--size N=V,...] -o OUT.sched
@@ -25,6 +25,7 @@ typedef struct {
   const char *file, *kernel, *target, *out, *plan, *merge, *trial, *log;
   const char *size; /* --size n=V,m=W: the sizes to tune a kernel with symbolic sizes for */
   bool host;
+  double max_steps; /* --max-steps: a trial's run budget (0: the check's default) */
   TuneOptions t;
 } TuneArgs;
 
@@ -80,9 +81,10 @@ static int parse(int argc, char **argv, TuneArgs *a) {
     else if (!strcmp(o, "--trials") && number(v, 1, 1e7, &x) && x == (int)x) a->t.max_trials = (int)x;
     else if (!strcmp(o, "--jobs") && number(v, 1, 64, &x) && x == (int)x) a->t.jobs = (int)x;
     else if (!strcmp(o, "--trial-timeout") && number(v, 1, 86400, &x) && x == (int)x) a->t.trial_timeout = (int)x;
+    else if (!strcmp(o, "--max-steps") && number(v, 1, 1e18, &x) && x == (double)(uint64_t)x) a->max_steps = x;
     else if (!strcmp(o, "--seed") && seed_number(v, &a->t.seed)) continue;
     else if (!strcmp(o, "--time-limit") || !strcmp(o, "--trials") || !strcmp(o, "--jobs") ||
-             !strcmp(o, "--trial-timeout") || !strcmp(o, "--seed"))
+             !strcmp(o, "--trial-timeout") || !strcmp(o, "--seed") || !strcmp(o, "--max-steps"))
       return usage_error("invalid value '%s'", v);
     else return usage_error("unknown option '%s'", o);
   }
@@ -152,8 +154,10 @@ static void print_host_table(const TuneSpace *sp, const TuneRun *run, FILE *f) {
     if (e->r.status != TRIAL_SIMULATED) break;
     char d[512];
     tune_describe(sp, &e->g, d, sizeof d);
-    fprintf(f, "%-4d %12.1f %6.1f%% %8.2f %8.2f  %s\n", ++shown, 1e-3 * (double)e->r.cycles, 100.0 * e->r.spread,
-            sp->flops / (double)e->r.cycles, e->r.seconds, d);
+    char gflops[32] = "-";
+    if (sp->flops > 0) snprintf(gflops, sizeof gflops, "%.2f", sp->flops / (double)e->r.cycles);
+    fprintf(f, "%-4d %12.1f %6.1f%% %8s %8.2f  %s\n", ++shown, 1e-3 * (double)e->r.cycles, 100.0 * e->r.spread, gflops,
+            e->r.seconds, d);
   }
 }
 
@@ -238,6 +242,11 @@ static void print_untiled(const TuneSpace *sp, NpgSession *s, const char *kernel
     return;
   }
   double tuned = (double)run->v[0].r.cycles;
+  if (sp->flops <= 0) { /* host:loops counts no flops */
+    printf("%s as written: %.1f us per call (median of %d, spread %.1f%%); tuned: %.1f us, %.2fx\n", kernel,
+           1e-3 * (double)t.median_ns, t.runs, 100.0 * t.spread, 1e-3 * tuned, (double)t.median_ns / tuned);
+    return;
+  }
   printf("%s as written: %.1f us per call (median of %d, spread %.1f%%, %.2f GFLOP/s); tuned: %.1f us (%.2f GFLOP/s), "
          "%.2fx\n",
          kernel, 1e-3 * (double)t.median_ns, t.runs, 100.0 * t.spread, sp->flops / (double)t.median_ns, 1e-3 * tuned,
@@ -358,6 +367,7 @@ static int cmd_plan(const TuneArgs *a, const TuneSpace *sp) {
       fputs(" --size ", cmds);
       shell_quote(cmds, a->size);
     }
+    if (a->max_steps) fprintf(cmds, " --max-steps %.0f", a->max_steps);
     fprintf(cmds, " --trial-timeout %d --trial ", a->t.trial_timeout); /* the trial's own process honours it */
     shell_quote(cmds, path);
     fputs(" > ", cmds);
@@ -389,6 +399,7 @@ static int cmd_trial(const TuneArgs *a, const TuneSpace *sp) {
   TrialResult r;
   const char *steps = e.steps;
   tune_pool_run(sp->s, &steps, 1, sp->variant, 1, sp->host, 1, a->t.trial_timeout, &r);
+  tune_apply_bound(sp, &r);
   tune_result_write(stdout, &r);
   free(e.steps);
   return 0;
@@ -412,6 +423,7 @@ int cmd_tune(int argc, char **argv) {
   int rc = parse(argc, argv, &a);
   if (rc) return rc;
   NpgSession *s = npg_open_file_for_target(a.file, a.target);
+  npg_set_check_limits(s, (uint64_t)a.max_steps, 0); /* the trials' runs (npg_simulate) */
   if (npg_error_count(s)) {
     fputs(npg_errors(s), stderr);
     npg_close(s);
@@ -443,9 +455,9 @@ int cmd_tune(int argc, char **argv) {
     }
   }
   char variant[300];
-  snprintf(variant, sizeof variant, "%s_tuned", kernel);
+  tune_variant_name(a.file, kernel, variant, sizeof variant);
   TuneSpace sp;
-  char why[4096];
+  char why[5000];
   if (!tune_space_build(&sp, s, kernel, a.host, why, sizeof why)) {
     fprintf(stderr, "%s:%d:%d: error: %s", a.file, k->loc.line, k->loc.col, why);
     npg_close(s);
@@ -458,7 +470,8 @@ int cmd_tune(int argc, char **argv) {
     fputc('\n', stderr);
     if (sp.host && !a.host)
       fprintf(stderr, "npugen tune: no NPU sketch applies, so the kernel is tuned for this CPU (the cost is measured "
-                      "time):\n%s", sp.notes);
+                      "time)\n");
+    if (sp.notes[0]) fprintf(stderr, "npugen tune: sketches that do not apply, and why:\n%s", sp.notes);
     if (sp.host && a.t.jobs > 1) {
       /* a trial compiling beside a timed one (its threads above all) makes the timing noise, not the variant */
       fprintf(stderr, "npugen tune: --jobs %d ignored: host trials are timed on this CPU, one at a time\n", a.t.jobs);

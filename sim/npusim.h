@@ -139,10 +139,11 @@ typedef struct {
   char bound[4];
   double bound_utilization;
   /* The roofline: the fewest cycles this work could take on the target,
-   * the largest of the NU's MAC cycles, the VU cycles over all cores, the
-   * DDR port's and the on-chip fabric's transfer cycles and the CU's own
-   * cycles (issue and host accesses), without overheads and latencies;
-   * roofline = ideal_cycles / total_cycles. */
+   * the largest of the NU's MAC cycles, the VU cycles over all cores and
+   * the DDR port's and the on-chip fabric's transfer cycles, without
+   * overheads and latencies; roofline = ideal_cycles / total_cycles. The
+   * CU's own cycles are no term: work left on the CU is the variant's
+   * choice, shown as the "cu" unit's share (units[], bound). */
   uint64_t ideal_cycles;
   double roofline;
 } NpuSimReport;

@@ -51,8 +51,12 @@ void npusim_report(const NpuSim *s, NpuSimReport *r) {
     }
   r->bound_utilization = total ? (double)most / (double)total : 0.0;
 
-  uint64_t terms[] = {s->nu_work, ceil_div_u64(s->vu_work, (uint64_t)s->t.vu_count), s->ddr_work, s->dm_work,
-                      s->cu_busy};
+  /* The units' own work, not the CU's: the CU's time is the variant's
+   * choice to leave work on it (work the NU or VU would do faster), so a
+   * variant that computes on the CU is measured against its data's
+   * movement, not against itself (its CU share is its "cu" unit's
+   * utilization above). */
+  uint64_t terms[] = {s->nu_work, ceil_div_u64(s->vu_work, (uint64_t)s->t.vu_count), s->ddr_work, s->dm_work};
   for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
     if (terms[i] > r->ideal_cycles) r->ideal_cycles = terms[i];
   r->roofline = total ? (double)r->ideal_cycles / (double)total : 0.0;

@@ -241,19 +241,34 @@ Test(tune, a_max_pool_vectorizes_its_whole_window_nest_and_passes_the_check) {
             "%s", out);
 }
 
-/* A kernel no sketch fits: the error says why for each sketch, the VU one
- * included (a top loop shorter than the cores). */
-Test(tune, no_sketch_says_why_for_each) {
+/* A triangular kernel no NPU sketch fits is tuned on the host by the
+ * general sketch, and the default output says, one line each, why each
+ * other sketch does not apply, naming the loop that blocked it (before:
+ * "no sketch of npugen tune applies", the reasons without a loop). */
+Test(tune, sketches_that_do_not_apply_say_why_naming_the_loop, .timeout = 60) {
   char cmd[1024], out[8192];
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && printf '#include <stdint.h>\\nvoid tri(const int32_t A[3][5], int32_t C[3][5]) {\\n"
            "  for (int i = 0; i < 3; i++)\\n    for (int j = 0; j <= i; j++)\\n      C[i][j] = A[i][j] * 2;\\n}\\n' > $d/t.c && "
+           "%s tune $d/t.c --trials 1 -o $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "1 sketch: host:loops") && strstr(out, "sketches that do not apply, and why:\n"), "%s", out);
+  cr_expect(strstr(out, "\n  nu: not a contraction nest: loop j (line 4) does not hold an init") &&
+                strstr(out, "\n  vu: the top loop i has fewer iterations than the 4 VU cores (a top loop of at least 4") &&
+                strstr(out, "\n  host:cc: not a contraction nest (host:loops tunes the kernel's own loops instead)"),
+            "%s", out);
+  cr_expect(strstr(out, "tri_tuned: PASS npugen check"), "%s", out);
+}
+
+/* "no sketch applies" is for a kernel without a loop. */
+Test(tune, a_kernel_without_a_loop_has_no_sketch) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf '#include <stdint.h>\\nvoid one(int32_t C[2]) {\\n  C[0] = 1;\\n}\\n' > $d/t.c && "
            "%s tune $d/t.c -o $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc", npugen());
   cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
-  cr_expect(strstr(out, "t.c:2:6: error: no sketch of npugen tune applies to kernel 'tri'"), "%s", out);
-  cr_expect(strstr(out, "nu: the kernel is not a contraction nest") &&
-                strstr(out, "vu: the top loop i has fewer iterations than the 4 VU cores") &&
-                strstr(out, "host: the kernel is not a contraction nest"),
+  cr_expect(strstr(out, "t.c:2:6: error: no sketch of npugen tune applies to kernel 'one'") &&
+                strstr(out, "host:loops: kernel 'one' has no loop: there is nothing to schedule"),
             "%s", out);
 }
 

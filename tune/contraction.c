@@ -2,6 +2,8 @@
  * around `init: C[..] = ..; for k { update: C[..] += A.. * B.. }`. With one
  * spatial loop it is a GEMV (y[i] += A[i][k] * x[k]): the NU's matmul with
  * N = 1, the loop it lacks left out. */
+#include <stdio.h>
+
 #include "tune/tune.h"
 
 /* The loads of e's arrays, in order, each array once. */
@@ -18,25 +20,64 @@ static void reads(const Expr *e, const Expr **out, int *n) {
   reads(e->c, out, n);
 }
 
-bool tune_contraction(const TuneShape *sh, TuneContraction *f) {
-  if (sh->nchain < 1) return false;
-  const Stmt *j = sh->chain[sh->nchain - 1];
-  const Stmt *init = NULL, *kl = NULL;
+/* "loop j (line 9)", "statement s1 (line 12)": what the messages name. */
+void tune_stmt_name(const Stmt *st, char *out, size_t n) {
+  if (!st) snprintf(out, n, "nothing");
+  else if (st->kind == ST_FOR) snprintf(out, n, "loop %s (line %d)", st->name, st->loc.line);
+  else if (st->kind == ST_ASSIGN) snprintf(out, n, "statement %s (line %d)", st->name, st->loc.line);
+  else if (st->kind == ST_IF) snprintf(out, n, "an if (line %d)", st->loc.line);
+  else snprintf(out, n, "a block (line %d)", st->loc.line);
+}
+
+/* The init and the reduction loop of loop j's body, or false with why. */
+static bool init_and_loop(const Stmt *j, const Stmt **init, const Stmt **kl, char *why, size_t n) {
+  char at[120], here[120];
+  tune_stmt_name(j, at, sizeof at);
   for (const Stmt *c = j->body->kind == ST_BLOCK ? j->body->body : j->body; c; c = c->next) {
     if (c->kind == ST_DECL) continue;
-    if (!init && c->kind == ST_ASSIGN) init = c;
-    else if (init && !kl && c->kind == ST_FOR) kl = c;
-    else return false;
+    if (!*init && c->kind == ST_ASSIGN) *init = c;
+    else if (*init && !*kl && c->kind == ST_FOR) *kl = c;
+    else {
+      tune_stmt_name(c, here, sizeof here);
+      snprintf(why, n, "%s holds %s where %s; a prologue or a second nest there needs a nest of its own "
+                       "(fission) first", at, here, *init ? "only the reduction loop may follow the init"
+                                                          : "the init `C[..] = ..;` must come first");
+      return false;
+    }
   }
-  if (!init || !kl || init->op != OP_NONE || init->lhs->kind != EX_LOAD) return false;
-  const Stmt *upd = kl->body->kind == ST_BLOCK ? kl->body->body : kl->body;
-  if (!upd || upd->next || upd->kind != ST_ASSIGN || upd->op != OP_ADD || upd->lhs->kind != EX_LOAD ||
-      upd->lhs->buf != init->lhs->buf)
+  if (!*init || !*kl || (*init)->op != OP_NONE || (*init)->lhs->kind != EX_LOAD) {
+    snprintf(why, n, "%s does not hold an init `C[..] = ..;` followed by a reduction loop", at);
     return false;
+  }
+  return true;
+}
+
+bool tune_contraction(const TuneShape *sh, TuneContraction *f, char *why, size_t wn) {
+  if (sh->nchain < 1) {
+    snprintf(why, wn, "the kernel's body is %d statements, not one loop nest; a contraction is one nest "
+                      "`for i, j { C[i][j] = ..; for k C[i][j] += A * B; }` (a kernel of its own per nest would be)",
+             sh->ntop);
+    return false;
+  }
+  const Stmt *j = sh->chain[sh->nchain - 1];
+  const Stmt *init = NULL, *kl = NULL;
+  if (!init_and_loop(j, &init, &kl, why, wn)) return false;
+  const Stmt *upd = kl->body->kind == ST_BLOCK ? kl->body->body : kl->body;
+  char at[120];
+  tune_stmt_name(upd && !upd->next ? upd : kl, at, sizeof at);
+  if (!upd || upd->next || upd->kind != ST_ASSIGN || upd->op != OP_ADD || upd->lhs->kind != EX_LOAD ||
+      upd->lhs->buf != init->lhs->buf) {
+    snprintf(why, wn, "%s is not one update `%s[..] += A[..] * B[..]` of the init's array", at,
+             init->lhs->buf->name);
+    return false;
+  }
   const Expr *in[4];
   int n = 0;
   reads(upd->rhs, in, &n);
-  if (n != 2) return false;
+  if (n != 2) {
+    snprintf(why, wn, "%s reads %d arrays; a contraction's update reads two (A and B)", at, n);
+    return false;
+  }
   bool gemv = sh->nchain == 1;
   const Stmt *i = gemv ? j : sh->chain[sh->nchain - 2];
   f->i = i->name;
@@ -59,5 +100,7 @@ bool tune_contraction(const TuneShape *sh, TuneContraction *f) {
   f->batch = 1;
   f->batch_loop = sh->nchain == 3 ? sh->chain[0]->name : NULL;
   for (int l = 0; l < sh->nchain - 2; l++) f->batch *= sh->trip[l] > 0 ? sh->trip[l] : 1;
-  return f->m > 0 && f->n > 0 && f->kk > 0;
+  if (f->m > 0 && f->n > 0 && f->kk > 0) return true;
+  snprintf(why, wn, "the loops around %s have no constant trip counts (give the sizes with --size)", at);
+  return false;
 }

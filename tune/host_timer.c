@@ -15,14 +15,63 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "ir/sizes.h"
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
 enum { MAX_ARRAY_BYTES = 1 << 30 };
 
+/* The value the timer passes for scalar parameter v: a size at the size
+ * set tuned for (npugen tune --size), any other scalar a small value
+ * (as the check's scalars are: no division by zero, no overflow). */
+static void scalar_value(const Kernel *k, const SizeSet *set, const Var *v, StrBuf *sb) {
+  for (int i = 0; i < k->nsizes; i++)
+    if (k->sizes[i] == v || !strcmp(k->sizes[i]->name, v->name)) {
+      sb_printf(sb, "%lld", (long long)set->val[i]);
+      return;
+    }
+  sb_printf(sb, type_is_float(v->type) ? "1.25" : "2");
+}
+
+/* The element type of array b in the timer's C, and whether it is a
+ * floating type. */
+static const char *array_type(const Buffer *b) {
+  return b->elem->kind == TY_FLOAT    ? "float"
+         : b->elem->kind == TY_DOUBLE ? "double"
+         : b->elem->size == 1         ? "uint8_t"
+         : b->elem->size == 2         ? "uint16_t"
+         : b->elem->size == 4         ? "uint32_t"
+                                      : "uint64_t";
+}
+
+/* Array i's allocation and its seeded values into sb; false with why when
+ * it is larger than the timer allocates. */
+static bool write_array(const Buffer *b, int i, StrBuf *sb, char *msg, size_t n) {
+  uint64_t count = 1;
+  for (int d = 0; d < b->ndim; d++) {
+    if (b->shape[d] <= 0 || count > MAX_ARRAY_BYTES / (uint64_t)b->shape[d]) {
+      snprintf(msg, n, "array '%s' is larger than the host timer allocates (1 GiB)", b->name);
+      return false;
+    }
+    count *= (uint64_t)b->shape[d];
+  }
+  if (count > MAX_ARRAY_BYTES / (uint64_t)b->elem->size) {
+    snprintf(msg, n, "array '%s' is larger than the host timer allocates (1 GiB)", b->name);
+    return false;
+  }
+  const char *t = array_type(b);
+  bool fp = b->elem->kind == TY_FLOAT || b->elem->kind == TY_DOUBLE;
+  sb_printf(sb, "  %s *a%d = malloc(%" PRIu64 "u * sizeof(%s));\n  if (!a%d) return 1;\n", t, i, count, t, i);
+  sb_printf(sb, "  for (uint64_t e = 0; e < %" PRIu64 "u; e++) a%d[e] = (%s)%s;\n", count, i, t,
+            fp ? "((e * 2654435761u >> 7) % 2001 / 1000.0 - 1.0)" : "((e * 2654435761u >> 7) % 7)");
+  return true;
+}
+
 /* The timing program: the variant's arrays, filled with small values (no
- * denormals, no overflow), and the timed calls. */
-static bool write_harness(const Kernel *k, const char *variant, StrBuf *sb, char *msg, size_t n) {
+ * denormals, no overflow), its scalars, and the timed calls. shapes: the
+ * kernel at the size set tuned for (its arrays' extents constant). */
+static bool write_harness(const Kernel *k, const Kernel *shapes, const SizeSet *set, const char *variant, StrBuf *sb,
+                          char *msg, size_t n) {
   sb_printf(sb, "#define _POSIX_C_SOURCE 199309L\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
                 "#include <time.h>\n#include \"%s.h\"\n"
                 "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);"
@@ -31,39 +80,17 @@ static bool write_harness(const Kernel *k, const char *variant, StrBuf *sb, char
                 " return x < y ? -1 : x > y; }\n"
                 "int main(void) {\n",
             variant);
-  int i = 0;
-  for (const Param *p = k->params; p; p = p->next, i++) {
-    if (!p->buf) {
-      snprintf(msg, n, "parameter '%s' is a scalar: the host timer only passes arrays", p->var->name);
-      return false;
-    }
-    const Buffer *b = p->buf;
-    uint64_t count = 1;
-    for (int d = 0; d < b->ndim; d++) {
-      if (b->shape[d] <= 0 || count > MAX_ARRAY_BYTES / (uint64_t)b->shape[d]) {
-        snprintf(msg, n, "array '%s' is larger than the host timer allocates (1 GiB)", b->name);
-        return false;
-      }
-      count *= (uint64_t)b->shape[d];
-    }
-    if (count > MAX_ARRAY_BYTES / (uint64_t)b->elem->size) {
-      snprintf(msg, n, "array '%s' is larger than the host timer allocates (1 GiB)", b->name);
-      return false;
-    }
-    const char *t = b->elem->kind == TY_FLOAT    ? "float"
-                    : b->elem->kind == TY_DOUBLE ? "double"
-                    : b->elem->size == 1         ? "uint8_t"
-                    : b->elem->size == 2         ? "uint16_t"
-                    : b->elem->size == 4         ? "uint32_t"
-                                                 : "uint64_t";
-    bool fp = b->elem->kind == TY_FLOAT || b->elem->kind == TY_DOUBLE;
-    sb_printf(sb, "  %s *a%d = malloc(%" PRIu64 "u * sizeof(%s));\n  if (!a%d) return 1;\n", t, i, count, t, i);
-    sb_printf(sb, "  for (uint64_t e = 0; e < %" PRIu64 "u; e++) a%d[e] = (%s)%s;\n", count, i, t,
-              fp ? "((e * 2654435761u >> 7) % 2001 / 1000.0 - 1.0)" : "((e * 2654435761u >> 7) % 7)");
-  }
   StrBuf args;
   sb_init(&args);
-  for (int a = 0; a < i; a++) sb_printf(&args, "%s(void *)a%d", a ? ", " : "", a);
+  bool ok = true;
+  int i = 0;
+  for (const Param *p = k->params, *q = shapes->params; ok && p && q; p = p->next, q = q->next, i++) {
+    if (i) sb_printf(&args, ", ");
+    if (p->buf) {
+      ok = write_array(q->buf, i, sb, msg, n);
+      sb_printf(&args, "(void *)a%d", i);
+    } else scalar_value(k, set, p->var, &args);
+  }
   sb_printf(sb, "  %s(%s);\n", variant, args.data ? args.data : "");
   sb_printf(sb, "  double t[101], total = 0;\n  int n = 0;\n"
                 "  while (n < 101 && (n < 7 || total < 0.2) && total < 3.0) {\n"
@@ -73,7 +100,7 @@ static bool write_harness(const Kernel *k, const char *variant, StrBuf *sb, char
                 " 1e9 * t[(3 * n) / 4], n);\n  return 0;\n}\n",
             variant, args.data ? args.data : "");
   sb_free(&args);
-  return true;
+  return ok;
 }
 
 const char *tune_host_cflags(bool openmp) {
@@ -190,7 +217,21 @@ bool tune_host_time(NpgSession *s, int variant, TuneHostTime *out, char *msg, si
   sb_init(&harness);
   char dir[1024];
   snprintf(dir, sizeof dir, "%.900s/npugen-tune-XXXXXX", temp_root());
-  bool ok = write_harness(k, name, &harness, msg, n);
+  /* a kernel with sizes: its arrays' extents at the size set tuned for */
+  SizeSet set;
+  memset(&set, 0, sizeof set);
+  Arena arena;
+  arena_init(&arena, 0);
+  const Kernel *shapes = k;
+  bool sized = true;
+  char why[300] = "";
+  if (k->nsizes) {
+    sized = k->nsize_sets >= 1 && ir_size_sets(k, &set, 1) == 1 &&
+            (shapes = ir_instantiate(&arena, k, &set, why, sizeof why)) != NULL;
+    if (!sized) snprintf(msg, n, "the kernel's sizes have no value to time it at%s%s", *why ? ": " : "", why);
+  }
+  bool ok = sized && write_harness(k, shapes, &set, name, &harness, msg, n);
+  arena_free(&arena);
   bool made = ok && mkdtemp(dir);
   if (ok && !made) {
     snprintf(msg, n, "no temporary directory for the host timer");

@@ -50,6 +50,8 @@ bool tune_shape(const Kernel *k, TuneShape *sh) {
   for (const Param *p = k->params; p; p = p->next)
     if (p->buf) add_array(sh, p->buf, true);
   ir_walk_stmts(k->body, local_arrays, sh);
+  for (const Stmt *c = k->body && k->body->kind == ST_BLOCK ? k->body->body : k->body; c; c = c->next)
+    sh->ntop += c->kind != ST_DECL;
   const Stmt *l = only_stmt(k->body);
   while (l && l->kind == ST_FOR && sh->nchain < IR_MAX_DIMS) {
     sh->trip[sh->nchain] = tune_trip(l);

@@ -303,7 +303,10 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
     TrialResult *res = calloc((size_t)n, sizeof *res);
     for (int i = 0; i < n; i++) steps[i] = b[i].steps;
     tune_pool_run(sp->s, steps, n, sp->variant, 1, sp->host, o->jobs, o->trial_timeout, res);
-    for (int i = 0; i < n; i++) b[i].r = res[i];
+    for (int i = 0; i < n; i++) {
+      b[i].r = res[i];
+      tune_apply_bound(sp, &b[i].r);
+    }
     if (o->log) log_batch(sp, b, n, run->generations, o->log);
     tune_record(run, b, n);
     free(steps);

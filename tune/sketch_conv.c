@@ -238,7 +238,17 @@ void tune_sketch_conv(TuneSpace *sp) {
   ConvFacts f;
   memset(&f, 0, sizeof f);
   if (!conv_roles(&sp->shape, &f)) {
-    tune_note(sp, "nu conv: the kernel is not a windowed convolution nest\n");
+    const TuneShape *sh = &sp->shape;
+    char at[120];
+    tune_stmt_name(sh->nchain ? sh->chain[sh->nchain - 1] : NULL, at, sizeof at);
+    if (sh->nchain != 4)
+      tune_note(sp, "nu conv: not a windowed convolution: %s %d %s, where a convolution is one nest of 4 (batch, "
+                    "channel, rows, columns) around an init and a 3-deep window reduction\n",
+                sh->nchain ? "the nest is" : "the kernel's body is", sh->nchain ? sh->nchain : sh->ntop,
+                sh->nchain == 1 ? "loop deep" : sh->nchain ? "loops deep" : "statements");
+    else
+      tune_note(sp, "nu conv: not a windowed convolution: %s does not hold an init then a 3-deep reduction "
+                    "`O[..] += I[.. + kh][.. + kw] * W[..]` over 4-D arrays\n", at);
     return;
   }
   long long t[TUNE_MAX_CHOICES], flag[2] = {0, 1};

@@ -20,17 +20,28 @@ enum { K_TI, K_TJ, K_TK, K_OUTER, K_INNER, K_UNROLL, K_VEC, K_PAR, HOST_KNOBS };
 static const char *outer_order[] = {"%1$so, %2$so, %3$so", "%1$so, %3$so, %2$so", "%2$so, %1$so, %3$so"};
 static const char *inner_order[] = {"%1$si, %3$si, %2$si", "%1$si, %2$si, %3$si", "%3$si, %1$si, %2$si"};
 
+/* With tails (a tile size that does not divide its extent), the tails are
+ * split off by loop_partition right after the tile (j first, so that the
+ * i pieces copy both j pieces): the guard-free main piece keeps the loop
+ * names and gets the steps; the tail pieces stay plain loops, with their
+ * bounds and no guard. The tiles' own loops (io, jo) then stay outermost:
+ * a loop holding two pieces is no perfect nest to reorder. */
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   const TuneContraction *f = sk->data;
 #define V(k) (sk->knobs[k].val[ch[k]])
   long long ti = V(K_TI), tj = V(K_TJ), tk = V(K_TK), unroll = V(K_UNROLL);
+  bool tails = f->m % ti || f->n % tj;
   sb_printf(sb, "#pragma npu decompose_reduction(%s, %s)\n", f->init, f->top);
   sb_printf(sb, "#pragma npu tile(%s, %s, %lld, %lld, %so, %so, %si, %si)\n", f->i, f->j, ti, tj, f->i, f->j, f->i,
             f->j);
+  if (f->n % tj) sb_printf(sb, "#pragma npu loop_partition(%so, %lld)\n", f->j, (long long)f->n / tj);
+  if (f->m % ti) sb_printf(sb, "#pragma npu loop_partition(%so, %lld)\n", f->i, (long long)f->m / ti);
   sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->k, tk, f->k, f->k);
   sb_printf(sb, "#pragma npu reorder(");
-  sb_printf(sb, outer_order[V(K_OUTER)], f->i, f->j, f->k);
-  sb_printf(sb, ", ");
+  if (!tails) {
+    sb_printf(sb, outer_order[V(K_OUTER)], f->i, f->j, f->k);
+    sb_printf(sb, ", ");
+  } else sb_printf(sb, "%so, ", f->k);
   sb_printf(sb, inner_order[V(K_INNER)], f->i, f->j, f->k);
   sb_printf(sb, ")\n");
   /* marks before the unroll: its copies of a marked loop keep the mark */
@@ -39,7 +50,7 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   else if (unroll > 1) sb_printf(sb, "#pragma npu unroll(%si, %lld)\n", f->k, unroll);
   if (V(K_PAR)) {
     char io[80];
-    snprintf(io, sizeof io, "%so", V(K_OUTER) == 2 ? f->j : f->i);
+    snprintf(io, sizeof io, "%so", V(K_OUTER) == 2 && !tails ? f->j : f->i);
     sb_printf(sb, "#pragma npu parallel(%s)\n", f->batch_loop ? f->batch_loop : io);
   }
 #undef V
@@ -48,12 +59,13 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
 void tune_sketch_host(TuneSpace *sp) {
   TuneContraction f;
   memset(&f, 0, sizeof f);
-  if (!tune_contraction(&sp->shape, &f)) {
-    tune_note(sp, "host: the kernel is not a contraction nest (the only host sketch so far)\n");
+  char why[400];
+  if (!tune_contraction(&sp->shape, &f, why, sizeof why)) {
+    tune_note(sp, "host:cc: not a contraction nest (host:loops tunes the kernel's own loops instead): %s\n", why);
     return;
   }
   if (!f.j) { /* its steps tile two spatial loops */
-    tune_note(sp, "host: a contraction with one spatial loop (a GEMV) has no host sketch yet\n");
+    tune_note(sp, "host:cc: a contraction with one spatial loop %s (a GEMV): its steps tile two (host:loops tunes it instead)\n", f.i);
     return;
   }
   if (sp->nsketch == TUNE_MAX_SKETCHES) return;
@@ -64,6 +76,12 @@ void tune_sketch_host(TuneSpace *sp) {
   long long orders[3] = {0, 1, 2}, unroll[4] = {1, 2, 4, 8}, flag[2] = {0, 1};
   int nti = tune_tile_sizes(f.m, 4, ti, TUNE_MAX_CHOICES), ntj = tune_tile_sizes(f.n, 8, tj, TUNE_MAX_CHOICES);
   int ntk = tune_tile_sizes(f.kk, 2, tk, TUNE_MAX_CHOICES);
+  /* k's tiles divide it: a k tail would be a second loop beside ko's in the nest that reorder reorders */
+  int ndiv = 0;
+  for (int i = 0; i < ntk; i++)
+    if (f.kk % tk[i] == 0) tk[ndiv++] = tk[i];
+  ntk = ndiv;
+  if (!ntk) tk[ntk++] = f.kk;
   /* the seed: 32 x 64 tiles (a 64-float row of B's tile is 4 vectors of
    * AVX2 twice), k by 8, the vector loop innermost, parallel rows */
   int seed_i = 0, seed_j = 0, seed_k = 0;

@@ -221,8 +221,9 @@ static bool probe(TuneSpace *sp, const TuneSketch *sk) {
 void tune_sketch_nu(TuneSpace *sp) {
   NuFacts f;
   memset(&f, 0, sizeof f);
-  if (!tune_contraction(&sp->shape, &f.x)) {
-    tune_note(sp, "nu: the kernel is not a contraction nest\n");
+  char why[400];
+  if (!tune_contraction(&sp->shape, &f.x, why, sizeof why)) {
+    tune_note(sp, "nu: not a contraction nest: %s\n", why);
     return;
   }
   /* a K-split sketch too when the seed's 128-row band of A over the whole

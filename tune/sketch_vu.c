@@ -286,21 +286,29 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, NestForm form) {
     seed_by_estimate(sk, session_target(sp->s));
     sp->nsketch++;
   } else {
-    tune_note(sp, "%s: no stage vectorizes onto the VU\n", sk->name);
+    tune_note(sp, "%s: no stage vectorizes onto the VU: no statement under loop %s is an elementwise or reduction "
+                  "op of the VU's families on int8/int16/int32/float arrays\n", sk->name, f->outer);
     free(f);
   }
 }
 
 void tune_sketch_vu(TuneSpace *sp) {
   const TuneShape *sh = &sp->shape;
+  if (!sh->nchain) {
+    tune_note(sp, "vu: the kernel's body is %d statements, not one loop nest: the VU sketches spread one nest over "
+                  "the cores\n", sh->ntop);
+    return;
+  }
   VuFacts f;
   memset(&f, 0, sizeof f);
   f.outer = sh->chain[0]->name;
   f.trip = sh->trip[0];
   f.cores = session_target(sp->s)->vu_count;
   if (f.trip < f.cores) {
-    tune_note(sp, "vu: the top loop %s has %s than the %lld VU cores\n", f.outer,
-              f.trip < 0 ? "no constant trip count, or fewer iterations" : "fewer iterations", (long long)f.cores);
+    tune_note(sp, "vu: the top loop %s has %s than the %lld VU cores (a top loop of at least %lld iterations would "
+                  "spread over them: reorder or fuse)\n", f.outer,
+              f.trip < 0 ? "no constant trip count, or fewer iterations" : "fewer iterations", (long long)f.cores,
+              (long long)f.cores);
     return;
   }
   if (sh->narr > TUNE_MAX_KNOBS - K_DB0) {

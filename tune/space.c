@@ -27,8 +27,9 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
              kernel, k->sizes[0]->name);
   if (*at) snprintf(why, n, "%s\n", at);
   else if (!k) snprintf(why, n, "no kernel '%s' in the file\n", kernel);
-  else if (!tune_shape(k, &sp->shape)) snprintf(why, n, "kernel '%s' has no loop nest to schedule\n", kernel);
   else {
+    tune_shape(k, &sp->shape);
+    sp->ideal = tune_kernel_bound(k, session_target(s), sp->ideal_unit, sizeof sp->ideal_unit);
     if (!host) {
       tune_sketch_nu(sp);
       tune_sketch_conv(sp);
@@ -37,6 +38,8 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
     /* costs in one unit only: simulated cycles, or time on this CPU */
     if (!sp->nsketch) {
       tune_sketch_host(sp);
+      /* the general sketch for any kernel the contraction's does not fit */
+      if (!sp->nsketch) tune_sketch_loops(sp, k);
       sp->host = sp->nsketch > 0;
     }
     if (sp->nsketch) return true;
@@ -44,6 +47,22 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
   }
   tune_space_free(sp);
   return false;
+}
+
+void tune_variant_name(const char *file, const char *kernel, char *out, size_t n) {
+  const char *base = strrchr(file, '/');
+  base = base ? base + 1 : file;
+  size_t len = strcspn(base, ".");
+  char stem[128];
+  size_t m = 0;
+  if (len && base[0] >= '0' && base[0] <= '9') stem[m++] = 'f'; /* an identifier starts with no digit */
+  for (size_t i = 0; i < len && m + 1 < sizeof stem; i++) {
+    char c = base[i];
+    bool ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    stem[m++] = ident ? c : '_';
+  }
+  stem[m] = 0;
+  snprintf(out, n, "%s%s%s_tuned", stem, m ? "_" : "", kernel);
 }
 
 void tune_space_free(TuneSpace *sp) {
@@ -70,11 +89,14 @@ void tune_knob(TuneSketch *sk, int i, const char *name, const long long *v, int 
 }
 
 void tune_note(TuneSpace *sp, const char *fmt, ...) {
-  size_t len = strlen(sp->notes);
+  char line[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(sp->notes + len, sizeof sp->notes - len, fmt, ap);
+  vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
+  if (strstr(sp->notes, line)) return; /* one line for each reason (a sketch's variants refused alike) */
+  size_t len = strlen(sp->notes);
+  snprintf(sp->notes + len, sizeof sp->notes - len, "  %s", line);
 }
 
 const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *note_as) {

@@ -66,8 +66,10 @@ typedef struct {
    * one around it (the last may hold several). */
   const Stmt *chain[IR_MAX_DIMS];
   int64_t trip[IR_MAX_DIMS];
-  int nchain;
+  int nchain;         /* 0: the body is not one loop nest */
+  int ntop;           /* the body's statements (declarations aside) */
 } TuneShape;
+/* false when the body is not one loop nest (nchain 0) */
 bool tune_shape(const Kernel *k, TuneShape *sh);
 /* The first statement of a block (or the statement itself) that is not a
  * declaration, or NULL. */
@@ -91,18 +93,23 @@ typedef struct {
   bool fp32;
   bool a_uses_i, b_uses_i;    /* does the input's index use i (else it is the same for every i) */
 } TuneContraction;
-bool tune_contraction(const TuneShape *sh, TuneContraction *f);
+/* false with why (naming the loop or statement that does not fit) */
+bool tune_contraction(const TuneShape *sh, TuneContraction *f, char *why, size_t n);
+/* "loop j (line 9)", "statement s1 (line 12)": how messages name st. */
+void tune_stmt_name(const Stmt *st, char *out, size_t n);
 
 /* The space of one kernel: its sketches. */
 typedef struct {
-  const char *kernel, *variant; /* variant: "<kernel>_tuned" */
+  const char *kernel, *variant; /* variant: "<file>_<kernel>_tuned" (tune_variant_name) */
   NpgSession *s;                       /* the kernel file, for probes */
   TuneShape shape;
   TuneSketch sketch[TUNE_MAX_SKETCHES];
   int nsketch;
   bool host;        /* host-only sketches: the cost is measured time on this CPU */
   double flops;     /* host: the kernel's floating-point (or integer) operations, for GFLOP/s */
-  char notes[2048]; /* why a sketch did not apply */
+  uint64_t ideal;   /* the kernel's own bound on the target (tune_kernel_bound): the roofline's cycles */
+  char ideal_unit[4]; /* what sets it: "nu", "vu" (arithmetic) or "ddr" (least traffic) */
+  char notes[4096]; /* why a sketch did not apply, a line each */
   int probes;       /* probe variants added to s (their names' serial) */
   Arena arena;      /* the sketches' names found in probes */
 } TuneSpace;
@@ -110,6 +117,10 @@ typedef struct {
  * the host sketches (also taken when no NPU sketch applies). */
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n);
 void tune_space_free(TuneSpace *sp);
+/* The tuned variant's default name, unique across files: the file's stem
+ * (an identifier: other characters as '_', an 'f' before a digit), the
+ * kernel, "_tuned": matmul.c's mm -> "matmul_mm_tuned". */
+void tune_variant_name(const char *file, const char *kernel, char *out, size_t n);
 /* The candidate's steps as text, one `#pragma npu` line each, with the
  * schedule line naming `variant` first. malloc'ed. */
 char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant);
@@ -131,6 +142,8 @@ void tune_sketch_nu(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
 void tune_sketch_vu(TuneSpace *sp);
 void tune_sketch_host(TuneSpace *sp);
+/* tune/sketch_loops.c: the general host sketch, for any kernel with a loop. */
+void tune_sketch_loops(TuneSpace *sp, const Kernel *k);
 
 /* tune/vu_estimate.c: what one pass of a VU candidate asks of the units,
  * from its IR (the loop bound to the VU cores, the passes around it), per
@@ -149,6 +162,11 @@ bool tune_vu_pass_cost(const Kernel *k, const TuneArray *const *arr, int narr, c
  * or UINT64_MAX when its buffers do not fit a core's vector memory. */
 uint64_t tune_vu_estimate(const VuPassCost *c, const bool *db, int narr, const NpuTarget *t);
 
+/* tune/kernel_bound.c: the kernel's own lower bound on target t, in
+ * cycles: its arithmetic at the fastest unit's peak, or its least DDR
+ * traffic, whichever is larger; unit says which ("nu", "vu", "ddr"). */
+uint64_t tune_kernel_bound(const Kernel *k, const NpuTarget *t, char *unit, size_t n);
+
 /* tune/trial.c: one candidate applied and simulated. */
 typedef enum { TRIAL_ILLEGAL, TRIAL_FAILED, TRIAL_SIMULATED, TRIAL_PRUNED } TrialStatus;
 typedef struct {
@@ -161,6 +179,9 @@ typedef struct {
   double spread;   /* host trials: (3rd quartile - 1st) / median of the timed runs */
   char message[240];
 } TrialResult;
+/* tune/kernel_bound.c: a simulated trial's roofline, the kernel's bound
+ * (sp->ideal) over its cycles: never the variant's own DMA or unit time. */
+void tune_apply_bound(const TuneSpace *sp, TrialResult *r);
 uint64_t tune_hash(const char *text);
 /* The message of the first error s rendered past `from` bytes of its
  * errors' text, without its location. */

@@ -1,0 +1,13 @@
+/* A float matmul whose sizes the host sketch's seed tile (32 rows) does
+ * not divide: the tail rows are split off by loop_partition. */
+#define M 40
+#define N 24
+#define K 16
+void mm(const float A[M][K], const float B[K][N], float C[M][N]) {
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      init: C[i][j] = 0;
+      for (int k = 0; k < K; k++)
+        update: C[i][j] += A[i][k] * B[k][j];
+    }
+}

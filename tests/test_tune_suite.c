@@ -1,0 +1,164 @@
+/* npugen tune on kernels as others write them (PolyBench's shapes):
+ * several top-level nests, loops in any order with a `*= beta` prologue,
+ * a time loop, a division, a triangular solve. Each gets a schedule that
+ * passes npugen check, with a budget counted in trials (never seconds, so
+ * that load cannot change what is tried). These kernels are double or
+ * outside every NPU sketch, so tune times them on the host. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jit/session_ir.h"
+#include "npugen.h"
+#include "tests/test_cli_util.h"
+#include "tune/tune.h"
+
+/* Tunes kernel file f with a budget of 2 trials and checks the schedule
+ * it writes; the output of both in out. */
+static int tune_and_check(const char *f, char *out, size_t n) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --seed 1 --trials 2 -o $d/t.sched 2>&1 && cat $d/t.sched && "
+           "%s check %s --schedule $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), f, npugen(), f);
+  return run(cmd, out, n);
+}
+
+/* The tuned variant (name) passes the check, and both trials were legal
+ * and timed. */
+static void expect_tuned(const char *f, const char *name) {
+  char out[32768], pass[200];
+  cr_assert_eq(tune_and_check(f, out, sizeof out), 0, "%s", out);
+  snprintf(pass, sizeof pass, "%s: PASS npugen check", name);
+  cr_expect(strstr(out, pass) && strstr(out, "2 passed, 0 failed"), "%s", out);
+  cr_expect(strstr(out, "generated 2, legal 2, timed 2"), "both trials timed: %s", out);
+  cr_expect(strstr(out, "sketch: host:loops"), "%s", out);
+}
+
+/* Before: "the kernel is not a contraction nest" (no sketch applied) and
+ * the host timer refused the scalars alpha and beta. */
+Test(tune_suite, gemm_written_ikj_with_a_beta_prologue, .timeout = 120) {
+  expect_tuned("tests/kernels/tune_suite/gemm_ikj.c", "kernel_gemm_tuned");
+}
+
+/* Before: "kernel 'kernel_mv3' has no loop nest to schedule". */
+Test(tune_suite, three_nests_two_matrix_vector_products_and_an_update, .timeout = 120) {
+  expect_tuned("tests/kernels/tune_suite/mv3.c", "kernel_mv3_tuned");
+}
+
+/* Before: no sketch applied. The time loop cannot run in parallel; the
+ * loops in it can, and are offered. */
+Test(tune_suite, jacobi_2d_with_a_time_loop, .timeout = 120) {
+  char out[32768];
+  cr_assert_eq(tune_and_check("tests/kernels/realworld/jacobi_2d.c", out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "kernel_jacobi_2d_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
+  cr_expect(!strstr(out, "par_t=") && strstr(out, "par_i_1="), "%s", out);
+}
+
+/* Before: "has no loop nest to schedule" (three nests and a division). */
+Test(tune_suite, covariance, .timeout = 120) {
+  expect_tuned("tests/kernels/realworld/covariance.c", "kernel_covariance_tuned");
+}
+
+/* Before: "has no loop nest to schedule" (a prologue nest, then the solve). */
+Test(tune_suite, triangular_solve, .timeout = 120) {
+  expect_tuned("tests/kernels/realworld/trisolv.c", "kernel_trisolv_tuned");
+}
+
+/* The host timer passes scalar parameters (before: "the host timer only
+ * passes arrays", so every host candidate of such a kernel failed). */
+Test(tune_suite, host_timer_passes_scalars, .timeout = 60) {
+  NpgSession *s = npg_open_file("tests/kernels/realworld/syrk.c");
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneHostTime t;
+  char msg[240] = "";
+  cr_expect(tune_host_time(s, npg_variant_index(s, "kernel_syrk"), &t, msg, sizeof msg), "%s", msg);
+  cr_expect(t.median_ns > 0 && t.runs >= 7);
+  npg_close(s);
+}
+
+/* The tuned variant's default name holds the file's stem, so two files
+ * with a kernel of one name give two names (before: "<kernel>_tuned" for
+ * both, whose symbols and include guards clashed in one build). */
+Test(tune_suite, variant_names_are_unique_across_files) {
+  char a[200], b[200];
+  tune_variant_name("tests/kernels/tune_suite/gemm_ikj.c", "kernel_gemm", a, sizeof a);
+  cr_expect_str_eq(a, "gemm_ikj_kernel_gemm_tuned");
+  tune_variant_name("/tmp/x/2mm.c", "kernel_gemm", b, sizeof b);
+  cr_expect_str_eq(b, "f2mm_kernel_gemm_tuned");
+  tune_variant_name("my-gemm.v2.c", "k", b, sizeof b);
+  cr_expect_str_eq(b, "my_gemm_k_tuned");
+  char out[32768];
+  cr_assert_eq(tune_and_check("tests/kernels/tune_suite/gemm_ikj.c", out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "#pragma npu schedule(kernel_gemm, gemm_ikj_kernel_gemm_tuned)") &&
+                strstr(out, "gemm_ikj_kernel_gemm_tuned: PASS npugen check"),
+            "%s", out);
+}
+
+/* tune --host on sizes its seed tile does not divide: the tail is split
+ * off by loop_partition and the main piece is reordered, never a guard
+ * inside the innermost loops (before: "reorder: loop ji is not perfectly
+ * nested: its body holds an if", and no sketch applied). */
+Test(tune_suite, host_tails_are_split_off_by_loop_partition, .timeout = 120) {
+  const char *f = "tests/kernels/tune_suite/mm_tail_f32.c";
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --host --seed 1 --trials 1 -o $d/t.sched 2>&1 && cat $d/t.sched && "
+           "%s check %s --schedule $d/t.sched 2>&1 && %s emit %s --schedule $d/t.sched --dump-ir 2>&1; "
+           "rc=$?; rm -rf $d; exit $rc",
+           npugen(), f, npugen(), f, npugen(), f);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "1 sketch: host:cc") && strstr(out, "#pragma npu tile(i, j, 32, ") &&
+                strstr(out, "#pragma npu loop_partition(io, 1)\n") && strstr(out, "#pragma npu reorder(ko, "),
+            "%s", out);
+  cr_expect(strstr(out, "mm_tail_f32_mm_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
+  const char *tuned = strstr(out, "kernel mm_tail_f32_mm_tuned(");
+  cr_expect(tuned && !strstr(tuned, "  if "), "no guard in the tuned variant's IR: %s", tuned ? tuned : out);
+}
+
+/* A variant that leaves its work on the CU: its roofline is below 50%
+ * and the CU's share of its cycles is shown (before: the CU's own busy
+ * time was the ideal, so it reported "roofline 98.4%"). */
+Test(tune_suite, a_variant_that_leaves_its_work_on_the_cu_is_below_half_the_roofline, .timeout = 60) {
+  NpgSession *s = npg_open_file("tests/kernels/tune_suite/mm_cu.c");
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  int v = npg_variant_index(s, "mm_cu");
+  NpgSimResult r;
+  cr_assert(npg_simulate(s, v, 1, &r), "%s", r.message);
+  cr_expect(r.roofline < 0.5, "the simulator's roofline %.3f", r.roofline);
+  cr_expect_str_eq(r.bound, "cu");
+  cr_expect(r.bound_utilization > 0.9, "the CU's share %.3f", r.bound_utilization);
+  NpgCheckResult c;
+  cr_assert(npg_check(s, v, 1, &c), "%s", c.message);
+  cr_expect(strstr(c.summary, "bound by cu (busy 9") && strstr(c.summary, "roofline 0.0%"), "%s", c.summary);
+  /* tune's figure: the kernel's own bound (its least DDR traffic here) */
+  TuneSpace sp;
+  char why[5000];
+  cr_assert(tune_space_build(&sp, s, "mm", false, why, sizeof why), "%s", why);
+  cr_expect_str_eq(sp.ideal_unit, "ddr");
+  cr_expect_eq(sp.ideal, (64 * 64 * 2 + 64 * 64 * 4) / 64, "%llu", (unsigned long long)sp.ideal);
+  TrialResult t = {.status = TRIAL_SIMULATED, .cycles = r.sim_cycles};
+  tune_apply_bound(&sp, &t);
+  cr_expect(t.roofline < 0.5 && t.roofline > 0, "tune's roofline %.4f", t.roofline);
+  tune_space_free(&sp);
+  npg_close(s);
+}
+
+/* tune --max-steps: a trial's run budget, as npugen check's (before: a
+ * usage error). A budget below the run's steps leaves every trial not run,
+ * and the log says why. */
+Test(tune_suite, max_steps_budgets_the_trials, .timeout = 120) {
+  const char *f = "tests/kernels/tune_matmul_small.c";
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --seed 1 --trials 2 --max-steps 10 --log $d/log -o $d/t.sched 2>&1; "
+           "rc=$?; cat $d/log; rm -rf $d; exit $rc", npugen(), f);
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "simulated 0") && strstr(out, "no candidate was simulated") &&
+                strstr(out, "past the step budget of 10"),
+            "%s", out);
+  snprintf(cmd, sizeof cmd, "d=$(mktemp -d) && %s tune %s --seed 1 --trials 2 --max-steps 100000000 -o $d/t.sched 2>&1; "
+                            "rc=$?; rm -rf $d; exit $rc", npugen(), f);
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "generated 2, legal 2, simulated 2"), "%s", out);
+}
