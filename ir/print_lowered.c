@@ -16,9 +16,7 @@ static void lines(StrBuf *sb, const char *what, const char *const *l, int n) {
 
 static void defines(StrBuf *sb, const char *what, LoweredDefines d) {
   for (int i = 0; i < d.n; i++) {
-    sb_printf(sb, "  %s: %s", what, d.items[i].text);
-    if (d.items[i].type_guard) sb_printf(sb, "  (under #ifndef NPUGEN_TYPE_%s)", d.items[i].type_guard);
-    sb_putc(sb, '\n');
+    sb_printf(sb, "  %s: %s\n", what, d.items[i].text);
   }
 }
 

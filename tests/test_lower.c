@@ -615,6 +615,6 @@ Test(lower, the_lowered_dump_shows_the_whole_module) {
   cr_expect(strstr(c, "  comment: Schedule v:\n  comment:   split(i, 4, io, ii)\n"), "%s", dump);
   cr_expect(strstr(c, "  includes: <stdint.h>\n  define: #define N 16\n  includes its header: v.h\n"), "%s", dump);
   cr_expect(strstr(c, "function v: host expressions spelled as written\n  extent 0 of A: N\n"), "%s", dump);
-  cr_expect(strstr(h, "  guard: NPUGEN_V_H\n  includes: <stdint.h>\n  define: #define N 16\n"), "%s", dump);
+  cr_expect(strstr(h, "  guard: NPUGEN_K_V_H\n  includes: <stdint.h>\n  define: #define V_N 16\n"), "%s", dump);
   npg_close(s);
 }

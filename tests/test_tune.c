@@ -245,7 +245,7 @@ Test(tune, a_max_pool_vectorizes_its_whole_window_nest_and_passes_the_check) {
  * general sketch, and the default output says, one line each, why each
  * other sketch does not apply, naming the loop that blocked it (before:
  * "no sketch of npugen tune applies", the reasons without a loop). */
-Test(tune, sketches_that_do_not_apply_say_why_naming_the_loop, .timeout = 60) {
+Test(tune, sketches_that_do_not_apply_say_why_naming_the_loop) {
   char cmd[1024], out[8192];
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && printf '#include <stdint.h>\\nvoid tri(const int32_t A[3][5], int32_t C[3][5]) {\\n"

@@ -37,18 +37,18 @@ static void expect_tuned(const char *f, const char *name) {
 
 /* Before: "the kernel is not a contraction nest" (no sketch applied) and
  * the host timer refused the scalars alpha and beta. */
-Test(tune_suite, gemm_written_ikj_with_a_beta_prologue, .timeout = 120) {
+Test(tune_suite, gemm_written_ikj_with_a_beta_prologue) {
   expect_tuned("tests/kernels/tune_suite/gemm_ikj.c", "kernel_gemm_tuned");
 }
 
 /* Before: "kernel 'kernel_mv3' has no loop nest to schedule". */
-Test(tune_suite, three_nests_two_matrix_vector_products_and_an_update, .timeout = 120) {
+Test(tune_suite, three_nests_two_matrix_vector_products_and_an_update) {
   expect_tuned("tests/kernels/tune_suite/mv3.c", "kernel_mv3_tuned");
 }
 
 /* Before: no sketch applied. The time loop cannot run in parallel; the
  * loops in it can, and are offered. */
-Test(tune_suite, jacobi_2d_with_a_time_loop, .timeout = 120) {
+Test(tune_suite, jacobi_2d_with_a_time_loop) {
   char out[32768];
   cr_assert_eq(tune_and_check("tests/kernels/realworld/jacobi_2d.c", out, sizeof out), 0, "%s", out);
   cr_expect(strstr(out, "kernel_jacobi_2d_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
@@ -56,18 +56,18 @@ Test(tune_suite, jacobi_2d_with_a_time_loop, .timeout = 120) {
 }
 
 /* Before: "has no loop nest to schedule" (three nests and a division). */
-Test(tune_suite, covariance, .timeout = 120) {
+Test(tune_suite, covariance) {
   expect_tuned("tests/kernels/realworld/covariance.c", "kernel_covariance_tuned");
 }
 
 /* Before: "has no loop nest to schedule" (a prologue nest, then the solve). */
-Test(tune_suite, triangular_solve, .timeout = 120) {
+Test(tune_suite, triangular_solve) {
   expect_tuned("tests/kernels/realworld/trisolv.c", "kernel_trisolv_tuned");
 }
 
 /* The host timer passes scalar parameters (before: "the host timer only
  * passes arrays", so every host candidate of such a kernel failed). */
-Test(tune_suite, host_timer_passes_scalars, .timeout = 60) {
+Test(tune_suite, host_timer_passes_scalars) {
   NpgSession *s = npg_open_file("tests/kernels/realworld/syrk.c");
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   TuneHostTime t;
@@ -99,7 +99,7 @@ Test(tune_suite, variant_names_are_unique_across_files) {
  * off by loop_partition and the main piece is reordered, never a guard
  * inside the innermost loops (before: "reorder: loop ji is not perfectly
  * nested: its body holds an if", and no sketch applied). */
-Test(tune_suite, host_tails_are_split_off_by_loop_partition, .timeout = 120) {
+Test(tune_suite, host_tails_are_split_off_by_loop_partition) {
   const char *f = "tests/kernels/tune_suite/mm_tail_f32.c";
   char cmd[2048], out[32768];
   snprintf(cmd, sizeof cmd,
@@ -119,7 +119,7 @@ Test(tune_suite, host_tails_are_split_off_by_loop_partition, .timeout = 120) {
 /* A variant that leaves its work on the CU: its roofline is below 50%
  * and the CU's share of its cycles is shown (before: the CU's own busy
  * time was the ideal, so it reported "roofline 98.4%"). */
-Test(tune_suite, a_variant_that_leaves_its_work_on_the_cu_is_below_half_the_roofline, .timeout = 60) {
+Test(tune_suite, a_variant_that_leaves_its_work_on_the_cu_is_below_half_the_roofline) {
   NpgSession *s = npg_open_file("tests/kernels/tune_suite/mm_cu.c");
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   int v = npg_variant_index(s, "mm_cu");
@@ -147,7 +147,7 @@ Test(tune_suite, a_variant_that_leaves_its_work_on_the_cu_is_below_half_the_roof
 /* tune --max-steps: a trial's run budget, as npugen check's (before: a
  * usage error). A budget below the run's steps leaves every trial not run,
  * and the log says why. */
-Test(tune_suite, max_steps_budgets_the_trials, .timeout = 120) {
+Test(tune_suite, max_steps_budgets_the_trials) {
   const char *f = "tests/kernels/tune_matmul_small.c";
   char cmd[2048], out[32768];
   snprintf(cmd, sizeof cmd,
