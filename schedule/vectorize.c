@@ -17,8 +17,21 @@
  * changes nothing for a compiler without OpenMP. On a vu_vm nest the
  * emitted loop also carries a comment with the nearest VU instruction and
  * how the nest differs from it. */
+#include "schedule/expand.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
+
+/* The VU instruction that computes the nest, for sched_expand_to_match. */
+typedef struct {
+  const char *found;
+} VuMatch;
+
+static bool vu_matches(Sched *s, const Stmt *loop, void *ctx) {
+  char why[1024];
+  VuMatch *m = ctx;
+  m->found = tensorize_find(s->sems, s->a, loop, "npu_vu_", why, sizeof why);
+  return m->found != NULL;
+}
 
 static bool find_vm_access(Stmt *st, int depth, void *ctx) {
   (void)depth;
@@ -65,6 +78,8 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
   char why[1024] = "";
   if (loop->loop_kind != LOOP_DMA && nest_in_vm(loop)) { /* a copy nest computes nothing */
     const char *intrin = tensorize_find(s->sems, s->a, loop, "npu_vu_", why, sizeof why);
+    VuMatch m = {NULL};
+    if (!intrin && sched_expand_to_match(s, loop, vu_matches, &m)) intrin = m.found; /* its locals expanded */
     if (intrin) {
       loop->intrin = intrin; /* the loops stay serial: the call computes them in order */
       return true;
