@@ -14,7 +14,7 @@
  *   inward when given), declared right before the outermost of them:
  *     float m[R]; for i { m[i] = x[i][0]; for j m[i] = ... ; ... m[i] ... }
  *
- * Legal by construction. A local declared in a loop is a new object in
+ * Legal: by construction. A local declared in a loop is a new object in
  * every iteration (C 6.2.4): the dependence model already gives it one
  * element per iteration of the loops it is declared in (ir/deps.c), so
  * the array form has the same instances, order and conflicting pairs. The
@@ -48,7 +48,7 @@ static bool find_decl(Stmt *st, int depth, void *ctx) {
   FindDecl *f = ctx;
   if (st->kind != ST_DECL || !st->var) return true;
   sb_printf(&f->all, "%s%s", f->all.len ? ", " : "", st->var->name);
-  if (!strcmp(st->var->name, f->name) || (st->labeled && st->name && !strcmp(st->name, f->name))) {
+  if (!strcmp(st->var->name, f->name) || (st->name && !strcmp(st->name, f->name))) {
     if (f->n < 16) f->found[f->n] = st;
     f->n++;
   }
@@ -56,7 +56,8 @@ static bool find_decl(Stmt *st, int depth, void *ctx) {
 }
 
 /* The declaration of the scalar local arg names (its name, or its
- * declaration's label when several locals share the name). */
+ * declaration's name, as --dump-ir shows it, when several locals share
+ * the name). */
 static Stmt *local_decl(Sched *s, const SchedArg *arg) {
   if (arg->kind != SA_NAME) return sched_error(s, arg, "expected a local scalar's name, got '%s'", arg->text), NULL;
   FindDecl f = {.name = arg->name};
@@ -70,7 +71,7 @@ static Stmt *local_decl(Sched *s, const SchedArg *arg) {
     StrBuf at;
     sb_init(&at);
     for (int i = 0; i < f.n && i < 16; i++) sb_printf(&at, "%s%s (line %d)", i ? ", " : "", f.found[i]->name, f.found[i]->loc.line);
-    sched_error(s, arg, "%d locals are named '%s'; name the declaration by its label instead: %s", f.n, arg->name, at.data);
+    sched_error(s, arg, "%d locals are named '%s'; name its declaration instead: %s", f.n, arg->name, at.data);
     sb_free(&at);
   }
   sb_free(&f.all);
@@ -121,7 +122,7 @@ static bool uses_between(const Stmt *from, const Stmt *stop, const Var *v, const
 
 /* The declaration becomes the store of its initializer into `into` (or
  * goes, with no initializer): the statement keeps its name and instances. */
-static void decl_to_store(Arena *a, Stmt **link, Stmt *decl, Expr *into) {
+static void decl_to_store(Stmt **link, Stmt *decl, Expr *into) {
   if (!decl->init) {
     *link = decl->next;
     return;
@@ -132,7 +133,6 @@ static void decl_to_store(Arena *a, Stmt **link, Stmt *decl, Expr *into) {
   decl->rhs = decl->init; /* converted to the local's type by the frontend */
   decl->init = NULL;
   decl->var = NULL;
-  (void)a;
 }
 
 /* Replaces the local's every use after its declaration in its block. */
@@ -170,7 +170,7 @@ static void to_destination(Arena *a, Stmt **link, Stmt *decl, Stmt *store) {
   subst_after(a, decl, store, v, store->lhs);
   Stmt **sl = link_to(link, store);
   *sl = store->next;
-  decl_to_store(a, link, decl, ir_expr_copy(a, store->lhs));
+  decl_to_store(link, decl, ir_expr_copy(a, store->lhs));
 }
 
 /* ---------------- the value form (tensorize's and vectorize's) ---------------- */
@@ -272,7 +272,7 @@ static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
   Stmt **link = sched_link(s, decl, NULL);
   Expr **ix = ARENA_ARRAY(s->a, Expr *, b->ndim);
   for (int i = 0; i < b->ndim; i++) ix[i] = ir_expr_copy(s->a, idx[i]);
-  decl_to_store(s->a, link, decl, ir_load(s->a, b, ix));
+  decl_to_store(link, decl, ir_load(s->a, b, ix));
   /* the local's name, now free, unless another scope has one too */
   b->name = sched_name_taken(s, v->name) ? sched_fresh_name(s, v->name) : v->name;
   Stmt *ad = ir_stmt(s->a, ST_DECL, v->loc);

@@ -254,6 +254,14 @@ void sched_warning(Sched *s, const SchedArg *arg, const char *fmt, ...) {
   va_end(ap);
 }
 
+void sched_weakening(Sched *s, const SchedArg *arg, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(s, arg, true, fmt, ap);
+  va_end(ap);
+  s->d->last->weakens = true;
+}
+
 void sched_note(Sched *s, int line, const char *fmt, ...) {
   (void)line;
   va_list ap;

@@ -14,9 +14,10 @@
  *
  * Otherwise it marks a loop whose iterations carry no dependence: the
  * emitted C gets `#pragma omp simd` under `#ifdef _OPENMP`, a hint that
- * changes nothing for a compiler without OpenMP. On a vu_vm nest the
- * emitted loop also carries a comment with the nearest VU instruction and
- * how the nest differs from it. */
+ * changes nothing for a compiler without OpenMP. On a vu_vm nest that is a
+ * hint not met: a warning at the step (an error under --strict) and a
+ * comment on the emitted loop name the nearest VU instruction and how the
+ * nest differs from it. */
 #include "schedule/expand.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
@@ -96,6 +97,11 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
   loop->loop_kind = LOOP_VECTORIZE;
   loop->mark_step = st->text;
   loop->mark_loc = st->loc;
-  if (why[0]) loop->vec_note = arena_strdup(s->a, why);
+  if (why[0]) {
+    loop->vec_note = arena_strdup(s->a, why);
+    /* a hint not met says so where it was written, in emit and check alike */
+    sched_weakening(s, &st->args[0], "%s stays a hint: no VU instruction computes the nest under %s (%s)", st->text,
+                    loop->name, why);
+  }
   return true;
 }
