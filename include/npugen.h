@@ -165,6 +165,11 @@ const char *npg_target_name(const NpgSession *s);
  * `T A[restrict N]...` (npugen emit --assume-no-alias). Sound only when
  * callers pass arrays that do not overlap: docs/schedules.md. */
 void npg_set_assume_no_alias(NpgSession *s, bool on);
+/* Every weakening of the verdict is an error (npugen --strict; `#pragma
+ * npu strict` in the kernel file does the same): a vectorize on vector
+ * memory that stays a hint is an error in npg_errors(), and npg_check fails
+ * the variant that holds it. */
+void npg_set_strict(NpgSession *s, bool on);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);
 /* What npg_check may spend on one run (docs/limits.md); 0 keeps a default.
