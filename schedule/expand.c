@@ -29,7 +29,13 @@
  * (compute_inline's rewrite), tried on a copy of the nest first. */
 #include "schedule/expand.h"
 
+#include <isl/flow.h>
+#include <isl/map.h>
+#include <isl/set.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "ir/affine.h"
 #include "schedule/primitives.h"
@@ -249,20 +255,166 @@ static Buffer *array_over(Sched *s, const Stmt *decl, Stmt **around, int nall, i
   return b;
 }
 
+/* ---------------- a local declared outside its loops ---------------- */
+
+typedef struct {
+  Sched *s;
+  const Var *v;
+  const Stmt *decl;
+  Stmt *common[256]; /* the loops around every use so far, outermost first */
+  int n;             /* -1: no use yet */
+} Common;
+
+static bool common_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Common *c = ctx;
+  if (st == c->decl || !ir_stmt_uses(st, c->v, NULL)) return true;
+  Stmt *around[256];
+  int n = sched_loops_around(c->s, st, around, 256); /* a loop's bound that reads v: the loops around it */
+  if (c->n < 0) {
+    memcpy(c->common, around, sizeof(Stmt *) * (size_t)(n < 0 ? 0 : n));
+    c->n = n < 0 ? 0 : n;
+  }
+  int k = 0;
+  while (k < c->n && k < n && c->common[k] == around[k]) k++;
+  c->n = k;
+  return true;
+}
+
+/* The loops around every use of decl's local, outermost first, in loops;
+ * their number (0 when some use is outside every loop). */
+static int common_loops(Sched *s, Stmt *decl, Stmt **loops) {
+  Common c = {.s = s, .v = decl->var, .decl = decl, .n = -1};
+  for (Stmt *x = decl->next; x; x = x->next) ir_walk_one(x, common_visit, &c);
+  int n = c.n < 0 ? 0 : c.n;
+  memcpy(loops, c.common, sizeof(Stmt *) * (size_t)n);
+  return n;
+}
+
+/* Is a leaf under an if (its write may not run where the model says)? */
+static void mark_guarded(const Stmt *list, bool guarded, bool *under_if, int nleaves) {
+  for (const Stmt *c = list; c; c = c->next) {
+    if ((c->kind == ST_ASSIGN || c->kind == ST_DECL) && c->inst >= 0 && c->inst < nleaves) under_if[c->inst] = guarded;
+    if (c->kind == ST_FOR || c->kind == ST_BLOCK) mark_guarded(c->body, guarded, under_if, nleaves);
+    if (c->kind == ST_IF) {
+      mark_guarded(c->then_s, true, under_if, nleaves);
+      mark_guarded(c->else_s, true, under_if, nleaves);
+    }
+  }
+}
+
+typedef struct {
+  const char *tuple; /* the local's element tuple, V<id> */
+  const DepModel *m;
+  const bool *under_if;
+  bool unguarded_only;
+  isl_union_map *out;
+} Filter;
+
+static isl_stat filter_map(isl_map *map, void *user) {
+  Filter *f = user;
+  const char *t = isl_map_get_tuple_name(map, isl_dim_out), *in = isl_map_get_tuple_name(map, isl_dim_in);
+  int inst = in && in[0] == 'S' ? atoi(in + 1) : -1;
+  bool keep = t && !strcmp(t, f->tuple) && (!f->unguarded_only || (inst >= 0 && inst < f->m->nleaves && !f->under_if[inst]));
+  if (keep) f->out = isl_union_map_add_map(f->out, map);
+  else isl_map_free(map);
+  return isl_stat_ok;
+}
+
+static isl_union_map *accesses_of(const Filter *proto, isl_union_map *acc, bool unguarded_only) {
+  Filter f = *proto;
+  f.unguarded_only = unguarded_only;
+  f.out = isl_union_map_empty(isl_union_map_get_space(acc));
+  isl_union_map_foreach_map(acc, filter_map, &f);
+  return f.out;
+}
+
+/* Every read of v takes its value from a write in the same iteration of
+ * the loops from the outermost of loops[] down to inner (isl's exact
+ * dataflow on the IR's own iterations): then no value of v crosses their
+ * iterations, and an element per iteration holds them all. 1 when proven,
+ * 0 with an error naming the read, -1 when isl failed. */
+static int values_stay_in_iterations(Sched *s, const Var *v, const Stmt *inner) {
+  if (!sched_begin_fresh(s)) return -1;
+  const DepModel *m = &s->before;
+  const DepLoop *dl = dep_loop(m, inner);
+  if (!dl || dl->dim < 0) return -1;
+  bool *under_if = calloc((size_t)m->nleaves + 1, sizeof *under_if);
+  mark_guarded(s->k->body, false, under_if, m->nleaves);
+  char tuple[32];
+  snprintf(tuple, sizeof tuple, "V%d", v->id);
+  Filter f = {.tuple = tuple, .m = m, .under_if = under_if};
+  isl_union_map *sink = accesses_of(&f, m->reads, false);
+  isl_union_access_info *ai = isl_union_access_info_from_sink(sink);
+  ai = isl_union_access_info_set_must_source(ai, accesses_of(&f, m->writes, true));
+  ai = isl_union_access_info_set_may_source(ai, accesses_of(&f, m->writes, false));
+  ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(m->sched));
+  isl_union_flow *fl = isl_union_access_info_compute_flow(ai);
+  free(under_if);
+  isl_union_map *dep = fl ? isl_union_flow_get_may_dependence(fl) : NULL;
+  isl_union_map *nos = fl ? isl_union_flow_get_may_no_source(fl) : NULL;
+  isl_union_flow_free(fl);
+  if (!dep || !nos) {
+    isl_union_map_free(dep);
+    isl_union_map_free(nos);
+    return -1;
+  }
+  /* the pairs as times; their differences are 0 up to inner's counter */
+  isl_union_map *times = isl_union_map_apply_range(isl_union_map_reverse(isl_union_map_copy(m->sched)),
+                                                   isl_union_map_apply_range(dep, isl_union_map_copy(m->sched)));
+  isl_union_set *deltas = isl_union_map_deltas(times);
+  StrBuf z;
+  sb_init(&z);
+  sb_puts(&z, "{ [");
+  for (int i = 0; i < m->time_dims; i++) sb_printf(&z, "%sx%d", i ? ", " : "", i);
+  sb_puts(&z, "] : ");
+  for (int i = 0; i <= dl->dim; i++) sb_printf(&z, "%sx%d = 0", i ? " and " : "", i);
+  sb_puts(&z, " }");
+  isl_union_set *same = isl_union_set_read_from_str(s->ctx, z.data);
+  sb_free(&z);
+  isl_bool inside = deltas && same ? isl_union_set_is_subset(deltas, same) : isl_bool_error;
+  isl_bool orphan = isl_union_map_is_empty(nos);
+  isl_union_set_free(deltas);
+  isl_union_set_free(same);
+  isl_union_map_free(nos);
+  if (inside == isl_bool_error || orphan == isl_bool_error) return -1;
+  if (orphan == isl_bool_false)
+    return sched_error(s, &s->step->args[0], "%s can be read before anything is written to it: its value would come from "
+                       "no element", v->name), 0;
+  if (inside == isl_bool_false)
+    return sched_error(s, &s->step->args[0], "a value of %s flows from one iteration of loop %s (or a loop around it) "
+                       "into another, or into the loop from before it: one element per iteration would not carry it",
+                       v->name, inner->name), 0;
+  return 1;
+}
+
+/* ---------------- the array form, placed ---------------- */
+
 static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
   Stmt *around[256];
-  int n = sched_loops_around(s, decl, around, 256);
-  if (n < 0) return sched_error(s, &s->step->args[0], "%s sits under more than 256 loops", decl->var->name);
+  int ndecl = sched_loops_around(s, decl, around, 256);
+  if (ndecl < 0) return sched_error(s, &s->step->args[0], "%s sits under more than 256 loops", decl->var->name);
+  /* a local declared outside the loops it is used in: over those, when
+   * isl proves its values stay in their iterations */
+  int n = common_loops(s, decl, around);
+  if (n <= ndecl) n = ndecl;
   if (!n)
-    return sched_error(s, &s->step->args[0], "%s (line %d) is declared outside every loop: there is nothing to expand it over",
-                       decl->var->name, decl->loc.line);
+    return sched_error(s, &s->step->args[0], "%s (line %d) is declared and used outside every loop: there is nothing "
+                       "to expand it over", decl->var->name, decl->loc.line);
+  bool outside = n > ndecl;
   int first = 0;
   if (loop_arg) {
     Stmt *l = sched_loop(s, loop_arg);
     if (!l) return false;
     while (first < n && around[first] != l) first++;
     if (first == n)
-      return sched_error(s, loop_arg, "%s (line %d) is not declared inside loop %s", decl->var->name, decl->loc.line, l->name);
+      return sched_error(s, loop_arg, "%s (line %d) does not live in loop %s: it is %s outside it", decl->var->name,
+                         decl->loc.line, l->name, outside ? "used" : "declared");
+  }
+  if (outside) {
+    int r = values_stay_in_iterations(s, decl->var, around[n - 1]);
+    if (r < 0) return sched_error(s, &s->step->args[0], "internal error: isl failed on the dataflow of %s", decl->var->name);
+    if (!r) return false;
   }
   Expr *idx[IR_MAX_DIMS];
   Buffer *b = array_over(s, decl, around, n, first, idx, loop_arg ? loop_arg : &s->step->args[0]);
@@ -270,9 +422,12 @@ static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
   Var *v = decl->var;
   subst_after(s->a, decl, NULL, v, ir_load(s->a, b, idx));
   Stmt **link = sched_link(s, decl, NULL);
-  Expr **ix = ARENA_ARRAY(s->a, Expr *, b->ndim);
-  for (int i = 0; i < b->ndim; i++) ix[i] = ir_expr_copy(s->a, idx[i]);
-  decl_to_store(link, decl, ir_load(s->a, b, ix));
+  if (outside) *link = decl->next; /* its initializer is read by nothing (proven): it goes */
+  else {
+    Expr **ix = ARENA_ARRAY(s->a, Expr *, b->ndim);
+    for (int i = 0; i < b->ndim; i++) ix[i] = ir_expr_copy(s->a, idx[i]);
+    decl_to_store(link, decl, ir_load(s->a, b, ix));
+  }
   /* the local's name, now free, unless another scope has one too */
   b->name = sched_name_taken(s, v->name) ? sched_fresh_name(s, v->name) : v->name;
   Stmt *ad = ir_stmt(s->a, ST_DECL, v->loc);

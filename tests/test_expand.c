@@ -199,7 +199,7 @@ Test(expand, refusals_say_why) {
   refused(matmul_acc, "#pragma npu schedule(k, v)\n#pragma npu expand(ac)\n",
           "k.c:12:20: error: expand: no local scalar named 'ac' in v (locals: acc)");
   refused(matmul_acc, "#pragma npu schedule(k, v)\n#pragma npu expand(acc, kk)\n",
-          "k.c:12:25: error: expand: acc (line 5) is not declared inside loop kk");
+          "k.c:12:25: error: expand: acc (line 5) does not live in loop kk: it is declared outside it");
   static const char *top =
       "void k(const float x[16], float y[16]) {\n"
       "  float t = 2.0f;\n"
@@ -207,7 +207,70 @@ Test(expand, refusals_say_why) {
       "    y[i] = x[i] * t;\n"
       "}\n";
   refused(top, "#pragma npu schedule(k, v)\n#pragma npu expand(t)\n",
-          "k.c:7:20: error: expand: t (line 2) is declared outside every loop: there is nothing to expand it over");
+          "k.c:7:20: error: expand: a value of t flows from one iteration of loop i (or a loop around it) into "
+          "another, or into the loop from before it: one element per iteration would not carry it");
+  static const char *used_outside =
+      "void k(const float x[16], float y[16]) {\n"
+      "  float t = 2.0f;\n"
+      "  y[0] = t;\n"
+      "  for (int i = 1; i < 16; i++)\n"
+      "    y[i] = x[i] * t;\n"
+      "}\n";
+  refused(used_outside, "#pragma npu schedule(k, v)\n#pragma npu expand(t)\n",
+          "k.c:8:20: error: expand: t (line 2) is declared and used outside every loop: there is nothing to expand it "
+          "over");
+}
+
+/* C89 style: the locals declared at the top, assigned in the row loop.
+ * isl proves each read takes its value from the same row (the dataflow
+ * of the IR's own iterations); a running total across rows is refused. */
+static const char *c89 =
+    "#include <math.h>\n"
+    "#define R 32\n"
+    "#define C 16\n"
+    "void k(const float X[R][C], float Y[R][C], float run[R]) {\n"
+    "  float m, s, t = 0.0f;\n"
+    "  int r, c;\n"
+    "  for (r = 0; r < R; r++) {\n"
+    "    m = X[r][0];\n"
+    "    for (c = 1; c < C; c++)\n"
+    "      m = X[r][c] > m ? X[r][c] : m;\n"
+    "    s = 0.0f;\n"
+    "    for (c = 0; c < C; c++) {\n"
+    "      Y[r][c] = expf(X[r][c] - m);\n"
+    "      s += Y[r][c];\n"
+    "    }\n"
+    "    for (c = 0; c < C; c++)\n"
+    "      Y[r][c] = Y[r][c] / s;\n"
+    "    t += s;\n"
+    "    run[r] = t;\n"
+    "  }\n"
+    "}\n";
+
+Test(expand, locals_declared_outside_their_loops_are_proven_by_isl) {
+  NpgSession *s = open_ok(c89, "#pragma npu schedule(k, v)\n#pragma npu expand(m)\n#pragma npu expand(s)\n"
+                               "#pragma npu fission(r, c_1, c_2)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "float m[32];");
+  has(c, "m[r] = X[r][0];");
+  has(c, "Y[r][c] = Y[r][c] / s[r];");
+  has(c, "float t = 0.0f;");
+  npg_close(s);
+  refused(c89, "#pragma npu schedule(k, v)\n#pragma npu expand(t)\n",
+          "k.c:23:20: error: expand: a value of t flows from one iteration of loop r (or a loop around it) into "
+          "another, or into the loop from before it: one element per iteration would not carry it");
+  /* a value only some iterations write: a read may find no write before it in its iteration */
+  static const char *guarded =
+      "void k(const float x[16], float y[16]) {\n"
+      "  float t;\n"
+      "  for (int i = 0; i < 16; i++) {\n"
+      "    if (x[i] > 0) t = x[i];\n"
+      "    y[i] = x[i] > 0 ? t : 0.0f;\n"
+      "  }\n"
+      "}\n";
+  refused(guarded, "#pragma npu schedule(k, v)\n#pragma npu expand(t)\n",
+          "k.c:9:20: error: expand: t can be read before anything is written to it: its value would come from no "
+          "element");
 }
 
 /* Symbolic sizes, a tail no tile divides (n = 100 by tiles of 32):
