@@ -132,6 +132,11 @@ typedef struct {
    * only where the kernel allows them (allow_nonfinite); otherwise the
    * check fails (docs/check.md). */
   long nonfinite;
+  /* Intrinsic calls that ran the nest as written instead (the operands
+   * outside the intrinsic's domain), and the first one's intrinsic: the
+   * summary says so, and --strict fails the variant. */
+  uint64_t fallbacks;
+  char fallback_op[64];
 } NpgCheckResult;
 /* The orders a check runs each marked loop's iterations in (parallel,
  * vectorize, bind(loop, vu)), as bits. A mark says the iterations are

@@ -315,6 +315,8 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   out->ddr_bytes = r.ddr_bytes;
   out->onchip_peak = r.onchip_peak;
   memcpy(out->summary, r.summary, sizeof out->summary);
+  out->fallbacks = r.fallbacks;
+  memcpy(out->fallback_op, r.fallback_op, sizeof out->fallback_op);
   out->order = 1u << r.order;
   return r.pass;
 }

@@ -34,6 +34,13 @@ static bool hint_visit(Stmt *st, int depth, void *ctx) {
 
 bool session_strict_verdict(const NpgSession *s, int i, NpgCheckResult *r) {
   if (!strict(s) || !r->pass) return r->pass;
+  if (r->fallbacks) {
+    r->pass = false;
+    snprintf(r->message, sizeof r->message, "strict: %llu call%s of %s ran the nest as written instead (its operands "
+             "outside the domain it is defined for)", (unsigned long long)r->fallbacks, r->fallbacks == 1 ? "" : "s",
+             r->fallback_op);
+    return false;
+  }
   Hint h = {NULL};
   ir_walk_stmts(s->v[i].ir->body, hint_visit, &h);
   if (!h.hint) return true;

@@ -104,3 +104,52 @@ Test(hints, a_hint_met_passes_under_strict) {
   cr_assert(strstr(r.message, "strict: vectorize(j) (line 10) stays a hint"), "%s", r.message);
   npg_close(s);
 }
+
+/* A requantization whose multiplier (a scalar parameter) is outside the
+ * domain npu_vu_requant_i8 is defined for: the call's fallback, the nest
+ * as written, runs, and the check's line says so; --strict fails it. The
+ * kernel's own temporary r is inlined by tensorize (schedule/expand.c). */
+static const char *requant =
+    "#include <stdint.h>\n"
+    "#include <math.h>\n"
+    "void k(const int32_t a[256], int8_t y[256], int multiplier, int shift, int zero_point) {\n"
+    "  for (int i = 0; i < 256; i++) {\n"
+    "    double r = floor(ldexp((double)a[i] * (double)multiplier, -shift) + 0.5) + zero_point;\n"
+    "    y[i] = (int8_t)(r > 127.0 ? 127.0 : r < -128.0 ? -128.0 : r);\n"
+    "  }\n"
+    "}\n"
+    "#pragma npu inputs(k, multiplier, %d, %d)\n"
+    "#pragma npu inputs(k, shift, %d, %d)\n"
+    "#pragma npu inputs(k, zero_point, -3, -3)\n"
+    "#pragma npu schedule(k, vu)\n"
+    "#pragma npu cache_read(a, vu_vm, root, a_vm)\n"
+    "#pragma npu cache_write(y, vu_vm, root, y_vm)\n"
+    "#pragma npu tensorize(i, npu_vu_requant_i8)\n";
+
+static NpgSession *open_requant(int multiplier, int shift) {
+  static char src[4096];
+  snprintf(src, sizeof src, requant, multiplier, multiplier, shift, shift);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  return s;
+}
+
+Test(hints, a_fallback_taken_at_run_time_is_on_the_checks_line) {
+  NpgSession *s = open_requant(1073741824, 38); /* a TFLite multiplier: 2^30 */
+  int v = npg_variant_index(s, "vu");
+  NpgCheckResult r;
+  cr_assert(npg_check(s, v, 1, &r), "%s", r.message);
+  cr_assert(strstr(r.summary, "; 1 call of npu_vu_requant_i8 ran the nest as written instead (operands outside its "
+                              "domain: a fallback)"), "%s", r.summary);
+  cr_assert_eq(r.fallbacks, 1);
+  npg_set_strict(s, true);
+  cr_assert(!npg_check(s, v, 1, &r));
+  cr_assert_str_eq(r.message, "strict: 1 call of npu_vu_requant_i8 ran the nest as written instead (its operands "
+                              "outside the domain it is defined for)");
+  npg_close(s);
+  s = open_requant(1000, 12); /* inside: the instruction runs */
+  npg_set_strict(s, true);
+  cr_assert(npg_check(s, npg_variant_index(s, "vu"), 1, &r), "%s", r.message);
+  cr_assert(!strstr(r.summary, "fallback") && r.fallbacks == 0, "%s", r.summary);
+  npg_close(s);
+}
