@@ -11,7 +11,7 @@
 
 static const char emit_help[] =
     "usage: npugen emit FILE [--schedule SFILE] [--target INI] [-o DIR [--check] [--prune]] [--variant NAME]\n"
-    "                        [--assume-no-alias] [--list-outputs] [--dump-ir[=steps|lowered]]\n"
+    "                        [--assume-no-alias] [--list-outputs] [--dump-ir[=steps|lowered]] [--strict]\n"
     "\n"
     "Writes the C99 of every variant of FILE (each kernel as written, then each\n"
     "'#pragma npu schedule') as DIR/<variant>.c and DIR/<variant>.h; without -o,\n"
@@ -32,6 +32,8 @@ static const char emit_help[] =
     "  --dump-ir         print the loop-nest IR of every variant instead of C\n"
     "  --dump-ir=steps   also the IR after each schedule step\n"
     "  --dump-ir=lowered the lowered IR: DMA starts and waits with their tokens\n"
+    "  --strict          a hint not met (a vectorize on vector memory that no VU\n"
+    "                    instruction computes) is an error, not a warning\n"
     "  --schedule SFILE  more variants: a file of '#pragma npu' lines only\n"
     "  --target INI      the NPU to plan schedules for (targets/default.ini's format)\n"
     "\n"
@@ -41,6 +43,7 @@ static const char emit_help[] =
 static const char check_help[] =
     "usage: npugen check FILE [--schedule SFILE] [--target INI] [--variant NAME] [--seed N]\n"
     "                         [--trace JSON] [--max-steps N] [--max-memory MIB] [--max-cpu S]\n"
+    "                         [--strict]\n"
     "\n"
     "JIT-compiles every variant and the kernel as written (with checked\n"
     "arithmetic), runs both on the same seeded random inputs (variants with\n"
@@ -56,6 +59,8 @@ static const char check_help[] =
     "                    statement instances (default 2^32)\n"
     "  --max-memory MIB  nor one whose arrays need more (default 1024)\n"
     "  --max-cpu S       stop a run after S seconds of its CPU time (default 120)\n"
+    "  --strict          every weakening of the verdict is an error: a variant with\n"
+    "                    a hint not met fails ('#pragma npu strict' does the same)\n"
     "  --schedule SFILE  more variants: a file of '#pragma npu' lines only\n"
     "  --target INI      the NPU to plan for and simulate on\n"
     "\n"

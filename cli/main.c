@@ -26,7 +26,7 @@ typedef struct {
   const char *cmd, *file, *out_dir, *target, *trace, *schedule;
   const char *variants[MAX_VARIANTS]; /* --variant: only these */
   int nvariants;
-  bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, list_outputs;
+  bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, list_outputs, strict;
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
 
@@ -71,6 +71,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->prune = true;
     } else if (!strcmp(a, "--list-outputs")) {
       o->list_outputs = true;
+    } else if (!strcmp(a, "--strict")) {
+      o->strict = true;
     } else if (!strcmp(a, "--dump-ir")) {
       o->dump_ir = true;
     } else if (!strcmp(a, "--dump-ir=lowered")) {
@@ -278,6 +280,7 @@ static int cmd_variants(int argc, char **argv) {
   }
   if (o.trace) npg_set_trace(s, o.trace);
   if (o.assume_no_alias) npg_set_assume_no_alias(s, true);
+  if (o.strict) npg_set_strict(s, true);
   int errors = npg_error_count(s);
   fputs(npg_errors(s), stderr); /* errors, and warnings (a reorder that changes nothing) */
   /* A refused variant is not emitted; the others still are. */

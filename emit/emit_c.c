@@ -191,6 +191,10 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   sb_puts(em->sb, "} else { ");
   sb_comment(em->sb, c->fallback_note);
   sb_putc(em->sb, '\n');
+  if (em->f->spelling == SPELL_CU_HOOKS) { /* the check's C only: its line says the fallback ran */
+    sb_indent(em->sb, ind + 1);
+    sb_printf(em->sb, "npu_cu_fallback(\"%s\");\n", s->intrin);
+  }
   emit_stmts(em, c->fallback, ind + 1);
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "}\n");

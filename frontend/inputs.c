@@ -220,9 +220,22 @@ static bool is_ours(const char *call) {
   return false;
 }
 
+/* `#pragma npu strict`: every weakening of the verdict is an error, as
+ * with --strict (jit/strict.c). */
+static bool strict_pragma(const char *call) {
+  if (strncmp(call, "strict", 6)) return false;
+  for (const char *p = call + 6; *p; p++)
+    if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') return false;
+  return true;
+}
+
 bool fe_check_pragma(Fe *fe, const char *text, SrcLoc loc) {
   const char *call = text + 3; /* after "npu" */
   while (*call == ' ' || *call == '\t') call++;
+  if (strict_pragma(call)) {
+    fe->m->strict = true;
+    return true;
+  }
   if (!is_ours(call)) return false;
   SrcLoc at = {loc.line, loc.col + (int)(call - text)};
   fe_parse_pragma_call(fe, call, at, parse_pragma, NULL);

@@ -132,6 +132,11 @@ typedef struct {
    * only where the kernel allows them (allow_nonfinite); otherwise the
    * check fails (docs/check.md). */
   long nonfinite;
+  /* Intrinsic calls that ran the nest as written instead (the operands
+   * outside the intrinsic's domain), and the first one's intrinsic: the
+   * summary says so, and --strict fails the variant. */
+  uint64_t fallbacks;
+  char fallback_op[64];
 } NpgCheckResult;
 /* The orders a check runs each marked loop's iterations in (parallel,
  * vectorize, bind(loop, vu)), as bits. A mark says the iterations are
@@ -165,6 +170,11 @@ const char *npg_target_name(const NpgSession *s);
  * `T A[restrict N]...` (npugen emit --assume-no-alias). Sound only when
  * callers pass arrays that do not overlap: docs/schedules.md. */
 void npg_set_assume_no_alias(NpgSession *s, bool on);
+/* Every weakening of the verdict is an error (npugen --strict; `#pragma
+ * npu strict` in the kernel file does the same): a vectorize on vector
+ * memory that stays a hint is an error in npg_errors(), and npg_check fails
+ * the variant that holds it. */
+void npg_set_strict(NpgSession *s, bool on);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);
 /* What npg_check may spend on one run (docs/limits.md); 0 keeps a default.

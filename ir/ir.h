@@ -418,6 +418,7 @@ struct Module {
   Define *defines;
   SchedProgram *schedules; /* `#pragma npu schedule(...)` variants, in order */
   CheckSpec *check_specs;  /* `#pragma npu inputs(...)`, allow_nonfinite(...) */
+  bool strict;             /* `#pragma npu strict`: as --strict (jit/strict.c) */
 };
 
 /* ---------------- construction helpers ---------------- */

@@ -267,6 +267,14 @@ void diag_warning(DiagList *d, const char *file, const char *src, int line, int 
   d->last->is_warning = true;
 }
 
+void diag_strict(DiagList *d) {
+  for (Diag *g = d->first; g; g = g->next)
+    if (g->weakens && g->is_warning) {
+      g->is_warning = false;
+      d->errors++;
+    }
+}
+
 char *diag_render(const DiagList *d) {
   StrBuf sb;
   sb_init(&sb);

@@ -74,6 +74,9 @@ struct Diag {
   char *source_line; /* the line's text for the caret display, or NULL */
   bool is_note;      /* "note:" follow-up of the previous error */
   bool is_warning;   /* "warning:": reported, but not an error */
+  /* a warning that weakens the verdict (a vectorize that stays a hint):
+   * an error under --strict or `#pragma npu strict` (diag_strict) */
+  bool weakens;
 };
 
 typedef struct {
@@ -91,6 +94,8 @@ void diag_note(DiagList *d, const char *file, const char *src, int line, int col
 /* A warning: rendered with the errors, not counted in d->errors. */
 void diag_warning(DiagList *d, const char *file, const char *src, int line, int col,
                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Every warning that weakens the verdict becomes an error (--strict). */
+void diag_strict(DiagList *d);
 void diag_verror(DiagList *d, bool is_note, const char *file, const char *src, int line,
                  int col, const char *fmt, va_list ap);
 /* gcc-style text: "file:line:col: error: msg\n<line>\n   ^\n" for each. */

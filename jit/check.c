@@ -194,6 +194,9 @@ static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, voi
   r->roofline = rep.roofline;
   r->host_onchip = rep.host_onchip;
   r->host_ddr = rep.host_ddr;
+  r->fallbacks = rep.fallbacks;
+  memcpy(r->fallback_op, rep.fallback_op, sizeof r->fallback_op);
+  r->fallback_line = rep.fallback_line;
   if (trace_path && npusim_write_trace(sim, trace_path, err, sizeof err) && ok) {
     snprintf(r->message, sizeof r->message, "cannot write the trace: %s", err);
     ok = false;

@@ -62,6 +62,9 @@ typedef struct {
   char bound[4];             /* NpuSimReport's: the unit busy longest */
   double bound_utilization, roofline;
   uint64_t host_onchip, host_ddr; /* elements host code touched (the check's hooks) */
+  uint64_t fallbacks;        /* intrinsic calls whose nest as written ran instead (npu_cu_fallback) */
+  char fallback_op[64];      /* the first one's intrinsic, and its line in the check's C */
+  int fallback_line;
   char summary[1200];        /* check_summary's line */
   EmitOrder order;     /* check_run_orders: the order of the marked loops in the run described */
 } CheckResult;

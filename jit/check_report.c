@@ -18,6 +18,9 @@ void check_summary(const Kernel *ir, CheckResult *r) {
     if (r->host_onchip || r->host_ddr)
       sb_printf(&sb, "; host code touched %llu on-chip and %llu ddr elements itself (in the figure)",
                 (unsigned long long)r->host_onchip, (unsigned long long)r->host_ddr);
+    if (r->fallbacks)
+      sb_printf(&sb, "; %llu call%s of %s ran the nest as written instead (operands outside its domain: a fallback)",
+                (unsigned long long)r->fallbacks, r->fallbacks == 1 ? "" : "s", r->fallback_op);
     int packed = 0;
     for (const Param *p = ir->params; p; p = p->next)
       if (p->buf && p->buf->layout) sb_printf(&sb, "%s%s", packed++ ? ", " : "; leaves out packing ", p->buf->name);

@@ -34,6 +34,8 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
   memset(&one, 0, sizeof one);
   /* the compared outputs of every set run, not the last set's alone */
   long compared = 0, nonfinite = 0;
+  uint64_t fallbacks = 0;
+  char fallback_op[64] = "";
   double max_error = 0;
   bool exact = true;
   for (int s = 0; s < n; s++) {
@@ -76,6 +78,8 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
     }
     compared += one.compared;
     nonfinite += one.nonfinite;
+    if (one.fallbacks && !fallbacks) memcpy(fallback_op, one.fallback_op, sizeof fallback_op);
+    fallbacks += one.fallbacks; /* at any set: --strict fails the variant (jit/strict.c) */
     max_error = one.max_error > max_error ? one.max_error : max_error;
     exact &= one.exact;
     /* each set's own figures: a variant on the NPU is timed at every set */
@@ -87,6 +91,8 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
   }
   *r = one;
   if (r->pass) {
+    r->fallbacks = fallbacks;
+    memcpy(r->fallback_op, fallback_op, sizeof r->fallback_op);
     r->compared = compared;
     r->nonfinite = nonfinite;
     r->max_error = max_error;

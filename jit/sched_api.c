@@ -210,6 +210,7 @@ static bool add_schedules(NpgSession *s, const char *name, const char *src, size
   int before = s->diags.errors;
   frontend_parse_schedules(s->m, name, src, len, &s->diags);
   session_apply_programs(s, last ? last->next : s->m->schedules);
+  session_strict_diags(s); /* its hints not met, under --strict */
   return s->diags.errors == before;
 }
 

@@ -72,6 +72,7 @@ static void session_parse(NpgSession *s, const char *src, size_t len, bool intri
   if (!s->m) return;
   session_add_defines(s);
   build_variants(s);
+  session_strict_diags(s);
 }
 
 /* A semantics kernel of npugen's own npu_intrinsics/ (its kernel is named
@@ -315,12 +316,15 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   out->ddr_bytes = r.ddr_bytes;
   out->onchip_peak = r.onchip_peak;
   memcpy(out->summary, r.summary, sizeof out->summary);
+  out->fallbacks = r.fallbacks;
+  memcpy(out->fallback_op, r.fallback_op, sizeof out->fallback_op);
   out->order = 1u << r.order;
   return r.pass;
 }
 
 bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
-  return npg_check_orders(s, i, seed, s && s->check_orders ? s->check_orders : NPG_ORDER_ALL, out);
+  return npg_check_orders(s, i, seed, s && s->check_orders ? s->check_orders : NPG_ORDER_ALL, out) &&
+         session_strict_verdict(s, i, out);
 }
 
 void npg_set_check_orders(NpgSession *s, unsigned orders) {

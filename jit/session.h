@@ -42,6 +42,7 @@ struct NpgSession {
   unsigned check_orders;         /* npg_set_check_orders; 0: NPG_ORDER_ALL */
   bool assume_no_alias;          /* npg_set_assume_no_alias */
   NpgSched *scheds;              /* npg_sched_begin's handles, ended or not: npg_close frees them */
+  bool strict;                   /* npg_set_strict (jit/strict.c) */
 };
 
 /* A public entry point's NULL argument: the error "fn: arg is NULL" in s
@@ -55,6 +56,11 @@ void session_free_scheds(NpgSession *s);
  * check (an npugen bug) is an error at file:loc instead, and no variant. */
 bool session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name, char *schedule,
                          char *steps, const char *file, const char *src, SrcLoc loc);
+/* Under --strict or `#pragma npu strict` (jit/strict.c): the warnings
+ * that weaken the verdict become errors, and a check that passed fails
+ * when the variant holds a hint not met (r->message says which). */
+void session_strict_diags(NpgSession *s);
+bool session_strict_verdict(const NpgSession *s, int i, NpgCheckResult *r);
 /* What variant i is emitted from (as npg_emit_source emits it: source
  * order, no check hooks). */
 LowerUnit session_unit(const NpgSession *s, int i);

@@ -356,6 +356,11 @@ void npu_barrier_at(const char *file, int line);
 enum { NPU_CU_READ = 1, NPU_CU_WRITE = 2, NPU_CU_UPDATE = 3 };
 void *npu_cu_access_at(const char *file, int line, const void *p, int bytes, int mode);
 #define npu_cu_access(p, bytes, mode) npu_cu_access_at(__FILE__, __LINE__, p, bytes, mode)
+/* Check-only too: the nest as written runs instead of `intrinsic`, whose
+ * scalar operands are outside the domain it is defined for. Counted, and
+ * named on the check's line (a weakened verdict: an error under --strict). */
+void npu_cu_fallback_at(const char *file, int line, const char *intrinsic);
+#define npu_cu_fallback(intrinsic) npu_cu_fallback_at(__FILE__, __LINE__, intrinsic)
 
 #ifdef __cplusplus
 }

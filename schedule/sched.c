@@ -59,6 +59,7 @@ static const struct {
     {"compute_at", prim_compute_at, 2, 2, "compute_at(statement, loop)", MODEL_RESET, MAY_REORDER},
     {"reverse_compute_at", prim_reverse_compute_at, 2, 2, "reverse_compute_at(statement, loop)", MODEL_RESET, MAY_REORDER},
     {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)", MODEL_RESET, MAY_REORDER},
+    {"expand", prim_expand, 1, 2, "expand(local) or expand(local, loop)", MODEL_REBUILT, MAY_REORDER},
     {"stage", prim_stage, 3, 3, "stage(statement, \"expression\", new_buffer)", MODEL_REBUILT, MAY_REORDER},
     {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)", MODEL_RESET, MAY_REORDER},
     {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", MODEL_KEPT, MAY_REORDER},
@@ -264,6 +265,14 @@ void sched_warning(Sched *s, const SchedArg *arg, const char *fmt, ...) {
   va_start(ap, fmt);
   report(s, arg, true, fmt, ap);
   va_end(ap);
+}
+
+void sched_weakening(Sched *s, const SchedArg *arg, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(s, arg, true, fmt, ap);
+  va_end(ap);
+  s->d->last->weakens = true;
 }
 
 void sched_note(Sched *s, int line, const char *fmt, ...) {

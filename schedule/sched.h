@@ -161,6 +161,9 @@ void sched_note(Sched *s, int line, const char *fmt, ...) __attribute__((format(
 /* A warning at arg (the step's pragma when NULL): "<primitive>: ...". The
  * step still applies; the warning is reported with the errors. */
 void sched_warning(Sched *s, const SchedArg *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A warning that weakens the verdict (a hint not met): an error under
+ * --strict and `#pragma npu strict` (diag_strict). */
+void sched_weakening(Sched *s, const SchedArg *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Argument readers: each reports its own error and returns false/NULL. */
 Stmt *sched_loop(Sched *s, const SchedArg *arg);      /* a loop by name */

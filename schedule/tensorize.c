@@ -45,6 +45,7 @@
 #include "frontend/frontend.h"
 #include "ir/arith.h"
 #include "schedule/primitives.h"
+#include "schedule/expand.h"
 #include "schedule/tensorize.h"
 #include "schedule/intrinsics.h"
 
@@ -1695,6 +1696,10 @@ const char *tensorize_find(SemCache *cache, Arena *a, const Stmt *loop, const ch
   return found;
 }
 
+static bool nest_matches(Sched *s, const Stmt *loop, void *intrin) {
+  return tensorize_matches(s->sems, s->a, loop, intrin);
+}
+
 bool prim_tensorize(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop) return false;
@@ -1710,6 +1715,7 @@ bool prim_tensorize(Sched *s, const SchedStep *st) {
   bool known, ok = match_intrinsic(s->sems, s->a, loop, ia->name, &call, NULL, why, sizeof why, &known, NULL);
   sb_free(&call);
   if (!known) return sched_error(s, ia, "%s", why);
+  if (!ok && sched_expand_to_match(s, loop, nest_matches, (void *)ia->name)) ok = true; /* schedule/expand.c */
   if (!ok) {
     sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);
     tensorize_hint(s, loop, ia->name);

@@ -14,11 +14,25 @@
  *
  * Otherwise it marks a loop whose iterations carry no dependence: the
  * emitted C gets `#pragma omp simd` under `#ifdef _OPENMP`, a hint that
- * changes nothing for a compiler without OpenMP. On a vu_vm nest the
- * emitted loop also carries a comment with the nearest VU instruction and
- * how the nest differs from it. */
+ * changes nothing for a compiler without OpenMP. On a vu_vm nest that is a
+ * hint not met: a warning at the step (an error under --strict) and a
+ * comment on the emitted loop name the nearest VU instruction and how the
+ * nest differs from it. */
+#include "schedule/expand.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
+
+/* The VU instruction that computes the nest, for sched_expand_to_match. */
+typedef struct {
+  const char *found;
+} VuMatch;
+
+static bool vu_matches(Sched *s, const Stmt *loop, void *ctx) {
+  char why[1024];
+  VuMatch *m = ctx;
+  m->found = tensorize_find(s->sems, s->a, loop, "npu_vu_", why, sizeof why);
+  return m->found != NULL;
+}
 
 static bool find_vm_access(Stmt *st, int depth, void *ctx) {
   (void)depth;
@@ -65,6 +79,8 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
   char why[1024] = "";
   if (loop->loop_kind != LOOP_DMA && nest_in_vm(loop)) { /* a copy nest computes nothing */
     const char *intrin = tensorize_find(s->sems, s->a, loop, "npu_vu_", why, sizeof why);
+    VuMatch m = {NULL};
+    if (!intrin && sched_expand_to_match(s, loop, vu_matches, &m)) intrin = m.found; /* its locals expanded */
     if (intrin) {
       loop->intrin = intrin; /* the loops stay serial: the call computes them in order */
       return true;
@@ -81,6 +97,11 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
   loop->loop_kind = LOOP_VECTORIZE;
   loop->mark_step = st->text;
   loop->mark_loc = st->loc;
-  if (why[0]) loop->vec_note = arena_strdup(s->a, why);
+  if (why[0]) {
+    loop->vec_note = arena_strdup(s->a, why);
+    /* a hint not met says so where it was written, in emit and check alike */
+    sched_weakening(s, &st->args[0], "%s stays a hint: no VU instruction computes the nest under %s (%s)", st->text,
+                    loop->name, why);
+  }
   return true;
 }

@@ -30,3 +30,13 @@ void *npu_cu_access_at(const char *file, int line, const void *p, int bytes, int
   s->host_access[r.slot < 0]++;
   return (void *)p;
 }
+
+void npu_cu_fallback_at(const char *file, int line, const char *intrinsic) {
+  (void)file;
+  NpuSim *s = npusim_current();
+  if (!s || s->failed) return;
+  if (!s->fallbacks++) {
+    snprintf(s->fallback_op, sizeof s->fallback_op, "%s", intrinsic ? intrinsic : "an intrinsic");
+    s->fallback_line = line;
+  }
+}

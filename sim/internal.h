@@ -99,6 +99,9 @@ struct NpuSim {
 
   uint64_t cu_time, cu_busy, cu_ops;
   uint64_t host_access[2]; /* elements host code touched (npu_cu_access): [0] on-chip, [1] ddr */
+  uint64_t fallbacks;      /* npu_cu_fallback calls, and the first one's intrinsic and line */
+  char fallback_op[64];
+  int fallback_line;
   /* the work itself, without overheads and latencies: the roofline's terms */
   uint64_t nu_work, vu_work, ddr_work, dm_work;
   Timeline tl[2 + NPUSIM_MAX_VU + NPUSIM_MAX_DMA]; /* indexed by track; [0] unused */

@@ -133,6 +133,11 @@ typedef struct {
   /* elements that host code read or wrote itself, in on-chip scopes and in
    * ddr (npu_cu_access: only code emitted for the check reports them) */
   uint64_t host_onchip, host_ddr;
+  /* calls that ran the nest as written instead of an intrinsic (its
+   * operands outside its domain: npu_cu_fallback), and the first one's */
+  uint64_t fallbacks;
+  char fallback_op[64];
+  int fallback_line;
   /* What bounds the run: of "nu", "vu" (its busiest core), "dma" (its
    * busiest channel, or port when one is booked longer) and "cu", the one
    * busy longest ("" when nothing ran), and its busy share of total_cycles. */

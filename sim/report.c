@@ -30,6 +30,9 @@ void npusim_report(const NpuSim *s, NpuSimReport *r) {
   r->dma_transfers = s->transfers;
   r->host_onchip = s->host_access[0];
   r->host_ddr = s->host_access[1];
+  r->fallbacks = s->fallbacks;
+  memcpy(r->fallback_op, s->fallback_op, sizeof r->fallback_op);
+  r->fallback_line = s->fallback_line;
 
   uint64_t vu = 0, dma = 0;
   for (int c = 0; c < (int)s->t.vu_count; c++)

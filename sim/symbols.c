@@ -36,6 +36,7 @@ static const NpuSimSymbol table[] = {
     SYM(npu_vu_select_lt_muls_f32_at), SYM(npu_vu_select_le_muls_f32_at),
     SYM(npu_vu_select_from_f32_at),
     SYM(npu_cu_access_at),
+    SYM(npu_cu_fallback_at),
 };
 #undef SYM
 

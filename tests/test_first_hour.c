@@ -170,7 +170,7 @@ Test(first_hour, intrinsics_lists_every_one_with_its_call_unit_and_scopes) {
            "*b, int rows, int cols, int ldd, int lda);\n");
   has(all, "zero_point in [-128, 127]");
   has(all, "npu_scope_base, npu_scope_size, npu_dma_1d, npu_dma_2d, npu_dma_3d, npu_dma_wait, npu_barrier, "
-           "npu_cu_access\n");
+           "npu_cu_access, npu_cu_fallback\n");
   /* every symbol of libnpusim is described */
   size_t n;
   const NpuSimSymbol *sym = npusim_symbols(&n);
