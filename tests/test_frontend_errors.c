@@ -177,3 +177,21 @@ Test(frontend_errors, utf8_identifiers_are_accepted_and_checked) {
   cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
   npg_close(s);
 }
+
+/* A schedule file has only npu pragmas: `#pragma npux` was ignored, and the
+ * variant silently lost its step (issue 39). In a kernel file another
+ * pragma stays C's. */
+Test(frontend_errors, a_schedule_file_refuses_other_pragmas) {
+  const char *src = "void f(const float a[4], float b[4]) {\n  for (int i = 0; i < 4; i++) b[i] = a[i];\n}\n"
+                    "#pragma GCC diagnostic ignored \"-Wunused\"\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  const char *sched = "#pragma npu schedule(f, v)\n#pragma npux split(i, 2, io, ii)\n";
+  cr_expect_not(npg_add_schedule_string(s, "s.sched", sched, strlen(sched)));
+  const char *e = npg_errors(s);
+  cr_expect(!strncmp(e, "s.sched:2:9: error: a schedule file holds only '#pragma npu ...' lines; '#pragma npux' is not "
+                        "one\n", strlen("s.sched:2:9: error: a schedule file holds only '#pragma npu ...' lines; "
+                                        "'#pragma npux' is not one\n")), "%s", e);
+  cr_expect_eq(npg_variant_index(s, "v"), -1, "no variant without its step");
+  npg_close(s);
+}
