@@ -195,3 +195,17 @@ Test(frontend_errors, a_schedule_file_refuses_other_pragmas) {
   cr_expect_eq(npg_variant_index(s, "v"), -1, "no variant without its step");
   npg_close(s);
 }
+
+/* A callee refused for its own error: the call said "defined after"
+ * (issue 39), though the callee is above. */
+Test(frontend_errors, a_call_of_a_refused_kernel_says_so) {
+  const char *src = "void g(const int A[4], int B[4]) {\n  for (int i = 0; i < 4; i++) B[i] = A[i] + q;\n}\n"
+                    "void f(const int A[4], int B[4]) {\n  g(A, B);\n}\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  const char *e = npg_errors(s);
+  cr_expect(strstr(e, "k.c:2:45: error: 'q' is not declared\n"), "%s", e);
+  cr_expect(strstr(e, "k.c:5:3: error: kernel 'g' (line 1) was refused, see its error above; 'f' cannot call it\n"), "%s",
+            e);
+  cr_expect(!strstr(e, "defined after"), "%s", e);
+  npg_close(s);
+}
