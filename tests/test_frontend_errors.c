@@ -209,3 +209,19 @@ Test(frontend_errors, a_call_of_a_refused_kernel_says_so) {
   cr_expect(!strstr(e, "defined after"), "%s", e);
   npg_close(s);
 }
+
+/* 201 parentheses around a schedule argument: the nesting limit, as in a
+ * kernel, not "expected an integer constant" (issue 39). */
+Test(frontend_errors, a_schedule_argument_nested_too_deeply_says_so) {
+  char src[2048];
+  int n = snprintf(src, sizeof src, "void f(const float a[8], float b[8]) {\n  for (int i = 0; i < 8; i++) b[i] = a[i];\n}\n"
+                                    "#pragma npu schedule(f, v)\n#pragma npu split(i, ");
+  for (int i = 0; i < 201; i++) src[n++] = '(';
+  src[n++] = '2';
+  for (int i = 0; i < 201; i++) src[n++] = ')';
+  n += snprintf(src + n, sizeof src - (size_t)n, ", io, ii)\n");
+  NpgSession *s = npg_open_string("k.c", src, (size_t)n);
+  const char *e = npg_errors(s);
+  cr_expect(!strncmp(e, "k.c:5:222: error: expression nested too deeply (the limit is 200 levels)\n", 73), "%s", e);
+  npg_close(s);
+}
