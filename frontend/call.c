@@ -110,8 +110,12 @@ static _Noreturn void refuse_forward(Fe *fe, TSNode at, const char *name) {
     fe_error(fe, at, "recursive call: %s; a kernel may not call itself, directly or through other kernels", cycle);
   }
   TSNode def = definition(fe, name);
+  unsigned line = ts_node_start_point(def).row + 1;
+  if (line < (unsigned)fe->k->loc.line) /* above, and no kernel: its own error said why */
+    fe_error(fe, at, "kernel '%s' (line %u) was refused, see its error above; '%s' cannot call it", name, line,
+             fe->k->name);
   fe_error(fe, at, "kernel '%s' is defined after '%s' (line %u); define a kernel before the kernels that call it",
-           name, fe->k->name, ts_node_start_point(def).row + 1);
+           name, fe->k->name, line);
 }
 
 /* ---- arguments ---- */

@@ -333,7 +333,10 @@ static Expr *call(Fe *fe, TSNode n) {
 }
 
 Expr *fe_expr(Fe *fe, TSNode n) {
-  if (++fe->depth > FE_MAX_NESTING) fe_error(fe, n, "expression nested too deeply (the limit is %d levels)", FE_MAX_NESTING);
+  /* fe_arith_error's: reported where an expression is only tried (a
+   * schedule argument), not taken for "not a constant" */
+  if (++fe->depth > FE_MAX_NESTING)
+    fe_arith_error(fe, n, "expression nested too deeply (the limit is %d levels)", FE_MAX_NESTING);
   Expr *e = NULL;
   const char *t = ts_node_type(n);
   if (!strcmp(t, "number_literal")) {

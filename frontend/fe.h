@@ -73,7 +73,7 @@ typedef struct {
   IrMap kernel_names;    /* the module's kernels by name (in the arena) */
   bool exact_consts;   /* a schedule argument: constants must keep their exact value */
   bool intrinsic_file; /* a semantics kernel of npu_intrinsics/: its kernel has an npu_ name */
-  bool arith_error;    /* the last error was fe_arith_error's */
+  bool arith_error;    /* the last error was fe_arith_error's (an error whatever the text means) */
   TSNode root;         /* the file's syntax tree (frontend/call.c looks for kernels defined later) */
 } Fe;
 

@@ -302,6 +302,17 @@ SchedStep *frontend_parse_step(Module *m, const char *name, const char *call, Di
   return st;
 }
 
+/* In a kernel file another pragma is C's (omp, GCC); a schedule file has
+ * nothing else, so `#pragma npux` is a typo that would drop a step. */
+static void only_npu_pragma(Fe *fe, TSNode n) {
+  TSNode arg = fe_field(n, "argument");
+  const char *text = ts_node_is_null(arg) ? "" : fe_text(fe, arg);
+  if (!strcmp(fe_text(fe, fe_field(n, "directive")), "#pragma") &&
+      (strncmp(text, "npu", 3) || (text[3] != ' ' && text[3] != '\t')))
+    fe_error(fe, ts_node_is_null(arg) ? n : arg, "a schedule file holds only '#pragma npu ...' lines; '#pragma %.*s' is not one",
+             (int)strcspn(text, " \t("), text);
+}
+
 bool frontend_parse_schedules(Module *m, const char *file, const char *src, size_t len, DiagList *d) {
   if (!frontend_input_ok(file, src, len, d)) return false;
   Fe fe;
@@ -316,6 +327,7 @@ bool frontend_parse_schedules(Module *m, const char *file, const char *src, size
       if (setjmp(fe.fail) == 0) {
         if (fe_is(n, "comment")) continue;
         if (!fe_is(n, "preproc_call")) fe_error(&fe, n, "a schedule file holds only '#pragma npu ...' lines");
+        only_npu_pragma(&fe, n);
         fe_pragma(&fe, n);
       } else if (fe.sched) {
         fe.sched->broken = true; /* never build a variant that lacks a step */

@@ -115,6 +115,11 @@ static char *stopped(const CheckRefs *c, const Compiled *u, int site, const char
     const CheckedSite *s = &u->code.sites[site - 1];
     sb_printf(&sb, "%s:%d:%d: error: %s with inputs of %s", c->m->file, s->loc.line, s->loc.col, s->what,
               inputs_of(in, sizeof in, seed, ends));
+    /* the random inputs may be outside what the kernel is meant for (a
+     * graph with negative cycles): the pragma that says so, not the kernel */
+    if (strncmp(s->what, "read of uninitialized", 21))
+      sb_printf(&sb, "; if %s is defined for fewer inputs, give it its domain: #pragma npu inputs(%s, PARAM, LO, HI)",
+                u->k->name, u->k->name);
   } else if (site) {
     sb_printf(&sb, "internal error: the instrumented reference of '%s' stopped at unknown check %d", u->k->name, site);
   }

@@ -383,6 +383,35 @@ static int group_indices(Sched *s, const IndexMap *m, Expr **phys, int64_t *shap
   return m->ngroups;
 }
 
+/* The map sends each index to itself over b's box, axis for axis and
+ * extent for extent: ((i / 32) * 32 + i % 32) too, once simplified. */
+static bool is_identity(Sched *s, const Buffer *b, const IndexMap *m, Expr **phys, const int64_t *shape, int nphys) {
+  if (nphys != b->ndim || m->nin != b->ndim) return false;
+  VarRange in[IR_MAX_DIMS];
+  for (int d = 0; d < m->nin; d++) in[d] = (VarRange){m->in[d], 0, b->shape[d] - 1};
+  for (int g = 0; g < nphys; g++) {
+    Expr *x = arith_simplify_index(s->a, ir_expr_copy(s->a, phys[g]), in, m->nin);
+    if (shape[g] != b->shape[g] || x->kind != EX_VAR || x->var != m->in[g]) return false;
+  }
+  return true;
+}
+
+/* docs/schedules.md: a step that changes nothing warns, naming itself. A
+ * layout the buffer has already, or a pad_value with nothing to pad. */
+static void warn_if_nothing(Sched *s, const Buffer *b, const IndexMap *m, Expr **phys, const int64_t *shape, int nphys,
+                            int64_t total, const SchedArg *at) {
+  if (is_identity(s, b, m, phys, shape, nphys)) {
+    sched_warning(s, at, "the new layout of %s is the one it has%s; the step changes nothing", b->name,
+                  m->pad ? " (no padding for pad_value)" : "");
+    return;
+  }
+  int64_t before = 1;
+  for (int d = 0; d < b->ndim; d++) before *= b->shape[d];
+  if (m->pad && total == before)
+    sched_warning(s, m->pad, "pad_value pads nothing: the new layout of %s has no more elements than the old (%lld)",
+                  b->name, (long long)total);
+}
+
 bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at) {
   if (m->nout == 0) return sched_error(s, at, "the new layout of %s has no index", b->name);
   if (m->ngroups == 0) /* no separators: one dimension per output */
@@ -463,6 +492,7 @@ bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at) {
     return sched_error(s, at, "the new layout of %s has %lld elements for %lld values: the %lld padding elements need a pad_value (the last argument)",
                        b->name, (long long)total, (long long)logical, (long long)(total - logical));
 
+  warn_if_nothing(s, b, m, phys, shape, nphys, total, at);
   Rewrite r = {s, b, phys, nphys, m};
   ir_walk_stmts(s->k->body, rewrite_stmt, &r);
   b->ndim = nphys;

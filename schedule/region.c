@@ -588,6 +588,28 @@ static bool signed_counters(AtRegion *r) {
   return true;
 }
 
+/* pa when one affine expression gives it over ctx: isl keeps the bound of
+ * two tiles as two points, {[0] -> [0]; [1] -> [32]}, which is 32 * io
+ * (three or more make the line itself). The affine hull of pa's graph,
+ * kept only when it equals pa on ctx. Consumes pa. */
+static isl_pw_aff *one_affine(isl_pw_aff *pa, isl_set *ctx) {
+  if (isl_pw_aff_n_piece(pa) <= 1) return pa;
+  isl_map *line = isl_map_from_basic_map(isl_map_affine_hull(isl_map_from_pw_aff(isl_pw_aff_copy(pa))));
+  if (isl_map_is_single_valued(line) != isl_bool_true) {
+    isl_map_free(line);
+    return pa;
+  }
+  isl_pw_multi_aff *pma = isl_pw_multi_aff_from_map(line);
+  isl_pw_aff *one = isl_pw_aff_intersect_domain(isl_pw_multi_aff_get_pw_aff(pma, 0), isl_set_copy(ctx));
+  isl_pw_multi_aff_free(pma);
+  if (isl_pw_aff_n_piece(one) == 1 && isl_pw_aff_is_equal(one, pa) == isl_bool_true) {
+    isl_pw_aff_free(pa);
+    return one;
+  }
+  isl_pw_aff_free(one);
+  return pa;
+}
+
 /* Narrows one loop; false with a message. */
 static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx, Stmt *q) {
   Sched *s = r->s;
@@ -641,6 +663,8 @@ static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx
   }
   b->t = q->var->type;
   b->loc = q->loc;
+  lo = one_affine(lo, ctx);
+  hi = one_affine(hi, ctx);
   Expr *nlo = NULL, *nhi = NULL, *guard = NULL;
   char *tlo = isl_pw_aff_to_str(lo), *thi = isl_pw_aff_to_str(hi);
   /* bound() takes its pw_aff: call both, even when the first fails */

@@ -74,11 +74,14 @@ typedef struct {
   bool name_seen;
   char msg[256]; /* first error, without the line prefix */
   int errors;
+  int line;       /* the line inih is at (next_line counts them as inih does) */
+  int error_line; /* msg's */
 } ParseCtx;
 
 static int fail(ParseCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(ParseCtx *c, const char *fmt, ...) {
   if (c->errors++ == 0) {
+    c->error_line = c->line;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->msg, sizeof c->msg, fmt, ap);
@@ -171,7 +174,8 @@ static int finish(ParseCtx *c, int rc, const char *name, char *err, size_t err_s
     return -1;
   }
   if (rc > 0) {
-    if (c->errors) snprintf(err, err_size, "%s:%d: %s", name, rc, c->msg);
+    /* inih's first error may be its own (a malformed "[section"), before ours */
+    if (c->errors && c->error_line == rc) snprintf(err, err_size, "%s:%d: %s", name, rc, c->msg);
     else snprintf(err, err_size, "%s:%d: syntax error (expected [section] or key = value)", name, rc);
     return -1;
   }
@@ -220,13 +224,38 @@ static char *read_target(const char *path, char *err, size_t err_size) {
   return text;
 }
 
+/* inih's string reader, counting the lines it hands out (one a call, as
+ * inih numbers them), so an error of on_key knows its line. */
+typedef struct {
+  const char *p;
+  ParseCtx *c;
+} LineReader;
+
+static char *next_line(char *str, int num, void *stream) {
+  LineReader *r = stream;
+  if (!*r->p || num < 2) return NULL;
+  int n = 0;
+  while (n < num - 1 && r->p[n] && r->p[n] != '\n') n++;
+  if (n < num - 1 && r->p[n] == '\n') n++;
+  memcpy(str, r->p, (size_t)n);
+  str[n] = 0;
+  r->p += n;
+  r->c->line++;
+  return str;
+}
+
+static int parse_text(ParseCtx *c, const char *text) {
+  LineReader r = {text, c};
+  return ini_parse_stream(next_line, &r, on_key, c);
+}
+
 int npusim_target_load(NpuTarget *t, const char *path, char *err, size_t err_size) {
   ParseCtx c = {.t = t};
   memset(t, 0, sizeof *t);
   snprintf(t->name, sizeof t->name, "%s", path);
   char *text = read_target(path, err, err_size);
   if (!text) return -1;
-  int rc = ini_parse_string(text, on_key, &c);
+  int rc = parse_text(&c, text);
   free(text);
   return finish(&c, rc, path, err, err_size);
 }
@@ -236,6 +265,6 @@ int npusim_target_parse(NpuTarget *t, const char *text, const char *name, char *
   ParseCtx c = {.t = t};
   memset(t, 0, sizeof *t);
   snprintf(t->name, sizeof t->name, "%s", name);
-  int rc = ini_parse_string(text, on_key, &c);
+  int rc = parse_text(&c, text);
   return finish(&c, rc, name, err, err_size);
 }

@@ -106,7 +106,7 @@ Test(check_finite, input_ranges) {
   NpgCheckResult r;
   NpgSession *s = npg_open_string("k.c", div, strlen(div));
   cr_expect(!npg_check(s, 0, 1, &r));
-  cr_expect_str_eq(r.message, "k.c:2:39: error: division by zero in '1000 / A[i]' (int) with inputs of seed 1");
+  cr_expect_str_eq(r.message, "k.c:2:39: error: division by zero in '1000 / A[i]' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
   npg_close(s);
   snprintf(src, sizeof src, "%s#pragma npu inputs(k, A, 1, 5)\n", div);
   s = npg_open_string("k.c", src, strlen(src));
@@ -118,7 +118,7 @@ Test(check_finite, input_ranges) {
                       "#pragma npu inputs(k, n, 32, 32)\n";
   s = npg_open_string("k.c", shift, strlen(shift));
   cr_expect(!npg_check(s, 0, 1, &r));
-  cr_expect_str_eq(r.message, "k.c:2:38: error: shift count outside [0, 31] in 'A[i] >> n' (int) with inputs of seed 1");
+  cr_expect_str_eq(r.message, "k.c:2:38: error: shift count outside [0, 31] in 'A[i] >> n' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
   npg_close(s);
 }
 

@@ -35,7 +35,7 @@ static void exact(const char *src) {
   "}\n"
 
 #define OVERFLOW \
-  "k.c:8:9: error: signed overflow in 'C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j]' (int) with inputs of seed 1"
+  "k.c:8:9: error: signed overflow in 'C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j]' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)"
 
 /* int16 products reach 2^30: the type does not bound 64 of them, so the
  * adds stay checked (the check's drawn inputs would, and are not used). */
@@ -61,7 +61,7 @@ Test(check_plan, trip_count_counts) {
         "    C[0] += (int32_t)A[k] * (int32_t)B[k];\n"
         "}\n"
         "#pragma npu inputs(k, A, 127, 127)\n#pragma npu inputs(k, B, 127, 127)\n",
-        "k.c:5:5: error: signed overflow in 'C[0] += (int32_t)A[k] * (int32_t)B[k]' (int) with inputs of seed 1");
+        "k.c:5:5: error: signed overflow in 'C[0] += (int32_t)A[k] * (int32_t)B[k]' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
 }
 
 /* At the ends of int8 the proven accumulation is exact. */

@@ -31,7 +31,7 @@ Test(check_ub, all_pairs_shortest_paths_overflows) {
         "}\n"
         "#pragma npu schedule(apsp, apsp_tiled)\n"
         "#pragma npu split(j, 4, jo, ji)\n",
-        "k.c:6:19: error: signed overflow in 'd[i][k] + d[k][j]' (int) with inputs of seed 1");
+        "k.c:6:19: error: signed overflow in 'd[i][k] + d[k][j]' (int) with inputs of seed 1; if apsp is defined for fewer inputs, give it its domain: #pragma npu inputs(apsp, PARAM, LO, HI)");
 }
 
 /* The unrolled accumulation of the reference reads its bounds as C
@@ -57,7 +57,7 @@ Test(check_ub, repeated_square_overflows) {
         "    x = x * x;\n"
         "  B[0] = x;\n"
         "}\n",
-        "k.c:4:9: error: signed overflow in 'x * x' (int) with inputs of seed 1");
+        "k.c:4:9: error: signed overflow in 'x * x' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
 }
 
 /* s is written only where A[i] > 0: the static analysis cannot say the
@@ -89,13 +89,13 @@ Test(check_ub, division) {
         "  for (int i = 0; i < 8; i++) B[i] = A[i] / D[i];\n"
         "}\n"
         "#pragma npu inputs(k, D, 0, 1)\n",
-        "k.c:2:38: error: division by zero in 'A[i] / D[i]' (int) with inputs of seed 1");
+        "k.c:2:38: error: division by zero in 'A[i] / D[i]' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
   check_fails("void k(const int A[8], const int D[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] % D[i];\n"
         "}\n"
         "#pragma npu inputs(k, A, -2147483647 - 1, -2147483647 - 1)\n"
         "#pragma npu inputs(k, D, -1, -1)\n",
-        "k.c:2:38: error: signed overflow in 'A[i] % D[i]' (int) with inputs of seed 1");
+        "k.c:2:38: error: signed overflow in 'A[i] % D[i]' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
 }
 
 Test(check_ub, shifts) {
@@ -103,16 +103,16 @@ Test(check_ub, shifts) {
         "  for (int i = 0; i < 8; i++) B[i] = A[i] >> S[i];\n"
         "}\n"
         "#pragma npu inputs(k, S, 32, 40)\n",
-        "k.c:2:38: error: shift count outside [0, 31] in 'A[i] >> S[i]' (int) with inputs of seed 1");
+        "k.c:2:38: error: shift count outside [0, 31] in 'A[i] >> S[i]' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
   check_fails("void k(const int A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] << 3;\n"
         "}\n",
-        "k.c:2:38: error: left shift of a negative value in 'A[i] << 3' (int) with inputs of seed 1");
+        "k.c:2:38: error: left shift of a negative value in 'A[i] << 3' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
   check_fails("void k(const int A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] << 30;\n"
         "}\n"
         "#pragma npu inputs(k, A, 2, 8)\n",
-        "k.c:2:38: error: signed overflow in 'A[i] << 30' (int) with inputs of seed 1");
+        "k.c:2:38: error: signed overflow in 'A[i] << 30' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
 }
 
 Test(check_ub, negation_and_abs_of_the_least_int) {
@@ -120,32 +120,32 @@ Test(check_ub, negation_and_abs_of_the_least_int) {
         "  for (int i = 0; i < 8; i++) B[i] = -A[i];\n"
         "}\n"
         "#pragma npu inputs(k, A, -2147483647 - 1, -2147483647 - 1)\n",
-        "k.c:2:38: error: signed overflow in '-A[i]' (int) with inputs of seed 1");
+        "k.c:2:38: error: signed overflow in '-A[i]' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
   check_fails("#include <stdlib.h>\n"
         "void k(const int A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = abs(A[i]);\n"
         "}\n"
         "#pragma npu inputs(k, A, -2147483647 - 1, -2147483647 - 1)\n",
-        "k.c:3:38: error: signed overflow in 'abs(A[i])' (int) with inputs of seed 1");
+        "k.c:3:38: error: signed overflow in 'abs(A[i])' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
 }
 
 Test(check_ub, sixty_four_bit_overflow) {
   check_fails("void k(const long long A[4], long long B[4]) {\n"
         "  for (int i = 0; i < 4; i++) B[i] = A[i] * 4611686018427387904LL;\n"
         "}\n",
-        "k.c:2:38: error: signed overflow in 'A[i] * 4611686018427387904LL' (long long) with inputs of seed 1");
+        "k.c:2:38: error: signed overflow in 'A[i] * 4611686018427387904LL' (long long) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
 }
 
 Test(check_ub, float_to_int_out_of_range) {
   check_fails("void k(const float A[8], int8_t B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = A[i] * 300.0f;\n"
         "}\n",
-        "k.c:2:38: error: out-of-range conversion of 'A[i] * 300.0f' (float) to 'int8_t' with inputs of seed 1");
+        "k.c:2:38: error: out-of-range conversion of 'A[i] * 300.0f' (float) to 'int8_t' with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
   check_fails("#include <math.h>\n"
         "void k(const float A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) B[i] = (int)sqrtf(A[i]);\n"
         "}\n",
-        "k.c:3:38: error: out-of-range conversion of 'sqrtf(A[i])' (float) to 'int' with inputs of seed 1");
+        "k.c:3:38: error: out-of-range conversion of 'sqrtf(A[i])' (float) to 'int' with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
 }
 
 /* A compound assignment is checked as the operation it does, and ++ as += 1. */
@@ -157,7 +157,7 @@ Test(check_ub, compound_assignments) {
         "    B[i] = x;\n"
         "  }\n"
         "}\n",
-        "k.c:4:5: error: out-of-range conversion of 'x *= A[i] * 5000.0f' (float) to 'int' with inputs of seed 1");
+        "k.c:4:5: error: out-of-range conversion of 'x *= A[i] * 5000.0f' (float) to 'int' with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
   check_fails("void k(const int A[8], int B[8]) {\n"
         "  for (int i = 0; i < 8; i++) {\n"
         "    int x = A[i];\n"
@@ -166,7 +166,7 @@ Test(check_ub, compound_assignments) {
         "  }\n"
         "}\n"
         "#pragma npu inputs(k, A, 2147483647, 2147483647)\n",
-        "k.c:4:5: error: signed overflow in 'x += 1' (int) with inputs of seed 1");
+        "k.c:4:5: error: signed overflow in 'x += 1' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
 }
 
 /* Defined arithmetic passes: unsigned wrap-around, narrowing stores,
@@ -223,5 +223,5 @@ Test(check_ub, variant_crashes_beside_the_reference) {
           "#pragma npu inputs(k, D, 0, 0)\n"
           "#pragma npu schedule(k, k_split)\n"
           "#pragma npu split(i, 64, io, ii)\n",
-          "k.c:3:38: error: division by zero in 'A[i] / D[i]' (int) with inputs of seed 1");
+          "k.c:3:38: error: division by zero in 'A[i] / D[i]' (int) with inputs of seed 1; if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
 }

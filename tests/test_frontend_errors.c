@@ -177,3 +177,51 @@ Test(frontend_errors, utf8_identifiers_are_accepted_and_checked) {
   cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
   npg_close(s);
 }
+
+/* A schedule file has only npu pragmas: `#pragma npux` was ignored, and the
+ * variant silently lost its step (issue 39). In a kernel file another
+ * pragma stays C's. */
+Test(frontend_errors, a_schedule_file_refuses_other_pragmas) {
+  const char *src = "void f(const float a[4], float b[4]) {\n  for (int i = 0; i < 4; i++) b[i] = a[i];\n}\n"
+                    "#pragma GCC diagnostic ignored \"-Wunused\"\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  const char *sched = "#pragma npu schedule(f, v)\n#pragma npux split(i, 2, io, ii)\n";
+  cr_expect_not(npg_add_schedule_string(s, "s.sched", sched, strlen(sched)));
+  const char *e = npg_errors(s);
+  cr_expect(!strncmp(e, "s.sched:2:9: error: a schedule file holds only '#pragma npu ...' lines; '#pragma npux' is not "
+                        "one\n", strlen("s.sched:2:9: error: a schedule file holds only '#pragma npu ...' lines; "
+                                        "'#pragma npux' is not one\n")), "%s", e);
+  cr_expect_eq(npg_variant_index(s, "v"), -1, "no variant without its step");
+  npg_close(s);
+}
+
+/* A callee refused for its own error: the call said "defined after"
+ * (issue 39), though the callee is above. */
+Test(frontend_errors, a_call_of_a_refused_kernel_says_so) {
+  const char *src = "void g(const int A[4], int B[4]) {\n  for (int i = 0; i < 4; i++) B[i] = A[i] + q;\n}\n"
+                    "void f(const int A[4], int B[4]) {\n  g(A, B);\n}\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  const char *e = npg_errors(s);
+  cr_expect(strstr(e, "k.c:2:45: error: 'q' is not declared\n"), "%s", e);
+  cr_expect(strstr(e, "k.c:5:3: error: kernel 'g' (line 1) was refused, see its error above; 'f' cannot call it\n"), "%s",
+            e);
+  cr_expect(!strstr(e, "defined after"), "%s", e);
+  npg_close(s);
+}
+
+/* 201 parentheses around a schedule argument: the nesting limit, as in a
+ * kernel, not "expected an integer constant" (issue 39). */
+Test(frontend_errors, a_schedule_argument_nested_too_deeply_says_so) {
+  char src[2048];
+  int n = snprintf(src, sizeof src, "void f(const float a[8], float b[8]) {\n  for (int i = 0; i < 8; i++) b[i] = a[i];\n}\n"
+                                    "#pragma npu schedule(f, v)\n#pragma npu split(i, ");
+  for (int i = 0; i < 201; i++) src[n++] = '(';
+  src[n++] = '2';
+  for (int i = 0; i < 201; i++) src[n++] = ')';
+  n += snprintf(src + n, sizeof src - (size_t)n, ", io, ii)\n");
+  NpgSession *s = npg_open_string("k.c", src, (size_t)n);
+  const char *e = npg_errors(s);
+  cr_expect(!strncmp(e, "k.c:5:222: error: expression nested too deeply (the limit is 200 levels)\n", 73), "%s", e);
+  npg_close(s);
+}

@@ -293,3 +293,44 @@ Test(layout, more_refusals) {
   refused(mnpq, "#pragma npu schedule(add1, v)\n#pragma npu set_axis_separators(A, 0)\n",
           "k.c:9:36: error: set_axis_separators: a separator at axis 0 would start an empty dimension; separators are axes 1 to 3");
 }
+
+/* A layout step that changes nothing warns, naming itself and its line
+ * (docs/schedules.md); the layout-padding RFC's own map with pad_value = 0
+ * quietly gave an unpadded 127 x 127 buffer (issue 39). */
+Test(layout, a_layout_step_that_changes_nothing_warns) {
+  static const struct {
+    const char *step, *want;
+  } cases[] = {
+      {"transform_layout(A, (i, j), (i, j))",
+       "k.c:7:41: warning: transform_layout: the new layout of A is the one it has; the step changes nothing"},
+      {"buffer_reorder(A, 0, 1)",
+       "k.c:7:28: warning: buffer_reorder: the new layout of A is the one it has; the step changes nothing"},
+      {"transform_layout(A, (i, j), ((i / 32) * 32 + i % 32, j), 0)",
+       "k.c:7:41: warning: transform_layout: the new layout of A is the one it has (no padding for pad_value); the "
+       "step changes nothing"},
+      {"transform_layout(A, (i, j), (j, i), 0)",
+       "k.c:7:49: warning: transform_layout: pad_value pads nothing: the new layout of A has no more elements than "
+       "the old (16129)"},
+      {"transform_layout(A, (i, j), (i / 32, j, i % 32), 0)", NULL}, /* pads 127 to 128 rows: quiet */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "void k(const float A[127][127], float B[127][127]) {\n"
+             "  for (int i = 0; i < 127; i++)\n"
+             "    for (int j = 0; j < 127; j++)\n"
+             "      B[i][j] = A[i][j] * 2.0f;\n"
+             "}\n"
+             "#pragma npu schedule(k, v)\n"
+             "#pragma npu %s\n",
+             cases[c].step);
+    NpgSession *s = npg_open_string("k.c", src, strlen(src));
+    cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+    const char *e = npg_errors(s);
+    if (cases[c].want) cr_expect(!strncmp(e, cases[c].want, strlen(cases[c].want)), "%s\nwant: %s", e, cases[c].want);
+    else cr_expect_str_eq(e, "");
+    NpgCheckResult r;
+    cr_expect(npg_check(s, 1, 1, &r), "%s: %s", cases[c].step, r.message);
+    npg_close(s);
+  }
+}

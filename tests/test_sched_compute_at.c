@@ -654,3 +654,20 @@ Test(sched_compute_at, a_region_with_min_and_max_bounds_is_computed_under_a_guar
          "        t[i_2] = x[i_2] * 2.0f; /* prod */\n");
   npg_close(s);
 }
+
+/* Two tiles: isl keeps the range an iteration of io needs as two points,
+ * {[0] -> [0]; [1] -> [32]}, and the step was refused ("is not a max/min
+ * of affine expressions", issue 39), while three tiles worked. */
+Test(sched_compute_at, reverse_compute_at_under_two_tiles) {
+  const char *k = "void k(const float A[64], float B[64], float C[64]) {\n"
+                  "  for (int i = 0; i < 64; i++)\n"
+                  "    p: B[i] = A[i] * 2.0f;\n"
+                  "  for (int i = 0; i < 64; i++)\n"
+                  "    c: C[i] = B[i] + 1.0f;\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(k, v)\n#pragma npu split(i_1, 32, io, ii)\n"
+                             "#pragma npu reverse_compute_at(c, io)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  cr_expect(strstr(c, "for (int i = io * 32; i < io * 32 + 32; i++) {\n      C[i] = B[i] + 1.0f;"), "%s", c);
+  npg_close(s);
+}

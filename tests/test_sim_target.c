@@ -65,7 +65,7 @@ Test(sim_target, override_a_value) {
 
 Test(sim_target, unknown_key_names_file_and_line) {
   char *text = simtg_edit("overhead = 32", "overheat = 32");
-  char want[64];
+  char want[160];
   snprintf(want, sizeof want, "my.ini:%d: unknown key 'overheat' in section [nu]",
            simtg_line_of(text, "overheat"));
   simtg_expect_error(text, want);
@@ -102,6 +102,25 @@ Test(sim_target, duplicate_and_syntax) {
   simtg_expect_error(a, "duplicate key 'channels' in section [dma]");
   char *b = simtg_edit("channels = 4", "channels 4");
   simtg_expect_error(b, "syntax error");
+  free(a), free(b);
+}
+
+/* A malformed section line is the error, at its line: the keys after it
+ * stayed in the section before, and the message blamed that one ("unknown
+ * key 'size' in section [ddr]", issue 39). */
+Test(sim_target, a_malformed_section_is_blamed_on_itself) {
+  char *a = simtg_edit("[dm]", "[dm");
+  char want[160];
+  snprintf(want, sizeof want, "my.ini:%d: syntax error (expected [section] or key = value)", simtg_line_of(a, "[dm\n"));
+  NpuTarget t;
+  char err[512];
+  cr_assert_eq(npusim_target_parse(&t, a, "my.ini", err, sizeof err), -1);
+  cr_expect_str_eq(err, want);
+  /* an error of a key keeps its own line */
+  char *b = simtg_edit("channels = 4", "channels = x");
+  snprintf(want, sizeof want, "my.ini:%d: 'x' is not a valid value for an integer", simtg_line_of(b, "channels = x"));
+  cr_assert_eq(npusim_target_parse(&t, b, "my.ini", err, sizeof err), -1);
+  cr_expect_str_eq(err, want);
   free(a), free(b);
 }
 
