@@ -129,6 +129,23 @@ void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t
                           int32_t multiplier, int shift, int zero_point);
 #define npu_vu_requant_i8(...) npu_vu_requant_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* TFLite's integer requantisation, int32 -> int8, exactly as its reference
+ * kernels compute it (MultiplyByQuantizedMultiplier, then the output offset
+ * and the clamp):
+ *   high = SaturatingRoundingDoublingHighMul(a[i], multiplier)   (gemmlowp)
+ *   r    = RoundingDivideByPOT(high, -shift)   (nearest, ties away from zero)
+ *   dst[i] = clamp(r + zero_point, -128, 127)
+ * multiplier is any int32 (a Q31 multiplier, [2^30, 2^31) for a scale in
+ * [0.5, 1)); shift is TFLite's output_shift, -31 <= shift <= 0. The
+ * per-channel form takes element i's multiplier[i] and shift[i] (int32
+ * arrays in the same VM). The semantics kernels spell out the C. */
+void npu_vu_requant_q31_i8_at(const char *file, int line, int8_t *dst, const int32_t *a, int n, int32_t multiplier,
+                              int shift, int32_t zero_point);
+void npu_vu_requant_q31_pc_i8_at(const char *file, int line, int8_t *dst, const int32_t *a,
+                                 const int32_t *multiplier, const int32_t *shift, int n, int32_t zero_point);
+#define npu_vu_requant_q31_i8(...) npu_vu_requant_q31_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_requant_q31_pc_i8(...) npu_vu_requant_q31_pc_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* Fill a 2-D box: dst[r*ldd + c] = value for r < rows, c < cols (an
  * accumulator's zero before the multiply-accumulates). ldd >= cols when
  * rows > 1. */

@@ -29,6 +29,7 @@ static const NpuSimSymbol table[] = {
     SYM(npu_vu_select_lt_muls_f32_at), SYM(npu_vu_select_le_muls_f32_at),
     SYM(npu_vu_select_from_f32_at),
     SYM(npu_cu_access_at),
+    SYM(npu_vu_requant_q31_i8_at), SYM(npu_vu_requant_q31_pc_i8_at),
 #define NPU_VU_OP(NAME, ...) SYM(NAME##_at),
 #include "npu_vu_families.def"
 #undef NPU_VU_OP
