@@ -1536,7 +1536,8 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
   if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
   else ok = check_sizes(m, sem->m, why, n) && check_tails(m, sem->m, why, n) && check_windows(m, why, n) &&
-            check_offsets(m, why, n) && check_nonneg(m, guard, why, n) && check_domains(m, sem->m->src, name, guard, why, n);
+            check_offsets(m, why, n) && check_nonneg(m, guard, why, n) && check_domains(m, sem->m->src, name, guard, why, n) &&
+            sched_libm_agrees(sem->m->src, why, n);
   char *scopes = ok ? sched_intrinsic_meta(sem->m->src, "scopes: ") : NULL, *abi = ok ? sched_intrinsic_meta(sem->m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
   for (char *p = scopes; ok && p && *p;) {
