@@ -202,7 +202,16 @@ void sched_vu_ops_families(StrBuf *sb) {
     bool first = true; /* the first row of its family: list the family's rows */
     for (int j = 0; j < i && first; j++) first = strcmp(v[j].op, v[i].op) != 0;
     if (!first) continue;
-    sb_printf(sb, "  %-12s", v[i].op);
+    sb_printf(sb, "  %-11s", v[i].op);
+    for (int j = i; j < n; j++) { /* each form once, with its types */
+      bool form_first = !strcmp(v[j].op, v[i].op);
+      for (int k = i; k < j && form_first; k++) form_first = strcmp(v[k].op, v[i].op) || strcmp(v[k].form, v[j].form);
+      if (!form_first) continue;
+      sb_printf(sb, "  %s:", v[j].form);
+      for (int k = j; k < n; k++)
+        if (!strcmp(v[k].op, v[i].op) && !strcmp(v[k].form, v[j].form)) sb_printf(sb, " %s", v[k].type);
+    }
+    sb_puts(sb, "\n              ");
     for (int j = i; j < n; j++)
       if (!strcmp(v[j].op, v[i].op)) sb_printf(sb, " %s", v[j].name);
     sb_puts(sb, "\n");

@@ -22,7 +22,8 @@ const SchedVuOp *sched_vu_op(const char *name);
 void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb);
 /* The text of npu_intrinsics/npu_vu_families.h. */
 void sched_vu_ops_header(StrBuf *sb);
-/* One line per family for `npugen intrinsics`: "add  vv: i8 i32 f32; ...". */
+/* Two lines per family for `npugen intrinsics`: its forms with their
+ * types ("add  vv: i8 i32 f32  vs: i32 f32 ..."), then its members' names. */
 void sched_vu_ops_families(StrBuf *sb);
 
 #endif

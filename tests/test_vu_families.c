@@ -12,6 +12,7 @@
 
 #include "ir/util.h"
 #include "npu_intrinsics.h"
+#include "npugen.h"
 #include "schedule/vu_families.h"
 #include "test_sim_util.h"
 
@@ -292,3 +293,19 @@ static void check_forms(bool windows) {
 
 Test(vu_families, every_element_wise_member_matches_its_semantics) { check_forms(false); }
 Test(vu_families, every_window_member_matches_its_semantics) { check_forms(true); }
+
+/* `npugen intrinsics` opens with the families: each with its forms and
+ * types, then its members. */
+Test(vu_families, npugen_intrinsics_lists_the_families) {
+  char err[512];
+  char *text = npg_intrinsics_describe(NULL, NULL, err, sizeof err);
+  cr_assert_not_null(text, "%s", err);
+  cr_expect(strstr(text, "The VU's op families: one table, npu_intrinsics/npu_vu_families.def"), "%s", text);
+  cr_expect(strstr(text, "  add          vv: i8 i32 f32  vs: i32 f32  mask: i32 f32\n"
+                         "               npu_vu_add_i8 npu_vu_add_i32 npu_vu_add_f32 npu_vu_adds_i32"), "%s", text);
+  cr_expect(strstr(text, "  window_sum   win_zero: i32 f32\n"), "%s", text);
+  /* a member's call comes from npu_vu_families.h */
+  cr_expect(strstr(text, "npu_vu_window_sum_i32  (VU)\n  call:        void npu_vu_window_sum_i32(int32_t *dst, const "
+                         "int32_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);"), "%s", text);
+  free(text);
+}
