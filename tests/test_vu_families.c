@@ -129,6 +129,19 @@ typedef void (*SemP2)(void *, const void *);
 typedef void (*SemVsF)(void *, const void *, float);
 typedef void (*SemVsI)(void *, const void *, int32_t);
 
+/* Calls the 1-D member op's simulator entry fn on these operands (s: the
+ * scalar of a vs form, as a float or an int). */
+static void call_sim(const SchedVuOp *op, void *fn, void *vd, const void *vmk, const void *va, const void *vb,
+                     const void *vc, int n, float sf, int32_t si) {
+  const char *f = op->form;
+  if (!strcmp(f, "vv") || !strcmp(f, "cmp")) ((SimP3)fn)("t.c", 1, vd, va, vb, n);
+  else if (!strcmp(f, "un")) ((SimP2)fn)("t.c", 1, vd, va, n);
+  else if (!strcmp(f, "sel")) ((SimP4)fn)("t.c", 1, vd, vmk, va, vb, n);
+  else if (!strcmp(f, "mask")) ((SimP5)fn)("t.c", 1, vd, vmk, va, vb, vc, n);
+  else if (!strcmp(op->type, "f32")) ((SimVsF)fn)("t.c", 1, vd, va, n, sf);
+  else ((SimVsI)fn)("t.c", 1, vd, va, n, si);
+}
+
 /* Arithmetic that makes a NaN leaves its sign and payload open in C (tcc's
  * unary minus keeps a NaN's sign, which IEEE's negate flips), and the check
  * compares NaNs as NaNs: there, NaN for NaN. Everything else, and every
@@ -166,19 +179,13 @@ static void check_1d(const SchedVuOp *op, void *sem, const Operands *o, int k) {
   uint8_t *vd = (uint8_t *)vm, *vmk = vd + bytes, *va = vmk + n, *vb = va + bytes, *vc = vb + bytes;
   memcpy(vmk, o->m, (size_t)n), memcpy(va, o->a, bytes), memcpy(vb, o->b, bytes), memcpy(vc, o->c, bytes);
   bool is_f = !strcmp(op->type, "f32");
-  if (!strcmp(f, "vv") || !strcmp(f, "cmp")) {
-    ((SimP3)fn)("t.c", 1, vd, va, vb, n), ((SemP3)sem)(want, o->a, o->b);
-  } else if (!strcmp(f, "un")) {
-    ((SimP2)fn)("t.c", 1, vd, va, n), ((SemP2)sem)(want, o->a);
-  } else if (!strcmp(f, "sel")) {
-    ((SimP4)fn)("t.c", 1, vd, vmk, va, vb, n), ((SemP4)sem)(want, o->m, o->a, o->b);
-  } else if (!strcmp(f, "mask")) {
-    ((SimP5)fn)("t.c", 1, vd, vmk, va, vb, vc, n), ((SemP5)sem)(want, o->m, o->a, o->b, o->c);
-  } else if (is_f) {
-    ((SimVsF)fn)("t.c", 1, vd, va, n, sf), ((SemVsF)sem)(want, o->a, sf);
-  } else {
-    ((SimVsI)fn)("t.c", 1, vd, va, n, si), ((SemVsI)sem)(want, o->a, si);
-  }
+  call_sim(op, fn, vd, vmk, va, vb, vc, n, sf, si);
+  if (!strcmp(f, "vv") || !strcmp(f, "cmp")) ((SemP3)sem)(want, o->a, o->b);
+  else if (!strcmp(f, "un")) ((SemP2)sem)(want, o->a);
+  else if (!strcmp(f, "sel")) ((SemP4)sem)(want, o->m, o->a, o->b);
+  else if (!strcmp(f, "mask")) ((SemP5)sem)(want, o->m, o->a, o->b, o->c);
+  else if (is_f) ((SemVsF)sem)(want, o->a, sf);
+  else ((SemVsI)sem)(want, o->a, si);
   npusim_finish(sim);
   cr_assert(!npusim_failed(sim), "%s: %s", op->name, npusim_error(sim));
   memcpy(got, vd, (size_t)n * (size_t)out);
@@ -308,4 +315,29 @@ Test(vu_families, npugen_intrinsics_lists_the_families) {
   cr_expect(strstr(text, "npu_vu_window_sum_i32  (VU)\n  call:        void npu_vu_window_sum_i32(int32_t *dst, const "
                          "int32_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);"), "%s", text);
   free(text);
+}
+
+/* A member's operands go through the simulator's checks as a hand-written
+ * op's do: its a outside the VM stops it, naming the op and the operand;
+ * an a that a DMA in flight still writes stops it too. */
+Test(vu_families, every_member_checks_its_operands_scope_and_hazards) {
+  int count;
+  const SchedVuOp *ops = sched_vu_ops(&count);
+  for (int i = 0; i < count; i++) {
+    const SchedVuOp *op = &ops[i];
+    if (!strncmp(op->form, "win_", 4)) continue;
+    for (int hazard = 0; hazard < 2; hazard++) {
+      NpuSim *s = simt_new();
+      uint8_t *vm = npu_scope_base(NPU_VU_VM, 0), *dm = npu_scope_base(NPU_DM, 0);
+      static int32_t host[64];
+      uint8_t *a = hazard ? vm + 1024 : dm;
+      if (hazard) npu_dma_1d(0, a, host, 256);
+      call_sim(op, sim_entry(op->name), vm, vm + 512, a, vm + 1536, vm + 2048, 64, 1.0f, 1);
+      cr_assert(npusim_failed(s), "%s ran with a %s", op->name, hazard ? "DMA in flight" : "in DM");
+      const char *want = hazard ? "RAW hazard: operand a vu_vm" : "operand a is in dm";
+      cr_expect(strstr(npusim_error(s), op->name) && strstr(npusim_error(s), want), "%s: %s", op->name,
+                npusim_error(s));
+      simt_free(s);
+    }
+  }
 }
