@@ -1,7 +1,9 @@
 /* The intrinsics npugen knows are the semantics kernels in one directory
  * (<name>.c each): tensorize reads them, vectorize searches them, and
- * `npugen intrinsics` describes them. Listing the directory, not a table,
- * keeps one source of truth: a new intrinsic is a new file. */
+ * `npugen intrinsics` describes them. Listing the directory keeps one
+ * source of truth: a new intrinsic is a new file, written by hand or, for
+ * a VU family member, by `make vu-ops` from its row of
+ * npu_vu_families.def (schedule/vu_families.c). */
 #include "schedule/intrinsics.h"
 
 #include <dirent.h>

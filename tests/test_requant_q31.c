@@ -34,8 +34,9 @@ static void *rq_kernel(TccUnit **unit, const char *name) {
 static void rq_values(SimtRng *r, int32_t *a) {
   const int32_t ends[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX, -3, 3, 1 << 30, -(1 << 30)};
   for (int i = 0; i < RQ_N; i++) {
-    int bits = simt_range(r, 0, 31);
-    a[i] = i < (int)(sizeof ends / 4) ? ends[i] : (int32_t)(simt_next(r) >> (32 + 31 - bits)) * (i % 2 ? 1 : -1);
+    int bits = simt_range(r, 1, 31); /* a magnitude below 2^bits */
+    int32_t v = (int32_t)(simt_next(r) >> (64 - bits));
+    a[i] = i < (int)(sizeof ends / 4) ? ends[i] : i % 2 ? v : -v;
   }
 }
 
@@ -87,7 +88,7 @@ Test(requant_q31, per_channel_simulator_matches_semantics) {
     rq_values(&r, a);
     for (int i = 0; i < RQ_N; i++) {
       m[i] = i % 7 == 0 ? INT32_MAX : i % 7 == 1 ? 1 << 30 : simt_range(&r, 1 << 30, INT32_MAX);
-      sh[i] = -((i + k) % 32) + (i % 32 == 0 ? 0 : 0);
+      sh[i] = -((i + k) % 32);
       if (sh[i] == 0) a[i] = a[i] / 2; /* keep r + zero_point in int32 */
     }
     int32_t zp = k % 2 ? -128 : 127;
