@@ -93,6 +93,10 @@ void npu_vu_fmin_f32_at(const char *file, int line, float *dst, const float *a, 
 #define npu_vu_fmin_f32(...) npu_vu_fmin_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = a[i] + s */
+void npu_vu_adds_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int n, int8_t s);
+#define npu_vu_adds_i8(...) npu_vu_adds_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] + s */
 void npu_vu_adds_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n, int32_t s);
 #define npu_vu_adds_i32(...) npu_vu_adds_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 
@@ -101,12 +105,20 @@ void npu_vu_adds_f32_at(const char *file, int line, float *dst, const float *a, 
 #define npu_vu_adds_f32(...) npu_vu_adds_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = a[i] - s */
+void npu_vu_subs_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int n, int8_t s);
+#define npu_vu_subs_i8(...) npu_vu_subs_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] - s */
 void npu_vu_subs_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n, int32_t s);
 #define npu_vu_subs_i32(...) npu_vu_subs_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = a[i] - s */
 void npu_vu_subs_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
 #define npu_vu_subs_f32(...) npu_vu_subs_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] * s */
+void npu_vu_muls_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int n, int8_t s);
+#define npu_vu_muls_i8(...) npu_vu_muls_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = a[i] * s */
 void npu_vu_muls_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n, int32_t s);
@@ -137,12 +149,20 @@ void npu_vu_neg_f32_at(const char *file, int line, float *dst, const float *a, i
 #define npu_vu_neg_f32(...) npu_vu_neg_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = a[i] < b[i] */
+void npu_vu_cmplt_i8_at(const char *file, int line, uint8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_cmplt_i8(...) npu_vu_cmplt_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < b[i] */
 void npu_vu_cmplt_i32_at(const char *file, int line, uint8_t *dst, const int32_t *a, const int32_t *b, int n);
 #define npu_vu_cmplt_i32(...) npu_vu_cmplt_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = a[i] < b[i] */
 void npu_vu_cmplt_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
 #define npu_vu_cmplt_f32(...) npu_vu_cmplt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] <= b[i] */
+void npu_vu_cmple_i8_at(const char *file, int line, uint8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_cmple_i8(...) npu_vu_cmple_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = a[i] <= b[i] */
 void npu_vu_cmple_i32_at(const char *file, int line, uint8_t *dst, const int32_t *a, const int32_t *b, int n);
@@ -153,12 +173,20 @@ void npu_vu_cmple_f32_at(const char *file, int line, uint8_t *dst, const float *
 #define npu_vu_cmple_f32(...) npu_vu_cmple_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = a[i] == b[i] */
+void npu_vu_cmpeq_i8_at(const char *file, int line, uint8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_cmpeq_i8(...) npu_vu_cmpeq_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] == b[i] */
 void npu_vu_cmpeq_i32_at(const char *file, int line, uint8_t *dst, const int32_t *a, const int32_t *b, int n);
 #define npu_vu_cmpeq_i32(...) npu_vu_cmpeq_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = a[i] == b[i] */
 void npu_vu_cmpeq_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
 #define npu_vu_cmpeq_f32(...) npu_vu_cmpeq_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? a[i] : b[i] */
+void npu_vu_select_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_select_u8_i8(...) npu_vu_select_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = m[i] ? a[i] : b[i] */
 void npu_vu_select_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, int n);
@@ -169,12 +197,20 @@ void npu_vu_select_u8_f32_at(const char *file, int line, float *dst, const uint8
 #define npu_vu_select_u8_f32(...) npu_vu_select_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = m[i] ? (a[i] + b[i]) : c[i] */
+void npu_vu_add_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_add_u8_i8(...) npu_vu_add_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] + b[i]) : c[i] */
 void npu_vu_add_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
 #define npu_vu_add_u8_i32(...) npu_vu_add_u8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = m[i] ? (a[i] + b[i]) : c[i] */
 void npu_vu_add_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, const float *c, int n);
 #define npu_vu_add_u8_f32(...) npu_vu_add_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] - b[i]) : c[i] */
+void npu_vu_sub_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_sub_u8_i8(...) npu_vu_sub_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = m[i] ? (a[i] - b[i]) : c[i] */
 void npu_vu_sub_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
@@ -185,6 +221,10 @@ void npu_vu_sub_u8_f32_at(const char *file, int line, float *dst, const uint8_t 
 #define npu_vu_sub_u8_f32(...) npu_vu_sub_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = m[i] ? (a[i] * b[i]) : c[i] */
+void npu_vu_mul_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_mul_u8_i8(...) npu_vu_mul_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] * b[i]) : c[i] */
 void npu_vu_mul_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
 #define npu_vu_mul_u8_i32(...) npu_vu_mul_u8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 
@@ -193,12 +233,20 @@ void npu_vu_mul_u8_f32_at(const char *file, int line, float *dst, const uint8_t 
 #define npu_vu_mul_u8_f32(...) npu_vu_mul_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = m[i] ? (a[i] < b[i] ? a[i] : b[i]) : c[i] */
+void npu_vu_min_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_min_u8_i8(...) npu_vu_min_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] < b[i] ? a[i] : b[i]) : c[i] */
 void npu_vu_min_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
 #define npu_vu_min_u8_i32(...) npu_vu_min_u8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = m[i] ? (a[i] < b[i] ? a[i] : b[i]) : c[i] */
 void npu_vu_min_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, const float *c, int n);
 #define npu_vu_min_u8_f32(...) npu_vu_min_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] > b[i] ? a[i] : b[i]) : c[i] */
+void npu_vu_max_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_max_u8_i8(...) npu_vu_max_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = m[i] ? (a[i] > b[i] ? a[i] : b[i]) : c[i] */
 void npu_vu_max_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
@@ -223,6 +271,10 @@ void npu_vu_window_max_f32_at(const char *file, int line, float *dst, const floa
 /* dst[r*ldd + c] = the window's y, from its first element, y = fmaxf(y, x) over each x of the window in row order */
 void npu_vu_window_fmax_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
 #define npu_vu_window_fmax_f32(...) npu_vu_window_fmax_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = the window's y, from 0, y = y + x over each x of the window in row order */
+void npu_vu_window_sum_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
+#define npu_vu_window_sum_i8(...) npu_vu_window_sum_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[r*ldd + c] = the window's y, from 0, y = y + x over each x of the window in row order */
 void npu_vu_window_sum_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
