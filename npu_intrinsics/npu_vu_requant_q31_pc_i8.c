@@ -22,3 +22,8 @@ void npu_vu_requant_q31_pc_i8(int8_t dst[N], const int32_t a[N], const int32_t m
     dst[i] = (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q);
   }
 }
+/* The check of this file as a kernel (tests/test_kernels.c): TFLite's shifts, an
+ * int8 zero point, and values whose r + zero_point C computes in int32. */
+#pragma npu inputs(npu_vu_requant_q31_pc_i8, a, -1073741824, 1073741824)
+#pragma npu inputs(npu_vu_requant_q31_pc_i8, shift, -31, 0)
+#pragma npu inputs(npu_vu_requant_q31_pc_i8, zero_point, -128, 127)
