@@ -34,7 +34,7 @@ LIB_SRCS  := $(wildcard frontend/*.c ir/*.c schedule/*.c lower/*.c emit/*.c jit/
 SIM_SRCS  := $(wildcard sim/*.c)
 CLI_SRCS  := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
-HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h lower/*.h emit/*.h jit/*.h tune/*.h sim/*.h npu_intrinsics/*.h cli/*.h tests/*.h fuzz/*.h)
+HDRS      := $(wildcard include/*.h frontend/*.h ir/*.h schedule/*.h lower/*.h emit/*.h jit/*.h tune/*.h sim/*.h npu_intrinsics/*.h npu_intrinsics/*.def cli/*.h tests/*.h fuzz/*.h)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # Where the objects that do not hold INTRINSICS_DIR come from: this build's,
@@ -149,6 +149,15 @@ run: all
 	  n=$$(basename $$f .c); $(BUILD)/npugen emit $$f -o out/$$n; done
 	@set -e; $(TARGET_RUNS); $(BUILD)/npugen emit $$f --target $$t -o out/$$n; done
 	@echo "emitted C written to: $$(ls out/*/*.c | tr '\n' ' ')"
+
+# The VU's op families: each member's semantics kernel and npu_vu_families.h
+# from the table npu_intrinsics/npu_vu_families.def (a test checks the
+# files are fresh: vu_families/generated_files_are_the_tables).
+.PHONY: vu-ops
+vu-ops: $(BUILD)/vu_families_gen
+	$(BUILD)/vu_families_gen npu_intrinsics
+$(BUILD)/vu_families_gen: $(BUILD)/obj/scripts/vu_families_gen.o $(BUILD)/internal/libnpugen.a
+	$(CC) $(OPT) -o $@ $^ $(LDLIBS)
 
 bench: all
 	bash bench/run.sh

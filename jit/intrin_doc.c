@@ -4,7 +4,9 @@
  *  - the names: the semantics kernels in the intrinsics directory (what
  *    tensorize and vectorize accept), then libnpusim's symbol table for the
  *    calls no schedule names (DMA, barrier, scope addresses);
- *  - the call and its comment: npu_intrinsics.h (jit/intrin_header.c);
+ *  - the call and its comment: npu_intrinsics.h and npu_vu_families.h
+ *    (jit/intrin_header.c);
+ *  - the families, first: the table npu_vu_families.def;
  *  - scopes, argument order and operand domains: the semantics file's
  *    "scopes:", "abi:" and "domain:" lines, as tensorize reads them;
  *  - the cycle formula: the simulator's model (docs/npu-model.md section 4)
@@ -21,6 +23,7 @@
 #include "jit/intrin_doc.h"
 #include "npugen.h"
 #include "schedule/intrinsics.h"
+#include "schedule/vu_families.h"
 #include "ir/suggest.h"
 #include "sim/npusim.h"
 
@@ -223,6 +226,36 @@ static bool load_target(NpuTarget *t, const char *ini, char *err, size_t n) {
   return !ini || npusim_target_load(t, ini, err, n) == 0;
 }
 
+/* npu_intrinsics.h followed by npu_vu_families.h (the families'
+ * prototypes, which it includes), malloc'ed; NULL with path naming the
+ * file that does not read. */
+static char *read_headers(char *path, size_t n) {
+  StrBuf sb;
+  sb_init(&sb);
+  const char *files[] = {"npu_intrinsics.h", "npu_vu_families.h"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, n, "%s/%s", sched_intrinsics_dir(), files[i]);
+    char *text = read_file(path, NULL);
+    if (!text) {
+      sb_free(&sb);
+      return NULL;
+    }
+    sb_puts(&sb, text);
+    free(text);
+  }
+  return sb_take(&sb);
+}
+
+/* The families' table, before the ops one by one. */
+static void families(StrBuf *sb) {
+  sb_puts(sb, "The VU's op families: one table, npu_intrinsics/npu_vu_families.def, of operation x type x\n"
+              "operand form (vv vector-vector, vs vector-scalar, un unary, cmp compare into a byte mask, sel\n"
+              "select under a byte mask, mask an op under a byte mask, win_* strided windows); each member's\n"
+              "semantics kernel, prototype and simulator entry come from its row:\n");
+  sched_vu_ops_families(sb);
+  sb_puts(sb, "\n");
+}
+
 char *npg_intrinsics_describe(const char *name, const char *target_ini, char *err, size_t n) {
   char none[8];
   if (!err || !n) { /* nowhere to say why: a buffer that is not read */
@@ -232,9 +265,7 @@ char *npg_intrinsics_describe(const char *name, const char *target_ini, char *er
   NpuTarget t;
   if (!load_target(&t, target_ini, err, n)) return NULL;
   char hpath[1024];
-  snprintf(hpath, sizeof hpath, "%s/npu_intrinsics.h", sched_intrinsics_dir());
-  size_t len;
-  char *hdr = read_file(hpath, &len), **names = NULL;
+  char *hdr = read_headers(hpath, sizeof hpath), **names = NULL;
   int count = hdr ? sched_intrinsic_names(&names, err, n) : -1;
   if (!hdr) snprintf(err, n, "cannot read %s", hpath);
   StrBuf sb;
@@ -244,6 +275,7 @@ char *npg_intrinsics_describe(const char *name, const char *target_ini, char *er
   int nothers = ok ? other_calls(names, count, others, 64) : 0;
   IrSuggest near = ir_suggest_start(name ? name : "");
   bool found = false;
+  if (ok && !name) families(&sb);
   for (int i = 0; ok && i < count; i++) {
     if (name && strcmp(name, names[i])) {
       ir_suggest_add(&near, names[i]);

@@ -99,32 +99,12 @@ void npu_nu_conv2d_i8_at(const char *file, int line, int32_t *out, const int8_t 
 #define npu_nu_conv2d_i8(...) npu_nu_conv2d_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- VU (vector units): every operand in the VU_VM of one core; the op runs
- * on that core. Element-wise over n elements: dst[i] = a[i] OP b[i].
- * int32 add/sub/mul wrap on overflow (the DSL kernels leave overflow undefined,
- * as C does). */
-#define NPU_VU_BINARY(name, T)                                                              \
-  void name##_at(const char *file, int line, T *dst, const T *a, const T *b, int n);
-NPU_VU_BINARY(npu_vu_add_i32, int32_t)
-NPU_VU_BINARY(npu_vu_sub_i32, int32_t)
-NPU_VU_BINARY(npu_vu_mul_i32, int32_t)
-NPU_VU_BINARY(npu_vu_max_i32, int32_t)
-NPU_VU_BINARY(npu_vu_min_i32, int32_t)
-NPU_VU_BINARY(npu_vu_add_f32, float)
-NPU_VU_BINARY(npu_vu_sub_f32, float)
-NPU_VU_BINARY(npu_vu_mul_f32, float)
-NPU_VU_BINARY(npu_vu_max_f32, float)
-NPU_VU_BINARY(npu_vu_min_f32, float)
-#undef NPU_VU_BINARY
-#define npu_vu_add_i32(...) npu_vu_add_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_sub_i32(...) npu_vu_sub_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_mul_i32(...) npu_vu_mul_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_max_i32(...) npu_vu_max_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_min_i32(...) npu_vu_min_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_add_f32(...) npu_vu_add_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_sub_f32(...) npu_vu_sub_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_mul_f32(...) npu_vu_mul_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_max_f32(...) npu_vu_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_min_f32(...) npu_vu_min_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+ * on that core. The op families (add, sub, mul, div, min, max, fmax, fmin,
+ * abs, neg, compares, selects, masked ops, window reductions over int8,
+ * int32 and fp32, vector-vector, vector-scalar, masked and windowed) are
+ * declared in npu_vu_families.h, generated from one table
+ * (npu_vu_families.def); the ops below are the others. */
+#include "npu_vu_families.h"
 
 /* dst[i] = a[i] > 0 ? a[i] : 0 */
 void npu_vu_relu_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n);
@@ -148,6 +128,23 @@ void npu_vu_cast_f32_i32_at(const char *file, int line, int32_t *dst, const floa
 void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t *a, int n,
                           int32_t multiplier, int shift, int zero_point);
 #define npu_vu_requant_i8(...) npu_vu_requant_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* TFLite's integer requantisation, int32 -> int8, exactly as its reference
+ * kernels compute it (MultiplyByQuantizedMultiplier, then the output offset
+ * and the clamp):
+ *   high = SaturatingRoundingDoublingHighMul(a[i], multiplier)   (gemmlowp)
+ *   r    = RoundingDivideByPOT(high, -shift)   (nearest, ties away from zero)
+ *   dst[i] = clamp(r + zero_point, -128, 127)
+ * multiplier is any int32 (a Q31 multiplier, [2^30, 2^31) for a scale in
+ * [0.5, 1)); shift is TFLite's output_shift, -31 <= shift <= 0. The
+ * per-channel form takes element i's multiplier[i] and shift[i] (int32
+ * arrays in the same VM). The semantics kernels spell out the C. */
+void npu_vu_requant_q31_i8_at(const char *file, int line, int8_t *dst, const int32_t *a, int n, int32_t multiplier,
+                              int shift, int32_t zero_point);
+void npu_vu_requant_q31_pc_i8_at(const char *file, int line, int8_t *dst, const int32_t *a,
+                                 const int32_t *multiplier, const int32_t *shift, int n, int32_t zero_point);
+#define npu_vu_requant_q31_i8(...) npu_vu_requant_q31_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_requant_q31_pc_i8(...) npu_vu_requant_q31_pc_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* Fill a 2-D box: dst[r*ldd + c] = value for r < rows, c < cols (an
  * accumulator's zero before the multiply-accumulates). ldd >= cols when
@@ -210,12 +207,6 @@ void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const flo
                                const float *b, int rows, int cols, int ldd, int lda);
 #define npu_vu_muladd_cols_f32(...) npu_vu_muladd_cols_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
-/* Over n elements with a scalar operand s: dst[i] = a[i] OP s. */
-void npu_vu_muls_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
-void npu_vu_divs_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
-#define npu_vu_muls_f32(...) npu_vu_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_divs_f32(...) npu_vu_divs_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
 /* dst[i] = 1.0f / sqrtf(a[i] + eps) */
 void npu_vu_rsqrt_f32_at(const char *file, int line, float *dst, const float *a, int n, float eps);
 #define npu_vu_rsqrt_f32(...) npu_vu_rsqrt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
@@ -249,15 +240,13 @@ void npu_vu_select_gts_f32_at(const char *file, int line, float *dst, const floa
 #define npu_vu_select_gt_f32(...) npu_vu_select_gt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_gts_f32(...) npu_vu_select_gts_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
-/* Under a byte mask, one uint8_t per element (not 0: keep a):
- *   npu_vu_select_u8_f32:  dst[i] = m[i] ? a[i] : b[i]   (b may be dst: a masked store)
+/* Under a byte mask, one uint8_t per element (not 0: keep a), with a scalar
+ * for the others (npu_vu_select_u8_f32, the select of two arrays, is a family
+ * member):
  *   npu_vu_select_u8s_f32: dst[i] = m[i] ? a[i] : e
  * One vector of work per vector of the fp32 operands. */
-void npu_vu_select_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b,
-                             int n);
 void npu_vu_select_u8s_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, int n,
                               float e);
-#define npu_vu_select_u8_f32(...) npu_vu_select_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_u8s_f32(...) npu_vu_select_u8s_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- VU index masks: lane i kept where (s + i) % m == r ----
@@ -288,15 +277,12 @@ void npu_vu_select_lanes_f32_at(const char *file, int line, float *dst, const fl
 void npu_vu_select_from_f32_at(const char *file, int line, float *dst, const float *a, int n, int s, int lo, float e);
 #define npu_vu_select_from_f32(...) npu_vu_select_from_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
-/* ---- VU compares of two fp32 arrays ----
- *   npu_vu_cmplt_f32 / cmple / cmpeq: dst[i] = a[i] < b[i] (<=, ==), a byte mask of 0 and 1
+/* ---- VU selects under a compare of two fp32 arrays ----
  *   npu_vu_select_lt_f32 / le / eq:   dst[i] = p[i] < q[i] (<=, ==) ? a[i] : b[i]  (b may be dst)
  *   npu_vu_select_gt_muls_f32 / ge:   dst[i] = m[i] > t (>=) ? a[i] : b[i] * c     (a leaky ReLU)
  *   npu_vu_select_lt_muls_f32 / le:   dst[i] = m[i] < t (<=) ? b[i] * c : a[i]     (the scaled branch first)
- * C's compares: false for a NaN. One vector of work per fp32 vector. */
-void npu_vu_cmplt_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
-void npu_vu_cmple_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
-void npu_vu_cmpeq_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
+ * (the compares into a byte mask, npu_vu_cmplt_f32 and the like, are family
+ * members). C's compares: false for a NaN. One vector of work per fp32 vector. */
 void npu_vu_select_lt_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a,
                              const float *b, int n);
 void npu_vu_select_le_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a,
@@ -307,9 +293,6 @@ void npu_vu_select_gt_muls_f32_at(const char *file, int line, float *dst, const 
                                   const float *b, int n, float t, float c);
 void npu_vu_select_ge_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
                                   const float *b, int n, float t, float c);
-#define npu_vu_cmplt_f32(...) npu_vu_cmplt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_cmple_f32(...) npu_vu_cmple_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_cmpeq_f32(...) npu_vu_cmpeq_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_lt_f32(...) npu_vu_select_lt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_le_f32(...) npu_vu_select_le_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_eq_f32(...) npu_vu_select_eq_f32_at(__FILE__, __LINE__, __VA_ARGS__)
@@ -321,24 +304,6 @@ void npu_vu_select_le_muls_f32_at(const char *file, int line, float *dst, const 
 #define npu_vu_select_le_muls_f32(...) npu_vu_select_le_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_gt_muls_f32(...) npu_vu_select_gt_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_select_ge_muls_f32(...) npu_vu_select_ge_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
-/* ---- VU window reductions (max and average pooling) ----
- * For r < rows, c < cols, the kh x kw window of a whose first element is
- * a[(r*sh)*lda + c*sw] (windows sh rows and sw columns apart; kh, kw, sh,
- * sw >= 1; ldd >= cols when rows > 1, lda >= (cols-1)*sw + kw when the
- * windows cover more than one row):
- *   max: m = a[(r*sh)*lda + c*sw]; then for p < kh, q < kw in order,
- *        x = a[(r*sh + p)*lda + c*sw + q]; m = x > m ? x : m;
- *        dst[r*ldd + c] = m
- *   avg: sum = 0.0f; sum = sum + x over the same order; dst[r*ldd + c] = sum / s
- * One vector of work per vector of a's box (the rows and columns the
- * windows cover), as for an element-wise op over it. */
-void npu_vu_window_max_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh,
-                              int kw, int sh, int sw, int ldd, int lda);
-void npu_vu_window_avg_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh,
-                              int kw, int sh, int sw, int ldd, int lda, float s);
-#define npu_vu_window_max_f32(...) npu_vu_window_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_window_avg_f32(...) npu_vu_window_avg_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- barrier: the control unit waits until every unit and every DMA channel
  * is idle; all outstanding DMA tokens count as waited. ---- */

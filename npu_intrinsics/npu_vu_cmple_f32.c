@@ -1,8 +1,8 @@
 /* Semantics of npu_vu_cmple_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, a vu_vm, b vu_vm
  * abi: npu_vu_cmple_f32(dst, a, b, N)
- * A compare that produces a byte mask: 1 where a[i] <= b[i] holds, else 0
- * (C's compare: false for a NaN).
+ * A byte mask: 1 where the compare holds, else 0 (C's compare: false for a NaN).
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* Semantics of npu_vu_select_u8_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, m vu_vm, a vu_vm, b vu_vm
  * abi: npu_vu_select_u8_f32(dst, m, a, b, N)
- * Where the byte mask m is not 0, a; elsewhere b (b in place, dst[i] =
- * m[i] ? a[i] : dst[i]: a masked store under a uint8_t mask).
+ * Where the byte mask m is not 0, a; elsewhere b (b may be dst: a masked store).
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */
 #include <stdint.h>

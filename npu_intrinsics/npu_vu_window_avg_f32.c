@@ -1,10 +1,9 @@
 /* Semantics of npu_vu_window_avg_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, a vu_vm
  * abi: npu_vu_window_avg_f32(dst, a, ROWS, COLS, KH, KW, SH, SW, LDD, LDA, s)
- * An average pool over one plane: each dst element is the sum of a KH x KW
- * window of a (from 0, in row order) divided by s, windows SH rows and SW
- * columns apart (2x2 pooling: all four 2, s = 4). AH follows from the
- * other sizes (not an argument).
+ * A pooling window reduction over one plane: each dst element reduces a KH x KW window of a,
+ * windows SH rows and SW columns apart. AH follows from the other sizes (not an argument).
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */
 #include <stdint.h>
@@ -24,7 +23,7 @@ void npu_vu_window_avg_f32(float dst[ROWS][LDD], const float a[AH][LDA], float s
       init: dst[r][c] = 0.0f;
       for (int p = 0; p < KH; p++)
         for (int q = 0; q < KW; q++)
-          update: dst[r][c] += a[r * SH + p][c * SW + q];
+          update: dst[r][c] = dst[r][c] + a[r * SH + p][c * SW + q];
       scale: dst[r][c] = dst[r][c] / s;
     }
 }

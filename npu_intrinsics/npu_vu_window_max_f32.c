@@ -1,9 +1,9 @@
 /* Semantics of npu_vu_window_max_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, a vu_vm
  * abi: npu_vu_window_max_f32(dst, a, ROWS, COLS, KH, KW, SH, SW, LDD, LDA)
- * A max pool over one plane: each dst element is the largest of a KH x KW
- * window of a, windows SH rows and SW columns apart (2x2 pooling: all four
- * 2). AH follows from the other sizes (not an argument).
+ * A pooling window reduction over one plane: each dst element reduces a KH x KW window of a,
+ * windows SH rows and SW columns apart. AH follows from the other sizes (not an argument).
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */
 #include <stdint.h>

@@ -1,11 +1,14 @@
 /* The intrinsics npugen knows are the semantics kernels in one directory
  * (<name>.c each): tensorize reads them, vectorize searches them, and
- * `npugen intrinsics` describes them. Listing the directory, not a table,
- * keeps one source of truth: a new intrinsic is a new file. */
+ * `npugen intrinsics` describes them. Listing the directory keeps one
+ * source of truth: a new intrinsic is a new file, written by hand or, for
+ * a VU family member, by `make vu-ops` from its row of
+ * npu_vu_families.def (schedule/vu_families.c). */
 #include "schedule/intrinsics.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,4 +60,28 @@ char *sched_intrinsic_meta(const char *src, const char *key) {
   p += strlen(key);
   const char *e = strchr(p, '\n');
   return e ? strndup(p, (size_t)(e - p)) : strdup(p);
+}
+
+/* C leaves open which zero fmaxf(+0.0f, -0.0f) and fminf give; the VU's
+ * fmax and fmin give the second operand when the two compare equal (and
+ * the other operand for a NaN, as C says). The check's reference calls this
+ * process's C library, so an op whose semantics call fn matches where that
+ * library makes the same choice. Called through a volatile pointer: the
+ * library's function, not the compiler's. */
+bool sched_libm_agrees(const char *src, char *why, size_t n) {
+  char *fn = sched_intrinsic_meta(src, "libm: ");
+  if (!fn) return true;
+  float (*volatile f)(float, float) = !strcmp(fn, "fmaxf") ? fmaxf : !strcmp(fn, "fminf") ? fminf : NULL;
+  bool ok = f != NULL;
+  if (!ok) snprintf(why, n, "its semantics name an unknown C library function '%s'", fn);
+  float pz = 0.0f, nz = -0.0f;
+  bool second_nz = ok && signbit(f(pz, nz)), second_pz = ok && !signbit(f(nz, pz));
+  if (ok && !(second_nz && second_pz)) {
+    snprintf(why, n, "this C library's %s(%s0.0f, %s0.0f) is %s0.0f, where the instruction gives the second operand "
+             "(C leaves the sign of that zero open): the source form stays on the host",
+             fn, second_nz ? "-" : "+", second_nz ? "+" : "-", second_nz ? "+" : "-");
+    ok = false;
+  }
+  free(fn);
+  return ok;
 }

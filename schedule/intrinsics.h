@@ -24,4 +24,11 @@ char *sched_intrinsic_meta(const char *src, const char *key);
  * "" when none is close. buf holds it. */
 const char *sched_intrinsic_suggest(const char *name, char *buf, size_t n);
 
+/* Whether the C library this process links makes the choices C leaves
+ * open as the intrinsic does, for the function its semantics' "libm: "
+ * line names (fmaxf, fminf: which zero of +0 and -0); true without one,
+ * else false with why. */
+#include <stdbool.h>
+bool sched_libm_agrees(const char *src, char *why, size_t n);
+
 #endif

@@ -1537,7 +1537,8 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
   if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
   else ok = check_sizes(m, sem->m, why, n) && check_tails(m, sem->m, why, n) && check_windows(m, why, n) &&
-            check_offsets(m, why, n) && check_nonneg(m, guard, why, n) && check_domains(m, sem->m->src, name, guard, why, n);
+            check_offsets(m, why, n) && check_nonneg(m, guard, why, n) && check_domains(m, sem->m->src, name, guard, why, n) &&
+            sched_libm_agrees(sem->m->src, why, n);
   char *scopes = ok ? sched_intrinsic_meta(sem->m->src, "scopes: ") : NULL, *abi = ok ? sched_intrinsic_meta(sem->m->src, "abi: ") : NULL;
   /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
   for (char *p = scopes; ok && p && *p;) {
@@ -1660,6 +1661,44 @@ int tensorize_depth(SemCache *cache, const char *name) {
   return n;
 }
 
+static const Stmt *first_assign(const Stmt *list) {
+  for (const Stmt *c = list; c; c = c->next) {
+    const Stmt *f = c->kind == ST_ASSIGN ? c : c->kind == ST_FOR ? first_assign(c->body->body)
+                  : c->kind == ST_BLOCK ? first_assign(c->body) : c->kind == ST_IF ? first_assign(c->then_s) : NULL;
+    if (f) return f;
+  }
+  return NULL;
+}
+
+/* The operator at the root of an assignment's value: a compound
+ * assignment's own, else its right-hand side's (a call: OP_NONE). */
+static bool assign_root(const Stmt *s, ExprKind *kind, Op *op, const char **fn) {
+  if (!s) return false;
+  *kind = s->op != OP_NONE ? EX_BINARY : s->rhs->kind;
+  *op = s->op != OP_NONE ? s->op : s->rhs->op;
+  *fn = s->op == OP_NONE && s->rhs->kind == EX_CALL ? s->rhs->text : "";
+  return true;
+}
+
+/* Whether the nest's first assignment and the intrinsic's compute their
+ * values with one operator (or one call): between misses that came as
+ * near, the one whose operation the nest shares is the nearer. */
+static bool same_root(SemCache *cache, const Stmt *loop, const char *name) {
+  char why[512];
+  Sem own = {0};
+  const Sem *sem = sem_get(cache, name, &own, why, sizeof why);
+  Stmt one = *loop;
+  one.next = NULL;
+  ExprKind uk, sk;
+  Op uo, so;
+  const char *uf, *sf;
+  bool same = sem && assign_root(first_assign(&one), &uk, &uo, &uf) &&
+              assign_root(first_assign(sem->m->kernels->body->body), &sk, &so, &sf) && uk == sk &&
+              (uk == EX_CALL ? !strcmp(uf, sf) : uk != EX_BINARY && uk != EX_UNARY ? true : uo == so);
+  sem_free(&own);
+  return same;
+}
+
 static int intrinsic_file(const struct dirent *e) {
   size_t n = strlen(e->d_name);
   return n > 2 && !strcmp(e->d_name + n - 2, ".c");
@@ -1674,6 +1713,7 @@ const char *tensorize_find(SemCache *cache, Arena *a, const Stmt *loop, const ch
   }
   const char *found = NULL;
   int best = -1;
+  bool best_root = false;
   snprintf(why, n, "npu_intrinsics/ has no %s* semantics kernel", prefix);
   for (int i = 0; i < count; i++) {
     char name[256], miss[1024];
@@ -1684,7 +1724,10 @@ const char *tensorize_find(SemCache *cache, Arena *a, const Stmt *loop, const ch
       StrBuf call; /* written, so the abi is known to bind */
       sb_init(&call);
       if (match_intrinsic(cache, a, loop, name, &call, NULL, miss, sizeof miss, &known, &progress)) found = arena_strdup(a, name);
-      else if (known && progress > best) { /* the nearest miss: the one that matched furthest */
+      else if (known && (progress > best || (progress == best && !best_root && same_root(cache, loop, name)))) {
+        /* the nearest miss: the one that matched furthest; of those, the
+         * first that computes what the nest does at its root */
+        best_root = progress == best || same_root(cache, loop, name);
         best = progress;
         snprintf(why, n, "nearest %s: %s", name, miss);
       }

@@ -1,4 +1,5 @@
-/* The one table of ABI symbols: the JIT binds each entry into emitted code. */
+/* The one table of ABI symbols: the JIT binds each entry into emitted code
+ * (the VU families' from their table, npu_vu_families.def). */
 #include "sim/internal.h"
 
 #define SYM(f) {#f, (const void *)f}
@@ -7,12 +8,7 @@ static const NpuSimSymbol table[] = {
     SYM(npu_dma_1d_at),            SYM(npu_dma_2d_at),
     SYM(npu_dma_3d_at),            SYM(npu_dma_wait_at),
     SYM(npu_nu_matmul_i8_at),      SYM(npu_nu_matmul_f32_at),
-    SYM(npu_nu_conv2d_i8_at),      SYM(npu_vu_add_i32_at),
-    SYM(npu_vu_sub_i32_at),        SYM(npu_vu_mul_i32_at),
-    SYM(npu_vu_max_i32_at),        SYM(npu_vu_min_i32_at),
-    SYM(npu_vu_add_f32_at),        SYM(npu_vu_sub_f32_at),
-    SYM(npu_vu_mul_f32_at),        SYM(npu_vu_max_f32_at),
-    SYM(npu_vu_min_f32_at),        SYM(npu_vu_relu_i32_at),
+    SYM(npu_nu_conv2d_i8_at),      SYM(npu_vu_relu_i32_at),
     SYM(npu_vu_relu_f32_at),       SYM(npu_vu_cast_i8_i32_at),
     SYM(npu_vu_cast_i32_f32_at),   SYM(npu_vu_cast_f32_i32_at),
     SYM(npu_vu_requant_i8_at),     SYM(npu_vu_reduce_sum_i32_at),
@@ -22,21 +18,22 @@ static const NpuSimSymbol table[] = {
     SYM(npu_vu_exp_f32_at),        SYM(npu_vu_add_rows_f32_at),
     SYM(npu_vu_sub_rows_f32_at),   SYM(npu_vu_mul_rows_f32_at),
     SYM(npu_vu_div_rows_f32_at),   SYM(npu_vu_muladd_cols_f32_at),
-    SYM(npu_vu_muls_f32_at),       SYM(npu_vu_divs_f32_at),
     SYM(npu_vu_rsqrt_f32_at),      SYM(npu_vu_reduce_dot_f32_at),
-    SYM(npu_vu_window_max_f32_at), SYM(npu_vu_window_avg_f32_at),
     SYM(npu_vu_select_gt_f32_at),  SYM(npu_vu_select_gts_f32_at),
-    SYM(npu_vu_select_u8_f32_at),  SYM(npu_vu_select_u8s_f32_at),
+    SYM(npu_vu_select_u8s_f32_at),
     SYM(npu_vu_lane_mask_u8_at),   SYM(npu_vu_store_lane_f32_at),
     SYM(npu_vu_select_lanes_f32_at), SYM(npu_vu_muls_lane_f32_at),
-    SYM(npu_vu_cmplt_f32_at),      SYM(npu_vu_cmple_f32_at),
-    SYM(npu_vu_cmpeq_f32_at),      SYM(npu_vu_select_lt_f32_at),
+    SYM(npu_vu_select_lt_f32_at),
     SYM(npu_vu_select_le_f32_at),  SYM(npu_vu_select_eq_f32_at),
     SYM(npu_vu_select_gt_muls_f32_at), SYM(npu_vu_select_ge_muls_f32_at),
     SYM(npu_vu_select_lt_muls_f32_at), SYM(npu_vu_select_le_muls_f32_at),
     SYM(npu_vu_select_from_f32_at),
     SYM(npu_cu_access_at),
     SYM(npu_cu_fallback_at),
+    SYM(npu_vu_requant_q31_i8_at), SYM(npu_vu_requant_q31_pc_i8_at),
+#define NPU_VU_OP(NAME, ...) SYM(NAME##_at),
+#include "npu_vu_families.def"
+#undef NPU_VU_OP
 };
 #undef SYM
 

@@ -1,5 +1,6 @@
 /* The VU cores: element-wise ops, casts, requantize, row reductions, 2-D
- * boxes (fill, multiply-accumulate, the f32 row ops of softmax and layernorm). Every
+ * boxes (fill, multiply-accumulate, the f32 row ops of softmax and layernorm);
+ * the families of npu_vu_families.def are sim/vu_family.c. Every
  * operand lies in the VM of one core, which runs the op. Cycles per
  * instruction: overhead + ceil(bytes of the widest operand / vector_bytes). */
 #include <math.h>
@@ -47,34 +48,6 @@ bool sim_vu_n_issue(const char *file, int line, const char *op, int n, const VuA
   if (s->tracing) snprintf(d, sizeof d, "n=%d", n);
   return sim_vu_issue(s, site, op, v, nv, work_bytes, d);
 }
-
-/* Element-wise: dst, a[, b] of n elements, all `esz` bytes wide. */
-#define VU_ARGS3(T)                                                                             \
-  VuArg v[3] = {{"dst", dst, (int64_t)n * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), OP_WRITE}, \
-                {"a", a, (int64_t)n * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), OP_READ},      \
-                {"b", b, (int64_t)n * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), OP_READ}}
-
-#define VU_BINARY(NAME, T, EXPR)                                                              \
-  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int n) {         \
-    VU_ARGS3(T);                                                                              \
-    if (!sim_vu_n_issue(file, line, #NAME, n, v, 3, (uint64_t)n * sizeof(T))) return;                \
-    for (int i = 0; i < n; i++) {                                                             \
-      T x = a[i], y = b[i];                                                                   \
-      dst[i] = (EXPR);                                                                        \
-    }                                                                                         \
-  }
-
-/* int32 add/sub/mul wrap (computed in uint32). */
-VU_BINARY(npu_vu_add_i32, int32_t, (int32_t)((uint32_t)x + (uint32_t)y))
-VU_BINARY(npu_vu_sub_i32, int32_t, (int32_t)((uint32_t)x - (uint32_t)y))
-VU_BINARY(npu_vu_mul_i32, int32_t, (int32_t)((uint32_t)x * (uint32_t)y))
-VU_BINARY(npu_vu_max_i32, int32_t, x > y ? x : y)
-VU_BINARY(npu_vu_min_i32, int32_t, x < y ? x : y)
-VU_BINARY(npu_vu_add_f32, float, x + y)
-VU_BINARY(npu_vu_sub_f32, float, x - y)
-VU_BINARY(npu_vu_mul_f32, float, x * y)
-VU_BINARY(npu_vu_max_f32, float, x > y ? x : y)
-VU_BINARY(npu_vu_min_f32, float, x < y ? x : y)
 
 /* Unary: dst of TD, a of TA; the op costs the wider of the two. */
 #define VU_UNARY(NAME, TD, TA, EXPR)                                                          \
@@ -280,8 +253,6 @@ void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const flo
     }                                                                                             \
   }
 
-VU_SCALAR(npu_vu_muls_f32, x * y)
-VU_SCALAR(npu_vu_divs_f32, x / y)
 VU_SCALAR(npu_vu_rsqrt_f32, 1.0f / sqrtf(x + y))
 
 void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows,

@@ -104,21 +104,6 @@ void npu_vu_select_from_f32_at(const char *file, int line, float *dst, const flo
   for (int i = 0; i < n; i++) dst[i] = i >= k ? a[i] : e;
 }
 
-/* Compares of two fp32 arrays into a byte mask (1 where it holds, C's
- * compare: false for a NaN but for !=). */
-#define VU_COMPARE(NAME, OP)                                                                       \
-  void NAME##_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n) { \
-    int64_t len = (int64_t)n * 4;                                                                  \
-    VuArg v[3] = {{"dst", dst, (int64_t)n, 1, 0, 1, OP_WRITE},                                     \
-                  {"a", a, len, 1, 0, 4, OP_READ},                                                 \
-                  {"b", b, len, 1, 0, 4, OP_READ}};                                                \
-    if (!sim_vu_n_issue(file, line, #NAME, n, v, 3, (uint64_t)len)) return;                        \
-    for (int i = 0; i < n; i++) dst[i] = a[i] OP b[i];                                             \
-  }
-VU_COMPARE(npu_vu_cmplt_f32, <)
-VU_COMPARE(npu_vu_cmple_f32, <=)
-VU_COMPARE(npu_vu_cmpeq_f32, ==)
-
 /* dst[i] = p[i] OP q[i] ? a[i] : b[i], the compare and the predicated move
  * in one instruction, as the selects with a scalar (sim/vu_select.c). */
 #define VU_SELECT2(NAME, OP)                                                                                    \

@@ -116,7 +116,7 @@ Test(vectorize, a_reduction_no_instruction_computes_is_refused_with_the_nearest)
   /* S += X is S = S + X: what differs from the element-wise add is the
    * element, one S_vm[0] for every j */
   has(e, "k.c:11:13: note: no VU instruction computes the nest under j either: nearest npu_vu_add_f32: an index "
-         "differs: '0' in s2 (line 5) against the intrinsic's 'i' (line 11)\n");
+         "differs: '0' in s2 (line 5) against the intrinsic's 'i' (line 12)\n");
   npg_close(s);
 
   /* whole rows, the loop around the sum, are npu_vu_reduce_sum_f32 */

@@ -1,0 +1,295 @@
+/* npu_vu_families.h -- the VU's op families, part of the ABI of npu_intrinsics.h
+ * (which includes it). Generated from npu_vu_families.def (make vu-ops):
+ * change the table, not this file.
+ *
+ * Every operand is in the VU_VM of one core; the op runs on that core.
+ * 1-D forms run over n elements; windows over rows x cols outputs, the
+ * kh x kw window of output (r, c) starting at a[(r*sh)*lda + c*sw]
+ * (ldd >= cols when rows > 1; lda >= (cols-1)*sw + kw when the windows
+ * cover more than one row). int8 and int32 arithmetic wraps (the kernel
+ * language leaves int32 overflow undefined, as C does). A byte mask m is
+ * one uint8_t per element, not 0 = the op's value. Cycles: one vector of
+ * work per vector of the widest operand (a window: of a's box). Each op's
+ * exact semantics is npu_intrinsics/<name>.c. */
+#ifndef NPU_VU_FAMILIES_H
+#define NPU_VU_FAMILIES_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* dst[i] = a[i] + b[i] */
+void npu_vu_add_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_add_i8(...) npu_vu_add_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] + b[i] */
+void npu_vu_add_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n);
+#define npu_vu_add_i32(...) npu_vu_add_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] + b[i] */
+void npu_vu_add_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n);
+#define npu_vu_add_f32(...) npu_vu_add_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] - b[i] */
+void npu_vu_sub_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_sub_i8(...) npu_vu_sub_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] - b[i] */
+void npu_vu_sub_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n);
+#define npu_vu_sub_i32(...) npu_vu_sub_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] - b[i] */
+void npu_vu_sub_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n);
+#define npu_vu_sub_f32(...) npu_vu_sub_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] * b[i] */
+void npu_vu_mul_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_mul_i8(...) npu_vu_mul_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] * b[i] */
+void npu_vu_mul_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n);
+#define npu_vu_mul_i32(...) npu_vu_mul_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] * b[i] */
+void npu_vu_mul_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n);
+#define npu_vu_mul_f32(...) npu_vu_mul_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] / b[i] */
+void npu_vu_div_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n);
+#define npu_vu_div_f32(...) npu_vu_div_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < b[i] ? a[i] : b[i] */
+void npu_vu_min_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_min_i8(...) npu_vu_min_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < b[i] ? a[i] : b[i] */
+void npu_vu_min_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n);
+#define npu_vu_min_i32(...) npu_vu_min_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < b[i] ? a[i] : b[i] */
+void npu_vu_min_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n);
+#define npu_vu_min_f32(...) npu_vu_min_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] > b[i] ? a[i] : b[i] */
+void npu_vu_max_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_max_i8(...) npu_vu_max_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] > b[i] ? a[i] : b[i] */
+void npu_vu_max_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n);
+#define npu_vu_max_i32(...) npu_vu_max_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] > b[i] ? a[i] : b[i] */
+void npu_vu_max_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n);
+#define npu_vu_max_f32(...) npu_vu_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = fmaxf(a[i], b[i]) */
+void npu_vu_fmax_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n);
+#define npu_vu_fmax_f32(...) npu_vu_fmax_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = fminf(a[i], b[i]) */
+void npu_vu_fmin_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n);
+#define npu_vu_fmin_f32(...) npu_vu_fmin_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] + s */
+void npu_vu_adds_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int n, int8_t s);
+#define npu_vu_adds_i8(...) npu_vu_adds_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] + s */
+void npu_vu_adds_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n, int32_t s);
+#define npu_vu_adds_i32(...) npu_vu_adds_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] + s */
+void npu_vu_adds_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_adds_f32(...) npu_vu_adds_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] - s */
+void npu_vu_subs_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int n, int8_t s);
+#define npu_vu_subs_i8(...) npu_vu_subs_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] - s */
+void npu_vu_subs_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n, int32_t s);
+#define npu_vu_subs_i32(...) npu_vu_subs_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] - s */
+void npu_vu_subs_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_subs_f32(...) npu_vu_subs_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] * s */
+void npu_vu_muls_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int n, int8_t s);
+#define npu_vu_muls_i8(...) npu_vu_muls_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] * s */
+void npu_vu_muls_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n, int32_t s);
+#define npu_vu_muls_i32(...) npu_vu_muls_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] * s */
+void npu_vu_muls_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_muls_f32(...) npu_vu_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] / s */
+void npu_vu_divs_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_divs_f32(...) npu_vu_divs_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < 0 ? -a[i] : a[i] */
+void npu_vu_abs_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n);
+#define npu_vu_abs_i32(...) npu_vu_abs_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = fabsf(a[i]) */
+void npu_vu_abs_f32_at(const char *file, int line, float *dst, const float *a, int n);
+#define npu_vu_abs_f32(...) npu_vu_abs_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = -a[i] */
+void npu_vu_neg_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n);
+#define npu_vu_neg_i32(...) npu_vu_neg_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = -a[i] */
+void npu_vu_neg_f32_at(const char *file, int line, float *dst, const float *a, int n);
+#define npu_vu_neg_f32(...) npu_vu_neg_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < b[i] */
+void npu_vu_cmplt_i8_at(const char *file, int line, uint8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_cmplt_i8(...) npu_vu_cmplt_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < b[i] */
+void npu_vu_cmplt_i32_at(const char *file, int line, uint8_t *dst, const int32_t *a, const int32_t *b, int n);
+#define npu_vu_cmplt_i32(...) npu_vu_cmplt_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < b[i] */
+void npu_vu_cmplt_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
+#define npu_vu_cmplt_f32(...) npu_vu_cmplt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] <= b[i] */
+void npu_vu_cmple_i8_at(const char *file, int line, uint8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_cmple_i8(...) npu_vu_cmple_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] <= b[i] */
+void npu_vu_cmple_i32_at(const char *file, int line, uint8_t *dst, const int32_t *a, const int32_t *b, int n);
+#define npu_vu_cmple_i32(...) npu_vu_cmple_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] <= b[i] */
+void npu_vu_cmple_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
+#define npu_vu_cmple_f32(...) npu_vu_cmple_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] == b[i] */
+void npu_vu_cmpeq_i8_at(const char *file, int line, uint8_t *dst, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_cmpeq_i8(...) npu_vu_cmpeq_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] == b[i] */
+void npu_vu_cmpeq_i32_at(const char *file, int line, uint8_t *dst, const int32_t *a, const int32_t *b, int n);
+#define npu_vu_cmpeq_i32(...) npu_vu_cmpeq_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] == b[i] */
+void npu_vu_cmpeq_f32_at(const char *file, int line, uint8_t *dst, const float *a, const float *b, int n);
+#define npu_vu_cmpeq_f32(...) npu_vu_cmpeq_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? a[i] : b[i] */
+void npu_vu_select_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, int n);
+#define npu_vu_select_u8_i8(...) npu_vu_select_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? a[i] : b[i] */
+void npu_vu_select_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, int n);
+#define npu_vu_select_u8_i32(...) npu_vu_select_u8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? a[i] : b[i] */
+void npu_vu_select_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, int n);
+#define npu_vu_select_u8_f32(...) npu_vu_select_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] + b[i]) : c[i] */
+void npu_vu_add_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_add_u8_i8(...) npu_vu_add_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] + b[i]) : c[i] */
+void npu_vu_add_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
+#define npu_vu_add_u8_i32(...) npu_vu_add_u8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] + b[i]) : c[i] */
+void npu_vu_add_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, const float *c, int n);
+#define npu_vu_add_u8_f32(...) npu_vu_add_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] - b[i]) : c[i] */
+void npu_vu_sub_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_sub_u8_i8(...) npu_vu_sub_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] - b[i]) : c[i] */
+void npu_vu_sub_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
+#define npu_vu_sub_u8_i32(...) npu_vu_sub_u8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] - b[i]) : c[i] */
+void npu_vu_sub_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, const float *c, int n);
+#define npu_vu_sub_u8_f32(...) npu_vu_sub_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] * b[i]) : c[i] */
+void npu_vu_mul_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_mul_u8_i8(...) npu_vu_mul_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] * b[i]) : c[i] */
+void npu_vu_mul_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
+#define npu_vu_mul_u8_i32(...) npu_vu_mul_u8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] * b[i]) : c[i] */
+void npu_vu_mul_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, const float *c, int n);
+#define npu_vu_mul_u8_f32(...) npu_vu_mul_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] < b[i] ? a[i] : b[i]) : c[i] */
+void npu_vu_min_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_min_u8_i8(...) npu_vu_min_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] < b[i] ? a[i] : b[i]) : c[i] */
+void npu_vu_min_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
+#define npu_vu_min_u8_i32(...) npu_vu_min_u8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] < b[i] ? a[i] : b[i]) : c[i] */
+void npu_vu_min_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, const float *c, int n);
+#define npu_vu_min_u8_f32(...) npu_vu_min_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] > b[i] ? a[i] : b[i]) : c[i] */
+void npu_vu_max_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
+#define npu_vu_max_u8_i8(...) npu_vu_max_u8_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] > b[i] ? a[i] : b[i]) : c[i] */
+void npu_vu_max_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_t *m, const int32_t *a, const int32_t *b, const int32_t *c, int n);
+#define npu_vu_max_u8_i32(...) npu_vu_max_u8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? (a[i] > b[i] ? a[i] : b[i]) : c[i] */
+void npu_vu_max_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, const float *c, int n);
+#define npu_vu_max_u8_f32(...) npu_vu_max_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = the window's y, from its first element, y = x > y ? x : y over each x of the window in row order */
+void npu_vu_window_max_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
+#define npu_vu_window_max_i8(...) npu_vu_window_max_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = the window's y, from its first element, y = x > y ? x : y over each x of the window in row order */
+void npu_vu_window_max_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
+#define npu_vu_window_max_i32(...) npu_vu_window_max_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = the window's y, from its first element, y = x > y ? x : y over each x of the window in row order */
+void npu_vu_window_max_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
+#define npu_vu_window_max_f32(...) npu_vu_window_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = the window's y, from its first element, y = fmaxf(y, x) over each x of the window in row order */
+void npu_vu_window_fmax_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
+#define npu_vu_window_fmax_f32(...) npu_vu_window_fmax_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = the window's y, from 0, y = y + x over each x of the window in row order */
+void npu_vu_window_sum_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
+#define npu_vu_window_sum_i8(...) npu_vu_window_sum_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = the window's y, from 0, y = y + x over each x of the window in row order */
+void npu_vu_window_sum_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
+#define npu_vu_window_sum_i32(...) npu_vu_window_sum_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = the window's y, from 0, y = y + x over each x of the window in row order */
+void npu_vu_window_sum_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);
+#define npu_vu_window_sum_f32(...) npu_vu_window_sum_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = the window's y, from 0, y = y + x over each x of the window in row order, then y / s */
+void npu_vu_window_avg_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda, float s);
+#define npu_vu_window_avg_f32(...) npu_vu_window_avg_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,219 @@
+/* The text of each VU family member (npu_intrinsics/npu_vu_families.def):
+ * its semantics kernel, written as the hand-written ones are (a loop per
+ * dimension, the sizes as macros, "scopes:" and "abi:" comment lines), and
+ * its prototype and call macro. scripts/vu_families_gen.c writes them into
+ * npu_intrinsics/ (make vu-ops); a test checks the files are what the table
+ * gives. The SEM column is a template over X, Y and M, each replaced by an
+ * operand's element. */
+#include "schedule/vu_families.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const SchedVuOp ops[] = {
+#define NPU_VU_OP(NAME, OP, FORM, T, SIM, SEM) {#NAME, #OP, #FORM, #T, SEM},
+#include "npu_vu_families.def"
+#undef NPU_VU_OP
+};
+
+const SchedVuOp *sched_vu_ops(int *count) {
+  *count = (int)(sizeof ops / sizeof ops[0]);
+  return ops;
+}
+
+const SchedVuOp *sched_vu_op(const char *name) {
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (!strcmp(ops[i].name, name)) return &ops[i];
+  return NULL;
+}
+
+static const char *c_type(const SchedVuOp *op) {
+  return !strcmp(op->type, "i8") ? "int8_t" : !strcmp(op->type, "i32") ? "int32_t" : "float";
+}
+
+static bool is_window(const SchedVuOp *op) { return !strncmp(op->form, "win_", 4); }
+
+/* sem with X, Y and M replaced by x, y and m. */
+static void expand(StrBuf *sb, const char *sem, const char *x, const char *y, const char *m) {
+  for (const char *p = sem; *p; p++) {
+    const char *with = *p == 'X' ? x : *p == 'Y' ? y : *p == 'M' ? m : NULL;
+    if (with) sb_puts(sb, with);
+    else sb_putc(sb, *p);
+  }
+}
+
+/* The element-wise statement of a 1-D form: dst[i] = ...; */
+static void element_value(StrBuf *sb, const SchedVuOp *op) {
+  const char *f = op->form;
+  const char *y = !strcmp(f, "vs") ? "s" : "b[i]";
+  if (!strcmp(f, "mask")) {
+    sb_puts(sb, "m[i] ? (");
+    expand(sb, op->sem, "a[i]", y, "m[i]");
+    sb_puts(sb, ") : c[i]");
+  } else {
+    expand(sb, op->sem, "a[i]", y, "m[i]");
+  }
+}
+
+/* The operands after dst, as the semantics kernel declares them, and as
+ * the abi line and the prototype name them. */
+static const char *operands(const SchedVuOp *op) {
+  const char *f = op->form;
+  return !strcmp(f, "vv") || !strcmp(f, "cmp") ? "a b" : !strcmp(f, "sel") ? "m a b" : !strcmp(f, "mask") ? "m a b c"
+                                                                                                          : "a";
+}
+
+static const char *form_note(const SchedVuOp *op) {
+  const char *f = op->form;
+  if (!strcmp(f, "cmp")) return "A byte mask: 1 where the compare holds, else 0 (C's compare: false for a NaN).";
+  if (!strcmp(f, "sel")) return "Where the byte mask m is not 0, a; elsewhere b (b may be dst: a masked store).";
+  if (!strcmp(f, "mask")) return "The op where the byte mask m is not 0; elsewhere c (c may be dst: an update under a mask).";
+  if (is_window(op)) return "A pooling window reduction over one plane: each dst element reduces a KH x KW window of a,\n"
+                            " * windows SH rows and SW columns apart. AH follows from the other sizes (not an argument).";
+  if (strstr(op->sem, "fmaxf") || strstr(op->sem, "fminf"))
+    return "C's fmaxf/fminf: a NaN operand gives the other; operands that compare equal (+0 and -0)\n"
+           " * give the second. tensorize matches it only where the C library the check links does the same.";
+  return NULL;
+}
+
+static void file_head(StrBuf *sb, const SchedVuOp *op) {
+  sb_printf(sb, "/* Semantics of %s (npu_intrinsics.h), written in the kernel DSL.\n", op->name);
+  sb_puts(sb, " * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.\n");
+  sb_puts(sb, " * scopes: dst vu_vm");
+  StrBuf abi;
+  sb_init(&abi);
+  sb_printf(&abi, "%s(dst", op->name);
+  char names[16];
+  snprintf(names, sizeof names, "%s", operands(op));
+  char *save = NULL;
+  for (char *t = strtok_r(names, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    sb_printf(sb, ", %s vu_vm", t);
+    sb_printf(&abi, ", %s", t);
+  }
+  if (is_window(op)) sb_puts(&abi, ", ROWS, COLS, KH, KW, SH, SW, LDD, LDA");
+  else sb_puts(&abi, ", N");
+  if (!strcmp(op->form, "vs") || !strcmp(op->form, "win_avg")) sb_puts(&abi, ", s");
+  sb_printf(sb, "\n * abi: %s)\n", abi.data);
+  sb_free(&abi);
+  if (strstr(op->sem, "fmaxf") || strstr(op->sem, "fminf"))
+    sb_printf(sb, " * libm: %s\n", strstr(op->sem, "fmaxf") ? "fmaxf" : "fminf");
+  const char *note = form_note(op);
+  if (note) sb_printf(sb, " * %s\n", note);
+  sb_puts(sb, " * The sizes are one instance of the intrinsic; it is defined for any sizes\n"
+              " * that satisfy the limits in npu_intrinsics.h. */\n#include <stdint.h>\n");
+  if (strchr(op->sem, '(')) sb_puts(sb, "#include <math.h>\n");
+}
+
+static void window_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
+  sb_puts(sb, "#define ROWS 4\n#define COLS 5\n#define KH 2\n#define KW 2\n#define SH 2\n#define SW 2\n"
+              "#define LDD 5\n#define LDA 10\n#define AH ((ROWS - 1) * SH + KH)\n\n");
+  bool avg = !strcmp(op->form, "win_avg");
+  sb_printf(sb, "void %s(%s dst[ROWS][LDD], const %s a[AH][LDA]%s) {\n", op->name, t, t, avg ? ", float s" : "");
+  sb_puts(sb, "  for (int r = 0; r < ROWS; r++)\n    for (int c = 0; c < COLS; c++) {\n      init: dst[r][c] = ");
+  sb_puts(sb, !strcmp(op->form, "win_first") ? "a[r * SH][c * SW]" : !strcmp(op->type, "f32") ? "0.0f" : "0");
+  sb_puts(sb, ";\n      for (int p = 0; p < KH; p++)\n        for (int q = 0; q < KW; q++)\n          update: dst[r][c] = ");
+  expand(sb, op->sem, "a[r * SH + p][c * SW + q]", "dst[r][c]", "");
+  sb_puts(sb, ";\n");
+  if (avg) sb_puts(sb, "      scale: dst[r][c] = dst[r][c] / s;\n");
+  sb_puts(sb, "    }\n}\n");
+}
+
+void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
+  const char *t = c_type(op);
+  file_head(sb, op);
+  if (is_window(op)) {
+    window_kernel(sb, op, t);
+    return;
+  }
+  sb_puts(sb, "#define N 64\n\n");
+  sb_printf(sb, "void %s(%s dst[N]", op->name, !strcmp(op->form, "cmp") ? "uint8_t" : t);
+  char names[16];
+  snprintf(names, sizeof names, "%s", operands(op));
+  char *save = NULL;
+  for (char *a = strtok_r(names, " ", &save); a; a = strtok_r(NULL, " ", &save))
+    sb_printf(sb, ", const %s %s[N]", !strcmp(a, "m") ? "uint8_t" : t, a);
+  if (!strcmp(op->form, "vs")) sb_printf(sb, ", %s s", t);
+  sb_puts(sb, ") {\n  for (int i = 0; i < N; i++)\n    dst[i] = ");
+  element_value(sb, op);
+  sb_puts(sb, ";\n}\n");
+}
+
+/* The prototype's parameters after (file, line). */
+static void parameters(StrBuf *sb, const SchedVuOp *op) {
+  const char *t = c_type(op), *f = op->form;
+  sb_printf(sb, "%s *dst", !strcmp(f, "cmp") ? "uint8_t" : t);
+  char names[16];
+  snprintf(names, sizeof names, "%s", operands(op));
+  char *save = NULL;
+  for (char *a = strtok_r(names, " ", &save); a; a = strtok_r(NULL, " ", &save))
+    sb_printf(sb, ", const %s *%s", !strcmp(a, "m") ? "uint8_t" : t, a);
+  if (is_window(op)) sb_puts(sb, ", int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda");
+  else sb_puts(sb, ", int n");
+  if (!strcmp(f, "vs") || !strcmp(f, "win_avg")) sb_printf(sb, ", %s s", t);
+}
+
+/* What the op computes, in one line of C over the call's operands. */
+static void summary(StrBuf *sb, const SchedVuOp *op) {
+  if (is_window(op)) {
+    sb_puts(sb, "dst[r*ldd + c] = the window's y, from ");
+    sb_puts(sb, !strcmp(op->form, "win_first") ? "its first element" : "0");
+    sb_puts(sb, ", y = ");
+    expand(sb, op->sem, "x", "y", "");
+    sb_puts(sb, " over each x of the window in row order");
+    if (!strcmp(op->form, "win_avg")) sb_puts(sb, ", then y / s");
+    return;
+  }
+  sb_puts(sb, "dst[i] = ");
+  element_value(sb, op);
+}
+
+void sched_vu_ops_header(StrBuf *sb) {
+  sb_puts(sb, "/* npu_vu_families.h -- the VU's op families, part of the ABI of npu_intrinsics.h\n"
+              " * (which includes it). Generated from npu_vu_families.def (make vu-ops):\n"
+              " * change the table, not this file.\n"
+              " *\n"
+              " * Every operand is in the VU_VM of one core; the op runs on that core.\n"
+              " * 1-D forms run over n elements; windows over rows x cols outputs, the\n"
+              " * kh x kw window of output (r, c) starting at a[(r*sh)*lda + c*sw]\n"
+              " * (ldd >= cols when rows > 1; lda >= (cols-1)*sw + kw when the windows\n"
+              " * cover more than one row). int8 and int32 arithmetic wraps (the kernel\n"
+              " * language leaves int32 overflow undefined, as C does). A byte mask m is\n"
+              " * one uint8_t per element, not 0 = the op's value. Cycles: one vector of\n"
+              " * work per vector of the widest operand (a window: of a's box). Each op's\n"
+              " * exact semantics is npu_intrinsics/<name>.c. */\n"
+              "#ifndef NPU_VU_FAMILIES_H\n#define NPU_VU_FAMILIES_H\n\n#include <stdint.h>\n\n"
+              "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
+  int n;
+  const SchedVuOp *v = sched_vu_ops(&n);
+  for (int i = 0; i < n; i++) {
+    sb_puts(sb, "\n/* ");
+    summary(sb, &v[i]);
+    sb_printf(sb, " */\nvoid %s_at(const char *file, int line, ", v[i].name);
+    parameters(sb, &v[i]);
+    sb_printf(sb, ");\n#define %s(...) %s_at(__FILE__, __LINE__, __VA_ARGS__)\n", v[i].name, v[i].name);
+  }
+  sb_puts(sb, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+}
+
+void sched_vu_ops_families(StrBuf *sb) {
+  int n;
+  const SchedVuOp *v = sched_vu_ops(&n);
+  for (int i = 0; i < n; i++) {
+    bool first = true; /* the first row of its family: list the family's rows */
+    for (int j = 0; j < i && first; j++) first = strcmp(v[j].op, v[i].op) != 0;
+    if (!first) continue;
+    sb_printf(sb, "  %-11s", v[i].op);
+    for (int j = i; j < n; j++) { /* each form once, with its types */
+      bool form_first = !strcmp(v[j].op, v[i].op);
+      for (int k = i; k < j && form_first; k++) form_first = strcmp(v[k].op, v[i].op) || strcmp(v[k].form, v[j].form);
+      if (!form_first) continue;
+      sb_printf(sb, "  %s:", v[j].form);
+      for (int k = j; k < n; k++)
+        if (!strcmp(v[k].op, v[i].op) && !strcmp(v[k].form, v[j].form)) sb_printf(sb, " %s", v[k].type);
+    }
+    sb_puts(sb, "\n              ");
+    for (int j = i; j < n; j++)
+      if (!strcmp(v[j].op, v[i].op)) sb_printf(sb, " %s", v[j].name);
+    sb_puts(sb, "\n");
+  }
+}

@@ -1,0 +1,200 @@
+/* The VU's op families (npu_intrinsics/npu_vu_families.def): each row's
+ * entry point is its FORM's template below, instantiated with the row's
+ * element type and SIM expression. A form fixes the operands, their
+ * regions (the hazard and scope checks of sim_vu_issue) and the cost:
+ * overhead + ceil(bytes of the widest operand / vector_bytes), for a
+ * window the bytes of a's box (the rows and columns the windows cover). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/internal.h"
+
+typedef int8_t vu_i8;
+typedef int32_t vu_i32;
+typedef float vu_f32;
+
+static uint32_t f32_bits(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+static float f32_quiet(float x) {
+  uint32_t u = f32_bits(x) | 0x00400000u;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+static bool f32_signaling(float x) { return x != x && !(f32_bits(x) & 0x00400000u); }
+
+/* C's fmaxf and fminf as glibc computes them on x86-64 (maxss / minss):
+ * two operands that compare equal (+0 and -0) give the second; a quiet NaN
+ * gives the other operand; a signaling NaN gives the first NaN operand,
+ * quieted. The choice for +0 and -0 is the C library's; tensorize matches
+ * fmaxf only where the check's C library makes the same one. */
+static float vu_fmax(float x, float y) {
+  if (f32_signaling(x) || f32_signaling(y)) return f32_quiet(x != x ? x : y);
+  if (y != y) return x;
+  if (x != x) return y;
+  return x > y ? x : y;
+}
+
+static float vu_fmin(float x, float y) {
+  if (f32_signaling(x) || f32_signaling(y)) return f32_quiet(x != x ? x : y);
+  if (y != y) return x;
+  if (x != x) return y;
+  return x < y ? x : y;
+}
+
+#define VU_ARG(name, p, T, mode) {name, p, (int64_t)n * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), mode}
+#define VU_MASK_ARG(p) {"m", p, (int64_t)n, 1, 0, 1, OP_READ}
+#define VU_WORK(T) ((uint64_t)n * sizeof(T))
+
+/* vv: dst[i] = a[i] OP b[i] */
+#define VU_FORM_vv(NAME, T, SIM)                                                                \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int n) {           \
+    VuArg v[3] = {VU_ARG("dst", dst, T, OP_WRITE), VU_ARG("a", a, T, OP_READ), VU_ARG("b", b, T, OP_READ)}; \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 3, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      T x = a[i], y = b[i];                                                                     \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* vs: dst[i] = a[i] OP s */
+#define VU_FORM_vs(NAME, T, SIM)                                                                \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, int n, T s) {                 \
+    VuArg v[2] = {VU_ARG("dst", dst, T, OP_WRITE), VU_ARG("a", a, T, OP_READ)};                 \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 2, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      T x = a[i], y = s;                                                                        \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* un: dst[i] = OP a[i] */
+#define VU_FORM_un(NAME, T, SIM)                                                                \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, int n) {                      \
+    VuArg v[2] = {VU_ARG("dst", dst, T, OP_WRITE), VU_ARG("a", a, T, OP_READ)};                 \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 2, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      T x = a[i];                                                                               \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* cmp: dst[i] = a[i] OP b[i], a byte mask of 0 and 1 (C's compare: false
+ * for a NaN) */
+#define VU_FORM_cmp(NAME, T, SIM)                                                               \
+  void NAME##_at(const char *file, int line, uint8_t *dst, const T *a, const T *b, int n) {    \
+    VuArg v[3] = {{"dst", dst, (int64_t)n, 1, 0, 1, OP_WRITE}, VU_ARG("a", a, T, OP_READ),      \
+                  VU_ARG("b", b, T, OP_READ)};                                                  \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 3, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      T x = a[i], y = b[i];                                                                     \
+      dst[i] = (uint8_t)(SIM);                                                                  \
+    }                                                                                           \
+  }
+
+/* sel: dst[i] = m[i] ? a[i] : b[i] (b may be dst: a masked store) */
+#define VU_FORM_sel(NAME, T, SIM)                                                               \
+  void NAME##_at(const char *file, int line, T *dst, const uint8_t *mk, const T *a, const T *b, int n) { \
+    VuArg v[4] = {VU_ARG("dst", dst, T, OP_WRITE), VU_MASK_ARG(mk), VU_ARG("a", a, T, OP_READ), \
+                  VU_ARG("b", b, T, OP_READ)};                                                  \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 4, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      uint8_t m = mk[i];                                                                        \
+      T x = a[i], y = b[i];                                                                     \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* mask: dst[i] = m[i] ? a[i] OP b[i] : c[i] (c may be dst: an update under
+ * a mask) */
+#define VU_FORM_mask(NAME, T, SIM)                                                              \
+  void NAME##_at(const char *file, int line, T *dst, const uint8_t *mk, const T *a, const T *b, const T *c, \
+                 int n) {                                                                       \
+    VuArg v[5] = {VU_ARG("dst", dst, T, OP_WRITE), VU_MASK_ARG(mk), VU_ARG("a", a, T, OP_READ), \
+                  VU_ARG("b", b, T, OP_READ), VU_ARG("c", c, T, OP_READ)};                      \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 5, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      T x = a[i], y = b[i];                                                                     \
+      dst[i] = mk[i] ? (T)(SIM) : c[i];                                                         \
+    }                                                                                           \
+  }
+
+typedef struct {
+  int rows, cols, kh, kw, sh, sw, ldd, lda;
+} Window;
+
+/* a's box: the rows and the row width (elements) the windows cover. */
+static int64_t window_rows(const Window *w) { return w->rows ? (int64_t)(w->rows - 1) * w->sh + w->kh : 0; }
+static int64_t window_width(const Window *w) { return w->cols ? (int64_t)(w->cols - 1) * w->sw + w->kw : 0; }
+
+static bool window_ok(NpuSim *s, Site site, const char *op, const Window *w) {
+  if (w->cols < 0 || w->kh < 1 || w->kw < 1 || w->sh < 1 || w->sw < 1) {
+    sim_fail(s, site, op, "bad shape: cols=%d kh=%d kw=%d sh=%d sw=%d (cols >= 0, the window and its steps >= 1)",
+             w->cols, w->kh, w->kw, w->sh, w->sw);
+    return false;
+  }
+  int64_t ar = window_rows(w), aw = window_width(w);
+  if (ar > INT32_MAX || aw > INT32_MAX) {
+    sim_fail(s, site, op, "too large: the windows cover %lld rows of %lld elements", (long long)ar, (long long)aw);
+    return false;
+  }
+  if ((w->rows > 1 && w->ldd < w->cols) || (ar > 1 && w->lda < aw)) {
+    sim_fail(s, site, op, "misaligned shape: rows=%d cols=%d ldd=%d lda=%d (ldd >= cols, lda >= %lld: the windows' width)",
+             w->rows, w->cols, w->ldd, w->lda, (long long)aw);
+    return false;
+  }
+  return true;
+}
+
+/* Entered, shape checked, operands (elements of esz bytes) issued; false
+ * when the simulator stopped the op (or none is bound), and then it
+ * computes nothing. */
+static bool window_issue(const char *file, int line, const char *op, const Window *w, const void *dst,
+                         const void *a, int esz) {
+  Site site;
+  char d[96] = "";
+  NpuSim *s = sim_vu_enter(file, line, op, w->rows, &site);
+  if (!s || !window_ok(s, site, op, w)) return false;
+  int64_t ar = window_rows(w), aw = window_width(w);
+  VuArg v[2] = {{"dst", dst, (int64_t)w->cols * esz, w->rows, (int64_t)w->ldd * esz, esz, OP_WRITE},
+                {"a", a, aw * esz, ar, (int64_t)w->lda * esz, esz, OP_READ}};
+  if (s->tracing)
+    snprintf(d, sizeof d, "rows=%d cols=%d window=%dx%d step=%dx%d ldd=%d lda=%d", w->rows, w->cols, w->kh, w->kw,
+             w->sh, w->sw, w->ldd, w->lda);
+  return sim_vu_issue(s, site, op, v, 2, (uint64_t)(ar * aw) * (uint64_t)esz, d);
+}
+
+static ptrdiff_t window_at(const Window *w, int r, int c, int p, int q) {
+  return ((ptrdiff_t)r * w->sh + p) * w->lda + (ptrdiff_t)c * w->sw + q;
+}
+
+/* The window reduction at (r, c): y from INIT, then y = SIM over x, the
+ * window's elements in row order. */
+#define VU_WINDOW_BODY(NAME, T, INIT, SIM, FINISH, ...)                                          \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, int rows, int cols, int kh, int kw, int sh, \
+                 int sw, int ldd, int lda __VA_ARGS__) {                                        \
+    const Window w = {rows, cols, kh, kw, sh, sw, ldd, lda};                                    \
+    if (!window_issue(file, line, #NAME, &w, dst, a, (int)sizeof(T))) return;                   \
+    for (int r = 0; r < rows; r++)                                                              \
+      for (int c = 0; c < cols; c++) {                                                          \
+        T y = (INIT);                                                                           \
+        for (int p = 0; p < kh; p++)                                                            \
+          for (int q = 0; q < kw; q++) {                                                        \
+            T x = a[window_at(&w, r, c, p, q)];                                                 \
+            y = (T)(SIM);                                                                       \
+          }                                                                                     \
+        dst[(ptrdiff_t)r * ldd + c] = FINISH;                                                   \
+      }                                                                                         \
+  }
+#define VU_FORM_win_first(NAME, T, SIM) VU_WINDOW_BODY(NAME, T, a[window_at(&w, r, c, 0, 0)], SIM, y, )
+#define VU_FORM_win_zero(NAME, T, SIM) VU_WINDOW_BODY(NAME, T, 0, SIM, y, )
+#define VU_FORM_win_avg(NAME, T, SIM) VU_WINDOW_BODY(NAME, T, 0, SIM, y / s, , T s)
+
+#define NPU_VU_OP(NAME, OP, FORM, T, SIM, SEM) VU_FORM_##FORM(NAME, vu_##T, SIM)
+#include "npu_vu_families.def"
+#undef NPU_VU_OP

@@ -1,0 +1,343 @@
+/* The VU's op families (npu_intrinsics/npu_vu_families.def): the generated
+ * files are what the table gives, and every member, run in the simulator,
+ * equals its semantics kernel JIT-run with libtcc, bit for bit, on operands
+ * that pair every special value with every other: NaNs (quiet, negative,
+ * with a payload, signaling), -0 and +0, the infinities, the smallest
+ * subnormal and the integer extremes. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/util.h"
+#include "npu_intrinsics.h"
+#include "npugen.h"
+#include "schedule/vu_families.h"
+#include "test_sim_util.h"
+
+Test(vu_families, generated_files_are_the_tables) {
+  int n;
+  const SchedVuOp *ops = sched_vu_ops(&n);
+  for (int i = 0; i < n; i++) {
+    char path[256];
+    snprintf(path, sizeof path, "npu_intrinsics/%s.c", ops[i].name);
+    char *text = read_file(path, NULL);
+    cr_assert_not_null(text, "%s is missing: run make vu-ops", path);
+    StrBuf want;
+    sb_init(&want);
+    sched_vu_op_semantics(&ops[i], &want);
+    cr_expect_str_eq(text, want.data, "%s is stale: run make vu-ops", path);
+    sb_free(&want);
+    free(text);
+  }
+  char *h = read_file("npu_intrinsics/npu_vu_families.h", NULL);
+  cr_assert_not_null(h);
+  StrBuf want;
+  sb_init(&want);
+  sched_vu_ops_header(&want);
+  cr_expect_str_eq(h, want.data, "npu_vu_families.h is stale: run make vu-ops");
+  sb_free(&want);
+  free(h);
+}
+
+/* A generated file whose row is gone would still be matched: none is left. */
+Test(vu_families, every_generated_file_has_its_row) {
+  FILE *ls = popen("grep -l 'Generated from npu_vu_families.def' npu_intrinsics/*.c", "r");
+  cr_assert_not_null(ls);
+  char line[512];
+  int files = 0;
+  while (fgets(line, sizeof line, ls)) {
+    char name[256];
+    cr_assert_eq(sscanf(line, "npu_intrinsics/%255[a-z0-9_].c", name), 1, "%s", line);
+    cr_expect_not_null(sched_vu_op(name), "%s.c says it is generated, but the table has no row %s", name, name);
+    files++;
+  }
+  pclose(ls);
+  int n;
+  sched_vu_ops(&n);
+  cr_expect_eq(files, n);
+}
+
+static const uint32_t f32_special[] = {
+    0x00000000u, 0x80000000u, 0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0x7f812345u, 0x7f800000u,
+    0xff800000u, 0x3f800000u, 0xbf800000u, 0x00000001u, 0x7f7fffffu, 0xc0490fdbu, 0x3eaaaaabu,
+};
+static const int32_t i32_special[] = {INT32_MIN, INT32_MIN + 1, -65536, -1, 0, 1, 7, 65535, INT32_MAX - 1, INT32_MAX};
+static const int8_t i8_special[] = {-128, -127, -1, 0, 1, 63, 126, 127};
+
+enum { ESZ_MAX = 4 };
+
+/* Element k of the special values of a type, as bytes into p. */
+static int specials(const char *type) {
+  return !strcmp(type, "f32") ? (int)(sizeof f32_special / 4) : !strcmp(type, "i32") ? (int)(sizeof i32_special / 4)
+                                                                                     : (int)sizeof i8_special;
+}
+static void special(const char *type, int k, void *p) {
+  if (!strcmp(type, "f32")) memcpy(p, &f32_special[k], 4);
+  else if (!strcmp(type, "i32")) memcpy(p, &i32_special[k], 4);
+  else memcpy(p, &i8_special[k], 1);
+}
+static int esz(const char *type) { return !strcmp(type, "i8") ? 1 : 4; }
+
+typedef struct {
+  uint8_t *dst, *m, *a, *b, *c; /* m: a byte mask */
+  int n;
+} Operands;
+
+/* n = S*S elements: a[i] the (i % S)th special value, b[i] the (i / S)th,
+ * c[i] the ((i + 3) % S)th; m[i] 0, 1 or 255. */
+static Operands operands(const char *type, int S) {
+  Operands o;
+  o.n = S * S;
+  size_t bytes = (size_t)o.n * (size_t)esz(type);
+  o.dst = calloc(1, bytes), o.a = malloc(bytes), o.b = malloc(bytes), o.c = malloc(bytes), o.m = malloc((size_t)o.n);
+  for (int i = 0; i < o.n; i++) {
+    special(type, i % S, o.a + i * esz(type));
+    special(type, i / S, o.b + i * esz(type));
+    special(type, (i + 3) % S, o.c + i * esz(type));
+    o.m[i] = (uint8_t)(i % 3 == 0 ? 0 : i % 3 == 1 ? 1 : 255);
+  }
+  return o;
+}
+
+static void operands_free(Operands *o) {
+  free(o->dst), free(o->m), free(o->a), free(o->b), free(o->c);
+}
+
+static void *sim_entry(const char *name) {
+  size_t count;
+  const NpuSimSymbol *sym = npusim_symbols(&count);
+  char at[128];
+  snprintf(at, sizeof at, "%s_at", name);
+  for (size_t i = 0; i < count; i++)
+    if (!strcmp(sym[i].name, at)) return (void *)sym[i].addr;
+  cr_assert_fail("libnpusim has no %s", at);
+  return NULL;
+}
+
+typedef void (*SimP3)(const char *, int, void *, const void *, const void *, int);
+typedef void (*SimP4)(const char *, int, void *, const void *, const void *, const void *, int);
+typedef void (*SimP5)(const char *, int, void *, const void *, const void *, const void *, const void *, int);
+typedef void (*SimP2)(const char *, int, void *, const void *, int);
+typedef void (*SimVsF)(const char *, int, void *, const void *, int, float);
+typedef void (*SimVsI)(const char *, int, void *, const void *, int, int32_t);
+typedef void (*SemP3)(void *, const void *, const void *);
+typedef void (*SemP4)(void *, const void *, const void *, const void *);
+typedef void (*SemP5)(void *, const void *, const void *, const void *, const void *);
+typedef void (*SemP2)(void *, const void *);
+typedef void (*SemVsF)(void *, const void *, float);
+typedef void (*SemVsI)(void *, const void *, int32_t);
+
+/* Calls the 1-D member op's simulator entry fn on these operands (s: the
+ * scalar of a vs form, as a float or an int). */
+static void call_sim(const SchedVuOp *op, void *fn, void *vd, const void *vmk, const void *va, const void *vb,
+                     const void *vc, int n, float sf, int32_t si) {
+  const char *f = op->form;
+  if (!strcmp(f, "vv") || !strcmp(f, "cmp")) ((SimP3)fn)("t.c", 1, vd, va, vb, n);
+  else if (!strcmp(f, "un")) ((SimP2)fn)("t.c", 1, vd, va, n);
+  else if (!strcmp(f, "sel")) ((SimP4)fn)("t.c", 1, vd, vmk, va, vb, n);
+  else if (!strcmp(f, "mask")) ((SimP5)fn)("t.c", 1, vd, vmk, va, vb, vc, n);
+  else if (!strcmp(op->type, "f32")) ((SimVsF)fn)("t.c", 1, vd, va, n, sf);
+  else ((SimVsI)fn)("t.c", 1, vd, va, n, si);
+}
+
+/* Arithmetic that makes a NaN leaves its sign and payload open in C (tcc's
+ * unary minus keeps a NaN's sign, which IEEE's negate flips), and the check
+ * compares NaNs as NaNs: there, NaN for NaN. Everything else, and every
+ * result of fmax, fmin, abs, the compares, selects and moves, bit for bit. */
+static bool arithmetic(const char *op) {
+  return !strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "mul") || !strcmp(op, "div") || !strcmp(op, "neg") ||
+         !strcmp(op, "window_sum") || !strcmp(op, "window_avg");
+}
+
+static bool same_value(const SchedVuOp *op, const uint8_t *want, const uint8_t *got, int bytes) {
+  if (!memcmp(want, got, (size_t)bytes)) return true;
+  if (strcmp(op->type, "f32") || !arithmetic(op->op)) return false;
+  float w, g;
+  memcpy(&w, want, 4), memcpy(&g, got, 4);
+  return isnan(w) && isnan(g);
+}
+
+/* Runs the 1-D member op on o, once in the simulator and once as its
+ * semantics (vs: with scalar number k of the special values), and compares
+ * the bytes of dst. */
+static void check_1d(const SchedVuOp *op, void *sem, const Operands *o, int k) {
+  const char *f = op->form;
+  int n = o->n, out = !strcmp(f, "cmp") ? 1 : esz(op->type);
+  uint8_t *want = calloc((size_t)n, (size_t)out), *got = calloc((size_t)n, (size_t)out);
+  uint8_t s[ESZ_MAX] = {0};
+  special(op->type, k, s);
+  float sf;
+  int32_t si;
+  memcpy(&sf, s, 4);
+  memcpy(&si, s, 4);
+  void *fn = sim_entry(op->name);
+  NpuSim *sim = simt_new();
+  int32_t *vm = npu_scope_base(NPU_VU_VM, 0); /* operands in VM: dst, m, a, b, c */
+  size_t bytes = (size_t)n * (size_t)esz(op->type);
+  uint8_t *vd = (uint8_t *)vm, *vmk = vd + bytes, *va = vmk + n, *vb = va + bytes, *vc = vb + bytes;
+  memcpy(vmk, o->m, (size_t)n), memcpy(va, o->a, bytes), memcpy(vb, o->b, bytes), memcpy(vc, o->c, bytes);
+  bool is_f = !strcmp(op->type, "f32");
+  call_sim(op, fn, vd, vmk, va, vb, vc, n, sf, si);
+  if (!strcmp(f, "vv") || !strcmp(f, "cmp")) ((SemP3)sem)(want, o->a, o->b);
+  else if (!strcmp(f, "un")) ((SemP2)sem)(want, o->a);
+  else if (!strcmp(f, "sel")) ((SemP4)sem)(want, o->m, o->a, o->b);
+  else if (!strcmp(f, "mask")) ((SemP5)sem)(want, o->m, o->a, o->b, o->c);
+  else if (is_f) ((SemVsF)sem)(want, o->a, sf);
+  else ((SemVsI)sem)(want, o->a, si);
+  npusim_finish(sim);
+  cr_assert(!npusim_failed(sim), "%s: %s", op->name, npusim_error(sim));
+  memcpy(got, vd, (size_t)n * (size_t)out);
+  simt_free(sim);
+  for (int i = 0; i < n; i++)
+    cr_assert(same_value(op, want + i * out, got + i * out, out),
+                 "%s, element %d (a = special %d, b = special %d, s = special %d): semantics %08x, simulator %08x",
+                 op->name, i, i % specials(op->type), i / specials(op->type), k,
+                 out == 1 ? want[i] : *(uint32_t *)(want + i * out), out == 1 ? got[i] : *(uint32_t *)(got + i * out));
+  free(want);
+  free(got);
+}
+
+static void *compile_member(TccUnit **unit, const SchedVuOp *op, const char *const *defs) {
+  char *src = simt_kernel_source(op->name, defs);
+  char file[96];
+  snprintf(file, sizeof file, "%s.c", op->name);
+  *unit = simt_compile(src, file);
+  free(src);
+  void *fn = tcc_unit_symbol(*unit, op->name);
+  cr_assert_not_null(fn, "%s.c does not define %s", op->name, op->name);
+  return fn;
+}
+
+typedef struct {
+  int rows, cols, kh, kw, sh, sw, ldd, lda;
+} WindowCase;
+
+static const WindowCase windows_cases[] = {
+    {4, 5, 2, 2, 2, 2, 5, 10}, {3, 4, 3, 3, 1, 1, 6, 8}, {1, 1, 1, 1, 1, 1, 1, 1}, {2, 3, 2, 3, 2, 1, 3, 7}, {5, 2, 4, 1, 1, 3, 2, 4},
+};
+
+typedef void (*SimWin)(const char *, int, void *, const void *, int, int, int, int, int, int, int, int);
+typedef void (*SimWinS)(const char *, int, void *, const void *, int, int, int, int, int, int, int, int, float);
+typedef void (*SemWinS)(void *, const void *, float);
+
+/* The window member op over the case w, a filled with the special values
+ * in a seeded order (each window meets several), for avg divided by a few
+ * special scalars. */
+static void check_window(const SchedVuOp *op, const WindowCase *w, int S) {
+  char d[8][32];
+  const char *keys[] = {"ROWS", "COLS", "KH", "KW", "SH", "SW", "LDD", "LDA"};
+  const int vals[] = {w->rows, w->cols, w->kh, w->kw, w->sh, w->sw, w->ldd, w->lda};
+  const char *defs[9];
+  for (int i = 0; i < 8; i++) snprintf(d[i], sizeof d[i], "%s=%d", keys[i], vals[i]), defs[i] = d[i];
+  defs[8] = NULL;
+  TccUnit *unit;
+  void *sem = compile_member(&unit, op, defs);
+  int e = esz(op->type), ah = (w->rows - 1) * w->sh + w->kh;
+  size_t abytes = (size_t)ah * (size_t)w->lda * (size_t)e, dbytes = (size_t)w->rows * (size_t)w->ldd * (size_t)e;
+  uint8_t *a = malloc(abytes), *want = calloc(1, dbytes), *got = calloc(1, dbytes);
+  SimtRng r;
+  simt_seed(&r, 40);
+  for (size_t i = 0; i < abytes / (size_t)e; i++) special(op->type, simt_range(&r, 0, S - 1), a + i * (size_t)e);
+  bool avg = !strcmp(op->form, "win_avg");
+  const float scales[] = {4.0f, -0.0f, INFINITY, NAN, 3.0f};
+  for (int k = 0; k < (avg ? 5 : 1); k++) {
+    NpuSim *sim = simt_new();
+    uint8_t *vd = npu_scope_base(NPU_VU_VM, 0), *va = vd + dbytes;
+    memcpy(va, a, abytes);
+    memset(want, 0, dbytes);
+    memset(vd, 0, dbytes);
+    if (avg) {
+      ((SimWinS)sim_entry(op->name))("t.c", 1, vd, va, w->rows, w->cols, w->kh, w->kw, w->sh, w->sw, w->ldd, w->lda,
+                                     scales[k]);
+      ((SemWinS)sem)(want, a, scales[k]);
+    } else {
+      ((SimWin)sim_entry(op->name))("t.c", 1, vd, va, w->rows, w->cols, w->kh, w->kw, w->sh, w->sw, w->ldd, w->lda);
+      ((SemP2)sem)(want, a);
+    }
+    npusim_finish(sim);
+    cr_assert(!npusim_failed(sim), "%s: %s", op->name, npusim_error(sim));
+    memcpy(got, vd, dbytes);
+    simt_free(sim);
+    for (int rr = 0; rr < w->rows; rr++)
+      for (int c = 0; c < w->cols; c++) {
+        size_t at = ((size_t)rr * (size_t)w->ldd + (size_t)c) * (size_t)e;
+        cr_assert(same_value(op, want + at, got + at, e), "%s %dx%d window %dx%d step %dx%d, (%d, %d), scale %d",
+                     op->name, w->rows, w->cols, w->kh, w->kw, w->sh, w->sw, rr, c, k);
+      }
+  }
+  free(a), free(want), free(got);
+  tcc_unit_free(unit);
+}
+
+static void check_forms(bool windows) {
+  int count;
+  const SchedVuOp *ops = sched_vu_ops(&count);
+  int checked = 0;
+  for (int i = 0; i < count; i++) {
+    const SchedVuOp *op = &ops[i];
+    if ((strncmp(op->form, "win_", 4) == 0) != windows) continue;
+    int S = specials(op->type);
+    if (windows) {
+      for (size_t w = 0; w < sizeof windows_cases / sizeof windows_cases[0]; w++)
+        check_window(op, &windows_cases[w], S);
+    } else {
+      char nd[32];
+      snprintf(nd, sizeof nd, "N=%d", S * S);
+      const char *defs[] = {nd, NULL};
+      TccUnit *unit;
+      void *sem = compile_member(&unit, op, defs);
+      Operands o = operands(op->type, S);
+      for (int k = 0; k < (!strcmp(op->form, "vs") ? S : 1); k++) check_1d(op, sem, &o, k);
+      operands_free(&o);
+      tcc_unit_free(unit);
+    }
+    checked++;
+  }
+  cr_expect_gt(checked, 0);
+}
+
+Test(vu_families, every_element_wise_member_matches_its_semantics) { check_forms(false); }
+Test(vu_families, every_window_member_matches_its_semantics) { check_forms(true); }
+
+/* `npugen intrinsics` opens with the families: each with its forms and
+ * types, then its members. */
+Test(vu_families, npugen_intrinsics_lists_the_families) {
+  char err[512];
+  char *text = npg_intrinsics_describe(NULL, NULL, err, sizeof err);
+  cr_assert_not_null(text, "%s", err);
+  cr_expect(strstr(text, "The VU's op families: one table, npu_intrinsics/npu_vu_families.def"), "%s", text);
+  cr_expect(strstr(text, "  add          vv: i8 i32 f32  vs: i8 i32 f32  mask: i8 i32 f32\n"
+                         "               npu_vu_add_i8 npu_vu_add_i32 npu_vu_add_f32 npu_vu_adds_i8"), "%s", text);
+  cr_expect(strstr(text, "  window_sum   win_zero: i8 i32 f32\n"), "%s", text);
+  /* a member's call comes from npu_vu_families.h */
+  cr_expect(strstr(text, "npu_vu_window_sum_i32  (VU)\n  call:        void npu_vu_window_sum_i32(int32_t *dst, const "
+                         "int32_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);"), "%s", text);
+  free(text);
+}
+
+/* A member's operands go through the simulator's checks as a hand-written
+ * op's do: its a outside the VM stops it, naming the op and the operand;
+ * an a that a DMA in flight still writes stops it too. */
+Test(vu_families, every_member_checks_its_operands_scope_and_hazards) {
+  int count;
+  const SchedVuOp *ops = sched_vu_ops(&count);
+  for (int i = 0; i < count; i++) {
+    const SchedVuOp *op = &ops[i];
+    if (!strncmp(op->form, "win_", 4)) continue;
+    for (int hazard = 0; hazard < 2; hazard++) {
+      NpuSim *s = simt_new();
+      uint8_t *vm = npu_scope_base(NPU_VU_VM, 0), *dm = npu_scope_base(NPU_DM, 0);
+      static int32_t host[64];
+      uint8_t *a = hazard ? vm + 1024 : dm;
+      if (hazard) npu_dma_1d(0, a, host, 256);
+      call_sim(op, sim_entry(op->name), vm, vm + 512, a, vm + 1536, vm + 2048, 64, 1.0f, 1);
+      cr_assert(npusim_failed(s), "%s ran with a %s", op->name, hazard ? "DMA in flight" : "in DM");
+      const char *want = hazard ? "RAW hazard: operand a vu_vm" : "operand a is in dm";
+      cr_expect(strstr(npusim_error(s), op->name) && strstr(npusim_error(s), want), "%s: %s", op->name,
+                npusim_error(s));
+      simt_free(s);
+    }
+  }
+}
