@@ -11,6 +11,7 @@ SrcLoc fe_loc(const Fe *fe, TSNode n) {
     int col = (int)p.column - fe->map.prefix;
     return (SrcLoc){fe->map.line, fe->map.col + (col > 0 ? col : 0)};
   }
+  if (fe->fmap) return fe_file_loc(fe, ts_node_start_byte(n));
   return (SrcLoc){(int)p.row + 1, (int)p.column + 1};
 }
 
