@@ -127,6 +127,10 @@ typedef struct {
    * only where the kernel allows them (allow_nonfinite); otherwise the
    * check fails (docs/check.md). */
   long nonfinite;
+  /* Default size sets of a kernel with sizes over the step budget: listed
+   * in summary as not run, and counted here (the verdict line and the
+   * closing line of `npugen check` say so). */
+  int size_sets_not_run;
 } NpgCheckResult;
 /* The orders a check runs each marked loop's iterations in (parallel,
  * vectorize, bind(loop, vu)), as bits. A mark says the iterations are

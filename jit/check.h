@@ -57,6 +57,7 @@ typedef struct {
   double bound_utilization, roofline;
   uint64_t host_onchip, host_ddr; /* elements host code touched (the check's hooks) */
   char summary[1200];        /* check_summary's line */
+  int sets_not_run;          /* check_run_sizes: default size sets over the step budget, listed and not run */
   EmitOrder order;     /* check_run_orders: the order of the marked loops in the run described */
 } CheckResult;
 
