@@ -7,6 +7,7 @@
 
 SrcLoc fe_loc(const Fe *fe, TSNode n) {
   TSPoint p = ts_node_start_point(n);
+  if (fe->map.active && fe->map.fixed) return (SrcLoc){fe->map.line, fe->map.col};
   if (fe->map.active) {
     int col = (int)p.column - fe->map.prefix;
     return (SrcLoc){fe->map.line, fe->map.col + (col > 0 ? col : 0)};

@@ -45,6 +45,7 @@ typedef struct {
   bool active;
   int line, col;   /* position of the body's first byte */
   int prefix;      /* bytes the snippet adds before the body */
+  bool fixed;      /* every position is line:col (a body macros.c rewrote: its macro's use) */
 } LocMap;
 
 /* The file as frontend/macros.c expanded it: each segment of the expanded
@@ -185,6 +186,8 @@ void fe_pragma(Fe *fe, TSNode n);
 const char *fe_preprocess(Fe *fe, TSNode root, uint32_t len, uint32_t *out_len);
 /* The source position of an offset of the expanded file text. */
 SrcLoc fe_file_loc(const Fe *fe, uint32_t at);
+/* Is that offset in text a macro wrote (reported at its use, not its own place)? */
+bool fe_file_fixed(const Fe *fe, uint32_t at);
 
 /* Declares the module's #define constants (for schedule files). */
 void fe_import_defines(Fe *fe);

@@ -99,7 +99,7 @@ void pp_leaves(Pp *pp, TSNode n, const char *text, uint32_t loc, const Hide *hid
     if (leaf && !ts_node_is_missing(x) && !fe_is(x, "comment") && ts_node_end_byte(x) > ts_node_start_byte(x)) {
       uint32_t a = ts_node_start_byte(x);
       Tok t = {text + a, ts_node_end_byte(x) - a, text == pp->src ? a : loc, a, text == pp->src, false,
-               identifier_leaf(x), false, pp->nm, hide};
+               identifier_leaf(x), false, pp->nm, hide, ts_node_end_byte(x) - a};
       push(out, t);
     }
     if (!leaf && ts_tree_cursor_goto_first_child(&c)) continue;
@@ -133,10 +133,11 @@ static void define_object(Pp *pp, TSNode n) {
   if (!ts_node_is_null(v)) m->text = fe_text(pp->fe, v);
 }
 
-/* The body's tokens: its text parsed as the statements of a function (so
- * that an expression, a statement or a fragment all lex as C), with
- * continuation lines blanked to keep every offset. */
-static void body_tokens(Pp *pp, Macro *m, TSNode v) {
+/* A macro body's tokens: its text parsed as the statements of a function
+ * (so that an expression, a statement or a fragment all lex as C), with
+ * continuation lines blanked to keep every offset; each reports its own
+ * place in the #define line. */
+static void body_tokens(Pp *pp, TSNode v, Toks *out) {
   static const char prefix[] = "void __npg_body(void) {\n", suffix[] = "\n;}\n";
   uint32_t a = ts_node_start_byte(v), n = ts_node_end_byte(v) - a;
   size_t pl = sizeof prefix - 1;
@@ -145,8 +146,9 @@ static void body_tokens(Pp *pp, Macro *m, TSNode v) {
   memcpy(snippet + pl, pp->src + a, n);
   memcpy(snippet + pl + n, suffix, sizeof suffix);
   for (size_t i = pl; i < pl + n; i++)
-    if (snippet[i] == '\\' && (snippet[i + 1] == '\n' || snippet[i + 1] == '\r')) snippet[i] = ' ';
-    else if (snippet[i] == '\n' || snippet[i] == '\r') snippet[i] = ' ';
+    if ((snippet[i] == '\\' && (snippet[i + 1] == '\n' || snippet[i + 1] == '\r')) || snippet[i] == '\n' ||
+        snippet[i] == '\r')
+      snippet[i] = ' ';
   TSParser *p = ts_parser_new();
   ts_parser_set_language(p, pp->fe->lang);
   TSTree *tree = ts_parser_parse_string(p, NULL, snippet, (uint32_t)(pl + n + sizeof suffix - 1));
@@ -160,15 +162,56 @@ static void body_tokens(Pp *pp, Macro *m, TSNode v) {
     if (off < pl || off >= pl + n) continue; /* the wrapper's own tokens */
     t.loc = a + (off - (uint32_t)pl);
     t.exact = true;
-    t.written = false;
     t.s = pp->src + t.loc;
-    if (t.s[0] == '#')
-      pp_error(pp, t.loc, "'%s' in macro '%s' is not supported in kernels: kernels have no %s",
-               t.s[1] == '#' ? "##" : "#", m->name,
-               t.s[1] == '#' ? "token pasting" : "stringizing");
-    push(&m->body, t);
+    push(out, t);
   }
   pp_toks_free(&all);
+}
+
+static void refuse_operators(Pp *pp, const Macro *m) {
+  for (int i = 0; i < m->body.n; i++) {
+    const Tok *t = &m->body.t[i];
+    if (t->s[0] == '#')
+      pp_error(pp, t->loc, "'%s' in macro '%s' is not supported in kernels: kernels have no %s",
+               t->s[1] == '#' ? "##" : "#", m->name, t->s[1] == '#' ? "token pasting" : "stringizing");
+  }
+}
+
+static void token(Pp *pp, TSNode n, bool raw);
+
+/* `#define N SQ(4)`: the body's function-like macros expanded where it is
+ * defined, so that preproc.c reads a constant; the line is kept otherwise. */
+static void define_line(Pp *pp, TSNode n) {
+  TSNode v = fe_field(n, "value");
+  Toks body = {0}, out = {0};
+  if (!ts_node_is_null(v)) {
+    body_tokens(pp, v, &body);
+    pp_expand(pp, body.t, body.n, &out);
+  }
+  bool expanded = false;
+  for (int i = 0; i < out.n; i++) expanded |= out.t[i].hide != NULL;
+  if (!expanded) {
+    token(pp, n, true);
+  } else {
+    uint32_t a = ts_node_start_byte(n), head = ts_node_start_byte(v) - a;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_putn(&sb, pp->src + a, head);
+    for (int i = 0; i < out.n; i++) {
+      /* a blank between tokens, as cpp leaves, but none inside brackets */
+      bool tight = !i || is(&out.t[i - 1], "(") || is(&out.t[i - 1], "[") || is(&out.t[i], ")") ||
+                   is(&out.t[i], "]") || is(&out.t[i], ",");
+      sb_printf(&sb, "%s%.*s", tight ? "" : " ", (int)out.t[i].len, out.t[i].s);
+    }
+    sb_putc(&sb, '\n');
+    Tok t = {arena_strndup(pp->fe->arena, sb.data, sb.len), (uint32_t)sb.len, a, pp->pos, true, true, false, true,
+             pp->nm, NULL, head};
+    sb_free(&sb);
+    push(&pp->file, t);
+    pp->pos = ts_node_end_byte(n);
+  }
+  pp_toks_free(&body);
+  pp_toks_free(&out);
 }
 
 static void define_function(Pp *pp, TSNode n) {
@@ -189,7 +232,9 @@ static void define_function(Pp *pp, TSNode n) {
     m->params[m->nparams++] = name;
   }
   TSNode v = fe_field(n, "value");
-  if (!ts_node_is_null(v)) body_tokens(pp, m, v);
+  if (!ts_node_is_null(v)) body_tokens(pp, v, &m->body);
+  for (int i = 0; i < m->body.n; i++) m->body.t[i].written = false;
+  refuse_operators(pp, m);
 }
 
 /* ---------------- expansion ---------------- */
@@ -321,7 +366,8 @@ void pp_expand(Pp *pp, const Tok *in, int n, Toks *out) {
 
 static void token(Pp *pp, TSNode n, bool raw) {
   uint32_t a = ts_node_start_byte(n);
-  Tok t = {pp->src + a, ts_node_end_byte(n) - a, a, pp->pos, true, true, !raw && identifier_leaf(n), raw, pp->nm, NULL};
+  Tok t = {pp->src + a, ts_node_end_byte(n) - a, a, pp->pos, true, true, !raw && identifier_leaf(n), raw, pp->nm, NULL,
+           ts_node_end_byte(n) - a};
   push(&pp->file, t);
   pp->pos = ts_node_end_byte(n);
 }
@@ -377,7 +423,7 @@ static _Noreturn void stray(Pp *pp, TSNode n) {
 /* Whether the walk handles n whole (false: its children are walked). */
 static bool whole(Pp *pp, TSNode n) {
   if (fe_is(n, "preproc_if") || fe_is(n, "preproc_ifdef")) group(pp, n);
-  else if (fe_is(n, "preproc_def")) define_object(pp, n), token(pp, n, true);
+  else if (fe_is(n, "preproc_def")) define_object(pp, n), define_line(pp, n);
   else if (fe_is(n, "preproc_function_def")) define_function(pp, n), token(pp, n, true);
   else if (conditional_directive(pp->src, n)) stray(pp, n);
   else if (fe_is(n, "preproc_include") || fe_is(n, "preproc_call")) token(pp, n, true);
@@ -439,9 +485,10 @@ static void put(Out *o, const char *s, uint32_t len, uint32_t src, bool fixed) {
 
 static void write_token(Pp *pp, Out *o, const Tok *t) {
   if (t->written && !t->hide) {
-    put(o, pp->src + t->gap, (uint32_t)(t->s - pp->src) - t->gap, t->gap, false);
+    put(o, pp->src + t->gap, t->loc - t->gap, t->gap, false);
     if (t->raw && o->text.len && o->text.data[o->text.len - 1] != '\n') put(o, "\n", 1, t->loc, true);
-    put(o, t->s, t->len, t->loc, false);
+    put(o, t->s, t->head, t->loc, false);
+    put(o, t->s + t->head, t->len - t->head, t->loc + t->head, true); /* a #define's body rewritten */
     if (t->raw && t->s[t->len - 1] != '\n') put(o, "\n", 1, t->loc, true);
     return;
   }
@@ -498,16 +545,28 @@ const char *fe_preprocess(Fe *fe, TSNode root, uint32_t len, uint32_t *out_len) 
   return result;
 }
 
-SrcLoc fe_file_loc(const Fe *fe, uint32_t at) {
-  const FileMap *m = fe->fmap;
+/* The segment of the map that holds offset `at` (NULL: an empty map). */
+static const MapSeg *segment(const FileMap *m, uint32_t at) {
   int lo = 0, hi = m->n - 1;
-  if (hi < 0) return (SrcLoc){1, 1};
+  if (hi < 0) return NULL;
   while (lo < hi) { /* the last segment that starts at or before `at` */
     int mid = (lo + hi + 1) / 2;
     if (m->seg[mid].at <= at) lo = mid;
     else hi = mid - 1;
   }
-  const MapSeg *s = &m->seg[lo];
+  return &m->seg[lo];
+}
+
+bool fe_file_fixed(const Fe *fe, uint32_t at) {
+  const MapSeg *s = segment(fe->fmap, at);
+  return s && s->fixed;
+}
+
+SrcLoc fe_file_loc(const Fe *fe, uint32_t at) {
+  const FileMap *m = fe->fmap;
+  const MapSeg *s = segment(m, at);
+  if (!s) return (SrcLoc){1, 1};
+  int lo, hi;
   uint32_t src = s->fixed || at < s->at ? s->src : s->src + (at - s->at);
   lo = 0, hi = m->nlines - 1;
   while (lo < hi) {

@@ -25,6 +25,7 @@ typedef struct {
   bool raw;       /* a directive line, copied whole */
   int visible;    /* the macros defined before it */
   const Hide *hide;
+  uint32_t head;  /* a token as written: its first bytes that are the source's (all but a rewritten body) */
 } Tok;
 
 typedef struct {

@@ -63,6 +63,24 @@ Test(macros, nesting_and_rescanning) {
   npg_close(s);
 }
 
+/* An object-like macro whose body uses a function-like one: expanded where
+ * it is defined, so that it is a constant, and re-emitted so. */
+Test(macros, a_constant_defined_by_a_function_like_macro) {
+  NpgSession *s = open_ok("#define SQ(x) ((x) * (x))\n"
+                          "#define N SQ(4)\n"
+                          "void f(const float a[N], float o[N]) {\n"
+                          "  for (int i = 0; i < N; i++) o[i] = a[i] * 2;\n"
+                          "}\n",
+                          "");
+  NpgCheckResult r;
+  cr_assert(npg_check(s, 0, 1, &r), "%s", r.message);
+  cr_expect_eq(r.compared, 16);
+  has(npg_emit_source(s, 0), "#define N ((4) * (4))\n");
+  npg_close(s);
+  first_error("#define SQ(x) ((x) * (x))\n#define N SQ(zz)\nvoid f(float a[4]) { a[0] = N; }\n",
+              "k.c:2:11: error: 'zz' is not declared");
+}
+
 /* A token the user wrote in an argument reports its own place; a token of
  * the body reports the macro's use. */
 Test(macros, errors_point_at_the_source) {
