@@ -255,13 +255,20 @@ static uint64_t steps_at(const Kernel *k, const SizeSet *set) {
 }
 
 /* Adds the point of pick unless it is there; when `budget`, only if k
- * runs it within that many steps (false when it does not). */
+ * runs it within that many steps. False when there is no point or it is
+ * over the budget. */
 static bool add_within(const Kernel *k, SizeSet *out, int *n, int max, isl_set *pick, uint64_t budget) {
-  int before = *n;
+  SizeSet s;
+  if (!pick || !point_of(isl_set_copy(pick), k->nsizes, &s)) {
+    isl_set_free(pick);
+    return false;
+  }
+  if (budget && steps_at(k, &s) > budget) {
+    isl_set_free(pick);
+    return false;
+  }
   add(out, n, max, k->nsizes, pick, INT64_MAX);
-  if (!budget || *n == before || steps_at(k, &out[*n - 1]) <= budget) return true;
-  (*n)--;
-  return false;
+  return true;
 }
 
 /* The largest sizes allowed, when none passes 256 and k runs them within budget. */
@@ -297,9 +304,11 @@ int ir_check_size_sets(const Kernel *k, const Kernel *variant, uint64_t budget, 
     /* tails: one size at a time past the tiles (several, else one, and a
      * tail in each split it bounds), the others at the base */
     int64_t several = 33;
-    for (int i = 0; i < ns; i++) {
+    SizeSet base;
+    bool has_base = point_of(near(allowed, ns, IR_SIZE_BASE), ns, &base);
+    for (int i = 0; has_base && i < ns; i++) {
       int64_t at[IR_MAX_SIZES] = {0};
-      for (int j = 0; j < ns; j++) at[j] = IR_SIZE_BASE;
+      memcpy(at, base.val, sizeof at);
       at[i] = tail_value(&ts, at, i, 33, 3);
       several = at[i] > several ? at[i] : several;
       if (add_within(k, out, &n, max, least_from(allowed, ns, at), budget)) continue;

@@ -535,6 +535,13 @@ Test(sizes, default_sets_scale_with_the_work_and_hit_every_tail) {
   cr_assert(npg_check(s, npg_variant_index(s, "heat3d_tiled"), 1, &r), "%s", r.message);
   has(r.summary, "(tsteps = 7, n = 35)");
   npg_close(s);
+  /* the other sizes stay where the assumptions allow, near the base */
+  s = open_ok(heat3d, "#pragma npu assume(heat3d, tsteps <= 6 && n <= 1000)\n"
+                      "#pragma npu schedule(heat3d, heat3d_tiled)\n"
+                      "#pragma npu tile(i_1, j_1, 8, 32, io, jo, ii, ji)\n");
+  cr_assert(npg_check(s, npg_variant_index(s, "heat3d_tiled"), 1, &r), "%s", r.message);
+  has(r.summary, "(tsteps = 6, n = 35)");
+  npg_close(s);
 }
 
 /* A default set over the step budget is not run, and the result says so
