@@ -24,18 +24,20 @@ enum { PP_MAX_TOKENS = 1 << 20 };
 
 /* ---------------- tokens ---------------- */
 
-static void push(Toks *v, Tok t) {
+/* Token vectors live in pp->tmp, freed whole when the pass ends (an error
+ * unwinds past them). */
+static void push(Pp *pp, Toks *v, Tok t) {
   if (v->n == v->cap) {
-    v->cap = v->cap ? 2 * v->cap : 64;
-    v->t = realloc(v->t, sizeof *v->t * (size_t)v->cap);
+    int cap = v->cap ? 2 * v->cap : 64;
+    Tok *grown = ARENA_ARRAY(&pp->tmp, Tok, cap);
+    if (v->n) memcpy(grown, v->t, sizeof *v->t * (size_t)v->n);
+    v->t = grown;
+    v->cap = cap;
   }
   v->t[v->n++] = t;
 }
 
-void pp_toks_free(Toks *t) {
-  free(t->t);
-  *t = (Toks){0};
-}
+void pp_toks_free(Toks *t) { *t = (Toks){0}; }
 
 static bool is(const Tok *t, const char *s) { return t->len == strlen(s) && !memcmp(t->s, s, t->len); }
 
@@ -79,7 +81,7 @@ static bool hidden(const Hide *h, int macro) {
 
 static const Hide *hide_add(Pp *pp, const Hide *h, int macro) {
   if (hidden(h, macro)) return h;
-  Hide *n = ARENA_NEW(pp->fe->arena, Hide);
+  Hide *n = ARENA_NEW(&pp->tmp, Hide);
   n->macro = macro;
   n->next = h;
   return n;
@@ -100,7 +102,7 @@ void pp_leaves(Pp *pp, TSNode n, const char *text, uint32_t loc, const Hide *hid
       uint32_t a = ts_node_start_byte(x);
       Tok t = {text + a, ts_node_end_byte(x) - a, text == pp->src ? a : loc, a, text == pp->src, false,
                identifier_leaf(x), false, pp->nm, hide, ts_node_end_byte(x) - a};
-      push(out, t);
+      push(pp, out, t);
     }
     if (!leaf && ts_tree_cursor_goto_first_child(&c)) continue;
     while (!ts_tree_cursor_goto_next_sibling(&c))
@@ -163,7 +165,7 @@ static void body_tokens(Pp *pp, TSNode v, Toks *out) {
     t.loc = a + (off - (uint32_t)pl);
     t.exact = true;
     t.s = pp->src + t.loc;
-    push(out, t);
+    push(pp, out, t);
   }
   pp_toks_free(&all);
 }
@@ -207,7 +209,7 @@ static void define_line(Pp *pp, TSNode n) {
     Tok t = {arena_strndup(pp->fe->arena, sb.data, sb.len), (uint32_t)sb.len, a, pp->pos, true, true, false, true,
              pp->nm, NULL, head};
     sb_free(&sb);
-    push(&pp->file, t);
+    push(pp, &pp->file, t);
     pp->pos = ts_node_end_byte(n);
   }
   pp_toks_free(&body);
@@ -277,7 +279,7 @@ static int arguments(Pp *pp, Stream *s, const Tok *name, Toks *args, int max) {
       n++;
       continue;
     }
-    if (n <= max) push(&args[n - 1], t);
+    if (n <= max) push(pp, &args[n - 1], t);
   }
 }
 
@@ -292,7 +294,7 @@ static void produce(Pp *pp, Toks *out, Tok t, const Tok *name) {
   if (--pp->budget < 0)
     pp_error(pp, name->loc, "the expansion of macro '%.*s' is too large (more than %d tokens)", (int)name->len,
              name->s, PP_MAX_TOKENS);
-  push(out, t);
+  push(pp, out, t);
 }
 
 /* The replacement of macro mi used at `name`: parameters replaced by their
@@ -300,8 +302,8 @@ static void produce(Pp *pp, Toks *out, Tok t, const Tok *name) {
 static void substitute(Pp *pp, int mi, const Tok *name, Toks *args, Toks *out) {
   const Macro *m = &pp->m[mi];
   const Hide *hide = hide_add(pp, name->hide, mi);
-  Toks *expanded = calloc((size_t)m->nparams + 1, sizeof *expanded);
-  bool *done = calloc((size_t)m->nparams + 1, sizeof *done);
+  Toks *expanded = ARENA_ARRAY(&pp->tmp, Toks, m->nparams + 1);
+  bool *done = ARENA_ARRAY(&pp->tmp, bool, m->nparams + 1);
   for (int b = 0; b < m->body.n; b++) {
     const Tok *bt = &m->body.t[b];
     int p = param_index(m, bt);
@@ -318,9 +320,6 @@ static void substitute(Pp *pp, int mi, const Tok *name, Toks *args, Toks *out) {
       produce(pp, out, t, name);
     }
   }
-  for (int k = 0; k < m->nparams; k++) pp_toks_free(&expanded[k]);
-  free(expanded);
-  free(done);
 }
 
 /* One use of function-like macro mi (its name consumed, '(' next). */
@@ -331,7 +330,7 @@ static void invoke(Pp *pp, int mi, const Tok *name, Stream *s, Toks *out) {
   Tok paren;
   next(s, &paren);
   int max = m->nparams ? m->nparams : 1;
-  Toks *args = calloc((size_t)max, sizeof *args);
+  Toks *args = ARENA_ARRAY(&pp->tmp, Toks, max);
   int n = arguments(pp, s, name, args, max);
   if (!m->nparams && (n > 1 || args[0].n))
     pp_error(pp, name->loc, "macro '%s' takes no arguments, but is given some", m->name);
@@ -339,8 +338,6 @@ static void invoke(Pp *pp, int mi, const Tok *name, Stream *s, Toks *out) {
     pp_error(pp, name->loc, "macro '%s' takes %d argument%s, but is given %d", m->name, m->nparams,
              m->nparams == 1 ? "" : "s", n);
   substitute(pp, mi, name, args, out);
-  for (int k = 0; k < max; k++) pp_toks_free(&args[k]);
-  free(args);
   pp->depth--;
 }
 
@@ -350,13 +347,13 @@ void pp_expand(Pp *pp, const Tok *in, int n, Toks *out) {
   while (next(&s, &t)) {
     int mi = t.ident ? pp_macro(pp, t.s, t.len, t.visible) : -1;
     if (mi < 0 || !pp->m[mi].function || hidden(t.hide, mi) || !next_is_paren(&s)) {
-      push(out, t);
+      push(pp, out, t);
       continue;
     }
     pp->changed = true;
     Toks result = {0};
     invoke(pp, mi, &t, &s, &result);
-    for (int k = result.n - 1; k >= 0; k--) push(&s.back, result.t[k]); /* rescanned with the rest */
+    for (int k = result.n - 1; k >= 0; k--) push(pp, &s.back, result.t[k]); /* rescanned with the rest */
     pp_toks_free(&result);
   }
   pp_toks_free(&s.back);
@@ -368,7 +365,7 @@ static void token(Pp *pp, TSNode n, bool raw) {
   uint32_t a = ts_node_start_byte(n);
   Tok t = {pp->src + a, ts_node_end_byte(n) - a, a, pp->pos, true, true, !raw && identifier_leaf(n), raw, pp->nm, NULL,
            ts_node_end_byte(n) - a};
-  push(&pp->file, t);
+  push(pp, &pp->file, t);
   pp->pos = ts_node_end_byte(n);
 }
 
@@ -509,7 +506,8 @@ static uint32_t *line_starts(Fe *fe, const char *src, uint32_t len, int *n) {
 
 const char *fe_preprocess(Fe *fe, TSNode root, uint32_t len, uint32_t *out_len) {
   if (!needed(fe->src, root)) return NULL;
-  Pp pp = {fe, fe->src, len, NULL, 0, 0, {0}, 0, PP_MAX_TOKENS, 0, false};
+  Pp pp = {fe, fe->src, len, NULL, 0, 0, {0}, 0, PP_MAX_TOKENS, 0, false, {0}, {0}, 0};
+  arena_init(&pp.tmp, 0);
   Toks expanded = {0};
   Out o = {0};
   sb_init(&o.text);
@@ -536,10 +534,9 @@ const char *fe_preprocess(Fe *fe, TSNode root, uint32_t len, uint32_t *out_len) 
     fe->preprocess_failed = true;
   }
   memcpy(fe->fail, saved, sizeof saved);
-  for (int i = 0; i < pp.nm; i++) pp_toks_free(&pp.m[i].body);
+  for (int i = 0; i < pp.ntrees; i++) ts_tree_delete(pp.trees[i]); /* those an error left */
   free(pp.m);
-  pp_toks_free(&pp.file);
-  pp_toks_free(&expanded);
+  arena_free(&pp.tmp);
   sb_free(&o.text);
   free(o.seg);
   return result;

@@ -54,6 +54,9 @@ typedef struct {
   long budget;    /* tokens expansions may still produce */
   int depth;      /* nested #if groups and macro arguments */
   bool changed;   /* a macro expanded or a group was left out */
+  Arena tmp;      /* the pass's tokens and hide sets */
+  TSTree *trees[FE_MAX_NESTING + 8]; /* #if snippets being read (an error unwinds past them) */
+  int ntrees;
 } Pp;
 
 /* macros.c */

@@ -44,16 +44,14 @@ static Val eval_text(Pp *pp, const Cond *c, uint32_t at, const char *text, const
   ts_parser_set_language(parser, pp->fe->lang);
   TSTree *tree = ts_parser_parse_string(parser, NULL, snippet, (uint32_t)strlen(snippet));
   ts_parser_delete(parser);
+  pp->trees[pp->ntrees++] = tree; /* deleted by fe_preprocess when an error unwinds past it */
   TSNode root = ts_tree_root_node(tree), dir = ts_node_named_child(root, 0);
   TSNode cond = fe_field(dir, "condition");
-  if (ts_node_has_error(root) || ts_node_named_child_count(root) != 1 || !fe_is(dir, "preproc_if") || ts_node_is_null(cond)) {
-    ts_tree_delete(tree);
+  if (ts_node_has_error(root) || ts_node_named_child_count(root) != 1 || !fe_is(dir, "preproc_if") || ts_node_is_null(cond))
     pp_error(pp, at, "%s is not a #if expression", what);
-  }
   Cond inner = {snippet, at, active, c->depth + 1};
-  /* an error unwinds past the tree: it lives until the frontend's arena goes */
   Val v = eval(pp, &inner, cond);
-  ts_tree_delete(tree);
+  ts_tree_delete(pp->trees[--pp->ntrees]);
   return v;
 }
 
@@ -75,7 +73,7 @@ static Val identifier(Pp *pp, const Cond *c, TSNode n) {
   const Macro *m = &pp->m[mi];
   for (const Hide *h = c->active; h; h = h->next)
     if (h->macro == mi) return (Val){0, false}; /* a macro in its own body stays a name */
-  Hide *active = ARENA_NEW(pp->fe->arena, Hide);
+  Hide *active = ARENA_NEW(&pp->tmp, Hide);
   *active = (Hide){mi, c->active};
   const char *what = arena_printf(pp->fe->arena, "the body of macro '%s'", m->name);
   if (!*m->text) pp_error(pp, where(pp, c, n), "macro '%s' has no body to test in #if", m->name);
