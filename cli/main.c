@@ -187,7 +187,7 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
 }
 
 static int cmd_check(NpgSession *s, const Options *o, const int *idx, int n) {
-  int failed = 0;
+  int failed = 0, not_run = 0;
   npg_set_check_limits(s, o->max_steps, o->max_mib << 20);
   npg_set_check_cpu_limit(s, (double)o->max_cpu);
   for (int k = 0; k < n; k++) {
@@ -195,9 +195,12 @@ static int cmd_check(NpgSession *s, const Options *o, const int *idx, int n) {
     NpgCheckResult r;
     bool ok = npg_check(s, i, o->seed, &r);
     if (ok) {
-      printf("%-24s PASS  max error %g%s, %ld output elements compared (seed %llu)\n",
-             npg_variant_name(s, i), r.max_error, r.exact ? " (bit-exact)" : "", r.compared,
-             (unsigned long long)o->seed);
+      printf("%-24s PASS  max error %g%s, %ld output elements compared (seed %llu)", npg_variant_name(s, i),
+             r.max_error, r.exact ? " (bit-exact)" : "", r.compared, (unsigned long long)o->seed);
+      if (r.size_sets_not_run)
+        printf("; %d size set%s over the step budget, not run", r.size_sets_not_run, r.size_sets_not_run == 1 ? "" : "s");
+      printf("\n");
+      not_run += r.size_sets_not_run;
       printf("%-24s       %s\n", "", r.summary);
       if (r.nonfinite) printf("%-24s       %ld compared outputs are NaN or infinite (allowed)\n", "", r.nonfinite);
     }
@@ -205,7 +208,9 @@ static int cmd_check(NpgSession *s, const Options *o, const int *idx, int n) {
       printf("%-24s FAIL  %s\n", npg_variant_name(s, i), r.message);
     failed += !ok;
   }
-  printf("%d passed, %d failed\n", n - failed, failed);
+  printf("%d passed, %d failed", n - failed, failed);
+  if (not_run) printf(" (%d size set%s over the step budget, not run)", not_run, not_run == 1 ? "" : "s");
+  printf("\n");
   return failed ? 1 : 0;
 }
 

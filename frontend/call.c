@@ -21,7 +21,7 @@ static bool defines(Fe *fe, TSNode n, const char *name) {
   TSNode id = fe_field(d, "declarator");
   if (!fe_is(id, "identifier")) return false;
   uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
-  return strlen(name) == b - a && !memcmp(fe->src + a, name, b - a);
+  return strlen(name) == b - a && !memcmp(fe->file_text + a, name, b - a);
 }
 
 /* The file's function definition named `name`, as a null node when none
@@ -44,7 +44,7 @@ static const char *called(Fe *fe, TSNode call, bool in_file) {
   if (!fe_is(fn, "identifier")) return NULL;
   if (!in_file) return fe_text(fe, fn);
   uint32_t a = ts_node_start_byte(fn), b = ts_node_end_byte(fn);
-  return arena_strndup(fe->arena, fe->src + a, b - a);
+  return arena_strndup(fe->arena, fe->file_text + a, b - a);
 }
 
 static const char *callee_name(Fe *fe, TSNode call) { return called(fe, call, false); }
@@ -95,6 +95,12 @@ static bool calls_back(CycleSearch *c, TSNode n) {
   return false;
 }
 
+/* The source line of a node of the file's tree (not of a snippet). */
+static unsigned def_line(const Fe *fe, TSNode def) {
+  if (fe->fmap) return (unsigned)fe_file_loc(fe, ts_node_start_byte(def)).line;
+  return ts_node_start_point(def).row + 1;
+}
+
 /* A call of the kernel being parsed, or of one defined after it: a
  * recursion (named with its cycle) or a call before the definition. */
 static _Noreturn void refuse_forward(Fe *fe, TSNode at, const char *name) {
@@ -110,7 +116,7 @@ static _Noreturn void refuse_forward(Fe *fe, TSNode at, const char *name) {
     fe_error(fe, at, "recursive call: %s; a kernel may not call itself, directly or through other kernels", cycle);
   }
   TSNode def = definition(fe, name);
-  unsigned line = ts_node_start_point(def).row + 1;
+  unsigned line = def_line(fe, def);
   if (line < (unsigned)fe->k->loc.line) /* above, and no kernel: its own error said why */
     fe_error(fe, at, "kernel '%s' (line %u) was refused, see its error above; '%s' cannot call it", name, line,
              fe->k->name);

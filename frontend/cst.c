@@ -7,10 +7,12 @@
 
 SrcLoc fe_loc(const Fe *fe, TSNode n) {
   TSPoint p = ts_node_start_point(n);
+  if (fe->map.active && fe->map.fixed) return (SrcLoc){fe->map.line, fe->map.col};
   if (fe->map.active) {
     int col = (int)p.column - fe->map.prefix;
     return (SrcLoc){fe->map.line, fe->map.col + (col > 0 ? col : 0)};
   }
+  if (fe->fmap) return fe_file_loc(fe, ts_node_start_byte(n));
   return (SrcLoc){(int)p.row + 1, (int)p.column + 1};
 }
 

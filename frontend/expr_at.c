@@ -60,7 +60,7 @@ Expr *frontend_expr_at(Module *m, const Kernel *k, const Stmt *where, const char
   char *snippet = arena_printf(&m->arena, "%s%s\n;", prefix, text);
   fe.text = snippet;
   /* errors inside point into the step's argument (when it has a place) */
-  fe.map = (LocMap){loc.line > 0, loc.line, loc.col, (int)sizeof prefix - 1};
+  fe.map = (LocMap){loc.line > 0, loc.line, loc.col, (int)sizeof prefix - 1, false};
   if (!fe.src) fe.src = snippet;
   TSParser *p = ts_parser_new();
   ts_parser_set_language(p, fe.lang);

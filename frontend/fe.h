@@ -45,12 +45,30 @@ typedef struct {
   bool active;
   int line, col;   /* position of the body's first byte */
   int prefix;      /* bytes the snippet adds before the body */
+  bool fixed;      /* every position is line:col (a body macros.c rewrote: its macro's use) */
 } LocMap;
+
+/* The file as frontend/macros.c expanded it: each segment of the expanded
+ * text, from `at` on, maps to the source from offset `src` on, or, when
+ * fixed, to `src` alone (a macro body's token reports its use). */
+typedef struct {
+  uint32_t at, src;
+  bool fixed;
+} MapSeg;
+typedef struct {
+  MapSeg *seg;
+  int n;
+  uint32_t *line_start;
+  int nlines;
+} FileMap;
 
 typedef struct {
   const char *file;
   const char *src;  /* the real source: positions and caret lines refer to it */
-  const char *text; /* what node byte offsets index: src, or a macro snippet */
+  const char *text; /* what node byte offsets index: file_text, or a macro snippet */
+  const char *file_text; /* what the file's tree indexes: src, or src expanded (macros.c) */
+  const FileMap *fmap;   /* file_text's map to src when it is expanded */
+  bool preprocess_failed;
   LocMap map;
   Module *m;
   Arena *arena;
@@ -162,6 +180,15 @@ Kernel *fe_kernel(Fe *fe, TSNode fn);
 void fe_define(Fe *fe, TSNode n);
 void fe_include(Fe *fe, TSNode n);
 void fe_pragma(Fe *fe, TSNode n);
+/* macros.c: the file with its function-like macros expanded and its #if
+ * groups resolved, or NULL when it has neither (then it is read as it is);
+ * sets fe->fmap. On an error (reported) sets fe->preprocess_failed. */
+const char *fe_preprocess(Fe *fe, TSNode root, uint32_t len, uint32_t *out_len);
+/* The source position of an offset of the expanded file text. */
+SrcLoc fe_file_loc(const Fe *fe, uint32_t at);
+/* Is that offset in text a macro wrote (reported at its use, not its own place)? */
+bool fe_file_fixed(const Fe *fe, uint32_t at);
+
 /* Declares the module's #define constants (for schedule files). */
 void fe_import_defines(Fe *fe);
 

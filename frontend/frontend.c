@@ -34,9 +34,8 @@ static void top_level(Fe *fe, TSNode n) {
     fe->kernel_tail = &k->next;
     ir_map_put(&fe->kernel_names, k->name, k);
   } else if (!strcmp(t, "preproc_function_def")) {
-    fe_error(fe, n, "function-like macros are not supported in kernels");
-  } else if (!strncmp(t, "preproc_if", 10) || !strncmp(t, "preproc_else", 12) || !strcmp(t, "preproc_elif")) {
-    fe_error(fe, n, "conditional compilation (#if/#ifdef) is not supported in kernel files");
+    /* expanded at its uses (macros.c) */
+    fe_check_name(fe, fe_field(n, "name"), fe_text(fe, fe_field(n, "name")), "macro");
   } else if (!strcmp(t, "declaration")) {
     TSNode d = fe_field(n, "declarator");
     if (fe_is(d, "function_declarator")) fe_error(fe, n, "function declarations are not supported; define the kernel instead");
@@ -125,10 +124,20 @@ static Module *parse_module(const char *file, const char *src, size_t len, DiagL
 
   TSTree *tree = fe_parse(fe.lang, m->src, (uint32_t)len);
   TSNode root = ts_tree_root_node(tree);
+  int errors_before = d->errors;
+  uint32_t expanded_len;
+  const char *expanded = fe_preprocess(&fe, root, (uint32_t)len, &expanded_len);
+  if (expanded) { /* the compiler's view of the file */
+    ts_tree_delete(tree);
+    tree = fe_parse(fe.lang, expanded, expanded_len);
+    root = ts_tree_root_node(tree);
+    fe.text = fe.file_text = expanded;
+  } else {
+    fe.file_text = m->src;
+  }
   fe.root = root;
 
-  int errors_before = d->errors;
-  if (fe_check_syntax(&fe, root)) {
+  if (!fe.preprocess_failed && fe_check_syntax(&fe, root)) {
     uint32_t cnt = ts_node_child_count(root);
     for (volatile uint32_t i = 0; i < cnt; i++) {
       TSNode n = ts_node_child(root, i);
@@ -137,7 +146,7 @@ static Module *parse_module(const char *file, const char *src, size_t len, DiagL
       fe.k = NULL;
       fe.depth = 0; /* an error unwinds without counting down */
       fe.map.active = false;
-      fe.text = m->src;
+      fe.text = fe.file_text;
       if (arena.exhausted) {
         diag_error(d, file, NULL, 0, 0, "the kernel is too large (IR memory limit %d MiB)",
                    FE_MAX_ARENA_BYTES >> 20);

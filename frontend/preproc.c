@@ -91,7 +91,8 @@ void fe_define(Fe *fe, TSNode n) {
   int lead = (int)(body - raw);
   LocMap saved_map = fe->map;
   const char *saved_text = fe->text;
-  fe->map = (LocMap){true, vloc.line, vloc.col + lead, (int)sizeof prefix - 1};
+  bool rewritten = fe->fmap && fe_file_fixed(fe, ts_node_start_byte(value_n) + (uint32_t)lead);
+  fe->map = (LocMap){true, vloc.line, vloc.col + (rewritten ? 0 : lead), (int)sizeof prefix - 1, rewritten};
   fe->text = snippet;
   jmp_buf saved;
   memcpy(saved, fe->fail, sizeof saved);

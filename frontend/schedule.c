@@ -174,7 +174,7 @@ void fe_parse_pragma_call(Fe *fe, const char *call, SrcLoc at, FePragmaParse par
 
   LocMap saved_map = fe->map;
   const char *saved_text = fe->text;
-  fe->map = (LocMap){true, at.line, at.col, (int)sizeof prefix - 1};
+  fe->map = (LocMap){true, at.line, at.col, (int)sizeof prefix - 1, false};
   fe->text = snippet;
   jmp_buf saved;
   memcpy(saved, fe->fail, sizeof saved);

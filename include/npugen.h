@@ -137,6 +137,10 @@ typedef struct {
    * summary says so, and --strict fails the variant. */
   uint64_t fallbacks;
   char fallback_op[64];
+  /* Default size sets of a kernel with sizes over the step budget: listed
+   * in summary as not run, and counted here (the verdict line and the
+   * closing line of `npugen check` say so). */
+  int size_sets_not_run;
 } NpgCheckResult;
 /* The orders a check runs each marked loop's iterations in (parallel,
  * vectorize, bind(loop, vu)), as bits. A mark says the iterations are

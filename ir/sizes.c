@@ -110,7 +110,7 @@ static isl_set *least_from(isl_set *allowed, int nsizes, const int64_t *at) {
 
 /* The point nearest above target in every size, or below it when none is above. */
 static isl_set *near(isl_set *allowed, int nsizes, int64_t target) {
-  int64_t at[IR_MAX_SIZES];
+  int64_t at[IR_MAX_SIZES] = {0};
   for (int i = 0; i < nsizes; i++) at[i] = target;
   isl_set *pick = least_from(allowed, nsizes, at);
   if (pick) return pick;
@@ -174,6 +174,158 @@ static int size_sets(const Kernel *k, SizeSet *out, int max, bool largest) {
 }
 
 int ir_size_sets(const Kernel *k, SizeSet *out, int max) { return size_sets(k, out, max, false); }
+
+/* ---------------- the check's sets for a variant ---------------- */
+
+/* The splits of a variant's loops that a size bounds: each divisor T of
+ * a loop bound or guard, with its numerator A when A reads a size
+ * ((n - 2 + 31) / 32: A = n - 2 + 31, the loop runs A + 1 - T times when
+ * split by ceiling division). */
+typedef struct {
+  const Kernel *v;
+  const Expr *a[64];
+  int64_t t[64];
+  int n;
+  int64_t widest;
+} Tiles;
+
+static bool reads_size(const Kernel *v, const Expr *e) {
+  if (!e) return false;
+  if (e->kind == EX_VAR)
+    for (int i = 0; i < v->nsizes; i++)
+      if (v->sizes[i] == e->var) return true;
+  return reads_size(v, e->a) || reads_size(v, e->b) || reads_size(v, e->c);
+}
+
+static void tiles_in(Tiles *ts, const Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_BINARY && e->op == OP_DIV && e->b->kind == EX_INT && e->b->ival >= 2 && e->b->ival <= (1 << 20) &&
+      reads_size(ts->v, e->a) && ts->n < (int)(sizeof ts->t / sizeof ts->t[0])) {
+    ts->a[ts->n] = e->a;
+    ts->t[ts->n++] = e->b->ival;
+    ts->widest = e->b->ival > ts->widest ? e->b->ival : ts->widest;
+  }
+  tiles_in(ts, e->a), tiles_in(ts, e->b), tiles_in(ts, e->c);
+}
+
+static bool tiles_of_stmt(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  if (s->kind == ST_FOR) tiles_in(ctx, s->lo), tiles_in(ctx, s->hi);
+  if (s->kind == ST_IF) tiles_in(ctx, s->cond);
+  return true;
+}
+
+/* Does every split that reads size i run more than `full` tiles and a
+ * tail at sizes `at`? (A numerator eval cannot read is passed over.) */
+static bool tails_hit(const Tiles *ts, const int64_t *at, int i, int64_t full) {
+  SizeSet set = {0};
+  memcpy(set.val, at, sizeof set.val);
+  for (int d = 0; d < ts->n; d++) {
+    SizeSet other = set;
+    other.val[i] += 1; /* does this split read size i? */
+    int64_t a, b;
+    if (!eval(ts->v, &set, ts->a[d], &a) || !eval(ts->v, &other, ts->a[d], &b) || a == b) continue;
+    int64_t runs = a + 1 - ts->t[d];
+    if (runs % ts->t[d] == 0 || runs <= full * ts->t[d]) return false;
+  }
+  return true;
+}
+
+/* The least value of size i from `from` on where its splits run more than
+ * `full` tiles and a tail, the other sizes as in at. */
+static int64_t tail_value(const Tiles *ts, const int64_t *at, int i, int64_t from, int64_t full) {
+  int64_t probe[IR_MAX_SIZES];
+  memcpy(probe, at, sizeof probe);
+  for (int64_t v = from; v < from + (full + 2) * ts->widest + 64; v++) {
+    probe[i] = v;
+    if (tails_hit(ts, probe, i, full)) return v;
+  }
+  return from;
+}
+
+/* The steps of k at set (UINT64_MAX when it cannot be instantiated). */
+static uint64_t steps_at(const Kernel *k, const SizeSet *set) {
+  Arena a;
+  arena_init(&a, 0);
+  char why[300];
+  Kernel *c = ir_instantiate(&a, k, set, why, sizeof why);
+  uint64_t n = c ? ir_count_steps(c) : UINT64_MAX;
+  arena_free(&a);
+  return n;
+}
+
+/* Adds the point of pick unless it is there; when `budget`, only if k
+ * runs it within that many steps. False when there is no point or it is
+ * over the budget. */
+static bool add_within(const Kernel *k, SizeSet *out, int *n, int max, isl_set *pick, uint64_t budget) {
+  SizeSet s;
+  if (!pick || !point_of(isl_set_copy(pick), k->nsizes, &s)) {
+    isl_set_free(pick);
+    return false;
+  }
+  if (budget && steps_at(k, &s) > budget) {
+    isl_set_free(pick);
+    return false;
+  }
+  add(out, n, max, k->nsizes, pick, INT64_MAX);
+  return true;
+}
+
+/* The largest sizes allowed, when none passes 256 and k runs them within budget. */
+static void add_largest(const Kernel *k, SizeSet *out, int *n, int max, isl_set *allowed, uint64_t budget) {
+  int before = *n;
+  add(out, n, max, k->nsizes, isl_set_lexmax(isl_set_copy(allowed)), 256);
+  if (*n > before && steps_at(k, &out[*n - 1]) > budget) (*n)--;
+}
+
+int ir_check_size_sets(const Kernel *k, const Kernel *variant, uint64_t budget, SizeSet *out, int max) {
+  if (k->nsize_sets) return size_sets(k, out, max, false);
+  budget = budget && budget < IR_SIZE_SET_STEPS ? budget : IR_SIZE_SET_STEPS;
+  int n = 0, ns = k->nsizes;
+  Tiles ts = {.v = variant, .widest = 1};
+  ir_walk_stmts(variant->body, tiles_of_stmt, &ts);
+  isl_ctx *ctx = isl_ctx_alloc();
+  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  AffCtx c;
+  aff_init(&c, ctx, k);
+  char why[300];
+  isl_set *allowed = aff_push_sizes(&c, why, sizeof why) ? aff_domain(&c) : NULL;
+  if (allowed && isl_set_is_empty(allowed) == isl_bool_false) {
+    /* edges: the smallest sizes allowed, every size near 0, 1 and a small
+     * prime (the base), and sizes unlike each other */
+    add_within(k, out, &n, max, least_from(allowed, ns, NULL), 0);
+    static const int64_t edges[] = {0, 1, IR_SIZE_BASE};
+    for (size_t t = 0; t < sizeof edges / sizeof edges[0]; t++) add_within(k, out, &n, max, near(allowed, ns, edges[t]), 0);
+    for (int alt = 0; alt < 2 && ns > 1; alt++) {
+      int64_t at[IR_MAX_SIZES] = {0};
+      for (int i = 0; i < ns; i++) at[i] = (i + alt) % 2 ? 33 : IR_SIZE_BASE;
+      add_within(k, out, &n, max, least_from(allowed, ns, at), 0);
+    }
+    /* tails: one size at a time past the tiles (several, else one, and a
+     * tail in each split it bounds), the others at the base */
+    int64_t several = 33;
+    SizeSet base;
+    bool has_base = point_of(near(allowed, ns, IR_SIZE_BASE), ns, &base);
+    for (int i = 0; has_base && i < ns; i++) {
+      int64_t at[IR_MAX_SIZES] = {0};
+      memcpy(at, base.val, sizeof at);
+      at[i] = tail_value(&ts, at, i, 33, 3);
+      several = at[i] > several ? at[i] : several;
+      if (add_within(k, out, &n, max, least_from(allowed, ns, at), budget)) continue;
+      at[i] = tail_value(&ts, at, i, IR_SIZE_BASE + 1, 1); /* run even past the budget: the check says when it cannot */
+      add_within(k, out, &n, max, least_from(allowed, ns, at), 0);
+    }
+    /* every size at once, where the kernel's work allows */
+    const int64_t wide[] = {33, 64, several, 257};
+    for (size_t t = 0; t < sizeof wide / sizeof wide[0]; t++)
+      add_within(k, out, &n, max, near(allowed, ns, wide[t]), budget);
+    add_largest(k, out, &n, max, allowed, budget);
+  }
+  isl_set_free(allowed);
+  aff_free(&c);
+  isl_ctx_free(ctx);
+  return n;
+}
 
 int ir_size_sets_and_largest(const Kernel *k, SizeSet *out, int max) { return size_sets(k, out, max, true); }
 

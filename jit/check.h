@@ -66,6 +66,7 @@ typedef struct {
   char fallback_op[64];      /* the first one's intrinsic, and its line in the check's C */
   int fallback_line;
   char summary[1200];        /* check_summary's line */
+  int sets_not_run;          /* check_run_sizes: default size sets over the step budget, listed and not run */
   EmitOrder order;     /* check_run_orders: the order of the marked loops in the run described */
 } CheckResult;
 

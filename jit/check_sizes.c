@@ -23,7 +23,8 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
                      CheckResult *r) {
   memset(r, 0, sizeof *r);
   SizeSet sets[IR_MAX_SIZE_SETS];
-  int n = ir_size_sets(k, sets, IR_MAX_SIZE_SETS);
+  uint64_t budget = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
+  int n = ir_check_size_sets(k, u->k, budget, sets, IR_MAX_SIZE_SETS);
   if (!n) {
     snprintf(r->message, sizeof r->message, "no sizes satisfy the assumptions of kernel %s: nothing to run", k->name);
     return;
@@ -38,6 +39,7 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
   char fallback_op[64] = "";
   double max_error = 0;
   bool exact = true;
+  int not_run = 0;
   for (int s = 0; s < n; s++) {
     char sz[200], why[300];
     ir_size_set_text(k, &sets[s], sz, sizeof sz);
@@ -51,11 +53,11 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
       arena_free(&a);
       break;
     }
-    uint64_t budget = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
     if (!k->nsize_sets && ir_count_steps(rk) > budget && s > 0) {
       /* a default set too large to run: said, not run (a set the kernel
        * names is run, and fails the budget like any kernel) */
       if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s: over the step budget, not run)", at ? ", " : "", sz);
+      not_run++;
       arena_free(&a);
       continue;
     }
@@ -97,6 +99,7 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
     r->nonfinite = nonfinite;
     r->max_error = max_error;
     r->exact = exact;
+    r->sets_not_run = not_run;
     size_t len = strlen(r->summary);
     snprintf(r->summary + len, sizeof r->summary - len, "; at %d size set%s: %s", n, n == 1 ? "" : "s", list);
   }

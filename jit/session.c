@@ -309,6 +309,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   out->max_error = r.max_error;
   out->compared = r.compared;
   out->nonfinite = r.nonfinite;
+  out->size_sets_not_run = r.sets_not_run;
   memcpy(out->message, r.message, sizeof out->message);
   out->sim_cycles = r.sim_cycles;
   out->nu_utilization = r.nu_utilization;

@@ -41,6 +41,12 @@ bool session_strict_verdict(const NpgSession *s, int i, NpgCheckResult *r) {
              r->fallback_op);
     return false;
   }
+  if (r->size_sets_not_run) { /* a size the kernel is defined for went unchecked */
+    r->pass = false;
+    snprintf(r->message, sizeof r->message, "strict: %d size set%s over the step budget, not run (raise it with "
+             "--max-steps, or assume smaller sizes)", r->size_sets_not_run, r->size_sets_not_run == 1 ? "" : "s");
+    return false;
+  }
   Hint h = {NULL};
   ir_walk_stmts(s->v[i].ir->body, hint_visit, &h);
   if (!h.hint) return true;

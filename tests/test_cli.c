@@ -14,6 +14,29 @@ Test(cli, check_passes_on_the_example) {
   cr_expect(strstr(out, "matmul_tiled") && strstr(out, "matmul_nu") && strstr(out, "4 passed, 0 failed"), "%s", out);
 }
 
+/* A size set over the step budget shows on the verdict and closing lines. */
+Test(cli, a_size_set_not_run_shows_in_the_summary) {
+  const char *path = "/tmp/npugen_cli_not_run.c";
+  FILE *f = fopen(path, "w");
+  cr_assert(f);
+  fputs("void k(int n, float a[n][n][n]) {\n"
+        "  for (int t = 0; t < 400; t++)\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "      for (int j = 0; j < n; j++)\n"
+        "        for (int l = 0; l < n; l++)\n"
+        "          a[i][j][l] = a[i][j][l] * 0.5f + 1;\n"
+        "}\n"
+        "#pragma npu assume(k, n <= 2000)\n",
+        f);
+  fclose(f);
+  char cmd[512], out[8192];
+  snprintf(cmd, sizeof cmd, "%s check --max-steps 100000 %s 2>&1", npugen(), path);
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "compared (seed 1); 2 size sets over the step budget, not run\n"), "%s", out);
+  cr_expect(strstr(out, "\n1 passed, 0 failed (2 size sets over the step budget, not run)\n"), "%s", out);
+  remove(path);
+}
+
 Test(cli, usage_errors_exit_2) {
   char cmd[512], out[8192];
   const char *bad[] = {"", "frobnicate x.c", "check", "check examples/matmul.c --seed -1",

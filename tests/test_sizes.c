@@ -505,3 +505,70 @@ Test(sizes, the_compared_outputs_count_every_size_set) {
   cr_expect_eq(r.compared, 305, "%ld", r.compared);
   npg_close(s);
 }
+
+/* A 3-D stencil with sizes and a time loop, tiled 8 x 32: the default
+ * sets vary one size at a time from a small base, so every set runs within
+ * 2^21 steps (the check's own budget here: a set past it would be listed
+ * as not run), and still one runs n's splits past a full tile with a tail
+ * in each (n = 35: j runs 33 = 32 + 1, i 33 = 4 * 8 + 1; the tiled variant
+ * takes 1.5 million steps there). The sets of every size at 64 and 257 at
+ * once (30 million steps and more) are left out. */
+static const char *heat3d =
+    "void heat3d(int tsteps, int n, float A[n][n][n], float B[n][n][n]) {\n"
+    "  for (int t = 1; t < tsteps; t++) {\n"
+    "    for (int i = 1; i < n - 1; i++)\n"
+    "      for (int j = 1; j < n - 1; j++)\n"
+    "        for (int k = 1; k < n - 1; k++)\n"
+    "          B[i][j][k] = 0.125f * (A[i + 1][j][k] - 2.0f * A[i][j][k] + A[i - 1][j][k]) +\n"
+    "                       0.125f * (A[i][j + 1][k] - 2.0f * A[i][j][k] + A[i][j - 1][k]) +\n"
+    "                       0.125f * (A[i][j][k + 1] - 2.0f * A[i][j][k] + A[i][j][k - 1]) + A[i][j][k];\n"
+    "    for (int i = 1; i < n - 1; i++)\n"
+    "      for (int j = 1; j < n - 1; j++)\n"
+    "        for (int k = 1; k < n - 1; k++)\n"
+    "          A[i][j][k] = B[i][j][k];\n"
+    "  }\n"
+    "}\n";
+
+Test(sizes, default_sets_scale_with_the_work_and_hit_every_tail) {
+  NpgSession *s = open_ok(heat3d, "#pragma npu assume(heat3d, tsteps <= 1000 && n <= 1000)\n"
+                                  "#pragma npu schedule(heat3d, heat3d_tiled)\n"
+                                  "#pragma npu tile(i_1, j_1, 8, 32, io, jo, ii, ji)\n");
+  npg_set_check_limits(s, 1u << 21, 0);
+  for (int v = 0; v < 2; v++) {
+    NpgCheckResult r;
+    cr_assert(npg_check(s, v, 1, &r), "%s", r.message);
+    cr_expect_eq(r.size_sets_not_run, 0, "%s", r.summary);
+    lacks(r.summary, "not run");
+    has(r.summary, "(tsteps = 33, n = 7)"); /* the time loop's turn */
+  }
+  NpgCheckResult r;
+  cr_assert(npg_check(s, npg_variant_index(s, "heat3d_tiled"), 1, &r), "%s", r.message);
+  has(r.summary, "(tsteps = 7, n = 35)");
+  npg_close(s);
+  /* the other sizes stay where the assumptions allow, near the base */
+  s = open_ok(heat3d, "#pragma npu assume(heat3d, tsteps <= 6 && n <= 1000)\n"
+                      "#pragma npu schedule(heat3d, heat3d_tiled)\n"
+                      "#pragma npu tile(i_1, j_1, 8, 32, io, jo, ii, ji)\n");
+  cr_assert(npg_check(s, npg_variant_index(s, "heat3d_tiled"), 1, &r), "%s", r.message);
+  has(r.summary, "(tsteps = 6, n = 35)");
+  npg_close(s);
+}
+
+/* A default set over the step budget is not run, and the result says so
+ * besides the set's own entry in the summary. */
+Test(sizes, a_set_not_run_is_counted) {
+  NpgSession *s = open_ok("void k(int n, float a[n][n][n]) {\n"
+                          "  for (int t = 0; t < 400; t++)\n"
+                          "    for (int i = 0; i < n; i++)\n"
+                          "      for (int j = 0; j < n; j++)\n"
+                          "        for (int l = 0; l < n; l++)\n"
+                          "          a[i][j][l] = a[i][j][l] * 0.5f + 1;\n"
+                          "}\n",
+                          "#pragma npu assume(k, n <= 2000)\n");
+  npg_set_check_limits(s, 100000, 0);
+  NpgCheckResult r;
+  cr_assert(npg_check(s, 0, 1, &r), "%s", r.message);
+  cr_expect_eq(r.size_sets_not_run, 2, "%s", r.summary);
+  has(r.summary, "(n = 7: over the step budget, not run), (n = 8: over the step budget, not run)");
+  npg_close(s);
+}
