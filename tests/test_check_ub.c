@@ -46,7 +46,8 @@ Test(check_ub, folded_bound_overflow_is_caught_as_the_literal_one) {
              "    out[0] += p[h] * 268435456;\n"
              "}\n",
              folded ? "3 - 3" : "0", folded ? "16 + 0" : "16");
-    check_fails(src, "k.c:4:5: error: signed overflow in 'out[0] += p[h] * 268435456' (int) with inputs of seed 1");
+    check_fails(src, "k.c:4:5: error: signed overflow in 'out[0] += p[h] * 268435456' (int) with inputs of seed 1; "
+                     "if k is defined for fewer inputs, give it its domain: #pragma npu inputs(k, PARAM, LO, HI)");
   }
 }
 
