@@ -755,8 +755,14 @@ static void set_message(PgCase *c, PgOutcome o, const char *fmt, ...) {
 
 /* "k.c:LINE:COL: error: " with a line and column past 0. */
 static bool clear_message(const char *errs) {
-  int line = 0, col = 0, n = 0;
-  return sscanf(errs, "k.c:%d:%d: error: %n", &line, &col, &n) == 2 && n > 0 && line > 0 && col > 0;
+  /* the first error's line (warnings, with their source lines, may come first) */
+  for (const char *l = errs; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+    const char *nl = strchr(l, '\n'), *e = strstr(l, ": error: ");
+    if (!e || (nl && e > nl)) continue;
+    int line = 0, col = 0, n = 0;
+    return sscanf(l, "k.c:%d:%d: error: %n", &line, &col, &n) == 2 && n > 0 && line > 0 && col > 0;
+  }
+  return false;
 }
 
 /* The names of the file's variants other than the program's, from its

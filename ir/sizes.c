@@ -185,6 +185,7 @@ typedef struct {
   const Kernel *v;
   const Expr *a[64];
   int64_t t[64];
+  bool count[64]; /* A is the loop's count itself (A / T + (A % T > 0)) */
   int n;
   int64_t widest;
 } Tiles;
@@ -199,6 +200,18 @@ static bool reads_size(const Kernel *v, const Expr *e) {
 
 static void tiles_in(Tiles *ts, const Expr *e) {
   if (!e) return;
+  /* split's tile count X / T + (X % T > 0) (docs/limits.md): X iterations,
+   * recorded as the (X + T - 1) / T it equals */
+  if (e->kind == EX_BINARY && e->op == OP_ADD && e->a->kind == EX_BINARY && e->a->op == OP_DIV &&
+      e->a->b->kind == EX_INT && e->a->b->ival >= 2 && e->a->b->ival <= (1 << 20) && reads_size(ts->v, e->a->a) &&
+      e->b->kind == EX_BINARY && e->b->op == OP_GT && e->b->a->kind == EX_BINARY && e->b->a->op == OP_MOD &&
+      ts->n < (int)(sizeof ts->t / sizeof ts->t[0])) {
+    ts->a[ts->n] = e->a->a;
+    ts->t[ts->n] = e->a->b->ival;
+    ts->count[ts->n++] = true;
+    ts->widest = e->a->b->ival > ts->widest ? e->a->b->ival : ts->widest;
+    return;
+  }
   if (e->kind == EX_BINARY && e->op == OP_DIV && e->b->kind == EX_INT && e->b->ival >= 2 && e->b->ival <= (1 << 20) &&
       reads_size(ts->v, e->a) && ts->n < (int)(sizeof ts->t / sizeof ts->t[0])) {
     ts->a[ts->n] = e->a;
@@ -225,7 +238,7 @@ static bool tails_hit(const Tiles *ts, const int64_t *at, int i, int64_t full) {
     other.val[i] += 1; /* does this split read size i? */
     int64_t a, b;
     if (!eval(ts->v, &set, ts->a[d], &a) || !eval(ts->v, &other, ts->a[d], &b) || a == b) continue;
-    int64_t runs = a + 1 - ts->t[d];
+    int64_t runs = ts->count[d] ? a : a + 1 - ts->t[d];
     if (runs % ts->t[d] == 0 || runs <= full * ts->t[d]) return false;
   }
   return true;

@@ -71,6 +71,7 @@ static void built_and_run(const char *example, const char *ref, const char *var,
 
 Test(openmp, matmul_tiled_builds_and_runs_on_four_threads) {
   built_and_run("matmul", "matmul", "matmul_tiled",
+                "'#define M 256' " /* the example's sizes: its header defines no macro of the kernel's */
                 "'static int8_t A[M][512], B[512][128]; static int32_t C1[M][128], C2[M][128];' "
                 "'FILL(A, int8_t, 1); FILL(B, int8_t, 1);' "
                 "'const int8_t (*a)[512] = (const int8_t (*)[512])A, (*b)[128] = (const int8_t (*)[128])B;' "
@@ -80,6 +81,7 @@ Test(openmp, matmul_tiled_builds_and_runs_on_four_threads) {
 
 Test(openmp, jacobi2d_strips_builds_and_runs_on_four_threads) {
   built_and_run("stencil", "jacobi2d", "jacobi2d_strips",
+                "'#define N 64' "
                 "'static float A1[N][N], B1[N][N], A2[N][N], B2[N][N];' "
                 "'FILL(A1, float, 0.0625f); FILL(B1, float, 0.0625f);' "
                 "'memcpy(A2, A1, sizeof A1); memcpy(B2, B1, sizeof B1);' "
@@ -89,6 +91,7 @@ Test(openmp, jacobi2d_strips_builds_and_runs_on_four_threads) {
 
 Test(openmp, conv2d_tiled_builds_and_runs_on_four_threads) {
   built_and_run("conv2d", "conv2d", "conv2d_tiled",
+                "'#define C 16' '#define H 28' '#define W 28' '#define OC 32' "
                 "'static int8_t in[C][H][W], wt[OC][C][3][3]; static int32_t bias[OC], o1[OC][H][W], o2[OC][H][W];' "
                 "'FILL(in, int8_t, 1); FILL(wt, int8_t, 1); FILL(bias, int32_t, 64);' "
                 "'const int8_t (*x)[H][W] = (const int8_t (*)[H][W])in, (*w)[C][3][3] = (const int8_t (*)[C][3][3])wt;' "
