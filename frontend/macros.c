@@ -92,11 +92,29 @@ static const Hide *hide_union(Pp *pp, const Hide *a, const Hide *b) {
   return a;
 }
 
+/* A tree cursor on the heap, known to pp until pp_cursor_close: an error
+ * (a longjmp) unwinds past the walk, and fe_preprocess frees what it left. */
+static TSTreeCursor *pp_cursor(Pp *pp, TSNode n) {
+  if (pp->ncursors == (int)(sizeof pp->cursors / sizeof pp->cursors[0]))
+    pp_error(pp, ts_node_start_byte(n), "nested too deeply for the preprocessor");
+  TSTreeCursor *c = malloc(sizeof *c);
+  if (!c) pp_error(pp, ts_node_start_byte(n), "out of memory");
+  *c = ts_tree_cursor_new(n);
+  pp->cursors[pp->ncursors++] = c;
+  return c;
+}
+
+static void pp_cursor_close(Pp *pp, TSTreeCursor *c) {
+  ts_tree_cursor_delete(c);
+  free(c);
+  pp->ncursors--; /* walks nest: the last opened closes first */
+}
+
 /* Iterative walk (the tree may be deep): each leaf of n becomes a token. */
 void pp_leaves(Pp *pp, TSNode n, const char *text, uint32_t loc, const Hide *hide, Toks *out) {
-  TSTreeCursor c = ts_tree_cursor_new(n);
+  TSTreeCursor *c = pp_cursor(pp, n);
   for (;;) {
-    TSNode x = ts_tree_cursor_current_node(&c);
+    TSNode x = ts_tree_cursor_current_node(c);
     bool leaf = atomic(x) || !ts_node_child_count(x);
     if (leaf && !ts_node_is_missing(x) && !fe_is(x, "comment") && ts_node_end_byte(x) > ts_node_start_byte(x)) {
       uint32_t a = ts_node_start_byte(x);
@@ -104,12 +122,12 @@ void pp_leaves(Pp *pp, TSNode n, const char *text, uint32_t loc, const Hide *hid
                identifier_leaf(x), false, pp->nm, hide, ts_node_end_byte(x) - a};
       push(pp, out, t);
     }
-    if (!leaf && ts_tree_cursor_goto_first_child(&c)) continue;
-    while (!ts_tree_cursor_goto_next_sibling(&c))
-      if (!ts_tree_cursor_goto_parent(&c)) goto done;
+    if (!leaf && ts_tree_cursor_goto_first_child(c)) continue;
+    while (!ts_tree_cursor_goto_next_sibling(c))
+      if (!ts_tree_cursor_goto_parent(c)) goto done;
   }
 done:
-  ts_tree_cursor_delete(&c);
+  pp_cursor_close(pp, c);
 }
 
 /* ---------------- definitions ---------------- */
@@ -431,15 +449,15 @@ static bool whole(Pp *pp, TSNode n) {
 }
 
 static void walk(Pp *pp, TSNode root) {
-  TSTreeCursor c = ts_tree_cursor_new(root);
+  TSTreeCursor *c = pp_cursor(pp, root);
   for (;;) {
-    TSNode n = ts_tree_cursor_current_node(&c);
-    if (!whole(pp, n) && ts_tree_cursor_goto_first_child(&c)) continue;
-    while (!ts_tree_cursor_goto_next_sibling(&c))
-      if (!ts_tree_cursor_goto_parent(&c)) goto done;
+    TSNode n = ts_tree_cursor_current_node(c);
+    if (!whole(pp, n) && ts_tree_cursor_goto_first_child(c)) continue;
+    while (!ts_tree_cursor_goto_next_sibling(c))
+      if (!ts_tree_cursor_goto_parent(c)) goto done;
   }
 done:
-  ts_tree_cursor_delete(&c);
+  pp_cursor_close(pp, c);
 }
 
 /* Does the file need the pass (a function-like macro or a group)? */
@@ -506,7 +524,7 @@ static uint32_t *line_starts(Fe *fe, const char *src, uint32_t len, int *n) {
 
 const char *fe_preprocess(Fe *fe, TSNode root, uint32_t len, uint32_t *out_len) {
   if (!needed(fe->src, root)) return NULL;
-  Pp pp = {fe, fe->src, len, NULL, 0, 0, {0}, 0, PP_MAX_TOKENS, 0, false, {0}, {0}, 0};
+  Pp pp = {fe, fe->src, len, NULL, 0, 0, {0}, 0, PP_MAX_TOKENS, 0, false, {0}, {0}, 0, {0}, 0};
   arena_init(&pp.tmp, 0);
   Toks expanded = {0};
   Out o = {0};
@@ -535,6 +553,10 @@ const char *fe_preprocess(Fe *fe, TSNode root, uint32_t len, uint32_t *out_len) 
   }
   memcpy(fe->fail, saved, sizeof saved);
   for (int i = 0; i < pp.ntrees; i++) ts_tree_delete(pp.trees[i]); /* those an error left */
+  for (int i = 0; i < pp.ncursors; i++) {
+    ts_tree_cursor_delete(pp.cursors[i]);
+    free(pp.cursors[i]);
+  }
   free(pp.m);
   arena_free(&pp.tmp);
   sb_free(&o.text);

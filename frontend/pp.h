@@ -57,6 +57,8 @@ typedef struct {
   Arena tmp;      /* the pass's tokens and hide sets */
   TSTree *trees[FE_MAX_NESTING + 8]; /* #if snippets being read (an error unwinds past them) */
   int ntrees;
+  TSTreeCursor *cursors[FE_MAX_NESTING + 8]; /* walks under way, likewise (pp_cursor) */
+  int ncursors;
 } Pp;
 
 /* macros.c */
