@@ -212,11 +212,24 @@ static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run
       snprintf(cost, sizeof cost, "%.1f us per call on the machine that tuned it (median, spread %.1f%%, cc %s)",
                1e-3 * (double)e->r.cycles, 100.0 * e->r.spread, tune_host_cflags(openmp));
     else snprintf(cost, sizeof cost, "%" PRIu64 " cycles, roofline %.1f%%", e->r.cycles, 100.0 * e->r.roofline);
-    fprintf(f, "/* npugen tune %s --kernel %s%s%s%s%s%s --seed %" PRIu64 ": best of %d candidates (%d legal, %d %s)\n"
-               " * %s\n * %s; passes npugen check (seed %" PRIu64 ") */\n%s",
-            a->file, sp->kernel, a->target ? " --target " : "", a->target ? a->target : "", a->host ? " --host" : "",
-            a->size ? " --size " : "", a->size ? a->size : "", a->t.seed, run->generated, run->legal, run->simulated, sp->host ? "timed" : "simulated", d, cost, a->t.seed,
-            e->steps);
+    /* the paths and the size are the user's text: escaped into the comment (sb_lines) */
+    StrBuf head;
+    sb_init(&head);
+    sb_printf(&head, "npugen tune %s --kernel %s%s%s%s%s%s --seed %" PRIu64 ": best of %d candidates (%d legal, %d %s)\n%s\n%s; passes npugen check (seed %" PRIu64 ")",
+              a->file, sp->kernel, a->target ? " --target " : "", a->target ? a->target : "", a->host ? " --host" : "",
+              a->size ? " --size " : "", a->size ? a->size : "", a->t.seed, run->generated, run->legal, run->simulated,
+              sp->host ? "timed" : "simulated", d, cost, a->t.seed);
+    StrBuf text;
+    sb_init(&text);
+    const char *nl = strchr(head.data, '\n');
+    sb_puts(&text, "/* ");
+    sb_c_text(&text, C_TEXT_COMMENT, head.data, (size_t)(nl - head.data) + 1);
+    sb_lines(&text, nl + 1, " * ");
+    text.len--; /* the last line's newline: the comment closes on it */
+    sb_puts(&text, " */\n");
+    fprintf(f, "%s%s", text.data, e->steps);
+    sb_free(&head);
+    sb_free(&text);
     if (fclose(f)) {
       fprintf(stderr, "npugen tune: cannot write %s\n", a->out);
       return 1;

@@ -162,3 +162,19 @@ Test(tune_suite, max_steps_budgets_the_trials) {
   cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
   cr_expect(strstr(out, "generated 2, legal 2, simulated 2"), "%s", out);
 }
+
+/* The kernel's path is the user's text: in the schedule's comment it is
+ * escaped (a directory `d*` once closed the comment at "d*" "/", and the
+ * schedule file no longer parsed). */
+Test(tune_suite, a_path_that_holds_a_comment_end_is_escaped) {
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "r=$PWD; n=%s; case $n in /*) ;; *) n=$r/$n;; esac; d=$(mktemp -d) && mkdir \"$d/d*\" && "
+           "cp tests/kernels/tune_suite/gemm_ikj.c \"$d/d*/\" && cd $d && "
+           "$n tune 'd*/gemm_ikj.c' --seed 1 --trials 2 -o t.sched 2>&1 && head -1 t.sched && "
+           "$n check 'd*/gemm_ikj.c' --schedule t.sched 2>&1; rc=$?; cd $r; rm -rf $d; exit $rc",
+           npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "/* npugen tune d* /gemm_ikj.c --kernel kernel_gemm") && strstr(out, "2 passed, 0 failed"),
+            "%s", out);
+}
