@@ -43,7 +43,7 @@ static const char emit_help[] =
 static const char check_help[] =
     "usage: npugen check FILE [--schedule SFILE] [--target INI] [--variant NAME] [--seed N]\n"
     "                         [--trace JSON] [--max-steps N] [--max-memory MIB] [--max-cpu S]\n"
-    "                         [--strict]\n"
+    "                         [--strict] [--rerun-as-written]\n"
     "\n"
     "JIT-compiles every variant and the kernel as written (with checked\n"
     "arithmetic), runs both on the same seeded random inputs (variants with\n"
@@ -61,6 +61,9 @@ static const char check_help[] =
     "  --max-cpu S       stop a run after S seconds of its CPU time (default 120)\n"
     "  --strict          every weakening of the verdict is an error: a variant with\n"
     "                    a hint not met fails ('#pragma npu strict' does the same)\n"
+    "  --rerun-as-written also run each kernel as written a second time and compare:\n"
+    "                    by default its emitted C is compiled and the reference's\n"
+    "                    run (the same code, its arithmetic checked) is its run\n"
     "  --schedule SFILE  more variants: a file of '#pragma npu' lines only\n"
     "  --target INI      the NPU to plan for and simulate on\n"
     "\n"

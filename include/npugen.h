@@ -141,6 +141,11 @@ typedef struct {
    * in summary as not run, and counted here (the verdict line and the
    * closing line of `npugen check` say so). */
   int size_sets_not_run;
+  /* The variant is a kernel as written and was not run a second time: its
+   * emitted C compiled, and the reference's run (its own statements, with
+   * their arithmetic checked) is its run; compared is 0. See
+   * npg_set_as_written_by_reference. */
+  bool by_reference;
 } NpgCheckResult;
 /* The orders a check runs each marked loop's iterations in (parallel,
  * vectorize, bind(loop, vu)), as bits. A mark says the iterations are
@@ -179,6 +184,13 @@ void npg_set_assume_no_alias(NpgSession *s, bool on);
  * memory that stays a hint is an error in npg_errors(), and npg_check fails
  * the variant that holds it. */
 void npg_set_strict(NpgSession *s, bool on);
+/* npg_check of a kernel as written (the variant without a schedule)
+ * compiles its emitted C and takes the reference's run as its run, instead
+ * of running it a second time beside the reference (the default) and
+ * comparing: its code is the reference's without the checks, so the second
+ * run tests only the printer (the test suite runs it for every kernel).
+ * npugen check does this unless given --rerun-as-written. */
+void npg_set_as_written_by_reference(NpgSession *s, bool on);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);
 /* What npg_check may spend on one run (docs/limits.md); 0 keeps a default.

@@ -45,6 +45,10 @@ typedef struct {
   uint64_t max_steps, max_bytes;  /* 0: the defaults above */
   double max_cpu_seconds;         /* 0: the default above */
   bool scalar_ends;               /* integer scalars at their types' maximum (check_run_orders' last run) */
+  /* The variant is the kernel as written: its code is the reference's
+   * without the checks, so the reference's run stands for its run, and it
+   * is compiled, not run a second time (npg_set_as_written_by_reference). */
+  bool by_reference;
 } CheckOptions;
 
 typedef struct {
@@ -67,6 +71,7 @@ typedef struct {
   int fallback_line;
   char summary[1200];        /* check_summary's line */
   int sets_not_run;          /* check_run_sizes: default size sets over the step budget, listed and not run */
+  bool by_reference;         /* CheckOptions.by_reference: compiled; the reference's run is its run */
   EmitOrder order;     /* check_run_orders: the order of the marked loops in the run described */
 } CheckResult;
 

@@ -298,7 +298,9 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   if (!s->refs) s->refs = check_refs_new(s->m);
   CheckResult r;
   CheckOptions o = {.seed = seed, .target = &s->target, .trace_path = s->trace_path,
-                    .max_steps = s->max_steps, .max_bytes = s->max_bytes, .max_cpu_seconds = s->max_cpu_seconds};
+                    .max_steps = s->max_steps, .max_bytes = s->max_bytes, .max_cpu_seconds = s->max_cpu_seconds,
+                    .by_reference = s->as_written_by_reference && !s->v[i].schedule && s->v[i].ir == s->v[i].kernel &&
+                                    !s->v[i].kernel->nsizes};
   LowerUnit u = session_unit(s, i);
   if (!s->v[i].check_low) s->v[i].check_low = lower_check_promote(&s->m->arena, s->v[i].ir, s->v[i].low);
   u.lowered = s->v[i].check_low; /* the check's text: lower/check_promote.c */
@@ -310,6 +312,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   out->compared = r.compared;
   out->nonfinite = r.nonfinite;
   out->size_sets_not_run = r.sets_not_run;
+  out->by_reference = r.by_reference;
   memcpy(out->message, r.message, sizeof out->message);
   out->sim_cycles = r.sim_cycles;
   out->nu_utilization = r.nu_utilization;
@@ -326,6 +329,10 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
 bool npg_check(NpgSession *s, int i, uint64_t seed, NpgCheckResult *out) {
   return npg_check_orders(s, i, seed, s && s->check_orders ? s->check_orders : NPG_ORDER_ALL, out) &&
          session_strict_verdict(s, i, out);
+}
+
+void npg_set_as_written_by_reference(NpgSession *s, bool on) {
+  if (s) s->as_written_by_reference = on;
 }
 
 void npg_set_check_orders(NpgSession *s, unsigned orders) {

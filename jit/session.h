@@ -43,6 +43,7 @@ struct NpgSession {
   bool assume_no_alias;          /* npg_set_assume_no_alias */
   NpgSched *scheds;              /* npg_sched_begin's handles, ended or not: npg_close frees them */
   bool strict;                   /* npg_set_strict (jit/strict.c) */
+  bool as_written_by_reference;  /* npg_set_as_written_by_reference */
 };
 
 /* A public entry point's NULL argument: the error "fn: arg is NULL" in s

@@ -95,7 +95,8 @@ Test(cli, target_and_trace_options) {
            "&& head -c 40 $d/t.json; rc=$?; rm -rf $d; exit $rc",
            npugen());
   cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "no cycle figure: the variant calls no intrinsic"), "%s", out);
+  cr_expect(strstr(out, "matmul                   PASS  the kernel as written: the reference's run is its run (seed 1)\n"),
+            "%s", out);
   cr_expect(strstr(out, "sim: 32324 cycles, bound by nu (busy 52.3%), roofline 50.7%"), "%s", out);
   cr_expect(strstr(out, "{\"displayTimeUnit\""), "%s", out);
   snprintf(cmd, sizeof cmd,
@@ -111,7 +112,7 @@ Test(cli, target_and_trace_options) {
   cr_expect(!strstr(out, "Schedule softmax_vu:"), "%s", out);
   snprintf(cmd, sizeof cmd, "%s emit examples/softmax_npu.c --trace t.json 2>&1", npugen());
   cr_expect_eq(run(cmd, out, sizeof out), 2, "%s", out);
-  cr_expect(strstr(out, "npugen: --trace, --max-steps, --max-memory and --max-cpu belong to 'check'"), "%s", out);
+  cr_expect(strstr(out, "npugen: --trace, --max-steps, --max-memory, --max-cpu and --rerun-as-written belong to 'check'"), "%s", out);
 }
 
 Test(cli, schedule_file_adds_variants_and_refusals_exit_1) {
@@ -220,4 +221,39 @@ Test(cli, the_manual_page_has_every_command) {
     p += 3;
   }
   cr_expect_eq(n, 5, "%s", out);
+}
+
+/* The kernel as written is not run a second time by default: its emitted
+ * C compiles and the reference's run is its run, which the line says;
+ * --rerun-as-written runs and compares it as any variant. A reference that
+ * stops on undefined behaviour fails it either way. */
+Test(cli, the_kernel_as_written_is_checked_by_the_reference) {
+  char cmd[512], out[8192];
+  snprintf(cmd, sizeof cmd, "%s check examples/matmul.c --variant matmul 2>&1", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "matmul                   PASS  the kernel as written: the reference's run is its run (seed 1)\n"
+                        "                               its emitted C compiles; it is the reference's code without the "
+                        "checks, so it is not run a second time (--rerun-as-written runs it)\n1 passed, 0 failed\n"),
+            "%s", out);
+  snprintf(cmd, sizeof cmd, "%s check examples/matmul.c --variant matmul --rerun-as-written 2>&1", npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "matmul                   PASS  max error 0 (bit-exact), 32768 output elements compared (seed 1)"),
+            "%s", out);
+  const char *path = "/tmp/npugen_cli_by_reference.c";
+  FILE *f = fopen(path, "w");
+  cr_assert(f);
+  fputs("void sq(const int a[4], int b[4]) {\n"
+        "  for (int i = 0; i < 4; i++)\n"
+        "    b[i] = a[i] * 2147483647;\n"
+        "}\n"
+        "#pragma npu inputs(sq, a, 1, 9)\n",
+        f);
+  fclose(f);
+  for (int rerun = 0; rerun < 2; rerun++) {
+    snprintf(cmd, sizeof cmd, "%s check %s%s 2>&1", npugen(), path, rerun ? " --rerun-as-written" : "");
+    cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+    cr_expect(strstr(out, "sq                       FAIL  ") && strstr(out, "signed overflow in 'a[i] * 2147483647'"),
+              "%s", out);
+  }
+  remove(path);
 }
