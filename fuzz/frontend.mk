@@ -2,9 +2,12 @@
 # into its own build dir so that the normal builds are left alone:
 #   make fuzz-frontend [SECONDS=600] [FEFUZZ_TIMEOUT=60]
 #                            fuzz; the corpus stays in build/fuzz/frontend-corpus
-#   make fuzz-frontend-smoke 30 s from the seeds alone (run by `make test`)
+#   make fuzz-frontend-smoke 2,000 executions from the small seeds (run by
+#                            `make test`: a count, not a time, so load does
+#                            not change what it runs)
 # Seeds: the test kernels, examples and fuzz regressions, copied into
-# build/fuzz/frontend-seeds. Crashes, sanitizer reports, leaks and timeouts
+# build/fuzz/frontend-seeds (the smoke leaves out examples/: some take
+# seconds each in this build). Crashes, sanitizer reports, leaks and timeouts
 # are written to fuzz/failures/frontend-* and make the target fail.
 FEFUZZ_BUILD   := build/fuzz
 # Every library object (the grammar's too) gets coverage and sanitizer
@@ -15,8 +18,9 @@ FEFUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 FEFUZZ_NOWARN  := -Wno-bitwise-instead-of-logical
 FEFUZZ_MAKE     = $(MAKE) --no-print-directory BUILD=$(FEFUZZ_BUILD) CC=clang SAN= WARN="$(WARN) $(FEFUZZ_NOWARN)" \
                   SANFLAGS="-fsanitize=fuzzer-no-link $(FEFUZZ_SAN)" OPT="-O1 -g -fsanitize=fuzzer-no-link $(FEFUZZ_SAN)"
-FEFUZZ_SEEDS    = $(shell find tests/kernels examples fuzz/regressions fuzz/kernels -name '*.c' 2>/dev/null) \
+FEFUZZ_SMALL_SEEDS = $(shell find tests/kernels fuzz/regressions fuzz/kernels -name '*.c' 2>/dev/null) \
                   $(shell find tests fuzz/regressions -name '*.sched' 2>/dev/null)
+FEFUZZ_SEEDS    = $(FEFUZZ_SMALL_SEEDS) $(wildcard examples/*.c)
 FEFUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # A timeout is a hang, not a slow proof: examples/conv2d.c alone takes 7 s
 # in this build (isl legality proofs under ASan) and took 28 s on a loaded
@@ -35,12 +39,13 @@ fuzz-frontend-build: | $(DEPS_OK)
 $(BUILD)/fuzz_frontend: fuzz/fuzz_frontend.c include/npugen.h $(INTERNAL_LIBS)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(INTERNAL_LIBS) $(LDLIBS)
 
-# $(1): seconds, $(2): corpus dir (new inputs go there; the seeds are read only).
+# $(1): libFuzzer's limit (-max_total_time=S or -runs=N), $(2): corpus dir
+# (new inputs go there; the seeds are read only), $(3): the seed files.
 define fuzz_frontend_run
 	@rm -rf $(FEFUZZ_BUILD)/frontend-seeds && mkdir -p $(FEFUZZ_BUILD)/frontend-seeds $(2) fuzz/failures
-	@for f in $(FEFUZZ_SEEDS); do cp $$f $(FEFUZZ_BUILD)/frontend-seeds/$$(echo $$f | tr / _); done
+	@for f in $(3); do cp $$f $(FEFUZZ_BUILD)/frontend-seeds/$$(echo $$f | tr / _); done
 	@start=$$(date +%s); log=$(FEFUZZ_BUILD)/frontend.log; \
-	{ $(FEFUZZ_ENV) $(FEFUZZ_BUILD)/fuzz_frontend $(FEFUZZ_FLAGS) -max_total_time=$(1) $(2) $(FEFUZZ_BUILD)/frontend-seeds; \
+	{ $(FEFUZZ_ENV) $(FEFUZZ_BUILD)/fuzz_frontend $(FEFUZZ_FLAGS) $(1) $(2) $(FEFUZZ_BUILD)/frontend-seeds; \
 	  echo $$? > $$log.rc; } 2>&1 | tee $$log; rc=$$(cat $$log.rc); \
 	echo "== fuzz-frontend: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$log) executions in" \
 	  "$$(( $$(date +%s) - start )) s wall; $$(grep -o 'cov: [0-9]* ft: [0-9]* corp: [0-9/]*[KMb]*' $$log | tail -n 1)" \
@@ -49,11 +54,11 @@ define fuzz_frontend_run
 endef
 
 fuzz-frontend: fuzz-frontend-build
-	$(call fuzz_frontend_run,$(SECONDS),$(FEFUZZ_BUILD)/frontend-corpus)
+	$(call fuzz_frontend_run,-max_total_time=$(SECONDS),$(FEFUZZ_BUILD)/frontend-corpus,$(FEFUZZ_SEEDS))
 
 fuzz-frontend-smoke: fuzz-frontend-build
 	@rm -rf $(FEFUZZ_BUILD)/frontend-smoke-corpus
-	$(call fuzz_frontend_run,30,$(FEFUZZ_BUILD)/frontend-smoke-corpus)
+	$(call fuzz_frontend_run,-runs=2000,$(FEFUZZ_BUILD)/frontend-smoke-corpus,$(FEFUZZ_SMALL_SEEDS))
 
 fuzz-frontend-smoke: FEFUZZ_TIMEOUT = 120
 

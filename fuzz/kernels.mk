@@ -3,9 +3,10 @@
 # of the kernel as written (fuzz/fuzz_kernels.c, a process per case);
 # failures go to fuzz/failures/kgen-seed*.c.
 #   make fuzz-kernels N=20000 [SEED=1]    a long run (JOBS at a time)
-#   make fuzz-kernels-smoke               30 s of it (run by `make test`)
+#   make fuzz-kernels-smoke               KGEN_SMOKE_CASES of it (run by `make test`:
+#                                         a count, so load does not change it)
 KGEN_OBJS := $(call obj,fuzz/fuzz_kernels.c fuzz/kernel_gen.c fuzz/fork_pool.c)
-KGEN_SMOKE_SECONDS ?= 30
+KGEN_SMOKE_CASES ?= 40
 $(KGEN_OBJS) $(call obj,tests/test_kernel_random.c): fuzz/kernel_gen.h
 $(KGEN_OBJS): fuzz/fork_pool.h
 
@@ -17,6 +18,6 @@ fuzz-kernels: $(BUILD)/fuzz_kernels
 	$(BUILD)/fuzz_kernels -n $(N) -s $(SEED) -j $(JOBS)
 
 fuzz-kernels-smoke: $(BUILD)/fuzz_kernels
-	$(BUILD)/fuzz_kernels -n 100000 -s $(SEED) -j $(JOBS) -T $(KGEN_SMOKE_SECONDS)
+	$(BUILD)/fuzz_kernels -n $(KGEN_SMOKE_CASES) -s $(SEED) -j $(JOBS)
 
 SMOKE_TARGETS += fuzz-kernels-smoke

@@ -22,7 +22,15 @@
 
 #include "fuzz/prog_gen.h"
 
-enum { SHARDS = 12, CASES_PER_SHARD = 25 }; /* seeds 1..300, about a second a shard */
+/* The ASan+UBSan build runs about a quarter of the cases (as
+ * test_sched_random.c does; seeds 1..72): it watches npugen's memory on
+ * every kind of program; the normal build runs them all. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED_SHARE 4
+#else
+#define SANITIZED_SHARE 1
+#endif
+enum { SHARDS = 12, CASES_PER_SHARD = SANITIZED_SHARE == 1 ? 25 : 6 }; /* seeds 1..300, about a second a shard */
 
 /* Seeds past the shards' range that once failed, run by the last shard:
  * a use() then inline() of a call given the caller's local array, whose
@@ -82,9 +90,11 @@ ParameterizedTest(Shard *sh, program_random, shard) {
                n.outcome[PG_INTERNAL], n.cases, n.failures ? n.failures : "");
   cr_expect_eq(n.outcome[PG_FAILED], 0, "%ld of %ld random programs failed:\n%s", n.outcome[PG_FAILED], n.cases,
                n.failures ? n.failures : "");
-  /* a tester that refuses everything tests nothing */
+  /* a tester that refuses everything tests nothing, nor one that refuses
+   * nothing (the generator's property: judged on the normal build's
+   * shards, which are large enough) */
   cr_expect_geq(n.outcome[PG_PASSED] * 4, n.cases, "fewer than a quarter of the random programs passed: %s", sum);
-  cr_expect(n.outcome[PG_REFUSED] > 0, "no random program was refused: %s", sum);
+  cr_expect(SANITIZED_SHARE > 1 || n.outcome[PG_REFUSED] > 0, "no random program was refused: %s", sum);
   free(sum);
   pg_counts_free(&n);
 }
