@@ -332,7 +332,7 @@ static void params(StrBuf *sb, const Kernel *k) {
   for (const Param *p = k->params; p; p = p->next) {
     sb_puts(sb, ", ");
     if (p->buf) emit_array_decl(sb, p->buf);
-    else sb_printf(sb, "%s %s", p->var->type->name, p->var->name);
+    else sb_printf(sb, "%s%s %s", p->var->is_const ? "const " : "", p->var->type->name, p->var->name);
   }
 }
 
@@ -355,16 +355,18 @@ void emit_checked(const Module *m, const Kernel *k, const CheckRef *ref, Checked
   StrBuf what;
   sb_init(&what);
   sb_printf(&what, "Kernel %s of %s as written, with checked arithmetic: npugen check's reference.", k->name, m->file);
-  sb_comment(&sb, what.data);
-  sb_putc(&sb, '\n');
+  sb_lines(&sb, what.data, "/* ");
+  sb_puts(&sb, " */\n");
   sb_free(&what);
   sb_puts(&sb, prelude);
   sb_puts(&sb, ref->helpers);
+  sb_putc(&sb, '\n');
   for (const Define *d = m->defines; d; d = d->next) {
     ir_define_text(&sb, d);
     sb_putc(&sb, '\n');
   }
-  sb_printf(&sb, "\nstatic void npg_checked_%s(NpgCk *npg_ck", k->name);
+  if (m->defines) sb_putc(&sb, '\n');
+  sb_printf(&sb, "static void npg_checked_%s(NpgCk *npg_ck", k->name);
   params(&sb, k);
   sb_puts(&sb, ") {\n");
   for (int i = 0; i < ref->ntemps; i++) sb_printf(&sb, "  %s npg_t%d;\n", ref->temps[i], i + 1);
