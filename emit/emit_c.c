@@ -70,10 +70,11 @@ static void emit_param_array(StrBuf *sb, const LoweredFunction *f, int i, const 
 
 void emit_prototype(StrBuf *sb, const LoweredFunction *f) {
   sb_printf(sb, "void %s(", f->name);
-  if (!f->k->params) sb_puts(sb, "void");
+  if (f->context) sb_puts(sb, f->context);
+  else if (!f->k->params) sb_puts(sb, "void");
   int i = 0;
   for (const Param *p = f->k->params; p; p = p->next, i++) {
-    if (p != f->k->params) sb_puts(sb, ", ");
+    if (p != f->k->params || f->context) sb_puts(sb, ", ");
     if (p->buf)
       emit_param_array(sb, f, i, p->buf);
     else
@@ -449,8 +450,14 @@ static void internal_error(StrBuf *sb, const char *why) {
 
 void emit_c_function(StrBuf *sb, const LoweredModule *m, const LoweredFunction *f) {
   Emit em = {.sb = sb, .m = m, .f = f};
+  if (f->is_static) sb_puts(sb, "static ");
   emit_prototype(sb, f);
   sb_puts(sb, " {\n");
+  if (f->checked) {
+    emit_ref_body(sb, f->checked);
+    sb_puts(sb, "}\n");
+    return;
+  }
   emit_assumptions(sb, f);
   if (f->sync_error) internal_error(sb, f->sync_error);
   emit_stmts(&em, f->body, 1);

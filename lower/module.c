@@ -282,6 +282,12 @@ void lower_module(const LowerUnit *u, LoweredModule *out) {
 }
 
 void lower_module_free(LoweredModule *m) {
+  if (m->reference) { /* the sites no unit took (jit/c_text.c takes them) */
+    for (int i = 0; i < m->reference->nsites; i++) free(m->reference->sites[i].what);
+    free(m->reference->sites);
+    lower_check_ref_free(m->reference);
+  }
+  free(m->reference);
   arena_free(&m->arena);
   arena_free(&m->callees);
   memset(m, 0, sizeof *m);
