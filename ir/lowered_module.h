@@ -80,6 +80,10 @@ typedef struct {
    * wrote them); an extent left out, or a flat array's shape, in a comment */
   bool no_restrict, shape_comments;
   const char **param_type;
+  /* parameter i's spelling, as the flags above and its array decide:
+   * `restrict` (param_restrict[i]); a flat pointer, for tcc, an array
+   * whose rows are sized by the kernel's sizes (param_flat[i]) */
+  bool *param_restrict, *param_flat;
   Spelling spelling;
   bool local_ddr;             /* local arrays declared to the simulator (the check's C of a program) */
   LoopNote *notes;

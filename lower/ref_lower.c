@@ -461,6 +461,8 @@ void lower_reference_module(const Module *m, const Kernel *k, LoweredModule *out
   LoweredFunction f = {.name = arena_printf(a, "npg_checked_%s", k->name), .k = k, .is_static = true,
                        .no_restrict = true, .context = "NpgCk *npg_ck", .checked = out->reference};
   f.extent_macro = ARENA_ARRAY(a, const char *, (k->nparams ? k->nparams : 1) * IR_MAX_DIMS);
-  memset(f.extent_macro, 0, sizeof *f.extent_macro * (size_t)(k->nparams ? k->nparams : 1) * IR_MAX_DIMS);
+  /* (zeroed: no extent macro, no restrict, nothing flat) */
+  f.param_restrict = ARENA_ARRAY(a, bool, k->nparams ? k->nparams : 1);
+  f.param_flat = ARENA_ARRAY(a, bool, k->nparams ? k->nparams : 1);
   out->main = f;
 }
