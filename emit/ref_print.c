@@ -71,7 +71,7 @@ static void binary(StrBuf *sb, const CkExpr *x) {
     sb_printf(sb, ") %s (", op_spelling(op));
     expr(sb, x->b);
     sb_puts(sb, "))");
-  } else if (op == OP_DIV || op == OP_MOD || op == OP_SHL || op == OP_SHR) {
+  } else if (x->temp[1]) { /* / % << >> (lower/ref_lower.c binds both operands) */
     bound_operands(sb, x);
   } else {
     overflowing(sb, x);
