@@ -36,13 +36,12 @@ static void emit_extent(StrBuf *sb, const LoweredFunction *f, int i, const Buffe
   else sb_printf(sb, "%lld", (long long)b->shape[d]);
 }
 
-/* `const float A[restrict M][512]`: restrict where the kernel declared it
- * or the unit assumes no aliasing (docs/schedules.md says why that is
- * sound only for arrays that do not overlap), unless f has none. */
+/* `const float A[restrict M][512]`, or flat for tcc, as lower/ decided
+ * (LoweredFunction.param_restrict, param_flat). */
 static void emit_param_array(StrBuf *sb, const LoweredFunction *f, int i, const Buffer *b) {
-  bool restrict_ = (b->is_restrict || f->all_restrict) && !f->no_restrict;
+  bool restrict_ = f->param_restrict[i];
   const char *cv = b->is_const ? "const " : "", *type = f->param_type ? f->param_type[i] : b->elem->name;
-  if (f->flat_params && buffer_rows_symbolic(b)) { /* flat for tcc (emit_cu_hooks.c) */
+  if (f->param_flat[i]) { /* flat for tcc (emit_cu_hooks.c) */
     sb_printf(sb, "%s%s *%s%s", cv, type, restrict_ ? "restrict " : "", b->name);
     if (!f->shape_comments) return;
     sb_puts(sb, " /* ");
@@ -70,10 +69,11 @@ static void emit_param_array(StrBuf *sb, const LoweredFunction *f, int i, const 
 
 void emit_prototype(StrBuf *sb, const LoweredFunction *f) {
   sb_printf(sb, "void %s(", f->name);
-  if (!f->k->params) sb_puts(sb, "void");
+  if (f->context) sb_puts(sb, f->context);
+  else if (!f->k->params) sb_puts(sb, "void");
   int i = 0;
   for (const Param *p = f->k->params; p; p = p->next, i++) {
-    if (p != f->k->params) sb_puts(sb, ", ");
+    if (p != f->k->params || f->context) sb_puts(sb, ", ");
     if (p->buf)
       emit_param_array(sb, f, i, p->buf);
     else
@@ -449,8 +449,14 @@ static void internal_error(StrBuf *sb, const char *why) {
 
 void emit_c_function(StrBuf *sb, const LoweredModule *m, const LoweredFunction *f) {
   Emit em = {.sb = sb, .m = m, .f = f};
+  if (f->is_static) sb_puts(sb, "static ");
   emit_prototype(sb, f);
   sb_puts(sb, " {\n");
+  if (f->checked) {
+    emit_ref_body(sb, f->checked);
+    sb_puts(sb, "}\n");
+    return;
+  }
   emit_assumptions(sb, f);
   if (f->sync_error) internal_error(sb, f->sync_error);
   emit_stmts(&em, f->body, 1);

@@ -2,7 +2,8 @@
  * each, the includes, the defines, a program's functions (docs/programs.md),
  * the variant's function, and its layout helpers (a parameter's pack and
  * unpack, plain loops a reader can check), in the order lower/module.c
- * put them. */
+ * put them. The check's reference is printed the same way
+ * (lower/ref_lower.c makes its module). */
 #include <string.h>
 
 #include "emit/emit.h"
@@ -34,10 +35,11 @@ static void defines(StrBuf *sb, LoweredDefines d) {
 
 static void includes(StrBuf *sb, Includes n) {
   if (n.math) sb_puts(sb, "#include <math.h>\n");
+  if (n.setjmp) sb_puts(sb, "#include <setjmp.h>\n");
   if (n.stdint) sb_puts(sb, "#include <stdint.h>\n");
   if (n.stdlib) sb_puts(sb, "#include <stdlib.h>\n");
   if (n.npu) sb_puts(sb, "#include \"npu_intrinsics.h\"\n");
-  if (n.math || n.stdint || n.stdlib || n.npu) sb_putc(sb, '\n');
+  if (n.math || n.setjmp || n.stdint || n.stdlib || n.npu) sb_putc(sb, '\n');
 }
 
 static void program_functions(StrBuf *sb, const LoweredModule *m) {
@@ -45,7 +47,6 @@ static void program_functions(StrBuf *sb, const LoweredModule *m) {
     sb_printf(sb, "#error \"npugen: a program calls more than %d functions\"\n", m->too_many_functions);
   for (int i = 0; i < m->nfunctions; i++) {
     emit_block_comment(sb, m->functions[i].comment);
-    sb_puts(sb, "static ");
     emit_c_function(sb, m, &m->functions[i]);
     sb_putc(sb, '\n');
   }
@@ -90,6 +91,7 @@ char *emit_c_source(const LoweredModule *m) {
   sb_init(&sb);
   file_comment(&sb, m->comment, m->ncomment);
   includes(&sb, m->includes);
+  if (m->support) sb_printf(&sb, "%s\n", m->support);
   defines(&sb, m->defines);
   if (m->own_header) sb_printf(&sb, "#include \"%s\"\n\n", m->own_header);
   defines(&sb, m->late_defines);

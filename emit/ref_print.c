@@ -1,17 +1,17 @@
-/* The instrumented reference printed (docs/check.md): the kernel as
- * written, lowered (ir/checked_ref.h, lower/ref_lower.c) with every decision about its
- * checks made (which operations are checked, their sites, temporaries,
- * "set" flags, hoisted and stepped addresses, unrolled loops), printed as
- * C that tcc compiles. A failed check stores its site number and longjmps
- * out of the kernel. Operands are parenthesized and every conversion
- * written out, so the text depends neither on C's precedence nor on the
- * compiler re-inserting the implicit conversions. */
-#include "emit/ref_print.h"
+/* The check's reference's body printed (docs/check.md): the kernel as
+ * written, lowered (ir/checked_ref.h, lower/ref_lower.c) with every
+ * decision about its checks made (which operations are checked, their
+ * sites, temporaries, "set" flags, hoisted and stepped addresses,
+ * unrolled loops); emit_c_function prints the function around it, as it
+ * prints a variant's. A failed check stores its site number and longjmps
+ * out of the kernel. Its own spelling, not the variant's: operands are
+ * parenthesized and every conversion written out, so the text depends
+ * neither on C's precedence nor on the compiler re-inserting the implicit
+ * conversions, and the oracle does not share the printer's expression
+ * spelling with what it checks. */
 #include "emit/emit.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 
 /* ---------------- expressions ---------------- */
@@ -71,7 +71,7 @@ static void binary(StrBuf *sb, const CkExpr *x) {
     sb_printf(sb, ") %s (", op_spelling(op));
     expr(sb, x->b);
     sb_puts(sb, "))");
-  } else if (op == OP_DIV || op == OP_MOD || op == OP_SHL || op == OP_SHR) {
+  } else if (x->temp[1]) { /* / % << >> (lower/ref_lower.c binds both operands) */
     bound_operands(sb, x);
   } else {
     overflowing(sb, x);
@@ -309,76 +309,7 @@ static void list(StrBuf *sb, const CkStmt *n, int ind) {
   }
 }
 
-/* ---------------- the unit ---------------- */
-
-static const char prelude[] =
-    "#include <math.h>\n"
-    "#include <setjmp.h>\n"
-    "#include <stdint.h>\n"
-    "#include <stdlib.h>\n"
-    "\n"
-    "typedef struct {\n"
-    "  jmp_buf npg_jb;\n"
-    "  int *npg_site;\n"
-    "} NpgCk;\n"
-    "\n"
-    "static void npg_ub(NpgCk *c, int site) {\n"
-    "  *c->npg_site = site;\n"
-    "  longjmp(c->npg_jb, 1);\n"
-    "}\n"
-    "\n";
-
-static void params(StrBuf *sb, const Kernel *k) {
-  for (const Param *p = k->params; p; p = p->next) {
-    sb_puts(sb, ", ");
-    if (p->buf) emit_array_decl(sb, p->buf);
-    else sb_printf(sb, "%s %s", p->var->type->name, p->var->name);
-  }
-}
-
-static void thunk(StrBuf *sb, const Kernel *k) {
-  /* after the kernel's #defines: only npg_ names */
-  sb_printf(sb, "\nvoid npg_ref_%s(void **npg_args) {\n  NpgCk npg_ck;\n  npg_ck.npg_site = (int *)npg_args[%d];\n",
-            k->name, k->nparams);
-  sb_printf(sb, "  *npg_ck.npg_site = 0;\n  if (!setjmp(npg_ck.npg_jb)) npg_checked_%s(&npg_ck", k->name);
-  int i = 0;
-  for (const Param *p = k->params; p; p = p->next, i++) {
-    if (p->buf) sb_printf(sb, ", npg_args[%d]", i);
-    else sb_printf(sb, ", *(%s *)npg_args[%d]", p->var->type->name, i);
-  }
-  sb_puts(sb, ");\n}\n");
-}
-
-void emit_checked(const Module *m, const Kernel *k, const CheckRef *ref, CheckedUnit *out) {
-  StrBuf sb;
-  sb_init(&sb);
-  StrBuf what;
-  sb_init(&what);
-  sb_printf(&what, "Kernel %s of %s as written, with checked arithmetic: npugen check's reference.", k->name, m->file);
-  sb_comment(&sb, what.data);
-  sb_putc(&sb, '\n');
-  sb_free(&what);
-  sb_puts(&sb, prelude);
-  sb_puts(&sb, ref->helpers);
-  for (const Define *d = m->defines; d; d = d->next) {
-    ir_define_text(&sb, d);
-    sb_putc(&sb, '\n');
-  }
-  sb_printf(&sb, "\nstatic void npg_checked_%s(NpgCk *npg_ck", k->name);
-  params(&sb, k);
-  sb_puts(&sb, ") {\n");
-  for (int i = 0; i < ref->ntemps; i++) sb_printf(&sb, "  %s npg_t%d;\n", ref->temps[i], i + 1);
-  body(&sb, &ref->body, 1);
-  sb_puts(&sb, "}\n");
-  thunk(&sb, k);
-  out->source = sb_take(&sb);
-  out->sites = ref->sites; /* taken: the caller frees the rest of ref */
-  out->nsites = ref->nsites;
-}
-
-void emit_checked_free(CheckedUnit *u) {
-  for (int i = 0; i < u->nsites; i++) free(u->sites[i].what);
-  free(u->sites);
-  free(u->source);
-  memset(u, 0, sizeof *u);
+void emit_ref_body(StrBuf *sb, const CheckRef *ref) {
+  for (int i = 0; i < ref->ntemps; i++) sb_printf(sb, "  %s npg_t%d;\n", ref->temps[i], i + 1);
+  body(sb, &ref->body, 1);
 }

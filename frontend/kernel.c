@@ -124,17 +124,13 @@ typedef struct {
   bool *read; /* by buffer id */
 } BodyPass;
 
-static void mark_reads(const Expr *e, bool *read) {
-  if (!e) return;
-  if (e->kind == EX_LOAD) {
-    read[e->buf->id] = true;
-    for (int i = 0; i < e->buf->ndim; i++) mark_reads(e->idx[i], read);
-  }
-  mark_reads(e->a, read);
-  mark_reads(e->b, read);
-  mark_reads(e->c, read);
-  for (int i = 0; i < e->nargs; i++) mark_reads(e->args[i], read);
+static bool mark_read(const Expr *e, void *ctx) {
+  bool *read = ctx;
+  if (e->kind == EX_LOAD) read[e->buf->id] = true;
+  return true;
 }
+
+static void mark_reads(const Expr *e, bool *read) { ir_walk_expr(e, mark_read, read); }
 
 static bool collect(Stmt *s, int depth, void *ctx) {
   (void)depth;

@@ -74,7 +74,7 @@ struct CkExpr {
   CkPlace *place;      /* EX_VAR, EX_LOAD: the read */
   bool checked;        /* some check is made (site[] other than CK_UNSET) */
   int site[CK_NCHECKS];
-  int temp[2];         /* npg_tN of the operands (a, b), or of the value */
+  int temp[2];         /* npg_tN of the operands (a, b: both for a checked / % << >>), or of the value (0: none) */
   const char *mask;    /* EX_CAST: tcc's mask (lower_tcc_mask) */
   CkTest tests[CK_NCHECKS]; /* the checks made (each kind once at most), in the order the C tests them */
   int ntests;

@@ -28,11 +28,12 @@ bool ir_signed_affine(const Expr *e) {
   }
 }
 
-bool ir_expr_sizes_only(const Expr *e) {
-  if (!e) return true;
-  if (e->kind == EX_LOAD || e->kind == EX_CALL || (e->kind == EX_VAR && !e->var->is_size)) return false;
-  return ir_expr_sizes_only(e->a) && ir_expr_sizes_only(e->b) && ir_expr_sizes_only(e->c);
+static bool size_or_constant(const Expr *e, void *ctx) {
+  (void)ctx;
+  return e->kind != EX_LOAD && e->kind != EX_CALL && (e->kind != EX_VAR || e->var->is_size);
 }
+
+bool ir_expr_sizes_only(const Expr *e) { return ir_walk_expr(e, size_or_constant, NULL); }
 
 bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, const Expr **end) {
   if (!g || g->next || g->kind != ST_IF || g->else_s || !g->then_s || !g->then_s->body) return false;

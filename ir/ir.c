@@ -90,42 +90,39 @@ Expr *ir_expr_copy(Arena *a, const Expr *e) {
   return c;
 }
 
-bool ir_expr_has_load(const Expr *e) {
-  if (!e) return false;
-  if (e->kind == EX_LOAD) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (ir_expr_has_load(e->args[i])) return true;
-  return ir_expr_has_load(e->a) || ir_expr_has_load(e->b) || ir_expr_has_load(e->c);
+/* The visitors below go on (true) while e's node is allowed: the walk
+ * stops at the first node that is not. */
+static bool not_load(const Expr *e, void *ctx) {
+  (void)ctx;
+  return e->kind != EX_LOAD;
 }
 
-bool ir_expr_constant(const Expr *e) {
-  if (!e) return true;
-  if (e->kind == EX_VAR || e->kind == EX_LOAD || e->kind == EX_CALL) return false;
-  return ir_expr_constant(e->a) && ir_expr_constant(e->b) && ir_expr_constant(e->c);
+bool ir_expr_has_load(const Expr *e) { return !ir_walk_expr(e, not_load, NULL); }
+
+static bool no_var(const Expr *e, void *ctx) {
+  (void)ctx;
+  return e->kind != EX_VAR && e->kind != EX_LOAD && e->kind != EX_CALL;
 }
 
-bool ir_expr_counters_only(const Kernel *k, const Expr *e) {
-  if (!e) return true;
+bool ir_expr_constant(const Expr *e) { return ir_walk_expr(e, no_var, NULL); }
+
+static bool counter_or_size(const Expr *e, void *ctx) {
+  const Kernel *k = ctx;
   if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
-  if (e->kind == EX_VAR && e->var->kind != VAR_LOOP) {
-    bool size = false;
-    for (int i = 0; k && i < k->nsizes; i++) size |= k->sizes[i] == e->var;
-    if (!size) return false;
-  }
-  return ir_expr_counters_only(k, e->a) && ir_expr_counters_only(k, e->b) && ir_expr_counters_only(k, e->c);
+  if (e->kind != EX_VAR || e->var->kind == VAR_LOOP) return true;
+  for (int i = 0; k && i < k->nsizes; i++)
+    if (k->sizes[i] == e->var) return true;
+  return false;
 }
 
-bool ir_expr_in_scope(const Expr *e, const char *scope) {
-  if (!e) return false;
-  if (e->kind == EX_LOAD) {
-    if (scope ? e->buf->scope && !strcmp(e->buf->scope, scope) : buffer_onchip(e->buf)) return true;
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (ir_expr_in_scope(e->idx[i], scope)) return true;
-  }
-  for (int i = 0; i < e->nargs; i++)
-    if (ir_expr_in_scope(e->args[i], scope)) return true;
-  return ir_expr_in_scope(e->a, scope) || ir_expr_in_scope(e->b, scope) || ir_expr_in_scope(e->c, scope);
+bool ir_expr_counters_only(const Kernel *k, const Expr *e) { return ir_walk_expr(e, counter_or_size, (void *)k); }
+
+static bool not_in_scope(const Expr *e, void *ctx) {
+  const char *scope = ctx;
+  return e->kind != EX_LOAD || !(scope ? e->buf->scope && !strcmp(e->buf->scope, scope) : buffer_onchip(e->buf));
 }
+
+bool ir_expr_in_scope(const Expr *e, const char *scope) { return !ir_walk_expr(e, not_in_scope, (void *)scope); }
 
 bool ir_stmt_in_scope(const Stmt *st, const char *scope) {
   if (ir_expr_in_scope(st->lhs, scope) || ir_expr_in_scope(st->rhs, scope) || ir_expr_in_scope(st->cond, scope) ||

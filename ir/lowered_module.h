@@ -2,11 +2,14 @@
  * emit/ prints it; docs/architecture.md): the comment lines, the
  * includes, the defines as spelled, the header guard, each function's
  * prototype, entry tests and lowered IR in print order, and how the
- * check's C spells each access. The printer reads this and nothing of
- * lower/. */
+ * check's C spells each access. The check's reference is one too
+ * (lower/ref_lower.c): its function's body is the kernel as written
+ * with its checks (ir/checked_ref.h). The printer reads this and nothing
+ * of lower/. */
 #ifndef NPG_LOWERED_MODULE_H
 #define NPG_LOWERED_MODULE_H
 
+#include "ir/checked_ref.h"
 #include "ir/ir.h"
 
 /* A tensorized nest's call (Stmt.intrin_call, lower/intrinsic.c). */
@@ -24,6 +27,7 @@ typedef struct IntrinCall {
 /* The headers a C file includes. */
 typedef struct {
   bool stdint, math, stdlib, npu;
+  bool setjmp; /* the check's reference: a failed check longjmps out */
 } Includes;
 
 /* A test a function makes of its sizes at entry (NPUGEN_ASSUME): cond,
@@ -76,12 +80,21 @@ typedef struct {
    * wrote them); an extent left out, or a flat array's shape, in a comment */
   bool no_restrict, shape_comments;
   const char **param_type;
+  /* parameter i's spelling, as the flags above and its array decide:
+   * `restrict` (param_restrict[i]); a flat pointer, for tcc, an array
+   * whose rows are sized by the kernel's sizes (param_flat[i]) */
+  bool *param_restrict, *param_flat;
   Spelling spelling;
   bool local_ddr;             /* local arrays declared to the simulator (the check's C of a program) */
   LoopNote *notes;
   int nnotes;
   const Buffer **hooked;      /* SPELL_CU_HOOKS: the buffers accessed via npu_cu_access */
   int nhooked;
+  /* the check's reference: a parameter before the kernel's ("NpgCk
+   * *npg_ck", the state its checks report to), and the body with every
+   * check made (printed instead of body), or NULL */
+  const char *context;
+  const CheckRef *checked;
 } LoweredFunction;
 
 /* One of the header's prototypes: for the compilers that #if cond holds
@@ -110,6 +123,8 @@ typedef struct LoweredModule {
   const char *own_header;      /* "NAME.h", or NULL */
   LoweredDefines late_defines; /* after it */
   const char *assume_macro;    /* NPUGEN_ASSUME's definition, or NULL */
+  const char *support;         /* after the includes: C the functions call (the reference's checks), or NULL */
+  CheckRef *reference;         /* the check's reference: its lowering, which the module owns, or NULL */
   int too_many_functions;      /* a program calls more than this many functions (an #error), or 0 */
   LoweredFunction *functions;  /* a program's, callees first */
   int nfunctions;

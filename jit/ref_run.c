@@ -1,5 +1,5 @@
 /* The reference of the differential check (docs/check.md): each kernel as
- * written, emitted with checked arithmetic (emit/ref_print.c) and
+ * written, with checked arithmetic (jit_reference_text: lowered, then printed) and
  * compiled once, then run once per seed; every variant of the kernel is
  * compared with that run. A run fails, for every variant, when a check
  * stops it (undefined behaviour: the message gives the operation's place
@@ -73,7 +73,7 @@ void check_refs_free(CheckRefs *c) {
   if (!c) return;
   keep_pending(c);
   for (int i = 0; i < c->nunits; i++) {
-    emit_checked_free(&c->units[i].code);
+    jit_checked_unit_free(&c->units[i].code);
     tcc_unit_free(c->units[i].unit);
   }
   free(c->units);

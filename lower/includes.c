@@ -44,7 +44,7 @@ static bool needs_stmt(Stmt *s, int depth, void *ctx) {
 }
 
 Includes lower_includes(const Kernel *k, bool prototype_only) {
-  Includes n = {false, false, false, false};
+  Includes n = {0};
   for (const Param *p = k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
   if (!prototype_only) ir_walk_stmts(k->body, needs_stmt, &n);
   if (!prototype_only && lower_assumptions(k)) n.stdlib = true; /* NPUGEN_ASSUME's abort() */

@@ -113,6 +113,21 @@ static void extent_macros(Arena *a, LoweredFunction *f) {
     for (int d = 0; p->buf && d < p->buf->ndim; d++) f->extent_macro[i * IR_MAX_DIMS + d] = lower_extent_macro(p->buf, d);
 }
 
+/* Each array parameter's spelling in f's prototype: `restrict` where the
+ * kernel declared it or the unit assumes no aliasing (docs/schedules.md
+ * says why that is sound only for arrays that do not overlap), unless f
+ * has none (C++); flat where f's arrays are flat for tcc and the rows are
+ * sized by the kernel's sizes. */
+static void param_spellings(Arena *a, LoweredFunction *f) {
+  int n = f->k->nparams ? f->k->nparams : 1, i = 0;
+  f->param_restrict = ARENA_ARRAY(a, bool, n);
+  f->param_flat = ARENA_ARRAY(a, bool, n);
+  for (const Param *p = f->k->params; p; p = p->next, i++) {
+    f->param_restrict[i] = p->buf && (p->buf->is_restrict || f->all_restrict) && !f->no_restrict;
+    f->param_flat[i] = p->buf && f->flat_params && buffer_rows_symbolic(p->buf);
+  }
+}
+
 /* How u's host expressions are spelled (npu: its C uses the NPU). */
 static Spelling spelling(const LowerUnit *u, bool npu) {
   if (u->cu_hooks) return npu ? SPELL_CU_HOOKS : SPELL_CHECK;
@@ -129,6 +144,7 @@ static LoweredFunction function(Arena *a, const LowerUnit *u, const Kernel *k, c
   f.local_ddr = f.spelling == SPELL_CU_HOOKS && lower_declares_locals(k);
   entry_tests(a, &f);
   extent_macros(a, &f);
+  param_spellings(a, &f);
   Collect c = {a, &f, 0, 0};
   for (const Param *p = k->params; p; p = p->next)
     if (p->buf) hook(&c, p->buf);
@@ -220,6 +236,7 @@ static LoweredFunction header_proto(Arena *a, const char *variant, const Lowered
   h.flat_params = style != PROTO_HEADER;
   h.shape_comments = style != PROTO_HEADER;
   h.no_restrict = style == PROTO_HEADER_CXX;
+  param_spellings(a, &h);
   return h;
 }
 
@@ -282,6 +299,12 @@ void lower_module(const LowerUnit *u, LoweredModule *out) {
 }
 
 void lower_module_free(LoweredModule *m) {
+  if (m->reference) { /* the sites no unit took (jit/c_text.c takes them) */
+    for (int i = 0; i < m->reference->nsites; i++) free(m->reference->sites[i].what);
+    free(m->reference->sites);
+    lower_check_ref_free(m->reference);
+  }
+  free(m->reference);
   arena_free(&m->arena);
   arena_free(&m->callees);
   memset(m, 0, sizeof *m);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "lower/check_lower.h"
+#include "lower/ref_lower.h"
 
 static int site(CkLower *c, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int site(CkLower *c, SrcLoc loc, const char *fmt, ...) {
@@ -412,4 +413,56 @@ void lower_check_ref_free(CheckRef *r) {
   free(r->temps);
   r->temps = NULL;
   r->ntemps = 0;
+}
+
+/* What a failed check calls (the support before the helpers): it stores
+ * the site's number and longjmps out of the kernel. */
+static const char check_state[] =
+    "typedef struct {\n"
+    "  jmp_buf npg_jb;\n"
+    "  int *npg_site;\n"
+    "} NpgCk;\n"
+    "\n"
+    "static void npg_ub(NpgCk *c, int site) {\n"
+    "  *c->npg_site = site;\n"
+    "  longjmp(c->npg_jb, 1);\n"
+    "}\n"
+    "\n";
+
+/* Every define of m as written (the kernel may use any). */
+static LoweredDefines all_defines(Arena *a, const Module *m) {
+  int n = 0;
+  for (const Define *d = m->defines; d; d = d->next) n++;
+  LoweredDefines out = {ARENA_ARRAY(a, LoweredDefine, n ? n : 1), 0};
+  for (const Define *d = m->defines; d; d = d->next) {
+    StrBuf sb;
+    sb_init(&sb);
+    ir_define_text(&sb, d);
+    out.items[out.n++] = (LoweredDefine){arena_strdup(a, sb.data ? sb.data : "")};
+    sb_free(&sb);
+  }
+  return out;
+}
+
+void lower_reference_module(const Module *m, const Kernel *k, LoweredModule *out) {
+  memset(out, 0, sizeof *out);
+  arena_init(&out->arena, 0);
+  arena_init(&out->callees, 0);
+  Arena *a = &out->arena;
+  out->reference = calloc(1, sizeof *out->reference);
+  lower_check_ref(k, out->reference);
+  out->comment = ARENA_ARRAY(a, const char *, 1);
+  out->comment[out->ncomment++] =
+      arena_printf(a, "Kernel %s of %s as written, with checked arithmetic: npugen check's reference.", k->name, m->file);
+  out->includes = (Includes){.math = true, .setjmp = true, .stdint = true, .stdlib = true};
+  out->support = arena_printf(a, "%s%s", check_state, out->reference->helpers);
+  out->defines = all_defines(a, m);
+  /* the arrays at the size set run (k is instantiated): their shapes */
+  LoweredFunction f = {.name = arena_printf(a, "npg_checked_%s", k->name), .k = k, .is_static = true,
+                       .no_restrict = true, .context = "NpgCk *npg_ck", .checked = out->reference};
+  f.extent_macro = ARENA_ARRAY(a, const char *, (k->nparams ? k->nparams : 1) * IR_MAX_DIMS);
+  /* (zeroed: no extent macro, no restrict, nothing flat) */
+  f.param_restrict = ARENA_ARRAY(a, bool, k->nparams ? k->nparams : 1);
+  f.param_flat = ARENA_ARRAY(a, bool, k->nparams ? k->nparams : 1);
+  out->main = f;
 }

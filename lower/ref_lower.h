@@ -11,9 +11,16 @@
 #define NPG_REF_LOWER_H
 
 #include "ir/checked_ref.h"
+#include "ir/lowered_module.h"
 #include "ir/ranges.h"
 
 void lower_check_ref(const Kernel *k, CheckRef *out);
+/* Kernel k of module m as written, checked as lower_check_ref says, as a
+ * module the printer prints like a variant's (lower_module_free frees
+ * it): the includes, what a failed check calls, the helpers, every
+ * define, and `static void npg_checked_K(NpgCk *npg_ck, ...)`. Its
+ * CheckRef's sites are the caller's to take (jit/c_text.c). */
+void lower_reference_module(const Module *m, const Kernel *k, LoweredModule *out);
 /* The definitions of the helpers CkExpr.helper names (C text). */
 extern const char lower_ck_helpers[];
 /* Frees all but the sites (taken by the unit). */

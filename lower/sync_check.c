@@ -342,17 +342,12 @@ typedef struct {
   const Stmt *at;
 } Access;
 
-static bool expr_reads(Access *a, const Expr *e) {
-  if (!e) return true;
-  if (e->kind == EX_LOAD) {
-    if (!touch_access(a->c, a->s, e, false, a->at)) return false;
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (!expr_reads(a, e->idx[i])) return false;
-  }
-  for (int i = 0; i < e->nargs; i++)
-    if (!expr_reads(a, e->args[i])) return false;
-  return expr_reads(a, e->a) && expr_reads(a, e->b) && expr_reads(a, e->c);
+static bool read_one(const Expr *e, void *ctx) {
+  Access *a = ctx;
+  return e->kind != EX_LOAD || touch_access(a->c, a->s, e, false, a->at);
 }
+
+static bool expr_reads(Access *a, const Expr *e) { return ir_walk_expr(e, read_one, a); }
 
 /* The accesses of one statement's own expressions (not its children); a
  * loop's counter ranges over its iterations for those under it. */

@@ -604,15 +604,23 @@ static bool varies_visit(Stmt *st, int depth, void *ctx) {
  * counts, or values the walked region never changes (the counters of the
  * loops around it, the sizes, parameters it does not assign): one element
  * for everything under that list's statements? */
-static bool fixed_above(const Sibling *w, const Expr *e, int ncounters) {
-  if (!e) return true;
+typedef struct {
+  const Sibling *w;
+  int ncounters;
+} Fixed;
+
+static bool fixed_node(const Expr *e, void *ctx) {
+  const Fixed *f = ctx;
   if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
-  if (e->kind == EX_VAR) {
-    for (int i = 0; i < ncounters; i++)
-      if (w->counters[i] == e->var) return true;
-    return !w->varies[e->var->id];
-  }
-  return fixed_above(w, e->a, ncounters) && fixed_above(w, e->b, ncounters) && fixed_above(w, e->c, ncounters);
+  if (e->kind != EX_VAR) return true;
+  for (int i = 0; i < f->ncounters; i++)
+    if (f->w->counters[i] == e->var) return true;
+  return !f->w->varies[e->var->id];
+}
+
+static bool fixed_above(const Sibling *w, const Expr *e, int ncounters) {
+  Fixed f = {w, ncounters};
+  return ir_walk_expr(e, fixed_node, &f);
 }
 
 /* Is the element `load` reads written, before it in every run, by a plain
@@ -632,15 +640,21 @@ static bool written_before(const Sibling *w, const Expr *load, const int *counte
   return false;
 }
 
+typedef struct {
+  Sibling *w;
+  const int *counters_at;
+} SiblingRead;
+
+/* Stops at the first read of w->b that no earlier sibling wrote. */
+static bool sibling_read(const Expr *e, void *ctx) {
+  SiblingRead *r = ctx;
+  if (e->kind == EX_LOAD && e->buf == r->w->b && !written_before(r->w, e, r->counters_at)) r->w->unseen = true;
+  return !r->w->unseen;
+}
+
 static void sibling_reads(Sibling *w, const Expr *e, const int *counters_at) {
-  if (!e || w->unseen) return;
-  if (e->kind == EX_LOAD && e->buf == w->b && !written_before(w, e, counters_at)) w->unseen = true;
-  if (e->kind == EX_LOAD)
-    for (int d = 0; d < e->buf->ndim; d++) sibling_reads(w, e->idx[d], counters_at);
-  sibling_reads(w, e->a, counters_at);
-  sibling_reads(w, e->b, counters_at);
-  sibling_reads(w, e->c, counters_at);
-  for (int i = 0; i < e->nargs; i++) sibling_reads(w, e->args[i], counters_at);
+  SiblingRead r = {w, counters_at};
+  if (!w->unseen) ir_walk_expr(e, sibling_read, &r);
 }
 
 static void sibling_list(Sibling *w, const Stmt *list, int *counters_at) {

@@ -2,7 +2,9 @@
  * LoweredModule and asks lower/ nothing. Every file of emit/ is parsed
  * with tree-sitter-c (comments may name lower/ freely): no #include of a
  * lower/ header, and no identifier lower_* (a call, or a table of
- * lower/'s) in its code. */
+ * lower/'s) in its code. The check's reference is a LoweredModule too,
+ * printed by the same file printer (emit_file.c, the only file of emit/
+ * that writes an #include line). */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -11,7 +13,11 @@
 #include <tree_sitter/api.h>
 #include <unistd.h>
 
+#include "emit/emit.h"
+#include "frontend/frontend.h"
 #include "ir/util.h"
+#include "jit/c_text.h"
+#include "lower/ref_lower.h"
 
 const TSLanguage *tree_sitter_c(void);
 
@@ -93,4 +99,79 @@ Test(layering, the_scan_finds_an_include_and_a_call_not_a_comment) {
     remove(path);
   }
   rmdir(dir);
+}
+
+/* Appends to found each string literal of node's subtree that writes an
+ * #include line. */
+static void scan_includes(TSNode node, const char *src, const char *file, StrBuf *found) {
+  uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
+  if (!strcmp(ts_node_type(node), "string_literal")) {
+    char *text = strndup(src + a, b - a);
+    if (strstr(text, "#include")) sb_printf(found, "%s:%u\n", file, ts_node_start_point(node).row + 1);
+    free(text);
+    return;
+  }
+  for (uint32_t i = 0; i < ts_node_child_count(node); i++) scan_includes(ts_node_child(node, i), src, file, found);
+}
+
+/* The files that frame a C file: emit_file.c alone, for a variant and
+ * the reference alike (the reference's own file printer is gone). */
+Test(layering, only_emit_file_writes_a_files_includes) {
+  StrBuf found;
+  sb_init(&found);
+  DIR *d = opendir("emit");
+  cr_assert(d, "no emit/: run from the source tree");
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_c());
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    if (n < 3 || strcmp(e->d_name + n - 2, ".c") || !strcmp(e->d_name, "emit_file.c")) continue;
+    char path[512];
+    snprintf(path, sizeof path, "emit/%s", e->d_name);
+    size_t len;
+    char *src = read_file(path, &len);
+    cr_assert(src, "cannot read %s", path);
+    TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+    scan_includes(ts_tree_root_node(t), src, path, &found);
+    ts_tree_delete(t);
+    free(src);
+  }
+  closedir(d);
+  ts_parser_delete(p);
+  cr_expect(!found.len, "a file of emit/ other than emit_file.c writes #include lines:\n%s", found.data);
+  sb_free(&found);
+}
+
+/* The reference's text is its LoweredModule as emit_c_source prints it,
+ * then the thunk the JIT calls: framed as a variant's file is. */
+Test(layering, the_reference_is_its_module_printed_then_its_thunk) {
+  const char *src = "#include <stdint.h>\n#define N 4\n"
+                    "void k(const int32_t A[N], int32_t B[N], const int s) {\n"
+                    "  for (int i = 0; i < N; i++) B[i] = A[i] * s;\n}\n";
+  DiagList dl;
+  diag_init(&dl);
+  Module *m = frontend_parse("k.c", src, strlen(src), &dl);
+  cr_assert(m && !dl.errors, "the kernel parses");
+  CheckedUnit u;
+  jit_reference_text(m, m->kernels, &u);
+  LoweredModule lm;
+  lower_reference_module(m, m->kernels, &lm);
+  char *printed = emit_c_source(&lm);
+  lower_module_free(&lm);
+  size_t n = strlen(printed);
+  cr_expect(!strncmp(u.source, printed, n), "the reference starts with its printed module:\n%s", u.source);
+  const char *thunk = "\nvoid npg_ref_k(void **npg_args) {\n";
+  cr_expect(!strncmp(u.source + n, thunk, strlen(thunk)), "then its thunk:\n%s", u.source + n);
+  const char *head = "/* Kernel k of k.c as written, with checked arithmetic: npugen check's reference.\n */\n"
+                     "#include <math.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n"
+                     "typedef struct {\n";
+  cr_expect(!strncmp(printed, head, strlen(head)), "%s", printed);
+  cr_expect(strstr(printed, "}\n\n#define N 4\n\nstatic void npg_checked_k(NpgCk *npg_ck, const int32_t A[4], "
+                            "int32_t B[4], const int s) {\n"),
+            "%s", printed);
+  cr_expect_eq(u.nsites, 1, "one check: the product's overflow");
+  free(printed);
+  jit_checked_unit_free(&u);
+  module_free(m);
+  diag_free(&dl);
 }
