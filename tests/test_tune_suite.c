@@ -178,3 +178,11 @@ Test(tune_suite, a_path_that_holds_a_comment_end_is_escaped) {
   cr_expect(strstr(out, "/* npugen tune d* /gemm_ikj.c --kernel kernel_gemm") && strstr(out, "2 passed, 0 failed"),
             "%s", out);
 }
+
+/* A kernel that calls <math.h> (sqrtf): the host timer links the C
+ * library's math (before: every host candidate of PolyBench's
+ * correlation failed to link, "undefined reference to sqrtf", and tune
+ * wrote nothing). */
+Test(tune_suite, correlation_calls_sqrt_and_is_timed_on_the_host) {
+  expect_tuned("tests/kernels/realworld/correlation.c", "correlation_kernel_correlation_tuned");
+}
