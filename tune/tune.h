@@ -264,5 +264,63 @@ int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, Tune
 void tune_record(TuneRun *run, TuneEntry *batch, int n);
 /* Sorts run->v best first: simulated by cycles, then the rest. */
 void tune_rank(TuneRun *run);
+/* Host runs: the best three timed again here and ranked by those times
+ * (own: the run's own time counts too; without it, as for times read from
+ * files, only the times taken here, and the rest can no longer win). */
+void tune_retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, bool own);
+
+/* How tune was invoked: what a plan's commands and the schedule file's
+ * comment repeat, as the user gave it. */
+typedef struct {
+  const char *file, *target, *size; /* target, size: NULL when not given */
+  bool host;
+  uint64_t max_steps;               /* a trial's run budget; 0: the check's default */
+  int trial_timeout;
+  uint64_t seed;
+} TuneInvocation;
+
+/* tune/kernel_pick.c: the kernel to tune (want, or the file's only one),
+ * its sizes fixed at inv->size in s; NULL with why, as
+ * `file:line:col: error: ...` lines. */
+const char *tune_pick_kernel(NpgSession *s, const TuneInvocation *inv, const char *want, char *why, size_t n);
+
+/* tune/trial_file.c: a planned trial as a file, its record first (typed
+ * fields: kernel, space, sketch, each knob's value), then its steps.
+ * Reading checks the record against sp and renders the steps again;
+ * false with why (the first field that differs). */
+void tune_trial_file_write(FILE *f, const TuneSpace *sp, const TuneEntry *e);
+bool tune_trial_file_read(const TuneSpace *sp, const char *path, TuneEntry *e, char *why, size_t n);
+/* The trial of file path run (--trial), its result in r; false with why
+ * when the file is not a trial of sp. */
+bool tune_trial_file_run(const TuneSpace *sp, const char *path, int timeout, TrialResult *r, char *why, size_t n);
+
+/* tune/plan.c: the search in rounds through files under a directory. */
+typedef struct {
+  int planned, run_before, pending; /* this round's trials; results read; trials without one yet */
+} TunePlanCount;
+/* Every trial of dir and its result into run (those without one counted
+ * in *pending); a file that is not a trial of sp, or a result that is
+ * not its trial's, named on msgs. */
+void tune_plan_load(const TuneSpace *sp, const char *dir, TuneRun *run, int *pending, FILE *msgs);
+/* The next round of up to max trials, as files and dir/trials.txt; false
+ * with why when they cannot be written. */
+bool tune_plan_write(const TuneSpace *sp, const TuneInvocation *inv, const char *dir, int max, TunePlanCount *c,
+                     char *why, size_t n);
+
+/* tune/winner.c: the schedule written. */
+typedef struct {
+  int rank;              /* run->v's index written; -1: none */
+  NpgCheckResult check;  /* its check; when none: check.message says why */
+  bool openmp;           /* it has a parallel loop (host: compiled with -fopenmp) */
+} TuneWinner;
+/* Can path be written (its directory exists, ...)? false with why. Asked
+ * before a search, not after it. */
+bool tune_output_check(const char *path, char *why, size_t n);
+/* The first of run's best five that passes npugen check, written to out
+ * with a comment of how it was made; failures named on msgs. recheck:
+ * results read from files, each NPU one simulated again first and left
+ * out when its cycles differ. */
+bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, bool recheck,
+                     const char *out, TuneWinner *w, FILE *msgs);
 
 #endif

@@ -1,0 +1,63 @@
+/* npugen tune's files: a planned trial is read by its record (typed
+ * fields), --merge does not trust a result's cycles, and -o is checked
+ * before the search. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/test_cli_util.h"
+
+static const char *kernel = "tests/kernels/tune_matmul_small.c";
+
+/* A trial whose steps were taken out of its file still runs: the record
+ * decides (before, the file had to hold the rendered steps). A trial
+ * planned with --host, given to a space without it, is refused naming
+ * the field (before: "not a trial of this space" without a reason). */
+Test(tune_plan, a_trial_is_read_by_its_record_not_its_text) {
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 1 >/dev/null 2>&1 && f=$(ls $d/p/trials/*.sched) && "
+           "head -1 $f > $d/bare.sched && cat $d/bare.sched && %s tune %s --trial $d/bare.sched 2>&1; "
+           "rc=$?; rm -rf $d; exit $rc",
+           npugen(), kernel, npugen(), kernel);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "/* tune-trial: kernel=mm space=npu sketch=nu:npu_nu_matmul_i8 ti=") &&
+                strstr(out, "\tsimulated\t"),
+            "%s", out);
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --host --plan $d/p --trials 1 >/dev/null 2>&1 && f=$(ls $d/p/trials/*.sched) && "
+           "%s tune %s --trial $f 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), kernel, npugen(), kernel);
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, ":1:1: error: not a trial of this space (its space is host, this one's npu)"), "%s", out);
+}
+
+/* A result file edited to claim 1 cycle: merge simulates the candidate
+ * again, names the difference and writes the next best with its own
+ * figure (before: the forged candidate won, "1 cycles" in the file). */
+Test(tune_plan, merge_leaves_out_a_forged_cycle_count) {
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --plan $d/p --trials 2 >/dev/null 2>&1 && sh $d/p/trials.txt && "
+           "f=$(ls $d/p/results/*.tsv | head -1) && awk -F'\\t' 'BEGIN{OFS=\"\\t\"} {$3 = 1; print}' $f > $d/x && "
+           "mv $d/x $f && %s tune %s --merge $d/p -o $d/m.sched 2>&1 && cat $d/m.sched; rc=$?; rm -rf $d; exit $rc",
+           npugen(), kernel, npugen(), kernel);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "candidate 1 fails the check (its result says 1 cycles, the simulator gives "), "%s", out);
+  cr_expect(!strstr(out, " 1 cycles, roofline") && strstr(out, "mm_tuned: PASS npugen check"), "%s", out);
+}
+
+/* -o is checked before the search: a missing directory or a directory
+ * given as the file stops tune at once, naming it (before: the whole
+ * search ran, then "cannot write"). */
+Test(tune_plan, the_output_is_checked_before_the_search) {
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd, "%s tune %s --trials 2 -o /nonexistent-npugen/t.sched 2>&1", npugen(), kernel);
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "cannot write /nonexistent-npugen/t.sched: no directory /nonexistent-npugen (checked before "
+                        "the search)") && !strstr(out, "generated"),
+            "%s", out);
+  snprintf(cmd, sizeof cmd, "%s tune %s --trials 2 -o /tmp 2>&1", npugen(), kernel);
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "cannot write /tmp: it is a directory") && !strstr(out, "generated"), "%s", out);
+}
