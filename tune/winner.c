@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jit/check.h"
 #include "tune/tune.h"
 
 bool tune_output_check(const char *path, char *why, size_t n) {
@@ -52,6 +53,8 @@ static bool check_candidate(const TuneSpace *sp, const TuneInvocation *inv, cons
              "its result says %" PRIu64 " cycles, the simulator gives %" PRIu64 " here%s%.200s", e->r.cycles,
              sim.sim_cycles, sim.message[0] ? ": " : "", sim.message);
   }
+  /* the check runs the kernel as written too: a --max-steps above its default raises its budget as well */
+  if (inv->max_steps > CHECK_DEFAULT_MAX_STEPS) npg_set_check_limits(s, inv->max_steps, 0);
   ok = ok && npg_check(s, v, inv->seed, &w->check);
   w->openmp = ok && tune_host_openmp(s, v);
   if (npg_error_count(s)) snprintf(w->check.message, sizeof w->check.message, "%.1000s", npg_errors(s));
