@@ -14,9 +14,9 @@ void tune_print_table(const TuneSpace *sp, const TuneRun *run) {
     const TrialResult *r = &run->v[i].r;
     char d[512], gflops[32] = "-";
     tune_describe(sp, &run->v[i].g, d, sizeof d);
-    if (sp->flops > 0) snprintf(gflops, sizeof gflops, "%.2f", sp->flops / (double)r->cycles);
+    if (sp->flops > 0) snprintf(gflops, sizeof gflops, "%.2f", sp->flops / (double)r->median_ns);
     if (sp->host)
-      printf("%-4d %12.1f %6.1f%% %8s %8.2f  %s\n", i + 1, 1e-3 * (double)r->cycles, 100.0 * r->spread, gflops, r->seconds, d);
+      printf("%-4d %12.1f %6.1f%% %8s %8.2f  %s\n", i + 1, 1e-3 * (double)r->median_ns, 100.0 * r->spread, gflops, r->seconds, d);
     else
       printf("%-4d %12" PRIu64 " %8.1f%% %-3s%3.0f%% %8.2f  %s\n", i + 1, r->cycles, 100.0 * r->roofline, r->bound,
              100.0 * r->bound_util, r->seconds, d);
@@ -32,7 +32,7 @@ void tune_print_as_written(const TuneSpace *sp, const TuneRun *run, const TuneWi
     fprintf(stderr, "npugen tune: the kernel as written could not be timed: %s\n", msg);
     return;
   }
-  double tuned = (double)run->v[w->rank].r.cycles, asis = (double)t.median_ns;
+  double tuned = (double)run->v[w->rank].r.median_ns, asis = (double)t.median_ns;
   printf("%s as written: %.1f us per call (median of %d, spread %.1f%%", sp->kernel, 1e-3 * asis, t.runs, 100.0 * t.spread);
   if (sp->flops > 0) /* host:loops counts no flops */
     printf(", %.2f GFLOP/s); tuned: %.1f us (%.2f GFLOP/s), %.2fx\n", sp->flops / asis, 1e-3 * tuned, sp->flops / tuned, asis / tuned);

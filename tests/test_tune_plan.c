@@ -61,3 +61,25 @@ Test(tune_plan, the_output_is_checked_before_the_search) {
   cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "cannot write /tmp: it is a directory") && !strstr(out, "generated"), "%s", out);
 }
+
+/* A host trial's result line keeps its time in fields of its own (the
+ * median and fastest call in ns, whether it was compiled with -fopenmp),
+ * never in the cycles field (before: the median went into `cycles`, and
+ * only the space said how to read it). */
+Test(tune_plan, a_host_trial_records_its_time_apart_from_cycles) {
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --host --plan $d/p --trials 1 >/dev/null 2>&1 && f=$(ls $d/p/trials/*.sched) && "
+           "%s tune %s --host --trial $f 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), kernel, npugen(), kernel);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  char hash[32], status[16], cost[16];
+  unsigned long long cycles = 1, median = 0, fastest = 0;
+  int openmp = -1;
+  int n = sscanf(out, "%31s %15s %llu %*s %*s %*s %*s %*s %*s %*s %15s %llu %llu %d", hash, status, &cycles, cost,
+                 &median, &fastest, &openmp);
+  cr_assert_eq(n, 7, "%s", out);
+  cr_expect_str_eq(status, "simulated", "%s", out);
+  cr_expect_str_eq(cost, "timed", "%s", out);
+  cr_expect(cycles == 0 && median > 0 && fastest > 0 && fastest <= median && (openmp == 0 || openmp == 1), "%s", out);
+}

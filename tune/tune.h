@@ -171,14 +171,19 @@ uint64_t tune_kernel_bound(const Kernel *k, const NpuTarget *t, char *unit, size
 typedef enum { TRIAL_ILLEGAL, TRIAL_FAILED, TRIAL_SIMULATED, TRIAL_PRUNED } TrialStatus;
 typedef struct {
   uint64_t hash;   /* of the schedule's steps */
-  TrialStatus status;
-  uint64_t cycles, ideal;
+  TrialStatus status; /* TRIAL_SIMULATED: simulated, or for a host trial timed */
+  bool timed;      /* a host trial: its cost is median_ns, and cycles stays 0 */
+  uint64_t cycles, ideal;       /* NPU: the simulated cycles and the kernel's bound */
+  uint64_t median_ns, min_ns;   /* host: one call's time on the machine that ran it */
+  bool openmp;                  /* host: compiled with -fopenmp (it has a parallel loop) */
   double roofline, bound_util, nu_util;
   char bound[4];
   double seconds;  /* spent on it */
   double spread;   /* host trials: (3rd quartile - 1st) / median of the timed runs */
   char message[240];
 } TrialResult;
+/* What ranks a trial: a timed one's median_ns, else its cycles. */
+uint64_t tune_cost(const TrialResult *r);
 /* tune/kernel_bound.c: a simulated trial's roofline, the kernel's bound
  * (sp->ideal) over its cycles: never the variant's own DMA or unit time. */
 void tune_apply_bound(const TuneSpace *sp, TrialResult *r);
@@ -187,8 +192,8 @@ uint64_t tune_hash(const char *text);
  * errors' text, without its location. */
 void tune_first_error(NpgSession *s, size_t from, char *out, size_t n);
 /* Applies steps (as tune_render writes them, for variant) to s and
- * simulates the variant; host: times it on this CPU instead (cycles is
- * then the median nanoseconds of one call, tune/host_timer.c). */
+ * simulates the variant; host: times it on this CPU instead (median_ns,
+ * tune/host_timer.c). */
 void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint64_t seed, bool host, TrialResult *r);
 
 /* tune/host_timer.c: a host-only variant compiled with the system C

@@ -71,7 +71,7 @@ static char *schedule_text(const TuneSpace *sp, const TuneInvocation *inv, const
   tune_describe(sp, &e->g, d, sizeof d);
   if (sp->host)
     snprintf(cost, sizeof cost, "%.1f us per call on the machine that tuned it (median, spread %.1f%%, cc %s)",
-             1e-3 * (double)e->r.cycles, 100.0 * e->r.spread, tune_host_cflags(openmp));
+             1e-3 * (double)e->r.median_ns, 100.0 * e->r.spread, tune_host_cflags(openmp));
   else snprintf(cost, sizeof cost, "%" PRIu64 " cycles, roofline %.1f%%", e->r.cycles, 100.0 * e->r.roofline);
   StrBuf head, text;
   sb_init(&head);
