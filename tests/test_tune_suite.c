@@ -210,3 +210,11 @@ Test(tune_suite, trials_are_budgeted_by_the_variants_own_work) {
   cr_expect(strstr(out, "mm_tuned: PASS npugen check") && strstr(out, "past the step budget of 200000"),
             "a variant over the budget by its own work is still not run: %s", out);
 }
+
+/* Two more of PolyBench's shapes, as its authors wrote them: a QR whose
+ * k loop holds a sqrt, a scaling and a triangular nest, and a Toeplitz
+ * solve with scalars carried across its k loop and a local array. */
+Test(tune_suite, gramschmidt_and_durbin) {
+  expect_tuned("tests/kernels/tune_suite/gramschmidt.c", "gramschmidt_kernel_gramschmidt_tuned");
+  expect_tuned("tests/kernels/tune_suite/durbin.c", "durbin_kernel_durbin_tuned");
+}
