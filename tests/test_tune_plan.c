@@ -60,6 +60,9 @@ Test(tune_plan, the_output_is_checked_before_the_search) {
   snprintf(cmd, sizeof cmd, "%s tune %s --trials 2 -o /tmp 2>&1", npugen(), kernel);
   cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "cannot write /tmp: it is a directory") && !strstr(out, "generated"), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s tune %s --trials 2 -o '' 2>&1", npugen(), kernel);
+  cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "cannot write '': no file name") && !strstr(out, "generated"), "%s", out);
 }
 
 /* A host trial's result line keeps its time in fields of its own (the

@@ -26,7 +26,8 @@ bool tune_output_check(const char *path, char *why, size_t n) {
   const char *slash = strrchr(path, '/');
   snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
   struct stat st;
-  if (stat(dir, &st) || !S_ISDIR(st.st_mode)) snprintf(why, n, "cannot write %s: no directory %s", path, dir);
+  if (!*path) snprintf(why, n, "cannot write '': no file name");
+  else if (stat(dir, &st) || !S_ISDIR(st.st_mode)) snprintf(why, n, "cannot write %s: no directory %s", path, dir);
   else if (access(dir, W_OK | X_OK)) snprintf(why, n, "cannot write %s: directory %s: %s", path, dir, strerror(errno));
   else if (!stat(path, &st) && S_ISDIR(st.st_mode)) snprintf(why, n, "cannot write %s: it is a directory", path);
   else if (!stat(path, &st) && access(path, W_OK)) snprintf(why, n, "cannot write %s: %s", path, strerror(errno));
