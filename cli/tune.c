@@ -83,11 +83,11 @@ static int parse(int argc, char **argv, TuneArgs *a) {
   return 0;
 }
 
-/* The winner of run, checked and written to a->out (recheck: results read from files). */
-static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run, bool recheck) {
+/* The winner of run, checked and written to a->out. */
+static int write_best(const TuneArgs *a, const TuneSpace *sp, const TuneRun *run) {
   TuneWinner w;
   tune_print_table(sp, run);
-  if (!tune_write_best(sp, &a->inv, run, recheck, a->out, &w, stderr)) {
+  if (!tune_write_best(sp, &a->inv, run, a->out, &w, stderr)) {
     fprintf(stderr, "npugen tune: %s; nothing written\n", w.check.message);
     return 1;
   }
@@ -119,15 +119,14 @@ static int run_mode(TuneArgs *a, TuneSpace *sp) {
   } else if (a->merge) {
     tune_plan_load(sp, a->merge, &run, &pending, stderr);
     fprintf(stderr, "npugen tune: %d results in %s (%d trials without one)\n", run.n, a->merge, pending);
-    if (sp->host) tune_retime_best(sp, &a->t, &run, false);
-    tune_rank(&run);
-    rc = write_best(a, sp, &run, true);
+    tune_plan_recheck(sp, &a->t, &run, stderr);
+    rc = write_best(a, sp, &run);
   } else {
     if (a->log && !(a->t.log = fopen(a->log, "w"))) fprintf(stderr, "npugen tune: cannot write %s\n", a->log);
     tune_search(sp, &a->t, &run);
     if (a->t.log) fclose(a->t.log);
     fprintf(stderr, "npugen tune: stopped: %s, after %.1f s\n", run.stopped, run.seconds);
-    rc = write_best(a, sp, &run, false);
+    rc = write_best(a, sp, &run);
   }
   tune_run_free(&run);
   return rc;

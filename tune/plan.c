@@ -52,6 +52,48 @@ void tune_plan_load(const TuneSpace *sp, const char *dir, TuneRun *run, int *pen
   if (n > 0) free(files);
 }
 
+enum { RECHECKED = 5 }; /* as many as tune_write_best looks at */
+
+static bool listed(const uint64_t *v, int n, uint64_t h) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == h) return true;
+  return false;
+}
+
+/* Entry e simulated again as its trial ran: false (and named on msgs)
+ * when its cycles are not the file's. */
+static bool same_cycles(const TuneSpace *sp, const TuneOptions *o, TuneEntry *e, FILE *msgs) {
+  TrialResult r;
+  const char *steps = e->steps;
+  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, false, 1, o->trial_timeout, &r);
+  if (r.status == TRIAL_SIMULATED && r.cycles == e->r.cycles) return true;
+  fprintf(msgs, "npugen tune: the result of trial %016" PRIx64 " says %" PRIu64 " cycles, the simulator gives %" PRIu64
+                " here%s%.200s: left out\n", e->r.hash, e->r.cycles, r.cycles, r.message[0] ? ": " : "", r.message);
+  e->r.status = TRIAL_FAILED;
+  snprintf(e->r.message, sizeof e->r.message, "its result's cycles are not the simulator's");
+  return false;
+}
+
+void tune_plan_recheck(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, FILE *msgs) {
+  if (sp->host) {
+    tune_retime_best(sp, o, run, false);
+    return;
+  }
+  uint64_t *done = malloc(((size_t)run->n + 1) * sizeof *done); /* the hashes simulated here */
+  int ndone = 0;
+  for (bool changed = true; changed && done;) {
+    changed = false;
+    tune_rank(run);
+    for (int i = 0; i < run->n && i < RECHECKED && run->v[i].r.status == TRIAL_SIMULATED; i++)
+      if (!listed(done, ndone, run->v[i].r.hash)) {
+        done[ndone++] = run->v[i].r.hash;
+        changed |= !same_cycles(sp, o, &run->v[i], msgs);
+      }
+  }
+  free(done);
+  tune_rank(run);
+}
+
 static void shell_quote(FILE *f, const char *s) {
   fputc('\'', f);
   for (; *s; s++) s[0] == '\'' ? fputs("'\\''", f) : fputc(*s, f);

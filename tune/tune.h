@@ -307,6 +307,12 @@ typedef struct {
  * in *pending); a file that is not a trial of sp, or a result that is
  * not its trial's, named on msgs. */
 void tune_plan_load(const TuneSpace *sp, const char *dir, TuneRun *run, int *pending, FILE *msgs);
+/* Results read from files are not trusted (--merge): the best NPU ones
+ * are simulated again here, as their trials were, until the best five
+ * are the simulator's own figures, and a result whose cycles differ is
+ * named on msgs and left out (failed); host ones are timed again here
+ * (tune_retime_best without their own times). run is ranked after. */
+void tune_plan_recheck(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, FILE *msgs);
 /* The next round of up to max trials, as files and dir/trials.txt; false
  * with why when they cannot be written. */
 bool tune_plan_write(const TuneSpace *sp, const TuneInvocation *inv, const char *dir, int max, TunePlanCount *c,
@@ -322,10 +328,8 @@ typedef struct {
  * before a search, not after it. */
 bool tune_output_check(const char *path, char *why, size_t n);
 /* The first of run's best five that passes npugen check, written to out
- * with a comment of how it was made; failures named on msgs. recheck:
- * results read from files, each NPU one simulated again first and left
- * out when its cycles differ. */
-bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, bool recheck,
-                     const char *out, TuneWinner *w, FILE *msgs);
+ * with a comment of how it was made; failures named on msgs. */
+bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, const char *out,
+                     TuneWinner *w, FILE *msgs);
 
 #endif

@@ -1,15 +1,8 @@
 /* The schedule tune writes: the best candidates in rank order, each
  * checked against the kernel as written (npugen check, in a session of
  * its own); the first that passes goes to the output file, after a
- * comment that says how it was made.
- *
- * Results read from files (npugen tune --merge) are not trusted: before
- * its check, an NPU candidate is simulated again here and its cycles must
- * be the file's (the simulator is deterministic, so a figure that differs
- * was not made by this trial: edited, or another build or target); one
- * that differs is named and left out. A host result's time is the
- * machine's that ran it: --merge times the best again here
- * (tune_retime_best) before this. */
+ * comment that says how it was made. (Results read from files are
+ * checked again before this: tune_plan_recheck.) */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,24 +29,12 @@ bool tune_output_check(const char *path, char *why, size_t n) {
 }
 
 /* The candidate's steps checked against the kernel as written in a session
- * of its own; with recheck, its cycles simulated again first. */
-static bool check_candidate(const TuneSpace *sp, const TuneInvocation *inv, const TuneEntry *e, bool recheck,
-                            TuneWinner *w) {
+ * of its own. */
+static bool check_candidate(const TuneInvocation *inv, const TuneEntry *e, TuneWinner *w) {
   NpgSession *s = npg_open_file_for_target(inv->file, inv->target);
   npg_add_schedule_string(s, "<tune>", e->steps, strlen(e->steps));
   int v = npg_variant_count(s) - 1;
-  NpgSimResult sim;
-  memset(&sim, 0, sizeof sim);
   bool ok = npg_error_count(s) == 0;
-  if (ok && recheck && !sp->host) {
-    npg_set_check_limits(s, inv->max_steps, 0); /* the trials' budget */
-    npg_simulate(s, v, 1, &sim);                /* as the trials ran (tune/trial_pool.c) */
-    npg_set_check_limits(s, 0, 0);
-    ok = sim.sim_cycles == e->r.cycles;
-    snprintf(w->check.message, sizeof w->check.message,
-             "its result says %" PRIu64 " cycles, the simulator gives %" PRIu64 " here%s%.200s", e->r.cycles,
-             sim.sim_cycles, sim.message[0] ? ": " : "", sim.message);
-  }
   /* the check runs the kernel as written too: a --max-steps above its default raises its budget as well */
   if (inv->max_steps > CHECK_DEFAULT_MAX_STEPS) npg_set_check_limits(s, inv->max_steps, 0);
   ok = ok && npg_check(s, v, inv->seed, &w->check);
@@ -100,14 +81,14 @@ static bool write_file(const char *path, const char *text, char *why, size_t n) 
   return ok;
 }
 
-bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, bool recheck,
-                     const char *out, TuneWinner *w, FILE *msgs) {
+bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, const char *out,
+                     TuneWinner *w, FILE *msgs) {
   memset(w, 0, sizeof *w);
   w->rank = -1;
   for (int i = 0; i < run->n && i < 5; i++) {
     const TuneEntry *e = &run->v[i];
     if (e->r.status != TRIAL_SIMULATED) break;
-    if (!check_candidate(sp, inv, e, recheck, w)) {
+    if (!check_candidate(inv, e, w)) {
       fprintf(msgs, "npugen tune: candidate %d fails the check (%s); trying the next\n", i + 1, w->check.message);
       continue;
     }
