@@ -201,8 +201,7 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   return true;
 }
 
-/* vectorize/parallel: OpenMP hints that a compiler without OpenMP never sees
- * (so -Wunknown-pragmas stays quiet and the meaning cannot change), after
+/* vectorize/parallel: the loop's hint as ir_loop_hint spells it, after
  * the note of a vectorized nest that no VU instruction computes. */
 static void emit_loop_hint(Emit *em, const Stmt *s, int ind) {
   for (int i = 0; i < em->f->nnotes; i++)
@@ -211,8 +210,7 @@ static void emit_loop_hint(Emit *em, const Stmt *s, int ind) {
       sb_comment(em->sb, em->f->notes[i].text);
       sb_putc(em->sb, '\n');
     }
-  const char *p = s->loop_kind == LOOP_VECTORIZE ? "omp simd" : s->loop_kind == LOOP_PARALLEL ? "omp parallel for" : NULL;
-  if (p) sb_printf(em->sb, "#ifdef _OPENMP\n#pragma %s\n#endif\n", p);
+  sb_puts(em->sb, ir_loop_hint(s->loop_kind));
 }
 
 /* ---------------- lowered nodes (lower/) ---------------- */

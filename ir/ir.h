@@ -562,6 +562,10 @@ static inline bool buffer_onchip(const Buffer *b) {
  * and, for the check, hooks the host code's accesses; the check's step
  * budget counts them. */
 static inline bool stmt_uses_npu(const Stmt *s) { return (s->buf && buffer_onchip(s->buf)) || s->intrin; }
+/* ir/loop_hint.c: the pragma lines printed before a loop of this kind
+ * ("\n"-ended; "" for none): a vectorized loop's hint for every build
+ * (-O3, -fopenmp-simd, -fopenmp), a parallel loop's where OpenMP is on. */
+const char *ir_loop_hint(LoopKind kind);
 
 /* Visits every statement (pre-order). Stops early when fn returns false. */
 typedef bool (*StmtVisitor)(Stmt *s, int depth, void *ctx);

@@ -242,11 +242,11 @@ static bool npu_leaf(Stmt *s, int depth, void *ctx) {
  * variant that uses the NPU runs its host code's every array access
  * through the simulator (npu_cu_access): each counts CHECK_CU_ACCESS_STEPS
  * steps, what it costs against a plain access. */
-static bool within_limits(const Kernel *k, const Kernel *ir, uint64_t max_steps, uint64_t max_bytes,
+static bool within_limits(const Kernel *k, const Kernel *ir, bool reference, uint64_t max_steps, uint64_t max_bytes,
                           CheckResult *r) {
   bool npu = false;
   ir_walk_stmts(ir->body, npu_leaf, &npu);
-  uint64_t steps = ir_count_steps(k), vsteps = ir_count_steps_weighted(ir, npu ? CHECK_CU_ACCESS_STEPS : 0);
+  uint64_t steps = reference ? ir_count_steps(k) : 0, vsteps = ir_count_steps_weighted(ir, npu ? CHECK_CU_ACCESS_STEPS : 0);
   if (vsteps > steps) steps = vsteps;
   uint64_t bytes = check_run_bytes(k, ir);
   char weighed[96] = "";
@@ -273,7 +273,13 @@ static bool within_limits(const Kernel *k, const Kernel *ir, uint64_t max_steps,
 bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r) {
   uint64_t max_steps = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
   uint64_t max_bytes = o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES;
-  return within_limits(k, ir ? ir : k, max_steps, max_bytes, r);
+  return within_limits(k, ir ? ir : k, true, max_steps, max_bytes, r);
+}
+
+bool check_variant_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r) {
+  uint64_t max_steps = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
+  uint64_t max_bytes = o->max_bytes ? o->max_bytes : CHECK_DEFAULT_MAX_BYTES;
+  return within_limits(k, ir, false, max_steps, max_bytes, r);
 }
 
 void check_reference_free(CheckReference *c) {

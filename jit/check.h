@@ -133,6 +133,9 @@ void check_refs_start(CheckRefs *c, const Kernel *k, const CheckOptions *o);
  * run for its figures, as check_variant_simulate's); the variant runs
  * bound to a simulator of o->target. */
 bool check_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r);
+/* The same for a run of the variant alone (npg_simulate: no reference
+ * runs): its own steps count, each intrinsic or DMA nest as one call. */
+bool check_variant_within_limits(const Kernel *k, const Kernel *ir, const CheckOptions *o, CheckResult *r);
 /* Bytes of the arrays a check of variant `ir` allocates, held against the
  * limit: each parameter for the reference and the variant, and a logical
  * copy for a new layout. */

@@ -550,7 +550,7 @@ Test(coverage, vectorize_with_lanes_splits_then_vectorizes) {
   /* on the host: the outer loop keeps the name, the inner is the hint */
   NpgSession *h = open_ok(add100, "#pragma npu schedule(k, v)\n#pragma npu vectorize(i, 16)\n");
   const char *d = npg_emit_source(h, checked(h, "v"));
-  has(d, "for (int i = 0; i < 7; i++) {\n#ifdef _OPENMP\n#pragma omp simd\n#endif\n    for (int i_v = 0; i_v < 16; i_v++) {\n");
+  has(d, "for (int i = 0; i < 7; i++) {\n#if defined(_OPENMP) || defined(__clang__)\n#pragma omp simd\n#elif defined(__GNUC__) && !defined(__TINYC__)\n#pragma GCC ivdep\n#endif\n    for (int i_v = 0; i_v < 16; i_v++) {\n");
   npg_close(h);
 }
 

@@ -106,7 +106,7 @@ Test(sched, tile_unroll_vectorize_parallel_annotate) {
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
   has(c, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n  for (int i = 0; i < M; i++) {\n");
-  has(c, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n    for (int j = 0; j < 48; j++) {\n");
+  has(c, "#if defined(_OPENMP) || defined(__clang__)\n#pragma omp simd\n#elif defined(__GNUC__) && !defined(__TINYC__)\n#pragma GCC ivdep\n#endif\n    for (int j = 0; j < 48; j++) {\n");
   has(c, "    /* @tile = (16, 8) */\n    for (int jo = 0; jo < 3; jo++) {\n");
   has(c, "for (int ki = 0; ki < 8; ki += 4) {\n");
   has(c, "/* @prio = 3 */\n");

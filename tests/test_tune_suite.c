@@ -145,17 +145,18 @@ Test(tune_suite, a_variant_that_leaves_its_work_on_the_cu_is_below_half_the_roof
 }
 
 /* tune --max-steps: a trial's run budget, as npugen check's (before: a
- * usage error). A budget below the run's steps leaves every trial not run,
- * and the log says why. */
+ * usage error). A budget below every variant's own steps (1: the NU
+ * seed's whole-array tile takes a few) leaves every trial not run, and
+ * the output says why. */
 Test(tune_suite, max_steps_budgets_the_trials) {
   const char *f = "tests/kernels/tune_matmul_small.c";
   char cmd[2048], out[32768];
   snprintf(cmd, sizeof cmd,
-           "d=$(mktemp -d) && %s tune %s --seed 1 --trials 2 --max-steps 10 --log $d/log -o $d/t.sched 2>&1; "
+           "d=$(mktemp -d) && %s tune %s --seed 1 --trials 2 --max-steps 1 --log $d/log -o $d/t.sched 2>&1; "
            "rc=$?; cat $d/log; rm -rf $d; exit $rc", npugen(), f);
   cr_expect_eq(run(cmd, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "simulated 0") && strstr(out, "no candidate was simulated") &&
-                strstr(out, "past the step budget of 10"),
+                strstr(out, "past the step budget of 1;"),
             "%s", out);
   snprintf(cmd, sizeof cmd, "d=$(mktemp -d) && %s tune %s --seed 1 --trials 2 --max-steps 100000000 -o $d/t.sched 2>&1; "
                             "rc=$?; rm -rf $d; exit $rc", npugen(), f);
@@ -177,4 +178,43 @@ Test(tune_suite, a_path_that_holds_a_comment_end_is_escaped) {
   cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
   cr_expect(strstr(out, "/* npugen tune d* /gemm_ikj.c --kernel kernel_gemm") && strstr(out, "2 passed, 0 failed"),
             "%s", out);
+}
+
+/* A kernel that calls <math.h> (sqrtf): the host timer links the C
+ * library's math (before: every host candidate of PolyBench's
+ * correlation failed to link, "undefined reference to sqrtf", and tune
+ * wrote nothing). */
+Test(tune_suite, correlation_calls_sqrt_and_is_timed_on_the_host) {
+  expect_tuned("tests/kernels/realworld/correlation.c", "correlation_kernel_correlation_tuned");
+}
+
+/* Trials are budgeted by the variant's own work: with a step budget
+ * below the kernel as written (about 10^6 steps) but above its NU
+ * variants (a few NU calls and DMAs), those are simulated (before: the
+ * count took the larger of the kernel as written and the variant, so
+ * no candidate was simulated, as an 8192 x 8192 x 256 matmul's never
+ * was at the default budget). The winner's check runs the kernel as
+ * written at the check's own budget. */
+Test(tune_suite, trials_are_budgeted_by_the_variants_own_work) {
+  const char *f = "tests/kernels/tune_matmul_small.c";
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --seed 1 --trials 4 --max-steps 200000 --log $d/log -o $d/t.sched 2>&1; "
+           "rc=$?; cat $d/log; rm -rf $d; exit $rc", npugen(), f);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  /* the log's line of the NU seed (its knobs, its estimate, its result) */
+  const char *seed = strstr(out, "gen 1\tnu:npu_nu_matmul_i8 ti=96 tj=80 order_ji=0 ");
+  char line[1024] = "";
+  if (seed) snprintf(line, sizeof line, "%.*s", (int)strcspn(seed, "\n"), seed);
+  cr_expect(strstr(line, "\tsimulated\t"), "the NU seed is simulated: %s", out);
+  cr_expect(strstr(out, "mm_tuned: PASS npugen check") && strstr(out, "past the step budget of 200000"),
+            "a variant over the budget by its own work is still not run: %s", out);
+}
+
+/* Two more of PolyBench's shapes, as its authors wrote them: a QR whose
+ * k loop holds a sqrt, a scaling and a triangular nest, and a Toeplitz
+ * solve with scalars carried across its k loop and a local array. */
+Test(tune_suite, gramschmidt_and_durbin) {
+  expect_tuned("tests/kernels/tune_suite/gramschmidt.c", "gramschmidt_kernel_gramschmidt_tuned");
+  expect_tuned("tests/kernels/tune_suite/durbin.c", "durbin_kernel_durbin_tuned");
 }

@@ -79,7 +79,7 @@ Test(vectorize, stays_a_hint_and_says_why_when_no_instruction_matches) {
    * once): it would need vectors where the nest has constants */
   has(c, "/* vectorize(j) stays a hint: no VU instruction computes this nest (nearest npu_vu_muladd_cols_f32: the "
          "expressions differ: '2.0f' in s1 (line 4) against the intrinsic's 'g[c]' (line 18)) */\n");
-  has(c, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
+  has(c, "#if defined(_OPENMP) || defined(__clang__)\n#pragma omp simd\n#elif defined(__GNUC__) && !defined(__TINYC__)\n#pragma GCC ivdep\n#endif\n");
   lacks(c, "npu_vu_add_f32(&");
   npg_close(s);
 

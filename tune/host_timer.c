@@ -146,7 +146,8 @@ static const char *temp_root(void) {
 /* cc on dir/v.c and dir/h.c into dir/t; its first line of errors in msg. */
 static bool compile(const char *dir, bool openmp, char *msg, size_t n) {
   char cmd[8192];
-  snprintf(cmd, sizeof cmd, "cc %s -I'%s' -o '%s/t' '%s/v.c' '%s/h.c' >'%s/cc.txt' 2>&1", tune_host_cflags(openmp),
+  /* -lm: a kernel may call <math.h> (sqrt in a covariance or a correlation) */
+  snprintf(cmd, sizeof cmd, "cc %s -I'%s' -o '%s/t' '%s/v.c' '%s/h.c' -lm >'%s/cc.txt' 2>&1", tune_host_cflags(openmp),
            dir, dir, dir, dir, dir);
   if (system(cmd) == 0) return true;
   char line[200];

@@ -53,11 +53,11 @@ void tune_describe(const TuneSpace *sp, const TuneGenome *g, char *out, size_t n
       len += (size_t)snprintf(out + len, n - len, " %s=%lld", sk->knobs[i].name, sk->knobs[i].val[g->choice[i]]);
 }
 
-/* The simulated entry of fewest cycles (the first of them), or NULL. */
+/* The simulated (or timed) entry of least cost (the first of them), or NULL. */
 static const TuneEntry *best_entry(const TuneRun *run) {
   const TuneEntry *best = NULL;
   for (int i = 0; i < run->n; i++)
-    if (run->v[i].r.status == TRIAL_SIMULATED && (!best || run->v[i].r.cycles < best->r.cycles)) best = &run->v[i];
+    if (run->v[i].r.status == TRIAL_SIMULATED && (!best || tune_cost(&run->v[i].r) < tune_cost(&best->r))) best = &run->v[i];
   return best;
 }
 
@@ -142,7 +142,7 @@ int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, Tune
   TuneEntry pool[PROPOSALS];
   int n = 0;
   const TuneEntry *top = best_entry(run);
-  uint64_t best = top ? top->r.cycles : 0;
+  uint64_t best = top ? tune_cost(&top->r) : 0;
   if (run->generations == 0) {
     TuneEntry *all = calloc(1024, sizeof *all);
     int m = structured(sp, run, all, 1024);
@@ -203,21 +203,21 @@ void tune_record(TuneRun *run, TuneEntry *batch, int n) {
   }
 }
 
-static int by_cycles(const void *a, const void *b) {
+static int by_cost(const void *a, const void *b) {
   const TuneEntry *x = a, *y = b;
   bool xs = x->r.status == TRIAL_SIMULATED, ys = y->r.status == TRIAL_SIMULATED;
   if (xs != ys) return xs ? -1 : 1;
-  if (xs && x->r.cycles != y->r.cycles) return x->r.cycles < y->r.cycles ? -1 : 1;
+  if (xs && tune_cost(&x->r) != tune_cost(&y->r)) return tune_cost(&x->r) < tune_cost(&y->r) ? -1 : 1;
   return x->r.hash < y->r.hash ? -1 : x->r.hash > y->r.hash; /* a total order: the same ranking every run */
 }
 
-void tune_rank(TuneRun *run) { qsort(run->v, (size_t)run->n, sizeof *run->v, by_cycles); }
+void tune_rank(TuneRun *run) { qsort(run->v, (size_t)run->n, sizeof *run->v, by_cost); }
 
 static void progress(const TuneSpace *sp, const TuneRun *run, double t0, bool tty, bool last) {
   const TuneEntry *best = best_entry(run);
   char b[96] = "none yet";
   if (best && sp->host)
-    snprintf(b, sizeof b, "%.1f us per call (spread %.0f%%)", 1e-3 * (double)best->r.cycles, 100.0 * best->r.spread);
+    snprintf(b, sizeof b, "%.1f us per call (spread %.0f%%)", 1e-3 * (double)best->r.median_ns, 100.0 * best->r.spread);
   else if (best)
     snprintf(b, sizeof b, "%llu cycles (roofline %.1f%%)", (unsigned long long)best->r.cycles,
              100.0 * best->r.roofline);
@@ -239,25 +239,27 @@ static void log_batch(const TuneSpace *sp, const TuneEntry *b, int n, int gen, F
 
 /* Host trials: the best few timed twice more and ranked by the median of
  * their three times, so a candidate that was timed once in a quiet moment
- * (or a slow one) does not win (or lose) by that alone. */
+ * (or a slow one) does not win (or lose) by that alone. Without `own`
+ * (times read from files, --merge) only the times taken here count. */
 enum { RETIMED = 3, RETIMES = 2 };
-static void retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
+void tune_retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, bool own) {
   tune_rank(run);
   int n = 0;
   while (n < run->n && n < RETIMED && run->v[n].r.status == TRIAL_SIMULATED) n++;
-  if (n < 2) return; /* nothing to choose among */
+  if (n < (own ? 2 : 1)) return; /* nothing to choose among */
   const char *steps[RETIMED * RETIMES];
   TrialResult res[RETIMED * RETIMES];
   for (int i = 0; i < n * RETIMES; i++) steps[i] = run->v[i / RETIMES].steps;
   tune_pool_run(sp->s, steps, n * RETIMES, sp->variant, 1, true, 1, o->trial_timeout, res);
   for (int i = 0; i < n; i++) {
     TrialResult *r = &run->v[i].r;
-    uint64_t t[1 + RETIMES] = {r->cycles};
-    int m = 1;
+    uint64_t t[1 + RETIMES] = {r->median_ns};
+    int m = own ? 1 : 0;
+    if (!own) r->spread = 0;
     for (int j = 0; j < RETIMES; j++) {
       const TrialResult *x = &res[i * RETIMES + j];
       if (x->status != TRIAL_SIMULATED) continue;
-      t[m++] = x->cycles;
+      t[m++] = x->median_ns;
       if (x->spread > r->spread) r->spread = x->spread;
     }
     for (int a = 1; a < m; a++) /* a sort of three */
@@ -266,18 +268,29 @@ static void retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run)
         t[b] = t[b - 1];
         t[b - 1] = tmp;
       }
-    r->cycles = t[m / 2];
+    if (m) r->median_ns = t[m / 2];
+    else { /* no time taken here */
+      r->status = TRIAL_FAILED;
+      snprintf(r->message, sizeof r->message, "timed again here, it failed: %.180s", res[i * RETIMES].message);
+    }
   }
+  /* read from files, the rest were not timed here: they cannot win on their files' times */
+  for (int i = n; !own && i < run->n; i++)
+    if (run->v[i].r.status == TRIAL_SIMULATED) {
+      run->v[i].r.status = TRIAL_PRUNED;
+      snprintf(run->v[i].r.message, sizeof run->v[i].r.message, "not among the best %d by its file's time", RETIMED);
+    }
   tune_rank(run);
-  fprintf(stderr, "npugen tune: the best %d timed %d times more each, ranked by the median of their times\n", n,
-          RETIMES);
+  fprintf(stderr, "npugen tune: the best %d timed %d times %s each, ranked by the median of %s times\n", n, RETIMES,
+          own ? "more" : "here", own ? "their" : "these");
 }
 
 void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
   double t0 = tune_now();
   uint64_t rng = o->seed;
   bool tty = isatty(2);
-  int batch = o->jobs > BATCH / 2 ? 2 * o->jobs : BATCH;
+  int jobs = sp->host ? 1 : o->jobs; /* host trials are timed: one at a time, nothing compiling beside them */
+  int batch = jobs > BATCH / 2 ? 2 * jobs : BATCH;
   run->stopped = "no new candidate is left near the best";
   for (;;) {
     if (o->time_limit > 0 && tune_now() - t0 >= o->time_limit) {
@@ -302,7 +315,7 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
     const char **steps = malloc((size_t)n * sizeof *steps);
     TrialResult *res = calloc((size_t)n, sizeof *res);
     for (int i = 0; i < n; i++) steps[i] = b[i].steps;
-    tune_pool_run(sp->s, steps, n, sp->variant, 1, sp->host, o->jobs, o->trial_timeout, res);
+    tune_pool_run(sp->s, steps, n, sp->variant, 1, sp->host, jobs, o->trial_timeout, res);
     for (int i = 0; i < n; i++) {
       b[i].r = res[i];
       tune_apply_bound(sp, &b[i].r);
@@ -314,7 +327,7 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
     free(b);
     progress(sp, run, t0, tty, false);
   }
-  if (sp->host) retime_best(sp, o, run);
+  if (sp->host) tune_retime_best(sp, o, run, true);
   run->seconds = tune_now() - t0;
   tune_rank(run);
   if (tty) progress(sp, run, t0, tty, true); /* ends the line rewritten in place */

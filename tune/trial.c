@@ -43,8 +43,10 @@ void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint6
       return;
     }
     r->status = TRIAL_SIMULATED;
-    r->cycles = t.median_ns;
-    r->ideal = t.min_ns;
+    r->timed = true;
+    r->median_ns = t.median_ns;
+    r->min_ns = t.min_ns;
+    r->openmp = t.openmp;
     r->spread = t.spread;
     memcpy(r->bound, "cpu", 4);
     return;
@@ -65,6 +67,8 @@ void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint6
   memcpy(r->bound, sim.bound, sizeof r->bound);
 }
 
+uint64_t tune_cost(const TrialResult *r) { return r->timed ? r->median_ns : r->cycles; }
+
 static const char *status_name[] = {"illegal", "failed", "simulated", "pruned"};
 
 void tune_result_write(FILE *f, const TrialResult *r) {
@@ -72,19 +76,25 @@ void tune_result_write(FILE *f, const TrialResult *r) {
   snprintf(msg, sizeof msg, "%s", r->message);
   for (char *p = msg; *p; p++)
     if (*p == '\n' || *p == '\t') *p = ' ';
-  fprintf(f, "%016" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%.6f\t%.6f\t%.6f\t%s\t%.3f\t%.4f\t%s\n", r->hash,
-          status_name[r->status], r->cycles, r->ideal, r->roofline, r->bound_util, r->nu_util,
-          r->bound[0] ? r->bound : "-", r->seconds, r->spread, msg);
+  fprintf(f, "%016" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%.6f\t%.6f\t%.6f\t%s\t%.3f\t%.4f\t%s\t%" PRIu64 "\t%" PRIu64
+             "\t%d\t%s\n",
+          r->hash, status_name[r->status], r->cycles, r->ideal, r->roofline, r->bound_util, r->nu_util,
+          r->bound[0] ? r->bound : "-", r->seconds, r->spread, r->timed ? "timed" : "simulated", r->median_ns, r->min_ns,
+          r->openmp, msg);
 }
 
 bool tune_result_read(const char *line, TrialResult *r) {
   memset(r, 0, sizeof *r);
-  char status[16], bound[8];
-  int used = 0;
-  if (sscanf(line, "%" SCNx64 "\t%15s\t%" SCNu64 "\t%" SCNu64 "\t%lf\t%lf\t%lf\t%7s\t%lf\t%lf\t%n", &r->hash,
-             status, &r->cycles, &r->ideal, &r->roofline, &r->bound_util, &r->nu_util, bound, &r->seconds, &r->spread,
-             &used) < 10)
+  char status[16], bound[8], cost[16];
+  int used = 0, openmp = 0;
+  if (sscanf(line, "%" SCNx64 "\t%15s\t%" SCNu64 "\t%" SCNu64 "\t%lf\t%lf\t%lf\t%7s\t%lf\t%lf\t%15s\t%" SCNu64 "\t%" SCNu64
+                   "\t%d\t%n",
+             &r->hash, status, &r->cycles, &r->ideal, &r->roofline, &r->bound_util, &r->nu_util, bound, &r->seconds,
+             &r->spread, cost, &r->median_ns, &r->min_ns, &openmp, &used) < 14 ||
+      (strcmp(cost, "timed") && strcmp(cost, "simulated")))
     return false;
+  r->timed = !strcmp(cost, "timed");
+  r->openmp = openmp != 0;
   r->status = TRIAL_FAILED;
   for (int i = 0; i < 4; i++)
     if (!strcmp(status, status_name[i])) r->status = (TrialStatus)i;

@@ -171,14 +171,19 @@ uint64_t tune_kernel_bound(const Kernel *k, const NpuTarget *t, char *unit, size
 typedef enum { TRIAL_ILLEGAL, TRIAL_FAILED, TRIAL_SIMULATED, TRIAL_PRUNED } TrialStatus;
 typedef struct {
   uint64_t hash;   /* of the schedule's steps */
-  TrialStatus status;
-  uint64_t cycles, ideal;
+  TrialStatus status; /* TRIAL_SIMULATED: simulated, or for a host trial timed */
+  bool timed;      /* a host trial: its cost is median_ns, and cycles stays 0 */
+  uint64_t cycles, ideal;       /* NPU: the simulated cycles and the kernel's bound */
+  uint64_t median_ns, min_ns;   /* host: one call's time on the machine that ran it */
+  bool openmp;                  /* host: compiled with -fopenmp (it has a parallel loop) */
   double roofline, bound_util, nu_util;
   char bound[4];
   double seconds;  /* spent on it */
   double spread;   /* host trials: (3rd quartile - 1st) / median of the timed runs */
   char message[240];
 } TrialResult;
+/* What ranks a trial: a timed one's median_ns, else its cycles. */
+uint64_t tune_cost(const TrialResult *r);
 /* tune/kernel_bound.c: a simulated trial's roofline, the kernel's bound
  * (sp->ideal) over its cycles: never the variant's own DMA or unit time. */
 void tune_apply_bound(const TuneSpace *sp, TrialResult *r);
@@ -187,8 +192,8 @@ uint64_t tune_hash(const char *text);
  * errors' text, without its location. */
 void tune_first_error(NpgSession *s, size_t from, char *out, size_t n);
 /* Applies steps (as tune_render writes them, for variant) to s and
- * simulates the variant; host: times it on this CPU instead (cycles is
- * then the median nanoseconds of one call, tune/host_timer.c). */
+ * simulates the variant; host: times it on this CPU instead (median_ns,
+ * tune/host_timer.c). */
 void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint64_t seed, bool host, TrialResult *r);
 
 /* tune/host_timer.c: a host-only variant compiled with the system C
@@ -264,5 +269,67 @@ int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, Tune
 void tune_record(TuneRun *run, TuneEntry *batch, int n);
 /* Sorts run->v best first: simulated by cycles, then the rest. */
 void tune_rank(TuneRun *run);
+/* Host runs: the best three timed again here and ranked by those times
+ * (own: the run's own time counts too; without it, as for times read from
+ * files, only the times taken here, and the rest can no longer win). */
+void tune_retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, bool own);
+
+/* How tune was invoked: what a plan's commands and the schedule file's
+ * comment repeat, as the user gave it. */
+typedef struct {
+  const char *file, *target, *size; /* target, size: NULL when not given */
+  bool host;
+  uint64_t max_steps;               /* a trial's run budget; 0: the check's default */
+  int trial_timeout;
+  uint64_t seed;
+} TuneInvocation;
+
+/* tune/kernel_pick.c: the kernel to tune (want, or the file's only one),
+ * its sizes fixed at inv->size in s; NULL with why, as
+ * `file:line:col: error: ...` lines. */
+const char *tune_pick_kernel(NpgSession *s, const TuneInvocation *inv, const char *want, char *why, size_t n);
+
+/* tune/trial_file.c: a planned trial as a file, its record first (typed
+ * fields: kernel, space, sketch, each knob's value), then its steps.
+ * Reading checks the record against sp and renders the steps again;
+ * false with why (the first field that differs). */
+void tune_trial_file_write(FILE *f, const TuneSpace *sp, const TuneEntry *e);
+bool tune_trial_file_read(const TuneSpace *sp, const char *path, TuneEntry *e, char *why, size_t n);
+/* The trial of file path run (--trial), its result in r; false with why
+ * when the file is not a trial of sp. */
+bool tune_trial_file_run(const TuneSpace *sp, const char *path, int timeout, TrialResult *r, char *why, size_t n);
+
+/* tune/plan.c: the search in rounds through files under a directory. */
+typedef struct {
+  int planned, run_before, pending; /* this round's trials; results read; trials without one yet */
+} TunePlanCount;
+/* Every trial of dir and its result into run (those without one counted
+ * in *pending); a file that is not a trial of sp, or a result that is
+ * not its trial's, named on msgs. */
+void tune_plan_load(const TuneSpace *sp, const char *dir, TuneRun *run, int *pending, FILE *msgs);
+/* Results read from files are not trusted (--merge): the best NPU ones
+ * are simulated again here, as their trials were, until the best five
+ * are the simulator's own figures, and a result whose cycles differ is
+ * named on msgs and left out (failed); host ones are timed again here
+ * (tune_retime_best without their own times). run is ranked after. */
+void tune_plan_recheck(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, FILE *msgs);
+/* The next round of up to max trials, as files and dir/trials.txt; false
+ * with why when they cannot be written. */
+bool tune_plan_write(const TuneSpace *sp, const TuneInvocation *inv, const char *dir, int max, TunePlanCount *c,
+                     char *why, size_t n);
+
+/* tune/winner.c: the schedule written. */
+typedef struct {
+  int rank;              /* run->v's index written; -1: none */
+  NpgCheckResult check;  /* its check; when none: check.message says why */
+  bool openmp;           /* it has a parallel loop (host: compiled with -fopenmp) */
+} TuneWinner;
+/* Can path be written (its directory exists, ...)? false with why. Asked
+ * before a search, not after it. */
+bool tune_output_check(const char *path, char *why, size_t n);
+/* The first of run's best five that passes npugen check, written to out
+ * with a comment of how it was made; failures named on msgs. */
+bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, const char *out,
+                     TuneWinner *w, FILE *msgs);
 
 #endif

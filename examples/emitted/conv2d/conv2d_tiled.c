@@ -26,8 +26,10 @@ void conv2d_tiled(const int8_t in[C][H][W], const int8_t wt[OC][C][3][3], const 
     for (int oho = 0; oho < 4; oho++) {
       for (int owo = 0; owo < 2; owo++) {
         for (int ohi = 0; ohi < 7; ohi++) {
-#ifdef _OPENMP
+#if defined(_OPENMP) || defined(__clang__)
 #pragma omp simd
+#elif defined(__GNUC__) && !defined(__TINYC__)
+#pragma GCC ivdep
 #endif
           for (int owi = 0; owi < 14; owi++) {
             int32_t acc = bias[oc];

@@ -34,8 +34,10 @@ void matmul_tiled(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M]
     for (int jo = 0; jo < 4; jo++) {
       for (int ko = 0; ko < 128; ko++) {
         for (int ii = 0; ii < 64; ii++) {
-#ifdef _OPENMP
+#if defined(_OPENMP) || defined(__clang__)
 #pragma omp simd
+#elif defined(__GNUC__) && !defined(__TINYC__)
+#pragma GCC ivdep
 #endif
           for (int ji = 0; ji < 32; ji++) {
             C[io * 64 + ii][jo * 32 + ji] += (int32_t)A[io * 64 + ii][ko * 4] * (int32_t)B[ko * 4][jo * 32 + ji]; /* update */

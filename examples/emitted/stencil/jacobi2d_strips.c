@@ -18,8 +18,10 @@ void jacobi2d_strips(float A[N][N], float B[N][N]) {
   for (int t = 0; t < T; t++) {
     for (int io = 0; io < 7; io++) {
       for (int ii = 0; ii < 8; ii++) {
-#ifdef _OPENMP
+#if defined(_OPENMP) || defined(__clang__)
 #pragma omp simd
+#elif defined(__GNUC__) && !defined(__TINYC__)
+#pragma GCC ivdep
 #endif
         for (int j = 1; j < N - 1; j++) {
           B[1 + io * 8 + ii][j] = 0.2f * (A[1 + io * 8 + ii][j] + A[io * 8 + ii][j] + A[io * 8 + ii + 2][j] + A[1 + io * 8 + ii][j - 1] + A[1 + io * 8 + ii][j + 1]); /* sweep */
@@ -37,8 +39,10 @@ void jacobi2d_strips(float A[N][N], float B[N][N]) {
 #pragma omp parallel for
 #endif
     for (int i = 1; i < N - 1; i++) {
-#ifdef _OPENMP
+#if defined(_OPENMP) || defined(__clang__)
 #pragma omp simd
+#elif defined(__GNUC__) && !defined(__TINYC__)
+#pragma GCC ivdep
 #endif
       for (int j = 1; j < N - 1; j++) {
         A[i][j] = B[i][j]; /* copy */

@@ -1,0 +1,53 @@
+/* What npugen tune prints: the space, the table of the best candidates,
+ * and for a host space the kernel as written against the winner. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cli/tune_print.h"
+
+/* The best five: host ones by their median time (GFLOP/s from the
+ * contraction's flops), NPU ones by cycles, with the unit that bounds them. */
+void tune_print_table(const TuneSpace *sp, const TuneRun *run) {
+  if (sp->host) printf("%-4s %12s %7s %8s %8s  %s\n", "rank", "median us", "spread", "GFLOP/s", "trial s", "candidate");
+  else printf("%-4s %12s %9s %-6s %8s  %s\n", "rank", "cycles", "roofline", "bound", "trial s", "candidate");
+  for (int i = 0; i < run->n && i < 5 && run->v[i].r.status == TRIAL_SIMULATED; i++) {
+    const TrialResult *r = &run->v[i].r;
+    char d[512], gflops[32] = "-";
+    tune_describe(sp, &run->v[i].g, d, sizeof d);
+    if (sp->flops > 0) snprintf(gflops, sizeof gflops, "%.2f", sp->flops / (double)r->median_ns);
+    if (sp->host)
+      printf("%-4d %12.1f %6.1f%% %8s %8.2f  %s\n", i + 1, 1e-3 * (double)r->median_ns, 100.0 * r->spread, gflops, r->seconds, d);
+    else
+      printf("%-4d %12" PRIu64 " %8.1f%% %-3s%3.0f%% %8.2f  %s\n", i + 1, r->cycles, 100.0 * r->roofline, r->bound,
+             100.0 * r->bound_util, r->seconds, d);
+  }
+}
+
+/* The kernel as written, timed as the host trials were: the figure the
+ * tuned time is measured against. */
+void tune_print_as_written(const TuneSpace *sp, const TuneRun *run, const TuneWinner *w) {
+  TuneHostTime t;
+  char msg[240];
+  if (!tune_host_time(sp->s, npg_variant_index(sp->s, sp->kernel), &t, msg, sizeof msg)) {
+    fprintf(stderr, "npugen tune: the kernel as written could not be timed: %s\n", msg);
+    return;
+  }
+  double tuned = (double)run->v[w->rank].r.median_ns, asis = (double)t.median_ns;
+  printf("%s as written: %.1f us per call (median of %d, spread %.1f%%", sp->kernel, 1e-3 * asis, t.runs, 100.0 * t.spread);
+  if (sp->flops > 0) /* host:loops counts no flops */
+    printf(", %.2f GFLOP/s); tuned: %.1f us (%.2f GFLOP/s), %.2fx\n", sp->flops / asis, 1e-3 * tuned, sp->flops / tuned, asis / tuned);
+  else printf("); tuned: %.1f us, %.2fx\n", 1e-3 * tuned, asis / tuned);
+}
+
+/* What the space is, which sketches do not apply and why. */
+void tune_print_space(const TuneSpace *sp, bool host_asked, int jobs) {
+  fprintf(stderr, "npugen tune: kernel %s, %d sketch%s:", sp->kernel, sp->nsketch, sp->nsketch > 1 ? "es" : "");
+  for (int i = 0; i < sp->nsketch; i++) fprintf(stderr, " %s", sp->sketch[i].name);
+  fputc('\n', stderr);
+  if (sp->host && !host_asked)
+    fprintf(stderr, "npugen tune: no NPU sketch applies, so the kernel is tuned for this CPU (the cost is measured time)\n");
+  if (sp->notes[0]) fprintf(stderr, "npugen tune: sketches that do not apply, and why:\n%s", sp->notes);
+  if (sp->host && jobs > 1) /* a trial compiling beside a timed one makes the timing noise, not the variant */
+    fprintf(stderr, "npugen tune: --jobs %d ignored: host trials are timed on this CPU, one at a time\n", jobs);
+}
+

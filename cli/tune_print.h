@@ -1,0 +1,15 @@
+/* npugen tune's output (cli/tune_print.c): what it prints, decided by
+ * tune/ (cli/tune.c parses and dispatches). */
+#ifndef NPG_CLI_TUNE_PRINT_H
+#define NPG_CLI_TUNE_PRINT_H
+
+#include "tune/tune.h"
+
+/* The space's sketches and why the others do not apply (stderr). */
+void tune_print_space(const TuneSpace *sp, bool host_asked, int jobs);
+/* The best five of run (stdout). */
+void tune_print_table(const TuneSpace *sp, const TuneRun *run);
+/* The kernel as written, timed as the host trials were, against the winner. */
+void tune_print_as_written(const TuneSpace *sp, const TuneRun *run, const TuneWinner *w);
+
+#endif
