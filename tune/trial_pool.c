@@ -1,8 +1,10 @@
 /* Trials in forked processes, up to `jobs` at once: each child has a copy
  * of the session (the kernel parsed once, in the parent), runs one trial
  * and leaves its result in memory shared with the parent. A trial
- * that crashes or runs past the timeout ends its child, not the search:
- * it counts as failed. Results land in the
+ * that crashes or uses more CPU time than the timeout ends its child, not
+ * the search: it counts as failed. The limit is CPU time (RLIMIT_CPU, which
+ * the compilers and timed programs a host trial starts inherit), never wall
+ * time: a loaded machine stretches a trial but cannot fail it. Results land in the
  * batch's order whatever the timing, so a search is the same for any
  * number of jobs. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,7 +37,9 @@ double tune_now(void) {
  * every trial starts from the kernel as parsed. */
 static void child(NpgSession *s, const char *steps, const char *variant, uint64_t seed, bool host, int timeout,
                   Slot *slot) {
-  alarm((unsigned)timeout); /* the default action ends the child */
+  struct rlimit cpu = {(rlim_t)timeout, (rlim_t)timeout + 1}, core = {0, 0};
+  setrlimit(RLIMIT_CORE, &core); /* SIGXCPU ends the child; no core file */
+  setrlimit(RLIMIT_CPU, &cpu);
   double t0 = tune_now();
   TrialResult r;
   tune_trial_run(s, steps, variant, seed, host, &r);
@@ -97,7 +102,8 @@ void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *v
   for (int i = 0; i < n; i++) {
     if (slots[i].state != DONE) {
       char why[160];
-      snprintf(why, sizeof why, "the trial crashed or ran past %d s (npugen tune --trial-timeout)", timeout);
+      snprintf(why, sizeof why, "the trial crashed or used more than %d s of CPU time (npugen tune --trial-timeout)",
+               timeout);
       failed(&slots[i], steps[i], why);
     }
     out[i] = slots[i].r;
