@@ -32,6 +32,7 @@ static const char *c_type(const SchedVuOp *op) {
 }
 
 static bool is_window(const SchedVuOp *op) { return !strncmp(op->form, "win_", 4); }
+static bool is_strided(const SchedVuOp *op) { return !strcmp(op->form, "str"); }
 
 /* sem with X, Y and M replaced by x, y and m. */
 static void expand(StrBuf *sb, const char *sem, const char *x, const char *y, const char *m) {
@@ -46,7 +47,9 @@ static void expand(StrBuf *sb, const char *sem, const char *x, const char *y, co
 static void element_value(StrBuf *sb, const SchedVuOp *op) {
   const char *f = op->form;
   const char *y = !strcmp(f, "vs") ? "s" : "b[i]";
-  if (!strcmp(f, "mask")) {
+  if (is_strided(op)) {
+    expand(sb, op->sem, "a[i * SA]", "b[i * SB]", "");
+  } else if (!strcmp(f, "mask")) {
     sb_puts(sb, "m[i] ? (");
     expand(sb, op->sem, "a[i]", y, "m[i]");
     sb_puts(sb, ") : c[i]");
@@ -59,7 +62,7 @@ static void element_value(StrBuf *sb, const SchedVuOp *op) {
  * the abi line and the prototype name them. */
 static const char *operands(const SchedVuOp *op) {
   const char *f = op->form;
-  return !strcmp(f, "vv") || !strcmp(f, "cmp") ? "a b" : !strcmp(f, "sel") ? "m a b" : !strcmp(f, "mask") ? "m a b c"
+  return !strcmp(f, "vv") || !strcmp(f, "cmp") || !strcmp(f, "str") ? "a b" : !strcmp(f, "sel") ? "m a b" : !strcmp(f, "mask") ? "m a b c"
                                                                                                           : "a";
 }
 
@@ -73,6 +76,8 @@ static const char *form_note(const SchedVuOp *op) {
   if (strstr(op->sem, "fmaxf") || strstr(op->sem, "fminf"))
     return "C's fmaxf/fminf: a NaN operand gives the other; operands that compare equal (+0 and -0)\n"
            " * give the second. tensorize matches it only where the C library the check links does the same.";
+  if (is_strided(op)) return "Strided operands: a's elements SA apart, b's SB apart (the corners of a pooling window).\n"
+                             " * AN and BN follow from the other sizes (not arguments).";
   return NULL;
 }
 
@@ -91,6 +96,7 @@ static void file_head(StrBuf *sb, const SchedVuOp *op) {
     sb_printf(&abi, ", %s", t);
   }
   if (is_window(op)) sb_puts(&abi, ", ROWS, COLS, KH, KW, SH, SW, LDD, LDA");
+  else if (is_strided(op)) sb_puts(&abi, ", N, SA, SB");
   else sb_puts(&abi, ", N");
   if (!strcmp(op->form, "vs") || !strcmp(op->form, "win_avg")) sb_puts(&abi, ", s");
   sb_printf(sb, "\n * abi: %s)\n", abi.data);
@@ -125,13 +131,16 @@ void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
     window_kernel(sb, op, t);
     return;
   }
-  sb_puts(sb, "#define N 64\n\n");
+  sb_puts(sb, "#define N 64\n");
+  if (is_strided(op)) sb_puts(sb, "#define SA 2\n#define SB 2\n#define AN ((N - 1) * SA + 1)\n#define BN ((N - 1) * SB + 1)\n");
+  sb_puts(sb, "\n");
   sb_printf(sb, "void %s(%s dst[N]", op->name, !strcmp(op->form, "cmp") ? "uint8_t" : t);
   char names[16];
   snprintf(names, sizeof names, "%s", operands(op));
   char *save = NULL;
   for (char *a = strtok_r(names, " ", &save); a; a = strtok_r(NULL, " ", &save))
-    sb_printf(sb, ", const %s %s[N]", !strcmp(a, "m") ? "uint8_t" : t, a);
+    sb_printf(sb, ", const %s %s[%s]", !strcmp(a, "m") ? "uint8_t" : t, a,
+              !is_strided(op) ? "N" : !strcmp(a, "a") ? "AN" : "BN");
   if (!strcmp(op->form, "vs")) sb_printf(sb, ", %s s", t);
   sb_puts(sb, ") {\n  for (int i = 0; i < N; i++)\n    dst[i] = ");
   element_value(sb, op);
@@ -148,6 +157,7 @@ static void parameters(StrBuf *sb, const SchedVuOp *op) {
   for (char *a = strtok_r(names, " ", &save); a; a = strtok_r(NULL, " ", &save))
     sb_printf(sb, ", const %s *%s", !strcmp(a, "m") ? "uint8_t" : t, a);
   if (is_window(op)) sb_puts(sb, ", int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda");
+  else if (is_strided(op)) sb_puts(sb, ", int n, int sa, int sb");
   else sb_puts(sb, ", int n");
   if (!strcmp(f, "vs") || !strcmp(f, "win_avg")) sb_printf(sb, ", %s s", t);
 }
@@ -164,7 +174,8 @@ static void summary(StrBuf *sb, const SchedVuOp *op) {
     return;
   }
   sb_puts(sb, "dst[i] = ");
-  element_value(sb, op);
+  if (is_strided(op)) expand(sb, op->sem, "a[i*sa]", "b[i*sb]", "");
+  else element_value(sb, op);
 }
 
 void sched_vu_ops_header(StrBuf *sb) {

@@ -124,6 +124,38 @@ static float vu_fmin(float x, float y) {
     }                                                                                           \
   }
 
+/* The bytes a strided operand spans: n elements, s apart. */
+static int64_t strided_span(int n, int s, int esz) { return n > 0 ? ((int64_t)(n - 1) * s + 1) * esz : 0; }
+
+/* Entered, strides checked, operands issued; false when the simulator
+ * stopped the op (or none is bound). Cost: the wider span. */
+static bool strided_issue(const char *file, int line, const char *op, int n, int sa, int sb, const void *dst,
+                          const void *a, const void *b, int esz) {
+  Site site;
+  char d[64] = "";
+  NpuSim *s = sim_vu_enter(file, line, op, n, &site);
+  if (!s) return false;
+  if (sa < 1 || sb < 1) {
+    sim_fail(s, site, op, "bad strides: sa=%d sb=%d (each >= 1)", sa, sb);
+    return false;
+  }
+  int64_t spa = strided_span(n, sa, esz), spb = strided_span(n, sb, esz);
+  VuArg v[3] = {{"dst", dst, (int64_t)n * esz, 1, 0, esz, OP_WRITE}, {"a", a, spa, 1, 0, esz, OP_READ},
+                {"b", b, spb, 1, 0, esz, OP_READ}};
+  if (s->tracing) snprintf(d, sizeof d, "n=%d sa=%d sb=%d", n, sa, sb);
+  return sim_vu_issue(s, site, op, v, 3, (uint64_t)(spa > spb ? spa : spb), d);
+}
+
+/* str: dst[i] = a[i*sa] OP b[i*sb] */
+#define VU_FORM_str(NAME, T, SIM)                                                               \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int n, int sa, int sb) { \
+    if (!strided_issue(file, line, #NAME, n, sa, sb, dst, a, b, (int)sizeof(T))) return;        \
+    for (int i = 0; i < n; i++) {                                                               \
+      T x = a[(ptrdiff_t)i * sa], y = b[(ptrdiff_t)i * sb];                                     \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
 typedef struct {
   int rows, cols, kh, kw, sh, sw, ldd, lda;
 } Window;
