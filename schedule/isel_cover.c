@@ -34,7 +34,7 @@
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
 
-enum { MAX_LOOPS = 8, MAX_PIECES = 16, MAX_KIDS = 3 };
+enum { MAX_LOOPS = 8, MAX_PIECES = 64, MAX_KIDS = 3 };
 
 /* One instruction of the sequence: dest = value over the nest's loops. */
 typedef struct {
