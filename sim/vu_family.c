@@ -156,6 +156,50 @@ static bool strided_issue(const char *file, int line, const char *op, int n, int
     }                                                                                           \
   }
 
+/* A strided plane operand: rows rows, row r at r*rs*ld elements, cols
+ * elements s apart in each. */
+typedef struct {
+  int rs, s, ld;
+} PlaneStep;
+
+static int64_t plane_span(int cols, int s) { return cols > 0 ? (int64_t)(cols - 1) * s + 1 : 0; }
+
+/* Entered, shape checked, operands issued; false when the simulator
+ * stopped the op. Cost: the larger box of a and b. */
+static bool plane_issue(const char *file, int line, const char *op, int rows, int cols, int ldd, PlaneStep pa,
+                        PlaneStep pb, const void *dst, const void *a, const void *b, int esz) {
+  Site site;
+  char d[96] = "";
+  NpuSim *s = sim_vu_enter(file, line, op, rows, &site);
+  if (!s) return false;
+  int64_t spa = plane_span(cols, pa.s), spb = plane_span(cols, pb.s);
+  if (cols < 0 || pa.rs < 1 || pa.s < 1 || pb.rs < 1 || pb.s < 1 ||
+      (rows > 1 && (ldd < cols || pa.ld < spa || pb.ld < spb))) {
+    sim_fail(s, site, op, "bad shape: rows=%d cols=%d ra=%d sa=%d rb=%d sb=%d ldd=%d lda=%d ldb=%d (steps >= 1; "
+             "each row length at least what its row spans)", rows, cols, pa.rs, pa.s, pb.rs, pb.s, ldd, pa.ld, pb.ld);
+    return false;
+  }
+  VuArg v[3] = {{"dst", dst, (int64_t)cols * esz, rows, (int64_t)ldd * esz, esz, OP_WRITE},
+                {"a", a, spa * esz, rows, (int64_t)pa.rs * pa.ld * esz, esz, OP_READ},
+                {"b", b, spb * esz, rows, (int64_t)pb.rs * pb.ld * esz, esz, OP_READ}};
+  if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d a=%dx%d b=%dx%d", rows, cols, pa.rs, pa.s, pb.rs, pb.s);
+  int64_t box = (spa > spb ? spa : spb) * esz * rows;
+  return sim_vu_issue(s, site, op, v, 3, (uint64_t)box, d);
+}
+
+/* str_plane: dst[r][c] = a[r*ra][c*sa] OP b[r*rb][c*sb], rows ld apart */
+#define VU_FORM_str_plane(NAME, T, SIM)                                                         \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int rows, int cols, int ra, int sa, \
+                 int rb, int sb, int ldd, int lda, int ldb) {                                   \
+    const PlaneStep pa = {ra, sa, lda}, pb = {rb, sb, ldb};                                     \
+    if (!plane_issue(file, line, #NAME, rows, cols, ldd, pa, pb, dst, a, b, (int)sizeof(T))) return; \
+    for (int r = 0; r < rows; r++)                                                              \
+      for (int c = 0; c < cols; c++) {                                                          \
+        T x = a[(ptrdiff_t)r * ra * lda + (ptrdiff_t)c * sa], y = b[(ptrdiff_t)r * rb * ldb + (ptrdiff_t)c * sb]; \
+        dst[(ptrdiff_t)r * ldd + c] = (T)(SIM);                                                 \
+      }                                                                                         \
+  }
+
 typedef struct {
   int rows, cols, kh, kw, sh, sw, ldd, lda;
 } Window;

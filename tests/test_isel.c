@@ -42,6 +42,23 @@ Test(isel, a_2x2_fmaxf_max_pool_is_three_max_ops) {
   npg_close(s);
 }
 
+/* vectorize(i): the nest under the plane's row loop, three strided ops
+ * over the plane (str_plane), the temporaries 8 x 16 */
+Test(isel, the_max_pool_over_a_plane_is_three_plane_ops) {
+  char steps[512];
+  snprintf(steps, sizeof steps, "%s", pool_steps);
+  strstr(steps, "vectorize(j)")[10] = 'i';
+  NpgSession *s = open_ok(pool, steps);
+  has(npg_emit_source(s, checked(s, "v")),
+      "    /* y_vm_t1[i][j] = fmaxf(x_vm[0][2 * i][2 * j], x_vm[0][2 * i][2 * j + 1]), of pool (line 6) */\n"
+      "    npu_vu_fmax_str_plane_f32(&y_vm_t1[0][0], &x_vm[0][0][0], &x_vm[0][0][1], 8, 16, 2, 2, 2, 2, 16, 32, 32);\n"
+      "    /* y_vm_t2[i][j] = fmaxf(x_vm[0][2 * i + 1][2 * j], x_vm[0][2 * i + 1][2 * j + 1]), of pool (line 6) */\n"
+      "    npu_vu_fmax_str_plane_f32(&y_vm_t2[0][0], &x_vm[0][1][0], &x_vm[0][1][1], 8, 16, 2, 2, 2, 2, 16, 32, 32);\n"
+      "    /* y_vm[0][i][j] = fmaxf(y_vm_t1[i][j], y_vm_t2[i][j]), of pool (line 6) */\n"
+      "    npu_vu_fmax_str_plane_f32(&y_vm[0][0][0], &y_vm_t1[0][0], &y_vm_t2[0][0], 8, 16, 1, 1, 1, 1, 16, 16, 16);\n");
+  npg_close(s);
+}
+
 /* fmaxf's NaNs and signed zeros: the sequence gives the bits the kernel as
  * written gives, window by window, with every pair of specials meeting. */
 Test(isel, the_fmaxf_pool_is_bit_exact_on_nans_and_signed_zeros) {
