@@ -180,6 +180,11 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
     sb_putc(em->sb, '\n');
     return false;
   }
+  if (c->comment) { /* an instruction of a sequence: the expression it computes */
+    sb_comment(em->sb, c->comment);
+    sb_putc(em->sb, '\n');
+    sb_indent(em->sb, ind);
+  }
   if (!c->guard) {
     sb_printf(em->sb, "%s\n", c->call);
     return true;

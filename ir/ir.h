@@ -305,6 +305,10 @@ struct Stmt {
   SrcLoc mark_loc;
   const char *intrin;  /* tensorize(): the intrinsic this nest is emitted as */
   const char *vec_note; /* vectorize() on vu_vm data: why no VU instruction computes the nest */
+  /* one instruction of a sequence that computes a statement's expression
+   * tree (schedule/isel_cover.c): the source expression its nest computes,
+   * the comment over its call */
+  const char *isel_note;
 
   /* ST_IF */
   Expr *cond;

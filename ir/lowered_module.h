@@ -15,6 +15,7 @@
 /* A tensorized nest's call (Stmt.intrin_call, lower/intrinsic.c). */
 typedef struct IntrinCall {
   const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
+  const char *comment; /* the line over the call: the source expression of one instruction of a sequence, or NULL */
   const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
   const char *note;  /* where it no longer matches (a later step changed the nest), the comment before the
                       * loops: "tensorize(ii, X) no longer matches: WHY" */

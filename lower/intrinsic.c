@@ -71,6 +71,7 @@ static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
   arena_init(&scratch, 0);
   if (tensorize_call(&scratch, loop, &call, &guard, why, sizeof why)) {
     c->call = arena_strdup(lw->arena, call.data);
+    c->comment = loop->isel_note;
     if (guard.len) {
       c->guard = arena_strdup(lw->arena, guard.data);
       c->fallback_note = arena_printf(lw->arena, "outside the operands %s is defined for: the nest as written", loop->intrin);

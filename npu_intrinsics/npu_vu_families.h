@@ -288,6 +288,102 @@ void npu_vu_window_sum_f32_at(const char *file, int line, float *dst, const floa
 void npu_vu_window_avg_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda, float s);
 #define npu_vu_window_avg_f32(...) npu_vu_window_avg_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* dst[i] = a[i*sa] + b[i*sb] */
+void npu_vu_add_str_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n, int sa, int sb);
+#define npu_vu_add_str_i32(...) npu_vu_add_str_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i*sa] + b[i*sb] */
+void npu_vu_add_str_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n, int sa, int sb);
+#define npu_vu_add_str_f32(...) npu_vu_add_str_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i*sa] - b[i*sb] */
+void npu_vu_sub_str_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n, int sa, int sb);
+#define npu_vu_sub_str_i32(...) npu_vu_sub_str_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i*sa] - b[i*sb] */
+void npu_vu_sub_str_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n, int sa, int sb);
+#define npu_vu_sub_str_f32(...) npu_vu_sub_str_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i*sa] * b[i*sb] */
+void npu_vu_mul_str_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n, int sa, int sb);
+#define npu_vu_mul_str_i32(...) npu_vu_mul_str_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i*sa] * b[i*sb] */
+void npu_vu_mul_str_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n, int sa, int sb);
+#define npu_vu_mul_str_f32(...) npu_vu_mul_str_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i*sa] < b[i*sb] ? a[i*sa] : b[i*sb] */
+void npu_vu_min_str_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n, int sa, int sb);
+#define npu_vu_min_str_i32(...) npu_vu_min_str_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i*sa] < b[i*sb] ? a[i*sa] : b[i*sb] */
+void npu_vu_min_str_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n, int sa, int sb);
+#define npu_vu_min_str_f32(...) npu_vu_min_str_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i*sa] > b[i*sb] ? a[i*sa] : b[i*sb] */
+void npu_vu_max_str_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int n, int sa, int sb);
+#define npu_vu_max_str_i32(...) npu_vu_max_str_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i*sa] > b[i*sb] ? a[i*sa] : b[i*sb] */
+void npu_vu_max_str_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n, int sa, int sb);
+#define npu_vu_max_str_f32(...) npu_vu_max_str_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = fmaxf(a[i*sa], b[i*sb]) */
+void npu_vu_fmax_str_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n, int sa, int sb);
+#define npu_vu_fmax_str_f32(...) npu_vu_fmax_str_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = fminf(a[i*sa], b[i*sb]) */
+void npu_vu_fmin_str_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int n, int sa, int sb);
+#define npu_vu_fmin_str_f32(...) npu_vu_fmin_str_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] + b[r*rb*ldb + c*sb] */
+void npu_vu_add_str_plane_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_add_str_plane_i32(...) npu_vu_add_str_plane_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] + b[r*rb*ldb + c*sb] */
+void npu_vu_add_str_plane_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_add_str_plane_f32(...) npu_vu_add_str_plane_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] - b[r*rb*ldb + c*sb] */
+void npu_vu_sub_str_plane_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_sub_str_plane_i32(...) npu_vu_sub_str_plane_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] - b[r*rb*ldb + c*sb] */
+void npu_vu_sub_str_plane_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_sub_str_plane_f32(...) npu_vu_sub_str_plane_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] * b[r*rb*ldb + c*sb] */
+void npu_vu_mul_str_plane_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_mul_str_plane_i32(...) npu_vu_mul_str_plane_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] * b[r*rb*ldb + c*sb] */
+void npu_vu_mul_str_plane_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_mul_str_plane_f32(...) npu_vu_mul_str_plane_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] < b[r*rb*ldb + c*sb] ? a[r*ra*lda + c*sa] : b[r*rb*ldb + c*sb] */
+void npu_vu_min_str_plane_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_min_str_plane_i32(...) npu_vu_min_str_plane_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] < b[r*rb*ldb + c*sb] ? a[r*ra*lda + c*sa] : b[r*rb*ldb + c*sb] */
+void npu_vu_min_str_plane_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_min_str_plane_f32(...) npu_vu_min_str_plane_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] > b[r*rb*ldb + c*sb] ? a[r*ra*lda + c*sa] : b[r*rb*ldb + c*sb] */
+void npu_vu_max_str_plane_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, const int32_t *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_max_str_plane_i32(...) npu_vu_max_str_plane_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*ra*lda + c*sa] > b[r*rb*ldb + c*sb] ? a[r*ra*lda + c*sa] : b[r*rb*ldb + c*sb] */
+void npu_vu_max_str_plane_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_max_str_plane_f32(...) npu_vu_max_str_plane_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = fmaxf(a[r*ra*lda + c*sa], b[r*rb*ldb + c*sb]) */
+void npu_vu_fmax_str_plane_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_fmax_str_plane_f32(...) npu_vu_fmax_str_plane_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = fminf(a[r*ra*lda + c*sa], b[r*rb*ldb + c*sb]) */
+void npu_vu_fmin_str_plane_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb);
+#define npu_vu_fmin_str_plane_f32(...) npu_vu_fmin_str_plane_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 #ifdef __cplusplus
 }
 #endif

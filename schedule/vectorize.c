@@ -19,6 +19,7 @@
  * comment on the emitted loop name the nearest VU instruction and how the
  * nest differs from it. */
 #include "schedule/expand.h"
+#include "schedule/isel.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
 
@@ -85,6 +86,7 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
       loop->intrin = intrin; /* the loops stay serial: the call computes them in order */
       return true;
     }
+    if (sched_isel_sequence(s, loop, why, sizeof why)) return true; /* several instructions: schedule/isel_cover.c */
     sched_window_refusal(s->a, loop, why, sizeof why); /* a nearer reason than the nearest instruction's */
   }
   if (!sched_loop_is_parallel(s, loop)) {

@@ -32,6 +32,8 @@ static const char *c_type(const SchedVuOp *op) {
 }
 
 static bool is_window(const SchedVuOp *op) { return !strncmp(op->form, "win_", 4); }
+static bool is_strided(const SchedVuOp *op) { return !strcmp(op->form, "str"); }
+static bool is_plane(const SchedVuOp *op) { return !strcmp(op->form, "str_plane"); }
 
 /* sem with X, Y and M replaced by x, y and m. */
 static void expand(StrBuf *sb, const char *sem, const char *x, const char *y, const char *m) {
@@ -46,7 +48,9 @@ static void expand(StrBuf *sb, const char *sem, const char *x, const char *y, co
 static void element_value(StrBuf *sb, const SchedVuOp *op) {
   const char *f = op->form;
   const char *y = !strcmp(f, "vs") ? "s" : "b[i]";
-  if (!strcmp(f, "mask")) {
+  if (is_strided(op)) {
+    expand(sb, op->sem, "a[i * SA]", "b[i * SB]", "");
+  } else if (!strcmp(f, "mask")) {
     sb_puts(sb, "m[i] ? (");
     expand(sb, op->sem, "a[i]", y, "m[i]");
     sb_puts(sb, ") : c[i]");
@@ -59,7 +63,7 @@ static void element_value(StrBuf *sb, const SchedVuOp *op) {
  * the abi line and the prototype name them. */
 static const char *operands(const SchedVuOp *op) {
   const char *f = op->form;
-  return !strcmp(f, "vv") || !strcmp(f, "cmp") ? "a b" : !strcmp(f, "sel") ? "m a b" : !strcmp(f, "mask") ? "m a b c"
+  return !strcmp(f, "vv") || !strcmp(f, "cmp") || !strcmp(f, "str") || !strcmp(f, "str_plane") ? "a b" : !strcmp(f, "sel") ? "m a b" : !strcmp(f, "mask") ? "m a b c"
                                                                                                           : "a";
 }
 
@@ -73,6 +77,10 @@ static const char *form_note(const SchedVuOp *op) {
   if (strstr(op->sem, "fmaxf") || strstr(op->sem, "fminf"))
     return "C's fmaxf/fminf: a NaN operand gives the other; operands that compare equal (+0 and -0)\n"
            " * give the second. tensorize matches it only where the C library the check links does the same.";
+  if (is_strided(op)) return "Strided operands: a's elements SA apart, b's SB apart (the corners of a pooling window).\n"
+                             " * AN and BN follow from the other sizes (not arguments).";
+  if (is_plane(op)) return "Strided operands over a plane: a's rows RA apart and elements SA apart, b's RB and SB;\n"
+                           " * LDD, LDA and LDB are the row lengths. AH and BH follow from the other sizes.";
   return NULL;
 }
 
@@ -91,6 +99,8 @@ static void file_head(StrBuf *sb, const SchedVuOp *op) {
     sb_printf(&abi, ", %s", t);
   }
   if (is_window(op)) sb_puts(&abi, ", ROWS, COLS, KH, KW, SH, SW, LDD, LDA");
+  else if (is_strided(op)) sb_puts(&abi, ", N, SA, SB");
+  else if (is_plane(op)) sb_puts(&abi, ", ROWS, COLS, RA, SA, RB, SB, LDD, LDA, LDB");
   else sb_puts(&abi, ", N");
   if (!strcmp(op->form, "vs") || !strcmp(op->form, "win_avg")) sb_puts(&abi, ", s");
   sb_printf(sb, "\n * abi: %s)\n", abi.data);
@@ -118,6 +128,15 @@ static void window_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
   sb_puts(sb, "    }\n}\n");
 }
 
+static void plane_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
+  sb_puts(sb, "#define ROWS 4\n#define COLS 5\n#define RA 2\n#define SA 2\n#define RB 2\n#define SB 2\n#define LDD 5\n"
+              "#define LDA 10\n#define LDB 10\n#define AH ((ROWS - 1) * RA + 1)\n#define BH ((ROWS - 1) * RB + 1)\n\n");
+  sb_printf(sb, "void %s(%s dst[ROWS][LDD], const %s a[AH][LDA], const %s b[BH][LDB]) {\n", op->name, t, t, t);
+  sb_puts(sb, "  for (int r = 0; r < ROWS; r++)\n    for (int c = 0; c < COLS; c++)\n      dst[r][c] = ");
+  expand(sb, op->sem, "a[r * RA][c * SA]", "b[r * RB][c * SB]", "");
+  sb_puts(sb, ";\n}\n");
+}
+
 void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
   const char *t = c_type(op);
   file_head(sb, op);
@@ -125,13 +144,20 @@ void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
     window_kernel(sb, op, t);
     return;
   }
-  sb_puts(sb, "#define N 64\n\n");
+  if (is_plane(op)) {
+    plane_kernel(sb, op, t);
+    return;
+  }
+  sb_puts(sb, "#define N 64\n");
+  if (is_strided(op)) sb_puts(sb, "#define SA 2\n#define SB 2\n#define AN ((N - 1) * SA + 1)\n#define BN ((N - 1) * SB + 1)\n");
+  sb_puts(sb, "\n");
   sb_printf(sb, "void %s(%s dst[N]", op->name, !strcmp(op->form, "cmp") ? "uint8_t" : t);
   char names[16];
   snprintf(names, sizeof names, "%s", operands(op));
   char *save = NULL;
   for (char *a = strtok_r(names, " ", &save); a; a = strtok_r(NULL, " ", &save))
-    sb_printf(sb, ", const %s %s[N]", !strcmp(a, "m") ? "uint8_t" : t, a);
+    sb_printf(sb, ", const %s %s[%s]", !strcmp(a, "m") ? "uint8_t" : t, a,
+              !is_strided(op) ? "N" : !strcmp(a, "a") ? "AN" : "BN");
   if (!strcmp(op->form, "vs")) sb_printf(sb, ", %s s", t);
   sb_puts(sb, ") {\n  for (int i = 0; i < N; i++)\n    dst[i] = ");
   element_value(sb, op);
@@ -148,6 +174,8 @@ static void parameters(StrBuf *sb, const SchedVuOp *op) {
   for (char *a = strtok_r(names, " ", &save); a; a = strtok_r(NULL, " ", &save))
     sb_printf(sb, ", const %s *%s", !strcmp(a, "m") ? "uint8_t" : t, a);
   if (is_window(op)) sb_puts(sb, ", int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda");
+  else if (is_strided(op)) sb_puts(sb, ", int n, int sa, int sb");
+  else if (is_plane(op)) sb_puts(sb, ", int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb");
   else sb_puts(sb, ", int n");
   if (!strcmp(f, "vs") || !strcmp(f, "win_avg")) sb_printf(sb, ", %s s", t);
 }
@@ -164,7 +192,13 @@ static void summary(StrBuf *sb, const SchedVuOp *op) {
     return;
   }
   sb_puts(sb, "dst[i] = ");
-  element_value(sb, op);
+  if (is_strided(op)) expand(sb, op->sem, "a[i*sa]", "b[i*sb]", "");
+  else element_value(sb, op);
+}
+
+static void summary_plane(StrBuf *sb, const SchedVuOp *op) {
+  sb_puts(sb, "dst[r*ldd + c] = ");
+  expand(sb, op->sem, "a[r*ra*lda + c*sa]", "b[r*rb*ldb + c*sb]", "");
 }
 
 void sched_vu_ops_header(StrBuf *sb) {
@@ -187,7 +221,8 @@ void sched_vu_ops_header(StrBuf *sb) {
   const SchedVuOp *v = sched_vu_ops(&n);
   for (int i = 0; i < n; i++) {
     sb_puts(sb, "\n/* ");
-    summary(sb, &v[i]);
+    if (is_plane(&v[i])) summary_plane(sb, &v[i]);
+    else summary(sb, &v[i]);
     sb_printf(sb, " */\nvoid %s_at(const char *file, int line, ", v[i].name);
     parameters(sb, &v[i]);
     sb_printf(sb, ");\n#define %s(...) %s_at(__FILE__, __LINE__, __VA_ARGS__)\n", v[i].name, v[i].name);

@@ -9,7 +9,7 @@
 typedef struct {
   const char *name; /* npu_vu_add_i32 */
   const char *op;   /* add */
-  const char *form; /* vv, vs, un, cmp, sel, mask, win_first, win_zero, win_avg */
+  const char *form; /* vv, vs, un, cmp, sel, mask, win_first, win_zero, win_avg, str, str_plane */
   const char *type; /* i8, i32, f32 */
   const char *sem;  /* the kernel language over X, Y (and M): "X + Y" */
 } SchedVuOp;

@@ -124,6 +124,82 @@ static float vu_fmin(float x, float y) {
     }                                                                                           \
   }
 
+/* The bytes a strided operand spans: n elements, s apart. */
+static int64_t strided_span(int n, int s, int esz) { return n > 0 ? ((int64_t)(n - 1) * s + 1) * esz : 0; }
+
+/* Entered, strides checked, operands issued; false when the simulator
+ * stopped the op (or none is bound). Cost: the wider span. */
+static bool strided_issue(const char *file, int line, const char *op, int n, int sa, int sb, const void *dst,
+                          const void *a, const void *b, int esz) {
+  Site site;
+  char d[64] = "";
+  NpuSim *s = sim_vu_enter(file, line, op, n, &site);
+  if (!s) return false;
+  if (sa < 1 || sb < 1) {
+    sim_fail(s, site, op, "bad strides: sa=%d sb=%d (each >= 1)", sa, sb);
+    return false;
+  }
+  int64_t spa = strided_span(n, sa, esz), spb = strided_span(n, sb, esz);
+  VuArg v[3] = {{"dst", dst, (int64_t)n * esz, 1, 0, esz, OP_WRITE}, {"a", a, spa, 1, 0, esz, OP_READ},
+                {"b", b, spb, 1, 0, esz, OP_READ}};
+  if (s->tracing) snprintf(d, sizeof d, "n=%d sa=%d sb=%d", n, sa, sb);
+  return sim_vu_issue(s, site, op, v, 3, (uint64_t)(spa > spb ? spa : spb), d);
+}
+
+/* str: dst[i] = a[i*sa] OP b[i*sb] */
+#define VU_FORM_str(NAME, T, SIM)                                                               \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int n, int sa, int sb) { \
+    if (!strided_issue(file, line, #NAME, n, sa, sb, dst, a, b, (int)sizeof(T))) return;        \
+    for (int i = 0; i < n; i++) {                                                               \
+      T x = a[(ptrdiff_t)i * sa], y = b[(ptrdiff_t)i * sb];                                     \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* A strided plane operand: rows rows, row r at r*rs*ld elements, cols
+ * elements s apart in each. */
+typedef struct {
+  int rs, s, ld;
+} PlaneStep;
+
+static int64_t plane_span(int cols, int s) { return cols > 0 ? (int64_t)(cols - 1) * s + 1 : 0; }
+
+/* Entered, shape checked, operands issued; false when the simulator
+ * stopped the op. Cost: the larger box of a and b. */
+static bool plane_issue(const char *file, int line, const char *op, int rows, int cols, int ldd, PlaneStep pa,
+                        PlaneStep pb, const void *dst, const void *a, const void *b, int esz) {
+  Site site;
+  char d[96] = "";
+  NpuSim *s = sim_vu_enter(file, line, op, rows, &site);
+  if (!s) return false;
+  int64_t spa = plane_span(cols, pa.s), spb = plane_span(cols, pb.s);
+  if (cols < 0 || pa.rs < 1 || pa.s < 1 || pb.rs < 1 || pb.s < 1 ||
+      (rows > 1 && (ldd < cols || pa.ld < spa || pb.ld < spb))) {
+    sim_fail(s, site, op, "bad shape: rows=%d cols=%d ra=%d sa=%d rb=%d sb=%d ldd=%d lda=%d ldb=%d (steps >= 1; "
+             "each row length at least what its row spans)", rows, cols, pa.rs, pa.s, pb.rs, pb.s, ldd, pa.ld, pb.ld);
+    return false;
+  }
+  VuArg v[3] = {{"dst", dst, (int64_t)cols * esz, rows, (int64_t)ldd * esz, esz, OP_WRITE},
+                {"a", a, spa * esz, rows, (int64_t)pa.rs * pa.ld * esz, esz, OP_READ},
+                {"b", b, spb * esz, rows, (int64_t)pb.rs * pb.ld * esz, esz, OP_READ}};
+  if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d a=%dx%d b=%dx%d", rows, cols, pa.rs, pa.s, pb.rs, pb.s);
+  int64_t box = (spa > spb ? spa : spb) * esz * rows;
+  return sim_vu_issue(s, site, op, v, 3, (uint64_t)box, d);
+}
+
+/* str_plane: dst[r][c] = a[r*ra][c*sa] OP b[r*rb][c*sb], rows ld apart */
+#define VU_FORM_str_plane(NAME, T, SIM)                                                         \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int rows, int cols, int ra, int sa, \
+                 int rb, int sb, int ldd, int lda, int ldb) {                                   \
+    const PlaneStep pa = {ra, sa, lda}, pb = {rb, sb, ldb};                                     \
+    if (!plane_issue(file, line, #NAME, rows, cols, ldd, pa, pb, dst, a, b, (int)sizeof(T))) return; \
+    for (int r = 0; r < rows; r++)                                                              \
+      for (int c = 0; c < cols; c++) {                                                          \
+        T x = a[(ptrdiff_t)r * ra * lda + (ptrdiff_t)c * sa], y = b[(ptrdiff_t)r * rb * ldb + (ptrdiff_t)c * sb]; \
+        dst[(ptrdiff_t)r * ldd + c] = (T)(SIM);                                                 \
+      }                                                                                         \
+  }
+
 typedef struct {
   int rows, cols, kh, kw, sh, sw, ldd, lda;
 } Window;

@@ -169,10 +169,10 @@ Test(masks, a_byte_mask_selects_on_the_vu) {
 }
 
 Test(masks, look_alikes_of_a_byte_mask_stay_scalar) {
-  /* another value selected; a mask compared with 1, not with 0; below 0
-   * (never, for a uint8_t) */
+  /* a mask compared with 1, not with 0; below 0 (never, for a uint8_t).
+   * (`m[i] ? x[i] + 1.0f : 0.0f`, another value selected, is an add and a
+   * select now: isel::a_select_of_a_sum_is_an_add_then_a_select) */
   static const char *const bodies[] = {
-      "y[i] = m[i] ? x[i] + 1.0f : 0.0f;",
       "y[i] = m[i] == 1 ? x[i] : 0.0f;",
       "y[i] = 0 > m[i] ? x[i] : 0.0f;",
   };

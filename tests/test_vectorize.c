@@ -62,12 +62,14 @@ Test(vectorize, picks_the_vu_instruction_that_computes_the_nest) {
 }
 
 Test(vectorize, stays_a_hint_and_says_why_when_no_instruction_matches) {
-  /* X * 2 + 1 is two VU instructions: no one computes it */
+  /* no VU instruction computes sqrtf, so neither one instruction nor a
+   * sequence (schedule/isel_cover.c) computes the nest */
   static const char axpb[] =
+      "#include <math.h>\n"
       "void k(const float X[8][16], float Y[8][16]) {\n"
       "  for (int i = 0; i < 8; i++)\n"
       "    for (int j = 0; j < 16; j++)\n"
-      "      Y[i][j] = X[i][j] * 2.0f + 1.0f;\n"
+      "      Y[i][j] = sqrtf(fabsf(X[i][j])) + 1.0f;\n"
       "}\n";
   NpgSession *s = open_ok(axpb, "#pragma npu schedule(k, v)\n"
                                 "#pragma npu cache_read(X, vu_vm, i, X_vm)\n"
@@ -75,10 +77,12 @@ Test(vectorize, stays_a_hint_and_says_why_when_no_instruction_matches) {
                                 "#pragma npu vectorize(j)\n");
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  /* the nearest is the row multiply-add, one row of it (its row loop runs
-   * once): it would need vectors where the nest has constants */
-  has(c, "/* vectorize(j) stays a hint: no VU instruction computes this nest (nearest npu_vu_muladd_cols_f32: the "
-         "expressions differ: '2.0f' in s1 (line 4) against the intrinsic's 'g[c]' (line 18)) */\n");
+  /* the nearest single instruction is the add, and the sequence names the
+   * operand no instruction computes */
+  has(c, "/* vectorize(j) stays a hint: no VU instruction computes this nest (nearest npu_vu_add_f32: the expressions "
+         "differ: 'sqrtf(fabsf(X_vm[0][j]))' in s1 (line 5) against the intrinsic's 'a[i]' (line 12); as a sequence "
+         "of instructions: no VU instruction computes 'sqrtf(fabsf(X_vm[0][j]))' (nearest npu_vu_abs_f32: the calls "
+         "differ: 'sqrtf(fabsf(X_vm[0][j]))' in s1 (line 5) against the intrinsic's 'fabsf(a[i])' (line 13))) */\n");
   has(c, "#if defined(_OPENMP) || defined(__clang__)\n#pragma omp simd\n#elif defined(__GNUC__) && !defined(__TINYC__)\n#pragma GCC ivdep\n#endif\n");
   lacks(c, "npu_vu_add_f32(&");
   npg_close(s);

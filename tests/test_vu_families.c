@@ -120,6 +120,9 @@ typedef void (*SimP3)(const char *, int, void *, const void *, const void *, int
 typedef void (*SimP4)(const char *, int, void *, const void *, const void *, const void *, int);
 typedef void (*SimP5)(const char *, int, void *, const void *, const void *, const void *, const void *, int);
 typedef void (*SimP2)(const char *, int, void *, const void *, int);
+typedef void (*SimStr)(const char *, int, void *, const void *, const void *, int, int, int);
+typedef void (*SimPlane)(const char *, int, void *, const void *, const void *, int, int, int, int, int, int, int,
+                         int, int);
 typedef void (*SimVsF)(const char *, int, void *, const void *, int, float);
 typedef void (*SimVsI)(const char *, int, void *, const void *, int, int32_t);
 typedef void (*SemP3)(void *, const void *, const void *);
@@ -129,6 +132,13 @@ typedef void (*SemP2)(void *, const void *);
 typedef void (*SemVsF)(void *, const void *, float);
 typedef void (*SemVsI)(void *, const void *, int32_t);
 
+/* The strides of the str form's checks: a's elements 2 apart, b's 3. */
+enum { STR_SA = 2, STR_SB = 3 };
+
+/* The elements a 1-D check runs over: all of o's, or for the str form as
+ * many as b's stride leaves room for. */
+static int check_n(const SchedVuOp *op, int n) { return strcmp(op->form, "str") ? n : (n - 1) / STR_SB + 1; }
+
 /* Calls the 1-D member op's simulator entry fn on these operands (s: the
  * scalar of a vs form, as a float or an int). */
 static void call_sim(const SchedVuOp *op, void *fn, void *vd, const void *vmk, const void *va, const void *vb,
@@ -136,6 +146,8 @@ static void call_sim(const SchedVuOp *op, void *fn, void *vd, const void *vmk, c
   const char *f = op->form;
   if (!strcmp(f, "vv") || !strcmp(f, "cmp")) ((SimP3)fn)("t.c", 1, vd, va, vb, n);
   else if (!strcmp(f, "un")) ((SimP2)fn)("t.c", 1, vd, va, n);
+  else if (!strcmp(f, "str")) ((SimStr)fn)("t.c", 1, vd, va, vb, n, STR_SA, STR_SB);
+  else if (!strcmp(f, "str_plane")) ((SimPlane)fn)("t.c", 1, vd, va, vb, 1, n, 1, 1, 1, 1, n, n, n); /* one row */
   else if (!strcmp(f, "sel")) ((SimP4)fn)("t.c", 1, vd, vmk, va, vb, n);
   else if (!strcmp(f, "mask")) ((SimP5)fn)("t.c", 1, vd, vmk, va, vb, vc, n);
   else if (!strcmp(op->type, "f32")) ((SimVsF)fn)("t.c", 1, vd, va, n, sf);
@@ -164,7 +176,7 @@ static bool same_value(const SchedVuOp *op, const uint8_t *want, const uint8_t *
  * the bytes of dst. */
 static void check_1d(const SchedVuOp *op, void *sem, const Operands *o, int k) {
   const char *f = op->form;
-  int n = o->n, out = !strcmp(f, "cmp") ? 1 : esz(op->type);
+  int n = check_n(op, o->n), out = !strcmp(f, "cmp") ? 1 : esz(op->type);
   uint8_t *want = calloc((size_t)n, (size_t)out), *got = calloc((size_t)n, (size_t)out);
   uint8_t s[ESZ_MAX] = {0};
   special(op->type, k, s);
@@ -175,12 +187,12 @@ static void check_1d(const SchedVuOp *op, void *sem, const Operands *o, int k) {
   void *fn = sim_entry(op->name);
   NpuSim *sim = simt_new();
   int32_t *vm = npu_scope_base(NPU_VU_VM, 0); /* operands in VM: dst, m, a, b, c */
-  size_t bytes = (size_t)n * (size_t)esz(op->type);
-  uint8_t *vd = (uint8_t *)vm, *vmk = vd + bytes, *va = vmk + n, *vb = va + bytes, *vc = vb + bytes;
-  memcpy(vmk, o->m, (size_t)n), memcpy(va, o->a, bytes), memcpy(vb, o->b, bytes), memcpy(vc, o->c, bytes);
+  size_t bytes = (size_t)o->n * (size_t)esz(op->type);
+  uint8_t *vd = (uint8_t *)vm, *vmk = vd + bytes, *va = vmk + o->n, *vb = va + bytes, *vc = vb + bytes;
+  memcpy(vmk, o->m, (size_t)o->n), memcpy(va, o->a, bytes), memcpy(vb, o->b, bytes), memcpy(vc, o->c, bytes);
   bool is_f = !strcmp(op->type, "f32");
   call_sim(op, fn, vd, vmk, va, vb, vc, n, sf, si);
-  if (!strcmp(f, "vv") || !strcmp(f, "cmp")) ((SemP3)sem)(want, o->a, o->b);
+  if (!strcmp(f, "vv") || !strcmp(f, "cmp") || !strcmp(f, "str")) ((SemP3)sem)(want, o->a, o->b);
   else if (!strcmp(f, "un")) ((SemP2)sem)(want, o->a);
   else if (!strcmp(f, "sel")) ((SemP4)sem)(want, o->m, o->a, o->b);
   else if (!strcmp(f, "mask")) ((SemP5)sem)(want, o->m, o->a, o->b, o->c);
@@ -271,6 +283,55 @@ static void check_window(const SchedVuOp *op, const WindowCase *w, int S) {
   tcc_unit_free(unit);
 }
 
+typedef struct {
+  int rows, cols, ra, sa, rb, sb, ldd, lda, ldb;
+} PlaneCase;
+
+static const PlaneCase plane_cases[] = {
+    {4, 5, 2, 2, 2, 2, 5, 10, 10}, {3, 7, 1, 1, 2, 3, 7, 7, 21}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, {5, 4, 1, 2, 3, 1, 6, 8, 4},
+};
+
+/* The plane member op over case p, a and b filled with the special values
+ * in a seeded order (each pair meets in some element). */
+static void check_plane(const SchedVuOp *op, const PlaneCase *p, int S) {
+  char d[9][32];
+  const char *keys[] = {"ROWS", "COLS", "RA", "SA", "RB", "SB", "LDD", "LDA", "LDB"};
+  const int vals[] = {p->rows, p->cols, p->ra, p->sa, p->rb, p->sb, p->ldd, p->lda, p->ldb};
+  const char *defs[10];
+  for (int i = 0; i < 9; i++) snprintf(d[i], sizeof d[i], "%s=%d", keys[i], vals[i]), defs[i] = d[i];
+  defs[9] = NULL;
+  TccUnit *unit;
+  void *sem = compile_member(&unit, op, defs);
+  int e = esz(op->type);
+  size_t abytes = (size_t)((p->rows - 1) * p->ra + 1) * (size_t)p->lda * (size_t)e;
+  size_t bbytes = (size_t)((p->rows - 1) * p->rb + 1) * (size_t)p->ldb * (size_t)e;
+  size_t dbytes = (size_t)p->rows * (size_t)p->ldd * (size_t)e;
+  uint8_t *a = malloc(abytes), *b = malloc(bbytes), *want = calloc(1, dbytes), *got = calloc(1, dbytes);
+  SimtRng r;
+  simt_seed(&r, 41);
+  for (size_t i = 0; i < abytes / (size_t)e; i++) special(op->type, simt_range(&r, 0, S - 1), a + i * (size_t)e);
+  for (size_t i = 0; i < bbytes / (size_t)e; i++) special(op->type, simt_range(&r, 0, S - 1), b + i * (size_t)e);
+  NpuSim *sim = simt_new();
+  uint8_t *vd = npu_scope_base(NPU_VU_VM, 0), *va = vd + dbytes, *vb = va + abytes;
+  memcpy(va, a, abytes);
+  memcpy(vb, b, bbytes);
+  ((SimPlane)sim_entry(op->name))("t.c", 1, vd, va, vb, p->rows, p->cols, p->ra, p->sa, p->rb, p->sb, p->ldd, p->lda,
+                                  p->ldb);
+  ((SemP3)sem)(want, a, b);
+  npusim_finish(sim);
+  cr_assert(!npusim_failed(sim), "%s: %s", op->name, npusim_error(sim));
+  memcpy(got, vd, dbytes);
+  simt_free(sim);
+  for (int rr = 0; rr < p->rows; rr++)
+    for (int c = 0; c < p->cols; c++) {
+      size_t at = ((size_t)rr * (size_t)p->ldd + (size_t)c) * (size_t)e;
+      cr_assert(same_value(op, want + at, got + at, e), "%s %dx%d steps a %dx%d b %dx%d, (%d, %d)", op->name, p->rows,
+                p->cols, p->ra, p->sa, p->rb, p->sb, rr, c);
+    }
+  free(a), free(b), free(want), free(got);
+  tcc_unit_free(unit);
+}
+
 static void check_forms(bool windows) {
   int count;
   const SchedVuOp *ops = sched_vu_ops(&count);
@@ -282,10 +343,14 @@ static void check_forms(bool windows) {
     if (windows) {
       for (size_t w = 0; w < sizeof windows_cases / sizeof windows_cases[0]; w++)
         check_window(op, &windows_cases[w], S);
+    } else if (!strcmp(op->form, "str_plane")) {
+      for (size_t c = 0; c < sizeof plane_cases / sizeof plane_cases[0]; c++) check_plane(op, &plane_cases[c], S);
     } else {
-      char nd[32];
-      snprintf(nd, sizeof nd, "N=%d", S * S);
-      const char *defs[] = {nd, NULL};
+      char nd[32], sa[16], sb[16];
+      snprintf(nd, sizeof nd, "N=%d", check_n(op, S * S));
+      snprintf(sa, sizeof sa, "SA=%d", STR_SA);
+      snprintf(sb, sizeof sb, "SB=%d", STR_SB);
+      const char *defs[] = {nd, strcmp(op->form, "str") ? NULL : sa, sb, NULL};
       TccUnit *unit;
       void *sem = compile_member(&unit, op, defs);
       Operands o = operands(op->type, S);
@@ -308,7 +373,7 @@ Test(vu_families, npugen_intrinsics_lists_the_families) {
   char *text = npg_intrinsics_describe(NULL, NULL, err, sizeof err);
   cr_assert_not_null(text, "%s", err);
   cr_expect(strstr(text, "The VU's op families: one table, npu_intrinsics/npu_vu_families.def"), "%s", text);
-  cr_expect(strstr(text, "  add          vv: i8 i32 f32  vs: i8 i32 f32  mask: i8 i32 f32\n"
+  cr_expect(strstr(text, "  add          vv: i8 i32 f32  vs: i8 i32 f32  mask: i8 i32 f32  str: i32 f32  str_plane: i32 f32\n"
                          "               npu_vu_add_i8 npu_vu_add_i32 npu_vu_add_f32 npu_vu_adds_i8"), "%s", text);
   cr_expect(strstr(text, "  window_sum   win_zero: i8 i32 f32\n"), "%s", text);
   /* a member's call comes from npu_vu_families.h */

@@ -1,0 +1,229 @@
+/* Instruction sequences (schedule/isel_cover.c, issue 40): a vectorize
+ * whose statement no single VU instruction computes becomes a sequence of
+ * them, the intermediate values in vu_vm temporaries; each call on a line
+ * of its own under a comment naming the expression it computes. Each
+ * variant passes the check by execution against the kernel as written,
+ * and the max pool also on inputs with NaNs, -0, +0 and infinities. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_sched_util.h"
+
+static const char pool[] =
+    "#include <math.h>\n"
+    "void k(const float x[4][16][32], float y[4][8][16]) {\n"
+    "  for (int c = 0; c < 4; c++)\n"
+    "    for (int i = 0; i < 8; i++)\n"
+    "      for (int j = 0; j < 16; j++)\n"
+    "        pool: y[c][i][j] = fmaxf(fmaxf(x[c][2 * i][2 * j], x[c][2 * i][2 * j + 1]),\n"
+    "                                 fmaxf(x[c][2 * i + 1][2 * j], x[c][2 * i + 1][2 * j + 1]));\n"
+    "}\n";
+
+static const char pool_steps[] = "#pragma npu schedule(k, v)\n"
+                                 "#pragma npu cache_read(x, vu_vm, c, x_vm)\n"
+                                 "#pragma npu cache_write(y, vu_vm, c, y_vm)\n"
+                                 "#pragma npu vectorize(j)\n";
+
+Test(isel, a_2x2_fmaxf_max_pool_is_three_max_ops) {
+  NpgSession *s = open_ok(pool, pool_steps);
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  /* largest first: the root's max over two temporaries, each a strided max */
+  has(c, "      /* y_vm_t1[j] = fmaxf(x_vm[0][2 * i][2 * j], x_vm[0][2 * i][2 * j + 1]), of pool (line 6) */\n"
+         "      npu_vu_fmax_str_f32(&y_vm_t1[0], &x_vm[0][2 * i][0], &x_vm[0][2 * i][1], 16, 2, 2);\n"
+         "      /* y_vm_t2[j] = fmaxf(x_vm[0][2 * i + 1][2 * j], x_vm[0][2 * i + 1][2 * j + 1]), of pool (line 6) */\n"
+         "      npu_vu_fmax_str_f32(&y_vm_t2[0], &x_vm[0][2 * i + 1][0], &x_vm[0][2 * i + 1][1], 16, 2, 2);\n"
+         "      /* y_vm[0][i][j] = fmaxf(y_vm_t1[j], y_vm_t2[j]), of pool (line 6) */\n"
+         "      npu_vu_fmax_f32(&y_vm[0][i][0], &y_vm_t1[0], &y_vm_t2[0], 16);\n");
+  /* the temporaries are placed in the VM like every on-chip buffer */
+  has(c, "float *y_vm_t1 = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 2560); /* vu_vm: 64 bytes */");
+  npg_close(s);
+}
+
+/* vectorize(i): the nest under the plane's row loop, three strided ops
+ * over the plane (str_plane), the temporaries 8 x 16 */
+Test(isel, the_max_pool_over_a_plane_is_three_plane_ops) {
+  char steps[512];
+  snprintf(steps, sizeof steps, "%s", pool_steps);
+  strstr(steps, "vectorize(j)")[10] = 'i';
+  NpgSession *s = open_ok(pool, steps);
+  has(npg_emit_source(s, checked(s, "v")),
+      "    /* y_vm_t1[i][j] = fmaxf(x_vm[0][2 * i][2 * j], x_vm[0][2 * i][2 * j + 1]), of pool (line 6) */\n"
+      "    npu_vu_fmax_str_plane_f32(&y_vm_t1[0][0], &x_vm[0][0][0], &x_vm[0][0][1], 8, 16, 2, 2, 2, 2, 16, 32, 32);\n"
+      "    /* y_vm_t2[i][j] = fmaxf(x_vm[0][2 * i + 1][2 * j], x_vm[0][2 * i + 1][2 * j + 1]), of pool (line 6) */\n"
+      "    npu_vu_fmax_str_plane_f32(&y_vm_t2[0][0], &x_vm[0][1][0], &x_vm[0][1][1], 8, 16, 2, 2, 2, 2, 16, 32, 32);\n"
+      "    /* y_vm[0][i][j] = fmaxf(y_vm_t1[i][j], y_vm_t2[i][j]), of pool (line 6) */\n"
+      "    npu_vu_fmax_str_plane_f32(&y_vm[0][0][0], &y_vm_t1[0][0], &y_vm_t2[0][0], 8, 16, 1, 1, 1, 1, 16, 16, 16);\n");
+  npg_close(s);
+}
+
+/* fmaxf's NaNs and signed zeros: the sequence gives the bits the kernel as
+ * written gives, window by window, with every pair of specials meeting. */
+Test(isel, the_fmaxf_pool_is_bit_exact_on_nans_and_signed_zeros) {
+  static const float special[] = {0.0f, -0.0f, NAN, -NAN, INFINITY, -INFINITY, 1.0f, -2.5f};
+  enum { S = sizeof special / sizeof special[0] };
+  NpgSession *s = open_ok(pool, pool_steps);
+  int v = npg_variant_index(s, "v");
+  has(npg_emit_source(s, v), "npu_vu_fmax_str_f32(&"); /* the sequence runs, not the host loops */
+  static float x[4][16][32], want[4][8][16], got[4][8][16];
+  /* window w's corners: the base-S digits of w (all 512 combinations of
+   * the first three), the fourth a mix of them; window 0 all NaN, window 1
+   * all -0 */
+  for (int w = 0; w < 4 * 8 * 16; w++) {
+    int c = w / 128, i = w / 16 % 8, j = w % 16, d[4] = {w % S, w / S % S, w / (S * S) % S, 0};
+    d[3] = (d[0] + d[1] + d[2]) % S;
+    for (int k = 0; k < 4; k++)
+      x[c][2 * i + k / 2][2 * j + k % 2] = w == 0 ? NAN : w == 1 ? -0.0f : special[d[k]];
+  }
+  memset(want, 0x55, sizeof want);
+  memset(got, 0xaa, sizeof got);
+  NpgJit *ref = npg_jit_reference(s, v), *var = npg_jit_variant(s, v);
+  cr_assert_null(npg_jit_error(ref), "%s", npg_jit_error(ref));
+  cr_assert_null(npg_jit_error(var), "%s", npg_jit_error(var));
+  void *ra[] = {x, want}, *va[] = {x, got};
+  cr_assert(npg_jit_run(ref, ra), "%s", npg_jit_error(ref));
+  cr_assert(npg_jit_run(var, va), "%s", npg_jit_error(var));
+  int nans = 0, negzero = 0;
+  for (int c = 0; c < 4; c++)
+    for (int i = 0; i < 8; i++)
+      for (int j = 0; j < 16; j++) {
+        uint32_t w, g;
+        memcpy(&w, &want[c][i][j], 4);
+        memcpy(&g, &got[c][i][j], 4);
+        cr_assert_eq(w, g, "y[%d][%d][%d]: kernel %08x, sequence %08x", c, i, j, w, g);
+        nans += isnan(want[c][i][j]);
+        negzero += w == 0x80000000u;
+      }
+  cr_expect_gt(nans, 0, "no window gave NaN: the inputs test nothing of it");
+  cr_expect_gt(negzero, 0, "no window gave -0: the inputs test nothing of it");
+  npg_jit_free(ref);
+  npg_jit_free(var);
+  npg_close(s);
+}
+
+Test(isel, a_difference_over_a_sum_is_a_sub_and_a_div_with_a_broadcast) {
+  NpgSession *s = open_ok("void k(const float x[8][64], float mean, float m, float y[8][64]) {\n"
+                          "  for (int r = 0; r < 8; r++)\n"
+                          "    for (int i = 0; i < 64; i++)\n"
+                          "      norm: y[r][i] = (x[r][i] - mean) / (m + 1);\n"
+                          "}\n"
+                          "#pragma npu inputs(k, m, 0, 10)\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu cache_read(x, vu_vm, r, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, r, y_vm)\n"
+                          "#pragma npu vectorize(i)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "    /* y_vm_t1[i] = x_vm[0][i] - mean, of norm (line 4) */\n"
+      "    npu_vu_subs_f32(&y_vm_t1[0], &x_vm[0][0], 64, mean);\n"
+      "    /* y_vm[0][i] = y_vm_t1[i] / (m + 1), of norm (line 4) */\n"
+      "    npu_vu_divs_f32(&y_vm[0][0], &y_vm_t1[0], 64, m + 1);\n");
+  npg_close(s);
+}
+
+/* A ?: whose taken value is computed: an add over every lane, then the
+ * select (the lanes it does not keep computed nothing C could see). */
+Test(isel, a_select_of_a_sum_is_an_add_then_a_select) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void k(const uint8_t m[64], const float x[64], float y[64]) {\n"
+                          "  for (int i = 0; i < 64; i++)\n"
+                          "    y[i] = m[i] ? x[i] + 1.0f : 0.0f;\n"
+                          "}\n"
+                          "#pragma npu inputs(k, m, 0, 1)\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu split(i, 32, core, ii)\n"
+                          "#pragma npu bind(core, vu)\n"
+                          "#pragma npu cache_read(m, vu_vm, core, m_vm)\n"
+                          "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                          "#pragma npu vectorize(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "npu_vu_adds_f32(&y_vm_t1[0], &x_vm[0], 32, 1.0f);\n");
+  has(c, "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &y_vm_t1[0], 32, 0.0f);\n");
+  npg_close(s);
+}
+
+/* An int32 sum of a 2x2 window written as one expression: three strided
+ * adds, the sums wrapping as the kernel's never do (its inputs are small). */
+Test(isel, an_int32_sum_of_four_is_three_adds) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void k(const int32_t x[2][8][32], int32_t y[2][4][16]) {\n"
+                          "  for (int c = 0; c < 2; c++)\n"
+                          "    for (int i = 0; i < 4; i++)\n"
+                          "      for (int j = 0; j < 16; j++)\n"
+                          "        y[c][i][j] = x[c][2 * i][2 * j] + x[c][2 * i][2 * j + 1] + x[c][2 * i + 1][2 * j] +\n"
+                          "                     x[c][2 * i + 1][2 * j + 1];\n"
+                          "}\n"
+                          "#pragma npu inputs(k, x, -100000, 100000)\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu cache_read(x, vu_vm, c, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, c, y_vm)\n"
+                          "#pragma npu vectorize(j)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  /* ((a + b) + c) + d, as C groups it: the strided pair, then two adds
+   * of a temporary and a strided operand */
+  has(c, "      npu_vu_add_str_i32(&y_vm_t1[0], &x_vm[0][2 * i][0], &x_vm[0][2 * i][1], 16, 2, 2);\n"
+         "      /* y_vm_t2[j] = y_vm_t1[j] + x_vm[0][2 * i + 1][2 * j], of s1 (line 6) */\n"
+         "      npu_vu_add_str_i32(&y_vm_t2[0], &y_vm_t1[0], &x_vm[0][2 * i + 1][0], 16, 1, 2);\n"
+         "      /* y_vm[0][i][j] = y_vm_t2[j] + x_vm[0][2 * i + 1][2 * j + 1], of s1 (line 6) */\n"
+         "      npu_vu_add_str_i32(&y_vm[0][i][0], &y_vm_t2[0], &x_vm[0][2 * i + 1][1], 16, 1, 2);\n");
+  lacks(c, "for (int j");
+  npg_close(s);
+}
+
+/* A tree with an operand no instruction computes stays a hint, and the
+ * message names that operand and its nearest instruction; --strict
+ * makes it an error. */
+Test(isel, an_operand_no_instruction_computes_still_refuses) {
+  static const char kernel[] = "#include <math.h>\n"
+                               "void k(const float x[8][64], float y[8][64]) {\n"
+                               "  for (int r = 0; r < 8; r++)\n"
+                               "    for (int i = 0; i < 64; i++)\n"
+                               "      y[r][i] = sqrtf(fabsf(x[r][i])) * 2.0f;\n"
+                               "}\n";
+  static const char steps[] = "#pragma npu schedule(k, v)\n"
+                              "#pragma npu cache_read(x, vu_vm, r, x_vm)\n"
+                              "#pragma npu cache_write(y, vu_vm, r, y_vm)\n"
+                              "#pragma npu vectorize(i)\n"
+                              "#pragma npu strict\n";
+  char src[2048];
+  snprintf(src, sizeof src, "%s%s", kernel, steps);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 1, "%s", npg_errors(s));
+  has(npg_errors(s), "k.c:10:23: error: vectorize: vectorize(i) stays a hint: no VU instruction computes the nest "
+                     "under i (nearest npu_vu_mul_f32: the expressions differ: 'sqrtf(fabsf(x_vm[0][i]))' in s1 "
+                     "(line 5) against the intrinsic's 'a[i]' (line 12); as a sequence of instructions: no VU "
+                     "instruction computes 'sqrtf(fabsf(x_vm[0][i]))' (nearest npu_vu_abs_f32: the calls differ: "
+                     "'sqrtf(fabsf(x_vm[0][i]))' in s1 (line 5) against the intrinsic's 'fabsf(a[i])' (line 13)))");
+  npg_close(s);
+}
+
+/* The temporaries take VM space: a sequence whose temporaries do not fit
+ * beside the nest's caches is refused with the usage table, as any
+ * on-chip buffer that does not fit is. Without them the caches fit. */
+Test(isel, temporaries_that_do_not_fit_are_refused) {
+  static const char kernel[] = "void k(const float a[5000], const float b[5000], const float c[5000],\n"
+                               "       const float d[5000], float y[5000]) {\n"
+                               "  for (int i = 0; i < 5000; i++)\n"
+                               "    y[i] = (a[i] + b[i]) * (c[i] + d[i]);\n"
+                               "}\n";
+  const char *steps = "#pragma npu schedule(k, v)\n"
+                      "#pragma npu cache_read(a, vu_vm, root, a_vm)\n"
+                      "#pragma npu cache_read(b, vu_vm, root, b_vm)\n"
+                      "#pragma npu cache_read(c, vu_vm, root, c_vm)\n"
+                      "#pragma npu cache_read(d, vu_vm, root, d_vm)\n"
+                      "#pragma npu cache_write(y, vu_vm, root, y_vm)\n";
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", kernel, steps);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "five caches of 20000 bytes fit in the VM: %s", npg_errors(s));
+  npg_close(s);
+  snprintf(src, sizeof src, "%s%s#pragma npu vectorize(i)\n", kernel, steps);
+  s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 1, "%s", npg_errors(s));
+  has(npg_errors(s), "vectorize");
+  has(npg_errors(s), "y_vm_t1");
+  has(npg_errors(s), "vu_vm");
+  npg_close(s);
+}
