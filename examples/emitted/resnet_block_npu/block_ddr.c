@@ -81,10 +81,10 @@ static void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][O
         npu_vu_relu_i32(&act[ho * 12544], &acc_vm[ho * 12544], 12544);
       }
       if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-        npu_vu_requant_i8(&y_vm[0 - oco * 4 + oco * OB], &act[0], 12544, multiplier, shift, zero_point);
+        npu_vu_requant_i8(&y_vm[0], &act[0], 12544, multiplier, shift, zero_point);
       } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
         for (int p2 = 0; p2 < 12544; p2++) {
-          y_vm[p2 - oco * 4 + oco * OB] = (int8_t)(floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+          y_vm[p2] = (int8_t)(floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
         }
       }
       y_vm_tok[oco % 2] = npu_dma_2d(2, &y[0][0][oco * 4], 64, &y_vm[0], 4, 4, 3136);
@@ -150,10 +150,10 @@ static void conv_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], c
         /* acc_vm_load: acc_vm <- acc */
         npu_dma_wait(npu_dma_1d(0, &acc_vm[0], &acc[0][0][0], 50176));
         if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-          npu_vu_requant_i8(&y_vm[ho * 12544 - oco * 4 + oco * OB], &acc_vm[ho * 12544], 12544, multiplier, shift, zero_point);
+          npu_vu_requant_i8(&y_vm[ho * 12544], &acc_vm[ho * 12544], 12544, multiplier, shift, zero_point);
         } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
           for (int p2 = 0; p2 < 12544; p2++) {
-            y_vm[ho * 12544 + p2 - oco * 4 + oco * OB] = (int8_t)(floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+            y_vm[ho * 12544 + p2] = (int8_t)(floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
           }
         }
       }

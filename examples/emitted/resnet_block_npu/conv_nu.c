@@ -68,10 +68,10 @@ void conv_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const in
         /* acc_vm_load: acc_vm <- acc */
         npu_dma_wait(npu_dma_1d(0, &acc_vm[0], &acc[0][0][0], 50176));
         if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-          npu_vu_requant_i8(&y_vm[ho * 12544 - oco * 4 + oco * OB], &acc_vm[ho * 12544], 12544, multiplier, shift, zero_point);
+          npu_vu_requant_i8(&y_vm[ho * 12544], &acc_vm[ho * 12544], 12544, multiplier, shift, zero_point);
         } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
           for (int p2 = 0; p2 < 12544; p2++) {
-            y_vm[ho * 12544 + p2 - oco * 4 + oco * OB] = (int8_t)(floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+            y_vm[ho * 12544 + p2] = (int8_t)(floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
           }
         }
       }

@@ -76,10 +76,10 @@ void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], con
         npu_vu_relu_i32(&act[ho * 12544], &acc_vm[ho * 12544], 12544);
       }
       if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-        npu_vu_requant_i8(&y_vm[0 - oco * 4 + oco * OB], &act[0], 12544, multiplier, shift, zero_point);
+        npu_vu_requant_i8(&y_vm[0], &act[0], 12544, multiplier, shift, zero_point);
       } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
         for (int p2 = 0; p2 < 12544; p2++) {
-          y_vm[p2 - oco * 4 + oco * OB] = (int8_t)(floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+          y_vm[p2] = (int8_t)(floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
         }
       }
       y_vm_tok[oco % 2] = npu_dma_2d(2, &y[0][0][oco * 4], 64, &y_vm[0], 4, 4, 3136);
