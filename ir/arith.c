@@ -356,6 +356,12 @@ static Lin opaque(Ctx *c, Expr *e) {
   return lin_atom(c, intern(c, &a));
 }
 
+/* l is one named constant (#define) of known value, and nothing else. */
+static bool named_value(const Lin *l) {
+  return l->n == 1 && l->c == 0 && l->t[0].k == 1 && l->t[0].at->kind == AT_LEAF && l->t[0].at->leaf->macro &&
+         l->t[0].at->iv.lo == l->t[0].at->iv.hi;
+}
+
 /* The linear form of integer expression e. False only past the depth cap. */
 static bool lin_of(Ctx *c, Expr *e, int depth, Lin *out) {
   if (depth > ARITH_MAX_DEPTH) return false;
@@ -394,6 +400,10 @@ static bool lin_of(Ctx *c, Expr *e, int depth, Lin *out) {
       goto check;
     case OP_MUL:
       if (!lin_of(c, e->a, depth + 1, &x) || !lin_of(c, e->b, depth + 1, &y)) return false;
+      /* oco * OB is linear in oco: the named constant takes its value (kept
+       * by name unless the form shrinks, as oco * OB - oco * 4 does) */
+      if (named_value(&y) && !named_value(&x)) y = lin_const((int64_t)y.t[0].at->iv.lo);
+      else if (named_value(&x) && !named_value(&y)) x = lin_const((int64_t)x.t[0].at->iv.lo);
       if (y.n == 0) {
         if (!lin_add(c, &x, y.c, &(Lin){0}, 0, out)) break;
       } else if (x.n == 0) {

@@ -88,7 +88,11 @@ const char *ir_tail_count(Arena *a, const Expr *start, const Expr *end, int64_t 
   StrBuf sb;
   sb_init(&sb);
   ir_print_expr(&sb, left);
-  const char *text = at_least_one
+  /* npu_clamp (npu_intrinsics.h, int) prints the count once; a wider one
+   * keeps its type, the count repeated */
+  const char *text = left->type->kind == TY_INT && extent <= INT32_MAX
+                         ? arena_printf(a, "npu_clamp(%s, %lld)", sb.data, (long long)extent)
+                     : at_least_one
                          ? arena_printf(a, "(%s < %lld ? %s : %lld)", sb.data, (long long)extent, sb.data,
                                         (long long)extent)
                          : arena_printf(a, "(%s >= %lld ? %lld : %s > 0 ? %s : 0)", sb.data, (long long)extent,

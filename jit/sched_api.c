@@ -34,7 +34,9 @@ const char *session_case_twin(const NpgSession *s, const char *name) {
 
 bool session_add_variant(NpgSession *s, const Kernel *kernel, const Kernel *ir, const char *name, char *schedule,
                          char *steps, const char *file, const char *src, SrcLoc loc) {
-  Kernel *low = lower_kernel(&s->m->arena, ir, &s->target);
+  /* the kernel as written (its own IR) prints as its source: not tidied */
+  Kernel *low = ir == kernel ? lower_kernel_as_written(&s->m->arena, ir, &s->target)
+                              : lower_kernel(&s->m->arena, ir, &s->target);
   char why[600];
   const char *where = name; /* the variant, or the function of one of its calls */
   bool synced = lower_check_sync(low, s->target.dma_max_tokens, why, sizeof why);

@@ -93,6 +93,9 @@ const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, c
 
 /* The whole phase: a new kernel (sharing k's unchanged parts), in a. */
 Kernel *lower_kernel(Arena *a, const Kernel *k, const NpuTarget *target);
+/* The same without the tidying pass (lower/tidy.c): the kernel as
+ * written, whose C copies its source. */
+Kernel *lower_kernel_as_written(Arena *a, const Kernel *k, const NpuTarget *target);
 /* The same, its synchronisation checked (lower_check_sync): why is empty,
  * or says the violation (an npugen bug). NULL target: the default. */
 Kernel *lower_checked(Arena *a, const Kernel *k, const NpuTarget *target, char *why, size_t n);

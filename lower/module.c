@@ -10,6 +10,7 @@
 #include "lower/ref_lower.h" /* lower_tcc_mask */
 #include "lower/module.h"
 #include "lower/padding_assumed.h"
+#include "lower/tidy.h"
 
 /* A growing list of lines in the module's arena. */
 typedef struct {
@@ -173,7 +174,7 @@ static void program(LoweredModule *m, const LowerUnit *u) {
 /* A layout helper: a kernel of loops over DDR arrays, nothing to lower. */
 static LoweredFunction helper(Arena *a, const Kernel *h) {
   LowerUnit hu = {.k = h, .name = h->name};
-  return function(a, &hu, h, h->name, h, NULL, false);
+  return function(a, &hu, h, h->name, lower_tidy_loops(a, h), NULL, false); /* its loops of one pass unwrapped */
 }
 
 static void layouts(LoweredModule *m, const LowerUnit *u) {

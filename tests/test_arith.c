@@ -242,6 +242,24 @@ Test(arith, folding_and_identities) {
   expect(V(x_), NULL, 0, "x");
 }
 
+/* A #define'd constant as a factor: oco * OB is linear in oco, so it cancels
+ * against oco * 4 (the index cache_write left in the resnet example), and
+ * stays named where nothing cancels. */
+static Expr *named(const char *macro, int64_t v) {
+  Expr *e = I(v);
+  e->macro = macro;
+  return e;
+}
+
+Test(arith, a_named_constant_factor_cancels) {
+  vars();
+  expect(add(sub(mul(V(x_), I(12544)), mul(V(y_), I(4))), mul(V(y_), named("OB", 4))), NULL, 0, "x * 12544");
+  expect(add(sub(V(i_), mul(V(y_), I(4))), mul(named("OB", 4), V(y_))), NULL, 0, "i");
+  expect(mul(V(y_), named("OB", 4)), NULL, 0, "y * OB");
+  expect(add(mul(V(y_), named("OB", 4)), V(i_)), NULL, 0, "y * OB + i");
+  expect(mul(named("H", 56), named("W", 56)), NULL, 0, "H * W");
+}
+
 Test(arith, divisions) {
   vars();
   expect(dv(dv(V(x_), I(2)), I(3)), NULL, 0, "x / 6");

@@ -428,10 +428,12 @@ Test(tensorize, a_conv2d_tail_is_peeled_before_its_caches) {
                                             "#pragma npu tensorize(y, npu_nu_conv2d_i8)\n"
                                             "#pragma npu tensorize(y_1, npu_nu_conv2d_i8)\n"));
   const char *c = npg_emit_source(s, checked(s, "v"));
-  has(c, "npu_nu_conv2d_i8(&out_ob[0][0][oo * 5], &in_ib[0][0][0], &wt_wb[0][0][0][oo * 5], "
+  /* each of oo's and oo_1's one pass is its body (lower/tidy.c): oo = 0 and 1 */
+  has(c, "npu_nu_conv2d_i8(&out_ob[0][0][0], &in_ib[0][0][0], &wt_wb[0][0][0][0], "
          "12, 12, 16, 5, 3, 3, 1, 1, 1, 1, 1, 1, 0);");
-  has(c, "npu_nu_conv2d_i8(&out_tail[0][0][oo * 5 - 5], &in_ib[0][0][0], &wt_tail[0][0][0][oo * 5 - 5], "
+  has(c, "npu_nu_conv2d_i8(&out_tail[0][0][0], &in_ib[0][0][0], &wt_tail[0][0][0][0], "
          "12, 12, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 0);");
+  has(c, "npu_dma_wait(npu_dma_2d(0, &out[0][0][5], 32, &out_tail[0][0][0], 12, 12, 144));");
   npg_close(s);
 }
 
@@ -732,14 +734,14 @@ Test(cache, tail_tiles_copy_up_to_the_end) {
   const char *c = npg_emit_source(s, v);
   has(c, "int8_t (*A_ib)[256] = ");
   has(c, "/* nu_ib: 12288 bytes */"); /* a whole 48-row tile */
-  has(c, "npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 48][0], 256 * (128 - io * 48 < 48 ? 128 - io * 48 : 48)));");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 48][0], 256 * npu_clamp(128 - io * 48, 48)));");
   /* the first tile, loaded before the loop: its count is known */
   has(c, "B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 40, &B[0][0], 128, 40, 256);");
   has(c, "B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 40, &B[0][(jo + 1) * 40], 128, "
-         "(128 - (jo + 1) * 40 < 40 ? 128 - (jo + 1) * 40 : 40), 256);");
+         "npu_clamp(128 - (jo + 1) * 40, 40), 256);");
   /* two tails: row bytes and rows */
   has(c, "C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 48][jo * 40], 512, &C_ob[0][0], 160, "
-         "4 * (128 - jo * 40 < 40 ? 128 - jo * 40 : 40), (128 - io * 48 < 48 ? 128 - io * 48 : 48));");
+         "4 * npu_clamp(128 - jo * 40, 40), npu_clamp(128 - io * 48, 48));");
   /* every byte once: A, B for each of the 3 row tiles, C */
   cr_expect_eq(dma_bytes(s, v), 128 * 256 + 3 * 256 * 128 + 128 * 128 * 4);
   int w = checked(s, "w");
@@ -769,7 +771,7 @@ Test(cache, tail_tile_peeled_runs_on_the_nu) {
                                  "#pragma npu tensorize(ii_1, npu_nu_matmul_i8)\n");
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  has(c, "npu_nu_matmul_i8(&C_t[io * 128 - 128][0], &A_t[io * 128 - 128][0], &B_t[0][0], 72, 64, 64, 64, 64, 64, 0);");
+  has(c, "npu_nu_matmul_i8(&C_t[0][0], &A_t[0][0], &B_t[0][0], 72, 64, 64, 64, 64, 64, 0);"); /* io_1's one pass: io = 1 */
   has(c, "npu_dma_wait(npu_dma_1d(0, &A_t[0][0], &A[128][0], 4608));");
   has(npg_dump_ir(s, v), "for ii_1 (counter ii) in 0 .. < 72 step 1:");
   npg_close(s);
@@ -842,14 +844,13 @@ Test(cache, tail_tiles_run_on_the_nu_with_sizes_at_run_time) {
                               "#pragma npu cache_write(C, nu_ob, io, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
   int v = checked(s, "v");
   has(npg_emit_source(s, v), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
-                             "(200 - io * 128 >= 128 ? 128 : 200 - io * 128 > 0 ? 200 - io * 128 : 0), "
-                             "(100 - jo * 64 >= 64 ? 64 : 100 - jo * 64 > 0 ? 100 - jo * 64 : 0), 64, 64, 64, 64, 0);");
+                             "npu_clamp(200 - io * 128, 128), npu_clamp(100 - jo * 64, 64), 64, 64, 64, 64, 0);");
   lacks(npg_emit_source(s, v), "for (int ii");
   /* A once per row tile, B once per tile, C once */
   cr_expect_eq(dma_bytes(s, v), 200 * 64 + 2 * 64 * 100 + 200 * 100 * 4);
   int r = checked(s, "rows");
   has(npg_emit_source(s, r), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
-                             "(200 - io * 128 >= 128 ? 128 : 200 - io * 128 > 0 ? 200 - io * 128 : 0), 100, 64, 64, 100, 100, 0);");
+                             "npu_clamp(200 - io * 128, 128), 100, 64, 64, 100, 100, 0);");
   npg_close(s);
 }
 
@@ -871,6 +872,6 @@ Test(cache, tails_only_where_the_guard_is_the_whole_body) {
                           "#pragma npu schedule(ex, v)\n#pragma npu cache_read(A, vu_vm, o, A_vm)\n"
                           "#pragma npu cache_write(B, vu_vm, o, B_vm)\n#pragma npu tensorize(r, npu_vu_exp_f32)\n");
   has(npg_emit_source(s, checked(s, "v")), "npu_vu_exp_f32(&B_vm[0][0], &A_vm[0][0], "
-                                           "(12 - o * 8 >= 8 ? 8 : 12 - o * 8 > 0 ? 12 - o * 8 : 0), 16, 16, 16);");
+                                           "npu_clamp(12 - o * 8, 8), 16, 16, 16);");
   npg_close(s);
 }

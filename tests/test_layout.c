@@ -172,7 +172,7 @@ Test(layout, nhwc_to_nchwc) {
   int v = checked(s, "nchwc");
   const char *c = npg_emit_source(s, v);
   has(c, "void nchwc(const float X[1][2][6][5][4], float Y[1][2][6][5][4]) {");
-  has(c, "physical[n][c / 4][h][w][c % 4] = logical[n][h][w][c];");
+  has(c, "physical[0][c / 4][h][w][c % 4] = logical[0][h][w][c];");
   pack_roundtrip(s, v, "X", 6 * 5 * 8, 6 * 5 * 8, 0.0f);
   npg_close(s);
 }

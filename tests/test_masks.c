@@ -59,10 +59,10 @@ Test(masks, cores_the_guard_keeps_nothing_of_cache_their_own_tile) {
     /* for 513, the box is the tile's first 2 elements: core 2's reach 513 */
     has(c, b ? "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 8));"
              : "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 1024));");
-    has(c, b ? "npu_vu_muls_f32(&y_vm[npu_clamp(513 - core * 256, 256)], &x_vm[npu_clamp(513 - core * 256, 256)], "
-               "npu_clamp(npu_clamp(514 - core * 256, 256) - npu_clamp(513 - core * 256, 256), 256), 2.0f);"
-             : "npu_vu_muls_f32(&y_vm[npu_clamp(900 - core * 256, 256)], &x_vm[npu_clamp(900 - core * 256, 256)], "
-               "256 - npu_clamp(900 - core * 256, 256), 2.0f);");
+    has(c, b ? "npu_vu_muls_f32(&y_vm[npu_clamp(513 - ii_start, 256)], &x_vm[npu_clamp(513 - ii_start, 256)], "
+               "npu_clamp(npu_clamp(514 - ii_start, 256) - npu_clamp(513 - ii_start, 256), 256), 2.0f);"
+             : "npu_vu_muls_f32(&y_vm[npu_clamp(900 - ii_start, 256)], &x_vm[npu_clamp(900 - ii_start, 256)], "
+               "256 - npu_clamp(900 - ii_start, 256), 2.0f);");
     npg_close(s);
   }
 }
@@ -71,16 +71,16 @@ Test(masks, vectorize_runs_the_instruction_over_the_window_the_guard_keeps) {
   static const char *const cases[][2] = {
       /* from 7 on: a suffix, core 0's window starts at 7, the others' at 0 */
       {"if (i >= 7) y[i] = x[i] * 2.0f;",
-       "npu_vu_muls_f32(&y_vm[npu_clamp(7 - core * 256, 256)], &x_vm[npu_clamp(7 - core * 256, 256)], 256 - "
-       "npu_clamp(7 - core * 256, 256), 2.0f);"},
+       "npu_vu_muls_f32(&y_vm[npu_clamp(7 - ii_start, 256)], &x_vm[npu_clamp(7 - ii_start, 256)], 256 - "
+       "npu_clamp(7 - ii_start, 256), 2.0f);"},
       /* the comparison mirrored and strict */
       {"if (700 < i) y[i] = x[i] + z[i];",
-       "npu_vu_add_f32(&y_vm[npu_clamp(701 - core * 256, 256)], &x_vm[npu_clamp(701 - core * 256, 256)], "
-       "&z_vm[npu_clamp(701 - core * 256, 256)], 256 - npu_clamp(701 - core * 256, 256));"},
+       "npu_vu_add_f32(&y_vm[npu_clamp(701 - ii_start, 256)], &x_vm[npu_clamp(701 - ii_start, 256)], "
+       "&z_vm[npu_clamp(701 - ii_start, 256)], 256 - npu_clamp(701 - ii_start, 256));"},
       /* a band: both ends, clamped at 0 where it keeps nothing */
       {"if (i >= 300 && i <= 776) y[i] = x[i] * 2.0f;",
-       "npu_vu_muls_f32(&y_vm[npu_clamp(300 - core * 256, 256)], &x_vm[npu_clamp(300 - core * 256, 256)], "
-       "npu_clamp(npu_clamp(777 - core * 256, 256) - npu_clamp(300 - core * 256, 256), 256), 2.0f);"},
+       "npu_vu_muls_f32(&y_vm[npu_clamp(300 - ii_start, 256)], &x_vm[npu_clamp(300 - ii_start, 256)], "
+       "npu_clamp(npu_clamp(777 - ii_start, 256) - npu_clamp(300 - ii_start, 256), 256), 2.0f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     NpgSession *s = guarded(1024, 256, cases[c][0]);
@@ -264,8 +264,7 @@ Test(masks, an_index_mask_in_a_split_tail_unsplit_and_by_vectors) {
   /* 1000 = 3 * 256 + 232: the split's tail guard around the mask sizes the call */
   NpgSession *s = guarded(1000, 256, "if (i % 2 == 0) y[i] = 2.0f * x[i];");
   has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_muls_lane_f32(&y_vm[0], &x_vm[0], (1000 - core * 256 >= 256 ? 256 : 1000 - core * 256 > 0 ? 1000 - "
-      "core * 256 : 0), core * 256, 2, 0, 2.0f);");
+      "npu_vu_muls_lane_f32(&y_vm[0], &x_vm[0], npu_clamp(1000 - core * 256, 256), core * 256, 2, 0, 2.0f);");
   npg_close(s);
   /* the loop as written, cached at the root: the start is 0 */
   s = open_ok("void k(const float x[1024], float y[1024]) {\n"

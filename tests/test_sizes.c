@@ -198,7 +198,7 @@ Test(sizes, a_cache_write_of_a_kernel_with_sizes_copies_in_when_it_reads) {
                           "}\n",
                           "#pragma npu assume(k, n <= 128)\n#pragma npu schedule(k, k2)\n"
                           "#pragma npu cache_write(y, vu_vm, root, y_vm)\n");
-  has(npg_emit_source(s, checked(s, "k2")), "npu_dma_wait(npu_dma_1d(0, &y_vm[0], &y[0], 4 * (n < 128 ? n : 128)));");
+  has(npg_emit_source(s, checked(s, "k2")), "npu_dma_wait(npu_dma_1d(0, &y_vm[0], &y[0], 4 * npu_clamp(n, 128)));");
   npg_close(s);
 }
 
@@ -214,7 +214,7 @@ Test(sizes, caches_size_their_buffers_from_the_assumptions) {
   int v = checked(s, "c2");
   const char *c = npg_emit_source(s, v);
   has(c, "float *B_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm: 400 bytes */");
-  has(c, "npu_dma_wait(npu_dma_1d(0, &B_vm[0], &B[0], 4 * (n < 100 ? n : 100)));");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &B_vm[0], &B[0], 4 * npu_clamp(n, 100)));");
   npg_close(s);
   refused("void k(int n, float A[n], const float B[n]) {\n"
           "  for (int i = 0; i < n; i++)\n"
@@ -237,7 +237,7 @@ Test(sizes, a_cache_write_with_gaps_copies_its_region_in) {
                           "#pragma npu assume(k, n <= 128)\n#pragma npu schedule(k, k2)\n"
                           "#pragma npu cache_write(y, vu_vm, root, y_vm)\n");
   int v = checked(s, "k2");
-  has(npg_emit_source(s, v), "npu_dma_wait(npu_dma_1d(0, &y_vm[0], &y[0], 4 * (n < 127 ? n : 127)));");
+  has(npg_emit_source(s, v), "npu_dma_wait(npu_dma_1d(0, &y_vm[0], &y[0], 4 * npu_clamp(n, 127)));");
   npg_close(s);
 }
 
@@ -254,8 +254,7 @@ Test(sizes, a_split_loop_vectorizes_with_a_run_time_length) {
   snprintf(sched, sizeof sched, "%s#pragma npu split(i, 256, io, ii)\n#pragma npu vectorize(ii)\n", caches);
   NpgSession *s = open_ok(k, sched);
   has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_muls_f32(&y_vm[io * 256], &x_vm[io * 256], (n - io * 256 >= 256 ? 256 : n - io * 256 > 0 ? n - io * "
-      "256 : 0), 2.0f);");
+      "npu_vu_muls_f32(&y_vm[io * 256], &x_vm[io * 256], npu_clamp(n - io * 256, 256), 2.0f);");
   npg_close(s);
   snprintf(sched, sizeof sched, "%s#pragma npu vectorize(i)\n", caches);
   s = open_ok(k, sched);
@@ -290,8 +289,8 @@ Test(sizes, a_tiled_matmul_runs_on_the_nu_with_a_run_time_tail) {
   has(r.summary, "(m = 257: ");
   const char *c = npg_emit_source(s, v);
   has(c, "if (m / 32 + (m % 32 > 0) > 0) { /* the loop runs: its first iteration's region */");
-  has(c, "A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 64 * (m < 32 ? m : 32));");
-  has(c, "(m - io * 32 >= 32 ? 32 : m - io * 32 > 0 ? m - io * 32 : 0), 64, 64");
+  has(c, "A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 64 * npu_clamp(m, 32));");
+  has(c, "npu_clamp(m - io * 32, 32), 64, 64");
   has(c, "if (m / 32 + (m % 32 > 0) - 2 >= 0) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0) - 2) % 2]);");
   has(c, "if (m / 32 + (m % 32 > 0) - 1 >= 0) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0) - 1) % 2]);");
   npg_close(s);

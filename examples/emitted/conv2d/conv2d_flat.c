@@ -37,23 +37,21 @@ void conv2d_flat(const int8_t in[C][H][W], const int8_t wt[OC][C][3][3], const i
         }
       }
     }
-    for (int po = 16; po < 17; po++) {
-      for (int pi = 0; pi < 48; pi++) {
-        if (po * 48 + pi < 784) {
-          int32_t acc = bias[oc];
-          for (int c = 0; c < C; c++) {
-            for (int kh = 0; kh < 3; kh++) {
-              for (int kw = 0; kw < 3; kw++) {
-                int ih = (po * 48 + pi) / 28 + kh - 1;
-                int iw = (po * 48 + pi) % 28 + kw - 1;
-                if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
-                  acc += (int32_t)in[c][ih][iw] * (int32_t)wt[oc][c][kh][kw]; /* mac */
-                }
+    for (int pi = 0; pi < 48; pi++) {
+      if (768 + pi < 784) {
+        int32_t acc = bias[oc];
+        for (int c = 0; c < C; c++) {
+          for (int kh = 0; kh < 3; kh++) {
+            for (int kw = 0; kw < 3; kw++) {
+              int ih = (768 + pi) / 28 + kh - 1;
+              int iw = (768 + pi) % 28 + kw - 1;
+              if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
+                acc += (int32_t)in[c][ih][iw] * (int32_t)wt[oc][c][kh][kw]; /* mac */
               }
             }
           }
-          out[oc][(po * 48 + pi) / 28][(po * 48 + pi) % 28] = acc; /* store */
         }
+        out[oc][(768 + pi) / 28][(768 + pi) % 28] = acc; /* store */
       }
     }
   }

@@ -42,7 +42,7 @@
 
 void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[OC], int8_t out[1][8][12544], int multiplier, int shift, int zero_point) {
   /* loop nest n (line 22): bias_dm_load (line 61), in_ib_load (line 60), wt_wb_load (line 62), init (line 26), update (line 31), acc_vm_load (line 66), and 3 more */
-  for (int n = 0; n < N; n++) {
+  { /* loop n (line 22) runs once, n = 0 */
     int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 0); /* dm: 512 bytes */
     /* bias_dm_load: bias_dm <- bias */
     npu_dma_wait(npu_dma_1d(0, &bias_dm[0], &bias[0], 512));
@@ -67,20 +67,21 @@ void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], c
           wt_wb_tok = npu_dma_1d(1, &wt_wb_next[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 18432);
         }
         /* init: acc_ob <- bias_dm */
-        npu_dma_wait(npu_dma_2d(0, &acc_ob[n][0][0][0][0], 64, &bias_dm[oco * 16], 0, 64, 784));
-        npu_nu_conv2d_i8(&acc_ob[n][0][0][0][0], &in_ib[n][0][0][0], &wt_wb[0][0][0][0][0], 28, 28, 128, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1);
+        npu_dma_wait(npu_dma_2d(0, &acc_ob[0][0][0][0][0], 64, &bias_dm[oco * 16], 0, 64, 784));
+        npu_nu_conv2d_i8(&acc_ob[0][0][0][0][0], &in_ib[0][0][0][0], &wt_wb[0][0][0][0][0], 28, 28, 128, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1);
         for (int oh = 0; oh < H; oh++) {
           int32_t (*acc_vm)[1][1][448] = (int32_t (*)[1][1][448])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 62720); /* vu_vm: 1792 bytes */
           /* acc_vm_load: acc_vm <- acc_ob */
           npu_dma_wait(npu_dma_1d(0, &acc_vm[0][0][0][0], &acc_ob[0][0][oh][0][0], 1792));
-          npu_vu_relu_i32(&act_vm[n][0][oh * 448], &acc_vm[n][0][0][0], 448);
+          npu_vu_relu_i32(&act_vm[0][0][oh * 448], &acc_vm[0][0][0][0], 448);
         }
         for (int oh = 0; oh < H; oh++) {
           if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-            npu_vu_requant_i8(&out_vm[n][0][oh * 448], &act_vm[n][0][oh * 448], 448, multiplier, shift, zero_point);
+            npu_vu_requant_i8(&out_vm[0][0][oh * 448], &act_vm[0][0][oh * 448], 448, multiplier, shift, zero_point);
           } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
             for (int q2 = 0; q2 < 448; q2++) {
-              out_vm[n][0][oh * 448 + q2] = (int8_t)(floor(ldexp((double)act_vm[n][0][oh * 448 + q2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)act_vm[n][0][oh * 448 + q2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)act_vm[n][0][oh * 448 + q2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+              const double requant_val = floor(ldexp((double)act_vm[0][0][oh * 448 + q2] * (double)multiplier, -shift) + 0.5) + zero_point;
+              out_vm[0][0][oh * 448 + q2] = (int8_t)(requant_val > 127.0 ? 127.0 : requant_val < -128.0 ? -128.0 : requant_val); /* requant */
             }
           }
         }
@@ -95,11 +96,11 @@ void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], c
  *   transform_layout(in, (n, c, h, w), (n, h, w, c))
  */
 void fused_pack_in(const int8_t logical[1][128][28][28], int8_t physical[1][28][28][128]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int c = 0; c < 128; c++) {
       for (int h = 0; h < 28; h++) {
         for (int w = 0; w < 28; w++) {
-          physical[n][h][w][c] = logical[n][c][h][w];
+          physical[0][h][w][c] = logical[0][c][h][w];
         }
       }
     }
@@ -107,11 +108,11 @@ void fused_pack_in(const int8_t logical[1][128][28][28], int8_t physical[1][28][
 }
 
 void fused_unpack_in(const int8_t physical[1][28][28][128], int8_t logical[1][128][28][28]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int c = 0; c < 128; c++) {
       for (int h = 0; h < 28; h++) {
         for (int w = 0; w < 28; w++) {
-          logical[n][c][h][w] = physical[n][h][w][c];
+          logical[0][c][h][w] = physical[0][h][w][c];
         }
       }
     }
@@ -149,11 +150,11 @@ void fused_unpack_wt(const int8_t physical[8][3][3][128][16], int8_t logical[128
  *   transform_layout(out, (n, o, h, w), (n, o / 16, h * 448 + w * 16 + o % 16))
  */
 void fused_pack_out(const int8_t logical[1][128][28][28], int8_t physical[1][8][12544]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int o = 0; o < 128; o++) {
       for (int h = 0; h < 28; h++) {
         for (int w = 0; w < 28; w++) {
-          physical[n][o / 16][h * 448 + w * 16 + o % 16] = logical[n][o][h][w];
+          physical[0][o / 16][h * 448 + w * 16 + o % 16] = logical[0][o][h][w];
         }
       }
     }
@@ -161,11 +162,11 @@ void fused_pack_out(const int8_t logical[1][128][28][28], int8_t physical[1][8][
 }
 
 void fused_unpack_out(const int8_t physical[1][8][12544], int8_t logical[1][128][28][28]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int o = 0; o < 128; o++) {
       for (int h = 0; h < 28; h++) {
         for (int w = 0; w < 28; w++) {
-          logical[n][o][h][w] = physical[n][o / 16][h * 448 + w * 16 + o % 16];
+          logical[0][o][h][w] = physical[0][o / 16][h * 448 + w * 16 + o % 16];
         }
       }
     }

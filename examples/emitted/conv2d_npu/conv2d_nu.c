@@ -27,7 +27,7 @@
 
 void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][4], int32_t out[1][16][56][56][4]) {
   /* loop nest n (line 17): in_ib_load (line 42), wt_wb_load (line 43), init (line 21), update (line 26), out_ob_store (line 44) */
-  for (int n = 0; n < N; n++) {
+  { /* loop n (line 17) runs once, n = 0 */
     int8_t (*in_ib)[1][56][56][64] = (int8_t (*)[1][56][56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 200704 bytes */
     /* in_ib_load: in_ib <- in */
     npu_dma_wait(npu_dma_1d(0, &in_ib[0][0][0][0][0], &in[0][0][0][0][0], 200704));
@@ -49,7 +49,7 @@ void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][
           int8_t (*wt_wb_next)[3][3][64][4] = wt_wb_db[(oco + 1) % 2];
           wt_wb_tok = npu_dma_1d(1, &wt_wb_next[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 2304);
         }
-        npu_nu_conv2d_i8(&out_ob[n][0][0][0][0], &in_ib[n][0][0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 0);
+        npu_nu_conv2d_i8(&out_ob[0][0][0][0][0], &in_ib[0][0][0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 0);
         out_ob_tok[oco % 2] = npu_dma_1d(2, &out[0][oco][0][0][0], &out_ob[0][0][0][0][0], 50176);
       }
       npu_dma_wait(out_ob_tok[0]);
@@ -62,11 +62,11 @@ void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][
  *   transform_layout(in, (n, c, h, w), (n, c / 64, h, w, c % 64))
  */
 void conv2d_nu_pack_in(const int8_t logical[1][64][56][56], int8_t physical[1][1][56][56][64]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int c = 0; c < 64; c++) {
       for (int h = 0; h < 56; h++) {
         for (int w = 0; w < 56; w++) {
-          physical[n][0][h][w][c] = logical[n][c][h][w];
+          physical[0][0][h][w][c] = logical[0][c][h][w];
         }
       }
     }
@@ -74,11 +74,11 @@ void conv2d_nu_pack_in(const int8_t logical[1][64][56][56], int8_t physical[1][1
 }
 
 void conv2d_nu_unpack_in(const int8_t physical[1][1][56][56][64], int8_t logical[1][64][56][56]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int c = 0; c < 64; c++) {
       for (int h = 0; h < 56; h++) {
         for (int w = 0; w < 56; w++) {
-          logical[n][c][h][w] = physical[n][0][h][w][c];
+          logical[0][c][h][w] = physical[0][0][h][w][c];
         }
       }
     }
@@ -116,11 +116,11 @@ void conv2d_nu_unpack_wt(const int8_t physical[16][3][3][64][4], int8_t logical[
  *   transform_layout(out, (n, o, h, w), (n, o / 4, h, w, o % 4))
  */
 void conv2d_nu_pack_out(const int32_t logical[1][64][56][56], int32_t physical[1][16][56][56][4]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int o = 0; o < 64; o++) {
       for (int h = 0; h < 56; h++) {
         for (int w = 0; w < 56; w++) {
-          physical[n][o / 4][h][w][o % 4] = logical[n][o][h][w];
+          physical[0][o / 4][h][w][o % 4] = logical[0][o][h][w];
         }
       }
     }
@@ -128,11 +128,11 @@ void conv2d_nu_pack_out(const int32_t logical[1][64][56][56], int32_t physical[1
 }
 
 void conv2d_nu_unpack_out(const int32_t physical[1][16][56][56][4], int32_t logical[1][64][56][56]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int o = 0; o < 64; o++) {
       for (int h = 0; h < 56; h++) {
         for (int w = 0; w < 56; w++) {
-          logical[n][o][h][w] = physical[n][o / 4][h][w][o % 4];
+          logical[0][o][h][w] = physical[0][o / 4][h][w][o % 4];
         }
       }
     }

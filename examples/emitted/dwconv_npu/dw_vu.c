@@ -74,13 +74,10 @@ void dw_vu(const int8_t in[C][58][58], const int8_t wt[C][3][3], int32_t out[C][
         }
       }
     }
-    if (out_vm_tok[0][0]) npu_dma_wait(out_vm_tok[0][0]);
-    if (out_vm_tok[0][1]) npu_dma_wait(out_vm_tok[0][1]);
-    if (out_vm_tok[0][2]) npu_dma_wait(out_vm_tok[0][2]);
-    if (out_vm_tok[0][3]) npu_dma_wait(out_vm_tok[0][3]);
-    if (out_vm_tok[1][0]) npu_dma_wait(out_vm_tok[1][0]);
-    if (out_vm_tok[1][1]) npu_dma_wait(out_vm_tok[1][1]);
-    if (out_vm_tok[1][2]) npu_dma_wait(out_vm_tok[1][2]);
-    if (out_vm_tok[1][3]) npu_dma_wait(out_vm_tok[1][3]);
+    for (int copy = 0; copy < 2; copy++) {
+      for (int core = 0; core < 4; core++) {
+        if (out_vm_tok[copy][core]) npu_dma_wait(out_vm_tok[copy][core]);
+      }
+    }
   }
 }

@@ -61,9 +61,8 @@ void gemv_vu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
         }
       }
     }
-    if (y_vm_tok[0]) npu_dma_wait(y_vm_tok[0]);
-    if (y_vm_tok[1]) npu_dma_wait(y_vm_tok[1]);
-    if (y_vm_tok[2]) npu_dma_wait(y_vm_tok[2]);
-    if (y_vm_tok[3]) npu_dma_wait(y_vm_tok[3]);
+    for (int core = 0; core < 4; core++) {
+      if (y_vm_tok[core]) npu_dma_wait(y_vm_tok[core]);
+    }
   }
 }

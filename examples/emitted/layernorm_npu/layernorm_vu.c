@@ -98,13 +98,10 @@ void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C]
         }
       }
     }
-    if (Y_vm_tok[0][0]) npu_dma_wait(Y_vm_tok[0][0]);
-    if (Y_vm_tok[0][1]) npu_dma_wait(Y_vm_tok[0][1]);
-    if (Y_vm_tok[0][2]) npu_dma_wait(Y_vm_tok[0][2]);
-    if (Y_vm_tok[0][3]) npu_dma_wait(Y_vm_tok[0][3]);
-    if (Y_vm_tok[1][0]) npu_dma_wait(Y_vm_tok[1][0]);
-    if (Y_vm_tok[1][1]) npu_dma_wait(Y_vm_tok[1][1]);
-    if (Y_vm_tok[1][2]) npu_dma_wait(Y_vm_tok[1][2]);
-    if (Y_vm_tok[1][3]) npu_dma_wait(Y_vm_tok[1][3]);
+    for (int copy = 0; copy < 2; copy++) {
+      for (int core = 0; core < 4; core++) {
+        if (Y_vm_tok[copy][core]) npu_dma_wait(Y_vm_tok[copy][core]);
+      }
+    }
   }
 }

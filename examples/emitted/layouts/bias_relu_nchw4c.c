@@ -13,12 +13,12 @@
 
 void bias_relu_nchw4c(const int8_t X[1][4][14][14][4], const int32_t bias[16], int32_t Y[1][4][14][14][4]) {
   /* loop nest n (line 57): s2 (line 62) */
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 57) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
-          int32_t v = (int32_t)X[n][c / 4][h][w][c % 4] + bias[c];
-          Y[n][c / 4][h][w][c % 4] = v > 0 ? v : 0;
+          int32_t v = (int32_t)X[0][c / 4][h][w][c % 4] + bias[c];
+          Y[0][c / 4][h][w][c % 4] = v > 0 ? v : 0;
         }
       }
     }
@@ -29,11 +29,11 @@ void bias_relu_nchw4c(const int8_t X[1][4][14][14][4], const int32_t bias[16], i
  *   transform_layout(X, (n, h, w, c), (n, c / 4, h, w, c % 4))
  */
 void bias_relu_nchw4c_pack_X(const int8_t logical[1][14][14][16], int8_t physical[1][4][14][14][4]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
-          physical[n][c / 4][h][w][c % 4] = logical[n][h][w][c];
+          physical[0][c / 4][h][w][c % 4] = logical[0][h][w][c];
         }
       }
     }
@@ -41,11 +41,11 @@ void bias_relu_nchw4c_pack_X(const int8_t logical[1][14][14][16], int8_t physica
 }
 
 void bias_relu_nchw4c_unpack_X(const int8_t physical[1][4][14][14][4], int8_t logical[1][14][14][16]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
-          logical[n][h][w][c] = physical[n][c / 4][h][w][c % 4];
+          logical[0][h][w][c] = physical[0][c / 4][h][w][c % 4];
         }
       }
     }
@@ -56,11 +56,11 @@ void bias_relu_nchw4c_unpack_X(const int8_t physical[1][4][14][14][4], int8_t lo
  *   transform_layout(Y, (n, h, w, c), (n, c / 4, h, w, c % 4))
  */
 void bias_relu_nchw4c_pack_Y(const int32_t logical[1][14][14][16], int32_t physical[1][4][14][14][4]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
-          physical[n][c / 4][h][w][c % 4] = logical[n][h][w][c];
+          physical[0][c / 4][h][w][c % 4] = logical[0][h][w][c];
         }
       }
     }
@@ -68,11 +68,11 @@ void bias_relu_nchw4c_pack_Y(const int32_t logical[1][14][14][16], int32_t physi
 }
 
 void bias_relu_nchw4c_unpack_Y(const int32_t physical[1][4][14][14][4], int32_t logical[1][14][14][16]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
-          logical[n][h][w][c] = physical[n][c / 4][h][w][c % 4];
+          logical[0][h][w][c] = physical[0][c / 4][h][w][c % 4];
         }
       }
     }

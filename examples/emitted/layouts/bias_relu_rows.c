@@ -12,12 +12,12 @@
 
 void bias_relu_rows(const int8_t X[1][14][14][16], const int32_t bias[16], int32_t Y[14][224]) {
   /* loop nest n (line 57): s2 (line 62) */
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 57) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
-          int32_t v = (int32_t)X[n][h][w][c] + bias[c];
-          Y[n * 14 + h][w * 16 + c] = v > 0 ? v : 0;
+          int32_t v = (int32_t)X[0][h][w][c] + bias[c];
+          Y[h][w * 16 + c] = v > 0 ? v : 0;
         }
       }
     }
@@ -28,11 +28,11 @@ void bias_relu_rows(const int8_t X[1][14][14][16], const int32_t bias[16], int32
  *   transform_layout(Y, (n, h, w, c), (n, h, axis_separator, w, c))
  */
 void bias_relu_rows_pack_Y(const int32_t logical[1][14][14][16], int32_t physical[14][224]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
-          physical[n * 14 + h][w * 16 + c] = logical[n][h][w][c];
+          physical[h][w * 16 + c] = logical[0][h][w][c];
         }
       }
     }
@@ -40,11 +40,11 @@ void bias_relu_rows_pack_Y(const int32_t logical[1][14][14][16], int32_t physica
 }
 
 void bias_relu_rows_unpack_Y(const int32_t physical[14][224], int32_t logical[1][14][14][16]) {
-  for (int n = 0; n < 1; n++) {
+  { /* loop n (line 0) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
-          logical[n][h][w][c] = physical[n * 14 + h][w * 16 + c];
+          logical[0][h][w][c] = physical[h][w * 16 + c];
         }
       }
     }

@@ -37,13 +37,11 @@ void conv7x7_w4x4(const float X[3][13][13], const float W[8][1][4][4][7][7], flo
 void conv7x7_w4x4_pack_W(const float logical[32][3][7][7], float physical[8][1][4][4][7][7]) {
   /* the padding holds 0 */
   for (int p0 = 0; p0 < 8; p0++) {
-    for (int p1 = 0; p1 < 1; p1++) {
-      for (int p2 = 0; p2 < 4; p2++) {
-        for (int p3 = 0; p3 < 4; p3++) {
-          for (int p4 = 0; p4 < 7; p4++) {
-            for (int p5 = 0; p5 < 7; p5++) {
-              physical[p0][p1][p2][p3][p4][p5] = 0;
-            }
+    for (int p2 = 0; p2 < 4; p2++) {
+      for (int p3 = 0; p3 < 4; p3++) {
+        for (int p4 = 0; p4 < 7; p4++) {
+          for (int p5 = 0; p5 < 7; p5++) {
+            physical[p0][0][p2][p3][p4][p5] = 0;
           }
         }
       }

@@ -33,14 +33,14 @@ void matmul_nu(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N
     npu_token_t A_ib_tok;
     if (m / 128 + (m % 128 > 0) > 0) { /* the loop runs: its first iteration's region */
       int8_t (*A_ib)[512] = A_ib_db[0];
-      A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 512 * (m < 128 ? m : 128));
+      A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 512 * npu_clamp(m, 128));
     }
     for (int io = 0; io < m / 128 + (m % 128 > 0); io++) {
       int8_t (*A_ib)[512] = A_ib_db[io % 2];
       npu_dma_wait(A_ib_tok);
       if (io + 1 < m / 128 + (m % 128 > 0)) { /* the next iteration's region, into the other copy */
         int8_t (*A_ib_next)[512] = A_ib_db[(io + 1) % 2];
-        A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 512 * (m - (io + 1) * 128 < 128 ? m - (io + 1) * 128 : 128));
+        A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 512 * npu_clamp(m - (io + 1) * 128, 128));
       }
       {
         int32_t (*C_ob_db)[128][128] = (int32_t (*)[128][128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, two copies of 65536 bytes */
@@ -60,8 +60,8 @@ void matmul_nu(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N
             int8_t (*B_wb_next)[128] = B_wb_db[(jo + 1) % 2];
             B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 128, &B[0][(jo + 1) * 128], 512, 128, 512);
           }
-          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], (m - io * 128 >= 128 ? 128 : m - io * 128 > 0 ? m - io * 128 : 0), 128, 512, 512, 128, 128, 0);
-          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 128], 2048, &C_ob[0][0], 512, 512, (m - io * 128 < 128 ? m - io * 128 : 128));
+          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], npu_clamp(m - io * 128, 128), 128, 512, 512, 128, 128, 0);
+          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 128], 2048, &C_ob[0][0], 512, 512, npu_clamp(m - io * 128, 128));
         }
         npu_dma_wait(C_ob_tok[0]);
         npu_dma_wait(C_ob_tok[1]);

@@ -58,7 +58,7 @@ void matmul_tail(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
     }
   }
   /* loop nest io_1 (line 11): A_t_load (line 48), B_t_load (line 49), init (line 13), update (line 15), C_t_store (line 50) */
-  for (int io = 7; io < 8; io++) {
+  { /* loop io_1 (line 11) runs once, io = 7 */
     int8_t (*A_t)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 104000 bytes */
     /* A_t_load: A_t <- A */
     npu_dma_wait(npu_dma_1d(0, &A_t[0][0], &A[896][0], 104000));
@@ -80,7 +80,7 @@ void matmul_tail(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
           int8_t (*B_t_next)[125] = B_t_db[(jo + 1) % 2];
           B_t_tok = npu_dma_2d(1, &B_t_next[0][0], 125, &B[0][(jo + 1) * 125], 1000, 125, 1000);
         }
-        npu_nu_matmul_i8(&C_t[io * 128 - 896][0], &A_t[io * 128 - 896][0], &B_t[0][0], 104, 125, 1000, 1000, 125, 125, 0);
+        npu_nu_matmul_i8(&C_t[0][0], &A_t[0][0], &B_t[0][0], 104, 125, 1000, 1000, 125, 125, 0);
         C_t_tok[jo % 2] = npu_dma_2d(2, &C[896][jo * 125], 4000, &C_t[0][0], 500, 500, 104);
       }
       npu_dma_wait(C_t_tok[0]);

@@ -24,7 +24,7 @@ void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M
   for (int io = 0; io < 8; io++) {
     int8_t (*A_ib)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 128000 bytes */
     /* A_ib_load: A_ib <- A */
-    npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 128][0], 1000 * (1000 - io * 128 < 128 ? 1000 - io * 128 : 128)));
+    npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 128][0], 1000 * npu_clamp(1000 - io * 128, 128)));
     {
       int32_t (*C_ob_db)[128][125] = (int32_t (*)[128][125])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, two copies of 64000 bytes */
       npu_token_t C_ob_tok[2];
@@ -43,8 +43,8 @@ void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M
           int8_t (*B_wb_next)[125] = B_wb_db[(jo + 1) % 2];
           B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 125, &B[0][(jo + 1) * 125], 1000, 125, 1000);
         }
-        npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], (1000 - io * 128 >= 128 ? 128 : 1000 - io * 128 > 0 ? 1000 - io * 128 : 0), 125, 1000, 1000, 125, 125, 0);
-        C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 125], 4000, &C_ob[0][0], 500, 500, (1000 - io * 128 < 128 ? 1000 - io * 128 : 128));
+        npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], npu_clamp(1000 - io * 128, 128), 125, 1000, 1000, 125, 125, 0);
+        C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 125], 4000, &C_ob[0][0], 500, 500, npu_clamp(1000 - io * 128, 128));
       }
       npu_dma_wait(C_ob_tok[0]);
       npu_dma_wait(C_ob_tok[1]);

@@ -57,13 +57,10 @@ void maxpool_vu(const float in[C][H][W], float out[C][28][28]) {
         }
       }
     }
-    if (out_vm_tok[0][0]) npu_dma_wait(out_vm_tok[0][0]);
-    if (out_vm_tok[0][1]) npu_dma_wait(out_vm_tok[0][1]);
-    if (out_vm_tok[0][2]) npu_dma_wait(out_vm_tok[0][2]);
-    if (out_vm_tok[0][3]) npu_dma_wait(out_vm_tok[0][3]);
-    if (out_vm_tok[1][0]) npu_dma_wait(out_vm_tok[1][0]);
-    if (out_vm_tok[1][1]) npu_dma_wait(out_vm_tok[1][1]);
-    if (out_vm_tok[1][2]) npu_dma_wait(out_vm_tok[1][2]);
-    if (out_vm_tok[1][3]) npu_dma_wait(out_vm_tok[1][3]);
+    for (int copy = 0; copy < 2; copy++) {
+      for (int core = 0; core < 4; core++) {
+        if (out_vm_tok[copy][core]) npu_dma_wait(out_vm_tok[copy][core]);
+      }
+    }
   }
 }

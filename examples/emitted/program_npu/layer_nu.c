@@ -73,7 +73,8 @@ void layer_nu(const int8_t A[M][K], const int8_t W[K][N], const int32_t bias[N],
   /* loop nest add_bias_i (line 32): relu_clamp (line 40) */
   for (int i = 0; i < M; i++) {
     for (int j = 0; j < N; j++) {
-      Y[i][j] = acc[i][j] + bias[j] > 0 ? acc[i][j] + bias[j] : 0; /* relu_clamp */
+      const int relu_clamp_val = acc[i][j] + bias[j];
+      Y[i][j] = relu_clamp_val > 0 ? relu_clamp_val : 0; /* relu_clamp */
     }
   }
 }

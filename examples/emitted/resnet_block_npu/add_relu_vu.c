@@ -88,7 +88,8 @@ void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W
               npu_vu_requant_i8(&y_vm[0], &wa[0], 3584, multiplier, shift, zero_point);
             } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
               for (int e5 = 0; e5 < 3584; e5++) {
-                y_vm[e5] = (int8_t)(floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+                const double requant_val = floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point;
+                y_vm[e5] = (int8_t)(requant_val > 127.0 ? 127.0 : requant_val < -128.0 ? -128.0 : requant_val); /* requant */
               }
             }
           }
@@ -100,13 +101,10 @@ void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W
         }
       }
     }
-    if (y_vm_tok[0][0]) npu_dma_wait(y_vm_tok[0][0]);
-    if (y_vm_tok[0][1]) npu_dma_wait(y_vm_tok[0][1]);
-    if (y_vm_tok[0][2]) npu_dma_wait(y_vm_tok[0][2]);
-    if (y_vm_tok[0][3]) npu_dma_wait(y_vm_tok[0][3]);
-    if (y_vm_tok[1][0]) npu_dma_wait(y_vm_tok[1][0]);
-    if (y_vm_tok[1][1]) npu_dma_wait(y_vm_tok[1][1]);
-    if (y_vm_tok[1][2]) npu_dma_wait(y_vm_tok[1][2]);
-    if (y_vm_tok[1][3]) npu_dma_wait(y_vm_tok[1][3]);
+    for (int copy = 0; copy < 2; copy++) {
+      for (int core = 0; core < 4; core++) {
+        if (y_vm_tok[copy][core]) npu_dma_wait(y_vm_tok[copy][core]);
+      }
+    }
   }
 }

@@ -37,7 +37,8 @@ static void conv_relu_q(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB
     for (int oh = 0; oh < H; oh++) {
       for (int ow = 0; ow < W; ow++) {
         for (int oci = 0; oci < OB; oci++) {
-          act[oh][ow][oci] = acc[oh][ow][oci] > 0 ? acc[oh][ow][oci] : 0; /* relu */
+          const int32_t relu_val = acc[oh][ow][oci];
+          act[oh][ow][oci] = relu_val > 0 ? relu_val : 0; /* relu */
         }
       }
     }

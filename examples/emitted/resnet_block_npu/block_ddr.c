@@ -74,17 +74,18 @@ static void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][O
       /* init: acc <- bias_dm */
       npu_dma_wait(npu_dma_2d(0, &acc[0][0][0], 16, &bias_dm[oco * OB], 0, 16, 3136));
       npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1);
-      for (int ho = 0; ho < 1; ho++) {
+      { /* loop ho (line 40) runs once, ho = 0 */
         int32_t *acc_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 50176); /* vu_vm: 50176 bytes */
         /* acc_vm_load: acc_vm <- acc */
         npu_dma_wait(npu_dma_1d(0, &acc_vm[0], &acc[0][0][0], 50176));
-        npu_vu_relu_i32(&act[ho * 12544], &acc_vm[ho * 12544], 12544);
+        npu_vu_relu_i32(&act[0], &acc_vm[0], 12544);
       }
       if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-        npu_vu_requant_i8(&y_vm[0 - oco * 4 + oco * OB], &act[0], 12544, multiplier, shift, zero_point);
+        npu_vu_requant_i8(&y_vm[0], &act[0], 12544, multiplier, shift, zero_point);
       } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
         for (int p2 = 0; p2 < 12544; p2++) {
-          y_vm[p2 - oco * 4 + oco * OB] = (int8_t)(floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+          const double requant_val = floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point;
+          y_vm[p2] = (int8_t)(requant_val > 127.0 ? 127.0 : requant_val < -128.0 ? -128.0 : requant_val); /* requant */
         }
       }
       y_vm_tok[oco % 2] = npu_dma_2d(2, &y[0][0][oco * 4], 64, &y_vm[0], 4, 4, 3136);
@@ -145,15 +146,16 @@ static void conv_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], c
       /* init: acc <- bias_dm */
       npu_dma_wait(npu_dma_2d(0, &acc[0][0][0], 16, &bias_dm[oco * OB], 0, 16, 3136));
       npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1);
-      for (int ho = 0; ho < 1; ho++) {
+      { /* loop ho (line 70) runs once, ho = 0 */
         int32_t *acc_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm: 50176 bytes */
         /* acc_vm_load: acc_vm <- acc */
         npu_dma_wait(npu_dma_1d(0, &acc_vm[0], &acc[0][0][0], 50176));
         if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-          npu_vu_requant_i8(&y_vm[ho * 12544 - oco * 4 + oco * OB], &acc_vm[ho * 12544], 12544, multiplier, shift, zero_point);
+          npu_vu_requant_i8(&y_vm[0], &acc_vm[0], 12544, multiplier, shift, zero_point);
         } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
           for (int p2 = 0; p2 < 12544; p2++) {
-            y_vm[ho * 12544 + p2 - oco * 4 + oco * OB] = (int8_t)(floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)acc_vm[ho * 12544 + p2] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+            const double requant_val = floor(ldexp((double)acc_vm[p2] * (double)multiplier, -shift) + 0.5) + zero_point;
+            y_vm[p2] = (int8_t)(requant_val > 127.0 ? 127.0 : requant_val < -128.0 ? -128.0 : requant_val); /* requant */
           }
         }
       }
@@ -240,7 +242,8 @@ static void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t
               npu_vu_requant_i8(&y_vm[0], &wa[0], 3584, multiplier, shift, zero_point);
             } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
               for (int e5 = 0; e5 < 3584; e5++) {
-                y_vm[e5] = (int8_t)(floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point > 127.0 ? 127.0 : floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point < -128.0 ? -128.0 : floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point); /* requant */
+                const double requant_val = floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point;
+                y_vm[e5] = (int8_t)(requant_val > 127.0 ? 127.0 : requant_val < -128.0 ? -128.0 : requant_val); /* requant */
               }
             }
           }
@@ -252,14 +255,11 @@ static void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t
         }
       }
     }
-    if (y_vm_tok[0][0]) npu_dma_wait(y_vm_tok[0][0]);
-    if (y_vm_tok[0][1]) npu_dma_wait(y_vm_tok[0][1]);
-    if (y_vm_tok[0][2]) npu_dma_wait(y_vm_tok[0][2]);
-    if (y_vm_tok[0][3]) npu_dma_wait(y_vm_tok[0][3]);
-    if (y_vm_tok[1][0]) npu_dma_wait(y_vm_tok[1][0]);
-    if (y_vm_tok[1][1]) npu_dma_wait(y_vm_tok[1][1]);
-    if (y_vm_tok[1][2]) npu_dma_wait(y_vm_tok[1][2]);
-    if (y_vm_tok[1][3]) npu_dma_wait(y_vm_tok[1][3]);
+    for (int copy = 0; copy < 2; copy++) {
+      for (int core = 0; core < 4; core++) {
+        if (y_vm_tok[copy][core]) npu_dma_wait(y_vm_tok[copy][core]);
+      }
+    }
   }
 }
 

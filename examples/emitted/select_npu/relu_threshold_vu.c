@@ -53,13 +53,10 @@ void relu_threshold_vu(const float x[N], float y[N], float t) {
         }
       }
     }
-    if (y_vm_tok[0][0]) npu_dma_wait(y_vm_tok[0][0]);
-    if (y_vm_tok[0][1]) npu_dma_wait(y_vm_tok[0][1]);
-    if (y_vm_tok[0][2]) npu_dma_wait(y_vm_tok[0][2]);
-    if (y_vm_tok[0][3]) npu_dma_wait(y_vm_tok[0][3]);
-    if (y_vm_tok[1][0]) npu_dma_wait(y_vm_tok[1][0]);
-    if (y_vm_tok[1][1]) npu_dma_wait(y_vm_tok[1][1]);
-    if (y_vm_tok[1][2]) npu_dma_wait(y_vm_tok[1][2]);
-    if (y_vm_tok[1][3]) npu_dma_wait(y_vm_tok[1][3]);
+    for (int copy = 0; copy < 2; copy++) {
+      for (int core = 0; core < 4; core++) {
+        if (y_vm_tok[copy][core]) npu_dma_wait(y_vm_tok[copy][core]);
+      }
+    }
   }
 }

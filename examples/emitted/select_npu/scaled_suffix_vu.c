@@ -44,7 +44,10 @@ void scaled_suffix_vu(const float x[N], float y[N]) {
           float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (io % 2) * 32768); /* vu_vm of each core: 32768 bytes, two copies */
           npu_dma_wait(y_vm_tok[core]);
           npu_dma_wait(x_vm_tok[io % 2][core]);
-          npu_vu_muls_f32(&y_vm[npu_clamp(7 - (io * 32768 + core * 8192), 8192)], &x_vm[npu_clamp(7 - (io * 32768 + core * 8192), 8192)], 8192 - npu_clamp(7 - (io * 32768 + core * 8192), 8192), 2.0f);
+          {
+            const int ii_start = io * 32768 + core * 8192;
+            npu_vu_muls_f32(&y_vm[npu_clamp(7 - ii_start, 8192)], &x_vm[npu_clamp(7 - ii_start, 8192)], 8192 - npu_clamp(7 - ii_start, 8192), 2.0f);
+          }
           /* y_vm_store: y <- y_vm */
           npu_dma_wait(npu_dma_1d(0, &y[io * 32768 + core * 8192], &y_vm[0], 32768));
         }

@@ -24,15 +24,14 @@ void jacobi2d_strips(float A[N][N], float B[N][N]) {
 #pragma GCC ivdep
 #endif
         for (int j = 1; j < N - 1; j++) {
-          B[1 + io * 8 + ii][j] = 0.2f * (A[1 + io * 8 + ii][j] + A[io * 8 + ii][j] + A[io * 8 + ii + 2][j] + A[1 + io * 8 + ii][j - 1] + A[1 + io * 8 + ii][j + 1]); /* sweep */
+          const int sweep_val = 1 + io * 8 + ii;
+          B[sweep_val][j] = 0.2f * (A[sweep_val][j] + A[io * 8 + ii][j] + A[io * 8 + ii + 2][j] + A[sweep_val][j - 1] + A[sweep_val][j + 1]); /* sweep */
         }
       }
     }
-    for (int io = 7; io < 8; io++) {
-      for (int ii = 0; ii < 6; ii++) {
-        for (int j = 1; j < N - 1; j++) {
-          B[1 + io * 8 + ii][j] = 0.2f * (A[1 + io * 8 + ii][j] + A[io * 8 + ii][j] + A[io * 8 + ii + 2][j] + A[1 + io * 8 + ii][j - 1] + A[1 + io * 8 + ii][j + 1]); /* sweep */
-        }
+    for (int ii = 0; ii < 6; ii++) {
+      for (int j = 1; j < N - 1; j++) {
+        B[57 + ii][j] = 0.2f * (A[57 + ii][j] + A[56 + ii][j] + A[ii + 58][j] + A[57 + ii][j - 1] + A[57 + ii][j + 1]); /* sweep */
       }
     }
 #ifdef _OPENMP
