@@ -257,12 +257,13 @@ SMOKE_TARGETS += examples-fresh
 
 # valgrind memcheck over a subset of the suite and the CLI, on the normal
 # build: any error or leak (definite, indirect or possible) fails. The
-# subset is small (about 70 s of CPU; fuzz_regressions alone took 65 s):
-# what valgrind adds to the ASan+UBSan run is reads of uninitialised
-# memory, and these suites cover the API, the frontend's error paths, the
-# simulator's hazards and a whole check from the command line. Criterion
+# subset is small (about 35 s of CPU; fuzz_regressions alone took 65 s,
+# sim_hazard 33 s): what valgrind adds to the ASan+UBSan run is reads of
+# uninitialised memory, and these cover the API, the frontend's error
+# paths and a whole check (parse, schedule, lower, JIT, simulate) from the
+# command line. Criterion
 # runs each test in a child process, hence a log file per process.
-VALGRIND_SUITES := api frontend_errors sim_hazard
+VALGRIND_SUITES := api frontend_errors
 VALGRIND := valgrind -q --trace-children=yes --leak-check=full --show-leak-kinds=definite,indirect,possible \
   --errors-for-leak-kinds=definite,indirect,possible --suppressions=tests/valgrind.supp
 .PHONY: valgrind-subset

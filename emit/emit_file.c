@@ -21,9 +21,21 @@ void emit_block_comment(StrBuf *sb, const char *text) {
   sb_puts(sb, " */\n");
 }
 
-/* A comment of lines, the first after its opening. */
+/* A comment of lines, the first after its opening; a line that holds
+ * newlines itself (a path's) goes on as the comment's next lines. */
 static void file_comment(StrBuf *sb, const char *const *lines, int n) {
-  for (int i = 0; i < n; i++) sb_lines(sb, lines[i], i ? " * " : "/* "); /* escaped: paths, names, schedules */
+  for (int i = 0; i < n; i++) {
+    const char *text = lines[i];
+    if (!i) { /* escaped: paths, names, schedules */
+      const char *nl = strchr(text, '\n');
+      size_t len = nl ? (size_t)(nl - text) : strlen(text);
+      sb_puts(sb, "/* ");
+      sb_c_text(sb, C_TEXT_COMMENT, text, len);
+      sb_putc(sb, '\n');
+      text += len + (nl ? 1 : 0);
+    }
+    sb_lines(sb, text, " * ");
+  }
   sb_puts(sb, " */\n");
 }
 

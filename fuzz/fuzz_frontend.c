@@ -6,7 +6,8 @@
  * (DESIGN.md section 8: bad input never crashes, hangs or reads out of
  * bounds).
  *   make fuzz-frontend SECONDS=600     # seeds: tests/kernels, examples, fuzz/regressions
- *   make fuzz-frontend-smoke           # 30 s, part of `make test`
+ *   make fuzz-frontend-smoke           # 2,000 executions
+ *   make fuzz-frontend-replay          # each small seed once, ASan+UBSan gcc build (fuzz/replay_main.c), in `make test`
  *   build/fuzz/fuzz_frontend fuzz/failures/frontend-crash-...   # replay one input
  * Findings go to fuzz/failures/; each fixed one becomes a kernel in
  * fuzz/regressions/ with its `Expect:` line (tests/test_fuzz_regressions.c). */

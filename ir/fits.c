@@ -196,16 +196,21 @@ static void fit_expr(Fits *f, const Expr *e) {
 }
 
 /* The counter after the loop's last iteration (the update the test then
- * stops) must fit the counter's type, or the loop never ends. */
+ * stops) must fit the counter's type, or the loop never ends. With a
+ * constant start the last value is the last one the step reaches (an
+ * unroll by 5 of `int8_t i < 125` ends at 125, not 124 + 5); otherwise
+ * the bound itself. */
 static bool counter_ends(const Stmt *s, IrWide lo_min, IrWide lo_max, IrWide hi_min, IrWide hi_max, IrWide *next) {
   IrRange t = ir_range_type(s->var->type);
   IrWide last;
   if (s->step > 0) {
     last = hi_max - (s->cmp == OP_LT);
     if (last < lo_min) return true; /* never runs */
+    if (lo_min == lo_max) last = lo_min + (last - lo_min) / s->step * s->step;
   } else {
     last = hi_min + (s->cmp == OP_GT);
     if (last > lo_max) return true;
+    if (lo_min == lo_max) last = lo_max - (lo_max - last) / -s->step * -s->step;
   }
   *next = last + s->step;
   return *next >= t.lo && *next <= t.hi;

@@ -38,8 +38,8 @@ static const CheckReference *by_reference(const LowerUnit *u, const char *text, 
   } else if (cref) {
     r->pass = r->exact = r->by_reference = true;
     snprintf(r->summary, sizeof r->summary,
-             "its emitted C compiles; it is the reference's code without the checks, so it is not run a second "
-             "time (--rerun-as-written runs it)");
+             "its code is the reference's without the checks (the same IR), so it is not run a second time; "
+             "--rerun-as-written runs and compares it");
   }
   return cref;
 }

@@ -24,12 +24,17 @@ static IrWide fused_count(Expr *oext, int64_t ni, const Type *t) {
   return ni > past / span ? past : span * ni;
 }
 
+/* The fused counter's type: the counter's promoted type when it holds the
+ * count, else long long (never long, which is 32 bits on ILP32 and LLP64
+ * machines: the emitted C is portable C99). */
 static const Type *fused_type(IrWide count, const Type *t) {
   const Type *p = type_promote(t);
   static const Type *const sig[] = {&ty_int, &ty_long, &ty_llong}, *const uns[] = {&ty_uint, &ty_ulong, &ty_ullong};
   const Type *const *ladder = p->is_signed ? sig : uns;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 3; i++) {
+    if (i == 1 && ladder[i] != p) continue; /* long only where the counter is one */
     if (ladder[i]->rank >= p->rank && ir_range_type(ladder[i]).hi >= count) return ladder[i]; /* `fused < count` ends */
+  }
   return NULL;
 }
 

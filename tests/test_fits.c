@@ -45,18 +45,20 @@ Test(fits, fuse_of_int16_counters_counts_in_int) {
 }
 
 /* int counters over 32768 x 65536: 2^31 iterations pass int, so the fused
- * counter is a long and the parts are converted back to int. Emitted, not
+ * counter is a long long (a long is 32 bits on ILP32 and LLP64 machines,
+ * where `long ij < 2147483648l` never ends) and the parts are converted
+ * back to int. Emitted, not
  * run (2^31 iterations); the verifier proved the new loop's bound and
  * counter after the step. */
-Test(fits, fuse_past_int_max_counts_in_long) {
+Test(fits, fuse_past_int_max_counts_in_long_long) {
   NpgSession *s = open_ok("void h(long c[1]) {\n  c[0] = 0;\n"
                           "  for (int i = 0; i < 32768; i++)\n"
                           "    for (int j = 0; j < 65536; j++)\n"
                           "      c[0] += (i ^ j) & 1;\n}\n",
                           "#pragma npu schedule(h, h_fused)\n#pragma npu fuse(i, j, ij)\n");
   const char *c = npg_emit_source(s, 1);
-  has(c, "for (long ij = 0l; ij < 2147483648l; ij++) {");
-  has(c, "c[0] += ((int)(ij / 65536l) ^ (int)(ij % 65536l)) & 1;");
+  has(c, "for (long long ij = 0ll; ij < 2147483648ll; ij++) {");
+  has(c, "c[0] += ((int)(ij / 65536ll) ^ (int)(ij % 65536ll)) & 1;");
   npg_close(s);
 }
 
@@ -257,4 +259,24 @@ Test(fits, the_verifier_refuses_what_the_lowering_writes) {
   cr_expect(strstr(why, "'io * 1000000000' (int, in a DMA's operands) ranges over [0, 6000000000]") != NULL, "%s", why);
   module_free(sched);
   module_free(low);
+}
+
+/* The counter after an unrolled loop's last iteration is the last value its
+ * step reaches from a constant start: an unroll by 5 of `int8_t i < 125`
+ * ends at 125 (it was refused: "would reach 129", 124 + 5), and one by 7 of
+ * `uint8_t i < 255` at 252 and 255 ("would reach 258"). Found by a new
+ * user's trial. */
+Test(fits, an_unrolled_narrow_counter_ends_where_its_step_does) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void s(const int a[125], int b[125]) {\n"
+                          "  for (int8_t i = 0; i < 125; i++)\n    b[i] = a[i] * 3;\n}\n"
+                          "void t(const int a[255], int b[255]) {\n"
+                          "  for (uint8_t i = 0; i < 255; i++)\n    b[i] = a[i] + 1;\n}\n",
+                          "#pragma npu schedule(s, s_u)\n#pragma npu unroll(i, 5)\n"
+                          "#pragma npu schedule(t, t_u7)\n#pragma npu unroll(i, 7)\n"
+                          "#pragma npu schedule(t, t_u5)\n#pragma npu unroll(i, 5)\n");
+  checked(s, "s_u");
+  checked(s, "t_u7");
+  checked(s, "t_u5");
+  npg_close(s);
 }
