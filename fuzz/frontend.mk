@@ -4,8 +4,8 @@
 #                            fuzz; the corpus stays in build/fuzz/frontend-corpus
 #   make fuzz-frontend-smoke 2,000 executions from the small seeds (a count,
 #                            not a time, so load does not change what it runs)
-#   make fuzz-frontend-replay the harness run once on each small seed, in the
-#                            ASan+UBSan build (run by `make test`)
+#   make fuzz-frontend-replay the harness run once on each of fuzz/regressions,
+#                            in the ASan+UBSan build (run by `make test`)
 # Seeds: the test kernels, examples and fuzz regressions, copied into
 # build/fuzz/frontend-seeds (the smoke leaves out examples/: some take
 # seconds each in this build). Crashes, sanitizer reports, leaks and timeouts
@@ -63,16 +63,17 @@ fuzz-frontend-smoke: fuzz-frontend-build
 
 fuzz-frontend-smoke: FEFUZZ_TIMEOUT = 120
 
-# make test replays the harness on the small seeds in the ASan+UBSan build
-# (fuzz/replay_main.c): the harness keeps building and running on what the
-# fuzzer starts from, for a few seconds; the clang coverage build that the
-# fuzzing itself needs (about 90 s of CPU) is left to fuzz-frontend and
-# fuzz-frontend-smoke.
+# make test replays the harness on the fuzzer's own findings
+# (fuzz/regressions, about 1 s) in the ASan+UBSan build
+# (fuzz/replay_main.c): the harness keeps building and running; the
+# seeds' kernels run under the sanitizers in the suite itself (whole, they
+# took 60 s here), and the clang coverage build that fuzzing needs (about
+# 90 s of CPU) is left to fuzz-frontend and fuzz-frontend-smoke.
 .PHONY: fuzz-frontend-replay
 $(BUILD)/fuzz_frontend_replay: $(call obj,fuzz/fuzz_frontend.c fuzz/replay_main.c) $(INTERNAL_LIBS)
 	$(CC) $(OPT) -o $@ $(call obj,fuzz/fuzz_frontend.c fuzz/replay_main.c) $(INTERNAL_LIBS) $(LDLIBS)
 fuzz-frontend-replay: $(DEPS_OK)
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/asan SAN=1 build/asan/fuzz_frontend_replay
-	$(FEFUZZ_ENV) build/asan/fuzz_frontend_replay $(FEFUZZ_SMALL_SEEDS)
+	$(FEFUZZ_ENV) build/asan/fuzz_frontend_replay $(wildcard fuzz/regressions/*.c fuzz/regressions/*.sched)
 
 SMOKE_TARGETS += fuzz-frontend-replay

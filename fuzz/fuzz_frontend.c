@@ -7,7 +7,7 @@
  * bounds).
  *   make fuzz-frontend SECONDS=600     # seeds: tests/kernels, examples, fuzz/regressions
  *   make fuzz-frontend-smoke           # 2,000 executions
- *   make fuzz-frontend-replay          # each small seed once, ASan+UBSan gcc build (fuzz/replay_main.c), in `make test`
+ *   make fuzz-frontend-replay          # fuzz/regressions once each, ASan+UBSan gcc build (fuzz/replay_main.c), in `make test`
  *   build/fuzz/fuzz_frontend fuzz/failures/frontend-crash-...   # replay one input
  * Findings go to fuzz/failures/; each fixed one becomes a kernel in
  * fuzz/regressions/ with its `Expect:` line (tests/test_fuzz_regressions.c). */

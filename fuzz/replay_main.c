@@ -1,8 +1,8 @@
 /* A main for a libFuzzer harness without libFuzzer: runs the harness once
  * on each file named, as `fuzz_frontend FILE...` replays inputs. `make
  * test` builds fuzz/fuzz_frontend.c with it in the ASan+UBSan build and
- * replays the seeds (fuzz-frontend-replay), so the harness keeps building
- * and running on every input it starts from; the fuzzing itself, which
+ * replays the fuzzer's findings, fuzz/regressions (fuzz-frontend-replay),
+ * so the harness keeps building and running; the fuzzing itself, which
  * needs clang's coverage build, is `make fuzz-frontend`. */
 #include <stddef.h>
 #include <stdint.h>
