@@ -252,8 +252,10 @@ static void emit_view(Emit *em, const Lowered *l) {
     emit_pointer_decl(sb, b, b->db_name, -1);
     sb_puts(sb, " = (");
     emit_pointer_decl(sb, b, "", -1);
-    sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s, two copies of %lld bytes */\n",
-              emit_scope_macro(b->scope), (long long)b->offset, b->scope, (long long)(buffer_elems(b) * b->elem->size));
+    int64_t bytes = buffer_elems(b) * b->elem->size;
+    sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s, bytes [%lld, %lld): two copies of %lld bytes */\n",
+              emit_scope_macro(b->scope), (long long)b->offset, b->scope, (long long)b->offset,
+              (long long)(b->offset + 2 * bytes), (long long)bytes);
   }
 }
 

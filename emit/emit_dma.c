@@ -37,8 +37,11 @@ void emit_onchip_decl(StrBuf *sb, const Buffer *b, const char *copy) {
   sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, %s) + %lld", emit_scope_macro(b->scope),
             b->core ? b->core->name : "0", (long long)b->offset);
   if (copy && strcmp(copy, "0")) sb_printf(sb, " + (%s) * %lld", copy, (long long)bytes);
-  sb_printf(sb, "); /* %s%s: %lld bytes%s */", b->scope, b->core ? " of each core" : "", (long long)bytes,
-            copy ? ", two copies" : "");
+  /* what lives where: the bytes of the scope the buffer takes (both copies) */
+  int64_t copies = copy ? 2 : 1;
+  sb_printf(sb, "); /* %s%s, bytes [%lld, %lld): %s%lld bytes */", b->scope, b->core ? " of each core" : "",
+            (long long)b->offset, (long long)(b->offset + copies * bytes), copy ? "two copies of " : "",
+            (long long)bytes);
 }
 
 /* ---------------- DMA calls ---------------- */

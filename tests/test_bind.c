@@ -164,7 +164,7 @@ Test(bind, double_buffered_buffers_alternate_by_pass) {
   has(c, "in_vm_tok[0][ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[ci][0][0], 196);");
   /* each pass loads the next one's, into the other copies */
   has(c, "int8_t (*in_vm)[14][14] = (int8_t (*)[14][14])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 1152 + "
-         "((co + 1) % 2) * 196); /* vu_vm of each core: 196 bytes, two copies */\n");
+         "((co + 1) % 2) * 196); /* vu_vm of each core, bytes [1152, 1544): two copies of 196 bytes */\n");
   has(c, "if (co + 1 < 2) { /* the next pass's regions, into the other copies */\n");
   has(c, "in_vm_tok[(co + 1) % 2][ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[(co + 1) * 4 + ci][0][0], 196);");
   has(c, "npu_dma_wait(in_vm_tok[co % 2][ci]);");

@@ -37,7 +37,7 @@ Test(cache, matmul_tiles_staged_in_the_nu_buffers) {
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
   has(c, "#include \"npu_intrinsics.h\"");
-  has(c, "int8_t (*A_ib)[256] = (int8_t (*)[256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 8192 bytes */");
+  has(c, "int8_t (*A_ib)[256] = (int8_t (*)[256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 8192): 8192 bytes */");
   has(c, "npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 32][0], 8192));");
   has(c, "npu_dma_wait(npu_dma_2d(0, &B_wb[0][0], 32, &B[0][jo * 32], 128, 32, 256));");
   has(c, "C_ob[ii][ji] += (int32_t)A_ib[ii][k] * (int32_t)B_wb[k][ji]; /* update */");
@@ -733,7 +733,7 @@ Test(cache, tail_tiles_copy_up_to_the_end) {
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
   has(c, "int8_t (*A_ib)[256] = ");
-  has(c, "/* nu_ib: 12288 bytes */"); /* a whole 48-row tile */
+  has(c, "/* nu_ib, bytes [0, 12288): 12288 bytes */"); /* a whole 48-row tile */
   has(c, "npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 48][0], 256 * npu_clamp(128 - io * 48, 48)));");
   /* the first tile, loaded before the loop: its count is known */
   has(c, "B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 40, &B[0][0], 128, 40, 256);");

@@ -38,7 +38,7 @@ Test(isel, a_2x2_fmaxf_max_pool_is_three_max_ops) {
          "      /* y_vm[0][i][j] = fmaxf(y_vm_t1[j], y_vm_t2[j]), of pool (line 6) */\n"
          "      npu_vu_fmax_f32(&y_vm[0][i][0], &y_vm_t1[0], &y_vm_t2[0], 16);\n");
   /* the temporaries are placed in the VM like every on-chip buffer */
-  has(c, "float *y_vm_t1 = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 2560); /* vu_vm: 64 bytes */");
+  has(c, "float *y_vm_t1 = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 2560); /* vu_vm, bytes [2560, 2624): 64 bytes */");
   npg_close(s);
 }
 

@@ -434,7 +434,7 @@ Test(programs, a_callee_placed_with_its_caller_keeps_clear_of_the_callers_buffer
   NpgSession *s = open_ok(staged, "#pragma npu schedule(net, v)\n#pragma npu set_scope(T, vu_vm)\n"
                                   "#pragma npu use(s2, scale_y)\n");
   char *f = function_text(npg_emit_source(s, checked(s, "v")), "scale_y_s2");
-  has(f, "npu_scope_base(NPU_VU_VM, 0) + 1024); /* vu_vm: 1024 bytes */");
+  has(f, "npu_scope_base(NPU_VU_VM, 0) + 1024); /* vu_vm, bytes [1024, 2048): 1024 bytes */");
   free(f);
   has(npg_emit_source(s, npg_variant_index(s, "scale_y")), "npu_scope_base(NPU_VU_VM, 0) + 0);");
   npg_close(s);

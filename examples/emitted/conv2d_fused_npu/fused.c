@@ -43,23 +43,23 @@
 void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[OC], int8_t out[1][8][12544], int multiplier, int shift, int zero_point) {
   /* loop nest n (line 22): bias_dm_load (line 61), in_ib_load (line 60), wt_wb_load (line 62), init (line 26), update (line 31), acc_vm_load (line 66), and 3 more */
   { /* loop n (line 22) runs once, n = 0 */
-    int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 0); /* dm: 512 bytes */
+    int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 0); /* dm, bytes [0, 512): 512 bytes */
     /* bias_dm_load: bias_dm <- bias */
     npu_dma_wait(npu_dma_1d(0, &bias_dm[0], &bias[0], 512));
-    int8_t (*in_ib)[28][28][128] = (int8_t (*)[28][28][128])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 100352 bytes */
+    int8_t (*in_ib)[28][28][128] = (int8_t (*)[28][28][128])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 100352): 100352 bytes */
     /* in_ib_load: in_ib <- in */
     npu_dma_wait(npu_dma_1d(0, &in_ib[0][0][0][0], &in[0][0][0][0], 100352));
     {
-      int8_t (*wt_wb_db)[1][3][3][128][16] = (int8_t (*)[1][3][3][128][16])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, two copies of 18432 bytes */
+      int8_t (*wt_wb_db)[1][3][3][128][16] = (int8_t (*)[1][3][3][128][16])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 36864): two copies of 18432 bytes */
       npu_token_t wt_wb_tok;
       {
         int8_t (*wt_wb)[3][3][128][16] = wt_wb_db[0];
         wt_wb_tok = npu_dma_1d(1, &wt_wb[0][0][0][0][0], &wt[0][0][0][0][0], 18432);
       }
       for (int oco = 0; oco < 8; oco++) {
-        int8_t (*out_vm)[1][12544] = (int8_t (*)[1][12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 50176); /* vu_vm: 12544 bytes */
-        int32_t (*act_vm)[1][12544] = (int32_t (*)[1][12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm: 50176 bytes */
-        int32_t (*acc_ob)[1][28][28][16] = (int32_t (*)[1][28][28][16])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob: 50176 bytes */
+        int8_t (*out_vm)[1][12544] = (int8_t (*)[1][12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 50176); /* vu_vm, bytes [50176, 62720): 12544 bytes */
+        int32_t (*act_vm)[1][12544] = (int32_t (*)[1][12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 50176): 50176 bytes */
+        int32_t (*acc_ob)[1][28][28][16] = (int32_t (*)[1][28][28][16])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 50176): 50176 bytes */
         int8_t (*wt_wb)[3][3][128][16] = wt_wb_db[oco % 2];
         npu_dma_wait(wt_wb_tok);
         if (oco + 1 < 8) { /* the next iteration's region, into the other copy */
@@ -70,7 +70,7 @@ void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], c
         npu_dma_wait(npu_dma_2d(0, &acc_ob[0][0][0][0][0], 64, &bias_dm[oco * 16], 0, 64, 784));
         npu_nu_conv2d_i8(&acc_ob[0][0][0][0][0], &in_ib[0][0][0][0], &wt_wb[0][0][0][0][0], 28, 28, 128, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1);
         for (int oh = 0; oh < H; oh++) {
-          int32_t (*acc_vm)[1][1][448] = (int32_t (*)[1][1][448])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 62720); /* vu_vm: 1792 bytes */
+          int32_t (*acc_vm)[1][1][448] = (int32_t (*)[1][1][448])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 62720); /* vu_vm, bytes [62720, 64512): 1792 bytes */
           /* acc_vm_load: acc_vm <- acc_ob */
           npu_dma_wait(npu_dma_1d(0, &acc_vm[0][0][0][0], &acc_ob[0][0][oh][0][0], 1792));
           npu_vu_relu_i32(&act_vm[0][0][oh * 448], &acc_vm[0][0][0][0], 448);

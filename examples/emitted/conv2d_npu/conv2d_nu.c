@@ -28,13 +28,13 @@
 void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][4], int32_t out[1][16][56][56][4]) {
   /* loop nest n (line 17): in_ib_load (line 42), wt_wb_load (line 43), init (line 21), update (line 26), out_ob_store (line 44) */
   { /* loop n (line 17) runs once, n = 0 */
-    int8_t (*in_ib)[1][56][56][64] = (int8_t (*)[1][56][56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib: 200704 bytes */
+    int8_t (*in_ib)[1][56][56][64] = (int8_t (*)[1][56][56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 200704): 200704 bytes */
     /* in_ib_load: in_ib <- in */
     npu_dma_wait(npu_dma_1d(0, &in_ib[0][0][0][0][0], &in[0][0][0][0][0], 200704));
     {
-      int32_t (*out_ob_db)[1][1][56][56][4] = (int32_t (*)[1][1][56][56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, two copies of 50176 bytes */
+      int32_t (*out_ob_db)[1][1][56][56][4] = (int32_t (*)[1][1][56][56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 100352): two copies of 50176 bytes */
       npu_token_t out_ob_tok[2];
-      int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, two copies of 2304 bytes */
+      int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 4608): two copies of 2304 bytes */
       npu_token_t wt_wb_tok;
       {
         int8_t (*wt_wb)[3][3][64][4] = wt_wb_db[0];

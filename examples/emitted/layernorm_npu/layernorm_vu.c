@@ -45,13 +45,13 @@ void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C]
       npu_token_t gamma_vm_tok[4]; /* per core: the load of gamma_vm, the same in every pass of ro */
       npu_token_t X_vm_tok[2][4]; /* per copy, per core: the load of X_vm */
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        float *beta_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 99328); /* vu_vm of each core: 1024 bytes */
+        float *beta_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 99328); /* vu_vm of each core, bytes [99328, 100352): 1024 bytes */
         /* beta_vm_load: beta_vm <- beta */
         beta_vm_tok[core] = npu_dma_1d(0, &beta_vm[0], &beta[0], 1024);
-        float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core: 1024 bytes */
+        float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core, bytes [98304, 99328): 1024 bytes */
         /* gamma_vm_load: gamma_vm <- gamma */
         gamma_vm_tok[core] = npu_dma_1d(1, &gamma_vm[0], &gamma[0], 1024);
-        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 16384 bytes, two copies */
+        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
         /* X_vm_load: X_vm <- X */
         X_vm_tok[0][core] = npu_dma_1d(0, &X_vm[0][0], &X[core * 16][0], 16384);
       }
@@ -59,24 +59,24 @@ void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C]
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((ro + 1) % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((ro + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             if (ro + 1 < 4) { /* the next pass's regions, into the other copies */
               /* X_vm_load: X_vm <- X */
               X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], 16384);
             }
           }
           for (int core = 0; core < 4; core++) { /* compute */
-            float (*n_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 81920); /* vu_vm of each core: 16384 bytes */
-            float *rstd_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100608); /* vu_vm of each core: 64 bytes */
-            float *var_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100544); /* vu_vm of each core: 64 bytes */
-            float *ssq_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100480); /* vu_vm of each core: 64 bytes */
-            float (*d_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core: 16384 bytes */
-            float *mean_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100416); /* vu_vm of each core: 64 bytes */
-            float *sum_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100352); /* vu_vm of each core: 64 bytes */
-            float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
-            float *beta_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 99328); /* vu_vm of each core: 1024 bytes */
-            float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core: 1024 bytes */
-            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (ro % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            float (*n_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 81920); /* vu_vm of each core, bytes [81920, 98304): 16384 bytes */
+            float *rstd_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100608); /* vu_vm of each core, bytes [100608, 100672): 64 bytes */
+            float *var_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100544); /* vu_vm of each core, bytes [100544, 100608): 64 bytes */
+            float *ssq_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100480); /* vu_vm of each core, bytes [100480, 100544): 64 bytes */
+            float (*d_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 81920): 16384 bytes */
+            float *mean_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100416); /* vu_vm of each core, bytes [100416, 100480): 64 bytes */
+            float *sum_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100352); /* vu_vm of each core, bytes [100352, 100416): 64 bytes */
+            float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
+            float *beta_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 99328); /* vu_vm of each core, bytes [99328, 100352): 1024 bytes */
+            float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core, bytes [98304, 99328): 1024 bytes */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (ro % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             npu_dma_wait(X_vm_tok[ro % 2][core]);
             npu_vu_reduce_sum_f32(&sum_vm[0], &X_vm[0][0], 16, 256, 256);
             npu_vu_divs_f32(&mean_vm[0], &sum_vm[0], 16, C);
@@ -91,7 +91,7 @@ void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C]
             npu_vu_muladd_cols_f32(&Y_vm[0][0], &n_vm[0][0], &gamma_vm[0], &beta_vm[0], 16, 256, 256, 256);
           }
           for (int core = 0; core < 4; core++) { /* copies out */
-            float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core: 16384 bytes, two copies */
+            float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
             /* Y_vm_store: Y <- Y_vm */
             Y_vm_tok[ro % 2][core] = npu_dma_1d(2 + core % 2, &Y[ro * 64 + core * 16][0], &Y_vm[0][0], 16384);
           }

@@ -27,7 +27,7 @@ void maxpool_vu(const float in[C][H][W], float out[C][28][28]) {
     {
       npu_token_t in_vm_tok[2][4]; /* per copy, per core: the load of in_vm */
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 25088 bytes, two copies */
+        float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */
         /* in_vm_load: in_vm <- in */
         in_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &in_vm[0][0][0], &in[core * 2][0][0], 25088);
       }
@@ -35,20 +35,20 @@ void maxpool_vu(const float in[C][H][W], float out[C][28][28]) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((co + 1) % 2) * 25088); /* vu_vm of each core: 25088 bytes, two copies */
+            float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((co + 1) % 2) * 25088); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */
             if (co + 1 < 8) { /* the next pass's regions, into the other copies */
               /* in_vm_load: in_vm <- in */
               in_vm_tok[(co + 1) % 2][core] = npu_dma_1d(0 + core % 2, &in_vm[0][0][0], &in[(co + 1) * 8 + core * 2][0][0], 25088);
             }
           }
           for (int core = 0; core < 4; core++) { /* compute */
-            float (*out_vm)[28][28] = (float (*)[28][28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + (co % 2) * 6272); /* vu_vm of each core: 6272 bytes, two copies */
-            float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (co % 2) * 25088); /* vu_vm of each core: 25088 bytes, two copies */
+            float (*out_vm)[28][28] = (float (*)[28][28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + (co % 2) * 6272); /* vu_vm of each core, bytes [50176, 62720): two copies of 6272 bytes */
+            float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (co % 2) * 25088); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */
             if (out_vm_tok[co % 2][core]) npu_dma_wait(out_vm_tok[co % 2][core]); /* this core's copy out of out_vm two passes ago, from this copy */
             npu_dma_wait(in_vm_tok[co % 2][core]);
             for (int ci = 0; ci < 2; ci++) {
-              float (*out_vm_t1)[28] = (float (*)[28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 62720); /* vu_vm of each core: 3136 bytes */
-              float (*out_vm_t2)[28] = (float (*)[28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65856); /* vu_vm of each core: 3136 bytes */
+              float (*out_vm_t1)[28] = (float (*)[28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 62720); /* vu_vm of each core, bytes [62720, 65856): 3136 bytes */
+              float (*out_vm_t2)[28] = (float (*)[28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65856); /* vu_vm of each core, bytes [65856, 68992): 3136 bytes */
               /* out_vm_t1[i][j] = fmaxf(in_vm[ci][2 * i][2 * j], in_vm[ci][2 * i][2 * j + 1]), of window (line 21) */
               npu_vu_fmax_str_plane_f32(&out_vm_t1[0][0], &in_vm[ci][0][0], &in_vm[ci][0][1], 28, 28, 2, 2, 2, 2, 28, 56, 56);
               /* out_vm_t2[i][j] = fmaxf(in_vm[ci][2 * i + 1][2 * j], in_vm[ci][2 * i + 1][2 * j + 1]), of window (line 21) */
@@ -58,7 +58,7 @@ void maxpool_vu(const float in[C][H][W], float out[C][28][28]) {
             }
           }
           for (int core = 0; core < 4; core++) { /* copies out */
-            float (*out_vm)[28][28] = (float (*)[28][28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + (co % 2) * 6272); /* vu_vm of each core: 6272 bytes, two copies */
+            float (*out_vm)[28][28] = (float (*)[28][28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + (co % 2) * 6272); /* vu_vm of each core, bytes [50176, 62720): two copies of 6272 bytes */
             /* out_vm_store: out <- out_vm */
             out_vm_tok[co % 2][core] = npu_dma_1d(2 + core % 2, &out[co * 8 + core * 2][0][0], &out_vm[0][0][0], 6272);
           }

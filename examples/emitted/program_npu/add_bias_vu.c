@@ -18,14 +18,14 @@
 #include "add_bias_vu.h"
 
 void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]) {
-  int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm: 65536 bytes */
-  int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 81920); /* vu_vm: 512 bytes */
+  int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 65536): 65536 bytes */
+  int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 81920); /* vu_vm, bytes [81920, 82432): 512 bytes */
   /* loop nest bias_vm_0 (line 80): bias_vm_load (line 80) */
   /* bias_vm_load: bias_vm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_vm[0], &bias[0], 512));
   /* loop nest io (line 32): X_vm_load (line 79), add (line 34) */
   for (int io = 0; io < 4; io++) {
-    int32_t (*X_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 65536); /* vu_vm: 16384 bytes */
+    int32_t (*X_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 65536); /* vu_vm, bytes [65536, 81920): 16384 bytes */
     /* X_vm_load: X_vm <- X */
     npu_dma_wait(npu_dma_1d(0, &X_vm[0][0], &X[io * 32][0], 16384));
     for (int ii = 0; ii < 32; ii++) {

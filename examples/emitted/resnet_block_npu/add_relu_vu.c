@@ -50,10 +50,10 @@ void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W
       npu_token_t b_vm_tok[2][4]; /* per copy, per core: the load of b_vm */
       npu_token_t a_vm_tok[2][4]; /* per copy, per core: the load of a_vm */
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176); /* vu_vm of each core: 3584 bytes, two copies */
+        int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176); /* vu_vm of each core, bytes [50176, 57344): two copies of 3584 bytes */
         /* b_vm_load: b_vm <- b */
         b_vm_tok[0][core] = npu_dma_1d(0, &b_vm[0], &b[core][0][0], 3584);
-        int8_t *a_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 43008); /* vu_vm of each core: 3584 bytes, two copies */
+        int8_t *a_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 43008); /* vu_vm of each core, bytes [43008, 50176): two copies of 3584 bytes */
         /* a_vm_load: a_vm <- a */
         a_vm_tok[0][core] = npu_dma_1d(1, &a_vm[0], &a[core][0][0], 3584);
       }
@@ -61,8 +61,8 @@ void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + ((ho + 1) % 2) * 3584); /* vu_vm of each core: 3584 bytes, two copies */
-            int8_t *a_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 43008 + ((ho + 1) % 2) * 3584); /* vu_vm of each core: 3584 bytes, two copies */
+            int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + ((ho + 1) % 2) * 3584); /* vu_vm of each core, bytes [50176, 57344): two copies of 3584 bytes */
+            int8_t *a_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 43008 + ((ho + 1) % 2) * 3584); /* vu_vm of each core, bytes [43008, 50176): two copies of 3584 bytes */
             if (ho + 1 < 14) { /* the next pass's regions, into the other copies */
               /* b_vm_load: b_vm <- b */
               b_vm_tok[(ho + 1) % 2][core] = npu_dma_1d(0, &b_vm[0], &b[(ho + 1) * 4 + core][0][0], 3584);
@@ -71,12 +71,12 @@ void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W
             }
           }
           for (int core = 0; core < 4; core++) { /* compute */
-            int8_t *y_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 57344 + (ho % 2) * 3584); /* vu_vm of each core: 3584 bytes, two copies */
-            int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + (ho % 2) * 3584); /* vu_vm of each core: 3584 bytes, two copies */
-            int8_t *a_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 43008 + (ho % 2) * 3584); /* vu_vm of each core: 3584 bytes, two copies */
-            int32_t *wa = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core: 14336 bytes */
-            int32_t *wb = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 14336); /* vu_vm of each core: 14336 bytes */
-            int32_t *sum = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 28672); /* vu_vm of each core: 14336 bytes */
+            int8_t *y_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 57344 + (ho % 2) * 3584); /* vu_vm of each core, bytes [57344, 64512): two copies of 3584 bytes */
+            int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + (ho % 2) * 3584); /* vu_vm of each core, bytes [50176, 57344): two copies of 3584 bytes */
+            int8_t *a_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 43008 + (ho % 2) * 3584); /* vu_vm of each core, bytes [43008, 50176): two copies of 3584 bytes */
+            int32_t *wa = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 14336): 14336 bytes */
+            int32_t *wb = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 14336); /* vu_vm of each core, bytes [14336, 28672): 14336 bytes */
+            int32_t *sum = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 28672); /* vu_vm of each core, bytes [28672, 43008): 14336 bytes */
             npu_dma_wait(a_vm_tok[ho % 2][core]);
             npu_vu_cast_i8_i32(&wa[0], &a_vm[0], 3584);
             npu_dma_wait(b_vm_tok[ho % 2][core]);
@@ -94,7 +94,7 @@ void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W
             }
           }
           for (int core = 0; core < 4; core++) { /* copies out */
-            int8_t *y_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 57344 + (ho % 2) * 3584); /* vu_vm of each core: 3584 bytes, two copies */
+            int8_t *y_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 57344 + (ho % 2) * 3584); /* vu_vm of each core, bytes [57344, 64512): two copies of 3584 bytes */
             /* y_vm_store: y <- y_vm */
             y_vm_tok[ho % 2][core] = npu_dma_1d(2 + core % 2, &y[ho * 4 + core][0][0], &y_vm[0], 3584);
           }
