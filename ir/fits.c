@@ -134,8 +134,10 @@ static void fit_node(Fits *f, const Expr *e) {
   if (!aff_range(&f->aff, e, &lo, &hi, &exact, &empty))
     fail(f, text.data, "no bound is known on '%s' (%s, %s): it may leave its type", text.data, e->type->name, f->where);
   else if (!empty && (lo < tmin || (hi >= 0 && (uint64_t)hi > tmax)))
-    fail(f, text.data, "'%s' (%s, %s) ranges over [%lld, %lld], outside its type [%lld, %llu]", text.data,
-         e->type->name, f->where, (long long)lo, (long long)hi, (long long)tmin, (unsigned long long)tmax);
+    /* a bound that is not exact is what npugen could prove, not what runs */
+    fail(f, text.data, "'%s' (%s, %s) %s [%lld, %lld], outside its type [%lld, %llu]", text.data, e->type->name,
+         f->where, exact ? "ranges over" : "is known only to lie in", (long long)lo, (long long)hi, (long long)tmin,
+         (unsigned long long)tmax);
   sb_free(&text);
 }
 

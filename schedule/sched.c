@@ -123,7 +123,7 @@ static bool sched_check_fits(Sched *s) {
   char why[600];
   if (!s->fits_known) s->fits_known = ir_fits_failures(s->written);
   if (ir_check_fits(s->k, s->fits_known, why, sizeof why)) return true;
-  return sched_error(s, NULL, "refused: the code it writes can overflow: %s", why);
+  return sched_error(s, NULL, "refused: npugen cannot prove that the code it writes fits its types: %s", why);
 }
 
 /* What holds after every rewrite, a step's or sched_finish's: the IR

@@ -280,3 +280,19 @@ Test(fits, an_unrolled_narrow_counter_ends_where_its_step_does) {
   checked(s, "t_u5");
   npg_close(s);
 }
+
+/* A range the proof could only bound is not claimed as the range the code
+ * takes: a split of a loop that starts at a size (n + io * 100, io in
+ * [0, 9] as it runs) is refused, and the message says what the proof knows
+ * ("is known only to lie in"), not "ranges over" ([-2e11, 2e11] read as a
+ * fact by a new user). When the sizes work ties the tile counter to the
+ * size, this split passes and this test changes. */
+Test(fits, a_bound_the_proof_only_approximates_is_not_claimed_as_the_range) {
+  refused("void sv(int n, const int a[1], long long c[1]) {\n  c[0] = 0;\n"
+          "  for (int i = n; i < n + 1000; i++) c[0] += i & 7;\n}\n",
+          "#pragma npu assume(sv, n >= 0, n <= 1000000)\n#pragma npu schedule(sv, sv_s)\n"
+          "#pragma npu split(i, 100, io, ii)\n",
+          "k.c:7:13: error: split: refused: npugen cannot prove that the code it writes fits its types: 'n + io * 100' "
+          "(int, in a condition) is known only to lie in [-214748364800, 214749364700], outside its type "
+          "[-2147483648, 2147483647]");
+}
