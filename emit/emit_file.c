@@ -8,35 +8,36 @@
 
 #include "emit/emit.h"
 
-void emit_block_comment(StrBuf *sb, const char *text) {
+/* "/" "* first line", each next line after " * ", then " *" "/" on a line
+ * of its own; the text escaped (paths, names, schedules). */
+static void comment_lines(StrBuf *sb, const char *text) {
   const char *nl = strchr(text, '\n');
-  if (!nl) {
-    sb_comment(sb, text);
-    sb_putc(sb, '\n');
-    return;
-  }
+  size_t len = nl ? (size_t)(nl - text) : strlen(text);
   sb_puts(sb, "/* ");
-  sb_c_text(sb, C_TEXT_COMMENT, text, (size_t)(nl - text) + 1);
-  sb_lines(sb, nl + 1, " * ");
+  sb_c_text(sb, C_TEXT_COMMENT, text, len);
+  sb_putc(sb, '\n');
+  if (nl) sb_lines(sb, nl + 1, " * ");
   sb_puts(sb, " */\n");
 }
 
-/* A comment of lines, the first after its opening; a line that holds
- * newlines itself (a path's) goes on as the comment's next lines. */
-static void file_comment(StrBuf *sb, const char *const *lines, int n) {
-  for (int i = 0; i < n; i++) {
-    const char *text = lines[i];
-    if (!i) { /* escaped: paths, names, schedules */
-      const char *nl = strchr(text, '\n');
-      size_t len = nl ? (size_t)(nl - text) : strlen(text);
-      sb_puts(sb, "/* ");
-      sb_c_text(sb, C_TEXT_COMMENT, text, len);
-      sb_putc(sb, '\n');
-      text += len + (nl ? 1 : 0);
-    }
-    sb_lines(sb, text, " * ");
+void emit_block_comment(StrBuf *sb, const char *text) {
+  if (strchr(text, '\n')) {
+    comment_lines(sb, text);
+    return;
   }
-  sb_puts(sb, " */\n");
+  sb_comment(sb, text);
+  sb_putc(sb, '\n');
+}
+
+/* The file's comment: its lines as one block comment, the first after
+ * its opening (a line that holds newlines itself, a path's, goes on as the
+ * comment's next lines). */
+static void file_comment(StrBuf *sb, const char *const *lines, int n) {
+  StrBuf text;
+  sb_init(&text);
+  for (int i = 0; i < n; i++) sb_printf(&text, "%s%s", i ? "\n" : "", lines[i]);
+  comment_lines(sb, text.data ? text.data : "");
+  sb_free(&text);
 }
 
 /* The defines in order, a blank line after any. */

@@ -204,17 +204,17 @@ static void fit_expr(Fits *f, const Expr *e) {
  * the bound itself. */
 static bool counter_ends(const Stmt *s, IrWide lo_min, IrWide lo_max, IrWide hi_min, IrWide hi_max, IrWide *next) {
   IrRange t = ir_range_type(s->var->type);
-  IrWide last;
-  if (s->step > 0) {
+  IrWide last, step = s->step; /* wide: -step of INT64_MIN is no int64_t */
+  if (step > 0) {
     last = hi_max - (s->cmp == OP_LT);
     if (last < lo_min) return true; /* never runs */
-    if (lo_min == lo_max) last = lo_min + (last - lo_min) / s->step * s->step;
+    if (lo_min == lo_max) last = lo_min + (last - lo_min) / step * step;
   } else {
     last = hi_min + (s->cmp == OP_GT);
     if (last > lo_max) return true;
-    if (lo_min == lo_max) last = lo_max - (lo_max - last) / -s->step * -s->step;
+    if (lo_min == lo_max) last = lo_max - (lo_max - last) / -step * -step;
   }
-  *next = last + s->step;
+  *next = last + step;
   return *next >= t.lo && *next <= t.hi;
 }
 
