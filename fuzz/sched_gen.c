@@ -13,6 +13,7 @@
 #include "jit/check.h"
 #include "jit/tcc_unit.h"
 #include "schedule/sched.h"
+#include "schedule/tensorize.h"
 
 /* A module is re-parsed once the IR of past cases (all in its arena) passes
  * this: bounded memory for long runs. */
@@ -93,6 +94,7 @@ struct SgFile {
   size_t len;
   Module *m;
   CheckRefs *refs; /* the kernels' reference runs, kept for every case */
+  SemCache *sems;  /* the intrinsics' semantics, parsed once for every case */
 };
 
 static Module *parse(SgFile *f, char *err, size_t err_size) {
@@ -131,6 +133,7 @@ SgFile *sg_file_open(const char *path, char *err, size_t err_size) {
 void sg_file_close(SgFile *f) {
   if (!f) return;
   check_refs_free(f->refs);
+  sem_cache_free(f->sems);
   module_free(f->m);
   free(f->src);
   free(f->path);
@@ -1176,7 +1179,7 @@ static void run_emitted(SgFile *f, Sched *s, const Kernel *k, const SgOptions *o
   /* every marked loop in each order too: a later step may have broken
    * the independence its mark was proven with */
   CheckResult r;
-  CheckOptions o = {.seed = 1, .target = &s->target};
+  CheckOptions o = {.seed = 1, .target = &s->target, .max_steps = opt->max_steps, .default_size_sets = true};
   if (k->nsizes) check_run_sizes(f->m, k, &u, CHECK_ORDERS_ALL, &o, &r); /* at each of its size sets */
   else check_run_orders(k, &u, f->refs, CHECK_ORDERS_ALL, &o, &r);
   if (!r.pass && !r.not_run && strstr(r.message, "does not compile")) {
@@ -1246,6 +1249,8 @@ bool sg_run_case(SgFile *f, uint64_t seed, const SgOptions *opt, SgCase *c, SgSt
   npusim_target_default(&target);
   if (g->opt.max_tokens > 0) target.dma_max_tokens = g->opt.max_tokens;
   g->s = sched_new(&m->arena, m, k, variant, &d, m->file, m->src, &target);
+  if (!f->sems) f->sems = sem_cache_new();
+  sched_share_sems(g->s, f->sems);
   g->s->prove_kept_order = true; /* a split that reorders is a bug to report, not a refusal */
   int nsteps = 1 + below(g, SG_MAX_STEPS);
   g->mark_step = -1;

@@ -84,6 +84,11 @@ typedef struct {
    * target with this many DMAs in flight at most (dma.max_tokens): the
    * emitter must keep within it. */
   int max_tokens;
+  /* When > 0, each run (the kernel as written's, a variant's) may take at
+   * most this many steps (CheckOptions.max_steps); a case past it is a
+   * limit, counted as refused, its steps still applied, proven and
+   * emitted. 0: the check's own budget. */
+  uint64_t max_steps;
 } SgOptions;
 SgOptions sg_default_options(void);
 

@@ -49,6 +49,11 @@ typedef struct {
    * without the checks, so the reference's run stands for its run, and it
    * is compiled, not run a second time (npg_set_as_written_by_reference). */
   bool by_reference;
+  /* A kernel with sizes runs at the check's own sets (which scale with
+   * its work) even where it names sets: the random schedule tester's
+   * choice, whose variants may leave the example's 1024 x 512 x 512
+   * matmul on the CU (20 s a case at its named sets). */
+  bool default_size_sets;
 } CheckOptions;
 
 typedef struct {

@@ -24,7 +24,10 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
   memset(r, 0, sizeof *r);
   SizeSet sets[IR_MAX_SIZE_SETS];
   uint64_t budget = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
-  int n = ir_check_size_sets(k, u->k, budget, sets, IR_MAX_SIZE_SETS);
+  Kernel own_sets = *k; /* k, its named sets left out when o says so */
+  if (o->default_size_sets) own_sets.nsize_sets = 0;
+  bool named = own_sets.nsize_sets > 0;
+  int n = ir_check_size_sets(&own_sets, u->k, budget, sets, IR_MAX_SIZE_SETS);
   if (!n) {
     snprintf(r->message, sizeof r->message, "no sizes satisfy the assumptions of kernel %s: nothing to run", k->name);
     return;
@@ -53,7 +56,7 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
       arena_free(&a);
       break;
     }
-    if (!k->nsize_sets && ir_count_steps(rk) > budget && s > 0) {
+    if (!named && ir_count_steps(rk) > budget && s > 0) {
       /* a default set too large to run: said, not run (a set the kernel
        * names is run, and fails the budget like any kernel) */
       if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s: over the step budget, not run)", at ? ", " : "", sz);

@@ -14,6 +14,7 @@
 #include "jit/session.h"
 #include "lower/lower.h"
 #include "schedule/sched.h"
+#include "schedule/tensorize.h"
 
 /* lower_header_guard is NPUGEN_<FILE>_ and the name in capitals: names that
  * differ only in case would share it (and a file on a case-insensitive
@@ -176,6 +177,8 @@ static bool variant_at(const void *ctx, int i, SchedVariantRef *out) {
 static Sched *session_sched(NpgSession *s, const Kernel *k, const char *variant, DiagList *d, const char *file,
                             const char *src) {
   Sched *sc = sched_new(&s->m->arena, s->m, k, variant, d, file, src, &s->target);
+  if (!s->sems) s->sems = sem_cache_new();
+  sched_share_sems(sc, s->sems);
   sc->variant_at = variant_at;
   sc->variants = s;
   return sc;

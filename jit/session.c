@@ -15,6 +15,7 @@
 #include "jit/guard.h"
 #include "jit/session.h"
 #include "jit/session_ir.h"
+#include "schedule/tensorize.h"
 #include "npugen.h"
 
 _Static_assert(NPG_MAX_INPUT_BYTES == FE_MAX_SOURCE_BYTES && NPG_MAX_INPUT_BYTES == NPUSIM_MAX_TARGET_BYTES,
@@ -122,6 +123,7 @@ NpgSession *npg_open_file(const char *path) { return npg_open_file_for_target(pa
 void npg_close(NpgSession *s) {
   if (!s) return;
   session_free_scheds(s);
+  sem_cache_free(s->sems); /* after the schedules that read it */
   for (int i = 0; i < s->nv; i++) {
     free(s->v[i].source);
     free(s->v[i].header);

@@ -44,6 +44,7 @@ struct NpgSession {
   NpgSched *scheds;              /* npg_sched_begin's handles, ended or not: npg_close frees them */
   bool strict;                   /* npg_set_strict (jit/strict.c) */
   bool as_written_by_reference;  /* npg_set_as_written_by_reference */
+  struct SemCache *sems;         /* the intrinsics' semantics, parsed once for all its schedules */
 };
 
 /* A public entry point's NULL argument: the error "fn: arg is NULL" in s

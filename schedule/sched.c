@@ -106,10 +106,17 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
   return s;
 }
 
+void sched_share_sems(Sched *s, SemCache *shared) {
+  if (!shared || s->sems == shared) return;
+  if (!s->sems_borrowed) sem_cache_free(s->sems);
+  s->sems = shared;
+  s->sems_borrowed = true;
+}
+
 void sched_free(Sched *s) {
   if (!s) return;
   sched_model_drop(s);
-  sem_cache_free(s->sems);
+  if (!s->sems_borrowed) sem_cache_free(s->sems);
   isl_ctx_free(s->ctx);
   sb_free(&s->applied);
   sb_free(&s->steps_ir);

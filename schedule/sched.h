@@ -58,7 +58,8 @@ struct Sched {
   DiagList *d;
   const char *file, *src; /* where the steps were written (for messages) */
   isl_ctx *ctx;
-  struct SemCache *sems; /* intrinsics' semantics, parsed once (schedule/tensorize.c) */
+  struct SemCache *sems; /* intrinsics' semantics, parsed once (schedule/tensorize_sems.c) */
+  bool sems_borrowed;    /* sems is its owner's (sched_share_sems), not freed here */
   StrBuf applied;     /* the schedule as applied, one step a line */
   StrBuf steps_ir;    /* the IR after each step (--dump-ir=steps), when keep_steps_ir */
   bool keep_steps_ir; /* off for a schedule program: its steps are replayed when asked */
@@ -138,6 +139,11 @@ void sched_free(Sched *s);
 /* Applies one step. False (with an error) when refused. */
 /* May a kernel with symbolic sizes take step prim (schedule/sched.c)? */
 bool sched_sized_ok(const char *prim);
+/* s reads the semantics kernels from shared, which its owner keeps and
+ * frees after s: a session or a tester applies many schedules, and each
+ * would otherwise parse every npu_vu_* file again (most of a tune trial's
+ * time). Matching only reads them. */
+void sched_share_sems(Sched *s, struct SemCache *shared);
 bool sched_apply(Sched *s, const SchedStep *st);
 /* After the last step: expands the unrolled loops (schedule/unroll.c) and
  * checks the result as a step's. False (with an error) when refused. */
