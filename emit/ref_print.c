@@ -266,7 +266,10 @@ static void loop(StrBuf *sb, const CkStmt *n, int ind) {
   bound(sb, n->lo, n->mid);
   sb_printf(sb, "; %s %s ", v->name, op_spelling(n->cmp));
   bound(sb, n->hi, n->mid);
-  sb_printf(sb, "; %s %s= %lld) {\n", v->name, n->step > 0 ? "+" : "-", (long long)(n->step > 0 ? n->step : -n->step));
+  if (n->step == 1 || n->step == -1)
+    sb_printf(sb, "; %s%s) {\n", v->name, n->step > 0 ? "++" : "--");
+  else
+    sb_printf(sb, "; %s %s= %lld) {\n", v->name, n->step > 0 ? "+" : "-", (long long)(n->step > 0 ? n->step : -n->step));
   body(sb, &n->body, ind + 1);
   sb_indent(sb, ind);
   sb_puts(sb, "}\n");
