@@ -283,6 +283,20 @@ static void branch(StrBuf *sb, const CkStmt *l, int ind) {
   sb_putc(sb, '}');
 }
 
+/* "if (C) { ... }", its else branch after; an else that holds one if
+ * alone is "else if", as a variant's is. */
+static void if_else(StrBuf *sb, const CkStmt *n, int ind) {
+  sb_puts(sb, "if (");
+  expr(sb, n->value);
+  sb_puts(sb, ") ");
+  branch(sb, n->body.list, ind);
+  if (!n->has_else) return;
+  sb_puts(sb, " else ");
+  const CkStmt *e = n->else_list;
+  if (e && !e->next && e->kind == CK_IF) if_else(sb, e, ind);
+  else branch(sb, e, ind);
+}
+
 static void list(StrBuf *sb, const CkStmt *n, int ind) {
   for (; n; n = n->next) {
     switch (n->kind) {
@@ -296,14 +310,7 @@ static void list(StrBuf *sb, const CkStmt *n, int ind) {
     case CK_FOR: loop(sb, n, ind); break;
     case CK_IF:
       sb_indent(sb, ind);
-      sb_puts(sb, "if (");
-      expr(sb, n->value);
-      sb_puts(sb, ") ");
-      branch(sb, n->body.list, ind);
-      if (n->has_else) {
-        sb_puts(sb, " else ");
-        branch(sb, n->else_list, ind);
-      }
+      if_else(sb, n, ind);
       sb_putc(sb, '\n');
       break;
     case CK_ASSIGN: assign(sb, n, ind); break;
