@@ -43,9 +43,4 @@ void emit_dma_call(StrBuf *sb, const DmaShape *d, int ind, const char *token, co
 void emit_host_expr(StrBuf *sb, const LoweredModule *m, const LoweredFunction *f, const Expr *e);
 void emit_host_store(StrBuf *sb, const LoweredModule *m, const LoweredFunction *f, const Expr *lhs, Op op);
 
-/* emit/ref_print.c: the check's reference's body, every operation
- * with the checks lower/ref_lower.c decided: its temporaries, then its
- * statements. */
-void emit_ref_body(StrBuf *sb, const CheckRef *ref);
-
 #endif

@@ -306,6 +306,16 @@ static void emit_start(Emit *em, const Lowered *l, int ind) {
   sb_free(&ch);
 }
 
+/* The check's reference's hoisted address: `const T (*npg_p1)[64] = A[i];` */
+static void emit_pointer(StrBuf *sb, const Lowered *l) {
+  const Buffer *b = l->view_buf;
+  sb_printf(sb, l->ptr_stepped ? "%s%s *%s" : "%s%s (*%s)", b->is_const ? "const " : "", b->elem->name, l->ptr_name);
+  for (int d = l->ptr_from; !l->ptr_stepped && d < b->ndim; d++) sb_printf(sb, "[%lld]", (long long)b->shape[d]);
+  sb_puts(sb, " = ");
+  ir_print_expr(sb, l->ptr_init);
+  sb_puts(sb, ";\n");
+}
+
 static void emit_lowered(Emit *em, const Stmt *s, int ind) {
   const Lowered *l = s->low;
   if (l->kind == LOW_DMA_START) {
@@ -320,6 +330,7 @@ static void emit_lowered(Emit *em, const Stmt *s, int ind) {
   case LOW_VIEW: emit_view(em, l); return;
   case LOW_TOKENS: emit_tokens(em, s); return;
   case LOW_DMA_WAIT: emit_wait(em, s); return;
+  case LOW_POINTER: emit_pointer(em->sb, l); return;
   case LOW_DMA_START: return;
   }
 }
@@ -457,11 +468,6 @@ void emit_c_function(StrBuf *sb, const LoweredModule *m, const LoweredFunction *
   if (f->is_static) sb_puts(sb, "static ");
   emit_prototype(sb, f);
   sb_puts(sb, " {\n");
-  if (f->checked) {
-    emit_ref_body(sb, f->checked);
-    sb_puts(sb, "}\n");
-    return;
-  }
   emit_assumptions(sb, f);
   if (f->sync_error) internal_error(sb, f->sync_error);
   emit_stmts(&em, f->body, 1);
