@@ -237,12 +237,8 @@ static void emit_view(Emit *em, const Lowered *l) {
   StrBuf *sb = em->sb;
   const Buffer *b = l->view_buf;
   if (l->decl) {
-    StrBuf copy;
-    sb_init(&copy);
-    if (l->view_copy) ir_print_expr(&copy, l->view_copy);
-    emit_onchip_decl(sb, b, l->view_copy ? copy.data : NULL);
+    emit_onchip_decl(sb, b, l->view_copy != NULL, l->scope_at);
     sb_putc(sb, '\n');
-    sb_free(&copy);
   } else if (l->view_copy) {
     emit_pointer_decl(sb, b, b->name, 0);
     sb_printf(sb, " = %s[", b->db_name);
@@ -253,8 +249,9 @@ static void emit_view(Emit *em, const Lowered *l) {
     sb_puts(sb, " = (");
     emit_pointer_decl(sb, b, "", -1);
     int64_t bytes = buffer_elems(b) * b->elem->size;
-    sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s, bytes [%lld, %lld): two copies of %lld bytes */\n",
-              emit_scope_macro(b->scope), (long long)b->offset, b->scope, (long long)b->offset,
+    sb_puts(sb, ")(void *)(");
+    emit_scope_address(sb, b, "0", l->scope_at);
+    sb_printf(sb, "); /* %s, bytes [%lld, %lld): two copies of %lld bytes */\n", b->scope, (long long)b->offset,
               (long long)(b->offset + 2 * bytes), (long long)bytes);
   }
 }
@@ -417,7 +414,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
     case ST_DECL:
       sb_indent(sb, ind);
       if (s->buf && buffer_onchip(s->buf)) {
-        emit_onchip_decl(sb, s->buf, NULL);
+        emit_onchip_decl(sb, s->buf, false, s->scope_at);
         sb_putc(sb, '\n');
       } else if (s->buf) {
         emit_array_decl(sb, s->buf);

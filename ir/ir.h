@@ -250,6 +250,7 @@ typedef struct {
   Buffer *view_buf;
   Expr *view_copy;
   bool decl;
+  Expr *scope_at;        /* LOW_VIEW: the bytes past its scope's base (with decl: of copy view_copy), NULL: none */
   int64_t dims[2];       /* LOW_TOKENS: array extents (ndims of them) */
   int ndims;
   bool zero;             /* LOW_TOKENS: all 0 (none issued) */
@@ -367,6 +368,9 @@ struct Stmt {
   Lowered *low;
   const char *note;
   const char *order_note;
+  /* ST_DECL of an on-chip buffer: the bytes past its scope's base
+   * (lower/tidy.c), NULL: none */
+  Expr *scope_at;
   /* a tensorized nest's call (or why it no longer matches), as
    * lower/intrinsic.c decided it (lower/lower.h) */
   const struct IntrinCall *intrin_call;
