@@ -183,7 +183,8 @@ struct Expr {
   int nargs;
   const char *macro; /* a #define'd constant: printed by name */
   /* printed inside this many pairs of parentheses, implicit conversion
-   * or not (the check's reference: its text depends on no precedence) */
+   * or not: lower/ decides them where the reader wants them, and in the
+   * check's reference, whose text depends on no precedence */
   int parens;
 };
 

@@ -24,6 +24,7 @@ Expr *lower_scope_at(Lower *lw, const Buffer *b, const Expr *copy) {
   int64_t c;
   Expr *at = b->offset ? lower_int(lw, b->offset) : NULL;
   if (!copy || (ir_const_int(copy, &c) && c == 0)) return at;
+  while (copy->kind == EX_CAST && copy->implicit) copy = copy->a; /* printed with its parentheses, not its cast */
   Expr *which = ARENA_NEW(lw->arena, Expr);
   *which = *copy;
   which->parens = 1; /* `(jo % 2) * 4096`, as a reader expects */
