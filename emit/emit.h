@@ -24,13 +24,14 @@ void emit_block_comment(StrBuf *sb, const char *text);
 /* "const T NAME[4][4]": array b declared with its shape. */
 void emit_array_decl(StrBuf *sb, const Buffer *b);
 /* emit/emit_dma.c: an on-chip buffer's declaration, a pointer into its
- * scope (no ';'), into copy number `copy` (C text) of a double-buffered
- * one when copy is not NULL. */
-void emit_onchip_decl(StrBuf *sb, const Buffer *b, const char *copy);
+ * scope at `at` bytes past its base (NULL: at the base) (no ';'); one of
+ * two copies of a double-buffered one says so in its comment. */
+void emit_onchip_decl(StrBuf *sb, const Buffer *b, bool two_copies, const Expr *at);
+/* "(char *)npu_scope_base(NPU_NU_IB, core) + at" */
+void emit_scope_address(StrBuf *sb, const Buffer *b, const char *core, const Expr *at);
 /* "int8_t (*NAME)[32]" or "int8_t *NAME": a pointer to b's elements from
  * dimension from + 1 on (from = -1: to the whole array); NPU_DM, ... */
 void emit_pointer_decl(StrBuf *sb, const Buffer *b, const char *name, int from);
-const char *emit_scope_macro(const char *scope);
 /* Copy nest d as one DMA call (host loops around it when it has them):
  * issued on token (C text) and channel, not waited for; or, with token
  * NULL, on channel 0 and waited for at once, after a comment naming it. */
@@ -42,10 +43,5 @@ void emit_dma_call(StrBuf *sb, const DmaShape *d, int ind, const char *token, co
  * with operator op (OP_NONE: `=`) likewise. */
 void emit_host_expr(StrBuf *sb, const LoweredModule *m, const LoweredFunction *f, const Expr *e);
 void emit_host_store(StrBuf *sb, const LoweredModule *m, const LoweredFunction *f, const Expr *lhs, Op op);
-
-/* emit/ref_print.c: the check's reference's body, every operation
- * with the checks lower/ref_lower.c decided: its temporaries, then its
- * statements. */
-void emit_ref_body(StrBuf *sb, const CheckRef *ref);
 
 #endif

@@ -237,12 +237,8 @@ static void emit_view(Emit *em, const Lowered *l) {
   StrBuf *sb = em->sb;
   const Buffer *b = l->view_buf;
   if (l->decl) {
-    StrBuf copy;
-    sb_init(&copy);
-    if (l->view_copy) ir_print_expr(&copy, l->view_copy);
-    emit_onchip_decl(sb, b, l->view_copy ? copy.data : NULL);
+    emit_onchip_decl(sb, b, l->view_copy != NULL, l->scope_at);
     sb_putc(sb, '\n');
-    sb_free(&copy);
   } else if (l->view_copy) {
     emit_pointer_decl(sb, b, b->name, 0);
     sb_printf(sb, " = %s[", b->db_name);
@@ -253,8 +249,9 @@ static void emit_view(Emit *em, const Lowered *l) {
     sb_puts(sb, " = (");
     emit_pointer_decl(sb, b, "", -1);
     int64_t bytes = buffer_elems(b) * b->elem->size;
-    sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, 0) + %lld); /* %s, bytes [%lld, %lld): two copies of %lld bytes */\n",
-              emit_scope_macro(b->scope), (long long)b->offset, b->scope, (long long)b->offset,
+    sb_puts(sb, ")(void *)(");
+    emit_scope_address(sb, b, "0", l->scope_at);
+    sb_printf(sb, "); /* %s, bytes [%lld, %lld): two copies of %lld bytes */\n", b->scope, (long long)b->offset,
               (long long)(b->offset + 2 * bytes), (long long)bytes);
   }
 }
@@ -306,6 +303,16 @@ static void emit_start(Emit *em, const Lowered *l, int ind) {
   sb_free(&ch);
 }
 
+/* The check's reference's hoisted address: `const T (*npg_p1)[64] = A[i];` */
+static void emit_pointer(StrBuf *sb, const Lowered *l) {
+  const Buffer *b = l->view_buf;
+  sb_printf(sb, l->ptr_stepped ? "%s%s *%s" : "%s%s (*%s)", b->is_const ? "const " : "", b->elem->name, l->ptr_name);
+  for (int d = l->ptr_from; !l->ptr_stepped && d < b->ndim; d++) sb_printf(sb, "[%lld]", (long long)b->shape[d]);
+  sb_puts(sb, " = ");
+  ir_print_expr(sb, l->ptr_init);
+  sb_puts(sb, ";\n");
+}
+
 static void emit_lowered(Emit *em, const Stmt *s, int ind) {
   const Lowered *l = s->low;
   if (l->kind == LOW_DMA_START) {
@@ -320,6 +327,7 @@ static void emit_lowered(Emit *em, const Stmt *s, int ind) {
   case LOW_VIEW: emit_view(em, l); return;
   case LOW_TOKENS: emit_tokens(em, s); return;
   case LOW_DMA_WAIT: emit_wait(em, s); return;
+  case LOW_POINTER: emit_pointer(em->sb, l); return;
   case LOW_DMA_START: return;
   }
 }
@@ -406,7 +414,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
     case ST_DECL:
       sb_indent(sb, ind);
       if (s->buf && buffer_onchip(s->buf)) {
-        emit_onchip_decl(sb, s->buf, NULL);
+        emit_onchip_decl(sb, s->buf, false, s->scope_at);
         sb_putc(sb, '\n');
       } else if (s->buf) {
         emit_array_decl(sb, s->buf);
@@ -457,11 +465,6 @@ void emit_c_function(StrBuf *sb, const LoweredModule *m, const LoweredFunction *
   if (f->is_static) sb_puts(sb, "static ");
   emit_prototype(sb, f);
   sb_puts(sb, " {\n");
-  if (f->checked) {
-    emit_ref_body(sb, f->checked);
-    sb_puts(sb, "}\n");
-    return;
-  }
   emit_assumptions(sb, f);
   if (f->sync_error) internal_error(sb, f->sync_error);
   emit_stmts(&em, f->body, 1);

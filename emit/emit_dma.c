@@ -13,7 +13,7 @@
 
 #include "emit/emit.h"
 
-const char *emit_scope_macro(const char *scope) {
+static const char *scope_macro(const char *scope) {
   if (!strcmp(scope, "dm")) return "NPU_DM";
   if (!strcmp(scope, "nu_ib")) return "NPU_NU_IB";
   if (!strcmp(scope, "nu_wb")) return "NPU_NU_WB";
@@ -28,19 +28,25 @@ void emit_pointer_decl(StrBuf *sb, const Buffer *b, const char *name, int from) 
   for (int d = from + 1; d < b->ndim; d++) sb_printf(sb, "[%lld]", (long long)b->shape[d]);
 }
 
-void emit_onchip_decl(StrBuf *sb, const Buffer *b, const char *copy) {
+void emit_scope_address(StrBuf *sb, const Buffer *b, const char *core, const Expr *at) {
+  sb_printf(sb, "(char *)npu_scope_base(%s, %s)", scope_macro(b->scope), core);
+  if (!at) return;
+  sb_puts(sb, " + ");
+  ir_print_expr(sb, at);
+}
+
+void emit_onchip_decl(StrBuf *sb, const Buffer *b, bool two_copies, const Expr *at) {
   int64_t bytes = buffer_elems(b) * b->elem->size;
   emit_pointer_decl(sb, b, b->name, 0);
   sb_puts(sb, " = (");
   emit_pointer_decl(sb, b, "", 0);
   /* a buffer of a loop bound to the VU cores: each iteration's copy in its core's VM */
-  sb_printf(sb, ")(void *)((char *)npu_scope_base(%s, %s) + %lld", emit_scope_macro(b->scope),
-            b->core ? b->core->name : "0", (long long)b->offset);
-  if (copy && strcmp(copy, "0")) sb_printf(sb, " + (%s) * %lld", copy, (long long)bytes);
+  sb_puts(sb, ")(void *)(");
+  emit_scope_address(sb, b, b->core ? b->core->name : "0", at);
   /* what lives where: the bytes of the scope the buffer takes (both copies) */
-  int64_t copies = copy ? 2 : 1;
+  int64_t copies = two_copies ? 2 : 1;
   sb_printf(sb, "); /* %s%s, bytes [%lld, %lld): %s%lld bytes */", b->scope, b->core ? " of each core" : "",
-            (long long)b->offset, (long long)(b->offset + copies * bytes), copy ? "two copies of " : "",
+            (long long)b->offset, (long long)(b->offset + copies * bytes), two_copies ? "two copies of " : "",
             (long long)bytes);
 }
 

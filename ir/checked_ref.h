@@ -1,6 +1,7 @@
-/* The instrumented reference lowered (lower/ref_lower.c makes it,
- * emit/ref_print.c prints it; docs/check.md): the kernel as written with
- * every decision about its checks made. Which operations are checked
+/* The instrumented reference lowered (lower/ref_lower.c makes it;
+ * docs/check.md): the kernel as written with
+ * every decision about its checks made (lower/ref_body.c then writes it
+ * as lowered IR, which emit/ prints as it prints a variant's). Which operations are checked
  * (the ranges that rule the others out, ir/ranges.c), the sites their
  * failures report, the temporaries they need, which locals carry "set"
  * flags, which addresses are hoisted or stepped (lower/check_hoist.c) and
@@ -58,11 +59,12 @@ typedef enum {
   CK_NCHECKS
 } CkCheck;
 
-/* A check's test (lower/check_tests.c): C text over the temporaries,
- * true where the check fails (a conversion's: where the value fits). */
+/* A check's test (lower/check_tests.c): an expression over the
+ * temporaries, true where the check fails (a conversion's: where the
+ * value fits). */
 typedef struct {
   int site;
-  const char *cond;
+  Expr *cond;
 } CkTest;
 
 /* An expression: e's kind, operator, type, constant or callee, its
@@ -111,7 +113,7 @@ struct CkStmt {
 typedef struct {
   Arena arena;              /* the nodes */
   CkBody body;
-  const char **temps;       /* npg_tN's type is temps[N - 1] */
+  Var **temps;              /* npg_tN is temps[N - 1] */
   int ntemps, temps_cap;
   CheckedSite *sites;       /* site N is sites[N - 1] (malloc'ed, as the unit hands them on) */
   int nsites, sites_cap;

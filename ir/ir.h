@@ -159,6 +159,9 @@ typedef enum {
   OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
   OP_LAND, OP_LOR,
   OP_NEG, OP_PLUS, OP_LNOT, OP_BNOT,
+  /* only in the check's reference (lower/ref_body.c), which spells its
+   * checks in C: `t = a`, `a, b`, `*p`, `&A[i]` */
+  OP_ASSIGN, OP_COMMA, OP_DEREF, OP_ADDR,
 } Op;
 
 const char *op_spelling(Op op);
@@ -179,6 +182,10 @@ struct Expr {
   Expr **args;       /* EX_CALL */
   int nargs;
   const char *macro; /* a #define'd constant: printed by name */
+  /* printed inside this many pairs of parentheses, implicit conversion
+   * or not: lower/ decides them where the reader wants them, and in the
+   * check's reference, whose text depends on no precedence */
+  int parens;
 };
 
 typedef enum { ST_BLOCK, ST_FOR, ST_IF, ST_ASSIGN, ST_DECL } StmtKind;
@@ -194,6 +201,7 @@ typedef enum {
   LOW_TOKENS,    /* the declaration of a token or an array of them */
   LOW_NOTE,      /* a comment for the reader: why a schedule mark does nothing here */
   LOW_UNUSED,    /* (void)NAME, NAME in note: a name the variant never reads */
+  LOW_POINTER,   /* the check's reference: a hoisted address, `T (*NAME)[..] = ptr_init;` */
 } LowKind;
 
 /* A DMA's token in the lowered IR: base[idx[0]][idx[1]]. A copy waited
@@ -243,9 +251,17 @@ typedef struct {
   Buffer *view_buf;
   Expr *view_copy;
   bool decl;
+  Expr *scope_at;        /* LOW_VIEW: the bytes past its scope's base (with decl: of copy view_copy), NULL: none */
   int64_t dims[2];       /* LOW_TOKENS: array extents (ndims of them) */
   int ndims;
   bool zero;             /* LOW_TOKENS: all 0 (none issued) */
+  /* LOW_POINTER: NAME (ptr_name) points at view_buf's elements: at rows
+   * of its dimensions from ptr_from on (`T (*NAME)[..]`), or with
+   * ptr_stepped at one element (`T *NAME`); ptr_init its value */
+  const char *ptr_name;
+  int ptr_from;
+  bool ptr_stepped;
+  Expr *ptr_init;
 } Lowered;
 
 /* annotate(target, key, value): value is kept as its C spelling. */
@@ -353,6 +369,9 @@ struct Stmt {
   Lowered *low;
   const char *note;
   const char *order_note;
+  /* ST_DECL of an on-chip buffer: the bytes past its scope's base
+   * (lower/tidy.c), NULL: none */
+  Expr *scope_at;
   /* a tensorized nest's call (or why it no longer matches), as
    * lower/intrinsic.c decided it (lower/lower.h) */
   const struct IntrinCall *intrin_call;

@@ -4,7 +4,8 @@
  * prototype, entry tests and lowered IR in print order, and how the
  * check's C spells each access. The check's reference is one too
  * (lower/ref_lower.c): its function's body is the kernel as written
- * with its checks (ir/checked_ref.h). The printer reads this and nothing
+ * with its checks (ir/checked_ref.h, written as lowered IR by
+ * lower/ref_body.c). The printer reads this and nothing
  * of lower/. */
 #ifndef NPG_LOWERED_MODULE_H
 #define NPG_LOWERED_MODULE_H
@@ -92,10 +93,8 @@ typedef struct {
   const Buffer **hooked;      /* SPELL_CU_HOOKS: the buffers accessed via npu_cu_access */
   int nhooked;
   /* the check's reference: a parameter before the kernel's ("NpgCk
-   * *npg_ck", the state its checks report to), and the body with every
-   * check made (printed instead of body), or NULL */
+   * *npg_ck", the state its checks report to), or NULL */
   const char *context;
-  const CheckRef *checked;
 } LoweredFunction;
 
 /* One of the header's prototypes: for the compilers that #if cond holds

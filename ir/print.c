@@ -129,6 +129,10 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
   case LOW_UNUSED:
     sb_printf(sb, "unused %s", s->note);
     break;
+  case LOW_POINTER:
+    sb_printf(sb, "pointer %s = ", l->ptr_name);
+    ir_print_expr(sb, l->ptr_init);
+    break;
   }
   sb_printf(sb, "  # line %d\n", s->loc.line);
 }

@@ -1,18 +1,20 @@
 /* C text of an IR expression with the fewest parentheses that keep it exact
  * and keep gcc's -Wparentheses quiet. Implicit conversions are not printed:
- * the C compiler re-inserts exactly the ones the IR records. */
+ * the C compiler re-inserts exactly the ones the IR records. A node that
+ * asks for parentheses (Expr.parens: the check's reference) gets them,
+ * implicit conversion or not. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ir/ir.h"
 
-enum { PREC_COND = 3, PREC_LOR = 4, PREC_LAND = 5, PREC_BOR = 6, PREC_BXOR = 7,
+enum { PREC_COMMA = 1, PREC_ASSIGN = 2, PREC_COND = 3, PREC_LOR = 4, PREC_LAND = 5, PREC_BOR = 6, PREC_BXOR = 7,
        PREC_BAND = 8, PREC_EQ = 9, PREC_REL = 10, PREC_SHIFT = 11, PREC_ADD = 12,
        PREC_MUL = 13, PREC_UNARY = 15, PREC_PRIMARY = 16 };
 
 static const Expr *skip_implicit(const Expr *e) {
-  while (e->kind == EX_CAST && e->implicit) e = e->a;
+  while (e->kind == EX_CAST && e->implicit && !e->parens) e = e->a;
   return e;
 }
 
@@ -28,13 +30,15 @@ static int binary_prec(Op op) {
   case OP_BOR: return PREC_BOR;
   case OP_LAND: return PREC_LAND;
   case OP_LOR: return PREC_LOR;
+  case OP_ASSIGN: return PREC_ASSIGN;
+  case OP_COMMA: return PREC_COMMA;
   default: return PREC_PRIMARY;
   }
 }
 
 static int prec(const Expr *e) {
   e = skip_implicit(e);
-  if (e->macro) return PREC_PRIMARY;
+  if (e->macro || e->parens) return PREC_PRIMARY;
   switch (e->kind) {
   case EX_INT: return e->ival < 0 && !e->text ? PREC_UNARY : PREC_PRIMARY;
   case EX_FLOAT: return e->fval < 0 && !e->text ? PREC_UNARY : PREC_PRIMARY;
@@ -54,7 +58,7 @@ static bool needs_parens(Op parent, const Expr *child, bool is_right) {
   child = skip_implicit(child);
   int pp = binary_prec(parent), cp = prec(child);
   if (cp < pp || (is_right && cp == pp && child->kind == EX_BINARY)) return true;
-  if (child->kind != EX_BINARY) return false;
+  if (child->kind != EX_BINARY || child->parens || pp <= PREC_ASSIGN) return false;
   Op c = child->op;
   if (is_arith(parent)) return false;
   if (is_compare(parent)) return !is_arith(c);
@@ -103,6 +107,7 @@ static void print_float(StrBuf *sb, const Expr *e) {
 static void print(StrBuf *sb, const Expr *e, const ExprHook *h);
 
 static void print_paren(StrBuf *sb, const Expr *e, bool paren, const ExprHook *h) {
+  paren = paren && !skip_implicit(e)->parens; /* it has its own */
   if (paren) sb_putc(sb, '(');
   print(sb, e, h);
   if (paren) sb_putc(sb, ')');
@@ -112,8 +117,16 @@ void ir_print_expr(StrBuf *sb, const Expr *e) { print(sb, e, NULL); }
 
 void ir_print_expr_hooked(StrBuf *sb, const Expr *e, const ExprHook *h) { print(sb, e, h); }
 
+static void print_bare(StrBuf *sb, const Expr *e, const ExprHook *h);
+
 static void print(StrBuf *sb, const Expr *e, const ExprHook *h) {
   e = skip_implicit(e);
+  for (int i = 0; i < e->parens; i++) sb_putc(sb, '(');
+  print_bare(sb, e, h);
+  for (int i = 0; i < e->parens; i++) sb_putc(sb, ')');
+}
+
+static void print_bare(StrBuf *sb, const Expr *e, const ExprHook *h) {
   if (e->macro) {
     sb_puts(sb, e->macro);
     return;
@@ -162,7 +175,7 @@ static void print(StrBuf *sb, const Expr *e, const ExprHook *h) {
     break;
   case EX_BINARY:
     print_paren(sb, e->a, needs_parens(e->op, e->a, false), h);
-    sb_printf(sb, " %s ", op_spelling(e->op));
+    sb_printf(sb, e->op == OP_COMMA ? "%s " : " %s ", op_spelling(e->op));
     print_paren(sb, e->b, needs_parens(e->op, e->b, true), h);
     break;
   case EX_COND: {

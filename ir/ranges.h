@@ -1,6 +1,6 @@
 /* Value ranges of integer expressions, and the undefined cases of one
  * operation that its operands' ranges leave possible (ir/ranges.c). The
- * instrumented reference (emit/ref_print.c) checks at run time only
+ * instrumented reference (lower/ref_body.c) checks at run time only
  * what this cannot rule out: int8 products, loop-counter arithmetic and
  * division by a constant need no check. */
 #ifndef NPG_RANGES_H

@@ -165,6 +165,10 @@ const char *op_spelling(Op op) {
   case OP_LOR: return "||";
   case OP_LNOT: return "!";
   case OP_BNOT: return "~";
+  case OP_ASSIGN: return "=";
+  case OP_COMMA: return ",";
+  case OP_DEREF: return "*";
+  case OP_ADDR: return "&";
   }
   return "?";
 }

@@ -9,7 +9,7 @@
  * nothing is written to the local earlier in program order, and the read
  * runs the first time through every loop around it (their bounds are
  * constants there) with no if, ?:, && or || on the way. What this cannot
- * prove is left to the check's run-time test (emit/ref_print.c). False
+ * prove is left to the check's run-time test (lower/ref_body.c). False
  * when it reported one. */
 bool ir_check_uninit(const Kernel *k, DiagList *d, const char *file, const char *src);
 

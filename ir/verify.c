@@ -78,6 +78,9 @@ static void verify_lowered(Verify *v, const Stmt *s) {
   case LOW_UNUSED:
     if (!s->note) bad(v, s->loc, "note without text");
     break;
+  case LOW_POINTER:
+    if (!l->view_buf || !l->ptr_name || !l->ptr_init) bad(v, s->loc, "pointer without its array, name or value");
+    break;
   }
   if ((l->kind == LOW_DMA_START || l->kind == LOW_DMA_WAIT) && !l->token.base && !l->token.id)
     bad(v, s->loc, "DMA without a token");

@@ -112,7 +112,7 @@ typedef struct {
 void check_reference_free(CheckReference *c);
 
 /* jit/ref_run.c: the instrumented reference of each kernel of a module
- * (emit/ref_print.c), compiled on first use, and its runs, one per
+ * (lower/ref_body.c), compiled on first use, and its runs, one per
  * kernel and seed, kept for every variant checked after. */
 typedef struct CheckRefs CheckRefs;
 CheckRefs *check_refs_new(const Module *m);

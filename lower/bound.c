@@ -142,8 +142,10 @@ static Stmt **compute_waits(Lower *lw, const PassLoop *pass, const Body *b, int 
  * transfers one after another, each paying the DDR latency, so two in
  * flight hide each other's. */
 static Expr *channel(Lower *lw, int base, const Var *core) {
-  if (core && lw->channels >= base + 2)
-    return lower_bin(lw, OP_ADD, lower_int(lw, base), lower_bin(lw, OP_MOD, lower_var(lw, core), lower_int(lw, 2)));
+  if (core && lw->channels >= base + 2) {
+    Expr *alternate = lower_bin(lw, OP_MOD, lower_var(lw, core), lower_int(lw, 2));
+    return base ? lower_bin(lw, OP_ADD, lower_int(lw, base), alternate) : alternate; /* `core % 2`, not `0 + core % 2` */
+  }
   return lower_int(lw, base % lw->channels);
 }
 

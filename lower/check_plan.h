@@ -1,4 +1,4 @@
-/* How the instrumented reference (emit/ref_print.c) runs a kernel as
+/* How the instrumented reference (lower/ref_body.c) runs a kernel as
  * written faster without checking less (lower/check_plan.c): the loops it
  * unrolls, with their accumulation as one expression, and the values an
  * accumulator is proven to keep, so that its adds need no check. */

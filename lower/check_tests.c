@@ -4,7 +4,7 @@
  * with the limits of the operation's type; for a conversion, the one
  * under which the value fits; for + - * of a 64-bit type, the helper
  * that checks it instead, whose C the reference's prelude holds
- * (lower_ck_helpers, below; emit/ref_print.c prints it). */
+ * (lower_ck_helpers, below). */
 #include <math.h>
 #include <stdarg.h>
 
@@ -38,17 +38,45 @@ const char lower_ck_helpers[] =
     "  return a * b;\n"
     "}\n";
 
-static void test(CkLower *c, CkExpr *x, CkCheck k, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void test(CkLower *c, CkExpr *x, CkCheck k, const char *fmt, ...) {
-  if (!x->site[k]) return;
-  va_list ap;
-  va_start(ap, fmt);
+/* Pieces of a test: temporary t, a constant as spelled, an operation. */
+static Expr *tmp(CkLower *c, int t) { return ir_var(&c->out->arena, c->out->temps[t - 1], (SrcLoc){0}); }
+
+static Expr *lit(CkLower *c, ExprKind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static Expr *lit(CkLower *c, ExprKind kind, const char *fmt, ...) {
+  Expr *e = ARENA_NEW(&c->out->arena, Expr);
   StrBuf sb;
   sb_init(&sb);
+  va_list ap;
+  va_start(ap, fmt);
   sb_vprintf(&sb, fmt, ap);
   va_end(ap);
-  x->tests[x->ntests++] = (CkTest){x->site[k], arena_strdup(&c->out->arena, sb.data)};
+  *e = (Expr){.kind = kind, .type = kind == EX_INT ? &ty_int : &ty_double};
+  e->text = arena_strdup(&c->out->arena, sb.data);
   sb_free(&sb);
+  return e;
+}
+
+static Expr *op(CkLower *c, Op o, Expr *a, Expr *b) {
+  return ir_binary(&c->out->arena, o, a, b, &ty_int, (SrcLoc){0});
+}
+
+/* npg_tN outside the range of type t (an int), or with a signed count
+ * outside [0, width): `(npg_tN < 0 || npg_tN >= 32)` */
+static Expr *outside(CkLower *c, int n, const Type *t) {
+  Expr *lo = lit(c, EX_INT, "%s", min_text(t)), *hi = lit(c, EX_INT, "%s", max_text(t));
+  return op(c, OP_LOR, op(c, OP_LT, tmp(c, n), lo), op(c, OP_GT, tmp(c, n), hi));
+}
+
+static Expr *bad_count(CkLower *c, int n, int width, bool is_signed) {
+  Expr *high = op(c, OP_GE, tmp(c, n), lit(c, EX_INT, "%d", width));
+  if (!is_signed) return high;
+  Expr *either = op(c, OP_LOR, op(c, OP_LT, tmp(c, n), lit(c, EX_INT, "0")), high);
+  either->parens = 1;
+  return either;
+}
+
+static void test(CkExpr *x, CkCheck k, Expr *cond) {
+  if (x->site[k]) x->tests[x->ntests++] = (CkTest){x->site[k], cond};
 }
 
 /* + - *: the long long result in range, or a helper; / % << >>: the
@@ -58,28 +86,46 @@ static void binary_tests(CkLower *c, CkExpr *x) {
   const Type *t = e->type;
   int ta = x->temp[0], tb = x->temp[1], width = t->size * 8;
   if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) {
-    if (ta) test(c, x, CK_OVERFLOW, "npg_t%d < %s || npg_t%d > %s", ta, min_text(t), ta, max_text(t));
+    if (ta) test(x, CK_OVERFLOW, outside(c, ta, t));
     else x->helper = e->op == OP_ADD ? "npg_add_ll" : e->op == OP_SUB ? "npg_sub_ll" : "npg_mul_ll";
     return;
   }
-  test(c, x, CK_DIV_ZERO, "npg_t%d == 0", tb);
-  if (e->b->type->is_signed) test(c, x, CK_SHIFT_COUNT, "(npg_t%d < 0 || npg_t%d >= %d)", tb, tb, width);
-  else test(c, x, CK_SHIFT_COUNT, "npg_t%d >= %d", tb, width);
-  test(c, x, CK_SHIFT_NEG, "npg_t%d < 0", ta);
-  if (e->op == OP_SHL) test(c, x, CK_OVERFLOW, "npg_t%d > (%s >> npg_t%d)", ta, max_text(t), tb);
-  else test(c, x, CK_OVERFLOW, "npg_t%d == -1 && npg_t%d == %s", tb, ta, min_text(t));
+  if (x->site[CK_DIV_ZERO]) test(x, CK_DIV_ZERO, op(c, OP_EQ, tmp(c, tb), lit(c, EX_INT, "0")));
+  if (x->site[CK_SHIFT_COUNT]) test(x, CK_SHIFT_COUNT, bad_count(c, tb, width, e->b->type->is_signed));
+  if (x->site[CK_SHIFT_NEG]) test(x, CK_SHIFT_NEG, op(c, OP_LT, tmp(c, ta), lit(c, EX_INT, "0")));
+  if (!x->site[CK_OVERFLOW]) return;
+  if (e->op == OP_SHL) {
+    Expr *room = op(c, OP_SHR, lit(c, EX_INT, "%s", max_text(t)), tmp(c, tb));
+    room->parens = 1;
+    test(x, CK_OVERFLOW, op(c, OP_GT, tmp(c, ta), room));
+  } else {
+    test(x, CK_OVERFLOW, op(c, OP_LAND, op(c, OP_EQ, tmp(c, tb), lit(c, EX_INT, "-1")),
+                                 op(c, OP_EQ, tmp(c, ta), lit(c, EX_INT, "%s", min_text(t)))));
+  }
 }
 
 /* The floating value in npg_tN truncates to one of the cast's type. */
 static void fits_test(CkLower *c, CkExpr *x) {
   int t = x->temp[0], bits = x->e->type->size * 8;
-  if (!x->e->type->is_signed) test(c, x, CK_CONVERT, "npg_t%d > -1.0 && npg_t%d < %.1f", t, t, ldexp(1.0, bits));
-  else if (bits == 64) test(c, x, CK_CONVERT, "npg_t%d >= %.1f && npg_t%d < %.1f", t, -ldexp(1.0, 63), t, ldexp(1.0, 63));
-  else test(c, x, CK_CONVERT, "npg_t%d > %.1f && npg_t%d < %.1f", t, -ldexp(1.0, bits - 1) - 1, t, ldexp(1.0, bits - 1));
+  Expr *lo, *hi;
+  Op above = OP_GT;
+  if (!x->e->type->is_signed) {
+    lo = lit(c, EX_FLOAT, "-1.0");
+    hi = lit(c, EX_FLOAT, "%.1f", ldexp(1.0, bits));
+  } else if (bits == 64) {
+    above = OP_GE;
+    lo = lit(c, EX_FLOAT, "%.1f", -ldexp(1.0, 63));
+    hi = lit(c, EX_FLOAT, "%.1f", ldexp(1.0, 63));
+  } else {
+    lo = lit(c, EX_FLOAT, "%.1f", -ldexp(1.0, bits - 1) - 1);
+    hi = lit(c, EX_FLOAT, "%.1f", ldexp(1.0, bits - 1));
+  }
+  test(x, CK_CONVERT, op(c, OP_LAND, op(c, above, tmp(c, t), lo), op(c, OP_LT, tmp(c, t), hi)));
 }
 
 void lower_ck_tests(CkLower *c, CkExpr *x) {
   if (x->e->kind == EX_BINARY) binary_tests(c, x);
   else if (x->e->kind == EX_CAST) fits_test(c, x);
-  else test(c, x, CK_OVERFLOW, "npg_t%d == %s", x->temp[0], min_text(x->e->type)); /* - and abs */
+  else /* - and abs */
+    test(x, CK_OVERFLOW, op(c, OP_EQ, tmp(c, x->temp[0]), lit(c, EX_INT, "%s", min_text(x->e->type))));
 }

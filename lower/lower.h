@@ -273,6 +273,10 @@ void lower_program_free(ProgramFunctions *f);
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
 Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);
 Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc);
+/* The bytes past its scope's base where on-chip buffer b (copy number
+ * `copy` of it, when given) lives, as the C writes them: its offset, then
+ * (copy) * its size; a term that is 0 left out, NULL when both are. */
+Expr *lower_scope_at(Lower *lw, const Buffer *b, const Expr *copy);
 Stmt *lower_tokens(Lower *lw, const char *base, int ndims, int64_t d0, int64_t d1, bool zero, const char *note,
                    SrcLoc loc);
 /* The tokens of per-core buffer b's DMAs, one per core (and per copy of

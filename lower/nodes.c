@@ -20,11 +20,24 @@ Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text) {
   return s;
 }
 
+Expr *lower_scope_at(Lower *lw, const Buffer *b, const Expr *copy) {
+  int64_t c;
+  Expr *at = b->offset ? lower_int(lw, b->offset) : NULL;
+  if (!copy || (ir_const_int(copy, &c) && c == 0)) return at;
+  while (copy->kind == EX_CAST && copy->implicit) copy = copy->a; /* printed with its parentheses, not its cast */
+  Expr *which = ARENA_NEW(lw->arena, Expr);
+  *which = *copy;
+  which->parens = 1; /* `(jo % 2) * 4096`, as a reader expects */
+  Expr *past = lower_bin(lw, OP_MUL, which, lower_int(lw, buffer_elems(b) * b->elem->size));
+  return at ? lower_bin(lw, OP_ADD, at, past) : past;
+}
+
 Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc) {
   Stmt *s = lower_node(lw, LOW_VIEW, loc);
   s->low->view_buf = (Buffer *)b;
   s->low->view_copy = copy;
   s->low->decl = decl;
+  s->low->scope_at = lower_scope_at(lw, b, decl ? copy : NULL);
   return s;
 }
 

@@ -42,14 +42,16 @@ static int site(CkLower *c, SrcLoc loc, const char *fmt, ...) {
   return ++o->nsites;
 }
 
-/* A new temporary of the type named: its number. */
-static int temp(CkLower *c, const char *type) {
+/* A new temporary npg_tN of type t: its number N. */
+static int temp(CkLower *c, const Type *t) {
   CheckRef *o = c->out;
   if (o->ntemps == o->temps_cap) {
     o->temps_cap = o->temps_cap ? 2 * o->temps_cap : 16;
     o->temps = realloc(o->temps, sizeof *o->temps * (size_t)o->temps_cap);
   }
-  o->temps[o->ntemps] = type;
+  Var *v = ARENA_NEW(&o->arena, Var);
+  *v = (Var){.name = arena_printf(&o->arena, "npg_t%d", o->ntemps + 1), .type = t, .kind = VAR_LOCAL, .id = -1};
+  o->temps[o->ntemps] = v;
   return ++o->ntemps;
 }
 
@@ -83,13 +85,13 @@ static void binary_checks(CkLower *c, CkExpr *x, unsigned ub) {
   const Expr *e = x->e;
   x->checked = true;
   if (e->op == OP_DIV || e->op == OP_MOD) {
-    x->temp[0] = temp(c, e->type->name);
-    x->temp[1] = temp(c, e->type->name);
+    x->temp[0] = temp(c, e->type);
+    x->temp[1] = temp(c, e->type);
     if (ub & IR_UB_DIV_ZERO) x->site[CK_DIV_ZERO] = site_of(c, e, "division by zero");
     if (ub & IR_UB_OVERFLOW) x->site[CK_OVERFLOW] = site_of(c, e, "signed overflow");
   } else if (e->op == OP_SHL || e->op == OP_SHR) {
-    x->temp[0] = temp(c, e->a->type->name);
-    x->temp[1] = temp(c, e->b->type->name);
+    x->temp[0] = temp(c, e->a->type);
+    x->temp[1] = temp(c, e->b->type);
     char what[64];
     snprintf(what, sizeof what, "shift count outside [0, %d]", e->type->size * 8 - 1);
     if (ub & IR_UB_SHIFT_COUNT) x->site[CK_SHIFT_COUNT] = site_of(c, e, what);
@@ -97,7 +99,7 @@ static void binary_checks(CkLower *c, CkExpr *x, unsigned ub) {
     if (ub & IR_UB_OVERFLOW) x->site[CK_OVERFLOW] = site_of(c, e, "signed overflow");
   } else { /* + - *: int in long long, 64-bit types by a helper */
     x->site[CK_OVERFLOW] = site_of(c, e, "signed overflow");
-    if (e->type->size == 4) x->temp[0] = temp(c, "long long");
+    if (e->type->size == 4) x->temp[0] = temp(c, &ty_llong);
   }
   lower_ck_tests(c, x);
 }
@@ -122,7 +124,7 @@ static CkExpr *negating(CkLower *c, const Expr *e, CkExpr *a, IrRange ra, IrRang
   *r = ir_range_op(e, ra, ra, &ub);
   if (ub & IR_UB_OVERFLOW) {
     x->checked = true;
-    x->temp[0] = temp(c, e->type->name);
+    x->temp[0] = temp(c, e->type);
     x->site[CK_OVERFLOW] = site_of(c, e, "signed overflow");
     lower_ck_tests(c, x);
   }
@@ -137,7 +139,7 @@ static CkExpr *cast(CkLower *c, const Expr *e, IrRange *r) {
   *r = ir_range_op(e, a, a, &ub);
   if (ub & IR_UB_CONVERT) {
     x->checked = true;
-    x->temp[0] = temp(c, "double");
+    x->temp[0] = temp(c, &ty_double);
     char *text = op_text(e->a);
     x->site[CK_CONVERT] = site(c, e->loc, "out-of-range conversion of '%s' (%s) to '%s'", text, e->a->type->name,
                                e->type->name);
@@ -459,7 +461,7 @@ void lower_reference_module(const Module *m, const Kernel *k, LoweredModule *out
   out->defines = all_defines(a, m);
   /* the arrays at the size set run (k is instantiated): their shapes */
   LoweredFunction f = {.name = arena_printf(a, "npg_checked_%s", k->name), .k = k, .is_static = true,
-                       .no_restrict = true, .context = "NpgCk *npg_ck", .checked = out->reference};
+                       .no_restrict = true, .context = "NpgCk *npg_ck", .body = lower_ref_body(a, out->reference)};
   f.extent_macro = ARENA_ARRAY(a, const char *, (k->nparams ? k->nparams : 1) * IR_MAX_DIMS);
   /* (zeroed: no extent macro, no restrict, nothing flat) */
   f.param_restrict = ARENA_ARRAY(a, bool, k->nparams ? k->nparams : 1);

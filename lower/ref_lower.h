@@ -1,11 +1,11 @@
 /* The instrumented reference lowered (lower/ref_lower.c, docs/check.md):
- * the kernel as written with every decision about its checks made, for
- * emit/ref_print.c to print. Which operations are checked (the ranges
+ * the kernel as written with every decision about its checks made, then
+ * written as lowered IR (lower/ref_body.c) that emit/ prints as it prints
+ * a variant's. Which operations are checked (the ranges
  * that rule the others out, ir/ranges.c), the sites their failures
  * report, the temporaries they need, which locals carry "set" flags,
  * which addresses are hoisted or stepped (lower/check_hoist.c) and which
- * loops run unrolled (lower/check_plan.c) are all here; the printer adds
- * only the text. Sites, temporaries and pointers are numbered in the
+ * loops run unrolled (lower/check_plan.c) are all here. Sites, temporaries and pointers are numbered in the
  * order the printer meets them. */
 #ifndef NPG_REF_LOWER_H
 #define NPG_REF_LOWER_H
@@ -15,6 +15,10 @@
 #include "ir/ranges.h"
 
 void lower_check_ref(const Kernel *k, CheckRef *out);
+/* lower/ref_body.c: ref's body as statements (in arena a): its
+ * temporaries' declarations, then its hoisted pointers and statements,
+ * every check spelled in C. */
+Stmt *lower_ref_body(Arena *a, const CheckRef *ref);
 /* Kernel k of module m as written, checked as lower_check_ref says, as a
  * module the printer prints like a variant's (lower_module_free frees
  * it): the includes, what a failed check calls, the helpers, every

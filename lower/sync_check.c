@@ -457,7 +457,8 @@ static bool lowered(Check *c, State *s, const Stmt *st) {
     return true;
   case LOW_TOKENS:
   case LOW_NOTE:
-  case LOW_UNUSED: return true;
+  case LOW_UNUSED:
+  case LOW_POINTER: return true;
   }
   return true;
 }

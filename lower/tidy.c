@@ -142,8 +142,10 @@ static Stmt *unwrap(Loops *lp, const Stmt *L, int64_t at, const Subst *outer, bo
   Stmt *b = ir_stmt(a, ST_BLOCK, L->loc);
   b->body = body;
   b->name = L->name; /* a nest still: at the top, its note names its statements (lower/lower.c) */
-  b->note = arena_printf(a, "loop %s (line %d) runs once, %s = %lld", L->name ? L->name : L->var->name, L->loc.line,
-                         L->var->name, (long long)at);
+  /* a loop npugen wrote (a layout helper's) has no line of the source to name */
+  const char *line = L->loc.line > 0 ? arena_printf(a, " (line %d)", L->loc.line) : "";
+  b->note = arena_printf(a, "loop %s%s runs once, %s = %lld", L->name ? L->name : L->var->name, line, L->var->name,
+                         (long long)at);
   return b;
 }
 
@@ -664,6 +666,11 @@ static Stmt *tidy_list(Lower *lw, const Stmt *list, const void *ctx);
 
 static Stmt *tidy_stmt(Tidy *t, const Stmt *s) {
   if (s->low) return lower_shallow(t->lw, s);
+  if (s->kind == ST_DECL && s->buf && buffer_onchip(s->buf)) { /* its place in its scope, as the C writes it */
+    Stmt *c = lower_shallow(t->lw, s);
+    c->scope_at = lower_scope_at(t->lw, s->buf, NULL);
+    return c;
+  }
   if (s->kind == ST_ASSIGN || (s->kind == ST_DECL && s->var && s->init)) return hoist(t, s);
   if (s->kind != ST_FOR) return lower_rebuild(t->lw, s, tidy_list, t);
   int mark = t->nvisible;

@@ -220,7 +220,7 @@ Test(bind, a_region_every_pass_needs_is_loaded_once) {
   has(c, "G_vm_tok[core] = npu_dma_1d(");
   has(c, "if (ro == 0) npu_dma_wait(G_vm_tok[core]); /* loaded once, before the passes */");
   /* X moves with ro: loaded in each pass's loads phase */
-  has(c, "X_vm_tok[core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[ro * 4 + core][0], 128);");
+  has(c, "X_vm_tok[core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[ro * 4 + core][0], 128);");
   has(c, "npu_dma_wait(X_vm_tok[core]);");
   npg_close(s);
   /* an earlier stage whose buffers share G_vm's bytes (placement: not live
@@ -423,7 +423,7 @@ Test(bind, softmax_rows_the_tiles_do_not_divide) {
   int v = checked(s, "softmax_vu");
   const char *c = npg_emit_source(s, v);
   has(c, "npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], npu_clamp(250 - (ro * 64 + core * 16), 16), 256, 256, 256);");
-  has(c, "X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], "
+  has(c, "X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], "
          "1024 * npu_clamp(250 - ((ro + 1) * 64 + core * 16), 16));");
   npg_close(s);
   /* 200 rows: the last pass has 8, all on core 0; the other cores' boxes
@@ -433,7 +433,7 @@ Test(bind, softmax_rows_the_tiles_do_not_divide) {
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   v = checked(s, "softmax_vu");
   c = npg_emit_source(s, v);
-  has(c, "X_vm_tok[(ro + 1) % 2][core] = 200 - ((ro + 1) * 64 + core * 16) > 0 ? npu_dma_1d(0 + core % 2, &X_vm[0][0], "
+  has(c, "X_vm_tok[(ro + 1) % 2][core] = 200 - ((ro + 1) * 64 + core * 16) > 0 ? npu_dma_1d(core % 2, &X_vm[0][0], "
          "&X[(ro + 1) * 64 + core * 16][0], 1024 * npu_clamp(200 - ((ro + 1) * 64 + core * 16), 16)) : 0;");
   has(c, "Y_vm_tok[ro % 2][core] = 200 - (ro * 64 + core * 16) > 0 ? npu_dma_1d(2 + core % 2, ");
   NpgCheckResult res;

@@ -1,6 +1,6 @@
 /* The instrumented reference's decisions are made by its lowering
- * (lower/ref_lower.c, lower/check_hoist.c), before emit/ref_print.c
- * prints them: which operations are checked, the "set" flags of locals
+ * (lower/ref_lower.c, lower/check_hoist.c), before lower/ref_body.c
+ * writes them as lowered IR: which operations are checked, the "set" flags of locals
  * declared without an initializer, the addresses hoisted out of the inner
  * loop and the pointer an unrolled loop steps. Each test reads the
  * lowered reference, not its text. */
@@ -103,7 +103,7 @@ Test(check_ref, a_product_is_checked_only_when_its_ranges_allow_overflow) {
   const CheckedSite *site = &l.ref.sites[mul->site[CK_OVERFLOW] - 1];
   cr_expect_str_eq(site->what, "signed overflow in '(int32_t)A[i][k] * (int32_t)B[k][j]' (int)");
   cr_expect_eq(site->loc.line, 7);
-  cr_expect_str_eq(l.ref.temps[mul->temp[0] - 1], "long long");
+  cr_expect_str_eq(l.ref.temps[mul->temp[0] - 1]->type->name, "long long");
   done(&l);
 }
 

@@ -1,4 +1,4 @@
-/* The instrumented reference (docs/check.md, emit/ref_print.c): a kernel
+/* The instrumented reference (docs/check.md, lower/ref_body.c): a kernel
  * whose run is undefined in C fails the check of every variant, with the
  * operation's place in the kernel source and the seed. Before it, the
  * reference and the variants wrapped the same way under tcc, and these

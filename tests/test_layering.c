@@ -71,6 +71,33 @@ Test(layering, emit_includes_and_calls_nothing_of_lower) {
   free(found);
 }
 
+/* The lines of the C files of dir. */
+static long lines_of(const char *dir) {
+  DIR *d = opendir(dir);
+  cr_assert(d, "no %s: run from the source tree", dir);
+  long lines = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    if (n < 3 || e->d_name[n - 2] != '.' || (e->d_name[n - 1] != 'c' && e->d_name[n - 1] != 'h')) continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    size_t len;
+    char *src = read_file(path, &len);
+    cr_assert(src, "cannot read %s", path);
+    for (size_t i = 0; i < len; i++) lines += src[i] == '\n';
+    free(src);
+  }
+  closedir(d);
+  return lines;
+}
+
+/* A printer that decides nothing is short: every decision, the
+ * reference's checks included (lower/ref_body.c), is lower/'s. */
+Test(layering, emit_is_under_900_lines) {
+  long n = lines_of("emit");
+  cr_expect_lt(n, 900, "emit/ has %ld lines: a decision has come back into the printer", n);
+}
+
 /* The scan itself: it finds an include and a call, and skips comments. */
 Test(layering, the_scan_finds_an_include_and_a_call_not_a_comment) {
   char dir[] = "/tmp/npg_layering_XXXXXX";

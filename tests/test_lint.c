@@ -4,7 +4,9 @@
  *   - no index with terms that cancel (- oco * 4 and + oco * OB, OB being 4);
  *   - no subexpression of more than 8 tokens printed twice in one
  *     statement (a declaration, an expression statement, a return, or the
- *     condition of an if, while or for).
+ *     condition of an if, while or for);
+ *   - no term that adds 0 and no factor 1 (`+ 0`, `0 +`, `* 1`, `1 *`),
+ *     and no comment that names a line 0 (there is none).
  * The kernels as written (their header comment says so) copy their
  * source and are exempt. Each rule is tested on a fixture under
  * tests/lint/ that breaks it, and one that comes close to each without
@@ -301,6 +303,39 @@ static void repeats(Lint *l, TSNode statement) {
   for (int i = 0; i < s.n; i++) free(s.tokens[i]);
 }
 
+/* ---- rule 4: terms that add 0, factors 1, a line 0 ---- */
+
+/* Is n the integer literal v (any suffix)? */
+static bool literal(const Lint *l, TSNode n, long long v) {
+  if (!is(n, "number_literal")) return false;
+  char *t = text(l, n);
+  char *end;
+  long long got = strtoll(t, &end, 0);
+  bool yes = end != t && strspn(end, "uUlL") == strlen(end) && got == v; /* not 1.5, 1e3 */
+  free(t);
+  return yes;
+}
+
+/* `x + 0`, `0 + x`, `x * 1`, `1 * x`: what it is, or NULL. */
+static const char *idle_term(const Lint *l, TSNode n) {
+  if (!is(n, "binary_expression")) return NULL;
+  char *op = text(l, field(n, "operator"));
+  bool add = !strcmp(op, "+"), mul = !strcmp(op, "*");
+  free(op);
+  TSNode a = field(n, "left"), b = field(n, "right");
+  if (add && (literal(l, a, 0) || literal(l, b, 0))) return "a term that adds 0";
+  if (mul && (literal(l, a, 1) || literal(l, b, 1))) return "a factor of 1";
+  return NULL;
+}
+
+static bool names_line_0(const Lint *l, TSNode n) {
+  if (!is(n, "comment")) return false;
+  char *t = text(l, n);
+  bool yes = strstr(t, "line 0)") || strstr(t, "line 0,") || strstr(t, "line 0 ");
+  free(t);
+  return yes;
+}
+
 /* ---- the walk ---- */
 
 static void walk(Lint *l, TSNode n) {
@@ -312,6 +347,9 @@ static void walk(Lint *l, TSNode n) {
     for (int i = 0; i < ts.n; i++) free(ts.t[i].symbol);
   }
   if (is(n, "expression_statement") || is(n, "declaration") || is(n, "return_statement")) repeats(l, n);
+  const char *idle = idle_term(l, n);
+  if (idle) report(l, n, idle);
+  if (names_line_0(l, n)) report(l, n, "a comment that names line 0");
   if (is(n, "if_statement") || is(n, "while_statement") || is(n, "for_statement")) {
     TSNode cond = field(n, "condition");
     if (!ts_node_is_null(cond)) repeats(l, cond);
@@ -411,6 +449,15 @@ Test(lint, index_terms_that_cancel_are_found) {
 Test(lint, a_subexpression_printed_twice_is_found) {
   char *found = lint_one("tests/lint/repeat.c");
   cr_assert_str_eq(found, "tests/lint/repeat.c:8:21: a subexpression of 23 tokens printed twice in one statement\n");
+  free(found);
+}
+
+Test(lint, terms_that_add_0_factors_of_1_and_a_line_0_are_found) {
+  char *found = lint_one("tests/lint/zero_terms.c");
+  cr_assert_str_eq(found, "tests/lint/zero_terms.c:6:37: a term that adds 0\n"
+                          "tests/lint/zero_terms.c:8:29: a term that adds 0\n"
+                          "tests/lint/zero_terms.c:11:7: a comment that names line 0\n"
+                          "tests/lint/zero_terms.c:12:9: a factor of 1\n");
   free(found);
 }
 

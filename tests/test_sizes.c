@@ -213,7 +213,7 @@ Test(sizes, caches_size_their_buffers_from_the_assumptions) {
   NpgSession *s = open_ok(copy, sched);
   int v = checked(s, "c2");
   const char *c = npg_emit_source(s, v);
-  has(c, "float *B_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 400): 400 bytes */");
+  has(c, "float *B_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 400): 400 bytes */");
   has(c, "npu_dma_wait(npu_dma_1d(0, &B_vm[0], &B[0], 4 * npu_clamp(n, 100)));");
   npg_close(s);
   refused("void k(int n, float A[n], const float B[n]) {\n"

@@ -10,6 +10,6 @@ void k(const int8_t A[64][4], int32_t C[64], int n) {
       C[ii] = A[io * 32 + ii][0] + A[io * 32 + ii][1]; /* 8 tokens twice: A[io * 32 + ii] */
     }
   }
-  const int v = (A[0][0] + A[1][0]) * OB;
+  const int v = (A[0][0] + A[1][0]) * OB + 10 * 1.5; /* line 10, not 0 */
   C[0] = v > 0 ? v : 0;
 }

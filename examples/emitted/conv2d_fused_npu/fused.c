@@ -43,14 +43,14 @@
 void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[OC], int8_t out[1][8][12544], int multiplier, int shift, int zero_point) {
   /* loop nest n (line 22): bias_dm_load (line 61), in_ib_load (line 60), wt_wb_load (line 62), init (line 26), update (line 31), acc_vm_load (line 66), and 3 more */
   { /* loop n (line 22) runs once, n = 0 */
-    int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 0); /* dm, bytes [0, 512): 512 bytes */
+    int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0)); /* dm, bytes [0, 512): 512 bytes */
     /* bias_dm_load: bias_dm <- bias */
     npu_dma_wait(npu_dma_1d(0, &bias_dm[0], &bias[0], 512));
-    int8_t (*in_ib)[28][28][128] = (int8_t (*)[28][28][128])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 100352): 100352 bytes */
+    int8_t (*in_ib)[28][28][128] = (int8_t (*)[28][28][128])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 100352): 100352 bytes */
     /* in_ib_load: in_ib <- in */
     npu_dma_wait(npu_dma_1d(0, &in_ib[0][0][0][0], &in[0][0][0][0], 100352));
     {
-      int8_t (*wt_wb_db)[1][3][3][128][16] = (int8_t (*)[1][3][3][128][16])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 36864): two copies of 18432 bytes */
+      int8_t (*wt_wb_db)[1][3][3][128][16] = (int8_t (*)[1][3][3][128][16])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 36864): two copies of 18432 bytes */
       npu_token_t wt_wb_tok;
       {
         int8_t (*wt_wb)[3][3][128][16] = wt_wb_db[0];
@@ -58,8 +58,8 @@ void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], c
       }
       for (int oco = 0; oco < 8; oco++) {
         int8_t (*out_vm)[1][12544] = (int8_t (*)[1][12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 50176); /* vu_vm, bytes [50176, 62720): 12544 bytes */
-        int32_t (*act_vm)[1][12544] = (int32_t (*)[1][12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 50176): 50176 bytes */
-        int32_t (*acc_ob)[1][28][28][16] = (int32_t (*)[1][28][28][16])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 50176): 50176 bytes */
+        int32_t (*act_vm)[1][12544] = (int32_t (*)[1][12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 50176): 50176 bytes */
+        int32_t (*acc_ob)[1][28][28][16] = (int32_t (*)[1][28][28][16])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 50176): 50176 bytes */
         int8_t (*wt_wb)[3][3][128][16] = wt_wb_db[oco % 2];
         npu_dma_wait(wt_wb_tok);
         if (oco + 1 < 8) { /* the next iteration's region, into the other copy */
@@ -96,7 +96,7 @@ void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], c
  *   transform_layout(in, (n, c, h, w), (n, h, w, c))
  */
 void fused_pack_in(const int8_t logical[1][128][28][28], int8_t physical[1][28][28][128]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int c = 0; c < 128; c++) {
       for (int h = 0; h < 28; h++) {
         for (int w = 0; w < 28; w++) {
@@ -108,7 +108,7 @@ void fused_pack_in(const int8_t logical[1][128][28][28], int8_t physical[1][28][
 }
 
 void fused_unpack_in(const int8_t physical[1][28][28][128], int8_t logical[1][128][28][28]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int c = 0; c < 128; c++) {
       for (int h = 0; h < 28; h++) {
         for (int w = 0; w < 28; w++) {
@@ -150,7 +150,7 @@ void fused_unpack_wt(const int8_t physical[8][3][3][128][16], int8_t logical[128
  *   transform_layout(out, (n, o, h, w), (n, o / 16, h * 448 + w * 16 + o % 16))
  */
 void fused_pack_out(const int8_t logical[1][128][28][28], int8_t physical[1][8][12544]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int o = 0; o < 128; o++) {
       for (int h = 0; h < 28; h++) {
         for (int w = 0; w < 28; w++) {
@@ -162,7 +162,7 @@ void fused_pack_out(const int8_t logical[1][128][28][28], int8_t physical[1][8][
 }
 
 void fused_unpack_out(const int8_t physical[1][8][12544], int8_t logical[1][128][28][28]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int o = 0; o < 128; o++) {
       for (int h = 0; h < 28; h++) {
         for (int w = 0; w < 28; w++) {

@@ -28,13 +28,13 @@
 void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][4], int32_t out[1][16][56][56][4]) {
   /* loop nest n (line 17): in_ib_load (line 42), wt_wb_load (line 43), init (line 21), update (line 26), out_ob_store (line 44) */
   { /* loop n (line 17) runs once, n = 0 */
-    int8_t (*in_ib)[1][56][56][64] = (int8_t (*)[1][56][56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 200704): 200704 bytes */
+    int8_t (*in_ib)[1][56][56][64] = (int8_t (*)[1][56][56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 200704): 200704 bytes */
     /* in_ib_load: in_ib <- in */
     npu_dma_wait(npu_dma_1d(0, &in_ib[0][0][0][0][0], &in[0][0][0][0][0], 200704));
     {
-      int32_t (*out_ob_db)[1][1][56][56][4] = (int32_t (*)[1][1][56][56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 100352): two copies of 50176 bytes */
+      int32_t (*out_ob_db)[1][1][56][56][4] = (int32_t (*)[1][1][56][56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 100352): two copies of 50176 bytes */
       npu_token_t out_ob_tok[2];
-      int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 4608): two copies of 2304 bytes */
+      int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 4608): two copies of 2304 bytes */
       npu_token_t wt_wb_tok;
       {
         int8_t (*wt_wb)[3][3][64][4] = wt_wb_db[0];
@@ -62,7 +62,7 @@ void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][
  *   transform_layout(in, (n, c, h, w), (n, c / 64, h, w, c % 64))
  */
 void conv2d_nu_pack_in(const int8_t logical[1][64][56][56], int8_t physical[1][1][56][56][64]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int c = 0; c < 64; c++) {
       for (int h = 0; h < 56; h++) {
         for (int w = 0; w < 56; w++) {
@@ -74,7 +74,7 @@ void conv2d_nu_pack_in(const int8_t logical[1][64][56][56], int8_t physical[1][1
 }
 
 void conv2d_nu_unpack_in(const int8_t physical[1][1][56][56][64], int8_t logical[1][64][56][56]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int c = 0; c < 64; c++) {
       for (int h = 0; h < 56; h++) {
         for (int w = 0; w < 56; w++) {
@@ -116,7 +116,7 @@ void conv2d_nu_unpack_wt(const int8_t physical[16][3][3][64][4], int8_t logical[
  *   transform_layout(out, (n, o, h, w), (n, o / 4, h, w, o % 4))
  */
 void conv2d_nu_pack_out(const int32_t logical[1][64][56][56], int32_t physical[1][16][56][56][4]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int o = 0; o < 64; o++) {
       for (int h = 0; h < 56; h++) {
         for (int w = 0; w < 56; w++) {
@@ -128,7 +128,7 @@ void conv2d_nu_pack_out(const int32_t logical[1][64][56][56], int32_t physical[1
 }
 
 void conv2d_nu_unpack_out(const int32_t physical[1][16][56][56][4], int32_t logical[1][64][56][56]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int o = 0; o < 64; o++) {
       for (int h = 0; h < 56; h++) {
         for (int w = 0; w < 56; w++) {

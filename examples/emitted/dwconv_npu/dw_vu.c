@@ -53,7 +53,7 @@ void dw_vu(const int8_t in[C][58][58], const int8_t wt[C][3][3], int32_t out[C][
             }
           }
           for (int ci = 0; ci < 4; ci++) { /* compute */
-            int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 0 + (co % 2) * 12544); /* vu_vm of each core, bytes [0, 25088): two copies of 12544 bytes */
+            int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + (co % 2) * 12544); /* vu_vm of each core, bytes [0, 25088): two copies of 12544 bytes */
             int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 31872 + (co % 2) * 9); /* vu_vm of each core, bytes [31872, 31890): two copies of 9 bytes */
             int8_t (*in_vm)[58][58] = (int8_t (*)[58][58])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 25088 + (co % 2) * 3364); /* vu_vm of each core, bytes [25088, 31816): two copies of 3364 bytes */
             if (out_vm_tok[co % 2][ci]) npu_dma_wait(out_vm_tok[co % 2][ci]); /* this core's copy out of out_vm two passes ago, from this copy */
@@ -67,7 +67,7 @@ void dw_vu(const int8_t in[C][58][58], const int8_t wt[C][3][3], int32_t out[C][
             }
           }
           for (int ci = 0; ci < 4; ci++) { /* copies out */
-            int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 0 + (co % 2) * 12544); /* vu_vm of each core, bytes [0, 25088): two copies of 12544 bytes */
+            int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + (co % 2) * 12544); /* vu_vm of each core, bytes [0, 25088): two copies of 12544 bytes */
             /* out_vm_store: out <- out_vm */
             out_vm_tok[co % 2][ci] = npu_dma_1d(2 + ci % 2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 12544);
           }

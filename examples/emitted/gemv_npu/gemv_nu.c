@@ -19,15 +19,15 @@
 #include "gemv_nu.h"
 
 void gemv_nu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
-  int8_t *x_wb = (int8_t *)(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 1024): 1024 bytes */
+  int8_t *x_wb = (int8_t *)(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 1024): 1024 bytes */
   /* loop nest x_wb_0 (line 32): x_wb_load (line 32) */
   /* x_wb_load: x_wb <- x */
   npu_dma_wait(npu_dma_1d(0, &x_wb[0], &x[0], 1024));
   /* loop nest io (line 13): A_ib_load (line 31), init (line 14), update (line 16), y_ob_store (line 33) */
   {
-    int32_t (*y_ob_db)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 1024): two copies of 512 bytes */
+    int32_t (*y_ob_db)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 1024): two copies of 512 bytes */
     npu_token_t y_ob_tok[2];
-    int8_t (*A_ib_db)[128][1024] = (int8_t (*)[128][1024])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 262144): two copies of 131072 bytes */
+    int8_t (*A_ib_db)[128][1024] = (int8_t (*)[128][1024])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 262144): two copies of 131072 bytes */
     npu_token_t A_ib_tok;
     {
       int8_t (*A_ib)[1024] = A_ib_db[0];

@@ -30,21 +30,21 @@ void gemv_vu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions */
         int8_t *x_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 66560): 1024 bytes */
         /* x_vm_load: x_vm <- x */
-        x_vm_tok[core] = npu_dma_1d(0 + core % 2, &x_vm[0], &x[0], 1024);
+        x_vm_tok[core] = npu_dma_1d(core % 2, &x_vm[0], &x[0], 1024);
       }
       for (int io = 0; io < 4; io++) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           npu_token_t A_vm_tok[4]; /* per core: the load of A_vm */
           for (int core = 0; core < 4; core++) { /* loads */
-            int8_t (*A_vm)[1024] = (int8_t (*)[1024])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 65536): 65536 bytes */
+            int8_t (*A_vm)[1024] = (int8_t (*)[1024])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 65536): 65536 bytes */
             /* A_vm_load: A_vm <- A */
-            A_vm_tok[core] = npu_dma_1d(0 + core % 2, &A_vm[0][0], &A[io * 256 + core * 64][0], 65536);
+            A_vm_tok[core] = npu_dma_1d(core % 2, &A_vm[0][0], &A[io * 256 + core * 64][0], 65536);
           }
           for (int core = 0; core < 4; core++) { /* compute */
             int32_t *y_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 66560); /* vu_vm of each core, bytes [66560, 66816): 256 bytes */
             int8_t *x_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 66560): 1024 bytes */
-            int8_t (*A_vm)[1024] = (int8_t (*)[1024])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 65536): 65536 bytes */
+            int8_t (*A_vm)[1024] = (int8_t (*)[1024])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 65536): 65536 bytes */
             if (y_vm_tok[core]) npu_dma_wait(y_vm_tok[core]); /* this core's copy out of y_vm in the last pass */
             npu_vu_fill_i32(&y_vm[0], 64, 1, 1, 0);
             if (io == 0) npu_dma_wait(x_vm_tok[core]); /* loaded once, before the passes */

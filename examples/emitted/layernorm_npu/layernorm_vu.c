@@ -51,7 +51,7 @@ void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C]
         float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core, bytes [98304, 99328): 1024 bytes */
         /* gamma_vm_load: gamma_vm <- gamma */
         gamma_vm_tok[core] = npu_dma_1d(1, &gamma_vm[0], &gamma[0], 1024);
-        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
         /* X_vm_load: X_vm <- X */
         X_vm_tok[0][core] = npu_dma_1d(0, &X_vm[0][0], &X[core * 16][0], 16384);
       }
@@ -59,10 +59,10 @@ void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C]
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((ro + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((ro + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             if (ro + 1 < 4) { /* the next pass's regions, into the other copies */
               /* X_vm_load: X_vm <- X */
-              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], 16384);
+              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], 16384);
             }
           }
           for (int core = 0; core < 4; core++) { /* compute */
@@ -76,7 +76,7 @@ void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C]
             float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
             float *beta_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 99328); /* vu_vm of each core, bytes [99328, 100352): 1024 bytes */
             float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core, bytes [98304, 99328): 1024 bytes */
-            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (ro % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (ro % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             npu_dma_wait(X_vm_tok[ro % 2][core]);
             npu_vu_reduce_sum_f32(&sum_vm[0], &X_vm[0][0], 16, 256, 256);
             npu_vu_divs_f32(&mean_vm[0], &sum_vm[0], 16, C);

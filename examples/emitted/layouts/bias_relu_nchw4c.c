@@ -29,7 +29,7 @@ void bias_relu_nchw4c(const int8_t X[1][4][14][14][4], const int32_t bias[16], i
  *   transform_layout(X, (n, h, w, c), (n, c / 4, h, w, c % 4))
  */
 void bias_relu_nchw4c_pack_X(const int8_t logical[1][14][14][16], int8_t physical[1][4][14][14][4]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
@@ -41,7 +41,7 @@ void bias_relu_nchw4c_pack_X(const int8_t logical[1][14][14][16], int8_t physica
 }
 
 void bias_relu_nchw4c_unpack_X(const int8_t physical[1][4][14][14][4], int8_t logical[1][14][14][16]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
@@ -56,7 +56,7 @@ void bias_relu_nchw4c_unpack_X(const int8_t physical[1][4][14][14][4], int8_t lo
  *   transform_layout(Y, (n, h, w, c), (n, c / 4, h, w, c % 4))
  */
 void bias_relu_nchw4c_pack_Y(const int32_t logical[1][14][14][16], int32_t physical[1][4][14][14][4]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
@@ -68,7 +68,7 @@ void bias_relu_nchw4c_pack_Y(const int32_t logical[1][14][14][16], int32_t physi
 }
 
 void bias_relu_nchw4c_unpack_Y(const int32_t physical[1][4][14][14][4], int32_t logical[1][14][14][16]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {

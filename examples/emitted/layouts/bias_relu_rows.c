@@ -28,7 +28,7 @@ void bias_relu_rows(const int8_t X[1][14][14][16], const int32_t bias[16], int32
  *   transform_layout(Y, (n, h, w, c), (n, h, axis_separator, w, c))
  */
 void bias_relu_rows_pack_Y(const int32_t logical[1][14][14][16], int32_t physical[14][224]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {
@@ -40,7 +40,7 @@ void bias_relu_rows_pack_Y(const int32_t logical[1][14][14][16], int32_t physica
 }
 
 void bias_relu_rows_unpack_Y(const int32_t physical[14][224], int32_t logical[1][14][14][16]) {
-  { /* loop n (line 0) runs once, n = 0 */
+  { /* loop n runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {
         for (int c = 0; c < 16; c++) {

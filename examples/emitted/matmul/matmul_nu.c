@@ -18,12 +18,12 @@
 void matmul_nu(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]) {
   /* loop nest io (line 7): A_ib_load (line 42), B_wb_load (line 43), init (line 9), update (line 11), C_ob_store (line 44) */
   for (int io = 0; io < 4; io++) {
-    int8_t (*A_ib)[512] = (int8_t (*)[512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 32768): 32768 bytes */
+    int8_t (*A_ib)[512] = (int8_t (*)[512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 32768): 32768 bytes */
     /* A_ib_load: A_ib <- A */
     npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 64][0], 32768));
     for (int jo = 0; jo < 4; jo++) {
-      int32_t (*C_ob)[32] = (int32_t (*)[32])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 8192): 8192 bytes */
-      int8_t (*B_wb)[32] = (int8_t (*)[32])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 16384): 16384 bytes */
+      int32_t (*C_ob)[32] = (int32_t (*)[32])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 8192): 8192 bytes */
+      int8_t (*B_wb)[32] = (int8_t (*)[32])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 16384): 16384 bytes */
       /* B_wb_load: B_wb <- B */
       npu_dma_wait(npu_dma_2d(0, &B_wb[0][0], 32, &B[0][jo * 32], 128, 32, 512));
       npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 64, 32, 512, 512, 32, 32, 0);

@@ -21,7 +21,7 @@
 void matmul_nu(const int8_t A[N][N], const int8_t B[N][N], int32_t C[N][N]) {
   /* loop nest io (line 9): A_ib_load (line 23), B_wb_load (line 24), init (line 11), update (line 13), C_ob_store (line 25) */
   {
-    int8_t (*A_ib_db)[128][1024] = (int8_t (*)[128][1024])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 262144): two copies of 131072 bytes */
+    int8_t (*A_ib_db)[128][1024] = (int8_t (*)[128][1024])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 262144): two copies of 131072 bytes */
     npu_token_t A_ib_tok;
     {
       int8_t (*A_ib)[1024] = A_ib_db[0];
@@ -35,9 +35,9 @@ void matmul_nu(const int8_t A[N][N], const int8_t B[N][N], int32_t C[N][N]) {
         A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 131072);
       }
       {
-        int32_t (*C_ob_db)[128][128] = (int32_t (*)[128][128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 131072): two copies of 65536 bytes */
+        int32_t (*C_ob_db)[128][128] = (int32_t (*)[128][128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 131072): two copies of 65536 bytes */
         npu_token_t C_ob_tok[2];
-        int8_t (*B_wb_db)[1024][128] = (int8_t (*)[1024][128])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 262144): two copies of 131072 bytes */
+        int8_t (*B_wb_db)[1024][128] = (int8_t (*)[1024][128])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 262144): two copies of 131072 bytes */
         npu_token_t B_wb_tok;
         {
           int8_t (*B_wb)[128] = B_wb_db[0];

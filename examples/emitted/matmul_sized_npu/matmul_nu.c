@@ -29,7 +29,7 @@ void matmul_nu(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N
   NPUGEN_ASSUME(m <= 65536);
   /* loop nest io (line 11): A_ib_load (line 30), B_wb_load (line 31), init (line 13), update (line 15), C_ob_store (line 32) */
   {
-    int8_t (*A_ib_db)[128][512] = (int8_t (*)[128][512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 131072): two copies of 65536 bytes */
+    int8_t (*A_ib_db)[128][512] = (int8_t (*)[128][512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 131072): two copies of 65536 bytes */
     npu_token_t A_ib_tok;
     if (m / 128 + (m % 128 > 0) > 0) { /* the loop runs: its first iteration's region */
       int8_t (*A_ib)[512] = A_ib_db[0];
@@ -43,9 +43,9 @@ void matmul_nu(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N
         A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 512 * npu_clamp(m - (io + 1) * 128, 128));
       }
       {
-        int32_t (*C_ob_db)[128][128] = (int32_t (*)[128][128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 131072): two copies of 65536 bytes */
+        int32_t (*C_ob_db)[128][128] = (int32_t (*)[128][128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 131072): two copies of 65536 bytes */
         npu_token_t C_ob_tok[2];
-        int8_t (*B_wb_db)[512][128] = (int8_t (*)[512][128])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 131072): two copies of 65536 bytes */
+        int8_t (*B_wb_db)[512][128] = (int8_t (*)[512][128])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 131072): two copies of 65536 bytes */
         npu_token_t B_wb_tok;
         {
           int8_t (*B_wb)[128] = B_wb_db[0];

@@ -29,13 +29,13 @@
 void matmul_tail(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   /* loop nest io (line 11): A_ib_load (line 42), B_wb_load (line 43), init (line 13), update (line 15), C_ob_store (line 44) */
   for (int io = 0; io < 7; io++) {
-    int8_t (*A_ib)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 128000): 128000 bytes */
+    int8_t (*A_ib)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 128000): 128000 bytes */
     /* A_ib_load: A_ib <- A */
     npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 128][0], 128000));
     {
-      int32_t (*C_ob_db)[128][125] = (int32_t (*)[128][125])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 128000): two copies of 64000 bytes */
+      int32_t (*C_ob_db)[128][125] = (int32_t (*)[128][125])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 128000): two copies of 64000 bytes */
       npu_token_t C_ob_tok[2];
-      int8_t (*B_wb_db)[1000][125] = (int8_t (*)[1000][125])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 250000): two copies of 125000 bytes */
+      int8_t (*B_wb_db)[1000][125] = (int8_t (*)[1000][125])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 250000): two copies of 125000 bytes */
       npu_token_t B_wb_tok;
       {
         int8_t (*B_wb)[125] = B_wb_db[0];
@@ -59,13 +59,13 @@ void matmul_tail(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   }
   /* loop nest io_1 (line 11): A_t_load (line 48), B_t_load (line 49), init (line 13), update (line 15), C_t_store (line 50) */
   { /* loop io_1 (line 11) runs once, io = 7 */
-    int8_t (*A_t)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 104000): 104000 bytes */
+    int8_t (*A_t)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 104000): 104000 bytes */
     /* A_t_load: A_t <- A */
     npu_dma_wait(npu_dma_1d(0, &A_t[0][0], &A[896][0], 104000));
     {
-      int32_t (*C_t_db)[104][125] = (int32_t (*)[104][125])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 104000): two copies of 52000 bytes */
+      int32_t (*C_t_db)[104][125] = (int32_t (*)[104][125])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 104000): two copies of 52000 bytes */
       npu_token_t C_t_tok[2];
-      int8_t (*B_t_db)[1000][125] = (int8_t (*)[1000][125])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 250000): two copies of 125000 bytes */
+      int8_t (*B_t_db)[1000][125] = (int8_t (*)[1000][125])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 250000): two copies of 125000 bytes */
       npu_token_t B_t_tok;
       {
         int8_t (*B_t)[125] = B_t_db[0];

@@ -22,13 +22,13 @@
 void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   /* loop nest io (line 11): A_ib_load (line 27), B_wb_load (line 28), init (line 13), update (line 15), C_ob_store (line 29) */
   for (int io = 0; io < 8; io++) {
-    int8_t (*A_ib)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 128000): 128000 bytes */
+    int8_t (*A_ib)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 128000): 128000 bytes */
     /* A_ib_load: A_ib <- A */
     npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 128][0], 1000 * npu_clamp(1000 - io * 128, 128)));
     {
-      int32_t (*C_ob_db)[128][125] = (int32_t (*)[128][125])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 128000): two copies of 64000 bytes */
+      int32_t (*C_ob_db)[128][125] = (int32_t (*)[128][125])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 128000): two copies of 64000 bytes */
       npu_token_t C_ob_tok[2];
-      int8_t (*B_wb_db)[1000][125] = (int8_t (*)[1000][125])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 250000): two copies of 125000 bytes */
+      int8_t (*B_wb_db)[1000][125] = (int8_t (*)[1000][125])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 250000): two copies of 125000 bytes */
       npu_token_t B_wb_tok;
       {
         int8_t (*B_wb)[125] = B_wb_db[0];

@@ -18,7 +18,7 @@
 #include "add_bias_vu.h"
 
 void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]) {
-  int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 65536): 65536 bytes */
+  int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 65536): 65536 bytes */
   int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 81920); /* vu_vm, bytes [81920, 82432): 512 bytes */
   /* loop nest bias_vm_0 (line 80): bias_vm_load (line 80) */
   /* bias_vm_load: bias_vm <- bias */

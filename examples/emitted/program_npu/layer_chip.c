@@ -31,7 +31,7 @@
 static void matmul_ob_mm(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   /* loop nest io (line 12): A_ib_load (line 70), B_wb_load (line 71), init (line 14), update (line 16) */
   {
-    int8_t (*A_ib_db)[64][256] = (int8_t (*)[64][256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 32768): two copies of 16384 bytes */
+    int8_t (*A_ib_db)[64][256] = (int8_t (*)[64][256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 32768): two copies of 16384 bytes */
     npu_token_t A_ib_tok;
     {
       int8_t (*A_ib)[256] = A_ib_db[0];
@@ -45,7 +45,7 @@ static void matmul_ob_mm(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M
         A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 64][0], 16384);
       }
       {
-        int8_t (*B_wb_db)[256][64] = (int8_t (*)[256][64])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 32768): two copies of 16384 bytes */
+        int8_t (*B_wb_db)[256][64] = (int8_t (*)[256][64])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 32768): two copies of 16384 bytes */
         npu_token_t B_wb_tok;
         {
           int8_t (*B_wb)[64] = B_wb_db[0];
@@ -112,8 +112,8 @@ static void relu_vu_relu(const int32_t X[M][N], int32_t Y[M][N]) {
 }
 
 void layer_chip(const int8_t A[M][K], const int8_t W[K][N], const int32_t bias[N], int32_t Y[M][N]) {
-  int32_t (*acc)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 65536): 65536 bytes */
-  int32_t (*biased)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 65536): 65536 bytes */
+  int32_t (*acc)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 65536): 65536 bytes */
+  int32_t (*biased)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 65536): 65536 bytes */
   matmul_ob_mm(A, W, acc); /* mm, line 46 */
   add_bias_vu_add_bias((const int32_t (*)[128])acc, bias, biased); /* add_bias, line 47 */
   relu_vu_relu((const int32_t (*)[128])biased, Y); /* relu, line 48 */

@@ -25,10 +25,10 @@
  *   double_buffer(B_wb)
  */
 static void matmul_ob(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
-  int32_t (*C_ob)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 65536): 65536 bytes */
+  int32_t (*C_ob)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 65536): 65536 bytes */
   /* loop nest io (line 12): A_ib_load (line 70), B_wb_load (line 71), init (line 14), update (line 16) */
   {
-    int8_t (*A_ib_db)[64][256] = (int8_t (*)[64][256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 32768): two copies of 16384 bytes */
+    int8_t (*A_ib_db)[64][256] = (int8_t (*)[64][256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 32768): two copies of 16384 bytes */
     npu_token_t A_ib_tok;
     {
       int8_t (*A_ib)[256] = A_ib_db[0];
@@ -42,7 +42,7 @@ static void matmul_ob(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N
         A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 64][0], 16384);
       }
       {
-        int8_t (*B_wb_db)[256][64] = (int8_t (*)[256][64])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 32768): two copies of 16384 bytes */
+        int8_t (*B_wb_db)[256][64] = (int8_t (*)[256][64])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 32768): two copies of 16384 bytes */
         npu_token_t B_wb_tok;
         {
           int8_t (*B_wb)[64] = B_wb_db[0];
@@ -73,7 +73,7 @@ static void matmul_ob(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N
  *   vectorize(j)
  */
 static void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]) {
-  int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 65536): 65536 bytes */
+  int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 65536): 65536 bytes */
   int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 81920); /* vu_vm, bytes [81920, 82432): 512 bytes */
   /* loop nest bias_vm_0 (line 80): bias_vm_load (line 80) */
   /* bias_vm_load: bias_vm <- bias */
@@ -99,7 +99,7 @@ static void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[
  *   vectorize(j)
  */
 static void relu_vu(const int32_t X[M][N], int32_t Y[M][N]) {
-  int32_t (*X_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 65536): 65536 bytes */
+  int32_t (*X_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 65536): 65536 bytes */
   /* loop nest X_vm_0 (line 86): X_vm_load (line 86) */
   /* X_vm_load: X_vm <- X */
   npu_dma_wait(npu_dma_1d(0, &X_vm[0][0], &X[0][0], 65536));

@@ -22,7 +22,7 @@
 void matmul_nu(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   /* loop nest io (line 12): A_ib_load (line 24), B_wb_load (line 25), init (line 14), update (line 16), C_ob_store (line 26) */
   {
-    int8_t (*A_ib_db)[64][256] = (int8_t (*)[64][256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 32768): two copies of 16384 bytes */
+    int8_t (*A_ib_db)[64][256] = (int8_t (*)[64][256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 32768): two copies of 16384 bytes */
     npu_token_t A_ib_tok;
     {
       int8_t (*A_ib)[256] = A_ib_db[0];
@@ -36,14 +36,14 @@ void matmul_nu(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
         A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 64][0], 16384);
       }
       {
-        int8_t (*B_wb_db)[256][64] = (int8_t (*)[256][64])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 32768): two copies of 16384 bytes */
+        int8_t (*B_wb_db)[256][64] = (int8_t (*)[256][64])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 32768): two copies of 16384 bytes */
         npu_token_t B_wb_tok;
         {
           int8_t (*B_wb)[64] = B_wb_db[0];
           B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 64, &B[0][0], 128, 64, 256);
         }
         for (int jo = 0; jo < 2; jo++) {
-          int32_t (*C_ob)[64] = (int32_t (*)[64])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 16384): 16384 bytes */
+          int32_t (*C_ob)[64] = (int32_t (*)[64])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 16384): 16384 bytes */
           int8_t (*B_wb)[64] = B_wb_db[jo % 2];
           npu_dma_wait(B_wb_tok);
           if (jo + 1 < 2) { /* the next iteration's region, into the other copy */

@@ -74,7 +74,7 @@ void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W
             int8_t *y_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 57344 + (ho % 2) * 3584); /* vu_vm of each core, bytes [57344, 64512): two copies of 3584 bytes */
             int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + (ho % 2) * 3584); /* vu_vm of each core, bytes [50176, 57344): two copies of 3584 bytes */
             int8_t *a_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 43008 + (ho % 2) * 3584); /* vu_vm of each core, bytes [43008, 50176): two copies of 3584 bytes */
-            int32_t *wa = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 14336): 14336 bytes */
+            int32_t *wa = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 14336): 14336 bytes */
             int32_t *wb = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 14336); /* vu_vm of each core, bytes [14336, 28672): 14336 bytes */
             int32_t *sum = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 28672); /* vu_vm of each core, bytes [28672, 43008): 14336 bytes */
             npu_dma_wait(a_vm_tok[ho % 2][core]);

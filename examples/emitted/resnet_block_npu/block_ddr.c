@@ -42,11 +42,11 @@
  *   double_buffer(y_vm)
  */
 static void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
-  int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 0); /* dm, bytes [0, 256): 256 bytes */
+  int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0)); /* dm, bytes [0, 256): 256 bytes */
   /* loop nest bias_dm_0 (line 134): bias_dm_load (line 134) */
   /* bias_dm_load: bias_dm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_dm[0], &bias[0], 256));
-  int8_t (*x_ib)[56][64] = (int8_t (*)[56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 200704): 200704 bytes */
+  int8_t (*x_ib)[56][64] = (int8_t (*)[56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 200704): 200704 bytes */
   /* loop nest x_ib_0 (line 133): x_ib_load (line 133) */
   /* x_ib_load: x_ib <- x */
   npu_dma_wait(npu_dma_1d(0, &x_ib[0][0][0], &x[0][0][0], 200704));
@@ -54,7 +54,7 @@ static void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][O
   {
     int8_t (*y_vm_db)[12544] = (int8_t (*)[12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 100352); /* vu_vm, bytes [100352, 125440): two copies of 12544 bytes */
     npu_token_t y_vm_tok[2];
-    int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 4608): two copies of 2304 bytes */
+    int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 4608): two copies of 2304 bytes */
     npu_token_t wt_wb_tok;
     {
       int8_t (*wt_wb)[3][3][64][4] = wt_wb_db[0];
@@ -69,8 +69,8 @@ static void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][O
         int8_t (*wt_wb_next)[3][3][64][4] = wt_wb_db[(oco + 1) % 2];
         wt_wb_tok = npu_dma_1d(1, &wt_wb_next[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 2304);
       }
-      int32_t (*acc)[56][4] = (int32_t (*)[56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 50176): 50176 bytes */
-      int32_t *act = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 50176): 50176 bytes */
+      int32_t (*acc)[56][4] = (int32_t (*)[56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 50176): 50176 bytes */
+      int32_t *act = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 50176): 50176 bytes */
       /* init: acc <- bias_dm */
       npu_dma_wait(npu_dma_2d(0, &acc[0][0][0], 16, &bias_dm[oco * OB], 0, 16, 3136));
       npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1);
@@ -115,11 +115,11 @@ static void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][O
  *   double_buffer(y_vm)
  */
 static void conv_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
-  int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 0); /* dm, bytes [0, 256): 256 bytes */
+  int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0)); /* dm, bytes [0, 256): 256 bytes */
   /* loop nest bias_dm_0 (line 157): bias_dm_load (line 157) */
   /* bias_dm_load: bias_dm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_dm[0], &bias[0], 256));
-  int8_t (*x_ib)[56][64] = (int8_t (*)[56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 200704): 200704 bytes */
+  int8_t (*x_ib)[56][64] = (int8_t (*)[56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 200704): 200704 bytes */
   /* loop nest x_ib_0 (line 156): x_ib_load (line 156) */
   /* x_ib_load: x_ib <- x */
   npu_dma_wait(npu_dma_1d(0, &x_ib[0][0][0], &x[0][0][0], 200704));
@@ -127,7 +127,7 @@ static void conv_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], c
   {
     int8_t (*y_vm_db)[12544] = (int8_t (*)[12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 50176); /* vu_vm, bytes [50176, 75264): two copies of 12544 bytes */
     npu_token_t y_vm_tok[2];
-    int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 4608): two copies of 2304 bytes */
+    int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 4608): two copies of 2304 bytes */
     npu_token_t wt_wb_tok;
     {
       int8_t (*wt_wb)[3][3][64][4] = wt_wb_db[0];
@@ -142,12 +142,12 @@ static void conv_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], c
         int8_t (*wt_wb_next)[3][3][64][4] = wt_wb_db[(oco + 1) % 2];
         wt_wb_tok = npu_dma_1d(1, &wt_wb_next[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 2304);
       }
-      int32_t (*acc)[56][4] = (int32_t (*)[56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 50176): 50176 bytes */
+      int32_t (*acc)[56][4] = (int32_t (*)[56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 50176): 50176 bytes */
       /* init: acc <- bias_dm */
       npu_dma_wait(npu_dma_2d(0, &acc[0][0][0], 16, &bias_dm[oco * OB], 0, 16, 3136));
       npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1);
       { /* loop ho (line 70) runs once, ho = 0 */
-        int32_t *acc_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 50176): 50176 bytes */
+        int32_t *acc_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 50176): 50176 bytes */
         /* acc_vm_load: acc_vm <- acc */
         npu_dma_wait(npu_dma_1d(0, &acc_vm[0], &acc[0][0][0], 50176));
         if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
@@ -228,7 +228,7 @@ static void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t
             int8_t *y_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 57344 + (ho % 2) * 3584); /* vu_vm of each core, bytes [57344, 64512): two copies of 3584 bytes */
             int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + (ho % 2) * 3584); /* vu_vm of each core, bytes [50176, 57344): two copies of 3584 bytes */
             int8_t *a_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 43008 + (ho % 2) * 3584); /* vu_vm of each core, bytes [43008, 50176): two copies of 3584 bytes */
-            int32_t *wa = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 14336): 14336 bytes */
+            int32_t *wa = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 14336): 14336 bytes */
             int32_t *wb = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 14336); /* vu_vm of each core, bytes [14336, 28672): 14336 bytes */
             int32_t *sum = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 28672); /* vu_vm of each core, bytes [28672, 43008): 14336 bytes */
             npu_dma_wait(a_vm_tok[ho % 2][core]);

@@ -37,11 +37,11 @@
 #include "conv_relu_nu.h"
 
 void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
-  int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 0); /* dm, bytes [0, 256): 256 bytes */
+  int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0)); /* dm, bytes [0, 256): 256 bytes */
   /* loop nest bias_dm_0 (line 134): bias_dm_load (line 134) */
   /* bias_dm_load: bias_dm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_dm[0], &bias[0], 256));
-  int8_t (*x_ib)[56][64] = (int8_t (*)[56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 200704): 200704 bytes */
+  int8_t (*x_ib)[56][64] = (int8_t (*)[56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 200704): 200704 bytes */
   /* loop nest x_ib_0 (line 133): x_ib_load (line 133) */
   /* x_ib_load: x_ib <- x */
   npu_dma_wait(npu_dma_1d(0, &x_ib[0][0][0], &x[0][0][0], 200704));
@@ -49,7 +49,7 @@ void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], con
   {
     int8_t (*y_vm_db)[12544] = (int8_t (*)[12544])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 100352); /* vu_vm, bytes [100352, 125440): two copies of 12544 bytes */
     npu_token_t y_vm_tok[2];
-    int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 4608): two copies of 2304 bytes */
+    int8_t (*wt_wb_db)[1][3][3][64][4] = (int8_t (*)[1][3][3][64][4])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 4608): two copies of 2304 bytes */
     npu_token_t wt_wb_tok;
     {
       int8_t (*wt_wb)[3][3][64][4] = wt_wb_db[0];
@@ -64,8 +64,8 @@ void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], con
         int8_t (*wt_wb_next)[3][3][64][4] = wt_wb_db[(oco + 1) % 2];
         wt_wb_tok = npu_dma_1d(1, &wt_wb_next[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 2304);
       }
-      int32_t (*acc)[56][4] = (int32_t (*)[56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 50176): 50176 bytes */
-      int32_t *act = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 0); /* vu_vm, bytes [0, 50176): 50176 bytes */
+      int32_t (*acc)[56][4] = (int32_t (*)[56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 50176): 50176 bytes */
+      int32_t *act = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 50176): 50176 bytes */
       /* init: acc <- bias_dm */
       npu_dma_wait(npu_dma_2d(0, &acc[0][0][0], 16, &bias_dm[oco * OB], 0, 16, 3136));
       npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1);

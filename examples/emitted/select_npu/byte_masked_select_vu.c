@@ -28,7 +28,7 @@ void byte_masked_select_vu(const uint8_t m[N], const float x[N], float y[N]) {
       npu_token_t x_vm_tok[2][4]; /* per copy, per core: the load of x_vm */
       npu_token_t m_vm_tok[2][4]; /* per copy, per core: the load of m_vm */
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+        float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
         /* x_vm_load: x_vm <- x */
         x_vm_tok[0][core] = npu_dma_1d(0, &x_vm[0], &x[core * 4096], 16384);
         uint8_t *m_vm = (uint8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 73728): two copies of 4096 bytes */
@@ -39,7 +39,7 @@ void byte_masked_select_vu(const uint8_t m[N], const float x[N], float y[N]) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((io + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((io + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             uint8_t *m_vm = (uint8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536 + ((io + 1) % 2) * 4096); /* vu_vm of each core, bytes [65536, 73728): two copies of 4096 bytes */
             if (io + 1 < 16) { /* the next pass's regions, into the other copies */
               /* x_vm_load: x_vm <- x */
@@ -50,7 +50,7 @@ void byte_masked_select_vu(const uint8_t m[N], const float x[N], float y[N]) {
           }
           for (int core = 0; core < 4; core++) { /* compute */
             float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (io % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
-            float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (io % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (io % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             uint8_t *m_vm = (uint8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536 + (io % 2) * 4096); /* vu_vm of each core, bytes [65536, 73728): two copies of 4096 bytes */
             if (y_vm_tok[io % 2][core]) npu_dma_wait(y_vm_tok[io % 2][core]); /* this core's copy out of y_vm two passes ago, from this copy */
             npu_dma_wait(x_vm_tok[io % 2][core]);

@@ -30,7 +30,7 @@ void masked_select_vu(const float m[N], const float x[N], float y[N]) {
         float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
         /* x_vm_load: x_vm <- x */
         x_vm_tok[0][core] = npu_dma_1d(0, &x_vm[0], &x[core * 4096], 16384);
-        float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+        float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
         /* m_vm_load: m_vm <- m */
         m_vm_tok[0][core] = npu_dma_1d(1, &m_vm[0], &m[core * 4096], 16384);
       }
@@ -39,7 +39,7 @@ void masked_select_vu(const float m[N], const float x[N], float y[N]) {
         {
           for (int core = 0; core < 4; core++) { /* loads */
             float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + ((io + 1) % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
-            float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((io + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((io + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             if (io + 1 < 16) { /* the next pass's regions, into the other copies */
               /* x_vm_load: x_vm <- x */
               x_vm_tok[(io + 1) % 2][core] = npu_dma_1d(0, &x_vm[0], &x[(io + 1) * 16384 + core * 4096], 16384);
@@ -50,7 +50,7 @@ void masked_select_vu(const float m[N], const float x[N], float y[N]) {
           for (int core = 0; core < 4; core++) { /* compute */
             float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536 + (io % 2) * 16384); /* vu_vm of each core, bytes [65536, 98304): two copies of 16384 bytes */
             float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (io % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
-            float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (io % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (io % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             if (y_vm_tok[io % 2][core]) npu_dma_wait(y_vm_tok[io % 2][core]); /* this core's copy out of y_vm two passes ago, from this copy */
             npu_dma_wait(x_vm_tok[io % 2][core]);
             npu_dma_wait(m_vm_tok[io % 2][core]);

@@ -27,7 +27,7 @@ void masked_store_vu(const float m[N], const float x[N], float y[N]) {
       float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 16384); /* vu_vm of each core, bytes [16384, 32768): two copies of 8192 bytes */
       /* x_vm_load: x_vm <- x */
       x_vm_tok[0][core] = npu_dma_1d(0, &x_vm[0], &x[core * 2048], 8192);
-      float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
+      float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
       /* m_vm_load: m_vm <- m */
       m_vm_tok[0][core] = npu_dma_1d(1, &m_vm[0], &m[core * 2048], 8192);
     }
@@ -38,7 +38,7 @@ void masked_store_vu(const float m[N], const float x[N], float y[N]) {
         for (int core = 0; core < 4; core++) { /* loads */
           float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768); /* vu_vm of each core, bytes [32768, 40960): 8192 bytes */
           float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 16384 + ((io + 1) % 2) * 8192); /* vu_vm of each core, bytes [16384, 32768): two copies of 8192 bytes */
-          float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((io + 1) % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
+          float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((io + 1) % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
           /* y_vm_load: y_vm <- y */
           y_vm_tok[core] = npu_dma_1d(0, &y_vm[0], &y[io * 8192 + core * 2048], 8192);
           if (io + 1 < 32) { /* the next pass's regions, into the other copies */
@@ -51,7 +51,7 @@ void masked_store_vu(const float m[N], const float x[N], float y[N]) {
         for (int core = 0; core < 4; core++) { /* compute */
           float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768); /* vu_vm of each core, bytes [32768, 40960): 8192 bytes */
           float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 16384 + (io % 2) * 8192); /* vu_vm of each core, bytes [16384, 32768): two copies of 8192 bytes */
-          float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (io % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
+          float *m_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (io % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
           npu_dma_wait(y_vm_tok[core]);
           npu_dma_wait(x_vm_tok[io % 2][core]);
           npu_dma_wait(m_vm_tok[io % 2][core]);

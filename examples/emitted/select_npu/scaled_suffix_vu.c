@@ -21,9 +21,9 @@ void scaled_suffix_vu(const float x[N], float y[N]) {
   {
     npu_token_t x_vm_tok[2][4]; /* per copy, per core: the load of x_vm */
     for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-      float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 65536): two copies of 32768 bytes */
+      float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 65536): two copies of 32768 bytes */
       /* x_vm_load: x_vm <- x */
-      x_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &x_vm[0], &x[core * 8192], 32768);
+      x_vm_tok[0][core] = npu_dma_1d(core % 2, &x_vm[0], &x[core * 8192], 32768);
     }
     for (int io = 0; io < 8; io++) {
       /* bound to the VU cores: iteration core runs on core core, phase by phase */
@@ -31,7 +31,7 @@ void scaled_suffix_vu(const float x[N], float y[N]) {
         npu_token_t y_vm_tok[4]; /* per core: the load of y_vm */
         for (int core = 0; core < 4; core++) { /* loads */
           float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 98304): 32768 bytes */
-          float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((io + 1) % 2) * 32768); /* vu_vm of each core, bytes [0, 65536): two copies of 32768 bytes */
+          float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((io + 1) % 2) * 32768); /* vu_vm of each core, bytes [0, 65536): two copies of 32768 bytes */
           /* y_vm_load: y_vm <- y */
           y_vm_tok[core] = npu_dma_1d(0, &y_vm[0], &y[io * 32768 + core * 8192], 32768);
           if (io + 1 < 8) { /* the next pass's regions, into the other copies */
@@ -41,7 +41,7 @@ void scaled_suffix_vu(const float x[N], float y[N]) {
         }
         for (int core = 0; core < 4; core++) { /* compute */
           float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 98304): 32768 bytes */
-          float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (io % 2) * 32768); /* vu_vm of each core, bytes [0, 65536): two copies of 32768 bytes */
+          float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (io % 2) * 32768); /* vu_vm of each core, bytes [0, 65536): two copies of 32768 bytes */
           npu_dma_wait(y_vm_tok[core]);
           npu_dma_wait(x_vm_tok[io % 2][core]);
           {

@@ -35,18 +35,18 @@ void softmax_vu_small(const float X[R][C], float Y[R][C]) {
     {
       npu_token_t X_vm_tok[2][2]; /* per copy, per core: the load of X_vm */
       for (int core = 0; core < 2; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
+        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
         /* X_vm_load: X_vm <- X */
-        X_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[core * 8][0], 8192);
+        X_vm_tok[0][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[core * 8][0], 8192);
       }
       for (int ro = 0; ro < 16; ro++) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 2; core++) { /* loads */
-            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((ro + 1) % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((ro + 1) % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
             if (ro + 1 < 16) { /* the next pass's regions, into the other copies */
               /* X_vm_load: X_vm <- X */
-              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 16 + core * 8][0], 8192);
+              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[(ro + 1) * 16 + core * 8][0], 8192);
             }
           }
           for (int core = 0; core < 2; core++) { /* compute */
@@ -55,7 +55,7 @@ void softmax_vu_small(const float X[R][C], float Y[R][C]) {
             float (*d_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768); /* vu_vm of each core, bytes [32768, 40960): 8192 bytes */
             float *mx_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 49152); /* vu_vm of each core, bytes [49152, 49184): 32 bytes */
             float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 16384 + (ro % 2) * 8192); /* vu_vm of each core, bytes [16384, 32768): two copies of 8192 bytes */
-            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (ro % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (ro % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
             npu_dma_wait(X_vm_tok[ro % 2][core]);
             npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], 8, 256, 256);
             npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mx_vm[0], 8, 256, 256, 256);

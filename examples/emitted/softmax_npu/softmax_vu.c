@@ -35,18 +35,18 @@ void softmax_vu(const float X[R][C], float Y[R][C]) {
     {
       npu_token_t X_vm_tok[2][4]; /* per copy, per core: the load of X_vm */
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+        float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
         /* X_vm_load: X_vm <- X */
-        X_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[core * 16][0], 16384);
+        X_vm_tok[0][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[core * 16][0], 16384);
       }
       for (int ro = 0; ro < 4; ro++) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((ro + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((ro + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             if (ro + 1 < 4) { /* the next pass's regions, into the other copies */
               /* X_vm_load: X_vm <- X */
-              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], 16384);
+              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], 16384);
             }
           }
           for (int core = 0; core < 4; core++) { /* compute */
@@ -55,7 +55,7 @@ void softmax_vu(const float X[R][C], float Y[R][C]) {
             float (*d_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 81920): 16384 bytes */
             float *mx_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core, bytes [98304, 98368): 64 bytes */
             float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
-            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (ro % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (ro % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             npu_dma_wait(X_vm_tok[ro % 2][core]);
             npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], 16, 256, 256);
             npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mx_vm[0], 16, 256, 256, 256);
