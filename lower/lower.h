@@ -181,11 +181,16 @@ bool *lower_source_defines(const Module *m, const Kernel *k, bool typedefs, bool
  * comments); for C++ (the same, and no restrict, and bool for _Bool). */
 typedef enum { PROTO_HEADER, PROTO_HEADER_TCC, PROTO_HEADER_CXX } ProtoStyle;
 /* The include guard of variant's header: "NPUGEN_<FILE>_<VARIANT>_H",
- * FILE the kernel file's base name without its extension (malloc'ed). */
+ * FILE the letters and digits of the kernel file's base name without its
+ * extension, and a hash suffix "_0XXXXXXXX" where VARIANT's spelling could
+ * be another variant's (not lower-case words): injective in the variant
+ * (malloc'ed). */
 char *lower_header_guard(const char *file, const char *variant);
 /* The header's macro for extent d of parameter b: "<VARIANT>_<MACRO>"
  * where the kernel named it with a #define (malloc'ed), else NULL (a
- * literal, or an extent sized by a parameter). */
+ * literal, or an extent sized by a parameter); with the hash suffix of
+ * lower_header_guard where that spelling could be another variant's and
+ * macro's (a '_' in MACRO, a variant not in lower-case words). */
 char *lower_size_macro(const char *variant, const Buffer *b, int d);
 /* Type t as a header of that style names it: the C type a typedef or a
  * type macro names. */

@@ -8,6 +8,7 @@
  * and the guard holds the file's and the variant's names. C++ and tcc
  * 0.9.27 accept no variable-length array parameter: such a header gives
  * them prototypes of their own (ProtoStyle); lower/module.c spells them. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,26 +37,71 @@ static void put_upper(StrBuf *sb, const char *text, const char *end) {
   }
 }
 
+/* Lower-case words of letters and digits joined by single '_': a name
+ * that put_upper spells injectively and whose '_' are all inner. */
+static bool plain_words(const char *text, const char *end) {
+  if (text == end || *text == '_' || end[-1] == '_') return false;
+  for (const char *p = text; p < end; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || (*p == '_' && p[1] != '_'))) return false;
+  return true;
+}
+
+static bool not_alnum(char c) { return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')); }
+
+/* "_0" and 8 hex digits of a hash (FNV-1a) of the parts, each with its
+ * terminating NUL: the suffix of a joined name whose readable spelling
+ * cannot be read back into its parts. No readable spelling ends in a part
+ * led by a digit (a macro name cannot start with one; a guard ends in
+ * "_H"), so the two forms never meet. */
+static void put_hash_suffix(StrBuf *sb, const char *const *parts, int n) {
+  uint32_t h = 2166136261u;
+  for (int i = 0; i < n; i++) {
+    const char *p = parts[i];
+    do h = (h ^ (unsigned char)*p) * 16777619u;
+    while (*p++);
+  }
+  sb_printf(sb, "_0%08X", (unsigned)h);
+}
+
+/* Two headers of one project must not share a guard or a macro, so their
+ * names are injective in the variant (docs/embedding.md): spelt plainly,
+ * "a_b" + "c" and "a" + "b_c" would both read A_B_C. In a guard the file's
+ * stem is only a reader's hint, so it keeps its letters and digits alone
+ * and the guard's first '_' after NPUGEN_ is the seam; in a size macro the
+ * macro's name must have no '_' to leave the last '_' the seam. Where the
+ * seam or the variant's spelling is not fixed so, the hash suffix tells
+ * the names apart. */
 char *lower_header_guard(const char *file, const char *variant) {
   const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
   const char *dot = strrchr(base, '.');
+  const char *stem_end = dot && dot != base ? dot : base + strlen(base);
+  const char *vend = variant + strlen(variant);
   StrBuf guard;
   sb_init(&guard);
   sb_puts(&guard, "NPUGEN_");
-  put_upper(&guard, base, dot && dot != base ? dot : base + strlen(base));
+  size_t before = guard.len;
+  for (const char *p = base; p < stem_end; p++)
+    if (!not_alnum(*p)) sb_putc(&guard, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : *p);
+  if (guard.len == before) sb_puts(&guard, "KERNEL");
   sb_putc(&guard, '_');
-  put_upper(&guard, variant, variant + strlen(variant));
+  put_upper(&guard, variant, vend);
   sb_puts(&guard, "_H");
+  if (!plain_words(variant, vend)) put_hash_suffix(&guard, &variant, 1);
   return sb_take(&guard);
 }
 
 char *lower_size_macro(const char *variant, const Buffer *b, int d) {
   const char *macro = lower_extent_macro(b, d);
   if (!macro || b->extent[d]) return NULL;
+  const char *vend = variant + strlen(variant);
   StrBuf name;
   sb_init(&name);
-  put_upper(&name, variant, variant + strlen(variant));
+  put_upper(&name, variant, vend);
   sb_printf(&name, "_%s", macro);
+  if (!plain_words(variant, vend) || strchr(macro, '_')) {
+    const char *parts[] = {variant, macro};
+    put_hash_suffix(&name, parts, 2);
+  }
   return sb_take(&name);
 }
 

@@ -67,6 +67,31 @@ Test(embed, three_kernel_files_headers_compile_together_in_c_cxx_and_tcc) {
   }
 }
 
+/* Kernel file $1.c: kernel $2 copying float arrays of extent macro $3 ($4). */
+#define LOOKALIKE_KERNEL                                                                                        \
+  "kernel() { printf '%s\\n' \"#define $3 $4\" \"void $2(const float x[$3], float y[$3]) {\" "                   \
+  "\"  for (int i = 0; i < $3; i++) y[i] = x[i];\" '}' > $1.c && $n emit $1.c -o out; } && "
+
+/* Names that read alike once joined by '_': variant conv with macro OUT_C
+ * and variant conv_out with macro C (both CONV_OUT_C), kernel c of a_b.c
+ * and kernel b_c of a.c (both NPUGEN_A_B_C_H). Their headers coexist. */
+Test(embed, headers_of_lookalike_names_compile_together) {
+  char out[16384];
+  int rc = in_tmp(LOOKALIKE_KERNEL "kernel conv conv OUT_C 4 && kernel conv_out conv_out C 8 && "
+                  "kernel a_b c N 2 && kernel a b_c N 3 && "
+                  "printf '%s\\n' '#include \"conv.h\"' '#include \"conv_out.h\"' '#include \"c.h\"' '#include \"b_c.h\"' "
+                  "'float x[8], y[8];' 'void use(void);' "
+                  "'void use(void) { conv(x, y); conv_out(x, y); c(x, y); b_c(x, y); }' > use.c && "
+                  "gcc -std=c99 -Wall -Wextra -Werror -Iout -c use.c -o use.o && grep -h '^#define' out/*.h",
+                  out, sizeof out);
+  cr_assert_eq(rc, 0, "%s", out);
+  /* readable where the spelling reads back (no '_' in the macro), a hash suffix where it may not */
+  cr_expect(strstr(out, "#define CONV_OUT_C 8\n"), "%s", out);
+  cr_expect(strstr(out, "#define CONV_OUT_C_0"), "%s", out);
+  cr_expect(strstr(out, "#define NPUGEN_AB_C_H\n"), "%s", out);
+  cr_expect(strstr(out, "#define NPUGEN_A_B_C_H\n"), "%s", out);
+}
+
 /* Two kernel files (kernels ka and kb), each k.c in its own directory. */
 #define TWO_DIRS                                                                                                     \
   "mkdir a b && printf '%s\\n' 'void ka(const float A[8], float B[8]) {' '  for (int i = 0; i < 8; i++) B[i] = A[i];' " \
