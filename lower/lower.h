@@ -203,6 +203,12 @@ typedef struct {
   const char *cond, *why;
 } HeaderBranch;
 int lower_header_branches(const Kernel *k, bool assume_no_alias, HeaderBranch out[3]);
+/* k as a header's C++ prototype names its parameters: one named a C++
+ * keyword (`new`, `class`) renamed `new_` (`new_2`... while that is
+ * another parameter's name), in copies allocated in a; k itself when none is. An
+ * extent still names the size as the kernel does, in the comment C++ reads
+ * it in (PROTO_HEADER_CXX). */
+const Kernel *lower_cxx_param_names(Arena *a, const Kernel *k);
 
 /* lower/check_variant.c: in the check's C, loop runs in permuted orders
  * (a marked loop); an access of b goes through npu_cu_access. */

@@ -223,6 +223,7 @@ static void source(LoweredModule *m, const LowerUnit *u) {
  * sizes by the variant's macros, types by their C names. */
 static LoweredFunction header_proto(Arena *a, const char *variant, const LoweredFunction *f, ProtoStyle style) {
   LoweredFunction h = *f;
+  if (style == PROTO_HEADER_CXX) h.k = lower_cxx_param_names(a, f->k);
   int n = f->k->nparams ? f->k->nparams : 1, i = 0;
   h.extent_macro = ARENA_ARRAY(a, const char *, n * IR_MAX_DIMS);
   h.param_type = ARENA_ARRAY(a, const char *, n);

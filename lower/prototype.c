@@ -117,8 +117,73 @@ static bool header_vla(const Kernel *k) {
   return false;
 }
 
-/* C++ spells the prototype otherwise than tcc: restrict, _Bool. */
+/* The keywords (and alternative tokens) of C++ up to C++20 that C99
+ * leaves free for a parameter's name: `float new[4]` is a C kernel, and
+ * its header is included by C++ too. */
+static const char *const cxx_keywords[] = {
+    "alignas",      "alignof",     "and",       "and_eq",     "asm",       "bitand",       "bitor",
+    "bool",         "catch",       "char8_t",   "char16_t",   "char32_t",  "class",        "compl",
+    "concept",      "const_cast",  "consteval", "constexpr",  "constinit", "co_await",     "co_return",
+    "co_yield",     "decltype",    "delete",    "dynamic_cast", "explicit", "export",      "false",
+    "friend",       "mutable",     "namespace", "new",        "noexcept",  "not",          "not_eq",
+    "nullptr",      "operator",    "or",        "or_eq",      "private",   "protected",    "public",
+    "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",    "thread_local",
+    "throw",        "true",        "try",       "typeid",     "typename",  "using",        "virtual",
+    "wchar_t",      "xor",         "xor_eq",
+};
+
+static bool cxx_keyword(const char *name) {
+  for (size_t i = 0; i < sizeof cxx_keywords / sizeof *cxx_keywords; i++)
+    if (!strcmp(name, cxx_keywords[i])) return true;
+  return false;
+}
+
+static const char *param_name(const Param *p) { return p->buf ? p->buf->name : p->var->name; }
+
+static bool names_cxx_keyword(const Kernel *k) {
+  for (const Param *p = k->params; p; p = p->next)
+    if (cxx_keyword(param_name(p))) return true;
+  return false;
+}
+
+/* name + "_", or "_2", "_3"... while another parameter of k has that
+ * name (no "__": C++ reserves names that hold it). */
+static const char *free_name(Arena *a, const Kernel *k, const char *name) {
+  for (int n = 1;; n++) {
+    const char *try = n == 1 ? arena_printf(a, "%s_", name) : arena_printf(a, "%s_%d", name, n);
+    bool taken = false;
+    for (const Param *p = k->params; p && !taken; p = p->next) taken = !strcmp(param_name(p), try);
+    if (!taken) return try;
+  }
+}
+
+const Kernel *lower_cxx_param_names(Arena *a, const Kernel *k) {
+  if (!names_cxx_keyword(k)) return k;
+  Kernel *copy = ARENA_NEW(a, Kernel);
+  *copy = *k;
+  Param **tail = &copy->params;
+  for (const Param *p = k->params; p; p = p->next, tail = &(*tail)->next) {
+    Param *q = ARENA_NEW(a, Param);
+    *q = *p;
+    q->next = NULL;
+    if (cxx_keyword(param_name(p)) && p->buf) {
+      q->buf = ARENA_NEW(a, Buffer);
+      *q->buf = *p->buf;
+      q->buf->name = free_name(a, k, p->buf->name);
+    } else if (cxx_keyword(param_name(p))) {
+      q->var = ARENA_NEW(a, Var);
+      *q->var = *p->var;
+      q->var->name = free_name(a, k, p->var->name);
+    }
+    *tail = q;
+  }
+  return copy;
+}
+
+/* C++ spells the prototype otherwise than tcc: restrict, _Bool, a
+ * parameter named a C++ keyword. */
 static bool cxx_words(const Kernel *k, bool assume_no_alias) {
+  if (names_cxx_keyword(k)) return true;
   for (const Param *p = k->params; p; p = p->next) {
     const Type *t = p->buf ? p->buf->elem : p->var->type;
     if (!strcmp(lower_proto_type(t, PROTO_HEADER), "_Bool")) return true;
@@ -133,7 +198,11 @@ int lower_header_branches(const Kernel *k, bool assume_no_alias, HeaderBranch ou
   if (vla && !words)
     out[n++] = (HeaderBranch){PROTO_HEADER_CXX, "defined(__cplusplus) || defined(__TINYC__)",
                               "C++ and tcc 0.9.27 take no variable-length array parameter"};
-  if (words) out[n++] = (HeaderBranch){PROTO_HEADER_CXX, "defined(__cplusplus)", "C++: no restrict, no _Bool, no variable-length array parameter"};
+  if (words)
+    out[n++] = (HeaderBranch){PROTO_HEADER_CXX, "defined(__cplusplus)",
+                              names_cxx_keyword(k) ? "C++: no restrict, no _Bool, no variable-length array parameter, "
+                                                     "no parameter named a C++ keyword"
+                                                   : "C++: no restrict, no _Bool, no variable-length array parameter"};
   if (vla && words)
     out[n++] = (HeaderBranch){PROTO_HEADER_TCC, "defined(__TINYC__)", "tcc 0.9.27 takes no variable-length array parameter"};
   out[n++] = (HeaderBranch){PROTO_HEADER, NULL, NULL};

@@ -92,6 +92,24 @@ Test(embed, headers_of_lookalike_names_compile_together) {
   cr_expect(strstr(out, "#define NPUGEN_A_B_C_H\n"), "%s", out);
 }
 
+/* C kernels may name a parameter `new` or `class`: the header's C++
+ * prototype renames them (new_), its C one keeps the kernel's names. */
+Test(embed, parameters_named_cxx_keywords_compile_in_cxx) {
+  char out[16384];
+  int rc = in_tmp("printf '%s\\n' 'void k(int class, const float new[class], float y[class]) {' "
+                  "'  for (int i = 0; i < class; i++) y[i] = new[i];' '}' "
+                  "'void k2(const float this[4], float delete[4], float delete_[4]) {' "
+                  "'  for (int i = 0; i < 4; i++) delete[i] = delete_[i] = this[i];' '}' > kw.c && $n emit kw.c -o out && "
+                  "printf '%s\\n' '#include \"k.h\"' '#include \"k2.h\"' 'float x[4], y[4], z[4];' "
+                  "'int use(void);' 'int use(void) { k(4, x, y); k2(x, y, z); return 0; }' > use.c && cp use.c use.cc && "
+                  "g++ -std=c++11 -Wall -Wextra -pedantic -Werror -Iout -c use.cc -o use_cc.o && "
+                  "gcc -std=c99 -Wall -Wextra -Werror -Iout -c use.c -o use.o && grep -h '^void' out/k.h out/k2.h",
+                  out, sizeof out);
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "void k2(const float this_[4], float delete_2[4], float delete_[4]);\n"
+                        "void k2(const float this[4], float delete[4], float delete_[4]);\n"), "%s", out);
+}
+
 /* Two kernel files (kernels ka and kb), each k.c in its own directory. */
 #define TWO_DIRS                                                                                                     \
   "mkdir a b && printf '%s\\n' 'void ka(const float A[8], float B[8]) {' '  for (int i = 0; i < 8; i++) B[i] = A[i];' " \
