@@ -10,7 +10,7 @@
 #include "ir/suggest.h"
 
 static const char emit_help[] =
-    "usage: npugen emit FILE [--schedule SFILE] [--target INI] [-o DIR [--check] [--prune]] [--variant NAME]\n"
+    "usage: npugen emit FILE [--schedule SFILE] [--target INI] [-o DIR [--check] [--prune] [--force]] [--variant NAME]\n"
     "                        [--assume-no-alias] [--list-outputs] [--dump-ir[=steps|lowered]] [--strict]\n"
     "\n"
     "Writes the C99 of every variant of FILE (each kernel as written, then each\n"
@@ -23,7 +23,8 @@ static const char emit_help[] =
     "                    longer emits; those of other inputs stay, with a warning)\n"
     "  --check           with -o: exit 1 if the files in DIR are missing or stale (CI)\n"
     "  --prune           with -o: also remove this file's variants that a run with\n"
-    "                    another --schedule or --target wrote\n"
+    "                    another --schedule or --target wrote\n"    "  --force           with -o: also overwrite or remove files edited since npugen\n"
+    "                    wrote them (without it, such a file is an error)\n"
     "  --list-outputs    print the names of the files -o writes, one a line\n"
     "  --variant NAME    without -o: only that variant (repeatable)\n"
     "  --assume-no-alias every array parameter 'restrict' in the signatures, as if\n"
