@@ -26,7 +26,8 @@ typedef struct {
   const char *cmd, *file, *out_dir, *target, *trace, *schedule;
   const char *variants[MAX_VARIANTS]; /* --variant: only these */
   int nvariants;
-  bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, force, list_outputs, strict, rerun_as_written;
+  bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, force, list_outputs, strict;
+  bool rerun_as_written;
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
 
@@ -94,7 +95,8 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (!o->file) return usage_error(o->cmd, "missing input FILE%s", "");
   if (strcmp(o->cmd, "emit") &&
       (o->out_dir || o->check_stale || o->dump_ir || o->assume_no_alias || o->prune || o->force || o->list_outputs))
-    return usage_error(o->cmd, "-o, --check, --prune, --force, --list-outputs, --dump-ir and --assume-no-alias belong to 'emit'%s", "");
+    return usage_error(o->cmd, "-o, --check, --prune, --force, --list-outputs, --dump-ir and --assume-no-alias belong to "
+                               "'emit'%s", "");
   if (o->prune && !o->out_dir) return usage_error(o->cmd, "--prune needs -o DIR%s", "");
   if (o->force && !o->out_dir) return usage_error(o->cmd, "--force needs -o DIR%s", "");
   if (strcmp(o->cmd, "check") && (o->trace || o->max_steps || o->max_mib || o->max_cpu || o->rerun_as_written))
