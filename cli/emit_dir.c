@@ -220,6 +220,7 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text) {
   char path[4096];
   if (snprintf(path, sizeof path, "%s/%s", d->dir, name) >= (int)sizeof path) {
     errno = ENAMETOOLONG;
+    d->failed = true;
     return fail("write", d->dir);
   }
   remember(d, name);
