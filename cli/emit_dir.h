@@ -13,6 +13,7 @@ typedef struct {
   const char *target;   /* the target's name */
   bool check;           /* --check: compare, write nothing */
   bool prune;           /* --prune: remove this kernel file's files of other inputs too */
+  bool force;           /* --force: overwrite or remove a file edited since npugen wrote it */
   const char *rerun;    /* the command that refreshes DIR, for --check's messages */
   /* set by emit_dir_open */
   char **names;         /* the files of this run ("v.c", "v.h"), for emit_dir_leftovers */
@@ -20,22 +21,36 @@ typedef struct {
   Manifest manifest;
   char *source_key, *schedule_key; /* the kernel and schedule files as the manifest names them */
   int lock_fd;
-  bool changed;
+  bool changed, had_manifest;
+  bool failed;          /* an error: emit_dir_close changes nothing in DIR */
+  /* what the run will do once every file passed: write text to name,
+   * or (text NULL) remove name */
+  struct EmitDirChange {
+    char *name, *text;
+    bool was_link;
+  } *changes;
+  int nchanges, changes_cap;
 } EmitDir;
 
 /* Creates DIR (and its parents) unless d->check, locks it and reads its
  * manifest. 0, or 1 after an error. */
 int emit_dir_open(EmitDir *d);
-/* Writes (or, with --check, compares) DIR/name. 0 when it is up to date
- * now, 1 when stale (--check) or after an error. */
+/* Plans to write (or, with --check, compares) DIR/name. 0 when it will be
+ * up to date, 1 when stale (--check) or after an error. Nothing in DIR
+ * changes before emit_dir_close, and nothing then if any call failed. */
 int emit_dir_file(EmitDir *d, const char *name, const char *text);
 /* Files in DIR that the manifest says an earlier run wrote from the same
- * kernel file, and that this run did not write: removed (or, with
+ * kernel file, and that this run did not write: to be removed (or, with
  * --check, reported) when that run had the same inputs or d->prune; kept
- * with a warning otherwise. 0, or 1 when one is stale (--check) or could
- * not be removed. */
+ * with a warning otherwise. An edited one is an error, unless d->force.
+ * 0, or 1 when one is stale (--check) or after an error. */
 int emit_dir_leftovers(EmitDir *d);
-/* Writes the manifest (unless --check) and unlocks DIR. 0, or 1 after an error. */
+/* Unless --check or an earlier error: writes and removes the files
+ * planned, then the manifest. Unlocks DIR. 0, or 1 after an error (then
+ * it says DIR was left as it was). */
 int emit_dir_close(EmitDir *d);
+/* "npugen: DIR left as it was ...": the run wrote and removed nothing
+ * (errors in the kernel file or in DIR). */
+void emit_dir_report_unchanged(const char *dir);
 
 #endif

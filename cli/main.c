@@ -26,7 +26,8 @@ typedef struct {
   const char *cmd, *file, *out_dir, *target, *trace, *schedule;
   const char *variants[MAX_VARIANTS]; /* --variant: only these */
   int nvariants;
-  bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, list_outputs, strict, rerun_as_written;
+  bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, force, list_outputs, strict;
+  bool rerun_as_written;
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
 
@@ -69,6 +70,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->assume_no_alias = true;
     } else if (!strcmp(a, "--prune")) {
       o->prune = true;
+    } else if (!strcmp(a, "--force")) {
+      o->force = true;
     } else if (!strcmp(a, "--list-outputs")) {
       o->list_outputs = true;
     } else if (!strcmp(a, "--strict")) {
@@ -90,9 +93,12 @@ static int parse_args(int argc, char **argv, Options *o) {
     }
   }
   if (!o->file) return usage_error(o->cmd, "missing input FILE%s", "");
-  if (strcmp(o->cmd, "emit") && (o->out_dir || o->check_stale || o->dump_ir || o->assume_no_alias || o->prune || o->list_outputs))
-    return usage_error(o->cmd, "-o, --check, --prune, --list-outputs, --dump-ir and --assume-no-alias belong to 'emit'%s", "");
+  if (strcmp(o->cmd, "emit") &&
+      (o->out_dir || o->check_stale || o->dump_ir || o->assume_no_alias || o->prune || o->force || o->list_outputs))
+    return usage_error(o->cmd, "-o, --check, --prune, --force, --list-outputs, --dump-ir and --assume-no-alias belong to "
+                               "'emit'%s", "");
   if (o->prune && !o->out_dir) return usage_error(o->cmd, "--prune needs -o DIR%s", "");
+  if (o->force && !o->out_dir) return usage_error(o->cmd, "--force needs -o DIR%s", "");
   if (strcmp(o->cmd, "check") && (o->trace || o->max_steps || o->max_mib || o->max_cpu || o->rerun_as_written))
     return usage_error(o->cmd, "--trace, --max-steps, --max-memory, --max-cpu and --rerun-as-written belong to 'check'%s", "");
   if (o->check_stale && !o->out_dir) return usage_error(o->cmd, "--check needs -o DIR%s", "");
@@ -172,7 +178,7 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
   char rerun[8192];
   rerun_command(rerun, sizeof rerun, o);
   EmitDir d = {.dir = o->out_dir, .source = o->file, .schedule = o->schedule, .target = npg_target_name(s),
-               .check = o->check_stale, .prune = o->prune, .rerun = rerun};
+               .check = o->check_stale, .prune = o->prune, .force = o->force, .rerun = rerun};
   if (emit_dir_open(&d)) return 1;
   for (int i = 0; i < n; i++) {
     const char *texts[2] = {npg_emit_source(s, i), npg_emit_header(s, i)};
@@ -295,10 +301,12 @@ static int cmd_variants(int argc, char **argv) {
   if (o.strict) npg_set_strict(s, true);
   int errors = npg_error_count(s);
   fputs(npg_errors(s), stderr); /* errors, and warnings (a reorder that changes nothing) */
-  /* A refused variant is not emitted; the others still are. */
+  /* A refused variant is not emitted; the others still are, except into
+   * -o DIR: there an error changes nothing (a refusal is no removal). */
   int *idx = malloc(sizeof *idx * (size_t)(npg_variant_count(s) + MAX_VARIANTS + 1));
   int n = npg_variant_count(s) ? pick_variants(s, &o, idx) : 0;
   if (n < 0) rc = 1;
+  else if (errors && o.out_dir && !o.check_stale && !o.list_outputs) emit_dir_report_unchanged(o.out_dir);
   else if (n) rc = !strcmp(o.cmd, "emit") ? cmd_emit(s, &o, idx, n) : cmd_check(s, &o, idx, n);
   free(idx);
   npg_close(s);

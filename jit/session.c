@@ -461,8 +461,8 @@ const char *npg_jit_error(const NpgJit *j) {
   return j->unit && !j->error[0] ? NULL : j->error;
 }
 
-/* An NPU variant run with no simulator bound: without one every intrinsic
- * does nothing, so the run binds its own, on the session's target, with
+/* An NPU variant run with no simulator bound: without one the first
+ * intrinsic aborts (sim_require_bound), so the run binds its own, on the session's target, with
  * the arrays declared (an overrun is an error), and fails with the
  * simulator's message. */
 static bool run_in_own_simulator(NpgJit *j, ThunkFn fn, void **args) {

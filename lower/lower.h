@@ -181,11 +181,16 @@ bool *lower_source_defines(const Module *m, const Kernel *k, bool typedefs, bool
  * comments); for C++ (the same, and no restrict, and bool for _Bool). */
 typedef enum { PROTO_HEADER, PROTO_HEADER_TCC, PROTO_HEADER_CXX } ProtoStyle;
 /* The include guard of variant's header: "NPUGEN_<FILE>_<VARIANT>_H",
- * FILE the kernel file's base name without its extension (malloc'ed). */
+ * FILE the letters and digits of the kernel file's base name without its
+ * extension, and a hash suffix "_0XXXXXXXX" where VARIANT's spelling could
+ * be another variant's (not lower-case words): injective in the variant
+ * (malloc'ed). */
 char *lower_header_guard(const char *file, const char *variant);
 /* The header's macro for extent d of parameter b: "<VARIANT>_<MACRO>"
  * where the kernel named it with a #define (malloc'ed), else NULL (a
- * literal, or an extent sized by a parameter). */
+ * literal, or an extent sized by a parameter); with the hash suffix of
+ * lower_header_guard where that spelling could be another variant's and
+ * macro's (a '_' in MACRO, a variant not in lower-case words). */
 char *lower_size_macro(const char *variant, const Buffer *b, int d);
 /* Type t as a header of that style names it: the C type a typedef or a
  * type macro names. */
@@ -198,6 +203,12 @@ typedef struct {
   const char *cond, *why;
 } HeaderBranch;
 int lower_header_branches(const Kernel *k, bool assume_no_alias, HeaderBranch out[3]);
+/* k as a header's C++ prototype names its parameters: one named a C++
+ * keyword (`new`, `class`) renamed `new_` (`new_2`... while that is
+ * another parameter's name), in copies allocated in a; k itself when none is. An
+ * extent still names the size as the kernel does, in the comment C++ reads
+ * it in (PROTO_HEADER_CXX). */
+const Kernel *lower_cxx_param_names(Arena *a, const Kernel *k);
 
 /* lower/check_variant.c: in the check's C, loop runs in permuted orders
  * (a marked loop); an access of b goes through npu_cu_access. */

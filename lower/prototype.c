@@ -8,6 +8,7 @@
  * and the guard holds the file's and the variant's names. C++ and tcc
  * 0.9.27 accept no variable-length array parameter: such a header gives
  * them prototypes of their own (ProtoStyle); lower/module.c spells them. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,26 +37,71 @@ static void put_upper(StrBuf *sb, const char *text, const char *end) {
   }
 }
 
+/* Lower-case words of letters and digits joined by single '_': a name
+ * that put_upper spells injectively and whose '_' are all inner. */
+static bool plain_words(const char *text, const char *end) {
+  if (text == end || *text == '_' || end[-1] == '_') return false;
+  for (const char *p = text; p < end; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || (*p == '_' && p[1] != '_'))) return false;
+  return true;
+}
+
+static bool not_alnum(char c) { return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')); }
+
+/* "_0" and 8 hex digits of a hash (FNV-1a) of the parts, each with its
+ * terminating NUL: the suffix of a joined name whose readable spelling
+ * cannot be read back into its parts. No readable spelling ends in a part
+ * led by a digit (a macro name cannot start with one; a guard ends in
+ * "_H"), so the two forms never meet. */
+static void put_hash_suffix(StrBuf *sb, const char *const *parts, int n) {
+  uint32_t h = 2166136261u;
+  for (int i = 0; i < n; i++) {
+    const char *p = parts[i];
+    do h = (h ^ (unsigned char)*p) * 16777619u;
+    while (*p++);
+  }
+  sb_printf(sb, "_0%08X", (unsigned)h);
+}
+
+/* Two headers of one project must not share a guard or a macro, so their
+ * names are injective in the variant (docs/embedding.md): spelt plainly,
+ * "a_b" + "c" and "a" + "b_c" would both read A_B_C. In a guard the file's
+ * stem is only a reader's hint, so it keeps its letters and digits alone
+ * and the guard's first '_' after NPUGEN_ is the seam; in a size macro the
+ * macro's name must have no '_' to leave the last '_' the seam. Where the
+ * seam or the variant's spelling is not fixed so, the hash suffix tells
+ * the names apart. */
 char *lower_header_guard(const char *file, const char *variant) {
   const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
   const char *dot = strrchr(base, '.');
+  const char *stem_end = dot && dot != base ? dot : base + strlen(base);
+  const char *vend = variant + strlen(variant);
   StrBuf guard;
   sb_init(&guard);
   sb_puts(&guard, "NPUGEN_");
-  put_upper(&guard, base, dot && dot != base ? dot : base + strlen(base));
+  size_t before = guard.len;
+  for (const char *p = base; p < stem_end; p++)
+    if (!not_alnum(*p)) sb_putc(&guard, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : *p);
+  if (guard.len == before) sb_puts(&guard, "KERNEL");
   sb_putc(&guard, '_');
-  put_upper(&guard, variant, variant + strlen(variant));
+  put_upper(&guard, variant, vend);
   sb_puts(&guard, "_H");
+  if (!plain_words(variant, vend)) put_hash_suffix(&guard, &variant, 1);
   return sb_take(&guard);
 }
 
 char *lower_size_macro(const char *variant, const Buffer *b, int d) {
   const char *macro = lower_extent_macro(b, d);
   if (!macro || b->extent[d]) return NULL;
+  const char *vend = variant + strlen(variant);
   StrBuf name;
   sb_init(&name);
-  put_upper(&name, variant, variant + strlen(variant));
+  put_upper(&name, variant, vend);
   sb_printf(&name, "_%s", macro);
+  if (!plain_words(variant, vend) || strchr(macro, '_')) {
+    const char *parts[] = {variant, macro};
+    put_hash_suffix(&name, parts, 2);
+  }
   return sb_take(&name);
 }
 
@@ -71,8 +117,73 @@ static bool header_vla(const Kernel *k) {
   return false;
 }
 
-/* C++ spells the prototype otherwise than tcc: restrict, _Bool. */
+/* The keywords (and alternative tokens) of C++ up to C++20 that C99
+ * leaves free for a parameter's name: `float new[4]` is a C kernel, and
+ * its header is included by C++ too. */
+static const char *const cxx_keywords[] = {
+    "alignas",      "alignof",     "and",       "and_eq",     "asm",       "bitand",       "bitor",
+    "bool",         "catch",       "char8_t",   "char16_t",   "char32_t",  "class",        "compl",
+    "concept",      "const_cast",  "consteval", "constexpr",  "constinit", "co_await",     "co_return",
+    "co_yield",     "decltype",    "delete",    "dynamic_cast", "explicit", "export",      "false",
+    "friend",       "mutable",     "namespace", "new",        "noexcept",  "not",          "not_eq",
+    "nullptr",      "operator",    "or",        "or_eq",      "private",   "protected",    "public",
+    "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",    "thread_local",
+    "throw",        "true",        "try",       "typeid",     "typename",  "using",        "virtual",
+    "wchar_t",      "xor",         "xor_eq",
+};
+
+static bool cxx_keyword(const char *name) {
+  for (size_t i = 0; i < sizeof cxx_keywords / sizeof *cxx_keywords; i++)
+    if (!strcmp(name, cxx_keywords[i])) return true;
+  return false;
+}
+
+static const char *param_name(const Param *p) { return p->buf ? p->buf->name : p->var->name; }
+
+static bool names_cxx_keyword(const Kernel *k) {
+  for (const Param *p = k->params; p; p = p->next)
+    if (cxx_keyword(param_name(p))) return true;
+  return false;
+}
+
+/* name + "_", or "_2", "_3"... while another parameter of k has that
+ * name (no "__": C++ reserves names that hold it). */
+static const char *free_name(Arena *a, const Kernel *k, const char *name) {
+  for (int n = 1;; n++) {
+    const char *try = n == 1 ? arena_printf(a, "%s_", name) : arena_printf(a, "%s_%d", name, n);
+    bool taken = false;
+    for (const Param *p = k->params; p && !taken; p = p->next) taken = !strcmp(param_name(p), try);
+    if (!taken) return try;
+  }
+}
+
+const Kernel *lower_cxx_param_names(Arena *a, const Kernel *k) {
+  if (!names_cxx_keyword(k)) return k;
+  Kernel *copy = ARENA_NEW(a, Kernel);
+  *copy = *k;
+  Param **tail = &copy->params;
+  for (const Param *p = k->params; p; p = p->next, tail = &(*tail)->next) {
+    Param *q = ARENA_NEW(a, Param);
+    *q = *p;
+    q->next = NULL;
+    if (cxx_keyword(param_name(p)) && p->buf) {
+      q->buf = ARENA_NEW(a, Buffer);
+      *q->buf = *p->buf;
+      q->buf->name = free_name(a, k, p->buf->name);
+    } else if (cxx_keyword(param_name(p))) {
+      q->var = ARENA_NEW(a, Var);
+      *q->var = *p->var;
+      q->var->name = free_name(a, k, p->var->name);
+    }
+    *tail = q;
+  }
+  return copy;
+}
+
+/* C++ spells the prototype otherwise than tcc: restrict, _Bool, a
+ * parameter named a C++ keyword. */
 static bool cxx_words(const Kernel *k, bool assume_no_alias) {
+  if (names_cxx_keyword(k)) return true;
   for (const Param *p = k->params; p; p = p->next) {
     const Type *t = p->buf ? p->buf->elem : p->var->type;
     if (!strcmp(lower_proto_type(t, PROTO_HEADER), "_Bool")) return true;
@@ -87,7 +198,11 @@ int lower_header_branches(const Kernel *k, bool assume_no_alias, HeaderBranch ou
   if (vla && !words)
     out[n++] = (HeaderBranch){PROTO_HEADER_CXX, "defined(__cplusplus) || defined(__TINYC__)",
                               "C++ and tcc 0.9.27 take no variable-length array parameter"};
-  if (words) out[n++] = (HeaderBranch){PROTO_HEADER_CXX, "defined(__cplusplus)", "C++: no restrict, no _Bool, no variable-length array parameter"};
+  if (words)
+    out[n++] = (HeaderBranch){PROTO_HEADER_CXX, "defined(__cplusplus)",
+                              names_cxx_keyword(k) ? "C++: no restrict, no _Bool, no variable-length array parameter, "
+                                                     "no parameter named a C++ keyword"
+                                                   : "C++: no restrict, no _Bool, no variable-length array parameter"};
   if (vla && words)
     out[n++] = (HeaderBranch){PROTO_HEADER_TCC, "defined(__TINYC__)", "tcc 0.9.27 takes no variable-length array parameter"};
   out[n++] = (HeaderBranch){PROTO_HEADER, NULL, NULL};

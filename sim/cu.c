@@ -8,8 +8,9 @@
 void *npu_cu_access_at(const char *file, int line, const void *p, int bytes, int mode) {
   /* not counted against the step budget: the check bounds statement
    * instances before the run, and an instance makes a few of these calls */
+  sim_require_bound(file, line, "npu_cu_access");
   NpuSim *s = npusim_current();
-  if (!s || s->failed) return (void *)p;
+  if (s->failed) return (void *)p;
   Site site = sim_site(s, file, line);
   const char *op = "host code";
   const char *what = mode == NPU_CU_READ ? "read" : mode == NPU_CU_WRITE ? "written" : "updated";
@@ -32,9 +33,9 @@ void *npu_cu_access_at(const char *file, int line, const void *p, int bytes, int
 }
 
 void npu_cu_fallback_at(const char *file, int line, const char *intrinsic) {
-  (void)file;
+  sim_require_bound(file, line, "npu_cu_fallback");
   NpuSim *s = npusim_current();
-  if (!s || s->failed) return;
+  if (s->failed) return;
   if (!s->fallbacks++) {
     snprintf(s->fallback_op, sizeof s->fallback_op, "%s", intrinsic ? intrinsic : "an intrinsic");
     s->fallback_line = line;

@@ -13,7 +13,7 @@ static npu_token_t dma(const char *file, int line, const char *op, int ch, void 
                        ptrdiff_t ds1, ptrdiff_t ds2, const void *src, ptrdiff_t ss1,
                        ptrdiff_t ss2, int row_bytes, int rows, int planes) {
   Site site;
-  NpuSim *s = sim_enter(file, line, &site);
+  NpuSim *s = sim_enter(file, line, op, &site);
   if (!s) return 0;
   if (ch < 0 || ch >= s->t.dma_channels) {
     sim_fail(s, site, op, "DMA channel %d does not exist (the target has channels 0..%lld)", ch,
@@ -161,7 +161,7 @@ npu_token_t npu_dma_3d_at(const char *file, int line, int ch, void *dst, ptrdiff
 
 void npu_dma_wait_at(const char *file, int line, npu_token_t token) {
   Site site;
-  NpuSim *s = sim_enter(file, line, &site);
+  NpuSim *s = sim_enter(file, line, "npu_dma_wait", &site);
   if (!s) return;
   if (token == 0) { /* no DMA was issued (the ABI's "none") */
     cu_issue_sync(s);

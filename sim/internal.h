@@ -147,9 +147,12 @@ static inline int sim_ntracks(const NpuSim *s) {
 }
 
 /* sim.c */
-/* The bound simulator, counting the call against the step budget, with the
- * call's site; NULL when there is none or it has failed. */
-NpuSim *sim_enter(const char *file, int line, Site *site);
+/* Stops the program (stderr + abort) when no simulator is bound: intrinsic
+ * op, called at file:line, has nothing to run in (docs/npu-model.md). */
+void sim_require_bound(const char *file, int line, const char *op);
+/* The bound simulator (or the stop above), counting the call against the
+ * step budget, with the call's site; NULL when it has failed. */
+NpuSim *sim_enter(const char *file, int line, const char *op, Site *site);
 Site sim_site(NpuSim *s, const char *file, int line);
 void sim_fail(NpuSim *s, Site site, const char *op, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

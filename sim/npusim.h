@@ -15,7 +15,9 @@
  * The one piece of global state: emitted code calls intrinsics as plain
  * functions with no context argument, so each thread has a "current
  * simulator" set by npusim_bind(). Everything else lives in the NpuSim.
- * An intrinsic called with no simulator bound does nothing (returns 0/NULL).
+ * An intrinsic called with no simulator bound prints "file:line: intrinsic:
+ * called with no simulator bound ..." on stderr and aborts (its result
+ * would not exist; docs/npu-model.md).
  */
 #ifndef NPUSIM_H
 #define NPUSIM_H
@@ -93,7 +95,7 @@ void npusim_set_step_budget(NpuSim *sim, uint64_t calls);
  * must lie inside a declared array, and messages name it ("ddr A+0x40"). */
 void npusim_add_ddr(NpuSim *sim, const void *addr, size_t bytes, const char *name);
 
-/* The calling thread's current simulator. */
+/* The calling thread's current simulator (an intrinsic with none aborts). */
 void npusim_bind(NpuSim *sim);
 void npusim_unbind(void);
 NpuSim *npusim_current(void);

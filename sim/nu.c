@@ -110,9 +110,9 @@ void npu_nu_matmul_i8_at(const char *file, int line, int32_t *C, const int8_t *A
                          const int8_t *B, int m, int n, int k, int lda, int ldb, int ldc,
                          int accumulate) {
   Site site;
-  NpuSim *s = sim_enter(file, line, &site);
-  if (!s) return;
   const char *op = "npu_nu_matmul_i8";
+  NpuSim *s = sim_enter(file, line, op, &site);
+  if (!s) return;
   if (!matmul_check(s, site, op, m, n, k, lda, ldb, ldc) ||
       !matmul_issue(s, site, op, C, A, B, m, n, k, lda, ldb, ldc, accumulate, 1,
                     s->t.nu_macs_int8))
@@ -123,9 +123,9 @@ void npu_nu_matmul_i8_at(const char *file, int line, int32_t *C, const int8_t *A
 void npu_nu_matmul_f32_at(const char *file, int line, float *C, const float *A, const float *B,
                           int m, int n, int k, int lda, int ldb, int ldc, int accumulate) {
   Site site;
-  NpuSim *s = sim_enter(file, line, &site);
-  if (!s) return;
   const char *op = "npu_nu_matmul_f32";
+  NpuSim *s = sim_enter(file, line, op, &site);
+  if (!s) return;
   if (!matmul_check(s, site, op, m, n, k, lda, ldb, ldc) ||
       !matmul_issue(s, site, op, C, A, B, m, n, k, lda, ldb, ldc, accumulate, 4,
                     s->t.nu_macs_fp32))
@@ -138,9 +138,9 @@ void npu_nu_conv2d_i8_at(const char *file, int line, int32_t *out, const int8_t 
                          int stride_h, int stride_w, int pad_h, int pad_w, int dil_h, int dil_w,
                          int accumulate) {
   Site site;
-  NpuSim *s = sim_enter(file, line, &site);
-  if (!s) return;
   const char *op = "npu_nu_conv2d_i8";
+  NpuSim *s = sim_enter(file, line, op, &site);
+  if (!s) return;
   if (h < 1 || w < 1 || c < 1 || oc < 1 || kh < 1 || kw < 1 || pad_h < 0 || pad_w < 0) {
     sim_fail(s, site, op, "bad shape: h=%d w=%d c=%d oc=%d kh=%d kw=%d pad=%d,%d (sizes must be "
              ">= 1, padding >= 0)", h, w, c, oc, kh, kw, pad_h, pad_w);

@@ -14,9 +14,20 @@ void npusim_bind(NpuSim *sim) { current = sim; }
 void npusim_unbind(void) { current = NULL; }
 NpuSim *npusim_current(void) { return current; }
 
-NpuSim *sim_enter(const char *file, int line, Site *site) {
+/* An intrinsic called with no simulator bound would do nothing and return
+ * 0 or NULL, so a caller that forgot npusim_bind reads zeros as results or
+ * dereferences a NULL scope base: it stops here instead, naming the call. */
+void sim_require_bound(const char *file, int line, const char *op) {
+  if (current) return;
+  fprintf(stderr, "%s:%d: %s: called with no simulator bound on this thread "
+          "(npusim_new and npusim_bind first; sim/npusim.h)\n", file ? file : "?", line, op);
+  abort();
+}
+
+NpuSim *sim_enter(const char *file, int line, const char *op, Site *site) {
+  sim_require_bound(file, line, op);
   NpuSim *s = current;
-  if (!s || s->failed) return NULL;
+  if (s->failed) return NULL;
   *site = sim_site(s, file, line);
   /* the step budget: a run that would go on past it stops here */
   if (++s->calls > s->step_budget) {
@@ -183,7 +194,7 @@ static int find_slot(NpuSim *s, Site site, const char *op, int scope, int core) 
 
 void *npu_scope_base_at(const char *file, int line, int scope, int core) {
   Site site;
-  NpuSim *s = sim_enter(file, line, &site);
+  NpuSim *s = sim_enter(file, line, "npu_scope_base", &site);
   if (!s) return NULL;
   int slot = find_slot(s, site, "npu_scope_base", scope, core);
   return slot < 0 ? NULL : s->slots[slot].base;
@@ -191,7 +202,7 @@ void *npu_scope_base_at(const char *file, int line, int scope, int core) {
 
 size_t npu_scope_size_at(const char *file, int line, int scope, int core) {
   Site site;
-  NpuSim *s = sim_enter(file, line, &site);
+  NpuSim *s = sim_enter(file, line, "npu_scope_size", &site);
   if (!s) return 0;
   int slot = find_slot(s, site, "npu_scope_size", scope, core);
   return slot < 0 ? 0 : (size_t)s->slots[slot].cap;
@@ -206,7 +217,7 @@ uint64_t sim_idle_at(const NpuSim *s) {
 
 void npu_barrier_at(const char *file, int line) {
   Site site;
-  NpuSim *s = sim_enter(file, line, &site);
+  NpuSim *s = sim_enter(file, line, "npu_barrier", &site);
   if (!s) return;
   cu_issue_sync(s);
   cu_wait_until(s, sim_idle_at(s), site, "npu_barrier");

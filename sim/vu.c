@@ -28,7 +28,7 @@ bool sim_vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv, 
 }
 
 NpuSim *sim_vu_enter(const char *file, int line, const char *op, int n, Site *site) {
-  NpuSim *s = sim_enter(file, line, site);
+  NpuSim *s = sim_enter(file, line, op, site);
   if (!s) return NULL;
   if (n < 0) {
     sim_fail(s, *site, op, "negative shape: n=%d", n);

@@ -67,6 +67,49 @@ Test(embed, three_kernel_files_headers_compile_together_in_c_cxx_and_tcc) {
   }
 }
 
+/* Kernel file $1.c: kernel $2 copying float arrays of extent macro $3 ($4). */
+#define LOOKALIKE_KERNEL                                                                                        \
+  "kernel() { printf '%s\\n' \"#define $3 $4\" \"void $2(const float x[$3], float y[$3]) {\" "                   \
+  "\"  for (int i = 0; i < $3; i++) y[i] = x[i];\" '}' > $1.c && $n emit $1.c -o out; } && "
+
+/* Names that read alike once joined by '_': variant conv with macro OUT_C
+ * and variant conv_out with macro C (both CONV_OUT_C), kernel c of a_b.c
+ * and kernel b_c of a.c (both NPUGEN_A_B_C_H). Their headers coexist. */
+Test(embed, headers_of_lookalike_names_compile_together) {
+  char out[16384];
+  int rc = in_tmp(LOOKALIKE_KERNEL "kernel conv conv OUT_C 4 && kernel conv_out conv_out C 8 && "
+                  "kernel a_b c N 2 && kernel a b_c N 3 && "
+                  "printf '%s\\n' '#include \"conv.h\"' '#include \"conv_out.h\"' '#include \"c.h\"' '#include \"b_c.h\"' "
+                  "'float x[8], y[8];' 'void use(void);' "
+                  "'void use(void) { conv(x, y); conv_out(x, y); c(x, y); b_c(x, y); }' > use.c && "
+                  "gcc -std=c99 -Wall -Wextra -Werror -Iout -c use.c -o use.o && grep -h '^#define' out/*.h",
+                  out, sizeof out);
+  cr_assert_eq(rc, 0, "%s", out);
+  /* readable where the spelling reads back (no '_' in the macro), a hash suffix where it may not */
+  cr_expect(strstr(out, "#define CONV_OUT_C 8\n"), "%s", out);
+  cr_expect(strstr(out, "#define CONV_OUT_C_0"), "%s", out);
+  cr_expect(strstr(out, "#define NPUGEN_AB_C_H\n"), "%s", out);
+  cr_expect(strstr(out, "#define NPUGEN_A_B_C_H\n"), "%s", out);
+}
+
+/* C kernels may name a parameter `new` or `class`: the header's C++
+ * prototype renames them (new_), its C one keeps the kernel's names. */
+Test(embed, parameters_named_cxx_keywords_compile_in_cxx) {
+  char out[16384];
+  int rc = in_tmp("printf '%s\\n' 'void k(int class, const float new[class], float y[class]) {' "
+                  "'  for (int i = 0; i < class; i++) y[i] = new[i];' '}' "
+                  "'void k2(const float this[4], float delete[4], float delete_[4]) {' "
+                  "'  for (int i = 0; i < 4; i++) delete[i] = delete_[i] = this[i];' '}' > kw.c && $n emit kw.c -o out && "
+                  "printf '%s\\n' '#include \"k.h\"' '#include \"k2.h\"' 'float x[4], y[4], z[4];' "
+                  "'int use(void);' 'int use(void) { k(4, x, y); k2(x, y, z); return 0; }' > use.c && cp use.c use.cc && "
+                  "g++ -std=c++11 -Wall -Wextra -pedantic -Werror -Iout -c use.cc -o use_cc.o && "
+                  "gcc -std=c99 -Wall -Wextra -Werror -Iout -c use.c -o use.o && grep -h '^void' out/k.h out/k2.h",
+                  out, sizeof out);
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "void k2(const float this_[4], float delete_2[4], float delete_[4]);\n"
+                        "void k2(const float this[4], float delete[4], float delete_[4]);\n"), "%s", out);
+}
+
 /* Two kernel files (kernels ka and kb), each k.c in its own directory. */
 #define TWO_DIRS                                                                                                     \
   "mkdir a b && printf '%s\\n' 'void ka(const float A[8], float B[8]) {' '  for (int i = 0; i < 8; i++) B[i] = A[i];' " \
@@ -93,7 +136,8 @@ Test(embed, two_kernel_files_with_a_variant_of_one_name_is_an_error) {
                         "npugen: error: out/va.h was emitted from another kernel file (../a/k.c, relative to out), which "
                         "has a variant of the same name: left as it is; rename one of the two variants, or emit into "
                         "another directory\n"
-                        "rc=1\nout/va.c\nout/va.h\nka.c ka.h kb.c kb.h va.c va.h ");
+                        "npugen: out left as it was: no file written or removed (the errors above)\n"
+                        "rc=1\nout/va.c\nout/va.h\nka.c ka.h va.c va.h ");
 }
 
 #define KERNEL_AND_SCHEDULE                                                                                          \
@@ -134,15 +178,38 @@ Test(embed, variants_of_other_inputs_stay_unless_pruned) {
                         "k.c k.h ");
 }
 
-Test(embed, an_edited_file_is_never_removed) {
+/* A generated file edited since npugen wrote it (its hash is not the
+ * manifest's) is neither removed nor overwritten, also once the manifest
+ * no longer names it (as an older npugen's --prune left it): an error, and
+ * DIR as it was. --force replaces it. */
+Test(embed, an_edited_file_is_never_overwritten_or_removed_without_force) {
   char out[8192];
   int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched -o out && echo '/* mine */' >> out/k_split.c && "
-                  "$n emit k.c -o out --prune && ls out | tr '\\n' ' '",
+                  "cp out/k_split.c mine.c && cp out/.npugen-manifest manifest && "
+                  "$n emit k.c -o out --prune; echo rc=$?; ls out | tr '\\n' ' ' && cmp out/k_split.c mine.c && "
+                  "sed -i 's/2 \\*/3 */' k.c && $n emit k.c --schedule s.sched -o out; echo rc=$?; "
+                  "cmp out/k_split.c mine.c && cmp out/.npugen-manifest manifest && "
+                  "sed -i '/^k_split.c/d' out/.npugen-manifest && $n emit k.c --schedule s.sched -o out; echo rc=$?; "
+                  "cmp out/k_split.c mine.c && $n emit k.c --schedule s.sched -o out --force && "
+                  "$n emit k.c --schedule s.sched -o out --check && echo fresh && echo '/* mine */' >> out/k_split.c && "
+                  "$n emit k.c -o out --prune --force && ls out | tr '\\n' ' '",
                   out, sizeof out);
   cr_expect_eq(rc, 0, "%s", out);
-  cr_expect_str_eq(out, "npugen: warning: out/k_split.c changed since npugen wrote it: left alone, and no longer emit's\n"
+  cr_expect_str_eq(out, "npugen: error: out/k_split.c changed since npugen wrote it, and this run emits no variant of that "
+                        "name: left as it is; remove it yourself, or give --force to remove it\n"
+                        "npugen: out left as it was: no file written or removed (the errors above)\n"
+                        "rc=1\nk.c k.h k_split.c k_split.h "
+                        "npugen: error: out/k_split.c changed since npugen wrote it (its text is not the one "
+                        ".npugen-manifest records): left as it is; keep your edit elsewhere, or give --force to overwrite it\n"
+                        "npugen: out left as it was: no file written or removed (the errors above)\n"
+                        "rc=1\n"
+                        "npugen: error: out/k_split.c opens with npugen's comment, but .npugen-manifest does not name it (it "
+                        "may hold edits an earlier run left alone): left as it is; give --force to overwrite it\n"
+                        "npugen: out left as it was: no file written or removed (the errors above)\n"
+                        "rc=1\nfresh\n"
+                        "npugen: removed out/k_split.c: generated by an earlier run, this run emits no variant of that name\n"
                         "npugen: removed out/k_split.h: generated by an earlier run, this run emits no variant of that name\n"
-                        "k.c k.h k_split.c ");
+                        "k.c k.h ");
 }
 
 Test(embed, list_outputs_names_the_files_emit_writes) {

@@ -3,9 +3,13 @@
  * runs clean and computes the right result. The line marked MARK is where the
  * error must point. */
 #include <criterion/criterion.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "npu_intrinsics.h"
 #include "test_sim_util.h"
@@ -306,15 +310,53 @@ Test(sim_hazard, ddr_outside_declared_array) {
   simt_free(s);
 }
 
-/* ---- no simulator bound: intrinsics do nothing ---- */
-Test(sim_hazard, unbound_calls_are_noops) {
-  npusim_unbind();
-  int8_t x[4] = {1, 2, 3, 4}, y[4] = {0};
-  cr_assert_null(npu_scope_base(NPU_DM, 0));
-  cr_assert_eq(npu_dma_1d(0, y, x, 4), 0);
-  npu_dma_wait(1);
-  npu_barrier();
-  cr_assert_eq(y[0], 0);
+/* ---- no simulator bound: the call stops the program, naming itself ---- */
+/* Each returns the line of its intrinsic call; with run set it makes the
+ * call first (the call and the return share one line). */
+typedef int (*UnboundCall)(bool run);
+
+static int unbound_matmul(bool run) {
+  static int32_t c[16];
+  static int8_t a[16], b[16];
+  if (run) { npu_nu_matmul_i8(c, a, b, 4, 4, 1, 1, 4, 4, 0); } return __LINE__; /* a matmul of zeros */
+}
+
+static int unbound_scope_base(bool run) {
+  if (run) { ((char *)npu_scope_base(NPU_VU_VM, 0))[0] = 1; } return __LINE__; /* host code over VM: NULL */
+}
+
+/* Runs call in a child with no simulator bound; asserts it died of SIGABRT
+ * with "file:line: op: called with no simulator bound" on stderr. */
+static void expect_unbound_abort(UnboundCall call, const char *op) {
+  int fds[2];
+  cr_assert_eq(pipe(fds), 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    npusim_unbind();
+    call(true);
+    _exit(0); /* the intrinsic returned: the parent reports it */
+  }
+  close(fds[1]);
+  char err[512] = "";
+  size_t n = 0;
+  ssize_t got;
+  while (n + 1 < sizeof err && (got = read(fds[0], err + n, sizeof err - 1 - n)) > 0) n += (size_t)got;
+  err[n] = 0;
+  close(fds[0]);
+  int status;
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "%s did not abort (status %d): %s", op, status, err);
+  char want[160];
+  snprintf(want, sizeof want, "test_sim_hazard.c:%d: %s: called with no simulator bound", call(false), op);
+  cr_assert(strstr(err, want), "want \"%s\" in: %s", want, err);
+}
+
+Test(sim_hazard, unbound_call_aborts_naming_the_intrinsic) {
+  expect_unbound_abort(unbound_matmul, "npu_nu_matmul_i8");
+  expect_unbound_abort(unbound_scope_base, "npu_scope_base");
 }
 
 /* ---- WAW, bad channel, unknown token, DDR to DDR: direct calls ---- */

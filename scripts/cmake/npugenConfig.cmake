@@ -74,14 +74,20 @@ function(npugen_add_kernels target)
     foreach(name IN LISTS names)
       list(APPEND outputs "${outdir}/${name}")
     endforeach()
+    # the stamp is the kernel file's own: two files of one base name in two
+    # directories (a/k.c, b/k.c) get two, named by a hash of the full path
     get_filename_component(base "${src}" NAME)
+    file(RELATIVE_PATH shown "${CMAKE_CURRENT_SOURCE_DIR}" "${src}")
     string(MAKE_C_IDENTIFIER "${base}" stamp)
+    string(SHA1 path_hash "${src}")
+    string(SUBSTRING "${path_hash}" 0 12 path_hash)
+    set(stamp "${outdir}/.${stamp}_${path_hash}.stamp")
     add_custom_command(
-      OUTPUT "${outdir}/.${stamp}.stamp" ${outputs}
+      OUTPUT "${stamp}" ${outputs}
       COMMAND "${NPUGEN_EXECUTABLE}" emit ${args} -o "${outdir}"
-      COMMAND "${CMAKE_COMMAND}" -E touch "${outdir}/.${stamp}.stamp"
+      COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS ${deps}
-      COMMENT "npugen emit ${base}"
+      COMMENT "npugen emit ${shown}"
       VERBATIM)
     list(APPEND sources ${outputs})
   endforeach()

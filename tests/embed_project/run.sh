@@ -13,6 +13,8 @@ cp -r "$src" "$work/src" # the test edits its schedule files
 cmake -S "$work/src" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log"
 cmake --build "$work/build" >"$work/build1.log"
 for f in pool.c mm.c rows.c; do grep -q "npugen emit $f" "$work/build1.log"; done
+[ "$(grep -c "npugen emit .*mm.c" "$work/build1.log")" = 2 ] # mm.c and more/mm.c, each its own rule
+nm "$work/build/libkernels.a" | grep -q " T mm_scale$"
 (cd "$work/build" && ctest --output-on-failure >"$work/ctest1.log")
 "$work/build/app"
 

@@ -2,8 +2,8 @@
  * Kernel: conv_relu_q (examples/conv2d_fused_npu.c:18)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_CONV2D_FUSED_NPU_CONV_RELU_Q_H
-#define NPUGEN_CONV2D_FUSED_NPU_CONV_RELU_Q_H
+#ifndef NPUGEN_CONV2DFUSEDNPU_CONV_RELU_Q_H
+#define NPUGEN_CONV2DFUSEDNPU_CONV_RELU_Q_H
 
 #include <stdint.h>
 

@@ -28,8 +28,8 @@
  *   tensorize(q2, npu_vu_requant_i8)
  *   double_buffer(wt_wb)
  */
-#ifndef NPUGEN_CONV2D_FUSED_NPU_FUSED_H
-#define NPUGEN_CONV2D_FUSED_NPU_FUSED_H
+#ifndef NPUGEN_CONV2DFUSEDNPU_FUSED_H
+#define NPUGEN_CONV2DFUSEDNPU_FUSED_H
 
 #include <stdint.h>
 

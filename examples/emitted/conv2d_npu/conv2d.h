@@ -2,8 +2,8 @@
  * Kernel: conv2d (examples/conv2d_npu.c:16)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_CONV2D_NPU_CONV2D_H
-#define NPUGEN_CONV2D_NPU_CONV2D_H
+#ifndef NPUGEN_CONV2DNPU_CONV2D_H
+#define NPUGEN_CONV2DNPU_CONV2D_H
 
 #include <stdint.h>
 

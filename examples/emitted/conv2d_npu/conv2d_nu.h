@@ -14,8 +14,8 @@
  *   double_buffer(wt_wb)
  *   double_buffer(out_ob)
  */
-#ifndef NPUGEN_CONV2D_NPU_CONV2D_NU_H
-#define NPUGEN_CONV2D_NPU_CONV2D_NU_H
+#ifndef NPUGEN_CONV2DNPU_CONV2D_NU_H
+#define NPUGEN_CONV2DNPU_CONV2D_NU_H
 
 #include <stdint.h>
 

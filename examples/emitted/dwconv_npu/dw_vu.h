@@ -15,8 +15,8 @@
  *   tensorize(y_1, npu_vu_fill_i32)
  *   tensorize(y, npu_vu_macs_i8_i32)
  */
-#ifndef NPUGEN_DWCONV_NPU_DW_VU_H
-#define NPUGEN_DWCONV_NPU_DW_VU_H
+#ifndef NPUGEN_DWCONVNPU_DW_VU_H
+#define NPUGEN_DWCONVNPU_DW_VU_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * Kernel: dwconv3x3 (examples/dwconv_npu.c:12)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_DWCONV_NPU_DWCONV3X3_H
-#define NPUGEN_DWCONV_NPU_DWCONV3X3_H
+#ifndef NPUGEN_DWCONVNPU_DWCONV3X3_H
+#define NPUGEN_DWCONVNPU_DWCONV3X3_H
 
 #include <stdint.h>
 

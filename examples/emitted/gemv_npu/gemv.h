@@ -2,8 +2,8 @@
  * Kernel: gemv (examples/gemv_npu.c:12)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_GEMV_NPU_GEMV_H
-#define NPUGEN_GEMV_NPU_GEMV_H
+#ifndef NPUGEN_GEMVNPU_GEMV_H
+#define NPUGEN_GEMVNPU_GEMV_H
 
 #include <stdint.h>
 

@@ -10,8 +10,8 @@
  *   double_buffer(A_ib)
  *   double_buffer(y_ob)
  */
-#ifndef NPUGEN_GEMV_NPU_GEMV_NU_H
-#define NPUGEN_GEMV_NPU_GEMV_NU_H
+#ifndef NPUGEN_GEMVNPU_GEMV_NU_H
+#define NPUGEN_GEMVNPU_GEMV_NU_H
 
 #include <stdint.h>
 

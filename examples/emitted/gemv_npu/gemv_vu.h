@@ -13,8 +13,8 @@
  *   vectorize(ri)
  *   vectorize(ri_1)
  */
-#ifndef NPUGEN_GEMV_NPU_GEMV_VU_H
-#define NPUGEN_GEMV_NPU_GEMV_VU_H
+#ifndef NPUGEN_GEMVNPU_GEMV_VU_H
+#define NPUGEN_GEMVNPU_GEMV_VU_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * Kernel: layernorm (examples/layernorm_npu.c:12)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_LAYERNORM_NPU_LAYERNORM_H
-#define NPUGEN_LAYERNORM_NPU_LAYERNORM_H
+#ifndef NPUGEN_LAYERNORMNPU_LAYERNORM_H
+#define NPUGEN_LAYERNORMNPU_LAYERNORM_H
 
 #define LAYERNORM_R 256
 #define LAYERNORM_C 256

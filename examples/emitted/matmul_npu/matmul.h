@@ -2,8 +2,8 @@
  * Kernel: matmul (examples/matmul_npu.c:8)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MATMUL_NPU_MATMUL_H
-#define NPUGEN_MATMUL_NPU_MATMUL_H
+#ifndef NPUGEN_MATMULNPU_MATMUL_H
+#define NPUGEN_MATMULNPU_MATMUL_H
 
 #include <stdint.h>
 

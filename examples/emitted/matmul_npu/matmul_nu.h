@@ -11,8 +11,8 @@
  *   double_buffer(B_wb)
  *   double_buffer(C_ob)
  */
-#ifndef NPUGEN_MATMUL_NPU_MATMUL_NU_H
-#define NPUGEN_MATMUL_NPU_MATMUL_NU_H
+#ifndef NPUGEN_MATMULNPU_MATMUL_NU_H
+#define NPUGEN_MATMULNPU_MATMUL_NU_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * Kernel: matmul (examples/matmul_sized_npu.c:10)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MATMUL_SIZED_NPU_MATMUL_H
-#define NPUGEN_MATMUL_SIZED_NPU_MATMUL_H
+#ifndef NPUGEN_MATMULSIZEDNPU_MATMUL_H
+#define NPUGEN_MATMULSIZEDNPU_MATMUL_H
 
 #include <stdint.h>
 

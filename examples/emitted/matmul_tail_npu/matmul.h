@@ -2,8 +2,8 @@
  * Kernel: matmul (examples/matmul_tail_npu.c:10)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MATMUL_TAIL_NPU_MATMUL_H
-#define NPUGEN_MATMUL_TAIL_NPU_MATMUL_H
+#ifndef NPUGEN_MATMULTAILNPU_MATMUL_H
+#define NPUGEN_MATMULTAILNPU_MATMUL_H
 
 #include <stdint.h>
 

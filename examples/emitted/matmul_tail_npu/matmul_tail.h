@@ -17,8 +17,8 @@
  *   double_buffer(B_t)
  *   double_buffer(C_t)
  */
-#ifndef NPUGEN_MATMUL_TAIL_NPU_MATMUL_TAIL_H
-#define NPUGEN_MATMUL_TAIL_NPU_MATMUL_TAIL_H
+#ifndef NPUGEN_MATMULTAILNPU_MATMUL_TAIL_H
+#define NPUGEN_MATMULTAILNPU_MATMUL_TAIL_H
 
 #include <stdint.h>
 

@@ -10,8 +10,8 @@
  *   double_buffer(B_wb)
  *   double_buffer(C_ob)
  */
-#ifndef NPUGEN_MATMUL_TAIL_NPU_MATMUL_TAIL_GUARDED_H
-#define NPUGEN_MATMUL_TAIL_NPU_MATMUL_TAIL_GUARDED_H
+#ifndef NPUGEN_MATMULTAILNPU_MATMUL_TAIL_GUARDED_H
+#define NPUGEN_MATMULTAILNPU_MATMUL_TAIL_GUARDED_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * Kernel: maxpool (examples/maxpool_fmaxf.c:17)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MAXPOOL_FMAXF_MAXPOOL_H
-#define NPUGEN_MAXPOOL_FMAXF_MAXPOOL_H
+#ifndef NPUGEN_MAXPOOLFMAXF_MAXPOOL_H
+#define NPUGEN_MAXPOOLFMAXF_MAXPOOL_H
 
 #define MAXPOOL_C 64
 #define MAXPOOL_H 56

@@ -2,8 +2,8 @@
  * Kernel: avgpool (examples/pool_npu.c:23)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_POOL_NPU_AVGPOOL_H
-#define NPUGEN_POOL_NPU_AVGPOOL_H
+#ifndef NPUGEN_POOLNPU_AVGPOOL_H
+#define NPUGEN_POOLNPU_AVGPOOL_H
 
 #define AVGPOOL_C 64
 #define AVGPOOL_H 56

@@ -2,8 +2,8 @@
  * Kernel: maxpool (examples/pool_npu.c:12)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_POOL_NPU_MAXPOOL_H
-#define NPUGEN_POOL_NPU_MAXPOOL_H
+#ifndef NPUGEN_POOLNPU_MAXPOOL_H
+#define NPUGEN_POOLNPU_MAXPOOL_H
 
 #define MAXPOOL_C 64
 #define MAXPOOL_H 56

@@ -11,8 +11,8 @@
  *   double_buffer(out_vm)
  *   vectorize(i)
  */
-#ifndef NPUGEN_POOL_NPU_MAXPOOL_VU_H
-#define NPUGEN_POOL_NPU_MAXPOOL_VU_H
+#ifndef NPUGEN_POOLNPU_MAXPOOL_VU_H
+#define NPUGEN_POOLNPU_MAXPOOL_VU_H
 
 #define MAXPOOL_VU_C 64
 #define MAXPOOL_VU_H 56

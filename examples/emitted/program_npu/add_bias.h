@@ -2,8 +2,8 @@
  * Kernel: add_bias (examples/program_npu.c:31)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_PROGRAM_NPU_ADD_BIAS_H
-#define NPUGEN_PROGRAM_NPU_ADD_BIAS_H
+#ifndef NPUGEN_PROGRAMNPU_ADD_BIAS_H
+#define NPUGEN_PROGRAMNPU_ADD_BIAS_H
 
 #include <stdint.h>
 

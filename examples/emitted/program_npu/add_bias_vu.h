@@ -8,8 +8,8 @@
  *   cache_write(Y, vu_vm, root, Y_vm)
  *   vectorize(j)
  */
-#ifndef NPUGEN_PROGRAM_NPU_ADD_BIAS_VU_H
-#define NPUGEN_PROGRAM_NPU_ADD_BIAS_VU_H
+#ifndef NPUGEN_PROGRAMNPU_ADD_BIAS_VU_H
+#define NPUGEN_PROGRAMNPU_ADD_BIAS_VU_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * Kernel: layer (examples/program_npu.c:43)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_PROGRAM_NPU_LAYER_H
-#define NPUGEN_PROGRAM_NPU_LAYER_H
+#ifndef NPUGEN_PROGRAMNPU_LAYER_H
+#define NPUGEN_PROGRAMNPU_LAYER_H
 
 #include <stdint.h>
 

@@ -8,8 +8,8 @@
  *   set_scope(acc, nu_ob)
  *   set_scope(biased, vu_vm)
  */
-#ifndef NPUGEN_PROGRAM_NPU_LAYER_CHIP_H
-#define NPUGEN_PROGRAM_NPU_LAYER_CHIP_H
+#ifndef NPUGEN_PROGRAMNPU_LAYER_CHIP_H
+#define NPUGEN_PROGRAMNPU_LAYER_CHIP_H
 
 #include <stdint.h>
 

@@ -6,8 +6,8 @@
  *   use(add_bias, add_bias_vu)
  *   use(relu, relu_vu)
  */
-#ifndef NPUGEN_PROGRAM_NPU_LAYER_DDR_H
-#define NPUGEN_PROGRAM_NPU_LAYER_DDR_H
+#ifndef NPUGEN_PROGRAMNPU_LAYER_DDR_H
+#define NPUGEN_PROGRAMNPU_LAYER_DDR_H
 
 #include <stdint.h>
 

@@ -9,8 +9,8 @@
  *   merge(add_bias_j, relu_j)
  *   compute_inline(add_bias_add)
  */
-#ifndef NPUGEN_PROGRAM_NPU_LAYER_NU_H
-#define NPUGEN_PROGRAM_NPU_LAYER_NU_H
+#ifndef NPUGEN_PROGRAMNPU_LAYER_NU_H
+#define NPUGEN_PROGRAMNPU_LAYER_NU_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * Kernel: matmul (examples/program_npu.c:11)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_PROGRAM_NPU_MATMUL_H
-#define NPUGEN_PROGRAM_NPU_MATMUL_H
+#ifndef NPUGEN_PROGRAMNPU_MATMUL_H
+#define NPUGEN_PROGRAMNPU_MATMUL_H
 
 #include <stdint.h>
 

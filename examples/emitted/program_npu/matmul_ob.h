@@ -10,8 +10,8 @@
  *   double_buffer(A_ib)
  *   double_buffer(B_wb)
  */
-#ifndef NPUGEN_PROGRAM_NPU_MATMUL_OB_H
-#define NPUGEN_PROGRAM_NPU_MATMUL_OB_H
+#ifndef NPUGEN_PROGRAMNPU_MATMUL_OB_H
+#define NPUGEN_PROGRAMNPU_MATMUL_OB_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * Kernel: relu (examples/program_npu.c:37)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_PROGRAM_NPU_RELU_H
-#define NPUGEN_PROGRAM_NPU_RELU_H
+#ifndef NPUGEN_PROGRAMNPU_RELU_H
+#define NPUGEN_PROGRAMNPU_RELU_H
 
 #include <stdint.h>
 

@@ -7,8 +7,8 @@
  *   cache_write(Y, vu_vm, io, Y_vm)
  *   vectorize(j)
  */
-#ifndef NPUGEN_PROGRAM_NPU_RELU_VU_H
-#define NPUGEN_PROGRAM_NPU_RELU_VU_H
+#ifndef NPUGEN_PROGRAMNPU_RELU_VU_H
+#define NPUGEN_PROGRAMNPU_RELU_VU_H
 
 #include <stdint.h>
 

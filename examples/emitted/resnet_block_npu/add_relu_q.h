@@ -2,8 +2,8 @@
  * Kernel: add_relu_q (examples/resnet_block_npu.c:81)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_RESNET_BLOCK_NPU_ADD_RELU_Q_H
-#define NPUGEN_RESNET_BLOCK_NPU_ADD_RELU_Q_H
+#ifndef NPUGEN_RESNETBLOCKNPU_ADD_RELU_Q_H
+#define NPUGEN_RESNETBLOCKNPU_ADD_RELU_Q_H
 
 #include <stdint.h>
 

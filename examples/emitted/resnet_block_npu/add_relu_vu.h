@@ -31,8 +31,8 @@
  *   vectorize(e4)
  *   vectorize(e5)
  */
-#ifndef NPUGEN_RESNET_BLOCK_NPU_ADD_RELU_VU_H
-#define NPUGEN_RESNET_BLOCK_NPU_ADD_RELU_VU_H
+#ifndef NPUGEN_RESNETBLOCKNPU_ADD_RELU_VU_H
+#define NPUGEN_RESNETBLOCKNPU_ADD_RELU_VU_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * Kernel: block (examples/resnet_block_npu.c:108)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_RESNET_BLOCK_NPU_BLOCK_H
-#define NPUGEN_RESNET_BLOCK_NPU_BLOCK_H
+#ifndef NPUGEN_RESNETBLOCKNPU_BLOCK_H
+#define NPUGEN_RESNETBLOCKNPU_BLOCK_H
 
 #include <stdint.h>
 

@@ -8,8 +8,8 @@
  *   use(conv2, conv_nu)
  *   use(residual, add_relu_vu)
  */
-#ifndef NPUGEN_RESNET_BLOCK_NPU_BLOCK_CHIP_H
-#define NPUGEN_RESNET_BLOCK_NPU_BLOCK_CHIP_H
+#ifndef NPUGEN_RESNETBLOCKNPU_BLOCK_CHIP_H
+#define NPUGEN_RESNETBLOCKNPU_BLOCK_CHIP_H
 
 #include <stdint.h>
 

@@ -6,8 +6,8 @@
  *   use(conv2, conv_nu)
  *   use(residual, add_relu_vu)
  */
-#ifndef NPUGEN_RESNET_BLOCK_NPU_BLOCK_DDR_H
-#define NPUGEN_RESNET_BLOCK_NPU_BLOCK_DDR_H
+#ifndef NPUGEN_RESNETBLOCKNPU_BLOCK_DDR_H
+#define NPUGEN_RESNETBLOCKNPU_BLOCK_DDR_H
 
 #include <stdint.h>
 

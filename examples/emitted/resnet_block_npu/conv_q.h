@@ -2,8 +2,8 @@
  * Kernel: conv_q (examples/resnet_block_npu.c:56)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_RESNET_BLOCK_NPU_CONV_Q_H
-#define NPUGEN_RESNET_BLOCK_NPU_CONV_Q_H
+#ifndef NPUGEN_RESNETBLOCKNPU_CONV_Q_H
+#define NPUGEN_RESNETBLOCKNPU_CONV_Q_H
 
 #include <stdint.h>
 

@@ -25,8 +25,8 @@
  *   double_buffer(wt_wb)
  *   double_buffer(y_vm)
  */
-#ifndef NPUGEN_RESNET_BLOCK_NPU_CONV_RELU_NU_H
-#define NPUGEN_RESNET_BLOCK_NPU_CONV_RELU_NU_H
+#ifndef NPUGEN_RESNETBLOCKNPU_CONV_RELU_NU_H
+#define NPUGEN_RESNETBLOCKNPU_CONV_RELU_NU_H
 
 #include <stdint.h>
 

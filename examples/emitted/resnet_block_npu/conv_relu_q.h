@@ -2,8 +2,8 @@
  * Kernel: conv_relu_q (examples/resnet_block_npu.c:25)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_RESNET_BLOCK_NPU_CONV_RELU_Q_H
-#define NPUGEN_RESNET_BLOCK_NPU_CONV_RELU_Q_H
+#ifndef NPUGEN_RESNETBLOCKNPU_CONV_RELU_Q_H
+#define NPUGEN_RESNETBLOCKNPU_CONV_RELU_Q_H
 
 #include <stdint.h>
 

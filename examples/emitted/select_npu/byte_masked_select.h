@@ -2,8 +2,8 @@
  * Kernel: byte_masked_select (examples/select_npu.c:33)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SELECT_NPU_BYTE_MASKED_SELECT_H
-#define NPUGEN_SELECT_NPU_BYTE_MASKED_SELECT_H
+#ifndef NPUGEN_SELECTNPU_BYTE_MASKED_SELECT_H
+#define NPUGEN_SELECTNPU_BYTE_MASKED_SELECT_H
 
 #include <stdint.h>
 

@@ -13,8 +13,8 @@
  *   double_buffer(y_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_SELECT_NPU_BYTE_MASKED_SELECT_VU_H
-#define NPUGEN_SELECT_NPU_BYTE_MASKED_SELECT_VU_H
+#ifndef NPUGEN_SELECTNPU_BYTE_MASKED_SELECT_VU_H
+#define NPUGEN_SELECTNPU_BYTE_MASKED_SELECT_VU_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * Kernel: even_lanes (examples/select_npu.c:44)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SELECT_NPU_EVEN_LANES_H
-#define NPUGEN_SELECT_NPU_EVEN_LANES_H
+#ifndef NPUGEN_SELECTNPU_EVEN_LANES_H
+#define NPUGEN_SELECTNPU_EVEN_LANES_H
 
 #define EVEN_LANES_N 262144
 

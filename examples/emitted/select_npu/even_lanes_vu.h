@@ -11,8 +11,8 @@
  *   double_buffer(y_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_SELECT_NPU_EVEN_LANES_VU_H
-#define NPUGEN_SELECT_NPU_EVEN_LANES_VU_H
+#ifndef NPUGEN_SELECTNPU_EVEN_LANES_VU_H
+#define NPUGEN_SELECTNPU_EVEN_LANES_VU_H
 
 #define EVEN_LANES_VU_N 262144
 

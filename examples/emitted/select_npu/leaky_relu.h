@@ -2,8 +2,8 @@
  * Kernel: leaky_relu (examples/select_npu.c:49)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SELECT_NPU_LEAKY_RELU_H
-#define NPUGEN_SELECT_NPU_LEAKY_RELU_H
+#ifndef NPUGEN_SELECTNPU_LEAKY_RELU_H
+#define NPUGEN_SELECTNPU_LEAKY_RELU_H
 
 #define LEAKY_RELU_N 262144
 

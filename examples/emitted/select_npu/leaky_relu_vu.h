@@ -11,8 +11,8 @@
  *   double_buffer(y_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_SELECT_NPU_LEAKY_RELU_VU_H
-#define NPUGEN_SELECT_NPU_LEAKY_RELU_VU_H
+#ifndef NPUGEN_SELECTNPU_LEAKY_RELU_VU_H
+#define NPUGEN_SELECTNPU_LEAKY_RELU_VU_H
 
 #define LEAKY_RELU_VU_N 262144
 

@@ -2,8 +2,8 @@
  * Kernel: masked_select (examples/select_npu.c:17)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SELECT_NPU_MASKED_SELECT_H
-#define NPUGEN_SELECT_NPU_MASKED_SELECT_H
+#ifndef NPUGEN_SELECTNPU_MASKED_SELECT_H
+#define NPUGEN_SELECTNPU_MASKED_SELECT_H
 
 #define MASKED_SELECT_N 262144
 

@@ -2,8 +2,8 @@
  * Kernel: masked_store (examples/select_npu.c:27)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SELECT_NPU_MASKED_STORE_H
-#define NPUGEN_SELECT_NPU_MASKED_STORE_H
+#ifndef NPUGEN_SELECTNPU_MASKED_STORE_H
+#define NPUGEN_SELECTNPU_MASKED_STORE_H
 
 #define MASKED_STORE_N 262144
 

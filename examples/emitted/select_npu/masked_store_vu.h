@@ -12,8 +12,8 @@
  *   double_buffer(x_vm)
  *   vectorize(ii)
  */
-#ifndef NPUGEN_SELECT_NPU_MASKED_STORE_VU_H
-#define NPUGEN_SELECT_NPU_MASKED_STORE_VU_H
+#ifndef NPUGEN_SELECTNPU_MASKED_STORE_VU_H
+#define NPUGEN_SELECTNPU_MASKED_STORE_VU_H
 
 #define MASKED_STORE_VU_N 262144
 

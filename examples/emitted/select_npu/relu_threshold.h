@@ -2,8 +2,8 @@
  * Kernel: relu_threshold (examples/select_npu.c:22)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SELECT_NPU_RELU_THRESHOLD_H
-#define NPUGEN_SELECT_NPU_RELU_THRESHOLD_H
+#ifndef NPUGEN_SELECTNPU_RELU_THRESHOLD_H
+#define NPUGEN_SELECTNPU_RELU_THRESHOLD_H
 
 #define RELU_THRESHOLD_N 262144
 

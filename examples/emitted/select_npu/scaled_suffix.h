@@ -2,8 +2,8 @@
  * Kernel: scaled_suffix (examples/select_npu.c:38)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SELECT_NPU_SCALED_SUFFIX_H
-#define NPUGEN_SELECT_NPU_SCALED_SUFFIX_H
+#ifndef NPUGEN_SELECTNPU_SCALED_SUFFIX_H
+#define NPUGEN_SELECTNPU_SCALED_SUFFIX_H
 
 #define SCALED_SUFFIX_N 262144
 

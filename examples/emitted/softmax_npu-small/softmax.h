@@ -2,8 +2,8 @@
  * Kernel: softmax (examples/softmax_npu.c:10)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SOFTMAX_NPU_SOFTMAX_H
-#define NPUGEN_SOFTMAX_NPU_SOFTMAX_H
+#ifndef NPUGEN_SOFTMAXNPU_SOFTMAX_H
+#define NPUGEN_SOFTMAXNPU_SOFTMAX_H
 
 #define SOFTMAX_R 256
 #define SOFTMAX_C 256

@@ -20,8 +20,8 @@
  *   tensorize(ri_3, npu_vu_reduce_sum_f32)
  *   tensorize(ri_4, npu_vu_div_rows_f32)
  */
-#ifndef NPUGEN_SOFTMAX_NPU_SOFTMAX_VU_H
-#define NPUGEN_SOFTMAX_NPU_SOFTMAX_VU_H
+#ifndef NPUGEN_SOFTMAXNPU_SOFTMAX_VU_H
+#define NPUGEN_SOFTMAXNPU_SOFTMAX_VU_H
 
 #define SOFTMAX_VU_R 256
 #define SOFTMAX_VU_C 256
