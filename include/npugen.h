@@ -189,7 +189,9 @@ void npg_set_strict(NpgSession *s, bool on);
  * of running it a second time beside the reference (the default) and
  * comparing: its code is the reference's without the checks, so the second
  * run tests only the printer (the test suite runs it for every kernel).
- * npugen check does this unless given --rerun-as-written. */
+ * npugen check does this unless given --rerun-as-written. A kernel with
+ * sizes is run at each of its size sets either way (the reference's runs
+ * are at those sizes; docs/check.md). */
 void npg_set_as_written_by_reference(NpgSession *s, bool on);
 /* Write each checked variant's simulator timeline (Chrome trace JSON) here. */
 void npg_set_trace(NpgSession *s, const char *path);
