@@ -21,7 +21,11 @@ int main(int argc, char **argv) {
     size_t cap = 1 << 16, n = 0, got;
     uint8_t *buf = malloc(cap);
     while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0)
-      if ((n += got) == cap) buf = realloc(buf, cap *= 2);
+      if ((n += got) == cap) {
+        uint8_t *more = realloc(buf, cap *= 2);
+        if (!more) free(buf); /* realloc keeps buf on failure */
+        buf = more;
+      }
     fclose(f);
     if (!buf) return 1;
     LLVMFuzzerTestOneInput(buf, n);
