@@ -9,6 +9,54 @@
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
+static void npu_sketches(TuneSpace *sp) {
+  tune_sketch_nu(sp);
+  tune_sketch_conv(sp);
+  tune_sketch_vu(sp);
+}
+
+typedef struct {
+  const Stmt *decl[32];
+  int n;
+} ScalarLocals;
+
+static bool scalar_local(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  ScalarLocals *l = ctx;
+  if (st->kind == ST_DECL && st->var && !st->buf && l->n < 32) l->decl[l->n++] = st;
+  return true;
+}
+
+/* The kernel's scalar locals declared in its loops (an accumulator, a
+ * running max, a temporary), each expanded (schedule/expand.c) where the
+ * step is legal after the ones before it: the steps in sp->prefix, and the
+ * kernel after them, or NULL when no local expands. */
+static const Kernel *expand_locals(TuneSpace *sp, const Kernel *k) {
+  ScalarLocals l = {.n = 0};
+  ir_walk_stmts(k->body, scalar_local, &l);
+  const Kernel *got = NULL;
+  for (int i = 0; i < l.n; i++) {
+    size_t len = strlen(sp->prefix);
+    snprintf(sp->prefix + len, sizeof sp->prefix - len, "#pragma npu expand(%s)\n", l.decl[i]->var->name);
+    const Kernel *e = strlen(sp->prefix) + 1 < sizeof sp->prefix ? tune_probe_steps(sp, "", NULL) : NULL;
+    if (e) got = e;
+    else sp->prefix[len] = 0; /* refused (or used outside the nest): as written */
+  }
+  return got;
+}
+
+/* No NPU sketch fits the kernel as written: the sketches again on the
+ * kernel with its scalar locals expanded, each candidate starting with
+ * those steps (a matmul's `int32_t acc` becomes C's own element, a
+ * softmax row's max an array over the rows that fission can cut at). */
+static void npu_sketches_expanded(TuneSpace *sp, const Kernel *k) {
+  const Kernel *e = expand_locals(sp, k);
+  if (!e) return;
+  tune_shape(e, &sp->shape);
+  npu_sketches(sp);
+  if (!sp->nsketch) sp->prefix[0] = 0;
+}
+
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n) {
   memset(sp, 0, sizeof *sp);
   sp->s = s;
@@ -31,9 +79,8 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
     tune_shape(k, &sp->shape);
     sp->ideal = tune_kernel_bound(k, session_target(s), sp->ideal_unit, sizeof sp->ideal_unit);
     if (!host) {
-      tune_sketch_nu(sp);
-      tune_sketch_conv(sp);
-      tune_sketch_vu(sp);
+      npu_sketches(sp);
+      if (!sp->nsketch) npu_sketches_expanded(sp, k);
     }
     /* costs in one unit only: simulated cycles, or time on this CPU */
     if (!sp->nsketch) {
@@ -74,7 +121,7 @@ void tune_space_free(TuneSpace *sp) {
 char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant) {
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n", sp->kernel, variant);
+  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s", sp->kernel, variant, sp->prefix);
   const TuneSketch *sk = &sp->sketch[g->sketch];
   sk->render(sk, g->choice, &sb);
   return sb_take(&sb);
@@ -104,7 +151,7 @@ const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *not
   snprintf(name, sizeof name, "%s_probe%d", sp->kernel, sp->probes++);
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s", sp->kernel, name, steps);
+  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s%s", sp->kernel, name, sp->prefix, steps);
   int errors = npg_error_count(sp->s);
   size_t before = strlen(npg_errors(sp->s));
   npg_add_schedule_string(sp->s, "<tune probe>", sb.data, sb.len);
