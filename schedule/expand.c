@@ -390,6 +390,28 @@ static int values_stay_in_iterations(Sched *s, const Var *v, const Stmt *inner) 
 
 /* ---------------- the array form, placed ---------------- */
 
+/* The store of the initializer (at *link) moves down its block to right
+ * before the first statement that uses b, when the statements it passes
+ * write nothing its value reads: a reduction's init then sits beside its
+ * loop even when a fission cut a statement out between them
+ * (`float sum = 0; for c { y = expf(..); sum += y; }` cut after y), so the
+ * two stay one stage. Legal: nothing it passes touches b (its first use
+ * is after) or what the store reads. */
+static void sink_store(Stmt **link, Stmt *store, const Buffer *b) {
+  Stmt *to = store->next;
+  while (to && !uses_between(to, to->next, NULL, b)) {
+    Writes w = {store->rhs, NULL, false};
+    ir_walk_one(to, writes_visit, &w);
+    if (w.clash) return;
+    to = to->next;
+  }
+  if (!to || to == store->next) return;
+  *link = store->next;
+  Stmt **before = link_to(link, to);
+  store->next = to;
+  *before = store;
+}
+
 static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
   Stmt *around[256];
   int ndecl = sched_loops_around(s, decl, around, 256);
@@ -427,6 +449,7 @@ static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
     Expr **ix = ARENA_ARRAY(s->a, Expr *, b->ndim);
     for (int i = 0; i < b->ndim; i++) ix[i] = ir_expr_copy(s->a, idx[i]);
     decl_to_store(link, decl, ir_load(s->a, b, ix));
+    if (decl->kind == ST_ASSIGN) sink_store(link, decl, b);
   }
   /* the local's name, now free, unless another scope has one too */
   b->name = sched_name_taken(s, v->name) ? sched_fresh_name(s, v->name) : v->name;

@@ -297,3 +297,28 @@ Test(expand, a_local_accumulator_with_symbolic_sizes_is_tensorized) {
   lacks(c, "int32_t acc");
   npg_close(s);
 }
+
+/* A reduction's init goes beside its loop: `float s = 0;` then a loop cut
+ * in two (y, then s += y) gives `s[r] = 0.0f;` right before the sum's
+ * loop, not before y's, so the init and its reduction stay one stage for
+ * fission and one VU instruction (npu_vu_reduce_sum_f32). Before, the
+ * store stayed where the declaration was. */
+Test(expand, an_init_moves_down_beside_the_loop_that_first_uses_it) {
+  static const char *cut =
+      "#include <math.h>\n"
+      "void k(const float x[8][16], float y[8][16]) {\n"
+      "  for (int r = 0; r < 8; r++) {\n"
+      "    float s = 0.0f;\n"
+      "    for (int c = 0; c < 16; c++) {\n"
+      "      y[r][c] = expf(x[r][c]);\n"
+      "      s += y[r][c];\n"
+      "    }\n"
+      "    for (int c = 0; c < 16; c++)\n"
+      "      y[r][c] = y[r][c] / s;\n"
+      "  }\n"
+      "}\n";
+  NpgSession *s = open_ok(cut, "#pragma npu schedule(k, v)\n#pragma npu fission(c_1, s2)\n#pragma npu expand(s)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "y[r][c] = expf(x[r][c]);\n    }\n    s[r] = 0.0f;\n    for (int c = 0; c < 16; c++) {\n      s[r] += y[r][c];");
+  npg_close(s);
+}

@@ -1,7 +1,8 @@
 /* Kernels as people write them reach the NPU through `npugen tune`, with
  * no schedule written by hand (issue 40): a local-accumulator int8
- * matmul, a 2x2 fmaxf max pool with its corner in locals, a leaky ReLU
- * through a local, an int32 sum pool. Each is the example of that name in
+ * matmul, a 2x2 fmaxf max pool with its corner in locals, a row softmax
+ * with scalar locals for the max and the sum, a leaky ReLU through a
+ * local, an int32 sum pool. Each is the example of that name in
  * examples/ (its kernel, copied under another file name so that its
  * committed tuned variant does not clash with the one tune writes), tuned
  * with a budget counted in trials (never seconds: load cannot change what
@@ -58,6 +59,15 @@ Test(tune_reach, a_local_accumulator_matmul_on_the_nu) {
  * instruction sequence) and tune timed the kernel on the host. */
 Test(tune_reach, a_fmaxf_max_pool_with_its_corner_in_locals_on_the_vu) {
   reaches("maxpool2x2_fmaxf", "maxpool", 2, "npu_vu_fmax_str_plane_f32(");
+}
+
+/* Before: no NPU sketch applied (fission refused the cut with the scalar
+ * locals, and the exp-and-sum loop is two statements) and tune timed the
+ * kernel on the host. Now tune cuts that loop, expands max and sum (the
+ * sum's init moved beside its loop) and the rows' sketch applies: five VU
+ * instructions a pass. */
+Test(tune_reach, a_softmax_with_scalar_locals_on_the_vu) {
+  reaches("softmax_rows", "softmax", 2, "npu_vu_reduce_sum_f32(");
 }
 
 Test(tune_reach, a_leaky_relu_through_a_local_on_the_vu) {

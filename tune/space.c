@@ -16,42 +16,82 @@ static void npu_sketches(TuneSpace *sp) {
 }
 
 typedef struct {
-  const Stmt *decl[32];
+  const Stmt *found[32];
   int n;
-} ScalarLocals;
+} Found;
 
 static bool scalar_local(Stmt *st, int depth, void *ctx) {
   (void)depth;
-  ScalarLocals *l = ctx;
-  if (st->kind == ST_DECL && st->var && !st->buf && l->n < 32) l->decl[l->n++] = st;
+  Found *f = ctx;
+  if (st->kind == ST_DECL && st->var && !st->buf && f->n < 32) f->found[f->n++] = st;
   return true;
 }
 
-/* The kernel's scalar locals declared in its loops (an accumulator, a
- * running max, a temporary), each expanded (schedule/expand.c) where the
- * step is legal after the ones before it: the steps in sp->prefix, and the
- * kernel after them, or NULL when no local expands. */
-static const Kernel *expand_locals(TuneSpace *sp, const Kernel *k) {
-  ScalarLocals l = {.n = 0};
-  ir_walk_stmts(k->body, scalar_local, &l);
-  const Kernel *got = NULL;
-  for (int i = 0; i < l.n; i++) {
-    size_t len = strlen(sp->prefix);
-    snprintf(sp->prefix + len, sizeof sp->prefix - len, "#pragma npu expand(%s)\n", l.decl[i]->var->name);
-    const Kernel *e = strlen(sp->prefix) + 1 < sizeof sp->prefix ? tune_probe_steps(sp, "", NULL) : NULL;
-    if (e) got = e;
-    else sp->prefix[len] = 0; /* refused (or used outside the nest): as written */
+/* An innermost loop whose body is several statements (`for c { y = ..;
+ * sum += y; }`): cut after each but the last, each stage a VU op. */
+static bool innermost_with_several(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Found *f = ctx;
+  if (st->kind != ST_FOR || f->n == 32) return true;
+  const Stmt *first = tune_first_stmt(st->body);
+  bool several = first && first->next, inner = false;
+  for (const Stmt *c = first; c; c = c->next) inner = inner || c->kind == ST_FOR || c->kind == ST_DECL;
+  if (several && !inner) f->found[f->n++] = st;
+  return true;
+}
+
+/* Appends `#pragma npu <step>` to sp->prefix when the engine accepts the
+ * steps so far with it: the kernel after them, else NULL (and the prefix
+ * as it was). */
+static const Kernel *try_step(TuneSpace *sp, const char *step) {
+  size_t len = strlen(sp->prefix);
+  int n = snprintf(sp->prefix + len, sizeof sp->prefix - len, "#pragma npu %s\n", step);
+  const Kernel *k = n > 0 && len + (size_t)n < sizeof sp->prefix ? tune_probe_steps(sp, "", NULL) : NULL;
+  if (!k) sp->prefix[len] = 0;
+  return k;
+}
+
+/* The steps that give the NPU sketches the array form (sp->prefix), each
+ * kept where the engine accepts it after the ones before: innermost loops
+ * of several statements cut apart (fission), then the scalar locals
+ * declared in loops (an accumulator, a running max, a temporary) expanded
+ * (schedule/expand.c). The kernel after them, or NULL when none applies
+ * (none is tried in a kernel without such locals). */
+static const Kernel *array_form(TuneSpace *sp, const Kernel *k) {
+  const Kernel *got = NULL, *e;
+  char step[200];
+  Found loops = {.n = 0}, locals = {.n = 0};
+  ir_walk_stmts(k->body, scalar_local, &locals);
+  if (!locals.n) return NULL; /* the array form it has already: no probes (each proves its steps) */
+  ir_walk_stmts(k->body, innermost_with_several, &loops);
+  for (int i = 0; i < loops.n; i++)
+    for (const Stmt *c = tune_first_stmt(loops.found[i]->body); c && c->next; c = c->next) {
+      snprintf(step, sizeof step, "fission(%s, %s)", loops.found[i]->name, c->name);
+      if ((e = try_step(sp, step))) got = e;
+    }
+  for (int i = 0; i < locals.n; i++) {
+    snprintf(step, sizeof step, "expand(%s)", locals.found[i]->var->name);
+    if ((e = try_step(sp, step))) got = e;
   }
   return got;
 }
 
-/* No NPU sketch fits the kernel as written: the sketches again on the
- * kernel with its scalar locals expanded, each candidate starting with
- * those steps (a matmul's `int32_t acc` becomes C's own element, a
- * softmax row's max an array over the rows that fission can cut at). */
+/* No NPU sketch fits the kernel as written: the sketches again on its
+ * array form, each candidate starting with those steps (a matmul's
+ * `int32_t acc` becomes C's own element, a softmax row's max and sum
+ * arrays over the rows, its exp and sum loop two loops). */
 static void npu_sketches_expanded(TuneSpace *sp, const Kernel *k) {
-  const Kernel *e = expand_locals(sp, k);
+  const Kernel *e = array_form(sp, k);
   if (!e) return;
+  /* the notes that follow are the second round's: say after which steps */
+  char steps[sizeof sp->prefix];
+  size_t n = 0;
+  for (const char *l = sp->prefix; *l && n + 1 < sizeof steps;) {
+    const char *step = l + strlen("#pragma npu "), *end = strchr(l, '\n');
+    n += (size_t)snprintf(steps + n, sizeof steps - n, "%s%.*s", n ? ", " : "", (int)(end - step), step);
+    l = end + 1;
+  }
+  tune_note(sp, "after the kernel's array form (%s), again:\n", steps);
   tune_shape(e, &sp->shape);
   npu_sketches(sp);
   if (!sp->nsketch) sp->prefix[0] = 0;
