@@ -4,8 +4,8 @@
  */
 #include <stdint.h>
 
-#define M 512
-#define K 256
+#define M 256
+#define K 512
 #define N 256
 
 #include "matmul.h"

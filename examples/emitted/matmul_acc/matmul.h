@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#define MATMUL_M 512
-#define MATMUL_K 256
+#define MATMUL_M 256
+#define MATMUL_K 512
 #define MATMUL_N 256
 
 #ifdef __cplusplus

@@ -3,9 +3,9 @@
  * Target: default
  * Schedule matmul_acc_matmul_tuned:
  *   expand(acc)
- *   tile(i, j, 128, 128, io, jo, ii, ji)
+ *   tile(i, j, 128, 64, io, jo, ii, ji)
  *   cache_read(A, nu_ib, io, A_ib)
- *   cache_read(B, nu_wb, io, B_wb)
+ *   cache_read(B, nu_wb, jo, B_wb)
  *   cache_write(C, nu_ob, jo, C_ob)
  *   tensorize(ii, npu_nu_matmul_i8)
  *   double_buffer(A_ib)
@@ -15,48 +15,48 @@
 #include <stdint.h>
 #include "npu_intrinsics.h"
 
-#define M 512
-#define K 256
+#define M 256
+#define K 512
 #define N 256
 
 #include "matmul_acc_matmul_tuned.h"
 
 void matmul_acc_matmul_tuned(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
-  /* loop nest io (line 16): B_wb_load (line 34), A_ib_load (line 33), s1 (line 18), s2 (line 20), C_ob_store (line 35) */
+  /* loop nest io (line 16): A_ib_load (line 34), B_wb_load (line 35), s1 (line 18), s2 (line 20), C_ob_store (line 36) */
   {
-    int8_t (*B_wb_db)[256][256] = (int8_t (*)[256][256])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 131072): two copies of 65536 bytes */
-    npu_token_t B_wb_tok;
-    {
-      int8_t (*B_wb)[256] = B_wb_db[0];
-      B_wb_tok = npu_dma_1d(1, &B_wb[0][0], &B[0][0], 65536);
-    }
-    int8_t (*A_ib_db)[128][256] = (int8_t (*)[128][256])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 65536): two copies of 32768 bytes */
+    int8_t (*A_ib_db)[128][512] = (int8_t (*)[128][512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 131072): two copies of 65536 bytes */
     npu_token_t A_ib_tok;
     {
-      int8_t (*A_ib)[256] = A_ib_db[0];
-      A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 32768);
+      int8_t (*A_ib)[512] = A_ib_db[0];
+      A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 65536);
     }
-    for (int io = 0; io < 4; io++) {
-      int8_t (*B_wb)[256] = B_wb_db[io % 2];
-      npu_dma_wait(B_wb_tok);
-      if (io + 1 < 4) { /* the next iteration's region, into the other copy */
-        int8_t (*B_wb_next)[256] = B_wb_db[(io + 1) % 2];
-        B_wb_tok = npu_dma_1d(1, &B_wb_next[0][0], &B[0][0], 65536);
-      }
-      int8_t (*A_ib)[256] = A_ib_db[io % 2];
+    for (int io = 0; io < 2; io++) {
+      int8_t (*A_ib)[512] = A_ib_db[io % 2];
       npu_dma_wait(A_ib_tok);
-      if (io + 1 < 4) { /* the next iteration's region, into the other copy */
-        int8_t (*A_ib_next)[256] = A_ib_db[(io + 1) % 2];
-        A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 32768);
+      if (io + 1 < 2) { /* the next iteration's region, into the other copy */
+        int8_t (*A_ib_next)[512] = A_ib_db[(io + 1) % 2];
+        A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 65536);
       }
       {
-        int32_t (*C_ob_db)[128][128] = (int32_t (*)[128][128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 131072): two copies of 65536 bytes */
+        int32_t (*C_ob_db)[128][64] = (int32_t (*)[128][64])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 65536): two copies of 32768 bytes */
         npu_token_t C_ob_tok[2];
-        for (int jo = 0; jo < 2; jo++) {
-          int32_t (*C_ob)[128] = C_ob_db[jo % 2];
+        int8_t (*B_wb_db)[512][64] = (int8_t (*)[512][64])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 65536): two copies of 32768 bytes */
+        npu_token_t B_wb_tok;
+        {
+          int8_t (*B_wb)[64] = B_wb_db[0];
+          B_wb_tok = npu_dma_2d(1, &B_wb[0][0], 64, &B[0][0], 256, 64, 512);
+        }
+        for (int jo = 0; jo < 4; jo++) {
+          int32_t (*C_ob)[64] = C_ob_db[jo % 2];
           if (jo >= 2) npu_dma_wait(C_ob_tok[jo % 2]); /* its copy out two iterations ago */
-          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][jo * 128], 128, 128, 256, 256, 256, 128, 0);
-          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 128], 1024, &C_ob[0][0], 512, 512, 128);
+          int8_t (*B_wb)[64] = B_wb_db[jo % 2];
+          npu_dma_wait(B_wb_tok);
+          if (jo + 1 < 4) { /* the next iteration's region, into the other copy */
+            int8_t (*B_wb_next)[64] = B_wb_db[(jo + 1) % 2];
+            B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 64, &B[0][(jo + 1) * 64], 256, 64, 512);
+          }
+          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 128, 64, 512, 512, 64, 64, 0);
+          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 64], 1024, &C_ob[0][0], 256, 256, 128);
         }
         npu_dma_wait(C_ob_tok[0]);
         npu_dma_wait(C_ob_tok[1]);

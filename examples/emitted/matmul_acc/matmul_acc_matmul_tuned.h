@@ -3,9 +3,9 @@
  * Target: default
  * Schedule matmul_acc_matmul_tuned:
  *   expand(acc)
- *   tile(i, j, 128, 128, io, jo, ii, ji)
+ *   tile(i, j, 128, 64, io, jo, ii, ji)
  *   cache_read(A, nu_ib, io, A_ib)
- *   cache_read(B, nu_wb, io, B_wb)
+ *   cache_read(B, nu_wb, jo, B_wb)
  *   cache_write(C, nu_ob, jo, C_ob)
  *   tensorize(ii, npu_nu_matmul_i8)
  *   double_buffer(A_ib)
@@ -17,8 +17,8 @@
 
 #include <stdint.h>
 
-#define MATMUL_ACC_MATMUL_TUNED_M 512
-#define MATMUL_ACC_MATMUL_TUNED_K 256
+#define MATMUL_ACC_MATMUL_TUNED_M 256
+#define MATMUL_ACC_MATMUL_TUNED_K 512
 #define MATMUL_ACC_MATMUL_TUNED_N 256
 
 #ifdef __cplusplus
