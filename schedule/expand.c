@@ -396,10 +396,11 @@ static int values_stay_in_iterations(Sched *s, const Var *v, const Stmt *inner) 
  * loop even when a fission cut a statement out between them
  * (`float sum = 0; for c { y = expf(..); sum += y; }` cut after y), so the
  * two stay one stage. Legal: nothing it passes touches b (its first use
- * is after) or what the store reads. */
+ * is after) or what the store reads, and it passes no declaration. */
 static void sink_store(Stmt **link, Stmt *store, const Buffer *b) {
   Stmt *to = store->next;
   while (to && !uses_between(to, to->next, NULL, b)) {
+    if (to->kind == ST_DECL) return; /* a name declared there could hide one the value reads */
     Writes w = {store->rhs, NULL, false};
     ir_walk_one(to, writes_visit, &w);
     if (w.clash) return;
