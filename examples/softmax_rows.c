@@ -1,9 +1,10 @@
 /* A row softmax as written in C: the row's maximum and sum in scalar
  * locals, the exponentials stored and summed in one loop (issue 40). No
  * schedule is written by hand: no NPU sketch of `npugen tune` fits the
- * kernel as written, so tune gives it its array form first (docs/schedules.md,
- * "Kernels as written, through tune"): the exp-and-sum loop cut in two
- * (fission), the max and the sum expanded into arrays over the rows (the
+ * kernel as written, so tune gives it its array form first
+ * (docs/schedules.md, "Kernels as written, through tune"): the
+ * exp-and-sum loop cut in two (fission), the max and the sum expanded into
+ * arrays over the rows (the max's `if` becomes the store of a select, the
  * sum's init moves down beside its loop), and the rows' sketch spreads the
  * rows over the VU cores: a row max, a subtraction and an exponential (an
  * instruction sequence), a row sum and a division, five VU instructions
@@ -17,7 +18,7 @@ void softmax(const float x[ROWS][COLS], float y[ROWS][COLS]) {
   for (int r = 0; r < ROWS; r++) {
     float max = x[r][0];
     for (int c = 1; c < COLS; c++)
-      max = x[r][c] > max ? x[r][c] : max;
+      if (x[r][c] > max) max = x[r][c];
     float sum = 0.0f;
     for (int c = 0; c < COLS; c++) {
       y[r][c] = expf(x[r][c] - max);
@@ -27,6 +28,7 @@ void softmax(const float x[ROWS][COLS], float y[ROWS][COLS]) {
       y[r][c] = y[r][c] / sum;
   }
 }
+
 
 /* Found by: npugen tune examples/softmax_rows.c --seed 1 --trials 12 --jobs 1 -o softmax_rows.sched */
 /* npugen tune examples/softmax_rows.c --kernel softmax --seed 1: best of 12 candidates (12 legal, 12 simulated)

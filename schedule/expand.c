@@ -413,6 +413,33 @@ static void sink_store(Stmt **link, Stmt *store, const Buffer *b) {
   *before = store;
 }
 
+/* `if (C) v = X;` (no else) as the array's store `v[..] = C ? X : v[..];`,
+ * at any depth of the list: a running max written with an if takes the
+ * form of the VU's reductions and of every step that reads stores, and
+ * the caches see the element written in every iteration. Legal: the same
+ * stores where C holds; elsewhere the element gets the value it has, and
+ * the kernel language has no side effects to run or skip. */
+static void ifs_to_selects(Arena *a, Stmt **list, const Buffer *b) {
+  for (Stmt **l = list; *l; l = &(*l)->next) {
+    Stmt *c = *l, *t = c->kind == ST_IF && !c->else_s ? c->then_s : NULL;
+    if (c->kind == ST_FOR || c->kind == ST_BLOCK) ifs_to_selects(a, &c->body, b);
+    while (t && t->kind == ST_BLOCK && !t->next) t = t->body;
+    if (!t || t->next || t->kind != ST_ASSIGN || t->op != OP_NONE || t->lhs->kind != EX_LOAD || t->lhs->buf != b ||
+        !type_same(t->rhs->type, t->lhs->type))
+      continue;
+    Expr *sel = ARENA_NEW(a, Expr);
+    sel->kind = EX_COND;
+    sel->a = c->cond;
+    sel->b = t->rhs;
+    sel->c = ir_expr_copy(a, t->lhs);
+    sel->type = t->lhs->type;
+    sel->loc = c->loc;
+    t->rhs = sel;
+    t->next = c->next;
+    *l = t;
+  }
+}
+
 static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
   Stmt *around[256];
   int ndecl = sched_loops_around(s, decl, around, 256);
@@ -450,6 +477,7 @@ static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
     Expr **ix = ARENA_ARRAY(s->a, Expr *, b->ndim);
     for (int i = 0; i < b->ndim; i++) ix[i] = ir_expr_copy(s->a, idx[i]);
     decl_to_store(link, decl, ir_load(s->a, b, ix));
+    ifs_to_selects(s->a, link, b);
     if (decl->kind == ST_ASSIGN) sink_store(link, decl, b);
   }
   /* the local's name, now free, unless another scope has one too */

@@ -322,3 +322,29 @@ Test(expand, an_init_moves_down_beside_the_loop_that_first_uses_it) {
   has(c, "y[r][c] = expf(x[r][c]);\n    }\n    s[r] = 0.0f;\n    for (int c = 0; c < 16; c++) {\n      s[r] += y[r][c];");
   npg_close(s);
 }
+
+/* A running max written with an if is the store of a select in the array
+ * form, so it is the VU's row reduction like `m = x > m ? x : m;` (and a
+ * cache of m sees its element written in every iteration). Before, the if
+ * stayed, and cache_write(m, vu_vm, ...) was refused as read before it is
+ * written. */
+Test(expand, a_running_max_written_with_an_if_is_a_select) {
+  static const char *rowmax =
+      "void k(const float x[64][32], float y[64]) {\n"
+      "  for (int r = 0; r < 64; r++) {\n"
+      "    float m = x[r][0];\n"
+      "    for (int c = 1; c < 32; c++)\n"
+      "      if (x[r][c] > m) m = x[r][c];\n"
+      "    y[r] = m + 1.0f;\n"
+      "  }\n"
+      "}\n";
+  NpgSession *s = open_ok(rowmax, "#pragma npu schedule(k, v)\n#pragma npu expand(m)\n"
+                                  "#pragma npu split(r, 32, ro, rr)\n#pragma npu split(rr, 8, core, ri)\n"
+                                  "#pragma npu bind(core, vu)\n#pragma npu fission(ri, s2)\n"
+                                  "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                  "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                  "#pragma npu cache_write(m, vu_vm, core, m_vm)\n#pragma npu vectorize(ri)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "npu_vu_reduce_max_f32(&m_vm[0], &x_vm[0][0], 8, 32, 32);");
+  npg_close(s);
+}
