@@ -148,32 +148,65 @@ static void subst_after(Arena *a, Stmt *decl, const Stmt *stop, const Var *v, co
 
 /* ---------------- the destination form ---------------- */
 
-/* The store `D = v;` that ends v's life in decl's block, when v can live
- * in D instead: NULL with why otherwise. */
+static bool is_store_of(const Stmt *c, const Var *v) {
+  return c->kind == ST_ASSIGN && c->op == OP_NONE && c->rhs->kind == EX_VAR && c->rhs->var == v &&
+         c->lhs->kind == EX_LOAD;
+}
+
+typedef struct {
+  const Var *v;
+  const Buffer *d;
+  bool written;
+} Settled;
+
+static bool settled_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Settled *w = ctx;
+  const Expr *l = st->kind == ST_ASSIGN ? st->lhs : NULL;
+  w->written = w->written || (l && ((l->kind == EX_VAR && l->var == w->v) || (l->kind == EX_LOAD && l->buf == w->d)));
+  return !w->written;
+}
+
+/* After `D = v;` (from `from` on), is neither v nor D's array written?
+ * Then v's later reads may read D's element: it holds v's value. */
+static bool settled_after(const Stmt *from, const Var *v, const Buffer *d) {
+  Settled w = {v, d, false};
+  for (const Stmt *c = from; c && !w.written; c = c->next) ir_walk_one(c, settled_visit, &w);
+  return !w.written;
+}
+
+/* The store `D = v;` in decl's block that v can live in: the one that
+ * ends v's life, or, when its last use is no store, the first store after
+ * which neither v nor D's array is written (`float e = expf(..); y = e;
+ * s += e;`: e lives in y, and s adds y's element). NULL with why
+ * otherwise. */
 static Stmt *destination(const Kernel *k, Stmt *decl, char *why, size_t n) {
   const Var *v = decl->var;
-  Stmt *last = NULL;
+  Stmt *last = NULL, *store = NULL;
   for (Stmt *c = decl->next; c; c = c->next)
     if (uses_between(c, c->next, v, NULL)) last = c;
-  if (!last || last->kind != ST_ASSIGN || last->op != OP_NONE || last->rhs->kind != EX_VAR || last->rhs->var != v ||
-      last->lhs->kind != EX_LOAD)
-    return snprintf(why, n, "its last use is not a store `D = %s;` in its block", v->name), NULL;
-  const Expr *d = last->lhs;
+  if (last && is_store_of(last, v)) store = last;
+  for (Stmt *c = decl->next; c && c != last && !store; c = c->next)
+    if (is_store_of(c, v) && settled_after(c->next, v, c->lhs->buf)) store = c;
+  if (!store) return snprintf(why, n, "its last use is not a store `D = %s;` in its block", v->name), NULL;
+  const Expr *d = store->lhs;
   if (!type_same(d->type, v->type))
     return snprintf(why, n, "it is stored to %s, of type %s, not %s", d->buf->name, d->type->name, v->type->name), NULL;
   for (int i = 0; i < d->buf->ndim; i++)
     if (!ir_expr_counters_only(k, d->idx[i]))
       return snprintf(why, n, "the index of %s it is stored to reads more than loop counters", d->buf->name), NULL;
-  if (uses_between(decl->next, last, NULL, d->buf))
+  if (uses_between(decl->next, store, NULL, d->buf))
     return snprintf(why, n, "%s, which it is stored to, is used while %s lives (line %d to %d)", d->buf->name,
-                    v->name, decl->loc.line, last->loc.line), NULL;
-  return last;
+                    v->name, decl->loc.line, store->loc.line), NULL;
+  return store;
 }
 
-/* v lives in D: each use reads and writes D, the store goes. */
+/* v lives in D: each use reads and writes D, the store goes (after it,
+ * D's element holds v's value: each read of v reads it). */
 static void to_destination(Arena *a, Stmt **link, Stmt *decl, Stmt *store) {
   const Var *v = decl->var;
   subst_after(a, decl, store, v, store->lhs);
+  subst_after(a, store, NULL, v, store->lhs);
   Stmt **sl = link_to(link, store);
   *sl = store->next;
   decl_to_store(link, decl, ir_expr_copy(a, store->lhs));

@@ -147,7 +147,7 @@ Test(expand, a_softmax_with_scalar_locals_is_cut_into_stages) {
 Test(expand, a_softmax_row_max_reaches_the_vu_cores) {
   NpgSession *s = open_ok(softmax,
                           "#pragma npu schedule(k, v)\n#pragma npu expand(m)\n#pragma npu expand(s)\n"
-                          "#pragma npu expand(e)\n#pragma npu split(r, 64, ro, rr)\n#pragma npu split(rr, 16, core, ri)\n"
+                          "#pragma npu expand(e, r)\n#pragma npu split(r, 64, ro, rr)\n#pragma npu split(rr, 16, core, ri)\n"
                           "#pragma npu bind(core, vu)\n#pragma npu fission(ri, c_1, c_2)\n"
                           "#pragma npu cache_read(X, vu_vm, core, X_vm)\n#pragma npu cache_write(Y, vu_vm, core, Y_vm)\n"
                           "#pragma npu cache_write(m, vu_vm, core, m_vm)\n#pragma npu cache_write(s, vu_vm, core, s_vm)\n"
@@ -346,5 +346,34 @@ Test(expand, a_running_max_written_with_an_if_is_a_select) {
                                   "#pragma npu cache_write(m, vu_vm, core, m_vm)\n#pragma npu vectorize(ri)\n");
   const char *c = npg_emit_source(s, checked(s, "v"));
   has(c, "npu_vu_reduce_max_f32(&m_vm[0], &x_vm[0][0], 8, 32, 32);");
+  npg_close(s);
+}
+
+/* A temporary stored and then read again (`float e = expf(..); y = e;
+ * s += e;`) lives in the element it is stored to: after the store, s adds
+ * y's element, and no array e is made (before: its last use was no store,
+ * so e became an array over r and c). With a loop, expand still makes the
+ * array. */
+Test(expand, a_temporary_stored_then_read_lives_in_its_store) {
+  static const char *stored =
+      "#include <math.h>\n"
+      "void k(const float x[8][16], float y[8][16], float t[8]) {\n"
+      "  for (int r = 0; r < 8; r++) {\n"
+      "    float s = 0.0f;\n"
+      "    for (int c = 0; c < 16; c++) {\n"
+      "      float e = expf(x[r][c]);\n"
+      "      y[r][c] = e;\n"
+      "      s += e;\n"
+      "    }\n"
+      "    t[r] = s;\n"
+      "  }\n"
+      "}\n";
+  NpgSession *s = open_ok(stored, "#pragma npu schedule(k, v)\n#pragma npu expand(e)\n"
+                                  "#pragma npu schedule(k, array)\n#pragma npu expand(e, r)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "      y[r][c] = expf(x[r][c]);\n      s += y[r][c];\n");
+  lacks(c, "float e");
+  c = npg_emit_source(s, checked(s, "array"));
+  has(c, "float e[8][16];");
   npg_close(s);
 }

@@ -27,16 +27,36 @@ static bool scalar_local(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
-/* An innermost loop whose body is several statements (`for c { y = ..;
- * sum += y; }`): cut after each but the last, each stage a VU op. */
+/* An innermost loop (one that holds no loop). */
+static bool innermost(const Stmt *loop) {
+  for (const Stmt *c = tune_first_stmt(loop->body); c; c = c->next)
+    if (c->kind == ST_FOR) return false;
+  return true;
+}
+
+/* An innermost loop whose body is several statements and no declaration
+ * (`for c { y = ..; sum += y; }`): cut after each but the last, each stage
+ * a VU op. */
 static bool innermost_with_several(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Found *f = ctx;
-  if (st->kind != ST_FOR || f->n == 32) return true;
+  if (st->kind != ST_FOR || f->n == 32 || !innermost(st)) return true;
   const Stmt *first = tune_first_stmt(st->body);
-  bool several = first && first->next, inner = false;
-  for (const Stmt *c = first; c; c = c->next) inner = inner || c->kind == ST_FOR || c->kind == ST_DECL;
-  if (several && !inner) f->found[f->n++] = st;
+  bool decl = false;
+  for (const Stmt *c = st->body && st->body->kind == ST_BLOCK ? st->body->body : st->body; c; c = c->next)
+    decl = decl || c->kind == ST_DECL;
+  if (first && first->next && !decl) f->found[f->n++] = st;
+  return true;
+}
+
+/* The scalar locals declared right in an innermost loop (a temporary,
+ * `float e = expf(..);`). */
+static bool innermost_local(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Found *f = ctx;
+  if (st->kind != ST_FOR || !innermost(st)) return true;
+  for (const Stmt *c = st->body && st->body->kind == ST_BLOCK ? st->body->body : st->body; c && f->n < 32; c = c->next)
+    if (c->kind == ST_DECL && c->var && !c->buf) f->found[f->n++] = c;
   return true;
 }
 
@@ -51,29 +71,43 @@ static const Kernel *try_step(TuneSpace *sp, const char *step) {
   return k;
 }
 
-/* The steps that give the NPU sketches the array form (sp->prefix), each
- * kept where the engine accepts it after the ones before: innermost loops
- * of several statements cut apart (fission), then the scalar locals
- * declared in loops (an accumulator, a running max, a temporary) expanded
- * (schedule/expand.c). The kernel after them, or NULL when none applies
- * (none is tried in a kernel without such locals). */
-static const Kernel *array_form(TuneSpace *sp, const Kernel *k) {
-  const Kernel *got = NULL, *e;
+/* expand(local) for each of found[] not in skip[], kept where accepted:
+ * the kernel after the last kept, else got. */
+static const Kernel *expand_each(TuneSpace *sp, const Found *found, const Found *skip, const Kernel *got) {
   char step[200];
-  Found loops = {.n = 0}, locals = {.n = 0};
+  for (int i = 0; i < found->n; i++) {
+    bool done = false;
+    for (int j = 0; skip && j < skip->n; j++) done = done || skip->found[j] == found->found[i];
+    snprintf(step, sizeof step, "expand(%s)", found->found[i]->var->name);
+    const Kernel *e = done ? NULL : try_step(sp, step);
+    if (e) got = e;
+  }
+  return got;
+}
+
+/* The steps that give the NPU sketches the array form (sp->prefix), each
+ * kept where the engine accepts it after the ones before: the temporaries
+ * of innermost loops expanded (into the element they are stored to, or
+ * their value: schedule/expand.c), those loops cut apart where they hold
+ * several statements (fission), then the other scalar locals expanded (an
+ * accumulator, a running max; an init then sits right before the loop
+ * that first uses it, after the cut). The kernel after them, or NULL
+ * when none applies (none is tried in a kernel without scalar locals in
+ * its loops). */
+static const Kernel *array_form(TuneSpace *sp, const Kernel *k) {
+  Found locals = {.n = 0}, inner = {.n = 0}, loops = {.n = 0};
   ir_walk_stmts(k->body, scalar_local, &locals);
   if (!locals.n) return NULL; /* the array form it has already: no probes (each proves its steps) */
-  ir_walk_stmts(k->body, innermost_with_several, &loops);
+  ir_walk_stmts(k->body, innermost_local, &inner);
+  const Kernel *got = expand_each(sp, &inner, NULL, NULL), *e;
+  ir_walk_stmts((got ? got : k)->body, innermost_with_several, &loops);
   for (int i = 0; i < loops.n; i++)
     for (const Stmt *c = tune_first_stmt(loops.found[i]->body); c && c->next; c = c->next) {
+      char step[200];
       snprintf(step, sizeof step, "fission(%s, %s)", loops.found[i]->name, c->name);
       if ((e = try_step(sp, step))) got = e;
     }
-  for (int i = 0; i < locals.n; i++) {
-    snprintf(step, sizeof step, "expand(%s)", locals.found[i]->var->name);
-    if ((e = try_step(sp, step))) got = e;
-  }
-  return got;
+  return expand_each(sp, &locals, &inner, got);
 }
 
 /* No NPU sketch fits the kernel as written: the sketches again on its
