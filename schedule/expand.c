@@ -478,9 +478,11 @@ static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
   int ndecl = sched_loops_around(s, decl, around, 256);
   if (ndecl < 0) return sched_error(s, &s->step->args[0], "%s sits under more than 256 loops", decl->var->name);
   /* a local declared outside the loops it is used in: over those, when
-   * isl proves its values stay in their iterations */
+   * isl proves its values stay in their iterations; one declared in a
+   * loop with an initializer takes its value there (`const float inv =
+   * 1.0f / s;` before a loop over the row): over the loops around it */
   int n = common_loops(s, decl, around);
-  if (n <= ndecl) n = ndecl;
+  if (n <= ndecl || (ndecl && decl->init)) n = ndecl;
   if (!n)
     return sched_error(s, &s->step->args[0], "%s (line %d) is declared and used outside every loop: there is nothing "
                        "to expand it over", decl->var->name, decl->loc.line);

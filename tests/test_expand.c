@@ -377,3 +377,25 @@ Test(expand, a_temporary_stored_then_read_lives_in_its_store) {
   has(c, "float e[8][16];");
   npg_close(s);
 }
+
+/* A local declared in a loop with an initializer and read only in a loop
+ * inside (`const float inv = 1.0f / s;` before the row's loop) is an array
+ * over the loops around its declaration. Before: refused, as if declared
+ * outside the loop it is used in ("a value of inv flows from one
+ * iteration of loop c ... into the loop from before it"). */
+Test(expand, an_initialized_local_read_in_an_inner_loop_is_an_array_over_its_own_loops) {
+  static const char *scaled =
+      "void k(const float x[8][16], const float s[8], float y[8][16]) {\n"
+      "  for (int r = 0; r < 8; r++) {\n"
+      "    const float inv = 1.0f / s[r];\n"
+      "    for (int c = 0; c < 16; c++)\n"
+      "      y[r][c] = x[r][c] * inv;\n"
+      "  }\n"
+      "}\n";
+  NpgSession *s = open_ok(scaled, "#pragma npu schedule(k, v)\n#pragma npu expand(inv)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "inv[8];");
+  has(c, "inv[r] = 1.0f / s[r];");
+  has(c, "y[r][c] = x[r][c] * inv[r];");
+  npg_close(s);
+}
