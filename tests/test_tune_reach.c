@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npugen.h"
 #include "tests/test_cli_util.h"
+#include "tune/tune.h"
 
 /* Tunes the kernel file (`examples/<name>.c`, copied as k.c) with
  * `trials` trials and emits the winner: tune's output, then the tuned
@@ -88,4 +90,23 @@ Test(tune_reach, a_leaky_relu_through_a_local_on_the_vu) {
 
 Test(tune_reach, an_int32_sum_pool_with_a_local_accumulator_on_the_vu) {
   reaches("sumpool_i32", "sumpool", 2, "npu_vu_window_sum_i32(");
+}
+
+/* When no NPU sketch fits the array form either (double: no NPU op takes
+ * it), the host sketches read the kernel as written, with no steps before
+ * theirs. Before: host:cc read the expanded shape without its steps and
+ * was refused ("decompose_reduction: s1 (line 8) is not a reduction's
+ * init"). */
+Test(tune_reach, the_host_sketches_read_the_kernel_as_written) {
+  NpgSession *s = npg_open_file("tests/kernels/tune_reach/matmul_acc_f64.c");
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneSpace sp;
+  char why[4096];
+  cr_assert(tune_space_build(&sp, s, "matmul", false, why, sizeof why), "%s", why);
+  cr_expect(sp.host && !sp.prefix[0], "%s", sp.notes);
+  cr_expect(strstr(sp.notes, "after the kernel's array form (expand(acc)), again:"), "%s", sp.notes);
+  cr_expect(strstr(sp.notes, "host:cc: not a contraction nest") && !strstr(sp.notes, "decompose_reduction"), "%s",
+            sp.notes);
+  tune_space_free(&sp);
+  npg_close(s);
 }

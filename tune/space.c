@@ -126,9 +126,12 @@ static void npu_sketches_expanded(TuneSpace *sp, const Kernel *k) {
     l = end + 1;
   }
   tune_note(sp, "after the kernel's array form (%s), again:\n", steps);
+  TuneShape as_written = sp->shape;
   tune_shape(e, &sp->shape);
   npu_sketches(sp);
-  if (!sp->nsketch) sp->prefix[0] = 0;
+  if (sp->nsketch) return;
+  sp->prefix[0] = 0; /* the host sketches tune the kernel as written */
+  sp->shape = as_written;
 }
 
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n) {
