@@ -148,32 +148,65 @@ static void subst_after(Arena *a, Stmt *decl, const Stmt *stop, const Var *v, co
 
 /* ---------------- the destination form ---------------- */
 
-/* The store `D = v;` that ends v's life in decl's block, when v can live
- * in D instead: NULL with why otherwise. */
+static bool is_store_of(const Stmt *c, const Var *v) {
+  return c->kind == ST_ASSIGN && c->op == OP_NONE && c->rhs->kind == EX_VAR && c->rhs->var == v &&
+         c->lhs->kind == EX_LOAD;
+}
+
+typedef struct {
+  const Var *v;
+  const Buffer *d;
+  bool written;
+} Settled;
+
+static bool settled_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Settled *w = ctx;
+  const Expr *l = st->kind == ST_ASSIGN ? st->lhs : NULL;
+  w->written = w->written || (l && ((l->kind == EX_VAR && l->var == w->v) || (l->kind == EX_LOAD && l->buf == w->d)));
+  return !w->written;
+}
+
+/* After `D = v;` (from `from` on), is neither v nor D's array written?
+ * Then v's later reads may read D's element: it holds v's value. */
+static bool settled_after(const Stmt *from, const Var *v, const Buffer *d) {
+  Settled w = {v, d, false};
+  for (const Stmt *c = from; c && !w.written; c = c->next) ir_walk_one(c, settled_visit, &w);
+  return !w.written;
+}
+
+/* The store `D = v;` in decl's block that v can live in: the one that
+ * ends v's life, or, when its last use is no store, the first store after
+ * which neither v nor D's array is written (`float e = expf(..); y = e;
+ * s += e;`: e lives in y, and s adds y's element). NULL with why
+ * otherwise. */
 static Stmt *destination(const Kernel *k, Stmt *decl, char *why, size_t n) {
   const Var *v = decl->var;
-  Stmt *last = NULL;
+  Stmt *last = NULL, *store = NULL;
   for (Stmt *c = decl->next; c; c = c->next)
     if (uses_between(c, c->next, v, NULL)) last = c;
-  if (!last || last->kind != ST_ASSIGN || last->op != OP_NONE || last->rhs->kind != EX_VAR || last->rhs->var != v ||
-      last->lhs->kind != EX_LOAD)
-    return snprintf(why, n, "its last use is not a store `D = %s;` in its block", v->name), NULL;
-  const Expr *d = last->lhs;
+  if (last && is_store_of(last, v)) store = last;
+  for (Stmt *c = decl->next; c && c != last && !store; c = c->next)
+    if (is_store_of(c, v) && settled_after(c->next, v, c->lhs->buf)) store = c;
+  if (!store) return snprintf(why, n, "its last use is not a store `D = %s;` in its block", v->name), NULL;
+  const Expr *d = store->lhs;
   if (!type_same(d->type, v->type))
     return snprintf(why, n, "it is stored to %s, of type %s, not %s", d->buf->name, d->type->name, v->type->name), NULL;
   for (int i = 0; i < d->buf->ndim; i++)
     if (!ir_expr_counters_only(k, d->idx[i]))
       return snprintf(why, n, "the index of %s it is stored to reads more than loop counters", d->buf->name), NULL;
-  if (uses_between(decl->next, last, NULL, d->buf))
+  if (uses_between(decl->next, store, NULL, d->buf))
     return snprintf(why, n, "%s, which it is stored to, is used while %s lives (line %d to %d)", d->buf->name,
-                    v->name, decl->loc.line, last->loc.line), NULL;
-  return last;
+                    v->name, decl->loc.line, store->loc.line), NULL;
+  return store;
 }
 
-/* v lives in D: each use reads and writes D, the store goes. */
+/* v lives in D: each use reads and writes D, the store goes (after it,
+ * D's element holds v's value: each read of v reads it). */
 static void to_destination(Arena *a, Stmt **link, Stmt *decl, Stmt *store) {
   const Var *v = decl->var;
   subst_after(a, decl, store, v, store->lhs);
+  subst_after(a, store, NULL, v, store->lhs);
   Stmt **sl = link_to(link, store);
   *sl = store->next;
   decl_to_store(link, decl, ir_expr_copy(a, store->lhs));
@@ -390,14 +423,66 @@ static int values_stay_in_iterations(Sched *s, const Var *v, const Stmt *inner) 
 
 /* ---------------- the array form, placed ---------------- */
 
+/* The store of the initializer (at *link) moves down its block to right
+ * before the first statement that uses b, when the statements it passes
+ * write nothing its value reads: a reduction's init then sits beside its
+ * loop even when a fission cut a statement out between them
+ * (`float sum = 0; for c { y = expf(..); sum += y; }` cut after y), so the
+ * two stay one stage. Legal: nothing it passes touches b (its first use
+ * is after) or what the store reads, and it passes no declaration. */
+static void sink_store(Stmt **link, Stmt *store, const Buffer *b) {
+  Stmt *to = store->next;
+  while (to && !uses_between(to, to->next, NULL, b)) {
+    if (to->kind == ST_DECL) return; /* a name declared there could hide one the value reads */
+    Writes w = {store->rhs, NULL, false};
+    ir_walk_one(to, writes_visit, &w);
+    if (w.clash) return;
+    to = to->next;
+  }
+  if (!to || to == store->next) return;
+  *link = store->next;
+  Stmt **before = link_to(link, to);
+  store->next = to;
+  *before = store;
+}
+
+/* `if (C) v = X;` (no else) as the array's store `v[..] = C ? X : v[..];`,
+ * at any depth of the list: a running max written with an if takes the
+ * form of the VU's reductions and of every step that reads stores, and
+ * the caches see the element written in every iteration. Legal: the same
+ * stores where C holds; elsewhere the element gets the value it has, and
+ * the kernel language has no side effects to run or skip. */
+static void ifs_to_selects(Arena *a, Stmt **list, const Buffer *b) {
+  for (Stmt **l = list; *l; l = &(*l)->next) {
+    Stmt *c = *l, *t = c->kind == ST_IF && !c->else_s ? c->then_s : NULL;
+    if (c->kind == ST_FOR || c->kind == ST_BLOCK) ifs_to_selects(a, &c->body, b);
+    while (t && t->kind == ST_BLOCK && !t->next) t = t->body;
+    if (!t || t->next || t->kind != ST_ASSIGN || t->op != OP_NONE || t->lhs->kind != EX_LOAD || t->lhs->buf != b ||
+        !type_same(t->rhs->type, t->lhs->type))
+      continue;
+    Expr *sel = ARENA_NEW(a, Expr);
+    sel->kind = EX_COND;
+    sel->a = c->cond;
+    sel->b = t->rhs;
+    sel->c = ir_expr_copy(a, t->lhs);
+    sel->type = t->lhs->type;
+    sel->loc = c->loc;
+    t->rhs = sel;
+    t->next = c->next;
+    *l = t;
+  }
+}
+
 static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
   Stmt *around[256];
   int ndecl = sched_loops_around(s, decl, around, 256);
   if (ndecl < 0) return sched_error(s, &s->step->args[0], "%s sits under more than 256 loops", decl->var->name);
   /* a local declared outside the loops it is used in: over those, when
-   * isl proves its values stay in their iterations */
+   * isl proves its values stay in their iterations; one declared in a
+   * loop with an initializer takes its value there (`const float inv =
+   * 1.0f / s;` before a loop over the row): over the loops around it */
   int n = common_loops(s, decl, around);
-  if (n <= ndecl) n = ndecl;
+  if (n <= ndecl || (ndecl && decl->init)) n = ndecl;
   if (!n)
     return sched_error(s, &s->step->args[0], "%s (line %d) is declared and used outside every loop: there is nothing "
                        "to expand it over", decl->var->name, decl->loc.line);
@@ -427,6 +512,8 @@ static bool to_array(Sched *s, Stmt *decl, const SchedArg *loop_arg) {
     Expr **ix = ARENA_ARRAY(s->a, Expr *, b->ndim);
     for (int i = 0; i < b->ndim; i++) ix[i] = ir_expr_copy(s->a, idx[i]);
     decl_to_store(link, decl, ir_load(s->a, b, ix));
+    ifs_to_selects(s->a, link, b);
+    if (decl->kind == ST_ASSIGN) sink_store(link, decl, b);
   }
   /* the local's name, now free, unless another scope has one too */
   b->name = sched_name_taken(s, v->name) ? sched_fresh_name(s, v->name) : v->name;

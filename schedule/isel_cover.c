@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schedule/expand.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
 
@@ -313,16 +314,36 @@ static void rewrite(Cover *c) {
   s->reset_origins = true;
 }
 
-bool sched_isel_sequence(Sched *s, Stmt *loop, char *why, size_t n) {
-  Cover *c = calloc(1, sizeof *c);
+/* The nest under loop covered by more than one instruction: c->piece
+ * holds them (their temporaries not yet named or declared). */
+static bool covered(Cover *c, Sched *s, Stmt *loop) {
+  memset(c, 0, sizeof *c);
   c->s = s;
   c->loop = loop;
   Expr *value = nest_shape(c) ? statement_value(c) : NULL;
-  bool ok = value && cover(c, c->leaf->lhs, value, NULL) && c->npieces > 1;
+  return value && cover(c, c->leaf->lhs, value, NULL) && c->npieces > 1;
+}
+
+/* For sched_expand_to_match: does the nest (a copy, its locals expanded)
+ * take a sequence? Nothing is kept of the try. */
+static bool sequence_matches(Sched *s, const Stmt *loop, void *ctx) {
+  Cover *c = ctx;
+  return covered(c, s, (Stmt *)loop);
+}
+
+bool sched_isel_sequence(Sched *s, Stmt *loop, char *why, size_t n) {
+  Cover *c = calloc(1, sizeof *c);
+  bool ok = covered(c, s, loop);
+  char first_why[sizeof c->why];
+  memcpy(first_why, c->why, sizeof first_why);
+  /* a local that names an index or a value (`const int ih = 2 * oh;`)
+   * blocks the nest's shape: expanded into its value, the nest may take
+   * a sequence (schedule/expand.c), covered again on the nest itself */
+  if (!ok && sched_expand_to_match(s, loop, sequence_matches, c)) ok = covered(c, s, loop);
   if (ok) rewrite(c);
-  else if (c->why[0]) {
+  else if (first_why[0]) {
     size_t len = strlen(why);
-    snprintf(why + len, n - len, "%sas a sequence of instructions: %s", len ? "; " : "", c->why);
+    snprintf(why + len, n - len, "%sas a sequence of instructions: %s", len ? "; " : "", first_why);
   }
   free(c);
   return ok;

@@ -147,7 +147,7 @@ Test(expand, a_softmax_with_scalar_locals_is_cut_into_stages) {
 Test(expand, a_softmax_row_max_reaches_the_vu_cores) {
   NpgSession *s = open_ok(softmax,
                           "#pragma npu schedule(k, v)\n#pragma npu expand(m)\n#pragma npu expand(s)\n"
-                          "#pragma npu expand(e)\n#pragma npu split(r, 64, ro, rr)\n#pragma npu split(rr, 16, core, ri)\n"
+                          "#pragma npu expand(e, r)\n#pragma npu split(r, 64, ro, rr)\n#pragma npu split(rr, 16, core, ri)\n"
                           "#pragma npu bind(core, vu)\n#pragma npu fission(ri, c_1, c_2)\n"
                           "#pragma npu cache_read(X, vu_vm, core, X_vm)\n#pragma npu cache_write(Y, vu_vm, core, Y_vm)\n"
                           "#pragma npu cache_write(m, vu_vm, core, m_vm)\n#pragma npu cache_write(s, vu_vm, core, s_vm)\n"
@@ -295,5 +295,107 @@ Test(expand, a_local_accumulator_with_symbolic_sizes_is_tensorized) {
   const char *c = npg_emit_source(s, checked(s, "nu"));
   has(c, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], ");
   lacks(c, "int32_t acc");
+  npg_close(s);
+}
+
+/* A reduction's init goes beside its loop: `float s = 0;` then a loop cut
+ * in two (y, then s += y) gives `s[r] = 0.0f;` right before the sum's
+ * loop, not before y's, so the init and its reduction stay one stage for
+ * fission and one VU instruction (npu_vu_reduce_sum_f32). Before, the
+ * store stayed where the declaration was. */
+Test(expand, an_init_moves_down_beside_the_loop_that_first_uses_it) {
+  static const char *cut =
+      "#include <math.h>\n"
+      "void k(const float x[8][16], float y[8][16]) {\n"
+      "  for (int r = 0; r < 8; r++) {\n"
+      "    float s = 0.0f;\n"
+      "    for (int c = 0; c < 16; c++) {\n"
+      "      y[r][c] = expf(x[r][c]);\n"
+      "      s += y[r][c];\n"
+      "    }\n"
+      "    for (int c = 0; c < 16; c++)\n"
+      "      y[r][c] = y[r][c] / s;\n"
+      "  }\n"
+      "}\n";
+  NpgSession *s = open_ok(cut, "#pragma npu schedule(k, v)\n#pragma npu fission(c_1, s2)\n#pragma npu expand(s)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "y[r][c] = expf(x[r][c]);\n    }\n    s[r] = 0.0f;\n    for (int c = 0; c < 16; c++) {\n      s[r] += y[r][c];");
+  npg_close(s);
+}
+
+/* A running max written with an if is the store of a select in the array
+ * form, so it is the VU's row reduction like `m = x > m ? x : m;` (and a
+ * cache of m sees its element written in every iteration). Before, the if
+ * stayed, and cache_write(m, vu_vm, ...) was refused as read before it is
+ * written. */
+Test(expand, a_running_max_written_with_an_if_is_a_select) {
+  static const char *rowmax =
+      "void k(const float x[64][32], float y[64]) {\n"
+      "  for (int r = 0; r < 64; r++) {\n"
+      "    float m = x[r][0];\n"
+      "    for (int c = 1; c < 32; c++)\n"
+      "      if (x[r][c] > m) m = x[r][c];\n"
+      "    y[r] = m + 1.0f;\n"
+      "  }\n"
+      "}\n";
+  NpgSession *s = open_ok(rowmax, "#pragma npu schedule(k, v)\n#pragma npu expand(m)\n"
+                                  "#pragma npu split(r, 32, ro, rr)\n#pragma npu split(rr, 8, core, ri)\n"
+                                  "#pragma npu bind(core, vu)\n#pragma npu fission(ri, s2)\n"
+                                  "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                  "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                  "#pragma npu cache_write(m, vu_vm, core, m_vm)\n#pragma npu vectorize(ri)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "npu_vu_reduce_max_f32(&m_vm[0], &x_vm[0][0], 8, 32, 32);");
+  npg_close(s);
+}
+
+/* A temporary stored and then read again (`float e = expf(..); y = e;
+ * s += e;`) lives in the element it is stored to: after the store, s adds
+ * y's element, and no array e is made (before: its last use was no store,
+ * so e became an array over r and c). With a loop, expand still makes the
+ * array. */
+Test(expand, a_temporary_stored_then_read_lives_in_its_store) {
+  static const char *stored =
+      "#include <math.h>\n"
+      "void k(const float x[8][16], float y[8][16], float t[8]) {\n"
+      "  for (int r = 0; r < 8; r++) {\n"
+      "    float s = 0.0f;\n"
+      "    for (int c = 0; c < 16; c++) {\n"
+      "      float e = expf(x[r][c]);\n"
+      "      y[r][c] = e;\n"
+      "      s += e;\n"
+      "    }\n"
+      "    t[r] = s;\n"
+      "  }\n"
+      "}\n";
+  NpgSession *s = open_ok(stored, "#pragma npu schedule(k, v)\n#pragma npu expand(e)\n"
+                                  "#pragma npu schedule(k, array)\n#pragma npu expand(e, r)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "      y[r][c] = expf(x[r][c]);\n      s += y[r][c];\n");
+  lacks(c, "float e");
+  c = npg_emit_source(s, checked(s, "array"));
+  has(c, "float e[8][16];");
+  npg_close(s);
+}
+
+/* A local declared in a loop with an initializer and read only in a loop
+ * inside (`const float inv = 1.0f / s;` before the row's loop) is an array
+ * over the loops around its declaration. Before: refused, as if declared
+ * outside the loop it is used in ("a value of inv flows from one
+ * iteration of loop c ... into the loop from before it"). */
+Test(expand, an_initialized_local_read_in_an_inner_loop_is_an_array_over_its_own_loops) {
+  static const char *scaled =
+      "void k(const float x[8][16], const float s[8], float y[8][16]) {\n"
+      "  for (int r = 0; r < 8; r++) {\n"
+      "    const float inv = 1.0f / s[r];\n"
+      "    for (int c = 0; c < 16; c++)\n"
+      "      y[r][c] = x[r][c] * inv;\n"
+      "  }\n"
+      "}\n";
+  NpgSession *s = open_ok(scaled, "#pragma npu schedule(k, v)\n#pragma npu expand(inv)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "inv[8];");
+  has(c, "inv[r] = 1.0f / s[r];");
+  has(c, "y[r][c] = x[r][c] * inv[r];");
   npg_close(s);
 }

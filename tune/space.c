@@ -9,6 +9,131 @@
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
+static void npu_sketches(TuneSpace *sp) {
+  tune_sketch_nu(sp);
+  tune_sketch_conv(sp);
+  tune_sketch_vu(sp);
+}
+
+typedef struct {
+  const Stmt *found[32];
+  int n;
+} Found;
+
+static bool scalar_local(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Found *f = ctx;
+  if (st->kind == ST_DECL && st->var && !st->buf && f->n < 32) f->found[f->n++] = st;
+  return true;
+}
+
+/* An innermost loop (one that holds no loop). */
+static bool innermost(const Stmt *loop) {
+  for (const Stmt *c = tune_first_stmt(loop->body); c; c = c->next)
+    if (c->kind == ST_FOR) return false;
+  return true;
+}
+
+/* An innermost loop whose body is several statements and no declaration
+ * (`for c { y = ..; sum += y; }`): cut after each but the last, each stage
+ * a VU op. */
+static bool innermost_with_several(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Found *f = ctx;
+  if (st->kind != ST_FOR || f->n == 32 || !innermost(st)) return true;
+  const Stmt *first = tune_first_stmt(st->body);
+  bool decl = false;
+  for (const Stmt *c = st->body && st->body->kind == ST_BLOCK ? st->body->body : st->body; c; c = c->next)
+    decl = decl || c->kind == ST_DECL;
+  if (first && first->next && !decl) f->found[f->n++] = st;
+  return true;
+}
+
+/* The scalar locals declared right in an innermost loop (a temporary,
+ * `float e = expf(..);`). */
+static bool innermost_local(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Found *f = ctx;
+  if (st->kind != ST_FOR || !innermost(st)) return true;
+  for (const Stmt *c = st->body && st->body->kind == ST_BLOCK ? st->body->body : st->body; c && f->n < 32; c = c->next)
+    if (c->kind == ST_DECL && c->var && !c->buf) f->found[f->n++] = c;
+  return true;
+}
+
+/* Appends `#pragma npu <step>` to sp->prefix when the engine accepts the
+ * steps so far with it: the kernel after them, else NULL (and the prefix
+ * as it was). */
+static const Kernel *try_step(TuneSpace *sp, const char *step) {
+  size_t len = strlen(sp->prefix);
+  int n = snprintf(sp->prefix + len, sizeof sp->prefix - len, "#pragma npu %s\n", step);
+  const Kernel *k = n > 0 && len + (size_t)n < sizeof sp->prefix ? tune_probe_steps(sp, "", NULL) : NULL;
+  if (!k) sp->prefix[len] = 0;
+  return k;
+}
+
+/* expand(local) for each of found[] not in skip[], kept where accepted:
+ * the kernel after the last kept, else got. */
+static const Kernel *expand_each(TuneSpace *sp, const Found *found, const Found *skip, const Kernel *got) {
+  char step[200];
+  for (int i = 0; i < found->n; i++) {
+    bool done = false;
+    for (int j = 0; skip && j < skip->n; j++) done = done || skip->found[j] == found->found[i];
+    snprintf(step, sizeof step, "expand(%s)", found->found[i]->var->name);
+    const Kernel *e = done ? NULL : try_step(sp, step);
+    if (e) got = e;
+  }
+  return got;
+}
+
+/* The steps that give the NPU sketches the array form (sp->prefix), each
+ * kept where the engine accepts it after the ones before: the temporaries
+ * of innermost loops expanded (into the element they are stored to, or
+ * their value: schedule/expand.c), those loops cut apart where they hold
+ * several statements (fission), then the other scalar locals expanded (an
+ * accumulator, a running max; an init then sits right before the loop
+ * that first uses it, after the cut). The kernel after them, or NULL
+ * when none applies (none is tried in a kernel without scalar locals in
+ * its loops). */
+static const Kernel *array_form(TuneSpace *sp, const Kernel *k) {
+  Found locals = {.n = 0}, inner = {.n = 0}, loops = {.n = 0};
+  ir_walk_stmts(k->body, scalar_local, &locals);
+  if (!locals.n) return NULL; /* the array form it has already: no probes (each proves its steps) */
+  ir_walk_stmts(k->body, innermost_local, &inner);
+  const Kernel *got = expand_each(sp, &inner, NULL, NULL), *e;
+  ir_walk_stmts((got ? got : k)->body, innermost_with_several, &loops);
+  for (int i = 0; i < loops.n; i++)
+    for (const Stmt *c = tune_first_stmt(loops.found[i]->body); c && c->next; c = c->next) {
+      char step[200];
+      snprintf(step, sizeof step, "fission(%s, %s)", loops.found[i]->name, c->name);
+      if ((e = try_step(sp, step))) got = e;
+    }
+  return expand_each(sp, &locals, &inner, got);
+}
+
+/* No NPU sketch fits the kernel as written: the sketches again on its
+ * array form, each candidate starting with those steps (a matmul's
+ * `int32_t acc` becomes C's own element, a softmax row's max and sum
+ * arrays over the rows, its exp and sum loop two loops). */
+static void npu_sketches_expanded(TuneSpace *sp, const Kernel *k) {
+  const Kernel *e = array_form(sp, k);
+  if (!e) return;
+  /* the notes that follow are the second round's: say after which steps */
+  char steps[sizeof sp->prefix];
+  size_t n = 0;
+  for (const char *l = sp->prefix; *l && n + 1 < sizeof steps;) {
+    const char *step = l + strlen("#pragma npu "), *end = strchr(l, '\n');
+    n += (size_t)snprintf(steps + n, sizeof steps - n, "%s%.*s", n ? ", " : "", (int)(end - step), step);
+    l = end + 1;
+  }
+  tune_note(sp, "after the kernel's array form (%s), again:\n", steps);
+  TuneShape as_written = sp->shape;
+  tune_shape(e, &sp->shape);
+  npu_sketches(sp);
+  if (sp->nsketch) return;
+  sp->prefix[0] = 0; /* the host sketches tune the kernel as written */
+  sp->shape = as_written;
+}
+
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n) {
   memset(sp, 0, sizeof *sp);
   sp->s = s;
@@ -31,9 +156,8 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
     tune_shape(k, &sp->shape);
     sp->ideal = tune_kernel_bound(k, session_target(s), sp->ideal_unit, sizeof sp->ideal_unit);
     if (!host) {
-      tune_sketch_nu(sp);
-      tune_sketch_conv(sp);
-      tune_sketch_vu(sp);
+      npu_sketches(sp);
+      if (!sp->nsketch) npu_sketches_expanded(sp, k);
     }
     /* costs in one unit only: simulated cycles, or time on this CPU */
     if (!sp->nsketch) {
@@ -74,7 +198,7 @@ void tune_space_free(TuneSpace *sp) {
 char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant) {
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n", sp->kernel, variant);
+  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s", sp->kernel, variant, sp->prefix);
   const TuneSketch *sk = &sp->sketch[g->sketch];
   sk->render(sk, g->choice, &sb);
   return sb_take(&sb);
@@ -104,7 +228,7 @@ const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *not
   snprintf(name, sizeof name, "%s_probe%d", sp->kernel, sp->probes++);
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s", sp->kernel, name, steps);
+  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s%s", sp->kernel, name, sp->prefix, steps);
   int errors = npg_error_count(sp->s);
   size_t before = strlen(npg_errors(sp->s));
   npg_add_schedule_string(sp->s, "<tune probe>", sb.data, sb.len);

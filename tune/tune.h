@@ -110,6 +110,10 @@ typedef struct {
   uint64_t ideal;   /* the kernel's own bound on the target (tune_kernel_bound): the roofline's cycles */
   char ideal_unit[4]; /* what sets it: "nu", "vu" (arithmetic) or "ddr" (least traffic) */
   char notes[4096]; /* why a sketch did not apply, a line each */
+  /* Steps every sketch's candidates start with (`expand(acc)` lines):
+   * the NPU sketches read the kernel's shape after them when the kernel
+   * as written fits none (scalar locals, tune/space.c); "" otherwise. */
+  char prefix[512];
   int probes;       /* probe variants added to s (their names' serial) */
   Arena arena;      /* the sketches' names found in probes */
 } TuneSpace;

@@ -1,0 +1,112 @@
+/* Kernels as people write them reach the NPU through `npugen tune`, with
+ * no schedule written by hand (issue 40): a local-accumulator int8
+ * matmul, a 2x2 fmaxf max pool with its corner in locals, a row softmax
+ * with scalar locals for the max and the sum, a leaky ReLU through a
+ * local, an int32 sum pool. Each is the example of that name in
+ * examples/ (its kernel, copied under another file name so that its
+ * committed tuned variant does not clash with the one tune writes), tuned
+ * with a budget counted in trials (never seconds: load cannot change what
+ * is tried). The winner must pass the check, call the NU or the VU for
+ * its main work, not be bound by the control unit, and reach at least 75%
+ * of its roofline (the kernel's own bound, tune/kernel_bound.c). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npugen.h"
+#include "tests/test_cli_util.h"
+#include "tune/tune.h"
+
+/* Tunes the kernel file (`examples/<name>.c`, copied as k.c) with
+ * `trials` trials and emits the winner: tune's output, then the tuned
+ * variant's emitted C, into out. */
+static void tune_example(const char *file, const char *kernel, int trials, char *out, size_t n) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && cp %s $d/k.c && %s tune $d/k.c --seed 1 --trials %d --jobs 1 -o $d/t.sched "
+           "2>&1 && %s emit $d/k.c --schedule $d/t.sched -o $d/out 2>&1 && cat $d/out/k_%s_tuned.c; rc=$?; "
+           "rm -rf $d; exit $rc",
+           file, npugen(), trials, npugen(), kernel);
+  int rc = run(cmd, out, n);
+  cr_assert_eq(rc, 0, "%s", out);
+}
+
+/* The check's line of the tuned variant: PASS, bound by a unit other than
+ * the CU, at least 75% of the roofline; and the emitted C calls `call`. */
+static void reaches(const char *example, const char *kernel, int trials, const char *call) {
+  static char out[1 << 18];
+  char file[256];
+  snprintf(file, sizeof file, strchr(example, '/') ? "%s" : "examples/%s.c", example);
+  tune_example(file, kernel, trials, out, sizeof out);
+  char pass[160];
+  snprintf(pass, sizeof pass, "k_%s_tuned: PASS npugen check", kernel);
+  const char *line = strstr(out, pass);
+  cr_assert(line, "the tuned variant's check: %s", out);
+  const char *bound = strstr(line, "bound by ");
+  cr_assert(bound, "%s", line);
+  cr_expect(strncmp(bound, "bound by cu", 11) != 0, "the control unit does the work: %.300s", line);
+  const char *roof = strstr(line, "roofline ");
+  cr_assert(roof, "%.300s", line);
+  double share = strtod(roof + 9, NULL);
+  cr_expect(share >= 75.0, "roofline %.1f%% < 75%%: %.300s", share, line);
+  cr_expect(strstr(out, call), "the tuned variant does not call %s:\n%s", call, out);
+}
+
+/* Before: no NPU sketch applied (the init is the declaration of acc), and
+ * the kernel was tuned on the host. The matmul sketch now applies to the
+ * kernel with acc expanded into C; the seed reaches 75%. */
+Test(tune_reach, a_local_accumulator_matmul_on_the_nu) {
+  reaches("matmul_acc", "matmul", 1, "npu_nu_matmul_i8(");
+}
+
+/* Before: vectorize stayed a hint (the index locals blocked the
+ * instruction sequence) and tune timed the kernel on the host. */
+Test(tune_reach, a_fmaxf_max_pool_with_its_corner_in_locals_on_the_vu) {
+  reaches("maxpool2x2_fmaxf", "maxpool", 2, "npu_vu_fmax_str_plane_f32(");
+}
+
+/* Before: no NPU sketch applied (fission refused the cut with the scalar
+ * locals, and the exp-and-sum loop is two statements) and tune timed the
+ * kernel on the host. Now tune cuts that loop, expands max and sum (the
+ * sum's init moved beside its loop) and the rows' sketch applies: five VU
+ * instructions a pass. */
+Test(tune_reach, a_softmax_with_scalar_locals_on_the_vu) {
+  reaches("softmax_rows", "softmax", 2, "npu_vu_reduce_sum_f32(");
+}
+
+/* The same written another way: `float e = expf(..); y = e; sum += e;`
+ * (e lives in y) and `const float inv = 1.0f / sum;` before `y *= inv`
+ * (an array over the rows: npu_vu_rdivs_f32, then npu_vu_mul_rows_f32).
+ * Before: the CU computed all but the max (2.4% of the roofline); then,
+ * without the reciprocal op, the CU's 1 / sum held it at 40%. */
+Test(tune_reach, a_softmax_with_a_temporary_and_a_reciprocal_on_the_vu) {
+  reaches("tests/kernels/tune_reach/softmax_exp_inv.c", "softmax", 2, "npu_vu_rdivs_f32(");
+}
+
+Test(tune_reach, a_leaky_relu_through_a_local_on_the_vu) {
+  reaches("leaky_relu", "leaky_relu", 2, "npu_vu_select_ge_muls_f32(");
+}
+
+Test(tune_reach, an_int32_sum_pool_with_a_local_accumulator_on_the_vu) {
+  reaches("sumpool_i32", "sumpool", 2, "npu_vu_window_sum_i32(");
+}
+
+/* When no NPU sketch fits the array form either (double: no NPU op takes
+ * it), the host sketches read the kernel as written, with no steps before
+ * theirs. Before: host:cc read the expanded shape without its steps and
+ * was refused ("decompose_reduction: s1 (line 8) is not a reduction's
+ * init"). */
+Test(tune_reach, the_host_sketches_read_the_kernel_as_written) {
+  NpgSession *s = npg_open_file("tests/kernels/tune_reach/matmul_acc_f64.c");
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneSpace sp;
+  char why[4096];
+  cr_assert(tune_space_build(&sp, s, "matmul", false, why, sizeof why), "%s", why);
+  cr_expect(sp.host && !sp.prefix[0], "%s", sp.notes);
+  cr_expect(strstr(sp.notes, "after the kernel's array form (expand(acc)), again:"), "%s", sp.notes);
+  cr_expect(strstr(sp.notes, "host:cc: not a contraction nest") && !strstr(sp.notes, "decompose_reduction"), "%s",
+            sp.notes);
+  tune_space_free(&sp);
+  npg_close(s);
+}
