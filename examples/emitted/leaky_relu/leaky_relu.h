@@ -2,8 +2,8 @@
  * Kernel: leaky_relu (examples/leaky_relu.c:9)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_LEAKY_RELU_LEAKY_RELU_H
-#define NPUGEN_LEAKY_RELU_LEAKY_RELU_H
+#ifndef NPUGEN_LEAKYRELU_LEAKY_RELU_H
+#define NPUGEN_LEAKYRELU_LEAKY_RELU_H
 
 #define LEAKY_RELU_N 65536
 

@@ -25,23 +25,23 @@ void leaky_relu_leaky_relu_tuned(const float x[N], float y[N], float alpha) {
     {
       npu_token_t x_vm_tok[2][4]; /* per copy, per core: the load of x_vm */
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+        float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
         /* x_vm_load: x_vm <- x */
-        x_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &x_vm[0], &x[core * 4096], 16384);
+        x_vm_tok[0][core] = npu_dma_1d(core % 2, &x_vm[0], &x[core * 4096], 16384);
       }
       for (int io = 0; io < 4; io++) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((io + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((io + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             if (io + 1 < 4) { /* the next pass's regions, into the other copies */
               /* x_vm_load: x_vm <- x */
-              x_vm_tok[(io + 1) % 2][core] = npu_dma_1d(0 + core % 2, &x_vm[0], &x[(io + 1) * 16384 + core * 4096], 16384);
+              x_vm_tok[(io + 1) % 2][core] = npu_dma_1d(core % 2, &x_vm[0], &x[(io + 1) * 16384 + core * 4096], 16384);
             }
           }
           for (int core = 0; core < 4; core++) { /* compute */
             float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (io % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
-            float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (io % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (io % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             if (y_vm_tok[io % 2][core]) npu_dma_wait(y_vm_tok[io % 2][core]); /* this core's copy out of y_vm two passes ago, from this copy */
             npu_dma_wait(x_vm_tok[io % 2][core]);
             npu_vu_select_ge_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 4096, 0, alpha);

@@ -2,8 +2,8 @@
  * Kernel: matmul (examples/matmul_acc.c:15)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MATMUL_ACC_MATMUL_H
-#define NPUGEN_MATMUL_ACC_MATMUL_H
+#ifndef NPUGEN_MATMULACC_MATMUL_H
+#define NPUGEN_MATMULACC_MATMUL_H
 
 #include <stdint.h>
 

@@ -24,7 +24,7 @@
 void matmul_acc_matmul_tuned(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   /* loop nest io (line 16): A_ib_load (line 34), B_wb_load (line 35), s1 (line 18), s2 (line 20), C_ob_store (line 36) */
   {
-    int8_t (*A_ib_db)[128][512] = (int8_t (*)[128][512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0) + 0); /* nu_ib, bytes [0, 131072): two copies of 65536 bytes */
+    int8_t (*A_ib_db)[128][512] = (int8_t (*)[128][512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 131072): two copies of 65536 bytes */
     npu_token_t A_ib_tok;
     {
       int8_t (*A_ib)[512] = A_ib_db[0];
@@ -38,9 +38,9 @@ void matmul_acc_matmul_tuned(const int8_t A[M][K], const int8_t B[K][N], int32_t
         A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 65536);
       }
       {
-        int32_t (*C_ob_db)[128][64] = (int32_t (*)[128][64])(void *)((char *)npu_scope_base(NPU_NU_OB, 0) + 0); /* nu_ob, bytes [0, 65536): two copies of 32768 bytes */
+        int32_t (*C_ob_db)[128][64] = (int32_t (*)[128][64])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 65536): two copies of 32768 bytes */
         npu_token_t C_ob_tok[2];
-        int8_t (*B_wb_db)[512][64] = (int8_t (*)[512][64])(void *)((char *)npu_scope_base(NPU_NU_WB, 0) + 0); /* nu_wb, bytes [0, 65536): two copies of 32768 bytes */
+        int8_t (*B_wb_db)[512][64] = (int8_t (*)[512][64])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 65536): two copies of 32768 bytes */
         npu_token_t B_wb_tok;
         {
           int8_t (*B_wb)[64] = B_wb_db[0];

@@ -12,8 +12,8 @@
  *   double_buffer(B_wb)
  *   double_buffer(C_ob)
  */
-#ifndef NPUGEN_MATMUL_ACC_MATMUL_ACC_MATMUL_TUNED_H
-#define NPUGEN_MATMUL_ACC_MATMUL_ACC_MATMUL_TUNED_H
+#ifndef NPUGEN_MATMULACC_MATMUL_ACC_MATMUL_TUNED_H
+#define NPUGEN_MATMULACC_MATMUL_ACC_MATMUL_TUNED_H
 
 #include <stdint.h>
 

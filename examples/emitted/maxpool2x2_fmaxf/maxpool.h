@@ -2,8 +2,8 @@
  * Kernel: maxpool (examples/maxpool2x2_fmaxf.c:16)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_MAXPOOL2X2_FMAXF_MAXPOOL_H
-#define NPUGEN_MAXPOOL2X2_FMAXF_MAXPOOL_H
+#ifndef NPUGEN_MAXPOOL2X2FMAXF_MAXPOOL_H
+#define NPUGEN_MAXPOOL2X2FMAXF_MAXPOOL_H
 
 #define MAXPOOL_C 64
 #define MAXPOOL_H 56

@@ -29,23 +29,23 @@ void maxpool2x2_fmaxf_maxpool_tuned(const float in[C][H][W], float out[C][28][28
     {
       npu_token_t in_vm_tok[2][4]; /* per copy, per core: the load of in_vm */
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */
+        float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */
         /* in_vm_load: in_vm <- in */
-        in_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &in_vm[0][0][0], &in[core * 2][0][0], 25088);
+        in_vm_tok[0][core] = npu_dma_1d(core % 2, &in_vm[0][0][0], &in[core * 2][0][0], 25088);
       }
       for (int co = 0; co < 8; co++) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((co + 1) % 2) * 25088); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */
+            float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((co + 1) % 2) * 25088); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */
             if (co + 1 < 8) { /* the next pass's regions, into the other copies */
               /* in_vm_load: in_vm <- in */
-              in_vm_tok[(co + 1) % 2][core] = npu_dma_1d(0 + core % 2, &in_vm[0][0][0], &in[(co + 1) * 8 + core * 2][0][0], 25088);
+              in_vm_tok[(co + 1) % 2][core] = npu_dma_1d(core % 2, &in_vm[0][0][0], &in[(co + 1) * 8 + core * 2][0][0], 25088);
             }
           }
           for (int core = 0; core < 4; core++) { /* compute */
             float (*out_vm)[28][28] = (float (*)[28][28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + (co % 2) * 6272); /* vu_vm of each core, bytes [50176, 62720): two copies of 6272 bytes */
-            float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (co % 2) * 25088); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */
+            float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (co % 2) * 25088); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */
             if (out_vm_tok[co % 2][core]) npu_dma_wait(out_vm_tok[co % 2][core]); /* this core's copy out of out_vm two passes ago, from this copy */
             npu_dma_wait(in_vm_tok[co % 2][core]);
             for (int ci = 0; ci < 2; ci++) {

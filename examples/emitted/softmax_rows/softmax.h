@@ -2,8 +2,8 @@
  * Kernel: softmax (examples/softmax_rows.c:17)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SOFTMAX_ROWS_SOFTMAX_H
-#define NPUGEN_SOFTMAX_ROWS_SOFTMAX_H
+#ifndef NPUGEN_SOFTMAXROWS_SOFTMAX_H
+#define NPUGEN_SOFTMAXROWS_SOFTMAX_H
 
 #define SOFTMAX_ROWS 256
 #define SOFTMAX_COLS 128

@@ -35,25 +35,25 @@ void softmax_rows_softmax_tuned(const float x[ROWS][COLS], float y[ROWS][COLS]) 
     {
       npu_token_t x_vm_tok[2][4]; /* per copy, per core: the load of x_vm */
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        float (*x_vm)[128] = (float (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+        float (*x_vm)[128] = (float (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
         /* x_vm_load: x_vm <- x */
-        x_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &x_vm[0][0], &x[core * 32][0], 16384);
+        x_vm_tok[0][core] = npu_dma_1d(core % 2, &x_vm[0][0], &x[core * 32][0], 16384);
       }
       for (int ro = 0; ro < 2; ro++) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            float (*x_vm)[128] = (float (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((ro + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float (*x_vm)[128] = (float (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((ro + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             if (ro + 1 < 2) { /* the next pass's regions, into the other copies */
               /* x_vm_load: x_vm <- x */
-              x_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(0 + core % 2, &x_vm[0][0], &x[(ro + 1) * 128 + core * 32][0], 16384);
+              x_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(core % 2, &x_vm[0][0], &x[(ro + 1) * 128 + core * 32][0], 16384);
             }
           }
           for (int core = 0; core < 4; core++) { /* compute */
             float *sum_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 82048); /* vu_vm of each core, bytes [82048, 82176): 128 bytes */
             float *max_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 81920); /* vu_vm of each core, bytes [81920, 82048): 128 bytes */
             float (*y_vm)[128] = (float (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */
-            float (*x_vm)[128] = (float (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (ro % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
+            float (*x_vm)[128] = (float (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (ro % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             float (*y_vm_t1)[128] = (float (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 81920): 16384 bytes */
             npu_dma_wait(x_vm_tok[ro % 2][core]);
             npu_vu_reduce_max_f32(&max_vm[0], &x_vm[0][0], 32, 128, 128);

@@ -2,8 +2,8 @@
  * Kernel: sumpool (examples/sumpool_i32.c:13)
  * Schedule: none (the kernel as written)
  */
-#ifndef NPUGEN_SUMPOOL_I32_SUMPOOL_H
-#define NPUGEN_SUMPOOL_I32_SUMPOOL_H
+#ifndef NPUGEN_SUMPOOLI32_SUMPOOL_H
+#define NPUGEN_SUMPOOLI32_SUMPOOL_H
 
 #include <stdint.h>
 

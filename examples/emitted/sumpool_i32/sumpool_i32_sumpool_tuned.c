@@ -28,23 +28,23 @@ void sumpool_i32_sumpool_tuned(const int32_t in[C][H][W], int32_t out[C][28][28]
     {
       npu_token_t in_vm_tok[2][4]; /* per copy, per core: the load of in_vm */
       for (int core = 0; core < 4; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
-        int32_t (*in_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0); /* vu_vm of each core, bytes [0, 100352): two copies of 50176 bytes */
+        int32_t (*in_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 100352): two copies of 50176 bytes */
         /* in_vm_load: in_vm <- in */
-        in_vm_tok[0][core] = npu_dma_1d(0 + core % 2, &in_vm[0][0][0], &in[core * 4][0][0], 50176);
+        in_vm_tok[0][core] = npu_dma_1d(core % 2, &in_vm[0][0][0], &in[core * 4][0][0], 50176);
       }
       for (int co = 0; co < 4; co++) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
-            int32_t (*in_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + ((co + 1) % 2) * 50176); /* vu_vm of each core, bytes [0, 100352): two copies of 50176 bytes */
+            int32_t (*in_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((co + 1) % 2) * 50176); /* vu_vm of each core, bytes [0, 100352): two copies of 50176 bytes */
             if (co + 1 < 4) { /* the next pass's regions, into the other copies */
               /* in_vm_load: in_vm <- in */
-              in_vm_tok[(co + 1) % 2][core] = npu_dma_1d(0 + core % 2, &in_vm[0][0][0], &in[(co + 1) * 16 + core * 4][0][0], 50176);
+              in_vm_tok[(co + 1) % 2][core] = npu_dma_1d(core % 2, &in_vm[0][0][0], &in[(co + 1) * 16 + core * 4][0][0], 50176);
             }
           }
           for (int core = 0; core < 4; core++) { /* compute */
             int32_t (*out_vm)[28][28] = (int32_t (*)[28][28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 100352 + (co % 2) * 12544); /* vu_vm of each core, bytes [100352, 125440): two copies of 12544 bytes */
-            int32_t (*in_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 0 + (co % 2) * 50176); /* vu_vm of each core, bytes [0, 100352): two copies of 50176 bytes */
+            int32_t (*in_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (co % 2) * 50176); /* vu_vm of each core, bytes [0, 100352): two copies of 50176 bytes */
             if (out_vm_tok[co % 2][core]) npu_dma_wait(out_vm_tok[co % 2][core]); /* this core's copy out of out_vm two passes ago, from this copy */
             npu_dma_wait(in_vm_tok[co % 2][core]);
             for (int ci = 0; ci < 4; ci++) {
