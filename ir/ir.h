@@ -369,8 +369,9 @@ struct Stmt {
   Lowered *low;
   const char *note;
   const char *order_note;
-  /* ST_DECL of an on-chip buffer: the bytes past its scope's base
-   * (lower/tidy.c), NULL: none */
+  /* ST_DECL of an on-chip buffer: the bytes past its scope's base, set
+   * where the DMA pass lowers the declaration (lower_onchip_decl), NULL:
+   * none; lower_check_sync refuses one past the base without it */
   Expr *scope_at;
   /* a tensorized nest's call (or why it no longer matches), as
    * lower/intrinsic.c decided it (lower/lower.h) */

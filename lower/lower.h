@@ -273,6 +273,9 @@ void lower_program_free(ProgramFunctions *f);
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
 Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);
 Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc);
+/* Declaration `decl` of an on-chip buffer as lowered: with its place in
+ * its scope (Stmt.scope_at, lower_scope_at), which the printer writes. */
+Stmt *lower_onchip_decl(Lower *lw, const Stmt *decl);
 /* The bytes past its scope's base where on-chip buffer b (copy number
  * `copy` of it, when given) lives, as the C writes them: its offset, then
  * (copy) * its size; a term that is 0 left out, NULL when both are. */

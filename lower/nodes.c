@@ -32,6 +32,12 @@ Expr *lower_scope_at(Lower *lw, const Buffer *b, const Expr *copy) {
   return at ? lower_bin(lw, OP_ADD, at, past) : past;
 }
 
+Stmt *lower_onchip_decl(Lower *lw, const Stmt *decl) {
+  Stmt *c = lower_shallow(lw, decl);
+  c->scope_at = lower_scope_at(lw, decl->buf, NULL);
+  return c;
+}
+
 Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc) {
   Stmt *s = lower_node(lw, LOW_VIEW, loc);
   s->low->view_buf = (Buffer *)b;

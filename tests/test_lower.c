@@ -404,6 +404,48 @@ Test(lower, a_synchronous_copy_is_a_start_and_its_wait) {
   npg_close(s);
 }
 
+static bool is_onchip_decl_past_base(const Stmt *s) {
+  return !s->low && s->kind == ST_DECL && s->buf && buffer_onchip(s->buf) && s->buf->offset;
+}
+
+/* An on-chip buffer declared past its scope's base gets its place
+ * (Stmt.scope_at) where the DMA pass lowers its declaration, with the
+ * tidying pass or without it; the check refuses a declaration without it
+ * (the C would put it at the base, over A_dm). */
+Test(lower, an_onchip_declaration_says_where_in_its_scope_it_lives) {
+  const char *src = "#include <stdint.h>\n"
+                    "void k(const int8_t A[64][64], const int8_t B[64][64], int32_t C[64][64]) {\n"
+                    "  for (int i = 0; i < 64; i++)\n"
+                    "    for (int j = 0; j < 64; j++)\n"
+                    "      s: C[i][j] = A[i][j] + B[i][j];\n"
+                    "}\n"
+                    "#pragma npu schedule(k, v)\n"
+                    "#pragma npu split(i, 16, io, ii)\n"
+                    "#pragma npu cache_read(A, dm, io, A_dm)\n"
+                    "#pragma npu cache_read(B, dm, io, B_dm)\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
+  int v = npg_variant_index(s, "v");
+  Arena a;
+  arena_init(&a, 0);
+  Kernel *untidied = lower_kernel_as_written(&a, s->v[v].ir, &s->target);
+  Stmt **decl = find(untidied, is_onchip_decl_past_base, 0);
+  cr_assert_not_null(decl);
+  cr_expect_not_null((*decl)->scope_at, "%s without the tidying pass", (*decl)->buf->name);
+  Kernel *k = lowered(&a, s, v);
+  char why[600];
+  cr_assert(check(k, s->target.dma_max_tokens, why, sizeof why), "%s", why);
+  decl = find(k, is_onchip_decl_past_base, 0);
+  cr_assert_not_null(decl);
+  cr_assert_not_null((*decl)->scope_at);
+  (*decl)->scope_at = NULL;
+  cr_assert(!check(k, s->target.dma_max_tokens, why, sizeof why));
+  cr_expect_str_eq(why, "the declaration of B_dm (line 10) has no place in dm (byte 1024): it would print at the "
+                        "scope's base");
+  arena_free(&a);
+  npg_close(s);
+}
+
 /* A parameter never used and a local never read are `unused` nodes of
  * the lowered IR (lower/unused.c), emitted as `(void)NAME;`. */
 Test(lower, names_never_read_are_unused_nodes) {
