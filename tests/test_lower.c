@@ -446,6 +446,44 @@ Test(lower, an_onchip_declaration_says_where_in_its_scope_it_lives) {
   npg_close(s);
 }
 
+static bool is_lowered_guard(const Stmt *s) { return !s->low && s->kind == ST_IF && s->note; }
+static bool is_both_copies(const Stmt *s) { return s->low && s->low->kind == LOW_VIEW && !s->low->decl && !s->low->view_copy; }
+static bool is_call(const Stmt *s) { return !s->low && s->kind == ST_BLOCK && s->call; }
+static bool is_guarded_call(const Stmt *s) { return s->kind == ST_FOR && s->intrin_call && s->intrin_call->guard; }
+
+/* What the printer once worked out while printing is in the lowered IR,
+ * decided where the node is made: a guard of counters printed as it is
+ * (no hooks), the comment saying where an on-chip buffer lives, the cast
+ * a call's argument needs, the line the check's C runs where an
+ * intrinsic falls back. */
+Test(lower, the_lowered_ir_holds_what_the_printer_once_decided) {
+  Arena a;
+  arena_init(&a, 0);
+  int v;
+  NpgSession *s = matmul_nu(&v);
+  Kernel *k = lowered(&a, s, v);
+  Stmt **guard = find(k, is_lowered_guard, 0), **view = find(k, is_both_copies, 0);
+  cr_assert(guard && view);
+  cr_expect((*guard)->plain_cond, "%s", (*guard)->note);
+  cr_expect_str_eq((*view)->low->scope_note, "nu_ib, bytes [0, 262144): two copies of 131072 bytes");
+  npg_close(s);
+  s = open_example("examples/program_npu.c");
+  k = lowered(&a, s, npg_variant_index(s, "layer"));
+  Stmt **call = find(k, is_call, 1); /* add_bias(acc, ...): acc is not const */
+  cr_assert(call && (*call)->arg_casts, "%s", call ? (*call)->call->name : "no call");
+  cr_expect_str_eq((*call)->arg_casts[0], "(const int32_t (*)[128])");
+  cr_expect_null((*call)->arg_casts[1]);
+  npg_close(s);
+  s = open_example("examples/conv2d_fused_npu.c");
+  k = lowered(&a, s, npg_variant_index(s, "fused"));
+  Stmt **guarded = find(k, is_guarded_call, 0);
+  cr_assert_not_null(guarded);
+  cr_expect(strstr((*guarded)->intrin_call->fallback_mark, "npu_cu_fallback(\"npu_vu_"), "%s",
+            (*guarded)->intrin_call->fallback_mark);
+  arena_free(&a);
+  npg_close(s);
+}
+
 /* A parameter never used and a local never read are `unused` nodes of
  * the lowered IR (lower/unused.c), emitted as `(void)NAME;`. */
 Test(lower, names_never_read_are_unused_nodes) {
