@@ -1,5 +1,6 @@
 /* The static check of the lowered IR's synchronisation (lower/lower.h),
- * and first of every on-chip declaration's place in its scope (placed).
+ * and first that every on-chip declaration has its place in its scope
+ * and every call its arguments' casts (placed).
  *
  * The lowered program is run abstractly: loop counters take their values
  * (the plans' tokens, copies and guards depend on counters only), data is
@@ -581,10 +582,14 @@ static bool check_at(const Kernel *k, int64_t max_tokens, const SizeSet *set, ch
 /* An on-chip buffer declared past its scope's base says where
  * (Stmt.scope_at, lower_onchip_decl): without it the C would put it at
  * the base, over another buffer. A call block's statements are not
- * printed (its function is lowered on its own). */
+ * printed (its function is lowered on its own); the block itself went
+ * through lower_call, which decided its arguments' casts. */
 static bool placed(Stmt *s, int depth, void *ctx) {
   (void)depth;
   Check *c = ctx;
+  if (s->kind == ST_BLOCK && s->call && !s->arg_casts)
+    return fail(c, "the call of %s (line %d) was not lowered: its arguments' casts are not decided", s->call->fn,
+                s->loc.line);
   if (s->kind != ST_DECL || !s->buf || !buffer_onchip(s->buf) || !s->buf->offset || s->scope_at) return true;
   return fail(c, "the declaration of %s (line %d) has no place in %s (byte %lld): it would print at the scope's base",
               s->buf->name, s->loc.line, s->buf->scope, (long long)s->buf->offset);

@@ -473,6 +473,13 @@ Test(lower, the_lowered_ir_holds_what_the_printer_once_decided) {
   cr_assert(call && (*call)->arg_casts, "%s", call ? (*call)->call->name : "no call");
   cr_expect_str_eq((*call)->arg_casts[0], "(const int32_t (*)[128])");
   cr_expect_null((*call)->arg_casts[1]);
+  char why[600];
+  cr_assert(check(k, s->target.dma_max_tokens, why, sizeof why), "%s", why);
+  const char **casts = (*call)->arg_casts;
+  (*call)->arg_casts = NULL; /* a call block some pass made without lower_call */
+  cr_assert(!check(k, s->target.dma_max_tokens, why, sizeof why));
+  cr_expect_str_eq(why, "the call of add_bias (line 47) was not lowered: its arguments' casts are not decided");
+  (*call)->arg_casts = casts;
   npg_close(s);
   s = open_example("examples/conv2d_fused_npu.c");
   k = lowered(&a, s, npg_variant_index(s, "fused"));
