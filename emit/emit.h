@@ -24,9 +24,9 @@ void emit_block_comment(StrBuf *sb, const char *text);
 /* "const T NAME[4][4]": array b declared with its shape. */
 void emit_array_decl(StrBuf *sb, const Buffer *b);
 /* emit/emit_dma.c: an on-chip buffer's declaration, a pointer into its
- * scope at `at` bytes past its base (NULL: at the base) (no ';'); one of
- * two copies of a double-buffered one says so in its comment. */
-void emit_onchip_decl(StrBuf *sb, const Buffer *b, bool two_copies, const Expr *at);
+ * scope at `at` bytes past its base (NULL: at the base), then its
+ * comment `note` (Stmt.scope_note, Lowered.scope_note). */
+void emit_onchip_decl(StrBuf *sb, const Buffer *b, const Expr *at, const char *note);
 /* "(char *)npu_scope_base(NPU_NU_IB, core) + at" */
 void emit_scope_address(StrBuf *sb, const Buffer *b, const char *core, const Expr *at);
 /* "int8_t (*NAME)[32]" or "int8_t *NAME": a pointer to b's elements from

@@ -135,7 +135,7 @@ static void emit_note(StrBuf *sb, const char *note) {
 static void emit_if(Emit *em, const Stmt *s, int ind) {
   StrBuf *sb = em->sb;
   sb_puts(sb, "if (");
-  if (s->note) ir_print_expr(sb, s->cond); /* a lowered guard: loop counters only */
+  if (s->plain_cond) ir_print_expr(sb, s->cond);
   else print_value(em, s->cond);
   sb_puts(sb, ") {");
   emit_note(sb, s->note);
@@ -196,9 +196,9 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   sb_puts(em->sb, "} else { ");
   sb_comment(em->sb, c->fallback_note);
   sb_putc(em->sb, '\n');
-  if (em->f->spelling == SPELL_CU_HOOKS) { /* the check's C only: its line says the fallback ran */
+  if (em->f->spelling == SPELL_CU_HOOKS) { /* the check's C only */
     sb_indent(em->sb, ind + 1);
-    sb_printf(em->sb, "npu_cu_fallback(\"%s\");\n", s->intrin);
+    sb_printf(em->sb, "%s\n", c->fallback_mark);
   }
   emit_stmts(em, c->fallback, ind + 1);
   sb_indent(em->sb, ind);
@@ -237,7 +237,7 @@ static void emit_view(Emit *em, const Lowered *l) {
   StrBuf *sb = em->sb;
   const Buffer *b = l->view_buf;
   if (l->decl) {
-    emit_onchip_decl(sb, b, l->view_copy != NULL, l->scope_at);
+    emit_onchip_decl(sb, b, l->scope_at, l->scope_note);
     sb_putc(sb, '\n');
   } else if (l->view_copy) {
     emit_pointer_decl(sb, b, b->name, 0);
@@ -248,11 +248,11 @@ static void emit_view(Emit *em, const Lowered *l) {
     emit_pointer_decl(sb, b, b->db_name, -1);
     sb_puts(sb, " = (");
     emit_pointer_decl(sb, b, "", -1);
-    int64_t bytes = buffer_elems(b) * b->elem->size;
     sb_puts(sb, ")(void *)(");
     emit_scope_address(sb, b, "0", l->scope_at);
-    sb_printf(sb, "); /* %s, bytes [%lld, %lld): two copies of %lld bytes */\n", b->scope, (long long)b->offset,
-              (long long)(b->offset + 2 * bytes), (long long)bytes);
+    sb_puts(sb, "); ");
+    sb_comment(sb, l->scope_note);
+    sb_putc(sb, '\n');
   }
 }
 
@@ -354,20 +354,14 @@ static void emit_call(Emit *em, const Stmt *s, int ind) {
   const CallSite *c = s->call;
   sb_indent(em->sb, ind);
   sb_printf(em->sb, "%s(", c->fn);
-  const Param *p = c->fn_ir->params;
-  for (int i = 0; i < c->nparams; i++, p = p->next) {
+  for (int i = 0; i < c->nparams; i++) {
     if (i) sb_puts(em->sb, ", ");
     const Buffer *b = c->arg_buf[i];
     if (!b) {
       print_value(em, ir_call_scalar_arg(s, i));
       continue;
     }
-    /* C99 converts T (*)[n] to const T (*)[n] only by a cast (pedantic) */
-    if (p->buf->is_const && !b->is_const && b->ndim > 1) {
-      sb_printf(em->sb, "(const %s (*)", b->elem->name);
-      for (int d = 1; d < b->ndim; d++) sb_printf(em->sb, "[%lld]", (long long)b->shape[d]);
-      sb_putc(em->sb, ')');
-    }
+    if (s->arg_casts && s->arg_casts[i]) sb_puts(em->sb, s->arg_casts[i]); /* lower/call_args.c */
     sb_puts(em->sb, b->name);
   }
   sb_printf(em->sb, "); /* %s, line %d */\n", c->name, s->loc.line);
@@ -414,7 +408,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
     case ST_DECL:
       sb_indent(sb, ind);
       if (s->buf && buffer_onchip(s->buf)) {
-        emit_onchip_decl(sb, s->buf, false, s->scope_at);
+        emit_onchip_decl(sb, s->buf, s->scope_at, s->scope_note);
         sb_putc(sb, '\n');
       } else if (s->buf) {
         emit_array_decl(sb, s->buf);

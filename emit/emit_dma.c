@@ -35,19 +35,15 @@ void emit_scope_address(StrBuf *sb, const Buffer *b, const char *core, const Exp
   ir_print_expr(sb, at);
 }
 
-void emit_onchip_decl(StrBuf *sb, const Buffer *b, bool two_copies, const Expr *at) {
-  int64_t bytes = buffer_elems(b) * b->elem->size;
+void emit_onchip_decl(StrBuf *sb, const Buffer *b, const Expr *at, const char *note) {
   emit_pointer_decl(sb, b, b->name, 0);
   sb_puts(sb, " = (");
   emit_pointer_decl(sb, b, "", 0);
   /* a buffer of a loop bound to the VU cores: each iteration's copy in its core's VM */
   sb_puts(sb, ")(void *)(");
   emit_scope_address(sb, b, b->core ? b->core->name : "0", at);
-  /* what lives where: the bytes of the scope the buffer takes (both copies) */
-  int64_t copies = two_copies ? 2 : 1;
-  sb_printf(sb, "); /* %s%s, bytes [%lld, %lld): %s%lld bytes */", b->scope, b->core ? " of each core" : "",
-            (long long)b->offset, (long long)(b->offset + copies * bytes), two_copies ? "two copies of " : "",
-            (long long)bytes);
+  sb_puts(sb, "); ");
+  sb_comment(sb, note); /* what lives where (lower_scope_note) */
 }
 
 /* ---------------- DMA calls ---------------- */

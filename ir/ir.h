@@ -252,6 +252,7 @@ typedef struct {
   Expr *view_copy;
   bool decl;
   Expr *scope_at;        /* LOW_VIEW: the bytes past its scope's base (with decl: of copy view_copy), NULL: none */
+  const char *scope_note; /* LOW_VIEW with decl, or of both copies: the comment saying where it lives */
   int64_t dims[2];       /* LOW_TOKENS: array extents (ndims of them) */
   int ndims;
   bool zero;             /* LOW_TOKENS: all 0 (none issued) */
@@ -369,9 +370,20 @@ struct Stmt {
   Lowered *low;
   const char *note;
   const char *order_note;
-  /* ST_DECL of an on-chip buffer: the bytes past its scope's base
-   * (lower/tidy.c), NULL: none */
+  /* ST_DECL of an on-chip buffer: the bytes past its scope's base, set
+   * where the DMA pass lowers the declaration (lower_onchip_decl), NULL:
+   * none; lower_check_sync refuses one past the base without it */
   Expr *scope_at;
+  /* and the comment after it, where it lives: "vu_vm, bytes [0, 4096):
+   * 4096 bytes" (lower_scope_note) */
+  const char *scope_note;
+  /* ST_IF made by the lowering (lower_guard): a guard of loop counters
+   * only, printed as it is, never through the check's hooks */
+  bool plain_cond;
+  /* a marked call block as lowered (lower_call): before argument i, the
+   * cast C99 needs, or NULL (a caller's array passed for a const
+   * parameter: "(const int8_t (*)[64])") */
+  const char **arg_casts;
   /* a tensorized nest's call (or why it no longer matches), as
    * lower/intrinsic.c decided it (lower/lower.h) */
   const struct IntrinCall *intrin_call;

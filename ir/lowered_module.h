@@ -24,6 +24,9 @@ typedef struct IntrinCall {
    * comment that says so */
   const Stmt *fallback;
   const char *fallback_note;
+  /* the line of the check's C (SPELL_CU_HOOKS) that tells the
+   * simulator the fallback ran: `npu_cu_fallback("NAME");` */
+  const char *fallback_mark;
 } IntrinCall;
 
 /* The headers a C file includes. */

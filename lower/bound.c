@@ -210,10 +210,10 @@ static Stmt *phase(Lower *lw, const PassLoop *pass, const Body *b, BoundKind p, 
     if (!ahead) {
       int64_t passes = 0;
       ir_const_int(P->hi, &passes);
-      ahead = ir_stmt(lw->arena, ST_IF, P->loc);
-      ahead->cond = lower_bin(lw, OP_LT, lower_bin(lw, OP_ADD, lower_var(lw, P->var), lower_int(lw, 1)),
-                              lower_int(lw, passes));
-      ahead->note = "the next pass's regions, into the other copies";
+      ahead = lower_guard(lw,
+                          lower_bin(lw, OP_LT, lower_bin(lw, OP_ADD, lower_var(lw, P->var), lower_int(lw, 1)),
+                                    lower_int(lw, passes)),
+                          "the next pass's regions, into the other copies", P->loc);
       ahead->then_s = ir_stmt(lw->arena, ST_BLOCK, P->loc);
       at = &ahead->then_s->body;
     }

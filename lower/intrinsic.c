@@ -61,6 +61,19 @@ static bool copied_why(const Stmt *loop, char *why, size_t n) {
   return true;
 }
 
+/* `npu_cu_fallback("NAME");`: the check's C tells the simulator it ran
+ * the nest as written instead of intrinsic NAME. */
+static const char *fallback_mark(Lower *lw, const char *intrin) {
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "npu_cu_fallback(\"");
+  sb_c_text(&sb, C_TEXT_STRING, intrin, strlen(intrin));
+  sb_puts(&sb, "\");");
+  const char *text = arena_strdup(lw->arena, sb.data);
+  sb_free(&sb);
+  return text;
+}
+
 static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
   IntrinCall *c = ARENA_NEW(lw->arena, IntrinCall);
   StrBuf call, guard;
@@ -75,6 +88,7 @@ static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
     if (guard.len) {
       c->guard = arena_strdup(lw->arena, guard.data);
       c->fallback_note = arena_printf(lw->arena, "outside the operands %s is defined for: the nest as written", loop->intrin);
+      c->fallback_mark = fallback_mark(lw, loop->intrin);
       Stmt *f = lower_shallow(lw, loop); /* printed as a loop: no call, no notes */
       f->intrin_call = NULL;
       f->annots = NULL;

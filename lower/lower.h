@@ -284,6 +284,17 @@ void lower_program_free(ProgramFunctions *f);
 Stmt *lower_node(Lower *lw, LowKind kind, SrcLoc loc);
 Stmt *lower_note(Lower *lw, SrcLoc loc, const char *text);
 Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc);
+/* Declaration `decl` of an on-chip buffer as lowered: with its place in
+ * its scope (Stmt.scope_at, lower_scope_at), which the printer writes. */
+Stmt *lower_onchip_decl(Lower *lw, const Stmt *decl);
+/* The comment saying where on-chip buffer b lives: "vu_vm[ of each
+ * core], bytes [0, 8192): [two copies of ]4096 bytes". */
+const char *lower_scope_note(Lower *lw, const Buffer *b, bool two_copies, bool of_each_core);
+/* `if (cond)` with a note, of loop counters only (Stmt.plain_cond). */
+Stmt *lower_guard(Lower *lw, Expr *cond, const char *note, SrcLoc loc);
+/* lower/call_args.c: marked call block `call` as lowered: the casts its
+ * arguments need (Stmt.arg_casts). */
+Stmt *lower_call(Lower *lw, const Stmt *call);
 /* The bytes past its scope's base where on-chip buffer b (copy number
  * `copy` of it, when given) lives, as the C writes them: its offset, then
  * (copy) * its size; a term that is 0 left out, NULL when both are. */

@@ -32,12 +32,37 @@ Expr *lower_scope_at(Lower *lw, const Buffer *b, const Expr *copy) {
   return at ? lower_bin(lw, OP_ADD, at, past) : past;
 }
 
+const char *lower_scope_note(Lower *lw, const Buffer *b, bool two_copies, bool of_each_core) {
+  int64_t bytes = buffer_elems(b) * b->elem->size, copies = two_copies ? 2 : 1;
+  return arena_printf(lw->arena, "%s%s, bytes [%lld, %lld): %s%lld bytes", b->scope, of_each_core ? " of each core" : "",
+                      (long long)b->offset, (long long)(b->offset + copies * bytes), two_copies ? "two copies of " : "",
+                      (long long)bytes);
+}
+
+Stmt *lower_onchip_decl(Lower *lw, const Stmt *decl) {
+  Stmt *c = lower_shallow(lw, decl);
+  c->scope_at = lower_scope_at(lw, decl->buf, NULL);
+  c->scope_note = lower_scope_note(lw, decl->buf, false, decl->buf->core != NULL);
+  return c;
+}
+
+Stmt *lower_guard(Lower *lw, Expr *cond, const char *note, SrcLoc loc) {
+  Stmt *s = ir_stmt(lw->arena, ST_IF, loc);
+  s->cond = cond;
+  s->note = note;
+  s->plain_cond = true;
+  return s;
+}
+
 Stmt *lower_view(Lower *lw, const Buffer *b, Expr *copy, bool decl, SrcLoc loc) {
   Stmt *s = lower_node(lw, LOW_VIEW, loc);
   s->low->view_buf = (Buffer *)b;
   s->low->view_copy = copy;
   s->low->decl = decl;
   s->low->scope_at = lower_scope_at(lw, b, decl ? copy : NULL);
+  /* a declaration of its own, or the pointer to both copies (a view of
+   * one copy names it: no comment) */
+  if (decl || !copy) s->low->scope_note = lower_scope_note(lw, b, decl ? copy != NULL : true, decl && b->core);
   return s;
 }
 

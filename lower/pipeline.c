@@ -137,9 +137,9 @@ static Stmt **prologue(Lower *lw, const Stmt *L, const DbBuf *d, Stmt **tail) {
   first->body->next = lower_start(lw, lower_token(b->db_token, NULL, NULL), d->c.load, channel(lw, 1), L->var, L->lo, false);
   int64_t trips;
   if (ir_const_int(L->hi, &trips)) return lower_append(tail, first);
-  Stmt *runs = ir_stmt(lw->arena, ST_IF, L->loc); /* trips in the sizes: the loop may not run */
-  runs->cond = ir_binary(lw->arena, OP_GT, trips_of(lw, L), num(lw, L, 0), &ty_int, L->loc);
-  runs->note = "the loop runs: its first iteration's region";
+  /* trips in the sizes: the loop may not run */
+  Stmt *runs = lower_guard(lw, ir_binary(lw->arena, OP_GT, trips_of(lw, L), num(lw, L, 0), &ty_int, L->loc),
+                           "the loop runs: its first iteration's region", L->loc);
   runs->then_s = first;
   return lower_append(tail, runs);
 }
@@ -181,11 +181,12 @@ static Stmt **body_part(Lower *lw, const Stmt *L, const DbBuf *d, const Stmt *c,
   }
   if (c == d->c.load) {
     tail = lower_append(tail, lower_wait(lw, lower_token(b->db_token, NULL, NULL), NULL, false, NULL, c->loc));
-    Stmt *ahead = ir_stmt(lw->arena, ST_IF, c->loc);
     Expr *next = ir_add(lw->arena, counter(lw, L), ir_int(lw->arena, 1, &ty_int, L->loc), L->var->type);
-    ahead->cond = ir_binary(lw->arena, OP_LT, ir_binary(lw->arena, OP_ADD, counter(lw, L), num(lw, L, 1), L->var->type, L->loc),
-                            trips_of(lw, L), &ty_int, L->loc);
-    ahead->note = "the next iteration's region, into the other copy";
+    Stmt *ahead = lower_guard(
+        lw,
+        ir_binary(lw->arena, OP_LT, ir_binary(lw->arena, OP_ADD, counter(lw, L), num(lw, L, 1), L->var->type, L->loc),
+                  trips_of(lw, L), &ty_int, L->loc),
+        "the next iteration's region, into the other copy", c->loc);
     ahead->then_s = ir_stmt(lw->arena, ST_BLOCK, c->loc);
     ahead->then_s->body = load_ahead(lw, L, b, c, next);
     return lower_append(tail, ahead);

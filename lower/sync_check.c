@@ -1,4 +1,6 @@
-/* The static check of the lowered IR's synchronisation (lower/lower.h).
+/* The static check of the lowered IR's synchronisation (lower/lower.h),
+ * and first that every on-chip declaration has its place in its scope
+ * and every call its arguments' casts (placed).
  *
  * The lowered program is run abstractly: loop counters take their values
  * (the plans' tokens, copies and guards depend on counters only), data is
@@ -577,7 +579,26 @@ static bool check_at(const Kernel *k, int64_t max_tokens, const SizeSet *set, ch
  * (ir_size_sets) and at the largest sizes allowed, when there are such:
  * its loops' trip counts, the tails and whether a loop runs at all change
  * with the sizes. */
+/* An on-chip buffer declared past its scope's base says where
+ * (Stmt.scope_at, lower_onchip_decl): without it the C would put it at
+ * the base, over another buffer. A call block's statements are not
+ * printed (its function is lowered on its own); the block itself went
+ * through lower_call, which decided its arguments' casts. */
+static bool placed(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Check *c = ctx;
+  if (s->kind == ST_BLOCK && s->call && !s->arg_casts)
+    return fail(c, "the call of %s (line %d) was not lowered: its arguments' casts are not decided", s->call->fn,
+                s->loc.line);
+  if (s->kind != ST_DECL || !s->buf || !buffer_onchip(s->buf) || !s->buf->offset || s->scope_at) return true;
+  return fail(c, "the declaration of %s (line %d) has no place in %s (byte %lld): it would print at the scope's base",
+              s->buf->name, s->loc.line, s->buf->scope, (long long)s->buf->offset);
+}
+
 bool lower_check_sync(const Kernel *k, int64_t max_tokens, char *why, size_t n) {
+  Check unplaced = {.k = k, .why = why, .nwhy = n};
+  ir_walk_outside_calls(k->body, placed, &unplaced);
+  if (unplaced.failed) return false;
   if (!k->nsizes) return check_at(k, max_tokens, NULL, why, n);
   SizeSet sets[IR_MAX_SIZE_SETS + 1];
   int ns = ir_size_sets_and_largest(k, sets, IR_MAX_SIZE_SETS + 1);

@@ -666,11 +666,6 @@ static Stmt *tidy_list(Lower *lw, const Stmt *list, const void *ctx);
 
 static Stmt *tidy_stmt(Tidy *t, const Stmt *s) {
   if (s->low) return lower_shallow(t->lw, s);
-  if (s->kind == ST_DECL && s->buf && buffer_onchip(s->buf)) { /* its place in its scope, as the C writes it */
-    Stmt *c = lower_shallow(t->lw, s);
-    c->scope_at = lower_scope_at(t->lw, s->buf, NULL);
-    return c;
-  }
   if (s->kind == ST_ASSIGN || (s->kind == ST_DECL && s->var && s->init)) return hoist(t, s);
   if (s->kind != ST_FOR) return lower_rebuild(t->lw, s, tidy_list, t);
   int mark = t->nvisible;

@@ -64,5 +64,7 @@ static Stmt *lower_loop(Lower *lw, const Stmt *s, bool top, const PassLoop *pass
 
 Stmt *lower_dma(Lower *lw, const Stmt *s, bool top, const PassLoop *pass) {
   if (s->kind == ST_FOR) return lower_loop(lw, s, top, pass);
+  if (s->kind == ST_DECL && s->buf && buffer_onchip(s->buf)) return lower_onchip_decl(lw, s);
+  if (s->kind == ST_BLOCK && s->call) return lower_call(lw, s);
   return lower_plain(lw, s, pass);
 }

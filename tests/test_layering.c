@@ -128,45 +128,66 @@ Test(layering, the_scan_finds_an_include_and_a_call_not_a_comment) {
   rmdir(dir);
 }
 
-/* Appends to found each string literal of node's subtree that writes an
- * #include line. */
-static void scan_includes(TSNode node, const char *src, const char *file, StrBuf *found) {
+/* Appends to found each string literal of node's subtree that holds
+ * needle. */
+static void scan_literals(TSNode node, const char *src, const char *file, const char *needle, StrBuf *found) {
   uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
   if (!strcmp(ts_node_type(node), "string_literal")) {
     char *text = strndup(src + a, b - a);
-    if (strstr(text, "#include")) sb_printf(found, "%s:%u\n", file, ts_node_start_point(node).row + 1);
+    if (strstr(text, needle)) sb_printf(found, "%s:%u: %s\n", file, ts_node_start_point(node).row + 1, text);
     free(text);
     return;
   }
-  for (uint32_t i = 0; i < ts_node_child_count(node); i++) scan_includes(ts_node_child(node, i), src, file, found);
+  for (uint32_t i = 0; i < ts_node_child_count(node); i++)
+    scan_literals(ts_node_child(node, i), src, file, needle, found);
 }
 
-/* The files that frame a C file: emit_file.c alone, for a variant and
- * the reference alike (the reference's own file printer is gone). */
-Test(layering, only_emit_file_writes_a_files_includes) {
+/* The string literals of dir's C files (but `except`) that hold needle,
+ * one line each ("" when none). */
+static char *literals_with(const char *dir, const char *except, const char *needle) {
   StrBuf found;
   sb_init(&found);
-  DIR *d = opendir("emit");
-  cr_assert(d, "no emit/: run from the source tree");
+  DIR *d = opendir(dir);
+  cr_assert(d, "no %s/: run from the source tree", dir);
   TSParser *p = ts_parser_new();
   ts_parser_set_language(p, tree_sitter_c());
   for (struct dirent *e; (e = readdir(d));) {
     size_t n = strlen(e->d_name);
-    if (n < 3 || strcmp(e->d_name + n - 2, ".c") || !strcmp(e->d_name, "emit_file.c")) continue;
+    if (n < 3 || strcmp(e->d_name + n - 2, ".c") || (except && !strcmp(e->d_name, except))) continue;
     char path[512];
-    snprintf(path, sizeof path, "emit/%s", e->d_name);
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     size_t len;
     char *src = read_file(path, &len);
     cr_assert(src, "cannot read %s", path);
     TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
-    scan_includes(ts_tree_root_node(t), src, path, &found);
+    scan_literals(ts_tree_root_node(t), src, path, needle, &found);
     ts_tree_delete(t);
     free(src);
   }
   closedir(d);
   ts_parser_delete(p);
-  cr_expect(!found.len, "a file of emit/ other than emit_file.c writes #include lines:\n%s", found.data);
-  sb_free(&found);
+  return sb_take(&found);
+}
+
+/* The files that frame a C file: emit_file.c alone, for a variant and
+ * the reference alike (the reference's own file printer is gone). */
+Test(layering, only_emit_file_writes_a_files_includes) {
+  char *found = literals_with("emit", "emit_file.c", "#include");
+  cr_expect_str_empty(found, "a file of emit/ other than emit_file.c writes #include lines:\n%s", found);
+  free(found);
+}
+
+/* Text lower/ decides is not spelled in emit/: a call argument's cast
+ * (lower/call_args.c), the line the check's C runs where an intrinsic
+ * falls back (lower/intrinsic.c), the bytes an on-chip buffer takes
+ * (lower_scope_note). */
+Test(layering, emit_spells_no_cast_fallback_line_or_byte_range) {
+  const char *decided[] = {" (*)", "npu_cu_fallback", "bytes ["};
+  for (int i = 0; i < 3; i++) {
+    char *found = literals_with("emit", NULL, decided[i]);
+    cr_expect_str_empty(found, "emit/ spells what lower/ decides:\n%s", found);
+    free(found);
+  }
 }
 
 /* The reference's text is its LoweredModule as emit_c_source prints it,

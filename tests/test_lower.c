@@ -404,6 +404,93 @@ Test(lower, a_synchronous_copy_is_a_start_and_its_wait) {
   npg_close(s);
 }
 
+static bool is_onchip_decl_past_base(const Stmt *s) {
+  return !s->low && s->kind == ST_DECL && s->buf && buffer_onchip(s->buf) && s->buf->offset;
+}
+
+/* An on-chip buffer declared past its scope's base gets its place
+ * (Stmt.scope_at) where the DMA pass lowers its declaration, with the
+ * tidying pass or without it; the check refuses a declaration without it
+ * (the C would put it at the base, over A_dm). */
+Test(lower, an_onchip_declaration_says_where_in_its_scope_it_lives) {
+  const char *src = "#include <stdint.h>\n"
+                    "void k(const int8_t A[64][64], const int8_t B[64][64], int32_t C[64][64]) {\n"
+                    "  for (int i = 0; i < 64; i++)\n"
+                    "    for (int j = 0; j < 64; j++)\n"
+                    "      s: C[i][j] = A[i][j] + B[i][j];\n"
+                    "}\n"
+                    "#pragma npu schedule(k, v)\n"
+                    "#pragma npu split(i, 16, io, ii)\n"
+                    "#pragma npu cache_read(A, dm, io, A_dm)\n"
+                    "#pragma npu cache_read(B, dm, io, B_dm)\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
+  int v = npg_variant_index(s, "v");
+  Arena a;
+  arena_init(&a, 0);
+  Kernel *untidied = lower_kernel_as_written(&a, s->v[v].ir, &s->target);
+  Stmt **decl = find(untidied, is_onchip_decl_past_base, 0);
+  cr_assert_not_null(decl);
+  cr_expect_not_null((*decl)->scope_at, "%s without the tidying pass", (*decl)->buf->name);
+  Kernel *k = lowered(&a, s, v);
+  char why[600];
+  cr_assert(check(k, s->target.dma_max_tokens, why, sizeof why), "%s", why);
+  decl = find(k, is_onchip_decl_past_base, 0);
+  cr_assert_not_null(decl);
+  cr_assert_not_null((*decl)->scope_at);
+  (*decl)->scope_at = NULL;
+  cr_assert(!check(k, s->target.dma_max_tokens, why, sizeof why));
+  cr_expect_str_eq(why, "the declaration of B_dm (line 10) has no place in dm (byte 1024): it would print at the "
+                        "scope's base");
+  arena_free(&a);
+  npg_close(s);
+}
+
+static bool is_lowered_guard(const Stmt *s) { return !s->low && s->kind == ST_IF && s->note; }
+static bool is_both_copies(const Stmt *s) { return s->low && s->low->kind == LOW_VIEW && !s->low->decl && !s->low->view_copy; }
+static bool is_call(const Stmt *s) { return !s->low && s->kind == ST_BLOCK && s->call; }
+static bool is_guarded_call(const Stmt *s) { return s->kind == ST_FOR && s->intrin_call && s->intrin_call->guard; }
+
+/* What the printer once worked out while printing is in the lowered IR,
+ * decided where the node is made: a guard of counters printed as it is
+ * (no hooks), the comment saying where an on-chip buffer lives, the cast
+ * a call's argument needs, the line the check's C runs where an
+ * intrinsic falls back. */
+Test(lower, the_lowered_ir_holds_what_the_printer_once_decided) {
+  Arena a;
+  arena_init(&a, 0);
+  int v;
+  NpgSession *s = matmul_nu(&v);
+  Kernel *k = lowered(&a, s, v);
+  Stmt **guard = find(k, is_lowered_guard, 0), **view = find(k, is_both_copies, 0);
+  cr_assert(guard && view);
+  cr_expect((*guard)->plain_cond, "%s", (*guard)->note);
+  cr_expect_str_eq((*view)->low->scope_note, "nu_ib, bytes [0, 262144): two copies of 131072 bytes");
+  npg_close(s);
+  s = open_example("examples/program_npu.c");
+  k = lowered(&a, s, npg_variant_index(s, "layer"));
+  Stmt **call = find(k, is_call, 1); /* add_bias(acc, ...): acc is not const */
+  cr_assert(call && (*call)->arg_casts, "%s", call ? (*call)->call->name : "no call");
+  cr_expect_str_eq((*call)->arg_casts[0], "(const int32_t (*)[128])");
+  cr_expect_null((*call)->arg_casts[1]);
+  char why[600];
+  cr_assert(check(k, s->target.dma_max_tokens, why, sizeof why), "%s", why);
+  const char **casts = (*call)->arg_casts;
+  (*call)->arg_casts = NULL; /* a call block some pass made without lower_call */
+  cr_assert(!check(k, s->target.dma_max_tokens, why, sizeof why));
+  cr_expect_str_eq(why, "the call of add_bias (line 47) was not lowered: its arguments' casts are not decided");
+  (*call)->arg_casts = casts;
+  npg_close(s);
+  s = open_example("examples/conv2d_fused_npu.c");
+  k = lowered(&a, s, npg_variant_index(s, "fused"));
+  Stmt **guarded = find(k, is_guarded_call, 0);
+  cr_assert_not_null(guarded);
+  cr_expect(strstr((*guarded)->intrin_call->fallback_mark, "npu_cu_fallback(\"npu_vu_"), "%s",
+            (*guarded)->intrin_call->fallback_mark);
+  arena_free(&a);
+  npg_close(s);
+}
+
 /* A parameter never used and a local never read are `unused` nodes of
  * the lowered IR (lower/unused.c), emitted as `(void)NAME;`. */
 Test(lower, names_never_read_are_unused_nodes) {
