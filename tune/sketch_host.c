@@ -2,9 +2,12 @@
  * CPU, for a kernel that stays in host memory (npugen tune --host) or that
  * no NPU sketch fits. Steps: the init into a nest of its own
  * (decompose_reduction), tile the last two spatial loops, split the
- * reduction loop, reorder the six loops, vectorize the j tile loop (an
- * OpenMP simd hint), unroll the k tile loop, parallel on the outermost
- * loop. The engine proves each step as for any candidate (a reorder that
+ * reduction loop, reorder the six loops, then either vectorize the j tile
+ * loop (an OpenMP simd hint) and unroll the k tile loop, or block for
+ * registers: k's tile loop outside a tile of at most REG_MAX statements
+ * unrolled whole, so that the compiler keeps the tile of C in vector
+ * registers across k (Halide's classic schedule; the seed); parallel on
+ * the outermost loop. The engine proves each step as for any candidate (a reorder that
  * would break the reduction's order, a parallel loop that carries a
  * dependence are refused), and the cost is the variant's measured time
  * (tune/host_timer.c). */
@@ -14,15 +17,22 @@
 
 #include "tune/tune.h"
 
-enum { K_TI, K_TJ, K_TK, K_OUTER, K_INNER, K_UNROLL, K_VEC, K_PAR, HOST_KNOBS };
+enum { K_TI, K_TJ, K_TK, K_OUTER, K_INNER, K_UNROLL, K_VEC, K_PAR, K_REG, HOST_KNOBS };
+
+/* A register block holds at most this many elements of C: 8 x 16 floats
+ * are 16 AVX2 vectors (a larger tile, unrolled, spills and only grows the
+ * code: such a candidate is the tile without the block). */
+enum { REG_MAX = 128 };
 
 /* The tile loops' orders: outer (over tiles) and inner (within a tile). */
 static const char *outer_order[] = {"%1$so, %2$so, %3$so", "%1$so, %3$so, %2$so", "%2$so, %1$so, %3$so"};
 static const char *inner_order[] = {"%1$si, %3$si, %2$si", "%1$si, %2$si, %3$si", "%3$si, %1$si, %2$si"};
 
 /* With tails (a tile size that does not divide its extent), the tails are
- * split off by loop_partition right after the tile (j first, so that the
- * i pieces copy both j pieces): the guard-free main piece keeps the loop
+ * split off by loop_partition right after the tile (i first, then j in
+ * each i piece: a j piece cut before the i partition keeps its guard in
+ * the i main piece, since the partition that drops the i guard does not
+ * turn the j guard into a bound there): the guard-free main piece keeps the loop
  * names and gets the steps; the tail pieces stay plain loops, with their
  * bounds and no guard. The tiles' own loops (io, jo) then stay outermost:
  * a loop holding two pieces is no perfect nest to reorder. */
@@ -31,23 +41,31 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
 #define V(k) (sk->knobs[k].val[ch[k]])
   long long ti = V(K_TI), tj = V(K_TJ), tk = V(K_TK), unroll = V(K_UNROLL);
   bool tails = f->m % ti || f->n % tj;
+  bool reg = V(K_REG) && ti * tj <= REG_MAX;
   sb_printf(sb, "#pragma npu decompose_reduction(%s, %s)\n", f->init, f->top);
   sb_printf(sb, "#pragma npu tile(%s, %s, %lld, %lld, %so, %so, %si, %si)\n", f->i, f->j, ti, tj, f->i, f->j, f->i,
             f->j);
-  if (f->n % tj) sb_printf(sb, "#pragma npu loop_partition(%so, %lld)\n", f->j, (long long)f->n / tj);
   if (f->m % ti) sb_printf(sb, "#pragma npu loop_partition(%so, %lld)\n", f->i, (long long)f->m / ti);
+  if (f->n % tj) sb_printf(sb, "#pragma npu loop_partition(%so, %lld)\n", f->j, (long long)f->n / tj);
+  /* the i tail piece's copy of jo (named jo_1 by the i partition, the
+   * first copy of jo) is cut too: each piece's guard becomes its bound */
+  if (f->m % ti && f->n % tj) sb_printf(sb, "#pragma npu loop_partition(%so_1, %lld)\n", f->j, (long long)f->n / tj);
   sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->k, tk, f->k, f->k);
   sb_printf(sb, "#pragma npu reorder(");
   if (!tails) {
     sb_printf(sb, outer_order[V(K_OUTER)], f->i, f->j, f->k);
     sb_printf(sb, ", ");
   } else sb_printf(sb, "%so, ", f->k);
-  sb_printf(sb, inner_order[V(K_INNER)], f->i, f->j, f->k);
+  sb_printf(sb, reg ? inner_order[2] : inner_order[V(K_INNER)], f->i, f->j, f->k);
   sb_printf(sb, ")\n");
-  /* marks before the unroll: its copies of a marked loop keep the mark */
-  if (V(K_VEC)) sb_printf(sb, "#pragma npu vectorize(%si)\n", f->j);
-  if (unroll >= tk) sb_printf(sb, "#pragma npu unroll(%si)\n", f->k);
-  else if (unroll > 1) sb_printf(sb, "#pragma npu unroll(%si, %lld)\n", f->k, unroll);
+  if (reg) /* the compiler vectorizes the unrolled rows itself (SLP) */
+    sb_printf(sb, "#pragma npu unroll(%si)\n#pragma npu unroll(%si)\n", f->j, f->i);
+  else {
+    /* marks before the unroll: its copies of a marked loop keep the mark */
+    if (V(K_VEC)) sb_printf(sb, "#pragma npu vectorize(%si)\n", f->j);
+    if (unroll >= tk) sb_printf(sb, "#pragma npu unroll(%si)\n", f->k);
+    else if (unroll > 1) sb_printf(sb, "#pragma npu unroll(%si, %lld)\n", f->k, unroll);
+  }
   if (V(K_PAR)) {
     char io[80];
     snprintf(io, sizeof io, "%so", V(K_OUTER) == 2 && !tails ? f->j : f->i);
@@ -82,12 +100,15 @@ void tune_sketch_host(TuneSpace *sp) {
     if (f.kk % tk[i] == 0) tk[ndiv++] = tk[i];
   ntk = ndiv;
   if (!ntk) tk[ntk++] = f.kk;
-  /* the seed: 32 x 64 tiles (a 64-float row of B's tile is 4 vectors of
-   * AVX2 twice), k by 8, the vector loop innermost, parallel rows */
+  /* the seed: a register block of 8 x 16 (8 rows of two AVX2 vectors, 16
+   * accumulators), k whole up to 1024 (B's panel of 16 columns stays in
+   * L2), serial: gcc's OpenMP outlining passes the arrays in a struct
+   * without their restrict, and the block then goes back to memory at
+   * every k (10x slower at 1024^3); the search still tries parallel */
   int seed_i = 0, seed_j = 0, seed_k = 0;
-  for (int i = 0; i < nti; i++) seed_i = ti[i] <= 32 ? i : seed_i;
-  for (int i = 0; i < ntj; i++) seed_j = tj[i] <= 64 ? i : seed_j;
-  for (int i = 0; i < ntk; i++) seed_k = tk[i] <= 8 ? i : seed_k;
+  for (int i = 0; i < nti; i++) seed_i = ti[i] <= 8 ? i : seed_i;
+  for (int i = 0; i < ntj; i++) seed_j = tj[i] <= 16 ? i : seed_j;
+  for (int i = 0; i < ntk; i++) seed_k = tk[i] <= 1024 ? i : seed_k;
   tune_knob(sk, K_TI, "ti", ti, nti, seed_i);
   tune_knob(sk, K_TJ, "tj", tj, ntj, seed_j);
   tune_knob(sk, K_TK, "tk", tk, ntk, seed_k);
@@ -95,7 +116,8 @@ void tune_sketch_host(TuneSpace *sp) {
   tune_knob(sk, K_INNER, "inner", orders, 3, 0);
   tune_knob(sk, K_UNROLL, "unroll", unroll, 4, 2);
   tune_knob(sk, K_VEC, "vectorize", flag, 2, 1);
-  tune_knob(sk, K_PAR, "parallel", flag, 2, 1);
+  tune_knob(sk, K_PAR, "parallel", flag, 2, 0);
+  tune_knob(sk, K_REG, "regblock", flag, 2, 1);
   sk->nknobs = HOST_KNOBS;
   sk->render = render;
   sk->estimate = NULL; /* no model of the CPU: every candidate is timed */

@@ -1,6 +1,7 @@
-/* A float matmul whose sizes the host sketch's seed tile (32 rows) does
- * not divide: the tail rows are split off by loop_partition. */
-#define M 40
+/* A float matmul whose sizes the host sketch's seed tile (a register
+ * block of 8 rows by 16 columns) does not divide: the tail rows and
+ * columns are split off by loop_partition. */
+#define M 44
 #define N 24
 #define K 16
 void mm(const float A[M][K], const float B[K][N], float C[M][N]) {
