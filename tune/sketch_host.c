@@ -20,8 +20,8 @@
 enum { K_TI, K_TJ, K_TK, K_OUTER, K_INNER, K_UNROLL, K_VEC, K_PAR, K_REG, HOST_KNOBS };
 
 /* A register block holds at most this many elements of C: 8 x 16 floats
- * are 16 AVX2 vectors (a larger tile, unrolled, spills and only grows the
- * code: such a candidate is the tile without the block). */
+ * are 16 AVX2 vectors, all of them (a larger tile, unrolled, spills and
+ * only grows the code: such a candidate is the tile without the block). */
 enum { REG_MAX = 128 };
 
 /* The tile loops' orders: outer (over tiles) and inner (within a tile). */
@@ -36,6 +36,28 @@ static const char *inner_order[] = {"%1$si, %3$si, %2$si", "%1$si, %2$si, %3$si"
  * names and gets the steps; the tail pieces stay plain loops, with their
  * bounds and no guard. The tiles' own loops (io, jo) then stay outermost:
  * a loop holding two pieces is no perfect nest to reorder. */
+/* A tail piece (its loops' copies named <loop>_<copy>) blocked for
+ * registers as the main piece is, when its rows x cols fit the block:
+ * else it stays a plain loop nest, k innermost. */
+static void block_tail(const TuneContraction *f, int copy, long long rows, long long cols, StrBuf *sb) {
+  if (rows * cols > REG_MAX) return;
+  sb_printf(sb, "#pragma npu reorder(%s_%d, %si_%d, %si_%d)\n", f->k, copy, f->i, copy, f->j, copy);
+  sb_printf(sb, "#pragma npu unroll(%si_%d)\n#pragma npu unroll(%si_%d)\n", f->j, copy, f->i, copy);
+}
+
+/* The tail pieces the partitions above made, by the copy number each
+ * partition gave their loops: the i partition copies first (_1), then
+ * the j partition in the i main piece (_1 alone, _2 after an i
+ * partition), then in the i tail piece (_3). */
+static void block_tails(const TuneContraction *f, long long ti, long long tj, StrBuf *sb) {
+  long long mi = f->m % ti, nj = f->n % tj;
+  if (mi && nj) {
+    block_tail(f, 2, ti, nj, sb);
+    block_tail(f, 1, mi, tj, sb);
+    block_tail(f, 3, mi, nj, sb);
+  } else if (mi || nj) block_tail(f, 1, mi ? mi : ti, nj ? nj : tj, sb);
+}
+
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   const TuneContraction *f = sk->data;
 #define V(k) (sk->knobs[k].val[ch[k]])
@@ -58,9 +80,10 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   } else sb_printf(sb, "%so, ", f->k);
   sb_printf(sb, reg ? inner_order[2] : inner_order[V(K_INNER)], f->i, f->j, f->k);
   sb_printf(sb, ")\n");
-  if (reg) /* the compiler vectorizes the unrolled rows itself (SLP) */
+  if (reg) { /* the compiler vectorizes the unrolled rows itself (SLP) */
     sb_printf(sb, "#pragma npu unroll(%si)\n#pragma npu unroll(%si)\n", f->j, f->i);
-  else {
+    block_tails(f, ti, tj, sb);
+  } else {
     /* marks before the unroll: its copies of a marked loop keep the mark */
     if (V(K_VEC)) sb_printf(sb, "#pragma npu vectorize(%si)\n", f->j);
     if (unroll >= tk) sb_printf(sb, "#pragma npu unroll(%si)\n", f->k);
@@ -72,6 +95,19 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
     sb_printf(sb, "#pragma npu parallel(%s)\n", f->batch_loop ? f->batch_loop : io);
   }
 #undef V
+}
+
+static bool has_size(const long long *v, int n, long long x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+static void insert_sorted(long long *v, int *n, long long x) {
+  int i = *n;
+  for (; i > 0 && v[i - 1] > x; i--) v[i] = v[i - 1];
+  v[i] = x;
+  (*n)++;
 }
 
 void tune_sketch_host(TuneSpace *sp) {
@@ -92,7 +128,10 @@ void tune_sketch_host(TuneSpace *sp) {
   snprintf(sk->name, sizeof sk->name, "host:cc");
   long long ti[TUNE_MAX_CHOICES], tj[TUNE_MAX_CHOICES], tk[TUNE_MAX_CHOICES];
   long long orders[3] = {0, 1, 2}, unroll[4] = {1, 2, 4, 8}, flag[2] = {0, 1};
-  int nti = tune_tile_sizes(f.m, 4, ti, TUNE_MAX_CHOICES), ntj = tune_tile_sizes(f.n, 8, tj, TUNE_MAX_CHOICES);
+  int nti = tune_tile_sizes(f.m, 4, ti, TUNE_MAX_CHOICES - 1), ntj = tune_tile_sizes(f.n, 8, tj, TUNE_MAX_CHOICES);
+  /* 6 rows: a register block of 6 x 16 floats is 12 AVX2 accumulators,
+   * with the vector of B and the broadcast of A 14 of its 16 registers */
+  if (f.m >= 6 && !has_size(ti, nti, 6)) insert_sorted(ti, &nti, 6);
   int ntk = tune_tile_sizes(f.kk, 2, tk, TUNE_MAX_CHOICES);
   /* k's tiles divide it: a k tail would be a second loop beside ko's in the nest that reorder reorders */
   int ndiv = 0;
@@ -100,13 +139,13 @@ void tune_sketch_host(TuneSpace *sp) {
     if (f.kk % tk[i] == 0) tk[ndiv++] = tk[i];
   ntk = ndiv;
   if (!ntk) tk[ntk++] = f.kk;
-  /* the seed: a register block of 8 x 16 (8 rows of two AVX2 vectors, 16
-   * accumulators), k whole up to 1024 (B's panel of 16 columns stays in
-   * L2), serial: gcc's OpenMP outlining passes the arrays in a struct
+  /* the seed: a register block of 6 x 16 (6 rows of two AVX2 vectors, 12
+   * accumulators: 8 x 16 spills three), k whole up to 1024 (B's panel of
+   * 16 columns stays in L2), serial: gcc's OpenMP outlining passes the arrays in a struct
    * without their restrict, and the block then goes back to memory at
    * every k (10x slower at 1024^3); the search still tries parallel */
   int seed_i = 0, seed_j = 0, seed_k = 0;
-  for (int i = 0; i < nti; i++) seed_i = ti[i] <= 8 ? i : seed_i;
+  for (int i = 0; i < nti; i++) seed_i = ti[i] <= 6 ? i : seed_i;
   for (int i = 0; i < ntj; i++) seed_j = tj[i] <= 16 ? i : seed_j;
   for (int i = 0; i < ntk; i++) seed_k = tk[i] <= 1024 ? i : seed_k;
   tune_knob(sk, K_TI, "ti", ti, nti, seed_i);

@@ -1,5 +1,5 @@
 /* A float matmul whose sizes the host sketch's seed tile (a register
- * block of 8 rows by 16 columns) does not divide: the tail rows and
+ * block of 6 rows by 16 columns) does not divide: the tail rows and
  * columns are split off by loop_partition. */
 #define M 44
 #define N 24
