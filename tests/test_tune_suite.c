@@ -123,6 +123,20 @@ Test(tune_suite, host_tails_are_split_off_by_loop_partition) {
   cr_expect(tuned && !strstr(tuned, "  if "), "no guard in the tuned variant's IR: %s", tuned ? tuned : out);
 }
 
+/* The register block needs a restrict output (else gcc stores C at every
+ * k, in case it changes A or B): a kernel without restrict is seeded with
+ * tiles whose j loop is vectorized, its simd hint waiving the aliasing. */
+Test(tune_suite, without_restrict_the_host_seed_vectorizes_instead_of_blocking) {
+  const char *f = "tests/kernels/tune_matmul_small.c";
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd, "d=$(mktemp -d) && %s tune %s --host --seed 1 --trials 1 -o $d/t.sched 2>&1 && cat $d/t.sched; "
+           "rc=$?; rm -rf $d; exit $rc", npugen(), f);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "vectorize=1 parallel=1 regblock=0") && strstr(out, "#pragma npu vectorize(ji)\n") &&
+                !strstr(out, "#pragma npu unroll(ii)"),
+            "%s", out);
+}
+
 /* A 3x3 convolution on the host: its taps' loops are a window, unrolled
  * whole, and the loop around them is vectorized (before: the only knob
  * was on the innermost tap loop s, vectorize or unroll by 2 or 4 of a

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/session_ir.h"
 #include "tune/tune.h"
 
 enum { K_TI, K_TJ, K_TK, K_OUTER, K_INNER, K_UNROLL, K_VEC, K_PAR, K_REG, HOST_KNOBS };
@@ -110,6 +111,15 @@ static void insert_sorted(long long *v, int *n, long long x) {
   (*n)++;
 }
 
+/* Is the kernel's output array c declared restrict (`float C[restrict N][N]`)? */
+static bool output_restrict(const TuneSpace *sp, const char *c) {
+  const Module *m = session_module(sp->s);
+  const Kernel *k = m ? module_kernel(m, sp->kernel) : NULL;
+  for (const Param *p = k ? k->params : NULL; p; p = p->next)
+    if (p->buf && !strcmp(p->buf->name, c)) return p->buf->is_restrict;
+  return false;
+}
+
 void tune_sketch_host(TuneSpace *sp) {
   TuneContraction f;
   memset(&f, 0, sizeof f);
@@ -139,15 +149,21 @@ void tune_sketch_host(TuneSpace *sp) {
     if (f.kk % tk[i] == 0) tk[ndiv++] = tk[i];
   ntk = ndiv;
   if (!ntk) tk[ntk++] = f.kk;
-  /* the seed: a register block of 6 x 16 (6 rows of two AVX2 vectors, 12
-   * accumulators: 8 x 16 spills three), k whole up to 1024 (B's panel of
-   * 16 columns stays in L2), serial: gcc's OpenMP outlining passes the arrays in a struct
-   * without their restrict, and the block then goes back to memory at
-   * every k (10x slower at 1024^3); the search still tries parallel */
+  /* the seed, when the output is restrict: a register block of 6 x 16 (6
+   * rows of two AVX2 vectors, 12 accumulators: 8 x 16 spills three), k
+   * whole up to 1024 (B's panel of 16 columns stays in L2), serial: gcc's
+   * OpenMP outlining passes the arrays in a struct without their
+   * restrict, and the block then goes back to memory at every k (10x
+   * slower at 1024^3); the search still tries parallel. Without restrict
+   * the compiler cannot keep C in registers across k (a store to C might
+   * change A or B): 32 x 64 tiles (a 64-float row of B's tile is 4 AVX2
+   * vectors twice), k by 8, the vector loop innermost (its simd hint
+   * waives the aliasing), parallel rows. */
+  bool reg = output_restrict(sp, f.c);
   int seed_i = 0, seed_j = 0, seed_k = 0;
-  for (int i = 0; i < nti; i++) seed_i = ti[i] <= 6 ? i : seed_i;
-  for (int i = 0; i < ntj; i++) seed_j = tj[i] <= 16 ? i : seed_j;
-  for (int i = 0; i < ntk; i++) seed_k = tk[i] <= 1024 ? i : seed_k;
+  for (int i = 0; i < nti; i++) seed_i = ti[i] <= (reg ? 6 : 32) ? i : seed_i;
+  for (int i = 0; i < ntj; i++) seed_j = tj[i] <= (reg ? 16 : 64) ? i : seed_j;
+  for (int i = 0; i < ntk; i++) seed_k = tk[i] <= (reg ? 1024 : 8) ? i : seed_k;
   tune_knob(sk, K_TI, "ti", ti, nti, seed_i);
   tune_knob(sk, K_TJ, "tj", tj, ntj, seed_j);
   tune_knob(sk, K_TK, "tk", tk, ntk, seed_k);
@@ -155,8 +171,8 @@ void tune_sketch_host(TuneSpace *sp) {
   tune_knob(sk, K_INNER, "inner", orders, 3, 0);
   tune_knob(sk, K_UNROLL, "unroll", unroll, 4, 2);
   tune_knob(sk, K_VEC, "vectorize", flag, 2, 1);
-  tune_knob(sk, K_PAR, "parallel", flag, 2, 0);
-  tune_knob(sk, K_REG, "regblock", flag, 2, 1);
+  tune_knob(sk, K_PAR, "parallel", flag, 2, !reg);
+  tune_knob(sk, K_REG, "regblock", flag, 2, reg);
   sk->nknobs = HOST_KNOBS;
   sk->render = render;
   sk->estimate = NULL; /* no model of the CPU: every candidate is timed */
