@@ -3,7 +3,7 @@
 #   make run        check examples/matmul.c and write its emitted C to out/
 #   make test       normal + ASan/UBSan builds, whole Criterion suite in both
 #   make bench      benchmark table (one run, ratios)
-#   make bench-peers  npugen's CPU matmul against Halide's JIT (INSTALL_HALIDE=1)
+#   make bench-peers  npugen tune --host against Halide's JIT and gcc -O3 (INSTALL_HALIDE=1)
 #   make install PREFIX=/usr/local
 
 PREFIX  ?= /usr/local
@@ -170,11 +170,12 @@ $(BUILD)/vu_families_gen: $(BUILD)/obj/scripts/vu_families_gen.o $(BUILD)/intern
 bench: all
 	bash bench/run.sh
 
-# npugen's CPU matmul against Halide's JIT (bench/peers/run.sh); a bench, not
-# a test. INSTALL_HALIDE=1 apt-gets libhalide14-0-dev first.
+# npugen tune --host's schedules against Halide's JIT and gcc -O3
+# (bench/peers/run.sh); a bench, not a test. INSTALL_HALIDE=1 apt-gets
+# libhalide14-0-dev first; TUNE=1 tunes the schedules again first.
 .PHONY: bench-peers
 bench-peers: all
-	INSTALL_HALIDE=$(INSTALL_HALIDE) bash bench/peers/run.sh
+	INSTALL_HALIDE=$(INSTALL_HALIDE) TUNE=$(TUNE) bash bench/peers/run.sh
 
 # The installed npugen and libnpugen read the semantics kernels from
 # PREFIX/share/npugen/npu_intrinsics: they are linked apart (build/install)

@@ -108,12 +108,52 @@ Test(tune_suite, host_tails_are_split_off_by_loop_partition) {
            "rc=$?; rm -rf $d; exit $rc",
            npugen(), f, npugen(), f, npugen(), f);
   cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "1 sketch: host:cc") && strstr(out, "#pragma npu tile(i, j, 32, ") &&
-                strstr(out, "#pragma npu loop_partition(io, 1)\n") && strstr(out, "#pragma npu reorder(ko, "),
-            "%s", out);
+  cr_expect(strstr(out, "1 sketch: host:cc") && strstr(out, "#pragma npu tile(i, j, 6, 16, ") &&
+                strstr(out, "#pragma npu loop_partition(io, 7)\n#pragma npu loop_partition(jo, 1)\n"
+                       "#pragma npu loop_partition(jo_1, 1)\n") &&
+                strstr(out, "#pragma npu reorder(ko, ki, ii, ji)\n#pragma npu unroll(ji)\n#pragma npu unroll(ii)\n"),
+            "the seed's register block, its tails split off: %s", out);
+  /* each tail piece is blocked for registers too (before: a plain nest,
+   * a dot product along k with B's column stride) */
+  cr_expect(strstr(out, "#pragma npu reorder(k_2, ii_2, ji_2)\n#pragma npu unroll(ji_2)\n") &&
+                strstr(out, "#pragma npu reorder(k_1, ii_1, ji_1)\n") && strstr(out, "#pragma npu reorder(k_3, ii_3, ji_3)\n"),
+            "the tails' register blocks: %s", out);
   cr_expect(strstr(out, "mm_tail_f32_mm_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
   const char *tuned = strstr(out, "kernel mm_tail_f32_mm_tuned(");
   cr_expect(tuned && !strstr(tuned, "  if "), "no guard in the tuned variant's IR: %s", tuned ? tuned : out);
+}
+
+/* The register block needs a restrict output (else gcc stores C at every
+ * k, in case it changes A or B): a kernel without restrict is seeded with
+ * tiles whose j loop is vectorized, its simd hint waiving the aliasing. */
+Test(tune_suite, without_restrict_the_host_seed_vectorizes_instead_of_blocking) {
+  const char *f = "tests/kernels/tune_matmul_small.c";
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd, "d=$(mktemp -d) && %s tune %s --host --seed 1 --trials 1 -o $d/t.sched 2>&1 && cat $d/t.sched; "
+           "rc=$?; rm -rf $d; exit $rc", npugen(), f);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "vectorize=1 parallel=1 regblock=0") && strstr(out, "#pragma npu vectorize(ji)\n") &&
+                !strstr(out, "#pragma npu unroll(ii)"),
+            "%s", out);
+}
+
+/* A 3x3 convolution on the host: its taps' loops are a window, unrolled
+ * whole, and the loop around them is vectorized (before: the only knob
+ * was on the innermost tap loop s, vectorize or unroll by 2 or 4 of a
+ * 3-trip reduction, and tune's best left the kernel as written). */
+Test(tune_suite, a_window_of_taps_is_unrolled_and_the_loop_around_it_vectorized) {
+  const char *f = "tests/kernels/tune_suite/conv3x3_small.c";
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --host --seed 1 --trials 1 -o $d/t.sched 2>&1 && cat $d/t.sched && "
+           "%s check %s --schedule $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), f, npugen(), f);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "1 sketch: host:loops") && strstr(out, "host:loops par_y=0 win_x=1") &&
+                strstr(out, "#pragma npu unroll(s)\n#pragma npu unroll(r)\n#pragma npu vectorize(x)\n"),
+            "the window unrolled, x vectorized: %s", out);
+  cr_expect(!strstr(out, "in_s"), "no knob on a loop of the window: %s", out);
+  cr_expect(strstr(out, "conv3x3_small_conv_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
 }
 
 /* A variant that leaves its work on the CU: its roofline is below 50%

@@ -6,7 +6,11 @@
  *     it), on or off;
  *   - on each innermost loop: nothing, vectorize, or unroll by 2 or 4
  *     (unroll(loop, f) splits the tail off as a remainder loop: no guard
- *     lands in the unrolled body).
+ *     lands in the unrolled body);
+ *   - on a loop around a window (loops of a few constant trips, WINDOW_MAX
+ *     instances at most: a 3x3 convolution's taps): nothing, or the
+ *     window unrolled whole and the loop around it vectorized, so that
+ *     the sum stays in a vector register (Halide's stencil schedule).
  * Each step is proven alone (a probe) before it becomes a knob, so a knob
  * is only offered where its step is legal by itself; the engine still
  * proves every candidate whole. The seed turns on every proven vectorize
@@ -18,18 +22,26 @@
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
-enum { PLACE_PAR, PLACE_INNER };
+enum { PLACE_PAR, PLACE_INNER, PLACE_WINDOW };
 enum { INNER_NONE, INNER_VEC, INNER_UNROLL2, INNER_UNROLL4, INNER_CHOICES };
+
+/* A window's loops run at most WINDOW_TRIPS times each (taps, not a
+ * kernel's own small extents), and unrolled whole they are at most
+ * WINDOW_MAX copies of their body (a 5x5 window is 25): more only grows
+ * the code. */
+enum { WINDOW_TRIPS = 8, WINDOW_MAX = 32 };
 
 typedef struct {
   int nplace;
-  int place[TUNE_MAX_KNOBS];          /* PLACE_PAR or PLACE_INNER */
+  int place[TUNE_MAX_KNOBS];          /* PLACE_PAR, PLACE_INNER or PLACE_WINDOW */
   const char *loop[TUNE_MAX_KNOBS];   /* the loop each knob marks */
+  char window[TUNE_MAX_KNOBS][256];   /* PLACE_WINDOW: its loops' unroll steps, innermost first */
 } LoopKnobs;
 
 /* One knob's step for choice c, appended to sb (nothing for choice 0). */
 static void render_step(const LoopKnobs *f, int i, long long c, StrBuf *sb) {
   if (f->place[i] == PLACE_PAR && c) sb_printf(sb, "#pragma npu parallel(%s)\n", f->loop[i]);
+  else if (f->place[i] == PLACE_WINDOW && c) sb_printf(sb, "%s#pragma npu vectorize(%s)\n", f->window[i], f->loop[i]);
   else if (f->place[i] == PLACE_INNER && c == INNER_VEC) sb_printf(sb, "#pragma npu vectorize(%s)\n", f->loop[i]);
   else if (f->place[i] == PLACE_INNER && c > INNER_VEC)
     sb_printf(sb, "#pragma npu unroll(%s, %d)\n", f->loop[i], c == INNER_UNROLL2 ? 2 : 4);
@@ -50,8 +62,8 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < f->nplace; i++) {
       long long c = sk->knobs[i].val[ch[i]];
-      bool unroll = f->place[i] == PLACE_INNER && c > INNER_VEC;
-      if (f->place[i] == PLACE_INNER && parallel_here(sk, ch, i)) continue;
+      bool unroll = (f->place[i] == PLACE_INNER && c > INNER_VEC) || f->place[i] == PLACE_WINDOW;
+      if (f->place[i] != PLACE_PAR && parallel_here(sk, ch, i)) continue;
       if (unroll == (pass == 0)) render_step(f, i, c, sb);
     }
 }
@@ -77,6 +89,48 @@ static bool step_legal(TuneSpace *sp, const char *fmt, const char *loop, int arg
   char step[200];
   snprintf(step, sizeof step, fmt, loop, arg);
   return tune_probe_steps(sp, step, NULL) != NULL;
+}
+
+/* Are all the loops in list (at any depth) of a few constant trips, the
+ * list unrolled whole at most WINDOW_MAX statements? Their unroll steps,
+ * innermost first, are appended to steps. *count: the statements. */
+static bool window_loops(const Stmt *list, int64_t *count, char *steps, size_t n) {
+  int64_t total = 0;
+  for (const Stmt *s = list; s; s = s->next) {
+    int64_t trips, inner = 1;
+    if (s->kind == ST_IF || (s->kind == ST_BLOCK && !window_loops(s->body, &inner, steps, n))) return false;
+    if (s->kind == ST_FOR) {
+      if (!ir_trip_count(s, &trips) || trips > WINDOW_TRIPS || !window_loops(s->body, &inner, steps, n)) return false;
+      inner *= trips;
+      size_t len = strlen(steps);
+      snprintf(steps + len, n - len, "#pragma npu unroll(%s)\n", s->name);
+    }
+    total += inner;
+    if (total > WINDOW_MAX) return false;
+  }
+  *count = total;
+  return strlen(steps) + 1 < n;
+}
+
+/* Loop s holds a window: its loops unrolled whole and s vectorized,
+ * proven together on the kernel as written. */
+static bool add_window(Finder *fd, const Stmt *s) {
+  LoopKnobs *f = fd->f;
+  int64_t count;
+  if (f->nplace == TUNE_MAX_KNOBS) return false;
+  char *steps = f->window[f->nplace];
+  steps[0] = 0;
+  if (!window_loops(s->body, &count, steps, sizeof f->window[0])) return false;
+  char all[400];
+  snprintf(all, sizeof all, "%s#pragma npu vectorize(%s)\n", steps, s->name);
+  if (!tune_probe_steps(fd->sp, all, NULL)) return false;
+  int i = f->nplace++;
+  f->place[i] = PLACE_WINDOW;
+  f->loop[i] = s->name;
+  fd->nvals[i] = 2;
+  fd->vals[i][0] = 0;
+  fd->vals[i][1] = 1;
+  return true;
 }
 
 static void add_knob(Finder *fd, int place, const char *loop) {
@@ -110,7 +164,7 @@ static void find(Finder *fd, const Stmt *list, bool par) {
     bool here = par && step_legal(fd->sp, "#pragma npu parallel(%s)\n", s->name, 0);
     if (here) add_knob(fd, PLACE_PAR, s->name);
     if (inner) add_knob(fd, PLACE_INNER, s->name);
-    else find(fd, s->body, par && !here);
+    else if (!add_window(fd, s)) find(fd, s->body, par && !here);
   }
 }
 
@@ -128,10 +182,11 @@ void tune_sketch_loops(TuneSpace *sp, const Kernel *k) {
   snprintf(sk->name, sizeof sk->name, "host:loops");
   for (int i = 0; i < f->nplace; i++) {
     char name[32];
-    snprintf(name, sizeof name, "%s_%.24s", f->place[i] == PLACE_PAR ? "par" : "in", f->loop[i]);
-    /* the seed: vectorize where it is legal; serial (two threads pay
+    static const char *const prefix[] = {"par", "in", "win"};
+    snprintf(name, sizeof name, "%s_%.24s", prefix[f->place[i]], f->loop[i]);
+    /* the seed: vectorize where it is legal (windows unrolled); serial (two threads pay
      * only on nests larger than most kernels' own: the search tries them) */
-    int seed = f->place[i] == PLACE_INNER && fd.vals[i][1] == INNER_VEC ? 1 : 0;
+    int seed = (f->place[i] == PLACE_INNER && fd.vals[i][1] == INNER_VEC) || f->place[i] == PLACE_WINDOW ? 1 : 0;
     tune_knob(sk, i, name, fd.vals[i], fd.nvals[i], seed);
   }
   sk->nknobs = f->nplace;
