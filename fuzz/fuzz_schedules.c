@@ -1,7 +1,7 @@
 /* Long random-schedule runs: `make fuzz-schedules N=100000 [SEED=1]`.
  *
  *   fuzz_schedules [-n N] [-s SEED] [-j JOBS] [-t SECONDS] [-T SECONDS] [-u COPIES LEAVES]
- *                  [-k TOKENS] [--cc CC|none] [--in-process [-v]] [FILE...]
+ *                  [-k TOKENS] [-S STEPS] [--cc CC|none] [--in-process [-v]] [FILE...]
  *
  * Runs N cases (fuzz/sched_gen.h) over every kernel file (tests/kernels,
  * tests/kernels/realworld, examples, fuzz/kernels; or the files given); a
@@ -21,7 +21,9 @@
  * 32 new statements, twice the test's; slow legality proofs show up as
  * timeouts). -k plans, emits and runs every case for the default target
  * with at most TOKENS DMAs in flight (its reproductions need a target file
- * with that max_tokens). --in-process runs the cases in this
+ * with that max_tokens). -S bounds each run at STEPS steps (a case past it
+ * is a limit, counted as refused; make test's smoke run uses 2^30, as the
+ * sched_random test does). --in-process runs the cases in this
  * process (for a debugger); -v then prints each case's outcome. */
 /* MAP_ANONYMOUS is not POSIX */
 #define _DEFAULT_SOURCE
@@ -173,7 +175,7 @@ static void record(Records *r, SgFile *f, const SgCase *c, const char *describe)
 
 static void usage(void) {
   fprintf(stderr, "usage: fuzz_schedules [-n N] [-s SEED] [-j JOBS] [-t SECONDS] [-T SECONDS]\n"
-                  "                      [-u MAX_COPIES MAX_NEW_LEAVES] [-k TOKENS]\n"
+                  "                      [-u MAX_COPIES MAX_NEW_LEAVES] [-k TOKENS] [-S STEPS]\n"
                   "                      [--cc CC|none] [--in-process [-v]] [FILE...]\n");
   exit(2);
 }
@@ -203,6 +205,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "-v")) verbose = true;
     else if (!strcmp(argv[i], "--cc") && i + 1 < argc) opt.strict_cc = argv[++i];
     else if (!strcmp(argv[i], "-k") && i + 1 < argc) opt.max_tokens = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-S") && i + 1 < argc) opt.max_steps = strtoull(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "-u") && i + 2 < argc) {
       opt.max_copies = atoi(argv[++i]);
       opt.max_new_leaves = atoi(argv[++i]);
