@@ -255,6 +255,13 @@ Test(sizes, a_split_loop_vectorizes_with_a_run_time_length) {
   NpgSession *s = open_ok(k, sched);
   has(npg_emit_source(s, checked(s, "v")),
       "npu_vu_muls_f32(&y_vm[io * 256], &x_vm[io * 256], npu_clamp(n - io * 256, 256), 2.0f);");
+  /* each size set's figures name the unit that bounds it (before: "NU
+   * 0.0%" for this VU kernel, whose NU never runs) */
+  NpgCheckResult r;
+  cr_assert(npg_check(s, npg_variant_index(s, "v"), 1, &r), "%s", r.message);
+  has(r.summary, "(n = 257: ");
+  has(r.summary, "bound by dma (busy ");
+  cr_expect(!strstr(r.summary, "NU 0.0%"), "%s", r.summary);
   npg_close(s);
   snprintf(sched, sizeof sched, "%s#pragma npu vectorize(i)\n", caches);
   s = open_ok(k, sched);
