@@ -70,14 +70,29 @@ function(npugen_add_kernels target)
     endif()
     string(REGEX REPLACE "\n$" "" names "${names}")
     string(REPLACE "\n" ";" names "${names}")
+    file(RELATIVE_PATH shown "${CMAKE_CURRENT_SOURCE_DIR}" "${src}")
+    # all kernel files emit into one directory: a name two of them emit
+    # would leave one file's code out (its rule never runs), so refuse it
     set(outputs)
+    set(clashes)
+    set(owner)
     foreach(name IN LISTS names)
+      if(DEFINED _npugen_emits_${name})
+        list(APPEND clashes "${name}")
+        set(owner "${_npugen_emits_${name}}")
+      endif()
+      set(_npugen_emits_${name} "${shown}")
       list(APPEND outputs "${outdir}/${name}")
     endforeach()
+    if(clashes)
+      list(JOIN clashes ", " clashes)
+      message(FATAL_ERROR "npugen_add_kernels(${target}): ${owner} and ${shown} both emit "
+        "${clashes} into ${outdir}; rename the variants (schedule(kernel, name)) "
+        "or give the files to two targets")
+    endif()
     # the stamp is the kernel file's own: two files of one base name in two
     # directories (a/k.c, b/k.c) get two, named by a hash of the full path
     get_filename_component(base "${src}" NAME)
-    file(RELATIVE_PATH shown "${CMAKE_CURRENT_SOURCE_DIR}" "${src}")
     string(MAKE_C_IDENTIFIER "${base}" stamp)
     string(SHA1 path_hash "${src}")
     string(SUBSTRING "${path_hash}" 0 12 path_hash)
@@ -89,7 +104,8 @@ function(npugen_add_kernels target)
       DEPENDS ${deps}
       COMMENT "npugen emit ${shown}"
       VERBATIM)
-    list(APPEND sources ${outputs})
+    # the stamp too: the target needs every kernel file's rule to run
+    list(APPEND sources "${stamp}" ${outputs})
   endforeach()
   target_sources(${target} PRIVATE ${sources})
   target_include_directories(${target} PUBLIC "${outdir}")

@@ -3,6 +3,8 @@
 # WORK: configure, build, run (ctest: the program and npugen check); then
 # a schedule file is edited and the build emits that kernel file again
 # (and only it), and a variant added to a schedule file is built too.
+# clash/: two kernel files that emit the same names into one target must
+# fail to configure, naming both (a configure only, no build).
 #   bash tests/embed_project/run.sh PREFIX WORK
 set -euo pipefail
 prefix=$1 work=$2
@@ -33,4 +35,11 @@ grep -q "mm_split.c" "$work/build3.log"
 nm "$work/build/libkernels.a" >"$work/nm.txt"
 grep -q " T mm_split$" "$work/nm.txt"
 (cd "$work/build" && ctest --output-on-failure >"$work/ctest2.log")
-echo "embed_project: built, ran, re-emitted after a schedule edit, picked up a new variant"
+# two kernel files emitting the same names: configure fails and says so
+if cmake -S "$work/src/clash" -B "$work/clash" -DCMAKE_PREFIX_PATH="$prefix" >"$work/clash.log" 2>&1; then
+  echo "embed_project: clash/ configured although mm.c and more/mm.c emit the same names" >&2
+  exit 1
+fi
+clash=$(tr -s ' \n' '  ' <"$work/clash.log") # CMake wraps its messages
+grep -q "npugen_add_kernels(k3): mm.c and more/mm.c both emit mm_one.c, mm_one.h, mm_one_s.c, mm_one_s.h into" <<<"$clash"
+echo "embed_project: built, ran, re-emitted after a schedule edit, picked up a new variant, refused clashing names"
