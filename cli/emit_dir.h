@@ -15,6 +15,7 @@ typedef struct {
   bool prune;           /* --prune: remove this kernel file's files of other inputs too */
   bool force;           /* --force: overwrite or remove a file edited since npugen wrote it */
   const char *rerun;    /* the command that refreshes DIR, for --check's messages */
+  bool refused;         /* a schedule was refused (errors): emit would write nothing, so --check gives no command */
   /* set by emit_dir_open */
   char **names;         /* the files of this run ("v.c", "v.h"), for emit_dir_leftovers */
   int n, cap;
