@@ -168,7 +168,8 @@ Test(embed, following_the_stale_message_loses_nothing) {
 Test(embed, check_messages_can_be_followed_after_a_refusal_or_an_edit) {
   char out[8192];
   int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched -o out && sed -i 's/split(i,/split(q,/' s.sched && "
-                  "$n emit k.c --schedule s.sched -o out --check; echo rc=$?; sed -i 's/split(q,/split(i,/' s.sched && "
+                  "cp k.c k0.c && sed -i 's/2 \\*/3 */' k.c && $n emit k.c --schedule s.sched -o out --check; "
+                  "echo rc=$?; sed -i 's/split(q,/split(i,/' s.sched && cp k0.c k.c && "
                   "echo '/* mine */' >> out/k_split.c && $n emit k.c --schedule s.sched -o out --check 2>msg; "
                   "echo rc=$?; cat msg; cmd=$(sed -n '1s/.*: run: //p' msg); eval \"\\$n ${cmd#npugen }\" && "
                   "$n emit k.c --schedule s.sched -o out --check && echo fresh && echo '/* mine */' >> out/k_split.h && "
@@ -179,6 +180,8 @@ Test(embed, check_messages_can_be_followed_after_a_refusal_or_an_edit) {
   cr_expect_str_eq(out, "s.sched:2:19: error: split: no loop named 'q' in k_split (loops: i)\n"
                         "    2 | #pragma npu split(q, 8, io, ii)\n"
                         "      |                   ^\n"
+                        "npugen: out/k.c is stale, but a schedule was refused (the errors above), and emit writes nothing "
+                        "into out until it is mended\n"
                         "npugen: out/k_split.c: this run emits no variant of that name, but a schedule was refused (the "
                         "errors above): mend it, then check again\n"
                         "npugen: out/k_split.h: this run emits no variant of that name, but a schedule was refused (the "
