@@ -238,6 +238,28 @@ static void report_stale(const EmitDir *d, const ManifestEntry *e, const char *p
             link ? " (a symbolic link, which emit replaces)" : "", d->rerun);
 }
 
+/* Appends ", " (unless out is empty) and the formatted text to out. */
+static void add_input(char *out, size_t n, const char *fmt, const char *a, const char *b) {
+  size_t len = strlen(out);
+  if (len && len + 2 < n) len += (size_t)snprintf(out + len, n - len, ", ");
+  if (len < n) snprintf(out + len, n - len, fmt, a, b);
+}
+
+/* What the earlier run that wrote e had that this one has not: "target T",
+ * "schedule file S (relative to DIR)" or "no schedule file", its options
+ * ("with --assume-no-alias", or "without --assume-no-alias"); "" when the
+ * same. */
+static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
+  out[0] = 0;
+  if (strcmp(e->target, d->target)) add_input(out, n, "target %s%s", e->target, "");
+  if (strcmp(e->schedule, d->schedule_key)) {
+    if (*e->schedule) add_input(out, n, "schedule file %s (relative to %s)", e->schedule, d->dir);
+    else add_input(out, n, "no schedule file%s%s", "", "");
+  }
+  if (strcmp(e->options, d->options))
+    add_input(out, n, "%s%s", *e->options ? "with " : "without ", *e->options ? e->options : d->options);
+}
+
 /* Plans a change: text written to DIR/name, or (text NULL) name removed. */
 static void plan(EmitDir *d, const char *name, const char *text, bool was_link) {
   if (d->nchanges == d->changes_cap) {
@@ -250,7 +272,8 @@ static void plan(EmitDir *d, const char *name, const char *text, bool was_link) 
 /* The manifest names DIR/name as this run writes it. */
 static bool entry_fresh(const EmitDir *d, const ManifestEntry *e, const char *text) {
   return e && !strcmp(e->source, d->source_key) && !strcmp(e->target, d->target) &&
-         !strcmp(e->schedule, d->schedule_key) && e->hash == manifest_hash(text, strlen(text));
+         !strcmp(e->schedule, d->schedule_key) && !strcmp(e->options, d->options) &&
+         e->hash == manifest_hash(text, strlen(text));
 }
 
 int emit_dir_file(EmitDir *d, const char *name, const char *text) {
@@ -278,14 +301,20 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text) {
   }
   if (d->check) {
     if (same_text(path, text) && entry_fresh(d, e, text)) return 0;
-    if (!link && same_text(path, text))
+    char inputs[9000] = "";
+    if (e && !strcmp(e->source, d->source_key)) other_inputs(d, e, inputs, sizeof inputs);
+    if (*inputs && !d->refused && may_replace(d, e, path) == REPLACE_OK) /* an edit or a refusal says more */
+      fprintf(stderr, "npugen: %s is stale: an earlier run emitted it from other inputs (%s): run: %s\n", path, inputs,
+              d->rerun);
+    else if (!link && same_text(path, text))
       fprintf(stderr, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: %s\n",
               path, d->rerun);
     else report_stale(d, e, path, link);
     return 1;
   }
   if (link || !same_text(path, text)) plan(d, name, text, link);
-  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, manifest_hash(text, strlen(text)));
+  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, d->options,
+               manifest_hash(text, strlen(text)));
   d->changed = true;
   return 0;
 }
@@ -294,19 +323,6 @@ static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const
 
 static bool written(const EmitDir *d, const char *name) {
   return d->n && bsearch(&name, d->names, (size_t)d->n, sizeof *d->names, cmp_names) != NULL;
-}
-
-/* What the earlier run had that this one has not: "target T",
- * "schedule file S (relative to DIR)" or "no schedule file". */
-static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
-  int len = 0;
-  out[0] = 0;
-  if (strcmp(e->target, d->target)) len = snprintf(out, n, "target %s", e->target);
-  if (!strcmp(e->schedule, d->schedule_key) || len < 0 || (size_t)len >= n) return;
-  if (*e->schedule)
-    snprintf(out + len, n - (size_t)len, "%sschedule file %s (relative to %s)", len ? ", " : "", e->schedule, d->dir);
-  else
-    snprintf(out + len, n - (size_t)len, "%sno schedule file", len ? ", " : "");
 }
 
 /* A file of the manifest that this kernel file's earlier run wrote and

@@ -11,6 +11,7 @@ typedef struct {
   const char *source;   /* the kernel file */
   const char *schedule; /* --schedule's file, or NULL */
   const char *target;   /* the target's name */
+  const char *options;  /* options that change the text ("--assume-no-alias"), or "" */
   bool check;           /* --check: compare, write nothing */
   bool prune;           /* --prune: remove this kernel file's files of other inputs too */
   bool force;           /* --force: overwrite or remove a file edited since npugen wrote it */

@@ -179,6 +179,7 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
   char rerun[8192];
   rerun_command(rerun, sizeof rerun, o);
   EmitDir d = {.dir = o->out_dir, .source = o->file, .schedule = o->schedule, .target = npg_target_name(s),
+               .options = o->assume_no_alias ? "--assume-no-alias" : "",
                .check = o->check_stale, .prune = o->prune, .force = o->force, .rerun = rerun,
                .refused = npg_error_count(s) > 0};
   if (emit_dir_open(&d)) return 1;
