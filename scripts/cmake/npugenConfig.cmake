@@ -51,7 +51,11 @@ function(npugen_add_kernels target)
   set(sources)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(src "${src}" ABSOLUTE)
-    set(args "${src}" ${common})
+    # npugen runs in the source directory and is given the kernel file's
+    # path from there: the emitted comments say "from mm.c", not a path
+    # of this machine
+    file(RELATIVE_PATH shown "${CMAKE_CURRENT_SOURCE_DIR}" "${src}")
+    set(args "${shown}" ${common})
     set(deps "${src}" ${inputs})
     if(i LESS nsched)
       list(GET ARG_SCHEDULES ${i} sched)
@@ -64,13 +68,13 @@ function(npugen_add_kernels target)
     math(EXPR i "${i} + 1")
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${deps})
     execute_process(COMMAND "${NPUGEN_EXECUTABLE}" emit ${args} --list-outputs
+                    WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
                     OUTPUT_VARIABLE names ERROR_VARIABLE errors RESULT_VARIABLE rc)
     if(NOT rc EQUAL 0)
       message(FATAL_ERROR "npugen emit ${src} --list-outputs failed:\n${errors}")
     endif()
     string(REGEX REPLACE "\n$" "" names "${names}")
     string(REPLACE "\n" ";" names "${names}")
-    file(RELATIVE_PATH shown "${CMAKE_CURRENT_SOURCE_DIR}" "${src}")
     # all kernel files emit into one directory: a name two of them emit
     # would leave one file's code out (its rule never runs), so refuse it
     set(outputs)
@@ -102,6 +106,7 @@ function(npugen_add_kernels target)
       COMMAND "${NPUGEN_EXECUTABLE}" emit ${args} -o "${outdir}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS ${deps}
+      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
       COMMENT "npugen emit ${shown}"
       VERBATIM)
     # the stamp too: the target needs every kernel file's rule to run

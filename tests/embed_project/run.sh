@@ -17,6 +17,10 @@ cmake --build "$work/build" >"$work/build1.log"
 for f in pool.c mm.c rows.c; do grep -q "npugen emit $f" "$work/build1.log"; done
 [ "$(grep -c "npugen emit .*mm.c" "$work/build1.log")" = 2 ] # mm.c and more/mm.c, each its own rule
 nm "$work/build/libkernels.a" | grep -q " T mm_scale$"
+# the emitted comments name the kernel file as the project does, not by a path of this machine
+head -2 "$work/build/npugen_kernels/mm_tiled.c" | grep -q "^ \* Kernel: mm_tiled (mm.c:7)$"
+head -1 "$work/build/npugen_kernels/mm_scale.c" | grep -q " from more/mm.c\. Do not edit\.$"
+if grep -rq "$work" "$work/build/npugen_kernels"; then echo "embed_project: a build path in the emitted files" >&2; exit 1; fi
 (cd "$work/build" && ctest --output-on-failure >"$work/ctest1.log")
 "$work/build/app"
 
@@ -24,7 +28,7 @@ nm "$work/build/libkernels.a" | grep -q " T mm_scale$"
 sed -i 's/tile(i, j, 4, 4,/tile(i, j, 2, 4,/' "$work/src/mm.sched"
 cmake --build "$work/build" >"$work/build2.log"
 grep -q "npugen emit mm.c" "$work/build2.log"
-! grep -q "npugen emit pool.c" "$work/build2.log"
+if grep -q "npugen emit pool.c" "$work/build2.log"; then echo "embed_project: pool.c emitted again" >&2; exit 1; fi
 grep -q "tile(i, j, 2, 4, io, jo, ii, ji)" "$work/build/npugen_kernels/mm_tiled.c"
 "$work/build/app"
 
