@@ -214,30 +214,6 @@ static bool not_emits_to_replace(EmitDir *d, const ManifestEntry *e, const char 
   return true;
 }
 
-/* --check's message for a stale path whose text differs from this run's:
- * a command that, followed, regenerates it (emit's refusals included). */
-static void report_stale(const EmitDir *d, const ManifestEntry *e, const char *path, bool link) {
-  if (d->refused) {
-    fprintf(stderr, "npugen: %s is stale, but a schedule was refused (the errors above), and emit writes nothing into "
-            "%s until it is mended\n", path, d->dir);
-    return;
-  }
-  struct stat st;
-  Replace r = !link && lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? may_replace(d, e, path) : REPLACE_OK;
-  if (r == REPLACE_EDITED)
-    fprintf(stderr, "npugen: %s is stale, and was edited by hand since npugen wrote it (its text is not the one %s "
-            "records); regenerating it loses the edit: run: %s --force\n", path, MANIFEST_NAME, d->rerun);
-  else if (r == REPLACE_UNLISTED)
-    fprintf(stderr, "npugen: %s is stale, and %s does not name it (it may hold edits by hand); regenerating it "
-            "loses any edit: run: %s --force\n", path, MANIFEST_NAME, d->rerun);
-  else if (r == REPLACE_NOT_NPUGENS)
-    fprintf(stderr, "npugen: %s is not npugen's (%s does not name it, and it does not open with npugen's comment): "
-            "move it away first: run: %s\n", path, MANIFEST_NAME, d->rerun);
-  else
-    fprintf(stderr, "npugen: %s is stale%s: run: %s\n", path,
-            link ? " (a symbolic link, which emit replaces)" : "", d->rerun);
-}
-
 /* Appends ", " (unless out is empty) and the formatted text to out. */
 static void add_input(char *out, size_t n, const char *fmt, const char *a, const char *b) {
   size_t len = strlen(out);
@@ -258,6 +234,40 @@ static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, si
   }
   if (strcmp(e->options, d->options))
     add_input(out, n, "%s%s", *e->options ? "with " : "without ", *e->options ? e->options : d->options);
+}
+
+/* --check's message for DIR/name, stale: a command that, followed,
+ * regenerates it (emit's refusals of an edited file included), or none
+ * after a refused schedule, which emit would refuse again. */
+static void report_stale(const EmitDir *d, const ManifestEntry *e, const char *path, const char *text, bool link) {
+  if (d->refused) {
+    fprintf(stderr, "npugen: %s is stale, but a schedule was refused (the errors above), and emit writes nothing into "
+            "%s until it is mended\n", path, d->dir);
+    return;
+  }
+  struct stat st;
+  Replace r = !link && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && !same_text(path, text) ? may_replace(d, e, path)
+                                                                                               : REPLACE_OK;
+  char inputs[9000] = "";
+  if (e && !strcmp(e->source, d->source_key)) other_inputs(d, e, inputs, sizeof inputs);
+  if (r == REPLACE_EDITED)
+    fprintf(stderr, "npugen: %s is stale, and was edited by hand since npugen wrote it (its text is not the one %s "
+            "records); regenerating it loses the edit: run: %s --force\n", path, MANIFEST_NAME, d->rerun);
+  else if (r == REPLACE_UNLISTED)
+    fprintf(stderr, "npugen: %s is stale, and %s does not name it (it may hold edits by hand); regenerating it "
+            "loses any edit: run: %s --force\n", path, MANIFEST_NAME, d->rerun);
+  else if (r == REPLACE_NOT_NPUGENS)
+    fprintf(stderr, "npugen: %s is not npugen's (%s does not name it, and it does not open with npugen's comment): "
+            "move it away first: run: %s\n", path, MANIFEST_NAME, d->rerun);
+  else if (*inputs)
+    fprintf(stderr, "npugen: %s is stale: an earlier run emitted it from other inputs (%s): run: %s\n", path, inputs,
+            d->rerun);
+  else if (!link && same_text(path, text))
+    fprintf(stderr, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: %s\n",
+            path, d->rerun);
+  else
+    fprintf(stderr, "npugen: %s is stale%s: run: %s\n", path, link ? " (a symbolic link, which emit replaces)" : "",
+            d->rerun);
 }
 
 /* Plans a change: text written to DIR/name, or (text NULL) name removed. */
@@ -301,15 +311,7 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text) {
   }
   if (d->check) {
     if (same_text(path, text) && entry_fresh(d, e, text)) return 0;
-    char inputs[9000] = "";
-    if (e && !strcmp(e->source, d->source_key)) other_inputs(d, e, inputs, sizeof inputs);
-    if (*inputs && !d->refused && may_replace(d, e, path) == REPLACE_OK) /* an edit or a refusal says more */
-      fprintf(stderr, "npugen: %s is stale: an earlier run emitted it from other inputs (%s): run: %s\n", path, inputs,
-              d->rerun);
-    else if (!link && same_text(path, text))
-      fprintf(stderr, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: %s\n",
-              path, d->rerun);
-    else report_stale(d, e, path, link);
+    report_stale(d, e, path, text, link);
     return 1;
   }
   if (link || !same_text(path, text)) plan(d, name, text, link);
