@@ -173,32 +173,101 @@ static bool opens_as_emitted(const char *path) {
   return false;
 }
 
-/* The regular file at path is not the text the manifest's entry e says
- * npugen wrote there (edited since), or (no entry) may not be npugen's:
- * an error unless --force may replace it. */
-static bool not_emits_to_replace(EmitDir *d, const ManifestEntry *e, const char *path) {
+/* Whether emit may replace the regular file at path by another text:
+ * yes, or no because it was edited since npugen wrote it (its text is not
+ * the one the manifest's entry e records), because it may not be npugen's
+ * (no entry, no npugen comment), or because it opens with npugen's comment
+ * but a manifest that exists does not name it. --force overrides the
+ * first and the last. */
+typedef enum { REPLACE_OK, REPLACE_EDITED, REPLACE_NOT_NPUGENS, REPLACE_UNLISTED } Replace;
+
+static Replace may_replace(const EmitDir *d, const ManifestEntry *e, const char *path) {
   uint64_t hash;
-  if (e) {
-    if (!file_hash(path, &hash) || hash == e->hash || d->force) return false;
+  if (e) return !file_hash(path, &hash) || hash == e->hash || d->force ? REPLACE_OK : REPLACE_EDITED;
+  if (!opens_as_emitted(path)) return REPLACE_NOT_NPUGENS;
+  return !d->had_manifest || d->force ? REPLACE_OK : REPLACE_UNLISTED;
+}
+
+/* emit's error when it may not replace path; true then. */
+static bool not_emits_to_replace(EmitDir *d, const ManifestEntry *e, const char *path) {
+  switch (may_replace(d, e, path)) {
+  case REPLACE_OK: return false;
+  case REPLACE_EDITED:
     fprintf(stderr,
             "npugen: error: %s changed since npugen wrote it (its text is not the one %s records): left as it is; "
             "keep your edit elsewhere, or give --force to overwrite it\n",
             path, MANIFEST_NAME);
     return true;
-  }
-  if (!opens_as_emitted(path)) {
+  case REPLACE_NOT_NPUGENS:
     fprintf(stderr,
             "npugen: error: %s exists, and npugen did not write it (%s does not name it, and it does not open with "
             "npugen's comment): left as it is; move it away, or emit into another directory\n",
             path, MANIFEST_NAME);
     return true;
+  case REPLACE_UNLISTED:
+    fprintf(stderr,
+            "npugen: error: %s opens with npugen's comment, but %s does not name it (it may hold edits an earlier "
+            "run left alone): left as it is; give --force to overwrite it\n",
+            path, MANIFEST_NAME);
+    return true;
   }
-  if (!d->had_manifest || d->force) return false;
-  fprintf(stderr,
-          "npugen: error: %s opens with npugen's comment, but %s does not name it (it may hold edits an earlier "
-          "run left alone): left as it is; give --force to overwrite it\n",
-          path, MANIFEST_NAME);
   return true;
+}
+
+/* Appends ", " (unless out is empty) and the formatted text to out. */
+static void add_input(char *out, size_t n, const char *fmt, const char *a, const char *b) {
+  size_t len = strlen(out);
+  if (len && len + 2 < n) len += (size_t)snprintf(out + len, n - len, ", ");
+  if (len < n) snprintf(out + len, n - len, fmt, a, b);
+}
+
+/* What the earlier run that wrote e had that this one has not: "target T",
+ * "schedule file S (relative to DIR)" or "no schedule file", its options
+ * ("with --assume-no-alias", or "without --assume-no-alias"); "" when the
+ * same. */
+static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
+  out[0] = 0;
+  if (strcmp(e->target, d->target)) add_input(out, n, "target %s%s", e->target, "");
+  if (strcmp(e->schedule, d->schedule_key)) {
+    if (*e->schedule) add_input(out, n, "schedule file %s (relative to %s)", e->schedule, d->dir);
+    else add_input(out, n, "no schedule file%s%s", "", "");
+  }
+  if (strcmp(e->options, d->options))
+    add_input(out, n, "%s%s", *e->options ? "with " : "without ", *e->options ? e->options : d->options);
+}
+
+/* --check's message for DIR/name, stale: a command that, followed,
+ * regenerates it (emit's refusals of an edited file included), or none
+ * after a refused schedule, which emit would refuse again. */
+static void report_stale(const EmitDir *d, const ManifestEntry *e, const char *path, const char *text, bool link) {
+  if (d->refused) {
+    fprintf(stderr, "npugen: %s is stale, but a schedule was refused (the errors above), and emit writes nothing into "
+            "%s until it is mended\n", path, d->dir);
+    return;
+  }
+  struct stat st;
+  Replace r = !link && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && !same_text(path, text) ? may_replace(d, e, path)
+                                                                                               : REPLACE_OK;
+  char inputs[9000] = "";
+  if (e && !strcmp(e->source, d->source_key)) other_inputs(d, e, inputs, sizeof inputs);
+  if (r == REPLACE_EDITED)
+    fprintf(stderr, "npugen: %s is stale, and was edited by hand since npugen wrote it (its text is not the one %s "
+            "records); regenerating it loses the edit: run: %s --force\n", path, MANIFEST_NAME, d->rerun);
+  else if (r == REPLACE_UNLISTED)
+    fprintf(stderr, "npugen: %s is stale, and %s does not name it (it may hold edits by hand); regenerating it "
+            "loses any edit: run: %s --force\n", path, MANIFEST_NAME, d->rerun);
+  else if (r == REPLACE_NOT_NPUGENS)
+    fprintf(stderr, "npugen: %s is not npugen's (%s does not name it, and it does not open with npugen's comment): "
+            "move it away first: run: %s\n", path, MANIFEST_NAME, d->rerun);
+  else if (*inputs)
+    fprintf(stderr, "npugen: %s is stale: an earlier run emitted it from other inputs (%s): run: %s\n", path, inputs,
+            d->rerun);
+  else if (!link && same_text(path, text))
+    fprintf(stderr, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: %s\n",
+            path, d->rerun);
+  else
+    fprintf(stderr, "npugen: %s is stale%s: run: %s\n", path, link ? " (a symbolic link, which emit replaces)" : "",
+            d->rerun);
 }
 
 /* Plans a change: text written to DIR/name, or (text NULL) name removed. */
@@ -213,7 +282,8 @@ static void plan(EmitDir *d, const char *name, const char *text, bool was_link) 
 /* The manifest names DIR/name as this run writes it. */
 static bool entry_fresh(const EmitDir *d, const ManifestEntry *e, const char *text) {
   return e && !strcmp(e->source, d->source_key) && !strcmp(e->target, d->target) &&
-         !strcmp(e->schedule, d->schedule_key) && e->hash == manifest_hash(text, strlen(text));
+         !strcmp(e->schedule, d->schedule_key) && !strcmp(e->options, d->options) &&
+         e->hash == manifest_hash(text, strlen(text));
 }
 
 int emit_dir_file(EmitDir *d, const char *name, const char *text) {
@@ -241,14 +311,12 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text) {
   }
   if (d->check) {
     if (same_text(path, text) && entry_fresh(d, e, text)) return 0;
-    const char *why = link ? " (a symbolic link, which emit replaces)"
-                      : same_text(path, text) ? " (the manifest, " MANIFEST_NAME ", does not say this run wrote it)"
-                                              : "";
-    fprintf(stderr, "npugen: %s is stale%s: run: %s\n", path, why, d->rerun);
+    report_stale(d, e, path, text, link);
     return 1;
   }
   if (link || !same_text(path, text)) plan(d, name, text, link);
-  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, manifest_hash(text, strlen(text)));
+  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, d->options,
+               manifest_hash(text, strlen(text)));
   d->changed = true;
   return 0;
 }
@@ -257,19 +325,6 @@ static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const
 
 static bool written(const EmitDir *d, const char *name) {
   return d->n && bsearch(&name, d->names, (size_t)d->n, sizeof *d->names, cmp_names) != NULL;
-}
-
-/* What the earlier run had that this one has not: "target T",
- * "schedule file S (relative to DIR)" or "no schedule file". */
-static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
-  int len = 0;
-  out[0] = 0;
-  if (strcmp(e->target, d->target)) len = snprintf(out, n, "target %s", e->target);
-  if (!strcmp(e->schedule, d->schedule_key) || len < 0 || (size_t)len >= n) return;
-  if (*e->schedule)
-    snprintf(out + len, n - (size_t)len, "%sschedule file %s (relative to %s)", len ? ", " : "", e->schedule, d->dir);
-  else
-    snprintf(out + len, n - (size_t)len, "%sno schedule file", len ? ", " : "");
 }
 
 /* A file of the manifest that this kernel file's earlier run wrote and
@@ -297,8 +352,17 @@ static int leftover(EmitDir *d, const char *name) {
               path, inputs);
     return 0;
   }
+  if (d->check && d->refused) {
+    fprintf(stderr, "npugen: %s: this run emits no variant of that name, but a schedule was refused (the errors "
+            "above): mend it, then check again\n", path);
+    return 1;
+  }
   if (hash != e->hash && !d->force) { /* edited since */
-    if (d->check) return 0;
+    if (d->check) {
+      fprintf(stderr, "npugen: %s is stale: this run emits no variant of that name, and it was edited by hand since "
+              "npugen wrote it; removing it loses the edit: run: %s --force\n", path, d->rerun);
+      return 1;
+    }
     fprintf(stderr,
             "npugen: error: %s changed since npugen wrote it, and this run emits no variant of that name: left as "
             "it is; remove it yourself, or give --force to remove it\n",

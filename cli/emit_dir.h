@@ -11,10 +11,12 @@ typedef struct {
   const char *source;   /* the kernel file */
   const char *schedule; /* --schedule's file, or NULL */
   const char *target;   /* the target's name */
+  const char *options;  /* options that change the text ("--assume-no-alias"), or "" */
   bool check;           /* --check: compare, write nothing */
   bool prune;           /* --prune: remove this kernel file's files of other inputs too */
   bool force;           /* --force: overwrite or remove a file edited since npugen wrote it */
   const char *rerun;    /* the command that refreshes DIR, for --check's messages */
+  bool refused;         /* a schedule was refused (errors): emit would write nothing, so --check gives no command */
   /* set by emit_dir_open */
   char **names;         /* the files of this run ("v.c", "v.h"), for emit_dir_leftovers */
   int n, cap;

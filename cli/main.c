@@ -155,6 +155,7 @@ static void rerun_command(char *out, size_t n, const Options *o) {
   }
   if (o->assume_no_alias) shell_arg(out, n, "--assume-no-alias");
   if (o->prune) shell_arg(out, n, "--prune");
+  if (o->force) shell_arg(out, n, "--force");
 }
 
 static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
@@ -178,7 +179,9 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
   char rerun[8192];
   rerun_command(rerun, sizeof rerun, o);
   EmitDir d = {.dir = o->out_dir, .source = o->file, .schedule = o->schedule, .target = npg_target_name(s),
-               .check = o->check_stale, .prune = o->prune, .force = o->force, .rerun = rerun};
+               .options = o->assume_no_alias ? "--assume-no-alias" : "",
+               .check = o->check_stale, .prune = o->prune, .force = o->force, .rerun = rerun,
+               .refused = npg_error_count(s) > 0};
   if (emit_dir_open(&d)) return 1;
   for (int i = 0; i < n; i++) {
     const char *texts[2] = {npg_emit_source(s, i), npg_emit_header(s, i)};

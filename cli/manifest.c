@@ -1,5 +1,8 @@
 /* DIR/.npugen-manifest (cli/manifest.h). A line per file, fields split by
- * tabs: name, kernel file, target, schedule file, hash (16 hex digits).
+ * tabs: name, kernel file, target, schedule file, [options,] hash (16 hex
+ * digits). The options field is there only when the run gave an option
+ * that changes the text (--assume-no-alias), so manifests of runs without
+ * one read as before, in this npugen and in older ones.
  * A tab, a newline or a backslash in a field is written \t, \n or \\. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "cli/manifest.h"
@@ -51,14 +54,15 @@ static char *take_field(char **p) {
 }
 
 static void read_line(Manifest *m, char *line) {
-  char *p = line, *f[5];
-  for (int i = 0; i < 5; i++)
-    if (!(f[i] = take_field(&p))) return;
+  char *p = line, *f[6];
+  int n = 0;
+  while (n < 6 && (f[n] = take_field(&p))) n++;
+  if (n < 5 || p) return;
   char *end;
   errno = 0;
-  uint64_t hash = strtoull(f[4], &end, 16);
-  if (p || *end || errno || !*f[0] || !*f[1]) return;
-  manifest_set(m, f[0], f[1], f[2], f[3], hash);
+  uint64_t hash = strtoull(f[n - 1], &end, 16);
+  if (*end || errno || !*f[0] || !*f[1] || (n == 6 && !*f[4])) return;
+  manifest_set(m, f[0], f[1], f[2], f[3], n == 6 ? f[4] : "", hash);
 }
 
 void manifest_read(Manifest *m, const char *dir) {
@@ -119,8 +123,9 @@ int manifest_write(Manifest *m, const char *dir) {
   sb_puts(&sb, header);
   for (int i = 0; i < m->n && m->e[i].name; i++) {
     const ManifestEntry *e = &m->e[i];
-    const char *fields[4] = {e->name, e->source, e->target, e->schedule};
-    for (int k = 0; k < 4; k++) {
+    const char *fields[5] = {e->name, e->source, e->target, e->schedule, e->options};
+    for (int k = 0; k < 5; k++) {
+      if (k == 4 && !*e->options) break; /* no options: the field is left out */
       put_field(&sb, fields[k]);
       sb_putc(&sb, '\t');
     }
@@ -161,7 +166,7 @@ static void set_str(char **field, const char *value) {
 }
 
 void manifest_set(Manifest *m, const char *name, const char *source, const char *target, const char *schedule,
-                  uint64_t hash) {
+                  const char *options, uint64_t hash) {
   ManifestEntry *e = manifest_find(m, name);
   if (!e) {
     if (m->n == m->cap) {
@@ -176,6 +181,7 @@ void manifest_set(Manifest *m, const char *name, const char *source, const char 
   set_str(&e->source, source);
   set_str(&e->target, target);
   set_str(&e->schedule, schedule);
+  set_str(&e->options, options);
   e->hash = hash;
 }
 
@@ -184,6 +190,7 @@ static void free_entry(ManifestEntry *e) {
   free(e->source);
   free(e->target);
   free(e->schedule);
+  free(e->options);
 }
 
 void manifest_remove(Manifest *m, ManifestEntry *e) {

@@ -1,6 +1,7 @@
 /* The manifest of an `npugen emit -o DIR` directory (DIR/.npugen-manifest):
  * for each file emit wrote there, the kernel file it came from, the
- * inputs of that run (target and schedule file) and a hash of the text.
+ * inputs of that run (target, schedule file, options that change the
+ * text) and a hash of the text.
  * It is what lets emit prove a file is its own (cli/emit_dir.c). Paths
  * are relative to DIR (the real paths of both), so the manifest of a
  * committed directory is the same in every clone, and two kernel files
@@ -17,6 +18,7 @@ typedef struct {
   char *source;   /* the kernel file, relative to DIR */
   char *target;   /* the target's name */
   char *schedule; /* the schedule file relative to DIR, or "" */
+  char *options;  /* the run's options that change the text ("--assume-no-alias"), or "" */
   uint64_t hash;  /* manifest_hash of the text written */
 } ManifestEntry;
 
@@ -37,7 +39,7 @@ int manifest_write(Manifest *m, const char *dir);
 ManifestEntry *manifest_find(Manifest *m, const char *name);
 /* Sets name's entry (adding it), copying the strings. */
 void manifest_set(Manifest *m, const char *name, const char *source, const char *target, const char *schedule,
-                  uint64_t hash);
+                  const char *options, uint64_t hash);
 void manifest_remove(Manifest *m, ManifestEntry *e);
 void manifest_free(Manifest *m);
 /* FNV-1a, 64 bits: the text emit wrote. */

@@ -34,11 +34,42 @@ static void add_lines(Arena *a, Lines *l, const char *prefix, const char *text) 
   }
 }
 
+/* The kernel file's path as the comments spell it: the path as given,
+ * with "." components, repeated slashes and "dir/.." pairs removed
+ * (lexically), so `emit ./k.c` and `emit k.c` write the same bytes. */
+static const char *shown_path(Arena *a, const char *path) {
+  size_t n = strlen(path);
+  char *out = arena_alloc(a, n + 2);
+  size_t len = 0, root = path[0] == '/', kept = 0; /* kept: components that ".." may remove */
+  if (root) out[len++] = '/';
+  for (const char *p = path; *p;) {
+    while (*p == '/') p++;
+    size_t c = strcspn(p, "/");
+    if (c == 1 && p[0] == '.') {
+      /* "." names the directory it is in */
+    } else if (c == 2 && p[0] == '.' && p[1] == '.' && kept) {
+      while (len > root && out[len - 1] != '/') len--; /* drop the last component */
+      if (len > root) len--;
+      kept--;
+    } else if (c && !(c == 2 && p[0] == '.' && p[1] == '.' && root)) { /* "/.." is "/" */
+      if (len > root) out[len++] = '/';
+      memcpy(out + len, p, c);
+      len += c;
+      kept += !(c == 2 && p[0] == '.' && p[1] == '.');
+    }
+    p += c;
+  }
+  if (!len) out[len++] = '.';
+  out[len] = 0;
+  return out;
+}
+
 /* The comment that opens the .c ("C99") or the .h ("Header"). */
 static void file_comment(Arena *a, const LowerUnit *u, const char *what, Lines *l) {
+  const char *file = shown_path(a, u->m->file);
   add_line(a, l, arena_printf(a, "%s" NPG_FILE_GENERATED "%s from %s. Do not edit.", what, NPUGEN_VERSION_STRING,
-                              u->m->file));
-  add_line(a, l, arena_printf(a, "Kernel: %s (%s:%d)", u->k->name, u->m->file, u->k->loc.line));
+                              file));
+  add_line(a, l, arena_printf(a, "Kernel: %s (%s:%d)", u->k->name, file, u->k->loc.line));
   if (u->schedule && *u->schedule) {
     if (u->target) add_line(a, l, arena_printf(a, "Target: %s", u->target->name));
     add_line(a, l, arena_printf(a, "Schedule %s:", u->name));

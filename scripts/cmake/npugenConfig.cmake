@@ -51,7 +51,11 @@ function(npugen_add_kernels target)
   set(sources)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(src "${src}" ABSOLUTE)
-    set(args "${src}" ${common})
+    # npugen runs in the source directory and is given the kernel file's
+    # path from there: the emitted comments say "from mm.c", not a path
+    # of this machine
+    file(RELATIVE_PATH shown "${CMAKE_CURRENT_SOURCE_DIR}" "${src}")
+    set(args "${shown}" ${common})
     set(deps "${src}" ${inputs})
     if(i LESS nsched)
       list(GET ARG_SCHEDULES ${i} sched)
@@ -64,20 +68,37 @@ function(npugen_add_kernels target)
     math(EXPR i "${i} + 1")
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${deps})
     execute_process(COMMAND "${NPUGEN_EXECUTABLE}" emit ${args} --list-outputs
+                    WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
                     OUTPUT_VARIABLE names ERROR_VARIABLE errors RESULT_VARIABLE rc)
     if(NOT rc EQUAL 0)
       message(FATAL_ERROR "npugen emit ${src} --list-outputs failed:\n${errors}")
     endif()
     string(REGEX REPLACE "\n$" "" names "${names}")
     string(REPLACE "\n" ";" names "${names}")
+    # all kernel files of a target emit into one directory: a name two of
+    # them emit would leave one file's code out (its rule never runs), so
+    # refuse it (a global property per output: also across two calls)
     set(outputs)
+    set(clashes)
+    set(owner)
     foreach(name IN LISTS names)
+      get_property(earlier GLOBAL PROPERTY "_npugen_emits:${outdir}/${name}")
+      if(earlier)
+        list(APPEND clashes "${name}")
+        set(owner "${earlier}")
+      endif()
+      set_property(GLOBAL PROPERTY "_npugen_emits:${outdir}/${name}" "${shown}")
       list(APPEND outputs "${outdir}/${name}")
     endforeach()
+    if(clashes)
+      list(JOIN clashes ", " clashes)
+      message(FATAL_ERROR "npugen_add_kernels(${target}): ${owner} and ${shown} both emit "
+        "${clashes} into ${outdir}; rename the variants (schedule(kernel, name)) "
+        "or give the files to two targets")
+    endif()
     # the stamp is the kernel file's own: two files of one base name in two
     # directories (a/k.c, b/k.c) get two, named by a hash of the full path
     get_filename_component(base "${src}" NAME)
-    file(RELATIVE_PATH shown "${CMAKE_CURRENT_SOURCE_DIR}" "${src}")
     string(MAKE_C_IDENTIFIER "${base}" stamp)
     string(SHA1 path_hash "${src}")
     string(SUBSTRING "${path_hash}" 0 12 path_hash)
@@ -87,9 +108,11 @@ function(npugen_add_kernels target)
       COMMAND "${NPUGEN_EXECUTABLE}" emit ${args} -o "${outdir}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS ${deps}
+      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
       COMMENT "npugen emit ${shown}"
       VERBATIM)
-    list(APPEND sources ${outputs})
+    # the stamp too: the target needs every kernel file's rule to run
+    list(APPEND sources "${stamp}" ${outputs})
   endforeach()
   target_sources(${target} PRIVATE ${sources})
   target_include_directories(${target} PUBLIC "${outdir}")

@@ -3,6 +3,8 @@
 # WORK: configure, build, run (ctest: the program and npugen check); then
 # a schedule file is edited and the build emits that kernel file again
 # (and only it), and a variant added to a schedule file is built too.
+# clash/: two kernel files that emit the same names into one target must
+# fail to configure, naming both (a configure only, no build).
 #   bash tests/embed_project/run.sh PREFIX WORK
 set -euo pipefail
 prefix=$1 work=$2
@@ -15,6 +17,10 @@ cmake --build "$work/build" >"$work/build1.log"
 for f in pool.c mm.c rows.c; do grep -q "npugen emit $f" "$work/build1.log"; done
 [ "$(grep -c "npugen emit .*mm.c" "$work/build1.log")" = 2 ] # mm.c and more/mm.c, each its own rule
 nm "$work/build/libkernels.a" | grep -q " T mm_scale$"
+# the emitted comments name the kernel file as the project does, not by a path of this machine
+head -2 "$work/build/npugen_kernels/mm_tiled.c" | grep -q "^ \* Kernel: mm_tiled (mm.c:7)$"
+head -1 "$work/build/npugen_kernels/mm_scale.c" | grep -q " from more/mm.c\. Do not edit\.$"
+if grep -rq "$work" "$work/build/npugen_kernels"; then echo "embed_project: a build path in the emitted files" >&2; exit 1; fi
 (cd "$work/build" && ctest --output-on-failure >"$work/ctest1.log")
 "$work/build/app"
 
@@ -22,7 +28,7 @@ nm "$work/build/libkernels.a" | grep -q " T mm_scale$"
 sed -i 's/tile(i, j, 4, 4,/tile(i, j, 2, 4,/' "$work/src/mm.sched"
 cmake --build "$work/build" >"$work/build2.log"
 grep -q "npugen emit mm.c" "$work/build2.log"
-! grep -q "npugen emit pool.c" "$work/build2.log"
+if grep -q "npugen emit pool.c" "$work/build2.log"; then echo "embed_project: pool.c emitted again" >&2; exit 1; fi
 grep -q "tile(i, j, 2, 4, io, jo, ii, ji)" "$work/build/npugen_kernels/mm_tiled.c"
 "$work/build/app"
 
@@ -33,4 +39,11 @@ grep -q "mm_split.c" "$work/build3.log"
 nm "$work/build/libkernels.a" >"$work/nm.txt"
 grep -q " T mm_split$" "$work/nm.txt"
 (cd "$work/build" && ctest --output-on-failure >"$work/ctest2.log")
-echo "embed_project: built, ran, re-emitted after a schedule edit, picked up a new variant"
+# two kernel files emitting the same names: configure fails and says so
+if cmake -S "$work/src/clash" -B "$work/clash" -DCMAKE_PREFIX_PATH="$prefix" >"$work/clash.log" 2>&1; then
+  echo "embed_project: clash/ configured although mm.c and more/mm.c emit the same names" >&2
+  exit 1
+fi
+clash=$(tr -s ' \n' '  ' <"$work/clash.log") # CMake wraps its messages
+grep -q "npugen_add_kernels(k3): mm.c and more/mm.c both emit mm_one.c, mm_one.h, mm_one_s.c, mm_one_s.h into" <<<"$clash"
+echo "embed_project: built, ran, re-emitted after a schedule edit, picked up a new variant, refused clashing names"
