@@ -141,6 +141,9 @@ typedef struct {
    * in summary as not run, and counted here (the verdict line and the
    * closing line of `npugen check` say so). */
   int size_sets_not_run;
+  /* A run past the limits (npg_set_check_limits) was not started: the
+   * variant neither passed nor failed, and message says which run. */
+  bool not_run;
   /* The variant is a kernel as written and was not run a second time: its
    * emitted C compiled, and the reference's run (its own statements, with
    * their arithmetic checked) is its run; compared is 0. See

@@ -314,6 +314,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   out->compared = r.compared;
   out->nonfinite = r.nonfinite;
   out->size_sets_not_run = r.sets_not_run;
+  out->not_run = r.not_run;
   out->by_reference = r.by_reference;
   memcpy(out->message, r.message, sizeof out->message);
   out->sim_cycles = r.sim_cycles;
