@@ -210,10 +210,10 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       break;
     case ST_FOR:
       sb_indent(sb, ind);
-      if (strcmp(s->name, s->var->name))
+      if (s->name && strcmp(s->name, s->var->name)) /* the reference's loops (lower/ref_body.c) have no name */
         sb_printf(sb, "for %s (counter %s) in ", s->name, s->var->name);
       else
-        sb_printf(sb, "for %s in ", s->name);
+        sb_printf(sb, "for %s in ", s->name ? s->name : s->var->name);
       ir_print_expr(sb, s->lo);
       sb_printf(sb, " .. %s ", op_spelling(s->cmp));
       ir_print_expr(sb, s->hi);
@@ -235,7 +235,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       break;
     case ST_ASSIGN:
       sb_indent(sb, ind);
-      sb_printf(sb, "%s: ", s->name);
+      if (s->name) sb_printf(sb, "%s: ", s->name);
       ir_print_expr(sb, s->lhs);
       sb_printf(sb, " %s= ", op_spelling(s->op));
       ir_print_expr(sb, s->rhs);

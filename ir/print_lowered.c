@@ -68,6 +68,13 @@ static void layout_functions(StrBuf *sb, const LoweredLayout *l) {
   function_ir(sb, &l->unpack);
 }
 
+/* Each type kind's canonical type (LoweredModule.tcc_mask's indices). */
+static const Type *const kinds[IR_TYPE_KINDS] = {
+    [TY_VOID] = &ty_void,   [TY_CHAR] = &ty_char,   [TY_SCHAR] = &ty_schar, [TY_UCHAR] = &ty_uchar,
+    [TY_SHORT] = &ty_short, [TY_USHORT] = &ty_ushort, [TY_INT] = &ty_int,   [TY_UINT] = &ty_uint,
+    [TY_LONG] = &ty_long,   [TY_ULONG] = &ty_ulong, [TY_LLONG] = &ty_llong, [TY_ULLONG] = &ty_ullong,
+    [TY_FLOAT] = &ty_float, [TY_DOUBLE] = &ty_double};
+
 static void source_facts(StrBuf *sb, const LoweredModule *m) {
   sb_puts(sb, "\nthe .c file:\n");
   lines(sb, "comment", m->comment, m->ncomment);
@@ -85,7 +92,7 @@ static void source_facts(StrBuf *sb, const LoweredModule *m) {
   }
   for (int a = 0; a < IR_TYPE_KINDS; a++)
     for (int b = 0; b < IR_TYPE_KINDS; b++)
-      if (m->tcc_mask[a][b]) sb_printf(sb, "  tcc's mask from type kind %d to %d: %s\n", a, b, m->tcc_mask[a][b]);
+      if (m->tcc_mask[a][b]) sb_printf(sb, "  tcc's mask from %s to %s: %s\n", kinds[a]->name, kinds[b]->name, m->tcc_mask[a][b]);
   if (m->too_many_functions) sb_printf(sb, "  #error: more than %d functions\n", m->too_many_functions);
   for (int i = 0; i < m->nfunctions; i++) function_facts(sb, &m->functions[i]);
   function_facts(sb, &m->main);
@@ -100,7 +107,7 @@ static void source_facts(StrBuf *sb, const LoweredModule *m) {
 static void header_facts(StrBuf *sb, const LoweredModule *m) {
   sb_puts(sb, "\nthe .h file:\n");
   lines(sb, "comment", m->header_comment, m->nheader_comment);
-  sb_printf(sb, "  guard: %s\n", m->guard);
+  if (m->guard) sb_printf(sb, "  guard: %s\n", m->guard);
   if (m->header_stdint) sb_puts(sb, "  includes: <stdint.h>\n");
   defines(sb, "define", m->header_defines);
   for (int i = 0; i < m->nheader_protos; i++) {

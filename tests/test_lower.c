@@ -11,7 +11,11 @@
 #include <tree_sitter/api.h>
 
 #include "jit/session.h"
+#include "frontend/frontend.h"
+#include "ir/lowered_module.h"
 #include "lower/lower.h"
+#include "lower/module.h"
+#include "lower/ref_lower.h"
 #include "npugen.h"
 #include "tests/test_sched_util.h"
 
@@ -769,4 +773,31 @@ Test(lower, the_lowered_dump_shows_what_the_emitted_c_depends_on) {
     npg_close(s);
   }
   ts_parser_delete(p);
+}
+
+/* The check's reference's module shows what only it has: <setjmp.h>,
+ * the support its checks call, its function's first parameter. */
+Test(lower, the_lowered_dump_of_the_reference_shows_its_own_fields) {
+  const char *src = "#include <stdint.h>\n#define N 4\n"
+                    "void k(const int32_t A[N], int32_t B[N], const int s) {\n"
+                    "  for (int i = 0; i < N; i++) B[i] = A[i] * s;\n}\n";
+  DiagList dl;
+  diag_init(&dl);
+  Module *m = frontend_parse("k.c", src, strlen(src), &dl);
+  cr_assert(m && !dl.errors, "the kernel parses");
+  LoweredModule lm;
+  lower_reference_module(m, m->kernels, &lm);
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_lowered_module(&sb, &lm);
+  char *dump = sb_take(&sb);
+  cr_expect(strstr(dump, "  includes: <math.h> <setjmp.h> <stdint.h> <stdlib.h>\n"), "%s", dump);
+  cr_expect(strstr(dump, "  support after the includes:\n    typedef struct {\n"), "%s", dump);
+  cr_expect(strstr(dump, "function static npg_checked_k: host expressions spelled as written\n"
+                         "  first parameter: NpgCk *npg_ck\n"),
+            "%s", dump);
+  free(dump);
+  lower_module_free(&lm);
+  module_free(m);
+  diag_free(&dl);
 }
