@@ -715,8 +715,16 @@ const TSLanguage *tree_sitter_c(void);
 
 /* What of the emitted C the lowered dump must show, one line each for
  * each missing: every intrinsic the C calls (npu_nu_*, npu_vu_*), every
- * prototype's #if condition and function name in the header, and the
- * first line of each comment over a function of the C. */
+ * prototype's #if condition and function name in the header, the first
+ * line of each comment over a function of the C, each call argument's
+ * cast to rows, and each comment saying where an on-chip buffer lives. */
+static bool text_holds(const char *text, size_t n, const char *needle) {
+  char *t = strndup(text, n);
+  bool holds = strstr(t, needle) != NULL;
+  free(t);
+  return holds;
+}
+
 static void missing_from_dump(TSNode node, const char *src, const char *dump, StrBuf *missing) {
   const char *type = ts_node_type(node);
   uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
@@ -734,6 +742,12 @@ static void missing_from_dump(TSNode node, const char *src, const char *dump, St
     TSNode name = ts_node_child_by_field_name(node, "declarator", 10);
     uint32_t na = ts_node_start_byte(name);
     want = strndup(src + na, ts_node_end_byte(name) - na);
+  } else if (!strcmp(type, "cast_expression") && !strcmp(ts_node_type(ts_node_parent(node)), "argument_list")) {
+    TSNode value = ts_node_child_by_field_name(node, "value", 5); /* a call argument's cast: "(T (*)[N])" */
+    want = strndup(src + a, ts_node_start_byte(value) - a);
+    if (!strstr(want, "(*)")) free(want), want = NULL;
+  } else if (!strcmp(type, "comment") && b - a > 6 && text_holds(src + a, b - a, "bytes [")) {
+    want = strndup(src + a + 3, b - a - 6); /* where an on-chip buffer lives */
   } else if (!strcmp(type, "comment") && b - a > 3) {
     TSNode next = ts_node_next_named_sibling(node);
     size_t n = strcspn(src + a + 3, "\n");
@@ -747,7 +761,8 @@ static void missing_from_dump(TSNode node, const char *src, const char *dump, St
 
 /* --dump-ir=lowered shows every decision the emitted C depends on: a
  * tensorized nest's call, the header's per-compiler prototypes, a
- * program function's comment. */
+ * program function's comment, a call argument's cast, an on-chip
+ * buffer's place. */
 Test(lower, the_lowered_dump_shows_what_the_emitted_c_depends_on) {
   const char *examples[] = {"examples/matmul_npu.c", "examples/matmul_sized_npu.c", "examples/program_npu.c"};
   TSParser *p = ts_parser_new();
