@@ -734,15 +734,15 @@ typedef struct {
   int n;
 } SubExprs;
 
-static void subexprs(SubExprs *x, const Expr *e) {
-  if (!e || x->n == 64) return;
+/* Each subexpression, until 64. */
+static bool add_subexpr(const Expr *e, void *ctx) {
+  SubExprs *x = ctx;
+  if (x->n == 64) return false;
   x->pick[x->n++] = e;
-  subexprs(x, e->a);
-  subexprs(x, e->b);
-  subexprs(x, e->c);
-  for (int i = 0; i < e->nargs; i++) subexprs(x, e->args[i]);
-  for (int i = 0; e->kind == EX_LOAD && i < e->buf->ndim; i++) subexprs(x, e->idx[i]);
+  return true;
 }
+
+static void subexprs(SubExprs *x, const Expr *e) { ir_walk_expr(e, add_subexpr, x); }
 
 /* stage(statement, "expression", new): a subexpression of an assignment's
  * right-hand side as --dump-ir prints it, now and then one it lacks. */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/lowered_module.h"
 
 static const char *role_name(BufferRole r) {
   switch (r) {
@@ -78,6 +79,15 @@ static void print_region(StrBuf *sb, const Lowered *l) {
   arena_free(&scratch);
 }
 
+/* Where an on-chip buffer lives: " at +BYTES past its scope's base (NOTE)". */
+static void print_scope(StrBuf *sb, const Expr *at, const char *note) {
+  if (at) {
+    sb_puts(sb, " at +");
+    ir_print_expr(sb, at);
+  }
+  if (note) sb_printf(sb, " (%s)", note);
+}
+
 static void print_lowered(StrBuf *sb, const Stmt *s) {
   const Lowered *l = s->low;
   switch (l->kind) {
@@ -109,6 +119,7 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
         sb_puts(sb, ", copy ");
         ir_print_expr(sb, l->view_copy);
       }
+      print_scope(sb, l->scope_at, l->scope_note);
     } else if (l->view_copy) {
       sb_printf(sb, "view %s = %s[", l->view_buf->name, l->view_buf->db_name);
       ir_print_expr(sb, l->view_copy);
@@ -116,6 +127,7 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
     } else {
       sb_printf(sb, "view %s = %s @%lld: 2 x ", l->view_buf->db_name, l->view_buf->scope, (long long)l->view_buf->offset);
       print_buffer_type(sb, l->view_buf);
+      print_scope(sb, l->scope_at, l->scope_note);
     }
     break;
   case LOW_TOKENS:
@@ -143,14 +155,45 @@ static void print_call_head(StrBuf *sb, const Stmt *s) {
   sb_printf(sb, "call %s = %s(", c->name, c->fn);
   for (int i = 0; i < c->nparams; i++) {
     if (i) sb_puts(sb, ", ");
-    if (c->arg_buf[i]) sb_puts(sb, c->arg_buf[i]->name);
+    if (c->arg_buf[i]) sb_printf(sb, "%s%s", s->arg_casts && s->arg_casts[i] ? s->arg_casts[i] : "", c->arg_buf[i]->name);
     else if (ir_call_scalar_arg(s, i)) ir_print_expr(sb, ir_call_scalar_arg(s, i));
   }
   sb_puts(sb, ") ");
 }
 
+static void print_stmts(StrBuf *sb, const Stmt *s, int ind);
+
+/* A tensorized nest as lowered (Stmt.intrin_call): its call, under its
+ * guard with the nest as written as the fallback; or (no call) why not,
+ * before the loops. True when the call stands for the nest. */
+static bool print_intrin_call(StrBuf *sb, const Stmt *s, int ind) {
+  const IntrinCall *c = s->intrin_call;
+  sb_indent(sb, ind);
+  if (!c->call) {
+    sb_printf(sb, "note: %s\n", c->note);
+    return false;
+  }
+  if (c->comment) {
+    sb_printf(sb, "comment: %s\n", c->comment);
+    sb_indent(sb, ind);
+  }
+  if (!c->guard) {
+    sb_printf(sb, "intrinsic %s  # line %d\n", c->call, s->loc.line);
+    return true;
+  }
+  sb_printf(sb, "if %s:\n", c->guard);
+  sb_indent(sb, ind + 1);
+  sb_printf(sb, "intrinsic %s  # line %d\n", c->call, s->loc.line);
+  sb_indent(sb, ind);
+  sb_printf(sb, "else (%s; the check's C marks it: %s):\n", c->fallback_note ? c->fallback_note : "",
+            c->fallback_mark ? c->fallback_mark : "");
+  print_stmts(sb, c->fallback, ind + 1);
+  return true;
+}
+
 static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
   for (; s; s = s->next) {
+    if (s->intrin_call && print_intrin_call(sb, s, ind)) continue;
     if (s->low) {
       sb_indent(sb, ind);
       print_lowered(sb, s);
@@ -167,10 +210,10 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       break;
     case ST_FOR:
       sb_indent(sb, ind);
-      if (strcmp(s->name, s->var->name))
+      if (s->name && strcmp(s->name, s->var->name)) /* the reference's loops (lower/ref_body.c) have no name */
         sb_printf(sb, "for %s (counter %s) in ", s->name, s->var->name);
       else
-        sb_printf(sb, "for %s in ", s->name);
+        sb_printf(sb, "for %s in ", s->name ? s->name : s->var->name);
       ir_print_expr(sb, s->lo);
       sb_printf(sb, " .. %s ", op_spelling(s->cmp));
       ir_print_expr(sb, s->hi);
@@ -182,7 +225,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       sb_indent(sb, ind);
       sb_puts(sb, "if ");
       ir_print_expr(sb, s->cond);
-      sb_puts(sb, ":\n");
+      sb_puts(sb, s->plain_cond ? " (loop counters only, never hooked):\n" : ":\n");
       print_stmts(sb, s->then_s->body, ind + 1);
       if (s->else_s) {
         sb_indent(sb, ind);
@@ -192,7 +235,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       break;
     case ST_ASSIGN:
       sb_indent(sb, ind);
-      sb_printf(sb, "%s: ", s->name);
+      if (s->name) sb_printf(sb, "%s: ", s->name);
       ir_print_expr(sb, s->lhs);
       sb_printf(sb, " %s= ", op_spelling(s->op));
       ir_print_expr(sb, s->rhs);
@@ -222,6 +265,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
           ir_print_expr(sb, s->init);
         }
       }
+      print_scope(sb, s->scope_at, s->scope_note);
       sb_printf(sb, "  # line %d\n", s->loc.line);
       break;
     }

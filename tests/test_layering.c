@@ -1,8 +1,10 @@
 /* The one-way pipeline (docs/architecture.md): emit/ prints a
  * LoweredModule and asks lower/ nothing. Every file of emit/ is parsed
  * with tree-sitter-c (comments may name lower/ freely): no #include of a
- * lower/ header, and no identifier lower_* (a call, or a table of
- * lower/'s) in its code. The check's reference is a LoweredModule too,
+ * lower/ header (by any spelling, or through a header of the tree that
+ * includes one), and no identifier lower_* (a call, or a table of
+ * lower/'s) in its code; and emit/'s objects use no symbol lower/'s
+ * define (a call of lower/ by any name). The check's reference is a LoweredModule too,
  * printed by the same file printer (emit_file.c, the only file of emit/
  * that writes an #include line). */
 #include <criterion/criterion.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <tree_sitter/api.h>
 #include <unistd.h>
 
@@ -21,52 +24,174 @@
 
 const TSLanguage *tree_sitter_c(void);
 
-/* Appends to found each offending include or name in node's subtree. */
-static void scan(TSNode node, const char *src, const char *file, StrBuf *found) {
+/* path with "." and ".." segments folded away ("emit/../lower/x.h" is
+ * "lower/x.h"), into out. */
+static void fold_path(const char *path, char *out, size_t n) {
+  const char *seg[64];
+  size_t len[64];
+  int k = 0;
+  for (const char *p = path; *p;) {
+    size_t l = strcspn(p, "/");
+    if (l == 2 && !strncmp(p, "..", 2) && k > 0 && !(len[k - 1] == 2 && !strncmp(seg[k - 1], "..", 2))) k--;
+    else if (l && !(l == 1 && *p == '.') && k < 64) seg[k] = p, len[k++] = l;
+    p += l + (p[l] == '/');
+  }
+  out[0] = '\0';
+  for (int i = 0; i < k; i++) snprintf(out + strlen(out), n - strlen(out), "%s%.*s", i ? "/" : "", (int)len[i], seg[i]);
+}
+
+typedef struct {
+  const char *root; /* the source tree the include paths are resolved in */
+  StrBuf *found;
+  int depth;
+} Scan;
+
+static void scan_file(const Scan *sc, const char *rel, const char *shown);
+
+/* The header an #include names, as the compiler's -I. finds it beside
+ * the including file or from the root (rel_dir: the including file's
+ * folder from the root), into out; false when it is no file of the tree
+ * (a system header). */
+static bool resolve_include(const Scan *sc, const char *rel_dir, const char *name, char *out, size_t n) {
+  char joined[1024], full[2048];
+  snprintf(joined, sizeof joined, "%s/%s", rel_dir, name);
+  const char *tries[] = {joined, name};
+  for (int i = 0; i < 2; i++) {
+    fold_path(tries[i], out, n);
+    if (!strncmp(out, "lower/", 6)) return true;
+    snprintf(full, sizeof full, "%s/%s", sc->root, out);
+    if (!access(full, R_OK)) return true;
+  }
+  return false;
+}
+
+/* Appends to found each include of node's subtree that reaches lower/
+ * (named so, by any spelling, or through a header of the tree that
+ * includes one), and each identifier lower_*. */
+static void scan(const Scan *sc, TSNode node, const char *src, const char *rel, const char *shown) {
   const char *type = ts_node_type(node);
   uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
   if (!strcmp(type, "preproc_include")) {
     TSNode path = ts_node_child_by_field_name(node, "path", 4);
-    uint32_t pa = ts_node_start_byte(path);
-    if (!ts_node_is_null(path) && !strncmp(src + pa, "\"lower/", 7))
-      sb_printf(found, "%s: %.*s\n", file, (int)(ts_node_end_byte(path) - pa), src + pa);
-  } else if (!strcmp(type, "identifier") && b - a > 6 && !strncmp(src + a, "lower_", 6)) {
-    sb_printf(found, "%s:%u: %.*s\n", file, ts_node_start_point(node).row + 1, (int)(b - a), src + a);
+    uint32_t pa = ts_node_start_byte(path), pb = ts_node_end_byte(path);
+    char name[512], dir[512], header[1024];
+    if (ts_node_is_null(path) || pb - pa < 2 || pb - pa >= sizeof name) goto children;
+    snprintf(name, sizeof name, "%.*s", (int)(pb - pa - 2), src + pa + 1); /* without its quotes or <> */
+    snprintf(dir, sizeof dir, "%s", rel);
+    *(strrchr(dir, '/') ? strrchr(dir, '/') : dir) = '\0';
+    if (!resolve_include(sc, dir, name, header, sizeof header)) goto children;
+    if (!strncmp(header, "lower/", 6)) {
+      sb_printf(sc->found, "%s: %.*s\n", shown, (int)(pb - pa), src + pa);
+    } else if (sc->depth < 8) {
+      char via[1200];
+      snprintf(via, sizeof via, "%s via %.*s", shown, (int)(pb - pa), src + pa);
+      Scan deeper = *sc;
+      deeper.depth++;
+      scan_file(&deeper, header, via);
+    }
+  } else if (!strcmp(type, "identifier") && b - a > 6 && !strncmp(src + a, "lower_", 6) && !sc->depth) {
+    sb_printf(sc->found, "%s:%u: %.*s\n", shown, ts_node_start_point(node).row + 1, (int)(b - a), src + a);
   }
-  for (uint32_t i = 0; i < ts_node_child_count(node); i++) scan(ts_node_child(node, i), src, file, found);
+children:
+  for (uint32_t i = 0; i < ts_node_child_count(node); i++) scan(sc, ts_node_child(node, i), src, rel, shown);
 }
 
-/* What of lower/ the C files of dir reach, one line each ("" when none). */
-static char *lower_uses(const char *dir) {
-  StrBuf found;
-  sb_init(&found);
-  DIR *d = opendir(dir);
-  cr_assert(d, "no %s: run from the source tree", dir);
+/* Scans the file rel (from the root), shown as shown in what is found. */
+static void scan_file(const Scan *sc, const char *rel, const char *shown) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/%s", sc->root, rel);
+  size_t len;
+  char *src = read_file(path, &len);
+  cr_assert(src, "cannot read %s", path);
   TSParser *p = ts_parser_new();
   ts_parser_set_language(p, tree_sitter_c());
+  TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+  scan(sc, ts_tree_root_node(t), src, rel, shown);
+  ts_tree_delete(t);
+  ts_parser_delete(p);
+  free(src);
+}
+
+/* What of lower/ the C files of root/dir reach, one line each ("" when
+ * none): their includes, followed through the tree's headers, and their
+ * names lower_*. */
+static char *lower_uses(const char *root, const char *dir) {
+  StrBuf found;
+  sb_init(&found);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root, dir);
+  DIR *d = opendir(path);
+  cr_assert(d, "no %s: run from the source tree", path);
+  Scan sc = {root, &found, 0};
   int files = 0;
   for (struct dirent *e; (e = readdir(d));) {
     size_t n = strlen(e->d_name);
     if (n < 3 || e->d_name[n - 2] != '.' || (e->d_name[n - 1] != 'c' && e->d_name[n - 1] != 'h')) continue;
-    char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    size_t len;
-    char *src = read_file(path, &len);
-    cr_assert(src, "cannot read %s", path);
-    TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
-    scan(ts_tree_root_node(t), src, path, &found);
-    ts_tree_delete(t);
-    free(src);
+    scan_file(&sc, path, path);
     files++;
   }
   closedir(d);
-  ts_parser_delete(p);
   cr_assert_gt(files, 3, "emit/ holds the printer's files");
   return sb_take(&found);
 }
 
+/* The symbols objects (a shell glob) define (defined) or use undefined,
+ * one a line between newlines: nm's. */
+static char *symbols(const char *objects, bool defined) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "nm %s %s 2>&1", defined ? "-g --defined-only" : "-u", objects);
+  FILE *p = popen(cmd, "r");
+  cr_assert(p, "%s", cmd);
+  StrBuf out;
+  sb_init(&out);
+  sb_putc(&out, '\n');
+  char line[1024];
+  while (fgets(line, sizeof line, p)) {
+    char f[3][512];
+    int n = sscanf(line, "%511s %511s %511s", f[0], f[1], f[2]);
+    if (n >= 2 && strlen(f[n - 2]) == 1) sb_printf(&out, "%s\n", f[n - 1]); /* "[ADDR] KIND NAME" */
+  }
+  cr_assert_eq(pclose(p), 0, "%s failed: %s", cmd, out.data);
+  return sb_take(&out);
+}
+
+/* The symbols of lower/'s objects that emit/'s use, one a line ("" when
+ * none): what a call of lower/ leaves, whatever its name. */
+static char *lower_symbols_used(const char *emit_objs, const char *lower_objs) {
+  char *used = symbols(emit_objs, false), *lower = symbols(lower_objs, true);
+  StrBuf found;
+  sb_init(&found);
+  for (char *u = strtok(used + 1, "\n"); u; u = strtok(NULL, "\n")) {
+    char key[600];
+    snprintf(key, sizeof key, "\n%s\n", u);
+    if (strstr(lower, key)) sb_printf(&found, "%s\n", u);
+  }
+  free(used);
+  free(lower);
+  return sb_take(&found);
+}
+
+/* build/obj of the build whose npugen the tests run (NPUGEN), into out. */
+static void objects_dir(char *out, size_t n) {
+  const char *bin = getenv("NPUGEN") ? getenv("NPUGEN") : "build/npugen";
+  const char *slash = strrchr(bin, '/');
+  snprintf(out, n, "%.*s/obj", slash ? (int)(slash - bin) : 1, slash ? bin : ".");
+}
+
+/* The objects of emit/ use no symbol that lower/'s define. */
+Test(layering, emit_objects_use_no_symbol_of_lower) {
+  char obj[512], emit_objs[600], lower_objs[600];
+  objects_dir(obj, sizeof obj);
+  snprintf(emit_objs, sizeof emit_objs, "%s/emit/*.o", obj);
+  snprintf(lower_objs, sizeof lower_objs, "%s/lower/*.o", obj);
+  char *found = lower_symbols_used(emit_objs, lower_objs);
+  cr_expect_str_empty(found, "emit/'s objects call into lower/:\n%s", found);
+  free(found);
+}
+
 Test(layering, emit_includes_and_calls_nothing_of_lower) {
-  char *found = lower_uses("emit");
+  char *found = lower_uses(".", "emit");
   cr_expect_str_empty(found, "emit/ reaches into lower/ (the printer asks no one):\n%s", found);
   free(found);
 }
@@ -98,34 +223,91 @@ Test(layering, emit_is_under_900_lines) {
   cr_expect_lt(n, 900, "emit/ has %ld lines: a decision has come back into the printer", n);
 }
 
-/* The scan itself: it finds an include and a call, and skips comments. */
+/* Writes text into root/rel. */
+static void write_at(const char *root, const char *rel, const char *text) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "%s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The scan itself, on a copy of a tree in /tmp: it finds an include of
+ * lower/ by any spelling (and through a header that includes one) and a
+ * call, and skips comments. */
 Test(layering, the_scan_finds_an_include_and_a_call_not_a_comment) {
-  char dir[] = "/tmp/npg_layering_XXXXXX";
-  cr_assert(mkdtemp(dir));
-  char path[600];
-  const char *files[][2] = {
-      {"a.c", "/* lower_includes decides (lower/lower.h) */\n#include \"emit/emit.h\"\nint a;\n"},
-      {"b.c", "#include \"lower/lower.h\"\n"},
-      {"c.c", "void f(void) { g(lower_vec_note(0, 0)); }\n"},
-      {"d.h", "// lower_x\n"},
-  };
+  char root[] = "/tmp/npg_layering_XXXXXX";
+  cr_assert(mkdtemp(root));
+  const char *dirs[] = {"emit", "jit", "lower", "ir"};
+  char path[1024];
   for (int i = 0; i < 4; i++) {
-    snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs(files[i][1], f);
-    fclose(f);
+    snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+    cr_assert(!mkdir(path, 0700));
   }
-  char *found = lower_uses(dir);
-  cr_expect(strstr(found, "b.c: \"lower/lower.h\""), "%s", found);
-  cr_expect(strstr(found, "c.c:1: lower_vec_note"), "%s", found);
-  cr_expect(!strstr(found, "a.c") && !strstr(found, "d.h"), "%s", found);
+  const char *files[][2] = {
+      {"emit/a.c", "/* lower_includes decides (lower/lower.h) */\n#include \"emit/emit.h\"\n#include \"ir/ok.h\"\nint a;\n"},
+      {"emit/b.c", "#include \"lower/lower.h\"\n"},
+      {"emit/c.c", "void f(void) { g(lower_vec_note(0, 0)); }\n"},
+      {"emit/d.h", "// lower_x\n#include <stdio.h>\n"},
+      {"emit/e.c", "#include <lower/lower.h>\n"},
+      {"emit/f.c", "#include \"../lower/lower.h\"\n"},
+      {"emit/g.c", "#include \"jit/c_text.h\"\n"},
+      {"emit/emit.h", "#include \"ir/ok.h\"\n"},
+      {"jit/c_text.h", "#include \"lower/module.h\"\n"},
+      {"ir/ok.h", "int lower_case_in_a_header_is_not_a_call;\n"},
+      {"lower/lower.h", ""},
+      {"lower/module.h", ""},
+  };
+  int nfiles = sizeof files / sizeof *files;
+  for (int i = 0; i < nfiles; i++) write_at(root, files[i][0], files[i][1]);
+  char *found = lower_uses(root, "emit");
+  cr_expect(strstr(found, "emit/b.c: \"lower/lower.h\""), "%s", found);
+  cr_expect(strstr(found, "emit/c.c:1: lower_vec_note"), "%s", found);
+  cr_expect(strstr(found, "emit/e.c: <lower/lower.h>"), "%s", found);
+  cr_expect(strstr(found, "emit/f.c: \"../lower/lower.h\""), "%s", found);
+  cr_expect(strstr(found, "emit/g.c via \"jit/c_text.h\": \"lower/module.h\""), "%s", found);
+  cr_expect(!strstr(found, "a.c") && !strstr(found, "d.h") && !strstr(found, "emit.h"), "%s", found);
   free(found);
-  for (int i = 0; i < 4; i++) {
-    snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+  for (int i = nfiles - 1; i >= 0; i--) {
+    snprintf(path, sizeof path, "%s/%s", root, files[i][0]);
     remove(path);
   }
-  rmdir(dir);
+  for (int i = 3; i >= 0; i--) {
+    snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+    rmdir(path);
+  }
+  rmdir(root);
+}
+
+/* The symbol check itself: an object of a copy of emit/ in /tmp that
+ * calls a function of lower/ not named lower_* (check_plan_free) is
+ * found; one that calls nothing of lower/ is not. */
+Test(layering, the_symbol_check_finds_a_call_of_lower_by_any_name) {
+  char root[] = "/tmp/npg_layering_XXXXXX";
+  cr_assert(mkdtemp(root));
+  write_at(root, "bad.c", "void check_plan_free(void *);\nvoid f(void) { check_plan_free(0); }\n");
+  write_at(root, "good.c", "#include <string.h>\nunsigned long f(const char *s) { return strlen(s); }\n");
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "cd %s && cc -c bad.c good.c 2>&1", root);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  char obj[512], objs[1200], lower_objs[600];
+  objects_dir(obj, sizeof obj);
+  snprintf(lower_objs, sizeof lower_objs, "%s/lower/*.o", obj);
+  snprintf(objs, sizeof objs, "%s/bad.o", root);
+  char *found = lower_symbols_used(objs, lower_objs);
+  cr_expect_str_eq(found, "check_plan_free\n");
+  free(found);
+  snprintf(objs, sizeof objs, "%s/good.o", root);
+  found = lower_symbols_used(objs, lower_objs);
+  cr_expect_str_empty(found);
+  free(found);
+  const char *made[] = {"bad.c", "good.c", "bad.o", "good.o"};
+  for (int i = 0; i < 4; i++) {
+    snprintf(cmd, sizeof cmd, "%s/%s", root, made[i]);
+    remove(cmd);
+  }
+  rmdir(root);
 }
 
 /* Appends to found each string literal of node's subtree that holds

@@ -8,9 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tree_sitter/api.h>
 
 #include "jit/session.h"
+#include "frontend/frontend.h"
+#include "ir/lowered_module.h"
 #include "lower/lower.h"
+#include "lower/module.h"
+#include "lower/ref_lower.h"
 #include "npugen.h"
 #include "tests/test_sched_util.h"
 
@@ -704,4 +709,110 @@ Test(lower, the_lowered_dump_shows_the_whole_module) {
   cr_expect(strstr(c, "function v: host expressions spelled as written\n  extent 0 of A: N\n"), "%s", dump);
   cr_expect(strstr(h, "  guard: NPUGEN_K_V_H\n  includes: <stdint.h>\n  define: #define V_N 16\n"), "%s", dump);
   npg_close(s);
+}
+
+const TSLanguage *tree_sitter_c(void);
+
+/* What of the emitted C the lowered dump must show, one line each for
+ * each missing: every intrinsic the C calls (npu_nu_*, npu_vu_*), every
+ * prototype's #if condition and function name in the header, the first
+ * line of each comment over a function of the C, each call argument's
+ * cast to rows, and each comment saying where an on-chip buffer lives. */
+static bool text_holds(const char *text, size_t n, const char *needle) {
+  char *t = strndup(text, n);
+  bool holds = strstr(t, needle) != NULL;
+  free(t);
+  return holds;
+}
+
+static void missing_from_dump(TSNode node, const char *src, const char *dump, StrBuf *missing) {
+  const char *type = ts_node_type(node);
+  uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
+  char *want = NULL;
+  if (!strcmp(type, "call_expression")) {
+    TSNode fn = ts_node_child_by_field_name(node, "function", 8);
+    uint32_t fa = ts_node_start_byte(fn), fb = ts_node_end_byte(fn);
+    if (!strncmp(src + fa, "npu_nu_", 7) || !strncmp(src + fa, "npu_vu_", 7))
+      want = strndup(src + fa, fb - fa + 1); /* with its "(" */
+  } else if (!strcmp(type, "preproc_if") || !strcmp(type, "preproc_elif")) {
+    TSNode cond = ts_node_child_by_field_name(node, "condition", 9);
+    uint32_t ca = ts_node_start_byte(cond);
+    want = strndup(src + ca, ts_node_end_byte(cond) - ca);
+  } else if (!strcmp(type, "function_declarator")) {
+    TSNode name = ts_node_child_by_field_name(node, "declarator", 10);
+    uint32_t na = ts_node_start_byte(name);
+    want = strndup(src + na, ts_node_end_byte(name) - na);
+  } else if (!strcmp(type, "cast_expression") && !strcmp(ts_node_type(ts_node_parent(node)), "argument_list")) {
+    TSNode value = ts_node_child_by_field_name(node, "value", 5); /* a call argument's cast: "(T (*)[N])" */
+    want = strndup(src + a, ts_node_start_byte(value) - a);
+    if (!strstr(want, "(*)")) free(want), want = NULL;
+  } else if (!strcmp(type, "comment") && b - a > 6 && text_holds(src + a, b - a, "bytes [")) {
+    want = strndup(src + a + 3, b - a - 6); /* where an on-chip buffer lives */
+  } else if (!strcmp(type, "comment") && b - a > 3) {
+    TSNode next = ts_node_next_named_sibling(node);
+    size_t n = strcspn(src + a + 3, "\n");
+    if (n > b - a - 6) n = b - a - 6; /* a comment of one line: without its " *" "/" */
+    if (!ts_node_is_null(next) && !strcmp(ts_node_type(next), "function_definition")) want = strndup(src + a + 3, n);
+  }
+  if (want && !strstr(dump, want)) sb_printf(missing, "  %s (line %u)\n", want, ts_node_start_point(node).row + 1);
+  free(want);
+  for (uint32_t i = 0; i < ts_node_child_count(node); i++) missing_from_dump(ts_node_child(node, i), src, dump, missing);
+}
+
+/* --dump-ir=lowered shows every decision the emitted C depends on: a
+ * tensorized nest's call, the header's per-compiler prototypes, a
+ * program function's comment, a call argument's cast, an on-chip
+ * buffer's place. */
+Test(lower, the_lowered_dump_shows_what_the_emitted_c_depends_on) {
+  const char *examples[] = {"examples/matmul_npu.c", "examples/matmul_sized_npu.c", "examples/program_npu.c"};
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_c());
+  for (int e = 0; e < 3; e++) {
+    NpgSession *s = npg_open_file(examples[e]);
+    cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+    for (int v = 0; v < npg_variant_count(s); v++) {
+      const char *dump = npg_dump_ir_lowered(s, v);
+      const char *texts[] = {npg_emit_source(s, v), npg_emit_header(s, v)};
+      StrBuf missing;
+      sb_init(&missing);
+      for (int t = 0; t < 2; t++) {
+        TSTree *tree = ts_parser_parse_string(p, NULL, texts[t], (uint32_t)strlen(texts[t]));
+        missing_from_dump(ts_tree_root_node(tree), texts[t], dump, &missing);
+        ts_tree_delete(tree);
+      }
+      char *m = sb_take(&missing);
+      cr_expect_str_empty(m, "%s, variant %s: the emitted C has, the lowered dump not:\n%s", examples[e],
+                          npg_variant_name(s, v), m);
+      free(m);
+    }
+    npg_close(s);
+  }
+  ts_parser_delete(p);
+}
+
+/* The check's reference's module shows what only it has: <setjmp.h>,
+ * the support its checks call, its function's first parameter. */
+Test(lower, the_lowered_dump_of_the_reference_shows_its_own_fields) {
+  const char *src = "#include <stdint.h>\n#define N 4\n"
+                    "void k(const int32_t A[N], int32_t B[N], const int s) {\n"
+                    "  for (int i = 0; i < N; i++) B[i] = A[i] * s;\n}\n";
+  DiagList dl;
+  diag_init(&dl);
+  Module *m = frontend_parse("k.c", src, strlen(src), &dl);
+  cr_assert(m && !dl.errors, "the kernel parses");
+  LoweredModule lm;
+  lower_reference_module(m, m->kernels, &lm);
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_lowered_module(&sb, &lm);
+  char *dump = sb_take(&sb);
+  cr_expect(strstr(dump, "  includes: <math.h> <setjmp.h> <stdint.h> <stdlib.h>\n"), "%s", dump);
+  cr_expect(strstr(dump, "  support after the includes:\n    typedef struct {\n"), "%s", dump);
+  cr_expect(strstr(dump, "function static npg_checked_k: host expressions spelled as written\n"
+                         "  first parameter: NpgCk *npg_ck\n"),
+            "%s", dump);
+  free(dump);
+  lower_module_free(&lm);
+  module_free(m);
+  diag_free(&dl);
 }

@@ -6,18 +6,27 @@
 
 #include "tune/tune.h"
 
-/* The loads of e's arrays, in order, each array once. */
+typedef struct {
+  const Expr **out;
+  int n;
+} Reads;
+
+static bool add_read(const Expr *e, void *ctx) {
+  Reads *r = ctx;
+  if (e->kind != EX_LOAD) return true;
+  for (int i = 0; i < r->n; i++)
+    if (r->out[i]->buf == e->buf) return true;
+  if (r->n < 4) r->out[r->n++] = e;
+  return true;
+}
+
+/* The loads of e's arrays, in order, each array once: those in a call's
+ * arguments and in an index too (an update that reads a third array is
+ * no contraction). */
 static void reads(const Expr *e, const Expr **out, int *n) {
-  if (!e) return;
-  if (e->kind == EX_LOAD) {
-    for (int i = 0; i < *n; i++)
-      if (out[i]->buf == e->buf) return;
-    if (*n < 4) out[(*n)++] = e;
-    return;
-  }
-  reads(e->a, out, n);
-  reads(e->b, out, n);
-  reads(e->c, out, n);
+  Reads r = {out, *n};
+  ir_walk_expr(e, add_read, &r);
+  *n = r.n;
 }
 
 /* "loop j (line 9)", "statement s1 (line 12)": what the messages name. */

@@ -38,15 +38,23 @@ static const Var *plain(const Expr *e) {
   return e && e->kind == EX_VAR ? e->var : NULL;
 }
 
+typedef struct {
+  const Expr **out;
+  int n;
+} Loads;
+
+static bool add_load(const Expr *e, void *ctx) {
+  Loads *l = ctx;
+  if (e->kind == EX_LOAD && l->n < 4) l->out[l->n++] = e;
+  return true;
+}
+
+/* e's loads in order (at most 4), those in a call's arguments and in an
+ * index too. */
 static void loads(const Expr *e, const Expr **out, int *n) {
-  if (!e) return;
-  if (e->kind == EX_LOAD) {
-    if (*n < 4) out[(*n)++] = e;
-    return;
-  }
-  loads(e->a, out, n);
-  loads(e->b, out, n);
-  loads(e->c, out, n);
+  Loads l = {out, *n};
+  ir_walk_expr(e, add_load, &l);
+  *n = l.n;
 }
 
 /* The dimension of load whose index is exactly v, or -1. */

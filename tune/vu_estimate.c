@@ -38,23 +38,16 @@ static int64_t trip_or_one(const Stmt *l) {
   return t > 0 ? t : 1;
 }
 
+static bool widen(const Expr *e, void *ctx) {
+  int *w = ctx;
+  if (e->kind == EX_LOAD && e->buf && e->buf->elem->size > *w) *w = e->buf->elem->size;
+  return true;
+}
+
 /* The widest element e reads or writes. */
 static int widest_in(const Expr *e) {
-  if (!e) return 0;
-  int w = e->kind == EX_LOAD && e->buf ? e->buf->elem->size : 0;
-  const Expr *sub[3] = {e->a, e->b, e->c};
-  for (int i = 0; i < 3; i++) {
-    int x = widest_in(sub[i]);
-    if (x > w) w = x;
-  }
-  for (int i = 0; e->kind == EX_LOAD && e->buf && i < e->buf->ndim; i++) {
-    int x = widest_in(e->idx[i]);
-    if (x > w) w = x;
-  }
-  for (int i = 0; e->kind == EX_CALL && i < e->nargs; i++) {
-    int x = widest_in(e->args[i]);
-    if (x > w) w = x;
-  }
+  int w = 0;
+  ir_walk_expr(e, widen, &w);
   return w;
 }
 
