@@ -37,6 +37,11 @@ void tune_print_as_written(const TuneSpace *sp, const TuneRun *run, const TuneWi
   if (sp->flops > 0) /* host:loops counts no flops */
     printf(", %.2f GFLOP/s); tuned: %.1f us (%.2f GFLOP/s), %.2fx\n", sp->flops / asis, 1e-3 * tuned, sp->flops / tuned, asis / tuned);
   else printf("); tuned: %.1f us, %.2fx\n", 1e-3 * tuned, asis / tuned);
+  /* a winner that does not beat the kernel as written is no speed-up to
+   * report: its steps cost, or the two figures differ by the timer's noise */
+  if (tuned >= asis)
+    printf("no candidate beat the kernel as written (%.2fx): %s is the best of the candidates, not a speed-up; keep the "
+           "kernel as written, or tune again with more trials\n", asis / tuned, sp->variant);
 }
 
 /* What the space is, which sketches do not apply and why. */
