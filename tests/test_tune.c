@@ -257,6 +257,11 @@ Test(tune, sketches_that_do_not_apply_say_why_naming_the_loop) {
                 strstr(out, "\n  vu: the top loop i has fewer iterations than the 4 VU cores (a top loop of at least 4") &&
                 strstr(out, "\n  host:cc: not a contraction nest (host:loops tunes the kernel's own loops instead)"),
             "%s", out);
+  /* the depth said is the perfect nest's, with where it stops (before: "the
+   * nest is 1 loop deep" of a gemm's 3-deep nest with a prologue) */
+  cr_expect(strstr(out, "\n  nu conv: not a windowed convolution: its perfect nest is 2 loops deep (loop j (line 4) "
+                        "holds 1 statement)"),
+            "%s", out);
   cr_expect(strstr(out, "tri_tuned: PASS npugen check"), "%s", out);
 }
 

@@ -249,11 +249,19 @@ void tune_sketch_conv(TuneSpace *sp) {
     const TuneShape *sh = &sp->shape;
     char at[120];
     tune_stmt_name(sh->nchain ? sh->chain[sh->nchain - 1] : NULL, at, sizeof at);
-    if (sh->nchain != 4)
-      tune_note(sp, "nu conv: not a windowed convolution: %s %d %s, where a convolution is one nest of 4 (batch, "
-                    "channel, rows, columns) around an init and a 3-deep window reduction\n",
-                sh->nchain ? "the nest is" : "the kernel's body is", sh->nchain ? sh->nchain : sh->ntop,
-                sh->nchain == 1 ? "loop deep" : sh->nchain ? "loops deep" : "statements");
+    /* nchain counts the loops each the only statement of the one around
+     * it: below the last, the nest branches (or ends) at `at` */
+    int held = 0; /* what the last loop of the perfect nest holds */
+    for (const Stmt *c = sh->nchain ? sh->chain[sh->nchain - 1]->body->body : NULL; c; c = c->next) held += c->kind != ST_DECL;
+    if (sh->nchain && sh->nchain != 4)
+      tune_note(sp, "nu conv: not a windowed convolution: its perfect nest is %d loop%s deep (%s holds %d statement%s), "
+                    "where a convolution is one nest of 4 (batch, channel, rows, columns) around an init and a 3-deep "
+                    "window reduction\n",
+                sh->nchain, sh->nchain == 1 ? "" : "s", at, held, held == 1 ? "" : "s");
+    else if (!sh->nchain)
+      tune_note(sp, "nu conv: not a windowed convolution: the kernel's body is %d statements, where a convolution is "
+                    "one nest of 4 (batch, channel, rows, columns) around an init and a 3-deep window reduction\n",
+                sh->ntop);
     else
       tune_note(sp, "nu conv: not a windowed convolution: %s does not hold an init then a 3-deep reduction "
                     "`O[..] += I[.. + kh][.. + kw] * W[..]` over 4-D arrays\n", at);
