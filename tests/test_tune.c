@@ -265,6 +265,22 @@ Test(tune, sketches_that_do_not_apply_say_why_naming_the_loop) {
   cr_expect(strstr(out, "tri_tuned: PASS npugen check"), "%s", out);
 }
 
+/* A VU sketch whose own steps are refused says that refusal (bind on a
+ * kernel with sizes), not that no statement is a VU op (before: "no
+ * statement under loop i is an elementwise or reduction op" of y = x * 3 + 1,
+ * which the same kernel with a constant size puts on the VU). */
+Test(tune, a_vu_sketch_refused_at_its_own_steps_says_which) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf 'void vs(int n, const float a[n], float b[n]) {\\n"
+           "  for (int i = 0; i < n; i++)\\n    b[i] = a[i] * 3.0f + 1.0f;\\n}\\n' > $d/t.c && "
+           "%s tune $d/t.c --size n=1000 --trials 1 -o $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "\n  vu:rows: bind: the kernel has symbolic sizes (n): bind is not supported with them yet"),
+            "%s", out);
+  cr_expect(!strstr(out, "elementwise or reduction op"), "%s", out);
+}
+
 /* "no sketch applies" is for a kernel without a loop. */
 Test(tune, a_kernel_without_a_loop_has_no_sketch) {
   char cmd[1024], out[8192];

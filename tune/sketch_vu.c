@@ -227,11 +227,14 @@ static void find_in(TuneSpace *sp, VuFacts *f, const char *prefix, const Stmt *b
 }
 
 /* Each stage's loop that vectorize makes a VU instruction, found in the
- * IR of the sketch's steps under the core loop. */
-static void find_vectorized(TuneSpace *sp, VuFacts *f, const char *prefix) {
-  const Kernel *k = tune_probe_steps(sp, prefix, NULL);
+ * IR of the sketch's steps under the core loop; false when those steps
+ * (split, bind, fission) are refused themselves: the refusal is noted as
+ * the sketch's (bind on a kernel with sizes), not blamed on its stages. */
+static bool find_vectorized(TuneSpace *sp, VuFacts *f, const char *prefix, const char *sketch) {
+  const Kernel *k = tune_probe_steps(sp, prefix, sketch);
   const Stmt *core = k ? loop_named(k, "core") : NULL;
   if (core) find_in(sp, f, prefix, core->body, 0);
+  return k != NULL;
 }
 
 /* How a sketch treats a reduction nest's init. */
@@ -279,12 +282,14 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, NestForm form) {
   sb_init(&sb);
   render_prefix(f, q[seed], &sb);
   f->nvec = 0;
-  find_vectorized(sp, f, sb.data);
+  bool applies = find_vectorized(sp, f, sb.data, sk->name);
   sb_free(&sb);
   if (f->nvec) {
     pass_costs(sp, f, &sk->knobs[K_Q]);
     seed_by_estimate(sk, session_target(sp->s));
     sp->nsketch++;
+  } else if (!applies) {
+    free(f); /* its steps' refusal is noted */
   } else {
     tune_note(sp, "%s: no stage vectorizes onto the VU: no statement under loop %s is an elementwise or reduction "
                   "op of the VU's families on int8/int16/int32/float arrays\n", sk->name, f->outer);
