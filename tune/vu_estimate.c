@@ -75,27 +75,21 @@ static void nest_work(const Stmt *list, int64_t *iters, int *widest) {
   *iters = most;
 }
 
-/* The vu_vm buffer of a copy nest's statement and whether it loads it. */
-static const Buffer *copy_buffer(const Stmt *nest, bool *load) {
+/* The vu_vm buffer of a copy nest's statement and whether it loads it;
+ * *global the array on the other side. */
+static const Buffer *copy_buffer(const Stmt *nest, bool *load, const Buffer **global) {
   const Stmt *s = nest;
   while (s && s->kind == ST_FOR) s = tune_first_stmt(s->body);
   while (s && s->kind == ST_IF) s = tune_first_stmt(s->then_s);
   if (!s || s->kind != ST_ASSIGN || s->lhs->kind != EX_LOAD) return NULL;
+  const Buffer *other = s->rhs && s->rhs->kind == EX_LOAD ? s->rhs->buf : NULL;
   *load = buffer_onchip(s->lhs->buf);
+  *global = *load ? other : s->lhs->buf;
   if (*load) return s->lhs->buf;
-  return s->rhs && s->rhs->kind == EX_LOAD && buffer_onchip(s->rhs->buf) ? s->rhs->buf : NULL;
+  return other && buffer_onchip(other) ? other : NULL;
 }
 
-/* The staged array (index into arr[]) a vu_vm buffer holds: "<name>_vm". */
-static int array_of(const TuneArray *const *arr, int narr, const Buffer *b) {
-  size_t n = strlen(b->name);
-  for (int i = 0; i < narr; i++) {
-    size_t m = strlen(arr[i]->name);
-    if (n == m + 3 && !strncmp(b->name, arr[i]->name, m) && !strcmp(b->name + m, "_vm")) return i;
-  }
-  return -1;
-}
-
+enum { MAX_STAGED = 32 };
 typedef struct {
   const TuneArray *const *arr;
   int narr;
@@ -103,7 +97,43 @@ typedef struct {
   VuPassCost *c;
   const Var *pass[IR_MAX_DIMS]; /* the counters of the loops around the core loop */
   int npass;
+  /* each vu_vm buffer a copy nest fills or drains, and the staged array
+   * (index into arr[]) on the copy's other side: what the IR says it
+   * holds, not what its name spells */
+  const Buffer *staged[MAX_STAGED];
+  int staged_as[MAX_STAGED];
+  int nstaged;
 } CostWalk;
+
+/* The staged array (index into arr[]) a vu_vm buffer holds, or -1. */
+static int array_of(const CostWalk *w, const Buffer *b) {
+  for (int i = 0; i < w->nstaged; i++)
+    if (w->staged[i] == b) return w->staged_as[i];
+  return -1;
+}
+
+/* The copy nests under list (the core loop's body): which array each
+ * vu_vm buffer stages. */
+static void find_staged(CostWalk *w, const Stmt *list) {
+  for (const Stmt *c = list; c; c = c->next) {
+    if (c->kind == ST_FOR && c->loop_kind == LOOP_DMA) {
+      bool load = false;
+      const Buffer *g = NULL, *b = copy_buffer(c, &load, &g);
+      if (!b || !g || array_of(w, b) >= 0 || w->nstaged == MAX_STAGED) continue;
+      for (int i = 0; i < w->narr; i++)
+        if (!strcmp(w->arr[i]->name, g->name)) { /* the kernel's array of that name */
+          w->staged[w->nstaged] = b;
+          w->staged_as[w->nstaged++] = i;
+          break;
+        }
+    } else if (c->kind == ST_FOR || c->kind == ST_BLOCK) {
+      find_staged(w, c->body && c->kind == ST_FOR ? c->body->body : c->body);
+    } else if (c->kind == ST_IF) {
+      find_staged(w, c->then_s ? c->then_s->body : NULL);
+      if (c->else_s) find_staged(w, c->else_s->body);
+    }
+  }
+}
 
 /* Does a statement of list (or of their bodies) use counter v? */
 static bool uses_var(const Stmt *list, const Var *v) {
@@ -117,8 +147,8 @@ static bool uses_var(const Stmt *list, const Var *v) {
 
 static void copy_nest(CostWalk *w, const Stmt *nest, int64_t mult) {
   bool load = false;
-  const Buffer *b = copy_buffer(nest, &load);
-  int i = b ? array_of(w->arr, w->narr, b) : -1;
+  const Buffer *g = NULL, *b = copy_buffer(nest, &load, &g);
+  int i = b ? array_of(w, b) : -1;
   if (i < 0) return;
   int64_t iters = 1;
   int widest = 0;
@@ -161,7 +191,7 @@ static void core_buffers(CostWalk *w, const Stmt *list) {
   for (const Stmt *c = list; c; c = c->next) {
     if (c->kind != ST_DECL || !c->buf || !c->buf->scope || strcmp(c->buf->scope, "vu_vm")) continue;
     int64_t bytes = mul(buffer_elems(c->buf), c->buf->elem->size);
-    int i = array_of(w->arr, w->narr, c->buf);
+    int i = array_of(w, c->buf);
     if (i >= 0) w->c->vm_bytes[i] += bytes;
     else w->c->vm_other += bytes;
   }
@@ -175,6 +205,7 @@ static bool find_core(CostWalk *w, const Stmt *list, int64_t passes) {
     if (c->loop_kind == LOOP_VU) {
       w->c->passes = passes;
       w->c->cores = trip_or_one(c);
+      find_staged(w, c->body->body);
       core_buffers(w, c->body->body);
       core_body(w, c->body->body, 1);
       return true;
