@@ -18,8 +18,8 @@
  *     innermost), each choice proven in both orders.
  * Each step is proven alone (a probe) before it becomes a knob, so a knob
  * is only offered where its step is legal by itself; the engine still
- * proves every candidate whole. The seed turns on every proven vectorize
- * step (or none, when they are not legal together). */
+ * proves every candidate whole. The seed turns on every proven reorder and
+ * vectorize step (or none, when they are not legal together). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,7 +332,7 @@ void tune_sketch_loops(TuneSpace *sp, const Kernel *k) {
     char name[32];
     static const char *const prefix[] = {"par", "in", "win", "ord"};
     snprintf(name, sizeof name, "%s_%.24s", prefix[f->place[i]], f->loop[i]);
-    /* the seed: vectorize where it is legal (windows unrolled); serial (two threads pay
+    /* the seed: reorder strided nests, vectorize where it is legal (windows unrolled); serial (two threads pay
      * only on nests larger than most kernels' own: the search tries them) */
     int seed = (f->place[i] == PLACE_INNER && fd.vals[i][1] == INNER_VEC) || f->place[i] == PLACE_WINDOW ||
                        f->place[i] == PLACE_ORDER
