@@ -260,8 +260,9 @@ static bool add_order(Finder *fd, const Stmt *s, bool par) {
   for (int k = 0; k < n; k++) {
     units[k] = 0;
     count_unit_stmts(nest[n - 1]->body->body, nest[k]->var, &units[k]);
-    if (units[k] > units[best]) best = k;
   }
+  for (int k = 0; k < n; k++)
+    if (units[k] > units[best]) best = k;
   if (best == n - 1) return false;
   const Stmt *moved[NEST_MAX];
   for (int k = 0, m = 0; k < n; k++)
