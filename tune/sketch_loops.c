@@ -15,7 +15,8 @@
  *     nest reordered so that the loop with unit stride in the most
  *     accesses is innermost (a column sum written j-i), on in the seed.
  *     The nest's other knobs then mark its loops by place (outermost,
- *     innermost), each choice proven in both orders.
+ *     innermost), each choice proven in each order (a choice legal in
+ *     one order only is left out of the other's candidates).
  * Each step is proven alone (a probe) before it becomes a knob, so a knob
  * is only offered where its step is legal by itself; the engine still
  * proves every candidate whole. The seed turns on every proven reorder and
@@ -28,6 +29,7 @@
 #include "tune/tune.h"
 
 enum { PLACE_PAR, PLACE_INNER, PLACE_WINDOW, PLACE_ORDER };
+enum { AS_WRITTEN = 1, REORDERED = 2, BOTH_ORDERS = 3 };
 enum { INNER_NONE, INNER_VEC, INNER_UNROLL2, INNER_UNROLL4, INNER_CHOICES };
 
 /* A window's loops run at most WINDOW_TRIPS times each (taps, not a
@@ -44,14 +46,23 @@ typedef struct {
    * loop at the same place when that knob reorders the nest */
   const char *alt[TUNE_MAX_KNOBS];
   int order[TUNE_MAX_KNOBS];
+  /* per choice, the orders it is legal in (AS_WRITTEN, REORDERED): a
+   * choice legal in one order only (vectorize of a loop that carries a
+   * reduction as written) is left out of candidates in the other */
+  unsigned char legal_in[TUNE_MAX_KNOBS][INNER_CHOICES];
   char window[TUNE_MAX_KNOBS][256];   /* PLACE_WINDOW: its loops' unroll steps, innermost first; PLACE_ORDER: the reorder step */
 } LoopKnobs;
 
 /* The loop knob i marks in this candidate. */
-static const char *loop_of(const TuneSketch *sk, const int *ch, int i) {
+static bool reordered(const TuneSketch *sk, const int *ch, int i) {
   const LoopKnobs *f = sk->data;
   int o = f->order[i];
-  return o >= 0 && sk->knobs[o].val[ch[o]] ? f->alt[i] : f->loop[i];
+  return o >= 0 && sk->knobs[o].val[ch[o]];
+}
+
+static const char *loop_of(const TuneSketch *sk, const int *ch, int i) {
+  const LoopKnobs *f = sk->data;
+  return reordered(sk, ch, i) ? f->alt[i] : f->loop[i];
 }
 
 /* One knob's step for choice c on loop l, appended to sb (nothing for choice 0). */
@@ -84,6 +95,7 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
       bool unroll = (f->place[i] == PLACE_INNER && c > INNER_VEC) || f->place[i] == PLACE_WINDOW;
       int my_pass = f->place[i] == PLACE_ORDER ? 0 : unroll ? 1 : 2;
       if (f->place[i] != PLACE_PAR && f->place[i] != PLACE_ORDER && parallel_here(sk, ch, i)) continue;
+      if (!(f->legal_in[i][ch[i]] & (reordered(sk, ch, i) ? REORDERED : AS_WRITTEN))) continue;
       if (my_pass == pass) render_step(f, i, loop_of(sk, ch, i), c, sb);
     }
 }
@@ -108,16 +120,24 @@ typedef struct {
   const char *alt;
 } Finder;
 
-/* Is the one step legal on the kernel as written, and (in a nest with a
- * reorder knob) after the reorder on the loop at the same place? */
-static bool step_legal(const Finder *fd, const char *fmt, const char *loop, int arg) {
+/* The orders the one step is legal in: on the kernel as written, and (in
+ * a nest with a reorder knob) after the reorder on the loop at the same
+ * place. Outside such a nest: BOTH_ORDERS or 0. */
+static int step_legal(const Finder *fd, const char *fmt, const char *loop, int arg) {
   char step[600];
   snprintf(step, sizeof step, fmt, loop, arg);
-  if (!tune_probe_steps(fd->sp, step, NULL)) return false;
-  if (fd->order < 0) return true;
+  int in = tune_probe_steps(fd->sp, step, NULL) ? AS_WRITTEN : 0;
+  if (fd->order < 0) return in ? BOTH_ORDERS : 0;
   int n = snprintf(step, sizeof step, "%s", fd->f->window[fd->order]);
   snprintf(step + n, sizeof step - n, fmt, fd->alt, arg);
-  return tune_probe_steps(fd->sp, step, NULL) != NULL;
+  return in | (tune_probe_steps(fd->sp, step, NULL) ? REORDERED : 0);
+}
+
+/* Offers choice v of knob i where it is legal in some order. */
+static void offer(Finder *fd, int i, long long v, int legal_in) {
+  if (!legal_in) return;
+  fd->f->legal_in[i][fd->nvals[i]] = (unsigned char)legal_in;
+  fd->vals[i][fd->nvals[i]++] = v;
 }
 
 /* Are all the loops in list (at any depth) of a few constant trips, the
@@ -157,9 +177,9 @@ static bool add_window(Finder *fd, const Stmt *s) {
   f->place[i] = PLACE_WINDOW;
   f->loop[i] = s->name;
   f->order[i] = -1;
-  fd->nvals[i] = 2;
-  fd->vals[i][0] = 0;
-  fd->vals[i][1] = 1;
+  fd->nvals[i] = 0;
+  offer(fd, i, 0, BOTH_ORDERS);
+  offer(fd, i, 1, BOTH_ORDERS);
   return true;
 }
 
@@ -172,12 +192,12 @@ static void add_knob(Finder *fd, int place, const char *loop) {
   f->order[i] = fd->order;
   f->alt[i] = fd->alt;
   fd->nvals[i] = 0;
-  fd->vals[i][fd->nvals[i]++] = 0;
-  if (place == PLACE_PAR) fd->vals[i][fd->nvals[i]++] = 1;
+  offer(fd, i, 0, BOTH_ORDERS);
+  if (place == PLACE_PAR) offer(fd, i, 1, BOTH_ORDERS); /* the caller proved it in both */
   else {
-    if (step_legal(fd, "#pragma npu vectorize(%s)\n", loop, 0)) fd->vals[i][fd->nvals[i]++] = INNER_VEC;
-    if (step_legal(fd, "#pragma npu unroll(%s, %d)\n", loop, 2)) fd->vals[i][fd->nvals[i]++] = INNER_UNROLL2;
-    if (step_legal(fd, "#pragma npu unroll(%s, %d)\n", loop, 4)) fd->vals[i][fd->nvals[i]++] = INNER_UNROLL4;
+    offer(fd, i, INNER_VEC, step_legal(fd, "#pragma npu vectorize(%s)\n", loop, 0));
+    offer(fd, i, INNER_UNROLL2, step_legal(fd, "#pragma npu unroll(%s, %d)\n", loop, 2));
+    offer(fd, i, INNER_UNROLL4, step_legal(fd, "#pragma npu unroll(%s, %d)\n", loop, 4));
   }
   if (fd->nvals[i] > 1) f->nplace++;
 }
@@ -281,14 +301,14 @@ static bool add_order(Finder *fd, const Stmt *s, bool par) {
   f->place[o] = PLACE_ORDER;
   f->loop[o] = s->name;
   f->order[o] = -1;
-  fd->nvals[o] = 2;
-  fd->vals[o][0] = 0;
-  fd->vals[o][1] = 1;
+  fd->nvals[o] = 0;
+  offer(fd, o, 0, BOTH_ORDERS);
+  offer(fd, o, 1, BOTH_ORDERS);
   /* find()'s walk of one perfect nest, each place proven in both orders */
   fd->order = o;
   for (int k = 0; k < n; k++) {
     fd->alt = moved[k]->name;
-    bool here = par && step_legal(fd, "#pragma npu parallel(%s)\n", nest[k]->name, 0);
+    bool here = par && step_legal(fd, "#pragma npu parallel(%s)\n", nest[k]->name, 0) == BOTH_ORDERS;
     if (here) add_knob(fd, PLACE_PAR, nest[k]->name);
     if (k == n - 1) add_knob(fd, PLACE_INNER, nest[k]->name);
     par = par && !here;
@@ -310,7 +330,7 @@ static void find(Finder *fd, const Stmt *list, bool par) {
     if (s->kind != ST_FOR) continue;
     if (add_order(fd, s, par)) continue;
     bool inner = !has_loop(s->body);
-    bool here = par && step_legal(fd, "#pragma npu parallel(%s)\n", s->name, 0);
+    bool here = par && step_legal(fd, "#pragma npu parallel(%s)\n", s->name, 0) != 0;
     if (here) add_knob(fd, PLACE_PAR, s->name);
     if (inner) add_knob(fd, PLACE_INNER, s->name);
     else if (!add_window(fd, s)) find(fd, s->body, par && !here);
