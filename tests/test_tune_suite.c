@@ -258,3 +258,30 @@ Test(tune_suite, gramschmidt_and_durbin) {
   expect_tuned("tests/kernels/tune_suite/gramschmidt.c", "gramschmidt_kernel_gramschmidt_tuned");
   expect_tuned("tests/kernels/tune_suite/durbin.c", "durbin_kernel_durbin_tuned");
 }
+
+/* Strided innermost loops (issue 41): a nest written k-i-j whose
+ * innermost j strides by a row, and a column sum written c-r. host:loops
+ * reorders each nest so the loop with unit stride in the most accesses
+ * (k, c) is innermost, and vectorizes it, although vectorize(r) as
+ * written is refused (r carries the sum) (before: no reorder knob, so
+ * the seed vectorized the strided j and left the sum serial). */
+Test(tune_suite, a_strided_innermost_loop_is_interchanged) {
+  char cmd[4096], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf '%%s\\n' "
+           "'void colsum(const float A[8][16][32], float B[8][16][32], float s[32], float alpha) {' "
+           "'  for (int k = 0; k < 32; k++)' '    for (int i = 0; i < 8; i++)' '      for (int j = 0; j < 16; j++) {' "
+           "'        float t = A[i][j][k] * alpha;' '        B[i][j][k] = t + 1;' '      }' "
+           "'  for (int c = 0; c < 32; c++)' '    for (int r = 0; r < 16; r++)' '      s[c] += A[0][r][c];' '}' "
+           "> $d/colsum.c && "
+           "%s tune $d/colsum.c --host --seed 1 --trials 1 -o $d/t.sched 2>&1 && cat $d/t.sched && "
+           "%s check $d/colsum.c --schedule $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "host:loops ord_k=1 par_k=0 in_j=1 ord_c=1 in_r=1"), "the reorder knobs, on in the seed: %s", out);
+  cr_expect(strstr(out, "#pragma npu reorder(i, j, k)\n#pragma npu reorder(r, c)\n"
+                        "#pragma npu vectorize(k)\n#pragma npu vectorize(c)\n"),
+            "k and c innermost, vectorized: %s", out);
+  cr_expect(!strstr(out, "vectorize(j)"), "the strided loop is not vectorized: %s", out);
+  cr_expect(strstr(out, "colsum_colsum_tuned      PASS") && strstr(out, "2 passed, 0 failed"), "%s", out);
+}

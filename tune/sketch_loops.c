@@ -10,11 +10,17 @@
  *   - on a loop around a window (loops of a few constant trips, WINDOW_MAX
  *     instances at most: a 3x3 convolution's taps): nothing, or the
  *     window unrolled whole and the loop around it vectorized, so that
- *     the sum stays in a vector register (Halide's stencil schedule).
+ *     the sum stays in a vector register (Halide's stencil schedule);
+ *   - on a perfect nest whose innermost loop is strided: nothing, or the
+ *     nest reordered so that the loop with unit stride in the most
+ *     accesses is innermost (a column sum written j-i), on in the seed.
+ *     The nest's other knobs then mark its loops by place (outermost,
+ *     innermost), each choice proven in each order (a choice legal in
+ *     one order only is left out of the other's candidates).
  * Each step is proven alone (a probe) before it becomes a knob, so a knob
  * is only offered where its step is legal by itself; the engine still
- * proves every candidate whole. The seed turns on every proven vectorize
- * step (or none, when they are not legal together). */
+ * proves every candidate whole. The seed turns on every proven reorder and
+ * vectorize step (or none, when they are not legal together). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +28,8 @@
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
-enum { PLACE_PAR, PLACE_INNER, PLACE_WINDOW };
+enum { PLACE_PAR, PLACE_INNER, PLACE_WINDOW, PLACE_ORDER };
+enum { AS_WRITTEN = 1, REORDERED = 2, BOTH_ORDERS = 3 };
 enum { INNER_NONE, INNER_VEC, INNER_UNROLL2, INNER_UNROLL4, INNER_CHOICES };
 
 /* A window's loops run at most WINDOW_TRIPS times each (taps, not a
@@ -35,16 +42,37 @@ typedef struct {
   int nplace;
   int place[TUNE_MAX_KNOBS];          /* PLACE_PAR, PLACE_INNER or PLACE_WINDOW */
   const char *loop[TUNE_MAX_KNOBS];   /* the loop each knob marks */
-  char window[TUNE_MAX_KNOBS][256];   /* PLACE_WINDOW: its loops' unroll steps, innermost first */
+  /* a knob in a nest with a PLACE_ORDER knob (order[i], else -1): the
+   * loop at the same place when that knob reorders the nest */
+  const char *alt[TUNE_MAX_KNOBS];
+  int order[TUNE_MAX_KNOBS];
+  /* per choice, the orders it is legal in (AS_WRITTEN, REORDERED): a
+   * choice legal in one order only (vectorize of a loop that carries a
+   * reduction as written) is left out of candidates in the other */
+  unsigned char legal_in[TUNE_MAX_KNOBS][INNER_CHOICES];
+  char window[TUNE_MAX_KNOBS][256];   /* PLACE_WINDOW: its loops' unroll steps, innermost first; PLACE_ORDER: the reorder step */
 } LoopKnobs;
 
-/* One knob's step for choice c, appended to sb (nothing for choice 0). */
-static void render_step(const LoopKnobs *f, int i, long long c, StrBuf *sb) {
-  if (f->place[i] == PLACE_PAR && c) sb_printf(sb, "#pragma npu parallel(%s)\n", f->loop[i]);
-  else if (f->place[i] == PLACE_WINDOW && c) sb_printf(sb, "%s#pragma npu vectorize(%s)\n", f->window[i], f->loop[i]);
-  else if (f->place[i] == PLACE_INNER && c == INNER_VEC) sb_printf(sb, "#pragma npu vectorize(%s)\n", f->loop[i]);
+/* The loop knob i marks in this candidate. */
+static bool reordered(const TuneSketch *sk, const int *ch, int i) {
+  const LoopKnobs *f = sk->data;
+  int o = f->order[i];
+  return o >= 0 && sk->knobs[o].val[ch[o]];
+}
+
+static const char *loop_of(const TuneSketch *sk, const int *ch, int i) {
+  const LoopKnobs *f = sk->data;
+  return reordered(sk, ch, i) ? f->alt[i] : f->loop[i];
+}
+
+/* One knob's step for choice c on loop l, appended to sb (nothing for choice 0). */
+static void render_step(const LoopKnobs *f, int i, const char *l, long long c, StrBuf *sb) {
+  if (f->place[i] == PLACE_ORDER && c) sb_printf(sb, "%s", f->window[i]);
+  else if (f->place[i] == PLACE_PAR && c) sb_printf(sb, "#pragma npu parallel(%s)\n", l);
+  else if (f->place[i] == PLACE_WINDOW && c) sb_printf(sb, "%s#pragma npu vectorize(%s)\n", f->window[i], l);
+  else if (f->place[i] == PLACE_INNER && c == INNER_VEC) sb_printf(sb, "#pragma npu vectorize(%s)\n", l);
   else if (f->place[i] == PLACE_INNER && c > INNER_VEC)
-    sb_printf(sb, "#pragma npu unroll(%s, %d)\n", f->loop[i], c == INNER_UNROLL2 ? 2 : 4);
+    sb_printf(sb, "#pragma npu unroll(%s, %d)\n", l, c == INNER_UNROLL2 ? 2 : 4);
 }
 
 /* Is loop i's loop parallel in this candidate (a loop both outermost and
@@ -52,19 +80,23 @@ static void render_step(const LoopKnobs *f, int i, long long c, StrBuf *sb) {
 static bool parallel_here(const TuneSketch *sk, const int *ch, int i) {
   const LoopKnobs *f = sk->data;
   for (int j = 0; j < f->nplace; j++)
-    if (f->place[j] == PLACE_PAR && !strcmp(f->loop[j], f->loop[i]) && sk->knobs[j].val[ch[j]]) return true;
+    if (f->place[j] == PLACE_PAR && !strcmp(loop_of(sk, ch, j), loop_of(sk, ch, i)) && sk->knobs[j].val[ch[j]])
+      return true;
   return false;
 }
 
-/* Unrolls first: a loop is unrolled before any mark is set in it. */
+/* Reorders first (the other steps name the loops at their new places),
+ * then unrolls: a loop is unrolled before any mark is set in it. */
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   const LoopKnobs *f = sk->data;
-  for (int pass = 0; pass < 2; pass++)
+  for (int pass = 0; pass < 3; pass++)
     for (int i = 0; i < f->nplace; i++) {
       long long c = sk->knobs[i].val[ch[i]];
       bool unroll = (f->place[i] == PLACE_INNER && c > INNER_VEC) || f->place[i] == PLACE_WINDOW;
-      if (f->place[i] != PLACE_PAR && parallel_here(sk, ch, i)) continue;
-      if (unroll == (pass == 0)) render_step(f, i, c, sb);
+      int my_pass = f->place[i] == PLACE_ORDER ? 0 : unroll ? 1 : 2;
+      if (f->place[i] != PLACE_PAR && f->place[i] != PLACE_ORDER && parallel_here(sk, ch, i)) continue;
+      if (!(f->legal_in[i][ch[i]] & (reordered(sk, ch, i) ? REORDERED : AS_WRITTEN))) continue;
+      if (my_pass == pass) render_step(f, i, loop_of(sk, ch, i), c, sb);
     }
 }
 
@@ -82,13 +114,30 @@ typedef struct {
   LoopKnobs *f;
   long long vals[TUNE_MAX_KNOBS][INNER_CHOICES];
   int nvals[TUNE_MAX_KNOBS];
+  /* in a nest with a reorder knob: its index, and where it moves the
+   * loop the knob being found marks (else order -1) */
+  int order;
+  const char *alt;
 } Finder;
 
-/* Is the one step legal on the kernel as written? */
-static bool step_legal(TuneSpace *sp, const char *fmt, const char *loop, int arg) {
-  char step[200];
+/* The orders the one step is legal in: on the kernel as written, and (in
+ * a nest with a reorder knob) after the reorder on the loop at the same
+ * place. Outside such a nest: BOTH_ORDERS or 0. */
+static int step_legal(const Finder *fd, const char *fmt, const char *loop, int arg) {
+  char step[600];
   snprintf(step, sizeof step, fmt, loop, arg);
-  return tune_probe_steps(sp, step, NULL) != NULL;
+  int in = tune_probe_steps(fd->sp, step, NULL) ? AS_WRITTEN : 0;
+  if (fd->order < 0) return in ? BOTH_ORDERS : 0;
+  int n = snprintf(step, sizeof step, "%s", fd->f->window[fd->order]);
+  snprintf(step + n, sizeof step - n, fmt, fd->alt, arg);
+  return in | (tune_probe_steps(fd->sp, step, NULL) ? REORDERED : 0);
+}
+
+/* Offers choice v of knob i where it is legal in some order. */
+static void offer(Finder *fd, int i, long long v, int legal_in) {
+  if (!legal_in) return;
+  fd->f->legal_in[i][fd->nvals[i]] = (unsigned char)legal_in;
+  fd->vals[i][fd->nvals[i]++] = v;
 }
 
 /* Are all the loops in list (at any depth) of a few constant trips, the
@@ -127,9 +176,10 @@ static bool add_window(Finder *fd, const Stmt *s) {
   int i = f->nplace++;
   f->place[i] = PLACE_WINDOW;
   f->loop[i] = s->name;
-  fd->nvals[i] = 2;
-  fd->vals[i][0] = 0;
-  fd->vals[i][1] = 1;
+  f->order[i] = -1;
+  fd->nvals[i] = 0;
+  offer(fd, i, 0, BOTH_ORDERS);
+  offer(fd, i, 1, BOTH_ORDERS);
   return true;
 }
 
@@ -139,15 +189,133 @@ static void add_knob(Finder *fd, int place, const char *loop) {
   int i = f->nplace;
   f->place[i] = place;
   f->loop[i] = loop;
+  f->order[i] = fd->order;
+  f->alt[i] = fd->alt;
   fd->nvals[i] = 0;
-  fd->vals[i][fd->nvals[i]++] = 0;
-  if (place == PLACE_PAR) fd->vals[i][fd->nvals[i]++] = 1;
+  offer(fd, i, 0, BOTH_ORDERS);
+  if (place == PLACE_PAR) offer(fd, i, 1, BOTH_ORDERS); /* the caller proved it in both */
   else {
-    if (step_legal(fd->sp, "#pragma npu vectorize(%s)\n", loop, 0)) fd->vals[i][fd->nvals[i]++] = INNER_VEC;
-    if (step_legal(fd->sp, "#pragma npu unroll(%s, %d)\n", loop, 2)) fd->vals[i][fd->nvals[i]++] = INNER_UNROLL2;
-    if (step_legal(fd->sp, "#pragma npu unroll(%s, %d)\n", loop, 4)) fd->vals[i][fd->nvals[i]++] = INNER_UNROLL4;
+    offer(fd, i, INNER_VEC, step_legal(fd, "#pragma npu vectorize(%s)\n", loop, 0));
+    offer(fd, i, INNER_UNROLL2, step_legal(fd, "#pragma npu unroll(%s, %d)\n", loop, 2));
+    offer(fd, i, INNER_UNROLL4, step_legal(fd, "#pragma npu unroll(%s, %d)\n", loop, 4));
   }
   if (fd->nvals[i] > 1) f->nplace++;
+}
+
+static const Expr *uncast(const Expr *e) {
+  while (e && e->kind == EX_CAST) e = e->a;
+  return e;
+}
+
+static bool mentions(const Expr *e, const Var *v) {
+  if (!e) return false;
+  if (e->kind == EX_VAR) return e->var == v;
+  if (e->kind == EX_LOAD)
+    for (int d = 0; d < e->buf->ndim; d++)
+      if (mentions(e->idx[d], v)) return true;
+  if (e->kind == EX_CALL)
+    for (int a = 0; a < e->nargs; a++)
+      if (mentions(e->args[a], v)) return true;
+  return mentions(e->a, v) || mentions(e->b, v) || mentions(e->c, v);
+}
+
+/* Does index e step by one element as v steps (v, v + c, c + v, v - c)? */
+static bool unit_in(const Expr *e, const Var *v) {
+  e = uncast(e);
+  if (e->kind == EX_VAR) return e->var == v;
+  if (e->kind != EX_BINARY || (e->op != OP_ADD && e->op != OP_SUB)) return false;
+  const Expr *a = uncast(e->a), *b = uncast(e->b);
+  if (a->kind == EX_VAR && a->var == v) return !mentions(e->b, v);
+  return e->op == OP_ADD && b->kind == EX_VAR && b->var == v && !mentions(e->a, v);
+}
+
+/* The array accesses in e with unit stride in v, added to *n. */
+static void count_unit(const Expr *e, const Var *v, int *n) {
+  if (!e) return;
+  if (e->kind == EX_LOAD) {
+    if (e->buf->ndim > 0 && unit_in(e->idx[e->buf->ndim - 1], v)) (*n)++;
+    for (int d = 0; d < e->buf->ndim; d++) count_unit(e->idx[d], v, n);
+  }
+  for (int a = 0; e->kind == EX_CALL && a < e->nargs; a++) count_unit(e->args[a], v, n);
+  count_unit(e->a, v, n);
+  count_unit(e->b, v, n);
+  count_unit(e->c, v, n);
+}
+
+static void count_unit_stmts(const Stmt *s, const Var *v, int *n) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_ASSIGN) {
+      count_unit(s->lhs, v, n);
+      count_unit(s->rhs, v, n);
+    }
+    if (s->kind == ST_DECL) count_unit(s->init, v, n);
+    if (s->kind == ST_IF) {
+      count_unit(s->cond, v, n);
+      count_unit_stmts(s->then_s, v, n);
+      count_unit_stmts(s->else_s, v, n);
+    }
+    if (s->kind == ST_BLOCK) count_unit_stmts(s->body, v, n);
+  }
+}
+
+enum { NEST_MAX = 8 };
+
+/* s heads a perfect nest (each loop's body one loop, the innermost's no
+ * loop) whose innermost loop has unit stride in fewer accesses than
+ * another of its loops: a reorder knob that moves that loop innermost,
+ * when the reorder is legal, and the nest's parallel and innermost knobs
+ * by place. False (nothing added) otherwise. */
+static bool add_order(Finder *fd, const Stmt *s, bool par) {
+  const Stmt *nest[NEST_MAX];
+  int n = 0;
+  for (const Stmt *c = s;; c = c->body->body) {
+    if (n == NEST_MAX) return false;
+    nest[n++] = c;
+    const Stmt *b = c->body->body;
+    if (!has_loop(b)) break;
+    if (b->next || b->kind != ST_FOR) return false;
+  }
+  if (n < 2) return false;
+  int units[NEST_MAX], best = n - 1;
+  for (int k = 0; k < n; k++) {
+    units[k] = 0;
+    count_unit_stmts(nest[n - 1]->body->body, nest[k]->var, &units[k]);
+  }
+  for (int k = 0; k < n; k++)
+    if (units[k] > units[best]) best = k;
+  if (best == n - 1) return false;
+  const Stmt *moved[NEST_MAX];
+  for (int k = 0, m = 0; k < n; k++)
+    if (k != best) moved[m++] = nest[k];
+  moved[n - 1] = nest[best];
+  LoopKnobs *f = fd->f;
+  if (f->nplace == TUNE_MAX_KNOBS) return false;
+  int o = f->nplace;
+  char *step = f->window[o];
+  int len = snprintf(step, sizeof f->window[0], "#pragma npu reorder(");
+  for (int k = 0; k < n; k++)
+    len += snprintf(step + len, sizeof f->window[0] - len, "%s%s", k ? ", " : "", moved[k]->name);
+  snprintf(step + len, sizeof f->window[0] - len, ")\n");
+  if (!tune_probe_steps(fd->sp, step, NULL)) return false;
+  f->nplace++;
+  f->place[o] = PLACE_ORDER;
+  f->loop[o] = s->name;
+  f->order[o] = -1;
+  fd->nvals[o] = 0;
+  offer(fd, o, 0, BOTH_ORDERS);
+  offer(fd, o, 1, BOTH_ORDERS);
+  /* find()'s walk of one perfect nest, each place proven in both orders */
+  fd->order = o;
+  for (int k = 0; k < n; k++) {
+    fd->alt = moved[k]->name;
+    bool here = par && step_legal(fd, "#pragma npu parallel(%s)\n", nest[k]->name, 0) == BOTH_ORDERS;
+    if (here) add_knob(fd, PLACE_PAR, nest[k]->name);
+    if (k == n - 1) add_knob(fd, PLACE_INNER, nest[k]->name);
+    par = par && !here;
+  }
+  fd->order = -1;
+  fd->alt = NULL;
+  return true;
 }
 
 /* The loops of list: parallel where a nest first can be (par: no loop
@@ -160,8 +328,9 @@ static void find(Finder *fd, const Stmt *list, bool par) {
       find(fd, s->else_s, par);
     }
     if (s->kind != ST_FOR) continue;
+    if (add_order(fd, s, par)) continue;
     bool inner = !has_loop(s->body);
-    bool here = par && step_legal(fd->sp, "#pragma npu parallel(%s)\n", s->name, 0);
+    bool here = par && step_legal(fd, "#pragma npu parallel(%s)\n", s->name, 0) != 0;
     if (here) add_knob(fd, PLACE_PAR, s->name);
     if (inner) add_knob(fd, PLACE_INNER, s->name);
     else if (!add_window(fd, s)) find(fd, s->body, par && !here);
@@ -175,18 +344,21 @@ void tune_sketch_loops(TuneSpace *sp, const Kernel *k) {
     return;
   }
   LoopKnobs *f = calloc(1, sizeof *f);
-  Finder fd = {.sp = sp, .f = f};
+  Finder fd = {.sp = sp, .f = f, .order = -1};
   find(&fd, k->body, true);
   TuneSketch *sk = &sp->sketch[sp->nsketch];
   memset(sk, 0, sizeof *sk);
   snprintf(sk->name, sizeof sk->name, "host:loops");
   for (int i = 0; i < f->nplace; i++) {
     char name[32];
-    static const char *const prefix[] = {"par", "in", "win"};
+    static const char *const prefix[] = {"par", "in", "win", "ord"};
     snprintf(name, sizeof name, "%s_%.24s", prefix[f->place[i]], f->loop[i]);
-    /* the seed: vectorize where it is legal (windows unrolled); serial (two threads pay
+    /* the seed: reorder strided nests, vectorize where it is legal (windows unrolled); serial (two threads pay
      * only on nests larger than most kernels' own: the search tries them) */
-    int seed = (f->place[i] == PLACE_INNER && fd.vals[i][1] == INNER_VEC) || f->place[i] == PLACE_WINDOW ? 1 : 0;
+    int seed = (f->place[i] == PLACE_INNER && fd.vals[i][1] == INNER_VEC) || f->place[i] == PLACE_WINDOW ||
+                       f->place[i] == PLACE_ORDER
+                   ? 1
+                   : 0;
     tune_knob(sk, i, name, fd.vals[i], fd.nvals[i], seed);
   }
   sk->nknobs = f->nplace;
