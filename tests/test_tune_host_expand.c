@@ -56,3 +56,26 @@ Test(tune_host_expand, tune_host_writes_expand_and_host_cc_steps_that_pass_the_c
   cr_expect(strstr(out, "#pragma npu split(k, ") && strstr(out, "#pragma npu reorder("), "%s", out);
   cr_expect(strstr(out, " passed, 0 failed"), "%s", out);
 }
+
+/* Where the array form is no contraction either (a 1-D sum into a local),
+ * the note says so in one line, host:loops tunes the kernel as written,
+ * and no step of the array form is left in front of its candidates. */
+Test(tune_host_expand, an_array_form_refused_alike_says_so_and_leaves_the_kernel_as_written) {
+  const char *sum = "void s(const float A[64], float B[1]) {\n"
+                    "  float acc = 0;\n"
+                    "  for (int i = 0; i < 64; i++)\n"
+                    "    acc += A[i];\n"
+                    "  B[0] = acc;\n"
+                    "}\n";
+  NpgSession *s = npg_open_string("sum.c", sum, strlen(sum));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneSpace sp;
+  char why[4096];
+  cr_assert(tune_space_build(&sp, s, "s", true, why, sizeof why), "%s", why);
+  cr_expect(sp.host && sp.nsketch == 1 && !strcmp(sp.sketch[0].name, "host:loops") && !sp.prefix[0], "%s", sp.notes);
+  cr_expect(strstr(sp.notes, "host:cc: the kernel's array form (after expand(acc)) is refused for the same reason\n") &&
+                !strstr(sp.notes, "again:"),
+            "%s", sp.notes);
+  tune_space_free(&sp);
+  npg_close(s);
+}

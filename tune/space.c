@@ -156,13 +156,16 @@ static void host_sketch_expanded(TuneSpace *sp, const Kernel *k) {
     prefix_steps(sp, steps, sizeof steps);
     size_t before = strlen(sp->notes);
     tune_note(sp, "host:cc: on the kernel's array form (%s), again:\n", steps);
+    size_t preface = strlen(sp->notes);
     tune_shape(e, &sp->shape);
     tune_sketch_host(sp);
-    if (sp->nsketch) { /* applied: the preface would read as a refusal */
-      sp->notes[before] = 0;
+    bool same = strlen(sp->notes) == preface; /* refused as the kernel as written (one line per reason) */
+    if (sp->nsketch || same) sp->notes[before] = 0; /* else the preface would introduce nothing */
+    if (sp->nsketch)
       tune_note(sp, "host:cc: applies after %s (the kernel's array form): its candidates start with it\n", steps);
-      return;
-    }
+    else if (same)
+      tune_note(sp, "host:cc: the kernel's array form (after %s) is refused for the same reason\n", steps);
+    if (sp->nsketch) return;
   } else /* no expand was accepted: name the one the nest needs */
     tune_note(sp, "host:cc: expand(%s) would make the nest a contraction, but the engine refused it\n",
               locals.found[0]->var->name);
