@@ -128,7 +128,7 @@ TEST_CPU_LIMIT ?= 600
 # space, the plan, trial files, merge, re-checks, the vectorize mark) runs
 # under the sanitizers in tune_plan and tune_vectorize, and both run whole
 # in the normal build.
-ASAN_LEFT_OUT := tune|tune_suite|tune_reach
+ASAN_LEFT_OUT := tune|tune_suite|tune_reach|tune_host_expand
 test: $(DEPS_OK)
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build test-build
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/asan SAN=1 test-build

@@ -110,6 +110,17 @@ static const Kernel *array_form(TuneSpace *sp, const Kernel *k) {
   return expand_each(sp, &locals, &inner, got);
 }
 
+/* sp->prefix's steps, comma-separated: "expand(acc), fission(c, s2)". */
+static void prefix_steps(const TuneSpace *sp, char *steps, size_t size) {
+  size_t n = 0;
+  steps[0] = 0;
+  for (const char *l = sp->prefix; *l && n + 1 < size;) {
+    const char *step = l + strlen("#pragma npu "), *end = strchr(l, '\n');
+    n += (size_t)snprintf(steps + n, size - n, "%s%.*s", n ? ", " : "", (int)(end - step), step);
+    l = end + 1;
+  }
+}
+
 /* No NPU sketch fits the kernel as written: the sketches again on its
  * array form, each candidate starting with those steps (a matmul's
  * `int32_t acc` becomes C's own element, a softmax row's max and sum
@@ -119,18 +130,46 @@ static void npu_sketches_expanded(TuneSpace *sp, const Kernel *k) {
   if (!e) return;
   /* the notes that follow are the second round's: say after which steps */
   char steps[sizeof sp->prefix];
-  size_t n = 0;
-  for (const char *l = sp->prefix; *l && n + 1 < sizeof steps;) {
-    const char *step = l + strlen("#pragma npu "), *end = strchr(l, '\n');
-    n += (size_t)snprintf(steps + n, sizeof steps - n, "%s%.*s", n ? ", " : "", (int)(end - step), step);
-    l = end + 1;
-  }
+  prefix_steps(sp, steps, sizeof steps);
   tune_note(sp, "after the kernel's array form (%s), again:\n", steps);
   TuneShape as_written = sp->shape;
   tune_shape(e, &sp->shape);
   npu_sketches(sp);
   if (sp->nsketch) return;
   sp->prefix[0] = 0; /* the host sketches tune the kernel as written */
+  sp->shape = as_written;
+}
+
+/* host:cc does not fit the kernel as written: again on its array form (a
+ * matmul's local `acc` becomes C's own element, the contraction host:cc
+ * takes), its candidates starting with those steps. Else the kernel as
+ * written again (host:loops tunes its own loops), and the refusal says
+ * which steps were tried. */
+static void host_sketch_expanded(TuneSpace *sp, const Kernel *k) {
+  Found locals = {.n = 0};
+  ir_walk_stmts(k->body, scalar_local, &locals);
+  if (!locals.n) return;
+  TuneShape as_written = sp->shape;
+  const Kernel *e = array_form(sp, k);
+  if (e) {
+    char steps[sizeof sp->prefix];
+    prefix_steps(sp, steps, sizeof steps);
+    size_t before = strlen(sp->notes);
+    tune_note(sp, "host:cc: on the kernel's array form (%s), again:\n", steps);
+    size_t preface = strlen(sp->notes);
+    tune_shape(e, &sp->shape);
+    tune_sketch_host(sp);
+    bool same = strlen(sp->notes) == preface; /* refused as the kernel as written (one line per reason) */
+    if (sp->nsketch || same) sp->notes[before] = 0; /* else the preface would introduce nothing */
+    if (sp->nsketch)
+      tune_note(sp, "host:cc: applies after %s (the kernel's array form): its candidates start with it\n", steps);
+    else if (same)
+      tune_note(sp, "host:cc: the kernel's array form (after %s) is refused for the same reason\n", steps);
+    if (sp->nsketch) return;
+  } else /* no expand was accepted: name the one the nest needs */
+    tune_note(sp, "host:cc: expand(%s) would make the nest a contraction, but the engine refused it\n",
+              locals.found[0]->var->name);
+  sp->prefix[0] = 0;
   sp->shape = as_written;
 }
 
@@ -162,6 +201,7 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
     /* costs in one unit only: simulated cycles, or time on this CPU */
     if (!sp->nsketch) {
       tune_sketch_host(sp);
+      if (!sp->nsketch) host_sketch_expanded(sp, k);
       /* the general sketch for any kernel the contraction's does not fit */
       if (!sp->nsketch) tune_sketch_loops(sp, k);
       sp->host = sp->nsketch > 0;
