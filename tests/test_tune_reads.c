@@ -1,6 +1,7 @@
-/* What tune/contraction.c counts as the arrays an update reads: every
- * load of its right-hand side (ir_walk_expr), those in a call's
- * arguments too. */
+/* What tune reads of a kernel and its own notes without searching
+ * text: tune/contraction.c's arrays an update reads (every load of its
+ * right-hand side, ir_walk_expr, those in a call's arguments too), and
+ * tune/space.c's notes, one line for each reason. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -26,4 +27,17 @@ Test(tune_reads, a_load_in_a_calls_arguments_is_a_read) {
   cr_expect(ok && !strcmp(f.a, "A") && !strcmp(f.b, "B"), "%s", why);
   module_free(m);
   diag_free(&dl);
+}
+
+/* tune's notes keep one line for each reason: a line equal to an earlier
+ * one is left out, but not a line that is part of an earlier one (before,
+ * a search of the notes' text dropped it). */
+Test(tune_reads, a_note_that_is_part_of_an_earlier_one_is_kept) {
+  static TuneSpace sp; /* its notes are 4 KiB: not on the stack */
+  memset(&sp, 0, sizeof sp);
+  tune_note(&sp, "vu: the top loop i has fewer iterations than the 4 VU cores\n");
+  tune_note(&sp, "vu: the top loop i has fewer iterations than the 4 VU cores\n");
+  tune_note(&sp, "the top loop i has fewer iterations than the 4 VU cores\n");
+  cr_expect_str_eq(sp.notes, "  vu: the top loop i has fewer iterations than the 4 VU cores\n"
+                             "  the top loop i has fewer iterations than the 4 VU cores\n");
 }

@@ -258,7 +258,15 @@ void tune_note(TuneSpace *sp, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  if (strstr(sp->notes, line)) return; /* one line for each reason (a sketch's variants refused alike) */
+  /* one line for each reason (a sketch's variants refused alike): a line
+   * equal to an earlier one is left out, not one that is part of one */
+  size_t want = strlen(line);
+  for (const char *l = sp->notes; *l;) {
+    const char *end = strchr(l, '\n');
+    size_t len = end ? (size_t)(end - l) + 1 : strlen(l);
+    if (len == want + 2 && !strncmp(l + 2, line, want)) return;
+    l += len;
+  }
   size_t len = strlen(sp->notes);
   snprintf(sp->notes + len, sizeof sp->notes - len, "  %s", line);
 }
