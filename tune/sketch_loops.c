@@ -207,39 +207,33 @@ static const Expr *uncast(const Expr *e) {
   return e;
 }
 
-static bool mentions(const Expr *e, const Var *v) {
-  if (!e) return false;
-  if (e->kind == EX_VAR) return e->var == v;
-  if (e->kind == EX_LOAD)
-    for (int d = 0; d < e->buf->ndim; d++)
-      if (mentions(e->idx[d], v)) return true;
-  if (e->kind == EX_CALL)
-    for (int a = 0; a < e->nargs; a++)
-      if (mentions(e->args[a], v)) return true;
-  return mentions(e->a, v) || mentions(e->b, v) || mentions(e->c, v);
-}
-
 /* Does index e step by one element as v steps (v, v + c, c + v, v - c)? */
 static bool unit_in(const Expr *e, const Var *v) {
   e = uncast(e);
   if (e->kind == EX_VAR) return e->var == v;
   if (e->kind != EX_BINARY || (e->op != OP_ADD && e->op != OP_SUB)) return false;
   const Expr *a = uncast(e->a), *b = uncast(e->b);
-  if (a->kind == EX_VAR && a->var == v) return !mentions(e->b, v);
-  return e->op == OP_ADD && b->kind == EX_VAR && b->var == v && !mentions(e->a, v);
+  if (a->kind == EX_VAR && a->var == v) return !ir_expr_uses(e->b, v, NULL);
+  return e->op == OP_ADD && b->kind == EX_VAR && b->var == v && !ir_expr_uses(e->a, v, NULL);
 }
 
-/* The array accesses in e with unit stride in v, added to *n. */
+typedef struct {
+  const Var *v;
+  int n;
+} UnitCount;
+
+static bool count_if_unit(const Expr *e, void *ctx) {
+  UnitCount *u = ctx;
+  if (e->kind == EX_LOAD && e->buf->ndim > 0 && unit_in(e->idx[e->buf->ndim - 1], u->v)) u->n++;
+  return true;
+}
+
+/* The array accesses in e (in its indices and a call's arguments too)
+ * with unit stride in v, added to *n. */
 static void count_unit(const Expr *e, const Var *v, int *n) {
-  if (!e) return;
-  if (e->kind == EX_LOAD) {
-    if (e->buf->ndim > 0 && unit_in(e->idx[e->buf->ndim - 1], v)) (*n)++;
-    for (int d = 0; d < e->buf->ndim; d++) count_unit(e->idx[d], v, n);
-  }
-  for (int a = 0; e->kind == EX_CALL && a < e->nargs; a++) count_unit(e->args[a], v, n);
-  count_unit(e->a, v, n);
-  count_unit(e->b, v, n);
-  count_unit(e->c, v, n);
+  UnitCount u = {v, 0};
+  ir_walk_expr(e, count_if_unit, &u);
+  *n += u.n;
 }
 
 static void count_unit_stmts(const Stmt *s, const Var *v, int *n) {
