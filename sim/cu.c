@@ -11,7 +11,10 @@ void *npu_cu_access_at(const char *file, int line, const void *p, int bytes, int
   sim_require_bound(file, line, "npu_cu_access");
   NpuSim *s = npusim_current();
   if (s->failed) return (void *)p;
-  Site site = sim_site(s, file, line);
+  /* Called for every element the host code touches on chip: the site is
+   * interned (sim_site) only where it is kept, a stall in the trace; a
+   * failure's message is written here and now. */
+  Site site = {file ? file : "?", line};
   const char *op = "host code";
   const char *what = mode == NPU_CU_READ ? "read" : mode == NPU_CU_WRITE ? "written" : "updated";
   if (bytes <= 0 || mode < NPU_CU_READ || mode > NPU_CU_UPDATE) {
@@ -25,7 +28,8 @@ void *npu_cu_access_at(const char *file, int line, const void *p, int bytes, int
   if ((reads && !hazard_check_read(s, site, op, what, &r)) || (writes && !hazard_check_write(s, site, op, what, &r)))
     return (void *)p;
   /* a unit still running on these bytes: the hardware interlock holds the CU */
-  cu_wait_until(s, interlock_ready(s, &r, reads, &r, writes), site, "host access");
+  uint64_t ready = interlock_ready(s, &r, reads, &r, writes);
+  if (ready > s->cu_time) cu_wait_until(s, ready, sim_site(s, file, line), "host access");
   s->cu_time += (uint64_t)s->t.cu_access_cycles;
   s->cu_busy += (uint64_t)s->t.cu_access_cycles;
   s->host_access[r.slot < 0]++;

@@ -45,12 +45,33 @@ const char *region_str(const NpuSim *s, const Region *r, char *buf, size_t n) {
   return buf;
 }
 
+/* Entered for every element host code touches on chip (npu_cu_access):
+ * *out is filled field by field, never built on the stack and copied
+ * whole (a 16-byte load of two 8-byte stores cannot be forwarded, and
+ * that stall was most of the simulator's time in such loops); the
+ * failure messages print the region whole (str). */
+static const char *str(const NpuSim *s, const Region *out, uintptr_t hi, int slot, char *buf, size_t n) {
+  Region r = *out;
+  r.hi = hi;
+  r.slot = slot;
+  return region_str(s, &r, buf, n);
+}
+
+static bool aligned(uintptr_t x, int align) {
+  return (align & (align - 1)) == 0 ? (x & (uintptr_t)(align - 1)) == 0 : x % (uintptr_t)align == 0;
+}
+
 bool region_make(NpuSim *s, Site site, const char *op, const char *what, const void *ptr,
                  int64_t len, int64_t rows, int64_t s1, int64_t planes, int64_t s2, int want,
                  int want_core, int align, Region *out) {
-  Region r = {.base = (uintptr_t)ptr, .hi = (uintptr_t)ptr, .len = len, .rows = rows, .s1 = s1,
-              .planes = planes, .s2 = s2, .slot = -1};
-  *out = r;
+  uintptr_t base = (uintptr_t)ptr;
+  out->base = out->hi = base;
+  out->len = len;
+  out->rows = rows;
+  out->s1 = s1;
+  out->planes = planes;
+  out->s2 = s2;
+  out->slot = -1;
   if (len <= 0 || rows <= 0 || planes <= 0) return true; /* touches nothing */
   if (!ptr) {
     sim_fail(s, site, op, "operand %s is a null pointer", what);
@@ -60,68 +81,77 @@ bool region_make(NpuSim *s, Site site, const char *op, const char *what, const v
   int64_t extent = len;
   if (rows > 1) extent += (rows - 1) * s1;
   if (planes > 1) extent += (planes - 1) * s2;
-  if (extent < len || r.base + (uint64_t)extent < r.base) {
+  if (extent < len || base + (uint64_t)extent < base) {
     sim_fail(s, site, op, "operand %s spans more than the address space", what);
     return false;
   }
-  r.hi = r.base + (uint64_t)extent;
-  r.slot = find_slot_of(s, r.base);
-  char buf[160], name[32];
-  if (r.slot >= 0) {
-    Slot *sl = &s->slots[r.slot];
+  uintptr_t hi = base + (uint64_t)extent;
+  int slot = find_slot_of(s, base);
+  if (slot >= 0) {
+    Slot *sl = &s->slots[slot];
     uintptr_t b = (uintptr_t)sl->base;
-    if (r.base - b >= sl->cap) {
+    if (base - b >= sl->cap) {
+      char name[32];
       sim_fail(s, site, op, "operand %s at %s+0x%" PRIxPTR " is beyond its capacity of %" PRIu64
-               " bytes", what, slot_str(s, r.slot, name, sizeof name), r.base - b, sl->cap);
+               " bytes", what, slot_str(s, slot, name, sizeof name), base - b, sl->cap);
       return false;
     }
-    if (r.hi - b > sl->cap) {
+    if (hi - b > sl->cap) {
+      char name[32], buf[160];
       sim_fail(s, site, op, "operand %s %s runs past the end of %s (capacity %" PRIu64 " bytes)",
-               what, region_str(s, &r, buf, sizeof buf), slot_str(s, r.slot, name, sizeof name),
+               what, str(s, out, hi, slot, buf, sizeof buf), slot_str(s, slot, name, sizeof name),
                sl->cap);
       return false;
     }
-    if ((r.base - b) % (uintptr_t)align || (align > 1 && (s1 % align || s2 % align))) {
+    if (!aligned(base - b, align) ||
+        (align > 1 && (!aligned((uintptr_t)s1, align) || !aligned((uintptr_t)s2, align)))) {
+      char buf[160];
       sim_fail(s, site, op, "operand %s %s is not aligned to its %d-byte elements", what,
-               region_str(s, &r, buf, sizeof buf), align);
+               str(s, out, hi, slot, buf, sizeof buf), align);
       return false;
     }
-    if (r.hi - b > sl->peak) sl->peak = r.hi - b;
+    if (hi - b > sl->peak) sl->peak = hi - b;
   } else {
-    if (r.base < s->mem_lo && r.hi > s->mem_lo) {
+    if (base < s->mem_lo && hi > s->mem_lo) {
+      char buf[160];
       sim_fail(s, site, op, "operand %s %s runs from host memory into on-chip memory", what,
-               region_str(s, &r, buf, sizeof buf));
+               str(s, out, hi, slot, buf, sizeof buf));
       return false;
     }
     if (s->nddr) {
       bool inside = false;
       for (int i = 0; i < s->nddr && !inside; i++)
-        inside = r.base >= s->ddr[i].lo && r.hi <= s->ddr[i].hi;
+        inside = base >= s->ddr[i].lo && hi <= s->ddr[i].hi;
       if (!inside) {
+        char buf[160];
         sim_fail(s, site, op, "operand %s %s is outside every declared DDR array", what,
-                 region_str(s, &r, buf, sizeof buf));
+                 str(s, out, hi, slot, buf, sizeof buf));
         return false;
       }
     }
-    if (r.base % (uintptr_t)align) {
+    if (!aligned(base, align)) {
+      char buf[160];
       sim_fail(s, site, op, "operand %s %s is not aligned to its %d-byte elements", what,
-               region_str(s, &r, buf, sizeof buf), align);
+               str(s, out, hi, slot, buf, sizeof buf), align);
       return false;
     }
   }
-  int scope = region_scope(s, &r);
+  int scope = slot_level(s, slot);
   if (want >= 0 && scope != want) {
-    sim_fail(s, site, op, "operand %s is in %s (%s) but %s needs it in %s", what,
-             scope_name(scope), region_str(s, &r, buf, sizeof buf), op, scope_name(want));
+    char buf[160];
+    sim_fail(s, site, op, "operand %s is in %s (%s) but %s needs it in %s", what, scope_name(scope),
+             str(s, out, hi, slot, buf, sizeof buf), op, scope_name(want));
     return false;
   }
-  if (want == NPU_VU_VM && want_core >= 0 && s->slots[r.slot].core != want_core) {
+  if (want == NPU_VU_VM && want_core >= 0 && s->slots[slot].core != want_core) {
+    char buf[160];
     sim_fail(s, site, op, "operand %s is in the VM of VU core %d (%s) but the other operands "
-             "are in core %d", what, s->slots[r.slot].core, region_str(s, &r, buf, sizeof buf),
+             "are in core %d", what, s->slots[slot].core, str(s, out, hi, slot, buf, sizeof buf),
              want_core);
     return false;
   }
-  *out = r;
+  out->hi = hi;
+  out->slot = slot;
   return true;
 }
 
