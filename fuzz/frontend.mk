@@ -71,7 +71,7 @@ fuzz-frontend-smoke: FEFUZZ_TIMEOUT = 120
 # 90 s of CPU) is left to fuzz-frontend and fuzz-frontend-smoke.
 .PHONY: fuzz-frontend-replay
 $(BUILD)/fuzz_frontend_replay: $(call obj,fuzz/fuzz_frontend.c fuzz/replay_main.c) $(INTERNAL_LIBS)
-	$(CC) $(OPT) -o $@ $(call obj,fuzz/fuzz_frontend.c fuzz/replay_main.c) $(INTERNAL_LIBS) $(LDLIBS)
+	$(CC) $(OPT) $(LINK) -o $@ $(call obj,fuzz/fuzz_frontend.c fuzz/replay_main.c) $(INTERNAL_LIBS) $(LDLIBS)
 fuzz-frontend-replay: $(DEPS_OK)
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/asan SAN=1 build/asan/fuzz_frontend_replay
 	$(FEFUZZ_ENV) build/asan/fuzz_frontend_replay $(wildcard fuzz/regressions/*.c fuzz/regressions/*.sched)

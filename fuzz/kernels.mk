@@ -12,7 +12,7 @@ $(KGEN_OBJS): fuzz/fork_pool.h
 
 .PHONY: fuzz-kernels fuzz-kernels-smoke
 $(BUILD)/fuzz_kernels: $(KGEN_OBJS) $(INTERNAL_LIBS)
-	$(CC) $(OPT) -o $@ $(KGEN_OBJS) $(INTERNAL_LIBS) $(LDLIBS)
+	$(CC) $(OPT) $(LINK) -o $@ $(KGEN_OBJS) $(INTERNAL_LIBS) $(LDLIBS)
 
 fuzz-kernels: $(BUILD)/fuzz_kernels
 	$(BUILD)/fuzz_kernels -n $(N) -s $(SEED) -j $(JOBS)
