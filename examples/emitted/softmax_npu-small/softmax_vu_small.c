@@ -37,7 +37,7 @@ void softmax_vu_small(const float X[R][C], float Y[R][C]) {
       for (int core = 0; core < 2; core++) { /* loaded ahead: the first pass's regions, into copy 0 */
         float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
         /* X_vm_load: X_vm <- X */
-        X_vm_tok[0][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[core * 8][0], 8192);
+        X_vm_tok[0][core] = npu_dma_1d(core, &X_vm[0][0], &X[core * 8][0], 8192);
       }
       for (int ro = 0; ro < 16; ro++) {
         /* bound to the VU cores: iteration core runs on core core, phase by phase */
@@ -46,7 +46,7 @@ void softmax_vu_small(const float X[R][C], float Y[R][C]) {
             float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((ro + 1) % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
             if (ro + 1 < 16) { /* the next pass's regions, into the other copies */
               /* X_vm_load: X_vm <- X */
-              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[(ro + 1) * 16 + core * 8][0], 8192);
+              X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(core, &X_vm[0][0], &X[(ro + 1) * 16 + core * 8][0], 8192);
             }
           }
           for (int core = 0; core < 2; core++) { /* compute */
