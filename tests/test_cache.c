@@ -591,8 +591,8 @@ Test(double_buffer, overlaps_dma_with_the_nu) {
   has(c, "if (jo >= 2) npu_dma_wait(C_ob_tok[jo % 2]); /* its copy out two iterations ago */");
   has(c, "          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 64][jo * 64], 1024, &C_ob[0][0], 256, 256, 64);\n"
          "        }\n"
-         "        npu_dma_wait(C_ob_tok[0]);\n"
-         "        npu_dma_wait(C_ob_tok[1]);\n"
+         "        npu_dma_wait(C_ob_tok[0]); /* the copy out of jo = 2, the iteration before the last */\n"
+         "        npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 3, the last iteration */\n"
          "      }\n");
   /* two copies each: placement counts both */
   has(npg_dump_ir(s, db), "nu_wb B_wb @0: int8_t[512][64]");

@@ -37,3 +37,23 @@ Test(emit_readable, the_channel_of_two_cores_is_the_core) {
   has(c, "x_vm_tok[core] = npu_dma_1d(core % 2, &x_vm[0], &x[core * 16], 64);");
   npg_close(s);
 }
+
+/* After a pipelined loop, the waits for its last two copies out need no
+ * guard (the loop runs 4 times: both tokens were issued), beside the
+ * loop's own wait guarded by `io >= 2`; each says which iteration issued
+ * its token (before: two bare waits a reviewer took for unguarded ones). */
+Test(emit_readable, the_last_waits_say_which_iteration_issued_them) {
+  NpgSession *s = open_ok(test_matmul, "#pragma npu schedule(matmul, db)\n"
+                                       "#pragma npu split(i, 16, io, ii)\n"
+                                       "#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+                                       "#pragma npu cache_read(B, nu_wb, root, B_wb)\n"
+                                       "#pragma npu cache_write(C, nu_ob, io, C_ob)\n"
+                                       "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"
+                                       "#pragma npu double_buffer(C_ob)\n");
+  const char *c = npg_emit_source(s, checked(s, "db"));
+  has(c, "if (io >= 2) npu_dma_wait(C_ob_tok[io % 2]); /* its copy out two iterations ago */");
+  has(c, "    }\n"
+         "    npu_dma_wait(C_ob_tok[0]); /* the copy out of io = 2, the iteration before the last */\n"
+         "    npu_dma_wait(C_ob_tok[1]); /* the copy out of io = 3, the last iteration */\n");
+  npg_close(s);
+}

@@ -46,8 +46,8 @@ void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M
         npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], npu_clamp(1000 - io * 128, 128), /*n=*/125, /*k=*/1000, /*lda=*/1000, /*ldb=*/125, /*ldc=*/125, /*accumulate=*/0);
         C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 125], 4000, &C_ob[0][0], 500, 500, npu_clamp(1000 - io * 128, 128));
       }
-      npu_dma_wait(C_ob_tok[0]);
-      npu_dma_wait(C_ob_tok[1]);
+      npu_dma_wait(C_ob_tok[0]); /* the copy out of jo = 6, the iteration before the last */
+      npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 7, the last iteration */
     }
   }
 }

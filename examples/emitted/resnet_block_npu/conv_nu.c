@@ -78,7 +78,7 @@ void conv_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const in
       }
       y_vm_tok[oco % 2] = npu_dma_2d(2, &y[0][0][oco * 4], 64, &y_vm[0], 4, 4, 3136);
     }
-    npu_dma_wait(y_vm_tok[0]);
-    npu_dma_wait(y_vm_tok[1]);
+    npu_dma_wait(y_vm_tok[0]); /* the copy out of oco = 14, the iteration before the last */
+    npu_dma_wait(y_vm_tok[1]); /* the copy out of oco = 15, the last iteration */
   }
 }
