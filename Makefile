@@ -203,7 +203,7 @@ install: $(DEPS_OK)
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/install OBJ_FROM=build INTRINSICS_DIR=$(INSTALL_INTRINSICS) all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/npugen $(DESTDIR)$(PREFIX)/include/npugen \
 	  $(DESTDIR)$(INSTALL_INTRINSICS) $(DESTDIR)$(PREFIX)/share/npugen/targets \
-	  $(DESTDIR)$(PREFIX)/share/npugen/examples $(DESTDIR)$(PREFIX)/share/man/man1
+	  $(DESTDIR)$(PREFIX)/share/npugen/examples $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/npugen
 	install -m 755 build/install/npugen $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/install/libnpugen.a build/install/libnpusim.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/npugen.h $(wildcard npu_intrinsics/*.h) $(wildcard sim/npusim.h) $(DESTDIR)$(PREFIX)/include/npugen/
@@ -211,6 +211,7 @@ install: $(DEPS_OK)
 	install -m 644 $(wildcard targets/*.ini) $(DESTDIR)$(PREFIX)/share/npugen/targets/
 	install -m 644 examples/embed/test_my_kernel.c $(DESTDIR)$(PREFIX)/share/npugen/examples/
 	install -m 644 docs/npugen.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/embedding.md $(DESTDIR)$(PREFIX)/share/doc/npugen/
 	$(PC_SED) scripts/npugen.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npugen.pc
 	$(PC_SED) scripts/npusim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npusim.pc
 	install -m 644 scripts/cmake/npugenConfig.cmake $(DESTDIR)$(PREFIX)/lib/cmake/npugen/npugenConfig.cmake
@@ -221,7 +222,9 @@ install: $(DEPS_OK)
 # a second install to another PREFIX reads that PREFIX's intrinsics; the
 # installed example test builds with pkg-config alone (no --static) and
 # passes; a CMake project builds against the installed package
-# (tests/embed_project/run.sh); the manual page renders.
+# (tests/embed_project/run.sh); the manual page renders, and it and the
+# installed docs/embedding.md say how to embed npugen (CMake, Meson,
+# pkg-config, emit -o, --check).
 .PHONY: install-smoke
 SMOKE_ROOT := $(CURDIR)/build/install-root
 install-smoke: $(DEPS_OK)
@@ -246,6 +249,10 @@ install-smoke: $(DEPS_OK)
 	bash tests/embed_project/run.sh $(SMOKE_ROOT)2 $(CURDIR)/build/embed-project
 	if command -v man >/dev/null; then MANWIDTH=80 man -l $(SMOKE_ROOT)2/share/man/man1/npugen.1 2>&1; \
 	  else cat $(SMOKE_ROOT)2/share/man/man1/npugen.1; fi | grep -q 'npugen intrinsics' # man-db is not among the deps
+	cmp docs/embedding.md $(SMOKE_ROOT)2/share/doc/npugen/embedding.md
+	grep -q '^\.SH EMBEDDING' $(SMOKE_ROOT)2/share/man/man1/npugen.1
+	for w in find_package npugen_add_kernels custom_target pkg-config '\\-\\-check' 'share/doc/npugen/embedding.md'; do \
+	  grep -q -- "$$w" $(SMOKE_ROOT)2/share/man/man1/npugen.1 || { echo "npugen.1 lacks $$w"; exit 1; }; done
 SMOKE_TARGETS += install-smoke
 
 clean:

@@ -137,13 +137,17 @@ static Stmt **compute_waits(Lower *lw, const PassLoop *pass, const Body *b, int 
   return tail;
 }
 
-/* DMA channel `base`, within the target's channels. With a core counter it
+/* DMA channel `base`, within the target's channels. With bound loop L it
  * alternates between base and base + 1 by core: a channel runs its
  * transfers one after another, each paying the DDR latency, so two in
- * flight hide each other's. */
-static Expr *channel(Lower *lw, int base, const Var *core) {
-  if (core && lw->channels >= base + 2) {
-    Expr *alternate = lower_bin(lw, OP_MOD, lower_var(lw, core), lower_int(lw, 2));
+ * flight hide each other's. Over cores 0 and 1 alone, `core % 2` is
+ * `core`. */
+static Expr *channel(Lower *lw, int base, const Stmt *L) {
+  if (L && lw->channels >= base + 2) {
+    int64_t lo = -1, n = 0;
+    Expr *core = lower_var(lw, L->var);
+    bool two_at_most = ir_trip_count(L, &n) && n <= 2 && ir_const_int(L->lo, &lo) && lo == 0 && L->step == 1;
+    Expr *alternate = two_at_most ? core : lower_bin(lw, OP_MOD, core, lower_int(lw, 2));
     return base ? lower_bin(lw, OP_ADD, lower_int(lw, base), alternate) : alternate; /* `core % 2`, not `0 + core % 2` */
   }
   return lower_int(lw, base % lw->channels);
@@ -156,10 +160,10 @@ static Expr *channel(Lower *lw, int base, const Var *core) {
  * single buffer alternates between its two by core (alternate); several
  * buffers take one each in turn, so each buffer's transfers stay in core
  * order on one channel. */
-Stmt **lower_issue(Lower *lw, const PassLoop *pass, const Stmt *c, const Buffer *b, const Var *core, int ch,
+Stmt **lower_issue(Lower *lw, const PassLoop *pass, const Stmt *c, const Buffer *b, const Stmt *L, int ch,
                    bool alternate, Expr *copy, Expr *next, Stmt **tail) {
-  DmaToken t = lower_core_token(lw, b, copy, core);
-  return lower_append(tail, lower_start(lw, t, c, channel(lw, ch, alternate ? core : NULL), next ? pass->P->var : NULL,
+  DmaToken t = lower_core_token(lw, b, copy, L->var);
+  return lower_append(tail, lower_start(lw, t, c, channel(lw, ch, alternate ? L : NULL), next ? pass->P->var : NULL,
                                         next, true));
 }
 
@@ -193,11 +197,11 @@ static Stmt *phase(Lower *lw, const PassLoop *pass, const Body *b, BoundKind p, 
     if (i == b->n || b->kind[i] != p) continue;
     if (p == B_LOAD && (lower_by_pass(pass, L, b->buf[i]) || lower_resident(pass, L, b->buf[i]))) continue;
     if (p == B_LOAD)
-      in = lower_issue(lw, pass, b->st[i], b->buf[i], L->var, nth++ % 2, issued == 1,
+      in = lower_issue(lw, pass, b->st[i], b->buf[i], L, nth++ % 2, issued == 1,
                        lower_copy_of(lw, pass, L, b->buf[i], false), NULL, in);
     else if (p == B_STORE) {
       const Buffer *out = lower_deferred(lw, b->st[i], NULL)->b;
-      in = lower_issue(lw, pass, b->st[i], out, L->var, 2 + nth++ % 2, count[p] == 1, lower_copy_of(lw, pass, L, out, false),
+      in = lower_issue(lw, pass, b->st[i], out, L, 2 + nth++ % 2, count[p] == 1, lower_copy_of(lw, pass, L, out, false),
                        NULL, in);
     } else {
       in = lower_append(in, lower_dma(lw, b->st[i], false, pass));
@@ -218,7 +222,7 @@ static Stmt *phase(Lower *lw, const PassLoop *pass, const Body *b, BoundKind p, 
       at = &ahead->then_s->body;
     }
     Expr *next = ir_add(lw->arena, ir_var(lw->arena, P->var, P->loc), ir_int(lw->arena, 1, &ty_int, P->loc), P->var->type);
-    at = lower_issue(lw, pass, b->st[i], b->buf[i], L->var, nth++ % 2, issued == 1,
+    at = lower_issue(lw, pass, b->st[i], b->buf[i], L, nth++ % 2, issued == 1,
                      lower_copy_of(lw, pass, L, b->buf[i], true), next, at);
   }
   if (ahead) lower_append(in, ahead);
@@ -284,7 +288,7 @@ static void one_after_another(Lower *lw, const Stmt *L, const PassLoop *pass, co
   for (const Stmt *c = L->body->body; c; c = c->next) {
     const Deferred *d = lower_deferred(lw, c, NULL);
     if (d) {
-      in = lower_issue(lw, pass, c, d->b, L->var, 2, true, lower_copy_of(lw, pass, L, d->b, false), NULL, in);
+      in = lower_issue(lw, pass, c, d->b, L, 2, true, lower_copy_of(lw, pass, L, d->b, false), NULL, in);
       continue;
     }
     in = lower_append(in, lower_dma(lw, c, false, pass));

@@ -34,7 +34,7 @@ bool lower_by_pass(const PassLoop *pass, const Stmt *L, const Buffer *b);
 bool lower_resident(const PassLoop *pass, const Stmt *L, const Buffer *b);
 Expr *lower_copy_of(Lower *lw, const PassLoop *pass, const Stmt *L, const Buffer *b, bool next);
 DmaToken lower_core_token(Lower *lw, const Buffer *b, Expr *copy, const Var *core);
-Stmt **lower_issue(Lower *lw, const PassLoop *pass, const Stmt *c, const Buffer *b, const Var *core, int ch,
+Stmt **lower_issue(Lower *lw, const PassLoop *pass, const Stmt *c, const Buffer *b, const Stmt *L, int ch,
                    bool alternate, Expr *copy, Expr *next, Stmt **tail);
 /* A loop over L's cores from 0 (note: what it runs); keep_mark: still
  * bound (the check may run it in another order), else a serial loop. */

@@ -83,7 +83,7 @@ static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
   Arena scratch;
   arena_init(&scratch, 0);
   if (tensorize_call(&scratch, loop, &call, &guard, why, sizeof why)) {
-    c->call = arena_strdup(lw->arena, call.data);
+    c->call = lower_named_args(lw, arena_strdup(lw->arena, call.data));
     c->comment = loop->isel_note;
     if (guard.len) {
       c->guard = arena_strdup(lw->arena, guard.data);

@@ -62,6 +62,7 @@ typedef struct Decided {
   int ngrant, grant_cap;
   KnownShape *shapes; /* in arena */
   int nshapes, shapes_cap;
+  const char *intrin_headers; /* npu_intrinsics.h and npu_vu_families.h, read when a call is named */
 } Decided;
 
 /* A pass loop P around bound loop L (lower/pass_loop.c): L's double-
@@ -147,6 +148,12 @@ Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered);
  * parameter the variant never uses and after each local declared and
  * never read. */
 Stmt *lower_unused(Lower *lw, const Stmt *body);
+
+/* lower/intrin_params.c: intrinsic call text `NAME(args);` with each
+ * literal argument after a comment naming its parameter, as the
+ * intrinsic's declaration does: `m=` in a comment before the 32 of
+ * npu_nu_matmul_i8's m. */
+const char *lower_named_args(Lower *lw, const char *call);
 
 /* lower/intrinsic.c (last, on the whole body): each tensorized nest
  * copied with its call (Stmt.intrin_call). */

@@ -87,7 +87,7 @@ static Stmt **first_loads(Lower *lw, const PassLoop *pl, const Body *b, const Lo
     bool alt = lower_by_pass(pl, L, b->buf[i]);
     if (!alt && !lower_resident(pl, L, b->buf[i])) continue;
     at = lower_append(at, lower_view(lw, b->buf[i], alt ? lower_int(lw, 0) : NULL, true, b->st[i]->loc));
-    at = lower_issue(lw, pl, b->st[i], b->buf[i], L->var, nth++ % 2, first == 1, alt ? lower_int(lw, 0) : NULL,
+    at = lower_issue(lw, pl, b->st[i], b->buf[i], L, nth++ % 2, first == 1, alt ? lower_int(lw, 0) : NULL,
                      alt ? P->lo : NULL, at);
   }
   return lower_append(in, loop);

@@ -195,13 +195,18 @@ static Stmt **body_part(Lower *lw, const Stmt *L, const DbBuf *d, const Stmt *c,
 }
 
 /* After L, the waits for b's copies out of its last two iterations (of
- * one, when it ran once; of none, when not at all). */
+ * one, when it ran once; of none, when not at all). With a constant trip
+ * count each wait needs no guard: its note says which iteration issued
+ * the token, beside the loop's own wait guarded by `>= 2`. */
 static Stmt **last_waits(Lower *lw, const Stmt *L, const Buffer *b, Stmt **tail) {
   int64_t trips;
   if (ir_const_int(L->hi, &trips)) {
-    for (int64_t t = trips >= 2 ? trips - 2 : trips - 1; t < trips; t++)
-      tail = lower_append(tail, lower_wait(lw, lower_token(b->db_token, lower_int(lw, t % 2), NULL), NULL, false, NULL,
+    for (int64_t t = trips >= 2 ? trips - 2 : trips - 1; t < trips; t++) {
+      const char *note = arena_printf(lw->arena, "the copy out of %s = %lld, %s", L->var->name, (long long)t,
+                                      t + 1 < trips ? "the iteration before the last" : "the last iteration");
+      tail = lower_append(tail, lower_wait(lw, lower_token(b->db_token, lower_int(lw, t % 2), NULL), NULL, false, note,
                                            L->loc));
+    }
     return tail;
   }
   for (int64_t back = 2; back >= 1; back--) {

@@ -49,10 +49,10 @@ Test(bind, depthwise_conv_runs_on_four_cores) {
   /* each wait just before the first statement that needs it: the fill
    * needs no load, so it is issued before the loads are waited for */
   has(c, "if (out_vm_tok[ci]) npu_dma_wait(out_vm_tok[ci]); /* this core's copy out of out_vm in the last pass */\n"
-         "          npu_vu_fill_i32(&out_vm[0][0][0], 12, 12, 12, 0);\n"
+         "          npu_vu_fill_i32(&out_vm[0][0][0], /*rows=*/12, /*cols=*/12, /*ldd=*/12, /*value=*/0);\n"
          "          npu_dma_wait(wt_vm_tok[ci]);\n"
          "          npu_dma_wait(in_vm_tok[ci]);\n");
-  has(c, "npu_vu_macs_i8_i32(&out_vm[0][0][0], &in_vm[0][r][s], &wt_vm[0][r][s], 12, 12, 12, 14);");
+  has(c, "npu_vu_macs_i8_i32(&out_vm[0][0][0], &in_vm[0][r][s], &wt_vm[0][r][s], /*rows=*/12, /*cols=*/12, /*ldd=*/12, /*lda=*/14);");
   /* a core's copy out is waited for when it writes the plane again, and at the end */
   /* one buffer copied out: channels 2 and 3 by core, so two cores' copies overlap */
   has(c, "out_vm_tok[ci] = npu_dma_1d(2 + ci % 2, &out[co * 4 + ci][0][0], &out_vm[0][0][0], 576);");
@@ -422,7 +422,7 @@ Test(bind, softmax_rows_the_tiles_do_not_divide) {
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   int v = checked(s, "softmax_vu");
   const char *c = npg_emit_source(s, v);
-  has(c, "npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], npu_clamp(250 - (ro * 64 + core * 16), 16), 256, 256, 256);");
+  has(c, "npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], npu_clamp(250 - (ro * 64 + core * 16), 16), /*cols=*/256, /*ldd=*/256, /*lda=*/256);");
   has(c, "X_vm_tok[(ro + 1) % 2][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[(ro + 1) * 64 + core * 16][0], "
          "1024 * npu_clamp(250 - ((ro + 1) * 64 + core * 16), 16));");
   npg_close(s);

@@ -257,7 +257,7 @@ Test(tensorize, matmul_tiles_run_on_the_nu) {
   NpgSession *s = open_ok(matmul, steps_then(staged, "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"));
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  has(c, "      npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 32, 256, 256, 32, 32, 0);\n"
+  has(c, "      npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/32, /*k=*/256, /*lda=*/256, /*ldb=*/32, /*ldc=*/32, /*accumulate=*/0);\n"
          "      /* C_ob_store: C <- C_ob */");
   lacks(c, "for (int ii");
   NpgCheckResult r;
@@ -277,7 +277,7 @@ Test(tensorize, an_update_only_nest_accumulates) {
                                   "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n"
                                   "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
   int v = checked(s, "v");
-  has(npg_emit_source(s, v), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 32, 256, 256, 32, 32, 1);");
+  has(npg_emit_source(s, v), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/32, /*k=*/256, /*lda=*/256, /*ldb=*/32, /*ldc=*/32, /*accumulate=*/1);");
   has(npg_emit_source(s, v), "/* C_ob_load: C_ob <- C */");
   npg_close(s);
 }
@@ -294,7 +294,7 @@ Test(tensorize, fp32_and_offsets_into_a_larger_buffer) {
                           "#pragma npu cache_write(C, nu_ob, io, C_ob)\n"
                           "#pragma npu tensorize(ii, npu_nu_matmul_f32)\n");
   int v = checked(s, "v");
-  has(npg_emit_source(s, v), "npu_nu_matmul_f32(&C_ob[0][jo * 16], &A_ib[0][0], &B_wb[0][jo * 16], 16, 16, 64, 64, 64, 64, 1);");
+  has(npg_emit_source(s, v), "npu_nu_matmul_f32(&C_ob[0][jo * 16], &A_ib[0][0], &B_wb[0][jo * 16], /*m=*/16, /*n=*/16, /*k=*/64, /*lda=*/64, /*ldb=*/64, /*ldc=*/64, /*accumulate=*/1);");
   npg_close(s);
 }
 
@@ -334,7 +334,7 @@ Test(tensorize, elementwise_ops_run_on_a_vu) {
                           "#pragma npu cache_write(Z, vu_vm, r, Z_vm)\n"
                           "#pragma npu tensorize(c, npu_vu_add_i32)\n");
   int v = checked(s, "v");
-  has(npg_emit_source(s, v), "npu_vu_add_i32(&Z_vm[0][0], &X_vm[0][0], &Y_vm[0][0], 256);");
+  has(npg_emit_source(s, v), "npu_vu_add_i32(&Z_vm[0][0], &X_vm[0][0], &Y_vm[0][0], /*n=*/256);");
   npg_close(s);
 }
 
@@ -377,13 +377,13 @@ Test(tensorize, conv2d_with_padding_and_stride_runs_on_the_nu) {
   NpgSession *s = open_ok(conv_src(1, 12, "[r][q]"), conv_staged);
   int v = checked(s, "v");
   has(npg_emit_source(s, v),
-      "npu_nu_conv2d_i8(&out_ob[0][0][0], &in_ib[0][0][0], &wt_wb[0][0][0][0], 12, 12, 16, 8, 3, 3, 1, 1, 1, 1, 1, 1, 0);");
+      "npu_nu_conv2d_i8(&out_ob[0][0][0], &in_ib[0][0][0], &wt_wb[0][0][0][0], /*h=*/12, /*w=*/12, /*c=*/16, /*oc=*/8, /*kh=*/3, /*kw=*/3, /*stride_h=*/1, /*stride_w=*/1, /*pad_h=*/1, /*pad_w=*/1, /*dil_h=*/1, /*dil_w=*/1, /*accumulate=*/0);");
   npg_close(s);
   /* stride 2: 6 x 6 outputs from the same padded 12 x 12 image */
   s = open_ok(conv_src(2, 12, "[r][q]"), conv_staged);
   v = checked(s, "v");
   has(npg_emit_source(s, v),
-      "npu_nu_conv2d_i8(&out_ob[0][0][0], &in_ib[0][0][0], &wt_wb[0][0][0][0], 12, 12, 16, 8, 3, 3, 2, 2, 1, 1, 1, 1, 0);");
+      "npu_nu_conv2d_i8(&out_ob[0][0][0], &in_ib[0][0][0], &wt_wb[0][0][0][0], /*h=*/12, /*w=*/12, /*c=*/16, /*oc=*/8, /*kh=*/3, /*kw=*/3, /*stride_h=*/2, /*stride_w=*/2, /*pad_h=*/1, /*pad_w=*/1, /*dil_h=*/1, /*dil_w=*/1, /*accumulate=*/0);");
   npg_close(s);
 }
 
@@ -430,9 +430,9 @@ Test(tensorize, a_conv2d_tail_is_peeled_before_its_caches) {
   const char *c = npg_emit_source(s, checked(s, "v"));
   /* each of oo's and oo_1's one pass is its body (lower/tidy.c): oo = 0 and 1 */
   has(c, "npu_nu_conv2d_i8(&out_ob[0][0][0], &in_ib[0][0][0], &wt_wb[0][0][0][0], "
-         "12, 12, 16, 5, 3, 3, 1, 1, 1, 1, 1, 1, 0);");
+         "/*h=*/12, /*w=*/12, /*c=*/16, /*oc=*/5, /*kh=*/3, /*kw=*/3, /*stride_h=*/1, /*stride_w=*/1, /*pad_h=*/1, /*pad_w=*/1, /*dil_h=*/1, /*dil_w=*/1, /*accumulate=*/0);");
   has(c, "npu_nu_conv2d_i8(&out_tail[0][0][0], &in_ib[0][0][0], &wt_tail[0][0][0][0], "
-         "12, 12, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 0);");
+         "/*h=*/12, /*w=*/12, /*c=*/16, /*oc=*/3, /*kh=*/3, /*kw=*/3, /*stride_h=*/1, /*stride_w=*/1, /*pad_h=*/1, /*pad_w=*/1, /*dil_h=*/1, /*dil_w=*/1, /*accumulate=*/0);");
   has(c, "npu_dma_wait(npu_dma_2d(0, &out[0][0][5], 32, &out_tail[0][0][0], 12, 12, 144));");
   npg_close(s);
 }
@@ -461,7 +461,7 @@ Test(cache, a_local_array_lives_on_chip_only) {
   /* the fill is a copy from DDR into the vector memory: a DMA */
   has(c, "/* fill: t_vm <- b */");
   has(c, "npu_dma_wait(npu_dma_1d(0, &t_vm[0][0], &b[0], 256));");
-  has(c, "npu_vu_add_i32(&Y_vm[0][0], &t_vm[0][0], &X_vm[0][0], 64);");
+  has(c, "npu_vu_add_i32(&Y_vm[0][0], &t_vm[0][0], &X_vm[0][0], /*n=*/64);");
   npg_close(s);
   /* used outside the loop */
   refused(local_kernel, "#pragma npu schedule(k, v)\n#pragma npu cache_write(t, vu_vm, c_2, t_vm)\n",
@@ -504,7 +504,7 @@ Test(tensorize, requantize_takes_the_kernels_scalars) {
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
   has(c, "npu_dma_wait(npu_dma_1d(0, &X_vm[0][0], &X_dm[0][co * 64], 256));");
-  has(c, "npu_vu_requant_i8(&Y_vm[0][0], &X_vm[0][0], 64, m, sh, zp);");
+  has(c, "npu_vu_requant_i8(&Y_vm[0][0], &X_vm[0][0], /*n=*/64, m, sh, zp);");
   npg_close(s);
 }
 
@@ -591,8 +591,8 @@ Test(double_buffer, overlaps_dma_with_the_nu) {
   has(c, "if (jo >= 2) npu_dma_wait(C_ob_tok[jo % 2]); /* its copy out two iterations ago */");
   has(c, "          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 64][jo * 64], 1024, &C_ob[0][0], 256, 256, 64);\n"
          "        }\n"
-         "        npu_dma_wait(C_ob_tok[0]);\n"
-         "        npu_dma_wait(C_ob_tok[1]);\n"
+         "        npu_dma_wait(C_ob_tok[0]); /* the copy out of jo = 2, the iteration before the last */\n"
+         "        npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 3, the last iteration */\n"
          "      }\n");
   /* two copies each: placement counts both */
   has(npg_dump_ir(s, db), "nu_wb B_wb @0: int8_t[512][64]");
@@ -704,7 +704,7 @@ Test(cache, set_scope_puts_a_temporary_on_chip) {
               "  for (int r = 0; r < 8; r++)\n    for (int c = 0; c < 16; c++) Y[r][c] = b[r][c];\n}\n",
               "#pragma npu schedule(k, v)\n#pragma npu set_scope(a, vu_vm)\n#pragma npu set_scope(b, vu_vm)\n"
               "#pragma npu vectorize(r_2)\n");
-  has(npg_emit_source(s, checked(s, "v")), "npu_vu_exp_f32(&b[0][0], &a[0][0], 8, 16, 16, 16);");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_exp_f32(&b[0][0], &a[0][0], /*rows=*/8, /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
   npg_close(s);
   refused(k, "#pragma npu schedule(k, v)\n#pragma npu set_scope(X, dm)\n",
           "k.c:15:23: error: set_scope: X is passed in, so it lives in DDR; stage it with cache_read or cache_write");
@@ -771,7 +771,7 @@ Test(cache, tail_tile_peeled_runs_on_the_nu) {
                                  "#pragma npu tensorize(ii_1, npu_nu_matmul_i8)\n");
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  has(c, "npu_nu_matmul_i8(&C_t[0][0], &A_t[0][0], &B_t[0][0], 72, 64, 64, 64, 64, 64, 0);"); /* io_1's one pass: io = 1 */
+  has(c, "npu_nu_matmul_i8(&C_t[0][0], &A_t[0][0], &B_t[0][0], /*m=*/72, /*n=*/64, /*k=*/64, /*lda=*/64, /*ldb=*/64, /*ldc=*/64, /*accumulate=*/0);"); /* io_1's one pass: io = 1 */
   has(c, "npu_dma_wait(npu_dma_1d(0, &A_t[0][0], &A[128][0], 4608));");
   has(npg_dump_ir(s, v), "for ii_1 (counter ii) in 0 .. < 72 step 1:");
   npg_close(s);
@@ -844,13 +844,13 @@ Test(cache, tail_tiles_run_on_the_nu_with_sizes_at_run_time) {
                               "#pragma npu cache_write(C, nu_ob, io, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
   int v = checked(s, "v");
   has(npg_emit_source(s, v), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
-                             "npu_clamp(200 - io * 128, 128), npu_clamp(100 - jo * 64, 64), 64, 64, 64, 64, 0);");
+                             "npu_clamp(200 - io * 128, 128), npu_clamp(100 - jo * 64, 64), /*k=*/64, /*lda=*/64, /*ldb=*/64, /*ldc=*/64, /*accumulate=*/0);");
   lacks(npg_emit_source(s, v), "for (int ii");
   /* A once per row tile, B once per tile, C once */
   cr_expect_eq(dma_bytes(s, v), 200 * 64 + 2 * 64 * 100 + 200 * 100 * 4);
   int r = checked(s, "rows");
   has(npg_emit_source(s, r), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
-                             "npu_clamp(200 - io * 128, 128), 100, 64, 64, 100, 100, 0);");
+                             "npu_clamp(200 - io * 128, 128), /*n=*/100, /*k=*/64, /*lda=*/64, /*ldb=*/100, /*ldc=*/100, /*accumulate=*/0);");
   npg_close(s);
 }
 
@@ -872,6 +872,6 @@ Test(cache, tails_only_where_the_guard_is_the_whole_body) {
                           "#pragma npu schedule(ex, v)\n#pragma npu cache_read(A, vu_vm, o, A_vm)\n"
                           "#pragma npu cache_write(B, vu_vm, o, B_vm)\n#pragma npu tensorize(r, npu_vu_exp_f32)\n");
   has(npg_emit_source(s, checked(s, "v")), "npu_vu_exp_f32(&B_vm[0][0], &A_vm[0][0], "
-                                           "npu_clamp(12 - o * 8, 8), 16, 16, 16);");
+                                           "npu_clamp(12 - o * 8, 8), /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
   npg_close(s);
 }

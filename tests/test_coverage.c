@@ -37,7 +37,7 @@ Test(coverage, gemv_as_written_runs_on_the_nu_matmul) {
    * B[K][1] with LDB = 1 */
   NpgSession *s = open_ok(gemv, steps_then(gemv_staged, "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"));
   int v = checked(s, "v");
-  has(npg_emit_source(s, v), "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], 32, 1, 96, 96, 1, 1, 0);");
+  has(npg_emit_source(s, v), "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], /*m=*/32, /*n=*/1, /*k=*/96, /*lda=*/96, /*ldb=*/1, /*ldc=*/1, /*accumulate=*/0);");
   npg_close(s);
   /* rows the tiles do not divide: M at run time, as for a matmul */
   NpgSession *t = open_ok(gemv, "#pragma npu schedule(gemv, v)\n"
@@ -46,8 +46,8 @@ Test(coverage, gemv_as_written_runs_on_the_nu_matmul) {
                                 "#pragma npu cache_read(x, nu_wb, io, x_wb)\n"
                                 "#pragma npu cache_write(y, nu_ob, io, y_ob)\n"
                                 "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
-  has(npg_emit_source(t, checked(t, "v")), "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], npu_clamp(64 - io * 24, 24), 1, 96, "
-                                           "96, 1, 1, 0);");
+  has(npg_emit_source(t, checked(t, "v")), "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], npu_clamp(64 - io * 24, 24), /*n=*/1, /*k=*/96, "
+                                           "/*lda=*/96, /*ldb=*/1, /*ldc=*/1, /*accumulate=*/0);");
   npg_close(t);
 }
 
@@ -69,7 +69,7 @@ Test(coverage, a_vector_matrix_product_leaves_out_the_matmuls_rows) {
                                 "#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
                                 "#pragma npu cache_write(y, nu_ob, jo, y_ob)\n"
                                 "#pragma npu tensorize(ji, npu_nu_matmul_i8)\n");
-  has(npg_emit_source(s, checked(s, "v")), "npu_nu_matmul_i8(&y_ob[0], &x_ib[0], &B_wb[0][0], 1, 16, 64, 64, 16, 16, 0);");
+  has(npg_emit_source(s, checked(s, "v")), "npu_nu_matmul_i8(&y_ob[0], &x_ib[0], &B_wb[0][0], /*m=*/1, /*n=*/16, /*k=*/64, /*lda=*/64, /*ldb=*/16, /*ldc=*/16, /*accumulate=*/0);");
   npg_close(s);
 }
 
@@ -88,8 +88,8 @@ Test(coverage, gemv_on_the_vu_cores_sweeps_columns) {
                                 "#pragma npu vectorize(ri)\n"
                                 "#pragma npu vectorize(ri_1)\n");
   const char *c = npg_emit_source(s, checked(s, "v"));
-  has(c, "npu_vu_fill_i32(&y_vm[0], 16, 1, 1, 0);");
-  has(c, "npu_vu_macs_i8_i32(&y_vm[0], &A_vm[0][k], &x_vm[k], 16, 1, 1, 96);");
+  has(c, "npu_vu_fill_i32(&y_vm[0], /*rows=*/16, /*cols=*/1, /*ldd=*/1, /*value=*/0);");
+  has(c, "npu_vu_macs_i8_i32(&y_vm[0], &A_vm[0][k], &x_vm[k], /*rows=*/16, /*cols=*/1, /*ldd=*/1, /*lda=*/96);");
   npg_close(s);
 }
 
@@ -151,11 +151,11 @@ static void form_is(const char *elem, const char *stmt, const char *call) {
 
 Test(coverage, a_sum_written_out_or_commuted_is_the_reduction) {
   /* S = S + X and S = X + S are S += X: C defines the one by the other */
-  form_is("float", "S[r] = S[r] + X[r][c]", "npu_vu_reduce_sum_f32(&S_vm[0], &X_vm[0][0], 4, 16, 16);");
-  form_is("float", "S[r] = X[r][c] + S[r]", "npu_vu_reduce_sum_f32(&S_vm[0], &X_vm[0][0], 4, 16, 16);");
+  form_is("float", "S[r] = S[r] + X[r][c]", "npu_vu_reduce_sum_f32(&S_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
+  form_is("float", "S[r] = X[r][c] + S[r]", "npu_vu_reduce_sum_f32(&S_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
   /* int is int32_t's type: the same instruction */
-  form_is("int", "S[r] += X[r][c]", "npu_vu_reduce_sum_i32(&S_vm[0], &X_vm[0][0], 4, 16, 16);");
-  form_is("int", "S[r] = X[r][c] + S[r]", "npu_vu_reduce_sum_i32(&S_vm[0], &X_vm[0][0], 4, 16, 16);");
+  form_is("int", "S[r] += X[r][c]", "npu_vu_reduce_sum_i32(&S_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
+  form_is("int", "S[r] = X[r][c] + S[r]", "npu_vu_reduce_sum_i32(&S_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
 }
 
 Test(coverage, look_alikes_of_a_sum_stay_scalar) {
@@ -166,7 +166,7 @@ Test(coverage, look_alikes_of_a_sum_stay_scalar) {
   /* a sum of int8_t is converted back to int8_t at each step (and wraps),
    * which the int32 reduction does not do; the int8 window sum does, over
    * a window of one row of 16 */
-  form_is("int8_t", "S[r] = S[r] + X[r][c]", "npu_vu_window_sum_i8(&S_vm[0], &X_vm[0][0], 4, 1, 1, 16, 1, 1, 1, 16);");
+  form_is("int8_t", "S[r] = S[r] + X[r][c]", "npu_vu_window_sum_i8(&S_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/1, /*kh=*/1, /*kw=*/16, /*sh=*/1, /*sw=*/1, /*ldd=*/1, /*lda=*/16);");
 }
 
 /* A running maximum over rows, in place: m[c] = max(X[r][c], m[c]) is the
@@ -193,20 +193,20 @@ static void running_max(const char *stmt, const char *call) {
 }
 
 Test(coverage, an_in_place_maximum_is_the_vu_max) {
-  running_max("m[c] = X[r][c] > m[c] ? X[r][c] : m[c]", "npu_vu_max_f32(&m_vm[0], &X_vm[0][0], &m_vm[0], 16);");
+  running_max("m[c] = X[r][c] > m[c] ? X[r][c] : m[c]", "npu_vu_max_f32(&m_vm[0], &X_vm[0][0], &m_vm[0], /*n=*/16);");
   /* m < x is x > m, for NaNs too */
-  running_max("m[c] = m[c] < X[r][c] ? X[r][c] : m[c]", "npu_vu_max_f32(&m_vm[0], &X_vm[0][0], &m_vm[0], 16);");
+  running_max("m[c] = m[c] < X[r][c] ? X[r][c] : m[c]", "npu_vu_max_f32(&m_vm[0], &X_vm[0][0], &m_vm[0], /*n=*/16);");
   /* m > x ? m : x is the max with the operands the other way round */
-  running_max("m[c] = m[c] > X[r][c] ? m[c] : X[r][c]", "npu_vu_max_f32(&m_vm[0], &m_vm[0], &X_vm[0][0], 16);");
+  running_max("m[c] = m[c] > X[r][c] ? m[c] : X[r][c]", "npu_vu_max_f32(&m_vm[0], &m_vm[0], &X_vm[0][0], /*n=*/16);");
   /* x > m ? m : x is the minimum */
-  running_max("m[c] = X[r][c] > m[c] ? m[c] : X[r][c]", "npu_vu_min_f32(&m_vm[0], &m_vm[0], &X_vm[0][0], 16);");
+  running_max("m[c] = X[r][c] > m[c] ? m[c] : X[r][c]", "npu_vu_min_f32(&m_vm[0], &m_vm[0], &X_vm[0][0], /*n=*/16);");
 }
 
 Test(coverage, look_alikes_of_a_maximum_stay_scalar) {
   /* >= picks x where they are equal (-0.0f against 0.0f); a > b ? a : b
    * picks b there: not the max, the select under m <= x */
   running_max("m[c] = X[r][c] >= m[c] ? X[r][c] : m[c]",
-              "npu_vu_select_le_f32(&m_vm[0], &m_vm[0], &X_vm[0][0], &X_vm[0][0], &m_vm[0], 16);");
+              "npu_vu_select_le_f32(&m_vm[0], &m_vm[0], &X_vm[0][0], &X_vm[0][0], &m_vm[0], /*n=*/16);");
   /* another element of m: not in place, so not the instruction, and the
    * loop carries a dependence, so not a hint either */
   refused("void k(const float X[8][16], float m[16]) {\n"
@@ -236,7 +236,7 @@ Test(coverage, a_compound_update_is_the_element_wise_op) {
                                 "#pragma npu cache_read(X, vu_vm, r, X_vm)\n"
                                 "#pragma npu cache_write(Y, vu_vm, r, Y_vm)\n"
                                 "#pragma npu vectorize(c)\n");
-  has(npg_emit_source(s, checked(s, "v")), "npu_vu_add_f32(&Y_vm[0][0], &Y_vm[0][0], &X_vm[0][0], 16);");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_add_f32(&Y_vm[0][0], &Y_vm[0][0], &X_vm[0][0], /*n=*/16);");
   npg_close(s);
 }
 
@@ -250,7 +250,7 @@ Test(coverage, an_operand_scaled_in_place_is_one_instruction) {
                           "#pragma npu schedule(k, v)\n"
                           "#pragma npu cache_write(A, vu_vm, r, A_vm)\n"
                           "#pragma npu tensorize(c, npu_vu_muls_f32)\n");
-  has(npg_emit_source(s, checked(s, "v")), "npu_vu_muls_f32(&A_vm[0][0], &A_vm[0][0], 16, 0.5f);");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_muls_f32(&A_vm[0][0], &A_vm[0][0], /*n=*/16, /*s=*/0.5f);");
   npg_close(s);
 }
 
@@ -301,7 +301,7 @@ Test(coverage, a_cache_at_the_root_loads_x_once) {
                                 "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
   const char *c = npg_emit_source(s, checked(s, "v"));
   has(c, "  npu_dma_wait(npu_dma_1d(0, &x_wb[0], &x[0], 96));\n  /* loop nest io (line 3)");
-  has(c, "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], 32, 1, 96, 96, 1, 1, 0);");
+  has(c, "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], /*m=*/32, /*n=*/1, /*k=*/96, /*lda=*/96, /*ldb=*/1, /*ldc=*/1, /*accumulate=*/0);");
   npg_close(s);
 }
 
@@ -373,7 +373,7 @@ Test(coverage, a_max_pool_as_written_is_the_vu_window_max) {
    * 12 x 12 plane */
   NpgSession *s = open_ok(maxpool, pool_on_cores);
   has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_window_max_f32(&out_vm[ci][0][0], &in_vm[ci][0][0], 6, 6, 2, 2, 2, 2, 6, 12);");
+      "npu_vu_window_max_f32(&out_vm[ci][0][0], &in_vm[ci][0][0], /*rows=*/6, /*cols=*/6, /*kh=*/2, /*kw=*/2, /*sh=*/2, /*sw=*/2, /*ldd=*/6, /*lda=*/12);");
   npg_close(s);
   /* named at the column loop: one call per output row, its row loop run
    * once; the row step it leaves unbound (r * SH with r = 0) is 1 */
@@ -382,7 +382,7 @@ Test(coverage, a_max_pool_as_written_is_the_vu_window_max) {
            pool_on_cores);
   NpgSession *t = open_ok(maxpool, rows);
   has(npg_emit_source(t, checked(t, "v")),
-      "npu_vu_window_max_f32(&out_vm[ci][i][0], &in_vm[ci][2 * i][0], 1, 6, 2, 2, 1, 2, 6, 12);");
+      "npu_vu_window_max_f32(&out_vm[ci][i][0], &in_vm[ci][2 * i][0], /*rows=*/1, /*cols=*/6, /*kh=*/2, /*kw=*/2, /*sh=*/1, /*sw=*/2, /*ldd=*/6, /*lda=*/12);");
   npg_close(t);
 }
 
@@ -405,7 +405,7 @@ Test(coverage, an_average_pool_with_overlapping_windows_is_the_vu_window_avg) {
                                    "#pragma npu cache_read(in, vu_vm, c, in_vm)\n"
                                    "#pragma npu cache_write(out, vu_vm, c, out_vm)\n"
                                    "#pragma npu vectorize(i)\n");
-  has(npg_emit_source(s, checked(s, "v")), "npu_vu_window_avg_f32(&out_vm[0][0][0], &in_vm[0][0][0], 6, 6, 3, 3, 2, 2, 6, 13, 9.0f);");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_window_avg_f32(&out_vm[0][0][0], &in_vm[0][0][0], /*rows=*/6, /*cols=*/6, /*kh=*/3, /*kw=*/3, /*sh=*/2, /*sw=*/2, /*ldd=*/6, /*lda=*/13, /*s=*/9.0f);");
   npg_close(s);
 }
 
@@ -470,18 +470,18 @@ static NpgSession *select_kernel(const char *body) {
 Test(coverage, masks_are_the_vu_selects) {
   static const char *const cases[][2] = {
       /* a masked select: the else is the scalar */
-      {"y[i] = m[i] > 0 ? x[i] : 0.0f;", "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0, 0.0f);"},
+      {"y[i] = m[i] > 0 ? x[i] : 0.0f;", "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], /*n=*/32, /*t=*/0, /*e=*/0.0f);"},
       /* a ReLU with threshold: x compared and selected */
-      {"y[i] = x[i] > t ? x[i] : 0.0f;", "npu_vu_select_gts_f32(&y_vm[0], &x_vm[0], &x_vm[0], 32, t, 0.0f);"},
+      {"y[i] = x[i] > t ? x[i] : 0.0f;", "npu_vu_select_gts_f32(&y_vm[0], &x_vm[0], &x_vm[0], /*n=*/32, t, /*e=*/0.0f);"},
       /* the comparison mirrored */
-      {"y[i] = t < m[i] ? x[i] : -1.0f;", "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, t, -1.0f);"},
+      {"y[i] = t < m[i] ? x[i] : -1.0f;", "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], /*n=*/32, t, /*e=*/-1.0f);"},
       /* an if and an else that store one element */
       {"if (m[i] > 0.5f) y[i] = x[i]; else y[i] = 0.0f;",
-       "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.5f, 0.0f);"},
+       "npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], /*n=*/32, /*t=*/0.5f, /*e=*/0.0f);"},
       /* a masked store: y kept where the mask fails (and copied in) */
-      {"if (m[i] > t) y[i] = x[i];", "npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32, t);"},
+      {"if (m[i] > t) y[i] = x[i];", "npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], /*n=*/32, t);"},
       /* an else from another array */
-      {"y[i] = m[i] > 0.0f ? x[i] : m[i];", "npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &m_vm[0], 32, 0.0f);"},
+      {"y[i] = m[i] > 0.0f ? x[i] : m[i];", "npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &m_vm[0], /*n=*/32, /*t=*/0.0f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     NpgSession *s = select_kernel(cases[c][0]);
@@ -504,7 +504,7 @@ Test(coverage, a_masked_store_with_a_tail_takes_its_length_at_run_time) {
                           "#pragma npu vectorize(ii, 8)\n");
   has(npg_emit_source(s, checked(s, "v")),
       "npu_vu_select_gt_f32(&y_vm[ii * 8], &m_vm[ii * 8], &x_vm[ii * 8], &y_vm[ii * 8], "
-      "npu_clamp(100 - (io * 32 + ii * 8), 8), 0.0f);");
+      "npu_clamp(100 - (io * 32 + ii * 8), 8), /*t=*/0.0f);");
   npg_close(s);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tests/test_cli_util.h"
+#include "tune/tune.h"
 
 /* Runs a script in a fresh directory $d, the repository $r, the command $n. */
 static int in_tmp(const char *script, char *out, size_t n) {
@@ -90,6 +91,44 @@ Test(embed, headers_of_lookalike_names_compile_together) {
   cr_expect(strstr(out, "#define CONV_OUT_C_0"), "%s", out);
   cr_expect(strstr(out, "#define NPUGEN_AB_C_H\n"), "%s", out);
   cr_expect(strstr(out, "#define NPUGEN_A_B_C_H\n"), "%s", out);
+}
+
+/* tune's default variant name: readable where its last '_' before
+ * "_tuned" is the seam (the kernel's name has none), a hash suffix where
+ * it may not be. Before, kernel c of a_b.c and kernel b_c of a.c both
+ * gave a_b_c_tuned. */
+Test(embed, tuned_variant_names_of_lookalike_files_differ) {
+  char a[200], b[200];
+  tune_variant_name("dir/a_b.c", "c", a, sizeof a);
+  tune_variant_name("dir/a.c", "b_c", b, sizeof b);
+  cr_expect_str_eq(a, "a_b_c_tuned");
+  cr_expect_str_eq(b, "a_b_c_tuned_0e476416d");
+  tune_variant_name("examples/matmul_acc.c", "matmul", a, sizeof a);
+  cr_expect_str_eq(a, "matmul_acc_matmul_tuned");
+  /* one stem as an identifier, two files: a-b.c and a_b.c */
+  tune_variant_name("a-b.c", "c", a, sizeof a);
+  cr_expect_str_neq(a, "a_b_c_tuned");
+  cr_expect(!strncmp(a, "a_b_c_tuned_0", 13), "%s", a);
+}
+
+/* The two files above tuned into one directory: both variants are
+ * emitted side by side (before: the second emit refused, a variant of the
+ * same name from another kernel file), and one file includes both
+ * headers and calls both. */
+Test(embed, lookalike_kernels_tuned_into_one_directory_coexist) {
+  char out[16384];
+  int rc = in_tmp("printf '%s\\n' 'void c(const float x[64], float y[64]) {' "
+                  "'  for (int i = 0; i < 64; i++) y[i] = x[i] * 2.0f;' '}' > a_b.c && "
+                  "sed 's/void c(/void b_c(/' a_b.c > a.c && "
+                  "for k in a_b a; do $n tune $k.c --seed 1 --trials 1 --jobs 1 -o $k.sched >/dev/null 2>&1 && "
+                  "$n emit $k.c --schedule $k.sched -o out || exit 1; done && "
+                  "printf '%s\\n' '#include \"a_b_c_tuned.h\"' '#include \"a_b_c_tuned_0e476416d.h\"' "
+                  "'float x[64], y[64];' 'void use(void);' "
+                  "'void use(void) { a_b_c_tuned(x, y); a_b_c_tuned_0e476416d(x, y); }' > use.c && "
+                  "gcc -std=c99 -Wall -Wextra -Werror -Iout -c use.c -o use.o && ls out | tr '\\n' ' '",
+                  out, sizeof out);
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "a_b_c_tuned.c a_b_c_tuned.h a_b_c_tuned_0e476416d.c a_b_c_tuned_0e476416d.h b_c.c b_c.h c.c c.h ");
 }
 
 /* C kernels may name a parameter `new` or `class`: the header's C++

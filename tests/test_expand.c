@@ -45,11 +45,11 @@ Test(expand, a_local_accumulator_matmul_is_tensorized_onto_the_nu) {
   /* explicitly, and with no expand: tensorize expands acc by itself */
   NpgSession *s = open_ok(matmul_acc, steps_then("#pragma npu schedule(k, explicit)\n#pragma npu expand(acc)\n", nu_steps));
   const char *c = npg_emit_source(s, checked(s, "explicit"));
-  has(c, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 16, 64, 64, 16, 16, 0);");
+  has(c, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/16, /*k=*/64, /*lda=*/64, /*ldb=*/16, /*ldc=*/16, /*accumulate=*/0);");
   npg_close(s);
   s = open_ok(matmul_acc, steps_then("#pragma npu schedule(k, implicit)\n", nu_steps));
   c = npg_emit_source(s, checked(s, "implicit"));
-  has(c, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 16, 64, 64, 16, 16, 0);");
+  has(c, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/16, /*k=*/64, /*lda=*/64, /*ldb=*/16, /*ldc=*/16, /*accumulate=*/0);");
   has(c, " *   expand(acc)\n *   tensorize(ii, npu_nu_matmul_i8)\n"); /* the schedule as applied says so */
   lacks(c, "int32_t acc");
   npg_close(s);
@@ -154,7 +154,7 @@ Test(expand, a_softmax_row_max_reaches_the_vu_cores) {
                           "#pragma npu cache_write(e, vu_vm, core, e_vm)\n#pragma npu vectorize(ri)\n"
                           "#pragma npu vectorize(ri_2)\n");
   const char *c = npg_emit_source(s, checked(s, "v"));
-  has(c, "npu_vu_reduce_max_f32(&m_vm[0], &X_vm[0][0], 16, 64, 64);");
+  has(c, "npu_vu_reduce_max_f32(&m_vm[0], &X_vm[0][0], /*rows=*/16, /*cols=*/64, /*ld=*/64);");
   has(c, "npu_vu_div_rows_f32(");
   npg_close(s);
 }
@@ -191,7 +191,7 @@ Test(expand, several_nests_each_with_its_local) {
   has(c, "C[i][j] = 0;");
   has(c, "int32_t acc[32][32];"); /* D[i][j] = acc * scale is no store of acc itself */
   c = npg_emit_source(s, checked(s, "nu"));
-  has(c, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 32, 32, 32, 32, 32, 0);");
+  has(c, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/32, /*k=*/32, /*lda=*/32, /*ldb=*/32, /*ldc=*/32, /*accumulate=*/0);");
   npg_close(s);
 }
 
@@ -345,7 +345,7 @@ Test(expand, a_running_max_written_with_an_if_is_a_select) {
                                   "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
                                   "#pragma npu cache_write(m, vu_vm, core, m_vm)\n#pragma npu vectorize(ri)\n");
   const char *c = npg_emit_source(s, checked(s, "v"));
-  has(c, "npu_vu_reduce_max_f32(&m_vm[0], &x_vm[0][0], 8, 32, 32);");
+  has(c, "npu_vu_reduce_max_f32(&m_vm[0], &x_vm[0][0], /*rows=*/8, /*cols=*/32, /*ld=*/32);");
   npg_close(s);
 }
 

@@ -32,11 +32,11 @@ Test(isel, a_2x2_fmaxf_max_pool_is_three_max_ops) {
   const char *c = npg_emit_source(s, checked(s, "v"));
   /* largest first: the root's max over two temporaries, each a strided max */
   has(c, "      /* y_vm_t1[j] = fmaxf(x_vm[0][2 * i][2 * j], x_vm[0][2 * i][2 * j + 1]), of pool (line 6) */\n"
-         "      npu_vu_fmax_str_f32(&y_vm_t1[0], &x_vm[0][2 * i][0], &x_vm[0][2 * i][1], 16, 2, 2);\n"
+         "      npu_vu_fmax_str_f32(&y_vm_t1[0], &x_vm[0][2 * i][0], &x_vm[0][2 * i][1], /*n=*/16, /*sa=*/2, /*sb=*/2);\n"
          "      /* y_vm_t2[j] = fmaxf(x_vm[0][2 * i + 1][2 * j], x_vm[0][2 * i + 1][2 * j + 1]), of pool (line 6) */\n"
-         "      npu_vu_fmax_str_f32(&y_vm_t2[0], &x_vm[0][2 * i + 1][0], &x_vm[0][2 * i + 1][1], 16, 2, 2);\n"
+         "      npu_vu_fmax_str_f32(&y_vm_t2[0], &x_vm[0][2 * i + 1][0], &x_vm[0][2 * i + 1][1], /*n=*/16, /*sa=*/2, /*sb=*/2);\n"
          "      /* y_vm[0][i][j] = fmaxf(y_vm_t1[j], y_vm_t2[j]), of pool (line 6) */\n"
-         "      npu_vu_fmax_f32(&y_vm[0][i][0], &y_vm_t1[0], &y_vm_t2[0], 16);\n");
+         "      npu_vu_fmax_f32(&y_vm[0][i][0], &y_vm_t1[0], &y_vm_t2[0], /*n=*/16);\n");
   /* the temporaries are placed in the VM like every on-chip buffer */
   has(c, "float *y_vm_t1 = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 2560); /* vu_vm, bytes [2560, 2624): 64 bytes */");
   npg_close(s);
@@ -51,11 +51,11 @@ Test(isel, the_max_pool_over_a_plane_is_three_plane_ops) {
   NpgSession *s = open_ok(pool, steps);
   has(npg_emit_source(s, checked(s, "v")),
       "    /* y_vm_t1[i][j] = fmaxf(x_vm[0][2 * i][2 * j], x_vm[0][2 * i][2 * j + 1]), of pool (line 6) */\n"
-      "    npu_vu_fmax_str_plane_f32(&y_vm_t1[0][0], &x_vm[0][0][0], &x_vm[0][0][1], 8, 16, 2, 2, 2, 2, 16, 32, 32);\n"
+      "    npu_vu_fmax_str_plane_f32(&y_vm_t1[0][0], &x_vm[0][0][0], &x_vm[0][0][1], /*rows=*/8, /*cols=*/16, /*ra=*/2, /*sa=*/2, /*rb=*/2, /*sb=*/2, /*ldd=*/16, /*lda=*/32, /*ldb=*/32);\n"
       "    /* y_vm_t2[i][j] = fmaxf(x_vm[0][2 * i + 1][2 * j], x_vm[0][2 * i + 1][2 * j + 1]), of pool (line 6) */\n"
-      "    npu_vu_fmax_str_plane_f32(&y_vm_t2[0][0], &x_vm[0][1][0], &x_vm[0][1][1], 8, 16, 2, 2, 2, 2, 16, 32, 32);\n"
+      "    npu_vu_fmax_str_plane_f32(&y_vm_t2[0][0], &x_vm[0][1][0], &x_vm[0][1][1], /*rows=*/8, /*cols=*/16, /*ra=*/2, /*sa=*/2, /*rb=*/2, /*sb=*/2, /*ldd=*/16, /*lda=*/32, /*ldb=*/32);\n"
       "    /* y_vm[0][i][j] = fmaxf(y_vm_t1[i][j], y_vm_t2[i][j]), of pool (line 6) */\n"
-      "    npu_vu_fmax_str_plane_f32(&y_vm[0][0][0], &y_vm_t1[0][0], &y_vm_t2[0][0], 8, 16, 1, 1, 1, 1, 16, 16, 16);\n");
+      "    npu_vu_fmax_str_plane_f32(&y_vm[0][0][0], &y_vm_t1[0][0], &y_vm_t2[0][0], /*rows=*/8, /*cols=*/16, /*ra=*/1, /*sa=*/1, /*rb=*/1, /*sb=*/1, /*ldd=*/16, /*lda=*/16, /*ldb=*/16);\n");
   npg_close(s);
 }
 
@@ -116,9 +116,9 @@ Test(isel, a_difference_over_a_sum_is_a_sub_and_a_div_with_a_broadcast) {
                           "#pragma npu vectorize(i)\n");
   has(npg_emit_source(s, checked(s, "v")),
       "    /* y_vm_t1[i] = x_vm[0][i] - mean, of norm (line 4) */\n"
-      "    npu_vu_subs_f32(&y_vm_t1[0], &x_vm[0][0], 64, mean);\n"
+      "    npu_vu_subs_f32(&y_vm_t1[0], &x_vm[0][0], /*n=*/64, mean);\n"
       "    /* y_vm[0][i] = y_vm_t1[i] / (m + 1), of norm (line 4) */\n"
-      "    npu_vu_divs_f32(&y_vm[0][0], &y_vm_t1[0], 64, m + 1);\n");
+      "    npu_vu_divs_f32(&y_vm[0][0], &y_vm_t1[0], /*n=*/64, m + 1);\n");
   npg_close(s);
 }
 
@@ -139,8 +139,8 @@ Test(isel, a_select_of_a_sum_is_an_add_then_a_select) {
                           "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
                           "#pragma npu vectorize(ii)\n");
   const char *c = npg_emit_source(s, checked(s, "v"));
-  has(c, "npu_vu_adds_f32(&y_vm_t1[0], &x_vm[0], 32, 1.0f);\n");
-  has(c, "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &y_vm_t1[0], 32, 0.0f);\n");
+  has(c, "npu_vu_adds_f32(&y_vm_t1[0], &x_vm[0], /*n=*/32, /*s=*/1.0f);\n");
+  has(c, "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &y_vm_t1[0], /*n=*/32, /*e=*/0.0f);\n");
   npg_close(s);
 }
 
@@ -163,11 +163,11 @@ Test(isel, an_int32_sum_of_four_is_three_adds) {
   const char *c = npg_emit_source(s, checked(s, "v"));
   /* ((a + b) + c) + d, as C groups it: the strided pair, then two adds
    * of a temporary and a strided operand */
-  has(c, "      npu_vu_add_str_i32(&y_vm_t1[0], &x_vm[0][2 * i][0], &x_vm[0][2 * i][1], 16, 2, 2);\n"
+  has(c, "      npu_vu_add_str_i32(&y_vm_t1[0], &x_vm[0][2 * i][0], &x_vm[0][2 * i][1], /*n=*/16, /*sa=*/2, /*sb=*/2);\n"
          "      /* y_vm_t2[j] = y_vm_t1[j] + x_vm[0][2 * i + 1][2 * j], of s1 (line 6) */\n"
-         "      npu_vu_add_str_i32(&y_vm_t2[0], &y_vm_t1[0], &x_vm[0][2 * i + 1][0], 16, 1, 2);\n"
+         "      npu_vu_add_str_i32(&y_vm_t2[0], &y_vm_t1[0], &x_vm[0][2 * i + 1][0], /*n=*/16, /*sa=*/1, /*sb=*/2);\n"
          "      /* y_vm[0][i][j] = y_vm_t2[j] + x_vm[0][2 * i + 1][2 * j + 1], of s1 (line 6) */\n"
-         "      npu_vu_add_str_i32(&y_vm[0][i][0], &y_vm_t2[0], &x_vm[0][2 * i + 1][1], 16, 1, 2);\n");
+         "      npu_vu_add_str_i32(&y_vm[0][i][0], &y_vm_t2[0], &x_vm[0][2 * i + 1][1], /*n=*/16, /*sa=*/1, /*sb=*/2);\n");
   lacks(c, "for (int j");
   npg_close(s);
 }

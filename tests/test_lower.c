@@ -575,7 +575,7 @@ Test(lower, a_tensorized_nest_gets_its_call_or_why_not) {
   arena_init(&a, 0);
   const IntrinCall *c = lowered_call("", &a);
   cr_assert_not_null(c);
-  cr_expect_str_eq(c->call, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 32, 32, 64, 64, 32, 32, 0);");
+  cr_expect_str_eq(c->call, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/32, /*k=*/64, /*lda=*/64, /*ldb=*/32, /*ldc=*/32, /*accumulate=*/0);");
   cr_expect(!c->guard && !c->note);
   c = lowered_call("#pragma npu unroll(ji, 2)\n", &a);
   cr_assert_not_null(c);

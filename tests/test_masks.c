@@ -60,9 +60,9 @@ Test(masks, cores_the_guard_keeps_nothing_of_cache_their_own_tile) {
     has(c, b ? "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 8));"
              : "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 1024));");
     has(c, b ? "npu_vu_muls_f32(&y_vm[npu_clamp(513 - ii_start, 256)], &x_vm[npu_clamp(513 - ii_start, 256)], "
-               "npu_clamp(npu_clamp(514 - ii_start, 256) - npu_clamp(513 - ii_start, 256), 256), 2.0f);"
+               "npu_clamp(npu_clamp(514 - ii_start, 256) - npu_clamp(513 - ii_start, 256), 256), /*s=*/2.0f);"
              : "npu_vu_muls_f32(&y_vm[npu_clamp(900 - ii_start, 256)], &x_vm[npu_clamp(900 - ii_start, 256)], "
-               "256 - npu_clamp(900 - ii_start, 256), 2.0f);");
+               "256 - npu_clamp(900 - ii_start, 256), /*s=*/2.0f);");
     npg_close(s);
   }
 }
@@ -72,7 +72,7 @@ Test(masks, vectorize_runs_the_instruction_over_the_window_the_guard_keeps) {
       /* from 7 on: a suffix, core 0's window starts at 7, the others' at 0 */
       {"if (i >= 7) y[i] = x[i] * 2.0f;",
        "npu_vu_muls_f32(&y_vm[npu_clamp(7 - ii_start, 256)], &x_vm[npu_clamp(7 - ii_start, 256)], 256 - "
-       "npu_clamp(7 - ii_start, 256), 2.0f);"},
+       "npu_clamp(7 - ii_start, 256), /*s=*/2.0f);"},
       /* the comparison mirrored and strict */
       {"if (700 < i) y[i] = x[i] + z[i];",
        "npu_vu_add_f32(&y_vm[npu_clamp(701 - ii_start, 256)], &x_vm[npu_clamp(701 - ii_start, 256)], "
@@ -80,7 +80,7 @@ Test(masks, vectorize_runs_the_instruction_over_the_window_the_guard_keeps) {
       /* a band: both ends, clamped at 0 where it keeps nothing */
       {"if (i >= 300 && i <= 776) y[i] = x[i] * 2.0f;",
        "npu_vu_muls_f32(&y_vm[npu_clamp(300 - ii_start, 256)], &x_vm[npu_clamp(300 - ii_start, 256)], "
-       "npu_clamp(npu_clamp(777 - ii_start, 256) - npu_clamp(300 - ii_start, 256), 256), 2.0f);"},
+       "npu_clamp(npu_clamp(777 - ii_start, 256) - npu_clamp(300 - ii_start, 256), 256), /*s=*/2.0f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     NpgSession *s = guarded(1024, 256, cases[c][0]);
@@ -149,16 +149,16 @@ static NpgSession *byte_masked(const char *body) {
 Test(masks, a_byte_mask_selects_on_the_vu) {
   static const char *const cases[][2] = {
       /* a masked select: the else is the scalar */
-      {"y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
+      {"y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], /*n=*/32, /*e=*/0.0f);"},
       /* an if and an else that store one element */
-      {"if (m[i]) y[i] = x[i]; else y[i] = -1.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, -1.0f);"},
+      {"if (m[i]) y[i] = x[i]; else y[i] = -1.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], /*n=*/32, /*e=*/-1.0f);"},
       /* a masked store: y kept where the mask is 0 (and copied in) */
-      {"if (m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      {"if (m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], /*n=*/32);"},
       /* the test written out: not 0, or above 0 (unsigned) */
-      {"y[i] = m[i] != 0 ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], 32, 0.0f);"},
-      {"if (0 < m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      {"y[i] = m[i] != 0 ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], &m_vm[0], &x_vm[0], /*n=*/32, /*e=*/0.0f);"},
+      {"if (0 < m[i]) y[i] = x[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], /*n=*/32);"},
       /* the else from the array itself, in place */
-      {"y[i] = m[i] ? x[i] : y[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+      {"y[i] = m[i] ? x[i] : y[i];", "npu_vu_select_u8_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], /*n=*/32);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     NpgSession *s = byte_masked(cases[c][0]);
@@ -200,7 +200,7 @@ Test(masks, windows_with_lanes_and_on_the_rows_of_a_2d_instruction) {
   has(npg_emit_source(s, checked(s, "v")),
       "npu_vu_muls_f32(&y_vm[ii * 16 + npu_clamp(7 - (core * 256 + ii * 16), 16)], &x_vm[ii * 16 + npu_clamp(7 - "
       "(core * 256 + ii * 16), 16)], npu_clamp(npu_clamp(990 - (core * 256 + ii * 16), 16) - npu_clamp(7 - (core * "
-      "256 + ii * 16), 16), 16), 2.0f);");
+      "256 + ii * 16), 16), 16), /*s=*/2.0f);");
   npg_close(s);
   /* a guard on the row inside the column loop: the row op from the first
    * row kept, each operand's row start moved (m's too) */
@@ -228,25 +228,25 @@ Test(masks, an_index_mask_runs_on_the_vu) {
   static const char *const cases[][3] = {
       /* a scaled masked store: the odd elements of y are neither read nor
        * written (y's cache is the tile's first 255 elements) */
-      {"if (i % 2 == 0) y[i] = 2.0f * x[i];", "npu_vu_muls_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 0, 2.0f);",
+      {"if (i % 2 == 0) y[i] = 2.0f * x[i];", "npu_vu_muls_lane_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*m=*/2, /*r=*/0, /*c=*/2.0f);",
        NULL},
-      {"if (i % 2 == 0) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 0);", NULL},
+      {"if (i % 2 == 0) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*m=*/2, /*r=*/0);", NULL},
       /* a select with the scalar elsewhere */
-      {"y[i] = i % 4 == 1 ? x[i] : 0.0f;", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 4, 1, 0.0f);",
+      {"y[i] = i % 4 == 1 ? x[i] : 0.0f;", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*m=*/4, /*r=*/1, /*e=*/0.0f);",
        NULL},
       /* & as %: only where the index is not negative, tested at run time */
-      {"y[i] = (i & 3) == 1 ? x[i] : 0.0f;", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 4, 1, 0.0f);",
+      {"y[i] = (i & 3) == 1 ? x[i] : 0.0f;", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*m=*/4, /*r=*/1, /*e=*/0.0f);",
        "if ((core * 256) >= 0) {"},
       /* odd, as C writes it: i % 2 == 1 where i is not negative */
-      {"if (i % 2) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 1);",
+      {"if (i % 2) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*m=*/2, /*r=*/1);",
        "if ((core * 256) >= 0) {"},
       {"y[i] = (i & 1) != 0 ? x[i] : 0.0f;",
-       "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 1, 0.0f);", "if ((core * 256) >= 0) {"},
+       "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*m=*/2, /*r=*/1, /*e=*/0.0f);", "if ((core * 256) >= 0) {"},
       /* odd ? x : y is even ? y : x, for every index */
-      {"y[i] = (i % 2) ? 0.0f : x[i];", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 256, core * 256, 2, 0, 0.0f);",
+      {"y[i] = (i % 2) ? 0.0f : x[i];", "npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*m=*/2, /*r=*/0, /*e=*/0.0f);",
        NULL},
       /* the kernel's index is not the loop's counter: its start moves */
-      {"if (((i - 8) & 1) == 0) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 256, core * 256 - 8, 2, 0);",
+      {"if (((i - 8) & 1) == 0) y[i] = x[i];", "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256 - 8, /*m=*/2, /*r=*/0);",
        "if ((core * 256 - 8) >= 0) {"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -264,7 +264,7 @@ Test(masks, an_index_mask_in_a_split_tail_unsplit_and_by_vectors) {
   /* 1000 = 3 * 256 + 232: the split's tail guard around the mask sizes the call */
   NpgSession *s = guarded(1000, 256, "if (i % 2 == 0) y[i] = 2.0f * x[i];");
   has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_muls_lane_f32(&y_vm[0], &x_vm[0], npu_clamp(1000 - core * 256, 256), core * 256, 2, 0, 2.0f);");
+      "npu_vu_muls_lane_f32(&y_vm[0], &x_vm[0], npu_clamp(1000 - core * 256, 256), core * 256, /*m=*/2, /*r=*/0, /*c=*/2.0f);");
   npg_close(s);
   /* the loop as written, cached at the root: the start is 0 */
   s = open_ok("void k(const float x[1024], float y[1024]) {\n"
@@ -275,7 +275,7 @@ Test(masks, an_index_mask_in_a_split_tail_unsplit_and_by_vectors) {
               "#pragma npu cache_read(x, vu_vm, root, x_vm)\n"
               "#pragma npu cache_write(y, vu_vm, root, y_vm)\n"
               "#pragma npu vectorize(i)\n");
-  has(npg_emit_source(s, checked(s, "v")), "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 1024, 0, 2, 0);");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], /*n=*/1024, /*s=*/0, /*m=*/2, /*r=*/0);");
   npg_close(s);
   /* vectorize(ii, 16): each vector's start, core * 256 + ii * 16 */
   s = open_ok("void k(const float x[1024], float y[1024]) {\n"
@@ -289,7 +289,7 @@ Test(masks, an_index_mask_in_a_split_tail_unsplit_and_by_vectors) {
               "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
               "#pragma npu vectorize(ii, 16)\n");
   has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_select_lanes_f32(&y_vm[ii * 16], &x_vm[ii * 16], 16, core * 256 + ii * 16, 3, 2, 0.0f);");
+      "npu_vu_select_lanes_f32(&y_vm[ii * 16], &x_vm[ii * 16], /*n=*/16, core * 256 + ii * 16, /*m=*/3, /*r=*/2, /*e=*/0.0f);");
   npg_close(s);
 }
 
@@ -299,7 +299,7 @@ Test(masks, an_index_mask_whose_cache_starts_past_the_tile_starts_there) {
    * start would point before them: it starts at lane 1, and so does its
    * index */
   NpgSession *s = guarded(1024, 256, "if (i % 4 == 1) y[i] = x[i];");
-  has(npg_emit_source(s, checked(s, "v")), "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], 255, core * 256 + 1, 4, 1);");
+  has(npg_emit_source(s, checked(s, "v")), "npu_vu_store_lane_f32(&y_vm[0], &x_vm[0], /*n=*/255, core * 256 + 1, /*m=*/4, /*r=*/1);");
   npg_close(s);
   /* a select that keeps y's own value elsewhere: the lane select takes a
    * scalar for the other lanes, and y's element is no scalar */
@@ -315,11 +315,11 @@ Test(masks, an_index_mask_whose_cache_starts_past_the_tile_starts_there) {
 
 Test(masks, a_select_on_a_suffix_runs_on_the_vu) {
   static const char *const cases[][2] = {
-      {"y[i] = i >= 7 ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 7, 0.0f);"},
-      {"y[i] = 300 <= i ? x[i] : -1.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 300, -1.0f);"},
+      {"y[i] = i >= 7 ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*lo=*/7, /*e=*/0.0f);"},
+      {"y[i] = 300 <= i ? x[i] : -1.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*lo=*/300, /*e=*/-1.0f);"},
       /* on ints, i > 6 is i >= 7 */
-      {"y[i] = i > 6 ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 7, 0.0f);"},
-      {"y[i] = 6 < i ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], 256, core * 256, 7, 0.0f);"},
+      {"y[i] = i > 6 ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*lo=*/7, /*e=*/0.0f);"},
+      {"y[i] = 6 < i ? x[i] : 0.0f;", "npu_vu_select_from_f32(&y_vm[0], &x_vm[0], /*n=*/256, core * 256, /*lo=*/7, /*e=*/0.0f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     NpgSession *s = guarded(1024, 256, cases[c][0]);
@@ -333,26 +333,26 @@ Test(masks, a_select_on_a_suffix_runs_on_the_vu) {
 Test(masks, data_dependent_compares_run_on_the_vu) {
   static const char *const cases[][2] = {
       /* a masked store under x < z: y kept (and copied in) elsewhere */
-      {"if (x[i] < z[i]) y[i] = x[i];", "npu_vu_select_lt_f32(&y_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], &y_vm[0], 256);"},
+      {"if (x[i] < z[i]) y[i] = x[i];", "npu_vu_select_lt_f32(&y_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], &y_vm[0], /*n=*/256);"},
       /* >= mirrored: z <= x */
       {"y[i] = x[i] >= z[i] ? z[i] : x[i];",
-       "npu_vu_select_le_f32(&y_vm[0], &z_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], 256);"},
+       "npu_vu_select_le_f32(&y_vm[0], &z_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], /*n=*/256);"},
       {"y[i] = x[i] == z[i] ? x[i] : z[i];",
-       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], &z_vm[0], 256);"},
+       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &x_vm[0], &z_vm[0], /*n=*/256);"},
       /* != is == with the branches swapped, for a NaN too */
       {"y[i] = x[i] != z[i] ? x[i] : z[i];",
-       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &z_vm[0], &x_vm[0], 256);"},
+       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &z_vm[0], &x_vm[0], /*n=*/256);"},
       {"if (x[i] != z[i]) y[i] = z[i];",
-       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &y_vm[0], &z_vm[0], 256);"},
+       "npu_vu_select_eq_f32(&y_vm[0], &x_vm[0], &z_vm[0], &y_vm[0], &z_vm[0], /*n=*/256);"},
       /* leaky ReLUs, with the int 0 C converts and with 0.0f */
       {"y[i] = x[i] >= 0 ? x[i] : 0.1f * x[i];",
-       "npu_vu_select_ge_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 256, 0, 0.1f);"},
+       "npu_vu_select_ge_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], /*n=*/256, /*t=*/0, /*c=*/0.1f);"},
       {"y[i] = x[i] > 0.0f ? x[i] : x[i] * 0.01f;",
-       "npu_vu_select_gt_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 256, 0.0f, 0.01f);"},
+       "npu_vu_select_gt_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], /*n=*/256, /*t=*/0.0f, /*c=*/0.01f);"},
       /* the scaled branch first: another instruction (a NaN tells < from
        * a negated >=) */
       {"y[i] = x[i] < 0.0f ? 0.01f * x[i] : x[i];",
-       "npu_vu_select_lt_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], 256, 0.0f, 0.01f);"},
+       "npu_vu_select_lt_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], /*n=*/256, /*t=*/0.0f, /*c=*/0.01f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     NpgSession *s = guarded(1024, 256, cases[c][0]);
@@ -363,10 +363,10 @@ Test(masks, data_dependent_compares_run_on_the_vu) {
 
 Test(masks, compares_into_a_byte_mask_and_an_index_mask_run_on_the_vu) {
   static const char *const cases[][2] = {
-      {"m[i] = x[i] < z[i];", "npu_vu_cmplt_f32(&m_vm[0], &x_vm[0], &z_vm[0], 256);"},
-      {"m[i] = z[i] >= x[i];", "npu_vu_cmple_f32(&m_vm[0], &x_vm[0], &z_vm[0], 256);"},
-      {"m[i] = x[i] == z[i];", "npu_vu_cmpeq_f32(&m_vm[0], &x_vm[0], &z_vm[0], 256);"},
-      {"m[i] = i % 3 == 0;", "npu_vu_lane_mask_u8(&m_vm[0], 256, core * 256, 3, 0);"},
+      {"m[i] = x[i] < z[i];", "npu_vu_cmplt_f32(&m_vm[0], &x_vm[0], &z_vm[0], /*n=*/256);"},
+      {"m[i] = z[i] >= x[i];", "npu_vu_cmple_f32(&m_vm[0], &x_vm[0], &z_vm[0], /*n=*/256);"},
+      {"m[i] = x[i] == z[i];", "npu_vu_cmpeq_f32(&m_vm[0], &x_vm[0], &z_vm[0], /*n=*/256);"},
+      {"m[i] = i % 3 == 0;", "npu_vu_lane_mask_u8(&m_vm[0], /*n=*/256, core * 256, /*m=*/3, /*r=*/0);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     char src[512];
@@ -401,13 +401,13 @@ Test(masks, a_bool_mask_is_a_byte_mask) {
   static const char *const cases[][3] = {
       /* the mask passed as the instruction's bytes: C calls _Bool * and
        * uint8_t * incompatible (gcc -Werror refused the call without it) */
-      {"bool", "y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], (const uint8_t *)&m_vm[0], &x_vm[0], 32, 0.0f);"},
+      {"bool", "y[i] = m[i] ? x[i] : 0.0f;", "npu_vu_select_u8s_f32(&y_vm[0], (const uint8_t *)&m_vm[0], &x_vm[0], /*n=*/32, /*e=*/0.0f);"},
       {"_Bool", "if (m[i]) y[i] = x[i];",
-       "npu_vu_select_u8_f32(&y_vm[0], (const uint8_t *)&m_vm[0], &x_vm[0], &y_vm[0], 32);"},
+       "npu_vu_select_u8_f32(&y_vm[0], (const uint8_t *)&m_vm[0], &x_vm[0], &y_vm[0], /*n=*/32);"},
       /* == true is the bool itself (0 or 1); true prints as 1 (the emitted
        * C includes no <stdbool.h>) */
       {"bool", "y[i] = m[i] == true ? x[i] : 0.0f;",
-       "npu_vu_select_u8s_f32(&y_vm[0], (const uint8_t *)&m_vm[0], &x_vm[0], 32, 0.0f);"},
+       "npu_vu_select_u8s_f32(&y_vm[0], (const uint8_t *)&m_vm[0], &x_vm[0], /*n=*/32, /*e=*/0.0f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     char src[512];
@@ -478,6 +478,6 @@ Test(masks, an_index_mask_with_a_run_time_start_before_its_cache_starts_later) {
                           "#pragma npu bind(core, vu)\n#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
                           "#pragma npu cache_write(y, vu_vm, core, y_vm)\n#pragma npu vectorize(ii, 16)\n");
   has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_store_lane_f32(&y_vm[ii * 16], &x_vm[ii * 16], 15, core * 1024 + ii * 16 + 1, 4, 1);");
+      "npu_vu_store_lane_f32(&y_vm[ii * 16], &x_vm[ii * 16], /*n=*/15, core * 1024 + ii * 16 + 1, /*m=*/4, /*r=*/1);");
   npg_close(s);
 }

@@ -60,7 +60,7 @@ Test(operand_domains, a_parameter_is_tested_where_the_call_is) {
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
   cr_expect(strstr(c, "if (m >= -2097152 && m <= 2097152 && sh >= 0 && sh <= 47 && zp >= -128 && zp <= 127) {\n"
-                      "        npu_vu_requant_i8(&Y_vm[0][0], &X_vm[0][0], 64, m, sh, zp);\n"
+                      "        npu_vu_requant_i8(&Y_vm[0][0], &X_vm[0][0], /*n=*/64, m, sh, zp);\n"
                       "      } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */"),
             "%s", c);
   same_result(s, v, 1 << 20, 24, -3);      /* the intrinsic */

@@ -188,7 +188,7 @@ Test(requant_q31, tflite_c_reaches_the_instruction) {
   NpgSession *s = open_ok(tflite_kernel, tflite_schedule);
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  has(c, "npu_vu_requant_q31_i8(&Y_vm[0][0], &X_vm[0][0], 64, multiplier, shift, zp);");
+  has(c, "npu_vu_requant_q31_i8(&Y_vm[0][0], &X_vm[0][0], /*n=*/64, multiplier, shift, zp);");
   NpgCheckResult r;
   for (uint64_t seed = 3; seed < 6; seed++) {
     cr_assert(npg_check(s, v, seed, &r), "%s", r.message);
@@ -232,6 +232,6 @@ Test(requant_q31, per_channel_tflite_c_reaches_the_instruction) {
                           "#pragma npu cache_write(Y, vu_vm, p, Y_vm)\n"
                           "#pragma npu tensorize(c, npu_vu_requant_q31_pc_i8)\n");
   int v = checked(s, "v");
-  has(npg_emit_source(s, v), "npu_vu_requant_q31_pc_i8(&Y_vm[0][0], &X_vm[0][0], &M_vm[0], &S_vm[0], 64, zp);");
+  has(npg_emit_source(s, v), "npu_vu_requant_q31_pc_i8(&Y_vm[0][0], &X_vm[0][0], &M_vm[0], &S_vm[0], /*n=*/64, zp);");
   npg_close(s);
 }

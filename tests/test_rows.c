@@ -48,10 +48,10 @@ Test(rows, softmax_stages_run_as_vu_instructions) {
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
   /* the max reduction's loop from 1 matches the intrinsic's */
-  has(c, "npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], 4, 16, 16);");
+  has(c, "npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
   has(c, "npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mx_vm[0], 4, 16, 16, 16);");
-  has(c, "npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], 4, 16, 16, 16);");
-  has(c, "npu_vu_reduce_sum_f32(&sum_vm[0], &e_vm[0][0], 4, 16, 16);");
+  has(c, "npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], /*rows=*/4, /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
+  has(c, "npu_vu_reduce_sum_f32(&sum_vm[0], &e_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
   has(c, "npu_vu_div_rows_f32(&Y_vm[0][0], &e_vm[0][0], &sum_vm[0], 4, 16, 16, 16);");
   /* the temporaries never reach DDR */
   lacks(c, "float mx[");
@@ -134,10 +134,10 @@ Test(rows, scalars_and_a_sum_of_squares) {
                                                   "#pragma npu tensorize(ri_6, npu_vu_muladd_cols_f32)\n"));
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  has(c, "npu_vu_reduce_dot_f32(&ssq_vm[0], &d_vm[0][0], &d_vm[0][0], 4, 16, 16, 16);");
-  has(c, "npu_vu_rsqrt_f32(&rstd_vm[0], &ssq_vm[0], 4, eps);");
-  has(c, "npu_vu_muls_f32(&rs_vm[0], &rstd_vm[0], 4, 0.25f);");
-  has(c, "npu_vu_muladd_cols_f32(&Y_vm[0][0], &n_vm[0][0], &g_vm[0], &b_vm[0], 4, 16, 16, 16);");
+  has(c, "npu_vu_reduce_dot_f32(&ssq_vm[0], &d_vm[0][0], &d_vm[0][0], /*rows=*/4, /*cols=*/16, /*lda=*/16, /*ldb=*/16);");
+  has(c, "npu_vu_rsqrt_f32(&rstd_vm[0], &ssq_vm[0], /*n=*/4, eps);");
+  has(c, "npu_vu_muls_f32(&rs_vm[0], &rstd_vm[0], /*n=*/4, /*s=*/0.25f);");
+  has(c, "npu_vu_muladd_cols_f32(&Y_vm[0][0], &n_vm[0][0], &g_vm[0], &b_vm[0], /*rows=*/4, /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
   npg_close(s);
 }
 
@@ -179,6 +179,6 @@ Test(rows, reductions_need_their_operands_in_the_vm) {
                           "#pragma npu cache_write(O, vu_vm, b, O_vm)\n"
                           "#pragma npu tensorize(i, npu_vu_divs_f32)\n");
   int v = checked(s, "v");
-  has(npg_emit_source(s, v), "npu_vu_divs_f32(&O_vm[0][0], &A_vm[0][0], 64, 16777217);");
+  has(npg_emit_source(s, v), "npu_vu_divs_f32(&O_vm[0][0], &A_vm[0][0], /*n=*/64, /*s=*/16777217);");
   npg_close(s);
 }

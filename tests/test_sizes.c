@@ -254,7 +254,7 @@ Test(sizes, a_split_loop_vectorizes_with_a_run_time_length) {
   snprintf(sched, sizeof sched, "%s#pragma npu split(i, 256, io, ii)\n#pragma npu vectorize(ii)\n", caches);
   NpgSession *s = open_ok(k, sched);
   has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_muls_f32(&y_vm[io * 256], &x_vm[io * 256], npu_clamp(n - io * 256, 256), 2.0f);");
+      "npu_vu_muls_f32(&y_vm[io * 256], &x_vm[io * 256], npu_clamp(n - io * 256, 256), /*s=*/2.0f);");
   /* each size set's figures name the unit that bounds it (before: "NU
    * 0.0%" for this VU kernel, whose NU never runs) */
   NpgCheckResult r;
@@ -297,7 +297,7 @@ Test(sizes, a_tiled_matmul_runs_on_the_nu_with_a_run_time_tail) {
   const char *c = npg_emit_source(s, v);
   has(c, "if (m / 32 + (m % 32 > 0) > 0) { /* the loop runs: its first iteration's region */");
   has(c, "A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 64 * npu_clamp(m, 32));");
-  has(c, "npu_clamp(m - io * 32, 32), 64, 64");
+  has(c, "npu_clamp(m - io * 32, 32), /*n=*/64, /*k=*/64");
   has(c, "if (m / 32 + (m % 32 > 0) - 2 >= 0) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0) - 2) % 2]);");
   has(c, "if (m / 32 + (m % 32 > 0) - 1 >= 0) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0) - 1) % 2]);");
   npg_close(s);

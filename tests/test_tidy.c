@@ -95,7 +95,7 @@ Test(tidy, a_window_start_is_held_by_a_local) {
   const char *c = npg_emit_source(s, v);
   has(c, "          {\n            const int ii_start = io * 32768 + core * 8192;\n"
          "            npu_vu_muls_f32(&y_vm[npu_clamp(7 - ii_start, 8192)], &x_vm[npu_clamp(7 - ii_start, 8192)], "
-         "8192 - npu_clamp(7 - ii_start, 8192), 2.0f);\n          }\n");
+         "8192 - npu_clamp(7 - ii_start, 8192), /*s=*/2.0f);\n          }\n");
   has(c, "for (int core = 0; core < 4; core++) { /* compute */");
   npg_close(s);
 }

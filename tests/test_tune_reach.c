@@ -22,12 +22,13 @@
  * `trials` trials and emits the winner: tune's output, then the tuned
  * variant's emitted C, into out. */
 static void tune_example(const char *file, const char *kernel, int trials, char *out, size_t n) {
-  char cmd[2048];
+  char cmd[2048], variant[200];
+  tune_variant_name("k.c", kernel, variant, sizeof variant);
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && cp %s $d/k.c && %s tune $d/k.c --seed 1 --trials %d --jobs 1 -o $d/t.sched "
-           "2>&1 && %s emit $d/k.c --schedule $d/t.sched -o $d/out 2>&1 && cat $d/out/k_%s_tuned.c; rc=$?; "
+           "2>&1 && %s emit $d/k.c --schedule $d/t.sched -o $d/out 2>&1 && cat $d/out/%s.c; rc=$?; "
            "rm -rf $d; exit $rc",
-           file, npugen(), trials, npugen(), kernel);
+           file, npugen(), trials, npugen(), variant);
   int rc = run(cmd, out, n);
   cr_assert_eq(rc, 0, "%s", out);
 }
@@ -39,8 +40,9 @@ static void reaches(const char *example, const char *kernel, int trials, const c
   char file[256];
   snprintf(file, sizeof file, strchr(example, '/') ? "%s" : "examples/%s.c", example);
   tune_example(file, kernel, trials, out, sizeof out);
-  char pass[160];
-  snprintf(pass, sizeof pass, "k_%s_tuned: PASS npugen check", kernel);
+  char variant[200], pass[240];
+  tune_variant_name("k.c", kernel, variant, sizeof variant);
+  snprintf(pass, sizeof pass, "%s: PASS npugen check", variant);
   const char *line = strstr(out, pass);
   cr_assert(line, "the tuned variant's check: %s", out);
   const char *bound = strstr(line, "bound by ");

@@ -24,11 +24,12 @@ static int tune_and_check(const char *f, char *out, size_t n) {
   return run(cmd, out, n);
 }
 
-/* The tuned variant (name) passes the check, and both trials were legal
- * and timed. */
-static void expect_tuned(const char *f, const char *name) {
-  char out[32768], pass[200];
+/* The tuned variant (its default name, of f and kernel) passes the check,
+ * and both trials were legal and timed. */
+static void expect_tuned(const char *f, const char *kernel) {
+  char out[32768], name[200], pass[240];
   cr_assert_eq(tune_and_check(f, out, sizeof out), 0, "%s", out);
+  tune_variant_name(f, kernel, name, sizeof name);
   snprintf(pass, sizeof pass, "%s: PASS npugen check", name);
   cr_expect(strstr(out, pass) && strstr(out, "2 passed, 0 failed"), "%s", out);
   cr_expect(strstr(out, "generated 2, legal 2, timed 2"), "both trials timed: %s", out);
@@ -38,12 +39,12 @@ static void expect_tuned(const char *f, const char *name) {
 /* Before: "the kernel is not a contraction nest" (no sketch applied) and
  * the host timer refused the scalars alpha and beta. */
 Test(tune_suite, gemm_written_ikj_with_a_beta_prologue) {
-  expect_tuned("tests/kernels/tune_suite/gemm_ikj.c", "kernel_gemm_tuned");
+  expect_tuned("tests/kernels/tune_suite/gemm_ikj.c", "kernel_gemm");
 }
 
 /* Before: "kernel 'kernel_mv3' has no loop nest to schedule". */
 Test(tune_suite, three_nests_two_matrix_vector_products_and_an_update) {
-  expect_tuned("tests/kernels/tune_suite/mv3.c", "kernel_mv3_tuned");
+  expect_tuned("tests/kernels/tune_suite/mv3.c", "kernel_mv3");
 }
 
 /* Before: no sketch applied. The time loop cannot run in parallel; the
@@ -51,18 +52,18 @@ Test(tune_suite, three_nests_two_matrix_vector_products_and_an_update) {
 Test(tune_suite, jacobi_2d_with_a_time_loop) {
   char out[32768];
   cr_assert_eq(tune_and_check("tests/kernels/realworld/jacobi_2d.c", out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "kernel_jacobi_2d_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
+  cr_expect(strstr(out, "jacobi_2d_kernel_jacobi_2d_tuned_09f14e5dc: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
   cr_expect(!strstr(out, "par_t=") && strstr(out, "par_i_1="), "%s", out);
 }
 
 /* Before: "has no loop nest to schedule" (three nests and a division). */
 Test(tune_suite, covariance) {
-  expect_tuned("tests/kernels/realworld/covariance.c", "kernel_covariance_tuned");
+  expect_tuned("tests/kernels/realworld/covariance.c", "kernel_covariance");
 }
 
 /* Before: "has no loop nest to schedule" (a prologue nest, then the solve). */
 Test(tune_suite, triangular_solve) {
-  expect_tuned("tests/kernels/realworld/trisolv.c", "kernel_trisolv_tuned");
+  expect_tuned("tests/kernels/realworld/trisolv.c", "kernel_trisolv");
 }
 
 /* The host timer passes scalar parameters (before: "the host timer only
@@ -83,15 +84,15 @@ Test(tune_suite, host_timer_passes_scalars) {
 Test(tune_suite, variant_names_are_unique_across_files) {
   char a[200], b[200];
   tune_variant_name("tests/kernels/tune_suite/gemm_ikj.c", "kernel_gemm", a, sizeof a);
-  cr_expect_str_eq(a, "gemm_ikj_kernel_gemm_tuned");
+  cr_expect_str_eq(a, "gemm_ikj_kernel_gemm_tuned_08c61c987");
   tune_variant_name("/tmp/x/2mm.c", "kernel_gemm", b, sizeof b);
-  cr_expect_str_eq(b, "f2mm_kernel_gemm_tuned");
+  cr_expect_str_eq(b, "f2mm_kernel_gemm_tuned_07b10f888");
   tune_variant_name("my-gemm.v2.c", "k", b, sizeof b);
-  cr_expect_str_eq(b, "my_gemm_k_tuned");
+  cr_expect_str_eq(b, "my_gemm_k_tuned_0176ce2b0");
   char out[32768];
   cr_assert_eq(tune_and_check("tests/kernels/tune_suite/gemm_ikj.c", out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "#pragma npu schedule(kernel_gemm, gemm_ikj_kernel_gemm_tuned)") &&
-                strstr(out, "gemm_ikj_kernel_gemm_tuned: PASS npugen check"),
+  cr_expect(strstr(out, "#pragma npu schedule(kernel_gemm, gemm_ikj_kernel_gemm_tuned_08c61c987)") &&
+                strstr(out, "gemm_ikj_kernel_gemm_tuned_08c61c987: PASS npugen check"),
             "%s", out);
 }
 
@@ -225,7 +226,7 @@ Test(tune_suite, a_path_that_holds_a_comment_end_is_escaped) {
  * correlation failed to link, "undefined reference to sqrtf", and tune
  * wrote nothing). */
 Test(tune_suite, correlation_calls_sqrt_and_is_timed_on_the_host) {
-  expect_tuned("tests/kernels/realworld/correlation.c", "correlation_kernel_correlation_tuned");
+  expect_tuned("tests/kernels/realworld/correlation.c", "kernel_correlation");
 }
 
 /* Trials are budgeted by the variant's own work: with a step budget
@@ -255,8 +256,8 @@ Test(tune_suite, trials_are_budgeted_by_the_variants_own_work) {
  * k loop holds a sqrt, a scaling and a triangular nest, and a Toeplitz
  * solve with scalars carried across its k loop and a local array. */
 Test(tune_suite, gramschmidt_and_durbin) {
-  expect_tuned("tests/kernels/tune_suite/gramschmidt.c", "gramschmidt_kernel_gramschmidt_tuned");
-  expect_tuned("tests/kernels/tune_suite/durbin.c", "durbin_kernel_durbin_tuned");
+  expect_tuned("tests/kernels/tune_suite/gramschmidt.c", "kernel_gramschmidt");
+  expect_tuned("tests/kernels/tune_suite/durbin.c", "kernel_durbin");
 }
 
 /* Strided innermost loops (issue 41): a nest written k-i-j whose

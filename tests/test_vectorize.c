@@ -44,10 +44,10 @@ Test(vectorize, picks_the_vu_instruction_that_computes_the_nest) {
                                                    "#pragma npu vectorize(c_3)\n"));
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  has(c, "npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], 4, 16, 16);");
+  has(c, "npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
   has(c, "npu_vu_sub_rows_f32(&Y_vm[0][0], &X_vm[0][0], &mx_vm[0], 4, 16, 16, 16);");
   /* a 1-D instruction per row: vectorize named the row's loop */
-  has(c, "npu_vu_mul_f32(&Z_vm[ri][0], &X_vm[ri][0], &W_vm[ri][0], 16);");
+  has(c, "npu_vu_mul_f32(&Z_vm[ri][0], &X_vm[ri][0], &W_vm[ri][0], /*n=*/16);");
   lacks(c, "omp simd");
 
   NpgSession *t = open_ok(rows, steps_then(staged, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n"
@@ -129,7 +129,7 @@ Test(vectorize, a_reduction_no_instruction_computes_is_refused_with_the_nearest)
                                 "#pragma npu cache_read(X, vu_vm, io, X_vm)\n"
                                 "#pragma npu cache_write(S, vu_vm, io, S_vm)\n"
                                 "#pragma npu vectorize(ii)\n");
-  has(npg_emit_source(t, checked(t, "v")), "npu_vu_reduce_sum_f32(&S_vm[0], &X_vm[0][0], 4, 16, 16);");
+  has(npg_emit_source(t, checked(t, "v")), "npu_vu_reduce_sum_f32(&S_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
   npg_close(t);
 }
 

@@ -213,22 +213,6 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
   return false;
 }
 
-void tune_variant_name(const char *file, const char *kernel, char *out, size_t n) {
-  const char *base = strrchr(file, '/');
-  base = base ? base + 1 : file;
-  size_t len = strcspn(base, ".");
-  char stem[128];
-  size_t m = 0;
-  if (len && base[0] >= '0' && base[0] <= '9') stem[m++] = 'f'; /* an identifier starts with no digit */
-  for (size_t i = 0; i < len && m + 1 < sizeof stem; i++) {
-    char c = base[i];
-    bool ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    stem[m++] = ident ? c : '_';
-  }
-  stem[m] = 0;
-  snprintf(out, n, "%s%s%s_tuned", stem, m ? "_" : "", kernel);
-}
-
 void tune_space_free(TuneSpace *sp) {
   for (int i = 0; i < sp->nsketch; i++) free(sp->sketch[i].data);
   sp->nsketch = 0;

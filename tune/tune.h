@@ -121,9 +121,10 @@ typedef struct {
  * the host sketches (also taken when no NPU sketch applies). */
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n);
 void tune_space_free(TuneSpace *sp);
-/* The tuned variant's default name, unique across files: the file's stem
- * (an identifier: other characters as '_', an 'f' before a digit), the
- * kernel, "_tuned": matmul.c's mm -> "matmul_mm_tuned". */
+/* The tuned variant's default name, unique across files
+ * (tune/variant_name.c): matmul.c's mm -> "matmul_mm_tuned"; a file whose
+ * stem is not letters and digits adds a hash: a_b.c's c ->
+ * "a_b_c_tuned_0<8 hex digits>", apart from a.c's b_c -> "a_b_c_tuned". */
 void tune_variant_name(const char *file, const char *kernel, char *out, size_t n);
 /* The candidate's steps as text, one `#pragma npu` line each, with the
  * schedule line naming `variant` first. malloc'ed. */

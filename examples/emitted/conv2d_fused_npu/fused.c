@@ -68,16 +68,16 @@ void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], c
         }
         /* init: acc_ob <- bias_dm */
         npu_dma_wait(npu_dma_2d(0, &acc_ob[0][0][0][0][0], 64, &bias_dm[oco * 16], 0, 64, 784));
-        npu_nu_conv2d_i8(&acc_ob[0][0][0][0][0], &in_ib[0][0][0][0], &wt_wb[0][0][0][0][0], 28, 28, 128, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1);
+        npu_nu_conv2d_i8(&acc_ob[0][0][0][0][0], &in_ib[0][0][0][0], &wt_wb[0][0][0][0][0], /*h=*/28, /*w=*/28, /*c=*/128, /*oc=*/16, /*kh=*/3, /*kw=*/3, /*stride_h=*/1, /*stride_w=*/1, /*pad_h=*/1, /*pad_w=*/1, /*dil_h=*/1, /*dil_w=*/1, /*accumulate=*/1);
         for (int oh = 0; oh < H; oh++) {
           int32_t (*acc_vm)[1][1][448] = (int32_t (*)[1][1][448])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 62720); /* vu_vm, bytes [62720, 64512): 1792 bytes */
           /* acc_vm_load: acc_vm <- acc_ob */
           npu_dma_wait(npu_dma_1d(0, &acc_vm[0][0][0][0], &acc_ob[0][0][oh][0][0], 1792));
-          npu_vu_relu_i32(&act_vm[0][0][oh * 448], &acc_vm[0][0][0][0], 448);
+          npu_vu_relu_i32(&act_vm[0][0][oh * 448], &acc_vm[0][0][0][0], /*n=*/448);
         }
         for (int oh = 0; oh < H; oh++) {
           if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-            npu_vu_requant_i8(&out_vm[0][0][oh * 448], &act_vm[0][0][oh * 448], 448, multiplier, shift, zero_point);
+            npu_vu_requant_i8(&out_vm[0][0][oh * 448], &act_vm[0][0][oh * 448], /*n=*/448, multiplier, shift, zero_point);
           } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
             for (int q2 = 0; q2 < 448; q2++) {
               const double requant_val = floor(ldexp((double)act_vm[0][0][oh * 448 + q2] * (double)multiplier, -shift) + 0.5) + zero_point;

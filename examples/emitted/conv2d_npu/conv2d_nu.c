@@ -49,11 +49,11 @@ void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][
           int8_t (*wt_wb_next)[3][3][64][4] = wt_wb_db[(oco + 1) % 2];
           wt_wb_tok = npu_dma_1d(1, &wt_wb_next[0][0][0][0][0], &wt[oco + 1][0][0][0][0], 2304);
         }
-        npu_nu_conv2d_i8(&out_ob[0][0][0][0][0], &in_ib[0][0][0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 0);
+        npu_nu_conv2d_i8(&out_ob[0][0][0][0][0], &in_ib[0][0][0][0][0], &wt_wb[0][0][0][0][0], /*h=*/56, /*w=*/56, /*c=*/64, /*oc=*/4, /*kh=*/3, /*kw=*/3, /*stride_h=*/1, /*stride_w=*/1, /*pad_h=*/1, /*pad_w=*/1, /*dil_h=*/1, /*dil_w=*/1, /*accumulate=*/0);
         out_ob_tok[oco % 2] = npu_dma_1d(2, &out[0][oco][0][0][0], &out_ob[0][0][0][0][0], 50176);
       }
-      npu_dma_wait(out_ob_tok[0]);
-      npu_dma_wait(out_ob_tok[1]);
+      npu_dma_wait(out_ob_tok[0]); /* the copy out of oco = 14, the iteration before the last */
+      npu_dma_wait(out_ob_tok[1]); /* the copy out of oco = 15, the last iteration */
     }
   }
 }

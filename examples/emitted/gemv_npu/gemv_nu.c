@@ -42,10 +42,10 @@ void gemv_nu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
         int8_t (*A_ib_next)[1024] = A_ib_db[(io + 1) % 2];
         A_ib_tok = npu_dma_1d(1, &A_ib_next[0][0], &A[(io + 1) * 128][0], 131072);
       }
-      npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], 128, 1, 1024, 1024, 1, 1, 0);
+      npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], /*m=*/128, /*n=*/1, /*k=*/1024, /*lda=*/1024, /*ldb=*/1, /*ldc=*/1, /*accumulate=*/0);
       y_ob_tok[io % 2] = npu_dma_1d(2, &y[io * 128], &y_ob[0], 512);
     }
-    npu_dma_wait(y_ob_tok[0]);
-    npu_dma_wait(y_ob_tok[1]);
+    npu_dma_wait(y_ob_tok[0]); /* the copy out of io = 6, the iteration before the last */
+    npu_dma_wait(y_ob_tok[1]); /* the copy out of io = 7, the last iteration */
   }
 }

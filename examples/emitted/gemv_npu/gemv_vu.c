@@ -46,11 +46,11 @@ void gemv_vu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
             int8_t *x_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 66560): 1024 bytes */
             int8_t (*A_vm)[1024] = (int8_t (*)[1024])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 65536): 65536 bytes */
             if (y_vm_tok[core]) npu_dma_wait(y_vm_tok[core]); /* this core's copy out of y_vm in the last pass */
-            npu_vu_fill_i32(&y_vm[0], 64, 1, 1, 0);
+            npu_vu_fill_i32(&y_vm[0], /*rows=*/64, /*cols=*/1, /*ldd=*/1, /*value=*/0);
             if (io == 0) npu_dma_wait(x_vm_tok[core]); /* loaded once, before the passes */
             npu_dma_wait(A_vm_tok[core]);
             for (int k = 0; k < K; k++) {
-              npu_vu_macs_i8_i32(&y_vm[0], &A_vm[0][k], &x_vm[k], 64, 1, 1, 1024);
+              npu_vu_macs_i8_i32(&y_vm[0], &A_vm[0][k], &x_vm[k], /*rows=*/64, /*cols=*/1, /*ldd=*/1, /*lda=*/1024);
             }
           }
           for (int core = 0; core < 4; core++) { /* copies out */

@@ -78,17 +78,17 @@ void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C]
             float *gamma_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 98304); /* vu_vm of each core, bytes [98304, 99328): 1024 bytes */
             float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (ro % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             npu_dma_wait(X_vm_tok[ro % 2][core]);
-            npu_vu_reduce_sum_f32(&sum_vm[0], &X_vm[0][0], 16, 256, 256);
-            npu_vu_divs_f32(&mean_vm[0], &sum_vm[0], 16, C);
+            npu_vu_reduce_sum_f32(&sum_vm[0], &X_vm[0][0], /*rows=*/16, /*cols=*/256, /*ld=*/256);
+            npu_vu_divs_f32(&mean_vm[0], &sum_vm[0], /*n=*/16, C);
             npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mean_vm[0], 16, 256, 256, 256);
-            npu_vu_reduce_dot_f32(&ssq_vm[0], &d_vm[0][0], &d_vm[0][0], 16, 256, 256, 256);
-            npu_vu_divs_f32(&var_vm[0], &ssq_vm[0], 16, C);
-            npu_vu_rsqrt_f32(&rstd_vm[0], &var_vm[0], 16, 1e-5f);
+            npu_vu_reduce_dot_f32(&ssq_vm[0], &d_vm[0][0], &d_vm[0][0], /*rows=*/16, /*cols=*/256, /*lda=*/256, /*ldb=*/256);
+            npu_vu_divs_f32(&var_vm[0], &ssq_vm[0], /*n=*/16, C);
+            npu_vu_rsqrt_f32(&rstd_vm[0], &var_vm[0], /*n=*/16, /*eps=*/1e-5f);
             npu_vu_mul_rows_f32(&n_vm[0][0], &d_vm[0][0], &rstd_vm[0], 16, 256, 256, 256);
             if (Y_vm_tok[ro % 2][core]) npu_dma_wait(Y_vm_tok[ro % 2][core]); /* this core's copy out of Y_vm two passes ago, from this copy */
             if (ro == 0) npu_dma_wait(beta_vm_tok[core]); /* loaded once, before the passes */
             if (ro == 0) npu_dma_wait(gamma_vm_tok[core]); /* loaded once, before the passes */
-            npu_vu_muladd_cols_f32(&Y_vm[0][0], &n_vm[0][0], &gamma_vm[0], &beta_vm[0], 16, 256, 256, 256);
+            npu_vu_muladd_cols_f32(&Y_vm[0][0], &n_vm[0][0], &gamma_vm[0], &beta_vm[0], /*rows=*/16, /*cols=*/256, /*ldd=*/256, /*lda=*/256);
           }
           for (int core = 0; core < 4; core++) { /* copies out */
             float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */

@@ -26,7 +26,7 @@ void matmul_nu(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][12
       int8_t (*B_wb)[32] = (int8_t (*)[32])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 16384): 16384 bytes */
       /* B_wb_load: B_wb <- B */
       npu_dma_wait(npu_dma_2d(0, &B_wb[0][0], 32, &B[0][jo * 32], 128, 32, 512));
-      npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 64, 32, 512, 512, 32, 32, 0);
+      npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/64, /*n=*/32, /*k=*/512, /*lda=*/512, /*ldb=*/32, /*ldc=*/32, /*accumulate=*/0);
       /* C_ob_store: C <- C_ob */
       npu_dma_wait(npu_dma_2d(0, &C[io * 64][jo * 32], 512, &C_ob[0][0], 128, 128, 64));
     }

@@ -55,11 +55,11 @@ void matmul_acc_matmul_tuned(const int8_t A[M][K], const int8_t B[K][N], int32_t
             int8_t (*B_wb_next)[64] = B_wb_db[(jo + 1) % 2];
             B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 64, &B[0][(jo + 1) * 64], 256, 64, 512);
           }
-          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 128, 64, 512, 512, 64, 64, 0);
+          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/128, /*n=*/64, /*k=*/512, /*lda=*/512, /*ldb=*/64, /*ldc=*/64, /*accumulate=*/0);
           C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 64], 1024, &C_ob[0][0], 256, 256, 128);
         }
-        npu_dma_wait(C_ob_tok[0]);
-        npu_dma_wait(C_ob_tok[1]);
+        npu_dma_wait(C_ob_tok[0]); /* the copy out of jo = 2, the iteration before the last */
+        npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 3, the last iteration */
       }
     }
   }

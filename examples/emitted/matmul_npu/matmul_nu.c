@@ -52,11 +52,11 @@ void matmul_nu(const int8_t A[N][N], const int8_t B[N][N], int32_t C[N][N]) {
             int8_t (*B_wb_next)[128] = B_wb_db[(jo + 1) % 2];
             B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 128, &B[0][(jo + 1) * 128], 1024, 128, 1024);
           }
-          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 128, 128, 1024, 1024, 128, 128, 0);
+          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/128, /*n=*/128, /*k=*/1024, /*lda=*/1024, /*ldb=*/128, /*ldc=*/128, /*accumulate=*/0);
           C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 128], 4096, &C_ob[0][0], 512, 512, 128);
         }
-        npu_dma_wait(C_ob_tok[0]);
-        npu_dma_wait(C_ob_tok[1]);
+        npu_dma_wait(C_ob_tok[0]); /* the copy out of jo = 6, the iteration before the last */
+        npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 7, the last iteration */
       }
     }
   }

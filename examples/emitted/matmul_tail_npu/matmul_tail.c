@@ -50,11 +50,11 @@ void matmul_tail(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
           int8_t (*B_wb_next)[125] = B_wb_db[(jo + 1) % 2];
           B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 125, &B[0][(jo + 1) * 125], 1000, 125, 1000);
         }
-        npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 128, 125, 1000, 1000, 125, 125, 0);
+        npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/128, /*n=*/125, /*k=*/1000, /*lda=*/1000, /*ldb=*/125, /*ldc=*/125, /*accumulate=*/0);
         C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 125], 4000, &C_ob[0][0], 500, 500, 128);
       }
-      npu_dma_wait(C_ob_tok[0]);
-      npu_dma_wait(C_ob_tok[1]);
+      npu_dma_wait(C_ob_tok[0]); /* the copy out of jo = 6, the iteration before the last */
+      npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 7, the last iteration */
     }
   }
   /* loop nest io_1 (line 11): A_t_load (line 48), B_t_load (line 49), init (line 13), update (line 15), C_t_store (line 50) */
@@ -80,11 +80,11 @@ void matmul_tail(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
           int8_t (*B_t_next)[125] = B_t_db[(jo + 1) % 2];
           B_t_tok = npu_dma_2d(1, &B_t_next[0][0], 125, &B[0][(jo + 1) * 125], 1000, 125, 1000);
         }
-        npu_nu_matmul_i8(&C_t[0][0], &A_t[0][0], &B_t[0][0], 104, 125, 1000, 1000, 125, 125, 0);
+        npu_nu_matmul_i8(&C_t[0][0], &A_t[0][0], &B_t[0][0], /*m=*/104, /*n=*/125, /*k=*/1000, /*lda=*/1000, /*ldb=*/125, /*ldc=*/125, /*accumulate=*/0);
         C_t_tok[jo % 2] = npu_dma_2d(2, &C[896][jo * 125], 4000, &C_t[0][0], 500, 500, 104);
       }
-      npu_dma_wait(C_t_tok[0]);
-      npu_dma_wait(C_t_tok[1]);
+      npu_dma_wait(C_t_tok[0]); /* the copy out of jo = 6, the iteration before the last */
+      npu_dma_wait(C_t_tok[1]); /* the copy out of jo = 7, the last iteration */
     }
   }
 }

@@ -43,11 +43,11 @@ void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M
           int8_t (*B_wb_next)[125] = B_wb_db[(jo + 1) % 2];
           B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 125, &B[0][(jo + 1) * 125], 1000, 125, 1000);
         }
-        npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], npu_clamp(1000 - io * 128, 128), 125, 1000, 1000, 125, 125, 0);
+        npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], npu_clamp(1000 - io * 128, 128), /*n=*/125, /*k=*/1000, /*lda=*/1000, /*ldb=*/125, /*ldc=*/125, /*accumulate=*/0);
         C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 125], 4000, &C_ob[0][0], 500, 500, npu_clamp(1000 - io * 128, 128));
       }
-      npu_dma_wait(C_ob_tok[0]);
-      npu_dma_wait(C_ob_tok[1]);
+      npu_dma_wait(C_ob_tok[0]); /* the copy out of jo = 6, the iteration before the last */
+      npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 7, the last iteration */
     }
   }
 }

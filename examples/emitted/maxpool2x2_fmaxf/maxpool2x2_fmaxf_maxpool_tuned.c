@@ -52,11 +52,11 @@ void maxpool2x2_fmaxf_maxpool_tuned(const float in[C][H][W], float out[C][28][28
               float (*out_vm_t1)[28] = (float (*)[28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 62720); /* vu_vm of each core, bytes [62720, 65856): 3136 bytes */
               float (*out_vm_t2)[28] = (float (*)[28])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65856); /* vu_vm of each core, bytes [65856, 68992): 3136 bytes */
               /* out_vm_t1[oh][ow] = fmaxf(in_vm[ci][2 * oh][2 * ow], in_vm[ci][2 * oh][2 * ow + 1]), of s3 (line 21) */
-              npu_vu_fmax_str_plane_f32(&out_vm_t1[0][0], &in_vm[ci][0][0], &in_vm[ci][0][1], 28, 28, 2, 2, 2, 2, 28, 56, 56);
+              npu_vu_fmax_str_plane_f32(&out_vm_t1[0][0], &in_vm[ci][0][0], &in_vm[ci][0][1], /*rows=*/28, /*cols=*/28, /*ra=*/2, /*sa=*/2, /*rb=*/2, /*sb=*/2, /*ldd=*/28, /*lda=*/56, /*ldb=*/56);
               /* out_vm_t2[oh][ow] = fmaxf(in_vm[ci][2 * oh + 1][2 * ow], in_vm[ci][2 * oh + 1][2 * ow + 1]), of s3 (line 21) */
-              npu_vu_fmax_str_plane_f32(&out_vm_t2[0][0], &in_vm[ci][1][0], &in_vm[ci][1][1], 28, 28, 2, 2, 2, 2, 28, 56, 56);
+              npu_vu_fmax_str_plane_f32(&out_vm_t2[0][0], &in_vm[ci][1][0], &in_vm[ci][1][1], /*rows=*/28, /*cols=*/28, /*ra=*/2, /*sa=*/2, /*rb=*/2, /*sb=*/2, /*ldd=*/28, /*lda=*/56, /*ldb=*/56);
               /* out_vm[ci][oh][ow] = fmaxf(out_vm_t1[oh][ow], out_vm_t2[oh][ow]), of s3 (line 21) */
-              npu_vu_fmax_str_plane_f32(&out_vm[ci][0][0], &out_vm_t1[0][0], &out_vm_t2[0][0], 28, 28, 1, 1, 1, 1, 28, 28, 28);
+              npu_vu_fmax_str_plane_f32(&out_vm[ci][0][0], &out_vm_t1[0][0], &out_vm_t2[0][0], /*rows=*/28, /*cols=*/28, /*ra=*/1, /*sa=*/1, /*rb=*/1, /*sb=*/1, /*ldd=*/28, /*lda=*/28, /*ldb=*/28);
             }
           }
           for (int core = 0; core < 4; core++) { /* copies out */

@@ -29,7 +29,7 @@ void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]) 
     /* X_vm_load: X_vm <- X */
     npu_dma_wait(npu_dma_1d(0, &X_vm[0][0], &X[io * 32][0], 16384));
     for (int ii = 0; ii < 32; ii++) {
-      npu_vu_add_i32(&Y_vm[io * 32 + ii][0], &X_vm[ii][0], &bias_vm[0], 128);
+      npu_vu_add_i32(&Y_vm[io * 32 + ii][0], &X_vm[ii][0], &bias_vm[0], /*n=*/128);
     }
   }
   /* loop nest Y_vm_w0 (line 81): Y_vm_store (line 81) */

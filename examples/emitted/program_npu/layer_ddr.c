@@ -55,7 +55,7 @@ static void matmul_ob(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N
             int8_t (*B_wb_next)[64] = B_wb_db[(jo + 1) % 2];
             B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 64, &B[0][(jo + 1) * 64], 128, 64, 256);
           }
-          npu_nu_matmul_i8(&C_ob[io * 64][jo * 64], &A_ib[0][0], &B_wb[0][0], 64, 64, 256, 256, 64, 128, 0);
+          npu_nu_matmul_i8(&C_ob[io * 64][jo * 64], &A_ib[0][0], &B_wb[0][0], /*m=*/64, /*n=*/64, /*k=*/256, /*lda=*/256, /*ldb=*/64, /*ldc=*/128, /*accumulate=*/0);
         }
       }
     }
@@ -84,7 +84,7 @@ static void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[
     /* X_vm_load: X_vm <- X */
     npu_dma_wait(npu_dma_1d(0, &X_vm[0][0], &X[io * 32][0], 16384));
     for (int ii = 0; ii < 32; ii++) {
-      npu_vu_add_i32(&Y_vm[io * 32 + ii][0], &X_vm[ii][0], &bias_vm[0], 128);
+      npu_vu_add_i32(&Y_vm[io * 32 + ii][0], &X_vm[ii][0], &bias_vm[0], /*n=*/128);
     }
   }
   /* loop nest Y_vm_w0 (line 81): Y_vm_store (line 81) */
@@ -107,7 +107,7 @@ static void relu_vu(const int32_t X[M][N], int32_t Y[M][N]) {
   for (int io = 0; io < 4; io++) {
     int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 65536); /* vu_vm, bytes [65536, 81920): 16384 bytes */
     for (int ii = 0; ii < 32; ii++) {
-      npu_vu_relu_i32(&Y_vm[ii][0], &X_vm[io * 32 + ii][0], 128);
+      npu_vu_relu_i32(&Y_vm[ii][0], &X_vm[io * 32 + ii][0], /*n=*/128);
     }
     /* Y_vm_store: Y <- Y_vm */
     npu_dma_wait(npu_dma_1d(0, &Y[io * 32][0], &Y_vm[0][0], 16384));

@@ -58,7 +58,7 @@ static void matmul_nu(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N
             int8_t (*B_wb_next)[64] = B_wb_db[(jo + 1) % 2];
             B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 64, &B[0][(jo + 1) * 64], 128, 64, 256);
           }
-          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], 64, 64, 256, 256, 64, 64, 0);
+          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/64, /*n=*/64, /*k=*/256, /*lda=*/256, /*ldb=*/64, /*ldc=*/64, /*accumulate=*/0);
           /* C_ob_store: C <- C_ob */
           npu_dma_wait(npu_dma_2d(0, &C[io * 64][jo * 64], 512, &C_ob[0][0], 256, 256, 64));
         }

@@ -50,7 +50,7 @@ void matmul_ob(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
             int8_t (*B_wb_next)[64] = B_wb_db[(jo + 1) % 2];
             B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 64, &B[0][(jo + 1) * 64], 128, 64, 256);
           }
-          npu_nu_matmul_i8(&C_ob[io * 64][jo * 64], &A_ib[0][0], &B_wb[0][0], 64, 64, 256, 256, 64, 128, 0);
+          npu_nu_matmul_i8(&C_ob[io * 64][jo * 64], &A_ib[0][0], &B_wb[0][0], /*m=*/64, /*n=*/64, /*k=*/256, /*lda=*/256, /*ldb=*/64, /*ldc=*/128, /*accumulate=*/0);
         }
       }
     }

@@ -25,7 +25,7 @@ void relu_vu(const int32_t X[M][N], int32_t Y[M][N]) {
   for (int io = 0; io < 4; io++) {
     int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 65536); /* vu_vm, bytes [65536, 81920): 16384 bytes */
     for (int ii = 0; ii < 32; ii++) {
-      npu_vu_relu_i32(&Y_vm[ii][0], &X_vm[io * 32 + ii][0], 128);
+      npu_vu_relu_i32(&Y_vm[ii][0], &X_vm[io * 32 + ii][0], /*n=*/128);
     }
     /* Y_vm_store: Y <- Y_vm */
     npu_dma_wait(npu_dma_1d(0, &Y[io * 32][0], &Y_vm[0][0], 16384));

@@ -78,14 +78,14 @@ void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W
             int32_t *wb = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 14336); /* vu_vm of each core, bytes [14336, 28672): 14336 bytes */
             int32_t *sum = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 28672); /* vu_vm of each core, bytes [28672, 43008): 14336 bytes */
             npu_dma_wait(a_vm_tok[ho % 2][core]);
-            npu_vu_cast_i8_i32(&wa[0], &a_vm[0], 3584);
+            npu_vu_cast_i8_i32(&wa[0], &a_vm[0], /*n=*/3584);
             npu_dma_wait(b_vm_tok[ho % 2][core]);
-            npu_vu_cast_i8_i32(&wb[0], &b_vm[0], 3584);
-            npu_vu_add_i32(&sum[0], &wa[0], &wb[0], 3584);
-            npu_vu_relu_i32(&wa[0], &sum[0], 3584);
+            npu_vu_cast_i8_i32(&wb[0], &b_vm[0], /*n=*/3584);
+            npu_vu_add_i32(&sum[0], &wa[0], &wb[0], /*n=*/3584);
+            npu_vu_relu_i32(&wa[0], &sum[0], /*n=*/3584);
             if (y_vm_tok[ho % 2][core]) npu_dma_wait(y_vm_tok[ho % 2][core]); /* this core's copy out of y_vm two passes ago, from this copy */
             if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-              npu_vu_requant_i8(&y_vm[0], &wa[0], 3584, multiplier, shift, zero_point);
+              npu_vu_requant_i8(&y_vm[0], &wa[0], /*n=*/3584, multiplier, shift, zero_point);
             } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
               for (int e5 = 0; e5 < 3584; e5++) {
                 const double requant_val = floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point;

@@ -77,15 +77,15 @@ static void conv_relu_nu_conv1(const int8_t x[H][W][C], const int8_t wt[16][3][3
       int32_t *act = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 50176): 50176 bytes */
       /* init: acc <- bias_dm */
       npu_dma_wait(npu_dma_2d(0, &acc[0][0][0], 16, &bias_dm[oco * OB], 0, 16, 3136));
-      npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1);
+      npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], /*h=*/56, /*w=*/56, /*c=*/64, /*oc=*/4, /*kh=*/3, /*kw=*/3, /*stride_h=*/1, /*stride_w=*/1, /*pad_h=*/1, /*pad_w=*/1, /*dil_h=*/1, /*dil_w=*/1, /*accumulate=*/1);
       { /* loop ho (line 40) runs once, ho = 0 */
         int32_t *acc_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 50176); /* vu_vm, bytes [50176, 100352): 50176 bytes */
         /* acc_vm_load: acc_vm <- acc */
         npu_dma_wait(npu_dma_1d(0, &acc_vm[0], &acc[0][0][0], 50176));
-        npu_vu_relu_i32(&act[0], &acc_vm[0], 12544);
+        npu_vu_relu_i32(&act[0], &acc_vm[0], /*n=*/12544);
       }
       if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-        npu_vu_requant_i8(&y_vm[0], &act[0], 12544, multiplier, shift, zero_point);
+        npu_vu_requant_i8(&y_vm[0], &act[0], /*n=*/12544, multiplier, shift, zero_point);
       } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
         for (int p2 = 0; p2 < 12544; p2++) {
           const double requant_val = floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point;
@@ -94,8 +94,8 @@ static void conv_relu_nu_conv1(const int8_t x[H][W][C], const int8_t wt[16][3][3
       }
       y_vm_tok[oco % 2] = npu_dma_2d(2, &y[0][0][oco * 4], 64, &y_vm[0], 4, 4, 3136);
     }
-    npu_dma_wait(y_vm_tok[0]);
-    npu_dma_wait(y_vm_tok[1]);
+    npu_dma_wait(y_vm_tok[0]); /* the copy out of oco = 14, the iteration before the last */
+    npu_dma_wait(y_vm_tok[1]); /* the copy out of oco = 15, the last iteration */
   }
 }
 
@@ -152,13 +152,13 @@ static void conv_nu_conv2(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][
       int32_t (*acc)[56][4] = (int32_t (*)[56][4])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 50176): 50176 bytes */
       /* init: acc <- bias_dm */
       npu_dma_wait(npu_dma_2d(0, &acc[0][0][0], 16, &bias_dm[oco * OB], 0, 16, 3136));
-      npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1);
+      npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], /*h=*/56, /*w=*/56, /*c=*/64, /*oc=*/4, /*kh=*/3, /*kw=*/3, /*stride_h=*/1, /*stride_w=*/1, /*pad_h=*/1, /*pad_w=*/1, /*dil_h=*/1, /*dil_w=*/1, /*accumulate=*/1);
       { /* loop ho (line 70) runs once, ho = 0 */
         int32_t *acc_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 50176): 50176 bytes */
         /* acc_vm_load: acc_vm <- acc */
         npu_dma_wait(npu_dma_1d(0, &acc_vm[0], &acc[0][0][0], 50176));
         if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-          npu_vu_requant_i8(&y_vm[0], &acc_vm[0], 12544, multiplier, shift, zero_point);
+          npu_vu_requant_i8(&y_vm[0], &acc_vm[0], /*n=*/12544, multiplier, shift, zero_point);
         } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
           for (int p2 = 0; p2 < 12544; p2++) {
             const double requant_val = floor(ldexp((double)acc_vm[p2] * (double)multiplier, -shift) + 0.5) + zero_point;
@@ -168,8 +168,8 @@ static void conv_nu_conv2(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][
       }
       y_vm_tok[oco % 2] = npu_dma_2d(2, &y[0][0][oco * 4], 64, &y_vm[0], 4, 4, 3136);
     }
-    npu_dma_wait(y_vm_tok[0]);
-    npu_dma_wait(y_vm_tok[1]);
+    npu_dma_wait(y_vm_tok[0]); /* the copy out of oco = 14, the iteration before the last */
+    npu_dma_wait(y_vm_tok[1]); /* the copy out of oco = 15, the last iteration */
   }
 }
 
@@ -241,14 +241,14 @@ static void add_relu_vu_residual(const int8_t a[H][W][C], const int8_t b[H][W][C
             int32_t *wb = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 14336); /* vu_vm of each core, bytes [14336, 28672): 14336 bytes */
             int32_t *sum = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 28672); /* vu_vm of each core, bytes [28672, 43008): 14336 bytes */
             npu_dma_wait(a_vm_tok[ho % 2][core]);
-            npu_vu_cast_i8_i32(&wa[0], &a_vm[0], 3584);
+            npu_vu_cast_i8_i32(&wa[0], &a_vm[0], /*n=*/3584);
             npu_dma_wait(b_vm_tok[ho % 2][core]);
-            npu_vu_cast_i8_i32(&wb[0], &b_vm[0], 3584);
-            npu_vu_add_i32(&sum[0], &wa[0], &wb[0], 3584);
-            npu_vu_relu_i32(&wa[0], &sum[0], 3584);
+            npu_vu_cast_i8_i32(&wb[0], &b_vm[0], /*n=*/3584);
+            npu_vu_add_i32(&sum[0], &wa[0], &wb[0], /*n=*/3584);
+            npu_vu_relu_i32(&wa[0], &sum[0], /*n=*/3584);
             if (y_vm_tok[ho % 2][core]) npu_dma_wait(y_vm_tok[ho % 2][core]); /* this core's copy out of y_vm two passes ago, from this copy */
             if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-              npu_vu_requant_i8(&y_vm[0], &wa[0], 3584, multiplier, shift, zero_point);
+              npu_vu_requant_i8(&y_vm[0], &wa[0], /*n=*/3584, multiplier, shift, zero_point);
             } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
               for (int e5 = 0; e5 < 3584; e5++) {
                 const double requant_val = floor(ldexp((double)wa[e5] * (double)multiplier, -shift) + 0.5) + zero_point;

@@ -68,15 +68,15 @@ void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], con
       int32_t *act = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 50176): 50176 bytes */
       /* init: acc <- bias_dm */
       npu_dma_wait(npu_dma_2d(0, &acc[0][0][0], 16, &bias_dm[oco * OB], 0, 16, 3136));
-      npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], 56, 56, 64, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1);
+      npu_nu_conv2d_i8(&acc[0][0][0], &x_ib[0][0][0], &wt_wb[0][0][0][0][0], /*h=*/56, /*w=*/56, /*c=*/64, /*oc=*/4, /*kh=*/3, /*kw=*/3, /*stride_h=*/1, /*stride_w=*/1, /*pad_h=*/1, /*pad_w=*/1, /*dil_h=*/1, /*dil_w=*/1, /*accumulate=*/1);
       { /* loop ho (line 40) runs once, ho = 0 */
         int32_t *acc_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 50176); /* vu_vm, bytes [50176, 100352): 50176 bytes */
         /* acc_vm_load: acc_vm <- acc */
         npu_dma_wait(npu_dma_1d(0, &acc_vm[0], &acc[0][0][0], 50176));
-        npu_vu_relu_i32(&act[0], &acc_vm[0], 12544);
+        npu_vu_relu_i32(&act[0], &acc_vm[0], /*n=*/12544);
       }
       if (multiplier >= -2097152 && multiplier <= 2097152 && shift >= 0 && shift <= 47 && zero_point >= -128 && zero_point <= 127) {
-        npu_vu_requant_i8(&y_vm[0], &act[0], 12544, multiplier, shift, zero_point);
+        npu_vu_requant_i8(&y_vm[0], &act[0], /*n=*/12544, multiplier, shift, zero_point);
       } else { /* outside the operands npu_vu_requant_i8 is defined for: the nest as written */
         for (int p2 = 0; p2 < 12544; p2++) {
           const double requant_val = floor(ldexp((double)act[p2] * (double)multiplier, -shift) + 0.5) + zero_point;
@@ -85,7 +85,7 @@ void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], con
       }
       y_vm_tok[oco % 2] = npu_dma_2d(2, &y[0][0][oco * 4], 64, &y_vm[0], 4, 4, 3136);
     }
-    npu_dma_wait(y_vm_tok[0]);
-    npu_dma_wait(y_vm_tok[1]);
+    npu_dma_wait(y_vm_tok[0]); /* the copy out of oco = 14, the iteration before the last */
+    npu_dma_wait(y_vm_tok[1]); /* the copy out of oco = 15, the last iteration */
   }
 }

@@ -43,7 +43,7 @@ void even_lanes_vu(const float x[N], float y[N]) {
             float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (io % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */
             if (y_vm_tok[io % 2][core]) npu_dma_wait(y_vm_tok[io % 2][core]); /* this core's copy out of y_vm two passes ago, from this copy */
             npu_dma_wait(x_vm_tok[io % 2][core]);
-            npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], 4096, io * 16384 + core * 4096, 2, 0, 0.0f);
+            npu_vu_select_lanes_f32(&y_vm[0], &x_vm[0], /*n=*/4096, io * 16384 + core * 4096, /*m=*/2, /*r=*/0, /*e=*/0.0f);
           }
           for (int core = 0; core < 4; core++) { /* copies out */
             float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (io % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */

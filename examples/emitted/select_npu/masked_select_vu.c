@@ -54,7 +54,7 @@ void masked_select_vu(const float m[N], const float x[N], float y[N]) {
             if (y_vm_tok[io % 2][core]) npu_dma_wait(y_vm_tok[io % 2][core]); /* this core's copy out of y_vm two passes ago, from this copy */
             npu_dma_wait(x_vm_tok[io % 2][core]);
             npu_dma_wait(m_vm_tok[io % 2][core]);
-            npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], 4096, 0, 0.0f);
+            npu_vu_select_gts_f32(&y_vm[0], &m_vm[0], &x_vm[0], /*n=*/4096, /*t=*/0, /*e=*/0.0f);
           }
           for (int core = 0; core < 4; core++) { /* copies out */
             float *y_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536 + (io % 2) * 16384); /* vu_vm of each core, bytes [65536, 98304): two copies of 16384 bytes */

@@ -55,7 +55,7 @@ void masked_store_vu(const float m[N], const float x[N], float y[N]) {
           npu_dma_wait(y_vm_tok[core]);
           npu_dma_wait(x_vm_tok[io % 2][core]);
           npu_dma_wait(m_vm_tok[io % 2][core]);
-          npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], 2048, 0.5f);
+          npu_vu_select_gt_f32(&y_vm[0], &m_vm[0], &x_vm[0], &y_vm[0], /*n=*/2048, /*t=*/0.5f);
           /* y_vm_store: y <- y_vm */
           npu_dma_wait(npu_dma_1d(0, &y[io * 8192 + core * 2048], &y_vm[0], 8192));
         }

@@ -48,7 +48,7 @@ void sumpool_i32_sumpool_tuned(const int32_t in[C][H][W], int32_t out[C][28][28]
             if (out_vm_tok[co % 2][core]) npu_dma_wait(out_vm_tok[co % 2][core]); /* this core's copy out of out_vm two passes ago, from this copy */
             npu_dma_wait(in_vm_tok[co % 2][core]);
             for (int ci = 0; ci < 4; ci++) {
-              npu_vu_window_sum_i32(&out_vm[ci][0][0], &in_vm[ci][0][0], 28, 28, 2, 2, 2, 2, 28, 56);
+              npu_vu_window_sum_i32(&out_vm[ci][0][0], &in_vm[ci][0][0], /*rows=*/28, /*cols=*/28, /*kh=*/2, /*kw=*/2, /*sh=*/2, /*sw=*/2, /*ldd=*/28, /*lda=*/56);
             }
           }
           for (int core = 0; core < 4; core++) { /* copies out */

@@ -1,0 +1,59 @@
+/* What a reviewer reads in a variant's C (issue 44's list): each finding
+ * is a decision of lower/, printed by emit/; each variant is also checked
+ * by execution against its kernel as written. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "npugen.h"
+#include "tests/test_sched_util.h"
+
+/* x * 2 over two VU cores, each with its own load and copy out. */
+static const char two_cores[] = "void sc(const float x[64], float y[64]) {\n"
+                                "  for (int i = 0; i < 64; i++) y[i] = x[i] * 2.0f;\n"
+                                "}\n";
+
+/* The DMA channel alternates by core (`core % 2`); over cores 0 and 1
+ * alone that is `core` (before: `npu_dma_1d(core % 2, ...)` under
+ * `for (int core = 0; core < 2; core++)`). Four cores keep `core % 2`. */
+Test(emit_readable, the_channel_of_two_cores_is_the_core) {
+  NpgSession *s = open_ok(two_cores, "#pragma npu schedule(sc, two)\n"
+                                     "#pragma npu split(i, 32, core, ii)\n"
+                                     "#pragma npu bind(core, vu)\n"
+                                     "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                     "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                     "#pragma npu vectorize(ii)\n"
+                                     "#pragma npu schedule(sc, four)\n"
+                                     "#pragma npu split(i, 16, core, ii)\n"
+                                     "#pragma npu bind(core, vu)\n"
+                                     "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                     "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                     "#pragma npu vectorize(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "two"));
+  has(c, "for (int core = 0; core < 2; core++)");
+  has(c, "x_vm_tok[core] = npu_dma_1d(core, &x_vm[0], &x[core * 32], 128);");
+  has(c, "y_vm_tok[core] = npu_dma_1d(2 + core, &y[core * 32], &y_vm[0], 128);");
+  lacks(c, "% 2");
+  c = npg_emit_source(s, checked(s, "four"));
+  has(c, "x_vm_tok[core] = npu_dma_1d(core % 2, &x_vm[0], &x[core * 16], 64);");
+  npg_close(s);
+}
+
+/* After a pipelined loop, the waits for its last two copies out need no
+ * guard (the loop runs 4 times: both tokens were issued), beside the
+ * loop's own wait guarded by `io >= 2`; each says which iteration issued
+ * its token (before: two bare waits a reviewer took for unguarded ones). */
+Test(emit_readable, the_last_waits_say_which_iteration_issued_them) {
+  NpgSession *s = open_ok(test_matmul, "#pragma npu schedule(matmul, db)\n"
+                                       "#pragma npu split(i, 16, io, ii)\n"
+                                       "#pragma npu cache_read(A, nu_ib, io, A_ib)\n"
+                                       "#pragma npu cache_read(B, nu_wb, root, B_wb)\n"
+                                       "#pragma npu cache_write(C, nu_ob, io, C_ob)\n"
+                                       "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n"
+                                       "#pragma npu double_buffer(C_ob)\n");
+  const char *c = npg_emit_source(s, checked(s, "db"));
+  has(c, "if (io >= 2) npu_dma_wait(C_ob_tok[io % 2]); /* its copy out two iterations ago */");
+  has(c, "    }\n"
+         "    npu_dma_wait(C_ob_tok[0]); /* the copy out of io = 2, the iteration before the last */\n"
+         "    npu_dma_wait(C_ob_tok[1]); /* the copy out of io = 3, the last iteration */\n");
+  npg_close(s);
+}
