@@ -361,3 +361,61 @@ Test(tune_suite, a_candidate_slower_than_the_kernel_as_written_is_not_written) {
   tune_space_free(&sp);
   npg_close(s);
 }
+
+/* Triangular loops (issue 41: a triangular solve got no knob on its
+ * `j < i` loop, and nothing said why): a loop whose bounds are not
+ * constant is unrolled through a split with its tail guarded (unroll by a
+ * factor needs constant bounds), vectorize takes its run-time length, and
+ * each step refused is named in the notes with the engine's reason, the
+ * loop and its line. The split form is checked by execution. */
+Test(tune_suite, a_triangular_loop_gets_knobs_and_what_is_refused_is_named) {
+  const char *src = "void tri(const float A[64][64], float B[64][64], float x[64], const float b[64]) {\n"
+                    "  for (int i = 0; i < 64; i++)\n"
+                    "    for (int j = 0; j <= i; j++)\n"
+                    "      B[i][j] = A[i][j] * 2.0f;\n"
+                    "  for (int i = 0; i < 64; i++) {\n"
+                    "    x[i] = b[i];\n"
+                    "    for (int j = 0; j < i; j++)\n"
+                    "      x[i] -= A[i][j] * x[j];\n"
+                    "  }\n"
+                    "}\n";
+  NpgSession *s = npg_open_string("tri.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneSpace sp;
+  char why[5000];
+  cr_assert(tune_space_build(&sp, s, "tri", true, why, sizeof why), "%s", why);
+  cr_expect(strstr(sp.notes, "host:loops: loop j_2 (line 7): vectorize refused (") &&
+                strstr(sp.notes, "unroll refused (unroll: loop j_2 needs constant bounds") &&
+                strstr(sp.notes, "): split with a tail guard and unrolled instead\n"),
+            "%s", sp.notes);
+  cr_expect(strstr(sp.notes, "host:loops: loop i_2 (line 5) runs serially: parallel refused ("), "%s", sp.notes);
+  cr_expect(!strstr(sp.notes, "loop i_1 (line 2) runs serially") && !strstr(sp.notes, "loop j_1 (line 3): vectorize"),
+            "%s", sp.notes);
+  /* the knobs: parallel of the outer triangular loop, vectorize of its
+   * inner one, unroll of the solve's j through a split */
+  const TuneSketch *sk = &sp.sketch[0];
+  TuneGenome g = {.sketch = 0};
+  int par = -1, vec = -1, unroll = -1;
+  for (int k = 0; k < sk->nknobs; k++) {
+    g.choice[k] = sk->knobs[k].seed;
+    for (int c = 0; c < sk->knobs[k].n; c++) {
+      if (!strcmp(sk->knobs[k].name, "par_i_1") && sk->knobs[k].val[c] == 1) par = k, g.choice[k] = c;
+      if (!strcmp(sk->knobs[k].name, "in_j_1") && sk->knobs[k].val[c] == 1) vec = k, g.choice[k] = c;
+      if (!strcmp(sk->knobs[k].name, "in_j_2") && sk->knobs[k].val[c] == 3) unroll = k, g.choice[k] = c;
+    }
+  }
+  cr_assert(par >= 0 && vec >= 0 && unroll >= 0, "par_i_1 %d in_j_1 %d in_j_2 %d", par, vec, unroll);
+  char *steps = tune_render(&sp, &g, "tri_t");
+  cr_expect(strstr(steps, "#pragma npu split(j_2, 4, j_2_o, j_2_u)\n#pragma npu unroll(j_2_u)\n") &&
+                strstr(steps, "#pragma npu vectorize(j_1)\n") && strstr(steps, "#pragma npu parallel(i_1)\n"),
+            "%s", steps);
+  NpgSession *c = npg_open_string("tri.c", src, strlen(src));
+  npg_add_schedule_string(c, "<test>", steps, strlen(steps));
+  cr_assert_eq(npg_error_count(c), 0, "%s", npg_errors(c));
+  NpgCheckResult r;
+  cr_expect(npg_check(c, npg_variant_index(c, "tri_t"), 1, &r) && r.pass, "%s", r.message);
+  npg_close(c);
+  free(steps);
+  tune_space_free(&sp);
+  npg_close(s);
+}
