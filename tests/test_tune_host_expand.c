@@ -80,3 +80,25 @@ Test(tune_host_expand, an_array_form_refused_alike_says_so_and_leaves_the_kernel
   tune_space_free(&sp);
   npg_close(s);
 }
+
+/* A text is proven once (issue 41, tune's own CPU): each probe of a
+ * space is a text of its own, and a probe of a text met before adds no
+ * variant to the session and gives the same IR (before: every probe was
+ * applied and proven again: the array form's steps in the NPU round and
+ * again in host:cc's, a knob's step once per order it was asked in). */
+Test(tune_host_expand, a_probe_of_a_text_met_before_is_not_proven_again) {
+  NpgSession *s = npg_open_string("mmacc.c", matmul_acc, strlen(matmul_acc));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneSpace sp;
+  char why[4096];
+  cr_assert(tune_space_build(&sp, s, "mm", true, why, sizeof why), "%s", why);
+  int variants = npg_variant_count(s);
+  cr_expect_eq(sp.probes, sp.nmemo, "each probe a text of its own: %d probes, %d texts", sp.probes, sp.nmemo);
+  cr_expect_str_eq(sp.prefix, "#pragma npu expand(acc)\n");
+  const Kernel *a = tune_probe_steps(&sp, "#pragma npu split(i, 8, io, ii)\n", NULL);
+  const Kernel *b = tune_probe_steps(&sp, "#pragma npu split(i, 8, io, ii)\n", NULL);
+  cr_expect(a && a == b);
+  cr_expect_eq(npg_variant_count(s), variants + 1, "the second probe of the text added no variant");
+  tune_space_free(&sp);
+  npg_close(s);
+}
