@@ -314,6 +314,8 @@ static void retime(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, bool
   if (started == n * RETIMES)
     fprintf(stderr, "npugen tune: the best %d timed %d times %s each, ranked by the median of %s times\n", n, RETIMES,
             own ? "more" : "here", own ? "their" : "these");
+  else if (!started)
+    fprintf(stderr, "npugen tune: the best %d not timed again: it would have ended past the time limit\n", n);
   else
     fprintf(stderr, "npugen tune: the best %d timed again %d of %d times (the rest not started: they would have ended "
                     "past the time limit), ranked by the median of their times\n", n, started, n * RETIMES);
@@ -361,7 +363,21 @@ static double pace_each(const Pace *p, const TuneRun *run) {
   return p->n ? p->sum / p->n : aw ? aw->r.seconds : 0;
 }
 
-static double pace_timed(const Pace *p) { return p->timed ? p->timed_sum / p->timed : 0; }
+static double pace_timed(const Pace *p, const TuneRun *run) {
+  const TuneEntry *aw = tune_as_written(run);
+  return p->timed ? p->timed_sum / p->timed : aw ? aw->r.seconds : 0;
+}
+
+/* The seconds kept for timing the best again at the end: as many runs as
+ * a close race among them takes now, two entries' at least (the race is
+ * not known before the trials end). */
+static double kept_for_retime(TuneRun *run, double each) {
+  tune_rank(run);
+  int n = 0;
+  while (n < run->n && n < RETIMED && run->v[n].r.status == TRIAL_SIMULATED && close_race(&run->v[0].r, &run->v[n].r))
+    n++;
+  return (n > 2 ? n : 2) * RETIMES * each;
+}
 
 /* Why the run stopped when the time limit stops a trial from starting. */
 static void stopped_for_limit(TuneRun *run, int generation, int not_started, double each, double left) {
@@ -388,7 +404,7 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
   run->stopped = "no new candidate is left near the best";
   if (sp->host) time_as_written(sp, o, run);
   for (;;) {
-    double each = pace_each(&pace, run), keep = sp->host ? RETIMED * RETIMES * pace_timed(&pace) : 0;
+    double each = pace_each(&pace, run), keep = sp->host ? kept_for_retime(run, pace_timed(&pace, run)) : 0;
     if (limited && run->n && tune_now() + each > deadline - keep) {
       stopped_for_limit(run, run->generations + 1, 1, each, deadline - keep - tune_now());
       break;
@@ -430,7 +446,7 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
     if (started < n) break;
   }
   if (sp->host) {
-    TunePoolStop stop = {deadline, pace_timed(&pace), 0};
+    TunePoolStop stop = {deadline, pace_timed(&pace, run), 0};
     retime(sp, o, run, true, limited ? &stop : NULL);
   }
   run->seconds = tune_now() - t0;
