@@ -388,6 +388,28 @@ static void stopped_for_limit(TuneRun *run, int generation, int not_started, dou
   run->stopped = run->stopped_text;
 }
 
+/* The trials of batch b[0..n) that stop lets start, recorded into run
+ * (the rest freed: not run, not cached); how many started. */
+static int run_batch(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, TuneEntry *b, int n, int jobs,
+                     const TunePoolStop *stop, Pace *pace) {
+  const char **steps = malloc((size_t)n * sizeof *steps);
+  TrialResult *res = calloc((size_t)n, sizeof *res);
+  if (!steps || !res) abort();
+  for (int i = 0; i < n; i++) steps[i] = b[i].steps;
+  int started = tune_pool_run(sp->s, steps, n, sp->variant, 1, sp->host, jobs, o->trial_timeout, stop, res);
+  for (int i = 0; i < started; i++) {
+    b[i].r = res[i];
+    tune_apply_bound(sp, &b[i].r);
+    pace_add(pace, &b[i]);
+  }
+  if (o->log) log_batch(sp, b, started, run->generations, o->log);
+  tune_record(run, b, started);
+  for (int i = started; i < n; i++) free(b[i].steps);
+  free(steps);
+  free(res);
+  return started;
+}
+
 /* The time limit is checked before each trial (not only between
  * generations): a trial starts only when, at the pace of those before
  * it, it ends within the limit, less the share kept for timing the best
@@ -424,23 +446,9 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
       if (run->generations > 3) break; /* no new candidate: the space is exhausted near the best */
       continue;
     }
-    const char **steps = malloc((size_t)n * sizeof *steps);
-    TrialResult *res = calloc((size_t)n, sizeof *res);
-    for (int i = 0; i < n; i++) steps[i] = b[i].steps;
     TunePoolStop stop = {deadline - keep, each, run->n ? 0 : 1};
-    int started = tune_pool_run(sp->s, steps, n, sp->variant, 1, sp->host, jobs, o->trial_timeout,
-                                limited ? &stop : NULL, res);
-    for (int i = 0; i < started; i++) {
-      b[i].r = res[i];
-      tune_apply_bound(sp, &b[i].r);
-      pace_add(&pace, &b[i]);
-    }
-    if (o->log) log_batch(sp, b, started, run->generations, o->log);
-    tune_record(run, b, started);
-    for (int i = started; i < n; i++) free(b[i].steps); /* not run: not recorded, not cached */
+    int started = run_batch(sp, o, run, b, n, jobs, limited ? &stop : NULL, &pace);
     if (started < n) stopped_for_limit(run, run->generations, n - started, each, deadline - keep - tune_now());
-    free(steps);
-    free(res);
     free(b);
     progress(sp, run, t0, tty, false);
     if (started < n) break;
