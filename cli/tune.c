@@ -62,7 +62,7 @@ static int option(TuneArgs *a, const char *o, const char *v) {
 
 static int parse(int argc, char **argv, TuneArgs *a) {
   memset(a, 0, sizeof *a);
-  a->t = (TuneOptions){.seed = 1, .jobs = 1, .trial_timeout = 120};
+  a->t = (TuneOptions){.seed = 1, .jobs = 1, .trial_timeout = 120, .time_limit = -1};
   for (int i = 2; i < argc; i++) {
     const char *o = argv[i];
     int rc = 0;
@@ -77,7 +77,7 @@ static int parse(int argc, char **argv, TuneArgs *a) {
   if ((a->plan != NULL) + (a->merge != NULL) + (a->trial != NULL) > 1)
     return usage_error("--plan, --merge and --trial go one at a time", "");
   if (!a->out && !a->plan && !a->trial) return usage_error("missing -o OUT.sched", "");
-  if (!a->t.time_limit && !a->t.max_trials) a->t.time_limit = 120;
+  if (a->t.time_limit < 0 && !a->t.max_trials) a->t.time_limit = 120;
   a->inv.seed = a->t.seed;
   a->inv.trial_timeout = a->t.trial_timeout;
   return 0;

@@ -23,25 +23,35 @@ void tune_print_table(const TuneSpace *sp, const TuneRun *run) {
   }
 }
 
-/* The kernel as written, timed as the host trials were: the figure the
- * tuned time is measured against. */
+/* The kernel as written against the winner: its time is its trial's,
+ * taken in the same run by the same timer (tune_search). */
 void tune_print_as_written(const TuneSpace *sp, const TuneRun *run, const TuneWinner *w) {
-  TuneHostTime t;
-  char msg[240];
-  if (!tune_host_time(sp->s, npg_variant_index(sp->s, sp->kernel), &t, msg, sizeof msg)) {
-    fprintf(stderr, "npugen tune: the kernel as written could not be timed: %s\n", msg);
+  const TuneEntry *aw = tune_as_written(run);
+  if (!aw || aw->r.status != TRIAL_SIMULATED) {
+    fprintf(stderr, "npugen tune: the kernel as written could not be timed: %s\n", aw ? aw->r.message : "not run");
     return;
   }
-  double tuned = (double)run->v[w->rank].r.median_ns, asis = (double)t.median_ns;
-  printf("%s as written: %.1f us per call (median of %d, spread %.1f%%", sp->kernel, 1e-3 * asis, t.runs, 100.0 * t.spread);
+  const TuneEntry *win = &run->v[w->rank];
+  double tuned = (double)win->r.median_ns, asis = (double)aw->r.median_ns;
+  printf("%s as written: %.1f us per call (spread %.1f%%", sp->kernel, 1e-3 * asis, 100.0 * aw->r.spread);
+  if (win == aw) {
+    /* the best candidate lost to it: that one's figure says by how much */
+    const TuneEntry *next = NULL;
+    for (int i = 0; i < run->n && !next; i++)
+      if (run->v[i].r.status == TRIAL_SIMULATED && &run->v[i] != aw) next = &run->v[i];
+    char d[512];
+    if (next) tune_describe(sp, &next->g, d, sizeof d);
+    printf("); no candidate beat it, so %s is the kernel as written (no step)", sp->variant);
+    if (next)
+      printf("; the best candidate, %s, took %.1f us (%.2fx)", d, 1e-3 * (double)next->r.median_ns,
+             asis / (double)next->r.median_ns);
+    else printf("; no candidate was timed");
+    printf("\n");
+    return;
+  }
   if (sp->flops > 0) /* host:loops counts no flops */
     printf(", %.2f GFLOP/s); tuned: %.1f us (%.2f GFLOP/s), %.2fx\n", sp->flops / asis, 1e-3 * tuned, sp->flops / tuned, asis / tuned);
   else printf("); tuned: %.1f us, %.2fx\n", 1e-3 * tuned, asis / tuned);
-  /* a winner that does not beat the kernel as written is no speed-up to
-   * report: its steps cost, or the two figures differ by the timer's noise */
-  if (tuned >= asis)
-    printf("no candidate beat the kernel as written (%.2fx): %s is the best of the candidates, not a speed-up; keep the "
-           "kernel as written, or tune again with more trials\n", asis / tuned, sp->variant);
 }
 
 /* What the space is, which sketches do not apply and why. */

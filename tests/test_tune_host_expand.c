@@ -40,15 +40,16 @@ Test(tune_host_expand, host_cc_takes_the_array_form_of_a_local_accumulator) {
   npg_close(s);
 }
 
-/* The schedule `tune --host` writes: expand(acc), then host:cc's steps,
- * and it passes npugen check. */
+/* The schedule `tune --host` proposes first (its seed, as --plan writes
+ * it: a timed run may pick the kernel as written instead): expand(acc),
+ * then host:cc's steps, and it passes npugen check. */
 Test(tune_host_expand, tune_host_writes_expand_and_host_cc_steps_that_pass_the_check) {
   static char out[1 << 16];
   char cmd[4096];
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && cat > $d/mmacc.c <<'EOF'\n%sEOF\n"
-           "%s tune $d/mmacc.c --host --seed 1 --trials 2 --jobs 1 -o $d/t.sched >/dev/null 2>&1 && cat $d/t.sched && "
-           "%s check $d/mmacc.c --schedule $d/t.sched 2>&1 | tail -1; rc=$?; rm -rf $d; exit $rc",
+           "%s tune $d/mmacc.c --host --seed 1 --plan $d/p --trials 1 >/dev/null 2>&1 && cat $d/p/trials/*.sched && "
+           "%s check $d/mmacc.c --schedule $d/p/trials/*.sched 2>&1 | tail -1; rc=$?; rm -rf $d; exit $rc",
            matmul_acc, npugen(), npugen());
   cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
   cr_expect(strstr(out, "#pragma npu expand(acc)\n#pragma npu decompose_reduction(s1, i)\n#pragma npu tile(i, j, "),
@@ -76,6 +77,28 @@ Test(tune_host_expand, an_array_form_refused_alike_says_so_and_leaves_the_kernel
   cr_expect(strstr(sp.notes, "host:cc: the kernel's array form (after expand(acc)) is refused for the same reason\n") &&
                 !strstr(sp.notes, "again:"),
             "%s", sp.notes);
+  tune_space_free(&sp);
+  npg_close(s);
+}
+
+/* A text is proven once (issue 41, tune's own CPU): each probe of a
+ * space is a text of its own, and a probe of a text met before adds no
+ * variant to the session and gives the same IR (before: every probe was
+ * applied and proven again: the array form's steps in the NPU round and
+ * again in host:cc's, a knob's step once per order it was asked in). */
+Test(tune_host_expand, a_probe_of_a_text_met_before_is_not_proven_again) {
+  NpgSession *s = npg_open_string("mmacc.c", matmul_acc, strlen(matmul_acc));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneSpace sp;
+  char why[4096];
+  cr_assert(tune_space_build(&sp, s, "mm", true, why, sizeof why), "%s", why);
+  int variants = npg_variant_count(s);
+  cr_expect_eq(sp.probes, sp.nmemo, "each probe a text of its own: %d probes, %d texts", sp.probes, sp.nmemo);
+  cr_expect_str_eq(sp.prefix, "#pragma npu expand(acc)\n");
+  const Kernel *a = tune_probe_steps(&sp, "#pragma npu split(i, 8, io, ii)\n", NULL);
+  const Kernel *b = tune_probe_steps(&sp, "#pragma npu split(i, 8, io, ii)\n", NULL);
+  cr_expect(a && a == b);
+  cr_expect_eq(npg_variant_count(s), variants + 1, "the second probe of the text added no variant");
   tune_space_free(&sp);
   npg_close(s);
 }

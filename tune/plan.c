@@ -65,7 +65,7 @@ static bool listed(const uint64_t *v, int n, uint64_t h) {
 static bool same_cycles(const TuneSpace *sp, const TuneOptions *o, TuneEntry *e, FILE *msgs) {
   TrialResult r;
   const char *steps = e->steps;
-  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, false, 1, o->trial_timeout, &r);
+  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, false, 1, o->trial_timeout, NULL, &r);
   if (r.status == TRIAL_SIMULATED && r.cycles == e->r.cycles) return true;
   fprintf(msgs, "npugen tune: the result of trial %016" PRIx64 " says %" PRIu64 " cycles, the simulator gives %" PRIu64
                 " here%s%.200s: left out\n", e->r.hash, e->r.cycles, r.cycles, r.message[0] ? ": " : "", r.message);

@@ -46,7 +46,7 @@ void tune_run_free(TuneRun *run) {
 }
 
 void tune_describe(const TuneSpace *sp, const TuneGenome *g, char *out, size_t n) {
-  const TuneSketch *sk = &sp->sketch[g->sketch];
+  const TuneSketch *sk = tune_sketch_of(sp, g->sketch);
   size_t len = (size_t)snprintf(out, n, "%s", sk->name);
   for (int i = 0; i < sk->nknobs && len < n; i++)
     if (sk->knobs[i].n > 1)
@@ -70,7 +70,7 @@ static bool propose(const TuneSpace *sp, TuneRun *run, const TuneGenome *g, Tune
   uint64_t h = tune_hash(steps);
   bool seen = tune_cache_get(&run->cache, h) != NULL;
   for (int i = 0; i < *n && !seen; i++) seen = out[i].r.hash == h;
-  const TuneSketch *sk = &sp->sketch[g->sketch];
+  const TuneSketch *sk = tune_sketch_of(sp, g->sketch);
   uint64_t est = sk->estimate ? sk->estimate(sk, g->choice, session_target(sp->s)) : 0;
   /* cannot run (UINT64_MAX), or cannot come within 5% of the best */
   if (!seen && (est == UINT64_MAX || (best && est > best + best / 20))) {
@@ -157,8 +157,11 @@ int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, Tune
     return n;
   }
   tune_rank(run);
-  int elite = 0;
-  while (elite < run->n && elite < ELITE && run->v[elite].r.status == TRIAL_SIMULATED) elite++;
+  /* the parents: the best simulated (or timed) candidates; the kernel as
+   * written has no knob to breed from */
+  int parent[ELITE], elite = 0;
+  for (int i = 0; i < run->n && elite < ELITE && run->v[i].r.status == TRIAL_SIMULATED; i++)
+    if (run->v[i].g.sketch != TUNE_AS_WRITTEN) parent[elite++] = i;
   for (int tries = 0; tries < 40 * PROPOSALS && n < PROPOSALS; tries++) {
     TuneGenome g;
     if (!elite) { /* nothing legal yet: anywhere in the space */
@@ -168,11 +171,11 @@ int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, Tune
       /* parents: the best more often */
       int p = below(rng, elite);
       p = below(rng, p + 1);
-      g = run->v[p].g;
-      int q = below(rng, elite);
-      if (below(rng, 4) == 0 && run->v[q].g.sketch == g.sketch)
+      g = run->v[parent[p]].g;
+      const TuneEntry *q = &run->v[parent[below(rng, elite)]];
+      if (below(rng, 4) == 0 && q->g.sketch == g.sketch)
         for (int k = 0; k < sp->sketch[g.sketch].nknobs; k++)
-          if (below(rng, 2)) g.choice[k] = run->v[q].g.choice[k];
+          if (below(rng, 2)) g.choice[k] = q->g.choice[k];
       mutate(sp, &g, rng);
     }
     propose(sp, run, &g, pool, &n, PROPOSALS, best);
@@ -197,10 +200,17 @@ void tune_record(TuneRun *run, TuneEntry *batch, int n) {
     }
     run->v[run->n++] = batch[i];
     tune_cache_put(&run->cache, &batch[i].r);
+    if (batch[i].g.sketch == TUNE_AS_WRITTEN) continue; /* what the candidates are measured against */
     run->generated++;
     run->legal += batch[i].r.status != TRIAL_ILLEGAL;
     run->simulated += batch[i].r.status == TRIAL_SIMULATED;
   }
+}
+
+const TuneEntry *tune_as_written(const TuneRun *run) {
+  for (int i = 0; i < run->n; i++)
+    if (run->v[i].g.sketch == TUNE_AS_WRITTEN) return &run->v[i];
+  return NULL;
 }
 
 static int by_cost(const void *a, const void *b) {
@@ -237,27 +247,47 @@ static void log_batch(const TuneSpace *sp, const TuneEntry *b, int n, int gen, F
   fflush(f);
 }
 
+/* Is r's race with the best close: r within the noise of it (10%, or
+ * twice the larger spread of the two: times that move that much between
+ * calls cannot order the two)? */
+static bool close_race(const TrialResult *best, const TrialResult *r) {
+  double margin = 2 * (best->spread > r->spread ? best->spread : r->spread);
+  if (margin < 0.10) margin = 0.10;
+  return (double)r->median_ns <= (double)best->median_ns * (1 + margin);
+}
+
 /* Host trials: the best few timed twice more and ranked by the median of
  * their three times, so a candidate that was timed once in a quiet moment
- * (or a slow one) does not win (or lose) by that alone. Without `own`
- * (times read from files, --merge) only the times taken here count. */
+ * (or a slow one) does not win (or lose) by that alone; with its own
+ * times, only a close race is run again (those of the best three within
+ * the noise of the best: a clear winner's order no timing would change,
+ * and each timing costs a compile). Without `own`
+ * (times read from files, --merge) only the times taken here count. The
+ * runs go round the best (each once, then each again), so a time limit
+ * that stops them (stop) leaves each timed as evenly as it can. */
 enum { RETIMED = 3, RETIMES = 2 };
-void tune_retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, bool own) {
+static void retime(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, bool own, const TunePoolStop *stop) {
   tune_rank(run);
   int n = 0;
   while (n < run->n && n < RETIMED && run->v[n].r.status == TRIAL_SIMULATED) n++;
   if (n < (own ? 2 : 1)) return; /* nothing to choose among */
+  while (own && n > 1 && !close_race(&run->v[0].r, &run->v[n - 1].r)) n--;
+  if (own && n < 2) {
+    fprintf(stderr, "npugen tune: the best is ahead of the next by more than the timer's noise (%.2fx): not timed "
+                    "again\n", (double)run->v[1].r.median_ns / (double)run->v[0].r.median_ns);
+    return;
+  }
   const char *steps[RETIMED * RETIMES];
   TrialResult res[RETIMED * RETIMES];
-  for (int i = 0; i < n * RETIMES; i++) steps[i] = run->v[i / RETIMES].steps;
-  tune_pool_run(sp->s, steps, n * RETIMES, sp->variant, 1, true, 1, o->trial_timeout, res);
+  for (int i = 0; i < n * RETIMES; i++) steps[i] = run->v[i % n].steps;
+  int started = tune_pool_run(sp->s, steps, n * RETIMES, sp->variant, 1, true, 1, o->trial_timeout, stop, res);
   for (int i = 0; i < n; i++) {
     TrialResult *r = &run->v[i].r;
     uint64_t t[1 + RETIMES] = {r->median_ns};
     int m = own ? 1 : 0;
     if (!own) r->spread = 0;
     for (int j = 0; j < RETIMES; j++) {
-      const TrialResult *x = &res[i * RETIMES + j];
+      const TrialResult *x = &res[j * n + i];
       if (x->status != TRIAL_SIMULATED) continue;
       t[m++] = x->median_ns;
       if (x->spread > r->spread) r->spread = x->spread;
@@ -271,7 +301,7 @@ void tune_retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, b
     if (m) r->median_ns = t[m / 2];
     else { /* no time taken here */
       r->status = TRIAL_FAILED;
-      snprintf(r->message, sizeof r->message, "timed again here, it failed: %.180s", res[i * RETIMES].message);
+      snprintf(r->message, sizeof r->message, "timed again here, it failed: %.180s", res[i].message);
     }
   }
   /* read from files, the rest were not timed here: they cannot win on their files' times */
@@ -281,20 +311,124 @@ void tune_retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, b
       snprintf(run->v[i].r.message, sizeof run->v[i].r.message, "not among the best %d by its file's time", RETIMED);
     }
   tune_rank(run);
-  fprintf(stderr, "npugen tune: the best %d timed %d times %s each, ranked by the median of %s times\n", n, RETIMES,
-          own ? "more" : "here", own ? "their" : "these");
+  if (started == n * RETIMES)
+    fprintf(stderr, "npugen tune: the best %d timed %d times %s each, ranked by the median of %s times\n", n, RETIMES,
+            own ? "more" : "here", own ? "their" : "these");
+  else if (!started)
+    fprintf(stderr, "npugen tune: the best %d not timed again: it would have ended past the time limit\n", n);
+  else
+    fprintf(stderr, "npugen tune: the best %d timed again %d of %d times (the rest not started: they would have ended "
+                    "past the time limit), ranked by the median of their times\n", n, started, n * RETIMES);
 }
 
+void tune_retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, bool own) {
+  retime(sp, o, run, own, NULL);
+}
+
+/* The kernel as written timed as a candidate, a host run's first trial:
+ * the same timer and the same run as the candidates, so one that does not
+ * beat it does not win (it is not counted among the candidates, nor
+ * against --trials: it is what they are measured against). */
+static void time_as_written(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
+  TuneEntry e;
+  memset(&e, 0, sizeof e);
+  e.g.sketch = TUNE_AS_WRITTEN;
+  e.steps = tune_render(sp, &e.g, sp->variant);
+  const char *steps = e.steps;
+  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, true, 1, o->trial_timeout, NULL, &e.r);
+  if (o->log) log_batch(sp, &e, 1, 0, o->log);
+  tune_record(run, &e, 1);
+}
+
+/* What the trials so far took, to tell whether the next one ends within
+ * the time limit: the mean of the candidates' (the kernel as written's
+ * while there is none), and of the timed ones' (the best are timed again
+ * at the end: their share is kept for it). */
+typedef struct {
+  double sum, timed_sum;
+  int n, timed;
+} Pace;
+
+static void pace_add(Pace *p, const TuneEntry *e) {
+  p->sum += e->r.seconds;
+  p->n++;
+  if (e->r.timed) {
+    p->timed_sum += e->r.seconds;
+    p->timed++;
+  }
+}
+
+static double pace_each(const Pace *p, const TuneRun *run) {
+  const TuneEntry *aw = tune_as_written(run);
+  return p->n ? p->sum / p->n : aw ? aw->r.seconds : 0;
+}
+
+static double pace_timed(const Pace *p, const TuneRun *run) {
+  const TuneEntry *aw = tune_as_written(run);
+  return p->timed ? p->timed_sum / p->timed : aw ? aw->r.seconds : 0;
+}
+
+/* The seconds kept for timing the best again at the end: as many runs as
+ * a close race among them takes now, two entries' at least (the race is
+ * not known before the trials end). */
+static double kept_for_retime(TuneRun *run, double each) {
+  tune_rank(run);
+  int n = 0;
+  while (n < run->n && n < RETIMED && run->v[n].r.status == TRIAL_SIMULATED && close_race(&run->v[0].r, &run->v[n].r))
+    n++;
+  return (n > 2 ? n : 2) * RETIMES * each;
+}
+
+/* Why the run stopped when the time limit stops a trial from starting. */
+static void stopped_for_limit(TuneRun *run, int generation, int not_started, double each, double left) {
+  if (left < 0) left = 0;
+  snprintf(run->stopped_text, sizeof run->stopped_text,
+           "the time limit is reached: %d trial%s of generation %d not started (a trial takes about %.1f s; %.1f s "
+           "of the limit were left)", not_started, not_started == 1 ? "" : "s", generation, each, left);
+  run->stopped = run->stopped_text;
+}
+
+/* The trials of batch b[0..n) that stop lets start, recorded into run
+ * (the rest freed: not run, not cached); how many started. */
+static int run_batch(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, TuneEntry *b, int n, int jobs,
+                     const TunePoolStop *stop, Pace *pace) {
+  const char **steps = malloc((size_t)n * sizeof *steps);
+  TrialResult *res = calloc((size_t)n, sizeof *res);
+  if (!steps || !res) abort();
+  for (int i = 0; i < n; i++) steps[i] = b[i].steps;
+  int started = tune_pool_run(sp->s, steps, n, sp->variant, 1, sp->host, jobs, o->trial_timeout, stop, res);
+  for (int i = 0; i < started; i++) {
+    b[i].r = res[i];
+    tune_apply_bound(sp, &b[i].r);
+    pace_add(pace, &b[i]);
+  }
+  if (o->log) log_batch(sp, b, started, run->generations, o->log);
+  tune_record(run, b, started);
+  for (int i = started; i < n; i++) free(b[i].steps);
+  free(steps);
+  free(res);
+  return started;
+}
+
+/* The time limit is checked before each trial (not only between
+ * generations): a trial starts only when, at the pace of those before
+ * it, it ends within the limit, less the share kept for timing the best
+ * again; the first trial of a run always starts (nothing else gives a
+ * figure to write). */
 void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
   double t0 = tune_now();
   uint64_t rng = o->seed;
-  bool tty = isatty(2);
+  bool tty = isatty(2), limited = o->time_limit >= 0;
+  double deadline = t0 + (limited ? o->time_limit : 0);
   int jobs = sp->host ? 1 : o->jobs; /* host trials are timed: one at a time, nothing compiling beside them */
   int batch = jobs > BATCH / 2 ? 2 * jobs : BATCH;
+  Pace pace = {0, 0, 0, 0};
   run->stopped = "no new candidate is left near the best";
+  if (sp->host) time_as_written(sp, o, run);
   for (;;) {
-    if (o->time_limit > 0 && tune_now() - t0 >= o->time_limit) {
-      run->stopped = "the time limit is reached";
+    double each = pace_each(&pace, run), keep = sp->host ? kept_for_retime(run, pace_timed(&pace, run)) : 0;
+    if (limited && run->n && tune_now() + each > deadline - keep) {
+      stopped_for_limit(run, run->generations + 1, 1, each, deadline - keep - tune_now());
       break;
     }
     int max = batch;
@@ -312,22 +446,17 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
       if (run->generations > 3) break; /* no new candidate: the space is exhausted near the best */
       continue;
     }
-    const char **steps = malloc((size_t)n * sizeof *steps);
-    TrialResult *res = calloc((size_t)n, sizeof *res);
-    for (int i = 0; i < n; i++) steps[i] = b[i].steps;
-    tune_pool_run(sp->s, steps, n, sp->variant, 1, sp->host, jobs, o->trial_timeout, res);
-    for (int i = 0; i < n; i++) {
-      b[i].r = res[i];
-      tune_apply_bound(sp, &b[i].r);
-    }
-    if (o->log) log_batch(sp, b, n, run->generations, o->log);
-    tune_record(run, b, n);
-    free(steps);
-    free(res);
+    TunePoolStop stop = {deadline - keep, each, run->n ? 0 : 1};
+    int started = run_batch(sp, o, run, b, n, jobs, limited ? &stop : NULL, &pace);
+    if (started < n) stopped_for_limit(run, run->generations, n - started, each, deadline - keep - tune_now());
     free(b);
     progress(sp, run, t0, tty, false);
+    if (started < n) break;
   }
-  if (sp->host) tune_retime_best(sp, o, run, true);
+  if (sp->host) {
+    TunePoolStop stop = {deadline, pace_timed(&pace, run), 0};
+    retime(sp, o, run, true, limited ? &stop : NULL);
+  }
   run->seconds = tune_now() - t0;
   tune_rank(run);
   if (tty) progress(sp, run, t0, tty, true); /* ends the line rewritten in place */

@@ -51,7 +51,18 @@ typedef struct {
    * reduction as written) is left out of candidates in the other */
   unsigned char legal_in[TUNE_MAX_KNOBS][INNER_CHOICES];
   char window[TUNE_MAX_KNOBS][256];   /* PLACE_WINDOW: its loops' unroll steps, innermost first; PLACE_ORDER: the reorder step */
+  /* PLACE_INNER: unroll goes through a split (SPLIT_UNROLL: the loop's
+   * bounds are not constant, a triangular loop's `j < i`) */
+  bool split_unroll[TUNE_MAX_KNOBS];
 } LoopKnobs;
+
+/* A loop's steps, as step_legal formats them (%1$s the loop, %2$d the
+ * factor). unroll(loop, f) needs constant bounds; a loop without them is
+ * split by f instead, its tail guarded, and the inner loop unrolled. */
+static const char *const VECTORIZE = "#pragma npu vectorize(%1$s)\n";
+static const char *const UNROLL = "#pragma npu unroll(%1$s, %2$d)\n";
+static const char *const SPLIT_UNROLL = "#pragma npu split(%1$s, %2$d, %1$s_o, %1$s_u)\n#pragma npu unroll(%1$s_u)\n";
+static const char *const PARALLEL = "#pragma npu parallel(%1$s)\n";
 
 /* The loop knob i marks in this candidate. */
 static bool reordered(const TuneSketch *sk, const int *ch, int i) {
@@ -72,7 +83,7 @@ static void render_step(const LoopKnobs *f, int i, const char *l, long long c, S
   else if (f->place[i] == PLACE_WINDOW && c) sb_printf(sb, "%s#pragma npu vectorize(%s)\n", f->window[i], l);
   else if (f->place[i] == PLACE_INNER && c == INNER_VEC) sb_printf(sb, "#pragma npu vectorize(%s)\n", l);
   else if (f->place[i] == PLACE_INNER && c > INNER_VEC)
-    sb_printf(sb, "#pragma npu unroll(%s, %d)\n", l, c == INNER_UNROLL2 ? 2 : 4);
+    sb_printf(sb, f->split_unroll[i] ? SPLIT_UNROLL : UNROLL, l, c == INNER_UNROLL2 ? 2 : 4);
 }
 
 /* Is loop i's loop parallel in this candidate (a loop both outermost and
@@ -122,15 +133,20 @@ typedef struct {
 
 /* The orders the one step is legal in: on the kernel as written, and (in
  * a nest with a reorder knob) after the reorder on the loop at the same
- * place. Outside such a nest: BOTH_ORDERS or 0. */
-static int step_legal(const Finder *fd, const char *fmt, const char *loop, int arg) {
+ * place. Outside such a nest: BOTH_ORDERS or 0. why (when not NULL): the
+ * refusal as written. */
+static int step_legal_why(const Finder *fd, const char *fmt, const char *loop, int arg, char *why, size_t size) {
   char step[600];
   snprintf(step, sizeof step, fmt, loop, arg);
-  int in = tune_probe_steps(fd->sp, step, NULL) ? AS_WRITTEN : 0;
+  int in = tune_probe_why(fd->sp, step, why, size) ? AS_WRITTEN : 0;
   if (fd->order < 0) return in ? BOTH_ORDERS : 0;
   int n = snprintf(step, sizeof step, "%s", fd->f->window[fd->order]);
   snprintf(step + n, sizeof step - n, fmt, fd->alt, arg);
   return in | (tune_probe_steps(fd->sp, step, NULL) ? REORDERED : 0);
+}
+
+static int step_legal(const Finder *fd, const char *fmt, const char *loop, int arg) {
+  return step_legal_why(fd, fmt, loop, arg, NULL, 0);
 }
 
 /* Offers choice v of knob i where it is legal in some order. */
@@ -183,22 +199,41 @@ static bool add_window(Finder *fd, const Stmt *s) {
   return true;
 }
 
-static void add_knob(Finder *fd, int place, const char *loop) {
+/* An innermost loop's choices: vectorize, unroll by 2 or 4 (through a
+ * split with a tail guard where unroll is refused: bounds that are not
+ * constant); a line in the notes for each step refused, naming the loop. */
+static void add_inner(Finder *fd, int i, const Stmt *s) {
+  LoopKnobs *f = fd->f;
+  char vec[400] = "", unroll[400] = "", name[160];
+  offer(fd, i, INNER_VEC, step_legal_why(fd, VECTORIZE, s->name, 0, vec, sizeof vec));
+  int by2 = step_legal_why(fd, UNROLL, s->name, 2, unroll, sizeof unroll);
+  f->split_unroll[i] = !by2 && (by2 = step_legal(fd, SPLIT_UNROLL, s->name, 2));
+  offer(fd, i, INNER_UNROLL2, by2);
+  offer(fd, i, INNER_UNROLL4, step_legal(fd, f->split_unroll[i] ? SPLIT_UNROLL : UNROLL, s->name, 4));
+  if (!*vec && !*unroll) return;
+  tune_stmt_name(s, name, sizeof name);
+  if (*vec && *unroll)
+    tune_note(fd->sp, "host:loops: %s: vectorize refused (%s); unroll refused (%s)%s\n", name, vec, unroll,
+              f->split_unroll[i] ? ": split with a tail guard and unrolled instead" : "");
+  else if (*vec) tune_note(fd->sp, "host:loops: %s: vectorize refused (%s)\n", name, vec);
+  else
+    tune_note(fd->sp, "host:loops: %s: unroll refused (%s)%s\n", name, unroll,
+              f->split_unroll[i] ? ": split with a tail guard and unrolled instead" : "");
+}
+
+static void add_knob(Finder *fd, int place, const Stmt *s) {
   LoopKnobs *f = fd->f;
   if (f->nplace == TUNE_MAX_KNOBS) return;
   int i = f->nplace;
   f->place[i] = place;
-  f->loop[i] = loop;
+  f->loop[i] = s->name;
   f->order[i] = fd->order;
   f->alt[i] = fd->alt;
+  f->split_unroll[i] = false;
   fd->nvals[i] = 0;
   offer(fd, i, 0, BOTH_ORDERS);
   if (place == PLACE_PAR) offer(fd, i, 1, BOTH_ORDERS); /* the caller proved it in both */
-  else {
-    offer(fd, i, INNER_VEC, step_legal(fd, "#pragma npu vectorize(%s)\n", loop, 0));
-    offer(fd, i, INNER_UNROLL2, step_legal(fd, "#pragma npu unroll(%s, %d)\n", loop, 2));
-    offer(fd, i, INNER_UNROLL4, step_legal(fd, "#pragma npu unroll(%s, %d)\n", loop, 4));
-  }
+  else add_inner(fd, i, s);
   if (fd->nvals[i] > 1) f->nplace++;
 }
 
@@ -302,9 +337,9 @@ static bool add_order(Finder *fd, const Stmt *s, bool par) {
   fd->order = o;
   for (int k = 0; k < n; k++) {
     fd->alt = moved[k]->name;
-    bool here = par && step_legal(fd, "#pragma npu parallel(%s)\n", nest[k]->name, 0) == BOTH_ORDERS;
-    if (here) add_knob(fd, PLACE_PAR, nest[k]->name);
-    if (k == n - 1) add_knob(fd, PLACE_INNER, nest[k]->name);
+    bool here = par && step_legal(fd, PARALLEL, nest[k]->name, 0) == BOTH_ORDERS;
+    if (here) add_knob(fd, PLACE_PAR, nest[k]);
+    if (k == n - 1) add_knob(fd, PLACE_INNER, nest[k]);
     par = par && !here;
   }
   fd->order = -1;
@@ -312,22 +347,37 @@ static bool add_order(Finder *fd, const Stmt *s, bool par) {
   return true;
 }
 
+static int parallel_knobs(const LoopKnobs *f) {
+  int n = 0;
+  for (int i = 0; i < f->nplace; i++) n += f->place[i] == PLACE_PAR;
+  return n;
+}
+
 /* The loops of list: parallel where a nest first can be (par: no loop
- * around is parallel yet), the innermost loops' choices. */
-static void find(Finder *fd, const Stmt *list, bool par) {
+ * around is parallel yet), the innermost loops' choices. A nest at the
+ * top (top) none of whose loops can run in parallel is named in the
+ * notes, with the refusal of its outermost loop. */
+static void find(Finder *fd, const Stmt *list, bool par, bool top) {
   for (const Stmt *s = list; s; s = s->next) {
-    if (s->kind == ST_BLOCK) find(fd, s->body, par);
+    if (s->kind == ST_BLOCK) find(fd, s->body, par, top);
     if (s->kind == ST_IF) {
-      find(fd, s->then_s, par);
-      find(fd, s->else_s, par);
+      find(fd, s->then_s, par, false);
+      find(fd, s->else_s, par, false);
     }
     if (s->kind != ST_FOR) continue;
     if (add_order(fd, s, par)) continue;
     bool inner = !has_loop(s->body);
-    bool here = par && step_legal(fd, "#pragma npu parallel(%s)\n", s->name, 0) != 0;
-    if (here) add_knob(fd, PLACE_PAR, s->name);
-    if (inner) add_knob(fd, PLACE_INNER, s->name);
-    else if (!add_window(fd, s)) find(fd, s->body, par && !here);
+    char why[400] = "", name[160];
+    int before = parallel_knobs(fd->f);
+    bool here = par && step_legal_why(fd, PARALLEL, s->name, 0, why, sizeof why) != 0;
+    if (here) add_knob(fd, PLACE_PAR, s);
+    if (inner) add_knob(fd, PLACE_INNER, s);
+    else if (!add_window(fd, s)) find(fd, s->body, par && !here, false);
+    if (top && par && !here && parallel_knobs(fd->f) == before) {
+      tune_stmt_name(s, name, sizeof name);
+      tune_note(fd->sp, "host:loops: %s runs serially: parallel refused (%s)%s\n", name, why,
+                inner ? "" : ", and in every loop it holds");
+    }
   }
 }
 
@@ -339,7 +389,7 @@ void tune_sketch_loops(TuneSpace *sp, const Kernel *k) {
   }
   LoopKnobs *f = calloc(1, sizeof *f);
   Finder fd = {.sp = sp, .f = f, .order = -1};
-  find(&fd, k->body, true);
+  find(&fd, k->body, true, true);
   TuneSketch *sk = &sp->sketch[sp->nsketch];
   memset(sk, 0, sizeof *sk);
   snprintf(sk->name, sizeof sk->name, "host:loops");

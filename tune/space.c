@@ -110,6 +110,23 @@ static const Kernel *array_form(TuneSpace *sp, const Kernel *k) {
   return expand_each(sp, &locals, &inner, got);
 }
 
+/* The kernel's array form, found once and kept (the NPU round and
+ * host:cc's read the same one): its IR, or NULL; sp->prefix is then its
+ * steps. */
+static const Kernel *array_form_once(TuneSpace *sp, const Kernel *k) {
+  if (!sp->array_found) {
+    char before[sizeof sp->prefix];
+    snprintf(before, sizeof before, "%s", sp->prefix);
+    sp->prefix[0] = 0;
+    sp->array_ir = array_form(sp, k);
+    snprintf(sp->array_prefix, sizeof sp->array_prefix, "%s", sp->prefix);
+    snprintf(sp->prefix, sizeof sp->prefix, "%s", before);
+    sp->array_found = true;
+  }
+  if (sp->array_ir) snprintf(sp->prefix, sizeof sp->prefix, "%s", sp->array_prefix);
+  return sp->array_ir;
+}
+
 /* sp->prefix's steps, comma-separated: "expand(acc), fission(c, s2)". */
 static void prefix_steps(const TuneSpace *sp, char *steps, size_t size) {
   size_t n = 0;
@@ -126,7 +143,7 @@ static void prefix_steps(const TuneSpace *sp, char *steps, size_t size) {
  * `int32_t acc` becomes C's own element, a softmax row's max and sum
  * arrays over the rows, its exp and sum loop two loops). */
 static void npu_sketches_expanded(TuneSpace *sp, const Kernel *k) {
-  const Kernel *e = array_form(sp, k);
+  const Kernel *e = array_form_once(sp, k);
   if (!e) return;
   /* the notes that follow are the second round's: say after which steps */
   char steps[sizeof sp->prefix];
@@ -150,7 +167,7 @@ static void host_sketch_expanded(TuneSpace *sp, const Kernel *k) {
   ir_walk_stmts(k->body, scalar_local, &locals);
   if (!locals.n) return;
   TuneShape as_written = sp->shape;
-  const Kernel *e = array_form(sp, k);
+  const Kernel *e = array_form_once(sp, k);
   if (e) {
     char steps[sizeof sp->prefix];
     prefix_steps(sp, steps, sizeof steps);
@@ -173,10 +190,17 @@ static void host_sketch_expanded(TuneSpace *sp, const Kernel *k) {
   sp->shape = as_written;
 }
 
+/* The kernel as written has no step: not even the prefix's. */
+static void no_step(const TuneSketch *sk, const int *choice, StrBuf *sb) {
+  (void)sk, (void)choice, (void)sb;
+}
+
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n) {
   memset(sp, 0, sizeof *sp);
   sp->s = s;
   sp->kernel = kernel;
+  snprintf(sp->as_written.name, sizeof sp->as_written.name, "as-written");
+  sp->as_written.render = no_step;
   arena_init(&sp->arena, 0);
   const Module *m = session_module(s);
   const Kernel *k = m ? module_kernel(m, kernel) : NULL;
@@ -216,14 +240,22 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
 void tune_space_free(TuneSpace *sp) {
   for (int i = 0; i < sp->nsketch; i++) free(sp->sketch[i].data);
   sp->nsketch = 0;
+  free(sp->memo);
+  sp->memo = NULL;
+  sp->nmemo = sp->capmemo = 0;
   arena_free(&sp->arena);
+}
+
+const TuneSketch *tune_sketch_of(const TuneSpace *sp, int sketch) {
+  return sketch == TUNE_AS_WRITTEN ? &sp->as_written : &sp->sketch[sketch];
 }
 
 char *tune_render(const TuneSpace *sp, const TuneGenome *g, const char *variant) {
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s", sp->kernel, variant, sp->prefix);
-  const TuneSketch *sk = &sp->sketch[g->sketch];
+  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s", sp->kernel, variant,
+            g->sketch == TUNE_AS_WRITTEN ? "" : sp->prefix);
+  const TuneSketch *sk = tune_sketch_of(sp, g->sketch);
   sk->render(sk, g->choice, &sb);
   return sb_take(&sb);
 }
@@ -255,23 +287,62 @@ void tune_note(TuneSpace *sp, const char *fmt, ...) {
   snprintf(sp->notes + len, sizeof sp->notes - len, "  %s", line);
 }
 
-const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *note_as) {
+/* The memo of text's probe, or NULL. */
+static const TuneProbeMemo *memo_of(const TuneSpace *sp, uint64_t hash) {
+  for (int i = 0; i < sp->nmemo; i++)
+    if (sp->memo[i].hash == hash) return &sp->memo[i];
+  return NULL;
+}
+
+static const TuneProbeMemo *memo_put(TuneSpace *sp, uint64_t hash, const Kernel *k, const char *why) {
+  if (sp->nmemo == sp->capmemo) {
+    sp->capmemo = sp->capmemo ? 2 * sp->capmemo : 64;
+    sp->memo = realloc(sp->memo, (size_t)sp->capmemo * sizeof *sp->memo);
+    if (!sp->memo) abort();
+  }
+  sp->memo[sp->nmemo] = (TuneProbeMemo){hash, k, why ? arena_strdup(&sp->arena, why) : NULL};
+  return &sp->memo[sp->nmemo++];
+}
+
+/* steps after the prefix, proven once: a text probed before gives its
+ * first outcome (the engine's answer for one text never changes). */
+static const TuneProbeMemo *probe(TuneSpace *sp, const char *steps) {
+  StrBuf text;
+  sb_init(&text);
+  sb_printf(&text, "%s%s", sp->prefix, steps);
+  uint64_t hash = tune_hash(text.data ? text.data : "");
+  const TuneProbeMemo *m = memo_of(sp, hash);
+  if (m) {
+    sb_free(&text);
+    return m;
+  }
   char name[96];
   snprintf(name, sizeof name, "%s_probe%d", sp->kernel, sp->probes++);
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s%s", sp->kernel, name, sp->prefix, steps);
+  sb_printf(&sb, "#pragma npu schedule(%s, %s)\n%s", sp->kernel, name, text.data ? text.data : "");
+  sb_free(&text);
   int errors = npg_error_count(sp->s);
   size_t before = strlen(npg_errors(sp->s));
   npg_add_schedule_string(sp->s, "<tune probe>", sb.data, sb.len);
   sb_free(&sb);
-  if (npg_error_count(sp->s) == errors) return session_variant_ir(sp->s, npg_variant_index(sp->s, name));
-  if (note_as) {
-    char why[1024];
-    tune_first_error(sp->s, before, why, sizeof why);
-    tune_note(sp, "%s: %s\n", note_as, why);
-  }
-  return NULL;
+  if (npg_error_count(sp->s) == errors)
+    return memo_put(sp, hash, session_variant_ir(sp->s, npg_variant_index(sp->s, name)), NULL);
+  char why[1024];
+  tune_first_error(sp->s, before, why, sizeof why);
+  return memo_put(sp, hash, NULL, why);
+}
+
+const Kernel *tune_probe_why(TuneSpace *sp, const char *steps, char *why, size_t n) {
+  const TuneProbeMemo *m = probe(sp, steps);
+  if (!m->k && why) snprintf(why, n, "%s", m->why);
+  return m->k;
+}
+
+const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *note_as) {
+  const TuneProbeMemo *m = probe(sp, steps);
+  if (!m->k && note_as) tune_note(sp, "%s: %s\n", note_as, m->why);
+  return m->k;
 }
 
 bool tune_probe(TuneSpace *sp, int sketch, const int *choice) {

@@ -119,7 +119,7 @@ bool tune_trial_file_run(const TuneSpace *sp, const char *path, int timeout, Tri
   TuneEntry e;
   if (!tune_trial_file_read(sp, path, &e, why, n)) return false;
   const char *steps = e.steps;
-  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, sp->host, 1, timeout, r); /* in a process of its own, as in a search */
+  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, sp->host, 1, timeout, NULL, r); /* in a process of its own, as in a search */
   tune_apply_bound(sp, r);
   free(e.steps);
   return true;

@@ -57,9 +57,14 @@ static void failed(Slot *slot, const char *steps, const char *why) {
   slot->state = DONE;
 }
 
-void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, bool host,
-                   int jobs, int timeout, TrialResult *out) {
-  if (n <= 0) return;
+/* May trial i start now? */
+static bool may_start(const TunePoolStop *stop, int i) {
+  return !stop || i < stop->at_least || tune_now() + stop->each <= stop->deadline;
+}
+
+int tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, bool host,
+                  int jobs, int timeout, const TunePoolStop *stop, TrialResult *out) {
+  if (n <= 0) return 0;
   if (jobs < 1) jobs = 1;
   Slot *slots = mmap(NULL, (size_t)n * sizeof *slots, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (slots == MAP_FAILED) {
@@ -68,15 +73,19 @@ void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *v
       failed(&one, steps[i], "no shared memory for the trials");
       out[i] = one.r;
     }
-    return;
+    return n;
   }
   memset(slots, 0, (size_t)n * sizeof *slots);
   fflush(NULL); /* a child's exit must not write the parent's buffers again */
   pid_t pid[64] = {0};
-  int running = 0, next = 0;
+  int running = 0, next = 0, end = n;
   if (jobs > 64) jobs = 64;
-  while (next < n || running) {
-    while (running < jobs && next < n) {
+  while (next < end || running) {
+    while (running < jobs && next < end) {
+      if (!may_start(stop, next)) { /* trials start in order: none after it either */
+        end = next;
+        break;
+      }
       int j = 0;
       while (pid[j]) j++;
       pid_t p = fork();
@@ -99,6 +108,8 @@ void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *v
         running--;
       }
   }
+  for (int i = end; i < n; i++)
+    failed(&slots[i], steps[i], "not started: it would have ended past the time limit (npugen tune --time-limit)");
   for (int i = 0; i < n; i++) {
     if (slots[i].state != DONE) {
       char why[160];
@@ -109,4 +120,5 @@ void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *v
     out[i] = slots[i].r;
   }
   munmap(slots, (size_t)n * sizeof *slots);
+  return end;
 }

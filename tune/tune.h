@@ -31,7 +31,9 @@ typedef struct {
 } TuneKnob;
 
 typedef struct TuneSketch TuneSketch;
-/* One point of the space: a sketch and a choice per knob. */
+/* The genome's sketch that is the kernel as written: no step at all. */
+enum { TUNE_AS_WRITTEN = -1 };
+/* One point of the space: a sketch (or TUNE_AS_WRITTEN) and a choice per knob. */
 typedef struct {
   int sketch;
   int choice[TUNE_MAX_KNOBS];
@@ -98,6 +100,13 @@ bool tune_contraction(const TuneShape *sh, TuneContraction *f, char *why, size_t
 /* "loop j (line 9)", "statement s1 (line 12)": how messages name st. */
 void tune_stmt_name(const Stmt *st, char *out, size_t n);
 
+/* A probe's outcome, by the hash of its text (the prefix and the steps). */
+typedef struct {
+  uint64_t hash;
+  const Kernel *k;  /* the IR after the steps, or NULL: refused */
+  const char *why;  /* the refusal (in the space's arena) */
+} TuneProbeMemo;
+
 /* The space of one kernel: its sketches. */
 typedef struct {
   const char *kernel, *variant; /* variant: "<file>_<kernel>_tuned" (tune_variant_name) */
@@ -105,6 +114,10 @@ typedef struct {
   TuneShape shape;
   TuneSketch sketch[TUNE_MAX_SKETCHES];
   int nsketch;
+  /* The kernel as written as a candidate (no knob, no step): a host
+   * run's first trial, timed as the others, so a candidate must beat it
+   * to be written (tune_search). Not counted in nsketch. */
+  TuneSketch as_written;
   bool host;        /* host-only sketches: the cost is measured time on this CPU */
   double flops;     /* host: the kernel's floating-point (or integer) operations, for GFLOP/s */
   uint64_t ideal;   /* the kernel's own bound on the target (tune_kernel_bound): the roofline's cycles */
@@ -114,17 +127,29 @@ typedef struct {
    * the NPU sketches read the kernel's shape after them when the kernel
    * as written fits none (scalar locals, tune/space.c); "" otherwise. */
   char prefix[512];
+  /* The kernel's array form (its IR, NULL when it has none, and its steps),
+   * found once for the NPU round and host:cc's (tune/space.c). */
+  bool array_found;
+  const Kernel *array_ir;
+  char array_prefix[512];
   int probes;       /* probe variants added to s (their names' serial) */
-  Arena arena;      /* the sketches' names found in probes */
+  /* Every probe's outcome: the same text is proven once (the NPU and the
+   * host rounds, a knob's step in each order, the array form's steps). */
+  TuneProbeMemo *memo;
+  int nmemo, capmemo;
+  Arena arena;      /* the sketches' names found in probes, the refusals */
 } TuneSpace;
 /* Builds the space; false with why when no sketch applies. host: only
  * the host sketches (also taken when no NPU sketch applies). */
 bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool host, char *why, size_t n);
 void tune_space_free(TuneSpace *sp);
+/* sp->sketch[sketch], or sp->as_written for TUNE_AS_WRITTEN. */
+const TuneSketch *tune_sketch_of(const TuneSpace *sp, int sketch);
 /* The tuned variant's default name, unique across files
- * (tune/variant_name.c): matmul.c's mm -> "matmul_mm_tuned"; a file whose
- * stem is not letters and digits adds a hash: a_b.c's c ->
- * "a_b_c_tuned_0<8 hex digits>", apart from a.c's b_c -> "a_b_c_tuned". */
+ * (tune/variant_name.c): matmul.c's mm -> "matmul_mm_tuned"; a kernel
+ * whose name has '_', or a stem that is not an identifier, adds a hash:
+ * a.c's b_c -> "a_b_c_tuned_0<8 hex digits>", apart from a_b.c's c ->
+ * "a_b_c_tuned". */
 void tune_variant_name(const char *file, const char *kernel, char *out, size_t n);
 /* The candidate's steps as text, one `#pragma npu` line each, with the
  * schedule line naming `variant` first. malloc'ed. */
@@ -142,6 +167,8 @@ bool tune_probe(TuneSpace *sp, int sketch, const int *choice);
  * session as a probe variant: its IR, or NULL when a step is refused (the
  * refusal noted in sp->notes under `note_as` when that is not NULL). */
 const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *note_as);
+/* The same, the refusal (without its location) into why when refused. */
+const Kernel *tune_probe_why(TuneSpace *sp, const char *steps, char *why, size_t n);
 /* tune/sketch_*.c: add their sketches when they apply. */
 void tune_sketch_nu(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
@@ -218,11 +245,20 @@ bool tune_host_openmp(NpgSession *s, int variant);
 void tune_result_write(FILE *f, const TrialResult *r);
 bool tune_result_read(const char *line, TrialResult *r);
 
+/* When a batch stops starting trials: none starts once it would end past
+ * `deadline` (tune_now()'s clock) at `each` seconds a trial, except the
+ * first `at_least`, which start whatever the clock says. */
+typedef struct {
+  double deadline, each;
+  int at_least;
+} TunePoolStop;
 /* tune/trial_pool.c: a batch of trials in `jobs` forked processes (each
  * with a copy of s), results in the order of steps[]; a trial that crashes
- * or runs past timeout seconds is TRIAL_FAILED. */
-void tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, bool host,
-                   int jobs, int timeout, TrialResult *out);
+ * or runs past timeout seconds is TRIAL_FAILED. Trials start in order;
+ * with stop (NULL: every trial starts), those past the first it refuses
+ * are not started (TRIAL_FAILED, saying so). Returns the trials started. */
+int tune_pool_run(NpgSession *s, const char *const *steps, int n, const char *variant, uint64_t seed, bool host,
+                  int jobs, int timeout, const TunePoolStop *stop, TrialResult *out);
 /* Seconds on the monotonic clock. */
 double tune_now(void);
 
@@ -242,7 +278,7 @@ void tune_cache_put(TuneCache *c, const TrialResult *r);
 typedef struct {
   uint64_t seed;        /* the search's random choices */
   int jobs;             /* trial processes */
-  double time_limit;    /* seconds; 0: none (checked between generations) */
+  double time_limit;    /* seconds; < 0: none (checked before each trial: tune_search) */
   int max_trials;       /* candidates run (legal or not); 0: none */
   int trial_timeout;    /* seconds for one trial */
   FILE *log;            /* every trial, one line each (--log); NULL: none */
@@ -256,9 +292,10 @@ typedef struct {
 typedef struct {
   TuneEntry *v;         /* every candidate run, in order */
   int n, cap;
-  int generated, legal, simulated, pruned, generations;
+  int generated, legal, simulated, pruned, generations; /* the kernel as written not counted */
   double seconds;
   const char *stopped;  /* why the search ended */
+  char stopped_text[240]; /* stopped's own text when it says figures */
   TuneCache cache;
 } TuneRun;
 void tune_run_init(TuneRun *run);
@@ -270,6 +307,8 @@ void tune_describe(const TuneSpace *sp, const TuneGenome *g, char *out, size_t n
 /* The candidates of one generation (new, unique, pruned by the estimate
  * against the best so far), for --plan: up to max of them. */
 int tune_propose(const TuneSpace *sp, TuneRun *run, uint64_t *rng, int max, TuneEntry *out);
+/* The run's entry of the kernel as written (TUNE_AS_WRITTEN), or NULL. */
+const TuneEntry *tune_as_written(const TuneRun *run);
 /* Records results of a batch into the run. */
 void tune_record(TuneRun *run, TuneEntry *batch, int n);
 /* Sorts run->v best first: simulated by cycles, then the rest. */

@@ -51,6 +51,8 @@ static char *schedule_text(const TuneSpace *sp, const TuneInvocation *inv, const
                            bool openmp) {
   char d[512], cost[200];
   tune_describe(sp, &e->g, d, sizeof d);
+  if (e->g.sketch == TUNE_AS_WRITTEN) /* timed as a candidate, and none beat it */
+    snprintf(d, sizeof d, "the kernel as written: no candidate beat it, so the schedule has no step");
   if (sp->host)
     snprintf(cost, sizeof cost, "%.1f us per call on the machine that tuned it (median, spread %.1f%%, cc %s)",
              1e-3 * (double)e->r.median_ns, 100.0 * e->r.spread, tune_host_cflags(openmp));
