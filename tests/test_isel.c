@@ -227,3 +227,55 @@ Test(isel, temporaries_that_do_not_fit_are_refused) {
   has(npg_errors(s), "vu_vm");
   npg_close(s);
 }
+
+/* TFLite clamps with std::max then std::min (here each a select of a
+ * reassignment, folded into the store): min(max(q, -128), 127) is the
+ * requantisation op's `q < -128 ? -128 : q > 127 ? 127 : q` for every
+ * int q. Before: "the expressions differ". A clamp to other bounds
+ * ([-127, 127], a symmetric int8) is not the op's. */
+static const char *tflite_clamp(int lo) {
+  static char src[2048];
+  snprintf(src, sizeof src,
+           "#include <stdint.h>\n"
+           "void k(const int32_t X[4][64], int8_t Y[4][64], int32_t multiplier, int shift, int32_t zp) {\n"
+           "  for (int r = 0; r < 4; r++)\n"
+           "    for (int c = 0; c < 64; c++) {\n"
+           "      int32_t acc = X[r][c];\n"
+           "      int64_t ab = (int64_t)acc * multiplier;\n"
+           "      int32_t high = acc == (-2147483647 - 1) && multiplier == (-2147483647 - 1) ? 2147483647\n"
+           "                     : (int32_t)((ab + (ab >= 0 ? (1 << 30) : 1 - (1 << 30))) / ((int64_t)1 << 31));\n"
+           "      int32_t mask = (int32_t)(((int64_t)1 << -shift) - 1);\n"
+           "      acc = (high >> -shift) + ((high & mask) > (mask >> 1) + (high < 0 ? 1 : 0) ? 1 : 0);\n"
+           "      acc += zp;\n"
+           "      acc = acc > %d ? acc : %d;\n"
+           "      acc = acc < 127 ? acc : 127;\n"
+           "      Y[r][c] = (int8_t)acc;\n"
+           "    }\n"
+           "}\n"
+           "#pragma npu inputs(k, multiplier, 1073741824, 2147483647)\n"
+           "#pragma npu inputs(k, shift, -31, -1)\n"
+           "#pragma npu inputs(k, zp, -128, 127)\n"
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu compute_inline(s2)\n"
+           "#pragma npu compute_inline(s3)\n"
+           "#pragma npu compute_inline(s4)\n"
+           "#pragma npu fold(s5)\n"
+           "#pragma npu compute_inline(s1)\n"
+           "#pragma npu cache_read(X, vu_vm, r, X_vm)\n"
+           "#pragma npu cache_write(Y, vu_vm, r, Y_vm)\n"
+           "#pragma npu tensorize(c, npu_vu_requant_q31_i8)\n",
+           lo, lo);
+  return src;
+}
+
+Test(isel, tflites_max_then_min_clamp_is_the_requantisation_ops) {
+  NpgSession *s = open_ok(tflite_clamp(-128), "");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "npu_vu_requant_q31_i8(&Y_vm[0][0], &X_vm[0][0], 64, multiplier, shift, zp);");
+  npg_close(s);
+  const char *other = tflite_clamp(-127);
+  NpgSession *o = npg_open_string("k.c", other, strlen(other));
+  cr_assert_eq(npg_error_count(o), 1, "%s", npg_errors(o));
+  has(npg_errors(o), "the clamps' bounds differ");
+  npg_close(o);
+}
