@@ -143,6 +143,9 @@ bool tune_probe(TuneSpace *sp, int sketch, const int *choice);
 const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *note_as);
 /* tune/sketch_*.c: add their sketches when they apply. */
 void tune_sketch_nu(TuneSpace *sp);
+/* tune/sketch_nu_epilogue.c: a contraction into a local accumulator, then
+ * an element-wise epilogue of reassignments and a store (TFLite's). */
+void tune_sketch_nu_epilogue(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
 void tune_sketch_vu(TuneSpace *sp);
 void tune_sketch_host(TuneSpace *sp);
