@@ -131,35 +131,58 @@ static bool facts(const TuneShape *sh, EpiFacts *f, char *why, size_t n) {
   return f->m > 0 && f->n > 0;
 }
 
-/* The chunk loops' names: io/jo/ii/ji from tile, ic/ir from the split,
- * the fissions' copies numbered by the engine (ji_1, ir_1, ic_1). */
+/* The tile loops (tile, or split of the one dimension a tile does not
+ * cover whole: a loop of one pass reads badly and double-buffers
+ * nothing); where each input and acc's tile are staged: the tile loop of
+ * its dimension, else the root. */
+static void render_tiles(const EpiFacts *f, long long ti, long long tj, StrBuf *sb, char at_a[72], char at_b[72],
+                         char cols[72]) {
+  const char *i = f->i, *j = f->j;
+  bool whole_i = ti == f->m, whole_j = tj == f->n;
+  if (!whole_i && !whole_j)
+    sb_printf(sb, "#pragma npu tile(%s, %s, %lld, %lld, %so, %so, %si, %si)\n", i, j, ti, tj, i, j, i, j);
+  else if (!whole_j)
+    sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n#pragma npu reorder(%so, %s, %si)\n", j, tj, j, j, j, i, j);
+  else if (!whole_i)
+    sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", i, ti, i, i);
+  snprintf(at_a, 72, whole_i ? "root" : "%so", i);
+  snprintf(at_b, 72, whole_j ? at_a : "%so", j);
+  snprintf(cols, 72, whole_j ? "%s" : "%si", j);
+}
+
+/* The chunk loops: ic over the cores, ir the rows of a chunk; the
+ * fissions' copies are numbered by the engine (ji_1, ir_1, ic_1). */
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   const EpiFacts *f = sk->data;
   long long ti = sk->knobs[K_TI].val[ch[K_TI]], tj = sk->knobs[K_TJ].val[ch[K_TJ]];
-  const char *i = f->i, *j = f->j;
+  const char *i = f->i;
+  char at_a[72], at_b[72], c[72];
   for (int k = 0; k < f->ninl; k++) sb_printf(sb, "#pragma npu compute_inline(%s)\n", f->inl[k]);
   sb_printf(sb, "#pragma npu fold(%s)\n#pragma npu expand(%s)\n", f->first, f->acc);
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu stage(%s, \"%s\", %s)\n", f->sink, f->stage_expr, f->stage_name);
-  sb_printf(sb, "#pragma npu tile(%s, %s, %lld, %lld, %so, %so, %si, %si)\n", i, j, ti, tj, i, j, i, j);
-  sb_printf(sb, "#pragma npu split(%si, %lld, %sc, %sr)\n", i, ti / f->cores, i, i);
-  sb_printf(sb, "#pragma npu fission(%si, %s)\n", j, f->k);
-  sb_printf(sb, "#pragma npu fission(%sr, %si)\n", i, j);
+  render_tiles(f, ti, tj, sb, at_a, at_b, c);
+  sb_printf(sb, "#pragma npu split(%s%s, %lld, %sc, %sr)\n", i, ti == f->m ? "" : "i", ti / f->cores, i, i);
+  sb_printf(sb, "#pragma npu fission(%s, %s)\n", c, f->k);
+  sb_printf(sb, "#pragma npu fission(%sr, %s)\n", i, c);
   sb_printf(sb, "#pragma npu fission(%sc, %sr)\n", i, i);
-  if (f->stage_expr[0]) sb_printf(sb, "#pragma npu fission(%si_1, %s)\n", j, f->stage_name);
+  if (f->stage_expr[0]) sb_printf(sb, "#pragma npu fission(%s_1, %s)\n", c, f->stage_name);
   sb_printf(sb, "#pragma npu bind(%sc_1, vu)\n", i);
-  sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->a, f->scope_a, i, f->a, f->scope_a + 3);
-  sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->b, f->scope_b, j, f->b, f->scope_b + 3);
-  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->acc, j, f->acc);
+  sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->a, f->scope_a, at_a, f->a, f->scope_a + 3);
+  sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->b, f->scope_b, at_b, f->b, f->scope_b + 3);
+  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, at_b, f->acc);
   sb_printf(sb, "#pragma npu cache_read(%s_ob, vu_vm, %sc_1, %s_vm)\n", f->acc, i, f->acc);
   for (int k = 0; k < f->nreads; k++)
     sb_printf(sb, "#pragma npu cache_read(%s, vu_vm, %sc_1, %s_vm)\n", f->reads[k], i, f->reads[k]);
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu cache_write(%s, vu_vm, %sc_1, %s_vm)\n", f->stage_name, i, f->stage_name);
   sb_printf(sb, "#pragma npu cache_write(%s, vu_vm, %sc_1, %s_vm)\n", f->out, i, f->out);
   sb_printf(sb, "#pragma npu tensorize(%sr, %s)\n", i, f->intrin);
-  sb_printf(sb, "#pragma npu vectorize(%si_1)\n", j);
-  if (f->stage_expr[0]) sb_printf(sb, "#pragma npu vectorize(%si_2)\n", j);
-  if (sk->knobs[K_DB_A].val[ch[K_DB_A]]) sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->a, f->scope_a + 3);
-  if (sk->knobs[K_DB_B].val[ch[K_DB_B]]) sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->b, f->scope_b + 3);
+  sb_printf(sb, "#pragma npu vectorize(%s_1)\n", c);
+  if (f->stage_expr[0]) sb_printf(sb, "#pragma npu vectorize(%s_2)\n", c);
+  /* a copy at the root is made once: nothing to overlap it with */
+  if (strcmp(at_a, "root") && sk->knobs[K_DB_A].val[ch[K_DB_A]])
+    sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->a, f->scope_a + 3);
+  if (strcmp(at_b, "root") && sk->knobs[K_DB_B].val[ch[K_DB_B]])
+    sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->b, f->scope_b + 3);
 }
 
 /* The NU's MAC cycles and call overheads, the inputs' first tiles loaded

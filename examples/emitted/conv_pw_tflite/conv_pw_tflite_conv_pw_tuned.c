@@ -8,14 +8,15 @@
  *   fold(s3)
  *   expand(acc)
  *   stage(s11, "acc[p][oc] + bias[oc]", acc_in)
- *   tile(p, oc, 256, 128, po, oco, pi, oci)
- *   split(pi, 64, pc, pr)
+ *   split(oc, 128, oco, oci)
+ *   reorder(oco, p, oci)
+ *   split(p, 64, pc, pr)
  *   fission(oci, ic)
  *   fission(pr, oci)
  *   fission(pc, pr)
  *   fission(oci_1, acc_in)
  *   bind(pc_1, vu)
- *   cache_read(input, nu_ib, po, input_ib)
+ *   cache_read(input, nu_ib, root, input_ib)
  *   cache_read(filter, nu_wb, oco, filter_wb)
  *   cache_write(acc, nu_ob, oco, acc_ob)
  *   cache_read(acc_ob, vu_vm, pc_1, acc_vm)
@@ -27,7 +28,6 @@
  *   tensorize(pr, npu_nu_matmul_i8)
  *   vectorize(oci_1)
  *   vectorize(oci_2)
- *   double_buffer(input_ib)
  *   double_buffer(filter_wb)
  */
 #include <stdint.h>
@@ -40,84 +40,72 @@
 #include "conv_pw_tflite_conv_pw_tuned.h"
 
 void conv_pw_tflite_conv_pw_tuned(const int8_t input[P][IC], const int8_t filter[IC][OC], const int32_t bias[OC], const int32_t output_multiplier[OC], const int32_t output_shift[OC], int8_t output[P][OC], int32_t output_offset) {
-  /* loop nest po (line 31): input_ib_load (line 78), filter_wb_load (line 79), s1 (line 33), s2 (line 35), output_shift_vm_load (line 84), output_multiplier_vm_load (line 83), and 5 more */
+  int8_t (*input_ib)[512] = (int8_t (*)[512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 131072): 131072 bytes */
+  /* loop nest input_ib_0 (line 79): input_ib_load (line 79) */
+  /* input_ib_load: input_ib <- input */
+  npu_dma_wait(npu_dma_1d(0, &input_ib[0][0], &input[0][0], 131072));
+  /* loop nest oco (line 32): filter_wb_load (line 80), s1 (line 33), s2 (line 35), output_shift_vm_load (line 85), output_multiplier_vm_load (line 84), bias_vm_load (line 83), and 4 more */
   {
     npu_token_t output_vm_tok[4] = {0}; /* per core: the copy out of output_vm not yet waited for */
     {
-      int8_t (*input_ib_db)[256][512] = (int8_t (*)[256][512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 262144): two copies of 131072 bytes */
-      npu_token_t input_ib_tok;
+      int8_t (*filter_wb_db)[512][128] = (int8_t (*)[512][128])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 131072): two copies of 65536 bytes */
+      npu_token_t filter_wb_tok;
       {
-        int8_t (*input_ib)[512] = input_ib_db[0];
-        input_ib_tok = npu_dma_1d(1, &input_ib[0][0], &input[0][0], 131072);
+        int8_t (*filter_wb)[128] = filter_wb_db[0];
+        filter_wb_tok = npu_dma_2d(1, &filter_wb[0][0], 128, &filter[0][0], 256, 128, 512);
       }
-      for (int po = 0; po < 1; po++) {
-        int8_t (*input_ib)[512] = input_ib_db[po % 2];
-        npu_dma_wait(input_ib_tok);
-        if (po + 1 < 1) { /* the next iteration's region, into the other copy */
-          int8_t (*input_ib_next)[512] = input_ib_db[(po + 1) % 2];
-          input_ib_tok = npu_dma_1d(1, &input_ib_next[0][0], &input[0][0], 131072);
+      for (int oco = 0; oco < 2; oco++) {
+        int32_t (*acc_ob)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 131072): 131072 bytes */
+        int8_t (*filter_wb)[128] = filter_wb_db[oco % 2];
+        npu_dma_wait(filter_wb_tok);
+        if (oco + 1 < 2) { /* the next iteration's region, into the other copy */
+          int8_t (*filter_wb_next)[128] = filter_wb_db[(oco + 1) % 2];
+          filter_wb_tok = npu_dma_2d(1, &filter_wb_next[0][0], 128, &filter[0][(oco + 1) * 128], 256, 128, 512);
         }
+        for (int pc = 0; pc < 4; pc++) {
+          npu_nu_matmul_i8(&acc_ob[pc * 64][0], &input_ib[pc * 64][0], &filter_wb[0][0], 64, 128, 512, 512, 128, 128, 0);
+        }
+        /* bound to the VU cores: iteration pc runs on core pc, phase by phase */
         {
-          int8_t (*filter_wb_db)[512][128] = (int8_t (*)[512][128])(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 131072): two copies of 65536 bytes */
-          npu_token_t filter_wb_tok;
-          {
-            int8_t (*filter_wb)[128] = filter_wb_db[0];
-            filter_wb_tok = npu_dma_2d(1, &filter_wb[0][0], 128, &filter[0][0], 256, 128, 512);
+          npu_token_t output_shift_vm_tok[4]; /* per core: the load of output_shift_vm */
+          npu_token_t output_multiplier_vm_tok[4]; /* per core: the load of output_multiplier_vm */
+          npu_token_t bias_vm_tok[4]; /* per core: the load of bias_vm */
+          npu_token_t acc_vm_tok[4]; /* per core: the load of acc_vm */
+          for (int pc = 0; pc < 4; pc++) { /* loads */
+            int32_t *output_shift_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74752); /* vu_vm of each core, bytes [74752, 75264): 512 bytes */
+            int32_t *output_multiplier_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74240); /* vu_vm of each core, bytes [74240, 74752): 512 bytes */
+            int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 73728); /* vu_vm of each core, bytes [73728, 74240): 512 bytes */
+            int32_t (*acc_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc)); /* vu_vm of each core, bytes [0, 32768): 32768 bytes */
+            /* output_shift_vm_load: output_shift_vm <- output_shift */
+            output_shift_vm_tok[pc] = npu_dma_1d(0, &output_shift_vm[0], &output_shift[oco * 128], 512);
+            /* output_multiplier_vm_load: output_multiplier_vm <- output_multiplier */
+            output_multiplier_vm_tok[pc] = npu_dma_1d(1, &output_multiplier_vm[0], &output_multiplier[oco * 128], 512);
+            /* bias_vm_load: bias_vm <- bias */
+            bias_vm_tok[pc] = npu_dma_1d(0, &bias_vm[0], &bias[oco * 128], 512);
+            /* acc_vm_load: acc_vm <- acc_ob */
+            acc_vm_tok[pc] = npu_dma_1d(1, &acc_vm[0][0], &acc_ob[pc * 64][0], 32768);
           }
-          for (int oco = 0; oco < 2; oco++) {
-            int32_t (*acc_ob)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 131072): 131072 bytes */
-            int8_t (*filter_wb)[128] = filter_wb_db[oco % 2];
-            npu_dma_wait(filter_wb_tok);
-            if (oco + 1 < 2) { /* the next iteration's region, into the other copy */
-              int8_t (*filter_wb_next)[128] = filter_wb_db[(oco + 1) % 2];
-              filter_wb_tok = npu_dma_2d(1, &filter_wb_next[0][0], 128, &filter[0][(oco + 1) * 128], 256, 128, 512);
+          for (int pc = 0; pc < 4; pc++) { /* compute */
+            int8_t (*output_vm)[128] = (int8_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 65536); /* vu_vm of each core, bytes [65536, 73728): 8192 bytes */
+            int (*acc_in_vm)[128] = (int (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 32768); /* vu_vm of each core, bytes [32768, 65536): 32768 bytes */
+            int32_t *output_shift_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74752); /* vu_vm of each core, bytes [74752, 75264): 512 bytes */
+            int32_t *output_multiplier_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74240); /* vu_vm of each core, bytes [74240, 74752): 512 bytes */
+            int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 73728); /* vu_vm of each core, bytes [73728, 74240): 512 bytes */
+            int32_t (*acc_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc)); /* vu_vm of each core, bytes [0, 32768): 32768 bytes */
+            if (output_vm_tok[pc]) npu_dma_wait(output_vm_tok[pc]); /* this core's copy out of output_vm in the last pass */
+            npu_dma_wait(output_shift_vm_tok[pc]);
+            npu_dma_wait(output_multiplier_vm_tok[pc]);
+            npu_dma_wait(bias_vm_tok[pc]);
+            npu_dma_wait(acc_vm_tok[pc]);
+            for (int pr = 0; pr < 64; pr++) {
+              npu_vu_add_i32(&acc_in_vm[pr][0], &acc_vm[pr][0], &bias_vm[0], 128);
+              npu_vu_requant_q31_pc_i8(&output_vm[pr][0], &acc_in_vm[pr][0], &output_multiplier_vm[0], &output_shift_vm[0], 128, output_offset);
             }
-            for (int pc = 0; pc < 4; pc++) {
-              npu_nu_matmul_i8(&acc_ob[po * 256 + pc * 64][0], &input_ib[po * 256 + pc * 64][0], &filter_wb[0][0], 64, 128, 512, 512, 128, 128, 0);
-            }
-            /* bound to the VU cores: iteration pc runs on core pc, phase by phase */
-            {
-              npu_token_t output_shift_vm_tok[4]; /* per core: the load of output_shift_vm */
-              npu_token_t output_multiplier_vm_tok[4]; /* per core: the load of output_multiplier_vm */
-              npu_token_t bias_vm_tok[4]; /* per core: the load of bias_vm */
-              npu_token_t acc_vm_tok[4]; /* per core: the load of acc_vm */
-              for (int pc = 0; pc < 4; pc++) { /* loads */
-                int32_t *output_shift_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74752); /* vu_vm of each core, bytes [74752, 75264): 512 bytes */
-                int32_t *output_multiplier_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74240); /* vu_vm of each core, bytes [74240, 74752): 512 bytes */
-                int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 73728); /* vu_vm of each core, bytes [73728, 74240): 512 bytes */
-                int32_t (*acc_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc)); /* vu_vm of each core, bytes [0, 32768): 32768 bytes */
-                /* output_shift_vm_load: output_shift_vm <- output_shift */
-                output_shift_vm_tok[pc] = npu_dma_1d(0, &output_shift_vm[0], &output_shift[oco * 128], 512);
-                /* output_multiplier_vm_load: output_multiplier_vm <- output_multiplier */
-                output_multiplier_vm_tok[pc] = npu_dma_1d(1, &output_multiplier_vm[0], &output_multiplier[oco * 128], 512);
-                /* bias_vm_load: bias_vm <- bias */
-                bias_vm_tok[pc] = npu_dma_1d(0, &bias_vm[0], &bias[oco * 128], 512);
-                /* acc_vm_load: acc_vm <- acc_ob */
-                acc_vm_tok[pc] = npu_dma_1d(1, &acc_vm[0][0], &acc_ob[pc * 64][0], 32768);
-              }
-              for (int pc = 0; pc < 4; pc++) { /* compute */
-                int8_t (*output_vm)[128] = (int8_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 65536); /* vu_vm of each core, bytes [65536, 73728): 8192 bytes */
-                int (*acc_in_vm)[128] = (int (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 32768); /* vu_vm of each core, bytes [32768, 65536): 32768 bytes */
-                int32_t *output_shift_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74752); /* vu_vm of each core, bytes [74752, 75264): 512 bytes */
-                int32_t *output_multiplier_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74240); /* vu_vm of each core, bytes [74240, 74752): 512 bytes */
-                int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 73728); /* vu_vm of each core, bytes [73728, 74240): 512 bytes */
-                int32_t (*acc_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc)); /* vu_vm of each core, bytes [0, 32768): 32768 bytes */
-                if (output_vm_tok[pc]) npu_dma_wait(output_vm_tok[pc]); /* this core's copy out of output_vm in the last pass */
-                npu_dma_wait(output_shift_vm_tok[pc]);
-                npu_dma_wait(output_multiplier_vm_tok[pc]);
-                npu_dma_wait(bias_vm_tok[pc]);
-                npu_dma_wait(acc_vm_tok[pc]);
-                for (int pr = 0; pr < 64; pr++) {
-                  npu_vu_add_i32(&acc_in_vm[po * 256 + pr][0], &acc_vm[po * 256 + pr][0], &bias_vm[0], 128);
-                  npu_vu_requant_q31_pc_i8(&output_vm[po * 256 + pr][0], &acc_in_vm[po * 256 + pr][0], &output_multiplier_vm[0], &output_shift_vm[0], 128, output_offset);
-                }
-              }
-              for (int pc = 0; pc < 4; pc++) { /* copies out */
-                int8_t (*output_vm)[128] = (int8_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 65536); /* vu_vm of each core, bytes [65536, 73728): 8192 bytes */
-                /* output_vm_store: output <- output_vm */
-                output_vm_tok[pc] = npu_dma_2d(2 + pc % 2, &output[pc * 64][oco * 128], 256, &output_vm[0][0], 128, 128, 64);
-              }
-            }
+          }
+          for (int pc = 0; pc < 4; pc++) { /* copies out */
+            int8_t (*output_vm)[128] = (int8_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 65536); /* vu_vm of each core, bytes [65536, 73728): 8192 bytes */
+            /* output_vm_store: output <- output_vm */
+            output_vm_tok[pc] = npu_dma_2d(2 + pc % 2, &output[pc * 64][oco * 128], 256, &output_vm[0][0], 128, 128, 64);
           }
         }
       }
