@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npu_intrinsics.h"
 #include "test_sched_util.h"
+#include "test_sim_util.h"
 
 static const char pool[] =
     "#include <math.h>\n"
@@ -278,4 +280,97 @@ Test(isel, tflites_max_then_min_clamp_is_the_requantisation_ops) {
   cr_assert_eq(npg_error_count(o), 1, "%s", npg_errors(o));
   has(npg_errors(o), "the clamps' bounds differ");
   npg_close(o);
+}
+
+/* A running fmaxf or fminf over a row, as a softmax's max is often
+ * written, is the VU's reduce_fmax / reduce_fmin (C's fmaxf over the row
+ * from its first element). npu_vu_reduce_max_f32's `a > m ? a : m` is not
+ * it: a NaN first element stays NaN there (fmaxf gives the next element),
+ * and on equal operands (-0, +0) it keeps the running value (fmaxf gives
+ * the second). The simulator against the semantics kernels, every ordered
+ * triple of specials a row; then a kernel's running fmaxf and fminf
+ * tensorized, bit-exact with the kernel as written on the same rows.
+ * Before: no instruction computed them (the nest stayed on the CU). */
+static const float specials[] = {0.0f, -0.0f, NAN, -NAN, INFINITY, -INFINITY, 1.0f, -2.5f};
+enum { NSPEC = sizeof specials / sizeof specials[0], TRIPLES = NSPEC * NSPEC * NSPEC };
+
+static void special_rows(float x[TRIPLES][3]) {
+  for (int r = 0; r < TRIPLES; r++)
+    for (int c = 0; c < 3; c++) x[r][c] = specials[r / (c == 0 ? 1 : c == 1 ? NSPEC : NSPEC * NSPEC) % NSPEC];
+}
+
+static void bits_equal(const float *want, const float *got, int n, const char *what) {
+  for (int i = 0; i < n; i++) {
+    uint32_t w, g;
+    memcpy(&w, &want[i], 4);
+    memcpy(&g, &got[i], 4);
+    cr_assert_eq(w, g, "%s row %d: the kernel %08x, the VU %08x", what, i, w, g);
+  }
+}
+
+Test(isel, the_vus_running_fmaxf_and_fminf_are_cs_on_nans_and_signed_zeros) {
+  static float x[TRIPLES][3], want[TRIPLES], got[TRIPLES];
+  special_rows(x);
+  const char *ops[] = {"npu_vu_reduce_fmax_f32", "npu_vu_reduce_fmin_f32"};
+  for (int k = 0; k < 2; k++) {
+    const char *defs[] = {"ROWS=512", "COLS=3", "LD=3", NULL};
+    char *src = simt_kernel_source(ops[k], defs);
+    TccUnit *u = simt_compile(src, ops[k]);
+    free(src);
+    void (*sem)(float *, const float (*)[3]) = (void (*)(float *, const float (*)[3]))tcc_unit_symbol(u, ops[k]);
+    cr_assert_not_null(sem);
+    sem(want, (const float (*)[3])x);
+    NpuSim *s = simt_new();
+    float *va = npu_scope_base(NPU_VU_VM, 0), *vd = va + TRIPLES * 3;
+    memcpy(va, x, sizeof x);
+    if (k == 0) npu_vu_reduce_fmax_f32(vd, va, TRIPLES, 3, 3);
+    else npu_vu_reduce_fmin_f32(vd, va, TRIPLES, 3, 3);
+    npusim_finish(s);
+    cr_assert(!npusim_failed(s), "%s", npusim_error(s));
+    memcpy(got, vd, sizeof got);
+    bits_equal(want, got, TRIPLES, ops[k]);
+    simt_free(s);
+    tcc_unit_free(u);
+  }
+}
+
+Test(isel, a_running_fmaxf_or_fminf_over_a_row_is_one_vu_reduction) {
+  static const char kernel[] = "#include <math.h>\n"
+                               "void k(const float x[512][3], float hi[512], float lo[512]) {\n"
+                               "  for (int r = 0; r < 512; r++) {\n"
+                               "    float m = x[r][0];\n"
+                               "    for (int c = 1; c < 3; c++)\n"
+                               "      m = fmaxf(m, x[r][c]);\n"
+                               "    hi[r] = m;\n"
+                               "  }\n"
+                               "  for (int r = 0; r < 512; r++) {\n"
+                               "    lo[r] = x[r][0];\n"
+                               "    for (int c = 1; c < 3; c++)\n"
+                               "      lo[r] = fminf(lo[r], x[r][c]);\n"
+                               "  }\n"
+                               "}\n";
+  NpgSession *s = open_ok(kernel, "#pragma npu schedule(k, v)\n"
+                                  "#pragma npu expand(m)\n"
+                                  "#pragma npu cache_read(x, vu_vm, root, x_vm)\n"
+                                  "#pragma npu cache_write(hi, vu_vm, root, hi_vm)\n"
+                                  "#pragma npu cache_write(lo, vu_vm, root, lo_vm)\n"
+                                  "#pragma npu vectorize(r_1)\n"
+                                  "#pragma npu vectorize(r_2)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "npu_vu_reduce_fmax_f32(&hi_vm[0], &x_vm[0][0], 512, 3, 3);");
+  has(c, "npu_vu_reduce_fmin_f32(&lo_vm[0], &x_vm[0][0], 512, 3, 3);");
+  static float x[TRIPLES][3], want[2][TRIPLES], got[2][TRIPLES];
+  special_rows(x);
+  NpgJit *ref = npg_jit_reference(s, v), *var = npg_jit_variant(s, v);
+  cr_assert_null(npg_jit_error(ref), "%s", npg_jit_error(ref));
+  cr_assert_null(npg_jit_error(var), "%s", npg_jit_error(var));
+  void *ra[] = {x, want[0], want[1]}, *va[] = {x, got[0], got[1]};
+  cr_assert(npg_jit_run(ref, ra), "%s", npg_jit_error(ref));
+  cr_assert(npg_jit_run(var, va), "%s", npg_jit_error(var));
+  bits_equal(want[0], got[0], TRIPLES, "fmaxf");
+  bits_equal(want[1], got[1], TRIPLES, "fminf");
+  npg_jit_free(ref);
+  npg_jit_free(var);
+  npg_close(s);
 }
