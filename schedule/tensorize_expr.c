@@ -481,6 +481,8 @@ bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s) {
   if (s->kind == EX_VAR && tensorize_unit_value(m, s->var, &uv)) /* a loop that runs once: its start */
     return (ir_const_int(u, &c) && c == uv && type_same(u->type, s->type)) ||
            tensorize_differ(m, "the intrinsic's counter here belongs to a loop the nest does not have (it runs once)", u, s);
+  if (u->kind != s->kind && s->kind == EX_LOAD && (u->kind == EX_INT || u->kind == EX_FLOAT))
+    return tensorize_differ(m, "a constant where the intrinsic reads a vector operand (an array)", u, s);
   if (u->kind != s->kind) return tensorize_differ(m, "the expressions differ", u, s);
   if (!type_same(u->type, s->type)) return tensorize_differ(m, "the types differ", u, s);
   switch (u->kind) {
