@@ -374,3 +374,28 @@ Test(isel, a_running_fmaxf_or_fminf_over_a_row_is_one_vu_reduction) {
   npg_jit_free(var);
   npg_close(s);
 }
+
+/* A sequence under a split's tail guard (100 = 64 + 36): each instruction
+ * runs over the tile the guard allows (npu_clamp), the temporary too.
+ * Before: the guard hid the statement from the cover, and vectorize
+ * stayed a hint (an error under strict). */
+Test(isel, a_sequence_runs_under_a_tail_guard) {
+  NpgSession *s = open_ok("void k(const float a[4][100], const float b[4][100], const float c[4][100], float y[4][100]) {\n"
+                          "  for (int r = 0; r < 4; r++)\n"
+                          "    for (int i = 0; i < 100; i++)\n"
+                          "      y[r][i] = (a[r][i] + b[r][i]) * c[r][i];\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu split(i, 64, io, ii)\n"
+                          "#pragma npu cache_read(a, vu_vm, r, a_vm)\n"
+                          "#pragma npu cache_read(b, vu_vm, r, b_vm)\n"
+                          "#pragma npu cache_read(c, vu_vm, r, c_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, r, y_vm)\n"
+                          "#pragma npu vectorize(ii)\n"
+                          "#pragma npu strict\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "npu_vu_add_f32(&y_vm_t1[0], &a_vm[0][io * 64], &b_vm[0][io * 64], npu_clamp(100 - io * 64, 64));");
+  has(c, "npu_vu_mul_f32(&y_vm[0][io * 64], &y_vm_t1[0], &c_vm[0][io * 64], npu_clamp(100 - io * 64, 64));");
+  has(c, "s1_t1 (line 4), s1 (line 4)"); /* the first instruction's statement has a name of its own */
+  npg_close(s);
+}
