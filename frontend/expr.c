@@ -253,6 +253,8 @@ static Expr *subscript(Fe *fe, TSNode n) {
 static Expr *identifier(Fe *fe, TSNode n) {
   const char *name = fe_text(fe, n);
   Sym *y = fe_lookup(fe, name);
+  Expr *std = y ? NULL : fe_std_constant(fe, n, name);
+  if (std) return std;
   if (!y) fe_error(fe, n, "'%s' is not declared", name);
   if (y->kind == SYM_DEFINE) {
     if (!y->value) longjmp(fe->fail, 1); /* its #define was refused */
@@ -296,6 +298,11 @@ static Expr *call(Fe *fe, TSNode n) {
   }
   if (!fe_is(fn, "identifier")) fe_error(fe, fn, "only calls to <math.h> functions are supported");
   const char *name = fe_text(fe, fn);
+  const Sym *hides = fe_lookup(fe, name); /* a local may have a <math.h> function's name (frontend/scope.c) */
+  if (hides && (hides->kind == SYM_VAR || hides->kind == SYM_BUF))
+    fe_error(fe, fn, "'%s' is %s here (declared at line %d), which hides the <math.h> function; rename the local",
+             name, hides->kind == SYM_BUF ? "a local array" : "a local variable",
+             hides->kind == SYM_BUF ? hides->buf->loc.line : hides->var->loc.line);
   const MathFn *m = math_fn(name); /* a kernel cannot have a <math.h> name (ir/reserved.c) */
   if (!m && fe_names_kernel(fe, n))
     fe_error(fe, fn, "'%s' is a kernel: it returns nothing; call it as a statement, '%s(...);'", name, name);

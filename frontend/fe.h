@@ -93,6 +93,7 @@ typedef struct {
   bool intrinsic_file; /* a semantics kernel of npu_intrinsics/: its kernel has an npu_ name */
   bool arith_error;    /* the last error was fe_arith_error's (an error whatever the text means) */
   TSNode root;         /* the file's syntax tree (frontend/call.c looks for kernels defined later) */
+  unsigned included;   /* the standard headers the file includes, a bit each (frontend/preproc.c) */
 } Fe;
 
 /* cst.c: tree-sitter helpers */
@@ -122,6 +123,8 @@ Sym *fe_declare(Fe *fe, TSNode at, const char *name, SymKind kind);
 Sym *fe_declare_global(Fe *fe, const char *name, SymKind kind);
 /* Refuses a reserved name (ir/reserved.c) for a `what` ("parameter"...). */
 void fe_check_name(Fe *fe, TSNode at, const char *name, const char *what);
+/* The same for a block's local, which may hide a <math.h> function. */
+void fe_check_local_name(Fe *fe, TSNode at, const char *name, const char *what);
 Var *fe_new_var(Fe *fe, const char *name, const Type *t, VarKind kind, SrcLoc loc);
 VarInfo *fe_vinfo(Fe *fe, const Var *v);
 
@@ -179,6 +182,13 @@ Kernel *fe_kernel(Fe *fe, TSNode fn);
 /* preproc.c: #define, #include, #pragma at file level */
 void fe_define(Fe *fe, TSNode n);
 void fe_include(Fe *fe, TSNode n);
+/* Does the file include the standard header ("stdint.h"), or one that
+ * includes it (<inttypes.h> includes <stdint.h>)? */
+bool fe_included(const Fe *fe, const char *header);
+/* frontend/std_constants.c: the standard headers' constant `name`
+ * (INT32_MIN, INFINITY, FLT_MAX) as an expression of its type, or NULL
+ * when it is none; an error when its header is not included. */
+Expr *fe_std_constant(Fe *fe, TSNode n, const char *name);
 void fe_pragma(Fe *fe, TSNode n);
 /* macros.c: the file with its function-like macros expanded and its #if
  * groups resolved, or NULL when it has neither (then it is read as it is);

@@ -17,8 +17,23 @@ void fe_include(Fe *fe, TSNode n) {
     fe_error(fe, path, "only standard headers can be included (#include <...>), not %s", p);
   size_t len = strlen(p);
   for (size_t i = 0; i < sizeof std_headers / sizeof std_headers[0]; i++)
-    if (len == strlen(std_headers[i]) + 2 && !strncmp(p + 1, std_headers[i], len - 2)) return;
+    if (len == strlen(std_headers[i]) + 2 && !strncmp(p + 1, std_headers[i], len - 2)) {
+      fe->included |= 1u << i;
+      return;
+    }
   fe_error(fe, path, "header %s is not supported in kernels", p);
+}
+
+static int header_bit(const char *header) {
+  for (size_t i = 0; i < sizeof std_headers / sizeof std_headers[0]; i++)
+    if (!strcmp(std_headers[i], header)) return (int)i;
+  return -1;
+}
+
+bool fe_included(const Fe *fe, const char *header) {
+  int b = header_bit(header);
+  if (b >= 0 && fe->included >> b & 1) return true;
+  return !strcmp(header, "stdint.h") && fe_included(fe, "inttypes.h");
 }
 
 /* The body must keep its meaning when substituted: one constant, a name,

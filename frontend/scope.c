@@ -9,6 +9,14 @@ void fe_check_name(Fe *fe, TSNode at, const char *name, const char *what) {
   if (why) fe_error(fe, at, "the %s name '%s' is reserved: %s", what, name, why);
 }
 
+/* A local of a block (a variable, an array, a loop counter) hides a
+ * <math.h> function of its name there, as in C (`int remainder = x % 3;`):
+ * only the file-scope names and the macros stay reserved. A call of the
+ * function where the local hides it is refused at the call. */
+void fe_check_local_name(Fe *fe, TSNode at, const char *name, const char *what) {
+  if (!ir_is_math_function(name)) fe_check_name(fe, at, name, what);
+}
+
 void fe_push_scope(Fe *fe) {
   Scope *s = ARENA_NEW(fe->arena, Scope);
   s->up = fe->scope;

@@ -42,7 +42,7 @@ static Stmt *local_array(Fe *fe, TSNode decl, const Type *t, TSNode value, bool 
   /* Declarators nest outside-in: A[2][3] has the [3] on the outside. */
   Buffer *b = ARENA_NEW(fe->arena, Buffer);
   b->name = fe_text(fe, d);
-  fe_check_name(fe, d, b->name, "local array");
+  fe_check_local_name(fe, d, b->name, "local array");
   b->elem = t;
   b->ndim = nd;
   int64_t total = 1;
@@ -109,7 +109,7 @@ static Stmt *declaration(Fe *fe, TSNode n) {
     }
     if (!fe_is(d, "identifier")) fe_error(fe, d, "unsupported declarator");
     const char *name = fe_text(fe, d);
-    fe_check_name(fe, d, name, "local variable");
+    fe_check_local_name(fe, d, name, "local variable");
     Expr *init = NULL;
     if (has_value) {
       if (fe_is(value, "initializer_list")) fe_error(fe, value, "a scalar cannot have a braced initializer");
@@ -323,7 +323,7 @@ static Stmt *for_loop(Fe *fe, TSNode n) {
     TSNode id = fe_field(d, "declarator");
     if (!fe_is(id, "identifier")) fe_error(fe, id, "the loop counter must be a plain integer variable");
     name = fe_text(fe, id);
-    fe_check_name(fe, id, name, "loop counter");
+    fe_check_local_name(fe, id, name, "loop counter");
     lo = fe_expr(fe, fe_field(d, "value"));
   } else if (fe_is(init, "assignment_expression")) {
     TSNode id = fe_field(init, "left");

@@ -112,6 +112,8 @@ static const char *pattern_why(const char *name) {
   return NULL;
 }
 
+bool ir_is_math_function(const char *name) { return name && math_function(name); }
+
 const char *ir_reserved_why(const char *name) {
   if (!name || !name[0]) return NULL;
   if (listed(keywords, name)) return "it is a C keyword";

@@ -3,6 +3,7 @@
  * for abs, npu_intrinsics.h when it uses the NPU (an intrinsic's nest or
  * an on-chip buffer). Read from the scheduled IR: the lowering adds no
  * type, call or NPU use that is not there. */
+#include <math.h>
 #include <string.h>
 
 #include "lower/lower.h"
@@ -22,6 +23,7 @@ static bool need_visit(const Expr *e, void *ctx) {
   need_type(n, e->type);
   if (e->kind == EX_CALL && !strcmp(e->text, "abs")) n->stdlib = true;
   else if (e->kind == EX_CALL) n->math = true;
+  else if (e->kind == EX_FLOAT && !isfinite(e->fval)) n->math = true; /* INFINITY, NAN: no literal spells them */
   return true;
 }
 

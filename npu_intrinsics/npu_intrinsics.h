@@ -174,6 +174,14 @@ void npu_vu_reduce_max_f32_at(const char *file, int line, float *dst, const floa
 #define npu_vu_reduce_max_i32(...) npu_vu_reduce_max_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_reduce_sum_f32(...) npu_vu_reduce_sum_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_reduce_max_f32(...) npu_vu_reduce_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+/* C's fmaxf / fminf running over each row, from its first element (a NaN
+ * operand gives the other, equal operands the second) */
+void npu_vu_reduce_fmax_f32_at(const char *file, int line, float *dst, const float *a,
+                               int rows, int cols, int ld);
+void npu_vu_reduce_fmin_f32_at(const char *file, int line, float *dst, const float *a,
+                               int rows, int cols, int ld);
+#define npu_vu_reduce_fmax_f32(...) npu_vu_reduce_fmax_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_reduce_fmin_f32(...) npu_vu_reduce_fmin_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- VU f32 ops for row-wise kernels (softmax, layernorm) ----
  * 2-D boxes: r < rows, c < cols; dst row r at dst + r*ldd, a row r at

@@ -21,8 +21,11 @@
  * instruction is the statement itself, with the operands' values in their
  * place, in the nest's own order. Computing an operand where C would not
  * (the branch of a ?: not taken) changes nothing: the kernel language has
- * no side effects, and the VU's arithmetic does not trap. The
- * temporaries are new vu_vm arrays,
+ * no side effects, and the VU's arithmetic does not trap. Under a split's
+ * tail guard (an if with no else right around the statement) each
+ * instruction's nest is a copy of the nest with the guard: a temporary's
+ * element is written and read only where the guard holds, in the same
+ * iterations as the statement. The temporaries are new vu_vm arrays,
  * placed and checked against the scope's capacity like every on-chip
  * buffer (schedule/placement.c). */
 #include "schedule/isel.h"
@@ -61,6 +64,14 @@ static Stmt *only_child(Stmt *body) {
   return body && !body->next ? body : NULL;
 }
 
+/* st, or the one statement under st when st is an if without an else (a
+ * split's tail guard, `if (jo * 12 + ji < 16)`): each piece's nest is a
+ * copy of the nest, guard and all, so each instruction runs where the
+ * statement ran. */
+static Stmt *guarded_leaf(Stmt *st) {
+  return st && st->kind == ST_IF && !st->else_s ? only_child(st->then_s) : st;
+}
+
 /* loop, then loops each the whole body of the one before, down to one
  * assignment; each runs by 1 between constants (the temporaries' extents). */
 static bool nest_shape(Cover *c) {
@@ -73,6 +84,7 @@ static bool nest_shape(Cover *c) {
     c->chain[c->depth++] = cur;
     cur = only_child(cur->body);
   }
+  cur = guarded_leaf(cur);
   if (!cur || cur->kind != ST_ASSIGN || cur->lhs->kind != EX_LOAD) return false;
   c->leaf = cur;
   return true;
@@ -276,10 +288,8 @@ static Stmt *piece_nest(Cover *c, const Piece *p, const char *suffix) {
     for (Stmt *l = nest; l && l->kind == ST_FOR; l = only_child(l->body)) {
       l->name = sched_derived_name(c->s, l->name, suffix);
       l->var->name = l->name;
-      if (l->body && only_child(l->body) && only_child(l->body)->kind == ST_ASSIGN) {
-        Stmt *a = only_child(l->body);
-        if (a->name) a->name = sched_derived_name(c->s, a->name, suffix);
-      }
+      Stmt *a = guarded_leaf(only_child(l->body));
+      if (a && a->kind == ST_ASSIGN && a->name) a->name = sched_derived_name(c->s, a->name, suffix);
     }
   }
   nest->intrin = p->intrin;

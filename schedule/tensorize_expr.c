@@ -404,6 +404,59 @@ static int int_above(Match *m, const Expr *u, const Expr *s) {
   return tensorize_match_expr(m, e, s->a) && bind_operand(m, s->b->var, ir_int(m->a, k + 1, s->b->type, c->loc)) ? 1 : -1;
 }
 
+/* An integer select that is min(x, y) (want_min) or max(x, y): `x < y ?
+ * x : y`, `x >= y ? y : x` and the like; its operands in x and y. */
+static bool min_max(const Expr *e, bool want_min, const Expr **x, const Expr **y) {
+  if (e->kind != EX_COND || e->a->kind != EX_BINARY || !type_is_integer(e->type)) return false;
+  const Expr *p = e->a->a, *q = e->a->b;
+  bool less = e->a->op == OP_LT || e->a->op == OP_LE, more = e->a->op == OP_GT || e->a->op == OP_GE;
+  if (!(less || more) || !type_is_integer(p->type) || !type_is_integer(q->type)) return false;
+  bool picks_p = ir_expr_same(e->b, p) && ir_expr_same(e->c, q), picks_q = ir_expr_same(e->b, q) && ir_expr_same(e->c, p);
+  if (!(picks_p || picks_q) || (less == picks_p) != want_min) return false;
+  *x = p, *y = q;
+  return true;
+}
+
+/* min or max of x and a constant k (in either order). */
+static bool bound_by(const Expr *e, bool want_min, const Expr **x, int64_t *k) {
+  const Expr *p, *q;
+  if (!min_max(e, want_min, &p, &q)) return false;
+  if (ir_const_int(q, k)) return *x = p, true;
+  if (ir_const_int(p, k)) return *x = q, true;
+  return false;
+}
+
+/* e clamps an integer x to [lo, hi], lo <= hi constants, in one of the
+ * forms C programmers write (all equal for every x then, and x has no
+ * side effects to repeat): `x < lo ? lo : x > hi ? hi : x` (the
+ * semantics'), min(max(x, lo), hi) (TFLite's std::max then std::min,
+ * each a select), max(min(x, hi), lo). */
+static bool clamp_form(const Expr *e, const Expr **x, int64_t *lo, int64_t *hi) {
+  const Expr *in, *x2;
+  if (bound_by(e, true, &in, hi) && bound_by(in, false, x, lo)) return *lo <= *hi;
+  if (bound_by(e, false, &in, lo) && bound_by(in, true, x, hi)) return *lo <= *hi;
+  if (e->kind != EX_COND || e->c->kind != EX_COND || e->a->kind != EX_BINARY || e->c->a->kind != EX_BINARY) return false;
+  const Expr *t = e->a, *t2 = e->c->a;
+  if ((t->op != OP_LT || t2->op != OP_GT) || !ir_const_int(t->b, lo) || !ir_const_int(t2->b, hi)) return false;
+  *x = t->a, x2 = t2->a;
+  int64_t b, b2;
+  return ir_expr_same(x2, *x) && ir_expr_same(e->c->c, *x) && ir_const_int(e->b, &b) && b == *lo &&
+         ir_const_int(e->c->b, &b2) && b2 == *hi && *lo <= *hi && type_is_integer((*x)->type);
+}
+
+/* Two clamps of different forms (clamp_form): the same bounds, and the
+ * clamped values match. 0: not both clamps; -1: they are, and differ. */
+static int clamp_select(Match *m, const Expr *u, const Expr *s) {
+  const Expr *ux, *sx;
+  int64_t ulo, uhi, slo, shi;
+  if (!clamp_form(u, &ux, &ulo, &uhi) || !clamp_form(s, &sx, &slo, &shi) || !type_same(u->type, s->type)) return 0;
+  if (ulo != slo || uhi != shi) {
+    tensorize_differ(m, "the clamps' bounds differ", u, s);
+    return -1;
+  }
+  return tensorize_match_expr(m, ux, sx) ? 1 : -1;
+}
+
 bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s) {
   m->progress++;
   const Expr *truth = u && s && u->kind == EX_COND && s->kind == EX_COND && s->a->kind == EX_LOAD ? truth_of(u->a) : NULL;
@@ -415,6 +468,8 @@ bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s) {
   if (odd) return odd > 0;
   int above = int_above(m, u, s);
   if (above) return above > 0;
+  int clamp = clamp_select(m, u, s);
+  if (clamp) return clamp > 0;
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && tensorize_is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
     return bind_operand(m, s->var, u);
@@ -426,6 +481,8 @@ bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s) {
   if (s->kind == EX_VAR && tensorize_unit_value(m, s->var, &uv)) /* a loop that runs once: its start */
     return (ir_const_int(u, &c) && c == uv && type_same(u->type, s->type)) ||
            tensorize_differ(m, "the intrinsic's counter here belongs to a loop the nest does not have (it runs once)", u, s);
+  if (u->kind != s->kind && s->kind == EX_LOAD && (u->kind == EX_INT || u->kind == EX_FLOAT))
+    return tensorize_differ(m, "a constant where the intrinsic reads a vector operand (an array)", u, s);
   if (u->kind != s->kind) return tensorize_differ(m, "the expressions differ", u, s);
   if (!type_same(u->type, s->type)) return tensorize_differ(m, "the types differ", u, s);
   switch (u->kind) {

@@ -228,6 +228,9 @@ bool sim_vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv, 
 /* The bound simulator for VU op `op` with a size n >= 0; NULL when there
  * is none, it has failed, or n < 0 (recorded). */
 NpuSim *sim_vu_enter(const char *file, int line, const char *op, int n, Site *site);
+/* vu_family.c: C's fmaxf and fminf as the VU computes them (its fmax and fmin) */
+float sim_vu_fmax(float x, float y);
+float sim_vu_fmin(float x, float y);
 
 /* trace.c */
 void trace_event(NpuSim *s, int track, uint64_t start, uint64_t dur, const char *name,

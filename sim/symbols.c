@@ -14,6 +14,7 @@ static const NpuSimSymbol table[] = {
     SYM(npu_vu_requant_i8_at),     SYM(npu_vu_reduce_sum_i32_at),
     SYM(npu_vu_reduce_max_i32_at), SYM(npu_vu_reduce_sum_f32_at),
     SYM(npu_vu_reduce_max_f32_at), SYM(npu_barrier_at),
+    SYM(npu_vu_reduce_fmax_f32_at), SYM(npu_vu_reduce_fmin_f32_at),
     SYM(npu_vu_fill_i32_at),       SYM(npu_vu_macs_i8_i32_at),
     SYM(npu_vu_exp_f32_at),        SYM(npu_vu_add_rows_f32_at),
     SYM(npu_vu_sub_rows_f32_at),   SYM(npu_vu_mul_rows_f32_at),

@@ -129,6 +129,9 @@ VU_REDUCE(npu_vu_reduce_sum_i32, int32_t, 0, 0, (int32_t)((uint32_t)acc + (uint3
 VU_REDUCE(npu_vu_reduce_max_i32, int32_t, row[0], 1, x > acc ? x : acc)
 VU_REDUCE(npu_vu_reduce_sum_f32, float, 0.0f, 0, acc + x)
 VU_REDUCE(npu_vu_reduce_max_f32, float, row[0], 1, x > acc ? x : acc)
+/* C's fmaxf and fminf running over a row (the VU families' fmax and fmin) */
+VU_REDUCE(npu_vu_reduce_fmax_f32, float, row[0], 1, sim_vu_fmax(acc, x))
+VU_REDUCE(npu_vu_reduce_fmin_f32, float, row[0], 1, sim_vu_fmin(acc, x))
 
 void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value) {
   const char *op = "npu_vu_fill_i32";

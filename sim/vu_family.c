@@ -47,6 +47,10 @@ static float vu_fmin(float x, float y) {
   return x < y ? x : y;
 }
 
+/* The same for the row reductions of sim/vu.c. */
+float sim_vu_fmax(float x, float y) { return vu_fmax(x, y); }
+float sim_vu_fmin(float x, float y) { return vu_fmin(x, y); }
+
 #define VU_ARG(name, p, T, mode) {name, p, (int64_t)n * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), mode}
 #define VU_MASK_ARG(p) {"m", p, (int64_t)n, 1, 0, 1, OP_READ}
 #define VU_WORK(T) ((uint64_t)n * sizeof(T))

@@ -399,3 +399,101 @@ Test(expand, an_initialized_local_read_in_an_inner_loop_is_an_array_over_its_own
   has(c, "y[r][c] = x[r][c] * inv[r];");
   npg_close(s);
 }
+
+/* TFLite's reference convolution ends with its accumulator reassigned in
+ * sequence: the bias, the requantisation (SaturatingRoundingDoublingHighMul
+ * and RoundingDivideByPOT written out with int64), the output offset, the
+ * activation clamp as std::max then std::min. fold (schedule/fold.c)
+ * makes the chain one expression in the store: bit-exact, the
+ * reassignments gone. */
+static const char *tflite_chain =
+    "#include <stdint.h>\n"
+    "void k(const int8_t in[8][16], const int8_t w[16][64], const int32_t bias[64], const int32_t mult[64],\n"
+    "       const int32_t shift[64], int8_t out[8][64], int32_t output_offset) {\n"
+    "  for (int p = 0; p < 8; p++)\n"
+    "    for (int oc = 0; oc < 64; oc++) {\n"
+    "      int32_t acc = 0;\n"
+    "      for (int ic = 0; ic < 16; ic++)\n"
+    "        acc += in[p][ic] * w[ic][oc];\n"
+    "      acc += bias[oc];\n"
+    "      int64_t ab = (int64_t)acc * mult[oc];\n"
+    "      int32_t high = acc == (-2147483647 - 1) && mult[oc] == (-2147483647 - 1) ? 2147483647\n"
+    "                     : (int32_t)((ab + (ab >= 0 ? (1 << 30) : 1 - (1 << 30))) / ((int64_t)1 << 31));\n"
+    "      int32_t mask = (int32_t)(((int64_t)1 << -shift[oc]) - 1);\n"
+    "      acc = (high >> -shift[oc]) + ((high & mask) > (mask >> 1) + (high < 0 ? 1 : 0) ? 1 : 0);\n"
+    "      acc += output_offset;\n"
+    "      acc = acc > -128 ? acc : -128;\n"
+    "      acc = acc < 127 ? acc : 127;\n"
+    "      out[p][oc] = (int8_t)acc;\n"
+    "    }\n"
+    "}\n"
+    "#pragma npu inputs(k, mult, 1073741824, 2147483647)\n"
+    "#pragma npu inputs(k, shift, -31, -1)\n"
+    "#pragma npu inputs(k, output_offset, -128, 127)\n";
+
+Test(expand, fold_makes_a_reassigned_accumulator_one_expression) {
+  NpgSession *s = open_ok(tflite_chain, "#pragma npu schedule(k, tail)\n"
+                                        "#pragma npu fold(s8)\n"
+                                        "#pragma npu schedule(k, all)\n"
+                                        "#pragma npu compute_inline(s4)\n"
+                                        "#pragma npu compute_inline(s5)\n"
+                                        "#pragma npu compute_inline(s6)\n"
+                                        "#pragma npu fold(s3)\n"
+                                        "#pragma npu expand(acc)\n");
+  const char *c = npg_emit_source(s, checked(s, "tail"));
+  has(c, "const int s11_val = acc + output_offset > -128 ? acc + output_offset : -128;");
+  has(c, "out[p][oc] = (int8_t)(s11_val < 127 ? s11_val : 127);");
+  lacks(c, "acc += output_offset;");
+  lacks(c, "acc = acc > -128");
+  c = npg_emit_source(s, checked(s, "all"));
+  has(c, "int32_t acc[8][64];");
+  lacks(c, "acc[p][oc] += bias[oc];");
+  has(c, "const int32_t s11_val = ((acc[p][oc] + bias[oc] == -2147483647 - 1 && mult[oc] == -2147483647 - 1 ?");
+  has(c, "out[p][oc] = (int8_t)(s11_val2 < 127 ? s11_val2 : 127);");
+  npg_close(s);
+}
+
+Test(expand, fold_refusals_say_why) {
+  refused(tflite_chain, "#pragma npu schedule(k, v)\n#pragma npu fold(s11)\n",
+          "k.c:25:18: error: fold: s11 (line 18) does not assign a scalar local");
+  refused(tflite_chain, "#pragma npu schedule(k, v)\n#pragma npu fold(s2)\n",
+          "k.c:25:18: error: fold: acc is not declared in the block of s2 (line 8): a value it holds may be read "
+          "after the block");
+  refused(tflite_chain, "#pragma npu schedule(k, v)\n#pragma npu fold(s4)\n",
+          "k.c:25:18: error: fold: s4 (line 10) does not assign a scalar local");
+  /* the chain's value must reach a statement right after it */
+  static const char *read_later =
+      "void k(const float x[16], float y[16], float z[16]) {\n"
+      "  for (int i = 0; i < 16; i++) {\n"
+      "    float t = x[i];\n"
+      "    t = t * 2.0f;\n"
+      "    y[i] = t;\n"
+      "    z[i] = t;\n"
+      "  }\n"
+      "}\n";
+  refused(read_later, "#pragma npu schedule(k, v)\n#pragma npu fold(s2)\n",
+          "k.c:10:18: error: fold: t is used after s3 (line 5), which would read the value the chain stores");
+  static const char *outside =
+      "void k(const float x[16], float y[16]) {\n"
+      "  float t = 0.0f;\n"
+      "  for (int i = 0; i < 16; i++) {\n"
+      "    t = x[i] * 2.0f;\n"
+      "    y[i] = t;\n"
+      "  }\n"
+      "  y[0] = t;\n"
+      "}\n";
+  refused(outside, "#pragma npu schedule(k, v)\n#pragma npu fold(s2)\n",
+          "k.c:10:18: error: fold: t is not declared in the block of s2 (line 4): a value it holds may be read "
+          "after the block");
+  static const char *converts =
+      "#include <stdint.h>\n"
+      "void k(const int8_t x[16], int8_t y[16]) {\n"
+      "  for (int i = 0; i < 16; i++) {\n"
+      "    int8_t t = x[i];\n"
+      "    t += 1;\n"
+      "    y[i] = t;\n"
+      "  }\n"
+      "}\n";
+  refused(converts, "#pragma npu schedule(k, v)\n#pragma npu fold(s2)\n",
+          "k.c:10:18: error: fold: s2 (line 5) converts: `t op= e` with e of type int is not `t = t op e` in int8_t");
+}

@@ -144,8 +144,8 @@ Test(hostile, reserved_names_are_refused_everywhere) {
           "k.c:1:9: error: the macro name '__N' is reserved: C reserves names that begin with __ or with _ and a capital letter");
   refused("void k(float B[64]) {\n  for (int i = 0; i < 64; i++) {\n    free: B[i] = 1;\n  }\n}\n",
           "k.c:3:5: error: the label name 'free' is reserved: <stdlib.h> declares it");
-  refused("void k(float B[64]) {\n  for (int exp = 0; exp < 64; exp++) B[exp] = 1;\n}\n",
-          "k.c:2:12: error: the loop counter name 'exp' is reserved: <math.h> declares it");
+  refused("void k(float B[64]) {\n  for (int isnan = 0; isnan < 64; isnan++) B[isnan] = 1;\n}\n",
+          "k.c:2:12: error: the loop counter name 'isnan' is reserved: <math.h> declares it");
   refused("void k(float B[64]) {\n  float NAN = 0.0f;\n  B[0] = NAN;\n}\n",
           "k.c:2:9: error: the local variable name 'NAN' is reserved: <math.h> declares it");
   refused("void k(float B[64]) {\n  float uint24_t[4];\n  uint24_t[0] = 1;\n  B[0] = uint24_t[0];\n}\n",

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npu_intrinsics.h"
 #include "test_sched_util.h"
+#include "test_sim_util.h"
 
 static const char pool[] =
     "#include <math.h>\n"
@@ -225,5 +227,175 @@ Test(isel, temporaries_that_do_not_fit_are_refused) {
   has(npg_errors(s), "vectorize");
   has(npg_errors(s), "y_vm_t1");
   has(npg_errors(s), "vu_vm");
+  npg_close(s);
+}
+
+/* TFLite clamps with std::max then std::min (here each a select of a
+ * reassignment, folded into the store): min(max(q, -128), 127) is the
+ * requantisation op's `q < -128 ? -128 : q > 127 ? 127 : q` for every
+ * int q. Before: "the expressions differ". A clamp to other bounds
+ * ([-127, 127], a symmetric int8) is not the op's. */
+static const char *tflite_clamp(int lo) {
+  static char src[2048];
+  snprintf(src, sizeof src,
+           "#include <stdint.h>\n"
+           "void k(const int32_t X[4][64], int8_t Y[4][64], int32_t multiplier, int shift, int32_t zp) {\n"
+           "  for (int r = 0; r < 4; r++)\n"
+           "    for (int c = 0; c < 64; c++) {\n"
+           "      int32_t acc = X[r][c];\n"
+           "      int64_t ab = (int64_t)acc * multiplier;\n"
+           "      int32_t high = acc == (-2147483647 - 1) && multiplier == (-2147483647 - 1) ? 2147483647\n"
+           "                     : (int32_t)((ab + (ab >= 0 ? (1 << 30) : 1 - (1 << 30))) / ((int64_t)1 << 31));\n"
+           "      int32_t mask = (int32_t)(((int64_t)1 << -shift) - 1);\n"
+           "      acc = (high >> -shift) + ((high & mask) > (mask >> 1) + (high < 0 ? 1 : 0) ? 1 : 0);\n"
+           "      acc += zp;\n"
+           "      acc = acc > %d ? acc : %d;\n"
+           "      acc = acc < 127 ? acc : 127;\n"
+           "      Y[r][c] = (int8_t)acc;\n"
+           "    }\n"
+           "}\n"
+           "#pragma npu inputs(k, multiplier, 1073741824, 2147483647)\n"
+           "#pragma npu inputs(k, shift, -31, -1)\n"
+           "#pragma npu inputs(k, zp, -128, 127)\n"
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu compute_inline(s2)\n"
+           "#pragma npu compute_inline(s3)\n"
+           "#pragma npu compute_inline(s4)\n"
+           "#pragma npu fold(s5)\n"
+           "#pragma npu compute_inline(s1)\n"
+           "#pragma npu cache_read(X, vu_vm, r, X_vm)\n"
+           "#pragma npu cache_write(Y, vu_vm, r, Y_vm)\n"
+           "#pragma npu tensorize(c, npu_vu_requant_q31_i8)\n",
+           lo, lo);
+  return src;
+}
+
+Test(isel, tflites_max_then_min_clamp_is_the_requantisation_ops) {
+  NpgSession *s = open_ok(tflite_clamp(-128), "");
+  int v = checked(s, "v");
+  has(npg_emit_source(s, v), "npu_vu_requant_q31_i8(&Y_vm[0][0], &X_vm[0][0], 64, multiplier, shift, zp);");
+  npg_close(s);
+  const char *other = tflite_clamp(-127);
+  NpgSession *o = npg_open_string("k.c", other, strlen(other));
+  cr_assert_eq(npg_error_count(o), 1, "%s", npg_errors(o));
+  has(npg_errors(o), "the clamps' bounds differ");
+  npg_close(o);
+}
+
+/* A running fmaxf or fminf over a row, as a softmax's max is often
+ * written, is the VU's reduce_fmax / reduce_fmin (C's fmaxf over the row
+ * from its first element). npu_vu_reduce_max_f32's `a > m ? a : m` is not
+ * it: a NaN first element stays NaN there (fmaxf gives the next element),
+ * and on equal operands (-0, +0) it keeps the running value (fmaxf gives
+ * the second). The simulator against the semantics kernels, every ordered
+ * triple of specials a row; then a kernel's running fmaxf and fminf
+ * tensorized, bit-exact with the kernel as written on the same rows.
+ * Before: no instruction computed them (the nest stayed on the CU). */
+static const float specials[] = {0.0f, -0.0f, NAN, -NAN, INFINITY, -INFINITY, 1.0f, -2.5f};
+enum { NSPEC = sizeof specials / sizeof specials[0], TRIPLES = NSPEC * NSPEC * NSPEC };
+
+static void special_rows(float x[TRIPLES][3]) {
+  for (int r = 0; r < TRIPLES; r++)
+    for (int c = 0; c < 3; c++) x[r][c] = specials[r / (c == 0 ? 1 : c == 1 ? NSPEC : NSPEC * NSPEC) % NSPEC];
+}
+
+static void bits_equal(const float *want, const float *got, int n, const char *what) {
+  for (int i = 0; i < n; i++) {
+    uint32_t w, g;
+    memcpy(&w, &want[i], 4);
+    memcpy(&g, &got[i], 4);
+    cr_assert_eq(w, g, "%s row %d: the kernel %08x, the VU %08x", what, i, w, g);
+  }
+}
+
+Test(isel, the_vus_running_fmaxf_and_fminf_are_cs_on_nans_and_signed_zeros) {
+  static float x[TRIPLES][3], want[TRIPLES], got[TRIPLES];
+  special_rows(x);
+  const char *ops[] = {"npu_vu_reduce_fmax_f32", "npu_vu_reduce_fmin_f32"};
+  for (int k = 0; k < 2; k++) {
+    const char *defs[] = {"ROWS=512", "COLS=3", "LD=3", NULL};
+    char *src = simt_kernel_source(ops[k], defs);
+    TccUnit *u = simt_compile(src, ops[k]);
+    free(src);
+    void (*sem)(float *, const float (*)[3]) = (void (*)(float *, const float (*)[3]))tcc_unit_symbol(u, ops[k]);
+    cr_assert_not_null(sem);
+    sem(want, (const float (*)[3])x);
+    NpuSim *s = simt_new();
+    float *va = npu_scope_base(NPU_VU_VM, 0), *vd = va + TRIPLES * 3;
+    memcpy(va, x, sizeof x);
+    if (k == 0) npu_vu_reduce_fmax_f32(vd, va, TRIPLES, 3, 3);
+    else npu_vu_reduce_fmin_f32(vd, va, TRIPLES, 3, 3);
+    npusim_finish(s);
+    cr_assert(!npusim_failed(s), "%s", npusim_error(s));
+    memcpy(got, vd, sizeof got);
+    bits_equal(want, got, TRIPLES, ops[k]);
+    simt_free(s);
+    tcc_unit_free(u);
+  }
+}
+
+Test(isel, a_running_fmaxf_or_fminf_over_a_row_is_one_vu_reduction) {
+  static const char kernel[] = "#include <math.h>\n"
+                               "void k(const float x[512][3], float hi[512], float lo[512]) {\n"
+                               "  for (int r = 0; r < 512; r++) {\n"
+                               "    float m = x[r][0];\n"
+                               "    for (int c = 1; c < 3; c++)\n"
+                               "      m = fmaxf(m, x[r][c]);\n"
+                               "    hi[r] = m;\n"
+                               "  }\n"
+                               "  for (int r = 0; r < 512; r++) {\n"
+                               "    lo[r] = x[r][0];\n"
+                               "    for (int c = 1; c < 3; c++)\n"
+                               "      lo[r] = fminf(lo[r], x[r][c]);\n"
+                               "  }\n"
+                               "}\n";
+  NpgSession *s = open_ok(kernel, "#pragma npu schedule(k, v)\n"
+                                  "#pragma npu expand(m)\n"
+                                  "#pragma npu cache_read(x, vu_vm, root, x_vm)\n"
+                                  "#pragma npu cache_write(hi, vu_vm, root, hi_vm)\n"
+                                  "#pragma npu cache_write(lo, vu_vm, root, lo_vm)\n"
+                                  "#pragma npu vectorize(r_1)\n"
+                                  "#pragma npu vectorize(r_2)\n");
+  int v = checked(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "npu_vu_reduce_fmax_f32(&hi_vm[0], &x_vm[0][0], 512, 3, 3);");
+  has(c, "npu_vu_reduce_fmin_f32(&lo_vm[0], &x_vm[0][0], 512, 3, 3);");
+  static float x[TRIPLES][3], want[2][TRIPLES], got[2][TRIPLES];
+  special_rows(x);
+  NpgJit *ref = npg_jit_reference(s, v), *var = npg_jit_variant(s, v);
+  cr_assert_null(npg_jit_error(ref), "%s", npg_jit_error(ref));
+  cr_assert_null(npg_jit_error(var), "%s", npg_jit_error(var));
+  void *ra[] = {x, want[0], want[1]}, *va[] = {x, got[0], got[1]};
+  cr_assert(npg_jit_run(ref, ra), "%s", npg_jit_error(ref));
+  cr_assert(npg_jit_run(var, va), "%s", npg_jit_error(var));
+  bits_equal(want[0], got[0], TRIPLES, "fmaxf");
+  bits_equal(want[1], got[1], TRIPLES, "fminf");
+  npg_jit_free(ref);
+  npg_jit_free(var);
+  npg_close(s);
+}
+
+/* A sequence under a split's tail guard (100 = 64 + 36): each instruction
+ * runs over the tile the guard allows (npu_clamp), the temporary too.
+ * Before: the guard hid the statement from the cover, and vectorize
+ * stayed a hint (an error under strict). */
+Test(isel, a_sequence_runs_under_a_tail_guard) {
+  NpgSession *s = open_ok("void k(const float a[4][100], const float b[4][100], const float c[4][100], float y[4][100]) {\n"
+                          "  for (int r = 0; r < 4; r++)\n"
+                          "    for (int i = 0; i < 100; i++)\n"
+                          "      y[r][i] = (a[r][i] + b[r][i]) * c[r][i];\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu split(i, 64, io, ii)\n"
+                          "#pragma npu cache_read(a, vu_vm, r, a_vm)\n"
+                          "#pragma npu cache_read(b, vu_vm, r, b_vm)\n"
+                          "#pragma npu cache_read(c, vu_vm, r, c_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, r, y_vm)\n"
+                          "#pragma npu vectorize(ii)\n"
+                          "#pragma npu strict\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "npu_vu_add_f32(&y_vm_t1[0], &a_vm[0][io * 64], &b_vm[0][io * 64], npu_clamp(100 - io * 64, 64));");
+  has(c, "npu_vu_mul_f32(&y_vm[0][io * 64], &y_vm_t1[0], &c_vm[0][io * 64], npu_clamp(100 - io * 64, 64));");
+  has(c, "s1_t1 (line 4), s1 (line 4)"); /* the first instruction's statement has a name of its own */
   npg_close(s);
 }

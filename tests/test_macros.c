@@ -3,6 +3,10 @@
  * kernel is checked against its reference, which tcc preprocesses itself:
  * an expansion that differed from cpp's would compute something else. */
 #include <criterion/criterion.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "npugen.h"
@@ -178,4 +182,96 @@ Test(macros, scheduled_kernel_with_a_macro) {
                           "");
   checked(s, "relu_tiled");
   npg_close(s);
+}
+
+/* The standard headers' constants, as kernels write them (INT32_MIN in a
+ * requantisation, -INFINITY as a running max's start, FLT_MAX), are their
+ * values in the types C gives them. The check's reference is built from
+ * npugen's IR, so the kernel's results are compared here with the same
+ * expressions compiled by this file's compiler and headers (LIMITS_I and
+ * LIMITS_F, the kernel's text written twice): UINT32_MAX as an int or
+ * UINT16_MAX as unsigned would give other values. An infinity prints as the
+ * macro, with <math.h>. Before: "'INT32_MIN' is not declared". */
+#define LIMITS_I(a)                                                                                            \
+  ((int64_t)((a) == INT32_MIN ? INT32_MAX : (a)) + (int64_t)(((a) % 3 - 3) * UINT32_MAX) +                      \
+   (int64_t)(((a) % 3 - 3) * UINT16_MAX) + (int64_t)(((a) % 3 - 3) * UINT8_MAX) + INT64_MIN / 4 +               \
+   ((a) < INT_MIN + 1) + CHAR_BIT + (int64_t)(((a) % 5 - 5) * UINT_MAX) + ((a) % 2) * (INT64_MAX / 8) +         \
+   (int64_t)(((a) % 3 - 3) * SHRT_MAX) + ((a) < 0) * LLONG_MIN / 8)
+#define LIMITS_F(x) ((x) > 1.0f ? FLT_MAX : (x) < -1.0f ? -INFINITY : (x) > 0.5f ? HUGE_VALF : (x) * FLT_EPSILON)
+static const char limits_kernel[] =
+    "#include <stdint.h>\n"
+    "#include <limits.h>\n"
+    "#include <float.h>\n"
+    "#include <math.h>\n"
+    "void f(const int32_t a[64], const float x[64], int64_t c[64], float y[64]) {\n"
+    "  for (int i = 0; i < 64; i++) {\n"
+    "    c[i] = ((int64_t)(a[i] == INT32_MIN ? INT32_MAX : a[i]) + (int64_t)((a[i] % 3 - 3) * UINT32_MAX) +\n"
+    "            (int64_t)((a[i] % 3 - 3) * UINT16_MAX) + (int64_t)((a[i] % 3 - 3) * UINT8_MAX) + INT64_MIN / 4 +\n"
+    "            (a[i] < INT_MIN + 1) + CHAR_BIT + (int64_t)((a[i] % 5 - 5) * UINT_MAX) + (a[i] % 2) * (INT64_MAX / 8) +\n"
+    "            (int64_t)((a[i] % 3 - 3) * SHRT_MAX) + (a[i] < 0) * LLONG_MIN / 8);\n"
+    "    y[i] = x[i] > 1.0f ? FLT_MAX : x[i] < -1.0f ? -INFINITY : x[i] > 0.5f ? HUGE_VALF : x[i] * FLT_EPSILON;\n"
+    "  }\n"
+    "}\n";
+
+Test(macros, the_standard_headers_constants_have_their_values_and_types) {
+  NpgSession *s = open_ok(limits_kernel, "#pragma npu schedule(f, v)\n#pragma npu split(i, 16, io, ii)\n");
+  int v = npg_variant_index(s, "v");
+  const char *c = npg_emit_source(s, v);
+  has(c, "#include <math.h>");
+  has(c, "-INFINITY");
+  has(c, "== (-2147483647 - 1) ? 2147483647");
+  static int32_t a[64];
+  static float x[64];
+  int64_t want_c[64], got_c[64];
+  float want_y[64], got_y[64];
+  const int32_t ends[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, -1, 0, 1, -7, 8};
+  for (int i = 0; i < 64; i++) {
+    a[i] = i < 8 ? ends[i] : (i % 2 ? -1 : 1) * (i * 7919 % 100000);
+    x[i] = (float)(i - 32) / 16.0f;
+    want_c[i] = LIMITS_I(a[i]);
+    want_y[i] = LIMITS_F(x[i]);
+  }
+  for (int which = 0; which < 2; which++) { /* the IR's reference, then the variant */
+    NpgJit *j = which ? npg_jit_variant(s, v) : npg_jit_reference(s, v);
+    cr_assert_null(npg_jit_error(j), "%s", npg_jit_error(j));
+    void *args[] = {a, x, got_c, got_y};
+    cr_assert(npg_jit_run(j, args), "%s", npg_jit_error(j));
+    for (int i = 0; i < 64; i++) {
+      cr_expect_eq(got_c[i], want_c[i], "%s: c[%d] (a = %d) is %lld, not %lld", which ? "variant" : "reference", i,
+                   a[i], (long long)got_c[i], (long long)want_c[i]);
+      cr_expect(!memcmp(&got_y[i], &want_y[i], 4), "%s: y[%d] (x = %g) is %g, not %g", which ? "variant" : "reference",
+                i, x[i], got_y[i], want_y[i]);
+    }
+    npg_jit_free(j);
+  }
+  npg_close(s);
+  first_error("void f(const float x[4], float y[4]) {\n  y[0] = x[0] + INFINITY;\n}\n",
+              "k.c:2:17: error: 'INFINITY' is defined by <math.h>, which the file does not include");
+  first_error("#include <math.h>\nvoid f(const int x[4], int y[4]) {\n  y[0] = x[0] < INT32_MAX;\n}\n",
+              "k.c:3:17: error: 'INT32_MAX' is defined by <stdint.h>, which the file does not include");
+}
+
+/* A local named like a <math.h> function hides it in its block, as in C
+ * (`int remainder = x % 3;`): accepted, and the function's call where the
+ * local hides it is refused. Before: "the local variable name 'remainder'
+ * is reserved". The macros of <math.h> (NAN, isnan) stay reserved. */
+Test(macros, a_local_may_hide_a_math_function) {
+  NpgSession *s = open_ok("#include <math.h>\n"
+                          "void f(const int a[64], const float x[64], int b[64], float y[64]) {\n"
+                          "  for (int i = 0; i < 64; i++) {\n"
+                          "    int remainder = a[i] % 3;\n"
+                          "    b[i] = remainder;\n"
+                          "    float exp = expf(x[i] / 8.0f);\n"
+                          "    y[i] = exp + sqrtf(exp);\n"
+                          "  }\n"
+                          "  for (int round = 0; round < 4; round++) y[round] += 1.0f;\n"
+                          "}\n",
+                          "#pragma npu schedule(f, v)\n#pragma npu split(i, 16, io, ii)\n");
+  has(npg_emit_source(s, checked(s, "v")), "int remainder = a[io * 16 + ii] % 3;");
+  npg_close(s);
+  first_error("#include <math.h>\nvoid f(const float x[4], float y[4]) {\n  float expf = x[0];\n  y[0] = expf(expf);\n}\n",
+              "k.c:4:10: error: 'expf' is a local variable here (declared at line 3), which hides the <math.h> function; "
+              "rename the local");
+  first_error("void f(float y[4]) {\n  float NAN = 0.0f;\n  y[0] = NAN;\n}\n",
+              "k.c:2:9: error: the local variable name 'NAN' is reserved: <math.h> declares it");
 }

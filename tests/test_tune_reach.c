@@ -2,7 +2,8 @@
  * no schedule written by hand (issue 40): a local-accumulator int8
  * matmul, a 2x2 fmaxf max pool with its corner in locals, a row softmax
  * with scalar locals for the max and the sum, a leaky ReLU through a
- * local, an int32 sum pool. Each is the example of that name in
+ * local, an int32 sum pool, TFLite's pointwise int8 convolution with its
+ * requantisation. Each is the example of that name in
  * examples/ (its kernel, copied under another file name so that its
  * committed tuned variant does not clash with the one tune writes), tuned
  * with a budget counted in trials (never seconds: load cannot change what
@@ -35,7 +36,7 @@ static void tune_example(const char *file, const char *kernel, int trials, char 
 
 /* The check's line of the tuned variant: PASS, bound by a unit other than
  * the CU, at least 75% of the roofline; and the emitted C calls `call`. */
-static void reaches(const char *example, const char *kernel, int trials, const char *call) {
+static const char *reaches(const char *example, const char *kernel, int trials, const char *call) {
   static char out[1 << 18];
   char file[256];
   snprintf(file, sizeof file, strchr(example, '/') ? "%s" : "examples/%s.c", example);
@@ -53,6 +54,7 @@ static void reaches(const char *example, const char *kernel, int trials, const c
   double share = strtod(roof + 9, NULL);
   cr_expect(share >= 75.0, "roofline %.1f%% < 75%%: %.300s", share, line);
   cr_expect(strstr(out, call), "the tuned variant does not call %s:\n%s", call, out);
+  return out;
 }
 
 /* Before: no NPU sketch applied (the init is the declaration of acc), and
@@ -94,6 +96,18 @@ Test(tune_reach, an_int32_sum_pool_with_a_local_accumulator_on_the_vu) {
   reaches("sumpool_i32", "sumpool", 2, "npu_vu_window_sum_i32(");
 }
 
+/* TFLite's pointwise convolution as its reference kernels write it: the
+ * accumulator reassigned in sequence (bias, requantisation, offset, max,
+ * min) before the store. Before: no sketch took it (the plain contraction
+ * refuses an epilogue, and vu:rows's buffers did not fit) and tune timed
+ * it on the host. Now the NU sketch with an epilogue folds the chain and
+ * the NU and the VU cores share the work. */
+Test(tune_reach, a_tflite_pointwise_convolution_on_the_nu_and_the_vu) {
+  const char *out = reaches("conv_pw_tflite", "conv_pw", 1, "npu_vu_requant_q31_pc_i8(");
+  cr_expect(strstr(out, "npu_nu_matmul_i8("), "the tuned variant does not call the NU:\n%s", out);
+  cr_expect(strstr(out, " *   fold(s3)\n"), "%s", out);
+}
+
 /* When no NPU sketch fits the array form either (double: no NPU op takes
  * it), the host sketches read the kernel as written first; host:cc, which
  * refuses it, then takes the array form with its steps before its own
@@ -110,6 +124,31 @@ Test(tune_reach, the_host_sketches_read_the_kernel_as_written) {
   cr_expect(strstr(sp.notes, "after the kernel's array form (expand(acc)), again:"), "%s", sp.notes);
   cr_expect(strstr(sp.notes, "host:cc: not a contraction nest") && !strstr(sp.notes, "decompose_reduction"), "%s",
             sp.notes);
+  tune_space_free(&sp);
+  npg_close(s);
+}
+
+/* A VU sketch that does not apply names the stage's expression that no
+ * instruction computes, and why (issue 41's trial: `fmaxf(x, 0.0f)`, a
+ * ReLU against a constant, where the VU's fmax reads two vectors).
+ * Before: "no statement under loop i is an elementwise or reduction op of
+ * the VU's families", which named nothing. */
+Test(tune_reach, a_vu_sketch_that_does_not_apply_names_what_blocks_it) {
+  static const char src[] = "#include <math.h>\n"
+                            "void relu(const float x[256][128], float y[256][128]) {\n"
+                            "  for (int i = 0; i < 256; i++)\n"
+                            "    for (int j = 0; j < 128; j++)\n"
+                            "      y[i][j] = fmaxf(x[i][j], 0.0f);\n"
+                            "}\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneSpace sp;
+  char why[4096];
+  cr_assert(tune_space_build(&sp, s, "relu", false, why, sizeof why), "%s", why);
+  cr_expect(strstr(sp.notes, "vu:rows: no stage vectorizes onto the VU: vectorize(j) stays a hint: no VU instruction "
+                             "computes the nest under j (nearest npu_vu_fmax_f32: a constant where the intrinsic reads "
+                             "a vector operand (an array): '0.0f' in s1 (line 5) against the intrinsic's 'b[i]'"),
+            "%s", sp.notes);
   tune_space_free(&sp);
   npg_close(s);
 }

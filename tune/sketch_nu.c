@@ -224,6 +224,7 @@ void tune_sketch_nu(TuneSpace *sp) {
   char why[400];
   if (!tune_contraction(&sp->shape, &f.x, why, sizeof why)) {
     tune_note(sp, "nu: not a contraction nest: %s\n", why);
+    tune_sketch_nu_epilogue(sp); /* a contraction into a local, then an epilogue */
     return;
   }
   /* a K-split sketch too when the seed's 128-row band of A over the whole

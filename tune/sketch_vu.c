@@ -41,6 +41,7 @@ typedef struct {
    * fits false when its steps are refused (the candidate cannot run) */
   VuPassCost cost[TUNE_MAX_CHOICES];
   bool fits[TUNE_MAX_CHOICES];
+  char miss[600]; /* the last stage vectorize left a hint, and why (which expression, the nearest op) */
 } VuFacts;
 
 enum { K_Q, K_DB0 };
@@ -194,6 +195,17 @@ static const Stmt *loop_named(const Kernel *k, const char *name) {
   return f.found;
 }
 
+/* The warning a vectorize left in the session after `from` (it stays
+ * a hint: no instruction, nor a sequence, computes the nest, naming the
+ * sub-expression and the nearest instruction) into f->miss. */
+static void note_miss(TuneSpace *sp, VuFacts *f, size_t from) {
+  const char *all = npg_errors(sp->s);
+  const char *w = strlen(all) > from ? strstr(all + from, "warning: vectorize: ") : NULL;
+  if (!w) return;
+  w += strlen("warning: vectorize: ");
+  snprintf(f->miss, sizeof f->miss, "%.*s", (int)strcspn(w, "\n"), w);
+}
+
 /* Does vectorize(loop), after prefix and the loops found so far, make it
  * a VU instruction? */
 static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char *loop) {
@@ -202,9 +214,11 @@ static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char
   sb_puts(&sb, prefix);
   for (int v = 0; v < f->nvec; v++) sb_printf(&sb, "#pragma npu vectorize(%s)\n", f->vec[v]);
   sb_printf(&sb, "#pragma npu vectorize(%s)\n", loop);
+  size_t before = strlen(npg_errors(sp->s));
   const Kernel *got = tune_probe_steps(sp, sb.data, NULL);
   sb_free(&sb);
   const Stmt *l = got ? loop_named(got, loop) : NULL;
+  if (got && !(l && l->intrin)) note_miss(sp, f, before);
   return l && l->intrin;
 }
 
@@ -291,8 +305,11 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, NestForm form) {
   } else if (!applies) {
     free(f); /* its steps' refusal is noted */
   } else {
-    tune_note(sp, "%s: no stage vectorizes onto the VU: no statement under loop %s is an elementwise or reduction "
-                  "op of the VU's families on int8/int16/int32/float arrays\n", sk->name, f->outer);
+    if (f->miss[0]) /* the stage that blocks it, and why */
+      tune_note(sp, "%s: no stage vectorizes onto the VU: %s\n", sk->name, f->miss);
+    else
+      tune_note(sp, "%s: no stage vectorizes onto the VU: no statement under loop %s is an elementwise or reduction "
+                    "op of the VU's families on int8/int16/int32/float arrays\n", sk->name, f->outer);
     free(f);
   }
 }

@@ -171,6 +171,9 @@ const Kernel *tune_probe_steps(TuneSpace *sp, const char *steps, const char *not
 const Kernel *tune_probe_why(TuneSpace *sp, const char *steps, char *why, size_t n);
 /* tune/sketch_*.c: add their sketches when they apply. */
 void tune_sketch_nu(TuneSpace *sp);
+/* tune/sketch_nu_epilogue.c: a contraction into a local accumulator, then
+ * an element-wise epilogue of reassignments and a store (TFLite's). */
+void tune_sketch_nu_epilogue(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
 void tune_sketch_vu(TuneSpace *sp);
 void tune_sketch_host(TuneSpace *sp);

@@ -1,0 +1,284 @@
+/* The NU sketch with an element-wise epilogue: a contraction into a local
+ * accumulator, then a chain of reassignments of it and a store, as
+ * TFLite's reference kernels write a convolution (a pointwise one is a
+ * matmul):
+ *
+ *     for p, oc { int32_t acc = 0; for ic acc += in[p][ic] * w[ic][oc];
+ *                 acc += bias[oc]; int64_t ab = ..; ..; acc = requantised;
+ *                 acc += offset; acc = max(..); acc = min(..);
+ *                 out[p][oc] = (int8_t)acc; }
+ *
+ * Steps: the epilogue's temporaries inlined (compute_inline), the chain
+ * folded into the store (fold), acc expanded into an array (the NU's
+ * output), the first compound step (`acc + bias[oc]`) staged so the rest
+ * reads one element (stage); then the matmul's tiles, each tile's rows cut
+ * in one chunk per VU core: the NU computes every chunk (one call each)
+ * and then each core takes a chunk's epilogue on the VU (fission, bind),
+ * so a chunk's epilogue runs while the NU computes the next; acc stays on
+ * chip (the output buffer, then each core's VM), the inputs in the NU's
+ * buffers, the epilogue's arrays in the VM; tensorize the NU chunk and
+ * vectorize each epilogue stage (an instruction, or a sequence).
+ *
+ * Knobs: the tile (ti rows, a multiple of the core count, and tj
+ * columns), and the inputs' double buffers. Which NU intrinsic and which
+ * input goes to which buffer are found by probing, as for the plain
+ * contraction (tune/sketch_nu.c). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/session_ir.h"
+#include "tune/tune.h"
+
+enum { K_TI, K_TJ, K_DB_A, K_DB_B, EPI_KNOBS };
+enum { MAX_EPI = 16 };
+
+typedef struct {
+  const char *i, *j, *k;          /* the spatial loops and the reduction's */
+  const char *acc, *a, *b, *out;  /* the accumulator, the inputs, the store's array */
+  const char *inl[MAX_EPI];       /* the epilogue's temporaries (their statements) */
+  int ninl;
+  const char *first, *sink;       /* the chain's first statement, the store */
+  char stage_expr[256];           /* `acc[i][j] op e` when the chain starts with `acc op= e`, else "" */
+  char stage_name[72];
+  const char *reads[MAX_EPI];     /* arrays the epilogue reads */
+  int nreads;
+  const char *scope_a, *scope_b;
+  char intrin[64];
+  int64_t m, n, kk, cores;
+  bool fp32;
+} EpiFacts;
+
+static const Stmt *body_list(const Stmt *loop) {
+  return loop->body && loop->body->kind == ST_BLOCK ? loop->body->body : loop->body;
+}
+
+static bool add_read(const Expr *e, void *ctx) {
+  EpiFacts *f = ctx;
+  if (e->kind != EX_LOAD || !e->buf->is_const) return true;
+  for (int i = 0; i < f->nreads; i++)
+    if (!strcmp(f->reads[i], e->buf->name)) return true;
+  if (f->nreads < MAX_EPI) f->reads[f->nreads++] = e->buf->name;
+  return true;
+}
+
+/* The reduction loop: `for k: acc += A[..] * B[..]` reading two arrays. */
+static bool reduction(const Stmt *kl, const Var *acc, EpiFacts *f) {
+  const Stmt *u = kl && kl->kind == ST_FOR ? body_list(kl) : NULL;
+  if (!u || u->next || u->kind != ST_ASSIGN || u->op != OP_ADD || u->lhs->kind != EX_VAR || u->lhs->var != acc)
+    return false;
+  EpiFacts r = {.nreads = 0};
+  ir_walk_expr(u->rhs, add_read, &r);
+  if (r.nreads != 2) return false;
+  f->a = r.reads[0], f->b = r.reads[1], f->k = kl->name;
+  f->kk = tune_trip(kl);
+  return f->kk > 0;
+}
+
+/* The epilogue after the reduction loop: temporaries, the chain of
+ * reassignments of acc, the store (the last statement). */
+static bool epilogue(const Stmt *c, const Var *acc, EpiFacts *f, char *why, size_t n) {
+  for (; c && c->next; c = c->next) {
+    if (c->kind == ST_DECL && c->var && !c->buf && c->init && f->ninl < MAX_EPI) f->inl[f->ninl++] = c->name;
+    else if (c->kind == ST_ASSIGN && c->lhs->kind == EX_VAR && c->lhs->var == acc) f->first = f->first ? f->first : c->name;
+    else return snprintf(why, n, "statement %s (line %d) is neither a temporary nor a reassignment of %s",
+                         c->name ? c->name : "?", c->loc.line, acc->name), false;
+    if (c->kind == ST_DECL) ir_walk_expr(c->init, add_read, f);
+    else ir_walk_expr(c->rhs, add_read, f);
+  }
+  if (!c || c->kind != ST_ASSIGN || c->lhs->kind != EX_LOAD || !ir_stmt_uses(c, acc, NULL))
+    return snprintf(why, n, "the nest does not end with a store of %s's value", acc->name), false;
+  if (!f->first) return snprintf(why, n, "%s is not reassigned after its loop", acc->name), false;
+  ir_walk_expr(c->rhs, add_read, f);
+  f->sink = c->name;
+  f->out = c->lhs->buf->name;
+  return true;
+}
+
+/* `acc[i][j] op e` for a chain that starts with `acc op= e`, the first
+ * step staged in an array of its own. */
+static void stage_of(const Stmt *first, EpiFacts *f) {
+  if (first->op == OP_NONE || ir_expr_uses(first->rhs, first->lhs->var, NULL)) return;
+  StrBuf e;
+  sb_init(&e);
+  ir_print_expr(&e, first->rhs);
+  const char *op = first->op == OP_ADD ? "+" : first->op == OP_SUB ? "-" : first->op == OP_MUL ? "*" : NULL;
+  if (op && e.len < 160)
+    snprintf(f->stage_expr, sizeof f->stage_expr, "%s[%s][%s] %s %s", f->acc, f->i, f->j, op, e.data);
+  snprintf(f->stage_name, sizeof f->stage_name, "%s_in", f->acc);
+  sb_free(&e);
+}
+
+static const Stmt *named(const Stmt *list, const char *name) {
+  for (const Stmt *c = list; c; c = c->next)
+    if (c->name && !strcmp(c->name, name)) return c;
+  return NULL;
+}
+
+/* The kernel as written: i, j { T acc = ..; for k acc += A * B; epilogue; store }. */
+static bool facts(const TuneShape *sh, EpiFacts *f, char *why, size_t n) {
+  if (sh->nchain != 2) return snprintf(why, n, "the kernel is not one nest of two loops"), false;
+  const Stmt *j = sh->chain[sh->nchain - 1], *i = sh->chain[sh->nchain - 2];
+  const Stmt *d = body_list(j);
+  if (!d || d->kind != ST_DECL || !d->var || d->buf || !d->init || !reduction(d->next, d->var, f))
+    return snprintf(why, n, "loop %s does not start with a local accumulator and its reduction loop", j->name), false;
+  f->i = i->name, f->j = j->name, f->acc = d->var->name;
+  f->m = sh->trip[sh->nchain - 2], f->n = sh->trip[sh->nchain - 1];
+  f->fp32 = d->var->type->kind == TY_FLOAT;
+  if (!epilogue(d->next->next, d->var, f, why, n)) return false;
+  stage_of(named(d, f->first), f);
+  return f->m > 0 && f->n > 0;
+}
+
+/* The tile loops (tile, or split of the one dimension a tile does not
+ * cover whole: a loop of one pass reads badly and double-buffers
+ * nothing); where each input and acc's tile are staged: the tile loop of
+ * its dimension, else the root. */
+static void render_tiles(const EpiFacts *f, long long ti, long long tj, StrBuf *sb, char at_a[72], char at_b[72],
+                         char cols[72]) {
+  const char *i = f->i, *j = f->j;
+  bool whole_i = ti == f->m, whole_j = tj == f->n;
+  if (!whole_i && !whole_j)
+    sb_printf(sb, "#pragma npu tile(%s, %s, %lld, %lld, %so, %so, %si, %si)\n", i, j, ti, tj, i, j, i, j);
+  else if (!whole_j)
+    sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n#pragma npu reorder(%so, %s, %si)\n", j, tj, j, j, j, i, j);
+  else if (!whole_i)
+    sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", i, ti, i, i);
+  snprintf(at_a, 72, whole_i ? "root" : "%so", i);
+  snprintf(at_b, 72, whole_j ? at_a : "%so", j);
+  snprintf(cols, 72, whole_j ? "%s" : "%si", j);
+}
+
+/* The chunk loops: ic over the cores, ir the rows of a chunk; the
+ * fissions' copies are numbered by the engine (ji_1, ir_1, ic_1). */
+static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
+  const EpiFacts *f = sk->data;
+  long long ti = sk->knobs[K_TI].val[ch[K_TI]], tj = sk->knobs[K_TJ].val[ch[K_TJ]];
+  const char *i = f->i;
+  char at_a[72], at_b[72], c[72];
+  for (int k = 0; k < f->ninl; k++) sb_printf(sb, "#pragma npu compute_inline(%s)\n", f->inl[k]);
+  sb_printf(sb, "#pragma npu fold(%s)\n#pragma npu expand(%s)\n", f->first, f->acc);
+  if (f->stage_expr[0]) sb_printf(sb, "#pragma npu stage(%s, \"%s\", %s)\n", f->sink, f->stage_expr, f->stage_name);
+  render_tiles(f, ti, tj, sb, at_a, at_b, c);
+  sb_printf(sb, "#pragma npu split(%s%s, %lld, %sc, %sr)\n", i, ti == f->m ? "" : "i", ti / f->cores, i, i);
+  sb_printf(sb, "#pragma npu fission(%s, %s)\n", c, f->k);
+  sb_printf(sb, "#pragma npu fission(%sr, %s)\n", i, c);
+  sb_printf(sb, "#pragma npu fission(%sc, %sr)\n", i, i);
+  if (f->stage_expr[0]) sb_printf(sb, "#pragma npu fission(%s_1, %s)\n", c, f->stage_name);
+  sb_printf(sb, "#pragma npu bind(%sc_1, vu)\n", i);
+  sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->a, f->scope_a, at_a, f->a, f->scope_a + 3);
+  sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->b, f->scope_b, at_b, f->b, f->scope_b + 3);
+  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, at_b, f->acc);
+  sb_printf(sb, "#pragma npu cache_read(%s_ob, vu_vm, %sc_1, %s_vm)\n", f->acc, i, f->acc);
+  for (int k = 0; k < f->nreads; k++)
+    sb_printf(sb, "#pragma npu cache_read(%s, vu_vm, %sc_1, %s_vm)\n", f->reads[k], i, f->reads[k]);
+  if (f->stage_expr[0]) sb_printf(sb, "#pragma npu cache_write(%s, vu_vm, %sc_1, %s_vm)\n", f->stage_name, i, f->stage_name);
+  sb_printf(sb, "#pragma npu cache_write(%s, vu_vm, %sc_1, %s_vm)\n", f->out, i, f->out);
+  sb_printf(sb, "#pragma npu tensorize(%sr, %s)\n", i, f->intrin);
+  sb_printf(sb, "#pragma npu vectorize(%s_1)\n", c);
+  if (f->stage_expr[0]) sb_printf(sb, "#pragma npu vectorize(%s_2)\n", c);
+  /* a copy at the root is made once: nothing to overlap it with */
+  if (strcmp(at_a, "root") && sk->knobs[K_DB_A].val[ch[K_DB_A]])
+    sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->a, f->scope_a + 3);
+  if (strcmp(at_b, "root") && sk->knobs[K_DB_B].val[ch[K_DB_B]])
+    sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->b, f->scope_b + 3);
+}
+
+/* The NU's MAC cycles and call overheads, the inputs' first tiles loaded
+ * before it starts, and the last chunk's epilogue after it ends. */
+static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t) {
+  const EpiFacts *f = sk->data;
+  int64_t ti = sk->knobs[K_TI].val[ch[K_TI]], tj = sk->knobs[K_TJ].val[ch[K_TJ]];
+  int64_t rows = ti / f->cores, calls = (f->m / ti) * (f->n / tj) * f->cores;
+  int64_t rate = f->fp32 ? t->nu_macs_fp32 : t->nu_macs_int8;
+  int64_t macs = calls * ((rows + 31) / 32 * 32) * ((tj + 31) / 32 * 32) * f->kk;
+  int64_t first = (ti + tj) * f->kk / (t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1);
+  int64_t vector = t->vu_vector_bytes > 0 ? t->vu_vector_bytes : 64;
+  int64_t last = rows * (tj * 4 / vector + t->vu_overhead) * 2;
+  return (uint64_t)(macs / (rate > 0 ? rate : 1) + calls * t->nu_overhead + first + last);
+}
+
+/* Tile sizes that divide the extent, each a multiple of `multiple`. */
+static int dividing(int64_t extent, int64_t multiple, long long *out) {
+  long long all[TUNE_MAX_CHOICES];
+  int n = tune_tile_sizes(extent, multiple, all, TUNE_MAX_CHOICES), m = 0;
+  for (int i = 0; i < n; i++)
+    if (extent % all[i] == 0 && all[i] % multiple == 0) out[m++] = all[i];
+  return m;
+}
+
+static int largest_up_to(const long long *v, int n, long long want) {
+  int best = 0;
+  for (int i = 0; i < n; i++)
+    if (v[i] <= want) best = i;
+  return best;
+}
+
+static bool make(TuneSketch *sk, const EpiFacts *f) {
+  memset(sk, 0, sizeof *sk);
+  snprintf(sk->name, sizeof sk->name, "nu:%s+epilogue", f->intrin);
+  long long ti[TUNE_MAX_CHOICES], tj[TUNE_MAX_CHOICES], flag[2] = {0, 1};
+  int nti = dividing(f->m, f->cores * 8, ti), ntj = dividing(f->n, 8, tj);
+  if (!nti || !ntj) return false;
+  /* the seed: 64 rows an NU call (a chunk per core), 128 columns */
+  tune_knob(sk, K_TI, "ti", ti, nti, largest_up_to(ti, nti, 64 * f->cores));
+  tune_knob(sk, K_TJ, "tj", tj, ntj, largest_up_to(tj, ntj, 128));
+  tune_knob(sk, K_DB_A, "db_a", flag, 2, 1);
+  tune_knob(sk, K_DB_B, "db_b", flag, 2, 1);
+  sk->nknobs = EPI_KNOBS;
+  sk->render = render;
+  sk->estimate = estimate;
+  EpiFacts *copy = malloc(sizeof *copy);
+  *copy = *f;
+  sk->data = copy;
+  return true;
+}
+
+static int nu_file(const struct dirent *e) {
+  size_t n = strlen(e->d_name);
+  return !strncmp(e->d_name, "npu_nu_", 7) && n > 2 && !strcmp(e->d_name + n - 2, ".c");
+}
+
+/* An NU matmul of the accumulator's type (each probe schedules the whole
+ * nest: the others are not worth one). */
+static bool worth_probing(const char *intrin, bool fp32) {
+  const char *suffix = fp32 ? "_f32" : "_i8";
+  size_t n = strlen(intrin), m = strlen(suffix);
+  return strstr(intrin, "matmul") && n > m && !strcmp(intrin + n - m, suffix);
+}
+
+/* Adds the sketch for each NU matmul of the accumulator's type, with the
+ * first input assignment whose steps the engine accepts at the seed. */
+static void add_probed(TuneSpace *sp, EpiFacts *f) {
+  struct dirent **files;
+  int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, nu_file, alphasort);
+  const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};
+  for (int i = 0; i < count; i++) {
+    snprintf(f->intrin, sizeof f->intrin, "%.*s", (int)strlen(files[i]->d_name) - 2, files[i]->d_name);
+    bool taken = !worth_probing(f->intrin, f->fp32);
+    for (int a = 0; a < 2 && !taken && sp->nsketch < TUNE_MAX_SKETCHES; a++) {
+      f->scope_a = scopes[a][0], f->scope_b = scopes[a][1];
+      TuneSketch *sk = &sp->sketch[sp->nsketch];
+      if (!make(sk, f)) continue;
+      int choice[TUNE_MAX_KNOBS];
+      for (int k = 0; k < sk->nknobs; k++) choice[k] = sk->knobs[k].seed;
+      if ((taken = tune_probe(sp, sp->nsketch, choice))) sp->nsketch++;
+      else free(sk->data);
+    }
+    free(files[i]);
+  }
+  if (count > 0) free(files);
+}
+
+void tune_sketch_nu_epilogue(TuneSpace *sp) {
+  EpiFacts f;
+  memset(&f, 0, sizeof f);
+  char why[400];
+  f.cores = session_target(sp->s)->vu_count > 0 ? session_target(sp->s)->vu_count : 1;
+  if (!facts(&sp->shape, &f, why, sizeof why)) {
+    if (f.acc) tune_note(sp, "nu+epilogue: %s\n", why); /* a reduction into a local, then something else */
+    return;
+  }
+  add_probed(sp, &f);
+}
