@@ -273,7 +273,7 @@ static const char *tflite_clamp(int lo) {
 Test(isel, tflites_max_then_min_clamp_is_the_requantisation_ops) {
   NpgSession *s = open_ok(tflite_clamp(-128), "");
   int v = checked(s, "v");
-  has(npg_emit_source(s, v), "npu_vu_requant_q31_i8(&Y_vm[0][0], &X_vm[0][0], 64, multiplier, shift, zp);");
+  has(npg_emit_source(s, v), "npu_vu_requant_q31_i8(&Y_vm[0][0], &X_vm[0][0], /*n=*/64, multiplier, shift, zp);");
   npg_close(s);
   const char *other = tflite_clamp(-127);
   NpgSession *o = npg_open_string("k.c", other, strlen(other));
@@ -358,8 +358,8 @@ Test(isel, a_running_fmaxf_or_fminf_over_a_row_is_one_vu_reduction) {
                                   "#pragma npu vectorize(r_2)\n");
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
-  has(c, "npu_vu_reduce_fmax_f32(&hi_vm[0], &x_vm[0][0], 512, 3, 3);");
-  has(c, "npu_vu_reduce_fmin_f32(&lo_vm[0], &x_vm[0][0], 512, 3, 3);");
+  has(c, "npu_vu_reduce_fmax_f32(&hi_vm[0], &x_vm[0][0], /*rows=*/512, /*cols=*/3, /*ld=*/3);");
+  has(c, "npu_vu_reduce_fmin_f32(&lo_vm[0], &x_vm[0][0], /*rows=*/512, /*cols=*/3, /*ld=*/3);");
   static float x[TRIPLES][3], want[2][TRIPLES], got[2][TRIPLES];
   special_rows(x);
   NpgJit *ref = npg_jit_reference(s, v), *var = npg_jit_variant(s, v);

@@ -63,7 +63,7 @@ void conv_pw_tflite_conv_pw_tuned(const int8_t input[P][IC], const int8_t filter
           filter_wb_tok = npu_dma_2d(1, &filter_wb_next[0][0], 128, &filter[0][(oco + 1) * 128], 256, 128, 512);
         }
         for (int pc = 0; pc < 4; pc++) {
-          npu_nu_matmul_i8(&acc_ob[pc * 64][0], &input_ib[pc * 64][0], &filter_wb[0][0], 64, 128, 512, 512, 128, 128, 0);
+          npu_nu_matmul_i8(&acc_ob[pc * 64][0], &input_ib[pc * 64][0], &filter_wb[0][0], /*m=*/64, /*n=*/128, /*k=*/512, /*lda=*/512, /*ldb=*/128, /*ldc=*/128, /*accumulate=*/0);
         }
         /* bound to the VU cores: iteration pc runs on core pc, phase by phase */
         {
@@ -98,8 +98,8 @@ void conv_pw_tflite_conv_pw_tuned(const int8_t input[P][IC], const int8_t filter
             npu_dma_wait(bias_vm_tok[pc]);
             npu_dma_wait(acc_vm_tok[pc]);
             for (int pr = 0; pr < 64; pr++) {
-              npu_vu_add_i32(&acc_in_vm[pr][0], &acc_vm[pr][0], &bias_vm[0], 128);
-              npu_vu_requant_q31_pc_i8(&output_vm[pr][0], &acc_in_vm[pr][0], &output_multiplier_vm[0], &output_shift_vm[0], 128, output_offset);
+              npu_vu_add_i32(&acc_in_vm[pr][0], &acc_vm[pr][0], &bias_vm[0], /*n=*/128);
+              npu_vu_requant_q31_pc_i8(&output_vm[pr][0], &acc_in_vm[pr][0], &output_multiplier_vm[0], &output_shift_vm[0], /*n=*/128, output_offset);
             }
           }
           for (int pc = 0; pc < 4; pc++) { /* copies out */
