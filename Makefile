@@ -292,8 +292,8 @@ valgrind-subset: $(DEPS_OK)
 	  echo "== valgrind: $$s"; \
 	  NPUGEN=build/npugen $(VALGRIND) --log-file=build/valgrind/$$s.%p.log build/npugen-tests --filter "$$s/*" --jobs=$(JOBS); \
 	done
-	@echo "== valgrind: npugen check examples/matmul.c"
-	$(VALGRIND) --log-file=build/valgrind/cli.%p.log build/npugen check examples/matmul.c >/dev/null
+	@echo "== valgrind: npugen check tests/kernels/matmul_valgrind.c"
+	$(VALGRIND) --log-file=build/valgrind/cli.%p.log build/npugen check tests/kernels/matmul_valgrind.c >/dev/null
 	@bad=$$(find build/valgrind -name '*.log' -size +0 | sort); \
 	if [ -n "$$bad" ]; then cat $$bad; echo "valgrind: reports in: $$bad"; exit 1; fi; \
 	echo "valgrind: no errors, no leaks ($$(ls build/valgrind | wc -l) processes)"
