@@ -83,7 +83,7 @@ Test(rows, loops_must_start_where_the_intrinsics_do) {
   p[8] = '0';
   refused(k, steps_then(softmax_stages, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n"),
           "k.c:28:27: error: tensorize: the nest under ri does not match npu_vu_reduce_max_f32: the loops start at "
-          "different values: loop c_1 (line 6) against the intrinsic's c (line 14)");
+          "different values: loop c_1 (line 6) against the intrinsic's c (line 15)");
 }
 
 static const char norm[] =
