@@ -132,12 +132,6 @@ void npu_vu_requant_q31_pc_i8_at(const char *file, int line, int8_t *dst, const 
 #define npu_vu_requant_q31_i8(...) npu_vu_requant_q31_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_requant_q31_pc_i8(...) npu_vu_requant_q31_pc_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
-/* Fill a 2-D box: dst[r*ldd + c] = value for r < rows, c < cols (an
- * accumulator's zero before the multiply-accumulates). ldd >= cols when
- * rows > 1. */
-void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value);
-#define npu_vu_fill_i32(...) npu_vu_fill_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-
 /* Multiply-accumulate by one scalar operand, over a 2-D box:
  *   dst[r*ldd + c] += (int32_t)a[r*lda + c] * (int32_t)b[0]   for r < rows, c < cols
  * int32 sums wrap. b is one element in the same VM (a per-channel weight:

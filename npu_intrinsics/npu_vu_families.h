@@ -340,6 +340,10 @@ void npu_vu_mul_rows_f32_at(const char *file, int line, float *dst, const float 
 void npu_vu_div_rows_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ldd, int lda);
 #define npu_vu_div_rows_f32(...) npu_vu_div_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* dst[r*ldd + c] = value (ldd >= cols when rows > 1) */
+void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value);
+#define npu_vu_fill_i32(...) npu_vu_fill_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* dst[r] = the row's y, from 0, y = y + x over each x = a[r*ld + c] in order (cols >= 1; ld >= cols when rows > 1) */
 void npu_vu_reduce_sum_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int rows, int cols, int ld);
 #define npu_vu_reduce_sum_i32(...) npu_vu_reduce_sum_i32_at(__FILE__, __LINE__, __VA_ARGS__)

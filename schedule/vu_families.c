@@ -35,6 +35,7 @@ static bool is_cast(const SchedVuOp *op) { return !strncmp(op->form, "from_", 5)
 static bool is_rows(const SchedVuOp *op) { return !strcmp(op->form, "rows"); }
 static bool is_reduce(const SchedVuOp *op) { return !strncmp(op->form, "red_", 4); }
 static bool is_box(const SchedVuOp *op) { return !strcmp(op->form, "box_un"); }
+static bool is_fill(const SchedVuOp *op) { return !strcmp(op->form, "fill"); }
 
 /* The C type of a type column's name (i8, i32, f32). */
 static const char *c_type_of(const char *t) {
@@ -60,11 +61,12 @@ static bool calls_library(const char *sem) {
 }
 
 /* sem with X, Y and M replaced by x, y and m; a 1-D select's P and Q by
- * p[i] and q[i], and its scalars T, E and C by t, e and c. */
+ * p[i] and q[i], its scalars T, E and C by t, e and c, a fill's V by its
+ * value. */
 static void expand(StrBuf *sb, const char *sem, const char *x, const char *y, const char *m) {
   for (const char *p = sem; *p; p++) {
     const char *with = *p == 'X' ? x : *p == 'Y' ? y : *p == 'M' ? m : *p == 'P' ? "p[i]" : *p == 'Q' ? "q[i]"
-                     : *p == 'T' ? "t" : *p == 'E' ? "e" : *p == 'C' ? "c" : NULL;
+                     : *p == 'T' ? "t" : *p == 'E' ? "e" : *p == 'C' ? "c" : *p == 'V' ? "value" : NULL;
     if (with) sb_puts(sb, with);
     else sb_putc(sb, *p);
   }
@@ -94,6 +96,7 @@ static const char *operands(const SchedVuOp *op) {
          : !strcmp(f, "mask")                                                                               ? "m a b c"
          : !strcmp(f, "sel_te") || !strcmp(f, "sel_e")                                                      ? "m a"
          : !strcmp(f, "sel_pq")                                                                             ? "p q a b"
+         : !strcmp(f, "fill")                                                                               ? ""
                                                                                                             : "a";
 }
 
@@ -105,6 +108,7 @@ static const char *scalars(const SchedVuOp *op) {
          : !strcmp(f, "sel_te")                    ? "t e"
          : !strcmp(f, "sel_e")                     ? "e"
          : !strcmp(f, "sel_tc")                    ? "t c"
+         : !strcmp(f, "fill")                      ? "value"
                                                    : "";
 }
 
@@ -149,6 +153,7 @@ static void file_head(StrBuf *sb, const SchedVuOp *op) {
   else if (is_plane(op)) sb_puts(&abi, ", ROWS, COLS, RA, SA, RB, SB, LDD, LDA, LDB");
   else if (is_rows(op) || is_box(op)) sb_puts(&abi, ", ROWS, COLS, LDD, LDA");
   else if (is_reduce(op)) sb_puts(&abi, ", ROWS, COLS, LD");
+  else if (is_fill(op)) sb_puts(&abi, ", ROWS, COLS, LDD");
   else sb_puts(&abi, ", N");
   char sc[16];
   snprintf(sc, sizeof sc, "%s", scalars(op));
@@ -241,6 +246,13 @@ void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
     reduce_kernel(sb, op, t);
     return;
   }
+  if (is_fill(op)) {
+    sb_printf(sb, "#define ROWS 8\n#define COLS 16\n#define LDD 16\n\nvoid %s(%s dst[ROWS][LDD], %s value) {\n", op->name, t, t);
+    sb_puts(sb, "  for (int r = 0; r < ROWS; r++)\n    for (int c = 0; c < COLS; c++)\n      dst[r][c] = ");
+    expand(sb, op->sem, "", "", "");
+    sb_puts(sb, ";\n}\n");
+    return;
+  }
   sb_puts(sb, "#define N 64\n");
   if (is_strided(op)) sb_puts(sb, "#define SA 2\n#define SB 2\n#define AN ((N - 1) * SA + 1)\n#define BN ((N - 1) * SB + 1)\n");
   sb_puts(sb, "\n");
@@ -270,6 +282,7 @@ static void parameters(StrBuf *sb, const SchedVuOp *op) {
   if (is_window(op)) sb_puts(sb, ", int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda");
   else if (is_rows(op) || is_box(op)) sb_puts(sb, ", int rows, int cols, int ldd, int lda");
   else if (is_reduce(op)) sb_puts(sb, ", int rows, int cols, int ld");
+  else if (is_fill(op)) sb_puts(sb, ", int rows, int cols, int ldd");
   else if (is_strided(op)) sb_puts(sb, ", int n, int sa, int sb");
   else if (is_plane(op)) sb_puts(sb, ", int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb");
   else sb_puts(sb, ", int n");
@@ -292,6 +305,12 @@ static void summary(StrBuf *sb, const SchedVuOp *op) {
   if (is_rows(op) || is_box(op)) {
     sb_puts(sb, "dst[r*ldd + c] = ");
     expand(sb, op->sem, "a[r*lda + c]", "b[r]", "");
+    return;
+  }
+  if (is_fill(op)) {
+    sb_puts(sb, "dst[r*ldd + c] = ");
+    expand(sb, op->sem, "", "", "");
+    sb_puts(sb, " (ldd >= cols when rows > 1)");
     return;
   }
   if (is_reduce(op)) {

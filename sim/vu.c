@@ -1,6 +1,6 @@
 /* The VU cores: how an op issues (sim_vu_issue, and sim_vu_box_issue for a
  * 2-D box), and the ops that are not rows of npu_vu_families.def
- * (docs/architecture.md says why): requantize, fill, multiply-accumulate,
+ * (docs/architecture.md says why): requantize, multiply-accumulate,
  * the column broadcast, rsqrt and the row dot product. The rows are
  * sim/vu_family.c. Every operand lies in the VM of one core, which runs
  * the op. Cycles per instruction: overhead + ceil(bytes of the widest
@@ -76,24 +76,6 @@ void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t
     int64_t r = (((int64_t)a[i] * multiplier + half) >> shift) + zero_point;
     dst[i] = (int8_t)(r > 127 ? 127 : r < -128 ? -128 : r);
   }
-}
-
-void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value) {
-  const char *op = "npu_vu_fill_i32";
-  Site site;
-  char d[64] = "";
-  NpuSim *s = sim_vu_enter(file, line, op, rows, &site);
-  if (!s) return;
-  if (cols < 0 || (rows > 1 && ldd < cols)) {
-    sim_fail(s, site, op, "%s shape: rows=%d cols=%d ldd=%d (cols >= 0, ldd >= cols)", cols < 0 ? "bad" : "misaligned",
-             rows, cols, ldd);
-    return;
-  }
-  VuArg v[1] = {{"dst", dst, (int64_t)cols * 4, rows, (int64_t)ldd * 4, 4, OP_WRITE}};
-  if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ldd=%d value=%d", rows, cols, ldd, (int)value);
-  if (!sim_vu_issue(s, site, op, v, 1, (uint64_t)rows * (uint64_t)cols * 4, d)) return;
-  for (int r = 0; r < rows; r++)
-    for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = value;
 }
 
 /* cols >= min_cols, and both leading dimensions >= cols when rows > 1. */

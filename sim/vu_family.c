@@ -238,6 +238,27 @@ static float vu_fmin(float x, float y) {
       }                                                                                         \
   }
 
+/* fill: dst[r][c] = SIM over the scalar value (an integer type: the trace
+ * prints it as an int) */
+#define VU_FORM_fill(NAME, T, SIM)                                                              \
+  void NAME##_at(const char *file, int line, T *dst, int rows, int cols, int ldd, T value) {   \
+    const char *op = #NAME;                                                                     \
+    Site site;                                                                                  \
+    char d[64] = "";                                                                            \
+    NpuSim *s = sim_vu_enter(file, line, op, rows, &site);                                      \
+    if (!s) return;                                                                             \
+    if (cols < 0 || (rows > 1 && ldd < cols)) {                                                 \
+      sim_fail(s, site, op, "%s shape: rows=%d cols=%d ldd=%d (cols >= 0, ldd >= cols)",        \
+               cols < 0 ? "bad" : "misaligned", rows, cols, ldd);                               \
+      return;                                                                                   \
+    }                                                                                           \
+    VuArg v[1] = {VU_BOX_ARG("dst", dst, T, ldd, OP_WRITE)};                                    \
+    if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ldd=%d value=%d", rows, cols, ldd, (int)value); \
+    if (!sim_vu_issue(s, site, op, v, 1, (uint64_t)rows * (uint64_t)cols * sizeof(T), d)) return; \
+    for (int r = 0; r < rows; r++)                                                              \
+      for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = (T)(SIM);                    \
+  }
+
 /* Entered, shape checked, operands issued for a row reduction; false when
  * the simulator stopped it. Cost: a's rows x cols elements. */
 static bool reduce_issue(const char *file, int line, const char *op, int rows, int cols, int ld, const void *dst,
