@@ -3,7 +3,9 @@
  * change the table, not this file.
  *
  * Every operand is in the VU_VM of one core; the op runs on that core.
- * 1-D forms run over n elements; windows over rows x cols outputs, the
+ * 1-D forms run over n elements; boxes over rows x cols elements, rows
+ * ldd (lda) apart; row reductions over cols >= 1 elements of each row;
+ * windows over rows x cols outputs, the
  * kh x kw window of output (r, c) starting at a[(r*sh)*lda + c*sw]
  * (ldd >= cols when rows > 1; lda >= (cols-1)*sw + kw when the windows
  * cover more than one row). int8 and int32 arithmetic wraps (the kernel

@@ -27,7 +27,6 @@ const SchedVuOp *sched_vu_op(const char *name) {
   return NULL;
 }
 
-
 static bool is_window(const SchedVuOp *op) { return !strncmp(op->form, "win_", 4); }
 static bool is_strided(const SchedVuOp *op) { return !strcmp(op->form, "str"); }
 static bool is_plane(const SchedVuOp *op) { return !strcmp(op->form, "str_plane"); }
@@ -205,7 +204,7 @@ static void box_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
 /* SEM "Y OP X" with OP one of + - * as its compound assignment "Y OP= X",
  * as C writes a reduction's step; NULL when SEM is not of that shape. */
 static const char *compound_step(const char *sem) {
-  if (strncmp(sem, "Y ", 2) || !strchr("+-*", sem[2]) || strcmp(sem + 3, " X")) return NULL;
+  if (strncmp(sem, "Y ", 2) || !sem[2] || !strchr("+-*", sem[2]) || strcmp(sem + 3, " X")) return NULL;
   return sem[2] == '+' ? "+=" : sem[2] == '-' ? "-=" : "*=";
 }
 
@@ -335,7 +334,9 @@ void sched_vu_ops_header(StrBuf *sb) {
               " * change the table, not this file.\n"
               " *\n"
               " * Every operand is in the VU_VM of one core; the op runs on that core.\n"
-              " * 1-D forms run over n elements; windows over rows x cols outputs, the\n"
+              " * 1-D forms run over n elements; boxes over rows x cols elements, rows\n"
+              " * ldd (lda) apart; row reductions over cols >= 1 elements of each row;\n"
+              " * windows over rows x cols outputs, the\n"
               " * kh x kw window of output (r, c) starting at a[(r*sh)*lda + c*sw]\n"
               " * (ldd >= cols when rows > 1; lda >= (cols-1)*sw + kw when the windows\n"
               " * cover more than one row). int8 and int32 arithmetic wraps (the kernel\n"
