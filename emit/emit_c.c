@@ -196,7 +196,7 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   sb_puts(em->sb, "} else { ");
   sb_comment(em->sb, c->fallback_note);
   sb_putc(em->sb, '\n');
-  if (em->f->spelling == SPELL_CU_HOOKS) { /* the check's C only */
+  if (em->f->mark_fallbacks) {
     sb_indent(em->sb, ind + 1);
     sb_printf(em->sb, "%s\n", c->fallback_mark);
   }

@@ -1367,7 +1367,7 @@ static void gen_if(G *g) {
 
 
 /* `P = INIT;` then a loop whose body is `P += e;` alone: the accumulation
- * the check's reference unrolls (lower/check_plan.c). */
+ * the check's reference unrolls (lower/ref_plan.c). */
 static void gen_reduction(G *g) {
   int si = writable_store(g);
   Store *s = &g->st[si];

@@ -4,8 +4,8 @@
  * as lowered IR, which emit/ prints as it prints a variant's). Which operations are checked
  * (the ranges that rule the others out, ir/ranges.c), the sites their
  * failures report, the temporaries they need, which locals carry "set"
- * flags, which addresses are hoisted or stepped (lower/check_hoist.c) and
- * which loops run unrolled (lower/check_plan.c) are all here; the printer
+ * flags, which addresses are hoisted or stepped (lower/ref_hoist.c) and
+ * which loops run unrolled (lower/ref_plan.c) are all here; the printer
  * adds only the text. Sites, temporaries and pointers are numbered in the
  * order the printer meets them. */
 #ifndef NPG_CHECKED_REF_H
@@ -59,7 +59,7 @@ typedef enum {
   CK_NCHECKS
 } CkCheck;
 
-/* A check's test (lower/check_tests.c): an expression over the
+/* A check's test (lower/ref_check_tests.c): an expression over the
  * temporaries, true where the check fails (a conversion's: where the
  * value fits). */
 typedef struct {

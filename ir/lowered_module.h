@@ -90,6 +90,9 @@ typedef struct {
    * whose rows are sized by the kernel's sizes (param_flat[i]) */
   bool *param_restrict, *param_flat;
   Spelling spelling;
+  /* the check's C (SPELL_CU_HOOKS): where a tensorized nest falls back,
+   * its line tells the simulator (IntrinCall.fallback_mark) */
+  bool mark_fallbacks;
   bool local_ddr;             /* local arrays declared to the simulator (the check's C of a program) */
   LoopNote *notes;
   int nnotes;

@@ -11,7 +11,7 @@
 #include "ir/suggest.h"
 #include "ir/uninit.h"
 #include "jit/check.h"
-#include "lower/check_promote.h"
+#include "lower/variant_promote.h"
 #include "jit/guard.h"
 #include "jit/session.h"
 #include "jit/session_ir.h"
@@ -305,7 +305,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
                                     !s->v[i].kernel->nsizes};
   LowerUnit u = session_unit(s, i);
   if (!s->v[i].check_low) s->v[i].check_low = lower_check_promote(&s->m->arena, s->v[i].ir, s->v[i].low);
-  u.lowered = s->v[i].check_low; /* the check's text: lower/check_promote.c */
+  u.lowered = s->v[i].check_low; /* the check's text: lower/variant_promote.c */
   if (s->v[i].kernel->nsizes) check_run_sizes(s->m, s->v[i].kernel, &u, orders, &o, &r);
   else check_run_orders(s->v[i].kernel, &u, s->refs, orders, &o, &r);
   out->pass = r.pass;

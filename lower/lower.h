@@ -217,7 +217,7 @@ int lower_header_branches(const Kernel *k, bool assume_no_alias, HeaderBranch ou
  * it in (PROTO_HEADER_CXX). */
 const Kernel *lower_cxx_param_names(Arena *a, const Kernel *k);
 
-/* lower/check_variant.c: in the check's C, loop runs in permuted orders
+/* lower/variant_check.c: in the check's C, loop runs in permuted orders
  * (a marked loop); an access of b goes through npu_cu_access. */
 bool lower_permutable(const Stmt *loop);
 bool lower_cu_hooked(const Buffer *b);

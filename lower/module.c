@@ -174,6 +174,7 @@ static LoweredFunction function(Arena *a, const LowerUnit *u, const Kernel *k, c
   LoweredFunction f = {.name = name, .k = k, .body = lowered->body->body, .all_restrict = u->assume_no_alias,
                        .flat_params = u->tcc, .spelling = spelling(u, npu)};
   if (sync_error && *sync_error) f.sync_error = sync_error;
+  f.mark_fallbacks = f.spelling == SPELL_CU_HOOKS;
   f.local_ddr = f.spelling == SPELL_CU_HOOKS && lower_declares_locals(k);
   entry_tests(a, &f);
   extent_macros(a, &f);

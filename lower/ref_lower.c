@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower/check_lower.h"
+#include "lower/ref_lower_state.h"
 #include "lower/ref_lower.h"
 
 static int site(CkLower *c, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -4,8 +4,8 @@
  * a variant's. Which operations are checked (the ranges
  * that rule the others out, ir/ranges.c), the sites their failures
  * report, the temporaries they need, which locals carry "set" flags,
- * which addresses are hoisted or stepped (lower/check_hoist.c) and which
- * loops run unrolled (lower/check_plan.c) are all here. Sites, temporaries and pointers are numbered in the
+ * which addresses are hoisted or stepped (lower/ref_hoist.c) and which
+ * loops run unrolled (lower/ref_plan.c) are all here. Sites, temporaries and pointers are numbered in the
  * order the printer meets them. */
 #ifndef NPG_REF_LOWER_H
 #define NPG_REF_LOWER_H

@@ -100,25 +100,11 @@ void npu_nu_conv2d_i8_at(const char *file, int line, int32_t *out, const int8_t 
 
 /* ---- VU (vector units): every operand in the VU_VM of one core; the op runs
  * on that core. The op families (add, sub, mul, div, min, max, fmax, fmin,
- * abs, neg, compares, selects, masked ops, window reductions over int8,
- * int32 and fp32, vector-vector, vector-scalar, masked and windowed) are
- * declared in npu_vu_families.h, generated from one table
- * (npu_vu_families.def); the ops below are the others. */
+ * abs, neg, relu, exp, casts, compares, selects, masked ops, row broadcasts,
+ * row and window reductions over int8, int32 and fp32) are declared in
+ * npu_vu_families.h, generated from one table (npu_vu_families.def); the
+ * ops below are the others (docs/architecture.md says why). */
 #include "npu_vu_families.h"
-
-/* dst[i] = a[i] > 0 ? a[i] : 0 */
-void npu_vu_relu_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n);
-void npu_vu_relu_f32_at(const char *file, int line, float *dst, const float *a, int n);
-#define npu_vu_relu_i32(...) npu_vu_relu_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_relu_f32(...) npu_vu_relu_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
-/* Casts. f32 -> i32 rounds toward zero and saturates; NaN gives 0. */
-void npu_vu_cast_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, int n);
-void npu_vu_cast_i32_f32_at(const char *file, int line, float *dst, const int32_t *a, int n);
-void npu_vu_cast_f32_i32_at(const char *file, int line, int32_t *dst, const float *a, int n);
-#define npu_vu_cast_i8_i32(...) npu_vu_cast_i8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_cast_i32_f32(...) npu_vu_cast_i32_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_cast_f32_i32(...) npu_vu_cast_f32_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* Requantize int32 -> int8:
  *   dst[i] = clamp(floor(a[i] * multiplier / 2^shift + 1/2) + zero_point, -128, 127)
@@ -146,12 +132,6 @@ void npu_vu_requant_q31_pc_i8_at(const char *file, int line, int8_t *dst, const 
 #define npu_vu_requant_q31_i8(...) npu_vu_requant_q31_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_requant_q31_pc_i8(...) npu_vu_requant_q31_pc_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
-/* Fill a 2-D box: dst[r*ldd + c] = value for r < rows, c < cols (an
- * accumulator's zero before the multiply-accumulates). ldd >= cols when
- * rows > 1. */
-void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value);
-#define npu_vu_fill_i32(...) npu_vu_fill_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-
 /* Multiply-accumulate by one scalar operand, over a 2-D box:
  *   dst[r*ldd + c] += (int32_t)a[r*lda + c] * (int32_t)b[0]   for r < rows, c < cols
  * int32 sums wrap. b is one element in the same VM (a per-channel weight:
@@ -160,54 +140,11 @@ void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_
                            int rows, int cols, int ldd, int lda);
 #define npu_vu_macs_i8_i32(...) npu_vu_macs_i8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
 
-/* Row reductions: dst[r] = reduce_{c < cols} a[r*ld + c] for r < rows (cols >= 1).
- * sum_f32 adds in order c = 0 .. cols-1 starting from 0.0f. */
-void npu_vu_reduce_sum_i32_at(const char *file, int line, int32_t *dst, const int32_t *a,
-                              int rows, int cols, int ld);
-void npu_vu_reduce_max_i32_at(const char *file, int line, int32_t *dst, const int32_t *a,
-                              int rows, int cols, int ld);
-void npu_vu_reduce_sum_f32_at(const char *file, int line, float *dst, const float *a,
-                              int rows, int cols, int ld);
-void npu_vu_reduce_max_f32_at(const char *file, int line, float *dst, const float *a,
-                              int rows, int cols, int ld);
-#define npu_vu_reduce_sum_i32(...) npu_vu_reduce_sum_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_reduce_max_i32(...) npu_vu_reduce_max_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_reduce_sum_f32(...) npu_vu_reduce_sum_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_reduce_max_f32(...) npu_vu_reduce_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-/* C's fmaxf / fminf running over each row, from its first element (a NaN
- * operand gives the other, equal operands the second) */
-void npu_vu_reduce_fmax_f32_at(const char *file, int line, float *dst, const float *a,
-                               int rows, int cols, int ld);
-void npu_vu_reduce_fmin_f32_at(const char *file, int line, float *dst, const float *a,
-                               int rows, int cols, int ld);
-#define npu_vu_reduce_fmax_f32(...) npu_vu_reduce_fmax_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_reduce_fmin_f32(...) npu_vu_reduce_fmin_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
 /* ---- VU f32 ops for row-wise kernels (softmax, layernorm) ----
  * 2-D boxes: r < rows, c < cols; dst row r at dst + r*ldd, a row r at
  * a + r*lda (ldd, lda >= cols when rows > 1). Each op is one rounding per
- * element, as the C expression in its comment; exp, division and square
- * root cost one vector per cycle like the others. */
-
-/* dst[r*ldd + c] = expf(a[r*lda + c]) */
-void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ldd,
-                       int lda);
-#define npu_vu_exp_f32(...) npu_vu_exp_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
-/* Row broadcast, one b per row: dst[r*ldd + c] = a[r*lda + c] OP b[r]
- * (softmax's x - max and e / sum, layernorm's x - mean and d * rstd). */
-#define NPU_VU_ROWS(name)                                                                       \
-  void name##_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, \
-                 int cols, int ldd, int lda);
-NPU_VU_ROWS(npu_vu_add_rows_f32)
-NPU_VU_ROWS(npu_vu_sub_rows_f32)
-NPU_VU_ROWS(npu_vu_mul_rows_f32)
-NPU_VU_ROWS(npu_vu_div_rows_f32)
-#undef NPU_VU_ROWS
-#define npu_vu_add_rows_f32(...) npu_vu_add_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_sub_rows_f32(...) npu_vu_sub_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_mul_rows_f32(...) npu_vu_mul_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_div_rows_f32(...) npu_vu_div_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+ * element, as the C expression in its comment; square root costs one
+ * vector per cycle like the others. */
 
 /* Column broadcast, one g and one b per column (layernorm's gamma, beta):
  *   dst[r*ldd + c] = a[r*lda + c] * g[c] + b[c]   (rounded after the * and after the +) */
@@ -234,28 +171,6 @@ void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const floa
  * that many elements. x clamped to [0, n]; not an instruction (host
  * arithmetic on the addresses, like a prefix tail's length). */
 static inline int npu_clamp(int x, int n) { return x < 0 ? 0 : x < n ? x : n; }
-
-/* ---- VU selects: a compare with a scalar and a predicated move ----
- *   npu_vu_select_gt_f32:  dst[i] = m[i] > t ? a[i] : b[i]
- *   npu_vu_select_gts_f32: dst[i] = m[i] > t ? a[i] : e
- * (a masked select; m and a may be one array: a ReLU with threshold t;
- * b may be dst: a masked store that keeps dst where the compare fails).
- * The compare is C's: false for a NaN. One vector of work per vector. */
-void npu_vu_select_gt_f32_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b,
-                             int n, float t);
-void npu_vu_select_gts_f32_at(const char *file, int line, float *dst, const float *m, const float *a, int n, float t,
-                              float e);
-#define npu_vu_select_gt_f32(...) npu_vu_select_gt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_select_gts_f32(...) npu_vu_select_gts_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
-/* Under a byte mask, one uint8_t per element (not 0: keep a), with a scalar
- * for the others (npu_vu_select_u8_f32, the select of two arrays, is a family
- * member):
- *   npu_vu_select_u8s_f32: dst[i] = m[i] ? a[i] : e
- * One vector of work per vector of the fp32 operands. */
-void npu_vu_select_u8s_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, int n,
-                              float e);
-#define npu_vu_select_u8s_f32(...) npu_vu_select_u8s_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- VU index masks: lane i kept where (s + i) % m == r ----
  * s is the index of lane 0 in the user's loop (a tile's start), so the
@@ -284,34 +199,6 @@ void npu_vu_select_lanes_f32_at(const char *file, int line, float *dst, const fl
  * s is the index of lane 0 in the user's loop (`y[i] = i >= 7 ? x[i] : 0.0f`). */
 void npu_vu_select_from_f32_at(const char *file, int line, float *dst, const float *a, int n, int s, int lo, float e);
 #define npu_vu_select_from_f32(...) npu_vu_select_from_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
-/* ---- VU selects under a compare of two fp32 arrays ----
- *   npu_vu_select_lt_f32 / le / eq:   dst[i] = p[i] < q[i] (<=, ==) ? a[i] : b[i]  (b may be dst)
- *   npu_vu_select_gt_muls_f32 / ge:   dst[i] = m[i] > t (>=) ? a[i] : b[i] * c     (a leaky ReLU)
- *   npu_vu_select_lt_muls_f32 / le:   dst[i] = m[i] < t (<=) ? b[i] * c : a[i]     (the scaled branch first)
- * (the compares into a byte mask, npu_vu_cmplt_f32 and the like, are family
- * members). C's compares: false for a NaN. One vector of work per fp32 vector. */
-void npu_vu_select_lt_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a,
-                             const float *b, int n);
-void npu_vu_select_le_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a,
-                             const float *b, int n);
-void npu_vu_select_eq_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a,
-                             const float *b, int n);
-void npu_vu_select_gt_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
-                                  const float *b, int n, float t, float c);
-void npu_vu_select_ge_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
-                                  const float *b, int n, float t, float c);
-#define npu_vu_select_lt_f32(...) npu_vu_select_lt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_select_le_f32(...) npu_vu_select_le_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_select_eq_f32(...) npu_vu_select_eq_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-void npu_vu_select_lt_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
-                                  const float *b, int n, float t, float c);
-void npu_vu_select_le_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a,
-                                  const float *b, int n, float t, float c);
-#define npu_vu_select_lt_muls_f32(...) npu_vu_select_lt_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_select_le_muls_f32(...) npu_vu_select_le_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_select_gt_muls_f32(...) npu_vu_select_gt_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-#define npu_vu_select_ge_muls_f32(...) npu_vu_select_ge_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- barrier: the control unit waits until every unit and every DMA channel
  * is idle; all outstanding DMA tokens count as waited. ---- */

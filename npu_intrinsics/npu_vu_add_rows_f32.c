@@ -1,11 +1,11 @@
 /* Semantics of npu_vu_add_rows_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, a vu_vm, b vu_vm
  * abi: npu_vu_add_rows_f32(dst, a, b, ROWS, COLS, LDD, LDA)
- * b holds one value per row (a per-row bias).
+ * b holds one value per row (a row broadcast).
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */
 #include <stdint.h>
-#include <math.h>
 #define ROWS 8
 #define COLS 16
 #define LDD 16

@@ -1,4 +1,5 @@
 /* Semantics of npu_vu_cast_f32_i32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, a vu_vm
  * abi: npu_vu_cast_f32_i32(dst, a, N)
  * The sizes are one instance of the intrinsic; it is defined for any sizes
@@ -8,8 +9,5 @@
 
 void npu_vu_cast_f32_i32(int32_t dst[N], const float a[N]) {
   for (int i = 0; i < N; i++)
-    dst[i] = a[i] != a[i] ? 0
-           : a[i] >= 2147483648.0f ? 2147483647
-           : a[i] < -2147483648.0f ? -2147483647 - 1
-           : (int32_t)a[i];
+    dst[i] = a[i] != a[i] ? 0 : a[i] >= 2147483648.0f ? 2147483647 : a[i] < -2147483648.0f ? -2147483647 - 1 : (int32_t)a[i];
 }

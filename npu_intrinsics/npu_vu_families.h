@@ -3,7 +3,9 @@
  * change the table, not this file.
  *
  * Every operand is in the VU_VM of one core; the op runs on that core.
- * 1-D forms run over n elements; windows over rows x cols outputs, the
+ * 1-D forms run over n elements; boxes over rows x cols elements, rows
+ * ldd (lda) apart; row reductions over cols >= 1 elements of each row;
+ * windows over rows x cols outputs, the
  * kh x kw window of output (r, c) starting at a[(r*sh)*lda + c*sw]
  * (ldd >= cols when rows > 1; lda >= (cols-1)*sw + kw when the windows
  * cover more than one row). int8 and int32 arithmetic wraps (the kernel
@@ -152,6 +154,30 @@ void npu_vu_neg_i32_at(const char *file, int line, int32_t *dst, const int32_t *
 void npu_vu_neg_f32_at(const char *file, int line, float *dst, const float *a, int n);
 #define npu_vu_neg_f32(...) npu_vu_neg_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* dst[i] = a[i] > 0 ? a[i] : 0 */
+void npu_vu_relu_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n);
+#define npu_vu_relu_i32(...) npu_vu_relu_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] > 0 ? a[i] : 0.0f */
+void npu_vu_relu_f32_at(const char *file, int line, float *dst, const float *a, int n);
+#define npu_vu_relu_f32(...) npu_vu_relu_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = expf(a[r*lda + c]) */
+void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ldd, int lda);
+#define npu_vu_exp_f32(...) npu_vu_exp_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = (int32_t)a[i] */
+void npu_vu_cast_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, int n);
+#define npu_vu_cast_i8_i32(...) npu_vu_cast_i8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = (float)a[i] */
+void npu_vu_cast_i32_f32_at(const char *file, int line, float *dst, const int32_t *a, int n);
+#define npu_vu_cast_i32_f32(...) npu_vu_cast_i32_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] != a[i] ? 0 : a[i] >= 2147483648.0f ? 2147483647 : a[i] < -2147483648.0f ? -2147483647 - 1 : (int32_t)a[i] */
+void npu_vu_cast_f32_i32_at(const char *file, int line, int32_t *dst, const float *a, int n);
+#define npu_vu_cast_f32_i32(...) npu_vu_cast_f32_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* dst[i] = a[i] < b[i] */
 void npu_vu_cmplt_i8_at(const char *file, int line, uint8_t *dst, const int8_t *a, const int8_t *b, int n);
 #define npu_vu_cmplt_i8(...) npu_vu_cmplt_i8_at(__FILE__, __LINE__, __VA_ARGS__)
@@ -199,6 +225,46 @@ void npu_vu_select_u8_i32_at(const char *file, int line, int32_t *dst, const uin
 /* dst[i] = m[i] ? a[i] : b[i] */
 void npu_vu_select_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, int n);
 #define npu_vu_select_u8_f32(...) npu_vu_select_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] ? a[i] : e */
+void npu_vu_select_u8s_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, int n, float e);
+#define npu_vu_select_u8s_f32(...) npu_vu_select_u8s_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] > t ? a[i] : b[i] */
+void npu_vu_select_gt_f32_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b, int n, float t);
+#define npu_vu_select_gt_f32(...) npu_vu_select_gt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] > t ? a[i] : e */
+void npu_vu_select_gts_f32_at(const char *file, int line, float *dst, const float *m, const float *a, int n, float t, float e);
+#define npu_vu_select_gts_f32(...) npu_vu_select_gts_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = p[i] < q[i] ? a[i] : b[i] */
+void npu_vu_select_lt_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a, const float *b, int n);
+#define npu_vu_select_lt_f32(...) npu_vu_select_lt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = p[i] <= q[i] ? a[i] : b[i] */
+void npu_vu_select_le_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a, const float *b, int n);
+#define npu_vu_select_le_f32(...) npu_vu_select_le_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = p[i] == q[i] ? a[i] : b[i] */
+void npu_vu_select_eq_f32_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a, const float *b, int n);
+#define npu_vu_select_eq_f32(...) npu_vu_select_eq_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] > t ? a[i] : b[i] * c */
+void npu_vu_select_gt_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b, int n, float t, float c);
+#define npu_vu_select_gt_muls_f32(...) npu_vu_select_gt_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] >= t ? a[i] : b[i] * c */
+void npu_vu_select_ge_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b, int n, float t, float c);
+#define npu_vu_select_ge_muls_f32(...) npu_vu_select_ge_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] < t ? b[i] * c : a[i] */
+void npu_vu_select_lt_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b, int n, float t, float c);
+#define npu_vu_select_lt_muls_f32(...) npu_vu_select_lt_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = m[i] <= t ? b[i] * c : a[i] */
+void npu_vu_select_le_muls_f32_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b, int n, float t, float c);
+#define npu_vu_select_le_muls_f32(...) npu_vu_select_le_muls_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[i] = m[i] ? (a[i] + b[i]) : c[i] */
 void npu_vu_add_u8_i8_at(const char *file, int line, int8_t *dst, const uint8_t *m, const int8_t *a, const int8_t *b, const int8_t *c, int n);
@@ -259,6 +325,50 @@ void npu_vu_max_u8_i32_at(const char *file, int line, int32_t *dst, const uint8_
 /* dst[i] = m[i] ? (a[i] > b[i] ? a[i] : b[i]) : c[i] */
 void npu_vu_max_u8_f32_at(const char *file, int line, float *dst, const uint8_t *m, const float *a, const float *b, const float *c, int n);
 #define npu_vu_max_u8_f32(...) npu_vu_max_u8_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*lda + c] + b[r] */
+void npu_vu_add_rows_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ldd, int lda);
+#define npu_vu_add_rows_f32(...) npu_vu_add_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*lda + c] - b[r] */
+void npu_vu_sub_rows_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ldd, int lda);
+#define npu_vu_sub_rows_f32(...) npu_vu_sub_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*lda + c] * b[r] */
+void npu_vu_mul_rows_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ldd, int lda);
+#define npu_vu_mul_rows_f32(...) npu_vu_mul_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = a[r*lda + c] / b[r] */
+void npu_vu_div_rows_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ldd, int lda);
+#define npu_vu_div_rows_f32(...) npu_vu_div_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = value (ldd >= cols when rows > 1) */
+void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value);
+#define npu_vu_fill_i32(...) npu_vu_fill_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r] = the row's y, from 0, y = y + x over each x = a[r*ld + c] in order (cols >= 1; ld >= cols when rows > 1) */
+void npu_vu_reduce_sum_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int rows, int cols, int ld);
+#define npu_vu_reduce_sum_i32(...) npu_vu_reduce_sum_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r] = the row's y, from 0, y = y + x over each x = a[r*ld + c] in order (cols >= 1; ld >= cols when rows > 1) */
+void npu_vu_reduce_sum_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ld);
+#define npu_vu_reduce_sum_f32(...) npu_vu_reduce_sum_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r] = the row's y, from its first element, y = x > y ? x : y over each x = a[r*ld + c] in order (cols >= 1; ld >= cols when rows > 1) */
+void npu_vu_reduce_max_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int rows, int cols, int ld);
+#define npu_vu_reduce_max_i32(...) npu_vu_reduce_max_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r] = the row's y, from its first element, y = x > y ? x : y over each x = a[r*ld + c] in order (cols >= 1; ld >= cols when rows > 1) */
+void npu_vu_reduce_max_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ld);
+#define npu_vu_reduce_max_f32(...) npu_vu_reduce_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r] = the row's y, from its first element, y = fmaxf(y, x) over each x = a[r*ld + c] in order (cols >= 1; ld >= cols when rows > 1) */
+void npu_vu_reduce_fmax_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ld);
+#define npu_vu_reduce_fmax_f32(...) npu_vu_reduce_fmax_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r] = the row's y, from its first element, y = fminf(y, x) over each x = a[r*ld + c] in order (cols >= 1; ld >= cols when rows > 1) */
+void npu_vu_reduce_fmin_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ld);
+#define npu_vu_reduce_fmin_f32(...) npu_vu_reduce_fmin_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[r*ldd + c] = the window's y, from its first element, y = x > y ? x : y over each x of the window in row order */
 void npu_vu_window_max_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);

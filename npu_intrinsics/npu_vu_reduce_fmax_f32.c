@@ -1,14 +1,10 @@
 /* Semantics of npu_vu_reduce_fmax_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, a vu_vm
  * abi: npu_vu_reduce_fmax_f32(dst, a, ROWS, COLS, LD)
  * libm: fmaxf
- * A running fmaxf over each row, from its first element: C's fmaxf as the
- * simulator computes it (sim/vu_family.c: a NaN operand gives the other, two
- * operands that compare equal, +0 and -0, give the second, so a NaN first
- * element gives the next one). npu_vu_reduce_max_f32 is another op: its
- * `a > m ? a : m` keeps a NaN first element and the running value on a tie.
- * tensorize matches this one only where the C library the check links
- * makes fmaxf's choices (schedule/intrinsics.c).
+ * C's fmaxf/fminf: a NaN operand gives the other; operands that compare equal (+0 and -0)
+ * give the second. tensorize matches it only where the C library the check links does the same.
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /* Semantics of npu_vu_select_ge_muls_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, m vu_vm, a vu_vm, b vu_vm
  * abi: npu_vu_select_ge_muls_f32(dst, m, a, b, N, t, c)
- * Where m[i] >= t, a; elsewhere b times c: a leaky ReLU when m, a and b
- * are one array (`x[i] >= 0 ? x[i] : 0.1f * x[i]`). C's compare: false
- * for a NaN.
+ * A compare and a predicated move in one instruction (C's compare: false for a NaN); b may be dst:
+ * a masked store.
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */
 #include <stdint.h>

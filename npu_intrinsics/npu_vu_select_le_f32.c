@@ -1,9 +1,9 @@
 /* Semantics of npu_vu_select_le_f32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, p vu_vm, q vu_vm, a vu_vm, b vu_vm
  * abi: npu_vu_select_le_f32(dst, p, q, a, b, N)
- * Where p[i] <= q[i], a; elsewhere b (b in place, dst[i] = ... : dst[i]:
- * a masked store under a compare of two arrays). C's compare: false for
- * a NaN.
+ * A compare and a predicated move in one instruction (C's compare: false for a NaN); b may be dst:
+ * a masked store.
  * The sizes are one instance of the intrinsic; it is defined for any sizes
  * that satisfy the limits in npu_intrinsics.h. */
 #include <stdint.h>

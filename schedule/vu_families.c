@@ -27,18 +27,45 @@ const SchedVuOp *sched_vu_op(const char *name) {
   return NULL;
 }
 
-static const char *c_type(const SchedVuOp *op) {
-  return !strcmp(op->type, "i8") ? "int8_t" : !strcmp(op->type, "i32") ? "int32_t" : "float";
-}
-
 static bool is_window(const SchedVuOp *op) { return !strncmp(op->form, "win_", 4); }
 static bool is_strided(const SchedVuOp *op) { return !strcmp(op->form, "str"); }
 static bool is_plane(const SchedVuOp *op) { return !strcmp(op->form, "str_plane"); }
+static bool is_cast(const SchedVuOp *op) { return !strncmp(op->form, "from_", 5); }
+static bool is_rows(const SchedVuOp *op) { return !strcmp(op->form, "rows"); }
+static bool is_reduce(const SchedVuOp *op) { return !strncmp(op->form, "red_", 4); }
+static bool is_box(const SchedVuOp *op) { return !strcmp(op->form, "box_un"); }
+static bool is_fill(const SchedVuOp *op) { return !strcmp(op->form, "fill"); }
 
-/* sem with X, Y and M replaced by x, y and m. */
+/* The C type of a type column's name (i8, i32, f32). */
+static const char *c_type_of(const char *t) {
+  return !strcmp(t, "i8") ? "int8_t" : !strcmp(t, "i32") ? "int32_t" : "float";
+}
+static const char *c_type(const SchedVuOp *op) { return c_type_of(op->type); }
+
+/* The element type of operand a, b or c: a cast's a is of the type its
+ * form names (from_i8: int8_t), every other operand of the row's type. */
+static const char *operand_type(const SchedVuOp *op, const char *name) {
+  const char *f = op->form;
+  if (!strcmp(name, "m") && (!strcmp(f, "sel") || !strcmp(f, "mask") || !strcmp(f, "sel_e"))) return "uint8_t";
+  if (is_cast(op) && !strcmp(name, "a")) return c_type_of(op->form + 5);
+  return c_type(op);
+}
+
+/* The semantics calls a C library function (fabsf(, expf(): it includes
+ * <math.h>. A cast's parenthesis is no call. */
+static bool calls_library(const char *sem) {
+  for (const char *p = strchr(sem, '('); p; p = strchr(p + 1, '('))
+    if (p > sem && ((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= '0' && p[-1] <= '9'))) return true;
+  return false;
+}
+
+/* sem with X, Y and M replaced by x, y and m; a 1-D select's P and Q by
+ * p[i] and q[i], its scalars T, E and C by t, e and c, a fill's V by its
+ * value. */
 static void expand(StrBuf *sb, const char *sem, const char *x, const char *y, const char *m) {
   for (const char *p = sem; *p; p++) {
-    const char *with = *p == 'X' ? x : *p == 'Y' ? y : *p == 'M' ? m : NULL;
+    const char *with = *p == 'X' ? x : *p == 'Y' ? y : *p == 'M' ? m : *p == 'P' ? "p[i]" : *p == 'Q' ? "q[i]"
+                     : *p == 'T' ? "t" : *p == 'E' ? "e" : *p == 'C' ? "c" : *p == 'V' ? "value" : NULL;
     if (with) sb_puts(sb, with);
     else sb_putc(sb, *p);
   }
@@ -63,8 +90,25 @@ static void element_value(StrBuf *sb, const SchedVuOp *op) {
  * the abi line and the prototype name them. */
 static const char *operands(const SchedVuOp *op) {
   const char *f = op->form;
-  return !strcmp(f, "vv") || !strcmp(f, "cmp") || !strcmp(f, "str") || !strcmp(f, "str_plane") ? "a b" : !strcmp(f, "sel") ? "m a b" : !strcmp(f, "mask") ? "m a b c"
-                                                                                                          : "a";
+  return !strcmp(f, "vv") || !strcmp(f, "cmp") || !strcmp(f, "str") || !strcmp(f, "str_plane") || is_rows(op) ? "a b"
+         : !strcmp(f, "sel") || !strcmp(f, "sel_t") || !strcmp(f, "sel_tc")                                 ? "m a b"
+         : !strcmp(f, "mask")                                                                               ? "m a b c"
+         : !strcmp(f, "sel_te") || !strcmp(f, "sel_e")                                                      ? "m a"
+         : !strcmp(f, "sel_pq")                                                                             ? "p q a b"
+         : !strcmp(f, "fill")                                                                               ? ""
+                                                                                                            : "a";
+}
+
+/* The scalar operands after the sizes, in the call's order. */
+static const char *scalars(const SchedVuOp *op) {
+  const char *f = op->form;
+  return !strcmp(f, "vs") || !strcmp(f, "win_avg") ? "s"
+         : !strcmp(f, "sel_t")                     ? "t"
+         : !strcmp(f, "sel_te")                    ? "t e"
+         : !strcmp(f, "sel_e")                     ? "e"
+         : !strcmp(f, "sel_tc")                    ? "t c"
+         : !strcmp(f, "fill")                      ? "value"
+                                                   : "";
 }
 
 static const char *form_note(const SchedVuOp *op) {
@@ -79,6 +123,11 @@ static const char *form_note(const SchedVuOp *op) {
            " * give the second. tensorize matches it only where the C library the check links does the same.";
   if (is_strided(op)) return "Strided operands: a's elements SA apart, b's SB apart (the corners of a pooling window).\n"
                              " * AN and BN follow from the other sizes (not arguments).";
+  if (is_rows(op)) return "b holds one value per row (a row broadcast).";
+  if (!strcmp(f, "sel_e")) return "Where the byte mask m is not 0, a; elsewhere the scalar e.";
+  if (!strcmp(f, "sel_t") || !strcmp(f, "sel_te") || !strcmp(f, "sel_pq") || !strcmp(f, "sel_tc"))
+    return "A compare and a predicated move in one instruction (C's compare: false for a NaN); b may be dst:\n"
+           " * a masked store.";
   if (is_plane(op)) return "Strided operands over a plane: a's rows RA apart and elements SA apart, b's RB and SB;\n"
                            " * LDD, LDA and LDB are the row lengths. AH and BH follow from the other sizes.";
   return NULL;
@@ -101,8 +150,13 @@ static void file_head(StrBuf *sb, const SchedVuOp *op) {
   if (is_window(op)) sb_puts(&abi, ", ROWS, COLS, KH, KW, SH, SW, LDD, LDA");
   else if (is_strided(op)) sb_puts(&abi, ", N, SA, SB");
   else if (is_plane(op)) sb_puts(&abi, ", ROWS, COLS, RA, SA, RB, SB, LDD, LDA, LDB");
+  else if (is_rows(op) || is_box(op)) sb_puts(&abi, ", ROWS, COLS, LDD, LDA");
+  else if (is_reduce(op)) sb_puts(&abi, ", ROWS, COLS, LD");
+  else if (is_fill(op)) sb_puts(&abi, ", ROWS, COLS, LDD");
   else sb_puts(&abi, ", N");
-  if (!strcmp(op->form, "vs") || !strcmp(op->form, "win_avg")) sb_puts(&abi, ", s");
+  char sc[16];
+  snprintf(sc, sizeof sc, "%s", scalars(op));
+  for (char *t = strtok_r(sc, " ", &save); t; t = strtok_r(NULL, " ", &save)) sb_printf(&abi, ", %s", t);
   sb_printf(sb, "\n * abi: %s)\n", abi.data);
   sb_free(&abi);
   if (strstr(op->sem, "fmaxf") || strstr(op->sem, "fminf"))
@@ -111,7 +165,7 @@ static void file_head(StrBuf *sb, const SchedVuOp *op) {
   if (note) sb_printf(sb, " * %s\n", note);
   sb_puts(sb, " * The sizes are one instance of the intrinsic; it is defined for any sizes\n"
               " * that satisfy the limits in npu_intrinsics.h. */\n#include <stdint.h>\n");
-  if (strchr(op->sem, '(')) sb_puts(sb, "#include <math.h>\n");
+  if (calls_library(op->sem)) sb_puts(sb, "#include <math.h>\n");
 }
 
 static void window_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
@@ -137,6 +191,41 @@ static void plane_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
   sb_puts(sb, ";\n}\n");
 }
 
+/* A box of ROWS x COLS elements: rows (b one value per row) and box_un. */
+static void box_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
+  sb_puts(sb, "#define ROWS 8\n#define COLS 16\n#define LDD 16\n#define LDA 16\n\n");
+  sb_printf(sb, "void %s(%s dst[ROWS][LDD], const %s a[ROWS][LDA]", op->name, t, t);
+  if (is_rows(op)) sb_printf(sb, ", const %s b[ROWS]", t);
+  sb_puts(sb, ") {\n  for (int r = 0; r < ROWS; r++)\n    for (int c = 0; c < COLS; c++)\n      dst[r][c] = ");
+  expand(sb, op->sem, "a[r][c]", "b[r]", "");
+  sb_puts(sb, ";\n}\n");
+}
+
+/* SEM "Y OP X" with OP one of + - * as its compound assignment "Y OP= X",
+ * as C writes a reduction's step; NULL when SEM is not of that shape. */
+static const char *compound_step(const char *sem) {
+  if (strncmp(sem, "Y ", 2) || !sem[2] || !strchr("+-*", sem[2]) || strcmp(sem + 3, " X")) return NULL;
+  return sem[2] == '+' ? "+=" : sem[2] == '-' ? "-=" : "*=";
+}
+
+/* A row reduction: dst[r] from 0 (red_zero) or a[r][0] (red_first), then
+ * the step over the row's elements in order. */
+static void reduce_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
+  bool first = !strcmp(op->form, "red_first");
+  sb_puts(sb, "#define ROWS 16\n#define COLS 16\n#define LD 16\n\n");
+  sb_printf(sb, "void %s(%s dst[ROWS], const %s a[ROWS][LD]) {\n  for (int r = 0; r < ROWS; r++) {\n    dst[r] = %s;\n",
+            op->name, t, t, first ? "a[r][0]" : !strcmp(op->type, "f32") ? "0.0f" : "0");
+  sb_printf(sb, "    for (int c = %d; c < COLS; c++)\n      dst[r] ", first ? 1 : 0);
+  const char *step = compound_step(op->sem);
+  if (step) {
+    sb_printf(sb, "%s a[r][c]", step);
+  } else {
+    sb_puts(sb, "= ");
+    expand(sb, op->sem, "a[r][c]", "dst[r]", "");
+  }
+  sb_puts(sb, ";\n  }\n}\n");
+}
+
 void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
   const char *t = c_type(op);
   file_head(sb, op);
@@ -148,6 +237,21 @@ void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
     plane_kernel(sb, op, t);
     return;
   }
+  if (is_rows(op) || is_box(op)) {
+    box_kernel(sb, op, t);
+    return;
+  }
+  if (is_reduce(op)) {
+    reduce_kernel(sb, op, t);
+    return;
+  }
+  if (is_fill(op)) {
+    sb_printf(sb, "#define ROWS 8\n#define COLS 16\n#define LDD 16\n\nvoid %s(%s dst[ROWS][LDD], %s value) {\n", op->name, t, t);
+    sb_puts(sb, "  for (int r = 0; r < ROWS; r++)\n    for (int c = 0; c < COLS; c++)\n      dst[r][c] = ");
+    expand(sb, op->sem, "", "", "");
+    sb_puts(sb, ";\n}\n");
+    return;
+  }
   sb_puts(sb, "#define N 64\n");
   if (is_strided(op)) sb_puts(sb, "#define SA 2\n#define SB 2\n#define AN ((N - 1) * SA + 1)\n#define BN ((N - 1) * SB + 1)\n");
   sb_puts(sb, "\n");
@@ -156,9 +260,10 @@ void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
   snprintf(names, sizeof names, "%s", operands(op));
   char *save = NULL;
   for (char *a = strtok_r(names, " ", &save); a; a = strtok_r(NULL, " ", &save))
-    sb_printf(sb, ", const %s %s[%s]", !strcmp(a, "m") ? "uint8_t" : t, a,
-              !is_strided(op) ? "N" : !strcmp(a, "a") ? "AN" : "BN");
-  if (!strcmp(op->form, "vs")) sb_printf(sb, ", %s s", t);
+    sb_printf(sb, ", const %s %s[%s]", operand_type(op, a), a, !is_strided(op) ? "N" : !strcmp(a, "a") ? "AN" : "BN");
+  char sc[16];
+  snprintf(sc, sizeof sc, "%s", scalars(op));
+  for (char *a = strtok_r(sc, " ", &save); a; a = strtok_r(NULL, " ", &save)) sb_printf(sb, ", %s %s", t, a);
   sb_puts(sb, ") {\n  for (int i = 0; i < N; i++)\n    dst[i] = ");
   element_value(sb, op);
   sb_puts(sb, ";\n}\n");
@@ -172,12 +277,17 @@ static void parameters(StrBuf *sb, const SchedVuOp *op) {
   snprintf(names, sizeof names, "%s", operands(op));
   char *save = NULL;
   for (char *a = strtok_r(names, " ", &save); a; a = strtok_r(NULL, " ", &save))
-    sb_printf(sb, ", const %s *%s", !strcmp(a, "m") ? "uint8_t" : t, a);
+    sb_printf(sb, ", const %s *%s", operand_type(op, a), a);
   if (is_window(op)) sb_puts(sb, ", int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda");
+  else if (is_rows(op) || is_box(op)) sb_puts(sb, ", int rows, int cols, int ldd, int lda");
+  else if (is_reduce(op)) sb_puts(sb, ", int rows, int cols, int ld");
+  else if (is_fill(op)) sb_puts(sb, ", int rows, int cols, int ldd");
   else if (is_strided(op)) sb_puts(sb, ", int n, int sa, int sb");
   else if (is_plane(op)) sb_puts(sb, ", int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb");
   else sb_puts(sb, ", int n");
-  if (!strcmp(f, "vs") || !strcmp(f, "win_avg")) sb_printf(sb, ", %s s", t);
+  char sc[16];
+  snprintf(sc, sizeof sc, "%s", scalars(op));
+  for (char *a = strtok_r(sc, " ", &save); a; a = strtok_r(NULL, " ", &save)) sb_printf(sb, ", %s %s", t, a);
 }
 
 /* What the op computes, in one line of C over the call's operands. */
@@ -189,6 +299,23 @@ static void summary(StrBuf *sb, const SchedVuOp *op) {
     expand(sb, op->sem, "x", "y", "");
     sb_puts(sb, " over each x of the window in row order");
     if (!strcmp(op->form, "win_avg")) sb_puts(sb, ", then y / s");
+    return;
+  }
+  if (is_rows(op) || is_box(op)) {
+    sb_puts(sb, "dst[r*ldd + c] = ");
+    expand(sb, op->sem, "a[r*lda + c]", "b[r]", "");
+    return;
+  }
+  if (is_fill(op)) {
+    sb_puts(sb, "dst[r*ldd + c] = ");
+    expand(sb, op->sem, "", "", "");
+    sb_puts(sb, " (ldd >= cols when rows > 1)");
+    return;
+  }
+  if (is_reduce(op)) {
+    sb_printf(sb, "dst[r] = the row's y, from %s, y = ", !strcmp(op->form, "red_first") ? "its first element" : "0");
+    expand(sb, op->sem, "x", "y", "");
+    sb_puts(sb, " over each x = a[r*ld + c] in order (cols >= 1; ld >= cols when rows > 1)");
     return;
   }
   sb_puts(sb, "dst[i] = ");
@@ -207,7 +334,9 @@ void sched_vu_ops_header(StrBuf *sb) {
               " * change the table, not this file.\n"
               " *\n"
               " * Every operand is in the VU_VM of one core; the op runs on that core.\n"
-              " * 1-D forms run over n elements; windows over rows x cols outputs, the\n"
+              " * 1-D forms run over n elements; boxes over rows x cols elements, rows\n"
+              " * ldd (lda) apart; row reductions over cols >= 1 elements of each row;\n"
+              " * windows over rows x cols outputs, the\n"
               " * kh x kw window of output (r, c) starting at a[(r*sh)*lda + c*sw]\n"
               " * (ldd >= cols when rows > 1; lda >= (cols-1)*sw + kw when the windows\n"
               " * cover more than one row). int8 and int32 arithmetic wraps (the kernel\n"

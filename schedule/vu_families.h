@@ -9,9 +9,10 @@
 typedef struct {
   const char *name; /* npu_vu_add_i32 */
   const char *op;   /* add */
-  const char *form; /* vv, vs, un, cmp, sel, mask, win_first, win_zero, win_avg, str, str_plane */
+  const char *form; /* vv, vs, un, from_T, cmp, sel, mask, sel_t, sel_te, sel_e, sel_pq, sel_tc, rows, box_un,
+                       red_zero, red_first, win_first, win_zero, win_avg, str, str_plane */
   const char *type; /* i8, i32, f32 */
-  const char *sem;  /* the kernel language over X, Y (and M): "X + Y" */
+  const char *sem;  /* the kernel language over X, Y (and M, P, Q, T, E, C): "X + Y" */
 } SchedVuOp;
 
 /* The table's rows in its order, and their count. */

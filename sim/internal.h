@@ -228,9 +228,18 @@ bool sim_vu_issue(NpuSim *s, Site site, const char *op, const VuArg *v, int nv, 
 /* The bound simulator for VU op `op` with a size n >= 0; NULL when there
  * is none, it has failed, or n < 0 (recorded). */
 NpuSim *sim_vu_enter(const char *file, int line, const char *op, int n, Site *site);
-/* vu_family.c: C's fmaxf and fminf as the VU computes them (its fmax and fmin) */
-float sim_vu_fmax(float x, float y);
-float sim_vu_fmin(float x, float y);
+/* A 2-D box of rows x cols over two operands with leading dimensions
+ * ld1, ld2 (named n1, n2 in messages and traces). */
+typedef struct {
+  int rows, cols, min_cols;
+  const char *n1, *n2;
+  int ld1, ld2;
+} VuBox;
+/* A 2-D box op (rows x cols elements of 4 bytes of work): entered, its
+ * shape checked (cols >= min_cols, both leading dimensions >= cols when
+ * rows > 1), its operands issued; false when the simulator stopped it (or
+ * none is bound), and then the op computes nothing (sim/vu.c). */
+bool sim_vu_box_issue(const char *file, int line, const char *op, const VuBox *b, const VuArg *v, int nv);
 
 /* trace.c */
 void trace_event(NpuSim *s, int track, uint64_t start, uint64_t dur, const char *name,

@@ -1,8 +1,10 @@
-/* The VU cores: element-wise ops, casts, requantize, row reductions, 2-D
- * boxes (fill, multiply-accumulate, the f32 row ops of softmax and layernorm);
- * the families of npu_vu_families.def are sim/vu_family.c. Every
- * operand lies in the VM of one core, which runs the op. Cycles per
- * instruction: overhead + ceil(bytes of the widest operand / vector_bytes). */
+/* The VU cores: how an op issues (sim_vu_issue, and sim_vu_box_issue for a
+ * 2-D box), and the ops that are not rows of npu_vu_families.def
+ * (docs/architecture.md says why): requantize, multiply-accumulate,
+ * the column broadcast, rsqrt and the row dot product. The rows are
+ * sim/vu_family.c. Every operand lies in the VM of one core, which runs
+ * the op. Cycles per instruction: overhead + ceil(bytes of the widest
+ * operand / vector_bytes). */
 #include <math.h>
 #include <stdio.h>
 
@@ -49,26 +51,6 @@ bool sim_vu_n_issue(const char *file, int line, const char *op, int n, const VuA
   return sim_vu_issue(s, site, op, v, nv, work_bytes, d);
 }
 
-/* Unary: dst of TD, a of TA; the op costs the wider of the two. */
-#define VU_UNARY(NAME, TD, TA, EXPR)                                                          \
-  void NAME##_at(const char *file, int line, TD *dst, const TA *a, int n) {                   \
-    VuArg v[2] = {{"dst", dst, (int64_t)n * (int64_t)sizeof(TD), 1, 0, (int)sizeof(TD), OP_WRITE}, \
-                  {"a", a, (int64_t)n * (int64_t)sizeof(TA), 1, 0, (int)sizeof(TA), OP_READ}};     \
-    size_t w = sizeof(TD) > sizeof(TA) ? sizeof(TD) : sizeof(TA);                             \
-    if (!sim_vu_n_issue(file, line, #NAME, n, v, 2, (uint64_t)n * w)) return;                        \
-    for (int i = 0; i < n; i++) {                                                             \
-      TA x = a[i];                                                                            \
-      dst[i] = (EXPR);                                                                        \
-    }                                                                                         \
-  }
-
-VU_UNARY(npu_vu_relu_i32, int32_t, int32_t, x > 0 ? x : 0)
-VU_UNARY(npu_vu_relu_f32, float, float, x > 0 ? x : 0.0f)
-VU_UNARY(npu_vu_cast_i8_i32, int32_t, int8_t, (int32_t)x)
-VU_UNARY(npu_vu_cast_i32_f32, float, int32_t, (float)x)
-VU_UNARY(npu_vu_cast_f32_i32, int32_t, float,
-         x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x)
-
 void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t *a, int n,
                           int32_t multiplier, int shift, int zero_point) {
   const char *op = "npu_vu_requant_i8";
@@ -96,71 +78,8 @@ void npu_vu_requant_i8_at(const char *file, int line, int8_t *dst, const int32_t
   }
 }
 
-#define VU_REDUCE(NAME, T, INIT, FIRST, STEP)                                                        \
-  void NAME##_at(const char *file, int line, T *dst, const T *a, int rows, int cols, int ld) {  \
-    const char *op = #NAME;                                                                     \
-    Site site;                                                                                  \
-    char d[64] = "";                                                                            \
-    NpuSim *s = sim_vu_enter(file, line, op, rows, &site);                                          \
-    if (!s) return;                                                                             \
-    if (cols < 1 || (rows > 1 && ld < cols)) {                                                  \
-      sim_fail(s, site, op, "%s shape: rows=%d cols=%d ld=%d (cols >= 1, ld >= cols)",          \
-               cols < 1 ? "bad" : "misaligned", rows, cols, ld);                                \
-      return;                                                                                   \
-    }                                                                                           \
-    VuArg v[2] = {{"dst", dst, (int64_t)rows * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), OP_WRITE}, \
-                  {"a", a, (int64_t)cols * (int64_t)sizeof(T), rows, (int64_t)ld * (int64_t)sizeof(T), \
-                   (int)sizeof(T), OP_READ}};                                                   \
-    if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ld=%d", rows, cols, ld);             \
-    if (!sim_vu_issue(s, site, op, v, 2, (uint64_t)rows * (uint64_t)cols * sizeof(T), d)) return;   \
-    for (int r = 0; r < rows; r++) {                                                            \
-      const T *row = a + (ptrdiff_t)r * ld;                                                     \
-      T acc = INIT;                                                                             \
-      for (int c = (FIRST); c < cols; c++) {                                                     \
-        T x = row[c];                                                                           \
-        acc = (STEP);                                                                           \
-      }                                                                                         \
-      dst[r] = acc;                                                                             \
-    }                                                                                           \
-  }
-
-/* sums start from 0 and run c = 0 .. cols-1; int32 sums wrap */
-VU_REDUCE(npu_vu_reduce_sum_i32, int32_t, 0, 0, (int32_t)((uint32_t)acc + (uint32_t)x))
-VU_REDUCE(npu_vu_reduce_max_i32, int32_t, row[0], 1, x > acc ? x : acc)
-VU_REDUCE(npu_vu_reduce_sum_f32, float, 0.0f, 0, acc + x)
-VU_REDUCE(npu_vu_reduce_max_f32, float, row[0], 1, x > acc ? x : acc)
-/* C's fmaxf and fminf running over a row (the VU families' fmax and fmin) */
-VU_REDUCE(npu_vu_reduce_fmax_f32, float, row[0], 1, sim_vu_fmax(acc, x))
-VU_REDUCE(npu_vu_reduce_fmin_f32, float, row[0], 1, sim_vu_fmin(acc, x))
-
-void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value) {
-  const char *op = "npu_vu_fill_i32";
-  Site site;
-  char d[64] = "";
-  NpuSim *s = sim_vu_enter(file, line, op, rows, &site);
-  if (!s) return;
-  if (cols < 0 || (rows > 1 && ldd < cols)) {
-    sim_fail(s, site, op, "%s shape: rows=%d cols=%d ldd=%d (cols >= 0, ldd >= cols)", cols < 0 ? "bad" : "misaligned",
-             rows, cols, ldd);
-    return;
-  }
-  VuArg v[1] = {{"dst", dst, (int64_t)cols * 4, rows, (int64_t)ldd * 4, 4, OP_WRITE}};
-  if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ldd=%d value=%d", rows, cols, ldd, (int)value);
-  if (!sim_vu_issue(s, site, op, v, 1, (uint64_t)rows * (uint64_t)cols * 4, d)) return;
-  for (int r = 0; r < rows; r++)
-    for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = value;
-}
-
-/* A 2-D box of rows x cols over two operands with leading dimensions
- * ld1, ld2 (named n1, n2 in messages and traces). */
-typedef struct {
-  int rows, cols, min_cols;
-  const char *n1, *n2;
-  int ld1, ld2;
-} Box;
-
 /* cols >= min_cols, and both leading dimensions >= cols when rows > 1. */
-static bool box_ok(NpuSim *s, Site site, const char *op, const Box *b) {
+static bool box_ok(NpuSim *s, Site site, const char *op, const VuBox *b) {
   if (b->cols >= b->min_cols && (b->rows <= 1 || (b->ld1 >= b->cols && b->ld2 >= b->cols))) return true;
   sim_fail(s, site, op, "%s shape: rows=%d cols=%d %s=%d %s=%d (cols >= %d, %s and %s >= cols)",
            b->cols < b->min_cols ? "bad" : "misaligned", b->rows, b->cols, b->n1, b->ld1, b->n2, b->ld2, b->min_cols,
@@ -168,10 +87,7 @@ static bool box_ok(NpuSim *s, Site site, const char *op, const Box *b) {
   return false;
 }
 
-/* A 2-D box op (rows x cols elements of 4 bytes of work): entered, its
- * shape checked, its operands issued; false when the simulator stopped it
- * (or none is bound), and then the op computes nothing. */
-static bool box_issue(const char *file, int line, const char *op, const Box *b, const VuArg *v, int nv) {
+bool sim_vu_box_issue(const char *file, int line, const char *op, const VuBox *b, const VuArg *v, int nv) {
   Site site;
   char d[64] = "";
   NpuSim *s = sim_vu_enter(file, line, op, b->rows, &site);
@@ -182,12 +98,12 @@ static bool box_issue(const char *file, int line, const char *op, const Box *b, 
 
 void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, const int8_t *b,
                            int rows, int cols, int ldd, int lda) {
-  const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};
+  const VuBox box = {rows, cols, 0, "ldd", "lda", ldd, lda};
   int64_t nb = rows && cols ? 1 : 0; /* b is read only when there is work */
   VuArg v[3] = {{"dst", dst, (int64_t)cols * 4, rows, (int64_t)ldd * 4, 4, OP_READ | OP_WRITE},
                 {"a", a, cols, rows, lda, 1, OP_READ},
                 {"b", b, nb, 1, 0, 1, OP_READ}};
-  if (!box_issue(file, line, "npu_vu_macs_i8_i32", &box, v, 3)) return;
+  if (!sim_vu_box_issue(file, line, "npu_vu_macs_i8_i32", &box, v, 3)) return;
   int32_t w = b && nb ? b[0] : 0;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) {
@@ -200,44 +116,13 @@ void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_
 
 #define BOX(name, p, ld, mode) {name, p, (int64_t)cols * 4, rows, (int64_t)(ld) * 4, 4, mode}
 
-void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ldd,
-                       int lda) {
-  const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};
-  VuArg v[2] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ)};
-  if (!box_issue(file, line, "npu_vu_exp_f32", &box, v, 2)) return;
-  for (int r = 0; r < rows; r++)
-    for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = expf(a[(ptrdiff_t)r * lda + c]);
-}
-
-/* b holds one value per row; it is read only when there is work. */
-#define VU_ROWS(NAME, OP)                                                                                       \
-  void NAME##_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols,   \
-                 int ldd, int lda) {                                                                            \
-    const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};                                                    \
-    VuArg v[3] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ),                                    \
-                  {"b", b, cols ? (int64_t)rows * 4 : 0, 1, 0, 4, OP_READ}};                                    \
-    if (!box_issue(file, line, #NAME, &box, v, 3)) return;                                                      \
-    for (int r = 0; r < rows; r++) {                                                                            \
-      float y = cols ? b[r] : 0.0f;                                                                             \
-      for (int c = 0; c < cols; c++) {                                                                          \
-        float x = a[(ptrdiff_t)r * lda + c];                                                                    \
-        dst[(ptrdiff_t)r * ldd + c] = x OP y;                                                                   \
-      }                                                                                                         \
-    }                                                                                                           \
-  }
-
-VU_ROWS(npu_vu_add_rows_f32, +)
-VU_ROWS(npu_vu_sub_rows_f32, -)
-VU_ROWS(npu_vu_mul_rows_f32, *)
-VU_ROWS(npu_vu_div_rows_f32, /)
-
 void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const float *a, const float *g,
                                const float *b, int rows, int cols, int ldd, int lda) {
-  const Box box = {rows, cols, 0, "ldd", "lda", ldd, lda};
+  const VuBox box = {rows, cols, 0, "ldd", "lda", ldd, lda};
   int64_t nc = rows ? (int64_t)cols * 4 : 0;
   VuArg v[4] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ), {"g", g, nc, 1, 0, 4, OP_READ},
                 {"b", b, nc, 1, 0, 4, OP_READ}};
-  if (!box_issue(file, line, "npu_vu_muladd_cols_f32", &box, v, 4)) return;
+  if (!sim_vu_box_issue(file, line, "npu_vu_muladd_cols_f32", &box, v, 4)) return;
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < cols; c++) {
       float p = a[(ptrdiff_t)r * lda + c] * g[c]; /* rounded here, as the C expression is */
@@ -260,9 +145,9 @@ VU_SCALAR(npu_vu_rsqrt_f32, 1.0f / sqrtf(x + y))
 
 void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows,
                               int cols, int lda, int ldb) {
-  const Box box = {rows, cols, 1, "lda", "ldb", lda, ldb};
+  const VuBox box = {rows, cols, 1, "lda", "ldb", lda, ldb};
   VuArg v[3] = {{"dst", dst, (int64_t)rows * 4, 1, 0, 4, OP_WRITE}, BOX("a", a, lda, OP_READ), BOX("b", b, ldb, OP_READ)};
-  if (!box_issue(file, line, "npu_vu_reduce_dot_f32", &box, v, 3)) return;
+  if (!sim_vu_box_issue(file, line, "npu_vu_reduce_dot_f32", &box, v, 3)) return;
   for (int r = 0; r < rows; r++) {
     float acc = 0.0f;
     for (int c = 0; c < cols; c++) {

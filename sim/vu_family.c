@@ -47,10 +47,6 @@ static float vu_fmin(float x, float y) {
   return x < y ? x : y;
 }
 
-/* The same for the row reductions of sim/vu.c. */
-float sim_vu_fmax(float x, float y) { return vu_fmax(x, y); }
-float sim_vu_fmin(float x, float y) { return vu_fmin(x, y); }
-
 #define VU_ARG(name, p, T, mode) {name, p, (int64_t)n * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), mode}
 #define VU_MASK_ARG(p) {"m", p, (int64_t)n, 1, 0, 1, OP_READ}
 #define VU_WORK(T) ((uint64_t)n * sizeof(T))
@@ -127,6 +123,178 @@ float sim_vu_fmin(float x, float y) { return vu_fmin(x, y); }
       dst[i] = mk[i] ? (T)(SIM) : c[i];                                                         \
     }                                                                                           \
   }
+
+/* The selects with a compare in the instruction (C's compare: false for a
+ * NaN): SIM over the compared m (or p and q), the moved x = a[i] and
+ * y = b[i], and the scalars t, e and c. */
+/* sel_t: dst[i] = SIM over m[i], a[i], b[i] and t */
+#define VU_FORM_sel_t(NAME, T, SIM)                                                             \
+  void NAME##_at(const char *file, int line, T *dst, const T *mv, const T *a, const T *b, int n, T t) { \
+    VuArg v[4] = {VU_ARG("dst", dst, T, OP_WRITE), VU_ARG("m", mv, T, OP_READ), VU_ARG("a", a, T, OP_READ), \
+                  VU_ARG("b", b, T, OP_READ)};                                                  \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 4, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      T m = mv[i], x = a[i], y = b[i];                                                          \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* sel_te: dst[i] = SIM over m[i], a[i] and the scalars t, e */
+#define VU_FORM_sel_te(NAME, T, SIM)                                                            \
+  void NAME##_at(const char *file, int line, T *dst, const T *mv, const T *a, int n, T t, T e) { \
+    VuArg v[3] = {VU_ARG("dst", dst, T, OP_WRITE), VU_ARG("m", mv, T, OP_READ), VU_ARG("a", a, T, OP_READ)}; \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 3, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      T m = mv[i], x = a[i];                                                                    \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* sel_e: dst[i] = SIM over the byte mask m[i], a[i] and the scalar e; it
+ * costs the element operands' bytes */
+#define VU_FORM_sel_e(NAME, T, SIM)                                                             \
+  void NAME##_at(const char *file, int line, T *dst, const uint8_t *mk, const T *a, int n, T e) { \
+    VuArg v[3] = {VU_ARG("dst", dst, T, OP_WRITE), VU_MASK_ARG(mk), VU_ARG("a", a, T, OP_READ)}; \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 3, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      uint8_t m = mk[i];                                                                        \
+      T x = a[i];                                                                               \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* sel_pq: dst[i] = SIM over p[i], q[i] (compared), a[i] and b[i] */
+#define VU_FORM_sel_pq(NAME, T, SIM)                                                            \
+  void NAME##_at(const char *file, int line, T *dst, const T *pv, const T *qv, const T *a, const T *b, int n) { \
+    VuArg v[5] = {VU_ARG("dst", dst, T, OP_WRITE), VU_ARG("p", pv, T, OP_READ), VU_ARG("q", qv, T, OP_READ), \
+                  VU_ARG("a", a, T, OP_READ), VU_ARG("b", b, T, OP_READ)};                      \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 5, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      T p = pv[i], q = qv[i], x = a[i], y = b[i];                                               \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* sel_tc: dst[i] = SIM over m[i], a[i], b[i] and the scalars t, c (a leaky
+ * ReLU: one branch scaled) */
+#define VU_FORM_sel_tc(NAME, T, SIM)                                                            \
+  void NAME##_at(const char *file, int line, T *dst, const T *mv, const T *a, const T *b, int n, T t, T c) { \
+    VuArg v[4] = {VU_ARG("dst", dst, T, OP_WRITE), VU_ARG("m", mv, T, OP_READ), VU_ARG("a", a, T, OP_READ), \
+                  VU_ARG("b", b, T, OP_READ)};                                                  \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 4, VU_WORK(T))) return;                       \
+    for (int i = 0; i < n; i++) {                                                               \
+      T m = mv[i], x = a[i], y = b[i];                                                          \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+
+/* from_S: dst[i] = a[i] converted, a of the type S (a cast); it costs the
+ * wider operand's bytes */
+#define VU_FORM_from(NAME, T, S, SIM)                                                           \
+  void NAME##_at(const char *file, int line, T *dst, const S *a, int n) {                      \
+    VuArg v[2] = {VU_ARG("dst", dst, T, OP_WRITE), VU_ARG("a", a, S, OP_READ)};                 \
+    uint64_t w = sizeof(T) > sizeof(S) ? sizeof(T) : sizeof(S);                                 \
+    if (!sim_vu_n_issue(file, line, #NAME, n, v, 2, (uint64_t)n * w)) return;                  \
+    for (int i = 0; i < n; i++) {                                                               \
+      S x = a[i];                                                                               \
+      dst[i] = (T)(SIM);                                                                        \
+    }                                                                                           \
+  }
+#define VU_FORM_from_i8(NAME, T, SIM) VU_FORM_from(NAME, T, vu_i8, SIM)
+#define VU_FORM_from_i32(NAME, T, SIM) VU_FORM_from(NAME, T, vu_i32, SIM)
+#define VU_FORM_from_f32(NAME, T, SIM) VU_FORM_from(NAME, T, vu_f32, SIM)
+
+/* A box operand: rows rows of cols elements, ld apart. */
+#define VU_BOX_ARG(name, p, T, ld, mode) \
+  {name, p, (int64_t)cols * (int64_t)sizeof(T), rows, (int64_t)(ld) * (int64_t)sizeof(T), (int)sizeof(T), mode}
+
+/* rows: dst[r][c] = a[r][c] OP b[r], one b per row (read only when there
+ * is work) */
+#define VU_FORM_rows(NAME, T, SIM)                                                              \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *b, int rows, int cols, int ldd, int lda) { \
+    const VuBox box = {rows, cols, 0, "ldd", "lda", ldd, lda};                                  \
+    VuArg v[3] = {VU_BOX_ARG("dst", dst, T, ldd, OP_WRITE), VU_BOX_ARG("a", a, T, lda, OP_READ), \
+                  {"b", b, cols ? (int64_t)rows * (int64_t)sizeof(T) : 0, 1, 0, (int)sizeof(T), OP_READ}}; \
+    if (!sim_vu_box_issue(file, line, #NAME, &box, v, 3)) return;                              \
+    for (int r = 0; r < rows; r++) {                                                            \
+      T y = cols ? b[r] : 0;                                                                    \
+      for (int c = 0; c < cols; c++) {                                                          \
+        T x = a[(ptrdiff_t)r * lda + c];                                                        \
+        dst[(ptrdiff_t)r * ldd + c] = (T)(SIM);                                                 \
+      }                                                                                         \
+    }                                                                                           \
+  }
+
+/* box_un: dst[r][c] = OP a[r][c] */
+#define VU_FORM_box_un(NAME, T, SIM)                                                            \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, int rows, int cols, int ldd, int lda) { \
+    const VuBox box = {rows, cols, 0, "ldd", "lda", ldd, lda};                                  \
+    VuArg v[2] = {VU_BOX_ARG("dst", dst, T, ldd, OP_WRITE), VU_BOX_ARG("a", a, T, lda, OP_READ)}; \
+    if (!sim_vu_box_issue(file, line, #NAME, &box, v, 2)) return;                              \
+    for (int r = 0; r < rows; r++)                                                              \
+      for (int c = 0; c < cols; c++) {                                                          \
+        T x = a[(ptrdiff_t)r * lda + c];                                                        \
+        dst[(ptrdiff_t)r * ldd + c] = (T)(SIM);                                                 \
+      }                                                                                         \
+  }
+
+/* fill: dst[r][c] = SIM over the scalar value (an integer type: the trace
+ * prints it as an int) */
+#define VU_FORM_fill(NAME, T, SIM)                                                              \
+  void NAME##_at(const char *file, int line, T *dst, int rows, int cols, int ldd, T value) {   \
+    const char *op = #NAME;                                                                     \
+    Site site;                                                                                  \
+    char d[64] = "";                                                                            \
+    NpuSim *s = sim_vu_enter(file, line, op, rows, &site);                                      \
+    if (!s) return;                                                                             \
+    if (cols < 0 || (rows > 1 && ldd < cols)) {                                                 \
+      sim_fail(s, site, op, "%s shape: rows=%d cols=%d ldd=%d (cols >= 0, ldd >= cols)",        \
+               cols < 0 ? "bad" : "misaligned", rows, cols, ldd);                               \
+      return;                                                                                   \
+    }                                                                                           \
+    VuArg v[1] = {VU_BOX_ARG("dst", dst, T, ldd, OP_WRITE)};                                    \
+    if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ldd=%d value=%d", rows, cols, ldd, (int)value); \
+    if (!sim_vu_issue(s, site, op, v, 1, (uint64_t)rows * (uint64_t)cols * sizeof(T), d)) return; \
+    for (int r = 0; r < rows; r++)                                                              \
+      for (int c = 0; c < cols; c++) dst[(ptrdiff_t)r * ldd + c] = (T)(SIM);                    \
+  }
+
+/* Entered, shape checked, operands issued for a row reduction; false when
+ * the simulator stopped it. Cost: a's rows x cols elements. */
+static bool reduce_issue(const char *file, int line, const char *op, int rows, int cols, int ld, const void *dst,
+                         const void *a, int esz) {
+  Site site;
+  char d[64] = "";
+  NpuSim *s = sim_vu_enter(file, line, op, rows, &site);
+  if (!s) return false;
+  if (cols < 1 || (rows > 1 && ld < cols)) {
+    sim_fail(s, site, op, "%s shape: rows=%d cols=%d ld=%d (cols >= 1, ld >= cols)", cols < 1 ? "bad" : "misaligned",
+             rows, cols, ld);
+    return false;
+  }
+  VuArg v[2] = {{"dst", dst, (int64_t)rows * esz, 1, 0, esz, OP_WRITE},
+                {"a", a, (int64_t)cols * esz, rows, (int64_t)ld * esz, esz, OP_READ}};
+  if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d ld=%d", rows, cols, ld);
+  return sim_vu_issue(s, site, op, v, 2, (uint64_t)rows * (uint64_t)cols * (uint64_t)esz, d);
+}
+
+/* The row reduction: y from INIT, then y = SIM over x, the row's elements
+ * from FIRST on in order. */
+#define VU_REDUCE_BODY(NAME, T, INIT, FIRST, SIM)                                               \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, int rows, int cols, int ld) { \
+    if (!reduce_issue(file, line, #NAME, rows, cols, ld, dst, a, (int)sizeof(T))) return;      \
+    for (int r = 0; r < rows; r++) {                                                            \
+      const T *row = a + (ptrdiff_t)r * ld;                                                     \
+      T y = (INIT);                                                                             \
+      for (int c = (FIRST); c < cols; c++) {                                                    \
+        T x = row[c];                                                                           \
+        y = (T)(SIM);                                                                           \
+      }                                                                                         \
+      dst[r] = y;                                                                               \
+    }                                                                                           \
+  }
+#define VU_FORM_red_zero(NAME, T, SIM) VU_REDUCE_BODY(NAME, T, 0, 0, SIM)
+#define VU_FORM_red_first(NAME, T, SIM) VU_REDUCE_BODY(NAME, T, row[0], 1, SIM)
 
 /* The bytes a strided operand spans: n elements, s apart. */
 static int64_t strided_span(int n, int s, int esz) { return n > 0 ? ((int64_t)(n - 1) * s + 1) * esz : 0; }

@@ -1,5 +1,6 @@
-/* The VU's masks beyond a byte array: index masks, compares that produce
- * a mask, and selects under a compare of two arrays.
+/* The VU's masks beyond a byte array: index masks and a select on a
+ * suffix of the loop (the compares and selects are rows of
+ * npu_vu_families.def: sim/vu_family.c).
  *
  * An index mask keeps lane i where (s + i) % m == r: s is the first lane's
  * index in the loop the instruction stands for (a tile's start), so the
@@ -103,37 +104,3 @@ void npu_vu_select_from_f32_at(const char *file, int line, float *dst, const flo
   if (!sim_vu_n_issue(file, line, "npu_vu_select_from_f32", n, v, 2, (uint64_t)n * 4)) return;
   for (int i = 0; i < n; i++) dst[i] = i >= k ? a[i] : e;
 }
-
-/* dst[i] = p[i] OP q[i] ? a[i] : b[i], the compare and the predicated move
- * in one instruction, as the selects with a scalar (sim/vu_select.c). */
-#define VU_SELECT2(NAME, OP)                                                                                    \
-  void NAME##_at(const char *file, int line, float *dst, const float *p, const float *q, const float *a,         \
-                 const float *b, int n) {                                                                       \
-    int64_t len = (int64_t)n * 4;                                                                               \
-    VuArg v[5] = {{"dst", dst, len, 1, 0, 4, OP_WRITE}, {"p", p, len, 1, 0, 4, OP_READ},                        \
-                  {"q", q, len, 1, 0, 4, OP_READ},      {"a", a, len, 1, 0, 4, OP_READ},                        \
-                  {"b", b, len, 1, 0, 4, OP_READ}};                                                             \
-    if (!sim_vu_n_issue(file, line, #NAME, n, v, 5, (uint64_t)len)) return;                                     \
-    for (int i = 0; i < n; i++) dst[i] = p[i] OP q[i] ? a[i] : b[i];                                            \
-  }
-VU_SELECT2(npu_vu_select_lt_f32, <)
-VU_SELECT2(npu_vu_select_le_f32, <=)
-VU_SELECT2(npu_vu_select_eq_f32, ==)
-
-/* Leaky ReLUs: dst[i] = VALUE over m[i], a[i], b[i], t and c. With the
- * scaled branch second, `x >= 0 ? x : 0.1f * x` (m, a and b one array);
- * with it first, `x < 0 ? alpha * x : x` (not the others with their
- * compare negated, which a NaN tells apart). */
-#define VU_LEAKY(NAME, VALUE)                                                                                     \
-  void NAME##_at(const char *file, int line, float *dst, const float *m, const float *a, const float *b, int n,   \
-                 float t, float c) {                                                                              \
-    int64_t len = (int64_t)n * 4;                                                                                 \
-    VuArg v[4] = {{"dst", dst, len, 1, 0, 4, OP_WRITE}, {"m", m, len, 1, 0, 4, OP_READ},                          \
-                  {"a", a, len, 1, 0, 4, OP_READ},      {"b", b, len, 1, 0, 4, OP_READ}};                         \
-    if (!sim_vu_n_issue(file, line, #NAME, n, v, 4, (uint64_t)len)) return;                                       \
-    for (int i = 0; i < n; i++) dst[i] = VALUE;                                                                   \
-  }
-VU_LEAKY(npu_vu_select_gt_muls_f32, m[i] > t ? a[i] : b[i] * c)
-VU_LEAKY(npu_vu_select_ge_muls_f32, m[i] >= t ? a[i] : b[i] * c)
-VU_LEAKY(npu_vu_select_lt_muls_f32, m[i] < t ? b[i] * c : a[i])
-VU_LEAKY(npu_vu_select_le_muls_f32, m[i] <= t ? b[i] * c : a[i])

@@ -865,7 +865,7 @@ Test(cache, tails_only_where_the_guard_is_the_whole_body) {
           "#pragma npu schedule(rm, v)\n#pragma npu cache_read(A, vu_vm, o, A_vm)\n"
           "#pragma npu cache_write(S, vu_vm, o, S_vm)\n#pragma npu tensorize(r, npu_vu_reduce_max_f32)\n",
           "k.c:13:26: error: tensorize: the nest under r does not match npu_vu_reduce_max_f32: the statements differ: "
-          "a statement (line 6) against the intrinsic's s2 (line 15)");
+          "a statement (line 6) against the intrinsic's s2 (line 16)");
   NpgSession *s = open_ok("#include <math.h>\nvoid ex(const float A[32][16], float B[32][16]) {\n"
                           "  for (int o = 0; o < 4; o++)\n    for (int r = 0; r < 8; r++)\n      if (o * 8 + r < 12)\n"
                           "        for (int c = 0; c < 16; c++)\n          s: B[o * 8 + r][c] = expf(A[o * 8 + r][c]);\n}\n",

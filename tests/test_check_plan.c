@@ -1,4 +1,4 @@
-/* The reference's plan (lower/check_plan.c, docs/check.md "Speed"): an
+/* The reference's plan (lower/ref_plan.c, docs/check.md "Speed"): an
  * innermost accumulation runs unrolled, as one expression, and its adds are
  * left unchecked only where the declared types and the trip count prove
  * they cannot overflow. Each kernel here would pass, wrongly, if the plan

@@ -1,5 +1,5 @@
 /* The check's C of a variant keeps an element that an innermost loop
- * accumulates into in a local (lower/check_promote.c): which loops it
+ * accumulates into in a local (lower/variant_promote.c): which loops it
  * promotes, and that the promoted text checks exactly what the variant
  * computes. Each kernel is also checked end to end: a promotion that
  * changed the result would fail against the reference. */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "jit/session.h"
-#include "lower/check_promote.h"
+#include "lower/variant_promote.h"
 #include "npugen.h"
 
 static NpgSession *open_src(const char *src) {

@@ -1,5 +1,5 @@
 /* The instrumented reference's decisions are made by its lowering
- * (lower/ref_lower.c, lower/check_hoist.c), before lower/ref_body.c
+ * (lower/ref_lower.c, lower/ref_hoist.c), before lower/ref_body.c
  * writes them as lowered IR: which operations are checked, the "set" flags of locals
  * declared without an initializer, the addresses hoisted out of the inner
  * loop and the pointer an unrolled loop steps. Each test reads the

@@ -371,6 +371,54 @@ static char *literals_with(const char *dir, const char *except, const char *need
   return sb_take(&found);
 }
 
+/* Appends to found each read of a field `field` (x->field, x.field) in
+ * node's subtree. */
+static void scan_fields(TSNode node, const char *src, const char *file, const char *field, StrBuf *found) {
+  if (!strcmp(ts_node_type(node), "field_expression")) {
+    TSNode f = ts_node_child_by_field_name(node, "field", 5);
+    uint32_t a = ts_node_start_byte(f), b = ts_node_end_byte(f);
+    if (!ts_node_is_null(f) && b - a == strlen(field) && !strncmp(src + a, field, b - a))
+      sb_printf(found, "%s:%u: %.*s\n", file, ts_node_start_point(node).row + 1,
+                (int)(ts_node_end_byte(node) - ts_node_start_byte(node)), src + ts_node_start_byte(node));
+  }
+  for (uint32_t i = 0; i < ts_node_child_count(node); i++) scan_fields(ts_node_child(node, i), src, file, field, found);
+}
+
+/* emit/'s files but `except` that read the field `field`, one line a read. */
+static char *field_reads(const char *dir, const char *except, const char *field) {
+  StrBuf found;
+  sb_init(&found);
+  DIR *d = opendir(dir);
+  cr_assert(d, "no %s/: run from the source tree", dir);
+  TSParser *p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_c());
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    if (n < 3 || strcmp(e->d_name + n - 2, ".c") || !strcmp(e->d_name, except)) continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    size_t len;
+    char *src = read_file(path, &len);
+    cr_assert(src, "cannot read %s", path);
+    TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+    scan_fields(ts_tree_root_node(t), src, path, field, &found);
+    ts_tree_delete(t);
+    free(src);
+  }
+  closedir(d);
+  ts_parser_delete(p);
+  return sb_take(&found);
+}
+
+/* A function's spelling is printed by emit_cu_hooks.c alone (its switch
+ * over the spellings of a host expression); every other choice it implies
+ * is a field lower/ set (a fallback's line: LoweredFunction.mark_fallbacks). */
+Test(layering, only_emit_cu_hooks_reads_the_spelling) {
+  char *found = field_reads("emit", "emit_cu_hooks.c", "spelling");
+  cr_expect_str_empty(found, "emit/ decides by the function's spelling:\n%s", found);
+  free(found);
+}
+
 /* The files that frame a C file: emit_file.c alone, for a variant and
  * the reference alike (the reference's own file printer is gone). */
 Test(layering, only_emit_file_writes_a_files_includes) {

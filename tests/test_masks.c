@@ -218,7 +218,7 @@ Test(masks, windows_with_lanes_and_on_the_rows_of_a_2d_instruction) {
               "#pragma npu vectorize(ri)\n");
   has(npg_emit_source(s, checked(s, "v")),
       "npu_vu_sub_rows_f32(&Y_vm[npu_clamp(5 - core * 16, 16)][0], &X_vm[npu_clamp(5 - core * 16, 16)][0], "
-      "&m_vm[npu_clamp(5 - core * 16, 16)], 16 - npu_clamp(5 - core * 16, 16), 16, 16, 16);");
+      "&m_vm[npu_clamp(5 - core * 16, 16)], 16 - npu_clamp(5 - core * 16, 16), /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
   npg_close(s);
 }
 

@@ -49,10 +49,10 @@ Test(rows, softmax_stages_run_as_vu_instructions) {
   const char *c = npg_emit_source(s, v);
   /* the max reduction's loop from 1 matches the intrinsic's */
   has(c, "npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
-  has(c, "npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mx_vm[0], 4, 16, 16, 16);");
+  has(c, "npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mx_vm[0], /*rows=*/4, /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
   has(c, "npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], /*rows=*/4, /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
   has(c, "npu_vu_reduce_sum_f32(&sum_vm[0], &e_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
-  has(c, "npu_vu_div_rows_f32(&Y_vm[0][0], &e_vm[0][0], &sum_vm[0], 4, 16, 16, 16);");
+  has(c, "npu_vu_div_rows_f32(&Y_vm[0][0], &e_vm[0][0], &sum_vm[0], /*rows=*/4, /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
   /* the temporaries never reach DDR */
   lacks(c, "float mx[");
   lacks(c, "float d[");
@@ -83,7 +83,7 @@ Test(rows, loops_must_start_where_the_intrinsics_do) {
   p[8] = '0';
   refused(k, steps_then(softmax_stages, "#pragma npu tensorize(ri, npu_vu_reduce_max_f32)\n"),
           "k.c:28:27: error: tensorize: the nest under ri does not match npu_vu_reduce_max_f32: the loops start at "
-          "different values: loop c_1 (line 6) against the intrinsic's c (line 14)");
+          "different values: loop c_1 (line 6) against the intrinsic's c (line 15)");
 }
 
 static const char norm[] =

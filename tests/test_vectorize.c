@@ -45,7 +45,7 @@ Test(vectorize, picks_the_vu_instruction_that_computes_the_nest) {
   int v = checked(s, "v");
   const char *c = npg_emit_source(s, v);
   has(c, "npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], /*rows=*/4, /*cols=*/16, /*ld=*/16);");
-  has(c, "npu_vu_sub_rows_f32(&Y_vm[0][0], &X_vm[0][0], &mx_vm[0], 4, 16, 16, 16);");
+  has(c, "npu_vu_sub_rows_f32(&Y_vm[0][0], &X_vm[0][0], &mx_vm[0], /*rows=*/4, /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
   /* a 1-D instruction per row: vectorize named the row's loop */
   has(c, "npu_vu_mul_f32(&Z_vm[ri][0], &X_vm[ri][0], &W_vm[ri][0], /*n=*/16);");
   lacks(c, "omp simd");

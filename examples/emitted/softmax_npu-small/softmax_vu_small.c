@@ -58,11 +58,11 @@ void softmax_vu_small(const float X[R][C], float Y[R][C]) {
             float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + (ro % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */
             npu_dma_wait(X_vm_tok[ro % 2][core]);
             npu_vu_reduce_max_f32(&mx_vm[0], &X_vm[0][0], /*rows=*/8, /*cols=*/256, /*ld=*/256);
-            npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mx_vm[0], 8, 256, 256, 256);
+            npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mx_vm[0], /*rows=*/8, /*cols=*/256, /*ldd=*/256, /*lda=*/256);
             npu_vu_exp_f32(&e_vm[0][0], &d_vm[0][0], /*rows=*/8, /*cols=*/256, /*ldd=*/256, /*lda=*/256);
             npu_vu_reduce_sum_f32(&sum_vm[0], &e_vm[0][0], /*rows=*/8, /*cols=*/256, /*ld=*/256);
             if (Y_vm_tok[ro % 2][core]) npu_dma_wait(Y_vm_tok[ro % 2][core]); /* this core's copy out of Y_vm two passes ago, from this copy */
-            npu_vu_div_rows_f32(&Y_vm[0][0], &e_vm[0][0], &sum_vm[0], 8, 256, 256, 256);
+            npu_vu_div_rows_f32(&Y_vm[0][0], &e_vm[0][0], &sum_vm[0], /*rows=*/8, /*cols=*/256, /*ldd=*/256, /*lda=*/256);
           }
           for (int core = 0; core < 2; core++) { /* copies out */
             float (*Y_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 16384 + (ro % 2) * 8192); /* vu_vm of each core, bytes [16384, 32768): two copies of 8192 bytes */

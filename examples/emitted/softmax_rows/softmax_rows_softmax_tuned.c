@@ -58,12 +58,12 @@ void softmax_rows_softmax_tuned(const float x[ROWS][COLS], float y[ROWS][COLS]) 
             npu_dma_wait(x_vm_tok[ro % 2][core]);
             npu_vu_reduce_max_f32(&max_vm[0], &x_vm[0][0], /*rows=*/32, /*cols=*/128, /*ld=*/128);
             /* y_vm_t1[ri][c] = x_vm[ri][c] - max_vm[ri], of s4 (line 24) */
-            npu_vu_sub_rows_f32(&y_vm_t1[0][0], &x_vm[0][0], &max_vm[0], 32, 128, 128, 128);
+            npu_vu_sub_rows_f32(&y_vm_t1[0][0], &x_vm[0][0], &max_vm[0], /*rows=*/32, /*cols=*/128, /*ldd=*/128, /*lda=*/128);
             if (y_vm_tok[ro % 2][core]) npu_dma_wait(y_vm_tok[ro % 2][core]); /* this core's copy out of y_vm two passes ago, from this copy */
             /* y_vm[ri][c] = expf(y_vm_t1[ri][c]), of s4 (line 24) */
             npu_vu_exp_f32(&y_vm[0][0], &y_vm_t1[0][0], /*rows=*/32, /*cols=*/128, /*ldd=*/128, /*lda=*/128);
             npu_vu_reduce_sum_f32(&sum_vm[0], &y_vm[0][0], /*rows=*/32, /*cols=*/128, /*ld=*/128);
-            npu_vu_div_rows_f32(&y_vm[0][0], &y_vm[0][0], &sum_vm[0], 32, 128, 128, 128);
+            npu_vu_div_rows_f32(&y_vm[0][0], &y_vm[0][0], &sum_vm[0], /*rows=*/32, /*cols=*/128, /*ldd=*/128, /*lda=*/128);
           }
           for (int core = 0; core < 4; core++) { /* copies out */
             float (*y_vm)[128] = (float (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + (ro % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */

@@ -1,7 +1,7 @@
 /* The check's C of a variant: an element a serial innermost loop only
- * accumulates into is kept in a local (lower/check_promote.c). */
-#ifndef NPG_CHECK_PROMOTE_H
-#define NPG_CHECK_PROMOTE_H
+ * accumulates into is kept in a local (lower/variant_promote.c). */
+#ifndef NPG_VARIANT_PROMOTE_H
+#define NPG_VARIANT_PROMOTE_H
 
 #include "ir/ir.h"
 

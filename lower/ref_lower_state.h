@@ -1,9 +1,9 @@
 /* The state shared by the instrumented reference's lowering
- * (lower/ref_lower.c) and its address hoisting (lower/check_hoist.c). */
-#ifndef NPG_CHECK_LOWER_H
-#define NPG_CHECK_LOWER_H
+ * (lower/ref_lower.c) and its address hoisting (lower/ref_hoist.c). */
+#ifndef NPG_REF_LOWER_STATE_H
+#define NPG_REF_LOWER_STATE_H
 
-#include "lower/check_plan.h"
+#include "lower/ref_plan.h"
 #include "lower/ref_lower.h"
 
 /* The function's body or a loop's, outermost first: where hoisted
@@ -19,7 +19,7 @@ typedef struct {
   bool *unset_var, *unset_buf; /* by id: a local declared without an initializer */
   CkLevel *levels;
   int nlevels, nptrs;
-  CheckPlan plan;          /* the loops unrolled (lower/check_plan.c) */
+  CheckPlan plan;          /* the loops unrolled (lower/ref_plan.c) */
   /* in an unrolled copy of a body: its loop's counter, read as
    * (counter + by) */
   const Var *shifted;
@@ -34,11 +34,11 @@ typedef struct {
 /* lower/ref_lower.c: e lowered, *r its value's range. */
 CkExpr *lower_ck_expr(CkLower *c, const Expr *e, IrRange *r);
 CkExpr *lower_ck_new_expr(CkLower *c, const Expr *e);
-/* lower/check_tests.c: the tests (CkExpr.tests, helper) of the checks
+/* lower/ref_check_tests.c: the tests (CkExpr.tests, helper) of the checks
  * checked operation x makes, its sites and temporaries given. */
 void lower_ck_tests(CkLower *c, CkExpr *x);
 
-/* lower/check_hoist.c */
+/* lower/ref_hoist.c */
 void lower_ck_push_level(CkLower *c, const Var *counter);
 /* Pops the innermost level: its pointers, to declare in its body. */
 CkPointer *lower_ck_pop_level(CkLower *c);

@@ -1,4 +1,4 @@
-/* The plan of the instrumented reference (lower/check_plan.h, docs/check.md
+/* The plan of the instrumented reference (lower/ref_plan.h, docs/check.md
  * "Speed"). tcc does not optimize: each iteration of a loop costs its
  * counter's load, add and store and a compare, and each statement stores
  * its value before the next loads it. An innermost accumulation unrolled
@@ -16,7 +16,7 @@
  * array may hold, not the check's drawn inputs) and from the loops'
  * constant bounds; P's indices read loop counters and constants only, so
  * they name the same element at INIT and in the loop. */
-#include "lower/check_plan.h"
+#include "lower/ref_plan.h"
 
 #include <stdlib.h>
 

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 
-#include "lower/check_lower.h"
+#include "lower/ref_lower_state.h"
 
 static const char *min_text(const Type *t) {
   return t->size == 4 ? "(-2147483647 - 1)" : t->kind == TY_LONG ? "(-9223372036854775807L - 1)" : "(-9223372036854775807LL - 1)";

@@ -24,7 +24,7 @@
  *     variant that uses the NPU: the control unit's cost of each access).
  * The arrays the check passes never alias, so nothing else reaches X[idx]
  * during the loop. */
-#include "lower/check_promote.h"
+#include "lower/variant_promote.h"
 #include "lower/lower.h"
 
 typedef struct {

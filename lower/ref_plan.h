@@ -1,9 +1,9 @@
 /* How the instrumented reference (lower/ref_body.c) runs a kernel as
- * written faster without checking less (lower/check_plan.c): the loops it
+ * written faster without checking less (lower/ref_plan.c): the loops it
  * unrolls, with their accumulation as one expression, and the values an
  * accumulator is proven to keep, so that its adds need no check. */
-#ifndef NPG_CHECK_PLAN_H
-#define NPG_CHECK_PLAN_H
+#ifndef NPG_REF_PLAN_H
+#define NPG_REF_PLAN_H
 
 #include "ir/ranges.h"
 

@@ -10,14 +10,14 @@
  * the row may be one the access never reaches: a pointer tcc computes and
  * never dereferences).
  *
- * In an unrolled body (lower/check_plan.c), an element whose index is the
+ * In an unrolled body (lower/ref_plan.c), an element whose index is the
  * loop's counter itself is read through a pointer to it declared at the
  * top of each round: copy u reads it at u strides of that dimension. The
  * element at copy u is one the access as written reads, so in bounds. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower/check_lower.h"
+#include "lower/ref_lower_state.h"
 
 void lower_ck_push_level(CkLower *c, const Var *counter) {
   c->levels = realloc(c->levels, sizeof *c->levels * (size_t)(c->nlevels + 1));
