@@ -19,6 +19,13 @@
  * buffers, the epilogue's arrays in the VM; tensorize the NU chunk and
  * vectorize each epilogue stage (an instruction, or a sequence).
  *
+ * A second input stored output major, as TFLite stores a filter
+ * (`w[oc][ic]`, while the NU reads B[k][j]), is copied whole into the DM
+ * and from there transposed into the NU's buffer, tile by tile: a layout
+ * step on that buffer (buffer_reorder(.., 1, 0)) makes its copy transpose,
+ * and the DM's short latency keeps the copy's many small DMAs cheap. The
+ * caller's array keeps the kernel's layout: nothing is packed outside.
+ *
  * Knobs: the tile (ti rows, a multiple of the core count, and tj
  * columns), and the inputs' double buffers. Which NU intrinsic and which
  * input goes to which buffer are found by probing, as for the plain
@@ -48,6 +55,7 @@ typedef struct {
   char intrin[64];
   int64_t m, n, kk, cores;
   bool fp32;
+  bool b_jk; /* the second input is read b[j][k] (stored output major) */
 } EpiFacts;
 
 static const Stmt *body_list(const Stmt *loop) {
@@ -116,6 +124,22 @@ static const Stmt *named(const Stmt *list, const char *name) {
   return NULL;
 }
 
+/* Whether the reduction reads `b[j][k]`: a 2-D array whose first index
+ * is the output column and whose second is the reduction's. */
+typedef struct {
+  const char *b;
+  const Var *j, *k;
+  bool jk;
+} JkRead;
+
+static bool find_jk(const Expr *e, void *ctx) {
+  JkRead *r = ctx;
+  if (e->kind == EX_LOAD && !strcmp(e->buf->name, r->b) && e->buf->ndim == 2 && e->idx[0]->kind == EX_VAR &&
+      e->idx[1]->kind == EX_VAR && e->idx[0]->var == r->j && e->idx[1]->var == r->k)
+    r->jk = true;
+  return true;
+}
+
 /* The kernel as written: i, j { T acc = ..; for k acc += A * B; epilogue; store }. */
 static bool facts(const TuneShape *sh, EpiFacts *f, char *why, size_t n) {
   if (sh->nchain != 2) return snprintf(why, n, "the kernel is not one nest of two loops"), false;
@@ -126,6 +150,9 @@ static bool facts(const TuneShape *sh, EpiFacts *f, char *why, size_t n) {
   f->i = i->name, f->j = j->name, f->acc = d->var->name;
   f->m = sh->trip[sh->nchain - 2], f->n = sh->trip[sh->nchain - 1];
   f->fp32 = d->var->type->kind == TY_FLOAT;
+  JkRead jk = {.b = f->b, .j = j->var, .k = d->next->var};
+  ir_walk_expr(body_list(d->next)->rhs, find_jk, &jk);
+  f->b_jk = jk.jk;
   if (!epilogue(d->next->next, d->var, f, why, n)) return false;
   stage_of(named(d, f->first), f);
   return f->m > 0 && f->n > 0;
@@ -168,7 +195,14 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu fission(%s_1, %s)\n", c, f->stage_name);
   sb_printf(sb, "#pragma npu bind(%sc_1, vu)\n", i);
   sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->a, f->scope_a, at_a, f->a, f->scope_a + 3);
-  sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->b, f->scope_b, at_b, f->b, f->scope_b + 3);
+  if (f->b_jk && strcmp(at_b, "root")) {
+    /* whole into the DM (one DMA), then each tile transposed from there */
+    sb_printf(sb, "#pragma npu cache_read(%s, dm, root, %s_dm)\n", f->b, f->b);
+    sb_printf(sb, "#pragma npu cache_read(%s_dm, %s, %s, %s_%s)\n", f->b, f->scope_b, at_b, f->b, f->scope_b + 3);
+  } else {
+    sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->b, f->scope_b, at_b, f->b, f->scope_b + 3);
+  }
+  if (f->b_jk) sb_printf(sb, "#pragma npu buffer_reorder(%s_%s, 1, 0)\n", f->b, f->scope_b + 3);
   sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, at_b, f->acc);
   sb_printf(sb, "#pragma npu cache_read(%s_ob, vu_vm, %sc_1, %s_vm)\n", f->acc, i, f->acc);
   for (int k = 0; k < f->nreads; k++)
@@ -181,7 +215,8 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   /* a copy at the root is made once: nothing to overlap it with */
   if (strcmp(at_a, "root") && sk->knobs[K_DB_A].val[ch[K_DB_A]])
     sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->a, f->scope_a + 3);
-  if (strcmp(at_b, "root") && sk->knobs[K_DB_B].val[ch[K_DB_B]])
+  /* a transposing copy is many DMAs, not one: no double buffer */
+  if (strcmp(at_b, "root") && !f->b_jk && sk->knobs[K_DB_B].val[ch[K_DB_B]])
     sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->b, f->scope_b + 3);
 }
 
@@ -196,7 +231,9 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   int64_t first = (ti + tj) * f->kk / (t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1);
   int64_t vector = t->vu_vector_bytes > 0 ? t->vu_vector_bytes : 64;
   int64_t last = rows * (tj * 4 / vector + t->vu_overhead) * 2;
-  return (uint64_t)(macs / (rate > 0 ? rate : 1) + calls * t->nu_overhead + first + last);
+  /* a transposing copy: one DMA for each of B's n rows, the NU waiting */
+  int64_t transpose = f->b_jk ? f->n * (t->dm_latency + f->kk / (t->dm_bandwidth > 0 ? t->dm_bandwidth : 1)) : 0;
+  return (uint64_t)(macs / (rate > 0 ? rate : 1) + calls * t->nu_overhead + first + last + transpose);
 }
 
 /* Tile sizes that divide the extent, each a multiple of `multiple`. */
@@ -225,7 +262,7 @@ static bool make(TuneSketch *sk, const EpiFacts *f) {
   tune_knob(sk, K_TI, "ti", ti, nti, largest_up_to(ti, nti, 64 * f->cores));
   tune_knob(sk, K_TJ, "tj", tj, ntj, largest_up_to(tj, ntj, 128));
   tune_knob(sk, K_DB_A, "db_a", flag, 2, 1);
-  tune_knob(sk, K_DB_B, "db_b", flag, 2, 1);
+  tune_knob(sk, K_DB_B, "db_b", flag, f->b_jk ? 1 : 2, f->b_jk ? 0 : 1);
   sk->nknobs = EPI_KNOBS;
   sk->render = render;
   sk->estimate = estimate;
