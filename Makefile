@@ -83,13 +83,13 @@ $(BUILD)/obj/sim/%.o: sim/%.c $(HDRS) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O2 -c $< -o $@
 
-# The generated grammar is third-party code: our warning flags do not apply.
 # The test files are strings, calls and assertions, nothing hot: unoptimised
 # they compile in a third of the time, and make test builds them twice.
 $(BUILD)/obj/tests/%.o: tests/%.c $(HDRS) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O0 -c $< -o $@
 
+# The generated grammar is third-party code: our warning flags do not apply.
 $(BUILD)/obj/ts_c_parser.o: $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -w $(SANFLAGS) -I$(TS_C) -c $(TS_C)/parser.c -o $@
