@@ -28,7 +28,8 @@ void emit_array_decl(StrBuf *sb, const Buffer *b) {
 }
 
 /* Extent d of parameter i, array b: the expression of the sizes, or the
- * macro that names it (f->extent_macro), or a number. */
+ * spelling lower/ chose (f->extent_macro: a macro, or the user's
+ * expression of macros), or a number. */
 static void emit_extent(StrBuf *sb, const LoweredFunction *f, int i, const Buffer *b, int d) {
   const char *macro = f->extent_macro[i * IR_MAX_DIMS + d];
   if (b->extent[d]) ir_print_expr(sb, b->extent[d]);

@@ -75,7 +75,8 @@ typedef struct {
   const char *sync_error;     /* its lowering's failed synchronisation check (an #error), or NULL */
   EntryTest *tests;
   int ntests;
-  /* the prototype: the #define naming extent d of parameter i
+  /* the prototype: the #define naming extent d of parameter i, or the
+   * user's expression of #defines (`H + 2`), as C text
    * (extent_macro[i * IR_MAX_DIMS + d]), or NULL (a number); every
    * array `restrict`; arrays sized by the sizes flat (tcc) */
   const char **extent_macro;

@@ -57,3 +57,21 @@ Test(emit_readable, the_last_waits_say_which_iteration_issued_them) {
          "    npu_dma_wait(C_ob_tok[1]); /* the copy out of io = 3, the last iteration */\n");
   npg_close(s);
 }
+
+/* An extent written as an expression of #defines keeps its spelling: in
+ * the .c with the kernel's names, in the header with the variant's
+ * (before: `x[18]`, its value). One with a cast is printed as its value. */
+Test(emit_readable, an_extent_written_as_an_expression_keeps_its_spelling) {
+  static const char kernel[] = "#define N 16\n"
+                               "void sh(const float x[2 * (N + 1)], const float w[(int)N + 2], float y[N]) {\n"
+                               "  for (int i = 0; i < N; i++) y[i] = x[2 * i + 2] * w[i + 2];\n"
+                               "}\n";
+  NpgSession *s = open_ok(kernel, "#pragma npu schedule(sh, halves)\n"
+                                  "#pragma npu split(i, 8, io, ii)\n");
+  int v = checked(s, "halves");
+  has(npg_emit_source(s, v), "void halves(const float x[2 * (N + 1)], const float w[18], float y[N]) {");
+  const char *h = npg_emit_header(s, v);
+  has(h, "#define HALVES_N 16\n");
+  has(h, "void halves(const float x[2 * (HALVES_N + 1)], const float w[18], float y[HALVES_N]);");
+  npg_close(s);
+}
