@@ -24,7 +24,8 @@
 typedef struct {
   const Stmt *store, *loop;
   const Buffer *b;
-  int64_t tokens; /* in flight at most, over all cores (one each) */
+  int64_t tokens;    /* in flight at most, over all cores (one each) */
+  const Stmt *home; /* the loop its tokens are declared (zeroed) before and waited for after */
 } Deferred;
 
 enum { LOWER_MAX_DEFER = 16 };

@@ -75,3 +75,31 @@ Test(emit_readable, an_extent_written_as_an_expression_keeps_its_spelling) {
   has(h, "void halves(const float x[2 * (HALVES_N + 1)], const float w[18], float y[HALVES_N]);");
   npg_close(s);
 }
+
+/* A bound loop that is the home of its copies out (no pass loop around
+ * it) runs once after its tokens are zeroed, each core's compute before
+ * its copy out: the compute's wait for the last copy out would always
+ * see 0, so there is none (before: `if (y_vm_tok[core]) npu_dma_wait(...)`
+ * in the compute phase). Under a pass loop the wait stays: the next pass
+ * writes y_vm again. The waits after the loop stay in both. */
+Test(emit_readable, a_bound_loop_run_once_has_no_wait_for_a_last_pass) {
+  NpgSession *s = open_ok(two_cores, "#pragma npu schedule(sc, once)\n"
+                                     "#pragma npu split(i, 16, core, ii)\n"
+                                     "#pragma npu bind(core, vu)\n"
+                                     "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                     "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                     "#pragma npu vectorize(ii)\n"
+                                     "#pragma npu schedule(sc, passes)\n"
+                                     "#pragma npu split(i, 32, io, i1)\n"
+                                     "#pragma npu split(i1, 8, core, ii)\n"
+                                     "#pragma npu bind(core, vu)\n"
+                                     "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                     "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                     "#pragma npu vectorize(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "once"));
+  lacks(c, "npu_dma_wait(y_vm_tok[core]); /*");
+  has(c, "      if (y_vm_tok[core]) npu_dma_wait(y_vm_tok[core]);\n");
+  c = npg_emit_source(s, checked(s, "passes"));
+  has(c, "if (y_vm_tok[core]) npu_dma_wait(y_vm_tok[core]); /* this core's copy out of y_vm in the last pass */");
+  npg_close(s);
+}
