@@ -187,10 +187,18 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
     sb_indent(em->sb, ind);
   }
   if (!c->guard) {
+    if (c->hold) { /* a bound the call names, declared before it */
+      sb_printf(em->sb, "%s\n", c->hold);
+      sb_indent(em->sb, ind);
+    }
     sb_printf(em->sb, "%s\n", c->call);
     return true;
   }
   sb_printf(em->sb, "if (%s) {\n", c->guard);
+  if (c->hold) {
+    sb_indent(em->sb, ind + 1);
+    sb_printf(em->sb, "%s\n", c->hold);
+  }
   sb_indent(em->sb, ind + 1);
   sb_printf(em->sb, "%s\n", c->call);
   sb_indent(em->sb, ind);

@@ -64,6 +64,8 @@ typedef struct Decided {
   KnownShape *shapes; /* in arena */
   int nshapes, shapes_cap;
   const char *intrin_headers; /* npu_intrinsics.h and npu_vu_families.h, read when a call is named */
+  const char **held; /* the names of the locals that hold a call's repeated bound (lower/intrin_repeats.c) */
+  int nheld, held_cap;
 } Decided;
 
 /* A pass loop P around bound loop L (lower/pass_loop.c): L's double-
@@ -155,6 +157,11 @@ Stmt *lower_unused(Lower *lw, const Stmt *body);
  * intrinsic's declaration does: `m=` in a comment before the 32 of
  * npu_nu_matmul_i8's m. */
 const char *lower_named_args(Lower *lw, const char *call);
+/* lower/intrin_repeats.c: where call (the text of loop's intrinsic call)
+ * prints one `npu_clamp(...)` bound more than once, the declaration of
+ * a const local that holds it (a name neither the kernel nor another
+ * such local uses), with *call rewritten to name it; else NULL. */
+const char *lower_hold_repeat(Lower *lw, const Stmt *loop, const char **call);
 
 /* lower/intrinsic.c (last, on the whole body): each tensorized nest
  * copied with its call (Stmt.intrin_call). */

@@ -103,3 +103,26 @@ Test(emit_readable, a_bound_loop_run_once_has_no_wait_for_a_last_pass) {
   has(c, "if (y_vm_tok[core]) npu_dma_wait(y_vm_tok[core]); /* this core's copy out of y_vm in the last pass */");
   npg_close(s);
 }
+
+/* A window's first iteration, clamped to the tile, offsets every operand
+ * and shortens the length: one const local holds it, declared just before
+ * the call (before: `npu_clamp(7 - ii_start, 16)` three times in the
+ * call). Its name is one the kernel does not use: `ii_bound` is a
+ * parameter here, so the local is `ii_bound2`. */
+Test(emit_readable, a_bound_the_call_repeats_is_held_once) {
+  static const char kernel[] = "void suffix(const float x[64], float y[64], float ii_bound) {\n"
+                               "  for (int i = 0; i < 64; i++)\n"
+                               "    if (i >= 7) y[i] = x[i] * ii_bound;\n"
+                               "}\n";
+  NpgSession *s = open_ok(kernel, "#pragma npu schedule(suffix, tiles)\n"
+                                  "#pragma npu split(i, 16, core, ii)\n"
+                                  "#pragma npu bind(core, vu)\n"
+                                  "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                  "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                  "#pragma npu vectorize(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "tiles"));
+  has(c, "const int ii_bound2 = npu_clamp(7 - ii_start, 16);\n");
+  has(c, "(&y_vm[ii_bound2], &x_vm[ii_bound2], 16 - ii_bound2, ii_bound);");
+  lacks(c, "npu_clamp(7 - ii_start, 16)]");
+  npg_close(s);
+}
