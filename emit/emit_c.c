@@ -28,7 +28,8 @@ void emit_array_decl(StrBuf *sb, const Buffer *b) {
 }
 
 /* Extent d of parameter i, array b: the expression of the sizes, or the
- * macro that names it (f->extent_macro), or a number. */
+ * spelling lower/ chose (f->extent_macro: a macro, or the user's
+ * expression of macros), or a number. */
 static void emit_extent(StrBuf *sb, const LoweredFunction *f, int i, const Buffer *b, int d) {
   const char *macro = f->extent_macro[i * IR_MAX_DIMS + d];
   if (b->extent[d]) ir_print_expr(sb, b->extent[d]);
@@ -186,10 +187,18 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
     sb_indent(em->sb, ind);
   }
   if (!c->guard) {
+    if (c->hold) { /* a bound the call names, declared before it */
+      sb_printf(em->sb, "%s\n", c->hold);
+      sb_indent(em->sb, ind);
+    }
     sb_printf(em->sb, "%s\n", c->call);
     return true;
   }
   sb_printf(em->sb, "if (%s) {\n", c->guard);
+  if (c->hold) {
+    sb_indent(em->sb, ind + 1);
+    sb_printf(em->sb, "%s\n", c->hold);
+  }
   sb_indent(em->sb, ind + 1);
   sb_printf(em->sb, "%s\n", c->call);
   sb_indent(em->sb, ind);

@@ -96,6 +96,10 @@ typedef struct {
   unsigned included;   /* the standard headers the file includes, a bit each (frontend/preproc.c) */
 } Fe;
 
+/* extent_spelling.c: a constant extent written as an expression of
+ * integer #defines (`H + 2`) as its tokens, or NULL (print its value). */
+const ExtentSpelling *fe_extent_spelling(Fe *fe, TSNode size);
+
 /* cst.c: tree-sitter helpers */
 SrcLoc fe_loc(const Fe *fe, TSNode n);
 const char *fe_text(Fe *fe, TSNode n); /* arena copy of the node's text */

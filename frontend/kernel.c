@@ -60,6 +60,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
   if (!fe_is(d, "array_declarator")) fe_error(fe, d, "unsupported parameter declarator");
   int64_t dims[IR_MAX_DIMS];
   const char *dim_names[IR_MAX_DIMS];
+  const ExtentSpelling *spelt[IR_MAX_DIMS]; /* a constant extent written as an expression (`H + 2`) */
   Expr *sized[IR_MAX_DIMS]; /* an extent that names sizes (`float A[n][m]`) */
   int nd = 0;
   bool is_restrict = false;
@@ -85,6 +86,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
       sized[nd] = size_expr(fe, size, e);
     }
     dim_names[nd] = fe_is(size, "identifier") && !sized[nd] ? fe_text(fe, size) : NULL;
+    spelt[nd] = sized[nd] ? NULL : fe_extent_spelling(fe, size);
     dims[nd++] = v;
     d = inner;
   }
@@ -101,6 +103,7 @@ static Param *parameter(Fe *fe, TSNode pd) {
   for (int i = 0; i < nd; i++) {
     b->shape[i] = dims[nd - 1 - i];
     b->dim_macro[i] = dim_names[nd - 1 - i];
+    b->dim_spelling[i] = spelt[nd - 1 - i];
     b->extent[i] = sized[nd - 1 - i];
     if (b->extent[i]) continue; /* its size is checked where the sizes are known */
     if (b->shape[i] > INT32_MAX || (total *= b->shape[i]) > INT32_MAX)

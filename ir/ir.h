@@ -110,12 +110,26 @@ struct Layout {
   const char *steps;          /* the layout steps, one a line */
 };
 
+/* A parameter's constant extent as the user spelt it, an expression of
+ * #defines and integer literals (`H + 2`): its tokens, each #define
+ * marked with its value (a header defines it under the variant's name). */
+typedef struct {
+  const char *text;
+  bool is_macro;
+  int64_t value; /* is_macro: the #define's value */
+} ExtentToken;
+typedef struct {
+  int n;
+  const ExtentToken *tok;
+} ExtentSpelling;
+
 struct Buffer {
   const char *name;
   const Type *elem;
   int ndim;
   int64_t shape[IR_MAX_DIMS];
   const char *dim_macro[IR_MAX_DIMS]; /* parameters: the #define naming an extent, or NULL */
+  const ExtentSpelling *dim_spelling[IR_MAX_DIMS]; /* parameters: an extent written as an expression, or NULL */
   const char *scope; /* "global" for host arrays and locals; or dm, nu_ib, nu_wb, nu_ob, vu_vm */
   int64_t offset;    /* on-chip buffers: byte offset in the scope (schedule/placement.c) */
   /* double_buffer(): two copies, <name>_db, filled and drained by DMA on

@@ -17,6 +17,10 @@
 typedef struct IntrinCall {
   const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
   const char *comment; /* the line over the call: the source expression of one instruction of a sequence, or NULL */
+  /* `const int ii_bound = npu_clamp(7 - ii_start, 8192);`: a bound the
+   * call would print several times, held by a local declared just before
+   * it (lower/intrin_repeats.c), or NULL */
+  const char *hold;
   const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
   const char *note;  /* where it no longer matches (a later step changed the nest), the comment before the
                       * loops: "tensorize(ii, X) no longer matches: WHY" */
@@ -75,7 +79,8 @@ typedef struct {
   const char *sync_error;     /* its lowering's failed synchronisation check (an #error), or NULL */
   EntryTest *tests;
   int ntests;
-  /* the prototype: the #define naming extent d of parameter i
+  /* the prototype: the #define naming extent d of parameter i, or the
+   * user's expression of #defines (`H + 2`), as C text
    * (extent_macro[i * IR_MAX_DIMS + d]), or NULL (a number); every
    * array `restrict`; arrays sized by the sizes flat (tcc) */
   const char **extent_macro;

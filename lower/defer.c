@@ -90,7 +90,7 @@ static void plan_store(Plan *p, const Stmt *L, const Stmt *c, const Buffer *b, i
     *p->tail = lower_append(*p->tail, lower_note(lw, c->loc, text));
     return;
   }
-  lw->defer[lw->ndefer++] = (Deferred){c, L, b, cores};
+  lw->defer[lw->ndefer++] = (Deferred){c, L, b, cores, p->home};
   p->added++;
 }
 

@@ -83,7 +83,9 @@ static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
   Arena scratch;
   arena_init(&scratch, 0);
   if (tensorize_call(&scratch, loop, &call, &guard, why, sizeof why)) {
-    c->call = lower_named_args(lw, arena_strdup(lw->arena, call.data));
+    const char *text = arena_strdup(lw->arena, call.data);
+    c->hold = lower_hold_repeat(lw, loop, &text);
+    c->call = lower_named_args(lw, text);
     c->comment = loop->isel_note;
     if (guard.len) {
       c->guard = arena_strdup(lw->arena, guard.data);

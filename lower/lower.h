@@ -24,7 +24,8 @@
 typedef struct {
   const Stmt *store, *loop;
   const Buffer *b;
-  int64_t tokens; /* in flight at most, over all cores (one each) */
+  int64_t tokens;    /* in flight at most, over all cores (one each) */
+  const Stmt *home; /* the loop its tokens are declared (zeroed) before and waited for after */
 } Deferred;
 
 enum { LOWER_MAX_DEFER = 16 };
@@ -63,6 +64,8 @@ typedef struct Decided {
   KnownShape *shapes; /* in arena */
   int nshapes, shapes_cap;
   const char *intrin_headers; /* npu_intrinsics.h and npu_vu_families.h, read when a call is named */
+  const char **held; /* the names of the locals that hold a call's repeated bound (lower/intrin_repeats.c) */
+  int nheld, held_cap;
 } Decided;
 
 /* A pass loop P around bound loop L (lower/pass_loop.c): L's double-
@@ -154,6 +157,11 @@ Stmt *lower_unused(Lower *lw, const Stmt *body);
  * intrinsic's declaration does: `m=` in a comment before the 32 of
  * npu_nu_matmul_i8's m. */
 const char *lower_named_args(Lower *lw, const char *call);
+/* lower/intrin_repeats.c: where call (the text of loop's intrinsic call)
+ * prints one `npu_clamp(...)` bound more than once, the declaration of
+ * a const local that holds it (a name neither the kernel nor another
+ * such local uses), with *call rewritten to name it; else NULL. */
+const char *lower_hold_repeat(Lower *lw, const Stmt *loop, const char **call);
 
 /* lower/intrinsic.c (last, on the whole body): each tensorized nest
  * copied with its call (Stmt.intrin_call). */
@@ -199,6 +207,17 @@ char *lower_header_guard(const char *file, const char *variant);
  * lower_header_guard where that spelling could be another variant's and
  * macro's (a '_' in MACRO, a variant not in lower-case words). */
 char *lower_size_macro(const char *variant, const Buffer *b, int d);
+/* "<VARIANT>_<MACRO>" for a #define a header names (malloc'ed), with
+ * lower_size_macro's hash suffix where needed. */
+char *lower_header_macro(const char *variant, const char *macro);
+/* Extent d of parameter b where the user wrote an expression of
+ * #defines (`H + 2`, Buffer.dim_spelling): its tokens, or NULL (also
+ * where a layout step changed the shape). */
+const ExtentSpelling *lower_extent_spelt(const Buffer *b, int d);
+/* That extent as a prototype spells it (malloc'ed), or NULL: with the
+ * kernel's #defines in the .c (variant NULL), in a header with each
+ * #define as lower_header_macro names it for variant. */
+char *lower_extent_spelling(const char *variant, const Buffer *b, int d);
 /* Type t as a header of that style names it: the C type a typedef or a
  * type macro names. */
 const char *lower_proto_type(const Type *t, ProtoStyle style);

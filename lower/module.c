@@ -143,7 +143,11 @@ static void extent_macros(Arena *a, LoweredFunction *f) {
   f->extent_macro = ARENA_ARRAY(a, const char *, (f->k->nparams ? f->k->nparams : 1) * IR_MAX_DIMS);
   int i = 0;
   for (const Param *p = f->k->params; p; p = p->next, i++)
-    for (int d = 0; p->buf && d < p->buf->ndim; d++) f->extent_macro[i * IR_MAX_DIMS + d] = lower_extent_macro(p->buf, d);
+    for (int d = 0; p->buf && d < p->buf->ndim; d++) {
+      char *spelt = lower_extent_spelling(NULL, p->buf, d);
+      f->extent_macro[i * IR_MAX_DIMS + d] = spelt ? arena_strdup(a, spelt) : lower_extent_macro(p->buf, d);
+      free(spelt);
+    }
 }
 
 /* Each array parameter's spelling in f's prototype: `restrict` where the
@@ -263,7 +267,8 @@ static LoweredFunction header_proto(Arena *a, const char *variant, const Lowered
   for (const Param *p = f->k->params; p; p = p->next, i++) {
     h.param_type[i] = lower_proto_type(p->buf ? p->buf->elem : p->var->type, style);
     for (int d = 0; p->buf && d < p->buf->ndim; d++) {
-      char *macro = lower_size_macro(variant, p->buf, d);
+      char *spelt = lower_extent_spelling(variant, p->buf, d);
+      char *macro = spelt ? spelt : lower_size_macro(variant, p->buf, d);
       h.extent_macro[i * IR_MAX_DIMS + d] = macro ? arena_strdup(a, macro) : NULL;
       free(macro);
     }
@@ -275,23 +280,36 @@ static LoweredFunction header_proto(Arena *a, const char *variant, const Lowered
   return h;
 }
 
+/* Adds "#define name value" to out unless a define of name is there. */
+static void size_define(Arena *a, LoweredDefines *out, const char *name, int64_t value) {
+  size_t len = strlen(name);
+  for (int j = 0; j < out->n; j++) {
+    const char *have = out->items[j].text + strlen("#define ");
+    if (!strncmp(have, name, len) && have[len] == ' ') return;
+  }
+  out->items[out->n++] = (LoweredDefine){arena_printf(a, "#define %s %lld", name, (long long)value)};
+}
+
 /* "#define MM_TILED_M 8": each macro the header's prototypes name, once,
- * in their order. */
-static LoweredDefines size_defines(Arena *a, const LoweredFunction *h) {
+ * in their order; an extent spelt as an expression (`H + 2`) names each
+ * of its #defines. */
+static LoweredDefines size_defines(Arena *a, const char *variant, const LoweredFunction *h) {
   int n = 0, i = 0;
-  for (const Param *p = h->k->params; p; p = p->next) n += p->buf ? p->buf->ndim : 0;
+  for (const Param *p = h->k->params; p; p = p->next)
+    for (int d = 0; p->buf && d < p->buf->ndim; d++)
+      n += lower_extent_spelt(p->buf, d) ? lower_extent_spelt(p->buf, d)->n : 1;
   LoweredDefines out = {ARENA_ARRAY(a, LoweredDefine, n ? n : 1), 0};
   for (const Param *p = h->k->params; p; p = p->next, i++)
     for (int d = 0; p->buf && d < p->buf->ndim; d++) {
-      const char *macro = h->extent_macro[i * IR_MAX_DIMS + d];
-      bool seen = !macro;
-      size_t len = macro ? strlen(macro) : 0;
-      for (int j = 0; j < out.n && !seen; j++) {
-        const char *name = out.items[j].text + strlen("#define ");
-        seen = !strncmp(name, macro, len) && name[len] == ' ';
+      const ExtentSpelling *spelt = lower_extent_spelt(p->buf, d);
+      for (int t = 0; spelt && t < spelt->n; t++) {
+        if (!spelt->tok[t].is_macro) continue;
+        char *name = lower_header_macro(variant, spelt->tok[t].text);
+        size_define(a, &out, name, spelt->tok[t].value);
+        free(name);
       }
-      if (!seen)
-        out.items[out.n++] = (LoweredDefine){arena_printf(a, "#define %s %lld", macro, (long long)p->buf->shape[d])};
+      const char *macro = h->extent_macro[i * IR_MAX_DIMS + d];
+      if (!spelt && macro) size_define(a, &out, macro, p->buf->shape[d]);
     }
   return out;
 }
@@ -310,7 +328,7 @@ static void header(LoweredModule *m, const LowerUnit *u) {
   m->nheader_protos = lower_header_branches(u->k, u->assume_no_alias, branch);
   for (int i = 0; i < m->nheader_protos; i++)
     m->header_protos[i] = (HeaderPrototype){header_proto(a, u->name, &m->main, branch[i].style), branch[i].cond, branch[i].why};
-  m->header_defines = size_defines(a, &m->header_protos[m->nheader_protos - 1].proto);
+  m->header_defines = size_defines(a, u->name, &m->header_protos[m->nheader_protos - 1].proto);
   m->header_layouts = ARENA_ARRAY(a, LoweredLayout, m->nlayouts ? m->nlayouts : 1);
   for (int i = 0; i < m->nlayouts; i++) {
     const LoweredLayout *h = &m->layouts[i];

@@ -90,9 +90,7 @@ char *lower_header_guard(const char *file, const char *variant) {
   return sb_take(&guard);
 }
 
-char *lower_size_macro(const char *variant, const Buffer *b, int d) {
-  const char *macro = lower_extent_macro(b, d);
-  if (!macro || b->extent[d]) return NULL;
+char *lower_header_macro(const char *variant, const char *macro) {
   const char *vend = variant + strlen(variant);
   StrBuf name;
   sb_init(&name);
@@ -103,6 +101,42 @@ char *lower_size_macro(const char *variant, const Buffer *b, int d) {
     put_hash_suffix(&name, parts, 2);
   }
   return sb_take(&name);
+}
+
+char *lower_size_macro(const char *variant, const Buffer *b, int d) {
+  const char *macro = lower_extent_macro(b, d);
+  if (!macro || b->extent[d]) return NULL;
+  return lower_header_macro(variant, macro);
+}
+
+const ExtentSpelling *lower_extent_spelt(const Buffer *b, int d) { return b->layout ? NULL : b->dim_spelling[d]; }
+
+/* A sign or '~' where no operand precedes it. */
+static bool unary(const ExtentToken *prev, const ExtentToken *t) {
+  bool op = !strcmp(t->text, "-") || !strcmp(t->text, "+") || !strcmp(t->text, "~");
+  bool operand_before = prev && (prev->is_macro || !strcmp(prev->text, ")") || (prev->text[0] >= '0' && prev->text[0] <= '9'));
+  return op && !operand_before;
+}
+
+/* Tokens joined as a C programmer spaces them: `H * (W + 2)`, `-2`. */
+char *lower_extent_spelling(const char *variant, const Buffer *b, int d) {
+  const ExtentSpelling *s = lower_extent_spelt(b, d);
+  if (!s) return NULL;
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < s->n; i++) {
+    const ExtentToken *t = &s->tok[i], *prev = i ? &s->tok[i - 1] : NULL;
+    bool tight = !prev || !strcmp(prev->text, "(") || !strcmp(t->text, ")") || unary(i > 1 ? &s->tok[i - 2] : NULL, prev);
+    if (!tight) sb_putc(&sb, ' ');
+    if (t->is_macro && variant) {
+      char *name = lower_header_macro(variant, t->text);
+      sb_puts(&sb, name);
+      free(name);
+    } else {
+      sb_puts(&sb, t->text);
+    }
+  }
+  return sb_take(&sb);
 }
 
 const char *lower_proto_type(const Type *t, ProtoStyle style) {

@@ -57,3 +57,72 @@ Test(emit_readable, the_last_waits_say_which_iteration_issued_them) {
          "    npu_dma_wait(C_ob_tok[1]); /* the copy out of io = 3, the last iteration */\n");
   npg_close(s);
 }
+
+/* An extent written as an expression of #defines keeps its spelling: in
+ * the .c with the kernel's names, in the header with the variant's
+ * (before: `x[18]`, its value). One with a cast is printed as its value. */
+Test(emit_readable, an_extent_written_as_an_expression_keeps_its_spelling) {
+  static const char kernel[] = "#define N 16\n"
+                               "void sh(const float x[2 * (N + 1)], const float w[(int)N + 2], float y[N]) {\n"
+                               "  for (int i = 0; i < N; i++) y[i] = x[2 * i + 2] * w[i + 2];\n"
+                               "}\n";
+  NpgSession *s = open_ok(kernel, "#pragma npu schedule(sh, halves)\n"
+                                  "#pragma npu split(i, 8, io, ii)\n");
+  int v = checked(s, "halves");
+  has(npg_emit_source(s, v), "void halves(const float x[2 * (N + 1)], const float w[18], float y[N]) {");
+  const char *h = npg_emit_header(s, v);
+  has(h, "#define HALVES_N 16\n");
+  has(h, "void halves(const float x[2 * (HALVES_N + 1)], const float w[18], float y[HALVES_N]);");
+  npg_close(s);
+}
+
+/* A bound loop that is the home of its copies out (no pass loop around
+ * it) runs once after its tokens are zeroed, each core's compute before
+ * its copy out: the compute's wait for the last copy out would always
+ * see 0, so there is none (before: `if (y_vm_tok[core]) npu_dma_wait(...)`
+ * in the compute phase). Under a pass loop the wait stays: the next pass
+ * writes y_vm again. The waits after the loop stay in both. */
+Test(emit_readable, a_bound_loop_run_once_has_no_wait_for_a_last_pass) {
+  NpgSession *s = open_ok(two_cores, "#pragma npu schedule(sc, once)\n"
+                                     "#pragma npu split(i, 16, core, ii)\n"
+                                     "#pragma npu bind(core, vu)\n"
+                                     "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                     "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                     "#pragma npu vectorize(ii)\n"
+                                     "#pragma npu schedule(sc, passes)\n"
+                                     "#pragma npu split(i, 32, io, i1)\n"
+                                     "#pragma npu split(i1, 8, core, ii)\n"
+                                     "#pragma npu bind(core, vu)\n"
+                                     "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                     "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                     "#pragma npu vectorize(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "once"));
+  lacks(c, "npu_dma_wait(y_vm_tok[core]); /*");
+  has(c, "      if (y_vm_tok[core]) npu_dma_wait(y_vm_tok[core]);\n");
+  c = npg_emit_source(s, checked(s, "passes"));
+  has(c, "if (y_vm_tok[core]) npu_dma_wait(y_vm_tok[core]); /* this core's copy out of y_vm in the last pass */");
+  npg_close(s);
+}
+
+/* A window's first iteration, clamped to the tile, offsets every operand
+ * and shortens the length: one const local holds it, declared just before
+ * the call (before: `npu_clamp(7 - ii_start, 16)` three times in the
+ * call). Its name is one the kernel does not use: `ii_bound` is a
+ * parameter here, so the local is `ii_bound2`. */
+Test(emit_readable, a_bound_the_call_repeats_is_held_once) {
+  static const char kernel[] = "void suffix(const float x[64], float y[64], float ii_bound) {\n"
+                               "  for (int i = 0; i < 64; i++)\n"
+                               "    if (i >= 7) y[i] = x[i] * ii_bound;\n"
+                               "}\n";
+  NpgSession *s = open_ok(kernel, "#pragma npu schedule(suffix, tiles)\n"
+                                  "#pragma npu split(i, 16, core, ii)\n"
+                                  "#pragma npu bind(core, vu)\n"
+                                  "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                  "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                  "#pragma npu vectorize(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "tiles"));
+  has(c, "const int ii_bound2 = npu_clamp(7 - ii_start, 16);\n");
+  has(c, "(&y_vm[ii_bound2], &x_vm[ii_bound2], 16 - ii_bound2, ii_bound);");
+  lacks(c, "npu_clamp(7 - ii_start, 16)]");
+  npg_close(s);
+}

@@ -59,33 +59,32 @@ Test(masks, cores_the_guard_keeps_nothing_of_cache_their_own_tile) {
     /* for 513, the box is the tile's first 2 elements: core 2's reach 513 */
     has(c, b ? "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 8));"
              : "npu_dma_wait(npu_dma_1d(0, &y[core * 256], &y_vm[0], 1024));");
-    has(c, b ? "npu_vu_muls_f32(&y_vm[npu_clamp(513 - ii_start, 256)], &x_vm[npu_clamp(513 - ii_start, 256)], "
-               "npu_clamp(npu_clamp(514 - ii_start, 256) - npu_clamp(513 - ii_start, 256), 256), /*s=*/2.0f);"
-             : "npu_vu_muls_f32(&y_vm[npu_clamp(900 - ii_start, 256)], &x_vm[npu_clamp(900 - ii_start, 256)], "
-               "256 - npu_clamp(900 - ii_start, 256), /*s=*/2.0f);");
+    has(c, b ? "const int ii_bound = npu_clamp(513 - ii_start, 256);" : "const int ii_bound = npu_clamp(900 - ii_start, 256);");
+    has(c, b ? "npu_vu_muls_f32(&y_vm[ii_bound], &x_vm[ii_bound], npu_clamp(npu_clamp(514 - ii_start, 256) - ii_bound, 256), "
+               "/*s=*/2.0f);"
+             : "npu_vu_muls_f32(&y_vm[ii_bound], &x_vm[ii_bound], 256 - ii_bound, /*s=*/2.0f);");
     npg_close(s);
   }
 }
 
 Test(masks, vectorize_runs_the_instruction_over_the_window_the_guard_keeps) {
-  static const char *const cases[][2] = {
+  static const char *const cases[][3] = {
       /* from 7 on: a suffix, core 0's window starts at 7, the others' at 0 */
-      {"if (i >= 7) y[i] = x[i] * 2.0f;",
-       "npu_vu_muls_f32(&y_vm[npu_clamp(7 - ii_start, 256)], &x_vm[npu_clamp(7 - ii_start, 256)], 256 - "
-       "npu_clamp(7 - ii_start, 256), /*s=*/2.0f);"},
+      {"if (i >= 7) y[i] = x[i] * 2.0f;", "const int ii_bound = npu_clamp(7 - ii_start, 256);",
+       "npu_vu_muls_f32(&y_vm[ii_bound], &x_vm[ii_bound], 256 - ii_bound, /*s=*/2.0f);"},
       /* the comparison mirrored and strict */
-      {"if (700 < i) y[i] = x[i] + z[i];",
-       "npu_vu_add_f32(&y_vm[npu_clamp(701 - ii_start, 256)], &x_vm[npu_clamp(701 - ii_start, 256)], "
-       "&z_vm[npu_clamp(701 - ii_start, 256)], 256 - npu_clamp(701 - ii_start, 256));"},
+      {"if (700 < i) y[i] = x[i] + z[i];", "const int ii_bound = npu_clamp(701 - ii_start, 256);",
+       "npu_vu_add_f32(&y_vm[ii_bound], &x_vm[ii_bound], &z_vm[ii_bound], 256 - ii_bound);"},
       /* a band: both ends, clamped at 0 where it keeps nothing */
-      {"if (i >= 300 && i <= 776) y[i] = x[i] * 2.0f;",
-       "npu_vu_muls_f32(&y_vm[npu_clamp(300 - ii_start, 256)], &x_vm[npu_clamp(300 - ii_start, 256)], "
-       "npu_clamp(npu_clamp(777 - ii_start, 256) - npu_clamp(300 - ii_start, 256), 256), /*s=*/2.0f);"},
+      {"if (i >= 300 && i <= 776) y[i] = x[i] * 2.0f;", "const int ii_bound = npu_clamp(300 - ii_start, 256);",
+       "npu_vu_muls_f32(&y_vm[ii_bound], &x_vm[ii_bound], npu_clamp(npu_clamp(777 - ii_start, 256) - ii_bound, 256), "
+       "/*s=*/2.0f);"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     NpgSession *s = guarded(1024, 256, cases[c][0]);
     const char *text = npg_emit_source(s, checked(s, "v"));
     has(text, cases[c][1]);
+    has(text, cases[c][2]);
     lacks(text, "omp simd");
     npg_close(s);
   }
@@ -95,15 +94,15 @@ Test(masks, a_window_inside_a_split_tail_is_one_window) {
   /* 1000 = 3 * 256 + 232: the split's guard `core * 256 + ii < 1000`
    * around the kernel's band cuts the window at 1000 */
   NpgSession *s = guarded(1000, 256, "if (i >= 300 && i < 999) y[i] = x[i] + z[i];");
-  has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_add_f32(&y_vm[npu_clamp(300 - core * 256, 256)], &x_vm[npu_clamp(300 - core * 256, 256)], "
-      "&z_vm[npu_clamp(300 - core * 256, 256)], npu_clamp(npu_clamp(999 - core * 256, 256) - npu_clamp(300 - core * "
-      "256, 256), 256));");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "const int ii_bound = npu_clamp(300 - core * 256, 256);\n");
+  has(c,
+      "npu_vu_add_f32(&y_vm[ii_bound], &x_vm[ii_bound], &z_vm[ii_bound], npu_clamp(npu_clamp(999 - core * 256, "
+      "256) - ii_bound, 256));");
   npg_close(s);
   /* the kernel's bound past the array's end: the tail's end is the window's */
   s = guarded(1000, 256, "if (i >= 300) y[i] = x[i] + z[i];");
-  has(npg_emit_source(s, checked(s, "v")), "npu_clamp(npu_clamp(1000 - core * 256, 256) - npu_clamp(300 - core * "
-                                           "256, 256), 256));");
+  has(npg_emit_source(s, checked(s, "v")), "npu_clamp(npu_clamp(1000 - core * 256, 256) - ii_bound, 256));");
   npg_close(s);
 }
 
@@ -197,10 +196,11 @@ Test(masks, windows_with_lanes_and_on_the_rows_of_a_2d_instruction) {
                           "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
                           "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
                           "#pragma npu vectorize(ii, 16)\n");
-  has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_muls_f32(&y_vm[ii * 16 + npu_clamp(7 - (core * 256 + ii * 16), 16)], &x_vm[ii * 16 + npu_clamp(7 - "
-      "(core * 256 + ii * 16), 16)], npu_clamp(npu_clamp(990 - (core * 256 + ii * 16), 16) - npu_clamp(7 - (core * "
-      "256 + ii * 16), 16), 16), /*s=*/2.0f);");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "const int ii_v_bound = npu_clamp(7 - (core * 256 + ii * 16), 16);\n");
+  has(c,
+      "npu_vu_muls_f32(&y_vm[ii * 16 + ii_v_bound], &x_vm[ii * 16 + ii_v_bound], npu_clamp(npu_clamp(990 - "
+      "(core * 256 + ii * 16), 16) - ii_v_bound, 16), /*s=*/2.0f);");
   npg_close(s);
   /* a guard on the row inside the column loop: the row op from the first
    * row kept, each operand's row start moved (m's too) */
@@ -216,9 +216,9 @@ Test(masks, windows_with_lanes_and_on_the_rows_of_a_2d_instruction) {
               "#pragma npu cache_read(m, vu_vm, core, m_vm)\n"
               "#pragma npu cache_write(Y, vu_vm, core, Y_vm)\n"
               "#pragma npu vectorize(ri)\n");
-  has(npg_emit_source(s, checked(s, "v")),
-      "npu_vu_sub_rows_f32(&Y_vm[npu_clamp(5 - core * 16, 16)][0], &X_vm[npu_clamp(5 - core * 16, 16)][0], "
-      "&m_vm[npu_clamp(5 - core * 16, 16)], 16 - npu_clamp(5 - core * 16, 16), /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
+  c = npg_emit_source(s, checked(s, "v"));
+  has(c, "const int ri_bound = npu_clamp(5 - core * 16, 16);\n");
+  has(c, "npu_vu_sub_rows_f32(&Y_vm[ri_bound][0], &X_vm[ri_bound][0], &m_vm[ri_bound], 16 - ri_bound, /*cols=*/16, /*ldd=*/16, /*lda=*/16);");
   npg_close(s);
 }
 

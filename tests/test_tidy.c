@@ -94,8 +94,8 @@ Test(tidy, a_window_start_is_held_by_a_local) {
   int v = checked(s, "scaled_suffix_vu");
   const char *c = npg_emit_source(s, v);
   has(c, "          {\n            const int ii_start = io * 32768 + core * 8192;\n"
-         "            npu_vu_muls_f32(&y_vm[npu_clamp(7 - ii_start, 8192)], &x_vm[npu_clamp(7 - ii_start, 8192)], "
-         "8192 - npu_clamp(7 - ii_start, 8192), /*s=*/2.0f);\n          }\n");
+         "            const int ii_bound = npu_clamp(7 - ii_start, 8192);\n"
+         "            npu_vu_muls_f32(&y_vm[ii_bound], &x_vm[ii_bound], 8192 - ii_bound, /*s=*/2.0f);\n          }\n");
   has(c, "for (int core = 0; core < 4; core++) { /* compute */");
   npg_close(s);
 }

@@ -24,7 +24,7 @@
 
 #include "dw_vu.h"
 
-void dw_vu(const int8_t in[C][58][58], const int8_t wt[C][3][3], int32_t out[C][H][W]) {
+void dw_vu(const int8_t in[C][H + 2][W + 2], const int8_t wt[C][3][3], int32_t out[C][H][W]) {
   /* loop nest co (line 13): wt_vm_load (line 39), in_vm_load (line 38), init (line 16), update (line 19), out_vm_store (line 40) */
   {
     npu_token_t out_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of out_vm not yet waited for */

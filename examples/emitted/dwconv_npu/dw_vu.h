@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-void dw_vu(const int8_t in[DW_VU_C][58][58], const int8_t wt[DW_VU_C][3][3], int32_t out[DW_VU_C][DW_VU_H][DW_VU_W]);
+void dw_vu(const int8_t in[DW_VU_C][DW_VU_H + 2][DW_VU_W + 2], const int8_t wt[DW_VU_C][3][3], int32_t out[DW_VU_C][DW_VU_H][DW_VU_W]);
 
 #ifdef __cplusplus
 }

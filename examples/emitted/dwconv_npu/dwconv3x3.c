@@ -10,7 +10,7 @@
 
 #include "dwconv3x3.h"
 
-void dwconv3x3(const int8_t in[C][58][58], const int8_t wt[C][3][3], int32_t out[C][H][W]) {
+void dwconv3x3(const int8_t in[C][H + 2][W + 2], const int8_t wt[C][3][3], int32_t out[C][H][W]) {
   /* loop nest c (line 13): init (line 16), update (line 19) */
   for (int c = 0; c < C; c++) {
     for (int y = 0; y < H; y++) {

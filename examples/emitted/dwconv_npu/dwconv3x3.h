@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-void dwconv3x3(const int8_t in[DWCONV3X3_C][58][58], const int8_t wt[DWCONV3X3_C][3][3], int32_t out[DWCONV3X3_C][DWCONV3X3_H][DWCONV3X3_W]);
+void dwconv3x3(const int8_t in[DWCONV3X3_C][DWCONV3X3_H + 2][DWCONV3X3_W + 2], const int8_t wt[DWCONV3X3_C][3][3], int32_t out[DWCONV3X3_C][DWCONV3X3_H][DWCONV3X3_W]);
 
 #ifdef __cplusplus
 }

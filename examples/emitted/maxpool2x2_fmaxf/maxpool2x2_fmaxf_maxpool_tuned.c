@@ -22,7 +22,7 @@
 
 #include "maxpool2x2_fmaxf_maxpool_tuned.h"
 
-void maxpool2x2_fmaxf_maxpool_tuned(const float in[C][H][W], float out[C][28][28]) {
+void maxpool2x2_fmaxf_maxpool_tuned(const float in[C][H][W], float out[C][H / 2][W / 2]) {
   /* loop nest co (line 17): in_vm_load (line 33), s3_t1 (line 21), s3_t2 (line 21), s3 (line 21), out_vm_store (line 34) */
   {
     npu_token_t out_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of out_vm not yet waited for */

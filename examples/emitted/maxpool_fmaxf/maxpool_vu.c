@@ -20,7 +20,7 @@
 
 #include "maxpool_vu.h"
 
-void maxpool_vu(const float in[C][H][W], float out[C][28][28]) {
+void maxpool_vu(const float in[C][H][W], float out[C][H / 2][W / 2]) {
   /* loop nest co (line 18): in_vm_load (line 36), window_t1 (line 21), window_t2 (line 21), window (line 21), out_vm_store (line 37) */
   {
     npu_token_t out_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of out_vm not yet waited for */

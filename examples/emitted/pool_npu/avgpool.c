@@ -8,7 +8,7 @@
 
 #include "avgpool.h"
 
-void avgpool(const float in[C][H][W], float out[C][28][28]) {
+void avgpool(const float in[C][H][W], float out[C][H / 2][W / 2]) {
   /* loop nest c (line 24): zero (line 27), sum (line 30), mean (line 31) */
   for (int c = 0; c < C; c++) {
     for (int i = 0; i < H / 2; i++) {

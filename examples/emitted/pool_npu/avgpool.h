@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-void avgpool(const float in[AVGPOOL_C][AVGPOOL_H][AVGPOOL_W], float out[AVGPOOL_C][28][28]);
+void avgpool(const float in[AVGPOOL_C][AVGPOOL_H][AVGPOOL_W], float out[AVGPOOL_C][AVGPOOL_H / 2][AVGPOOL_W / 2]);
 
 #ifdef __cplusplus
 }

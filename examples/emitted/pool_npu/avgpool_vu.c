@@ -19,7 +19,7 @@
 
 #include "avgpool_vu.h"
 
-void avgpool_vu(const float in[C][H][W], float out[C][28][28]) {
+void avgpool_vu(const float in[C][H][W], float out[C][H / 2][W / 2]) {
   /* loop nest co (line 24): in_vm_load (line 57), zero (line 27), sum (line 30), mean (line 31), out_vm_store (line 58) */
   {
     npu_token_t out_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of out_vm not yet waited for */

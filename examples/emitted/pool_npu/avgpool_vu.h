@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-void avgpool_vu(const float in[AVGPOOL_VU_C][AVGPOOL_VU_H][AVGPOOL_VU_W], float out[AVGPOOL_VU_C][28][28]);
+void avgpool_vu(const float in[AVGPOOL_VU_C][AVGPOOL_VU_H][AVGPOOL_VU_W], float out[AVGPOOL_VU_C][AVGPOOL_VU_H / 2][AVGPOOL_VU_W / 2]);
 
 #ifdef __cplusplus
 }

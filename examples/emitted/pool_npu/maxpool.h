@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-void maxpool(const float in[MAXPOOL_C][MAXPOOL_H][MAXPOOL_W], float out[MAXPOOL_C][28][28]);
+void maxpool(const float in[MAXPOOL_C][MAXPOOL_H][MAXPOOL_W], float out[MAXPOOL_C][MAXPOOL_H / 2][MAXPOOL_W / 2]);
 
 #ifdef __cplusplus
 }

@@ -19,7 +19,7 @@
 
 #include "maxpool_vu.h"
 
-void maxpool_vu(const float in[C][H][W], float out[C][28][28]) {
+void maxpool_vu(const float in[C][H][W], float out[C][H / 2][W / 2]) {
   /* loop nest co (line 13): in_vm_load (line 47), first (line 16), larger (line 19), out_vm_store (line 48) */
   {
     npu_token_t out_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of out_vm not yet waited for */

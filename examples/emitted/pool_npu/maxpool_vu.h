@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-void maxpool_vu(const float in[MAXPOOL_VU_C][MAXPOOL_VU_H][MAXPOOL_VU_W], float out[MAXPOOL_VU_C][28][28]);
+void maxpool_vu(const float in[MAXPOOL_VU_C][MAXPOOL_VU_H][MAXPOOL_VU_W], float out[MAXPOOL_VU_C][MAXPOOL_VU_H / 2][MAXPOOL_VU_W / 2]);
 
 #ifdef __cplusplus
 }

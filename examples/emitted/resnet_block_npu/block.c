@@ -13,7 +13,7 @@
 #include "block.h"
 
 /* conv_relu_q: the kernel as written (line 25) */
-static void conv_relu_q(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
+static void conv_relu_q(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   /* loop nest oco (line 27): init (line 33), update (line 38), relu (line 43), requant (line 49) */
   for (int oco = 0; oco < C / OB; oco++) {
     int32_t acc[56][56][4];
@@ -54,7 +54,7 @@ static void conv_relu_q(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB
 }
 
 /* conv_q: the kernel as written (line 56) */
-static void conv_q(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
+static void conv_q(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   /* loop nest oco (line 58): init (line 63), update (line 68), requant (line 74) */
   for (int oco = 0; oco < C / OB; oco++) {
     int32_t acc[56][56][4];
@@ -121,7 +121,7 @@ static void add_relu_q(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t 
   }
 }
 
-void block(const int8_t x[H][W][C], const int8_t w1[16][3][3][C][OB], const int32_t b1[C], const int8_t w2[16][3][3][C][OB], const int32_t b2[C], int8_t y[H][W][C], int m1, int s1, int m2, int s2, int m3, int s3) {
+void block(const int8_t x[H][W][C], const int8_t w1[C / OB][3][3][C][OB], const int32_t b1[C], const int8_t w2[C / OB][3][3][C][OB], const int32_t b2[C], int8_t y[H][W][C], int m1, int s1, int m2, int s2, int m3, int s3) {
   int8_t t1[56][56][64];
   int8_t t2[56][56][64];
   conv_relu_q(x, w1, b1, t1, m1, s1, 0); /* conv1, line 113 */

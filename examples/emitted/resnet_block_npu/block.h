@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-void block(const int8_t x[BLOCK_H][BLOCK_W][BLOCK_C], const int8_t w1[16][3][3][BLOCK_C][BLOCK_OB], const int32_t b1[BLOCK_C], const int8_t w2[16][3][3][BLOCK_C][BLOCK_OB], const int32_t b2[BLOCK_C], int8_t y[BLOCK_H][BLOCK_W][BLOCK_C], int m1, int s1, int m2, int s2, int m3, int s3);
+void block(const int8_t x[BLOCK_H][BLOCK_W][BLOCK_C], const int8_t w1[BLOCK_C / BLOCK_OB][3][3][BLOCK_C][BLOCK_OB], const int32_t b1[BLOCK_C], const int8_t w2[BLOCK_C / BLOCK_OB][3][3][BLOCK_C][BLOCK_OB], const int32_t b2[BLOCK_C], int8_t y[BLOCK_H][BLOCK_W][BLOCK_C], int m1, int s1, int m2, int s2, int m3, int s3);
 
 #ifdef __cplusplus
 }

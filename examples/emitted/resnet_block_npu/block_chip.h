@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-void block_chip(const int8_t x[BLOCK_CHIP_H][BLOCK_CHIP_W][BLOCK_CHIP_C], const int8_t w1[16][3][3][BLOCK_CHIP_C][BLOCK_CHIP_OB], const int32_t b1[BLOCK_CHIP_C], const int8_t w2[16][3][3][BLOCK_CHIP_C][BLOCK_CHIP_OB], const int32_t b2[BLOCK_CHIP_C], int8_t y[BLOCK_CHIP_H][BLOCK_CHIP_W][BLOCK_CHIP_C], int m1, int s1, int m2, int s2, int m3, int s3);
+void block_chip(const int8_t x[BLOCK_CHIP_H][BLOCK_CHIP_W][BLOCK_CHIP_C], const int8_t w1[BLOCK_CHIP_C / BLOCK_CHIP_OB][3][3][BLOCK_CHIP_C][BLOCK_CHIP_OB], const int32_t b1[BLOCK_CHIP_C], const int8_t w2[BLOCK_CHIP_C / BLOCK_CHIP_OB][3][3][BLOCK_CHIP_C][BLOCK_CHIP_OB], const int32_t b2[BLOCK_CHIP_C], int8_t y[BLOCK_CHIP_H][BLOCK_CHIP_W][BLOCK_CHIP_C], int m1, int s1, int m2, int s2, int m3, int s3);
 
 #ifdef __cplusplus
 }

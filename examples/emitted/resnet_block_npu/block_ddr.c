@@ -41,7 +41,7 @@
  *   double_buffer(wt_wb)
  *   double_buffer(y_vm)
  */
-static void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
+static void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0)); /* dm, bytes [0, 256): 256 bytes */
   /* loop nest bias_dm_0 (line 134): bias_dm_load (line 134) */
   /* bias_dm_load: bias_dm <- bias */
@@ -114,7 +114,7 @@ static void conv_relu_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][O
  *   double_buffer(wt_wb)
  *   double_buffer(y_vm)
  */
-static void conv_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
+static void conv_nu(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0)); /* dm, bytes [0, 256): 256 bytes */
   /* loop nest bias_dm_0 (line 157): bias_dm_load (line 157) */
   /* bias_dm_load: bias_dm <- bias */
@@ -263,7 +263,7 @@ static void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t
   }
 }
 
-void block_ddr(const int8_t x[H][W][C], const int8_t w1[16][3][3][C][OB], const int32_t b1[C], const int8_t w2[16][3][3][C][OB], const int32_t b2[C], int8_t y[H][W][C], int m1, int s1, int m2, int s2, int m3, int s3) {
+void block_ddr(const int8_t x[H][W][C], const int8_t w1[C / OB][3][3][C][OB], const int32_t b1[C], const int8_t w2[C / OB][3][3][C][OB], const int32_t b2[C], int8_t y[H][W][C], int m1, int s1, int m2, int s2, int m3, int s3) {
   int8_t t1[56][56][64];
   int8_t t2[56][56][64];
   conv_relu_nu(x, w1, b1, t1, m1, s1, 0); /* conv1, line 113 */

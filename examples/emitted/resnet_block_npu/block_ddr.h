@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-void block_ddr(const int8_t x[BLOCK_DDR_H][BLOCK_DDR_W][BLOCK_DDR_C], const int8_t w1[16][3][3][BLOCK_DDR_C][BLOCK_DDR_OB], const int32_t b1[BLOCK_DDR_C], const int8_t w2[16][3][3][BLOCK_DDR_C][BLOCK_DDR_OB], const int32_t b2[BLOCK_DDR_C], int8_t y[BLOCK_DDR_H][BLOCK_DDR_W][BLOCK_DDR_C], int m1, int s1, int m2, int s2, int m3, int s3);
+void block_ddr(const int8_t x[BLOCK_DDR_H][BLOCK_DDR_W][BLOCK_DDR_C], const int8_t w1[BLOCK_DDR_C / BLOCK_DDR_OB][3][3][BLOCK_DDR_C][BLOCK_DDR_OB], const int32_t b1[BLOCK_DDR_C], const int8_t w2[BLOCK_DDR_C / BLOCK_DDR_OB][3][3][BLOCK_DDR_C][BLOCK_DDR_OB], const int32_t b2[BLOCK_DDR_C], int8_t y[BLOCK_DDR_H][BLOCK_DDR_W][BLOCK_DDR_C], int m1, int s1, int m2, int s2, int m3, int s3);
 
 #ifdef __cplusplus
 }

@@ -31,7 +31,7 @@
 
 #include "conv_nu.h"
 
-void conv_nu(const int8_t x[H][W][C], const int8_t wt[16][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
+void conv_nu(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0)); /* dm, bytes [0, 256): 256 bytes */
   /* loop nest bias_dm_0 (line 157): bias_dm_load (line 157) */
   /* bias_dm_load: bias_dm <- bias */

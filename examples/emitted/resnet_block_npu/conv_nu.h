@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-void conv_nu(const int8_t x[CONV_NU_H][CONV_NU_W][CONV_NU_C], const int8_t wt[16][3][3][CONV_NU_C][CONV_NU_OB], const int32_t bias[CONV_NU_C], int8_t y[CONV_NU_H][CONV_NU_W][CONV_NU_C], int multiplier, int shift, int zero_point);
+void conv_nu(const int8_t x[CONV_NU_H][CONV_NU_W][CONV_NU_C], const int8_t wt[CONV_NU_C / CONV_NU_OB][3][3][CONV_NU_C][CONV_NU_OB], const int32_t bias[CONV_NU_C], int8_t y[CONV_NU_H][CONV_NU_W][CONV_NU_C], int multiplier, int shift, int zero_point);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-void conv_q(const int8_t x[CONV_Q_H][CONV_Q_W][CONV_Q_C], const int8_t wt[16][3][3][CONV_Q_C][CONV_Q_OB], const int32_t bias[CONV_Q_C], int8_t y[CONV_Q_H][CONV_Q_W][CONV_Q_C], int multiplier, int shift, int zero_point);
+void conv_q(const int8_t x[CONV_Q_H][CONV_Q_W][CONV_Q_C], const int8_t wt[CONV_Q_C / CONV_Q_OB][3][3][CONV_Q_C][CONV_Q_OB], const int32_t bias[CONV_Q_C], int8_t y[CONV_Q_H][CONV_Q_W][CONV_Q_C], int multiplier, int shift, int zero_point);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-void conv_relu_nu(const int8_t x[CONV_RELU_NU_H][CONV_RELU_NU_W][CONV_RELU_NU_C], const int8_t wt[16][3][3][CONV_RELU_NU_C][CONV_RELU_NU_OB], const int32_t bias[CONV_RELU_NU_C], int8_t y[CONV_RELU_NU_H][CONV_RELU_NU_W][CONV_RELU_NU_C], int multiplier, int shift, int zero_point);
+void conv_relu_nu(const int8_t x[CONV_RELU_NU_H][CONV_RELU_NU_W][CONV_RELU_NU_C], const int8_t wt[CONV_RELU_NU_C / CONV_RELU_NU_OB][3][3][CONV_RELU_NU_C][CONV_RELU_NU_OB], const int32_t bias[CONV_RELU_NU_C], int8_t y[CONV_RELU_NU_H][CONV_RELU_NU_W][CONV_RELU_NU_C], int multiplier, int shift, int zero_point);
 
 #ifdef __cplusplus
 }

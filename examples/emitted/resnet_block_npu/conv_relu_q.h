@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-void conv_relu_q(const int8_t x[CONV_RELU_Q_H][CONV_RELU_Q_W][CONV_RELU_Q_C], const int8_t wt[16][3][3][CONV_RELU_Q_C][CONV_RELU_Q_OB], const int32_t bias[CONV_RELU_Q_C], int8_t y[CONV_RELU_Q_H][CONV_RELU_Q_W][CONV_RELU_Q_C], int multiplier, int shift, int zero_point);
+void conv_relu_q(const int8_t x[CONV_RELU_Q_H][CONV_RELU_Q_W][CONV_RELU_Q_C], const int8_t wt[CONV_RELU_Q_C / CONV_RELU_Q_OB][3][3][CONV_RELU_Q_C][CONV_RELU_Q_OB], const int32_t bias[CONV_RELU_Q_C], int8_t y[CONV_RELU_Q_H][CONV_RELU_Q_W][CONV_RELU_Q_C], int multiplier, int shift, int zero_point);
 
 #ifdef __cplusplus
 }

@@ -46,7 +46,8 @@ void scaled_suffix_vu(const float x[N], float y[N]) {
           npu_dma_wait(x_vm_tok[io % 2][core]);
           {
             const int ii_start = io * 32768 + core * 8192;
-            npu_vu_muls_f32(&y_vm[npu_clamp(7 - ii_start, 8192)], &x_vm[npu_clamp(7 - ii_start, 8192)], 8192 - npu_clamp(7 - ii_start, 8192), /*s=*/2.0f);
+            const int ii_bound = npu_clamp(7 - ii_start, 8192);
+            npu_vu_muls_f32(&y_vm[ii_bound], &x_vm[ii_bound], 8192 - ii_bound, /*s=*/2.0f);
           }
           /* y_vm_store: y <- y_vm */
           npu_dma_wait(npu_dma_1d(0, &y[io * 32768 + core * 8192], &y_vm[0], 32768));

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-void sumpool(const int32_t in[SUMPOOL_C][SUMPOOL_H][SUMPOOL_W], int32_t out[SUMPOOL_C][28][28]);
+void sumpool(const int32_t in[SUMPOOL_C][SUMPOOL_H][SUMPOOL_W], int32_t out[SUMPOOL_C][SUMPOOL_H / 2][SUMPOOL_W / 2]);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@
 
 #include "sumpool_i32_sumpool_tuned.h"
 
-void sumpool_i32_sumpool_tuned(const int32_t in[C][H][W], int32_t out[C][28][28]) {
+void sumpool_i32_sumpool_tuned(const int32_t in[C][H][W], int32_t out[C][H / 2][W / 2]) {
   /* loop nest co (line 14): in_vm_load (line 37), s1 (line 17), s2 (line 20), out_vm_store (line 38) */
   {
     npu_token_t out_vm_tok[2][4] = {{0}}; /* per copy, per core: the copy out of out_vm not yet waited for */
