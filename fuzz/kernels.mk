@@ -6,7 +6,7 @@
 #   make fuzz-kernels-smoke               KGEN_SMOKE_CASES of it (run by `make test`:
 #                                         a count, so load does not change it)
 KGEN_OBJS := $(call obj,fuzz/fuzz_kernels.c fuzz/kernel_gen.c fuzz/fork_pool.c)
-KGEN_SMOKE_CASES ?= 40
+KGEN_SMOKE_CASES ?= 20
 $(KGEN_OBJS) $(call obj,tests/test_kernel_random.c): fuzz/kernel_gen.h
 $(KGEN_OBJS): fuzz/fork_pool.h
 
