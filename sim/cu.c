@@ -21,18 +21,18 @@ void *npu_cu_access_at(const char *file, int line, const void *p, int bytes, int
     sim_fail(s, site, op, "an access of %d bytes in mode %d", bytes, mode);
     return (void *)p;
   }
-  Region r;
+  Region *r = &s->cu_access;
   int align = bytes <= 8 ? bytes : 1;
-  if (!region_make(s, site, op, what, p, bytes, 1, bytes, 1, bytes, -1, -1, align, &r)) return (void *)p;
+  if (!region_make(s, site, op, what, p, bytes, 1, bytes, 1, bytes, -1, -1, align, r)) return (void *)p;
   bool reads = mode & NPU_CU_READ, writes = mode & NPU_CU_WRITE;
-  if ((reads && !hazard_check_read(s, site, op, what, &r)) || (writes && !hazard_check_write(s, site, op, what, &r)))
+  if ((reads && !hazard_check_read(s, site, op, what, r)) || (writes && !hazard_check_write(s, site, op, what, r)))
     return (void *)p;
   /* a unit still running on these bytes: the hardware interlock holds the CU */
-  uint64_t ready = interlock_ready(s, &r, reads, &r, writes);
+  uint64_t ready = interlock_ready(s, r, reads, r, writes);
   if (ready > s->cu_time) cu_wait_until(s, ready, sim_site(s, file, line), "host access");
   s->cu_time += (uint64_t)s->t.cu_access_cycles;
   s->cu_busy += (uint64_t)s->t.cu_access_cycles;
-  s->host_access[r.slot < 0]++;
+  s->host_access[r->slot < 0]++;
   return (void *)p;
 }
 

@@ -99,6 +99,9 @@ struct NpuSim {
 
   uint64_t cu_time, cu_busy, cu_ops;
   uint64_t host_access[2]; /* elements host code touched (npu_cu_access): [0] on-chip, [1] ddr */
+  /* npu_cu_access's region: here, not on its stack, where ASan set up and
+   * cleared its shadow at every one of millions of calls */
+  Region cu_access;
   uint64_t fallbacks;      /* npu_cu_fallback calls, and the first one's intrinsic and line */
   char fallback_op[64];
   int fallback_line;

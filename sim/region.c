@@ -45,22 +45,67 @@ const char *region_str(const NpuSim *s, const Region *r, char *buf, size_t n) {
   return buf;
 }
 
-/* Entered for every element host code touches on chip (npu_cu_access):
- * *out is filled field by field, never built on the stack and copied
- * whole (a 16-byte load of two 8-byte stores cannot be forwarded, and
- * that stall was most of the simulator's time in such loops); the
- * failure messages print the region whole (str). */
-static const char *str(const NpuSim *s, const Region *out, uintptr_t hi, int slot, char *buf, size_t n) {
+/* Why region_make refused an operand; the message is written by fail. */
+typedef enum {
+  PAST_CAPACITY,  /* starts beyond its slot */
+  PAST_END,       /* runs past the end of its slot */
+  MISALIGNED,
+  INTO_ONCHIP,    /* runs from host memory into on-chip memory */
+  OUTSIDE_DDR,
+  WRONG_SCOPE,
+  WRONG_CORE,
+} Refusal;
+
+/* The failure messages, kept out of region_make: their buffers on its
+ * stack made every call set up and clear their shadow under ASan (that
+ * was half of make test's time in host-code loops on chip). */
+__attribute__((noinline, cold)) static bool fail(NpuSim *s, Site site, const char *op, const char *what,
+                                                 const Region *out, uintptr_t hi, int slot, int align, int want,
+                                                 int want_core, Refusal why) {
+  char name[32], buf[160];
   Region r = *out;
   r.hi = hi;
   r.slot = slot;
-  return region_str(s, &r, buf, n);
+  const char *box = region_str(s, &r, buf, sizeof buf);
+  const Slot *sl = slot >= 0 ? &s->slots[slot] : NULL;
+  switch (why) {
+  case PAST_CAPACITY:
+    sim_fail(s, site, op, "operand %s at %s+0x%" PRIxPTR " is beyond its capacity of %" PRIu64 " bytes", what,
+             slot_str(s, slot, name, sizeof name), r.base - (uintptr_t)sl->base, sl->cap);
+    break;
+  case PAST_END:
+    sim_fail(s, site, op, "operand %s %s runs past the end of %s (capacity %" PRIu64 " bytes)", what, box,
+             slot_str(s, slot, name, sizeof name), sl->cap);
+    break;
+  case MISALIGNED:
+    sim_fail(s, site, op, "operand %s %s is not aligned to its %d-byte elements", what, box, align);
+    break;
+  case INTO_ONCHIP:
+    sim_fail(s, site, op, "operand %s %s runs from host memory into on-chip memory", what, box);
+    break;
+  case OUTSIDE_DDR:
+    sim_fail(s, site, op, "operand %s %s is outside every declared DDR array", what, box);
+    break;
+  case WRONG_SCOPE:
+    sim_fail(s, site, op, "operand %s is in %s (%s) but %s needs it in %s", what, scope_name(slot_level(s, slot)),
+             box, op, scope_name(want));
+    break;
+  case WRONG_CORE:
+    sim_fail(s, site, op, "operand %s is in the VM of VU core %d (%s) but the other operands are in core %d", what,
+             sl->core, box, want_core);
+    break;
+  }
+  return false;
 }
 
 static bool aligned(uintptr_t x, int align) {
   return (align & (align - 1)) == 0 ? (x & (uintptr_t)(align - 1)) == 0 : x % (uintptr_t)align == 0;
 }
 
+/* Entered for every element host code touches on chip (npu_cu_access):
+ * *out is filled field by field, never built on the stack and copied
+ * whole (a 16-byte load of two 8-byte stores cannot be forwarded, and
+ * that stall was most of the simulator's time in such loops). */
 bool region_make(NpuSim *s, Site site, const char *op, const char *what, const void *ptr,
                  int64_t len, int64_t rows, int64_t s1, int64_t planes, int64_t s2, int want,
                  int want_core, int align, Region *out) {
@@ -87,69 +132,29 @@ bool region_make(NpuSim *s, Site site, const char *op, const char *what, const v
   }
   uintptr_t hi = base + (uint64_t)extent;
   int slot = find_slot_of(s, base);
+#define FAIL(why) fail(s, site, op, what, out, hi, slot, align, want, want_core, why)
   if (slot >= 0) {
     Slot *sl = &s->slots[slot];
     uintptr_t b = (uintptr_t)sl->base;
-    if (base - b >= sl->cap) {
-      char name[32];
-      sim_fail(s, site, op, "operand %s at %s+0x%" PRIxPTR " is beyond its capacity of %" PRIu64
-               " bytes", what, slot_str(s, slot, name, sizeof name), base - b, sl->cap);
-      return false;
-    }
-    if (hi - b > sl->cap) {
-      char name[32], buf[160];
-      sim_fail(s, site, op, "operand %s %s runs past the end of %s (capacity %" PRIu64 " bytes)",
-               what, str(s, out, hi, slot, buf, sizeof buf), slot_str(s, slot, name, sizeof name),
-               sl->cap);
-      return false;
-    }
+    if (base - b >= sl->cap) return FAIL(PAST_CAPACITY);
+    if (hi - b > sl->cap) return FAIL(PAST_END);
     if (!aligned(base - b, align) ||
-        (align > 1 && (!aligned((uintptr_t)s1, align) || !aligned((uintptr_t)s2, align)))) {
-      char buf[160];
-      sim_fail(s, site, op, "operand %s %s is not aligned to its %d-byte elements", what,
-               str(s, out, hi, slot, buf, sizeof buf), align);
-      return false;
-    }
+        (align > 1 && (!aligned((uintptr_t)s1, align) || !aligned((uintptr_t)s2, align))))
+      return FAIL(MISALIGNED);
     if (hi - b > sl->peak) sl->peak = hi - b;
   } else {
-    if (base < s->mem_lo && hi > s->mem_lo) {
-      char buf[160];
-      sim_fail(s, site, op, "operand %s %s runs from host memory into on-chip memory", what,
-               str(s, out, hi, slot, buf, sizeof buf));
-      return false;
-    }
+    if (base < s->mem_lo && hi > s->mem_lo) return FAIL(INTO_ONCHIP);
     if (s->nddr) {
       bool inside = false;
       for (int i = 0; i < s->nddr && !inside; i++)
         inside = base >= s->ddr[i].lo && hi <= s->ddr[i].hi;
-      if (!inside) {
-        char buf[160];
-        sim_fail(s, site, op, "operand %s %s is outside every declared DDR array", what,
-                 str(s, out, hi, slot, buf, sizeof buf));
-        return false;
-      }
+      if (!inside) return FAIL(OUTSIDE_DDR);
     }
-    if (!aligned(base, align)) {
-      char buf[160];
-      sim_fail(s, site, op, "operand %s %s is not aligned to its %d-byte elements", what,
-               str(s, out, hi, slot, buf, sizeof buf), align);
-      return false;
-    }
+    if (!aligned(base, align)) return FAIL(MISALIGNED);
   }
-  int scope = slot_level(s, slot);
-  if (want >= 0 && scope != want) {
-    char buf[160];
-    sim_fail(s, site, op, "operand %s is in %s (%s) but %s needs it in %s", what, scope_name(scope),
-             str(s, out, hi, slot, buf, sizeof buf), op, scope_name(want));
-    return false;
-  }
-  if (want == NPU_VU_VM && want_core >= 0 && s->slots[slot].core != want_core) {
-    char buf[160];
-    sim_fail(s, site, op, "operand %s is in the VM of VU core %d (%s) but the other operands "
-             "are in core %d", what, s->slots[slot].core, str(s, out, hi, slot, buf, sizeof buf),
-             want_core);
-    return false;
-  }
+  if (want >= 0 && slot_level(s, slot) != want) return FAIL(WRONG_SCOPE);
+  if (want == NPU_VU_VM && want_core >= 0 && s->slots[slot].core != want_core) return FAIL(WRONG_CORE);
+#undef FAIL
   out->hi = hi;
   out->slot = slot;
   return true;
