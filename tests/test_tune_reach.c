@@ -175,3 +175,13 @@ Test(tune_reach, a_vu_sketch_that_does_not_apply_names_what_blocks_it) {
   tune_space_free(&sp);
   npg_close(s);
 }
+
+/* An element-wise kernel that updates its array in place at its DDR
+ * bound: vu:rows stages the array as a read cache and a write cache, each
+ * double-buffered (db_a=1). Before, every db_a=1 candidate was illegal
+ * ("a_vm is both filled and drained by DMA") and the winner, one pass of
+ * one buffer copied in and out, reached 68% of the roofline at 256x512. */
+Test(tune_reach, an_in_place_scale_at_its_ddr_bound) {
+  const char *out = reaches_share("tests/kernels/tune_reach/scale_in_place.c", "scale", 4, "npu_vu_muls_f32(", 80.0);
+  cr_expect(strstr(out, " *   double_buffer(a_in)\n") && strstr(out, " *   double_buffer(a_vm)\n"), "%s", out);
+}
