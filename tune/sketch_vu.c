@@ -158,6 +158,7 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   VuPassCost c = f->cost[ch[K_Q]];
   for (int i = 0; i < f->narr; i++) {
     if (split_in_place(f, i, db)) c.vm_bytes[i] *= 2;
+    if (db[i] && c.passes < 2) return UINT64_MAX; /* one pass: nothing to alternate with (double_buffer refuses) */
   }
   return tune_vu_estimate(&c, db, f->narr, t);
 }
