@@ -782,7 +782,10 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
   if (s->k->nsizes) return reads_follow_sibling_writes(s->k, at ? at->body->body : s->k->body->body, b);
   isl_union_set *read_times = NULL;
   isl_union_map *pairs = reads_after_writes(s, at, b, &read_times);
-  if (!pairs) return false;
+  if (!pairs) {
+    isl_union_set_free(read_times);
+    return false;
+  }
   isl_union_set *unseen = isl_union_set_subtract(read_times, isl_union_map_domain(pairs));
   bool ok = unseen && isl_union_set_is_empty(unseen) == isl_bool_true;
   isl_union_set_free(unseen);
