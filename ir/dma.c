@@ -178,8 +178,68 @@ static bool only_other_copies(const Stmt *x, const Buffer *b) {
   return true;
 }
 
+/* Are x and y the same affine index, with x's counters xv[i] standing for
+ * y's yv[i]? Anything but constants, variables, + - * and casts: no. */
+static bool same_index(const Expr *x, const Expr *y, const Var **xv, const Var **yv, int n) {
+  if (!x || !y) return x == y;
+  if (x->kind != y->kind || !type_same(x->type, y->type)) return false;
+  switch (x->kind) {
+  case EX_INT:
+    return x->ival == y->ival;
+  case EX_VAR:
+    for (int i = 0; i < n; i++)
+      if (x->var == xv[i]) return y->var == yv[i];
+    return x->var == y->var;
+  case EX_CAST:
+  case EX_UNARY:
+  case EX_BINARY:
+    return x->op == y->op && same_index(x->a, y->a, xv, yv, n) && same_index(x->b, y->b, xv, yv, n);
+  default:
+    return false;
+  }
+}
+
+/* Do copy nests x and y copy the same box of the array, loop for loop,
+ * the other way (x_in: x fills its buffer from the array), between it and
+ * two different buffers? */
+static bool same_box(const Stmt *x, bool x_in, const Stmt *y) {
+  const Var *xv[IR_MAX_DIMS], *yv[IR_MAX_DIMS];
+  int n = 0;
+  for (; x && y && x->kind == ST_FOR && y->kind == ST_FOR; x = ir_nest_inner(x), y = ir_nest_inner(y)) {
+    int64_t xl, xh, yl, yh;
+    if (n == IR_MAX_DIMS || !ir_const_int(x->lo, &xl) || !ir_const_int(x->hi, &xh) || !ir_const_int(y->lo, &yl) ||
+        !ir_const_int(y->hi, &yh) || xl != yl || xh != yh || x->step != y->step)
+      return false;
+    xv[n] = x->var;
+    yv[n++] = y->var;
+  }
+  if (!x || !y || x->kind != ST_ASSIGN || y->kind != ST_ASSIGN) return false;
+  const Expr *xa = x_in ? x->rhs : x->lhs, *ya = x_in ? y->lhs : y->rhs;
+  const Expr *xc = x_in ? x->lhs : x->rhs, *yc = x_in ? y->rhs : y->lhs;
+  if (xa->kind != EX_LOAD || ya->kind != EX_LOAD || xa->buf != ya->buf || xc->buf == yc->buf) return false;
+  for (int d = 0; d < xa->buf->ndim; d++)
+    if (!same_index(xa->idx[d], ya->idx[d], xv, yv, n)) return false;
+  return true;
+}
+
+const Stmt *ir_partner_copy(const Stmt *list, const Stmt *copy, bool copy_in) {
+  for (const Stmt *x = list; x; x = x->next)
+    if (x != copy && is_copy(x) && ir_nest_leaf(x) && same_box(copy, copy_in, x)) return x;
+  return NULL;
+}
+
+const Stmt *ir_store_partner_apart(const Stmt *home, const Stmt *L, const Stmt *store) {
+  const Stmt *fill = ir_partner_copy(L->body->body, store, false);
+  if (!fill || !ir_copy_steps_apart(store, L->var, NULL)) return NULL;
+  if (home == L) return fill;
+  for (const Stmt *x = home->kind == ST_FOR ? home->body->body : NULL; x; x = x->next)
+    if (x == L) return ir_copy_steps_apart(store, home->var, L) ? fill : NULL;
+  return NULL;
+}
+
 typedef struct {
   const DbCopies *c;
+  const Stmt *partner; /* its leaf touches the array too: partner_copy */
   const Stmt *other;
 } Touch;
 
@@ -190,6 +250,7 @@ static bool touch_visit(Stmt *st, int depth, void *ctx) {
   Touch *t = ctx;
   const Stmt *copy = t->c->load ? ir_nest_leaf(t->c->load) : ir_nest_leaf(t->c->store);
   if (st == copy || (st->kind != ST_ASSIGN && st->kind != ST_DECL)) return true;
+  if (t->partner && st == ir_nest_leaf(t->partner)) return true;
   bool writes = st->kind == ST_ASSIGN && st->lhs->kind == EX_LOAD && st->lhs->buf == t->c->array;
   if (writes || (t->c->store && ir_stmt_uses(st, NULL, t->c->array))) t->other = st;
   return !t->other;
@@ -247,7 +308,12 @@ bool ir_double_buffer_rules(const Stmt *loop, const Stmt *decl, const Stmt *boun
                     "iteration of it", b->name, c->load ? "from" : "to", c->array->name, loop->name) < 0;
   /* the overlap moves a copy across the rest of an iteration: nothing else
    * under the loop may write the array (or touch it, for a copy out) */
-  Touch t = {c, NULL};
+  /* but for the other copy of the same box, when the boxes of consecutive
+   * iterations are apart: a copy of one iteration and its partner's of
+   * another never touch one element */
+  const Stmt *own = c->load ? c->load : c->store, *partner = ir_partner_copy(decl->next, own, c->load != NULL);
+  if (partner && !ir_copy_steps_apart(c->load ? partner : own, loop->var, bound)) partner = NULL; /* the copy out's */
+  Touch t = {c, partner, NULL};
   ir_walk_stmts(loop->body, touch_visit, &t);
   if (t.other)
     return snprintf(why, n, "%s (line %d) %s %s under loop %s, so the copy of %s cannot move into another iteration",

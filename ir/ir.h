@@ -547,6 +547,16 @@ typedef struct {
 } DbCopies;
 bool ir_double_buffer_rules(const Stmt *loop, const Stmt *decl, const Stmt *bound, DbCopies *c,
                             char *why, size_t n);
+/* The copy nest in list, other than `copy`, that copies the same box of
+ * the same array the other way (copy_in: `copy` fills a buffer from the
+ * array), loop for loop: a read cache's fill and a write cache's drain of
+ * an array each iteration updates in place. NULL when there is none. */
+const Stmt *ir_partner_copy(const Stmt *list, const Stmt *copy, bool copy_in);
+/* The partner fill of `store`, a copy out in the body of L (bound to the
+ * VU cores), when the boxes of any two iterations of L and of `home` (L,
+ * or a loop L is directly in) are apart: then a fill of one iteration
+ * never reads what a copy out of another, still in flight, writes. */
+const Stmt *ir_store_partner_apart(const Stmt *home, const Stmt *L, const Stmt *store);
 
 /* Deep copies (ir/clone.c). A CloneMap maps variables and buffers to their
  * copies; declarations met inside a cloned subtree get fresh copies (with new

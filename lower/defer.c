@@ -18,6 +18,7 @@ typedef struct {
   const Stmt *skip, *inside;
   const Buffer *b;
   bool found;
+  const Stmt *partner; /* a fill of the same box, apart across iterations (ir_store_partner_apart) */
 } Scan;
 
 /* A statement outside skip that uses b: a declaration too, whose
@@ -26,6 +27,7 @@ static bool scan_use(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Scan *u = ctx;
   if (u->skip && (st == u->skip || sched_encloses(u->skip, st))) return true;
+  if (u->partner && (st == u->partner || sched_encloses(u->partner, st))) return true;
   if (ir_stmt_uses(st, NULL, u->b)) u->found = true;
   return !u->found;
 }
@@ -41,7 +43,7 @@ static bool scan_vm_decl(Stmt *st, int depth, void *ctx) {
 }
 
 bool lower_stmt_uses(const Stmt *c, const Buffer *b) {
-  Scan u = {NULL, NULL, b, false};
+  Scan u = {NULL, NULL, b, false, NULL};
   ir_walk_one(c, scan_use, &u);
   return u.found;
 }
@@ -73,7 +75,8 @@ typedef struct {
 
 static void plan_store(Plan *p, const Stmt *L, const Stmt *c, const Buffer *b, int64_t cores) {
   Lower *lw = p->lw;
-  Scan dst = {c, NULL, ir_nest_leaf(c)->lhs->buf, false}, vm = {NULL, L, NULL, false};
+  Scan dst = {c, NULL, ir_nest_leaf(c)->lhs->buf, false, ir_store_partner_apart(p->home, L, c)};
+  Scan vm = {NULL, L, NULL, false, NULL};
   ir_walk_stmts(p->home->body, scan_use, &dst);
   ir_walk_stmts(p->home->body, scan_vm_decl, &vm);
   if (dst.found || vm.found) return;

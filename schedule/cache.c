@@ -53,6 +53,8 @@ typedef struct {
   bool cond_writes;                  /* some write of BUF runs only under such a condition */
   const Stmt *writer;                /* a statement that writes BUF */
   const Expr *opaque;                /* an index isl cannot describe */
+  const Stmt *const *skip;           /* other caches' copies in, not part of the region (head_fills) */
+  int nskip;
 } Region;
 
 static isl_map *union_into(isl_map *acc, isl_map *m) { return acc ? isl_map_union(acc, m) : m; }
@@ -133,10 +135,17 @@ static bool read_visit(const Expr *e, void *ctx) {
 
 static void scan_expr(Region *r, const Expr *e) { ir_walk_expr(e, read_visit, r); }
 
+static bool skipped(const Stmt *st, const Stmt *const *skip, int n) {
+  for (int i = 0; i < n; i++)
+    if (skip[i] == st) return true;
+  return false;
+}
+
 /* Conditions narrow the region where isl can describe them; otherwise the
  * region is that of both branches (a superset, still exact per access). */
 static void scan_stmts(Region *r, const Stmt *st) {
   for (; st; st = st->next) {
+    if (skipped(st, r->skip, r->nskip)) continue;
     switch (st->kind) {
     case ST_BLOCK:
       scan_stmts(r, st->body);
@@ -428,6 +437,7 @@ typedef struct {
   Region *r;
   Buffer *from, *to;
   const Start *start; /* per dimension */
+  bool reads_only;    /* a read cache of an array the iteration writes: its writes stay */
 } Redirect;
 
 /* index - start, in the index's type */
@@ -451,9 +461,27 @@ static void redirect_expr(Redirect *rd, Expr *e) {
   }
 }
 
+/* A write of the array under a read cache: its indices and the value
+ * are redirected, the element written stays; `L op= R` becomes
+ * `L = L' op R`, its read from the cache (converting_update refused the
+ * ones C would convert). */
+static void redirect_reads_of_write(Redirect *rd, Stmt *st) {
+  redirect_expr(rd, st->rhs);
+  for (int d = 0; d < st->lhs->buf->ndim; d++) redirect_expr(rd, st->lhs->idx[d]);
+  if (st->op == OP_NONE) return;
+  Expr *old = ir_expr_copy(rd->s->a, st->lhs);
+  redirect_expr(rd, old);
+  st->rhs = ir_binary(rd->s->a, st->op, old, st->rhs, st->lhs->type, st->loc);
+  st->op = OP_NONE;
+}
+
 static bool redirect_stmt(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Redirect *rd = ctx;
+  if (rd->reads_only && st->kind == ST_ASSIGN && st->lhs->kind == EX_LOAD && st->lhs->buf == rd->from) {
+    redirect_reads_of_write(rd, st);
+    return true;
+  }
   redirect_expr(rd, st->lo);
   redirect_expr(rd, st->hi);
   redirect_expr(rd, st->cond);
@@ -714,23 +742,16 @@ static bool reads_follow_sibling_writes(const Kernel *k, Stmt *list, const Buffe
   return !w.unseen;
 }
 
-/* Does every read of b under `at` see a value written earlier in the same
- * iteration? Then the region need not be copied in. Exact, without a
- * last-writer dataflow: the last write before a read lies between an
- * earlier write of the same iteration and the read, so in that iteration
- * too; it suffices that every read has some earlier write of its element
- * in its iteration (in the order the loops run now). At the root (at
- * NULL) the iteration is the whole kernel. */
-static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
-  /* the model over-approximates a kernel with sizes (a bound in them is no
-   * bound): more writes than run, so "every read sees a write" would not
-   * follow from it; the rule by siblings does */
-  if (s->k->nsizes) return reads_follow_sibling_writes(s->k, at ? at->body->body : s->k->body->body, b);
+/* The pairs (read time -> write time) of one element of b under `at`, the
+ * write earlier in the same iteration, and the times of every read there
+ * (into *read_times); NULL when the model does not describe them. At the
+ * root (at NULL) the iteration is the whole kernel. */
+static isl_union_map *reads_after_writes(Sched *s, Stmt *at, const Buffer *b, isl_union_set **read_times) {
   if (!sched_model_knows(s, b)) sched_model_drop(s); /* b's accesses are needed as they are */
   const DepModel *now = sched_model_now(s);
-  if (!now) return false;
+  if (!now) return NULL;
   const DepLoop *l = at ? dep_loop(now, at) : NULL;
-  if (at && (!l || l->dim < 0)) return false;
+  if (at && (!l || l->dim < 0)) return NULL;
   const DepModel *m = &s->before;
   /* the accesses of b first (few statements), then as times, those inside
    * the loop kept (a set of times: no inverse of the schedule) */
@@ -743,13 +764,71 @@ static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
                                                          isl_union_set_copy(inside));
   isl_union_map *write_t = isl_union_map_intersect_domain(isl_union_map_apply_domain(writes, isl_union_map_copy(now->sched)),
                                                           inside);
-  isl_union_set *read_times = isl_union_map_domain(isl_union_map_copy(read_t));
+  *read_times = isl_union_map_domain(isl_union_map_copy(read_t));
   isl_union_map *pairs = isl_union_map_apply_range(read_t, isl_union_map_reverse(write_t));
-  pairs = isl_union_map_intersect(pairs, isl_union_map_from_map(earlier_in_iteration(s->ctx, now->time_dims, l ? l->dim + 1 : 0)));
+  return isl_union_map_intersect(pairs, isl_union_map_from_map(earlier_in_iteration(s->ctx, now->time_dims, l ? l->dim + 1 : 0)));
+}
+
+/* Does every read of b under `at` see a value written earlier in the same
+ * iteration? Then the region need not be copied in. Exact, without a
+ * last-writer dataflow: the last write before a read lies between an
+ * earlier write of the same iteration and the read, so in that iteration
+ * too; it suffices that every read has some earlier write of its element
+ * in its iteration (in the order the loops run now). */
+static bool reads_see_own_writes(Sched *s, Stmt *at, const Buffer *b) {
+  /* the model over-approximates a kernel with sizes (a bound in them is no
+   * bound): more writes than run, so "every read sees a write" would not
+   * follow from it; the rule by siblings does */
+  if (s->k->nsizes) return reads_follow_sibling_writes(s->k, at ? at->body->body : s->k->body->body, b);
+  isl_union_set *read_times = NULL;
+  isl_union_map *pairs = reads_after_writes(s, at, b, &read_times);
+  if (!pairs) {
+    isl_union_set_free(read_times);
+    return false;
+  }
   isl_union_set *unseen = isl_union_set_subtract(read_times, isl_union_map_domain(pairs));
   bool ok = unseen && isl_union_set_is_empty(unseen) == isl_bool_true;
   isl_union_set_free(unseen);
   return ok;
+}
+
+/* Does no read of b under `at` see a value written earlier in the same
+ * iteration (an element read, then written, as in `a[i] = a[i] * s`)?
+ * Then a read cache filled at the iteration's start holds what every read
+ * sees, though the iteration writes b: the writes go to b, the next
+ * iteration's fill copies them. The model over-approximates a kernel with
+ * sizes (more writes than run), where "no read sees one" is then only
+ * sufficient; the pairs are empty there too for an in-place kernel. */
+static bool reads_precede_writes(Sched *s, Stmt *at, const Buffer *b) {
+  isl_union_set *read_times = NULL;
+  isl_union_map *pairs = reads_after_writes(s, at, b, &read_times);
+  isl_union_set_free(read_times);
+  bool ok = pairs && isl_union_map_is_empty(pairs) == isl_bool_true;
+  isl_union_map_free(pairs);
+  return ok;
+}
+
+/* A compound assignment to b whose `L op= R` is not `L = L op R` in L's
+ * type (C converts through a promoted type): a read cache of b cannot
+ * take its read apart from its write. */
+typedef struct {
+  const Buffer *b;
+  const Stmt *found;
+} Update;
+
+static bool converts_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Update *u = ctx;
+  if (st->kind == ST_ASSIGN && st->op != OP_NONE && st->lhs->kind == EX_LOAD && st->lhs->buf == u->b &&
+      (!type_same(st->lhs->type, st->rhs->type) || !type_same(type_promote(st->lhs->type), st->lhs->type)))
+    u->found = st;
+  return !u->found;
+}
+
+static const Stmt *converting_update(Stmt *under, const Buffer *b) {
+  Update u = {b, NULL};
+  ir_walk_stmts(under, converts_visit, &u);
+  return u.found;
 }
 
 /* ---------------- local arrays ---------------- */
@@ -792,6 +871,23 @@ static bool cache_point(Sched *s, const SchedArg *arg, Stmt **at) {
     return sched_error(s, arg, "'root' names both loop root (line %d) and the kernel's root, above every loop; "
                        "rename the loop in the kernel", clash->loc.line);
   return true;
+}
+
+/* The copies in of other caches of b at the head of under's list (after
+ * declarations): they run before any statement that writes b, so what a
+ * cache_write copies out at the iteration's end does not change what they
+ * read; they are neither in its region nor redirected to it. A read cache
+ * of an array the iteration writes then pairs with a write cache of it,
+ * and each can be double-buffered. */
+static int head_fills(Stmt *under, const Buffer *b, const Stmt **fills, int max) {
+  int n = 0;
+  for (const Stmt *x = under->body; x && n < max; x = x->next) {
+    if (x->kind == ST_DECL) continue;
+    const Stmt *leaf = x->kind == ST_FOR && x->loop_kind == LOOP_DMA ? ir_nest_leaf(x) : NULL;
+    if (!leaf || leaf->rhs->buf != b || !buffer_onchip(leaf->lhs->buf)) break;
+    fills[n++] = x;
+  }
+  return n;
 }
 
 /* Is decl directly in the kernel's body, under no loop? */
@@ -891,9 +987,11 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
                          "runs at once; only a vu_vm buffer has a copy per core", name, scope, l->name);
   }
 
-  Region r = {.s = s, .b = b};
+  const Stmt *fills[8];
+  int nfills = write ? head_fills(under, b, fills, 8) : 0;
+  Region r = {.s = s, .b = b, .skip = fills, .nskip = nfills};
   scan_region(&r, frames, nf, at, under);
-  Region loose = {.s = s, .b = b, .ignore_conds = true};
+  Region loose = {.s = s, .b = b, .ignore_conds = true, .skip = fills, .nskip = nfills};
   scan_region(&loose, frames, nf, at, under);
   r.loose = loose.opaque ? isl_map_free(loose.all) : loose.all;
   isl_map_free(loose.writes);
@@ -901,6 +999,7 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
   for (int d = 0; d < b->ndim; d++) isl_aff_free(loose.extent[d]);
 
   bool ok = true;
+  const Stmt *conv = NULL;
   Start start[IR_MAX_DIMS];
   int64_t ext[IR_MAX_DIMS];
   if (r.sizes_unmodelled || loose.sizes_unmodelled) {
@@ -915,9 +1014,13 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
     sb_free(&t);
   } else if (!r.all) {
     ok = sched_error(s, &st->args[2], "nothing under %s accesses %s", where, b->name);
-  } else if (!write && r.writer) {
+  } else if (!write && r.writer && !reads_precede_writes(s, at, b)) {
     ok = sched_error(s, &st->args[0], "%s (line %d) writes %s under %s: a read cache would go stale; "
                      "use cache_write", r.writer->name, r.writer->loc.line, b->name, where);
+  } else if (!write && r.writer && (conv = converting_update(under, b))) {
+    ok = sched_error(s, &st->args[0], "%s (line %d) updates %s with a compound assignment that C computes in a "
+                     "promoted type: a read cache cannot take its read apart from its write; use cache_write",
+                     conv->name, conv->loc.line, b->name);
   }
   for (int d = 0; ok && d < b->ndim; d++) ok = box_dim(&r, d, &start[d], &ext[d], &st->args[0]);
   if (ok && r.nsizes && too_large(ext, b)) /* sized from the sizes' bounds, and those are their types' */
@@ -954,8 +1057,9 @@ static bool cache(Sched *s, const SchedStep *st, bool write) {
    * declared inside it had a copy per iteration of loops that its cache
    * would share. */
   s->step_keeps_pairs = is_param || (local && (at ? !ir_buffer_decl(at->body, b) : at_top(s->k, local)));
-  Redirect rd = {s, &r, b, c, start};
-  ir_walk_stmts(under, redirect_stmt, &rd);
+  Redirect rd = {s, &r, b, c, start, !write && r.writer};
+  for (Stmt *x = under->body; x; x = x->next)
+    if (!skipped(x, fills, nfills)) ir_walk_one(x, redirect_stmt, &rd);
 
   Stmt *decl = ir_stmt(s->a, ST_DECL, st->loc);
   decl->buf = c;

@@ -10,7 +10,16 @@
  * the copies alternate over the loop P around it instead: each core has
  * two copies, and while pass p computes on one, DMA fills the other with
  * pass p + 1's region (a read cache) or drains pass p - 1's (a write
- * cache) (emit/emit_c.c, pass loops around bound loops). */
+ * cache) (emit/emit_c.c, pass loops around bound loops).
+ *
+ * A loop that runs once has no iteration for the other copy: double_buffer
+ * there changes nothing and says so (a warning), rather than leave a
+ * second buffer, its dead branches and waits on tokens that are always 0.
+ * A warning, not a refusal: the step is harmless, and a schedule written
+ * for a larger size stays valid at a size one tile covers.
+ *
+ * Legal: by construction (the IR keeps the synchronous program); the
+ * rules of the overlap are ir_double_buffer_rules. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +41,18 @@ bool sched_bound_double_buffer_rules(Sched *s, const Stmt *bound, const Stmt *de
   return ir_double_buffer_rules(pass, decl, bound, NULL, why, n);
 }
 
+/* Does loop (from 0 by 1, as the rules ask) run once? */
+static bool runs_once(const Stmt *loop) {
+  int64_t hi;
+  return ir_const_int(loop->hi, &hi) && hi == 1;
+}
+
+/* The loop whose iterations the copies alternate over: loop, or for a
+ * loop bound to the VU cores the pass loop around it. */
+static const Stmt *alternating_loop(Sched *s, Stmt *loop) {
+  return loop->loop_kind == LOOP_VU ? sched_parent_loop(s, loop) : loop;
+}
+
 bool prim_double_buffer(Sched *s, const SchedStep *st) {
   Buffer *b = sched_buffer(s, &st->args[0]);
   if (!b) return false;
@@ -50,6 +71,13 @@ bool prim_double_buffer(Sched *s, const SchedStep *st) {
   if (bound ? !sched_bound_double_buffer_rules(s, loop, decl, why, sizeof why)
             : !ir_double_buffer_rules(loop, decl, NULL, NULL, why, sizeof why))
     return sched_error(s, &st->args[0], "%s", why);
+  const Stmt *over = alternating_loop(s, loop);
+  if (runs_once(over)) {
+    sched_warning(s, &st->args[0], "loop %s runs once, so the copies of %s would have no other iteration to "
+                  "alternate with: the step changes nothing, and %s keeps one copy; split the loop into more than one "
+                  "pass (a smaller tile) to overlap its copies", over->name, b->name, b->name);
+    return true;
+  }
   /* a bound loop's buffer is reached through its core's pointer, not an
    * array of copies, and has its token array already (schedule/bind.c) */
   if (!bound) {

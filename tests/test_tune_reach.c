@@ -11,10 +11,12 @@
  * its main work, not be bound by the control unit, and reach at least 75%
  * of its roofline (the kernel's own bound, tune/kernel_bound.c). */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/session_ir.h"
 #include "npugen.h"
 #include "tests/test_cli_util.h"
 #include "tune/tune.h"
@@ -172,6 +174,56 @@ Test(tune_reach, a_vu_sketch_that_does_not_apply_names_what_blocks_it) {
                              "computes the nest under j (nearest npu_vu_fmax_f32: a constant where the intrinsic reads "
                              "a vector operand (an array): '0.0f' in s1 (line 5) against the intrinsic's 'b[i]'"),
             "%s", sp.notes);
+  tune_space_free(&sp);
+  npg_close(s);
+}
+
+/* An element-wise kernel that updates its array in place at its DDR
+ * bound: vu:rows stages the array as a read cache and a write cache, each
+ * double-buffered (db_a=1). Before, every db_a=1 candidate was illegal
+ * ("a_vm is both filled and drained by DMA") and the winner, one pass of
+ * one buffer copied in and out, reached 68% of the roofline at 256x512. */
+Test(tune_reach, an_in_place_scale_at_its_ddr_bound) {
+  const char *out = reaches_share("tests/kernels/tune_reach/scale_in_place.c", "scale", 4, "npu_vu_muls_f32(", 80.0);
+  cr_expect(strstr(out, " *   double_buffer(a_in)\n") && strstr(out, " *   double_buffer(a_vm)\n"), "%s", out);
+}
+
+/* vu:rows at each q: a double-buffered array is ruled out where one pass
+ * covers the rows (q = 16 of 64 rows on 4 cores: double_buffer would only
+ * warn that it changes nothing, issue 44), and kept where there are two
+ * passes or more. Before, every q offered it. */
+Test(tune_reach, double_buffer_only_where_the_pass_loop_runs_twice_or_more) {
+  static const char src[] = "void sc(const float x[64][64], float y[64][64]) {\n"
+                            "  for (int i = 0; i < 64; i++)\n"
+                            "    for (int j = 0; j < 64; j++)\n"
+                            "      y[i][j] = x[i][j] * 2.0f;\n"
+                            "}\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneSpace sp;
+  char why[4096];
+  cr_assert(tune_space_build(&sp, s, "sc", false, why, sizeof why), "%s", why);
+  const TuneSketch *sk = NULL;
+  for (int i = 0; i < sp.nsketch; i++)
+    if (!strcmp(sp.sketch[i].name, "vu:rows")) sk = &sp.sketch[i];
+  cr_assert(sk, "%s", sp.notes);
+  cr_assert_str_eq(sk->knobs[0].name, "q");
+  int ch[TUNE_MAX_KNOBS] = {0};
+  int checked_once = 0, checked_twice = 0;
+  for (int q = 0; q < sk->knobs[0].n; q++) {
+    ch[0] = q;
+    for (int k = 1; k < sk->nknobs; k++) ch[k] = sk->knobs[k].n - 1; /* every array double-buffered */
+    uint64_t est = sk->estimate(sk, ch, session_target(s));
+    if (64 / (sk->knobs[0].val[q] * 4) < 2) {
+      cr_expect_eq(est, UINT64_MAX, "q=%lld: one pass, and double_buffer is offered", sk->knobs[0].val[q]);
+      checked_once++;
+    } else {
+      cr_expect_neq(est, UINT64_MAX, "q=%lld: %lld passes, and double_buffer is not offered", sk->knobs[0].val[q],
+                    64 / (sk->knobs[0].val[q] * 4));
+      checked_twice++;
+    }
+  }
+  cr_expect(checked_once && checked_twice, "q values: %d of one pass, %d of more", checked_once, checked_twice);
   tune_space_free(&sp);
   npg_close(s);
 }

@@ -37,6 +37,7 @@ typedef struct {
   int nvec;
   int narr;
   const TuneArray *arr[TUNE_MAX_ARRAYS]; /* staged arrays; knob K_DB0 + i for each param */
+  bool in_place[TUNE_MAX_ARRAYS]; /* a parameter the nest reads and writes (`a[i] = a[i] * s`, `x[i] += y[i]`) */
   /* per choice of q: what a pass asks of the units (tune/vu_estimate.c);
    * fits false when its steps are refused (the candidate cannot run) */
   VuPassCost cost[TUNE_MAX_CHOICES];
@@ -97,7 +98,23 @@ static void reduction_nest(const TuneShape *sh, VuFacts *f, Arena *a) {
   sb_free(&sb);
 }
 
-static void render_prefix(const VuFacts *f, long long q, StrBuf *sb) {
+/* An array the nest reads and writes is staged in one buffer that is
+ * copied in and out, or, double-buffered, in two: a read cache for its
+ * loads and a write cache for its stores (cache_read proves that no read
+ * sees a write of the same iteration; double_buffer that the boxes of
+ * consecutive passes are apart), each with two copies: the next pass's
+ * fill and the last one's drain overlap this pass's compute. */
+static bool split_in_place(const VuFacts *f, int i, const bool *db) { return f->in_place[i] && db && db[i]; }
+
+static void render_stage(const VuFacts *f, const bool *db, StrBuf *sb) {
+  for (int i = 0; i < f->narr; i++) {
+    const char *n = f->arr[i]->name;
+    if (split_in_place(f, i, db)) sb_printf(sb, "#pragma npu cache_read(%s, vu_vm, core, %s_in)\n", n, n);
+    sb_printf(sb, "#pragma npu %s(%s, vu_vm, core, %s_vm)\n", f->arr[i]->is_const ? "cache_read" : "cache_write", n, n);
+  }
+}
+
+static void render_prefix(const VuFacts *f, long long q, const bool *db, StrBuf *sb) {
   const char *o = f->outer;
   if (q == 1 && !f->ncuts) { /* one iteration per core: no loop of one trip inside (its control code costs) */
     sb_printf(sb, "#pragma npu split(%s, %lld, %so, core)\n", o, (long long)f->cores, o);
@@ -113,17 +130,18 @@ static void render_prefix(const VuFacts *f, long long q, StrBuf *sb) {
     for (int i = 0; i < f->ncuts; i++) sb_printf(sb, ", %s", f->cuts[i]);
     sb_puts(sb, ")\n");
   }
-  for (int i = 0; i < f->narr; i++)
-    sb_printf(sb, "#pragma npu %s(%s, vu_vm, core, %s_vm)\n", f->arr[i]->is_const ? "cache_read" : "cache_write",
-              f->arr[i]->name, f->arr[i]->name);
+  render_stage(f, db, sb);
 }
 
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   const VuFacts *f = sk->data;
-  render_prefix(f, sk->knobs[K_Q].val[ch[K_Q]], sb);
-  for (int i = 0; i < f->narr; i++)
-    if (f->arr[i]->is_param && sk->knobs[K_DB0 + i].val[ch[K_DB0 + i]])
-      sb_printf(sb, "#pragma npu double_buffer(%s_vm)\n", f->arr[i]->name);
+  bool db[TUNE_MAX_ARRAYS];
+  for (int i = 0; i < f->narr; i++) db[i] = f->arr[i]->is_param && sk->knobs[K_DB0 + i].val[ch[K_DB0 + i]];
+  render_prefix(f, sk->knobs[K_Q].val[ch[K_Q]], db, sb);
+  for (int i = 0; i < f->narr; i++) {
+    if (split_in_place(f, i, db)) sb_printf(sb, "#pragma npu double_buffer(%s_in)\n", f->arr[i]->name);
+    if (db[i]) sb_printf(sb, "#pragma npu double_buffer(%s_vm)\n", f->arr[i]->name);
+  }
   for (int i = 0; i < f->nvec; i++) sb_printf(sb, "#pragma npu vectorize(%s)\n", f->vec[i]);
 }
 
@@ -134,7 +152,15 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   if (!f->fits[ch[K_Q]]) return UINT64_MAX;
   bool db[TUNE_MAX_ARRAYS];
   for (int i = 0; i < f->narr; i++) db[i] = sk->knobs[K_DB0 + i].val[ch[K_DB0 + i]] != 0;
-  return tune_vu_estimate(&f->cost[ch[K_Q]], db, f->narr, t);
+  /* a split in-place array has a read cache beside its write cache: twice
+   * the vector memory (its DMA bytes, in and out, are those of the one
+   * buffer copied both ways) */
+  VuPassCost c = f->cost[ch[K_Q]];
+  for (int i = 0; i < f->narr; i++) {
+    if (split_in_place(f, i, db)) c.vm_bytes[i] *= 2;
+    if (db[i] && c.passes < 2) return UINT64_MAX; /* one pass: nothing to alternate with (double_buffer refuses) */
+  }
+  return tune_vu_estimate(&c, db, f->narr, t);
 }
 
 /* Each q's pass, read off the IR of the sketch's steps at that q (single
@@ -143,7 +169,7 @@ static void pass_costs(TuneSpace *sp, VuFacts *f, const TuneKnob *q) {
   for (int i = 0; i < q->n; i++) {
     StrBuf sb;
     sb_init(&sb);
-    render_prefix(f, q->val[i], &sb);
+    render_prefix(f, q->val[i], NULL, &sb);
     for (int v = 0; v < f->nvec; v++) sb_printf(&sb, "#pragma npu vectorize(%s)\n", f->vec[v]);
     const Kernel *k = tune_probe_steps(sp, sb.data, NULL);
     sb_free(&sb);
@@ -251,6 +277,20 @@ static bool find_vectorized(TuneSpace *sp, VuFacts *f, const char *prefix, const
   return k != NULL;
 }
 
+/* Are the read cache and the write cache of in-place array i legal
+ * (cache_read refuses one that a read of its own iteration's write would
+ * find stale: softmax's y, written, then scaled)? */
+static bool splits(TuneSpace *sp, const VuFacts *f, int i, long long q) {
+  bool db[TUNE_MAX_ARRAYS] = {false};
+  db[i] = true;
+  StrBuf sb;
+  sb_init(&sb);
+  render_prefix(f, q, db, &sb);
+  bool ok = tune_probe_steps(sp, sb.data, NULL) != NULL;
+  sb_free(&sb);
+  return ok;
+}
+
 /* How a sketch treats a reduction nest's init. */
 typedef enum { NEST_DECOMPOSED, NEST_REORDERED, NEST_WHOLE } NestForm;
 
@@ -294,11 +334,13 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, NestForm form) {
   sk->data = f;
   StrBuf sb;
   sb_init(&sb);
-  render_prefix(f, q[seed], &sb);
+  render_prefix(f, q[seed], NULL, &sb);
   f->nvec = 0;
   bool applies = find_vectorized(sp, f, sb.data, sk->name);
   sb_free(&sb);
   if (f->nvec) {
+    for (int i = 0; i < f->narr; i++)
+      if (f->in_place[i]) f->in_place[i] = splits(sp, f, i, q[seed]);
     pass_costs(sp, f, &sk->knobs[K_Q]);
     seed_by_estimate(sk, session_target(sp->s));
     sp->nsketch++;
@@ -312,6 +354,34 @@ static void add_sketch(TuneSpace *sp, const VuFacts *base, NestForm form) {
                     "op of the VU's families on int8/int16/int32/float arrays\n", sk->name, f->outer);
     free(f);
   }
+}
+
+typedef struct {
+  const char *name;
+  bool read;
+} ReadOf;
+
+static bool read_visit(const Expr *e, void *ctx) {
+  ReadOf *r = ctx;
+  if (e->kind == EX_LOAD && e->buf && !strcmp(e->buf->name, r->name)) r->read = true;
+  return !r->read;
+}
+
+static bool reads_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  ReadOf *r = ctx;
+  if (st->kind == ST_ASSIGN) {
+    ir_walk_expr(st->rhs, read_visit, r);
+    if (st->op != OP_NONE && st->lhs->kind == EX_LOAD && !strcmp(st->lhs->buf->name, r->name)) r->read = true;
+  }
+  return !r->read;
+}
+
+/* Does the nest read the array named `name` (a load, or `op=` to it)? */
+static bool reads_array(const Stmt *nest, const char *name) {
+  ReadOf r = {name, false};
+  ir_walk_one(nest, reads_visit, &r);
+  return r.read;
 }
 
 void tune_sketch_vu(TuneSpace *sp) {
@@ -340,7 +410,10 @@ void tune_sketch_vu(TuneSpace *sp) {
   const Stmt *body = sh->nchain == 1 ? sh->chain[0]->body : NULL;
   if (body) stage_cuts(body, &f);
   else reduction_nest(sh, &f, &sp->arena);
-  for (int i = 0; i < sh->narr; i++) f.arr[f.narr++] = &sh->arr[i];
+  for (int i = 0; i < sh->narr; i++) {
+    f.in_place[f.narr] = sh->arr[i].is_param && !sh->arr[i].is_const && reads_array(sh->chain[0], sh->arr[i].name);
+    f.arr[f.narr++] = &sh->arr[i];
+  }
   add_sketch(sp, &f, NEST_DECOMPOSED);
   if (f.reorder) add_sketch(sp, &f, NEST_REORDERED);
   if (f.init) add_sketch(sp, &f, NEST_WHOLE);
