@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/test_cli_util.h"
 #include "tune/tune.h"
@@ -93,22 +94,56 @@ Test(embed, headers_of_lookalike_names_compile_together) {
   cr_expect(strstr(out, "#define NPUGEN_A_B_C_H\n"), "%s", out);
 }
 
-/* tune's default variant name: readable where its last '_' before
- * "_tuned" is the seam (the kernel's name has none), a hash suffix where
- * it may not be. Before, kernel c of a_b.c and kernel b_c of a.c both
- * gave a_b_c_tuned. */
+/* Writes dir/file, a kernel file with one kernel of that name. */
+static void put_kernel(const char *dir, const char *file, const char *kernel) {
+  char path[300];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "%s", path);
+  fprintf(f, "void %s(const float x[4], float y[4]) {\n  for (int i = 0; i < 4; i++) y[i] = x[i];\n}\n", kernel);
+  fclose(f);
+}
+
+/* The default name of dir/file's kernel into out. */
+static const char *tuned_name(const char *dir, const char *file, const char *kernel, char *out, size_t n) {
+  char path[300];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  tune_variant_name(path, kernel, out, n);
+  return out;
+}
+
+/* tune's default variant name: readable unless another kernel file of
+ * its directory really gives the same name, and then a hash suffix on
+ * the pair whose seam is not the last '_' (its kernel's name has one, or
+ * its file is not "<identifier>.c"). Before, kernel c of a_b.c and kernel
+ * b_c of a.c both gave a_b_c_tuned; and then any '_' in the kernel's name
+ * added the hash (scale_add.c's scale_add: scale_add_scale_add_tuned_0...). */
 Test(embed, tuned_variant_names_of_lookalike_files_differ) {
-  char a[200], b[200];
-  tune_variant_name("dir/a_b.c", "c", a, sizeof a);
-  tune_variant_name("dir/a.c", "b_c", b, sizeof b);
-  cr_expect_str_eq(a, "a_b_c_tuned");
-  cr_expect_str_eq(b, "a_b_c_tuned_0e476416d");
+  char d[] = "/tmp/npugen-names-XXXXXX", a[200], b[200];
+  cr_assert(mkdtemp(d));
+  put_kernel(d, "scale_add.c", "scale_add");
+  put_kernel(d, "a.c", "b_c");
+  cr_expect_str_eq(tuned_name(d, "scale_add.c", "scale_add", a, sizeof a), "scale_add_scale_add_tuned");
+  cr_expect_str_eq(tuned_name(d, "a.c", "b_c", a, sizeof a), "a_b_c_tuned");
+  put_kernel(d, "a_b.c", "c");
+  cr_expect_str_eq(tuned_name(d, "a_b.c", "c", a, sizeof a), "a_b_c_tuned");
+  cr_expect_str_eq(tuned_name(d, "a.c", "b_c", b, sizeof b), "a_b_c_tuned_0e476416d");
+  /* one stem as an identifier, two files: a-b.c and a_b.c */
+  put_kernel(d, "a-b.c", "c");
+  tuned_name(d, "a-b.c", "c", a, sizeof a);
+  cr_expect(!strncmp(a, "a_b_c_tuned_0", 13) && strlen(a) == 21, "%s", a);
+  /* a file that does not have the kernel is no clash */
+  cr_expect_str_eq(tuned_name(d, "a_b.c", "d", a, sizeof a), "a_b_d_tuned");
+  cr_expect_str_eq(tuned_name(d, "a.c", "b_d", a, sizeof a), "a_b_d_tuned");
   tune_variant_name("examples/matmul_acc.c", "matmul", a, sizeof a);
   cr_expect_str_eq(a, "matmul_acc_matmul_tuned");
-  /* one stem as an identifier, two files: a-b.c and a_b.c */
-  tune_variant_name("a-b.c", "c", a, sizeof a);
-  cr_expect_str_neq(a, "a_b_c_tuned");
-  cr_expect(!strncmp(a, "a_b_c_tuned_0", 13), "%s", a);
+  const char *files[] = {"scale_add.c", "a.c", "a_b.c", "a-b.c"};
+  for (int i = 0; i < 4; i++) {
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", d, files[i]);
+    remove(path);
+  }
+  rmdir(d);
 }
 
 /* The two files above tuned into one directory: both variants are
