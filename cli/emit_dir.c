@@ -32,6 +32,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,10 +237,37 @@ static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, si
     add_input(out, n, "%s%s", *e->options ? "with " : "without ", *e->options ? e->options : d->options);
 }
 
+/* Keeps --check's message of a stale file (it ends in "run: ", the
+ * command follows at emit_dir_close): every message gives the same
+ * command, so following any one of them regenerates every file, an
+ * edited .c and its unedited .h alike. force: this file needs --force. */
+static void stale(EmitDir *d, bool force, const char *fmt, ...) {
+  if (d->nstale == d->stale_cap) {
+    d->stale_cap = d->stale_cap ? 2 * d->stale_cap : 8;
+    d->stale = realloc(d->stale, sizeof *d->stale * (size_t)d->stale_cap);
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *text = malloc((size_t)len + 1);
+  va_start(ap, fmt);
+  vsnprintf(text, (size_t)len + 1, fmt, ap);
+  va_end(ap);
+  d->stale[d->nstale++] = text;
+  d->stale_needs_force |= force;
+}
+
+/* The stale files' messages, each with the command that regenerates. */
+static void print_stale(const EmitDir *d) {
+  for (int i = 0; i < d->nstale; i++)
+    fprintf(stderr, "%s%s%s\n", d->stale[i], d->rerun, d->stale_needs_force && !d->force ? " --force" : "");
+}
+
 /* --check's message for DIR/name, stale: a command that, followed,
  * regenerates it (emit's refusals of an edited file included), or none
  * after a refused schedule, which emit would refuse again. */
-static void report_stale(const EmitDir *d, const ManifestEntry *e, const char *path, const char *text, bool link) {
+static void report_stale(EmitDir *d, const ManifestEntry *e, const char *path, const char *text, bool link) {
   if (d->refused) {
     fprintf(stderr, "npugen: %s is stale, but a schedule was refused (the errors above), and emit writes nothing into "
             "%s until it is mended\n", path, d->dir);
@@ -251,23 +279,21 @@ static void report_stale(const EmitDir *d, const ManifestEntry *e, const char *p
   char inputs[9000] = "";
   if (e && !strcmp(e->source, d->source_key)) other_inputs(d, e, inputs, sizeof inputs);
   if (r == REPLACE_EDITED)
-    fprintf(stderr, "npugen: %s is stale, and was edited by hand since npugen wrote it (its text is not the one %s "
-            "records); regenerating it loses the edit: run: %s --force\n", path, MANIFEST_NAME, d->rerun);
+    stale(d, true, "npugen: %s is stale, and was edited by hand since npugen wrote it (its text is not the one %s "
+          "records); regenerating it loses the edit: run: ", path, MANIFEST_NAME);
   else if (r == REPLACE_UNLISTED)
-    fprintf(stderr, "npugen: %s is stale, and %s does not name it (it may hold edits by hand); regenerating it "
-            "loses any edit: run: %s --force\n", path, MANIFEST_NAME, d->rerun);
+    stale(d, true, "npugen: %s is stale, and %s does not name it (it may hold edits by hand); regenerating it "
+          "loses any edit: run: ", path, MANIFEST_NAME);
   else if (r == REPLACE_NOT_NPUGENS)
-    fprintf(stderr, "npugen: %s is not npugen's (%s does not name it, and it does not open with npugen's comment): "
-            "move it away first: run: %s\n", path, MANIFEST_NAME, d->rerun);
+    stale(d, false, "npugen: %s is not npugen's (%s does not name it, and it does not open with npugen's comment): "
+          "move it away first: run: ", path, MANIFEST_NAME);
   else if (*inputs)
-    fprintf(stderr, "npugen: %s is stale: an earlier run emitted it from other inputs (%s): run: %s\n", path, inputs,
-            d->rerun);
+    stale(d, false, "npugen: %s is stale: an earlier run emitted it from other inputs (%s): run: ", path, inputs);
   else if (!link && same_text(path, text))
-    fprintf(stderr, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: %s\n",
-            path, d->rerun);
+    stale(d, false, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: ",
+          path);
   else
-    fprintf(stderr, "npugen: %s is stale%s: run: %s\n", path, link ? " (a symbolic link, which emit replaces)" : "",
-            d->rerun);
+    stale(d, false, "npugen: %s is stale%s: run: ", path, link ? " (a symbolic link, which emit replaces)" : "");
 }
 
 /* Plans a change: text written to DIR/name, or (text NULL) name removed. */
@@ -359,8 +385,8 @@ static int leftover(EmitDir *d, const char *name) {
   }
   if (hash != e->hash && !d->force) { /* edited since */
     if (d->check) {
-      fprintf(stderr, "npugen: %s is stale: this run emits no variant of that name, and it was edited by hand since "
-              "npugen wrote it; removing it loses the edit: run: %s --force\n", path, d->rerun);
+      stale(d, true, "npugen: %s is stale: this run emits no variant of that name, and it was edited by hand since "
+            "npugen wrote it; removing it loses the edit: run: ", path);
       return 1;
     }
     fprintf(stderr,
@@ -371,7 +397,7 @@ static int leftover(EmitDir *d, const char *name) {
     return 1;
   }
   if (d->check) {
-    fprintf(stderr, "npugen: %s is stale: this run emits no variant of that name; run: %s\n", path, d->rerun);
+    stale(d, false, "npugen: %s is stale: this run emits no variant of that name; run: ", path);
     return 1;
   }
   plan(d, name, NULL, false);
@@ -432,6 +458,7 @@ int emit_dir_close(EmitDir *d) {
     rc = apply_changes(d);
     if (d->changed && manifest_write(&d->manifest, d->dir)) rc = fail("write", d->dir);
   }
+  print_stale(d);
   if (d->lock_fd >= 0) close(d->lock_fd); /* releases the lock */
   manifest_free(&d->manifest);
   free(d->source_key);
@@ -443,6 +470,10 @@ int emit_dir_close(EmitDir *d) {
     free(d->changes[i].text);
   }
   free(d->changes);
+  for (int i = 0; i < d->nstale; i++) free(d->stale[i]);
+  free(d->stale);
+  d->stale = NULL;
+  d->nstale = d->stale_cap = 0;
   d->names = NULL;
   d->changes = NULL;
   d->n = d->cap = d->nchanges = d->changes_cap = 0;

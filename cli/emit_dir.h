@@ -32,6 +32,12 @@ typedef struct {
     bool was_link;
   } *changes;
   int nchanges, changes_cap;
+  /* --check: each stale file's message, up to its "run: "; printed by
+   * emit_dir_close with the one command that regenerates them all (with
+   * --force when any of them needs it) */
+  char **stale;
+  int nstale, stale_cap;
+  bool stale_needs_force;
 } EmitDir;
 
 /* Creates DIR (and its parents) unless d->check, locks it and reads its
@@ -48,7 +54,8 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text);
  * 0, or 1 when one is stale (--check) or after an error. */
 int emit_dir_leftovers(EmitDir *d);
 /* Unless --check or an earlier error: writes and removes the files
- * planned, then the manifest. Unlocks DIR. 0, or 1 after an error (then
+ * planned, then the manifest (with --check: prints the stale files'
+ * messages). Unlocks DIR. 0, or 1 after an error (then
  * it says DIR was left as it was). */
 int emit_dir_close(EmitDir *d);
 /* "npugen: DIR left as it was ...": the run wrote and removed nothing

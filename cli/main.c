@@ -27,6 +27,7 @@ typedef struct {
   const char *variants[MAX_VARIANTS]; /* --variant: only these */
   int nvariants;
   bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, force, list_outputs, strict;
+  bool scheduled_only; /* emit: the scheduled variants, not each kernel as written */
   bool rerun_as_written;
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
@@ -74,6 +75,8 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->force = true;
     } else if (!strcmp(a, "--list-outputs")) {
       o->list_outputs = true;
+    } else if (!strcmp(a, "--scheduled-only")) {
+      o->scheduled_only = true;
     } else if (!strcmp(a, "--strict")) {
       o->strict = true;
     } else if (!strcmp(a, "--rerun-as-written")) {
@@ -94,9 +97,10 @@ static int parse_args(int argc, char **argv, Options *o) {
   }
   if (!o->file) return usage_error(o->cmd, "missing input FILE%s", "");
   if (strcmp(o->cmd, "emit") &&
-      (o->out_dir || o->check_stale || o->dump_ir || o->assume_no_alias || o->prune || o->force || o->list_outputs))
-    return usage_error(o->cmd, "-o, --check, --prune, --force, --list-outputs, --dump-ir and --assume-no-alias belong to "
-                               "'emit'%s", "");
+      (o->out_dir || o->check_stale || o->dump_ir || o->assume_no_alias || o->prune || o->force || o->list_outputs ||
+       o->scheduled_only))
+    return usage_error(o->cmd, "-o, --check, --prune, --force, --list-outputs, --scheduled-only, --dump-ir and "
+                               "--assume-no-alias belong to 'emit'%s", "");
   if (o->prune && !o->out_dir) return usage_error(o->cmd, "--prune needs -o DIR%s", "");
   if (o->force && !o->out_dir) return usage_error(o->cmd, "--force needs -o DIR%s", "");
   if (strcmp(o->cmd, "check") && (o->trace || o->max_steps || o->max_mib || o->max_cpu || o->rerun_as_written))
@@ -107,12 +111,14 @@ static int parse_args(int argc, char **argv, Options *o) {
   return 0;
 }
 
-/* The variants to run: --variant's, else all; -1 after an error. */
+/* The variants to run: --variant's, else all (--scheduled-only: those
+ * with a schedule); -1 after an error. */
 static int pick_variants(NpgSession *s, const Options *o, int *idx) {
-  int n = npg_variant_count(s);
+  int n = npg_variant_count(s), m = 0;
   if (!o->nvariants) {
-    for (int i = 0; i < n; i++) idx[i] = i;
-    return n;
+    for (int i = 0; i < n; i++)
+      if (!o->scheduled_only || npg_variant_schedule(s, i)) idx[m++] = i;
+    return m;
   }
   for (int k = 0; k < o->nvariants; k++) {
     idx[k] = npg_variant_index(s, o->variants[k]);
@@ -154,6 +160,7 @@ static void rerun_command(char *out, size_t n, const Options *o) {
     shell_arg(out, n, opts[i + 1]);
   }
   if (o->assume_no_alias) shell_arg(out, n, "--assume-no-alias");
+  if (o->scheduled_only) shell_arg(out, n, "--scheduled-only");
   if (o->prune) shell_arg(out, n, "--prune");
   if (o->force) shell_arg(out, n, "--force");
 }
@@ -183,7 +190,8 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
                .check = o->check_stale, .prune = o->prune, .force = o->force, .rerun = rerun,
                .refused = npg_error_count(s) > 0};
   if (emit_dir_open(&d)) return 1;
-  for (int i = 0; i < n; i++) {
+  for (int k = 0; k < n; k++) {
+    int i = idx[k];
     const char *texts[2] = {npg_emit_source(s, i), npg_emit_header(s, i)};
     const char *exts[2] = {".c", ".h"};
     for (int f = 0; f < 2; f++) {
@@ -311,6 +319,11 @@ static int cmd_variants(int argc, char **argv) {
   if (n < 0) rc = 1;
   else if (errors && o.out_dir && !o.check_stale && !o.list_outputs) emit_dir_report_unchanged(o.out_dir);
   else if (n) rc = !strcmp(o.cmd, "emit") ? cmd_emit(s, &o, idx, n) : cmd_check(s, &o, idx, n);
+  else if (o.scheduled_only && npg_variant_count(s)) { /* DIR still loses the kernels as written of an earlier run */
+    fprintf(stderr, "npugen: warning: %s has no scheduled variant, and --scheduled-only leaves out each kernel as "
+            "written: nothing to emit\n", o.file);
+    rc = cmd_emit(s, &o, idx, 0);
+  }
   free(idx);
   npg_close(s);
   return errors ? 1 : rc;

@@ -22,7 +22,7 @@ void emit_check_ddr(StrBuf *sb, const Buffer *b, int ind);
  * '\n') a block whose lines after the first start with " * ". */
 void emit_block_comment(StrBuf *sb, const char *text);
 /* "const T NAME[4][4]": array b declared with its shape. */
-void emit_array_decl(StrBuf *sb, const Buffer *b);
+void emit_array_decl(StrBuf *sb, const Buffer *b, const char *const *extents);
 /* emit/emit_dma.c: an on-chip buffer's declaration, a pointer into its
  * scope at `at` bytes past its base (NULL: at the base), then its
  * comment `note` (Stmt.scope_note, Lowered.scope_note). */

@@ -22,9 +22,12 @@ typedef struct {
 
 /* ---------------- pieces ---------------- */
 
-void emit_array_decl(StrBuf *sb, const Buffer *b) {
+/* extents: each as lower/ spelt it (Stmt.extents), NULL: the numbers */
+void emit_array_decl(StrBuf *sb, const Buffer *b, const char *const *extents) {
   sb_printf(sb, "%s%s %s", b->is_const ? "const " : "", b->elem->name, b->name);
-  for (int i = 0; i < b->ndim; i++) sb_printf(sb, "[%lld]", (long long)b->shape[i]);
+  for (int i = 0; i < b->ndim; i++)
+    if (extents && extents[i]) sb_printf(sb, "[%s]", extents[i]);
+    else sb_printf(sb, "[%lld]", (long long)b->shape[i]);
 }
 
 /* Extent d of parameter i, array b: the expression of the sizes, or the
@@ -420,7 +423,7 @@ static void emit_stmts(Emit *em, const Stmt *s, int ind) {
         emit_onchip_decl(sb, s->buf, s->scope_at, s->scope_note);
         sb_putc(sb, '\n');
       } else if (s->buf) {
-        emit_array_decl(sb, s->buf);
+        emit_array_decl(sb, s->buf, s->extents);
         if (s->ninit) {
           sb_puts(sb, " = {");
           for (int i = 0; i < s->ninit; i++) {

@@ -1,9 +1,11 @@
 /* How the user spelt a constant extent of an array parameter that is an
- * expression (`in[C][H + 2][W + 2]`): the prototypes keep that spelling
- * rather than its value, so a reader sees where 58 comes from. Only
- * #defines of integers, integer literals, parentheses and arithmetic
- * operators are kept, token by token (nothing else of the input is
- * copied into the output); any other extent is printed as its value. */
+ * expression (`in[C][H + 2][W + 2]`), or of a local array (also one
+ * #define: `float x[WP]` with `#define WP (W + 2)`): the emitted C keeps
+ * that spelling rather than its value, so a reader sees where 58 comes
+ * from. Only #defines of integers, integer literals, parentheses and
+ * arithmetic operators are kept, token by token (nothing else of the
+ * input is copied into the output); any other extent is printed as its
+ * value. */
 #include <string.h>
 
 #include "frontend/fe.h"
@@ -57,12 +59,21 @@ static bool leaves(Tokens *t, TSNode n) {
   return true;
 }
 
-const ExtentSpelling *fe_extent_spelling(Fe *fe, TSNode size) {
-  if (fe_is(size, "identifier") || fe_is(size, "number_literal")) return NULL; /* dim_macro, or the value */
+static const ExtentSpelling *spelling(Fe *fe, TSNode size, int64_t value) {
   Tokens t = {.fe = fe};
   if (!leaves(&t, size) || !t.macro) return NULL;
   ExtentSpelling *s = ARENA_NEW(fe->arena, ExtentSpelling);
   s->n = t.n;
   s->tok = t.tok;
+  s->value = value;
   return s;
+}
+
+const ExtentSpelling *fe_extent_spelling(Fe *fe, TSNode size) {
+  if (fe_is(size, "identifier") || fe_is(size, "number_literal")) return NULL; /* dim_macro, or the value */
+  return spelling(fe, size, 0);
+}
+
+const ExtentSpelling *fe_local_extent_spelling(Fe *fe, TSNode size, int64_t value) {
+  return fe_is(size, "number_literal") ? NULL : spelling(fe, size, value);
 }

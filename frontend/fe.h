@@ -99,6 +99,9 @@ typedef struct {
 /* extent_spelling.c: a constant extent written as an expression of
  * integer #defines (`H + 2`) as its tokens, or NULL (print its value). */
 const ExtentSpelling *fe_extent_spelling(Fe *fe, TSNode size);
+/* A local array's constant extent `value` as spelt: an integer #define
+ * (`WP`, whatever its body) or such an expression; NULL for a literal. */
+const ExtentSpelling *fe_local_extent_spelling(Fe *fe, TSNode size, int64_t value);
 
 /* cst.c: tree-sitter helpers */
 SrcLoc fe_loc(const Fe *fe, TSNode n);

@@ -27,6 +27,7 @@ static bool skip_node(TSNode c) {
 
 static Stmt *local_array(Fe *fe, TSNode decl, const Type *t, TSNode value, bool is_const) {
   int64_t dims[IR_MAX_DIMS];
+  const ExtentSpelling *spelt[IR_MAX_DIMS]; /* `WP`, `W + 2`: kept in the emitted declaration */
   int nd = 0;
   TSNode d = decl;
   while (fe_is(d, "array_declarator")) {
@@ -35,6 +36,7 @@ static Stmt *local_array(Fe *fe, TSNode decl, const Type *t, TSNode value, bool 
     if (ts_node_is_null(size)) fe_error(fe, d, "local array needs a constant size");
     int64_t v = fe_const_int(fe, size, "array size");
     if (v <= 0) fe_error(fe, size, "array size must be positive, not %lld", (long long)v);
+    spelt[nd] = fe_local_extent_spelling(fe, size, v);
     dims[nd++] = v;
     d = fe_field(d, "declarator");
   }
@@ -48,6 +50,7 @@ static Stmt *local_array(Fe *fe, TSNode decl, const Type *t, TSNode value, bool 
   int64_t total = 1;
   for (int i = 0; i < nd; i++) {
     b->shape[i] = dims[nd - 1 - i];
+    b->dim_spelling[i] = spelt[nd - 1 - i];
     if (b->shape[i] > (int64_t)1 << 32 || (total *= b->shape[i]) > (int64_t)1 << 32)
       fe_error(fe, decl, "local array '%s' is too large", b->name);
   }

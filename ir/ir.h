@@ -110,9 +110,10 @@ struct Layout {
   const char *steps;          /* the layout steps, one a line */
 };
 
-/* A parameter's constant extent as the user spelt it, an expression of
- * #defines and integer literals (`H + 2`): its tokens, each #define
- * marked with its value (a header defines it under the variant's name). */
+/* A constant extent as the user spelt it, an expression of #defines and
+ * integer literals (`H + 2`; for a local array also one #define, `WP`):
+ * its tokens, each #define marked with its value (a header defines it
+ * under the variant's name). */
 typedef struct {
   const char *text;
   bool is_macro;
@@ -121,6 +122,7 @@ typedef struct {
 typedef struct {
   int n;
   const ExtentToken *tok;
+  int64_t value; /* local arrays: the extent it spells (a schedule may change the shape) */
 } ExtentSpelling;
 
 struct Buffer {
@@ -129,7 +131,8 @@ struct Buffer {
   int ndim;
   int64_t shape[IR_MAX_DIMS];
   const char *dim_macro[IR_MAX_DIMS]; /* parameters: the #define naming an extent, or NULL */
-  const ExtentSpelling *dim_spelling[IR_MAX_DIMS]; /* parameters: an extent written as an expression, or NULL */
+  const ExtentSpelling *dim_spelling[IR_MAX_DIMS]; /* parameters: an extent written as an expression; local
+                                                     * arrays: also a #define; or NULL */
   const char *scope; /* "global" for host arrays and locals; or dm, nu_ib, nu_wb, nu_ob, vu_vm */
   int64_t offset;    /* on-chip buffers: byte offset in the scope (schedule/placement.c) */
   /* double_buffer(): two copies, <name>_db, filled and drained by DMA on
@@ -391,6 +394,10 @@ struct Stmt {
   /* and the comment after it, where it lives: "vu_vm, bytes [0, 4096):
    * 4096 bytes" (lower_scope_note) */
   const char *scope_note;
+  /* ST_DECL of a local array: each extent as the source spelt it where the
+   * schedule left it as it was (lower/module.c), NULL entries (or NULL):
+   * the number */
+  const char *const *extents;
   /* ST_IF made by the lowering (lower_guard): a guard of loop counters
    * only, printed as it is, never through the check's hooks */
   bool plain_cond;

@@ -115,6 +115,21 @@ static void hook(Collect *c, const Buffer *b) {
   c->f->hooked[c->f->nhooked++] = b;
 }
 
+/* A local array's extents as the source spelt them (`float x[WP]`), where
+ * the schedule left the extent as it was; NULL entries: the number. */
+static const char *const *local_extents(Arena *a, const Buffer *b) {
+  const char **out = NULL;
+  for (int d = 0; d < b->ndim; d++) {
+    const ExtentSpelling *sp = lower_extent_spelt(b, d);
+    if (!sp || sp->value != b->shape[d]) continue;
+    if (!out) out = ARENA_ARRAY(a, const char *, b->ndim);
+    char *text = lower_extent_spelling(NULL, b, d);
+    out[d] = arena_strdup(a, text);
+    free(text);
+  }
+  return out;
+}
+
 static bool collect(Stmt *s, int depth, void *ctx) {
   (void)depth;
   Collect *c = ctx;
@@ -126,6 +141,7 @@ static bool collect(Stmt *s, int depth, void *ctx) {
   }
   sb_free(&note);
   if (s->kind == ST_DECL && s->buf) hook(c, s->buf);
+  if (s->kind == ST_DECL && s->buf && !buffer_onchip(s->buf)) s->extents = local_extents(c->a, s->buf);
   if (s->low && s->low->kind == LOW_VIEW) hook(c, s->low->view_buf);
   if (s->intrin_call && s->intrin_call->fallback) ir_walk_stmts((Stmt *)s->intrin_call->fallback, collect, c);
   return true;

@@ -262,3 +262,47 @@ Test(cli, the_kernel_as_written_is_checked_by_the_reference) {
   }
   remove(path);
 }
+
+/* Every stale file's message in `emit --check` gives the one command that
+ * regenerates them all: with --force when any file of the run was edited
+ * by hand. Before, an unedited file's message (the other variant's, or
+ * a .h beside an edited .c) left --force out, and following it was
+ * refused by the edited file. */
+Test(cli, emit_check_gives_every_stale_file_the_same_command) {
+  char cmd[4096], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "n=%s; case $n in /*) ;; *) n=$PWD/$n;; esac; d=$(mktemp -d) && cd $d && "
+           "printf '%%s\\n' 'void k(const float x[8], float y[8]) {' '  for (int i = 0; i < 8; i++) y[i] = x[i] + 1.0f;' "
+           "'}' '#pragma npu schedule(k, k_a)' '#pragma npu split(i, 2, io, ii)' '#pragma npu schedule(k, k_b)' "
+           "'#pragma npu split(i, 4, io, ii)' > k.c && $n emit k.c -o out 2>&1 && echo '/* mine */' >> out/k_a.c && "
+           "sed -i 's/1.0f/2.0f/' k.c && $n emit k.c -o out --check 2>&1; echo \"rc=$?\"; "
+           "c=$($n emit k.c -o out --check 2>&1 | sed -n 's|^npugen: out/k_b.c is stale: run: npugen ||p'); "
+           "echo \"b: $c\"; $n $c 2>&1 && $n emit k.c -o out --check 2>&1 && echo fresh; cd /; rm -rf $d",
+           npugen());
+  run(cmd, out, sizeof out);
+  cr_expect(strstr(out, "rc=1\n"), "%s", out);
+  cr_expect(strstr(out, "npugen: out/k_a.c is stale, and was edited by hand since npugen wrote it (its text is not the "
+                        "one .npugen-manifest records); regenerating it loses the edit: run: npugen emit k.c -o out --force\n"),
+            "%s", out);
+  cr_expect(strstr(out, "b: emit k.c -o out --force\n") && strstr(out, "\nfresh\n"), "%s", out);
+}
+
+/* emit -o writes each kernel as written and each scheduled variant, as
+ * the manual says; --scheduled-only writes the variants alone (and
+ * --list-outputs, --check and the stale message's command agree). Before,
+ * there was no way to leave the kernel as written out. */
+Test(cli, emit_scheduled_only_leaves_out_the_kernel_as_written) {
+  char cmd[4096], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "n=%s; case $n in /*) ;; *) n=$PWD/$n;; esac; d=$(mktemp -d) && cd $d && "
+           "printf '%%s\\n' 'void k(const float x[8], float y[8]) {' '  for (int i = 0; i < 8; i++) y[i] = x[i] + 1.0f;' "
+           "'}' '#pragma npu schedule(k, k_a)' '#pragma npu split(i, 2, io, ii)' > k.c && "
+           "$n emit k.c -o all 2>&1 && echo all: $(ls all) && $n emit k.c -o v --scheduled-only 2>&1 && "
+           "echo v: $(ls v) && echo list: $($n emit k.c --list-outputs --scheduled-only) && "
+           "$n emit k.c -o v --scheduled-only --check 2>&1 && echo fresh && sed -i 's/1.0f/2.0f/' k.c && "
+           "$n emit k.c -o v --scheduled-only --check 2>&1 | head -1; cd /; rm -rf $d",
+           npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect_str_eq(out, "all: k.c k.h k_a.c k_a.h\nv: k_a.c k_a.h\nlist: k_a.c k_a.h\nfresh\n"
+                        "npugen: v/k_a.c is stale: run: npugen emit k.c -o v --scheduled-only\n");
+}

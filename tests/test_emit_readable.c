@@ -126,3 +126,39 @@ Test(emit_readable, a_bound_the_call_repeats_is_held_once) {
   lacks(c, "npu_clamp(7 - ii_start, 16)]");
   npg_close(s);
 }
+
+/* A local array keeps the extent as the source spelt it: `float x[WP]`
+ * with `#define WP (W + 2)`, or `W + 2`, where the schedule left that
+ * extent as it was; a layout step that changes it gives the numbers
+ * (before: every local array was declared with numbers, `x[18]`). */
+Test(emit_readable, local_arrays_keep_the_spelling_of_their_extents) {
+  static const char kernel[] = "#define W 16\n"
+                               "#define WP (W + 2)\n"
+                               "#define R 4\n"
+                               "void blur(const float in[R][WP], float y[R][W]) {\n"
+                               "  float x[R][WP];\n"
+                               "  float t[W + 2];\n"
+                               "  for (int r = 0; r < R; r++) {\n"
+                               "    for (int i = 0; i < WP; i++) x[r][i] = in[r][i] * 2.0f;\n"
+                               "    for (int i = 0; i < W + 2; i++) t[i] = x[r][i] + 1.0f;\n"
+                               "    for (int o = 0; o < W; o++) y[r][o] = t[o] + t[o + 1] + x[r][o + 2];\n"
+                               "  }\n"
+                               "}\n";
+  NpgSession *s = open_ok(kernel, "#pragma npu schedule(blur, rows)\n"
+                                  "#pragma npu split(r, 2, ro, ri)\n"
+                                  "#pragma npu schedule(blur, swapped)\n"
+                                  "#pragma npu transform_layout(x, (r, i), (i, r))\n"
+                                  "#pragma npu schedule(blur, padded)\n"
+                                  "#pragma npu storage_align(x, 0, 32, 0)\n");
+  const char *names[] = {"blur", "rows"};
+  for (int i = 0; i < 2; i++) {
+    const char *c = npg_emit_source(s, checked(s, names[i]));
+    has(c, "  float x[R][WP];\n");
+    has(c, "  float t[W + 2];\n");
+  }
+  has(npg_emit_source(s, checked(s, "swapped")), "  float x[18][4];\n");
+  const char *c = npg_emit_source(s, checked(s, "padded"));
+  has(c, "  float x[4][32];\n");
+  has(c, "  float t[W + 2];\n");
+  npg_close(s);
+}

@@ -106,7 +106,7 @@ Test(program_layouts, a_program_parameter_in_a_layout_passes_to_a_variant_of_tha
                                  "#pragma npu use(s1, p_in)\n");
   int v = checked(s, "net_in");
   const char *c = npg_emit_source(s, v);
-  has(c, "void net_in(const int32_t A[8][8], int32_t B[N][N]) {\n  int32_t T[8][8];\n  p_in(A, T); /* s1, line 28 */\n");
+  has(c, "void net_in(const int32_t A[8][8], int32_t B[N][N]) {\n  int32_t T[N][N];\n  p_in(A, T); /* s1, line 28 */\n");
   has(npg_emit_header(s, v), "void net_in_pack_A(const int32_t logical[8][8], int32_t physical[8][8]);");
   npg_close(s);
 }

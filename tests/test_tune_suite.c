@@ -99,15 +99,15 @@ Test(tune_suite, host_timer_passes_scalars) {
 Test(tune_suite, variant_names_are_unique_across_files) {
   char a[200], b[200];
   tune_variant_name("tests/kernels/tune_suite/gemm_ikj.c", "kernel_gemm", a, sizeof a);
-  cr_expect_str_eq(a, "gemm_ikj_kernel_gemm_tuned_08c61c987");
+  cr_expect_str_eq(a, "gemm_ikj_kernel_gemm_tuned");
   tune_variant_name("/tmp/x/2mm.c", "kernel_gemm", b, sizeof b);
-  cr_expect_str_eq(b, "f2mm_kernel_gemm_tuned_07b10f888");
+  cr_expect_str_eq(b, "f2mm_kernel_gemm_tuned");
   tune_variant_name("my-gemm.v2.c", "k", b, sizeof b);
-  cr_expect_str_eq(b, "my_gemm_k_tuned_0176ce2b0");
+  cr_expect_str_eq(b, "my_gemm_k_tuned");
   char out[32768];
   cr_assert_eq(tune_and_check("tests/kernels/tune_suite/gemm_ikj.c", out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "#pragma npu schedule(kernel_gemm, gemm_ikj_kernel_gemm_tuned_08c61c987)") &&
-                strstr(out, "gemm_ikj_kernel_gemm_tuned_08c61c987: PASS npugen check"),
+  cr_expect(strstr(out, "#pragma npu schedule(kernel_gemm, gemm_ikj_kernel_gemm_tuned)") &&
+                strstr(out, "gemm_ikj_kernel_gemm_tuned: PASS npugen check"),
             "%s", out);
 }
 

@@ -145,11 +145,10 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
 void tune_space_free(TuneSpace *sp);
 /* sp->sketch[sketch], or sp->as_written for TUNE_AS_WRITTEN. */
 const TuneSketch *tune_sketch_of(const TuneSpace *sp, int sketch);
-/* The tuned variant's default name, unique across files
- * (tune/variant_name.c): matmul.c's mm -> "matmul_mm_tuned"; a kernel
- * whose name has '_', or a stem that is not an identifier, adds a hash:
- * a.c's b_c -> "a_b_c_tuned_0<8 hex digits>", apart from a_b.c's c ->
- * "a_b_c_tuned". */
+/* The tuned variant's default name, unique across the kernel files of
+ * one directory (tune/variant_name.c): matmul.c's mm -> "matmul_mm_tuned";
+ * a hash only where another file really gives the same name: a.c's b_c
+ * beside a_b.c's c -> "a_b_c_tuned_0<8 hex digits>" and "a_b_c_tuned". */
 void tune_variant_name(const char *file, const char *kernel, char *out, size_t n);
 /* The candidate's steps as text, one `#pragma npu` line each, with the
  * schedule line naming `variant` first. malloc'ed. */

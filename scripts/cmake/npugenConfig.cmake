@@ -103,8 +103,13 @@ function(npugen_add_kernels target)
     string(SHA1 path_hash "${src}")
     string(SUBSTRING "${path_hash}" 0 12 path_hash)
     set(stamp "${outdir}/.${stamp}_${path_hash}.stamp")
+    # the emitted files are byproducts, not outputs: npugen leaves a file
+    # whose text is unchanged alone (its time too), and CMake's Makefile
+    # generator touches every OUTPUT after the rule runs, which would
+    # rebuild all of them on every emit
     add_custom_command(
-      OUTPUT "${stamp}" ${outputs}
+      OUTPUT "${stamp}"
+      BYPRODUCTS ${outputs}
       COMMAND "${NPUGEN_EXECUTABLE}" emit ${args} -o "${outdir}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS ${deps}

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Builds tests/embed_project against the npugen installed in PREFIX, in
-# WORK: configure, build, run (ctest: the program and npugen check); then
-# a schedule file is edited and the build emits that kernel file again
-# (and only it), and a variant added to a schedule file is built too.
+# WORK: configure, build, run (ctest: the program and npugen check); a
+# second build builds nothing, and a touched schedule file compiles
+# nothing; then a schedule file is edited and the build emits that kernel
+# file again (and only it, and compiles only the variant that changed),
+# and a variant added to a schedule file is built too.
 # clash/: two kernel files that emit the same names into one target must
 # fail to configure, naming both (a configure only, no build).
 #   bash tests/embed_project/run.sh PREFIX WORK
@@ -24,12 +26,34 @@ if grep -rq "$work" "$work/build/npugen_kernels"; then echo "embed_project: a bu
 (cd "$work/build" && ctest --output-on-failure >"$work/ctest1.log")
 "$work/build/app"
 
+# a build with nothing changed builds nothing; a schedule file touched but
+# not changed emits again (make sees a newer input) but compiles nothing:
+# npugen keeps an unchanged file's time, and the emitted files are
+# byproducts, which CMake's Makefile generator does not touch as it does
+# every OUTPUT
+cmake --build "$work/build" >"$work/build-again.log"
+if grep -E "npugen emit|Building|Linking" "$work/build-again.log"; then
+  echo "embed_project: a build with nothing changed built the lines above" >&2
+  exit 1
+fi
+sleep 1 # a newer time than the stamp's on a file system of 1 s times
+touch "$work/src/mm.sched"
+cmake --build "$work/build" >"$work/build-touched.log"
+grep -q "npugen emit mm.c" "$work/build-touched.log"
+if grep -E "Building|Linking" "$work/build-touched.log"; then
+  echo "embed_project: emitting unchanged files again rebuilt the lines above" >&2
+  exit 1
+fi
+
 # an edited schedule file: its kernel file is emitted again, the others not
 sed -i 's/tile(i, j, 4, 4,/tile(i, j, 2, 4,/' "$work/src/mm.sched"
 cmake --build "$work/build" >"$work/build2.log"
 grep -q "npugen emit mm.c" "$work/build2.log"
 if grep -q "npugen emit pool.c" "$work/build2.log"; then echo "embed_project: pool.c emitted again" >&2; exit 1; fi
 grep -q "tile(i, j, 2, 4, io, jo, ii, ji)" "$work/build/npugen_kernels/mm_tiled.c"
+# only the variant whose text changed is compiled again: mm as written is not
+grep -q "Building C object CMakeFiles/kernels.dir/npugen_kernels/mm_tiled.c.o" "$work/build2.log"
+if grep -q "npugen_kernels/mm.c.o" "$work/build2.log"; then echo "embed_project: mm.c compiled again" >&2; exit 1; fi
 "$work/build/app"
 
 # a new variant: CMake configures again (the outputs come from the pragmas)

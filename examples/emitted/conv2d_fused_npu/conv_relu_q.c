@@ -14,8 +14,8 @@
 #include "conv_relu_q.h"
 
 void conv_relu_q(const int8_t in[N][C][H][W], const int8_t wt[OC][C][3][3], const int32_t bias[OC], int8_t out[N][OC][H][W], int multiplier, int shift, int zero_point) {
-  int32_t acc[1][128][28][28];
-  int32_t act[1][128][28][28];
+  int32_t acc[N][OC][H][W];
+  int32_t act[N][OC][H][W];
   /* loop nest n (line 22): init (line 26), update (line 31), relu (line 33), requant (line 36) */
   for (int n = 0; n < N; n++) {
     for (int oc = 0; oc < OC; oc++) {

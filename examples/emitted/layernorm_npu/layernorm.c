@@ -10,13 +10,13 @@
 #include "layernorm.h"
 
 void layernorm(const float X[R][C], const float gamma[C], const float beta[C], float Y[R][C]) {
-  float sum[256];
-  float mean[256];
-  float d[256][256];
-  float ssq[256];
-  float var[256];
-  float rstd[256];
-  float n[256][256];
+  float sum[R];
+  float mean[R];
+  float d[R][C];
+  float ssq[R];
+  float var[R];
+  float rstd[R];
+  float n[R][C];
   /* loop nest r (line 14): s1 (line 15), rsum (line 17), avg (line 18), centre (line 20), s2 (line 21), sq (line 23), and 4 more */
   for (int r = 0; r < R; r++) {
     sum[r] = 0.0f;

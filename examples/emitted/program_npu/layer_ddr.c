@@ -115,8 +115,8 @@ static void relu_vu(const int32_t X[M][N], int32_t Y[M][N]) {
 }
 
 void layer_ddr(const int8_t A[M][K], const int8_t W[K][N], const int32_t bias[N], int32_t Y[M][N]) {
-  int32_t acc[128][128];
-  int32_t biased[128][128];
+  int32_t acc[M][N];
+  int32_t biased[M][N];
   matmul_ob(A, W, acc); /* mm, line 46 */
   add_bias_vu((const int32_t (*)[128])acc, bias, biased); /* add_bias, line 47 */
   relu_vu((const int32_t (*)[128])biased, Y); /* relu, line 48 */

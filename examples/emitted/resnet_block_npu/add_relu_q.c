@@ -15,9 +15,9 @@
 void add_relu_q(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   /* loop nest h (line 83): widen_a (line 89), widen_b (line 92), add (line 95), relu (line 98), requant (line 102) */
   for (int h = 0; h < H; h++) {
-    int32_t wa[56][64];
-    int32_t wb[56][64];
-    int32_t sum[56][64];
+    int32_t wa[W][C];
+    int32_t wb[W][C];
+    int32_t sum[W][C];
     for (int w = 0; w < W; w++) {
       for (int c = 0; c < C; c++) {
         wa[w][c] = (int32_t)a[h][w][c]; /* widen_a */

@@ -16,8 +16,8 @@
 static void conv_relu_q(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   /* loop nest oco (line 27): init (line 33), update (line 38), relu (line 43), requant (line 49) */
   for (int oco = 0; oco < C / OB; oco++) {
-    int32_t acc[56][56][4];
-    int32_t act[56][56][4];
+    int32_t acc[H][W][OB];
+    int32_t act[H][W][OB];
     for (int oh = 0; oh < H; oh++) {
       for (int ow = 0; ow < W; ow++) {
         for (int oci = 0; oci < OB; oci++) {
@@ -57,7 +57,7 @@ static void conv_relu_q(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C
 static void conv_q(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   /* loop nest oco (line 58): init (line 63), update (line 68), requant (line 74) */
   for (int oco = 0; oco < C / OB; oco++) {
-    int32_t acc[56][56][4];
+    int32_t acc[H][W][OB];
     for (int oh = 0; oh < H; oh++) {
       for (int ow = 0; ow < W; ow++) {
         for (int oci = 0; oci < OB; oci++) {
@@ -89,9 +89,9 @@ static void conv_q(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB]
 static void add_relu_q(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   /* loop nest h (line 83): widen_a (line 89), widen_b (line 92), add (line 95), relu (line 98), requant (line 102) */
   for (int h = 0; h < H; h++) {
-    int32_t wa[56][64];
-    int32_t wb[56][64];
-    int32_t sum[56][64];
+    int32_t wa[W][C];
+    int32_t wb[W][C];
+    int32_t sum[W][C];
     for (int w = 0; w < W; w++) {
       for (int c = 0; c < C; c++) {
         wa[w][c] = (int32_t)a[h][w][c]; /* widen_a */
@@ -122,8 +122,8 @@ static void add_relu_q(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t 
 }
 
 void block(const int8_t x[H][W][C], const int8_t w1[C / OB][3][3][C][OB], const int32_t b1[C], const int8_t w2[C / OB][3][3][C][OB], const int32_t b2[C], int8_t y[H][W][C], int m1, int s1, int m2, int s2, int m3, int s3) {
-  int8_t t1[56][56][64];
-  int8_t t2[56][56][64];
+  int8_t t1[H][W][C];
+  int8_t t2[H][W][C];
   conv_relu_q(x, w1, b1, t1, m1, s1, 0); /* conv1, line 113 */
   conv_q((const int8_t (*)[56][64])t1, w2, b2, t2, m2, s2, 0); /* conv2, line 114 */
   add_relu_q((const int8_t (*)[56][64])t2, x, y, m3, s3, 0); /* residual, line 115 */

@@ -264,8 +264,8 @@ static void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t
 }
 
 void block_ddr(const int8_t x[H][W][C], const int8_t w1[C / OB][3][3][C][OB], const int32_t b1[C], const int8_t w2[C / OB][3][3][C][OB], const int32_t b2[C], int8_t y[H][W][C], int m1, int s1, int m2, int s2, int m3, int s3) {
-  int8_t t1[56][56][64];
-  int8_t t2[56][56][64];
+  int8_t t1[H][W][C];
+  int8_t t2[H][W][C];
   conv_relu_nu(x, w1, b1, t1, m1, s1, 0); /* conv1, line 113 */
   conv_nu((const int8_t (*)[56][64])t1, w2, b2, t2, m2, s2, 0); /* conv2, line 114 */
   add_relu_vu((const int8_t (*)[56][64])t2, x, y, m3, s3, 0); /* residual, line 115 */

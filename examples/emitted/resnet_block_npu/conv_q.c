@@ -15,7 +15,7 @@
 void conv_q(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   /* loop nest oco (line 58): init (line 63), update (line 68), requant (line 74) */
   for (int oco = 0; oco < C / OB; oco++) {
-    int32_t acc[56][56][4];
+    int32_t acc[H][W][OB];
     for (int oh = 0; oh < H; oh++) {
       for (int ow = 0; ow < W; ow++) {
         for (int oci = 0; oci < OB; oci++) {

@@ -10,10 +10,10 @@
 #include "softmax.h"
 
 void softmax(const float X[R][C], float Y[R][C]) {
-  float mx[256];
-  float d[256][256];
-  float e[256][256];
-  float sum[256];
+  float mx[R];
+  float d[R][C];
+  float e[R][C];
+  float sum[R];
   /* loop nest r (line 12): s1 (line 13), rmax (line 15), shift (line 17), ex (line 19), s2 (line 20), acc (line 22), and 1 more */
   for (int r = 0; r < R; r++) {
     mx[r] = X[r][0];
