@@ -476,7 +476,7 @@ bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char 
   return b.ok;
 }
 
-bool ir_bounds_first_need(const Kernel *k, Arena *a, Expr **need, SrcLoc *loc, char *why, size_t n) {
+int ir_bounds_first_need(const Kernel *k, Arena *a, Expr **need, SrcLoc *loc, char *why, size_t n) {
   DiagList scratch; /* the errors ir_check_bounds reports afterwards */
   diag_init(&scratch);
   Bounds b = {.d = &scratch, .ok = true, .derive = a, .why = why, .nwhy = n};
@@ -484,5 +484,5 @@ bool ir_bounds_first_need(const Kernel *k, Arena *a, Expr **need, SrcLoc *loc, c
   diag_free(&scratch);
   *need = b.need;
   *loc = b.need_loc;
-  return b.need != NULL;
+  return b.need ? 1 : b.ok ? 0 : -1;
 }

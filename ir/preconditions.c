@@ -156,13 +156,15 @@ void ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file,
   Expr *need;
   SrcLoc loc;
   char why[300];
+  int found;
   /* a condition found twice did not remove its failure: the error stays */
-  while (k->nassume < IR_MAX_ASSUME && ir_bounds_first_need(k, a, &need, &loc, why, sizeof why) &&
+  while ((found = ir_bounds_first_need(k, a, &need, &loc, why, sizeof why)) == 1 && k->nassume < IR_MAX_ASSUME &&
          !known(k, first, need)) {
     k->assume[k->nassume] = need;
     k->assume_loc[k->nassume] = loc;
     k->assume_why[k->nassume++] = arena_strdup(a, why);
   }
+  if (found != 0) return; /* refused all the same (ir_check_bounds says why): a note would only distract */
   for (int i = k->nassume - 1; i >= first; i--)
     if (k->nassume - first > 1 && implied(k, i)) drop(k, i);
   for (int i = first; i < k->nassume; i++) {

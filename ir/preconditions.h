@@ -16,11 +16,11 @@ struct isl_set;
  * ir_check_bounds to report. */
 void ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file, const char *src);
 
-/* ir/bounds.c's walk in derive mode: true with the first failure of k
- * that holds only at some sizes, as the condition on the sizes that
- * avoids it (*need), where (*loc) and why; false when k passes, or its
- * first failure cannot be turned into a condition. */
-bool ir_bounds_first_need(const Kernel *k, Arena *a, Expr **need, SrcLoc *loc, char *why, size_t n);
+/* ir/bounds.c's walk in derive mode: 1 with the first failure of k that
+ * holds only at some sizes, as the condition on the sizes that avoids it
+ * (*need), where (*loc) and why; 0 when k passes; -1 when its first
+ * failure cannot be turned into a condition. */
+int ir_bounds_first_need(const Kernel *k, Arena *a, Expr **need, SrcLoc *loc, char *why, size_t n);
 
 /* good, a set over k's sizes in order (consumed), as a C condition in
  * them; NULL when it has existential variables or huge coefficients. */
