@@ -60,8 +60,8 @@ char *lower_preconditions_text(const Kernel *k) {
   EntryTest *t;
   int n = lower_entry_tests(k, &t);
   if (n)
-    sb_puts(&sb, "Preconditions, each tested at entry by NPUGEN_ASSUME (a failed one calls abort(); compile the .c\n"
-                 "with -D'NPUGEN_ASSUME(c)=your_handler(c, #c)' to see it instead, docs/limits.md):\n");
+    sb_puts(&sb, "Preconditions, each tested at entry by NPUGEN_ASSUME(c): a failed one calls abort(), unless the .c\n"
+                 "is compiled with a definition of NPUGEN_ASSUME of the caller's (-include; docs/limits.md):\n");
   for (int i = 0; i < n; i++) {
     sb_puts(&sb, "  ");
     ir_print_expr(&sb, t[i].cond);

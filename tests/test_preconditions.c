@@ -156,8 +156,8 @@ Test(preconditions, a_tiled_gemm_over_three_sizes_states_its_entry_tests) {
                           "#pragma npu schedule(gemm, gemm_tiled)\n#pragma npu tile(i, j, 4, 4, io, jo, ii, ji)\n");
   passes(s, "gemm_tiled");
   has(npg_emit_header(s, npg_variant_index(s, "gemm_tiled")),
-      " * Preconditions, each tested at entry by NPUGEN_ASSUME (a failed one calls abort(); compile the .c\n"
-      " * with -D'NPUGEN_ASSUME(c)=your_handler(c, #c)' to see it instead, docs/limits.md):\n"
+      " * Preconditions, each tested at entry by NPUGEN_ASSUME(c): a failed one calls abort(), unless the .c\n"
+      " * is compiled with a definition of NPUGEN_ASSUME of the caller's (-include; docs/limits.md):\n"
       " *   m >= 1 (an extent of A)\n");
   int m = 0, n = 4, k = 4;
   float A[1] = {0}, B[16] = {0}, C[1] = {0};

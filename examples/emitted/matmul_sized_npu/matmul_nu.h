@@ -10,8 +10,8 @@
  *   double_buffer(A_ib)
  *   double_buffer(B_wb)
  *   double_buffer(C_ob)
- * Preconditions, each tested at entry by NPUGEN_ASSUME (a failed one calls abort(); compile the .c
- * with -D'NPUGEN_ASSUME(c)=your_handler(c, #c)' to see it instead, docs/limits.md):
+ * Preconditions, each tested at entry by NPUGEN_ASSUME(c): a failed one calls abort(), unless the .c
+ * is compiled with a definition of NPUGEN_ASSUME of the caller's (-include; docs/limits.md):
  *   m >= 1 (assumed)
  *   m <= 65536 (assumed)
  */
