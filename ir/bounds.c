@@ -476,13 +476,22 @@ bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char 
   return b.ok;
 }
 
-int ir_bounds_first_need(const Kernel *k, Arena *a, Expr **need, SrcLoc *loc, char *why, size_t n) {
-  DiagList scratch; /* the errors ir_check_bounds reports afterwards */
+int ir_bounds_first_need(const Kernel *k, Arena *a, DiagList *d, const char *file, const char *src, Expr **need,
+                         SrcLoc *loc, char *why, size_t n) {
+  DiagList scratch; /* a failure turned into a condition leaves errors after it unchecked */
   diag_init(&scratch);
-  Bounds b = {.d = &scratch, .ok = true, .derive = a, .why = why, .nwhy = n};
+  Bounds b = {.d = &scratch, .file = file, .src = src, .ok = true, .derive = a, .why = why, .nwhy = n};
   walk(&b, k);
-  diag_free(&scratch);
   *need = b.need;
   *loc = b.need_loc;
-  return b.need ? 1 : b.ok ? 0 : -1;
+  if (b.need || !scratch.first) {
+    diag_free(&scratch);
+    return b.need ? 1 : b.ok ? 0 : -1;
+  }
+  /* the walk was ir_check_bounds': its errors are the kernel's */
+  if (d->last) d->last->next = scratch.first;
+  else d->first = scratch.first;
+  d->last = scratch.last;
+  d->errors += scratch.errors;
+  return -1;
 }

@@ -150,21 +150,23 @@ static bool known(const Kernel *k, int first, const Expr *need) {
   return false;
 }
 
-void ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file, const char *src) {
-  if (!k->nsizes) return;
+bool ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file, const char *src) {
+  if (!k->nsizes) return false;
   int first = k->nassume;
   Expr *need;
   SrcLoc loc;
   char why[300];
   int found;
   /* a condition found twice did not remove its failure: the error stays */
-  while ((found = ir_bounds_first_need(k, a, &need, &loc, why, sizeof why)) == 1 && k->nassume < IR_MAX_ASSUME &&
-         !known(k, first, need)) {
+  while ((found = ir_bounds_first_need(k, a, d, file, src, &need, &loc, why, sizeof why)) == 1 &&
+         k->nassume < IR_MAX_ASSUME && !known(k, first, need)) {
     k->assume[k->nassume] = need;
     k->assume_loc[k->nassume] = loc;
     k->assume_why[k->nassume++] = arena_strdup(a, why);
   }
-  if (found != 0) return; /* refused all the same (ir_check_bounds says why): a note would only distract */
+  /* stopped on a condition it could not add: the check says what fails */
+  if (found == 1 && !ir_check_bounds(k, d, file, src)) return false;
+  if (found == -1) return false; /* refused all the same (d says why): a note would only distract */
   for (int i = k->nassume - 1; i >= first; i--)
     if (k->nassume - first > 1 && implied(k, i)) drop(k, i);
   for (int i = first; i < k->nassume; i++) {
@@ -176,4 +178,5 @@ void ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file,
               k->assume_why[i]);
     sb_free(&t);
   }
+  return true;
 }

@@ -10,17 +10,19 @@
 
 struct isl_set;
 
-/* Appends to k's assumptions each condition the kernel as written needs
+/* The bounds check of a kernel with sizes (ir_check_bounds), with the
+ * conditions it needs derived first: each joins k's assumptions
  * (Kernel.assume_why says why), with a note at the construct that needs
- * it. What no size satisfies, or npugen cannot state, is left for
- * ir_check_bounds to report. */
-void ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file, const char *src);
+ * it. True when k has sizes and passes; otherwise the errors are in d
+ * (what no size satisfies, or npugen cannot state, stays an error). */
+bool ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file, const char *src);
 
 /* ir/bounds.c's walk in derive mode: 1 with the first failure of k that
  * holds only at some sizes, as the condition on the sizes that avoids it
- * (*need), where (*loc) and why; 0 when k passes; -1 when its first
- * failure cannot be turned into a condition. */
-int ir_bounds_first_need(const Kernel *k, Arena *a, Expr **need, SrcLoc *loc, char *why, size_t n);
+ * (*need), where (*loc) and why; 0 when k passes; -1 when it fails
+ * otherwise, with ir_check_bounds' errors added to d. */
+int ir_bounds_first_need(const Kernel *k, Arena *a, DiagList *d, const char *file, const char *src, Expr **need,
+                         SrcLoc *loc, char *why, size_t n);
 
 /* good, a set over k's sizes in order (consumed), as a C condition in
  * them; NULL when it has existential variables or huge coefficients. */
