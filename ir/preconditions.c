@@ -29,10 +29,10 @@ typedef struct {
   bool ok;
 } Said;
 
-/* v as an int64_t, when it is an integer far from the type's ends. */
+/* v as an int64_t that can be negated (a long long size's bound is near its ends). */
 static bool small_int(isl_val *v, int64_t *out) {
-  bool ok = v && isl_val_is_int(v) == isl_bool_true && isl_val_cmp_si(v, INT64_MAX / 4) <= 0 &&
-            isl_val_cmp_si(v, -(INT64_MAX / 4)) >= 0;
+  bool ok = v && isl_val_is_int(v) == isl_bool_true && isl_val_cmp_si(v, INT64_MAX) <= 0 &&
+            isl_val_cmp_si(v, -INT64_MAX) >= 0;
   if (ok) *out = isl_val_get_num_si(v);
   isl_val_free(v);
   return ok;

@@ -165,3 +165,12 @@ Test(preconditions, a_tiled_gemm_over_three_sizes_states_its_entry_tests) {
   entry_fails(s, "gemm_tiled", args, "NPUGEN_ASSUME(m >= 1)");
   npg_close(s);
 }
+
+/* A long size's condition lies near the end of int64_t, and is said exactly. */
+Test(preconditions, a_long_size_gets_its_condition_near_the_type_end) {
+  NpgSession *s = open_ok("void l(long m, float b[m + 1]) {\n  for (long j = 0; j <= m; j++)\n    b[j] = 2.0f;\n}\n", "");
+  has(npg_errors(s), "k.c:2:3: note: npugen assumes m <= 9223372036854775806l (loop counter 'j' must stay within long "
+                     "after the last iteration)");
+  has(npg_emit_source(s, 0), "  NPUGEN_ASSUME(m <= 9223372036854775806l);\n");
+  npg_close(s);
+}
