@@ -174,3 +174,19 @@ Test(preconditions, a_long_size_gets_its_condition_near_the_type_end) {
   has(npg_emit_source(s, 0), "  NPUGEN_ASSUME(m <= 9223372036854775806l);\n");
   npg_close(s);
 }
+
+/* A loop bound that overflows (n + 1), then the counter of step 2 past
+ * it: one condition is kept, the one that implies the other. An unsigned
+ * extent would wrap: its condition is in its own type. */
+Test(preconditions, a_loop_bound_and_an_unsigned_extent_get_their_conditions) {
+  NpgSession *s = open_ok("void lb(int n, float a[1000]) {\n  for (int i = 0; i < n + 1; i += 2)\n"
+                          "    a[i % 1000] = 1.0f;\n}\n",
+                          "");
+  has(npg_errors(s), "k.c:2:3: note: npugen assumes n <= 2147483645 (loop counter 'i' must stay within int after "
+                     "the last iteration)");
+  lacks(npg_errors(s), "2147483646");
+  npg_close(s);
+  s = open_ok("void u(unsigned n, float a[n + 1]) {\n  for (unsigned i = 0; i <= n; i++)\n    a[i] = 1.0f;\n}\n", "");
+  has(npg_errors(s), "k.c:1:28: note: npugen assumes n <= 4294967294u (array extent 'n + 1' must fit unsigned int)");
+  npg_close(s);
+}
