@@ -5,6 +5,7 @@
 
 #include "frontend/fe.h"
 #include "ir/sizes.h"
+#include "ir/preconditions.h"
 
 const TSLanguage *tree_sitter_c(void);
 
@@ -155,8 +156,8 @@ static Module *parse_module(const char *file, const char *src, size_t len, DiagL
     }
   }
   ts_tree_delete(tree);
-  for (const Kernel *k = m->kernels; k; k = k->next)
-    if (k->nsizes && ir_check_bounds(k, d, file, m->src)) check_size_sets(k, d, file, m->src);
+  for (Kernel *k = m->kernels; k; k = k->next)
+    if (ir_derive_preconditions(k, &arena, d, file, m->src)) check_size_sets(k, d, file, m->src);
   if (d->errors > errors_before) {
     arena_free(&arena);
     return NULL;

@@ -4,12 +4,18 @@
  * with isl; others need a provable interval (types, masks, modulo). Loop
  * counters must stay inside their type, the update after the last iteration
  * included: past it the loop would never end or overflow. */
+#include <isl/aff.h>
 #include <isl/ctx.h>
+#include <isl/local_space.h>
 #include <isl/options.h>
 #include <isl/set.h>
+#include <isl/val.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ir/affine.h"
+#include "ir/preconditions.h"
 
 enum { BOUNDS_MAX_ISL_OPS = 5000000 };
 
@@ -21,7 +27,116 @@ typedef struct {
   int nest;             /* loops and conditions around the statement */
   const char *what;     /* check_bound_range's: "loop bound" or "array extent" */
   bool ok;
+  /* derive mode (ir_bounds_first_need): a failure at some sizes becomes
+   * the condition on the sizes that avoids it, instead of an error */
+  Arena *derive;
+  struct isl_set *sizes; /* the sizes the assumptions allow */
+  Expr *need;
+  SrcLoc need_loc;
+  char *why;
+  size_t nwhy;
 } Bounds;
+
+/* Derive mode: bad, the points of the current domain where a check fails
+ * (consumed), projected on the sizes and taken from the allowed ones,
+ * is the condition the kernel needs. True (b->ok false, b->need set) when
+ * some allowed size meets it and it can be said in C. */
+static bool derive(Bounds *b, struct isl_set *bad, SrcLoc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool derive(Bounds *b, struct isl_set *bad, SrcLoc loc, const char *fmt, ...) {
+  isl_size dims = bad ? isl_set_dim(bad, isl_dim_set) : -1;
+  int ns = b->aff.nsize_dims;
+  if (!b->derive || !b->sizes || dims < ns) {
+    isl_set_free(bad);
+    return false;
+  }
+  bad = isl_set_project_out(bad, isl_dim_set, (unsigned)ns, (unsigned)(dims - ns));
+  isl_set *good = isl_set_subtract(isl_set_copy(b->sizes), bad);
+  /* nothing left (the error stays), or nothing taken (an inexact range failed, not the sizes) */
+  bool some = good && isl_set_is_empty(good) == isl_bool_false && isl_set_is_subset(b->sizes, good) == isl_bool_false;
+  if (!some) {
+    isl_set_free(good);
+    return false;
+  }
+  Expr *need = ir_sizes_condition(b->derive, b->aff.k, isl_set_coalesce(isl_set_gist(good, isl_set_copy(b->sizes))));
+  if (!need) return false;
+  b->need = need;
+  b->need_loc = loc;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b->why, b->nwhy, fmt, ap);
+  va_end(ap);
+  b->ok = false;
+  return true;
+}
+
+/* A constant of e's domain space. */
+static isl_aff *constant_like(isl_aff *e, isl_val *v) {
+  return isl_aff_val_on_domain(isl_local_space_from_space(isl_aff_get_domain_space(e)), v);
+}
+
+/* Where affine e leaves type t over the current domain, or NULL. */
+static struct isl_set *outside_type(Bounds *b, const Expr *e, const Type *t) {
+  isl_aff *a = aff_build(&b->aff, e);
+  isl_set *dom = a ? aff_domain(&b->aff) : NULL;
+  if (!dom) {
+    isl_aff_free(a);
+    return NULL;
+  }
+  int64_t tmin;
+  uint64_t tmax;
+  type_int_range(t, &tmin, &tmax);
+  isl_aff *lo = constant_like(a, isl_val_int_from_si(b->aff.ctx, tmin));
+  isl_aff *hi = constant_like(a, isl_val_int_from_ui(b->aff.ctx, tmax));
+  isl_set *below = isl_aff_lt_set(isl_aff_copy(a), lo); /* before a is consumed */
+  isl_set *bad = isl_set_union(below, isl_aff_gt_set(a, hi));
+  return isl_set_intersect(bad, dom);
+}
+
+/* Where affine idx leaves [0, ext) over the current domain, or NULL. */
+static struct isl_set *outside_extent(Bounds *b, const Expr *idx, const Expr *ext) {
+  isl_aff *a = aff_build(&b->aff, idx), *x = a ? aff_build(&b->aff, ext) : NULL;
+  isl_set *dom = x ? aff_domain(&b->aff) : NULL;
+  if (!dom) {
+    isl_aff_free(a);
+    isl_aff_free(x);
+    return NULL;
+  }
+  isl_aff *zero = constant_like(a, isl_val_zero(b->aff.ctx));
+  isl_set *below = isl_aff_lt_set(isl_aff_copy(a), zero); /* before a is consumed */
+  isl_set *bad = isl_set_union(below, isl_aff_ge_set(a, x));
+  return isl_set_intersect(bad, dom);
+}
+
+/* Where loop s runs and its counter's update after the last iteration
+ * (at most the bound's end plus the step) leaves its type, or NULL. */
+static struct isl_set *counter_past(Bounds *b, const Stmt *s) {
+  isl_aff *lo = aff_build(&b->aff, s->lo), *end = lo ? aff_build(&b->aff, s->hi) : NULL;
+  isl_set *dom = end ? aff_domain(&b->aff) : NULL;
+  if (!dom) {
+    isl_aff_free(lo);
+    isl_aff_free(end);
+    return NULL;
+  }
+  int64_t tmin;
+  uint64_t tmax;
+  type_int_range(s->var->type, &tmin, &tmax);
+  isl_ctx *ctx = b->aff.ctx;
+  bool up = s->step > 0;
+  end = isl_aff_add_constant_si(end, up ? -(s->cmp == OP_LT) : (s->cmp == OP_GT));
+  isl_aff *end_copy = isl_aff_copy(end);
+  isl_set *runs = up ? isl_aff_le_set(lo, end_copy) : isl_aff_ge_set(lo, end_copy);
+  isl_aff *next = isl_aff_add_constant_val(end, isl_val_int_from_si(ctx, s->step));
+  isl_aff *limit = constant_like(next, up ? isl_val_int_from_ui(ctx, tmax) : isl_val_int_from_si(ctx, tmin));
+  isl_set *past = up ? isl_aff_gt_set(next, limit) : isl_aff_lt_set(next, limit);
+  return isl_set_intersect(isl_set_intersect(runs, past), dom);
+}
+
+static bool is_param(const Kernel *k, const Buffer *buf) {
+  for (const Param *p = k->params; p; p = p->next)
+    if (p->buf == buf) return true;
+  return false;
+}
 
 /* A literal index outside every loop and condition runs exactly once: its
  * range needs no isl (straight-line code of 100,000 such statements spent
@@ -67,6 +182,12 @@ static bool check_sized(Bounds *b, const Expr *e, int i, const char *text) {
   sb_init(&et);
   if (e->buf->extent[i]) ir_print_expr(&et, ext);
   else sb_printf(&et, "%lld", (long long)e->buf->shape[i]);
+  if (out == 1 && b->derive && !is_param(b->aff.k, e->buf) &&
+      derive(b, outside_extent(b, ix, ext), ix->loc, "index '%s' must stay within dimension %d of local array '%s' (extent %s)",
+             text, i + 1, e->buf->name, et.data)) {
+    sb_free(&et);
+    return true;
+  }
   if (needs[0])
     diag_error(b->d, b->file, b->src, ix->loc.line, ix->loc.col,
                "index '%s' can leave dimension %d of '%s' (extent %s): it needs %s (it fails at %s); state "
@@ -196,6 +317,11 @@ static void check_counter(Bounds *b, const Stmt *s) {
   if (start < tmin || start > (__int128)tmax) what = "starts at", bad = start;
   else if (next < tmin || next > (__int128)tmax) what = "would reach, after its last iteration,", bad = next;
   if (!what) return;
+  bool past_end = bad == next && start >= tmin && start <= (__int128)tmax;
+  if (past_end && b->derive &&
+      derive(b, counter_past(b, s), s->loc, "loop counter '%s' must stay within %s after the last iteration",
+             s->var->name, s->var->type->name))
+    return;
   diag_error(b->d, b->file, b->src, s->loc.line, s->loc.col,
              "loop counter '%s' (%s) %s %s%llu, outside its type's range [%lld, %llu]: the loop would "
              "overflow or never end; use a wider counter or a smaller bound%s",
@@ -225,6 +351,12 @@ static void check_bound_range(Bounds *b, const Expr *e) {
   StrBuf text;
   sb_init(&text);
   ir_print_expr(&text, e);
+  /* an assumption's own arithmetic is the user's to mend */
+  if (b->derive && strcmp(b->what, "assumption") &&
+      derive(b, outside_type(b, e, e->type), e->loc, "%s '%s' must fit %s", b->what, text.data, e->type->name)) {
+    sb_free(&text);
+    return;
+  }
   diag_error(b->d, b->file, b->src, e->loc.line, e->loc.col,
              "%s '%s' ranges over [%lld, %lld], outside its type %s [%lld, %llu]: C would wrap it "
              "around or overflow; compute it in a wider signed type%s",
@@ -289,46 +421,77 @@ static void check_stmts(Bounds *b, const Stmt *s) {
   }
 }
 
-bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src) {
+/* The whole check of k into b (its d, file and src set): sizes and
+ * assumptions, extents, then the body. */
+static void walk(Bounds *b, const Kernel *k) {
   isl_ctx *ctx = isl_ctx_alloc();
   isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
   /* disjunctive assumptions multiply the domains' pieces (9 values for
    * each of 5 sizes: 9^5): a budget turns that into a message, not minutes */
   if (k->nsizes) isl_ctx_set_max_operations(ctx, BOUNDS_MAX_ISL_OPS);
-  Bounds b = {.d = d, .file = file, .src = src, .ok = true};
-  aff_init(&b.aff, ctx, k);
+  DiagList *d = b->d;
+  const char *file = b->file, *src = b->src;
+  aff_init(&b->aff, ctx, k);
   char why[400];
-  if (!aff_push_size_dims(&b.aff, why, sizeof why)) {
+  if (!aff_push_size_dims(&b->aff, why, sizeof why)) {
     diag_error(d, file, src, k->loc.line, k->loc.col, "kernel %s: %s", k->name, why);
-    b.ok = false;
+    b->ok = false;
   }
   /* each assumption's arithmetic must fit its type where the ones before
    * it hold: NPUGEN_ASSUME computes it in C (`n * 4 <= 512` would wrap) */
-  b.what = "assumption";
-  for (int i = 0; b.ok && i < k->nassume; i++) {
-    check_bound_range(&b, k->assume[i]);
-    if (b.ok && !aff_push_assumption(&b.aff, i, why, sizeof why)) {
+  b->what = "assumption";
+  for (int i = 0; b->ok && i < k->nassume; i++) {
+    check_bound_range(b, k->assume[i]);
+    if (b->ok && !aff_push_assumption(&b->aff, i, why, sizeof why)) {
       diag_error(d, file, src, k->assume_loc[i].line, k->assume_loc[i].col, "%s", why);
-      b.ok = false;
+      b->ok = false;
     }
   }
-  if (b.ok && k->nsizes) {
-    struct isl_set *allowed = aff_domain(&b.aff);
+  if (b->ok && k->nsizes) {
+    struct isl_set *allowed = aff_domain(&b->aff);
     if (!allowed || isl_set_is_empty(allowed) != isl_bool_false) {
       diag_error(d, file, src, k->nassume ? k->assume_loc[0].line : k->loc.line,
                  k->nassume ? k->assume_loc[0].col : k->loc.col,
                  "no sizes satisfy the assumptions of kernel %s (and every extent at least 1)", k->name);
-      b.ok = false;
+      b->ok = false;
     }
-    isl_set_free(allowed);
+    if (b->derive) b->sizes = allowed;
+    else isl_set_free(allowed);
   }
   /* extents are evaluated at every call: their arithmetic must not wrap */
-  b.what = "array extent";
-  for (const Param *p = k->params; p && b.ok; p = p->next)
-    for (int i = 0; p->buf && i < p->buf->ndim; i++) check_bound_range(&b, p->buf->extent[i]);
-  b.what = "loop bound";
-  if (b.ok) check_stmts(&b, k->body);
-  aff_free(&b.aff);
+  b->what = "array extent";
+  for (const Param *p = k->params; p && b->ok; p = p->next)
+    for (int i = 0; p->buf && i < p->buf->ndim; i++) check_bound_range(b, p->buf->extent[i]);
+  b->what = "loop bound";
+  if (b->ok) check_stmts(b, k->body);
+  isl_set_free(b->sizes);
+  b->sizes = NULL;
+  aff_free(&b->aff);
   isl_ctx_free(ctx);
+}
+
+bool ir_check_bounds(const Kernel *k, DiagList *d, const char *file, const char *src) {
+  Bounds b = {.d = d, .file = file, .src = src, .ok = true};
+  walk(&b, k);
   return b.ok;
+}
+
+int ir_bounds_first_need(const Kernel *k, Arena *a, DiagList *d, const char *file, const char *src, Expr **need,
+                         SrcLoc *loc, char *why, size_t n) {
+  DiagList scratch; /* a failure turned into a condition leaves errors after it unchecked */
+  diag_init(&scratch);
+  Bounds b = {.d = &scratch, .file = file, .src = src, .ok = true, .derive = a, .why = why, .nwhy = n};
+  walk(&b, k);
+  *need = b.need;
+  *loc = b.need_loc;
+  if (b.need || !scratch.first) {
+    diag_free(&scratch);
+    return b.need ? 1 : b.ok ? 0 : -1;
+  }
+  /* the walk was ir_check_bounds': its errors are the kernel's */
+  if (d->last) d->last->next = scratch.first;
+  else d->first = scratch.first;
+  d->last = scratch.last;
+  d->errors += scratch.errors;
+  return -1;
 }

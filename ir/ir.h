@@ -442,6 +442,7 @@ struct Kernel {
   int nsizes;
   Expr *assume[IR_MAX_ASSUME];
   SrcLoc assume_loc[IR_MAX_ASSUME];
+  const char *assume_why[IR_MAX_ASSUME]; /* a precondition npugen derived: why (ir/preconditions.c); NULL: the user's */
   int nassume;
   SizeSet size_sets[IR_MAX_SIZE_SETS];
   int nsize_sets;

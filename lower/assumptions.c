@@ -51,3 +51,27 @@ int lower_entry_tests(const Kernel *k, EntryTest **out) {
   *out = t;
   return t ? n : 0;
 }
+
+/* The header's account of the entry tests: what a caller must keep to,
+ * and what a failure does (docs/limits.md, "Preconditions"). */
+char *lower_preconditions_text(const Kernel *k) {
+  StrBuf sb;
+  sb_init(&sb);
+  EntryTest *t;
+  int n = lower_entry_tests(k, &t);
+  if (n)
+    sb_puts(&sb, "Preconditions, each tested at entry by NPUGEN_ASSUME(c): a failed one calls abort(), unless the .c\n"
+                 "is compiled with a definition of NPUGEN_ASSUME of the caller's (-include; docs/limits.md):\n");
+  for (int i = 0; i < n; i++) {
+    sb_puts(&sb, "  ");
+    ir_print_expr(&sb, t[i].cond);
+    int a = -1;
+    for (int j = 0; j < k->nassume && a < 0; j++)
+      if (k->assume[j] == t[i].cond) a = j;
+    if (t[i].extent_of) sb_printf(&sb, " >= 1 (an extent of %s)\n", t[i].extent_of->name);
+    else if (a >= 0 && k->assume_why[a]) sb_printf(&sb, " (derived: %s)\n", k->assume_why[a]);
+    else sb_puts(&sb, " (assumed)\n");
+  }
+  free(t);
+  return sb_take(&sb);
+}

@@ -176,6 +176,9 @@ Includes lower_includes(const Kernel *k, bool prototype_only);
  * caller frees): cond, or for an extent (extent_of set) `cond >= 1`. */
 bool lower_assumptions(const Kernel *k);
 int lower_entry_tests(const Kernel *k, EntryTest **out);
+/* Those tests as the header's comment states them, one a line, each
+ * assumed, derived (and why) or an extent (malloc'ed; "" when none). */
+char *lower_preconditions_text(const Kernel *k);
 /* The definition of NPUGEN_ASSUME the C of k needs before its tests (C
  * text), or NULL (none): for tcc (the JIT's) a failed test is reported
  * back, elsewhere it aborts unless the user defined it. */

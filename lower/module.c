@@ -334,6 +334,9 @@ static void header(LoweredModule *m, const LowerUnit *u) {
   Arena *a = &m->arena;
   Lines l = {0};
   file_comment(a, u, NPG_FILE_KIND_HEADER, &l);
+  char *preconditions = lower_preconditions_text(u->k);
+  add_lines(a, &l, "", preconditions);
+  free(preconditions);
   m->header_comment = l.items;
   m->nheader_comment = l.n;
   char *guard = lower_header_guard(u->m->file, u->name);

@@ -10,6 +10,10 @@
  *   double_buffer(A_ib)
  *   double_buffer(B_wb)
  *   double_buffer(C_ob)
+ * Preconditions, each tested at entry by NPUGEN_ASSUME(c): a failed one calls abort(), unless the .c
+ * is compiled with a definition of NPUGEN_ASSUME of the caller's (-include; docs/limits.md):
+ *   m >= 1 (assumed)
+ *   m <= 65536 (assumed)
  */
 #ifndef NPUGEN_MATMULSIZEDNPU_MATMUL_NU_H
 #define NPUGEN_MATMULSIZEDNPU_MATMUL_NU_H
