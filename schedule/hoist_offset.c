@@ -296,7 +296,9 @@ bool prim_hoist_offset(Sched *s, const SchedStep *st) {
                      ir_load(s->a, b, at_j), h.update->loc);
   add->next = h.red->next;
   h.red->next = add;
-  nest->next = s->k->body->body;
+  Stmt *last = nest; /* the init and its loop when ofs spans no loop */
+  while (last->next) last = last->next;
+  last->next = s->k->body->body;
   Stmt *decl = ir_stmt(s->a, ST_DECL, st->loc);
   decl->buf = b;
   decl->next = nest;

@@ -156,3 +156,22 @@ Test(input_offset, sums_past_the_local_array_limit_are_refused) {
           "k.c:11:37: error: hoist_offset: the array ofs would take more than 1048576 bytes (the limit of a kernel's "
           "local arrays)");
 }
+
+/* A GEMV's vector as F: one sum for every row, ofs of one element. Before:
+ * the nest of that sum lost its reduction loop (the init's link to it was
+ * overwritten), so ofs stayed 0 and the check failed. */
+Test(input_offset, a_vector_whose_sum_spans_no_loop) {
+  const char *k = "#include <stdint.h>\n"
+                  "void mv(const int8_t a[8][16], const int8_t x[16], int32_t y[8]) {\n"
+                  "  for (int i = 0; i < 8; i++) {\n"
+                  "    y[i] = 0;\n"
+                  "    for (int k = 0; k < 16; k++)\n"
+                  "      update: y[i] += x[k] * (a[i][k] + 128);\n"
+                  "  }\n"
+                  "}\n";
+  NpgSession *s = open_ok(k, "#pragma npu schedule(mv, v)\n#pragma npu hoist_offset(update, 128, ofs)\n");
+  const char *c = npg_emit_source(s, checked(s, "v"));
+  has(c, "ofs[0] += 128 * x[ofs_k];");
+  has(c, "y[i] += ofs[0];");
+  npg_close(s);
+}
