@@ -83,7 +83,14 @@ void npu_nu_matmul_i8_at(const char *file, int line, int32_t *C, const int8_t *A
                          int accumulate);
 void npu_nu_matmul_f32_at(const char *file, int line, float *C, const float *A, const float *B,
                           int m, int n, int k, int lda, int ldb, int ldc, int accumulate);
+/* matmul_i8_bt: the weights output-channel major (TFLite's OHWI filter):
+ * C[i*ldc+j] = (accumulate ? C[i*ldc+j] : 0) + sum_{p<k} A[i*lda+p]*B[j*ldb+p];
+ * the same cycles as npu_nu_matmul_i8. */
+void npu_nu_matmul_i8_bt_at(const char *file, int line, int32_t *C, const int8_t *A,
+                            const int8_t *B, int m, int n, int k, int lda, int ldb, int ldc,
+                            int accumulate);
 #define npu_nu_matmul_i8(...) npu_nu_matmul_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_nu_matmul_i8_bt(...) npu_nu_matmul_i8_bt_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_nu_matmul_f32(...) npu_nu_matmul_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* conv2d, one image, channels last:

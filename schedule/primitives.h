@@ -22,6 +22,7 @@ bool prim_compute_inline(Sched *s, const SchedStep *st);
 bool prim_stage(Sched *s, const SchedStep *st);
 bool prim_expand(Sched *s, const SchedStep *st);
 bool prim_fold(Sched *s, const SchedStep *st);
+bool prim_hoist_offset(Sched *s, const SchedStep *st);
 /* The bounds of the chain of n loops ending at bottom, taken in `order`
  * (their counters, outermost first): lo[i] <= order[i] < hi[i], computed
  * by isl (schedule/reorder_bounds.c). False with *why when they are not

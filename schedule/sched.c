@@ -61,6 +61,7 @@ static const struct {
     {"compute_inline", prim_compute_inline, 1, 1, "compute_inline(statement)", MODEL_RESET, MAY_REORDER},
     {"expand", prim_expand, 1, 2, "expand(local) or expand(local, loop)", MODEL_REBUILT, MAY_REORDER},
     {"fold", prim_fold, 1, 1, "fold(statement)", MODEL_RESET, MAY_REORDER},
+    {"hoist_offset", prim_hoist_offset, 3, 3, "hoist_offset(update, offset, new_buffer)", MODEL_REBUILT, MAY_REORDER},
     {"stage", prim_stage, 3, 3, "stage(statement, \"expression\", new_buffer)", MODEL_REBUILT, MAY_REORDER},
     {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)", MODEL_RESET, MAY_REORDER},
     {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", MODEL_KEPT, MAY_REORDER},

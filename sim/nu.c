@@ -66,14 +66,35 @@ static void mm_f32(float *restrict C, const float *restrict A, const float *rest
   }
 }
 
+/* B[j][k] (output-channel major, npu_nu_matmul_i8_bt): the same sums, B
+ * transposed block by block into a scratch tile (n*k moves against m*n*k
+ * MACs) so that the vectorized loop above computes both forms. Wrapping
+ * int32 sums do not depend on the order of their terms. */
+enum { BT_K = 256 };
+
+static void mm_i8_bt(int32_t *restrict C, const int8_t *restrict A, const int8_t *restrict B,
+                     int m, int n, int k, int lda, int ldb, int ldc, int acc) {
+  int8_t tile[BT_K * NU_J];
+  if (k == 0 && !acc)
+    for (int i = 0; i < m; i++) memset(C + (ptrdiff_t)i * ldc, 0, (size_t)n * sizeof *C);
+  for (int j0 = 0; j0 < n; j0 += NU_J)
+    for (int p0 = 0; p0 < k; p0 += BT_K) {
+      int jb = n - j0 < NU_J ? n - j0 : NU_J, pb = k - p0 < BT_K ? k - p0 : BT_K;
+      for (int j = 0; j < jb; j++)
+        for (int p = 0; p < pb; p++) tile[p * jb + j] = B[(ptrdiff_t)(j0 + j) * ldb + p0 + p];
+      mm_i8(C + j0, A + p0, tile, m, jb, pb, lda, jb, ldc, acc || p0 > 0);
+    }
+}
+
+/* bt: B is read B[j][k], its rows are k long. */
 static bool matmul_check(NpuSim *s, Site site, const char *op, int m, int n, int k, int lda,
-                         int ldb, int ldc) {
+                         int ldb, int ldc, bool bt) {
   if (m < 0 || n < 0 || k < 0) {
     sim_fail(s, site, op, "negative shape: m=%d n=%d k=%d", m, n, k);
     return false;
   }
-  const char *bad = m > 1 && lda < k ? "lda < k" : k > 1 && ldb < n ? "ldb < n"
-                  : m > 1 && ldc < n ? "ldc < n" : NULL;
+  const char *bad = m > 1 && lda < k ? "lda < k" : !bt && k > 1 && ldb < n ? "ldb < n"
+                  : bt && n > 1 && ldb < k ? "ldb < k" : m > 1 && ldc < n ? "ldc < n" : NULL;
   if (bad) {
     sim_fail(s, site, op, "misaligned shape: %s (m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): rows "
              "would overlap", bad, m, n, k, lda, ldb, ldc);
@@ -84,13 +105,13 @@ static bool matmul_check(NpuSim *s, Site site, const char *op, int m, int n, int
 
 static bool matmul_issue(NpuSim *s, Site site, const char *op, const void *C, const void *A,
                          const void *B, int m, int n, int k, int lda, int ldb, int ldc, int acc,
-                         int esz, int64_t rate) {
+                         int esz, int64_t rate, bool bt) {
   Operand o[3] = {{"A", {0}, OP_READ}, {"B", {0}, OP_READ},
                   {"C", {0}, acc ? OP_READ | OP_WRITE : OP_WRITE}};
   if (!region_make(s, site, op, "A", A, (int64_t)k * esz, m, (int64_t)lda * esz, 1, 0,
                    NPU_NU_IB, -1, esz, &o[0].r) ||
-      !region_make(s, site, op, "B", B, (int64_t)n * esz, k, (int64_t)ldb * esz, 1, 0,
-                   NPU_NU_WB, -1, esz, &o[1].r) ||
+      !region_make(s, site, op, "B", B, (int64_t)(bt ? k : n) * esz, bt ? n : k,
+                   (int64_t)ldb * esz, 1, 0, NPU_NU_WB, -1, esz, &o[1].r) ||
       !region_make(s, site, op, "C", C, (int64_t)n * 4, m, (int64_t)ldc * 4, 1, 0, NPU_NU_OB,
                    -1, 4, &o[2].r))
     return false;
@@ -113,11 +134,27 @@ void npu_nu_matmul_i8_at(const char *file, int line, int32_t *C, const int8_t *A
   const char *op = "npu_nu_matmul_i8";
   NpuSim *s = sim_enter(file, line, op, &site);
   if (!s) return;
-  if (!matmul_check(s, site, op, m, n, k, lda, ldb, ldc) ||
+  if (!matmul_check(s, site, op, m, n, k, lda, ldb, ldc, false) ||
       !matmul_issue(s, site, op, C, A, B, m, n, k, lda, ldb, ldc, accumulate, 1,
-                    s->t.nu_macs_int8))
+                    s->t.nu_macs_int8, false))
     return;
   mm_i8(C, A, B, m, n, k, lda, ldb, ldc, accumulate);
+}
+
+/* The same cycles as npu_nu_matmul_i8: the NU reads its weights in
+ * either order at the same rate. */
+void npu_nu_matmul_i8_bt_at(const char *file, int line, int32_t *C, const int8_t *A,
+                            const int8_t *B, int m, int n, int k, int lda, int ldb, int ldc,
+                            int accumulate) {
+  Site site;
+  const char *op = "npu_nu_matmul_i8_bt";
+  NpuSim *s = sim_enter(file, line, op, &site);
+  if (!s) return;
+  if (!matmul_check(s, site, op, m, n, k, lda, ldb, ldc, true) ||
+      !matmul_issue(s, site, op, C, A, B, m, n, k, lda, ldb, ldc, accumulate, 1,
+                    s->t.nu_macs_int8, true))
+    return;
+  mm_i8_bt(C, A, B, m, n, k, lda, ldb, ldc, accumulate);
 }
 
 void npu_nu_matmul_f32_at(const char *file, int line, float *C, const float *A, const float *B,
@@ -126,9 +163,9 @@ void npu_nu_matmul_f32_at(const char *file, int line, float *C, const float *A, 
   const char *op = "npu_nu_matmul_f32";
   NpuSim *s = sim_enter(file, line, op, &site);
   if (!s) return;
-  if (!matmul_check(s, site, op, m, n, k, lda, ldb, ldc) ||
+  if (!matmul_check(s, site, op, m, n, k, lda, ldb, ldc, false) ||
       !matmul_issue(s, site, op, C, A, B, m, n, k, lda, ldb, ldc, accumulate, 4,
-                    s->t.nu_macs_fp32))
+                    s->t.nu_macs_fp32, false))
     return;
   mm_f32(C, A, B, m, n, k, lda, ldb, ldc, accumulate);
 }

@@ -8,6 +8,7 @@ static const NpuSimSymbol table[] = {
     SYM(npu_dma_1d_at),            SYM(npu_dma_2d_at),
     SYM(npu_dma_3d_at),            SYM(npu_dma_wait_at),
     SYM(npu_nu_matmul_i8_at),      SYM(npu_nu_matmul_f32_at),
+    SYM(npu_nu_matmul_i8_bt_at),
     SYM(npu_nu_conv2d_i8_at),      SYM(npu_vu_requant_i8_at),     SYM(npu_barrier_at),
     SYM(npu_vu_macs_i8_i32_at),
     SYM(npu_vu_muladd_cols_f32_at),

@@ -13,7 +13,10 @@
  * Which intrinsic (npu_intrinsics/npu_nu_*.c) and which operand goes to
  * which buffer are found by trying the matcher: a probe schedule with each
  * intrinsic and each assignment, and the engine refuses those that do not
- * match. */
+ * match. Two intrinsics that match one assignment compute the same calls
+ * (a GEMV's vector is both B[k][0] and B[0][k], npu_nu_matmul_i8 and
+ * npu_nu_matmul_i8_bt): the first keeps the sketch, so trials are not
+ * spent twice. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,17 +238,20 @@ void tune_sketch_nu(TuneSpace *sp) {
   struct dirent **files;
   int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, nu_file, alphasort);
   const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};
+  bool assigned[2] = {false, false}; /* an intrinsic took the assignment */
   for (int i = 0; i < count; i++) {
     snprintf(f.intrin, sizeof f.intrin, "%.*s", (int)strlen(files[i]->d_name) - 2, files[i]->d_name);
     for (int a = 0; a < 2 && sp->nsketch < TUNE_MAX_SKETCHES; a++) {
       f.scope_a = scopes[a][0];
       f.scope_b = scopes[a][1];
-      for (int split = 0; split < 1 + long_k && sp->nsketch < TUNE_MAX_SKETCHES; split++) {
+      bool took = false;
+      for (int split = 0; split < 1 + long_k && !assigned[a] && sp->nsketch < TUNE_MAX_SKETCHES; split++) {
         f.ksplit = split;
         sp->sketch[sp->nsketch] = make(&f);
-        if (probe(sp, &sp->sketch[sp->nsketch])) sp->nsketch++;
+        if (probe(sp, &sp->sketch[sp->nsketch])) sp->nsketch++, took = true;
         else free(sp->sketch[sp->nsketch].data);
       }
+      assigned[a] = assigned[a] || took;
     }
     free(files[i]);
   }

@@ -20,11 +20,13 @@
  * vectorize each epilogue stage (an instruction, or a sequence).
  *
  * A second input stored output major, as TFLite stores a filter
- * (`w[oc][ic]`, while the NU reads B[k][j]), is copied whole into the DM
- * and from there transposed into the NU's buffer, tile by tile: a layout
- * step on that buffer (buffer_reorder(.., 1, 0)) makes its copy transpose,
- * and the DM's short latency keeps the copy's many small DMAs cheap. The
- * caller's array keeps the kernel's layout: nothing is packed outside.
+ * (`w[oc][ic]`), goes to an NU matmul that reads its weights so
+ * (npu_nu_matmul_i8_bt, B[j][k]) and is staged as stored. Only when no
+ * matmul of the type reads it so is it copied whole into the DM and from
+ * there transposed into the NU's buffer, tile by tile: a layout step on
+ * that buffer (buffer_reorder(.., 1, 0)) makes its copy transpose, and the
+ * DM's short latency keeps the copy's many small DMAs cheap. Either way
+ * the caller's array keeps the kernel's layout: nothing is packed outside.
  *
  * Knobs: the tile (ti rows, a multiple of the core count, and tj
  * columns), and the inputs' double buffers. Which NU intrinsic and which
@@ -56,6 +58,7 @@ typedef struct {
   int64_t m, n, kk, cores;
   bool fp32;
   bool b_jk; /* the second input is read b[j][k] (stored output major) */
+  bool transpose; /* ..and the intrinsic reads it b[k][j]: its copy transposes */
 } EpiFacts;
 
 static const Stmt *body_list(const Stmt *loop) {
@@ -195,14 +198,14 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu fission(%s_1, %s)\n", c, f->stage_name);
   sb_printf(sb, "#pragma npu bind(%sc_1, vu)\n", i);
   sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->a, f->scope_a, at_a, f->a, f->scope_a + 3);
-  if (f->b_jk && strcmp(at_b, "root")) {
+  if (f->transpose && strcmp(at_b, "root")) {
     /* whole into the DM (one DMA), then each tile transposed from there */
     sb_printf(sb, "#pragma npu cache_read(%s, dm, root, %s_dm)\n", f->b, f->b);
     sb_printf(sb, "#pragma npu cache_read(%s_dm, %s, %s, %s_%s)\n", f->b, f->scope_b, at_b, f->b, f->scope_b + 3);
   } else {
     sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->b, f->scope_b, at_b, f->b, f->scope_b + 3);
   }
-  if (f->b_jk) sb_printf(sb, "#pragma npu buffer_reorder(%s_%s, 1, 0)\n", f->b, f->scope_b + 3);
+  if (f->transpose) sb_printf(sb, "#pragma npu buffer_reorder(%s_%s, 1, 0)\n", f->b, f->scope_b + 3);
   sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, at_b, f->acc);
   sb_printf(sb, "#pragma npu cache_read(%s_ob, vu_vm, %sc_1, %s_vm)\n", f->acc, i, f->acc);
   for (int k = 0; k < f->nreads; k++)
@@ -216,7 +219,7 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   if (strcmp(at_a, "root") && sk->knobs[K_DB_A].val[ch[K_DB_A]])
     sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->a, f->scope_a + 3);
   /* a transposing copy is many DMAs, not one: no double buffer */
-  if (strcmp(at_b, "root") && !f->b_jk && sk->knobs[K_DB_B].val[ch[K_DB_B]])
+  if (strcmp(at_b, "root") && !f->transpose && sk->knobs[K_DB_B].val[ch[K_DB_B]])
     sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->b, f->scope_b + 3);
 }
 
@@ -232,7 +235,7 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   int64_t vector = t->vu_vector_bytes > 0 ? t->vu_vector_bytes : 64;
   int64_t last = rows * (tj * 4 / vector + t->vu_overhead) * 2;
   /* a transposing copy: one DMA for each of B's n rows, the NU waiting */
-  int64_t transpose = f->b_jk ? f->n * (t->dm_latency + f->kk / (t->dm_bandwidth > 0 ? t->dm_bandwidth : 1)) : 0;
+  int64_t transpose = f->transpose ? f->n * (t->dm_latency + f->kk / (t->dm_bandwidth > 0 ? t->dm_bandwidth : 1)) : 0;
   return (uint64_t)(macs / (rate > 0 ? rate : 1) + calls * t->nu_overhead + first + last + transpose);
 }
 
@@ -262,7 +265,7 @@ static bool make(TuneSketch *sk, const EpiFacts *f) {
   tune_knob(sk, K_TI, "ti", ti, nti, largest_up_to(ti, nti, 64 * f->cores));
   tune_knob(sk, K_TJ, "tj", tj, ntj, largest_up_to(tj, ntj, 128));
   tune_knob(sk, K_DB_A, "db_a", flag, 2, 1);
-  tune_knob(sk, K_DB_B, "db_b", flag, f->b_jk ? 1 : 2, f->b_jk ? 0 : 1);
+  tune_knob(sk, K_DB_B, "db_b", flag, f->transpose ? 1 : 2, f->transpose ? 0 : 1);
   sk->nknobs = EPI_KNOBS;
   sk->render = render;
   sk->estimate = estimate;
@@ -277,34 +280,40 @@ static int nu_file(const struct dirent *e) {
   return !strncmp(e->d_name, "npu_nu_", 7) && n > 2 && !strcmp(e->d_name + n - 2, ".c");
 }
 
-/* An NU matmul of the accumulator's type (each probe schedules the whole
- * nest: the others are not worth one). */
+/* An NU matmul of the accumulator's type, its operands in either order
+ * ("npu_nu_matmul_i8", "npu_nu_matmul_i8_bt"; each probe schedules the
+ * whole nest: the others are not worth one). */
 static bool worth_probing(const char *intrin, bool fp32) {
-  const char *suffix = fp32 ? "_f32" : "_i8";
-  size_t n = strlen(intrin), m = strlen(suffix);
-  return strstr(intrin, "matmul") && n > m && !strcmp(intrin + n - m, suffix);
+  const char *type = strstr(intrin, fp32 ? "_f32" : "_i8");
+  size_t n = strlen(fp32 ? "_f32" : "_i8");
+  return strstr(intrin, "matmul") && type && (type[n] == '\0' || !strcmp(type + n, "_bt"));
 }
 
-/* Adds the sketch for each NU matmul of the accumulator's type, with the
- * first input assignment whose steps the engine accepts at the seed. */
+/* Adds the sketch for each NU matmul of the accumulator's type that
+ * reads the second input as stored (or transposing it when it is stored
+ * output major: only when no matmul reads it so), with the first input
+ * assignment whose steps the engine accepts at the seed. */
 static void add_probed(TuneSpace *sp, EpiFacts *f) {
   struct dirent **files;
   int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, nu_file, alphasort);
   const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};
-  for (int i = 0; i < count; i++) {
-    snprintf(f->intrin, sizeof f->intrin, "%.*s", (int)strlen(files[i]->d_name) - 2, files[i]->d_name);
-    bool taken = !worth_probing(f->intrin, f->fp32);
-    for (int a = 0; a < 2 && !taken && sp->nsketch < TUNE_MAX_SKETCHES; a++) {
-      f->scope_a = scopes[a][0], f->scope_b = scopes[a][1];
-      TuneSketch *sk = &sp->sketch[sp->nsketch];
-      if (!make(sk, f)) continue;
-      int choice[TUNE_MAX_KNOBS];
-      for (int k = 0; k < sk->nknobs; k++) choice[k] = sk->knobs[k].seed;
-      if ((taken = tune_probe(sp, sp->nsketch, choice))) sp->nsketch++;
-      else free(sk->data);
+  int before = sp->nsketch;
+  for (int pass = 0; pass < (f->b_jk ? 2 : 1) && sp->nsketch == before; pass++)
+    for (int i = 0; i < count; i++) {
+      snprintf(f->intrin, sizeof f->intrin, "%.*s", (int)strlen(files[i]->d_name) - 2, files[i]->d_name);
+      f->transpose = pass == 1;
+      bool taken = !worth_probing(f->intrin, f->fp32);
+      for (int a = 0; a < 2 && !taken && sp->nsketch < TUNE_MAX_SKETCHES; a++) {
+        f->scope_a = scopes[a][0], f->scope_b = scopes[a][1];
+        TuneSketch *sk = &sp->sketch[sp->nsketch];
+        if (!make(sk, f)) continue;
+        int choice[TUNE_MAX_KNOBS];
+        for (int k = 0; k < sk->nknobs; k++) choice[k] = sk->knobs[k].seed;
+        if ((taken = tune_probe(sp, sp->nsketch, choice))) sp->nsketch++;
+        else free(sk->data);
+      }
     }
-    free(files[i]);
-  }
+  for (int i = 0; i < count; i++) free(files[i]);
   if (count > 0) free(files);
 }
 
