@@ -82,6 +82,14 @@ void tune_print_program(const TuneProgram *p) {
   }
   if (p->too_many) printf("  (more calls or kernels than tune keeps: the rest run as written)\n");
   if (p->trips_unknown) printf("  (a loop around a call has no constant trip count: its calls counted once)\n");
+  for (int i = 0; i < p->ninter; i++) {
+    if (!p->inter[i].scope) printf("  %s stays in DDR: no on-chip scope took fewer cycles\n", p->inter[i].array);
+    else
+      printf("  %s in %s: the program took %" PRIu64 " cycles with it there\n", p->inter[i].array, p->inter[i].scope,
+             p->inter[i].cycles);
+  }
+  if (p->ninter)
+    printf("  (every intermediate in DDR: %" PRIu64 " cycles; each tried in dm and the scopes its calls use)\n", p->ddr_cycles);
   if (!p->check.pass) return;
   printf("%s: PASS npugen check (%s); %s\n", p->variant, p->check.exact ? "bit-exact" : "within the tolerance",
          p->check.summary);

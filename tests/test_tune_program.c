@@ -1,8 +1,9 @@
 /* npugen tune --kernel PROGRAM (docs/tune.md, "Programs"): a small
  * program of three calls to two kernels, tuned with a few trials. Each
  * kernel it calls is tuned once, the program's variant runs every call on
- * its callee's tuned variant, and npugen check reads the one schedule
- * file tune writes. Before, tune timed the program on the host and wrote
+ * its callee's tuned variant, its two intermediates go on chip (dm) where
+ * that takes fewer cycles, and npugen check reads the one schedule file
+ * tune writes. Before, tune timed the program on the host and wrote
  * an empty schedule. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -28,13 +29,17 @@ Test(tune_program, each_callee_tuned_once_and_every_call_uses_it) {
   /* scale is called twice and tuned once; relu once */
   cr_expect_eq(count(out, "#pragma npu schedule(scale, three_calls_scale_tuned)"), 1, "%s", out);
   cr_expect_eq(count(out, "#pragma npu schedule(relu, three_calls_relu_tuned)"), 1, "%s", out);
+  /* T and U, in DDR as written, go on chip where the whole program's cycles drop */
   cr_expect(strstr(out, "#pragma npu schedule(net, three_calls_net_tuned)\n"
+                        "#pragma npu set_scope(T, dm)\n"
+                        "#pragma npu set_scope(U, dm)\n"
                         "#pragma npu use(s1, three_calls_scale_tuned)\n"
                         "#pragma npu use(relu, three_calls_relu_tuned)\n"
                         "#pragma npu use(s2, three_calls_scale_tuned)\n"),
             "%s", out);
   /* tune's figures: the whole program's cycles against the sum of its calls' bounds */
   cr_expect(strstr(out, "net: ") && strstr(out, " cycles; the sum of its calls' own bounds: "), "%s", out);
+  cr_expect(strstr(out, "2 intermediates on chip (set_scope), costed by the whole program's cycles: "), "%s", out);
   /* npugen check reads the file: the program's variant runs on the NPU, bit-exact */
   const char *v = strstr(out, "\nthree_calls_net_tuned ");
   v = v ? v + strspn(v + 22, " ") + 22 : NULL;

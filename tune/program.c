@@ -136,9 +136,10 @@ static void comment(StrBuf *sb, const char *text) {
 }
 
 /* The schedule file's steps: each callee's tuned variant (with a comment
- * of what it is), then the program's variant with a use() per call in
- * use[]. malloc'ed. */
-static char *program_steps(const TuneProgram *p, const bool *use) {
+ * of what it is), then the program's variant: the intermediates' scopes
+ * first (a set_scope after the use lines may be refused: docs/programs.md),
+ * then a use() per call that runs its callee's variant. */
+char *tune_program_steps(const TuneProgram *p) {
   StrBuf sb;
   sb_init(&sb);
   for (int i = 0; i < p->ncallees; i++) {
@@ -155,14 +156,16 @@ static char *program_steps(const TuneProgram *p, const bool *use) {
     sb_puts(&sb, c->steps);
   }
   sb_printf(&sb, "\n#pragma npu schedule(%s, %s)\n", p->program->name, p->variant);
+  for (int i = 0; i < p->ninter; i++)
+    if (p->inter[i].scope) sb_printf(&sb, "#pragma npu set_scope(%s, %s)\n", p->inter[i].array, p->inter[i].scope);
   for (int i = 0; i < p->ncalls; i++)
-    if (use[i]) sb_printf(&sb, "#pragma npu use(%s, %s)\n", p->call[i].name, p->callee[p->call[i].callee].variant);
+    if (p->call[i].used) sb_printf(&sb, "#pragma npu use(%s, %s)\n", p->call[i].name, p->callee[p->call[i].callee].variant);
   return sb_take(&sb);
 }
 
 /* Does the text apply to the file (every step legal)? why: the first
  * refusal, without its location. */
-static bool applies(const TuneInvocation *inv, const char *text, char *why, size_t n) {
+bool tune_program_applies(const TuneInvocation *inv, const char *text, char *why, size_t n) {
   NpgSession *s = npg_open_file_for_target(inv->file, inv->target);
   size_t before = strlen(npg_errors(s));
   bool ok = npg_error_count(s) == 0;
@@ -172,25 +175,30 @@ static bool applies(const TuneInvocation *inv, const char *text, char *why, size
   return ok;
 }
 
-/* use[i]: call i runs its callee's tuned variant. Every call whose callee
- * has one, unless the step is refused (a layout the call's arrays do not
- * have): then each call is tried alone, in order, on top of those kept. */
-static void choose_uses(TuneProgram *p, const TuneInvocation *inv, bool *use) {
-  for (int i = 0; i < p->ncalls; i++) use[i] = p->callee[p->call[i].callee].steps != NULL;
-  char *text = program_steps(p, use), why[400];
-  bool all = applies(inv, text, why, sizeof why);
+static void use_tuned_from(TuneProgram *p, int from) {
+  for (int j = from; j < p->ncalls; j++) p->call[j].used = p->callee[p->call[j].callee].steps != NULL;
+}
+
+/* call[i].used: call i runs its callee's tuned variant. Every call whose
+ * callee has one, unless the step is refused (a layout the call's arrays
+ * do not have): then each call is tried alone, in order, on top of those
+ * kept. */
+static void choose_uses(TuneProgram *p, const TuneInvocation *inv) {
+  use_tuned_from(p, 0);
+  char *text = tune_program_steps(p), why[400];
+  bool all = tune_program_applies(inv, text, why, sizeof why);
   free(text);
   if (all) return;
   for (int i = 0; i < p->ncalls; i++) {
-    if (!use[i]) continue;
-    for (int j = i + 1; j < p->ncalls; j++) use[j] = false;
-    text = program_steps(p, use);
-    if (!applies(inv, text, why, sizeof why)) {
-      use[i] = false;
+    if (!p->call[i].used) continue;
+    for (int j = i + 1; j < p->ncalls; j++) p->call[j].used = false;
+    text = tune_program_steps(p);
+    if (!tune_program_applies(inv, text, why, sizeof why)) {
+      p->call[i].used = false;
       snprintf(p->call[i].why, sizeof p->call[i].why, "use refused: %s", why);
     }
     free(text);
-    for (int j = i + 1; j < p->ncalls; j++) use[j] = p->callee[p->call[j].callee].steps != NULL;
+    use_tuned_from(p, i + 1);
   }
 }
 
@@ -219,13 +227,18 @@ bool tune_program_run(NpgSession *s, const TuneInvocation *inv, const TuneOption
   tune_variant_name(inv->file, p->program->name, p->variant, sizeof p->variant);
   TuneOptions each = share(o, p->ncallees);
   for (int i = 0; i < p->ncallees; i++) tune_callee(s, inv, &each, &p->callee[i], h, msgs);
-  bool use[TUNE_MAX_CALLS];
-  choose_uses(p, inv, use);
-  for (int i = 0; i < p->ncalls; i++) {
-    p->call[i].used = use[i];
-    p->uses += use[i];
-  }
-  p->text = program_steps(p, use);
+  choose_uses(p, inv);
+  for (int i = 0; i < p->ncalls; i++) p->uses += p->call[i].used;
+  tune_program_scopes(p, inv);
+  p->text = tune_program_steps(p);
+  if (check_program(p, inv, p->text) || !p->nscoped) return p->check.pass;
+  /* the scopes' plan fails its check: the program with them in DDR instead (the failure named) */
+  fprintf(msgs, "npugen tune: %s with its intermediates on chip fails the check (%s); trying them in DDR\n",
+          p->variant, p->check.message);
+  for (int i = 0; i < p->ninter; i++) p->inter[i].scope = NULL;
+  p->nscoped = 0;
+  free(p->text);
+  p->text = tune_program_steps(p);
   return check_program(p, inv, p->text);
 }
 
@@ -241,6 +254,9 @@ bool tune_program_write(const TuneProgram *p, const TuneInvocation *inv, const c
             p->ncallees, p->ncallees == 1 ? "" : "s");
   sb_printf(&head, "each kernel tuned alone; %d call%s run%s a tuned variant; passes npugen check (seed %" PRIu64 ")\n",
             p->uses, p->uses == 1 ? "" : "s", p->uses == 1 ? "s" : "", inv->seed);
+  if (p->nscoped)
+    sb_printf(&head, "%d intermediate%s on chip (set_scope), costed by the whole program's cycles: %" PRIu64
+                     " with every intermediate in DDR\n", p->nscoped, p->nscoped == 1 ? "" : "s", p->ddr_cycles);
   if (p->check.sim_cycles)
     sb_printf(&head, "%s: %" PRIu64 " cycles; the sum of its calls' own bounds: %" PRIu64 " cycles (%.1f%%)\n",
               p->program->name, p->check.sim_cycles, p->bound,

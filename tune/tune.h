@@ -384,7 +384,7 @@ bool tune_pick_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRu
 
 /* tune/program.c: a program (a kernel that calls kernels) tuned call by
  * call (docs/tune.md, "Programs"). */
-enum { TUNE_MAX_CALLEES = 16, TUNE_MAX_CALLS = 64 };
+enum { TUNE_MAX_CALLEES = 16, TUNE_MAX_CALLS = 64, TUNE_MAX_INTERMEDIATES = 16 };
 typedef struct {
   const Kernel *kernel;  /* the kernel called, as written */
   int calls;             /* its calls, each times the loops around it run */
@@ -416,11 +416,29 @@ typedef struct {
   bool trips_unknown;    /* a loop around a call has no constant trip: counted once */
   uint64_t bound;        /* the sum of each call's own bound: the program's roofline */
   char variant[300];     /* the program's tuned variant */
+  /* the intermediates (local arrays calls take) and the scope tune gave
+   * each: NULL keeps it in DDR (tune/program_scopes.c) */
+  struct {
+    char array[64];
+    const char *scope;   /* a static name */
+    uint64_t cycles;     /* the program's with it there, as kept */
+  } inter[TUNE_MAX_INTERMEDIATES];
+  int ninter, nscoped;   /* nscoped: those given a scope */
+  uint64_t ddr_cycles;   /* the program's simulated cycles with every intermediate in DDR */
   char *text;            /* the schedule's steps (malloc'ed) */
   NpgCheckResult check;  /* the variant's */
   uint64_t as_written_cycles; /* the program as written, simulated (0: no intrinsic, all on the host) */
   char as_written[1100]; /* its run, one line */
 } TuneProgram;
+/* tune/program.c: p's steps as they stand (each callee's variant, the
+ * program's set_scope and use lines), malloc'ed; and whether they apply
+ * to the file (why: the first refusal). */
+char *tune_program_steps(const TuneProgram *p);
+bool tune_program_applies(const TuneInvocation *inv, const char *text, char *why, size_t n);
+/* tune/program_scopes.c: each intermediate tried in each on-chip scope
+ * the calls that take it use (and dm), kept where the whole program's
+ * simulated cycles drop; p->inter[] holds the result. */
+void tune_program_scopes(TuneProgram *p, const TuneInvocation *inv);
 /* What the caller shows of each callee's search (NULL members: nothing). */
 typedef struct {
   void (*space)(const TuneSpace *sp, void *ctx);
