@@ -77,7 +77,9 @@ void tune_print_program(const TuneProgram *p) {
     char bound[32] = "-";
     if (k->bound) snprintf(bound, sizeof bound, "%" PRIu64 " %s", k->bound, k->unit);
     printf("  %-16s %-16s %-6" PRIu64 " %12s  ", c->name, k->kernel->name, c->times, bound);
-    if (c->used) printf("%s (alone: %s)\n", k->variant, k->check.summary);
+    if (c->used && k->host) /* timed on this CPU: the check has no cycle figure for it */
+      printf("%s (alone: %.1f us per call on this machine, median)\n", k->variant, 1e-3 * (double)k->result.median_ns);
+    else if (c->used) printf("%s (alone: %s)\n", k->variant, k->check.summary);
     else printf("%s as written: %s\n", k->kernel->name, c->why[0] ? c->why : k->note[0] ? k->note : "not tuned");
   }
   if (p->too_many) printf("  (more calls or kernels than tune keeps: the rest run as written)\n");
