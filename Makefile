@@ -137,8 +137,9 @@ TEST_CPU_LIMIT ?= 600
 # in that build, a sixth of make test's budget): tune's own code (the
 # space, the plan, trial files, merge, re-checks, the vectorize mark) runs
 # under the sanitizers in tune_plan and tune_vectorize, and both run whole
-# in the normal build.
-ASAN_LEFT_OUT := tune|tune_suite|tune_reach|tune_host_expand
+# in the normal build. tune_program is a tune of a small program (its
+# callees' searches and checks); tune_program_cli runs under both.
+ASAN_LEFT_OUT := tune|tune_suite|tune_reach|tune_host_expand|tune_program
 test: $(DEPS_OK)
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build test-build
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/asan SAN=1 test-build

@@ -132,6 +132,42 @@ static int run_mode(TuneArgs *a, TuneSpace *sp) {
   return rc;
 }
 
+static void show_space(const TuneSpace *sp, void *ctx) {
+  const TuneArgs *a = ctx;
+  tune_print_space(sp, a->inv.host, a->t.jobs);
+}
+
+static void show_run(const TuneSpace *sp, const TuneRun *run, void *ctx) {
+  (void)ctx;
+  fprintf(stderr, "npugen tune: %s stopped: %s, after %.1f s\n", sp->kernel, run->stopped, run->seconds);
+  printf("%s:\n", sp->kernel);
+  tune_print_table(sp, run);
+}
+
+/* A program: each callee tuned, one schedule for the whole (tune/program.c). */
+static int run_program(TuneArgs *a, NpgSession *s, TuneProgram *p) {
+  if (a->plan || a->merge || a->trial) {
+    fprintf(stderr, "npugen tune: --plan, --merge and --trial tune one kernel; %s calls kernels: tune it whole "
+                    "without them, or each kernel it calls with --kernel\n", p->program->name);
+    return 2;
+  }
+  char why[300];
+  if (a->log) fprintf(stderr, "npugen tune: --log ignored for a program\n");
+  TuneProgramHooks h = {show_space, show_run, a};
+  bool ok = tune_program_run(s, &a->inv, &a->t, p, &h, stderr);
+  tune_print_program(p);
+  if (!ok) {
+    fprintf(stderr, "npugen tune: %s fails the check: %s; nothing written\n", p->variant, p->check.message);
+    return 1;
+  }
+  if (!tune_program_write(p, &a->inv, a->out, why, sizeof why)) {
+    fprintf(stderr, "npugen tune: %s; nothing written\n", why);
+    return 1;
+  }
+  printf("wrote %s (npugen check %s --schedule %s)\n", a->out, a->inv.file, a->out);
+  return 0;
+}
+
 int cmd_tune(int argc, char **argv) {
   TuneArgs a;
   char why[5000], variant[300];
@@ -145,6 +181,13 @@ int cmd_tune(int argc, char **argv) {
   npg_set_check_limits(s, a.inv.max_steps, 0); /* the trials' runs (npg_simulate) */
   const char *kernel = npg_error_count(s) ? NULL : tune_pick_kernel(s, &a.inv, a.kernel, why, sizeof why);
   fputs(npg_error_count(s) ? npg_errors(s) : kernel ? "" : why, stderr);
+  TuneProgram prog;
+  if (kernel && tune_program_find(s, kernel, &prog)) {
+    rc = run_program(&a, s, &prog);
+    tune_program_free(&prog);
+    npg_close(s);
+    return rc;
+  }
   TuneSpace sp;
   if (kernel) tune_variant_name(a.inv.file, kernel, variant, sizeof variant);
   if (kernel && !tune_space_build(&sp, s, kernel, a.inv.host, why, sizeof why)) {

@@ -66,3 +66,37 @@ void tune_print_space(const TuneSpace *sp, bool host_asked, int jobs) {
     fprintf(stderr, "npugen tune: --jobs %d ignored: host trials are timed on this CPU, one at a time\n", jobs);
 }
 
+
+/* One line per call, then the program's figures. */
+void tune_print_program(const TuneProgram *p) {
+  printf("%s: %d call%s\n", p->program->name, p->ncalls, p->ncalls == 1 ? "" : "s");
+  printf("  %-16s %-16s %-6s %12s  %s\n", "call", "kernel", "runs", "own bound", "variant");
+  for (int i = 0; i < p->ncalls; i++) {
+    const TuneCall *c = &p->call[i];
+    const TuneCallee *k = &p->callee[c->callee];
+    char bound[32] = "-";
+    if (k->bound) snprintf(bound, sizeof bound, "%" PRIu64 " %s", k->bound, k->unit);
+    printf("  %-16s %-16s %-6" PRIu64 " %12s  ", c->name, k->kernel->name, c->times, bound);
+    if (c->used && k->host) /* timed on this CPU: the check has no cycle figure for it */
+      printf("%s (alone: %.1f us per call on this machine, median)\n", k->variant, 1e-3 * (double)k->result.median_ns);
+    else if (c->used) printf("%s (alone: %s)\n", k->variant, k->check.summary);
+    else printf("%s as written: %s\n", k->kernel->name, c->why[0] ? c->why : k->note[0] ? k->note : "not tuned");
+  }
+  if (p->too_many) printf("  (more calls or kernels than tune keeps: the rest run as written)\n");
+  if (p->trips_unknown) printf("  (a loop around a call has no constant trip count: its calls counted once)\n");
+  for (int i = 0; i < p->ninter; i++) {
+    if (!p->inter[i].scope) printf("  %s stays in DDR: no on-chip scope took fewer cycles\n", p->inter[i].array);
+    else
+      printf("  %s in %s: the program took %" PRIu64 " cycles with it there\n", p->inter[i].array, p->inter[i].scope,
+             p->inter[i].cycles);
+  }
+  if (p->ninter)
+    printf("  (every intermediate in DDR: %" PRIu64 " cycles; each tried in dm and the scopes its calls use)\n", p->ddr_cycles);
+  if (!p->check.pass) return;
+  printf("%s: PASS npugen check (%s); %s\n", p->variant, p->check.exact ? "bit-exact" : "within the tolerance",
+         p->check.summary);
+  if (p->check.sim_cycles && p->bound)
+    printf("%s: %" PRIu64 " cycles; roofline %.1f%% of the sum of its calls' own bounds, %" PRIu64 " cycles\n",
+           p->program->name, p->check.sim_cycles, 100.0 * (double)p->bound / (double)p->check.sim_cycles, p->bound);
+  printf("%s as written: %s\n", p->program->name, p->as_written[0] ? p->as_written : "not run");
+}

@@ -377,5 +377,82 @@ bool tune_output_check(const char *path, char *why, size_t n);
  * with a comment of how it was made; failures named on msgs. */
 bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, const char *out,
                      TuneWinner *w, FILE *msgs);
+/* The same without writing: the first of the best five that passes, in
+ * w->rank; false with why in w->check.message. */
+bool tune_pick_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, TuneWinner *w, FILE *msgs);
+
+/* tune/program.c: a program (a kernel that calls kernels) tuned call by
+ * call (docs/tune.md, "Programs"). */
+enum { TUNE_MAX_CALLEES = 16, TUNE_MAX_CALLS = 64, TUNE_MAX_INTERMEDIATES = 16 };
+typedef struct {
+  const Kernel *kernel;  /* the kernel called, as written */
+  int calls;             /* its calls, each times the loops around it run */
+  uint64_t bound;        /* its own bound (tune_kernel_bound); 0: it has sizes */
+  char unit[4];
+  char variant[300];     /* its tuned variant's name */
+  char *steps;           /* the variant's steps (malloc'ed); NULL: it runs as written (note says why) */
+  char describe[512];    /* the winner's knobs */
+  TrialResult result;    /* the winner's trial */
+  NpgCheckResult check;  /* the winner's own check */
+  bool host;             /* tuned for this CPU (timed), not the NPU */
+  char note[600];
+} TuneCallee;
+typedef struct {
+  const char *name;      /* the call's name in schedules */
+  int line, callee;      /* callee: index in TuneProgram.callee */
+  uint64_t times;        /* the loops around it run it this often */
+  bool used;             /* it runs its callee's tuned variant */
+  char why[500];         /* why not, when its callee has one */
+} TuneCall;
+typedef struct {
+  const Kernel *program;
+  const NpuTarget *target;
+  TuneCallee callee[TUNE_MAX_CALLEES];
+  int ncallees;
+  TuneCall call[TUNE_MAX_CALLS];
+  int ncalls, uses;
+  bool too_many;         /* calls past the tables: not tuned */
+  bool trips_unknown;    /* a loop around a call has no constant trip: counted once */
+  uint64_t bound;        /* the sum of each call's own bound: the program's roofline */
+  char variant[300];     /* the program's tuned variant */
+  /* the intermediates (local arrays calls take) and the scope tune gave
+   * each: NULL keeps it in DDR (tune/program_scopes.c) */
+  struct {
+    char array[64];
+    const char *scope;   /* a static name */
+    uint64_t cycles;     /* the program's with it there, as kept */
+  } inter[TUNE_MAX_INTERMEDIATES];
+  int ninter, nscoped;   /* nscoped: those given a scope */
+  uint64_t ddr_cycles;   /* the program's simulated cycles with every intermediate in DDR */
+  char *text;            /* the schedule's steps (malloc'ed) */
+  NpgCheckResult check;  /* the variant's */
+  uint64_t as_written_cycles; /* the program as written, simulated (0: no intrinsic, all on the host) */
+  char as_written[1100]; /* its run, one line */
+} TuneProgram;
+/* tune/program.c: p's steps as they stand (each callee's variant, the
+ * program's set_scope and use lines), malloc'ed; and whether they apply
+ * to the file (why: the first refusal). */
+char *tune_program_steps(const TuneProgram *p);
+bool tune_program_applies(const TuneInvocation *inv, const char *text, char *why, size_t n);
+/* tune/program_scopes.c: each intermediate tried in each on-chip scope
+ * the calls that take it use (and dm), kept where the whole program's
+ * simulated cycles drop; p->inter[] holds the result. */
+void tune_program_scopes(TuneProgram *p, const TuneInvocation *inv);
+/* What the caller shows of each callee's search (NULL members: nothing). */
+typedef struct {
+  void (*space)(const TuneSpace *sp, void *ctx);
+  void (*ran)(const TuneSpace *sp, const TuneRun *run, void *ctx);
+  void *ctx;
+} TuneProgramHooks;
+/* Is kernel a program: its calls and callees into p (false: it calls none). */
+bool tune_program_find(NpgSession *s, const char *kernel, TuneProgram *p);
+/* Tunes each callee of p under an equal share of o's budget, picks the
+ * calls' variants and checks the program's variant (p->check); false when
+ * that check fails or the schedule is refused (p->check.message says why). */
+bool tune_program_run(NpgSession *s, const TuneInvocation *inv, const TuneOptions *o, TuneProgram *p,
+                      const TuneProgramHooks *h, FILE *msgs);
+/* p's schedule to out, after a comment of how it was made. */
+bool tune_program_write(const TuneProgram *p, const TuneInvocation *inv, const char *out, char *why, size_t n);
+void tune_program_free(TuneProgram *p);
 
 #endif

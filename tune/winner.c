@@ -83,8 +83,7 @@ static bool write_file(const char *path, const char *text, char *why, size_t n) 
   return ok;
 }
 
-bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, const char *out,
-                     TuneWinner *w, FILE *msgs) {
+bool tune_pick_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, TuneWinner *w, FILE *msgs) {
   memset(w, 0, sizeof *w);
   w->rank = -1;
   for (int i = 0; i < run->n && i < 5; i++) {
@@ -94,11 +93,8 @@ bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneR
       fprintf(msgs, "npugen tune: candidate %d fails the check (%s); trying the next\n", i + 1, w->check.message);
       continue;
     }
-    char *text = schedule_text(sp, inv, run, e, w->openmp);
-    bool ok = write_file(out, text, w->check.message, sizeof w->check.message);
-    free(text);
-    if (ok) w->rank = i;
-    return ok;
+    w->rank = i;
+    return true;
   }
   const TuneEntry *first = run->n ? &run->v[0] : NULL;
   if (first && first->r.status == TRIAL_SIMULATED)
@@ -108,4 +104,14 @@ bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneR
     snprintf(w->check.message, sizeof w->check.message, "no candidate was %s%s%.400s",
              sp->host ? "timed" : "simulated", first ? "; the first tried: " : "", first ? first->r.message : "");
   return false;
+}
+
+bool tune_write_best(const TuneSpace *sp, const TuneInvocation *inv, const TuneRun *run, const char *out,
+                     TuneWinner *w, FILE *msgs) {
+  if (!tune_pick_best(sp, inv, run, w, msgs)) return false;
+  char *text = schedule_text(sp, inv, run, &run->v[w->rank], w->openmp);
+  bool ok = write_file(out, text, w->check.message, sizeof w->check.message);
+  free(text);
+  if (!ok) w->rank = -1;
+  return ok;
 }

@@ -1,0 +1,26 @@
+/* A small program for npugen tune --kernel net (tests/test_tune_program.c):
+ * three calls of two kernels, scale twice. */
+#include <stdint.h>
+
+#define R 8
+#define C 16
+
+void scale(const int32_t X[R][C], int32_t Y[R][C]) {
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++)
+      mul: Y[i][j] = X[i][j] * 3;
+}
+
+void relu(const int32_t X[R][C], int32_t Y[R][C]) {
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++)
+      clamp: Y[i][j] = X[i][j] > 0 ? X[i][j] : 0;
+}
+
+void net(const int32_t A[R][C], int32_t B[R][C]) {
+  int32_t T[R][C];
+  int32_t U[R][C];
+  s1: scale(A, T);
+  relu(T, U);
+  s2: scale(U, B);
+}

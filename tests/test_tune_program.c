@@ -1,0 +1,58 @@
+/* npugen tune --kernel PROGRAM (docs/tune.md, "Programs"): a small
+ * program of three calls to two kernels, tuned with a few trials. Each
+ * kernel it calls is tuned once, the program's variant runs every call on
+ * its callee's tuned variant, its two intermediates go on chip (dm) where
+ * that takes fewer cycles, and npugen check reads the one schedule file
+ * tune writes. Before, tune timed the program on the host and wrote
+ * an empty schedule. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/test_cli_util.h"
+
+static const char *program = "tests/kernels/tune_program/three_calls.c";
+
+static int count(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
+  return n;
+}
+
+Test(tune_program, each_callee_tuned_once_and_every_call_uses_it) {
+  char cmd[1024], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune %s --kernel net --trials 2 -o $d/p.sched 2>/dev/null && cat $d/p.sched && "
+           "%s check %s --schedule $d/p.sched 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), program, npugen(), program);
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  /* scale is called twice and tuned once; relu once */
+  cr_expect_eq(count(out, "#pragma npu schedule(scale, three_calls_scale_tuned)"), 1, "%s", out);
+  cr_expect_eq(count(out, "#pragma npu schedule(relu, three_calls_relu_tuned)"), 1, "%s", out);
+  /* T and U, in DDR as written, go on chip where the whole program's cycles drop */
+  cr_expect(strstr(out, "#pragma npu schedule(net, three_calls_net_tuned)\n"
+                        "#pragma npu set_scope(T, dm)\n"
+                        "#pragma npu set_scope(U, dm)\n"
+                        "#pragma npu use(s1, three_calls_scale_tuned)\n"
+                        "#pragma npu use(relu, three_calls_relu_tuned)\n"
+                        "#pragma npu use(s2, three_calls_scale_tuned)\n"),
+            "%s", out);
+  /* tune's figures: the whole program's cycles against the sum of its calls' bounds */
+  cr_expect(strstr(out, "net: ") && strstr(out, " cycles; the sum of its calls' own bounds: "), "%s", out);
+  cr_expect(strstr(out, "2 intermediates on chip (set_scope), costed by the whole program's cycles: "), "%s", out);
+  /* npugen check reads the file: the program's variant runs on the NPU, bit-exact */
+  const char *v = strstr(out, "\nthree_calls_net_tuned ");
+  v = v ? v + strspn(v + 22, " ") + 22 : NULL;
+  cr_expect(v && !strncmp(v, "PASS  max error 0 (bit-exact)", 29) && strstr(v, "sim: "), "%s", out);
+  cr_expect(strstr(out, "6 passed, 0 failed"), "%s", out);
+}
+
+/* --plan, --merge and --trial tune one kernel's space: a program is
+ * refused with a usage error, not planned as a host kernel. */
+Test(tune_program_cli, plan_is_refused_for_a_program) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd, "d=$(mktemp -d) && %s tune %s --kernel net --plan $d/p 2>&1; rc=$?; rm -rf $d; exit $rc",
+           npugen(), program);
+  cr_expect_eq(run(cmd, out, sizeof out), 2, "%s", out);
+  cr_expect(strstr(out, "net calls kernels: tune it whole without them"), "%s", out);
+}
