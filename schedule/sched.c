@@ -155,15 +155,19 @@ static bool recheck(Sched *s) {
 
 /* The steps a kernel with symbolic sizes may take: those that rewrite
  * loops and guards (split's tail is guarded by the size, `io * 32 + ii <
- * n`), and the caches, tensorize and double_buffer, whose regions,
- * buffers and DMA counts follow the sizes (schedule/cache.c). Their
- * legality proofs hold at every size (the sizes lead every instance of
- * the model, ir/deps.c), and the check runs each variant at the kernel's
- * size sets. The others (bind, compute_at, ...) size regions or passes
- * from constant bounds and wait (docs/kernel-language.md). */
-static const char *const sized_prims[] = {"split",     "tile",       "reorder",     "fission",   "merge",
-                                          "decompose_reduction",   "unroll",      "parallel",  "vectorize",
-                                          "annotate",  "cache_read", "cache_write", "tensorize", "double_buffer"};
+ * n`), bind (its loop's trip count is a constant; the passes around it
+ * and the cores' tails follow the sizes), and the caches, tensorize and
+ * double_buffer, whose regions, buffers and DMA counts follow the sizes
+ * (schedule/cache.c). Their legality proofs hold at every size (the sizes
+ * lead every instance of the model, ir/deps.c), and the check runs each
+ * variant at the kernel's size sets. The others (compute_at, ...) size
+ * regions from constant bounds and wait (docs/kernel-language.md). Each
+ * one here has a test on a sized kernel (tests/test_sizes.c,
+ * tests/test_sized_steps.c). */
+static const char *const sized_prims[] = {"split",      "tile",      "reorder",   "fission",    "merge",
+                                          "bind",       "decompose_reduction",    "unroll",     "parallel",
+                                          "vectorize",  "annotate",  "cache_read", "cache_write", "tensorize",
+                                          "double_buffer"};
 enum { NSIZED_PRIMS = sizeof sized_prims / sizeof sized_prims[0] };
 
 bool sched_sized_ok(const char *prim) {
