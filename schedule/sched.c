@@ -155,7 +155,8 @@ static bool recheck(Sched *s) {
 
 /* The steps a kernel with symbolic sizes may take: those that rewrite
  * loops and guards (split's tail is guarded by the size, `io * 32 + ii <
- * n`), bind (its loop's trip count is a constant; the passes around it
+ * n`; fuse and loop_partition take constant inner trip counts and
+ * constant bounds, as they do without sizes), bind (its loop's trip count is a constant; the passes around it
  * and the cores' tails follow the sizes), and the caches, tensorize and
  * double_buffer, whose regions, buffers and DMA counts follow the sizes
  * (schedule/cache.c). Their legality proofs hold at every size (the sizes
@@ -164,10 +165,10 @@ static bool recheck(Sched *s) {
  * regions from constant bounds and wait (docs/kernel-language.md). Each
  * one here has a test on a sized kernel (tests/test_sizes.c,
  * tests/test_sized_steps.c). */
-static const char *const sized_prims[] = {"split",      "tile",      "reorder",   "fission",    "merge",
-                                          "bind",       "decompose_reduction",    "unroll",     "parallel",
-                                          "vectorize",  "annotate",  "cache_read", "cache_write", "tensorize",
-                                          "double_buffer"};
+static const char *const sized_prims[] = {
+    "split",    "tile",      "reorder",    "fission",     "merge",     "fuse",         "loop_partition", "bind",
+    "decompose_reduction",   "unroll",     "parallel",    "vectorize", "annotate",     "cache_read",     "cache_write",
+    "tensorize", "double_buffer"};
 enum { NSIZED_PRIMS = sizeof sized_prims / sizeof sized_prims[0] };
 
 bool sched_sized_ok(const char *prim) {

@@ -109,3 +109,59 @@ Test(sized_steps, bind_with_a_core_tail_and_double_buffer) {
   has(npg_emit_source(s, runs_on_dma(s, "vu")), "(const float *)x + (ptrdiff_t)(io * 4 + core) * m, (ptrdiff_t)m * 4,");
   npg_close(s);
 }
+
+/* The check of the variant passes (seed 1, at its size sets); returns the
+ * variant's index. */
+static int passes(NpgSession *s, const char *variant) {
+  int v = npg_variant_index(s, variant);
+  cr_assert_geq(v, 0, "no variant %s: %s", variant, npg_errors(s));
+  NpgCheckResult r;
+  cr_assert(npg_check(s, v, 1, &r), "%s", r.message);
+  return v;
+}
+
+/* Two nests of a sized kernel: a[n][m], and b[n][16] whose rows are
+ * constant. */
+static const char *two_nests =
+    "void k(int n, int m, float a[n][m], float b[n][16]) {\n"
+    "  for (int i = 0; i < n; i++)\n"
+    "    for (int j = 0; j < m; j++)\n"
+    "      a[i][j] = a[i][j] * 3.0f;\n"
+    "  for (int i2 = 0; i2 < n; i2++)\n"
+    "    for (int j2 = 0; j2 < 16; j2++)\n"
+    "      b[i2][j2] = b[i2][j2] + 1.0f;\n"
+    "}\n"
+    "#pragma npu assume(k, m <= 64)\n#pragma npu sizes(k, n = 1, m = 1)\n#pragma npu sizes(k, n = 11, m = 6)\n";
+
+/* fuse on a sized kernel: a loop over n fused with a constant one counts
+ * in long long (n * 16 passes int at the largest n); two tile loops fuse
+ * under their tails' guards. The inner loop still needs a constant trip
+ * count. Before: "fuse is not supported with them yet". */
+Test(sized_steps, fuse_of_sized_loops) {
+  NpgSession *s = open_ok(two_nests, "#pragma npu schedule(k, whole)\n#pragma npu fuse(i2, j2, ij)\n"
+                                     "#pragma npu schedule(k, tiles)\n#pragma npu split(i, 8, io, ii)\n"
+                                     "#pragma npu split(j, 4, jo, ji)\n#pragma npu reorder(io, jo, ii, ji)\n"
+                                     "#pragma npu fuse(ii, ji, iji)\n");
+  has(npg_emit_source(s, passes(s, "whole")), "for (long long ij = 0ll; ij < n * 16ll; ij++) {");
+  const char *c = npg_emit_source(s, passes(s, "tiles"));
+  has(c, "for (int iji = 0; iji < 32; iji++) {");
+  has(c, "if (iji / 4 < n - io * 8) {");
+  npg_close(s);
+  refused(two_nests, "#pragma npu schedule(k, f)\n#pragma npu split(j, 8, jo, ji)\n#pragma npu fuse(i, jo, ijo)\n",
+          "k.c:14:21: error: fuse: loop jo needs a constant trip count to be fused (its bounds may follow loop i when "
+          "their difference is a constant)");
+}
+
+/* loop_partition of a tile loop in a sized kernel: each piece keeps the
+ * tail's guard (it holds at some sizes only); a loop bounded by a size is
+ * refused, naming why. Before: "loop_partition is not supported with them
+ * yet". */
+Test(sized_steps, loop_partition_in_a_sized_kernel) {
+  NpgSession *s = open_ok(two_nests, "#pragma npu schedule(k, lp)\n#pragma npu split(i, 8, io, ii)\n"
+                                     "#pragma npu loop_partition(ii, 4)\n");
+  const char *c = npg_emit_source(s, passes(s, "lp"));
+  has(c, "for (int ii = 4; ii < 8; ii++) {\n      if (ii < n - io * 8) {");
+  npg_close(s);
+  refused(two_nests, "#pragma npu schedule(k, lp)\n#pragma npu loop_partition(i, 4)\n",
+          "k.c:13:28: error: loop_partition: loop i needs constant bounds to be partitioned");
+}
