@@ -156,7 +156,9 @@ static bool recheck(Sched *s) {
 /* The steps a kernel with symbolic sizes may take: those that rewrite
  * loops and guards (split's tail is guarded by the size, `io * 32 + ii <
  * n`; fuse and loop_partition take constant inner trip counts and
- * constant bounds, as they do without sizes), bind (its loop's trip count is a constant; the passes around it
+ * constant bounds, as they do without sizes), set_scope (a local's shape
+ * is constant) and stage (its array as large as the assumptions let the
+ * counters run), bind (its loop's trip count is a constant; the passes around it
  * and the cores' tails follow the sizes), and the caches, tensorize and
  * double_buffer, whose regions, buffers and DMA counts follow the sizes
  * (schedule/cache.c). Their legality proofs hold at every size (the sizes
@@ -166,9 +168,9 @@ static bool recheck(Sched *s) {
  * one here has a test on a sized kernel (tests/test_sizes.c,
  * tests/test_sized_steps.c). */
 static const char *const sized_prims[] = {
-    "split",    "tile",      "reorder",    "fission",     "merge",     "fuse",         "loop_partition", "bind",
-    "decompose_reduction",   "unroll",     "parallel",    "vectorize", "annotate",     "cache_read",     "cache_write",
-    "tensorize", "double_buffer"};
+    "split",     "tile",       "reorder",    "fission",     "merge",     "fuse",      "loop_partition", "set_scope",
+    "stage",     "bind",       "decompose_reduction",       "unroll",    "parallel",  "vectorize",      "annotate",
+    "cache_read", "cache_write", "tensorize", "double_buffer"};
 enum { NSIZED_PRIMS = sizeof sized_prims / sizeof sized_prims[0] };
 
 bool sched_sized_ok(const char *prim) {

@@ -165,3 +165,41 @@ Test(sized_steps, loop_partition_in_a_sized_kernel) {
   refused(two_nests, "#pragma npu schedule(k, lp)\n#pragma npu loop_partition(i, 4)\n",
           "k.c:13:28: error: loop_partition: loop i needs constant bounds to be partitioned");
 }
+
+/* A kernel with a size and a local temporary. */
+static const char *with_local =
+    "void k(int n, const float x[n], float y[n]) {\n"
+    "  float t[64];\n"
+    "  for (int i = 0; i < n; i++)\n"
+    "    t[i] = x[i] * 2.0f;\n"
+    "  for (int i2 = 0; i2 < n; i2++)\n"
+    "    y[i2] = t[i2] + x[i2] * x[i2];\n"
+    "}\n";
+
+/* set_scope and stage on a sized kernel: the staged array is as large as
+ * the assumptions let its counter run (n <= 64: 64 floats), and both
+ * locals move to the VU's memory; without a bound on n the stage is
+ * refused, saying to assume one. Before: "stage (set_scope) is not
+ * supported with them yet". */
+Test(sized_steps, stage_and_set_scope_in_a_sized_kernel) {
+  const char *sized = "#pragma npu assume(k, n <= 64)\n#pragma npu sizes(k, n = 1)\n#pragma npu sizes(k, n = 37)\n";
+  char pragmas[600];
+  snprintf(pragmas, sizeof pragmas,
+           "%s#pragma npu schedule(k, st)\n#pragma npu stage(s2, \"x[i2] * x[i2]\", sq)\n"
+           "#pragma npu set_scope(sq, vu_vm)\n#pragma npu set_scope(t, vu_vm)\n",
+           sized);
+  NpgSession *s = open_ok(with_local, pragmas);
+  const char *c = npg_emit_source(s, passes(s, "st"));
+  has(c, "float *sq = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 256); /* vu_vm, bytes [256, 512): 256 "
+         "bytes */");
+  has(c, "    sq[i2] = x[i2] * x[i2];\n    y[i2] = t[i2] + sq[i2];");
+  npg_close(s);
+  refused("void k(int n, const float x[n], float y[n]) {\n"
+          "  for (int i2 = 0; i2 < n; i2++)\n"
+          "    y[i2] = x[i2] * x[i2];\n"
+          "}\n",
+          "#pragma npu schedule(k, st)\n#pragma npu stage(s1, \"x[i2] * x[i2]\", sq)\n",
+          "k.c:6:23: error: stage: the array for 'x[i2] * x[i2]' would take more than 1048576 bytes (the limit of a "
+          "kernel's local arrays) at the largest sizes allowed: assume an upper bound on the sizes (#pragma npu "
+          "assume)");
+}
