@@ -158,7 +158,8 @@ static bool recheck(Sched *s) {
  * n`; fuse and loop_partition take constant inner trip counts and
  * constant bounds, as they do without sizes), set_scope (a local's shape
  * is constant) and stage (its array as large as the assumptions let the
- * counters run), bind (its loop's trip count is a constant; the passes around it
+ * counters run), the layout steps on arrays of constant extents
+ * (schedule/layout.c refuses a sized one), bind (its loop's trip count is a constant; the passes around it
  * and the cores' tails follow the sizes), and the caches, tensorize and
  * double_buffer, whose regions, buffers and DMA counts follow the sizes
  * (schedule/cache.c). Their legality proofs hold at every size (the sizes
@@ -168,9 +169,11 @@ static bool recheck(Sched *s) {
  * one here has a test on a sized kernel (tests/test_sizes.c,
  * tests/test_sized_steps.c). */
 static const char *const sized_prims[] = {
-    "split",     "tile",       "reorder",    "fission",     "merge",     "fuse",      "loop_partition", "set_scope",
-    "stage",     "bind",       "decompose_reduction",       "unroll",    "parallel",  "vectorize",      "annotate",
-    "cache_read", "cache_write", "tensorize", "double_buffer"};
+    "split",      "tile",         "reorder",      "fission",        "merge",         "fuse",
+    "loop_partition", "set_scope", "stage",       "transform_layout", "buffer_split", "buffer_fuse",
+    "buffer_reorder", "buffer_pad", "storage_align", "set_axis_separators", "bind",   "decompose_reduction",
+    "unroll",     "parallel",     "vectorize",    "annotate",       "cache_read",    "cache_write",
+    "tensorize",  "double_buffer"};
 enum { NSIZED_PRIMS = sizeof sized_prims / sizeof sized_prims[0] };
 
 bool sched_sized_ok(const char *prim) {

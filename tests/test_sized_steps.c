@@ -203,3 +203,38 @@ Test(sized_steps, stage_and_set_scope_in_a_sized_kernel) {
           "kernel's local arrays) at the largest sizes allowed: assume an upper bound on the sizes (#pragma npu "
           "assume)");
 }
+
+/* A sized kernel with a constant weight W and a constant local t. */
+static const char *with_weights =
+    "void k(int n, const float W[16][16], const float x[n][16], float y[n][16]) {\n"
+    "  float t[16][16];\n"
+    "  for (int a = 0; a < 16; a++)\n"
+    "    for (int b = 0; b < 16; b++)\n"
+    "      t[a][b] = W[b][a] * 0.5f;\n"
+    "  for (int i = 0; i < n; i++)\n"
+    "    for (int j = 0; j < 16; j++)\n"
+    "      y[i][j] = x[i][j] * W[i % 16][j] + t[j][i % 16];\n"
+    "}\n"
+    "#pragma npu sizes(k, n = 1)\n#pragma npu sizes(k, n = 19)\n";
+
+/* The layout steps on a sized kernel: arrays of constant extents take new
+ * layouts (the parameter W with its pack and unpack helpers, the local t),
+ * an array sized by n is refused, saying so. Before: "transform_layout
+ * (buffer_split, ...) is not supported with them yet". */
+Test(sized_steps, layout_steps_on_constant_arrays_of_a_sized_kernel) {
+  NpgSession *s = open_ok(with_weights, "#pragma npu schedule(k, tl)\n#pragma npu transform_layout(W, (p, q), (q, p))\n"
+                                        "#pragma npu buffer_split(t, 0, 4)\n"
+                                        "#pragma npu schedule(k, sa)\n#pragma npu storage_align(W, 0, 8, 1)\n"
+                                        "#pragma npu buffer_pad(t, (16, 20), 0)\n#pragma npu buffer_reorder(t, 1, 0)\n"
+                                        "#pragma npu schedule(k, bf)\n#pragma npu buffer_fuse(W, 0, 1)\n"
+                                        "#pragma npu set_axis_separators(t, 1)\n");
+  const char *c = npg_emit_source(s, passes(s, "tl"));
+  has(c, "y[i][j] = x[i][j] * W[j][i % 16] + t[j / 4][j % 4][i % 16];");
+  has(c, "void tl_pack_W(const float logical[16][16], float physical[16][16]) {");
+  has(npg_emit_source(s, passes(s, "sa")), "void sa_pack_W(const float logical[16][16], float physical[16][17]) {");
+  has(npg_emit_source(s, passes(s, "bf")), "y[i][j] = x[i][j] * W[i % 16 * 16 + j] + t[j][i % 16];");
+  npg_close(s);
+  refused(with_weights, "#pragma npu schedule(k, bad)\n#pragma npu buffer_fuse(x, 0, 1)\n",
+          "k.c:13:25: error: buffer_fuse: x's extents are in the kernel's sizes: a new layout of such an array is not "
+          "supported yet (an array of constant extents in the same kernel can take one)");
+}
