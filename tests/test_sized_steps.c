@@ -238,3 +238,38 @@ Test(sized_steps, layout_steps_on_constant_arrays_of_a_sized_kernel) {
           "k.c:13:25: error: buffer_fuse: x's extents are in the kernel's sizes: a new layout of such an array is not "
           "supported yet (an array of constant extents in the same kernel can take one)");
 }
+
+/* A local links a producer to a consumer over n. */
+static const char *linked =
+    "void k(int n, float x[n], float y[n]) {\n"
+    "  float t[64];\n"
+    "  for (int i = 0; i < n; i++)\n"
+    "    prod: t[i] = x[i] * 2.0f;\n"
+    "  for (int i2 = 0; i2 < n; i2++)\n"
+    "    cons: y[i2] = t[i2] + 1.0f;\n"
+    "}\n"
+    "#pragma npu assume(k, n <= 64)\n#pragma npu sizes(k, n = 1)\n#pragma npu sizes(k, n = 37)\n";
+
+/* compute_inline and reverse_compute_inline on a sized kernel: their
+ * rules are checked on the model at every size, so a write between the
+ * producer and the read still refuses. Before: "compute_inline is not
+ * supported with them yet". */
+Test(sized_steps, compute_inline_both_ways_in_a_sized_kernel) {
+  NpgSession *s = open_ok(linked, "#pragma npu schedule(k, ci)\n#pragma npu compute_inline(prod)\n"
+                                  "#pragma npu schedule(k, rci)\n#pragma npu reverse_compute_inline(cons)\n");
+  has(npg_emit_source(s, passes(s, "ci")), "    y[i2] = x[i2] * 2.0f + 1.0f; /* cons */");
+  has(npg_emit_source(s, passes(s, "rci")), "    y[i] = x[i] * 2.0f + 1.0f; /* cons */");
+  npg_close(s);
+  refused("void k(int n, float x[n], float y[n]) {\n"
+          "  float t[64];\n"
+          "  for (int i = 0; i < n; i++)\n"
+          "    prod: t[i] = x[i] * 2.0f;\n"
+          "  for (int j = 0; j < n; j++)\n"
+          "    wipe: x[j] = 0.0f;\n"
+          "  for (int i2 = 0; i2 < n; i2++)\n"
+          "    cons: y[i2] = t[i2] + 1.0f;\n"
+          "}\n",
+          "#pragma npu assume(k, n <= 64)\n#pragma npu schedule(k, ci)\n#pragma npu compute_inline(prod)\n",
+          "k.c:12:13: error: compute_inline: cannot inline prod (line 4): wipe (line 6) overwrites x, which prod reads, "
+          "before cons (line 8) reads t");
+}
