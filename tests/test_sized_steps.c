@@ -18,11 +18,10 @@ static const char *scale =
     "      a[i][j] = a[i][j] * s;\n"
     "}\n";
 
-/* The check's size sets of scale: the smallest, and one with a tail in
- * every tile of the tests below (rows of 8 and 16, 4 per core, 64 floats). */
-#define SCALE_SIZES                                                                                                 \
-  "#pragma npu assume(scale, m <= 64)\n#pragma npu sizes(scale, n = 1, m = 1)\n"                                   \
-  "#pragma npu sizes(scale, n = 37, m = 61)\n"
+/* The check's size set of scale: a tail in every tile of the tests below
+ * (rows of 8 and 16, 4 per core, 64 floats), and cores with no rows in
+ * the last pass. */
+#define SCALE_SIZES "#pragma npu assume(scale, m <= 64)\n#pragma npu sizes(scale, n = 37, m = 61)\n"
 
 /* The check of the variant passes (seed 1, at its size sets), its DMA
  * moved bytes from and to DDR and the host touched no DDR element
@@ -63,8 +62,7 @@ Test(sized_steps, a_3d_input_with_a_sized_middle_extent_reads_by_dma) {
                           "      for (int l = 0; l < 4; l++)\n"
                           "        y[i][j][l] = x[i][j][l] + 1.0f;\n"
                           "}\n",
-                          "#pragma npu assume(k, m <= 16)\n#pragma npu sizes(k, n = 1, m = 1)\n"
-                          "#pragma npu sizes(k, n = 10, m = 13)\n"
+                          "#pragma npu assume(k, m <= 16)\n#pragma npu sizes(k, n = 10, m = 13)\n"
                           "#pragma npu schedule(k, t)\n"
                           "#pragma npu split(i, 4, io, ii)\n#pragma npu cache_read(x, vu_vm, io, x_vm)\n"
                           "#pragma npu cache_write(y, vu_vm, io, y_vm)\n");
@@ -99,8 +97,7 @@ Test(sized_steps, bind_with_a_core_tail_and_double_buffer) {
                           "    for (int j = 0; j < m; j++)\n"
                           "      y[i][j] = x[i][j] * 2.0f;\n"
                           "}\n",
-                          "#pragma npu assume(k, m <= 16)\n#pragma npu sizes(k, n = 1, m = 1)\n"
-                          "#pragma npu sizes(k, n = 10, m = 13)\n"
+                          "#pragma npu assume(k, m <= 16)\n#pragma npu sizes(k, n = 10, m = 13)\n"
                           "#pragma npu schedule(k, vu)\n"
                           "#pragma npu split(i, 4, io, core)\n#pragma npu bind(core, vu)\n"
                           "#pragma npu cache_read(x, vu_vm, core, x_vm)\n#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
@@ -131,39 +128,32 @@ static const char *two_nests =
     "    for (int j2 = 0; j2 < 16; j2++)\n"
     "      b[i2][j2] = b[i2][j2] + 1.0f;\n"
     "}\n"
-    "#pragma npu assume(k, m <= 64)\n#pragma npu sizes(k, n = 1, m = 1)\n#pragma npu sizes(k, n = 11, m = 6)\n";
+    "#pragma npu assume(k, m <= 64)\n#pragma npu sizes(k, n = 11, m = 6)\n";
 
-/* fuse on a sized kernel: a loop over n fused with a constant one counts
- * in long long (n * 16 passes int at the largest n); two tile loops fuse
- * under their tails' guards. The inner loop still needs a constant trip
- * count. Before: "fuse is not supported with them yet". */
-Test(sized_steps, fuse_of_sized_loops) {
+/* fuse and loop_partition on a sized kernel: a loop over n fused with a
+ * constant one counts in long long (n * 16 passes int at the largest n);
+ * two tile loops fuse under their tails' guards; a partitioned tile loop
+ * keeps the tail's guard in each piece (it holds at some sizes only).
+ * fuse's inner loop still needs a constant trip count, and
+ * loop_partition constant bounds. Before: "fuse (loop_partition) is not
+ * supported with them yet". */
+Test(sized_steps, fuse_and_loop_partition_in_a_sized_kernel) {
   NpgSession *s = open_ok(two_nests, "#pragma npu schedule(k, whole)\n#pragma npu fuse(i2, j2, ij)\n"
                                      "#pragma npu schedule(k, tiles)\n#pragma npu split(i, 8, io, ii)\n"
                                      "#pragma npu split(j, 4, jo, ji)\n#pragma npu reorder(io, jo, ii, ji)\n"
-                                     "#pragma npu fuse(ii, ji, iji)\n");
+                                     "#pragma npu fuse(ii, ji, iji)\n#pragma npu schedule(k, lp)\n"
+                                     "#pragma npu split(i2, 8, io2, ii2)\n#pragma npu loop_partition(ii2, 4)\n");
   has(npg_emit_source(s, passes(s, "whole")), "for (long long ij = 0ll; ij < n * 16ll; ij++) {");
   const char *c = npg_emit_source(s, passes(s, "tiles"));
   has(c, "for (int iji = 0; iji < 32; iji++) {");
   has(c, "if (iji / 4 < n - io * 8) {");
+  has(npg_emit_source(s, passes(s, "lp")), "for (int ii2 = 4; ii2 < 8; ii2++) {\n      if (ii2 < n - io2 * 8) {");
   npg_close(s);
   refused(two_nests, "#pragma npu schedule(k, f)\n#pragma npu split(j, 8, jo, ji)\n#pragma npu fuse(i, jo, ijo)\n",
-          "k.c:14:21: error: fuse: loop jo needs a constant trip count to be fused (its bounds may follow loop i when "
+          "k.c:13:21: error: fuse: loop jo needs a constant trip count to be fused (its bounds may follow loop i when "
           "their difference is a constant)");
-}
-
-/* loop_partition of a tile loop in a sized kernel: each piece keeps the
- * tail's guard (it holds at some sizes only); a loop bounded by a size is
- * refused, naming why. Before: "loop_partition is not supported with them
- * yet". */
-Test(sized_steps, loop_partition_in_a_sized_kernel) {
-  NpgSession *s = open_ok(two_nests, "#pragma npu schedule(k, lp)\n#pragma npu split(i, 8, io, ii)\n"
-                                     "#pragma npu loop_partition(ii, 4)\n");
-  const char *c = npg_emit_source(s, passes(s, "lp"));
-  has(c, "for (int ii = 4; ii < 8; ii++) {\n      if (ii < n - io * 8) {");
-  npg_close(s);
   refused(two_nests, "#pragma npu schedule(k, lp)\n#pragma npu loop_partition(i, 4)\n",
-          "k.c:13:28: error: loop_partition: loop i needs constant bounds to be partitioned");
+          "k.c:12:28: error: loop_partition: loop i needs constant bounds to be partitioned");
 }
 
 /* A kernel with a size and a local temporary. */
@@ -182,7 +172,7 @@ static const char *with_local =
  * refused, saying to assume one. Before: "stage (set_scope) is not
  * supported with them yet". */
 Test(sized_steps, stage_and_set_scope_in_a_sized_kernel) {
-  const char *sized = "#pragma npu assume(k, n <= 64)\n#pragma npu sizes(k, n = 1)\n#pragma npu sizes(k, n = 37)\n";
+  const char *sized = "#pragma npu assume(k, n <= 64)\n#pragma npu sizes(k, n = 37)\n";
   char pragmas[600];
   snprintf(pragmas, sizeof pragmas,
            "%s#pragma npu schedule(k, st)\n#pragma npu stage(s2, \"x[i2] * x[i2]\", sq)\n"
@@ -215,7 +205,7 @@ static const char *with_weights =
     "    for (int j = 0; j < 16; j++)\n"
     "      y[i][j] = x[i][j] * W[i % 16][j] + t[j][i % 16];\n"
     "}\n"
-    "#pragma npu sizes(k, n = 1)\n#pragma npu sizes(k, n = 19)\n";
+    "#pragma npu sizes(k, n = 19)\n";
 
 /* The layout steps on a sized kernel: arrays of constant extents take new
  * layouts (the parameter W with its pack and unpack helpers, the local t),
@@ -235,7 +225,7 @@ Test(sized_steps, layout_steps_on_constant_arrays_of_a_sized_kernel) {
   has(npg_emit_source(s, passes(s, "bf")), "y[i][j] = x[i][j] * W[i % 16 * 16 + j] + t[j][i % 16];");
   npg_close(s);
   refused(with_weights, "#pragma npu schedule(k, bad)\n#pragma npu buffer_fuse(x, 0, 1)\n",
-          "k.c:13:25: error: buffer_fuse: x's extents are in the kernel's sizes: a new layout of such an array is not "
+          "k.c:12:25: error: buffer_fuse: x's extents are in the kernel's sizes: a new layout of such an array is not "
           "supported yet (an array of constant extents in the same kernel can take one)");
 }
 
@@ -248,7 +238,7 @@ static const char *linked =
     "  for (int i2 = 0; i2 < n; i2++)\n"
     "    cons: y[i2] = t[i2] + 1.0f;\n"
     "}\n"
-    "#pragma npu assume(k, n <= 64)\n#pragma npu sizes(k, n = 1)\n#pragma npu sizes(k, n = 37)\n";
+    "#pragma npu assume(k, n <= 64)\n#pragma npu sizes(k, n = 37)\n";
 
 /* compute_inline and reverse_compute_inline on a sized kernel: their
  * rules are checked on the model at every size, so a write between the
