@@ -263,3 +263,35 @@ Test(sized_steps, compute_inline_both_ways_in_a_sized_kernel) {
           "k.c:12:13: error: compute_inline: cannot inline prod (line 4): wipe (line 6) overwrites x, which prod reads, "
           "before cons (line 8) reads t");
 }
+
+/* A long counter over a tile, and an unsigned size: cache.c's copies
+ * count in int, casting the counter (the size), and those casts, proven
+ * to keep their values, no longer keep the copies host loops; a long
+ * size's count is computed in long. Before: host loops (0 DMA bytes). */
+Test(sized_steps, long_counters_and_unsigned_sizes_copy_by_dma) {
+  const char *pragmas = "#pragma npu schedule(k, t)\n#pragma npu split(i, 64, io, ii)\n"
+                        "#pragma npu cache_read(x, vu_vm, io, x_vm)\n#pragma npu cache_write(y, vu_vm, io, y_vm)\n";
+  char src[1200];
+  snprintf(src, sizeof src,
+           "void k(long n, const float x[n], float y[n]) {\n"
+           "  for (long i = 0; i < n; i++)\n"
+           "    y[i] = x[i] * 2.0f;\n"
+           "}\n"
+           "#pragma npu assume(k, n <= 2000000000)\n#pragma npu sizes(k, n = 70)\n%s",
+           pragmas);
+  NpgSession *s = open_ok(src, "");
+  has(npg_emit_source(s, runs_on_dma(s, "t")),
+      "npu_dma_wait(npu_dma_1d(0, &x_vm[0], &x[(int)io * 64], 4 * (n - (int)io * 64 < 64 ? n - (int)io * 64 : 64)));");
+  npg_close(s);
+  snprintf(src, sizeof src,
+           "void k(unsigned n, const float x[n], float y[n]) {\n"
+           "  for (unsigned i = 0; i < n; i++)\n"
+           "    y[i] = x[i] * 2.0f;\n"
+           "}\n"
+           "#pragma npu assume(k, n <= 4096u)\n#pragma npu sizes(k, n = 70)\n%s",
+           pragmas);
+  s = open_ok(src, "");
+  has(npg_emit_source(s, runs_on_dma(s, "t")),
+      "npu_dma_wait(npu_dma_1d(0, &y[(int)io * 64], &y_vm[0], 4 * npu_clamp((int)n - (int)io * 64, 64)));");
+  npg_close(s);
+}
