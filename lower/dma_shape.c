@@ -10,6 +10,11 @@
  * beyond those stay as host loops around the call (not for an async copy:
  * one token is one DMA).
  *
+ * An array whose rows are sized (`float a[n][m]`) has a run-time pitch:
+ * its strides are C text of the sizes (`(ptrdiff_t)m * 4`, step_text)
+ * and its address is written in full (flat_address); rows_apart proves
+ * that such a destination's rows do not overlap.
+ *
  * A tail tile's copy has a guard `start + v < N` inside loop v (cache.c):
  * that dimension's count is then min(extent, N - start), computed in the
  * emitted code; nothing outside it merges with it (its rows stop short).
