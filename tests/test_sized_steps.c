@@ -295,3 +295,26 @@ Test(sized_steps, long_counters_and_unsigned_sizes_copy_by_dma) {
       "npu_dma_wait(npu_dma_1d(0, &y[(int)io * 64], &y_vm[0], 4 * npu_clamp((int)n - (int)io * 64, 64)));");
   npg_close(s);
 }
+
+/* A sized kernel calling a constant one: use runs a variant of the
+ * callee, inline makes its loops the caller's. (A call of a kernel with
+ * sizes is still refused: tests/test_sizes.c.) Before: "use (inline) is
+ * not supported with them yet". */
+Test(sized_steps, use_and_inline_in_a_sized_caller) {
+  NpgSession *s = open_ok("void sc16(float A[16]) {\n"
+                          "  for (int i = 0; i < 16; i++)\n"
+                          "    A[i] = A[i] * 2.0f;\n"
+                          "}\n"
+                          "#pragma npu schedule(sc16, sc16_split)\n#pragma npu split(i, 4, io, ii)\n"
+                          "void prog(int n, float W[16], float y[n]) {\n"
+                          "  sc16(W);\n"
+                          "  for (int i = 0; i < n; i++)\n"
+                          "    y[i] = y[i] + W[i % 16];\n"
+                          "}\n"
+                          "#pragma npu sizes(prog, n = 19)\n",
+                          "#pragma npu schedule(prog, p_inline)\n#pragma npu inline(sc16)\n"
+                          "#pragma npu schedule(prog, p_use)\n#pragma npu use(sc16, sc16_split)\n");
+  has(npg_emit_source(s, passes(s, "p_inline")), "  for (int i = 0; i < 16; i++) {\n    W[i] = W[i] * 2.0f;");
+  has(npg_emit_source(s, passes(s, "p_use")), "  sc16_split(W); /* sc16, line 8 */");
+  npg_close(s);
+}

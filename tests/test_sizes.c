@@ -117,8 +117,8 @@ Test(sizes, steps_not_built_for_sizes_are_refused) {
           "k.c:8:13: error: fold: the kernel has symbolic sizes (n): fold is not supported with them yet (split, "
           "tile, reorder, fission, merge, fuse, loop_partition, set_scope, stage, transform_layout, buffer_split, "
           "buffer_fuse, buffer_reorder, buffer_pad, storage_align, set_axis_separators, bind, decompose_reduction, "
-          "unroll, parallel, vectorize, annotate, cache_read, cache_write, tensorize, double_buffer, compute_inline "
-          "and reverse_compute_inline are)");
+          "unroll, parallel, vectorize, annotate, cache_read, cache_write, tensorize, double_buffer, compute_inline, "
+          "reverse_compute_inline, use and inline are)");
 }
 
 /* The errors of kernel + pragmas hold want. */
