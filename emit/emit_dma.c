@@ -66,12 +66,11 @@ void emit_dma_call(StrBuf *sb, const DmaShape *d, int ind, const char *token, co
   if (d->ndims == 0)
     sb_printf(&call, "npu_dma_1d(%s, %s, %s, %s)", ch, d->dst, d->src, d->row);
   else if (d->ndims == 1)
-    sb_printf(&call, "npu_dma_2d(%s, %s, %lld, %s, %lld, %s, %s)", ch, d->dst, (long long)d->dst_stride[0], d->src,
-              (long long)d->src_stride[0], d->row, d->count[0]);
+    sb_printf(&call, "npu_dma_2d(%s, %s, %s, %s, %s, %s, %s)", ch, d->dst, d->dst_stride[0], d->src, d->src_stride[0],
+              d->row, d->count[0]);
   else
-    sb_printf(&call, "npu_dma_3d(%s, %s, %lld, %lld, %s, %lld, %lld, %s, %s, %s)", ch, d->dst,
-              (long long)d->dst_stride[0], (long long)d->dst_stride[1], d->src, (long long)d->src_stride[0],
-              (long long)d->src_stride[1], d->row, d->count[0], d->count[1]);
+    sb_printf(&call, "npu_dma_3d(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", ch, d->dst, d->dst_stride[0],
+              d->dst_stride[1], d->src, d->src_stride[0], d->src_stride[1], d->row, d->count[0], d->count[1]);
   /* a box that may start past the array's end: no DMA there (token 0) */
   if (token && d->runs) sb_printf(sb, "%s = %s ? %s : 0;\n", token, d->runs, call.data);
   else if (token) sb_printf(sb, "%s = %s;\n", token, call.data);

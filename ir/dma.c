@@ -35,12 +35,25 @@ static bool size_or_constant(const Expr *e, void *ctx) {
 
 bool ir_expr_sizes_only(const Expr *e) { return ir_walk_expr(e, size_or_constant, NULL); }
 
+/* ir_signed_affine, where a counter or a size may also be cast to a signed
+ * type (`(int)io * 64 + v < n` of a long counter, `... < (int)n` of an
+ * unsigned size: cache.c's copies count in int): ir/fits.c proves such a
+ * cast keeps its value after every step. */
+static bool guard_affine(const Expr *e) {
+  if (e && e->kind == EX_CAST && !e->implicit && e->a->kind == EX_VAR && type_is_integer(e->type) &&
+      e->type->is_signed && type_is_integer(e->a->type))
+    return true;
+  if (!e || e->kind != EX_BINARY || (e->op != OP_ADD && e->op != OP_SUB && e->op != OP_MUL))
+    return e && e->kind == EX_CAST && e->implicit && e->type->is_signed ? guard_affine(e->a) : ir_signed_affine(e);
+  return e->type->is_signed && guard_affine(e->a) && guard_affine(e->b);
+}
+
 bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, const Expr **end) {
   if (!g || g->next || g->kind != ST_IF || g->else_s || !g->then_s || !g->then_s->body) return false;
   const Expr *c = g->cond;
   while (c->kind == EX_CAST && c->implicit) c = c->a;
   int64_t k;
-  if (c->kind != EX_BINARY || c->op != OP_LT || !ir_signed_affine(c->a) || !ir_signed_affine(c->b) ||
+  if (c->kind != EX_BINARY || c->op != OP_LT || !guard_affine(c->a) || !guard_affine(c->b) ||
       !v->type->is_signed || !ir_linear_coef(c->a, v, &k) || k != 1)
     return false;
   /* split's form that cannot overflow, `v < end - start` (schedule/split.c),
@@ -59,11 +72,14 @@ bool ir_tail_guard(Arena *a, const Stmt *g, const Var *v, Expr **start, const Ex
   return true;
 }
 
-/* end - start, simplified */
+/* end - start, simplified, in the type C computes it in (a long size's
+ * count in long: the count is then printed in that type, not clamped as
+ * an int) */
 static Expr *tail_left(Arena *a, const Expr *start, const Expr *end) {
   int64_t c; /* a constant end as its number, not its #define's name */
   Expr *e = ir_const_int(end, &c) ? ir_int(a, c, &ty_int, (SrcLoc){0, 0}) : ir_expr_copy(a, end);
-  return arith_simplify(a, ir_sub(a, e, ir_expr_copy(a, start), &ty_int), NULL, 0);
+  const Type *t = type_common(type_promote(e->type), type_promote(start->type));
+  return arith_simplify(a, ir_sub(a, e, ir_expr_copy(a, start), t), NULL, 0);
 }
 
 const char *ir_tail_runs(Arena *a, const Expr *start, const Expr *end) {

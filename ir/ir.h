@@ -241,7 +241,7 @@ typedef struct {
   int64_t host_extent[IR_MAX_DIMS];
   const char *dst, *src; /* "&A_ib[0][0]" */
   int ndims;             /* strided dimensions: npu_dma_1d, _2d or _3d */
-  int64_t dst_stride[2], src_stride[2];
+  const char *dst_stride[2], *src_stride[2]; /* bytes: "2048", or "(ptrdiff_t)m * 4" for sized rows */
   const char *row, *count[2];
   const char *runs;
 } DmaShape;

@@ -10,6 +10,11 @@
  * beyond those stay as host loops around the call (not for an async copy:
  * one token is one DMA).
  *
+ * An array whose rows are sized (`float a[n][m]`) has a run-time pitch:
+ * its strides are C text of the sizes (`(ptrdiff_t)m * 4`, step_text)
+ * and its address is written in full (flat_address); rows_apart proves
+ * that such a destination's rows do not overlap.
+ *
  * A tail tile's copy has a guard `start + v < N` inside loop v (cache.c):
  * that dimension's count is then min(extent, N - start), computed in the
  * emitted code; nothing outside it merges with it (its rows stop short).
@@ -24,6 +29,12 @@
 #include "lower/lower.h"
 
 enum { MAX_COPY = IR_MAX_DIMS };
+
+static const char *take_text(Arena *a, StrBuf *sb) {
+  const char *text = arena_strdup(a, sb->len ? sb->data : "");
+  sb_free(sb);
+  return text;
+}
 
 /* The region where counter var has value `value` (var NULL: as written). */
 typedef struct {
@@ -51,19 +62,62 @@ static bool tail_guard(Arena *a, const Stmt *g, const Nest *n, const Var *v, con
   return true;
 }
 
-/* Element stride of v through a whole access (row-major). */
-static bool stride(const Expr *access, const Var *v, int64_t *elems) {
+/* v's step through an access, in elements: elems, or, where the rows are
+ * sized (`float a[n][m]`: a run-time pitch), elems times the pitch of
+ * dimension dim (the product of the extents after it). */
+typedef struct {
+  int64_t elems;
+  int dim;       /* -1: elems is the whole step */
+  unsigned dims; /* the dimensions v indexes (a bit each) */
+} Step;
+
+/* v's step through an access (row-major). A run-time pitch is taken for
+ * one dimension that v alone moves in, by at most that dimension's extent
+ * (a coefficient past the extent would step outside the array): the step
+ * is then at most the array's size, which ptrdiff_t holds. */
+static bool stride(const Expr *access, const Var *v, Step *st) {
   const Buffer *b = access->buf;
-  if (buffer_rows_symbolic(b)) return false; /* a run-time pitch: no DMA of constant strides */
   int64_t s = 0, pitch = 1;
+  bool run_time = false; /* a sized extent lies inside dimension d */
+  *st = (Step){.dim = -1};
   for (int d = b->ndim - 1; d >= 0; d--) {
     int64_t c;
     if (!ir_linear_coef(access->idx[d], v, &c)) return false;
-    s += c * pitch;
-    pitch *= b->shape[d];
+    if (c) st->dims |= 1u << d;
+    if (!run_time) s += c * pitch;
+    else if (c) {
+      if (st->dim >= 0 || c < 1 || (c > 1 && (b->extent[d] || c > b->shape[d]))) return false;
+      st->dim = d;
+      st->elems = c;
+    }
+    if (b->extent[d]) run_time = true;
+    else pitch *= b->shape[d];
   }
-  *elems = s;
+  if (st->dim >= 0 && s) return false; /* a step of both kinds: no such DMA */
+  if (st->dim < 0) st->elems = s;
   return true;
+}
+
+/* "(ptrdiff_t)m * 4": the bytes of step st through b, C text. Its factors
+ * are the extents after st->dim, each evaluated as the signature does. */
+static const char *step_text(Arena *a, const Buffer *b, const Step *st, int64_t bytes) {
+  if (st->dim < 0) return arena_printf(a, "%lld", (long long)bytes);
+  StrBuf sb;
+  sb_init(&sb);
+  sb_puts(&sb, "(ptrdiff_t)");
+  for (int d = st->dim + 1; d < b->ndim; d++) {
+    if (!b->extent[d]) {
+      bytes *= b->shape[d];
+      continue;
+    }
+    bool atom = b->extent[d]->kind == EX_VAR || b->extent[d]->kind == EX_INT;
+    if (sb.len > strlen("(ptrdiff_t)")) sb_puts(&sb, " * ");
+    sb_puts(&sb, atom ? "" : "(");
+    ir_print_expr(&sb, b->extent[d]);
+    sb_puts(&sb, atom ? "" : ")");
+  }
+  if (bytes != 1) sb_printf(&sb, " * %lld", (long long)bytes);
+  return take_text(a, &sb);
 }
 
 static bool perfect_nest(Arena *a, const Stmt *loop, Nest *n) {
@@ -97,6 +151,31 @@ static bool perfect_nest(Arena *a, const Stmt *loop, Nest *n) {
   return true;
 }
 
+/* The address of element e of a buffer whose rows are sized: `(float *)a +
+ * (ptrdiff_t)(io * 64) * m`, the same text whether a is declared `float
+ * a[n][m]` (C99) or flat (tcc, emit/emit_cu_hooks.c). e is an element the
+ * copy touches, inside the array, so each term is at most its size. */
+static void flat_address(StrBuf *sb, const Expr *e) {
+  const Buffer *b = e->buf;
+  sb_printf(sb, "(%s%s *)%s", b->is_const ? "const " : "", b->elem->name, b->name);
+  for (int d = 0; d < b->ndim; d++) {
+    int64_t c;
+    if (ir_const_int(e->idx[d], &c) && c == 0) continue;
+    bool atom = e->idx[d]->kind == EX_VAR || e->idx[d]->kind == EX_INT;
+    sb_puts(sb, d == b->ndim - 1 ? " + " : " + (ptrdiff_t)");
+    sb_puts(sb, atom ? "" : "(");
+    ir_print_expr(sb, e->idx[d]);
+    sb_puts(sb, atom ? "" : ")");
+    for (int p = d + 1; p < b->ndim; p++) {
+      bool patom = !b->extent[p] || b->extent[p]->kind == EX_VAR || b->extent[p]->kind == EX_INT;
+      sb_puts(sb, patom ? " * " : " * (");
+      if (b->extent[p]) ir_print_expr(sb, b->extent[p]);
+      else sb_printf(sb, "%lld", (long long)b->shape[p]);
+      sb_puts(sb, patom ? "" : ")");
+    }
+  }
+}
+
 /* &B[idx with the copy counters from `from` on (and those of extent 1) set
  * to 0, and a's counter (when given) set to its value] */
 static void base_address(StrBuf *sb, Arena *a, const Expr *access, const Nest *n, int from, const At *as) {
@@ -104,13 +183,20 @@ static void base_address(StrBuf *sb, Arena *a, const Expr *access, const Nest *n
   for (int i = 0; i < n->n; i++)
     if (i >= from || n->extent[i] == 1) e = ir_subst_expr(a, e, n->loops[i]->var, ir_int(a, 0, &ty_int, (SrcLoc){0, 0}));
   if (as && as->var) e = ir_subst_expr(a, e, as->var, as->value);
+  if (buffer_rows_symbolic(e->buf)) {
+    flat_address(sb, e);
+    return;
+  }
   sb_puts(sb, "&");
   ir_print_expr(sb, e);
 }
 
-/* One DMA dimension: its byte strides and count (the row: its bytes). */
+/* One DMA dimension: its byte strides and count (the row: its bytes). A
+ * stride through an array with sized rows is dst (src) bytes times the
+ * run-time pitch of dimension dst_dim (src_dim; -1: a constant). */
 typedef struct {
   int64_t dst, src, count;
+  int dst_dim, src_dim;
   int64_t mul;      /* with a tail: the count is mul * tail */
   const char *tail; /* C text of a tail's count, or NULL */
   int64_t known;    /* the tail's count when it is a constant, else -1 */
@@ -148,6 +234,17 @@ static const char *dim_text(char *buf, size_t size, const Dim *d) {
 }
 
 
+/* Counter i steps through dst by a run-time pitch, that of dimension d:
+ * its rows are apart when every counter inside it indexes only the
+ * dimensions after d, as then a row, inside the array, spans less than
+ * one step of d. */
+static bool rows_apart(const Nest *n, const Step *ds, int i) {
+  unsigned up_to_d = (2u << ds[i].dim) - 1;
+  for (int j = i + 1; j < n->n; j++)
+    if ((n->extent[j] > 1 || n->start[j]) && (ds[j].dims & up_to_d)) return false;
+  return true;
+}
+
 /* The DMA's dimensions, innermost first, in bytes: the row and up to two
  * strided ones; counters before first_dim are host loops. */
 typedef struct {
@@ -163,22 +260,26 @@ typedef struct {
 static bool box_dims(Arena *a, const Nest *n, const At *as, Box *box) {
   const Expr *dst = n->copy->lhs, *src = n->copy->rhs;
   int64_t size = dst->buf->elem->size;
-  int64_t ds[MAX_COPY] = {0}, ss[MAX_COPY] = {0};
+  Step ds[MAX_COPY], ss[MAX_COPY];
   for (int i = 0; i < n->n; i++)
-    if (!stride(dst, n->loops[i]->var, &ds[i]) || !stride(src, n->loops[i]->var, &ss[i]) || ds[i] < 0 || ss[i] < 0)
+    if (!stride(dst, n->loops[i]->var, &ds[i]) || !stride(src, n->loops[i]->var, &ss[i]) || ds[i].elems < 0 ||
+        ss[i].elems < 0)
       return false;
-  box->row = (Dim){.count = size, .mul = 1};
+  box->row = (Dim){.count = size, .mul = 1, .dst_dim = -1, .src_dim = -1};
   int outer[MAX_COPY]; /* the outermost counter each dimension covers */
   int ndims = 0;
   for (int i = n->n - 1; i >= 0; i--) {
     if (n->extent[i] == 1 && !n->start[i]) continue;
-    int64_t d = ds[i] * size, s2 = ss[i] * size;
+    int64_t d = ds[i].elems * size, s2 = ss[i].elems * size;
     Dim *last = ndims ? &box->dim[ndims - 1] : &box->row;
+    bool constant = ds[i].dim < 0 && ss[i].dim < 0 && last->dst_dim < 0 && last->src_dim < 0;
     int64_t span = ndims ? last->dst * last->count : box->row.count;
-    bool continues = !last->tail && d == span && s2 == (ndims ? last->src * last->count : box->row.count);
+    bool continues =
+        constant && !last->tail && d == span && s2 == (ndims ? last->src * last->count : box->row.count);
     if (!continues) {
+      if (ds[i].dim >= 0 && !rows_apart(n, ds, i)) return false;
       last = &box->dim[ndims++];
-      *last = (Dim){.dst = d, .src = s2, .count = 1, .mul = 1};
+      *last = (Dim){.dst = d, .src = s2, .count = 1, .mul = 1, .dst_dim = ds[i].dim, .src_dim = ss[i].dim};
     }
     if (n->start[i]) {
       last->mul = last->count;
@@ -195,16 +296,12 @@ static bool box_dims(Arena *a, const Nest *n, const At *as, Box *box) {
   const Dim *row = &box->row, *dim = box->dim;
   if (row->count > INT32_MAX || (ndims > 0 && dim[0].count > INT32_MAX) || (ndims > 1 && dim[1].count > INT32_MAX))
     return false;
-  /* the DMA may not write a row twice: rows must not overlap in dst */
-  if (ndims >= 1 && dim[0].dst < row->count) return false;
-  if (ndims >= 2 && dim[1].dst < dim[0].dst * dim[0].count) return false;
+  /* the DMA may not write a row twice: rows must not overlap in dst (a
+   * run-time stride: rows_apart said so) */
+  if (ndims >= 1 && dim[0].dst_dim < 0 && dim[0].dst < row->count) return false;
+  if (ndims >= 2 && dim[1].dst_dim < 0 && (dim[0].dst_dim >= 0 || dim[1].dst < dim[0].dst * dim[0].count))
+    return false;
   return true;
-}
-
-static const char *take(Arena *a, StrBuf *sb) {
-  const char *text = arena_strdup(a, sb->len ? sb->data : "");
-  sb_free(sb);
-  return text;
 }
 
 const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, const Expr *at_value, bool async) {
@@ -231,17 +328,18 @@ const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, c
   sb_init(&runs);
   base_address(&d, a, n.copy->lhs, &n, box.first_dim, as);
   base_address(&s, a, n.copy->rhs, &n, box.first_dim, as);
-  shape->dst = take(a, &d);
-  shape->src = take(a, &s);
+  shape->dst = take_text(a, &d);
+  shape->src = take_text(a, &s);
   char text[256];
   shape->row = arena_strdup(a, dim_text(text, sizeof text, &box.row));
   for (int i = 0; i < box.ndims; i++) {
-    shape->dst_stride[i] = box.dim[i].dst;
-    shape->src_stride[i] = box.dim[i].src;
+    const Step dst_step = {.dim = box.dim[i].dst_dim}, src_step = {.dim = box.dim[i].src_dim};
+    shape->dst_stride[i] = step_text(a, n.copy->lhs->buf, &dst_step, box.dim[i].dst);
+    shape->src_stride[i] = step_text(a, n.copy->rhs->buf, &src_step, box.dim[i].src);
     shape->count[i] = arena_strdup(a, dim_text(text, sizeof text, &box.dim[i]));
   }
   /* a box that may start past the array's end: no DMA there */
   copy_runs(&runs, a, &n, as);
-  shape->runs = runs.len ? take(a, &runs) : (sb_free(&runs), NULL);
+  shape->runs = runs.len ? take_text(a, &runs) : (sb_free(&runs), NULL);
   return shape;
 }

@@ -413,6 +413,11 @@ static void warn_if_nothing(Sched *s, const Buffer *b, const IndexMap *m, Expr *
 }
 
 bool layout_apply(Sched *s, Buffer *b, IndexMap *m, const SchedArg *at) {
+  /* the box, the pack and unpack helpers and the signature are built from
+   * constant extents */
+  if (buffer_symbolic(b))
+    return sched_error(s, at, "%s's extents are in the kernel's sizes: a new layout of such an array is not supported "
+                       "yet (an array of constant extents in the same kernel can take one)", b->name);
   if (m->nout == 0) return sched_error(s, at, "the new layout of %s has no index", b->name);
   if (m->ngroups == 0) /* no separators: one dimension per output */
     for (int k = 0; k < m->nout; k++) m->group_end[m->ngroups++] = k + 1;

@@ -113,7 +113,11 @@ bool prim_stage(Sched *s, const SchedStep *st) {
   Expr *idx[IR_MAX_DIMS];
   AffCtx ac;
   aff_init(&ac, s->ctx, s->k);
-  bool ok = true;
+  /* sizes bound the counters as the assumptions allow (the array is as
+   * large as the largest size needs); an assumption outside the model is
+   * the bounds check's message */
+  char why[300];
+  bool ok = !s->k->nsizes || aff_push_sizes(&ac, why, sizeof why) || sched_error(s, ea, "%s", why);
   for (int i = 0; i < nloops && ok; i++) {
     const Stmt *l = loops[i];
     aff_push_loop(&ac, l);
@@ -144,8 +148,10 @@ bool prim_stage(Sched *s, const SchedStep *st) {
   int64_t bytes = e->type->size;
   for (int i = 0; i < b->ndim; i++)
     if (__builtin_mul_overflow(bytes, b->shape[i], &bytes) || bytes > IR_MAX_LOCAL_BYTES)
-      return sched_error(s, ea, "the array for '%s' would take more than %d bytes (the limit of a kernel's local arrays)",
-                         text, IR_MAX_LOCAL_BYTES);
+      return sched_error(s, ea, "the array for '%s' would take more than %d bytes (the limit of a kernel's local arrays)%s",
+                         text, IR_MAX_LOCAL_BYTES,
+                         s->k->nsizes ? " at the largest sizes allowed: assume an upper bound on the sizes (#pragma npu "
+                                        "assume)" : "");
   Replace r = {e, b, idx, 0, s->a};
   Expr *rhs = replace(&r, ir_expr_copy(s->a, stmt->rhs));
   b->id = s->k->nbufs++;

@@ -113,10 +113,12 @@ Test(sizes, a_split_of_a_sized_loop_needs_no_assumption) {
 
 Test(sizes, steps_not_built_for_sizes_are_refused) {
   refused(copy, "#pragma npu assume(copy, n <= 128)\n#pragma npu schedule(copy, c2)\n"
-                "#pragma npu split(i, 8, io, ii)\n#pragma npu bind(io, vu)\n",
-          "k.c:8:13: error: bind: the kernel has symbolic sizes (n): bind is not supported with them yet (split, "
-          "tile, reorder, fission, merge, decompose_reduction, unroll, parallel, vectorize, annotate, cache_read, "
-          "cache_write, tensorize and double_buffer are)");
+                "#pragma npu split(i, 8, io, ii)\n#pragma npu fold(s1)\n",
+          "k.c:8:13: error: fold: the kernel has symbolic sizes (n): fold is not supported with them yet (split, "
+          "tile, reorder, fission, merge, fuse, loop_partition, set_scope, stage, transform_layout, buffer_split, "
+          "buffer_fuse, buffer_reorder, buffer_pad, storage_align, set_axis_separators, bind, decompose_reduction, "
+          "unroll, parallel, vectorize, annotate, cache_read, cache_write, tensorize, double_buffer, compute_inline, "
+          "reverse_compute_inline, use and inline are)");
 }
 
 /* The errors of kernel + pragmas hold want. */
