@@ -575,11 +575,19 @@ Test(lower, a_tensorized_nest_gets_its_call_or_why_not) {
   arena_init(&a, 0);
   const IntrinCall *c = lowered_call("", &a);
   cr_assert_not_null(c);
-  cr_expect_str_eq(c->call, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/32, /*k=*/64, /*lda=*/64, /*ldb=*/32, /*ldc=*/32, /*accumulate=*/0);");
+  StrBuf call;
+  sb_init(&call);
+  ir_print_intrin_call(&call, c);
+  cr_expect_str_eq(call.data, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/32, /*k=*/64, /*lda=*/64, /*ldb=*/32, /*ldc=*/32, /*accumulate=*/0);");
+  sb_free(&call);
+  cr_assert_eq(c->nargs, 10);
+  cr_expect(c->args[0].address && c->args[0].value->kind == EX_LOAD && !c->args[0].param, "an operand is its first element, by address");
+  cr_expect(c->args[3].value->kind == EX_INT && c->args[3].value->ival == 32 && !strcmp(c->args[3].param, "m"),
+            "a size is a number, named as npu_intrinsics.h names it");
   cr_expect(!c->guard && !c->note);
   c = lowered_call("#pragma npu unroll(ji, 2)\n", &a);
   cr_assert_not_null(c);
-  cr_expect(!c->call && c->note && strstr(c->note, "no longer matches: "), "a later step changed the nest: it no longer matches");
+  cr_expect(!c->fn && c->note && strstr(c->note, "no longer matches: "), "a later step changed the nest: it no longer matches");
   arena_free(&a);
 }
 
