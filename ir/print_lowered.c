@@ -77,6 +77,7 @@ static void function_facts(StrBuf *sb, const LoweredFunction *f) {
   for (i = 0; i < f->nnotes; i++) sb_printf(sb, "  note over loop %s: %s\n", f->notes[i].loop->name, f->notes[i].text);
   for (i = 0; i < f->nhooked; i++) sb_printf(sb, "  hooked: %s\n", f->hooked[i]->name);
   if (f->local_ddr) sb_puts(sb, "  local arrays declared to the simulator\n");
+  if (f->mark_fallbacks) sb_puts(sb, "  where a tensorized nest falls back to the nest as written, its mark tells the simulator\n");
 }
 
 /* A layout's pack and unpack helpers: their facts and their loops. */

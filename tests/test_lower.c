@@ -824,3 +824,27 @@ Test(lower, the_lowered_dump_of_the_reference_shows_its_own_fields) {
   module_free(m);
   diag_free(&dl);
 }
+
+/* The check's C of a variant on the NPU marks where a tensorized nest
+ * falls back (LoweredFunction.mark_fallbacks, `npu_cu_fallback("NAME");`
+ * in its else branch): the dump says so, and only of that C. */
+Test(lower, the_lowered_dump_shows_where_fallbacks_are_marked) {
+  NpgSession *s = open_example("examples/conv2d_fused_npu.c");
+  int v = npg_variant_index(s, "fused");
+  const char *line = "  where a tensorized nest falls back to the nest as written, its mark tells the simulator\n";
+  for (int hooks = 0; hooks < 2; hooks++) {
+    LowerUnit u = {.m = s->m, .k = s->v[v].ir, .name = s->v[v].name, .target = &s->target,
+                   .order = EMIT_ORDER_SOURCE, .lowered = s->v[v].low, .cu_hooks = hooks};
+    LoweredModule lm;
+    lower_module(&u, &lm);
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_lowered_module(&sb, &lm);
+    char *dump = sb_take(&sb);
+    cr_expect_eq(lm.main.mark_fallbacks, hooks);
+    cr_expect_eq(strstr(dump, line) != NULL, hooks, "cu_hooks %d:\n%s", hooks, dump);
+    free(dump);
+    lower_module_free(&lm);
+  }
+  npg_close(s);
+}
