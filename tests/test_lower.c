@@ -557,23 +557,25 @@ static const char tensorized[] =
     "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n"
     "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n";
 
-static const IntrinCall *lowered_call(const char *steps, Arena *a) {
+/* The call of the matmul nest, lowered into a; it names the session's
+ * IR (its arrays), so *s stays open until the caller closes it. */
+static const IntrinCall *lowered_call(const char *steps, Arena *a, NpgSession **s) {
   char src[2048];
   snprintf(src, sizeof src, "%s%s", tensorized, steps);
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
-  int v = npg_variant_index(s, "v");
-  Stmt **nest = find(lowered(a, s, v), is_matmul, 0);
+  *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_errors(*s)[0], '\0', "%s", npg_errors(*s));
+  int v = npg_variant_index(*s, "v");
+  Stmt **nest = find(lowered(a, *s, v), is_matmul, 0);
   cr_assert_not_null(nest);
-  cr_expect_null((*find((Kernel *)s->v[v].ir, is_matmul, 0))->intrin_call, "the scheduled IR is left as it was");
-  npg_close(s);
+  cr_expect_null((*find((Kernel *)(*s)->v[v].ir, is_matmul, 0))->intrin_call, "the scheduled IR is left as it was");
   return (*nest)->intrin_call;
 }
 
 Test(lower, a_tensorized_nest_gets_its_call_or_why_not) {
   Arena a;
   arena_init(&a, 0);
-  const IntrinCall *c = lowered_call("", &a);
+  NpgSession *s;
+  const IntrinCall *c = lowered_call("", &a, &s);
   cr_assert_not_null(c);
   StrBuf call;
   sb_init(&call);
@@ -585,9 +587,11 @@ Test(lower, a_tensorized_nest_gets_its_call_or_why_not) {
   cr_expect(c->args[3].value->kind == EX_INT && c->args[3].value->ival == 32 && !strcmp(c->args[3].param, "m"),
             "a size is a number, named as npu_intrinsics.h names it");
   cr_expect(!c->guard && !c->note);
-  c = lowered_call("#pragma npu unroll(ji, 2)\n", &a);
+  npg_close(s);
+  c = lowered_call("#pragma npu unroll(ji, 2)\n", &a, &s);
   cr_assert_not_null(c);
   cr_expect(!c->fn && c->note && strstr(c->note, "no longer matches: "), "a later step changed the nest: it no longer matches");
+  npg_close(s);
   arena_free(&a);
 }
 
