@@ -179,7 +179,7 @@ static void emit_annots(Emit *em, const Stmt *s, int ind) {
 static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
   const IntrinCall *c = s->intrin_call;
   sb_indent(em->sb, ind);
-  if (!c->call) {
+  if (!c->fn) {
     sb_comment(em->sb, c->note);
     sb_putc(em->sb, '\n');
     return false;
@@ -189,21 +189,18 @@ static bool emit_intrinsic(Emit *em, const Stmt *s, int ind) {
     sb_putc(em->sb, '\n');
     sb_indent(em->sb, ind);
   }
-  if (!c->guard) {
-    if (c->hold) { /* a bound the call names, declared before it */
-      sb_printf(em->sb, "%s\n", c->hold);
-      sb_indent(em->sb, ind);
-    }
-    sb_printf(em->sb, "%s\n", c->call);
-    return true;
-  }
-  sb_printf(em->sb, "if (%s) {\n", c->guard);
-  if (c->hold) {
+  if (c->guard) {
+    sb_printf(em->sb, "if (%s) {\n", c->guard);
     sb_indent(em->sb, ind + 1);
-    sb_printf(em->sb, "%s\n", c->hold);
   }
-  sb_indent(em->sb, ind + 1);
-  sb_printf(em->sb, "%s\n", c->call);
+  if (c->hold) { /* a bound the call names, declared before it */
+    ir_print_intrin_hold(em->sb, c);
+    sb_putc(em->sb, '\n');
+    sb_indent(em->sb, ind + !!c->guard);
+  }
+  ir_print_intrin_call(em->sb, c);
+  sb_putc(em->sb, '\n');
+  if (!c->guard) return true;
   sb_indent(em->sb, ind);
   sb_puts(em->sb, "} else { ");
   sb_comment(em->sb, c->fallback_note);

@@ -13,14 +13,30 @@
 #include "ir/checked_ref.h"
 #include "ir/ir.h"
 
+/* One argument of a tensorized nest's call (schedule/tensorize.c gives
+ * them in the order of the intrinsic's abi line). */
+typedef struct {
+  const Expr *value; /* an operand's first element (the call passes its address), a size or a scalar */
+  bool address;      /* passed as &value */
+  const char *cast;  /* the pointer type the address is cast to ("const uint8_t *"), or NULL */
+  /* a literal's parameter as the intrinsic's declaration names it (`n`),
+   * printed in a comment before the literal (lower/intrin_params.c), or
+   * NULL */
+  const char *param;
+} IntrinArg;
+
 /* A tensorized nest's call (Stmt.intrin_call, lower/intrinsic.c). */
 typedef struct IntrinCall {
-  const char *call;  /* "npu_nu_matmul_i8(&C_ob[0][0], ...);", NULL when it no longer matches */
+  const char *fn;        /* "npu_nu_matmul_i8", NULL when the nest no longer matches */
+  const IntrinArg *args; /* its arguments, nargs of them */
+  int nargs;
   const char *comment; /* the line over the call: the source expression of one instruction of a sequence, or NULL */
-  /* `const int ii_bound = npu_clamp(7 - ii_start, 8192);`: a bound the
-   * call would print several times, held by a local declared just before
-   * it (lower/intrin_repeats.c), or NULL */
-  const char *hold;
+  /* a bound the call would print several times (`npu_clamp(7 -
+   * ii_start, 8192)`), held by a const int local declared just before it
+   * (`ii_bound`, lower/intrin_repeats.c), which the arguments name; or
+   * NULL */
+  const Var *hold;
+  const Expr *hold_value;
   const char *guard; /* the C test of its scalar operands' domains, or NULL (constants) */
   const char *note;  /* where it no longer matches (a later step changed the nest), the comment before the
                       * loops: "tensorize(ii, X) no longer matches: WHY" */
@@ -163,5 +179,10 @@ typedef struct LoweredModule {
  * under "function NAME, which call CALL (line L) runs:"), then every
  * other decision of the .c and the .h. */
 void ir_print_lowered_module(StrBuf *sb, const LoweredModule *m);
+/* A tensorized nest's call as C, `NAME(args);`, and the declaration of
+ * the local that holds its repeated bound, `const int NAME = VALUE;`
+ * (IntrinCall.hold set): emit/ and --dump-ir print them alike. */
+void ir_print_intrin_call(StrBuf *sb, const IntrinCall *c);
+void ir_print_intrin_hold(StrBuf *sb, const IntrinCall *c);
 
 #endif

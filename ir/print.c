@@ -169,7 +169,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind);
 static bool print_intrin_call(StrBuf *sb, const Stmt *s, int ind) {
   const IntrinCall *c = s->intrin_call;
   sb_indent(sb, ind);
-  if (!c->call) {
+  if (!c->fn) {
     sb_printf(sb, "note: %s\n", c->note);
     return false;
   }
@@ -177,13 +177,14 @@ static bool print_intrin_call(StrBuf *sb, const Stmt *s, int ind) {
     sb_printf(sb, "comment: %s\n", c->comment);
     sb_indent(sb, ind);
   }
-  if (!c->guard) {
-    sb_printf(sb, "intrinsic %s  # line %d\n", c->call, s->loc.line);
-    return true;
+  if (c->guard) {
+    sb_printf(sb, "if %s:\n", c->guard);
+    sb_indent(sb, ind + 1);
   }
-  sb_printf(sb, "if %s:\n", c->guard);
-  sb_indent(sb, ind + 1);
-  sb_printf(sb, "intrinsic %s  # line %d\n", c->call, s->loc.line);
+  sb_puts(sb, "intrinsic ");
+  ir_print_intrin_call(sb, c);
+  sb_printf(sb, "  # line %d\n", s->loc.line);
+  if (!c->guard) return true;
   sb_indent(sb, ind);
   sb_printf(sb, "else (%s; the check's C marks it: %s):\n", c->fallback_note ? c->fallback_note : "",
             c->fallback_mark ? c->fallback_mark : "");

@@ -3,6 +3,25 @@
  * ir/print.c), for a reader checking a decision without the C. */
 #include "ir/lowered_module.h"
 
+void ir_print_intrin_call(StrBuf *sb, const IntrinCall *c) {
+  sb_printf(sb, "%s(", c->fn);
+  for (int i = 0; i < c->nargs; i++) {
+    const IntrinArg *a = &c->args[i];
+    if (i) sb_puts(sb, ", ");
+    if (a->param) sb_printf(sb, "/*%s=*/", a->param);
+    if (a->cast) sb_printf(sb, "(%s)", a->cast);
+    if (a->address) sb_putc(sb, '&');
+    ir_print_expr(sb, a->value);
+  }
+  sb_puts(sb, ");");
+}
+
+void ir_print_intrin_hold(StrBuf *sb, const IntrinCall *c) {
+  sb_printf(sb, "const int %s = ", c->hold->name);
+  ir_print_expr(sb, c->hold_value);
+  sb_putc(sb, ';');
+}
+
 /* f's lowered IR as a kernel: its parameters, its statements. */
 static void function_ir(StrBuf *sb, const LoweredFunction *f) {
   Stmt body = {.kind = ST_BLOCK, .body = (Stmt *)f->body};
@@ -58,6 +77,7 @@ static void function_facts(StrBuf *sb, const LoweredFunction *f) {
   for (i = 0; i < f->nnotes; i++) sb_printf(sb, "  note over loop %s: %s\n", f->notes[i].loop->name, f->notes[i].text);
   for (i = 0; i < f->nhooked; i++) sb_printf(sb, "  hooked: %s\n", f->hooked[i]->name);
   if (f->local_ddr) sb_puts(sb, "  local arrays declared to the simulator\n");
+  if (f->mark_fallbacks) sb_puts(sb, "  where a tensorized nest falls back to the nest as written, its mark tells the simulator\n");
 }
 
 /* A layout's pack and unpack helpers: their facts and their loops. */

@@ -4,9 +4,13 @@
  * its parameter (`h=` before the 56 of conv2d's height). The names are the declaration's in
  * npu_intrinsics.h or npu_vu_families.h (the header the emitted C
  * includes), never a list of our own: the intrinsic NAME is the macro
- * over `NAME_at(const char *file, int line, <parameters>)`. The call and
- * the declaration are parsed with tree-sitter-c; a call whose
- * declaration is not found, or does not parse, is left as it is. */
+ * over `NAME_at(const char *file, int line, <parameters>)`. The
+ * declaration is parsed with tree-sitter-c; the call's arguments are
+ * expressions (schedule/tensorize.c), and a literal is a number that
+ * prints as one. A call whose declaration is not found, does not parse
+ * or has another count of parameters is left as it is. */
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +22,27 @@
 
 enum { MAX_PARAMS = 32 };
 
-/* The two headers' text, read once for the whole lowering. */
-static const char *headers(Lower *lw) {
+/* One intrinsic's parameter names after `file` and `line` (n -1: its
+ * declaration is not found or does not parse). */
+typedef struct {
+  const char *fn;
+  const char **names;
+  int n;
+} IntrinDecl;
+
+/* The declarations named so far: the headers' text is read once for the
+ * lowering and each intrinsic's declaration parsed the first time a call
+ * of it is named (the whole headers would take a tree-sitter parse of
+ * 47 kB, about 10 ms, for each lowering). */
+struct IntrinDecls {
+  const char *text;
+  IntrinDecl *items;
+  int n, cap;
+};
+
+static struct IntrinDecls *decls(Lower *lw) {
   Decided *d = lw->once;
-  if (d->intrin_headers) return d->intrin_headers;
+  if (d->intrin_decls) return d->intrin_decls;
   StrBuf sb;
   sb_init(&sb);
   const char *files[] = {"npu_intrinsics.h", "npu_vu_families.h"};
@@ -33,9 +54,10 @@ static const char *headers(Lower *lw) {
     if (text) sb_putn(&sb, text, len), sb_putc(&sb, '\n');
     free(text);
   }
-  d->intrin_headers = arena_strdup(lw->arena, sb.len ? sb.data : "");
+  d->intrin_decls = ARENA_NEW(lw->arena, struct IntrinDecls);
+  d->intrin_decls->text = arena_strdup(lw->arena, sb.len ? sb.data : "");
   sb_free(&sb);
-  return d->intrin_headers;
+  return d->intrin_decls;
 }
 
 static bool is(TSNode n, const char *type) { return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type); }
@@ -77,7 +99,7 @@ static int param_names(Lower *lw, TSParser *parser, const char *intrin, const ch
   snprintf(fn, sizeof fn, "%s_at", intrin);
   const char *decl;
   size_t len;
-  if (!find_declaration(headers(lw), fn, &decl, &len)) return -1;
+  if (!find_declaration(decls(lw)->text, fn, &decl, &len)) return -1;
   TSTree *tree = ts_parser_parse_string(parser, NULL, decl, (uint32_t)len);
   TSNode root = ts_tree_root_node(tree);
   TSNode f = function_declarator(ts_node_named_child(root, 0));
@@ -98,45 +120,58 @@ static int param_names(Lower *lw, TSParser *parser, const char *intrin, const ch
   return n;
 }
 
-/* call (`NAME(args);`) with each literal argument after a comment that
- * names its parameter. */
-static const char *named(Lower *lw, TSParser *parser, const char *call) {
-  TSTree *tree = ts_parser_parse_string(parser, NULL, call, (uint32_t)strlen(call));
-  TSNode root = ts_tree_root_node(tree);
-  TSNode expr = ts_node_named_child(ts_node_named_child(root, 0), 0);
-  TSNode fn = ts_node_child_by_field_name(expr, "function", 8), args = ts_node_child_by_field_name(expr, "arguments", 9);
-  const char *out = call;
+/* intrin's declaration, parsed the first time it is asked for. */
+static const IntrinDecl *declaration(Lower *lw, const char *intrin) {
+  struct IntrinDecls *d = decls(lw);
+  for (int i = 0; i < d->n; i++)
+    if (!strcmp(d->items[i].fn, intrin)) return &d->items[i];
   const char *names[MAX_PARAMS];
-  int n = -1;
-  if (!ts_node_has_error(root) && is(expr, "call_expression") && is(fn, "identifier")) {
-    char intrin[200];
-    snprintf(intrin, sizeof intrin, "%.*s", (int)(ts_node_end_byte(fn) - ts_node_start_byte(fn)), call + ts_node_start_byte(fn));
-    n = param_names(lw, parser, intrin, names);
-  }
-  uint32_t nargs = n >= 0 ? ts_node_named_child_count(args) : 0;
-  if (nargs && nargs == (uint32_t)n) {
-    StrBuf sb;
-    sb_init(&sb);
-    uint32_t from = 0;
-    for (uint32_t i = 0; i < nargs; i++) {
-      TSNode a = ts_node_named_child(args, i);
-      if (!is(a, "number_literal") || !names[i]) continue;
-      sb_putn(&sb, call + from, ts_node_start_byte(a) - from);
-      sb_printf(&sb, "/*%s=*/", names[i]);
-      from = ts_node_start_byte(a);
-    }
-    sb_puts(&sb, call + from);
-    out = arena_strdup(lw->arena, sb.data);
-    sb_free(&sb);
-  }
-  ts_tree_delete(tree);
-  return out;
-}
-
-const char *lower_named_args(Lower *lw, const char *call) {
   TSParser *parser = ts_parser_new();
   ts_parser_set_language(parser, frontend_language());
-  const char *out = named(lw, parser, call);
+  int n = param_names(lw, parser, intrin, names);
   ts_parser_delete(parser);
-  return out;
+  d->items = lower_room(lw->arena, d->items, d->n, &d->cap, sizeof *d->items);
+  IntrinDecl *it = &d->items[d->n++];
+  *it = (IntrinDecl){.fn = arena_strdup(lw->arena, intrin), .n = n};
+  if (n > 0) {
+    it->names = ARENA_ARRAY(lw->arena, const char *, n);
+    memcpy(it->names, names, (size_t)n * sizeof *names);
+  }
+  return it;
+}
+
+static const Expr *bare(const Expr *e) {
+  while (e->kind == EX_CAST && e->implicit && !e->parens) e = e->a; /* not printed */
+  return e;
+}
+
+/* Whether e prints as a number, with a sign when signed is set: `3`,
+ * `-1.0f`, not `(-2147483647 - 1)`, `inf` or a macro's name. */
+static bool number(const Expr *e, bool sign) {
+  if (e->macro || e->parens || (e->kind != EX_INT && e->kind != EX_FLOAT)) return false;
+  if (e->text) {
+    const char *t = e->text + (sign && (e->text[0] == '-' || e->text[0] == '+'));
+    return isdigit((unsigned char)t[0]) || t[0] == '.';
+  }
+  if (e->kind == EX_FLOAT) return isfinite(e->fval) && (sign || !signbit(e->fval));
+  bool minimum = e->type->is_signed && (e->ival == INT64_MIN || (e->type->kind == TY_INT && e->ival == INT32_MIN));
+  return !e->type->is_signed || e->ival >= 0 || (sign && !minimum);
+}
+
+/* Whether e prints as a C number literal, a sign included as C's grammar
+ * (tree-sitter-c's number_literal) takes it: the arguments a reader
+ * cannot tell apart. */
+static bool literal(const Expr *e) {
+  e = bare(e);
+  if (e->kind == EX_UNARY && (e->op == OP_NEG || e->op == OP_PLUS) && !e->parens && !e->macro)
+    return number(bare(e->a), false);
+  return number(e, true);
+}
+
+void lower_name_args(Lower *lw, IntrinCall *call) {
+  const IntrinDecl *d = declaration(lw, call->fn);
+  if (d->n != call->nargs) return; /* not found, or another count: left as it is */
+  IntrinArg *args = (IntrinArg *)call->args; /* lower/intrinsic.c's, being decided */
+  for (int i = 0; i < call->nargs; i++)
+    if (!args[i].address && literal(args[i].value)) args[i].param = d->names[i];
 }

@@ -3,34 +3,45 @@
  * call prints it in every operand it offsets and again in its length:
  * `f(&y_vm[npu_clamp(7 - ii_start, 8192)], &x_vm[npu_clamp(7 - ii_start,
  * 8192)], 8192 - npu_clamp(7 - ii_start, 8192))`. The call then names a
- * const local declared just before it, `ii_bound`. The call is parsed with
- * tree-sitter-c; a bound is an `npu_clamp(...)` call, which has no side
- * effects, so evaluating it once before the call changes nothing. */
+ * const local declared just before it, `ii_bound`. The call's arguments
+ * are expressions (schedule/tensorize.c); a bound is an `npu_clamp(...)`
+ * call (EX_CALL), which has no side effects, so evaluating it once before
+ * the call changes nothing. */
 #include <string.h>
-#include <tree_sitter/api.h>
 
-#include "frontend/frontend.h"
 #include "lower/lower.h"
 
+enum { MAX_BOUNDS = 32 };
+
 typedef struct {
-  uint32_t at[32], end[32]; /* the npu_clamp calls, outer before inner, in order */
+  const Expr *at[MAX_BOUNDS]; /* the npu_clamp calls, outer before inner, in the order printed */
   int n;
 } Bounds;
 
-static void find_bounds(const char *text, TSNode n, Bounds *b) {
-  if (!strcmp(ts_node_type(n), "call_expression")) {
-    TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-    uint32_t s = ts_node_start_byte(fn), e = ts_node_end_byte(fn);
-    if (!strcmp(ts_node_type(fn), "identifier") && e - s == 9 && !strncmp(text + s, "npu_clamp", 9) && b->n < 32) {
-      b->at[b->n] = ts_node_start_byte(n);
-      b->end[b->n++] = ts_node_end_byte(n);
-    }
-  }
-  for (uint32_t i = 0; i < ts_node_child_count(n); i++) find_bounds(text, ts_node_child(n, i), b);
+static bool find_bound(const Expr *e, void *ctx) {
+  Bounds *b = ctx;
+  if (e->kind == EX_CALL && !strcmp(e->text, "npu_clamp") && b->n < MAX_BOUNDS) b->at[b->n++] = e;
+  return true;
 }
 
-static bool same_text(const char *text, const Bounds *b, int i, int j) {
-  return b->end[i] - b->at[i] == b->end[j] - b->at[j] && !memcmp(text + b->at[i], text + b->at[j], b->end[i] - b->at[i]);
+/* e with every subexpression that is the same as bound replaced by by. */
+static const Expr *replaced(Arena *a, const Expr *e, const Expr *bound, const Expr *by) {
+  if (!e) return NULL;
+  if (ir_expr_same(e, bound)) return by;
+  Expr *c = ARENA_NEW(a, Expr);
+  *c = *e;
+  c->a = (Expr *)replaced(a, e->a, bound, by);
+  c->b = (Expr *)replaced(a, e->b, bound, by);
+  c->c = (Expr *)replaced(a, e->c, bound, by);
+  if (e->kind == EX_LOAD) {
+    c->idx = ARENA_ARRAY(a, Expr *, e->buf->ndim);
+    for (int i = 0; i < e->buf->ndim; i++) c->idx[i] = (Expr *)replaced(a, e->idx[i], bound, by);
+  }
+  if (e->kind == EX_CALL) {
+    c->args = ARENA_ARRAY(a, Expr *, e->nargs);
+    for (int i = 0; i < e->nargs; i++) c->args[i] = (Expr *)replaced(a, e->args[i], bound, by);
+  }
+  return c;
 }
 
 /* Whether the kernel, the call or an earlier local uses name. */
@@ -55,24 +66,32 @@ static bool use_stmt(Stmt *s, int depth, void *ctx) {
   return !u->found;
 }
 
-static bool name_char(char c) { return c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= '0' && c <= '9'); }
+/* A name the call prints: a variable, an array, a macro or a function. */
+static bool use_in_call(const Expr *e, void *ctx) {
+  Use *u = ctx;
+  use_expr(e, u);
+  u->found |= e->kind == EX_CALL && !strcmp(e->text, u->name);
+  return !u->found;
+}
 
-/* name as a whole word in call (a name the call prints), or used by the
- * kernel or an earlier local. */
-static bool taken(Lower *lw, const char *call, const char *name) {
+/* name used by the kernel, the call (its intrinsic, an argument's name or
+ * cast) or an earlier local. */
+static bool taken(Lower *lw, const IntrinCall *call, const char *name) {
   Use u = {name, false};
   for (const Param *p = lw->k->params; p; p = p->next) u.found |= !strcmp(p->buf ? p->buf->name : p->var->name, name);
   if (!u.found) ir_walk_stmts(lw->k->body, use_stmt, &u);
   for (int i = 0; i < lw->once->nheld && !u.found; i++) u.found = !strcmp(lw->once->held[i], name);
-  size_t n = strlen(name);
-  for (const char *p = strstr(call, name); p && !u.found; p = strstr(p + 1, name)) {
-    u.found = !(p > call && name_char(p[-1])) && !name_char(p[n]);
+  u.found |= !strcmp(call->fn, name);
+  for (int i = 0; i < call->nargs && !u.found; i++) {
+    const char *cast = call->args[i].cast;
+    u.found = cast && strstr(cast, name); /* a type's name, as in `const uint8_t *` */
+    if (!u.found) ir_walk_expr(call->args[i].value, use_in_call, &u);
   }
   return u.found;
 }
 
 /* "<counter>_bound", or with a number after it: a name nothing uses. */
-static const char *fresh(Lower *lw, const Stmt *loop, const char *call) {
+static const char *fresh(Lower *lw, const Stmt *loop, const IntrinCall *call) {
   const char *base = arena_printf(lw->arena, "%s_bound", loop->var->name), *name = base;
   for (int n = 2; taken(lw, call, name); n++) name = arena_printf(lw->arena, "%s%d", base, n);
   Decided *d = lw->once;
@@ -81,36 +100,20 @@ static const char *fresh(Lower *lw, const Stmt *loop, const char *call) {
   return name;
 }
 
-const char *lower_hold_repeat(Lower *lw, const Stmt *loop, const char **call) {
-  const char *text = *call;
-  TSParser *parser = ts_parser_new();
-  ts_parser_set_language(parser, frontend_language());
-  TSTree *tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)strlen(text));
-  TSNode root = ts_tree_root_node(tree);
+void lower_hold_repeat(Lower *lw, const Stmt *loop, IntrinCall *call) {
   Bounds b = {.n = 0};
-  if (!ts_node_has_error(root)) find_bounds(text, root, &b);
-  int pick = -1;
-  for (int i = 0; i < b.n && pick < 0; i++)
-    for (int j = i + 1; j < b.n && pick < 0; j++)
-      if (same_text(text, &b, i, j)) pick = i;
-  const char *decl = NULL;
-  if (pick >= 0) {
-    const char *name = fresh(lw, loop, text);
-    decl = arena_printf(lw->arena, "const int %s = %.*s;", name, (int)(b.end[pick] - b.at[pick]), text + b.at[pick]);
-    StrBuf sb;
-    sb_init(&sb);
-    uint32_t from = 0;
-    for (int i = 0; i < b.n; i++) {
-      if (!same_text(text, &b, i, pick)) continue;
-      sb_putn(&sb, text + from, b.at[i] - from);
-      sb_puts(&sb, name);
-      from = b.end[i];
-    }
-    sb_puts(&sb, text + from);
-    *call = arena_strdup(lw->arena, sb.data);
-    sb_free(&sb);
-  }
-  ts_tree_delete(tree);
-  ts_parser_delete(parser);
-  return decl;
+  for (int i = 0; i < call->nargs; i++) ir_walk_expr(call->args[i].value, find_bound, &b);
+  const Expr *pick = NULL;
+  for (int i = 0; i < b.n && !pick; i++)
+    for (int j = i + 1; j < b.n && !pick; j++)
+      if (ir_expr_same(b.at[i], b.at[j])) pick = b.at[i];
+  if (!pick) return;
+  Var *v = ARENA_NEW(lw->arena, Var);
+  *v = (Var){.name = fresh(lw, loop, call), .type = &ty_int, .kind = VAR_LOCAL, .loc = pick->loc};
+  Expr *use = ARENA_NEW(lw->arena, Expr);
+  *use = (Expr){.kind = EX_VAR, .type = &ty_int, .loc = pick->loc, .var = v};
+  IntrinArg *args = (IntrinArg *)call->args; /* lower/intrinsic.c's, being decided */
+  for (int i = 0; i < call->nargs; i++) args[i].value = replaced(lw->arena, args[i].value, pick, use);
+  call->hold = v;
+  call->hold_value = pick;
 }

@@ -74,18 +74,31 @@ static const char *fallback_mark(Lower *lw, const char *intrin) {
   return text;
 }
 
+/* The call's arguments copied out of the matcher's scratch arena. */
+static const IntrinArg *kept_args(Lower *lw, const TensorizedCall *tc) {
+  IntrinArg *args = ARENA_ARRAY(lw->arena, IntrinArg, tc->nargs ? tc->nargs : 1);
+  for (int i = 0; i < tc->nargs; i++) {
+    args[i] = tc->args[i];
+    args[i].value = ir_expr_copy(lw->arena, tc->args[i].value);
+    if (tc->args[i].cast) args[i].cast = arena_strdup(lw->arena, tc->args[i].cast);
+  }
+  return args;
+}
+
 static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
   IntrinCall *c = ARENA_NEW(lw->arena, IntrinCall);
-  StrBuf call, guard;
-  sb_init(&call);
+  StrBuf guard;
   sb_init(&guard);
   char why[1024];
   Arena scratch;
   arena_init(&scratch, 0);
-  if (tensorize_call(&scratch, loop, &call, &guard, why, sizeof why)) {
-    const char *text = arena_strdup(lw->arena, call.data);
-    c->hold = lower_hold_repeat(lw, loop, &text);
-    c->call = lower_named_args(lw, text);
+  TensorizedCall *tc = ARENA_NEW(&scratch, TensorizedCall);
+  if (tensorize_call(&scratch, loop, tc, &guard, why, sizeof why)) {
+    c->fn = loop->intrin;
+    c->args = kept_args(lw, tc);
+    c->nargs = tc->nargs;
+    lower_hold_repeat(lw, loop, c);
+    lower_name_args(lw, c);
     c->comment = loop->isel_note;
     if (guard.len) {
       c->guard = arena_strdup(lw->arena, guard.data);
@@ -102,7 +115,6 @@ static const IntrinCall *decide(Lower *lw, const Stmt *loop) {
     c->note = arena_printf(lw->arena, "tensorize(%s, %s) no longer matches: %s", loop->name, loop->intrin, why);
   }
   arena_free(&scratch);
-  sb_free(&call);
   sb_free(&guard);
   return c;
 }

@@ -63,7 +63,7 @@ typedef struct Decided {
   int ngrant, grant_cap;
   KnownShape *shapes; /* in arena */
   int nshapes, shapes_cap;
-  const char *intrin_headers; /* npu_intrinsics.h and npu_vu_families.h, read when a call is named */
+  struct IntrinDecls *intrin_decls; /* npu_intrinsics.h's and npu_vu_families.h's, parsed when a call is named */
   const char **held; /* the names of the locals that hold a call's repeated bound (lower/intrin_repeats.c) */
   int nheld, held_cap;
 } Decided;
@@ -152,16 +152,16 @@ Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered);
  * never read. */
 Stmt *lower_unused(Lower *lw, const Stmt *body);
 
-/* lower/intrin_params.c: intrinsic call text `NAME(args);` with each
- * literal argument after a comment naming its parameter, as the
- * intrinsic's declaration does: `m=` in a comment before the 32 of
- * npu_nu_matmul_i8's m. */
-const char *lower_named_args(Lower *lw, const char *call);
-/* lower/intrin_repeats.c: where call (the text of loop's intrinsic call)
- * prints one `npu_clamp(...)` bound more than once, the declaration of
- * a const local that holds it (a name neither the kernel nor another
- * such local uses), with *call rewritten to name it; else NULL. */
-const char *lower_hold_repeat(Lower *lw, const Stmt *loop, const char **call);
+/* lower/intrin_params.c: each literal argument of call named after its
+ * parameter, as the intrinsic's declaration names it (IntrinArg.param:
+ * the `m` of npu_nu_matmul_i8's 32), the header's declarations parsed
+ * once for the lowering. */
+void lower_name_args(Lower *lw, IntrinCall *call);
+/* lower/intrin_repeats.c: where loop's call passes one `npu_clamp(...)`
+ * bound more than once, a const local that holds it (a name neither the
+ * kernel nor another such local uses; IntrinCall.hold), which the
+ * arguments then name. */
+void lower_hold_repeat(Lower *lw, const Stmt *loop, IntrinCall *call);
 
 /* lower/intrinsic.c (last, on the whole body): each tensorized nest
  * copied with its call (Stmt.intrin_call). */

@@ -163,7 +163,7 @@ static Stmt *rewrite(Lower *lw, const Stmt *list, const void *ctx) {
   for (const Stmt *s = list; s; s = s->next) {
     Stmt *c = lower_rebuild(lw, s, rewrite, ctx);
     const IntrinCall *ic = s->kind == ST_FOR ? s->intrin_call : NULL;
-    if (ic && ic->call) c = ic->guard ? with_fallback(r, c) : c; /* the call is one instruction */
+    if (ic && ic->fn) c = ic->guard ? with_fallback(r, c) : c; /* the call is one instruction */
     else if (s->kind == ST_FOR && lower_permutable(s)) c = marked(r, s, c);
     tail = lower_append(tail, c);
   }

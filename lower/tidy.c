@@ -671,7 +671,7 @@ static Stmt *tidy_stmt(Tidy *t, const Stmt *s) {
   int mark = t->nvisible;
   push_visible(t, s->var->name);
   Stmt *c;
-  if (s->intrin_call && s->intrin_call->call) { /* printed as its call, and the nest as written where it falls back */
+  if (s->intrin_call && s->intrin_call->fn) { /* printed as its call, and the nest as written where it falls back */
     c = lower_shallow(t->lw, s);
     if (s->intrin_call->fallback) {
       IntrinCall *ic = ARENA_NEW(t->lw->arena, IntrinCall);

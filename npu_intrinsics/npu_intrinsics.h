@@ -159,10 +159,6 @@ void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const flo
                                const float *b, int rows, int cols, int ldd, int lda);
 #define npu_vu_muladd_cols_f32(...) npu_vu_muladd_cols_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
-/* dst[i] = 1.0f / sqrtf(a[i] + eps) */
-void npu_vu_rsqrt_f32_at(const char *file, int line, float *dst, const float *a, int n, float eps);
-#define npu_vu_rsqrt_f32(...) npu_vu_rsqrt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
 /* Row dot products: dst[r] = sum_{c < cols} a[r*lda + c] * b[r*ldb + c], adding
  * in order c = 0 .. cols-1 from 0.0f (cols >= 1; a and b may be the same rows:
  * a sum of squares). */

@@ -55,9 +55,86 @@
 #include "schedule/intrinsics.h"
 #include "schedule/tensorize_match.h"
 
-/* Matches and checks scopes; fills the call text when sb is not NULL, and
- * the operands' domain test when guard is not NULL (check_domains). */
-static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const char *name, StrBuf *call,
+/* npu_clamp(x, n) (npu_intrinsics.h, int): x clamped to [0, n]. */
+static Expr *clamp_call(Arena *a, Expr *x, int64_t n) {
+  Expr *e = ARENA_NEW(a, Expr);
+  e->kind = EX_CALL;
+  e->text = "npu_clamp";
+  e->type = &ty_int;
+  e->loc = x->loc;
+  e->nargs = 2;
+  e->args = ARENA_ARRAY(a, Expr *, 2);
+  e->args[0] = x;
+  e->args[1] = ir_int(a, n, &ty_int, x->loc);
+  return e;
+}
+
+static Expr *binary(Arena *a, Op op, Expr *x, Expr *y) {
+  Expr *e = ARENA_NEW(a, Expr);
+  *e = (Expr){.kind = EX_BINARY, .type = &ty_int, .loc = x->loc, .op = op, .a = x, .b = y};
+  return e;
+}
+
+static Expr *cond(Arena *a, Expr *c, Expr *x, Expr *y, int parens) {
+  Expr *e = ARENA_NEW(a, Expr);
+  *e = (Expr){.kind = EX_COND, .type = x->type, .loc = c->loc, .a = c, .b = x, .c = y, .parens = parens};
+  return e;
+}
+
+/* A tail's size, end - start clamped to [0, extent] (the loops around may
+ * reach the nest where its guard holds for no iteration): a number when
+ * it is one; npu_clamp for an int; else the comparisons, keeping the
+ * count's wider type. */
+static Expr *tail_size(Arena *a, const Expr *start, const Expr *end, int64_t extent) {
+  int64_t c; /* a constant end as its number, not its #define's name */
+  Expr *e = ir_const_int(end, &c) ? ir_int(a, c, &ty_int, (SrcLoc){0, 0}) : ir_expr_copy(a, end);
+  Expr *left = arith_simplify(a, ir_sub(a, e, ir_expr_copy(a, start), &ty_int), NULL, 0);
+  if (ir_const_int(left, &c)) return ir_int(a, c <= 0 ? 0 : c < extent ? c : extent, &ty_int, left->loc);
+  if (left->type->kind == TY_INT && extent <= INT32_MAX) return clamp_call(a, left, extent);
+  Expr *n = ir_int(a, extent, &ty_int, left->loc), *zero = ir_int(a, 0, &ty_int, left->loc);
+  return cond(a, binary(a, OP_GE, left, n), n, cond(a, binary(a, OP_GT, left, zero), left, zero, 0), 1);
+}
+
+/* The argument the abi's name t binds: an operand's address, a size or a
+ * scalar parameter; false when the match binds none. */
+static bool abi_arg(Match *m, Arena *a, const char *t, IntrinArg *arg) {
+  *arg = (IntrinArg){0};
+  for (int i = 0; i < m->nbufs; i++)
+    if (!strcmp(m->sbuf[i]->name, t)) {
+      Expr *e = ARENA_NEW(a, Expr);
+      *e = (Expr){.kind = EX_LOAD, .buf = (Buffer *)m->ubuf[i], .type = m->ubuf[i]->elem, .idx = tensorize_window_offsets(m, i)};
+      /* a _Bool mask passed as the intrinsic's uint8_t bytes: C calls the pointer types incompatible */
+      const Type *ue = m->ubuf[i]->elem, *se = m->sbuf[i]->elem;
+      if ((ue->rank == 0) != (se->rank == 0) && type_is_integer(ue) && type_is_integer(se))
+        arg->cast = arena_printf(a, "%s%s *", m->sbuf[i]->is_const ? "const " : "", se->name);
+      arg->value = e;
+      arg->address = true;
+      return true;
+    }
+  for (int i = 0; i < m->nsizes; i++)
+    if (!strcmp(m->size[i], t)) {
+      int tail = -1, win = -1;
+      for (int j = 0; j < m->ntails; j++)
+        if (m->size_loop[i] && m->size_loop[i] == m->tail_var[j]) tail = j;
+      for (int j = 0; j < m->nwins; j++)
+        if (m->size_loop[i] && m->size_loop[i] == m->win_var[j]) win = j;
+      arg->value = win >= 0 ? sched_window_count(a, &m->win[win], m->size_val[i])
+                 : tail >= 0 ? tail_size(a, m->tail_start[tail], m->tail_end[tail], m->size_val[i])
+                 : ir_int(a, m->size_val[i], &ty_int, (SrcLoc){0, 0});
+      return true;
+    }
+  for (int i = 0; i < m->nparams; i++)
+    if (!strcmp(m->sparam[i]->name, t)) {
+      arg->value = m->sparam_expr[i] ? m->sparam_expr[i] : ir_int(a, m->sparam_val[i], &ty_int, (SrcLoc){0, 0});
+      return true;
+    }
+  return false;
+}
+
+/* Matches and checks scopes; fills the call's arguments when call is not
+ * NULL, and the operands' domain test when guard is not NULL
+ * (check_domains). */
+static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const char *name, TensorizedCall *call,
                             StrBuf *guard, char *why, size_t n, bool *known, int *progress) {
   Sem own = {0};
   const Sem *sem = tensorize_sem_get(cache, name, &own, why, n);
@@ -95,48 +172,12 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
   char *args = abi ? strchr(abi, '(') : NULL;
   if (ok && !args) ok = snprintf(why, n, "the semantics of %s give no abi line", name) < 0;
   if (ok && call) {
-    sb_printf(call, "%s(", name);
-    int k = 0;
-    for (char *t = strtok(args + 1, ", )"); t && ok; t = strtok(NULL, ", )"), k++) {
-      if (k) sb_puts(call, ", ");
-      bool done = false;
-      for (int i = 0; i < m->nbufs && !done; i++)
-        if (!strcmp(m->sbuf[i]->name, t)) {
-          Expr e = {.kind = EX_LOAD, .buf = (Buffer *)m->ubuf[i], .type = m->ubuf[i]->elem, .idx = tensorize_window_offsets(m, i)};
-          /* a _Bool mask passed as the intrinsic's uint8_t bytes: C calls the pointer types incompatible */
-          const Type *ue = m->ubuf[i]->elem, *se = m->sbuf[i]->elem;
-          if ((ue->rank == 0) != (se->rank == 0) && type_is_integer(ue) && type_is_integer(se))
-            sb_printf(call, "(%s%s *)", m->sbuf[i]->is_const ? "const " : "", se->name);
-          sb_putc(call, '&');
-          ir_print_expr(call, &e);
-          done = true;
-        }
-      for (int i = 0; i < m->nsizes && !done; i++)
-        if (!strcmp(m->size[i], t)) {
-          int tail = -1;
-          for (int j = 0; j < m->ntails; j++)
-            if (m->size_loop[i] && m->size_loop[i] == m->tail_var[j]) tail = j;
-          /* a tail's size, clamped at 0 too: the loops around may reach the
-           * nest where its guard holds for no iteration */
-          int win = -1;
-          for (int j = 0; j < m->nwins; j++)
-            if (m->size_loop[i] && m->size_loop[i] == m->win_var[j]) win = j;
-          int64_t known;
-          if (win >= 0) ir_print_expr(call, sched_window_count(a, &m->win[win], m->size_val[i]));
-          else if (tail >= 0)
-            sb_puts(call, ir_tail_count(a, m->tail_start[tail], m->tail_end[tail], m->size_val[i], false, &known));
-          else sb_printf(call, "%lld", (long long)m->size_val[i]);
-          done = true;
-        }
-      for (int i = 0; i < m->nparams && !done; i++)
-        if (!strcmp(m->sparam[i]->name, t)) {
-          if (m->sparam_expr[i]) ir_print_expr(call, m->sparam_expr[i]);
-          else sb_printf(call, "%lld", (long long)m->sparam_val[i]);
-          done = true;
-        }
-      if (!done) ok = snprintf(why, n, "the abi of %s names '%s', which the match does not bind", name, t) < 0;
+    call->nargs = 0;
+    for (char *t = strtok(args + 1, ", )"); t && ok; t = strtok(NULL, ", )")) {
+      if (call->nargs == TENSORIZE_MAX_ARGS) ok = snprintf(why, n, "the abi of %s has more than %d arguments", name, TENSORIZE_MAX_ARGS) < 0;
+      else if (!abi_arg(m, a, t, &call->args[call->nargs++]))
+        ok = snprintf(why, n, "the abi of %s names '%s', which the match does not bind", name, t) < 0;
     }
-    sb_puts(call, ");");
   }
   free(scopes);
   free(abi);
@@ -145,7 +186,7 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
   return ok;
 }
 
-bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, char *why, size_t n) {
+bool tensorize_call(Arena *a, const Stmt *loop, TensorizedCall *call, StrBuf *guard, char *why, size_t n) {
   bool known;
   return loop->intrin && match_intrinsic(NULL, a, loop, loop->intrin, call, guard, why, n, &known, NULL);
 }
@@ -153,11 +194,8 @@ bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, cha
 bool tensorize_matches(SemCache *cache, Arena *a, const Stmt *loop, const char *name) {
   char why[1024];
   bool known;
-  StrBuf call; /* written, so the abi is known to bind */
-  sb_init(&call);
-  bool ok = match_intrinsic(cache, a, loop, name, &call, NULL, why, sizeof why, &known, NULL);
-  sb_free(&call);
-  return ok;
+  TensorizedCall call; /* written, so the abi is known to bind */
+  return match_intrinsic(cache, a, loop, name, &call, NULL, why, sizeof why, &known, NULL);
 }
 
 bool tensorize_shape_matches(SemCache *cache, Arena *a, const Stmt *loop, const char *name) {
@@ -238,8 +276,7 @@ const char *tensorize_find(SemCache *cache, Arena *a, const Stmt *loop, const ch
     bool known;
     int progress = 0;
     if (!found && !strncmp(name, prefix, strlen(prefix))) {
-      StrBuf call; /* written, so the abi is known to bind */
-      sb_init(&call);
+      TensorizedCall call; /* written, so the abi is known to bind */
       if (match_intrinsic(cache, a, loop, name, &call, NULL, miss, sizeof miss, &known, &progress)) found = arena_strdup(a, name);
       else if (known && (progress > best || (progress == best && !best_root && same_root(cache, loop, name)))) {
         /* the nearest miss: the one that matched furthest; of those, the
@@ -248,7 +285,6 @@ const char *tensorize_find(SemCache *cache, Arena *a, const Stmt *loop, const ch
         best = progress;
         snprintf(why, n, "nearest %s: %s", name, miss);
       }
-      sb_free(&call);
     }
     free(files[i]);
   }
@@ -270,10 +306,8 @@ bool prim_tensorize(Sched *s, const SchedStep *st) {
   const SchedArg *ia = &st->args[1];
   if (ia->kind != SA_NAME) return sched_error(s, ia, "expected an intrinsic's name, got '%s'", ia->text);
   char why[1024];
-  StrBuf call;
-  sb_init(&call);
+  TensorizedCall call; /* written, so the abi is known to bind */
   bool known, ok = match_intrinsic(s->sems, s->a, loop, ia->name, &call, NULL, why, sizeof why, &known, NULL);
-  sb_free(&call);
   if (!known) return sched_error(s, ia, "%s", why);
   if (!ok && sched_expand_to_match(s, loop, nest_matches, (void *)ia->name)) ok = true; /* schedule/expand.c */
   if (!ok) {

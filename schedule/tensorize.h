@@ -3,14 +3,21 @@
 #define NPG_SCHED_TENSORIZE_H
 
 #include "ir/ir.h"
+#include "ir/lowered_module.h" /* IntrinArg */
 
-/* The intrinsic call ("npu_nu_matmul_i8(&C_ob[0][0], ...);") that stands
- * for loop, a loop tensorize marked (Stmt.intrin), and in guard the C test
- * that its scalar operands lie where the intrinsic is defined ("domain:"
- * in its semantics file), empty when they are constants, which the match
- * checked: the nest as written runs where the test fails. False with why
- * when the nest no longer matches (a later step changed it). */
-bool tensorize_call(Arena *a, const Stmt *loop, StrBuf *call, StrBuf *guard, char *why, size_t n);
+/* The arguments of the intrinsic call that stands for loop, a loop
+ * tensorize marked (Stmt.intrin), in its abi's order, as expressions in
+ * the arena (`&C_ob[0][0]` is C_ob[0][0] passed by address), and in guard
+ * the C test that its scalar operands lie where the intrinsic is defined
+ * ("domain:" in its semantics file), empty when they are constants, which
+ * the match checked: the nest as written runs where the test fails. False
+ * with why when the nest no longer matches (a later step changed it). */
+enum { TENSORIZE_MAX_ARGS = 32 };
+typedef struct {
+  IntrinArg args[TENSORIZE_MAX_ARGS];
+  int nargs;
+} TensorizedCall;
+bool tensorize_call(Arena *a, const Stmt *loop, TensorizedCall *call, StrBuf *guard, char *why, size_t n);
 
 /* A guard that keeps a window of a loop's iterations (`if (start + v >=
  * lo && start + v < hi)`, either side alone, or `== k`; start free of v):

@@ -12,7 +12,7 @@ static const NpuSimSymbol table[] = {
     SYM(npu_nu_conv2d_i8_at),      SYM(npu_vu_requant_i8_at),     SYM(npu_barrier_at),
     SYM(npu_vu_macs_i8_i32_at),
     SYM(npu_vu_muladd_cols_f32_at),
-    SYM(npu_vu_rsqrt_f32_at),      SYM(npu_vu_reduce_dot_f32_at),
+    SYM(npu_vu_reduce_dot_f32_at),
     SYM(npu_vu_lane_mask_u8_at),   SYM(npu_vu_store_lane_f32_at),
     SYM(npu_vu_select_lanes_f32_at), SYM(npu_vu_muls_lane_f32_at),
     SYM(npu_vu_select_from_f32_at),

@@ -1,7 +1,7 @@
 /* The VU cores: how an op issues (sim_vu_issue, and sim_vu_box_issue for a
  * 2-D box), and the ops that are not rows of npu_vu_families.def
  * (docs/architecture.md says why): requantize, multiply-accumulate,
- * the column broadcast, rsqrt and the row dot product. The rows are
+ * the column broadcast and the row dot product. The rows are
  * sim/vu_family.c. Every operand lies in the VM of one core, which runs
  * the op. Cycles per instruction: overhead + ceil(bytes of the widest
  * operand / vector_bytes). */
@@ -131,18 +131,6 @@ void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const flo
 }
 
 /* Over n elements with a scalar operand. */
-#define VU_SCALAR(NAME, EXPR)                                                                     \
-  void NAME##_at(const char *file, int line, float *dst, const float *a, int n, float y) {        \
-    VuArg v[2] = {{"dst", dst, (int64_t)n * 4, 1, 0, 4, OP_WRITE}, {"a", a, (int64_t)n * 4, 1, 0, 4, OP_READ}}; \
-    if (!sim_vu_n_issue(file, line, #NAME, n, v, 2, (uint64_t)n * 4)) return;                            \
-    for (int i = 0; i < n; i++) {                                                                 \
-      float x = a[i];                                                                             \
-      dst[i] = (EXPR);                                                                            \
-    }                                                                                             \
-  }
-
-VU_SCALAR(npu_vu_rsqrt_f32, 1.0f / sqrtf(x + y))
-
 void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows,
                               int cols, int lda, int ldb) {
   const VuBox box = {rows, cols, 1, "lda", "ldb", lda, ldb};

@@ -557,29 +557,41 @@ static const char tensorized[] =
     "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n"
     "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n";
 
-static const IntrinCall *lowered_call(const char *steps, Arena *a) {
+/* The call of the matmul nest, lowered into a; it names the session's
+ * IR (its arrays), so *s stays open until the caller closes it. */
+static const IntrinCall *lowered_call(const char *steps, Arena *a, NpgSession **s) {
   char src[2048];
   snprintf(src, sizeof src, "%s%s", tensorized, steps);
-  NpgSession *s = npg_open_string("k.c", src, strlen(src));
-  cr_assert_eq(npg_errors(s)[0], '\0', "%s", npg_errors(s));
-  int v = npg_variant_index(s, "v");
-  Stmt **nest = find(lowered(a, s, v), is_matmul, 0);
+  *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_errors(*s)[0], '\0', "%s", npg_errors(*s));
+  int v = npg_variant_index(*s, "v");
+  Stmt **nest = find(lowered(a, *s, v), is_matmul, 0);
   cr_assert_not_null(nest);
-  cr_expect_null((*find((Kernel *)s->v[v].ir, is_matmul, 0))->intrin_call, "the scheduled IR is left as it was");
-  npg_close(s);
+  cr_expect_null((*find((Kernel *)(*s)->v[v].ir, is_matmul, 0))->intrin_call, "the scheduled IR is left as it was");
   return (*nest)->intrin_call;
 }
 
 Test(lower, a_tensorized_nest_gets_its_call_or_why_not) {
   Arena a;
   arena_init(&a, 0);
-  const IntrinCall *c = lowered_call("", &a);
+  NpgSession *s;
+  const IntrinCall *c = lowered_call("", &a, &s);
   cr_assert_not_null(c);
-  cr_expect_str_eq(c->call, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/32, /*k=*/64, /*lda=*/64, /*ldb=*/32, /*ldc=*/32, /*accumulate=*/0);");
+  StrBuf call;
+  sb_init(&call);
+  ir_print_intrin_call(&call, c);
+  cr_expect_str_eq(call.data, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], /*m=*/32, /*n=*/32, /*k=*/64, /*lda=*/64, /*ldb=*/32, /*ldc=*/32, /*accumulate=*/0);");
+  sb_free(&call);
+  cr_assert_eq(c->nargs, 10);
+  cr_expect(c->args[0].address && c->args[0].value->kind == EX_LOAD && !c->args[0].param, "an operand is its first element, by address");
+  cr_expect(c->args[3].value->kind == EX_INT && c->args[3].value->ival == 32 && !strcmp(c->args[3].param, "m"),
+            "a size is a number, named as npu_intrinsics.h names it");
   cr_expect(!c->guard && !c->note);
-  c = lowered_call("#pragma npu unroll(ji, 2)\n", &a);
+  npg_close(s);
+  c = lowered_call("#pragma npu unroll(ji, 2)\n", &a, &s);
   cr_assert_not_null(c);
-  cr_expect(!c->call && c->note && strstr(c->note, "no longer matches: "), "a later step changed the nest: it no longer matches");
+  cr_expect(!c->fn && c->note && strstr(c->note, "no longer matches: "), "a later step changed the nest: it no longer matches");
+  npg_close(s);
   arena_free(&a);
 }
 
@@ -815,4 +827,28 @@ Test(lower, the_lowered_dump_of_the_reference_shows_its_own_fields) {
   lower_module_free(&lm);
   module_free(m);
   diag_free(&dl);
+}
+
+/* The check's C of a variant on the NPU marks where a tensorized nest
+ * falls back (LoweredFunction.mark_fallbacks, `npu_cu_fallback("NAME");`
+ * in its else branch): the dump says so, and only of that C. */
+Test(lower, the_lowered_dump_shows_where_fallbacks_are_marked) {
+  NpgSession *s = open_example("examples/conv2d_fused_npu.c");
+  int v = npg_variant_index(s, "fused");
+  const char *line = "  where a tensorized nest falls back to the nest as written, its mark tells the simulator\n";
+  for (int hooks = 0; hooks < 2; hooks++) {
+    LowerUnit u = {.m = s->m, .k = s->v[v].ir, .name = s->v[v].name, .target = &s->target,
+                   .order = EMIT_ORDER_SOURCE, .lowered = s->v[v].low, .cu_hooks = hooks};
+    LoweredModule lm;
+    lower_module(&u, &lm);
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_lowered_module(&sb, &lm);
+    char *dump = sb_take(&sb);
+    cr_expect_eq(lm.main.mark_fallbacks, hooks);
+    cr_expect_eq(strstr(dump, line) != NULL, hooks, "cu_hooks %d:\n%s", hooks, dump);
+    free(dump);
+    lower_module_free(&lm);
+  }
+  npg_close(s);
 }

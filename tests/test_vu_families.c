@@ -578,7 +578,7 @@ static const char *const vu_not_rows[] = {
     "npu_vu_lane_mask_u8",   "npu_vu_store_lane_f32",   "npu_vu_select_lanes_f32",  /* index masks: the kept lanes' hull */
     "npu_vu_muls_lane_f32",  "npu_vu_select_from_f32",                              /* a suffix of the loop */
     "npu_vu_macs_i8_i32",    "npu_vu_muladd_cols_f32",                          /* not moved yet */
-    "npu_vu_rsqrt_f32",      "npu_vu_reduce_dot_f32",
+    "npu_vu_reduce_dot_f32",
 };
 
 static bool not_a_row(const char *name) {

@@ -83,7 +83,7 @@ void layernorm_vu(const float X[R][C], const float gamma[C], const float beta[C]
             npu_vu_sub_rows_f32(&d_vm[0][0], &X_vm[0][0], &mean_vm[0], /*rows=*/16, /*cols=*/256, /*ldd=*/256, /*lda=*/256);
             npu_vu_reduce_dot_f32(&ssq_vm[0], &d_vm[0][0], &d_vm[0][0], /*rows=*/16, /*cols=*/256, /*lda=*/256, /*ldb=*/256);
             npu_vu_divs_f32(&var_vm[0], &ssq_vm[0], /*n=*/16, C);
-            npu_vu_rsqrt_f32(&rstd_vm[0], &var_vm[0], /*n=*/16, /*eps=*/1e-5f);
+            npu_vu_rsqrt_f32(&rstd_vm[0], &var_vm[0], /*n=*/16, /*s=*/1e-5f);
             npu_vu_mul_rows_f32(&n_vm[0][0], &d_vm[0][0], &rstd_vm[0], /*rows=*/16, /*cols=*/256, /*ldd=*/256, /*lda=*/256);
             if (Y_vm_tok[ro % 2][core]) npu_dma_wait(Y_vm_tok[ro % 2][core]); /* this core's copy out of Y_vm two passes ago, from this copy */
             if (ro == 0) npu_dma_wait(beta_vm_tok[core]); /* loaded once, before the passes */
