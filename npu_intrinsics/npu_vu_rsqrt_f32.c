@@ -12,3 +12,6 @@ void npu_vu_rsqrt_f32(float dst[N], const float a[N], float s) {
   for (int i = 0; i < N; i++)
     dst[i] = 1.0f / sqrtf(a[i] + s);
 }
+
+/* sqrtf is defined where its operand is >= 0: a is drawn in [0, 4) */
+#pragma npu inputs(npu_vu_rsqrt_f32, a, 0, 4)

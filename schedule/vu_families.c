@@ -267,6 +267,11 @@ void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
   sb_puts(sb, ") {\n  for (int i = 0; i < N; i++)\n    dst[i] = ");
   element_value(sb, op);
   sb_puts(sb, ";\n}\n");
+  /* sqrtf's domain: the check's inputs must keep its operand >= 0 (a
+   * scalar parameter is drawn in [0.5, 1.5)), or its NaNs say nothing */
+  if (strstr(op->sem, "sqrtf"))
+    sb_printf(sb, "\n/* sqrtf is defined where its operand is >= 0: a is drawn in [0, 4) */\n"
+                  "#pragma npu inputs(%s, a, 0, 4)\n", op->name);
 }
 
 /* The prototype's parameters after (file, line). */

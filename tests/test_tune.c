@@ -269,19 +269,44 @@ Test(tune, sketches_that_do_not_apply_say_why_naming_the_loop) {
   cr_expect(strstr(out, "tri_tuned: PASS npugen check"), "%s", out);
 }
 
-/* A VU sketch whose own steps are refused says that refusal (bind on a
- * kernel with sizes), not that no statement is a VU op (before: "no
- * statement under loop i is an elementwise or reduction op" of y = x * 3 + 1,
- * which the same kernel with a constant size puts on the VU). */
+/* A VU sketch whose own steps are refused says that refusal (bind of a
+ * loop that carries a dependence), not that no statement is a VU op
+ * (before: "no statement under loop i is an elementwise or reduction op"
+ * of y = x * 3 + 1 on a kernel with sizes, where bind was not built; now
+ * the sketch applies there). */
 Test(tune, a_vu_sketch_refused_at_its_own_steps_says_which) {
   char cmd[1024], out[8192];
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && printf 'void vs(int n, const float a[n], float b[n]) {\\n"
-           "  for (int i = 0; i < n; i++)\\n    b[i] = a[i] * 3.0f + 1.0f;\\n}\\n' > $d/t.c && "
+           "  for (int i = 1; i < n; i++)\\n    b[i] = b[i - 1] * 0.5f + a[i];\\n}\\n' > $d/t.c && "
            "%s tune $d/t.c --size n=1000 --trials 1 -o $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc", npugen());
   cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "\n  vu:rows: bind: the kernel has symbolic sizes (n): bind is not supported with them yet"),
+  cr_expect(strstr(out, "\n  vu:rows: bind: illegal: loop core would run its iterations in any order, but it carries "
+                        "the flow dependence on b"),
             "%s", out);
+  cr_expect(!strstr(out, "elementwise or reduction op"), "%s", out);
+  /* the same form without the dependence, with sizes: on the VU */
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf 'void vs(int n, const float a[n], float b[n]) {\\n"
+           "  for (int i = 0; i < n; i++)\\n    b[i] = a[i] * 3.0f + 1.0f;\\n}\\n' > $d/t.c && "
+           "%s tune $d/t.c --size n=1000 --trials 1 -o $d/t.sched 2>&1 && cat $d/t.sched; rc=$?; rm -rf $d; exit $rc",
+           npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "npugen tune: kernel vs, 1 sketch: vu:rows\n"), "%s", out);
+  cr_expect(strstr(out, "#pragma npu bind(core, vu)\n"), "%s", out);
+}
+
+/* A 1-D kernel of 16 elements over the 4 VU cores: the sketch's probe
+ * vectorized a loop of one element (one row a core), which vectorize
+ * leaves as it is, and said "no statement is a VU op" of c = a + b. */
+Test(tune, a_short_elementwise_kernel_is_probed_with_vectors_of_two) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && printf 'void vadd(const float a[16], const float b[16], float c[16]) {\\n"
+           "  for (int i = 0; i < 16; i++)\\n    c[i] = a[i] + b[i];\\n}\\n' > $d/t.c && "
+           "%s tune $d/t.c --trials 1 -o $d/t.sched 2>&1; rc=$?; rm -rf $d; exit $rc", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "npugen tune: kernel vadd, 1 sketch: vu:rows\n"), "%s", out);
   cr_expect(!strstr(out, "elementwise or reduction op"), "%s", out);
 }
 

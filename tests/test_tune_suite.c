@@ -67,7 +67,7 @@ Test(tune_suite, three_nests_two_matrix_vector_products_and_an_update) {
 Test(tune_suite, jacobi_2d_with_a_time_loop) {
   char out[32768];
   cr_assert_eq(tune_and_check("tests/kernels/realworld/jacobi_2d.c", out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "jacobi_2d_kernel_jacobi_2d_tuned_09f14e5dc: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
+  cr_expect(strstr(out, "jacobi_2d_kernel_jacobi_2d_tuned: PASS npugen check") && strstr(out, "2 passed, 0 failed"), "%s", out);
   cr_expect(!strstr(out, "par_t=") && strstr(out, "par_i_1="), "%s", out);
 }
 
