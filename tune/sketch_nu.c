@@ -34,6 +34,15 @@ typedef struct {
   bool ksplit; /* the reduction split in K tiles (knob tk), each tile one call with accumulate = 1 */
 } NuFacts;
 
+static int64_t trips_of(int64_t extent, int64_t tile) { return tile > 0 ? (extent + tile - 1) / tile : 1; }
+
+/* double_buffer of a cache at a loop of `trips` iterations, where the
+ * knob says so: a loop that runs once has no other iteration to overlap
+ * (double_buffer warns and keeps one copy), so the step is not written */
+static void double_buffer(StrBuf *sb, bool knob, int64_t trips, const char *array, const char *scope) {
+  if (knob && trips >= 2) sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", array, scope);
+}
+
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   const NuFacts *f = sk->data;
   long long ti = sk->knobs[K_TI].val[ch[K_TI]], tj = sk->knobs[K_TJ].val[ch[K_TJ]];
@@ -68,9 +77,16 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
     sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->x.c, inner, f->x.c);
   }
   sb_printf(sb, "#pragma npu tensorize(%si, %s)\n", f->x.i, f->intrin);
-  if (sk->knobs[K_DB_A].val[ch[K_DB_A]]) sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->x.a, f->scope_a + 3);
-  if (sk->knobs[K_DB_B].val[ch[K_DB_B]]) sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->x.b, f->scope_b + 3);
-  if (sk->knobs[K_DB_C].val[ch[K_DB_C]]) sb_printf(sb, "#pragma npu double_buffer(%s_ob)\n", f->x.c);
+  /* the trips of the loop each cache sits at */
+  int64_t ti_trips = trips_of(f->x.m, ti), tj_trips = trips_of(f->x.n, tj);
+  int64_t outer_trips = ji ? tj_trips : ti_trips, inner_trips = ji ? ti_trips : tj_trips;
+  if (sk->knobs[K_FUSE_BATCH].val[ch[K_FUSE_BATCH]]) outer_trips *= f->x.batch;
+  int64_t k_trips = f->ksplit ? trips_of(f->x.kk, sk->knobs[K_TK].val[ch[K_TK]]) : 1;
+  int64_t a_trips = f->ksplit ? k_trips : sk->knobs[K_A_AT].val[ch[K_A_AT]] ? inner_trips : outer_trips;
+  int64_t b_trips = f->ksplit ? k_trips : sk->knobs[K_B_AT].val[ch[K_B_AT]] ? inner_trips : outer_trips;
+  double_buffer(sb, sk->knobs[K_DB_A].val[ch[K_DB_A]], a_trips, f->x.a, f->scope_a + 3);
+  double_buffer(sb, sk->knobs[K_DB_B].val[ch[K_DB_B]], b_trips, f->x.b, f->scope_b + 3);
+  double_buffer(sb, sk->knobs[K_DB_C].val[ch[K_DB_C]], inner_trips, f->x.c, "ob");
 }
 
 /* The GEMV's steps: the knobs K_A_AT and K_B_AT say "at the root". */
@@ -85,11 +101,10 @@ static void render_gemv(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->x.c, f->x.i, f->x.c);
   sb_printf(sb, "#pragma npu tensorize(%si, %s)\n", f->x.i, f->intrin);
   /* a copy at the root is made once: nothing to overlap it with */
-  if (!a_root && sk->knobs[K_DB_A].val[ch[K_DB_A]])
-    sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->x.a, f->scope_a + 3);
-  if (!b_root && sk->knobs[K_DB_B].val[ch[K_DB_B]])
-    sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->x.b, f->scope_b + 3);
-  if (sk->knobs[K_DB_C].val[ch[K_DB_C]]) sb_printf(sb, "#pragma npu double_buffer(%s_ob)\n", f->x.c);
+  int64_t bands = trips_of(f->x.m, sk->knobs[K_TI].val[ch[K_TI]]);
+  double_buffer(sb, sk->knobs[K_DB_A].val[ch[K_DB_A]], a_root ? 1 : bands, f->x.a, f->scope_a + 3);
+  double_buffer(sb, sk->knobs[K_DB_B].val[ch[K_DB_B]], b_root ? 1 : bands, f->x.b, f->scope_b + 3);
+  double_buffer(sb, sk->knobs[K_DB_C].val[ch[K_DB_C]], bands, f->x.c, "ob");
 }
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
