@@ -470,3 +470,21 @@ Test(tune, the_time_limit_stops_a_trial_from_starting_and_says_so) {
             "%s", out);
   cr_expect(strstr(out, "mm_tuned: PASS npugen check"), "%s", out);
 }
+
+/* The NU convolution sketch double-buffers its weight and output caches
+ * only where the output-channel block loop runs twice or more: at
+ * oc_block = OC (128) it runs once, and double_buffer there changes
+ * nothing and warns (before: written whenever the knob said so). The
+ * plan renders the candidates without running them. */
+Test(tune, no_double_buffer_over_a_block_loop_that_runs_once) {
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd,
+           "d=$(mktemp -d) && %s tune examples/conv2d_fused_npu.c --kernel conv_relu_q --plan $d/p --trials 40 "
+           ">/dev/null 2>&1 && f=$(grep -l 'oc_block=128 ' $d/p/trials/*) && test -n \"$f\" && "
+           "echo once: $(grep -c double_buffer $f) && echo blocks: $(grep -L 'oc_block=128 ' $d/p/trials/* | "
+           "xargs grep -l double_buffer | wc -l); rc=$?; rm -rf $d; exit $rc",
+           npugen());
+  cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "once: 0\n"), "%s", out);
+  cr_expect(!strstr(out, "blocks: 0\n"), "the other blocks are double-buffered: %s", out);
+}

@@ -204,6 +204,10 @@ static void render_epilogue(const ConvFacts *f, long long t, bool in_per_block, 
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   const ConvFacts *f = sk->data;
   long long t = sk->knobs[K_T].val[ch[K_T]];
+  /* the caches sit at the output-channel block loop: double-buffered only
+   * where it runs twice or more (on one pass the step warns, keeps one copy) */
+  bool blocks = t > 0 && f->n_oc > t;
+  bool db_w = blocks && sk->knobs[K_DB_W].val[ch[K_DB_W]], db_o = blocks && sk->knobs[K_DB_O].val[ch[K_DB_O]];
   sb_printf(sb, "#pragma npu transform_layout(%s, (d0, d1, d2, d3), (d%d, d%d, d%d, d%d))\n", f->in, f->in_b, f->in_h,
             f->in_w, f->in_c);
   sb_printf(sb, "#pragma npu transform_layout(%s, (d0, d1, d2, d3), (d%d / %lld, d%d, d%d, d%d, d%d %% %lld))\n", f->wt,
@@ -212,7 +216,7 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
             f->out_b, f->out_oc, t, f->out_h, f->out_w, f->out_oc, t);
   if (f->nepi) {
     render_epilogue(f, t, sk->knobs[K_IN_AT].val[ch[K_IN_AT]], sb);
-    if (sk->knobs[K_DB_W].val[ch[K_DB_W]]) sb_printf(sb, "#pragma npu double_buffer(%s_wb)\n", f->wt);
+    if (db_w) sb_printf(sb, "#pragma npu double_buffer(%s_wb)\n", f->wt);
     return;
   }
   sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->oc, t, f->oc, f->oc);
@@ -222,8 +226,8 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   sb_printf(sb, "#pragma npu cache_read(%s, nu_wb, %so, %s_wb)\n", f->wt, f->oc, f->wt);
   sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->out, f->oc, f->out);
   sb_printf(sb, "#pragma npu tensorize(%s, %s)\n", f->oh, f->intrin);
-  if (sk->knobs[K_DB_W].val[ch[K_DB_W]]) sb_printf(sb, "#pragma npu double_buffer(%s_wb)\n", f->wt);
-  if (sk->knobs[K_DB_O].val[ch[K_DB_O]]) sb_printf(sb, "#pragma npu double_buffer(%s_ob)\n", f->out);
+  if (db_w) sb_printf(sb, "#pragma npu double_buffer(%s_wb)\n", f->wt);
+  if (db_o) sb_printf(sb, "#pragma npu double_buffer(%s_ob)\n", f->out);
 }
 
 /* The NU's MAC cycles and instruction overheads against the DDR bytes. */
