@@ -435,6 +435,18 @@ static void sized_vector_loop(TuneSpace *sp, VuFacts *f) {
   const Stmt *inner = as_written.chain[sh->nchain - 1];
   int64_t len = sh->trip[sh->nchain - 1];
   if (tune_trip(inner) > 0 || len < 1 || inner->kind != ST_FOR || tune_first_stmt(inner->body)->kind != ST_ASSIGN) return;
+  /* a power of two at least the size: jo * L + ji then stays in int
+   * wherever jo * L < m (2^31 is a multiple of L; `jo * 300 + ji` would
+   * pass INT_MAX at the largest m, and the proof refuses it) */
+  int64_t pow2 = 1;
+  while (pow2 < len && pow2 < ((int64_t)1 << 30)) pow2 *= 2;
+  len = pow2;
+  /* a row of L elements of every staged array, each with two copies (an
+   * in-place one four: read and write cache), in half a core's vector
+   * memory, so that q = 1 fits at least (a long row is cut in vectors) */
+  int64_t per = 0;
+  for (int i = 0; i < sh->narr; i++) per += sh->arr[i].elem_size * (sh->arr[i].is_param ? 4 : 1);
+  while (per > 0 && len > 64 && len * per > session_target(sp->s)->vu_vm_size / 2) len /= 2;
   f->vloop = inner->name;
   f->vlen = len;
   f->nchain = sh->nchain;
