@@ -428,8 +428,7 @@ static void sized_vector_loop(TuneSpace *sp, VuFacts *f) {
   const TuneShape *sh = &sp->shape;
   const Module *m = session_module(sp->s);
   const Kernel *k = m ? module_kernel(m, sp->kernel) : NULL;
-  if (!k || !k->nsizes || k->nsize_sets != 1 || ir_size_sets(k, &f->sizes, 1) != 1) return;
-  f->nsizes = k->nsizes;
+  if (!k || !f->nsizes) return;
   TuneShape as_written;
   if (!tune_shape(k, &as_written) || as_written.nchain != sh->nchain || sh->nchain < 2) return;
   const Stmt *inner = as_written.chain[sh->nchain - 1];
@@ -479,6 +478,9 @@ void tune_sketch_vu(TuneSpace *sp) {
   const Stmt *body = sh->nchain == 1 ? sh->chain[0]->body : NULL;
   if (body) stage_cuts(body, &f);
   else reduction_nest(sh, &f, &sp->arena);
+  /* a kernel with sizes: the --size values (tune/kernel_pick.c fixed them as its one size set) */
+  const Kernel *k = session_module(sp->s) ? module_kernel(session_module(sp->s), sp->kernel) : NULL;
+  if (k && k->nsizes && k->nsize_sets == 1 && ir_size_sets(k, &f.sizes, 1) == 1) f.nsizes = k->nsizes;
   if (!body && !f.init) sized_vector_loop(sp, &f);
   for (int i = 0; i < sh->narr; i++) {
     f.in_place[f.narr] = sh->arr[i].is_param && !sh->arr[i].is_const && reads_array(sh->chain[0], sh->arr[i].name);
