@@ -45,8 +45,8 @@ typedef struct {
   VuPassCost cost[TUNE_MAX_CHOICES];
   bool fits[TUNE_MAX_CHOICES];
   char miss[600]; /* the last stage vectorize left a hint, and why (which expression, the nearest op) */
-  /* A sized innermost loop (`j < m`): split into vectors of vlen (the
-   * --size value) and the vector loop's outer part put outermost, so the
+  /* A sized innermost loop (`j < m`): split into vectors of vlen (a
+   * power of two at least the --size value) and the vector loop's outer part put outermost, so the
    * staged box is rows x vlen, bounded at every size (the whole row of a
    * sized array is not), and the tail's guard stays the vector loop's
    * whole body. NULL: the nest's loops are constant. */
@@ -433,7 +433,21 @@ static void sized_vector_loop(TuneSpace *sp, VuFacts *f) {
   if (!tune_shape(k, &as_written) || as_written.nchain != sh->nchain || sh->nchain < 2) return;
   const Stmt *inner = as_written.chain[sh->nchain - 1];
   int64_t len = sh->trip[sh->nchain - 1];
-  if (tune_trip(inner) > 0 || len < 1 || inner->kind != ST_FOR || tune_first_stmt(inner->body)->kind != ST_ASSIGN) return;
+  const Stmt *stmt = inner->kind == ST_FOR ? tune_first_stmt(inner->body) : NULL;
+  if (tune_trip(inner) > 0 || len < 1 || !stmt || stmt->kind != ST_ASSIGN) return;
+  /* the split's names (jo, ji) free: neither a loop of the kernel nor one
+   * the rows' split makes (io, ir, ii, core) */
+  char names[2][80], rows[3][80];
+  snprintf(names[0], sizeof names[0], "%so", inner->name);
+  snprintf(names[1], sizeof names[1], "%si", inner->name);
+  snprintf(rows[0], sizeof rows[0], "%so", f->outer);
+  snprintf(rows[1], sizeof rows[1], "%sr", f->outer);
+  snprintf(rows[2], sizeof rows[2], "%si", f->outer);
+  for (int i = 0; i < 2; i++) {
+    if (loop_named(k, names[i]) || !strcmp(names[i], "core")) return;
+    for (int r = 0; r < 3; r++)
+      if (!strcmp(names[i], rows[r])) return;
+  }
   /* a power of two at least the size: jo * L + ji then stays in int
    * wherever jo * L < m (2^31 is a multiple of L; `jo * 300 + ji` would
    * pass INT_MAX at the largest m, and the proof refuses it) */
