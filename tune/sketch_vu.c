@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/arith.h"
+#include "ir/sizes.h"
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
@@ -43,6 +45,17 @@ typedef struct {
   VuPassCost cost[TUNE_MAX_CHOICES];
   bool fits[TUNE_MAX_CHOICES];
   char miss[600]; /* the last stage vectorize left a hint, and why (which expression, the nearest op) */
+  /* A sized innermost loop (`j < m`): split into vectors of vlen (a
+   * power of two at least the --size value) and the vector loop's outer part put outermost, so the
+   * staged box is rows x vlen, bounded at every size (the whole row of a
+   * sized array is not), and the tail's guard stays the vector loop's
+   * whole body. NULL: the nest's loops are constant. */
+  const char *vloop;
+  long long vlen;
+  const char *chain[IR_MAX_DIMS]; /* the nest's loops, outermost first (the reorder) */
+  int nchain;
+  SizeSet sizes; /* the --size values, for the estimate; nsizes 0: none */
+  int nsizes;
 } VuFacts;
 
 enum { K_Q, K_DB0 };
@@ -114,8 +127,20 @@ static void render_stage(const VuFacts *f, const bool *db, StrBuf *sb) {
   }
 }
 
+/* split(j, L, jo, ji) and reorder(jo, i, .., ji): the vector loop's
+ * outer part first, before the rows are split (their tail guard then wraps
+ * the vector loop instead of sinking into it). */
+static void render_vector_split(const VuFacts *f, StrBuf *sb) {
+  const char *v = f->vloop;
+  sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", v, f->vlen, v, v);
+  sb_printf(sb, "#pragma npu reorder(%so", v);
+  for (int i = 0; i + 1 < f->nchain; i++) sb_printf(sb, ", %s", f->chain[i]);
+  sb_printf(sb, ", %si)\n", v);
+}
+
 static void render_prefix(const VuFacts *f, long long q, const bool *db, StrBuf *sb) {
   const char *o = f->outer;
+  if (f->vloop) render_vector_split(f, sb);
   if (q == 1 && !f->ncuts) { /* one iteration per core: no loop of one trip inside (its control code costs) */
     sb_printf(sb, "#pragma npu split(%s, %lld, %so, core)\n", o, (long long)f->cores, o);
   } else {
@@ -173,6 +198,14 @@ static void pass_costs(TuneSpace *sp, VuFacts *f, const TuneKnob *q) {
     for (int v = 0; v < f->nvec; v++) sb_printf(&sb, "#pragma npu vectorize(%s)\n", f->vec[v]);
     const Kernel *k = tune_probe_steps(sp, sb.data, NULL);
     sb_free(&sb);
+    /* a kernel with sizes: its pass at the --size values (its loops'
+     * trip counts are expressions of the sizes until then) */
+    char why[300];
+    if (k && k->nsizes) {
+      Kernel *at = f->nsizes == k->nsizes ? ir_instantiate(&sp->arena, k, &f->sizes, why, sizeof why) : NULL;
+      if (at) arith_simplify_kernel(&sp->arena, at); /* `256 / 64 + (256 % 64 > 0)` to 4 */
+      k = at;
+    }
     f->fits[i] = k && tune_vu_pass_cost(k, f->arr, f->narr, session_target(sp->s), &f->cost[i]);
   }
 }
@@ -260,6 +293,8 @@ static bool holds(const Stmt *loop, const char *name) {
  * a nest kept whole (below it are only the reduction's loops). */
 static void find_in(TuneSpace *sp, VuFacts *f, const char *prefix, const Stmt *body, int depth) {
   for (const Stmt *st = tune_first_stmt(body); st && depth < 6; st = st->next) {
+    /* a split's tail guard around the loops (the rows of a sized nest) */
+    if (st->kind == ST_IF && !st->else_s) find_in(sp, f, prefix, st->then_s, depth + 1);
     if (st->kind != ST_FOR || st->loop_kind == LOOP_DMA || f->nvec == VU_MAX_STAGES) continue;
     if (vectorizes(sp, f, prefix, st->name)) f->vec[f->nvec++] = arena_strdup(&sp->arena, st->name);
     else if (!f->whole || !holds(st, f->whole)) find_in(sp, f, prefix, st->body, depth + 1);
@@ -387,6 +422,50 @@ static bool reads_array(const Stmt *nest, const char *name) {
   return r.read;
 }
 
+/* A perfect nest whose innermost loop is sized in the kernel as written
+ * (sp->shape is the kernel at the --size values): its vector split. */
+static void sized_vector_loop(TuneSpace *sp, VuFacts *f) {
+  const TuneShape *sh = &sp->shape;
+  const Module *m = session_module(sp->s);
+  const Kernel *k = m ? module_kernel(m, sp->kernel) : NULL;
+  if (!k || !f->nsizes) return;
+  TuneShape as_written;
+  if (!tune_shape(k, &as_written) || as_written.nchain != sh->nchain || sh->nchain < 2) return;
+  const Stmt *inner = as_written.chain[sh->nchain - 1];
+  int64_t len = sh->trip[sh->nchain - 1];
+  const Stmt *stmt = inner->kind == ST_FOR ? tune_first_stmt(inner->body) : NULL;
+  if (tune_trip(inner) > 0 || len < 1 || !stmt || stmt->kind != ST_ASSIGN) return;
+  /* the split's names (jo, ji) free: neither a loop of the kernel nor one
+   * the rows' split makes (io, ir, ii, core) */
+  char names[2][80], rows[3][80];
+  snprintf(names[0], sizeof names[0], "%so", inner->name);
+  snprintf(names[1], sizeof names[1], "%si", inner->name);
+  snprintf(rows[0], sizeof rows[0], "%so", f->outer);
+  snprintf(rows[1], sizeof rows[1], "%sr", f->outer);
+  snprintf(rows[2], sizeof rows[2], "%si", f->outer);
+  for (int i = 0; i < 2; i++) {
+    if (loop_named(k, names[i]) || !strcmp(names[i], "core")) return;
+    for (int r = 0; r < 3; r++)
+      if (!strcmp(names[i], rows[r])) return;
+  }
+  /* a power of two at least the size: jo * L + ji then stays in int
+   * wherever jo * L < m (2^31 is a multiple of L; `jo * 300 + ji` would
+   * pass INT_MAX at the largest m, and the proof refuses it) */
+  int64_t pow2 = 1;
+  while (pow2 < len && pow2 < ((int64_t)1 << 30)) pow2 *= 2;
+  len = pow2;
+  /* a row of L elements of every staged array, each with two copies (an
+   * in-place one four: read and write cache), in half a core's vector
+   * memory, so that q = 1 fits at least (a long row is cut in vectors) */
+  int64_t per = 0;
+  for (int i = 0; i < sh->narr; i++) per += sh->arr[i].elem_size * (sh->arr[i].is_param ? 4 : 1);
+  while (per > 0 && len > 64 && len * per > session_target(sp->s)->vu_vm_size / 2) len /= 2;
+  f->vloop = inner->name;
+  f->vlen = len;
+  f->nchain = sh->nchain;
+  for (int i = 0; i < sh->nchain; i++) f->chain[i] = as_written.chain[i]->name;
+}
+
 void tune_sketch_vu(TuneSpace *sp) {
   const TuneShape *sh = &sp->shape;
   if (!sh->nchain) {
@@ -413,6 +492,10 @@ void tune_sketch_vu(TuneSpace *sp) {
   const Stmt *body = sh->nchain == 1 ? sh->chain[0]->body : NULL;
   if (body) stage_cuts(body, &f);
   else reduction_nest(sh, &f, &sp->arena);
+  /* a kernel with sizes: the --size values (tune/kernel_pick.c fixed them as its one size set) */
+  const Kernel *k = session_module(sp->s) ? module_kernel(session_module(sp->s), sp->kernel) : NULL;
+  if (k && k->nsizes && k->nsize_sets == 1 && ir_size_sets(k, &f.sizes, 1) == 1) f.nsizes = k->nsizes;
+  if (!body && !f.init) sized_vector_loop(sp, &f);
   for (int i = 0; i < sh->narr; i++) {
     f.in_place[f.narr] = sh->arr[i].is_param && !sh->arr[i].is_const && reads_array(sh->chain[0], sh->arr[i].name);
     f.arr[f.narr++] = &sh->arr[i];

@@ -33,8 +33,34 @@ static int64_t mul(int64_t a, int64_t b) {
   return __builtin_mul_overflow(a, b, &r) || r > SATURATED ? SATURATED : r;
 }
 
+/* A bound of constants: a sized kernel at its --size values leaves
+ * npugen's ceiling division as `256 / 64 + (256 % 64 > 0)`. */
+static bool constant(const Expr *e, int64_t *v) {
+  int64_t a, b;
+  if (ir_const_int(e, v)) return true;
+  if (e->kind == EX_CAST) return type_is_integer(e->type) && constant(e->a, v);
+  if (e->kind != EX_BINARY || !constant(e->a, &a) || !constant(e->b, &b)) return false;
+  switch (e->op) {
+  case OP_ADD: return !__builtin_add_overflow(a, b, v);
+  case OP_SUB: return !__builtin_sub_overflow(a, b, v);
+  case OP_MUL: return !__builtin_mul_overflow(a, b, v);
+  case OP_DIV: return b != 0 && !(a == INT64_MIN && b == -1) && ((*v = a / b), true);
+  case OP_MOD: return b != 0 && !(a == INT64_MIN && b == -1) && ((*v = a % b), true);
+  case OP_LT: *v = a < b; return true;
+  case OP_LE: *v = a <= b; return true;
+  case OP_GT: *v = a > b; return true;
+  case OP_GE: *v = a >= b; return true;
+  case OP_EQ: *v = a == b; return true;
+  case OP_NE: *v = a != b; return true;
+  default: return false;
+  }
+}
+
 static int64_t trip_or_one(const Stmt *l) {
-  int64_t t = tune_trip(l);
+  int64_t t = tune_trip(l), lo, hi;
+  if (t < 0 && l->kind == ST_FOR && constant(l->lo, &lo) && constant(l->hi, &hi) &&
+      !ir_trip_count_between(l->cmp, l->step, lo, hi, &t))
+    t = -1;
   return t > 0 ? t : 1;
 }
 
@@ -79,8 +105,8 @@ static void nest_work(const Stmt *list, int64_t *iters, int *widest) {
  * *global the array on the other side. */
 static const Buffer *copy_buffer(const Stmt *nest, bool *load, const Buffer **global) {
   const Stmt *s = nest;
-  while (s && s->kind == ST_FOR) s = tune_first_stmt(s->body);
-  while (s && s->kind == ST_IF) s = tune_first_stmt(s->then_s);
+  /* a sized array's copy has a tail guard at each level (`if (io * 8 + core * 2 + a_vm_0 < n)`) */
+  while (s && (s->kind == ST_FOR || s->kind == ST_IF)) s = tune_first_stmt(s->kind == ST_FOR ? s->body : s->then_s);
   if (!s || s->kind != ST_ASSIGN || s->lhs->kind != EX_LOAD) return NULL;
   const Buffer *other = s->rhs && s->rhs->kind == EX_LOAD ? s->rhs->buf : NULL;
   *load = buffer_onchip(s->lhs->buf);
