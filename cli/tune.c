@@ -132,18 +132,6 @@ static int run_mode(TuneArgs *a, TuneSpace *sp) {
   return rc;
 }
 
-static void show_space(const TuneSpace *sp, void *ctx) {
-  const TuneArgs *a = ctx;
-  tune_print_space(sp, a->inv.host, a->t.jobs);
-}
-
-static void show_run(const TuneSpace *sp, const TuneRun *run, void *ctx) {
-  (void)ctx;
-  fprintf(stderr, "npugen tune: %s stopped: %s, after %.1f s\n", sp->kernel, run->stopped, run->seconds);
-  printf("%s:\n", sp->kernel);
-  tune_print_table(sp, run);
-}
-
 /* A program: each callee tuned, one schedule for the whole (tune/program.c). */
 static int run_program(TuneArgs *a, NpgSession *s, TuneProgram *p) {
   if (a->plan || a->merge || a->trial) {
@@ -153,7 +141,8 @@ static int run_program(TuneArgs *a, NpgSession *s, TuneProgram *p) {
   }
   char why[300];
   if (a->log) fprintf(stderr, "npugen tune: --log ignored for a program\n");
-  TuneProgramHooks h = {show_space, show_run, a};
+  TuneShown shown = {a->inv.host, a->t.jobs};
+  TuneProgramHooks h = tune_print_program_hooks(&shown);
   bool ok = tune_program_run(s, &a->inv, &a->t, p, &h, stderr);
   tune_print_program(p);
   if (!ok) {

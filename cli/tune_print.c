@@ -100,3 +100,19 @@ void tune_print_program(const TuneProgram *p) {
            p->program->name, p->check.sim_cycles, 100.0 * (double)p->bound / (double)p->check.sim_cycles, p->bound);
   printf("%s as written: %s\n", p->program->name, p->as_written[0] ? p->as_written : "not run");
 }
+
+static void show_space(const TuneSpace *sp, void *ctx) {
+  const TuneShown *shown = ctx;
+  tune_print_space(sp, shown->host_asked, shown->jobs);
+}
+
+static void show_run(const TuneSpace *sp, const TuneRun *run, void *ctx) {
+  (void)ctx;
+  fprintf(stderr, "npugen tune: %s stopped: %s, after %.1f s\n", sp->kernel, run->stopped, run->seconds);
+  printf("%s:\n", sp->kernel);
+  tune_print_table(sp, run);
+}
+
+TuneProgramHooks tune_print_program_hooks(TuneShown *shown) {
+  return (TuneProgramHooks){show_space, show_run, shown};
+}

@@ -14,5 +14,13 @@ void tune_print_as_written(const TuneSpace *sp, const TuneRun *run, const TuneWi
 /* A program's calls, what each runs and why, and the whole program's
  * cycles against its roofline and the program as written (stdout). */
 void tune_print_program(const TuneProgram *p);
+/* How tune was asked, for what a program's search shows of each callee. */
+typedef struct {
+  bool host_asked;
+  int jobs;
+} TuneShown;
+/* tune_program_run's hooks: each callee's space, then its best five;
+ * shown outlives the run. */
+TuneProgramHooks tune_print_program_hooks(TuneShown *shown);
 
 #endif

@@ -14,11 +14,14 @@ static const char *role_name(BufferRole r) {
   return "?";
 }
 
-static void print_buffer_type(StrBuf *sb, const Buffer *b) {
+/* b's element type and extents; spelt (Stmt.extents, NULL: none): an
+ * extent as the emitted C spells it, where lower/ kept the source's. */
+static void print_buffer_type(StrBuf *sb, const Buffer *b, const char *const *spelt) {
   sb_puts(sb, b->elem->name);
   for (int i = 0; i < b->ndim; i++) {
     sb_putc(sb, '[');
-    if (b->extent[i]) ir_print_expr(sb, b->extent[i]);
+    if (spelt && spelt[i]) sb_puts(sb, spelt[i]);
+    else if (b->extent[i]) ir_print_expr(sb, b->extent[i]);
     else sb_printf(sb, "%lld", (long long)b->shape[i]);
     sb_putc(sb, ']');
   }
@@ -126,7 +129,7 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
       sb_puts(sb, "]");
     } else {
       sb_printf(sb, "view %s = %s @%lld: 2 x ", l->view_buf->db_name, l->view_buf->scope, (long long)l->view_buf->offset);
-      print_buffer_type(sb, l->view_buf);
+      print_buffer_type(sb, l->view_buf, NULL);
       print_scope(sb, l->scope_at, l->scope_note);
     }
     break;
@@ -250,7 +253,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
           sb_printf(sb, "%s %s @%lld: ", s->buf->scope, s->buf->name, (long long)s->buf->offset);
         else
           sb_printf(sb, "local %s: ", s->buf->name);
-        print_buffer_type(sb, s->buf);
+        print_buffer_type(sb, s->buf, s->extents);
         if (s->ninit) {
           sb_puts(sb, " = {");
           for (int i = 0; i < s->ninit; i++) {
@@ -279,7 +282,7 @@ void ir_print_kernel(StrBuf *sb, const Kernel *k) {
     if (p != k->params) sb_puts(sb, ", ");
     if (p->buf) {
       sb_printf(sb, "%s: ", p->buf->name);
-      print_buffer_type(sb, p->buf);
+      print_buffer_type(sb, p->buf, NULL);
       sb_printf(sb, " %s", role_name(p->buf->role));
     } else {
       sb_printf(sb, "%s: %s", p->var->name, p->var->type->name);

@@ -216,6 +216,17 @@ Test(layering, emit_includes_and_calls_nothing_of_lower) {
   free(found);
 }
 
+/* The lines of the file at path. */
+static long lines_in(const char *path) {
+  size_t len;
+  char *src = read_file(path, &len);
+  cr_assert(src, "cannot read %s", path);
+  long lines = 0;
+  for (size_t i = 0; i < len; i++) lines += src[i] == '\n';
+  free(src);
+  return lines;
+}
+
 /* The lines of the C files of dir. */
 static long lines_of(const char *dir) {
   DIR *d = opendir(dir);
@@ -226,11 +237,7 @@ static long lines_of(const char *dir) {
     if (n < 3 || e->d_name[n - 2] != '.' || (e->d_name[n - 1] != 'c' && e->d_name[n - 1] != 'h')) continue;
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    size_t len;
-    char *src = read_file(path, &len);
-    cr_assert(src, "cannot read %s", path);
-    for (size_t i = 0; i < len; i++) lines += src[i] == '\n';
-    free(src);
+    lines += lines_in(path);
   }
   closedir(d);
   return lines;
@@ -241,6 +248,13 @@ static long lines_of(const char *dir) {
 Test(layering, emit_is_under_900_lines) {
   long n = lines_of("emit");
   cr_expect_lt(n, 900, "emit/ has %ld lines: a decision has come back into the printer", n);
+}
+
+/* cli/ parses and prints: tune's decisions are tune/'s, its output
+ * cli/tune_print.c's, so the command itself stays short. */
+Test(layering, cli_tune_is_under_200_lines) {
+  long n = lines_in("cli/tune.c");
+  cr_expect_lt(n, 200, "cli/tune.c has %ld lines: a decision or a printout has come back into the command", n);
 }
 
 /* Writes text into root/rel. */

@@ -729,12 +729,33 @@ const TSLanguage *tree_sitter_c(void);
  * each missing: every intrinsic the C calls (npu_nu_*, npu_vu_*), every
  * prototype's #if condition and function name in the header, the first
  * line of each comment over a function of the C, each call argument's
- * cast to rows, and each comment saying where an on-chip buffer lives. */
+ * cast to rows, each comment saying where an on-chip buffer lives, and
+ * each local array whose extents the C spells as the source did. */
 static bool text_holds(const char *text, size_t n, const char *needle) {
   char *t = strndup(text, n);
   bool holds = strstr(t, needle) != NULL;
   free(t);
   return holds;
+}
+
+/* A local array's declaration with an extent spelt, not a number ("float
+ * mx[R];"), as the dump prints it: "mx: float[R]"; NULL: not one. */
+static char *spelt_local_array(TSNode node, const char *src) {
+  if (strcmp(ts_node_type(ts_node_parent(node)), "compound_statement")) return NULL;
+  TSNode type = ts_node_child_by_field_name(node, "type", 4), decl = ts_node_child_by_field_name(node, "declarator", 10);
+  if (!strcmp(ts_node_type(decl), "init_declarator")) decl = ts_node_child_by_field_name(decl, "declarator", 10);
+  if (strcmp(ts_node_type(decl), "array_declarator")) return NULL;
+  bool spelt = false;
+  TSNode name = decl;
+  for (; !strcmp(ts_node_type(name), "array_declarator"); name = ts_node_child_by_field_name(name, "declarator", 10))
+    spelt |= strcmp(ts_node_type(ts_node_child_by_field_name(name, "size", 4)), "number_literal") != 0;
+  if (!spelt) return NULL;
+  uint32_t ta = ts_node_start_byte(type), na = ts_node_start_byte(name), ne = ts_node_end_byte(name);
+  StrBuf want;
+  sb_init(&want);
+  sb_printf(&want, "%.*s: %.*s%.*s", (int)(ne - na), src + na, (int)(ts_node_end_byte(type) - ta), src + ta,
+            (int)(ts_node_end_byte(decl) - ne), src + ne);
+  return sb_take(&want);
 }
 
 static void missing_from_dump(TSNode node, const char *src, const char *dump, StrBuf *missing) {
@@ -758,6 +779,8 @@ static void missing_from_dump(TSNode node, const char *src, const char *dump, St
     TSNode value = ts_node_child_by_field_name(node, "value", 5); /* a call argument's cast: "(T (*)[N])" */
     want = strndup(src + a, ts_node_start_byte(value) - a);
     if (!strstr(want, "(*)")) free(want), want = NULL;
+  } else if (!strcmp(type, "declaration")) {
+    want = spelt_local_array(node, src);
   } else if (!strcmp(type, "comment") && b - a > 6 && text_holds(src + a, b - a, "bytes [")) {
     want = strndup(src + a + 3, b - a - 6); /* where an on-chip buffer lives */
   } else if (!strcmp(type, "comment") && b - a > 3) {
@@ -774,12 +797,13 @@ static void missing_from_dump(TSNode node, const char *src, const char *dump, St
 /* --dump-ir=lowered shows every decision the emitted C depends on: a
  * tensorized nest's call, the header's per-compiler prototypes, a
  * program function's comment, a call argument's cast, an on-chip
- * buffer's place. */
+ * buffer's place, a local array's extents as the source spelt them. */
 Test(lower, the_lowered_dump_shows_what_the_emitted_c_depends_on) {
-  const char *examples[] = {"examples/matmul_npu.c", "examples/matmul_sized_npu.c", "examples/program_npu.c"};
+  const char *examples[] = {"examples/matmul_npu.c", "examples/matmul_sized_npu.c", "examples/program_npu.c",
+                            "examples/softmax_npu.c"};
   TSParser *p = ts_parser_new();
   ts_parser_set_language(p, tree_sitter_c());
-  for (int e = 0; e < 3; e++) {
+  for (int e = 0; e < 4; e++) {
     NpgSession *s = npg_open_file(examples[e]);
     cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
     for (int v = 0; v < npg_variant_count(s); v++) {

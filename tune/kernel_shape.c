@@ -8,7 +8,7 @@
 
 int64_t tune_trip(const Stmt *loop) {
   int64_t n;
-  return loop && loop->kind == ST_FOR && loop->step == 1 && ir_trip_count(loop, &n) && n > 0 ? n : -1;
+  return loop && ir_trip_count(loop, &n) ? n : -1;
 }
 
 static void add_array(TuneShape *sh, const Buffer *b, bool is_param) {

@@ -52,7 +52,7 @@ static void find_calls(TuneProgram *p, const Stmt *s, uint64_t times) {
       find_calls(p, s->else_s, times);
     } else if (s->kind == ST_FOR) {
       int64_t trip = tune_trip(s);
-      if (trip < 0) p->trips_unknown = true;
+      if (trip < 0) p->trips_unknown = true; /* 0: an empty loop, its calls never run */
       find_calls(p, s->body, times * (uint64_t)(trip < 0 ? 1 : trip));
     }
   }

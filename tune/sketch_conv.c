@@ -161,7 +161,12 @@ static bool conv_roles(const TuneShape *sh, ConvFacts *f) {
     return false;
   f->n_oc = out->buf->shape[f->out_oc];
   f->n_w = out->buf->shape[f->out_w];
-  f->macs = buffer_elems(out->buf) * tune_trip(red[0]) * tune_trip(red[1]) * tune_trip(red[2]);
+  f->macs = buffer_elems(out->buf);
+  for (int i = 0; i < 3; i++) {
+    int64_t trip = tune_trip(red[i]);
+    if (trip < 0) return false; /* no constant MAC count to cost it by */
+    f->macs *= trip;
+  }
   f->in_bytes = bytes(in->buf), f->wt_bytes = bytes(wt->buf), f->out_bytes = bytes(out->buf);
   return true;
 }

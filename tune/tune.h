@@ -76,7 +76,8 @@ bool tune_shape(const Kernel *k, TuneShape *sh);
 /* The first statement of a block (or the statement itself) that is not a
  * declaration, or NULL. */
 const Stmt *tune_first_stmt(const Stmt *block);
-/* A loop's constant trip count (lo and hi constant, step 1), else -1. */
+/* A loop's constant trip count, any step, 0 when it runs no iteration
+ * (ir_trip_count); -1 when lo or hi is not constant. */
 int64_t tune_trip(const Stmt *loop);
 /* The tile sizes worth trying for an extent: divisors and round sizes
  * (tails included), at most max of them, ascending. */
