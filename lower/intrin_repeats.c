@@ -125,7 +125,9 @@ void lower_hold_repeat(Lower *lw, const Stmt *loop, IntrinCall *call) {
  * cores. The loop that runs first computes it once per core into
  * `<core>_count[core]`, which the three then name. Only the text the DMA
  * was given and the call's own npu_clamp are compared, whole, so a count
- * is renamed only where it is exactly that count. */
+ * is renamed only where it is exactly that count. The local spells the
+ * end as the computing nest's guard does (`LEN`), where vectorize gave
+ * only its value. */
 enum { MAX_PHASES = 3 };
 
 typedef struct {
@@ -184,15 +186,57 @@ static int rename_in_dmas(Arena *a, Stmt *loop, const char *text, const char *by
   return n;
 }
 
+/* The #define the nest's guards name a constant by (`< LEN`), where its
+ * value is value; NULL where none does. */
+typedef struct {
+  int64_t value;
+  const Expr *named;
+} Named;
+
+static bool named_const(const Expr *e, void *ctx) {
+  Named *n = ctx;
+  if (e->kind == EX_INT && e->macro && e->ival == n->value && !n->named) n->named = e;
+  return !n->named;
+}
+
+static bool named_in_stmt(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Expr *es[] = {s->lo, s->hi, s->cond, s->lhs, s->rhs, s->init};
+  for (int i = 0; i < 6; i++) ir_walk_expr(es[i], named_const, ctx);
+  return !((Named *)ctx)->named;
+}
+
+/* count, `npu_clamp(1000 - start, extent)`, with the end spelt by the
+ * #define the computing nest's guard wrote (`LEN - start`): vectorize
+ * gave the value. */
+static const Expr *spelt(Lower *lw, const Expr *count, Stmt *nest) {
+  const Expr *left = count->nargs == 2 ? count->args[0] : NULL;
+  if (!left || left->kind != EX_BINARY || left->op != OP_SUB || left->a->kind != EX_INT || left->a->macro)
+    return count;
+  Named n = {left->a->ival, NULL};
+  ir_walk_one(nest, named_in_stmt, &n);
+  if (!n.named) return count;
+  Expr *l = ARENA_NEW(lw->arena, Expr), *end = ARENA_NEW(lw->arena, Expr), *c = ARENA_NEW(lw->arena, Expr);
+  *end = *left->a;
+  end->macro = n.named->macro;
+  *l = *left;
+  l->a = end;
+  *c = *count;
+  c->args = ARENA_ARRAY(lw->arena, Expr *, 2);
+  c->args[0] = l;
+  c->args[1] = count->args[1];
+  return c;
+}
+
 /* The first npu_clamp of a call in loop's body, with that call. */
-static const Expr *call_count(Stmt *loop, IntrinCall **call) {
+static const Expr *call_count(Stmt *loop, IntrinCall **call, Stmt **nest) {
   for (Stmt *s = loop->body->body; s; s = s->next) {
     if (!s->intrin_call || !s->intrin_call->fn) continue;
     Bounds b = {.n = 0};
     IntrinCall *c = (IntrinCall *)s->intrin_call; /* lower/intrinsic.c's, made for this lowering */
     if (c->hold_value) ir_walk_expr(c->hold_value, find_bound, &b);
     for (int i = 0; i < c->nargs; i++) ir_walk_expr(c->args[i].value, find_bound, &b);
-    if (b.n) return *call = c, b.at[0];
+    if (b.n) return *call = c, *nest = s, b.at[0];
   }
   return NULL;
 }
@@ -202,7 +246,8 @@ static void hold_in(Lower *lw, Stmt *block) {
   if (!phase_block(block, &p)) return;
   for (int k = 0; k < p.n; k++) {
     IntrinCall *call = NULL;
-    const Expr *count = call_count(p.loops[k], &call);
+    Stmt *nest = NULL;
+    const Expr *count = call_count(p.loops[k], &call, &nest);
     if (!count) continue;
     StrBuf sb;
     sb_init(&sb);
@@ -231,7 +276,7 @@ static void hold_in(Lower *lw, Stmt *block) {
     Expr *use = ir_load(lw->arena, held, idx);
     Stmt *set = ir_stmt(lw->arena, ST_ASSIGN, count->loc);
     set->lhs = use;
-    set->rhs = (Expr *)count;
+    set->rhs = (Expr *)spelt(lw, count, nest);
     set->op = OP_NONE;
     rename_in_dmas(lw->arena, p.loops[k], text, use_text);
     IntrinArg *args = (IntrinArg *)call->args;

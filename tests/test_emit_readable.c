@@ -164,10 +164,11 @@ Test(emit_readable, local_arrays_keep_the_spelling_of_their_extents) {
 }
 
 /* A core whose rows run past the array's end: its count is computed once
- * per core, by the loads, and the load, the call and the copy out name
- * it (before: `npu_clamp(100 - (io * 64 + core * 16), 16)` three times a
- * core, once in each phase's loop over the cores). In the last pass core
- * 2 has 4 rows and core 3 none. */
+ * per core, by the loads, with the size spelt as the kernel wrote it, and
+ * the load, the call and the copy out name it (before: `npu_clamp(100 -
+ * (io * 64 + core * 16), 16)` three times a core, once in each phase's
+ * loop over the cores). In the last pass core 2 has 4 rows and core 3
+ * none. */
 Test(emit_readable, a_core_tail_count_is_held_once_per_core) {
   static const char kernel[] = "#define LEN 100\n"
                                "void scale(const float x[LEN], float y[LEN]) {\n"
@@ -182,7 +183,7 @@ Test(emit_readable, a_core_tail_count_is_held_once_per_core) {
                                   "#pragma npu vectorize(ii)\n");
   const char *c = npg_emit_source(s, checked(s, "cores"));
   has(c, "        int core_count[4];\n");
-  has(c, "          core_count[core] = npu_clamp(100 - (io * 64 + core * 16), 16);\n");
+  has(c, "          core_count[core] = npu_clamp(LEN - (io * 64 + core * 16), 16);\n");
   has(c, ", &x[io * 64 + core * 16], 4 * core_count[core]) : 0;");
   has(c, "npu_vu_muls_f32(&y_vm[0], &x_vm[0], core_count[core], /*s=*/2.0f);");
   has(c, ", &y_vm[0], 4 * core_count[core]) : 0;");
