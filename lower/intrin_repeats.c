@@ -117,3 +117,185 @@ void lower_hold_repeat(Lower *lw, const Stmt *loop, IntrinCall *call) {
   call->hold = v;
   call->hold_value = pick;
 }
+
+/* A bound loop's tail count held per core (lower/bound.c's phases). A
+ * core whose rows run past the array's end copies and computes fewer:
+ * its count, `npu_clamp(1000 - (io * 256 + core * 64), 64)`, is printed
+ * by its load, its call and its copy out, each in another loop over the
+ * cores. The loop that runs first computes it once per core into
+ * `<core>_count[core]`, which the three then name. Only the text the DMA
+ * was given and the call's own npu_clamp are compared, whole, so a count
+ * is renamed only where it is exactly that count. The local spells the
+ * end as the computing nest's guard does (`LEN`), where vectorize gave
+ * only its value. */
+enum { MAX_PHASES = 3 };
+
+typedef struct {
+  Stmt *loops[MAX_PHASES]; /* the phase loops over the cores, in order */
+  int n;
+} Phases;
+
+/* The phase loops directly in block (lower/bound.c: a loop over the cores
+ * marked LOOP_VU, with the phase's name in its note). */
+static bool phase_block(Stmt *block, Phases *p) {
+  p->n = 0;
+  for (Stmt *s = block->body; s; s = s->next)
+    if (s->kind == ST_FOR && s->loop_kind == LOOP_VU && s->note) {
+      if (p->n == MAX_PHASES || (p->n && p->loops[0]->var != s->var)) return false;
+      p->loops[p->n++] = s;
+    }
+  return p->n >= 2;
+}
+
+static bool count_in(const DmaShape *d, const char *text) {
+  if (strstr(d->row, text)) return true;
+  for (int i = 0; i < d->ndims; i++)
+    if (strstr(d->count[i], text)) return true;
+  return false;
+}
+
+/* text with every whole occurrence of what replaced by by. */
+static const char *renamed(Arena *a, const char *text, const char *what, const char *by) {
+  StrBuf sb;
+  sb_init(&sb);
+  size_t n = strlen(what);
+  for (const char *at; (at = strstr(text, what)); text = at + n) {
+    sb_printf(&sb, "%.*s%s", (int)(at - text), text, by);
+  }
+  sb_puts(&sb, text);
+  const char *out = arena_strdup(a, sb.data);
+  sb_free(&sb);
+  return out;
+}
+
+/* The phase loop's DMA starts with the count named. */
+static int rename_in_dmas(Arena *a, Stmt *loop, const char *text, const char *by) {
+  int n = 0;
+  for (Stmt *s = loop->body->body; s; s = s->next) {
+    if (!s->low || s->low->kind != LOW_DMA_START || !s->low->shape || !count_in(s->low->shape, text)) continue;
+    DmaShape *d = ARENA_NEW(a, DmaShape);
+    *d = *s->low->shape; /* shared with the other starts of the same nest */
+    d->row = renamed(a, d->row, text, by);
+    for (int i = 0; i < d->ndims; i++) d->count[i] = renamed(a, d->count[i], text, by);
+    Lowered *low = ARENA_NEW(a, Lowered);
+    *low = *s->low;
+    low->shape = d;
+    s->low = low;
+    n++;
+  }
+  return n;
+}
+
+/* The #define the nest's guards name a constant by (`< LEN`), where its
+ * value is value; NULL where none does. */
+typedef struct {
+  int64_t value;
+  const Expr *named;
+} Named;
+
+static bool named_const(const Expr *e, void *ctx) {
+  Named *n = ctx;
+  if (e->kind == EX_INT && e->macro && e->ival == n->value && !n->named) n->named = e;
+  return !n->named;
+}
+
+static bool named_in_stmt(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Expr *es[] = {s->lo, s->hi, s->cond, s->lhs, s->rhs, s->init};
+  for (int i = 0; i < 6; i++) ir_walk_expr(es[i], named_const, ctx);
+  return !((Named *)ctx)->named;
+}
+
+/* count, `npu_clamp(1000 - start, extent)`, with the end spelt by the
+ * #define the computing nest's guard wrote (`LEN - start`): vectorize
+ * gave the value. */
+static const Expr *spelt(Lower *lw, const Expr *count, Stmt *nest) {
+  const Expr *left = count->nargs == 2 ? count->args[0] : NULL;
+  if (!left || left->kind != EX_BINARY || left->op != OP_SUB || left->a->kind != EX_INT || left->a->macro)
+    return count;
+  Named n = {left->a->ival, NULL};
+  ir_walk_one(nest, named_in_stmt, &n);
+  if (!n.named) return count;
+  Expr *l = ARENA_NEW(lw->arena, Expr), *end = ARENA_NEW(lw->arena, Expr), *c = ARENA_NEW(lw->arena, Expr);
+  *end = *left->a;
+  end->macro = n.named->macro;
+  *l = *left;
+  l->a = end;
+  *c = *count;
+  c->args = ARENA_ARRAY(lw->arena, Expr *, 2);
+  c->args[0] = l;
+  c->args[1] = count->args[1];
+  return c;
+}
+
+/* The first npu_clamp of a call in loop's body, with that call. */
+static const Expr *call_count(Stmt *loop, IntrinCall **call, Stmt **nest) {
+  for (Stmt *s = loop->body->body; s; s = s->next) {
+    if (!s->intrin_call || !s->intrin_call->fn) continue;
+    Bounds b = {.n = 0};
+    IntrinCall *c = (IntrinCall *)s->intrin_call; /* lower/intrinsic.c's, made for this lowering */
+    if (c->hold_value) ir_walk_expr(c->hold_value, find_bound, &b);
+    for (int i = 0; i < c->nargs; i++) ir_walk_expr(c->args[i].value, find_bound, &b);
+    if (b.n) return *call = c, *nest = s, b.at[0];
+  }
+  return NULL;
+}
+
+static void hold_in(Lower *lw, Stmt *block) {
+  Phases p;
+  if (!phase_block(block, &p)) return;
+  for (int k = 0; k < p.n; k++) {
+    IntrinCall *call = NULL;
+    Stmt *nest = NULL;
+    const Expr *count = call_count(p.loops[k], &call, &nest);
+    if (!count) continue;
+    StrBuf sb;
+    sb_init(&sb);
+    ir_print_expr(&sb, count);
+    const char *text = arena_strdup(lw->arena, sb.data);
+    sb_free(&sb);
+    const Var *core = p.loops[0]->var;
+    const char *base = arena_printf(lw->arena, "%s_count", core->name), *name = base;
+    for (int n = 2; taken(lw, call, name); n++) name = arena_printf(lw->arena, "%s%d", base, n);
+    const char *use_text = arena_printf(lw->arena, "%s[%s]", name, core->name);
+    int renamed_dmas = 0;
+    for (int j = 0; j < p.n; j++) renamed_dmas += j != k ? rename_in_dmas(lw->arena, p.loops[j], text, use_text) : 0;
+    if (!renamed_dmas) continue;
+    Decided *d = lw->once;
+    d->held = lower_room(lw->arena, d->held, d->nheld, &d->held_cap, sizeof *d->held);
+    d->held[d->nheld++] = name;
+    int64_t cores = 0;
+    ir_const_int(p.loops[0]->hi, &cores);
+    Buffer *held = ARENA_NEW(lw->arena, Buffer);
+    *held = (Buffer){.name = name, .elem = &ty_int, .ndim = 1, .shape = {cores}, .scope = "global",
+                     .role = ROLE_LOCAL, .loc = count->loc};
+    Stmt *decl = ir_stmt(lw->arena, ST_DECL, count->loc);
+    decl->buf = held;
+    Expr **idx = ARENA_ARRAY(lw->arena, Expr *, 1);
+    idx[0] = lower_var(lw, core);
+    Expr *use = ir_load(lw->arena, held, idx);
+    Stmt *set = ir_stmt(lw->arena, ST_ASSIGN, count->loc);
+    set->lhs = use;
+    set->rhs = (Expr *)spelt(lw, count, nest);
+    set->op = OP_NONE;
+    rename_in_dmas(lw->arena, p.loops[k], text, use_text);
+    IntrinArg *args = (IntrinArg *)call->args;
+    for (int i = 0; i < call->nargs; i++) args[i].value = replaced(lw->arena, args[i].value, count, use);
+    if (call->hold_value) call->hold_value = replaced(lw->arena, call->hold_value, count, use);
+    set->next = p.loops[0]->body->body;
+    p.loops[0]->body->body = set;
+    decl->next = block->body;
+    block->body = decl;
+    return;
+  }
+}
+
+static bool hold_counts(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  if (s->kind == ST_BLOCK && s->body) hold_in(ctx, s);
+  return true;
+}
+
+void lower_hold_core_counts(Lower *lw, Stmt *body) {
+  for (Stmt *s = body; s; s = s->next) ir_walk_stmts(s, hold_counts, lw);
+}

@@ -35,6 +35,7 @@ static Kernel *lower_with(Arena *a, const Kernel *k, const NpuTarget *target, bo
   Stmt *body = NULL, **tail = &body;
   for (const Stmt *s = k->body->body; s; s = s->next) tail = lower_append(tail, lower_top(&lw, s));
   out->body->body = lower_intrinsics(&lw, lower_unused(&lw, body));
+  lower_hold_core_counts(&lw, out->body->body);
   if (tidy) out->body->body = lower_tidy_code(&lw, out, out->body->body); /* last: over all they made */
   return out;
 }

@@ -162,6 +162,10 @@ void lower_name_args(Lower *lw, IntrinCall *call);
  * kernel nor another such local uses; IntrinCall.hold), which the
  * arguments then name. */
 void lower_hold_repeat(Lower *lw, const Stmt *loop, IntrinCall *call);
+/* lower/intrin_repeats.c (after lower_intrinsics): a bound loop's tail
+ * count that its phases' DMAs and call print alike, computed once per core
+ * into `<core>_count[core]` by the first phase, which all of them name. */
+void lower_hold_core_counts(Lower *lw, Stmt *body);
 
 /* lower/intrinsic.c (last, on the whole body): each tensorized nest
  * copied with its call (Stmt.intrin_call). */

@@ -162,3 +162,32 @@ Test(emit_readable, local_arrays_keep_the_spelling_of_their_extents) {
   has(c, "  float t[W + 2];\n");
   npg_close(s);
 }
+
+/* A core whose rows run past the array's end: its count is computed once
+ * per core, by the loads, with the size spelt as the kernel wrote it, and
+ * the load, the call and the copy out name it (before: `npu_clamp(100 -
+ * (io * 64 + core * 16), 16)` three times a core, once in each phase's
+ * loop over the cores). In the last pass core 2 has 4 rows and core 3
+ * none. */
+Test(emit_readable, a_core_tail_count_is_held_once_per_core) {
+  static const char kernel[] = "#define LEN 100\n"
+                               "void scale(const float x[LEN], float y[LEN]) {\n"
+                               "  for (int i = 0; i < LEN; i++) y[i] = x[i] * 2.0f;\n"
+                               "}\n";
+  NpgSession *s = open_ok(kernel, "#pragma npu schedule(scale, cores)\n"
+                                  "#pragma npu split(i, 64, io, ir)\n"
+                                  "#pragma npu split(ir, 16, core, ii)\n"
+                                  "#pragma npu bind(core, vu)\n"
+                                  "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                  "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                  "#pragma npu vectorize(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "cores"));
+  has(c, "        int core_count[4];\n");
+  has(c, "          core_count[core] = npu_clamp(LEN - (io * 64 + core * 16), 16);\n");
+  has(c, ", &x[io * 64 + core * 16], 4 * core_count[core]) : 0;");
+  has(c, "npu_vu_muls_f32(&y_vm[0], &x_vm[0], core_count[core], /*s=*/2.0f);");
+  has(c, ", &y_vm[0], 4 * core_count[core]) : 0;");
+  const char *first = strstr(c, "npu_clamp(");
+  cr_assert(first && !strstr(first + 1, "npu_clamp("), "the count is printed more than once:\n%s", c);
+  npg_close(s);
+}
