@@ -12,6 +12,19 @@ Expr *ir_int(Arena *a, int64_t v, const Type *t, SrcLoc loc) {
   return e;
 }
 
+Expr *ir_npu_clamp(Arena *a, Expr *x, int64_t n) {
+  Expr *e = ARENA_NEW(a, Expr);
+  e->kind = EX_CALL;
+  e->text = "npu_clamp";
+  e->type = &ty_int;
+  e->loc = x->loc;
+  e->nargs = 2;
+  e->args = ARENA_ARRAY(a, Expr *, 2);
+  e->args[0] = x;
+  e->args[1] = ir_int(a, n, &ty_int, x->loc);
+  return e;
+}
+
 Expr *ir_var(Arena *a, Var *v, SrcLoc loc) {
   Expr *e = ARENA_NEW(a, Expr);
   e->kind = EX_VAR;

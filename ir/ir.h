@@ -481,6 +481,9 @@ struct Module {
 /* ---------------- construction helpers ---------------- */
 Expr *ir_int(Arena *a, int64_t v, const Type *t, SrcLoc loc);
 Expr *ir_var(Arena *a, Var *v, SrcLoc loc);
+/* npu_clamp(x, n) (npu_intrinsics.h, int): x clamped to [0, n], a call the
+ * intrinsic calls and DMA counts take as a tail's length */
+Expr *ir_npu_clamp(Arena *a, Expr *x, int64_t n);
 Expr *ir_cast(Arena *a, Expr *e, const Type *t, bool implicit);
 Expr *ir_binary(Arena *a, Op op, Expr *l, Expr *r, const Type *t, SrcLoc loc);
 Stmt *ir_stmt(Arena *a, StmtKind kind, SrcLoc loc);

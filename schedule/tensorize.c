@@ -55,20 +55,6 @@
 #include "schedule/intrinsics.h"
 #include "schedule/tensorize_match.h"
 
-/* npu_clamp(x, n) (npu_intrinsics.h, int): x clamped to [0, n]. */
-static Expr *clamp_call(Arena *a, Expr *x, int64_t n) {
-  Expr *e = ARENA_NEW(a, Expr);
-  e->kind = EX_CALL;
-  e->text = "npu_clamp";
-  e->type = &ty_int;
-  e->loc = x->loc;
-  e->nargs = 2;
-  e->args = ARENA_ARRAY(a, Expr *, 2);
-  e->args[0] = x;
-  e->args[1] = ir_int(a, n, &ty_int, x->loc);
-  return e;
-}
-
 static Expr *binary(Arena *a, Op op, Expr *x, Expr *y) {
   Expr *e = ARENA_NEW(a, Expr);
   *e = (Expr){.kind = EX_BINARY, .type = &ty_int, .loc = x->loc, .op = op, .a = x, .b = y};
@@ -90,7 +76,7 @@ static Expr *tail_size(Arena *a, const Expr *start, const Expr *end, int64_t ext
   Expr *e = ir_const_int(end, &c) ? ir_int(a, c, &ty_int, (SrcLoc){0, 0}) : ir_expr_copy(a, end);
   Expr *left = arith_simplify(a, ir_sub(a, e, ir_expr_copy(a, start), &ty_int), NULL, 0);
   if (ir_const_int(left, &c)) return ir_int(a, c <= 0 ? 0 : c < extent ? c : extent, &ty_int, left->loc);
-  if (left->type->kind == TY_INT && extent <= INT32_MAX) return clamp_call(a, left, extent);
+  if (left->type->kind == TY_INT && extent <= INT32_MAX) return ir_npu_clamp(a, left, extent);
   Expr *n = ir_int(a, extent, &ty_int, left->loc), *zero = ir_int(a, 0, &ty_int, left->loc);
   return cond(a, binary(a, OP_GE, left, n), n, cond(a, binary(a, OP_GT, left, zero), left, zero, 0), 1);
 }

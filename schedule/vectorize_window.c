@@ -79,16 +79,7 @@ bool sched_window_guard(Arena *a, const Stmt *g, const Var *v, SchedWindow *w) {
 static Expr *clamp(Arena *a, Expr *x, int64_t n) {
   int64_t c;
   if (ir_const_int(x, &c)) return ir_int(a, c <= 0 ? 0 : c < n ? c : n, x->type, x->loc);
-  Expr *e = ARENA_NEW(a, Expr);
-  e->kind = EX_CALL;
-  e->text = "npu_clamp";
-  e->type = &ty_int;
-  e->loc = x->loc;
-  e->nargs = 2;
-  e->args = ARENA_ARRAY(a, Expr *, 2);
-  e->args[0] = x;
-  e->args[1] = ir_int(a, n, &ty_int, x->loc);
-  return e;
+  return ir_npu_clamp(a, x, n);
 }
 
 /* k - start, clamped to [0, n]: the iterations below the bound k. */

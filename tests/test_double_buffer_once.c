@@ -15,22 +15,13 @@ static const char scale2[] = "void sc(const float x[4096], float y[4096]) {\n"
                              "    y[i] = x[i] * 2.0f;\n"
                              "}\n";
 
-/* Variant v passes the check with seed 1 (one run: the test's CPU budget). */
-static int checked_once(NpgSession *s) {
-  int v = npg_variant_index(s, "v");
-  NpgCheckResult r;
-  cr_assert(npg_check(s, v, 1, &r), "%s", r.message);
-  cr_assert_gt(r.compared, 0);
-  return v;
-}
-
 Test(double_buffer_once, a_loop_that_runs_once_keeps_one_copy_and_says_so) {
   NpgSession *s = open_ok(scale2, "#pragma npu schedule(sc, v)\n#pragma npu split(i, 4096, io, ii)\n"
                                   "#pragma npu cache_read(x, vu_vm, io, x_vm)\n#pragma npu double_buffer(x_vm)\n");
   has(npg_errors(s), "k.c:8:27: warning: double_buffer: loop io runs once, so the copies of x_vm would have no other "
                      "iteration to alternate with: the step changes nothing, and x_vm keeps one copy; split the loop "
                      "into more than one pass (a smaller tile) to overlap its copies");
-  const char *c = npg_emit_source(s, checked_once(s));
+  const char *c = npg_emit_source(s, checked_once(s, "v"));
   lacks(c, "x_vm_db");
   lacks(c, "io + 1 < 1");
   lacks(c, "x_vm_tok");
@@ -41,7 +32,7 @@ Test(double_buffer_once, a_loop_that_runs_once_keeps_one_copy_and_says_so) {
                       "#pragma npu cache_write(y, vu_vm, core, y_vm)\n#pragma npu double_buffer(y_vm)\n");
   has(npg_errors(s), "k.c:10:27: warning: double_buffer: loop io runs once, so the copies of y_vm would have no other "
                      "iteration to alternate with");
-  c = npg_emit_source(s, checked_once(s));
+  c = npg_emit_source(s, checked_once(s, "v"));
   lacks(c, "y_vm_tok[2][4]");
   lacks(c, "double_buffer(y_vm) does nothing here");
   npg_close(s);

@@ -51,6 +51,15 @@ int checked(NpgSession *s, const char *variant) {
   return i;
 }
 
+int checked_once(NpgSession *s, const char *variant) {
+  int i = npg_variant_index(s, variant);
+  cr_assert_geq(i, 0, "no variant %s", variant);
+  NpgCheckResult r;
+  cr_assert(npg_check(s, i, 1, &r), "%s: %s", variant, r.message);
+  cr_assert_gt(r.compared, 0);
+  return i;
+}
+
 void has(const char *text, const char *part) {
   cr_assert(strstr(text, part), "expected to find:\n%s\nin:\n%s", part, text);
 }

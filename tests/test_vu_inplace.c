@@ -28,15 +28,6 @@ static const char split_steps[] = "#pragma npu schedule(scale, v)\n"
                                   "#pragma npu double_buffer(a_vm)\n"
                                   "#pragma npu vectorize(j)\n";
 
-/* Variant v passes the check with seed 1 (one run: the test's CPU budget). */
-static int checked_once(NpgSession *s) {
-  int v = npg_variant_index(s, "v");
-  NpgCheckResult r;
-  cr_assert(npg_check(s, v, 1, &r), "%s", r.message);
-  cr_assert_gt(r.compared, 0);
-  return v;
-}
-
 Test(vu_inplace, an_updated_array_is_read_and_written_through_two_double_buffered_caches) {
   NpgSession *s = open_ok(scale_src, split_steps);
   int v = npg_variant_index(s, "v");
@@ -77,7 +68,7 @@ Test(vu_inplace, an_update_and_a_relu_in_place) {
                           "#pragma npu double_buffer(x_vm)\n"
                           "#pragma npu double_buffer(y_vm)\n"
                           "#pragma npu vectorize(j)\n");
-  has(npg_emit_source(s, checked_once(s)), "npu_vu_add_f32(&x_vm[ii][0], &x_in[ii][0], &y_vm[ii][0], /*n=*/64);");
+  has(npg_emit_source(s, checked_once(s, "v")), "npu_vu_add_f32(&x_vm[ii][0], &x_in[ii][0], &y_vm[ii][0], /*n=*/64);");
   npg_close(s);
   s = open_ok("void relu(float a[32][64]) {\n"
               "  for (int i = 0; i < 32; i++)\n"
@@ -93,7 +84,7 @@ Test(vu_inplace, an_update_and_a_relu_in_place) {
               "#pragma npu double_buffer(a_in)\n"
               "#pragma npu double_buffer(a_vm)\n"
               "#pragma npu vectorize(j)\n");
-  lacks(npg_emit_source(s, checked_once(s)), "npu_dma_wait(npu_dma_1d(");
+  lacks(npg_emit_source(s, checked_once(s, "v")), "npu_dma_wait(npu_dma_1d(");
   npg_close(s);
 }
 
