@@ -201,13 +201,19 @@ static char *read_target(const char *path, char *err, size_t err_size) {
     snprintf(err, err_size, "%s: cannot open target file: %s", path, strerror(errno));
     return NULL;
   }
-  size_t len = 0, n;
-  char *text = malloc(1), buf[65536];
+  /* the buffer doubles as it fills: growing it by each read's 64 KiB
+   * copied a 16 MiB device's bytes 256 times (3 s under ASan) */
+  size_t len = 0, cap = 65536, n;
+  char *text = malloc(cap + 1), buf[65536];
   while (text && len <= NPUSIM_MAX_TARGET_BYTES && (n = fread(buf, 1, sizeof buf, f)) > 0) {
-    char *more = realloc(text, len + n + 1);
-    if (!more) free(text);
-    else memcpy(more + len, buf, n);
-    text = more;
+    if (len + n > cap) {
+      while (len + n > cap) cap *= 2;
+      char *more = realloc(text, cap + 1);
+      if (!more) free(text);
+      text = more;
+      if (!text) break;
+    }
+    memcpy(text + len, buf, n);
     len += n;
   }
   int rerr = ferror(f) ? errno : 0;
