@@ -155,8 +155,14 @@ ParameterizedTest(Shard *sh, sched_random, shard) {
                c.failures ? c.failures : "");
   cr_expect(leak_from < 0, "LeakSanitizer: one of the cases with seeds %ld..%ld leaked memory (the report is above)",
             leak_from, leak_from + LEAK_WINDOW - 1);
-  cr_expect(c.outcome[SG_PASSED] > 0, "no random schedule was applied and passed: %s", sum);
-  cr_expect(c.outcome[SG_REFUSED] > 0, "no random schedule was refused: %s", sum);
+  /* The generator's spread (some schedules apply, some are refused) is
+   * judged on the normal build's 112 cases a shard: the ASan build's 16
+   * found none passing in a shard by chance (about 1 in 5 at a pass rate
+   * of 10%), when a kernel file added to the list moved the shards. */
+  if (CASES_PER_SHARD >= 64) {
+    cr_expect(c.outcome[SG_PASSED] > 0, "no random schedule was applied and passed: %s", sum);
+    cr_expect(c.outcome[SG_REFUSED] > 0, "no random schedule was refused: %s", sum);
+  }
   free(sum);
   sg_counts_free(&c);
   for (int i = 0; i < nfiles; i++) sg_file_close(files[i]);
