@@ -154,7 +154,8 @@ static bool count_in(const DmaShape *d, const char *text) {
   return false;
 }
 
-/* text with every whole occurrence of what replaced by by. */
+/* text with every occurrence of what replaced by by (what is a whole
+ * npu_clamp(...) call: it starts and ends the match) */
 static const char *renamed(Arena *a, const char *text, const char *what, const char *by) {
   StrBuf sb;
   sb_init(&sb);

@@ -358,9 +358,11 @@ static void scan_literals(TSNode node, const char *src, const char *file, const 
     scan_literals(ts_node_child(node, i), src, file, needle, found);
 }
 
-/* The string literals of dir's C files (but `except`) that hold needle,
- * one line each ("" when none). */
-static char *literals_with(const char *dir, const char *except, const char *needle) {
+typedef void (*ScanFn)(TSNode node, const char *src, const char *file, const char *what, StrBuf *found);
+
+/* What scan finds in dir's C files (but `except`), one line each ("" when
+ * none): each file parsed with tree-sitter-c and its tree walked. */
+static char *scan_dir(const char *dir, const char *except, ScanFn scan, const char *what) {
   StrBuf found;
   sb_init(&found);
   DIR *d = opendir(dir);
@@ -376,13 +378,18 @@ static char *literals_with(const char *dir, const char *except, const char *need
     char *src = read_file(path, &len);
     cr_assert(src, "cannot read %s", path);
     TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
-    scan_literals(ts_tree_root_node(t), src, path, needle, &found);
+    scan(ts_tree_root_node(t), src, path, what, &found);
     ts_tree_delete(t);
     free(src);
   }
   closedir(d);
   ts_parser_delete(p);
   return sb_take(&found);
+}
+
+/* The string literals of dir's C files (but `except`) that hold needle. */
+static char *literals_with(const char *dir, const char *except, const char *needle) {
+  return scan_dir(dir, except, scan_literals, needle);
 }
 
 /* Appends to found each read of a field `field` (x->field, x.field) in
@@ -400,28 +407,7 @@ static void scan_fields(TSNode node, const char *src, const char *file, const ch
 
 /* emit/'s files but `except` that read the field `field`, one line a read. */
 static char *field_reads(const char *dir, const char *except, const char *field) {
-  StrBuf found;
-  sb_init(&found);
-  DIR *d = opendir(dir);
-  cr_assert(d, "no %s/: run from the source tree", dir);
-  TSParser *p = ts_parser_new();
-  ts_parser_set_language(p, tree_sitter_c());
-  for (struct dirent *e; (e = readdir(d));) {
-    size_t n = strlen(e->d_name);
-    if (n < 3 || strcmp(e->d_name + n - 2, ".c") || !strcmp(e->d_name, except)) continue;
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    size_t len;
-    char *src = read_file(path, &len);
-    cr_assert(src, "cannot read %s", path);
-    TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
-    scan_fields(ts_tree_root_node(t), src, path, field, &found);
-    ts_tree_delete(t);
-    free(src);
-  }
-  closedir(d);
-  ts_parser_delete(p);
-  return sb_take(&found);
+  return scan_dir(dir, except, scan_fields, field);
 }
 
 /* A function's spelling is printed by emit_cu_hooks.c alone (its switch
