@@ -58,18 +58,25 @@ static bool imperfect(Sched *s, const SchedArg *at, const Stmt *c, const Stmt *b
                      c->name, what, other->loc.line);
 }
 
-/* A guard reorder_loops sinks into the loop under it (see there): the
- * loop, else NULL. */
-static Stmt *under_sinkable_guard(const Kernel *k, const Stmt *b) {
-  if (b && !b->next && b->kind == ST_IF && !b->else_s && ir_expr_counters_only(k, b->cond) && b->then_s->body &&
-      !b->then_s->body->next && b->then_s->body->kind == ST_FOR)
-    return b->then_s->body;
+/* Guards reorder_loops sinks into the loop under them (see there): b is
+ * the first of a chain of ifs, each the only statement of the one before
+ * (a tile's two tail guards), around one loop: the loop, else NULL; the
+ * innermost if in *last. */
+static Stmt *under_sinkable_guard(const Kernel *k, const Stmt *b, Stmt **last) {
+  for (; b && !b->next && b->kind == ST_IF && !b->else_s && ir_expr_counters_only(k, b->cond) && b->then_s->body;
+       b = b->then_s->body) {
+    const Stmt *in = b->then_s->body;
+    if (!in->next && in->kind == ST_FOR) {
+      if (last) *last = (Stmt *)b;
+      return (Stmt *)in;
+    }
+  }
   return NULL;
 }
 
 bool reorder_check_chain(Sched *s, const Stmt *top, const Stmt *bottom, const SchedArg *at) {
   for (const Stmt *c = top; c != bottom;) {
-    const Stmt *b = c->body->body, *sunk = under_sinkable_guard(s->k, b);
+    const Stmt *b = c->body->body, *sunk = under_sinkable_guard(s->k, b, NULL);
     if (sunk) b = sunk;
     if (!b || b->next || b->kind != ST_FOR) return imperfect(s, at, c, b);
     c = b;
@@ -100,15 +107,15 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
       if (loops[i] == c) seen++;
     if (seen == n) break;
     Stmt *b = c->body->body;
-    /* A guard around the next loop (from a split with a tail) sinks into
-     * it: `if (g) for y B` is `for y if (g) B` when B cannot change g (y,
+    /* Guards around the next loop (a split's tail guard; a tile's two)
+     * sink into it: `if (g) for y B` is `for y if (g) B` when B cannot change g (y,
      * declared inside, cannot occur in g). The isl model charges a
      * condition's reads to every instance under it, so it could not tell
      * the two apart: ir_expr_counters_only is what makes this sound
      * (no statement assigns a counter or a size). */
-    if (under_sinkable_guard(s->k, b)) {
-      Stmt *inner = b->then_s->body;
-      b->then_s->body = inner->body->body;
+    Stmt *last, *inner = under_sinkable_guard(s->k, b, &last);
+    if (inner) {
+      last->then_s->body = inner->body->body;
       inner->body->body = b;
       b->next = NULL;
       c->body->body = inner;

@@ -164,7 +164,8 @@ static bool recheck(Sched *s) {
  * a constant; the passes around it and the cores' tails follow the
  * sizes); the caches, tensorize and double_buffer, whose regions, buffers
  * and DMA counts follow the sizes (schedule/cache.c); the inlines,
- * whose rules are checked on the model; and use and inline of a call of
+ * whose rules are checked on the model; expand (its array form as large
+ * as the assumptions let the counters run, as stage's); and use and inline of a call of
  * a constant kernel (legal by construction; a call of a sized kernel is
  * refused by the frontend). Their legality proofs hold at
  * every size (the sizes lead every instance of the model, ir/deps.c), and
@@ -177,7 +178,7 @@ static const char *const sized_prims[] = {
     "loop_partition", "set_scope", "stage",       "transform_layout", "buffer_split", "buffer_fuse",
     "buffer_reorder", "buffer_pad", "storage_align", "set_axis_separators", "bind",   "decompose_reduction",
     "unroll",     "parallel",     "vectorize",    "annotate",       "cache_read",    "cache_write",
-    "tensorize",  "double_buffer", "compute_inline", "reverse_compute_inline", "use", "inline"};
+    "tensorize",  "double_buffer", "compute_inline", "reverse_compute_inline", "use", "inline", "expand"};
 enum { NSIZED_PRIMS = sizeof sized_prims / sizeof sized_prims[0] };
 
 bool sched_sized_ok(const char *prim) {

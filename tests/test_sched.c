@@ -460,3 +460,50 @@ Test(sched, reorder_keeps_a_data_guard_outside) {
   refused(k, "#pragma npu schedule(f, v)\n#pragma npu reorder(i, j)\n",
           "k.c:8:21: error: reorder: loop i is not perfectly nested: its body holds an if (line 3) before the next loop; use fission or decompose_reduction first");
 }
+
+/* A tile's two tail guards (no tile divides 10) sink together under the
+ * loop reorder moves out, as one guard does: before, reorder refused the
+ * second ("loop ji is not perfectly nested: its body holds an if"). */
+Test(sched, reorder_sinks_a_tiles_two_tail_guards) {
+  NpgSession *s = open_ok("void f(float A[10][10][8]) {\n"
+                          "  for (int i = 0; i < 10; i++)\n"
+                          "    for (int j = 0; j < 10; j++)\n"
+                          "      for (int k = 0; k < 8; k++)\n"
+                          "        A[i][j][k] = A[i][j][k] * 2.0f + (float)k;\n"
+                          "}\n",
+                          "#pragma npu schedule(f, v)\n#pragma npu tile(i, j, 4, 4, io, jo, ii, ji)\n"
+                          "#pragma npu reorder(k, ii, ji)\n");
+  checked(s, "v");
+  npg_close(s);
+}
+
+/* decompose_reduction takes the ifs between its loop and the init along
+ * (tests/kernels/sized_matmul_acc_i8.c runs the tile's tail guards), but
+ * only a then branch whose condition reads counters and sizes alone: the
+ * copy is evaluated before the loop, where other values may differ. */
+Test(sched, decompose_reduction_takes_only_guards_of_counters) {
+  static const char *k = "void f(float C[8], const float A[8][8]) {\n"
+                         "  for (int i = 0; i < 8; i++) {\n"
+                         "    if (A[i][0] > 0.0f)\n"
+                         "      init: C[i] = 0.0f;\n"
+                         "    for (int j = 0; j < 8; j++)\n"
+                         "      C[i] += A[i][j];\n"
+                         "  }\n"
+                         "}\n";
+  refused(k, "#pragma npu schedule(f, v)\n#pragma npu decompose_reduction(init, i)\n",
+          "k.c:10:33: error: decompose_reduction: init must sit directly in loops up to loop i, or in the then branch "
+          "of ifs of loop counters and sizes (the if at line 3 reads other values)");
+  static const char *e = "void f(float C[8], const float A[8][8]) {\n"
+                         "  for (int i = 0; i < 8; i++) {\n"
+                         "    if (i < 4)\n"
+                         "      C[i] = 1.0f;\n"
+                         "    else\n"
+                         "      init: C[i] = 0.0f;\n"
+                         "    for (int j = 0; j < 8; j++)\n"
+                         "      C[i] += A[i][j];\n"
+                         "  }\n"
+                         "}\n";
+  refused(e, "#pragma npu schedule(f, v)\n#pragma npu decompose_reduction(init, i)\n",
+          "k.c:12:33: error: decompose_reduction: init must sit directly in loops up to loop i, or in the then branch "
+          "of ifs of loop counters and sizes (the if at line 3 holds it in its else branch)");
+}

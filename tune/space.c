@@ -110,15 +110,30 @@ static const Kernel *array_form(TuneSpace *sp, const Kernel *k) {
   return expand_each(sp, &locals, &inner, got);
 }
 
+/* A kernel with sizes at the one size set tuned for (npugen tune --size,
+ * session_fix_sizes): the sketches read its shape there, and their
+ * schedules apply to every size. NULL, with the reason in why, when it
+ * has no one set; k itself when it has no sizes. */
+static const Kernel *at_tuned_sizes(TuneSpace *sp, const Kernel *k, char *why, size_t n) {
+  SizeSet set;
+  if (!k->nsizes) return k;
+  if (k->nsize_sets == 1 && ir_size_sets(k, &set, 1) == 1) return ir_instantiate(&sp->arena, k, &set, why, n);
+  snprintf(why, n, "kernel '%s' has symbolic sizes: give the sizes to tune for with --size (e.g. --size %s=1000)",
+           k->name, k->sizes[0]->name);
+  return NULL;
+}
+
 /* The kernel's array form, found once and kept (the NPU round and
- * host:cc's read the same one): its IR, or NULL; sp->prefix is then its
- * steps. */
+ * host:cc's read the same one): its IR at the sizes tuned for, or NULL;
+ * sp->prefix is then its steps. */
 static const Kernel *array_form_once(TuneSpace *sp, const Kernel *k) {
   if (!sp->array_found) {
     char before[sizeof sp->prefix];
     snprintf(before, sizeof before, "%s", sp->prefix);
     sp->prefix[0] = 0;
-    sp->array_ir = array_form(sp, k);
+    const Kernel *e = array_form(sp, k);
+    char why[300];
+    sp->array_ir = e ? at_tuned_sizes(sp, e, why, sizeof why) : NULL;
     snprintf(sp->array_prefix, sizeof sp->array_prefix, "%s", sp->prefix);
     snprintf(sp->prefix, sizeof sp->prefix, "%s", before);
     sp->array_found = true;
@@ -203,16 +218,9 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
   sp->as_written.render = no_step;
   arena_init(&sp->arena, 0);
   const Module *m = session_module(s);
-  const Kernel *k = m ? module_kernel(m, kernel) : NULL;
-  /* a kernel with sizes: its shape at the one size set tuned for (npugen
-   * tune --size, session_fix_sizes); the schedules apply to every size */
-  SizeSet set;
+  const Kernel *written = m ? module_kernel(m, kernel) : NULL;
   char at[300] = "";
-  if (k && k->nsizes && k->nsize_sets == 1 && ir_size_sets(k, &set, 1) == 1)
-    k = ir_instantiate(&sp->arena, k, &set, at, sizeof at);
-  else if (k && k->nsizes)
-    snprintf(at, sizeof at, "kernel '%s' has symbolic sizes: give the sizes to tune for with --size (e.g. --size %s=1000)",
-             kernel, k->sizes[0]->name);
+  const Kernel *k = written ? at_tuned_sizes(sp, written, at, sizeof at) : NULL;
   if (*at) snprintf(why, n, "%s\n", at);
   else if (!k) snprintf(why, n, "no kernel '%s' in the file\n", kernel);
   else {
