@@ -87,10 +87,27 @@ static TuneOptions share(const TuneOptions *o, int n) {
   return s;
 }
 
+/* A callee no NPU sketch takes, in a program whose other calls run on the
+ * NPU: each sketch's refusal (refusals: the space's notes) to msgs, and
+ * the call's note. */
+static void no_npu_sketch(TuneCallee *c, const char *refusals, FILE *msgs) {
+  fprintf(msgs,
+          "npugen tune: no NPU sketch takes %s, so the program runs it as written, on the CU (not tuned for this "
+          "CPU: its time here is not its cycles there); why each sketch does not apply:\n%s",
+          c->kernel->name, refusals);
+  snprintf(c->note, sizeof c->note,
+           "no NPU sketch takes it, so it runs as written, on the CU (the messages above say why)");
+}
+
 /* Callee c's search and its winner's steps, when one passes its check
- * and beats the callee as written. */
+ * and beats the callee as written. host_only not NULL: a callee that gets
+ * only host sketches (where the NPU was asked for) is not searched, and
+ * *host_only holds why each NPU sketch refused it (malloc'ed): in a
+ * program whose other calls run on the NPU it runs on the CU, in the
+ * simulator, where a time measured on this CPU says nothing of its
+ * cycles. */
 static void tune_callee(NpgSession *s, const TuneInvocation *inv, const TuneOptions *o, TuneCallee *c,
-                        const TuneProgramHooks *h, FILE *msgs) {
+                        const TuneProgramHooks *h, FILE *msgs, char **host_only) {
   const Kernel *k = c->kernel;
   char why[5000];
   tune_variant_name(inv->file, k->name, c->variant, sizeof c->variant);
@@ -101,6 +118,11 @@ static void tune_callee(NpgSession *s, const TuneInvocation *inv, const TuneOpti
   TuneSpace sp;
   if (!tune_space_build(&sp, s, k->name, inv->host, why, sizeof why)) {
     snprintf(c->note, sizeof c->note, "%.*s", (int)strcspn(why, "\n"), why);
+    return;
+  }
+  if (host_only && sp.host && !inv->host) {
+    *host_only = strdup(sp.notes);
+    tune_space_free(&sp);
     return;
   }
   sp.variant = c->variant;
@@ -226,7 +248,19 @@ bool tune_program_run(NpgSession *s, const TuneInvocation *inv, const TuneOption
                       const TuneProgramHooks *h, FILE *msgs) {
   tune_variant_name(inv->file, p->program->name, p->variant, sizeof p->variant);
   TuneOptions each = share(o, p->ncallees);
-  for (int i = 0; i < p->ncallees; i++) tune_callee(s, inv, &each, &p->callee[i], h, msgs);
+  char *host_only[TUNE_MAX_CALLEES] = {0};
+  bool on_npu = false;
+  for (int i = 0; i < p->ncallees; i++) {
+    tune_callee(s, inv, &each, &p->callee[i], h, msgs, &host_only[i]);
+    on_npu |= p->callee[i].steps && !p->callee[i].host;
+  }
+  /* with no call on the NPU the program is the host's: such callees are
+   * tuned for this CPU after all */
+  for (int i = 0; i < p->ncallees; i++) {
+    if (host_only[i] && on_npu) no_npu_sketch(&p->callee[i], host_only[i], msgs);
+    else if (host_only[i]) tune_callee(s, inv, &each, &p->callee[i], h, msgs, NULL);
+    free(host_only[i]);
+  }
   choose_uses(p, inv);
   for (int i = 0; i < p->ncalls; i++) p->uses += p->call[i].used;
   tune_program_scopes(p, inv);

@@ -1,0 +1,31 @@
+/* A program whose second callee no NPU sketch takes (tests/test_tune_program.c):
+ * a 3-tap sum down the columns with the guards of a padded window, as
+ * examples/mobilenet_block.c's depthwise has them (vu:rows does not cache
+ * a halo). In the simulated program it runs as written, on the CU. */
+#include <stdint.h>
+
+#define R 8
+#define C 16
+
+void scale(const int32_t X[R][C], int32_t Y[R][C]) {
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++)
+      mul: Y[i][j] = X[i][j] * 3;
+}
+
+void column_sum(const int32_t X[R][C], int32_t Y[R][C]) {
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) {
+      int32_t acc = 0;
+      for (int k = 0; k < 3; k++)
+        if (i + k - 1 >= 0 && i + k - 1 < R)
+          acc += X[i + k - 1][j];
+      Y[i][j] = acc;
+    }
+}
+
+void net(const int32_t A[R][C], int32_t B[R][C]) {
+  int32_t T[R][C];
+  scale(A, T);
+  column_sum(T, B);
+}
