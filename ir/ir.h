@@ -505,6 +505,26 @@ bool ir_trip_count(const Stmt *loop, int64_t *n);
 /* The same of `for (v = lo; v cmp hi; v += step)` with bounds known as
  * values (a pass that evaluates them itself: lower/sync_check.c). */
 bool ir_trip_count_between(Op cmp, int64_t step, int64_t lo, int64_t hi, int64_t *n);
+/* The trip count of `for (v = lo; v cmp hi; v += step)` as expressions of
+ * type t (the bounds converted to t), for every value of the bounds:
+ *   runs  `hi > lo` (`>=` when inclusive; lo and hi swapped counting down)
+ *   count where runs holds: `hi - lo` (+ 1 when inclusive) by a step of
+ *         1 (or -1), else `(hi - lo - 1) / |step| + 1` (`(hi - lo) /
+ *         |step| + 1` when inclusive); by a step of 1 it is <= 0 exactly
+ *         where the loop does not run
+ *   trips `runs ? count : 0`, the count everywhere.
+ * Bounds whose count ir_trip_count_between knows fold: runs is NULL and
+ * count and trips are that constant (0 for an empty loop). t must hold
+ * hi - lo where the loop runs (lower/order.c counts in unsigned long long).
+ * ir_trip_count gives the same counts for constant bounds (tests/test_ir_trips.c). */
+typedef struct {
+  Expr *runs, *count, *trips;
+} IrTrips;
+IrTrips ir_trips_between(Arena *a, Op cmp, int64_t step, Expr *lo, Expr *hi, const Type *t);
+/* The same of loop (ST_FOR), in its counter's type. */
+IrTrips ir_trips(Arena *a, const Stmt *loop);
+/* ir_trips(a, loop).trips: loop's trip count as one expression. */
+Expr *ir_trip_expr(Arena *a, const Stmt *loop);
 /* The coefficient of v in e when e is linear in v (+, -, * by a constant,
  * widening casts); false otherwise. */
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);

@@ -125,8 +125,9 @@ static bool perfect_nest(Arena *a, const Stmt *loop, Nest *n) {
   const Stmt *s = loop;
   while (s && s->kind == ST_FOR) {
     if (n->n == MAX_COPY || s->step != 1 || s->cmp != OP_LT) return false;
+    /* the counters index the box from its corner: from 0 by 1 (cache.c's copies) */
     int64_t lo, hi;
-    if (!ir_const_int(s->lo, &lo) || lo != 0 || !ir_const_int(s->hi, &hi) || hi <= 0) return false;
+    if (!ir_const_int(s->lo, &lo) || lo != 0 || !ir_trip_count(s, &hi) || hi <= 0) return false;
     n->loops[n->n] = s;
     n->start[n->n] = NULL;
     n->may_be_empty[n->n] = false;
