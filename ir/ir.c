@@ -146,17 +146,6 @@ bool ir_stmt_in_scope(const Stmt *st, const char *scope) {
   return false;
 }
 
-bool ir_walk_expr(const Expr *e, ExprVisitor fn, void *ctx) {
-  if (!e) return true;
-  if (!fn(e, ctx)) return false;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (!ir_walk_expr(e->idx[i], fn, ctx)) return false;
-  for (int i = 0; i < e->nargs; i++)
-    if (!ir_walk_expr(e->args[i], fn, ctx)) return false;
-  return ir_walk_expr(e->a, fn, ctx) && ir_walk_expr(e->b, fn, ctx) && ir_walk_expr(e->c, fn, ctx);
-}
-
 typedef struct {
   const Var *v;
   const Buffer *b;

@@ -610,11 +610,27 @@ Var *ir_new_var(Arena *a, Kernel *k, const char *name, const Type *t, VarKind ki
 void ir_subst_stmt(Arena *a, Stmt *s, const Var *v, const Expr *r);
 Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r);
 
-/* The expression walker every pass uses: visits e and each expression
- * under it (pre-order: e, a load's indices, a call's arguments, then its
- * operands a, b, c). Stops when fn returns false, and returns false then. */
+/* ---- the expression walkers every pass uses (ir/expr_walk.c) ----
+ * Both go through a node's operands in one order: a load's indices, a
+ * call's arguments, then a, b, c. */
+/* What a visitor says of node e: go on into what it holds, skip that
+ * (the walk goes on after e), or stop the whole walk. */
+typedef enum { IR_VISIT_ON, IR_VISIT_SKIP, IR_VISIT_STOP } IrVisit;
+/* depth: 0 at the walk's root, one more for each node down. */
+typedef IrVisit (*ExprVisitFn)(const Expr *e, int depth, void *ctx);
+/* Visits e and each expression under it, pre-order; false when fn stopped it. */
+bool ir_visit_expr(const Expr *e, ExprVisitFn fn, void *ctx);
+/* The same with a visitor that only goes on (true) or stops (false). */
 typedef bool (*ExprVisitor)(const Expr *e, void *ctx);
 bool ir_walk_expr(const Expr *e, ExprVisitor fn, void *ctx);
+/* e rebuilt bottom-up: fn gets each node once its operands are rebuilt
+ * and returns what replaces it (the node itself to keep it). A node whose
+ * operands all came back unchanged is passed as it is, so the result
+ * shares with e every subtree fn kept; a node with a changed operand is
+ * passed as a fresh shallow copy (in a) holding the new operands. e itself
+ * is never modified (ir_expr_copy first for a tree that shares nothing). */
+typedef Expr *(*ExprMapFn)(Arena *a, Expr *e, void *ctx);
+Expr *ir_map_expr(Arena *a, Expr *e, ExprMapFn fn, void *ctx);
 /* Does e (or statement s's own expressions: bounds, condition, sides,
  * initializers; not its children) mention variable v or array b? Either may
  * be NULL. */
