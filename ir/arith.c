@@ -89,17 +89,20 @@ static const Expr *skip_implicit(const Expr *e) {
   return e;
 }
 
-/* Printed size: nodes the emitted text shows (implicit casts are not shown). */
-static int esize(const Expr *e, int depth) {
-  if (!e) return 0;
-  if (depth > 4 * ARITH_MAX_DEPTH) return 1 << 20;
-  if (e->kind == EX_CAST && e->implicit) return esize(e->a, depth + 1);
-  if (e->macro) return 1;
-  int n = 1 + esize(e->a, depth + 1) + esize(e->b, depth + 1) + esize(e->c, depth + 1);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) n += esize(e->idx[i], depth + 1);
-  if (e->kind == EX_CALL)
-    for (int i = 0; i < e->nargs; i++) n += esize(e->args[i], depth + 1);
+/* Printed size: nodes the emitted text shows (implicit casts are not
+ * shown, a #define'd constant is one), at most 1 << 20, which a tree past
+ * the depth cap counts as. */
+static IrVisit count_shown(const Expr *e, int depth, void *ctx) {
+  int *n = ctx;
+  if (depth > 4 * ARITH_MAX_DEPTH) return *n = 1 << 20, IR_VISIT_STOP;
+  if (e->kind == EX_CAST && e->implicit) return IR_VISIT_ON;
+  if (++*n >= 1 << 20) return IR_VISIT_STOP;
+  return e->macro ? IR_VISIT_SKIP : IR_VISIT_ON;
+}
+
+static int esize(const Expr *e) {
+  int n = 0;
+  ir_visit_expr(e, count_shown, &n);
   return n > (1 << 20) ? 1 << 20 : n;
 }
 
@@ -468,7 +471,7 @@ static RB rb_fail(Bld *b) {
 }
 
 static RB rb_expr(Bld *b, Expr *e, Ivl iv) {
-  b->size += esize(e, 0);
+  b->size += esize(e);
   return (RB){b->build ? e : NULL, e->type, skip_implicit(e)->type, e->kind == EX_CAST && e->implicit, iv};
 }
 
@@ -655,7 +658,7 @@ static Expr *simp(Ctx *c, Expr *e, int depth) {
     }
   }
   if (e2->kind == EX_VAR || e2->kind == EX_INT || e2->kind == EX_LOAD || e2->kind == EX_CALL) return e2;
-  int s2 = esize(e2, 0);
+  int s2 = esize(e2);
   Lin l;
   c->natoms = 0;
   arena_free(&c->scratch);
