@@ -153,3 +153,31 @@ Test(expr_walk, map_that_keeps_everything_returns_its_input) {
   cr_expect_null(ir_map_expr(&a, NULL, keep, NULL));
   arena_free(&a);
 }
+
+/* The verifier (ir/verify.c) walks every operand with ir_visit_expr: a
+ * missing operand deep in a call's argument, and an index that is not an
+ * integer, are each found once. */
+Test(expr_walk, verifier_reaches_every_operand) {
+  Arena a;
+  arena_init(&a, 0);
+  Expr *e = sample(&a);
+  Stmt *st = ir_stmt(&a, ST_ASSIGN, here);
+  st->name = "s";
+  st->lhs = ir_var(&a, &var_j, here);
+  st->rhs = e;
+  Kernel k = {.name = "k", .body = ir_stmt(&a, ST_BLOCK, here)};
+  k.body->body = st;
+  DiagList d;
+  diag_init(&d);
+  cr_expect(ir_verify_kernel(&k, &d, "t.c"));
+  e->b->c->args[0] = ir_binary(&a, OP_ADD, ir_var(&a, &var_i, here), NULL, &ty_int, here);
+  e->a->idx[1] = ARENA_NEW(&a, Expr);
+  *e->a->idx[1] = (Expr){.kind = EX_FLOAT, .type = &ty_float, .fval = 1.0};
+  cr_expect_not(ir_verify_kernel(&k, &d, "t.c"));
+  cr_expect_eq(d.errors, 2);
+  char *text = diag_render(&d);
+  cr_expect(strstr(text, "missing operand") && strstr(text, "non-integer index"), "%s", text);
+  free(text);
+  diag_free(&d);
+  arena_free(&a);
+}
