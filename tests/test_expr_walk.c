@@ -58,50 +58,40 @@ static IrVisit trace(const Expr *e, int depth, void *ctx) {
   return l == t->skip ? IR_VISIT_SKIP : IR_VISIT_ON;
 }
 
-Test(expr_walk, visits_pre_order_with_depths) {
-  Arena a;
-  arena_init(&a, 0);
-  Trace t = {0};
-  cr_expect(ir_visit_expr(sample(&a), trace, &t));
-  /* the sum, the load, its indices (i + 1, j), the ?: (i, -j, abs(i)) */
-  cr_expect_str_eq(t.seen, "+L+i1jciujFi");
-  cr_expect_str_eq(t.depths, "012332122323");
-  arena_free(&a);
-}
-
-Test(expr_walk, skip_leaves_out_a_subtree_and_goes_on) {
-  Arena a;
-  arena_init(&a, 0);
-  Trace t = {.skip = 'L'};
-  cr_expect(ir_visit_expr(sample(&a), trace, &t));
-  cr_expect_str_eq(t.seen, "+LciujFi");
-  arena_free(&a);
-}
-
-Test(expr_walk, stop_ends_the_walk_and_says_so) {
-  Arena a;
-  arena_init(&a, 0);
-  Trace t = {.stop = 'u'};
-  cr_expect_not(ir_visit_expr(sample(&a), trace, &t));
-  cr_expect_str_eq(t.seen, "+L+i1jciu");
-  arena_free(&a);
-}
-
 static bool not_call(const Expr *e, void *ctx) {
   ++*(int *)ctx;
   return e->kind != EX_CALL;
 }
 
-Test(expr_walk, walk_expr_stops_at_the_first_false) {
+/* Pre-order with depths; a skipped load leaves out its indices and the
+ * walk goes on; a stop ends it and the walk says so; ir_walk_expr stops
+ * at its visitor's first false. */
+Test(expr_walk, visits_pre_order_skips_and_stops) {
   Arena a;
   arena_init(&a, 0);
+  Expr *e = sample(&a);
+  Trace all = {0}, skip = {.skip = 'L'}, stop = {.stop = 'u'};
+  cr_expect(ir_visit_expr(e, trace, &all));
+  /* the sum, the load, its indices (i + 1, j), the ?: (i, -j, abs(i)) */
+  cr_expect_str_eq(all.seen, "+L+i1jciujFi");
+  cr_expect_str_eq(all.depths, "012332122323");
+  cr_expect(ir_visit_expr(e, trace, &skip));
+  cr_expect_str_eq(skip.seen, "+LciujFi");
+  cr_expect_not(ir_visit_expr(e, trace, &stop));
+  cr_expect_str_eq(stop.seen, "+L+i1jciu");
   int visited = 0;
-  cr_expect_not(ir_walk_expr(sample(&a), not_call, &visited));
+  cr_expect_not(ir_walk_expr(e, not_call, &visited));
   cr_expect_eq(visited, 11); /* abs(i) is the 11th node */
   visited = 0;
   cr_expect(ir_walk_expr(ir_var(&a, &var_j, here), not_call, &visited));
   cr_expect_eq(visited, 1);
   arena_free(&a);
+}
+
+static Expr *keep(Arena *a, Expr *e, void *ctx) {
+  (void)a;
+  (void)ctx;
+  return e;
 }
 
 /* Replaces i by 5, recording the order nodes come in. */
@@ -133,24 +123,11 @@ Test(expr_walk, map_rebuilds_bottom_up_and_shares_what_it_keeps) {
   cr_expect_neq(r->a->idx, load->idx); /* with an index array of its own */
   cr_expect_eq(r->a->idx[1], j_index); /* sharing the index it kept */
   cr_expect_eq(r->b->b, neg);          /* and -j, which holds no i */
+  cr_expect_eq(ir_map_expr(&a, e, keep, NULL), e); /* a map that keeps everything: e itself */
+  cr_expect_null(ir_map_expr(&a, NULL, keep, NULL));
   free(before);
   free(after);
   free(unchanged);
-  arena_free(&a);
-}
-
-static Expr *keep(Arena *a, Expr *e, void *ctx) {
-  (void)a;
-  (void)ctx;
-  return e;
-}
-
-Test(expr_walk, map_that_keeps_everything_returns_its_input) {
-  Arena a;
-  arena_init(&a, 0);
-  Expr *e = sample(&a);
-  cr_expect_eq(ir_map_expr(&a, e, keep, NULL), e);
-  cr_expect_null(ir_map_expr(&a, NULL, keep, NULL));
   arena_free(&a);
 }
 
