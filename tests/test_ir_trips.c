@@ -2,11 +2,14 @@
  * every loop's count as an expression, for any lo, step and comparison the
  * IR holds, and agree with ir_trip_count and with counting the iterations
  * one by one: constant bounds fold (0 for an empty loop), bounds in a size
- * are evaluated at many of its values. No JIT: each test takes a few ms. */
+ * are evaluated at many of its values (no JIT: a few ms). And lower/ takes
+ * a copy loop's extent from its trip count, not from its bound: a copy
+ * loop from 3 is one DMA (one small JIT run). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
 #include "ir/ir.h"
+#include "tests/test_sched_util.h"
 
 static Var size_n = {.name = "n", .type = &ty_int, .kind = VAR_PARAM, .is_size = true};
 
@@ -141,4 +144,23 @@ Test(ir_trips, sized_bounds_evaluate_to_the_count) {
           }
         }
   arena_free(&a);
+}
+
+/* loop_partition splits a copy nest at row 3: the rows from 3 on are one
+ * DMA from row 3 (lower/dma_shape.c read the loop's bound as its extent
+ * and took only copy loops from 0; the second part was a host loop of 5
+ * one-row DMAs). */
+Test(ir_trips, a_copy_loop_from_3_is_one_dma) {
+  NpgSession *s = open_ok("void k(const float x[16][16], float y[16][16]) {\n"
+                          "  for (int i = 0; i < 16; i++)\n"
+                          "    for (int j = 0; j < 16; j++)\n"
+                          "      y[i][j] = x[i][j] * 2.0f;\n"
+                          "}\n",
+                          "#pragma npu schedule(k, kv)\n"
+                          "#pragma npu split(i, 8, io, ii)\n"
+                          "#pragma npu cache_read(x, vu_vm, io, x_vm)\n"
+                          "#pragma npu loop_partition(x_vm_0, 3)\n");
+  int v = checked_once(s, "kv");
+  has(npg_emit_source(s, v), "npu_dma_1d(0, &x_vm[3][0], &x[io * 8 + 3][0], 320)");
+  npg_close(s);
 }
