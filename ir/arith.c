@@ -89,17 +89,20 @@ static const Expr *skip_implicit(const Expr *e) {
   return e;
 }
 
-/* Printed size: nodes the emitted text shows (implicit casts are not shown). */
-static int esize(const Expr *e, int depth) {
-  if (!e) return 0;
-  if (depth > 4 * ARITH_MAX_DEPTH) return 1 << 20;
-  if (e->kind == EX_CAST && e->implicit) return esize(e->a, depth + 1);
-  if (e->macro) return 1;
-  int n = 1 + esize(e->a, depth + 1) + esize(e->b, depth + 1) + esize(e->c, depth + 1);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) n += esize(e->idx[i], depth + 1);
-  if (e->kind == EX_CALL)
-    for (int i = 0; i < e->nargs; i++) n += esize(e->args[i], depth + 1);
+/* Printed size: nodes the emitted text shows (implicit casts are not
+ * shown, a #define'd constant is one), at most 1 << 20, which a tree past
+ * the depth cap counts as. */
+static IrVisit count_shown(const Expr *e, int depth, void *ctx) {
+  int *n = ctx;
+  if (depth > 4 * ARITH_MAX_DEPTH) return *n = 1 << 20, IR_VISIT_STOP;
+  if (e->kind == EX_CAST && e->implicit) return IR_VISIT_ON;
+  if (++*n >= 1 << 20) return IR_VISIT_STOP;
+  return e->macro ? IR_VISIT_SKIP : IR_VISIT_ON;
+}
+
+static int esize(const Expr *e) {
+  int n = 0;
+  ir_visit_expr(e, count_shown, &n);
   return n > (1 << 20) ? 1 << 20 : n;
 }
 
@@ -468,7 +471,7 @@ static RB rb_fail(Bld *b) {
 }
 
 static RB rb_expr(Bld *b, Expr *e, Ivl iv) {
-  b->size += esize(e, 0);
+  b->size += esize(e);
   return (RB){b->build ? e : NULL, e->type, skip_implicit(e)->type, e->kind == EX_CAST && e->implicit, iv};
 }
 
@@ -655,7 +658,7 @@ static Expr *simp(Ctx *c, Expr *e, int depth) {
     }
   }
   if (e2->kind == EX_VAR || e2->kind == EX_INT || e2->kind == EX_LOAD || e2->kind == EX_CALL) return e2;
-  int s2 = esize(e2, 0);
+  int s2 = esize(e2);
   Lin l;
   c->natoms = 0;
   arena_free(&c->scratch);
@@ -721,24 +724,31 @@ static Ivl expr_ivl(KWalk *w, Expr *e) {
   return t;
 }
 
-static void walk_expr(KWalk *w, Expr *e, int depth) {
-  if (!e || depth > 4 * ARITH_MAX_DEPTH) return;
-  walk_expr(w, e->a, depth + 1);
-  walk_expr(w, e->b, depth + 1);
-  walk_expr(w, e->c, depth + 1);
-  if (e->kind == EX_CALL)
-    for (int i = 0; i < e->nargs; i++) walk_expr(w, e->args[i], depth + 1);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) {
-      walk_expr(w, e->idx[i], depth + 1);
-      e->idx[i] = arith_simplify_index(w->a, e->idx[i], w->r, w->n);
+/* A load with each index simplified over the current ranges (as an index:
+ * arith_simplify_index), after ir_map_expr simplified the loads inside it. */
+static Expr *simplify_indices(Arena *a, Expr *e, void *ctx) {
+  KWalk *w = ctx;
+  if (e->kind != EX_LOAD) return e;
+  Expr **idx = NULL;
+  for (int i = 0; i < e->buf->ndim; i++) {
+    Expr *s = arith_simplify_index(w->a, e->idx[i], w->r, w->n);
+    if (s == e->idx[i]) continue;
+    if (!idx) {
+      idx = ARENA_ARRAY(a, Expr *, e->buf->ndim);
+      memcpy(idx, e->idx, sizeof *idx * (size_t)e->buf->ndim);
     }
+    idx[i] = s;
+  }
+  if (!idx) return e;
+  Expr *c = ARENA_NEW(a, Expr);
+  *c = *e;
+  c->idx = idx;
+  return c;
 }
 
-static Expr *bound(KWalk *w, Expr *e) {
-  walk_expr(w, e, 0);
-  return arith_simplify(w->a, e, w->r, w->n);
-}
+static Expr *walk_expr(KWalk *w, Expr *e) { return ir_map_expr(w->a, e, simplify_indices, w); }
+
+static Expr *bound(KWalk *w, Expr *e) { return arith_simplify(w->a, walk_expr(w, e), w->r, w->n); }
 
 static int64_t clamp64(i128 v) { return v <= INT64_MIN ? INT64_MIN : v >= INT64_MAX ? INT64_MAX : (int64_t)v; }
 
@@ -789,17 +799,17 @@ static void walk_stmts(KWalk *w, Stmt *s) {
       break;
     }
     case ST_IF:
-      walk_expr(w, s->cond, 0);
+      s->cond = walk_expr(w, s->cond);
       walk_stmts(w, s->then_s);
       walk_stmts(w, s->else_s);
       break;
     case ST_ASSIGN:
-      walk_expr(w, s->lhs, 0);
-      walk_expr(w, s->rhs, 0);
+      s->lhs = walk_expr(w, s->lhs);
+      s->rhs = walk_expr(w, s->rhs);
       break;
     case ST_DECL:
-      walk_expr(w, s->init, 0);
-      for (int i = 0; i < s->ninit; i++) walk_expr(w, s->init_list[i], 0);
+      s->init = walk_expr(w, s->init);
+      for (int i = 0; i < s->ninit; i++) s->init_list[i] = walk_expr(w, s->init_list[i]);
       break;
     }
   }

@@ -40,19 +40,23 @@ typedef struct {
   bool ok;
 } Fits;
 
-/* Counters, sizes and constants, and integer operations on them. */
-static bool pure(const Expr *e) {
-  if (!e || !type_is_integer(e->type)) return false;
+/* Counters, sizes and constants, and integer operations on them: e is
+ * pure when every node under it is one of them. */
+static bool pure_node(const Expr *e, void *ctx) {
+  (void)ctx;
+  if (!type_is_integer(e->type)) return false;
   switch (e->kind) {
-  case EX_INT: return true;
-  case EX_VAR: return e->var->kind == VAR_LOOP || e->var->is_size;
+  case EX_INT:
   case EX_CAST:
-  case EX_UNARY: return pure(e->a);
-  case EX_BINARY: return pure(e->a) && pure(e->b);
-  case EX_COND: return pure(e->a) && pure(e->b) && pure(e->c);
+  case EX_UNARY:
+  case EX_BINARY:
+  case EX_COND: return true;
+  case EX_VAR: return e->var->kind == VAR_LOOP || e->var->is_size;
   default: return false;
   }
 }
+
+static bool pure(const Expr *e) { return e && ir_walk_expr(e, pure_node, NULL); }
 
 /* The operations whose value can leave their type: the ones checked. */
 static bool may_leave_type(const Expr *e) {
@@ -167,35 +171,31 @@ static void fit_pure(Fits *f, const Expr *e) {
   if (f->ok && may_leave_type(e)) fit_node(f, e);
 }
 
-static void fit_expr(Fits *f, const Expr *e);
+/* Each pure subtree of e (the largest ones), checked by fit_pure. */
+static IrVisit pure_fits(const Expr *e, int depth, void *ctx) {
+  (void)depth;
+  Fits *f = ctx;
+  if (!f->ok) return IR_VISIT_STOP;
+  if (!pure(e)) return IR_VISIT_ON;
+  fit_pure(f, e);
+  return IR_VISIT_SKIP;
+}
+
+static void fit_expr(Fits *f, const Expr *e) { ir_visit_expr(e, pure_fits, f); }
 
 /* The indices in a statement's value: the value itself is the kernel's
  * arithmetic (the check's instrumented reference watches it at run time),
  * with counters replaced by expressions of the same values. */
-static void fit_indices(Fits *f, const Expr *e) {
-  if (!e || !f->ok) return;
-  if (e->kind == EX_LOAD) {
-    fit_expr(f, e);
-    return;
-  }
-  fit_indices(f, e->a);
-  fit_indices(f, e->b);
-  fit_indices(f, e->c);
-  for (int i = 0; i < e->nargs; i++) fit_indices(f, e->args[i]);
+static IrVisit load_fits(const Expr *e, int depth, void *ctx) {
+  (void)depth;
+  Fits *f = ctx;
+  if (!f->ok) return IR_VISIT_STOP;
+  if (e->kind != EX_LOAD) return IR_VISIT_ON;
+  fit_expr(f, e);
+  return IR_VISIT_SKIP;
 }
 
-static void fit_expr(Fits *f, const Expr *e) {
-  if (!e || !f->ok) return;
-  if (pure(e)) {
-    fit_pure(f, e);
-    return;
-  }
-  fit_expr(f, e->a);
-  fit_expr(f, e->b);
-  fit_expr(f, e->c);
-  for (int i = 0; i < e->nargs; i++) fit_expr(f, e->args[i]);
-  for (int i = 0; e->kind == EX_LOAD && i < e->buf->ndim; i++) fit_expr(f, e->idx[i]);
-}
+static void fit_indices(Fits *f, const Expr *e) { ir_visit_expr(e, load_fits, f); }
 
 /* The counter after the loop's last iteration (the update the test then
  * stops) must fit the counter's type, or the loop never ends. With a

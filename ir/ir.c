@@ -146,17 +146,6 @@ bool ir_stmt_in_scope(const Stmt *st, const char *scope) {
   return false;
 }
 
-bool ir_walk_expr(const Expr *e, ExprVisitor fn, void *ctx) {
-  if (!e) return true;
-  if (!fn(e, ctx)) return false;
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (!ir_walk_expr(e->idx[i], fn, ctx)) return false;
-  for (int i = 0; i < e->nargs; i++)
-    if (!ir_walk_expr(e->args[i], fn, ctx)) return false;
-  return ir_walk_expr(e->a, fn, ctx) && ir_walk_expr(e->b, fn, ctx) && ir_walk_expr(e->c, fn, ctx);
-}
-
 typedef struct {
   const Var *v;
   const Buffer *b;
@@ -201,6 +190,50 @@ bool ir_trip_count(const Stmt *loop, int64_t *n) {
   if (loop->kind != ST_FOR || !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi)) return false;
   return ir_trip_count_between(loop->cmp, loop->step, lo, hi, n);
 }
+
+/* x as type t: an explicit conversion where its type differs (C computes
+ * the count in t only then), a literal converted implicitly. */
+static Expr *in_type(Arena *a, Expr *x, const Type *t) {
+  if (x->type->kind == t->kind) return x;
+  return ir_cast(a, x, t, x->kind == EX_INT);
+}
+
+/* The count where the loop runs (IrTrips.count), built from the bounds. */
+static Expr *count_where_runs(Arena *a, bool inclusive, uint64_t mag, Expr *from, Expr *to, const Type *t) {
+  SrcLoc at = to->loc;
+  Expr *one = in_type(a, ir_int(a, 1, &ty_int, at), t);
+  int64_t f;
+  Expr *d = in_type(a, ir_expr_copy(a, to), t); /* to - 0 is to as written, even a constant */
+  if (!ir_const_int(from, &f) || f) d = ir_sub(a, d, in_type(a, ir_expr_copy(a, from), t), t);
+  if (mag == 1) return inclusive ? ir_add(a, d, one, t) : d;
+  Expr *q = ir_binary(a, OP_DIV, inclusive ? d : ir_sub(a, d, one, t), ir_int(a, (int64_t)mag, t, at), t, at);
+  return ir_add(a, q, in_type(a, ir_int(a, 1, &ty_int, at), t), t);
+}
+
+IrTrips ir_trips_between(Arena *a, Op cmp, int64_t step, Expr *lo, Expr *hi, const Type *t) {
+  bool up = step > 0, inclusive = cmp == OP_LE || cmp == OP_GE;
+  uint64_t mag = up ? (uint64_t)step : 0ull - (uint64_t)step;
+  Expr *from = up ? lo : hi, *to = up ? hi : lo;
+  Expr *d = count_where_runs(a, inclusive, mag, from, to, t);
+  int64_t l, h, n, v;
+  if (ir_const_int(lo, &l) && ir_const_int(hi, &h) && ir_trip_count_between(cmp, step, l, h, &n)) {
+    /* a count that is a bound as written keeps its spelling (`C / OB`) */
+    Expr *c = ir_const_int(d, &v) && v == n ? d : ir_int(a, n, t, hi->loc);
+    return (IrTrips){NULL, c, c};
+  }
+  SrcLoc at = hi->loc;
+  IrTrips r = {ir_binary(a, inclusive ? OP_GE : OP_GT, ir_expr_copy(a, to), ir_expr_copy(a, from), &ty_int, at), d, NULL};
+  r.trips = ARENA_NEW(a, Expr);
+  *r.trips = (Expr){.kind = EX_COND, .type = t, .loc = at, .a = r.runs, .b = ir_expr_copy(a, d),
+                    .c = in_type(a, ir_int(a, 0, &ty_int, at), t)};
+  return r;
+}
+
+IrTrips ir_trips(Arena *a, const Stmt *loop) {
+  return ir_trips_between(a, loop->cmp, loop->step, loop->lo, loop->hi, loop->var->type);
+}
+
+Expr *ir_trip_expr(Arena *a, const Stmt *loop) { return ir_trips(a, loop).trips; }
 
 bool buffer_symbolic(const Buffer *b) {
   for (int i = 0; i < b->ndim; i++)

@@ -505,6 +505,26 @@ bool ir_trip_count(const Stmt *loop, int64_t *n);
 /* The same of `for (v = lo; v cmp hi; v += step)` with bounds known as
  * values (a pass that evaluates them itself: lower/sync_check.c). */
 bool ir_trip_count_between(Op cmp, int64_t step, int64_t lo, int64_t hi, int64_t *n);
+/* The trip count of `for (v = lo; v cmp hi; v += step)` as expressions of
+ * type t (the bounds converted to t), for every value of the bounds:
+ *   runs  `hi > lo` (`>=` when inclusive; lo and hi swapped counting down)
+ *   count where runs holds: `hi - lo` (+ 1 when inclusive) by a step of
+ *         1 (or -1), else `(hi - lo - 1) / |step| + 1` (`(hi - lo) /
+ *         |step| + 1` when inclusive); by a step of 1 it is <= 0 exactly
+ *         where the loop does not run
+ *   trips `runs ? count : 0`, the count everywhere.
+ * Bounds whose count ir_trip_count_between knows fold: runs is NULL and
+ * count and trips are that constant (0 for an empty loop). t must hold
+ * hi - lo where the loop runs (lower/order.c counts in unsigned long long).
+ * ir_trip_count gives the same counts for constant bounds (tests/test_ir_trips.c). */
+typedef struct {
+  Expr *runs, *count, *trips;
+} IrTrips;
+IrTrips ir_trips_between(Arena *a, Op cmp, int64_t step, Expr *lo, Expr *hi, const Type *t);
+/* The same of loop (ST_FOR), in its counter's type. */
+IrTrips ir_trips(Arena *a, const Stmt *loop);
+/* ir_trips(a, loop).trips: loop's trip count as one expression. */
+Expr *ir_trip_expr(Arena *a, const Stmt *loop);
 /* The coefficient of v in e when e is linear in v (+, -, * by a constant,
  * widening casts); false otherwise. */
 bool ir_linear_coef(const Expr *e, const Var *v, int64_t *c);
@@ -590,11 +610,27 @@ Var *ir_new_var(Arena *a, Kernel *k, const char *name, const Type *t, VarKind ki
 void ir_subst_stmt(Arena *a, Stmt *s, const Var *v, const Expr *r);
 Expr *ir_subst_expr(Arena *a, Expr *e, const Var *v, const Expr *r);
 
-/* The expression walker every pass uses: visits e and each expression
- * under it (pre-order: e, a load's indices, a call's arguments, then its
- * operands a, b, c). Stops when fn returns false, and returns false then. */
+/* ---- the expression walkers every pass uses (ir/expr_walk.c) ----
+ * Both go through a node's operands in one order: a load's indices, a
+ * call's arguments, then a, b, c. */
+/* What a visitor says of node e: go on into what it holds, skip that
+ * (the walk goes on after e), or stop the whole walk. */
+typedef enum { IR_VISIT_ON, IR_VISIT_SKIP, IR_VISIT_STOP } IrVisit;
+/* depth: 0 at the walk's root, one more for each node down. */
+typedef IrVisit (*ExprVisitFn)(const Expr *e, int depth, void *ctx);
+/* Visits e and each expression under it, pre-order; false when fn stopped it. */
+bool ir_visit_expr(const Expr *e, ExprVisitFn fn, void *ctx);
+/* The same with a visitor that only goes on (true) or stops (false). */
 typedef bool (*ExprVisitor)(const Expr *e, void *ctx);
 bool ir_walk_expr(const Expr *e, ExprVisitor fn, void *ctx);
+/* e rebuilt bottom-up: fn gets each node once its operands are rebuilt
+ * and returns what replaces it (the node itself to keep it). A node whose
+ * operands all came back unchanged is passed as it is, so the result
+ * shares with e every subtree fn kept; a node with a changed operand is
+ * passed as a fresh shallow copy (in a) holding the new operands. e itself
+ * is never modified (ir_expr_copy first for a tree that shares nothing). */
+typedef Expr *(*ExprMapFn)(Arena *a, Expr *e, void *ctx);
+Expr *ir_map_expr(Arena *a, Expr *e, ExprMapFn fn, void *ctx);
 /* Does e (or statement s's own expressions: bounds, condition, sides,
  * initializers; not its children) mention variable v or array b? Either may
  * be NULL. */

@@ -13,23 +13,24 @@ static void bad(Verify *v, SrcLoc loc, const char *what) {
   v->ok = false;
 }
 
-static void verify_expr(Verify *v, const Expr *e) {
-  if (!e) return;
+/* One node's own fields; the walk goes on into what it holds, but for a
+ * load without its buffer or indices. */
+static IrVisit verify_node(const Expr *e, int depth, void *ctx) {
+  (void)depth;
+  Verify *v = ctx;
   if (!e->type) bad(v, e->loc, "expression without a type");
   switch (e->kind) {
   case EX_LOAD:
     if (!e->buf || !e->idx) {
       bad(v, e->loc, "load without buffer or indices");
-      return;
+      return IR_VISIT_SKIP;
     }
-    for (int i = 0; i < e->buf->ndim; i++) {
+    for (int i = 0; i < e->buf->ndim; i++)
       if (!e->idx[i] || !type_is_integer(e->idx[i]->type)) bad(v, e->loc, "non-integer index");
-      verify_expr(v, e->idx[i]);
-    }
-    return;
+    break;
   case EX_VAR:
     if (!e->var) bad(v, e->loc, "variable reference without a variable");
-    return;
+    break;
   case EX_UNARY:
   case EX_CAST:
     if (!e->a) bad(v, e->loc, "missing operand");
@@ -40,16 +41,13 @@ static void verify_expr(Verify *v, const Expr *e) {
   case EX_COND:
     if (!e->a || !e->b || !e->c) bad(v, e->loc, "missing operand");
     break;
-  case EX_CALL:
-    for (int i = 0; i < e->nargs; i++) verify_expr(v, e->args[i]);
-    return;
   default:
-    return;
+    break;
   }
-  verify_expr(v, e->a);
-  verify_expr(v, e->b);
-  verify_expr(v, e->c);
+  return IR_VISIT_ON;
 }
+
+static void verify_expr(Verify *v, const Expr *e) { ir_visit_expr(e, verify_node, v); }
 
 /* A lowered node (lower/): an empty block with the fields its kind needs. */
 static void verify_lowered(Verify *v, const Stmt *s) {

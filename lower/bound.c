@@ -217,8 +217,8 @@ static Stmt *phase(Lower *lw, const PassLoop *pass, const Body *b, BoundKind p, 
     if (b->kind[i] != B_LOAD || !lower_by_pass(pass, L, b->buf[i])) continue;
     const Stmt *P = pass->P;
     if (!ahead) {
-      int64_t passes = 0;
-      ir_const_int(P->hi, &passes);
+      int64_t passes = 0; /* P runs from 0 by 1 (lower_pass_loop): pass P + 1 is the next */
+      ir_trip_count(P, &passes);
       ahead = lower_guard(lw,
                           lower_bin(lw, OP_LT, lower_bin(lw, OP_ADD, lower_var(lw, P->var), lower_int(lw, 1)),
                                     lower_int(lw, passes)),
@@ -239,8 +239,8 @@ static Stmt *phase(Lower *lw, const PassLoop *pass, const Body *b, BoundKind p, 
 static bool phases(Lower *lw, const Stmt *L, const PassLoop *pass, const Body *b, Stmt ***tail, char *why, size_t nwhy) {
   int count[3];
   if (!lower_phases_fit(L, b, count)) return false;
-  int64_t cores;
-  ir_const_int(L->hi, &cores);
+  int64_t cores; /* bind: L counts 0, 1, ..., one iteration per core (schedule/bind.c) */
+  ir_trip_count(L, &cores);
   Loads loads = lower_count_loads(pass, b);
   int issued = loads.now + loads.ahead; /* loads issued in the loads phase */
   /* each core's loads of this pass are in flight until its compute (a pass

@@ -103,8 +103,8 @@ static bool plan_bound(Stmt *L, int depth, void *ctx) {
   Lower *lw = p->lw;
   if (L->kind != ST_FOR || L->loop_kind != LOOP_VU) return true;
   if (L->body == p->home->body) L = (Stmt *)p->home; /* the real statement, not the walk's copy */
-  int64_t cores;
-  ir_const_int(L->hi, &cores);
+  int64_t cores; /* bind: L counts 0, 1, ..., one iteration per core (schedule/bind.c) */
+  ir_trip_count(L, &cores);
   for (const Stmt *c = L->body->body; c; c = c->next) {
     bool load;
     const Buffer *b = lower_bound_copy(lw, c, L, &load);
@@ -129,7 +129,7 @@ Stmt *lower_defer_block(Lower *lw, int from, Stmt *body, SrcLoc loc) {
   for (int i = from; i < lw->ndefer; i++) {
     const Buffer *b = lw->defer[i].b;
     int64_t cores;
-    ir_const_int(lw->defer[i].loop->hi, &cores);
+    ir_trip_count(lw->defer[i].loop, &cores);
     char what[200];
     snprintf(what, sizeof what, "the copy out of %s not yet waited for", b->name);
     tail = lower_append(tail, lower_core_tokens(lw, b, cores, true, what, loc));
@@ -138,7 +138,7 @@ Stmt *lower_defer_block(Lower *lw, int from, Stmt *body, SrcLoc loc) {
   for (int i = from; i < lw->ndefer; i++) {
     const Buffer *b = lw->defer[i].b;
     int64_t cores;
-    ir_const_int(lw->defer[i].loop->hi, &cores);
+    ir_trip_count(lw->defer[i].loop, &cores);
     for (int k = 0; k < (b->copies == 2 ? 2 : 1); k++)
       for (int64_t c = 0; c < cores; c++) tail = lower_append(tail, lower_wait(lw, token_at(b, k, c, lw), NULL, true, NULL, loc));
   }

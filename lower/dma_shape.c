@@ -3,12 +3,15 @@
  * emitter only prints it.
  *
  * A copy nest (a LOOP_DMA loop: `for v0 < E0: ... dst[..] = src[..]` with
- * every index linear in the copy counters) becomes one DMA. Counters of
- * extent 1 vanish, and counters that continue the one inside them on both
- * sides merge with it (a dense box is one 1-D copy); what remains is a
- * contiguous row and up to two strided dimensions (1-D to 3-D). Counters
- * beyond those stay as host loops around the call (not for an async copy:
- * one token is one DMA).
+ * every index linear in the copy counters, each counter by 1 from a
+ * constant, its extent the loop's trip count: cache.c's copies count from
+ * 0, loop_partition's second part from its point) becomes one DMA from the
+ * box's corner. Counters of extent 1 vanish, and counters that continue
+ * the one inside them on both sides merge with it (a dense box is one 1-D
+ * copy); what remains is a contiguous row and up to two strided
+ * dimensions (1-D to 3-D). Counters beyond those stay as host loops
+ * around the call (not for an async copy: one token is one DMA; nor from
+ * a first value other than 0: a host loop counts from 0).
  *
  * An array whose rows are sized (`float a[n][m]`) has a run-time pitch:
  * its strides are C text of the sizes (`(ptrdiff_t)m * 4`, step_text)
@@ -44,6 +47,7 @@ typedef struct {
 
 typedef struct {
   const Stmt *loops[MAX_COPY];
+  int64_t first[MAX_COPY]; /* the counter's first value (the box's corner) */
   int64_t extent[MAX_COPY];
   const Expr *start[MAX_COPY]; /* a tail's `start` (of `start + v < end`), or NULL */
   const Expr *end[MAX_COPY];   /* and its `end` */
@@ -124,19 +128,23 @@ static bool perfect_nest(Arena *a, const Stmt *loop, Nest *n) {
   n->n = 0;
   const Stmt *s = loop;
   while (s && s->kind == ST_FOR) {
-    if (n->n == MAX_COPY || s->step != 1 || s->cmp != OP_LT) return false;
-    int64_t lo, hi;
-    if (!ir_const_int(s->lo, &lo) || lo != 0 || !ir_const_int(s->hi, &hi) || hi <= 0) return false;
+    /* each counter runs by 1 from a constant, the box's corner (cache.c's
+     * copies from 0; loop_partition's second part from its point), its
+     * trip count times */
+    if (n->n == MAX_COPY || s->step != 1 || (s->cmp != OP_LT && s->cmp != OP_LE)) return false;
+    int64_t lo, count;
+    if (!ir_const_int(s->lo, &lo) || !ir_trip_count(s, &count) || count <= 0) return false;
     n->loops[n->n] = s;
+    n->first[n->n] = lo;
     n->start[n->n] = NULL;
     n->may_be_empty[n->n] = false;
-    n->extent[n->n++] = hi;
+    n->extent[n->n++] = count;
     const Stmt *body = s->body->body;
     if (!body || body->next) return false;
     if (body->kind == ST_IF) {
       /* only cache.c's copies: their boxes start inside the array (the count
        * is at least 1) unless the guard says they may not */
-      if (loop->loop_kind != LOOP_DMA || !tail_guard(a, body, n, s->var, &n->start[n->n - 1], &n->end[n->n - 1]))
+      if (loop->loop_kind != LOOP_DMA || lo != 0 || !tail_guard(a, body, n, s->var, &n->start[n->n - 1], &n->end[n->n - 1]))
         return false;
       n->may_be_empty[n->n - 1] = body->tail_may_be_empty;
       body = body->then_s->body;
@@ -177,11 +185,12 @@ static void flat_address(StrBuf *sb, const Expr *e) {
 }
 
 /* &B[idx with the copy counters from `from` on (and those of extent 1) set
- * to 0, and a's counter (when given) set to its value] */
+ * to their first values, and a's counter (when given) set to its value] */
 static void base_address(StrBuf *sb, Arena *a, const Expr *access, const Nest *n, int from, const At *as) {
   Expr *e = ir_expr_copy(a, access);
   for (int i = 0; i < n->n; i++)
-    if (i >= from || n->extent[i] == 1) e = ir_subst_expr(a, e, n->loops[i]->var, ir_int(a, 0, &ty_int, (SrcLoc){0, 0}));
+    if (i >= from || n->extent[i] == 1)
+      e = ir_subst_expr(a, e, n->loops[i]->var, ir_int(a, n->first[i], &ty_int, (SrcLoc){0, 0}));
   if (as && as->var) e = ir_subst_expr(a, e, as->var, as->value);
   if (buffer_rows_symbolic(e->buf)) {
     flat_address(sb, e);
@@ -316,6 +325,7 @@ const DmaShape *lower_dma_shape(Arena *a, const Stmt *loop, const Var *at_var, c
   for (int i = 0; i < box.first_dim; i++) {
     if (n.start[i] && n.extent[i] > 1) return NULL; /* a host loop would need the guard */
     if (n.extent[i] == 1) continue;
+    if (n.first[i] != 0) return NULL; /* a host loop counts from 0 (emit/emit_dma.c) */
     shape->host_var[shape->nhost] = n.loops[i]->var->name;
     shape->host_extent[shape->nhost++] = n.extent[i];
   }

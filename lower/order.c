@@ -65,19 +65,6 @@ static Stmt *decl(Lower *lw, Var *v, Expr *init) {
   return s;
 }
 
-/* The trip count where the loop runs, else 0: to - from (+ 1 if
- * inclusive) for a step of 1, (to - from [- 1]) / |step| + 1 for others. */
-static Expr *trip_count(Lower *lw, const Stmt *loop, const Var *lo, const Var *hi) {
-  bool up = loop->step > 0, inclusive = loop->cmp == OP_LE || loop->cmp == OP_GE;
-  uint64_t mag = up ? (uint64_t)loop->step : 0ull - (uint64_t)loop->step;
-  const Var *from = up ? lo : hi, *to = up ? hi : lo;
-  Expr *d = op(lw, OP_SUB, as_ull(lw, to), as_ull(lw, from));
-  if (mag == 1 && inclusive) d = op(lw, OP_ADD, d, lower_int(lw, 1));
-  if (mag != 1) d = op(lw, OP_ADD, op(lw, OP_DIV, inclusive ? d : op(lw, OP_SUB, d, lower_int(lw, 1)), ull(lw, (int64_t)mag)), lower_int(lw, 1));
-  Expr *runs = ir_binary(lw->arena, inclusive ? OP_GE : OP_GT, lower_var(lw, to), lower_var(lw, from), &ty_int, loop->loc);
-  return cond(lw, runs, d, lower_int(lw, 0));
-}
-
 /* The iteration number k of position at (n iterations). */
 static Expr *iteration_of(Order *r, const Var *n, const Var *at) {
   Lower *lw = &r->lw;
@@ -113,7 +100,9 @@ static Stmt *permuted(Order *r, const Stmt *s, Stmt *body) {
   out->note = arena_printf(lw->arena, "loop %s in %s order (the check's)", s->var->name, lower_order_name(r->o));
   tail = lower_append(tail, decl(lw, lo, s->lo));
   tail = lower_append(tail, decl(lw, hi, s->hi));
-  tail = lower_append(tail, decl(lw, n, trip_count(lw, s, lo, hi)));
+  /* counted in unsigned long long, which holds hi - lo (see the top) */
+  tail = lower_append(tail, decl(lw, n, ir_trips_between(lw->arena, s->cmp, s->step, lower_var(lw, lo), lower_var(lw, hi),
+                                                         &ty_ullong).trips));
   lower_append(tail, f);
   return out;
 }

@@ -108,9 +108,11 @@ static Stmt *nothing_ahead(Lower *lw, const Stmt *P, const Body *b, Need need) {
 
 bool lower_pass_loop(Lower *lw, const Stmt *P, const PassLoop *around, Stmt ***tail) {
   const Stmt *L = bound_in(P);
+  /* P's counter is the pass number (0 the first, P + 1 the next): P runs
+   * from 0 by 1, a constant number of passes */
   int64_t lo, passes, cores;
-  if (!L || around || !ir_const_int(P->lo, &lo) || lo != 0 || P->step != 1 || !ir_const_int(P->hi, &passes) ||
-      !ir_const_int(L->hi, &cores) || ir_other_onchip_user(P, L))
+  if (!L || around || !ir_const_int(P->lo, &lo) || lo != 0 || P->step != 1 || !ir_trip_count(P, &passes) ||
+      !ir_trip_count(L, &cores) || ir_other_onchip_user(P, L))
     return false;
   /* classify L as lower_bound will: with the copies out L's own plan
    * defers, planned on a copy of the pass's state (L plans them again,

@@ -107,9 +107,11 @@ static Expr *counter(Lower *lw, const Stmt *L) { return ir_var(lw->arena, L->var
 
 static Expr *num(Lower *lw, const Stmt *L, int64_t v) { return ir_int(lw->arena, v, L->var->type, L->loc); }
 
-/* L's trip count (it runs from 0 by 1 below it): L->hi, a constant or an
- * expression of the kernel's sizes */
-static Expr *trips_of(Lower *lw, const Stmt *L) { return ir_expr_copy(lw->arena, L->hi); }
+/* L's trip count where it runs (ir_trips): a constant or an expression of
+ * the kernel's sizes. L runs from 0 by 1 (ir_double_buffer_rules), so the
+ * count is L->hi, and <= 0 where L does not run: the last waits' guards
+ * (trips - 2 >= 0, trips - 1 >= 0) rely on it. */
+static Expr *trips_of(Lower *lw, const Stmt *L) { return ir_trips(lw->arena, L).count; }
 
 /* trips - back, simplified */
 static Expr *trips_less(Lower *lw, const Stmt *L, int64_t back) {
@@ -135,11 +137,10 @@ static Stmt **prologue(Lower *lw, const Stmt *L, const DbBuf *d, Stmt **tail) {
   Stmt *first = ir_stmt(lw->arena, ST_BLOCK, L->loc);
   first->body = lower_view(lw, b, num(lw, L, 0), false, d->decl->loc);
   first->body->next = lower_start(lw, lower_token(b->db_token, NULL, NULL), d->c.load, channel(lw, 1), L->var, L->lo, false);
-  int64_t trips;
-  if (ir_const_int(L->hi, &trips)) return lower_append(tail, first);
+  IrTrips trips = ir_trips(lw->arena, L);
+  if (!trips.runs) return lower_append(tail, first); /* a constant count, at least 1 (ir_double_buffer_rules) */
   /* trips in the sizes: the loop may not run */
-  Stmt *runs = lower_guard(lw, ir_binary(lw->arena, OP_GT, trips_of(lw, L), num(lw, L, 0), &ty_int, L->loc),
-                           "the loop runs: its first iteration's region", L->loc);
+  Stmt *runs = lower_guard(lw, trips.runs, "the loop runs: its first iteration's region", L->loc);
   runs->then_s = first;
   return lower_append(tail, runs);
 }
@@ -200,7 +201,7 @@ static Stmt **body_part(Lower *lw, const Stmt *L, const DbBuf *d, const Stmt *c,
  * the token, beside the loop's own wait guarded by `>= 2`. */
 static Stmt **last_waits(Lower *lw, const Stmt *L, const Buffer *b, Stmt **tail) {
   int64_t trips;
-  if (ir_const_int(L->hi, &trips)) {
+  if (ir_trip_count(L, &trips)) {
     for (int64_t t = trips >= 2 ? trips - 2 : trips - 1; t < trips; t++) {
       const char *note = arena_printf(lw->arena, "the copy out of %s = %lld, %s", L->var->name, (long long)t,
                                       t + 1 < trips ? "the iteration before the last" : "the last iteration");
