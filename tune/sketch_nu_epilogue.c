@@ -28,6 +28,13 @@
  * DM's short latency keeps the copy's many small DMAs cheap. Either way
  * the caller's array keeps the kernel's layout: nothing is packed outside.
  *
+ * TFLite's input offset inside the reduction, `acc += w[oc][ic] *
+ * (in[p][ic] + input_offset)`, makes the product int8 by int16, which no
+ * NU matmul computes: the sketch then starts with hoist_offset (the
+ * offset times each channel's filter sum, once at the kernel's start,
+ * added after the reduction) and reads the kernel after that step; the
+ * sums join the bias in the first stage.
+ *
  * Knobs: the tile (ti rows, a multiple of the core count, and tj
  * columns), and the inputs' double buffers. Which NU intrinsic and which
  * input goes to which buffer are found by probing, as for the plain
@@ -42,6 +49,15 @@
 
 enum { K_TI, K_TJ, K_DB_A, K_DB_B, EPI_KNOBS };
 enum { MAX_EPI = 16 };
+
+/* TFLite's input offset in the reduction, `acc += A * (B + offset)`:
+ * the offset's text (else ""), the update's name, the array of the
+ * offset's sums that hoist_offset makes (the epilogue reads it). */
+typedef struct {
+  char text[128];
+  const char *update;
+  char ofs[72];
+} Offset;
 
 typedef struct {
   const char *i, *j, *k;          /* the spatial loops and the reduction's */
@@ -59,6 +75,7 @@ typedef struct {
   bool fp32;
   bool b_jk; /* the second input is read b[j][k] (stored output major) */
   bool transpose; /* ..and the intrinsic reads it b[k][j]: its copy transposes */
+  Offset off;
 } EpiFacts;
 
 static const Stmt *body_list(const Stmt *loop) {
@@ -74,7 +91,31 @@ static bool add_read(const Expr *e, void *ctx) {
   return true;
 }
 
-/* The reduction loop: `for k: acc += A[..] * B[..]` reading two arrays. */
+static const Expr *strip_implicit(const Expr *e) {
+  while (e && e->kind == EX_CAST && e->implicit) e = e->a;
+  return e;
+}
+
+/* The offset of a product `A * (B + offset)` (either order, the offset
+ * either side of the sum): a term of the sum that reads no array, where
+ * the other is an array's element. The NU multiplies two arrays, so the
+ * offset blocks the match until hoist_offset takes it out. */
+static const Expr *input_offset(const Expr *rhs) {
+  const Expr *m = strip_implicit(rhs);
+  if (!m || m->kind != EX_BINARY || m->op != OP_MUL) return NULL;
+  for (int side = 0; side < 2; side++) {
+    const Expr *sum = strip_implicit(side ? m->b : m->a);
+    if (sum->kind != EX_BINARY || sum->op != OP_ADD) continue;
+    for (int o = 0; o < 2; o++) {
+      const Expr *off = o ? sum->b : sum->a, *x = strip_implicit(o ? sum->a : sum->b);
+      if (!ir_expr_has_load(off) && x->kind == EX_LOAD) return off;
+    }
+  }
+  return NULL;
+}
+
+/* The reduction loop: `for k: acc += A[..] * B[..]` reading two arrays
+ * (with an input offset, `A[..] * (B[..] + offset)`: noted in f). */
 static bool reduction(const Stmt *kl, const Var *acc, EpiFacts *f) {
   const Stmt *u = kl && kl->kind == ST_FOR ? body_list(kl) : NULL;
   if (!u || u->next || u->kind != ST_ASSIGN || u->op != OP_ADD || u->lhs->kind != EX_VAR || u->lhs->var != acc)
@@ -84,6 +125,15 @@ static bool reduction(const Stmt *kl, const Var *acc, EpiFacts *f) {
   if (r.nreads != 2) return false;
   f->a = r.reads[0], f->b = r.reads[1], f->k = kl->name;
   f->kk = tune_trip(kl);
+  const Expr *off = input_offset(u->rhs);
+  if (off) {
+    StrBuf e;
+    sb_init(&e);
+    ir_print_expr(&e, strip_implicit(off));
+    if (e.len < sizeof f->off.text) snprintf(f->off.text, sizeof f->off.text, "%s", e.data);
+    sb_free(&e);
+    f->off.update = u->name;
+  }
   return f->kk > 0;
 }
 
@@ -107,17 +157,29 @@ static bool epilogue(const Stmt *c, const Var *acc, EpiFacts *f, char *why, size
   return true;
 }
 
-/* `acc[i][j] op e` for a chain that starts with `acc op= e`, the first
- * step staged in an array of its own. */
+/* A step `acc op= e` whose e does not read acc. */
+static bool compound_step(const Stmt *st, const Var *acc, Op op) {
+  return st && st->kind == ST_ASSIGN && st->lhs->kind == EX_VAR && st->lhs->var == acc && st->op == op &&
+         !ir_expr_uses(st->rhs, acc, NULL);
+}
+
+/* `acc[i][j] op e1 op e2 ..` for a chain that starts with `acc op= e1;
+ * acc op= e2; ..` (hoist_offset's `acc += ofs[j]`, then the bias): those
+ * steps staged in an array of their own, one VU instruction each. */
 static void stage_of(const Stmt *first, EpiFacts *f) {
-  if (first->op == OP_NONE || ir_expr_uses(first->rhs, first->lhs->var, NULL)) return;
+  const char *op = first->op == OP_ADD ? "+" : first->op == OP_SUB ? "-" : first->op == OP_MUL ? "*" : NULL;
+  snprintf(f->stage_name, sizeof f->stage_name, "%s_in", f->acc);
+  if (!op || !compound_step(first, first->lhs->var, first->op)) return;
   StrBuf e;
   sb_init(&e);
-  ir_print_expr(&e, first->rhs);
-  const char *op = first->op == OP_ADD ? "+" : first->op == OP_SUB ? "-" : first->op == OP_MUL ? "*" : NULL;
-  if (op && e.len < 160)
-    snprintf(f->stage_expr, sizeof f->stage_expr, "%s[%s][%s] %s %s", f->acc, f->i, f->j, op, e.data);
-  snprintf(f->stage_name, sizeof f->stage_name, "%s_in", f->acc);
+  sb_printf(&e, "%s[%s][%s]", f->acc, f->i, f->j);
+  for (const Stmt *st = first; compound_step(st, first->lhs->var, first->op); st = st->next) {
+    bool plain = st->rhs->kind == EX_LOAD || st->rhs->kind == EX_VAR || ir_expr_constant(st->rhs);
+    sb_printf(&e, plain ? " %s " : " %s (", op);
+    ir_print_expr(&e, st->rhs);
+    if (!plain) sb_puts(&e, ")");
+  }
+  if (e.len < sizeof f->stage_expr) snprintf(f->stage_expr, sizeof f->stage_expr, "%s", e.data);
   sb_free(&e);
 }
 
@@ -187,6 +249,8 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   long long ti = sk->knobs[K_TI].val[ch[K_TI]], tj = sk->knobs[K_TJ].val[ch[K_TJ]];
   const char *i = f->i;
   char at_a[72], at_b[72], c[72];
+  if (f->off.text[0])
+    sb_printf(sb, "#pragma npu hoist_offset(%s, %s, %s)\n", f->off.update, f->off.text, f->off.ofs);
   for (int k = 0; k < f->ninl; k++) sb_printf(sb, "#pragma npu compute_inline(%s)\n", f->inl[k]);
   sb_printf(sb, "#pragma npu fold(%s)\n#pragma npu expand(%s)\n", f->first, f->acc);
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu stage(%s, \"%s\", %s)\n", f->sink, f->stage_expr, f->stage_name);
@@ -208,6 +272,12 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   if (f->transpose) sb_printf(sb, "#pragma npu buffer_reorder(%s_%s, 1, 0)\n", f->b, f->scope_b + 3);
   sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, at_b, f->acc);
   sb_printf(sb, "#pragma npu cache_read(%s_ob, vu_vm, %sc_1, %s_vm)\n", f->acc, i, f->acc);
+  if (f->off.text[0]) {
+    /* the offset's sums, a local array: on chip in the DM from the
+     * start, then each core's copy in its VM */
+    sb_printf(sb, "#pragma npu cache_write(%s, dm, root, %s_dm)\n", f->off.ofs, f->off.ofs);
+    sb_printf(sb, "#pragma npu cache_read(%s_dm, vu_vm, %sc_1, %s_vm)\n", f->off.ofs, i, f->off.ofs);
+  }
   for (int k = 0; k < f->nreads; k++)
     sb_printf(sb, "#pragma npu cache_read(%s, vu_vm, %sc_1, %s_vm)\n", f->reads[k], i, f->reads[k]);
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu cache_write(%s, vu_vm, %sc_1, %s_vm)\n", f->stage_name, i, f->stage_name);
@@ -236,7 +306,10 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   int64_t last = rows * (tj * 4 / vector + t->vu_overhead) * 2;
   /* a transposing copy: one DMA for each of B's n rows, the NU waiting */
   int64_t transpose = f->transpose ? f->n * (t->dm_latency + f->kk / (t->dm_bandwidth > 0 ? t->dm_bandwidth : 1)) : 0;
-  return (uint64_t)(macs / (rate > 0 ? rate : 1) + calls * t->nu_overhead + first + last + transpose);
+  /* the offset's sums (hoist_offset's nest at the start): the CU reads
+   * and writes each sum once per element of B */
+  int64_t sums = f->off.text[0] ? 2 * f->n * f->kk * t->cu_access_cycles : 0;
+  return (uint64_t)(macs / (rate > 0 ? rate : 1) + calls * t->nu_overhead + first + last + transpose + sums);
 }
 
 /* Tile sizes that divide the extent, each a multiple of `multiple`. */
@@ -317,14 +390,51 @@ static void add_probed(TuneSpace *sp, EpiFacts *f) {
   if (count > 0) free(files);
 }
 
+/* The kernel after `hoist_offset(update, offset, <acc>_ofs)` (the
+ * offset's term summed per output channel at the kernel's start, the NU's
+ * product plain A * B, `acc += <acc>_ofs[j]` after the reduction), and the
+ * shape of its own nest, which comes last (the sums' nest first). false,
+ * noted, when the engine refuses the step. */
+static bool hoisted(TuneSpace *sp, Offset *off, const char *acc, TuneShape *sh) {
+  char step[400], why[1024];
+  snprintf(off->ofs, sizeof off->ofs, "%s_ofs", acc);
+  snprintf(step, sizeof step, "#pragma npu hoist_offset(%s, %s, %s)\n", off->update, off->text, off->ofs);
+  const Kernel *k = tune_probe_why(sp, step, why, sizeof why);
+  if (!k) {
+    tune_note(sp, "nu+epilogue: hoist_offset(%s, %s, %s) would take the input offset out of the reduction (the NU "
+                  "multiplies two arrays), but the engine refused it: %s\n", off->update, off->text, off->ofs, why);
+    return false;
+  }
+  const Stmt *last = tune_first_stmt(k->body);
+  while (last && last->next) last = last->next;
+  Stmt body = {.kind = ST_BLOCK, .body = (Stmt *)last};
+  Kernel nest = *k;
+  nest.body = &body;
+  tune_shape(&nest, sh);
+  return true;
+}
+
 void tune_sketch_nu_epilogue(TuneSpace *sp) {
   EpiFacts f;
   memset(&f, 0, sizeof f);
   char why[400];
-  f.cores = session_target(sp->s)->vu_count > 0 ? session_target(sp->s)->vu_count : 1;
+  int64_t cores = session_target(sp->s)->vu_count > 0 ? session_target(sp->s)->vu_count : 1;
+  f.cores = cores;
   if (!facts(&sp->shape, &f, why, sizeof why)) {
     if (f.acc) tune_note(sp, "nu+epilogue: %s\n", why); /* a reduction into a local, then something else */
     return;
+  }
+  if (f.off.text[0]) { /* the offset out first: then the NU's product is A * B */
+    Offset off = f.off;
+    TuneShape sh;
+    if (!hoisted(sp, &off, f.acc, &sh)) return;
+    memset(&f, 0, sizeof f);
+    f.cores = cores;
+    if (!facts(&sh, &f, why, sizeof why)) {
+      tune_note(sp, "nu+epilogue: after hoist_offset(%s, %s, %s): %s\n", off.update, off.text, off.ofs, why);
+      return;
+    }
+    f.off = off;
   }
   add_probed(sp, &f);
 }
