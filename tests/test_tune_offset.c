@@ -78,3 +78,41 @@ Test(tune_reach, the_bound_of_an_input_offset_product_is_the_nus) {
   cr_expect_eq(bound, 64 * 64 * 256 / 1024);
   npg_close(s);
 }
+
+/* file's semantics kernel with its intrinsic renamed `as` throughout: a
+ * user's own op under a name of their choosing. */
+static bool renamed_is_nu_matmul(const char *file, const char *name, const char *as, TuneNuMatmul *mm) {
+  char path[512], src[8192];
+  snprintf(path, sizeof path, "npu_intrinsics/%s", file);
+  FILE *f = fopen(path, "rb");
+  cr_assert(f, "%s", path);
+  size_t len = fread(src, 1, sizeof src - 1, f);
+  fclose(f);
+  src[len] = 0;
+  char out[8192] = "";
+  size_t o = 0;
+  for (const char *p = src; *p && o + 64 < sizeof out;)
+    if (!strncmp(p, name, strlen(name))) o += (size_t)snprintf(out + o, sizeof out - o, "%s", as), p += strlen(name);
+    else out[o++] = *p++;
+  out[o] = 0;
+  return tune_nu_matmul(as, out, o, mm);
+}
+
+/* The NU sketches pick a matmul by what its semantics kernel computes, not
+ * by its name (issue 45): a copy of npu_nu_matmul_i8_bt named
+ * npu_gemm_s8_wt (no "matmul", "_i8" or "_bt" in it) is an int8 NU matmul
+ * that reads B[j][k]. Before, tune/sketch_nu_epilogue.c took an
+ * intrinsic only if its name held "matmul" and ended in "_i8" or
+ * "_i8_bt" (worth_probing), so a user's own op was never tried. */
+Test(tune_reach, an_nu_matmul_is_known_by_its_semantics_not_its_name) {
+  TuneNuMatmul mm = {true, false};
+  cr_expect(renamed_is_nu_matmul("npu_nu_matmul_i8_bt.c", "npu_nu_matmul_i8_bt", "npu_gemm_s8_wt", &mm));
+  cr_expect(!mm.fp32 && mm.bt);
+  cr_expect(renamed_is_nu_matmul("npu_nu_matmul_i8.c", "npu_nu_matmul_i8", "npu_mm", &mm));
+  cr_expect(!mm.fp32 && !mm.bt);
+  cr_expect(renamed_is_nu_matmul("npu_nu_matmul_f32.c", "npu_nu_matmul_f32", "npu_sgemm", &mm));
+  cr_expect(mm.fp32 && !mm.bt);
+  /* a convolution and a VU op are no NU matmul, whatever their names */
+  cr_expect(!renamed_is_nu_matmul("npu_nu_conv2d_i8.c", "npu_nu_conv2d_i8", "npu_nu_matmul_i8_x", &mm));
+  cr_expect(!renamed_is_nu_matmul("npu_vu_macs_i8_i32.c", "npu_vu_macs_i8_i32", "npu_nu_matmul_i8_y", &mm));
+}

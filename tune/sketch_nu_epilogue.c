@@ -36,15 +36,17 @@
  * sums join the bias in the first stage.
  *
  * Knobs: the tile (ti rows, a multiple of the core count, and tj
- * columns), and the inputs' double buffers. Which NU intrinsic and which
- * input goes to which buffer are found by probing, as for the plain
- * contraction (tune/sketch_nu.c). */
-#include <dirent.h>
+ * columns), and the inputs' double buffers. The NU matmuls are the
+ * intrinsics whose semantics kernels compute one (tune_nu_matmul: of the
+ * accumulator's type, B read as stored or transposed), whatever their
+ * names; the operand indexed by the output's row goes to the input
+ * buffer first, and a probe confirms each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jit/session_ir.h"
+#include "schedule/intrinsics.h"
 #include "tune/tune.h"
 
 enum { K_TI, K_TJ, K_DB_A, K_DB_B, EPI_KNOBS };
@@ -205,6 +207,19 @@ static bool find_jk(const Expr *e, void *ctx) {
   return true;
 }
 
+/* Whether the reduction's load of an array uses the row counter i. */
+typedef struct {
+  const char *name;
+  const Var *i;
+  bool uses;
+} RowRead;
+
+static bool find_row(const Expr *e, void *ctx) {
+  RowRead *r = ctx;
+  if (e->kind == EX_LOAD && !strcmp(e->buf->name, r->name) && ir_expr_uses(e, r->i, NULL)) r->uses = true;
+  return true;
+}
+
 /* The kernel as written: i, j { T acc = ..; for k acc += A * B; epilogue; store }. */
 static bool facts(const TuneShape *sh, EpiFacts *f, char *why, size_t n) {
   if (sh->nchain != 2) return snprintf(why, n, "the kernel is not one nest of two loops"), false;
@@ -215,6 +230,12 @@ static bool facts(const TuneShape *sh, EpiFacts *f, char *why, size_t n) {
   f->i = i->name, f->j = j->name, f->acc = d->var->name;
   f->m = sh->trip[sh->nchain - 2], f->n = sh->trip[sh->nchain - 1];
   f->fp32 = d->var->type->kind == TY_FLOAT;
+  RowRead row = {.name = f->b, .i = i->var};
+  ir_walk_expr(body_list(d->next)->rhs, find_row, &row);
+  if (row.uses) { /* A, the NU's input, is the operand indexed by the output's row */
+    const char *t = f->a;
+    f->a = f->b, f->b = t;
+  }
   JkRead jk = {.b = f->b, .j = j->var, .k = d->next->var};
   ir_walk_expr(body_list(d->next)->rhs, find_jk, &jk);
   f->b_jk = jk.jk;
@@ -348,34 +369,52 @@ static bool make(TuneSketch *sk, const EpiFacts *f) {
   return true;
 }
 
-static int nu_file(const struct dirent *e) {
-  size_t n = strlen(e->d_name);
-  return !strncmp(e->d_name, "npu_nu_", 7) && n > 2 && !strcmp(e->d_name + n - 2, ".c");
-}
+/* An NU matmul, by what its semantics kernel computes. */
+typedef struct {
+  char name[64];
+  bool bt; /* it reads B[j][k] */
+} NuMatmul;
 
-/* An NU matmul of the accumulator's type, its operands in either order
- * ("npu_nu_matmul_i8", "npu_nu_matmul_i8_bt"; each probe schedules the
- * whole nest: the others are not worth one). */
-static bool worth_probing(const char *intrin, bool fp32) {
-  const char *type = strstr(intrin, fp32 ? "_f32" : "_i8");
-  size_t n = strlen(fp32 ? "_f32" : "_i8");
-  return strstr(intrin, "matmul") && type && (type[n] == '\0' || !strcmp(type + n, "_bt"));
+/* The NU matmuls of the accumulator's type in name order, read from each
+ * intrinsic's semantics (tune_nu_matmul: a user's own file under any
+ * name too); only an op with an operand in the NU's output buffer (its
+ * `scopes:` line) is parsed. */
+static int nu_matmuls(bool fp32, NuMatmul *out, int max) {
+  char **names, why[256];
+  int count = sched_intrinsic_names(&names, why, sizeof why), n = 0;
+  for (int i = 0; i < count && n < max; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.c", sched_intrinsics_dir(), names[i]);
+    size_t len;
+    char *src = read_file(path, &len), *scopes = src ? sched_intrinsic_meta(src, "scopes: ") : NULL;
+    TuneNuMatmul mm;
+    if (scopes && strstr(scopes, " nu_ob") && strlen(names[i]) < sizeof out->name &&
+        tune_nu_matmul(path, src, len, &mm) && mm.fp32 == fp32) {
+      snprintf(out[n].name, sizeof out[n].name, "%s", names[i]);
+      out[n++].bt = mm.bt;
+    }
+    free(scopes);
+    free(src);
+  }
+  sched_intrinsic_names_free(names, count);
+  return n;
 }
 
 /* Adds the sketch for each NU matmul of the accumulator's type that
  * reads the second input as stored (or transposing it when it is stored
  * output major: only when no matmul reads it so), with the first input
- * assignment whose steps the engine accepts at the seed. */
+ * assignment whose steps the engine accepts at the seed (A, the operand
+ * indexed by the output's row, in the input buffer first). */
 static void add_probed(TuneSpace *sp, EpiFacts *f) {
-  struct dirent **files;
-  int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, nu_file, alphasort);
+  NuMatmul mm[16];
+  int count = nu_matmuls(f->fp32, mm, 16);
   const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};
   int before = sp->nsketch;
   for (int pass = 0; pass < (f->b_jk ? 2 : 1) && sp->nsketch == before; pass++)
     for (int i = 0; i < count; i++) {
-      snprintf(f->intrin, sizeof f->intrin, "%.*s", (int)strlen(files[i]->d_name) - 2, files[i]->d_name);
       f->transpose = pass == 1;
-      bool taken = !worth_probing(f->intrin, f->fp32);
+      bool taken = mm[i].bt != (pass == 0 && f->b_jk); /* reads B as stored, or its copy transposes */
+      memcpy(f->intrin, mm[i].name, sizeof f->intrin); /* both 64 bytes */
       for (int a = 0; a < 2 && !taken && sp->nsketch < TUNE_MAX_SKETCHES; a++) {
         f->scope_a = scopes[a][0], f->scope_b = scopes[a][1];
         TuneSketch *sk = &sp->sketch[sp->nsketch];
@@ -386,8 +425,6 @@ static void add_probed(TuneSpace *sp, EpiFacts *f) {
         else free(sk->data);
       }
     }
-  for (int i = 0; i < count; i++) free(files[i]);
-  if (count > 0) free(files);
 }
 
 /* The kernel after `hoist_offset(update, offset, <acc>_ofs)` (the
