@@ -16,10 +16,9 @@
 #include "tests/test_sched_util.h"
 #include "tune/tune.h"
 
-/* The NU sketches with an epilogue that apply to file's kernel, as
+/* The NU sketches with an epilogue that apply to s's kernel, as
  * tune_space_build makes them: in sp, with its notes. */
-static NpgSession *epilogue_sketches(const char *file, const char *kernel, TuneSpace *sp) {
-  NpgSession *s = npg_open_file(file);
+static NpgSession *epilogue_sketches_of(NpgSession *s, const char *kernel, TuneSpace *sp) {
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   memset(sp, 0, sizeof *sp);
   sp->s = s;
@@ -28,6 +27,10 @@ static NpgSession *epilogue_sketches(const char *file, const char *kernel, TuneS
   tune_shape(module_kernel(session_module(s), kernel), &sp->shape);
   tune_sketch_nu_epilogue(sp);
   return s;
+}
+
+static NpgSession *epilogue_sketches(const char *file, const char *kernel, TuneSpace *sp) {
+  return epilogue_sketches_of(npg_open_file(file), kernel, sp);
 }
 
 /* Before: the sketch matched neither NU matmul ("an index differs" at
@@ -115,4 +118,32 @@ Test(tune_reach, an_nu_matmul_is_known_by_its_semantics_not_its_name) {
   /* a convolution and a VU op are no NU matmul, whatever their names */
   cr_expect(!renamed_is_nu_matmul("npu_nu_conv2d_i8.c", "npu_nu_conv2d_i8", "npu_nu_matmul_i8_x", &mm));
   cr_expect(!renamed_is_nu_matmul("npu_vu_macs_i8_i32.c", "npu_vu_macs_i8_i32", "npu_nu_matmul_i8_y", &mm));
+}
+
+/* An int32_t offset is any int32_t: hoist_offset refuses it (offset times
+ * a sum of filter elements could leave int), and the sketch says which
+ * step it needed and why it was refused. Before: "tensorize: the nest
+ * under pr does not match npu_nu_matmul_i8_bt: an index differs", which
+ * named no offset. */
+Test(tune_reach, an_input_offset_the_engine_will_not_hoist_is_named) {
+  static const char src[] = "#include <stdint.h>\n"
+                            "void conv_pw(const int8_t input[64][64], const int8_t filter[32][64], int32_t out[64][32],\n"
+                            "             int32_t input_offset) {\n"
+                            "  for (int p = 0; p < 64; p++)\n"
+                            "    for (int oc = 0; oc < 32; oc++) {\n"
+                            "      int32_t acc = 0;\n"
+                            "      for (int ic = 0; ic < 64; ic++)\n"
+                            "        acc += filter[oc][ic] * (input[p][ic] + input_offset);\n"
+                            "      acc += 1;\n"
+                            "      out[p][oc] = acc;\n"
+                            "    }\n"
+                            "}\n";
+  TuneSpace sp;
+  NpgSession *s = epilogue_sketches_of(npg_open_string("k.c", src, strlen(src)), "conv_pw", &sp);
+  cr_expect_eq(sp.nsketch, 0);
+  has(sp.notes, "nu+epilogue: hoist_offset(s2, input_offset, acc_ofs) would take the input offset out of the reduction "
+                "(the NU multiplies two arrays), but the engine refused it: hoist_offset: input_offset times a sum of 64 "
+                "elements of filter could leave int");
+  tune_space_free(&sp);
+  npg_close(s);
 }
