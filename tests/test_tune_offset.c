@@ -2,8 +2,9 @@
  * input_offset)`, through tune's NU sketch with an epilogue
  * (tune/sketch_nu_epilogue.c): the sketch takes the offset out of the
  * reduction first (hoist_offset), so the product is the NU's int8 matmul,
- * and its sums join the epilogue's first stage (acc + sums + bias, VU
- * adds). The sketch is built alone, as tune_space_build would build it,
+ * the offset's sums (offset * each channel's filter sum) are computed on
+ * the VU cores, and they join the epilogue's first stage (acc + sums +
+ * bias, VU adds). The sketch is built alone, as tune_space_build would build it,
  * and its seed is checked by execution against the kernel as written
  * (one seed: each probe proves some thirty steps). In the suite tune_reach:
  * a kernel as TFLite writes it reaching the NPU through tune. */
@@ -46,11 +47,13 @@ Test(tune_reach, tflites_input_offset_is_taken_out_for_the_nu) {
   has(steps, "#pragma npu hoist_offset(s2, input_offset, acc_ofs)\n");
   has(steps, "#pragma npu stage(s11, \"acc[p][oc] + acc_ofs[oc] + bias[oc]\", acc_in)\n");
   has(steps, "#pragma npu tensorize(pr, npu_nu_matmul_i8_bt)\n");
+  has(steps, "#pragma npu bind(acc_ofs_c, vu)\n"); /* the sums on the VU cores */
   cr_assert(npg_add_schedule_string(s, "<tuned>", steps, strlen(steps)), "%s", npg_errors(s));
   NpgCheckResult r;
   cr_assert(npg_check(s, npg_variant_index(s, "tuned"), 1, &r), "%s", r.message);
   cr_expect_gt(r.compared, 0);
   cr_expect_gt(r.nu_utilization, 0.0, "the NU does not run: %s", r.summary);
+  lacks(r.summary, "host code touched"); /* nor does the CU sum the offset's terms itself */
   free(steps);
   tune_space_free(&sp);
   npg_close(s);

@@ -33,7 +33,8 @@
  * NU matmul computes: the sketch then starts with hoist_offset (the
  * offset times each channel's filter sum, once at the kernel's start,
  * added after the reduction) and reads the kernel after that step; the
- * sums join the bias in the first stage.
+ * sums are computed on the VU cores (render_offset) and join the bias in
+ * the first stage.
  *
  * Knobs: the tile (ti rows, a multiple of the core count, and tj
  * columns), and the inputs' double buffers. The NU matmuls are the
@@ -78,6 +79,7 @@ typedef struct {
   bool b_jk; /* the second input is read b[j][k] (stored output major) */
   bool transpose; /* ..and the intrinsic reads it b[k][j]: its copy transposes */
   Offset off;
+  int64_t sum_rows; /* the offset's sums on the VU: rows of B per core (0: on the CU) */
 } EpiFacts;
 
 static const Stmt *body_list(const Stmt *loop) {
@@ -263,6 +265,46 @@ static void render_tiles(const EpiFacts *f, long long ti, long long tj, StrBuf *
   snprintf(cols, 72, whole_j ? "%s" : "%si", j);
 }
 
+/* hoist_offset's sums, `ofs[j] = 0; for k: ofs[j] += offset * B[..]`
+ * (its loops ofs_j, ofs_k), on the VU cores: the product staged (ofs_t),
+ * the channels cut in one chunk of sum_rows per core, and per chunk the
+ * zeroing, the products (a cast and a multiply by the offset for each k)
+ * and the sums (an add of a column of products for each k, the chunk's
+ * sums a vector) each a nest of its own. */
+static void render_offset(const EpiFacts *f, StrBuf *sb) {
+  const char *o = f->off.ofs;
+  sb_printf(sb, "#pragma npu hoist_offset(%s, %s, %s)\n", f->off.update, f->off.text, o);
+  if (!f->sum_rows) return;
+  sb_printf(sb, "#pragma npu stage(%s, \"%s * %s[%s_%s][%s_%s]\", %s_t)\n", o, f->off.text, f->b, o,
+            f->b_jk ? f->j : f->k, o, f->b_jk ? f->k : f->j, o);
+  sb_printf(sb, "#pragma npu split(%s_%s, %lld, %s_c, %s_r)\n", o, f->j, (long long)f->sum_rows, o, o);
+  sb_printf(sb, "#pragma npu fission(%s_%s, %s_t)\n#pragma npu fission(%s_r, %s_init)\n", o, f->k, o, o, o);
+  sb_printf(sb, "#pragma npu fission(%s_r_1, %s_%s)\n", o, o, f->k);
+  sb_printf(sb, "#pragma npu reorder(%s_%s, %s_r_1)\n#pragma npu reorder(%s_%s_1, %s_r_2)\n", o, f->k, o, o, f->k, o);
+  sb_printf(sb, "#pragma npu bind(%s_c, vu)\n", o);
+}
+
+/* Each core's chunk of B and of the products in its VM, both laid out
+ * k-major, so that a k's column of the chunk is one vector. B's chunk
+ * comes from where the sums read B after the NU's caches: its buffer when
+ * staged at the root, else a copy of all of B in the DM (one DMA: the
+ * chunk's copies, a DMA per row where they transpose, then wait on the
+ * DM's latency, not the DDR's). */
+static void render_offset_caches(const EpiFacts *f, const char *at_b, StrBuf *sb) {
+  const char *o = f->off.ofs;
+  long long r = f->sum_rows;
+  char src[80];
+  snprintf(src, sizeof src, f->transpose ? "%s_dm" : "%s_%s", f->b, f->scope_b + 3);
+  if (!f->transpose && strcmp(at_b, "root")) {
+    sb_printf(sb, "#pragma npu cache_read(%s, dm, root, %s_dm)\n", f->b, f->b);
+    snprintf(src, sizeof src, "%s_dm", f->b);
+  }
+  sb_printf(sb, "#pragma npu cache_read(%s, vu_vm, %s_c, %s_vm)\n", src, o, f->b);
+  if (f->b_jk) sb_printf(sb, "#pragma npu transform_layout(%s_vm, (a, b), (b * %lld + a))\n", f->b, r);
+  sb_printf(sb, "#pragma npu cache_write(%s_t, vu_vm, %s_c, %s_t_vm)\n", o, o, o);
+  sb_printf(sb, "#pragma npu transform_layout(%s_t_vm, (a, b), (b * %lld + a))\n", o, r);
+}
+
 /* The chunk loops: ic over the cores, ir the rows of a chunk; the
  * fissions' copies are numbered by the engine (ji_1, ir_1, ic_1). */
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
@@ -270,8 +312,7 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   long long ti = sk->knobs[K_TI].val[ch[K_TI]], tj = sk->knobs[K_TJ].val[ch[K_TJ]];
   const char *i = f->i;
   char at_a[72], at_b[72], c[72];
-  if (f->off.text[0])
-    sb_printf(sb, "#pragma npu hoist_offset(%s, %s, %s)\n", f->off.update, f->off.text, f->off.ofs);
+  if (f->off.text[0]) render_offset(f, sb);
   for (int k = 0; k < f->ninl; k++) sb_printf(sb, "#pragma npu compute_inline(%s)\n", f->inl[k]);
   sb_printf(sb, "#pragma npu fold(%s)\n#pragma npu expand(%s)\n", f->first, f->acc);
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu stage(%s, \"%s\", %s)\n", f->sink, f->stage_expr, f->stage_name);
@@ -291,12 +332,15 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
     sb_printf(sb, "#pragma npu cache_read(%s, %s, %s, %s_%s)\n", f->b, f->scope_b, at_b, f->b, f->scope_b + 3);
   }
   if (f->transpose) sb_printf(sb, "#pragma npu buffer_reorder(%s_%s, 1, 0)\n", f->b, f->scope_b + 3);
+  if (f->sum_rows) render_offset_caches(f, at_b, sb);
   sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, at_b, f->acc);
   sb_printf(sb, "#pragma npu cache_read(%s_ob, vu_vm, %sc_1, %s_vm)\n", f->acc, i, f->acc);
   if (f->off.text[0]) {
     /* the offset's sums, a local array: on chip in the DM from the
      * start, then each core's copy in its VM */
     sb_printf(sb, "#pragma npu cache_write(%s, dm, root, %s_dm)\n", f->off.ofs, f->off.ofs);
+    if (f->sum_rows) /* each core's chunk of the sums, computed in its VM */
+      sb_printf(sb, "#pragma npu cache_write(%s_dm, vu_vm, %s_c, %s_cvm)\n", f->off.ofs, f->off.ofs, f->off.ofs);
     sb_printf(sb, "#pragma npu cache_read(%s_dm, vu_vm, %sc_1, %s_vm)\n", f->off.ofs, i, f->off.ofs);
   }
   for (int k = 0; k < f->nreads; k++)
@@ -306,6 +350,9 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   sb_printf(sb, "#pragma npu tensorize(%sr, %s)\n", i, f->intrin);
   sb_printf(sb, "#pragma npu vectorize(%s_1)\n", c);
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu vectorize(%s_2)\n", c);
+  if (f->sum_rows) /* the sums' zeroing, products and adds */
+    sb_printf(sb, "#pragma npu vectorize(%s_r)\n#pragma npu vectorize(%s_r_1)\n#pragma npu vectorize(%s_r_2)\n",
+              f->off.ofs, f->off.ofs, f->off.ofs);
   /* a copy at the root is made once: nothing to overlap it with */
   if (strcmp(at_a, "root") && sk->knobs[K_DB_A].val[ch[K_DB_A]])
     sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", f->a, f->scope_a + 3);
@@ -327,9 +374,14 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   int64_t last = rows * (tj * 4 / vector + t->vu_overhead) * 2;
   /* a transposing copy: one DMA for each of B's n rows, the NU waiting */
   int64_t transpose = f->transpose ? f->n * (t->dm_latency + f->kk / (t->dm_bandwidth > 0 ? t->dm_bandwidth : 1)) : 0;
-  /* the offset's sums (hoist_offset's nest at the start): the CU reads
-   * and writes each sum once per element of B */
-  int64_t sums = f->off.text[0] ? 2 * f->n * f->kk * t->cu_access_cycles : 0;
+  /* the offset's sums (hoist_offset's nest at the start): on the CU, a
+   * read and a write of a sum per element of B; on the VU, each core's
+   * three ops per k, after its chunk of B from on chip (one DMA per row
+   * where the copy transposes it), one core after the other */
+  int64_t sums = !f->off.text[0] ? 0
+                 : !f->sum_rows  ? 2 * f->n * f->kk * t->cu_access_cycles
+                                 : 3 * f->kk * (t->vu_overhead + f->sum_rows * 4 / vector) +
+                                       (f->b_jk ? f->n : f->cores) * t->dm_latency;
   return (uint64_t)(macs / (rate > 0 ? rate : 1) + calls * t->nu_overhead + first + last + transpose + sums);
 }
 
@@ -427,6 +479,15 @@ static void add_probed(TuneSpace *sp, EpiFacts *f) {
     }
 }
 
+/* The rows of B each VU core sums (render_offset): the output channels
+ * split evenly over the cores, where a core's chunk of B and of its int32
+ * products takes at most 3/4 of its VM (the rest for the zeroing and the
+ * products' temporary); else 0, and the CU sums them. */
+static int64_t sums_on_vu(const EpiFacts *f, const NpuTarget *t) {
+  int64_t rows = f->n % f->cores ? 0 : f->n / f->cores;
+  return rows && rows * f->kk * 5 + rows * 8 <= t->vu_vm_size / 4 * 3 ? rows : 0;
+}
+
 /* The kernel after `hoist_offset(update, offset, <acc>_ofs)` (the
  * offset's term summed per output channel at the kernel's start, the NU's
  * product plain A * B, `acc += <acc>_ofs[j]` after the reduction), and the
@@ -472,6 +533,7 @@ void tune_sketch_nu_epilogue(TuneSpace *sp) {
       return;
     }
     f.off = off;
+    f.sum_rows = sums_on_vu(&f, session_target(sp->s));
   }
   add_probed(sp, &f);
 }
