@@ -294,8 +294,9 @@ static void render_offset_caches(const EpiFacts *f, const char *at_b, StrBuf *sb
   const char *o = f->off.ofs;
   long long r = f->sum_rows;
   char src[80];
-  snprintf(src, sizeof src, f->transpose ? "%s_dm" : "%s_%s", f->b, f->scope_b + 3);
-  if (!f->transpose && strcmp(at_b, "root")) {
+  if (!strcmp(at_b, "root")) snprintf(src, sizeof src, "%s_%s", f->b, f->scope_b + 3);
+  else if (f->transpose) snprintf(src, sizeof src, "%s_dm", f->b); /* its tiles' copy in the DM */
+  else {
     sb_printf(sb, "#pragma npu cache_read(%s, dm, root, %s_dm)\n", f->b, f->b);
     snprintf(src, sizeof src, "%s_dm", f->b);
   }
@@ -535,5 +536,10 @@ void tune_sketch_nu_epilogue(TuneSpace *sp) {
     f.off = off;
     f.sum_rows = sums_on_vu(&f, session_target(sp->s));
   }
+  int before = sp->nsketch;
   add_probed(sp, &f);
+  if (sp->nsketch == before && f.sum_rows) { /* the sums' steps refused (noted): on the CU then */
+    f.sum_rows = 0;
+    add_probed(sp, &f);
+  }
 }
