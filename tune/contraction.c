@@ -3,7 +3,11 @@
  * spatial loop it is a GEMV (y[i] += A[i][k] * x[k]): the NU's matmul with
  * N = 1, the loop it lacks left out. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "frontend/frontend.h"
+#include "schedule/intrinsics.h"
 #include "tune/tune.h"
 
 typedef struct {
@@ -112,4 +116,67 @@ bool tune_contraction(const TuneShape *sh, TuneContraction *f, char *why, size_t
   if (f->m > 0 && f->n > 0 && f->kk > 0) return true;
   snprintf(why, wn, "the loops around %s have no constant trip counts (give the sizes with --size)", at);
   return false;
+}
+
+static const Expr *uncast(const Expr *e) {
+  while (e && e->kind == EX_CAST) e = e->a;
+  return e;
+}
+
+static const Var *index_var(const Expr *load, int d) {
+  const Expr *e = uncast(load->idx[d]);
+  return e && e->kind == EX_VAR ? e->var : NULL;
+}
+
+typedef struct {
+  const Stmt *update; /* `C[i][j] += A[..] * B[..]`, 2-D arrays each */
+} Update;
+
+static bool find_update(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Update *u = ctx;
+  const Expr *m = st->kind == ST_ASSIGN && st->op == OP_ADD && st->lhs->kind == EX_LOAD ? uncast(st->rhs) : NULL;
+  if (!u->update && m && m->kind == EX_BINARY && m->op == OP_MUL && st->lhs->buf->ndim == 2) {
+    const Expr *a = uncast(m->a), *b = uncast(m->b);
+    if (a && b && a->kind == EX_LOAD && b->kind == EX_LOAD && a->buf->ndim == 2 && b->buf->ndim == 2) u->update = st;
+  }
+  return !u->update;
+}
+
+/* The intrinsic's meaning from its semantics kernel: its update is
+ * `C[i][j] += A[i][k] * B[k][j]` (or B[j][k]: bt), C in the NU's output
+ * buffer (its `scopes:` line), int8 operands into int32 or fp32 ones. */
+static bool matmul_meaning(const Kernel *k, const char *scopes, TuneNuMatmul *mm) {
+  Update u = {NULL};
+  ir_walk_stmts(k->body, find_update, &u);
+  if (!u.update) return false;
+  const Expr *c = u.update->lhs, *m = uncast(u.update->rhs), *a = uncast(m->a), *b = uncast(m->b);
+  const Var *i = index_var(c, 0), *j = index_var(c, 1);
+  if (index_var(b, 0) == i) { /* A is the operand indexed by C's row */
+    const Expr *t = a;
+    a = b, b = t;
+  }
+  const Var *kv = index_var(a, 1);
+  if (!i || !j || !kv || index_var(a, 0) != i || kv == i || kv == j) return false;
+  bool kj = index_var(b, 0) == kv && index_var(b, 1) == j, jk = index_var(b, 0) == j && index_var(b, 1) == kv;
+  const Type *tc = c->buf->elem, *ta = a->buf->elem, *tb = b->buf->elem;
+  mm->fp32 = tc->kind == TY_FLOAT && ta->kind == TY_FLOAT && tb->kind == TY_FLOAT;
+  bool i8 = type_is_integer(tc) && tc->size == 4 && type_is_integer(ta) && ta->size == 1 && type_is_integer(tb) &&
+            tb->size == 1;
+  mm->bt = jk;
+  char out[80];
+  snprintf(out, sizeof out, "%s nu_ob", c->buf->name);
+  return (kj || jk) && (mm->fp32 || i8) && scopes && strstr(scopes, out);
+}
+
+bool tune_nu_matmul(const char *file, const char *src, size_t len, TuneNuMatmul *mm) {
+  DiagList d;
+  diag_init(&d);
+  Module *m = frontend_parse_intrinsic(file, src, len, &d);
+  char *scopes = sched_intrinsic_meta(src, "scopes: ");
+  bool is = m && m->kernels && matmul_meaning(m->kernels, scopes, mm);
+  free(scopes);
+  if (m) module_free(m);
+  diag_free(&d);
+  return is;
 }

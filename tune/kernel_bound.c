@@ -39,11 +39,22 @@ static const Expr *uncast(const Expr *e) {
   return e;
 }
 
-/* `c += a * b` with int8 or float loads a and b: a MAC the NU does. */
+/* The load of `x + offset` (an integer offset that reads no array, TFLite's
+ * input offset: hoist_offset takes it out of the NU's product), else e. */
+static const Expr *offset_load(const Expr *e) {
+  if (!e || e->kind != EX_BINARY || e->op != OP_ADD || !type_is_integer(e->type)) return e;
+  const Expr *a = uncast(e->a), *b = uncast(e->b);
+  if (a && a->kind == EX_LOAD && !ir_expr_has_load(e->b)) return a;
+  if (b && b->kind == EX_LOAD && !ir_expr_has_load(e->a)) return b;
+  return e;
+}
+
+/* `c += a * b` with int8 or float loads a and b (b may carry an input
+ * offset): a MAC the NU does. */
 static bool nu_mac(const Stmt *s, bool *fp32) {
   const Expr *m = uncast(s->rhs);
   if (s->op != OP_ADD || !m || m->kind != EX_BINARY || m->op != OP_MUL) return false;
-  const Expr *a = uncast(m->a), *b = uncast(m->b);
+  const Expr *a = offset_load(uncast(m->a)), *b = offset_load(uncast(m->b));
   if (!a || !b || a->kind != EX_LOAD || b->kind != EX_LOAD) return false;
   const Type *ta = a->buf->elem, *tb = b->buf->elem;
   *fp32 = ta->kind == TY_FLOAT && tb->kind == TY_FLOAT;

@@ -7,13 +7,15 @@
  * image staged in the input buffer, each block's weights and outputs in the
  * weight and output buffers, tensorize, double_buffer.
  *
- * The intrinsic (npu_intrinsics/npu_nu_conv*.c) is found by trying the
- * matcher on a probe schedule, as for the NU contraction sketch. */
-#include <dirent.h>
+ * The intrinsics tried are the NU convolutions by their semantics (an op
+ * in the NU's buffers whose update reads through a window, whatever its
+ * name); a probe schedule confirms each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/frontend.h"
+#include "schedule/intrinsics.h"
 #include "tune/tune.h"
 
 enum { K_T, K_IN_AT, K_DB_W, K_DB_O, CONV_KNOBS };
@@ -246,9 +248,40 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   return nu > dma ? nu : dma;
 }
 
-static int conv_file(const struct dirent *e) {
-  size_t n = strlen(e->d_name);
-  return !strncmp(e->d_name, "npu_nu_conv", 11) && n > 2 && !strcmp(e->d_name + n - 2, ".c");
+/* Whether an update reads an operand through a window: an index of
+ * counters that is not one counter alone (`y * SH - PH + r * DH`). */
+static bool window_read(const Expr *e, void *ctx) {
+  for (int d = 0; e->kind == EX_LOAD && d < e->buf->ndim; d++)
+    if (!plain(e->idx[d]) && !ir_expr_constant(e->idx[d])) *(bool *)ctx = true;
+  return true;
+}
+
+static bool windowed_update(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  if (st->kind == ST_ASSIGN && st->op == OP_ADD) ir_walk_expr(st->rhs, window_read, ctx);
+  return !*(bool *)ctx;
+}
+
+/* An NU convolution, by its semantics kernel, whatever its name: an op
+ * with an operand in the NU's output buffer (its `scopes:` line, read
+ * first: only such an op is parsed) whose update reads through a window. */
+static bool nu_conv(const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.c", sched_intrinsics_dir(), name);
+  size_t len;
+  char *src = read_file(path, &len), *scopes = src ? sched_intrinsic_meta(src, "scopes: ") : NULL;
+  bool window = false;
+  if (scopes && strstr(scopes, " nu_ob")) {
+    DiagList d;
+    diag_init(&d);
+    Module *m = frontend_parse_intrinsic(path, src, len, &d);
+    if (m && m->kernels) ir_walk_stmts(m->kernels->body, windowed_update, &window);
+    if (m) module_free(m);
+    diag_free(&d);
+  }
+  free(scopes);
+  free(src);
+  return window;
 }
 
 void tune_sketch_conv(TuneSpace *sp) {
@@ -282,11 +315,11 @@ void tune_sketch_conv(TuneSpace *sp) {
     if (f.n_oc % d == 0) t[nt++] = d;
   for (int i = 0; i < nt; i++)
     if (t[i] <= (f.nepi ? 16 : 4)) seed = i; /* the NU conv's weight block; with an epilogue, VU rows of 64 bytes */
-  struct dirent **files;
-  int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, conv_file, alphasort);
+  char **names, why[256];
+  int count = sched_intrinsic_names(&names, why, sizeof why);
   for (int i = 0; i < count; i++) {
-    if (sp->nsketch < TUNE_MAX_SKETCHES) {
-      snprintf(f.intrin, sizeof f.intrin, "%.*s", (int)strlen(files[i]->d_name) - 2, files[i]->d_name);
+    if (sp->nsketch < TUNE_MAX_SKETCHES && strlen(names[i]) < sizeof f.intrin && nu_conv(names[i])) {
+      snprintf(f.intrin, sizeof f.intrin, "%s", names[i]);
       TuneSketch *sk = &sp->sketch[sp->nsketch];
       memset(sk, 0, sizeof *sk);
       snprintf(sk->name, sizeof sk->name, "nu:%s", f.intrin);
@@ -304,7 +337,6 @@ void tune_sketch_conv(TuneSpace *sp) {
       if (tune_probe(sp, sp->nsketch, probe)) sp->nsketch++;
       else free(copy);
     }
-    free(files[i]);
   }
-  if (count > 0) free(files);
+  sched_intrinsic_names_free(names, count);
 }

@@ -98,6 +98,14 @@ typedef struct {
 } TuneContraction;
 /* false with why (naming the loop or statement that does not fit) */
 bool tune_contraction(const TuneShape *sh, TuneContraction *f, char *why, size_t n);
+/* What an NU matmul intrinsic computes, from its semantics kernel (file's
+ * text): `C[i][j] += A[i][k] * B[k][j]`, or B[j][k] (bt), C in the NU's
+ * output buffer, of int8 operands or fp32 ones. false: it is no NU
+ * matmul. Its name says nothing: a user's own file is read alike. */
+typedef struct {
+  bool fp32, bt;
+} TuneNuMatmul;
+bool tune_nu_matmul(const char *file, const char *src, size_t len, TuneNuMatmul *mm);
 /* "loop j (line 9)", "statement s1 (line 12)": how messages name st. */
 void tune_stmt_name(const Stmt *st, char *out, size_t n);
 
