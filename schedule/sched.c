@@ -164,9 +164,9 @@ static bool recheck(Sched *s) {
  * a constant; the passes around it and the cores' tails follow the
  * sizes); the caches, tensorize and double_buffer, whose regions, buffers
  * and DMA counts follow the sizes (schedule/cache.c); the inlines,
- * whose rules are checked on the model; and use and inline of a call of
- * a constant kernel (legal by construction; a call of a sized kernel is
- * refused by the frontend). Their legality proofs hold at
+ * whose rules are checked on the model; and use and inline of a call
+ * (legal by construction; a call of a sized kernel has its sizes put in,
+ * ir_call_pass_sizes). Their legality proofs hold at
  * every size (the sizes lead every instance of the model, ir/deps.c), and
  * the check runs each variant at the kernel's size sets. The others
  * (compute_at, ...) size regions from constant bounds and wait

@@ -366,13 +366,6 @@ Test(sizes, extent_arithmetic_must_not_overflow) {
   npg_close(s);
 }
 
-/* Calls of a kernel with symbolic sizes come with the next step. */
-Test(sizes, a_call_of_a_sized_kernel_is_refused_for_now) {
-  refused("void sc(int n, float A[n]) {\n  for (int i = 0; i < n; i++) A[i] = 2 * A[i];\n}\n"
-          "void prog(float X[16]) {\n  sc(16, X);\n}\n",
-          "", "k.c:5:3: error: kernel 'sc' has symbolic sizes (n): calls of such kernels are not supported yet");
-}
-
 /* ---- found by review: each failed before its mend ---- */
 
 /* A size set that breaks an assumption was run (the reference wrote past
