@@ -164,20 +164,21 @@ static bool recheck(Sched *s) {
  * a constant; the passes around it and the cores' tails follow the
  * sizes); the caches, tensorize and double_buffer, whose regions, buffers
  * and DMA counts follow the sizes (schedule/cache.c); the inlines,
- * whose rules are checked on the model; and use and inline of a call
+ * whose rules are checked on the model; use and inline of a call
  * (legal by construction; a call of a sized kernel has its sizes put in,
- * ir_call_pass_sizes). Their legality proofs hold at
- * every size (the sizes lead every instance of the model, ir/deps.c), and
- * the check runs each variant at the kernel's size sets. The others
- * (compute_at, ...) size regions from constant bounds and wait
- * (docs/kernel-language.md). Each one here has a test on a sized kernel
+ * ir_call_pass_sizes); compute_at and reverse_compute_at, whose regions
+ * are over iterations led by the sizes (schedule/region.c). Their
+ * legality proofs hold at every size (the sizes lead every instance of
+ * the model, ir/deps.c), and the check runs each variant at the kernel's
+ * size sets. The others wait (docs/kernel-language.md). Each one here has a test on a sized kernel
  * (tests/test_sizes.c, tests/test_sized_steps.c). */
 static const char *const sized_prims[] = {
     "split",      "tile",         "reorder",      "fission",        "merge",         "fuse",
     "loop_partition", "set_scope", "stage",       "transform_layout", "buffer_split", "buffer_fuse",
     "buffer_reorder", "buffer_pad", "storage_align", "set_axis_separators", "bind",   "decompose_reduction",
     "unroll",     "parallel",     "vectorize",    "annotate",       "cache_read",    "cache_write",
-    "tensorize",  "double_buffer", "compute_inline", "reverse_compute_inline", "use", "inline"};
+    "tensorize",  "double_buffer", "compute_inline", "reverse_compute_inline", "use", "inline",
+    "compute_at", "reverse_compute_at"};
 enum { NSIZED_PRIMS = sizeof sized_prims / sizeof sized_prims[0] };
 
 bool sched_sized_ok(const char *prim) {

@@ -118,7 +118,7 @@ Test(sizes, steps_not_built_for_sizes_are_refused) {
           "tile, reorder, fission, merge, fuse, loop_partition, set_scope, stage, transform_layout, buffer_split, "
           "buffer_fuse, buffer_reorder, buffer_pad, storage_align, set_axis_separators, bind, decompose_reduction, "
           "unroll, parallel, vectorize, annotate, cache_read, cache_write, tensorize, double_buffer, compute_inline, "
-          "reverse_compute_inline, use and inline are)");
+          "reverse_compute_inline, use, inline, compute_at and reverse_compute_at are)");
 }
 
 /* The errors of kernel + pragmas hold want. */
