@@ -20,7 +20,8 @@
  * so the sums at the start read what the update reads; the update is the
  * reduction loop's only statement and acc is 0 right before that loop, so
  * after it acc holds sum F*X; the loops ofs spans and the reduction's have
- * constant bounds (the start's nest reads F where the kernel does). Every
+ * constant bounds (the start's nest reads F where the kernel does; on a
+ * kernel with sizes other loops may follow them). Every
  * new value fits its type, from the types' ranges and the trip count:
  * each partial sum of F*X and of offset*F (refused otherwise: an int32_t
  * offset is any int32_t; a narrower type, such as TFLite's int16_t range
@@ -124,6 +125,14 @@ static bool reads_acc(const Expr *e, const Expr *acc) {
   return acc->kind == EX_VAR ? ir_expr_uses(e, acc->var, NULL) : acc->kind != EX_LOAD || ir_expr_uses(e, NULL, acc->buf);
 }
 
+/* Why a loop bounded by the kernel's sizes will not do: the sums' array
+ * has a constant shape, and the sums fit by a constant trip count. */
+static const char *sized_why(const Sched *s, const Stmt *l) {
+  if (!s->k->nsizes || !ir_expr_sizes_only(l->lo) || !ir_expr_sizes_only(l->hi)) return "";
+  return " (its bounds follow the kernel's sizes: the sums' array and the proof that they fit their type take a "
+         "constant trip count)";
+}
+
 static bool reduction_shape(Sched *s, const SchedArg *at, Hoist *h) {
   Stmt *u = h->update, *owner = NULL;
   h->red = sched_parent_loop(s, u);
@@ -149,12 +158,12 @@ static bool reduction_shape(Sched *s, const SchedArg *at, Hoist *h) {
   int n = sched_loops_around(s, u, around, 64);
   int64_t lo, trip;
   if (n < 0 || !constant_bounds(h->red, &lo, &trip))
-    return sched_error(s, at, "loop %s has no constant bounds", h->red->name);
+    return sched_error(s, at, "loop %s has no constant bounds%s", h->red->name, sized_why(s, h->red));
   for (int i = 0; i < n; i++) {
     if (around[i] == h->red || !ir_expr_uses(h->f, around[i]->var, NULL)) continue;
     if (!constant_bounds(around[i], &lo, &trip))
-      return sched_error(s, at, "loop %s, whose counter %s's index uses, has no constant bounds", around[i]->name,
-                         h->f->buf->name);
+      return sched_error(s, at, "loop %s, whose counter %s's index uses, has no constant bounds%s", around[i]->name,
+                         h->f->buf->name, sized_why(s, around[i]));
     h->loops[h->nloops++] = around[i];
   }
   return true;

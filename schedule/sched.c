@@ -167,7 +167,9 @@ static bool recheck(Sched *s) {
  * whose rules are checked on the model; use and inline of a call
  * (legal by construction; a call of a sized kernel has its sizes put in,
  * ir_call_pass_sizes); compute_at and reverse_compute_at, whose regions
- * are over iterations led by the sizes (schedule/region.c). Their
+ * are over iterations led by the sizes (schedule/region.c); fold (it
+ * rewrites a scalar chain, sizes aside) and hoist_offset (its sums span
+ * loops of constant bounds, checked). Their
  * legality proofs hold at every size (the sizes lead every instance of
  * the model, ir/deps.c), and the check runs each variant at the kernel's
  * size sets. The others wait (docs/kernel-language.md). Each one here has a test on a sized kernel
@@ -178,7 +180,7 @@ static const char *const sized_prims[] = {
     "buffer_reorder", "buffer_pad", "storage_align", "set_axis_separators", "bind",   "decompose_reduction",
     "unroll",     "parallel",     "vectorize",    "annotate",       "cache_read",    "cache_write",
     "tensorize",  "double_buffer", "compute_inline", "reverse_compute_inline", "use", "inline",
-    "compute_at", "reverse_compute_at"};
+    "compute_at", "reverse_compute_at", "fold", "hoist_offset"};
 enum { NSIZED_PRIMS = sizeof sized_prims / sizeof sized_prims[0] };
 
 bool sched_sized_ok(const char *prim) {

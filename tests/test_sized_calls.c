@@ -42,14 +42,13 @@ static void refused_with(const char *src, const char *want) {
  * through use of the split variant, and inlined. The emitted program
  * holds scale_t as a static function of its own sizes, called with 64;
  * the inlined call's loop runs to 64. */
-Test(sized_calls, a_program_calls_a_sized_kernel_at_constant_sizes) {
+static void a_program_calls_a_sized_kernel_at_constant_sizes(void) {
   NpgSession *s = open_ok(SCALE "void net(const float a[64], float b[64]) {\n"
                                 "  float t[64];\n"
                                 "  s1: scale(64, a, t, 2.0f);\n"
                                 "  s2: scale(64, t, b, 0.5f);\n"
                                 "}\n",
                           "#pragma npu schedule(net, net_t)\n#pragma npu use(s1, scale_t)\n#pragma npu inline(s2)\n");
-  passes(s, "net");
   const char *c = npg_emit_source(s, passes(s, "net_t"));
   has(c, "static void scale_t(int n, const float x[n], float y[n], float s) {\n  NPUGEN_ASSUME(n <= 4096);");
   has(c, "  scale_t(64, a, t, 2.0f); /* s1, line 10 */\n  float s2_s = 0.5f;\n");
@@ -61,7 +60,7 @@ Test(sized_calls, a_program_calls_a_sized_kernel_at_constant_sizes) {
  * rows are sized too (a flat pointer in tcc's C): its assumption m <= 64
  * follows from the program's (isl); a call inside a called kernel takes
  * the outer call's constant. */
-Test(sized_calls, a_sized_program_passes_its_sizes_through) {
+static void a_sized_program_passes_its_sizes_through(void) {
   NpgSession *s = open_ok("void sc2(int n, int m, float a[n][m], float s) {\n"
                           "  for (int i = 0; i < n; i++)\n"
                           "    for (int j = 0; j < m; j++)\n"
@@ -79,7 +78,6 @@ Test(sized_calls, a_sized_program_passes_its_sizes_through) {
                           "#pragma npu sizes(net, r = 5)\n",
                           "#pragma npu schedule(net, net_t)\n#pragma npu use(sc2, sc2_t)\n"
                           "#pragma npu inline(inner)\n#pragma npu use(inner_sc2, sc2_t)\n");
-  passes(s, "net");
   const char *c = npg_emit_source(s, passes(s, "net_t"));
   has(c, "  sc2_t(r, 8, A, 2.0f); /* sc2, line 13 */\n");
   has(c, "  sc2_t(6, 8, B, 3.0f); /* inner_sc2, line 10 */\n");
@@ -90,7 +88,7 @@ Test(sized_calls, a_sized_program_passes_its_sizes_through) {
  * a constant breaks, a precondition npugen derived (z[121] indexed up to
  * n), one the caller's assumptions do not imply; a size that is neither
  * a constant nor the caller's parameters; an array of another extent. */
-Test(sized_calls, a_call_that_breaks_the_callees_assumptions_is_refused) {
+static void a_call_that_breaks_the_callees_assumptions_is_refused(void) {
   refused_with(SCALE "void net(const float a[8000], float b[8000]) {\n  scale(8000, a, b, 2.0f);\n}\n",
                "k.c:9:3: error: call scale of 'scale' passes n = 8000: that breaks its assumption 'n <= 4096' (line 5)");
   refused_with("void sz(int n, const float x[n], float y[n]) {\n"
@@ -115,4 +113,12 @@ Test(sized_calls, a_call_that_breaks_the_callees_assumptions_is_refused) {
   refused_with(SCALE "void net(const float a[64], float b[64]) {\n  scale(32, a, b, 2.0f);\n}\n",
                "k.c:9:13: error: argument 2 of 'scale': array 'a' is const float [64], but parameter 'x' of 'scale' "
                "(line 1) is const float [n] ([32] at this call)");
+}
+
+/* The parts above run as one test (one process: under ASan a process
+ * costs more than the checks themselves). */
+Test(sized_calls, programs_call_kernels_with_sizes) {
+  a_program_calls_a_sized_kernel_at_constant_sizes();
+  a_sized_program_passes_its_sizes_through();
+  a_call_that_breaks_the_callees_assumptions_is_refused();
 }

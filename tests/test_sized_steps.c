@@ -368,5 +368,57 @@ static void compute_at_and_reverse_on_a_sized_kernel(void) {
           "2147483647]: C would wrap it around or overflow; compute it in a wider signed type, or assume smaller sizes");
 }
 
-/* compute_at and reverse_compute_at on sized kernels. */
-Test(sized_steps, statement_steps_on_sized_kernels) { compute_at_and_reverse_on_a_sized_kernel(); }
+/* TFLite's end of a convolution over n pixels (the input offset in the
+ * reduction, the output offset and the clamp as reassignments of acc),
+ * and a reduction over n. */
+static const char *qconv =
+    "#include <stdint.h>\n"
+    "void qc(int n, const int8_t input[n][16], const int8_t filter[4][16], int8_t out[n][4], int8_t off) {\n"
+    "  for (int p = 0; p < n; p++)\n"
+    "    for (int oc = 0; oc < 4; oc++) {\n"
+    "      int32_t acc = 0;\n"
+    "      for (int ic = 0; ic < 16; ic++)\n"
+    "        update: acc += filter[oc][ic] * (input[p][ic] + off);\n"
+    "      s8: acc += 3;\n"
+    "      s9: acc = acc > -128 ? acc : -128;\n"
+    "      s10: acc = acc < 127 ? acc : 127;\n"
+    "      s11: out[p][oc] = (int8_t)acc;\n"
+    "    }\n"
+    "}\n"
+    "#pragma npu sizes(qc, n = 13)\n"
+    "void qk(int n, const int8_t input[4][n], const int8_t filter[4][n], int32_t out[4][4], int8_t off) {\n"
+    "  for (int p = 0; p < 4; p++)\n"
+    "    for (int oc = 0; oc < 4; oc++) {\n"
+    "      int32_t acc = 0;\n"
+    "      for (int ic = 0; ic < n; ic++)\n"
+    "        update: acc += filter[oc][ic] * (input[p][ic] + off);\n"
+    "      out[p][oc] = acc;\n"
+    "    }\n"
+    "}\n"
+    "#pragma npu assume(qk, n <= 64)\n";
+
+/* fold and hoist_offset on a sized kernel: the offset's sums span the
+ * constant channel loop (ofs[4], computed once at the start), the chain
+ * after the reduction folds into the store; a reduction over n is
+ * refused, saying why (the sums' array and their proof take a constant
+ * trip count). Before: "fold (hoist_offset) is not supported with them
+ * yet". */
+static void fold_and_hoist_offset_on_a_sized_kernel(void) {
+  NpgSession *s = open_ok(qconv, "#pragma npu schedule(qc, hf)\n#pragma npu hoist_offset(update, off, ofs)\n"
+                                 "#pragma npu fold(s8)\n");
+  const char *c = npg_emit_source(s, passes(s, "hf"));
+  has(c, "ofs[ofs_oc] += off * filter[ofs_oc][ofs_ic];");
+  has(c, "      for (int ic = 0; ic < 16; ic++) {\n        acc += filter[oc][ic] * input[p][ic]; /* update */\n      }\n"
+         "      acc += ofs[oc];\n      const int s11_val = acc + 3 > -128 ? acc + 3 : -128;\n"
+         "      out[p][oc] = (int8_t)(s11_val < 127 ? s11_val : 127); /* s11 */");
+  npg_close(s);
+  refused(qconv, "#pragma npu schedule(qk, h)\n#pragma npu hoist_offset(update, off, ofs)\n",
+          "k.c:26:26: error: hoist_offset: loop ic has no constant bounds (its bounds follow the kernel's sizes: the "
+          "sums' array and the proof that they fit their type take a constant trip count)");
+}
+
+/* compute_at, reverse_compute_at, fold and hoist_offset on sized kernels. */
+Test(sized_steps, statement_steps_on_sized_kernels) {
+  compute_at_and_reverse_on_a_sized_kernel();
+  fold_and_hoist_offset_on_a_sized_kernel();
+}

@@ -113,12 +113,12 @@ Test(sizes, a_split_of_a_sized_loop_needs_no_assumption) {
 
 Test(sizes, steps_not_built_for_sizes_are_refused) {
   refused(copy, "#pragma npu assume(copy, n <= 128)\n#pragma npu schedule(copy, c2)\n"
-                "#pragma npu split(i, 8, io, ii)\n#pragma npu fold(s1)\n",
-          "k.c:8:13: error: fold: the kernel has symbolic sizes (n): fold is not supported with them yet (split, "
+                "#pragma npu split(i, 8, io, ii)\n#pragma npu expand(s1)\n",
+          "k.c:8:13: error: expand: the kernel has symbolic sizes (n): expand is not supported with them yet (split, "
           "tile, reorder, fission, merge, fuse, loop_partition, set_scope, stage, transform_layout, buffer_split, "
           "buffer_fuse, buffer_reorder, buffer_pad, storage_align, set_axis_separators, bind, decompose_reduction, "
           "unroll, parallel, vectorize, annotate, cache_read, cache_write, tensorize, double_buffer, compute_inline, "
-          "reverse_compute_inline, use, inline, compute_at and reverse_compute_at are)");
+          "reverse_compute_inline, use, inline, compute_at, reverse_compute_at, fold and hoist_offset are)");
 }
 
 /* The errors of kernel + pragmas hold want. */
