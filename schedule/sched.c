@@ -169,7 +169,8 @@ static bool recheck(Sched *s) {
  * ir_call_pass_sizes); compute_at and reverse_compute_at, whose regions
  * are over iterations led by the sizes (schedule/region.c); fold (it
  * rewrites a scalar chain, sizes aside) and hoist_offset (its sums span
- * loops of constant bounds, checked). Their
+ * loops of constant bounds, and fit at the most trips the assumptions
+ * allow a sized reduction, checked). Their
  * legality proofs hold at every size (the sizes lead every instance of
  * the model, ir/deps.c), and the check runs each variant at the kernel's
  * size sets. The others wait (docs/kernel-language.md). Each one here has a test on a sized kernel
