@@ -220,9 +220,10 @@ static const char *binding_name(Fe *fe, const Kernel *callee, const Var *v) {
   return name;
 }
 
-/* A size's argument reads constants and the caller's integer parameters
- * only: in the call the callee's extents and bounds are then constants,
- * or the caller's sizes (each parameter read becomes one). */
+/* A size's argument is an integer expression that reads constants and
+ * the caller's integer parameters only: in the call the callee's extents
+ * and bounds are then constants, or the caller's sizes (each parameter
+ * read becomes one). */
 static bool reads_params_only(const Expr *e, void *ctx) {
   (void)ctx;
   if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
@@ -230,9 +231,9 @@ static bool reads_params_only(const Expr *e, void *ctx) {
 }
 
 static void size_arg(Fe *fe, TSNode a, const Kernel *callee, const Var *p, int i, const Expr *e) {
-  if (!ir_walk_expr(e, reads_params_only, NULL))
-    fe_error(fe, a, "argument %d of '%s' is its size '%s', which sizes its arrays or bounds its loops: pass a constant "
-             "or an expression of %s's integer parameters, not '%s'", i + 1, callee->name, p->name, fe->k->name,
+  if (!type_is_integer(e->type) || !ir_walk_expr(e, reads_params_only, NULL))
+    fe_error(fe, a, "argument %d of '%s' is its size '%s', which sizes its arrays or bounds its loops: pass an integer "
+             "constant or an integer expression of %s's integer parameters, not '%s'", i + 1, callee->name, p->name, fe->k->name,
              fe_text(fe, a));
 }
 
@@ -253,7 +254,7 @@ static Stmt *scalar_arg(Fe *fe, TSNode a, const Kernel *callee, const Var *p, in
   d->var = v;
   d->name = p->name; /* prefixed with the call's name (fe_name_calls) */
   d->init = fe_convert(fe, e, p->type);
-  if (p->is_size) size_arg(fe, a, callee, p, i, d->init);
+  if (p->is_size) size_arg(fe, a, callee, p, i, e); /* as written: an integer, not a float converted */
   *bound = v;
   return d;
 }

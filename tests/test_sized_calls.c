@@ -86,8 +86,9 @@ static void a_sized_program_passes_its_sizes_through(void) {
 
 /* The callee's assumptions and preconditions at the call: an assumption
  * a constant breaks, a precondition npugen derived (z[121] indexed up to
- * n), one the caller's assumptions do not imply; a size that is neither
- * a constant nor the caller's parameters; an array of another extent. */
+ * n), one the caller's assumptions do not imply; a size that is not an
+ * integer expression of constants and the caller's parameters (a loop
+ * counter, a float); an array of another extent. */
 static void a_call_that_breaks_the_callees_assumptions_is_refused(void) {
   refused_with(SCALE "void net(const float a[8000], float b[8000]) {\n  scale(8000, a, b, 2.0f);\n}\n",
                "k.c:9:3: error: call scale of 'scale' passes n = 8000: that breaks its assumption 'n <= 4096' (line 5)");
@@ -109,7 +110,10 @@ static void a_call_that_breaks_the_callees_assumptions_is_refused(void) {
   refused_with(SCALE "void net(const float a[64], float b[64]) {\n"
                      "  for (int k = 1; k < 3; k++)\n    scale(k, a, b, 2.0f);\n}\n",
                "k.c:10:11: error: argument 1 of 'scale' is its size 'n', which sizes its arrays or bounds its loops: "
-               "pass a constant or an expression of net's integer parameters, not 'k'");
+               "pass an integer constant or an integer expression of net's integer parameters, not 'k'");
+  refused_with(SCALE "void net(const float a[64], float b[64]) {\n  scale(64.0f, a, b, 2.0f);\n}\n",
+               "k.c:9:9: error: argument 1 of 'scale' is its size 'n', which sizes its arrays or bounds its loops: "
+               "pass an integer constant or an integer expression of net's integer parameters, not '64.0f'");
   refused_with(SCALE "void net(const float a[64], float b[64]) {\n  scale(32, a, b, 2.0f);\n}\n",
                "k.c:9:13: error: argument 2 of 'scale': array 'a' is const float [64], but parameter 'x' of 'scale' "
                "(line 1) is const float [n] ([32] at this call)");
