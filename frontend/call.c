@@ -6,9 +6,13 @@
  * argument (C passes by value), its locals and counters fresh copies. So
  * every analysis of the caller sees ordinary statements, and the kernel
  * as written (a valid C file) stays the reference. */
+#include <isl/ctx.h>
+#include <isl/options.h>
 #include <string.h>
 
 #include "frontend/fe.h"
+#include "ir/affine.h"
+#include "ir/sizes.h"
 
 /* ---- finding kernels in the file ---- */
 
@@ -126,35 +130,79 @@ static _Noreturn void refuse_forward(Fe *fe, TSNode at, const char *name) {
 
 /* ---- arguments ---- */
 
-/* "int8_t [8][8]" */
+/* "int8_t [8][8]", "float [n][64]" */
 static const char *array_text(Fe *fe, const Buffer *b) {
   StrBuf sb;
   sb_init(&sb);
   sb_printf(&sb, "%s%s ", b->is_const ? "const " : "", b->elem->name);
-  for (int i = 0; i < b->ndim; i++) sb_printf(&sb, "[%lld]", (long long)b->shape[i]);
+  for (int i = 0; i < b->ndim; i++) {
+    sb_putc(&sb, '[');
+    if (b->extent[i]) ir_print_expr(&sb, b->extent[i]);
+    else sb_printf(&sb, "%lld", (long long)b->shape[i]);
+    sb_putc(&sb, ']');
+  }
   const char *t = arena_strdup(fe->arena, sb.data);
   sb_free(&sb);
   return t;
 }
 
-static bool same_array_type(const Buffer *a, const Buffer *b) {
-  if (type_canonical(a->elem)->kind != type_canonical(b->elem)->kind || a->ndim != b->ndim) return false;
-  for (int i = 0; i < a->ndim; i++)
-    if (a->shape[i] != b->shape[i]) return false;
+/* Extent d of callee parameter p at this call: its expression in the
+ * callee's sizes with each size's argument put in (a constant when they
+ * are; block holds the call's bound sizes). */
+static Expr *extent_here(Fe *fe, const Stmt *block, const Buffer *p, int d) {
+  if (!p->extent[d]) return ir_int(fe->arena, p->shape[d], &ty_int, p->loc);
+  Expr *e = ir_expr_copy(fe->arena, p->extent[d]);
+  const CallSite *cs = block->call;
+  int i = 0;
+  for (const Param *q = cs->callee->params; q; q = q->next, i++)
+    if (q->var && q->var->is_size && ir_call_scalar_arg(block, i))
+      e = ir_subst_expr(fe->arena, e, q->var, ir_call_scalar_arg(block, i));
+  return e;
+}
+
+/* Does caller's array b have parameter p's element type and shape at
+ * this call? A constant extent equals the callee's at the call's sizes;
+ * one of the caller's sizes is the same expression. */
+static bool same_array_type(Fe *fe, const Stmt *block, const Buffer *b, const Buffer *p) {
+  if (type_canonical(b->elem)->kind != type_canonical(p->elem)->kind || b->ndim != p->ndim) return false;
+  for (int d = 0; d < b->ndim; d++) {
+    Expr *want = extent_here(fe, block, p, d);
+    int64_t v;
+    bool constant = fe_eval_int(want, &v);
+    if (b->extent[d] ? constant || !ir_expr_same(b->extent[d], want) : !constant || v != b->shape[d]) return false;
+  }
   return true;
 }
 
+/* "float [n]" of parameter p, and " ([64] at this call)" where sizes set it. */
+static const char *param_text(Fe *fe, const Stmt *block, const Buffer *p) {
+  if (!buffer_symbolic(p)) return array_text(fe, p);
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "%s (", array_text(fe, p));
+  for (int d = 0; d < p->ndim; d++) {
+    sb_putc(&sb, '[');
+    ir_print_expr(&sb, extent_here(fe, block, p, d));
+    sb_putc(&sb, ']');
+  }
+  sb_printf(&sb, " at this call)");
+  const char *t = arena_strdup(fe->arena, sb.data);
+  sb_free(&sb);
+  return t;
+}
+
 /* The caller's array passed for array parameter p (argument `a`, number i + 1). */
-static Buffer *array_arg(Fe *fe, TSNode a, const Kernel *callee, const Buffer *p, int i) {
+static Buffer *array_arg(Fe *fe, TSNode a, const Stmt *block, const Buffer *p, int i) {
+  const Kernel *callee = block->call->callee;
   while (fe_is(a, "parenthesized_expression")) a = fe_child(a, 0);
   const Sym *y = fe_is(a, "identifier") ? fe_lookup(fe, fe_text(fe, a)) : NULL;
   if (!y || y->kind != SYM_BUF)
     fe_error(fe, a, "argument %d of '%s' must be a whole array for parameter '%s' (%s), not '%s'", i + 1, callee->name,
-             p->name, array_text(fe, p), fe_text(fe, a));
+             p->name, param_text(fe, block, p), fe_text(fe, a));
   Buffer *b = y->buf;
-  if (!same_array_type(b, p))
+  if (!same_array_type(fe, block, b, p))
     fe_error(fe, a, "argument %d of '%s': array '%s' is %s, but parameter '%s' of '%s' (line %d) is %s", i + 1,
-             callee->name, b->name, array_text(fe, b), p->name, callee->name, p->loc.line, array_text(fe, p));
+             callee->name, b->name, array_text(fe, b), p->name, callee->name, p->loc.line, param_text(fe, block, p));
   if (b->is_const && !p->is_const)
     fe_error(fe, a, "argument %d of '%s': array '%s' is const, but parameter '%s' of '%s' (line %d) is not: '%s' may "
              "write it", i + 1, callee->name, b->name, p->name, callee->name, p->loc.line, callee->name);
@@ -170,6 +218,23 @@ static const char *binding_name(Fe *fe, const Kernel *callee, const Var *v) {
     name = i == 1 ? arena_printf(fe->arena, "%s_%s", callee->name, v->name)
                   : arena_printf(fe->arena, "%s_%s_%d", callee->name, v->name, i);
   return name;
+}
+
+/* A size's argument is an integer expression that reads constants and
+ * the caller's integer parameters only: in the call the callee's extents
+ * and bounds are then constants, or the caller's sizes (each parameter
+ * read becomes one). */
+static bool reads_params_only(const Expr *e, void *ctx) {
+  (void)ctx;
+  if (e->kind == EX_LOAD || e->kind == EX_CALL) return false;
+  return e->kind != EX_VAR || (e->var->kind == VAR_PARAM && type_is_integer(e->var->type));
+}
+
+static void size_arg(Fe *fe, TSNode a, const Kernel *callee, const Var *p, int i, const Expr *e) {
+  if (!type_is_integer(e->type) || !ir_walk_expr(e, reads_params_only, NULL))
+    fe_error(fe, a, "argument %d of '%s' is its size '%s', which sizes its arrays or bounds its loops: pass an integer "
+             "constant or an integer expression of %s's integer parameters, not '%s'", i + 1, callee->name, p->name, fe->k->name,
+             fe_text(fe, a));
 }
 
 static Stmt *scalar_arg(Fe *fe, TSNode a, const Kernel *callee, const Var *p, int i, Var **bound) {
@@ -189,6 +254,7 @@ static Stmt *scalar_arg(Fe *fe, TSNode a, const Kernel *callee, const Var *p, in
   d->var = v;
   d->name = p->name; /* prefixed with the call's name (fe_name_calls) */
   d->init = fe_convert(fe, e, p->type);
+  if (p->is_size) size_arg(fe, a, callee, p, i, e); /* as written: an integer, not a float converted */
   *bound = v;
   return d;
 }
@@ -254,9 +320,6 @@ static const Kernel *called_kernel(Fe *fe, TSNode call) {
              hides->kind == SYM_BUF ? hides->buf->loc.line : hides->var->loc.line, name);
   const Kernel *callee = ir_map_get(&fe->kernel_names, name);
   if (!callee) refuse_forward(fe, fn, name);
-  if (callee->nsizes)
-    fe_error(fe, fn, "kernel '%s' has symbolic sizes (%s%s): calls of such kernels are not supported yet", name,
-             callee->sizes[0]->name, callee->nsizes > 1 ? ", ..." : "");
   return callee;
 }
 
@@ -290,13 +353,13 @@ static Stmt *bind_arguments(Fe *fe, TSNode call, const Kernel *callee, TSNode *a
   Stmt **tail = &block->body;
   int i = 0;
   for (const Param *p = callee->params; p; p = p->next, i++) {
-    if (p->buf) {
-      cs->arg_buf[i] = array_arg(fe, arg[i], callee, p->buf, i);
-      continue;
-    }
+    if (p->buf) continue;
     *tail = scalar_arg(fe, arg[i], callee, p->var, i, &cs->arg_var[i]);
     tail = &(*tail)->next;
   }
+  i = 0; /* the arrays after the sizes, which set their extents here */
+  for (const Param *p = callee->params; p; p = p->next, i++)
+    if (p->buf) cs->arg_buf[i] = array_arg(fe, arg[i], block, p->buf, i);
   refuse_alias(fe, fe_field(call, "arguments"), callee, cs);
   return block;
 }
@@ -316,6 +379,7 @@ static void inline_callee(Fe *fe, Stmt *block, const Kernel *callee) {
     tail = &(*tail)->next;
   }
   clone_map_free(&cm);
+  ir_call_pass_sizes(fe->arena, block);
   Fresh f = {fe, callee, cs, block};
   ir_walk_stmts(block->body, rename_hiding, &f);
 }
@@ -327,6 +391,127 @@ Stmt *fe_kernel_call(Fe *fe, TSNode call) {
   Stmt *block = bind_arguments(fe, call, callee, arg);
   inline_callee(fe, block, callee);
   return block;
+}
+
+/* ---- a callee's assumptions at its calls ---- */
+
+typedef struct {
+  const Kernel *caller;
+  DiagList *d;
+  const char *file, *src;
+} CallCheck;
+
+/* "assumption 'n % 4 == 0' (line 7)", or "precondition 'n <= 121' (line 3:
+ * derived: why)" for one npugen derived (ir/preconditions.c). */
+static void assumption_text(StrBuf *sb, const Kernel *callee, int j) {
+  sb_printf(sb, "%s '", callee->assume_why[j] ? "precondition" : "assumption");
+  ir_print_expr(sb, callee->assume[j]);
+  sb_printf(sb, "' (line %d", callee->assume_loc[j].line);
+  if (callee->assume_why[j]) sb_printf(sb, ": %s", callee->assume_why[j]);
+  sb_printf(sb, ")");
+}
+
+/* The call's sizes, when each one's argument is a constant. */
+static bool constant_sizes(const Stmt *call, SizeSet *set) {
+  const Kernel *callee = call->call->callee;
+  memset(set, 0, sizeof *set);
+  for (int s = 0; s < callee->nsizes; s++) {
+    int i = 0;
+    const Param *p = callee->params;
+    while (p->var != callee->sizes[s]) p = p->next, i++;
+    const Expr *arg = ir_call_scalar_arg(call, i);
+    if (!arg || !fe_eval_int(arg, &set->val[s])) return false;
+  }
+  return true;
+}
+
+/* Constant sizes: each assumption holds there, and so does each extent's
+ * rule (at least 1). */
+static void check_constant(const CallCheck *cc, const Stmt *call, const SizeSet *set) {
+  const Kernel *callee = call->call->callee;
+  int j = ir_size_set_breaks(callee, set);
+  if (j < 0) return;
+  char sz[200];
+  ir_size_set_text(callee, set, sz, sizeof sz);
+  StrBuf t;
+  sb_init(&t);
+  if (j == callee->nassume) sb_printf(&t, "an extent of its arrays is less than 1 there");
+  else {
+    sb_printf(&t, "that breaks its ");
+    assumption_text(&t, callee, j);
+  }
+  diag_error(cc->d, cc->file, cc->src, call->loc.line, call->loc.col, "call %s of '%s' passes %s: %s", call->call->name,
+             callee->name, sz, t.data);
+  sb_free(&t);
+}
+
+/* Sizes of the caller: each assumption of the callee, its sizes replaced
+ * by the call's arguments, follows from the caller's assumptions (isl). */
+static void check_sized(const CallCheck *cc, const Stmt *call) {
+  const Kernel *callee = call->call->callee;
+  Arena a;
+  arena_init(&a, 1 << 20);
+  isl_ctx *ctx = isl_ctx_alloc();
+  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  AffCtx c;
+  aff_init(&c, ctx, cc->caller);
+  char why[300];
+  bool pushed = aff_push_sizes(&c, why, sizeof why);
+  for (int j = 0; pushed && j < callee->nassume; j++) {
+    Expr *cond = ir_expr_copy(&a, callee->assume[j]);
+    int i = 0;
+    for (const Param *p = callee->params; p; p = p->next, i++)
+      if (p->var && p->var->is_size && ir_call_scalar_arg(call, i))
+        cond = ir_subst_expr(&a, cond, p->var, ir_call_scalar_arg(call, i));
+    if (aff_cond_value(&c, cond) == 1) continue;
+    StrBuf t, at;
+    sb_init(&t);
+    sb_init(&at);
+    assumption_text(&t, callee, j);
+    ir_print_expr(&at, cond);
+    diag_error(cc->d, cc->file, cc->src, call->loc.line, call->loc.col,
+               "call %s of '%s': its %s does not follow from %s's assumptions at this call ('%s'); assume it (#pragma "
+               "npu assume(%s, ...))", call->call->name, callee->name, t.data, cc->caller->name, at.data,
+               cc->caller->name);
+    sb_free(&t);
+    sb_free(&at);
+    break;
+  }
+  aff_free(&c);
+  isl_ctx_free(ctx);
+  arena_free(&a);
+}
+
+static bool check_call(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  if (s->kind != ST_BLOCK || !s->call || !s->call->callee->nsizes) return true;
+  SizeSet set;
+  if (constant_sizes(s, &set)) check_constant(ctx, s, &set);
+  else check_sized(ctx, s);
+  return true;
+}
+
+static bool sized_call(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  bool *found = ctx;
+  *found |= s->kind == ST_BLOCK && s->call && s->call->callee->nsizes;
+  return !*found;
+}
+
+bool fe_calls_sized(Kernel *k) {
+  bool found = false;
+  ir_walk_stmts(k->body, sized_call, &found);
+  return found;
+}
+
+void fe_check_call_sizes(Kernel *k, DiagList *d, const char *file, const char *src) {
+  if (!fe_calls_sized(k)) return;
+  CallCheck cc = {k, d, file, src};
+  int errors = d->errors;
+  ir_walk_stmts(k->body, check_call, &cc);
+  /* a kernel of constant sizes: its bounds, once each call's sizes are
+   * known to be the callee's (the message above names the call) */
+  if (!k->nsizes && d->errors == errors) ir_check_bounds(k, d, file, src);
 }
 
 /* ---- names ---- */

@@ -177,6 +177,14 @@ bool fe_names_kernel(Fe *fe, TSNode call);
  * (CallSite, ir/ir.h); an error for a recursion, a kernel defined later,
  * or an argument that does not match its parameter. */
 Stmt *fe_kernel_call(Fe *fe, TSNode call);
+/* Does k call a kernel with sizes (at any depth)? */
+bool fe_calls_sized(Kernel *k);
+/* Each call in k of a kernel with sizes meets the callee's assumptions
+ * and preconditions (derived by then) at its arguments: at constant
+ * sizes, or for every size k's own assumptions allow (isl); an error at
+ * the call otherwise. Then the bounds check of such a k of constant
+ * sizes (frontend.c leaves it until then). */
+void fe_check_call_sizes(Kernel *k, DiagList *d, const char *file, const char *src);
 /* Names k's calls (a label, else the callee's name, numbered when the
  * callee is called more than once or `taken` says the name is used), then
  * prefixes the names of the statements and loops inside each with its

@@ -29,8 +29,8 @@ static void top_level(Fe *fe, TSNode n) {
   } else if (!strcmp(t, "function_definition")) {
     Kernel *k = fe_kernel(fe, n);
     fe->k = NULL;
-    /* a kernel with sizes: once its assumptions (pragmas after it) are read */
-    if (!k->nsizes && !ir_check_bounds(k, fe->diags, fe->file, fe->src)) longjmp(fe->fail, 1);
+    /* a kernel with sizes, or calling one: once the assumptions (pragmas after it) are read */
+    if (!k->nsizes && !fe_calls_sized(k) && !ir_check_bounds(k, fe->diags, fe->file, fe->src)) longjmp(fe->fail, 1);
     *fe->kernel_tail = k;
     fe->kernel_tail = &k->next;
     ir_map_put(&fe->kernel_names, k->name, k);
@@ -156,8 +156,10 @@ static Module *parse_module(const char *file, const char *src, size_t len, DiagL
     }
   }
   ts_tree_delete(tree);
-  for (Kernel *k = m->kernels; k; k = k->next)
+  for (Kernel *k = m->kernels; k; k = k->next) {
     if (ir_derive_preconditions(k, &arena, d, file, m->src)) check_size_sets(k, d, file, m->src);
+    fe_check_call_sizes(k, d, file, m->src); /* its callees' preconditions are derived by now */
+  }
   if (d->errors > errors_before) {
     arena_free(&arena);
     return NULL;

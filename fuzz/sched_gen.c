@@ -945,7 +945,6 @@ static bool pick_local(Stmt *st, int depth, void *ctx) {
 /* Can the IR give prim p plausible arguments? */
 static bool fits(Gen *g, const char *prim) {
   int a, b;
-  if (g->s->k->nsizes && !sched_sized_ok(prim)) return false; /* refused on a kernel with sizes */
   if (!strcmp(prim, "compute_at")) return has_other_nest(g, false);
   if (!strcmp(prim, "reverse_compute_at")) return has_other_nest(g, true);
   if (!strcmp(prim, "fuse") || !strcmp(prim, "tile") || !strcmp(prim, "reorder")) return nested_pair(g, &a, &b);

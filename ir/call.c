@@ -20,6 +20,57 @@ const Expr *ir_call_scalar_arg(const Stmt *s, int i) {
   return d ? d->init : NULL;
 }
 
+/* Reads of a size's local (a callee's parameter that sizes an array or
+ * bounds a loop) become its argument, a constant or an expression of the
+ * caller's sizes: the call's extents and bounds are then constants or
+ * sizes to every analysis, as they are in the callee. */
+/* e with its constant arithmetic and comparisons folded (a split's trip
+ * count `n / 16 + (n % 16 > 0)` at n = 64 is 4), where C gives the
+ * value in e's type; a #define's spelling is kept. */
+static Expr *fold_constant(Arena *a, Expr *e) {
+  if (!e || e->macro) return e;
+  e->a = fold_constant(a, e->a);
+  e->b = fold_constant(a, e->b);
+  e->c = fold_constant(a, e->c);
+  int64_t v, x, y;
+  if (e->kind != EX_BINARY || !type_is_integer(e->type)) return e;
+  if (ir_const_int(e, &v)) return ir_int(a, v, e->type, e->loc);
+  if (!ir_const_int(e->a, &x) || !ir_const_int(e->b, &y)) return e;
+  if ((x < 0 || y < 0) && (!e->a->type->is_signed || !e->b->type->is_signed)) return e; /* C compares unsigned */
+  switch (e->op) {
+  case OP_LT: return ir_int(a, x < y, e->type, e->loc);
+  case OP_LE: return ir_int(a, x <= y, e->type, e->loc);
+  case OP_GT: return ir_int(a, x > y, e->type, e->loc);
+  case OP_GE: return ir_int(a, x >= y, e->type, e->loc);
+  case OP_EQ: return ir_int(a, x == y, e->type, e->loc);
+  case OP_NE: return ir_int(a, x != y, e->type, e->loc);
+  default: return e;
+  }
+}
+
+static bool fold_bounds(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Arena *a = ctx;
+  if (st->kind == ST_FOR) {
+    st->lo = fold_constant(a, st->lo);
+    st->hi = fold_constant(a, st->hi);
+  }
+  if (st->kind == ST_IF) st->cond = fold_constant(a, st->cond);
+  return true;
+}
+
+void ir_call_pass_sizes(Arena *a, Stmt *call) {
+  const CallSite *c = call->call;
+  int i = 0;
+  for (const Param *p = c->callee->params; p; p = p->next, i++) {
+    if (!p->var || !p->var->is_size) continue;
+    const Expr *arg = ir_call_scalar_arg(call, i);
+    for (Stmt *st = call->body; arg && st; st = st->next)
+      if (!ir_call_binds(call, st)) ir_subst_stmt(a, st, c->arg_var[i], arg);
+  }
+  if (c->callee->nsizes) ir_walk_stmts(call->body, fold_bounds, a);
+}
+
 bool ir_call_binds(const Stmt *s, const Stmt *st) {
   if (!s->call || st->kind != ST_DECL || !st->var) return false;
   for (int i = 0; i < s->call->nparams; i++)
@@ -382,12 +433,14 @@ void ir_call_run(Arena *a, Kernel *k, Stmt *call, const char *fn, const Kernel *
     bt = &(*bt)->next;
   }
   clone_map_free(&cm);
+  *tail = body;
+  call->body = keep;
+  ir_call_pass_sizes(a, call);
+  body = *tail;
   follow_layouts(a, fn_ir, c, body);
   Prefix px = {a, c->name};
   ir_walk_stmts(body, prefix_names, &px);
   ir_walk_stmts(body, forget_fingerprint, NULL);
-  *tail = body;
-  call->body = keep;
   c->fn = ir_call_onchip(c) ? arena_printf(a, "%s_%s", fn, c->name) : fn;
   c->fn_ir = fn_ir;
   c->fn_schedule = schedule;

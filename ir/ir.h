@@ -687,6 +687,9 @@ Stmt *ir_buffer_decl(Stmt *body, const Buffer *b);
 const Expr *ir_call_scalar_arg(const Stmt *s, int i);
 /* Is st one of call block s's declarations of its scalar arguments? */
 bool ir_call_binds(const Stmt *s, const Stmt *st);
+/* In call block `call`, each read of a size's local (a parameter of the
+ * callee that sizes an array or bounds a loop) becomes its argument. */
+void ir_call_pass_sizes(Arena *a, Stmt *call);
 /* Visits every statement outside marked call blocks (the blocks
  * themselves are visited, not what they hold). */
 void ir_walk_outside_calls(Stmt *s, StmtVisitor fn, void *ctx);

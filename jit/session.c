@@ -306,6 +306,7 @@ bool npg_check_orders(NpgSession *s, int i, uint64_t seed, unsigned orders, NpgC
   LowerUnit u = session_unit(s, i);
   if (!s->v[i].check_low) s->v[i].check_low = lower_check_promote(&s->m->arena, s->v[i].ir, s->v[i].low);
   u.lowered = s->v[i].check_low; /* the check's text: lower/variant_promote.c */
+  u.tcc = true;                  /* tcc's C: a callee's arrays with sizes too */
   if (s->v[i].kernel->nsizes) check_run_sizes(s->m, s->v[i].kernel, &u, orders, &o, &r);
   else check_run_orders(s->v[i].kernel, &u, s->refs, orders, &o, &r);
   out->pass = r.pass;

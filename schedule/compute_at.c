@@ -325,7 +325,7 @@ static isl_stat range_name(isl_map *m, void *user) {
   return isl_stat_ok;
 }
 
-static isl_union_map *within_extent(isl_union_map *rd, const Buffer *T, const char *tn);
+static isl_union_map *within_extent(Sched *s, isl_union_map *rd, const Buffer *T, const char *tn);
 
 /* The largest leaf number (Stmt.inst) in st's subtree, -1 if none. */
 typedef struct {
@@ -560,7 +560,7 @@ static bool recompute_ok(Sched *s, AtRegion *r, const Stmt *p, const Buffer *T, 
     isl_union_map *sink = at_only_tuple(isl_union_map_copy(rp), x);
     /* reads the model over-approximates can fall outside T (the bounds
      * check proved the real ones inside) */
-    if (isT) sink = within_extent(isl_union_map_union(sink, isl_union_map_copy(rc)), T, tn);
+    if (isT) sink = within_extent(s, isl_union_map_union(sink, isl_union_map_copy(rc)), T, tn);
     isl_union_map *must, *may;
     nest_writes(r, ex.exact, x, &must, &may);
     isl_union_access_info *ai = isl_union_access_info_from_sink(sink);
@@ -758,24 +758,56 @@ static isl_union_map *moved_box(Sched *s, AtRegion *r) {
 }
 
 /* Reads the model over-approximates (under ?: and && it counts both sides)
- * can fall outside T; the bounds check proved the real ones inside. */
-static isl_union_map *within_extent(isl_union_map *rd, const Buffer *T, const char *tn) {
-  isl_map *m = NULL;
-  isl_union_map_foreach_map(rd, first_map, &m);
-  if (!m) return rd;
-  int nout = (int)isl_map_dim(m, isl_dim_out), ndecl = nout - T->ndim;
-  isl_ctx *ctx = isl_map_get_ctx(m);
-  isl_map_free(m);
+ * can fall outside T; the bounds check proved the real ones inside. An
+ * extent in the sizes bounds by the sizes, the first dimensions of every
+ * instance and every [o] (ir/deps.c, region.c); one isl cannot write
+ * (n * m) bounds nothing, which only keeps more reads. */
+typedef struct {
+  const Kernel *k;
+  const Buffer *T;
+  const char *tn;
+  char *ext[IR_MAX_DIMS]; /* isl text of each extent over the sizes c<id>, or NULL */
+  isl_union_map *out;
+} Within;
+
+static isl_stat within_map(isl_map *m, void *user) {
+  Within *w = user;
+  int nin = (int)isl_map_dim(m, isl_dim_in), nout = (int)isl_map_dim(m, isl_dim_out), ndecl = nout - w->T->ndim;
+  const char *dn = isl_map_get_tuple_name(m, isl_dim_in);
   StrBuf sb;
   sb_init(&sb);
-  sb_printf(&sb, "{ %s[", tn);
+  sb_printf(&sb, "{ %s[", dn ? dn : "");
+  for (int i = 0; i < nin; i++)
+    if (i < w->k->nsizes) sb_printf(&sb, "%sc%d", i ? ", " : "", w->k->sizes[i]->id);
+    else sb_printf(&sb, "%sd%d", i ? ", " : "", i);
+  sb_printf(&sb, "] -> %s[", w->tn);
   for (int i = 0; i < nout; i++) sb_printf(&sb, "%se%d", i ? ", " : "", i);
   sb_puts(&sb, "] : 0 = 0");
-  for (int i = 0; i < T->ndim; i++) sb_printf(&sb, " and 0 <= e%d < %lld", ndecl + i, (long long)T->shape[i]);
+  for (int i = 0; i < w->T->ndim; i++)
+    if (w->ext[i]) sb_printf(&sb, " and 0 <= e%d < %s", ndecl + i, w->ext[i]);
+    else sb_printf(&sb, " and 0 <= e%d", ndecl + i);
   sb_puts(&sb, " }");
-  isl_union_set *ext = isl_union_set_read_from_str(ctx, sb.data);
+  isl_map *within = isl_map_read_from_str(isl_map_get_ctx(m), sb.data);
   sb_free(&sb);
-  return isl_union_map_intersect_range(rd, ext);
+  w->out = isl_union_map_add_map(w->out, within ? isl_map_intersect(m, within) : m);
+  return isl_stat_ok;
+}
+
+static isl_union_map *within_extent(Sched *s, isl_union_map *rd, const Buffer *T, const char *tn) {
+  Within w = {.k = s->k, .T = T, .tn = tn, .out = isl_union_map_empty(isl_union_map_get_space(rd))};
+  AffCtx a;
+  aff_init(&a, s->ctx, s->k);
+  char why[300];
+  bool sizes = !s->k->nsizes || aff_push_sizes(&a, why, sizeof why);
+  for (int i = 0; i < T->ndim; i++) {
+    if (!T->extent[i]) w.ext[i] = strdup(arena_printf(s->a, "%lld", (long long)T->shape[i]));
+    else if (sizes) w.ext[i] = aff_text(&a, T->extent[i]);
+  }
+  aff_free(&a);
+  isl_union_map_foreach_map(rd, within_map, &w);
+  isl_union_map_free(rd);
+  for (int i = 0; i < T->ndim; i++) free(w.ext[i]);
+  return w.out;
 }
 
 static bool compute_at_region(Sched *s, const SchedStep *st, AtRegion *r, Stmt *p, Buffer *T, const Locals *loc) {
@@ -788,7 +820,7 @@ static bool compute_at_region(Sched *s, const SchedStep *st, AtRegion *r, Stmt *
   /* rd: [o] -> the elements of T the statements under L read */
   isl_union_map *reads = isl_union_map_intersect_domain(isl_union_map_copy(m->reads), at_leaves(r, r->at, r->nat));
   isl_union_map *rd = isl_union_map_apply_domain(at_only_tuple(reads, tn), isl_union_map_reverse(at_iter));
-  rd = within_extent(rd, T, tn);
+  rd = within_extent(s, rd, T, tn);
   int e = empty3(rd);
   if (e) {
     isl_union_map_free(rd);

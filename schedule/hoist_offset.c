@@ -19,16 +19,20 @@
  * parameter the kernel never assigns, F an array the kernel never writes,
  * so the sums at the start read what the update reads; the update is the
  * reduction loop's only statement and acc is 0 right before that loop, so
- * after it acc holds sum F*X; the loops ofs spans and the reduction's have
- * constant bounds (the start's nest reads F where the kernel does). Every
+ * after it acc holds sum F*X; the loops ofs spans have constant bounds,
+ * and so does the reduction, or (with sizes) it counts from a constant to
+ * an expression of the sizes, the same at the start (the start's nest
+ * reads F where the kernel does). Every
  * new value fits its type, from the types' ranges and the trip count:
- * each partial sum of F*X and of offset*F (refused otherwise: an int32_t
+ * each partial sum of F*X and of offset*F, over the most trips the
+ * assumptions allow (refused otherwise: an int32_t
  * offset is any int32_t; a narrower type, such as TFLite's int16_t range
  * of -zero_point, bounds it), and acc + ofs is the kernel's own acc after
  * its loop, so it overflows only where the kernel as written does. */
 #include <stdio.h>
 
 #include "frontend/frontend.h"
+#include "ir/affine.h"
 #include "ir/ranges.h"
 #include "schedule/primitives.h"
 
@@ -107,6 +111,25 @@ static bool constant_bounds(const Stmt *l, int64_t *lo, int64_t *trip) {
   return l->step == 1 && l->cmp == OP_LT && ir_const_int(l->lo, lo) && ir_trip_count(l, trip);
 }
 
+/* The reduction's bounds: constant, or on a kernel with sizes from a
+ * constant to an expression of the sizes alone (the sums at the start
+ * run it as it is); *trip is then the most trips at any size the
+ * assumptions allow (isl), which bounds the sums. */
+static bool reduction_bounds(Sched *s, const Stmt *l, int64_t *lo, int64_t *trip) {
+  if (constant_bounds(l, lo, trip)) return true;
+  if (!s->k->nsizes || l->step != 1 || l->cmp != OP_LT || !ir_const_int(l->lo, lo) || !ir_expr_sizes_only(l->hi))
+    return false;
+  AffCtx a;
+  aff_init(&a, s->ctx, s->k);
+  char why[300];
+  int64_t hlo, hhi;
+  bool exact, empty;
+  bool ok = aff_push_sizes(&a, why, sizeof why) && aff_range(&a, l->hi, &hlo, &hhi, &exact, &empty) && !empty;
+  aff_free(&a);
+  *trip = ok && hhi > *lo ? hhi - *lo : 0;
+  return ok;
+}
+
 /* Step 3: the reduction loop holds the update alone, acc is 0 right before
  * it, F is never written, and the loops F's indices use are of constant
  * bounds. */
@@ -122,6 +145,13 @@ static bool zero_before(const Stmt *prev, const Expr *acc) {
 /* Whether e reads the accumulator (its scalar, or its array). */
 static bool reads_acc(const Expr *e, const Expr *acc) {
   return acc->kind == EX_VAR ? ir_expr_uses(e, acc->var, NULL) : acc->kind != EX_LOAD || ir_expr_uses(e, NULL, acc->buf);
+}
+
+/* Why a loop ofs spans may not follow the kernel's sizes: the sums'
+ * array has a constant shape. */
+static const char *sized_why(const Sched *s, const Stmt *l) {
+  if (!s->k->nsizes || !ir_expr_sizes_only(l->lo) || !ir_expr_sizes_only(l->hi)) return "";
+  return " (its bounds follow the kernel's sizes, and the sums' array, one sum per iteration, has a constant shape)";
 }
 
 static bool reduction_shape(Sched *s, const SchedArg *at, Hoist *h) {
@@ -148,13 +178,14 @@ static bool reduction_shape(Sched *s, const SchedArg *at, Hoist *h) {
   Stmt *around[64];
   int n = sched_loops_around(s, u, around, 64);
   int64_t lo, trip;
-  if (n < 0 || !constant_bounds(h->red, &lo, &trip))
-    return sched_error(s, at, "loop %s has no constant bounds", h->red->name);
+  if (n < 0 || !reduction_bounds(s, h->red, &lo, &trip))
+    return sched_error(s, at, "loop %s has no constant bounds%s", h->red->name,
+                       s->k->nsizes ? " (nor counts from a constant to an expression of the kernel's sizes)" : "");
   for (int i = 0; i < n; i++) {
     if (around[i] == h->red || !ir_expr_uses(h->f, around[i]->var, NULL)) continue;
     if (!constant_bounds(around[i], &lo, &trip))
-      return sched_error(s, at, "loop %s, whose counter %s's index uses, has no constant bounds", around[i]->name,
-                         h->f->buf->name);
+      return sched_error(s, at, "loop %s, whose counter %s's index uses, has no constant bounds%s", around[i]->name,
+                         h->f->buf->name, sized_why(s, around[i]));
     h->loops[h->nloops++] = around[i];
   }
   return true;
@@ -170,19 +201,21 @@ static IrRange sum_of(IrRange a, IrRange b, int64_t n) {
 /* Step 4: each partial sum of F*X and of offset*F fits the product's type. */
 static bool sums_fit(Sched *s, const SchedArg *at, const Hoist *h) {
   int64_t lo, k, ov;
-  constant_bounds(h->red, &lo, &k);
+  bool sized = !constant_bounds(h->red, &lo, &k) && reduction_bounds(s, h->red, &lo, &k);
+  const char *sizes = sized ? " (its trips at the largest sizes allowed; assume smaller sizes)" : "";
   Expr *o = strip_implicit(h->offset);
   IrRange rf = ir_range_type(h->f->type), rx = ir_range_type(strip_implicit(h->x)->type);
   IrRange ro = ir_const_int(o, &ov) ? ir_range_const(ov) : ir_range_type(o->type);
   if (!ir_range_within(sum_of(rf, rx, k), h->t))
-    return sched_error(s, at, "a sum of %lld products %s * %s could leave %s", (long long)k, h->f->buf->name,
-                       "X", h->t->name);
+    return sched_error(s, at, "a sum of %lld products %s * %s could leave %s%s", (long long)k, h->f->buf->name,
+                       "X", h->t->name, sizes);
   if (!ir_range_within(sum_of(ro, rf, k), h->t)) {
     StrBuf e;
     sb_init(&e);
     ir_print_expr(&e, o);
     sched_error(s, at, "%s times a sum of %lld elements of %s could leave %s (%s is any %s; a narrower type, or "
-                "a constant, bounds it)", e.data, (long long)k, h->f->buf->name, h->t->name, e.data, o->type->name);
+                "a constant, bounds it)%s", e.data, (long long)k, h->f->buf->name, h->t->name, e.data, o->type->name,
+                sizes);
     sb_free(&e);
     return false;
   }
@@ -238,11 +271,12 @@ static Stmt *sums_nest(Sched *s, Hoist *h, Buffer *b, Expr *const *idx) {
   for (int i = 0; i <= n; i++) {
     const Stmt *l = i < n ? old[i] : h->red;
     int64_t lo, trip;
-    constant_bounds(l, &lo, &trip);
+    bool constant = constant_bounds(l, &lo, &trip); /* else the reduction's end in the sizes */
     const Type *t = l->var->type;
     Var *v;
     new_loops[i] = sched_make_loop(s, sched_derived_name(s, b->name, arena_printf(s->a, "_%s", l->name)), t,
-                                   ir_int(s->a, lo, t, loc), ir_int(s->a, lo + trip, t, loc), loc, &v);
+                                   ir_int(s->a, lo, t, loc),
+                                   constant ? ir_int(s->a, lo + trip, t, loc) : ir_expr_copy(s->a, l->hi), loc, &v);
     Expr *nv = ir_var(s->a, v, loc);
     f = ir_subst_expr(s->a, f, l->var, nv);
     for (int d = 0; d < b->ndim; d++) ix[d] = ir_subst_expr(s->a, ix[d], l->var, nv);

@@ -92,18 +92,36 @@ static void subtree_insts(Stmt *st, int **v, int *n) {
   *n = in.n;
 }
 
+/* Size i of the kernel as a loop of [o]: constant through a run, it
+ * leads every iteration, as it leads every instance of the model
+ * (ir/deps.c), so regions and bounds are exact at every size. */
+static const Stmt *size_loop(Sched *s, int i) {
+  Stmt *l = ir_stmt(s->a, ST_FOR, s->k->sizes[i]->loc);
+  l->var = (Var *)s->k->sizes[i];
+  l->name = l->var->name;
+  l->step = 1;
+  return l;
+}
+
 bool at_init(AtRegion *r, Sched *s, Stmt *root, Stmt *target) {
   memset(r, 0, sizeof *r);
   r->s = s;
   r->root = root;
   r->target = target;
   AtFrame f[AT_MAX_LOOPS], rf[AT_MAX_LOOPS];
-  int nf, nrf;
-  if (!at_frames(s->k, target, f, AT_MAX_LOOPS - 1, &nf) ||
-      !at_frames(s->k, root, rf, AT_MAX_LOOPS, &nrf))
+  int nf, nrf, ns = s->k->nsizes;
+  if (!at_frames(s->k, target, f, AT_MAX_LOOPS - 1 - ns, &nf) ||
+      !at_frames(s->k, root, rf, AT_MAX_LOOPS - ns, &nrf))
     return sched_error(s, NULL, "loop nest too deep");
   AffCtx a;
   aff_init(&a, s->ctx, s->k);
+  char why[300];
+  if (ns && !aff_push_sizes(&a, why, sizeof why)) {
+    aff_free(&a);
+    return sched_error(s, NULL, "internal error: cannot model the sizes: %s", why);
+  }
+  for (int i = 0; i < ns; i++) r->oloops[r->n++] = size_loop(s, i);
+  r->nsh = ns; /* every nest shares the sizes */
   for (int i = 0; i < nf; i++) {
     if (f[i].st->kind == ST_FOR) {
       aff_push_loop(&a, f[i].st);
@@ -177,7 +195,7 @@ isl_union_set *at_leaves(const AtRegion *r, const int *insts, int n) {
 isl_union_map *at_by_iter(const AtRegion *r, const DepModel *m, const int *insts, int n) {
   int dims[AT_MAX_LOOPS];
   for (int k = 0; k < r->n; k++) {
-    dims[k] = -1;
+    dims[k] = k < r->s->k->nsizes ? k : -1; /* the sizes: the first time dimensions (ir/deps.c) */
     for (int i = 0; i < m->nloops; i++)
       if (m->loops[i].loop == r->oloops[k]) dims[k] = m->loops[i].dim;
     if (dims[k] < 0) return NULL;
@@ -419,6 +437,14 @@ void region_pieces_free(RegionPieces *p) {
   p->n = 0;
 }
 
+/* Does aff depend on a loop of [o] past the sizes? (Always false
+ * without sizes: the bound's piece is then the first non-constant one.) */
+static bool in_loops(const AtRegion *r, isl_aff *aff) {
+  for (int k = r->s->k->nsizes; r->s->k->nsizes && k < r->n; k++)
+    if (isl_aff_involves_dims(aff, isl_dim_in, (unsigned)k, 1) == isl_bool_true) return true;
+  return false;
+}
+
 /* A bound of loop q over the iterations ctx, pa (taken, defined on ctx):
  * the max (lower) or min (upper) of its pieces. The piece that depends on
  * the iteration becomes the loop bound, the others (the clamps at the
@@ -456,6 +482,8 @@ static bool bound(Build *b, isl_pw_aff *pa, isl_set *ctx, bool lower, const Stmt
   int main = 0;
   for (int i = p.n - 1; i >= 0; i--)
     if (isl_aff_is_cst(p.a[i]) == isl_bool_false) main = i;
+  for (int i = p.n - 1; i >= 0; i--) /* with sizes: a piece in the loops (io * 8 + 8, not n) */
+    if (in_loops(b->r, p.a[i])) main = i;
   for (int i = 0; ok && i < p.n; i++) {
     /* lower bounds are inclusive; upper ones exclusive (+1), except the
      * start of a loop counting down */

@@ -154,39 +154,15 @@ static bool recheck(Sched *s) {
          sched_place_onchip(s);
 }
 
-/* The steps a kernel with symbolic sizes may take: those that rewrite
- * loops and guards (split's tail is guarded by the size, `io * 32 + ii <
- * n`; fuse and loop_partition take constant inner trip counts and
- * constant bounds, as they do without sizes); set_scope (a local's shape
- * is constant) and stage (its array as large as the assumptions let the
- * counters run); the layout steps on arrays of constant extents
- * (schedule/layout.c refuses a sized one); bind (its loop's trip count is
- * a constant; the passes around it and the cores' tails follow the
- * sizes); the caches, tensorize and double_buffer, whose regions, buffers
- * and DMA counts follow the sizes (schedule/cache.c); the inlines,
- * whose rules are checked on the model; expand (its array form as large
- * as the assumptions let the counters run, as stage's); and use and inline of a call of
- * a constant kernel (legal by construction; a call of a sized kernel is
- * refused by the frontend). Their legality proofs hold at
- * every size (the sizes lead every instance of the model, ir/deps.c), and
- * the check runs each variant at the kernel's size sets. The others
- * (compute_at, ...) size regions from constant bounds and wait
- * (docs/kernel-language.md). Each one here has a test on a sized kernel
- * (tests/test_sizes.c, tests/test_sized_steps.c). */
-static const char *const sized_prims[] = {
-    "split",      "tile",         "reorder",      "fission",        "merge",         "fuse",
-    "loop_partition", "set_scope", "stage",       "transform_layout", "buffer_split", "buffer_fuse",
-    "buffer_reorder", "buffer_pad", "storage_align", "set_axis_separators", "bind",   "decompose_reduction",
-    "unroll",     "parallel",     "vectorize",    "annotate",       "cache_read",    "cache_write",
-    "tensorize",  "double_buffer", "compute_inline", "reverse_compute_inline", "use", "inline", "expand"};
-enum { NSIZED_PRIMS = sizeof sized_prims / sizeof sized_prims[0] };
-
-bool sched_sized_ok(const char *prim) {
-  for (int i = 0; i < NSIZED_PRIMS; i++)
-    if (!strcmp(prim, sized_prims[i])) return true;
-  return false;
-}
-
+/* Every step takes a kernel with symbolic sizes: its legality proofs
+ * hold at every size (the sizes lead every instance of the model,
+ * ir/deps.c), regions and buffers follow the sizes or are as large as the
+ * assumptions let the counters run (schedule/cache.c, schedule/region.c,
+ * expand's and stage's arrays), and the check runs each variant at the
+ * kernel's size sets. A call of a sized kernel has its sizes put in
+ * (ir_call_pass_sizes). Each step has a test on a sized kernel
+ * (tests/test_sizes.c, tests/test_sized_steps.c, tests/test_sized_calls.c,
+ * tests/kernels/sized_*.c). */
 bool sched_apply(Sched *s, const SchedStep *st) {
   s->step = st;
   int pi = -1;
@@ -212,19 +188,6 @@ bool sched_apply(Sched *s, const SchedStep *st) {
     else if (hi > 8) snprintf(count, sizeof count, "at least %d", lo);
     else snprintf(count, sizeof count, hi == lo + 1 ? "%d or %d" : "%d to %d", lo, hi);
     return sched_error(s, NULL, "takes %s argument%s, %s; got %d", count, hi == 1 ? "" : "s", prims[pi].usage, st->nargs);
-  }
-  if (s->k->nsizes && !sched_sized_ok(prims[pi].name)) {
-    StrBuf names, them;
-    sb_init(&names);
-    sb_init(&them);
-    for (int i = 0; i < s->k->nsizes; i++) sb_printf(&names, "%s%s", i ? ", " : "", s->k->sizes[i]->name);
-    for (int i = 0; i < NSIZED_PRIMS; i++)
-      sb_printf(&them, "%s%s", i == 0 ? "" : i == NSIZED_PRIMS - 1 ? " and " : ", ", sized_prims[i]);
-    bool r = sched_error(s, NULL, "the kernel has symbolic sizes (%s): %s is not supported with them yet (%s are)",
-                         names.data, prims[pi].name, them.data);
-    sb_free(&names);
-    sb_free(&them);
-    return r;
   }
   s->step_keeps_order = prims[pi].order == KEEPS_ORDER;
   s->reorder.top = NULL;

@@ -137,8 +137,6 @@ Sched *sched_new(Arena *a, const Module *m, const Kernel *k, const char *variant
                  const char *file, const char *src, const NpuTarget *target);
 void sched_free(Sched *s);
 /* Applies one step. False (with an error) when refused. */
-/* May a kernel with symbolic sizes take step prim (schedule/sched.c)? */
-bool sched_sized_ok(const char *prim);
 /* s reads the semantics kernels from shared, which its owner keeps and
  * frees after s: a session or a tester applies many schedules, and each
  * would otherwise parse every npu_vu_* file again (most of a tune trial's

@@ -314,3 +314,95 @@ Test(sized_steps, buffer_steps_on_sized_kernels) {
   stage_set_scope_and_inlines_in_a_sized_kernel();
   layout_steps_on_constant_arrays_of_a_sized_kernel();
 }
+
+/* A producer and a consumer over a sized outer loop, through a
+ * parameter sized by n. */
+static const char *pair =
+    "void k(int n, const float x[n][16], float u[n][16], float out[n][16]) {\n"
+    "  for (int i = 0; i < n; i++)\n"
+    "    for (int j = 0; j < 16; j++)\n"
+    "      prod: u[i][j] = x[i][j] * 2.0f;\n"
+    "  for (int i2 = 0; i2 < n; i2++)\n"
+    "    for (int j2 = 0; j2 < 16; j2++)\n"
+    "      cons: out[i2][j2] = u[i2][j2] + 1.0f;\n"
+    "}\n";
+
+/* compute_at and reverse_compute_at on a sized kernel: the sizes lead
+ * every iteration of the target loop (schedule/region.c), so the region
+ * of a tile of 8 is its 8 rows clamped at n, within u's extent n
+ * (compute_at.c's within_extent). The narrowed loop is the tile's, the
+ * clamp at n a guard. Without an upper bound on n the tile's end
+ * `io * 8 + 8` could pass INT_MAX: refused, saying to assume one.
+ * Before: "compute_at is not supported with them yet". */
+static void compute_at_and_reverse_on_a_sized_kernel(void) {
+  NpgSession *s = open_ok(pair, "#pragma npu assume(k, n <= 4096)\n#pragma npu sizes(k, n = 21)\n"
+                                "#pragma npu schedule(k, ca)\n#pragma npu split(i2, 8, io, ii)\n"
+                                "#pragma npu compute_at(prod, io)\n"
+                                "#pragma npu schedule(k, rca)\n#pragma npu split(i, 8, io, ii)\n"
+                                "#pragma npu reverse_compute_at(cons, io)\n");
+  has(npg_emit_source(s, passes(s, "ca")), "  for (int io = 0; io < n / 8 + (n % 8 > 0); io++) {\n"
+                                           "    for (int i = io * 8; i < io * 8 + 8; i++) {\n"
+                                           "      if (i < n) {\n");
+  has(npg_emit_source(s, passes(s, "rca")), "    for (int i2 = io * 8; i2 < io * 8 + 8; i2++) {\n      if (i2 < n) {\n");
+  npg_close(s);
+  refused(pair, "#pragma npu schedule(k, ca)\n#pragma npu split(i2, 8, io, ii)\n#pragma npu compute_at(prod, io)\n",
+          "k.c:2:3: error: loop bound 'io * 8 + 8' ranges over [8, 2147483648], outside its type int [-2147483648, "
+          "2147483647]: C would wrap it around or overflow; compute it in a wider signed type, or assume smaller sizes");
+}
+
+/* TFLite's end of a convolution over n pixels (the input offset in the
+ * reduction, the output offset and the clamp as reassignments of acc),
+ * and a reduction over n. */
+static const char *qconv =
+    "#include <stdint.h>\n"
+    "void qc(int n, const int8_t input[n][16], const int8_t filter[4][16], int8_t out[n][4], int8_t off) {\n"
+    "  for (int p = 0; p < n; p++)\n"
+    "    for (int oc = 0; oc < 4; oc++) {\n"
+    "      int32_t acc = 0;\n"
+    "      for (int ic = 0; ic < 16; ic++)\n"
+    "        update: acc += filter[oc][ic] * (input[p][ic] + off);\n"
+    "      s8: acc += 3;\n"
+    "      s9: acc = acc > -128 ? acc : -128;\n"
+    "      s10: acc = acc < 127 ? acc : 127;\n"
+    "      s11: out[p][oc] = (int8_t)acc;\n"
+    "    }\n"
+    "}\n"
+    "#pragma npu sizes(qc, n = 13)\n"
+    "void qk(int n, const int8_t input[4][n], const int8_t filter[4][n], int32_t out[4][4], int8_t off) {\n"
+    "  for (int p = 0; p < 4; p++)\n"
+    "    for (int oc = 0; oc < 4; oc++) {\n"
+    "      int32_t acc = 0;\n"
+    "      for (int ic = 0; ic < n; ic++)\n"
+    "        update: acc += filter[oc][ic] * (input[p][ic] + off);\n"
+    "      out[p][oc] = acc;\n"
+    "    }\n"
+    "}\n";
+
+/* fold and hoist_offset on a sized kernel: the offset's sums span the
+ * constant channel loop (ofs[4], computed once at the start), the chain
+ * after the reduction folds into the store; a reduction over n sums to n
+ * at the start too, its sums proven to fit at the most trips the
+ * assumptions allow (refused without a bound on n, saying so). Before:
+ * "fold (hoist_offset) is not supported with them yet". */
+static void fold_and_hoist_offset_on_a_sized_kernel(void) {
+  NpgSession *s = open_ok(qconv, "#pragma npu schedule(qc, hf)\n#pragma npu hoist_offset(update, off, ofs)\n"
+                                 "#pragma npu fold(s8)\n#pragma npu assume(qk, n <= 64)\n"
+                                 "#pragma npu schedule(qk, h)\n#pragma npu hoist_offset(update, off, ofs)\n");
+  const char *c = npg_emit_source(s, passes(s, "hf"));
+  has(c, "ofs[ofs_oc] += off * filter[ofs_oc][ofs_ic];");
+  has(c, "      for (int ic = 0; ic < 16; ic++) {\n        acc += filter[oc][ic] * input[p][ic]; /* update */\n      }\n"
+         "      acc += ofs[oc];\n      const int s11_val = acc + 3 > -128 ? acc + 3 : -128;\n"
+         "      out[p][oc] = (int8_t)(s11_val < 127 ? s11_val : 127); /* s11 */");
+  has(npg_emit_source(s, passes(s, "h")), "    for (int ofs_ic = 0; ofs_ic < n; ofs_ic++) {\n"
+                                           "      ofs[ofs_oc] += off * filter[ofs_oc][ofs_ic];");
+  npg_close(s);
+  refused(qconv, "#pragma npu schedule(qk, h)\n#pragma npu hoist_offset(update, off, ofs)\n",
+          "k.c:25:26: error: hoist_offset: a sum of 2147483647 products filter * X could leave int (its trips at the "
+          "largest sizes allowed; assume smaller sizes)");
+}
+
+/* compute_at, reverse_compute_at, fold and hoist_offset on sized kernels. */
+Test(sized_steps, statement_steps_on_sized_kernels) {
+  compute_at_and_reverse_on_a_sized_kernel();
+  fold_and_hoist_offset_on_a_sized_kernel();
+}

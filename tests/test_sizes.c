@@ -111,16 +111,6 @@ Test(sizes, a_split_of_a_sized_loop_needs_no_assumption) {
   npg_close(s);
 }
 
-Test(sizes, steps_not_built_for_sizes_are_refused) {
-  refused(copy, "#pragma npu assume(copy, n <= 128)\n#pragma npu schedule(copy, c2)\n"
-                "#pragma npu split(i, 8, io, ii)\n#pragma npu fold(s1)\n",
-          "k.c:8:13: error: fold: the kernel has symbolic sizes (n): fold is not supported with them yet (split, "
-          "tile, reorder, fission, merge, fuse, loop_partition, set_scope, stage, transform_layout, buffer_split, "
-          "buffer_fuse, buffer_reorder, buffer_pad, storage_align, set_axis_separators, bind, decompose_reduction, "
-          "unroll, parallel, vectorize, annotate, cache_read, cache_write, tensorize, double_buffer, compute_inline, "
-          "reverse_compute_inline, use, inline and expand are)");
-}
-
 /* The errors of kernel + pragmas hold want. */
 static void errors_have(const char *kernel, const char *pragmas, const char *want) {
   char src[8192];
@@ -364,13 +354,6 @@ Test(sizes, extent_arithmetic_must_not_overflow) {
   NpgCheckResult r;
   cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
   npg_close(s);
-}
-
-/* Calls of a kernel with symbolic sizes come with the next step. */
-Test(sizes, a_call_of_a_sized_kernel_is_refused_for_now) {
-  refused("void sc(int n, float A[n]) {\n  for (int i = 0; i < n; i++) A[i] = 2 * A[i];\n}\n"
-          "void prog(float X[16]) {\n  sc(16, X);\n}\n",
-          "", "k.c:5:3: error: kernel 'sc' has symbolic sizes (n): calls of such kernels are not supported yet");
 }
 
 /* ---- found by review: each failed before its mend ---- */
