@@ -18,6 +18,14 @@ typedef void (*SemTensor)(int8_t *, const int32_t *, int32_t, int, int32_t);
 typedef void (*SemChannel)(int8_t *, const int32_t *, const int32_t *, const int32_t *, int32_t);
 
 enum { RQ_N = 256 };
+/* multipliers per tensor, each at all 32 shifts: 7 fixed, then random ones
+ * (the ASan+UBSan build's share: the fixed and 3 random, for make test's
+ * CPU budget; a simulator per case is its cost there) */
+#if defined(__SANITIZE_ADDRESS__)
+enum { RQ_MULTIPLIERS = 10 };
+#else
+enum { RQ_MULTIPLIERS = 40 };
+#endif
 
 static void *rq_kernel(TccUnit **unit, const char *name) {
   const char *defs[] = {"N=256", NULL};
@@ -56,7 +64,7 @@ Test(requant_q31, per_tensor_simulator_matches_semantics) {
   int8_t want[RQ_N];
   rq_values(&r, a);
   const int32_t fixed[] = {1 << 30, (1 << 30) + 1, INT32_MAX, 1518500250, INT32_MIN, 0, -1073741824};
-  for (int k = 0; k < 40; k++) {
+  for (int k = 0; k < RQ_MULTIPLIERS; k++) {
     int32_t m = k < (int)(sizeof fixed / 4) ? fixed[k] : simt_range(&r, 1 << 30, INT32_MAX);
     for (int shift = -31; shift <= 0; shift++) {
       int32_t zp = rq_zero_point(shift, k);

@@ -40,16 +40,19 @@ void check_fails(const char *src, const char *want) {
   npg_close(s);
 }
 
-int checked(NpgSession *s, const char *variant) {
+int checked_result(NpgSession *s, const char *variant, NpgCheckResult *first) {
   int i = npg_variant_index(s, variant);
   cr_assert_geq(i, 0, "no variant %s", variant);
   for (uint64_t seed = 1; seed <= 2; seed++) {
     NpgCheckResult r;
     cr_assert(npg_check(s, i, seed, &r), "%s: %s\n%s", variant, r.message, npg_emit_source(s, i));
     cr_assert_gt(r.compared, 0);
+    if (seed == 1 && first) *first = r;
   }
   return i;
 }
+
+int checked(NpgSession *s, const char *variant) { return checked_result(s, variant, NULL); }
 
 int checked_once(NpgSession *s, const char *variant) {
   int i = npg_variant_index(s, variant);

@@ -16,6 +16,8 @@ void check_fails(const char *src, const char *want);
 /* The variant exists and passes the differential check with seeds 1 and 2;
  * returns its index. */
 int checked(NpgSession *s, const char *variant);
+/* checked, and the result of its first run (seed 1) in *first */
+int checked_result(NpgSession *s, const char *variant, NpgCheckResult *first);
 /* As checked, with seed 1 only (for tests near their CPU budget). */
 int checked_once(NpgSession *s, const char *variant);
 /* text contains (lacks) part; fails the test showing both otherwise. */

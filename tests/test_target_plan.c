@@ -168,7 +168,13 @@ Test(target, copies_out_waited_every_pass_hold_one_token_a_core) {
 
 /* The VU examples keep up to `full` DMAs in flight on the default target:
  * with that many tokens their code is the default's, with one fewer it is
- * not, and every count runs (the sim fails a DMA past them). */
+ * not, and every count runs (the sim fails a DMA past them). The
+ * ASan+UBSan build plans every count and runs the 1-token plans. */
+#if defined(__SANITIZE_ADDRESS__)
+enum { SANITIZED = 1 }; /* make test's CPU budget: see the_vu_examples_at_their_dma_limits */
+#else
+enum { SANITIZED = 0 };
+#endif
 Test(target, the_vu_examples_at_their_dma_limits) {
   static const struct {
     const char *file;
@@ -185,10 +191,12 @@ Test(target, the_vu_examples_at_their_dma_limits) {
       cr_assert_eq(npg_variant_count(s), npg_variant_count(def));
       bool same = true;
       for (int v = 0; v < npg_variant_count(s); v++) {
+        same &= !strcmp(npg_emit_source(s, v), npg_emit_source(def, v));
+        if (!npg_variant_schedule(s, v)) continue; /* the kernel as written: no DMA, the same on every target */
+        if (SANITIZED && i > 0) continue; /* ASan+UBSan: the runs at 1 token, the plan furthest from the default's */
         NpgCheckResult r;
         cr_assert(npg_check(s, v, 1, &r), "%s with %d tokens, %s: %s", examples[e].file, tokens[i],
                   npg_variant_name(s, v), r.message);
-        same &= !strcmp(npg_emit_source(s, v), npg_emit_source(def, v));
       }
       cr_expect_eq(same, tokens[i] == examples[e].full, "%s with %d tokens", examples[e].file, tokens[i]);
       npg_close(s);
