@@ -123,7 +123,7 @@ static const char *const *local_extents(Arena *a, const Buffer *b) {
     const ExtentSpelling *sp = lower_extent_spelt(b, d);
     if (!sp || sp->value != b->shape[d]) continue;
     if (!out) out = ARENA_ARRAY(a, const char *, b->ndim);
-    char *text = lower_extent_spelling(NULL, b, d);
+    char *text = lower_extent_spelling(NULL, NULL, b, d);
     out[d] = arena_strdup(a, text);
     free(text);
   }
@@ -160,7 +160,7 @@ static void extent_macros(Arena *a, LoweredFunction *f) {
   int i = 0;
   for (const Param *p = f->k->params; p; p = p->next, i++)
     for (int d = 0; p->buf && d < p->buf->ndim; d++) {
-      char *spelt = lower_extent_spelling(NULL, p->buf, d);
+      char *spelt = lower_extent_spelling(NULL, NULL, p->buf, d);
       f->extent_macro[i * IR_MAX_DIMS + d] = spelt ? arena_strdup(a, spelt) : lower_extent_macro(p->buf, d);
       free(spelt);
     }
@@ -274,7 +274,8 @@ static void source(LoweredModule *m, const LowerUnit *u) {
 
 /* Function f as a header of that style declares it (lower/prototype.c):
  * sizes by the variant's macros, types by their C names. */
-static LoweredFunction header_proto(Arena *a, const char *variant, const LoweredFunction *f, ProtoStyle style) {
+static LoweredFunction header_proto(Arena *a, const Module *m, const char *variant, const LoweredFunction *f,
+                                    ProtoStyle style) {
   LoweredFunction h = *f;
   if (style == PROTO_HEADER_CXX) h.k = lower_cxx_param_names(a, f->k);
   int n = f->k->nparams ? f->k->nparams : 1, i = 0;
@@ -283,8 +284,8 @@ static LoweredFunction header_proto(Arena *a, const char *variant, const Lowered
   for (const Param *p = f->k->params; p; p = p->next, i++) {
     h.param_type[i] = lower_proto_type(p->buf ? p->buf->elem : p->var->type, style);
     for (int d = 0; p->buf && d < p->buf->ndim; d++) {
-      char *spelt = lower_extent_spelling(variant, p->buf, d);
-      char *macro = spelt ? spelt : lower_size_macro(variant, p->buf, d);
+      char *spelt = lower_extent_spelling(m, variant, p->buf, d);
+      char *macro = spelt ? spelt : lower_size_macro(m, variant, p->buf, d);
       h.extent_macro[i * IR_MAX_DIMS + d] = macro ? arena_strdup(a, macro) : NULL;
       free(macro);
     }
@@ -309,7 +310,7 @@ static void size_define(Arena *a, LoweredDefines *out, const char *name, int64_t
 /* "#define MM_TILED_M 8": each macro the header's prototypes name, once,
  * in their order; an extent spelt as an expression (`H + 2`) names each
  * of its #defines. */
-static LoweredDefines size_defines(Arena *a, const char *variant, const LoweredFunction *h) {
+static LoweredDefines size_defines(Arena *a, const Module *m, const char *variant, const LoweredFunction *h) {
   int n = 0, i = 0;
   for (const Param *p = h->k->params; p; p = p->next)
     for (int d = 0; p->buf && d < p->buf->ndim; d++)
@@ -320,7 +321,7 @@ static LoweredDefines size_defines(Arena *a, const char *variant, const LoweredF
       const ExtentSpelling *spelt = lower_extent_spelt(p->buf, d);
       for (int t = 0; spelt && t < spelt->n; t++) {
         if (!spelt->tok[t].is_macro) continue;
-        char *name = lower_header_macro(variant, spelt->tok[t].text);
+        char *name = lower_header_macro(m, variant, spelt->tok[t].text);
         size_define(a, &out, name, spelt->tok[t].value);
         free(name);
       }
@@ -346,13 +347,13 @@ static void header(LoweredModule *m, const LowerUnit *u) {
   HeaderBranch branch[3];
   m->nheader_protos = lower_header_branches(u->k, u->assume_no_alias, branch);
   for (int i = 0; i < m->nheader_protos; i++)
-    m->header_protos[i] = (HeaderPrototype){header_proto(a, u->name, &m->main, branch[i].style), branch[i].cond, branch[i].why};
-  m->header_defines = size_defines(a, u->name, &m->header_protos[m->nheader_protos - 1].proto);
+    m->header_protos[i] = (HeaderPrototype){header_proto(a, u->m, u->name, &m->main, branch[i].style), branch[i].cond, branch[i].why};
+  m->header_defines = size_defines(a, u->m, u->name, &m->header_protos[m->nheader_protos - 1].proto);
   m->header_layouts = ARENA_ARRAY(a, LoweredLayout, m->nlayouts ? m->nlayouts : 1);
   for (int i = 0; i < m->nlayouts; i++) {
     const LoweredLayout *h = &m->layouts[i];
-    m->header_layouts[i] = (LoweredLayout){h->comment, header_proto(a, h->pack.name, &h->pack, PROTO_HEADER),
-                                           header_proto(a, h->unpack.name, &h->unpack, PROTO_HEADER)};
+    m->header_layouts[i] = (LoweredLayout){h->comment, header_proto(a, u->m, h->pack.name, &h->pack, PROTO_HEADER),
+                                           header_proto(a, u->m, h->unpack.name, &h->unpack, PROTO_HEADER)};
   }
   Lines notes = {0};
   char *padding = lower_padding_assumed(u->k, false);
