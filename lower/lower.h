@@ -164,7 +164,9 @@ void lower_name_args(Lower *lw, IntrinCall *call);
 void lower_hold_repeat(Lower *lw, const Stmt *loop, IntrinCall *call);
 /* lower/intrin_repeats.c (after lower_intrinsics): a bound loop's tail
  * count that its phases' DMAs and call print alike, computed once per core
- * into `<core>_count[core]` by the first phase, which all of them name. */
+ * into `<core>_count[core]` by the first phase, which all of them name;
+ * then a loop's tail count without cores, `const int <loop>_count` first
+ * in the loop's body. */
 void lower_hold_core_counts(Lower *lw, Stmt *body);
 
 /* lower/intrinsic.c (last, on the whole body): each tensorized nest

@@ -46,7 +46,7 @@ Test(coverage, gemv_as_written_runs_on_the_nu_matmul) {
                                 "#pragma npu cache_read(x, nu_wb, io, x_wb)\n"
                                 "#pragma npu cache_write(y, nu_ob, io, y_ob)\n"
                                 "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
-  has(npg_emit_source(t, checked(t, "v")), "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], npu_clamp(64 - io * 24, 24), /*n=*/1, /*k=*/96, "
+  has(npg_emit_source(t, checked(t, "v")), "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], io_count, /*n=*/1, /*k=*/96, "
                                            "/*lda=*/96, /*ldb=*/1, /*ldc=*/1, /*accumulate=*/0);");
   npg_close(t);
 }

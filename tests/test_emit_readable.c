@@ -219,3 +219,25 @@ Test(emit_readable, comments_name_only_counters_the_c_declares) {
   lacks(c, "x_dm_0");
   npg_close(s);
 }
+
+/* A split tail without cores: its count is held once per pass of the
+ * loop, as a bound loop's is per core (lower/intrin_repeats.c). Before:
+ * `npu_clamp(100 - io * 32, 32)` in the load, the call and the copy out. */
+Test(emit_readable, a_split_tail_count_is_held_once_per_pass) {
+  static const char hundred[] = "void sc(const float x[100], float y[100]) {\n"
+                                "  for (int i = 0; i < 100; i++) y[i] = x[i] * 2.0f;\n"
+                                "}\n";
+  NpgSession *s = open_ok(hundred, "#pragma npu schedule(sc, tail)\n"
+                                   "#pragma npu split(i, 32, io, ii)\n"
+                                   "#pragma npu cache_read(x, vu_vm, io, x_vm)\n"
+                                   "#pragma npu cache_write(y, vu_vm, io, y_vm)\n"
+                                   "#pragma npu vectorize(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "tail"));
+  has(c, "  for (int io = 0; io < 4; io++) {\n    const int io_count = npu_clamp(100 - io * 32, 32);\n");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &x_vm[0], &x[io * 32], 4 * io_count));");
+  has(c, "npu_vu_muls_f32(&y_vm[0], &x_vm[0], io_count, /*s=*/2.0f);");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &y[io * 32], &y_vm[0], 4 * io_count));");
+  const char *first = strstr(c, "npu_clamp(");
+  cr_expect(first && !strstr(first + 1, "npu_clamp("), "npu_clamp printed more than once:\n%s", c);
+  npg_close(s);
+}
