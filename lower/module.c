@@ -64,11 +64,17 @@ static const char *shown_path(Arena *a, const char *path) {
   return out;
 }
 
-/* The comment that opens the .c ("C99") or the .h ("Header"). */
-static void file_comment(Arena *a, const LowerUnit *u, const char *what, Lines *l) {
-  const char *file = shown_path(a, u->m->file);
+/* The first line of the .c ("C99") or the .h ("Header"), which
+ * cli/emit_dir.c knows npugen's files by. */
+static void generated_line(Arena *a, const LowerUnit *u, const char *what, Lines *l) {
   add_line(a, l, arena_printf(a, "%s" NPG_FILE_GENERATED "%s from %s. Do not edit.", what, NPUGEN_VERSION_STRING,
-                              file));
+                              shown_path(a, u->m->file)));
+}
+
+/* The comment that opens the .c. */
+static void file_comment(Arena *a, const LowerUnit *u, Lines *l) {
+  const char *file = shown_path(a, u->m->file);
+  generated_line(a, u, NPG_FILE_KIND_SOURCE, l);
   add_line(a, l, arena_printf(a, "Kernel: %s (%s:%d)", u->k->name, file, u->k->loc.line));
   if (u->schedule && *u->schedule) {
     if (u->target) add_line(a, l, arena_printf(a, "Target: %s", u->target->name));
@@ -257,7 +263,7 @@ static void tcc_masks(LoweredModule *m) {
 static void source(LoweredModule *m, const LowerUnit *u) {
   Arena *a = &m->arena;
   Lines l = {0};
-  file_comment(a, u, NPG_FILE_KIND_SOURCE, &l);
+  file_comment(a, u, &l);
   m->comment = l.items;
   m->ncomment = l.n;
   m->includes = lower_includes(u->k, false);
@@ -331,10 +337,23 @@ static LoweredDefines size_defines(Arena *a, const Module *m, const char *varian
   return out;
 }
 
+/* The comment that opens the .h: what the caller needs, and where the
+ * rest is. The schedule, its target and the notes stay in the .c, so a
+ * change to the schedule rewrites the .c alone and recompiles no file
+ * that includes the header. */
+static void header_comment(Arena *a, const LowerUnit *u, Lines *l) {
+  generated_line(a, u, NPG_FILE_KIND_HEADER, l);
+  if (u->schedule && *u->schedule) add_line(a, l, arena_printf(a, "Schedule, target and notes: %s.c", u->name));
+  else add_line(a, l, arena_printf(a, "Schedule: none (the kernel as written); its C: %s.c", u->name));
+  char *padding = lower_padding_assumed(u->k, true);
+  add_lines(a, l, "", padding);
+  free(padding);
+}
+
 static void header(LoweredModule *m, const LowerUnit *u) {
   Arena *a = &m->arena;
   Lines l = {0};
-  file_comment(a, u, NPG_FILE_KIND_HEADER, &l);
+  header_comment(a, u, &l);
   char *preconditions = lower_preconditions_text(u->k);
   add_lines(a, &l, "", preconditions);
   free(preconditions);
