@@ -363,16 +363,20 @@ static void header(LoweredModule *m, const LowerUnit *u) {
   m->guard = arena_strdup(a, guard);
   free(guard);
   m->header_stdint = lower_includes(u->k, true).stdint;
+  /* the headers its size macros must not clash with (lower/header_set.c
+   * reads the kernel file's directory): only a header written beside its
+   * .c has any; the JIT's C and the check's include none */
+  const Module *set = u->own_header ? u->m : NULL;
   HeaderBranch branch[3];
   m->nheader_protos = lower_header_branches(u->k, u->assume_no_alias, branch);
   for (int i = 0; i < m->nheader_protos; i++)
-    m->header_protos[i] = (HeaderPrototype){header_proto(a, u->m, u->name, &m->main, branch[i].style), branch[i].cond, branch[i].why};
-  m->header_defines = size_defines(a, u->m, u->name, &m->header_protos[m->nheader_protos - 1].proto);
+    m->header_protos[i] = (HeaderPrototype){header_proto(a, set, u->name, &m->main, branch[i].style), branch[i].cond, branch[i].why};
+  m->header_defines = size_defines(a, set, u->name, &m->header_protos[m->nheader_protos - 1].proto);
   m->header_layouts = ARENA_ARRAY(a, LoweredLayout, m->nlayouts ? m->nlayouts : 1);
   for (int i = 0; i < m->nlayouts; i++) {
     const LoweredLayout *h = &m->layouts[i];
-    m->header_layouts[i] = (LoweredLayout){h->comment, header_proto(a, u->m, h->pack.name, &h->pack, PROTO_HEADER),
-                                           header_proto(a, u->m, h->unpack.name, &h->unpack, PROTO_HEADER)};
+    m->header_layouts[i] = (LoweredLayout){h->comment, header_proto(a, set, h->pack.name, &h->pack, PROTO_HEADER),
+                                           header_proto(a, set, h->unpack.name, &h->unpack, PROTO_HEADER)};
   }
   Lines notes = {0};
   char *padding = lower_padding_assumed(u->k, false);
