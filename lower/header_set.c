@@ -4,9 +4,8 @@
  * and of the kernel files beside it (one directory of emitted files, as
  * tune/variant_name.c takes it): each kernel as written and each
  * `#pragma npu schedule` of it, with the #defines its parameters' extents
- * name. A sibling file is parsed only when its text holds a macro name
- * that could complete the name, so a directory of kernels costs a read of
- * each. */
+ * name. A sibling file is parsed only when its text holds the two parts
+ * of such a pair, so a directory of kernels costs a read of each. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,11 +51,23 @@ static bool module_reads_as(const Module *m, const char *name, const char *varia
   return false;
 }
 
-/* The text holds a part of name after one of its '_' (a macro that could
- * complete it). */
+/* text holds the n characters at part, in any case (a variant's name
+ * that reads as the upper-case part). */
+static bool holds_any_case(const char *text, const char *part, size_t n) {
+  for (const char *t = text; *t; t++) {
+    size_t i = 0;
+    while (i < n && t[i] && (t[i] == part[i] || (t[i] >= 'a' && t[i] <= 'z' && t[i] - 32 == part[i]))) i++;
+    if (i == n) return true;
+  }
+  return false;
+}
+
+/* The text could have a pair that reads as name: at one of its '_', the
+ * part after it (a macro) as it is and the part before it (a variant) in
+ * any case. */
 static bool may_complete(const char *text, const char *name) {
   for (const char *u = strchr(name, '_'); u; u = strchr(u + 1, '_'))
-    if (u[1] && strstr(text, u + 1)) return true;
+    if (u[1] && strstr(text, u + 1) && holds_any_case(text, name, (size_t)(u - name))) return true;
   return false;
 }
 
