@@ -448,3 +448,14 @@ Test(embed, a_schedule_change_leaves_the_header_as_it_was) {
   cr_expect(strstr(source[1], " *   split(i, 32, io, ii)\n *   unroll(ii)\n"), "%s", source[1]);
   for (int i = 0; i < 2; i++) free(header[i]), free(source[i]);
 }
+
+/* The header set is read from the kernel file's directory: what is not a
+ * regular file there is skipped (a FIFO named x.c would never end). */
+Test(embed, the_header_set_skips_what_is_not_a_file) {
+  char out[8192];
+  int rc = in_tmp(LOOKALIKE_KERNEL "kernel conv conv OUT_C 4 && mkfifo conv_out.c && mkdir d.c && "
+                  "$n emit conv.c -o out && grep -h '^#define CONV' out/conv.h",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "#define CONV_OUT_C 4\n");
+}
