@@ -254,8 +254,7 @@ static bool phases(Lower *lw, const Stmt *L, const PassLoop *pass, const Body *b
   }
   lw->held += need.tokens;
   char note[200];
-  snprintf(note, sizeof note, "bound to the VU cores: iteration %s runs on core %s, phase by phase", L->var->name,
-           L->var->name);
+  snprintf(note, sizeof note, "loop %s bound to the VU cores, one iteration on each, phase by phase", L->var->name);
   *tail = lower_append(*tail, lower_note(lw, L->loc, note));
   Stmt *block = ir_stmt(lw->arena, ST_BLOCK, L->loc), **in = &block->body;
   for (int i = 0; i < b->n; i++)
@@ -283,7 +282,7 @@ static void one_after_another(Lower *lw, const Stmt *L, const PassLoop *pass, co
                     : "the body does not run phase by phase (loads, compute, copies out)");
       *tail = lower_append(*tail, lower_note(lw, c->loc, note));
     }
-  int n = snprintf(note, sizeof note, "bound to the VU cores: iteration %s runs on core %s", L->var->name, L->var->name);
+  int n = snprintf(note, sizeof note, "loop %s bound to the VU cores, one iteration on each", L->var->name);
   if (*why) snprintf(note + n, sizeof note - (size_t)n, ", one core after another: %s", why);
   *tail = lower_append(*tail, lower_note(lw, L->loc, note));
   Stmt *loop = lower_shallow(lw, L);

@@ -169,22 +169,33 @@ static const char *renamed(Arena *a, const char *text, const char *what, const c
   return out;
 }
 
-/* The phase loop's DMA starts with the count named. */
+/* The DMA starts in a loop's body, at any depth, with the count named. */
+typedef struct {
+  Arena *a;
+  const char *text, *by;
+  int n;
+} Rename;
+
+static bool rename_dma(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Rename *r = ctx;
+  if (!s->low || s->low->kind != LOW_DMA_START || !s->low->shape || !count_in(s->low->shape, r->text)) return true;
+  DmaShape *d = ARENA_NEW(r->a, DmaShape);
+  *d = *s->low->shape; /* shared with the other starts of the same nest */
+  d->row = renamed(r->a, d->row, r->text, r->by);
+  for (int i = 0; i < d->ndims; i++) d->count[i] = renamed(r->a, d->count[i], r->text, r->by);
+  Lowered *low = ARENA_NEW(r->a, Lowered);
+  *low = *s->low;
+  low->shape = d;
+  s->low = low;
+  r->n++;
+  return true;
+}
+
 static int rename_in_dmas(Arena *a, Stmt *loop, const char *text, const char *by) {
-  int n = 0;
-  for (Stmt *s = loop->body->body; s; s = s->next) {
-    if (!s->low || s->low->kind != LOW_DMA_START || !s->low->shape || !count_in(s->low->shape, text)) continue;
-    DmaShape *d = ARENA_NEW(a, DmaShape);
-    *d = *s->low->shape; /* shared with the other starts of the same nest */
-    d->row = renamed(a, d->row, text, by);
-    for (int i = 0; i < d->ndims; i++) d->count[i] = renamed(a, d->count[i], text, by);
-    Lowered *low = ARENA_NEW(a, Lowered);
-    *low = *s->low;
-    low->shape = d;
-    s->low = low;
-    n++;
-  }
-  return n;
+  Rename r = {a, text, by, 0};
+  ir_walk_stmts(loop->body->body, rename_dma, &r); /* the statements themselves: rename_dma sets their low */
+  return r.n;
 }
 
 /* The #define the nest's guards name a constant by (`< LEN`), where its
@@ -297,6 +308,115 @@ static bool hold_counts(Stmt *s, int depth, void *ctx) {
   return true;
 }
 
+/* A split tail's count without cores, held once per pass of its loop. A
+ * split whose factor divides no extent leaves `npu_clamp(1000 - io * 128,
+ * 128)` in the loop's load, its call and its copy out; the loop's body
+ * computes it first, `const int io_count = npu_clamp(M - io * 128, 128);`,
+ * and they name it, renamed as the cores' count is (rename_in_dmas,
+ * replaced). The count is held in the innermost loop whose counter it
+ * uses, and only where nothing it names is declared inside that loop. */
+typedef struct {
+  const Var *v;
+  bool inside;
+} Declared;
+
+static bool declares_var(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Declared *d = ctx;
+  d->inside |= s->var == d->v && (s->kind == ST_FOR || s->kind == ST_DECL);
+  return !d->inside;
+}
+
+typedef struct {
+  const Stmt *loop;
+  bool ok;
+} Live;
+
+/* Each variable e names has its value where loop's body starts. */
+static bool live_var(const Expr *e, void *ctx) {
+  Live *l = ctx;
+  if (e->kind != EX_VAR || e->var == l->loop->var) return l->ok;
+  Declared d = {e->var, false};
+  ir_walk_stmts(l->loop->body->body, declares_var, &d);
+  l->ok = !d.inside;
+  return l->ok;
+}
+
+typedef struct {
+  const Stmt *loop;
+  const Expr *count;
+  IntrinCall *call;
+  Stmt *nest;
+} Tail;
+
+/* The first call in the loop with a count that the loop can hold. */
+static bool find_tail(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Tail *t = ctx;
+  if (!s->intrin_call || !s->intrin_call->fn) return !t->count;
+  IntrinCall *c = (IntrinCall *)s->intrin_call; /* lower/intrinsic.c's, made for this lowering */
+  Bounds b = {.n = 0};
+  if (c->hold_value) ir_walk_expr(c->hold_value, find_bound, &b);
+  for (int i = 0; i < c->nargs; i++) ir_walk_expr(c->args[i].value, find_bound, &b);
+  for (int i = 0; i < b.n && !t->count; i++) {
+    Live l = {t->loop, true};
+    ir_walk_expr(b.at[i], live_var, &l);
+    if (l.ok && ir_expr_uses(b.at[i], t->loop->var, NULL)) *t = (Tail){t->loop, b.at[i], c, s};
+  }
+  return !t->count;
+}
+
+typedef struct {
+  Arena *a;
+  const Expr *count, *use;
+} Replace;
+
+static bool replace_in_call(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  Replace *r = ctx;
+  if (!s->intrin_call || !s->intrin_call->fn) return true;
+  IntrinCall *call = (IntrinCall *)s->intrin_call;
+  IntrinArg *args = (IntrinArg *)call->args;
+  for (int i = 0; i < call->nargs; i++) args[i].value = replaced(r->a, args[i].value, r->count, r->use);
+  if (call->hold_value) call->hold_value = replaced(r->a, call->hold_value, r->count, r->use);
+  return true;
+}
+
+static void hold_tail(Lower *lw, Stmt *loop) {
+  Tail t = {loop, NULL, NULL, NULL};
+  ir_walk_stmts(loop->body->body, find_tail, &t);
+  if (!t.count) return;
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_expr(&sb, t.count);
+  const char *text = arena_strdup(lw->arena, sb.data);
+  sb_free(&sb);
+  const char *base = arena_printf(lw->arena, "%s_count", loop->var->name), *name = base;
+  for (int n = 2; taken(lw, t.call, name); n++) name = arena_printf(lw->arena, "%s%d", base, n);
+  if (!rename_in_dmas(lw->arena, loop, text, name)) return; /* the call alone prints it */
+  Decided *d = lw->once;
+  d->held = lower_room(lw->arena, d->held, d->nheld, &d->held_cap, sizeof *d->held);
+  d->held[d->nheld++] = name;
+  Var *v = ARENA_NEW(lw->arena, Var);
+  *v = (Var){.name = name, .type = &ty_int, .kind = VAR_LOCAL, .is_const = true, .loc = t.nest->loc};
+  Stmt *decl = ir_stmt(lw->arena, ST_DECL, t.nest->loc);
+  decl->var = v;
+  decl->init = (Expr *)spelt(lw, t.count, t.nest);
+  Expr *use = ARENA_NEW(lw->arena, Expr);
+  *use = (Expr){.kind = EX_VAR, .type = &ty_int, .loc = t.count->loc, .var = v};
+  Replace r = {lw->arena, t.count, use};
+  ir_walk_stmts(loop->body->body, replace_in_call, &r);
+  decl->next = loop->body->body;
+  loop->body->body = decl;
+}
+
+static bool hold_tails(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  if (s->kind == ST_FOR && s->body) hold_tail(ctx, s);
+  return true;
+}
+
 void lower_hold_core_counts(Lower *lw, Stmt *body) {
   for (Stmt *s = body; s; s = s->next) ir_walk_stmts(s, hold_counts, lw);
+  ir_walk_stmts(body, hold_tails, lw); /* what the cores left */
 }

@@ -164,7 +164,9 @@ void lower_name_args(Lower *lw, IntrinCall *call);
 void lower_hold_repeat(Lower *lw, const Stmt *loop, IntrinCall *call);
 /* lower/intrin_repeats.c (after lower_intrinsics): a bound loop's tail
  * count that its phases' DMAs and call print alike, computed once per core
- * into `<core>_count[core]` by the first phase, which all of them name. */
+ * into `<core>_count[core]` by the first phase, which all of them name;
+ * then a loop's tail count without cores, `const int <loop>_count` first
+ * in the loop's body. */
 void lower_hold_core_counts(Lower *lw, Stmt *body);
 
 /* lower/intrinsic.c (last, on the whole body): each tensorized nest
@@ -211,12 +213,17 @@ char *lower_header_guard(const char *file, const char *variant);
 /* The header's macro for extent d of parameter b: "<VARIANT>_<MACRO>"
  * where the kernel named it with a #define (malloc'ed), else NULL (a
  * literal, or an extent sized by a parameter); with the hash suffix of
- * lower_header_guard where that spelling could be another variant's and
- * macro's (a '_' in MACRO, a variant not in lower-case words). */
-char *lower_size_macro(const char *variant, const Buffer *b, int d);
+ * lower_header_guard only where another variant and macro of m's header
+ * set would read the same (lower_header_name_taken). */
+char *lower_size_macro(const Module *m, const char *variant, const Buffer *b, int d);
 /* "<VARIANT>_<MACRO>" for a #define a header names (malloc'ed), with
  * lower_size_macro's hash suffix where needed. */
-char *lower_header_macro(const char *variant, const char *macro);
+char *lower_header_macro(const Module *m, const char *variant, const char *macro);
+/* Whether name, the size macro of (variant, macro), is another pair's of
+ * the headers included with m's (lower/header_set.c): a variant of m's
+ * file or of a kernel file beside it, with a #define its kernel's
+ * parameters name. */
+bool lower_header_name_taken(const Module *m, const char *name, const char *variant, const char *macro);
 /* Extent d of parameter b where the user wrote an expression of
  * #defines (`H + 2`, Buffer.dim_spelling): its tokens, or NULL (also
  * where a layout step changed the shape). */
@@ -224,7 +231,7 @@ const ExtentSpelling *lower_extent_spelt(const Buffer *b, int d);
 /* That extent as a prototype spells it (malloc'ed), or NULL: with the
  * kernel's #defines in the .c (variant NULL), in a header with each
  * #define as lower_header_macro names it for variant. */
-char *lower_extent_spelling(const char *variant, const Buffer *b, int d);
+char *lower_extent_spelling(const Module *m, const char *variant, const Buffer *b, int d);
 /* Type t as a header of that style names it: the C type a typedef or a
  * type macro names. */
 const char *lower_proto_type(const Type *t, ProtoStyle style);

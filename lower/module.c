@@ -64,11 +64,17 @@ static const char *shown_path(Arena *a, const char *path) {
   return out;
 }
 
-/* The comment that opens the .c ("C99") or the .h ("Header"). */
-static void file_comment(Arena *a, const LowerUnit *u, const char *what, Lines *l) {
-  const char *file = shown_path(a, u->m->file);
+/* The first line of the .c ("C99") or the .h ("Header"), which
+ * cli/emit_dir.c knows npugen's files by. */
+static void generated_line(Arena *a, const LowerUnit *u, const char *what, Lines *l) {
   add_line(a, l, arena_printf(a, "%s" NPG_FILE_GENERATED "%s from %s. Do not edit.", what, NPUGEN_VERSION_STRING,
-                              file));
+                              shown_path(a, u->m->file)));
+}
+
+/* The comment that opens the .c. */
+static void file_comment(Arena *a, const LowerUnit *u, Lines *l) {
+  const char *file = shown_path(a, u->m->file);
+  generated_line(a, u, NPG_FILE_KIND_SOURCE, l);
   add_line(a, l, arena_printf(a, "Kernel: %s (%s:%d)", u->k->name, file, u->k->loc.line));
   if (u->schedule && *u->schedule) {
     if (u->target) add_line(a, l, arena_printf(a, "Target: %s", u->target->name));
@@ -123,7 +129,7 @@ static const char *const *local_extents(Arena *a, const Buffer *b) {
     const ExtentSpelling *sp = lower_extent_spelt(b, d);
     if (!sp || sp->value != b->shape[d]) continue;
     if (!out) out = ARENA_ARRAY(a, const char *, b->ndim);
-    char *text = lower_extent_spelling(NULL, b, d);
+    char *text = lower_extent_spelling(NULL, NULL, b, d);
     out[d] = arena_strdup(a, text);
     free(text);
   }
@@ -160,7 +166,7 @@ static void extent_macros(Arena *a, LoweredFunction *f) {
   int i = 0;
   for (const Param *p = f->k->params; p; p = p->next, i++)
     for (int d = 0; p->buf && d < p->buf->ndim; d++) {
-      char *spelt = lower_extent_spelling(NULL, p->buf, d);
+      char *spelt = lower_extent_spelling(NULL, NULL, p->buf, d);
       f->extent_macro[i * IR_MAX_DIMS + d] = spelt ? arena_strdup(a, spelt) : lower_extent_macro(p->buf, d);
       free(spelt);
     }
@@ -257,7 +263,7 @@ static void tcc_masks(LoweredModule *m) {
 static void source(LoweredModule *m, const LowerUnit *u) {
   Arena *a = &m->arena;
   Lines l = {0};
-  file_comment(a, u, NPG_FILE_KIND_SOURCE, &l);
+  file_comment(a, u, &l);
   m->comment = l.items;
   m->ncomment = l.n;
   m->includes = lower_includes(u->k, false);
@@ -276,7 +282,8 @@ static void source(LoweredModule *m, const LowerUnit *u) {
 
 /* Function f as a header of that style declares it (lower/prototype.c):
  * sizes by the variant's macros, types by their C names. */
-static LoweredFunction header_proto(Arena *a, const char *variant, const LoweredFunction *f, ProtoStyle style) {
+static LoweredFunction header_proto(Arena *a, const Module *m, const char *variant, const LoweredFunction *f,
+                                    ProtoStyle style) {
   LoweredFunction h = *f;
   if (style == PROTO_HEADER_CXX) h.k = lower_cxx_param_names(a, f->k);
   int n = f->k->nparams ? f->k->nparams : 1, i = 0;
@@ -285,8 +292,8 @@ static LoweredFunction header_proto(Arena *a, const char *variant, const Lowered
   for (const Param *p = f->k->params; p; p = p->next, i++) {
     h.param_type[i] = lower_proto_type(p->buf ? p->buf->elem : p->var->type, style);
     for (int d = 0; p->buf && d < p->buf->ndim; d++) {
-      char *spelt = lower_extent_spelling(variant, p->buf, d);
-      char *macro = spelt ? spelt : lower_size_macro(variant, p->buf, d);
+      char *spelt = lower_extent_spelling(m, variant, p->buf, d);
+      char *macro = spelt ? spelt : lower_size_macro(m, variant, p->buf, d);
       h.extent_macro[i * IR_MAX_DIMS + d] = macro ? arena_strdup(a, macro) : NULL;
       free(macro);
     }
@@ -311,7 +318,7 @@ static void size_define(Arena *a, LoweredDefines *out, const char *name, int64_t
 /* "#define MM_TILED_M 8": each macro the header's prototypes name, once,
  * in their order; an extent spelt as an expression (`H + 2`) names each
  * of its #defines. */
-static LoweredDefines size_defines(Arena *a, const char *variant, const LoweredFunction *h) {
+static LoweredDefines size_defines(Arena *a, const Module *m, const char *variant, const LoweredFunction *h) {
   int n = 0, i = 0;
   for (const Param *p = h->k->params; p; p = p->next)
     for (int d = 0; p->buf && d < p->buf->ndim; d++)
@@ -322,7 +329,7 @@ static LoweredDefines size_defines(Arena *a, const char *variant, const LoweredF
       const ExtentSpelling *spelt = lower_extent_spelt(p->buf, d);
       for (int t = 0; spelt && t < spelt->n; t++) {
         if (!spelt->tok[t].is_macro) continue;
-        char *name = lower_header_macro(variant, spelt->tok[t].text);
+        char *name = lower_header_macro(m, variant, spelt->tok[t].text);
         size_define(a, &out, name, spelt->tok[t].value);
         free(name);
       }
@@ -332,10 +339,23 @@ static LoweredDefines size_defines(Arena *a, const char *variant, const LoweredF
   return out;
 }
 
+/* The comment that opens the .h: what the caller needs, and where the
+ * rest is. The schedule, its target and the notes stay in the .c, so a
+ * change to the schedule rewrites the .c alone and recompiles no file
+ * that includes the header. */
+static void header_comment(Arena *a, const LowerUnit *u, Lines *l) {
+  generated_line(a, u, NPG_FILE_KIND_HEADER, l);
+  if (u->schedule && *u->schedule) add_line(a, l, arena_printf(a, "Schedule, target and notes: %s.c", u->name));
+  else add_line(a, l, arena_printf(a, "Schedule: none (the kernel as written); its C: %s.c", u->name));
+  char *padding = lower_padding_assumed(u->k, true);
+  add_lines(a, l, "", padding);
+  free(padding);
+}
+
 static void header(LoweredModule *m, const LowerUnit *u) {
   Arena *a = &m->arena;
   Lines l = {0};
-  file_comment(a, u, NPG_FILE_KIND_HEADER, &l);
+  header_comment(a, u, &l);
   char *preconditions = lower_preconditions_text(u->k);
   add_lines(a, &l, "", preconditions);
   free(preconditions);
@@ -345,16 +365,20 @@ static void header(LoweredModule *m, const LowerUnit *u) {
   m->guard = arena_strdup(a, guard);
   free(guard);
   m->header_stdint = lower_includes(u->k, true).stdint;
+  /* the headers its size macros must not clash with (lower/header_set.c
+   * reads the kernel file's directory): only a header written beside its
+   * .c has any; the JIT's C and the check's include none */
+  const Module *set = u->own_header ? u->m : NULL;
   HeaderBranch branch[3];
   m->nheader_protos = lower_header_branches(u->k, u->assume_no_alias, branch);
   for (int i = 0; i < m->nheader_protos; i++)
-    m->header_protos[i] = (HeaderPrototype){header_proto(a, u->name, &m->main, branch[i].style), branch[i].cond, branch[i].why};
-  m->header_defines = size_defines(a, u->name, &m->header_protos[m->nheader_protos - 1].proto);
+    m->header_protos[i] = (HeaderPrototype){header_proto(a, set, u->name, &m->main, branch[i].style), branch[i].cond, branch[i].why};
+  m->header_defines = size_defines(a, set, u->name, &m->header_protos[m->nheader_protos - 1].proto);
   m->header_layouts = ARENA_ARRAY(a, LoweredLayout, m->nlayouts ? m->nlayouts : 1);
   for (int i = 0; i < m->nlayouts; i++) {
     const LoweredLayout *h = &m->layouts[i];
-    m->header_layouts[i] = (LoweredLayout){h->comment, header_proto(a, h->pack.name, &h->pack, PROTO_HEADER),
-                                           header_proto(a, h->unpack.name, &h->unpack, PROTO_HEADER)};
+    m->header_layouts[i] = (LoweredLayout){h->comment, header_proto(a, set, h->pack.name, &h->pack, PROTO_HEADER),
+                                           header_proto(a, set, h->unpack.name, &h->unpack, PROTO_HEADER)};
   }
   Lines notes = {0};
   char *padding = lower_padding_assumed(u->k, false);

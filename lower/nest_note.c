@@ -4,7 +4,11 @@
  *
  * (the emitted C's comment above the nest, DESIGN.md section 6), made
  * once the nest is lowered: it goes before all the nest became, with the
- * nest's annotations, which print before it. */
+ * nest's annotations, which print before it. The loop is named by the
+ * counter the C declares (`i`, not a fission copy's `i_1`), and only
+ * where the C still has it: a loop of one pass (lower/tidy.c) or a copy
+ * nest the DMA pass made one call is "nest at line 4", since a comment
+ * naming a counter the reader cannot find reads as a bug. */
 #include <stdio.h>
 
 #include "lower/lower.h"
@@ -27,10 +31,26 @@ static bool name_stmt(Stmt *s, int depth, void *ctx) {
   return true;
 }
 
+static bool finds_loop(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  const Var **v = ctx;
+  if (s->kind == ST_FOR && s->var == *v) *v = NULL;
+  return *v != NULL;
+}
+
+/* The lowered statements still loop over v. */
+static bool loops_over(const Stmt *lowered, const Var *v) {
+  for (const Stmt *s = lowered; s && v; s = s->next) ir_walk_one(s, finds_loop, &v);
+  return !v;
+}
+
 Stmt *lower_nest_note(Lower *lw, const Stmt *nest, Stmt *lowered) {
   char text[1024];
   Names l = {text, sizeof text, 0, 0};
-  l.len = snprintf(text, sizeof text, "loop nest %s (line %d)", nest->name, nest->loc.line);
+  if (nest->kind == ST_FOR && loops_over(lowered, nest->var))
+    l.len = snprintf(text, sizeof text, "loop nest %s (line %d)", nest->var->name, nest->loc.line);
+  else
+    l.len = snprintf(text, sizeof text, "nest at line %d", nest->loc.line);
   ir_walk_one(nest, name_stmt, &l);
   if (l.n > NAMED && l.len < (int)sizeof text) snprintf(text + l.len, sizeof text - (size_t)l.len, ", and %d more", l.n - NAMED);
   Stmt *note = lower_note(lw, nest->loc, text);

@@ -50,9 +50,9 @@ static bool not_alnum(char c) { return !((c >= 'a' && c <= 'z') || (c >= 'A' && 
 
 /* "_0" and 8 hex digits of a hash (FNV-1a) of the parts, each with its
  * terminating NUL: the suffix of a joined name whose readable spelling
- * cannot be read back into its parts. No readable spelling ends in a part
- * led by a digit (a macro name cannot start with one; a guard ends in
- * "_H"), so the two forms never meet. */
+ * cannot be read back into its parts. A readable guard ends in "_H", and
+ * a size macro that would read as hashed is hashed (reads_hashed), so the
+ * two forms never meet. */
 static void put_hash_suffix(StrBuf *sb, const char *const *parts, int n) {
   uint32_t h = 2166136261u;
   for (int i = 0; i < n; i++) {
@@ -67,10 +67,8 @@ static void put_hash_suffix(StrBuf *sb, const char *const *parts, int n) {
  * names are injective in the variant (docs/embedding.md): spelt plainly,
  * "a_b" + "c" and "a" + "b_c" would both read A_B_C. In a guard the file's
  * stem is only a reader's hint, so it keeps its letters and digits alone
- * and the guard's first '_' after NPUGEN_ is the seam; in a size macro the
- * macro's name must have no '_' to leave the last '_' the seam. Where the
- * seam or the variant's spelling is not fixed so, the hash suffix tells
- * the names apart. */
+ * and the guard's first '_' after NPUGEN_ is the seam; where the variant's
+ * spelling is not fixed so, the hash suffix tells the names apart. */
 char *lower_header_guard(const char *file, const char *variant) {
   const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
   const char *dot = strrchr(base, '.');
@@ -90,23 +88,39 @@ char *lower_header_guard(const char *file, const char *variant) {
   return sb_take(&guard);
 }
 
-char *lower_header_macro(const char *variant, const char *macro) {
+/* "_0" and 8 hex digits, as put_hash_suffix writes them. */
+static bool reads_hashed(const char *name) {
+  size_t n = strlen(name);
+  if (n < 10 || name[n - 10] != '_' || name[n - 9] != '0') return false;
+  for (size_t i = n - 8; i < n; i++)
+    if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'A' && name[i] <= 'F'))) return false;
+  return true;
+}
+
+/* A size macro reads "<VARIANT>_<MACRO>" unless another pair of its header
+ * set reads so too (lower/header_set.c), as tune/variant_name.c names
+ * variants: the plain pair (a variant in lower-case words, a macro without
+ * '_', so its last '_' is the seam) always keeps it, another pair gets the
+ * hash suffix only on a real collision, or where it would itself read as
+ * a hashed name. */
+char *lower_header_macro(const Module *m, const char *variant, const char *macro) {
   const char *vend = variant + strlen(variant);
   StrBuf name;
   sb_init(&name);
   put_upper(&name, variant, vend);
   sb_printf(&name, "_%s", macro);
-  if (!plain_words(variant, vend) || strchr(macro, '_')) {
+  bool plain = plain_words(variant, vend) && !strchr(macro, '_');
+  if (!plain && (reads_hashed(name.data) || lower_header_name_taken(m, name.data, variant, macro))) {
     const char *parts[] = {variant, macro};
     put_hash_suffix(&name, parts, 2);
   }
   return sb_take(&name);
 }
 
-char *lower_size_macro(const char *variant, const Buffer *b, int d) {
+char *lower_size_macro(const Module *m, const char *variant, const Buffer *b, int d) {
   const char *macro = lower_extent_macro(b, d);
   if (!macro || b->extent[d]) return NULL;
-  return lower_header_macro(variant, macro);
+  return lower_header_macro(m, variant, macro);
 }
 
 const ExtentSpelling *lower_extent_spelt(const Buffer *b, int d) { return b->layout ? NULL : b->dim_spelling[d]; }
@@ -119,7 +133,7 @@ static bool unary(const ExtentToken *prev, const ExtentToken *t) {
 }
 
 /* Tokens joined as a C programmer spaces them: `H * (W + 2)`, `-2`. */
-char *lower_extent_spelling(const char *variant, const Buffer *b, int d) {
+char *lower_extent_spelling(const Module *m, const char *variant, const Buffer *b, int d) {
   const ExtentSpelling *s = lower_extent_spelt(b, d);
   if (!s) return NULL;
   StrBuf sb;
@@ -129,7 +143,7 @@ char *lower_extent_spelling(const char *variant, const Buffer *b, int d) {
     bool tight = !prev || !strcmp(prev->text, "(") || !strcmp(t->text, ")") || unary(i > 1 ? &s->tok[i - 2] : NULL, prev);
     if (!tight) sb_putc(&sb, ' ');
     if (t->is_macro && variant) {
-      char *name = lower_header_macro(variant, t->text);
+      char *name = lower_header_macro(m, variant, t->text);
       sb_puts(&sb, name);
       free(name);
     } else {

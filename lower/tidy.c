@@ -144,8 +144,7 @@ static Stmt *unwrap(Loops *lp, const Stmt *L, int64_t at, const Subst *outer, bo
   b->name = L->name; /* a nest still: at the top, its note names its statements (lower/lower.c) */
   /* a loop npugen wrote (a layout helper's) has no line of the source to name */
   const char *line = L->loc.line > 0 ? arena_printf(a, " (line %d)", L->loc.line) : "";
-  b->note = arena_printf(a, "loop %s%s runs once, %s = %lld", L->name ? L->name : L->var->name, line, L->var->name,
-                         (long long)at);
+  b->note = arena_printf(a, "loop %s%s runs once, %s = %lld", L->var->name, line, L->var->name, (long long)at);
   return b;
 }
 

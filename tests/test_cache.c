@@ -853,14 +853,16 @@ Test(cache, tail_tiles_run_on_the_nu_with_sizes_at_run_time) {
                               "#pragma npu cache_write(C, nu_ob, io, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
   uint64_t v_bytes;
   int v = checked_bytes(s, "v", &v_bytes);
+  has(npg_emit_source(s, v), "const int io_count = npu_clamp(200 - io * 128, 128);");
+  has(npg_emit_source(s, v), "const int jo_count = npu_clamp(100 - jo * 64, 64);");
   has(npg_emit_source(s, v), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
-                             "npu_clamp(200 - io * 128, 128), npu_clamp(100 - jo * 64, 64), /*k=*/64, /*lda=*/64, /*ldb=*/64, /*ldc=*/64, /*accumulate=*/0);");
+                             "io_count, jo_count, /*k=*/64, /*lda=*/64, /*ldb=*/64, /*ldc=*/64, /*accumulate=*/0);");
   lacks(npg_emit_source(s, v), "for (int ii");
   /* A once per row tile, B once per tile, C once */
   cr_expect_eq(v_bytes, 200 * 64 + 2 * 64 * 100 + 200 * 100 * 4);
   int r = checked(s, "rows");
   has(npg_emit_source(s, r), "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], "
-                             "npu_clamp(200 - io * 128, 128), /*n=*/100, /*k=*/64, /*lda=*/64, /*ldb=*/100, /*ldc=*/100, /*accumulate=*/0);");
+                             "io_count, /*n=*/100, /*k=*/64, /*lda=*/64, /*ldb=*/100, /*ldc=*/100, /*accumulate=*/0);");
   npg_close(s);
 }
 

@@ -46,7 +46,7 @@ Test(coverage, gemv_as_written_runs_on_the_nu_matmul) {
                                 "#pragma npu cache_read(x, nu_wb, io, x_wb)\n"
                                 "#pragma npu cache_write(y, nu_ob, io, y_ob)\n"
                                 "#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
-  has(npg_emit_source(t, checked(t, "v")), "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], npu_clamp(64 - io * 24, 24), /*n=*/1, /*k=*/96, "
+  has(npg_emit_source(t, checked(t, "v")), "npu_nu_matmul_i8(&y_ob[0], &A_ib[0][0], &x_wb[0], io_count, /*n=*/1, /*k=*/96, "
                                            "/*lda=*/96, /*ldb=*/1, /*ldc=*/1, /*accumulate=*/0);");
   npg_close(t);
 }
@@ -322,7 +322,7 @@ Test(coverage, a_write_cache_at_the_root_copies_in_and_out_once) {
                                "#pragma npu cache_write(t, dm, root, t_dm)\n");
   const char *c = npg_emit_source(s, checked(s, "v"));
   has(c, "  npu_dma_wait(npu_dma_1d(0, &y_dm[0], &y[0], 256));\n  /* loop nest i (line 4)");
-  has(c, "    y_dm[j] += t_dm[63 - j];\n  }\n  /* loop nest y_dm_w0 (line 10): y_dm_store (line 10) */\n"
+  has(c, "    y_dm[j] += t_dm[63 - j];\n  }\n  /* nest at line 10: y_dm_store (line 10) */\n"
          "  /* y_dm_store: y <- y_dm */\n  npu_dma_wait(npu_dma_1d(0, &y[0], &y_dm[0], 256));\n}\n");
   lacks(c, "int32_t t[64]");
   lacks(c, "t_dm_load");
@@ -605,7 +605,7 @@ Test(coverage, unroll_by_a_factor_counts_a_decreasing_loop_up_by_1) {
   const char *c = npg_emit_source(s, checked(s, "v"));
   has(c, "  for (int i = 0; i < 256; i += 4) {\n    s += (int)x[256 - i];\n    y[256 - i] = s;\n"
          "    s += (int)x[255 - i];\n");
-  has(c, "  { /* loop i_1 (line 3) runs once, i = 256 */\n    s += (int)x[0];\n    y[0] = s;\n  }\n"); /* the tail's one pass */
+  has(c, "  { /* loop i (line 3) runs once, i = 256 */\n    s += (int)x[0];\n    y[0] = s;\n  }\n"); /* the tail's one pass */
   npg_close(s);
   /* and vectorize(loop, lanes), which splits */
   NpgSession *v = open_ok(down, "#pragma npu schedule(k, v)\n#pragma npu vectorize(j, 4)\n");

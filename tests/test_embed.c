@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "npugen.h"
 #include "tests/test_cli_util.h"
 #include "tune/tune.h"
 
@@ -72,22 +73,23 @@ Test(embed, three_kernel_files_headers_compile_together_in_c_cxx_and_tcc) {
 /* Kernel file $1.c: kernel $2 copying float arrays of extent macro $3 ($4). */
 #define LOOKALIKE_KERNEL                                                                                        \
   "kernel() { printf '%s\\n' \"#define $3 $4\" \"void $2(const float x[$3], float y[$3]) {\" "                   \
-  "\"  for (int i = 0; i < $3; i++) y[i] = x[i];\" '}' > $1.c && $n emit $1.c -o out; } && "
+  "\"  for (int i = 0; i < $3; i++) y[i] = x[i];\" '}' > $1.c; } && "
 
 /* Names that read alike once joined by '_': variant conv with macro OUT_C
  * and variant conv_out with macro C (both CONV_OUT_C), kernel c of a_b.c
- * and kernel b_c of a.c (both NPUGEN_A_B_C_H). Their headers coexist. */
+ * and kernel b_c of a.c (both NPUGEN_A_B_C_H). Their headers coexist: the
+ * kernel files of one directory are one header set (lower/header_set.c). */
 Test(embed, headers_of_lookalike_names_compile_together) {
   char out[16384];
   int rc = in_tmp(LOOKALIKE_KERNEL "kernel conv conv OUT_C 4 && kernel conv_out conv_out C 8 && "
-                  "kernel a_b c N 2 && kernel a b_c N 3 && "
+                  "kernel a_b c N 2 && kernel a b_c N 3 && for f in conv conv_out a_b a; do $n emit $f.c -o out || exit 1; done && "
                   "printf '%s\\n' '#include \"conv.h\"' '#include \"conv_out.h\"' '#include \"c.h\"' '#include \"b_c.h\"' "
                   "'float x[8], y[8];' 'void use(void);' "
                   "'void use(void) { conv(x, y); conv_out(x, y); c(x, y); b_c(x, y); }' > use.c && "
                   "gcc -std=c99 -Wall -Wextra -Werror -Iout -c use.c -o use.o && grep -h '^#define' out/*.h",
                   out, sizeof out);
   cr_assert_eq(rc, 0, "%s", out);
-  /* readable where the spelling reads back (no '_' in the macro), a hash suffix where it may not */
+  /* the plain pair (no '_' in the macro) reads back and keeps its name; the other, beside it, gets a hash suffix */
   cr_expect(strstr(out, "#define CONV_OUT_C 8\n"), "%s", out);
   cr_expect(strstr(out, "#define CONV_OUT_C_0"), "%s", out);
   cr_expect(strstr(out, "#define NPUGEN_AB_C_H\n"), "%s", out);
@@ -234,8 +236,6 @@ Test(embed, following_the_stale_message_loses_nothing) {
                   out, sizeof out);
   cr_expect_eq(rc, 0, "%s", out);
   cr_expect_str_eq(out, "rc=1\nnpugen: out/k_split.c is stale: run: npugen emit k.c --schedule s.sched --target 'my "
-                        "target.ini' -o out --assume-no-alias\n"
-                        "npugen: out/k_split.h is stale: run: npugen emit k.c --schedule s.sched --target 'my "
                         "target.ini' -o out --assume-no-alias\n"
                         "k.c k.h k_split.c k_split.h fresh\n");
 }
@@ -387,4 +387,79 @@ Test(embed, libraries_export_only_the_api) {
   /* and it still has its API */
   snprintf(cmd, sizeof cmd, "nm -g --defined-only %s/libnpugen.a | grep -c ' T npg_open_file$'", d);
   cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+}
+
+/* Variant i's header in s, or "". */
+static const char *header_of(NpgSession *s, const char *variant) {
+  const char *h = npg_emit_header(s, npg_variant_index(s, variant));
+  return h ? h : "";
+}
+
+/* A size macro with '_' reads "<VARIANT>_<MACRO>" unless another pair of
+ * its header set reads the same (here: blur with ROWS_IMG_H and blur_rows
+ * with IMG_H, both BLUR_ROWS_IMG_H). Before, any '_' in the macro added
+ * the hash: BLUR_ROWS_IMG_H_0AF82D040 with no other variant near. The
+ * file's directory does not exist: the set is the file's variants. */
+Test(embed, size_macros_with_underscore_hashed_only_on_a_collision) {
+  const char *one = "#define IMG_H 32\n"
+                    "void blur(const float x[IMG_H], float y[IMG_H]) {\n"
+                    "  for (int i = 0; i < IMG_H; i++) y[i] = x[i];\n}\n"
+                    "#pragma npu schedule(blur, blur_rows)\n#pragma npu split(i, 8, io, ii)\n";
+  NpgSession *s = npg_open_string("/nonexistent-npugen-dir/blur.c", one, strlen(one));
+  cr_assert(s && npg_variant_count(s) == 2, "%s", npg_errors(s));
+  cr_expect(strstr(header_of(s, "blur_rows"), "#define BLUR_ROWS_IMG_H 32\n"), "%s", header_of(s, "blur_rows"));
+  cr_expect(strstr(header_of(s, "blur_rows"), "float x[BLUR_ROWS_IMG_H]"), "%s", header_of(s, "blur_rows"));
+  cr_expect(strstr(header_of(s, "blur"), "#define BLUR_IMG_H 32\n"), "%s", header_of(s, "blur"));
+  npg_close(s);
+  const char *two = "#define IMG_H 32\n#define ROWS_IMG_H 4\n"
+                    "void blur(const float x[ROWS_IMG_H], float y[ROWS_IMG_H]) {\n"
+                    "  for (int i = 0; i < ROWS_IMG_H; i++) y[i] = x[i];\n}\n"
+                    "void edge(const float x[IMG_H], float y[IMG_H]) {\n"
+                    "  for (int i = 0; i < IMG_H; i++) y[i] = x[i];\n}\n"
+                    "#pragma npu schedule(edge, blur_rows)\n#pragma npu split(i, 8, io, ii)\n";
+  s = npg_open_string("/nonexistent-npugen-dir/blur.c", two, strlen(two));
+  cr_assert(s && npg_variant_count(s) == 3, "%s", npg_errors(s));
+  cr_expect(strstr(header_of(s, "blur_rows"), "#define BLUR_ROWS_IMG_H_0"), "%s", header_of(s, "blur_rows"));
+  cr_expect(strstr(header_of(s, "blur"), "#define BLUR_ROWS_IMG_H_0"), "%s", header_of(s, "blur"));
+  cr_expect(strstr(header_of(s, "edge"), "#define EDGE_IMG_H 32\n"), "%s", header_of(s, "edge"));
+  npg_close(s);
+}
+
+/* The header carries the prototype, its preconditions and a pointer to
+ * the .c: a change to the schedule that keeps the prototype leaves the
+ * header's bytes as they were, so no includer recompiles. Before, the
+ * header repeated the schedule comment (and the target). */
+Test(embed, a_schedule_change_leaves_the_header_as_it_was) {
+  const char *kernel = "void sc(const float x[64], float y[64]) {\n"
+                       "  for (int i = 0; i < 64; i++) y[i] = x[i] * 2.0f;\n}\n";
+  const char *steps[] = {"#pragma npu schedule(sc, tiled)\n#pragma npu split(i, 16, io, ii)\n",
+                         "#pragma npu schedule(sc, tiled)\n#pragma npu split(i, 32, io, ii)\n#pragma npu unroll(ii)\n"};
+  char *header[2], *source[2];
+  for (int i = 0; i < 2; i++) {
+    char src[1024];
+    snprintf(src, sizeof src, "%s%s", kernel, steps[i]);
+    NpgSession *s = npg_open_string("k.c", src, strlen(src));
+    int v = npg_variant_index(s, "tiled");
+    cr_assert(v >= 0, "%s", npg_errors(s));
+    header[i] = strdup(npg_emit_header(s, v));
+    source[i] = strdup(npg_emit_source(s, v));
+    npg_close(s);
+  }
+  cr_expect_str_eq(header[0], header[1]);
+  cr_expect_str_neq(source[0], source[1]);
+  cr_expect(strstr(header[0], " * Schedule, target and notes: tiled.c\n"), "%s", header[0]);
+  cr_expect(!strstr(header[0], "split(") && !strstr(header[0], "Target:"), "%s", header[0]);
+  cr_expect(strstr(source[1], " *   split(i, 32, io, ii)\n *   unroll(ii)\n"), "%s", source[1]);
+  for (int i = 0; i < 2; i++) free(header[i]), free(source[i]);
+}
+
+/* The header set is read from the kernel file's directory: what is not a
+ * regular file there is skipped (a FIFO named x.c would never end). */
+Test(embed, the_header_set_skips_what_is_not_a_file) {
+  char out[8192];
+  int rc = in_tmp(LOOKALIKE_KERNEL "kernel conv conv OUT_C 4 && mkfifo conv_out.c && mkdir d.c && "
+                  "$n emit conv.c -o out && grep -h '^#define CONV' out/conv.h",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "#define CONV_OUT_C 4\n");
 }

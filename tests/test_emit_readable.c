@@ -191,3 +191,53 @@ Test(emit_readable, a_core_tail_count_is_held_once_per_core) {
   cr_assert(first && !strstr(first + 1, "npu_clamp("), "the count is printed more than once:\n%s", c);
   npg_close(s);
 }
+
+/* Comments name a loop by the counter the C declares, and only where the
+ * C still has it. Before: "loop nest io (line 2)" above a nest whose io
+ * ran once (tidied away), "loop nest x_dm_0" above the one DMA call its
+ * copy nest became, and "bound to the VU cores: iteration core runs on
+ * core core". */
+Test(emit_readable, comments_name_only_counters_the_c_declares) {
+  NpgSession *s = open_ok(two_cores, "#pragma npu schedule(sc, once)\n"
+                                     "#pragma npu split(i, 64, io, ir)\n"
+                                     "#pragma npu split(ir, 16, core, ii)\n"
+                                     "#pragma npu bind(core, vu)\n"
+                                     "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                                     "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                                     "#pragma npu vectorize(ii)\n"
+                                     "#pragma npu schedule(sc, staged)\n"
+                                     "#pragma npu cache_read(x, dm, root, x_dm)\n");
+  const char *c = npg_emit_source(s, checked(s, "once"));
+  has(c, "  /* nest at line 2: x_vm_load (line 8), s1 (line 2), y_vm_store (line 9) */\n"
+         "  { /* loop io (line 2) runs once, io = 0 */\n");
+  has(c, "/* loop core bound to the VU cores, one iteration on each, phase by phase */\n");
+  lacks(c, "loop nest io");
+  lacks(c, "runs on core");
+  c = npg_emit_source(s, checked(s, "staged"));
+  has(c, "  /* nest at line 12: x_dm_load (line 12) */\n  /* x_dm_load: x_dm <- x */\n");
+  has(c, "  /* loop nest i (line 2): s1 (line 2) */\n  for (int i = 0; i < 64; i++) {\n");
+  lacks(c, "x_dm_0");
+  npg_close(s);
+}
+
+/* A split tail without cores: its count is held once per pass of the
+ * loop, as a bound loop's is per core (lower/intrin_repeats.c). Before:
+ * `npu_clamp(100 - io * 32, 32)` in the load, the call and the copy out. */
+Test(emit_readable, a_split_tail_count_is_held_once_per_pass) {
+  static const char hundred[] = "void sc(const float x[100], float y[100]) {\n"
+                                "  for (int i = 0; i < 100; i++) y[i] = x[i] * 2.0f;\n"
+                                "}\n";
+  NpgSession *s = open_ok(hundred, "#pragma npu schedule(sc, tail)\n"
+                                   "#pragma npu split(i, 32, io, ii)\n"
+                                   "#pragma npu cache_read(x, vu_vm, io, x_vm)\n"
+                                   "#pragma npu cache_write(y, vu_vm, io, y_vm)\n"
+                                   "#pragma npu vectorize(ii)\n");
+  const char *c = npg_emit_source(s, checked(s, "tail"));
+  has(c, "  for (int io = 0; io < 4; io++) {\n    const int io_count = npu_clamp(100 - io * 32, 32);\n");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &x_vm[0], &x[io * 32], 4 * io_count));");
+  has(c, "npu_vu_muls_f32(&y_vm[0], &x_vm[0], io_count, /*s=*/2.0f);");
+  has(c, "npu_dma_wait(npu_dma_1d(0, &y[io * 32], &y_vm[0], 4 * io_count));");
+  const char *first = strstr(c, "npu_clamp(");
+  cr_expect(first && !strstr(first + 1, "npu_clamp("), "npu_clamp printed more than once:\n%s", c);
+  npg_close(s);
+}

@@ -289,7 +289,8 @@ Test(sizes, a_tiled_matmul_runs_on_the_nu_with_a_run_time_tail) {
   const char *c = npg_emit_source(s, v);
   has(c, "if (m / 32 + (m % 32 > 0) > 0) { /* the loop runs: its first iteration's region */");
   has(c, "A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 64 * npu_clamp(m, 32));");
-  has(c, "npu_clamp(m - io * 32, 32), /*n=*/64, /*k=*/64");
+  has(c, "const int io_count = npu_clamp(m - io * 32, 32);");
+  has(c, "&B_wb[0][0], io_count, /*n=*/64, /*k=*/64");
   has(c, "if (m / 32 + (m % 32 > 0) - 2 >= 0) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0) - 2) % 2]);");
   has(c, "if (m / 32 + (m % 32 > 0) - 1 >= 0) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0) - 1) % 2]);");
   npg_close(s);

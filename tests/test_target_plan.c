@@ -117,7 +117,7 @@ Test(target, dmas_in_flight_follow_the_target) {
       {11, "/* pass loop ro loads nothing ahead, double_buffer(X_vm) does nothing here: loading ahead would keep up "
            "to 12 DMAs in flight (with those around it), and target 'few_tokens' allows 11 */", "into the other copies"},
       {8, "for (int core = 0; core < 4; core++) { /* compute */", "into the other copies"},
-      {7, "/* bound to the VU cores: iteration core runs on core core, one core after another: running it phase by "
+      {7, "/* loop core bound to the VU cores, one iteration on each, one core after another: running it phase by "
           "phase would keep up to 8 DMAs in flight (with those around it), and target 'few_tokens' allows 7 */",
        "/* compute */"},
       {4, "/* the copies out of Y_vm are waited for where they are issued: deferring them would keep up to 5 DMAs in "

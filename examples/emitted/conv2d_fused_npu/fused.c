@@ -41,7 +41,7 @@
 #include "fused.h"
 
 void fused(const int8_t in[1][28][28][128], const int8_t wt[8][3][3][128][16], const int32_t bias[OC], int8_t out[1][8][12544], int multiplier, int shift, int zero_point) {
-  /* loop nest n (line 22): bias_dm_load (line 61), in_ib_load (line 60), wt_wb_load (line 62), init (line 26), update (line 31), acc_vm_load (line 66), and 3 more */
+  /* nest at line 22: bias_dm_load (line 61), in_ib_load (line 60), wt_wb_load (line 62), init (line 26), update (line 31), acc_vm_load (line 66), and 3 more */
   { /* loop n (line 22) runs once, n = 0 */
     int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0)); /* dm, bytes [0, 512): 512 bytes */
     /* bias_dm_load: bias_dm <- bias */

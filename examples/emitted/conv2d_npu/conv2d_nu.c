@@ -26,7 +26,7 @@
 #include "conv2d_nu.h"
 
 void conv2d_nu(const int8_t in[1][1][56][56][64], const int8_t wt[16][3][3][64][4], int32_t out[1][16][56][56][4]) {
-  /* loop nest n (line 17): in_ib_load (line 42), wt_wb_load (line 43), init (line 21), update (line 26), out_ob_store (line 44) */
+  /* nest at line 17: in_ib_load (line 42), wt_wb_load (line 43), init (line 21), update (line 26), out_ob_store (line 44) */
   { /* loop n (line 17) runs once, n = 0 */
     int8_t (*in_ib)[1][56][56][64] = (int8_t (*)[1][56][56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 200704): 200704 bytes */
     /* in_ib_load: in_ib <- in */

@@ -41,7 +41,7 @@
 
 void conv_pw_tflite_conv_pw_tuned(const int8_t input[P][IC], const int8_t filter[IC][OC], const int32_t bias[OC], const int32_t output_multiplier[OC], const int32_t output_shift[OC], int8_t output[P][OC], int32_t output_offset) {
   int8_t (*input_ib)[512] = (int8_t (*)[512])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 131072): 131072 bytes */
-  /* loop nest input_ib_0 (line 79): input_ib_load (line 79) */
+  /* nest at line 79: input_ib_load (line 79) */
   /* input_ib_load: input_ib <- input */
   npu_dma_wait(npu_dma_1d(0, &input_ib[0][0], &input[0][0], 131072));
   /* loop nest oco (line 32): filter_wb_load (line 80), s1 (line 33), s2 (line 35), output_shift_vm_load (line 85), output_multiplier_vm_load (line 84), bias_vm_load (line 83), and 4 more */
@@ -65,7 +65,7 @@ void conv_pw_tflite_conv_pw_tuned(const int8_t input[P][IC], const int8_t filter
         for (int pc = 0; pc < 4; pc++) {
           npu_nu_matmul_i8(&acc_ob[pc * 64][0], &input_ib[pc * 64][0], &filter_wb[0][0], /*m=*/64, /*n=*/128, /*k=*/512, /*lda=*/512, /*ldb=*/128, /*ldc=*/128, /*accumulate=*/0);
         }
-        /* bound to the VU cores: iteration pc runs on core pc, phase by phase */
+        /* loop pc bound to the VU cores, one iteration on each, phase by phase */
         {
           npu_token_t output_shift_vm_tok[4]; /* per core: the load of output_shift_vm */
           npu_token_t output_multiplier_vm_tok[4]; /* per core: the load of output_multiplier_vm */

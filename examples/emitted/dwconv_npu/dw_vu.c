@@ -40,7 +40,7 @@ void dw_vu(const int8_t in[C][H + 2][W + 2], const int8_t wt[C][3][3], int32_t o
         in_vm_tok[0][ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[ci][0][0], 3364);
       }
       for (int co = 0; co < 16; co++) {
-        /* bound to the VU cores: iteration ci runs on core ci, phase by phase */
+        /* loop ci bound to the VU cores, one iteration on each, phase by phase */
         {
           for (int ci = 0; ci < 4; ci++) { /* loads */
             int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 31872 + ((co + 1) % 2) * 9); /* vu_vm of each core, bytes [31872, 31890): two copies of 9 bytes */

@@ -20,7 +20,7 @@
 
 void gemv_nu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
   int8_t *x_wb = (int8_t *)(void *)((char *)npu_scope_base(NPU_NU_WB, 0)); /* nu_wb, bytes [0, 1024): 1024 bytes */
-  /* loop nest x_wb_0 (line 32): x_wb_load (line 32) */
+  /* nest at line 32: x_wb_load (line 32) */
   /* x_wb_load: x_wb <- x */
   npu_dma_wait(npu_dma_1d(0, &x_wb[0], &x[0], 1024));
   /* loop nest io (line 13): A_ib_load (line 31), init (line 14), update (line 16), y_ob_store (line 33) */

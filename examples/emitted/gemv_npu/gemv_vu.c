@@ -33,7 +33,7 @@ void gemv_vu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
         x_vm_tok[core] = npu_dma_1d(core % 2, &x_vm[0], &x[0], 1024);
       }
       for (int io = 0; io < 4; io++) {
-        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        /* loop core bound to the VU cores, one iteration on each, phase by phase */
         {
           npu_token_t A_vm_tok[4]; /* per core: the load of A_vm */
           for (int core = 0; core < 4; core++) { /* loads */

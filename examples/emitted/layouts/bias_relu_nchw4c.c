@@ -12,7 +12,7 @@
 #include "bias_relu_nchw4c.h"
 
 void bias_relu_nchw4c(const int8_t X[1][4][14][14][4], const int32_t bias[16], int32_t Y[1][4][14][14][4]) {
-  /* loop nest n (line 57): s2 (line 62) */
+  /* nest at line 57: s2 (line 62) */
   { /* loop n (line 57) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {

@@ -11,7 +11,7 @@
 #include "bias_relu_rows.h"
 
 void bias_relu_rows(const int8_t X[1][14][14][16], const int32_t bias[16], int32_t Y[14][224]) {
-  /* loop nest n (line 57): s2 (line 62) */
+  /* nest at line 57: s2 (line 62) */
   { /* loop n (line 57) runs once, n = 0 */
     for (int h = 0; h < 14; h++) {
       for (int w = 0; w < 14; w++) {

@@ -17,7 +17,7 @@ void matmul_flat_init(const int8_t A[M][512], const int8_t B[512][128], int32_t 
   for (int ij = 0; ij < 32768; ij++) {
     C[ij / 128][ij % 128] = 0; /* init */
   }
-  /* loop nest i_1 (line 7): update (line 11) */
+  /* loop nest i (line 7): update (line 11) */
   for (int i = 0; i < M; i++) {
     for (int k = 0; k < 512; k++) {
       for (int j = 0; j < 128; j++) {

@@ -19,7 +19,7 @@
 #include "matmul_tiled.h"
 
 void matmul_tiled(const int8_t A[M][512], const int8_t B[512][128], int32_t C[M][128]) {
-  /* loop nest i_1 (line 7): init (line 9) */
+  /* loop nest i (line 7): init (line 9) */
   for (int i = 0; i < M; i++) {
     for (int j = 0; j < 128; j++) {
       C[i][j] = 0; /* init */

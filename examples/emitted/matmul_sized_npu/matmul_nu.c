@@ -36,6 +36,7 @@ void matmul_nu(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N
       A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 512 * npu_clamp(m, 128));
     }
     for (int io = 0; io < m / 128 + (m % 128 > 0); io++) {
+      const int io_count = npu_clamp(m - io * 128, 128);
       int8_t (*A_ib)[512] = A_ib_db[io % 2];
       npu_dma_wait(A_ib_tok);
       if (io + 1 < m / 128 + (m % 128 > 0)) { /* the next iteration's region, into the other copy */
@@ -60,8 +61,8 @@ void matmul_nu(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N
             int8_t (*B_wb_next)[128] = B_wb_db[(jo + 1) % 2];
             B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 128, &B[0][(jo + 1) * 128], 512, 128, 512);
           }
-          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], npu_clamp(m - io * 128, 128), /*n=*/128, /*k=*/512, /*lda=*/512, /*ldb=*/128, /*ldc=*/128, /*accumulate=*/0);
-          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 128], 2048, &C_ob[0][0], 512, 512, npu_clamp(m - io * 128, 128));
+          npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], io_count, /*n=*/128, /*k=*/512, /*lda=*/512, /*ldb=*/128, /*ldc=*/128, /*accumulate=*/0);
+          C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 128], 2048, &C_ob[0][0], 512, 512, io_count);
         }
         npu_dma_wait(C_ob_tok[0]); /* the copy out of jo = 2, the iteration before the last */
         npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 3, the last iteration */

@@ -57,8 +57,8 @@ void matmul_tail(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
       npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 7, the last iteration */
     }
   }
-  /* loop nest io_1 (line 11): A_t_load (line 48), B_t_load (line 49), init (line 13), update (line 15), C_t_store (line 50) */
-  { /* loop io_1 (line 11) runs once, io = 7 */
+  /* nest at line 11: A_t_load (line 48), B_t_load (line 49), init (line 13), update (line 15), C_t_store (line 50) */
+  { /* loop io (line 11) runs once, io = 7 */
     int8_t (*A_t)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 104000): 104000 bytes */
     /* A_t_load: A_t <- A */
     npu_dma_wait(npu_dma_1d(0, &A_t[0][0], &A[896][0], 104000));

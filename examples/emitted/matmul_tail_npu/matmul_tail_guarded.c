@@ -22,9 +22,10 @@
 void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   /* loop nest io (line 11): A_ib_load (line 27), B_wb_load (line 28), init (line 13), update (line 15), C_ob_store (line 29) */
   for (int io = 0; io < 8; io++) {
+    const int io_count = npu_clamp(M - io * 128, 128);
     int8_t (*A_ib)[1000] = (int8_t (*)[1000])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 128000): 128000 bytes */
     /* A_ib_load: A_ib <- A */
-    npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 128][0], 1000 * npu_clamp(1000 - io * 128, 128)));
+    npu_dma_wait(npu_dma_1d(0, &A_ib[0][0], &A[io * 128][0], 1000 * io_count));
     {
       int32_t (*C_ob_db)[128][125] = (int32_t (*)[128][125])(void *)((char *)npu_scope_base(NPU_NU_OB, 0)); /* nu_ob, bytes [0, 128000): two copies of 64000 bytes */
       npu_token_t C_ob_tok[2];
@@ -43,8 +44,8 @@ void matmul_tail_guarded(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M
           int8_t (*B_wb_next)[125] = B_wb_db[(jo + 1) % 2];
           B_wb_tok = npu_dma_2d(1, &B_wb_next[0][0], 125, &B[0][(jo + 1) * 125], 1000, 125, 1000);
         }
-        npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], npu_clamp(1000 - io * 128, 128), /*n=*/125, /*k=*/1000, /*lda=*/1000, /*ldb=*/125, /*ldc=*/125, /*accumulate=*/0);
-        C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 125], 4000, &C_ob[0][0], 500, 500, npu_clamp(1000 - io * 128, 128));
+        npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], io_count, /*n=*/125, /*k=*/1000, /*lda=*/1000, /*ldb=*/125, /*ldc=*/125, /*accumulate=*/0);
+        C_ob_tok[jo % 2] = npu_dma_2d(2, &C[io * 128][jo * 125], 4000, &C_ob[0][0], 500, 500, io_count);
       }
       npu_dma_wait(C_ob_tok[0]); /* the copy out of jo = 6, the iteration before the last */
       npu_dma_wait(C_ob_tok[1]); /* the copy out of jo = 7, the last iteration */

@@ -34,7 +34,7 @@ void maxpool2x2_fmaxf_maxpool_tuned(const float in[C][H][W], float out[C][H / 2]
         in_vm_tok[0][core] = npu_dma_1d(core % 2, &in_vm[0][0][0], &in[core * 2][0][0], 25088);
       }
       for (int co = 0; co < 8; co++) {
-        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        /* loop core bound to the VU cores, one iteration on each, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
             float (*in_vm)[56][56] = (float (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((co + 1) % 2) * 25088); /* vu_vm of each core, bytes [0, 50176): two copies of 25088 bytes */

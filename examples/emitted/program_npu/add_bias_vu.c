@@ -20,7 +20,7 @@
 void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]) {
   int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 65536): 65536 bytes */
   int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 81920); /* vu_vm, bytes [81920, 82432): 512 bytes */
-  /* loop nest bias_vm_0 (line 80): bias_vm_load (line 80) */
+  /* nest at line 80: bias_vm_load (line 80) */
   /* bias_vm_load: bias_vm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_vm[0], &bias[0], 512));
   /* loop nest io (line 32): X_vm_load (line 79), add (line 34) */
@@ -32,7 +32,7 @@ void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]) 
       npu_vu_add_i32(&Y_vm[io * 32 + ii][0], &X_vm[ii][0], &bias_vm[0], /*n=*/128);
     }
   }
-  /* loop nest Y_vm_w0 (line 81): Y_vm_store (line 81) */
+  /* nest at line 81: Y_vm_store (line 81) */
   /* Y_vm_store: Y <- Y_vm */
   npu_dma_wait(npu_dma_1d(0, &Y[0][0], &Y_vm[0][0], 65536));
 }

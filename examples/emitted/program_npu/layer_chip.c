@@ -77,7 +77,7 @@ static void matmul_ob_mm(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M
  */
 static void add_bias_vu_add_bias(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]) {
   int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 81920); /* vu_vm, bytes [81920, 82432): 512 bytes */
-  /* loop nest bias_vm_0 (line 80): bias_vm_load (line 80) */
+  /* nest at line 80: bias_vm_load (line 80) */
   /* bias_vm_load: bias_vm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_vm[0], &bias[0], 512));
   /* loop nest io (line 32): X_vm_load (line 79), add (line 34) */

@@ -60,7 +60,7 @@ static void matmul_ob(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N
       }
     }
   }
-  /* loop nest C_ob_w0 (line 72): C_ob_store (line 72) */
+  /* nest at line 72: C_ob_store (line 72) */
   /* C_ob_store: C <- C_ob */
   npu_dma_wait(npu_dma_1d(0, &C[0][0], &C_ob[0][0], 65536));
 }
@@ -75,7 +75,7 @@ static void matmul_ob(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N
 static void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[M][N]) {
   int32_t (*Y_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 65536): 65536 bytes */
   int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 81920); /* vu_vm, bytes [81920, 82432): 512 bytes */
-  /* loop nest bias_vm_0 (line 80): bias_vm_load (line 80) */
+  /* nest at line 80: bias_vm_load (line 80) */
   /* bias_vm_load: bias_vm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_vm[0], &bias[0], 512));
   /* loop nest io (line 32): X_vm_load (line 79), add (line 34) */
@@ -87,7 +87,7 @@ static void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[
       npu_vu_add_i32(&Y_vm[io * 32 + ii][0], &X_vm[ii][0], &bias_vm[0], /*n=*/128);
     }
   }
-  /* loop nest Y_vm_w0 (line 81): Y_vm_store (line 81) */
+  /* nest at line 81: Y_vm_store (line 81) */
   /* Y_vm_store: Y <- Y_vm */
   npu_dma_wait(npu_dma_1d(0, &Y[0][0], &Y_vm[0][0], 65536));
 }
@@ -100,7 +100,7 @@ static void add_bias_vu(const int32_t X[M][N], const int32_t bias[N], int32_t Y[
  */
 static void relu_vu(const int32_t X[M][N], int32_t Y[M][N]) {
   int32_t (*X_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 65536): 65536 bytes */
-  /* loop nest X_vm_0 (line 86): X_vm_load (line 86) */
+  /* nest at line 86: X_vm_load (line 86) */
   /* X_vm_load: X_vm <- X */
   npu_dma_wait(npu_dma_1d(0, &X_vm[0][0], &X[0][0], 65536));
   /* loop nest io (line 38): clamp (line 40), Y_vm_store (line 87) */

@@ -70,7 +70,7 @@ static void matmul_nu(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N
 void layer_nu(const int8_t A[M][K], const int8_t W[K][N], const int32_t bias[N], int32_t Y[M][N]) {
   int32_t acc[M][N];
   matmul_nu(A, W, acc); /* mm, line 46 */
-  /* loop nest add_bias_i (line 32): relu_clamp (line 40) */
+  /* loop nest i (line 32): relu_clamp (line 40) */
   for (int i = 0; i < M; i++) {
     for (int j = 0; j < N; j++) {
       const int relu_clamp_val = acc[i][j] + bias[j];

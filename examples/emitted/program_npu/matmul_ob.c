@@ -55,7 +55,7 @@ void matmul_ob(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
       }
     }
   }
-  /* loop nest C_ob_w0 (line 72): C_ob_store (line 72) */
+  /* nest at line 72: C_ob_store (line 72) */
   /* C_ob_store: C <- C_ob */
   npu_dma_wait(npu_dma_1d(0, &C[0][0], &C_ob[0][0], 65536));
 }

@@ -18,7 +18,7 @@
 
 void relu_vu(const int32_t X[M][N], int32_t Y[M][N]) {
   int32_t (*X_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, 0)); /* vu_vm, bytes [0, 65536): 65536 bytes */
-  /* loop nest X_vm_0 (line 86): X_vm_load (line 86) */
+  /* nest at line 86: X_vm_load (line 86) */
   /* X_vm_load: X_vm <- X */
   npu_dma_wait(npu_dma_1d(0, &X_vm[0][0], &X[0][0], 65536));
   /* loop nest io (line 38): clamp (line 40), Y_vm_store (line 87) */

@@ -58,7 +58,7 @@ void add_relu_vu(const int8_t a[H][W][C], const int8_t b[H][W][C], int8_t y[H][W
         a_vm_tok[0][core] = npu_dma_1d(1, &a_vm[0], &a[core][0][0], 3584);
       }
       for (int ho = 0; ho < 14; ho++) {
-        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        /* loop core bound to the VU cores, one iteration on each, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
             int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + ((ho + 1) % 2) * 3584); /* vu_vm of each core, bytes [50176, 57344): two copies of 3584 bytes */

@@ -47,11 +47,11 @@
  */
 static void conv_relu_nu_conv1(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 401408); /* dm, bytes [401408, 401664): 256 bytes */
-  /* loop nest bias_dm_0 (line 134): bias_dm_load (line 134) */
+  /* nest at line 134: bias_dm_load (line 134) */
   /* bias_dm_load: bias_dm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_dm[0], &bias[0], 256));
   int8_t (*x_ib)[56][64] = (int8_t (*)[56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 200704): 200704 bytes */
-  /* loop nest x_ib_0 (line 133): x_ib_load (line 133) */
+  /* nest at line 133: x_ib_load (line 133) */
   /* x_ib_load: x_ib <- x */
   npu_dma_wait(npu_dma_1d(0, &x_ib[0][0][0], &x[0][0][0], 200704));
   /* loop nest oco (line 27): wt_wb_load (line 135), init (line 33), update (line 38), acc_vm_load (line 138), relu (line 43), requant (line 49), and 1 more */
@@ -123,11 +123,11 @@ static void conv_relu_nu_conv1(const int8_t x[H][W][C], const int8_t wt[C / OB][
  */
 static void conv_nu_conv2(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0) + 401408); /* dm, bytes [401408, 401664): 256 bytes */
-  /* loop nest bias_dm_0 (line 157): bias_dm_load (line 157) */
+  /* nest at line 157: bias_dm_load (line 157) */
   /* bias_dm_load: bias_dm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_dm[0], &bias[0], 256));
   int8_t (*x_ib)[56][64] = (int8_t (*)[56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 200704): 200704 bytes */
-  /* loop nest x_ib_0 (line 156): x_ib_load (line 156) */
+  /* nest at line 156: x_ib_load (line 156) */
   /* x_ib_load: x_ib <- x */
   npu_dma_wait(npu_dma_1d(0, &x_ib[0][0][0], &x[0][0][0], 200704));
   /* loop nest oco (line 58): wt_wb_load (line 158), init (line 63), update (line 68), acc_vm_load (line 161), requant (line 74), y_vm_store (line 159) */
@@ -221,7 +221,7 @@ static void add_relu_vu_residual(const int8_t a[H][W][C], const int8_t b[H][W][C
         a_vm_tok[0][core] = npu_dma_1d(1, &a_vm[0], &a[core][0][0], 3584);
       }
       for (int ho = 0; ho < 14; ho++) {
-        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        /* loop core bound to the VU cores, one iteration on each, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
             int8_t *b_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 50176 + ((ho + 1) % 2) * 3584); /* vu_vm of each core, bytes [50176, 57344): two copies of 3584 bytes */

@@ -33,11 +33,11 @@
 
 void conv_nu(const int8_t x[H][W][C], const int8_t wt[C / OB][3][3][C][OB], const int32_t bias[C], int8_t y[H][W][C], int multiplier, int shift, int zero_point) {
   int32_t *bias_dm = (int32_t *)(void *)((char *)npu_scope_base(NPU_DM, 0)); /* dm, bytes [0, 256): 256 bytes */
-  /* loop nest bias_dm_0 (line 157): bias_dm_load (line 157) */
+  /* nest at line 157: bias_dm_load (line 157) */
   /* bias_dm_load: bias_dm <- bias */
   npu_dma_wait(npu_dma_1d(0, &bias_dm[0], &bias[0], 256));
   int8_t (*x_ib)[56][64] = (int8_t (*)[56][64])(void *)((char *)npu_scope_base(NPU_NU_IB, 0)); /* nu_ib, bytes [0, 200704): 200704 bytes */
-  /* loop nest x_ib_0 (line 156): x_ib_load (line 156) */
+  /* nest at line 156: x_ib_load (line 156) */
   /* x_ib_load: x_ib <- x */
   npu_dma_wait(npu_dma_1d(0, &x_ib[0][0][0], &x[0][0][0], 200704));
   /* loop nest oco (line 58): wt_wb_load (line 158), init (line 63), update (line 68), acc_vm_load (line 161), requant (line 74), y_vm_store (line 159) */

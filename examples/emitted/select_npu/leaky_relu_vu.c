@@ -29,7 +29,7 @@ void leaky_relu_vu(const float x[N], float y[N]) {
         x_vm_tok[0][core] = npu_dma_1d(core % 2, &x_vm[0], &x[core * 4096], 16384);
       }
       for (int io = 0; io < 16; io++) {
-        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        /* loop core bound to the VU cores, one iteration on each, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
             float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((io + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */

@@ -35,7 +35,7 @@ void masked_select_vu(const float m[N], const float x[N], float y[N]) {
         m_vm_tok[0][core] = npu_dma_1d(1, &m_vm[0], &m[core * 4096], 16384);
       }
       for (int io = 0; io < 16; io++) {
-        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        /* loop core bound to the VU cores, one iteration on each, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
             float *x_vm = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 32768 + ((io + 1) % 2) * 16384); /* vu_vm of each core, bytes [32768, 65536): two copies of 16384 bytes */

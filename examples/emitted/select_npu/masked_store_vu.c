@@ -32,7 +32,7 @@ void masked_store_vu(const float m[N], const float x[N], float y[N]) {
       m_vm_tok[0][core] = npu_dma_1d(1, &m_vm[0], &m[core * 2048], 8192);
     }
     for (int io = 0; io < 32; io++) {
-      /* bound to the VU cores: iteration core runs on core core, phase by phase */
+      /* loop core bound to the VU cores, one iteration on each, phase by phase */
       {
         npu_token_t y_vm_tok[4]; /* per core: the load of y_vm */
         for (int core = 0; core < 4; core++) { /* loads */

@@ -26,7 +26,7 @@ void scaled_suffix_vu(const float x[N], float y[N]) {
       x_vm_tok[0][core] = npu_dma_1d(core % 2, &x_vm[0], &x[core * 8192], 32768);
     }
     for (int io = 0; io < 8; io++) {
-      /* bound to the VU cores: iteration core runs on core core, phase by phase */
+      /* loop core bound to the VU cores, one iteration on each, phase by phase */
       {
         npu_token_t y_vm_tok[4]; /* per core: the load of y_vm */
         for (int core = 0; core < 4; core++) { /* loads */

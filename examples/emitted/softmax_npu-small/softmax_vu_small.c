@@ -40,7 +40,7 @@ void softmax_vu_small(const float X[R][C], float Y[R][C]) {
         X_vm_tok[0][core] = npu_dma_1d(core, &X_vm[0][0], &X[core * 8][0], 8192);
       }
       for (int ro = 0; ro < 16; ro++) {
-        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        /* loop core bound to the VU cores, one iteration on each, phase by phase */
         {
           for (int core = 0; core < 2; core++) { /* loads */
             float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((ro + 1) % 2) * 8192); /* vu_vm of each core, bytes [0, 16384): two copies of 8192 bytes */

@@ -40,7 +40,7 @@ void softmax_vu(const float X[R][C], float Y[R][C]) {
         X_vm_tok[0][core] = npu_dma_1d(core % 2, &X_vm[0][0], &X[core * 16][0], 16384);
       }
       for (int ro = 0; ro < 4; ro++) {
-        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        /* loop core bound to the VU cores, one iteration on each, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
             float (*X_vm)[256] = (float (*)[256])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((ro + 1) % 2) * 16384); /* vu_vm of each core, bytes [0, 32768): two copies of 16384 bytes */

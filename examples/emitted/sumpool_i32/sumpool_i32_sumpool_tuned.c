@@ -33,7 +33,7 @@ void sumpool_i32_sumpool_tuned(const int32_t in[C][H][W], int32_t out[C][H / 2][
         in_vm_tok[0][core] = npu_dma_1d(core % 2, &in_vm[0][0][0], &in[core * 4][0][0], 50176);
       }
       for (int co = 0; co < 4; co++) {
-        /* bound to the VU cores: iteration core runs on core core, phase by phase */
+        /* loop core bound to the VU cores, one iteration on each, phase by phase */
         {
           for (int core = 0; core < 4; core++) { /* loads */
             int32_t (*in_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, core) + ((co + 1) % 2) * 50176); /* vu_vm of each core, bytes [0, 100352): two copies of 50176 bytes */
