@@ -1,7 +1,7 @@
 /* Every kernel in tests/kernels/ and examples/: parsed, emitted, JIT-run
  * against its own source on seeded random inputs; the emitted C also
  * compiles with gcc -std=c99 -Wall -Wextra -pedantic -Werror (and clang when
- * installed), and emission is deterministic.
+ * installed, but for the semantics kernels), and emission is deterministic.
  *
  * The two builds of make test share the work: the normal build checks
  * every variant on seed 1, the kernel as written run again beside the
@@ -124,7 +124,10 @@ static void roundtrip(const char *path) {
   cr_assert(n > 0);
   char dir[] = "/tmp/npg-kernels-XXXXXX";
   cr_assert(mkdtemp(dir));
-  bool clang = have("clang");
+  /* clang too, but not over the semantics kernels: 135 small nests, most
+   * generated from one table (npu_vu_families.def), 9 s of clang's CPU in
+   * make test; gcc reads them all */
+  bool clang = strncmp(path, "npu_intrinsics/", 15) && have("clang");
   npg_set_as_written_by_reference(s, SANITIZED);
   npg_set_check_limits(s, SANITIZED ? MAX_STEPS : RERUN_STEPS, 0);
   int skipped_steps = 0;
