@@ -83,9 +83,26 @@ Test(tune_reach, a_fmaxf_max_pool_with_its_corner_in_locals_on_the_vu) {
  * locals, and the exp-and-sum loop is two statements) and tune timed the
  * kernel on the host. Now tune cuts that loop, expands max and sum (the
  * sum's init moved beside its loop) and the rows' sketch applies: five VU
- * instructions a pass. */
+ * instructions a pass. The kernel as written is a candidate too, its
+ * CU cycles simulated (issue 41: before, an NPU round had no figure for
+ * it): a row of the table below the winner, and the last line says how
+ * much faster the winner is (tests/test_tune_aswritten.c has the rest). */
 Test(tune_reach, a_softmax_with_scalar_locals_on_the_vu) {
-  reaches("softmax_rows", "softmax", 2, "npu_vu_reduce_sum_f32(");
+  const char *out = reaches("softmax_rows", "softmax", 2, "npu_vu_reduce_sum_f32(");
+  const char *row = strstr(out, "  as-written\n");
+  while (row && row > out && row[-1] != '\n') row--;
+  char rank[8] = "", bound[8] = "";
+  unsigned long long cycles = 0, as_written = 0, tuned = 0;
+  double roofline = 0, ratio = 0;
+  cr_expect(row && sscanf(row, "%7s %llu %lf%% %7s", rank, &cycles, &roofline, bound) == 4 && strcmp(rank, "1") &&
+                !strcmp(bound, "cu"),
+            "the kernel as written's row, bound by the CU and not first: %s", out);
+  const char *line = strstr(out, "\nsoftmax as written: ");
+  cr_assert(line, "%s", out);
+  cr_expect(sscanf(line, "\nsoftmax as written: %llu cycles (bound by cu, roofline %*f%%); tuned: %llu cycles, %lfx",
+                   &as_written, &tuned, &ratio) == 3 && as_written == cycles && tuned < as_written &&
+                ratio > (double)as_written / (double)tuned - 0.01 && ratio < (double)as_written / (double)tuned + 0.01,
+            "%s", line);
 }
 
 /* The same written another way: `float e = expf(..); y = e; sum += e;`
