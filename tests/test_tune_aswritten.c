@@ -17,14 +17,14 @@
 
 static const char *file = "tests/kernels/tune_reach/as_written.c";
 
-/* tune's output for kernel k with 2 trials, the schedule file, then the
- * check of that file, into out; the exit status. */
+/* tune's output for kernel k with 2 trials (its check of the winner
+ * included), then the schedule file, into out; the exit status. */
 static int tune_and_check(const char *k, char *out, size_t n) {
   char cmd[2048];
   snprintf(cmd, sizeof cmd,
-           "d=$(mktemp -d) && %s tune %s --kernel %s --seed 1 --trials 2 -o $d/t.sched 2>&1 && cat $d/t.sched && "
-           "%s check %s --schedule $d/t.sched --variant as_written_%s_tuned 2>&1; rc=$?; rm -rf $d; exit $rc",
-           npugen(), file, k, npugen(), file, k);
+           "d=$(mktemp -d) && %s tune %s --kernel %s --seed 1 --trials 2 -o $d/t.sched 2>&1 && cat $d/t.sched; "
+           "rc=$?; rm -rf $d; exit $rc",
+           npugen(), file, k);
   return run(cmd, out, n);
 }
 
@@ -46,14 +46,6 @@ static bool row_of(const char *out, const char *what, Row *r) {
       return true;
   }
   return false;
-}
-
-/* Does npugen check's line of variant v in out say PASS? */
-static bool checked(const char *out, const char *v) {
-  char start[200];
-  snprintf(start, sizeof start, "\n%s ", v);
-  const char *l = strstr(out, start);
-  return l && !strncmp(l + strlen(start) + strspn(l + strlen(start), " "), "PASS", 4);
 }
 
 Test(tune_aswritten, npg_simulate_times_a_variant_without_an_intrinsic_on_the_cu) {
@@ -88,5 +80,5 @@ Test(tune_aswritten, the_kernel_as_written_wins_where_no_npu_candidate_beats_the
   cr_expect(strstr(out, "small as written: 128 cycles (bound by cu, roofline 6.2%); no candidate beat it, so "
                         "as_written_small_tuned is the kernel as written (no step); the best candidate, vu:rows"),
             "%s", out);
-  cr_expect(checked(out, "as_written_small_tuned"), "%s", out);
+  cr_expect(strstr(out, "as_written_small_tuned: PASS npugen check"), "%s", out);
 }
