@@ -304,3 +304,29 @@ Test(tune_reach, each_nest_of_a_two_nest_kernel_gets_its_own_nu_sketch) {
   cr_expect(line && strstr(line, "bound by ") && strncmp(strstr(line, "bound by "), "bound by cu", 11),
             "tune's check of the winner: %s", out);
 }
+
+/* The VU sketch's note of a stage that stays a hint is read from the
+ * probe's IR (the loop's vec_note, schedule/vectorize.c), not from the
+ * session's warnings (issue 45): a probe proven before comes from the
+ * space's memo and repeats no warning, so the note read from the text
+ * became the generic one ("no statement under loop r is an elementwise or
+ * reduction op"). Built a second time on the same space, every probe from
+ * the memo, the sketch now notes the same hint (one line: tune_note keeps
+ * one of equal lines). */
+Test(tune_reach, a_vu_stage_left_a_hint_is_named_from_the_ir_when_its_probe_is_memoized) {
+  NpgSession *s = npg_open_file("tests/kernels/tune_reach/double_rows.c");
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  TuneSpace sp;
+  char why[4096];
+  cr_assert(tune_space_build(&sp, s, "dscale", false, why, sizeof why), "%s", why);
+  const char *hint = "  vu:rows: no stage vectorizes onto the VU: vectorize(c) stays a hint: no VU instruction computes "
+                     "the nest under c (nearest npu_vu_mul_f32: the types differ: ";
+  cr_expect(strstr(sp.notes, hint), "%s", sp.notes);
+  size_t before = strlen(sp.notes);
+  int sketches = sp.nsketch;
+  tune_sketch_vu(&sp);
+  cr_expect_eq(sp.nsketch, sketches);
+  cr_expect_eq(strlen(sp.notes), before, "a note other than the hint's: %s", sp.notes + before);
+  tune_space_free(&sp);
+  npg_close(s);
+}
