@@ -414,10 +414,10 @@ static int run_batch(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, Tu
   return started;
 }
 
-/* Has the run's first trial started: a host run's is the kernel as
- * written; an NPU run's first candidate starts whatever the limit (the
- * kernel as written's figure is the CU's, what a schedule is asked to
- * beat). */
+/* Has the trial that starts whatever the limit run? A host run's is the
+ * kernel as written; an NPU run's is its first candidate: there the
+ * kernel as written is the CU's figure a schedule is asked to beat, and
+ * --time-limit 0 still gives a schedule of the NPU, as it did. */
 static bool started_any(const TuneSpace *sp, const TuneRun *run) { return sp->host ? run->n > 0 : run->generated > 0; }
 
 /* The time limit is checked before each trial (not only between
