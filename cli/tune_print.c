@@ -5,35 +5,58 @@
 
 #include "cli/tune_print.h"
 
+/* One row of the table: rank (or "-"), the figures, the candidate. */
+static void table_row(const TuneSpace *sp, const TuneEntry *e, const char *rank) {
+  const TrialResult *r = &e->r;
+  char d[512], gflops[32] = "-";
+  tune_describe(sp, &e->g, d, sizeof d);
+  if (sp->flops > 0) snprintf(gflops, sizeof gflops, "%.2f", sp->flops / (double)r->median_ns);
+  if (sp->host)
+    printf("%-4s %12.1f %6.1f%% %8s %8.2f  %s\n", rank, 1e-3 * (double)r->median_ns, 100.0 * r->spread, gflops, r->seconds, d);
+  else
+    printf("%-4s %12" PRIu64 " %8.1f%% %-3s%3.0f%% %8.2f  %s\n", rank, r->cycles, 100.0 * r->roofline, r->bound,
+           100.0 * r->bound_util, r->seconds, d);
+}
+
 /* The best five: host ones by their median time (GFLOP/s from the
- * contraction's flops), NPU ones by cycles, with the unit that bounds them. */
+ * contraction's flops), NPU ones by cycles, with the unit that bounds
+ * them (where the work runs: `cu` for code the CU runs itself); then the
+ * kernel as written, ranked "-", when it is not among them. */
 void tune_print_table(const TuneSpace *sp, const TuneRun *run) {
   if (sp->host) printf("%-4s %12s %7s %8s %8s  %s\n", "rank", "median us", "spread", "GFLOP/s", "trial s", "candidate");
   else printf("%-4s %12s %9s %-6s %8s  %s\n", "rank", "cycles", "roofline", "bound", "trial s", "candidate");
+  bool shown = false;
   for (int i = 0; i < run->n && i < 5 && run->v[i].r.status == TRIAL_SIMULATED; i++) {
-    const TrialResult *r = &run->v[i].r;
-    char d[512], gflops[32] = "-";
-    tune_describe(sp, &run->v[i].g, d, sizeof d);
-    if (sp->flops > 0) snprintf(gflops, sizeof gflops, "%.2f", sp->flops / (double)r->median_ns);
-    if (sp->host)
-      printf("%-4d %12.1f %6.1f%% %8s %8.2f  %s\n", i + 1, 1e-3 * (double)r->median_ns, 100.0 * r->spread, gflops, r->seconds, d);
-    else
-      printf("%-4d %12" PRIu64 " %8.1f%% %-3s%3.0f%% %8.2f  %s\n", i + 1, r->cycles, 100.0 * r->roofline, r->bound,
-             100.0 * r->bound_util, r->seconds, d);
+    char rank[16];
+    snprintf(rank, sizeof rank, "%d", i + 1);
+    table_row(sp, &run->v[i], rank);
+    shown = shown || run->v[i].g.sketch == TUNE_AS_WRITTEN;
   }
+  const TuneEntry *aw = tune_as_written(run);
+  if (!shown && aw && aw->r.status == TRIAL_SIMULATED) table_row(sp, aw, "-");
 }
 
-/* The kernel as written against the winner: its time is its trial's,
- * taken in the same run by the same timer (tune_search). */
+/* A figure of r as the line below says it: "12.3 us" or "8393 cycles". */
+static void figure(const TuneSpace *sp, const TrialResult *r, char *out, size_t n) {
+  if (sp->host) snprintf(out, n, "%.1f us", 1e-3 * (double)r->median_ns);
+  else snprintf(out, n, "%" PRIu64 " cycles", r->cycles);
+}
+
+/* The kernel as written against the winner: its figure is its trial's,
+ * taken in the same run by the same timer (a host run), or simulated as
+ * the candidates are, its CU cycles (an NPU run: tune_search). */
 void tune_print_as_written(const TuneSpace *sp, const TuneRun *run, const TuneWinner *w) {
   const TuneEntry *aw = tune_as_written(run);
   if (!aw || aw->r.status != TRIAL_SIMULATED) {
-    fprintf(stderr, "npugen tune: the kernel as written could not be timed: %s\n", aw ? aw->r.message : "not run");
+    fprintf(stderr, "npugen tune: the kernel as written has no figure: %s\n", aw ? aw->r.message : "not run");
     return;
   }
   const TuneEntry *win = &run->v[w->rank];
-  double tuned = (double)win->r.median_ns, asis = (double)aw->r.median_ns;
-  printf("%s as written: %.1f us per call (spread %.1f%%", sp->kernel, 1e-3 * asis, 100.0 * aw->r.spread);
+  double tuned = (double)tune_cost(&win->r), asis = (double)tune_cost(&aw->r);
+  char fig[64];
+  figure(sp, &aw->r, fig, sizeof fig);
+  if (sp->host) printf("%s as written: %s per call (spread %.1f%%", sp->kernel, fig, 100.0 * aw->r.spread);
+  else printf("%s as written: %s (bound by %s, roofline %.1f%%", sp->kernel, fig, aw->r.bound, 100.0 * aw->r.roofline);
   if (win == aw) {
     /* the best candidate lost to it: that one's figure says by how much */
     const TuneEntry *next = NULL;
@@ -41,17 +64,17 @@ void tune_print_as_written(const TuneSpace *sp, const TuneRun *run, const TuneWi
       if (run->v[i].r.status == TRIAL_SIMULATED && &run->v[i] != aw) next = &run->v[i];
     char d[512];
     if (next) tune_describe(sp, &next->g, d, sizeof d);
+    if (next) figure(sp, &next->r, fig, sizeof fig);
     printf("); no candidate beat it, so %s is the kernel as written (no step)", sp->variant);
-    if (next)
-      printf("; the best candidate, %s, took %.1f us (%.2fx)", d, 1e-3 * (double)next->r.median_ns,
-             asis / (double)next->r.median_ns);
-    else printf("; no candidate was timed");
+    if (next) printf("; the best candidate, %s, took %s (%.2fx)", d, fig, asis / (double)tune_cost(&next->r));
+    else printf("; no candidate was %s", sp->host ? "timed" : "simulated");
     printf("\n");
     return;
   }
-  if (sp->flops > 0) /* host:loops counts no flops */
-    printf(", %.2f GFLOP/s); tuned: %.1f us (%.2f GFLOP/s), %.2fx\n", sp->flops / asis, 1e-3 * tuned, sp->flops / tuned, asis / tuned);
-  else printf("); tuned: %.1f us, %.2fx\n", 1e-3 * tuned, asis / tuned);
+  figure(sp, &win->r, fig, sizeof fig);
+  if (sp->host && sp->flops > 0) /* host:loops counts no flops */
+    printf(", %.2f GFLOP/s); tuned: %s (%.2f GFLOP/s), %.2fx\n", sp->flops / asis, fig, sp->flops / tuned, asis / tuned);
+  else printf("); tuned: %s, %.2fx\n", fig, asis / tuned);
 }
 
 /* What the space is, which sketches do not apply and why. */

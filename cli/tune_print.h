@@ -9,7 +9,7 @@
 void tune_print_space(const TuneSpace *sp, bool host_asked, int jobs);
 /* The best five of run (stdout). */
 void tune_print_table(const TuneSpace *sp, const TuneRun *run);
-/* The kernel as written, timed as the host trials were, against the winner. */
+/* The kernel as written, timed or simulated as the trials were, against the winner. */
 void tune_print_as_written(const TuneSpace *sp, const TuneRun *run, const TuneWinner *w);
 /* A program's calls, what each runs and why, and the whole program's
  * cycles against its roofline and the program as written (stdout). */

@@ -216,7 +216,7 @@ void npg_set_check_cpu_limit(NpgSession *s, double seconds);
 typedef struct {
   bool ran;
   char message[1024];
-  uint64_t sim_cycles;   /* total simulated cycles; 0: no intrinsic ran */
+  uint64_t sim_cycles;   /* total simulated cycles (without an intrinsic: the CU's, for its accesses); 0: none */
   uint64_t ideal_cycles; /* the roofline bound: the fewest cycles this work could take */
   double roofline;       /* ideal_cycles / sim_cycles */
   char bound[4];         /* "nu", "vu", "dma" or "cu": the unit busy longest */

@@ -1,6 +1,9 @@
 /* npg_simulate: a variant's run in the simulator alone, for a cost (npugen
  * tune): the emitted C compiled and run on seeded inputs, without the
- * reference and without comparing; the outputs are not looked at. */
+ * reference and without comparing; the outputs are not looked at. A
+ * variant that calls no intrinsic (the kernel as written) is timed too:
+ * its every array access goes through the CU's hook, so its figure is
+ * the CU's cycles, where the check has none for it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,39 @@
 #include "jit/check.h"
 #include "jit/session.h"
 #include "npugen.h"
+
+/* A variant that calls no intrinsic runs on the CU alone, its every
+ * array access through the hook (about 70 ns each): it is simulated up to
+ * this many steps (about a million accesses, a tenth of a second), never
+ * for the seconds the check's budget allows. */
+enum { CU_ONLY_STEPS = 1 << 25 };
+
+static bool npu_stmt(Stmt *s, int depth, void *ctx) {
+  (void)depth;
+  bool *npu = ctx;
+  if (stmt_uses_npu(s)) *npu = true;
+  return !*npu;
+}
+
+/* The check weighs host code's accesses only in a variant that calls an
+ * intrinsic (check_variant_within_limits); here every variant's go
+ * through the hook, so in one without an intrinsic each weighs
+ * CHECK_CU_ACCESS_STEPS too, within CU_ONLY_STEPS. False with r->message
+ * past it. */
+static bool hooked_within_limits(const Kernel *ir, const CheckOptions *o, CheckResult *r) {
+  bool npu = false;
+  ir_walk_stmts(ir->body, npu_stmt, &npu);
+  if (npu) return true; /* weighed so by the check's count */
+  uint64_t max_steps = o->max_steps ? o->max_steps : CHECK_DEFAULT_MAX_STEPS;
+  if (max_steps > CU_ONLY_STEPS) max_steps = CU_ONLY_STEPS;
+  uint64_t steps = ir_count_steps_weighted(ir, CHECK_CU_ACCESS_STEPS);
+  if (steps <= max_steps) return true;
+  snprintf(r->message, sizeof r->message,
+           "not simulated: no intrinsic, so the CU runs it all, each array access a simulator call: up to %.3g "
+           "steps (an access as %d), past the %llu a variant on the CU alone is simulated for",
+           (double)steps, CHECK_CU_ACCESS_STEPS, (unsigned long long)max_steps);
+  return false;
+}
 
 bool npg_simulate(NpgSession *s, int i, uint64_t seed, NpgSimResult *out) {
   if (!out) return session_null(s, "npg_simulate", "the result");
@@ -44,15 +80,17 @@ bool npg_simulate(NpgSession *s, int i, uint64_t seed, NpgSimResult *out) {
     }
     specs = check_size_specs(v->kernel, &set, specs, fixed);
   }
-  if (!check_variant_within_limits(k, ir, &o, &r)) { /* the variant's own work: the kernel as written does not run */
+  /* the variant's own work: the kernel as written does not run */
+  if (!check_variant_within_limits(k, ir, &o, &r) || !hooked_within_limits(ir, &o, &r)) {
     memcpy(out->message, r.message, sizeof out->message);
     arena_free(&a);
     return false;
   }
   /* with the check's hooks, so host code's accesses count as they do in
-   * the check's figure */
+   * the check's figure; in a variant without an intrinsic too */
   LowerUnit u = session_unit(s, i);
   u.cu_hooks = true;
+  u.cu_hooks_host = true;
   u.tcc = true;
   char *text = jit_c_source(&u);
   char err[4096];

@@ -187,9 +187,10 @@ static void param_spellings(Arena *a, LoweredFunction *f) {
   }
 }
 
-/* How u's host expressions are spelled (npu: its C uses the NPU). */
+/* How u's host expressions are spelled (npu: its C uses the NPU, or is
+ * timed on the CU all the same: cu_hooks_host). */
 static Spelling spelling(const LowerUnit *u, bool npu) {
-  if (u->cu_hooks) return npu ? SPELL_CU_HOOKS : SPELL_CHECK;
+  if (u->cu_hooks) return npu || u->cu_hooks_host ? SPELL_CU_HOOKS : SPELL_CHECK;
   return u->tcc ? SPELL_TCC : SPELL_PLAIN;
 }
 
@@ -268,6 +269,7 @@ static void source(LoweredModule *m, const LowerUnit *u) {
   m->ncomment = l.n;
   m->includes = lower_includes(u->k, false);
   lower_includes_typedefs(u->m, &m->includes);
+  if (u->cu_hooks && u->cu_hooks_host) m->includes.npu = true; /* its accesses call npu_cu_access */
   m->defines = defines(a, u->m, lower_source_defines(u->m, u->k, false, false));
   if (u->own_header) m->own_header = arena_printf(a, "%s.h", u->name);
   m->late_defines = defines(a, u->m, lower_source_defines(u->m, u->k, true, u->own_header));

@@ -18,6 +18,10 @@ typedef struct {
   const NpuTarget *target;
   EmitOrder order;       /* for the check only: the order `lowered` runs marked loops in, a program's functions too */
   bool cu_hooks;         /* for the check only: host code's accesses go through npu_cu_access */
+  /* with cu_hooks, also in a variant that calls no intrinsic (npg_simulate
+   * for tune: the kernel as written timed on the CU); the check leaves
+   * such a variant's code plain */
+  bool cu_hooks_host;
   /* C for tcc (the check, npg_jit_variant): an array sized by the
    * kernel's sizes is a flat pointer (emit/emit_cu_hooks.c says why) */
   bool tcc;

@@ -325,25 +325,29 @@ void tune_retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, b
   retime(sp, o, run, own, NULL);
 }
 
-/* The kernel as written timed as a candidate, a host run's first trial:
- * the same timer and the same run as the candidates, so one that does not
- * beat it does not win (it is not counted among the candidates, nor
- * against --trials: it is what they are measured against). */
-static void time_as_written(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
+/* The kernel as written as a candidate, a run's first trial: timed by
+ * the same timer as a host run's candidates, or in an NPU run simulated
+ * as they are (its CU cycles: npg_simulate hooks a variant without an
+ * intrinsic too), so one that does not beat it does not win (it is not
+ * counted among the candidates, nor against --trials: it is what they
+ * are measured against). */
+static void run_as_written(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
   TuneEntry e;
   memset(&e, 0, sizeof e);
   e.g.sketch = TUNE_AS_WRITTEN;
   e.steps = tune_render(sp, &e.g, sp->variant);
   const char *steps = e.steps;
-  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, true, 1, o->trial_timeout, NULL, &e.r);
+  tune_pool_run(sp->s, &steps, 1, sp->variant, 1, sp->host, 1, o->trial_timeout, NULL, &e.r);
+  tune_apply_bound(sp, &e.r);
   if (o->log) log_batch(sp, &e, 1, 0, o->log);
   tune_record(run, &e, 1);
 }
 
 /* What the trials so far took, to tell whether the next one ends within
- * the time limit: the mean of the candidates' (the kernel as written's
- * while there is none), and of the timed ones' (the best are timed again
- * at the end: their share is kept for it). */
+ * the time limit: the mean of the candidates' (a host run's kernel as
+ * written's while there is none: an NPU run's, simulated with every
+ * access hooked, says nothing of a candidate's), and of the timed ones'
+ * (the best are timed again at the end: their share is kept for it). */
 typedef struct {
   double sum, timed_sum;
   int n, timed;
@@ -358,8 +362,8 @@ static void pace_add(Pace *p, const TuneEntry *e) {
   }
 }
 
-static double pace_each(const Pace *p, const TuneRun *run) {
-  const TuneEntry *aw = tune_as_written(run);
+static double pace_each(const Pace *p, const TuneSpace *sp, const TuneRun *run) {
+  const TuneEntry *aw = sp->host ? tune_as_written(run) : NULL;
   return p->n ? p->sum / p->n : aw ? aw->r.seconds : 0;
 }
 
@@ -410,6 +414,12 @@ static int run_batch(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, Tu
   return started;
 }
 
+/* Has the trial that starts whatever the limit run? A host run's is the
+ * kernel as written; an NPU run's is its first candidate: there the
+ * kernel as written is the CU's figure a schedule is asked to beat, and
+ * --time-limit 0 still gives a schedule of the NPU, as it did. */
+static bool started_any(const TuneSpace *sp, const TuneRun *run) { return sp->host ? run->n > 0 : run->generated > 0; }
+
 /* The time limit is checked before each trial (not only between
  * generations): a trial starts only when, at the pace of those before
  * it, it ends within the limit, less the share kept for timing the best
@@ -424,10 +434,10 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
   int batch = jobs > BATCH / 2 ? 2 * jobs : BATCH;
   Pace pace = {0, 0, 0, 0};
   run->stopped = "no new candidate is left near the best";
-  if (sp->host) time_as_written(sp, o, run);
+  run_as_written(sp, o, run);
   for (;;) {
-    double each = pace_each(&pace, run), keep = sp->host ? kept_for_retime(run, pace_timed(&pace, run)) : 0;
-    if (limited && run->n && tune_now() + each > deadline - keep) {
+    double each = pace_each(&pace, sp, run), keep = sp->host ? kept_for_retime(run, pace_timed(&pace, run)) : 0;
+    if (limited && started_any(sp, run) && tune_now() + each > deadline - keep) {
       stopped_for_limit(run, run->generations + 1, 1, each, deadline - keep - tune_now());
       break;
     }
@@ -446,7 +456,7 @@ void tune_search(const TuneSpace *sp, const TuneOptions *o, TuneRun *run) {
       if (run->generations > 3) break; /* no new candidate: the space is exhausted near the best */
       continue;
     }
-    TunePoolStop stop = {deadline - keep, each, run->n ? 0 : 1};
+    TunePoolStop stop = {deadline - keep, each, started_any(sp, run) ? 0 : 1};
     int started = run_batch(sp, o, run, b, n, jobs, limited ? &stop : NULL, &pace);
     if (started < n) stopped_for_limit(run, run->generations, n - started, each, deadline - keep - tune_now());
     free(b);

@@ -254,15 +254,15 @@ static const Stmt *loop_named(const Kernel *k, const char *name) {
   return f.found;
 }
 
-/* The warning a vectorize left in the session after `from` (it stays
- * a hint: no instruction, nor a sequence, computes the nest, naming the
- * sub-expression and the nearest instruction) into f->miss. */
-static void note_miss(TuneSpace *sp, VuFacts *f, size_t from) {
-  const char *all = npg_errors(sp->s);
-  const char *w = strlen(all) > from ? strstr(all + from, "warning: vectorize: ") : NULL;
-  if (!w) return;
-  w += strlen("warning: vectorize: ");
-  snprintf(f->miss, sizeof f->miss, "%.*s", (int)strcspn(w, "\n"), w);
+/* Why vectorize left loop l a hint (no instruction, nor a sequence,
+ * computes its nest: the sub-expression and the nearest instruction),
+ * from the loop's own vec_note (schedule/vectorize.c), into f->miss; a
+ * probe proven before (the memo) has it too, where the session's
+ * warnings do not repeat. */
+static void note_miss(VuFacts *f, const Stmt *l) {
+  if (!l->vec_note) return;
+  snprintf(f->miss, sizeof f->miss, "vectorize(%s) stays a hint: no VU instruction computes the nest under %s (%s)",
+           l->name, l->name, l->vec_note);
 }
 
 /* Does vectorize(loop), after prefix and the loops found so far, make it
@@ -273,11 +273,10 @@ static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char
   sb_puts(&sb, prefix);
   for (int v = 0; v < f->nvec; v++) sb_printf(&sb, "#pragma npu vectorize(%s)\n", f->vec[v]);
   sb_printf(&sb, "#pragma npu vectorize(%s)\n", loop);
-  size_t before = strlen(npg_errors(sp->s));
   const Kernel *got = tune_probe_steps(sp, sb.data, NULL);
   sb_free(&sb);
   const Stmt *l = got ? loop_named(got, loop) : NULL;
-  if (got && !(l && l->intrin)) note_miss(sp, f, before);
+  if (l && !l->intrin) note_miss(f, l);
   return l && l->intrin;
 }
 

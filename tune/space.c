@@ -229,6 +229,7 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
     if (!host) {
       npu_sketches(sp);
       if (!sp->nsketch) npu_sketches_expanded(sp, k);
+      if (!sp->nsketch) tune_sketch_nests(sp, k); /* several nests: each its own */
     }
     /* costs in one unit only: simulated cycles, or time on this CPU */
     if (!sp->nsketch) {
@@ -246,7 +247,11 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
 }
 
 void tune_space_free(TuneSpace *sp) {
-  for (int i = 0; i < sp->nsketch; i++) free(sp->sketch[i].data);
+  for (int i = 0; i < sp->nsketch; i++) {
+    TuneSketch *sk = &sp->sketch[i];
+    if (sk->free_data) sk->free_data(sk->data);
+    else free(sk->data);
+  }
   sp->nsketch = 0;
   free(sp->memo);
   sp->memo = NULL;

@@ -51,6 +51,7 @@ struct TuneSketch {
    * UINT64_MAX for a candidate that cannot run (its buffers do not fit). */
   uint64_t (*estimate)(const TuneSketch *sk, const int *choice, const NpuTarget *t);
   void *data; /* the sketch's own facts about the kernel */
+  void (*free_data)(void *data); /* frees data; NULL: free() */
 };
 
 /* tune/kernel_shape.c: what the sketches need to know of a kernel. */
@@ -185,6 +186,10 @@ void tune_sketch_nu_epilogue(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
 void tune_sketch_vu(TuneSpace *sp);
 void tune_sketch_host(TuneSpace *sp);
+/* tune/sketch_nests.c: a kernel of several top-level nests: each nest's
+ * NPU sketch as if it were a kernel of its own, joined into one sketch
+ * (each part alone when the engine refuses them together). */
+void tune_sketch_nests(TuneSpace *sp, const Kernel *k);
 /* tune/sketch_loops.c: the general host sketch, for any kernel with a loop. */
 void tune_sketch_loops(TuneSpace *sp, const Kernel *k);
 
