@@ -576,6 +576,7 @@ Test(vu_families, every_member_checks_its_operands_scope_and_hazards) {
  * row; one that cannot be is named here and there. */
 static const char *const vu_not_rows[] = {
     "npu_vu_requant_i8",     "npu_vu_requant_q31_i8",   "npu_vu_requant_q31_pc_i8", /* operand domain checks, multi-step */
+    "npu_vu_requant_q31_range_i8", "npu_vu_requant_q31_pc_range_i8",
     "npu_vu_lane_mask_u8",   "npu_vu_store_lane_f32",   "npu_vu_select_lanes_f32",  /* index masks: the kept lanes' hull */
     "npu_vu_muls_lane_f32",  "npu_vu_select_from_f32",                              /* a suffix of the loop */
     "npu_vu_macs_i8_i32",    "npu_vu_muladd_cols_f32",                          /* not moved yet */
