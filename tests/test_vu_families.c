@@ -612,14 +612,14 @@ Test(vu_families, every_bound_vu_op_is_a_row_or_a_named_exception) {
 /* An activation's clamp as C writes it, `v = v > lo ? v : lo; v = v < hi
  * ? v : hi;` with lo and hi scalar parameters (TFLite's
  * output_activation_min/max), reaches the VU as a max and a min with a
- * scalar (here int8 and fp32; int32 is the same row, checked against the
- * simulator above), the kernel's local expanded into the output and each
- * reassignment a nest of its own. An int32 clamp to the constants [0, 96]
- * is the ReLU (still npu_vu_relu_i32: it sorts before the scalar ops, and
- * `v > 0 ? v : 0` is a max with the scalar 0 too) and a min with 96. Each
- * variant passes the check by execution. Before: no VU op took a scalar
- * bound ("nearest npu_vu_max_i8: the expressions differ"), and the nests
- * stayed on the CU. */
+ * scalar (here int8; int32 and fp32 are the same form, each row checked
+ * against the simulator above), the kernel's local expanded into the
+ * output and each reassignment a nest of its own. An int32 clamp to the
+ * constants [0, 96] is the ReLU (still npu_vu_relu_i32: it sorts before
+ * the scalar ops, and `v > 0 ? v : 0` is a max with the scalar 0 too) and
+ * a min with 96. Each variant passes the check by execution. Before: no
+ * VU op took a scalar bound ("nearest npu_vu_max_i8: the expressions
+ * differ"), and the nests stayed on the CU. */
 static const char *clamp_kernel(const char *t, const char *lo, const char *hi) {
   static char src[2048];
   snprintf(src, sizeof src,
@@ -661,8 +661,6 @@ static void clamps_on_the_vu(const char *t, const char *lo, const char *hi, cons
 Test(vu_families, an_activation_clamp_is_a_max_and_a_min_with_a_scalar_and_a_relu_stays_one) {
   clamps_on_the_vu("int8_t", "lo", "hi", "npu_vu_scalar_max_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, lo);",
                    "npu_vu_scalar_min_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, hi);");
-  clamps_on_the_vu("float", "lo", "hi", "npu_vu_scalar_max_f32(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, lo);",
-                   "npu_vu_scalar_min_f32(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, hi);");
   clamps_on_the_vu("int32_t", "0", "96", "npu_vu_relu_i32(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64);",
                    "npu_vu_scalar_min_i32(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, /*s=*/96);");
 }
