@@ -139,6 +139,22 @@ void npu_vu_requant_q31_pc_i8_at(const char *file, int line, int8_t *dst, const 
 #define npu_vu_requant_q31_i8(...) npu_vu_requant_q31_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_requant_q31_pc_i8(...) npu_vu_requant_q31_pc_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* The same with TFLite's activation bounds (output_activation_min/max,
+ * scalars) in place of int8's own, clamped as its reference kernels do,
+ * std::max then std::min, before the conversion to int8:
+ *   q      = r + zero_point
+ *   dst[i] = (int8_t)min(max(q, act_min), act_max)
+ * (TFLite's act_min <= act_max lie in [-128, 127]; others are computed as
+ * the formula says, the conversion wrapping.) */
+void npu_vu_requant_q31_range_i8_at(const char *file, int line, int8_t *dst, const int32_t *a, int n,
+                                    int32_t multiplier, int shift, int32_t zero_point, int32_t act_min,
+                                    int32_t act_max);
+void npu_vu_requant_q31_pc_range_i8_at(const char *file, int line, int8_t *dst, const int32_t *a,
+                                       const int32_t *multiplier, const int32_t *shift, int n, int32_t zero_point,
+                                       int32_t act_min, int32_t act_max);
+#define npu_vu_requant_q31_range_i8(...) npu_vu_requant_q31_range_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+#define npu_vu_requant_q31_pc_range_i8(...) npu_vu_requant_q31_pc_range_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* Multiply-accumulate by one scalar operand, over a 2-D box:
  *   dst[r*ldd + c] += (int32_t)a[r*lda + c] * (int32_t)b[0]   for r < rows, c < cols
  * int32 sums wrap. b is one element in the same VM (a per-channel weight:

@@ -142,6 +142,30 @@ void npu_vu_rdivs_f32_at(const char *file, int line, float *dst, const float *a,
 void npu_vu_rsqrt_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
 #define npu_vu_rsqrt_f32(...) npu_vu_rsqrt_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* dst[i] = a[i] < s ? a[i] : s */
+void npu_vu_scalar_min_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int n, int8_t s);
+#define npu_vu_scalar_min_i8(...) npu_vu_scalar_min_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < s ? a[i] : s */
+void npu_vu_scalar_min_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n, int32_t s);
+#define npu_vu_scalar_min_i32(...) npu_vu_scalar_min_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] < s ? a[i] : s */
+void npu_vu_scalar_min_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_scalar_min_f32(...) npu_vu_scalar_min_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] > s ? a[i] : s */
+void npu_vu_scalar_max_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int n, int8_t s);
+#define npu_vu_scalar_max_i8(...) npu_vu_scalar_max_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] > s ? a[i] : s */
+void npu_vu_scalar_max_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n, int32_t s);
+#define npu_vu_scalar_max_i32(...) npu_vu_scalar_max_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = a[i] > s ? a[i] : s */
+void npu_vu_scalar_max_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_scalar_max_f32(...) npu_vu_scalar_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* dst[i] = a[i] < 0 ? -a[i] : a[i] */
 void npu_vu_abs_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n);
 #define npu_vu_abs_i32(...) npu_vu_abs_i32_at(__FILE__, __LINE__, __VA_ARGS__)

@@ -19,6 +19,7 @@ static const NpuSimSymbol table[] = {
     SYM(npu_cu_access_at),
     SYM(npu_cu_fallback_at),
     SYM(npu_vu_requant_q31_i8_at), SYM(npu_vu_requant_q31_pc_i8_at),
+    SYM(npu_vu_requant_q31_range_i8_at), SYM(npu_vu_requant_q31_pc_range_i8_at),
 #define NPU_VU_OP(NAME, ...) SYM(NAME##_at),
 #include "npu_vu_families.def"
 #undef NPU_VU_OP

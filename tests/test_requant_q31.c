@@ -243,3 +243,144 @@ Test(requant_q31, per_channel_tflite_c_reaches_the_instruction) {
   has(npg_emit_source(s, v), "npu_vu_requant_q31_pc_i8(&Y_vm[0][0], &X_vm[0][0], &M_vm[0], &S_vm[0], /*n=*/64, zp);");
   npg_close(s);
 }
+
+/* With TFLite's activation bounds (npu_vu_requant_q31_range_i8 and its
+ * per-channel form): the simulator against the semantics kernels over Q31
+ * multipliers, every shift, and bounds as TFLite sets them (ReLU6's [zp,
+ * zp + 96], the whole int8 range, one value), crossed (act_min > act_max:
+ * max then min gives act_max) and outside int8 (the conversion wraps). */
+typedef void (*SemTensorRange)(int8_t *, const int32_t *, int32_t, int, int32_t, int32_t, int32_t);
+typedef void (*SemChannelRange)(int8_t *, const int32_t *, const int32_t *, const int32_t *, int32_t, int32_t,
+                                int32_t);
+
+static const int32_t act_bounds[][2] = {{-5, 91}, {-128, 127}, {0, 0}, {40, -40}, {-300, 300}, {100, 200}};
+enum { NBOUNDS = sizeof act_bounds / sizeof act_bounds[0] };
+
+static void per_tensor_with_bounds(void) {
+  TccUnit *u;
+  SemTensorRange sem = (SemTensorRange)rq_kernel(&u, "npu_vu_requant_q31_range_i8");
+  SimtRng r;
+  simt_seed(&r, 33);
+  int32_t a[RQ_N];
+  int8_t want[RQ_N];
+  rq_values(&r, a);
+  const int32_t fixed[] = {1 << 30, INT32_MAX, 1518500250, INT32_MIN};
+  for (int k = 0; k < 6; k++) {
+    int32_t m = k < (int)(sizeof fixed / 4) ? fixed[k] : simt_range(&r, 1 << 30, INT32_MAX);
+    for (int shift = -31; shift <= 0; shift++) {
+      int32_t zp = rq_zero_point(shift, k), lo = act_bounds[(k - shift) % NBOUNDS][0],
+              hi = act_bounds[(k - shift) % NBOUNDS][1];
+      sem(want, a, m, shift, zp, lo, hi);
+      NpuSim *s = simt_new();
+      int32_t *va = npu_scope_base(NPU_VU_VM, 0);
+      int8_t *vd = (int8_t *)(va + RQ_N);
+      memcpy(va, a, sizeof a);
+      npu_vu_requant_q31_range_i8(vd, va, RQ_N, m, shift, zp, lo, hi);
+      npusim_finish(s);
+      cr_assert(!npusim_failed(s), "%s", npusim_error(s));
+      for (int i = 0; i < RQ_N; i++)
+        cr_assert_eq(vd[i], want[i], "a=%d multiplier=%d shift=%d zp=%d act [%d, %d]: simulator %d, semantics %d",
+                     a[i], m, shift, zp, lo, hi, vd[i], want[i]);
+      simt_free(s);
+    }
+  }
+  tcc_unit_free(u);
+}
+
+static void per_channel_with_bounds(void) {
+  TccUnit *u;
+  SemChannelRange sem = (SemChannelRange)rq_kernel(&u, "npu_vu_requant_q31_pc_range_i8");
+  SimtRng r;
+  simt_seed(&r, 34);
+  int32_t a[RQ_N], m[RQ_N], sh[RQ_N];
+  int8_t want[RQ_N];
+  for (int k = 0; k < NBOUNDS; k++) {
+    rq_values(&r, a);
+    for (int i = 0; i < RQ_N; i++) {
+      m[i] = i % 7 == 0 ? INT32_MAX : i % 7 == 1 ? 1 << 30 : simt_range(&r, 1 << 30, INT32_MAX);
+      sh[i] = -((i + k) % 32);
+      if (sh[i] == 0) a[i] = a[i] / 2; /* keep r + zero_point in int32 */
+    }
+    int32_t zp = k % 2 ? -128 : 127, lo = act_bounds[k][0], hi = act_bounds[k][1];
+    sem(want, a, m, sh, zp, lo, hi);
+    NpuSim *s = simt_new();
+    int32_t *va = npu_scope_base(NPU_VU_VM, 0), *vm = va + RQ_N, *vs = vm + RQ_N;
+    int8_t *vd = (int8_t *)(vs + RQ_N);
+    memcpy(va, a, sizeof a), memcpy(vm, m, sizeof m), memcpy(vs, sh, sizeof sh);
+    npu_vu_requant_q31_pc_range_i8(vd, va, vm, vs, RQ_N, zp, lo, hi);
+    npusim_finish(s);
+    cr_assert(!npusim_failed(s), "%s", npusim_error(s));
+    for (int i = 0; i < RQ_N; i++)
+      cr_assert_eq(vd[i], want[i], "a=%d multiplier=%d shift=%d act [%d, %d]: simulator %d, semantics %d", a[i], m[i],
+                   sh[i], lo, hi, vd[i], want[i]);
+    simt_free(s);
+  }
+  tcc_unit_free(u);
+}
+
+/* one test process for both (each is a few ms of work) */
+Test(requant_q31, with_bounds_simulator_matches_semantics) {
+  per_tensor_with_bounds();
+  per_channel_with_bounds();
+}
+
+/* A pointwise convolution's epilogue as TFLite's reference kernels (and
+ * examples/conv_pw_tflite.c) write it, per channel: the requantisation
+ * into the accumulator, the output offset, then the activation clamp to
+ * the scalar parameters act_min and act_max, each a reassignment (folded
+ * into the store, the locals inlined), is one npu_vu_requant_q31_pc_range_i8
+ * per row, chosen by vectorize and bit-exact with the kernel as written.
+ * (A clamp to the constants [-128, 127] stays the op without bounds:
+ * examples/emitted/conv_pw_tflite, which make examples-fresh keeps, calls
+ * npu_vu_requant_q31_pc_i8 from the same vectorize.)
+ * Before: no VU instruction computed the clamp to parameters ("nearest
+ * npu_vu_max_i8: the expressions differ: 'act_max'"), so the whole
+ * epilogue ran on the CU. */
+static const char *act_kernel(const char *lo, const char *hi) {
+  static char src[2048];
+  snprintf(src, sizeof src,
+           "#include <stdint.h>\n"
+           "void k(const int32_t X[4][64], const int32_t M[64], const int32_t S[64], int8_t Y[4][64], int32_t zp,\n"
+           "       int32_t act_min, int32_t act_max) {\n"
+           "  for (int p = 0; p < 4; p++)\n"
+           "    for (int c = 0; c < 64; c++) {\n"
+           "      int32_t acc = X[p][c];\n"
+           "      int64_t ab = (int64_t)acc * M[c];\n"
+           "      int32_t high = acc == (-2147483647 - 1) && M[c] == (-2147483647 - 1) ? 2147483647\n"
+           "                     : (int32_t)((ab + (ab >= 0 ? (1 << 30) : 1 - (1 << 30))) / ((int64_t)1 << 31));\n"
+           "      int32_t mask = (int32_t)(((int64_t)1 << -S[c]) - 1);\n"
+           "      acc = (high >> -S[c]) + ((high & mask) > (mask >> 1) + (high < 0 ? 1 : 0) ? 1 : 0);\n"
+           "      acc += zp;\n"
+           "      acc = acc > %s ? acc : %s;\n"
+           "      acc = acc < %s ? acc : %s;\n"
+           "      Y[p][c] = (int8_t)acc;\n"
+           "    }\n"
+           "}\n"
+           "#pragma npu inputs(k, M, 1073741824, 2147483647)\n"
+           "#pragma npu inputs(k, S, -12, -1)\n"
+           "#pragma npu inputs(k, zp, -16, 16)\n"
+           "#pragma npu inputs(k, act_min, -16, 16)\n"
+           "#pragma npu inputs(k, act_max, 40, 111)\n"
+           "#pragma npu schedule(k, v)\n"
+           "#pragma npu compute_inline(s2)\n"
+           "#pragma npu compute_inline(s3)\n"
+           "#pragma npu compute_inline(s4)\n"
+           "#pragma npu fold(s5)\n"
+           "#pragma npu compute_inline(s1)\n"
+           "#pragma npu cache_read(X, vu_vm, p, X_vm)\n"
+           "#pragma npu cache_read(M, vu_vm, p, M_vm)\n"
+           "#pragma npu cache_read(S, vu_vm, p, S_vm)\n"
+           "#pragma npu cache_write(Y, vu_vm, p, Y_vm)\n"
+           "#pragma npu vectorize(c)\n",
+           lo, lo, hi, hi);
+  return src;
+}
+
+Test(requant_q31, tflite_requantisation_and_activation_clamp_are_one_op) {
+  NpgSession *s = open_ok(act_kernel("act_min", "act_max"), "");
+  const char *c = npg_emit_source(s, checked_once(s, "v"));
+  has(c, "npu_vu_requant_q31_pc_range_i8(&Y_vm[0][0], &X_vm[0][0], &M_vm[0], &S_vm[0], /*n=*/64, zp, act_min, "
+         "act_max);");
+  lacks(c, "stays a hint");
+  npg_close(s);
+}

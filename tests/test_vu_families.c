@@ -14,6 +14,7 @@
 #include "npu_intrinsics.h"
 #include "npugen.h"
 #include "schedule/vu_families.h"
+#include "test_sched_util.h"
 #include "test_sim_util.h"
 
 Test(vu_families, generated_files_are_the_tables) {
@@ -575,6 +576,7 @@ Test(vu_families, every_member_checks_its_operands_scope_and_hazards) {
  * row; one that cannot be is named here and there. */
 static const char *const vu_not_rows[] = {
     "npu_vu_requant_i8",     "npu_vu_requant_q31_i8",   "npu_vu_requant_q31_pc_i8", /* operand domain checks, multi-step */
+    "npu_vu_requant_q31_range_i8", "npu_vu_requant_q31_pc_range_i8",
     "npu_vu_lane_mask_u8",   "npu_vu_store_lane_f32",   "npu_vu_select_lanes_f32",  /* index masks: the kept lanes' hull */
     "npu_vu_muls_lane_f32",  "npu_vu_select_from_f32",                              /* a suffix of the loop */
     "npu_vu_macs_i8_i32",    "npu_vu_muladd_cols_f32",                          /* not moved yet */
@@ -605,4 +607,60 @@ Test(vu_families, every_bound_vu_op_is_a_row_or_a_named_exception) {
   }
   cr_expect_eq(named, (int)(sizeof vu_not_rows / sizeof vu_not_rows[0]), "an exception is not bound by libnpusim");
   cr_expect_gt(vu, named);
+}
+
+/* An activation's clamp as C writes it, `v = v > lo ? v : lo; v = v < hi
+ * ? v : hi;` with lo and hi scalar parameters (TFLite's
+ * output_activation_min/max), reaches the VU as a max and a min with a
+ * scalar (here int8; int32 and fp32 are the same form, each row checked
+ * against the simulator above), the kernel's local expanded into the
+ * output and each reassignment a nest of its own. An int32 clamp to the
+ * constants [0, 96] is the ReLU (still npu_vu_relu_i32: it sorts before
+ * the scalar ops, and `v > 0 ? v : 0` is a max with the scalar 0 too) and
+ * a min with 96. Each variant passes the check by execution. Before: no
+ * VU op took a scalar bound ("nearest npu_vu_max_i8: the expressions
+ * differ"), and the nests stayed on the CU. */
+static const char *clamp_kernel(const char *t, const char *lo, const char *hi) {
+  static char src[2048];
+  snprintf(src, sizeof src,
+           "#include <stdint.h>\n"
+           "void k(const %s X[4][64], %s Y[4][64], %s lo, %s hi) {\n"
+           "  for (int r = 0; r < 4; r++)\n"
+           "    for (int c = 0; c < 64; c++) {\n"
+           "      %s v = X[r][c];\n"
+           "      v = v > %s ? v : %s;\n"
+           "      v = v < %s ? v : %s;\n"
+           "      Y[r][c] = v;\n"
+           "    }\n"
+           "}\n"
+           "#pragma npu inputs(k, lo, -20, 0)\n"
+           "#pragma npu inputs(k, hi, 1, 30)\n",
+           t, t, t, t, t, lo, lo, hi, hi);
+  return src;
+}
+
+static const char clamp_steps[] = "#pragma npu schedule(k, v)\n"
+                                  "#pragma npu expand(v)\n"
+                                  "#pragma npu fission(c, s2)\n"
+                                  "#pragma npu fission(c, s1)\n"
+                                  "#pragma npu cache_read(X, vu_vm, r, X_vm)\n"
+                                  "#pragma npu cache_write(Y, vu_vm, r, Y_vm)\n"
+                                  "#pragma npu vectorize(c_2)\n"
+                                  "#pragma npu vectorize(c_1)\n";
+
+static void clamps_on_the_vu(const char *t, const char *lo, const char *hi, const char *want_max,
+                             const char *want_min) {
+  NpgSession *s = open_ok(clamp_kernel(t, lo, hi), clamp_steps);
+  const char *c = npg_emit_source(s, checked_once(s, "v"));
+  has(c, want_max);
+  has(c, want_min);
+  lacks(c, "stays a hint");
+  npg_close(s);
+}
+
+Test(vu_families, an_activation_clamp_is_a_max_and_a_min_with_a_scalar_and_a_relu_stays_one) {
+  clamps_on_the_vu("int8_t", "lo", "hi", "npu_vu_scalar_max_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, lo);",
+                   "npu_vu_scalar_min_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, hi);");
+  clamps_on_the_vu("int32_t", "0", "96", "npu_vu_relu_i32(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64);",
+                   "npu_vu_scalar_min_i32(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, /*s=*/96);");
 }
