@@ -250,6 +250,10 @@ void tune_sketch_nu(TuneSpace *sp) {
    * a shorter K keeps the space (and its figures in docs/tune.md) as is */
   const NpuTarget *t = session_target(sp->s);
   bool long_k = f.x.j && f.x.kk >= 64 && 128 * f.x.kk * f.x.elem_a > t->nu_ib_size / 2;
+  /* a kernel with sizes: its buffers are as large as the assumptions let
+   * K run, which may not fit where the --size value would: K tiles too */
+  const Kernel *written = module_kernel(session_module(sp->s), sp->kernel);
+  long_k = long_k || (f.x.j && written && written->nsizes);
   struct dirent **files;
   int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, nu_file, alphasort);
   const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};
