@@ -21,15 +21,6 @@
   "#pragma npu schedule(scale, scale_t)\n"                       \
   "#pragma npu split(i, 16, io, ii)\n"
 
-/* The check of the variant passes (seed 1); returns its index. */
-static int passes(NpgSession *s, const char *variant) {
-  int v = npg_variant_index(s, variant);
-  cr_assert_geq(v, 0, "no variant %s: %s", variant, npg_errors(s));
-  NpgCheckResult r;
-  cr_assert(npg_check(s, v, 1, &r), "%s", r.message);
-  return v;
-}
-
 /* src is refused, and its messages hold want. */
 static void refused_with(const char *src, const char *want) {
   NpgSession *s = npg_open_string("k.c", src, strlen(src));
@@ -49,7 +40,7 @@ static void a_program_calls_a_sized_kernel_at_constant_sizes(void) {
                                 "  s2: scale(64, t, b, 0.5f);\n"
                                 "}\n",
                           "#pragma npu schedule(net, net_t)\n#pragma npu use(s1, scale_t)\n#pragma npu inline(s2)\n");
-  const char *c = npg_emit_source(s, passes(s, "net_t"));
+  const char *c = npg_emit_source(s, checked_once(s, "net_t"));
   has(c, "static void scale_t(int n, const float x[n], float y[n], float s) {\n  NPUGEN_ASSUME(n <= 4096);");
   has(c, "  scale_t(64, a, t, 2.0f); /* s1, line 10 */\n  float s2_s = 0.5f;\n");
   has(c, "  for (int i = 0; i < 64; i++) {\n    b[i] = t[i] * s2_s; /* s2_mul */");
@@ -78,7 +69,7 @@ static void a_sized_program_passes_its_sizes_through(void) {
                           "#pragma npu sizes(net, r = 5)\n",
                           "#pragma npu schedule(net, net_t)\n#pragma npu use(sc2, sc2_t)\n"
                           "#pragma npu inline(inner)\n#pragma npu use(inner_sc2, sc2_t)\n");
-  const char *c = npg_emit_source(s, passes(s, "net_t"));
+  const char *c = npg_emit_source(s, checked_once(s, "net_t"));
   has(c, "  sc2_t(r, 8, A, 2.0f); /* sc2, line 13 */\n");
   has(c, "  sc2_t(6, 8, B, 3.0f); /* inner_sc2, line 10 */\n");
   npg_close(s);

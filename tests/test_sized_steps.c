@@ -37,16 +37,6 @@ static int runs_on_dma(NpgSession *s, const char *variant) {
   return v;
 }
 
-/* The check of the variant passes (seed 1, at its size sets); returns the
- * variant's index. */
-static int passes(NpgSession *s, const char *variant) {
-  int v = npg_variant_index(s, variant);
-  cr_assert_geq(v, 0, "no variant %s: %s", variant, npg_errors(s));
-  NpgCheckResult r;
-  cr_assert(npg_check(s, v, 1, &r), "%s", r.message);
-  return v;
-}
-
 /* A const input of three dimensions, its middle one sized: the pitch of
  * the rows is m * 4 elements (the constant extent folds into the bytes),
  * the row inside it constant. */
@@ -60,7 +50,7 @@ static void a_3d_input_with_a_sized_middle_extent_reads_by_dma(void) {
                           "#pragma npu assume(k, m <= 16)\n#pragma npu sizes(k, n = 10, m = 13)\n"
                           "#pragma npu schedule(k, t)\n"
                           "#pragma npu split(i, 4, io, ii)\n#pragma npu cache_read(x, vu_vm, io, x_vm)\n");
-  has(npg_emit_source(s, passes(s, "t")), "(const float *)x + (ptrdiff_t)(io * 4) * m * 4, (ptrdiff_t)m * 16, ");
+  has(npg_emit_source(s, checked_once(s, "t")), "(const float *)x + (ptrdiff_t)(io * 4) * m * 4, (ptrdiff_t)m * 16, ");
   npg_close(s);
 }
 
@@ -133,11 +123,11 @@ static void fuse_and_loop_partition_in_a_sized_kernel(void) {
                                      "#pragma npu split(j, 4, jo, ji)\n#pragma npu reorder(io, jo, ii, ji)\n"
                                      "#pragma npu fuse(ii, ji, iji)\n#pragma npu schedule(k, lp)\n"
                                      "#pragma npu split(i2, 8, io2, ii2)\n#pragma npu loop_partition(ii2, 4)\n");
-  has(npg_emit_source(s, passes(s, "whole")), "for (long long ij = 0ll; ij < n * 16ll; ij++) {");
-  const char *c = npg_emit_source(s, passes(s, "tiles"));
+  has(npg_emit_source(s, checked_once(s, "whole")), "for (long long ij = 0ll; ij < n * 16ll; ij++) {");
+  const char *c = npg_emit_source(s, checked_once(s, "tiles"));
   has(c, "for (int iji = 0; iji < 32; iji++) {");
   has(c, "if (iji / 4 < n - io * 8) {");
-  has(npg_emit_source(s, passes(s, "lp")), "for (int ii2 = 4; ii2 < 8; ii2++) {\n      if (ii2 < n - io2 * 8) {");
+  has(npg_emit_source(s, checked_once(s, "lp")), "for (int ii2 = 4; ii2 < 8; ii2++) {\n      if (ii2 < n - io2 * 8) {");
   npg_close(s);
   refused(two_nests, "#pragma npu schedule(k, f)\n#pragma npu split(j, 8, jo, ji)\n#pragma npu fuse(i, jo, ijo)\n",
           "k.c:13:21: error: fuse: loop jo needs a constant trip count to be fused (its bounds may follow loop i when "
@@ -173,12 +163,12 @@ static void stage_set_scope_and_inlines_in_a_sized_kernel(void) {
            "#pragma npu schedule(k, rci)\n#pragma npu reverse_compute_inline(cons)\n",
            sized);
   NpgSession *s = open_ok(with_local, pragmas);
-  const char *c = npg_emit_source(s, passes(s, "st"));
+  const char *c = npg_emit_source(s, checked_once(s, "st"));
   has(c, "float *sq = (float *)(void *)((char *)npu_scope_base(NPU_VU_VM, 0) + 256); /* vu_vm, bytes [256, 512): 256 "
          "bytes */");
   has(c, "    sq[i2] = x[i2] * x[i2];\n    y[i2] = t[i2] + sq[i2];");
-  has(npg_emit_source(s, passes(s, "ci")), "    y[i2] = x[i2] * 2.0f + x[i2] * x[i2]; /* cons */");
-  has(npg_emit_source(s, passes(s, "rci")), "    y[i] = x[i] * 2.0f + x[i] * x[i]; /* cons */");
+  has(npg_emit_source(s, checked_once(s, "ci")), "    y[i2] = x[i2] * 2.0f + x[i2] * x[i2]; /* cons */");
+  has(npg_emit_source(s, checked_once(s, "rci")), "    y[i] = x[i] * 2.0f + x[i] * x[i]; /* cons */");
   npg_close(s);
   refused("void k(int n, const float x[n], float y[n]) {\n"
           "  for (int i2 = 0; i2 < n; i2++)\n"
@@ -225,10 +215,10 @@ static void layout_steps_on_constant_arrays_of_a_sized_kernel(void) {
                                         "#pragma npu schedule(k, sa)\n#pragma npu storage_align(W, 0, 8, 1)\n"
                                         "#pragma npu buffer_fuse(W, 0, 1)\n#pragma npu buffer_pad(t, (16, 20), 0)\n"
                                         "#pragma npu buffer_reorder(t, 1, 0)\n");
-  const char *c = npg_emit_source(s, passes(s, "tl"));
+  const char *c = npg_emit_source(s, checked_once(s, "tl"));
   has(c, "y[i][j] = x[i][j] * W[j][i % 16] + t[j / 4][j % 4 * 16 + i % 16];");
   has(c, "void tl_pack_W(const float logical[16][16], float physical[16][16]) {");
-  c = npg_emit_source(s, passes(s, "sa"));
+  c = npg_emit_source(s, checked_once(s, "sa"));
   has(c, "y[i][j] = x[i][j] * W[i % 16 * 17 + j] + t[i % 16][j];");
   has(c, "void sa_pack_W(const float logical[16][16], float physical[272]) {");
   npg_close(s);
@@ -282,8 +272,8 @@ static void use_and_inline_in_a_sized_caller(void) {
                           "#pragma npu sizes(prog, n = 19)\n",
                           "#pragma npu schedule(prog, p_inline)\n#pragma npu inline(sc16)\n"
                           "#pragma npu schedule(prog, p_use)\n#pragma npu use(sc16, sc16_split)\n");
-  has(npg_emit_source(s, passes(s, "p_inline")), "  for (int i = 0; i < 16; i++) {\n    W[i] = W[i] * 2.0f;");
-  has(npg_emit_source(s, passes(s, "p_use")), "  sc16_split(W); /* sc16, line 8 */");
+  has(npg_emit_source(s, checked_once(s, "p_inline")), "  for (int i = 0; i < 16; i++) {\n    W[i] = W[i] * 2.0f;");
+  has(npg_emit_source(s, checked_once(s, "p_use")), "  sc16_split(W); /* sc16, line 8 */");
   npg_close(s);
 }
 
@@ -340,10 +330,10 @@ static void compute_at_and_reverse_on_a_sized_kernel(void) {
                                 "#pragma npu compute_at(prod, io)\n"
                                 "#pragma npu schedule(k, rca)\n#pragma npu split(i, 8, io, ii)\n"
                                 "#pragma npu reverse_compute_at(cons, io)\n");
-  has(npg_emit_source(s, passes(s, "ca")), "  for (int io = 0; io < n / 8 + (n % 8 > 0); io++) {\n"
+  has(npg_emit_source(s, checked_once(s, "ca")), "  for (int io = 0; io < n / 8 + (n % 8 > 0); io++) {\n"
                                            "    for (int i = io * 8; i < io * 8 + 8; i++) {\n"
                                            "      if (i < n) {\n");
-  has(npg_emit_source(s, passes(s, "rca")), "    for (int i2 = io * 8; i2 < io * 8 + 8; i2++) {\n      if (i2 < n) {\n");
+  has(npg_emit_source(s, checked_once(s, "rca")), "    for (int i2 = io * 8; i2 < io * 8 + 8; i2++) {\n      if (i2 < n) {\n");
   npg_close(s);
   refused(pair, "#pragma npu schedule(k, ca)\n#pragma npu split(i2, 8, io, ii)\n#pragma npu compute_at(prod, io)\n",
           "k.c:2:3: error: loop bound 'io * 8 + 8' ranges over [8, 2147483648], outside its type int [-2147483648, "
@@ -388,12 +378,12 @@ static void fold_and_hoist_offset_on_a_sized_kernel(void) {
   NpgSession *s = open_ok(qconv, "#pragma npu schedule(qc, hf)\n#pragma npu hoist_offset(update, off, ofs)\n"
                                  "#pragma npu fold(s8)\n#pragma npu assume(qk, n <= 64)\n"
                                  "#pragma npu schedule(qk, h)\n#pragma npu hoist_offset(update, off, ofs)\n");
-  const char *c = npg_emit_source(s, passes(s, "hf"));
+  const char *c = npg_emit_source(s, checked_once(s, "hf"));
   has(c, "ofs[ofs_oc] += off * filter[ofs_oc][ofs_ic];");
   has(c, "      for (int ic = 0; ic < 16; ic++) {\n        acc += filter[oc][ic] * input[p][ic]; /* update */\n      }\n"
          "      acc += ofs[oc];\n      const int s11_val = acc + 3 > -128 ? acc + 3 : -128;\n"
          "      out[p][oc] = (int8_t)(s11_val < 127 ? s11_val : 127); /* s11 */");
-  has(npg_emit_source(s, passes(s, "h")), "    for (int ofs_ic = 0; ofs_ic < n; ofs_ic++) {\n"
+  has(npg_emit_source(s, checked_once(s, "h")), "    for (int ofs_ic = 0; ofs_ic < n; ofs_ic++) {\n"
                                            "      ofs[ofs_oc] += off * filter[ofs_oc][ofs_ic];");
   npg_close(s);
   refused(qconv, "#pragma npu schedule(qk, h)\n#pragma npu hoist_offset(update, off, ofs)\n",
