@@ -169,6 +169,15 @@ static bool matmul_meaning(const Kernel *k, const char *scopes, TuneNuMatmul *mm
   return (kj || jk) && (mm->fp32 || i8) && scopes && strstr(scopes, out);
 }
 
+char *tune_nu_semantics(const char *name, char *path, size_t path_size, size_t *len) {
+  snprintf(path, path_size, "%s/%s.c", sched_intrinsics_dir(), name);
+  char *src = read_file(path, len), *scopes = src ? sched_intrinsic_meta(src, "scopes: ") : NULL;
+  bool nu = scopes && strstr(scopes, " nu_ob");
+  free(scopes);
+  if (!nu) free(src);
+  return nu ? src : NULL;
+}
+
 bool tune_nu_matmul(const char *file, const char *src, size_t len, TuneNuMatmul *mm) {
   DiagList d;
   diag_init(&d);

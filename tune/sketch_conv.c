@@ -267,11 +267,10 @@ static bool windowed_update(Stmt *st, int depth, void *ctx) {
  * first: only such an op is parsed) whose update reads through a window. */
 static bool nu_conv(const char *name) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s.c", sched_intrinsics_dir(), name);
   size_t len;
-  char *src = read_file(path, &len), *scopes = src ? sched_intrinsic_meta(src, "scopes: ") : NULL;
+  char *src = tune_nu_semantics(name, path, sizeof path, &len);
   bool window = false;
-  if (scopes && strstr(scopes, " nu_ob")) {
+  if (src) {
     DiagList d;
     diag_init(&d);
     Module *m = frontend_parse_intrinsic(path, src, len, &d);
@@ -279,7 +278,6 @@ static bool nu_conv(const char *name) {
     if (m) module_free(m);
     diag_free(&d);
   }
-  free(scopes);
   free(src);
   return window;
 }

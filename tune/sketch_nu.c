@@ -10,19 +10,19 @@
  * root (above every loop: loaded once, the vector's choice), y's band in
  * the output buffer, tensorize the band, double-buffer what the knobs say.
  *
- * Which intrinsic (npu_intrinsics/npu_nu_*.c) and which operand goes to
+ * Which intrinsic (an NU op by its semantics' scopes: line) and which operand goes to
  * which buffer are found by trying the matcher: a probe schedule with each
  * intrinsic and each assignment, and the engine refuses those that do not
  * match. Two intrinsics that match one assignment compute the same calls
  * (a GEMV's vector is both B[k][0] and B[0][k], npu_nu_matmul_i8 and
  * npu_nu_matmul_i8_bt): the first keeps the sketch, so trials are not
  * spent twice. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jit/session_ir.h"
+#include "schedule/intrinsics.h"
 #include "tune/tune.h"
 
 enum { K_TI, K_TJ, K_ORDER, K_A_AT, K_B_AT, K_DB_A, K_DB_B, K_DB_C, K_FUSE_BATCH, K_TK, NU_KNOBS };
@@ -221,11 +221,6 @@ static TuneSketch make(const NuFacts *f) {
   return sk;
 }
 
-static int nu_file(const struct dirent *e) {
-  size_t n = strlen(e->d_name);
-  return !strncmp(e->d_name, "npu_nu_", 7) && n > 2 && !strcmp(e->d_name + n - 2, ".c");
-}
-
 /* Does the sketch apply (every step legal) at small tiles and single
  * buffers? */
 static bool probe(TuneSpace *sp, const TuneSketch *sk) {
@@ -254,12 +249,19 @@ void tune_sketch_nu(TuneSpace *sp) {
    * K run, which may not fit where the --size value would: K tiles too */
   const Kernel *written = module_kernel(session_module(sp->s), sp->kernel);
   long_k = long_k || (f.x.j && written && written->nsizes);
-  struct dirent **files;
-  int count = scandir(NPG_INTRINSICS_INCLUDE_DIR, &files, nu_file, alphasort);
+  char **names, why_names[256];
+  int count = sched_intrinsic_names(&names, why_names, sizeof why_names);
   const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};
   bool assigned[2] = {false, false}; /* an intrinsic took the assignment */
   for (int i = 0; i < count; i++) {
-    snprintf(f.intrin, sizeof f.intrin, "%.*s", (int)strlen(files[i]->d_name) - 2, files[i]->d_name);
+    /* an NU op by its semantics' scopes, whatever its name (the matcher
+     * then refuses those that do not compute the nest) */
+    char path[1024];
+    size_t len;
+    char *src = strlen(names[i]) < sizeof f.intrin ? tune_nu_semantics(names[i], path, sizeof path, &len) : NULL;
+    if (!src) continue;
+    free(src);
+    snprintf(f.intrin, sizeof f.intrin, "%s", names[i]);
     for (int a = 0; a < 2 && sp->nsketch < TUNE_MAX_SKETCHES; a++) {
       f.scope_a = scopes[a][0];
       f.scope_b = scopes[a][1];
@@ -272,7 +274,6 @@ void tune_sketch_nu(TuneSpace *sp) {
       }
       assigned[a] = assigned[a] || took;
     }
-    free(files[i]);
   }
-  if (count > 0) free(files);
+  sched_intrinsic_names_free(names, count);
 }

@@ -437,16 +437,13 @@ static int nu_matmuls(bool fp32, NuMatmul *out, int max) {
   int count = sched_intrinsic_names(&names, why, sizeof why), n = 0;
   for (int i = 0; i < count && n < max; i++) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s.c", sched_intrinsics_dir(), names[i]);
     size_t len;
-    char *src = read_file(path, &len), *scopes = src ? sched_intrinsic_meta(src, "scopes: ") : NULL;
+    char *src = tune_nu_semantics(names[i], path, sizeof path, &len);
     TuneNuMatmul mm;
-    if (scopes && strstr(scopes, " nu_ob") && strlen(names[i]) < sizeof out->name &&
-        tune_nu_matmul(path, src, len, &mm) && mm.fp32 == fp32) {
+    if (src && strlen(names[i]) < sizeof out->name && tune_nu_matmul(path, src, len, &mm) && mm.fp32 == fp32) {
       snprintf(out[n].name, sizeof out[n].name, "%s", names[i]);
       out[n++].bt = mm.bt;
     }
-    free(scopes);
     free(src);
   }
   sched_intrinsic_names_free(names, count);

@@ -107,6 +107,10 @@ typedef struct {
   bool fp32, bt;
 } TuneNuMatmul;
 bool tune_nu_matmul(const char *file, const char *src, size_t len, TuneNuMatmul *mm);
+/* The semantics kernel (malloc'ed, its length in *len, its path in path)
+ * of intrinsic name when its `scopes:` line puts an operand in the NU's
+ * output buffer (an NU op, whatever its name), else NULL. */
+char *tune_nu_semantics(const char *name, char *path, size_t path_size, size_t *len);
 /* "loop j (line 9)", "statement s1 (line 12)": how messages name st. */
 void tune_stmt_name(const Stmt *st, char *out, size_t n);
 
