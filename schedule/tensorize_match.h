@@ -58,6 +58,7 @@ typedef struct {
   const Var *lane_param, *lane_var;
   const Stmt *ucur, *scur; /* the statements being matched */
   int progress;             /* nodes compared: how near a failed match came */
+  bool sized_miss;          /* a nest's loop ran to a size (the miss to report: match_for) */
   char why[1024];
 } Match;
 

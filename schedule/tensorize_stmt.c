@@ -122,9 +122,11 @@ bool tensorize_match_list(Match *m, const Stmt *u, const Stmt *s);
  * end binds the intrinsic's size. */
 static bool match_loop(Match *m, const Stmt *u, const Stmt *s) {
   int64_t lo, hi, slo;
-  if (u->step == 1 && u->cmp == OP_LT && !ir_const_int(u->hi, &hi) && ir_expr_sizes_only(u->hi))
+  if (u->step == 1 && u->cmp == OP_LT && !ir_const_int(u->hi, &hi) && ir_expr_sizes_only(u->hi)) {
+    m->sized_miss = true;
     return tensorize_differ_stmt(m, "the loop's bound is in the kernel's sizes: split the loop first (its tail guard then "
                        "gives the instruction a run-time length)", u, s);
+  }
   if (u->step != 1 || u->cmp != OP_LT || !ir_const_int(u->lo, &lo) || !ir_const_int(u->hi, &hi) || hi <= lo)
     return tensorize_differ_stmt(m, "the loop must run by 1 between constants", u, s);
   if (s->step != 1 || s->cmp != OP_LT || !ir_const_int(s->lo, &slo))
@@ -202,7 +204,10 @@ static bool match_for(Match *m, const Stmt *u, const Stmt *s) {
     *loop = *m;
     *m = *save;
     ok = unit_loop(m, u, s);
-    if (!ok && u->kind == ST_FOR && loop->progress >= m->progress) *m = *loop;
+    /* the path that came further says why; a loop to a size is the
+     * reason whatever the other path matched before it failed (a sized
+     * reduction loop once read "the assignment operators differ") */
+    if (!ok && u->kind == ST_FOR && (loop->progress >= m->progress || loop->sized_miss)) *m = *loop;
     if (!ok && u->kind != ST_FOR && !m->why[0]) tensorize_differ_stmt(m, "the statements differ", u, s);
   }
   free(save);
@@ -305,12 +310,17 @@ bool tensorize_match_list(Match *m, const Stmt *u, const Stmt *s) {
     if (bind_param(m, p, v) && tensorize_match_list(m, u, splice(m->a, s->then_s, s->next))) return true;
     char taken_why[sizeof m->why];
     memcpy(taken_why, m->why, sizeof taken_why);
+    bool taken_sized = m->sized_miss;
     *m = save;
     if (bind_param(m, p, v + 1) && tensorize_match_list(m, u, s->next)) return true;
     /* neither: the difference that explains it is the taken one's when the
-     * nest has a statement where the if's would be */
+     * nest has a statement where the if's would be, or when a loop to a
+     * size stopped it */
     const Stmt *t = flat(s->then_s);
-    if (u && t && u->kind == t->kind && taken_why[0]) memcpy(m->why, taken_why, sizeof m->why);
+    if (taken_why[0] && (taken_sized || (u && t && u->kind == t->kind))) {
+      memcpy(m->why, taken_why, sizeof m->why);
+      m->sized_miss = taken_sized;
+    }
     return false;
   }
   if (!u) return tensorize_differ_stmt(m, "the nest does less than the intrinsic", NULL, s);

@@ -507,3 +507,22 @@ Test(sched, decompose_reduction_takes_only_guards_of_counters) {
           "k.c:12:33: error: decompose_reduction: init must sit directly in loops up to loop i, or in the then branch "
           "of ifs of loop counters and sizes (the if at line 3 holds it in its else branch)");
 }
+
+/* A reduction loop that runs to a size does not map onto the intrinsic's
+ * loop: the message says so and what to do, where it once named another
+ * alternative's miss ("the assignment operators differ: init against the
+ * intrinsic's update", found by a new user's trial of issue 42). */
+Test(sched, tensorize_of_a_loop_to_a_size_says_to_split_it) {
+  refused("#include <stdint.h>\n"
+          "void mm(int m, int k, const int8_t A[m][k], const int8_t B[k][128], int32_t C[m][128]) {\n"
+          "  for (int i = 0; i < m; i++) for (int j = 0; j < 128; j++) {\n"
+          "    init: C[i][j] = 0;\n"
+          "    for (int p = 0; p < k; p++) update: C[i][j] += (int32_t)A[i][p] * (int32_t)B[p][j]; } }\n"
+          "#pragma npu assume(mm, k <= 512, m <= 4096)\n",
+          "#pragma npu schedule(mm, mm_nu)\n#pragma npu tile(i, j, 128, 128, io, jo, ii, ji)\n"
+          "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+          "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n",
+          "k.c:12:27: error: tensorize: the nest under ii does not match npu_nu_matmul_i8: the loop's bound is in the "
+          "kernel's sizes: split the loop first (its tail guard then gives the instruction a run-time length): loop p "
+          "(line 5) against the intrinsic's k (line 21)");
+}
