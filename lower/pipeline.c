@@ -110,13 +110,8 @@ static Expr *num(Lower *lw, const Stmt *L, int64_t v) { return ir_int(lw->arena,
 /* L's trip count where it runs (ir_trips): a constant or an expression of
  * the kernel's sizes. L runs from 0 by 1 (ir_double_buffer_rules), so the
  * count is L->hi, and <= 0 where L does not run: the last waits' guards
- * (trips - 2 >= 0, trips - 1 >= 0) rely on it. */
+ * (trips >= 2, trips >= 1) rely on it. */
 static Expr *trips_of(Lower *lw, const Stmt *L) { return ir_trips(lw->arena, L).count; }
-
-/* trips - back, simplified */
-static Expr *trips_less(Lower *lw, const Stmt *L, int64_t back) {
-  return arith_simplify(lw->arena, ir_sub(lw->arena, trips_of(lw, L), num(lw, L, back), L->var->type), NULL, 0);
-}
 
 /* v % 2, or (v + 1) % 2 */
 static Expr *copy_index(Lower *lw, const Stmt *L, int ahead) {
@@ -210,9 +205,13 @@ static Stmt **last_waits(Lower *lw, const Stmt *L, const Buffer *b, Stmt **tail)
     }
     return tail;
   }
+  /* `trips >= back` and the copy (trips + back) % 2, the same parity as
+   * trips - back: in an unsigned counter's type the difference would wrap
+   * where the loop ran fewer times (and `trips - back >= 0` always hold) */
   for (int64_t back = 2; back >= 1; back--) {
-    Expr *t = trips_less(lw, L, back);
-    Expr *ran = ir_binary(lw->arena, OP_GE, ir_expr_copy(lw->arena, t), num(lw, L, 0), &ty_int, L->loc);
+    Expr *sum = ir_binary(lw->arena, OP_ADD, trips_of(lw, L), num(lw, L, back), L->var->type, L->loc);
+    Expr *t = back == 2 ? trips_of(lw, L) : arith_simplify(lw->arena, sum, NULL, 0);
+    Expr *ran = ir_binary(lw->arena, OP_GE, trips_of(lw, L), num(lw, L, back), &ty_int, L->loc);
     Expr *at = ir_binary(lw->arena, OP_MOD, t, num(lw, L, 2), L->var->type, L->loc);
     tail = lower_append(tail, lower_wait(lw, lower_token(b->db_token, at, NULL), ran, false, NULL, L->loc));
   }

@@ -291,8 +291,8 @@ Test(sizes, a_tiled_matmul_runs_on_the_nu_with_a_run_time_tail) {
   has(c, "A_ib_tok = npu_dma_1d(1, &A_ib[0][0], &A[0][0], 64 * npu_clamp(m, 32));");
   has(c, "const int io_count = npu_clamp(m - io * 32, 32);");
   has(c, "&B_wb[0][0], io_count, /*n=*/64, /*k=*/64");
-  has(c, "if (m / 32 + (m % 32 > 0) - 2 >= 0) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0) - 2) % 2]);");
-  has(c, "if (m / 32 + (m % 32 > 0) - 1 >= 0) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0) - 1) % 2]);");
+  has(c, "if (m / 32 + (m % 32 > 0) >= 2) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0)) % 2]);");
+  has(c, "if (m / 32 + (m % 32 > 0) >= 1) npu_dma_wait(C_ob_tok[(m / 32 + (m % 32 > 0) + 1) % 2]);");
   npg_close(s);
 }
 
@@ -564,5 +564,21 @@ Test(sizes, a_set_not_run_is_counted) {
   cr_assert(npg_check(s, 0, 1, &r), "%s", r.message);
   cr_expect_eq(r.size_sets_not_run, 2, "%s", r.summary);
   has(r.summary, "(n = 7: over the step budget, not run), (n = 8: over the step budget, not run)");
+  npg_close(s);
+}
+
+/* A write cache double-buffered at a loop of an unsigned size's trips:
+ * the last waits' guards and copies wrote `trips - 2`, which wraps in
+ * unsigned where the loop ran once (the lowered IR's check refused it as
+ * an internal error, found by a new user's trial of issue 42). Now the
+ * guard compares and the copy goes by parity. */
+Test(sizes, an_unsigned_size_double_buffers_a_write_cache) {
+  NpgSession *s = open_ok("void scaleu(unsigned n, const float x[n], float y[n]) {\n"
+                          "  for (unsigned i = 0; i < n; i++) y[i] = x[i] * 2.0f;\n}\n"
+                          "#pragma npu assume(scaleu, n <= 100000u)\n",
+                          "#pragma npu schedule(scaleu, u_db)\n#pragma npu split(i, 1024, io, ii)\n"
+                          "#pragma npu cache_write(y, vu_vm, io, y_ob)\n#pragma npu double_buffer(y_ob)\n");
+  const char *c = npg_emit_source(s, checked_once(s, "u_db"));
+  has(c, "if (n / 1024u + (n % 1024u > 0u) >= 2u) npu_dma_wait(y_ob_tok[(n / 1024u + (n % 1024u > 0u)) % 2u]);");
   npg_close(s);
 }
