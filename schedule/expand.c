@@ -254,7 +254,10 @@ static Buffer *array_over(Sched *s, const Stmt *decl, Stmt **around, int nall, i
   Buffer *b = ARENA_NEW(s->a, Buffer);
   AffCtx ac;
   aff_init(&ac, s->ctx, s->k);
-  bool ok = true;
+  /* sizes bound the counters as the assumptions allow (the array is as
+   * large as the largest size needs), as stage's */
+  char why[300];
+  bool ok = !s->k->nsizes || aff_push_sizes(&ac, why, sizeof why) || sched_error(s, at, "%s", why);
   for (int i = 0; i < nall && ok; i++) {
     aff_push_loop(&ac, around[i]);
     if (i < first) continue;
@@ -265,8 +268,9 @@ static Buffer *array_over(Sched *s, const Stmt *decl, Stmt **around, int nall, i
       ok = sched_error(s, at, "%s lives in more than %d loops; expand it over the inner ones: expand(%s, loop)",
                        decl->var->name, IR_MAX_DIMS, decl->var->name);
     else if (!aff_range(&ac, &c, &lo, &hi, &exact, &empty) || empty || hi < lo || hi - lo >= INT32_MAX)
-      ok = sched_error(s, at, "%s lives in loop %s, whose range npugen cannot bound (an array needs constant extents)",
-                       decl->var->name, around[i]->name);
+      ok = sched_error(s, at, "%s lives in loop %s, whose range npugen cannot bound (an array needs constant extents%s)",
+                       decl->var->name, around[i]->name,
+                       s->k->nsizes ? ": assume an upper bound on the sizes, #pragma npu assume" : "");
     if (!ok) break;
     b->shape[b->ndim] = hi - lo + 1;
     idx[b->ndim++] = ir_sub(s->a, ir_var(s->a, around[i]->var, decl->loc), ir_int(s->a, lo, around[i]->var->type, decl->loc),
@@ -277,8 +281,9 @@ static Buffer *array_over(Sched *s, const Stmt *decl, Stmt **around, int nall, i
   int64_t bytes = decl->var->type->size;
   for (int i = 0; i < b->ndim; i++)
     if (__builtin_mul_overflow(bytes, b->shape[i], &bytes) || bytes > IR_MAX_LOCAL_BYTES)
-      return sched_error(s, at, "the array for %s would take more than %d bytes (the limit of a kernel's local arrays); "
+      return sched_error(s, at, "the array for %s would take more than %d bytes (the limit of a kernel's local arrays)%s; "
                          "expand it over fewer loops: expand(%s, loop)", decl->var->name, IR_MAX_LOCAL_BYTES,
+                         s->k->nsizes ? " at the largest sizes allowed (assume an upper bound on the sizes)" : "",
                          decl->var->name), NULL;
   b->elem = decl->var->type;
   b->scope = "local";

@@ -582,3 +582,24 @@ Test(sizes, an_unsigned_size_double_buffers_a_write_cache) {
   has(c, "if (n / 1024u + (n % 1024u > 0u) >= 2u) npu_dma_wait(y_ob_tok[(n / 1024u + (n % 1024u > 0u)) % 2u]);");
   npg_close(s);
 }
+
+/* expand's array form on a sized kernel is as large as the assumptions
+ * let its counters run, as stage's (before: "acc lives in loop i, whose
+ * range npugen cannot bound" although n <= 100 bounds it; found by a new
+ * user's trial of issue 42); without a bound, the refusal says to assume
+ * one. */
+Test(sizes, expand_over_a_sized_loop_is_as_large_as_the_assumptions_allow) {
+  static const char *k = "void rowsum(int n, int m, const float a[n][m], float out[n]) {\n"
+                         "  for (int i = 0; i < n; i++) { float acc = 0.0f;\n"
+                         "    for (int j = 0; j < m; j++) upd: acc += a[i][j];\n"
+                         "    st: out[i] = acc * 0.5f; } }\n";
+  char src[1024];
+  snprintf(src, sizeof src, "%s#pragma npu assume(rowsum, n <= 100)\n", k);
+  NpgSession *s = open_ok(src, "#pragma npu schedule(rowsum, r_exp)\n#pragma npu expand(acc, i)\n");
+  has(npg_emit_source(s, checked_once(s, "r_exp")), "  float acc[100];\n");
+  npg_close(s);
+  refused(k, "#pragma npu schedule(rowsum, r_exp)\n#pragma npu expand(acc, i)\n",
+          "k.c:6:25: error: expand: the array for acc would take more than 1048576 bytes (the limit of a kernel's local "
+          "arrays) at the largest sizes allowed (assume an upper bound on the sizes); expand it over fewer loops: "
+          "expand(acc, loop)");
+}
