@@ -526,7 +526,16 @@ static Stmt *copy_nest(Redirect *rd, bool into_cache, const char *name, SrcLoc l
     slot = &l->body->body;
     if (rd->start[d].tail) {
       Stmt *g = ir_stmt(s->a, ST_IF, loc);
-      g->cond = ir_binary(s->a, OP_LT, ir_expr_copy(s->a, bidx[d]), extent_of(s, rd->from, d, loc), &ty_int, loc);
+      Expr *extent = extent_of(s, rd->from, d, loc);
+      int64_t n;
+      /* an extent in the sizes: split's form, `v < extent - start`, which
+       * cannot overflow where `start + v` would past the last tile (a
+       * factor of 100 at n near INT_MAX) */
+      if (ir_const_int(extent, &n))
+        g->cond = ir_binary(s->a, OP_LT, ir_expr_copy(s->a, bidx[d]), extent, &ty_int, loc);
+      else
+        g->cond = ir_binary(s->a, OP_LT, ir_var(s->a, v, loc),
+                            ir_sub(s->a, extent, start_expr(rd->r, &rd->start[d], &ty_int), &ty_int), &ty_int, loc);
       g->then_s = sched_block(s, NULL, loc);
       g->tail_may_be_empty = rd->start[d].empty;
       *slot = g;

@@ -603,3 +603,19 @@ Test(sizes, expand_over_a_sized_loop_is_as_large_as_the_assumptions_allow) {
           "arrays) at the largest sizes allowed (assume an upper bound on the sizes); expand it over fewer loops: "
           "expand(acc, loop)");
 }
+
+/* A cache of a sized array after a split by a factor no power of two:
+ * the copy's tail guard was `io * 100 + a_vm_0 < n`, which the check of
+ * npugen's own arithmetic could not bound past the last tile at the
+ * largest n (the step was refused; found by a new user's trial of issue
+ * 42). Split's form, `a_vm_0 < n - io * 100`, cannot overflow: the copy
+ * is one DMA of a run-time count. */
+Test(sizes, a_cache_after_a_split_by_100_needs_no_assumption) {
+  NpgSession *s = open_ok("void cp(int n, const float a[n], float b[n]) {\n"
+                          "  for (int i = 0; i < n; i++) b[i] = a[i] * 2.0f;\n}\n",
+                          "#pragma npu schedule(cp, c100)\n#pragma npu split(i, 100, io, ii)\n"
+                          "#pragma npu cache_read(a, vu_vm, io, a_vm)\n");
+  has(npg_emit_source(s, checked_once(s, "c100")),
+      "npu_dma_wait(npu_dma_1d(0, &a_vm[0], &a[io * 100], 4 * npu_clamp(n - io * 100, 100)));");
+  npg_close(s);
+}
