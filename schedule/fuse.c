@@ -53,7 +53,15 @@ bool prim_fuse(Sched *s, const SchedStep *st) {
   if (!in || !sched_loop_unmarked(s, st, &st->args[1], in)) return false;
   const char *name = sched_new_name(s, &st->args[2]);
   if (!name) return false;
-  if (o->body->body != in || in->next)
+  /* guards of counters and sizes between them (a tile's row guard, which
+   * reorder leaves right under the row loop) sink into the inner loop, as
+   * reorder sinks them: `if (g) for y B` is `for y if (g) B` */
+  Stmt *last_guard = NULL;
+  for (Stmt *g = o->body->body; g && g != in && !g->next && g->kind == ST_IF && !g->else_s && g->then_s->body &&
+                                ir_expr_counters_only(s->k, g->cond);
+       g = g->then_s->body)
+    if (g->then_s->body == in) last_guard = g;
+  if ((o->body->body != in && !last_guard) || in->next)
     return sched_error(s, &st->args[1], "loop %s must be the only statement in loop %s's body", in->name, o->name);
   if (o->var->type != in->var->type)
     return sched_error(s, &st->args[1], "loops %s and %s have counters of different types", o->name, in->name);
@@ -73,6 +81,11 @@ bool prim_fuse(Sched *s, const SchedStep *st) {
   if (!w)
     return sched_error(s, &st->args[2], "the fused loop %s would run more iterations than unsigned long long counts", name);
   if (!sched_begin_rewrite(s)) return false;
+  if (last_guard) {
+    last_guard->then_s->body = in->body->body;
+    in->body->body = o->body->body;
+    o->body->body = in;
+  }
   Stmt **link = sched_link(s, o, NULL);
   Var *fv;
   Expr *wext = ir_sub(s->a, ir_cast(s->a, ir_expr_copy(s->a, oend), w, true), ir_cast(s->a, ir_expr_copy(s->a, olo), w, true), w);

@@ -84,6 +84,29 @@ bool reorder_check_chain(Sched *s, const Stmt *top, const Stmt *bottom, const Sc
   return true;
 }
 
+/* After the headers moved: each guard the walk sank goes back up, out of
+ * every chain loop whose counter it does not read (`for y if (g) B` is
+ * `if (g) for y B`, as in the sinking), so it sits right under the
+ * innermost loop it reads: a tile's row guard under the row loop, not
+ * under the column loop a vectorize or tensorize matches. */
+static void lift_guards(const Kernel *k, Stmt **chain, int nc) {
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int i = 1; i < nc; i++) {
+      Stmt *L = chain[i], **slot = &chain[i - 1]->body->body;
+      while (*slot && *slot != L && !(*slot)->next && (*slot)->kind == ST_IF) slot = &(*slot)->then_s->body;
+      Stmt *g = L->body->body;
+      if (*slot != L || L->next || !g || g->next || g->kind != ST_IF || g->else_s || !g->then_s->body ||
+          !ir_expr_counters_only(k, g->cond) || ir_expr_uses(g->cond, L->var, NULL))
+        continue;
+      L->body->body = g->then_s->body;
+      g->then_s->body = L;
+      *slot = g;
+      moved = true;
+    }
+  }
+}
+
 /* The rewrite alone: the caller models the program before it (the guard
  * sinking below changes it too) and proves the result. */
 bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
@@ -159,6 +182,7 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
         i = j = nc; /* all of them are new */
       }
   for (int i = 0; i < nc; i++) set_header(chain[i], h[i]);
+  if (sank) lift_guards(s->k, chain, nc);
   /* for the proof: where each header went, when no guard sank (a guard
    * changes the time vectors' shape, not only their order) */
   s->reorder.top = sank || n > 64 || nc > 64 ? NULL : top;
