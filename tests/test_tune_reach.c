@@ -281,15 +281,18 @@ Test(tune_reach, a_sized_in_place_scale_on_the_vu_at_its_ddr_bound) {
   cr_expect(!strstr(out, "host code touched"), "copies on the host: %.400s", line);
 }
 
-/* A kernel of two top-level nests (mvt's shape: y = A x, w = B z, fp32):
- * each nest gets the NU's GEMV sketch, as if it were a kernel of its own,
- * and one candidate schedules both (tune/sketch_nests.c), faster than the
- * kernel as written on the CU. Before: no NPU sketch applied to a body of
- * two nests, and the kernel was timed on the host. */
+/* A kernel of two top-level nests, the second reading what the first
+ * writes (t = A x; y = B t, fp32): each nest gets the NU's GEMV sketch, as
+ * if it were a kernel of its own, and one candidate schedules both
+ * (tune/sketch_nests.c), faster than the kernel as written on the CU.
+ * Before: no NPU sketch applied to a body of two nests, and the kernel was
+ * timed on the host; then the second nest's probe staged t at the root,
+ * above the nest that writes it, and was refused (its seed now stages it
+ * at the band loop). */
 Test(tune_reach, each_nest_of_a_two_nest_kernel_gets_its_own_nu_sketch) {
-  const char *f = "tests/kernels/tune_reach/two_gemvs.c";
+  const char *f = "tests/kernels/tune_reach/chained_gemvs.c";
   char cmd[2048], out[1 << 15], variant[200], pass[300];
-  tune_variant_name(f, "two_gemvs", variant, sizeof variant);
+  tune_variant_name(f, "chained_gemvs", variant, sizeof variant);
   snprintf(cmd, sizeof cmd,
            "d=$(mktemp -d) && %s tune %s --seed 1 --trials 1 -o $d/t.sched 2>&1 && cat $d/t.sched; rc=$?; rm -rf $d; "
            "exit $rc",
@@ -303,7 +306,7 @@ Test(tune_reach, each_nest_of_a_two_nest_kernel_gets_its_own_nu_sketch) {
   const char *line = strstr(out, pass);
   cr_expect(line && strstr(line, "bound by ") && strncmp(strstr(line, "bound by "), "bound by cu", 11),
             "tune's check of the winner: %s", out);
-  cr_expect(strstr(out, "two_gemvs as written: ") && strstr(out, " (bound by cu, ") && strstr(out, "); tuned: "),
+  cr_expect(strstr(out, "chained_gemvs as written: ") && strstr(out, " (bound by cu, ") && strstr(out, "); tuned: "),
             "%s", out);
 }
 

@@ -231,6 +231,16 @@ static bool probe(TuneSpace *sp, const TuneSketch *sk) {
   return tune_probe(sp, sp->nsketch, choice);
 }
 
+/* A GEMV's seed stages its vector at the root, above every loop; where an
+ * earlier nest writes the vector (`t = A x; y = B t`, a nest of its own in
+ * tune/sketch_nests.c's space) that copy would run before it: the seed
+ * stages it at the band loop instead. False when no input was at the root. */
+static bool seed_at_the_band(TuneSketch *sk) {
+  bool root = sk->knobs[K_A_AT].seed || sk->knobs[K_B_AT].seed;
+  sk->knobs[K_A_AT].seed = sk->knobs[K_B_AT].seed = 0;
+  return root;
+}
+
 void tune_sketch_nu(TuneSpace *sp) {
   NuFacts f;
   memset(&f, 0, sizeof f);
@@ -268,8 +278,9 @@ void tune_sketch_nu(TuneSpace *sp) {
       bool took = false;
       for (int split = 0; split < 1 + long_k && !assigned[a] && sp->nsketch < TUNE_MAX_SKETCHES; split++) {
         f.ksplit = split;
-        sp->sketch[sp->nsketch] = make(&f);
-        if (probe(sp, &sp->sketch[sp->nsketch])) sp->nsketch++, took = true;
+        TuneSketch *sk = &sp->sketch[sp->nsketch];
+        *sk = make(&f);
+        if (probe(sp, sk) || (!f.x.j && seed_at_the_band(sk) && probe(sp, sk))) sp->nsketch++, took = true;
         else free(sp->sketch[sp->nsketch].data);
       }
       assigned[a] = assigned[a] || took;
