@@ -132,7 +132,13 @@ static bool match_loop(Match *m, const Stmt *u, const Stmt *s) {
   if (s->step != 1 || s->cmp != OP_LT || !ir_const_int(s->lo, &slo))
     return tensorize_differ_stmt(m, "the intrinsic's loop is not of the supported form", u, s);
   if (lo != slo) return tensorize_differ_stmt(m, "the loops start at different values", u, s);
-  if (!type_same(u->var->type, s->var->type)) return tensorize_differ_stmt(m, "the loop counters' types differ", u, s);
+  /* a wider signed counter (`long`) over a constant range int holds
+   * counts as the intrinsic's int counter would: its values are the same */
+  bool same_values = type_is_integer(u->var->type) && u->var->type->is_signed && type_is_integer(s->var->type) &&
+                     s->var->type->is_signed && u->var->type->size >= s->var->type->size && hi <= INT32_MAX &&
+                     lo >= INT32_MIN;
+  if (!type_same(u->var->type, s->var->type) && !same_values)
+    return tensorize_differ_stmt(m, "the loop counters' types differ", u, s);
   if (!bind_size(m, s->hi, hi, u, s)) return false;
   if (m->nvars == MAX_BIND) return tensorize_differ_stmt(m, "too deep", u, s);
   m->svar[m->nvars] = s->var;

@@ -639,3 +639,20 @@ Test(sizes, a_2d_tile_of_a_sized_kernel_vectorizes_its_columns) {
       "          npu_vu_muls_f32(&b_vm[ii][0], &a_vm[ii][0], jo_count, s);");
   npg_close(s);
 }
+
+/* A `long` counter over a size keeps its compute on the VU: the nest's
+ * tile loop counts in long over a constant range, the same values as the
+ * instruction's int counter (before: "the loop counters' types differ",
+ * the copies DMAs but the multiply on the CU; found by a new user's trial
+ * of issue 42). */
+Test(sizes, a_long_counter_vectorizes_on_the_vu) {
+  NpgSession *s = open_ok("void f(long n, const float x[n], float y[n]) {\n"
+                          "  for (long i = 0; i < n; i++) y[i] = x[i] * 2.0f;\n}\n"
+                          "#pragma npu assume(f, n <= 1000000)\n",
+                          "#pragma npu schedule(f, v)\n#pragma npu split(i, 256, io, ii)\n"
+                          "#pragma npu cache_read(x, vu_vm, io, x_vm)\n#pragma npu cache_write(y, vu_vm, io, y_vm)\n"
+                          "#pragma npu vectorize(ii)\n");
+  lacks(npg_errors(s), "stays a hint");
+  has(npg_emit_source(s, checked_once(s, "v")), "npu_vu_muls_f32(&y_vm[0], &x_vm[0], npu_clamp(n - io * 256l, 256), ");
+  npg_close(s);
+}
