@@ -94,8 +94,13 @@ static void check_size_sets(const Kernel *k, DiagList *d, const char *file, cons
     StrBuf t;
     sb_init(&t);
     ir_print_expr(&t, k->assume[broken]);
-    diag_error(d, file, src, set->loc.line, set->loc.col, "%s breaks the assumption '%s' (line %d) of %s", sz, t.data,
-               k->assume_loc[broken].line, k->name);
+    /* a derived precondition is named with why npugen derived it */
+    if (k->assume_why[broken])
+      diag_error(d, file, src, set->loc.line, set->loc.col, "%s breaks the precondition '%s' (line %d: %s) of %s", sz,
+                 t.data, k->assume_loc[broken].line, k->assume_why[broken], k->name);
+    else
+      diag_error(d, file, src, set->loc.line, set->loc.col, "%s breaks the assumption '%s' (line %d) of %s", sz,
+                 t.data, k->assume_loc[broken].line, k->name);
     sb_free(&t);
   }
 }

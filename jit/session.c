@@ -204,7 +204,10 @@ bool session_fix_sizes(NpgSession *s, const char *kernel, const SizeSet *set, ch
     StrBuf t;
     sb_init(&t);
     ir_print_expr(&t, k->assume[broken]);
-    snprintf(why, n, "%s breaks the assumption '%s' of kernel %s", at, t.data, kernel);
+    if (k->assume_why[broken])
+      snprintf(why, n, "%s breaks the precondition '%s' of kernel %s (%s)", at, t.data, kernel, k->assume_why[broken]);
+    else
+      snprintf(why, n, "%s breaks the assumption '%s' of kernel %s", at, t.data, kernel);
     sb_free(&t);
     return false;
   }

@@ -190,3 +190,16 @@ Test(preconditions, a_loop_bound_and_an_unsigned_extent_get_their_conditions) {
   has(npg_errors(s), "k.c:1:28: note: npugen assumes n <= 4294967294u (array extent 'n + 1' must fit unsigned int)");
   npg_close(s);
 }
+
+/* A size set that breaks a derived precondition names it as one, with
+ * why npugen derived it (it read "breaks the assumption 'n <= 121'",
+ * which the user never wrote; found by a new user's trial of issue 42). */
+Test(preconditions, a_size_set_past_a_derived_precondition_names_it) {
+  char src[1024];
+  snprintf(src, sizeof src, "%s#pragma npu sizes(loc, n = 200)\n", local);
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_expect_gt(npg_error_count(s), 0);
+  has(npg_errors(s), "k.c:7:13: error: n = 200 breaks the precondition 'n <= 121' (line 4: index 'i' must stay within "
+                     "dimension 1 of local array 'z' (extent 122)) of loc\n");
+  npg_close(s);
+}
