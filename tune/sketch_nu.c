@@ -241,6 +241,26 @@ static bool seed_at_the_band(TuneSketch *sk) {
   return root;
 }
 
+typedef struct {
+  const char *name;
+  bool sized;
+} SizedLoop;
+
+static bool sized_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  SizedLoop *l = ctx;
+  int64_t n;
+  if (st->kind == ST_FOR && st->name && !strcmp(st->name, l->name) && !ir_trip_count(st, &n)) l->sized = true;
+  return true;
+}
+
+/* Does k's loop `name` run a count that is not a constant (to a size)? */
+static bool loop_runs_to_a_size(const Kernel *k, const char *name) {
+  SizedLoop l = {name, false};
+  ir_walk_stmts(k->body, sized_visit, &l);
+  return l.sized;
+}
+
 void tune_sketch_nu(TuneSpace *sp) {
   NuFacts f;
   memset(&f, 0, sizeof f);
@@ -255,10 +275,11 @@ void tune_sketch_nu(TuneSpace *sp) {
    * a shorter K keeps the space (and its figures in docs/tune.md) as is */
   const NpuTarget *t = session_target(sp->s);
   bool long_k = f.x.j && f.x.kk >= 64 && 128 * f.x.kk * f.x.elem_a > t->nu_ib_size / 2;
-  /* a kernel with sizes: its buffers are as large as the assumptions let
-   * K run, which may not fit where the --size value would: K tiles too */
+  /* a reduction that runs to a size: its buffers are as large as the
+   * assumptions let K run, which may not fit where the --size value's
+   * would: K tiles too */
   const Kernel *written = module_kernel(session_module(sp->s), sp->kernel);
-  long_k = long_k || (f.x.j && written && written->nsizes);
+  long_k = long_k || (f.x.j && written && written->nsizes && loop_runs_to_a_size(written, f.x.k));
   char **names, why_names[256];
   int count = sched_intrinsic_names(&names, why_names, sizeof why_names);
   const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};
