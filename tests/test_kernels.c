@@ -16,6 +16,8 @@
  * there) are still parsed, scheduled, lowered and printed under the
  * sanitizers, and run in full, every variant, by the normal build; the
  * simulator's code their runs reach is reached by smaller kernels too.
+ * Emission is deterministic (a second open prints the same bytes) is the
+ * normal build's to check too.
  * The normal build's run of the kernel as written beside the reference
  * stops at the same size: past 2^28 steps (seven kernels of five examples:
  * the 1024^3 and 1000^3 matmuls, the convolutions, the ResNet block; the
@@ -181,13 +183,17 @@ static void roundtrip(const char *path) {
    * that a budget which comes to leave out more files is seen */
   if (SANITIZED && skipped_steps == n)
     cr_log_info("%s: no run under ASan (each past %llu steps)", path, (unsigned long long)MAX_STEPS);
-  /* Same input, same bytes. */
-  NpgSession *again = npg_open_file(path);
-  for (int i = 0; i < n; i++) {
-    cr_expect_str_eq(npg_emit_source(again, i), npg_emit_source(s, i));
-    cr_expect_str_eq(npg_emit_header(again, i), npg_emit_header(s, i));
+  /* Same input, same bytes: the normal build's (the ASan build's work is
+   * npugen's memory, watched on the first open; a second one there cost
+   * make test 10 s of CPU). */
+  if (!SANITIZED) {
+    NpgSession *again = npg_open_file(path);
+    for (int i = 0; i < n; i++) {
+      cr_expect_str_eq(npg_emit_source(again, i), npg_emit_source(s, i));
+      cr_expect_str_eq(npg_emit_header(again, i), npg_emit_header(s, i));
+    }
+    npg_close(again);
   }
-  npg_close(again);
   npg_close(s);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
