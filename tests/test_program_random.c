@@ -22,15 +22,15 @@
 
 #include "fuzz/prog_gen.h"
 
-/* The ASan+UBSan build runs an eighth of the cases (seeds 1..36, three
- * a shard: make test's CPU budget), so it watches npugen's memory on
- * every kind of program; the normal build runs them all. */
+/* The ASan+UBSan build runs a twelfth of the cases (seeds 1..24, two a
+ * shard: make test's CPU budget), so it watches npugen's memory on every
+ * kind of program; the normal build runs them all. */
 #if defined(__SANITIZE_ADDRESS__)
 #define SANITIZED_SHARE 8
 #else
 #define SANITIZED_SHARE 1
 #endif
-enum { SHARDS = 12, CASES_PER_SHARD = SANITIZED_SHARE == 1 ? 25 : 3 }; /* seeds 1..300, about a second a shard */
+enum { SHARDS = 12, CASES_PER_SHARD = SANITIZED_SHARE == 1 ? 25 : 2 }; /* seeds 1..300, about a second a shard */
 
 /* Seeds past the shards' range that once failed, run by the last shard:
  * a use() then inline() of a call given the caller's local array, whose
