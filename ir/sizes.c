@@ -366,3 +366,17 @@ int ir_size_set_breaks(const Kernel *k, const SizeSet *set) {
   isl_ctx_free(ctx);
   return broken;
 }
+
+bool ir_size_expr_max(const Kernel *k, const Expr *e, int64_t *max) {
+  isl_ctx *ctx = isl_ctx_alloc();
+  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  AffCtx c;
+  aff_init(&c, ctx, k);
+  char why[300];
+  int64_t lo;
+  bool exact = false, empty = false;
+  bool ok = aff_push_sizes(&c, why, sizeof why) && aff_range(&c, e, &lo, max, &exact, &empty) && !empty;
+  aff_free(&c);
+  isl_ctx_free(ctx);
+  return ok;
+}

@@ -32,6 +32,10 @@ Kernel *ir_instantiate(Arena *a, const Kernel *k, const SizeSet *set, char *why,
 /* -1 when set satisfies k's assumptions and gives every extent at least
  * 1; else the first assumption it breaks, or k->nassume for an extent. */
 int ir_size_set_breaks(const Kernel *k, const SizeSet *set);
+/* The largest value expression e of k's sizes takes at the sizes k's
+ * assumptions allow (an upper bound where e is not affine); false when
+ * none is known. */
+bool ir_size_expr_max(const Kernel *k, const Expr *e, int64_t *max);
 /* "n = 64, m = 7" */
 void ir_size_set_text(const Kernel *k, const SizeSet *set, char *out, size_t n);
 

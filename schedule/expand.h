@@ -1,4 +1,6 @@
-/* Scalar expansion as tensorize and vectorize use it (schedule/expand.c). */
+/* Rewrites tensorize and vectorize try on a nest that does not match:
+ * scalar expansion (schedule/expand.c) and loops to a size run to their
+ * largest value (schedule/tensorize_sized.c). */
 #ifndef NPG_SCHED_EXPAND_H
 #define NPG_SCHED_EXPAND_H
 
@@ -12,5 +14,11 @@ typedef bool (*SchedNestMatch)(Sched *s, const Stmt *loop, void *ctx);
  * rewritten so (the steps recorded as applied) and true; otherwise the IR
  * is unchanged and false. */
 bool sched_expand_to_match(Sched *s, Stmt *loop, SchedNestMatch matches, void *ctx);
+/* The nest under loop, of a kernel with sizes, does not match as it is:
+ * each loop to a size runs to the size's largest value, its body guarded
+ * (schedule/tensorize_sized.c), on a copy first. When the copy matches,
+ * the nest is rewritten so and true; otherwise the IR is unchanged and
+ * false. */
+bool sched_bound_to_match(Sched *s, Stmt *loop, SchedNestMatch matches, void *ctx);
 
 #endif

@@ -296,6 +296,7 @@ bool prim_tensorize(Sched *s, const SchedStep *st) {
   bool known, ok = match_intrinsic(s->sems, s->a, loop, ia->name, &call, NULL, why, sizeof why, &known, NULL);
   if (!known) return sched_error(s, ia, "%s", why);
   if (!ok && sched_expand_to_match(s, loop, nest_matches, (void *)ia->name)) ok = true; /* schedule/expand.c */
+  if (!ok && sched_bound_to_match(s, loop, nest_matches, (void *)ia->name)) ok = true; /* schedule/tensorize_sized.c */
   if (!ok) {
     sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);
     tensorize_hint(s, loop, ia->name);

@@ -512,17 +512,26 @@ Test(sched, decompose_reduction_takes_only_guards_of_counters) {
  * loop: the message says so and what to do, where it once named another
  * alternative's miss ("the assignment operators differ: init against the
  * intrinsic's update", found by a new user's trial of issue 42). */
-Test(sched, tensorize_of_a_loop_to_a_size_says_to_split_it) {
-  refused("#include <stdint.h>\n"
-          "void mm(int m, int k, const int8_t A[m][k], const int8_t B[k][128], int32_t C[m][128]) {\n"
-          "  for (int i = 0; i < m; i++) for (int j = 0; j < 128; j++) {\n"
-          "    init: C[i][j] = 0;\n"
-          "    for (int p = 0; p < k; p++) update: C[i][j] += (int32_t)A[i][p] * (int32_t)B[p][j]; } }\n"
-          "#pragma npu assume(mm, k <= 512, m <= 4096)\n",
-          "#pragma npu schedule(mm, mm_nu)\n#pragma npu tile(i, j, 128, 128, io, jo, ii, ji)\n"
-          "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
-          "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n",
-          "k.c:12:27: error: tensorize: the nest under ii does not match npu_nu_matmul_i8: the loop's bound is in the "
-          "kernel's sizes: split the loop first (its tail guard then gives the instruction a run-time length): loop p "
-          "(line 5) against the intrinsic's k (line 21)");
+/* A reduction loop that runs to a size is matched whole: it runs to its
+ * largest value under the assumptions, its body guarded, so the call's
+ * length is k at run time and the NU's own init (accumulate = 0) zeroes
+ * C's tile: no init loop on the CU, no copy of C in (it was refused, "split
+ * the loop first", and a K-split zeroed each tile on the CU). */
+Test(sched, tensorize_runs_a_reduction_to_a_size_whole) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void mm(int m, int k, const int8_t A[m][k], const int8_t B[k][128], int32_t C[m][128]) {\n"
+                          "  for (int i = 0; i < m; i++) for (int j = 0; j < 128; j++) {\n"
+                          "    init: C[i][j] = 0;\n"
+                          "    for (int p = 0; p < k; p++) update: C[i][j] += (int32_t)A[i][p] * (int32_t)B[p][j]; } }\n"
+                          "#pragma npu assume(mm, k <= 512, m <= 4096)\n"
+                          "#pragma npu sizes(mm, m = 1, k = 1)\n#pragma npu sizes(mm, m = 40, k = 70)\n",
+                          "#pragma npu schedule(mm, mm_nu)\n#pragma npu tile(i, j, 32, 128, io, jo, ii, ji)\n"
+                          "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+                          "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_i8)\n");
+  const char *c = npg_emit_source(s, checked_once(s, "mm_nu"));
+  has(c, "npu_nu_matmul_i8(&C_ob[0][0], &A_ib[0][0], &B_wb[0][0], io_count, /*n=*/128, npu_clamp(k, 512), /*lda=*/512, "
+         "/*ldb=*/128, /*ldc=*/128, /*accumulate=*/0);");
+  lacks(c, "C_ob[ii][ji] = 0");
+  lacks(c, "C_ob_load");
+  npg_close(s);
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/sizes.h"
 #include "jit/session_ir.h"
 #include "schedule/intrinsics.h"
 #include "tune/tune.h"
@@ -32,6 +33,8 @@ typedef struct {
   const char *scope_a, *scope_b;
   char intrin[64];
   bool ksplit; /* the reduction split in K tiles (knob tk), each tile one call with accumulate = 1 */
+  int64_t kmax; /* K runs to a size: the largest it may run to (the buffers' length), else 0 */
+  int64_t size_a, size_b; /* bytes of the scopes A and B are staged in */
 } NuFacts;
 
 static int64_t trips_of(int64_t extent, int64_t tile) { return tile > 0 ? (extent + tile - 1) / tile : 1; }
@@ -41,6 +44,25 @@ static int64_t trips_of(int64_t extent, int64_t tile) { return tile > 0 ? (exten
  * (double_buffer warns and keeps one copy), so the step is not written */
 static void double_buffer(StrBuf *sb, bool knob, int64_t trips, const char *array, const char *scope) {
   if (knob && trips >= 2) sb_printf(sb, "#pragma npu double_buffer(%s_%s)\n", array, scope);
+}
+
+/* Does a tile of `tile` rows of operand A (or B) fit its buffer twice
+ * (double-buffered)? Always, unless K runs whole to a size: then its
+ * rows are as long as K's largest value. */
+static bool fits_twice(const NuFacts *f, int64_t tile, bool a) {
+  if (!f->kmax || f->ksplit) return true;
+  return 2 * tile * f->kmax * (a ? f->x.elem_a : f->x.elem_b) <= (a ? f->size_a : f->size_b);
+}
+
+/* Is operand A (knob K_A_AT) or B (K_B_AT) staged at the inner tile loop?
+ * As the knob says; but with K whole to a size, an operand whose own
+ * dimension is not the outer loop's would be staged whole there (its
+ * extent by K's largest value), which never fits: at the inner loop. */
+static bool staged_inner(const TuneSketch *sk, const int *ch, int knob) {
+  const NuFacts *f = sk->data;
+  bool ji = sk->knobs[K_ORDER].val[ch[K_ORDER]];
+  bool own_not_outer = knob == K_A_AT ? ji : !ji;
+  return sk->knobs[knob].val[ch[knob]] || (f->kmax && !f->ksplit && own_not_outer);
 }
 
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
@@ -71,9 +93,9 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
     sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.b, f->scope_b, f->x.k, f->x.b, f->scope_b + 3);
   } else {
     sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.a, f->scope_a,
-              sk->knobs[K_A_AT].val[ch[K_A_AT]] ? inner : outer, f->x.a, f->scope_a + 3);
+              staged_inner(sk, ch, K_A_AT) ? inner : outer, f->x.a, f->scope_a + 3);
     sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.b, f->scope_b,
-              sk->knobs[K_B_AT].val[ch[K_B_AT]] ? inner : outer, f->x.b, f->scope_b + 3);
+              staged_inner(sk, ch, K_B_AT) ? inner : outer, f->x.b, f->scope_b + 3);
     sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->x.c, inner, f->x.c);
   }
   sb_printf(sb, "#pragma npu tensorize(%si, %s)\n", f->x.i, f->intrin);
@@ -82,10 +104,12 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   int64_t outer_trips = ji ? tj_trips : ti_trips, inner_trips = ji ? ti_trips : tj_trips;
   if (sk->knobs[K_FUSE_BATCH].val[ch[K_FUSE_BATCH]]) outer_trips *= f->x.batch;
   int64_t k_trips = f->ksplit ? trips_of(f->x.kk, sk->knobs[K_TK].val[ch[K_TK]]) : 1;
-  int64_t a_trips = f->ksplit ? k_trips : sk->knobs[K_A_AT].val[ch[K_A_AT]] ? inner_trips : outer_trips;
-  int64_t b_trips = f->ksplit ? k_trips : sk->knobs[K_B_AT].val[ch[K_B_AT]] ? inner_trips : outer_trips;
-  double_buffer(sb, sk->knobs[K_DB_A].val[ch[K_DB_A]], a_trips, f->x.a, f->scope_a + 3);
-  double_buffer(sb, sk->knobs[K_DB_B].val[ch[K_DB_B]], b_trips, f->x.b, f->scope_b + 3);
+  int64_t a_trips = f->ksplit ? k_trips : staged_inner(sk, ch, K_A_AT) ? inner_trips : outer_trips;
+  int64_t b_trips = f->ksplit ? k_trips : staged_inner(sk, ch, K_B_AT) ? inner_trips : outer_trips;
+  /* with K whole to a size, an operand's tile twice at K's largest value
+   * may not fit its buffer: then one copy, whatever the knob */
+  double_buffer(sb, sk->knobs[K_DB_A].val[ch[K_DB_A]] && fits_twice(f, ti, true), a_trips, f->x.a, f->scope_a + 3);
+  double_buffer(sb, sk->knobs[K_DB_B].val[ch[K_DB_B]] && fits_twice(f, tj, false), b_trips, f->x.b, f->scope_b + 3);
   double_buffer(sb, sk->knobs[K_DB_C].val[ch[K_DB_C]], inner_trips, f->x.c, "ob");
 }
 
@@ -156,18 +180,33 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
    * whole extent of its dimension; at the inner loop, once per tile */
   int64_t outer_trips = ji ? nt : mt;
   int64_t a_bytes =
-      staged_bytes(sk->knobs[K_A_AT].val[ch[K_A_AT]], !ji, outer_trips, mt * nt, ti, f->x.m) * f->x.kk * f->x.elem_a;
+      staged_bytes(staged_inner(sk, ch, K_A_AT), !ji, outer_trips, mt * nt, ti, f->x.m) * f->x.kk * f->x.elem_a;
   int64_t b_bytes =
-      staged_bytes(sk->knobs[K_B_AT].val[ch[K_B_AT]], ji, outer_trips, mt * nt, tj, f->x.n) * f->x.kk * f->x.elem_b;
+      staged_bytes(staged_inner(sk, ch, K_B_AT), ji, outer_trips, mt * nt, tj, f->x.n) * f->x.kk * f->x.elem_b;
   if (f->ksplit) { /* A and B tiles loaded per K tile, so once per output tile each */
     int64_t ktiles = ceil_div(f->x.kk, sk->knobs[K_TK].val[ch[K_TK]]);
     a_bytes = mt * nt * ti * f->x.kk * f->x.elem_a;
     b_bytes = mt * nt * tj * f->x.kk * f->x.elem_b;
     nu += (uint64_t)(calls * (ktiles - 1) * t->nu_overhead);
   }
+  int64_t bw = t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1;
+  if (f->kmax && !f->ksplit) { /* K whole to a size: a tile loaded per call into one copy stalls the NU */
+    if (staged_inner(sk, ch, K_A_AT) && !(sk->knobs[K_DB_A].val[ch[K_DB_A]] && fits_twice(f, ti, true)))
+      nu += (uint64_t)(calls * (ti * f->x.kk * f->x.elem_a / bw + t->ddr_latency));
+    if (staged_inner(sk, ch, K_B_AT) && !(sk->knobs[K_DB_B].val[ch[K_DB_B]] && fits_twice(f, tj, false)))
+      nu += (uint64_t)(calls * (tj * f->x.kk * f->x.elem_b / bw + t->ddr_latency));
+  }
   int64_t bytes = f->x.batch * (a_bytes + b_bytes + f->x.m * f->x.n * f->x.elem_c);
-  uint64_t dma = (uint64_t)(bytes / (t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1));
+  uint64_t dma = (uint64_t)(bytes / bw);
   return nu > dma ? nu : dma;
+}
+
+/* The tiles among v[0..n) (ascending) whose rows of row_bytes fit in
+ * `size` bytes; the smallest when none does (the step then says why). */
+static int fitting(const long long *v, int n, int64_t row_bytes, int64_t size) {
+  int keep = 1;
+  while (keep < n && v[keep] * row_bytes <= size) keep++;
+  return keep;
 }
 
 /* The index of the largest size at most want. */
@@ -187,6 +226,10 @@ static TuneSketch make(const NuFacts *f) {
   /* tiles of 8 rows at least, or the whole of a shorter extent */
   int nti = tune_tile_sizes(f->x.m, f->x.m < 8 ? f->x.m : 8, ti, TUNE_MAX_CHOICES);
   int ntj = gemv ? 1 : tune_tile_sizes(f->x.n, f->x.n < 8 ? f->x.n : 8, tj, TUNE_MAX_CHOICES); /* a GEMV: N = 1 */
+  if (f->kmax && !f->ksplit) { /* K whole, to a size: tiles whose operands fit at K's largest value */
+    nti = fitting(ti, nti, f->kmax * f->x.elem_a, f->size_a);
+    ntj = fitting(tj, ntj, f->kmax * f->x.elem_b, f->size_b);
+  }
   tune_knob(&sk, K_TI, "ti", ti, nti, nearest(ti, nti, 128));
   tune_knob(&sk, K_TJ, "tj", tj, ntj, nearest(tj, ntj, 128));
   tune_knob(&sk, K_ORDER, "order_ji", flag, gemv ? 1 : 2, 0);
@@ -243,20 +286,20 @@ static bool seed_at_the_band(TuneSketch *sk) {
 
 typedef struct {
   const char *name;
-  bool sized;
+  const Stmt *sized; /* the loop, when it runs to a size */
 } SizedLoop;
 
 static bool sized_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
   SizedLoop *l = ctx;
   int64_t n;
-  if (st->kind == ST_FOR && st->name && !strcmp(st->name, l->name) && !ir_trip_count(st, &n)) l->sized = true;
+  if (st->kind == ST_FOR && st->name && !strcmp(st->name, l->name) && !ir_trip_count(st, &n)) l->sized = st;
   return true;
 }
 
-/* Does k's loop `name` run a count that is not a constant (to a size)? */
-static bool loop_runs_to_a_size(const Kernel *k, const char *name) {
-  SizedLoop l = {name, false};
+/* k's loop `name` when it runs a count that is not a constant (to a size). */
+static const Stmt *loop_to_a_size(const Kernel *k, const char *name) {
+  SizedLoop l = {name, NULL};
   ir_walk_stmts(k->body, sized_visit, &l);
   return l.sized;
 }
@@ -279,7 +322,15 @@ void tune_sketch_nu(TuneSpace *sp) {
    * assumptions let K run, which may not fit where the --size value's
    * would: K tiles too */
   const Kernel *written = module_kernel(session_module(sp->s), sp->kernel);
-  long_k = long_k || (f.x.j && written && written->nsizes && loop_runs_to_a_size(written, f.x.k));
+  const Stmt *sized_k = f.x.j && written && written->nsizes ? loop_to_a_size(written, f.x.k) : NULL;
+  long_k = long_k || sized_k;
+  /* K whole too (tensorize runs it to its largest value, the call's
+   * length at run time: schedule/tensorize_sized.c), its tiles those
+   * whose operands fit at that value */
+  int64_t lo;
+  if (sized_k && ir_const_int(sized_k->lo, &lo) && lo == 0 && sized_k->cmp == OP_LT &&
+      !ir_size_expr_max(written, sized_k->hi, &f.kmax))
+    f.kmax = 0;
   char **names, why_names[256];
   int count = sched_intrinsic_names(&names, why_names, sizeof why_names);
   const char *scopes[2][2] = {{"nu_ib", "nu_wb"}, {"nu_wb", "nu_ib"}};
@@ -296,6 +347,8 @@ void tune_sketch_nu(TuneSpace *sp) {
     for (int a = 0; a < 2 && sp->nsketch < TUNE_MAX_SKETCHES; a++) {
       f.scope_a = scopes[a][0];
       f.scope_b = scopes[a][1];
+      f.size_a = a ? t->nu_wb_size : t->nu_ib_size;
+      f.size_b = a ? t->nu_ib_size : t->nu_wb_size;
       bool took = false;
       for (int split = 0; split < 1 + long_k && !assigned[a] && sp->nsketch < TUNE_MAX_SKETCHES; split++) {
         f.ksplit = split;
