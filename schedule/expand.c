@@ -561,12 +561,39 @@ static bool decls_visit(Stmt *st, int depth, void *ctx) {
 
 enum { FORM_NONE, FORM_DESTINATION, FORM_VALUE };
 
+/* `T v = X; if (C) v = Y;` (no else, C and Y not reading v) as
+ * `T v = C ? Y : X;`, each such if after the declaration in turn: a
+ * leaky ReLU written with an if takes the select's form, which the VU's
+ * instructions match. The same value where C holds and where it does
+ * not, and the kernel language has no side effects to run or skip. */
+static void ifs_into_init(Arena *a, Stmt *decl) {
+  while (decl->init && decl->next && decl->next->kind == ST_IF && !decl->next->else_s) {
+    Stmt *c = decl->next, *t = c->then_s;
+    while (t && t->kind == ST_BLOCK && !t->next) t = t->body;
+    if (!t || t->next || t->kind != ST_ASSIGN || t->op != OP_NONE || t->lhs->kind != EX_VAR ||
+        t->lhs->var != decl->var || !type_same(t->rhs->type, decl->var->type) ||
+        !type_same(decl->init->type, decl->var->type) || ir_expr_uses(c->cond, decl->var, NULL) ||
+        ir_expr_uses(t->rhs, decl->var, NULL))
+      return;
+    Expr *sel = ARENA_NEW(a, Expr);
+    sel->kind = EX_COND;
+    sel->a = c->cond;
+    sel->b = t->rhs;
+    sel->c = decl->init;
+    sel->type = decl->var->type;
+    sel->loc = c->loc;
+    decl->init = sel;
+    decl->next = c->next;
+  }
+}
+
 /* Rewrites the locals declared in the nest under loop (whose body list is
  * *body) into the first form each takes; the forms taken in forms[]. */
 static int expand_nest(Arena *a, const Kernel *k, Stmt *loop, int *forms, Stmt **names) {
   Decls d = {.n = 0};
   ir_walk_stmts(loop->body, decls_visit, &d);
   int taken = 0;
+  for (int i = 0; i < d.n; i++) ifs_into_init(a, d.found[i]);
   for (int i = 0; i < d.n; i++) {
     char why[300];
     Stmt *decl = d.found[i], **link = link_to(&loop->body, decl);

@@ -112,6 +112,27 @@ Test(expand, a_leaky_relu_through_a_local_is_vectorized_onto_the_vu) {
   npg_close(s);
 }
 
+/* The same written with an if on a second local (trial 40, D6): the if
+ * folds into the local's initializer as a select, the locals then live
+ * in y, and the VU's select matches (it stayed a hint, on the host). */
+Test(expand, a_leaky_relu_written_with_an_if_is_vectorized_onto_the_vu) {
+  NpgSession *s = open_ok("#define N 1000\n"
+                          "void k(const float x[N], float y[N], float alpha) {\n"
+                          "  for (int i = 0; i < N; i++) {\n"
+                          "    float t = x[i];\n"
+                          "    float r = t;\n"
+                          "    if (t < 0.0f) r = t * alpha;\n"
+                          "    y[i] = r;\n"
+                          "  }\n"
+                          "}\n",
+                          "#pragma npu schedule(k, vu)\n#pragma npu split(i, 256, io, ii)\n"
+                          "#pragma npu cache_read(x, vu_vm, io, x_vm)\n#pragma npu cache_write(y, vu_vm, io, y_vm)\n"
+                          "#pragma npu vectorize(ii)\n");
+  lacks(npg_errors(s), "stays a hint");
+  has(npg_emit_source(s, checked_once(s, "vu")), "npu_vu_select_lt_muls_f32(&y_vm[0], &x_vm[0], &x_vm[0], &x_vm[0], ");
+  npg_close(s);
+}
+
 static const char *softmax =
     "#include <math.h>\n"
     "#define R 128\n"
