@@ -114,6 +114,13 @@ Test(tune_reach, a_softmax_with_a_temporary_and_a_reciprocal_on_the_vu) {
   reaches("tests/kernels/tune_reach/softmax_exp_inv.c", "softmax", 2, "npu_vu_rdivs_f32(");
 }
 
+/* A softmax that reduces an expression (`sum += expf(x - max)`): tune
+ * stages the terms into an array, and the VU computes them and their sum
+ * (trial 40, D5: the loop stayed on the CU, 4.0% of the roofline). */
+Test(tune_reach, a_softmax_that_sums_an_expression_on_the_vu) {
+  reaches("tests/kernels/tune_reach/softmax_recompute.c", "softmax", 2, "npu_vu_reduce_sum_f32(");
+}
+
 Test(tune_reach, a_leaky_relu_through_a_local_on_the_vu) {
   reaches("leaky_relu", "leaky_relu", 2, "npu_vu_select_ge_muls_f32(");
 }

@@ -60,6 +60,28 @@ static bool innermost_local(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
+/* The updates of innermost loops that reduce an expression into an
+ * element the loop does not index (`total += expf(x[b][v] - mx);`): the
+ * VU reduces an array, so the expression is staged into one first (not
+ * a product: a contraction's). */
+static bool reduces_an_expression(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Found *f = ctx;
+  if (st->kind != ST_FOR || !innermost(st)) return true;
+  for (Stmt *c = st->body && st->body->kind == ST_BLOCK ? st->body->body : st->body; c && f->n < 32; c = c->next) {
+    if (c->kind != ST_ASSIGN || c->op == OP_NONE || !c->name) continue;
+    const Expr *e = c->rhs, *root = e;
+    while (root->kind == EX_CAST) root = root->a;
+    /* a sum of products is a contraction the NU and the VU's
+     * multiply-accumulate take as it is */
+    bool plain = e->kind == EX_LOAD || e->kind == EX_VAR || ir_expr_constant(e) ||
+                 (root->kind == EX_BINARY && root->op == OP_MUL);
+    bool indexed = c->lhs->kind == EX_LOAD && ir_expr_uses(c->lhs, st->var, NULL);
+    if (!plain && !indexed && ir_expr_uses(e, st->var, NULL)) f->found[f->n++] = c;
+  }
+  return true;
+}
+
 /* Appends `#pragma npu <step>` to sp->prefix when the engine accepts the
  * steps so far with it: the kernel after them, else NULL (and the prefix
  * as it was). */
@@ -88,7 +110,8 @@ static const Kernel *expand_each(TuneSpace *sp, const Found *found, const Found 
 /* The steps that give the NPU sketches the array form (sp->prefix), each
  * kept where the engine accepts it after the ones before: the temporaries
  * of innermost loops expanded (into the element they are stored to, or
- * their value: schedule/expand.c), those loops cut apart where they hold
+ * their value: schedule/expand.c), an expression such a loop reduces
+ * staged into an array (stage), those loops cut apart where they hold
  * several statements (fission), then the other scalar locals expanded (an
  * accumulator, a running max; an init then sits right before the loop
  * that first uses it, after the cut). The kernel after them, or NULL
@@ -100,6 +123,18 @@ static const Kernel *array_form(TuneSpace *sp, const Kernel *k) {
   if (!locals.n) return NULL; /* the array form it has already: no probes (each proves its steps) */
   ir_walk_stmts(k->body, innermost_local, &inner);
   const Kernel *got = expand_each(sp, &inner, NULL, NULL), *e;
+  Found reductions = {.n = 0};
+  ir_walk_stmts((got ? got : k)->body, reduces_an_expression, &reductions);
+  for (int i = 0; i < reductions.n; i++) {
+    StrBuf text;
+    sb_init(&text);
+    ir_print_expr(&text, reductions.found[i]->rhs);
+    char step[1200];
+    int n = snprintf(step, sizeof step, "stage(%s, \"%s\", %s_terms)", reductions.found[i]->name, text.data,
+                     reductions.found[i]->name);
+    sb_free(&text);
+    if (n > 0 && (size_t)n < sizeof step && (e = try_step(sp, step))) got = e;
+  }
   ir_walk_stmts((got ? got : k)->body, innermost_with_several, &loops);
   for (int i = 0; i < loops.n; i++)
     for (const Stmt *c = tune_first_stmt(loops.found[i]->body); c && c->next; c = c->next) {
