@@ -392,6 +392,9 @@ static int dividing(int64_t extent, int64_t multiple, long long *out) {
   int n = tune_tile_sizes(extent, multiple, all, TUNE_MAX_CHOICES), m = 0;
   for (int i = 0; i < n; i++)
     if (extent % all[i] == 0 && all[i] % multiple == 0) out[m++] = all[i];
+  if (m) return m;
+  for (int i = 0; i < n; i++) /* none divides (196 pixels): the last tile a tail */
+    if (all[i] % multiple == 0) out[m++] = all[i];
   return m;
 }
 
