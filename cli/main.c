@@ -29,6 +29,7 @@ typedef struct {
   bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, force, list_outputs, strict;
   bool scheduled_only; /* emit: the scheduled variants, not each kernel as written */
   bool rerun_as_written;
+  bool recorded_inputs; /* emit --check: these are inputs DIR's manifest records (check_recorded_inputs) */
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
 
@@ -186,8 +187,8 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
   char rerun[8192];
   rerun_command(rerun, sizeof rerun, o);
   EmitDir d = {.dir = o->out_dir, .source = o->file, .schedule = o->schedule, .target = npg_target_name(s),
-               .options = o->assume_no_alias ? "--assume-no-alias" : "",
-               .check = o->check_stale, .prune = o->prune, .force = o->force, .rerun = rerun,
+               .target_file = o->target, .assume_no_alias = o->assume_no_alias, .scheduled_only = o->scheduled_only,
+               .check = o->check_stale, .recorded_inputs = o->recorded_inputs, .prune = o->prune, .force = o->force, .rerun = rerun,
                .refused = npg_error_count(s) > 0};
   if (emit_dir_open(&d)) return 1;
   for (int k = 0; k < n; k++) {
@@ -289,11 +290,43 @@ static int cmd_intrinsics(int argc, char **argv) {
   return 0;
 }
 
+static int run_variants(const Options *op);
+
+/* `emit -o DIR --check` given no input of its own (--schedule, --target,
+ * --assume-no-alias, --scheduled-only) nor --prune: DIR checked with the inputs its
+ * manifest records for the kernel file, each earlier run's in turn, so
+ * its stale messages give back each run's whole command. -1 when the
+ * manifest records none (the run's own inputs are checked). */
+static int check_recorded_inputs(const Options *o) {
+  if (!o->check_stale || !o->out_dir || o->schedule || o->target || o->assume_no_alias || o->scheduled_only || o->prune)
+    return -1;
+  EmitDirInputs *in;
+  int n = emit_dir_recorded_inputs(o->out_dir, o->file, &in), rc = n ? 0 : -1;
+  for (int k = 0; k < n; k++) {
+    Options r = *o;
+    r.schedule = in[k].schedule;
+    r.target = in[k].target_file;
+    r.assume_no_alias = in[k].assume_no_alias;
+    r.scheduled_only = in[k].scheduled_only;
+    r.recorded_inputs = true;
+    rc |= run_variants(&r);
+  }
+  emit_dir_inputs_free(in, n);
+  return rc;
+}
+
 /* emit and check: open the file, add --schedule's variants, run. */
 static int cmd_variants(int argc, char **argv) {
   Options o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
+  rc = check_recorded_inputs(&o);
+  return rc >= 0 ? rc : run_variants(&o);
+}
+
+static int run_variants(const Options *op) {
+  Options o = *op;
+  int rc = 0;
   NpgSession *s = npg_open_file_for_target(o.file, o.target);
   if (o.schedule && npg_variant_count(s)) {
     size_t len;

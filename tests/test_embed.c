@@ -224,6 +224,12 @@ Test(embed, two_kernel_files_with_a_variant_of_one_name_is_an_error) {
   "printf '%s\\n' 'void k(const float A[64], float B[64]) {' '  for (int i = 0; i < 64; i++) B[i] = 2 * A[i];' '}' " \
   "> k.c && printf '%s\\n' '#pragma npu schedule(k, k_split)' '#pragma npu split(i, 8, io, ii)' > s.sched"
 
+/* The manifest records each run's inputs (schedule file, target file,
+ * options), so --check given none of them checks DIR with those and its
+ * message gives the whole command back. Before, `emit k.c -o out --check`
+ * after a run with --schedule and --target said "run: npugen emit k.c -o
+ * out", which left the stale variant as it was and wrote the kernel as
+ * written beside it. */
 Test(embed, following_the_stale_message_loses_nothing) {
   char out[8192];
   int rc = in_tmp(KERNEL_AND_SCHEDULE " && cp $r/targets/small.ini 'my target.ini' && "
@@ -232,12 +238,21 @@ Test(embed, following_the_stale_message_loses_nothing) {
                   "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check 2>msg; "
                   "echo rc=$?; cat msg; cmd=$(sed -n '1s/.*: run: //p' msg); "
                   "eval \"\\$n ${cmd#npugen }\" && ls out | tr '\\n' ' ' && "
-                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check && echo fresh",
+                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check && echo fresh && "
+                  /* emitted with every input, checked with none */
+                  "rm -r out && $n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias --scheduled-only "
+                  "-o out && $n emit k.c -o out --check && echo fresh && sed -i 's/16, io/4, io/' s.sched && "
+                  "$n emit k.c -o out --check 2>msg; echo rc=$?; cat msg; cmd=$(sed -n '1s/.*: run: //p' msg); "
+                  "eval \"\\$n ${cmd#npugen }\" && ls -A out | tr '\\n' ' ' && $n emit k.c -o out --check && "
+                  "grep -c 'split(i, 4, io, ii)' out/k_split.c",
                   out, sizeof out);
   cr_expect_eq(rc, 0, "%s", out);
   cr_expect_str_eq(out, "rc=1\nnpugen: out/k_split.c is stale: run: npugen emit k.c --schedule s.sched --target 'my "
                         "target.ini' -o out --assume-no-alias\n"
-                        "k.c k.h k_split.c k_split.h fresh\n");
+                        "k.c k.h k_split.c k_split.h fresh\n"
+                        "fresh\nrc=1\nnpugen: out/k_split.c is stale: run: npugen emit k.c --schedule s.sched --target 'my "
+                        "target.ini' -o out --assume-no-alias --scheduled-only\n"
+                        ".npugen-manifest k_split.c k_split.h 1\n");
 }
 
 /* --check's message, followed, succeeds: after a refused schedule it gives
@@ -283,19 +298,18 @@ Test(embed, check_messages_can_be_followed_after_a_refusal_or_an_edit) {
 }
 
 /* The manifest records --assume-no-alias (it changes the text: restrict),
- * so --check without it names it rather than silently dropping it. */
+ * so --check without it checks with it, and its stale message names it,
+ * rather than silently dropping it. */
 Test(embed, manifest_records_assume_no_alias) {
   char out[8192];
   int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c -o out --assume-no-alias && grep -cP '\\t--assume-no-alias\\t' "
                   "out/.npugen-manifest && $n emit k.c -o out --check --assume-no-alias && echo fresh && "
-                  "$n emit k.c -o out --check; echo rc=$?",
+                  "$n emit k.c -o out --check && echo fresh && sed -i 's/2 \\*/3 */' k.c && $n emit k.c -o out --check; "
+                  "echo rc=$?",
                   out, sizeof out);
   cr_expect_eq(rc, 0, "%s", out);
-  cr_expect_str_eq(out, "2\nfresh\n"
-                        "npugen: out/k.c is stale: an earlier run emitted it from other inputs (with --assume-no-alias): "
-                        "run: npugen emit k.c -o out\n"
-                        "npugen: out/k.h is stale: an earlier run emitted it from other inputs (with --assume-no-alias): "
-                        "run: npugen emit k.c -o out\n"
+  cr_expect_str_eq(out, "2\nfresh\nfresh\n"
+                        "npugen: out/k.c is stale: run: npugen emit k.c -o out --assume-no-alias\n"
                         "rc=1\n");
 }
 
