@@ -310,6 +310,55 @@ static void print_stale(const EmitDir *d) {
     fprintf(stderr, "%s%s%s\n", d->stale[i], d->rerun, d->stale_needs_force && !d->force ? " --force" : "");
 }
 
+/* DIR/rel (a path the manifest holds) as seen from the working directory:
+ * relative to it where the file exists, else as DIR/rel. */
+static char *from_cwd(const char *dir, const char *rel) {
+  size_t n = strlen(dir) + strlen(rel) + 2;
+  char *path = malloc(n);
+  snprintf(path, n, "%s/%s", dir, rel);
+  if (rel[0] == '/') snprintf(path, n, "%s", rel);
+  char *seen = manifest_relative(path, ".");
+  if (!seen) return path;
+  free(path);
+  return seen;
+}
+
+void emit_dir_shell_arg(char *out, size_t n, const char *arg) {
+  size_t len = strlen(out);
+  bool plain = *arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=+,:@%") == strlen(arg);
+  if (plain) {
+    snprintf(out + len, n - len, " %s", arg);
+    return;
+  }
+  snprintf(out + len, n - len, " '");
+  for (const char *p = arg; *p; p++) {
+    len = strlen(out);
+    snprintf(out + len, n - len, *p == '\'' ? "'\\''" : "%c", *p);
+  }
+  len = strlen(out);
+  snprintf(out + len, n - len, "'");
+}
+
+/* The command of the earlier run that wrote e (its inputs as the
+ * manifest records them, paths as seen from here). */
+static void recorded_command(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
+  OptionWords w = option_words(e->options);
+  char *schedule = *e->schedule ? from_cwd(d->dir, e->schedule) : NULL;
+  char *target = w.target_file ? from_cwd(d->dir, w.target_file) : NULL;
+  snprintf(out, n, "npugen emit");
+  emit_dir_shell_arg(out, n, d->source);
+  const char *opts[] = {"--schedule", schedule, "--target", target, "-o", d->dir};
+  for (int i = 0; i < 6; i += 2)
+    if (opts[i + 1]) {
+      emit_dir_shell_arg(out, n, opts[i]);
+      emit_dir_shell_arg(out, n, opts[i + 1]);
+    }
+  if (w.assume_no_alias) emit_dir_shell_arg(out, n, "--assume-no-alias");
+  if (w.scheduled_only) emit_dir_shell_arg(out, n, "--scheduled-only");
+  free(schedule);
+  free(target);
+}
+
 /* --check's message for DIR/name, stale: a command that, followed,
  * regenerates it (emit's refusals of an edited file included), or none
  * after a refused schedule, which emit would refuse again. */
@@ -333,8 +382,12 @@ static void report_stale(EmitDir *d, const ManifestEntry *e, const char *path, c
   else if (r == REPLACE_NOT_NPUGENS)
     stale(d, false, "npugen: %s is not npugen's (%s does not name it, and it does not open with npugen's comment): "
           "move it away first: run: ", path, MANIFEST_NAME);
-  else if (*inputs)
-    stale(d, false, "npugen: %s is stale: an earlier run emitted it from other inputs (%s): run: ", path, inputs);
+  else if (*inputs) {
+    char was[9000];
+    recorded_command(d, e, was, sizeof was);
+    stale(d, false, "npugen: %s is stale: an earlier run emitted it from other inputs (%s: `%s` regenerates it "
+          "from those); from this run's inputs: run: ", path, inputs, was);
+  }
   else if (!link && same_text(path, text))
     stale(d, false, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: ",
           path);
@@ -544,19 +597,6 @@ int emit_dir_close(EmitDir *d) {
   d->changes = NULL;
   d->n = d->cap = d->nchanges = d->changes_cap = 0;
   return rc;
-}
-
-/* DIR/rel (a path the manifest holds) as seen from the working directory:
- * relative to it where the file exists, else as DIR/rel. */
-static char *from_cwd(const char *dir, const char *rel) {
-  size_t n = strlen(dir) + strlen(rel) + 2;
-  char *path = malloc(n);
-  snprintf(path, n, "%s/%s", dir, rel);
-  if (rel[0] == '/') snprintf(path, n, "%s", rel);
-  char *seen = manifest_relative(path, ".");
-  if (!seen) return path;
-  free(path);
-  return seen;
 }
 
 int emit_dir_recorded_inputs(const char *dir, const char *source, EmitDirInputs **out) {

@@ -3,6 +3,7 @@
 #define NPG_EMIT_DIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cli/manifest.h"
 
@@ -74,6 +75,10 @@ typedef struct {
  * `source` into dir (malloc'ed, in the manifest's order); their count. */
 int emit_dir_recorded_inputs(const char *dir, const char *source, EmitDirInputs **out);
 void emit_dir_inputs_free(EmitDirInputs *in, int n);
+/* Appends " " and arg for a POSIX shell to out: as it is when that is
+ * safe, else in single quotes (every path and option in a command that
+ * --check's messages give). */
+void emit_dir_shell_arg(char *out, size_t n, const char *arg);
 /* "npugen: DIR left as it was ...": the run wrote and removed nothing
  * (errors in the kernel file or in DIR). */
 void emit_dir_report_unchanged(const char *dir);

@@ -132,38 +132,21 @@ static int pick_variants(NpgSession *s, const Options *o, int *idx) {
   return o->nvariants;
 }
 
-/* arg for a POSIX shell: as it is when that is safe, else in single quotes. */
-static void shell_arg(char *out, size_t n, const char *arg) {
-  size_t len = strlen(out);
-  bool plain = *arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=+,:@%") == strlen(arg);
-  if (plain) {
-    snprintf(out + len, n - len, " %s", arg);
-    return;
-  }
-  snprintf(out + len, n - len, " '");
-  for (const char *p = arg; *p; p++) {
-    len = strlen(out);
-    snprintf(out + len, n - len, *p == '\'' ? "'\\''" : "%c", *p);
-  }
-  len = strlen(out);
-  snprintf(out + len, n - len, "'");
-}
-
 /* The command that writes DIR as this run does, every input and option
  * included (--check's stale messages give it). */
 static void rerun_command(char *out, size_t n, const Options *o) {
   snprintf(out, n, "npugen emit");
-  shell_arg(out, n, o->file);
+  emit_dir_shell_arg(out, n, o->file);
   const char *opts[] = {"--schedule", o->schedule, "--target", o->target, "-o", o->out_dir};
   for (int i = 0; i < 6; i += 2) {
     if (!opts[i + 1]) continue;
-    shell_arg(out, n, opts[i]);
-    shell_arg(out, n, opts[i + 1]);
+    emit_dir_shell_arg(out, n, opts[i]);
+    emit_dir_shell_arg(out, n, opts[i + 1]);
   }
-  if (o->assume_no_alias) shell_arg(out, n, "--assume-no-alias");
-  if (o->scheduled_only) shell_arg(out, n, "--scheduled-only");
-  if (o->prune) shell_arg(out, n, "--prune");
-  if (o->force) shell_arg(out, n, "--force");
+  if (o->assume_no_alias) emit_dir_shell_arg(out, n, "--assume-no-alias");
+  if (o->scheduled_only) emit_dir_shell_arg(out, n, "--scheduled-only");
+  if (o->prune) emit_dir_shell_arg(out, n, "--prune");
+  if (o->force) emit_dir_shell_arg(out, n, "--force");
 }
 
 static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {

@@ -258,7 +258,8 @@ Test(embed, following_the_stale_message_loses_nothing) {
 
 /* --check's message, followed, succeeds: after a refused schedule it gives
  * no command (emit would refuse again) but says why; for a file edited by
- * hand (emit keeps it) it gives the command with --force. */
+ * hand (emit keeps it) it gives the command with --force; for a file an
+ * earlier run emitted from other inputs it also gives that run's command. */
 Test(embed, check_messages_can_be_followed_after_a_refusal_or_an_edit) {
   char out[8192];
   int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched -o out && sed -i 's/split(i,/split(q,/' s.sched && "
@@ -286,9 +287,11 @@ Test(embed, check_messages_can_be_followed_after_a_refusal_or_an_edit) {
                         "s.sched -o out --force\n"
                         "fresh\nrc=1\n"
                         "npugen: out/k.c is stale: an earlier run emitted it from other inputs (schedule file ../s.sched "
-                        "(relative to out)): run: npugen emit k.c -o out --prune --force\n"
+                        "(relative to out): `npugen emit k.c --schedule s.sched -o out` regenerates it from those); from "
+                        "this run's inputs: run: npugen emit k.c -o out --prune --force\n"
                         "npugen: out/k.h is stale: an earlier run emitted it from other inputs (schedule file ../s.sched "
-                        "(relative to out)): run: npugen emit k.c -o out --prune --force\n"
+                        "(relative to out): `npugen emit k.c --schedule s.sched -o out` regenerates it from those); from "
+                        "this run's inputs: run: npugen emit k.c -o out --prune --force\n"
                         "npugen: out/k_split.c is stale: this run emits no variant of that name; run: npugen emit k.c -o "
                         "out --prune --force\n"
                         "npugen: out/k_split.h is stale: this run emits no variant of that name, and it was edited by hand "
