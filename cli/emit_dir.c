@@ -64,6 +64,52 @@ static int make_dir(const char *dir) {
   return 0;
 }
 
+/* The manifest's options field: the run's flags, then "--target=" and
+ * the target file relative to DIR (last: a path may hold spaces); "" for
+ * a run with none, so a manifest of such runs reads as an older npugen's.
+ * With the kernel file and the schedule file it is the whole command,
+ * which `emit --check` gives back (emit_dir_recorded_inputs). */
+typedef struct {
+  bool assume_no_alias, scheduled_only;
+  const char *target_file; /* into the field, or NULL */
+} OptionWords;
+
+static OptionWords option_words(const char *key) {
+  OptionWords w = {0};
+  const char *t = strstr(key, "--target=");
+  size_t flags = t ? (size_t)(t - key) : strlen(key);
+  for (size_t i = 0; i < flags;) {
+    size_t len = strcspn(key + i, " ");
+    if (len > flags - i) len = flags - i;
+    if (len == 17 && !strncmp(key + i, "--assume-no-alias", len)) w.assume_no_alias = true;
+    if (len == 16 && !strncmp(key + i, "--scheduled-only", len)) w.scheduled_only = true;
+    i += len + 1;
+  }
+  w.target_file = t ? t + 9 : NULL;
+  return w;
+}
+
+/* Two options fields give the same text: --scheduled-only changes which
+ * files a run writes, not what they hold, and the target is known by its
+ * name (an older npugen's manifest records no target file). */
+static bool same_text_options(const char *a, const char *b) {
+  return option_words(a).assume_no_alias == option_words(b).assume_no_alias;
+}
+
+static char *options_key(const EmitDir *d) {
+  char *target = d->target_file ? manifest_relative(d->target_file, d->dir) : NULL;
+  if (!target && d->target_file) target = strdup(d->target_file); /* --check of a missing DIR */
+  const char *words[] = {d->assume_no_alias ? "--assume-no-alias" : NULL, d->scheduled_only ? "--scheduled-only" : NULL};
+  size_t n = 64 + (target ? strlen(target) : 0);
+  char *key = malloc(n);
+  key[0] = 0;
+  for (int i = 0; i < 2; i++)
+    if (words[i]) snprintf(key + strlen(key), n - strlen(key), "%s%s", key[0] ? " " : "", words[i]);
+  if (target) snprintf(key + strlen(key), n - strlen(key), "%s--target=%s", key[0] ? " " : "", target);
+  free(target);
+  return key;
+}
+
 int emit_dir_open(EmitDir *d) {
   d->lock_fd = -1;
   if (!d->check && make_dir(d->dir)) return 1;
@@ -78,6 +124,7 @@ int emit_dir_open(EmitDir *d) {
   d->schedule_key = d->schedule ? manifest_relative(d->schedule, d->dir) : NULL;
   if (!d->source_key) d->source_key = strdup(d->source); /* --check of a missing DIR */
   if (!d->schedule_key) d->schedule_key = strdup(d->schedule ? d->schedule : "");
+  d->options_key = options_key(d);
   return 0;
 }
 
@@ -223,9 +270,8 @@ static void add_input(char *out, size_t n, const char *fmt, const char *a, const
 }
 
 /* What the earlier run that wrote e had that this one has not: "target T",
- * "schedule file S (relative to DIR)" or "no schedule file", its options
- * ("with --assume-no-alias", or "without --assume-no-alias"); "" when the
- * same. */
+ * "schedule file S (relative to DIR)" or "no schedule file", "with
+ * --assume-no-alias" or "without --assume-no-alias"; "" when the same. */
 static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
   out[0] = 0;
   if (strcmp(e->target, d->target)) add_input(out, n, "target %s%s", e->target, "");
@@ -233,8 +279,8 @@ static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, si
     if (*e->schedule) add_input(out, n, "schedule file %s (relative to %s)", e->schedule, d->dir);
     else add_input(out, n, "no schedule file%s%s", "", "");
   }
-  if (strcmp(e->options, d->options))
-    add_input(out, n, "%s%s", *e->options ? "with " : "without ", *e->options ? e->options : d->options);
+  bool was = option_words(e->options).assume_no_alias;
+  if (was != d->assume_no_alias) add_input(out, n, "%s--assume-no-alias%s", was ? "with " : "without ", "");
 }
 
 /* Keeps --check's message of a stale file (it ends in "run: ", the
@@ -264,6 +310,55 @@ static void print_stale(const EmitDir *d) {
     fprintf(stderr, "%s%s%s\n", d->stale[i], d->rerun, d->stale_needs_force && !d->force ? " --force" : "");
 }
 
+/* DIR/rel (a path the manifest holds) as seen from the working directory:
+ * relative to it where the file exists, else as DIR/rel. */
+static char *from_cwd(const char *dir, const char *rel) {
+  size_t n = strlen(dir) + strlen(rel) + 2;
+  char *path = malloc(n);
+  snprintf(path, n, "%s/%s", dir, rel);
+  if (rel[0] == '/') snprintf(path, n, "%s", rel);
+  char *seen = manifest_relative(path, ".");
+  if (!seen) return path;
+  free(path);
+  return seen;
+}
+
+void emit_dir_shell_arg(char *out, size_t n, const char *arg) {
+  size_t len = strlen(out);
+  bool plain = *arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=+,:@%") == strlen(arg);
+  if (plain) {
+    snprintf(out + len, n - len, " %s", arg);
+    return;
+  }
+  snprintf(out + len, n - len, " '");
+  for (const char *p = arg; *p; p++) {
+    len = strlen(out);
+    snprintf(out + len, n - len, *p == '\'' ? "'\\''" : "%c", *p);
+  }
+  len = strlen(out);
+  snprintf(out + len, n - len, "'");
+}
+
+/* The command of the earlier run that wrote e (its inputs as the
+ * manifest records them, paths as seen from here). */
+static void recorded_command(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
+  OptionWords w = option_words(e->options);
+  char *schedule = *e->schedule ? from_cwd(d->dir, e->schedule) : NULL;
+  char *target = w.target_file ? from_cwd(d->dir, w.target_file) : NULL;
+  snprintf(out, n, "npugen emit");
+  emit_dir_shell_arg(out, n, d->source);
+  const char *opts[] = {"--schedule", schedule, "--target", target, "-o", d->dir};
+  for (int i = 0; i < 6; i += 2)
+    if (opts[i + 1]) {
+      emit_dir_shell_arg(out, n, opts[i]);
+      emit_dir_shell_arg(out, n, opts[i + 1]);
+    }
+  if (w.assume_no_alias) emit_dir_shell_arg(out, n, "--assume-no-alias");
+  if (w.scheduled_only) emit_dir_shell_arg(out, n, "--scheduled-only");
+  free(schedule);
+  free(target);
+}
+
 /* --check's message for DIR/name, stale: a command that, followed,
  * regenerates it (emit's refusals of an edited file included), or none
  * after a refused schedule, which emit would refuse again. */
@@ -287,8 +382,12 @@ static void report_stale(EmitDir *d, const ManifestEntry *e, const char *path, c
   else if (r == REPLACE_NOT_NPUGENS)
     stale(d, false, "npugen: %s is not npugen's (%s does not name it, and it does not open with npugen's comment): "
           "move it away first: run: ", path, MANIFEST_NAME);
-  else if (*inputs)
-    stale(d, false, "npugen: %s is stale: an earlier run emitted it from other inputs (%s): run: ", path, inputs);
+  else if (*inputs) {
+    char was[9000];
+    recorded_command(d, e, was, sizeof was);
+    stale(d, false, "npugen: %s is stale: an earlier run emitted it from other inputs (%s: `%s` regenerates it "
+          "from those); from this run's inputs: run: ", path, inputs, was);
+  }
   else if (!link && same_text(path, text))
     stale(d, false, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: ",
           path);
@@ -305,10 +404,27 @@ static void plan(EmitDir *d, const char *name, const char *text, bool was_link) 
   d->changes[d->nchanges++] = (struct EmitDirChange){strdup(name), text ? strdup(text) : NULL, was_link};
 }
 
+/* e was written by a run with this run's inputs. */
+static bool inputs_match(const EmitDir *d, const ManifestEntry *e) {
+  return !strcmp(e->target, d->target) && !strcmp(e->schedule, d->schedule_key) &&
+         same_text_options(e->options, d->options_key);
+}
+
+/* --check with recorded inputs, of a file recorded from other inputs:
+ * another of the recorded runs checks it (0), unless this run is its own
+ * but for a target an older npugen recorded by name alone. */
+static int recorded_elsewhere(const EmitDir *d, const ManifestEntry *e, const char *path) {
+  if (strcmp(e->schedule, d->schedule_key) || strcmp(e->options, d->options_key) || option_words(e->options).target_file)
+    return 0;
+  fprintf(stderr, "npugen: %s was emitted for target %s, whose file %s does not record (an older npugen wrote it): "
+          "check it with --target and its other inputs\n", path, e->target, MANIFEST_NAME);
+  return 1;
+}
+
 /* The manifest names DIR/name as this run writes it. */
 static bool entry_fresh(const EmitDir *d, const ManifestEntry *e, const char *text) {
   return e && !strcmp(e->source, d->source_key) && !strcmp(e->target, d->target) &&
-         !strcmp(e->schedule, d->schedule_key) && !strcmp(e->options, d->options) &&
+         !strcmp(e->schedule, d->schedule_key) && same_text_options(e->options, d->options_key) &&
          e->hash == manifest_hash(text, strlen(text));
 }
 
@@ -337,11 +453,13 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text) {
   }
   if (d->check) {
     if (same_text(path, text) && entry_fresh(d, e, text)) return 0;
+    if (d->recorded_inputs && e && !strcmp(e->source, d->source_key) && !inputs_match(d, e))
+      return recorded_elsewhere(d, e, path);
     report_stale(d, e, path, text, link);
     return 1;
   }
   if (link || !same_text(path, text)) plan(d, name, text, link);
-  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, d->options,
+  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, d->options_key,
                manifest_hash(text, strlen(text)));
   d->changed = true;
   return 0;
@@ -463,6 +581,7 @@ int emit_dir_close(EmitDir *d) {
   manifest_free(&d->manifest);
   free(d->source_key);
   free(d->schedule_key);
+  free(d->options_key);
   for (int i = 0; i < d->n; i++) free(d->names[i]);
   free(d->names);
   for (int i = 0; i < d->nchanges; i++) {
@@ -478,4 +597,40 @@ int emit_dir_close(EmitDir *d) {
   d->changes = NULL;
   d->n = d->cap = d->nchanges = d->changes_cap = 0;
   return rc;
+}
+
+int emit_dir_recorded_inputs(const char *dir, const char *source, EmitDirInputs **out) {
+  Manifest m;
+  manifest_read(&m, dir);
+  char *key = manifest_relative(source, dir);
+  /* an index of the distinct (schedule, options) pairs: the first entry of each */
+  int *first = malloc(sizeof *first * (size_t)(m.n + 1)), n = 0;
+  for (int i = 0; key && i < m.n; i++) {
+    const ManifestEntry *e = &m.e[i];
+    if (!e->name || strcmp(e->source, key)) continue;
+    bool seen = false;
+    for (int k = 0; k < n && !seen; k++)
+      seen = !strcmp(m.e[first[k]].schedule, e->schedule) && !strcmp(m.e[first[k]].options, e->options);
+    if (!seen) first[n++] = i;
+  }
+  *out = calloc((size_t)n + 1, sizeof **out);
+  for (int k = 0; k < n; k++) {
+    const ManifestEntry *e = &m.e[first[k]];
+    OptionWords w = option_words(e->options);
+    (*out)[k] = (EmitDirInputs){*e->schedule ? from_cwd(dir, e->schedule) : NULL,
+                                w.target_file ? from_cwd(dir, w.target_file) : NULL, w.assume_no_alias,
+                                w.scheduled_only};
+  }
+  free(first);
+  free(key);
+  manifest_free(&m);
+  return n;
+}
+
+void emit_dir_inputs_free(EmitDirInputs *in, int n) {
+  for (int k = 0; k < n; k++) {
+    free(in[k].schedule);
+    free(in[k].target_file);
+  }
+  free(in);
 }

@@ -3,6 +3,7 @@
 #define NPG_EMIT_DIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cli/manifest.h"
 
@@ -11,8 +12,12 @@ typedef struct {
   const char *source;   /* the kernel file */
   const char *schedule; /* --schedule's file, or NULL */
   const char *target;   /* the target's name */
-  const char *options;  /* options that change the text ("--assume-no-alias"), or "" */
+  const char *target_file; /* --target's file, or NULL */
+  bool assume_no_alias; /* --assume-no-alias (changes the text: restrict) */
+  bool scheduled_only;  /* --scheduled-only (changes which files, not their text) */
   bool check;           /* --check: compare, write nothing */
+  bool recorded_inputs; /* --check with inputs the manifest records: a file it records
+                           from other inputs is their run's to check */
   bool prune;           /* --prune: remove this kernel file's files of other inputs too */
   bool force;           /* --force: overwrite or remove a file edited since npugen wrote it */
   const char *rerun;    /* the command that refreshes DIR, for --check's messages */
@@ -22,6 +27,7 @@ typedef struct {
   int n, cap;
   Manifest manifest;
   char *source_key, *schedule_key; /* the kernel and schedule files as the manifest names them */
+  char *options_key;    /* the run's options as the manifest records them (emit_dir.c: options_key) */
   int lock_fd;
   bool changed, had_manifest;
   bool failed;          /* an error: emit_dir_close changes nothing in DIR */
@@ -58,6 +64,21 @@ int emit_dir_leftovers(EmitDir *d);
  * messages). Unlocks DIR. 0, or 1 after an error (then
  * it says DIR was left as it was). */
 int emit_dir_close(EmitDir *d);
+/* The inputs of one earlier run into DIR, as its manifest records them,
+ * with paths as seen from the working directory: `emit --check` without
+ * inputs of its own checks DIR with these (cli/main.c). */
+typedef struct {
+  char *schedule, *target_file; /* NULL: none */
+  bool assume_no_alias, scheduled_only;
+} EmitDirInputs;
+/* The distinct inputs with which earlier runs emitted kernel file
+ * `source` into dir (malloc'ed, in the manifest's order); their count. */
+int emit_dir_recorded_inputs(const char *dir, const char *source, EmitDirInputs **out);
+void emit_dir_inputs_free(EmitDirInputs *in, int n);
+/* Appends " " and arg for a POSIX shell to out: as it is when that is
+ * safe, else in single quotes (every path and option in a command that
+ * --check's messages give). */
+void emit_dir_shell_arg(char *out, size_t n, const char *arg);
 /* "npugen: DIR left as it was ...": the run wrote and removed nothing
  * (errors in the kernel file or in DIR). */
 void emit_dir_report_unchanged(const char *dir);

@@ -29,6 +29,7 @@ typedef struct {
   bool check_stale, dump_ir, dump_steps, dump_lowered, assume_no_alias, prune, force, list_outputs, strict;
   bool scheduled_only; /* emit: the scheduled variants, not each kernel as written */
   bool rerun_as_written;
+  bool recorded_inputs; /* emit --check: these are inputs DIR's manifest records (check_recorded_inputs) */
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
 
@@ -131,38 +132,21 @@ static int pick_variants(NpgSession *s, const Options *o, int *idx) {
   return o->nvariants;
 }
 
-/* arg for a POSIX shell: as it is when that is safe, else in single quotes. */
-static void shell_arg(char *out, size_t n, const char *arg) {
-  size_t len = strlen(out);
-  bool plain = *arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=+,:@%") == strlen(arg);
-  if (plain) {
-    snprintf(out + len, n - len, " %s", arg);
-    return;
-  }
-  snprintf(out + len, n - len, " '");
-  for (const char *p = arg; *p; p++) {
-    len = strlen(out);
-    snprintf(out + len, n - len, *p == '\'' ? "'\\''" : "%c", *p);
-  }
-  len = strlen(out);
-  snprintf(out + len, n - len, "'");
-}
-
 /* The command that writes DIR as this run does, every input and option
  * included (--check's stale messages give it). */
 static void rerun_command(char *out, size_t n, const Options *o) {
   snprintf(out, n, "npugen emit");
-  shell_arg(out, n, o->file);
+  emit_dir_shell_arg(out, n, o->file);
   const char *opts[] = {"--schedule", o->schedule, "--target", o->target, "-o", o->out_dir};
   for (int i = 0; i < 6; i += 2) {
     if (!opts[i + 1]) continue;
-    shell_arg(out, n, opts[i]);
-    shell_arg(out, n, opts[i + 1]);
+    emit_dir_shell_arg(out, n, opts[i]);
+    emit_dir_shell_arg(out, n, opts[i + 1]);
   }
-  if (o->assume_no_alias) shell_arg(out, n, "--assume-no-alias");
-  if (o->scheduled_only) shell_arg(out, n, "--scheduled-only");
-  if (o->prune) shell_arg(out, n, "--prune");
-  if (o->force) shell_arg(out, n, "--force");
+  if (o->assume_no_alias) emit_dir_shell_arg(out, n, "--assume-no-alias");
+  if (o->scheduled_only) emit_dir_shell_arg(out, n, "--scheduled-only");
+  if (o->prune) emit_dir_shell_arg(out, n, "--prune");
+  if (o->force) emit_dir_shell_arg(out, n, "--force");
 }
 
 static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
@@ -186,8 +170,8 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
   char rerun[8192];
   rerun_command(rerun, sizeof rerun, o);
   EmitDir d = {.dir = o->out_dir, .source = o->file, .schedule = o->schedule, .target = npg_target_name(s),
-               .options = o->assume_no_alias ? "--assume-no-alias" : "",
-               .check = o->check_stale, .prune = o->prune, .force = o->force, .rerun = rerun,
+               .target_file = o->target, .assume_no_alias = o->assume_no_alias, .scheduled_only = o->scheduled_only,
+               .check = o->check_stale, .recorded_inputs = o->recorded_inputs, .prune = o->prune, .force = o->force, .rerun = rerun,
                .refused = npg_error_count(s) > 0};
   if (emit_dir_open(&d)) return 1;
   for (int k = 0; k < n; k++) {
@@ -289,11 +273,43 @@ static int cmd_intrinsics(int argc, char **argv) {
   return 0;
 }
 
+static int run_variants(const Options *op);
+
+/* `emit -o DIR --check` given no input of its own (--schedule, --target,
+ * --assume-no-alias, --scheduled-only) nor --prune: DIR checked with the inputs its
+ * manifest records for the kernel file, each earlier run's in turn, so
+ * its stale messages give back each run's whole command. -1 when the
+ * manifest records none (the run's own inputs are checked). */
+static int check_recorded_inputs(const Options *o) {
+  if (!o->check_stale || !o->out_dir || o->schedule || o->target || o->assume_no_alias || o->scheduled_only || o->prune)
+    return -1;
+  EmitDirInputs *in;
+  int n = emit_dir_recorded_inputs(o->out_dir, o->file, &in), rc = n ? 0 : -1;
+  for (int k = 0; k < n; k++) {
+    Options r = *o;
+    r.schedule = in[k].schedule;
+    r.target = in[k].target_file;
+    r.assume_no_alias = in[k].assume_no_alias;
+    r.scheduled_only = in[k].scheduled_only;
+    r.recorded_inputs = true;
+    rc |= run_variants(&r);
+  }
+  emit_dir_inputs_free(in, n);
+  return rc;
+}
+
 /* emit and check: open the file, add --schedule's variants, run. */
 static int cmd_variants(int argc, char **argv) {
   Options o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
+  rc = check_recorded_inputs(&o);
+  return rc >= 0 ? rc : run_variants(&o);
+}
+
+static int run_variants(const Options *op) {
+  Options o = *op;
+  int rc = 0;
   NpgSession *s = npg_open_file_for_target(o.file, o.target);
   if (o.schedule && npg_variant_count(s)) {
     size_t len;

@@ -1,8 +1,9 @@
 /* DIR/.npugen-manifest (cli/manifest.h). A line per file, fields split by
  * tabs: name, kernel file, target, schedule file, [options,] hash (16 hex
  * digits). The options field is there only when the run gave an option
- * that changes the text (--assume-no-alias), so manifests of runs without
- * one read as before, in this npugen and in older ones.
+ * (--assume-no-alias, --scheduled-only, --target's file: cli/emit_dir.c),
+ * so manifests of runs without one read as before, in this npugen and in
+ * older ones.
  * A tab, a newline or a backslash in a field is written \t, \n or \\. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "cli/manifest.h"

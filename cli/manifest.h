@@ -18,7 +18,7 @@ typedef struct {
   char *source;   /* the kernel file, relative to DIR */
   char *target;   /* the target's name */
   char *schedule; /* the schedule file relative to DIR, or "" */
-  char *options;  /* the run's options that change the text ("--assume-no-alias"), or "" */
+  char *options;  /* the run's options ("--assume-no-alias --target=../t.ini"; emit_dir.c), or "" */
   uint64_t hash;  /* manifest_hash of the text written */
 } ManifestEntry;
 

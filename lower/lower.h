@@ -213,17 +213,11 @@ char *lower_header_guard(const char *file, const char *variant);
 /* The header's macro for extent d of parameter b: "<VARIANT>_<MACRO>"
  * where the kernel named it with a #define (malloc'ed), else NULL (a
  * literal, or an extent sized by a parameter); with the hash suffix of
- * lower_header_guard only where another variant and macro of m's header
- * set would read the same (lower_header_name_taken). */
+ * lower_header_guard where the pair is not plain (lower_header_macro). */
 char *lower_size_macro(const Module *m, const char *variant, const Buffer *b, int d);
 /* "<VARIANT>_<MACRO>" for a #define a header names (malloc'ed), with
  * lower_size_macro's hash suffix where needed. */
 char *lower_header_macro(const Module *m, const char *variant, const char *macro);
-/* Whether name, the size macro of (variant, macro), is another pair's of
- * the headers included with m's (lower/header_set.c): a variant of m's
- * file or of a kernel file beside it, with a #define its kernel's
- * parameters name. */
-bool lower_header_name_taken(const Module *m, const char *name, const char *variant, const char *macro);
 /* Extent d of parameter b where the user wrote an expression of
  * #defines (`H + 2`, Buffer.dim_spelling): its tokens, or NULL (also
  * where a layout step changed the shape). */

@@ -367,9 +367,8 @@ static void header(LoweredModule *m, const LowerUnit *u) {
   m->guard = arena_strdup(a, guard);
   free(guard);
   m->header_stdint = lower_includes(u->k, true).stdint;
-  /* the headers its size macros must not clash with (lower/header_set.c
-   * reads the kernel file's directory): only a header written beside its
-   * .c has any; the JIT's C and the check's include none */
+  /* the module of a header written beside its .c; the JIT's C and the
+   * check's include none */
   const Module *set = u->own_header ? u->m : NULL;
   HeaderBranch branch[3];
   m->nheader_protos = lower_header_branches(u->k, u->assume_no_alias, branch);

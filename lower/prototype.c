@@ -51,8 +51,8 @@ static bool not_alnum(char c) { return !((c >= 'a' && c <= 'z') || (c >= 'A' && 
 /* "_0" and 8 hex digits of a hash (FNV-1a) of the parts, each with its
  * terminating NUL: the suffix of a joined name whose readable spelling
  * cannot be read back into its parts. A readable guard ends in "_H", and
- * a size macro that would read as hashed is hashed (reads_hashed), so the
- * two forms never meet. */
+ * a readable size macro in a macro without '_' (an identifier: it never
+ * reads "0" and hex digits), so the two forms never meet. */
 static void put_hash_suffix(StrBuf *sb, const char *const *parts, int n) {
   uint32_t h = 2166136261u;
   for (int i = 0; i < n; i++) {
@@ -88,29 +88,21 @@ char *lower_header_guard(const char *file, const char *variant) {
   return sb_take(&guard);
 }
 
-/* "_0" and 8 hex digits, as put_hash_suffix writes them. */
-static bool reads_hashed(const char *name) {
-  size_t n = strlen(name);
-  if (n < 10 || name[n - 10] != '_' || name[n - 9] != '0') return false;
-  for (size_t i = n - 8; i < n; i++)
-    if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'A' && name[i] <= 'F'))) return false;
-  return true;
-}
-
-/* A size macro reads "<VARIANT>_<MACRO>" unless another pair of its header
- * set reads so too (lower/header_set.c), as tune/variant_name.c names
- * variants: the plain pair (a variant in lower-case words, a macro without
- * '_', so its last '_' is the seam) always keeps it, another pair gets the
- * hash suffix only on a real collision, or where it would itself read as
- * a hashed name. */
+/* A size macro reads "<VARIANT>_<MACRO>" where that pair is plain (a
+ * variant in lower-case words, a macro without '_': its last '_' is the
+ * seam, so no other plain pair reads the same); any other pair gets the
+ * hash suffix. Decided from the pair alone: headers of kernel files that
+ * npugen never saw together (variant conv with OUT_C, conv_out with C)
+ * still coexist, and no file beside the kernel file changes a name. */
 char *lower_header_macro(const Module *m, const char *variant, const char *macro) {
+  (void)m;
   const char *vend = variant + strlen(variant);
   StrBuf name;
   sb_init(&name);
   put_upper(&name, variant, vend);
   sb_printf(&name, "_%s", macro);
   bool plain = plain_words(variant, vend) && !strchr(macro, '_');
-  if (!plain && (reads_hashed(name.data) || lower_header_name_taken(m, name.data, variant, macro))) {
+  if (!plain) {
     const char *parts[] = {variant, macro};
     put_hash_suffix(&name, parts, 2);
   }

@@ -77,8 +77,9 @@ Test(embed, three_kernel_files_headers_compile_together_in_c_cxx_and_tcc) {
 
 /* Names that read alike once joined by '_': variant conv with macro OUT_C
  * and variant conv_out with macro C (both CONV_OUT_C), kernel c of a_b.c
- * and kernel b_c of a.c (both NPUGEN_A_B_C_H). Their headers coexist: the
- * kernel files of one directory are one header set (lower/header_set.c). */
+ * and kernel b_c of a.c (both NPUGEN_A_B_C_H). Their headers coexist: a
+ * pair that is not plain (a macro with '_') carries a hash suffix
+ * (lower/prototype.c). */
 Test(embed, headers_of_lookalike_names_compile_together) {
   char out[16384];
   int rc = in_tmp(LOOKALIKE_KERNEL "kernel conv conv OUT_C 4 && kernel conv_out conv_out C 8 && "
@@ -224,6 +225,12 @@ Test(embed, two_kernel_files_with_a_variant_of_one_name_is_an_error) {
   "printf '%s\\n' 'void k(const float A[64], float B[64]) {' '  for (int i = 0; i < 64; i++) B[i] = 2 * A[i];' '}' " \
   "> k.c && printf '%s\\n' '#pragma npu schedule(k, k_split)' '#pragma npu split(i, 8, io, ii)' > s.sched"
 
+/* The manifest records each run's inputs (schedule file, target file,
+ * options), so --check given none of them checks DIR with those and its
+ * message gives the whole command back. Before, `emit k.c -o out --check`
+ * after a run with --schedule and --target said "run: npugen emit k.c -o
+ * out", which left the stale variant as it was and wrote the kernel as
+ * written beside it. */
 Test(embed, following_the_stale_message_loses_nothing) {
   char out[8192];
   int rc = in_tmp(KERNEL_AND_SCHEDULE " && cp $r/targets/small.ini 'my target.ini' && "
@@ -232,17 +239,27 @@ Test(embed, following_the_stale_message_loses_nothing) {
                   "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check 2>msg; "
                   "echo rc=$?; cat msg; cmd=$(sed -n '1s/.*: run: //p' msg); "
                   "eval \"\\$n ${cmd#npugen }\" && ls out | tr '\\n' ' ' && "
-                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check && echo fresh",
+                  "$n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias -o out --check && echo fresh && "
+                  /* emitted with every input, checked with none */
+                  "rm -r out && $n emit k.c --schedule s.sched --target 'my target.ini' --assume-no-alias --scheduled-only "
+                  "-o out && $n emit k.c -o out --check && echo fresh && sed -i 's/16, io/4, io/' s.sched && "
+                  "$n emit k.c -o out --check 2>msg; echo rc=$?; cat msg; cmd=$(sed -n '1s/.*: run: //p' msg); "
+                  "eval \"\\$n ${cmd#npugen }\" && ls -A out | tr '\\n' ' ' && $n emit k.c -o out --check && "
+                  "grep -c 'split(i, 4, io, ii)' out/k_split.c",
                   out, sizeof out);
   cr_expect_eq(rc, 0, "%s", out);
   cr_expect_str_eq(out, "rc=1\nnpugen: out/k_split.c is stale: run: npugen emit k.c --schedule s.sched --target 'my "
                         "target.ini' -o out --assume-no-alias\n"
-                        "k.c k.h k_split.c k_split.h fresh\n");
+                        "k.c k.h k_split.c k_split.h fresh\n"
+                        "fresh\nrc=1\nnpugen: out/k_split.c is stale: run: npugen emit k.c --schedule s.sched --target 'my "
+                        "target.ini' -o out --assume-no-alias --scheduled-only\n"
+                        ".npugen-manifest k_split.c k_split.h 1\n");
 }
 
 /* --check's message, followed, succeeds: after a refused schedule it gives
  * no command (emit would refuse again) but says why; for a file edited by
- * hand (emit keeps it) it gives the command with --force. */
+ * hand (emit keeps it) it gives the command with --force; for a file an
+ * earlier run emitted from other inputs it also gives that run's command. */
 Test(embed, check_messages_can_be_followed_after_a_refusal_or_an_edit) {
   char out[8192];
   int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c --schedule s.sched -o out && sed -i 's/split(i,/split(q,/' s.sched && "
@@ -270,9 +287,11 @@ Test(embed, check_messages_can_be_followed_after_a_refusal_or_an_edit) {
                         "s.sched -o out --force\n"
                         "fresh\nrc=1\n"
                         "npugen: out/k.c is stale: an earlier run emitted it from other inputs (schedule file ../s.sched "
-                        "(relative to out)): run: npugen emit k.c -o out --prune --force\n"
+                        "(relative to out): `npugen emit k.c --schedule s.sched -o out` regenerates it from those); from "
+                        "this run's inputs: run: npugen emit k.c -o out --prune --force\n"
                         "npugen: out/k.h is stale: an earlier run emitted it from other inputs (schedule file ../s.sched "
-                        "(relative to out)): run: npugen emit k.c -o out --prune --force\n"
+                        "(relative to out): `npugen emit k.c --schedule s.sched -o out` regenerates it from those); from "
+                        "this run's inputs: run: npugen emit k.c -o out --prune --force\n"
                         "npugen: out/k_split.c is stale: this run emits no variant of that name; run: npugen emit k.c -o "
                         "out --prune --force\n"
                         "npugen: out/k_split.h is stale: this run emits no variant of that name, and it was edited by hand "
@@ -283,19 +302,18 @@ Test(embed, check_messages_can_be_followed_after_a_refusal_or_an_edit) {
 }
 
 /* The manifest records --assume-no-alias (it changes the text: restrict),
- * so --check without it names it rather than silently dropping it. */
+ * so --check without it checks with it, and its stale message names it,
+ * rather than silently dropping it. */
 Test(embed, manifest_records_assume_no_alias) {
   char out[8192];
   int rc = in_tmp(KERNEL_AND_SCHEDULE " && $n emit k.c -o out --assume-no-alias && grep -cP '\\t--assume-no-alias\\t' "
                   "out/.npugen-manifest && $n emit k.c -o out --check --assume-no-alias && echo fresh && "
-                  "$n emit k.c -o out --check; echo rc=$?",
+                  "$n emit k.c -o out --check && echo fresh && sed -i 's/2 \\*/3 */' k.c && $n emit k.c -o out --check; "
+                  "echo rc=$?",
                   out, sizeof out);
   cr_expect_eq(rc, 0, "%s", out);
-  cr_expect_str_eq(out, "2\nfresh\n"
-                        "npugen: out/k.c is stale: an earlier run emitted it from other inputs (with --assume-no-alias): "
-                        "run: npugen emit k.c -o out\n"
-                        "npugen: out/k.h is stale: an earlier run emitted it from other inputs (with --assume-no-alias): "
-                        "run: npugen emit k.c -o out\n"
+  cr_expect_str_eq(out, "2\nfresh\nfresh\n"
+                        "npugen: out/k.c is stale: run: npugen emit k.c -o out --assume-no-alias\n"
                         "rc=1\n");
 }
 
@@ -395,33 +413,21 @@ static const char *header_of(NpgSession *s, const char *variant) {
   return h ? h : "";
 }
 
-/* A size macro with '_' reads "<VARIANT>_<MACRO>" unless another pair of
- * its header set reads the same (here: blur with ROWS_IMG_H and blur_rows
- * with IMG_H, both BLUR_ROWS_IMG_H). Before, any '_' in the macro added
- * the hash: BLUR_ROWS_IMG_H_0AF82D040 with no other variant near. The
- * file's directory does not exist: the set is the file's variants. */
-Test(embed, size_macros_with_underscore_hashed_only_on_a_collision) {
-  const char *one = "#define IMG_H 32\n"
-                    "void blur(const float x[IMG_H], float y[IMG_H]) {\n"
-                    "  for (int i = 0; i < IMG_H; i++) y[i] = x[i];\n}\n"
+/* A size macro reads "<VARIANT>_<MACRO>" for a macro without '_', and
+ * carries the hash suffix for one with '_' (blur_rows's IMG_H would read
+ * as blur's ROWS_IMG_H), whatever other variants there are: decided from
+ * the pair alone. */
+Test(embed, size_macros_with_underscore_carry_the_hash) {
+  const char *one = "#define IMG_H 32\n#define N 4\n"
+                    "void blur(const float x[IMG_H], float y[IMG_H], float z[N]) {\n"
+                    "  for (int i = 0; i < IMG_H; i++) y[i] = x[i];\n  for (int j = 0; j < N; j++) z[j] = 0;\n}\n"
                     "#pragma npu schedule(blur, blur_rows)\n#pragma npu split(i, 8, io, ii)\n";
-  NpgSession *s = npg_open_string("/nonexistent-npugen-dir/blur.c", one, strlen(one));
+  NpgSession *s = npg_open_string("blur.c", one, strlen(one));
   cr_assert(s && npg_variant_count(s) == 2, "%s", npg_errors(s));
-  cr_expect(strstr(header_of(s, "blur_rows"), "#define BLUR_ROWS_IMG_H 32\n"), "%s", header_of(s, "blur_rows"));
-  cr_expect(strstr(header_of(s, "blur_rows"), "float x[BLUR_ROWS_IMG_H]"), "%s", header_of(s, "blur_rows"));
-  cr_expect(strstr(header_of(s, "blur"), "#define BLUR_IMG_H 32\n"), "%s", header_of(s, "blur"));
-  npg_close(s);
-  const char *two = "#define IMG_H 32\n#define ROWS_IMG_H 4\n"
-                    "void blur(const float x[ROWS_IMG_H], float y[ROWS_IMG_H]) {\n"
-                    "  for (int i = 0; i < ROWS_IMG_H; i++) y[i] = x[i];\n}\n"
-                    "void edge(const float x[IMG_H], float y[IMG_H]) {\n"
-                    "  for (int i = 0; i < IMG_H; i++) y[i] = x[i];\n}\n"
-                    "#pragma npu schedule(edge, blur_rows)\n#pragma npu split(i, 8, io, ii)\n";
-  s = npg_open_string("/nonexistent-npugen-dir/blur.c", two, strlen(two));
-  cr_assert(s && npg_variant_count(s) == 3, "%s", npg_errors(s));
-  cr_expect(strstr(header_of(s, "blur_rows"), "#define BLUR_ROWS_IMG_H_0"), "%s", header_of(s, "blur_rows"));
-  cr_expect(strstr(header_of(s, "blur"), "#define BLUR_ROWS_IMG_H_0"), "%s", header_of(s, "blur"));
-  cr_expect(strstr(header_of(s, "edge"), "#define EDGE_IMG_H 32\n"), "%s", header_of(s, "edge"));
+  const char *h = header_of(s, "blur_rows");
+  cr_expect(strstr(h, "#define BLUR_ROWS_IMG_H_0") && strstr(h, "float x[BLUR_ROWS_IMG_H_0"), "%s", h);
+  cr_expect(strstr(h, "#define BLUR_ROWS_N 4\n"), "%s", h);
+  cr_expect(strstr(header_of(s, "blur"), "#define BLUR_IMG_H_0"), "%s", header_of(s, "blur"));
   npg_close(s);
 }
 
@@ -453,13 +459,17 @@ Test(embed, a_schedule_change_leaves_the_header_as_it_was) {
   for (int i = 0; i < 2; i++) free(header[i]), free(source[i]);
 }
 
-/* The header set is read from the kernel file's directory: what is not a
- * regular file there is skipped (a FIFO named x.c would never end). */
-Test(embed, the_header_set_skips_what_is_not_a_file) {
+/* A header depends on its kernel file alone: a kernel file added beside
+ * it, whose variant and macro read alike (conv_out's C beside conv's
+ * OUT_C), leaves it as it was, and so does a FIFO named like a kernel
+ * file. Before, emit read the kernel files beside the input, and the
+ * second emit of conv.c renamed CONV_OUT_C to CONV_OUT_C_0... */
+Test(embed, a_header_does_not_depend_on_the_files_beside_its_kernel_file) {
   char out[8192];
-  int rc = in_tmp(LOOKALIKE_KERNEL "kernel conv conv OUT_C 4 && mkfifo conv_out.c && mkdir d.c && "
-                  "$n emit conv.c -o out && grep -h '^#define CONV' out/conv.h",
+  int rc = in_tmp(LOOKALIKE_KERNEL "kernel conv conv OUT_C 4 && $n emit conv.c -o out && cp out/conv.h conv.h && "
+                  "kernel conv_out conv_out C 8 && mkfifo fifo.c && $n emit conv.c -o out && cmp conv.h out/conv.h && "
+                  "grep -h '^#define CONV' out/conv.h",
                   out, sizeof out);
   cr_expect_eq(rc, 0, "%s", out);
-  cr_expect_str_eq(out, "#define CONV_OUT_C 4\n");
+  cr_expect(!strncmp(out, "#define CONV_OUT_C_0", 20) && !strchr(out, '\n')[1], "%s", out);
 }
