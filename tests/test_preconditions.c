@@ -76,6 +76,30 @@ Test(preconditions, an_extent_that_overflows_at_some_sizes_is_a_precondition) {
   npg_close(s);
 }
 
+/* C evaluates an array parameter's extent when the function is entered,
+ * before its entry tests: `in[h + 2]` overflowed at h = INT_MAX before
+ * NPUGEN_ASSUME(h <= 2147483645) ran (UBSan saw it; found by a new user's
+ * trial of issue 42, D9). The definition and the header's C prototype
+ * (gcc's -Wvla-parameter wants one spelling) compute it in long long; a
+ * long size's in unsigned long long, which wraps instead; an unsigned
+ * extent and a bare size stay as written, as do tcc's and C++'s flat
+ * prototypes. */
+Test(preconditions, an_extent_is_evaluated_at_entry_without_overflow) {
+  NpgSession *s = open_ok(conv3x3, "");
+  has(npg_emit_source(s, 0), "void conv3x3(int h, int w, const int8_t in[(long long)h + 2][(long long)w + 2], "
+                             "const int8_t k[3][3], int32_t out[h][w]) {\n");
+  const char *header = npg_emit_header(s, 0);
+  has(header, "void conv3x3(int h, int w, const int8_t in[(long long)h + 2][(long long)w + 2], const int8_t k[3][3], "
+              "int32_t out[h][w]);\n");
+  has(header, "const int8_t *in /* [h + 2][w + 2] */");
+  npg_close(s);
+  s = open_ok("void l(long m, unsigned n, float b[m + 1], float c[n + 1]) {\n  for (long j = 0; j < m; j++)\n"
+              "    b[j] = 2.0f;\n  for (unsigned i = 0; i < n; i++)\n    c[i] = 2.0f;\n}\n",
+              "");
+  has(npg_emit_source(s, 0), "void l(long m, unsigned n, float b[(unsigned long long)m + 1], float c[n + 1]) {\n");
+  npg_close(s);
+}
+
 /* `t <= tsteps` would pass INT_MAX after its last iteration at tsteps = INT_MAX. */
 Test(preconditions, a_counter_past_its_type_at_some_sizes_is_a_precondition) {
   NpgSession *s = open_ok(heat, "#pragma npu sizes(heat, tsteps = 3, n = 9)\n"
