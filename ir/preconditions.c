@@ -150,6 +150,15 @@ static bool known(const Kernel *k, int first, const Expr *need) {
   return false;
 }
 
+static void note(DiagList *d, const char *file, const char *src, const Expr *cond, SrcLoc loc, const char *why) {
+  StrBuf t;
+  sb_init(&t);
+  ir_print_expr(&t, cond);
+  diag_note(d, file, src, loc.line, loc.col,
+            "npugen assumes %s (%s); the emitted function tests it at entry (NPUGEN_ASSUME)", t.data, why);
+  sb_free(&t);
+}
+
 bool ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file, const char *src) {
   if (!k->nsizes) return false;
   int first = k->nassume;
@@ -169,14 +178,9 @@ bool ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file,
   if (found == -1) return false; /* refused all the same (d says why): a note would only distract */
   for (int i = k->nassume - 1; i >= first; i--)
     if (k->nassume - first > 1 && implied(k, i)) drop(k, i);
-  for (int i = first; i < k->nassume; i++) {
-    StrBuf t;
-    sb_init(&t);
-    ir_print_expr(&t, k->assume[i]);
-    diag_note(d, file, src, k->assume_loc[i].line, k->assume_loc[i].col,
-              "npugen assumes %s (%s); the emitted function tests it at entry (NPUGEN_ASSUME)", t.data,
-              k->assume_why[i]);
-    sb_free(&t);
-  }
+  for (int i = first; i < k->nassume; i++) note(d, file, src, k->assume[i], k->assume_loc[i], k->assume_why[i]);
+  ir_derive_count_needs(k, a);
+  for (int i = 0; i < k->nentry_need; i++)
+    note(d, file, src, k->entry_need[i].cond, k->entry_need[i].loc, k->entry_need[i].why);
   return true;
 }

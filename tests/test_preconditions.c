@@ -100,6 +100,38 @@ Test(preconditions, an_extent_is_evaluated_at_entry_without_overflow) {
   npg_close(s);
 }
 
+/* A local counter incremented n * m times is undefined past INT_MAX: the
+ * count is a product of sizes, which isl's affine sets cannot hold, so
+ * the condition is derived from the nest's shape, in a form whose own
+ * arithmetic cannot overflow, and tested at entry (before: no note, no
+ * test; found by a new user's trial of issue 42, D8). */
+Test(preconditions, a_counter_of_iterations_past_its_type_is_a_precondition) {
+  NpgSession *s = open_ok("void count(int n, int m, int out[1]) {\n  int c = 0;\n  for (int i = 0; i < n; i++)\n"
+                          "    for (int j = 0; j < m; j++)\n      c++;\n  out[0] = c;\n}\n",
+                          "#pragma npu sizes(count, n = 3, m = 5)\n");
+  const char *cond = "n <= 0 || m <= 0 || n <= 2147483647 / m";
+  char want[256];
+  snprintf(want, sizeof want, "k.c:5:7: note: npugen assumes %s (counter 'c' must stay within int after the loops "
+                              "around it); the emitted function tests it at entry (NPUGEN_ASSUME)\n", cond);
+  has(npg_errors(s), want);
+  snprintf(want, sizeof want, " *   %s (derived: counter 'c' must stay within int after the loops around it)\n", cond);
+  has(npg_emit_header(s, 0), want);
+  snprintf(want, sizeof want, "  NPUGEN_ASSUME(%s);\n", cond);
+  has(npg_emit_source(s, 0), want);
+  passes(s, "count");
+  int n = 65536, m = 32768, out[1] = {0}; /* 2^31 increments */
+  void *args[] = {&n, &m, out};
+  snprintf(want, sizeof want, "NPUGEN_ASSUME(%s)", cond);
+  entry_fails(s, "count", args, want);
+  npg_close(s);
+  /* a constant loop and a step: 2147483647 / 2 / 4 */
+  s = open_ok("void count(int n, int out[1]) {\n  int c = 1;\n  for (int i = 0; i < n; i++)\n"
+              "    for (int j = 0; j < 4; j++)\n      c += 2;\n  out[0] = c;\n}\n",
+              "");
+  has(npg_errors(s), "note: npugen assumes n <= 0 || n <= 268435455 (counter 'c' must stay within int");
+  npg_close(s);
+}
+
 /* `t <= tsteps` would pass INT_MAX after its last iteration at tsteps = INT_MAX. */
 Test(preconditions, a_counter_past_its_type_at_some_sizes_is_a_precondition) {
   NpgSession *s = open_ok(heat, "#pragma npu sizes(heat, tsteps = 3, n = 9)\n"
