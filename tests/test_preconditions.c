@@ -132,6 +132,24 @@ Test(preconditions, a_counter_of_iterations_past_its_type_is_a_precondition) {
   npg_close(s);
 }
 
+/* A condition the caller needs for a call's inlined body is noted at the
+ * call, naming the callee's own precondition (before: at the callee's
+ * line 4, as if the caller's own code were there; found by a new user's
+ * trial of issue 42). */
+Test(preconditions, a_precondition_a_call_needs_points_at_the_call) {
+  char src[1024];
+  snprintf(src, sizeof src, "%svoid prog(int m, float b[m]) {\n  loc(m, b);\n}\n", local);
+  NpgSession *s = open_ok(src, "");
+  const char *notes = npg_errors(s);
+  has(notes, "k.c:4:7: note: npugen assumes n <= 121 (index 'i' must stay within dimension 1 of local array 'z' "
+             "(extent 122))");
+  has(notes, "k.c:8:3: note: npugen assumes m <= 121 (call loc of 'loc' needs it: its precondition 'n <= 121' (line 4: "
+             "index 'i' must stay within dimension 1 of local array 'z' (extent 122))); the emitted function tests it at "
+             "entry (NPUGEN_ASSUME)\n");
+  lacks(notes, "k.c:4:7: note: npugen assumes m");
+  npg_close(s);
+}
+
 /* `t <= tsteps` would pass INT_MAX after its last iteration at tsteps = INT_MAX. */
 Test(preconditions, a_counter_past_its_type_at_some_sizes_is_a_precondition) {
   NpgSession *s = open_ok(heat, "#pragma npu sizes(heat, tsteps = 3, n = 9)\n"
