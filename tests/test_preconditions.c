@@ -65,6 +65,17 @@ Test(preconditions, an_extent_that_overflows_at_some_sizes_is_a_precondition) {
       " *   h <= 2147483645 (derived: array extent 'h + 2' must fit int)\n"
       " *   w <= 2147483645 (derived: array extent 'w + 2' must fit int)\n");
   has(npg_emit_source(s, npg_variant_index(s, "conv3x3_tiled")), "  NPUGEN_ASSUME(h <= 2147483645);\n");
+  /* C evaluates a parameter's extents at entry, before the tests: `h + 2`
+   * overflowed at h = INT_MAX first (UBSan saw it; trial of issue 42, D9).
+   * The definition and the header's C prototype (gcc's -Wvla-parameter
+   * wants one spelling) compute them in long long; tcc's and C++'s flat
+   * prototypes keep them as written, in a comment. */
+  has(npg_emit_source(s, 0), "void conv3x3(int h, int w, const int8_t in[(long long)h + 2][(long long)w + 2], "
+                             "const int8_t k[3][3], int32_t out[h][w]) {\n");
+  const char *header = npg_emit_header(s, 0);
+  has(header, "void conv3x3(int h, int w, const int8_t in[(long long)h + 2][(long long)w + 2], const int8_t k[3][3], "
+              "int32_t out[h][w]);\n");
+  has(header, "const int8_t *in /* [h + 2][w + 2] */");
   passes(s, "conv3x3");
   passes(s, "conv3x3_tiled"); /* the tile's proofs hold under it */
   int h = INT_MAX - 1, w = 4;
@@ -73,30 +84,6 @@ Test(preconditions, an_extent_that_overflows_at_some_sizes_is_a_precondition) {
   void *args[] = {&h, &w, in, k, out};
   entry_fails(s, "conv3x3_tiled", args,
               "an assumption of the kernel does not hold at these sizes: NPUGEN_ASSUME(h <= 2147483645)");
-  npg_close(s);
-}
-
-/* C evaluates an array parameter's extent when the function is entered,
- * before its entry tests: `in[h + 2]` overflowed at h = INT_MAX before
- * NPUGEN_ASSUME(h <= 2147483645) ran (UBSan saw it; found by a new user's
- * trial of issue 42, D9). The definition and the header's C prototype
- * (gcc's -Wvla-parameter wants one spelling) compute it in long long; a
- * long size's in unsigned long long, which wraps instead; an unsigned
- * extent and a bare size stay as written, as do tcc's and C++'s flat
- * prototypes. */
-Test(preconditions, an_extent_is_evaluated_at_entry_without_overflow) {
-  NpgSession *s = open_ok(conv3x3, "");
-  has(npg_emit_source(s, 0), "void conv3x3(int h, int w, const int8_t in[(long long)h + 2][(long long)w + 2], "
-                             "const int8_t k[3][3], int32_t out[h][w]) {\n");
-  const char *header = npg_emit_header(s, 0);
-  has(header, "void conv3x3(int h, int w, const int8_t in[(long long)h + 2][(long long)w + 2], const int8_t k[3][3], "
-              "int32_t out[h][w]);\n");
-  has(header, "const int8_t *in /* [h + 2][w + 2] */");
-  npg_close(s);
-  s = open_ok("void l(long m, unsigned n, float b[m + 1], float c[n + 1]) {\n  for (long j = 0; j < m; j++)\n"
-              "    b[j] = 2.0f;\n  for (unsigned i = 0; i < n; i++)\n    c[i] = 2.0f;\n}\n",
-              "");
-  has(npg_emit_source(s, 0), "void l(long m, unsigned n, float b[(unsigned long long)m + 1], float c[n + 1]) {\n");
   npg_close(s);
 }
 
@@ -132,24 +119,6 @@ Test(preconditions, a_counter_of_iterations_past_its_type_is_a_precondition) {
   npg_close(s);
 }
 
-/* A condition the caller needs for a call's inlined body is noted at the
- * call, naming the callee's own precondition (before: at the callee's
- * line 4, as if the caller's own code were there; found by a new user's
- * trial of issue 42). */
-Test(preconditions, a_precondition_a_call_needs_points_at_the_call) {
-  char src[1024];
-  snprintf(src, sizeof src, "%svoid prog(int m, float b[m]) {\n  loc(m, b);\n}\n", local);
-  NpgSession *s = open_ok(src, "");
-  const char *notes = npg_errors(s);
-  has(notes, "k.c:4:7: note: npugen assumes n <= 121 (index 'i' must stay within dimension 1 of local array 'z' "
-             "(extent 122))");
-  has(notes, "k.c:8:3: note: npugen assumes m <= 121 (call loc of 'loc' needs it: its precondition 'n <= 121' (line 4: "
-             "index 'i' must stay within dimension 1 of local array 'z' (extent 122))); the emitted function tests it at "
-             "entry (NPUGEN_ASSUME)\n");
-  lacks(notes, "k.c:4:7: note: npugen assumes m");
-  npg_close(s);
-}
-
 /* `t <= tsteps` would pass INT_MAX after its last iteration at tsteps = INT_MAX. */
 Test(preconditions, a_counter_past_its_type_at_some_sizes_is_a_precondition) {
   NpgSession *s = open_ok(heat, "#pragma npu sizes(heat, tsteps = 3, n = 9)\n"
@@ -177,6 +146,18 @@ Test(preconditions, an_index_past_a_local_at_some_sizes_is_a_precondition) {
   cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
   has(r.summary, "(n = 121)");
   lacks(r.summary, "(n = 257)");
+  npg_close(s);
+  /* what a caller needs for a call's inlined body is noted at the call,
+   * naming the callee's own precondition (before: at the callee's line 4,
+   * as if the caller's code were there; trial of issue 42) */
+  char src[1024];
+  snprintf(src, sizeof src, "%svoid prog(int m, float b[m]) {\n  loc(m, b);\n}\n", local);
+  s = open_ok(src, "");
+  notes = npg_errors(s);
+  has(notes, "k.c:8:3: note: npugen assumes m <= 121 (call loc of 'loc' needs it: its precondition 'n <= 121' (line 4: "
+             "index 'i' must stay within dimension 1 of local array 'z' (extent 122))); the emitted function tests it at "
+             "entry (NPUGEN_ASSUME)\n");
+  lacks(notes, "k.c:4:7: note: npugen assumes m");
   npg_close(s);
 }
 
@@ -242,9 +223,13 @@ Test(preconditions, a_tiled_gemm_over_three_sizes_states_its_entry_tests) {
 
 /* A long size's condition lies near the end of int64_t, and is said exactly. */
 Test(preconditions, a_long_size_gets_its_condition_near_the_type_end) {
-  NpgSession *s = open_ok("void l(long m, float b[m + 1]) {\n  for (long j = 0; j <= m; j++)\n    b[j] = 2.0f;\n}\n", "");
+  NpgSession *s = open_ok("void l(long m, unsigned n, float b[m + 1], float c[n + 1]) {\n  for (long j = 0; j <= m; j++)\n"
+                          "    b[j] = 2.0f;\n  for (unsigned i = 0; i < n; i++)\n    c[i] = 2.0f;\n}\n", "");
   has(npg_errors(s), "k.c:2:3: note: npugen assumes m <= 9223372036854775806l (loop counter 'j' must stay within long "
                      "after the last iteration)");
+  /* the extent evaluated at entry in unsigned long long, which wraps
+   * instead of overflowing; an unsigned extent as written (D9) */
+  has(npg_emit_source(s, 0), "void l(long m, unsigned n, float b[(unsigned long long)m + 1], float c[n + 1]) {\n");
   has(npg_emit_source(s, 0), "  NPUGEN_ASSUME(m <= 9223372036854775806l);\n");
   npg_close(s);
 }

@@ -665,11 +665,12 @@ Test(sizes, a_long_counter_vectorizes_on_the_vu) {
 Test(sizes, an_unsigned_counter_vectorizes_on_the_vu) {
   NpgSession *s = open_ok("void f(unsigned n, const float x[n], float y[n], float s) {\n"
                           "  for (unsigned i = 0; i < n; i++) y[i] = x[i] * s;\n}\n"
-                          "#pragma npu assume(f, n <= 1000000)\n",
+                          "#pragma npu assume(f, n <= 1000000)\n#pragma npu sizes(f, n = 300)\n",
                           "#pragma npu schedule(f, v)\n#pragma npu split(i, 256, io, ii)\n"
                           "#pragma npu cache_read(x, vu_vm, io, x_vm)\n#pragma npu cache_write(y, vu_vm, io, y_vm)\n"
                           "#pragma npu vectorize(ii)\n");
   lacks(npg_errors(s), "stays a hint");
+  /* n = 300: a full tile and a tail */
   has(npg_emit_source(s, checked_once(s, "v")), "npu_vu_muls_f32(&y_vm[0], &x_vm[0], io_count, s);");
   npg_close(s);
 }
