@@ -30,12 +30,15 @@ void emit_array_decl(StrBuf *sb, const Buffer *b, const char *const *extents) {
     else sb_printf(sb, "[%lld]", (long long)b->shape[i]);
 }
 
-/* Extent d of parameter i, array b: the expression of the sizes, or the
+/* Extent d of parameter i, array b: the definition's form lower/ chose
+ * (f->extent_at_entry), the expression of the sizes, or the
  * spelling lower/ chose (f->extent_macro: a macro, or the user's
  * expression of macros), or a number. */
 static void emit_extent(StrBuf *sb, const LoweredFunction *f, int i, const Buffer *b, int d) {
   const char *macro = f->extent_macro[i * IR_MAX_DIMS + d];
-  if (b->extent[d]) ir_print_expr(sb, b->extent[d]);
+  const Expr *at_entry = f->extent_at_entry ? f->extent_at_entry[i * IR_MAX_DIMS + d] : NULL;
+  if (at_entry) ir_print_expr(sb, at_entry);
+  else if (b->extent[d]) ir_print_expr(sb, b->extent[d]);
   else if (macro) sb_puts(sb, macro);
   else sb_printf(sb, "%lld", (long long)b->shape[d]);
 }

@@ -314,6 +314,7 @@ Kernel *ir_clone_kernel(Arena *a, const Kernel *k) {
     for (int d = 0; q->buf && d < q->buf->ndim; d++)
       if (q->buf->extent[d]) q->buf->extent[d] = ir_clone_expr(a, q->buf->extent[d], &cm);
   for (int i = 0; i < k->nassume; i++) c->assume[i] = ir_clone_expr(a, k->assume[i], &cm);
+  for (int i = 0; i < k->nentry_need; i++) c->entry_need[i].cond = ir_clone_expr(a, k->entry_need[i].cond, &cm);
   c->body = ir_clone_stmt(a, k->body, &cm);
   clone_map_free(&cm);
   return c;

@@ -425,6 +425,13 @@ typedef struct {
   SrcLoc loc; /* the pragma's; 0:0 for the check's own */
 } SizeSet;
 
+/* A derived precondition the entry tests check (Kernel.entry_need). */
+typedef struct {
+  Expr *cond;
+  SrcLoc loc;      /* the construct that needs it */
+  const char *why;
+} EntryNeed;
+
 struct Kernel {
   Kernel *next;
   const char *name;
@@ -444,6 +451,12 @@ struct Kernel {
   SrcLoc assume_loc[IR_MAX_ASSUME];
   const char *assume_why[IR_MAX_ASSUME]; /* a precondition npugen derived: why (ir/preconditions.c); NULL: the user's */
   int nassume;
+  /* preconditions npugen derived that isl's affine sets cannot hold (a
+   * count of iterations, `n <= 0 || m <= 0 || n <= 2147483647 / m`:
+   * ir/count_preconditions.c): tested at entry and stated in the header;
+   * no proof needs them */
+  EntryNeed entry_need[IR_MAX_ASSUME];
+  int nentry_need;
   SizeSet size_sets[IR_MAX_SIZE_SETS];
   int nsize_sets;
 };

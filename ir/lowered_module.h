@@ -100,6 +100,10 @@ typedef struct {
    * (extent_macro[i * IR_MAX_DIMS + d]), or NULL (a number); every
    * array `restrict`; arrays sized by the sizes flat (tcc) */
   const char **extent_macro;
+  /* the definition's spelling of an extent in the sizes that could
+   * overflow as written (extent_at_entry[i * IR_MAX_DIMS + d], NULL: as
+   * written): C evaluates it before the entry tests (lower/entry_extents.c) */
+  const Expr **extent_at_entry;
   bool all_restrict, flat_params;
   /* a header's spelling (lower/prototype.c): no restrict at all (C++);
    * each parameter's type as named (param_type[i]; NULL: as the kernel

@@ -150,16 +150,78 @@ static bool known(const Kernel *k, int first, const Expr *need) {
   return false;
 }
 
+static void note(DiagList *d, const char *file, const char *src, const Expr *cond, SrcLoc loc, const char *why) {
+  StrBuf t;
+  sb_init(&t);
+  ir_print_expr(&t, cond);
+  diag_note(d, file, src, loc.line, loc.col,
+            "npugen assumes %s (%s); the emitted function tests it at entry (NPUGEN_ASSUME)", t.data, why);
+  sb_free(&t);
+}
+
+/* ---------------- a failure inside a call ---------------- */
+
+/* The innermost call block (a kernel's call, inlined) holding a statement
+ * on line `line`: a callee's statements keep the callee's lines. */
+typedef struct {
+  int line;
+  const Stmt *call, *found;
+} AtCall;
+
+static bool holds_line(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  AtCall *c = ctx;
+  if (st->loc.line == c->line && st->kind != ST_BLOCK) c->found = st;
+  return !c->found;
+}
+
+static bool find_call(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  AtCall *c = ctx;
+  if (st->kind != ST_BLOCK || !st->call) return true;
+  AtCall inner = {.line = c->line};
+  ir_walk_one(st, holds_line, &inner);
+  if (inner.found) c->call = st; /* the walk goes on inside: a nested call is innermost */
+  return true;
+}
+
+/* A condition found at a construct of a callee's body is the caller's at
+ * the call: the note points there, and names the callee's own condition
+ * at that construct (its precondition, derived at its line) when it has one. */
+static void at_call(const Kernel *k, SrcLoc *loc, char *why, size_t n) {
+  AtCall c = {.line = loc->line};
+  ir_walk_stmts(k->body, find_call, &c);
+  if (!c.call) return;
+  const Kernel *callee = c.call->call->callee;
+  int j = 0;
+  while (j < callee->nassume && (callee->assume_loc[j].line != loc->line || callee->assume_loc[j].col != loc->col ||
+                                 !callee->assume_why[j]))
+    j++;
+  StrBuf t;
+  sb_init(&t);
+  sb_printf(&t, "call %s of '%s' needs it: ", c.call->call->name, callee->name);
+  if (j < callee->nassume) {
+    sb_puts(&t, "its precondition '");
+    ir_print_expr(&t, callee->assume[j]);
+    sb_puts(&t, "' (");
+  }
+  sb_printf(&t, "line %d: %s%s", loc->line, why, j < callee->nassume ? ")" : "");
+  snprintf(why, n, "%s", t.data);
+  sb_free(&t);
+  *loc = c.call->loc;
+}
+
 bool ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file, const char *src) {
   if (!k->nsizes) return false;
   int first = k->nassume;
   Expr *need;
   SrcLoc loc;
-  char why[300];
+  char why[600];
   int found;
   /* a condition found twice did not remove its failure: the error stays */
   while ((found = ir_bounds_first_need(k, a, d, file, src, &need, &loc, why, sizeof why)) == 1 &&
          k->nassume < IR_MAX_ASSUME && !known(k, first, need)) {
+    at_call(k, &loc, why, sizeof why);
     k->assume[k->nassume] = need;
     k->assume_loc[k->nassume] = loc;
     k->assume_why[k->nassume++] = arena_strdup(a, why);
@@ -169,14 +231,9 @@ bool ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file,
   if (found == -1) return false; /* refused all the same (d says why): a note would only distract */
   for (int i = k->nassume - 1; i >= first; i--)
     if (k->nassume - first > 1 && implied(k, i)) drop(k, i);
-  for (int i = first; i < k->nassume; i++) {
-    StrBuf t;
-    sb_init(&t);
-    ir_print_expr(&t, k->assume[i]);
-    diag_note(d, file, src, k->assume_loc[i].line, k->assume_loc[i].col,
-              "npugen assumes %s (%s); the emitted function tests it at entry (NPUGEN_ASSUME)", t.data,
-              k->assume_why[i]);
-    sb_free(&t);
-  }
+  for (int i = first; i < k->nassume; i++) note(d, file, src, k->assume[i], k->assume_loc[i], k->assume_why[i]);
+  ir_derive_count_needs(k, a);
+  for (int i = 0; i < k->nentry_need; i++)
+    note(d, file, src, k->entry_need[i].cond, k->entry_need[i].loc, k->entry_need[i].why);
   return true;
 }

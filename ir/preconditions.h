@@ -17,6 +17,11 @@ struct isl_set;
  * (what no size satisfies, or npugen cannot state, stays an error). */
 bool ir_derive_preconditions(Kernel *k, Arena *a, DiagList *d, const char *file, const char *src);
 
+/* ir/count_preconditions.c: each local counter of k that an increment in
+ * a nest of loops over the sizes takes past its type at some sizes
+ * (`c++` under i < n, j < m), its condition added to k->entry_need. */
+void ir_derive_count_needs(Kernel *k, Arena *a);
+
 /* ir/bounds.c's walk in derive mode: 1 with the first failure of k that
  * holds only at some sizes, as the condition on the sizes that avoids it
  * (*need), where (*loc) and why; 0 when k passes; -1 when it fails

@@ -80,6 +80,7 @@ Kernel *ir_instantiate(Arena *a, const Kernel *k, const SizeSet *set, char *why,
   }
   c->nsizes = 0; /* a kernel of constant extents now; its scalars keep their place */
   c->nassume = 0;
+  c->nentry_need = 0;
   c->nsize_sets = 0;
   return c;
 }

@@ -7,7 +7,7 @@
 #include "lower/lower.h"
 
 bool lower_assumptions(const Kernel *k) {
-  if (k->nassume) return true;
+  if (k->nassume || k->nentry_need) return true;
   for (const Param *p = k->params; p; p = p->next)
     if (p->buf && buffer_symbolic(p->buf)) return true;
   return false;
@@ -36,11 +36,12 @@ static bool assumed_positive(const Kernel *k, const Expr *e) {
 }
 
 int lower_entry_tests(const Kernel *k, EntryTest **out) {
-  int n = 0, cap = k->nassume;
+  int n = 0, cap = k->nassume + k->nentry_need;
   for (const Param *p = k->params; p; p = p->next)
     if (p->buf) cap += p->buf->ndim;
   EntryTest *t = malloc(sizeof *t * (size_t)(cap ? cap : 1));
   for (int i = 0; t && i < k->nassume; i++) t[n++] = (EntryTest){k->assume[i], NULL};
+  for (int i = 0; t && i < k->nentry_need; i++) t[n++] = (EntryTest){k->entry_need[i].cond, NULL};
   for (const Param *p = k->params; t && p; p = p->next)
     for (int d = 0; p->buf && d < p->buf->ndim; d++) {
       const Expr *e = p->buf->extent[d];
@@ -50,6 +51,15 @@ int lower_entry_tests(const Kernel *k, EntryTest **out) {
     }
   *out = t;
   return t ? n : 0;
+}
+
+/* Why npugen derived cond, one of k's entry tests; NULL: the user assumed it. */
+static const char *derived_why(const Kernel *k, const Expr *cond) {
+  for (int j = 0; j < k->nassume; j++)
+    if (k->assume[j] == cond) return k->assume_why[j];
+  for (int j = 0; j < k->nentry_need; j++)
+    if (k->entry_need[j].cond == cond) return k->entry_need[j].why;
+  return NULL;
 }
 
 /* The header's account of the entry tests: what a caller must keep to,
@@ -65,11 +75,9 @@ char *lower_preconditions_text(const Kernel *k) {
   for (int i = 0; i < n; i++) {
     sb_puts(&sb, "  ");
     ir_print_expr(&sb, t[i].cond);
-    int a = -1;
-    for (int j = 0; j < k->nassume && a < 0; j++)
-      if (k->assume[j] == t[i].cond) a = j;
+    const char *why = derived_why(k, t[i].cond);
     if (t[i].extent_of) sb_printf(&sb, " >= 1 (an extent of %s)\n", t[i].extent_of->name);
-    else if (a >= 0 && k->assume_why[a]) sb_printf(&sb, " (derived: %s)\n", k->assume_why[a]);
+    else if (why) sb_printf(&sb, " (derived: %s)\n", why);
     else sb_puts(&sb, " (assumed)\n");
   }
   free(t);

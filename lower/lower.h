@@ -185,6 +185,10 @@ int lower_entry_tests(const Kernel *k, EntryTest **out);
 /* Those tests as the header's comment states them, one a line, each
  * assumed, derived (and why) or an extent (malloc'ed; "" when none). */
 char *lower_preconditions_text(const Kernel *k);
+/* lower/entry_extents.c: an array parameter's extent as the .c's
+ * definition spells it, evaluating nothing that can overflow before the
+ * entry tests (`(long long)h + 2`), or NULL: as written. */
+const Expr *lower_entry_extent(Arena *a, const Expr *extent);
 /* The definition of NPUGEN_ASSUME the C of k needs before its tests (C
  * text), or NULL (none): for tcc (the JIT's) a failed test is reported
  * back, elsewhere it aborts unless the user defined it. */

@@ -172,6 +172,20 @@ static void extent_macros(Arena *a, LoweredFunction *f) {
     }
 }
 
+/* The extents that C would evaluate with an overflow before the entry
+ * tests (lower/entry_extents.c), in the definition and, spelt the same
+ * (gcc's -Wvla-parameter compares them), the header's C prototype; tcc's
+ * and C++'s take such arrays flat or leave the extent out. */
+static void extents_at_entry(Arena *a, LoweredFunction *f) {
+  f->extent_at_entry = NULL;
+  if (f->flat_params) return;
+  f->extent_at_entry = ARENA_ARRAY(a, const Expr *, (f->k->nparams ? f->k->nparams : 1) * IR_MAX_DIMS);
+  int i = 0;
+  for (const Param *p = f->k->params; p; p = p->next, i++)
+    for (int d = 0; p->buf && d < p->buf->ndim; d++)
+      f->extent_at_entry[i * IR_MAX_DIMS + d] = lower_entry_extent(a, p->buf->extent[d]);
+}
+
 /* Each array parameter's spelling in f's prototype: `restrict` where the
  * kernel declared it or the unit assumes no aliasing (docs/schedules.md
  * says why that is sound only for arrays that do not overlap), unless f
@@ -205,6 +219,7 @@ static LoweredFunction function(Arena *a, const LowerUnit *u, const Kernel *k, c
   f.local_ddr = f.spelling == SPELL_CU_HOOKS && lower_declares_locals(k);
   entry_tests(a, &f);
   extent_macros(a, &f);
+  extents_at_entry(a, &f);
   param_spellings(a, &f);
   Collect c = {a, &f, 0, 0};
   for (const Param *p = k->params; p; p = p->next)
@@ -303,6 +318,7 @@ static LoweredFunction header_proto(Arena *a, const Module *m, const char *varia
   h.flat_params = style != PROTO_HEADER;
   h.shape_comments = style != PROTO_HEADER;
   h.no_restrict = style == PROTO_HEADER_CXX;
+  extents_at_entry(a, &h);
   param_spellings(a, &h);
   return h;
 }

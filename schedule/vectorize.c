@@ -22,6 +22,7 @@
 #include "schedule/isel.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize.h"
+#include "schedule/vectorize_unsigned.h"
 
 /* The VU instruction that computes the nest, for sched_expand_to_match. */
 typedef struct {
@@ -82,12 +83,17 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
     const char *intrin = tensorize_find(s->sems, s->a, loop, "npu_vu_", why, sizeof why);
     VuMatch m = {NULL};
     if (!intrin && sched_expand_to_match(s, loop, vu_matches, &m)) intrin = m.found; /* its locals expanded */
+    char why_unsigned[700] = "";
+    if (!intrin) intrin = sched_vectorize_unsigned(s, loop, why_unsigned, sizeof why_unsigned); /* counted in int */
     if (intrin) {
       loop->intrin = intrin; /* the loops stay serial: the call computes them in order */
       return true;
     }
     if (sched_isel_sequence(s, loop, why, sizeof why)) return true; /* several instructions: schedule/isel_cover.c */
     sched_window_refusal(s->a, loop, why, sizeof why); /* a nearer reason than the nearest instruction's */
+    if (why_unsigned[0]) /* nearer still: the counter's type */
+      snprintf(why, sizeof why, "loop %s counts in unsigned and a VU instruction in int; counted in int it is not: %s",
+               loop->name, why_unsigned);
   }
   if (!sched_loop_is_parallel(s, loop)) {
     if (why[0]) {

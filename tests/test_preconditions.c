@@ -65,6 +65,17 @@ Test(preconditions, an_extent_that_overflows_at_some_sizes_is_a_precondition) {
       " *   h <= 2147483645 (derived: array extent 'h + 2' must fit int)\n"
       " *   w <= 2147483645 (derived: array extent 'w + 2' must fit int)\n");
   has(npg_emit_source(s, npg_variant_index(s, "conv3x3_tiled")), "  NPUGEN_ASSUME(h <= 2147483645);\n");
+  /* C evaluates a parameter's extents at entry, before the tests: `h + 2`
+   * overflowed at h = INT_MAX first (UBSan saw it; trial of issue 42, D9).
+   * The definition and the header's C prototype (gcc's -Wvla-parameter
+   * wants one spelling) compute them in long long; tcc's and C++'s flat
+   * prototypes keep them as written, in a comment. */
+  has(npg_emit_source(s, 0), "void conv3x3(int h, int w, const int8_t in[(long long)h + 2][(long long)w + 2], "
+                             "const int8_t k[3][3], int32_t out[h][w]) {\n");
+  const char *header = npg_emit_header(s, 0);
+  has(header, "void conv3x3(int h, int w, const int8_t in[(long long)h + 2][(long long)w + 2], const int8_t k[3][3], "
+              "int32_t out[h][w]);\n");
+  has(header, "const int8_t *in /* [h + 2][w + 2] */");
   passes(s, "conv3x3");
   passes(s, "conv3x3_tiled"); /* the tile's proofs hold under it */
   int h = INT_MAX - 1, w = 4;
@@ -73,6 +84,38 @@ Test(preconditions, an_extent_that_overflows_at_some_sizes_is_a_precondition) {
   void *args[] = {&h, &w, in, k, out};
   entry_fails(s, "conv3x3_tiled", args,
               "an assumption of the kernel does not hold at these sizes: NPUGEN_ASSUME(h <= 2147483645)");
+  npg_close(s);
+}
+
+/* A local counter incremented n * m times is undefined past INT_MAX: the
+ * count is a product of sizes, which isl's affine sets cannot hold, so
+ * the condition is derived from the nest's shape, in a form whose own
+ * arithmetic cannot overflow, and tested at entry (before: no note, no
+ * test; found by a new user's trial of issue 42, D8). */
+Test(preconditions, a_counter_of_iterations_past_its_type_is_a_precondition) {
+  NpgSession *s = open_ok("void count(int n, int m, int out[1]) {\n  int c = 0;\n  for (int i = 0; i < n; i++)\n"
+                          "    for (int j = 0; j < m; j++)\n      c++;\n  out[0] = c;\n}\n",
+                          "#pragma npu sizes(count, n = 3, m = 5)\n");
+  const char *cond = "n <= 0 || m <= 0 || n <= 2147483647 / m";
+  char want[256];
+  snprintf(want, sizeof want, "k.c:5:7: note: npugen assumes %s (counter 'c' must stay within int after the loops "
+                              "around it); the emitted function tests it at entry (NPUGEN_ASSUME)\n", cond);
+  has(npg_errors(s), want);
+  snprintf(want, sizeof want, " *   %s (derived: counter 'c' must stay within int after the loops around it)\n", cond);
+  has(npg_emit_header(s, 0), want);
+  snprintf(want, sizeof want, "  NPUGEN_ASSUME(%s);\n", cond);
+  has(npg_emit_source(s, 0), want);
+  passes(s, "count");
+  int n = 65536, m = 32768, out[1] = {0}; /* 2^31 increments */
+  void *args[] = {&n, &m, out};
+  snprintf(want, sizeof want, "NPUGEN_ASSUME(%s)", cond);
+  entry_fails(s, "count", args, want);
+  npg_close(s);
+  /* a constant loop and a step: 2147483647 / 2 / 4 */
+  s = open_ok("void count(int n, int out[1]) {\n  int c = 1;\n  for (int i = 0; i < n; i++)\n"
+              "    for (int j = 0; j < 4; j++)\n      c += 2;\n  out[0] = c;\n}\n",
+              "");
+  has(npg_errors(s), "note: npugen assumes n <= 0 || n <= 268435455 (counter 'c' must stay within int");
   npg_close(s);
 }
 
@@ -103,6 +146,18 @@ Test(preconditions, an_index_past_a_local_at_some_sizes_is_a_precondition) {
   cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
   has(r.summary, "(n = 121)");
   lacks(r.summary, "(n = 257)");
+  npg_close(s);
+  /* what a caller needs for a call's inlined body is noted at the call,
+   * naming the callee's own precondition (before: at the callee's line 4,
+   * as if the caller's code were there; trial of issue 42) */
+  char src[1024];
+  snprintf(src, sizeof src, "%svoid prog(int m, float b[m]) {\n  loc(m, b);\n}\n", local);
+  s = open_ok(src, "");
+  notes = npg_errors(s);
+  has(notes, "k.c:8:3: note: npugen assumes m <= 121 (call loc of 'loc' needs it: its precondition 'n <= 121' (line 4: "
+             "index 'i' must stay within dimension 1 of local array 'z' (extent 122))); the emitted function tests it at "
+             "entry (NPUGEN_ASSUME)\n");
+  lacks(notes, "k.c:4:7: note: npugen assumes m");
   npg_close(s);
 }
 
@@ -168,9 +223,13 @@ Test(preconditions, a_tiled_gemm_over_three_sizes_states_its_entry_tests) {
 
 /* A long size's condition lies near the end of int64_t, and is said exactly. */
 Test(preconditions, a_long_size_gets_its_condition_near_the_type_end) {
-  NpgSession *s = open_ok("void l(long m, float b[m + 1]) {\n  for (long j = 0; j <= m; j++)\n    b[j] = 2.0f;\n}\n", "");
+  NpgSession *s = open_ok("void l(long m, unsigned n, float b[m + 1], float c[n + 1]) {\n  for (long j = 0; j <= m; j++)\n"
+                          "    b[j] = 2.0f;\n  for (unsigned i = 0; i < n; i++)\n    c[i] = 2.0f;\n}\n", "");
   has(npg_errors(s), "k.c:2:3: note: npugen assumes m <= 9223372036854775806l (loop counter 'j' must stay within long "
                      "after the last iteration)");
+  /* the extent evaluated at entry in unsigned long long, which wraps
+   * instead of overflowing; an unsigned extent as written (D9) */
+  has(npg_emit_source(s, 0), "void l(long m, unsigned n, float b[(unsigned long long)m + 1], float c[n + 1]) {\n");
   has(npg_emit_source(s, 0), "  NPUGEN_ASSUME(m <= 9223372036854775806l);\n");
   npg_close(s);
 }

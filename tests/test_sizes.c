@@ -48,7 +48,7 @@ Test(sizes, a_symbolic_extent_is_proven_for_every_size) {
   cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
   has(r.summary, "at 2 size sets: (n = 5), (n = 300)");
   const char *c = npg_emit_source(s, 0);
-  has(c, "void shift(int n, const float x[n + 1], float y[n]) {\n  NPUGEN_ASSUME(n < 100000);\n"
+  has(c, "void shift(int n, const float x[(long long)n + 1], float y[n]) {\n  NPUGEN_ASSUME(n < 100000);\n"
          "  NPUGEN_ASSUME(n + 1 >= 1); /* an extent of x */\n"
          "  NPUGEN_ASSUME(n >= 1); /* an extent of y */\n");
   npg_close(s);
@@ -654,5 +654,23 @@ Test(sizes, a_long_counter_vectorizes_on_the_vu) {
                           "#pragma npu vectorize(ii)\n");
   lacks(npg_errors(s), "stays a hint");
   has(npg_emit_source(s, checked_once(s, "v")), "npu_vu_muls_f32(&y_vm[0], &x_vm[0], npu_clamp(n - io * 256l, 256), ");
+  npg_close(s);
+}
+
+/* An `unsigned` counter over an unsigned size keeps its compute on the VU
+ * where every value fits int (n <= 1000000 here; the copies need it too):
+ * the nest is counted in int, `ii < (int)n - (int)io * 256`, as the copies
+ * count (before: the guard needed "a signed int counter", the multiply
+ * stayed on the CU; found by a new user's trial of issue 42, D5). */
+Test(sizes, an_unsigned_counter_vectorizes_on_the_vu) {
+  NpgSession *s = open_ok("void f(unsigned n, const float x[n], float y[n], float s) {\n"
+                          "  for (unsigned i = 0; i < n; i++) y[i] = x[i] * s;\n}\n"
+                          "#pragma npu assume(f, n <= 1000000)\n#pragma npu sizes(f, n = 300)\n",
+                          "#pragma npu schedule(f, v)\n#pragma npu split(i, 256, io, ii)\n"
+                          "#pragma npu cache_read(x, vu_vm, io, x_vm)\n#pragma npu cache_write(y, vu_vm, io, y_vm)\n"
+                          "#pragma npu vectorize(ii)\n");
+  lacks(npg_errors(s), "stays a hint");
+  /* n = 300: a full tile and a tail */
+  has(npg_emit_source(s, checked_once(s, "v")), "npu_vu_muls_f32(&y_vm[0], &x_vm[0], io_count, s);");
   npg_close(s);
 }
