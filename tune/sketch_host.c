@@ -93,11 +93,11 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   if (f->m % ti && f->n % tj) sb_printf(sb, "#pragma npu loop_partition(%so_1, %lld)\n", f->j, (long long)f->n / tj);
   if (!kfirst) sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->k, tk, f->k, f->k);
   sb_printf(sb, "#pragma npu reorder(");
-  if (kfirst) { /* ko outside the tiles already: the tile's own loops only */
-  } else if (!tails) {
+  /* with kfirst, ko is outside the tiles already: the tile's own loops only */
+  if (!kfirst && !tails) {
     sb_printf(sb, outer_order[V(K_OUTER)], f->i, f->j, f->k);
     sb_printf(sb, ", ");
-  } else sb_printf(sb, "%so, ", f->k);
+  } else if (!kfirst) sb_printf(sb, "%so, ", f->k);
   sb_printf(sb, reg ? inner_order[2] : inner_order[V(K_INNER)], f->i, f->j, f->k);
   sb_printf(sb, ")\n");
   if (reg) { /* the compiler vectorizes the unrolled rows itself (SLP) */
