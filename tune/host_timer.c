@@ -3,7 +3,8 @@
  * variant has a parallel loop) together with a small timing program,
  * which calls it on seeded arrays once to warm up, then again and again
  * (at least 7 runs and 0.2 s, at most 101 runs or 3 s) and reports the
- * median wall-clock time of one call. The timed runs of all trials on
+ * median time of one call (CPU time on one thread, else wall-clock:
+ * host_clock). The timed runs of all trials on
  * the machine take turns (a lock file), so two trials never share the
  * cores while they are timed. */
 #define _DEFAULT_SOURCE /* mkdtemp, flock */
@@ -69,17 +70,18 @@ static bool write_array(const Buffer *b, int i, StrBuf *sb, char *msg, size_t n)
 
 /* The timing program: the variant's arrays, filled with small values (no
  * denormals, no overflow), its scalars, and the timed calls. shapes: the
- * kernel at the size set tuned for (its arrays' extents constant). */
-static bool write_harness(const Kernel *k, const Kernel *shapes, const SizeSet *set, const char *variant, StrBuf *sb,
-                          char *msg, size_t n) {
+ * kernel at the size set tuned for (its arrays' extents constant). clock:
+ * the POSIX clock that times a call. */
+static bool write_harness(const Kernel *k, const Kernel *shapes, const SizeSet *set, const char *variant,
+                          const char *clock, StrBuf *sb, char *msg, size_t n) {
   sb_printf(sb, "#define _POSIX_C_SOURCE 199309L\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
                 "#include <time.h>\n#include \"%s.h\"\n"
-                "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);"
+                "static double now(void) { struct timespec t; clock_gettime(%s, &t);"
                 " return t.tv_sec + 1e-9 * t.tv_nsec; }\n"
                 "static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b;"
                 " return x < y ? -1 : x > y; }\n"
                 "int main(void) {\n",
-            variant);
+            variant, clock);
   StrBuf args;
   sb_init(&args);
   bool ok = true;
@@ -190,6 +192,22 @@ static bool host_fact(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
+/* A call on one thread is timed by that thread's CPU time: the time the
+ * machine's other work takes from the core is not the variant's (on this
+ * 2-core VM at a load average of 6 to 9, the wall-clock medians of one
+ * binary moved by 2x between runs, and the search ranked by that noise).
+ * The thread's clock, not the process's: under the trial's RLIMIT_CPU
+ * (tune/trial_pool.c) Linux reads the process's CPU clock from a sample
+ * taken at each tick, and a call shorter than a tick timed 0. A call that
+ * may run on several threads (a parallel loop, OMP_NUM_THREADS not 1) is
+ * timed by the wall clock, since CPU time leaves out the other threads'.
+ * On a quiet machine both are the call's time. */
+static const char *host_clock(bool parallel) {
+  const char *threads = getenv("OMP_NUM_THREADS");
+  bool one = !parallel || (threads && !strcmp(threads, "1"));
+  return one ? "CLOCK_THREAD_CPUTIME_ID" : "CLOCK_MONOTONIC";
+}
+
 bool tune_host_openmp(NpgSession *s, int variant) {
   const Kernel *k = session_variant_ir(s, variant);
   HostFacts facts = {false, false};
@@ -231,7 +249,7 @@ bool tune_host_time(NpgSession *s, int variant, TuneHostTime *out, char *msg, si
             (shapes = ir_instantiate(&arena, k, &set, why, sizeof why)) != NULL;
     if (!sized) snprintf(msg, n, "the kernel's sizes have no value to time it at%s%s", *why ? ": " : "", why);
   }
-  bool ok = sized && write_harness(k, shapes, &set, name, &harness, msg, n);
+  bool ok = sized && write_harness(k, shapes, &set, name, host_clock(facts.parallel), &harness, msg, n);
   arena_free(&arena);
   bool made = ok && mkdtemp(dir);
   if (ok && !made) {

@@ -6,8 +6,9 @@
  * loop (an OpenMP simd hint) and unroll the k tile loop, or block for
  * registers: k's tile loop outside a tile of at most REG_MAX statements
  * unrolled whole, so that the compiler keeps the tile of C in vector
- * registers across k (Halide's classic schedule; the seed); parallel on
- * the outermost loop. The engine proves each step as for any candidate (a reorder that
+ * registers across k (Halide's classic schedule; the seed), with k's
+ * tile loop either in the tile or outside the tiles (kfirst: a panel of
+ * B reused by a row of tiles); parallel on the outermost loop. The engine proves each step as for any candidate (a reorder that
  * would break the reduction's order, a parallel loop that carries a
  * dependence are refused), and the cost is the variant's measured time
  * (tune/host_timer.c). */
@@ -18,7 +19,7 @@
 #include "jit/session_ir.h"
 #include "tune/tune.h"
 
-enum { K_TI, K_TJ, K_TK, K_OUTER, K_INNER, K_UNROLL, K_VEC, K_PAR, K_REG, HOST_KNOBS };
+enum { K_TI, K_TJ, K_TK, K_OUTER, K_INNER, K_UNROLL, K_VEC, K_PAR, K_REG, K_KFIRST, HOST_KNOBS };
 
 /* A register block holds at most this many elements of C: 8 x 16 floats
  * are 16 AVX2 vectors, all of them (a larger tile, unrolled, spills and
@@ -40,23 +41,38 @@ static const char *inner_order[] = {"%1$si, %3$si, %2$si", "%1$si, %2$si, %3$si"
 /* A tail piece (its loops' copies named <loop>_<copy>) blocked for
  * registers as the main piece is, when its rows x cols fit the block:
  * else it stays a plain loop nest, k innermost. */
-static void block_tail(const TuneContraction *f, int copy, long long rows, long long cols, StrBuf *sb) {
+static void block_tail(const TuneContraction *f, const char *k, int copy, long long rows, long long cols, StrBuf *sb) {
   if (rows * cols > REG_MAX) return;
-  sb_printf(sb, "#pragma npu reorder(%s_%d, %si_%d, %si_%d)\n", f->k, copy, f->i, copy, f->j, copy);
+  sb_printf(sb, "#pragma npu reorder(%s_%d, %si_%d, %si_%d)\n", k, copy, f->i, copy, f->j, copy);
   sb_printf(sb, "#pragma npu unroll(%si_%d)\n#pragma npu unroll(%si_%d)\n", f->j, copy, f->i, copy);
 }
 
 /* The tail pieces the partitions above made, by the copy number each
  * partition gave their loops: the i partition copies first (_1), then
  * the j partition in the i main piece (_1 alone, _2 after an i
- * partition), then in the i tail piece (_3). */
-static void block_tails(const TuneContraction *f, long long ti, long long tj, StrBuf *sb) {
+ * partition), then in the i tail piece (_3). k: the reduction loop in
+ * the tile (k, or its tile loop ki when kfirst split it before the tile). */
+static void block_tails(const TuneContraction *f, const char *k, long long ti, long long tj, StrBuf *sb) {
   long long mi = f->m % ti, nj = f->n % tj;
   if (mi && nj) {
-    block_tail(f, 2, ti, nj, sb);
-    block_tail(f, 1, mi, tj, sb);
-    block_tail(f, 3, mi, nj, sb);
-  } else if (mi || nj) block_tail(f, 1, mi ? mi : ti, nj ? nj : tj, sb);
+    block_tail(f, k, 2, ti, nj, sb);
+    block_tail(f, k, 1, mi, tj, sb);
+    block_tail(f, k, 3, mi, nj, sb);
+  } else if (mi || nj) block_tail(f, k, 1, mi ? mi : ti, nj ? nj : tj, sb);
+}
+
+/* kfirst: k split by tk and its tile loop ko made the outermost loop
+ * before the tile (GotoBLAS's k panel outside the C tiles): every tile of
+ * C then sums a panel of tk rows of B, which stays in L2 while the tiles
+ * of one row sweep it, and a tile's A rows and B columns in L1. With k
+ * whole inside the tile, each tile re-reads all of B's columns from L3
+ * (N = 1000, one thread, measured in one process: 6 x 16 blocks at 38
+ * GFLOP/s with k whole, 58 to 61 with tk 50 to 125). */
+static void split_k_first(const TuneContraction *f, long long tk, StrBuf *sb) {
+  sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->k, tk, f->k, f->k);
+  sb_printf(sb, "#pragma npu reorder(%so, ", f->k);
+  if (f->batch_loop) sb_printf(sb, "%s, ", f->batch_loop);
+  sb_printf(sb, "%s, %s, %si)\n", f->i, f->j, f->k);
 }
 
 static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
@@ -65,7 +81,9 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   long long ti = V(K_TI), tj = V(K_TJ), tk = V(K_TK), unroll = V(K_UNROLL);
   bool tails = f->m % ti || f->n % tj;
   bool reg = V(K_REG) && ti * tj <= REG_MAX;
+  bool kfirst = V(K_KFIRST) && tk < f->kk;
   sb_printf(sb, "#pragma npu decompose_reduction(%s, %s)\n", f->init, f->top);
+  if (kfirst) split_k_first(f, tk, sb);
   sb_printf(sb, "#pragma npu tile(%s, %s, %lld, %lld, %so, %so, %si, %si)\n", f->i, f->j, ti, tj, f->i, f->j, f->i,
             f->j);
   if (f->m % ti) sb_printf(sb, "#pragma npu loop_partition(%so, %lld)\n", f->i, (long long)f->m / ti);
@@ -73,17 +91,20 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   /* the i tail piece's copy of jo (named jo_1 by the i partition, the
    * first copy of jo) is cut too: each piece's guard becomes its bound */
   if (f->m % ti && f->n % tj) sb_printf(sb, "#pragma npu loop_partition(%so_1, %lld)\n", f->j, (long long)f->n / tj);
-  sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->k, tk, f->k, f->k);
+  if (!kfirst) sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->k, tk, f->k, f->k);
   sb_printf(sb, "#pragma npu reorder(");
-  if (!tails) {
+  /* with kfirst, ko is outside the tiles already: the tile's own loops only */
+  if (!kfirst && !tails) {
     sb_printf(sb, outer_order[V(K_OUTER)], f->i, f->j, f->k);
     sb_printf(sb, ", ");
-  } else sb_printf(sb, "%so, ", f->k);
+  } else if (!kfirst) sb_printf(sb, "%so, ", f->k);
   sb_printf(sb, reg ? inner_order[2] : inner_order[V(K_INNER)], f->i, f->j, f->k);
   sb_printf(sb, ")\n");
   if (reg) { /* the compiler vectorizes the unrolled rows itself (SLP) */
     sb_printf(sb, "#pragma npu unroll(%si)\n#pragma npu unroll(%si)\n", f->j, f->i);
-    block_tails(f, ti, tj, sb);
+    char k[80];
+    snprintf(k, sizeof k, "%s%s", f->k, kfirst ? "i" : "");
+    block_tails(f, k, ti, tj, sb);
   } else {
     /* marks before the unroll: its copies of a marked loop keep the mark */
     if (V(K_VEC)) sb_printf(sb, "#pragma npu vectorize(%si)\n", f->j);
@@ -92,7 +113,7 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   }
   if (V(K_PAR)) {
     char io[80];
-    snprintf(io, sizeof io, "%so", V(K_OUTER) == 2 && !tails ? f->j : f->i);
+    snprintf(io, sizeof io, "%so", V(K_OUTER) == 2 && !tails && !kfirst ? f->j : f->i);
     sb_printf(sb, "#pragma npu parallel(%s)\n", f->batch_loop ? f->batch_loop : io);
   }
 #undef V
@@ -151,7 +172,7 @@ void tune_sketch_host(TuneSpace *sp) {
   if (!ntk) tk[ntk++] = f.kk;
   /* the seed, when the output is restrict: a register block of 6 x 16 (6
    * rows of two AVX2 vectors, 12 accumulators: 8 x 16 spills three), k
-   * whole up to 1024 (B's panel of 16 columns stays in L2), serial: gcc's
+   * in panels of at most 128 outside the tiles (kfirst), serial: gcc's
    * OpenMP outlining passes the arrays in a struct without their
    * restrict, and the block then goes back to memory at every k (10x
    * slower at 1024^3); the search still tries parallel. Without restrict
@@ -163,7 +184,7 @@ void tune_sketch_host(TuneSpace *sp) {
   int seed_i = 0, seed_j = 0, seed_k = 0;
   for (int i = 0; i < nti; i++) seed_i = ti[i] <= (reg ? 6 : 32) ? i : seed_i;
   for (int i = 0; i < ntj; i++) seed_j = tj[i] <= (reg ? 16 : 64) ? i : seed_j;
-  for (int i = 0; i < ntk; i++) seed_k = tk[i] <= (reg ? 1024 : 8) ? i : seed_k;
+  for (int i = 0; i < ntk; i++) seed_k = tk[i] <= (reg ? 128 : 8) ? i : seed_k;
   tune_knob(sk, K_TI, "ti", ti, nti, seed_i);
   tune_knob(sk, K_TJ, "tj", tj, ntj, seed_j);
   tune_knob(sk, K_TK, "tk", tk, ntk, seed_k);
@@ -173,6 +194,7 @@ void tune_sketch_host(TuneSpace *sp) {
   tune_knob(sk, K_VEC, "vectorize", flag, 2, 1);
   tune_knob(sk, K_PAR, "parallel", flag, 2, !reg);
   tune_knob(sk, K_REG, "regblock", flag, 2, reg);
+  tune_knob(sk, K_KFIRST, "kfirst", flag, 2, reg);
   sk->nknobs = HOST_KNOBS;
   sk->render = render;
   sk->estimate = NULL; /* no model of the CPU: every candidate is timed */
