@@ -43,7 +43,7 @@ static const char *seed_checked(NpgSession *s, const char *kernel, const char *s
 }
 
 /* Both run in the normal build only: make test's CPU budget (0.4 s and
- * 1.6 s of CPU there, the space's probes most of it; the ASan build
+ * 1.3 s of CPU there, the space's probes most of it; the ASan build
  * would take several times that). */
 #if !defined(__SANITIZE_ADDRESS__)
 /* The padded depthwise on the VU cores: the window's multiply-add is a

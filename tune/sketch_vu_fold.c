@@ -55,9 +55,30 @@ static const Stmt *folded_local(const Stmt *v) {
   return steps ? d : NULL;
 }
 
-/* The fold's steps into sp->prefix; the kernel after them, or NULL when
- * the local does not become an array. */
+/* The fold's steps: compute_inline of each temporary, fold of the
+ * chain's first reassignment, expand of the local, fission after it. */
+static void render_fold(const Stmt *v, const Stmt *d, StrBuf *sb) {
+  const Stmt *first = NULL;
+  for (const Stmt *c = d->next; c; c = c->next) {
+    if (c->kind == ST_DECL) sb_printf(sb, "#pragma npu compute_inline(%s)\n", c->name);
+    else if (!first && c->kind == ST_ASSIGN && c->lhs->kind == EX_VAR && c->lhs->var == d->var) first = c;
+  }
+  if (first) sb_printf(sb, "#pragma npu fold(%s)\n", first->name);
+  sb_printf(sb, "#pragma npu expand(%s)\n#pragma npu fission(%s, %s)\n", d->var->name, v->name, d->name);
+}
+
+/* The fold's steps into sp->prefix, all of them at once (each probe
+ * proves every step before it again), else each kept where the engine
+ * accepts it; the kernel after them, or NULL when the local does not
+ * become an array. */
 static const Kernel *fold_steps(TuneSpace *sp, const Stmt *v, const Stmt *d) {
+  StrBuf sb;
+  sb_init(&sb);
+  render_fold(v, d, &sb);
+  const Kernel *all = sb.len < sizeof sp->prefix ? tune_probe_steps(sp, sb.data, NULL) : NULL;
+  if (all) snprintf(sp->prefix, sizeof sp->prefix, "%s", sb.data);
+  sb_free(&sb);
+  if (all) return all;
   const Stmt *first = NULL;
   for (const Stmt *c = d->next; c; c = c->next) {
     if (c->kind == ST_DECL) try_step(sp, "compute_inline(%s)", c->name, "");
@@ -66,7 +87,7 @@ static const Kernel *fold_steps(TuneSpace *sp, const Stmt *v, const Stmt *d) {
   if (first) try_step(sp, "fold(%s)", first->name, "");
   const Kernel *k = try_step(sp, "expand(%s)", d->var->name, "");
   if (!k) return NULL;
-  return d->next ? try_step(sp, "fission(%s, %s)", v->name, d->name) : k;
+  return try_step(sp, "fission(%s, %s)", v->name, d->name);
 }
 
 void tune_sketch_vu_fold(TuneSpace *sp) {
