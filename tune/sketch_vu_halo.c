@@ -56,13 +56,14 @@ typedef struct {
   int narr;
   TuneShape shape;                   /* of the kernel after the steps: arr[] points here */
   const char *vec[HALO_MAX_VEC];     /* the vector loops (the innermost spatial counter's) */
+  const char *window_vec;            /* the one of the window's stage, inside its loops */
   int nvec;
 } HaloFacts;
 
 /* The reduction nest under the vector loop: loops down to `if (guard)
- * acc op= ..`, the guard with no else. Its loops' names into loops[]; the
- * guarded update, or NULL. */
-static const Stmt *guarded_window(const Stmt *top, const char **loops, int *nloops) {
+ * acc op= ..`, the guard with no else. Its loops' names into loops[], the
+ * guard into *guard; the guarded update, or NULL. */
+static const Stmt *guarded_window(const Stmt *top, const char **loops, int *nloops, const Stmt **guard) {
   const Stmt *s = top;
   *nloops = 0;
   while (s && s->kind == ST_FOR && *nloops < HALO_MAX_LOOPS) {
@@ -71,6 +72,7 @@ static const Stmt *guarded_window(const Stmt *top, const char **loops, int *nloo
     if (s && s->next) return NULL;
   }
   if (!s || s->kind != ST_IF || s->else_s || !s->then_s) return NULL;
+  *guard = s;
   const Stmt *u = tune_first_stmt(s->then_s);
   return u && !u->next && u->kind == ST_ASSIGN && u->op != OP_NONE ? u : NULL;
 }
@@ -217,6 +219,7 @@ static const Kernel *stage_steps(TuneSpace *sp, HaloFacts *f, const Kernel *k, c
   sb_init(&order);
   for (int i = 0; i < nw; i++) sb_printf(&order, "%s, ", wloops[i]);
   sb_puts(&order, a.found->name);
+  f->window_vec = a.found->name;
   got = try_step(sp, f, "reorder(%s)", order.data, "", "");
   sb_free(&order);
   return got;
@@ -293,8 +296,9 @@ static bool stencil(TuneSpace *sp, const Kernel *k, HaloFacts *f, const Stmt **i
   const Stmt *v = sh->chain[sh->nchain - 1];
   const Stmt *c = v->body && v->body->kind == ST_BLOCK ? v->body->body : v->body;
   if (!c || !c->next || (c->kind != ST_DECL && c->kind != ST_ASSIGN) || c->next->kind != ST_FOR) return false;
-  const Stmt *update = guarded_window(c->next, wloops, nw);
+  const Stmt *guard = NULL, *update = guarded_window(c->next, wloops, nw, &guard);
   if (!update) return false;
+  (void)guard;
   *init = c, *window = c->next;
   f->outer = sh->chain[0]->name;
   f->trip = sh->trip[0];
@@ -310,6 +314,24 @@ static bool stencil(TuneSpace *sp, const Kernel *k, HaloFacts *f, const Stmt **i
     return false;
   }
   return true;
+}
+
+/* Is the window's stage a VU instruction at the seed (its guard above
+ * the vector loop)? Else the sketch leaves the window on the CU, and it
+ * is noted why: a guard on the vector loop's own counter (the window runs
+ * along the padded dimension, channels outermost) stays inside it. */
+static bool window_vectorizes(TuneSpace *sp, HaloFacts *f, long long q) {
+  StrBuf sb;
+  sb_init(&sb);
+  render_prefix(f, q, &sb);
+  for (int i = 0; i < f->nvec; i++) sb_printf(&sb, "#pragma npu vectorize(%s)\n", f->vec[i]);
+  const Kernel *k = tune_probe_steps(sp, sb.data, "vu:halo");
+  sb_free(&sb);
+  const Stmt *l = k && f->window_vec ? loop_named(k, f->window_vec) : NULL;
+  if (l && l->intrin) return true;
+  if (l) tune_note(sp, "vu:halo: vectorize(%s) stays a hint: the window's multiply-add stays on the CU (%s)\n",
+                   f->window_vec, l->vec_note ? l->vec_note : "no VU instruction computes it");
+  return false;
 }
 
 void tune_sketch_vu_halo(TuneSpace *sp) {
@@ -360,8 +382,8 @@ void tune_sketch_vu_halo(TuneSpace *sp) {
   const Stmt *core = got ? loop_named(got, "core") : NULL;
   VecLoops vl = {counter, f, &sp->arena};
   if (core) ir_walk_one(core, find_vec, &vl);
-  if (!f->nvec) {
-    if (got) tune_note(sp, "vu:halo: no loop of %s under the cores\n", counter);
+  if (!f->nvec || !window_vectorizes(sp, f, q[0])) {
+    if (got && !f->nvec) tune_note(sp, "vu:halo: no loop of %s under the cores\n", counter);
     free(f);
     return;
   }
