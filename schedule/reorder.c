@@ -89,7 +89,8 @@ bool reorder_check_chain(Sched *s, const Stmt *top, const Stmt *bottom, const Sc
  * `if (g) for y B`, as in the sinking), so it sits right under the
  * innermost loop it reads: a tile's row guard under the row loop, not
  * under the column loop a vectorize or tensorize matches. */
-static void lift_guards(const Kernel *k, Stmt **chain, int nc) {
+static bool lift_guards(const Kernel *k, Stmt **chain, int nc) {
+  bool any = false;
   for (bool moved = true; moved;) {
     moved = false;
     for (int i = 1; i < nc; i++) {
@@ -102,9 +103,10 @@ static void lift_guards(const Kernel *k, Stmt **chain, int nc) {
       L->body->body = g->then_s->body;
       g->then_s->body = L;
       *slot = g;
-      moved = true;
+      moved = any = true;
     }
   }
+  return any;
 }
 
 /* The rewrite alone: the caller models the program before it (the guard
@@ -182,7 +184,10 @@ bool reorder_loops(Sched *s, Stmt **loops, int n, const SchedArg *const *args) {
         i = j = nc; /* all of them are new */
       }
   for (int i = 0; i < nc; i++) set_header(chain[i], h[i]);
-  if (sank) lift_guards(s->k, chain, nc);
+  /* a guard the kernel wrote inside the innermost loop goes up as well (a
+   * stencil's padding guard after its window loops moved out: the vector
+   * loop under it is then the whole nest a VU instruction computes) */
+  if (lift_guards(s->k, chain, nc)) sank = true;
   /* for the proof: where each header went, when no guard sank (a guard
    * changes the time vectors' shape, not only their order) */
   s->reorder.top = sank || n > 64 || nc > 64 ? NULL : top;

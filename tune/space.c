@@ -13,6 +13,8 @@ static void npu_sketches(TuneSpace *sp) {
   tune_sketch_nu(sp);
   tune_sketch_conv(sp);
   tune_sketch_vu(sp);
+  if (!sp->nsketch) tune_sketch_vu_halo(sp);
+  if (!sp->nsketch) tune_sketch_vu_fold(sp);
 }
 
 typedef struct {

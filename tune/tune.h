@@ -189,6 +189,12 @@ void tune_sketch_nu(TuneSpace *sp);
 void tune_sketch_nu_epilogue(TuneSpace *sp);
 void tune_sketch_conv(TuneSpace *sp);
 void tune_sketch_vu(TuneSpace *sp);
+/* tune/sketch_vu_halo.c: a stencil whose window reads are guarded by their
+ * zero padding (a depthwise convolution), its halo staged in the DM. */
+void tune_sketch_vu_halo(TuneSpace *sp);
+/* tune/sketch_vu_fold.c: the VU sketches after a local's chain of
+ * reassignments is folded into its store (TFLite's requantisation). */
+void tune_sketch_vu_fold(TuneSpace *sp);
 void tune_sketch_host(TuneSpace *sp);
 /* tune/sketch_nests.c: a kernel of several top-level nests: each nest's
  * NPU sketch as if it were a kernel of its own, joined into one sketch
