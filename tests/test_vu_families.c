@@ -783,3 +783,23 @@ Test(vu_families, an_activation_clamp_is_a_max_and_a_min_with_a_scalar_and_a_rel
                    "npu_vu_scalar_min_i32(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, /*s=*/96);");
 }
 
+/* An int8 clamp to constants, `v = v > -20 ? v : -20; v = v < 96 ? v : 96;`,
+ * is the same max and min with a scalar: the semantics compare the int8
+ * operand s as C promotes it, (int)s, and a constant int8 holds binds to
+ * it. Before: the literal 96 met `(int)s` ("the expressions differ") and
+ * both nests stayed on the CU. */
+Test(vu_families, an_int8_clamp_to_constants_is_a_max_and_a_min_with_a_scalar) {
+  clamps_on_the_vu("int8_t", "-20", "96", "npu_vu_scalar_max_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, /*s=*/-20);",
+                   "npu_vu_scalar_min_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, /*s=*/96);");
+}
+
+/* A bound int8 does not hold, `v < 300 ? v : 300` (v itself), is no min
+ * with the scalar (int8_t)300, 44: that nest stays on the CU, and the
+ * variant passes the check by execution. */
+Test(vu_families, an_int8_bound_past_int8_is_not_a_scalar_min) {
+  NpgSession *s = open_ok(clamp_kernel("int8_t", "-20", "300"), clamp_steps);
+  const char *c = npg_emit_source(s, checked_once(s, "v"));
+  has(c, "npu_vu_scalar_max_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, /*s=*/-20);");
+  lacks(c, "npu_vu_scalar_min_i8");
+  npg_close(s);
+}
