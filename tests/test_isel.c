@@ -399,3 +399,31 @@ Test(isel, a_sequence_runs_under_a_tail_guard) {
   has(c, "s1_t1 (line 4), s1 (line 4)"); /* the first instruction's statement has a name of its own */
   npg_close(s);
 }
+
+/* MIN(MAX(x, lo), hi) with the usual macros: one expression that computes
+ * the max twice, `(x > lo ? x : lo) < hi ? (x > lo ? x : lo) : hi`. The
+ * max is computed once into a temporary both occurrences read, then the
+ * min: a max and a min with a scalar, checked by execution. Before: no
+ * instruction took the node and cutting either occurrence alone left the
+ * min's compare and value two arrays, so the nest stayed on the CU. */
+Test(isel, a_clamp_written_with_min_max_macros_is_a_max_then_a_min) {
+  NpgSession *s = open_ok("#define MIN(a, b) ((a) < (b) ? (a) : (b))\n"
+                          "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+                          "void k(const float x[4][64], float y[4][64], float lo, float hi) {\n"
+                          "  for (int r = 0; r < 4; r++)\n"
+                          "    for (int i = 0; i < 64; i++)\n"
+                          "      clamp: y[r][i] = MIN(MAX(x[r][i], lo), hi);\n"
+                          "}\n"
+                          "#pragma npu inputs(k, lo, -1, 0)\n"
+                          "#pragma npu inputs(k, hi, 0, 1)\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu cache_read(x, vu_vm, r, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, r, y_vm)\n"
+                          "#pragma npu vectorize(i)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "    /* y_vm_t1[i] = x_vm[0][i] > lo ? x_vm[0][i] : lo, of clamp (line 6) */\n"
+      "    npu_vu_scalar_max_f32(&y_vm_t1[0], &x_vm[0][0], /*n=*/64, lo);\n"
+      "    /* y_vm[0][i] = y_vm_t1[i] < hi ? y_vm_t1[i] : hi, of clamp (line 6) */\n"
+      "    npu_vu_scalar_min_f32(&y_vm[0][0], &y_vm_t1[0], /*n=*/64, hi);\n");
+  npg_close(s);
+}
