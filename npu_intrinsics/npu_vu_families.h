@@ -166,6 +166,14 @@ void npu_vu_scalar_max_i32_at(const char *file, int line, int32_t *dst, const in
 void npu_vu_scalar_max_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
 #define npu_vu_scalar_max_f32(...) npu_vu_scalar_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* dst[i] = fmaxf(a[i], s) */
+void npu_vu_scalar_fmax_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_scalar_fmax_f32(...) npu_vu_scalar_fmax_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = fminf(a[i], s) */
+void npu_vu_scalar_fmin_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_scalar_fmin_f32(...) npu_vu_scalar_fmin_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* dst[i] = a[i] < 0 ? -a[i] : a[i] */
 void npu_vu_abs_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n);
 #define npu_vu_abs_i32(...) npu_vu_abs_i32_at(__FILE__, __LINE__, __VA_ARGS__)

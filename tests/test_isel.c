@@ -427,3 +427,30 @@ Test(isel, a_clamp_written_with_min_max_macros_is_a_max_then_a_min) {
       "    npu_vu_scalar_min_f32(&y_vm[0][0], &y_vm_t1[0], /*n=*/64, hi);\n");
   npg_close(s);
 }
+
+/* The same clamp written with the C library, fminf(fmaxf(x, lo), hi): the
+ * fmaxf with the scalar lo into a temporary (npu_vu_scalar_fmax_f32, C's
+ * fmaxf as the check's C library computes it, NaN and signed zeros
+ * included: vu_families checks the row on every pair of specials), then
+ * the fminf with hi. Before: no VU op took fmaxf of an element and a
+ * scalar, and the nest stayed on the CU. */
+Test(isel, a_clamp_written_fminf_of_fmaxf_is_an_fmax_then_an_fmin_with_scalars) {
+  NpgSession *s = open_ok("#include <math.h>\n"
+                          "void k(const float x[4][64], float y[4][64], float lo, float hi) {\n"
+                          "  for (int r = 0; r < 4; r++)\n"
+                          "    for (int i = 0; i < 64; i++)\n"
+                          "      clamp: y[r][i] = fminf(fmaxf(x[r][i], lo), hi);\n"
+                          "}\n"
+                          "#pragma npu inputs(k, lo, -1, 0)\n"
+                          "#pragma npu inputs(k, hi, 0, 1)\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu cache_read(x, vu_vm, r, x_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, r, y_vm)\n"
+                          "#pragma npu vectorize(i)\n");
+  has(npg_emit_source(s, checked(s, "v")),
+      "    /* y_vm_t1[i] = fmaxf(x_vm[0][i], lo), of clamp (line 5) */\n"
+      "    npu_vu_scalar_fmax_f32(&y_vm_t1[0], &x_vm[0][0], /*n=*/64, lo);\n"
+      "    /* y_vm[0][i] = fminf(y_vm_t1[i], hi), of clamp (line 5) */\n"
+      "    npu_vu_scalar_fmin_f32(&y_vm[0][0], &y_vm_t1[0], /*n=*/64, hi);\n");
+  npg_close(s);
+}
