@@ -230,9 +230,10 @@ static Expr *repeated(const Cover *c, Expr *root, Expr *e) {
   return NULL;
 }
 
-/* e with every occurrence of s read from the temporary t instead. */
-static Expr *shared(Cover *c, Expr *e, const Expr *s, Buffer *t) {
-  if (ir_expr_same(e, s)) return temp_element(c, t);
+/* e with every occurrence of s replaced by a copy of with (the read of
+ * s's temporary). */
+static Expr *shared(Cover *c, Expr *e, const Expr *s, const Expr *with) {
+  if (ir_expr_same(e, s)) return ir_expr_copy(c->s->a, with);
   Expr *v = ARENA_NEW(c->s->a, Expr);
   *v = *e;
   if (v->kind == EX_CALL) {
@@ -241,23 +242,67 @@ static Expr *shared(Cover *c, Expr *e, const Expr *s, Buffer *t) {
   }
   Expr **slot[MAX_KIDS];
   int nkids = operand_slots(v, slot);
-  for (int k = 0; k < nkids; k++) *slot[k] = shared(c, *slot[k], s, t);
+  for (int k = 0; k < nkids; k++) *slot[k] = shared(c, *slot[k], s, with);
   return v;
 }
 
+/* A constant that type t holds. */
+static bool constant_in(const Expr *e, const Type *t) {
+  int64_t k, lo;
+  uint64_t hi;
+  if (!ir_const_int(e, &k)) return false;
+  type_int_range(t, &lo, &hi);
+  return k >= lo && (k < 0 || (uint64_t)k <= hi);
+}
+
+/* The narrower integer type T that the select r always takes a value of:
+ * each of its two values is an operand of type T as C promotes it ((int)x
+ * for an int8 x) or a constant T holds. MAX(x, lo) over int8 computes in
+ * int, and a temporary of type int8 holds it exactly. NULL otherwise. */
+static const Type *narrow_type(const Expr *r) {
+  if (r->kind != EX_COND || !type_is_integer(r->type)) return NULL;
+  const Expr *v[2] = {r->b, r->c};
+  const Type *t = NULL;
+  for (int k = 0; k < 2; k++) {
+    const Expr *x = v[k];
+    if (x->kind != EX_CAST || !x->implicit || !type_is_integer(x->a->type) || x->a->type->size >= r->type->size)
+      continue;
+    if (t && !type_same(t, x->a->type)) return NULL;
+    t = x->a->type;
+  }
+  for (int k = 0; t && k < 2; k++)
+    if (!(v[k]->kind == EX_CAST && type_same(v[k]->a->type, t)) && !constant_in(v[k], t)) return NULL;
+  return t;
+}
+
+/* value with the operand r computed once into a temporary of type t (r's
+ * own, or a narrower one that holds every value r takes, read back as C
+ * promotes it), before it: r covered, then the rest. */
+static bool cover_shared_as(Cover *c, Expr *dest, Expr *value, Buffer *temp, Expr *r, const Type *t) {
+  Arena *a = c->s->a;
+  bool narrow = !type_same(t, r->type);
+  Buffer *b = new_temp(c, t);
+  Expr *read = temp_element(c, b);
+  int before = c->npieces;
+  if (cover(c, temp_element(c, b), narrow ? ir_cast(a, r, t, true) : r, b) &&
+      cover(c, dest, shared(c, value, r, narrow ? ir_cast(a, read, r->type, true) : read), temp))
+    return true;
+  c->npieces = before;
+  return false;
+}
+
 /* value with an operand it computes more than once computed once, into
- * one temporary, before it: that operand covered, then the rest. The
- * temporary holds the operand's value in its own type, as a cut operand's
- * does, and every occurrence reads that same value. */
+ * one temporary, before it. The temporary holds the operand's value
+ * exactly (in its own type, or a narrower one that holds it), and every
+ * occurrence reads that same value. */
 static bool cover_shared(Cover *c, Expr *dest, Expr *value, Buffer *temp) {
   Expr *r = repeated(c, value, value);
   if (!r) return false;
-  Buffer *t = new_temp(c, r->type);
-  int before = c->npieces;
   char why[sizeof c->why];
   memcpy(why, c->why, sizeof why);
-  if (cover(c, temp_element(c, t), r, t) && cover(c, dest, shared(c, value, r, t), temp)) return true;
-  c->npieces = before;
+  const Type *narrow = narrow_type(r);
+  if ((narrow && cover_shared_as(c, dest, value, temp, r, narrow)) || cover_shared_as(c, dest, value, temp, r, r->type))
+    return true;
   memcpy(c->why, why, sizeof why); /* the cuts below say why, as before */
   return false;
 }
