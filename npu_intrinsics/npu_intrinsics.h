@@ -155,33 +155,6 @@ void npu_vu_requant_q31_pc_range_i8_at(const char *file, int line, int8_t *dst, 
 #define npu_vu_requant_q31_range_i8(...) npu_vu_requant_q31_range_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 #define npu_vu_requant_q31_pc_range_i8(...) npu_vu_requant_q31_pc_range_i8_at(__FILE__, __LINE__, __VA_ARGS__)
 
-/* Multiply-accumulate by one scalar operand, over a 2-D box:
- *   dst[r*ldd + c] += (int32_t)a[r*lda + c] * (int32_t)b[0]   for r < rows, c < cols
- * int32 sums wrap. b is one element in the same VM (a per-channel weight:
- * a depthwise conv is one call per kernel tap). ldd, lda >= cols when rows > 1. */
-void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, const int8_t *b,
-                           int rows, int cols, int ldd, int lda);
-#define npu_vu_macs_i8_i32(...) npu_vu_macs_i8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
-
-/* ---- VU f32 ops for row-wise kernels (softmax, layernorm) ----
- * 2-D boxes: r < rows, c < cols; dst row r at dst + r*ldd, a row r at
- * a + r*lda (ldd, lda >= cols when rows > 1). Each op is one rounding per
- * element, as the C expression in its comment; square root costs one
- * vector per cycle like the others. */
-
-/* Column broadcast, one g and one b per column (layernorm's gamma, beta):
- *   dst[r*ldd + c] = a[r*lda + c] * g[c] + b[c]   (rounded after the * and after the +) */
-void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const float *a, const float *g,
-                               const float *b, int rows, int cols, int ldd, int lda);
-#define npu_vu_muladd_cols_f32(...) npu_vu_muladd_cols_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
-/* Row dot products: dst[r] = sum_{c < cols} a[r*lda + c] * b[r*ldb + c], adding
- * in order c = 0 .. cols-1 from 0.0f (cols >= 1; a and b may be the same rows:
- * a sum of squares). */
-void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows,
-                              int cols, int lda, int ldb);
-#define npu_vu_reduce_dot_f32(...) npu_vu_reduce_dot_f32_at(__FILE__, __LINE__, __VA_ARGS__)
-
 /* ---- Run-time windows: a guard that keeps part of a loop ----
  * An instruction for a loop of n iterations under `if (start + i >= lo &&
  * start + i < hi)` (a tail that is not a prefix: `i >= 7`, or a split's

@@ -166,6 +166,14 @@ void npu_vu_scalar_max_i32_at(const char *file, int line, int32_t *dst, const in
 void npu_vu_scalar_max_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
 #define npu_vu_scalar_max_f32(...) npu_vu_scalar_max_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* dst[i] = fmaxf(a[i], s) */
+void npu_vu_scalar_fmax_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_scalar_fmax_f32(...) npu_vu_scalar_fmax_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[i] = fminf(a[i], s) */
+void npu_vu_scalar_fmin_f32_at(const char *file, int line, float *dst, const float *a, int n, float s);
+#define npu_vu_scalar_fmin_f32(...) npu_vu_scalar_fmin_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* dst[i] = a[i] < 0 ? -a[i] : a[i] */
 void npu_vu_abs_i32_at(const char *file, int line, int32_t *dst, const int32_t *a, int n);
 #define npu_vu_abs_i32(...) npu_vu_abs_i32_at(__FILE__, __LINE__, __VA_ARGS__)
@@ -370,6 +378,14 @@ void npu_vu_mul_rows_f32_at(const char *file, int line, float *dst, const float 
 void npu_vu_div_rows_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int ldd, int lda);
 #define npu_vu_div_rows_f32(...) npu_vu_div_rows_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* dst[r*ldd + c] = a[r*lda + c] * g[c] + b[c] (rounded after each operation) */
+void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const float *a, const float *g, const float *b, int rows, int cols, int ldd, int lda);
+#define npu_vu_muladd_cols_f32(...) npu_vu_muladd_cols_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r*ldd + c] = dst[r*ldd + c] + (int32_t)a[r*lda + c] * (int32_t)b[0] */
+void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, const int8_t *b, int rows, int cols, int ldd, int lda);
+#define npu_vu_macs_i8_i32(...) npu_vu_macs_i8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* dst[r*ldd + c] = value (ldd >= cols when rows > 1) */
 void npu_vu_fill_i32_at(const char *file, int line, int32_t *dst, int rows, int cols, int ldd, int32_t value);
 #define npu_vu_fill_i32(...) npu_vu_fill_i32_at(__FILE__, __LINE__, __VA_ARGS__)
@@ -397,6 +413,10 @@ void npu_vu_reduce_fmax_f32_at(const char *file, int line, float *dst, const flo
 /* dst[r] = the row's y, from its first element, y = fminf(y, x) over each x = a[r*ld + c] in order (cols >= 1; ld >= cols when rows > 1) */
 void npu_vu_reduce_fmin_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ld);
 #define npu_vu_reduce_fmin_f32(...) npu_vu_reduce_fmin_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* dst[r] = the row's y, from 0, y = y + x * z over each x = a[r*lda + c] and z = b[r*ldb + c] in order (cols >= 1; a and b may be the same rows) */
+void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows, int cols, int lda, int ldb);
+#define npu_vu_reduce_dot_f32(...) npu_vu_reduce_dot_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* dst[r*ldd + c] = the window's y, from its first element, y = x > y ? x : y over each x of the window in row order */
 void npu_vu_window_max_i8_at(const char *file, int line, int8_t *dst, const int8_t *a, int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda);

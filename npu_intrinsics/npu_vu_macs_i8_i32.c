@@ -1,4 +1,5 @@
 /* Semantics of npu_vu_macs_i8_i32 (npu_intrinsics.h), written in the kernel DSL.
+ * Generated from npu_vu_families.def (make vu-ops): change the table, not this file.
  * scopes: dst vu_vm, a vu_vm, b vu_vm
  * abi: npu_vu_macs_i8_i32(dst, a, b, ROWS, COLS, LDD, LDA)
  * b is one element: a user's array of any rank binds to it when the indices

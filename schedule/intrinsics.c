@@ -62,6 +62,25 @@ char *sched_intrinsic_meta(const char *src, const char *key) {
   return e ? strndup(p, (size_t)(e - p)) : strdup(p);
 }
 
+void sched_intrinsic_scopes(const char *src, SchedScopes *out) {
+  out->n = 0;
+  char *line = sched_intrinsic_meta(src, "scopes: ");
+  for (const char *p = line; p && *p && out->n < SCHED_MAX_SCOPED;) {
+    int used = 0;
+    if (sscanf(p, " %63[^ ,] %63[^ ,]%n", out->v[out->n].operand, out->v[out->n].scope, &used) != 2) break;
+    out->n++;
+    p += used;
+    while (*p == ',' || *p == ' ') p++;
+  }
+  free(line);
+}
+
+const char *sched_scope_of(const SchedScopes *s, const char *operand) {
+  for (int i = 0; i < s->n; i++)
+    if (!strcmp(s->v[i].operand, operand)) return s->v[i].scope;
+  return NULL;
+}
+
 /* C leaves open which zero fmaxf(+0.0f, -0.0f) and fminf give; the VU's
  * fmax and fmin give the second operand when the two compare equal (and
  * the other operand for a NaN, as C says). The check's reference calls this

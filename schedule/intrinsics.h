@@ -20,6 +20,23 @@ void sched_intrinsic_names_free(char **names, int count);
  * source (malloc'ed), NULL if absent: "domain: ", "scopes: ", "abi: ". */
 char *sched_intrinsic_meta(const char *src, const char *key);
 
+/* An intrinsic's `scopes:` line as data: each operand of its semantics
+ * kernel with the on-chip scope it must be in ("C nu_ob, A nu_ib, B
+ * nu_wb"), in the line's order. */
+enum { SCHED_MAX_SCOPED = 16 };
+typedef struct {
+  struct {
+    char operand[64], scope[64];
+  } v[SCHED_MAX_SCOPED];
+  int n;
+} SchedScopes;
+
+/* src's `scopes:` line into *out (n = 0 when it has none; a malformed
+ * entry ends the list). */
+void sched_intrinsic_scopes(const char *src, SchedScopes *out);
+/* The scope operand must be in, NULL when s does not name it. */
+const char *sched_scope_of(const SchedScopes *s, const char *operand);
+
 /* "; did you mean 'npu_nu_matmul_i8'?" for an unknown intrinsic's name,
  * "" when none is close. buf holds it. */
 const char *sched_intrinsic_suggest(const char *name, char *buf, size_t n);

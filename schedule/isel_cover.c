@@ -12,6 +12,11 @@
  *     for j_t2: y_t2[j_t2] = fmaxf(b[2j_t2], b[2j_t2+1]);   npu_vu_fmax_str_f32
  *     for j:    y[j] = fmaxf(y_t1[j], y_t2[j]);             npu_vu_fmax_f32
  *
+ * An operand computed more than once (MIN(MAX(x, lo), hi) as the usual
+ * macros expand it holds the max twice) is computed once, into one
+ * temporary that each occurrence reads, before the cuts are tried: a clamp
+ * so written is a max and a min with scalars.
+ *
  * Legal: by construction. A temporary holds its operand's value in the
  * operand's own type (the store converts nothing, the load reads the same
  * value back), one element per iteration of the nest's loops. The nest
@@ -198,6 +203,110 @@ static int cut_order(int nkids, int order[1 << MAX_KIDS]) {
 
 static bool cover(Cover *c, Expr *dest, Expr *value, Buffer *temp);
 
+/* ---------------- a value computed twice ---------------- */
+
+/* How many times s occurs in e, through operands (not array indices). */
+static int occurrences(Expr *e, const Expr *s) {
+  if (ir_expr_same(e, s)) return 1;
+  Expr **slot[MAX_KIDS];
+  int n = 0, nkids = operand_slots(e, slot);
+  for (int k = 0; k < nkids; k++) n += occurrences(*slot[k], s);
+  return n;
+}
+
+/* The largest computed operand of e that occurs more than once in root,
+ * first in left-to-right order, or NULL: MIN(MAX(x, lo), hi) as the usual
+ * macros expand it, `(x > lo ? x : lo) < hi ? (x > lo ? x : lo) : hi`,
+ * holds the max twice. */
+static Expr *repeated(const Cover *c, Expr *root, Expr *e) {
+  Expr **slot[MAX_KIDS];
+  int nkids = operand_slots(e, slot);
+  for (int k = 0; k < nkids; k++)
+    if (operand_movable(c, *slot[k]) && occurrences(root, *slot[k]) > 1) return *slot[k];
+  for (int k = 0; k < nkids; k++) {
+    Expr *r = repeated(c, root, *slot[k]);
+    if (r) return r;
+  }
+  return NULL;
+}
+
+/* e with every occurrence of s replaced by a copy of with (the read of
+ * s's temporary). */
+static Expr *shared(Cover *c, Expr *e, const Expr *s, const Expr *with) {
+  if (ir_expr_same(e, s)) return ir_expr_copy(c->s->a, with);
+  Expr *v = ARENA_NEW(c->s->a, Expr);
+  *v = *e;
+  if (v->kind == EX_CALL) {
+    v->args = ARENA_ARRAY(c->s->a, Expr *, v->nargs);
+    memcpy(v->args, e->args, sizeof *v->args * (size_t)v->nargs);
+  }
+  Expr **slot[MAX_KIDS];
+  int nkids = operand_slots(v, slot);
+  for (int k = 0; k < nkids; k++) *slot[k] = shared(c, *slot[k], s, with);
+  return v;
+}
+
+/* A constant that type t holds. */
+static bool constant_in(const Expr *e, const Type *t) {
+  int64_t k, lo;
+  uint64_t hi;
+  if (!ir_const_int(e, &k)) return false;
+  type_int_range(t, &lo, &hi);
+  return k >= lo && (k < 0 || (uint64_t)k <= hi);
+}
+
+/* The narrower integer type T that the select r always takes a value of:
+ * each of its two values is an operand of type T as C promotes it ((int)x
+ * for an int8 x) or a constant T holds. MAX(x, lo) over int8 computes in
+ * int, and a temporary of type int8 holds it exactly. NULL otherwise. */
+static const Type *narrow_type(const Expr *r) {
+  if (r->kind != EX_COND || !type_is_integer(r->type)) return NULL;
+  const Expr *v[2] = {r->b, r->c};
+  const Type *t = NULL;
+  for (int k = 0; k < 2; k++) {
+    const Expr *x = v[k];
+    if (x->kind != EX_CAST || !x->implicit || !type_is_integer(x->a->type) || x->a->type->size >= r->type->size)
+      continue;
+    if (t && !type_same(t, x->a->type)) return NULL;
+    t = x->a->type;
+  }
+  for (int k = 0; t && k < 2; k++)
+    if (!(v[k]->kind == EX_CAST && type_same(v[k]->a->type, t)) && !constant_in(v[k], t)) return NULL;
+  return t;
+}
+
+/* value with the operand r computed once into a temporary of type t (r's
+ * own, or a narrower one that holds every value r takes, read back as C
+ * promotes it), before it: r covered, then the rest. */
+static bool cover_shared_as(Cover *c, Expr *dest, Expr *value, Buffer *temp, Expr *r, const Type *t) {
+  Arena *a = c->s->a;
+  bool narrow = !type_same(t, r->type);
+  Buffer *b = new_temp(c, t);
+  Expr *read = temp_element(c, b);
+  int before = c->npieces;
+  if (cover(c, temp_element(c, b), narrow ? ir_cast(a, r, t, true) : r, b) &&
+      cover(c, dest, shared(c, value, r, narrow ? ir_cast(a, read, r->type, true) : read), temp))
+    return true;
+  c->npieces = before;
+  return false;
+}
+
+/* value with an operand it computes more than once computed once, into
+ * one temporary, before it. The temporary holds the operand's value
+ * exactly (in its own type, or a narrower one that holds it), and every
+ * occurrence reads that same value. */
+static bool cover_shared(Cover *c, Expr *dest, Expr *value, Buffer *temp) {
+  Expr *r = repeated(c, value, value);
+  if (!r) return false;
+  char why[sizeof c->why];
+  memcpy(why, c->why, sizeof why);
+  const Type *narrow = narrow_type(r);
+  if ((narrow && cover_shared_as(c, dest, value, temp, r, narrow)) || cover_shared_as(c, dest, value, temp, r, r->type))
+    return true;
+  memcpy(c->why, why, sizeof why); /* the cuts below say why, as before */
+  return false;
+}
+
 static bool add_piece(Cover *c, Expr *dest, Expr *value, const char *intrin, Buffer *temp) {
   if (c->npieces == MAX_PIECES)
     return snprintf(c->why, sizeof c->why, "the sequence would take more than %d instructions", MAX_PIECES) < 0;
@@ -239,6 +348,7 @@ static bool cover(Cover *c, Expr *dest, Expr *value, Buffer *temp) {
   char why[1024];
   const char *intrin = instruction(c, dest, value, why, sizeof why);
   if (intrin) return add_piece(c, dest, value, intrin, temp);
+  if (cover_shared(c, dest, value, temp)) return true;
   Expr **slot[MAX_KIDS];
   int order[1 << MAX_KIDS], ncuts = cut_order(operand_slots(value, slot), order);
   for (int i = 0; i < ncuts; i++) {

@@ -138,14 +138,11 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
   if (progress) *progress = m->progress;
   if (!ok) snprintf(why, n, "%s", m->why);
   else ok = tensorize_check_match(m, sem->m, name, guard, why, n);
-  char *scopes = ok ? sched_intrinsic_meta(sem->m->src, "scopes: ") : NULL, *abi = ok ? sched_intrinsic_meta(sem->m->src, "abi: ") : NULL;
-  /* scopes: "C nu_ob, A nu_ib, B nu_wb" */
-  for (char *p = scopes; ok && p && *p;) {
-    char op[64], scope[64];
-    int used = 0;
-    if (sscanf(p, " %63[^ ,] %63[^ ,]%n", op, scope, &used) != 2) break;
-    p += used;
-    while (*p == ',' || *p == ' ') p++;
+  char *abi = ok ? sched_intrinsic_meta(sem->m->src, "abi: ") : NULL;
+  SchedScopes scopes = {.n = 0};
+  if (ok) sched_intrinsic_scopes(sem->m->src, &scopes); /* "C nu_ob, A nu_ib, B nu_wb" */
+  for (int k = 0; ok && k < scopes.n; k++) {
+    const char *op = scopes.v[k].operand, *scope = scopes.v[k].scope;
     for (int i = 0; i < m->nbufs; i++)
       if (!strcmp(m->sbuf[i]->name, op) && strcmp(m->ubuf[i]->scope, scope)) {
         snprintf(why, n, "its operand %s would be %s, which is in %s; it must be in %s (stage it there with "
@@ -165,7 +162,6 @@ static bool match_intrinsic(SemCache *cache, Arena *a, const Stmt *loop, const c
         ok = snprintf(why, n, "the abi of %s names '%s', which the match does not bind", name, t) < 0;
     }
   }
-  free(scopes);
   free(abi);
   free(m);
   tensorize_sem_free(&own);

@@ -236,6 +236,20 @@ static bool constant_fits(const Expr *u, const Type *t) {
   return u->ival >= lo && (u->ival < 0 || (uint64_t)u->ival <= hi);
 }
 
+/* s is a narrow integer parameter as C promotes it, `(int)s` (an int8
+ * min's `a[i] < s ? a[i] : s`), and u a constant (96, -20) of the promoted
+ * type that the parameter holds: passing u to the parameter and promoting
+ * it gives u again (96 is (int)(int8_t)96; 300 is not (int)(int8_t)300). */
+static bool promoted_constant(const Match *m, const Expr *u, const Expr *s) {
+  int64_t k, lo;
+  uint64_t hi;
+  if (s->kind != EX_CAST || !s->implicit || s->a->kind != EX_VAR || !tensorize_is_param(m, s->a->var) ||
+      !type_is_integer(s->a->type) || !type_is_integer(s->type) || !type_same(u->type, s->type) || !ir_const_int(u, &k))
+    return false;
+  type_int_range(s->a->type, &lo, &hi);
+  return k >= lo && (k < 0 || (uint64_t)k <= hi);
+}
+
 static bool match_either_order(Match *m, const Expr *u, const Expr *s);
 
 /* An integer constant C converts to the floating type of s where it
@@ -473,6 +487,7 @@ bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s) {
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && tensorize_is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
     return bind_operand(m, s->var, u);
+  if (promoted_constant(m, u, s)) return bind_operand(m, s->a->var, u);
   if (int_as_float(u, s)) return true;
   int and_form = index_and(m, u, s);
   if (and_form) return and_form > 0;

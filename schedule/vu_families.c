@@ -35,6 +35,9 @@ static bool is_rows(const SchedVuOp *op) { return !strcmp(op->form, "rows"); }
 static bool is_reduce(const SchedVuOp *op) { return !strncmp(op->form, "red_", 4); }
 static bool is_box(const SchedVuOp *op) { return !strcmp(op->form, "box_un"); }
 static bool is_fill(const SchedVuOp *op) { return !strcmp(op->form, "fill"); }
+static bool is_acc(const SchedVuOp *op) { return !strncmp(op->form, "box_acc_", 8); }
+static bool is_cols(const SchedVuOp *op) { return !strcmp(op->form, "cols2"); }
+static bool is_dot(const SchedVuOp *op) { return !strcmp(op->form, "red2_zero"); }
 
 /* The C type of a type column's name (i8, i32, f32). */
 static const char *c_type_of(const char *t) {
@@ -42,12 +45,13 @@ static const char *c_type_of(const char *t) {
 }
 static const char *c_type(const SchedVuOp *op) { return c_type_of(op->type); }
 
-/* The element type of operand a, b or c: a cast's a is of the type its
+/* The element type of operand a, b or c: a cast's a (a box_acc's a and b) is of the type its
  * form names (from_i8: int8_t), every other operand of the row's type. */
 static const char *operand_type(const SchedVuOp *op, const char *name) {
   const char *f = op->form;
   if (!strcmp(name, "m") && (!strcmp(f, "sel") || !strcmp(f, "mask") || !strcmp(f, "sel_e"))) return "uint8_t";
   if (is_cast(op) && !strcmp(name, "a")) return c_type_of(op->form + 5);
+  if (is_acc(op) && strcmp(name, "dst")) return c_type_of(op->form + 8);
   return c_type(op);
 }
 
@@ -59,16 +63,21 @@ static bool calls_library(const char *sem) {
   return false;
 }
 
-/* sem with X, Y and M replaced by x, y and m; a 1-D select's P and Q by
- * p[i] and q[i], its scalars T, E and C by t, e and c, a fill's V by its
- * value. */
-static void expand(StrBuf *sb, const char *sem, const char *x, const char *y, const char *m) {
+/* sem with X, Y, M and Z replaced by x, y, m and z; a 1-D select's P and
+ * Q by p[i] and q[i], its scalars T, E and C by t, e and c, a fill's V by
+ * its value, cols2's G by g[c]. */
+static void expand_z(StrBuf *sb, const char *sem, const char *x, const char *y, const char *m, const char *z) {
   for (const char *p = sem; *p; p++) {
-    const char *with = *p == 'X' ? x : *p == 'Y' ? y : *p == 'M' ? m : *p == 'P' ? "p[i]" : *p == 'Q' ? "q[i]"
-                     : *p == 'T' ? "t" : *p == 'E' ? "e" : *p == 'C' ? "c" : *p == 'V' ? "value" : NULL;
+    const char *with = *p == 'X' ? x : *p == 'Y' ? y : *p == 'M' ? m : *p == 'Z' ? z : *p == 'P' ? "p[i]"
+                     : *p == 'Q' ? "q[i]" : *p == 'T' ? "t" : *p == 'E' ? "e" : *p == 'C' ? "c" : *p == 'V' ? "value"
+                     : *p == 'G' ? "g[c]" : NULL;
     if (with) sb_puts(sb, with);
     else sb_putc(sb, *p);
   }
+}
+
+static void expand(StrBuf *sb, const char *sem, const char *x, const char *y, const char *m) {
+  expand_z(sb, sem, x, y, m, "");
 }
 
 /* The element-wise statement of a 1-D form: dst[i] = ...; */
@@ -90,7 +99,10 @@ static void element_value(StrBuf *sb, const SchedVuOp *op) {
  * the abi line and the prototype name them. */
 static const char *operands(const SchedVuOp *op) {
   const char *f = op->form;
-  return !strcmp(f, "vv") || !strcmp(f, "cmp") || !strcmp(f, "str") || !strcmp(f, "str_plane") || is_rows(op) ? "a b"
+  return !strcmp(f, "vv") || !strcmp(f, "cmp") || !strcmp(f, "str") || !strcmp(f, "str_plane") || is_rows(op) ||
+                 is_acc(op) || is_dot(op)
+             ? "a b"
+         : is_cols(op)                                                                                      ? "a g b"
          : !strcmp(f, "sel") || !strcmp(f, "sel_t") || !strcmp(f, "sel_tc")                                 ? "m a b"
          : !strcmp(f, "mask")                                                                               ? "m a b c"
          : !strcmp(f, "sel_te") || !strcmp(f, "sel_e")                                                      ? "m a"
@@ -128,6 +140,10 @@ static const char *form_note(const SchedVuOp *op) {
   if (!strcmp(f, "sel_t") || !strcmp(f, "sel_te") || !strcmp(f, "sel_pq") || !strcmp(f, "sel_tc"))
     return "A compare and a predicated move in one instruction (C's compare: false for a NaN); b may be dst:\n"
            " * a masked store.";
+  if (is_acc(op)) return "b is one element: a user's array of any rank binds to it when the indices\n"
+                         " * are fixed inside the nest (w[c][r][s] under the loops over c, r and s).";
+  if (is_cols(op)) return "g and b hold one value per column (layernorm's gamma and beta).";
+  if (is_dot(op)) return "a and b may be the same array (a sum of squares: d[r][c] * d[r][c]).";
   if (is_plane(op)) return "Strided operands over a plane: a's rows RA apart and elements SA apart, b's RB and SB;\n"
                            " * LDD, LDA and LDB are the row lengths. AH and BH follow from the other sizes.";
   return NULL;
@@ -150,7 +166,8 @@ static void file_head(StrBuf *sb, const SchedVuOp *op) {
   if (is_window(op)) sb_puts(&abi, ", ROWS, COLS, KH, KW, SH, SW, LDD, LDA");
   else if (is_strided(op)) sb_puts(&abi, ", N, SA, SB");
   else if (is_plane(op)) sb_puts(&abi, ", ROWS, COLS, RA, SA, RB, SB, LDD, LDA, LDB");
-  else if (is_rows(op) || is_box(op)) sb_puts(&abi, ", ROWS, COLS, LDD, LDA");
+  else if (is_rows(op) || is_box(op) || is_acc(op) || is_cols(op)) sb_puts(&abi, ", ROWS, COLS, LDD, LDA");
+  else if (is_dot(op)) sb_puts(&abi, ", ROWS, COLS, LDA, LDB");
   else if (is_reduce(op)) sb_puts(&abi, ", ROWS, COLS, LD");
   else if (is_fill(op)) sb_puts(&abi, ", ROWS, COLS, LDD");
   else sb_puts(&abi, ", N");
@@ -191,38 +208,60 @@ static void plane_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
   sb_puts(sb, ";\n}\n");
 }
 
-/* A box of ROWS x COLS elements: rows (b one value per row) and box_un. */
-static void box_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
-  sb_puts(sb, "#define ROWS 8\n#define COLS 16\n#define LDD 16\n#define LDA 16\n\n");
-  sb_printf(sb, "void %s(%s dst[ROWS][LDD], const %s a[ROWS][LDA]", op->name, t, t);
-  if (is_rows(op)) sb_printf(sb, ", const %s b[ROWS]", t);
-  sb_puts(sb, ") {\n  for (int r = 0; r < ROWS; r++)\n    for (int c = 0; c < COLS; c++)\n      dst[r][c] = ");
-  expand(sb, op->sem, "a[r][c]", "b[r]", "");
-  sb_puts(sb, ";\n}\n");
-}
-
-/* SEM "Y OP X" with OP one of + - * as its compound assignment "Y OP= X",
- * as C writes a reduction's step; NULL when SEM is not of that shape. */
+/* SEM "Y OP rest" with OP one of + - * as its compound assignment
+ * "Y OP= rest", as C writes a reduction's step or an update; NULL when SEM
+ * is not of that shape, or when rest holds an operator that does not bind
+ * tighter than OP (Y + X + Z is not Y += X + Z in floating point). */
 static const char *compound_step(const char *sem) {
-  if (strncmp(sem, "Y ", 2) || !sem[2] || !strchr("+-*", sem[2]) || strcmp(sem + 3, " X")) return NULL;
+  if (strncmp(sem, "Y ", 2) || !sem[2] || !strchr("+-*", sem[2]) || strncmp(sem + 3, " ", 1)) return NULL;
+  const char *looser = sem[2] == '*' ? "+-*/%?<>=&|^!" : "+-?<>=&|^!";
+  if (strpbrk(sem + 4, looser)) return NULL;
   return sem[2] == '+' ? "+=" : sem[2] == '-' ? "-=" : "*=";
 }
 
-/* A row reduction: dst[r] from 0 (red_zero) or a[r][0] (red_first), then
- * the step over the row's elements in order. */
+/* The step that updates lhs (Y in SEM) from x and z: "lhs += x" when SEM
+ * is a compound step, else "lhs = SEM". */
+static void update_step(StrBuf *sb, const SchedVuOp *op, const char *lhs, const char *x, const char *z) {
+  const char *step = compound_step(op->sem);
+  sb_printf(sb, "%s %s ", lhs, step ? step : "=");
+  expand_z(sb, step ? op->sem + 4 : op->sem, x, lhs, "", z);
+}
+
+/* A box of ROWS x COLS elements: rows (b one value per row), box_un, cols2
+ * (g and b one value per column) and box_acc (an update of dst with a
+ * one-element b). */
+static void box_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
+  sb_puts(sb, "#define ROWS 8\n#define COLS 16\n#define LDD 16\n#define LDA 16\n\n");
+  sb_printf(sb, "void %s(%s dst[ROWS][LDD], const %s a[ROWS][LDA]", op->name, t, operand_type(op, "a"));
+  if (is_rows(op)) sb_printf(sb, ", const %s b[ROWS]", t);
+  if (is_cols(op)) sb_printf(sb, ", const %s g[COLS], const %s b[COLS]", t, t);
+  if (is_acc(op)) sb_printf(sb, ", const %s b[1]", operand_type(op, "b"));
+  sb_puts(sb, ") {\n  for (int r = 0; r < ROWS; r++)\n    for (int c = 0; c < COLS; c++)\n      ");
+  if (is_acc(op)) {
+    update_step(sb, op, "dst[r][c]", "a[r][c]", "b[0]");
+  } else {
+    sb_puts(sb, "dst[r][c] = ");
+    expand(sb, op->sem, "a[r][c]", is_cols(op) ? "b[c]" : "b[r]", "");
+  }
+  sb_puts(sb, ";\n}\n");
+}
+
+/* A row reduction: dst[r] from 0 (red_zero, red2_zero) or a[r][0]
+ * (red_first), then the step over the row's elements in order (red2: over
+ * a's and b's). */
 static void reduce_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
   bool first = !strcmp(op->form, "red_first");
-  sb_puts(sb, "#define ROWS 16\n#define COLS 16\n#define LD 16\n\n");
-  sb_printf(sb, "void %s(%s dst[ROWS], const %s a[ROWS][LD]) {\n  for (int r = 0; r < ROWS; r++) {\n    dst[r] = %s;\n",
-            op->name, t, t, first ? "a[r][0]" : !strcmp(op->type, "f32") ? "0.0f" : "0");
-  sb_printf(sb, "    for (int c = %d; c < COLS; c++)\n      dst[r] ", first ? 1 : 0);
-  const char *step = compound_step(op->sem);
-  if (step) {
-    sb_printf(sb, "%s a[r][c]", step);
+  if (is_dot(op)) {
+    sb_puts(sb, "#define ROWS 8\n#define COLS 16\n#define LDA 16\n#define LDB 16\n\n");
+    sb_printf(sb, "void %s(%s dst[ROWS], const %s a[ROWS][LDA], const %s b[ROWS][LDB]) {\n", op->name, t, t, t);
   } else {
-    sb_puts(sb, "= ");
-    expand(sb, op->sem, "a[r][c]", "dst[r]", "");
+    sb_puts(sb, "#define ROWS 16\n#define COLS 16\n#define LD 16\n\n");
+    sb_printf(sb, "void %s(%s dst[ROWS], const %s a[ROWS][LD]) {\n", op->name, t, t);
   }
+  sb_printf(sb, "  for (int r = 0; r < ROWS; r++) {\n    dst[r] = %s;\n",
+            first ? "a[r][0]" : !strcmp(op->type, "f32") ? "0.0f" : "0");
+  sb_printf(sb, "    for (int c = %d; c < COLS; c++)\n      ", first ? 1 : 0);
+  update_step(sb, op, "dst[r]", "a[r][c]", "b[r][c]");
   sb_puts(sb, ";\n  }\n}\n");
 }
 
@@ -237,11 +276,11 @@ void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
     plane_kernel(sb, op, t);
     return;
   }
-  if (is_rows(op) || is_box(op)) {
+  if (is_rows(op) || is_box(op) || is_cols(op) || is_acc(op)) {
     box_kernel(sb, op, t);
     return;
   }
-  if (is_reduce(op)) {
+  if (is_reduce(op) || is_dot(op)) {
     reduce_kernel(sb, op, t);
     return;
   }
@@ -284,8 +323,9 @@ static void parameters(StrBuf *sb, const SchedVuOp *op) {
   for (char *a = strtok_r(names, " ", &save); a; a = strtok_r(NULL, " ", &save))
     sb_printf(sb, ", const %s *%s", operand_type(op, a), a);
   if (is_window(op)) sb_puts(sb, ", int rows, int cols, int kh, int kw, int sh, int sw, int ldd, int lda");
-  else if (is_rows(op) || is_box(op)) sb_puts(sb, ", int rows, int cols, int ldd, int lda");
+  else if (is_rows(op) || is_box(op) || is_cols(op) || is_acc(op)) sb_puts(sb, ", int rows, int cols, int ldd, int lda");
   else if (is_reduce(op)) sb_puts(sb, ", int rows, int cols, int ld");
+  else if (is_dot(op)) sb_puts(sb, ", int rows, int cols, int lda, int ldb");
   else if (is_fill(op)) sb_puts(sb, ", int rows, int cols, int ldd");
   else if (is_strided(op)) sb_puts(sb, ", int n, int sa, int sb");
   else if (is_plane(op)) sb_puts(sb, ", int rows, int cols, int ra, int sa, int rb, int sb, int ldd, int lda, int ldb");
@@ -306,9 +346,16 @@ static void summary(StrBuf *sb, const SchedVuOp *op) {
     if (!strcmp(op->form, "win_avg")) sb_puts(sb, ", then y / s");
     return;
   }
-  if (is_rows(op) || is_box(op)) {
+  if (is_rows(op) || is_box(op) || is_cols(op) || is_acc(op)) {
     sb_puts(sb, "dst[r*ldd + c] = ");
-    expand(sb, op->sem, "a[r*lda + c]", "b[r]", "");
+    expand_z(sb, op->sem, "a[r*lda + c]", is_cols(op) ? "b[c]" : is_acc(op) ? "dst[r*ldd + c]" : "b[r]", "", "b[0]");
+    if (is_cols(op)) sb_puts(sb, " (rounded after each operation)");
+    return;
+  }
+  if (is_dot(op)) {
+    sb_puts(sb, "dst[r] = the row's y, from 0, y = ");
+    expand_z(sb, op->sem, "x", "y", "", "z");
+    sb_puts(sb, " over each x = a[r*lda + c] and z = b[r*ldb + c] in order (cols >= 1; a and b may be the same rows)");
     return;
   }
   if (is_fill(op)) {

@@ -1,10 +1,9 @@
 /* The VU cores: how an op issues (sim_vu_issue, and sim_vu_box_issue for a
- * 2-D box), and the ops that are not rows of npu_vu_families.def
- * (docs/architecture.md says why): requantize, multiply-accumulate,
- * the column broadcast and the row dot product. The rows are
- * sim/vu_family.c. Every operand lies in the VM of one core, which runs
- * the op. Cycles per instruction: overhead + ceil(bytes of the widest
- * operand / vector_bytes). */
+ * 2-D box), and requantize, which is not a row of npu_vu_families.def
+ * (docs/architecture.md says why). The rows are sim/vu_family.c. Every
+ * operand lies in the VM of one core, which runs the op. Cycles per
+ * instruction: overhead + ceil(bytes of the widest operand /
+ * vector_bytes). */
 #include <math.h>
 #include <stdio.h>
 
@@ -94,54 +93,4 @@ bool sim_vu_box_issue(const char *file, int line, const char *op, const VuBox *b
   if (!s || !box_ok(s, site, op, b)) return false;
   if (s->tracing) snprintf(d, sizeof d, "rows=%d cols=%d %s=%d %s=%d", b->rows, b->cols, b->n1, b->ld1, b->n2, b->ld2);
   return sim_vu_issue(s, site, op, v, nv, (uint64_t)b->rows * (uint64_t)b->cols * 4, d);
-}
-
-void npu_vu_macs_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, const int8_t *b,
-                           int rows, int cols, int ldd, int lda) {
-  const VuBox box = {rows, cols, 0, "ldd", "lda", ldd, lda};
-  int64_t nb = rows && cols ? 1 : 0; /* b is read only when there is work */
-  VuArg v[3] = {{"dst", dst, (int64_t)cols * 4, rows, (int64_t)ldd * 4, 4, OP_READ | OP_WRITE},
-                {"a", a, cols, rows, lda, 1, OP_READ},
-                {"b", b, nb, 1, 0, 1, OP_READ}};
-  if (!sim_vu_box_issue(file, line, "npu_vu_macs_i8_i32", &box, v, 3)) return;
-  int32_t w = b && nb ? b[0] : 0;
-  for (int r = 0; r < rows; r++)
-    for (int c = 0; c < cols; c++) {
-      int32_t *p = dst + (ptrdiff_t)r * ldd + c;
-      *p = (int32_t)((uint32_t)*p + (uint32_t)((int32_t)a[(ptrdiff_t)r * lda + c] * w));
-    }
-}
-
-/* ---- f32 ops for row-wise kernels (softmax, layernorm) ---- */
-
-#define BOX(name, p, ld, mode) {name, p, (int64_t)cols * 4, rows, (int64_t)(ld) * 4, 4, mode}
-
-void npu_vu_muladd_cols_f32_at(const char *file, int line, float *dst, const float *a, const float *g,
-                               const float *b, int rows, int cols, int ldd, int lda) {
-  const VuBox box = {rows, cols, 0, "ldd", "lda", ldd, lda};
-  int64_t nc = rows ? (int64_t)cols * 4 : 0;
-  VuArg v[4] = {BOX("dst", dst, ldd, OP_WRITE), BOX("a", a, lda, OP_READ), {"g", g, nc, 1, 0, 4, OP_READ},
-                {"b", b, nc, 1, 0, 4, OP_READ}};
-  if (!sim_vu_box_issue(file, line, "npu_vu_muladd_cols_f32", &box, v, 4)) return;
-  for (int r = 0; r < rows; r++)
-    for (int c = 0; c < cols; c++) {
-      float p = a[(ptrdiff_t)r * lda + c] * g[c]; /* rounded here, as the C expression is */
-      dst[(ptrdiff_t)r * ldd + c] = p + b[c];
-    }
-}
-
-/* Over n elements with a scalar operand. */
-void npu_vu_reduce_dot_f32_at(const char *file, int line, float *dst, const float *a, const float *b, int rows,
-                              int cols, int lda, int ldb) {
-  const VuBox box = {rows, cols, 1, "lda", "ldb", lda, ldb};
-  VuArg v[3] = {{"dst", dst, (int64_t)rows * 4, 1, 0, 4, OP_WRITE}, BOX("a", a, lda, OP_READ), BOX("b", b, ldb, OP_READ)};
-  if (!sim_vu_box_issue(file, line, "npu_vu_reduce_dot_f32", &box, v, 3)) return;
-  for (int r = 0; r < rows; r++) {
-    float acc = 0.0f;
-    for (int c = 0; c < cols; c++) {
-      float p = a[(ptrdiff_t)r * lda + c] * b[(ptrdiff_t)r * ldb + c];
-      acc = acc + p;
-    }
-    dst[r] = acc;
-  }
 }

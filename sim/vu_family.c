@@ -238,6 +238,63 @@ static float vu_fmin(float x, float y) {
       }                                                                                         \
   }
 
+/* box_acc_S: dst[r][c] = SIM over its own y, x = a[r][c] and z = b[0], a
+ * and b of the type S (a multiply-accumulate by one element: a depthwise
+ * conv's tap); b is read only when there is work */
+#define VU_FORM_box_acc(NAME, T, S, SIM)                                                        \
+  void NAME##_at(const char *file, int line, T *dst, const S *a, const S *bv, int rows, int cols, int ldd, int lda) { \
+    const VuBox box = {rows, cols, 0, "ldd", "lda", ldd, lda};                                  \
+    int64_t nb = rows && cols ? (int64_t)sizeof(S) : 0;                                         \
+    VuArg v[3] = {VU_BOX_ARG("dst", dst, T, ldd, OP_READ | OP_WRITE), VU_BOX_ARG("a", a, S, lda, OP_READ), \
+                  {"b", bv, nb, 1, 0, (int)sizeof(S), OP_READ}};                                \
+    if (!sim_vu_box_issue(file, line, #NAME, &box, v, 3)) return;                              \
+    S z = bv && nb ? bv[0] : 0;                                                                 \
+    for (int r = 0; r < rows; r++)                                                              \
+      for (int c = 0; c < cols; c++) {                                                          \
+        T *p = dst + (ptrdiff_t)r * ldd + c, y = *p;                                            \
+        S x = a[(ptrdiff_t)r * lda + c];                                                        \
+        *p = (T)(SIM);                                                                          \
+      }                                                                                         \
+  }
+#define VU_FORM_box_acc_i8(NAME, T, SIM) VU_FORM_box_acc(NAME, T, vu_i8, SIM)
+
+/* cols2: dst[r][c] = SIM over x = a[r][c] and two operands with one value
+ * per column, g = g[c] and y = b[c] (layernorm's gamma and beta), each read
+ * only when there is a row */
+#define VU_FORM_cols2(NAME, T, SIM)                                                             \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *gv, const T *bv, int rows, int cols, \
+                 int ldd, int lda) {                                                            \
+    const VuBox box = {rows, cols, 0, "ldd", "lda", ldd, lda};                                  \
+    int64_t nc = rows ? (int64_t)cols * (int64_t)sizeof(T) : 0;                                 \
+    VuArg v[4] = {VU_BOX_ARG("dst", dst, T, ldd, OP_WRITE), VU_BOX_ARG("a", a, T, lda, OP_READ), \
+                  {"g", gv, nc, 1, 0, (int)sizeof(T), OP_READ}, {"b", bv, nc, 1, 0, (int)sizeof(T), OP_READ}}; \
+    if (!sim_vu_box_issue(file, line, #NAME, &box, v, 4)) return;                              \
+    for (int r = 0; r < rows; r++)                                                              \
+      for (int c = 0; c < cols; c++) {                                                          \
+        T x = a[(ptrdiff_t)r * lda + c], g = gv[c], y = bv[c];                                  \
+        dst[(ptrdiff_t)r * ldd + c] = (T)(SIM);                                                 \
+      }                                                                                         \
+  }
+
+/* red2_zero: dst[r] = y from 0, then y = SIM over x = a[r][c] and
+ * z = b[r][c] for c from 0 on in order (cols >= 1; a and b may be the same
+ * rows: a sum of squares) */
+#define VU_FORM_red2_zero(NAME, T, SIM)                                                         \
+  void NAME##_at(const char *file, int line, T *dst, const T *a, const T *bv, int rows, int cols, int lda, int ldb) { \
+    const VuBox box = {rows, cols, 1, "lda", "ldb", lda, ldb};                                  \
+    VuArg v[3] = {{"dst", dst, (int64_t)rows * (int64_t)sizeof(T), 1, 0, (int)sizeof(T), OP_WRITE}, \
+                  VU_BOX_ARG("a", a, T, lda, OP_READ), VU_BOX_ARG("b", bv, T, ldb, OP_READ)};   \
+    if (!sim_vu_box_issue(file, line, #NAME, &box, v, 3)) return;                              \
+    for (int r = 0; r < rows; r++) {                                                            \
+      T y = 0;                                                                                  \
+      for (int c = 0; c < cols; c++) {                                                          \
+        T x = a[(ptrdiff_t)r * lda + c], z = bv[(ptrdiff_t)r * ldb + c];                        \
+        y = (T)(SIM);                                                                           \
+      }                                                                                         \
+      dst[r] = y;                                                                               \
+    }                                                                                           \
+  }
+
 /* fill: dst[r][c] = SIM over the scalar value (an integer type: the trace
  * prints it as an int) */
 #define VU_FORM_fill(NAME, T, SIM)                                                              \

@@ -399,3 +399,63 @@ Test(isel, a_sequence_runs_under_a_tail_guard) {
   has(c, "s1_t1 (line 4), s1 (line 4)"); /* the first instruction's statement has a name of its own */
   npg_close(s);
 }
+
+/* A clamp written as one expression, two ways: MIN(MAX(x, lo), hi) with
+ * the usual macros computes the max twice, `(x > lo ? x : lo) < hi ? (x >
+ * lo ? x : lo) : hi`; the max is computed once into a temporary both
+ * occurrences read, then the min: a max and a min with a scalar. With the
+ * C library, fminf(fmaxf(x, lo), hi), it is the fmax with lo into a
+ * temporary (npu_vu_scalar_fmax_f32, C's fmaxf as the check's C library
+ * computes it, NaN and signed zeros included: vu_families checks the row
+ * on every pair of specials), then the fmin with hi. Over int8 the macros
+ * compute in int (C's promotion); the max's values are int8 values (an
+ * int8 element or qlo, promoted), so its temporary is int8, read back
+ * promoted, and the max and the min are the int8 rows (the min with the
+ * constant 100). One variant, checked by execution. Before: no instruction took the macros' node and cutting
+ * either occurrence alone left the min's compare and value two arrays,
+ * and no VU op took fmaxf of an element and a scalar: both nests stayed
+ * on the CU. */
+Test(isel, a_clamp_written_as_one_expression_is_a_max_then_a_min) {
+  NpgSession *s = open_ok("#include <math.h>\n"
+                          "#define MIN(a, b) ((a) < (b) ? (a) : (b))\n"
+                          "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+                          "#include <stdint.h>\n"
+                          "void k(const float x[4][64], float y[4][64], float z[4][64], float lo, float hi,\n"
+                          "       const int8_t q[4][64], int8_t w[4][64], int8_t qlo) {\n"
+                          "  for (int r = 0; r < 4; r++)\n"
+                          "    for (int i = 0; i < 64; i++) {\n"
+                          "      clamp: y[r][i] = MIN(MAX(x[r][i], lo), hi);\n"
+                          "      fclamp: z[r][i] = fminf(fmaxf(x[r][i], lo), hi);\n"
+                          "      qclamp: w[r][i] = MIN(MAX(q[r][i], qlo), 100);\n"
+                          "    }\n"
+                          "}\n"
+                          "#pragma npu inputs(k, lo, -1, 0)\n"
+                          "#pragma npu inputs(k, hi, 0, 1)\n"
+                          "#pragma npu inputs(k, qlo, -100, 0)\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu fission(i, fclamp)\n"
+                          "#pragma npu fission(i, clamp)\n"
+                          "#pragma npu cache_read(x, vu_vm, r, x_vm)\n"
+                          "#pragma npu cache_read(q, vu_vm, r, q_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, r, y_vm)\n"
+                          "#pragma npu cache_write(z, vu_vm, r, z_vm)\n"
+                          "#pragma npu cache_write(w, vu_vm, r, w_vm)\n"
+                          "#pragma npu vectorize(i)\n"
+                          "#pragma npu vectorize(i_1)\n"
+                          "#pragma npu vectorize(i_2)\n");
+  const char *c = npg_emit_source(s, checked_once(s, "v"));
+  has(c, "    /* y_vm_t1[i] = x_vm[0][i] > lo ? x_vm[0][i] : lo, of clamp (line 9) */\n"
+         "    npu_vu_scalar_max_f32(&y_vm_t1[0], &x_vm[0][0], /*n=*/64, lo);\n"
+         "    /* y_vm[0][i] = y_vm_t1[i] < hi ? y_vm_t1[i] : hi, of clamp (line 9) */\n"
+         "    npu_vu_scalar_min_f32(&y_vm[0][0], &y_vm_t1[0], /*n=*/64, hi);\n");
+  has(c, "    /* z_vm_t1[i] = fmaxf(x_vm[0][i], lo), of fclamp (line 10) */\n"
+         "    npu_vu_scalar_fmax_f32(&z_vm_t1[0], &x_vm[0][0], /*n=*/64, lo);\n"
+         "    /* z_vm[0][i] = fminf(z_vm_t1[i], hi), of fclamp (line 10) */\n"
+         "    npu_vu_scalar_fmin_f32(&z_vm[0][0], &z_vm_t1[0], /*n=*/64, hi);\n");
+  has(c, "    /* w_vm_t1[i] = q_vm[0][i] > qlo ? q_vm[0][i] : qlo, of qclamp (line 11) */\n"
+         "    npu_vu_scalar_max_i8(&w_vm_t1[0], &q_vm[0][0], /*n=*/64, qlo);\n"
+         "    /* w_vm[0][i] = w_vm_t1[i] < 100 ? w_vm_t1[i] : 100, of qclamp (line 11) */\n"
+         "    npu_vu_scalar_min_i8(&w_vm[0][0], &w_vm_t1[0], /*n=*/64, /*s=*/100);\n");
+  has(c, "int8_t *w_vm_t1 = "); /* the max's temporary is int8: every value the max takes is one */
+  npg_close(s);
+}

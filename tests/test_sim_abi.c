@@ -81,7 +81,7 @@ Test(sim_abi, symbol_table_is_complete_and_unique) {
   const NpuSimSymbol *t = npusim_symbols(&n);
   int families;
   sched_vu_ops(&families); /* one entry per row of npu_vu_families.def */
-  cr_assert_eq(n, 26 + (size_t)families); /* and npu_cu_fallback_at: the check's count of fallbacks */
+  cr_assert_eq(n, 23 + (size_t)families); /* and npu_cu_fallback_at: the check's count of fallbacks */
   for (size_t i = 0; i < n; i++) {
     cr_assert_not_null(t[i].addr);
     size_t len = strlen(t[i].name);

@@ -188,16 +188,17 @@ Test(tune_reach, the_host_sketches_read_the_kernel_as_written) {
 }
 
 /* A VU sketch that does not apply names the stage's expression that no
- * instruction computes, and why (issue 41's trial: `fmaxf(x, 0.0f)`, a
- * ReLU against a constant, where the VU's fmax reads two vectors).
- * Before: "no statement under loop i is an elementwise or reduction op of
- * the VU's families", which named nothing. */
+ * instruction computes, and why (issue 41's trial was `fmaxf(x, 0.0f)`, a
+ * ReLU against a constant, which npu_vu_scalar_fmax_f32 computes now: the
+ * sum with sinf(x) here has no instruction). Before: "no statement under
+ * loop i is an elementwise or reduction op of the VU's families", which
+ * named nothing. */
 Test(tune_reach, a_vu_sketch_that_does_not_apply_names_what_blocks_it) {
   static const char src[] = "#include <math.h>\n"
                             "void relu(const float x[256][128], float y[256][128]) {\n"
                             "  for (int i = 0; i < 256; i++)\n"
                             "    for (int j = 0; j < 128; j++)\n"
-                            "      y[i][j] = fmaxf(x[i][j], 0.0f);\n"
+                            "      y[i][j] = fmaxf(x[i][j], 0.0f) + sinf(x[i][j]);\n"
                             "}\n";
   NpgSession *s = npg_open_string("k.c", src, strlen(src));
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
@@ -205,8 +206,10 @@ Test(tune_reach, a_vu_sketch_that_does_not_apply_names_what_blocks_it) {
   char why[4096];
   cr_assert(tune_space_build(&sp, s, "relu", false, why, sizeof why), "%s", why);
   cr_expect(strstr(sp.notes, "vu:rows: no stage vectorizes onto the VU: vectorize(j) stays a hint: no VU instruction "
-                             "computes the nest under j (nearest npu_vu_fmax_f32: a constant where the intrinsic reads "
-                             "a vector operand (an array): '0.0f' in s1 (line 5) against the intrinsic's 'b[i]'"),
+                             "computes the nest under j (nearest npu_vu_add_f32: the expressions differ: "
+                             "'fmaxf(x_vm[ii][j], 0.0f)' in s1 (line 5) against the intrinsic's 'a[i]' (line 12); as a "
+                             "sequence of instructions: no VU instruction computes 'sinf(x_vm[ii][j])' (nearest "
+                             "npu_vu_abs_f32: the calls differ"),
             "%s", sp.notes);
   tune_space_free(&sp);
   npg_close(s);

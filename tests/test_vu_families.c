@@ -127,6 +127,7 @@ typedef void (*SimPlane)(const char *, int, void *, const void *, const void *, 
 typedef void (*SimBox)(const char *, int, void *, const void *, int, int, int, int);
 typedef void (*SimRows)(const char *, int, void *, const void *, const void *, int, int, int, int);
 typedef void (*SimRed)(const char *, int, void *, const void *, int, int, int);
+typedef void (*SimCols)(const char *, int, void *, const void *, const void *, const void *, int, int, int, int);
 typedef void (*SimSelT)(const char *, int, void *, const void *, const void *, const void *, int, float);
 typedef void (*SimSelTC)(const char *, int, void *, const void *, const void *, const void *, int, float, float);
 typedef void (*SimSelTE)(const char *, int, void *, const void *, const void *, int, float, float);
@@ -159,7 +160,9 @@ static void call_sim(const SchedVuOp *op, void *fn, void *vd, const void *vmk, c
   const char *f = op->form;
   if (!strcmp(f, "vv") || !strcmp(f, "cmp")) ((SimP3)fn)("t.c", 1, vd, va, vb, n);
   else if (!strcmp(f, "un") || !strncmp(f, "from_", 5)) ((SimP2)fn)("t.c", 1, vd, va, n);
-  else if (!strcmp(f, "rows")) ((SimRows)fn)("t.c", 1, vd, va, vb, 1, n, n, n); /* one row */
+  else if (!strcmp(f, "rows") || !strncmp(f, "box_acc_", 8) || !strcmp(f, "red2_zero"))
+    ((SimRows)fn)("t.c", 1, vd, va, vb, 1, n, n, n); /* one row */
+  else if (!strcmp(f, "cols2")) ((SimCols)fn)("t.c", 1, vd, va, vb, vc, 1, n, n, n);
   else if (!strcmp(f, "box_un")) ((SimBox)fn)("t.c", 1, vd, va, 1, n, n, n);
   else if (!strncmp(f, "red_", 4)) ((SimRed)fn)("t.c", 1, vd, va, 1, n, n);
   else if (!strcmp(f, "fill")) ((SimFill)fn)("t.c", 1, (void *)va, 1, n, n, si); /* its one operand, dst, where a goes */
@@ -183,7 +186,7 @@ static void call_sim(const SchedVuOp *op, void *fn, void *vd, const void *vmk, c
 static bool arithmetic(const char *op) {
   return !strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "mul") || !strcmp(op, "div") || !strcmp(op, "neg") ||
          !strcmp(op, "window_sum") || !strcmp(op, "window_avg") || !strcmp(op, "reduce_sum") ||
-         !strcmp(op, "select_muls");
+         !strcmp(op, "select_muls") || !strcmp(op, "muladd") || !strcmp(op, "reduce_dot");
 }
 
 static bool same_value(const SchedVuOp *op, const uint8_t *want, const uint8_t *got, int bytes) {
@@ -486,6 +489,115 @@ static void check_select(const SchedVuOp *op, int S) {
   tcc_unit_free(unit);
 }
 
+/* Runs the three-operand box member op once in the simulator and once as
+ * its semantics, both on the same operands (the semantics on host copies),
+ * and compares the dst_bytes of dst. defs: the semantics' sizes. */
+typedef struct {
+  const SchedVuOp *op;
+  void *sem;
+  int rows, cols, ld1, ld2;          /* the call's sizes after rows and cols: ldd, lda (or lda, ldb) */
+  uint8_t *dst, *a, *b, *g;          /* host operands: dst its value before the op */
+  size_t dst_bytes, a_bytes, b_bytes, g_bytes;
+} PairBox;
+
+typedef void (*SemAcc)(void *, const void *, const void *);
+
+static void run_pair_box(const PairBox *p, const char *what) {
+  const char *f = p->op->form;
+  uint8_t *want = malloc(p->dst_bytes);
+  memcpy(want, p->dst, p->dst_bytes);
+  NpuSim *sim = simt_new();
+  uint8_t *vd = npu_scope_base(NPU_VU_VM, 0), *va = vd + p->dst_bytes, *vb = va + p->a_bytes, *vg = vb + p->b_bytes;
+  memcpy(vd, p->dst, p->dst_bytes), memcpy(va, p->a, p->a_bytes), memcpy(vb, p->b, p->b_bytes);
+  if (p->g) memcpy(vg, p->g, p->g_bytes);
+  void *fn = sim_entry(p->op->name);
+  if (!strcmp(f, "cols2")) {
+    ((SimCols)fn)("t.c", 1, vd, va, vg, vb, p->rows, p->cols, p->ld1, p->ld2);
+    ((SemP4)p->sem)(want, p->a, p->g, p->b);
+  } else {
+    ((SimRows)fn)("t.c", 1, vd, va, vb, p->rows, p->cols, p->ld1, p->ld2);
+    ((SemAcc)p->sem)(want, p->a, p->b);
+  }
+  npusim_finish(sim);
+  cr_assert(!npusim_failed(sim), "%s: %s", p->op->name, npusim_error(sim));
+  int e = 4; /* every dst of these forms: int32_t or float */
+  for (size_t i = 0; i < p->dst_bytes / (size_t)e; i++)
+    cr_assert(same_value(p->op, want + i * (size_t)e, vd + i * (size_t)e, e), "%s, %s, element %zu: semantics %08x, "
+              "simulator %08x", p->op->name, what, i, *(uint32_t *)(want + i * (size_t)e),
+              *(uint32_t *)(vd + i * (size_t)e));
+  simt_free(sim);
+  free(want);
+}
+
+static void *compile_sized(TccUnit **unit, const SchedVuOp *op, int rows, int cols, const char *n1, int ld1,
+                           const char *n2, int ld2) {
+  char d[4][32];
+  snprintf(d[0], sizeof d[0], "ROWS=%d", rows), snprintf(d[1], sizeof d[1], "COLS=%d", cols);
+  snprintf(d[2], sizeof d[2], "%s=%d", n1, ld1), snprintf(d[3], sizeof d[3], "%s=%d", n2, ld2);
+  const char *defs[] = {d[0], d[1], d[2], d[3], NULL};
+  return compile_member(unit, op, defs);
+}
+
+/* box_acc_i8: dst[r][c] the r-th int32 special value, a[r][c] the c-th
+ * int8 one, b[0] each int8 one in turn: every triple meets, the int32 sums
+ * wrap. */
+static void check_box_acc(const SchedVuOp *op) {
+  const char *src = op->form + 8;
+  int R = specials(op->type), C = specials(src);
+  TccUnit *unit;
+  PairBox p = {op, compile_sized(&unit, op, R, C, "LDD", C, "LDA", C), R, C, C, C, NULL, NULL, NULL, NULL,
+               (size_t)R * (size_t)C * 4, (size_t)R * (size_t)C, 1, 0};
+  p.dst = malloc(p.dst_bytes), p.a = malloc(p.a_bytes), p.b = malloc(1);
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++) special(op->type, r, p.dst + (r * C + c) * 4), special(src, c, p.a + r * C + c);
+  for (int k = 0; k < C; k++) {
+    special(src, k, p.b);
+    char what[32];
+    snprintf(what, sizeof what, "b = special %d", k);
+    run_pair_box(&p, what);
+  }
+  free(p.dst), free(p.a), free(p.b);
+  tcc_unit_free(unit);
+}
+
+/* cols2 (fp32) over S rows of S*S columns: a[r][c] the r-th special value,
+ * g[c] the (c % S)-th, b[c] the (c / S)-th: every triple meets. */
+static void check_cols(const SchedVuOp *op, int S) {
+  int C = S * S;
+  TccUnit *unit;
+  PairBox p = {op, compile_sized(&unit, op, S, C, "LDD", C, "LDA", C), S, C, C, C, NULL, NULL, NULL, NULL,
+               (size_t)S * (size_t)C * 4, (size_t)S * (size_t)C * 4, (size_t)C * 4, (size_t)C * 4};
+  p.dst = calloc(1, p.dst_bytes), p.a = malloc(p.a_bytes), p.b = malloc(p.b_bytes), p.g = malloc(p.g_bytes);
+  for (int r = 0; r < S; r++)
+    for (int c = 0; c < C; c++) special(op->type, r, p.a + (r * C + c) * 4);
+  for (int c = 0; c < C; c++) special(op->type, c % S, p.g + c * 4), special(op->type, c / S, p.b + c * 4);
+  run_pair_box(&p, "every triple");
+  free(p.dst), free(p.a), free(p.b), free(p.g);
+  tcc_unit_free(unit);
+}
+
+/* red2_zero (fp32) over S*S rows of two elements: the first pair of each
+ * row is a pair of special values (every pair meets: 0 + -0 * 1 is +0),
+ * the second two special values in a seeded order; a's rows padded. */
+static void check_dot(const SchedVuOp *op, int S) {
+  int rows = S * S, cols = 2, lda = 3;
+  TccUnit *unit;
+  PairBox p = {op, compile_sized(&unit, op, rows, cols, "LDA", lda, "LDB", cols), rows, cols, lda, cols,
+               NULL, NULL, NULL, NULL, (size_t)rows * 4, (size_t)rows * (size_t)lda * 4,
+               (size_t)rows * (size_t)cols * 4, 0};
+  p.dst = calloc(1, p.dst_bytes), p.a = calloc(1, p.a_bytes), p.b = malloc(p.b_bytes);
+  SimtRng rng;
+  simt_seed(&rng, 43);
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) {
+      special(op->type, c ? simt_range(&rng, 0, S - 1) : r % S, p.a + (r * lda + c) * 4);
+      special(op->type, c ? simt_range(&rng, 0, S - 1) : r / S, p.b + (r * cols + c) * 4);
+    }
+  run_pair_box(&p, "pairs of specials");
+  free(p.dst), free(p.a), free(p.b);
+  tcc_unit_free(unit);
+}
+
 static void check_forms(bool windows) {
   int count;
   const SchedVuOp *ops = sched_vu_ops(&count);
@@ -505,6 +617,12 @@ static void check_forms(bool windows) {
       check_select(op, S);
     } else if (!strcmp(op->form, "fill")) {
       check_fill(op);
+    } else if (!strncmp(op->form, "box_acc_", 8)) {
+      check_box_acc(op);
+    } else if (!strcmp(op->form, "cols2")) {
+      check_cols(op, S);
+    } else if (!strcmp(op->form, "red2_zero")) {
+      check_dot(op, S);
     } else if (!strcmp(op->form, "rows") || !strcmp(op->form, "box_un") || !strncmp(op->form, "red_", 4)) {
       check_box(op, S);
     } else {
@@ -579,8 +697,6 @@ static const char *const vu_not_rows[] = {
     "npu_vu_requant_q31_range_i8", "npu_vu_requant_q31_pc_range_i8",
     "npu_vu_lane_mask_u8",   "npu_vu_store_lane_f32",   "npu_vu_select_lanes_f32",  /* index masks: the kept lanes' hull */
     "npu_vu_muls_lane_f32",  "npu_vu_select_from_f32",                              /* a suffix of the loop */
-    "npu_vu_macs_i8_i32",    "npu_vu_muladd_cols_f32",                          /* not moved yet */
-    "npu_vu_reduce_dot_f32",
 };
 
 static bool not_a_row(const char *name) {
@@ -663,4 +779,43 @@ Test(vu_families, an_activation_clamp_is_a_max_and_a_min_with_a_scalar_and_a_rel
                    "npu_vu_scalar_min_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, hi);");
   clamps_on_the_vu("int32_t", "0", "96", "npu_vu_relu_i32(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64);",
                    "npu_vu_scalar_min_i32(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, /*s=*/96);");
+}
+
+/* An int8 clamp to constants, `v = v > -20 ? v : -20; v = v < 96 ? v :
+ * 96;`, is the same max and min with a scalar: the semantics compare the
+ * int8 operand s as C promotes it, (int)s, and a constant int8 holds binds
+ * to it. A bound int8 does not hold, `v < 300 ? v : 300` (v itself), is
+ * no min with the scalar (int8_t)300, 44: that nest stays on the CU (the
+ * check by execution would see 44 where v is in (44, 96]). Before: the
+ * literals met `(int)s` ("the expressions differ") and the nests stayed
+ * on the CU. */
+Test(vu_families, an_int8_clamp_to_constants_is_a_max_and_a_min_with_a_scalar) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void k(const int8_t X[4][64], int8_t Y[4][64]) {\n"
+                          "  for (int r = 0; r < 4; r++)\n"
+                          "    for (int c = 0; c < 64; c++) {\n"
+                          "      int8_t v = X[r][c];\n"
+                          "      v = v > -20 ? v : -20;\n"
+                          "      v = v < 96 ? v : 96;\n"
+                          "      v = v < 300 ? v : 300;\n"
+                          "      Y[r][c] = v;\n"
+                          "    }\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu expand(v)\n"
+                          "#pragma npu fission(c, s3)\n"
+                          "#pragma npu fission(c, s2)\n"
+                          "#pragma npu fission(c, s1)\n"
+                          "#pragma npu cache_read(X, vu_vm, r, X_vm)\n"
+                          "#pragma npu cache_write(Y, vu_vm, r, Y_vm)\n"
+                          "#pragma npu vectorize(c_1)\n"
+                          "#pragma npu vectorize(c_2)\n"
+                          "#pragma npu vectorize(c_3)\n");
+  const char *c = npg_emit_source(s, checked_once(s, "v"));
+  has(c, "    npu_vu_scalar_max_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, /*s=*/-20);\n"
+         "    npu_vu_scalar_min_i8(&Y_vm[0][0], &Y_vm[0][0], /*n=*/64, /*s=*/96);\n");
+  has(c, "stays a hint: no VU instruction computes this nest (nearest npu_vu_min_i8: the expressions differ: '300' in "
+         "s4 (line 8)");
+  lacks(c, "/*s=*/300");
+  npg_close(s);
 }

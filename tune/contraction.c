@@ -146,7 +146,7 @@ static bool find_update(Stmt *st, int depth, void *ctx) {
 /* The intrinsic's meaning from its semantics kernel: its update is
  * `C[i][j] += A[i][k] * B[k][j]` (or B[j][k]: bt), C in the NU's output
  * buffer (its `scopes:` line), int8 operands into int32 or fp32 ones. */
-static bool matmul_meaning(const Kernel *k, const char *scopes, TuneNuMatmul *mm) {
+static bool matmul_meaning(const Kernel *k, const SchedScopes *scopes, TuneNuMatmul *mm) {
   Update u = {NULL};
   ir_walk_stmts(k->body, find_update, &u);
   if (!u.update) return false;
@@ -164,16 +164,23 @@ static bool matmul_meaning(const Kernel *k, const char *scopes, TuneNuMatmul *mm
   bool i8 = type_is_integer(tc) && tc->size == 4 && type_is_integer(ta) && ta->size == 1 && type_is_integer(tb) &&
             tb->size == 1;
   mm->bt = jk;
-  char out[80];
-  snprintf(out, sizeof out, "%s nu_ob", c->buf->name);
-  return (kj || jk) && (mm->fp32 || i8) && scopes && strstr(scopes, out);
+  const char *out = sched_scope_of(scopes, c->buf->name);
+  return (kj || jk) && (mm->fp32 || i8) && out && !strcmp(out, "nu_ob");
+}
+
+/* Some operand of the intrinsic is in the NU's output buffer. */
+static bool writes_nu_ob(const SchedScopes *scopes) {
+  for (int i = 0; i < scopes->n; i++)
+    if (!strcmp(scopes->v[i].scope, "nu_ob")) return true;
+  return false;
 }
 
 char *tune_nu_semantics(const char *name, char *path, size_t path_size, size_t *len) {
   snprintf(path, path_size, "%s/%s.c", sched_intrinsics_dir(), name);
-  char *src = read_file(path, len), *scopes = src ? sched_intrinsic_meta(src, "scopes: ") : NULL;
-  bool nu = scopes && strstr(scopes, " nu_ob");
-  free(scopes);
+  char *src = read_file(path, len);
+  SchedScopes scopes = {.n = 0};
+  if (src) sched_intrinsic_scopes(src, &scopes);
+  bool nu = src && writes_nu_ob(&scopes);
   if (!nu) free(src);
   return nu ? src : NULL;
 }
@@ -182,9 +189,9 @@ bool tune_nu_matmul(const char *file, const char *src, size_t len, TuneNuMatmul 
   DiagList d;
   diag_init(&d);
   Module *m = frontend_parse_intrinsic(file, src, len, &d);
-  char *scopes = sched_intrinsic_meta(src, "scopes: ");
-  bool is = m && m->kernels && matmul_meaning(m->kernels, scopes, mm);
-  free(scopes);
+  SchedScopes scopes;
+  sched_intrinsic_scopes(src, &scopes);
+  bool is = m && m->kernels && matmul_meaning(m->kernels, &scopes, mm);
   if (m) module_free(m);
   diag_free(&d);
   return is;
