@@ -20,6 +20,7 @@ const char *lower_assume_macro(const Kernel *k, bool tcc) {
            "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : npg_assume_failed(#c))\n\n";
   return "#ifndef NPUGEN_ASSUME /* what the kernel assumes of its sizes, tested at entry; "
          "-D'NPUGEN_ASSUME(c)=' turns the tests off */\n"
+         "void abort(void); /* declared, not included: <stdlib.h> may declare names a kernel takes (ulong, uint) */\n"
          "#define NPUGEN_ASSUME(c) ((c) ? (void)0 : abort())\n#endif\n\n";
 }
 

@@ -49,6 +49,8 @@ Includes lower_includes(const Kernel *k, bool prototype_only) {
   Includes n = {0};
   for (const Param *p = k->params; p; p = p->next) need_type(&n, p->buf ? p->buf->elem : p->var->type);
   if (!prototype_only) ir_walk_stmts(k->body, needs_stmt, &n);
-  if (!prototype_only && lower_assumptions(k)) n.stdlib = true; /* NPUGEN_ASSUME's abort() */
+  /* NPUGEN_ASSUME's abort() is declared by the macro's block, not by
+   * <stdlib.h>: in GNU mode glibc's declares ulong, uint, ushort and
+   * u_char, which a kernel may be named (lower_assume_macro) */
   return n;
 }

@@ -290,8 +290,8 @@ static void source(LoweredModule *m, const LowerUnit *u) {
   m->late_defines = defines(a, u->m, lower_source_defines(u->m, u->k, true, u->own_header));
   m->assume_macro = lower_assume_macro(u->k, u->tcc);
   program(m, u);
-  for (int i = 0; !m->assume_macro && i < m->nfunctions; i++) /* a callee with sizes tests them: abort() */
-    if ((m->assume_macro = lower_assume_macro(m->functions[i].k, u->tcc))) m->includes.stdlib = true;
+  for (int i = 0; !m->assume_macro && i < m->nfunctions; i++) /* a callee with sizes tests them (the macro declares abort) */
+    m->assume_macro = lower_assume_macro(m->functions[i].k, u->tcc);
   m->main = function(a, u, u->k, u->name, u->lowered, u->lower_error, m->includes.npu);
   layouts(m, u);
   tcc_masks(m);

@@ -674,3 +674,18 @@ Test(sizes, an_unsigned_counter_vectorizes_on_the_vu) {
   has(npg_emit_source(s, checked_once(s, "v")), "npu_vu_muls_f32(&y_vm[0], &x_vm[0], io_count, s);");
   npg_close(s);
 }
+
+/* A kernel with sizes named as glibc's <stdlib.h> names a type in GNU
+ * mode (ulong, uint, ushort, u_char): its C declares abort() for
+ * NPUGEN_ASSUME instead of including <stdlib.h>, so the name is the
+ * kernel's (trial 42b, D4: "redefinition of 'ulong'", an internal error
+ * of the check). */
+Test(sizes, a_sized_kernel_may_take_a_name_stdlib_declares) {
+  NpgSession *s = open_ok("void ulong(int n, const float x[n], float y[n]) {\n"
+                          "  for (int i = 0; i < n; i++) y[i] = x[i] * 2.0f;\n}\n",
+                          "");
+  const char *c = npg_emit_source(s, checked_once(s, "ulong"));
+  lacks(c, "#include <stdlib.h>");
+  has(c, "void abort(void);");
+  npg_close(s);
+}
