@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ir/affine.h"
+#include "ir/arith.h"
 
 /* ---------------- structure ---------------- */
 
@@ -639,6 +640,64 @@ static isl_pw_aff *one_affine(isl_pw_aff *pa, isl_set *ctx) {
 }
 
 /* Narrows one loop; false with a message. */
+/* May e, in the iterations of r's target (its sizes, the loops and ifs
+ * around it, and its own loop), pass the range of type t? Unknown: no. */
+static bool may_pass(AtRegion *r, const Expr *e, const Type *t) {
+  Sched *s = r->s;
+  AtFrame f[AT_MAX_LOOPS];
+  int nf;
+  if (!at_frames(s->k, r->target, f, AT_MAX_LOOPS, &nf)) return false;
+  AffCtx a;
+  aff_init(&a, s->ctx, s->k);
+  char why[300];
+  bool ok = !s->k->nsizes || aff_push_sizes(&a, why, sizeof why);
+  for (int i = 0; ok && i < nf; i++) {
+    if (f[i].st->kind == ST_FOR) aff_push_loop(&a, f[i].st);
+    else ok = aff_push_cond(&a, f[i].st->cond, f[i].neg);
+  }
+  if (ok) aff_push_loop(&a, r->target);
+  int64_t lo, hi, tmin;
+  uint64_t tmax;
+  bool exact = false, empty = false;
+  ok = ok && aff_range(&a, e, &lo, &hi, &exact, &empty) && !empty;
+  aff_free(&a);
+  type_int_range(t, &tmin, &tmax);
+  return ok && (lo < tmin || (hi >= 0 && (uint64_t)hi > tmax));
+}
+
+/* The narrowed loop `for (i = lo; i < lo + W; i++)` whose end lo + W may
+ * pass its type (a tile of a loop to a size, `io * 8 + 8` at io's last
+ * value): as a split writes it, counting the offset from lo, `for (i = 0;
+ * i < W; i++)` with lo + i for the old counter, a value it took. */
+/* The guard in the offset v from lo: `i < E` as `v < E - lo` (a
+ * difference of two values the loop's bounds take, as split's tail
+ * guard), any other test with lo + v for i. */
+static Expr *offset_guard(Sched *s, Expr *c, const Var *old, Var *v, Expr *nlo, Expr *value) {
+  if (c->kind == EX_BINARY && (c->op == OP_LAND || c->op == OP_LOR)) {
+    c->a = offset_guard(s, c->a, old, v, nlo, value);
+    c->b = offset_guard(s, c->b, old, v, nlo, value);
+    return c;
+  }
+  bool cmp = c->kind == EX_BINARY && (c->op == OP_LT || c->op == OP_LE || c->op == OP_GT || c->op == OP_GE);
+  if (cmp && c->a->kind == EX_VAR && c->a->var == old && type_same(c->b->type, old->type) &&
+      !ir_expr_uses(c->b, old, NULL))
+    return ir_binary(s->a, c->op, ir_var(s->a, v, c->loc), ir_sub(s->a, c->b, ir_expr_copy(s->a, nlo), old->type),
+                     &ty_int, c->loc);
+  return ir_subst_expr(s->a, c, old, value);
+}
+
+static void count_from_lo(Sched *s, Stmt *q, Expr *nlo, int64_t w, Expr **guard) {
+  Var *old = q->var;
+  Var *v = ir_new_var(s->a, s->k, old->name, old->type, VAR_LOOP, q->loc);
+  Expr *value = ir_add(s->a, nlo, ir_var(s->a, v, q->loc), old->type);
+  for (Stmt *c = q->body->body; c; c = c->next) ir_subst_stmt(s->a, c, old, value);
+  if (*guard) *guard = offset_guard(s, *guard, old, v, nlo, value);
+  q->var = v;
+  q->lo = ir_int(s->a, 0, old->type, q->loc);
+  q->hi = ir_int(s->a, w, old->type, q->loc);
+  q->cmp = OP_LT;
+}
+
 static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx, Stmt *q) {
   Sched *s = r->s;
   bool err = false;
@@ -713,7 +772,11 @@ static bool narrow_loop(AtRegion *r, Build *b, isl_union_map *want, isl_set *ctx
   free(tlo);
   free(thi);
   if (!ok) return false;
-  if (q->step > 0) {
+  int64_t w;
+  Expr *width = arith_simplify(s->a, ir_sub(s->a, ir_expr_copy(s->a, nhi), ir_expr_copy(s->a, nlo), b->t), NULL, 0);
+  if (q->step > 0 && ir_const_int(width, &w) && w > 0 && may_pass(r, nhi, b->t)) {
+    count_from_lo(s, q, nlo, w, &guard);
+  } else if (q->step > 0) {
     q->lo = nlo;
     q->hi = nhi;
     q->cmp = OP_LT;
