@@ -10,6 +10,14 @@
 
 /* ---------------- conditions ---------------- */
 
+/* Integer types of one width and signedness (long and long long on LP64):
+ * a value computed in either is the same, wraps and overflows alike
+ * (gemmlowp's `(1ll << 31)` against the semantics' `((int64_t)1 << 31)`). */
+static bool same_width_int(const Type *a, const Type *b) {
+  return type_same(a, b) || (type_is_integer(a) && type_is_integer(b) &&
+                             a->size == b->size && a->is_signed == b->is_signed && a->size >= ty_int.size);
+}
+
 bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s);
 
 /* An integer comparison made in a signed type: one that C makes in an
@@ -498,8 +506,21 @@ bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s) {
            tensorize_differ(m, "the intrinsic's counter here belongs to a loop the nest does not have (it runs once)", u, s);
   if (u->kind != s->kind && s->kind == EX_LOAD && (u->kind == EX_INT || u->kind == EX_FLOAT))
     return tensorize_differ(m, "a constant where the intrinsic reads a vector operand (an array)", u, s);
+  /* a conversion between integer types of one width and signedness
+   * changes no value: `(long long)(ab + nudge)` against `ab + nudge` */
+  if (u->kind == EX_CAST && u->implicit && !type_same(u->type, u->a->type) && same_width_int(u->type, u->a->type))
+    return tensorize_match_expr(m, u->a, s);
+  if (s->kind == EX_CAST && s->implicit && !type_same(s->type, s->a->type) && same_width_int(s->type, s->a->type))
+    return tensorize_match_expr(m, u, s->a);
+  /* two integer constant expressions of one value and type are the same
+   * constant, however spelt (INT32_MIN, `(-2147483647 - 1)`, -2147483648) */
+  if (s->kind != EX_LOAD && s->kind != EX_VAR && ir_const_int(u, &uv) && ir_const_int(s, &c) &&
+      same_width_int(u->type, s->type))
+    return uv == c || tensorize_differ(m, "the constants differ", u, s);
   if (u->kind != s->kind) return tensorize_differ(m, "the expressions differ", u, s);
-  if (!type_same(u->type, s->type)) return tensorize_differ(m, "the types differ", u, s);
+  bool value = u->kind != EX_LOAD && u->kind != EX_VAR; /* an operand's element type must be the same C type */
+  if (!type_same(u->type, s->type) && !(value && same_width_int(u->type, s->type)))
+    return tensorize_differ(m, "the types differ", u, s);
   switch (u->kind) {
   case EX_INT: return u->ival == s->ival || tensorize_differ(m, "the constants differ", u, s);
   case EX_FLOAT: return u->fval == s->fval || tensorize_differ(m, "the constants differ", u, s);

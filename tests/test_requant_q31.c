@@ -384,3 +384,28 @@ Test(requant_q31, tflite_requantisation_and_activation_clamp_are_one_op) {
   lacks(c, "stays a hint");
   npg_close(s);
 }
+
+/* The same as gemmlowp and <stdint.h> spell it: INT32_MIN and INT32_MAX,
+ * `1ll << 31` and `1ll << -S[c]` (long long where the semantics computes
+ * in int64_t, of one width on LP64): one op (trial 40, D1 and D2: "the
+ * expressions differ: '(-2147483647 - 1)'", "the types differ: '... /
+ * (1ll << 31)'", and the epilogue stayed on the CU). */
+Test(requant_q31, gemmlowps_spelling_is_the_same_op) {
+  char src[2048];
+  snprintf(src, sizeof src, "%s", act_kernel("act_min", "act_max"));
+  const char *from[] = {"acc == (-2147483647 - 1) && M[c] == (-2147483647 - 1) ? 2147483647",
+                        "((int64_t)1 << 31)", "((int64_t)1 << -S[c])"};
+  const char *to[] = {"acc == INT32_MIN && M[c] == INT32_MIN ? INT32_MAX", "(1ll << 31)", "(1ll << -S[c])"};
+  for (int i = 0; i < 3; i++) {
+    char *at = strstr(src, from[i]);
+    cr_assert(at, "%s", from[i]);
+    char rest[2048];
+    snprintf(rest, sizeof rest, "%s", at + strlen(from[i]));
+    snprintf(at, sizeof src - (size_t)(at - src), "%s%s", to[i], rest);
+  }
+  NpgSession *s = open_ok(src, "");
+  lacks(npg_errors(s), "stays a hint");
+  has(npg_emit_source(s, checked_once(s, "v")), "npu_vu_requant_q31_pc_range_i8(&Y_vm[0][0], &X_vm[0][0], &M_vm[0], "
+                                                 "&S_vm[0], /*n=*/64, zp, act_min, act_max);");
+  npg_close(s);
+}
