@@ -20,6 +20,10 @@
 #include "npugen.h"
 #include "tune/tune.h"
 
+/* Both run in the normal build only: make test's CPU budget (0.4 s and
+ * 1.3 s of CPU there, the space's probes most of it; the ASan build
+ * would take several times that). */
+#if !defined(__SANITIZE_ADDRESS__)
 /* The seed candidate of the sketch named `sketch` in the kernel's space,
  * added to s as `variant` and checked: its emitted C (s owns it). */
 static const char *seed_checked(NpgSession *s, const char *kernel, const char *sketch, const char *variant) {
@@ -42,10 +46,6 @@ static const char *seed_checked(NpgSession *s, const char *kernel, const char *s
   return npg_emit_source(s, v);
 }
 
-/* Both run in the normal build only: make test's CPU budget (0.4 s and
- * 1.3 s of CPU there, the space's probes most of it; the ASan build
- * would take several times that). */
-#if !defined(__SANITIZE_ADDRESS__)
 /* The padded depthwise on the VU cores: the window's multiply-add is a
  * VU instruction under the padding guard (reorder lifts the guard above
  * the vector loop), the input staged in the DM with its halo in front. */

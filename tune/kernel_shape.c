@@ -11,20 +11,49 @@ int64_t tune_trip(const Stmt *loop) {
   return loop && ir_trip_count(loop, &n) ? n : -1;
 }
 
-static void add_array(TuneShape *sh, const Buffer *b, bool is_param) {
+typedef struct {
+  const Buffer *b;
+  bool written;
+} Written;
+
+static bool written_visit(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Written *w = ctx;
+  if (st->kind == ST_ASSIGN && st->lhs->kind == EX_LOAD && st->lhs->buf == w->b) w->written = true;
+  for (int i = 0; st->kind == ST_BLOCK && st->call && i < st->call->nparams; i++)
+    w->written |= st->call->arg_buf[i] == w->b; /* a call may write what it is passed */
+  return !w->written;
+}
+
+/* Does body (the kernel's, or one nest's: tune/sketch_nests.c) write b? */
+static bool writes(Stmt *body, const Buffer *b) {
+  Written w = {b, false};
+  ir_walk_stmts(body, written_visit, &w);
+  return w.written;
+}
+
+static void add_array(TuneShape *sh, Stmt *body, const Buffer *b, bool is_param) {
   if (sh->narr == TUNE_MAX_ARRAYS || b->ndim < 1) return;
   TuneArray *a = &sh->arr[sh->narr++];
   a->name = b->name;
   a->ndim = b->ndim;
   memcpy(a->shape, b->shape, sizeof a->shape);
   a->elem_size = b->elem->size;
-  a->is_const = b->is_const;
+  /* read only: declared const, or never written here (an array an
+   * earlier nest writes is this nest's input: staged by a read cache) */
+  a->is_const = b->is_const || (is_param && !writes(body, b));
   a->is_param = is_param;
 }
 
+typedef struct {
+  TuneShape *sh;
+  Stmt *body;
+} Locals;
+
 static bool local_arrays(Stmt *st, int depth, void *ctx) {
   (void)depth;
-  if (st->kind == ST_DECL && st->buf) add_array(ctx, st->buf, false);
+  Locals *l = ctx;
+  if (st->kind == ST_DECL && st->buf) add_array(l->sh, l->body, st->buf, false);
   return true;
 }
 
@@ -48,8 +77,9 @@ static const Stmt *only_stmt(const Stmt *block) {
 bool tune_shape(const Kernel *k, TuneShape *sh) {
   memset(sh, 0, sizeof *sh);
   for (const Param *p = k->params; p; p = p->next)
-    if (p->buf) add_array(sh, p->buf, true);
-  ir_walk_stmts(k->body, local_arrays, sh);
+    if (p->buf) add_array(sh, k->body, p->buf, true);
+  Locals locals = {sh, k->body};
+  ir_walk_stmts(k->body, local_arrays, &locals);
   for (const Stmt *c = k->body && k->body->kind == ST_BLOCK ? k->body->body : k->body; c; c = c->next)
     sh->ntop += c->kind != ST_DECL;
   const Stmt *l = only_stmt(k->body);
