@@ -366,6 +366,32 @@ static void check_bound_range(Bounds *b, const Expr *e) {
   b->ok = false;
 }
 
+/* An array holds at most 2^31 - 1 elements along a dimension (its
+ * indices are ints; ir_instantiate): an extent an unsigned or long size
+ * gives may pass that with no arithmetic to overflow (`x[n]`, unsigned
+ * n), and gets the condition the arithmetic would. */
+static void check_extent_limit(Bounds *b, const Expr *e) {
+  int64_t lo, hi;
+  bool exact, empty;
+  if (!e || !b->ok || !type_is_integer(e->type) || !aff_range(&b->aff, e, &lo, &hi, &exact, &empty) || empty ||
+      hi <= INT32_MAX)
+    return;
+  StrBuf text;
+  sb_init(&text);
+  ir_print_expr(&text, e);
+  if (b->derive && derive(b, outside_type(b, e, &ty_int), e->loc, "array extent '%s' must be at most 2147483647",
+                          text.data)) {
+    sb_free(&text);
+    return;
+  }
+  diag_error(b->d, b->file, b->src, e->loc.line, e->loc.col,
+             "array extent '%s' ranges up to %lld, past the 2147483647 elements an array may hold along a "
+             "dimension; assume smaller sizes",
+             text.data, (long long)hi);
+  sb_free(&text);
+  b->ok = false;
+}
+
 /* Local arrays live on the stack of whoever runs the kernel (the JIT's
  * thread, a small NPU control core): their sum is limited. */
 static void check_local_array(Bounds *b, const Stmt *s) {
@@ -461,7 +487,10 @@ static void walk(Bounds *b, const Kernel *k) {
   /* extents are evaluated at every call: their arithmetic must not wrap */
   b->what = "array extent";
   for (const Param *p = k->params; p && b->ok; p = p->next)
-    for (int i = 0; p->buf && i < p->buf->ndim; i++) check_bound_range(b, p->buf->extent[i]);
+    for (int i = 0; p->buf && i < p->buf->ndim; i++) {
+      check_bound_range(b, p->buf->extent[i]);
+      check_extent_limit(b, p->buf->extent[i]);
+    }
   b->what = "loop bound";
   if (b->ok) check_stmts(b, k->body);
   isl_set_free(b->sizes);

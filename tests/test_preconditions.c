@@ -221,22 +221,34 @@ Test(preconditions, a_tiled_gemm_over_three_sizes_states_its_entry_tests) {
   npg_close(s);
 }
 
-/* A long size's condition lies near the end of int64_t, and is said exactly. */
+/* A long size's condition lies near the end of int64_t, and is said
+ * exactly; as an array's extent, a long or unsigned size is at most
+ * 2^31 - 1 (an array's limit along a dimension), which implies the
+ * other (trial 42b, D2: an unsigned size's cache asked for an assume). */
 Test(preconditions, a_long_size_gets_its_condition_near_the_type_end) {
-  NpgSession *s = open_ok("void l(long m, unsigned n, float b[m + 1], float c[n + 1]) {\n  for (long j = 0; j <= m; j++)\n"
-                          "    b[j] = 2.0f;\n  for (unsigned i = 0; i < n; i++)\n    c[i] = 2.0f;\n}\n", "");
+  NpgSession *s = open_ok("void l(long m, float b[1000]) {\n  for (long j = 0; j <= m; j++)\n"
+                          "    b[j % 1000] = 2.0f;\n}\n", "");
   has(npg_errors(s), "k.c:2:3: note: npugen assumes m <= 9223372036854775806l (loop counter 'j' must stay within long "
                      "after the last iteration)");
+  has(npg_emit_source(s, 0), "  NPUGEN_ASSUME(m <= 9223372036854775806l);\n");
+  npg_close(s);
+  s = open_ok("void l(long m, unsigned n, float b[m + 1], float c[n + 1]) {\n  for (long j = 0; j <= m; j++)\n"
+              "    b[j] = 2.0f;\n  for (unsigned i = 0; i < n; i++)\n    c[i] = 2.0f;\n}\n", "");
+  has(npg_errors(s), "k.c:1:36: note: npugen assumes m <= 2147483646l (array extent 'm + 1' must be at most "
+                     "2147483647)");
+  has(npg_errors(s), "k.c:1:52: note: npugen assumes n <= 2147483646u (array extent 'n + 1' must be at most "
+                     "2147483647)");
   /* the extent evaluated at entry in unsigned long long, which wraps
    * instead of overflowing; an unsigned extent as written (D9) */
   has(npg_emit_source(s, 0), "void l(long m, unsigned n, float b[(unsigned long long)m + 1], float c[n + 1]) {\n");
-  has(npg_emit_source(s, 0), "  NPUGEN_ASSUME(m <= 9223372036854775806l);\n");
+  has(npg_emit_source(s, 0), "  NPUGEN_ASSUME(m <= 2147483646l);\n");
   npg_close(s);
 }
 
 /* A loop bound that overflows (n + 1), then the counter of step 2 past
  * it: one condition is kept, the one that implies the other. An unsigned
- * extent would wrap: its condition is in its own type. */
+ * extent is at most an array's 2^31 - 1 (before, n <= 4294967294u, so
+ * that n + 1 would not wrap). */
 Test(preconditions, a_loop_bound_and_an_unsigned_extent_get_their_conditions) {
   NpgSession *s = open_ok("void lb(int n, float a[1000]) {\n  for (int i = 0; i < n + 1; i += 2)\n"
                           "    a[i % 1000] = 1.0f;\n}\n",
@@ -246,7 +258,7 @@ Test(preconditions, a_loop_bound_and_an_unsigned_extent_get_their_conditions) {
   lacks(npg_errors(s), "2147483646");
   npg_close(s);
   s = open_ok("void u(unsigned n, float a[n + 1]) {\n  for (unsigned i = 0; i <= n; i++)\n    a[i] = 1.0f;\n}\n", "");
-  has(npg_errors(s), "k.c:1:28: note: npugen assumes n <= 4294967294u (array extent 'n + 1' must fit unsigned int)");
+  has(npg_errors(s), "k.c:1:28: note: npugen assumes n <= 2147483646u (array extent 'n + 1' must be at most 2147483647)");
   npg_close(s);
 }
 

@@ -673,6 +673,18 @@ Test(sizes, an_unsigned_counter_vectorizes_on_the_vu) {
   /* n = 300: a full tile and a tail */
   has(npg_emit_source(s, checked_once(s, "v")), "npu_vu_muls_f32(&y_vm[0], &x_vm[0], io_count, s);");
   npg_close(s);
+  /* no assume: the extent n is at most an array's 2^31 - 1, a derived
+   * precondition, which bounds the caches (trial 42b, D2: "cache_read:
+   * the extent of x along dimension 0 may pass 2147483647 ... assume a
+   * bound") */
+  s = open_ok("void f(unsigned n, const float x[n], float y[n], float s) {\n"
+              "  for (unsigned i = 0; i < n; i++) y[i] = x[i] * s;\n}\n#pragma npu sizes(f, n = 300)\n",
+              "#pragma npu schedule(f, v)\n#pragma npu split(i, 256, io, ii)\n"
+              "#pragma npu cache_read(x, vu_vm, io, x_vm)\n#pragma npu cache_write(y, vu_vm, io, y_vm)\n"
+              "#pragma npu vectorize(ii)\n");
+  has(npg_errors(s), "npugen assumes n <= 2147483647u (array extent 'n' must be at most 2147483647)");
+  has(npg_emit_source(s, checked_once(s, "v")), "npu_vu_muls_f32(&y_vm[0], &x_vm[0], io_count, s);");
+  npg_close(s);
 }
 
 /* A kernel with sizes named as glibc's <stdlib.h> names a type in GNU
