@@ -202,6 +202,10 @@ void npu_vu_relu_f32_at(const char *file, int line, float *dst, const float *a, 
 void npu_vu_exp_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ldd, int lda);
 #define npu_vu_exp_f32(...) npu_vu_exp_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* dst[r*ldd + c] = logf(a[r*lda + c]) */
+void npu_vu_log_f32_at(const char *file, int line, float *dst, const float *a, int rows, int cols, int ldd, int lda);
+#define npu_vu_log_f32(...) npu_vu_log_f32_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* dst[i] = (int32_t)a[i] */
 void npu_vu_cast_i8_i32_at(const char *file, int line, int32_t *dst, const int8_t *a, int n);
 #define npu_vu_cast_i8_i32(...) npu_vu_cast_i8_i32_at(__FILE__, __LINE__, __VA_ARGS__)
