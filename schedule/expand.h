@@ -14,6 +14,9 @@ typedef bool (*SchedNestMatch)(Sched *s, const Stmt *loop, void *ctx);
  * rewritten so (the steps recorded as applied) and true; otherwise the IR
  * is unchanged and false. */
 bool sched_expand_to_match(Sched *s, Stmt *loop, SchedNestMatch matches, void *ctx);
+/* A SchedNestMatch for the VU: ctx is a `const char **`, set to the VU
+ * instruction that computes the nest (schedule/vectorize.c). */
+bool sched_vu_matches(Sched *s, const Stmt *loop, void *ctx);
 /* The nest under loop, of a kernel with sizes, does not match as it is:
  * each loop to a size runs to the size's largest value, its body guarded
  * (schedule/tensorize_sized.c), on a copy first. When the copy matches,

@@ -24,16 +24,11 @@
 #include "schedule/tensorize.h"
 #include "schedule/vectorize_unsigned.h"
 
-/* The VU instruction that computes the nest, for sched_expand_to_match. */
-typedef struct {
-  const char *found;
-} VuMatch;
-
-static bool vu_matches(Sched *s, const Stmt *loop, void *ctx) {
+bool sched_vu_matches(Sched *s, const Stmt *loop, void *ctx) {
   char why[1024];
-  VuMatch *m = ctx;
-  m->found = tensorize_find(s->sems, s->a, loop, "npu_vu_", why, sizeof why);
-  return m->found != NULL;
+  const char **found = ctx;
+  *found = tensorize_find(s->sems, s->a, loop, "npu_vu_", why, sizeof why);
+  return *found != NULL;
 }
 
 static bool find_vm_access(Stmt *st, int depth, void *ctx) {
@@ -81,8 +76,8 @@ bool prim_vectorize(Sched *s, const SchedStep *st) {
   char why[1024] = "";
   if (loop->loop_kind != LOOP_DMA && nest_in_vm(loop)) { /* a copy nest computes nothing */
     const char *intrin = tensorize_find(s->sems, s->a, loop, "npu_vu_", why, sizeof why);
-    VuMatch m = {NULL};
-    if (!intrin && sched_expand_to_match(s, loop, vu_matches, &m)) intrin = m.found; /* its locals expanded */
+    const char *found = NULL;
+    if (!intrin && sched_expand_to_match(s, loop, sched_vu_matches, &found)) intrin = found; /* its locals expanded */
     char why_unsigned[700] = "";
     if (!intrin) intrin = sched_vectorize_unsigned(s, loop, why_unsigned, sizeof why_unsigned); /* counted in int */
     if (intrin) {

@@ -157,18 +157,6 @@ static bool rewrite_stmt(Stmt *st, int depth, void *ctx) {
   return w->ok;
 }
 
-/* The VU instruction that computes nest (its locals expanded if need be). */
-typedef struct {
-  const char *found;
-} Found;
-
-static bool finds(Sched *s, const Stmt *nest, void *ctx) {
-  char why[1024];
-  Found *f = ctx;
-  f->found = tensorize_find(s->sems, s->a, nest, "npu_vu_", why, sizeof why);
-  return f->found != NULL;
-}
-
 const char *sched_vectorize_unsigned(Sched *s, Stmt *loop, char *why, size_t n) {
   if (!is_uint(loop->var->type)) return NULL;
   if (!s->fits_known) s->fits_known = ir_fits_failures(s->written);
@@ -178,9 +166,9 @@ const char *sched_vectorize_unsigned(Sched *s, Stmt *loop, char *why, size_t n) 
   clone_map_free(&cm);
   ir_walk_one(copy, retype_loop, &w);
   if (w.ok) ir_walk_one(copy, rewrite_stmt, &w);
-  Found f = {NULL};
+  const char *found = NULL;
   if (!w.ok) return NULL;
-  if (!finds(s, copy, &f) && !sched_expand_to_match(s, copy, finds, &f)) return NULL;
+  if (!sched_vu_matches(s, copy, &found) && !sched_expand_to_match(s, copy, sched_vu_matches, &found)) return NULL;
   Stmt saved = *loop;
   *loop = *copy;
   loop->next = saved.next;
@@ -191,5 +179,5 @@ const char *sched_vectorize_unsigned(Sched *s, Stmt *loop, char *why, size_t n) 
     return NULL;
   }
   sched_model_drop(s); /* new counters: the next step's proof builds its model anew */
-  return f.found;
+  return found;
 }

@@ -57,6 +57,24 @@ static bool local_arrays(Stmt *st, int depth, void *ctx) {
   return true;
 }
 
+typedef struct {
+  const char *name;
+  const Stmt *found;
+} Named;
+
+static bool find_named(Stmt *st, int depth, void *ctx) {
+  (void)depth;
+  Named *n = ctx;
+  if (st->kind == ST_FOR && st->name && !strcmp(st->name, n->name)) n->found = st;
+  return !n->found;
+}
+
+const Stmt *tune_loop_named(const Kernel *k, const char *name) {
+  Named n = {name, NULL};
+  ir_walk_stmts(k->body, find_named, &n);
+  return n.found;
+}
+
 const Stmt *tune_first_stmt(const Stmt *block) {
   const Stmt *c = block && block->kind == ST_BLOCK ? block->body : block;
   while (c && c->kind == ST_DECL) c = c->next;

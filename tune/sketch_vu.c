@@ -236,23 +236,6 @@ static void seed_by_estimate(TuneSketch *sk, const NpuTarget *t) {
   for (int i = 0; best_est != UINT64_MAX && i < sk->nknobs; i++) sk->knobs[i].seed = best[i];
 }
 
-typedef struct {
-  const char *name;
-  const Stmt *found;
-} FindLoop;
-
-static bool find_loop(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  FindLoop *f = ctx;
-  if (st->kind == ST_FOR && st->name && !strcmp(st->name, f->name)) f->found = st;
-  return !f->found;
-}
-
-static const Stmt *loop_named(const Kernel *k, const char *name) {
-  FindLoop f = {name, NULL};
-  ir_walk_stmts(k->body, find_loop, &f);
-  return f.found;
-}
 
 /* Why vectorize left loop l a hint (no instruction, nor a sequence,
  * computes its nest: the sub-expression and the nearest instruction),
@@ -275,7 +258,7 @@ static bool vectorizes(TuneSpace *sp, VuFacts *f, const char *prefix, const char
   sb_printf(&sb, "#pragma npu vectorize(%s)\n", loop);
   const Kernel *got = tune_probe_steps(sp, sb.data, NULL);
   sb_free(&sb);
-  const Stmt *l = got ? loop_named(got, loop) : NULL;
+  const Stmt *l = got ? tune_loop_named(got, loop) : NULL;
   if (l && !l->intrin) note_miss(f, l);
   return l && l->intrin;
 }
@@ -306,7 +289,7 @@ static void find_in(TuneSpace *sp, VuFacts *f, const char *prefix, const Stmt *b
  * the sketch's (bind on a kernel with sizes), not blamed on its stages. */
 static bool find_vectorized(TuneSpace *sp, VuFacts *f, const char *prefix, const char *sketch) {
   const Kernel *k = tune_probe_steps(sp, prefix, sketch);
-  const Stmt *core = k ? loop_named(k, "core") : NULL;
+  const Stmt *core = k ? tune_loop_named(k, "core") : NULL;
   if (core) find_in(sp, f, prefix, core->body, 0);
   return k != NULL;
 }
@@ -443,7 +426,7 @@ static void sized_vector_loop(TuneSpace *sp, VuFacts *f) {
   snprintf(rows[1], sizeof rows[1], "%sr", f->outer);
   snprintf(rows[2], sizeof rows[2], "%si", f->outer);
   for (int i = 0; i < 2; i++) {
-    if (loop_named(k, names[i]) || !strcmp(names[i], "core")) return;
+    if (tune_loop_named(k, names[i]) || !strcmp(names[i], "core")) return;
     for (int r = 0; r < 3; r++)
       if (!strcmp(names[i], rows[r])) return;
   }

@@ -169,23 +169,6 @@ static void epilogue_steps(TuneSpace *sp, HaloFacts *f, const TuneShape *sh, con
   sb_free(&e);
 }
 
-typedef struct {
-  const char *name;
-  const Stmt *found;
-} Named;
-
-static bool find_named(Stmt *st, int depth, void *ctx) {
-  (void)depth;
-  Named *n = ctx;
-  if (st->kind == ST_FOR && st->name && !strcmp(st->name, n->name)) n->found = st;
-  return !n->found;
-}
-
-static const Stmt *loop_named(const Kernel *k, const char *name) {
-  Named n = {name, NULL};
-  ir_walk_stmts(k->body, find_named, &n);
-  return n.found;
-}
 
 typedef struct {
   const Stmt *inner, *found;
@@ -203,7 +186,7 @@ static bool find_around(Stmt *st, int depth, void *ctx) {
  * them, or NULL: refused. */
 static const Kernel *stage_steps(TuneSpace *sp, HaloFacts *f, const Kernel *k, const char *vec, const char *window,
                                  const char **wloops, int nw) {
-  const Stmt *v = loop_named(k, vec);
+  const Stmt *v = tune_loop_named(k, vec);
   if (!v) return NULL;
   StrBuf cuts;
   sb_init(&cuts);
@@ -211,7 +194,7 @@ static const Kernel *stage_steps(TuneSpace *sp, HaloFacts *f, const Kernel *k, c
     if (c->kind != ST_DECL && c->name) sb_printf(&cuts, "%s%s", cuts.len ? ", " : "", c->name);
   const Kernel *got = cuts.len ? try_step(sp, f, "fission(%s, %s)", vec, cuts.data, "") : k;
   sb_free(&cuts);
-  const Stmt *w = got ? loop_named(got, window) : NULL;
+  const Stmt *w = got ? tune_loop_named(got, window) : NULL;
   Around a = {w, NULL};
   if (w) ir_walk_stmts(got->body, find_around, &a);
   if (!a.found || a.found->kind != ST_FOR) return NULL;
@@ -327,7 +310,7 @@ static bool window_vectorizes(TuneSpace *sp, HaloFacts *f, long long q) {
   for (int i = 0; i < f->nvec; i++) sb_printf(&sb, "#pragma npu vectorize(%s)\n", f->vec[i]);
   const Kernel *k = tune_probe_steps(sp, sb.data, "vu:halo");
   sb_free(&sb);
-  const Stmt *l = k && f->window_vec ? loop_named(k, f->window_vec) : NULL;
+  const Stmt *l = k && f->window_vec ? tune_loop_named(k, f->window_vec) : NULL;
   if (l && l->intrin) return true;
   if (l) tune_note(sp, "vu:halo: vectorize(%s) stays a hint: the window's multiply-add stays on the CU (%s)\n",
                    f->window_vec, l->vec_note ? l->vec_note : "no VU instruction computes it");
@@ -379,7 +362,7 @@ void tune_sketch_vu_halo(TuneSpace *sp) {
   render_prefix(f, q[0], &sb);
   const Kernel *got = tune_probe_steps(sp, sb.data, sk->name);
   sb_free(&sb);
-  const Stmt *core = got ? loop_named(got, "core") : NULL;
+  const Stmt *core = got ? tune_loop_named(got, "core") : NULL;
   VecLoops vl = {counter, f, &sp->arena};
   if (core) ir_walk_one(core, find_vec, &vl);
   if (!f->nvec || !window_vectorizes(sp, f, q[0])) {

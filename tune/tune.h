@@ -77,6 +77,8 @@ bool tune_shape(const Kernel *k, TuneShape *sh);
 /* The first statement of a block (or the statement itself) that is not a
  * declaration, or NULL. */
 const Stmt *tune_first_stmt(const Stmt *block);
+/* The loop of k named name (its first, in statement order), or NULL. */
+const Stmt *tune_loop_named(const Kernel *k, const char *name);
 /* A loop's constant trip count, any step, 0 when it runs no iteration
  * (ir_trip_count); -1 when lo or hi is not constant. */
 int64_t tune_trip(const Stmt *loop);
