@@ -265,6 +265,18 @@ static void reduce_kernel(StrBuf *sb, const SchedVuOp *op, const char *t) {
   sb_puts(sb, ";\n  }\n}\n");
 }
 
+/* A library function's domain: the check's inputs must keep its operand
+ * where it is defined (a scalar parameter is drawn in [0.5, 1.5)), or its
+ * NaNs say nothing. */
+static void domain_inputs(StrBuf *sb, const SchedVuOp *op) {
+  if (strstr(op->sem, "sqrtf"))
+    sb_printf(sb, "\n/* sqrtf is defined where its operand is >= 0: a is drawn in [0, 4) */\n"
+                  "#pragma npu inputs(%s, a, 0, 4)\n", op->name);
+  else if (strstr(op->sem, "logf"))
+    sb_printf(sb, "\n/* logf is finite where its operand is > 0: a is drawn in [0.5, 4) */\n"
+                  "#pragma npu inputs(%s, a, 0.5, 4)\n", op->name);
+}
+
 void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
   const char *t = c_type(op);
   file_head(sb, op);
@@ -278,6 +290,7 @@ void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
   }
   if (is_rows(op) || is_box(op) || is_cols(op) || is_acc(op)) {
     box_kernel(sb, op, t);
+    domain_inputs(sb, op);
     return;
   }
   if (is_reduce(op) || is_dot(op)) {
@@ -306,11 +319,7 @@ void sched_vu_op_semantics(const SchedVuOp *op, StrBuf *sb) {
   sb_puts(sb, ") {\n  for (int i = 0; i < N; i++)\n    dst[i] = ");
   element_value(sb, op);
   sb_puts(sb, ";\n}\n");
-  /* sqrtf's domain: the check's inputs must keep its operand >= 0 (a
-   * scalar parameter is drawn in [0.5, 1.5)), or its NaNs say nothing */
-  if (strstr(op->sem, "sqrtf"))
-    sb_printf(sb, "\n/* sqrtf is defined where its operand is >= 0: a is drawn in [0, 4) */\n"
-                  "#pragma npu inputs(%s, a, 0, 4)\n", op->name);
+  domain_inputs(sb, op);
 }
 
 /* The prototype's parameters after (file, line). */
