@@ -42,6 +42,17 @@ void tune_stmt_name(const Stmt *st, char *out, size_t n) {
   else snprintf(out, n, "a block (line %d)", st->loc.line);
 }
 
+/* X of an update `L += X`, or of `L = L + X` (`X + L`) computed in L's
+ * type, which C defines to be the same (PolyBench writes atax, mvt and
+ * gemver so); NULL for any other statement. */
+static const Expr *accumulated(const Stmt *upd) {
+  if (upd->kind != ST_ASSIGN) return NULL;
+  if (upd->op == OP_ADD) return upd->rhs;
+  const Expr *r = upd->rhs;
+  if (upd->op != OP_NONE || r->kind != EX_BINARY || r->op != OP_ADD || !type_same(r->type, upd->lhs->type)) return NULL;
+  return ir_expr_same(r->a, upd->lhs) ? r->b : ir_expr_same(r->b, upd->lhs) ? r->a : NULL;
+}
+
 /* The init and the reduction loop of loop j's body, or false with why. */
 static bool init_and_loop(const Stmt *j, const Stmt **init, const Stmt **kl, char *why, size_t n) {
   char at[120], here[120];
@@ -78,15 +89,15 @@ bool tune_contraction(const TuneShape *sh, TuneContraction *f, char *why, size_t
   const Stmt *upd = kl->body->kind == ST_BLOCK ? kl->body->body : kl->body;
   char at[120];
   tune_stmt_name(upd && !upd->next ? upd : kl, at, sizeof at);
-  if (!upd || upd->next || upd->kind != ST_ASSIGN || upd->op != OP_ADD || upd->lhs->kind != EX_LOAD ||
-      upd->lhs->buf != init->lhs->buf) {
+  const Expr *added = upd && !upd->next ? accumulated(upd) : NULL;
+  if (!added || upd->lhs->kind != EX_LOAD || upd->lhs->buf != init->lhs->buf) {
     snprintf(why, wn, "%s is not one update `%s[..] += A[..] * B[..]` of the init's array", at,
              init->lhs->buf->name);
     return false;
   }
   const Expr *in[4];
   int n = 0;
-  reads(upd->rhs, in, &n);
+  reads(added, in, &n);
   if (n != 2) {
     snprintf(why, wn, "%s reads %d arrays; a contraction's update reads two (A and B)", at, n);
     return false;
