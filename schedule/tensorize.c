@@ -278,6 +278,22 @@ static bool nest_matches(Sched *s, const Stmt *loop, void *intrin) {
   return tensorize_matches(s->sems, s->a, loop, intrin);
 }
 
+/* The same, keeping why the nest (a copy with its loops to sizes bounded)
+ * does not match: that is the reason to report, not the size's. */
+typedef struct {
+  const char *name;
+  char why[1024];
+  bool tried;
+} BoundMatch;
+
+static bool bounded_matches(Sched *s, const Stmt *loop, void *ctx) {
+  BoundMatch *b = ctx;
+  TensorizedCall call;
+  bool known;
+  b->tried = true;
+  return match_intrinsic(s->sems, s->a, loop, b->name, &call, NULL, b->why, sizeof b->why, &known, NULL);
+}
+
 bool prim_tensorize(Sched *s, const SchedStep *st) {
   Stmt *loop = sched_loop(s, &st->args[0]);
   if (!loop) return false;
@@ -292,9 +308,10 @@ bool prim_tensorize(Sched *s, const SchedStep *st) {
   bool known, ok = match_intrinsic(s->sems, s->a, loop, ia->name, &call, NULL, why, sizeof why, &known, NULL);
   if (!known) return sched_error(s, ia, "%s", why);
   if (!ok && sched_expand_to_match(s, loop, nest_matches, (void *)ia->name)) ok = true; /* schedule/expand.c */
-  if (!ok && sched_bound_to_match(s, loop, nest_matches, (void *)ia->name)) ok = true; /* schedule/tensorize_sized.c */
+  BoundMatch bm = {.name = ia->name};
+  if (!ok && sched_bound_to_match(s, loop, bounded_matches, &bm)) ok = true; /* schedule/tensorize_sized.c */
   if (!ok) {
-    sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, why);
+    sched_error(s, ia, "the nest under %s does not match %s: %s", loop->name, ia->name, bm.tried ? bm.why : why);
     tensorize_hint(s, loop, ia->name);
     return false;
   }

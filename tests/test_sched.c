@@ -512,6 +512,24 @@ Test(sched, decompose_reduction_takes_only_guards_of_counters) {
  * loop: the message says so and what to do, where it once named another
  * alternative's miss ("the assignment operators differ: init against the
  * intrinsic's update", found by a new user's trial of issue 42). */
+/* A sized nest that does not match for another reason says that reason,
+ * found on the nest with its loop to a size bounded (it said "the loop's
+ * bound is in the kernel's sizes: split the loop first", which splitting
+ * would not mend). */
+Test(sched, tensorize_of_a_sized_nest_names_the_real_difference) {
+  refused("#include <stdint.h>\n"
+          "void mm(int m, int k, const int8_t A[m][k], const int8_t B[k][128], int32_t C[m][128]) {\n"
+          "  for (int i = 0; i < m; i++) for (int j = 0; j < 128; j++) {\n"
+          "    init: C[i][j] = 0;\n"
+          "    for (int p = 0; p < k; p++) update: C[i][j] += (int32_t)A[i][p] * (int32_t)B[p][j]; } }\n"
+          "#pragma npu assume(mm, k <= 512, m <= 4096)\n",
+          "#pragma npu schedule(mm, mm_nu)\n#pragma npu tile(i, j, 32, 128, io, jo, ii, ji)\n"
+          "#pragma npu cache_read(A, nu_ib, io, A_ib)\n#pragma npu cache_read(B, nu_wb, jo, B_wb)\n"
+          "#pragma npu cache_write(C, nu_ob, jo, C_ob)\n#pragma npu tensorize(ii, npu_nu_matmul_f32)\n",
+          "k.c:12:27: error: tensorize: the nest under ii does not match npu_nu_matmul_f32: the types differ: "
+          "'C_ob[ii][jo * 128 + ji]' in init (line 4) against the intrinsic's 'C[i][j]' (line 19)");
+}
+
 /* A reduction loop that runs to a size is matched whole: it runs to its
  * largest value under the assumptions, its body guarded, so the call's
  * length is k at run time and the NU's own init (accumulate = 0) zeroes
