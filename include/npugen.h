@@ -119,8 +119,8 @@ typedef struct {
   uint64_t ddr_bytes;     /* of them, read from or written to DDR */
   uint64_t onchip_peak;   /* peak on-chip bytes, summed over scopes */
   /* The run for a reader, one line: the cycles, the unit that bounds them
-   * (nu, vu, dma or cu) and its busy share, the roofline (the fewest
-   * cycles the work could take on the target, over the cycles taken), the
+   * (nu, vu, dma or cu) and its busy share, the roofline (the kernel's own
+   * bound on the target, over the cycles taken: docs/check.md), the
    * elements host code touched itself and what the figure leaves out
    * (docs/check.md); for a variant without intrinsics, that it has no
    * cycle figure. "" when the check did not get to run the variant. */
@@ -217,7 +217,8 @@ typedef struct {
   bool ran;
   char message[1024];
   uint64_t sim_cycles;   /* total simulated cycles (without an intrinsic: the CU's, for its accesses); 0: none */
-  uint64_t ideal_cycles; /* the roofline bound: the fewest cycles this work could take */
+  uint64_t ideal_cycles; /* the kernel's own bound on the target (its arithmetic at the fastest
+                          * unit's peak, or its arrays through DDR once), the same for every variant */
   double roofline;       /* ideal_cycles / sim_cycles */
   char bound[4];         /* "nu", "vu", "dma" or "cu": the unit busy longest */
   double bound_utilization, nu_utilization;

@@ -69,7 +69,13 @@ typedef struct {
   uint64_t ddr_bytes; /* of dma_bytes, those read from or written to DDR */
   double nu_utilization;
   char bound[4];             /* NpuSimReport's: the unit busy longest */
-  double bound_utilization, roofline;
+  double bound_utilization;
+  /* the kernel's own bound (jit/kernel_bound.c, the kernel as written at
+   * this run's sizes), what bounds it ("nu", "vu", "ddr"; "sum" of a
+   * program's calls), and the roofline: ideal_cycles / sim_cycles */
+  uint64_t ideal_cycles;
+  char ideal_unit[4];
+  double roofline;
   uint64_t host_onchip, host_ddr; /* elements host code touched (the check's hooks) */
   uint64_t fallbacks;        /* intrinsic calls whose nest as written ran instead (npu_cu_fallback) */
   char fallback_op[64];      /* the first one's intrinsic, and its line in the check's C */

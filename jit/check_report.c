@@ -6,14 +6,24 @@
 
 #include "jit/check.h"
 
+/* What the kernel's bound is made of, by its unit (jit/kernel_bound.c). */
+static const char *bound_what(const char *unit) {
+  if (!strcmp(unit, "nu")) return "its MACs on the NU";
+  if (!strcmp(unit, "vu")) return "its arithmetic on the VU cores";
+  if (!strcmp(unit, "ddr")) return "its arrays through DDR once";
+  if (!strcmp(unit, "sum")) return "its calls' bounds summed";
+  return "unknown";
+}
+
 void check_summary(const Kernel *ir, CheckResult *r) {
   StrBuf sb;
   sb_init(&sb);
   if (!r->sim_cycles) {
     sb_puts(&sb, "no cycle figure: the variant calls no intrinsic, so all of it runs on the host");
   } else {
-    sb_printf(&sb, "sim: %llu cycles, bound by %s (busy %.1f%%), roofline %.1f%%, DMA %llu bytes (%llu to or from DDR), on-chip peak %llu bytes",
+    sb_printf(&sb, "sim: %llu cycles, bound by %s (busy %.1f%%), roofline %.1f%% (the kernel's bound: %llu cycles, %s), DMA %llu bytes (%llu to or from DDR), on-chip peak %llu bytes",
               (unsigned long long)r->sim_cycles, r->bound, 100.0 * r->bound_utilization, 100.0 * r->roofline,
+              (unsigned long long)r->ideal_cycles, bound_what(r->ideal_unit),
               (unsigned long long)r->dma_bytes, (unsigned long long)r->ddr_bytes, (unsigned long long)r->onchip_peak);
     if (r->host_onchip || r->host_ddr)
       sb_printf(&sb, "; host code touched %llu on-chip and %llu ddr elements itself (in the figure)",

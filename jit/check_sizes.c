@@ -88,10 +88,11 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
     max_error = one.max_error > max_error ? one.max_error : max_error;
     exact &= one.exact;
     /* each set's own figures: a variant on the NPU is timed at every set */
-    char fig[120] = "";
+    char fig[160] = "";
     if (one.sim_cycles)
-      snprintf(fig, sizeof fig, ": %llu cycles, bound by %s (busy %.1f%%), roofline %.1f%%",
-               (unsigned long long)one.sim_cycles, one.bound, 100 * one.bound_utilization, 100 * one.roofline);
+      snprintf(fig, sizeof fig, ": %llu cycles, bound by %s (busy %.1f%%), roofline %.1f%% of %llu cycles",
+               (unsigned long long)one.sim_cycles, one.bound, 100 * one.bound_utilization, 100 * one.roofline,
+               (unsigned long long)one.ideal_cycles);
     if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s%s)", at ? ", " : "", sz, fig);
   }
   *r = one;

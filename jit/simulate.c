@@ -109,7 +109,7 @@ bool npg_simulate(NpgSession *s, int i, uint64_t seed, NpgSimResult *out) {
   memcpy(out->message, r.message, sizeof out->message);
   memcpy(out->summary, r.summary, sizeof out->summary);
   out->sim_cycles = r.sim_cycles;
-  out->ideal_cycles = r.roofline > 0 ? (uint64_t)((double)r.sim_cycles * r.roofline + 0.5) : 0;
+  out->ideal_cycles = r.ideal_cycles;
   out->roofline = r.roofline;
   memcpy(out->bound, r.bound, sizeof out->bound);
   out->bound_utilization = r.bound_utilization;

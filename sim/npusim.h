@@ -145,12 +145,15 @@ typedef struct {
    * busy longest ("" when nothing ran), and its busy share of total_cycles. */
   char bound[4];
   double bound_utilization;
-  /* The roofline: the fewest cycles this work could take on the target,
+  /* The run's own work: the fewest cycles this work could take on the target,
    * the largest of the NU's MAC cycles, the VU cycles over all cores and
    * the DDR port's and the on-chip fabric's transfer cycles, without
    * overheads and latencies; roofline = ideal_cycles / total_cycles. The
    * CU's own cycles are no term: work left on the CU is the variant's
-   * choice, shown as the "cu" unit's share (units[], bound). */
+   * choice, shown as the "cu" unit's share (units[], bound). The
+   * simulator knows the run, not the kernel: npugen's check and tune
+   * measure a variant against the kernel's own bound instead (work the
+   * variant moves twice or leaves on the CU counts against it there). */
   uint64_t ideal_cycles;
   double roofline;
 } NpuSimReport;

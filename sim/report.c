@@ -92,7 +92,7 @@ char *npusim_report_text(const NpuSimReport *r) {
     fprintf(f, "host code: %llu element accesses on-chip, %llu in ddr\n", (unsigned long long)r->host_onchip,
             (unsigned long long)r->host_ddr);
   if (r->bound[0])
-    fprintf(f, "bound by %s (busy %.1f%%); roofline %.1f%% (at best %llu cycles)\n", r->bound,
+    fprintf(f, "bound by %s (busy %.1f%%); its own work %.1f%% of the run (at best %llu cycles)\n", r->bound,
             100.0 * r->bound_utilization, 100.0 * r->roofline, (unsigned long long)r->ideal_cycles);
   fclose(f);
   return buf;

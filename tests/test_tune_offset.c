@@ -79,7 +79,7 @@ Test(tune_reach, the_bound_of_an_input_offset_product_is_the_nus) {
   NpgSession *s = npg_open_string("k.c", src, strlen(src));
   cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
   char unit[8];
-  uint64_t bound = tune_kernel_bound(module_kernel(session_module(s), "conv"), session_target(s), unit, sizeof unit);
+  uint64_t bound = kernel_bound(module_kernel(session_module(s), "conv"), session_target(s), unit, sizeof unit);
   cr_expect_str_eq(unit, "nu");
   cr_expect_eq(bound, 64 * 64 * 256 / 1024);
   npg_close(s);

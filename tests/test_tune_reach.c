@@ -9,7 +9,7 @@
  * with a budget counted in trials (never seconds: load cannot change what
  * is tried). The winner must pass the check, call the NU or the VU for
  * its main work, not be bound by the control unit, and reach at least 75%
- * of its roofline (the kernel's own bound, tune/kernel_bound.c). */
+ * of its roofline (the kernel's own bound, jit/kernel_bound.c). */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>

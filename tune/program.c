@@ -24,7 +24,7 @@ static int callee_index(TuneProgram *p, const Kernel *k) {
   TuneCallee *c = &p->callee[p->ncallees];
   memset(c, 0, sizeof *c);
   c->kernel = k;
-  c->bound = k->nsizes ? 0 : tune_kernel_bound(k, p->target, c->unit, sizeof c->unit);
+  c->bound = k->nsizes ? 0 : kernel_bound(k, p->target, c->unit, sizeof c->unit);
   return p->ncallees++;
 }
 
@@ -74,7 +74,7 @@ bool tune_program_find(NpgSession *s, const char *kernel, TuneProgram *p) {
   p->program = k;
   p->target = session_target(s);
   find_calls(p, k->body->body, 1);
-  for (int i = 0; i < p->ncalls; i++) p->bound += p->call[i].times * p->callee[p->call[i].callee].bound;
+  p->bound = kernel_bound(k, p->target, NULL, 0); /* the sum of the calls' own bounds, as the check's */
   return p->ncalls > 0;
 }
 

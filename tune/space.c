@@ -262,7 +262,7 @@ bool tune_space_build(TuneSpace *sp, NpgSession *s, const char *kernel, bool hos
   else if (!k) snprintf(why, n, "no kernel '%s' in the file\n", kernel);
   else {
     tune_shape(k, &sp->shape);
-    sp->ideal = tune_kernel_bound(k, session_target(s), sp->ideal_unit, sizeof sp->ideal_unit);
+    sp->ideal = kernel_bound(k, session_target(s), sp->ideal_unit, sizeof sp->ideal_unit);
     if (!host) {
       npu_sketches(sp);
       if (!sp->nsketch) npu_sketches_expanded(sp, k);

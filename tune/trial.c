@@ -69,6 +69,12 @@ void tune_trial_run(NpgSession *s, const char *steps, const char *variant, uint6
 
 uint64_t tune_cost(const TrialResult *r) { return r->timed ? r->median_ns : r->cycles; }
 
+void tune_apply_bound(const TuneSpace *sp, TrialResult *r) {
+  if (sp->host || r->status != TRIAL_SIMULATED || !r->cycles) return;
+  r->ideal = sp->ideal;
+  r->roofline = (double)sp->ideal / (double)r->cycles;
+}
+
 static const char *status_name[] = {"illegal", "failed", "simulated", "pruned"};
 
 void tune_result_write(FILE *f, const TrialResult *r) {

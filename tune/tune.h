@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "ir/ir.h"
+#include "jit/kernel_bound.h"
 #include "npugen.h"
 #include "sim/npusim.h"
 
@@ -136,7 +137,7 @@ typedef struct {
   TuneSketch as_written;
   bool host;        /* host-only sketches: the cost is measured time on this CPU */
   double flops;     /* host: the kernel's floating-point (or integer) operations, for GFLOP/s */
-  uint64_t ideal;   /* the kernel's own bound on the target (tune_kernel_bound): the roofline's cycles */
+  uint64_t ideal;   /* the kernel's own bound on the target (kernel_bound): the roofline's cycles */
   char ideal_unit[4]; /* what sets it: "nu", "vu" (arithmetic) or "ddr" (least traffic) */
   char notes[4096]; /* why a sketch did not apply, a line each */
   /* Steps every sketch's candidates start with (`expand(acc)` lines):
@@ -222,10 +223,6 @@ bool tune_vu_pass_cost(const Kernel *k, const TuneArray *const *arr, int narr, c
  * or UINT64_MAX when its buffers do not fit a core's vector memory. */
 uint64_t tune_vu_estimate(const VuPassCost *c, const bool *db, int narr, const NpuTarget *t);
 
-/* tune/kernel_bound.c: the kernel's own lower bound on target t, in
- * cycles: its arithmetic at the fastest unit's peak, or its least DDR
- * traffic, whichever is larger; unit says which ("nu", "vu", "ddr"). */
-uint64_t tune_kernel_bound(const Kernel *k, const NpuTarget *t, char *unit, size_t n);
 
 /* tune/trial.c: one candidate applied and simulated. */
 typedef enum { TRIAL_ILLEGAL, TRIAL_FAILED, TRIAL_SIMULATED, TRIAL_PRUNED } TrialStatus;
@@ -244,8 +241,8 @@ typedef struct {
 } TrialResult;
 /* What ranks a trial: a timed one's median_ns, else its cycles. */
 uint64_t tune_cost(const TrialResult *r);
-/* tune/kernel_bound.c: a simulated trial's roofline, the kernel's bound
- * (sp->ideal) over its cycles: never the variant's own DMA or unit time. */
+/* tune/trial.c: a simulated trial's roofline, the kernel's bound
+ * (sp->ideal, jit/kernel_bound.c) over its cycles: never the variant's own DMA or unit time. */
 void tune_apply_bound(const TuneSpace *sp, TrialResult *r);
 uint64_t tune_hash(const char *text);
 /* The message of the first error s rendered past `from` bytes of its
@@ -413,7 +410,7 @@ enum { TUNE_MAX_CALLEES = 16, TUNE_MAX_CALLS = 64, TUNE_MAX_INTERMEDIATES = 16 }
 typedef struct {
   const Kernel *kernel;  /* the kernel called, as written */
   int calls;             /* its calls, each times the loops around it run */
-  uint64_t bound;        /* its own bound (tune_kernel_bound); 0: it has sizes */
+  uint64_t bound;        /* its own bound (kernel_bound); 0: it has sizes */
   char unit[4];
   char variant[300];     /* its tuned variant's name */
   char *steps;           /* the variant's steps (malloc'ed); NULL: it runs as written (note says why) */

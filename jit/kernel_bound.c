@@ -1,5 +1,6 @@
-/* The kernel's own lower bound on the target: what tune's roofline
- * measures a variant against (docs/tune.md). The larger of
+/* The kernel's own lower bound on the target: what the check's roofline
+ * and tune's measure a variant against (docs/check.md, docs/tune.md).
+ * The larger of
  *   - its arithmetic at the peak of the fastest unit that can do it: a
  *     multiply-accumulate of int8 or float operands on the NU (its MACs per
  *     cycle), every other operation on the VU cores (a vector's lanes of
@@ -13,15 +14,56 @@
  * needs, not against itself. Loops without a constant trip count count
  * one iteration, so the figure stays a bound; a statement under an `if`
  * counts at every iteration (the guards of padded windows hold almost
- * everywhere). */
+ * everywhere).
+ * A program's bound is the sum of its calls' own bounds (each callee as
+ * written, as often as the loops around the call run; issue 43 defines
+ * it so), plus the arithmetic of its statements outside the calls. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "tune/tune.h"
+#include "ir/sizes.h"
+#include "jit/kernel_bound.h"
+
+enum { BOUND_MAX_ARRAYS = 64 };
 
 typedef struct {
   double nu_cycles, vu_cycles;
+  double calls;      /* the calls' own bounds, summed */
+  bool in_program;   /* a call was met */
   const NpuTarget *t;
 } Work;
+
+/* The value the call block blk passes for callee parameter v, when it is
+ * a constant (the argument's local, declared first in the block). */
+static bool argument_value(const Stmt *blk, const Var *v, int64_t *val) {
+  const CallSite *cs = blk->call;
+  int i = 0;
+  for (const Param *p = cs->callee->params; p; p = p->next, i++)
+    if (p->var == v) break;
+  if (i >= cs->nparams || !cs->arg_var[i]) return false;
+  for (const Stmt *d = blk->body; d && d->kind == ST_DECL; d = d->next)
+    if (d->var == cs->arg_var[i]) return d->init && ir_const_int(d->init, val);
+  return false;
+}
+
+/* The callee's own bound at this call: a callee with sizes at the
+ * constants the call passes (0 when it passes a value only known at run
+ * time, which the figure then leaves out). */
+static double call_bound(const Stmt *blk, const NpuTarget *t) {
+  const Kernel *c = blk->call->callee;
+  if (!c->nsizes) return (double)kernel_bound(c, t, NULL, 0);
+  SizeSet set = {.val = {0}};
+  for (int j = 0; j < c->nsizes; j++)
+    if (!argument_value(blk, c->sizes[j], &set.val[j])) return 0;
+  Arena a;
+  arena_init(&a, 0);
+  char why[200];
+  const Kernel *at = ir_instantiate(&a, c, &set, why, sizeof why);
+  double b = at ? (double)kernel_bound(at, t, NULL, 0) : 0;
+  arena_free(&a);
+  return b;
+}
 
 static bool arith_op(Op op) { return op >= OP_ADD && op <= OP_BXOR; }
 
@@ -80,7 +122,13 @@ static void count(Work *w, const Stmt *s, double runs) {
   for (; s; s = s->next) {
     int64_t n;
     switch (s->kind) {
-    case ST_BLOCK: count(w, s->body, runs); break;
+    case ST_BLOCK:
+      if (!s->call) count(w, s->body, runs);
+      else {
+        w->in_program = true;
+        w->calls += runs * call_bound(s, w->t);
+      }
+      break;
     case ST_FOR: count(w, s->body, runs * (double)(ir_trip_count(s, &n) && n > 0 ? n : 1)); break;
     case ST_IF:
       count(w, s->then_s, runs);
@@ -96,15 +144,15 @@ static void count(Work *w, const Stmt *s, double runs) {
  * values come in), or written first (an output the kernel fills itself,
  * as a matmul's init does before its updates read C). */
 typedef struct {
-  const Buffer *buf[TUNE_MAX_ARRAYS];
-  bool read_first[TUNE_MAX_ARRAYS];
+  const Buffer *buf[BOUND_MAX_ARRAYS];
+  bool read_first[BOUND_MAX_ARRAYS];
   int n;
 } FirstTouch;
 
 static void touch(FirstTouch *f, const Buffer *b, bool read) {
   for (int i = 0; i < f->n; i++)
     if (f->buf[i] == b) return;
-  if (f->n == TUNE_MAX_ARRAYS) return;
+  if (f->n == BOUND_MAX_ARRAYS) return;
   f->buf[f->n] = b;
   f->read_first[f->n++] = read;
 }
@@ -152,20 +200,20 @@ static double least_traffic(const Kernel *k) {
   return bytes;
 }
 
-uint64_t tune_kernel_bound(const Kernel *k, const NpuTarget *t, char *unit, size_t n) {
+uint64_t kernel_bound(const Kernel *k, const NpuTarget *t, char *unit, size_t n) {
   Work w = {.t = t};
   count(&w, k->body, 1);
-  double ddr = least_traffic(k) / (double)(t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1);
-  double most = ddr;
   const char *name = "ddr";
-  if (w.nu_cycles > most) most = w.nu_cycles, name = "nu";
-  if (w.vu_cycles > most) most = w.vu_cycles, name = "vu";
-  snprintf(unit, n, "%s", name);
-  return (uint64_t)(most + 0.5);
-}
-
-void tune_apply_bound(const TuneSpace *sp, TrialResult *r) {
-  if (sp->host || r->status != TRIAL_SIMULATED || !r->cycles) return;
-  r->ideal = sp->ideal;
-  r->roofline = (double)sp->ideal / (double)r->cycles;
+  double most;
+  if (w.in_program) {
+    /* a program: its calls moved its data; what it computes itself adds */
+    most = w.calls + (w.nu_cycles > w.vu_cycles ? w.nu_cycles : w.vu_cycles);
+    name = "sum";
+  } else {
+    most = least_traffic(k) / (double)(t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1);
+    if (w.nu_cycles > most) most = w.nu_cycles, name = "nu";
+    if (w.vu_cycles > most) most = w.vu_cycles, name = "vu";
+  }
+  if (unit && n) snprintf(unit, n, "%s", name);
+  return (uint64_t)ceil(most); /* a run takes whole cycles: the next whole one is still a bound */
 }
