@@ -38,6 +38,22 @@ static const char layout_src[] = "#include <stdint.h>\n"
                                  "#pragma npu schedule(k, v)\n"
                                  "#pragma npu transform_layout(X, (h, c), (c / 4, h, c % 4))\n";
 
+/* A guarded vectorized nest on the VU: its call's window starts at a
+ * bound held in a local (`const int ii_bound = npu_clamp(7 - ii_start,
+ * 32);`, lower/intrin_repeats.c). */
+static const char held_src[] = "void k(const float x[256], float y[256]) {\n"
+                               "  for (int i = 0; i < 256; i++)\n"
+                               "    if (i >= 7)\n"
+                               "      y[i] = x[i] * 2.0f;\n"
+                               "}\n"
+                               "#pragma npu schedule(k, v)\n"
+                               "#pragma npu split(i, 128, io, ir)\n"
+                               "#pragma npu split(ir, 32, core, ii)\n"
+                               "#pragma npu bind(core, vu)\n"
+                               "#pragma npu cache_read(x, vu_vm, core, x_vm)\n"
+                               "#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
+                               "#pragma npu vectorize(ii)\n";
+
 /* The first lowered node of kind `kind` in s and what it nests. */
 static Stmt *find_low(const Stmt *s, LowKind kind) {
   for (; s; s = s->next) {
@@ -298,5 +314,5 @@ Test(lowered_dump, a_layout_s_helpers_show_as_the_header_spells_them) {
 
 Test(lowered_dump, a_held_bound_of_an_intrinsic_call_shows) {
   const Case cases[] = {{"the bound an intrinsic call holds in a local", held_bound}};
-  each_field_shows("examples/select_npu.c", NULL, "scaled_suffix_vu", cases, 1);
+  each_field_shows("k.c", held_src, "v", cases, 1);
 }
