@@ -39,17 +39,17 @@ static bool runs_once_at_least(const Stmt *loop) {
   return ir_trip_count(loop, &n) && n > 0;
 }
 
-/* Every read of x's buffer in e is x itself. */
-static bool reads_only(const Expr *e, const Expr *x) {
-  if (!e) return true;
-  if (e->kind == EX_LOAD && e->buf == x->buf) return ir_expr_same(e, x);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (!reads_only(e->idx[i], x)) return false;
-  for (int i = 0; i < e->nargs; i++)
-    if (!reads_only(e->args[i], x)) return false;
-  return reads_only(e->a, x) && reads_only(e->b, x) && reads_only(e->c, x);
+/* ir_visit_expr's step: a read of x's buffer is x itself (its indices
+ * are x's, so not walked). */
+static IrVisit read_is_x(const Expr *e, int depth, void *ctx) {
+  (void)depth;
+  const Expr *x = ctx;
+  if (e->kind != EX_LOAD || e->buf != x->buf) return IR_VISIT_ON;
+  return ir_expr_same(e, x) ? IR_VISIT_SKIP : IR_VISIT_STOP;
 }
+
+/* Every read of x's buffer in e is x itself. */
+static bool reads_only(const Expr *e, const Expr *x) { return ir_visit_expr(e, read_is_x, (void *)x); }
 
 /* e with every read of x replaced by t (a copy where it changes). */
 static Expr *replace(Arena *a, Expr *e, const Expr *x, Var *t) {
