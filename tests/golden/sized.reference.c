@@ -32,10 +32,10 @@ static long long npg_mul_ll(NpgCk *c, int s, long long a, long long b) {
   return a * b;
 }
 
-static void npg_checked_scale(NpgCk *npg_ck, int n, const int32_t X[1], int32_t Y[1], int32_t s) {
+static void npg_checked_scale(NpgCk *npg_ck, int n, const int32_t X[7], int32_t Y[7], int32_t s) {
   long long npg_t1;
   long long npg_t2;
-  for (int i = 0; i < 1; i++) {
+  for (int i = 0; i < 7; i++) {
     Y[i] = (npg_t2 = (long long)((npg_t1 = (long long)(X[i]) * (long long)(s), npg_t1 < (-2147483647 - 1) || npg_t1 > 2147483647 ? npg_ub(npg_ck, 1) : (void)0, (int)npg_t1)) + (long long)(1), npg_t2 < (-2147483647 - 1) || npg_t2 > 2147483647 ? npg_ub(npg_ck, 2) : (void)0, (int)npg_t2);
   }
 }
