@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "emit/emit.h"
+#include "frontend/frontend.h"
 #include "ir/lowered_module.h"
 #include "jit/session.h"
 #include "lower/module.h"
+#include "lower/ref_lower.h"
 #include "npugen.h"
 
 /* A sized kernel: `in[h + 2]` is spelt wider in the definition
@@ -315,4 +317,35 @@ Test(lowered_dump, a_layout_s_helpers_show_as_the_header_spells_them) {
 Test(lowered_dump, a_held_bound_of_an_intrinsic_call_shows) {
   const Case cases[] = {{"the bound an intrinsic call holds in a local", held_bound}};
   each_field_shows("k.c", held_src, "v", cases, 1);
+}
+
+/* The check's reference: a hoisted address is a pointer to rows or to
+ * one element (LOW_POINTER, lower/ref_body.c), which its declaration
+ * spells. */
+Test(lowered_dump, a_hoisted_pointer_of_the_reference_shows_its_kind) {
+  const char *src = "#include <stdint.h>\n#define N 8\n"
+                    "void k(const int16_t A[N][N], int32_t S[N]) {\n"
+                    "  for (int i = 0; i < N; i++)\n"
+                    "    for (int j = 0; j < N; j++) S[i] += A[i][j];\n}\n";
+  DiagList dl;
+  diag_init(&dl);
+  Module *mod = frontend_parse("k.c", src, strlen(src), &dl);
+  cr_assert(mod && !dl.errors, "the kernel parses");
+  for (int field = 0; field < 2; field++) {
+    LoweredModule m;
+    lower_reference_module(mod, mod->kernels, &m);
+    Stmt *s = find_low(m.main.body, LOW_POINTER);
+    cr_assert_not_null(s, "the reference hoists no address");
+    if (field == 1) s->low->ptr_stepped = false; /* the rows a pointer to rows covers */
+    char *c0 = emitted(&m), *d0 = dumped(&m);
+    if (field == 0) s->low->ptr_stepped = !s->low->ptr_stepped;
+    else s->low->ptr_from = s->low->ptr_from ? 0 : 1;
+    char *c1 = emitted(&m), *d1 = dumped(&m);
+    cr_expect_str_neq(c0, c1, "changing the pointer's %s does not change the C", field ? "rows" : "kind");
+    cr_expect_str_neq(d0, d1, "the lowered dump leaves out the pointer's %s:\n%s", field ? "rows" : "kind", d0);
+    free(c0), free(d0), free(c1), free(d1);
+    lower_module_free(&m);
+  }
+  module_free(mod);
+  diag_free(&dl);
 }
