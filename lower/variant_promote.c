@@ -51,21 +51,24 @@ static IrVisit read_is_x(const Expr *e, int depth, void *ctx) {
 /* Every read of x's buffer in e is x itself. */
 static bool reads_only(const Expr *e, const Expr *x) { return ir_visit_expr(e, read_is_x, (void *)x); }
 
+/* What replaces a read of x: local t. */
+typedef struct {
+  const Expr *x;
+  Var *t;
+} ReadOfX;
+
+/* ir_map_expr's step: a read of x's buffer (x itself: reads_only) is t,
+ * inside an index too, where the array still holds the value from before
+ * the loop (the store back comes after it). */
+static Expr *read_as_local(Arena *a, Expr *e, void *ctx) {
+  const ReadOfX *r = ctx;
+  return e->kind == EX_LOAD && e->buf == r->x->buf ? ir_var(a, r->t, e->loc) : e;
+}
+
 /* e with every read of x replaced by t (a copy where it changes). */
 static Expr *replace(Arena *a, Expr *e, const Expr *x, Var *t) {
-  if (!e) return NULL;
-  if (e->kind == EX_LOAD && e->buf == x->buf) return ir_var(a, t, e->loc);
-  if (!ir_expr_uses(e, NULL, x->buf)) return e;
-  Expr *c = ARENA_NEW(a, Expr);
-  *c = *e;
-  c->a = replace(a, e->a, x, t);
-  c->b = replace(a, e->b, x, t);
-  c->c = replace(a, e->c, x, t);
-  if (e->nargs) {
-    c->args = arena_alloc(a, sizeof *c->args * (size_t)e->nargs);
-    for (int i = 0; i < e->nargs; i++) c->args[i] = replace(a, e->args[i], x, t);
-  }
-  return c;
+  ReadOfX r = {x, t};
+  return ir_map_expr(a, e, read_as_local, &r);
 }
 
 static const Stmt *promotable_store(const Promote *p, const Stmt *loop) {
