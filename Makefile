@@ -274,6 +274,12 @@ emitted: all
 	@set -e; $(TARGET_RUNS); $(BUILD)/npugen emit $$f --target $$t -o examples/emitted/$$n; done
 SMOKE_TARGETS += examples-fresh
 
+# The check's reference text and permuted C of tests/golden/*.c are pinned
+# there; test_golden.c compares them, `make golden` rewrites them.
+.PHONY: golden
+golden: $(BUILD)/npugen-tests
+	NPUGEN_GOLDEN_WRITE=1 $(BUILD)/npugen-tests --filter 'golden/*' -j1
+
 # valgrind memcheck over a subset of the suite and the CLI, on the normal
 # build: any error or leak (definite, indirect or possible) fails. The
 # subset is small (about 35 s of CPU; fuzz_regressions alone took 65 s,

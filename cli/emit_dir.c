@@ -10,7 +10,7 @@
  *  - A symbolic link in DIR is never followed: rename replaces the link
  *    itself by the file, and says so; the link's target is left alone.
  *    --check reports such a link as stale.
- *  - DIR's manifest (cli/manifest.h) says which kernel file, target and
+ *  - DIR's manifest (jit/emit_manifest.h) says which kernel file, target and
  *    schedule file each file was emitted from, and the hash of its text. A
  *    file another kernel file wrote is never overwritten (two variants of
  *    one name: an error). A file this kernel file wrote in an earlier run
@@ -26,7 +26,9 @@
  *    manifest (a directory emitted before manifests, or after its manifest
  *    was lost), or --force with that comment. A file of the user's with a
  *    variant's name is always an error, and is left as it is.
- *    Runs into one DIR take turns (a lock on DIR). */
+ *    Runs into one DIR take turns (a lock on DIR).
+ * jit/emit_policy.c makes each of these decisions; this file reads the
+ * facts they need, changes DIR and prints. */
 #define _DEFAULT_SOURCE /* flock */
 #include "cli/emit_dir.h"
 
@@ -40,7 +42,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/manifest.h"
+#include "jit/emit_manifest.h"
+#include "jit/emit_policy.h"
 #include "lower/file_mark.h"
 
 static int fail(const char *what, const char *path) {
@@ -64,50 +67,17 @@ static int make_dir(const char *dir) {
   return 0;
 }
 
-/* The manifest's options field: the run's flags, then "--target=" and
- * the target file relative to DIR (last: a path may hold spaces); "" for
- * a run with none, so a manifest of such runs reads as an older npugen's.
- * With the kernel file and the schedule file it is the whole command,
- * which `emit --check` gives back (emit_dir_recorded_inputs). */
-typedef struct {
-  bool assume_no_alias, scheduled_only;
-  const char *target_file; /* into the field, or NULL */
-} OptionWords;
-
-static OptionWords option_words(const char *key) {
-  OptionWords w = {0};
-  const char *t = strstr(key, "--target=");
-  size_t flags = t ? (size_t)(t - key) : strlen(key);
-  for (size_t i = 0; i < flags;) {
-    size_t len = strcspn(key + i, " ");
-    if (len > flags - i) len = flags - i;
-    if (len == 17 && !strncmp(key + i, "--assume-no-alias", len)) w.assume_no_alias = true;
-    if (len == 16 && !strncmp(key + i, "--scheduled-only", len)) w.scheduled_only = true;
-    i += len + 1;
-  }
-  w.target_file = t ? t + 9 : NULL;
-  return w;
-}
-
-/* Two options fields give the same text: --scheduled-only changes which
- * files a run writes, not what they hold, and the target is known by its
- * name (an older npugen's manifest records no target file). */
-static bool same_text_options(const char *a, const char *b) {
-  return option_words(a).assume_no_alias == option_words(b).assume_no_alias;
-}
-
-static char *options_key(const EmitDir *d) {
+/* The run's options as the manifest records them, the target file
+ * relative to DIR. */
+static ManifestOptions options_key(const EmitDir *d) {
   char *target = d->target_file ? manifest_relative(d->target_file, d->dir) : NULL;
   if (!target && d->target_file) target = strdup(d->target_file); /* --check of a missing DIR */
-  const char *words[] = {d->assume_no_alias ? "--assume-no-alias" : NULL, d->scheduled_only ? "--scheduled-only" : NULL};
-  size_t n = 64 + (target ? strlen(target) : 0);
-  char *key = malloc(n);
-  key[0] = 0;
-  for (int i = 0; i < 2; i++)
-    if (words[i]) snprintf(key + strlen(key), n - strlen(key), "%s%s", key[0] ? " " : "", words[i]);
-  if (target) snprintf(key + strlen(key), n - strlen(key), "%s--target=%s", key[0] ? " " : "", target);
-  free(target);
-  return key;
+  return (ManifestOptions){d->assume_no_alias, d->scheduled_only, target};
+}
+
+/* This run's inputs as the manifest keys them. */
+static EmitRunKey run_key(const EmitDir *d) {
+  return (EmitRunKey){d->source_key, d->target, d->schedule_key, d->options_key};
 }
 
 int emit_dir_open(EmitDir *d) {
@@ -201,7 +171,8 @@ static void remember(EmitDir *d, const char *name) {
  * that is gone, moved or renamed, leaves its files to whoever emits them
  * next). */
 static bool owned_by_other(const EmitDir *d, const ManifestEntry *e) {
-  if (!e || !strcmp(e->source, d->source_key)) return false;
+  EmitRunKey run = run_key(d);
+  if (!emit_policy_from_other_source(e, &run)) return false;
   char path[8400];
   snprintf(path, sizeof path, "%s/%s", d->dir, e->source);
   return e->source[0] == '/' ? access(e->source, F_OK) == 0 : access(path, F_OK) == 0;
@@ -221,19 +192,12 @@ static bool opens_as_emitted(const char *path) {
   return false;
 }
 
-/* Whether emit may replace the regular file at path by another text:
- * yes, or no because it was edited since npugen wrote it (its text is not
- * the one the manifest's entry e records), because it may not be npugen's
- * (no entry, no npugen comment), or because it opens with npugen's comment
- * but a manifest that exists does not name it. --force overrides the
- * first and the last. */
-typedef enum { REPLACE_OK, REPLACE_EDITED, REPLACE_NOT_NPUGENS, REPLACE_UNLISTED } Replace;
-
-static Replace may_replace(const EmitDir *d, const ManifestEntry *e, const char *path) {
+/* Whether emit may replace the regular file at path by another text
+ * (EmitReplace says why not). */
+static EmitReplace may_replace(const EmitDir *d, const ManifestEntry *e, const char *path) {
   uint64_t hash;
-  if (e) return !file_hash(path, &hash) || hash == e->hash || d->force ? REPLACE_OK : REPLACE_EDITED;
-  if (!opens_as_emitted(path)) return REPLACE_NOT_NPUGENS;
-  return !d->had_manifest || d->force ? REPLACE_OK : REPLACE_UNLISTED;
+  if (e) return emit_policy_replace_listed(e, file_hash(path, &hash) ? &hash : NULL, d->force);
+  return emit_policy_replace_unlisted(opens_as_emitted(path), d->had_manifest, d->force);
 }
 
 /* emit's error when it may not replace path; true then. */
@@ -273,14 +237,16 @@ static void add_input(char *out, size_t n, const char *fmt, const char *a, const
  * "schedule file S (relative to DIR)" or "no schedule file", "with
  * --assume-no-alias" or "without --assume-no-alias"; "" when the same. */
 static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
+  EmitRunKey run = run_key(d);
+  EmitOtherInputs other = emit_policy_other_inputs(e, &run);
   out[0] = 0;
-  if (strcmp(e->target, d->target)) add_input(out, n, "target %s%s", e->target, "");
-  if (strcmp(e->schedule, d->schedule_key)) {
+  if (other.target) add_input(out, n, "target %s%s", e->target, "");
+  if (other.schedule) {
     if (*e->schedule) add_input(out, n, "schedule file %s (relative to %s)", e->schedule, d->dir);
     else add_input(out, n, "no schedule file%s%s", "", "");
   }
-  bool was = option_words(e->options).assume_no_alias;
-  if (was != d->assume_no_alias) add_input(out, n, "%s--assume-no-alias%s", was ? "with " : "without ", "");
+  bool was = e->options.assume_no_alias;
+  if (other.assume_no_alias) add_input(out, n, "%s--assume-no-alias%s", was ? "with " : "without ", "");
 }
 
 /* Keeps --check's message of a stale file (it ends in "run: ", the
@@ -342,9 +308,9 @@ void emit_dir_shell_arg(char *out, size_t n, const char *arg) {
 /* The command of the earlier run that wrote e (its inputs as the
  * manifest records them, paths as seen from here). */
 static void recorded_command(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
-  OptionWords w = option_words(e->options);
+  const ManifestOptions *w = &e->options;
   char *schedule = *e->schedule ? from_cwd(d->dir, e->schedule) : NULL;
-  char *target = w.target_file ? from_cwd(d->dir, w.target_file) : NULL;
+  char *target = w->target_file ? from_cwd(d->dir, w->target_file) : NULL;
   snprintf(out, n, "npugen emit");
   emit_dir_shell_arg(out, n, d->source);
   const char *opts[] = {"--schedule", schedule, "--target", target, "-o", d->dir};
@@ -353,8 +319,8 @@ static void recorded_command(const EmitDir *d, const ManifestEntry *e, char *out
       emit_dir_shell_arg(out, n, opts[i]);
       emit_dir_shell_arg(out, n, opts[i + 1]);
     }
-  if (w.assume_no_alias) emit_dir_shell_arg(out, n, "--assume-no-alias");
-  if (w.scheduled_only) emit_dir_shell_arg(out, n, "--scheduled-only");
+  if (w->assume_no_alias) emit_dir_shell_arg(out, n, "--assume-no-alias");
+  if (w->scheduled_only) emit_dir_shell_arg(out, n, "--scheduled-only");
   free(schedule);
   free(target);
 }
@@ -369,30 +335,40 @@ static void report_stale(EmitDir *d, const ManifestEntry *e, const char *path, c
     return;
   }
   struct stat st;
-  Replace r = !link && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && !same_text(path, text) ? may_replace(d, e, path)
-                                                                                               : REPLACE_OK;
+  EmitReplace r = !link && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && !same_text(path, text)
+                      ? may_replace(d, e, path)
+                      : REPLACE_OK;
   char inputs[9000] = "";
   if (e && !strcmp(e->source, d->source_key)) other_inputs(d, e, inputs, sizeof inputs);
-  if (r == REPLACE_EDITED)
-    stale(d, true, "npugen: %s is stale, and was edited by hand since npugen wrote it (its text is not the one %s "
+  EmitStale why = emit_policy_stale(r, *inputs, !link && same_text(path, text));
+  bool force = emit_policy_stale_needs_force(why);
+  char was[9000];
+  switch (why) {
+  case STALE_EDITED:
+    stale(d, force, "npugen: %s is stale, and was edited by hand since npugen wrote it (its text is not the one %s "
           "records); regenerating it loses the edit: run: ", path, MANIFEST_NAME);
-  else if (r == REPLACE_UNLISTED)
-    stale(d, true, "npugen: %s is stale, and %s does not name it (it may hold edits by hand); regenerating it "
+    return;
+  case STALE_UNLISTED:
+    stale(d, force, "npugen: %s is stale, and %s does not name it (it may hold edits by hand); regenerating it "
           "loses any edit: run: ", path, MANIFEST_NAME);
-  else if (r == REPLACE_NOT_NPUGENS)
-    stale(d, false, "npugen: %s is not npugen's (%s does not name it, and it does not open with npugen's comment): "
+    return;
+  case STALE_NOT_NPUGENS:
+    stale(d, force, "npugen: %s is not npugen's (%s does not name it, and it does not open with npugen's comment): "
           "move it away first: run: ", path, MANIFEST_NAME);
-  else if (*inputs) {
-    char was[9000];
+    return;
+  case STALE_OTHER_INPUTS:
     recorded_command(d, e, was, sizeof was);
-    stale(d, false, "npugen: %s is stale: an earlier run emitted it from other inputs (%s: `%s` regenerates it "
+    stale(d, force, "npugen: %s is stale: an earlier run emitted it from other inputs (%s: `%s` regenerates it "
           "from those); from this run's inputs: run: ", path, inputs, was);
-  }
-  else if (!link && same_text(path, text))
-    stale(d, false, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: ",
+    return;
+  case STALE_UNRECORDED:
+    stale(d, force, "npugen: %s is stale (the manifest, " MANIFEST_NAME ", does not say this run wrote it): run: ",
           path);
-  else
-    stale(d, false, "npugen: %s is stale%s: run: ", path, link ? " (a symbolic link, which emit replaces)" : "");
+    return;
+  case STALE_CHANGED:
+    stale(d, force, "npugen: %s is stale%s: run: ", path, link ? " (a symbolic link, which emit replaces)" : "");
+    return;
+  }
 }
 
 /* Plans a change: text written to DIR/name, or (text NULL) name removed. */
@@ -404,28 +380,14 @@ static void plan(EmitDir *d, const char *name, const char *text, bool was_link) 
   d->changes[d->nchanges++] = (struct EmitDirChange){strdup(name), text ? strdup(text) : NULL, was_link};
 }
 
-/* e was written by a run with this run's inputs. */
-static bool inputs_match(const EmitDir *d, const ManifestEntry *e) {
-  return !strcmp(e->target, d->target) && !strcmp(e->schedule, d->schedule_key) &&
-         same_text_options(e->options, d->options_key);
-}
-
 /* --check with recorded inputs, of a file recorded from other inputs:
- * another of the recorded runs checks it (0), unless this run is its own
- * but for a target an older npugen recorded by name alone. */
+ * 0 when another of the recorded runs checks it. */
 static int recorded_elsewhere(const EmitDir *d, const ManifestEntry *e, const char *path) {
-  if (strcmp(e->schedule, d->schedule_key) || strcmp(e->options, d->options_key) || option_words(e->options).target_file)
-    return 0;
+  EmitRunKey run = run_key(d);
+  if (emit_policy_checked_by_another_run(e, &run)) return 0;
   fprintf(stderr, "npugen: %s was emitted for target %s, whose file %s does not record (an older npugen wrote it): "
           "check it with --target and its other inputs\n", path, e->target, MANIFEST_NAME);
   return 1;
-}
-
-/* The manifest names DIR/name as this run writes it. */
-static bool entry_fresh(const EmitDir *d, const ManifestEntry *e, const char *text) {
-  return e && !strcmp(e->source, d->source_key) && !strcmp(e->target, d->target) &&
-         !strcmp(e->schedule, d->schedule_key) && same_text_options(e->options, d->options_key) &&
-         e->hash == manifest_hash(text, strlen(text));
 }
 
 int emit_dir_file(EmitDir *d, const char *name, const char *text) {
@@ -452,14 +414,15 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text) {
     return 1;
   }
   if (d->check) {
-    if (same_text(path, text) && entry_fresh(d, e, text)) return 0;
-    if (d->recorded_inputs && e && !strcmp(e->source, d->source_key) && !inputs_match(d, e))
+    EmitRunKey run = run_key(d);
+    if (same_text(path, text) && emit_policy_entry_fresh(e, &run, manifest_hash(text, strlen(text)))) return 0;
+    if (d->recorded_inputs && e && !strcmp(e->source, d->source_key) && !emit_policy_inputs_match(e, &run))
       return recorded_elsewhere(d, e, path);
     report_stale(d, e, path, text, link);
     return 1;
   }
   if (link || !same_text(path, text)) plan(d, name, text, link);
-  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, d->options_key,
+  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, &d->options_key,
                manifest_hash(text, strlen(text)));
   d->changed = true;
   return 0;
@@ -478,7 +441,11 @@ static int leftover(EmitDir *d, const char *name) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", d->dir, name);
   uint64_t hash;
-  if (!file_hash(path, &hash)) { /* gone, or a link now: nothing of emit's to lose */
+  EmitRunKey run = run_key(d);
+  EmitLeftoverFlags flags = {.prune = d->prune, .force = d->force, .check_refused = d->check && d->refused};
+  char inputs[9000];
+  switch (emit_policy_leftover(e, &run, file_hash(path, &hash) ? &hash : NULL, flags)) {
+  case LEFTOVER_FORGET: /* gone, or a link now: nothing of emit's to lose */
     if (!d->check) {
       if (access(path, F_OK) == 0)
         fprintf(stderr, "npugen: warning: %s changed since npugen wrote it: left alone, and no longer emit's\n", path);
@@ -486,22 +453,17 @@ static int leftover(EmitDir *d, const char *name) {
       d->changed = true;
     }
     return 0;
-  }
-  bool same_inputs = !strcmp(e->target, d->target) && !strcmp(e->schedule, d->schedule_key);
-  if (!same_inputs && !d->prune) {
-    char inputs[9000];
+  case LEFTOVER_KEEP:
     other_inputs(d, e, inputs, sizeof inputs);
     if (!d->check)
       fprintf(stderr, "npugen: warning: kept %s: an earlier run emitted it from other inputs (%s); --prune removes it\n",
               path, inputs);
     return 0;
-  }
-  if (d->check && d->refused) {
+  case LEFTOVER_REFUSED:
     fprintf(stderr, "npugen: %s: this run emits no variant of that name, but a schedule was refused (the errors "
             "above): mend it, then check again\n", path);
     return 1;
-  }
-  if (hash != e->hash && !d->force) { /* edited since */
+  case LEFTOVER_EDITED:
     if (d->check) {
       stale(d, true, "npugen: %s is stale: this run emits no variant of that name, and it was edited by hand since "
             "npugen wrote it; removing it loses the edit: run: ", path);
@@ -513,14 +475,16 @@ static int leftover(EmitDir *d, const char *name) {
             path);
     d->failed = true;
     return 1;
+  case LEFTOVER_REMOVE:
+    if (d->check) {
+      stale(d, false, "npugen: %s is stale: this run emits no variant of that name; run: ", path);
+      return 1;
+    }
+    plan(d, name, NULL, false);
+    manifest_remove(&d->manifest, e);
+    d->changed = true;
+    return 0;
   }
-  if (d->check) {
-    stale(d, false, "npugen: %s is stale: this run emits no variant of that name; run: ", path);
-    return 1;
-  }
-  plan(d, name, NULL, false);
-  manifest_remove(&d->manifest, e);
-  d->changed = true;
   return 0;
 }
 
@@ -581,7 +545,7 @@ int emit_dir_close(EmitDir *d) {
   manifest_free(&d->manifest);
   free(d->source_key);
   free(d->schedule_key);
-  free(d->options_key);
+  manifest_options_free(&d->options_key);
   for (int i = 0; i < d->n; i++) free(d->names[i]);
   free(d->names);
   for (int i = 0; i < d->nchanges; i++) {
@@ -610,16 +574,16 @@ int emit_dir_recorded_inputs(const char *dir, const char *source, EmitDirInputs 
     if (!e->name || strcmp(e->source, key)) continue;
     bool seen = false;
     for (int k = 0; k < n && !seen; k++)
-      seen = !strcmp(m.e[first[k]].schedule, e->schedule) && !strcmp(m.e[first[k]].options, e->options);
+      seen = !strcmp(m.e[first[k]].schedule, e->schedule) && manifest_options_equal(&m.e[first[k]].options, &e->options);
     if (!seen) first[n++] = i;
   }
   *out = calloc((size_t)n + 1, sizeof **out);
   for (int k = 0; k < n; k++) {
     const ManifestEntry *e = &m.e[first[k]];
-    OptionWords w = option_words(e->options);
+    const ManifestOptions *w = &e->options;
     (*out)[k] = (EmitDirInputs){*e->schedule ? from_cwd(dir, e->schedule) : NULL,
-                                w.target_file ? from_cwd(dir, w.target_file) : NULL, w.assume_no_alias,
-                                w.scheduled_only};
+                                w->target_file ? from_cwd(dir, w->target_file) : NULL, w->assume_no_alias,
+                                w->scheduled_only};
   }
   free(first);
   free(key);

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/manifest.h"
+#include "jit/emit_manifest.h"
 
 typedef struct {
   const char *dir;
@@ -27,7 +27,7 @@ typedef struct {
   int n, cap;
   Manifest manifest;
   char *source_key, *schedule_key; /* the kernel and schedule files as the manifest names them */
-  char *options_key;    /* the run's options as the manifest records them (emit_dir.c: options_key) */
+  ManifestOptions options_key; /* the run's options as the manifest records them */
   int lock_fd;
   bool changed, had_manifest;
   bool failed;          /* an error: emit_dir_close changes nothing in DIR */

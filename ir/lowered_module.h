@@ -187,6 +187,10 @@ void ir_print_lowered_module(StrBuf *sb, const LoweredModule *m);
  * the local that holds its repeated bound, `const int NAME = VALUE;`
  * (IntrinCall.hold set): emit/ and --dump-ir print them alike. */
 void ir_print_intrin_call(StrBuf *sb, const IntrinCall *c);
+/* ir/print.c: kernel k as lowered, as --dump-ir prints it plus what only
+ * the emitted C reads (annotations, lower/'s comments on blocks, guards,
+ * waits and tokens, a held bound, a const local, which names are labels). */
+void ir_print_lowered_kernel(StrBuf *sb, const Kernel *k);
 void ir_print_intrin_hold(StrBuf *sb, const IntrinCall *c);
 
 #endif

@@ -82,6 +82,26 @@ static void print_region(StrBuf *sb, const Lowered *l) {
   arena_free(&scratch);
 }
 
+/* The DMA call emit/ prints for a start (Lowered.shape, lower/dma_shape.c):
+ * ", as npu_dma_Nd(dst, strides.., src, strides.., row, counts..)" with its
+ * host loops and the test of a box that may be empty; or that none runs. */
+static void print_dma_shape(StrBuf *sb, const DmaShape *d) {
+  if (!d) {
+    sb_puts(sb, ", no DMA (an empty box)");
+    return;
+  }
+  sb_printf(sb, ", as npu_dma_%dd(%s", d->ndims + 1, d->dst);
+  for (int i = 0; i < d->ndims; i++) sb_printf(sb, ", %s", d->dst_stride[i]);
+  sb_printf(sb, ", %s", d->src);
+  for (int i = 0; i < d->ndims; i++) sb_printf(sb, ", %s", d->src_stride[i]);
+  sb_printf(sb, ", %s", d->row);
+  for (int i = 0; i < d->ndims; i++) sb_printf(sb, ", %s", d->count[i]);
+  sb_putc(sb, ')');
+  for (int i = 0; i < d->nhost; i++)
+    sb_printf(sb, "%s%s < %lld", i ? ", " : " for ", d->host_var[i], (long long)d->host_extent[i]);
+  if (d->runs) sb_printf(sb, " if %s", d->runs);
+}
+
 /* Where an on-chip buffer lives: " at +BYTES past its scope's base (NOTE)". */
 static void print_scope(StrBuf *sb, const Expr *at, const char *note) {
   if (at) {
@@ -103,6 +123,8 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
     if (l->channel) ir_print_expr(sb, l->channel);
     else sb_puts(sb, "0");
     sb_puts(sb, ")");
+    print_dma_shape(sb, l->shape);
+    if (l->named) sb_puts(sb, ", after a comment naming the copy");
     break;
   case LOW_DMA_WAIT:
     sb_puts(sb, "dma_wait(");
@@ -145,10 +167,13 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
     sb_printf(sb, "unused %s", s->note);
     break;
   case LOW_POINTER:
-    sb_printf(sb, "pointer %s = ", l->ptr_name);
+    sb_printf(sb, "pointer %s to ", l->ptr_name);
+    if (l->ptr_stepped) sb_printf(sb, "an element of %s = ", l->view_buf->name);
+    else sb_printf(sb, "rows of %s from dimension %d = ", l->view_buf->name, l->ptr_from);
     ir_print_expr(sb, l->ptr_init);
     break;
   }
+  if (s->note && (l->kind == LOW_DMA_WAIT || l->kind == LOW_TOKENS)) sb_printf(sb, " /* %s */", s->note);
   sb_printf(sb, "  # line %d\n", s->loc.line);
 }
 
@@ -164,12 +189,15 @@ static void print_call_head(StrBuf *sb, const Stmt *s) {
   sb_puts(sb, ") ");
 }
 
-static void print_stmts(StrBuf *sb, const Stmt *s, int ind);
+/* lowered: --dump-ir=lowered, which also shows what only the emitted C
+ * reads (annotations, the comments lower/ put on blocks and guards, a
+ * tensorized call's held bound, which names the C repeats as labels). */
+static void print_stmts(StrBuf *sb, const Stmt *s, int ind, bool lowered);
 
 /* A tensorized nest as lowered (Stmt.intrin_call): its call, under its
  * guard with the nest as written as the fallback; or (no call) why not,
  * before the loops. True when the call stands for the nest. */
-static bool print_intrin_call(StrBuf *sb, const Stmt *s, int ind) {
+static bool print_intrin_call(StrBuf *sb, const Stmt *s, int ind, bool lowered) {
   const IntrinCall *c = s->intrin_call;
   sb_indent(sb, ind);
   if (!c->fn) {
@@ -184,6 +212,12 @@ static bool print_intrin_call(StrBuf *sb, const Stmt *s, int ind) {
     sb_printf(sb, "if %s:\n", c->guard);
     sb_indent(sb, ind + 1);
   }
+  if (c->hold && lowered) {
+    sb_puts(sb, "hold ");
+    ir_print_intrin_hold(sb, c);
+    sb_putc(sb, '\n');
+    sb_indent(sb, ind + !!c->guard);
+  }
   sb_puts(sb, "intrinsic ");
   ir_print_intrin_call(sb, c);
   sb_printf(sb, "  # line %d\n", s->loc.line);
@@ -191,13 +225,27 @@ static bool print_intrin_call(StrBuf *sb, const Stmt *s, int ind) {
   sb_indent(sb, ind);
   sb_printf(sb, "else (%s; the check's C marks it: %s):\n", c->fallback_note ? c->fallback_note : "",
             c->fallback_mark ? c->fallback_mark : "");
-  print_stmts(sb, c->fallback, ind + 1);
+  print_stmts(sb, c->fallback, ind + 1, lowered);
   return true;
 }
 
-static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
+/* annotate()'s values, which the C keeps as comments */
+static void print_annots(StrBuf *sb, const Stmt *s, int ind) {
+  for (const Annot *a = s->annots; a; a = a->next) {
+    sb_indent(sb, ind);
+    sb_printf(sb, "@%s = %s\n", a->key, a->value);
+  }
+}
+
+/* " /" "* NOTE *" "/" of a block or guard lower/ commented */
+static void print_note(StrBuf *sb, const Stmt *s, bool lowered) {
+  if (lowered && s->note) sb_printf(sb, " /* %s */", s->note);
+}
+
+static void print_stmts(StrBuf *sb, const Stmt *s, int ind, bool lowered) {
   for (; s; s = s->next) {
-    if (s->intrin_call && print_intrin_call(sb, s, ind)) continue;
+    if (lowered) print_annots(sb, s, ind);
+    if (s->intrin_call && print_intrin_call(sb, s, ind, lowered)) continue;
     if (s->low) {
       sb_indent(sb, ind);
       print_lowered(sb, s);
@@ -207,8 +255,10 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
     case ST_BLOCK:
       sb_indent(sb, ind);
       if (s->call) print_call_head(sb, s);
-      sb_puts(sb, "{\n");
-      print_stmts(sb, s->body, ind + 1);
+      sb_putc(sb, '{');
+      print_note(sb, s, lowered);
+      sb_putc(sb, '\n');
+      print_stmts(sb, s->body, ind + 1, lowered);
       sb_indent(sb, ind);
       sb_puts(sb, "}\n");
       break;
@@ -223,18 +273,20 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       ir_print_expr(sb, s->hi);
       sb_printf(sb, " step %lld%s%s%s%s:  # line %d\n", (long long)s->step, loop_kind_name(s->loop_kind),
                 s->order_note ? " in source order" : "", s->note ? ", phase: " : "", s->note ? s->note : "", s->loc.line);
-      print_stmts(sb, s->body->body, ind + 1);
+      print_stmts(sb, s->body->body, ind + 1, lowered);
       break;
     case ST_IF:
       sb_indent(sb, ind);
       sb_puts(sb, "if ");
       ir_print_expr(sb, s->cond);
-      sb_puts(sb, s->plain_cond ? " (loop counters only, never hooked):\n" : ":\n");
-      print_stmts(sb, s->then_s->body, ind + 1);
+      sb_puts(sb, s->plain_cond ? " (loop counters only, never hooked):" : ":");
+      print_note(sb, s, lowered);
+      sb_putc(sb, '\n');
+      print_stmts(sb, s->then_s->body, ind + 1, lowered);
       if (s->else_s) {
         sb_indent(sb, ind);
         sb_puts(sb, "else:\n");
-        print_stmts(sb, s->else_s->body, ind + 1);
+        print_stmts(sb, s->else_s->body, ind + 1, lowered);
       }
       break;
     case ST_ASSIGN:
@@ -243,6 +295,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
       ir_print_expr(sb, s->lhs);
       sb_printf(sb, " %s= ", op_spelling(s->op));
       ir_print_expr(sb, s->rhs);
+      if (lowered && s->labeled) sb_puts(sb, "  /* the C names it */");
       sb_printf(sb, "  # line %d\n", s->loc.line);
       break;
     case ST_DECL:
@@ -263,7 +316,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
           sb_puts(sb, "}");
         }
       } else {
-        sb_printf(sb, "local %s: %s", s->var->name, s->var->type->name);
+        sb_printf(sb, "local %s: %s%s", s->var->name, lowered && s->var->is_const ? "const " : "", s->var->type->name);
         if (s->init) {
           sb_puts(sb, " = ");
           ir_print_expr(sb, s->init);
@@ -276,7 +329,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind) {
   }
 }
 
-void ir_print_kernel(StrBuf *sb, const Kernel *k) {
+static void print_kernel(StrBuf *sb, const Kernel *k, bool lowered) {
   sb_printf(sb, "kernel %s(", k->name);
   for (const Param *p = k->params; p; p = p->next) {
     if (p != k->params) sb_puts(sb, ", ");
@@ -289,8 +342,12 @@ void ir_print_kernel(StrBuf *sb, const Kernel *k) {
     }
   }
   sb_puts(sb, ")\n");
-  print_stmts(sb, k->body->body, 1);
+  print_stmts(sb, k->body->body, 1, lowered);
 }
+
+void ir_print_kernel(StrBuf *sb, const Kernel *k) { print_kernel(sb, k, false); }
+
+void ir_print_lowered_kernel(StrBuf *sb, const Kernel *k) { print_kernel(sb, k, true); }
 
 void ir_define_text(StrBuf *sb, const Define *d) {
   if (d->is_typedef) sb_printf(sb, "typedef %s %s;", d->type->alias_of->name, d->name);

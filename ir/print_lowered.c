@@ -27,7 +27,7 @@ static void function_ir(StrBuf *sb, const LoweredFunction *f) {
   Stmt body = {.kind = ST_BLOCK, .body = (Stmt *)f->body};
   Kernel k = *f->k;
   k.body = &body;
-  ir_print_kernel(sb, &k);
+  ir_print_lowered_kernel(sb, &k);
 }
 
 static void lines(StrBuf *sb, const char *what, const char *const *l, int n) {
@@ -51,6 +51,14 @@ static void function_facts(StrBuf *sb, const LoweredFunction *f) {
   for (const Param *p = f->k->params; p; p = p->next, i++)
     for (int d = 0; p->buf && d < p->buf->ndim; d++)
       if (f->extent_macro[i * IR_MAX_DIMS + d]) sb_printf(sb, "  extent %d of %s: %s\n", d, p->buf->name, f->extent_macro[i * IR_MAX_DIMS + d]);
+  i = 0;
+  for (const Param *p = f->k->params; p && f->extent_at_entry; p = p->next, i++)
+    for (int d = 0; p->buf && d < p->buf->ndim; d++)
+      if (f->extent_at_entry[i * IR_MAX_DIMS + d]) {
+        sb_printf(sb, "  extent %d of %s in the definition (evaluated before the entry tests): ", d, p->buf->name);
+        ir_print_expr(sb, f->extent_at_entry[i * IR_MAX_DIMS + d]);
+        sb_putc(sb, '\n');
+      }
   if (f->comment) {
     sb_puts(sb, "  comment over it:\n");
     sb_lines(sb, f->comment, "    ");
@@ -105,7 +113,10 @@ static void source_facts(StrBuf *sb, const LoweredModule *m) {
   defines(sb, "define", m->defines);
   if (m->own_header) sb_printf(sb, "  includes its header: %s\n", m->own_header);
   defines(sb, "define after it", m->late_defines);
-  if (m->assume_macro) sb_puts(sb, "  defines NPUGEN_ASSUME\n");
+  if (m->assume_macro) {
+    sb_puts(sb, "  defines NPUGEN_ASSUME:\n");
+    sb_lines(sb, m->assume_macro, "    ");
+  }
   if (m->support) {
     sb_puts(sb, "  support after the includes:\n");
     sb_lines(sb, m->support, "    ");
@@ -137,8 +148,9 @@ static void header_facts(StrBuf *sb, const LoweredModule *m) {
     function_facts(sb, &p->proto);
   }
   for (int i = 0; i < m->nlayouts && m->header_layouts; i++) {
-    sb_printf(sb, "layout helpers %s and %s as the header spells them\n", m->header_layouts[i].pack.name,
-              m->header_layouts[i].unpack.name);
+    sb_printf(sb, "layout helpers %s and %s as the header spells them, under the comment:\n",
+              m->header_layouts[i].pack.name, m->header_layouts[i].unpack.name);
+    sb_lines(sb, m->header_layouts[i].comment, "  ");
     function_facts(sb, &m->header_layouts[i].pack);
     function_facts(sb, &m->header_layouts[i].unpack);
   }

@@ -24,24 +24,22 @@ static bool find_bound(const Expr *e, void *ctx) {
   return true;
 }
 
+typedef struct {
+  const Expr *bound, *by;
+} BoundBy;
+
+/* ir_map_expr's step: a subexpression that is the same as the bound
+ * becomes by. */
+static Expr *replace_bound(Arena *a, Expr *e, void *ctx) {
+  (void)a;
+  const BoundBy *r = ctx;
+  return ir_expr_same(e, r->bound) ? (Expr *)r->by : e;
+}
+
 /* e with every subexpression that is the same as bound replaced by by. */
 static const Expr *replaced(Arena *a, const Expr *e, const Expr *bound, const Expr *by) {
-  if (!e) return NULL;
-  if (ir_expr_same(e, bound)) return by;
-  Expr *c = ARENA_NEW(a, Expr);
-  *c = *e;
-  c->a = (Expr *)replaced(a, e->a, bound, by);
-  c->b = (Expr *)replaced(a, e->b, bound, by);
-  c->c = (Expr *)replaced(a, e->c, bound, by);
-  if (e->kind == EX_LOAD) {
-    c->idx = ARENA_ARRAY(a, Expr *, e->buf->ndim);
-    for (int i = 0; i < e->buf->ndim; i++) c->idx[i] = (Expr *)replaced(a, e->idx[i], bound, by);
-  }
-  if (e->kind == EX_CALL) {
-    c->args = ARENA_ARRAY(a, Expr *, e->nargs);
-    for (int i = 0; i < e->nargs; i++) c->args[i] = (Expr *)replaced(a, e->args[i], bound, by);
-  }
-  return c;
+  BoundBy r = {bound, by};
+  return ir_map_expr(a, (Expr *)e, replace_bound, &r);
 }
 
 /* Whether the kernel, the call or an earlier local uses name. */

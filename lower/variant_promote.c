@@ -39,33 +39,36 @@ static bool runs_once_at_least(const Stmt *loop) {
   return ir_trip_count(loop, &n) && n > 0;
 }
 
+/* ir_visit_expr's step: a read of x's buffer is x itself (its indices
+ * are x's, so not walked). */
+static IrVisit read_is_x(const Expr *e, int depth, void *ctx) {
+  (void)depth;
+  const Expr *x = ctx;
+  if (e->kind != EX_LOAD || e->buf != x->buf) return IR_VISIT_ON;
+  return ir_expr_same(e, x) ? IR_VISIT_SKIP : IR_VISIT_STOP;
+}
+
 /* Every read of x's buffer in e is x itself. */
-static bool reads_only(const Expr *e, const Expr *x) {
-  if (!e) return true;
-  if (e->kind == EX_LOAD && e->buf == x->buf) return ir_expr_same(e, x);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++)
-      if (!reads_only(e->idx[i], x)) return false;
-  for (int i = 0; i < e->nargs; i++)
-    if (!reads_only(e->args[i], x)) return false;
-  return reads_only(e->a, x) && reads_only(e->b, x) && reads_only(e->c, x);
+static bool reads_only(const Expr *e, const Expr *x) { return ir_visit_expr(e, read_is_x, (void *)x); }
+
+/* What replaces a read of x: local t. */
+typedef struct {
+  const Expr *x;
+  Var *t;
+} ReadOfX;
+
+/* ir_map_expr's step: a read of x's buffer (x itself: reads_only) is t,
+ * inside an index too, where the array still holds the value from before
+ * the loop (the store back comes after it). */
+static Expr *read_as_local(Arena *a, Expr *e, void *ctx) {
+  const ReadOfX *r = ctx;
+  return e->kind == EX_LOAD && e->buf == r->x->buf ? ir_var(a, r->t, e->loc) : e;
 }
 
 /* e with every read of x replaced by t (a copy where it changes). */
 static Expr *replace(Arena *a, Expr *e, const Expr *x, Var *t) {
-  if (!e) return NULL;
-  if (e->kind == EX_LOAD && e->buf == x->buf) return ir_var(a, t, e->loc);
-  if (!ir_expr_uses(e, NULL, x->buf)) return e;
-  Expr *c = ARENA_NEW(a, Expr);
-  *c = *e;
-  c->a = replace(a, e->a, x, t);
-  c->b = replace(a, e->b, x, t);
-  c->c = replace(a, e->c, x, t);
-  if (e->nargs) {
-    c->args = arena_alloc(a, sizeof *c->args * (size_t)e->nargs);
-    for (int i = 0; i < e->nargs; i++) c->args[i] = replace(a, e->args[i], x, t);
-  }
-  return c;
+  ReadOfX r = {x, t};
+  return ir_map_expr(a, e, read_as_local, &r);
 }
 
 static const Stmt *promotable_store(const Promote *p, const Stmt *loop) {

@@ -332,19 +332,26 @@ static Expr *as_type(Sched *s, Expr *e, const Type *t) {
   return e->type->kind == t->kind ? e : ir_cast(s->a, e, t, false);
 }
 
+/* Variables from[] and their replacements to[], n of them. */
+typedef struct {
+  Var *const *from;
+  Expr *const *to;
+  int n;
+} SubstMany;
+
+/* ir_map_expr's step: a use of from[i] becomes a copy of to[i]. */
+static Expr *subst_var(Arena *a, Expr *e, void *ctx) {
+  const SubstMany *m = ctx;
+  if (e->kind == EX_VAR)
+    for (int i = 0; i < m->n; i++)
+      if (e->var == m->from[i]) return ir_expr_copy(a, m->to[i]);
+  return e;
+}
+
 /* Replaces the variables from[] by copies of to[] at once. */
 static Expr *subst_many(Sched *s, Expr *e, Var *const *from, Expr *const *to, int n) {
-  if (!e) return NULL;
-  if (e->kind == EX_VAR)
-    for (int i = 0; i < n; i++)
-      if (e->var == from[i]) return ir_expr_copy(s->a, to[i]);
-  e->a = subst_many(s, e->a, from, to, n);
-  e->b = subst_many(s, e->b, from, to, n);
-  e->c = subst_many(s, e->c, from, to, n);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) e->idx[i] = subst_many(s, e->idx[i], from, to, n);
-  for (int i = 0; i < e->nargs; i++) e->args[i] = subst_many(s, e->args[i], from, to, n);
-  return e;
+  SubstMany m = {from, to, n};
+  return ir_map_expr(s->a, e, subst_var, &m);
 }
 
 /* The value P stores, of T's type: the store's own conversion (implicit in
@@ -526,14 +533,11 @@ typedef struct {
 } Inline;
 
 /* e with every read of T replaced by P's value at the read's indices. */
-static Expr *inline_expr(Inline *in, Expr *e) {
-  if (!e) return NULL;
-  e->a = inline_expr(in, e->a);
-  e->b = inline_expr(in, e->b);
-  e->c = inline_expr(in, e->c);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) e->idx[i] = inline_expr(in, e->idx[i]);
-  for (int i = 0; i < e->nargs; i++) e->args[i] = inline_expr(in, e->args[i]);
+/* ir_map_expr's step: a read of T (its indices already inlined)
+ * becomes P's value there. */
+static Expr *inline_read(Arena *a, Expr *e, void *ctx) {
+  (void)a;
+  Inline *in = ctx;
   if (!refers_to(e, in->t)) return e;
   Expr *to[IR_MAX_DIMS];
   for (int i = 0; i < in->inv.n; i++)
@@ -542,6 +546,8 @@ static Expr *inline_expr(Inline *in, Expr *e) {
   Expr *v = ir_expr_copy(in->s->a, in->value);
   return subst_many(in->s, v, in->inv.ctr, to, in->inv.n);
 }
+
+static Expr *inline_expr(Inline *in, Expr *e) { return ir_map_expr(in->s->a, e, inline_read, in); }
 
 static bool inline_visit(Stmt *st, int depth, void *ctx) {
   (void)depth;
@@ -746,36 +752,39 @@ static bool find_producer(Sched *s, const Stmt *c, Store *t, Stmt **p) {
 }
 
 typedef struct {
+  Sched *s;
   Store t;
   const Expr *first;
   const Expr *other;
 } SameIndex;
 
-static void same_index(SameIndex *q, Sched *s, const Expr *e) {
-  if (!e || q->other) return;
+/* ir_visit_expr's step: each read of T, until one reads other indices
+ * than the first. */
+static IrVisit same_index_at(const Expr *e, int depth, void *ctx) {
+  (void)depth;
+  SameIndex *q = ctx;
   if (refers_to(e, q->t)) {
     if (!q->first) q->first = e;
-    else if (strcmp(expr_text(s, q->first), expr_text(s, e))) q->other = e;
+    else if (strcmp(expr_text(q->s, q->first), expr_text(q->s, e))) q->other = e;
   }
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) same_index(q, s, e->idx[i]);
-  for (int i = 0; i < e->nargs; i++) same_index(q, s, e->args[i]);
-  same_index(q, s, e->a);
-  same_index(q, s, e->b);
-  same_index(q, s, e->c);
+  return q->other ? IR_VISIT_STOP : IR_VISIT_ON;
+}
+
+/* ir_map_expr's step: a read of T becomes the value. */
+typedef struct {
+  Store t;
+  const Expr *value;
+} ReadsOf;
+
+static Expr *replace_read(Arena *a, Expr *e, void *ctx) {
+  const ReadsOf *r = ctx;
+  return refers_to(e, r->t) ? ir_expr_copy(a, r->value) : e;
 }
 
 /* e with every read of T replaced by value. */
 static Expr *replace_reads(Sched *s, Expr *e, Store t, const Expr *value) {
-  if (!e) return NULL;
-  if (refers_to(e, t)) return ir_expr_copy(s->a, value);
-  e->a = replace_reads(s, e->a, t, value);
-  e->b = replace_reads(s, e->b, t, value);
-  e->c = replace_reads(s, e->c, t, value);
-  if (e->kind == EX_LOAD)
-    for (int i = 0; i < e->buf->ndim; i++) e->idx[i] = replace_reads(s, e->idx[i], t, value);
-  for (int i = 0; i < e->nargs; i++) e->args[i] = replace_reads(s, e->args[i], t, value);
-  return e;
+  ReadsOf r = {t, value};
+  return ir_map_expr(s->a, e, replace_read, &r);
 }
 
 /* Times of `sched` with one more coordinate k appended. Takes sched. */
@@ -927,8 +936,8 @@ bool prim_reverse_compute_inline(Sched *s, const SchedStep *st) {
     return sched_error(s, NULL, "cannot inline %s: %s is read in the index of the store", cin, tn);
 
   /* 1. one index, invertible */
-  SameIndex q = {t, NULL, NULL};
-  same_index(&q, s, c->rhs);
+  SameIndex q = {s, t, NULL, NULL};
+  ir_visit_expr(c->rhs, same_index_at, &q);
   if (q.other)
     return sched_error(s, NULL, "cannot inline %s (line %d): it reads %s at two indices (%s and %s)", c->name, c->loc.line, tn,
                        expr_text(s, q.first), expr_text(s, q.other));

@@ -321,36 +321,36 @@ typedef struct {
 
 static Expr *as_int(Sched *s, Expr *e) { return e->type->kind == TY_INT ? e : ir_cast(s->a, e, &ty_int, true); }
 
-static void rewrite_expr(Rewrite *r, Expr *e) {
-  if (!e) return;
-  if (e->kind == EX_LOAD) {
-    for (int d = 0; d < e->buf->ndim; d++) rewrite_expr(r, e->idx[d]); /* b's ndim changes only at the end */
-    if (e->buf == r->b) {
-      Expr **idx = ARENA_ARRAY(r->s->a, Expr *, r->nphys);
-      for (int g = 0; g < r->nphys; g++) {
-        Expr *x = ir_expr_copy(r->s->a, r->phys[g]);
-        for (int d = 0; d < r->m->nin; d++) x = ir_subst_expr(r->s->a, x, r->m->in[d], as_int(r->s, e->idx[d]));
-        idx[g] = x;
-      }
-      e->idx = idx;
-    }
+/* ir_map_expr's step: a load of b (its indices already rewritten) at
+ * its physical indices, the map's inputs replaced by the logical ones
+ * (b's ndim changes only at the end). */
+static Expr *rewrite_load(Arena *a, Expr *e, void *ctx) {
+  Rewrite *r = ctx;
+  if (e->kind != EX_LOAD || e->buf != r->b) return e;
+  Expr **idx = ARENA_ARRAY(a, Expr *, r->nphys);
+  for (int g = 0; g < r->nphys; g++) {
+    Expr *x = ir_expr_copy(a, r->phys[g]);
+    for (int d = 0; d < r->m->nin; d++) x = ir_subst_expr(a, x, r->m->in[d], as_int(r->s, e->idx[d]));
+    idx[g] = x;
   }
-  rewrite_expr(r, e->a);
-  rewrite_expr(r, e->b);
-  rewrite_expr(r, e->c);
-  for (int i = 0; i < e->nargs; i++) rewrite_expr(r, e->args[i]);
+  Expr *c = ARENA_NEW(a, Expr);
+  *c = *e;
+  c->idx = idx;
+  return c;
 }
+
+static Expr *rewritten(Rewrite *r, Expr *e) { return ir_map_expr(r->s->a, e, rewrite_load, r); }
 
 static bool rewrite_stmt(Stmt *st, int depth, void *ctx) {
   (void)depth;
   Rewrite *r = ctx;
-  rewrite_expr(r, st->lo);
-  rewrite_expr(r, st->hi);
-  rewrite_expr(r, st->cond);
-  rewrite_expr(r, st->lhs);
-  rewrite_expr(r, st->rhs);
-  rewrite_expr(r, st->init);
-  for (int i = 0; i < st->ninit; i++) rewrite_expr(r, st->init_list[i]);
+  st->lo = rewritten(r, st->lo);
+  st->hi = rewritten(r, st->hi);
+  st->cond = rewritten(r, st->cond);
+  st->lhs = rewritten(r, st->lhs);
+  st->rhs = rewritten(r, st->rhs);
+  st->init = rewritten(r, st->init);
+  for (int i = 0; i < st->ninit; i++) st->init_list[i] = rewritten(r, st->init_list[i]);
   return true;
 }
 

@@ -81,59 +81,51 @@ static bool image_within(Pad *p, const Expr *load, isl_set *target) {
   return ok;
 }
 
-/* Every load in e stays inside its buffer, and e cannot trap. */
-static bool safe_expr(Pad *p, const Expr *e, int depth) {
-  if (!e) return true;
-  if (depth > 64) return false;
-  if (e->kind == EX_LOAD) {
-    for (int d = 0; d < e->buf->ndim; d++)
-      if (!safe_expr(p, e->idx[d], depth + 1)) return false;
-    if (!image_within(p, e, buf_set(p, e->buf, false))) return false;
-  }
+/* How deep the two checks below look: a deeper expression is refused. */
+enum { MAX_DEPTH = 64 };
+
+/* ir_visit_expr's step of safe_expr: a load inside its buffer, an
+ * integer division by a constant other than 0 and -1. */
+static IrVisit safe_node(const Expr *e, int depth, void *ctx) {
+  Pad *p = ctx;
+  if (depth > MAX_DEPTH) return IR_VISIT_STOP;
+  if (e->kind == EX_LOAD && !image_within(p, e, buf_set(p, e->buf, false))) return IR_VISIT_STOP;
   int64_t c;
   if (e->kind == EX_BINARY && (e->op == OP_DIV || e->op == OP_MOD) && type_is_integer(e->type) &&
       !(ir_const_int(e->b, &c) && c != 0 && c != -1))
-    return false;
-  for (int i = 0; i < e->nargs; i++)
-    if (!safe_expr(p, e->args[i], depth + 1)) return false;
-  return safe_expr(p, e->a, depth + 1) && safe_expr(p, e->b, depth + 1) && safe_expr(p, e->c, depth + 1);
+    return IR_VISIT_STOP;
+  return IR_VISIT_ON;
+}
+
+/* Every load in e stays inside its buffer, and e cannot trap. */
+static bool safe_expr(Pad *p, const Expr *e) { return ir_visit_expr(e, safe_node, p); }
+
+/* ir_visit_expr's step of no_overflow: e's own operation is defined for
+ * every operand value; a load's indices are not walked. */
+static IrVisit defined_node(const Expr *e, int depth, void *ctx) {
+  (void)ctx;
+  if (depth > MAX_DEPTH) return IR_VISIT_STOP;
+  int64_t c;
+  switch (e->kind) {
+  case EX_LOAD: return IR_VISIT_SKIP;
+  case EX_CAST: return type_is_integer(e->type) && type_is_float(e->a->type) ? IR_VISIT_STOP : IR_VISIT_ON;
+  case EX_UNARY:
+    return e->op == OP_NEG && type_is_integer(e->type) && e->type->is_signed ? IR_VISIT_STOP : IR_VISIT_ON;
+  case EX_BINARY:
+    if ((e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && type_is_integer(e->type) && e->type->is_signed)
+      return IR_VISIT_STOP;
+    if ((e->op == OP_SHL || e->op == OP_SHR) && !(ir_const_int(e->b, &c) && c >= 0 && c < 8 * e->type->size))
+      return IR_VISIT_STOP;
+    if (e->op == OP_SHL && type_is_integer(e->type) && e->type->is_signed) return IR_VISIT_STOP;
+    return IR_VISIT_ON;
+  default: return IR_VISIT_ON;
+  }
 }
 
 /* Evaluating e on arbitrary element values cannot overflow a signed integer,
  * shift out of range or convert an out-of-range float to an integer (all
  * undefined in C). Index arithmetic is exempt: indices stay in the box. */
-static bool no_overflow(const Expr *e, int depth) {
-  if (!e) return true;
-  if (depth > 64) return false;
-  switch (e->kind) {
-  case EX_LOAD:
-  case EX_VAR:
-  case EX_INT:
-  case EX_FLOAT:
-    return true;
-  case EX_CAST:
-    if (type_is_integer(e->type) && type_is_float(e->a->type)) return false;
-    return no_overflow(e->a, depth + 1);
-  case EX_UNARY:
-    if (e->op == OP_NEG && type_is_integer(e->type) && e->type->is_signed) return false;
-    return no_overflow(e->a, depth + 1);
-  case EX_BINARY: {
-    int64_t c;
-    bool arith = e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL;
-    if (arith && type_is_integer(e->type) && e->type->is_signed) return false;
-    if ((e->op == OP_SHL || e->op == OP_SHR) && !(ir_const_int(e->b, &c) && c >= 0 && c < 8 * e->type->size)) return false;
-    if (e->op == OP_SHL && type_is_integer(e->type) && e->type->is_signed) return false;
-    return no_overflow(e->a, depth + 1) && no_overflow(e->b, depth + 1);
-  }
-  case EX_COND:
-    return no_overflow(e->a, depth + 1) && no_overflow(e->b, depth + 1) && no_overflow(e->c, depth + 1);
-  case EX_CALL:
-    for (int i = 0; i < e->nargs; i++)
-      if (!no_overflow(e->args[i], depth + 1)) return false;
-    return true;
-  }
-  return false;
-}
+static bool no_overflow(const Expr *e) { return ir_visit_expr(e, defined_node, NULL); }
 
 static const Expr *strip_casts(const Expr *e) {
   while (e->kind == EX_CAST && (type_is_integer(e->type) || type_is_float(e->type))) e = e->a;
@@ -154,7 +146,7 @@ static bool is_zero(Pad *p, const Expr *e, bool is_float);
 
 /* A factor that keeps 0 * factor == 0. */
 static bool finite_factor(Pad *p, const Expr *e, bool is_float) {
-  if (!is_float) return no_overflow(e, 0); /* integers: 0 * x == 0, if x itself is defined */
+  if (!is_float) return no_overflow(e); /* integers: 0 * x == 0, if x itself is defined */
   const Expr *x = strip_casts(e);
   if (x->kind == EX_INT || x->kind == EX_FLOAT) return true;
   return known_pad_read(p, x, false) || is_zero(p, x, is_float);
@@ -172,14 +164,14 @@ static bool is_zero(Pad *p, const Expr *e, bool is_float) {
 
 static bool harmless_leaf(Pad *p, const Stmt *st) {
   if (st->kind != ST_ASSIGN) return false;
-  if (!safe_expr(p, st->rhs, 0) || !safe_expr(p, st->lhs, 0)) return false;
+  if (!safe_expr(p, st->rhs) || !safe_expr(p, st->lhs)) return false;
   bool adds = st->op == OP_ADD || st->op == OP_SUB || st->op == OP_BOR || st->op == OP_BXOR;
   bool adds_zero = adds && is_zero(p, st->rhs, type_is_float(st->rhs->type));
   if (st->lhs->kind == EX_LOAD && st->lhs->buf->layout && image_within(p, st->lhs, buf_set(p, st->lhs->buf, true))) {
     /* writes padding only: any value will do, if computing it is defined
      * (an integer `x op= v` on padding of unknown value needs v == 0) */
     bool int_update = st->op != OP_NONE && type_is_integer(st->lhs->type);
-    return adds_zero || (!int_update && no_overflow(st->rhs, 0));
+    return adds_zero || (!int_update && no_overflow(st->rhs));
   }
   return adds_zero;
 }
@@ -199,7 +191,7 @@ static bool harmless_list(Pad *p, const Stmt *list) {
       break;
     case ST_IF:
       /* a nested if: over-approximate by both branches, each unguarded */
-      ok = harmless_list(p, c->then_s) && (!c->else_s || harmless_list(p, c->else_s)) && safe_expr(p, c->cond, 0);
+      ok = harmless_list(p, c->then_s) && (!c->else_s || harmless_list(p, c->else_s)) && safe_expr(p, c->cond);
       break;
     default:
       ok = harmless_leaf(p, c);

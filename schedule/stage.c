@@ -38,17 +38,35 @@ static Expr *load(Arena *a, Buffer *b, Expr *const *idx) {
   return ir_load(a, b, ix);
 }
 
+/* ir_visit_expr's step over the statement's copy (which the stage owns
+ * and rewrites in place): each operand that is the pattern becomes a
+ * load of the stage, not inside an index (occurs). */
+static IrVisit replace_operands(const Expr *e, int depth, void *ctx) {
+  (void)depth;
+  Replace *r = ctx;
+  if (e->kind == EX_LOAD) return IR_VISIT_SKIP;
+  Expr *own = (Expr *)e;
+  Expr **ops[] = {&own->a, &own->b, &own->c};
+  for (int i = 0; i < 3; i++)
+    if (*ops[i] && ir_expr_same(*ops[i], r->pattern)) {
+      r->replaced++;
+      *ops[i] = load(r->a, r->b, r->idx);
+    }
+  for (int i = 0; i < own->nargs; i++)
+    if (ir_expr_same(own->args[i], r->pattern)) {
+      r->replaced++;
+      own->args[i] = load(r->a, r->b, r->idx);
+    }
+  return IR_VISIT_ON;
+}
+
 static Expr *replace(Replace *r, Expr *e) {
-  if (!e) return NULL;
-  if (ir_expr_same(e, r->pattern)) {
+  if (e && ir_expr_same(e, r->pattern)) {
     r->replaced++;
     return load(r->a, r->b, r->idx);
   }
-  e->a = replace(r, e->a);
-  e->b = replace(r, e->b);
-  e->c = replace(r, e->c);
-  for (int i = 0; i < e->nargs; i++) e->args[i] = replace(r, e->args[i]);
-  return e; /* not into indices (occurs) */
+  ir_visit_expr(e, replace_operands, r);
+  return e;
 }
 
 /* Where pattern occurs in e: as a value the statement always computes,
@@ -59,15 +77,40 @@ static Expr *replace(Replace *r, Expr *e) {
  * and the dependence model read it). */
 enum { OCC_VALUE = 1, OCC_GUARDED = 2, OCC_INDEX = 4 };
 
+typedef struct {
+  const Expr *pattern;
+  bool guarded, in_index;
+  int where;
+} Occurs;
+
+static int occurs(const Expr *pattern, const Expr *e, bool guarded, bool in_index);
+
+/* ir_visit_expr's step: where the walk meets the pattern; a load's
+ * indices and a lazy operator's guarded operands are walked on their own,
+ * in their context. */
+static IrVisit occurs_at(const Expr *e, int depth, void *ctx) {
+  (void)depth;
+  Occurs *o = ctx;
+  if (ir_expr_same(e, o->pattern)) {
+    o->where |= o->in_index ? OCC_INDEX : o->guarded ? OCC_GUARDED : OCC_VALUE;
+    return IR_VISIT_SKIP;
+  }
+  if (e->kind == EX_LOAD) {
+    for (int i = 0; i < e->buf->ndim; i++) o->where |= occurs(o->pattern, e->idx[i], o->guarded, true);
+    return IR_VISIT_SKIP;
+  }
+  if (e->kind == EX_COND || (e->kind == EX_BINARY && (e->op == OP_LAND || e->op == OP_LOR))) {
+    o->where |= occurs(o->pattern, e->a, o->guarded, o->in_index) | occurs(o->pattern, e->b, true, o->in_index) |
+                occurs(o->pattern, e->c, true, o->in_index);
+    return IR_VISIT_SKIP;
+  }
+  return IR_VISIT_ON;
+}
+
 static int occurs(const Expr *pattern, const Expr *e, bool guarded, bool in_index) {
-  if (!e) return 0;
-  if (ir_expr_same(e, pattern)) return in_index ? OCC_INDEX : guarded ? OCC_GUARDED : OCC_VALUE;
-  bool lazy = e->kind == EX_COND || (e->kind == EX_BINARY && (e->op == OP_LAND || e->op == OP_LOR));
-  int r = occurs(pattern, e->a, guarded, in_index) | occurs(pattern, e->b, guarded || lazy, in_index) |
-          occurs(pattern, e->c, guarded || lazy, in_index);
-  for (int i = 0; i < e->nargs; i++) r |= occurs(pattern, e->args[i], guarded, in_index);
-  for (int i = 0; e->kind == EX_LOAD && i < e->buf->ndim; i++) r |= occurs(pattern, e->idx[i], guarded, true);
-  return r;
+  Occurs o = {pattern, guarded, in_index, 0};
+  ir_visit_expr(e, occurs_at, &o);
+  return o.where;
 }
 
 bool prim_stage(Sched *s, const SchedStep *st) {

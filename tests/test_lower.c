@@ -533,8 +533,8 @@ Test(lower, the_command_prints_the_lowered_ir) {
   out[got] = '\0';
   cr_expect_eq(pclose(p), 0, "%s", out);
   cr_expect(strstr(out, "kernel matmul(") && strstr(out, "kernel matmul_nu("), "%s", out);
-  cr_expect(strstr(out, "\n          dma_wait(C_ob_tok[jo % 2]) if jo >= 2  # line 25\n"), "%s", out);
-  cr_expect(strstr(out, "\n        dma_wait(C_ob_tok[0])  # line 10\n"), "%s", out);
+  cr_expect(strstr(out, "\n          dma_wait(C_ob_tok[jo % 2]) if jo >= 2 /* its copy out two iterations ago */  # line 25\n"), "%s", out);
+  cr_expect(strstr(out, "\n        dma_wait(C_ob_tok[0]) /* the copy out of jo = 6, the iteration before the last */  # line 10\n"), "%s", out);
 }
 
 /* Whether a tensorized nest still matches its intrinsic is decided by the

@@ -1,12 +1,12 @@
-/* DIR/.npugen-manifest (cli/manifest.h). A line per file, fields split by
+/* DIR/.npugen-manifest (jit/emit_manifest.h). A line per file, fields split by
  * tabs: name, kernel file, target, schedule file, [options,] hash (16 hex
  * digits). The options field is there only when the run gave an option
- * (--assume-no-alias, --scheduled-only, --target's file: cli/emit_dir.c),
+ * (--assume-no-alias, --scheduled-only, --target's file: ManifestOptions),
  * so manifests of runs without one read as before, in this npugen and in
  * older ones.
  * A tab, a newline or a backslash in a field is written \t, \n or \\. */
 #define _DEFAULT_SOURCE /* realpath */
-#include "cli/manifest.h"
+#include "jit/emit_manifest.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -63,7 +63,55 @@ static void read_line(Manifest *m, char *line) {
   errno = 0;
   uint64_t hash = strtoull(f[n - 1], &end, 16);
   if (*end || errno || !*f[0] || !*f[1] || (n == 6 && !*f[4])) return;
-  manifest_set(m, f[0], f[1], f[2], f[3], n == 6 ? f[4] : "", hash);
+  ManifestOptions o;
+  manifest_options_parse(n == 6 ? f[4] : "", &o);
+  manifest_set(m, f[0], f[1], f[2], f[3], &o, hash);
+  manifest_options_free(&o);
+}
+
+#define TARGET_WORD "--target="
+
+char *manifest_options_text(const ManifestOptions *o) {
+  const char *words[] = {o->assume_no_alias ? "--assume-no-alias" : NULL, o->scheduled_only ? "--scheduled-only" : NULL};
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < 2; i++)
+    if (words[i]) sb_printf(&sb, "%s%s", sb.len ? " " : "", words[i]);
+  if (o->target_file) sb_printf(&sb, "%s" TARGET_WORD "%s", sb.len ? " " : "", o->target_file);
+  return sb.data ? sb_take(&sb) : strdup("");
+}
+
+/* The field's words, split at spaces, up to the target file's, which
+ * takes the rest of the field (a path may hold spaces). */
+void manifest_options_parse(const char *field, ManifestOptions *out) {
+  memset(out, 0, sizeof *out);
+  for (const char *w = field; *w;) {
+    size_t len = strcspn(w, " ");
+    if (!strncmp(w, TARGET_WORD, strlen(TARGET_WORD))) {
+      out->target_file = strdup(w + strlen(TARGET_WORD));
+      return;
+    }
+    if (len == strlen("--assume-no-alias") && !strncmp(w, "--assume-no-alias", len)) out->assume_no_alias = true;
+    if (len == strlen("--scheduled-only") && !strncmp(w, "--scheduled-only", len)) out->scheduled_only = true;
+    w += len + (w[len] == ' ');
+  }
+}
+
+bool manifest_options_equal(const ManifestOptions *a, const ManifestOptions *b) {
+  return a->assume_no_alias == b->assume_no_alias && a->scheduled_only == b->scheduled_only &&
+         !a->target_file == !b->target_file && (!a->target_file || !strcmp(a->target_file, b->target_file));
+}
+
+void manifest_options_free(ManifestOptions *o) {
+  free(o->target_file);
+  o->target_file = NULL;
+}
+
+static void copy_options(ManifestOptions *to, const ManifestOptions *from) {
+  char *target = from->target_file ? strdup(from->target_file) : NULL;
+  manifest_options_free(to);
+  *to = *from;
+  to->target_file = target;
 }
 
 void manifest_read(Manifest *m, const char *dir) {
@@ -124,12 +172,14 @@ int manifest_write(Manifest *m, const char *dir) {
   sb_puts(&sb, header);
   for (int i = 0; i < m->n && m->e[i].name; i++) {
     const ManifestEntry *e = &m->e[i];
-    const char *fields[5] = {e->name, e->source, e->target, e->schedule, e->options};
+    char *options = manifest_options_text(&e->options);
+    const char *fields[5] = {e->name, e->source, e->target, e->schedule, options};
     for (int k = 0; k < 5; k++) {
-      if (k == 4 && !*e->options) break; /* no options: the field is left out */
+      if (k == 4 && !*options) break; /* no options: the field is left out */
       put_field(&sb, fields[k]);
       sb_putc(&sb, '\t');
     }
+    free(options);
     sb_printf(&sb, "%016llx\n", (unsigned long long)e->hash);
   }
   char path[4200], tmp[4300];
@@ -167,7 +217,7 @@ static void set_str(char **field, const char *value) {
 }
 
 void manifest_set(Manifest *m, const char *name, const char *source, const char *target, const char *schedule,
-                  const char *options, uint64_t hash) {
+                  const ManifestOptions *options, uint64_t hash) {
   ManifestEntry *e = manifest_find(m, name);
   if (!e) {
     if (m->n == m->cap) {
@@ -182,7 +232,7 @@ void manifest_set(Manifest *m, const char *name, const char *source, const char 
   set_str(&e->source, source);
   set_str(&e->target, target);
   set_str(&e->schedule, schedule);
-  set_str(&e->options, options);
+  copy_options(&e->options, options);
   e->hash = hash;
 }
 
@@ -191,7 +241,7 @@ static void free_entry(ManifestEntry *e) {
   free(e->source);
   free(e->target);
   free(e->schedule);
-  free(e->options);
+  manifest_options_free(&e->options);
 }
 
 void manifest_remove(Manifest *m, ManifestEntry *e) {

@@ -1,0 +1,69 @@
+/* Kernel net of tests/golden/program.c as written, with checked arithmetic: npugen check's reference.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef struct {
+  jmp_buf npg_jb;
+  int *npg_site;
+} NpgCk;
+
+static void npg_ub(NpgCk *c, int site) {
+  *c->npg_site = site;
+  longjmp(c->npg_jb, 1);
+}
+
+#define NPG_LL_MAX 9223372036854775807LL
+#define NPG_LL_MIN (-NPG_LL_MAX - 1)
+static long long npg_add_ll(NpgCk *c, int s, long long a, long long b) {
+  if (b > 0 ? a > NPG_LL_MAX - b : a < NPG_LL_MIN - b) npg_ub(c, s);
+  return a + b;
+}
+static long long npg_sub_ll(NpgCk *c, int s, long long a, long long b) {
+  if (b < 0 ? a > NPG_LL_MAX + b : a < NPG_LL_MIN + b) npg_ub(c, s);
+  return a - b;
+}
+static long long npg_mul_ll(NpgCk *c, int s, long long a, long long b) {
+  if (a > 0 ? (b > 0 ? a > NPG_LL_MAX / b : b < NPG_LL_MIN / a)
+            : (b > 0 ? a < NPG_LL_MIN / b : a != 0 && b < NPG_LL_MAX / a))
+    npg_ub(c, s);
+  return a * b;
+}
+
+#define N 8
+
+static void npg_checked_net(NpgCk *npg_ck, const int32_t A[8][8], int32_t B[8][8], int k) {
+  long long npg_t1;
+  long long npg_t2;
+  long long npg_t3;
+  int32_t T[8][8];
+  unsigned char npg_set_T[8][8] = {0};
+  {
+    int scale_k = (npg_t1 = (long long)(k) + (long long)(1), npg_t1 < (-2147483647 - 1) || npg_t1 > 2147483647 ? npg_ub(npg_ck, 1) : (void)0, (int)npg_t1);
+    for (int i = 0; i < N; i++) {
+      const int32_t (*npg_p1) = A[i];
+      for (int j = 0; j < N; j++) {
+        T[i][j] = (npg_t2 = (long long)(npg_p1[j]) * (long long)(scale_k), npg_t2 < (-2147483647 - 1) || npg_t2 > 2147483647 ? npg_ub(npg_ck, 2) : (void)0, (int)npg_t2);
+        npg_set_T[i][j] = 1;
+      }
+    }
+  }
+  {
+    int scale_k = 2;
+    for (int i = 0; i < N; i++) {
+      int32_t (*npg_p2) = B[i];
+      for (int j = 0; j < N; j++) {
+        npg_p2[j] = (npg_t3 = (long long)((npg_set_T[i][j] ? (void)0 : npg_ub(npg_ck, 3), T[i][j])) * (long long)(scale_k), npg_t3 < (-2147483647 - 1) || npg_t3 > 2147483647 ? npg_ub(npg_ck, 4) : (void)0, (int)npg_t3);
+      }
+    }
+  }
+}
+
+void npg_ref_net(void **npg_args) {
+  NpgCk npg_ck;
+  npg_ck.npg_site = (int *)npg_args[3];
+  *npg_ck.npg_site = 0;
+  if (!setjmp(npg_ck.npg_jb)) npg_checked_net(&npg_ck, npg_args[0], npg_args[1], *(int *)npg_args[2]);
+}
