@@ -119,7 +119,7 @@ void tune_print_program(const TuneProgram *p) {
   printf("%s: PASS npugen check (%s); %s\n", p->variant, p->check.exact ? "bit-exact" : "within the tolerance",
          p->check.summary);
   if (p->check.sim_cycles && p->bound)
-    printf("%s: %" PRIu64 " cycles; roofline %.1f%% of the sum of its calls' own bounds, %" PRIu64 " cycles\n",
+    printf("%s: %" PRIu64 " cycles; roofline %.1f%% of the program's own bound, %" PRIu64 " cycles\n",
            p->program->name, p->check.sim_cycles, 100.0 * (double)p->bound / (double)p->check.sim_cycles, p->bound);
   printf("%s as written: %s\n", p->program->name, p->as_written[0] ? p->as_written : "not run");
 }

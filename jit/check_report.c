@@ -9,9 +9,8 @@
 /* What the kernel's bound is made of, by its unit (jit/kernel_bound.c). */
 static const char *bound_what(const char *unit) {
   if (!strcmp(unit, "nu")) return "its MACs on the NU";
-  if (!strcmp(unit, "vu")) return "its arithmetic on the VU cores";
+  if (!strcmp(unit, "vu")) return "its reductions on the VU cores";
   if (!strcmp(unit, "ddr")) return "its arrays through DDR once";
-  if (!strcmp(unit, "sum")) return "its calls' bounds summed";
   return "unknown";
 }
 

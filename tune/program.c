@@ -4,7 +4,8 @@
  * budget; the program's variant then runs each call on its callee's
  * tuned variant (`use`) where that beats the callee as written, and the
  * whole program is checked against the program as written and costed by
- * its simulated cycles, against the sum of its calls' own bounds. */
+ * its simulated cycles, against its own bound (jit/kernel_bound.c: the
+ * program as one kernel). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ bool tune_program_find(NpgSession *s, const char *kernel, TuneProgram *p) {
   p->program = k;
   p->target = session_target(s);
   find_calls(p, k->body->body, 1);
-  p->bound = kernel_bound(k, p->target, NULL, 0); /* the sum of the calls' own bounds, as the check's */
+  p->bound = kernel_bound(k, p->target, NULL, 0); /* the program as one kernel, as the check bounds it */
   return p->ncalls > 0;
 }
 
@@ -292,7 +293,7 @@ bool tune_program_write(const TuneProgram *p, const TuneInvocation *inv, const c
     sb_printf(&head, "%d intermediate%s on chip (set_scope), costed by the whole program's cycles: %" PRIu64
                      " with every intermediate in DDR\n", p->nscoped, p->nscoped == 1 ? "" : "s", p->ddr_cycles);
   if (p->check.sim_cycles)
-    sb_printf(&head, "%s: %" PRIu64 " cycles; the sum of its calls' own bounds: %" PRIu64 " cycles (%.1f%%)\n",
+    sb_printf(&head, "%s: %" PRIu64 " cycles; its own bound: %" PRIu64 " cycles (%.1f%%)\n",
               p->program->name, p->check.sim_cycles, p->bound,
               p->bound ? 100.0 * (double)p->bound / (double)p->check.sim_cycles : 0.0);
   comment(&text, head.data);
