@@ -205,6 +205,29 @@ static bool const_local(LoweredModule *m) {
   return s && s->var && (s->var->is_const = !s->var->is_const, true);
 }
 
+static bool counter_type(LoweredModule *m) {
+  Stmt *s = find_stmt(m->main.body, ST_FOR);
+  return s && (s->var->type = &ty_long);
+}
+
+static bool const_scalar_param(LoweredModule *m) {
+  for (const Param *p = m->main.k->params; p; p = p->next)
+    if (p->var) return p->var->is_const = !p->var->is_const, true;
+  return false;
+}
+
+/* Each core's copy of an on-chip buffer is addressed by the bound loop's
+ * counter (`npu_scope_base(NPU_VU_VM, core)`). */
+static bool buffer_core(LoweredModule *m) {
+  Stmt *s = find_low(m->main.body, LOW_VIEW);
+  if (!s || !s->low->decl || !s->low->view_buf->core) return false;
+  Var *other = arena_alloc(&m->arena, sizeof *other);
+  *other = *s->low->view_buf->core;
+  other->name = "npg_other_core";
+  s->low->view_buf->core = other;
+  return true;
+}
+
 /* The first tensorized nest whose call holds a bound in a local. */
 static IntrinCall *held_call(const Stmt *s) {
   for (; s; s = s->next) {
@@ -294,7 +317,9 @@ Test(lowered_dump, a_sized_kernel_s_extents_entry_tests_and_assume_macro_show) {
                         {"an annotation", annotation},
                         {"a label", label},
                         {"a guard's comment", guard_note},
-                        {"a local's const", const_local}};
+                        {"a local's const", const_local},
+                        {"a loop counter's type", counter_type},
+                        {"a scalar parameter's const", const_scalar_param}};
   each_field_shows("k.c", sized_src, "v", cases, sizeof cases / sizeof cases[0]);
 }
 
@@ -314,9 +339,10 @@ Test(lowered_dump, a_layout_s_helpers_show_as_the_header_spells_them) {
   each_field_shows("k.c", layout_src, "v", cases, sizeof cases / sizeof cases[0]);
 }
 
-Test(lowered_dump, a_held_bound_of_an_intrinsic_call_shows) {
-  const Case cases[] = {{"the bound an intrinsic call holds in a local", held_bound}};
-  each_field_shows("k.c", held_src, "v", cases, 1);
+Test(lowered_dump, a_held_bound_and_a_core_s_buffer_show) {
+  const Case cases[] = {{"the bound an intrinsic call holds in a local", held_bound},
+                        {"the counter whose core's copy of an on-chip buffer a view points at", buffer_core}};
+  each_field_shows("k.c", held_src, "v", cases, 2);
 }
 
 /* The check's reference: a hoisted address is a pointer to rows or to
