@@ -310,7 +310,9 @@ static void each_field_shows(const char *path, const char *src, const char *vari
   npg_close(s);
 }
 
-Test(lowered_dump, a_sized_kernel_s_extents_entry_tests_and_assume_macro_show) {
+/* The sized kernel's extents, entry tests and NPUGEN_ASSUME, and the
+ * statements' fields only the C shows. */
+static void sized_kernel_fields(void) {
   const Case cases[] = {{"the definition's extent (extent_at_entry)", first_extent_at_entry},
                         {"an entry test", entry_test},
                         {"NPUGEN_ASSUME's text", assume_macro},
@@ -323,7 +325,8 @@ Test(lowered_dump, a_sized_kernel_s_extents_entry_tests_and_assume_macro_show) {
   each_field_shows("k.c", sized_src, "v", cases, sizeof cases / sizeof cases[0]);
 }
 
-Test(lowered_dump, each_part_of_a_dma_call_shows) {
+/* Each part of a DMA call, the comments on waits, tokens and blocks. */
+static void dma_fields(void) {
   const Case cases[] = {{"a DMA's row bytes", dma_row},         {"a DMA's destination", dma_dst},
                         {"a DMA's source", dma_src},            {"a DMA's strides", dma_stride},
                         {"a DMA's count", dma_count},           {"a DMA's test of an empty box", dma_runs},
@@ -332,14 +335,16 @@ Test(lowered_dump, each_part_of_a_dma_call_shows) {
   each_field_shows("examples/matmul_npu.c", NULL, "matmul_nu", cases, sizeof cases / sizeof cases[0]);
 }
 
-Test(lowered_dump, a_layout_s_helpers_show_as_the_header_spells_them) {
+/* A layout's helpers, in the .c and as the header spells them. */
+static void layout_fields(void) {
   const Case cases[] = {{"the header's comment over a layout's helpers", header_layout_comment},
                         {"the comment over a layout's helpers", layout_comment},
                         {"a header helper's restrict", header_layout_param}};
   each_field_shows("k.c", layout_src, "v", cases, sizeof cases / sizeof cases[0]);
 }
 
-Test(lowered_dump, a_held_bound_and_a_core_s_buffer_show) {
+/* A held bound of an intrinsic call, a core's copy of a buffer. */
+static void vu_fields(void) {
   const Case cases[] = {{"the bound an intrinsic call holds in a local", held_bound},
                         {"the counter whose core's copy of an on-chip buffer a view points at", buffer_core}};
   each_field_shows("k.c", held_src, "v", cases, 2);
@@ -348,7 +353,7 @@ Test(lowered_dump, a_held_bound_and_a_core_s_buffer_show) {
 /* The check's reference: a hoisted address is a pointer to rows or to
  * one element (LOW_POINTER, lower/ref_body.c), which its declaration
  * spells. */
-Test(lowered_dump, a_hoisted_pointer_of_the_reference_shows_its_kind) {
+static void reference_pointer_fields(void) {
   const char *src = "#include <stdint.h>\n#define N 8\n"
                     "void k(const int16_t A[N][N], int32_t S[N]) {\n"
                     "  for (int i = 0; i < N; i++)\n"
@@ -374,4 +379,14 @@ Test(lowered_dump, a_hoisted_pointer_of_the_reference_shows_its_kind) {
   }
   module_free(mod);
   diag_free(&dl);
+}
+
+/* One test for all (each test costs a fork, three times over under
+ * ASan): a failure names the kernel and the field. */
+Test(lowered_dump, each_field_the_printer_reads_shows_in_the_dump) {
+  sized_kernel_fields();
+  dma_fields();
+  layout_fields();
+  vu_fields();
+  reference_pointer_fields();
 }
