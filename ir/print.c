@@ -102,6 +102,12 @@ static void print_dma_shape(StrBuf *sb, const DmaShape *d) {
   if (d->runs) sb_printf(sb, " if %s", d->runs);
 }
 
+/* " of each core (counter CORE)": a buffer of a loop bound to the VU
+ * cores, each iteration's copy in its core's scope. */
+static void print_core(StrBuf *sb, const Buffer *b) {
+  if (b->core) sb_printf(sb, " of each core (counter %s)", b->core->name);
+}
+
 /* Where an on-chip buffer lives: " at +BYTES past its scope's base (NOTE)". */
 static void print_scope(StrBuf *sb, const Expr *at, const char *note) {
   if (at) {
@@ -138,8 +144,8 @@ static void print_lowered(StrBuf *sb, const Stmt *s) {
     break;
   case LOW_VIEW:
     if (l->decl) {
-      sb_printf(sb, "view %s = %s @%lld%s", l->view_buf->name, l->view_buf->scope, (long long)l->view_buf->offset,
-                l->view_buf->core ? " of each core" : "");
+      sb_printf(sb, "view %s = %s @%lld", l->view_buf->name, l->view_buf->scope, (long long)l->view_buf->offset);
+      print_core(sb, l->view_buf);
       if (l->view_copy) {
         sb_puts(sb, ", copy ");
         ir_print_expr(sb, l->view_copy);
@@ -268,6 +274,7 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind, bool lowered) {
         sb_printf(sb, "for %s (counter %s) in ", s->name, s->var->name);
       else
         sb_printf(sb, "for %s in ", s->name ? s->name : s->var->name);
+      if (lowered && s->var->type->kind != TY_INT) sb_printf(sb, "(%s) ", s->var->type->name); /* the C declares it so */
       ir_print_expr(sb, s->lo);
       sb_printf(sb, " .. %s ", op_spelling(s->cmp));
       ir_print_expr(sb, s->hi);
@@ -302,10 +309,13 @@ static void print_stmts(StrBuf *sb, const Stmt *s, int ind, bool lowered) {
       sb_indent(sb, ind);
       if (s->name) sb_printf(sb, "%s: ", s->name);
       if (s->buf) {
-        if (buffer_onchip(s->buf))
-          sb_printf(sb, "%s %s @%lld: ", s->buf->scope, s->buf->name, (long long)s->buf->offset);
-        else
+        if (buffer_onchip(s->buf)) {
+          sb_printf(sb, "%s %s @%lld", s->buf->scope, s->buf->name, (long long)s->buf->offset);
+          if (lowered) print_core(sb, s->buf);
+          sb_puts(sb, ": ");
+        } else {
           sb_printf(sb, "local %s: ", s->buf->name);
+        }
         print_buffer_type(sb, s->buf, s->extents);
         if (s->ninit) {
           sb_puts(sb, " = {");
@@ -338,7 +348,7 @@ static void print_kernel(StrBuf *sb, const Kernel *k, bool lowered) {
       print_buffer_type(sb, p->buf, NULL);
       sb_printf(sb, " %s", role_name(p->buf->role));
     } else {
-      sb_printf(sb, "%s: %s", p->var->name, p->var->type->name);
+      sb_printf(sb, "%s: %s%s", p->var->name, lowered && p->var->is_const ? "const " : "", p->var->type->name);
     }
   }
   sb_puts(sb, ")\n");

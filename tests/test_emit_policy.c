@@ -10,7 +10,7 @@
 
 /* The options field reads back as the options it spells: flags word by
  * word, the target file as the rest of the field (spaces and all). */
-Test(emit_policy, the_options_field_reads_back_as_written) {
+static void options_read_back(void) {
   const char *fields[] = {"", "--assume-no-alias", "--scheduled-only", "--assume-no-alias --scheduled-only",
                           "--target=../t.ini", "--assume-no-alias --target=my targets/t 2.ini"};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
@@ -30,7 +30,7 @@ Test(emit_policy, the_options_field_reads_back_as_written) {
 
 /* A word is a flag only as a whole word, and the target file only at a
  * word's start: no substring of another word counts. */
-Test(emit_policy, the_options_field_is_read_by_words) {
+static void options_read_by_words(void) {
   ManifestOptions o;
   manifest_options_parse("--assume-no-alias-x x--target=t --scheduled-only", &o);
   cr_expect(!o.assume_no_alias && o.scheduled_only && !o.target_file);
@@ -49,7 +49,7 @@ static ManifestEntry entry(const char *source, const char *target, const char *s
 /* An entry's file is replaced when its text is the one recorded (or
  * --force); a file no entry names only when it opens with npugen's
  * comment and no manifest exists (or --force). */
-Test(emit_policy, who_may_replace_a_file) {
+static void who_may_replace(void) {
   ManifestEntry e = entry("k.c", "default", "", false, 7);
   uint64_t same = 7, edited = 8;
   cr_expect_eq(emit_policy_replace_listed(&e, &same, false), REPLACE_OK);
@@ -65,7 +65,7 @@ Test(emit_policy, who_may_replace_a_file) {
 /* A file of an earlier run that this run does not write: forgotten when
  * gone, kept when from another target or schedule file (unless --prune),
  * an error when edited (unless --force), else removed. */
-Test(emit_policy, what_becomes_of_a_leftover) {
+static void leftovers(void) {
   EmitRunKey run = {"k.c", "default", "", {0}};
   ManifestEntry same = entry("k.c", "default", "", false, 7), other = entry("k.c", "default", "s.sched", false, 7);
   uint64_t h = 7, edited = 9;
@@ -81,7 +81,7 @@ Test(emit_policy, what_becomes_of_a_leftover) {
 
 /* --check's reason, most telling first, and which need --force; only
  * --assume-no-alias of the options changes the text. */
-Test(emit_policy, why_a_file_is_stale) {
+static void stale_reasons(void) {
   cr_expect_eq(emit_policy_stale(REPLACE_EDITED, true, false), STALE_EDITED);
   cr_expect_eq(emit_policy_stale(REPLACE_UNLISTED, true, false), STALE_UNLISTED);
   cr_expect_eq(emit_policy_stale(REPLACE_NOT_NPUGENS, true, false), STALE_NOT_NPUGENS);
@@ -97,4 +97,13 @@ Test(emit_policy, why_a_file_is_stale) {
   cr_expect(emit_policy_entry_fresh(&plain, &run, 7) && !emit_policy_entry_fresh(&plain, &run, 8));
   cr_expect(emit_policy_other_inputs(&no_alias, &run).assume_no_alias);
   cr_expect(!emit_policy_any_other(emit_policy_other_inputs(&plain, &run)));
+}
+
+/* One test for all (each test costs a fork, three times over under ASan). */
+Test(emit_policy, the_options_field_and_each_decision) {
+  options_read_back();
+  options_read_by_words();
+  who_may_replace();
+  leftovers();
+  stale_reasons();
 }

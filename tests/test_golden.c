@@ -123,8 +123,10 @@ static void pin(const char *name, const char *variant) {
   npg_close(s);
 }
 
-Test(golden, a_sized_kernel_s_reference_and_reversed_c) { pin("sized", "scale_par"); }
-
-Test(golden, a_kernel_with_locals_reference_and_reversed_c) { pin("local", "rowsum_par"); }
-
-Test(golden, a_program_s_reference_and_reversed_c) { pin("program", "net_par"); }
+/* One test for the three (each test costs a fork, three times over
+ * under ASan): a failure names the file. */
+Test(golden, the_reference_and_the_reversed_c_of_three_kernels) {
+  pin("sized", "scale_par");
+  pin("local", "rowsum_par");
+  pin("program", "net_par");
+}

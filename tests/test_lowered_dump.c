@@ -82,12 +82,15 @@ static Stmt *find_stmt(const Stmt *s, StmtKind kind) {
   return NULL;
 }
 
-/* One change of one field; false when the kernel's module lacks it. */
-typedef bool Mutate(LoweredModule *m);
+/* One change of one field; false when the kernel's module lacks it. What
+ * it hangs on the session's IR is allocated in keep, which outlives the
+ * module (freed with the session). */
+typedef bool Mutate(LoweredModule *m, Arena *keep);
 
 /* ---- the sized kernel's ---- */
 
-static bool first_extent_at_entry(LoweredModule *m) {
+static bool first_extent_at_entry(LoweredModule *m, Arena *keep) {
+  (void)keep;
   int n = 0;
   for (const Param *p = m->main.k->params; p; p = p->next) n++;
   for (int i = 0; m->main.extent_at_entry && i < n * IR_MAX_DIMS; i++)
@@ -98,13 +101,15 @@ static bool first_extent_at_entry(LoweredModule *m) {
   return false;
 }
 
-static bool entry_test(LoweredModule *m) {
+static bool entry_test(LoweredModule *m, Arena *keep) {
+  (void)keep;
   if (!m->main.ntests) return false;
   m->main.tests[0].cond = ir_int(&m->arena, 4321, &ty_int, (SrcLoc){0});
   return true;
 }
 
-static bool assume_macro(LoweredModule *m) {
+static bool assume_macro(LoweredModule *m, Arena *keep) {
+  (void)keep;
   if (!m->assume_macro) return false;
   m->assume_macro = "#define NPUGEN_ASSUME(c) ((void)(c)) /* mutated */\n";
   return true;
@@ -129,80 +134,118 @@ static DmaShape *shape_in(const Stmt *s, int dims) {
 
 static DmaShape *first_shape(LoweredModule *m) { return shape_in(m->main.body, 0); }
 
-static bool dma_row(LoweredModule *m) {
+static bool dma_row(LoweredModule *m, Arena *keep) {
+  (void)keep;
   DmaShape *d = first_shape(m);
   return d && (d->row = "4321");
 }
 
-static bool dma_dst(LoweredModule *m) {
+static bool dma_dst(LoweredModule *m, Arena *keep) {
+  (void)keep;
   DmaShape *d = first_shape(m);
   return d && (d->dst = "&mutated[0]");
 }
 
-static bool dma_src(LoweredModule *m) {
+static bool dma_src(LoweredModule *m, Arena *keep) {
+  (void)keep;
   DmaShape *d = first_shape(m);
   return d && (d->src = "&mutated[0]");
 }
 
-static bool dma_stride(LoweredModule *m) {
+static bool dma_stride(LoweredModule *m, Arena *keep) {
+  (void)keep;
   DmaShape *d = shape_in(m->main.body, 1);
   return d && (d->src_stride[0] = "4321") && (d->dst_stride[0] = "1234");
 }
 
-static bool dma_count(LoweredModule *m) {
+static bool dma_count(LoweredModule *m, Arena *keep) {
+  (void)keep;
   DmaShape *d = shape_in(m->main.body, 1);
   return d && (d->count[0] = "4321");
 }
 
-static bool dma_runs(LoweredModule *m) {
+static bool dma_runs(LoweredModule *m, Arena *keep) {
+  (void)keep;
   DmaShape *d = first_shape(m);
   return d && (d->runs = "mutated > 0");
 }
 
-static bool dma_named(LoweredModule *m) {
+static bool dma_named(LoweredModule *m, Arena *keep) {
+  (void)keep;
   Stmt *s = find_low(m->main.body, LOW_DMA_START);
   return s && (s->low->named = !s->low->named, true);
 }
 
-static bool wait_note(LoweredModule *m) {
+static bool wait_note(LoweredModule *m, Arena *keep) {
+  (void)keep;
   Stmt *s = find_low(m->main.body, LOW_DMA_WAIT);
   return s && s->low->token.base && (s->note = "mutated note");
 }
 
-static bool tokens_note(LoweredModule *m) {
+static bool tokens_note(LoweredModule *m, Arena *keep) {
+  (void)keep;
   Stmt *s = find_low(m->main.body, LOW_TOKENS);
   return s && (s->note = "mutated note");
 }
 
 /* ---- statements' fields only the C shows (any kernel) ---- */
 
-static bool annotation(LoweredModule *m) {
+static bool annotation(LoweredModule *m, Arena *keep) {
   Stmt *s = find_stmt(m->main.body, ST_FOR);
   if (!s) return false;
-  Annot *a = arena_alloc(&m->arena, sizeof *a);
+  Annot *a = arena_alloc(keep, sizeof *a);
   *a = (Annot){.next = s->annots, .key = "mutated", .value = "1"};
   s->annots = a;
   return true;
 }
 
-static bool label(LoweredModule *m) {
+static bool label(LoweredModule *m, Arena *keep) {
+  (void)keep;
   Stmt *s = find_stmt(m->main.body, ST_ASSIGN);
   return s && (s->labeled = !s->labeled, true);
 }
 
-static bool block_note(LoweredModule *m) {
+static bool block_note(LoweredModule *m, Arena *keep) {
+  (void)keep;
   Stmt *s = find_stmt(m->main.body, ST_BLOCK);
   return s && !s->call && (s->note = "mutated note");
 }
 
-static bool guard_note(LoweredModule *m) {
+static bool guard_note(LoweredModule *m, Arena *keep) {
+  (void)keep;
   Stmt *s = find_stmt(m->main.body, ST_IF);
   return s && (s->note = "mutated note");
 }
 
-static bool const_local(LoweredModule *m) {
+static bool const_local(LoweredModule *m, Arena *keep) {
+  (void)keep;
   Stmt *s = find_stmt(m->main.body, ST_DECL);
   return s && s->var && (s->var->is_const = !s->var->is_const, true);
+}
+
+static bool counter_type(LoweredModule *m, Arena *keep) {
+  (void)keep;
+  Stmt *s = find_stmt(m->main.body, ST_FOR);
+  return s && (s->var->type = &ty_long);
+}
+
+static bool const_scalar_param(LoweredModule *m, Arena *keep) {
+  (void)keep;
+  for (const Param *p = m->main.k->params; p; p = p->next)
+    if (p->var) return p->var->is_const = !p->var->is_const, true;
+  return false;
+}
+
+/* Each core's copy of an on-chip buffer is addressed by the bound loop's
+ * counter (`npu_scope_base(NPU_VU_VM, core)`). */
+static bool buffer_core(LoweredModule *m, Arena *keep) {
+  Stmt *s = find_low(m->main.body, LOW_VIEW);
+  if (!s || !s->low->decl || !s->low->view_buf->core) return false;
+  Var *other = arena_alloc(keep, sizeof *other);
+  *other = *s->low->view_buf->core;
+  other->name = "npg_other_core";
+  s->low->view_buf->core = other;
+  return true;
 }
 
 /* The first tensorized nest whose call holds a bound in a local. */
@@ -218,20 +261,25 @@ static IntrinCall *held_call(const Stmt *s) {
   return NULL;
 }
 
-static bool held_bound(LoweredModule *m) {
+static bool held_bound(LoweredModule *m, Arena *keep) {
   IntrinCall *c = held_call(m->main.body);
-  return c && (c->hold_value = ir_int(&m->arena, 4321, &ty_int, (SrcLoc){0}));
+  return c && (c->hold_value = ir_int(keep, 4321, &ty_int, (SrcLoc){0}));
 }
 
 /* ---- the layout'd kernel's ---- */
 
-static bool header_layout_comment(LoweredModule *m) {
+static bool header_layout_comment(LoweredModule *m, Arena *keep) {
+  (void)keep;
   return m->nlayouts && m->header_layouts && (m->header_layouts[0].comment = "mutated comment");
 }
 
-static bool layout_comment(LoweredModule *m) { return m->nlayouts && (m->layouts[0].comment = "mutated comment"); }
+static bool layout_comment(LoweredModule *m, Arena *keep) {
+  (void)keep;
+  return m->nlayouts && (m->layouts[0].comment = "mutated comment");
+}
 
-static bool header_layout_param(LoweredModule *m) {
+static bool header_layout_param(LoweredModule *m, Arena *keep) {
+  (void)keep;
   if (!m->nlayouts || !m->header_layouts) return false;
   LoweredFunction *f = &m->header_layouts[0].pack;
   f->param_restrict[0] = !f->param_restrict[0];
@@ -271,13 +319,15 @@ static void each_field_shows(const char *path, const char *src, const char *vari
   cr_assert(s && !npg_error_count(s), "%s: %s", path, npg_errors(s));
   int v = npg_variant_index(s, variant);
   cr_assert_geq(v, 0, "%s: no variant %s", path, variant);
+  Arena keep;
+  arena_init(&keep, 0);
   for (int i = 0; i < n; i++) {
     LowerUnit u = session_unit(s, v);
     u.own_header = true;
     LoweredModule m;
     lower_module(&u, &m);
     char *c0 = emitted(&m), *d0 = dumped(&m);
-    cr_assert(cases[i].mutate(&m), "%s, variant %s has no %s", path, variant, cases[i].what);
+    cr_assert(cases[i].mutate(&m, &keep), "%s, variant %s has no %s", path, variant, cases[i].what);
     char *c1 = emitted(&m), *d1 = dumped(&m);
     cr_expect_str_neq(c0, c1, "%s: changing %s does not change the C", path, cases[i].what);
     cr_expect_str_neq(d0, d1, "%s: the lowered dump leaves out %s:\n%s", path, cases[i].what, d0);
@@ -285,20 +335,26 @@ static void each_field_shows(const char *path, const char *src, const char *vari
     lower_module_free(&m);
   }
   npg_close(s);
+  arena_free(&keep);
 }
 
-Test(lowered_dump, a_sized_kernel_s_extents_entry_tests_and_assume_macro_show) {
+/* The sized kernel's extents, entry tests and NPUGEN_ASSUME, and the
+ * statements' fields only the C shows. */
+static void sized_kernel_fields(void) {
   const Case cases[] = {{"the definition's extent (extent_at_entry)", first_extent_at_entry},
                         {"an entry test", entry_test},
                         {"NPUGEN_ASSUME's text", assume_macro},
                         {"an annotation", annotation},
                         {"a label", label},
                         {"a guard's comment", guard_note},
-                        {"a local's const", const_local}};
+                        {"a local's const", const_local},
+                        {"a loop counter's type", counter_type},
+                        {"a scalar parameter's const", const_scalar_param}};
   each_field_shows("k.c", sized_src, "v", cases, sizeof cases / sizeof cases[0]);
 }
 
-Test(lowered_dump, each_part_of_a_dma_call_shows) {
+/* Each part of a DMA call, the comments on waits, tokens and blocks. */
+static void dma_fields(void) {
   const Case cases[] = {{"a DMA's row bytes", dma_row},         {"a DMA's destination", dma_dst},
                         {"a DMA's source", dma_src},            {"a DMA's strides", dma_stride},
                         {"a DMA's count", dma_count},           {"a DMA's test of an empty box", dma_runs},
@@ -307,22 +363,25 @@ Test(lowered_dump, each_part_of_a_dma_call_shows) {
   each_field_shows("examples/matmul_npu.c", NULL, "matmul_nu", cases, sizeof cases / sizeof cases[0]);
 }
 
-Test(lowered_dump, a_layout_s_helpers_show_as_the_header_spells_them) {
+/* A layout's helpers, in the .c and as the header spells them. */
+static void layout_fields(void) {
   const Case cases[] = {{"the header's comment over a layout's helpers", header_layout_comment},
                         {"the comment over a layout's helpers", layout_comment},
                         {"a header helper's restrict", header_layout_param}};
   each_field_shows("k.c", layout_src, "v", cases, sizeof cases / sizeof cases[0]);
 }
 
-Test(lowered_dump, a_held_bound_of_an_intrinsic_call_shows) {
-  const Case cases[] = {{"the bound an intrinsic call holds in a local", held_bound}};
-  each_field_shows("k.c", held_src, "v", cases, 1);
+/* A held bound of an intrinsic call, a core's copy of a buffer. */
+static void vu_fields(void) {
+  const Case cases[] = {{"the bound an intrinsic call holds in a local", held_bound},
+                        {"the counter whose core's copy of an on-chip buffer a view points at", buffer_core}};
+  each_field_shows("k.c", held_src, "v", cases, 2);
 }
 
 /* The check's reference: a hoisted address is a pointer to rows or to
  * one element (LOW_POINTER, lower/ref_body.c), which its declaration
  * spells. */
-Test(lowered_dump, a_hoisted_pointer_of_the_reference_shows_its_kind) {
+static void reference_pointer_fields(void) {
   const char *src = "#include <stdint.h>\n#define N 8\n"
                     "void k(const int16_t A[N][N], int32_t S[N]) {\n"
                     "  for (int i = 0; i < N; i++)\n"
@@ -348,4 +407,14 @@ Test(lowered_dump, a_hoisted_pointer_of_the_reference_shows_its_kind) {
   }
   module_free(mod);
   diag_free(&dl);
+}
+
+/* One test for all (each test costs a fork, three times over under
+ * ASan): a failure names the kernel and the field. */
+Test(lowered_dump, each_field_the_printer_reads_shows_in_the_dump) {
+  sized_kernel_fields();
+  dma_fields();
+  layout_fields();
+  vu_fields();
+  reference_pointer_fields();
 }
