@@ -136,6 +136,47 @@ static void fuse_and_loop_partition_in_a_sized_kernel(void) {
           "k.c:12:28: error: loop_partition: loop i needs constant bounds to be partitioned");
 }
 
+/* Loops over a size that count down or by a stride: back substitution
+ * (i and j down, j's end following i), a stride 2 and an inclusive
+ * stride 3. No tile divides the sets' trip counts (2 and 19; 1 and 10
+ * by 2; 1 and 6 by 3). */
+static const char *counted_down =
+    "void k(int n, const float U[n][n], float x[n], const float b[n], float y[n]) {\n"
+    "  for (int i = n - 1; i >= 0; i--)\n"
+    "    for (int j = n - 1; j > i; j--)\n"
+    "      x[i] -= U[i][j] * x[j];\n"
+    "  for (int e = 0; e < n; e += 2)\n"
+    "    y[e] = b[e] * 2.0f;\n"
+    "  for (int o = 1; o <= n - 1; o += 3)\n"
+    "    y[o] = b[o] + 1.0f;\n"
+    "}\n"
+    "#pragma npu sizes(k, n = 2)\n#pragma npu sizes(k, n = 19)\n";
+
+/* split and vectorize(loop, lanes) of such loops count them up by 1 from
+ * 0 to their trip count, in the form a split writes (no sum past the
+ * counter's type), and the counter's value in the body. Before: "loop i
+ * counts by -1 between bounds that are not constants; it is counted up
+ * by 1 only between constant bounds". */
+static void split_and_vectorize_of_sized_loops_that_count_down_or_by_a_stride(void) {
+  NpgSession *s = open_ok(counted_down, "#pragma npu schedule(k, down)\n#pragma npu split(i, 4, io, ii)\n"
+                                        "#pragma npu schedule(k, inner)\n#pragma npu split(j, 4, jo, ji)\n"
+                                        "#pragma npu schedule(k, strided)\n"
+                                        "#pragma npu split(e, 8, eo, ei)\n#pragma npu vectorize(o, 4)\n");
+  const char *c = npg_emit_source(s, checked_once(s, "down"));
+  has(c, "for (int io = 0; io < n / 4 + (n % 4 > 0); io++) {\n    for (int ii = 0; ii < 4; ii++) {\n"
+         "      if (ii < n - io * 4) {\n");
+  has(c, "for (int j = n - 1; j > n - 1 - (io * 4 + ii); j--) {");
+  c = npg_emit_source(s, checked_once(s, "inner"));
+  has(c, "for (int jo = 0; jo < (n - 1 - i) / 4 + ((n - 1 - i) % 4 > 0); jo++) {");
+  has(c, "if (ji < n - 1 - i - jo * 4) {");
+  has(c, "n - 1 - (jo * 4 + ji)");
+  c = npg_emit_source(s, checked_once(s, "strided"));
+  has(c, "for (int eo = 0; eo < (n / 2 + (n % 2 > 0)) / 8 + ((n / 2 + (n % 2 > 0)) % 8 > 0); eo++) {");
+  has(c, "if (ei < n / 2 + (n % 2 > 0) - eo * 8) {");
+  has(c, "if (o_v < (n - 1) / 3 + ((n - 1) % 3 > 0) - o * 4) {");
+  npg_close(s);
+}
+
 /* A kernel with a size and a local temporary. */
 static const char *with_local =
     "void k(int n, const float x[n], float y[n]) {\n"
@@ -293,10 +334,12 @@ Test(sized_steps, bind_on_sized_kernels) {
   bind_with_a_core_tail_and_double_buffer();
 }
 
-/* fuse, loop_partition, use and inline on sized kernels. */
+/* fuse, loop_partition, use and inline on sized kernels, and split and
+ * vectorize of sized loops that count down or by a stride. */
 Test(sized_steps, loop_and_call_steps_on_sized_kernels) {
   fuse_and_loop_partition_in_a_sized_kernel();
   use_and_inline_in_a_sized_caller();
+  split_and_vectorize_of_sized_loops_that_count_down_or_by_a_stride();
 }
 
 /* stage, set_scope, the inlines and the layout steps on sized kernels. */
