@@ -1,8 +1,9 @@
 /* split(loop, factor, outer, inner): loop i becomes outer x inner with
  * i = lo + outer * factor + inner (a loop that counts down or by a stride
- * is first counted up by 1, between constants or sizes: loop_normalize). A trip count that factor divides gives
- * plain loops; otherwise the inner body is guarded (loop_partition can then
- * peel the guarded tail into its own loop).
+ * is first counted up by 1, between constants or sizes: loop_normalize).
+ * A trip count that factor divides gives plain loops; otherwise the inner
+ * body is guarded (loop_partition can then peel the guarded tail into its
+ * own loop).
  *
  * What split writes never overflows (docs/limits.md, ir/fits.c proves it):
  * the outer count of an extent n that is not a constant is `n / f + (n %
@@ -115,13 +116,11 @@ bool loop_normalize(Sched *s, Stmt *loop, const SchedArg *at) {
   if (why)
     return sched_error(s, at, "loop %s counts by %lld %s; it is counted up by 1 only with a signed counter, towards "
                        "its end", loop->name, (long long)loop->step, why);
-  if (loop->step == INT64_MIN || (uint64_t)(loop->step < 0 ? -loop->step : loop->step) > thi)
-    return sched_error(s, at, "loop %s's step %lld does not fit its counter type %s", loop->name,
-                       (long long)loop->step, t->name);
   Expr *count;
   if (constant) {
     int64_t gap; /* the trip count's arithmetic stays in int64 */
-    if (__builtin_sub_overflow(up ? hi : lo, up ? lo : hi, &gap) || gap == INT64_MAX || !ir_trip_count(loop, &n))
+    if (loop->step == INT64_MIN || __builtin_sub_overflow(up ? hi : lo, up ? lo : hi, &gap) || gap == INT64_MAX ||
+        !ir_trip_count(loop, &n))
       return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
     /* every value lo + step * k, k < n, is one the loop takes; their span must fit the counter's type */
     if (n > 0 && (__builtin_mul_overflow(loop->step, n - 1, &last) || __builtin_add_overflow(lo, last, &last) ||
@@ -130,6 +129,10 @@ bool loop_normalize(Sched *s, Stmt *loop, const SchedArg *at) {
       return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
     count = ir_int(s->a, n, t, loop->loc);
   } else {
+    /* the step is a constant of the counter's type in the count's form */
+    if (loop->step == INT64_MIN || (uint64_t)(loop->step < 0 ? -loop->step : loop->step) > thi)
+      return sched_error(s, at, "loop %s's step %lld does not fit its counter type %s", loop->name,
+                         (long long)loop->step, t->name);
     count = trip_count_expr(s, loop, up);
   }
   Var *v = ir_new_var(s->a, s->k, loop->var->name, t, VAR_LOOP, loop->var->loc);
