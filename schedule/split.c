@@ -88,7 +88,12 @@ static Expr *trip_count_expr(Sched *s, const Stmt *loop, bool up) {
   Expr *from = ir_expr_copy(s->a, loop->lo), *to = ir_expr_copy(s->a, loop->hi);
   if (from->type != t) from = ir_cast(s->a, from, t, true);
   if (to->type != t) to = ir_cast(s->a, to, t, true);
-  Expr *d = up ? ir_sub(s->a, to, from, t) : ir_sub(s->a, from, to, t);
+  /* an end that is the start moved by y (`j = n - 1; j > n - 1 - y`, a
+   * triangle's bound once its outer loop is split) is y away */
+  Op moved = up ? OP_ADD : OP_SUB;
+  Expr *d = to->kind == EX_BINARY && to->op == moved && to->type == t && ir_expr_same(to->a, from) ? to->b
+            : up ? ir_sub(s->a, to, from, t) : ir_sub(s->a, from, to, t);
+  if (d->type != t) d = ir_cast(s->a, d, t, true);
   if (loop->cmp == OP_LE || loop->cmp == OP_GE) d = ir_add(s->a, d, ir_int(s->a, 1, t, loop->loc), t);
   d = arith_simplify(s->a, d, NULL, 0); /* `n - 1 - 0 + 1` reads as n */
   int64_t stride = up ? loop->step : -loop->step;

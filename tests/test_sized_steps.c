@@ -176,7 +176,7 @@ static void split_and_vectorize_of_sized_loops_that_count_down_or_by_a_stride(vo
   const char *c = npg_emit_source(s, checked_once(s, "down"));
   has(c, "for (int io = 0; io < n / 4 + (n % 4 > 0); io++) {\n    for (int ii = 0; ii < 4; ii++) {\n"
          "      if (ii < n - io * 4) {\n        for (int jo = 0; jo < io + (ii > 0); jo++) {\n");
-  has(c, "if (ji < n - 1 - (n - 1 - (io * 4 + ii)) - jo * 4) {"); /* a guard is not simplified: exact as it is */
+  has(c, "if (ji < io * 4 + ii - jo * 4) {"); /* j's end, n - 1 - (io * 4 + ii), is io * 4 + ii from its start */
   c = npg_emit_source(s, checked_once(s, "strided"));
   has(c, "for (int eo = 0; eo < (n / 2 + (n % 2 > 0)) / 8 + ((n / 2 + (n % 2 > 0)) % 8 > 0); eo++) {");
   has(c, "if (ei < n / 2 + (n % 2 > 0) - eo * 8) {");
