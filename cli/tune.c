@@ -44,6 +44,9 @@ static bool seed_number(const char *s, uint64_t *v) {
 static int option(TuneArgs *a, const char *o, const char *v) {
   const char **text[] = {&a->kernel, &a->inv.target, &a->out, &a->plan, &a->merge, &a->trial, &a->log, &a->inv.size};
   const char *texts[] = {"--kernel", "--target", "-o", "--plan", "--merge", "--trial", "--log", "--size"};
+  if (!strcmp(o, "--size") && a->inv.size) /* it replaced the first unseen: tune tunes for one set */
+    return usage_error("--size is given twice; tune tunes for one size set: give all its sizes in one --size "
+                       "(NAME=VALUE,...), and the sets to check as #pragma npu sizes%s", "");
   for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
     if (!strcmp(o, texts[i])) return *text[i] = v, 0;
   const char *numbers[] = {"--time-limit", "--trials", "--jobs", "--trial-timeout", "--max-steps", "--seed"};

@@ -118,6 +118,19 @@ static const Expr *ceil_div_form(const Expr *e, int64_t *v) {
   return e->a->a;
 }
 
+/* `x > 0` of an x the domain keeps in [0, m], m >= 1: ceil(x / m), 0 or
+ * 1 as the comparison is. The simplifier (ir/arith.c) leaves a tile count
+ * `(io * 4 + ii) / 4 + ((io * 4 + ii) % 4 > 0)` as `io + (ii > 0)`: a
+ * triangular loop split in a split loop is bounded so. */
+static const Expr *positive_form(AffCtx *c, const Expr *e, int64_t *m) {
+  int64_t zero, lo;
+  bool exact, empty;
+  if (e->kind != EX_BINARY || e->op != OP_GT || !is_const_int(e->b, &zero) || zero != 0 || !type_is_integer(e->a->type))
+    return NULL;
+  if (!aff_range(c, e->a, &lo, m, &exact, &empty) || empty || lo < 0 || *m < 1) return NULL;
+  return e->a;
+}
+
 static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
   if (depth > 64 || !type_is_integer(e->type)) return false;
   int64_t v;
@@ -128,6 +141,7 @@ static bool text_rec(AffCtx *c, StrBuf *sb, const Expr *e, int depth) {
     return true;
   }
   const Expr *x = ceil_div_form(e, &v);
+  if (!x) x = positive_form(c, e, &v);
   if (x) {
     sb_puts(sb, "(-floor((-(");
     if (!text_rec(c, sb, x, depth + 1)) return false;
@@ -225,6 +239,7 @@ static isl_aff *build_rec(AffCtx *c, isl_local_space *ls, const Expr *e, int dep
   isl_ctx *ctx = c->ctx;
   if (ir_const_int(e, &v)) return isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, v));
   const Expr *x = ceil_div_form(e, &v);
+  if (!x) x = positive_form(c, e, &v);
   if (x) return isl_aff_ceil(isl_aff_scale_down_val(build_rec(c, ls, x, depth + 1), isl_val_int_from_si(ctx, v)));
   switch (e->kind) {
   case EX_INT: /* an unsigned literal past INT64_MAX */

@@ -66,8 +66,9 @@ bool pad_drop_guards(Sched *s);
 void simplify_guards(Sched *s, Stmt **list);
 /* Sets the loop's extent as [lo, end) with a step-1 '<' test (normalizes <=). */
 bool loop_unit_range(Sched *s, Stmt *loop, const SchedArg *at, Expr **lo, Expr **end);
-/* A loop that counts down or by a stride between constants, rewritten to
- * count 0 .. trip count - 1 by 1 (split.c); false with an error otherwise. */
+/* A loop that counts down or by a stride (its bounds constants, sizes or
+ * outer counters), rewritten to count 0 .. trip count - 1 by 1 (split.c);
+ * false with an error otherwise. */
 bool loop_normalize(Sched *s, Stmt *loop, const SchedArg *at);
 
 #endif

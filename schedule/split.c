@@ -1,8 +1,9 @@
 /* split(loop, factor, outer, inner): loop i becomes outer x inner with
  * i = lo + outer * factor + inner (a loop that counts down or by a stride
- * is first counted up by 1: loop_normalize). A trip count that factor divides gives
- * plain loops; otherwise the inner body is guarded (loop_partition can then
- * peel the guarded tail into its own loop).
+ * is first counted up by 1, between constants or sizes: loop_normalize).
+ * A trip count that factor divides gives plain loops; otherwise the inner
+ * body is guarded (loop_partition can then peel the guarded tail into its
+ * own loop).
  *
  * What split writes never overflows (docs/limits.md, ir/fits.c proves it):
  * the outer count of an extent n that is not a constant is `n / f + (n %
@@ -12,6 +13,7 @@
  * takes, or the distance to its end). */
 #include <string.h>
 
+#include "ir/arith.h"
 #include "ir/ranges.h"
 #include "schedule/primitives.h"
 
@@ -73,11 +75,39 @@ static Expr *tail_guard(Sched *s, Stmt *loop, Expr *lo, Expr *end, int64_t n, in
   return less_than(s, inner, ir_sub(s->a, end, base, t), t);
 }
 
-/* A loop that counts down or by a stride, between constants, as one that
- * counts 0, 1, ... T - 1 (its trip count) with the counter's value lo +
- * step * n in its body: the same iterations in the same order, so split
- * and unroll see a loop that counts up by 1. Its name and counter name
- * stay. A loop that counts up by 1 is left as it is. */
+/* The trip count of a loop that counts by step from lo towards hi, its
+ * bounds not both constants: with d the distance from its start to its
+ * end (hi - lo up, lo - hi down), d past an inclusive end (`<=`, `>=`)
+ * reaches one step further, and the count is ceil(d / |step|) in the
+ * form ir/affine.c reads exactly, `d / s + (d % s > 0)`, 0 or less where
+ * the loop runs no iteration. No sum in it passes what the loop counts:
+ * ir/fits.c proves d (and d + 1) fit the counter's type after the step,
+ * or the step is refused. */
+static Expr *trip_count_expr(Sched *s, const Stmt *loop, bool up) {
+  const Type *t = loop->var->type;
+  Expr *from = ir_expr_copy(s->a, loop->lo), *to = ir_expr_copy(s->a, loop->hi);
+  if (from->type != t) from = ir_cast(s->a, from, t, true);
+  if (to->type != t) to = ir_cast(s->a, to, t, true);
+  /* an end that is the start moved by y (`j = n - 1; j > n - 1 - y`, a
+   * triangle's bound once its outer loop is split) is y away */
+  Op moved = up ? OP_ADD : OP_SUB;
+  Expr *d = to->kind == EX_BINARY && to->op == moved && to->type == t && ir_expr_same(to->a, from) ? to->b
+            : up ? ir_sub(s->a, to, from, t) : ir_sub(s->a, from, to, t);
+  if (d->type != t) d = ir_cast(s->a, d, t, true);
+  if (loop->cmp == OP_LE || loop->cmp == OP_GE) d = ir_add(s->a, d, ir_int(s->a, 1, t, loop->loc), t);
+  d = arith_simplify(s->a, d, NULL, 0); /* `n - 1 - 0 + 1` reads as n */
+  int64_t stride = up ? loop->step : -loop->step;
+  return stride == 1 ? d : ceil_div(s, d, stride, t);
+}
+
+/* A loop that counts down or by a stride as one that counts 0, 1, ...
+ * T - 1 (its trip count) with the counter's value lo + step * k in its
+ * body: the same iterations in the same order, so split and unroll see a
+ * loop that counts up by 1. Its name and counter name stay. Between
+ * constants T is a constant; between bounds in the sizes or outer
+ * counters (`for (i = n - 1; i >= 0; i--)`, `i += 2` to n) it is
+ * trip_count_expr's form, and every value lo + step * k is one the loop
+ * takes. A loop that counts up by 1 is left as it is. */
 bool loop_normalize(Sched *s, Stmt *loop, const SchedArg *at) {
   if (loop->step == 1 && (loop->cmp == OP_LT || loop->cmp == OP_LE)) return true;
   const Type *t = loop->var->type;
@@ -86,29 +116,39 @@ bool loop_normalize(Sched *s, Stmt *loop, const SchedArg *at) {
   type_int_range(t, &tlo, &thi);
   bool down = loop->step < 0 && (loop->cmp == OP_GT || loop->cmp == OP_GE);
   bool up = loop->step > 0 && (loop->cmp == OP_LT || loop->cmp == OP_LE);
-  const char *why = !(up || down) ? "away from its end"
-                    : !ir_const_int(loop->lo, &lo) || !ir_const_int(loop->hi, &hi) ? "between bounds that are not constants"
-                    : !t->is_signed ? "with an unsigned counter" : NULL;
+  bool constant = ir_const_int(loop->lo, &lo) && ir_const_int(loop->hi, &hi);
+  const char *why = !(up || down) ? "away from its end" : !t->is_signed ? "with an unsigned counter" : NULL;
   if (why)
-    return sched_error(s, at, "loop %s counts by %lld %s; it is counted up by 1 only between constant bounds, with a "
-                       "signed counter", loop->name, (long long)loop->step, why);
-  int64_t gap; /* the trip count's arithmetic stays in int64 */
-  if (loop->step == INT64_MIN || __builtin_sub_overflow(up ? hi : lo, up ? lo : hi, &gap) || gap == INT64_MAX ||
-      !ir_trip_count(loop, &n))
-    return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
-  /* every value lo + step * k, k < n, is one the loop takes; their span must fit the counter's type */
-  if (n > 0 && (__builtin_mul_overflow(loop->step, n - 1, &last) || __builtin_add_overflow(lo, last, &last) ||
-                __builtin_sub_overflow(last, lo, &span) || span == INT64_MIN ||
-                (uint64_t)(span < 0 ? -span : span) > thi || (uint64_t)n > thi))
-    return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
+    return sched_error(s, at, "loop %s counts by %lld %s; it is counted up by 1 only with a signed counter, towards "
+                       "its end", loop->name, (long long)loop->step, why);
+  Expr *count;
+  if (constant) {
+    int64_t gap; /* the trip count's arithmetic stays in int64 */
+    if (loop->step == INT64_MIN || __builtin_sub_overflow(up ? hi : lo, up ? lo : hi, &gap) || gap == INT64_MAX ||
+        !ir_trip_count(loop, &n))
+      return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
+    /* every value lo + step * k, k < n, is one the loop takes; their span must fit the counter's type */
+    if (n > 0 && (__builtin_mul_overflow(loop->step, n - 1, &last) || __builtin_add_overflow(lo, last, &last) ||
+                  __builtin_sub_overflow(last, lo, &span) || span == INT64_MIN ||
+                  (uint64_t)(span < 0 ? -span : span) > thi || (uint64_t)n > thi))
+      return sched_error(s, at, "loop %s spans more values than its counter type %s holds", loop->name, t->name);
+    count = ir_int(s->a, n, t, loop->loc);
+  } else {
+    /* the step is a constant of the counter's type in the count's form */
+    if (loop->step == INT64_MIN || (uint64_t)(loop->step < 0 ? -loop->step : loop->step) > thi)
+      return sched_error(s, at, "loop %s's step %lld does not fit its counter type %s", loop->name,
+                         (long long)loop->step, t->name);
+    count = trip_count_expr(s, loop, up);
+  }
   Var *v = ir_new_var(s->a, s->k, loop->var->name, t, VAR_LOOP, loop->var->loc);
-  Expr *k = ir_var(s->a, v, loop->loc), *base = ir_int(s->a, lo, t, loop->loc);
+  Expr *k = ir_var(s->a, v, loop->loc), *base = constant ? ir_int(s->a, lo, t, loop->loc) : ir_expr_copy(s->a, loop->lo);
+  if (base->type != t) base = ir_cast(s->a, base, t, true);
   Expr *value = loop->step > 0 ? ir_add(s->a, base, ir_mul_int(s->a, k, loop->step, t), t)
                                : ir_sub(s->a, base, ir_mul_int(s->a, k, -loop->step, t), t);
   for (Stmt *b = loop->body->body; b; b = b->next) ir_subst_stmt(s->a, b, loop->var, value);
   loop->var = v;
   loop->lo = ir_int(s->a, 0, t, loop->loc);
-  loop->hi = ir_int(s->a, n, t, loop->loc);
+  loop->hi = count;
   loop->cmp = OP_LT;
   loop->step = 1;
   return true;

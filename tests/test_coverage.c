@@ -613,16 +613,25 @@ Test(coverage, unroll_by_a_factor_counts_a_decreasing_loop_up_by_1) {
   npg_close(v);
 }
 
-Test(coverage, a_decreasing_loop_with_bounds_that_vary_is_refused) {
-  /* back substitution: j runs down to i, a bound that changes with i */
-  refused("void k(const float U[8][8], float x[8]) {\n"
-          "  for (int i = 7; i >= 0; i--)\n"
-          "    for (int j = 7; j > i; j--)\n"
-          "      x[i] -= U[i][j] * x[j];\n"
+Test(coverage, a_decreasing_loop_with_bounds_that_vary_is_counted_up) {
+  /* back substitution: j runs down to i, a bound that changes with i (it
+   * was refused: "counted up by 1 only between constant bounds"); an
+   * unsigned counter still is */
+  NpgSession *s = open_ok("void k(const float U[8][8], float x[8]) {\n"
+                          "  for (int i = 7; i >= 0; i--)\n"
+                          "    for (int j = 7; j > i; j--)\n"
+                          "      x[i] -= U[i][j] * x[j];\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n#pragma npu split(j, 2, jo, ji)\n");
+  has(npg_emit_source(s, checked_once(s, "v")), "for (int jo = 0; jo < (7 - i) / 2 + ((7 - i) % 2 > 0); jo++) {");
+  npg_close(s);
+  refused("void k(float x[8]) {\n"
+          "  for (unsigned j = 7; j > 0; j--)\n"
+          "    x[j] = x[j] * 2.0f;\n"
           "}\n",
           "#pragma npu schedule(k, v)\n#pragma npu split(j, 2, jo, ji)\n",
-          "k.c:7:19: error: split: loop j counts by -1 between bounds that are not constants; it is counted up by 1 "
-          "only between constant bounds, with a signed counter");
+          "k.c:6:19: error: split: loop j counts by -1 with an unsigned counter; it is counted up by 1 only with a "
+          "signed counter, towards its end");
 }
 
 Test(coverage, a_refused_vectorize_names_the_loop_whose_nest_is_an_instruction) {

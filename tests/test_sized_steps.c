@@ -18,24 +18,29 @@ static const char *scale =
     "      a[i][j] = a[i][j] * s;\n"
     "}\n";
 
-/* The check's size set of scale: a tail in every tile of the tests below
+/* The check's size sets of scale: a tail in every tile of the tests below
  * (rows of 8 and 16, 4 per core, 64 floats), and cores with no rows in
- * the last pass. */
-#define SCALE_SIZES "#pragma npu assume(scale, m <= 64)\n#pragma npu sizes(scale, n = 21, m = 13)\n"
+ * the last pass; the largest set first. */
+#define SCALE_SIZES                                                                                                  \
+  "#pragma npu assume(scale, m <= 64)\n#pragma npu sizes(scale, n = 21, m = 13)\n"                                  \
+  "#pragma npu sizes(scale, n = 3, m = 5)\n"
 
 /* The check of the variant passes (seed 1, at its size sets), its DMA
  * moved bytes from and to DDR and the host touched no DDR element
  * itself; returns the variant's index. */
-static int runs_on_dma(NpgSession *s, const char *variant) {
+static int runs_on_dma_saying(NpgSession *s, const char *variant, const char *summary_part) {
   int v = npg_variant_index(s, variant);
   cr_assert_geq(v, 0, "no variant %s: %s", variant, npg_errors(s));
   NpgCheckResult r;
   cr_assert(npg_check(s, v, 1, &r), "%s", r.message);
+  if (summary_part) has(r.summary, summary_part);
   cr_expect_gt(r.ddr_bytes, 0, "%s", r.summary);
   const char *host = strstr(r.summary, " ddr elements itself");
   cr_expect(!host || (host - r.summary >= 2 && !strncmp(host - 2, " 0", 2)), "%s", r.summary);
   return v;
 }
+
+static int runs_on_dma(NpgSession *s, const char *variant) { return runs_on_dma_saying(s, variant, NULL); }
 
 /* A const input of three dimensions, its middle one sized: the pitch of
  * the rows is m * 4 elements (the constant extent folds into the bytes),
@@ -67,7 +72,10 @@ static void bind_runs_a_sized_kernel_on_the_vu_cores_with_run_time_pitch_dma(voi
                                  "#pragma npu split(i, 16, io, ir)\n#pragma npu split(ir, 4, core, ii)\n"
                                  "#pragma npu bind(core, vu)\n#pragma npu cache_write(a, vu_vm, core, a_vm)\n"
                                  "#pragma npu split(j, 64, jo, ji)\n#pragma npu vectorize(ji)\n");
-  const char *c = npg_emit_source(s, runs_on_dma(s, "vu"));
+  /* the figures are the largest set's, though it is not the last one run
+   * (they were the last set's) */
+  const char *c = npg_emit_source(s, runs_on_dma_saying(s, "vu", "; the figures at n = 21, m = 13, the largest set "
+                                                                 "run; at 2 size sets: (n = 21, m = 13: "));
   has(c, "for (int io = 0; io < n / 16 + (n % 16 > 0); io++) {");
   has(c, "a_vm_tok[core] = n - (io * 16 + core * 4) > 0 ? npu_dma_2d(core % 2, &a_vm[0][0], 256, (float *)a + "
          "(ptrdiff_t)(io * 16 + core * 4) * m, (ptrdiff_t)m * 4, 4 * npu_clamp(m, 64), npu_clamp(n - (io * 16 + "
@@ -134,6 +142,46 @@ static void fuse_and_loop_partition_in_a_sized_kernel(void) {
           "their difference is a constant)");
   refused(two_nests, "#pragma npu schedule(k, lp)\n#pragma npu loop_partition(i, 4)\n",
           "k.c:12:28: error: loop_partition: loop i needs constant bounds to be partitioned");
+}
+
+/* Loops over a size that count down or by a stride: back substitution
+ * (i and j down, j's end following i), a stride 2 and an inclusive
+ * stride 3. No tile divides the sets' trip counts (2 and 19; 1 and 10
+ * by 2; 1 and 6 by 3). */
+static const char *counted_down =
+    "void k(int n, const float U[n][n], float x[n], const float b[n], float y[n]) {\n"
+    "  for (int i = n - 1; i >= 0; i--)\n"
+    "    for (int j = n - 1; j > i; j--)\n"
+    "      x[i] -= U[i][j] * x[j];\n"
+    "  for (int e = 0; e < n; e += 2)\n"
+    "    y[e] = b[e] * 2.0f;\n"
+    "  for (int o = 1; o <= n - 1; o += 3)\n"
+    "    y[o] = b[o] + 1.0f;\n"
+    "}\n"
+    "#pragma npu sizes(k, n = 2)\n#pragma npu sizes(k, n = 19)\n";
+
+/* split and vectorize(loop, lanes) of such loops count them up by 1 from
+ * 0 to their trip count, in the form a split writes (no sum past the
+ * counter's type), and the counter's value in the body. Before: "loop i
+ * counts by -1 between bounds that are not constants; it is counted up
+ * by 1 only between constant bounds". Both loops of the triangle split:
+ * j's tile count in the split i, `(io * 4 + ii) / 4 + ...`, is simplified
+ * to `io + (ii > 0)`, which ir/affine.c reads as ceil(ii / 3) (before, the
+ * fits proof refused it: "'n - 1 - (n - 1 - (io * 4 + ii)) - jo * 4' ...
+ * is known only to lie in [-8589934588, 10737418237]"). */
+static void split_and_vectorize_of_sized_loops_that_count_down_or_by_a_stride(void) {
+  NpgSession *s = open_ok(counted_down, "#pragma npu schedule(k, down)\n#pragma npu split(i, 4, io, ii)\n"
+                                        "#pragma npu split(j, 4, jo, ji)\n#pragma npu schedule(k, strided)\n"
+                                        "#pragma npu split(e, 8, eo, ei)\n#pragma npu vectorize(o, 4)\n");
+  const char *c = npg_emit_source(s, checked_once(s, "down"));
+  has(c, "for (int io = 0; io < n / 4 + (n % 4 > 0); io++) {\n    for (int ii = 0; ii < 4; ii++) {\n"
+         "      if (ii < n - io * 4) {\n        for (int jo = 0; jo < io + (ii > 0); jo++) {\n");
+  has(c, "if (ji < io * 4 + ii - jo * 4) {"); /* j's end, n - 1 - (io * 4 + ii), is io * 4 + ii from its start */
+  c = npg_emit_source(s, checked_once(s, "strided"));
+  has(c, "for (int eo = 0; eo < (n / 2 + (n % 2 > 0)) / 8 + ((n / 2 + (n % 2 > 0)) % 8 > 0); eo++) {");
+  has(c, "if (ei < n / 2 + (n % 2 > 0) - eo * 8) {");
+  has(c, "if (o_v < (n - 1) / 3 + ((n - 1) % 3 > 0) - o * 4) {");
+  npg_close(s);
 }
 
 /* A kernel with a size and a local temporary. */
@@ -293,10 +341,12 @@ Test(sized_steps, bind_on_sized_kernels) {
   bind_with_a_core_tail_and_double_buffer();
 }
 
-/* fuse, loop_partition, use and inline on sized kernels. */
+/* fuse, loop_partition, use and inline on sized kernels, and split and
+ * vectorize of sized loops that count down or by a stride. */
 Test(sized_steps, loop_and_call_steps_on_sized_kernels) {
   fuse_and_loop_partition_in_a_sized_kernel();
   use_and_inline_in_a_sized_caller();
+  split_and_vectorize_of_sized_loops_that_count_down_or_by_a_stride();
 }
 
 /* stage, set_scope, the inlines and the layout steps on sized kernels. */

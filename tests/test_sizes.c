@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "npugen.h"
+#include "tests/test_cli_util.h"
 #include "tests/test_sched_util.h"
 
 static const char *copy =
@@ -700,4 +701,15 @@ Test(sizes, a_sized_kernel_may_take_a_name_stdlib_declares) {
   lacks(c, "#include <stdlib.h>");
   has(c, "void abort(void);");
   npg_close(s);
+}
+
+/* A second --size of npugen tune is a usage error (it replaced the first
+ * unseen: the trials ran at the last one alone). */
+Test(sizes, tune_refuses_a_second_size_option) {
+  char cmd[512], out[4096];
+  snprintf(cmd, sizeof cmd, "%s tune k.c --size n=4 --size n=8 -o /dev/null 2>&1", npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 2, "%s", out);
+  cr_expect(strstr(out, "npugen tune: --size is given twice; tune tunes for one size set: give all its sizes in one "
+                        "--size (NAME=VALUE,...), and the sets to check as #pragma npu sizes\n"),
+            "%s", out);
 }
