@@ -5,8 +5,8 @@
 # the kernel's arithmetic at the peak of the fastest unit that can do it
 # (int8 or fp32 MACs on the NU, 1024 int8 MACs a cycle on the default
 # target; any other operation on the VU cores) and its least DDR traffic
-# (each input read once, each output written once); for a program, the sum
-# of its calls' own bounds. One bound for every variant of a kernel.
+# (each element read read once, each written written once); a program as
+# one kernel. One bound for every variant of a kernel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -20,7 +20,7 @@ row() { # file variant [target file]
     { match($0, /sim: [0-9]+ cycles/); c = substr($0, RSTART + 5, RLENGTH - 12) + 0
       match($0, /the kernel.s bound: [0-9]+ cycles, [^)]*/); b = substr($0, RSTART, RLENGTH)
       split(b, w, " "); bound = w[4] + 0
-      what = b ~ /MACs/ ? "nu" : b ~ /arithmetic/ ? "vu" : b ~ /DDR/ ? "ddr" : "sum"
+      what = b ~ /MACs/ ? "nu" : b ~ /reductions/ ? "vu" : "ddr"
       printf "%-24s %-20s %12d %12d %-4s %8.1f%% %8s\n", f, v, c, bound, what, 100 * bound / c, nu }' <<<"$line"
 }
 # int8 matmul 1024^3: 2^30 MACs; A and B 1 MiB each, C 4 MiB (int32)
@@ -70,7 +70,6 @@ row examples/select_npu.c masked_select_vu
 row examples/select_npu.c relu_threshold_vu
 # int8 ResNet basic block at 56x56x64 (examples/resnet_block_npu.c): two
 # 3x3 convs (56*56*64*64*9 MACs each) and the residual add on the VU, as
-# a program of three calls: its bound is the sum of the calls' own
-# bounds (the residual add's by its DDR traffic)
+# a program of three calls, bounded as one kernel: its MACs
 row examples/resnet_block_npu.c block_chip
 row examples/resnet_block_npu.c block_ddr

@@ -124,7 +124,7 @@ typedef struct {
    * elements host code touched itself and what the figure leaves out
    * (docs/check.md); for a variant without intrinsics, that it has no
    * cycle figure. "" when the check did not get to run the variant. */
-  char summary[1200];
+  char summary[1600];
   /* The order of the run described (NPG_ORDER_*): the first that failed,
    * else the first run (the source order, unless it was not asked for). */
   unsigned order;
@@ -224,7 +224,7 @@ typedef struct {
   double bound_utilization, nu_utilization;
   uint64_t dma_bytes, onchip_peak, macs;
   uint64_t ddr_bytes;    /* of dma_bytes, read from or written to DDR */
-  char summary[1200];    /* as NpgCheckResult's */
+  char summary[1600];    /* as NpgCheckResult's */
 } NpgSimResult;
 bool npg_simulate(NpgSession *s, int variant, uint64_t seed, NpgSimResult *r);
 

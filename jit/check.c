@@ -188,8 +188,10 @@ static bool run_simulated(const Kernel *k, const Kernel *ir, ThunkFn var_fn, voi
     if (l == NPUSIM_LEVEL_DDR) r->ddr_bytes += rep.bytes_read[l] + rep.bytes_written[l];
     if (l != NPUSIM_LEVEL_DDR) r->onchip_peak += rep.peak[l];
   }
-  for (int u = 0; u < rep.unit_count; u++)
+  for (int u = 0; u < rep.unit_count; u++) {
     if (!strcmp(rep.units[u].name, "nu")) r->nu_utilization = rep.units[u].utilization;
+    if (!strcmp(rep.units[u].name, "cu")) r->cu_utilization = rep.units[u].utilization;
+  }
   memcpy(r->bound, rep.bound, sizeof r->bound);
   r->bound_utilization = rep.bound_utilization;
   /* against the kernel's own bound, never the variant's own work: a

@@ -67,7 +67,7 @@ typedef struct {
   /* The variant's run in libnpusim. */
   uint64_t sim_cycles, sim_macs, dma_bytes, onchip_peak;
   uint64_t ddr_bytes; /* of dma_bytes, those read from or written to DDR */
-  double nu_utilization;
+  double nu_utilization, cu_utilization; /* cu: issuing, waiting aside, and host code's accesses */
   char bound[4];             /* NpuSimReport's: the unit busy longest */
   double bound_utilization;
   /* the kernel's own bound (jit/kernel_bound.c, the kernel as written at
@@ -80,7 +80,7 @@ typedef struct {
   uint64_t fallbacks;        /* intrinsic calls whose nest as written ran instead (npu_cu_fallback) */
   char fallback_op[64];      /* the first one's intrinsic, and its line in the check's C */
   int fallback_line;
-  char summary[1200];        /* check_summary's line */
+  char summary[1600];        /* check_summary's line */
   int sets_not_run;          /* check_run_sizes: default size sets over the step budget, listed and not run */
   bool by_reference;         /* CheckOptions.by_reference: compiled; the reference's run is its run */
   EmitOrder order;     /* check_run_orders: the order of the marked loops in the run described */

@@ -24,6 +24,9 @@ void check_summary(const Kernel *ir, CheckResult *r) {
               (unsigned long long)r->sim_cycles, r->bound, 100.0 * r->bound_utilization, 100.0 * r->roofline,
               (unsigned long long)r->ideal_cycles, bound_what(r->ideal_unit),
               (unsigned long long)r->dma_bytes, (unsigned long long)r->ddr_bytes, (unsigned long long)r->onchip_peak);
+    /* work left on the CU (past issuing), where it is not what bounds the run */
+    if (strcmp(r->bound, "cu") && r->cu_utilization >= 0.05)
+      sb_printf(&sb, "; the CU busy %.1f%% of the cycles", 100.0 * r->cu_utilization);
     if (r->host_onchip || r->host_ddr)
       sb_printf(&sb, "; host code touched %llu on-chip and %llu ddr elements itself (in the figure)",
                 (unsigned long long)r->host_onchip, (unsigned long long)r->host_ddr);

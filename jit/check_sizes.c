@@ -32,7 +32,7 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
     snprintf(r->message, sizeof r->message, "no sizes satisfy the assumptions of kernel %s: nothing to run", k->name);
     return;
   }
-  char list[700] = "";
+  char list[1000] = "";
   size_t at = 0;
   CheckResult one, largest; /* the last set's, and the set of most steps run */
   memset(&one, 0, sizeof one);
@@ -99,9 +99,8 @@ void check_run_sizes(const Module *m, const Kernel *k, const LowerUnit *u, unsig
     /* each set's own figures: a variant on the NPU is timed at every set */
     char fig[160] = "";
     if (one.sim_cycles)
-      snprintf(fig, sizeof fig, ": %llu cycles, bound by %s (busy %.1f%%), roofline %.1f%% of %llu cycles",
-               (unsigned long long)one.sim_cycles, one.bound, 100 * one.bound_utilization, 100 * one.roofline,
-               (unsigned long long)one.ideal_cycles);
+      snprintf(fig, sizeof fig, ": %llu cycles, bound by %s (busy %.1f%%), roofline %.1f%%",
+               (unsigned long long)one.sim_cycles, one.bound, 100 * one.bound_utilization, 100 * one.roofline);
     if (at < sizeof list) at += (size_t)snprintf(list + at, sizeof list - at, "%s(%s%s)", at ? ", " : "", sz, fig);
   }
   *r = one;

@@ -445,32 +445,32 @@ static Expr *shifted(Redirect *rd, Expr *ix, int d) {
   return ir_sub(rd->s->a, ix, start_expr(rd->r, &rd->start[d], ix->type), ix->type);
 }
 
-/* ir_map_expr's step: a load of the cached array (its indices already
- * redirected) becomes the same element of the cache. */
-static Expr *redirect_load(Arena *a, Expr *e, void *ctx) {
-  Redirect *rd = ctx;
-  if (e->kind != EX_LOAD || e->buf != rd->from) return e;
-  Expr **idx = ARENA_ARRAY(a, Expr *, rd->to->ndim);
-  for (int d = 0; d < rd->to->ndim; d++) idx[d] = shifted(rd, e->idx[d], d);
-  Expr *c = ARENA_NEW(a, Expr);
-  *c = *e;
-  c->idx = idx;
-  c->buf = rd->to;
-  return c;
+static void redirect_expr(Redirect *rd, Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_LOAD)
+    for (int d = 0; d < e->buf->ndim; d++) redirect_expr(rd, e->idx[d]);
+  redirect_expr(rd, e->a);
+  redirect_expr(rd, e->b);
+  redirect_expr(rd, e->c);
+  for (int i = 0; i < e->nargs; i++) redirect_expr(rd, e->args[i]);
+  if (e->kind == EX_LOAD && e->buf == rd->from) {
+    Expr **idx = ARENA_ARRAY(rd->s->a, Expr *, rd->to->ndim);
+    for (int d = 0; d < rd->to->ndim; d++) idx[d] = shifted(rd, e->idx[d], d);
+    e->idx = idx;
+    e->buf = rd->to;
+  }
 }
-
-/* e with every load of the cached array read from the cache */
-static Expr *redirected(Redirect *rd, Expr *e) { return ir_map_expr(rd->s->a, e, redirect_load, rd); }
 
 /* A write of the array under a read cache: its indices and the value
  * are redirected, the element written stays; `L op= R` becomes
  * `L = L' op R`, its read from the cache (converting_update refused the
  * ones C would convert). */
 static void redirect_reads_of_write(Redirect *rd, Stmt *st) {
-  st->rhs = redirected(rd, st->rhs);
-  for (int d = 0; d < st->lhs->buf->ndim; d++) st->lhs->idx[d] = redirected(rd, st->lhs->idx[d]);
+  redirect_expr(rd, st->rhs);
+  for (int d = 0; d < st->lhs->buf->ndim; d++) redirect_expr(rd, st->lhs->idx[d]);
   if (st->op == OP_NONE) return;
-  Expr *old = redirected(rd, ir_expr_copy(rd->s->a, st->lhs));
+  Expr *old = ir_expr_copy(rd->s->a, st->lhs);
+  redirect_expr(rd, old);
   st->rhs = ir_binary(rd->s->a, st->op, old, st->rhs, st->lhs->type, st->loc);
   st->op = OP_NONE;
 }
@@ -482,13 +482,13 @@ static bool redirect_stmt(Stmt *st, int depth, void *ctx) {
     redirect_reads_of_write(rd, st);
     return true;
   }
-  st->lo = redirected(rd, st->lo);
-  st->hi = redirected(rd, st->hi);
-  st->cond = redirected(rd, st->cond);
-  st->rhs = redirected(rd, st->rhs);
-  st->lhs = redirected(rd, st->lhs);
-  st->init = redirected(rd, st->init);
-  for (int i = 0; i < st->ninit; i++) st->init_list[i] = redirected(rd, st->init_list[i]);
+  redirect_expr(rd, st->lo);
+  redirect_expr(rd, st->hi);
+  redirect_expr(rd, st->cond);
+  redirect_expr(rd, st->rhs);
+  redirect_expr(rd, st->lhs);
+  redirect_expr(rd, st->init);
+  for (int i = 0; i < st->ninit; i++) redirect_expr(rd, st->init_list[i]);
   return true;
 }
 

@@ -85,3 +85,31 @@ Test(check_report, the_roofline_is_the_kernels_own_bound_for_every_variant) {
   }
   npg_close(s);
 }
+
+/* Work left on the CU is a share of the cycles even where another unit
+ * bounds the run (trial 41c, D5: a matmul on the NU with its ReLU on the
+ * CU said only how many elements host code touched). */
+Test(check_report, work_left_on_the_cu_is_its_share_of_the_cycles) {
+  const char *src = "#include <stdint.h>\n"
+                    "void mmrelu(const int8_t X[32][4096], const int8_t W[4096][32], int32_t Y[32][32]) {\n"
+                    "  for (int r = 0; r < 32; r++)\n"
+                    "    for (int c = 0; c < 32; c++) {\n"
+                    "      zero: Y[r][c] = 0;\n"
+                    "      for (int p = 0; p < 4096; p++)\n"
+                    "        acc: Y[r][c] += (int32_t)X[r][p] * (int32_t)W[p][c];\n"
+                    "      act: Y[r][c] = Y[r][c] > 0 ? Y[r][c] : 0;\n"
+                    "    }\n"
+                    "}\n"
+                    "#pragma npu schedule(mmrelu, cu_relu)\n"
+                    "#pragma npu fission(r, acc)\n"
+                    "#pragma npu cache_read(X, nu_ib, root, X_ib)\n"
+                    "#pragma npu cache_read(W, nu_wb, root, W_wb)\n"
+                    "#pragma npu cache_write(Y, nu_ob, root, Y_ob)\n"
+                    "#pragma npu tensorize(r, npu_nu_matmul_i8)\n";
+  NpgSession *s = npg_open_string("k.c", src, strlen(src));
+  cr_assert_eq(npg_error_count(s), 0, "%s", npg_errors(s));
+  NpgCheckResult r;
+  cr_assert(npg_check_orders(s, 1, 1, 0, &r), "%s", r.message);
+  cr_expect(strstr(r.summary, "; the CU busy ") && !strstr(r.summary, "bound by cu"), "%s", r.summary);
+  npg_close(s);
+}
