@@ -47,20 +47,11 @@ Test(bind, depthwise_conv_runs_on_four_cores) {
   has(c, "wt_vm_tok[ci] = npu_dma_1d(0, &wt_vm[0][0][0], &wt[co * 4 + ci][0][0], 9);");
   has(c, "in_vm_tok[ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[co * 4 + ci][0][0], 196);");
   /* each wait just before the first statement that needs it: the fill
-   * needs no load, so it is issued before the loads are waited for; the
-   * taps are issued to the cores in turn (lower/interleave.c), each
-   * core's loads waited for before its first tap */
+   * needs no load, so it is issued before the loads are waited for */
   has(c, "if (out_vm_tok[ci]) npu_dma_wait(out_vm_tok[ci]); /* this core's copy out of out_vm in the last pass */\n"
          "          npu_vu_fill_i32(&out_vm[0][0][0], /*rows=*/12, /*cols=*/12, /*ldd=*/12, /*value=*/0);\n"
-         "        }\n"
-         "        for (int r = 0; r < 3; r++) {\n"
-         "          for (int s = 0; s < 3; s++) {\n"
-         "            for (int ci = 0; ci < 4; ci++) {\n");
-  has(c, "if (r == 0 && s == 0) { /* this core's first instruction here: its waits first */\n"
-         "                npu_dma_wait(wt_vm_tok[ci]);\n"
-         "                npu_dma_wait(in_vm_tok[ci]);\n"
-         "              }\n"
-         "              npu_vu_macs_i8_i32(");
+         "          npu_dma_wait(wt_vm_tok[ci]);\n"
+         "          npu_dma_wait(in_vm_tok[ci]);\n");
   has(c, "npu_vu_macs_i8_i32(&out_vm[0][0][0], &in_vm[0][r][s], &wt_vm[0][r][s], /*rows=*/12, /*cols=*/12, /*ldd=*/12, /*lda=*/14);");
   /* a core's copy out is waited for when it writes the plane again, and at the end */
   /* one buffer copied out: channels 2 and 3 by core, so two cores' copies overlap */

@@ -52,22 +52,16 @@ void dw_vu(const int8_t in[C][H + 2][W + 2], const int8_t wt[C][3][3], int32_t o
               in_vm_tok[(co + 1) % 2][ci] = npu_dma_1d(1, &in_vm[0][0][0], &in[(co + 1) * 4 + ci][0][0], 3364);
             }
           }
-          /* compute, the cores in turn: the loop over the cores inside each loop and guard that does not read the core, so that every core's queue is kept full */
-          for (int ci = 0; ci < 4; ci++) {
+          for (int ci = 0; ci < 4; ci++) { /* compute */
             int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + (co % 2) * 12544); /* vu_vm of each core, bytes [0, 25088): two copies of 12544 bytes */
+            int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 31872 + (co % 2) * 9); /* vu_vm of each core, bytes [31872, 31890): two copies of 9 bytes */
+            int8_t (*in_vm)[58][58] = (int8_t (*)[58][58])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 25088 + (co % 2) * 3364); /* vu_vm of each core, bytes [25088, 31816): two copies of 3364 bytes */
             if (out_vm_tok[co % 2][ci]) npu_dma_wait(out_vm_tok[co % 2][ci]); /* this core's copy out of out_vm two passes ago, from this copy */
             npu_vu_fill_i32(&out_vm[0][0][0], /*rows=*/56, /*cols=*/56, /*ldd=*/56, /*value=*/0);
-          }
-          for (int r = 0; r < 3; r++) {
-            for (int s = 0; s < 3; s++) {
-              for (int ci = 0; ci < 4; ci++) {
-                int32_t (*out_vm)[56][56] = (int32_t (*)[56][56])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + (co % 2) * 12544); /* vu_vm of each core, bytes [0, 25088): two copies of 12544 bytes */
-                int8_t (*wt_vm)[3][3] = (int8_t (*)[3][3])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 31872 + (co % 2) * 9); /* vu_vm of each core, bytes [31872, 31890): two copies of 9 bytes */
-                int8_t (*in_vm)[58][58] = (int8_t (*)[58][58])(void *)((char *)npu_scope_base(NPU_VU_VM, ci) + 25088 + (co % 2) * 3364); /* vu_vm of each core, bytes [25088, 31816): two copies of 3364 bytes */
-                if (r == 0 && s == 0) { /* this core's first instruction here: its waits first */
-                  npu_dma_wait(wt_vm_tok[co % 2][ci]);
-                  npu_dma_wait(in_vm_tok[co % 2][ci]);
-                }
+            npu_dma_wait(wt_vm_tok[co % 2][ci]);
+            npu_dma_wait(in_vm_tok[co % 2][ci]);
+            for (int r = 0; r < 3; r++) {
+              for (int s = 0; s < 3; s++) {
                 npu_vu_macs_i8_i32(&out_vm[0][0][0], &in_vm[0][r][s], &wt_vm[0][r][s], /*rows=*/56, /*cols=*/56, /*ldd=*/56, /*lda=*/58);
               }
             }

@@ -22,7 +22,7 @@
 #include "gemv_vu.h"
 
 void gemv_vu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
-  /* loop nest io (line 13): x_vm_load (line 51), A_vm_load (line 50), init (line 14), update (line 16), y_vm_store (line 52) */
+  /* loop nest io (line 13): x_vm_load (line 52), A_vm_load (line 51), init (line 14), update (line 16), y_vm_store (line 53) */
   {
     npu_token_t y_vm_tok[4] = {0}; /* per core: the copy out of y_vm not yet waited for */
     {
