@@ -66,7 +66,7 @@ static bool movable(const Sink *S, const Stmt *s) {
   case ST_FOR:
     return s->loop_kind == LOOP_SERIAL && !s->intrin && !s->annots && !s->note && !s->order_note && !s->vec_note &&
            !s->isel_note && core_free(S, s->lo) && core_free(S, s->hi);
-  case ST_IF: return core_free(S, s->cond);
+  case ST_IF: return s->then_s && core_free(S, s->cond);
   case ST_BLOCK: return !s->call;
   default: return false;
   }
@@ -192,7 +192,8 @@ static int64_t issues(const Stmt *list, int64_t cap) {
   for (const Stmt *s = list; s && n < cap; s = s->next) {
     if (s->kind == ST_FOR && s->intrin) n++;
     else if (s->kind == ST_FOR) n += ir_trip_count(s, &trips) ? trips * issues(s->body->body, cap) : cap;
-    else if (s->kind == ST_IF) n += issues(s->then_s->body, cap) + (s->else_s ? issues(s->else_s->body, cap) : 0);
+    else if (s->kind == ST_IF)
+      n += (s->then_s ? issues(s->then_s->body, cap) : 0) + (s->else_s ? issues(s->else_s->body, cap) : 0);
     else if (s->kind == ST_BLOCK && !s->low) n += issues(s->body, cap);
   }
   return n < cap ? n : cap;
