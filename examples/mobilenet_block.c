@@ -18,9 +18,10 @@
  * their requantisation on the VU, the depthwise on the VU cores (tune's
  * vu:halo: its padded input staged in the DM with the halo in front), the
  * residual add and its requantisation on the VU, e, j in dm, d in nu_ib.
- * 87,602 simulated cycles (453,980 before vu:halo), bit-exact, vs the
- * calls' own bounds, 6,976 (8.0%): the depthwise's short VU instructions,
- * each issued by the CU, are most of the figure (docs/programs.md, "A
+ * 30,834 simulated cycles (87,602 before the cores were issued to in
+ * turn, 453,980 before vu:halo), bit-exact, vs the calls' own bounds,
+ * 6,976 (22.6%): the depthwise's short VU instructions, four per tap and
+ * pixel, are most of the figure (docs/programs.md, "A
  * MobileNetV2 block, tuned": what and where bytes move). */
 #include <stdint.h>
 

@@ -231,7 +231,7 @@ static Stmt *phase(Lower *lw, const PassLoop *pass, const Body *b, BoundKind p, 
                      lower_copy_of(lw, pass, L, b->buf[i], true), next, at);
   }
   if (ahead) lower_append(in, ahead);
-  return loop;
+  return p == B_COMPUTE ? lower_interleave(lw, L, loop) : loop;
 }
 
 /* L phase by phase; false (nothing made) for a body of another shape, and

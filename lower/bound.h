@@ -39,5 +39,10 @@ Stmt **lower_issue(Lower *lw, const PassLoop *pass, const Stmt *c, const Buffer 
 /* A loop over L's cores from 0 (note: what it runs); keep_mark: still
  * bound (the check may run it in another order), else a serial loop. */
 Stmt *lower_core_loop(Lower *lw, const Stmt *L, const char *note, bool keep_mark);
+/* lower/interleave.c: compute phase `phase` of L (a loop over the cores)
+ * with that loop moved inside the loops and guards that do not read the
+ * core, so the cores' instructions are issued in turn (a list, after a
+ * note), or phase itself where it cannot move. */
+Stmt *lower_interleave(Lower *lw, const Stmt *L, Stmt *phase);
 
 #endif

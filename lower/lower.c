@@ -28,6 +28,7 @@ static Kernel *lower_with(Arena *a, const Kernel *k, const NpuTarget *target, bo
   Decided once = {0};
   Lower lw = {.arena = a, .k = k, .max_tokens = target->dma_max_tokens,
               .channels = target->dma_channels > 0 ? (int)target->dma_channels : 1,
+              .queue_depth = target->cu_queue_depth,
               .target_name = arena_strdup(a, target->name), .once = &once};
   Kernel *out = ARENA_NEW(a, Kernel);
   *out = *k;

@@ -49,6 +49,7 @@ typedef struct {
   const Kernel *k;        /* the scheduled kernel */
   int64_t max_tokens;     /* DMAs in flight the target allows */
   int channels;           /* DMA channels */
+  int64_t queue_depth;    /* instructions a unit's queue holds (lower/interleave.c) */
   const char *target_name;
   int next_sync_id;       /* ids of copies waited for where they start */
   int64_t held;           /* held by the pipelines, pass loops and phases around */

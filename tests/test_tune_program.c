@@ -117,5 +117,12 @@ Test(tune_program, the_mobilenet_block_as_tuned_is_bit_exact_with_its_intermedia
   cr_expect(strstr(c, "transform_layout(input_dm, (h0, h1), (h0 + 17, h1), 0)"), "the depthwise's halo stage:\n%s", c);
   cr_expect(strstr(c, "npu_vu_requant_q31_pc_range_i8("), "%s", c);
   cr_expect(strstr(c, "npu_vu_requant_q31_i8("), "the residual add's requantisation:\n%s", c);
+  /* the depthwise's taps go to the four VU cores in turn (lower/interleave.c):
+   * one core's whole stream first left the others idle behind its full queue */
+  const char *dw = strstr(c, "static void mobilenet_block_depthwise_tuned_depthwise(");
+  const char *kx = "for (int kx = 0; kx < 3; kx++) {\n", *taps = dw ? strstr(dw, kx) : NULL;
+  if (taps) taps += strspn(taps + strlen(kx), " ") + strlen(kx);
+  cr_expect(taps && !strncmp(taps, "for (int core = 0; core < 4; core++) {", 38),
+            "the depthwise's taps are not issued to the cores in turn:\n%s", c);
   npg_close(s);
 }

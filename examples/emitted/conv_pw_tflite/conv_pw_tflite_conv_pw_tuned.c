@@ -85,19 +85,22 @@ void conv_pw_tflite_conv_pw_tuned(const int8_t input[P][IC], const int8_t filter
             /* acc_vm_load: acc_vm <- acc_ob */
             acc_vm_tok[pc] = npu_dma_1d(1, &acc_vm[0][0], &acc_ob[pc * 64][0], 32768);
           }
-          for (int pc = 0; pc < 4; pc++) { /* compute */
-            int8_t (*output_vm)[128] = (int8_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 65536); /* vu_vm of each core, bytes [65536, 73728): 8192 bytes */
-            int (*acc_in_vm)[128] = (int (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 32768); /* vu_vm of each core, bytes [32768, 65536): 32768 bytes */
-            int32_t *output_shift_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74752); /* vu_vm of each core, bytes [74752, 75264): 512 bytes */
-            int32_t *output_multiplier_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74240); /* vu_vm of each core, bytes [74240, 74752): 512 bytes */
-            int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 73728); /* vu_vm of each core, bytes [73728, 74240): 512 bytes */
-            int32_t (*acc_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc)); /* vu_vm of each core, bytes [0, 32768): 32768 bytes */
-            if (output_vm_tok[pc]) npu_dma_wait(output_vm_tok[pc]); /* this core's copy out of output_vm in the last pass */
-            npu_dma_wait(output_shift_vm_tok[pc]);
-            npu_dma_wait(output_multiplier_vm_tok[pc]);
-            npu_dma_wait(bias_vm_tok[pc]);
-            npu_dma_wait(acc_vm_tok[pc]);
-            for (int pr = 0; pr < 64; pr++) {
+          /* compute, the cores in turn: the loop over the cores inside each loop and guard that does not read the core, so that every core's queue is kept full */
+          for (int pr = 0; pr < 64; pr++) {
+            for (int pc = 0; pc < 4; pc++) {
+              int8_t (*output_vm)[128] = (int8_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 65536); /* vu_vm of each core, bytes [65536, 73728): 8192 bytes */
+              int (*acc_in_vm)[128] = (int (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 32768); /* vu_vm of each core, bytes [32768, 65536): 32768 bytes */
+              int32_t *output_shift_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74752); /* vu_vm of each core, bytes [74752, 75264): 512 bytes */
+              int32_t *output_multiplier_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 74240); /* vu_vm of each core, bytes [74240, 74752): 512 bytes */
+              int32_t *bias_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, pc) + 73728); /* vu_vm of each core, bytes [73728, 74240): 512 bytes */
+              int32_t (*acc_vm)[128] = (int32_t (*)[128])(void *)((char *)npu_scope_base(NPU_VU_VM, pc)); /* vu_vm of each core, bytes [0, 32768): 32768 bytes */
+              if (pr == 0) { /* this core's first instruction here: its waits first */
+                if (output_vm_tok[pc]) npu_dma_wait(output_vm_tok[pc]); /* this core's copy out of output_vm in the last pass */
+                npu_dma_wait(output_shift_vm_tok[pc]);
+                npu_dma_wait(output_multiplier_vm_tok[pc]);
+                npu_dma_wait(bias_vm_tok[pc]);
+                npu_dma_wait(acc_vm_tok[pc]);
+              }
               npu_vu_add_i32(&acc_in_vm[pr][0], &acc_vm[pr][0], &bias_vm[0], /*n=*/128);
               npu_vu_requant_q31_pc_i8(&output_vm[pr][0], &acc_in_vm[pr][0], &output_multiplier_vm[0], &output_shift_vm[0], /*n=*/128, output_offset);
             }

@@ -22,7 +22,7 @@
 #include "gemv_vu.h"
 
 void gemv_vu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
-  /* loop nest io (line 13): x_vm_load (line 51), A_vm_load (line 50), init (line 14), update (line 16), y_vm_store (line 52) */
+  /* loop nest io (line 13): x_vm_load (line 52), A_vm_load (line 51), init (line 14), update (line 16), y_vm_store (line 53) */
   {
     npu_token_t y_vm_tok[4] = {0}; /* per core: the copy out of y_vm not yet waited for */
     {
@@ -41,15 +41,21 @@ void gemv_vu(const int8_t A[M][K], const int8_t x[K], int32_t y[M]) {
             /* A_vm_load: A_vm <- A */
             A_vm_tok[core] = npu_dma_1d(core % 2, &A_vm[0][0], &A[io * 256 + core * 64][0], 65536);
           }
-          for (int core = 0; core < 4; core++) { /* compute */
+          /* compute, the cores in turn: the loop over the cores inside each loop and guard that does not read the core, so that every core's queue is kept full */
+          for (int core = 0; core < 4; core++) {
             int32_t *y_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 66560); /* vu_vm of each core, bytes [66560, 66816): 256 bytes */
-            int8_t *x_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 66560): 1024 bytes */
-            int8_t (*A_vm)[1024] = (int8_t (*)[1024])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 65536): 65536 bytes */
             if (y_vm_tok[core]) npu_dma_wait(y_vm_tok[core]); /* this core's copy out of y_vm in the last pass */
             npu_vu_fill_i32(&y_vm[0], /*rows=*/64, /*cols=*/1, /*ldd=*/1, /*value=*/0);
-            if (io == 0) npu_dma_wait(x_vm_tok[core]); /* loaded once, before the passes */
-            npu_dma_wait(A_vm_tok[core]);
-            for (int k = 0; k < K; k++) {
+          }
+          for (int k = 0; k < K; k++) {
+            for (int core = 0; core < 4; core++) {
+              int32_t *y_vm = (int32_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 66560); /* vu_vm of each core, bytes [66560, 66816): 256 bytes */
+              int8_t *x_vm = (int8_t *)(void *)((char *)npu_scope_base(NPU_VU_VM, core) + 65536); /* vu_vm of each core, bytes [65536, 66560): 1024 bytes */
+              int8_t (*A_vm)[1024] = (int8_t (*)[1024])(void *)((char *)npu_scope_base(NPU_VU_VM, core)); /* vu_vm of each core, bytes [0, 65536): 65536 bytes */
+              if (k == 0) { /* this core's first instruction here: its waits first */
+                if (io == 0) npu_dma_wait(x_vm_tok[core]); /* loaded once, before the passes */
+                npu_dma_wait(A_vm_tok[core]);
+              }
               npu_vu_macs_i8_i32(&y_vm[0], &A_vm[0][k], &x_vm[k], /*rows=*/64, /*cols=*/1, /*ldd=*/1, /*lda=*/1024);
             }
           }
