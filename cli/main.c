@@ -33,16 +33,42 @@ typedef struct {
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
 
+/* An option of one value given again: a usage error, since the last one
+ * would silently win (trial 44e: a second --schedule replaced the first,
+ * and emit -o then removed the first one's variants). given[] holds those
+ * seen, each once. */
+static bool given_twice(const char *a, const char **given, int *ngiven) {
+  static const char *const one_value[] = {"-o",        "--seed",       "--target",     "--trace",
+                                          "--schedule", "--max-steps", "--max-memory", "--max-cpu"};
+  enum { N = sizeof one_value / sizeof one_value[0] };
+  bool single = false;
+  for (int k = 0; k < N; k++) single |= !strcmp(a, one_value[k]);
+  for (int k = 0; single && k < *ngiven; k++)
+    if (!strcmp(given[k], a)) return true;
+  if (single && *ngiven < N) given[(*ngiven)++] = a;
+  return false;
+}
+
 static int parse_args(int argc, char **argv, Options *o) {
   memset(o, 0, sizeof *o);
   o->seed = 1;
   o->cmd = argv[1];
+  const char *given[16];
+  int ngiven = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--target") || !strcmp(a, "--trace") ||
         !strcmp(a, "--schedule") || !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory") || !strcmp(a, "--max-cpu") ||
         !strcmp(a, "--variant")) {
       if (i + 1 >= argc) return usage_error(o->cmd, "option '%s' needs a value", a);
+      if (given_twice(a, given, &ngiven)) {
+        char why[300];
+        snprintf(why, sizeof why, "option '%s' is given twice: it takes one value%s", a,
+                 strcmp(a, "--schedule") ? ""
+                                         : " (one schedule file: put both files' pragmas in one, or emit each into "
+                                           "its own directory)");
+        return usage_error(o->cmd, "%s", why);
+      }
       if (!strcmp(a, "--variant")) {
         if (o->nvariants == MAX_VARIANTS) return usage_error(o->cmd, "more than %s --variant options", "64");
         o->variants[o->nvariants++] = argv[++i];
