@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/kept_spelling.h"
 #include "cli/manifest.h"
 #include "lower/file_mark.h"
 
@@ -428,7 +429,7 @@ static bool entry_fresh(const EmitDir *d, const ManifestEntry *e, const char *te
          e->hash == manifest_hash(text, strlen(text));
 }
 
-int emit_dir_file(EmitDir *d, const char *name, const char *text) {
+static int file_text(EmitDir *d, const char *name, const char *text) {
   char path[4096];
   if (snprintf(path, sizeof path, "%s/%s", d->dir, name) >= (int)sizeof path) {
     errno = ENAMETOOLONG;
@@ -463,6 +464,18 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text) {
                manifest_hash(text, strlen(text)));
   d->changed = true;
   return 0;
+}
+
+/* A file of this kernel file whose opening comment spells the kernel
+ * file's path otherwise is fresh, as written (cli/kept_spelling.c). */
+int emit_dir_file(EmitDir *d, const char *name, const char *text) {
+  char path[4096];
+  ManifestEntry *e = manifest_find(&d->manifest, name);
+  bool ours = e && !strcmp(e->source, d->source_key) && snprintf(path, sizeof path, "%s/%s", d->dir, name) < (int)sizeof path;
+  char *kept = ours ? emit_dir_kept_spelling(path, text) : NULL;
+  int rc = file_text(d, name, kept ? kept : text);
+  free(kept);
+  return rc;
 }
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

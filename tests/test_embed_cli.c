@@ -41,3 +41,24 @@ Test(embed_cli, an_option_of_one_value_given_twice_is_a_usage_error) {
                         "npugen: option '--seed' is given twice: it takes one value\n"
                         "npugen: option '-o' is given twice: it takes one value\n");
 }
+
+/* --check gives one verdict from any working directory: the opening
+ * comment spells the kernel file as the writing run was given it
+ * ("from k.c"), and a run from sub/ (or by an absolute path) spells it
+ * otherwise; the manifest proves it is the same file, so the files are
+ * fresh, and emit leaves them as they are. An edit is still stale. Before,
+ * every file was stale from sub/. */
+Test(embed_cli, check_gives_one_verdict_from_any_directory) {
+  char out[16384];
+  int rc = in_tmp(KERNEL_AND_TWO_SCHEDULES " && mkdir sub && $n emit k.c --schedule a.sched -o out && cp -r out before && "
+                  "cd sub && $n emit ../k.c --schedule ../a.sched -o ../out --check && echo fresh && "
+                  "$n emit ../k.c -o ../out --check && echo fresh && $n emit $d/k.c --schedule $d/a.sched -o $d/out "
+                  "--check && echo fresh && $n emit ../k.c --schedule ../a.sched -o ../out && diff -r ../before ../out && "
+                  "sed -i 's/2 \\*/3 */' ../k.c && $n emit ../k.c -o ../out --check; echo rc=$?",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "fresh\nfresh\nfresh\n"
+                        "npugen: ../out/k.c is stale: run: npugen emit ../k.c --schedule ../a.sched -o ../out\n"
+                        "npugen: ../out/k_a.c is stale: run: npugen emit ../k.c --schedule ../a.sched -o ../out\n"
+                        "rc=1\n");
+}
