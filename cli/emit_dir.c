@@ -270,13 +270,20 @@ static void add_input(char *out, size_t n, const char *fmt, const char *a, const
   if (len < n) snprintf(out + len, n - len, fmt, a, b);
 }
 
+/* A file recorded with schedule file `recorded` is of this run's
+ * schedule: the same file, or none ("": a variant of the kernel file
+ * alone, the same whichever schedule file a run adds). */
+static bool same_schedule(const EmitDir *d, const char *recorded) {
+  return !*recorded || !strcmp(recorded, d->schedule_key);
+}
+
 /* What the earlier run that wrote e had that this one has not: "target T",
  * "schedule file S (relative to DIR)" or "no schedule file", "with
  * --assume-no-alias" or "without --assume-no-alias"; "" when the same. */
 static void other_inputs(const EmitDir *d, const ManifestEntry *e, char *out, size_t n) {
   out[0] = 0;
   if (strcmp(e->target, d->target)) add_input(out, n, "target %s%s", e->target, "");
-  if (strcmp(e->schedule, d->schedule_key)) {
+  if (!same_schedule(d, e->schedule)) {
     if (*e->schedule) add_input(out, n, "schedule file %s (relative to %s)", e->schedule, d->dir);
     else add_input(out, n, "no schedule file%s%s", "", "");
   }
@@ -407,7 +414,7 @@ static void plan(EmitDir *d, const char *name, const char *text, bool was_link) 
 
 /* e was written by a run with this run's inputs. */
 static bool inputs_match(const EmitDir *d, const ManifestEntry *e) {
-  return !strcmp(e->target, d->target) && !strcmp(e->schedule, d->schedule_key) &&
+  return !strcmp(e->target, d->target) && same_schedule(d, e->schedule) &&
          same_text_options(e->options, d->options_key);
 }
 
@@ -415,21 +422,22 @@ static bool inputs_match(const EmitDir *d, const ManifestEntry *e) {
  * another of the recorded runs checks it (0), unless this run is its own
  * but for a target an older npugen recorded by name alone. */
 static int recorded_elsewhere(const EmitDir *d, const ManifestEntry *e, const char *path) {
-  if (strcmp(e->schedule, d->schedule_key) || strcmp(e->options, d->options_key) || option_words(e->options).target_file)
+  if (!same_schedule(d, e->schedule) || strcmp(e->options, d->options_key) || option_words(e->options).target_file)
     return 0;
   fprintf(stderr, "npugen: %s was emitted for target %s, whose file %s does not record (an older npugen wrote it): "
           "check it with --target and its other inputs\n", path, e->target, MANIFEST_NAME);
   return 1;
 }
 
-/* The manifest names DIR/name as this run writes it. */
-static bool entry_fresh(const EmitDir *d, const ManifestEntry *e, const char *text) {
+/* The manifest names DIR/name as this run writes it (a variant of the
+ * kernel file alone: from any schedule file, its text the same). */
+static bool entry_fresh(const EmitDir *d, const ManifestEntry *e, const char *text, bool kernel_alone) {
   return e && !strcmp(e->source, d->source_key) && !strcmp(e->target, d->target) &&
-         !strcmp(e->schedule, d->schedule_key) && same_text_options(e->options, d->options_key) &&
+         (kernel_alone || same_schedule(d, e->schedule)) && same_text_options(e->options, d->options_key) &&
          e->hash == manifest_hash(text, strlen(text));
 }
 
-static int file_text(EmitDir *d, const char *name, const char *text) {
+static int file_text(EmitDir *d, const char *name, const char *text, bool kernel_alone) {
   char path[4096];
   if (snprintf(path, sizeof path, "%s/%s", d->dir, name) >= (int)sizeof path) {
     errno = ENAMETOOLONG;
@@ -453,14 +461,14 @@ static int file_text(EmitDir *d, const char *name, const char *text) {
     return 1;
   }
   if (d->check) {
-    if (same_text(path, text) && entry_fresh(d, e, text)) return 0;
+    if (same_text(path, text) && entry_fresh(d, e, text, kernel_alone)) return 0;
     if (d->recorded_inputs && e && !strcmp(e->source, d->source_key) && !inputs_match(d, e))
       return recorded_elsewhere(d, e, path);
     report_stale(d, e, path, text, link);
     return 1;
   }
   if (link || !same_text(path, text)) plan(d, name, text, link);
-  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, d->options_key,
+  manifest_set(&d->manifest, name, d->source_key, d->target, kernel_alone ? "" : d->schedule_key, d->options_key,
                manifest_hash(text, strlen(text)));
   d->changed = true;
   return 0;
@@ -468,12 +476,12 @@ static int file_text(EmitDir *d, const char *name, const char *text) {
 
 /* A file of this kernel file whose opening comment spells the kernel
  * file's path otherwise is fresh, as written (cli/kept_spelling.c). */
-int emit_dir_file(EmitDir *d, const char *name, const char *text) {
+int emit_dir_file(EmitDir *d, const char *name, const char *text, bool kernel_alone) {
   char path[4096];
   ManifestEntry *e = manifest_find(&d->manifest, name);
   bool ours = e && !strcmp(e->source, d->source_key) && snprintf(path, sizeof path, "%s/%s", d->dir, name) < (int)sizeof path;
   char *kept = ours ? emit_dir_kept_spelling(path, text) : NULL;
-  int rc = file_text(d, name, kept ? kept : text);
+  int rc = file_text(d, name, kept ? kept : text, kernel_alone);
   free(kept);
   return rc;
 }
@@ -500,7 +508,7 @@ static int leftover(EmitDir *d, const char *name) {
     }
     return 0;
   }
-  bool same_inputs = !strcmp(e->target, d->target) && !strcmp(e->schedule, d->schedule_key);
+  bool same_inputs = !strcmp(e->target, d->target) && same_schedule(d, e->schedule);
   if (!same_inputs && !d->prune) {
     char inputs[9000];
     other_inputs(d, e, inputs, sizeof inputs);
@@ -626,6 +634,16 @@ int emit_dir_recorded_inputs(const char *dir, const char *source, EmitDirInputs 
       seen = !strcmp(m.e[first[k]].schedule, e->schedule) && !strcmp(m.e[first[k]].options, e->options);
     if (!seen) first[n++] = i;
   }
+  /* the files of the kernel file alone (no schedule file) are every
+   * run's: checked by a run with a schedule file and the same options */
+  int kept = 0;
+  for (int k = 0; k < n; k++) {
+    bool covered = false;
+    for (int j = 0; j < n && !*m.e[first[k]].schedule && !covered; j++)
+      covered = *m.e[first[j]].schedule && !strcmp(m.e[first[j]].options, m.e[first[k]].options);
+    if (!covered) first[kept++] = first[k];
+  }
+  n = kept;
   *out = calloc((size_t)n + 1, sizeof **out);
   for (int k = 0; k < n; k++) {
     const ManifestEntry *e = &m.e[first[k]];

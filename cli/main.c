@@ -30,6 +30,7 @@ typedef struct {
   bool scheduled_only; /* emit: the scheduled variants, not each kernel as written */
   bool rerun_as_written;
   bool recorded_inputs; /* emit --check: these are inputs DIR's manifest records (check_recorded_inputs) */
+  int kernel_variants;  /* the variants of the kernel file alone: the first ones, before --schedule's */
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
 
@@ -207,7 +208,7 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
     for (int f = 0; f < 2; f++) {
       char name[4096];
       snprintf(name, sizeof name, "%s%s", npg_variant_name(s, i), exts[f]);
-      rc |= emit_dir_file(&d, name, texts[f]);
+      rc |= emit_dir_file(&d, name, texts[f], i < o->kernel_variants);
     }
   }
   rc |= emit_dir_leftovers(&d);
@@ -337,6 +338,7 @@ static int run_variants(const Options *op) {
   Options o = *op;
   int rc = 0;
   NpgSession *s = npg_open_file_for_target(o.file, o.target);
+  o.kernel_variants = npg_variant_count(s);
   if (o.schedule && npg_variant_count(s)) {
     size_t len;
     char *text = read_schedule(o.schedule, &len);

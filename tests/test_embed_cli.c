@@ -62,3 +62,21 @@ Test(embed_cli, check_gives_one_verdict_from_any_directory) {
                         "npugen: ../out/k_a.c is stale: run: npugen emit ../k.c --schedule ../a.sched -o ../out\n"
                         "rc=1\n");
 }
+
+/* Two schedule files of one kernel file emitted into one directory: the
+ * kernel's own variant (k.c, k.h: no schedule file's) is recorded with no
+ * schedule file, so neither run takes it from the other; --check with
+ * either schedule file finds everything fresh, and the manifest is the
+ * same after the runs in either order. Before, the last run owned k.c,
+ * and --check with the other schedule file called it stale. */
+Test(embed_cli, two_schedule_files_into_one_directory_keep_the_kernels_files_stable) {
+  char out[16384];
+  int rc = in_tmp(KERNEL_AND_TWO_SCHEDULES " && $n emit k.c --schedule a.sched -o out 2>/dev/null && "
+                  "$n emit k.c --schedule b.sched -o out 2>/dev/null && cp out/.npugen-manifest ab && "
+                  "$n emit k.c --schedule a.sched -o out --check && $n emit k.c --schedule b.sched -o out --check && "
+                  "$n emit k.c -o out --check && echo fresh && $n emit k.c --schedule a.sched -o out 2>/dev/null && "
+                  "cmp ab out/.npugen-manifest && grep -v '^#' ab | cut -f1,4 | tr '\\t\\n' ': '",
+                  out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect_str_eq(out, "fresh\nk.c: k.h: k_a.c:../a.sched k_a.h:../a.sched k_b.c:../b.sched k_b.h:../b.sched ");
+}
