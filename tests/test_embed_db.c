@@ -35,8 +35,10 @@ static const char *constant = "#define n 768\n"
                               "}\n" RELU_SCHEDULE;
 
 /* The variant's C loads the next pass's region into the other copy and
- * computes on this pass's, and its check passes. */
-static void alternates_by_pass(const char *src, const char *next_pass_guard) {
+ * computes on this pass's, and (run) its check passes: the constant
+ * count's is run by the examples (leaky_relu, softmax_rows), so here its
+ * text alone, beside the sized one's (the CPU budget). */
+static void alternates_by_pass(const char *src, const char *next_pass_guard, bool run) {
   NpgSession *s = npg_open_string("relu.c", src, strlen(src));
   int v = npg_variant_index(s, "relu_db");
   cr_assert(v >= 0, "%s", npg_errors(s));
@@ -50,14 +52,14 @@ static void alternates_by_pass(const char *src, const char *next_pass_guard) {
   const char *first = strstr(c, "x_vm_tok[0][core] = ");
   cr_expect(first && !strstr(first + 1, "x_vm_tok[0][core] = ") && !strstr(c, "does nothing here"), "%s", c);
   NpgCheckResult r;
-  cr_expect(npg_check_orders(s, v, 1, NPG_ORDER_SOURCE, &r) && r.pass, "%s", r.message);
+  if (run) cr_expect(npg_check_orders(s, v, 1, NPG_ORDER_SOURCE, &r) && r.pass, "%s", r.message);
   npg_close(s);
 }
 
 Test(embed_db, bound_loop_copies_alternate_over_a_pass_count_in_the_sizes) {
-  alternates_by_pass(sized, "if (io + 1 < n / 256 + (n % 256 > 0)) { /* the next pass's regions, into the other copies */");
+  alternates_by_pass(sized, "if (io + 1 < n / 256 + (n % 256 > 0)) { /* the next pass's regions, into the other copies */", true);
 }
 
 Test(embed_db, bound_loop_copies_alternate_over_a_constant_pass_count) {
-  alternates_by_pass(constant, "if (io + 1 < 3) { /* the next pass's regions, into the other copies */");
+  alternates_by_pass(constant, "if (io + 1 < 3) { /* the next pass's regions, into the other copies */", false);
 }
