@@ -44,6 +44,7 @@
 
 #include "jit/emit_manifest.h"
 #include "jit/emit_policy.h"
+#include "cli/kept_spelling.h"
 #include "lower/file_mark.h"
 
 static int fail(const char *what, const char *path) {
@@ -390,7 +391,7 @@ static int recorded_elsewhere(const EmitDir *d, const ManifestEntry *e, const ch
   return 1;
 }
 
-int emit_dir_file(EmitDir *d, const char *name, const char *text) {
+static int file_text(EmitDir *d, const char *name, const char *text, bool kernel_alone) {
   char path[4096];
   if (snprintf(path, sizeof path, "%s/%s", d->dir, name) >= (int)sizeof path) {
     errno = ENAMETOOLONG;
@@ -415,17 +416,29 @@ int emit_dir_file(EmitDir *d, const char *name, const char *text) {
   }
   if (d->check) {
     EmitRunKey run = run_key(d);
-    if (same_text(path, text) && emit_policy_entry_fresh(e, &run, manifest_hash(text, strlen(text)))) return 0;
+    if (same_text(path, text) && emit_policy_entry_fresh(e, &run, manifest_hash(text, strlen(text)), kernel_alone)) return 0;
     if (d->recorded_inputs && e && !strcmp(e->source, d->source_key) && !emit_policy_inputs_match(e, &run))
       return recorded_elsewhere(d, e, path);
     report_stale(d, e, path, text, link);
     return 1;
   }
   if (link || !same_text(path, text)) plan(d, name, text, link);
-  manifest_set(&d->manifest, name, d->source_key, d->target, d->schedule_key, &d->options_key,
+  manifest_set(&d->manifest, name, d->source_key, d->target, kernel_alone ? "" : d->schedule_key, &d->options_key,
                manifest_hash(text, strlen(text)));
   d->changed = true;
   return 0;
+}
+
+/* A file of this kernel file whose opening comment spells the kernel
+ * file's path otherwise is fresh, as written (cli/kept_spelling.c). */
+int emit_dir_file(EmitDir *d, const char *name, const char *text, bool kernel_alone) {
+  char path[4096];
+  ManifestEntry *e = manifest_find(&d->manifest, name);
+  bool ours = e && !strcmp(e->source, d->source_key) && snprintf(path, sizeof path, "%s/%s", d->dir, name) < (int)sizeof path;
+  char *kept = ours ? emit_dir_kept_spelling(path, text) : NULL;
+  int rc = file_text(d, name, kept ? kept : text, kernel_alone);
+  free(kept);
+  return rc;
 }
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -577,6 +590,16 @@ int emit_dir_recorded_inputs(const char *dir, const char *source, EmitDirInputs 
       seen = !strcmp(m.e[first[k]].schedule, e->schedule) && manifest_options_equal(&m.e[first[k]].options, &e->options);
     if (!seen) first[n++] = i;
   }
+  /* the files of the kernel file alone (no schedule file) are every
+   * run's: checked by a run with a schedule file and the same options */
+  int kept = 0;
+  for (int k = 0; k < n; k++) {
+    bool covered = false;
+    for (int j = 0; j < n && !*m.e[first[k]].schedule && !covered; j++)
+      covered = *m.e[first[j]].schedule && manifest_options_equal(&m.e[first[j]].options, &m.e[first[k]].options);
+    if (!covered) first[kept++] = first[k];
+  }
+  n = kept;
   *out = calloc((size_t)n + 1, sizeof **out);
   for (int k = 0; k < n; k++) {
     const ManifestEntry *e = &m.e[first[k]];

@@ -51,8 +51,11 @@ typedef struct {
 int emit_dir_open(EmitDir *d);
 /* Plans to write (or, with --check, compares) DIR/name. 0 when it will be
  * up to date, 1 when stale (--check) or after an error. Nothing in DIR
- * changes before emit_dir_close, and nothing then if any call failed. */
-int emit_dir_file(EmitDir *d, const char *name, const char *text);
+ * changes before emit_dir_close, and nothing then if any call failed.
+ * kernel_alone: a variant of the kernel file alone (no schedule file's),
+ * which the manifest records with no schedule file, so that runs with
+ * two schedule files into DIR do not take it from each other. */
+int emit_dir_file(EmitDir *d, const char *name, const char *text, bool kernel_alone);
 /* Files in DIR that the manifest says an earlier run wrote from the same
  * kernel file, and that this run did not write: to be removed (or, with
  * --check, reported) when that run had the same inputs or d->prune; kept

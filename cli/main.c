@@ -30,19 +30,46 @@ typedef struct {
   bool scheduled_only; /* emit: the scheduled variants, not each kernel as written */
   bool rerun_as_written;
   bool recorded_inputs; /* emit --check: these are inputs DIR's manifest records (check_recorded_inputs) */
+  int kernel_variants;  /* the variants of the kernel file alone: the first ones, before --schedule's */
   uint64_t seed, max_steps, max_mib, max_cpu;
 } Options;
+
+/* An option of one value given again: a usage error, since the last one
+ * would silently win (trial 44e: a second --schedule replaced the first,
+ * and emit -o then removed the first one's variants). given[] holds those
+ * seen, each once. */
+static bool given_twice(const char *a, const char **given, int *ngiven) {
+  static const char *const one_value[] = {"-o",        "--seed",       "--target",     "--trace",
+                                          "--schedule", "--max-steps", "--max-memory", "--max-cpu"};
+  enum { N = sizeof one_value / sizeof one_value[0] };
+  bool single = false;
+  for (int k = 0; k < N; k++) single |= !strcmp(a, one_value[k]);
+  for (int k = 0; single && k < *ngiven; k++)
+    if (!strcmp(given[k], a)) return true;
+  if (single && *ngiven < N) given[(*ngiven)++] = a;
+  return false;
+}
 
 static int parse_args(int argc, char **argv, Options *o) {
   memset(o, 0, sizeof *o);
   o->seed = 1;
   o->cmd = argv[1];
+  const char *given[16];
+  int ngiven = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--target") || !strcmp(a, "--trace") ||
         !strcmp(a, "--schedule") || !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory") || !strcmp(a, "--max-cpu") ||
         !strcmp(a, "--variant")) {
       if (i + 1 >= argc) return usage_error(o->cmd, "option '%s' needs a value", a);
+      if (given_twice(a, given, &ngiven)) {
+        char why[300];
+        snprintf(why, sizeof why, "option '%s' is given twice: it takes one value%s", a,
+                 strcmp(a, "--schedule") ? ""
+                                         : " (one schedule file: put both files' pragmas in one, or emit each into "
+                                           "its own directory)");
+        return usage_error(o->cmd, "%s", why);
+      }
       if (!strcmp(a, "--variant")) {
         if (o->nvariants == MAX_VARIANTS) return usage_error(o->cmd, "more than %s --variant options", "64");
         o->variants[o->nvariants++] = argv[++i];
@@ -181,7 +208,7 @@ static int cmd_emit(NpgSession *s, const Options *o, const int *idx, int n) {
     for (int f = 0; f < 2; f++) {
       char name[4096];
       snprintf(name, sizeof name, "%s%s", npg_variant_name(s, i), exts[f]);
-      rc |= emit_dir_file(&d, name, texts[f]);
+      rc |= emit_dir_file(&d, name, texts[f], i < o->kernel_variants);
     }
   }
   rc |= emit_dir_leftovers(&d);
@@ -311,6 +338,7 @@ static int run_variants(const Options *op) {
   Options o = *op;
   int rc = 0;
   NpgSession *s = npg_open_file_for_target(o.file, o.target);
+  o.kernel_variants = npg_variant_count(s);
   if (o.schedule && npg_variant_count(s)) {
     size_t len;
     char *text = read_schedule(o.schedule, &len);

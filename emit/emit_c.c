@@ -63,7 +63,11 @@ static void emit_param_array(StrBuf *sb, const LoweredFunction *f, int i, const 
   sb_printf(sb, "%s%s %s", cv, type, b->name);
   for (int d = 0; d < b->ndim; d++) {
     sb_puts(sb, d == 0 && restrict_ ? "[restrict " : "[");
-    if (!b->extent[d] || !f->flat_params) {
+    if (d == 0 && b->extent[d] && f->first_extent_macro) {
+      sb_puts(sb, "NPUGEN_FIRST_EXTENT(");
+      emit_extent(sb, f, i, b, d);
+      sb_putc(sb, ')');
+    } else if (!b->extent[d] || !f->flat_params) {
       emit_extent(sb, f, i, b, d);
     } else if (f->shape_comments) { /* tcc refuses `A[n]` after `int n`: the first extent, the only one, left out */
       sb_puts(sb, "/* ");

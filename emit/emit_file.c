@@ -109,6 +109,7 @@ char *emit_c_source(const LoweredModule *m) {
   if (m->own_header) sb_printf(&sb, "#include \"%s\"\n\n", m->own_header);
   defines(&sb, m->late_defines);
   if (m->assume_macro) sb_puts(&sb, m->assume_macro);
+  if (m->first_extent_macro) sb_puts(&sb, m->first_extent_macro);
   program_functions(&sb, m);
   emit_c_function(&sb, m, &m->main);
   layout_helpers(&sb, m);

@@ -126,6 +126,10 @@ typedef struct {
   /* the check's reference: a parameter before the kernel's ("NpgCk
    * *npg_ck", the state its checks report to), or NULL */
   const char *context;
+  /* an array parameter's first extent in the sizes spelt
+   * NPUGEN_FIRST_EXTENT(e): the .c's definition, which tcc 0.9.27 builds
+   * only without it (LoweredModule.first_extent_macro) */
+  bool first_extent_macro;
 } LoweredFunction;
 
 /* One of the header's prototypes: for the compilers that #if cond holds
@@ -154,6 +158,7 @@ typedef struct LoweredModule {
   const char *own_header;      /* "NAME.h", or NULL */
   LoweredDefines late_defines; /* after it */
   const char *assume_macro;    /* NPUGEN_ASSUME's definition, or NULL */
+  const char *first_extent_macro; /* NPUGEN_FIRST_EXTENT's, or NULL */
   const char *support;         /* after the includes: C the functions call (the reference's checks), or NULL */
   CheckRef *reference;         /* the check's reference: its lowering, which the module owns, or NULL */
   int too_many_functions;      /* a program calls more than this many functions (an #error), or 0 */

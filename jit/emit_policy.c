@@ -22,23 +22,32 @@ static bool same_text_options(const ManifestOptions *a, const ManifestOptions *b
   return a->assume_no_alias == b->assume_no_alias;
 }
 
+/* A file recorded with schedule file `recorded` is of this run's
+ * schedule: the same file, or none ("": a variant of the kernel file
+ * alone, the same whichever schedule file a run adds; trial 44e, D4). */
+static bool same_schedule(const char *recorded, const EmitRunKey *run) {
+  return !*recorded || !strcmp(recorded, run->schedule);
+}
+
 bool emit_policy_inputs_match(const ManifestEntry *e, const EmitRunKey *run) {
-  return !strcmp(e->target, run->target) && !strcmp(e->schedule, run->schedule) &&
+  return !strcmp(e->target, run->target) && same_schedule(e->schedule, run) &&
          same_text_options(&e->options, &run->options);
 }
 
-bool emit_policy_entry_fresh(const ManifestEntry *e, const EmitRunKey *run, uint64_t hash) {
-  return e && !strcmp(e->source, run->source) && emit_policy_inputs_match(e, run) && e->hash == hash;
+bool emit_policy_entry_fresh(const ManifestEntry *e, const EmitRunKey *run, uint64_t hash, bool kernel_alone) {
+  return e && !strcmp(e->source, run->source) && !strcmp(e->target, run->target) &&
+         (kernel_alone || same_schedule(e->schedule, run)) && same_text_options(&e->options, &run->options) &&
+         e->hash == hash;
 }
 
 bool emit_policy_checked_by_another_run(const ManifestEntry *e, const EmitRunKey *run) {
-  return strcmp(e->schedule, run->schedule) || !manifest_options_equal(&e->options, &run->options) ||
+  return !same_schedule(e->schedule, run) || !manifest_options_equal(&e->options, &run->options) ||
          e->options.target_file;
 }
 
 EmitOtherInputs emit_policy_other_inputs(const ManifestEntry *e, const EmitRunKey *run) {
   return (EmitOtherInputs){.target = strcmp(e->target, run->target) != 0,
-                           .schedule = strcmp(e->schedule, run->schedule) != 0,
+                           .schedule = !same_schedule(e->schedule, run),
                            .assume_no_alias = e->options.assume_no_alias != run->options.assume_no_alias};
 }
 
@@ -48,7 +57,7 @@ EmitLeftover emit_policy_leftover(const ManifestEntry *e, const EmitRunKey *run,
                                   EmitLeftoverFlags flags) {
   if (!hash) return LEFTOVER_FORGET;
   /* the target and the schedule file: a run from other ones keeps its files */
-  bool same_inputs = !strcmp(e->target, run->target) && !strcmp(e->schedule, run->schedule);
+  bool same_inputs = !strcmp(e->target, run->target) && same_schedule(e->schedule, run);
   if (!same_inputs && !flags.prune) return LEFTOVER_KEEP;
   if (flags.check_refused) return LEFTOVER_REFUSED;
   if (*hash != e->hash && !flags.force) return LEFTOVER_EDITED;

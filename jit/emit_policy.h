@@ -35,10 +35,14 @@ EmitReplace emit_policy_replace_unlisted(bool opens_as_emitted, bool had_manifes
 bool emit_policy_from_other_source(const ManifestEntry *e, const EmitRunKey *run);
 /* e was written by a run with this run's inputs (--scheduled-only
  * changes which files, not their text; the target is known by its name,
- * an older npugen's manifest records no target file). */
+ * an older npugen's manifest records no target file). A file recorded
+ * with no schedule file (a variant of the kernel file alone) is of every
+ * run's schedule. */
 bool emit_policy_inputs_match(const ManifestEntry *e, const EmitRunKey *run);
-/* The manifest names the file as this run writes it, text hash `hash`. */
-bool emit_policy_entry_fresh(const ManifestEntry *e, const EmitRunKey *run, uint64_t hash);
+/* The manifest names the file as this run writes it, text hash `hash`
+ * (kernel_alone: a variant of the kernel file alone, the same from any
+ * schedule file). */
+bool emit_policy_entry_fresh(const ManifestEntry *e, const EmitRunKey *run, uint64_t hash, bool kernel_alone);
 /* --check with the manifest's recorded inputs, of a file this kernel file
  * wrote from other inputs: another of the recorded runs checks it (true),
  * unless this run is its own but for a target an older npugen recorded by

@@ -217,11 +217,11 @@ static Stmt *phase(Lower *lw, const PassLoop *pass, const Body *b, BoundKind p, 
     if (b->kind[i] != B_LOAD || !lower_by_pass(pass, L, b->buf[i])) continue;
     const Stmt *P = pass->P;
     if (!ahead) {
-      int64_t passes = 0; /* P runs from 0 by 1 (lower_pass_loop): pass P + 1 is the next */
-      ir_trip_count(P, &passes);
+      /* P runs from 0 by 1 (lower_pass_loop): pass P + 1 is the next, and
+       * the count (a constant or an expression of the sizes) its bound */
+      Expr *passes = ir_trips(lw->arena, P).count;
       ahead = lower_guard(lw,
-                          lower_bin(lw, OP_LT, lower_bin(lw, OP_ADD, lower_var(lw, P->var), lower_int(lw, 1)),
-                                    lower_int(lw, passes)),
+                          lower_bin(lw, OP_LT, lower_bin(lw, OP_ADD, lower_var(lw, P->var), lower_int(lw, 1)), passes),
                           "the next pass's regions, into the other copies", P->loc);
       ahead->then_s = ir_stmt(lw->arena, ST_BLOCK, P->loc);
       at = &ahead->then_s->body;

@@ -201,6 +201,32 @@ static void param_spellings(Arena *a, LoweredFunction *f) {
   }
 }
 
+/* tcc 0.9.27 refuses an array parameter sized by an earlier one
+ * (`A[m][K]` after `int m`: "'m' undeclared"). C ignores the first
+ * extent of an array parameter, so the .c spells a first extent in the
+ * sizes NPUGEN_FIRST_EXTENT(e), which is e but for tcc (the header's tcc
+ * prototype leaves it out too; the check's C is tcc's, flat, already).
+ * Not where an array's rows are in the sizes: tcc takes no such array
+ * parameter in any spelling but a flat one, which the body does not index
+ * (docs/embedding.md). */
+static bool first_extent_sized(const Kernel *k) {
+  bool first = false;
+  for (const Param *p = k->params; p; p = p->next) {
+    if (p->buf && buffer_rows_symbolic(p->buf)) return false;
+    first |= p->buf && p->buf->extent[0];
+  }
+  return first;
+}
+
+static const char *first_extent_macro(const LoweredModule *m) {
+  bool any = m->main.first_extent_macro;
+  for (int i = 0; i < m->nfunctions; i++) any |= m->functions[i].first_extent_macro;
+  return any ? "#ifdef __TINYC__ /* tcc 0.9.27 takes no variable-length array parameter: "
+               "an array parameter's first extent, which C ignores, left out */\n"
+               "#define NPUGEN_FIRST_EXTENT(e)\n#else\n#define NPUGEN_FIRST_EXTENT(e) e\n#endif\n\n"
+             : NULL;
+}
+
 /* How u's host expressions are spelled (npu: its C uses the NPU, or is
  * timed on the CU all the same: cu_hooks_host). */
 static Spelling spelling(const LowerUnit *u, bool npu) {
@@ -221,6 +247,7 @@ static LoweredFunction function(Arena *a, const LowerUnit *u, const Kernel *k, c
   extent_macros(a, &f);
   extents_at_entry(a, &f);
   param_spellings(a, &f);
+  f.first_extent_macro = !u->tcc && first_extent_sized(k);
   Collect c = {a, &f, 0, 0};
   for (const Param *p = k->params; p; p = p->next)
     if (p->buf) hook(&c, p->buf);
@@ -293,6 +320,7 @@ static void source(LoweredModule *m, const LowerUnit *u) {
   for (int i = 0; !m->assume_macro && i < m->nfunctions; i++) /* a callee with sizes tests them (the macro declares abort) */
     m->assume_macro = lower_assume_macro(m->functions[i].k, u->tcc);
   m->main = function(a, u, u->k, u->name, u->lowered, u->lower_error, m->includes.npu);
+  m->first_extent_macro = first_extent_macro(m);
   layouts(m, u);
   tcc_masks(m);
 }
@@ -318,6 +346,7 @@ static LoweredFunction header_proto(Arena *a, const Module *m, const char *varia
   h.flat_params = style != PROTO_HEADER;
   h.shape_comments = style != PROTO_HEADER;
   h.no_restrict = style == PROTO_HEADER_CXX;
+  h.first_extent_macro = false;
   extents_at_entry(a, &h);
   param_spellings(a, &h);
   return h;

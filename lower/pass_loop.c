@@ -81,6 +81,7 @@ static Stmt **first_loads(Lower *lw, const PassLoop *pl, const Body *b, const Lo
   Stmt *loop = lower_core_loop(lw, L, loads->ahead ? "loaded ahead: the first pass's regions, into copy 0"
                                                    : "loaded ahead: the first pass's regions", false);
   Stmt **at = &loop->body->body;
+  Expr *runs = ir_trips(lw->arena, P).runs; /* NULL: a constant count, at least 1 (P holds L) */
   int nth = 0;
   for (int i = 0; i < b->n; i++) {
     if (b->kind[i] != B_LOAD) continue;
@@ -90,7 +91,12 @@ static Stmt **first_loads(Lower *lw, const PassLoop *pl, const Body *b, const Lo
     at = lower_issue(lw, pl, b->st[i], b->buf[i], L, nth++ % 2, first == 1, alt ? lower_int(lw, 0) : NULL,
                      alt ? P->lo : NULL, at);
   }
-  return lower_append(in, loop);
+  if (!runs) return lower_append(in, loop);
+  /* a pass count in the sizes: P may not run, and then loads nothing */
+  Stmt *guard = lower_guard(lw, runs, "the passes run: the first pass's regions", P->loc);
+  guard->then_s = ir_stmt(lw->arena, ST_BLOCK, P->loc);
+  guard->then_s->body = loop;
+  return lower_append(in, guard);
 }
 
 /* Why P loads nothing ahead: its loads ahead do not fit (and so its
@@ -109,10 +115,11 @@ static Stmt *nothing_ahead(Lower *lw, const Stmt *P, const Body *b, Need need) {
 bool lower_pass_loop(Lower *lw, const Stmt *P, const PassLoop *around, Stmt ***tail) {
   const Stmt *L = bound_in(P);
   /* P's counter is the pass number (0 the first, P + 1 the next): P runs
-   * from 0 by 1, a constant number of passes */
-  int64_t lo, passes, cores;
-  if (!L || around || !ir_const_int(P->lo, &lo) || lo != 0 || P->step != 1 || !ir_trip_count(P, &passes) ||
-      !ir_trip_count(L, &cores) || ir_other_onchip_user(P, L))
+   * from 0 by 1, a constant number of passes or one in the sizes (the
+   * copy is the pass's parity either way) */
+  int64_t lo, cores;
+  if (!L || around || !ir_const_int(P->lo, &lo) || lo != 0 || P->step != 1 || !ir_trip_count(L, &cores) ||
+      ir_other_onchip_user(P, L))
     return false;
   /* classify L as lower_bound will: with the copies out L's own plan
    * defers, planned on a copy of the pass's state (L plans them again,

@@ -94,7 +94,7 @@ static void stale_reasons(void) {
   ManifestEntry plain = entry("k.c", "default", "", false, 7), no_alias = entry("k.c", "default", "", true, 7);
   cr_expect(emit_policy_inputs_match(&plain, &run));
   cr_expect(!emit_policy_inputs_match(&no_alias, &run));
-  cr_expect(emit_policy_entry_fresh(&plain, &run, 7) && !emit_policy_entry_fresh(&plain, &run, 8));
+  cr_expect(emit_policy_entry_fresh(&plain, &run, 7, false) && !emit_policy_entry_fresh(&plain, &run, 8, false));
   cr_expect(emit_policy_other_inputs(&no_alias, &run).assume_no_alias);
   cr_expect(!emit_policy_any_other(emit_policy_other_inputs(&plain, &run)));
 }

@@ -240,7 +240,7 @@ Test(preconditions, a_long_size_gets_its_condition_near_the_type_end) {
                      "2147483647)");
   /* the extent evaluated at entry in unsigned long long, which wraps
    * instead of overflowing; an unsigned extent as written (D9) */
-  has(npg_emit_source(s, 0), "void l(long m, unsigned n, float b[(unsigned long long)m + 1], float c[n + 1]) {\n");
+  has(npg_emit_source(s, 0), "void l(long m, unsigned n, float b[NPUGEN_FIRST_EXTENT((unsigned long long)m + 1)], float c[NPUGEN_FIRST_EXTENT(n + 1)]) {\n");
   has(npg_emit_source(s, 0), "  NPUGEN_ASSUME(m <= 2147483646l);\n");
   npg_close(s);
 }

@@ -41,7 +41,7 @@ static void a_program_calls_a_sized_kernel_at_constant_sizes(void) {
                                 "}\n",
                           "#pragma npu schedule(net, net_t)\n#pragma npu use(s1, scale_t)\n#pragma npu inline(s2)\n");
   const char *c = npg_emit_source(s, checked_once(s, "net_t"));
-  has(c, "static void scale_t(int n, const float x[n], float y[n], float s) {\n  NPUGEN_ASSUME(n <= 4096);");
+  has(c, "static void scale_t(int n, const float x[NPUGEN_FIRST_EXTENT(n)], float y[NPUGEN_FIRST_EXTENT(n)], float s) {\n  NPUGEN_ASSUME(n <= 4096);");
   has(c, "  scale_t(64, a, t, 2.0f); /* s1, line 10 */\n  float s2_s = 0.5f;\n");
   has(c, "  for (int i = 0; i < 64; i++) {\n    b[i] = t[i] * s2_s; /* s2_mul */");
   npg_close(s);

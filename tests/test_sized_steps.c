@@ -101,7 +101,8 @@ static void bind_with_a_core_tail_and_double_buffer(void) {
                           "#pragma npu cache_read(x, vu_vm, core, x_vm)\n#pragma npu cache_write(y, vu_vm, core, y_vm)\n"
                           "#pragma npu double_buffer(x_vm)\n#pragma npu split(j, 16, jo, ji)\n"
                           "#pragma npu vectorize(ji)\n");
-  has(npg_emit_source(s, runs_on_dma(s, "vu")), "(const float *)x + (ptrdiff_t)(io * 4 + core) * m, (ptrdiff_t)m * 4,");
+  /* x_vm's copies alternate by pass over n's passes: the next pass's rows */
+  has(npg_emit_source(s, runs_on_dma(s, "vu")), "(const float *)x + (ptrdiff_t)((io + 1) * 4 + core) * m, (ptrdiff_t)m * 4,");
   npg_close(s);
 }
 

@@ -49,7 +49,7 @@ Test(sizes, a_symbolic_extent_is_proven_for_every_size) {
   cr_expect(npg_check(s, 0, 1, &r), "%s", r.message);
   has(r.summary, "at 2 size sets: (n = 5), (n = 300)");
   const char *c = npg_emit_source(s, 0);
-  has(c, "void shift(int n, const float x[(long long)n + 1], float y[n]) {\n  NPUGEN_ASSUME(n < 100000);\n"
+  has(c, "void shift(int n, const float x[NPUGEN_FIRST_EXTENT((long long)n + 1)], float y[NPUGEN_FIRST_EXTENT(n)]) {\n  NPUGEN_ASSUME(n < 100000);\n"
          "  NPUGEN_ASSUME(n + 1 >= 1); /* an extent of x */\n"
          "  NPUGEN_ASSUME(n >= 1); /* an extent of y */\n");
   npg_close(s);

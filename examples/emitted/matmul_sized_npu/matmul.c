@@ -14,7 +14,13 @@ void abort(void); /* declared, not included: <stdlib.h> may declare names a kern
 #define NPUGEN_ASSUME(c) ((c) ? (void)0 : abort())
 #endif
 
-void matmul(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N]) {
+#ifdef __TINYC__ /* tcc 0.9.27 takes no variable-length array parameter: an array parameter's first extent, which C ignores, left out */
+#define NPUGEN_FIRST_EXTENT(e)
+#else
+#define NPUGEN_FIRST_EXTENT(e) e
+#endif
+
+void matmul(int m, const int8_t A[NPUGEN_FIRST_EXTENT(m)][K], const int8_t B[K][N], int32_t C[NPUGEN_FIRST_EXTENT(m)][N]) {
   NPUGEN_ASSUME(m >= 1);
   NPUGEN_ASSUME(m <= 65536);
   /* loop nest i (line 11): init (line 13), update (line 15) */

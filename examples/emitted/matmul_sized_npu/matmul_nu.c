@@ -24,7 +24,13 @@ void abort(void); /* declared, not included: <stdlib.h> may declare names a kern
 #define NPUGEN_ASSUME(c) ((c) ? (void)0 : abort())
 #endif
 
-void matmul_nu(int m, const int8_t A[m][K], const int8_t B[K][N], int32_t C[m][N]) {
+#ifdef __TINYC__ /* tcc 0.9.27 takes no variable-length array parameter: an array parameter's first extent, which C ignores, left out */
+#define NPUGEN_FIRST_EXTENT(e)
+#else
+#define NPUGEN_FIRST_EXTENT(e) e
+#endif
+
+void matmul_nu(int m, const int8_t A[NPUGEN_FIRST_EXTENT(m)][K], const int8_t B[K][N], int32_t C[NPUGEN_FIRST_EXTENT(m)][N]) {
   NPUGEN_ASSUME(m >= 1);
   NPUGEN_ASSUME(m <= 65536);
   /* loop nest io (line 11): A_ib_load (line 30), B_wb_load (line 31), init (line 13), update (line 15), C_ob_store (line 32) */
