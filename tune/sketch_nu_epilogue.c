@@ -261,7 +261,11 @@ static void render_tiles(const EpiFacts *f, long long ti, long long tj, StrBuf *
   else if (!whole_i)
     sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", i, ti, i, i);
   snprintf(at_a, 72, whole_i ? "root" : "%so", i);
-  snprintf(at_b, 72, whole_j ? at_a : "%so", j);
+  /* B whole (tj all of its columns) is the same in every tile: loaded once
+   * at the root rather than again for each tile of rows (a transposing
+   * copy stays at A's tile loop, from the DM: at the root it would be one
+   * DMA per row from the DDR) */
+  snprintf(at_b, 72, whole_j && !f->transpose ? "root" : whole_j ? at_a : "%so", j);
   snprintf(cols, 72, whole_j ? "%s" : "%si", j);
 }
 
@@ -334,7 +338,8 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   }
   if (f->transpose) sb_printf(sb, "#pragma npu buffer_reorder(%s_%s, 1, 0)\n", f->b, f->scope_b + 3);
   if (f->sum_rows) render_offset_caches(f, at_b, sb);
-  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, at_b, f->acc);
+  /* acc's tile: at the tile loop of the innermost dimension tiled */
+  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, tj == f->n ? at_a : at_b, f->acc);
   sb_printf(sb, "#pragma npu cache_read(%s_ob, vu_vm, %sc_1, %s_vm)\n", f->acc, i, f->acc);
   if (f->off.text[0]) {
     /* the offset's sums, a local array: on chip in the DM from the
