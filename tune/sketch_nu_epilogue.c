@@ -8,6 +8,9 @@
  *                 acc += offset; acc = max(..); acc = min(..);
  *                 out[p][oc] = (int8_t)acc; }
  *
+ * or with no chain, the store itself the epilogue (`C[i][j] = acc > 0 ?
+ * acc : 0`; a store of acc as it is is the plain NU sketch's).
+ *
  * Steps: the epilogue's temporaries inlined (compute_inline), the chain
  * folded into the store (fold), acc expanded into an array (the NU's
  * output), the first compound step (`acc + bias[oc]`) staged so the rest
@@ -154,7 +157,12 @@ static bool epilogue(const Stmt *c, const Var *acc, EpiFacts *f, char *why, size
   }
   if (!c || c->kind != ST_ASSIGN || c->lhs->kind != EX_LOAD || !ir_stmt_uses(c, acc, NULL))
     return snprintf(why, n, "the nest does not end with a store of %s's value", acc->name), false;
-  if (!f->first) return snprintf(why, n, "%s is not reassigned after its loop", acc->name), false;
+  /* no chain: the store itself is the epilogue (`C[i][j] = acc > 0 ? acc
+   * : 0`), unless it only copies acc (the plain NU sketch's, acc expanded
+   * into the store's array) */
+  const Expr *v = strip_implicit(c->rhs);
+  if (!f->first && v->kind == EX_VAR && v->var == acc)
+    return snprintf(why, n, "%s is stored as it is, with no epilogue", acc->name), false;
   ir_walk_expr(c->rhs, add_read, f);
   f->sink = c->name;
   f->out = c->lhs->buf->name;
@@ -242,7 +250,7 @@ static bool facts(const TuneShape *sh, EpiFacts *f, char *why, size_t n) {
   ir_walk_expr(body_list(d->next)->rhs, find_jk, &jk);
   f->b_jk = jk.jk;
   if (!epilogue(d->next->next, d->var, f, why, n)) return false;
-  stage_of(named(d, f->first), f);
+  if (f->first) stage_of(named(d, f->first), f);
   return f->m > 0 && f->n > 0;
 }
 
@@ -319,7 +327,8 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   char at_a[72], at_b[72], c[72];
   if (f->off.text[0]) render_offset(f, sb);
   for (int k = 0; k < f->ninl; k++) sb_printf(sb, "#pragma npu compute_inline(%s)\n", f->inl[k]);
-  sb_printf(sb, "#pragma npu fold(%s)\n#pragma npu expand(%s)\n", f->first, f->acc);
+  if (f->first) sb_printf(sb, "#pragma npu fold(%s)\n", f->first); /* a chain of reassignments into the store */
+  sb_printf(sb, "#pragma npu expand(%s)\n", f->acc);
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu stage(%s, \"%s\", %s)\n", f->sink, f->stage_expr, f->stage_name);
   render_tiles(f, ti, tj, sb, at_a, at_b, c);
   sb_printf(sb, "#pragma npu split(%s%s, %lld, %sc, %sr)\n", i, ti == f->m ? "" : "i", ti / f->cores, i, i);
