@@ -400,15 +400,33 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   return (uint64_t)(macs / (rate > 0 ? rate : 1) + calls * t->nu_overhead + first + last + transpose + sums);
 }
 
-/* Tile sizes that divide the extent, each a multiple of `multiple`. */
-static int dividing(int64_t extent, int64_t multiple, long long *out) {
+static int cmp_size(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* Tile sizes that divide the extent, each a multiple of `multiple`. Where
+ * none divides (196 pixels), the round sizes with the last tile a tail,
+ * and with `balance` (the rows' core count; 0 for none) the extent cut in
+ * 1 to 4 tiles of nearly equal size, each a multiple of balance: 196 rows
+ * as 196, 100, 68 or 52 a tile, where a tile of 128 leaves a tail of 68
+ * (two of the four cores idle in its epilogue). Ascending. */
+static int dividing(int64_t extent, int64_t multiple, int64_t balance, long long *out) {
   long long all[TUNE_MAX_CHOICES];
   int n = tune_tile_sizes(extent, multiple, all, TUNE_MAX_CHOICES), m = 0;
   for (int i = 0; i < n; i++)
     if (extent % all[i] == 0 && all[i] % multiple == 0) out[m++] = all[i];
   if (m) return m;
-  for (int i = 0; i < n; i++) /* none divides (196 pixels): the last tile a tail */
+  for (int i = 0; i < n; i++) /* none divides: the last tile a tail */
     if (all[i] % multiple == 0) out[m++] = all[i];
+  for (int64_t k = 1; balance > 0 && k <= 4 && m < TUNE_MAX_CHOICES; k++) {
+    long long even = (extent + k - 1) / k;
+    even = (even + balance - 1) / balance * balance;
+    bool have = even < multiple || even > extent; /* no tile past the extent */
+    for (int i = 0; i < m && !have; i++) have = out[i] == even;
+    if (!have) out[m++] = even;
+  }
+  qsort(out, (size_t)m, sizeof *out, cmp_size);
   return m;
 }
 
@@ -423,7 +441,7 @@ static bool make(TuneSketch *sk, const EpiFacts *f) {
   memset(sk, 0, sizeof *sk);
   snprintf(sk->name, sizeof sk->name, "nu:%s+epilogue", f->intrin);
   long long ti[TUNE_MAX_CHOICES], tj[TUNE_MAX_CHOICES], flag[2] = {0, 1};
-  int nti = dividing(f->m, f->cores * 8, ti), ntj = dividing(f->n, 8, tj);
+  int nti = dividing(f->m, f->cores * 8, f->cores, ti), ntj = dividing(f->n, 8, 0, tj);
   if (!nti || !ntj) return false;
   /* the seed: 64 rows an NU call (a chunk per core), 128 columns */
   tune_knob(sk, K_TI, "ti", ti, nti, largest_up_to(ti, nti, 64 * f->cores));
