@@ -1,7 +1,7 @@
 /* A local-accumulator int8 matmul whose store is its epilogue, a ReLU
  * (`C[i][j] = acc > 0 ? acc : 0`), with no reassignment of acc between
- * (tests/test_tune_reach.c). Small sizes: the test tunes it with one
- * trial. */
+ * (tests/test_tune_reach.c). Small sizes: the test checks the sketch's
+ * seed by execution. */
 #include <stdint.h>
 
 #define M 32
