@@ -418,12 +418,12 @@ Test(tune_reach, a_vu_stage_left_a_hint_is_named_from_the_ir_when_its_probe_is_m
 Test(tune_reach, a_tflite_convolution_no_tile_divides_gets_even_tiles) {
   static const char src[] =
       "#include <stdint.h>\n"
-      "void conv_pw(const int8_t input[196][32], const int8_t filter[32][32], const int32_t bias[32],\n"
-      "             int32_t out[196][32]) {\n"
+      "void conv_pw(const int8_t input[196][8], const int8_t filter[8][8], const int32_t bias[8],\n"
+      "             int32_t out[196][8]) {\n"
       "  for (int p = 0; p < 196; p++)\n"
-      "    for (int oc = 0; oc < 32; oc++) {\n"
+      "    for (int oc = 0; oc < 8; oc++) {\n"
       "      int32_t acc = 0;\n"
-      "      for (int ic = 0; ic < 32; ic++)\n"
+      "      for (int ic = 0; ic < 8; ic++)\n"
       "        acc += input[p][ic] * filter[oc][ic];\n"
       "      acc += bias[oc];\n"
       "      out[p][oc] = acc > 0 ? acc : 0;\n"
