@@ -4,9 +4,9 @@
  * seed by execution. */
 #include <stdint.h>
 
-#define M 32
-#define N 32
-#define K 64
+#define M 196
+#define N 8
+#define K 8
 
 void matmul(const int8_t A[M][K], const int8_t B[K][N], int32_t C[M][N]) {
   for (int i = 0; i < M; i++)
