@@ -246,12 +246,69 @@ static char *read_headers(char *path, size_t n) {
   return sb_take(&sb);
 }
 
+/* What each operand form of npu_vu_families.def means (the table's
+ * header comment says it at length): one line each for `npugen
+ * intrinsics`' legend, which lists the forms the table uses, in its
+ * order. A form added to the table needs its line here: a test checks
+ * that every form listed has one. */
+static const struct {
+  const char *form, *means;
+} form_legend[] = {
+    {"vv", "vector-vector: dst[i] = a[i] OP b[i]"},
+    {"vs", "vector-scalar: dst[i] = a[i] OP s"},
+    {"un", "unary: dst[i] = OP a[i]"},
+    {"box_un", "unary over a box of rows x cols: dst[r][c] = OP a[r][c]"},
+    {"from_i8", "a cast from int8_t: dst[i] = (T)a[i]"},
+    {"from_i32", "a cast from int32_t: dst[i] = (T)a[i]"},
+    {"from_f32", "a cast from float: dst[i] = (T)a[i]"},
+    {"cmp", "a compare into a byte mask: dst[i] = a[i] OP b[i] ? 1 : 0"},
+    {"sel", "a select under a byte mask: dst[i] = m[i] ? a[i] : b[i]"},
+    {"sel_e", "a select with a scalar: dst[i] = m[i] ? a[i] : e"},
+    {"sel_t", "a compare with the scalar t and a select: dst[i] = m[i] OP t ? a[i] : b[i]"},
+    {"sel_te", "a compare with the scalar t and a select of a scalar: dst[i] = m[i] OP t ? a[i] : e"},
+    {"sel_pq", "a compare of p[i] with q[i] and a select: dst[i] = p[i] OP q[i] ? a[i] : b[i]"},
+    {"sel_tc", "a compare with the scalar t and a select of a[i] or b[i] * c: dst[i] = m[i] OP t ? a[i] : "
+               "b[i] * c (a leaky ReLU, x >= 0 ? x : x * alpha)"},
+    {"mask", "an op under a byte mask: dst[i] = m[i] ? a[i] OP b[i] : c[i]"},
+    {"rows", "a row broadcast over a box: dst[r][c] = a[r][c] OP b[r]"},
+    {"cols2", "two column broadcasts over a box: dst[r][c] over a[r][c], g[c] and b[c] (layernorm's gamma, beta)"},
+    {"box_acc_i8", "an update over a box from int8_t operands: dst[r][c] += a[r][c] * b[0] (a depthwise tap)"},
+    {"fill", "a fill of a box: dst[r][c] = the scalar value"},
+    {"red_zero", "a row reduction from 0: dst[r] = OP over a[r][c]"},
+    {"red_first", "a row reduction from the row's first element: dst[r] = OP over a[r][c]"},
+    {"red2_zero", "a row reduction from 0 over two operands: dst[r] = OP over a[r][c] and b[r][c] (a dot product)"},
+    {"win_first", "a strided pooling window from its first element: dst[y][x] = OP over a KH x KW window of a"},
+    {"win_zero", "a strided pooling window from 0: dst[y][x] = OP over a KH x KW window of a"},
+    {"win_avg", "a strided pooling window from 0, then divided by s"},
+    {"str", "strided operands: dst[i] = a[i * sa] OP b[i * sb] (a pooling window's corners)"},
+    {"str_plane", "strided operands over a plane: dst[r][c] = a[r * ra][c * sa] OP b[r * rb][c * sb]"},
+};
+
+static const char *form_means(const char *form) {
+  for (size_t i = 0; i < sizeof form_legend / sizeof form_legend[0]; i++)
+    if (!strcmp(form_legend[i].form, form)) return form_legend[i].means;
+  return NULL;
+}
+
+/* One legend line for each operand form the table uses, in its order. */
+static void form_lines(StrBuf *sb) {
+  int n;
+  const SchedVuOp *v = sched_vu_ops(&n);
+  for (int i = 0; i < n; i++) {
+    bool first = true;
+    for (int j = 0; j < i && first; j++) first = strcmp(v[j].form, v[i].form) != 0;
+    const char *means = first ? form_means(v[i].form) : NULL;
+    if (means) sb_printf(sb, "  %-11s  %s\n", v[i].form, means);
+  }
+}
+
 /* The families' table, before the ops one by one. */
 static void families(StrBuf *sb) {
   sb_puts(sb, "The VU's op families: one table, npu_intrinsics/npu_vu_families.def, of operation x type x\n"
-              "operand form (vv vector-vector, vs vector-scalar, un unary, cmp compare into a byte mask, sel\n"
-              "select under a byte mask, mask an op under a byte mask, win_* strided windows); each member's\n"
-              "semantics kernel, prototype and simulator entry come from its row:\n");
+              "operand form; each member's semantics kernel, prototype and simulator entry come from its row.\n"
+              "The operand forms (OP is the family's operation; i8, i32 and f32 the element types):\n");
+  form_lines(sb);
+  sb_puts(sb, "The families, each with its forms and their types, then its members:\n");
   sched_vu_ops_families(sb);
   sb_puts(sb, "\n");
 }

@@ -214,6 +214,10 @@ void npu_vu_cast_i8_i32_at(const char *file, int line, int32_t *dst, const int8_
 void npu_vu_cast_i32_f32_at(const char *file, int line, float *dst, const int32_t *a, int n);
 #define npu_vu_cast_i32_f32(...) npu_vu_cast_i32_f32_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* dst[i] = (int8_t)a[i] */
+void npu_vu_cast_i32_i8_at(const char *file, int line, int8_t *dst, const int32_t *a, int n);
+#define npu_vu_cast_i32_i8(...) npu_vu_cast_i32_i8_at(__FILE__, __LINE__, __VA_ARGS__)
+
 /* dst[i] = a[i] != a[i] ? 0 : a[i] >= 2147483648.0f ? 2147483647 : a[i] < -2147483648.0f ? -2147483647 - 1 : (int32_t)a[i] */
 void npu_vu_cast_f32_i32_at(const char *file, int line, int32_t *dst, const float *a, int n);
 #define npu_vu_cast_f32_i32(...) npu_vu_cast_f32_i32_at(__FILE__, __LINE__, __VA_ARGS__)

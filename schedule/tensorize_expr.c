@@ -479,6 +479,27 @@ static int clamp_select(Match *m, const Expr *u, const Expr *s) {
   return tensorize_match_expr(m, ux, sx) ? 1 : -1;
 }
 
+/* Two integer selects that are both min (or both max) of two values,
+ * written in different forms: `x > 127 ? 127 : x` against the semantics'
+ * `X < Y ? X : Y` (for integers the same value whatever the order of the
+ * compare or of the branches; floats are left out, a NaN tells them
+ * apart). A constant operand is taken second, as a scalar operand is in
+ * the semantics. 0: not both such selects; 1 or -1: they are, and match
+ * or not. */
+static int min_max_select(Match *m, const Expr *u, const Expr *s) {
+  const Expr *ux, *uy, *sx, *sy;
+  int64_t k;
+  for (int want_min = 0; want_min < 2; want_min++) {
+    if (!min_max(u, want_min, &ux, &uy) || !min_max(s, want_min, &sx, &sy) || !type_same(u->type, s->type)) continue;
+    if (ir_const_int(ux, &k) && !ir_const_int(uy, &k)) {
+      const Expr *t = ux;
+      ux = uy, uy = t;
+    }
+    return tensorize_match_expr(m, ux, sx) && tensorize_match_expr(m, uy, sy) ? 1 : -1;
+  }
+  return 0;
+}
+
 bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s) {
   m->progress++;
   const Expr *truth = u && s && u->kind == EX_COND && s->kind == EX_COND && s->a->kind == EX_LOAD ? truth_of(u->a) : NULL;
@@ -492,6 +513,8 @@ bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s) {
   if (above) return above > 0;
   int clamp = clamp_select(m, u, s);
   if (clamp) return clamp > 0;
+  int bound = u->kind == EX_COND && s->kind == EX_COND && !ir_expr_same(u->a, s->a) ? min_max_select(m, u, s) : 0;
+  if (bound) return bound > 0;
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && tensorize_is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
     return bind_operand(m, s->var, u);

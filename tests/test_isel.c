@@ -481,3 +481,57 @@ Test(isel, a_clamp_written_as_one_expression_is_a_max_then_a_min) {
   has(c, "int8_t *w_vm_t1 = "); /* the max's temporary is int8: every value the max takes is one */
   npg_close(s);
 }
+
+/* A min or max of an integer and a constant written with the constant in
+ * a branch, `x > 127 ? 127 : x` or `-128 > x ? -128 : x`, is the VU's op
+ * with a scalar, as `x < 127 ? x : 127` is (for integers the same value
+ * every time; a float's NaN would tell them apart). Before: "a constant
+ * where the intrinsic reads a vector operand" and the nests stayed on the
+ * CU. And an int32 value stored into int8 is the VU's narrowing cast
+ * (npu_vu_cast_i32_i8, a row of npu_vu_families.def: the low byte, as gcc,
+ * clang and tcc convert), alone or after a clamp (the folded form of `v =
+ * v > 127 ? 127 : v; out = (int8_t)(v < -128 ? -128 : v);`: a min, a max,
+ * then the cast). Before: no VU op narrowed int32 to int8 and the nest
+ * stayed on the CU. Trial isel7: a convolution's clamped int8 store so
+ * written kept its epilogue on the CU (20,268 cycles, now 5,726). One
+ * variant, checked by execution. */
+Test(isel, integer_bounds_written_any_way_and_an_int8_store_are_vu_ops) {
+  NpgSession *s = open_ok("#include <stdint.h>\n"
+                          "void k(const int32_t x[4][64], int32_t y[4][64], int32_t z[4][64], const int8_t q[4][64],\n"
+                          "       int8_t w[4][64], int8_t n[4][64], int8_t c[4][64]) {\n"
+                          "  for (int r = 0; r < 4; r++)\n"
+                          "    for (int i = 0; i < 64; i++) {\n"
+                          "      hi: y[r][i] = x[r][i] > 127 ? 127 : x[r][i];\n"
+                          "      lo: z[r][i] = -128 > x[r][i] ? -128 : x[r][i];\n"
+                          "      relu: w[r][i] = q[r][i] < 0 ? 0 : q[r][i];\n"
+                          "      wrap: n[r][i] = (int8_t)x[r][i];\n"
+                          "      sat: c[r][i] = (int8_t)((x[r][i] > 127 ? 127 : x[r][i]) < -128 ? -128\n"
+                          "                              : (x[r][i] > 127 ? 127 : x[r][i]));\n"
+                          "    }\n"
+                          "}\n",
+                          "#pragma npu schedule(k, v)\n"
+                          "#pragma npu fission(i, wrap)\n"
+                          "#pragma npu fission(i, relu)\n"
+                          "#pragma npu fission(i, lo)\n"
+                          "#pragma npu fission(i, hi)\n"
+                          "#pragma npu cache_read(x, vu_vm, r, x_vm)\n"
+                          "#pragma npu cache_read(q, vu_vm, r, q_vm)\n"
+                          "#pragma npu cache_write(y, vu_vm, r, y_vm)\n"
+                          "#pragma npu cache_write(z, vu_vm, r, z_vm)\n"
+                          "#pragma npu cache_write(w, vu_vm, r, w_vm)\n"
+                          "#pragma npu cache_write(n, vu_vm, r, n_vm)\n"
+                          "#pragma npu cache_write(c, vu_vm, r, c_vm)\n"
+                          "#pragma npu vectorize(i)\n"
+                          "#pragma npu vectorize(i_1)\n"
+                          "#pragma npu vectorize(i_2)\n"
+                          "#pragma npu vectorize(i_3)\n"
+                          "#pragma npu vectorize(i_4)\n");
+  const char *c = npg_emit_source(s, checked_once(s, "v"));
+  has(c, "npu_vu_scalar_min_i32(&y_vm[0][0], &x_vm[0][0], /*n=*/64, /*s=*/127);\n");
+  has(c, "npu_vu_scalar_max_i32(&z_vm[0][0], &x_vm[0][0], /*n=*/64, /*s=*/-128);\n");
+  has(c, "npu_vu_scalar_max_i8(&w_vm[0][0], &q_vm[0][0], /*n=*/64, /*s=*/0);\n");
+  has(c, "npu_vu_cast_i32_i8(&n_vm[0][0], &x_vm[0][0], /*n=*/64);\n");
+  has(c, "npu_vu_cast_i32_i8(&c_vm[0][0], ");
+  lacks(c, "for (int i");
+  npg_close(s);
+}

@@ -8,6 +8,9 @@
  *                 acc += offset; acc = max(..); acc = min(..);
  *                 out[p][oc] = (int8_t)acc; }
  *
+ * or with no chain, the store itself the epilogue (`C[i][j] = acc > 0 ?
+ * acc : 0`; a store of acc as it is is the plain NU sketch's).
+ *
  * Steps: the epilogue's temporaries inlined (compute_inline), the chain
  * folded into the store (fold), acc expanded into an array (the NU's
  * output), the first compound step (`acc + bias[oc]`) staged so the rest
@@ -154,7 +157,12 @@ static bool epilogue(const Stmt *c, const Var *acc, EpiFacts *f, char *why, size
   }
   if (!c || c->kind != ST_ASSIGN || c->lhs->kind != EX_LOAD || !ir_stmt_uses(c, acc, NULL))
     return snprintf(why, n, "the nest does not end with a store of %s's value", acc->name), false;
-  if (!f->first) return snprintf(why, n, "%s is not reassigned after its loop", acc->name), false;
+  /* no chain: the store itself is the epilogue (`C[i][j] = acc > 0 ? acc
+   * : 0`), unless it only copies acc (the plain NU sketch's, acc expanded
+   * into the store's array) */
+  const Expr *v = strip_implicit(c->rhs);
+  if (!f->first && v->kind == EX_VAR && v->var == acc)
+    return snprintf(why, n, "%s is stored as it is, with no epilogue", acc->name), false;
   ir_walk_expr(c->rhs, add_read, f);
   f->sink = c->name;
   f->out = c->lhs->buf->name;
@@ -242,7 +250,7 @@ static bool facts(const TuneShape *sh, EpiFacts *f, char *why, size_t n) {
   ir_walk_expr(body_list(d->next)->rhs, find_jk, &jk);
   f->b_jk = jk.jk;
   if (!epilogue(d->next->next, d->var, f, why, n)) return false;
-  stage_of(named(d, f->first), f);
+  if (f->first) stage_of(named(d, f->first), f);
   return f->m > 0 && f->n > 0;
 }
 
@@ -261,7 +269,11 @@ static void render_tiles(const EpiFacts *f, long long ti, long long tj, StrBuf *
   else if (!whole_i)
     sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", i, ti, i, i);
   snprintf(at_a, 72, whole_i ? "root" : "%so", i);
-  snprintf(at_b, 72, whole_j ? at_a : "%so", j);
+  /* B whole (tj all of its columns) is the same in every tile: loaded once
+   * at the root rather than again for each tile of rows (a transposing
+   * copy stays at A's tile loop, from the DM: at the root it would be one
+   * DMA per row from the DDR) */
+  snprintf(at_b, 72, whole_j && !f->transpose ? "root" : whole_j ? at_a : "%so", j);
   snprintf(cols, 72, whole_j ? "%s" : "%si", j);
 }
 
@@ -315,7 +327,8 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   char at_a[72], at_b[72], c[72];
   if (f->off.text[0]) render_offset(f, sb);
   for (int k = 0; k < f->ninl; k++) sb_printf(sb, "#pragma npu compute_inline(%s)\n", f->inl[k]);
-  sb_printf(sb, "#pragma npu fold(%s)\n#pragma npu expand(%s)\n", f->first, f->acc);
+  if (f->first) sb_printf(sb, "#pragma npu fold(%s)\n", f->first); /* a chain of reassignments into the store */
+  sb_printf(sb, "#pragma npu expand(%s)\n", f->acc);
   if (f->stage_expr[0]) sb_printf(sb, "#pragma npu stage(%s, \"%s\", %s)\n", f->sink, f->stage_expr, f->stage_name);
   render_tiles(f, ti, tj, sb, at_a, at_b, c);
   sb_printf(sb, "#pragma npu split(%s%s, %lld, %sc, %sr)\n", i, ti == f->m ? "" : "i", ti / f->cores, i, i);
@@ -334,7 +347,8 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
   }
   if (f->transpose) sb_printf(sb, "#pragma npu buffer_reorder(%s_%s, 1, 0)\n", f->b, f->scope_b + 3);
   if (f->sum_rows) render_offset_caches(f, at_b, sb);
-  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, at_b, f->acc);
+  /* acc's tile: at the tile loop of the innermost dimension tiled */
+  sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %s, %s_ob)\n", f->acc, tj == f->n ? at_a : at_b, f->acc);
   sb_printf(sb, "#pragma npu cache_read(%s_ob, vu_vm, %sc_1, %s_vm)\n", f->acc, i, f->acc);
   if (f->off.text[0]) {
     /* the offset's sums, a local array: on chip in the DM from the
@@ -386,15 +400,33 @@ static uint64_t estimate(const TuneSketch *sk, const int *ch, const NpuTarget *t
   return (uint64_t)(macs / (rate > 0 ? rate : 1) + calls * t->nu_overhead + first + last + transpose + sums);
 }
 
-/* Tile sizes that divide the extent, each a multiple of `multiple`. */
-static int dividing(int64_t extent, int64_t multiple, long long *out) {
+static int cmp_size(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* Tile sizes that divide the extent, each a multiple of `multiple`. Where
+ * none divides (196 pixels), the round sizes with the last tile a tail,
+ * and with `balance` (the rows' core count; 0 for none) the extent cut in
+ * 1 to 4 tiles of nearly equal size, each a multiple of balance: 196 rows
+ * as 196, 100, 68 or 52 a tile, where a tile of 128 leaves a tail of 68
+ * (two of the four cores idle in its epilogue). Ascending. */
+static int dividing(int64_t extent, int64_t multiple, int64_t balance, long long *out) {
   long long all[TUNE_MAX_CHOICES];
   int n = tune_tile_sizes(extent, multiple, all, TUNE_MAX_CHOICES), m = 0;
   for (int i = 0; i < n; i++)
     if (extent % all[i] == 0 && all[i] % multiple == 0) out[m++] = all[i];
   if (m) return m;
-  for (int i = 0; i < n; i++) /* none divides (196 pixels): the last tile a tail */
+  for (int i = 0; i < n; i++) /* none divides: the last tile a tail */
     if (all[i] % multiple == 0) out[m++] = all[i];
+  for (int64_t k = 1; balance > 0 && k <= 4 && m < TUNE_MAX_CHOICES; k++) {
+    long long even = (extent + k - 1) / k;
+    even = (even + balance - 1) / balance * balance;
+    bool have = even < multiple || even > extent; /* no tile past the extent */
+    for (int i = 0; i < m && !have; i++) have = out[i] == even;
+    if (!have) out[m++] = even;
+  }
+  qsort(out, (size_t)m, sizeof *out, cmp_size);
   return m;
 }
 
@@ -409,7 +441,7 @@ static bool make(TuneSketch *sk, const EpiFacts *f) {
   memset(sk, 0, sizeof *sk);
   snprintf(sk->name, sizeof sk->name, "nu:%s+epilogue", f->intrin);
   long long ti[TUNE_MAX_CHOICES], tj[TUNE_MAX_CHOICES], flag[2] = {0, 1};
-  int nti = dividing(f->m, f->cores * 8, ti), ntj = dividing(f->n, 8, tj);
+  int nti = dividing(f->m, f->cores * 8, f->cores, ti), ntj = dividing(f->n, 8, 0, tj);
   if (!nti || !ntj) return false;
   /* the seed: 64 rows an NU call (a chunk per core), 128 columns */
   tune_knob(sk, K_TI, "ti", ti, nti, largest_up_to(ti, nti, 64 * f->cores));
