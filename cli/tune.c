@@ -172,7 +172,7 @@ int cmd_tune(int argc, char **argv) {
   NpgSession *s = npg_open_file_for_target(a.inv.file, a.inv.target);
   npg_set_check_limits(s, a.inv.max_steps, 0); /* the trials' runs (npg_simulate) */
   const char *kernel = npg_error_count(s) ? NULL : tune_pick_kernel(s, &a.inv, a.kernel, why, sizeof why);
-  fputs(npg_error_count(s) ? npg_errors(s) : kernel ? "" : why, stderr);
+  fputs(npg_error_count(s) ? npg_errors(s) : why, stderr); /* an error, or a note */
   TuneProgram prog;
   if (kernel && tune_program_find(s, kernel, &prog)) {
     rc = run_program(&a, s, &prog);

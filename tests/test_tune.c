@@ -441,7 +441,6 @@ Test(tune, a_kernel_with_sizes_is_tuned_for_the_size_given) {
                 strstr(out, "(m = 257: ") && strstr(out, "2 passed, 0 failed"),
             "%s", out);
   const char *bad[][2] = {
-      {"", "kernel 'mm' has symbolic sizes: give the sizes to tune for with --size (e.g. --size m=1000)"},
       {"--size n=3", "--size takes each size of kernel mm once, as NAME=VALUE separated by commas (its sizes: m); got 'n=3'"},
       {"--size m=3,m=4", "got 'm=3,m=4'"},
       {"--size m=5000", "--size: m = 5000 breaks the assumption 'm <= 4096' of kernel mm"},
@@ -453,6 +452,29 @@ Test(tune, a_kernel_with_sizes_is_tuned_for_the_size_given) {
   }
   snprintf(cmd, sizeof cmd, "rm -rf $(dirname %s)", path);
   cr_expect_eq(run(cmd, out, sizeof out), 0);
+}
+
+/* Without --size, a kernel with sizes is tuned at the largest of the
+ * check's size sets (its #pragma npu sizes sets here), and tune says so;
+ * the schedule's comment repeats the sizes as --size (trial 41c, D6:
+ * "give the sizes to tune for with --size", though the file named its
+ * sets). */
+Test(tune, a_kernel_with_sizes_and_no_size_option_is_tuned_at_its_largest_set) {
+  char path[512], cmd[2048], out[16384];
+  write_kernel("sized_sets.c",
+               "void scale(int n, float a[n], float s) {\n"
+               "  for (int i = 0; i < n; i++)\n"
+               "    a[i] = a[i] * s;\n"
+               "}\n"
+               "#pragma npu sizes(scale, n = 40)\n"
+               "#pragma npu sizes(scale, n = 1000)\n"
+               "#pragma npu sizes(scale, n = 7)\n",
+               path, sizeof path);
+  snprintf(cmd, sizeof cmd, "p=%s; d=$(dirname $p) && %s tune $p --seed 1 --trials 1 -o $d/t.sched 2>&1 && cat $d/t.sched; "
+           "rc=$?; rm -rf $d; exit $rc", path, npugen());
+  cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "kernel scale has symbolic sizes and no --size: tuning at n=1000, the largest"), "%s", out);
+  cr_expect(strstr(out, "--size n=1000 --seed 1"), "%s", out);
 }
 
 /* --time-limit is checked before each trial, not only between

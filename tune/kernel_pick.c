@@ -64,8 +64,42 @@ static bool parse_sizes(const char *file, const Kernel *k, const char *text, Siz
   return true;
 }
 
-const char *tune_pick_kernel(NpgSession *s, const TuneInvocation *inv, const char *want, char *why, size_t n) {
+/* No --size: the check's size set of most steps within the trials' budget
+ * (its `#pragma npu sizes` sets, else its default ones), as --size text. */
+static bool largest_size_set(const Kernel *k, uint64_t budget, char *text, size_t n) {
+  SizeSet sets[IR_MAX_SIZE_SETS];
+  int count = ir_size_sets(k, sets, IR_MAX_SIZE_SETS), best = -1;
+  uint64_t most = 0;
+  for (int i = 0; i < count; i++) {
+    Arena a;
+    arena_init(&a, 0);
+    char why[200];
+    const Kernel *at = ir_instantiate(&a, k, &sets[i], why, sizeof why);
+    uint64_t steps = at ? ir_count_steps(at) : 0;
+    arena_free(&a);
+    if (at && steps <= budget && (best < 0 || steps > most)) best = i, most = steps;
+  }
+  if (best < 0) return false;
+  size_t len = 0;
+  text[0] = 0;
+  for (int j = 0; j < k->nsizes && len < n; j++)
+    len += (size_t)snprintf(text + len, n - len, "%s%s=%lld", j ? "," : "", k->sizes[j]->name, (long long)sets[best].val[j]);
+  return len < n;
+}
+
+const char *tune_pick_kernel(NpgSession *s, TuneInvocation *inv, const char *want, char *why, size_t n) {
+  why[0] = 0;
   const Kernel *k = pick(session_module(s), inv->file, want, why, n);
+  if (k && k->nsizes && !inv->size) {
+    uint64_t budget = inv->max_steps ? inv->max_steps : IR_SIZE_SET_STEPS * 16;
+    if (!largest_size_set(k, budget, inv->size_picked, sizeof inv->size_picked)) {
+      snprintf(why, n, "%s:%d:%d: error: kernel '%s' has symbolic sizes and no size set of the check's within the "
+               "trials' step budget: give the sizes to tune for with --size (e.g. --size %s=1000)\n",
+               inv->file, k->loc.line, k->loc.col, k->name, k->sizes[0]->name);
+      return NULL;
+    }
+    inv->size = inv->size_picked;
+  }
   if (!k || !inv->size) return k ? k->name : NULL;
   if (!k->nsizes) {
     snprintf(why, n, "%s:%d:%d: error: --size: kernel %s has no symbolic sizes\n", inv->file, k->loc.line, k->loc.col,
@@ -76,7 +110,13 @@ const char *tune_pick_kernel(NpgSession *s, const TuneInvocation *inv, const cha
   memset(&set, 0, sizeof set);
   if (!parse_sizes(inv->file, k, inv->size, &set, why, n)) return NULL;
   char fix[400];
-  if (session_fix_sizes(s, k->name, &set, fix, sizeof fix)) return k->name;
+  if (session_fix_sizes(s, k->name, &set, fix, sizeof fix)) {
+    if (inv->size == inv->size_picked)
+      snprintf(why, n, "npugen tune: kernel %s has symbolic sizes and no --size: tuning at %s, the largest of the "
+               "check's size sets within the trials' step budget (its schedule applies at every size; --size picks "
+               "the sizes to tune for)\n", k->name, inv->size);
+    return k->name;
+  }
   snprintf(why, n, "%s:%d:%d: error: --size: %s\n", inv->file, k->loc.line, k->loc.col, fix);
   return NULL;
 }

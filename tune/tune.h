@@ -347,6 +347,7 @@ void tune_retime_best(const TuneSpace *sp, const TuneOptions *o, TuneRun *run, b
  * comment repeat, as the user gave it. */
 typedef struct {
   const char *file, *target, *size; /* target, size: NULL when not given */
+  char size_picked[240];            /* tune_pick_kernel's own --size, when none was given */
   bool host;
   uint64_t max_steps;               /* a trial's run budget; 0: the check's default */
   int trial_timeout;
@@ -355,8 +356,11 @@ typedef struct {
 
 /* tune/kernel_pick.c: the kernel to tune (want, or the file's only one),
  * its sizes fixed at inv->size in s; NULL with why, as
- * `file:line:col: error: ...` lines. */
-const char *tune_pick_kernel(NpgSession *s, const TuneInvocation *inv, const char *want, char *why, size_t n);
+ * `file:line:col: error: ...` lines. A kernel with sizes and no --size is
+ * tuned at the largest of the check's size sets within the trials' step
+ * budget: inv->size then names it (size_picked), and why holds a note
+ * that says so. */
+const char *tune_pick_kernel(NpgSession *s, TuneInvocation *inv, const char *want, char *why, size_t n);
 
 /* tune/trial_file.c: a planned trial as a file, its record first (typed
  * fields: kernel, space, sketch, each knob's value), then its steps.
