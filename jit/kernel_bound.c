@@ -191,14 +191,13 @@ static int touch(Touch *f, const Buffer *b, bool read) {
   return f->n++;
 }
 
+static bool read_load(const Expr *e, void *ctx) {
+  if (e->kind == EX_LOAD && e->buf) touch(ctx, e->buf, true);
+  return true;
+}
+
 static void reads(Touch *f, const Expr *e) {
-  if (!e) return;
-  if (e->kind == EX_LOAD && e->buf) touch(f, e->buf, true);
-  for (int i = 0; e->kind == EX_LOAD && e->idx && i < e->buf->ndim; i++) reads(f, e->idx[i]);
-  reads(f, e->a);
-  reads(f, e->b);
-  reads(f, e->c);
-  for (int i = 0; i < e->nargs; i++) reads(f, e->args[i]);
+  if (e) ir_walk_expr(e, read_load, f);
 }
 
 static void touches(Touch *f, const Stmt *s) {
@@ -254,14 +253,13 @@ static void reach_access(Reach *r, const Expr *e) {
   r->reached[pi] = r->reached[pi] ? isl_set_union(r->reached[pi], img) : img;
 }
 
+static bool reach_load(const Expr *e, void *ctx) {
+  if (e->kind == EX_LOAD && e->buf) reach_access(ctx, e);
+  return true;
+}
+
 static void reach_expr(Reach *r, const Expr *e) {
-  if (!e) return;
-  if (e->kind == EX_LOAD && e->buf) reach_access(r, e);
-  for (int i = 0; e->kind == EX_LOAD && e->idx && i < e->buf->ndim; i++) reach_expr(r, e->idx[i]);
-  reach_expr(r, e->a);
-  reach_expr(r, e->b);
-  reach_expr(r, e->c);
-  for (int i = 0; i < e->nargs; i++) reach_expr(r, e->args[i]);
+  if (e) ir_walk_expr(e, reach_load, r);
 }
 
 static void reach_stmts(Reach *r, const Stmt *s) {
