@@ -1,16 +1,11 @@
 /* The kernel's own lower bound on the target: what the check's roofline
  * and tune's measure a variant against (docs/check.md, docs/tune.md).
- * No variant can beat it, so no roofline passes 100%. The largest of
+ * No variant can beat it, so no roofline passes 100%. The larger of
  *   - its multiply-accumulates of int8 or float operands (`C += A * B`,
  *     `C = C + A * B`, further factors such as alpha aside) at the NU's
- *     MACs per cycle;
- *   - its other reductions (`s += x`, `m = fmaxf(m, x)`: an update that
- *     reads what it writes) at a vector's lanes of the statement's type on
- *     each VU core a cycle: each run takes in at least one element. Other
- *     statements are left out: an instruction may compute a whole
- *     expression, or a chain of them (a requantisation), in one lane-op,
- *     and a temporary may be inlined away, so counting their operations
- *     would bound what one form of the kernel does, not the kernel;
+ *     MACs per cycle, each counted as often as it runs: the points of its
+ *     domain (isl), so a guard on loop counters, a triangle or a loop that
+ *     runs no pass counts what runs; under a condition on data, none;
  *   - its least DDR traffic: each element of an array parameter it reads
  *     read once, each it writes written once (an array it writes before it
  *     reads it, as a matmul's init, is not read), at the DDR's bandwidth.
@@ -18,14 +13,16 @@
  *     triangle), not the whole array; an access whose index is not affine
  *     (a gather) adds none, and one under a condition on data (a mask)
  *     counts as reached.
+ * The VU's arithmetic is no term: one instruction may compute a whole
+ * expression, a requantisation chain or an overlapping window's
+ * reduction (its cost is the input box, not each window's elements), and a
+ * temporary may be inlined away; what any VU form must do at least, read
+ * its inputs and write its outputs, the DDR term holds.
  * It is not the variant's own DMA or unit time: a variant that leaves the
  * work on the CU, or moves data twice, is measured against what the kernel
- * needs, not against itself. Loops without a constant trip count count
- * one iteration; a statement under an `if` counts at every iteration (the
- * guards of padded windows hold almost everywhere: a small overcount).
- * A program is bounded as one kernel: its calls' statements (inlined in
- * its IR) counted like its own, its intermediates, which may stay on
- * chip, not in its DDR traffic. */
+ * needs, not against itself. A program is bounded as one kernel: its
+ * calls' statements (inlined in its IR) counted like its own, its
+ * intermediates, which may stay on chip, not in its DDR traffic. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,7 +41,7 @@
 enum { BOUND_MAX_ARRAYS = 64 };
 
 typedef struct {
-  double nu_cycles, vu_cycles;
+  double nu_cycles;
   const NpuTarget *t;
 } Work;
 
@@ -89,86 +86,98 @@ static const Expr *update_of(const Stmt *s, Op *op) {
   return NULL;
 }
 
-/* An update that reads what it writes as an operand (a max or min
- * reduction written `m = fmaxf(m, x)` or `m = x > m ? x : m`). */
-static bool reads_own_target(const Stmt *s) {
-  const Expr *r = s->rhs;
-  if (!r || s->op != OP_NONE) return false;
-  for (int i = 0; r->kind == EX_CALL && i < r->nargs; i++)
-    if (ir_expr_same(r->args[i], s->lhs)) return true;
-  return r->kind == EX_COND && (ir_expr_same(r->b, s->lhs) || ir_expr_same(r->c, s->lhs));
-}
+enum { BOUND_MAX_DEPTH = 64 };
 
-enum { BOUND_MAX_DEPTH = 64, BOUND_MAX_LOCALS = 256 };
-
-/* Where count() is: the loops around it, and the depth each local was
- * declared at. */
+/* Where count() is: the loops and conditions around the statement, in
+ * the affine model too (aff); a condition the model cannot hold (on data)
+ * is counted in `opaque`. */
 typedef struct {
-  const Var *loop[BOUND_MAX_DEPTH];
+  Work *w;
+  AffCtx aff;
+  const Stmt *loop[BOUND_MAX_DEPTH];
   int depth;
-  const Var *local[BOUND_MAX_LOCALS];
-  int local_depth[BOUND_MAX_LOCALS], nlocals;
+  const Expr *cond[BOUND_MAX_DEPTH];
+  int nconds, opaque;
 } Place;
 
-/* A reduction: its target stays while a loop around it runs (an array
- * element whose index leaves a loop's counter out; a local declared
- * outside a loop around the update). `acc += bias` after the loop, or a
- * clamp `acc = acc > lo ? acc : lo`, is a step of one element's chain. */
-static bool reduces(const Place *pl, const Stmt *s) {
-  if (s->lhs->kind == EX_VAR) {
-    for (int i = pl->nlocals - 1; i >= 0; i--)
-      if (pl->local[i] == s->lhs->var) return pl->depth > pl->local_depth[i];
-    return pl->depth > 0; /* a scalar parameter: declared outside every loop */
-  }
-  if (s->lhs->kind != EX_LOAD || !s->lhs->idx) return false;
-  for (int d = 0; d < pl->depth; d++) {
-    bool used = false;
-    for (int i = 0; i < s->lhs->buf->ndim && !used; i++) used = ir_expr_uses(s->lhs->idx[i], pl->loop[d], NULL);
-    if (!used) return true;
-  }
+/* Does any condition around, or any loop's bound below loop d, read d's counter? */
+static bool dim_tied(const Place *pl, int d) {
+  const Var *v = pl->loop[d]->var;
+  for (int i = 0; i < pl->nconds; i++)
+    if (ir_expr_uses(pl->cond[i], v, NULL)) return true;
+  for (int i = d + 1; i < pl->depth; i++)
+    if (ir_expr_uses(pl->loop[i]->lo, v, NULL) || ir_expr_uses(pl->loop[i]->hi, v, NULL)) return true;
   return false;
 }
 
-static void count_stmt(Work *w, const Place *pl, const Stmt *s, double runs) {
-  const NpuTarget *t = w->t;
+/* How many times the statement here runs: the points of its domain (isl),
+ * a loop of constant trip count that nothing else reads counted by that
+ * count. Under a condition on data, 0: a variant may skip those instances
+ * (the figure stays a bound). */
+static double instances(Place *pl) {
+  if (pl->opaque) return 0;
+  double free_runs = 1;
+  bool tied[BOUND_MAX_DEPTH] = {false}, any_tied = false;
+  for (int d = 0; d < pl->depth; d++) {
+    int64_t n;
+    if (ir_trip_count(pl->loop[d], &n) && !dim_tied(pl, d)) {
+      free_runs *= (double)(n > 0 ? n : 0);
+    } else {
+      tied[d] = true;
+      any_tied = true;
+    }
+  }
+  if (!any_tied && !pl->nconds) return free_runs;
+  isl_set *dom = aff_domain(&pl->aff);
+  if (!dom) return 0; /* not in the model: no count, still a bound */
+  for (int d = pl->depth - 1; d >= 0; d--)
+    if (!tied[d]) dom = isl_set_project_out(dom, isl_dim_set, (unsigned)d, 1);
+  isl_val *v = isl_set_count_val(dom);
+  double n = v && isl_val_is_int(v) ? isl_val_get_d(v) : 0;
+  isl_val_free(v);
+  isl_set_free(dom);
+  return free_runs * n;
+}
+
+static void count_stmt(Place *pl, const Stmt *s) {
+  const NpuTarget *t = pl->w->t;
   Op op = OP_NONE;
   const Expr *x = update_of(s, &op);
   int i8 = 0, f32 = 0;
   if (x && op == OP_ADD && uncast(x) && uncast(x)->kind == EX_BINARY && uncast(x)->op == OP_MUL) factors(x, &i8, &f32);
-  if (i8 >= 2 || f32 >= 2) {
-    int64_t rate = f32 >= 2 ? t->nu_macs_fp32 : t->nu_macs_int8;
-    w->nu_cycles += runs / (double)(rate > 0 ? rate : 1);
-    return;
-  }
-  if ((!x && !reads_own_target(s)) || !reduces(pl, s)) return; /* not a reduction: see the top */
-  int size = s->lhs && s->lhs->type ? s->lhs->type->size : 4;
-  int64_t lanes = t->vu_vector_bytes / (size > 0 ? size : 4);
-  double rate = (double)(lanes > 0 ? lanes : 1) * (double)(t->vu_count > 0 ? t->vu_count : 1);
-  w->vu_cycles += runs / rate;
+  if (i8 < 2 && f32 < 2) return; /* not a MAC: see the top */
+  int64_t rate = f32 >= 2 ? t->nu_macs_fp32 : t->nu_macs_int8;
+  pl->w->nu_cycles += instances(pl) / (double)(rate > 0 ? rate : 1);
 }
 
-static void count(Work *w, Place *pl, const Stmt *s, double runs) {
+static void count(Place *pl, const Stmt *s) {
   for (; s; s = s->next) {
-    int64_t n;
     switch (s->kind) {
-    case ST_BLOCK: count(w, pl, s->body, runs); break; /* a call's statements too */
+    case ST_BLOCK: count(pl, s->body); break; /* a call's statements too */
     case ST_FOR:
       if (pl->depth == BOUND_MAX_DEPTH) break; /* deeper than any kernel: left out, still a bound */
-      pl->loop[pl->depth++] = s->var;
-      count(w, pl, s->body, runs * (double)(ir_trip_count(s, &n) && n > 0 ? n : 1));
+      pl->loop[pl->depth++] = s;
+      aff_push_loop(&pl->aff, s);
+      count(pl, s->body);
+      aff_pop_loop(&pl->aff);
       pl->depth--;
       break;
     case ST_IF:
-      count(w, pl, s->then_s, runs);
-      count(w, pl, s->else_s, runs);
-      break;
-    case ST_ASSIGN: count_stmt(w, pl, s, runs); break;
-    case ST_DECL:
-      if (s->var && !s->buf && pl->nlocals < BOUND_MAX_LOCALS) {
-        pl->local[pl->nlocals] = s->var;
-        pl->local_depth[pl->nlocals++] = pl->depth;
+      for (int side = 0; side < 2; side++) {
+        const Stmt *branch = side ? s->else_s : s->then_s;
+        if (!branch || pl->nconds == BOUND_MAX_DEPTH) continue;
+        bool affine = aff_push_cond(&pl->aff, s->cond, side);
+        if (affine) pl->cond[pl->nconds++] = s->cond;
+        else pl->opaque++;
+        count(pl, branch);
+        if (affine) {
+          aff_pop_cond(&pl->aff);
+          pl->nconds--;
+        } else pl->opaque--;
       }
       break;
+    case ST_ASSIGN: count_stmt(pl, s); break;
+    case ST_DECL: break;
     }
   }
 }
@@ -346,12 +355,16 @@ static double least_traffic(const Kernel *k) {
 
 uint64_t kernel_bound(const Kernel *k, const NpuTarget *t, char *unit, size_t n) {
   Work w = {.t = t};
-  Place pl = {.depth = 0};
-  count(&w, &pl, k->body, 1);
+  isl_ctx *ctx = isl_ctx_alloc();
+  isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+  Place pl = {.w = &w};
+  aff_init(&pl.aff, ctx, k);
+  count(&pl, k->body);
+  aff_free(&pl.aff);
+  isl_ctx_free(ctx);
   const char *name = "ddr";
   double most = least_traffic(k) / (double)(t->ddr_bandwidth > 0 ? t->ddr_bandwidth : 1);
   if (w.nu_cycles > most) most = w.nu_cycles, name = "nu";
-  if (w.vu_cycles > most) most = w.vu_cycles, name = "vu";
   if (unit && n) snprintf(unit, n, "%s", name);
   return (uint64_t)ceil(most); /* a run takes whole cycles: the next whole one is still a bound */
 }

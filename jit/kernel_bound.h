@@ -10,12 +10,11 @@
 #include "ir/ir.h"
 #include "sim/npusim.h"
 
-/* k's bound on t, in cycles: its MACs at the NU's peak, its other
- * reductions at the VU cores' lanes, or its least DDR traffic, whichever is
- * larger (a program as one kernel, its calls' statements included). unit
- * (n bytes, may be NULL) says which: "nu", "vu" or "ddr". Loops without a
- * constant trip count count one pass, so a kernel with sizes is bounded at
- * its instantiation (ir_instantiate). */
+/* k's bound on t, in cycles: its MACs at the NU's peak (each as often as
+ * it runs), or its least DDR traffic (the elements its accesses reach),
+ * whichever is larger; a program as one kernel, its calls' statements
+ * included. unit (n bytes, may be NULL) says which: "nu" or "ddr". A kernel
+ * with sizes is bounded at its instantiation (ir_instantiate). */
 uint64_t kernel_bound(const Kernel *k, const NpuTarget *t, char *unit, size_t n);
 
 #endif

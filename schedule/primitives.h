@@ -30,6 +30,7 @@ bool prim_hoist_offset(Sched *s, const SchedStep *st);
 bool reorder_bounds(Sched *s, const Stmt *bottom, Var *const *order, int n, Expr **lo, Expr **hi, const char **why);
 bool prim_reverse_compute_inline(Sched *s, const SchedStep *st);
 bool prim_decompose_reduction(Sched *s, const SchedStep *st);
+bool prim_init_at(Sched *s, const SchedStep *st);
 bool prim_annotate(Sched *s, const SchedStep *st);
 bool prim_transform_layout(Sched *s, const SchedStep *st);
 bool prim_buffer_split(Sched *s, const SchedStep *st);

@@ -65,6 +65,7 @@ static const struct {
     {"stage", prim_stage, 3, 3, "stage(statement, \"expression\", new_buffer)", MODEL_REBUILT, MAY_REORDER},
     {"reverse_compute_inline", prim_reverse_compute_inline, 1, 1, "reverse_compute_inline(statement)", MODEL_RESET, MAY_REORDER},
     {"decompose_reduction", prim_decompose_reduction, 2, 2, "decompose_reduction(init_statement, loop)", MODEL_KEPT, MAY_REORDER},
+    {"init_at", prim_init_at, 2, 2, "init_at(init_statement, loop)", MODEL_KEPT, MAY_REORDER},
     {"annotate", prim_annotate, 3, 3, "annotate(loop_or_statement, key, value)", MODEL_KEPT, MAY_REORDER},
     {"transform_layout", prim_transform_layout, 3, 4, "transform_layout(buffer, (i, j, ...), (index, ...)[, pad_value])", MODEL_REBUILT, MAY_REORDER},
     {"buffer_split", prim_buffer_split, 3, 4, "buffer_split(buffer, axis, factor[, pad_value])", MODEL_REBUILT, MAY_REORDER},

@@ -219,7 +219,7 @@ bool tensorize_is_param(const Match *m, const Var *v) {
   return false;
 }
 
-static bool bind_operand(Match *m, const Var *p, const Expr *u) {
+bool tensorize_bind_operand(Match *m, const Var *p, const Expr *u) {
   if (!invariant(m, u) || ir_expr_has_load(u)) return tensorize_differ(m, "a scalar operand of the intrinsic must not change inside the nest", u, NULL);
   for (int i = 0; i < m->nparams; i++)
     if (m->sparam[i] == p)
@@ -327,7 +327,7 @@ static bool lane_index(Match *m, const Expr *u, const Expr *s) {
   int64_t c;
   if (!p || !type_same(u->type, s->type) || !ir_signed_affine(u) || !ir_linear_coef(u, uv, &c) || c != 1) return false;
   Expr *start = ir_subst_expr(m->a, ir_expr_copy(m->a, u), uv, ir_int(m->a, 0, uv->type, u->loc));
-  if (!bind_operand(m, p, arith_simplify(m->a, start, NULL, 0))) return false;
+  if (!tensorize_bind_operand(m, p, arith_simplify(m->a, start, NULL, 0))) return false;
   m->lane_param = p, m->lane_var = uv;
   return true;
 }
@@ -344,7 +344,7 @@ static int index_and(Match *m, const Expr *u, const Expr *s) {
       k < 0 || k >= INT32_MAX || (k & (k + 1)) || s->b->kind != EX_VAR || !tensorize_is_param(m, s->b->var) ||
       !type_same(u->type, s->type) || !(p = lane_base(m, s->a, &uv)) || m->nnonneg == MAX_BIND)
     return 0;
-  if (!bind_operand(m, s->b->var, ir_int(m->a, k + 1, s->b->type, u->loc)) || !lane_index(m, u->a, s->a))
+  if (!tensorize_bind_operand(m, s->b->var, ir_int(m->a, k + 1, s->b->type, u->loc)) || !lane_index(m, u->a, s->a))
     return tensorize_differ(m, "the index mask differs", u, s), -1;
   m->nonneg[m->nnonneg++] = p;
   return 1;
@@ -374,8 +374,8 @@ static int index_odd(Match *m, const Expr *u, const Expr *s) {
       s->a->b->kind != EX_VAR || !tensorize_is_param(m, s->a->b->var) || s->b->kind != EX_VAR || !tensorize_is_param(m, s->b->var) ||
       !(p = lane_base(m, s->a->a, &uv)) || m->nnonneg == MAX_BIND)
     return 0;
-  if (!bind_operand(m, s->a->b->var, ir_int(m->a, 2, s->a->b->type, u->loc)) ||
-      !bind_operand(m, s->b->var, ir_int(m->a, 1, s->b->type, u->loc)) || !lane_index(m, e, s->a->a))
+  if (!tensorize_bind_operand(m, s->a->b->var, ir_int(m->a, 2, s->a->b->type, u->loc)) ||
+      !tensorize_bind_operand(m, s->b->var, ir_int(m->a, 1, s->b->type, u->loc)) || !lane_index(m, e, s->a->a))
     return tensorize_differ(m, "the index mask differs", u, s), -1;
   m->nonneg[m->nnonneg++] = p;
   return 1;
@@ -423,7 +423,7 @@ static int int_above(Match *m, const Expr *u, const Expr *s) {
     return 0;
   const Expr *e = u->op == OP_GT ? u->a : u->op == OP_LT ? u->b : NULL, *c = u->op == OP_GT ? u->b : u->a;
   if (!e || !ir_const_int(c, &k) || k >= INT32_MAX || !type_same(e->type, s->a->type)) return 0;
-  return tensorize_match_expr(m, e, s->a) && bind_operand(m, s->b->var, ir_int(m->a, k + 1, s->b->type, c->loc)) ? 1 : -1;
+  return tensorize_match_expr(m, e, s->a) && tensorize_bind_operand(m, s->b->var, ir_int(m->a, k + 1, s->b->type, c->loc)) ? 1 : -1;
 }
 
 /* An integer select that is min(x, y) (want_min) or max(x, y): `x < y ?
@@ -517,8 +517,8 @@ bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s) {
   if (bound) return bound > 0;
   /* a scalar parameter binds any value of its type the nest does not vary */
   if (s->kind == EX_VAR && tensorize_is_param(m, s->var) && (constant_fits(u, s->type) || type_same(u->type, s->type)))
-    return bind_operand(m, s->var, u);
-  if (promoted_constant(m, u, s)) return bind_operand(m, s->a->var, u);
+    return tensorize_bind_operand(m, s->var, u);
+  if (promoted_constant(m, u, s)) return tensorize_bind_operand(m, s->a->var, u);
   if (int_as_float(u, s)) return true;
   int and_form = index_and(m, u, s);
   if (and_form) return and_form > 0;

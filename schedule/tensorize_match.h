@@ -97,6 +97,9 @@ bool tensorize_match_linear(Match *m, const Expr *u, const Expr *s, Expr **rest)
 bool tensorize_match_expr(Match *m, const Expr *u, const Expr *s);
 bool tensorize_match_cond(Match *m, const Expr *u, const Expr *s);
 bool tensorize_is_param(const Match *m, const Var *v);
+/* Binds scalar parameter p of the semantics to the nest's value u, which
+ * must not change inside the nest (nor read an array). */
+bool tensorize_bind_operand(Match *m, const Var *p, const Expr *u);
 bool tensorize_commutative(Op op);
 
 /* ---- statements (tensorize_stmt.c): the nest u against the semantics' s ---- */

@@ -165,6 +165,28 @@ static bool bind_param(Match *m, const Var *p, int64_t v) {
   return true;
 }
 
+bool tensorize_match_list(Match *m, const Stmt *u, const Stmt *s);
+
+/* u, `if (E == c) T` with E fixed in the nest (outer counters, sizes; no
+ * load), against the semantics' `if (p == v) S`: p binds to `E != c`
+ * (plus v), which equals v exactly where E == c, and T matches S. */
+static bool guarded_param(Match *m, const Stmt *u, const Stmt *s, const Var *p, int64_t v) {
+  u = flat(u);
+  int64_t c;
+  if (!u || u->kind != ST_IF || u->else_s || u->cond->kind != EX_BINARY || u->cond->op != OP_EQ ||
+      !ir_const_int(u->cond->b, &c) || !type_is_integer(u->cond->a->type) || v < INT32_MIN || v > INT32_MAX - 1)
+    return false;
+  Match *save = malloc(sizeof *save);
+  *save = *m;
+  Expr *test = ir_binary(m->a, OP_NE, ir_expr_copy(m->a, u->cond->a), ir_expr_copy(m->a, u->cond->b), &ty_int, u->loc);
+  Expr *value = v ? ir_binary(m->a, OP_ADD, ir_int(m->a, v, &ty_int, u->loc), test, &ty_int, u->loc) : test;
+  bool ok = tensorize_bind_operand(m, p, value) && tensorize_match_list(m, u->then_s, s->then_s) &&
+            tensorize_match_list(m, u->next, s->next);
+  if (!ok) *m = *save;
+  free(save);
+  return ok;
+}
+
 /* The statements of body, then rest: a copy of the list, in the arena. */
 static const Stmt *splice(Arena *a, const Stmt *body, const Stmt *rest) {
   Stmt *list = (Stmt *)rest, **tail = &list;
@@ -311,6 +333,10 @@ bool tensorize_match_list(Match *m, const Stmt *u, const Stmt *s) {
   const Var *p;
   int64_t v;
   if (s->kind == ST_IF && !s->else_s && param_test(m, s->cond, &p, &v)) {
+    /* the nest's own test of a value fixed in it (`if (ko == 0)`, an
+     * init in the first pass of a K loop: init_at): p runs it as the
+     * nest's test does, `p = v + (E != c)` */
+    if (guarded_param(m, u, s, p, v)) return true;
     /* taken (p = v): its statements, then the rest; or not taken */
     Match save = *m;
     if (bind_param(m, p, v) && tensorize_match_list(m, u, splice(m->a, s->then_s, s->next))) return true;

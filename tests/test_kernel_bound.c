@@ -114,3 +114,44 @@ Test(kernel_bound, a_programs_intermediate_is_not_its_traffic) {
   cr_expect_str_eq(unit, "ddr");
   cr_expect_eq(b, 3 * 64 * 64 * 4 / 64);
 }
+
+/* MACs count as often as they run (trial 41d: 1047.6% and 998.7%): a guard
+ * on loop counters keeps a sixteenth of them, a loop that runs no pass
+ * none, a triangle half; under a condition on data none (a variant may
+ * skip them). */
+Test(kernel_bound, macs_count_as_often_as_they_run) {
+  char unit[8];
+  uint64_t b = bound_of("void g(const float A[1024][256], const float B[256][256], float C[1024][256], int T) {\n"
+                        "  for (int i = 0; i < 1024; i++)\n"
+                        "    for (int j = 0; j < 256; j++)\n"
+                        "      for (int k = 0; k < 256; k++)\n"
+                        "        if (i < 64)\n"
+                        "          C[i][j] += A[i][k] * B[k][j];\n"
+                        "  for (int t = 0; t < 0; t++)\n"
+                        "    for (int i = 0; i < 1024; i++)\n"
+                        "      for (int j = 0; j < 256; j++)\n"
+                        "        for (int k = 0; k < 256; k++)\n"
+                        "          C[i][j] += A[i][k] * B[k][j];\n"
+                        "}\n",
+                        "g", unit);
+  cr_expect_str_eq(unit, "nu");
+  cr_expect_eq(b, 64 * 256 * 256 / 256, "%llu", (unsigned long long)b);
+  b = bound_of("void t(const float A[512][512], const float B[512][64], float C[512][64]) {\n"
+               "  for (int i = 0; i < 512; i++)\n"
+               "    for (int k = 0; k <= i; k++)\n"
+               "      for (int j = 0; j < 64; j++)\n"
+               "        C[i][j] += A[i][k] * B[k][j];\n"
+               "}\n",
+               "t", unit);
+  cr_expect_str_eq(unit, "nu");
+  cr_expect_eq(b, 512 * 513 / 2 * 64 / 256, "%llu", (unsigned long long)b);
+  b = bound_of("void m(const float A[64][64], const float B[64][64], const float M[64][64], float C[64][64]) {\n"
+               "  for (int i = 0; i < 64; i++)\n"
+               "    for (int j = 0; j < 64; j++)\n"
+               "      for (int k = 0; k < 64; k++)\n"
+               "        if (M[i][k] > 0.5f)\n"
+               "          C[i][j] += A[i][k] * B[k][j];\n"
+               "}\n",
+               "m", unit);
+  cr_expect_str_eq(unit, "ddr");
+}
