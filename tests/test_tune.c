@@ -114,8 +114,8 @@ Test(tune, host_sketch_is_timed_and_its_winner_passes_the_check) {
 }
 
 /* A long reduction: the space has the K-split sketch, and its seed (K in
- * tiles of 1024, each one NU call that accumulates into the output
- * buffer, the init zeroing it first) passes npugen check. */
+ * tiles of 1024, each one NU call into the output buffer, the first with
+ * accumulate = 0: the init in its pass, init_at) passes npugen check. */
 Test(tune, long_k_gets_a_k_split_sketch_that_passes_the_check) {
   char cmd[1024], out[16384];
   const char *longk = "tests/kernels/tune_matmul_longk.c";
@@ -125,8 +125,8 @@ Test(tune, long_k_gets_a_k_split_sketch_that_passes_the_check) {
            npugen(), longk, npugen(), longk);
   cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
   cr_expect(strstr(out, " nu:npu_nu_matmul_i8+ksplit "), "%s", out);
-  cr_expect(strstr(out, "#pragma npu decompose_reduction(init, ii)\n#pragma npu split(k, 1024, ko, ki)\n"
-                        "#pragma npu reorder(ko, ii, ji, ki)\n") &&
+  cr_expect(strstr(out, "#pragma npu split(k, 1024, ko, ki)\n#pragma npu init_at(init, ko)\n"
+                        "#pragma npu reorder(ko, ii, ji)\n") &&
                 strstr(out, "#pragma npu cache_read(A, nu_ib, ko, A_ib)"),
             "%s", out);
   cr_expect(strstr(out, "2 passed, 0 failed") && strstr(out, "sim: "), "%s", out);

@@ -82,12 +82,13 @@ static void render(const TuneSketch *sk, const int *ch, StrBuf *sb) {
     outer = fused;
   }
   if (f->ksplit) {
-    /* the init on its own inside the tile (it zeroes C's tile in the
-     * output buffer), then K tiles around the tile's update: each an NU
-     * call that accumulates, its A and B tiles staged per K tile */
-    sb_printf(sb, "#pragma npu decompose_reduction(%s, %si)\n", f->x.init, f->x.i);
+    /* K tiles around the tile's update, the init in the first one's pass
+     * (init_at): each an NU call, the first with accumulate = 0 (it
+     * zeroes C's tile in the output buffer, no init on the CU), its A and
+     * B tiles staged per K tile */
     sb_printf(sb, "#pragma npu split(%s, %lld, %so, %si)\n", f->x.k, sk->knobs[K_TK].val[ch[K_TK]], f->x.k, f->x.k);
-    sb_printf(sb, "#pragma npu reorder(%so, %si, %si, %si)\n", f->x.k, f->x.i, f->x.j, f->x.k);
+    sb_printf(sb, "#pragma npu init_at(%s, %so)\n", f->x.init, f->x.k);
+    sb_printf(sb, "#pragma npu reorder(%so, %si, %si)\n", f->x.k, f->x.i, f->x.j);
     sb_printf(sb, "#pragma npu cache_write(%s, nu_ob, %so, %s_ob)\n", f->x.c, inner, f->x.c);
     sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.a, f->scope_a, f->x.k, f->x.a, f->scope_a + 3);
     sb_printf(sb, "#pragma npu cache_read(%s, %s, %so, %s_%s)\n", f->x.b, f->scope_b, f->x.k, f->x.b, f->scope_b + 3);
