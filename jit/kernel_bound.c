@@ -28,6 +28,8 @@
 #include <string.h>
 
 #include <isl/aff.h>
+#include <isl/ilp.h>
+#include <isl/local_space.h>
 #include <isl/ctx.h>
 #include <isl/map.h>
 #include <isl/options.h>
@@ -110,6 +112,28 @@ static bool dim_tied(const Place *pl, int d) {
   return false;
 }
 
+/* isl_set_count_val scans a set row by row (its innermost dimension's
+ * runs): past this many rows the count would cost seconds, so a MAC there
+ * counts none (the figure stays a bound). */
+enum { BOUND_MAX_ROWS = 1 << 16 };
+
+/* The rows of set: the product of its outer dimensions' extents (their
+ * bounding box), all but the innermost. */
+static double count_rows(isl_set *set) {
+  int n = (int)isl_set_dim(set, isl_dim_set);
+  double rows = 1;
+  for (int d = 0; d + 1 < n; d++) {
+    isl_aff *obj = isl_aff_var_on_domain(isl_local_space_from_space(isl_set_get_space(set)), isl_dim_set, (unsigned)d);
+    isl_val *lo = isl_set_min_val(set, obj), *hi = isl_set_max_val(set, obj);
+    bool known = lo && hi && isl_val_is_int(lo) && isl_val_is_int(hi);
+    rows *= known ? isl_val_get_d(hi) - isl_val_get_d(lo) + 1 : 1e30;
+    isl_val_free(lo);
+    isl_val_free(hi);
+    isl_aff_free(obj);
+  }
+  return rows;
+}
+
 /* How many times the statement here runs: the points of its domain (isl),
  * a loop of constant trip count that nothing else reads counted by that
  * count. Under a condition on data, 0: a variant may skip those instances
@@ -132,6 +156,10 @@ static double instances(Place *pl) {
   if (!dom) return 0; /* not in the model: no count, still a bound */
   for (int d = pl->depth - 1; d >= 0; d--)
     if (!tied[d]) dom = isl_set_project_out(dom, isl_dim_set, (unsigned)d, 1);
+  if (count_rows(dom) > BOUND_MAX_ROWS) { /* isl counts row by row: too many to count, none counted */
+    isl_set_free(dom);
+    return 0;
+  }
   isl_val *v = isl_set_count_val(dom);
   double n = v && isl_val_is_int(v) ? isl_val_get_d(v) : 0;
   isl_val_free(v);
