@@ -20,7 +20,7 @@ row() { # file variant [target file]
     { match($0, /sim: [0-9]+ cycles/); c = substr($0, RSTART + 5, RLENGTH - 12) + 0
       match($0, /the kernel.s bound: [0-9]+ cycles, [^)]*/); b = substr($0, RSTART, RLENGTH)
       split(b, w, " "); bound = w[4] + 0
-      what = b ~ /MACs/ ? "nu" : b ~ /reductions/ ? "vu" : "ddr"
+      what = b ~ /MACs/ ? "nu" : "ddr"
       printf "%-24s %-20s %12d %12d %-4s %8.1f%% %8s\n", f, v, c, bound, what, 100 * bound / c, nu }' <<<"$line"
 }
 # int8 matmul 1024^3: 2^30 MACs; A and B 1 MiB each, C 4 MiB (int32)

@@ -71,8 +71,8 @@ typedef struct {
   char bound[4];             /* NpuSimReport's: the unit busy longest */
   double bound_utilization;
   /* the kernel's own bound (jit/kernel_bound.c, the kernel as written at
-   * this run's sizes), what bounds it ("nu", "vu", "ddr"; "sum" of a
-   * program's calls), and the roofline: ideal_cycles / sim_cycles */
+   * this run's sizes), what bounds it ("nu": its MACs, "ddr": its least
+   * traffic), and the roofline: ideal_cycles / sim_cycles */
   uint64_t ideal_cycles;
   char ideal_unit[4];
   double roofline;

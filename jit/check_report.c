@@ -9,7 +9,6 @@
 /* What the kernel's bound is made of, by its unit (jit/kernel_bound.c). */
 static const char *bound_what(const char *unit) {
   if (!strcmp(unit, "nu")) return "its MACs on the NU";
-  if (!strcmp(unit, "vu")) return "its reductions on the VU cores";
   if (!strcmp(unit, "ddr")) return "its arrays through DDR once";
   return "unknown";
 }
